@@ -1,0 +1,58 @@
+// Package storage defines where seqd keeps its durable state: a small
+// key-value contract with compare-and-set writes fenced by an ownership
+// token, so that an embedded store and an etcd cluster can both serve it.
+package storage
+
+import (
+	"context"
+	"errors"
+)
+
+var (
+	// ErrConflict: a write's expected revision did not match the stored one.
+	ErrConflict = errors.New("seqd: storage conflict")
+	// ErrFenced: the writer's token is no longer the owner's.
+	ErrFenced = errors.New("seqd: storage ownership lost")
+	// ErrClosed: the store was closed.
+	ErrClosed = errors.New("seqd: storage closed")
+)
+
+// Rev is the revision at which a record was last written. Revisions only
+// grow; 0 means "absent".
+type Rev uint64
+
+// Token is an ownership (fencing) token. Every Acquire returns a token
+// larger than all before it.
+type Token uint64
+
+// Op is one conditional write in a Commit.
+type Op struct {
+	Key    string
+	Value  []byte // nil deletes the record
+	Expect Rev    // the record's current revision; 0: the record must not exist
+}
+
+// KV is a stored record.
+type KV struct {
+	Key   string
+	Value []byte
+	Rev   Rev
+}
+
+// Store is durable storage for seqd's records. Implementations are safe for
+// concurrent use.
+type Store interface {
+	// Acquire makes the caller the owner and returns its token. Commits
+	// that carry an older token fail with ErrFenced from then on.
+	Acquire(ctx context.Context) (Token, error)
+	// Load calls fn for every record, in key order.
+	Load(ctx context.Context, fn func(KV) error) error
+	// Commit applies ops atomically and durably, all at one new revision,
+	// which it returns. It fails with ErrFenced when token is not the
+	// owner's, with ErrConflict when an op's Expect does not match; then
+	// nothing was applied. Any other error leaves the outcome unknown: the
+	// writes may or may not be durable.
+	Commit(ctx context.Context, token Token, ops []Op) (Rev, error)
+	// Close releases the store. Commits after Close fail with ErrClosed.
+	Close() error
+}
