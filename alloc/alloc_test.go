@@ -17,14 +17,14 @@ func TestCreateDefaults(t *testing.T) {
 		spec Spec
 		want Options
 	}{
-		{"bigint up", Spec{}, Options{Bigint, 1, 1, math.MaxInt64, 1, 1, false}},
-		{"bigint down", Spec{Increment: i64(-1)}, Options{Bigint, -1, math.MinInt64, -1, -1, 1, false}},
-		{"integer up", Spec{Type: typ(Integer)}, Options{Integer, 1, 1, math.MaxInt32, 1, 1, false}},
-		{"integer down", Spec{Type: typ(Integer), Increment: i64(-5)}, Options{Integer, -5, math.MinInt32, -1, -1, 1, false}},
-		{"smallint up", Spec{Type: typ(Smallint), Increment: i64(3), Cache: i64(20)}, Options{Smallint, 3, 1, math.MaxInt16, 1, 20, false}},
-		{"smallint down", Spec{Type: typ(Smallint), Increment: i64(-1)}, Options{Smallint, -1, math.MinInt16, -1, -1, 1, false}},
-		{"start at min", Spec{Min: i64(10)}, Options{Bigint, 1, 10, math.MaxInt64, 10, 1, false}},
-		{"start at max descending", Spec{Max: i64(100), Increment: i64(-2), Cycle: yes()}, Options{Bigint, -2, math.MinInt64, 100, 100, 1, true}},
+		{"bigint up", Spec{}, Options{Type: Bigint, Increment: 1, Min: 1, Max: math.MaxInt64, Start: 1, Cache: 1, Cycle: false}},
+		{"bigint down", Spec{Increment: i64(-1)}, Options{Type: Bigint, Increment: -1, Min: math.MinInt64, Max: -1, Start: -1, Cache: 1, Cycle: false}},
+		{"integer up", Spec{Type: typ(Integer)}, Options{Type: Integer, Increment: 1, Min: 1, Max: math.MaxInt32, Start: 1, Cache: 1, Cycle: false}},
+		{"integer down", Spec{Type: typ(Integer), Increment: i64(-5)}, Options{Type: Integer, Increment: -5, Min: math.MinInt32, Max: -1, Start: -1, Cache: 1, Cycle: false}},
+		{"smallint up", Spec{Type: typ(Smallint), Increment: i64(3), Cache: i64(20)}, Options{Type: Smallint, Increment: 3, Min: 1, Max: math.MaxInt16, Start: 1, Cache: 20, Cycle: false}},
+		{"smallint down", Spec{Type: typ(Smallint), Increment: i64(-1)}, Options{Type: Smallint, Increment: -1, Min: math.MinInt16, Max: -1, Start: -1, Cache: 1, Cycle: false}},
+		{"start at min", Spec{Min: i64(10)}, Options{Type: Bigint, Increment: 1, Min: 10, Max: math.MaxInt64, Start: 10, Cache: 1, Cycle: false}},
+		{"start at max descending", Spec{Max: i64(100), Increment: i64(-2), Cycle: yes()}, Options{Type: Bigint, Increment: -2, Min: math.MinInt64, Max: 100, Start: 100, Cache: 1, Cycle: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, s, err := Create(tc.spec)

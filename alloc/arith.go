@@ -149,15 +149,3 @@ func (o *Options) Setval(v int64, called bool, name string) (State, error) {
 	}
 	return State{Last: v, Called: called}, nil
 }
-
-// Steps counts the values issued going from a to b, both reachable states
-// of this sequence with b not behind a, when no wrap happened in between.
-// It is what the engine uses to measure a window; ok is false when b is
-// behind a or the sequence wrapped.
-func (o *Options) Steps(a, b State) (n int64, ok bool) {
-	la, lb := o.Left(a), o.Left(b)
-	if lb > la {
-		return 0, false
-	}
-	return la - lb, true
-}

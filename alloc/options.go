@@ -91,12 +91,12 @@ func (t Type) Max() int64 {
 // Invariants (established by Create and Alter): Increment != 0;
 // Type.Min() <= Min < Max <= Type.Max(); Min <= Start <= Max; Cache >= 1.
 type Options struct {
-	Type      Type
 	Increment int64
 	Min       int64
 	Max       int64
 	Start     int64
 	Cache     int64
+	Type      Type
 	Cycle     bool
 }
 

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/storage"
+)
+
+// Create makes a sequence durable and returns whether it did: with
+// ifNotExists, an existing sequence is left alone and created is false.
+func (e *Engine) Create(ctx context.Context, n Name, spec alloc.Spec, ifNotExists bool) (created bool, err error) {
+	e.catMu.Lock()
+	if e.closing {
+		e.catMu.Unlock()
+		return false, closedError()
+	}
+	if e.seqs[n.key] != nil {
+		e.catMu.Unlock()
+		if ifNotExists {
+			return false, nil
+		}
+		return false, &Error{Kind: ErrExists, Msg: fmt.Sprintf("relation \"%s\" already exists", n.Rel())}
+	}
+	opts, state, err := alloc.Create(spec)
+	if err != nil {
+		e.catMu.Unlock()
+		return false, err
+	}
+	id, err := e.newIDLocked()
+	if err != nil {
+		e.catMu.Unlock()
+		return false, err
+	}
+	// The new sequence is visible at once but hands out nothing until its
+	// record is durable: writing is set and the window is empty.
+	s := &seq{key: n.key, id: id, opts: opts, cur: state, durable: state, writing: true}
+	e.seqs[n.key] = s
+	e.catMu.Unlock()
+
+	rec := record{id: id, opts: opts, state: state}
+	if err := e.commit(s, storage.Op{Key: n.key, Value: rec.encode()}, func(rev storage.Rev) { s.rev = rev }); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Alter applies an ALTER SEQUENCE spec. The sequence continues from its
+// exact position (or from RESTART's value), with nothing skipped.
+func (e *Engine) Alter(ctx context.Context, n Name, spec alloc.Spec) error {
+	return e.mutate(ctx, n, func(s *seq) (alloc.Options, alloc.State, error) {
+		return alloc.Alter(s.opts, s.cur, spec)
+	})
+}
+
+// Setval sets the sequence's position as setval(n, v, called) does.
+func (e *Engine) Setval(ctx context.Context, n Name, v int64, called bool) (id uint64, err error) {
+	var sid uint64
+	err = e.mutate(ctx, n, func(s *seq) (alloc.Options, alloc.State, error) {
+		sid = s.id
+		st, err := s.opts.Setval(v, called, s.name().Rel())
+		return s.opts, st, err
+	})
+	return sid, err
+}
+
+// Drop removes the sequence durably.
+func (e *Engine) Drop(ctx context.Context, n Name) error {
+	missing := &Error{Kind: ErrNotFound, Msg: fmt.Sprintf("sequence \"%s\" does not exist", n.Rel())}
+	s, err := e.lookup(n)
+	if err != nil {
+		return missing
+	}
+	s.mu.Lock()
+	if err := s.waitIdleLocked(ctx); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	if s.gone {
+		s.mu.Unlock()
+		return missing
+	}
+	if err := s.usableLocked(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.writing, s.remaining = true, 0
+	s.mu.Unlock()
+	err = e.commit(s, storage.Op{Key: s.key, Expect: s.rev}, func(storage.Rev) { s.gone = true })
+	if err != nil {
+		return err
+	}
+	e.catMu.Lock()
+	if e.seqs[s.key] == s {
+		delete(e.seqs, s.key)
+	}
+	e.catMu.Unlock()
+	return nil
+}
+
+// mutate runs DDL on an existing sequence: once no write is in flight, f
+// computes the new options and exact state from the current ones; the
+// window is given up (its values were never handed out) and the new record
+// is made durable before mutate returns.
+func (e *Engine) mutate(ctx context.Context, n Name, f func(*seq) (alloc.Options, alloc.State, error)) error {
+	s, err := e.lookup(n)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if err := s.waitIdleLocked(ctx); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	if err := s.usableLocked(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	opts, state, err := f(s)
+	if err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.writing, s.remaining = true, 0
+	rec := record{id: s.id, opts: opts, state: state}
+	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
+	s.mu.Unlock()
+	return e.commit(s, op, func(rev storage.Rev) {
+		s.opts, s.cur, s.durable, s.rev = opts, state, state, rev
+		s.window, s.lastRefill = 0, 0
+	})
+}
+
+// commit writes op for s, whose writing flag the caller has set, and waits
+// until it is durable. On success apply runs under s.mu; on failure s is
+// failed for good. Either way blocked callers are woken.
+func (e *Engine) commit(s *seq, op storage.Op, apply func(storage.Rev)) error {
+	done := make(chan error, 1)
+	e.w.submit(&write{op: op, done: func(rev storage.Rev, err error) {
+		s.mu.Lock()
+		s.writing = false
+		if err != nil {
+			s.err = storageError(s, err)
+			err = s.err
+		} else {
+			apply(rev)
+			e.refillLocked(s)
+		}
+		s.broadcastLocked()
+		s.mu.Unlock()
+		done <- err
+	}})
+	return <-done
+}

@@ -1,0 +1,343 @@
+// Package engine serves sequences from memory over a durable high-water
+// mark that is extended ahead of demand and group-committed to a store.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/storage"
+)
+
+// Sentinel errors, classified with errors.Is. Errors carry PostgreSQL's
+// message as their text.
+var (
+	ErrNotFound    = errors.New("seqd: sequence not found")
+	ErrExists      = errors.New("seqd: sequence already exists")
+	ErrClosed      = errors.New("seqd: engine closed")
+	ErrStorage     = errors.New("seqd: storage failure")
+	ErrInvalidName = errors.New("seqd: invalid sequence name")
+)
+
+// Error is an engine failure: a Kind from the sentinels above, a message
+// for users, and the underlying cause if any.
+type Error struct {
+	Kind error
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string   { return e.Msg }
+func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }
+
+// Name is a schema-qualified sequence name, built once by NewName and cheap
+// to pass on every call.
+type Name struct {
+	key string // schema + "." + relation; the store's key
+	rel int    // where the relation name starts in key
+}
+
+// NewName builds a name. The schema must be non-empty and contain no '.';
+// the relation name may be anything non-empty.
+func NewName(schema, rel string) (Name, error) {
+	if schema == "" || rel == "" || strings.IndexByte(schema, '.') >= 0 {
+		return Name{}, &Error{Kind: ErrInvalidName, Msg: fmt.Sprintf("invalid sequence name %q.%q", schema, rel)}
+	}
+	return Name{key: schema + "." + rel, rel: len(schema) + 1}, nil
+}
+
+func nameFromKey(key string) (Name, bool) {
+	i := strings.IndexByte(key, '.')
+	if i <= 0 || i == len(key)-1 {
+		return Name{}, false
+	}
+	return Name{key: key, rel: i + 1}, true
+}
+
+// Schema is the name's schema.
+func (n Name) Schema() string { return n.key[:max(n.rel-1, 0)] }
+
+// Rel is the relation name, as PostgreSQL's messages show it.
+func (n Name) Rel() string { return n.key[n.rel:] }
+
+func (n Name) String() string { return n.key }
+
+// Config configures Open. Zero fields take the documented defaults.
+type Config struct {
+	// Store holds the durable state. Required; Close closes it.
+	Store storage.Store
+	// RefillPeriod is how long a prefetched window should last at the
+	// current rate: a window used up faster doubles (within CACHE), one
+	// that lasts more than eight periods halves. Default 50ms.
+	RefillPeriod time.Duration
+	// MaxBatch is the most records one commit writes. Default 1024.
+	MaxBatch int
+	// Now is a monotonic clock for window sizing; nil means real time.
+	Now func() time.Duration
+}
+
+// Engine serves sequences. It is safe for concurrent use.
+//
+// Invariants:
+//
+//  1. No value beyond a sequence's durable mark is ever handed out. Values
+//     are taken only from the window (seq.remaining): the values between
+//     the last one handed out (seq.cur) and the mark the store holds
+//     durably (seq.durable).
+//  2. At most one write per sequence is in flight (seq.writing), so every
+//     write expects the revision the previous one produced.
+//  3. Prefetch never plans more than CACHE-1 values beyond those that
+//     blocked callers asked for: a crash skips fewer than CACHE values that
+//     no request was waiting for. With CACHE 1 nothing is prefetched and
+//     every value is made durable on demand, group-committed.
+//  4. DDL writes the exact state and is durable before it returns; while
+//     its write is in flight the window is empty, so no value is handed
+//     out that the DDL record would not cover.
+//  5. Close writes every sequence's exact position: a restart after a
+//     clean Close skips nothing.
+//  6. After a write fails (outcome unknown), its sequences hand out no
+//     more values and report the failure until the engine is reopened.
+//
+// Locks: catMu is taken before a seq.mu, never the other way; no two
+// seq.mu are held at once; the writer's queue lock is taken last.
+type Engine struct {
+	store        storage.Store
+	token        storage.Token
+	refillPeriod int64
+	now          func() int64
+
+	catMu   sync.RWMutex
+	seqs    map[string]*seq
+	nextID  uint64 // low 32 bits of the next new sequence ID
+	closing bool
+
+	w writer
+}
+
+// Open recovers every sequence from cfg.Store and starts the writer.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("seqd: engine needs a store")
+	}
+	e := &Engine{
+		store:        cfg.Store,
+		refillPeriod: int64(cfg.RefillPeriod),
+		seqs:         make(map[string]*seq),
+	}
+	if e.refillPeriod <= 0 {
+		e.refillPeriod = int64(50 * time.Millisecond)
+	}
+	if cfg.Now != nil {
+		e.now = func() int64 { return int64(cfg.Now()) }
+	} else {
+		start := time.Now()
+		e.now = func() int64 { return int64(time.Since(start)) }
+	}
+	tok, err := cfg.Store.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.token = tok
+	err = cfg.Store.Load(ctx, func(kv storage.KV) error {
+		rec, err := decodeRecord(kv.Value)
+		if err != nil {
+			return fmt.Errorf("%w: key %q", err, kv.Key)
+		}
+		if _, ok := nameFromKey(kv.Key); !ok {
+			return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
+		}
+		e.seqs[kv.Key] = &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, durable: rec.state, rev: kv.Rev}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	maxBatch := cfg.MaxBatch
+	if maxBatch <= 0 {
+		maxBatch = 1024
+	}
+	e.w.start(e, maxBatch)
+	return e, nil
+}
+
+// newIDLocked returns an ID no other sequence has ever had: the owner token
+// in the high 32 bits (tokens grow with every Open) and a counter below.
+// REQUIRES: catMu held for writing.
+func (e *Engine) newIDLocked() (uint64, error) {
+	if e.nextID >= 1<<32 {
+		return 0, &Error{Kind: ErrStorage, Msg: "too many sequences created since the server started; restart it"}
+	}
+	e.nextID++
+	return uint64(e.token)<<32 | e.nextID, nil
+}
+
+func (e *Engine) lookup(n Name) (*seq, error) {
+	e.catMu.RLock()
+	s := e.seqs[n.key]
+	e.catMu.RUnlock()
+	if s == nil {
+		return nil, notFound(n)
+	}
+	return s, nil
+}
+
+func notFound(n Name) error {
+	return &Error{Kind: ErrNotFound, Msg: fmt.Sprintf("relation \"%s\" does not exist", n.Rel())}
+}
+
+// Nextval hands out the sequence's next value. id identifies the sequence
+// for currval/lastval bookkeeping.
+func (e *Engine) Nextval(ctx context.Context, n Name) (id uint64, v int64, err error) {
+	s, err := e.lookup(n)
+	if err != nil {
+		return 0, 0, err
+	}
+	r, err := e.reserve(ctx, s, 1)
+	return s.id, r.First, err
+}
+
+// MaxReserve is the most values one Reserve hands out.
+const MaxReserve = 1 << 31
+
+// Reserve hands out up to n consecutive values (n >= 1) as one range. The
+// range holds fewer than n values when it reaches the sequence's limit
+// (the next call then wraps with CYCLE, or fails without), when n exceeds
+// MaxReserve, or when a prefetched window ends first; callers that want
+// exactly n call again for the rest.
+func (e *Engine) Reserve(ctx context.Context, n Name, count int64) (id uint64, r alloc.Range, err error) {
+	if count < 1 {
+		return 0, alloc.Range{}, &Error{Kind: alloc.ErrInvalidOption, Msg: fmt.Sprintf("range size must be positive, not %d", count)}
+	}
+	s, err := e.lookup(n)
+	if err != nil {
+		return 0, alloc.Range{}, err
+	}
+	r, err = e.reserve(ctx, s, min(count, MaxReserve))
+	return s.id, r, err
+}
+
+// Info is a snapshot of one sequence.
+type Info struct {
+	Name    Name
+	ID      uint64
+	Options alloc.Options
+	State   alloc.State
+	// Window is how many values are durably reserved beyond State and not
+	// yet handed out (what a crash would skip); PostgreSQL's log_cnt.
+	Window int64
+}
+
+// Info describes the named sequence.
+func (e *Engine) Info(n Name) (Info, error) {
+	s, err := e.lookup(n)
+	if err != nil {
+		return Info{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usableLocked(); err != nil {
+		return Info{}, err
+	}
+	return s.infoLocked(), nil
+}
+
+// List describes every sequence, sorted by name.
+func (e *Engine) List() []Info {
+	e.catMu.RLock()
+	seqs := make([]*seq, 0, len(e.seqs))
+	for _, s := range e.seqs {
+		seqs = append(seqs, s)
+	}
+	e.catMu.RUnlock()
+	out := make([]Info, 0, len(seqs))
+	for _, s := range seqs {
+		s.mu.Lock()
+		if s.usableLocked() == nil {
+			out = append(out, s.infoLocked())
+		}
+		s.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name.key < out[j].Name.key })
+	return out
+}
+
+// Stats counts the engine's commits and the records they wrote: records
+// per commit is the group-commit factor.
+type Stats struct {
+	Commits int64
+	Records int64
+}
+
+// Stats returns counters since Open.
+func (e *Engine) Stats() Stats {
+	return Stats{Commits: e.w.commits.Load(), Records: e.w.records.Load()}
+}
+
+// Close stops handing out values, writes every sequence's exact position
+// (the clean-shutdown record), stops the writer and closes the store.
+// Calls blocked on a sequence return ErrClosed.
+func (e *Engine) Close() error {
+	e.catMu.Lock()
+	if e.closing {
+		e.catMu.Unlock()
+		return nil
+	}
+	e.closing = true
+	seqs := make([]*seq, 0, len(e.seqs))
+	for _, s := range e.seqs {
+		seqs = append(seqs, s)
+	}
+	e.catMu.Unlock()
+
+	var pending []chan error
+	for _, s := range seqs {
+		if done := e.closeSeq(s); done != nil {
+			pending = append(pending, done)
+		}
+	}
+	var errs []error
+	for _, done := range pending {
+		if err := <-done; err != nil {
+			errs = append(errs, err)
+		}
+	}
+	e.w.stop()
+	errs = append(errs, e.store.Close())
+	return errors.Join(errs...)
+}
+
+func closedError() error { return &Error{Kind: ErrClosed, Msg: "the server is shutting down"} }
+
+// closeSeq fences s off and, if its durable record is a mark ahead of the
+// exact position, submits the exact position. It returns the write's
+// completion, or nil when nothing needs writing.
+func (e *Engine) closeSeq(s *seq) chan error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.waitIdleLocked(context.Background())
+	if s.gone || s.err != nil {
+		return nil
+	}
+	s.err = closedError()
+	defer s.broadcastLocked()
+	if s.cur == s.durable {
+		return nil
+	}
+	rec := record{id: s.id, opts: s.opts, state: s.cur}
+	done := make(chan error, 1)
+	s.writing = true
+	e.w.submit(&write{op: storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, done: func(rev storage.Rev, err error) {
+		s.mu.Lock()
+		s.writing = false
+		s.broadcastLocked()
+		s.mu.Unlock()
+		done <- err
+	}})
+	return done
+}

@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/storage/embedded"
+)
+
+var ctx = context.Background()
+
+func i64(v int64) *int64 { return &v }
+
+func mustName(t testing.TB, rel string) Name {
+	t.Helper()
+	n, err := NewName("public", rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func openFS(t testing.TB, fs vfs.FS) *Engine {
+	t.Helper()
+	st, err := embedded.Open("db", embedded.Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(ctx, Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func next(t testing.TB, e *Engine, n Name) int64 {
+	t.Helper()
+	_, v, err := e.Nextval(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// quiesce waits until no write is in flight anywhere, so that a crash
+// clone taken now reflects settled state.
+func quiesce(e *Engine) {
+	for {
+		busy := false
+		e.catMu.RLock()
+		for _, s := range e.seqs {
+			s.mu.Lock()
+			busy = busy || s.writing
+			s.waitIdleLocked(ctx)
+			s.mu.Unlock()
+		}
+		e.catMu.RUnlock()
+		if !busy {
+			return
+		}
+	}
+}
+
+func TestLifecycle(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	s := mustName(t, "s")
+	if _, err := e.Create(ctx, s, alloc.Spec{Cache: i64(10)}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Create(ctx, s, alloc.Spec{}, false); !errors.Is(err, ErrExists) || err.Error() != `relation "s" already exists` {
+		t.Fatalf("duplicate create: %v", err)
+	}
+	if created, err := e.Create(ctx, s, alloc.Spec{}, true); created || err != nil {
+		t.Fatalf("if not exists: %v %v", created, err)
+	}
+	for want := int64(1); want <= 5; want++ {
+		if v := next(t, e, s); v != want {
+			t.Fatalf("nextval = %d, want %d", v, want)
+		}
+	}
+	if _, err := e.Setval(ctx, s, 100, false); err != nil {
+		t.Fatal(err)
+	}
+	if v := next(t, e, s); v != 100 {
+		t.Fatalf("after setval(100,false): %d", v)
+	}
+	if err := e.Alter(ctx, s, alloc.Spec{Increment: i64(10)}); err != nil {
+		t.Fatal(err)
+	}
+	if v := next(t, e, s); v != 110 {
+		t.Fatalf("after increment 10: %d", v)
+	}
+	_, r, err := e.Reserve(ctx, s, 3)
+	if err != nil || r.Count < 1 || r.First != 120 || r.Increment != 10 {
+		t.Fatalf("reserve: %+v %v", r, err)
+	}
+	if _, err := e.Setval(ctx, s, -1, true); !errors.Is(err, alloc.ErrOutOfBounds) {
+		t.Fatalf("setval out of bounds: %v", err)
+	}
+	missing := mustName(t, "nope")
+	if _, _, err := e.Nextval(ctx, missing); !errors.Is(err, ErrNotFound) || err.Error() != `relation "nope" does not exist` {
+		t.Fatalf("nextval missing: %v", err)
+	}
+	if err := e.Drop(ctx, missing); !errors.Is(err, ErrNotFound) || err.Error() != `sequence "nope" does not exist` {
+		t.Fatalf("drop missing: %v", err)
+	}
+
+	// A clean restart continues at exactly the next value.
+	last := r.Last()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openFS(t, fs)
+	if v := next(t, e, s); v != last+10 {
+		t.Fatalf("after clean restart: %d, want %d", v, last+10)
+	}
+	if err := e.Drop(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.Nextval(ctx, s); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("nextval after drop: %v", err)
+	}
+	info, _ := e.Info(s)
+	if info.ID != 0 {
+		t.Fatal("dropped sequence has info")
+	}
+	// Recreated, it is a new sequence with a new ID.
+	if _, err := e.Create(ctx, s, alloc.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	id, v, _ := e.Nextval(ctx, s)
+	if v != 1 || id == 0 {
+		t.Fatalf("recreated: id %d value %d", id, v)
+	}
+	e.Close()
+	e = openFS(t, fs)
+	defer e.Close()
+	if got := e.List(); len(got) != 1 || got[0].ID != id || got[0].State != (alloc.State{Last: 1, Called: true}) {
+		t.Fatalf("after restart: %+v", got)
+	}
+	if _, _, err := e.Nextval(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLimitAndCycle(t *testing.T) {
+	e := openFS(t, vfs.NewMem())
+	defer e.Close()
+	up, down := mustName(t, "up"), mustName(t, "down")
+	e.Create(ctx, up, alloc.Spec{Type: ptr(alloc.Smallint), Start: i64(32765), Cache: i64(100)}, false)
+	for _, want := range []int64{32765, 32766, 32767} {
+		if v := next(t, e, up); v != want {
+			t.Fatalf("got %d want %d", v, want)
+		}
+	}
+	if _, _, err := e.Nextval(ctx, up); !errors.Is(err, alloc.ErrLimitReached) || err.Error() != `nextval: reached maximum value of sequence "up" (32767)` {
+		t.Fatalf("limit: %v", err)
+	}
+	e.Create(ctx, down, alloc.Spec{Increment: i64(-2), Min: i64(-5), Max: i64(0), Cycle: ptr(true), Cache: i64(3)}, false)
+	var got []int64
+	for range 7 {
+		got = append(got, next(t, e, down))
+	}
+	want := []int64{0, -2, -4, 0, -2, -4, 0}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("cycle down: %v, want %v", got, want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

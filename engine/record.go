@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/seqd/seqd/alloc"
+)
+
+// A sequence's stored record: its options and the state it resumes from
+// after a restart. The state is either a high-water mark (every value ever
+// handed out is at or before it) or, after DDL and a clean shutdown, the
+// exact position. This layout is part of the on-disk format:
+//
+//	 0        1        2                 10                18
+//	+--------+--------+-----------------+-----------------+
+//	| ver=1  | flags  | id (u64 BE)     | increment (i64) |
+//	+--------+--------+-----------------+-----------------+
+//	 18                26                34                42
+//	+-----------------+-----------------+-----------------+
+//	| min (i64 BE)    | max (i64 BE)    | start (i64 BE)  |
+//	+-----------------+-----------------+-----------------+
+//	 42                50                58
+//	+-----------------+-----------------+
+//	| cache (i64 BE)  | last (i64 BE)   |
+//	+-----------------+-----------------+
+//
+// flags: bit 0 CYCLE, bit 1 is_called, bits 2-3 the type (alloc.Type).
+const (
+	recordVersion = 1
+	recordSize    = 58
+)
+
+type record struct {
+	id    uint64
+	opts  alloc.Options
+	state alloc.State
+}
+
+func (r record) encode() []byte {
+	b := make([]byte, 2, recordSize)
+	b[0] = recordVersion
+	if r.opts.Cycle {
+		b[1] |= 1
+	}
+	if r.state.Called {
+		b[1] |= 2
+	}
+	b[1] |= byte(r.opts.Type) << 2
+	b = binary.BigEndian.AppendUint64(b, r.id)
+	for _, v := range []int64{r.opts.Increment, r.opts.Min, r.opts.Max, r.opts.Start, r.opts.Cache, r.state.Last} {
+		b = binary.BigEndian.AppendUint64(b, uint64(v))
+	}
+	return b
+}
+
+func decodeRecord(b []byte) (record, error) {
+	if len(b) != recordSize || b[0] != recordVersion || b[1]>>4 != 0 || alloc.Type(b[1]>>2&3) > alloc.Smallint {
+		return record{}, fmt.Errorf("seqd: corrupt sequence record (%d bytes)", len(b))
+	}
+	var r record
+	r.opts.Cycle = b[1]&1 != 0
+	r.state.Called = b[1]&2 != 0
+	r.opts.Type = alloc.Type(b[1] >> 2 & 3)
+	r.id = binary.BigEndian.Uint64(b[2:])
+	field := func(i int) int64 { return int64(binary.BigEndian.Uint64(b[10+8*i:])) }
+	r.opts.Increment, r.opts.Min, r.opts.Max = field(0), field(1), field(2)
+	r.opts.Start, r.opts.Cache, r.state.Last = field(3), field(4), field(5)
+	return r, nil
+}

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/storage"
+)
+
+// initialWindow is the first prefetch of a sequence with CACHE > 1, before
+// its rate is known.
+const initialWindow = 16
+
+// seq is one sequence in memory. All fields but key and id are guarded by
+// mu. It is kept small: a million of them must fit in 256 MiB.
+type seq struct {
+	mu      sync.Mutex
+	key     string
+	id      uint64
+	opts    alloc.Options
+	cur     alloc.State // position of the last value handed out
+	durable alloc.State // the state the store resumes from: cur advanced by remaining
+	rev     storage.Rev // revision of the stored record
+	// remaining counts the values after cur up to durable: durable, not yet
+	// handed out.
+	remaining  int64
+	window     int64 // prefetch size, adapted to the rate within CACHE-1
+	lastRefill int64 // engine clock at the last prefetch
+	demand     int64 // values wanted by callers blocked on this sequence
+	writing    bool  // a write of this sequence's record is in flight
+	gone       bool  // dropped
+	changed    chan struct{} // closed when a write completes; made on demand
+	err        error         // sticky: storage failure or engine closed
+}
+
+func (s *seq) name() Name { n, _ := nameFromKey(s.key); return n }
+
+func (s *seq) usableLocked() error {
+	if s.gone {
+		return notFound(s.name())
+	}
+	return s.err
+}
+
+func (s *seq) infoLocked() Info {
+	return Info{Name: s.name(), ID: s.id, Options: s.opts, State: s.cur, Window: s.remaining}
+}
+
+// changedLocked returns a channel closed at the next completed write.
+func (s *seq) changedLocked() chan struct{} {
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+func (s *seq) broadcastLocked() {
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+}
+
+// waitLocked releases mu until the next write completes or ctx ends.
+func (s *seq) waitLocked(ctx context.Context) error {
+	ch := s.changedLocked()
+	s.mu.Unlock()
+	defer s.mu.Lock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waitIdleLocked waits until no write of s is in flight.
+func (s *seq) waitIdleLocked(ctx context.Context) error {
+	for s.writing {
+		if err := s.waitLocked(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reserve hands out up to n values from the window, waiting for the mark to
+// be extended when the window is empty.
+func (e *Engine) reserve(ctx context.Context, s *seq, n int64) (alloc.Range, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if err := s.usableLocked(); err != nil {
+			return alloc.Range{}, err
+		}
+		if s.remaining > 0 {
+			r, next, err := s.opts.Reserve(s.cur, min(n, s.remaining), s.name().Rel())
+			if err != nil {
+				// Unreachable: a non-empty window lies before the limit.
+				return alloc.Range{}, err
+			}
+			s.cur = next
+			s.remaining -= r.Count
+			e.refillLocked(s)
+			return r, nil
+		}
+		if !s.opts.Cycle && s.opts.Left(s.cur) == 0 {
+			_, _, err := s.opts.Reserve(s.cur, 1, s.name().Rel())
+			return alloc.Range{}, err
+		}
+		s.demand += n
+		e.refillLocked(s)
+		err := s.waitLocked(ctx)
+		s.demand -= n
+		if err != nil {
+			return alloc.Range{}, err
+		}
+	}
+}
+
+// refillLocked starts extending the durable mark when callers are waiting
+// or the window has fallen to its low watermark (half the window), unless
+// a write is already in flight. The extension covers what waiting callers
+// asked for plus a prefetch sized to the rate, at most CACHE-1 values.
+func (e *Engine) refillLocked(s *seq) {
+	if s.writing || s.gone || s.err != nil {
+		return
+	}
+	need := max(s.demand-s.remaining, 0)
+	if need == 0 && s.remaining > s.window/2 {
+		return
+	}
+	capacity := s.opts.Cache - 1
+	now := e.now()
+	switch {
+	case capacity == 0:
+		s.window = 0
+	case s.lastRefill == 0 && s.window == 0:
+		s.window = min(initialWindow, capacity)
+	case now-s.lastRefill < e.refillPeriod:
+		if s.window > capacity/2 {
+			s.window = capacity
+		} else {
+			s.window = max(2*s.window, 1)
+		}
+	case now-s.lastRefill > 8*e.refillPeriod:
+		s.window = max(s.window/2, 1)
+	}
+	s.window = min(s.window, capacity)
+	s.lastRefill = now
+	spare := max(s.remaining-s.demand, 0)
+	prefetch := max(min(s.window, capacity-spare), 0)
+	steps := need
+	if steps > math.MaxInt64-prefetch {
+		steps = math.MaxInt64
+	} else {
+		steps += prefetch
+	}
+	if steps == 0 {
+		return
+	}
+	mark, advanced := s.opts.Advance(s.durable, steps)
+	if advanced == 0 {
+		return // at the limit without CYCLE: nothing more to reserve
+	}
+	s.writing = true
+	rec := record{id: s.id, opts: s.opts, state: mark}
+	e.w.submit(&write{op: storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, done: func(rev storage.Rev, err error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.writing = false
+		defer s.broadcastLocked()
+		if err != nil {
+			s.err = storageError(s, err)
+			return
+		}
+		s.durable, s.rev = mark, rev
+		s.remaining += advanced
+		e.refillLocked(s)
+	}})
+}
+
+func storageError(s *seq, err error) error {
+	return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not persist sequence \"%s\": %v", s.name().Rel(), err)}
+}

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/seqd/seqd/storage"
+)
+
+// write is one record write and what to do once its commit is known.
+type write struct {
+	op   storage.Op
+	done func(storage.Rev, error) // runs on the writer goroutine
+}
+
+// writer is the one goroutine that owns the store's write path. It takes
+// every write queued since its last commit (up to maxBatch) into a single
+// synced commit: group commit across sequences.
+type writer struct {
+	e        *Engine
+	maxBatch int
+
+	mu    sync.Mutex
+	queue []*write
+
+	wake    chan struct{}
+	quit    chan struct{}
+	stopped chan struct{}
+
+	commits atomic.Int64
+	records atomic.Int64
+}
+
+func (w *writer) start(e *Engine, maxBatch int) {
+	w.e, w.maxBatch = e, maxBatch
+	w.wake = make(chan struct{}, 1)
+	w.quit = make(chan struct{})
+	w.stopped = make(chan struct{})
+	go w.loop()
+}
+
+// submit queues a write; it never blocks on I/O.
+func (w *writer) submit(wr *write) {
+	w.mu.Lock()
+	w.queue = append(w.queue, wr)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the loop once the queue is empty. REQUIRES: nothing submits
+// after stop is called.
+func (w *writer) stop() {
+	close(w.quit)
+	<-w.stopped
+}
+
+func (w *writer) loop() {
+	defer close(w.stopped)
+	var batch []*write
+	var ops []storage.Op
+	for {
+		w.mu.Lock()
+		n := min(len(w.queue), w.maxBatch)
+		batch = append(batch[:0], w.queue[:n]...)
+		rest := copy(w.queue, w.queue[n:])
+		clear(w.queue[rest:])
+		w.queue = w.queue[:rest]
+		w.mu.Unlock()
+		if n == 0 {
+			select {
+			case <-w.wake:
+				continue
+			case <-w.quit:
+				return
+			}
+		}
+		ops = ops[:0]
+		for _, wr := range batch {
+			ops = append(ops, wr.op)
+		}
+		rev, err := w.e.store.Commit(context.Background(), w.e.token, ops)
+		w.commits.Add(1)
+		w.records.Add(int64(n))
+		for _, wr := range batch {
+			wr.done(rev, err)
+		}
+		clear(batch)
+	}
+}
