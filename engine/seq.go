@@ -27,11 +27,11 @@ type seq struct {
 	// remaining counts the values after cur up to durable: durable, not yet
 	// handed out.
 	remaining  int64
-	window     int64 // prefetch size, adapted to the rate within CACHE-1
-	lastRefill int64 // engine clock at the last prefetch
-	demand     int64 // values wanted by callers blocked on this sequence
-	writing    bool  // a write of this sequence's record is in flight
-	gone       bool  // dropped
+	window     int64         // prefetch size, adapted to the rate within CACHE-1
+	lastRefill int64         // engine clock at the last prefetch
+	demand     int64         // values wanted by callers blocked on this sequence
+	writing    bool          // a write of this sequence's record is in flight
+	gone       bool          // dropped
 	changed    chan struct{} // closed when a write completes; made on demand
 	err        error         // sticky: storage failure or engine closed
 }
