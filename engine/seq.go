@@ -92,11 +92,15 @@ func (s *seq) waitIdleLocked(ctx context.Context) error {
 func (e *Engine) reserve(ctx context.Context, s *seq, n int64) (alloc.Range, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	waited := false
 	for {
 		if err := s.usableLocked(); err != nil {
 			return alloc.Range{}, err
 		}
-		if s.remaining > 0 {
+		// A caller that waited has its demand counted in the write in
+		// flight; taking part of an older window and leaving would turn
+		// that write into prefetch beyond CACHE, so it waits for all of it.
+		if s.remaining > 0 && (!waited || !s.writing || s.remaining >= n) {
 			r, next, err := s.opts.Reserve(s.cur, min(n, s.remaining), s.name().Rel())
 			if err != nil {
 				// Unreachable: a non-empty window lies before the limit.
@@ -115,6 +119,7 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64) (alloc.Range, err
 		e.refillLocked(s)
 		err := s.waitLocked(ctx)
 		s.demand -= n
+		waited = true
 		if err != nil {
 			return alloc.Range{}, err
 		}
@@ -123,16 +128,57 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64) (alloc.Range, err
 
 // refillLocked starts extending the durable mark when callers are waiting
 // or the window has fallen to its low watermark (half the window), unless
-// a write is already in flight. The extension covers what waiting callers
-// asked for plus a prefetch sized to the rate, at most CACHE-1 values.
+// a write is already in flight. The write is planned by planLocked only when
+// the writer takes it, so callers that arrive while the writer is busy with
+// an earlier commit join this one.
 func (e *Engine) refillLocked(s *seq) {
 	if s.writing || s.gone || s.err != nil {
 		return
 	}
-	need := max(s.demand-s.remaining, 0)
-	if need == 0 && s.remaining > s.window/2 {
+	if s.demand <= s.remaining && s.remaining > s.window/2 {
 		return
 	}
+	s.writing = true
+	var mark alloc.State
+	var advanced int64
+	e.w.submit(&write{
+		prepare: func() (storage.Op, bool) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			mark, advanced = e.planLocked(s)
+			if advanced == 0 {
+				s.writing = false
+				s.broadcastLocked()
+				return storage.Op{}, false
+			}
+			rec := record{id: s.id, opts: s.opts, state: mark}
+			return storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, true
+		},
+		done: func(rev storage.Rev, err error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.writing = false
+			defer s.broadcastLocked()
+			if err != nil {
+				s.err = storageError(s, err)
+				return
+			}
+			s.durable, s.rev = mark, rev
+			s.remaining += advanced
+			e.refillLocked(s)
+		},
+	})
+}
+
+// planLocked sizes an extension of the mark: what blocked callers asked for
+// beyond the window, plus a prefetch sized to the rate, keeping the values
+// no caller asked for at most CACHE-1. It returns the new mark and how many
+// values it adds (0: nothing to write, or the limit was reached).
+func (e *Engine) planLocked(s *seq) (alloc.State, int64) {
+	if s.gone || s.err != nil {
+		return s.durable, 0
+	}
+	need := max(s.demand-s.remaining, 0)
 	capacity := s.opts.Cache - 1
 	now := e.now()
 	switch {
@@ -159,28 +205,7 @@ func (e *Engine) refillLocked(s *seq) {
 	} else {
 		steps += prefetch
 	}
-	if steps == 0 {
-		return
-	}
-	mark, advanced := s.opts.Advance(s.durable, steps)
-	if advanced == 0 {
-		return // at the limit without CYCLE: nothing more to reserve
-	}
-	s.writing = true
-	rec := record{id: s.id, opts: s.opts, state: mark}
-	e.w.submit(&write{op: storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, done: func(rev storage.Rev, err error) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.writing = false
-		defer s.broadcastLocked()
-		if err != nil {
-			s.err = storageError(s, err)
-			return
-		}
-		s.durable, s.rev = mark, rev
-		s.remaining += advanced
-		e.refillLocked(s)
-	}})
+	return s.opts.Advance(s.durable, steps)
 }
 
 func storageError(s *seq, err error) error {

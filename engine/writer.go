@@ -8,10 +8,15 @@ import (
 	"github.com/seqd/seqd/storage"
 )
 
-// write is one record write and what to do once its commit is known.
+// write is one record write and what to do once its commit is known. Both
+// functions run on the writer goroutine, with no lock held.
 type write struct {
-	op   storage.Op
-	done func(storage.Rev, error) // runs on the writer goroutine
+	op storage.Op
+	// prepare, if set, computes op when the writer takes the write; false
+	// drops the write (prepare has then done its own cleanup and done is
+	// not called).
+	prepare func() (storage.Op, bool)
+	done    func(storage.Rev, error)
 }
 
 // writer is the one goroutine that owns the store's write path. It takes
@@ -79,12 +84,26 @@ func (w *writer) loop() {
 			}
 		}
 		ops = ops[:0]
+		kept := batch[:0]
 		for _, wr := range batch {
+			if wr.prepare != nil {
+				op, ok := wr.prepare()
+				if !ok {
+					continue
+				}
+				wr.op = op
+			}
 			ops = append(ops, wr.op)
+			kept = append(kept, wr)
+		}
+		clear(batch[len(kept):])
+		batch = kept
+		if len(batch) == 0 {
+			continue
 		}
 		rev, err := w.e.store.Commit(context.Background(), w.e.token, ops)
 		w.commits.Add(1)
-		w.records.Add(int64(n))
+		w.records.Add(int64(len(batch)))
 		for _, wr := range batch {
 			wr.done(rev, err)
 		}
