@@ -35,7 +35,7 @@ func (e *Engine) Create(ctx context.Context, n Name, spec alloc.Spec, ifNotExist
 	}
 	// The new sequence is visible at once but hands out nothing until its
 	// record is durable: writing is set and the window is empty.
-	s := &seq{key: n.key, id: id, opts: opts, cur: state, durable: state, writing: true}
+	s := &seq{key: n.key, id: id, opts: opts, cur: state, writing: true}
 	e.seqs[n.key] = s
 	e.catMu.Unlock()
 
@@ -127,7 +127,7 @@ func (e *Engine) mutate(ctx context.Context, n Name, f func(*seq) (alloc.Options
 	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
 	s.mu.Unlock()
 	return e.commit(s, op, func(rev storage.Rev) {
-		s.opts, s.cur, s.durable, s.rev = opts, state, state, rev
+		s.opts, s.cur, s.rev = opts, state, rev
 		s.window, s.lastRefill = 0, 0
 	})
 }

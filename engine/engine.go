@@ -109,7 +109,7 @@ type Config struct {
 type Engine struct {
 	store        storage.Store
 	token        storage.Token
-	refillPeriod int64
+	refillPeriod int32 // in ticks
 	now          func() int64
 
 	catMu   sync.RWMutex
@@ -127,12 +127,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		store:        cfg.Store,
-		refillPeriod: int64(cfg.RefillPeriod),
+		refillPeriod: int32(cfg.RefillPeriod >> tickShift),
 		seqs:         make(map[string]*seq),
 	}
-	if e.refillPeriod <= 0 {
-		e.refillPeriod = int64(50 * time.Millisecond)
+	if cfg.RefillPeriod <= 0 {
+		e.refillPeriod = int32((50 * time.Millisecond) >> tickShift)
 	}
+	e.refillPeriod = max(e.refillPeriod, 1)
 	if cfg.Now != nil {
 		e.now = func() int64 { return int64(cfg.Now()) }
 	} else {
@@ -152,7 +153,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if _, ok := nameFromKey(kv.Key); !ok {
 			return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
 		}
-		e.seqs[kv.Key] = &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, durable: rec.state, rev: kv.Rev}
+		e.seqs[kv.Key] = &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev}
 		return nil
 	})
 	if err != nil {
@@ -165,6 +166,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.w.start(e, maxBatch)
 	return e, nil
 }
+
+// tickShift makes the engine's clock ticks about a millisecond (2^20 ns):
+// a sequence keeps its last refill time in 32 bits, and differences of
+// ticks stay right across wraparound.
+const tickShift = 20
+
+func (e *Engine) tick() int32 { return int32(e.now() >> tickShift) }
 
 // newIDLocked returns an ID no other sequence has ever had: the owner token
 // in the high 32 bits (tokens grow with every Open) and a counter below.
@@ -312,7 +320,7 @@ func (e *Engine) Close() error {
 	return errors.Join(errs...)
 }
 
-func closedError() error { return &Error{Kind: ErrClosed, Msg: "the server is shutting down"} }
+func closedError() *Error { return &Error{Kind: ErrClosed, Msg: "the server is shutting down"} }
 
 // closeSeq fences s off and, if its durable record is a mark ahead of the
 // exact position, submits the exact position. It returns the write's
@@ -326,8 +334,8 @@ func (e *Engine) closeSeq(s *seq) chan error {
 	}
 	s.err = closedError()
 	defer s.broadcastLocked()
-	if s.cur == s.durable {
-		return nil
+	if s.remaining == 0 {
+		return nil // the record already holds the exact position
 	}
 	rec := record{id: s.id, opts: s.opts, state: s.cur}
 	done := make(chan error, 1)

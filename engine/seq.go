@@ -17,23 +17,30 @@ const initialWindow = 16
 // seq is one sequence in memory. All fields but key and id are guarded by
 // mu. It is kept small: a million of them must fit in 256 MiB.
 type seq struct {
-	mu      sync.Mutex
-	key     string
-	id      uint64
-	opts    alloc.Options
-	cur     alloc.State // position of the last value handed out
-	durable alloc.State // the state the store resumes from: cur advanced by remaining
-	rev     storage.Rev // revision of the stored record
-	// remaining counts the values after cur up to durable: durable, not yet
-	// handed out.
+	mu   sync.Mutex
+	key  string
+	id   uint64
+	opts alloc.Options
+	cur  alloc.State // position of the last value handed out
+	rev  storage.Rev // revision of the stored record
+	// remaining counts the values after cur up to the durable mark, the
+	// state the store resumes from (cur advanced by remaining): durable,
+	// not yet handed out.
 	remaining  int64
 	window     int64         // prefetch size, adapted to the rate within CACHE-1
-	lastRefill int64         // engine clock at the last prefetch
 	demand     int64         // values wanted by callers blocked on this sequence
+	changed    chan struct{} // closed when a write completes; made on demand
+	err        *Error        // sticky: storage failure or engine closed
+	lastRefill int32         // engine clock in ticks (see tick) at the last prefetch
 	writing    bool          // a write of this sequence's record is in flight
 	gone       bool          // dropped
-	changed    chan struct{} // closed when a write completes; made on demand
-	err        error         // sticky: storage failure or engine closed
+}
+
+// durableLocked is the mark the store holds: every value handed out is at
+// or before it.
+func (s *seq) durableLocked() alloc.State {
+	d, _ := s.opts.Advance(s.cur, s.remaining)
+	return d
 }
 
 func (s *seq) name() Name { n, _ := nameFromKey(s.key); return n }
@@ -42,7 +49,10 @@ func (s *seq) usableLocked() error {
 	if s.gone {
 		return notFound(s.name())
 	}
-	return s.err
+	if s.err != nil {
+		return s.err
+	}
+	return nil
 }
 
 func (s *seq) infoLocked() Info {
@@ -163,7 +173,7 @@ func (e *Engine) refillLocked(s *seq) {
 				s.err = storageError(s, err)
 				return
 			}
-			s.durable, s.rev = mark, rev
+			s.rev = rev
 			s.remaining += advanced
 			e.refillLocked(s)
 		},
@@ -175,12 +185,13 @@ func (e *Engine) refillLocked(s *seq) {
 // no caller asked for at most CACHE-1. It returns the new mark and how many
 // values it adds (0: nothing to write, or the limit was reached).
 func (e *Engine) planLocked(s *seq) (alloc.State, int64) {
+	durable := s.durableLocked()
 	if s.gone || s.err != nil {
-		return s.durable, 0
+		return durable, 0
 	}
 	need := max(s.demand-s.remaining, 0)
 	capacity := s.opts.Cache - 1
-	now := e.now()
+	now := e.tick()
 	switch {
 	case capacity == 0:
 		s.window = 0
@@ -205,9 +216,9 @@ func (e *Engine) planLocked(s *seq) (alloc.State, int64) {
 	} else {
 		steps += prefetch
 	}
-	return s.opts.Advance(s.durable, steps)
+	return s.opts.Advance(durable, steps)
 }
 
-func storageError(s *seq, err error) error {
+func storageError(s *seq, err error) *Error {
 	return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not persist sequence \"%s\": %v", s.name().Rel(), err)}
 }
