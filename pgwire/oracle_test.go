@@ -1,0 +1,133 @@
+package pgwire
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/storage/embedded"
+)
+
+// startSeqd serves an engine on an in-memory store on a loopback port.
+func startSeqd(t testing.TB) string {
+	t.Helper()
+	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Open(context.Background(), engine.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(Config{Engine: eng, MaxBulkRows: 1_000_000})
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		srv.Shutdown(context.Background())
+		eng.Close()
+	})
+	return fmt.Sprintf("postgres://u@%s/db?sslmode=disable", ln.Addr())
+}
+
+// outcome is what one statement produced, in comparable form.
+type outcome struct {
+	cols  []string // name:oid
+	rows  [][]string
+	state string // SQLSTATE of an error, "" on success
+	msg   string
+}
+
+func (o outcome) String() string {
+	if o.state != "" {
+		return fmt.Sprintf("ERROR %s %s", o.state, o.msg)
+	}
+	return fmt.Sprintf("%v %v", o.cols, o.rows)
+}
+
+func run(ctx context.Context, c *pgx.Conn, q string) outcome {
+	var out outcome
+	rows, err := c.Query(ctx, q, pgx.QueryExecModeSimpleProtocol)
+	if err == nil {
+		for _, f := range rows.FieldDescriptions() {
+			out.cols = append(out.cols, fmt.Sprintf("%s:%d", f.Name, f.DataTypeOID))
+		}
+		for rows.Next() {
+			var row []string
+			for _, v := range rows.RawValues() {
+				if v == nil {
+					row = append(row, "NULL")
+				} else {
+					row = append(row, string(v))
+				}
+			}
+			out.rows = append(out.rows, row)
+		}
+		rows.Close()
+		err = rows.Err()
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		out.state, out.msg = pe.Code, pe.Message
+		out.rows = nil
+	} else if err != nil {
+		out.state, out.msg = "client", err.Error()
+	}
+	return out
+}
+
+func corpus(t *testing.T) []string {
+	f, err := os.Open("testdata/oracle.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line != "" && !strings.HasPrefix(line, "--") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// TestOracle runs the corpus against PostgreSQL 15 and seqd.
+func TestOracle(t *testing.T) {
+	ctx := context.Background()
+	pg, err := pgx.Connect(ctx, testenv.PostgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close(ctx)
+	for _, q := range []string{"drop schema if exists oracle cascade", "create schema oracle", "set search_path = oracle"} {
+		if _, err := pg.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sd, err := pgx.Connect(ctx, startSeqd(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sd.Close(ctx)
+	for i, q := range corpus(t) {
+		want, got := run(ctx, pg, q), run(ctx, sd, q)
+		if want.String() != got.String() {
+			t.Errorf("line %d: %s\n postgres: %s\n     seqd: %s", i+1, q, want, got)
+		}
+	}
+}

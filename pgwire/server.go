@@ -1,0 +1,413 @@
+// Package pgwire serves seqd over the PostgreSQL v3 wire protocol: startup,
+// the simple and extended query protocols, and PostgreSQL's SQLSTATEs.
+package pgwire
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+const serverVersion = "15.0 (seqd)"
+
+// Config configures a Server. Zero fields take the documented defaults.
+type Config struct {
+	Engine *engine.Engine
+	// MaxBulkRows bounds generate_series and seqd_reserve. Default 10M.
+	MaxBulkRows int64
+	// MaxMessage bounds one protocol message (and so a statement). Default 1 MiB.
+	MaxMessage int
+	// Logger receives connection errors; nil means the standard logger.
+	Logger *log.Logger
+}
+
+// Server accepts PostgreSQL connections. It is safe for concurrent use.
+type Server struct {
+	cfg Config
+	log *log.Logger
+
+	mu       sync.Mutex
+	ln       []net.Listener
+	conns    map[*conn]struct{}
+	shutdown bool
+	wg       sync.WaitGroup
+}
+
+// NewServer returns a server for cfg.Engine.
+func NewServer(cfg Config) *Server {
+	if cfg.MaxBulkRows <= 0 {
+		cfg.MaxBulkRows = 10_000_000
+	}
+	if cfg.MaxMessage <= 0 {
+		cfg.MaxMessage = 1 << 20
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}}
+	if s.log == nil {
+		s.log = log.Default()
+	}
+	return s
+}
+
+// Serve accepts connections on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		return net.ErrClosed
+	}
+	s.ln = append(s.ln, ln)
+	s.mu.Unlock()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			down := s.shutdown
+			s.mu.Unlock()
+			if down {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, nc), sess: session{eng: s.cfg.Engine, maxRows: s.cfg.MaxBulkRows}}
+		c.be.SetMaxBodyLen(s.cfg.MaxMessage)
+		s.mu.Lock()
+		if s.shutdown {
+			s.mu.Unlock()
+			nc.Close()
+			return nil
+		}
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+		}()
+	}
+}
+
+// Shutdown stops accepting, lets every connection finish the messages it
+// is executing, then closes the connections. It returns when all have
+// ended or ctx is done.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.shutdown = true
+	for _, ln := range s.ln {
+		ln.Close()
+	}
+	for c := range s.conns {
+		c.stop()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		for c := range s.conns {
+			c.nc.Close()
+		}
+		s.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// conn is one client connection, served by one goroutine.
+type conn struct {
+	srv  *Server
+	nc   net.Conn
+	be   *pgproto3.Backend
+	sess session
+
+	mu       sync.Mutex
+	busy     bool // executing a message: shutdown waits for it
+	stopping bool
+
+	stmts   map[string]*prepared
+	portals map[string]*portal
+	failed  bool // an extended-protocol error: skip until Sync
+	buf     []byte
+	vals    [][]byte
+}
+
+// stop asks the connection to end after what it is executing; an idle
+// connection's pending read is interrupted at once.
+func (c *conn) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopping = true
+	if !c.busy {
+		c.nc.SetReadDeadline(time.Now())
+	}
+}
+
+func (c *conn) setBusy(b bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.busy = b
+	return c.stopping
+}
+
+func (c *conn) serve() {
+	defer c.nc.Close()
+	if !c.startup() {
+		return
+	}
+	c.stmts = map[string]*prepared{}
+	c.portals = map[string]*portal{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for {
+		msg, err := c.be.Receive()
+		if c.setBusy(true) {
+			c.terminate()
+			return
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				// A broken or oversized message: tell the client if it
+				// still listens, and end only this connection.
+				c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "08P01", Message: "invalid frontend message: " + err.Error()})
+				c.be.Flush()
+			}
+			return
+		}
+		if !c.handle(ctx, msg) {
+			return
+		}
+		if c.setBusy(false) {
+			c.terminate()
+			return
+		}
+	}
+}
+
+func (c *conn) terminate() {
+	c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"})
+	c.be.Flush()
+}
+
+// startup answers SSL/GSS requests with 'N' and accepts any user and
+// database.
+func (c *conn) startup() bool {
+	c.nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+	defer c.nc.SetReadDeadline(time.Time{})
+	for {
+		msg, err := c.be.ReceiveStartupMessage()
+		if err != nil {
+			return false
+		}
+		switch msg.(type) {
+		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
+			if _, err := c.nc.Write([]byte{'N'}); err != nil {
+				return false
+			}
+			continue
+		case *pgproto3.CancelRequest:
+			return false // cancellation is not supported yet; the request is dropped
+		case *pgproto3.StartupMessage:
+		default:
+			return false
+		}
+		c.be.Send(&pgproto3.AuthenticationOk{})
+		for _, p := range [][2]string{
+			{"server_version", serverVersion}, {"server_encoding", "UTF8"}, {"client_encoding", "UTF8"},
+			{"DateStyle", "ISO, MDY"}, {"integer_datetimes", "on"}, {"TimeZone", "UTC"},
+			{"standard_conforming_strings", "on"}, {"IntervalStyle", "postgres"}, {"is_superuser", "on"},
+			{"application_name", ""},
+		} {
+			c.be.Send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
+		}
+		var key [8]byte
+		rand.Read(key[:])
+		c.be.Send(&pgproto3.BackendKeyData{ProcessID: binary.BigEndian.Uint32(key[:4]) >> 1, SecretKey: key[4:]})
+		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+		return c.be.Flush() == nil
+	}
+}
+
+// handle processes one message; false ends the connection.
+func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
+	switch m := msg.(type) {
+	case *pgproto3.Query:
+		c.simpleQuery(ctx, m.String)
+		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+		return c.be.Flush() == nil
+	case *pgproto3.Sync:
+		c.failed = false
+		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+		return c.be.Flush() == nil
+	case *pgproto3.Flush:
+		return c.be.Flush() == nil
+	case *pgproto3.Terminate:
+		return false
+	case *pgproto3.Parse, *pgproto3.Bind, *pgproto3.Describe, *pgproto3.Execute, *pgproto3.Close:
+		if c.failed {
+			return true // discarded until Sync, as PostgreSQL does
+		}
+		if err := c.extended(ctx, msg); err != nil {
+			c.failed = true
+			c.be.Send(toErrorResponse(err))
+		}
+		return true
+	default:
+		c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "08P01", Message: "unsupported frontend message"})
+		c.be.Flush()
+		return false
+	}
+}
+
+func (c *conn) simpleQuery(ctx context.Context, q string) {
+	stmts, err := sql.Parse(q)
+	if err != nil {
+		c.be.Send(toErrorResponse(err))
+		return
+	}
+	if len(stmts) == 0 {
+		c.be.Send(&pgproto3.EmptyQueryResponse{})
+		return
+	}
+	for _, st := range stmts {
+		res, err := c.sess.exec(ctx, st, nil)
+		if err == nil {
+			c.complete(res)
+			if res.cols != nil {
+				c.be.Send(rowDescription(res.cols, nil))
+				var sent int64
+				err = c.sendRows(ctx, res, nil, 0, &sent)
+			}
+		}
+		if err != nil {
+			c.be.Send(toErrorResponse(err))
+			return
+		}
+	}
+}
+
+func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error {
+	switch m := msg.(type) {
+	case *pgproto3.Parse:
+		stmts, err := sql.Parse(m.Query)
+		if err != nil {
+			return err
+		}
+		if len(stmts) > 1 {
+			return &pgError{code: "42601", msg: "cannot insert multiple commands into a prepared statement"}
+		}
+		p := &prepared{}
+		if len(stmts) == 1 {
+			p.stmt = stmts[0]
+			p.paramOIDs = paramTypes(p.stmt, m.ParameterOIDs)
+		}
+		if m.Name != "" && c.stmts[m.Name] != nil {
+			return &pgError{code: "42P05", msg: "prepared statement \"" + m.Name + "\" already exists"}
+		}
+		c.stmts[m.Name] = p
+		c.be.Send(&pgproto3.ParseComplete{})
+	case *pgproto3.Bind:
+		p := c.stmts[m.PreparedStatement]
+		if p == nil {
+			return &pgError{code: "26000", msg: "prepared statement \"" + m.PreparedStatement + "\" does not exist"}
+		}
+		params, err := decodeParams(m, p.paramOIDs)
+		if err != nil {
+			return err
+		}
+		c.portals[m.DestinationPortal] = &portal{stmt: p.stmt, params: params, formats: m.ResultFormatCodes}
+		c.be.Send(&pgproto3.BindComplete{})
+	case *pgproto3.Describe:
+		return c.describe(m)
+	case *pgproto3.Execute:
+		pt := c.portals[m.Portal]
+		if pt == nil {
+			return &pgError{code: "34000", msg: "portal \"" + m.Portal + "\" does not exist"}
+		}
+		if pt.stmt == nil {
+			c.be.Send(&pgproto3.EmptyQueryResponse{})
+			return nil
+		}
+		if pt.res == nil {
+			res, err := c.sess.exec(ctx, pt.stmt, pt.params)
+			if err != nil {
+				return err
+			}
+			pt.res = res
+			c.complete(res)
+			if res.cols == nil {
+				return nil
+			}
+		} else if pt.res.cols == nil || pt.res.rows == nil {
+			c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.res.tag)})
+			return nil
+		}
+		err := c.sendRows(ctx, pt.res, pt.formats, int64(m.MaxRows), &pt.sent)
+		if errors.Is(err, errSuspended) {
+			c.be.Send(&pgproto3.PortalSuspended{})
+			return nil
+		}
+		if err == nil {
+			pt.res.rows = &sliceRows{} // a further Execute completes with no rows
+		}
+		return err
+	case *pgproto3.Close:
+		if m.ObjectType == 'S' {
+			delete(c.stmts, m.Name)
+		} else {
+			delete(c.portals, m.Name)
+		}
+		c.be.Send(&pgproto3.CloseComplete{})
+	}
+	return nil
+}
+
+// describe answers Describe without executing: the columns a statement
+// will return are known from its shape.
+func (c *conn) describe(m *pgproto3.Describe) error {
+	var st sql.Stmt
+	var formats []int16
+	if m.ObjectType == 'S' {
+		p := c.stmts[m.Name]
+		if p == nil {
+			return &pgError{code: "26000", msg: "prepared statement \"" + m.Name + "\" does not exist"}
+		}
+		c.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: p.paramOIDs})
+		st = p.stmt
+	} else {
+		pt := c.portals[m.Name]
+		if pt == nil {
+			return &pgError{code: "34000", msg: "portal \"" + m.Name + "\" does not exist"}
+		}
+		st, formats = pt.stmt, pt.formats
+	}
+	cols, err := c.sess.columns(st)
+	if err != nil {
+		return err
+	}
+	if cols == nil {
+		c.be.Send(&pgproto3.NoData{})
+	} else {
+		c.be.Send(rowDescription(cols, formats))
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+-- The compatibility corpus: every statement runs against PostgreSQL 15 and
+-- against seqd; rows, column names, types and SQLSTATEs must match.
+-- One statement per line. Sequences are named o_*.
+create sequence o_a
+select nextval('o_a')
+select currval('o_a')
+select lastval()
+select nextval('o_a') from generate_series(1, 5)
+select currval('o_a')
+select setval('o_a', 100)
+select nextval('o_a')
+select setval('o_a', 100, false)
+select nextval('o_a')
+select setval('o_a', 0)
+select setval('o_a', 9223372036854775807)
+select nextval('o_a')
+select last_value, is_called from o_a
+create sequence o_a
+create sequence if not exists o_a
+create sequence o_b increment by -3 minvalue -10 maxvalue 0 cycle
+select nextval('o_b') from generate_series(1, 9)
+create sequence o_c as smallint start with 32766
+select nextval('o_c')
+select nextval('o_c')
+select nextval('o_c')
+select nextval('o_c')
+create sequence o_d as integer increment -1 start -2147483647
+select nextval('o_d')
+select nextval('o_d')
+select nextval('o_d')
+create sequence o_e as smallint maxvalue 40000
+create sequence o_e as integer minvalue -3000000000
+create sequence o_e increment 0
+create sequence o_e minvalue 5 maxvalue 5
+create sequence o_e start 0
+create sequence o_e minvalue 10 start 5
+create sequence o_e cache 0
+create sequence o_e cache 1 cache 2
+create sequence o_e start 99999999999999999999
+create sequence o_e as text
+create sequence o_e increment by 9223372036854775807 minvalue -9223372036854775808 start -1
+select nextval('o_e')
+select nextval('o_e')
+select nextval('o_e')
+create sequence o_f increment 10 maxvalue 35 cycle cache 1
+select nextval('o_f') from generate_series(1, 6)
+alter sequence o_f restart
+select nextval('o_f')
+alter sequence o_f restart with 21
+select nextval('o_f')
+alter sequence o_f restart with 99
+alter sequence o_f increment by -7
+select nextval('o_f')
+alter sequence o_f no minvalue
+alter sequence o_f as smallint
+alter sequence o_g restart
+alter sequence if exists o_g restart
+select nextval('o_g')
+select currval('o_g')
+select currval('o_f')
+create sequence o_h
+select currval('o_h')
+drop sequence o_h
+select nextval('o_h')
+drop sequence o_h
+drop sequence if exists o_h
+drop sequence if exists o_h, o_a
+select lastval()
+create sequence o_i cache 20
+select nextval('o_i')
+select nextval('o_i') from generate_series(1, 3)
+select setval('o_i', 50, true)
+select currval('o_i')
+select nextval('o_i')
+select nextval('O_I')
+select nextval('"O_I"')
+create sequence "O_Mixed"
+select nextval('"O_Mixed"')
+select nextval('o_mixed')
+select 1
+select 'x' as y
+SELECT 1; SELECT nextval('o_i')
+select nextval('o_i') from generate_series(5, 1)
+create sequence o_j as smallint minvalue -5 maxvalue 5 increment 4 cycle
+select nextval('o_j') from generate_series(1, 6)
+create sequence o_k maxvalue 3
+select nextval('o_k') from generate_series(1, 5)
+select nextval('o_k')
+select setval('o_k', 1, false)
+select nextval('o_k')
+create sequence o_l start 5 minvalue 1 maxvalue 10 increment 2
+alter sequence o_l maxvalue 4
+alter sequence o_l minvalue 6
+select nextval('o_l')
+create sequence o_m increment -1
+select nextval(NULL)
+select setval('o_m', -5, NULL)
+create sequence o_n start with -5 increment by 2 minvalue -10 maxvalue 10 cache 3 no cycle
+select nextval('o_n') from generate_series(1, 12)

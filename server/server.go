@@ -1,0 +1,72 @@
+// Package server wires seqd together: it opens the store and the engine,
+// serves the PostgreSQL protocol, and shuts down cleanly.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"os"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/pgwire"
+	"github.com/seqd/seqd/storage/embedded"
+)
+
+// Config is seqd's configuration. The zero value is not valid; see
+// cmd/seqd for the defaults.
+type Config struct {
+	DataDir     string // the embedded store's directory
+	Listen      string // host:port for the PostgreSQL protocol
+	MaxBulkRows int64
+	Logger      *log.Logger
+}
+
+// Server is a running seqd.
+type Server struct {
+	eng  *engine.Engine
+	pg   *pgwire.Server
+	ln   net.Listener
+	done chan error
+}
+
+// Start opens the data directory, recovers every sequence and starts
+// listening.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, err
+	}
+	st, err := embedded.Open(cfg.DataDir, embedded.Options{})
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.Open(ctx, engine.Config{Store: st})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		eng.Close()
+		return nil, fmt.Errorf("seqd: listen: %w", err)
+	}
+	s := &Server{eng: eng, ln: ln, done: make(chan error, 1),
+		pg: pgwire.NewServer(pgwire.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, Logger: cfg.Logger})}
+	go func() { s.done <- s.pg.Serve(ln) }()
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Done reports a listener failure.
+func (s *Server) Done() <-chan error { return s.done }
+
+// Shutdown stops accepting, finishes in-flight requests, writes the
+// clean-shutdown record of every sequence and closes the store.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.pg.Shutdown(ctx)
+	return errors.Join(err, s.eng.Close())
+}
