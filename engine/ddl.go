@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/seqd/seqd/alloc"
@@ -68,21 +69,11 @@ func (e *Engine) Setval(ctx context.Context, n Name, v int64, called bool) (id u
 // Drop removes the sequence durably.
 func (e *Engine) Drop(ctx context.Context, n Name) error {
 	missing := &Error{Kind: ErrNotFound, Msg: fmt.Sprintf("sequence \"%s\" does not exist", n.Rel())}
-	s, err := e.lookup(n)
+	s, err := e.lookupIdle(ctx, n)
+	if errors.Is(err, ErrNotFound) {
+		return missing
+	}
 	if err != nil {
-		return missing
-	}
-	s.mu.Lock()
-	if err := s.waitIdleLocked(ctx); err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	if s.gone {
-		s.mu.Unlock()
-		return missing
-	}
-	if err := s.usableLocked(); err != nil {
-		s.mu.Unlock()
 		return err
 	}
 	s.writing, s.remaining = true, 0
@@ -104,17 +95,8 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 // window is given up (its values were never handed out) and the new record
 // is made durable before mutate returns.
 func (e *Engine) mutate(ctx context.Context, n Name, f func(*seq) (alloc.Options, alloc.State, error)) error {
-	s, err := e.lookup(n)
+	s, err := e.lookupIdle(ctx, n)
 	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	if err := s.waitIdleLocked(ctx); err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	if err := s.usableLocked(); err != nil {
-		s.mu.Unlock()
 		return err
 	}
 	opts, state, err := f(s)
@@ -130,6 +112,25 @@ func (e *Engine) mutate(ctx context.Context, n Name, f func(*seq) (alloc.Options
 		s.opts, s.cur, s.rev = opts, state, rev
 		s.window, s.lastRefill = 0, 0
 	})
+}
+
+// lookupIdle finds a usable sequence and returns it locked, with no write
+// in flight. On error nothing is locked.
+func (e *Engine) lookupIdle(ctx context.Context, n Name) (*seq, error) {
+	s, err := e.lookup(n)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if err := s.waitIdleLocked(ctx); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	if err := s.usableLocked(); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	return s, nil
 }
 
 // commit writes op for s, whose writing flag the caller has set, and waits

@@ -73,48 +73,22 @@ func lex(q string) ([]token, error) {
 			toks = append(toks, token{tIdent, strings.ToLower(q[i:j]), i})
 			i = j
 		case c == '"':
-			var b strings.Builder
-			j := i + 1
-			for {
-				if j >= len(q) {
-					return nil, &Error{Code: "42601", Msg: "unterminated quoted identifier at or near \"" + trunc(q[i:]) + "\"", Pos: charPos(q, i)}
-				}
-				if q[j] == '"' {
-					if j+1 < len(q) && q[j+1] == '"' {
-						b.WriteByte('"')
-						j += 2
-						continue
-					}
-					break
-				}
-				b.WriteByte(q[j])
-				j++
+			text, end, ok := scanQuoted(q, i)
+			if !ok {
+				return nil, &Error{Code: "42601", Msg: "unterminated quoted identifier at or near \"" + trunc(q[i:]) + "\"", Pos: charPos(q, i)}
 			}
-			if b.Len() == 0 {
+			if text == "" {
 				return nil, &Error{Code: "42601", Msg: "zero-length delimited identifier at or near \"\"\"\"", Pos: charPos(q, i)}
 			}
-			toks = append(toks, token{tQuotedIdent, b.String(), i})
-			i = j + 1
+			toks = append(toks, token{tQuotedIdent, text, i})
+			i = end
 		case c == '\'':
-			var b strings.Builder
-			j := i + 1
-			for {
-				if j >= len(q) {
-					return nil, &Error{Code: "42601", Msg: "unterminated quoted string at or near \"" + trunc(q[i:]) + "\"", Pos: charPos(q, i)}
-				}
-				if q[j] == '\'' {
-					if j+1 < len(q) && q[j+1] == '\'' {
-						b.WriteByte('\'')
-						j += 2
-						continue
-					}
-					break
-				}
-				b.WriteByte(q[j])
-				j++
+			text, end, ok := scanQuoted(q, i)
+			if !ok {
+				return nil, &Error{Code: "42601", Msg: "unterminated quoted string at or near \"" + trunc(q[i:]) + "\"", Pos: charPos(q, i)}
 			}
-			toks = append(toks, token{tString, b.String(), i})
-			i = j + 1
+			toks = append(toks, token{tString, text, i})
+			i = end
 		case c >= '0' && c <= '9':
 			j := i
 			for j < len(q) && (q[j] >= '0' && q[j] <= '9' || q[j] == '_') {
@@ -144,6 +118,26 @@ func lex(q string) ([]token, error) {
 	}
 	toks = append(toks, token{tEOF, "", len(q)})
 	return toks, nil
+}
+
+// scanQuoted reads the quoted text starting at q[i] (its quote character),
+// where a doubled quote stands for one; end is just past the closing quote.
+func scanQuoted(q string, i int) (text string, end int, ok bool) {
+	quote := q[i]
+	var b strings.Builder
+	for j := i + 1; j < len(q); j++ {
+		if q[j] != quote {
+			b.WriteByte(q[j])
+			continue
+		}
+		if j+1 < len(q) && q[j+1] == quote {
+			b.WriteByte(quote)
+			j++
+			continue
+		}
+		return b.String(), j + 1, true
+	}
+	return "", len(q), false
 }
 
 func isIdentStart(c byte) bool {
