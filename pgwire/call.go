@@ -19,10 +19,7 @@ func (s *session) call(ctx context.Context, st *sql.SelectCall, params []datum) 
 	if a := arity[c.Func]; len(c.Args) < a[0] || len(c.Args) > a[1] {
 		return nil, &pgError{code: "42883", msg: fmt.Sprintf("function %s with %d arguments does not exist", c.Func, len(c.Args))}
 	}
-	cols := []column{{c.Column, oidInt8}}
-	if c.Func == "seqd_reserve" {
-		cols = []column{{"first", oidInt8}, {"last", oidInt8}, {"increment", oidInt8}}
-	}
+	cols := callColumns(c)
 	if st.Series == nil {
 		row, err := s.callOnce(ctx, c, params)
 		if err != nil {
@@ -45,7 +42,7 @@ func (s *session) call(ctx context.Context, st *sql.SelectCall, params []datum) 
 		}
 		count = to - from + 1
 	}
-	if c.Func == "nextval" && c.Column != "" {
+	if c.Func == "nextval" {
 		n, ok, err := seqArg(c.Args[0], params)
 		if err != nil {
 			return nil, err
@@ -55,6 +52,14 @@ func (s *session) call(ctx context.Context, st *sql.SelectCall, params []datum) 
 		}
 	}
 	return &result{cols: cols, rows: &repeatCall{s: s, ctx: ctx, call: c, params: params, left: count}, tag: "SELECT"}, nil
+}
+
+// callColumns is the result shape of a sequence function.
+func callColumns(c sql.Call) []column {
+	if c.Func == "seqd_reserve" {
+		return []column{{"first", oidInt8}, {"last", oidInt8}, {"increment", oidInt8}}
+	}
+	return []column{{c.Column, oidInt8}}
 }
 
 // bulkNextval streams nextval rows from ranges reserved bulkChunk at a time.

@@ -169,12 +169,11 @@ func formatOf(formats []int16, i int) int16 {
 
 var regtypeOIDs = map[string]uint32{"bigint": 20, "integer": 23, "smallint": 21}
 
-// encodeRow appends a row's values in their formats to buf, returning the
-// DataRow values sliced from it.
-func encodeRow(buf []byte, vals [][]byte, cols []column, row []datum, formats []int16) ([]byte, [][]byte) {
-	buf = buf[:0]
-	vals = vals[:0]
-	starts := make([]int, 0, 16)
+// encodeRow appends a row's values in their formats to c.buf and points
+// c.vals, the DataRow values, into it. All three buffers are reused from
+// row to row, so a long result allocates nothing per row.
+func (c *conn) encodeRow(cols []column, row []datum, formats []int16) {
+	buf, vals, starts := c.buf[:0], c.vals[:0], c.starts[:0]
 	for i, d := range row {
 		starts = append(starts, len(buf))
 		if d.kind == dNull {
@@ -219,7 +218,7 @@ func encodeRow(buf []byte, vals [][]byte, cols []column, row []datum, formats []
 		}
 		vals = append(vals, buf[starts[i]:end:end])
 	}
-	return buf, vals
+	c.buf, c.vals, c.starts = buf, vals, starts
 }
 
 // errSuspended is not an error: the row limit of Execute was reached.
@@ -237,7 +236,7 @@ func (c *conn) sendRows(ctx context.Context, res *result, formats []int16, limit
 			c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.tag + " " + strconv.FormatInt(*sent, 10))})
 			return nil
 		}
-		c.buf, c.vals = encodeRow(c.buf, c.vals, res.cols, row, formats)
+		c.encodeRow(res.cols, row, formats)
 		c.be.Send(&pgproto3.DataRow{Values: c.vals})
 		n++
 		*sent++

@@ -282,10 +282,7 @@ func boolArg(v sql.Value, params []datum) (bool, bool, error) {
 func (s *session) columns(st sql.Stmt) ([]column, error) {
 	switch st := st.(type) {
 	case *sql.SelectCall:
-		if st.Call.Func == "seqd_reserve" {
-			return []column{{"first", oidInt8}, {"last", oidInt8}, {"increment", oidInt8}}, nil
-		}
-		return []column{{st.Call.Column, oidInt8}}, nil
+		return callColumns(st.Call), nil
 	case *sql.SelectSequence:
 		r, err := s.selectSequence(st)
 		if err != nil {

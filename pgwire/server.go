@@ -146,9 +146,10 @@ type conn struct {
 
 	stmts   map[string]*prepared
 	portals map[string]*portal
-	failed  bool // an extended-protocol error: skip until Sync
-	buf     []byte
-	vals    [][]byte
+	failed  bool     // an extended-protocol error: skip until Sync
+	buf     []byte   // encodeRow's scratch: encoded values
+	vals    [][]byte // encodeRow's scratch: DataRow values
+	starts  []int    // encodeRow's scratch: where each value starts in buf
 }
 
 // stop asks the connection to end after what it is executing; an idle
