@@ -18,10 +18,15 @@ import (
 // callers pile up behind a commit the way they do behind a slow fsync.
 type gatedStore struct {
 	storage.Store
-	gate chan struct{}
+	gate    chan struct{}
+	entered chan struct{} // receives once per commit that reaches the gate
 }
 
 func (g *gatedStore) Commit(ctx context.Context, tok storage.Token, ops []storage.Op) (storage.Rev, error) {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
 	<-g.gate
 	return g.Store.Commit(ctx, tok, ops)
 }
@@ -34,7 +39,7 @@ func TestGroupCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &gatedStore{Store: st, gate: make(chan struct{})}
+	g := &gatedStore{Store: st, gate: make(chan struct{}), entered: make(chan struct{}, 1)}
 	close(g.gate)
 	e, err := Open(ctx, Config{Store: g})
 	if err != nil {
@@ -51,9 +56,15 @@ func TestGroupCommit(t *testing.T) {
 	}
 	g.gate = make(chan struct{})
 	// Block the writer on a first commit, then queue everything behind it.
+	// The writer must be inside that commit before anything else queues,
+	// or it would take the blocker and the rest as one batch.
+	select {
+	case <-g.entered:
+	default:
+	}
 	blocker := mustName(t, "blocker")
 	go e.Create(ctx, blocker, alloc.Spec{}, false)
-	waitFor(t, func() bool { s, _ := e.lookup(blocker); return s != nil })
+	<-g.entered
 
 	before := e.Stats()
 	var mu sync.Mutex
