@@ -328,3 +328,63 @@ func TestSession(t *testing.T) {
 		t.Fatalf("lastval after setval of its sequence = %d", v)
 	}
 }
+
+func TestRelease(t *testing.T) {
+	o, s0, err := Create(Spec{Increment: i64(-5), Start: i64(100), Max: i64(100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, s, _ := o.Reserve(s0, 4, "s") // 100, 95, 90, 85
+	cases := []struct {
+		first, last, granted int64
+		ok                   bool
+		k                    int64
+	}{
+		{90, 85, 4, true, 2},
+		{100, 85, 4, true, 4},
+		{85, 85, 4, true, 1},
+		{105, 85, 4, false, 0}, // before the range: issued to someone else
+		{91, 85, 4, false, 0},  // off the increment's grid
+		{90, 80, 4, false, 0},  // not the last value issued
+		{80, 85, 4, false, 0},  // wrong direction
+		{90, 85, 0, false, 0},  // nothing releasable
+		{95, 85, 2, false, 0},  // more than was granted
+	}
+	for _, c := range cases {
+		ns, k, ok := o.Release(s, c.granted, c.first, c.last)
+		if ok != c.ok || k != c.k {
+			t.Errorf("Release(%d..%d, granted %d) = %d %v, want %d %v", c.first, c.last, c.granted, k, ok, c.k, c.ok)
+		}
+		if ok {
+			if v, _, _ := o.Next(ns, "s"); v != c.first {
+				t.Errorf("after releasing %d..%d nextval is %d", c.first, c.last, v)
+			}
+		} else if ns != s {
+			t.Errorf("refused release changed the state to %+v", ns)
+		}
+	}
+	if _, _, ok := o.Release(s0, r.Count, r.First, r.Last()); ok {
+		t.Error("released from a state that issued nothing")
+	}
+
+	// Property: releasing any tail of a range issues exactly that tail again.
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for range 3000 {
+		o := randomOptions(rnd)
+		s := State{Last: o.Start}
+		s, _ = o.Advance(s, rnd.Int64N(5))
+		r, after, err := o.Reserve(s, 1+rnd.Int64N(8), "s")
+		if err != nil {
+			continue
+		}
+		i := rnd.Int64N(r.Count)
+		ns, k, ok := o.Release(after, r.Count, r.At(i), r.Last())
+		if !ok || k != r.Count-i {
+			t.Fatalf("%+v: release of %d..%d from %+v refused (%v) or counted %d", o, r.At(i), r.Last(), r, ok, k)
+		}
+		again, end, err := o.Reserve(ns, k, "s")
+		if err != nil || again.First != r.At(i) || again.Count != k || end != after {
+			t.Fatalf("%+v: after release got %+v ending %+v, want %d values from %d ending %+v", o, again, end, k, r.At(i), after)
+		}
+	}
+}

@@ -149,3 +149,31 @@ func (o *Options) Setval(v int64, called bool, name string) (State, error) {
 	}
 	return State{Last: v, Called: called}, nil
 }
+
+// Release gives back the tail of the last range handed out, so that those
+// values are issued again. s is the state right after that range and
+// granted its size (0 when nothing may be given back). The tail first..last
+// is accepted when last is s.Last and first is one of the granted values on
+// the increment's grid; the state returned issues first next, and k counts
+// the values given back. ok is false when first..last is not such a tail.
+func (o *Options) Release(s State, granted int64, first, last int64) (ns State, k int64, ok bool) {
+	if !s.Called || granted < 1 || last != s.Last {
+		return s, 0, false
+	}
+	var span uint64
+	if o.Increment > 0 {
+		if first > last {
+			return s, 0, false
+		}
+		span = uint64(last) - uint64(first)
+	} else {
+		if first < last {
+			return s, 0, false
+		}
+		span = uint64(first) - uint64(last)
+	}
+	if span%o.magnitude() != 0 || span/o.magnitude() >= uint64(granted) {
+		return s, 0, false
+	}
+	return State{Last: first}, int64(span/o.magnitude()) + 1, true
+}

@@ -76,7 +76,7 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 	if err != nil {
 		return err
 	}
-	s.writing, s.remaining = true, 0
+	s.writing, s.remaining, s.granted = true, 0, 0
 	s.mu.Unlock()
 	err = e.commit(s, storage.Op{Key: s.key, Expect: s.rev}, func(storage.Rev) { s.gone = true })
 	if err != nil {
@@ -104,7 +104,7 @@ func (e *Engine) mutate(ctx context.Context, n Name, f func(*seq) (alloc.Options
 		s.mu.Unlock()
 		return err
 	}
-	s.writing, s.remaining = true, 0
+	s.writing, s.remaining, s.granted = true, 0, 0
 	rec := record{id: s.id, opts: opts, state: state}
 	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
 	s.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -228,6 +229,30 @@ func (e *Engine) Reserve(ctx context.Context, n Name, count int64) (id uint64, r
 	}
 	r, err = e.reserve(ctx, s, min(count, MaxReserve))
 	return s.id, r, err
+}
+
+// Release gives back first..last, the tail of the range (or value) the
+// sequence handed out last, so that the next caller gets first again. It
+// returns how many values were given back: 0 when first..last is not that
+// tail, because another value was handed out since, DDL or setval ran, or
+// the server restarted. Released values are within the durable mark, so a
+// crash may skip them but never reissues a value handed out before.
+func (e *Engine) Release(n Name, first, last int64) (released int64, err error) {
+	s, err := e.lookup(n)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usableLocked(); err != nil {
+		return 0, err
+	}
+	ns, k, ok := s.opts.Release(s.cur, s.granted, first, last)
+	if !ok || s.remaining > math.MaxInt64-k {
+		return 0, nil
+	}
+	s.cur, s.remaining, s.granted = ns, s.remaining+k, 0
+	return k, nil
 }
 
 // Info is a snapshot of one sequence.

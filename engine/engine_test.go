@@ -175,3 +175,49 @@ func TestLimitAndCycle(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestRelease: a client that gives back the unused tail of its range
+// burns nothing, across a clean restart too; a range that is no longer the
+// tail is refused.
+func TestRelease(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	n := mustName(t, "r")
+	if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(1000)}, false); err != nil {
+		t.Fatal(err)
+	}
+	_, r, err := e.Reserve(ctx, n, 10) // 1..10
+	if err != nil || r.First != 1 || r.Count != 10 {
+		t.Fatalf("reserve %+v %v", r, err)
+	}
+	if k, err := e.Release(n, 4, 10); k != 7 || err != nil {
+		t.Fatalf("release 4..10: %d %v", k, err)
+	}
+	if k, _ := e.Release(n, 4, 10); k != 0 {
+		t.Fatal("released the same range twice")
+	}
+	if v := next(t, e, n); v != 4 {
+		t.Fatalf("after release nextval = %d, want 4", v)
+	}
+	if k, _ := e.Release(n, 1, 4); k != 0 {
+		t.Fatal("released values issued before the last grant")
+	}
+	_, r, _ = e.Reserve(ctx, n, 3) // 5..7
+	next(t, e, n)                  // 8: the range is no longer the tail
+	if k, _ := e.Release(n, r.First, r.Last()); k != 0 {
+		t.Fatal("released a range with a value issued after it")
+	}
+	_, r, _ = e.Reserve(ctx, n, 5) // 9..13
+	if k, _ := e.Release(n, 9, 13); k != 5 {
+		t.Fatal("release refused")
+	}
+	e.Close()
+	e = openFS(t, fs)
+	defer e.Close()
+	if v := next(t, e, n); v != 9 {
+		t.Fatalf("after a clean restart nextval = %d, want 9", v)
+	}
+	if _, err := e.Release(mustName(t, "nope"), 1, 1); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("release of unknown sequence: %v", err)
+	}
+}

@@ -29,6 +29,7 @@ type seq struct {
 	remaining  int64
 	window     int64         // prefetch size, adapted to the rate within CACHE-1
 	demand     int64         // values wanted by callers blocked on this sequence
+	granted    int64         // size of the last range handed out, ending at cur; 0: none may be released
 	changed    chan struct{} // closed when a write completes; made on demand
 	err        *Error        // sticky: storage failure or engine closed
 	lastRefill int32         // engine clock in ticks (see tick) at the last prefetch
@@ -118,6 +119,7 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64) (alloc.Range, err
 			}
 			s.cur = next
 			s.remaining -= r.Count
+			s.granted = r.Count
 			e.refillLocked(s)
 			return r, nil
 		}
