@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-var knownFuncs = map[string]bool{"nextval": true, "currval": true, "lastval": true, "setval": true, "seqd_reserve": true}
+var knownFuncs = map[string]bool{"nextval": true, "currval": true, "lastval": true, "setval": true, "seqd_reserve": true, "seqd_release": true}
 
 func (p *parser) selectStmt() (Stmt, error) {
 	// SELECT * FROM ... / SELECT col, col FROM seq
@@ -38,6 +38,9 @@ func (p *parser) selectStmt() (Stmt, error) {
 	} else if t := p.peek(); t.kind == tQuotedIdent || t.kind == tIdent && t.text != "from" {
 		alias = t.text
 		p.next()
+	}
+	if p.punct(",") {
+		return nil, unsupported("seqd supports one item per select list")
 	}
 	switch v := target.(type) {
 	case *SelectLiteral:
@@ -73,19 +76,26 @@ func (p *parser) selectStmt() (Stmt, error) {
 			if err := p.expectPunct(")"); err != nil {
 				return nil, err
 			}
-			// An optional alias of the series.
-			if p.kw("as") {
-				if _, err := p.ident(); err != nil {
-					return nil, err
-				}
-			} else if t := p.peek(); t.kind == tIdent || t.kind == tQuotedIdent {
-				p.next()
+			if _, err := p.alias(); err != nil {
+				return nil, err
 			}
 			v.Series = &Series{From: from, To: to}
 		}
 		return v, nil
 	}
 	panic("unreachable")
+}
+
+// alias parses the optional alias of a FROM item.
+func (p *parser) alias() (string, error) {
+	if p.kw("as") {
+		return p.ident()
+	}
+	if t := p.peek(); t.kind == tIdent || t.kind == tQuotedIdent {
+		p.next()
+		return t.text, nil
+	}
+	return "", nil
 }
 
 func isLiteralWord(w string) bool { return w == "true" || w == "false" || w == "null" }
@@ -117,11 +127,13 @@ func (p *parser) target() (Stmt, error) {
 		if err != nil {
 			return nil, err
 		}
-		fn, col := "nextval", "nextval"
+		// PREVIOUS VALUE FOR s is MariaDB's LASTVAL(s): NULL, not an
+		// error, before the session used s.
+		fn := "nextval"
 		if start.text == "previous" {
-			fn, col = "currval", "currval"
+			fn = "lastval"
 		}
-		return &SelectCall{Call: Call{Func: fn, Column: col, Args: []Value{{Kind: VName, Name: n, Pos: charPos(p.q, start.pos)}}}}, nil
+		return &SelectCall{Call: Call{Func: fn, Column: fn, Args: []Value{{Kind: VName, Name: n, Pos: charPos(p.q, start.pos)}}}}, nil
 	}
 	if p.isCallAhead() {
 		name, err := p.qname()
@@ -222,6 +234,26 @@ func (p *parser) skipCast() error {
 func (p *parser) selectFrom(cols []string) (Stmt, error) {
 	if err := p.expectKw("from"); err != nil {
 		return nil, err
+	}
+	if p.isCallAhead() {
+		// SELECT * FROM f(...): a set-returning spelling of the call.
+		if cols != nil {
+			return nil, unsupported("seqd supports only SELECT * FROM a sequence function")
+		}
+		target, err := p.target()
+		if err != nil {
+			return nil, err
+		}
+		call, ok := target.(*SelectCall)
+		if !ok {
+			return nil, p.syntaxError()
+		}
+		// A scalar function's alias names its column, as in PostgreSQL.
+		alias, err := p.alias()
+		if alias != "" {
+			call.Call.Column = alias
+		}
+		return call, err
 	}
 	n, err := p.qname()
 	if err != nil {
