@@ -9,7 +9,7 @@ import (
 	"github.com/seqd/seqd/sql"
 )
 
-var arity = map[string][2]int{"nextval": {1, 1}, "currval": {1, 1}, "lastval": {0, 0}, "setval": {2, 3}, "seqd_reserve": {2, 2}}
+var arity = map[string][2]int{"nextval": {1, 1}, "currval": {1, 1}, "lastval": {0, 1}, "setval": {2, 3}, "seqd_reserve": {2, 2}, "seqd_release": {3, 3}}
 
 // bulkChunk is how many values one generate_series row batch reserves.
 const bulkChunk = 1 << 16
@@ -56,8 +56,11 @@ func (s *session) call(ctx context.Context, st *sql.SelectCall, params []datum) 
 
 // callColumns is the result shape of a sequence function.
 func callColumns(c sql.Call) []column {
-	if c.Func == "seqd_reserve" {
+	switch c.Func {
+	case "seqd_reserve":
 		return []column{{"first", oidInt8}, {"last", oidInt8}, {"increment", oidInt8}}
+	case "seqd_release":
+		return []column{{c.Column, oidBool}}
 	}
 	return []column{{c.Column, oidInt8}}
 }
@@ -121,7 +124,7 @@ func (s *session) callOnce(ctx context.Context, c sql.Call, params []datum) ([]d
 		}
 		return []datum{{}}
 	}
-	if c.Func == "lastval" {
+	if c.Func == "lastval" && len(c.Args) == 0 {
 		id, v, ok := s.seqs.Lastval()
 		if ok {
 			if info, err := s.eng.Info(s.lastName); err != nil || info.ID != id {
@@ -146,12 +149,17 @@ func (s *session) callOnce(ctx context.Context, c sql.Call, params []datum) ([]d
 		s.seqs.Nextval(id, v)
 		s.lastName = n
 		return []datum{intDatum(v)}, nil
-	case "currval":
+	case "currval", "lastval":
 		info, err := s.eng.Info(n)
 		if err != nil {
 			return nil, err
 		}
 		v, ok := s.seqs.Currval(info.ID)
+		if !ok && c.Func == "lastval" {
+			// MariaDB's LASTVAL(s) and PREVIOUS VALUE FOR s: NULL until
+			// the session used s.
+			return null(), nil
+		}
 		if !ok {
 			return nil, &pgError{code: "55000", msg: fmt.Sprintf("currval of sequence \"%s\" is not yet defined in this session", n.Rel())}
 		}
@@ -192,6 +200,20 @@ func (s *session) callOnce(ctx context.Context, c sql.Call, params []datum) ([]d
 		s.seqs.Nextval(id, r.Last())
 		s.lastName = n
 		return []datum{intDatum(r.First), intDatum(r.Last()), intDatum(r.Increment)}, nil
+	case "seqd_release":
+		first, ok, err := intArg(c.Args[1], params)
+		if err != nil || !ok {
+			return null(), err
+		}
+		last, ok, err := intArg(c.Args[2], params)
+		if err != nil || !ok {
+			return null(), err
+		}
+		k, err := s.eng.Release(n, first, last)
+		if err != nil {
+			return nil, err
+		}
+		return []datum{boolDatum(k > 0)}, nil
 	}
 	return nil, &pgError{code: "42883", msg: fmt.Sprintf("function %s does not exist", c.Func)}
 }

@@ -24,7 +24,6 @@ type portal struct {
 	params  []datum
 	formats []int16 // result formats, as Bind gave them
 	res     *result // set once executed; rows may remain
-	sent    int64
 }
 
 // paramCount is the highest $n a statement uses.
@@ -225,7 +224,9 @@ func (c *conn) encodeRow(cols []column, row []datum, formats []int16) {
 var errSuspended = errors.New("portal suspended")
 
 // sendRows streams up to limit rows (0: all) and the completion.
-func (c *conn) sendRows(ctx context.Context, res *result, formats []int16, limit int64, sent *int64) error {
+// The completion counts the rows this call sent, as PostgreSQL's does for
+// each Execute of a portal.
+func (c *conn) sendRows(ctx context.Context, res *result, formats []int16, limit int64) error {
 	var n int64
 	for limit == 0 || n < limit {
 		row, ok, err := res.rows.next()
@@ -233,15 +234,17 @@ func (c *conn) sendRows(ctx context.Context, res *result, formats []int16, limit
 			return err
 		}
 		if !ok {
-			c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.tag + " " + strconv.FormatInt(*sent, 10))})
+			c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.tag + " " + strconv.FormatInt(n, 10))})
 			return nil
 		}
 		c.encodeRow(res.cols, row, formats)
 		c.be.Send(&pgproto3.DataRow{Values: c.vals})
 		n++
-		*sent++
 		if n%flushRows == 0 {
 			if err := c.be.Flush(); err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}

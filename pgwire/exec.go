@@ -83,6 +83,40 @@ type session struct {
 	seqs     alloc.Session
 	lastName engine.Name // the sequence lastval refers to
 	maxRows  int64       // the most rows one generate_series may produce
+	// tx is the transaction status ReadyForQuery reports: 'I' idle, 'T' in
+	// a transaction block, 'E' in a failed one. Blocks change nothing about
+	// sequences (nextval is non-transactional in PostgreSQL too, and seqd's
+	// DDL takes effect at once); they are tracked so that drivers see the
+	// states PostgreSQL gives them.
+	tx byte
+}
+
+// failed records that a statement failed: a transaction block, if one is
+// open, then ignores commands until it ends.
+func (s *session) failed() {
+	if s.tx == 'T' {
+		s.tx = 'E'
+	}
+}
+
+func (s *session) transaction(st *sql.Transaction) *result {
+	r := &result{tag: st.Tag}
+	switch {
+	case st.Tag == "BEGIN" && s.tx != 'I':
+		r.notice = warning("25001", "there is already a transaction in progress")
+	case st.Tag != "BEGIN" && s.tx == 'I':
+		r.notice = warning("25P01", "there is no transaction in progress")
+	case st.Tag == "COMMIT" && s.tx == 'E':
+		r.tag = "ROLLBACK"
+	}
+	if st.Tag == "BEGIN" {
+		if s.tx == 'I' {
+			s.tx = 'T'
+		}
+	} else {
+		s.tx = 'I'
+	}
+	return r
 }
 
 var showValues = map[string]string{
@@ -102,6 +136,10 @@ func notice(code, msg string) *pgproto3.NoticeResponse {
 	return &pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: code, Message: msg}
 }
 
+func warning(code, msg string) *pgproto3.NoticeResponse {
+	return &pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: code, Message: msg}
+}
+
 func engineName(q sql.QName) (engine.Name, error) {
 	schema := q.Schema
 	if schema == "" {
@@ -112,6 +150,12 @@ func engineName(q sql.QName) (engine.Name, error) {
 
 // exec runs one statement with its parameters.
 func (s *session) exec(ctx context.Context, st sql.Stmt, params []datum) (*result, error) {
+	if t, ok := st.(*sql.Transaction); ok {
+		return s.transaction(t), nil
+	}
+	if s.tx == 'E' {
+		return nil, &pgError{code: "25P02", msg: "current transaction is aborted, commands ignored until end of transaction block"}
+	}
 	switch st := st.(type) {
 	case *sql.CreateSequence:
 		n, err := engineName(st.Name)
@@ -172,10 +216,6 @@ func (s *session) exec(ctx context.Context, st sql.Stmt, params []datum) (*resul
 			return nil, &pgError{code: "42704", msg: fmt.Sprintf("unrecognized configuration parameter \"%s\"", st.Name)}
 		}
 		return &result{cols: []column{{st.Name, oidText}}, rows: &sliceRows{[][]datum{{textDatum(v)}}}, tag: "SHOW"}, nil
-	case *sql.Transaction:
-		// Sequence functions are non-transactional in PostgreSQL too, so a
-		// transaction block changes nothing about them.
-		return &result{tag: st.Tag}, nil
 	}
 	return nil, &pgError{code: "0A000", msg: fmt.Sprintf("statement %T not supported", st)}
 }
@@ -219,6 +259,31 @@ func resolve(v sql.Value, params []datum) (datum, error) {
 		return params[v.Param-1], nil
 	}
 	return datum{}, &pgError{code: "42703", msg: fmt.Sprintf("column \"%s\" does not exist", v.Name.Rel), pos: v.Pos}
+}
+
+// resolveNames does at Parse what PostgreSQL does there: a sequence named
+// by a literal (nextval('s'), SELECT ... FROM s) must exist, because
+// PostgreSQL turns the literal into the sequence's OID then. Names given as
+// parameters are looked up when the statement runs.
+func (s *session) resolveNames(st sql.Stmt) error {
+	var v sql.Value
+	switch st := st.(type) {
+	case *sql.SelectCall:
+		if len(st.Call.Args) == 0 || st.Call.Args[0].Kind != sql.VStr && st.Call.Args[0].Kind != sql.VName {
+			return nil
+		}
+		v = st.Call.Args[0]
+	case *sql.SelectSequence:
+		v = sql.Value{Kind: sql.VName, Name: st.Name}
+	default:
+		return nil
+	}
+	n, ok, err := seqArg(v, nil)
+	if err != nil || !ok {
+		return err
+	}
+	_, err = s.eng.Info(n)
+	return err
 }
 
 func seqArg(v sql.Value, params []datum) (engine.Name, bool, error) {

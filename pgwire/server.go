@@ -5,6 +5,7 @@ package pgwire
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -40,6 +41,7 @@ type Server struct {
 	mu       sync.Mutex
 	ln       []net.Listener
 	conns    map[*conn]struct{}
+	byPID    map[uint32]*conn // for CancelRequest
 	shutdown bool
 	wg       sync.WaitGroup
 }
@@ -52,7 +54,7 @@ func NewServer(cfg Config) *Server {
 	if cfg.MaxMessage <= 0 {
 		cfg.MaxMessage = 1 << 20
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}, byPID: map[uint32]*conn{}}
 	if s.log == nil {
 		s.log = log.Default()
 	}
@@ -84,7 +86,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			}
 			return err
 		}
-		c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, nc), sess: session{eng: s.cfg.Engine, maxRows: s.cfg.MaxBulkRows}}
+		c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, nc), sess: session{eng: s.cfg.Engine, maxRows: s.cfg.MaxBulkRows, tx: 'I'}}
 		c.be.SetMaxBodyLen(s.cfg.MaxMessage)
 		s.mu.Lock()
 		if s.shutdown {
@@ -100,6 +102,9 @@ func (s *Server) Serve(ln net.Listener) error {
 			c.serve()
 			s.mu.Lock()
 			delete(s.conns, c)
+			if s.byPID[c.pid] == c {
+				delete(s.byPID, c.pid)
+			}
 			s.mu.Unlock()
 		}()
 	}
@@ -140,9 +145,14 @@ type conn struct {
 	be   *pgproto3.Backend
 	sess session
 
+	pid    uint32 // BackendKeyData: what a CancelRequest names
+	secret [4]byte
+
 	mu       sync.Mutex
 	busy     bool // executing a message: shutdown waits for it
 	stopping bool
+	ctx      context.Context // the running message's; canceled by a CancelRequest
+	cancel   context.CancelFunc
 
 	stmts   map[string]*prepared
 	portals map[string]*portal
@@ -170,6 +180,34 @@ func (c *conn) setBusy(b bool) bool {
 	return c.stopping
 }
 
+// context is what the next message runs under: the connection's, until a
+// CancelRequest cancels it, then a new one.
+func (c *conn) context() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ctx == nil || c.ctx.Err() != nil {
+		c.ctx, c.cancel = context.WithCancel(context.Background())
+	}
+	return c.ctx
+}
+
+// cancelRequest cancels what the connection with that key is executing,
+// if anything; PostgreSQL too makes no promise for a request that races
+// with the statement's end.
+func (s *Server) cancelRequest(pid uint32, secret []byte) {
+	s.mu.Lock()
+	c := s.byPID[pid]
+	s.mu.Unlock()
+	if c == nil || subtle.ConstantTimeCompare(secret, c.secret[:]) != 1 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.busy && c.cancel != nil {
+		c.cancel()
+	}
+}
+
 func (c *conn) serve() {
 	defer c.nc.Close()
 	if !c.startup() {
@@ -177,8 +215,13 @@ func (c *conn) serve() {
 	}
 	c.stmts = map[string]*prepared{}
 	c.portals = map[string]*portal{}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	defer func() {
+		c.mu.Lock()
+		if c.cancel != nil {
+			c.cancel()
+		}
+		c.mu.Unlock()
+	}()
 	for {
 		msg, err := c.be.Receive()
 		if c.setBusy(true) {
@@ -194,7 +237,7 @@ func (c *conn) serve() {
 			}
 			return
 		}
-		if !c.handle(ctx, msg) {
+		if !c.handle(c.context(), msg) {
 			return
 		}
 		if c.setBusy(false) {
@@ -219,14 +262,15 @@ func (c *conn) startup() bool {
 		if err != nil {
 			return false
 		}
-		switch msg.(type) {
+		switch m := msg.(type) {
 		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
 			if _, err := c.nc.Write([]byte{'N'}); err != nil {
 				return false
 			}
 			continue
 		case *pgproto3.CancelRequest:
-			return false // cancellation is not supported yet; the request is dropped
+			c.srv.cancelRequest(m.ProcessID, m.SecretKey)
+			return false
 		case *pgproto3.StartupMessage:
 		default:
 			return false
@@ -240,11 +284,27 @@ func (c *conn) startup() bool {
 		} {
 			c.be.Send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
 		}
-		var key [8]byte
-		rand.Read(key[:])
-		c.be.Send(&pgproto3.BackendKeyData{ProcessID: binary.BigEndian.Uint32(key[:4]) >> 1, SecretKey: key[4:]})
+		c.srv.register(c)
+		c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
 		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 		return c.be.Flush() == nil
+	}
+}
+
+// register gives c a process ID and secret key of its own for
+// CancelRequest.
+func (s *Server) register(c *conn) {
+	rand.Read(c.secret[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		var b [4]byte
+		rand.Read(b[:])
+		c.pid = binary.BigEndian.Uint32(b[:]) >> 1
+		if c.pid != 0 && s.byPID[c.pid] == nil {
+			s.byPID[c.pid] = c
+			return
+		}
 	}
 }
 
@@ -253,11 +313,11 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 	switch m := msg.(type) {
 	case *pgproto3.Query:
 		c.simpleQuery(ctx, m.String)
-		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.tx})
 		return c.be.Flush() == nil
 	case *pgproto3.Sync:
 		c.failed = false
-		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.tx})
 		return c.be.Flush() == nil
 	case *pgproto3.Flush:
 		return c.be.Flush() == nil
@@ -269,6 +329,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		}
 		if err := c.extended(ctx, msg); err != nil {
 			c.failed = true
+			c.sess.failed()
 			c.be.Send(toErrorResponse(err))
 		}
 		return true
@@ -282,6 +343,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 func (c *conn) simpleQuery(ctx context.Context, q string) {
 	stmts, err := sql.Parse(q)
 	if err != nil {
+		c.sess.failed()
 		c.be.Send(toErrorResponse(err))
 		return
 	}
@@ -295,11 +357,11 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 			c.complete(res)
 			if res.cols != nil {
 				c.be.Send(rowDescription(res.cols, nil))
-				var sent int64
-				err = c.sendRows(ctx, res, nil, 0, &sent)
+				err = c.sendRows(ctx, res, nil, 0)
 			}
 		}
 		if err != nil {
+			c.sess.failed()
 			c.be.Send(toErrorResponse(err))
 			return
 		}
@@ -315,6 +377,11 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 		}
 		if len(stmts) > 1 {
 			return &pgError{code: "42601", msg: "cannot insert multiple commands into a prepared statement"}
+		}
+		if len(stmts) == 1 {
+			if err := c.sess.resolveNames(stmts[0]); err != nil {
+				return err
+			}
 		}
 		p := &prepared{}
 		if len(stmts) == 1 {
@@ -362,7 +429,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 			c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.res.tag)})
 			return nil
 		}
-		err := c.sendRows(ctx, pt.res, pt.formats, int64(m.MaxRows), &pt.sent)
+		err := c.sendRows(ctx, pt.res, pt.formats, int64(m.MaxRows))
 		if errors.Is(err, errSuspended) {
 			c.be.Send(&pgproto3.PortalSuspended{})
 			return nil

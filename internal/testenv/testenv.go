@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,17 +12,41 @@ import (
 )
 
 // PostgresDSN is the connection string of the PostgreSQL 15 that
-// scripts/test-deps.sh starts. Without it the test is skipped, unless
-// SEQD_REQUIRE_PG is set (as scripts/test does), when it fails.
-func PostgresDSN(t testing.TB) string {
-	dsn := os.Getenv("SEQD_TEST_PG_DSN")
-	if dsn == "" {
-		if os.Getenv("SEQD_REQUIRE_PG") != "" {
-			t.Fatal("SEQD_TEST_PG_DSN is not set; run scripts/test")
-		}
-		t.Skip("no PostgreSQL: run scripts/test, or set SEQD_TEST_PG_DSN")
+// scripts/test-deps.sh starts.
+func PostgresDSN(t testing.TB) string { return need(t, "SEQD_TEST_PG_DSN", "PostgreSQL") }
+
+// Python is a Python interpreter with psycopg, from scripts/test-deps.sh.
+func Python(t testing.TB) string { return need(t, "SEQD_TEST_PYTHON", "Python with psycopg") }
+
+// need reads what scripts/test-deps.sh exported into env. Without it the
+// test is skipped, unless SEQD_REQUIRE_DEPS is set (as scripts/test does),
+// when it fails.
+func need(t testing.TB, env, what string) string {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		missing(t, fmt.Sprintf("no %s: run scripts/test, or set %s", what, env))
 	}
-	return dsn
+	return v
+}
+
+func missing(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("SEQD_REQUIRE_DEPS") != "" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+}
+
+// Command is the path of a program the tests run, such as psql or
+// pgbench (installed with PostgreSQL by scripts/test-deps.sh).
+func Command(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		missing(t, fmt.Sprintf("no %s: run scripts/test", name))
+	}
+	return p
 }
 
 var (

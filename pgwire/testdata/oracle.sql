@@ -97,3 +97,25 @@ select nextval(NULL)
 select setval('o_m', -5, NULL)
 create sequence o_n start with -5 increment by 2 minvalue -10 maxvalue 10 cache 3 no cycle
 select nextval('o_n') from generate_series(1, 12)
+-- Transaction blocks: nextval is not undone; a failed block ignores
+-- commands until it ends.
+create sequence txs
+begin
+begin
+select nextval('txs')
+rollback
+select currval('txs')
+begin
+select nextval('nope_tx')
+select 1
+select nextval('txs')
+commit
+commit
+rollback
+select nextval('txs')
+-- Functions in FROM.
+select * from nextval('txs')
+select * from nextval('txs') as n
+select * from setval('txs', 50) s
+select * from currval('txs')
+drop sequence txs
