@@ -86,28 +86,40 @@ func (s *Server) Serve(ln net.Listener) error {
 			}
 			return err
 		}
-		c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, nc), sess: session{eng: s.cfg.Engine, maxRows: s.cfg.MaxBulkRows, tx: 'I'}}
-		c.be.SetMaxBodyLen(s.cfg.MaxMessage)
-		s.mu.Lock()
-		if s.shutdown {
-			s.mu.Unlock()
-			nc.Close()
+		c := s.track(nc)
+		if c == nil {
 			return nil
 		}
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go func() {
-			defer s.wg.Done()
-			c.serve()
-			s.mu.Lock()
-			delete(s.conns, c)
-			if s.byPID[c.pid] == c {
-				delete(s.byPID, c.pid)
-			}
-			s.mu.Unlock()
-		}()
+		go s.serveConn(c)
 	}
+}
+
+// track makes a connection of nc, counted until serveConn ends; nil (and
+// nc closed) once the server is shutting down.
+func (s *Server) track(nc net.Conn) *conn {
+	c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, nc), sess: session{eng: s.cfg.Engine, maxRows: s.cfg.MaxBulkRows, tx: 'I'}}
+	c.be.SetMaxBodyLen(s.cfg.MaxMessage)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdown {
+		nc.Close()
+		return nil
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	return c
+}
+
+// serveConn serves c until it ends.
+func (s *Server) serveConn(c *conn) {
+	defer s.wg.Done()
+	c.serve()
+	s.mu.Lock()
+	delete(s.conns, c)
+	if s.byPID[c.pid] == c {
+		delete(s.byPID, c.pid)
+	}
+	s.mu.Unlock()
 }
 
 // Shutdown stops accepting, lets every connection finish the messages it
