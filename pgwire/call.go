@@ -43,7 +43,7 @@ func (s *session) call(ctx context.Context, st *sql.SelectCall, params []datum) 
 		count = to - from + 1
 	}
 	if c.Func == "nextval" {
-		n, ok, err := seqArg(c.Args[0], params)
+		n, ok, err := s.seqArg(c.Args[0], params)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func (s *session) callOnce(ctx context.Context, c sql.Call, params []datum) ([]d
 		}
 		return []datum{intDatum(v)}, nil
 	}
-	n, ok, err := seqArg(c.Args[0], params)
+	n, ok, err := s.seqArg(c.Args[0], params)
 	if err != nil || !ok {
 		return null(), err
 	}

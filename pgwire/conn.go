@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -134,11 +135,17 @@ func decodeParams(b *pgproto3.Bind, oids []uint32) ([]datum, error) {
 }
 
 // rowDescription describes a result's columns in the given formats.
-func rowDescription(cols []column, formats []int16) *pgproto3.RowDescription {
-	rd := &pgproto3.RowDescription{Fields: make([]pgproto3.FieldDescription, len(cols))}
-	for i, c := range cols {
+// rowDescription describes cols in c's reused message; Send encodes it at
+// once, so one is enough.
+func (c *conn) rowDescription(cols []column, formats []int16) *pgproto3.RowDescription {
+	rd := &c.rd
+	if cap(rd.Fields) < len(cols) {
+		rd.Fields = make([]pgproto3.FieldDescription, len(cols))
+	}
+	rd.Fields = rd.Fields[:len(cols)]
+	for i, col := range cols {
 		size := int16(8)
-		switch c.oid {
+		switch col.oid {
 		case oidBool:
 			size = 1
 		case oidInt4, oidRegtype:
@@ -148,7 +155,8 @@ func rowDescription(cols []column, formats []int16) *pgproto3.RowDescription {
 		case oidName:
 			size = 64
 		}
-		rd.Fields[i] = pgproto3.FieldDescription{Name: []byte(c.name), DataTypeOID: c.oid, DataTypeSize: size, TypeModifier: -1, Format: formatOf(formats, i)}
+		f := &rd.Fields[i]
+		*f = pgproto3.FieldDescription{Name: append(f.Name[:0], col.name...), DataTypeOID: col.oid, DataTypeSize: size, TypeModifier: -1, Format: formatOf(formats, i)}
 	}
 	return rd
 }
@@ -168,16 +176,29 @@ func formatOf(formats []int16, i int) int16 {
 
 var regtypeOIDs = map[string]uint32{"bigint": 20, "integer": 23, "smallint": 21}
 
-// encodeRow appends a row's values in their formats to c.buf and points
-// c.vals, the DataRow values, into it. All three buffers are reused from
-// row to row, so a long result allocates nothing per row.
-func (c *conn) encodeRow(cols []column, row []datum, formats []int16) {
-	buf, vals, starts := c.buf[:0], c.vals[:0], c.starts[:0]
+// encodedRows is a run of DataRow messages already in wire form, sent to
+// the backend as one message: a long result costs no allocation and no
+// pgproto3 encoding per row.
+type encodedRows struct{ b []byte }
+
+func (*encodedRows) Backend()                            {}
+func (*encodedRows) Decode([]byte) error                 { return errors.New("encodedRows: not decodable") }
+func (r *encodedRows) Encode(dst []byte) ([]byte, error) { return append(dst, r.b...), nil }
+
+// appendRow appends row as a DataRow message, its values in their
+// formats, to c.rows.b.
+func (c *conn) appendRow(cols []column, row []datum, formats []int16) {
+	buf := c.rows.b
+	start := len(buf)
+	buf = append(buf, 'D', 0, 0, 0, 0)
+	buf = binary.BigEndian.AppendUint16(buf, uint16(len(row)))
 	for i, d := range row {
-		starts = append(starts, len(buf))
 		if d.kind == dNull {
+			buf = binary.BigEndian.AppendUint32(buf, math.MaxUint32) // -1: NULL
 			continue
 		}
+		lenAt := len(buf)
+		buf = append(buf, 0, 0, 0, 0)
 		if formatOf(formats, i) == 0 {
 			switch d.kind {
 			case dInt:
@@ -191,33 +212,43 @@ func (c *conn) encodeRow(cols []column, row []datum, formats []int16) {
 			case dText:
 				buf = append(buf, d.s...)
 			}
-			continue
+		} else {
+			switch cols[i].oid {
+			case oidInt8:
+				buf = binary.BigEndian.AppendUint64(buf, uint64(d.i))
+			case oidInt4:
+				buf = binary.BigEndian.AppendUint32(buf, uint32(d.i))
+			case oidBool:
+				buf = append(buf, byte(d.i))
+			case oidRegtype:
+				buf = binary.BigEndian.AppendUint32(buf, regtypeOIDs[d.s])
+			default:
+				buf = append(buf, d.s...)
+			}
 		}
-		switch cols[i].oid {
-		case oidInt8:
-			buf = binary.BigEndian.AppendUint64(buf, uint64(d.i))
-		case oidInt4:
-			buf = binary.BigEndian.AppendUint32(buf, uint32(d.i))
-		case oidBool:
-			buf = append(buf, byte(d.i))
-		case oidRegtype:
-			buf = binary.BigEndian.AppendUint32(buf, regtypeOIDs[d.s])
-		default:
-			buf = append(buf, d.s...)
-		}
+		binary.BigEndian.PutUint32(buf[lenAt:], uint32(len(buf)-lenAt-4))
 	}
-	for i, d := range row {
-		if d.kind == dNull {
-			vals = append(vals, nil)
-			continue
-		}
-		end := len(buf)
-		if i+1 < len(row) {
-			end = starts[i+1]
-		}
-		vals = append(vals, buf[starts[i]:end:end])
+	binary.BigEndian.PutUint32(buf[start+1:], uint32(len(buf)-start-1))
+	c.rows.b = buf
+}
+
+// writeEncoded writes what the backend holds, then the rows encoded so
+// far straight to the connection, sparing a copy of a long result.
+func (c *conn) writeEncoded() error {
+	if err := c.be.Flush(); err != nil {
+		return err
 	}
-	c.buf, c.vals, c.starts = buf, vals, starts
+	_, err := c.nc.Write(c.rows.b)
+	c.rows.b = c.rows.b[:0]
+	return err
+}
+
+// sendEncoded hands the rows encoded so far to the backend.
+func (c *conn) sendEncoded() {
+	if len(c.rows.b) > 0 {
+		c.be.Send(&c.rows)
+		c.rows.b = c.rows.b[:0]
+	}
 }
 
 // errSuspended is not an error: the row limit of Execute was reached.
@@ -227,6 +258,7 @@ var errSuspended = errors.New("portal suspended")
 // The completion counts the rows this call sent, as PostgreSQL's does for
 // each Execute of a portal.
 func (c *conn) sendRows(ctx context.Context, res *result, formats []int16, limit int64) error {
+	defer c.sendEncoded() // rows before an error or a suspension go first
 	var n int64
 	for limit == 0 || n < limit {
 		row, ok, err := res.rows.next()
@@ -234,14 +266,14 @@ func (c *conn) sendRows(ctx context.Context, res *result, formats []int16, limit
 			return err
 		}
 		if !ok {
+			c.sendEncoded()
 			c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.tag + " " + strconv.FormatInt(n, 10))})
 			return nil
 		}
-		c.encodeRow(res.cols, row, formats)
-		c.be.Send(&pgproto3.DataRow{Values: c.vals})
+		c.appendRow(res.cols, row, formats)
 		n++
 		if n%flushRows == 0 {
-			if err := c.be.Flush(); err != nil {
+			if err := c.writeEncoded(); err != nil {
 				return err
 			}
 			if err := ctx.Err(); err != nil {

@@ -83,6 +83,8 @@ type session struct {
 	seqs     alloc.Session
 	lastName engine.Name // the sequence lastval refers to
 	maxRows  int64       // the most rows one generate_series may produce
+	regText  string      // the last sequence name resolved from text, and its Name
+	regName  engine.Name
 	// tx is the transaction status ReadyForQuery reports: 'I' idle, 'T' in
 	// a transaction block, 'E' in a failed one. Blocks change nothing about
 	// sequences (nextval is non-transactional in PostgreSQL too, and seqd's
@@ -278,7 +280,7 @@ func (s *session) resolveNames(st sql.Stmt) error {
 	default:
 		return nil
 	}
-	n, ok, err := seqArg(v, nil)
+	n, ok, err := s.seqArg(v, nil)
 	if err != nil || !ok {
 		return err
 	}
@@ -286,7 +288,9 @@ func (s *session) resolveNames(st sql.Stmt) error {
 	return err
 }
 
-func seqArg(v sql.Value, params []datum) (engine.Name, bool, error) {
+// seqArg resolves a sequence-name argument. The last name given as text is
+// remembered: clients repeat the same nextval('s') over and over.
+func (s *session) seqArg(v sql.Value, params []datum) (engine.Name, bool, error) {
 	if v.Kind == sql.VName {
 		n, err := engineName(v.Name)
 		return n, true, err
@@ -299,12 +303,18 @@ func seqArg(v sql.Value, params []datum) (engine.Name, bool, error) {
 	if d.kind != dText {
 		return engine.Name{}, false, &pgError{code: "42883", msg: "function argument must be a sequence name"}
 	}
+	if text == s.regText && text != "" {
+		return s.regName, true, nil
+	}
 	q, err := sql.ParseRegclass(text)
 	if err != nil {
 		return engine.Name{}, false, err
 	}
 	n, err := engineName(q)
-	return n, true, err
+	if err == nil {
+		s.regText, s.regName = text, n
+	}
+	return n, err == nil, err
 }
 
 func intArg(v sql.Value, params []datum) (int64, bool, error) {

@@ -168,10 +168,9 @@ type conn struct {
 
 	stmts   map[string]*prepared
 	portals map[string]*portal
-	failed  bool     // an extended-protocol error: skip until Sync
-	buf     []byte   // encodeRow's scratch: encoded values
-	vals    [][]byte // encodeRow's scratch: DataRow values
-	starts  []int    // encodeRow's scratch: where each value starts in buf
+	failed  bool                    // an extended-protocol error: skip until Sync
+	rows    encodedRows             // sendRows' scratch: DataRows in wire form
+	rd      pgproto3.RowDescription // rowDescription's scratch
 }
 
 // stop asks the connection to end after what it is executing; an idle
@@ -368,7 +367,7 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		if err == nil {
 			c.complete(res)
 			if res.cols != nil {
-				c.be.Send(rowDescription(res.cols, nil))
+				c.be.Send(c.rowDescription(res.cols, nil))
 				err = c.sendRows(ctx, res, nil, 0)
 			}
 		}
@@ -414,7 +413,14 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 		if err != nil {
 			return err
 		}
-		c.portals[m.DestinationPortal] = &portal{stmt: p.stmt, params: params, formats: m.ResultFormatCodes}
+		pt := c.portals[m.DestinationPortal]
+		if pt == nil || m.DestinationPortal != "" {
+			// A named portal is a new object each time; the unnamed one,
+			// rebound on every request of most drivers, is reused.
+			pt = &portal{}
+			c.portals[m.DestinationPortal] = pt
+		}
+		*pt = portal{stmt: p.stmt, params: params, formats: m.ResultFormatCodes}
 		c.be.Send(&pgproto3.BindComplete{})
 	case *pgproto3.Describe:
 		return c.describe(m)
@@ -487,7 +493,7 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 	if cols == nil {
 		c.be.Send(&pgproto3.NoData{})
 	} else {
-		c.be.Send(rowDescription(cols, formats))
+		c.be.Send(c.rowDescription(cols, formats))
 	}
 	return nil
 }

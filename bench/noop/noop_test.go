@@ -1,0 +1,32 @@
+package noop
+
+import (
+	"context"
+	"net"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestAnswers: simple and extended protocol queries, binary and text, get
+// the counter's successive values.
+func TestAnswers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go new(Server).Serve(ln)
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, "postgres://u@"+ln.Addr().String()+"/db?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for i, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec, pgx.QueryExecModeDescribeExec} {
+		var v int64
+		if err := c.QueryRow(ctx, "select nextval('s')", mode).Scan(&v); err != nil || v != int64(i+1) {
+			t.Fatalf("mode %v: %d, %v", mode, v, err)
+		}
+	}
+}
