@@ -35,10 +35,20 @@ func Parse(q string) ([]Stmt, error) {
 		}
 		out = append(out, s)
 		if !p.punct(";") && p.peek().kind != tEOF {
+			if t := p.peek(); t.kind == tIdent && clauseWords[t.text] {
+				return nil, unsupported("seqd does not support %s in this statement", strings.ToUpper(t.text))
+			}
 			return nil, p.syntaxError()
 		}
 	}
 }
+
+// clauseWords start SQL clauses seqd's statements do not take; after a
+// complete statement they are named in a 0A000 rather than reported as a
+// syntax error.
+var clauseWords = map[string]bool{"where": true, "order": true, "limit": true, "offset": true, "group": true,
+	"having": true, "join": true, "union": true, "intersect": true, "except": true, "for": true, "into": true,
+	"returning": true, "window": true, "fetch": true, "cross": true, "left": true, "inner": true}
 
 func (p *parser) peek() token { return p.toks[p.i] }
 

@@ -74,6 +74,8 @@ func TestParseErrors(t *testing.T) {
 		{"select 1.5", "0A000", `seqd supports only integer literals, not "1.5"`, 0},
 		{"select @", "42601", `syntax error at or near "@"`, 8},
 		{"SELECT NEXTVAL(s), 1", "0A000", "seqd supports one item per select list", 0},
+		{"select * from pg_sequences where sequencename = 's'", "0A000", "seqd does not support WHERE in this statement", 0},
+		{"select nextval('s') from generate_series(1, 3) order by 1", "0A000", "seqd does not support ORDER in this statement", 0},
 		{"select first from seqd_reserve('s', 5)", "0A000", "seqd supports only SELECT * FROM a sequence function", 0},
 	} {
 		_, err := Parse(tc.q)

@@ -35,7 +35,7 @@ func (p *parser) selectStmt() (Stmt, error) {
 		if alias, err = p.ident(); err != nil {
 			return nil, err
 		}
-	} else if t := p.peek(); t.kind == tQuotedIdent || t.kind == tIdent && t.text != "from" {
+	} else if t := p.peek(); t.kind == tQuotedIdent || t.kind == tIdent && t.text != "from" && !clauseWords[t.text] {
 		alias = t.text
 		p.next()
 	}
@@ -91,7 +91,7 @@ func (p *parser) alias() (string, error) {
 	if p.kw("as") {
 		return p.ident()
 	}
-	if t := p.peek(); t.kind == tIdent || t.kind == tQuotedIdent {
+	if t := p.peek(); t.kind == tIdent && !clauseWords[t.text] || t.kind == tQuotedIdent {
 		p.next()
 		return t.text, nil
 	}
