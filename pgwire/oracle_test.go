@@ -22,6 +22,13 @@ import (
 // startSeqd serves an engine on an in-memory store on a loopback port.
 func startSeqd(t testing.TB) string {
 	t.Helper()
+	dsn, _ := startServer(t)
+	return dsn
+}
+
+// startServer is startSeqd that also returns the server.
+func startServer(t testing.TB) (string, *Server) {
+	t.Helper()
 	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +47,7 @@ func startSeqd(t testing.TB) string {
 		srv.Shutdown(context.Background())
 		eng.Close()
 	})
-	return fmt.Sprintf("postgres://u@%s/db?sslmode=disable", ln.Addr())
+	return fmt.Sprintf("postgres://u@%s/db?sslmode=disable", ln.Addr()), srv
 }
 
 // outcome is what one statement produced, in comparable form.

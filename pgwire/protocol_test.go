@@ -257,3 +257,47 @@ func TestCancelRequest(t *testing.T) {
 		t.Fatalf("with a wrong key: %d rows, %v", n, err)
 	}
 }
+
+// TestShutdownFinishesRequests: Shutdown lets a request under way (a long
+// stream, sent in the extended protocol) finish to its last row and its
+// Sync, then ends the connection with 57P01; idle connections end at
+// once.
+func TestShutdownFinishesRequests(t *testing.T) {
+	ctx := context.Background()
+	dsn, srv := startServer(t)
+	busy, err := pgconn.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close(ctx)
+	idle, err := pgconn.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close(ctx)
+	if err := busy.Exec(ctx, "create sequence sd cache 100000").Close(); err != nil {
+		t.Fatal(err)
+	}
+	const rows = 500000
+	rr := busy.ExecParams(ctx, fmt.Sprintf("select nextval('sd') from generate_series(1, %d)", rows), nil, nil, nil, nil)
+	if !rr.NextRow() {
+		t.Fatal(rr.Close())
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- srv.Shutdown(ctx) }()
+	n := 1
+	for rr.NextRow() {
+		n++
+	}
+	if _, err := rr.Close(); err != nil || n != rows {
+		t.Fatalf("in-flight stream: %d of %d rows, %v", n, rows, err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]*pgconn.PgConn{"busy": busy, "idle": idle} {
+		if err := c.Exec(ctx, "select 1").Close(); err == nil {
+			t.Fatalf("%s connection still served after shutdown", name)
+		}
+	}
+}

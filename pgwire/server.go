@@ -168,9 +168,12 @@ type conn struct {
 
 	stmts   map[string]*prepared
 	portals map[string]*portal
-	failed  bool                    // an extended-protocol error: skip until Sync
-	rows    encodedRows             // sendRows' scratch: DataRows in wire form
-	rd      pgproto3.RowDescription // rowDescription's scratch
+	failed  bool // an extended-protocol error: skip until Sync
+	// inRequest: extended-protocol messages arrived that their Sync has
+	// not yet closed; shutdown lets the request finish.
+	inRequest bool
+	rows      encodedRows             // sendRows' scratch: DataRows in wire form
+	rd        pgproto3.RowDescription // rowDescription's scratch
 }
 
 // stop asks the connection to end after what it is executing; an idle
@@ -235,7 +238,9 @@ func (c *conn) serve() {
 	}()
 	for {
 		msg, err := c.be.Receive()
-		if c.setBusy(true) {
+		// Shutting down: a request under way (extended-protocol messages
+		// up to their Sync) is finished; no new one is started.
+		if c.setBusy(true) && (err != nil || !c.inRequest) {
 			c.terminate()
 			return
 		}
@@ -251,7 +256,7 @@ func (c *conn) serve() {
 		if !c.handle(c.context(), msg) {
 			return
 		}
-		if c.setBusy(false) {
+		if c.setBusy(false) && !c.inRequest {
 			c.terminate()
 			return
 		}
@@ -321,6 +326,12 @@ func (s *Server) register(c *conn) {
 
 // handle processes one message; false ends the connection.
 func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
+	switch msg.(type) {
+	case *pgproto3.Query, *pgproto3.Sync, *pgproto3.Terminate:
+		c.inRequest = false
+	default:
+		c.inRequest = true
+	}
 	switch m := msg.(type) {
 	case *pgproto3.Query:
 		c.simpleQuery(ctx, m.String)
