@@ -2,17 +2,12 @@ package pgwire
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net"
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/jackc/pgx/v5/pgproto3"
-
-	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/storage/embedded"
 )
 
 // encode concatenates the wire form of frontend messages.
@@ -63,16 +58,7 @@ func serveBytes(t *testing.T, srv *Server, in []byte, wait bool) []byte {
 // the connection must end when the client goes, and the next well-formed
 // connection must be served as usual.
 func FuzzProtocol(f *testing.F) {
-	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
-	if err != nil {
-		f.Fatal(err)
-	}
-	eng, err := engine.Open(context.Background(), engine.Config{Store: st})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { eng.Close() })
-	srv := NewServer(Config{Engine: eng, MaxBulkRows: 1000, MaxMessage: 1 << 16})
+	srv := NewServer(Config{Engine: memEngine(f), MaxBulkRows: 1000, MaxMessage: 1 << 16})
 
 	f.Add(encode(f, fuzzStartup, &pgproto3.Query{String: "create sequence if not exists f cache 10; select nextval('f')"}, &pgproto3.Terminate{}))
 	f.Add(encode(f, &pgproto3.SSLRequest{}, fuzzStartup, &pgproto3.Query{String: "select * from seqd_reserve('f', 5)"}))

@@ -26,27 +26,32 @@ func startSeqd(t testing.TB) string {
 	return dsn
 }
 
-// startServer is startSeqd that also returns the server.
-func startServer(t testing.TB) (string, *Server) {
-	t.Helper()
+// memEngine opens an engine on an in-memory store, closed when tb ends.
+func memEngine(tb testing.TB) *engine.Engine {
+	tb.Helper()
 	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	eng, err := engine.Open(context.Background(), engine.Config{Store: st})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { eng.Close() })
+	return eng
+}
+
+// startServer is startSeqd that also returns the server.
+func startServer(t testing.TB) (string, *Server) {
+	t.Helper()
+	eng := memEngine(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := NewServer(Config{Engine: eng, MaxBulkRows: 1_000_000})
 	go srv.Serve(ln)
-	t.Cleanup(func() {
-		srv.Shutdown(context.Background())
-		eng.Close()
-	})
+	t.Cleanup(func() { srv.Shutdown(context.Background()) }) // before eng closes
 	return fmt.Sprintf("postgres://u@%s/db?sslmode=disable", ln.Addr()), srv
 }
 

@@ -187,22 +187,27 @@ func (c *conn) stop() {
 	}
 }
 
-func (c *conn) setBusy(b bool) bool {
+// begin marks the connection busy with a message and returns the context
+// it runs under: the connection's, until a CancelRequest cancels it, then a
+// new one. Both happen under one lock, so a cancel that finds the
+// connection busy always reaches the context the message uses. stopping
+// reports a shutdown.
+func (c *conn) begin() (ctx context.Context, stopping bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.busy = b
-	return c.stopping
-}
-
-// context is what the next message runs under: the connection's, until a
-// CancelRequest cancels it, then a new one.
-func (c *conn) context() context.Context {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.busy = true
 	if c.ctx == nil || c.ctx.Err() != nil {
 		c.ctx, c.cancel = context.WithCancel(context.Background())
 	}
-	return c.ctx
+	return c.ctx, c.stopping
+}
+
+// end marks the connection idle; stopping reports a shutdown.
+func (c *conn) end() (stopping bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.busy = false
+	return c.stopping
 }
 
 // cancelRequest cancels what the connection with that key is executing,
@@ -240,7 +245,8 @@ func (c *conn) serve() {
 		msg, err := c.be.Receive()
 		// Shutting down: a request under way (extended-protocol messages
 		// up to their Sync) is finished; no new one is started.
-		if c.setBusy(true) && (err != nil || !c.inRequest) {
+		ctx, stopping := c.begin()
+		if stopping && (err != nil || !c.inRequest) {
 			c.terminate()
 			return
 		}
@@ -253,10 +259,10 @@ func (c *conn) serve() {
 			}
 			return
 		}
-		if !c.handle(c.context(), msg) {
+		if !c.handle(ctx, msg) {
 			return
 		}
-		if c.setBusy(false) && !c.inRequest {
+		if c.end() && !c.inRequest {
 			c.terminate()
 			return
 		}
