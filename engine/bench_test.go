@@ -131,7 +131,7 @@ func BenchmarkMemory1M(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for s := range all {
-					if _, err := e.reserve(ctx, s, 1); err != nil {
+					if _, err := e.reserve(ctx, s, 1, true); err != nil {
 						b.Error(err)
 					}
 				}

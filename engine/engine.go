@@ -207,19 +207,35 @@ func (e *Engine) Nextval(ctx context.Context, n Name) (id uint64, v int64, err e
 	if err != nil {
 		return 0, 0, err
 	}
-	r, err := e.reserve(ctx, s, 1)
+	r, err := e.reserve(ctx, s, 1, true)
 	return s.id, r.First, err
 }
 
 // MaxReserve is the most values one Reserve hands out.
 const MaxReserve = 1 << 31
 
-// Reserve hands out up to n consecutive values (n >= 1) as one range. The
-// range holds fewer than n values when it reaches the sequence's limit
-// (the next call then wraps with CYCLE, or fails without), when n exceeds
-// MaxReserve, or when a prefetched window ends first; callers that want
-// exactly n call again for the rest.
+// Reserve hands out count consecutive values (count >= 1) as one range,
+// waiting for the durable mark to cover them if the window in memory
+// holds fewer. The range holds fewer than count values only when it
+// reaches the sequence's limit (the next call then wraps with CYCLE, or
+// fails without), when count exceeds MaxReserve, or, rarely, when other
+// callers keep emptying the window first (after maxWholeWaits writes).
 func (e *Engine) Reserve(ctx context.Context, n Name, count int64) (id uint64, r alloc.Range, err error) {
+	return e.reserveRange(ctx, n, count, true)
+}
+
+// ReserveUpTo is Reserve for callers that stream values and call again
+// for the rest: when the window in memory holds some values but fewer
+// than count, it hands those out at once rather than wait for the disk.
+func (e *Engine) ReserveUpTo(ctx context.Context, n Name, count int64) (id uint64, r alloc.Range, err error) {
+	return e.reserveRange(ctx, n, count, false)
+}
+
+// maxWholeWaits bounds how many writes a whole range waits for before it
+// takes a partial window, so a busy sequence cannot starve it.
+const maxWholeWaits = 3
+
+func (e *Engine) reserveRange(ctx context.Context, n Name, count int64, whole bool) (id uint64, r alloc.Range, err error) {
 	if count < 1 {
 		return 0, alloc.Range{}, &Error{Kind: alloc.ErrInvalidOption, Msg: fmt.Sprintf("range size must be positive, not %d", count)}
 	}
@@ -227,7 +243,7 @@ func (e *Engine) Reserve(ctx context.Context, n Name, count int64) (id uint64, r
 	if err != nil {
 		return 0, alloc.Range{}, err
 	}
-	r, err = e.reserve(ctx, s, min(count, MaxReserve))
+	r, err = e.reserve(ctx, s, min(count, MaxReserve), whole)
 	return s.id, r, err
 }
 

@@ -221,3 +221,35 @@ func TestRelease(t *testing.T) {
 		t.Fatalf("release of unknown sequence: %v", err)
 	}
 }
+
+// TestReserveWhole: a range bigger than the window in memory waits for
+// the mark to cover it and comes back whole; ReserveUpTo hands out the
+// window at once; both stop at the limit.
+func TestReserveWhole(t *testing.T) {
+	e := openFS(t, vfs.NewMem())
+	defer e.Close()
+	n := mustName(t, "w")
+	if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(32), Max: i64(2000)}, false); err != nil {
+		t.Fatal(err)
+	}
+	next(t, e, n) // 1; the window now holds a few values
+	if info, _ := e.Info(n); info.Window < 1 || info.Window >= 1000 {
+		t.Fatalf("window %d: the test needs a small non-empty one", info.Window)
+	}
+	_, r, err := e.Reserve(ctx, n, 1000)
+	if err != nil || r.First != 2 || r.Count != 1000 {
+		t.Fatalf("Reserve(1000) = %+v, %v; want 2.. with 1000 values", r, err)
+	}
+	_, r, err = e.ReserveUpTo(ctx, n, 1000)
+	if err != nil || r.First != 1002 || r.Count < 1 || r.Count > 32 {
+		t.Fatalf("ReserveUpTo(1000) = %+v, %v; want the window from 1002 (at most 32 values)", r, err)
+	}
+	from := r.Last() + 1
+	_, r, err = e.Reserve(ctx, n, 5000)
+	if err != nil || r.First != from || r.Last() != 2000 {
+		t.Fatalf("Reserve(5000) near the limit = %+v, %v; want %d..2000", r, err, from)
+	}
+	if _, _, err := e.Reserve(ctx, n, 1); !errors.Is(err, alloc.ErrLimitReached) {
+		t.Fatalf("past the limit: %v", err)
+	}
+}

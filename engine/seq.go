@@ -98,30 +98,39 @@ func (s *seq) waitIdleLocked(ctx context.Context) error {
 	return nil
 }
 
-// reserve hands out up to n values from the window, waiting for the mark to
-// be extended when the window is empty.
-func (e *Engine) reserve(ctx context.Context, s *seq, n int64) (alloc.Range, error) {
+// reserve hands out n values from the window (whole), or up to n, waiting
+// for the mark to be extended when the window holds too few.
+func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (alloc.Range, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	waited := false
+	waits := 0
 	for {
 		if err := s.usableLocked(); err != nil {
 			return alloc.Range{}, err
 		}
-		// A caller that waited has its demand counted in the write in
-		// flight; taking part of an older window and leaving would turn
-		// that write into prefetch beyond CACHE, so it waits for all of it.
-		if s.remaining > 0 && (!waited || !s.writing || s.remaining >= n) {
-			r, next, err := s.opts.Reserve(s.cur, min(n, s.remaining), s.name().Rel())
-			if err != nil {
-				// Unreachable: a non-empty window lies before the limit.
-				return alloc.Range{}, err
+		if s.remaining > 0 {
+			// enough: all n, or all the sequence has left before its
+			// limit. Otherwise a whole range waits for a write that
+			// covers it (its demand is counted in it), giving up after
+			// maxWholeWaits if other callers keep taking the window
+			// first. An up-to range takes what is there, except that a
+			// caller that waited has its demand counted in the write in
+			// flight; taking part of an older window and leaving would
+			// turn that write into prefetch beyond CACHE, so it waits for
+			// all of it.
+			enough := s.remaining >= n || s.remaining >= s.opts.Left(s.cur)
+			if enough || (whole && waits >= maxWholeWaits) || (!whole && (waits == 0 || !s.writing)) {
+				r, next, err := s.opts.Reserve(s.cur, min(n, s.remaining), s.name().Rel())
+				if err != nil {
+					// Unreachable: a non-empty window lies before the limit.
+					return alloc.Range{}, err
+				}
+				s.cur = next
+				s.remaining -= r.Count
+				s.granted = r.Count
+				e.refillLocked(s)
+				return r, nil
 			}
-			s.cur = next
-			s.remaining -= r.Count
-			s.granted = r.Count
-			e.refillLocked(s)
-			return r, nil
 		}
 		if !s.opts.Cycle && s.opts.Left(s.cur) == 0 {
 			_, _, err := s.opts.Reserve(s.cur, 1, s.name().Rel())
@@ -131,7 +140,7 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64) (alloc.Range, err
 		e.refillLocked(s)
 		err := s.waitLocked(ctx)
 		s.demand -= n
-		waited = true
+		waits++
 		if err != nil {
 			return alloc.Range{}, err
 		}

@@ -82,7 +82,7 @@ func (b *bulkNextval) next() ([]datum, bool, error) {
 		return nil, false, nil
 	}
 	if b.i == b.r.Count {
-		id, r, err := b.s.eng.Reserve(b.ctx, b.name, min(b.left, bulkChunk))
+		id, r, err := b.s.eng.ReserveUpTo(b.ctx, b.name, min(b.left, bulkChunk))
 		if err != nil {
 			return nil, false, err
 		}
