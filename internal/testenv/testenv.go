@@ -15,6 +15,10 @@ import (
 // scripts/test-deps.sh starts.
 func PostgresDSN(t testing.TB) string { return need(t, "SEQD_TEST_PG_DSN", "PostgreSQL") }
 
+// MariaDBDSN is the go-sql-driver/mysql data source name of the MariaDB
+// 10.11 that scripts/test-deps.sh starts.
+func MariaDBDSN(t testing.TB) string { return need(t, "SEQD_TEST_MARIADB_DSN", "MariaDB") }
+
 // Python is a Python interpreter with psycopg, from scripts/test-deps.sh.
 func Python(t testing.TB) string { return need(t, "SEQD_TEST_PYTHON", "Python with psycopg") }
 
