@@ -1,0 +1,118 @@
+package client_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/seqd/seqd/client"
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/server"
+)
+
+// seqdURL is the address of the seqd that TestMain runs in this process
+// for the tests and examples.
+var seqdURL string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "seqd-client-test")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	srv, err := server.Start(ctx, server.Config{DataDir: dir, Listen: "127.0.0.1:0", MaxBulkRows: 1 << 20})
+	if err != nil {
+		log.Fatal(err)
+	}
+	seqdURL = fmt.Sprintf("postgres://seqd@%s/seqd?sslmode=disable", srv.Addr())
+	code := m.Run()
+	if err := srv.Shutdown(ctx); err != nil {
+		log.Print(err)
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// kinds are the sources every test runs against.
+var kinds = []string{"seqd", "postgres-table", "mysql-table", "postgres-native", "mariadb-native"}
+
+var nameSeq atomic.Int64
+
+// freshName is a sequence name no earlier run used (the databases keep
+// their sequences between runs).
+func freshName() string {
+	return fmt.Sprintf("t%d_%d", time.Now().UnixNano(), nameSeq.Add(1))
+}
+
+func seqdPool(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), seqdURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+func openDB(t testing.TB, driver, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxIdleConns(32)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func postgresDSN(t testing.TB) string { return testenv.PostgresDSN(t) }
+func postgresDB(t testing.TB) *sql.DB { return openDB(t, "pgx", postgresDSN(t)) }
+func mariaDB(t testing.TB) *sql.DB    { return openDB(t, "mysql", testenv.MariaDBDSN(t)) }
+
+const testTable = "seqd_client_test_sequences"
+
+// source opens a source of the given kind; native sequences are made
+// with INCREMENT inc (the range size a batch of them can take).
+func source(t testing.TB, kind string, inc int64) client.Source {
+	t.Helper()
+	switch kind {
+	case "seqd":
+		return client.NewSeqd(seqdPool(t), client.SeqdOptions{})
+	case "postgres-table", "mysql-table":
+		var src *client.Table
+		var err error
+		if kind == "postgres-table" {
+			src, err = client.NewPostgresTable(postgresDB(t), client.TableOptions{Table: testTable})
+		} else {
+			src, err = client.NewMySQLTable(mariaDB(t), client.TableOptions{Table: testTable})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	case "postgres-native":
+		return client.NewPostgresNative(postgresDB(t), client.NativeOptions{Increment: inc})
+	case "mariadb-native":
+		return client.NewMariaDBNative(mariaDB(t), client.NativeOptions{Increment: inc})
+	}
+	t.Fatalf("unknown source %q", kind)
+	return nil
+}
+
+// created makes a fresh sequence starting at 1 in src.
+func created(t testing.TB, src client.Source) string {
+	t.Helper()
+	name := freshName()
+	if err := src.Create(context.Background(), name, 1); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}

@@ -1,0 +1,110 @@
+package client
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// kindOf maps a database error to one of the package's sentinels, or nil.
+// PostgreSQL errors are recognized by SQLSTATE (any driver whose errors
+// have an SQLState method: pgx, lib/pq), MySQL and MariaDB errors by
+// their error number.
+func kindOf(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		switch pg.SQLState() {
+		case "42P01": // undefined_table: no such sequence
+			return ErrNotFound
+		case "2200H", "22003": // sequence_generator_limit_exceeded, numeric_value_out_of_range
+			return ErrLimitReached
+		case "40001", "40P01": // serialization_failure, deadlock_detected
+			return ErrConflict
+		}
+		return nil
+	}
+	var my *mysql.MySQLError
+	if errors.As(err, &my) {
+		switch my.Number {
+		case 1146: // ER_NO_SUCH_TABLE
+			return ErrNotFound
+		case 4084, 1690: // ER_SEQUENCE_RUN_OUT, ER_DATA_OUT_OF_RANGE
+			return ErrLimitReached
+		case 1213, 1205: // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
+			return ErrConflict
+		}
+	}
+	return nil
+}
+
+// Retry bounds how often an operation that conflicts with concurrent
+// transactions is tried again. The zero value means the defaults.
+type Retry struct {
+	// Attempts is how many times to try in all; 0 means 10.
+	Attempts int
+	// Backoff is the first wait between attempts, doubled each time up to
+	// MaxBackoff, each wait drawn at random from [wait/2, wait]; 0 means
+	// 1ms.
+	Backoff time.Duration
+	// MaxBackoff caps the wait; 0 means 100ms.
+	MaxBackoff time.Duration
+}
+
+// do runs op until it succeeds, fails with an error that is not a
+// conflict, the attempts run out or ctx ends.
+func (r Retry) do(ctx context.Context, op func() error) error {
+	attempts, wait, most := r.Attempts, r.Backoff, r.MaxBackoff
+	if attempts <= 0 {
+		attempts = 10
+	}
+	if wait <= 0 {
+		wait = time.Millisecond
+	}
+	if most <= 0 {
+		most = 100 * time.Millisecond
+	}
+	for i := 1; ; i++ {
+		err := op()
+		if err == nil || i >= attempts || kindOf(err) != ErrConflict {
+			return err
+		}
+		t := time.NewTimer(wait/2 + rand.N(wait/2+1))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, most)
+	}
+}
+
+// RunTx runs fn in a transaction of db and commits it, running it again
+// from the start (up to retry's bounds) when the database reports a
+// conflict with a concurrent transaction, the way Spanner's client runs a
+// read-write transaction. fn's other errors roll back and are returned.
+// Use it around Sync.Next under contention.
+func RunTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, retry Retry, fn func(*sql.Tx) error) error {
+	err := retry.do(ctx, func() error {
+		tx, err := db.BeginTx(ctx, opts)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	})
+	if kindOf(err) == ErrConflict && !errors.Is(err, ErrConflict) {
+		return errors.Join(ErrConflict, err)
+	}
+	return err
+}
