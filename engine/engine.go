@@ -218,8 +218,7 @@ const MaxReserve = 1 << 31
 // waiting for the durable mark to cover them if the window in memory
 // holds fewer. The range holds fewer than count values only when it
 // reaches the sequence's limit (the next call then wraps with CYCLE, or
-// fails without), when count exceeds MaxReserve, or, rarely, when other
-// callers keep emptying the window first (after maxWholeWaits writes).
+// fails without) or when count exceeds MaxReserve.
 func (e *Engine) Reserve(ctx context.Context, n Name, count int64) (id uint64, r alloc.Range, err error) {
 	return e.reserveRange(ctx, n, count, true)
 }
@@ -230,10 +229,6 @@ func (e *Engine) Reserve(ctx context.Context, n Name, count int64) (id uint64, r
 func (e *Engine) ReserveUpTo(ctx context.Context, n Name, count int64) (id uint64, r alloc.Range, err error) {
 	return e.reserveRange(ctx, n, count, false)
 }
-
-// maxWholeWaits bounds how many writes a whole range waits for before it
-// takes a partial window, so a busy sequence cannot starve it.
-const maxWholeWaits = 3
 
 func (e *Engine) reserveRange(ctx context.Context, n Name, count int64, whole bool) (id uint64, r alloc.Range, err error) {
 	if count < 1 {

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -251,5 +253,44 @@ func TestReserveWhole(t *testing.T) {
 	}
 	if _, _, err := e.Reserve(ctx, n, 1); !errors.Is(err, alloc.ErrLimitReached) {
 		t.Fatalf("past the limit: %v", err)
+	}
+}
+
+// TestReserveWholeConcurrent: callers that keep asking for ranges larger
+// than the window all get whole ranges; none is starved into a partial
+// one by the others taking the write it waited for.
+func TestReserveWholeConcurrent(t *testing.T) {
+	e := openFS(t, vfs.NewMem())
+	defer e.Close()
+	n := mustName(t, "wc")
+	if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(1000)}, false); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				_, r, err := e.Reserve(ctx, n, 5000)
+				if err == nil && r.Count != 5000 {
+					err = fmt.Errorf("range of %d values, want 5000", r.Count)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if _, v, err := e.Nextval(ctx, n); err != nil || v <= r.Last() {
+					errs <- fmt.Errorf("nextval %d (%v) inside the range before it", v, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }

@@ -108,19 +108,24 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 		if err := s.usableLocked(); err != nil {
 			return alloc.Range{}, err
 		}
-		if s.remaining > 0 {
+		// A newcomer leaves alone the values that callers already
+		// waiting have counted as their demand (the write in flight or
+		// just done covers them), so that waiters are not starved.
+		avail := s.remaining
+		if waits == 0 {
+			avail = max(s.remaining-s.demand, 0)
+		}
+		if avail > 0 {
 			// enough: all n, or all the sequence has left before its
 			// limit. Otherwise a whole range waits for a write that
-			// covers it (its demand is counted in it), giving up after
-			// maxWholeWaits if other callers keep taking the window
-			// first. An up-to range takes what is there, except that a
-			// caller that waited has its demand counted in the write in
-			// flight; taking part of an older window and leaving would
-			// turn that write into prefetch beyond CACHE, so it waits for
-			// all of it.
-			enough := s.remaining >= n || s.remaining >= s.opts.Left(s.cur)
-			if enough || (whole && waits >= maxWholeWaits) || (!whole && (waits == 0 || !s.writing)) {
-				r, next, err := s.opts.Reserve(s.cur, min(n, s.remaining), s.name().Rel())
+			// covers it (its demand is counted in it). An up-to range
+			// takes what is there, except that a caller that waited has
+			// its demand counted in the write in flight; taking part of
+			// an older window and leaving would turn that write into
+			// prefetch beyond CACHE, so it waits for all of it.
+			enough := avail >= n || avail >= s.opts.Left(s.cur)
+			if enough || (!whole && (waits == 0 || !s.writing)) {
+				r, next, err := s.opts.Reserve(s.cur, min(n, avail), s.name().Rel())
 				if err != nil {
 					// Unreachable: a non-empty window lies before the limit.
 					return alloc.Range{}, err
