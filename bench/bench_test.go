@@ -1,0 +1,175 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/server"
+)
+
+// targets are an in-process seqd (cached and NO CACHE), the test
+// PostgreSQL and MariaDB.
+func targets(t *testing.T) []Target {
+	t.Helper()
+	ctx := context.Background()
+	srv, err := server.Start(ctx, server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", MaxBulkRows: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(ctx) })
+	ts, err := ParseTargets("seqd,seqd-nocache,postgres,postgres-nocache,mariadb", map[string]string{
+		Seqd:     fmt.Sprintf("postgres://bench@%s/bench?sslmode=disable", srv.Addr()),
+		Postgres: testenv.PostgresDSN(t),
+		MariaDB:  testenv.MariaDBDSN(t),
+	}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// TestWorkloads runs every workload briefly against every target and
+// checks what came back: the workloads themselves fail on a repeated
+// value or a count that does not add up; here the points are checked to
+// be all there, with the values their operations imply. Nothing is timed.
+func TestWorkloads(t *testing.T) {
+	ts := targets(t)
+	ctx := context.Background()
+	short := 150 * time.Millisecond
+	for _, tc := range []struct {
+		cfg    Config
+		points int                  // expected number of results
+		values func(r Result) int64 // values implied by r.Ops
+	}{
+		{Config{Workload: "nextval", Threads: []int{1, 3}, Duration: short}, 2 * 5, func(r Result) int64 { return r.Ops }},
+		{Config{Workload: "nextval", Threads: []int{2}, Duration: short, Rate: 500}, 5, func(r Result) int64 { return r.Ops }},
+		{Config{Workload: "ceiling", Threads: []int{2}, Duration: short}, 6, func(r Result) int64 { return r.Ops }},
+		{Config{Workload: "bulk", Threads: []int{2}, Duration: short, BulkSize: 500}, 7, func(r Result) int64 { return r.Ops * 500 }},
+		{Config{Workload: "multi", Threads: []int{4}, Duration: short, Sequences: 3}, 10, func(r Result) int64 { return r.Ops }},
+		// 4 modes: sync over the 3 table targets, the rest over all 5.
+		{Config{Workload: "spanner", Threads: []int{3}, Iterations: 30, BatchSize: 7, LowWatermark: 3, TxnTime: time.Millisecond}, 3 + 3*5, func(r Result) int64 { return 30 }},
+		// postgres: sequence, identity, ids from seqd; postgres-nocache:
+		// sequence; mariadb: sequence, auto_increment, ids from seqd;
+		// each at 2 sizes.
+		{Config{Workload: "insert", Threads: []int{2}, Rows: []int{20, 45}, Reps: 2, RowsPerTx: 10}, 7 * 2, func(r Result) int64 { return int64(2 * r.Size) }},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.cfg.Workload, len(tc.cfg.Threads)), func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.Targets = ts
+			rs, err := Run(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != tc.points {
+				t.Fatalf("%d results, want %d: %+v", len(rs), tc.points, rs)
+			}
+			for _, r := range rs {
+				if r.Ops == 0 || r.Values != tc.values(r) {
+					t.Fatalf("%s: %d ops and %d values, want %d values", r.Label(), r.Ops, r.Values, tc.values(r))
+				}
+				if r.P50Ms <= 0 || r.P99Ms < r.P50Ms || r.MaxMs < r.P99Ms {
+					t.Fatalf("%s: percentiles out of order: %+v", r.Label(), r)
+				}
+			}
+			var b bytes.Buffer
+			if err := WritePNG(&b, rs, cfg.Workload); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := png.Decode(&b); err != nil {
+				t.Fatalf("chart is not a PNG: %v", err)
+			}
+		})
+	}
+}
+
+// TestChecks: the checks the workloads rely on can fail.
+func TestChecks(t *testing.T) {
+	a, b := &values{}, &values{}
+	for v := int64(1); v <= 10; v++ {
+		a.add(v)
+	}
+	b.add(20)
+	b.addRange(11, 19)
+	if err := checkUnique([]*values{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkGapless([]*values{a, b}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkGapless([]*values{a, b}, 0); err == nil {
+		t.Fatal("1..20 passed as gapless from 0")
+	}
+	b.add(10)
+	if err := checkUnique([]*values{a, b}); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("a repeated 10 passed: %v", err)
+	}
+	c := &values{}
+	c.add(5)
+	c.add(5)
+	if err := checkUnique([]*values{c}); err == nil {
+		t.Fatal("5 twice in one worker passed")
+	}
+	d := &values{}
+	d.add(1)
+	d.add(3)
+	if err := checkGapless([]*values{d}, 1); err == nil {
+		t.Fatal("1, 3 passed as gapless")
+	}
+}
+
+// TestOutputs: CSV has a row per result under its header, JSON holds the
+// results and the ratios, the table prints the ratios.
+func TestOutputs(t *testing.T) {
+	rs := []Result{
+		{Workload: "nextval", Target: "seqd", Threads: 8, Ops: 100, Values: 100, Seconds: 1, ValsPerS: 300},
+		{Workload: "nextval", Target: "postgres", Threads: 8, Ops: 100, Values: 100, Seconds: 1, ValsPerS: 100},
+		{Workload: "nextval", Target: "postgres-nocache", Threads: 8, Ops: 100, Values: 100, Seconds: 1, ValsPerS: 50},
+		{Workload: "insert", Target: "postgres", Variant: "identity", Threads: 1, Size: 1000, MeanMs: 10},
+		{Workload: "insert", Target: "postgres", Variant: "ids from seqd", Threads: 1, Size: 1000, MeanMs: 5},
+	}
+	var b bytes.Buffer
+	if err := WriteCSV(&b, rs); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(rows) != len(rs)+1 || rows[0][0] != "workload" || rows[1][1] != "seqd" {
+		t.Fatalf("csv: %v %v", rows, err)
+	}
+	b.Reset()
+	if err := WriteJSON(&b, rs); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Results []Result
+		Ratios  []Ratio
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// seqd against postgres (not postgres-nocache: another cache class);
+	// ids from seqd against identity.
+	if len(doc.Results) != 5 || len(doc.Ratios) != 2 || doc.Ratios[0].X != 3 || doc.Ratios[1].X != 0.5 {
+		t.Fatalf("json: %+v", doc)
+	}
+	b.Reset()
+	if err := WriteTable(&b, rs); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "3.00x") || !strings.Contains(b.String(), "0.50x") {
+		t.Fatalf("table without ratios:\n%s", b.String())
+	}
+	if _, err := ParseTargets("seqd,oracle", map[string]string{Seqd: "x"}, 1); err == nil {
+		t.Fatal("unknown target accepted")
+	}
+	if _, err := ParseTargets("postgres", map[string]string{}, 1); err == nil {
+		t.Fatal("target without an address accepted")
+	}
+}

@@ -1,0 +1,199 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"github.com/seqd/seqd/bench/noop"
+)
+
+// runNextval is the nextval grid: for each thread count, each target in
+// turn (so that drift on a noisy machine hits them alike), threads
+// sessions call nextval for cfg.Duration. The ceiling workload is the same
+// grid with the no-op responder among the targets (started in this
+// process if none was given).
+func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
+	targets := cfg.Targets
+	if cfg.Workload == "ceiling" && !hasKind(targets, Noop) {
+		t, stop, err := startNoop()
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		targets = append(targets, t)
+	}
+	var out []Result
+	for _, threads := range cfg.Threads {
+		for _, t := range targets {
+			d := dialect{t}
+			if err := prepare(ctx, t, func(s session) error { return d.createSequence(ctx, s, "seqbench_s", 1, 1) }); err != nil {
+				return nil, err
+			}
+			ss, closeAll, err := sessions(ctx, t, threads)
+			if err != nil {
+				return nil, err
+			}
+			q := d.nextval("seqbench_s")
+			l := loop{threads: threads, duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
+				label: fmt.Sprintf("%s %s %d threads", cfg.Workload, t, threads)}
+			m, err := l.run(ctx, func(ctx context.Context, w int, vs *values) error {
+				v, err := ss[w].value(ctx, q)
+				vs.add(v)
+				return err
+			})
+			closeAll()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, point(cfg.Workload, t, "", threads, m))
+		}
+	}
+	return out, nil
+}
+
+func hasKind(ts []Target, kind string) bool {
+	for _, t := range ts {
+		if t.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// startNoop runs the no-op responder in this process.
+func startNoop() (Target, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Target{}, nil, err
+	}
+	go (&noop.Server{}).Serve(ln)
+	dsn := fmt.Sprintf("postgres://bench@%s/bench?sslmode=disable", ln.Addr())
+	return Target{Name: "noop", Kind: Noop, DSN: dsn}, func() { ln.Close() }, nil
+}
+
+// prepare runs setup statements on a session of their own.
+func prepare(ctx context.Context, t Target, setup func(s session) error) error {
+	s, err := connect(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if err := setup(s); err != nil {
+		return fmt.Errorf("%s: set-up: %w", t, err)
+	}
+	return nil
+}
+
+// runBulk fetches cfg.BulkSize values per call: nextval over
+// generate_series (MariaDB: its seq_1_to_N table), and on seqd also the
+// range call, which returns first and last instead of every value.
+func runBulk(ctx context.Context, cfg Config) ([]Result, error) {
+	var out []Result
+	n := cfg.BulkSize
+	for _, threads := range cfg.Threads {
+		for _, t := range cfg.Targets {
+			if t.Kind == Noop {
+				continue // it answers one row whatever the statement
+			}
+			d := dialect{t}
+			variants := []string{"series"}
+			if t.Kind == Seqd {
+				variants = append(variants, "seqd_reserve")
+			}
+			for _, variant := range variants {
+				if err := prepare(ctx, t, func(s session) error { return d.createSequence(ctx, s, "seqbench_bulk", 1, 1) }); err != nil {
+					return nil, err
+				}
+				ss, closeAll, err := sessions(ctx, t, threads)
+				if err != nil {
+					return nil, err
+				}
+				q := d.series("seqbench_bulk", n)
+				if variant == "seqd_reserve" {
+					q = fmt.Sprintf("SELECT * FROM seqd_reserve('seqbench_bulk', %d)", n)
+				}
+				l := loop{threads: threads, duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
+					label: fmt.Sprintf("bulk %s %s %d threads", t, variant, threads)}
+				m, err := l.run(ctx, func(ctx context.Context, w int, vs *values) error {
+					if variant == "seqd_reserve" {
+						var first, last, inc int64
+						if err := ss[w].(*pgSession).c.QueryRow(ctx, q).Scan(&first, &last, &inc); err != nil {
+							return err
+						}
+						if inc != 1 || last-first+1 != int64(n) {
+							return fmt.Errorf("seqd_reserve(%d) returned %d..%d by %d", n, first, last, inc)
+						}
+						vs.addRange(first, last)
+						return nil
+					}
+					got, err := ss[w].values(ctx, q, vs.add)
+					if err == nil && got != n {
+						err = fmt.Errorf("%d rows for %d values", got, n)
+					}
+					return err
+				})
+				closeAll()
+				if err != nil {
+					return nil, err
+				}
+				r := point("bulk", t, variant, threads, m)
+				r.Size = n
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+// runMulti is the PostgreSQL article's last experiment: threads calling
+// nextval on one sequence, against the same threads spread over K
+// sequences with INCREMENT K and staggered starts (1..K), which together
+// hand out the same values without sharing a lock.
+func runMulti(ctx context.Context, cfg Config) ([]Result, error) {
+	var out []Result
+	k := cfg.Sequences
+	for _, threads := range cfg.Threads {
+		for _, t := range cfg.Targets {
+			d := dialect{t}
+			for _, count := range []int{1, k} {
+				names := make([]string, count)
+				for i := range names {
+					names[i] = fmt.Sprintf("seqbench_m%d", i)
+				}
+				err := prepare(ctx, t, func(s session) error {
+					for i, name := range names {
+						if err := d.createSequence(ctx, s, name, int64(i+1), int64(count)); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					return nil, err
+				}
+				ss, closeAll, err := sessions(ctx, t, threads)
+				if err != nil {
+					return nil, err
+				}
+				variant := fmt.Sprintf("%d sequences", count)
+				if count == 1 {
+					variant = "1 sequence"
+				}
+				l := loop{threads: threads, duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
+					label: fmt.Sprintf("multi %s %s %d threads", t, variant, threads)}
+				m, err := l.run(ctx, func(ctx context.Context, w int, vs *values) error {
+					v, err := ss[w].value(ctx, d.nextval(names[w%count]))
+					vs.add(v)
+					return err
+				})
+				closeAll()
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, point("multi", t, variant, threads, m))
+			}
+		}
+	}
+	return out, nil
+}
