@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 
 	"github.com/seqd/seqd/bench/noop"
 )
@@ -14,7 +15,7 @@ import (
 // grid with the no-op responder among the targets (started in this
 // process if none was given).
 func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
-	targets := cfg.Targets
+	targets := slices.Clone(cfg.Targets)
 	if cfg.Workload == "ceiling" && !hasKind(targets, Noop) {
 		t, stop, err := startNoop()
 		if err != nil {
