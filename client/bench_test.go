@@ -46,7 +46,7 @@ func BenchmarkNext(b *testing.B) {
 					var next func() (int64, error)
 					switch mode {
 					case "sync":
-						s, db := tableSourceB(b, kind)
+						s, db := tableSource(b, kind)
 						g := client.NewSync(s, name)
 						next = func() (v int64, err error) {
 							err = client.RunTx(ctx, db, nil, client.Retry{}, func(tx *sql.Tx) error {
@@ -56,7 +56,8 @@ func BenchmarkNext(b *testing.B) {
 							return v, err
 						}
 					case "async":
-						next = func() (int64, error) { return client.NewAsync(src, name).Next(ctx) }
+						g := client.NewAsync(src, name)
+						next = func() (int64, error) { return g.Next(ctx) }
 					default:
 						var g client.Generator
 						if mode == "batch" {
@@ -89,21 +90,4 @@ func BenchmarkNext(b *testing.B) {
 			}
 		}
 	}
-}
-
-func tableSourceB(b *testing.B, kind string) (*client.Table, *sql.DB) {
-	var db *sql.DB
-	var src *client.Table
-	var err error
-	if kind == "postgres-table" {
-		db = postgresDB(b)
-		src, err = client.NewPostgresTable(db, client.TableOptions{Table: testTable})
-	} else {
-		db = mariaDB(b)
-		src, err = client.NewMySQLTable(db, client.TableOptions{Table: testTable})
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	return src, db
 }

@@ -139,24 +139,6 @@ func requireGapless(t *testing.T, vs []int64, from int64) {
 	}
 }
 
-func tableSource(t *testing.T, kind string) (*client.Table, *sql.DB) {
-	t.Helper()
-	var db *sql.DB
-	var src *client.Table
-	var err error
-	if kind == "postgres-table" {
-		db = postgresDB(t)
-		src, err = client.NewPostgresTable(db, client.TableOptions{Table: testTable})
-	} else {
-		db = mariaDB(t)
-		src, err = client.NewMySQLTable(db, client.TableOptions{Table: testTable})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src, db
-}
-
 var errRollback = errors.New("the application rolled back")
 
 // TestSyncGaplessUnderRollbacks: transactions take one to three values

@@ -87,16 +87,7 @@ func source(t testing.TB, kind string, inc int64) client.Source {
 	case "seqd":
 		return client.NewSeqd(seqdPool(t), client.SeqdOptions{})
 	case "postgres-table", "mysql-table":
-		var src *client.Table
-		var err error
-		if kind == "postgres-table" {
-			src, err = client.NewPostgresTable(postgresDB(t), client.TableOptions{Table: testTable})
-		} else {
-			src, err = client.NewMySQLTable(mariaDB(t), client.TableOptions{Table: testTable})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		src, _ := tableSource(t, kind)
 		return src
 	case "postgres-native":
 		return client.NewPostgresNative(postgresDB(t), client.NativeOptions{Increment: inc})
@@ -105,6 +96,26 @@ func source(t testing.TB, kind string, inc int64) client.Source {
 	}
 	t.Fatalf("unknown source %q", kind)
 	return nil
+}
+
+// tableSource opens a table source of kind postgres-table or
+// mysql-table, with its database handle (for Sync's transactions).
+func tableSource(t testing.TB, kind string) (*client.Table, *sql.DB) {
+	t.Helper()
+	var db *sql.DB
+	var src *client.Table
+	var err error
+	if kind == "postgres-table" {
+		db = postgresDB(t)
+		src, err = client.NewPostgresTable(db, client.TableOptions{Table: testTable})
+	} else {
+		db = mariaDB(t)
+		src, err = client.NewMySQLTable(db, client.TableOptions{Table: testTable})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, db
 }
 
 // created makes a fresh sequence starting at 1 in src.
