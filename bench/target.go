@@ -170,15 +170,24 @@ func (d dialect) createSequence(ctx context.Context, s session, seq string, star
 		return err
 	}
 	q := fmt.Sprintf("CREATE SEQUENCE %s INCREMENT BY %d START WITH %d", seq, inc, start)
-	switch {
-	case d.t.Cache > 1:
-		q += fmt.Sprintf(" CACHE %d", d.t.Cache)
-	case d.t.Kind == MariaDB:
-		q += " NOCACHE"
-	case d.t.Kind == Postgres:
-		q += " CACHE 1"
+	if c := d.cacheClause(); c != "" {
+		q += " " + c
 	}
 	return s.exec(ctx, q)
+}
+
+// cacheClause spells the target's CACHE in CREATE SEQUENCE: "" leaves
+// seqd's default (NO CACHE).
+func (d dialect) cacheClause() string {
+	switch {
+	case d.t.Cache > 1:
+		return fmt.Sprintf("CACHE %d", d.t.Cache)
+	case d.t.Kind == MariaDB:
+		return "NOCACHE"
+	case d.t.Kind == Postgres:
+		return "CACHE 1"
+	}
+	return ""
 }
 
 // ParseTargets reads "name=kind:cache" style target lists: each name in

@@ -159,8 +159,10 @@ func runMulti(ctx context.Context, cfg Config) ([]Result, error) {
 			d := dialect{t}
 			for _, count := range []int{1, k} {
 				names := make([]string, count)
+				queries := make([]string, count)
 				for i := range names {
 					names[i] = fmt.Sprintf("seqbench_m%d", i)
+					queries[i] = d.nextval(names[i])
 				}
 				err := prepare(ctx, t, func(s session) error {
 					for i, name := range names {
@@ -184,7 +186,7 @@ func runMulti(ctx context.Context, cfg Config) ([]Result, error) {
 				l := loop{threads: threads, duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
 					label: fmt.Sprintf("multi %s %s %d threads", t, variant, threads)}
 				m, err := l.run(ctx, func(ctx context.Context, w int, vs *values) error {
-					v, err := ss[w].value(ctx, d.nextval(names[w%count]))
+					v, err := ss[w].value(ctx, queries[w%count])
 					vs.add(v)
 					return err
 				})
