@@ -17,8 +17,16 @@ func (e *Engine) Create(ctx context.Context, n Name, spec alloc.Spec, ifNotExist
 		e.catMu.Unlock()
 		return false, closedError()
 	}
-	if e.seqs[n.key] != nil {
+	if old := e.seqs[n.key]; old != nil {
 		e.catMu.Unlock()
+		// One whose creation failed to persist may or may not exist
+		// after a restart: say so rather than that it exists.
+		old.mu.Lock()
+		err := old.err
+		old.mu.Unlock()
+		if err != nil {
+			return false, err
+		}
 		if ifNotExists {
 			return false, nil
 		}

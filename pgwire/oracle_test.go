@@ -44,12 +44,22 @@ func memEngine(tb testing.TB) *engine.Engine {
 // startServer is startSeqd that also returns the server.
 func startServer(t testing.TB) (string, *Server) {
 	t.Helper()
-	eng := memEngine(t)
+	return startServerWith(t, Config{})
+}
+
+// startServerWith is startServer with cfg's limits (its engine is made
+// here, and MaxBulkRows defaults to 1M).
+func startServerWith(t testing.TB, cfg Config) (string, *Server) {
+	t.Helper()
+	cfg.Engine = memEngine(t)
+	if cfg.MaxBulkRows == 0 {
+		cfg.MaxBulkRows = 1_000_000
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(Config{Engine: eng, MaxBulkRows: 1_000_000})
+	srv := NewServer(cfg)
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Shutdown(context.Background()) }) // before eng closes
 	return fmt.Sprintf("postgres://u@%s/db?sslmode=disable", ln.Addr()), srv

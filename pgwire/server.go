@@ -8,6 +8,7 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -27,8 +28,16 @@ type Config struct {
 	Engine *engine.Engine
 	// MaxBulkRows bounds generate_series and seqd_reserve. Default 10M.
 	MaxBulkRows int64
-	// MaxMessage bounds one protocol message (and so a statement). Default 1 MiB.
+	// MaxMessage bounds one protocol message, and so a statement: a longer
+	// one ends its connection with SQLSTATE 54000. Default 1 MiB.
 	MaxMessage int
+	// MaxConns bounds open connections: one more is refused with SQLSTATE
+	// 53300 after its startup message. Default 10000.
+	MaxConns int
+	// IdleTimeout, when positive, ends a connection (SQLSTATE 57P05) that
+	// sends nothing for that long between or within messages, or that
+	// accepts none of the server's output for that long.
+	IdleTimeout time.Duration
 	// Logger receives connection errors; nil means the standard logger.
 	Logger *log.Logger
 }
@@ -53,6 +62,9 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.MaxMessage <= 0 {
 		cfg.MaxMessage = 1 << 20
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = 10_000
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}, byPID: map[uint32]*conn{}}
 	if s.log == nil {
@@ -97,7 +109,11 @@ func (s *Server) Serve(ln net.Listener) error {
 // track makes a connection of nc, counted until serveConn ends; nil (and
 // nc closed) once the server is shutting down.
 func (s *Server) track(nc net.Conn) *conn {
-	c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, nc), sess: session{eng: s.cfg.Engine, maxRows: s.cfg.MaxBulkRows, tx: 'I'}}
+	w := nc
+	if s.cfg.IdleTimeout > 0 {
+		w = writeTimeout{nc, s.cfg.IdleTimeout}
+	}
+	c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, w), sess: session{eng: s.cfg.Engine, maxRows: s.cfg.MaxBulkRows, tx: 'I'}}
 	c.be.SetMaxBodyLen(s.cfg.MaxMessage)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -242,6 +258,7 @@ func (c *conn) serve() {
 		c.mu.Unlock()
 	}()
 	for {
+		c.armIdle()
 		msg, err := c.be.Receive()
 		// Shutting down: a request under way (extended-protocol messages
 		// up to their Sync) is finished; no new one is started.
@@ -251,12 +268,7 @@ func (c *conn) serve() {
 			return
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				// A broken or oversized message: tell the client if it
-				// still listens, and end only this connection.
-				c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "08P01", Message: "invalid frontend message: " + err.Error()})
-				c.be.Flush()
-			}
+			c.receiveFailed(err)
 			return
 		}
 		if !c.handle(ctx, msg) {
@@ -267,6 +279,57 @@ func (c *conn) serve() {
 			return
 		}
 	}
+}
+
+// armIdle sets the deadline for the next message under IdleTimeout; a
+// shutdown's deadline (stop) is left alone.
+func (c *conn) armIdle() {
+	if c.srv.cfg.IdleTimeout <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.stopping {
+		c.nc.SetReadDeadline(time.Now().Add(c.srv.cfg.IdleTimeout))
+	}
+}
+
+// receiveFailed tells a client whose message could not be read why its
+// connection ends, if it still listens. Only this connection ends.
+func (c *conn) receiveFailed(err error) {
+	var tooLong *pgproto3.ExceededMaxBodyLenErr
+	var ne net.Error
+	r := &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL"}
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+		return // the client went away
+	case errors.As(err, &tooLong):
+		r.Code, r.Message = "54000", fmt.Sprintf("statement too long: a message of %d bytes exceeds the limit of %d", tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen)
+	case errors.As(err, &ne) && ne.Timeout():
+		r.Code, r.Message = "57P05", "terminating connection due to idle-session timeout"
+	default:
+		r.Code, r.Message = "08P01", "invalid frontend message: "+err.Error()
+	}
+	c.be.Send(r)
+	c.be.Flush()
+	if tooLong != nil {
+		// Read what the client is still sending, for a while, so that
+		// closing does not reset the connection before it reads why.
+		c.nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+		io.CopyN(io.Discard, c.nc, int64(tooLong.ActualBodyLen))
+	}
+}
+
+// writeTimeout bounds each write to the client, so that a client that
+// stops reading loses its connection instead of holding it forever.
+type writeTimeout struct {
+	net.Conn
+	d time.Duration
+}
+
+func (w writeTimeout) Write(p []byte) (int, error) {
+	w.Conn.SetWriteDeadline(time.Now().Add(w.d))
+	return w.Conn.Write(p)
 }
 
 func (c *conn) terminate() {
@@ -306,7 +369,13 @@ func (c *conn) startup() bool {
 		} {
 			c.be.Send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
 		}
-		c.srv.register(c)
+		if !c.srv.register(c) {
+			// As PostgreSQL at max_connections; a CancelRequest (above)
+			// still reaches the connections that are in.
+			c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "53300", Message: "sorry, too many clients already"})
+			c.be.Flush()
+			return false
+		}
 		c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
 		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 		return c.be.Flush() == nil
@@ -314,18 +383,21 @@ func (c *conn) startup() bool {
 }
 
 // register gives c a process ID and secret key of its own for
-// CancelRequest.
-func (s *Server) register(c *conn) {
+// CancelRequest, unless MaxConns connections are already in: then false.
+func (s *Server) register(c *conn) bool {
 	rand.Read(c.secret[:])
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.byPID) >= s.cfg.MaxConns {
+		return false
+	}
 	for {
 		var b [4]byte
 		rand.Read(b[:])
 		c.pid = binary.BigEndian.Uint32(b[:]) >> 1
 		if c.pid != 0 && s.byPID[c.pid] == nil {
 			s.byPID[c.pid] = c
-			return
+			return true
 		}
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"log"
 	"net"
 	"os"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/pgwire"
@@ -21,7 +24,13 @@ type Config struct {
 	DataDir     string // the embedded store's directory
 	Listen      string // host:port for the PostgreSQL protocol
 	MaxBulkRows int64
+	MaxConns    int
+	MaxMessage  int           // bytes of one protocol message (a statement)
+	IdleTimeout time.Duration // 0: none
 	Logger      *log.Logger
+	// FS, when set, is the file system the embedded store uses (tests and
+	// fault injection); nil is the operating system's.
+	FS vfs.FS
 }
 
 // Server is a running seqd.
@@ -35,10 +44,12 @@ type Server struct {
 // Start opens the data directory, recovers every sequence and starts
 // listening.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, err
+	if cfg.FS == nil {
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return nil, err
+		}
 	}
-	st, err := embedded.Open(cfg.DataDir, embedded.Options{})
+	st, err := embedded.Open(cfg.DataDir, embedded.Options{FS: cfg.FS})
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +64,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("seqd: listen: %w", err)
 	}
 	s := &Server{eng: eng, ln: ln, done: make(chan error, 1),
-		pg: pgwire.NewServer(pgwire.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, Logger: cfg.Logger})}
+		pg: pgwire.NewServer(pgwire.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxConns: cfg.MaxConns,
+			MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger})}
 	go func() { s.done <- s.pg.Serve(ln) }()
 	return s, nil
 }

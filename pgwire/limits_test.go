@@ -1,0 +1,169 @@
+package pgwire
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+func pgCode(err error) (string, string) {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code, pe.Message
+	}
+	return "", ""
+}
+
+func mustNextval(t *testing.T, c *pgx.Conn, seq string) int64 {
+	t.Helper()
+	var v int64
+	if err := c.QueryRow(context.Background(), "select nextval($1)", seq).Scan(&v); err != nil {
+		t.Fatalf("nextval(%s): %v", seq, err)
+	}
+	return v
+}
+
+// TestMaxConns: the connection beyond the limit gets 53300, the ones in
+// keep working, and a place freed is taken again.
+func TestMaxConns(t *testing.T) {
+	dsn, _ := startServerWith(t, Config{MaxConns: 3})
+	ctx := context.Background()
+	var in []*pgx.Conn
+	for range 3 {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		in = append(in, c)
+	}
+	if _, err := in[0].Exec(ctx, "create sequence s"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := pgx.Connect(ctx, dsn)
+	if code, msg := pgCode(err); code != "53300" || msg != "sorry, too many clients already" {
+		t.Fatalf("fourth connection: %v, want 53300", err)
+	}
+	for _, c := range in {
+		mustNextval(t, c, "s")
+	}
+	in[2].Close(ctx)
+	// The server notices the close asynchronously.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := pgx.Connect(ctx, dsn)
+		if err == nil {
+			mustNextval(t, c, "s")
+			c.Close(ctx)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a freed place was not taken again: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStatementTooLong: a statement beyond the message limit ends its
+// connection with 54000 and leaves the others alone.
+func TestStatementTooLong(t *testing.T) {
+	dsn, _ := startServerWith(t, Config{MaxMessage: 1000})
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	other.Exec(ctx, "create sequence s")
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Exec(ctx, "select nextval('s') /*"+strings.Repeat("x", 5000)+"*/", pgx.QueryExecModeSimpleProtocol)
+	if code, msg := pgCode(err); code != "54000" || !strings.Contains(msg, "exceeds the limit of 1000") {
+		t.Fatalf("long statement: %v, want 54000", err)
+	}
+	if !c.IsClosed() {
+		t.Error("the connection outlived its fatal error")
+	}
+	mustNextval(t, other, "s")
+}
+
+// TestIdleTimeout: a connection that sends nothing, or half a message, for
+// the idle timeout gets 57P05; one that stops reading a long result is
+// dropped; meanwhile others, on the same sequence, go on.
+func TestIdleTimeout(t *testing.T) {
+	dsn, _ := startServerWith(t, Config{IdleTimeout: 300 * time.Millisecond})
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	if _, err := other.Exec(ctx, "create sequence s"); err != nil {
+		t.Fatal(err)
+	}
+	fatal := func(c *rawClient) string {
+		for {
+			m, err := c.fe.Receive()
+			if err != nil {
+				return "closed without an error"
+			}
+			if e, ok := m.(*pgproto3.ErrorResponse); ok {
+				return e.Severity + " " + e.Code + " " + e.Message
+			}
+		}
+	}
+	idle := dialRaw(t, dsn)
+	half := dialRaw(t, dsn)
+	msg, _ := (&pgproto3.Query{String: "select nextval('s')"}).Encode(nil)
+	half.nc.Write(msg[:5])
+	// Busy connections are not idle: keep one working past the timeout.
+	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); {
+		mustNextval(t, other, "s")
+		time.Sleep(20 * time.Millisecond)
+	}
+	want := "FATAL 57P05 terminating connection due to idle-session timeout"
+	if got := fatal(idle); got != want {
+		t.Errorf("idle connection: %s", got)
+	}
+	if got := fatal(half); got != want {
+		t.Errorf("half a message: %s", got)
+	}
+
+	// A client that asks for a million rows and reads none: the server
+	// blocks on it alone, then drops it.
+	stall := dialRaw(t, dsn)
+	stall.send(&pgproto3.Query{String: "select nextval('s') from generate_series(1, 1000000)"})
+	prev := mustNextval(t, other, "s")
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		v := mustNextval(t, other, "s")
+		if v <= prev {
+			t.Fatalf("nextval went from %d to %d", prev, v)
+		}
+		prev = v
+		time.Sleep(20 * time.Millisecond)
+	}
+	stall.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var rows int
+	for {
+		m, err := stall.fe.Receive()
+		if err != nil {
+			break
+		}
+		if _, ok := m.(*pgproto3.CommandComplete); ok {
+			t.Fatal("the stalled client got its whole result")
+		}
+		rows++
+	}
+	if rows >= 1_000_000 {
+		t.Fatalf("%d rows reached the stalled client", rows)
+	}
+	mustNextval(t, other, "s")
+}

@@ -1,0 +1,455 @@
+package torture
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Seq describes a sequence the workload draws values from. Values are
+// compared in the increment's direction: norm(v) = v*Dir.
+type Seq struct {
+	Name string
+	Inc  int64 // its increment (never changed by the workload)
+}
+
+func (s Seq) dir() int64 {
+	if s.Inc < 0 {
+		return -1
+	}
+	return 1
+}
+
+func (s Seq) step() int64 { return s.Inc * s.dir() }
+
+// CheckUnique reports every value some sequence returned twice, across
+// all operations, whatever their outcome: a value that arrived counts even
+// if its request's outcome is unknown.
+func CheckUnique(ops []Op) []string {
+	bySeq := map[string][]int64{}
+	for _, op := range ops {
+		if op.Kind != Setval {
+			bySeq[op.Seq] = append(bySeq[op.Seq], op.Values...)
+		}
+	}
+	var out []string
+	for _, name := range sortedKeys(bySeq) {
+		vs := bySeq[name]
+		sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
+		for i := 1; i < len(vs); i++ {
+			if vs[i] == vs[i-1] && (i == 1 || vs[i-1] != vs[i-2]) {
+				out = append(out, fmt.Sprintf("unique: %s returned %d more than once", name, vs[i]))
+			}
+		}
+	}
+	return out
+}
+
+// atom is one step of a sequence's history: a value operation, one row
+// of a bulk operation, or a setval. ret is -1 when no answer came: the
+// step may or may not have happened.
+type atom struct {
+	client    int
+	kind      Kind
+	values    []int64
+	call, ret int64
+}
+
+// atoms splits s's operations into steps. A request the server refused
+// did nothing; the part of a bulk request nobody saw may have consumed
+// values (an unanswered step with no values).
+func atoms(ops []Op, s string) []atom {
+	var out []atom
+	for _, op := range ops {
+		if op.Seq != s {
+			continue
+		}
+		a := atom{client: op.Client, kind: op.Kind, call: op.Call, ret: -1}
+		switch {
+		case op.Kind == Bulk:
+			for i, v := range op.Values {
+				// Row i is taken after row i-1: calling it i ns after the
+				// statement records that order (no server is faster), which
+				// keeps porcupine from trying the rows in other orders.
+				b := a
+				b.values, b.call, b.ret = []int64{v}, op.Call+int64(i), op.Times[i]
+				out = append(out, b)
+			}
+			if op.Outcome != OK && int64(len(op.Values)) < op.Want {
+				out = append(out, a)
+			}
+		case op.Outcome == OK:
+			a.values, a.ret = op.Values, op.Return
+			out = append(out, a)
+		case op.Outcome == Unknown:
+			a.values = op.Values
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// CheckOrder is the O(n log n) linearizability scan: every step's values
+// must lie beyond every value of every step that completed before it was
+// called (a setval counts as its value), and the rows of one
+// generate_series must rise. Unanswered steps constrain nothing but the
+// values that did arrive.
+func CheckOrder(ops []Op, seqs []Seq) []string {
+	var out []string
+	for _, op := range ops {
+		for i := 1; i < len(op.Values); i++ {
+			if d := dirOf(seqs, op.Seq); op.Values[i]*d <= op.Values[i-1]*d {
+				out = append(out, fmt.Sprintf("order: %s %s by client %d returned %d after %d in one response", op.Seq, op.Kind, op.Client, op.Values[i], op.Values[i-1]))
+			}
+		}
+	}
+	for _, s := range seqs {
+		var done, all []atom
+		for _, a := range atoms(ops, s.Name) {
+			if len(a.values) == 0 {
+				continue
+			}
+			if a.ret >= 0 {
+				done = append(done, a)
+			}
+			if a.kind != Setval {
+				all = append(all, a)
+			}
+		}
+		sort.Slice(done, func(i, j int) bool { return done[i].ret < done[j].ret })
+		sort.Slice(all, func(i, j int) bool { return all[i].call < all[j].call })
+		d := s.dir()
+		maxDone := int64(math.MinInt64)
+		var maxAtom atom
+		j := 0
+		for _, a := range all {
+			for ; j < len(done) && done[j].ret < a.call; j++ {
+				if hi := normMax(done[j].values, d); hi > maxDone {
+					maxDone, maxAtom = hi, done[j]
+				}
+			}
+			if lo := normMin(a.values, d); lo <= maxDone {
+				out = append(out, fmt.Sprintf("order: %s %s by client %d (called at %v) returned %d, but %s by client %d had returned %d before (at %v)",
+					s.Name, a.kind, a.client, time.Duration(a.call), lo*d, maxAtom.kind, maxAtom.client, maxDone*d, time.Duration(maxAtom.ret)))
+			}
+		}
+	}
+	return out
+}
+
+func dirOf(seqs []Seq, name string) int64 {
+	for _, s := range seqs {
+		if s.Name == name {
+			return s.dir()
+		}
+	}
+	return 1
+}
+
+// normMax and normMin are the highest and lowest of vs in direction d.
+func normMax(vs []int64, d int64) int64 {
+	hi := int64(math.MinInt64)
+	for _, v := range vs {
+		hi = max(hi, v*d)
+	}
+	return hi
+}
+
+func normMin(vs []int64, d int64) int64 {
+	lo := int64(math.MaxInt64)
+	for _, v := range vs {
+		lo = min(lo, v*d)
+	}
+	return lo
+}
+
+// seqModel is porcupine's model of one sequence: the state is the highest
+// normalized value handed out or set. A value-returning step is legal if
+// all its values lie beyond the state; setval moves the state to its
+// value. An operation whose outcome is unknown is pending forever (return
+// time infinite, as porcupine and etcd's robustness tests treat it): the
+// values that arrived must lie beyond the state, and it may have consumed
+// more that nobody saw, which can only make later values larger, so the
+// step leaves the state at least where those values put it.
+type seqInput struct {
+	seq  string
+	kind Kind
+	dir  int64
+}
+
+type seqOutput struct {
+	values  []int64
+	unknown bool
+}
+
+var seqModel = porcupine.Model{
+	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
+		by := map[string][]porcupine.Operation{}
+		var order []string
+		for _, op := range h {
+			s := op.Input.(seqInput).seq
+			if by[s] == nil {
+				order = append(order, s)
+			}
+			by[s] = append(by[s], op)
+		}
+		out := make([][]porcupine.Operation, 0, len(order))
+		for _, s := range order {
+			out = append(out, by[s])
+		}
+		return out
+	},
+	Init: func() any { return int64(math.MinInt64) },
+	Step: func(state, input, output any) (bool, any) {
+		st, in, o := state.(int64), input.(seqInput), output.(seqOutput)
+		if len(o.values) == 0 {
+			return true, st // unknown, nothing arrived: no constraint
+		}
+		if in.kind == Setval {
+			if o.unknown {
+				return true, st
+			}
+			return true, o.values[0] * in.dir
+		}
+		hi := st
+		for _, v := range o.values {
+			if v*in.dir <= st {
+				return false, st
+			}
+			hi = max(hi, v*in.dir)
+		}
+		return true, hi
+	},
+	DescribeOperation: func(input, output any) string {
+		in, o := input.(seqInput), output.(seqOutput)
+		return fmt.Sprintf("%s(%s) -> %v unknown=%v", in.kind, in.seq, o.values, o.unknown)
+	},
+}
+
+// CheckLinearizable runs porcupine over the history, one partition per
+// sequence, leaving out generate_series rows (CheckOrder covers them). It returns violations, or an error if porcupine could not
+// decide within timeout.
+func CheckLinearizable(ops []Op, seqs []Seq, timeout time.Duration) (violations []string, checked int, err error) {
+	var h []porcupine.Operation
+	for _, s := range seqs {
+		for _, a := range atoms(ops, s.Name) {
+			if a.kind == Bulk {
+				// A generate_series' rows interleave with other
+				// clients' values over a long interval; porcupine's
+				// search blows up on them, so the scan alone checks them.
+				// Leaving operations out of this model can only make the
+				// rest easier to linearize: no false alarm.
+				continue
+			}
+			ret := a.ret
+			if ret < 0 {
+				if len(a.values) == 0 || a.kind == Setval {
+					// Pending forever with an identity step: legal
+					// anywhere, so leaving it out changes nothing, and
+					// porcupine's search no longer carries it (etcd's
+					// robustness tests patch their histories the same way).
+					continue
+				}
+				ret = math.MaxInt64
+			}
+			h = append(h, porcupine.Operation{ClientId: max(a.client, 0), Input: seqInput{s.Name, a.kind, s.dir()},
+				Output: seqOutput{a.values, a.ret < 0}, Call: a.call, Return: ret})
+		}
+	}
+	switch porcupine.CheckOperationsTimeout(seqModel, h, timeout) {
+	case porcupine.Ok:
+		return nil, len(h), nil
+	case porcupine.Illegal:
+		return []string{fmt.Sprintf("linearizability: porcupine found no linearization of %d operations", len(h))}, len(h), nil
+	default:
+		return nil, len(h), fmt.Errorf("porcupine could not decide %d operations within %v", len(h), timeout)
+	}
+}
+
+// Restart describes one restart of the server for the gap check: the
+// epoch that ended, whether it ended cleanly, the largest CACHE each
+// sequence had during it, and the first value each sequence returned after
+// it (the probe).
+type Restart struct {
+	Epoch int
+	Clean bool
+	Cache map[string]int64
+	Probe map[string]int64
+}
+
+// CheckGaps checks the bounded-gap promise at every restart: the probe lies
+// beyond every value seen before, skipping at most CACHE-1 values after a
+// crash and none after a clean stop, beyond the values that requests
+// without a complete answer may have consumed unseen.
+func CheckGaps(ops []Op, seqs []Seq, restarts []Restart) []string {
+	var out []string
+	for _, r := range restarts {
+		for _, s := range seqs {
+			g, ok := gapAt(ops, s, r)
+			if !ok || g.beyond && g.skipped <= g.allowed {
+				continue
+			}
+			kind := "crash"
+			if r.Clean {
+				kind = "clean stop"
+			}
+			out = append(out, fmt.Sprintf("gap: after the %s ending epoch %d, %s resumed at %d after %d: %d skipped, at most %d allowed (CACHE %d, %d unanswered)",
+				kind, r.Epoch, s.Name, r.Probe[s.Name], g.top, g.skipped, g.allowed, r.Cache[s.Name], g.slack))
+		}
+	}
+	return out
+}
+
+// Skips is how many values each sequence skipped at a restart.
+func Skips(ops []Op, seqs []Seq, r Restart) map[string]int64 {
+	out := map[string]int64{}
+	for _, s := range seqs {
+		if g, ok := gapAt(ops, s, r); ok && g.beyond {
+			out[s.Name] = g.skipped
+		}
+	}
+	return out
+}
+
+type gap struct {
+	top                     int64 // the highest value seen before the restart
+	beyond                  bool  // the probe lies beyond it
+	skipped, allowed, slack int64
+}
+
+// gapAt measures the restart's gap for s; false if there is nothing to
+// measure (no probe, or no value before).
+func gapAt(ops []Op, s Seq, r Restart) (gap, bool) {
+	probe, ok := r.Probe[s.Name]
+	if !ok {
+		return gap{}, false
+	}
+	d := s.dir()
+	top := int64(math.MinInt64) // normalized
+	var slack int64
+	var maybeSet []int64 // setvals of unknown outcome: they may have moved the sequence
+	for _, op := range ops {
+		if op.Seq != s.Name || op.Epoch > r.Epoch {
+			continue
+		}
+		if op.Kind == Setval {
+			switch {
+			case op.Outcome == OK:
+				top = max(top, op.Values[0]*d)
+			case op.Outcome == Unknown && op.Epoch == r.Epoch:
+				maybeSet = append(maybeSet, op.Values[0]*d)
+			}
+			continue
+		}
+		top = max(top, normMax(op.Values, d))
+		if op.Epoch == r.Epoch && op.Outcome != OK {
+			slack += op.Want - int64(len(op.Values))
+		}
+	}
+	p := probe * d
+	for _, x := range maybeSet {
+		if p > x {
+			top = max(top, x)
+		}
+	}
+	if top == math.MinInt64 {
+		return gap{}, false
+	}
+	g := gap{top: top * d, beyond: p > top, slack: slack, allowed: slack, skipped: (p-top)/s.step() - 1}
+	if !r.Clean {
+		g.allowed += max(r.Cache[s.Name]-1, 0)
+	}
+	return g, true
+}
+
+// SeqDef is what the catalogue holds of a DDL-workload sequence.
+type SeqDef struct {
+	Inc, Cache, Max int64
+}
+
+// Catalog is the model of the DDL workload's sequences: what every
+// acknowledged CREATE, ALTER and DROP left, and the one statement in
+// flight, whose outcome is unknown until it is answered.
+type Catalog struct {
+	Acked   map[string]SeqDef
+	Pending *PendingDDL
+}
+
+// PendingDDL is a DDL statement sent and not (yet) answered. Def nil is
+// a DROP.
+type PendingDDL struct {
+	Name string
+	Def  *SeqDef
+}
+
+// NewCatalog is an empty catalogue.
+func NewCatalog() *Catalog { return &Catalog{Acked: map[string]SeqDef{}} }
+
+// Send records a statement about to be sent.
+func (c *Catalog) Send(name string, def *SeqDef) { c.Pending = &PendingDDL{name, def} }
+
+// Answer records the answer to the pending statement: acknowledged, or
+// refused by the server.
+func (c *Catalog) Answer(ok bool) {
+	p := c.Pending
+	c.Pending = nil
+	if !ok || p == nil {
+		return
+	}
+	if p.Def == nil {
+		delete(c.Acked, p.Name)
+	} else {
+		c.Acked[p.Name] = *p.Def
+	}
+}
+
+// Verify compares what the server lists after a restart with the model:
+// every acknowledged statement survived; the pending one either did or
+// did not, and becomes whichever the server shows.
+func (c *Catalog) Verify(got map[string]SeqDef) []string {
+	var out []string
+	p := c.Pending
+	c.Pending = nil
+	for _, name := range sortedKeys(c.Acked, got) {
+		want, wantOK := c.Acked[name]
+		have, haveOK := got[name]
+		if wantOK == haveOK && want == have {
+			continue
+		}
+		if p != nil && p.Name == name && (p.Def == nil && !haveOK || p.Def != nil && haveOK && *p.Def == have) {
+			if haveOK {
+				c.Acked[name] = have
+			} else {
+				delete(c.Acked, name)
+			}
+			continue
+		}
+		switch {
+		case !haveOK:
+			out = append(out, fmt.Sprintf("ddl: acknowledged sequence %s (%+v) is gone", name, want))
+		case !wantOK:
+			out = append(out, fmt.Sprintf("ddl: dropped sequence %s is back as %+v", name, have))
+		default:
+			out = append(out, fmt.Sprintf("ddl: %s is %+v, but %+v was acknowledged", name, have, want))
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](ms ...map[string]V) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range ms {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

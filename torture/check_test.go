@@ -1,0 +1,109 @@
+package torture
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The checkers must find what they look for: each gets a history with one
+// planted violation and the same history without it.
+
+var up = Seq{"s", 1}
+
+func nv(client int, call, ret int64, v int64) Op {
+	return Op{Seq: "s", Kind: Nextval, Client: client, Want: 1, Call: call, Return: ret, Values: []int64{v}}
+}
+
+func expect(t *testing.T, what string, got []string, want int, substr string) {
+	t.Helper()
+	if len(got) != want {
+		t.Fatalf("%s: %d violations, want %d: %q", what, len(got), want, got)
+	}
+	for _, g := range got {
+		if !strings.Contains(g, substr) {
+			t.Errorf("%s: %q lacks %q", what, g, substr)
+		}
+	}
+}
+
+func TestCheckUnique(t *testing.T) {
+	ops := []Op{nv(0, 0, 1, 1), nv(1, 0, 1, 2), {Seq: "s", Kind: Range, Values: []int64{3, 4, 5}, Outcome: OK}}
+	expect(t, "distinct", CheckUnique(ops), 0, "")
+	// A value that arrived on a request whose outcome is unknown counts.
+	ops = append(ops, Op{Seq: "s", Kind: Bulk, Outcome: Unknown, Values: []int64{6, 4}, Times: []int64{2, 2}})
+	expect(t, "repeated", CheckUnique(ops), 1, "returned 4 more than once")
+}
+
+func TestCheckOrder(t *testing.T) {
+	good := []Op{nv(0, 0, 5, 10), nv(1, 4, 8, 9), nv(2, 6, 9, 11)}
+	expect(t, "concurrent", CheckOrder(good, []Seq{up}), 0, "")
+	if v, _, err := CheckLinearizable(good, []Seq{up}, time.Second); err != nil || len(v) != 0 {
+		t.Fatalf("porcupine on a linearizable history: %v %v", v, err)
+	}
+	bad := []Op{nv(0, 0, 5, 10), nv(1, 6, 8, 9)}
+	expect(t, "stale", CheckOrder(bad, []Seq{up}), 1, "returned 9, but nextval by client 0 had returned 10")
+	if v, _, err := CheckLinearizable(bad, []Seq{up}, time.Second); err != nil || len(v) != 1 {
+		t.Fatalf("porcupine on a stale read: %v %v", v, err)
+	}
+	// A setval that completed before a nextval is called bounds it.
+	set := []Op{{Seq: "s", Kind: Setval, Call: 0, Return: 1, Values: []int64{1000}}, nv(0, 2, 3, 500)}
+	expect(t, "after setval", CheckOrder(set, []Seq{up}), 1, "had returned 1000")
+	if v, _, _ := CheckLinearizable(set, []Seq{up}, time.Second); len(v) != 1 {
+		t.Fatalf("porcupine after setval: %v", v)
+	}
+	// Rows of one generate_series rise, and each is done when it arrives.
+	rows := []Op{{Seq: "s", Kind: Bulk, Want: 3, Call: 0, Return: 10, Values: []int64{1, 3, 2}, Times: []int64{1, 2, 3}}}
+	expect(t, "falling rows", CheckOrder(rows, []Seq{up}), 1, "returned 2 after 3 in one response")
+	rows = []Op{{Seq: "s", Kind: Bulk, Want: 2, Call: 0, Return: 10, Values: []int64{5, 6}, Times: []int64{1, 9}}, nv(1, 2, 3, 4)}
+	expect(t, "after a row", CheckOrder(rows, []Seq{up}), 1, "had returned 5")
+	// A descending sequence is checked in its direction.
+	down := Seq{"s", -1}
+	expect(t, "descending", CheckOrder([]Op{nv(0, 0, 1, -5), nv(0, 2, 3, -6)}, []Seq{down}), 0, "")
+	expect(t, "descending stale", CheckOrder([]Op{nv(0, 0, 1, -5), nv(0, 2, 3, -4)}, []Seq{down}), 1, "returned -4")
+	// An unknown outcome without values constrains nothing.
+	unk := []Op{nv(0, 0, 5, 10), {Seq: "s", Kind: Nextval, Want: 1, Call: 6, Outcome: Unknown}, nv(1, 7, 8, 11)}
+	expect(t, "unknown", CheckOrder(unk, []Seq{up}), 0, "")
+	if v, _, err := CheckLinearizable(unk, []Seq{up}, time.Second); err != nil || len(v) != 0 {
+		t.Fatalf("porcupine with an unknown outcome: %v %v", v, err)
+	}
+}
+
+func TestCheckGaps(t *testing.T) {
+	ops := []Op{nv(0, 0, 1, 100)}
+	crash := func(probe int64) Restart {
+		return Restart{Epoch: 0, Cache: map[string]int64{"s": 10}, Probe: map[string]int64{"s": probe}}
+	}
+	expect(t, "within CACHE", CheckGaps(ops, []Seq{up}, []Restart{crash(110)}), 0, "")
+	expect(t, "beyond CACHE", CheckGaps(ops, []Seq{up}, []Restart{crash(111)}), 1, "10 skipped, at most 9 allowed")
+	expect(t, "backwards", CheckGaps(ops, []Seq{up}, []Restart{crash(100)}), 1, "resumed at 100 after 100")
+	clean := Restart{Epoch: 0, Clean: true, Cache: map[string]int64{"s": 10}, Probe: map[string]int64{"s": 102}}
+	expect(t, "clean", CheckGaps(ops, []Seq{up}, []Restart{clean}), 1, "clean stop")
+	// A request that got no answer may have consumed what it asked for.
+	ops = append(ops, Op{Seq: "s", Kind: Range, Want: 5, Outcome: Unknown})
+	expect(t, "unanswered", CheckGaps(ops, []Seq{up}, []Restart{crash(115)}), 0, "")
+	expect(t, "unanswered", CheckGaps(ops, []Seq{up}, []Restart{crash(116)}), 1, "15 skipped, at most 14 allowed")
+}
+
+func TestCatalogVerify(t *testing.T) {
+	a, b := SeqDef{Inc: 1, Cache: 1, Max: 10}, SeqDef{Inc: 2, Cache: 20, Max: 30}
+	c := NewCatalog()
+	c.Send("x", &a)
+	c.Answer(true)
+	c.Send("y", &b)
+	c.Answer(true)
+	expect(t, "as acknowledged", c.Verify(map[string]SeqDef{"x": a, "y": b}), 0, "")
+	expect(t, "lost create", c.Verify(map[string]SeqDef{"x": a}), 1, "acknowledged sequence y")
+	expect(t, "lost alter", c.Verify(map[string]SeqDef{"x": a, "y": a}), 1, "but")
+	c.Send("y", nil)
+	c.Answer(true)
+	expect(t, "dropped is back", c.Verify(map[string]SeqDef{"x": a, "y": b}), 1, "dropped sequence y is back")
+	// The statement in flight at a crash may go either way.
+	c.Send("x", nil)
+	expect(t, "pending drop done", c.Verify(map[string]SeqDef{}), 0, "")
+	c.Send("x", &b)
+	expect(t, "pending create lost", c.Verify(map[string]SeqDef{}), 0, "")
+	c.Send("x", &b)
+	expect(t, "pending create done", c.Verify(map[string]SeqDef{"x": b}), 0, "")
+	expect(t, "then acknowledged", c.Verify(map[string]SeqDef{}), 1, "acknowledged sequence x")
+}

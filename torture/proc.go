@@ -1,0 +1,132 @@
+package torture
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// proc is one run of the seqd binary.
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	addr   string
+	exited chan struct{}
+	state  *os.ProcessState
+}
+
+// startProc starts seqd on dir and waits until it accepts connections.
+// With faults it runs on the fault-injecting file system and takes fault
+// commands on its standard input.
+func startProc(bin, dir, addr string, faults bool, seed uint64, log io.Writer) (*proc, error) {
+	args := []string{"-data", dir, "-listen", addr, "-idle-timeout", "5s"}
+	if faults {
+		args = append(args, "-fault-injection", "-fault-seed", strconv.FormatUint(seed, 10))
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, stdin: stdin, addr: addr, exited: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		p.state = cmd.ProcessState
+		close(p.exited)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.exited:
+			return nil, fmt.Errorf("seqd exited at start: %v", p.state)
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return p, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.kill()
+	return nil, errors.New("seqd did not start within 30s")
+}
+
+func (p *proc) signal(sig syscall.Signal) { p.cmd.Process.Signal(sig) }
+
+// fault sends one fault-injection command.
+func (p *proc) fault(cmd string) error {
+	_, err := io.WriteString(p.stdin, cmd+"\n")
+	return err
+}
+
+// wait waits for the process to exit and returns its exit status (-1 for
+// a signal).
+func (p *proc) wait(timeout time.Duration) (int, error) {
+	select {
+	case <-p.exited:
+		return p.state.ExitCode(), nil
+	case <-time.After(timeout):
+		return 0, fmt.Errorf("seqd did not exit within %v", timeout)
+	}
+}
+
+// running reports whether the process has not exited.
+func (p *proc) running() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// kill ends the process at once (SIGCONT first, in case it is stopped).
+func (p *proc) kill() {
+	p.signal(syscall.SIGKILL)
+	p.signal(syscall.SIGCONT)
+	<-p.exited
+}
+
+// rss is the process's resident memory in bytes.
+func (p *proc) rss() (int64, error) {
+	return RSS(p.cmd.Process.Pid)
+}
+
+// RSS reads a process's resident set size from /proc.
+func RSS(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no VmRSS")
+}
+
+// freeAddr is a loopback address nobody listens on now.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}

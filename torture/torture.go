@@ -1,0 +1,364 @@
+// Package torture tries to make seqd repeat, reorder or lose: it runs the
+// real binary, drives it over the wire with concurrent clients (nextval,
+// generate_series, seqd_reserve, setval, ALTER and a DDL workload), injects
+// faults (kill -9, power loss, EIO and ENOSPC on write and fsync,
+// SIGSTOP/SIGCONT, clients that vanish or stop reading), records every
+// operation, and checks the history: unique values, linearizable order
+// (porcupine and an O(n log n) scan), bounded gaps at every restart, and
+// durable DDL.
+package torture
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Fault is what ends (or disturbs) one cycle.
+type Fault string
+
+const (
+	Kill        Fault = "kill -9"
+	PowerLoss   Fault = "power loss"
+	EIOWrite    Fault = "EIO on write"
+	EIOSync     Fault = "EIO on fsync"
+	ENOSPCWrite Fault = "ENOSPC on write"
+	ENOSPCSync  Fault = "ENOSPC on fsync"
+	Pause       Fault = "SIGSTOP/SIGCONT"
+	Clean       Fault = "clean restart"
+)
+
+// AllFaults is every fault kind, the default mix.
+var AllFaults = []Fault{Kill, PowerLoss, EIOWrite, EIOSync, ENOSPCWrite, ENOSPCSync, Pause, Clean}
+
+// Config is one torture run.
+type Config struct {
+	Binary  string        // the seqd binary
+	Dir     string        // scratch directory: data and the server's log
+	Cycles  int           // server runs, each ended by a fault
+	Clients int           // concurrent workload connections
+	Load    time.Duration // most load before a cycle's fault (at least a tenth of it)
+	Faults  []Fault       // drawn at random for each cycle; nil: AllFaults
+	Seed    uint64
+	// PorcupineOps, if positive, bounds the operations porcupine checks
+	// to a prefix of the history by call time (the scan checks all).
+	PorcupineOps int
+	// Progress, if set, receives a line per cycle.
+	Progress func(string)
+}
+
+// Report is what a run did and found.
+type Report struct {
+	Cycles     int
+	Faults     map[string]int // by kind, including client-side ones
+	Ops        int            // value operations, probes included
+	Outcomes   map[string]int
+	Values     int // values received
+	DDL        int // DDL statements answered
+	Porcupine  int // operations porcupine checked (generate_series rows are the scan's)
+	MaxSkip    map[string]int64
+	Violations []string
+	Elapsed    time.Duration
+}
+
+// String is the report in a few lines.
+func (r *Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d cycles in %v; %d value operations (%s), %d values, %d DDL statements; porcupine checked %d operations\n",
+		r.Cycles, r.Elapsed.Round(time.Second), r.Ops, mapString(r.Outcomes), r.Values, r.DDL, r.Porcupine)
+	fmt.Fprintf(&b, "faults: %s\n", mapString(r.Faults))
+	fmt.Fprintf(&b, "largest skip after a crash, by sequence: %s\n", mapString(r.MaxSkip))
+	fmt.Fprintf(&b, "violations: %d\n", len(r.Violations))
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	return b.String()
+}
+
+func mapString[V int | int64](m map[string]V) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// DefaultSeqs are the sequences the value workload uses: every CACHE the
+// engine treats differently, and a descending one.
+var DefaultSeqs = []struct {
+	Seq
+	Cache int64
+	DDL   string
+}{
+	{Seq{"t_nocache", 1}, 1, "create sequence t_nocache"},
+	{Seq{"t_c10", 1}, 10, "create sequence t_c10 cache 10"},
+	{Seq{"t_c1000_by3", 3}, 1000, "create sequence t_c1000_by3 increment by 3 cache 1000"},
+	{Seq{"t_c100k", 1}, 100_000, "create sequence t_c100k cache 100000"},
+	{Seq{"t_desc", -2}, 50, "create sequence t_desc increment by -2 minvalue -9000000000000000000 start with -1 cache 50"},
+}
+
+// run is a torture run's shared state.
+type run struct {
+	cfg      Config
+	h        *History
+	seqs     []Seq
+	addr     string
+	catalog  *Catalog
+	setvalMu map[string]*sync.Mutex
+	ddlLog   io.Writer
+
+	mu         sync.Mutex
+	top        map[string]int64 // highest normalized value seen
+	cache      map[string]int64 // CACHE in force (the larger while an ALTER is unanswered)
+	epochCache map[string]int64 // largest CACHE during the current epoch
+	faults     map[string]int
+	ddlOps     int
+	violations []string
+}
+
+// Run runs the torture test and checks its history.
+func Run(cfg Config) (*Report, error) {
+	if cfg.Faults == nil {
+		cfg.Faults = AllFaults
+	}
+	start := time.Now()
+	r := &run{cfg: cfg, h: NewHistory(), catalog: NewCatalog(), setvalMu: map[string]*sync.Mutex{},
+		top: map[string]int64{}, cache: map[string]int64{}, faults: map[string]int{}}
+	for _, s := range DefaultSeqs {
+		r.seqs = append(r.seqs, s.Seq)
+		r.cache[s.Name] = s.Cache
+		r.setvalMu[s.Name] = &sync.Mutex{}
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	r.addr = addr
+	dataDir := filepath.Join(cfg.Dir, "data")
+	logf, err := os.Create(filepath.Join(cfg.Dir, "seqd.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x70))
+	r.ddlLog = logf
+
+	var restarts []Restart
+	for epoch := 0; epoch <= cfg.Cycles; epoch++ {
+		fault := cfg.Faults[rng.IntN(len(cfg.Faults))]
+		last := epoch == cfg.Cycles // only starts, probes and stops cleanly
+		faultFS := !last && fault != Kill && fault != Pause && fault != Clean
+		fmt.Fprintf(logf, "--- cycle %d: %s\n", epoch, fault)
+		p, err := startProc(cfg.Binary, dataDir, addr, faultFS, rng.Uint64(), logf)
+		if err != nil {
+			return nil, fmt.Errorf("cycle %d: %w (log in %s)", epoch, err, logf.Name())
+		}
+		if epoch == 0 {
+			err = r.setup()
+		} else {
+			restarts[len(restarts)-1].Probe, err = r.probe(epoch)
+		}
+		if err != nil {
+			p.kill()
+			return nil, fmt.Errorf("cycle %d: %w", epoch, err)
+		}
+		if last {
+			p.signal(syscall.SIGTERM)
+			if code, err := p.wait(30 * time.Second); err != nil || code != 0 {
+				r.violation(fmt.Sprintf("final clean stop: exit %d, %v", code, err))
+			}
+			break
+		}
+		clean, err := r.cycle(epoch, fault, p, rng)
+		if err != nil {
+			return nil, fmt.Errorf("cycle %d (%s): %w (log in %s)", epoch, fault, err, logf.Name())
+		}
+		r.faults[string(fault)]++
+		restarts = append(restarts, Restart{Epoch: epoch, Clean: clean, Cache: r.epochCache})
+		if cfg.Progress != nil {
+			cfg.Progress(fmt.Sprintf("cycle %d: %s, %d operations so far", epoch, fault, len(r.h.Ops())))
+		}
+	}
+	return r.check(restarts, start)
+}
+
+// setup creates the workload's sequences on a new data directory.
+func (r *run) setup() error {
+	ctx := context.Background()
+	c, err := connect(ctx, r.addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	for _, s := range DefaultSeqs {
+		if _, err := c.Exec(ctx, s.DDL); err != nil {
+			return err
+		}
+	}
+	for _, q := range []string{"create sequence vanish cache 100", "create sequence stall cache 1000"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cycle runs the load on a started server, brings the fault, and returns
+// once the server has exited and every client has stopped; clean reports a
+// clean stop (exit status 0 after SIGTERM), after which nothing may be
+// skipped.
+func (r *run) cycle(epoch int, fault Fault, p *proc, rng *rand.Rand) (clean bool, err error) {
+	r.mu.Lock()
+	r.epochCache = map[string]int64{}
+	for k, v := range r.cache {
+		r.epochCache[k] = v
+	}
+	r.mu.Unlock()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range r.cfg.Clients {
+		wg.Add(1)
+		seed := rng.Uint64()
+		go func() { defer wg.Done(); r.worker(i, epoch, seed, stop) }()
+	}
+	if r.catalog.Pending == nil {
+		wg.Add(1)
+		seed := rng.Uint64()
+		go func() { defer wg.Done(); r.ddlWorker(seed, stop) }()
+	}
+	wg.Add(1)
+	seed := rng.Uint64()
+	go func() { defer wg.Done(); r.chaos(seed, stop) }()
+	var once sync.Once
+	halt := func() {
+		once.Do(func() { close(stop) })
+		wg.Wait()
+	}
+	defer halt()
+
+	load := func() time.Duration {
+		return r.cfg.Load/10 + time.Duration(rng.Int64N(int64(r.cfg.Load)))
+	}
+	sleep := func(d time.Duration) error {
+		select {
+		case <-time.After(d):
+			return nil
+		case <-p.exited:
+			return fmt.Errorf("seqd exited on its own: %v", p.state)
+		}
+	}
+	if err := sleep(load()); err != nil {
+		return false, err
+	}
+	term := func() (bool, error) {
+		p.signal(syscall.SIGTERM)
+		code, err := p.wait(30 * time.Second)
+		return code == 0, err
+	}
+	switch fault {
+	case Kill:
+		p.kill()
+		return false, nil
+	case PowerLoss:
+		return false, r.powerLoss(p)
+	case EIOWrite, EIOSync, ENOSPCWrite, ENOSPCSync:
+		cmd := map[Fault]string{EIOWrite: "fail write eio", EIOSync: "fail sync eio", ENOSPCWrite: "fail write enospc", ENOSPCSync: "fail sync enospc"}[fault]
+		if err := p.fault(fmt.Sprintf("%s %d", cmd, 1+rng.IntN(3))); err != nil {
+			return false, err
+		}
+		if err := sleep(load()); err != nil {
+			return false, err
+		}
+		if rng.IntN(2) == 0 {
+			return false, r.powerLoss(p)
+		}
+		// After a failed write the store refuses to go on, so the stop
+		// cannot record the last value: exit status 1, not clean.
+		return term()
+	case Pause:
+		p.signal(syscall.SIGSTOP)
+		time.Sleep(time.Duration(100+rng.IntN(900)) * time.Millisecond)
+		p.signal(syscall.SIGCONT)
+		if err := sleep(load()); err != nil {
+			return false, err
+		}
+		if rng.IntN(2) == 0 {
+			p.kill()
+			return false, nil
+		}
+		return term()
+	case Clean:
+		halt()
+		clean, err := term()
+		if err == nil && !clean {
+			r.violation(fmt.Sprintf("cycle %d: clean stop exited with %v", epoch, p.state))
+		}
+		return clean, err
+	}
+	return false, fmt.Errorf("unknown fault %q", fault)
+}
+
+func (r *run) powerLoss(p *proc) error {
+	if err := p.fault("powerloss"); err != nil {
+		return err
+	}
+	code, err := p.wait(30 * time.Second)
+	if err == nil && code != 3 {
+		err = fmt.Errorf("power loss: exit status %d, want 3", code)
+	}
+	return err
+}
+
+// check runs every checker over the history.
+func (r *run) check(restarts []Restart, start time.Time) (*Report, error) {
+	ops := r.h.Ops()
+	rep := &Report{Cycles: r.cfg.Cycles, Faults: r.faults, Outcomes: map[string]int{}, MaxSkip: map[string]int64{}, DDL: r.ddlOps}
+	for _, op := range ops {
+		rep.Ops++
+		rep.Outcomes[op.Outcome.String()]++
+		if op.Kind != Setval {
+			rep.Values += len(op.Values)
+		}
+	}
+	rep.Violations = append(rep.Violations, r.violations...)
+	rep.Violations = append(rep.Violations, CheckUnique(ops)...)
+	rep.Violations = append(rep.Violations, CheckOrder(ops, r.seqs)...)
+	rep.Violations = append(rep.Violations, CheckGaps(ops, r.seqs, restarts)...)
+	for _, rs := range restarts {
+		if rs.Clean {
+			continue
+		}
+		for name, skip := range Skips(ops, r.seqs, rs) {
+			rep.MaxSkip[name] = max(rep.MaxSkip[name], skip)
+		}
+	}
+	prefix := ops
+	if r.cfg.PorcupineOps > 0 && len(prefix) > r.cfg.PorcupineOps {
+		prefix = append([]Op(nil), ops...)
+		sort.Slice(prefix, func(i, j int) bool { return prefix[i].Call < prefix[j].Call })
+		prefix = prefix[:r.cfg.PorcupineOps]
+	}
+	v, n, err := CheckLinearizable(prefix, r.seqs, 5*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	rep.Porcupine = n
+	rep.Violations = append(rep.Violations, v...)
+	rep.Elapsed = time.Since(start)
+	if len(rep.Violations) > 0 {
+		// The history, for whoever looks into the violations.
+		if b, err := json.Marshal(ops); err == nil {
+			os.WriteFile(filepath.Join(r.cfg.Dir, "history.json"), b, 0o644)
+		}
+	}
+	return rep, nil
+}
