@@ -53,30 +53,45 @@ func Command(t testing.TB, name string) string {
 	return p
 }
 
-var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
-)
+var builds sync.Map // race bool -> *build
 
-// SeqdBinary builds cmd/seqd once per test process and returns its path.
-func SeqdBinary(t testing.TB) string {
-	buildOnce.Do(func() {
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// SeqdBinary builds cmd/seqd once per test binary, with the race
+// detector, and returns its path.
+func SeqdBinary(t testing.TB) string { return seqdBinary(t, true) }
+
+// SeqdPlainBinary is SeqdBinary without the race detector, for
+// measurements (the detector multiplies memory use).
+func SeqdPlainBinary(t testing.TB) string { return seqdBinary(t, false) }
+
+func seqdBinary(t testing.TB, race bool) string {
+	v, _ := builds.LoadOrStore(race, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "seqd-bin")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binary = filepath.Join(dir, "seqd")
-		out, err := exec.Command("go", "build", "-race", "-o", binary, "github.com/seqd/seqd/cmd/seqd").CombinedOutput()
+		b.path = filepath.Join(dir, "seqd")
+		args := []string{"build", "-o", b.path}
+		if race {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, "github.com/seqd/seqd/cmd/seqd")...).CombinedOutput()
 		if err != nil {
-			buildErr = &buildError{err, string(out)}
+			b.err = &buildError{err, string(out)}
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binary
+	return b.path
 }
 
 type buildError struct {
