@@ -286,9 +286,10 @@ type Restart struct {
 // without a complete answer may have consumed unseen.
 func CheckGaps(ops []Op, seqs []Seq, restarts []Restart) []string {
 	var out []string
+	ep := epochsOf(ops, seqs)
 	for _, r := range restarts {
 		for _, s := range seqs {
-			g, ok := gapAt(ops, s, r)
+			g, ok := ep.gapAt(s, r)
 			if !ok || g.beyond && g.skipped <= g.allowed {
 				continue
 			}
@@ -303,12 +304,19 @@ func CheckGaps(ops []Op, seqs []Seq, restarts []Restart) []string {
 	return out
 }
 
-// Skips is how many values each sequence skipped at a restart.
-func Skips(ops []Op, seqs []Seq, r Restart) map[string]int64 {
+// Skips is how many values each sequence skipped at each crash, the
+// largest per sequence.
+func Skips(ops []Op, seqs []Seq, restarts []Restart) map[string]int64 {
 	out := map[string]int64{}
-	for _, s := range seqs {
-		if g, ok := gapAt(ops, s, r); ok && g.beyond {
-			out[s.Name] = g.skipped
+	ep := epochsOf(ops, seqs)
+	for _, r := range restarts {
+		if r.Clean {
+			continue
+		}
+		for _, s := range seqs {
+			if g, ok := ep.gapAt(s, r); ok && g.beyond {
+				out[s.Name] = max(out[s.Name], g.skipped)
+			}
 		}
 	}
 	return out
@@ -320,39 +328,72 @@ type gap struct {
 	skipped, allowed, slack int64
 }
 
+// epochSum is what one epoch did to one sequence, for the gap check.
+type epochSum struct {
+	top      int64   // highest normalized value seen or setval acknowledged
+	slack    int64   // values asked for and not seen, by requests without a complete answer
+	maybeSet []int64 // normalized setvals of unknown outcome
+}
+
+type epochs map[string]map[int]*epochSum
+
+// epochsOf sums the history by sequence and epoch in one pass.
+func epochsOf(ops []Op, seqs []Seq) epochs {
+	ep := epochs{}
+	for _, s := range seqs {
+		ep[s.Name] = map[int]*epochSum{}
+	}
+	for _, op := range ops {
+		by, ok := ep[op.Seq]
+		if !ok {
+			continue
+		}
+		e := by[op.Epoch]
+		if e == nil {
+			e = &epochSum{top: math.MinInt64}
+			by[op.Epoch] = e
+		}
+		d := dirOf(seqs, op.Seq)
+		if op.Kind == Setval {
+			switch op.Outcome {
+			case OK:
+				e.top = max(e.top, op.Values[0]*d)
+			case Unknown:
+				e.maybeSet = append(e.maybeSet, op.Values[0]*d)
+			}
+			continue
+		}
+		e.top = max(e.top, normMax(op.Values, d))
+		if op.Outcome != OK {
+			e.slack += op.Want - int64(len(op.Values))
+		}
+	}
+	return ep
+}
+
 // gapAt measures the restart's gap for s; false if there is nothing to
 // measure (no probe, or no value before).
-func gapAt(ops []Op, s Seq, r Restart) (gap, bool) {
+func (ep epochs) gapAt(s Seq, r Restart) (gap, bool) {
 	probe, ok := r.Probe[s.Name]
 	if !ok {
 		return gap{}, false
 	}
 	d := s.dir()
-	top := int64(math.MinInt64) // normalized
-	var slack int64
-	var maybeSet []int64 // setvals of unknown outcome: they may have moved the sequence
-	for _, op := range ops {
-		if op.Seq != s.Name || op.Epoch > r.Epoch {
-			continue
-		}
-		if op.Kind == Setval {
-			switch {
-			case op.Outcome == OK:
-				top = max(top, op.Values[0]*d)
-			case op.Outcome == Unknown && op.Epoch == r.Epoch:
-				maybeSet = append(maybeSet, op.Values[0]*d)
-			}
-			continue
-		}
-		top = max(top, normMax(op.Values, d))
-		if op.Epoch == r.Epoch && op.Outcome != OK {
-			slack += op.Want - int64(len(op.Values))
-		}
-	}
 	p := probe * d
-	for _, x := range maybeSet {
-		if p > x {
-			top = max(top, x)
+	top := int64(math.MinInt64)
+	var slack int64
+	for epoch, e := range ep[s.Name] {
+		if epoch > r.Epoch {
+			continue
+		}
+		top = max(top, e.top)
+		if epoch == r.Epoch {
+			slack = e.slack
+			for _, x := range e.maybeSet {
+				if p > x { // the sequence may have moved there
+					top = max(top, x)
+				}
+			}
 		}
 	}
 	if top == math.MinInt64 {

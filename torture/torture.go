@@ -333,14 +333,7 @@ func (r *run) check(restarts []Restart, start time.Time) (*Report, error) {
 	rep.Violations = append(rep.Violations, CheckUnique(ops)...)
 	rep.Violations = append(rep.Violations, CheckOrder(ops, r.seqs)...)
 	rep.Violations = append(rep.Violations, CheckGaps(ops, r.seqs, restarts)...)
-	for _, rs := range restarts {
-		if rs.Clean {
-			continue
-		}
-		for name, skip := range Skips(ops, r.seqs, rs) {
-			rep.MaxSkip[name] = max(rep.MaxSkip[name], skip)
-		}
-	}
+	rep.MaxSkip = Skips(ops, r.seqs, restarts)
 	prefix := ops
 	if r.cfg.PorcupineOps > 0 && len(prefix) > r.cfg.PorcupineOps {
 		prefix = append([]Op(nil), ops...)

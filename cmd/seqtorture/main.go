@@ -1,0 +1,74 @@
+// Command seqtorture is the long-run form of the torture test: it runs
+// the seqd binary through thousands of fault cycles under concurrent
+// clients and checks the whole history (see package torture). It exits
+// with status 1 if it found a violation.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/seqd/seqd/torture"
+)
+
+func main() {
+	bin := flag.String("seqd", "", "the seqd binary (default: build cmd/seqd)")
+	cycles := flag.Int("cycles", 2000, "server runs, each ended by a fault")
+	clients := flag.Int("clients", 16, "concurrent workload connections")
+	load := flag.Duration("load", time.Second, "most load before each fault")
+	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "random seed (printed, to repeat a run)")
+	dir := flag.String("dir", "", "scratch directory kept for inspection (default: a temporary one, removed after a clean run)")
+	faults := flag.String("faults", "", "comma-separated fault kinds (default: all): "+kinds())
+	flag.Parse()
+
+	work := *dir
+	if work == "" {
+		var err error
+		if work, err = os.MkdirTemp("", "seqtorture"); err != nil {
+			log.Fatal(err)
+		}
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	if *bin == "" {
+		*bin = filepath.Join(work, "seqd")
+		out, err := exec.Command("go", "build", "-o", *bin, "github.com/seqd/seqd/cmd/seqd").CombinedOutput()
+		if err != nil {
+			log.Fatalf("build seqd: %v\n%s", err, out)
+		}
+	}
+	cfg := torture.Config{Binary: *bin, Dir: work, Cycles: *cycles, Clients: *clients, Load: *load, Seed: *seed,
+		Progress: func(s string) { log.Print(s) }}
+	if *faults != "" {
+		for _, f := range strings.Split(*faults, ",") {
+			cfg.Faults = append(cfg.Faults, torture.Fault(strings.TrimSpace(f)))
+		}
+	}
+	log.Printf("seed %d, scratch in %s", *seed, work)
+	rep, err := torture.Run(cfg)
+	if err != nil {
+		log.Fatalf("%v (scratch kept in %s)", err, work)
+	}
+	fmt.Print(rep)
+	if len(rep.Violations) > 0 {
+		log.Printf("scratch kept in %s", work)
+		os.Exit(1)
+	}
+	if *dir == "" {
+		os.RemoveAll(work)
+	}
+}
+
+func kinds() string {
+	var out []string
+	for _, f := range torture.AllFaults {
+		out = append(out, string(f))
+	}
+	return strings.Join(out, ", ")
+}
