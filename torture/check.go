@@ -53,6 +53,7 @@ func CheckUnique(ops []Op) []string {
 // step may or may not have happened.
 type atom struct {
 	client    int
+	epoch     int
 	kind      Kind
 	values    []int64
 	call, ret int64
@@ -67,15 +68,15 @@ func atoms(ops []Op, s string) []atom {
 		if op.Seq != s {
 			continue
 		}
-		a := atom{client: op.Client, kind: op.Kind, call: op.Call, ret: -1}
+		a := atom{client: op.Client, epoch: op.Epoch, kind: op.Kind, call: op.Call, ret: -1}
 		switch {
 		case op.Kind == Bulk:
-			for i, v := range op.Values {
+			for i := range op.Values {
 				// Row i is taken after row i-1: calling it i ns after the
 				// statement records that order (no server is faster), which
 				// keeps porcupine from trying the rows in other orders.
 				b := a
-				b.values, b.call, b.ret = []int64{v}, op.Call+int64(i), op.Times[i]
+				b.values, b.call, b.ret = op.Values[i:i+1], op.Call+int64(i), op.Times[i]
 				out = append(out, b)
 			}
 			if op.Outcome != OK && int64(len(op.Values)) < op.Want {
@@ -175,9 +176,10 @@ func normMin(vs []int64, d int64) int64 {
 // more that nobody saw, which can only make later values larger, so the
 // step leaves the state at least where those values put it.
 type seqInput struct {
-	seq  string
-	kind Kind
-	dir  int64
+	seq   string
+	epoch int
+	kind  Kind
+	dir   int64
 }
 
 type seqOutput struct {
@@ -190,7 +192,8 @@ var seqModel = porcupine.Model{
 		by := map[string][]porcupine.Operation{}
 		var order []string
 		for _, op := range h {
-			s := op.Input.(seqInput).seq
+			in := op.Input.(seqInput)
+			s := fmt.Sprintf("%s/%d", in.seq, in.epoch)
 			if by[s] == nil {
 				order = append(order, s)
 			}
@@ -230,7 +233,10 @@ var seqModel = porcupine.Model{
 }
 
 // CheckLinearizable runs porcupine over the history, one partition per
-// sequence, leaving out generate_series rows (CheckOrder covers them). It returns violations, or an error if porcupine could not
+// sequence and epoch (server run), leaving out generate_series rows.
+// CheckOrder covers those rows and the order across epochs; porcupine's
+// memory grows with the square of a partition's length, which epochs
+// bound. It returns violations, or an error if porcupine could not
 // decide within timeout.
 func CheckLinearizable(ops []Op, seqs []Seq, timeout time.Duration) (violations []string, checked int, err error) {
 	var h []porcupine.Operation
@@ -255,7 +261,7 @@ func CheckLinearizable(ops []Op, seqs []Seq, timeout time.Duration) (violations 
 				}
 				ret = math.MaxInt64
 			}
-			h = append(h, porcupine.Operation{ClientId: max(a.client, 0), Input: seqInput{s.Name, a.kind, s.dir()},
+			h = append(h, porcupine.Operation{ClientId: max(a.client, 0), Input: seqInput{s.Name, a.epoch, a.kind, s.dir()},
 				Output: seqOutput{a.values, a.ret < 0}, Call: a.call, Return: ret})
 		}
 	}
@@ -304,8 +310,8 @@ func CheckGaps(ops []Op, seqs []Seq, restarts []Restart) []string {
 	return out
 }
 
-// Skips is how many values each sequence skipped at each crash, the
-// largest per sequence.
+// Skips is, per sequence, the most values a crash skipped beyond those
+// that requests without a complete answer asked for: what CACHE bounds.
 func Skips(ops []Op, seqs []Seq, restarts []Restart) map[string]int64 {
 	out := map[string]int64{}
 	ep := epochsOf(ops, seqs)
@@ -315,7 +321,7 @@ func Skips(ops []Op, seqs []Seq, restarts []Restart) map[string]int64 {
 		}
 		for _, s := range seqs {
 			if g, ok := ep.gapAt(s, r); ok && g.beyond {
-				out[s.Name] = max(out[s.Name], g.skipped)
+				out[s.Name] = max(out[s.Name], g.skipped-g.slack)
 			}
 		}
 	}

@@ -62,10 +62,10 @@ type Report struct {
 	Faults     map[string]int // by kind, including client-side ones
 	Ops        int            // value operations, probes included
 	Outcomes   map[string]int
-	Values     int // values received
-	DDL        int // DDL statements answered
-	Porcupine  int // operations porcupine checked (generate_series rows are the scan's)
-	MaxSkip    map[string]int64
+	Values     int              // values received
+	DDL        int              // DDL statements answered
+	Porcupine  int              // operations porcupine checked (generate_series rows are the scan's)
+	MaxSkip    map[string]int64 // see Skips
 	Violations []string
 	Elapsed    time.Duration
 }
@@ -76,12 +76,36 @@ func (r *Report) String() string {
 	fmt.Fprintf(&b, "%d cycles in %v; %d value operations (%s), %d values, %d DDL statements; porcupine checked %d operations\n",
 		r.Cycles, r.Elapsed.Round(time.Second), r.Ops, mapString(r.Outcomes), r.Values, r.DDL, r.Porcupine)
 	fmt.Fprintf(&b, "faults: %s\n", mapString(r.Faults))
-	fmt.Fprintf(&b, "largest skip after a crash, by sequence: %s\n", mapString(r.MaxSkip))
+	fmt.Fprintf(&b, "largest skip after a crash beyond what unanswered requests asked for, by sequence: %s\n", mapString(r.MaxSkip))
 	fmt.Fprintf(&b, "violations: %d\n", len(r.Violations))
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "  %s\n", v)
 	}
 	return b.String()
+}
+
+// Add sums another run's report into r.
+func (r *Report) Add(o *Report) {
+	r.Cycles += o.Cycles
+	r.Ops += o.Ops
+	r.Values += o.Values
+	r.DDL += o.DDL
+	r.Porcupine += o.Porcupine
+	r.Elapsed += o.Elapsed
+	r.Violations = append(r.Violations, o.Violations...)
+	for _, m := range [][2]map[string]int{{r.Faults, o.Faults}, {r.Outcomes, o.Outcomes}} {
+		for k, v := range m[1] {
+			m[0][k] += v
+		}
+	}
+	for k, v := range o.MaxSkip {
+		r.MaxSkip[k] = max(r.MaxSkip[k], v)
+	}
+}
+
+// NewReport is an empty report to Add runs into.
+func NewReport() *Report {
+	return &Report{Faults: map[string]int{}, Outcomes: map[string]int{}, MaxSkip: map[string]int64{}}
 }
 
 func mapString[V int | int64](m map[string]V) string {
@@ -144,6 +168,9 @@ func Run(cfg Config) (*Report, error) {
 	}
 	r.addr = addr
 	dataDir := filepath.Join(cfg.Dir, "data")
+	if err := os.RemoveAll(dataDir); err != nil { // a scratch directory: start empty
+		return nil, err
+	}
 	logf, err := os.Create(filepath.Join(cfg.Dir, "seqd.log"))
 	if err != nil {
 		return nil, err

@@ -20,13 +20,15 @@ func TestTorture(t *testing.T) {
 	if testing.Short() {
 		n = 10
 	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d (scripts/soak %d -seed %d -segment %d draws the same faults; timing differs)", seed, n, seed, n)
 	rep, err := Run(Config{
 		Binary:   testenv.SeqdBinary(t),
 		Dir:      testDir(t),
 		Cycles:   n,
 		Clients:  8,
 		Load:     400 * time.Millisecond,
-		Seed:     uint64(time.Now().UnixNano()),
+		Seed:     seed,
 		Progress: func(s string) { t.Log(s) },
 	})
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 func main() {
 	bin := flag.String("seqd", "", "the seqd binary (default: build cmd/seqd)")
 	cycles := flag.Int("cycles", 2000, "server runs, each ended by a fault")
+	segment := flag.Int("segment", 100, "cycles per run: each run starts on a new data directory and its history is checked and dropped before the next, which bounds memory")
 	clients := flag.Int("clients", 16, "concurrent workload connections")
 	load := flag.Duration("load", time.Second, "most load before each fault")
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "random seed (printed, to repeat a run)")
@@ -43,20 +44,29 @@ func main() {
 			log.Fatalf("build seqd: %v\n%s", err, out)
 		}
 	}
-	cfg := torture.Config{Binary: *bin, Dir: work, Cycles: *cycles, Clients: *clients, Load: *load, Seed: *seed,
-		Progress: func(s string) { log.Print(s) }}
+	cfg := torture.Config{Binary: *bin, Dir: work, Clients: *clients, Load: *load, Progress: func(s string) { log.Print(s) }}
 	if *faults != "" {
 		for _, f := range strings.Split(*faults, ",") {
 			cfg.Faults = append(cfg.Faults, torture.Fault(strings.TrimSpace(f)))
 		}
 	}
 	log.Printf("seed %d, scratch in %s", *seed, work)
-	rep, err := torture.Run(cfg)
-	if err != nil {
-		log.Fatalf("%v (scratch kept in %s)", err, work)
+	total := torture.NewReport()
+	for done := 0; done < *cycles; done += cfg.Cycles {
+		cfg.Cycles = min(*segment, *cycles-done)
+		cfg.Seed = *seed + uint64(done)
+		rep, err := torture.Run(cfg)
+		if err != nil {
+			log.Fatalf("%v (scratch kept in %s)", err, work)
+		}
+		log.Printf("cycles %d-%d: %d operations, %d violations", done, done+cfg.Cycles-1, rep.Ops, len(rep.Violations))
+		total.Add(rep)
+		if len(rep.Violations) > 0 {
+			break // keep this run's history and data for inspection
+		}
 	}
-	fmt.Print(rep)
-	if len(rep.Violations) > 0 {
+	fmt.Print(total)
+	if len(total.Violations) > 0 {
 		log.Printf("scratch kept in %s", work)
 		os.Exit(1)
 	}
