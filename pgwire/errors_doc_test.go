@@ -63,14 +63,7 @@ const catalogueSetup = "create sequence s; create sequence lim maxvalue 2 start 
 func TestErrorCatalogue(t *testing.T) {
 	dsn, _ := startServerWith(t, Config{MaxBulkRows: 1000})
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, catalogueSetup, pgx.QueryExecModeSimpleProtocol); err != nil {
-		t.Fatal(err)
-	}
+	admin := mustConnect(t, dsn, catalogueSetup)
 	for _, row := range readCatalogue(t) {
 		t.Run(row.input, func(t *testing.T) {
 			var code, msg string

@@ -20,6 +20,23 @@ func pgCode(err error) (string, string) {
 	return "", ""
 }
 
+// mustConnect connects to dsn, closed at the test's end, and runs setup.
+func mustConnect(t *testing.T, dsn string, setup ...string) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	for _, q := range setup {
+		if _, err := c.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return c
+}
+
 func mustNextval(t *testing.T, c *pgx.Conn, seq string) int64 {
 	t.Helper()
 	var v int64
@@ -75,12 +92,7 @@ func TestMaxConns(t *testing.T) {
 func TestStatementTooLong(t *testing.T) {
 	dsn, _ := startServerWith(t, Config{MaxMessage: 1000})
 	ctx := context.Background()
-	other, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close(ctx)
-	other.Exec(ctx, "create sequence s")
+	other := mustConnect(t, dsn, "create sequence s")
 	c, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -100,25 +112,10 @@ func TestStatementTooLong(t *testing.T) {
 // dropped; meanwhile others, on the same sequence, go on.
 func TestIdleTimeout(t *testing.T) {
 	dsn, _ := startServerWith(t, Config{IdleTimeout: 300 * time.Millisecond})
-	ctx := context.Background()
-	other, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close(ctx)
-	if _, err := other.Exec(ctx, "create sequence s"); err != nil {
-		t.Fatal(err)
-	}
+	other := mustConnect(t, dsn, "create sequence s")
 	fatal := func(c *rawClient) string {
-		for {
-			m, err := c.fe.Receive()
-			if err != nil {
-				return "closed without an error"
-			}
-			if e, ok := m.(*pgproto3.ErrorResponse); ok {
-				return e.Severity + " " + e.Code + " " + e.Message
-			}
-		}
+		code, msg := firstError(c)
+		return code + " " + msg
 	}
 	idle := dialRaw(t, dsn)
 	half := dialRaw(t, dsn)
@@ -129,7 +126,7 @@ func TestIdleTimeout(t *testing.T) {
 		mustNextval(t, other, "s")
 		time.Sleep(20 * time.Millisecond)
 	}
-	want := "FATAL 57P05 terminating connection due to idle-session timeout"
+	want := "57P05 terminating connection due to idle-session timeout"
 	if got := fatal(idle); got != want {
 		t.Errorf("idle connection: %s", got)
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -152,14 +151,7 @@ func errorSkipsToSync(t *testing.T, dsn string) {
 func TestMalformedMessages(t *testing.T) {
 	dsn := startSeqd(t)
 	ctx := context.Background()
-	other, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close(ctx)
-	if _, err := other.Exec(ctx, "create sequence m"); err != nil {
-		t.Fatal(err)
-	}
+	other := mustConnect(t, dsn, "create sequence m")
 	cases := map[string][]byte{
 		"unknown type":    {'z', 0, 0, 0, 4},
 		"short length":    {'Q', 0, 0, 0, 2},
