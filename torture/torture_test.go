@@ -49,6 +49,9 @@ func TestTorture(t *testing.T) {
 	}
 }
 
+// testDir is the run's scratch directory: $TORTURE_DIR when set (emptied
+// first, and kept afterwards with the server's log and, after a violation,
+// the history), else a temporary one.
 func testDir(t *testing.T) string {
 	if d := os.Getenv("TORTURE_DIR"); d != "" {
 		os.RemoveAll(d)
