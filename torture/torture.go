@@ -207,6 +207,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		clean, err := r.cycle(epoch, fault, p, rng)
 		if err != nil {
+			p.kill()
 			return nil, fmt.Errorf("cycle %d (%s): %w (log in %s)", epoch, fault, err, logf.Name())
 		}
 		r.faults[string(fault)]++

@@ -82,6 +82,14 @@ func (r *run) step(c *pgx.Conn, id, epoch int, rng *rand.Rand) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	// Drivers use both protocols: a quarter of requests go as simple
+	// queries, the rest as prepared statements.
+	args := func(more ...any) []any {
+		if rng.IntN(4) == 0 {
+			return append([]any{pgx.QueryExecModeSimpleProtocol, s.Name}, more...)
+		}
+		return append([]any{s.Name}, more...)
+	}
 	op := Op{Seq: s.Name, Client: id, Epoch: epoch}
 	var err error
 	switch {
@@ -104,7 +112,7 @@ func (r *run) step(c *pgx.Conn, id, epoch int, rng *rand.Rand) bool {
 		op.Kind, op.Want = Bulk, int64(1+rng.IntN(200))
 		op.Call = r.h.Now()
 		var rows pgx.Rows
-		rows, err = c.Query(ctx, "select nextval($1) from generate_series(1, $2)", s.Name, op.Want)
+		rows, err = c.Query(ctx, "select nextval($1) from generate_series(1, $2)", args(op.Want)...)
 		if err == nil {
 			for rows.Next() {
 				var v int64
@@ -123,7 +131,7 @@ func (r *run) step(c *pgx.Conn, id, epoch int, rng *rand.Rand) bool {
 		op.Kind, op.Want = Range, int64(1+rng.IntN(500))
 		op.Call = r.h.Now()
 		var first, last, inc int64
-		err = c.QueryRow(ctx, "select * from seqd_reserve($1, $2)", s.Name, op.Want).Scan(&first, &last, &inc)
+		err = c.QueryRow(ctx, "select * from seqd_reserve($1, $2)", args(op.Want)...).Scan(&first, &last, &inc)
 		if err == nil {
 			for v := first; ; v += inc {
 				op.Values = append(op.Values, v)
@@ -136,7 +144,7 @@ func (r *run) step(c *pgx.Conn, id, epoch int, rng *rand.Rand) bool {
 		op.Kind, op.Want = Nextval, 1
 		op.Call = r.h.Now()
 		var v int64
-		if err = c.QueryRow(ctx, "select nextval($1)", s.Name).Scan(&v); err == nil {
+		if err = c.QueryRow(ctx, "select nextval($1)", args()...).Scan(&v); err == nil {
 			op.Values = []int64{v}
 		}
 	}
