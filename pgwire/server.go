@@ -299,19 +299,16 @@ func (c *conn) armIdle() {
 func (c *conn) receiveFailed(err error) {
 	var tooLong *pgproto3.ExceededMaxBodyLenErr
 	var ne net.Error
-	r := &pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL"}
 	switch {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
 		return // the client went away
 	case errors.As(err, &tooLong):
-		r.Code, r.Message = "54000", fmt.Sprintf("statement too long: a message of %d bytes exceeds the limit of %d", tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen)
+		c.fatal("54000", fmt.Sprintf("statement too long: a message of %d bytes exceeds the limit of %d", tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen))
 	case errors.As(err, &ne) && ne.Timeout():
-		r.Code, r.Message = "57P05", "terminating connection due to idle-session timeout"
+		c.fatal("57P05", "terminating connection due to idle-session timeout")
 	default:
-		r.Code, r.Message = "08P01", "invalid frontend message: "+err.Error()
+		c.fatal("08P01", "invalid frontend message: "+err.Error())
 	}
-	c.be.Send(r)
-	c.be.Flush()
 	if tooLong != nil {
 		// Read what the client is still sending, for a while, so that
 		// closing does not reset the connection before it reads why.
@@ -332,9 +329,14 @@ func (w writeTimeout) Write(p []byte) (int, error) {
 	return w.Conn.Write(p)
 }
 
-func (c *conn) terminate() {
-	c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"})
+// fatal tells the client why its connection ends.
+func (c *conn) fatal(code, msg string) {
+	c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: code, Message: msg})
 	c.be.Flush()
+}
+
+func (c *conn) terminate() {
+	c.fatal("57P01", "terminating connection due to administrator command")
 }
 
 // startup answers SSL/GSS requests with 'N' and accepts any user and
@@ -360,6 +362,12 @@ func (c *conn) startup() bool {
 		default:
 			return false
 		}
+		if !c.srv.register(c) {
+			// As PostgreSQL at max_connections, before authentication; a
+			// CancelRequest (above) still reaches the connections that are in.
+			c.fatal("53300", "sorry, too many clients already")
+			return false
+		}
 		c.be.Send(&pgproto3.AuthenticationOk{})
 		for _, p := range [][2]string{
 			{"server_version", serverVersion}, {"server_encoding", "UTF8"}, {"client_encoding", "UTF8"},
@@ -368,13 +376,6 @@ func (c *conn) startup() bool {
 			{"application_name", ""},
 		} {
 			c.be.Send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
-		}
-		if !c.srv.register(c) {
-			// As PostgreSQL at max_connections; a CancelRequest (above)
-			// still reaches the connections that are in.
-			c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "53300", Message: "sorry, too many clients already"})
-			c.be.Flush()
-			return false
 		}
 		c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
 		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
@@ -434,8 +435,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		}
 		return true
 	default:
-		c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "08P01", Message: "unsupported frontend message"})
-		c.be.Flush()
+		c.fatal("08P01", "unsupported frontend message")
 		return false
 	}
 }
