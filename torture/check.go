@@ -101,8 +101,9 @@ func atoms(ops []Op, s string) []atom {
 func CheckOrder(ops []Op, seqs []Seq) []string {
 	var out []string
 	for _, op := range ops {
+		d := dirOf(seqs, op.Seq)
 		for i := 1; i < len(op.Values); i++ {
-			if d := dirOf(seqs, op.Seq); op.Values[i]*d <= op.Values[i-1]*d {
+			if op.Values[i]*d <= op.Values[i-1]*d {
 				out = append(out, fmt.Sprintf("order: %s %s by client %d returned %d after %d in one response", op.Seq, op.Kind, op.Client, op.Values[i], op.Values[i-1]))
 			}
 		}
@@ -289,43 +290,33 @@ type Restart struct {
 // CheckGaps checks the bounded-gap promise at every restart: the probe lies
 // beyond every value seen before, skipping at most CACHE-1 values after a
 // crash and none after a clean stop, beyond the values that requests
-// without a complete answer may have consumed unseen.
-func CheckGaps(ops []Op, seqs []Seq, restarts []Restart) []string {
-	var out []string
+// without a complete answer may have consumed unseen. It also returns, per
+// sequence, the most values a crash skipped beyond what such requests
+// asked for: what CACHE bounds.
+func CheckGaps(ops []Op, seqs []Seq, restarts []Restart) (violations []string, maxSkip map[string]int64) {
+	maxSkip = map[string]int64{}
 	ep := epochsOf(ops, seqs)
 	for _, r := range restarts {
 		for _, s := range seqs {
 			g, ok := ep.gapAt(s, r)
-			if !ok || g.beyond && g.skipped <= g.allowed {
+			if !ok {
+				continue
+			}
+			if g.beyond && !r.Clean {
+				maxSkip[s.Name] = max(maxSkip[s.Name], g.skipped-g.slack)
+			}
+			if g.beyond && g.skipped <= g.allowed {
 				continue
 			}
 			kind := "crash"
 			if r.Clean {
 				kind = "clean stop"
 			}
-			out = append(out, fmt.Sprintf("gap: after the %s ending epoch %d, %s resumed at %d after %d: %d skipped, at most %d allowed (CACHE %d, %d unanswered)",
+			violations = append(violations, fmt.Sprintf("gap: after the %s ending epoch %d, %s resumed at %d after %d: %d skipped, at most %d allowed (CACHE %d, %d unanswered)",
 				kind, r.Epoch, s.Name, r.Probe[s.Name], g.top, g.skipped, g.allowed, r.Cache[s.Name], g.slack))
 		}
 	}
-	return out
-}
-
-// Skips is, per sequence, the most values a crash skipped beyond those
-// that requests without a complete answer asked for: what CACHE bounds.
-func Skips(ops []Op, seqs []Seq, restarts []Restart) map[string]int64 {
-	out := map[string]int64{}
-	ep := epochsOf(ops, seqs)
-	for _, r := range restarts {
-		if r.Clean {
-			continue
-		}
-		for _, s := range seqs {
-			if g, ok := ep.gapAt(s, r); ok && g.beyond {
-				out[s.Name] = max(out[s.Name], g.skipped-g.slack)
-			}
-		}
-	}
-	return out
+	return violations, maxSkip
 }
 
 type gap struct {

@@ -99,14 +99,9 @@ func (p *proc) kill() {
 	<-p.exited
 }
 
-// rss is the process's resident memory in bytes.
+// rss is the process's resident memory in bytes, from /proc.
 func (p *proc) rss() (int64, error) {
-	return RSS(p.cmd.Process.Pid)
-}
-
-// RSS reads a process's resident set size from /proc.
-func RSS(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
 		return 0, err
 	}

@@ -65,7 +65,7 @@ type Report struct {
 	Values     int              // values received
 	DDL        int              // DDL statements answered
 	Porcupine  int              // operations porcupine checked (generate_series rows are the scan's)
-	MaxSkip    map[string]int64 // see Skips
+	MaxSkip    map[string]int64 // see CheckGaps
 	Violations []string
 	Elapsed    time.Duration
 }
@@ -349,7 +349,7 @@ func (r *run) powerLoss(p *proc) error {
 // check runs every checker over the history.
 func (r *run) check(restarts []Restart, start time.Time) (*Report, error) {
 	ops := r.h.Ops()
-	rep := &Report{Cycles: r.cfg.Cycles, Faults: r.faults, Outcomes: map[string]int{}, MaxSkip: map[string]int64{}, DDL: r.ddlOps}
+	rep := &Report{Cycles: r.cfg.Cycles, Faults: r.faults, Outcomes: map[string]int{}, DDL: r.ddlOps}
 	for _, op := range ops {
 		rep.Ops++
 		rep.Outcomes[op.Outcome.String()]++
@@ -360,8 +360,9 @@ func (r *run) check(restarts []Restart, start time.Time) (*Report, error) {
 	rep.Violations = append(rep.Violations, r.violations...)
 	rep.Violations = append(rep.Violations, CheckUnique(ops)...)
 	rep.Violations = append(rep.Violations, CheckOrder(ops, r.seqs)...)
-	rep.Violations = append(rep.Violations, CheckGaps(ops, r.seqs, restarts)...)
-	rep.MaxSkip = Skips(ops, r.seqs, restarts)
+	gaps, maxSkip := CheckGaps(ops, r.seqs, restarts)
+	rep.Violations = append(rep.Violations, gaps...)
+	rep.MaxSkip = maxSkip
 	prefix := ops
 	if r.cfg.PorcupineOps > 0 && len(prefix) > r.cfg.PorcupineOps {
 		prefix = append([]Op(nil), ops...)

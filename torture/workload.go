@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -261,7 +262,7 @@ func catalogNow(ctx context.Context, c *pgx.Conn) (map[string]SeqDef, error) {
 		if err := rows.Scan(&name, &d.Inc, &d.Cache, &d.Max); err != nil {
 			return nil, err
 		}
-		if len(name) > 4 && name[:4] == "ddl_" {
+		if strings.HasPrefix(name, "ddl_") {
 			got[name] = d
 		}
 	}

@@ -102,30 +102,22 @@ func (f *FS) Inject(op Op, errno syscall.Errno, count int) {
 	f.faults[op] = fault{err: &os.PathError{Op: [...]string{"write", "sync"}[op], Path: f.dir, Err: errno}, count: count}
 }
 
-// check returns the error injected into this op, if any.
-func (f *FS) check(op Op) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	ft := &f.faults[op]
-	if ft.count == 0 {
-		return nil
-	}
-	ft.count--
-	return ft.err
-}
-
 // run runs fn as a write or sync: failed if a fault is armed, never
 // returning once the power is off.
 func (f *FS) run(op Op, fn func() error) error {
 	f.gate.RLock()
 	f.mu.Lock()
 	frozen := f.frozen
+	var err error
+	if ft := &f.faults[op]; !frozen && ft.count > 0 {
+		ft.count--
+		err = ft.err
+	}
 	f.mu.Unlock()
 	if frozen {
 		f.gate.RUnlock()
 		select {} // the power is off: this call never returns
 	}
-	err := f.check(op)
 	if err == nil {
 		err = fn()
 	}
