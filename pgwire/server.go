@@ -18,10 +18,9 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/sql"
 )
-
-const serverVersion = "15.0 (seqd)"
 
 // Config configures a Server. Zero fields take the documented defaults.
 type Config struct {
@@ -113,7 +112,7 @@ func (s *Server) track(nc net.Conn) *conn {
 	if s.cfg.IdleTimeout > 0 {
 		w = writeTimeout{nc, s.cfg.IdleTimeout}
 	}
-	c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, w), sess: session{eng: s.cfg.Engine, maxRows: s.cfg.MaxBulkRows, tx: 'I'}}
+	c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, w)}
 	c.be.SetMaxBodyLen(s.cfg.MaxMessage)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -171,7 +170,7 @@ type conn struct {
 	srv  *Server
 	nc   net.Conn
 	be   *pgproto3.Backend
-	sess session
+	sess *executor.Session // set by startup
 
 	pid    uint32 // BackendKeyData: what a CancelRequest names
 	secret [4]byte
@@ -359,23 +358,40 @@ func (c *conn) startup() bool {
 			c.srv.cancelRequest(m.ProcessID, m.SecretKey)
 			return false
 		case *pgproto3.StartupMessage:
+			return c.accept(m)
 		default:
 			return false
 		}
+	}
+}
+
+// accept registers a connection whose startup message arrived and sets up
+// its session.
+func (c *conn) accept(m *pgproto3.StartupMessage) bool {
+	{
 		if !c.srv.register(c) {
 			// As PostgreSQL at max_connections, before authentication; a
 			// CancelRequest (above) still reaches the connections that are in.
 			c.fatal("53300", "sorry, too many clients already")
 			return false
 		}
+		params := map[string]string{}
+		for k, v := range m.Parameters {
+			if k != "user" && k != "database" && k != "replication" {
+				params[k] = v
+			}
+		}
+		sess, err := executor.NewSession(executor.Config{Engine: c.srv.cfg.Engine, MaxBulkRows: c.srv.cfg.MaxBulkRows,
+			User: m.Parameters["user"], Database: m.Parameters["database"], Params: params, BackendPID: c.pid})
+		if err != nil {
+			r := toErrorResponse(err)
+			c.fatal(r.Code, r.Message)
+			return false
+		}
+		c.sess = sess
 		c.be.Send(&pgproto3.AuthenticationOk{})
-		for _, p := range [][2]string{
-			{"server_version", serverVersion}, {"server_encoding", "UTF8"}, {"client_encoding", "UTF8"},
-			{"DateStyle", "ISO, MDY"}, {"integer_datetimes", "on"}, {"TimeZone", "UTC"},
-			{"standard_conforming_strings", "on"}, {"IntervalStyle", "postgres"}, {"is_superuser", "on"},
-			{"application_name", ""},
-		} {
-			c.be.Send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
+		for _, p := range sess.Reported() {
+			c.be.Send(&pgproto3.ParameterStatus{Name: p.Name, Value: p.Value})
 		}
 		c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
 		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
@@ -414,11 +430,11 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 	switch m := msg.(type) {
 	case *pgproto3.Query:
 		c.simpleQuery(ctx, m.String)
-		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.tx})
+		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 		return c.be.Flush() == nil
 	case *pgproto3.Sync:
 		c.failed = false
-		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.tx})
+		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 		return c.be.Flush() == nil
 	case *pgproto3.Flush:
 		return c.be.Flush() == nil
@@ -430,7 +446,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		}
 		if err := c.extended(ctx, msg); err != nil {
 			c.failed = true
-			c.sess.failed()
+			c.sess.Abort()
 			c.be.Send(toErrorResponse(err))
 		}
 		return true
@@ -443,7 +459,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 func (c *conn) simpleQuery(ctx context.Context, q string) {
 	stmts, err := sql.Parse(q)
 	if err != nil {
-		c.sess.failed()
+		c.sess.Abort()
 		c.be.Send(toErrorResponse(err))
 		return
 	}
@@ -451,21 +467,32 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		c.be.Send(&pgproto3.EmptyQueryResponse{})
 		return
 	}
-	for _, st := range stmts {
-		res, err := c.sess.exec(ctx, st, nil)
-		if err == nil {
-			c.complete(res)
-			if res.cols != nil {
-				c.be.Send(c.rowDescription(res.cols, nil))
-				err = c.sendRows(ctx, res, nil, 0)
-			}
-		}
-		if err != nil {
-			c.sess.failed()
+	for i := range stmts {
+		if err := c.simpleStatement(ctx, &stmts[i]); err != nil {
+			c.sess.Abort()
 			c.be.Send(toErrorResponse(err))
 			return
 		}
 	}
+}
+
+func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) error {
+	p, err := c.sess.PrepareCached(st)
+	if err != nil {
+		return err
+	}
+	res, err := c.sess.Execute(ctx, p, nil)
+	if err != nil {
+		return err
+	}
+	if err := c.complete(res); err != nil {
+		return err
+	}
+	if res.Columns == nil {
+		return nil
+	}
+	c.be.Send(c.rowDescription(res.Columns, nil))
+	return c.sendRows(ctx, res, nil, 0)
 }
 
 func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error {
@@ -476,29 +503,25 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 			return err
 		}
 		if len(stmts) > 1 {
-			return &pgError{code: "42601", msg: "cannot insert multiple commands into a prepared statement"}
+			return sql.Errorf(sql.SyntaxError, "cannot insert multiple commands into a prepared statement")
 		}
-		if len(stmts) == 1 {
-			if err := c.sess.resolveNames(stmts[0]); err != nil {
-				return err
-			}
+		if m.Name != "" && c.stmts[m.Name] != nil {
+			return sql.Errorf(sql.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
 		}
 		p := &prepared{}
 		if len(stmts) == 1 {
-			p.stmt = stmts[0]
-			p.paramOIDs = paramTypes(p.stmt, m.ParameterOIDs)
-		}
-		if m.Name != "" && c.stmts[m.Name] != nil {
-			return &pgError{code: "42P05", msg: "prepared statement \"" + m.Name + "\" already exists"}
+			if p.p, err = c.sess.Prepare(&stmts[0], m.ParameterOIDs); err != nil {
+				return err
+			}
 		}
 		c.stmts[m.Name] = p
 		c.be.Send(&pgproto3.ParseComplete{})
 	case *pgproto3.Bind:
 		p := c.stmts[m.PreparedStatement]
 		if p == nil {
-			return &pgError{code: "26000", msg: "prepared statement \"" + m.PreparedStatement + "\" does not exist"}
+			return sql.Errorf(sql.InvalidStatementName, "prepared statement \"%s\" does not exist", m.PreparedStatement)
 		}
-		params, err := decodeParams(m, p.paramOIDs)
+		params, err := c.decodeParams(m, p.p)
 		if err != nil {
 			return err
 		}
@@ -509,31 +532,33 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 			pt = &portal{}
 			c.portals[m.DestinationPortal] = pt
 		}
-		*pt = portal{stmt: p.stmt, params: params, formats: m.ResultFormatCodes}
+		*pt = portal{p: p.p, params: params, formats: m.ResultFormatCodes}
 		c.be.Send(&pgproto3.BindComplete{})
 	case *pgproto3.Describe:
 		return c.describe(m)
 	case *pgproto3.Execute:
 		pt := c.portals[m.Portal]
 		if pt == nil {
-			return &pgError{code: "34000", msg: "portal \"" + m.Portal + "\" does not exist"}
+			return sql.Errorf(sql.InvalidCursorName, "portal \"%s\" does not exist", m.Portal)
 		}
-		if pt.stmt == nil {
+		if pt.p == nil {
 			c.be.Send(&pgproto3.EmptyQueryResponse{})
 			return nil
 		}
 		if pt.res == nil {
-			res, err := c.sess.exec(ctx, pt.stmt, pt.params)
+			res, err := c.sess.Execute(ctx, pt.p, pt.params)
 			if err != nil {
 				return err
 			}
 			pt.res = res
-			c.complete(res)
-			if res.cols == nil {
+			if err := c.complete(res); err != nil {
+				return err
+			}
+			if res.Columns == nil {
 				return nil
 			}
-		} else if pt.res.cols == nil || pt.res.rows == nil {
-			c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.res.tag)})
+		} else if pt.res.Columns == nil || pt.res.Rows == nil {
+			c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.res.Tag)})
 			return nil
 		}
 		err := c.sendRows(ctx, pt.res, pt.formats, int64(m.MaxRows))
@@ -542,7 +567,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 			return nil
 		}
 		if err == nil {
-			pt.res.rows = &sliceRows{} // a further Execute completes with no rows
+			pt.res.Rows = noRows{} // a further Execute completes with no rows
 		}
 		return err
 	case *pgproto3.Close:
@@ -556,33 +581,34 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 	return nil
 }
 
+// noRows is an exhausted result.
+type noRows struct{}
+
+func (noRows) Next() ([]executor.Datum, bool, error) { return nil, false, nil }
+
 // describe answers Describe without executing: the columns a statement
-// will return are known from its shape.
+// will return are known from its plan.
 func (c *conn) describe(m *pgproto3.Describe) error {
-	var st sql.Stmt
+	var p *executor.Prepared
 	var formats []int16
 	if m.ObjectType == 'S' {
-		p := c.stmts[m.Name]
-		if p == nil {
-			return &pgError{code: "26000", msg: "prepared statement \"" + m.Name + "\" does not exist"}
+		ps := c.stmts[m.Name]
+		if ps == nil {
+			return sql.Errorf(sql.InvalidStatementName, "prepared statement \"%s\" does not exist", m.Name)
 		}
-		c.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: p.paramOIDs})
-		st = p.stmt
+		c.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: paramOIDs(ps.p)})
+		p = ps.p
 	} else {
 		pt := c.portals[m.Name]
 		if pt == nil {
-			return &pgError{code: "34000", msg: "portal \"" + m.Name + "\" does not exist"}
+			return sql.Errorf(sql.InvalidCursorName, "portal \"%s\" does not exist", m.Name)
 		}
-		st, formats = pt.stmt, pt.formats
+		p, formats = pt.p, pt.formats
 	}
-	cols, err := c.sess.columns(st)
-	if err != nil {
-		return err
-	}
-	if cols == nil {
+	if p == nil || p.Columns == nil {
 		c.be.Send(&pgproto3.NoData{})
 	} else {
-		c.be.Send(c.rowDescription(cols, formats))
+		c.be.Send(c.rowDescription(p.Columns, formats))
 	}
 	return nil
 }

@@ -119,3 +119,37 @@ select * from nextval('txs') as n
 select * from setval('txs', 50) s
 select * from currval('txs')
 drop sequence txs
+-- The evaluator: several items, arithmetic, casts with range checks.
+create sequence ev start 3000000000
+select nextval('ev'), currval('ev') + 1, currval('ev') * 2 as twice
+select currval('ev')::int
+select currval('ev')::smallint
+select currval('ev')::text, 1::bigint, 'x'::text || 'y'
+select 7 / 2, 7 % 2, -7 / 2, 1 / 0
+select 2147483647 + 1
+select case when currval('ev') > 5 then 'big' else 'small' end, coalesce(null, 4), greatest(1, 5, 3), least(2, 1)
+select nextval(ev)
+selec nextval('ev')
+select nextval('ev') from
+select 1 = 1 and not false, null is null, 3 between 1 and 5, 'ab' like 'a%', 'ab' ~ '^a', 4 in (1, 4)
+select x from generate_series(1, 5) x where x % 2 = 1 order by x desc limit 2
+select count(*), min(x), max(x), sum(x) from generate_series(1, 10) x
+select x % 3 as m, count(*) from generate_series(1, 10) x group by x % 3 order by 1
+select sequencename, increment_by from pg_sequences where sequencename = 'ev' order by 1
+select sequence_name, data_type, start_value, cycle_option from information_schema.sequences where sequence_name = 'ev'
+select relname, relkind from pg_class where relname = 'ev'
+select format_type(20, null), format_type(23, -1), pg_typeof(1), pg_typeof('a'::text)
+select * from pg_sequence_parameters('ev'::regclass)
+select pg_sequence_last_value('ev'), 'ev'::regclass::text
+select 'nope'::regclass
+select t.oid, t.typarray from pg_type t join pg_namespace ns on t.typnamespace = ns.oid where t.typname = 'hstore'
+select typname from pg_type where oid = 20
+select t.typname, n.nspname from pg_type t left join pg_namespace n on n.oid = t.typnamespace where t.oid in (16, 25) order by 1
+select array['a', 'b'], array_to_string(array['a', 'b'], ','), (current_schemas(true))[1]
+select exists (select 1 from pg_class where relname = 'ev'), (select count(*) from generate_series(1, 3))
+select * from nosuch
+select nosuchcol from pg_class
+select lower('AbC'), upper('x'), length('héllo'), quote_ident('Ab'), quote_ident('select'), substring('hello', 2, 3)
+show transaction isolation level
+select pg_advisory_unlock_all()
+drop sequence ev

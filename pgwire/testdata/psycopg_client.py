@@ -45,8 +45,8 @@ with psycopg.connect(dsn, autocommit=True) as conn:
     try:
         conn.execute("selec 1")
         raise AssertionError("no error for bad SQL")
-    except errors.FeatureNotSupported as e:
-        assert e.sqlstate == "0A000"
+    except errors.SyntaxError as e:
+        assert e.sqlstate == "42601"
     assert conn.execute("select 1").fetchone()[0] == 1
 
 # Not in autocommit: psycopg wraps statements in a transaction, and after

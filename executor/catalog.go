@@ -1,0 +1,491 @@
+package executor
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+// oidRegistry gives sequences and schemas the object IDs the catalog
+// shows. A sequence keeps its OID for the life of the process (sequence
+// IDs are never reused, so a sequence dropped and created again gets a
+// new one); OIDs are not kept across restarts, which clients do not
+// assume for relations. It is safe for concurrent use.
+type oidRegistry struct {
+	mu      sync.Mutex
+	byID    map[uint64]uint32
+	seqs    map[uint32]oidEntry
+	schemas map[string]uint32
+	next    uint32
+}
+
+type oidEntry struct {
+	id   uint64
+	name engine.Name
+}
+
+// firstUserOID is PostgreSQL's FirstNormalObjectId.
+const firstUserOID = 16384
+
+func newOIDRegistry() *oidRegistry {
+	return &oidRegistry{byID: map[uint64]uint32{}, seqs: map[uint32]oidEntry{}, next: firstUserOID,
+		schemas: map[string]uint32{"pg_catalog": 11, "pg_toast": 99, "public": 2200, "information_schema": 13207}}
+}
+
+// registries holds one OID registry per engine: sessions of one engine
+// share OIDs, engines in one process (tests) do not.
+var registries sync.Map // *engine.Engine -> *oidRegistry
+
+func (s *Session) oids() *oidRegistry {
+	if s.reg == nil {
+		r, _ := registries.LoadOrStore(s.eng, newOIDRegistry())
+		s.reg = r.(*oidRegistry)
+	}
+	return s.reg
+}
+
+func (r *oidRegistry) forSequence(info engine.Info) uint32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if oid, ok := r.byID[info.ID]; ok {
+		return oid
+	}
+	oid := r.next
+	r.next++
+	r.byID[info.ID] = oid
+	r.seqs[oid] = oidEntry{id: info.ID, name: info.Name}
+	return oid
+}
+
+func (r *oidRegistry) sequence(oid uint32) (engine.Name, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.seqs[oid]
+	return e.name, ok
+}
+
+func (r *oidRegistry) sequenceID(oid uint32) (uint64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.seqs[oid]
+	return e.id, ok
+}
+
+func (r *oidRegistry) forSchema(name string) uint32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if oid, ok := r.schemas[name]; ok {
+		return oid
+	}
+	oid := r.next
+	r.next++
+	r.schemas[name] = oid
+	return oid
+}
+
+// relation is a virtual relation of the catalog (or a sequence).
+type relation struct {
+	oid          uint32
+	schema, name string
+	kind         byte // relkind: 'r' table, 'v' view
+	cols         []relCol
+	rows         func(s *Session) ([][]Datum, error)
+}
+
+var (
+	catalogMu    sync.Once
+	catalogRels  map[string]*relation // "schema.name"
+	catalogOIDs  map[uint32]*relation
+	catalogOrder []*relation
+)
+
+func registerCatalog() {
+	catalogRels = map[string]*relation{}
+	catalogOIDs = map[uint32]*relation{}
+	for _, r := range catalogRelations() {
+		catalogRels[r.schema+"."+r.name] = r
+		catalogOIDs[r.oid] = r
+		catalogOrder = append(catalogOrder, r)
+	}
+}
+
+// catalogRelation finds a catalog relation; an empty schema means
+// pg_catalog (always searched first, as PostgreSQL does).
+func catalogRelation(schema, name string) *relation {
+	catalogMu.Do(registerCatalog)
+	if schema == "" {
+		schema = "pg_catalog"
+	}
+	return catalogRels[schema+"."+name]
+}
+
+func catalogByOID(oid uint32) *relation {
+	catalogMu.Do(registerCatalog)
+	return catalogOIDs[oid]
+}
+
+// catalogNames lists what seqd's catalog offers, for hints.
+func catalogNames() string {
+	catalogMu.Do(registerCatalog)
+	var out []string
+	for _, r := range catalogOrder {
+		if r.schema == "pg_catalog" {
+			out = append(out, r.name)
+		} else {
+			out = append(out, r.schema+"."+r.name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func cols(spec ...any) []relCol {
+	out := make([]relCol, 0, len(spec)/2)
+	for i := 0; i < len(spec); i += 2 {
+		out = append(out, relCol{spec[i].(string), spec[i+1].(*Type)})
+	}
+	return out
+}
+
+// The information_schema columns' domains (sql_identifier,
+// character_data, cardinal_number, yes_or_no) are described to clients by
+// their base types, as PostgreSQL describes domain columns.
+var (
+	tSQLIdentifier  = tName
+	tCharacterData  = tVarchar
+	tCardinalNumber = tInt4
+	tYesOrNo        = tVarchar
+)
+
+const (
+	superuserOID     = 10
+	dbOwnerOID       = 6171
+	pgClassOID       = 1259
+	pgNamespaceOID   = 2615
+	seqdDatabaseOID  = 5
+	sequenceRelAttrs = 3
+)
+
+// seqInfo is a sequence with its catalog identity.
+type seqInfo struct {
+	engine.Info
+	oid, nsp uint32
+}
+
+func (s *Session) sequences() []seqInfo {
+	list := s.eng.List()
+	out := make([]seqInfo, len(list))
+	for i, info := range list {
+		out[i] = seqInfo{Info: info, oid: s.oids().forSequence(info), nsp: s.oids().forSchema(info.Name.Schema())}
+	}
+	return out
+}
+
+// schemaNames are the schemas that exist: the built-in ones and those
+// holding sequences.
+func (s *Session) schemaNames() []string {
+	set := map[string]bool{"pg_catalog": true, "pg_toast": true, "public": true, "information_schema": true}
+	for _, info := range s.eng.List() {
+		set[info.Name.Schema()] = true
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool { return s.oids().forSchema(out[i]) < s.oids().forSchema(out[j]) })
+	return out
+}
+
+func (s *Session) roleName(oid int64) string {
+	switch oid {
+	case superuserOID:
+		return s.cfg.User
+	case dbOwnerOID:
+		return "pg_database_owner"
+	}
+	return fmt.Sprintf("unknown (OID=%d)", oid)
+}
+
+func (s *Session) currentSchema() Datum { return Text("public") }
+
+func (s *Session) currentSchemas(implicit bool) Datum {
+	if implicit {
+		return Array(Text("pg_catalog"), Text("public"))
+	}
+	return Array(Text("public"))
+}
+
+// relationVisible is pg_table_is_visible: sequences in public and the
+// catalog's relations are found without qualification.
+func (s *Session) relationVisible(oid uint32) bool {
+	if r := catalogByOID(oid); r != nil {
+		return r.schema == "pg_catalog"
+	}
+	n, ok := s.oids().sequence(oid)
+	return ok && n.Schema() == "public"
+}
+
+func (s *Session) setSetting(name, value string, local bool) error {
+	if local && !s.tx.open {
+		return nil // PostgreSQL warns and ignores SET LOCAL outside a block
+	}
+	if err := s.settings.set(name, value, local); err != nil {
+		return err
+	}
+	s.changed(name)
+	clear(s.plans)
+	return nil
+}
+
+func boolText(b bool) Datum {
+	if b {
+		return Text("YES")
+	}
+	return Text("NO")
+}
+
+func catalogRelations() []*relation {
+	seqRow := func(s *Session, f func(seqInfo) []Datum) ([][]Datum, error) {
+		var out [][]Datum
+		for _, info := range s.sequences() {
+			out = append(out, f(info))
+		}
+		return out, nil
+	}
+	catalogRow := func(r *relation, nsp uint32) []Datum {
+		return []Datum{Int(int64(r.oid)), Text(r.name), Int(int64(nsp)), Int(0), Int(0), Int(superuserOID), Int(0), Int(0), Int(0),
+			Int(0), Float(-1), Int(0), Int(0), Bool(false), Bool(false), Text("p"), Text(string(r.kind)), Int(int64(len(r.cols))), Int(0),
+			Bool(false), Bool(false), Bool(false), Bool(false), Bool(false), Bool(true), Text("n"), Bool(false), Int(0), Null, Null, Null}
+	}
+	classCols := cols("oid", tOid, "relname", tName, "relnamespace", tOid, "reltype", tOid, "reloftype", tOid, "relowner", tOid,
+		"relam", tOid, "relfilenode", tOid, "reltablespace", tOid, "relpages", tInt4, "reltuples", typeByOID(OIDFloat4),
+		"relallvisible", tInt4, "reltoastrelid", tOid, "relhasindex", tBool, "relisshared", tBool, "relpersistence", tChar,
+		"relkind", tChar, "relnatts", tInt2, "relchecks", tInt2, "relhasrules", tBool, "relhastriggers", tBool,
+		"relhassubclass", tBool, "relrowsecurity", tBool, "relforcerowsecurity", tBool, "relispopulated", tBool,
+		"relreplident", tChar, "relispartition", tBool, "relrewrite", tOid, "relacl", tAclArr, "reloptions", tTextArr,
+		"relpartbound", typeByOID(194))
+	pgSequencesCols := cols("schemaname", tName, "sequencename", tName, "sequenceowner", tName, "data_type", tRegtype,
+		"start_value", tInt8, "min_value", tInt8, "max_value", tInt8, "increment_by", tInt8, "cycle", tBool,
+		"cache_size", tInt8, "last_value", tInt8)
+	var rels []*relation
+	rels = []*relation{
+		{oid: pgClassOID, schema: "pg_catalog", name: "pg_class", kind: 'r', cols: classCols, rows: func(s *Session) ([][]Datum, error) {
+			out, _ := seqRow(s, func(i seqInfo) []Datum {
+				return []Datum{Int(int64(i.oid)), Text(i.Name.Rel()), Int(int64(i.nsp)), Int(0), Int(0), Int(superuserOID), Int(0),
+					Int(int64(i.oid)), Int(0), Int(1), Float(-1), Int(0), Int(0), Bool(false), Bool(false), Text("p"), Text("S"),
+					Int(sequenceRelAttrs), Int(0), Bool(false), Bool(false), Bool(false), Bool(false), Bool(false), Bool(true),
+					Text("n"), Bool(false), Int(0), Null, Null, Null}
+			})
+			for _, r := range rels {
+				out = append(out, catalogRow(r, s.oids().forSchema(r.schema)))
+			}
+			return out, nil
+		}},
+		{oid: pgNamespaceOID, schema: "pg_catalog", name: "pg_namespace", kind: 'r',
+			cols: cols("oid", tOid, "nspname", tName, "nspowner", tOid, "nspacl", tAclArr), rows: func(s *Session) ([][]Datum, error) {
+				var out [][]Datum
+				for _, n := range s.schemaNames() {
+					owner := int64(superuserOID)
+					if n == "public" {
+						owner = dbOwnerOID
+					}
+					out = append(out, []Datum{Int(int64(s.oids().forSchema(n))), Text(n), Int(owner), Null})
+				}
+				return out, nil
+			}},
+		{oid: 2224, schema: "pg_catalog", name: "pg_sequence", kind: 'r',
+			cols: cols("seqrelid", tOid, "seqtypid", tOid, "seqstart", tInt8, "seqincrement", tInt8, "seqmax", tInt8,
+				"seqmin", tInt8, "seqcache", tInt8, "seqcycle", tBool),
+			rows: func(s *Session) ([][]Datum, error) {
+				return seqRow(s, func(i seqInfo) []Datum {
+					o := i.Options
+					return []Datum{Int(int64(i.oid)), Int(int64(typesByName[sqlTypeName(o.Type.String())].oid)), Int(o.Start),
+						Int(o.Increment), Int(o.Max), Int(o.Min), Int(o.Cache), Bool(o.Cycle)}
+				})
+			}},
+		{oid: 12100, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols, rows: func(s *Session) ([][]Datum, error) {
+			return seqRow(s, func(i seqInfo) []Datum {
+				o := i.Options
+				last := Null
+				if i.State.Called {
+					last = Int(i.State.Last)
+				}
+				t := typesByName[sqlTypeName(o.Type.String())]
+				return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Text(s.cfg.User), {Kind: KInt, I: int64(t.oid), S: t.sqlName},
+					Int(o.Start), Int(o.Min), Int(o.Max), Int(o.Increment), Bool(o.Cycle), Int(o.Cache), last}
+			})
+		}},
+		{oid: 1247, schema: "pg_catalog", name: "pg_type", kind: 'r',
+			cols: cols("oid", tOid, "typname", tName, "typnamespace", tOid, "typowner", tOid, "typlen", tInt2, "typbyval", tBool,
+				"typtype", tChar, "typcategory", tChar, "typispreferred", tBool, "typisdefined", tBool, "typdelim", tChar,
+				"typrelid", tOid, "typsubscript", tRegproc, "typelem", tOid, "typarray", tOid, "typinput", tRegproc,
+				"typoutput", tRegproc, "typreceive", tRegproc, "typsend", tRegproc, "typalign", tChar, "typstorage", tChar,
+				"typnotnull", tBool, "typbasetype", tOid, "typtypmod", tInt4, "typndims", tInt4, "typcollation", tOid,
+				"typdefault", tText, "typacl", tAclArr),
+			rows: func(s *Session) ([][]Datum, error) {
+				out := make([][]Datum, 0, len(builtinTypes))
+				for _, r := range builtinTypes {
+					proc := func(name string) Datum { return Datum{Kind: KInt, I: 1, S: name} }
+					sub := proc("-")
+					if r.category == 'A' && r.elem != 0 {
+						sub = proc("array_subscript_handler")
+					}
+					out = append(out, []Datum{Int(int64(r.oid)), Text(r.name), Int(11), Int(superuserOID), Int(int64(r.len)),
+						Bool(r.byval), Text(string(r.typtype)), Text(string(r.category)), Bool(r.preferred), Bool(true),
+						Text(string(r.delim)), Int(0), sub, Int(int64(r.elem)), Int(int64(r.array)), proc(r.input), proc(r.output),
+						proc(r.recv), proc(r.send), Text(string(r.align)), Text(string(r.storage)), Bool(false), Int(0), Int(-1),
+						Int(0), Int(int64(r.collation)), Null, Null})
+				}
+				return out, nil
+			}},
+		{oid: 12000, schema: "pg_catalog", name: "pg_roles", kind: 'v',
+			cols: cols("rolname", tName, "rolsuper", tBool, "rolinherit", tBool, "rolcreaterole", tBool, "rolcreatedb", tBool,
+				"rolcanlogin", tBool, "rolreplication", tBool, "rolconnlimit", tInt4, "rolpassword", tText, "rolvaliduntil", tTimestamp,
+				"rolbypassrls", tBool, "rolconfig", tTextArr, "oid", tOid),
+			rows: func(s *Session) ([][]Datum, error) {
+				return [][]Datum{{Text(s.cfg.User), Bool(true), Bool(true), Bool(true), Bool(true), Bool(true), Bool(true), Int(-1),
+					Text("********"), Null, Bool(true), Null, Int(superuserOID)}}, nil
+			}},
+		{oid: 12010, schema: "pg_catalog", name: "pg_user", kind: 'v',
+			cols: cols("usename", tName, "usesysid", tOid, "usecreatedb", tBool, "usesuper", tBool, "userepl", tBool,
+				"usebypassrls", tBool, "passwd", tText, "valuntil", tTimestamp, "useconfig", tTextArr),
+			rows: func(s *Session) ([][]Datum, error) {
+				return [][]Datum{{Text(s.cfg.User), Int(superuserOID), Bool(true), Bool(true), Bool(true), Bool(true), Text("********"), Null, Null}}, nil
+			}},
+		{oid: 1262, schema: "pg_catalog", name: "pg_database", kind: 'r',
+			cols: cols("oid", tOid, "datname", tName, "datdba", tOid, "encoding", tInt4, "datlocprovider", tChar, "datistemplate", tBool,
+				"datallowconn", tBool, "datconnlimit", tInt4, "dattablespace", tOid, "datcollate", tText, "datctype", tText,
+				"daticulocale", tText, "datcollversion", tText, "datacl", tAclArr),
+			rows: func(s *Session) ([][]Datum, error) {
+				return [][]Datum{{Int(seqdDatabaseOID), Text(s.cfg.Database), Int(superuserOID), Int(6), Text("c"), Bool(false), Bool(true),
+					Int(-1), Int(1663), Text("C.UTF-8"), Text("C.UTF-8"), Null, Null, Null}}, nil
+			}},
+		{oid: 12200, schema: "pg_catalog", name: "pg_settings", kind: 'v',
+			cols: cols("name", tText, "setting", tText, "unit", tText, "category", tText, "short_desc", tText, "extra_desc", tText,
+				"context", tText, "vartype", tText, "source", tText, "min_val", tText, "max_val", tText, "enumvals", tTextArr,
+				"boot_val", tText, "reset_val", tText, "sourcefile", tText, "sourceline", tInt4, "pending_restart", tBool),
+			rows: func(s *Session) ([][]Datum, error) {
+				var out [][]Datum
+				for _, name := range s.settings.names() {
+					d := settingDefs[name]
+					display := name
+					if d.display != "" {
+						display = d.display
+					}
+					ctx := "user"
+					if d.fixed {
+						ctx = "internal"
+					}
+					out = append(out, []Datum{Text(display), Text(s.settings.get(name)), Null, Text("seqd"), Text(d.desc), Null,
+						Text(ctx), Text("string"), Text("default"), Null, Null, Null, Text(d.value), Text(s.settings.defaults[name]), Null, Null, Bool(false)})
+				}
+				return out, nil
+			}},
+		{oid: 2601, schema: "pg_catalog", name: "pg_am", kind: 'r', cols: cols("oid", tOid, "amname", tName, "amhandler", tRegproc, "amtype", tChar),
+			rows: func(*Session) ([][]Datum, error) {
+				var out [][]Datum
+				for _, am := range []struct {
+					oid           int64
+					name, handler string
+					typ           string
+				}{{2, "heap", "heap_tableam_handler", "t"}, {403, "btree", "bthandler", "i"}, {405, "hash", "hashhandler", "i"},
+					{783, "gist", "gisthandler", "i"}, {2742, "gin", "ginhandler", "i"}, {4000, "spgist", "spghandler", "i"}, {3580, "brin", "brinhandler", "i"}} {
+					out = append(out, []Datum{Int(am.oid), Text(am.name), {Kind: KInt, I: 1, S: am.handler}, Text(am.typ)})
+				}
+				return out, nil
+			}},
+		{oid: 2609, schema: "pg_catalog", name: "pg_description", kind: 'r',
+			cols: cols("objoid", tOid, "classoid", tOid, "objsubid", tInt4, "description", tText),
+			rows: func(*Session) ([][]Datum, error) { return nil, nil }},
+		{oid: 2608, schema: "pg_catalog", name: "pg_depend", kind: 'r',
+			cols: cols("classid", tOid, "objid", tOid, "objsubid", tInt4, "refclassid", tOid, "refobjid", tOid, "refobjsubid", tInt4, "deptype", tChar),
+			rows: func(s *Session) ([][]Datum, error) {
+				return seqRow(s, func(i seqInfo) []Datum {
+					return []Datum{Int(pgClassOID), Int(int64(i.oid)), Int(0), Int(pgNamespaceOID), Int(int64(i.nsp)), Int(0), Text("n")}
+				})
+			}},
+		{oid: 1249, schema: "pg_catalog", name: "pg_attribute", kind: 'r',
+			cols: cols("attrelid", tOid, "attname", tName, "atttypid", tOid, "attlen", tInt2, "attnum", tInt2, "attndims", tInt4,
+				"atttypmod", tInt4, "attbyval", tBool, "attalign", tChar, "attstorage", tChar, "attcompression", tChar,
+				"attnotnull", tBool, "atthasdef", tBool, "atthasmissing", tBool, "attidentity", tChar, "attgenerated", tChar,
+				"attisdropped", tBool, "attislocal", tBool, "attinhcount", tInt4, "attcollation", tOid, "attacl", tAclArr,
+				"attoptions", tTextArr, "attfdwoptions", tTextArr),
+			rows: func(s *Session) ([][]Datum, error) {
+				var out [][]Datum
+				for _, i := range s.sequences() {
+					for k, c := range sequenceColumns {
+						out = append(out, []Datum{Int(int64(i.oid)), Text(c.name), Int(int64(c.t.oid)), Int(int64(c.t.len)), Int(int64(k + 1)),
+							Int(0), Int(-1), Bool(c.t.byval), Text(string(c.t.align)), Text("p"), Text(""), Bool(true), Bool(false),
+							Bool(false), Text(""), Text(""), Bool(false), Bool(true), Int(0), Int(0), Null, Null, Null})
+					}
+				}
+				return out, nil
+			}},
+		{oid: 13300, schema: "information_schema", name: "sequences", kind: 'v',
+			cols: cols("sequence_catalog", tSQLIdentifier, "sequence_schema", tSQLIdentifier, "sequence_name", tSQLIdentifier,
+				"data_type", tCharacterData, "numeric_precision", tCardinalNumber, "numeric_precision_radix", tCardinalNumber,
+				"numeric_scale", tCardinalNumber, "start_value", tCharacterData, "minimum_value", tCharacterData,
+				"maximum_value", tCharacterData, "increment", tCharacterData, "cycle_option", tYesOrNo),
+			rows: func(s *Session) ([][]Datum, error) {
+				return seqRow(s, func(i seqInfo) []Datum {
+					o := i.Options
+					prec := map[string]int64{"bigint": 64, "integer": 32, "smallint": 16}[o.Type.String()]
+					return []Datum{Text(s.cfg.Database), Text(i.Name.Schema()), Text(i.Name.Rel()), Text(o.Type.String()), Int(prec), Int(2), Int(0),
+						Text(fmt.Sprint(o.Start)), Text(fmt.Sprint(o.Min)), Text(fmt.Sprint(o.Max)), Text(fmt.Sprint(o.Increment)), boolText(o.Cycle)}
+				})
+			}},
+		{oid: 13310, schema: "information_schema", name: "schemata", kind: 'v',
+			cols: cols("catalog_name", tSQLIdentifier, "schema_name", tSQLIdentifier, "schema_owner", tSQLIdentifier,
+				"default_character_set_catalog", tSQLIdentifier, "default_character_set_schema", tSQLIdentifier,
+				"default_character_set_name", tSQLIdentifier, "sql_path", tCharacterData),
+			rows: func(s *Session) ([][]Datum, error) {
+				var out [][]Datum
+				for _, n := range s.schemaNames() {
+					owner := s.cfg.User
+					if n == "public" {
+						owner = "pg_database_owner"
+					}
+					out = append(out, []Datum{Text(s.cfg.Database), Text(n), Text(owner), Null, Null, Null, Null})
+				}
+				return out, nil
+			}},
+	}
+	return rels
+}
+
+// sqlTypeName maps alloc's type names to pg_type's.
+func sqlTypeName(s string) string {
+	switch s {
+	case "bigint":
+		return "int8"
+	case "integer":
+		return "int4"
+	}
+	return "int2"
+}
+
+// sequenceColumns are the columns of a sequence relation.
+var sequenceColumns = []relCol{{"last_value", tInt8}, {"log_cnt", tInt8}, {"is_called", tBool}}
+
+// sequenceRelation is SELECT ... FROM s.
+func (s *Session) sequenceRelation(q sql.QName) (*relation, error) {
+	n, err := s.engineName(q)
+	if err != nil {
+		return nil, err
+	}
+	info, err := s.eng.Info(n)
+	if err != nil {
+		return nil, err
+	}
+	return &relation{oid: s.oids().forSequence(info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: sequenceColumns,
+		rows: func(s *Session) ([][]Datum, error) {
+			info, err := s.eng.Info(n)
+			if err != nil {
+				return nil, err
+			}
+			return [][]Datum{{Int(info.State.Last), Int(info.Window), Bool(info.State.Called)}}, nil
+		}}, nil
+}

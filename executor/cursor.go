@@ -1,0 +1,140 @@
+package executor
+
+import (
+	"context"
+	"strconv"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// cursor is an open SQL cursor (DECLARE): a query's rows, read forward.
+type cursor struct {
+	cols []Column
+	rows Rows
+	hold bool
+	done bool
+}
+
+// PostgreSQL's cursor option bits (parsenodes.h).
+const (
+	cursorScroll = 0x0002
+	cursorHold   = 0x0020
+)
+
+func (c *compiler) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
+	sel := st.Query.GetSelectStmt()
+	if sel == nil {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd supports cursors over SELECT only")
+	}
+	if st.Options&cursorScroll != 0 {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support SCROLL cursors").WithHint("Declare it without SCROLL: seqd's cursors read forward only.")
+	}
+	q, err := c.selectStmt(sel)
+	if err != nil {
+		return nil, err
+	}
+	s := c.s
+	hold := st.Options&cursorHold != 0
+	name := st.Portalname
+	return &Prepared{run: func(ctx context.Context, params []Datum) (*Result, error) {
+		if !hold && !s.tx.open {
+			return nil, sql.Errorf(sql.NoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
+		}
+		if _, dup := s.cursors[name]; dup {
+			return nil, sql.Errorf(sql.DuplicateCursor, "cursor \"%s\" already exists", name)
+		}
+		// The cursor outlives this statement: its rows are read under a
+		// context of their own, not the DECLARE's.
+		rows, err := q.open(context.WithoutCancel(ctx), params, nil)
+		if err != nil {
+			return nil, err
+		}
+		if hold {
+			all, err := collect(rows)
+			if err != nil {
+				return nil, err
+			}
+			rows = &sliceRows{rows: all}
+		}
+		s.cursors[name] = &cursor{cols: q.cols[:len(q.cols)-q.hidden], rows: rows, hold: hold}
+		return commandResult("DECLARE CURSOR"), nil
+	}}, nil
+}
+
+// fetchAll is howMany for FETCH ALL (LONG_MAX).
+const fetchAll = 1<<63 - 1
+
+func (c *compiler) fetch(st *pg.FetchStmt) (*Prepared, error) {
+	if st.Direction != pg.FetchDirection_FETCH_FORWARD && !(st.Direction == pg.FetchDirection_FETCH_RELATIVE && st.HowMany == 1) &&
+		!(st.Direction == pg.FetchDirection_FETCH_ABSOLUTE && st.HowMany == 1) {
+		return nil, sql.Errorf(sql.ObjectNotInPrerequisiteState, "cursor can only scan forward").
+			WithHint("seqd's cursors read forward only: use FETCH [FORWARD] n, NEXT or ALL.")
+	}
+	s := c.s
+	name, move, count := st.Portalname, st.Ismove, st.HowMany
+	tag := "FETCH"
+	if move {
+		tag = "MOVE"
+	}
+	cur := s.cursors[name]
+	var cols []Column
+	if cur != nil && !move {
+		cols = cur.cols
+	}
+	return &Prepared{Columns: cols, run: func(ctx context.Context, _ []Datum) (*Result, error) {
+		cur := s.cursors[name]
+		if cur == nil {
+			return nil, sql.Errorf(sql.InvalidCursorName, "cursor \"%s\" does not exist", name)
+		}
+		rows := &fetchRows{cur: cur, left: count}
+		if move {
+			var n int64
+			for {
+				_, ok, err := rows.Next()
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					return commandResult(tag + " " + strconv.FormatInt(n, 10)), nil
+				}
+				n++
+			}
+		}
+		return &Result{Columns: cur.cols, Rows: rows, Tag: tag}, nil
+	}}, nil
+}
+
+// fetchRows reads up to left rows of a cursor.
+type fetchRows struct {
+	cur  *cursor
+	left int64
+}
+
+func (f *fetchRows) Next() ([]Datum, bool, error) {
+	if f.left == 0 || f.cur.done {
+		return nil, false, nil
+	}
+	row, ok, err := f.cur.rows.Next()
+	if err != nil || !ok {
+		f.cur.done = true
+		return nil, false, err
+	}
+	if f.left != fetchAll {
+		f.left--
+	}
+	return row, true, nil
+}
+
+func (s *Session) closeCursor(name string) (*Result, error) {
+	if name == "" {
+		clear(s.cursors)
+		return commandResult("CLOSE CURSOR"), nil
+	}
+	if _, ok := s.cursors[name]; !ok {
+		return nil, sql.Errorf(sql.InvalidCursorName, "cursor \"%s\" does not exist", name)
+	}
+	delete(s.cursors, name)
+	return commandResult("CLOSE CURSOR"), nil
+}

@@ -1,0 +1,562 @@
+package executor
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// expr is a compiled, typed expression.
+type expr interface {
+	typ() *Type
+	eval(e *env) (Datum, error)
+}
+
+// env is what an expression is evaluated in: the session, the statement's
+// parameters, the current row (the FROM items' columns side by side) and,
+// under GROUP BY, the current group's aggregates.
+type env struct {
+	ctx    context.Context
+	s      *Session
+	params []Datum
+	row    []Datum
+	aggs   []Datum
+}
+
+type constExpr struct {
+	t *Type
+	d Datum
+}
+
+func (c *constExpr) typ() *Type               { return c.t }
+func (c *constExpr) eval(*env) (Datum, error) { return c.d, nil }
+
+type paramExpr struct {
+	c *compiler
+	n int // 1-based
+}
+
+func (p *paramExpr) typ() *Type {
+	if t := p.c.params[p.n-1]; t != nil {
+		return t
+	}
+	return tText
+}
+func (p *paramExpr) eval(e *env) (Datum, error) { return e.params[p.n-1], nil }
+
+type colExpr struct {
+	t   *Type
+	idx int
+}
+
+func (c *colExpr) typ() *Type                 { return c.t }
+func (c *colExpr) eval(e *env) (Datum, error) { return e.row[c.idx], nil }
+
+type aggRef struct {
+	t   *Type
+	idx int
+}
+
+func (a *aggRef) typ() *Type                 { return a.t }
+func (a *aggRef) eval(e *env) (Datum, error) { return e.aggs[a.idx], nil }
+
+// funcExpr calls a built-in function; strict functions return NULL for
+// any NULL argument without being called.
+type funcExpr struct {
+	t      *Type
+	fn     func(e *env, args []Datum) (Datum, error)
+	args   []expr
+	strict bool
+}
+
+func (f *funcExpr) typ() *Type { return f.t }
+func (f *funcExpr) eval(e *env) (Datum, error) {
+	var buf [4]Datum
+	args := buf[:0]
+	for _, a := range f.args {
+		d, err := a.eval(e)
+		if err != nil {
+			return Null, err
+		}
+		if f.strict && d.Kind == KNull {
+			return Null, nil
+		}
+		args = append(args, d)
+	}
+	return f.fn(e, args)
+}
+
+type castExpr struct {
+	arg expr
+	to  *Type
+	loc int32
+	q   string
+}
+
+func (c *castExpr) typ() *Type { return c.to }
+func (c *castExpr) eval(e *env) (Datum, error) {
+	d, err := c.arg.eval(e)
+	if err != nil {
+		return Null, err
+	}
+	d, err = e.s.cast(d, c.arg.typ(), c.to)
+	if se, ok := err.(*sql.Error); ok && se.Pos == 0 && c.loc >= 0 {
+		se.At(c.q, c.loc)
+	}
+	return d, err
+}
+
+type boolExpr struct {
+	op   byte // '&', '|', '!'
+	args []expr
+}
+
+func (b *boolExpr) typ() *Type { return tBool }
+func (b *boolExpr) eval(e *env) (Datum, error) {
+	if b.op == '!' {
+		d, err := b.args[0].eval(e)
+		if err != nil || d.Kind == KNull {
+			return d, err
+		}
+		return Bool(d.I == 0), nil
+	}
+	sawNull := false
+	for _, a := range b.args {
+		d, err := a.eval(e)
+		if err != nil {
+			return Null, err
+		}
+		if d.Kind == KNull {
+			sawNull = true
+			continue
+		}
+		if (d.I != 0) == (b.op == '|') {
+			return d, nil
+		}
+	}
+	if sawNull {
+		return Null, nil
+	}
+	return Bool(b.op == '&'), nil
+}
+
+type nullTest struct {
+	arg expr
+	not bool
+}
+
+func (n *nullTest) typ() *Type { return tBool }
+func (n *nullTest) eval(e *env) (Datum, error) {
+	d, err := n.arg.eval(e)
+	if err != nil {
+		return Null, err
+	}
+	return Bool((d.Kind == KNull) != n.not), nil
+}
+
+// boolTest is IS [NOT] TRUE/FALSE/UNKNOWN.
+type boolTest struct {
+	arg  expr
+	want int // 1 true, 0 false, -1 unknown
+	not  bool
+}
+
+func (b *boolTest) typ() *Type { return tBool }
+func (b *boolTest) eval(e *env) (Datum, error) {
+	d, err := b.arg.eval(e)
+	if err != nil {
+		return Null, err
+	}
+	got := -1
+	if d.Kind != KNull {
+		got = int(d.I)
+	}
+	return Bool((got == b.want) != b.not), nil
+}
+
+type caseExpr struct {
+	t     *Type
+	arg   expr // nil for searched CASE
+	whens []expr
+	thens []expr
+	els   expr
+}
+
+func (c *caseExpr) typ() *Type { return c.t }
+func (c *caseExpr) eval(e *env) (Datum, error) {
+	var subject Datum
+	if c.arg != nil {
+		d, err := c.arg.eval(e)
+		if err != nil {
+			return Null, err
+		}
+		subject = d
+	}
+	for i, w := range c.whens {
+		d, err := w.eval(e)
+		if err != nil {
+			return Null, err
+		}
+		match := d.Truth()
+		if c.arg != nil {
+			match = d.Kind != KNull && subject.Kind != KNull && compare(subject, d) == 0
+		}
+		if match {
+			return c.thens[i].eval(e)
+		}
+	}
+	if c.els == nil {
+		return Null, nil
+	}
+	return c.els.eval(e)
+}
+
+type coalesceExpr struct {
+	t    *Type
+	args []expr
+}
+
+func (c *coalesceExpr) typ() *Type { return c.t }
+func (c *coalesceExpr) eval(e *env) (Datum, error) {
+	for _, a := range c.args {
+		d, err := a.eval(e)
+		if err != nil || d.Kind != KNull {
+			return d, err
+		}
+	}
+	return Null, nil
+}
+
+type minMaxExpr struct {
+	t     *Type
+	least bool
+	args  []expr
+}
+
+func (m *minMaxExpr) typ() *Type { return m.t }
+func (m *minMaxExpr) eval(e *env) (Datum, error) {
+	out := Null
+	for _, a := range m.args {
+		d, err := a.eval(e)
+		if err != nil {
+			return Null, err
+		}
+		if d.Kind == KNull {
+			continue
+		}
+		if out.Kind == KNull || (compare(d, out) < 0) == m.least && compare(d, out) != 0 {
+			out = d
+		}
+	}
+	return out, nil
+}
+
+// cmpExpr compares two values of comparable types.
+type cmpExpr struct {
+	op       string // = <> < <= > >=
+	l, r     expr
+	distinct int // 1: IS DISTINCT FROM, -1: IS NOT DISTINCT FROM
+}
+
+func (c *cmpExpr) typ() *Type { return tBool }
+func (c *cmpExpr) eval(e *env) (Datum, error) {
+	l, err := c.l.eval(e)
+	if err != nil {
+		return Null, err
+	}
+	r, err := c.r.eval(e)
+	if err != nil {
+		return Null, err
+	}
+	if c.distinct != 0 {
+		var same bool
+		switch {
+		case l.Kind == KNull || r.Kind == KNull:
+			same = l.Kind == r.Kind
+		default:
+			same = compare(l, r) == 0
+		}
+		return Bool(same == (c.distinct < 0)), nil
+	}
+	if l.Kind == KNull || r.Kind == KNull {
+		return Null, nil
+	}
+	return Bool(cmpHolds(c.op, compare(l, r))), nil
+}
+
+func cmpHolds(op string, k int) bool {
+	switch op {
+	case "=":
+		return k == 0
+	case "<>", "!=":
+		return k != 0
+	case "<":
+		return k < 0
+	case "<=":
+		return k <= 0
+	case ">":
+		return k > 0
+	}
+	return k >= 0
+}
+
+// compare orders two non-NULL datums of comparable types.
+func compare(a, b Datum) int {
+	switch {
+	case a.Kind == KFloat || b.Kind == KFloat:
+		x, y := asFloat(a), asFloat(b)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case a.Kind == KInt || a.Kind == KBool:
+		switch {
+		case a.I < b.I:
+			return -1
+		case a.I > b.I:
+			return 1
+		}
+		return 0
+	case a.Kind == KArray:
+		for i := 0; i < len(a.A) && i < len(b.A); i++ {
+			if a.A[i].Kind == KNull || b.A[i].Kind == KNull {
+				continue
+			}
+			if k := compare(a.A[i], b.A[i]); k != 0 {
+				return k
+			}
+		}
+		return len(a.A) - len(b.A)
+	}
+	return strings.Compare(a.S, b.S)
+}
+
+func asFloat(d Datum) float64 {
+	if d.Kind == KFloat {
+		return d.F
+	}
+	return float64(d.I)
+}
+
+// anyExpr is x op ANY (array) and x IN (list).
+type anyExpr struct {
+	op   string
+	l    expr
+	list []expr // IN (a, b)
+	arr  expr   // = ANY (array)
+	all  bool
+}
+
+func (a *anyExpr) typ() *Type { return tBool }
+func (a *anyExpr) eval(e *env) (Datum, error) {
+	l, err := a.l.eval(e)
+	if err != nil {
+		return Null, err
+	}
+	var items []Datum
+	if a.arr != nil {
+		d, err := a.arr.eval(e)
+		if err != nil || d.Kind == KNull {
+			return Null, err
+		}
+		items = d.A
+	} else {
+		for _, x := range a.list {
+			d, err := x.eval(e)
+			if err != nil {
+				return Null, err
+			}
+			items = append(items, d)
+		}
+	}
+	if l.Kind == KNull {
+		if len(items) == 0 {
+			return Bool(a.all), nil
+		}
+		return Null, nil
+	}
+	sawNull := false
+	for _, d := range items {
+		if d.Kind == KNull {
+			sawNull = true
+			continue
+		}
+		if cmpHolds(a.op, compare(l, d)) != a.all {
+			return Bool(!a.all), nil
+		}
+	}
+	if sawNull {
+		return Null, nil
+	}
+	return Bool(a.all), nil
+}
+
+// matchExpr is ~, ~*, !~, !~*, LIKE, ILIKE and their negations. A
+// constant pattern is compiled once.
+type matchExpr struct {
+	l, pat expr
+	re     *regexp.Regexp
+	like   bool
+	fold   bool
+	not    bool
+}
+
+func (m *matchExpr) typ() *Type { return tBool }
+func (m *matchExpr) eval(e *env) (Datum, error) {
+	l, err := m.l.eval(e)
+	if err != nil || l.Kind == KNull {
+		return Null, err
+	}
+	re := m.re
+	if re == nil {
+		p, err := m.pat.eval(e)
+		if err != nil || p.Kind == KNull {
+			return Null, err
+		}
+		if re, err = compilePattern(p.S, m.like, m.fold); err != nil {
+			return Null, err
+		}
+	}
+	s := l.S
+	if l.Kind != KText {
+		s = string(AppendOutput(nil, m.l.typ(), l))
+	}
+	return Bool(re.MatchString(s) != m.not), nil
+}
+
+func compilePattern(p string, like, fold bool) (*regexp.Regexp, error) {
+	if like {
+		var b strings.Builder
+		b.WriteString("^")
+		for i := 0; i < len(p); i++ {
+			switch c := p[i]; c {
+			case '%':
+				b.WriteString("(?s:.*)")
+			case '_':
+				b.WriteString("(?s:.)")
+			case '\\':
+				if i+1 < len(p) {
+					i++
+					b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+				}
+			default:
+				b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+			}
+		}
+		b.WriteString("$")
+		p = b.String()
+	}
+	if fold {
+		p = "(?i)" + p
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, sql.Errorf(sql.InvalidRegularExpression, "invalid regular expression: %v", err)
+	}
+	return re, nil
+}
+
+type arrayExpr struct {
+	t     *Type
+	elems []expr
+}
+
+func (a *arrayExpr) typ() *Type { return a.t }
+func (a *arrayExpr) eval(e *env) (Datum, error) {
+	out := make([]Datum, len(a.elems))
+	for i, x := range a.elems {
+		d, err := x.eval(e)
+		if err != nil {
+			return Null, err
+		}
+		out[i] = d
+	}
+	return Array(out...), nil
+}
+
+// subscriptExpr is array[i] (1-based).
+type subscriptExpr struct {
+	t        *Type
+	arr, idx expr
+}
+
+func (s *subscriptExpr) typ() *Type { return s.t }
+func (s *subscriptExpr) eval(e *env) (Datum, error) {
+	a, err := s.arr.eval(e)
+	if err != nil || a.Kind == KNull {
+		return Null, err
+	}
+	i, err := s.idx.eval(e)
+	if err != nil || i.Kind == KNull {
+		return Null, err
+	}
+	if i.I < 1 || i.I > int64(len(a.A)) {
+		return Null, nil
+	}
+	return a.A[i.I-1], nil
+}
+
+// subqueryExpr is a scalar subquery, EXISTS, or x IN (subquery).
+type subqueryExpr struct {
+	t      *Type
+	plan   *query
+	exists bool
+	in     expr // x IN (SELECT ...)
+}
+
+func (q *subqueryExpr) typ() *Type { return q.t }
+func (q *subqueryExpr) eval(e *env) (Datum, error) {
+	rows, err := q.plan.open(e.ctx, e.params, e.row)
+	if err != nil {
+		return Null, err
+	}
+	var x Datum
+	if q.in != nil {
+		if x, err = q.in.eval(e); err != nil {
+			return Null, err
+		}
+	}
+	out := Null
+	n := 0
+	sawNull := false
+	for {
+		row, ok, err := rows.Next()
+		if err != nil {
+			return Null, err
+		}
+		if !ok {
+			break
+		}
+		switch {
+		case q.exists:
+			return Bool(true), nil
+		case q.in != nil:
+			if x.Kind == KNull || row[0].Kind == KNull {
+				sawNull = true
+			} else if compare(x, row[0]) == 0 {
+				return Bool(true), nil
+			}
+		default:
+			n++
+			if n > 1 {
+				return Null, sql.Errorf(sql.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+			}
+			out = row[0]
+		}
+	}
+	switch {
+	case q.exists:
+		return Bool(false), nil
+	case q.in != nil:
+		if sawNull {
+			return Null, nil
+		}
+		return Bool(false), nil
+	}
+	return out, nil
+}

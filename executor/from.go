@@ -1,0 +1,539 @@
+package executor
+
+import (
+	"errors"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+// fromItem compiles one FROM item, adding its columns to sc.
+func (c *compiler) fromItem(sc *scope, n *pg.Node) (source, error) {
+	switch {
+	case n.GetRangeVar() != nil:
+		rv := n.GetRangeVar()
+		rel, err := c.relation(rv)
+		if err != nil {
+			return nil, err
+		}
+		alias := rv.Relname
+		cs := rel.cols
+		if rv.Alias != nil {
+			alias = rv.Alias.Aliasname
+			cs = renamed(cs, rv.Alias.Colnames)
+		}
+		sc.add(alias, rel.schema, cs, rel.oid)
+		return &relSource{s: c.s, rel: rel}, nil
+	case n.GetRangeFunction() != nil:
+		return c.rangeFunction(sc, n.GetRangeFunction())
+	case n.GetJoinExpr() != nil:
+		j := n.GetJoinExpr()
+		if j.IsNatural || len(j.UsingClause) > 0 {
+			return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support NATURAL or USING joins; write ON")
+		}
+		l, err := c.fromItem(sc, j.Larg)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.fromItem(sc, j.Rarg)
+		if err != nil {
+			return nil, err
+		}
+		js := &joinSource{l: l, r: r, kind: j.Jointype, total: func() int { return sc.width }, offset: sc.width - l.width() - r.width()}
+		if j.Quals != nil {
+			if js.on, err = c.boolArg(sc, j.Quals); err != nil {
+				return nil, err
+			}
+		}
+		return js, nil
+	case n.GetRangeSubselect() != nil:
+		rs := n.GetRangeSubselect()
+		if rs.Lateral {
+			return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support LATERAL")
+		}
+		sub := &compiler{s: c.s, query: c.query, params: c.params}
+		q, err := sub.selectStmt(rs.Subquery.GetSelectStmt())
+		c.params = sub.params
+		if err != nil {
+			return nil, err
+		}
+		var cs []relCol
+		for _, col := range q.cols {
+			cs = append(cs, relCol{col.Name, col.Type})
+		}
+		alias := ""
+		if rs.Alias != nil {
+			alias = rs.Alias.Aliasname
+			cs = renamed(cs, rs.Alias.Colnames)
+		}
+		sc.add(alias, "", cs, 0)
+		return &subquerySource{q: q, w: len(cs)}, nil
+	}
+	return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support this FROM item (%s)", nodeName(n))
+}
+
+func renamed(cs []relCol, names []*pg.Node) []relCol {
+	if len(names) == 0 {
+		return cs
+	}
+	out := append([]relCol(nil), cs...)
+	for i, n := range strs(names) {
+		if i < len(out) {
+			out[i].name = n
+		}
+	}
+	return out
+}
+
+// relation resolves a relation name: a catalog relation or a sequence.
+func (c *compiler) relation(rv *pg.RangeVar) (*relation, error) {
+	if rv.Catalogname != "" && rv.Catalogname != c.s.cfg.Database {
+		return nil, c.errAt(rv.Location, sql.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
+	}
+	switch rv.Schemaname {
+	case "", "pg_catalog", "information_schema":
+		if rel := catalogRelation(rv.Schemaname, rv.Relname); rel != nil {
+			return rel, nil
+		}
+	}
+	rel, err := c.s.sequenceRelation(sql.QName{Schema: rv.Schemaname, Rel: rv.Relname})
+	if err != nil {
+		err = sqlAt(err, c.query, rv.Location)
+		if (rv.Schemaname == "pg_catalog" || rv.Schemaname == "information_schema" || strings.HasPrefix(rv.Relname, "pg_")) && isNotFound(err) {
+			return nil, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", qualified(rv.Schemaname, rv.Relname)).
+				At(c.query, rv.Location).WithHint("seqd's catalog has %s.", catalogNames())
+		}
+		return nil, err
+	}
+	return rel, nil
+}
+
+func qualified(schema, name string) string {
+	if schema == "" {
+		return name
+	}
+	return schema + "." + name
+}
+
+type relSource struct {
+	s   *Session
+	rel *relation
+}
+
+func (r *relSource) width() int { return len(r.rel.cols) }
+func (r *relSource) open(*env) (Rows, error) {
+	rows, err := r.rel.rows(r.s)
+	if err != nil {
+		return nil, err
+	}
+	return &sliceRows{rows: rows}, nil
+}
+
+type subquerySource struct {
+	q *query
+	w int
+}
+
+func (s *subquerySource) width() int { return s.w }
+func (s *subquerySource) open(e *env) (Rows, error) {
+	return s.q.open(e.ctx, e.params, nil)
+}
+
+// joinSource joins two sources; right rows are held in memory.
+type joinSource struct {
+	l, r   source
+	kind   pg.JoinType
+	on     expr
+	offset int        // where the join's columns start in the FROM row
+	total  func() int // the FROM row's width, known once compiled
+}
+
+func (j *joinSource) width() int { return j.l.width() + j.r.width() }
+
+func (j *joinSource) open(e *env) (Rows, error) {
+	lrows, err := j.l.open(e)
+	if err != nil {
+		return nil, err
+	}
+	rr, err := j.r.open(e)
+	if err != nil {
+		return nil, err
+	}
+	right, err := collect(rr)
+	if err != nil {
+		return nil, err
+	}
+	return &joinRows{j: j, e: &env{ctx: e.ctx, s: e.s, params: e.params, row: make([]Datum, j.total())}, l: lrows, right: right,
+		matched: make([]bool, len(right)), ri: -1}, nil
+}
+
+type joinRows struct {
+	j       *joinSource
+	e       *env
+	l       Rows
+	lrow    []Datum
+	right   [][]Datum
+	matched []bool
+	ri      int  // next right row to try; -1: fetch a left row
+	lhit    bool // the current left row matched
+	tail    int  // RIGHT/FULL: unmatched right rows emitted so far
+	out     []Datum
+}
+
+func (r *joinRows) Next() ([]Datum, bool, error) {
+	lw, rw := r.j.l.width(), r.j.r.width()
+	if r.out == nil {
+		r.out = make([]Datum, lw+rw)
+	}
+	for {
+		if r.ri < 0 {
+			row, ok, err := r.l.Next()
+			if err != nil {
+				return nil, false, err
+			}
+			if !ok {
+				return r.unmatchedRight(lw)
+			}
+			r.lrow = append(r.lrow[:0], row...)
+			r.ri, r.lhit = 0, false
+		}
+		for r.ri < len(r.right) {
+			rrow := r.right[r.ri]
+			i := r.ri
+			r.ri++
+			copy(r.out, r.lrow)
+			copy(r.out[lw:], rrow)
+			if r.j.on != nil {
+				copy(r.e.row[r.j.offset:], r.out)
+				d, err := r.j.on.eval(r.e)
+				if err != nil {
+					return nil, false, err
+				}
+				if !d.Truth() {
+					continue
+				}
+			}
+			r.lhit = true
+			r.matched[i] = true
+			return r.out, true, nil
+		}
+		r.ri = -1
+		if !r.lhit && (r.j.kind == pg.JoinType_JOIN_LEFT || r.j.kind == pg.JoinType_JOIN_FULL) {
+			copy(r.out, r.lrow)
+			for k := lw; k < lw+rw; k++ {
+				r.out[k] = Null
+			}
+			return r.out, true, nil
+		}
+	}
+}
+
+func (r *joinRows) unmatchedRight(lw int) ([]Datum, bool, error) {
+	if r.j.kind != pg.JoinType_JOIN_RIGHT && r.j.kind != pg.JoinType_JOIN_FULL {
+		return nil, false, nil
+	}
+	for r.tail < len(r.right) {
+		i := r.tail
+		r.tail++
+		if r.matched[i] {
+			continue
+		}
+		for k := 0; k < lw; k++ {
+			r.out[k] = Null
+		}
+		copy(r.out[lw:], r.right[i])
+		return r.out, true, nil
+	}
+	return nil, false, nil
+}
+
+// rangeFunction compiles a function in FROM.
+func (c *compiler) rangeFunction(sc *scope, rf *pg.RangeFunction) (source, error) {
+	if rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || rf.Lateral {
+		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd supports one function in FROM, without ORDINALITY, ROWS FROM or LATERAL")
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	fc := items[0].GetFuncCall()
+	if fc == nil {
+		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd supports only function calls in FROM")
+	}
+	name, err := c.funcName(fc)
+	if err != nil {
+		return nil, err
+	}
+	alias := name
+	if rf.Alias != nil {
+		alias = rf.Alias.Aliasname
+	}
+	var colnames []*pg.Node
+	if rf.Alias != nil {
+		colnames = rf.Alias.Colnames
+	}
+	inner := &scope{}
+	switch name {
+	case "generate_series":
+		src, err := c.series(inner, fc)
+		if err != nil {
+			return nil, err
+		}
+		sc.add(alias, "", renamed([]relCol{{alias, src.t}}, colnames), 0)
+		return src, nil
+	case "unnest":
+		if len(fc.Args) != 1 {
+			return nil, c.errAt(fc.Location, sql.FeatureNotSupported, "seqd supports unnest of one array")
+		}
+		arr, err := c.expr(inner, fc.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if arr.typ().Elem() == nil {
+			return nil, c.noFunction("unnest", []expr{arr}, fc.Location)
+		}
+		sc.add(alias, "", renamed([]relCol{{alias, arr.typ().Elem()}}, colnames), 0)
+		return &unnestSource{arr: arr}, nil
+	case "pg_sequence_parameters":
+		if len(fc.Args) != 1 {
+			return nil, c.errAt(fc.Location, sql.UndefinedFunction, "function pg_sequence_parameters does not exist")
+		}
+		arg, err := c.expr(inner, fc.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if arg, err = c.coerce(arg, tOid, exprLoc(fc.Args[0]), "argument"); err != nil {
+			return nil, err
+		}
+		cs := cols("start_value", tInt8, "minimum_value", tInt8, "maximum_value", tInt8, "increment", tInt8,
+			"cycle_option", tBool, "cache_size", tInt8, "data_type", tOid)
+		sc.add(alias, "", renamed(cs, colnames), 0)
+		return &funcRowSource{w: len(cs), row: func(e *env) ([]Datum, error) {
+			d, err := arg.eval(e)
+			if err != nil || d.Kind == KNull {
+				return nil, err
+			}
+			n, err := e.s.sequenceByOID(uint32(d.I))
+			if err != nil {
+				return nil, err
+			}
+			info, err := e.s.eng.Info(n)
+			if err != nil {
+				return nil, err
+			}
+			o := info.Options
+			return []Datum{Int(o.Start), Int(o.Min), Int(o.Max), Int(o.Increment), Bool(o.Cycle), Int(o.Cache),
+				Int(int64(typesByName[sqlTypeName(o.Type.String())].oid))}, nil
+		}}, nil
+	case "seqd_reserve":
+		x, err := c.seqFunc(inner, seqFuncs[name], fc)
+		if err != nil {
+			return nil, err
+		}
+		sc.add(alias, "", renamed(reserveColumns, colnames), 0)
+		return &funcRowSource{w: 3, row: x.(*seqExpr).call}, nil
+	}
+	x, err := c.funcCall(inner, fc)
+	if err != nil {
+		return nil, err
+	}
+	x = c.settle(x)
+	colName := alias
+	if rf.Alias == nil {
+		colName = columnName(items[0])
+	}
+	sc.add(alias, "", renamed([]relCol{{colName, x.typ()}}, colnames), 0)
+	return &funcRowSource{w: 1, row: func(e *env) ([]Datum, error) {
+		d, err := x.eval(e)
+		return []Datum{d}, err
+	}}, nil
+}
+
+// funcRowSource is a function returning one row (nil: NULLs).
+type funcRowSource struct {
+	w   int
+	row func(e *env) ([]Datum, error)
+}
+
+func (f *funcRowSource) width() int { return f.w }
+func (f *funcRowSource) open(e *env) (Rows, error) {
+	return &lazyRow{e: e, f: f}, nil
+}
+
+// lazyRow calls the function when its row is read, not when the query
+// opens: a statement's values are taken as its rows are sent.
+type lazyRow struct {
+	e    *env
+	f    *funcRowSource
+	done bool
+}
+
+func (l *lazyRow) Next() ([]Datum, bool, error) {
+	if l.done {
+		return nil, false, nil
+	}
+	l.done = true
+	row, err := l.f.row(l.e)
+	if err != nil {
+		return nil, false, err
+	}
+	if row == nil {
+		row = make([]Datum, l.f.w)
+	}
+	return row, true, nil
+}
+
+type unnestSource struct{ arr expr }
+
+func (u *unnestSource) width() int { return 1 }
+func (u *unnestSource) open(e *env) (Rows, error) {
+	d, err := u.arr.eval(e)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([][]Datum, len(d.A))
+	for i, x := range d.A {
+		rows[i] = []Datum{x}
+	}
+	return &sliceRows{rows: rows}, nil
+}
+
+// seriesSource is generate_series(from, to [, step]) over int4 or int8.
+type seriesSource struct {
+	t              *Type
+	from, to, step expr
+}
+
+func (c *compiler) series(sc *scope, fc *pg.FuncCall) (*seriesSource, error) {
+	if len(fc.Args) < 2 || len(fc.Args) > 3 {
+		return nil, c.errAt(fc.Location, sql.UndefinedFunction, "function generate_series with %d arguments does not exist", len(fc.Args)).
+			WithHint("seqd's generate_series takes integers: generate_series(start, stop [, step]).")
+	}
+	args := make([]expr, len(fc.Args))
+	t := tInt4
+	for i, a := range fc.Args {
+		x, err := c.expr(sc, a)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = x
+		if !isUnknown(x) && !implicitOK(x.typ(), tInt4) {
+			t = tInt8
+		}
+	}
+	for i, a := range args {
+		x, err := c.coerce(a, t, exprLoc(fc.Args[i]), "argument")
+		if err != nil {
+			return nil, c.noFunction("generate_series", args, fc.Location)
+		}
+		args[i] = x
+	}
+	src := &seriesSource{t: t, from: args[0], to: args[1]}
+	if len(args) == 3 {
+		src.step = args[2]
+	}
+	return src, nil
+}
+
+func (g *seriesSource) width() int { return 1 }
+
+// seriesCount is how many values generate_series yields, bounded by the
+// session's bulk limit.
+func seriesCount(e *env, fromX, toX, stepX expr) (int64, error) {
+	from, err := fromX.eval(e)
+	if err != nil {
+		return 0, err
+	}
+	to, err := toX.eval(e)
+	if err != nil {
+		return 0, err
+	}
+	step := Int(1)
+	if stepX != nil {
+		if step, err = stepX.eval(e); err != nil {
+			return 0, err
+		}
+	}
+	if from.Kind == KNull || to.Kind == KNull || step.Kind == KNull {
+		return 0, nil
+	}
+	if step.I == 0 {
+		return 0, sql.Errorf(sql.InvalidParameterValue, "step size cannot equal zero")
+	}
+	var span uint64
+	switch {
+	case step.I > 0 && to.I >= from.I:
+		span = (uint64(to.I) - uint64(from.I)) / uint64(step.I)
+	case step.I < 0 && to.I <= from.I:
+		span = (uint64(from.I) - uint64(to.I)) / uint64(-step.I)
+	default:
+		return 0, nil
+	}
+	if span >= uint64(e.s.maxRows) {
+		return 0, sql.Errorf(sql.ProgramLimitExceeded, "generate_series of more than %d rows is not supported (limit set by -max-bulk-rows)", e.s.maxRows)
+	}
+	return int64(span) + 1, nil
+}
+
+func (g *seriesSource) open(e *env) (Rows, error) {
+	count, err := seriesCount(e, g.from, g.to, g.step)
+	if err != nil || count == 0 {
+		return &sliceRows{}, err
+	}
+	from, _ := g.from.eval(e)
+	step := int64(1)
+	if g.step != nil {
+		d, _ := g.step.eval(e)
+		step = d.I
+	}
+	return &seriesRows{next: from.I, step: step, left: count}, nil
+}
+
+type seriesRows struct {
+	next, step, left int64
+	row              [1]Datum
+}
+
+func (r *seriesRows) Next() ([]Datum, bool, error) {
+	if r.left == 0 {
+		return nil, false, nil
+	}
+	r.row[0] = Int(r.next)
+	r.left--
+	r.next += r.step
+	return r.row[:], true, nil
+}
+
+// subLink compiles EXISTS, IN and scalar subqueries (not correlated).
+func (c *compiler) subLink(sc *scope, sl *pg.SubLink) (expr, error) {
+	sub := &compiler{s: c.s, query: c.query, params: c.params}
+	q, err := sub.selectStmt(sl.Subselect.GetSelectStmt())
+	c.params = sub.params
+	if err != nil {
+		return nil, err
+	}
+	switch sl.SubLinkType {
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		return &subqueryExpr{t: tBool, plan: q, exists: true}, nil
+	case pg.SubLinkType_EXPR_SUBLINK:
+		if len(q.cols)-q.hidden != 1 {
+			return nil, c.errAt(sl.Location, sql.SyntaxError, "subquery must return only one column")
+		}
+		return &subqueryExpr{t: q.cols[0].Type, plan: q}, nil
+	case pg.SubLinkType_ANY_SUBLINK:
+		x, err := c.expr(sc, sl.Testexpr)
+		if err != nil {
+			return nil, err
+		}
+		if x, err = c.coerce(x, q.cols[0].Type, exprLoc(sl.Testexpr), "IN"); err != nil {
+			return nil, err
+		}
+		return &subqueryExpr{t: tBool, plan: q, in: x}, nil
+	}
+	return nil, c.errAt(sl.Location, sql.FeatureNotSupported, "seqd does not support this kind of subquery")
+}
+
+func isNotFound(err error) bool {
+	se, ok := err.(*sql.Error)
+	return ok && se.Kind == sql.UndefinedTable || errors.Is(err, engine.ErrNotFound)
+}

@@ -1,0 +1,305 @@
+package executor
+
+import (
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// funcDef is one built-in function signature. A nil argument type takes
+// any type; ret nil means the first argument's type.
+type funcDef struct {
+	args     []*Type
+	variadic bool // the last argument type repeats
+	ret      *Type
+	strict   bool
+	fn       func(e *env, args []Datum) (Datum, error)
+}
+
+var builtins = map[string][]funcDef{}
+
+func def(name string, ret *Type, strict bool, fn func(e *env, args []Datum) (Datum, error), args ...*Type) {
+	builtins[name] = append(builtins[name], funcDef{args: args, ret: ret, strict: strict, fn: fn})
+}
+
+func constant(d Datum) func(*env, []Datum) (Datum, error) {
+	return func(*env, []Datum) (Datum, error) { return d, nil }
+}
+
+func textFn(f func(string) string) func(*env, []Datum) (Datum, error) {
+	return func(_ *env, a []Datum) (Datum, error) { return Text(f(a[0].S)), nil }
+}
+
+func init() {
+	def("version", tText, true, constant(Text("PostgreSQL "+ServerVersion+" on x86_64-pc-linux-gnu, compiled by Go, 64-bit")))
+	def("current_schema", tName, true, func(e *env, _ []Datum) (Datum, error) { return e.s.currentSchema(), nil })
+	def("current_schemas", tNameArr, true, func(e *env, a []Datum) (Datum, error) { return e.s.currentSchemas(a[0].I != 0), nil }, tBool)
+	def("current_database", tName, true, func(e *env, _ []Datum) (Datum, error) { return Text(e.s.cfg.Database), nil })
+	def("pg_backend_pid", tInt4, true, func(e *env, _ []Datum) (Datum, error) { return Int(e.s.backendPID()), nil })
+	def("pg_get_userbyid", tName, true, func(e *env, a []Datum) (Datum, error) { return Text(e.s.roleName(a[0].I)), nil }, tOid)
+	def("pg_table_is_visible", tBool, true, func(e *env, a []Datum) (Datum, error) { return Bool(e.s.relationVisible(uint32(a[0].I))), nil }, tOid)
+	def("pg_type_is_visible", tBool, true, func(e *env, a []Datum) (Datum, error) { return Bool(typeByOID(uint32(a[0].I)) != nil), nil }, tOid)
+	def("format_type", tText, false, formatType, tOid, tInt4)
+	def("pg_sequence_last_value", tInt8, true, func(e *env, a []Datum) (Datum, error) { return e.s.sequenceLastValue(uint32(a[0].I)) }, tRegclass)
+	def("obj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid, tName)
+	def("obj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid)
+	def("col_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid, tInt4)
+	def("shobj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid, tName)
+	def("pg_is_in_recovery", tBool, true, constant(Bool(false)))
+	def("pg_advisory_unlock_all", tVoid, true, constant(Text("")))
+	def("pg_encoding_to_char", tName, true, func(_ *env, a []Datum) (Datum, error) {
+		if a[0].I == 6 {
+			return Text("UTF8"), nil
+		}
+		return Text(""), nil
+	}, tInt4)
+	def("pg_get_expr", tText, true, func(*env, []Datum) (Datum, error) { return Null, nil }, tText, tOid)
+	def("pg_get_expr", tText, true, func(*env, []Datum) (Datum, error) { return Null, nil }, tText, tOid, tBool)
+	def("quote_ident", tText, true, textFn(sql.QuoteIdent), tText)
+	def("lower", tText, true, textFn(strings.ToLower), tText)
+	def("upper", tText, true, textFn(strings.ToUpper), tText)
+	def("btrim", tText, true, textFn(strings.TrimSpace), tText)
+	def("length", tInt4, true, func(_ *env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, tText)
+	def("char_length", tInt4, true, func(_ *env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, tText)
+	def("replace", tText, true, func(_ *env, a []Datum) (Datum, error) { return Text(strings.ReplaceAll(a[0].S, a[1].S, a[2].S)), nil }, tText, tText, tText)
+	def("strpos", tInt4, true, func(_ *env, a []Datum) (Datum, error) {
+		i := strings.Index(a[0].S, a[1].S)
+		if i < 0 {
+			return Int(0), nil
+		}
+		return Int(int64(len([]rune(a[0].S[:i])) + 1)), nil
+	}, tText, tText)
+	def("substring", tText, true, substr, tText, tInt4)
+	def("substring", tText, true, substr, tText, tInt4, tInt4)
+	def("substr", tText, true, substr, tText, tInt4)
+	def("substr", tText, true, substr, tText, tInt4, tInt4)
+	def("left", tText, true, func(_ *env, a []Datum) (Datum, error) {
+		r := []rune(a[0].S)
+		n := int(a[1].I)
+		if n < 0 {
+			n = max(len(r)+n, 0)
+		}
+		return Text(string(r[:min(n, len(r))])), nil
+	}, tText, tInt4)
+	builtins["concat"] = []funcDef{{args: []*Type{nil}, variadic: true, ret: tText, fn: func(e *env, a []Datum) (Datum, error) {
+		var b strings.Builder
+		for _, d := range a {
+			if d.Kind != KNull {
+				b.WriteString(d.S)
+			}
+		}
+		return Text(b.String()), nil
+	}}}
+	def("array_to_string", tText, true, func(_ *env, a []Datum) (Datum, error) {
+		var parts []string
+		for _, d := range a[0].A {
+			if d.Kind != KNull {
+				parts = append(parts, string(AppendOutput(nil, nil, d)))
+			}
+		}
+		return Text(strings.Join(parts, a[1].S)), nil
+	}, nil, tText)
+	def("array_length", tInt4, true, func(_ *env, a []Datum) (Datum, error) {
+		if a[1].I != 1 || len(a[0].A) == 0 {
+			return Null, nil
+		}
+		return Int(int64(len(a[0].A))), nil
+	}, nil, tInt4)
+	def("array_upper", tInt4, true, func(_ *env, a []Datum) (Datum, error) {
+		if a[1].I != 1 || len(a[0].A) == 0 {
+			return Null, nil
+		}
+		return Int(int64(len(a[0].A))), nil
+	}, nil, tInt4)
+	def("current_setting", tText, true, func(e *env, a []Datum) (Datum, error) {
+		v, ok := e.s.settings.lookup(a[0].S)
+		if !ok {
+			return Null, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S)
+		}
+		return Text(v), nil
+	}, tText)
+	def("current_setting", tText, true, func(e *env, a []Datum) (Datum, error) {
+		v, ok := e.s.settings.lookup(a[0].S)
+		if !ok {
+			if a[1].I != 0 {
+				return Null, nil
+			}
+			return Null, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S)
+		}
+		return Text(v), nil
+	}, tText, tBool)
+	def("set_config", tText, false, func(e *env, a []Datum) (Datum, error) {
+		if a[0].Kind == KNull {
+			return Null, sql.Errorf(sql.InvalidParameterValue, "SET requires parameter name")
+		}
+		if err := e.s.setSetting(a[0].S, a[1].S, a[2].Truth()); err != nil {
+			return Null, err
+		}
+		v, _ := e.s.settings.lookup(a[0].S)
+		return Text(v), nil
+	}, tText, tText, tBool)
+	def("to_regclass", tRegclass, true, func(e *env, a []Datum) (Datum, error) {
+		d, err := e.s.regclassIn(a[0].S)
+		if err != nil {
+			return Null, nil
+		}
+		return d, nil
+	}, tText)
+	for _, name := range []string{"has_sequence_privilege", "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_any_column_privilege"} {
+		yes := constant(Bool(true))
+		def(name, tBool, true, yes, nil, tText)
+		def(name, tBool, true, yes, nil, nil, tText)
+	}
+	def("abs", tInt8, true, func(_ *env, a []Datum) (Datum, error) {
+		if a[0].I < 0 {
+			return checkedInt(tInt8, -a[0].I, a[0].I == -1<<63)
+		}
+		return a[0], nil
+	}, tInt8)
+	def("pg_typeof", tRegtype, false, nil, nil) // compiled specially
+	def("pg_get_keywords", tText, true, func(*env, []Datum) (Datum, error) { return Null, nil })
+}
+
+func substr(_ *env, a []Datum) (Datum, error) {
+	r := []rune(a[0].S)
+	start := a[1].I - 1
+	end := int64(len(r))
+	if len(a) == 3 {
+		if a[2].I < 0 {
+			return Null, sql.Errorf(sql.SubstringError, "negative substring length not allowed")
+		}
+		end = min(start+a[2].I, end)
+	}
+	start = max(start, 0)
+	if start >= end {
+		return Text(""), nil
+	}
+	return Text(string(r[start:end])), nil
+}
+
+// formatType is format_type(oid, typmod).
+func formatType(_ *env, a []Datum) (Datum, error) {
+	if a[0].Kind == KNull {
+		return Null, nil
+	}
+	t := typeByOID(uint32(a[0].I))
+	if t == nil {
+		return Text("???"), nil
+	}
+	name := t.sqlName
+	if a[1].Kind != KNull && a[1].I >= 4 && (t.oid == OIDVarchar || t.oid == OIDBpchar) {
+		name += "(" + strconv.FormatInt(a[1].I-4, 10) + ")"
+	}
+	return Text(name), nil
+}
+
+var aggregates = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "bool_and": true, "bool_or": true, "array_agg": true, "string_agg": true}
+
+var setReturning = map[string]bool{"generate_series": true, "unnest": true, "pg_sequence_parameters": true, "pg_get_keywords": true, "json_each": true}
+
+// funcName is a call's function name, which must be unqualified or in
+// pg_catalog.
+func (c *compiler) funcName(fc *pg.FuncCall) (string, error) {
+	names := strs(fc.Funcname)
+	name := names[len(names)-1]
+	if len(names) > 1 && (len(names) > 2 || names[0] != "pg_catalog") {
+		return "", c.errAt(fc.Location, sql.UndefinedFunction, "function %s does not exist", strings.Join(names, ".")).
+			WithHint("seqd's functions live in pg_catalog.")
+	}
+	return name, nil
+}
+
+func (c *compiler) funcCall(sc *scope, fc *pg.FuncCall) (expr, error) {
+	name, err := c.funcName(fc)
+	if err != nil {
+		return nil, err
+	}
+	if fc.Over != nil {
+		return nil, c.errAt(fc.Location, sql.FeatureNotSupported, "seqd does not support window functions")
+	}
+	if aggregates[name] {
+		return c.aggregate(sc, name, fc)
+	}
+	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
+		return nil, c.errAt(fc.Location, sql.UndefinedFunction, "%s is not an aggregate function", name)
+	}
+	if setReturning[name] {
+		return nil, c.errAt(fc.Location, sql.FeatureNotSupported, "seqd supports set-returning functions such as %s only in FROM", name)
+	}
+	if f, ok := seqFuncs[name]; ok {
+		return c.seqFunc(sc, f, fc)
+	}
+	args := make([]expr, len(fc.Args))
+	for i, a := range fc.Args {
+		if args[i], err = c.expr(sc, a); err != nil {
+			return nil, err
+		}
+	}
+	if name == "pg_typeof" && len(args) == 1 {
+		t := c.settle(args[0]).typ()
+		return &constExpr{t: tRegtype, d: Datum{Kind: KInt, I: int64(t.oid), S: t.sqlName}}, nil
+	}
+	return c.resolveCall(name, args, fc.Args, fc.Location)
+}
+
+// resolveCall picks the signature of name that args fit, with implicit
+// casts, and compiles the call.
+func (c *compiler) resolveCall(name string, args []expr, nodes []*pg.Node, loc int32) (expr, error) {
+	for _, d := range builtins[name] {
+		if !d.variadic && len(d.args) != len(args) || d.variadic && len(args) < len(d.args)-1 {
+			continue
+		}
+		fit := make([]expr, len(args))
+		ok := true
+		for i, a := range args {
+			want := d.args[min(i, len(d.args)-1)]
+			if want == nil {
+				fit[i] = c.settle(a)
+				continue
+			}
+			if !isUnknown(a) && !implicitOK(a.typ(), want) {
+				ok = false
+				break
+			}
+			fit[i] = a
+		}
+		if !ok {
+			continue
+		}
+		for i, a := range fit {
+			want := d.args[min(i, len(d.args)-1)]
+			if want == nil {
+				continue
+			}
+			x, err := c.coerce(a, want, exprLoc(nodes[i]), "argument")
+			if err != nil {
+				return nil, err
+			}
+			fit[i] = x
+		}
+		ret := d.ret
+		if ret == nil {
+			ret = fit[0].typ()
+		}
+		return &funcExpr{t: ret, fn: d.fn, args: fit, strict: d.strict}, nil
+	}
+	return nil, c.noFunction(name, args, loc)
+}
+
+func (c *compiler) noFunction(name string, args []expr, loc int32) error {
+	types := make([]string, len(args))
+	for i, a := range args {
+		types[i] = a.typ().sqlName
+		if isUnknown(a) {
+			types[i] = "unknown"
+		}
+	}
+	err := c.errAt(loc, sql.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(types, ", "))
+	if _, known := builtins[name]; known {
+		return err.WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	return err.WithHint("seqd serves sequences: see the README for the functions it offers.")
+}

@@ -1,0 +1,562 @@
+package executor
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+// source yields the rows of a FROM item, each of its own width.
+type source interface {
+	width() int
+	open(e *env) (Rows, error)
+}
+
+// query is a compiled SELECT.
+type query struct {
+	s        *Session
+	from     source // nil: one empty row
+	where    expr
+	targets  []expr
+	cols     []Column
+	hidden   int // sort columns appended to targets, not returned
+	groupBy  []expr
+	aggs     []*aggCall
+	grouped  bool
+	having   expr
+	sortKeys []sortKey
+	distinct bool
+	limit    expr
+	offset   expr
+	// bulk is set for SELECT nextval('s') FROM generate_series(a, b):
+	// served from reserved ranges, never row by row through the engine.
+	bulk *bulkPlan
+	// width is the FROM row's width.
+	width int
+}
+
+type sortKey struct {
+	col        int
+	desc       bool
+	nullsFirst bool
+}
+
+type bulkPlan struct {
+	name     engine.Name
+	from, to expr
+}
+
+// selectStmt compiles a SELECT.
+func (c *compiler) selectStmt(st *pg.SelectStmt) (*query, error) {
+	if st.Op != pg.SetOperation_SETOP_NONE {
+		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support %s", strings.TrimPrefix(st.Op.String(), "SETOP_"))
+	}
+	if st.WithClause != nil {
+		return nil, c.errAt(st.WithClause.Location, sql.FeatureNotSupported, "seqd does not support WITH")
+	}
+	if len(st.ValuesLists) > 0 {
+		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support VALUES")
+	}
+	if st.IntoClause != nil {
+		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support SELECT INTO: it serves sequences only")
+	}
+	if len(st.LockingClause) > 0 {
+		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support FOR UPDATE/SHARE: its relations are read-only")
+	}
+	q := &query{s: c.s}
+	sc := &scope{}
+	for _, n := range st.FromClause {
+		src, err := c.fromItem(sc, n)
+		if err != nil {
+			return nil, err
+		}
+		if q.from == nil {
+			q.from = src
+		} else {
+			q.from = &joinSource{l: q.from, r: src, kind: pg.JoinType_JOIN_INNER, total: func() int { return sc.width }}
+		}
+	}
+	q.width = sc.width
+	var err error
+	if st.WhereClause != nil {
+		if q.where, err = c.boolArg(sc, st.WhereClause); err != nil {
+			return nil, err
+		}
+	}
+	q.grouped = len(st.GroupClause) > 0 || st.HavingClause != nil
+	for _, g := range st.GroupClause {
+		x, err := c.expr(sc, g)
+		if err != nil {
+			return nil, err
+		}
+		q.groupBy = append(q.groupBy, c.settle(x))
+	}
+	var aggs []*aggCall
+	c.aggs = &aggs
+	for _, t := range st.TargetList {
+		if err := c.target(sc, q, t.GetResTarget()); err != nil {
+			return nil, err
+		}
+	}
+	if st.HavingClause != nil {
+		if q.having, err = c.boolArg(sc, st.HavingClause); err != nil {
+			return nil, err
+		}
+	}
+	visible := len(q.targets)
+	for _, sb := range st.SortClause {
+		k, err := c.sortKey(sc, q, sb.GetSortBy(), visible)
+		if err != nil {
+			return nil, err
+		}
+		q.sortKeys = append(q.sortKeys, k)
+	}
+	c.aggs = nil
+	q.aggs = aggs
+	q.grouped = q.grouped || len(aggs) > 0
+	q.hidden = len(q.targets) - visible
+	if len(st.DistinctClause) > 0 {
+		if st.DistinctClause[0] != nil && st.DistinctClause[0].GetNode() != nil {
+			return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support DISTINCT ON")
+		}
+		q.distinct = true
+	}
+	if st.LimitCount != nil {
+		if q.limit, err = c.limitExpr(sc, st.LimitCount); err != nil {
+			return nil, err
+		}
+	}
+	if st.LimitOffset != nil {
+		if q.offset, err = c.limitExpr(sc, st.LimitOffset); err != nil {
+			return nil, err
+		}
+	}
+	q.planBulk()
+	return q, nil
+}
+
+func (c *compiler) limitExpr(sc *scope, n *pg.Node) (expr, error) {
+	x, err := c.expr(&scope{}, n)
+	if err != nil {
+		return nil, err
+	}
+	return c.coerce(x, tInt8, exprLoc(n), "argument of LIMIT")
+}
+
+// target compiles one select-list item.
+func (c *compiler) target(sc *scope, q *query, rt *pg.ResTarget) error {
+	if ref := rt.Val.GetColumnRef(); ref != nil {
+		if last := ref.Fields[len(ref.Fields)-1]; last.GetAStar() != nil {
+			return c.star(sc, q, ref)
+		}
+	}
+	// SELECT seqd_reserve('s', n): its three values are three columns.
+	if fc := rt.Val.GetFuncCall(); fc != nil && len(fc.Funcname) > 0 {
+		if name, err := c.funcName(fc); err == nil && name == "seqd_reserve" {
+			x, err := c.seqFunc(sc, seqFuncs[name], fc)
+			if err != nil {
+				return err
+			}
+			res := &reserveRow{x: x.(*seqExpr)}
+			for i, rc := range reserveColumns {
+				q.targets = append(q.targets, &reserveCol{r: res, i: i})
+				q.cols = append(q.cols, Column{Name: rc.name, Type: rc.t})
+			}
+			return nil
+		}
+	}
+	x, err := c.expr(sc, rt.Val)
+	if err != nil {
+		return err
+	}
+	x = c.settle(x)
+	name := rt.Name
+	if name == "" {
+		name = columnName(rt.Val)
+	}
+	col := Column{Name: name, Type: x.typ()}
+	if ce, ok := x.(*colExpr); ok {
+		col.TableOID, col.AttNum = sc.origin(ce.idx)
+	}
+	q.targets = append(q.targets, x)
+	q.cols = append(q.cols, col)
+	return nil
+}
+
+// origin is the relation OID and attribute number of a scope column.
+func (sc *scope) origin(idx int) (uint32, int16) {
+	for _, it := range sc.items {
+		if idx >= it.offset && idx < it.offset+len(it.cols) && it.tableOID != 0 {
+			return it.tableOID, int16(idx - it.offset + 1)
+		}
+	}
+	return 0, 0
+}
+
+// reserveRow evaluates seqd_reserve once per row for its three columns.
+type reserveRow struct {
+	x    *seqExpr
+	row  []Datum
+	done bool
+}
+
+type reserveCol struct {
+	r *reserveRow
+	i int
+}
+
+func (r *reserveCol) typ() *Type { return tInt8 }
+func (r *reserveCol) eval(e *env) (Datum, error) {
+	if r.i == 0 {
+		row, err := r.r.x.call(e)
+		if err != nil {
+			return Null, err
+		}
+		r.r.row = row
+	}
+	if r.r.row == nil {
+		return Null, nil
+	}
+	return r.r.row[r.i], nil
+}
+
+func (c *compiler) star(sc *scope, q *query, ref *pg.ColumnRef) error {
+	names := strs(ref.Fields)
+	if len(sc.items) == 0 {
+		return c.errAt(ref.Location, sql.SyntaxError, "SELECT * with no tables specified is not valid")
+	}
+	found := false
+	for _, it := range sc.items {
+		if len(names) > 0 && it.alias != names[len(names)-1] {
+			continue
+		}
+		found = true
+		for i, rc := range it.cols {
+			q.targets = append(q.targets, &colExpr{t: rc.t, idx: it.offset + i})
+			col := Column{Name: rc.name, Type: rc.t}
+			if it.tableOID != 0 {
+				col.TableOID, col.AttNum = it.tableOID, int16(i+1)
+			}
+			q.cols = append(q.cols, col)
+		}
+	}
+	if !found {
+		return c.errAt(ref.Location, sql.UndefinedTable, "missing FROM-clause entry for table \"%s\"", names[len(names)-1])
+	}
+	return nil
+}
+
+// columnName is the name PostgreSQL gives an unaliased select-list item.
+func columnName(n *pg.Node) string {
+	switch {
+	case n.GetColumnRef() != nil:
+		names := strs(n.GetColumnRef().Fields)
+		if len(names) > 0 {
+			return names[len(names)-1]
+		}
+	case n.GetFuncCall() != nil:
+		names := strs(n.GetFuncCall().Funcname)
+		name := names[len(names)-1]
+		if f, ok := seqFuncs[name]; ok {
+			return f.name
+		}
+		return name
+	case n.GetTypeCast() != nil:
+		tc := n.GetTypeCast()
+		if tc.Arg.GetTypeCast() == nil && tc.Arg.GetAConst() == nil {
+			if name := columnName(tc.Arg); name != "?column?" {
+				return name
+			}
+		}
+		names := strs(tc.TypeName.Names)
+		if t := lookupType(names); t != nil && len(tc.TypeName.ArrayBounds) == 0 {
+			return t.name
+		}
+		return names[len(names)-1]
+	case n.GetCaseExpr() != nil:
+		return "case"
+	case n.GetCoalesceExpr() != nil:
+		return "coalesce"
+	case n.GetMinMaxExpr() != nil:
+		if n.GetMinMaxExpr().Op == pg.MinMaxOp_IS_LEAST {
+			return "least"
+		}
+		return "greatest"
+	case n.GetSqlvalueFunction() != nil:
+		return strings.ToLower(strings.TrimPrefix(n.GetSqlvalueFunction().Op.String(), "SVFOP_"))
+	case n.GetAArrayExpr() != nil:
+		return "array"
+	case n.GetSubLink() != nil:
+		if n.GetSubLink().SubLinkType == pg.SubLinkType_EXISTS_SUBLINK {
+			return "exists"
+		}
+		if sel := n.GetSubLink().Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
+			rt := sel.TargetList[0].GetResTarget()
+			if rt.Name != "" {
+				return rt.Name
+			}
+			return columnName(rt.Val)
+		}
+	case n.GetAIndirection() != nil:
+		return columnName(n.GetAIndirection().Arg)
+	case n.GetCollateClause() != nil:
+		return columnName(n.GetCollateClause().Arg)
+	}
+	return "?column?"
+}
+
+func (c *compiler) sortKey(sc *scope, q *query, sb *pg.SortBy, visible int) (sortKey, error) {
+	k := sortKey{desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
+	k.nullsFirst = k.desc
+	switch sb.SortbyNulls {
+	case pg.SortByNulls_SORTBY_NULLS_FIRST:
+		k.nullsFirst = true
+	case pg.SortByNulls_SORTBY_NULLS_LAST:
+		k.nullsFirst = false
+	}
+	if a := sb.Node.GetAConst(); a != nil && a.GetIval() != nil {
+		pos := int(a.GetIval().Ival)
+		if pos < 1 || pos > visible {
+			return k, c.errAt(a.Location, sql.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+		}
+		k.col = pos - 1
+		return k, nil
+	}
+	if ref := sb.Node.GetColumnRef(); ref != nil && len(ref.Fields) == 1 {
+		name := strs(ref.Fields)
+		for i := 0; i < visible && len(name) == 1; i++ {
+			if q.cols[i].Name == name[0] {
+				k.col = i
+				return k, nil
+			}
+		}
+	}
+	x, err := c.expr(sc, sb.Node)
+	if err != nil {
+		return k, err
+	}
+	k.col = len(q.targets)
+	q.targets = append(q.targets, c.settle(x))
+	return k, nil
+}
+
+// planBulk recognizes SELECT nextval('s') FROM generate_series(a, b).
+func (q *query) planBulk() {
+	if len(q.targets) != 1 || q.where != nil || q.grouped || q.sortKeys != nil || q.distinct || q.limit != nil || q.offset != nil {
+		return
+	}
+	x, ok := q.targets[0].(*seqExpr)
+	gs, ok2 := q.from.(*seriesSource)
+	if !ok || !ok2 || x.f.name != "nextval" || !x.hasName || gs.step != nil {
+		return
+	}
+	q.bulk = &bulkPlan{name: x.name, from: gs.from, to: gs.to}
+}
+
+// open runs the query.
+func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, error) {
+	e := &env{ctx: ctx, s: q.s, params: params}
+	if q.bulk != nil {
+		count, err := seriesCount(e, q.bulk.from, q.bulk.to, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &bulkNextval{s: q.s, ctx: ctx, name: q.bulk.name, left: count}, nil
+	}
+	var in Rows = &sliceRows{rows: [][]Datum{nil}}
+	if q.from != nil {
+		var err error
+		if in, err = q.from.open(e); err != nil {
+			return nil, err
+		}
+	}
+	if q.where != nil {
+		in = &filterRows{in: in, e: e, cond: q.where}
+	}
+	var out Rows
+	if q.grouped {
+		rows, err := q.group(e, in)
+		if err != nil {
+			return nil, err
+		}
+		out = rows
+	} else {
+		out = &projectRows{in: in, e: e, targets: q.targets, buf: make([]Datum, len(q.targets))}
+	}
+	if q.distinct || q.sortKeys != nil {
+		all, err := collect(out)
+		if err != nil {
+			return nil, err
+		}
+		if q.sortKeys != nil {
+			q.sort(all)
+		}
+		if q.distinct {
+			all = distinct(all, len(q.targets)-q.hidden)
+		}
+		out = &sliceRows{rows: all}
+	}
+	if q.hidden > 0 {
+		out = &trimRows{in: out, n: len(q.targets) - q.hidden}
+	}
+	if q.limit != nil || q.offset != nil {
+		lr := &limitRows{in: out, limit: -1}
+		if q.limit != nil {
+			d, err := q.limit.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			if d.Kind != KNull {
+				if d.I < 0 {
+					return nil, sql.Errorf(sql.InvalidRowCountInLimit, "LIMIT must not be negative")
+				}
+				lr.limit = d.I
+			}
+		}
+		if q.offset != nil {
+			d, err := q.offset.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			if d.I < 0 {
+				return nil, sql.Errorf(sql.InvalidRowCountInOffset, "OFFSET must not be negative")
+			}
+			lr.skip = d.I
+		}
+		out = lr
+	}
+	return out, nil
+}
+
+func collect(r Rows) ([][]Datum, error) {
+	var out [][]Datum
+	for {
+		row, ok, err := r.Next()
+		if err != nil || !ok {
+			return out, err
+		}
+		out = append(out, append([]Datum(nil), row...))
+	}
+}
+
+func (q *query) sort(rows [][]Datum) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		for _, k := range q.sortKeys {
+			a, b := rows[i][k.col], rows[j][k.col]
+			if a.Kind == KNull || b.Kind == KNull {
+				if a.Kind == b.Kind {
+					continue
+				}
+				return (a.Kind == KNull) == k.nullsFirst
+			}
+			c := compare(a, b)
+			if c == 0 {
+				continue
+			}
+			return (c < 0) != k.desc
+		}
+		return false
+	})
+}
+
+func distinct(rows [][]Datum, width int) [][]Datum {
+	seen := map[string]bool{}
+	out := rows[:0]
+	for _, r := range rows {
+		var key strings.Builder
+		for _, d := range r[:width] {
+			key.WriteByte(byte(d.Kind))
+			key.Write(AppendOutput(nil, nil, d))
+			key.WriteByte(0)
+		}
+		if !seen[key.String()] {
+			seen[key.String()] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+type filterRows struct {
+	in   Rows
+	e    *env
+	cond expr
+}
+
+func (f *filterRows) Next() ([]Datum, bool, error) {
+	for {
+		row, ok, err := f.in.Next()
+		if err != nil || !ok {
+			return nil, ok, err
+		}
+		f.e.row = row
+		d, err := f.cond.eval(f.e)
+		if err != nil {
+			return nil, false, err
+		}
+		if d.Truth() {
+			return row, true, nil
+		}
+	}
+}
+
+type projectRows struct {
+	in      Rows
+	e       *env
+	targets []expr
+	buf     []Datum
+}
+
+func (p *projectRows) Next() ([]Datum, bool, error) {
+	row, ok, err := p.in.Next()
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	p.e.row = row
+	for i, t := range p.targets {
+		d, err := t.eval(p.e)
+		if err != nil {
+			return nil, false, err
+		}
+		p.buf[i] = d
+	}
+	return p.buf, true, nil
+}
+
+type trimRows struct {
+	in Rows
+	n  int
+}
+
+func (t *trimRows) Next() ([]Datum, bool, error) {
+	row, ok, err := t.in.Next()
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	return row[:t.n], true, nil
+}
+
+type limitRows struct {
+	in          Rows
+	limit, skip int64
+}
+
+func (l *limitRows) Next() ([]Datum, bool, error) {
+	for ; l.skip > 0; l.skip-- {
+		if _, ok, err := l.in.Next(); err != nil || !ok {
+			return nil, ok, err
+		}
+	}
+	if l.limit == 0 {
+		return nil, false, nil
+	}
+	if l.limit > 0 {
+		l.limit--
+	}
+	return l.in.Next()
+}

@@ -1,0 +1,398 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+// seqFunc describes a sequence function: its PostgreSQL name, arity, and
+// whether it is a MariaDB spelling (first argument a bare name).
+type seqFunc struct {
+	name             string
+	minArgs, maxArgs int
+	maria            bool
+}
+
+var seqFuncs = map[string]seqFunc{
+	"nextval":              {"nextval", 1, 1, false},
+	"currval":              {"currval", 1, 1, false},
+	"lastval":              {"lastval", 0, 0, false},
+	"setval":               {"setval", 2, 3, false},
+	"seqd_reserve":         {"seqd_reserve", 2, 2, false},
+	"seqd_release":         {"seqd_release", 3, 3, false},
+	"seqd_mariadb_nextval": {"nextval", 1, 1, true},
+	"seqd_mariadb_lastval": {"lastval", 1, 1, true},
+	"seqd_mariadb_setval":  {"setval", 2, 4, true},
+}
+
+// seqExpr calls a sequence function. The sequence is named either at
+// compile time (a literal, resolved then, as PostgreSQL resolves
+// nextval('s') at parse) or by an expression evaluated per call.
+type seqExpr struct {
+	f       seqFunc
+	name    engine.Name
+	hasName bool
+	seqArg  expr // when !hasName
+	args    []expr
+}
+
+func (x *seqExpr) typ() *Type {
+	if x.f.name == "seqd_release" {
+		return tBool
+	}
+	return tInt8
+}
+
+// seqFunc compiles a call of a sequence function.
+func (c *compiler) seqFunc(sc *scope, f seqFunc, fc *pg.FuncCall) (expr, error) {
+	if len(fc.Args) < f.minArgs || len(fc.Args) > f.maxArgs {
+		args := make([]expr, 0, len(fc.Args))
+		for _, a := range fc.Args {
+			x, err := c.expr(sc, a)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, x)
+		}
+		return nil, c.noFunction(f.name, args, fc.Location)
+	}
+	x := &seqExpr{f: f}
+	if len(fc.Args) > 0 {
+		a := fc.Args[0]
+		switch {
+		case f.maria && a.GetColumnRef() != nil:
+			names := strs(a.GetColumnRef().Fields)
+			q := sql.QName{Rel: names[len(names)-1]}
+			if len(names) >= 2 {
+				q.Schema = names[len(names)-2]
+			}
+			n, err := c.s.engineName(q)
+			if err != nil {
+				return nil, sqlAt(err, c.query, exprLoc(a))
+			}
+			x.name, x.hasName = n, true
+		case a.GetAConst() != nil && a.GetAConst().GetSval() != nil:
+			n, err := c.s.sequenceByText(a.GetAConst().GetSval().Sval)
+			if err != nil {
+				return nil, sqlAt(err, c.query, exprLoc(a))
+			}
+			x.name, x.hasName = n, true
+		default:
+			arg, err := c.expr(sc, a)
+			if err != nil {
+				return nil, err
+			}
+			reg, err := c.coerce(arg, tRegclass, exprLoc(a), "argument")
+			if err != nil {
+				return nil, c.noFunction(f.name, []expr{arg}, fc.Location)
+			}
+			x.seqArg = reg
+		}
+	}
+	want := []*Type{tInt8, tBool, tBool}
+	if f.name == "seqd_release" {
+		want = []*Type{tInt8, tInt8}
+	}
+	for i, a := range fc.Args[min(1, len(fc.Args)):] {
+		arg, err := c.expr(sc, a)
+		if err != nil {
+			return nil, err
+		}
+		t := want[min(i, len(want)-1)]
+		if f.maria && i == 2 {
+			t = tInt8 // MariaDB's SETVAL(s, n, is_used, round): round is ignored
+		}
+		if arg, err = c.coerce(arg, t, exprLoc(a), "argument"); err != nil {
+			return nil, err
+		}
+		x.args = append(x.args, arg)
+	}
+	return x, nil
+}
+
+// sqlAt positions a *sql.Error that has no position yet.
+func sqlAt(err error, query string, loc int32) error {
+	if se, ok := err.(*sql.Error); ok && se.Pos == 0 {
+		se.At(query, loc)
+	}
+	return err
+}
+
+func (x *seqExpr) eval(e *env) (Datum, error) {
+	row, err := x.call(e)
+	if err != nil || row == nil {
+		return Null, err
+	}
+	return row[0], nil
+}
+
+// call evaluates the function; seqd_reserve returns three values, the
+// others one; nil means NULL.
+func (x *seqExpr) call(e *env) ([]Datum, error) {
+	s := e.s
+	if x.f.name == "lastval" && !x.f.maria {
+		id, v, ok := s.seqs.Lastval()
+		if ok {
+			if info, err := s.eng.Info(s.lastName); err != nil || info.ID != id {
+				ok = false
+			}
+		}
+		if !ok {
+			return nil, sql.Errorf(sql.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
+		}
+		return []Datum{Int(v)}, nil
+	}
+	n := x.name
+	if !x.hasName {
+		d, err := x.seqArg.eval(e)
+		if err != nil || d.Kind == KNull {
+			return nil, err
+		}
+		if n, err = s.sequenceByOID(uint32(d.I)); err != nil {
+			return nil, err
+		}
+	}
+	var args [3]Datum
+	for i, a := range x.args {
+		d, err := a.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if d.Kind == KNull {
+			return nil, nil
+		}
+		args[i] = d
+	}
+	ctx := e.ctx
+	switch x.f.name {
+	case "nextval":
+		id, v, err := s.eng.Nextval(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		s.seqs.Nextval(id, v)
+		s.lastName = n
+		return []Datum{Int(v)}, nil
+	case "currval", "lastval":
+		info, err := s.eng.Info(n)
+		if err != nil {
+			return nil, err
+		}
+		v, ok := s.seqs.Currval(info.ID)
+		if !ok && x.f.maria {
+			return nil, nil // MariaDB: NULL until the session used s
+		}
+		if !ok {
+			return nil, sql.Errorf(sql.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", n.Rel())
+		}
+		return []Datum{Int(v)}, nil
+	case "setval":
+		called := true
+		if len(x.args) >= 2 && !x.f.maria {
+			called = args[1].I != 0
+		}
+		id, err := s.eng.Setval(ctx, n, args[0].I, called)
+		if err != nil {
+			return nil, err
+		}
+		if called {
+			s.seqs.Setval(id, args[0].I)
+		}
+		return []Datum{args[0]}, nil
+	case "seqd_reserve":
+		count := args[0].I
+		if count < 1 || count > s.maxRows {
+			return nil, sql.Errorf(sql.InvalidParameterValue, "seqd_reserve count must be between 1 and %d, not %d", s.maxRows, count)
+		}
+		id, r, err := s.eng.Reserve(ctx, n, count)
+		if err != nil {
+			return nil, err
+		}
+		s.seqs.Nextval(id, r.Last())
+		s.lastName = n
+		return []Datum{Int(r.First), Int(r.Last()), Int(r.Increment)}, nil
+	case "seqd_release":
+		k, err := s.eng.Release(n, args[0].I, args[1].I)
+		if err != nil {
+			return nil, err
+		}
+		return []Datum{Bool(k > 0)}, nil
+	}
+	return nil, sql.Errorf(sql.UndefinedFunction, "function %s does not exist", x.f.name)
+}
+
+// reserveColumns are seqd_reserve's result columns.
+var reserveColumns = []relCol{{"first", tInt8}, {"last", tInt8}, {"increment", tInt8}}
+
+// bulkChunk is how many values one generate_series row batch reserves.
+const bulkChunk = 1 << 16
+
+// bulkNextval streams SELECT nextval('s') FROM generate_series(a, b) from
+// ranges reserved bulkChunk at a time.
+type bulkNextval struct {
+	s    *Session
+	ctx  context.Context
+	name engine.Name
+	id   uint64
+	left int64
+	r    alloc.Range
+	i    int64
+	row  [1]Datum
+}
+
+func (b *bulkNextval) Next() ([]Datum, bool, error) {
+	if b.left == 0 {
+		return nil, false, nil
+	}
+	if b.i == b.r.Count {
+		id, r, err := b.s.eng.ReserveUpTo(b.ctx, b.name, min(b.left, bulkChunk))
+		if err != nil {
+			return nil, false, err
+		}
+		b.id, b.r, b.i = id, r, 0
+	}
+	v := b.r.At(b.i)
+	b.i++
+	b.left--
+	if b.i == b.r.Count || b.left == 0 {
+		b.s.seqs.Nextval(b.id, v)
+		b.s.lastName = b.name
+	}
+	b.row[0] = Int(v)
+	return b.row[:], true, nil
+}
+
+// engineName turns a parsed name into the engine's: unqualified names are
+// in public; a database part must name this database.
+func (s *Session) engineName(q sql.QName) (engine.Name, error) {
+	if q.Catalog != "" && q.Catalog != s.cfg.Database {
+		return engine.Name{}, sql.Errorf(sql.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", q.Catalog, q.Schema, q.Rel)
+	}
+	schema := q.Schema
+	if schema == "" {
+		schema = "public"
+	}
+	return engine.NewName(schema, q.Rel)
+}
+
+// sequenceByText resolves the text form of a sequence name, which must
+// exist. The last name resolved is remembered: clients repeat the same
+// nextval('s').
+func (s *Session) sequenceByText(text string) (engine.Name, error) {
+	if text == s.regText && text != "" {
+		if _, err := s.eng.Info(s.regName); err == nil {
+			return s.regName, nil
+		}
+	}
+	q, err := sql.ParseQualifiedName(text)
+	if err != nil {
+		return engine.Name{}, err
+	}
+	n, err := s.engineName(q)
+	if err != nil {
+		return engine.Name{}, err
+	}
+	if _, err := s.eng.Info(n); err != nil {
+		if q.Schema == "" || q.Schema == "pg_catalog" || q.Schema == "information_schema" {
+			if rel := catalogRelation(q.Schema, q.Rel); rel != nil {
+				return engine.Name{}, sql.Errorf(sql.DatatypeMismatch, "\"%s\" is not a sequence", q.Rel)
+			}
+		}
+		return engine.Name{}, err
+	}
+	s.regText, s.regName = text, n
+	return n, nil
+}
+
+// sequenceByOID names the sequence an OID (a regclass value) stands for.
+func (s *Session) sequenceByOID(oid uint32) (engine.Name, error) {
+	n, ok := s.oids().sequence(oid)
+	if !ok {
+		if rel := catalogByOID(oid); rel != nil {
+			return engine.Name{}, sql.Errorf(sql.DatatypeMismatch, "\"%s\" is not a sequence", rel.name)
+		}
+		return engine.Name{}, sql.Errorf(sql.UndefinedTable, "could not open relation with OID %d", oid)
+	}
+	return n, nil
+}
+
+// regclassIn is regclass's input function: a relation name (a sequence or
+// a catalog relation) or a numeric OID.
+func (s *Session) regclassIn(text string) (Datum, error) {
+	if t := strings.TrimSpace(text); t != "" && t[0] >= '0' && t[0] <= '9' {
+		d, err := s.input(tOid, t)
+		if err != nil {
+			return Null, err
+		}
+		return s.regclassOf(uint32(d.I)), nil
+	}
+	q, err := sql.ParseQualifiedName(text)
+	if err != nil {
+		return Null, err
+	}
+	if q.Schema == "" || q.Schema == "pg_catalog" || q.Schema == "information_schema" {
+		if rel := catalogRelation(q.Schema, q.Rel); rel != nil && (q.Schema != "" || !s.sequenceExists(q)) {
+			return Datum{Kind: KInt, I: int64(rel.oid), S: rel.name}, nil
+		}
+	}
+	n, err := s.sequenceByText(text)
+	if err != nil {
+		return Null, err
+	}
+	info, err := s.eng.Info(n)
+	if err != nil {
+		return Null, err
+	}
+	return Datum{Kind: KInt, I: int64(s.oids().forSequence(info)), S: displayRel(n)}, nil
+}
+
+func (s *Session) sequenceExists(q sql.QName) bool {
+	n, err := s.engineName(q)
+	if err != nil {
+		return false
+	}
+	_, err = s.eng.Info(n)
+	return err == nil
+}
+
+// regclassOf is the regclass value of an OID, named if it is known.
+func (s *Session) regclassOf(oid uint32) Datum {
+	if n, ok := s.oids().sequence(oid); ok {
+		return Datum{Kind: KInt, I: int64(oid), S: displayRel(n)}
+	}
+	if rel := catalogByOID(oid); rel != nil {
+		return Datum{Kind: KInt, I: int64(oid), S: rel.name}
+	}
+	return Datum{Kind: KInt, I: int64(oid), S: fmt.Sprint(oid)}
+}
+
+// displayRel is regclass's output: the name, qualified unless it is in
+// public (on the search path).
+func displayRel(n engine.Name) string {
+	if n.Schema() == "public" {
+		return sql.QuoteIdent(n.Rel())
+	}
+	return sql.QuoteIdent(n.Schema()) + "." + sql.QuoteIdent(n.Rel())
+}
+
+func (s *Session) sequenceLastValue(oid uint32) (Datum, error) {
+	n, err := s.sequenceByOID(oid)
+	if err != nil {
+		return Null, err
+	}
+	info, err := s.eng.Info(n)
+	if err != nil {
+		return Null, err
+	}
+	if !info.State.Called {
+		return Null, nil
+	}
+	return Int(info.State.Last), nil
+}

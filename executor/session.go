@@ -1,0 +1,293 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+// ServerVersion is the version seqd reports: the PostgreSQL release whose
+// behaviour it follows.
+const ServerVersion = "15.0 (seqd)"
+
+// Config configures a Session.
+type Config struct {
+	Engine *engine.Engine
+	// MaxBulkRows bounds the rows of one generate_series and one
+	// seqd_reserve.
+	MaxBulkRows int64
+	// User and Database are the startup message's.
+	User, Database string
+	// Params are the other startup parameters (application_name,
+	// options, ...), applied as SET would.
+	Params map[string]string
+	// BackendPID is what pg_backend_pid() returns.
+	BackendPID uint32
+}
+
+// Session is one client's state: settings, transaction block, cursors,
+// currval/lastval memory, prepared plans. It is not safe for concurrent
+// use.
+type Session struct {
+	eng     *engine.Engine
+	cfg     Config
+	maxRows int64
+
+	seqs     alloc.Session // currval/lastval memory
+	lastName engine.Name   // the sequence lastval refers to
+	regText  string        // the last sequence name resolved from text, and its Name
+	regName  engine.Name
+
+	reg      *oidRegistry // this engine's OIDs
+	settings settings
+	tx       txState
+	cursors  map[string]*cursor
+	plans    map[*pg.Node]*Prepared // simple-protocol plans by parse tree
+	reported []ParamStatus          // reportable settings changed since the last Result
+}
+
+// NewSession starts a session. A startup parameter seqd cannot honour is
+// an error, as PostgreSQL refuses the connection.
+func NewSession(cfg Config) (*Session, error) {
+	s := &Session{eng: cfg.Engine, cfg: cfg, maxRows: cfg.MaxBulkRows, cursors: map[string]*cursor{}, plans: map[*pg.Node]*Prepared{}}
+	if s.maxRows <= 0 {
+		s.maxRows = 10_000_000
+	}
+	if s.cfg.User == "" {
+		s.cfg.User = "seqd"
+	}
+	if s.cfg.Database == "" {
+		s.cfg.Database = s.cfg.User
+	}
+	s.settings.init(s.cfg.User)
+	for k, v := range cfg.Params {
+		if k == "options" {
+			if err := s.applyOptions(v); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := s.settings.set(k, v, false); err != nil {
+			return nil, err
+		}
+	}
+	s.settings.markDefaults()
+	s.reported = nil
+	return s, nil
+}
+
+// applyOptions applies the startup "options" parameter: -c name=value and
+// --name=value switches, as a server's command line takes them.
+func (s *Session) applyOptions(opts string) error {
+	f := strings.Fields(opts)
+	for i := 0; i < len(f); i++ {
+		var kv string
+		switch {
+		case f[i] == "-c" && i+1 < len(f):
+			kv = f[i+1]
+			i++
+		case strings.HasPrefix(f[i], "-c"):
+			kv = f[i][2:]
+		case strings.HasPrefix(f[i], "--"):
+			kv = f[i][2:]
+		default:
+			return sql.Errorf(sql.ProtocolViolation, "invalid command-line argument for server process: %s", f[i])
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return sql.Errorf(sql.SyntaxError, "-c %s requires a value", kv)
+		}
+		if err := s.settings.set(strings.ReplaceAll(k, "-", "_"), v, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reported returns the reportable settings (PostgreSQL's GUC_REPORT ones)
+// with their current values, as a front end announces them at startup.
+func (s *Session) Reported() []ParamStatus {
+	var out []ParamStatus
+	for _, name := range reportedSettings {
+		out = append(out, ParamStatus{Name: settingDefs[strings.ToLower(name)].display, Value: s.settings.get(strings.ToLower(name))})
+	}
+	return out
+}
+
+// TxStatus is the transaction status: 'I' idle, 'T' in a block, 'E' in a
+// failed block.
+func (s *Session) TxStatus() byte { return s.tx.status() }
+
+// Abort records that a statement failed: an open block then refuses
+// commands until it ends. Front ends call it for every error, including
+// those of row streams and of the protocol.
+func (s *Session) Abort() { s.tx.abort() }
+
+// Column is one result column.
+type Column struct {
+	Name string
+	Type *Type
+	// TableOID and AttNum name the column's source, when it is a column
+	// of a relation; zero otherwise.
+	TableOID uint32
+	AttNum   int16
+}
+
+// Rows yields a result's rows one at a time: a long generate_series is
+// never materialized. The returned slice is valid until the next call.
+type Rows interface {
+	Next() (row []Datum, ok bool, err error)
+}
+
+// Notice is a message that does not fail the statement.
+type Notice struct {
+	Severity string // NOTICE or WARNING
+	Kind     sql.Kind
+	Msg      string
+	Detail   string
+	Hint     string
+}
+
+// ParamStatus is a reportable setting's new value.
+type ParamStatus struct{ Name, Value string }
+
+// Result is what one statement produced.
+type Result struct {
+	// Columns is nil for a statement that returns no rows.
+	Columns []Column
+	Rows    Rows
+	// Tag is the command tag; a front end appends the number of rows it
+	// sent when Rows is set ("SELECT 3", "FETCH 2").
+	Tag     string
+	Notices []Notice
+	// Params are the reportable settings this statement changed.
+	Params []ParamStatus
+	// Deallocate names a prepared statement DEALLOCATE removes;
+	// DeallocateAll removes every one (DEALLOCATE ALL, DISCARD ALL). The
+	// front end owns prepared statements and carries these out.
+	Deallocate    string
+	DeallocateAll bool
+}
+
+// Prepared is a compiled statement. It is bound to its session.
+type Prepared struct {
+	// ParamTypes are the parameters' types, as declared or inferred.
+	ParamTypes []*Type
+	// Columns are the result's columns, nil when the statement returns no
+	// rows.
+	Columns []Column
+	// txEnd: COMMIT/ROLLBACK/ROLLBACK TO, allowed in a failed block.
+	txEnd bool
+	run   func(ctx context.Context, params []Datum) (*Result, error)
+}
+
+// Prepare compiles st. paramOIDs are the parameter types the client
+// declared; 0 (or a missing entry) lets the statement's context decide.
+func (s *Session) Prepare(st *sql.Statement, paramOIDs []uint32) (*Prepared, error) {
+	c := &compiler{s: s, query: st.Query}
+	for i, oid := range paramOIDs {
+		if oid == 0 {
+			continue
+		}
+		t := typeByOID(oid)
+		if t == nil {
+			return nil, sql.Errorf(sql.UndefinedObject, "type with OID %d does not exist", oid)
+		}
+		c.setParam(i+1, t)
+	}
+	p, err := c.statement(st.Node)
+	if err != nil {
+		return nil, err
+	}
+	p.ParamTypes = c.paramTypes()
+	return p, nil
+}
+
+// maxPlans bounds the simple-protocol plan cache of one session.
+const maxPlans = 256
+
+// PrepareCached is Prepare for statements without parameters (the simple
+// protocol): a statement seen before reuses its plan.
+func (s *Session) PrepareCached(st *sql.Statement) (*Prepared, error) {
+	if p := s.plans[st.Node]; p != nil {
+		return p, nil
+	}
+	p, err := s.Prepare(st, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.ParamTypes) > 0 {
+		return nil, sql.Errorf(sql.UndefinedParameter, "there is no parameter $1")
+	}
+	if len(s.plans) >= maxPlans {
+		clear(s.plans)
+	}
+	s.plans[st.Node] = p
+	return p, nil
+}
+
+// Execute runs a prepared statement with its parameters.
+func (s *Session) Execute(ctx context.Context, p *Prepared, params []Datum) (*Result, error) {
+	if s.tx.failed() && !p.txEnd {
+		return nil, sql.Errorf(sql.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	if len(params) < len(p.ParamTypes) {
+		return nil, sql.Errorf(sql.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))
+	}
+	r, err := p.run(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.reported) > 0 {
+		r.Params = s.reported
+		s.reported = nil
+	}
+	return r, nil
+}
+
+// backendPIDs hands out pg_backend_pid() values when the front end gives
+// none.
+var backendPIDs atomic.Uint32
+
+func (s *Session) backendPID() int64 {
+	if s.cfg.BackendPID == 0 {
+		s.cfg.BackendPID = backendPIDs.Add(1)
+	}
+	return int64(s.cfg.BackendPID)
+}
+
+// commandResult is a result without rows.
+func commandResult(tag string, notices ...Notice) *Result {
+	return &Result{Tag: tag, Notices: notices}
+}
+
+func notice(kind sql.Kind, format string, args ...any) Notice {
+	return Notice{Severity: "NOTICE", Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+func warning(kind sql.Kind, format string, args ...any) Notice {
+	return Notice{Severity: "WARNING", Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// sliceRows yields rows held in memory.
+type sliceRows struct {
+	rows [][]Datum
+	i    int
+}
+
+func (r *sliceRows) Next() ([]Datum, bool, error) {
+	if r.i == len(r.rows) {
+		return nil, false, nil
+	}
+	r.i++
+	return r.rows[r.i-1], true, nil
+}
+
+func rowsOf(rows ...[]Datum) Rows { return &sliceRows{rows: rows} }

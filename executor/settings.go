@@ -1,0 +1,200 @@
+package executor
+
+import (
+	"maps"
+	"sort"
+	"strings"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// settingDef is one configuration parameter seqd knows.
+type settingDef struct {
+	display string // the name as SHOW ALL and ParameterStatus spell it
+	value   string // the default
+	desc    string
+	// fixed settings cannot be changed (SET answers 55P02); allowed, if
+	// set, lists the only values SET accepts (compared case-insensitively).
+	fixed   bool
+	allowed []string
+}
+
+var settingDefs = map[string]settingDef{}
+
+// reportedSettings are announced at startup and whenever they change, as
+// PostgreSQL 15 reports its GUC_REPORT parameters.
+var reportedSettings = []string{"application_name", "client_encoding", "DateStyle", "default_transaction_read_only",
+	"in_hot_standby", "integer_datetimes", "IntervalStyle", "is_superuser", "server_encoding", "server_version",
+	"session_authorization", "standard_conforming_strings", "TimeZone"}
+
+func init() {
+	for _, d := range []settingDef{
+		{display: "application_name", value: "", desc: "Sets the application name to be reported in statistics and logs."},
+		{display: "client_encoding", value: "UTF8", desc: "Sets the client's character set encoding.", allowed: []string{"UTF8", "UTF-8", "UNICODE"}},
+		{display: "DateStyle", value: "ISO, MDY", desc: "Sets the display format for date and time values."},
+		{display: "default_transaction_read_only", value: "off", desc: "Sets the default read-only status of new transactions.", allowed: []string{"off", "false", "0", "no"}},
+		{display: "default_transaction_isolation", value: "read committed", desc: "Sets the transaction isolation level of each new transaction."},
+		{display: "default_transaction_deferrable", value: "off", desc: "Sets the default deferrable status of new transactions."},
+		{display: "transaction_isolation", value: "read committed", desc: "Sets the current transaction's isolation level."},
+		{display: "transaction_read_only", value: "off", desc: "Sets the current transaction's read-only status.", allowed: []string{"off", "false", "0", "no"}},
+		{display: "transaction_deferrable", value: "off", desc: "Whether to defer a read-only serializable transaction until it can be executed with no possible serialization failures."},
+		{display: "in_hot_standby", value: "off", desc: "Shows whether hot standby is currently active.", fixed: true},
+		{display: "integer_datetimes", value: "on", desc: "Shows whether datetimes are integer based.", fixed: true},
+		{display: "IntervalStyle", value: "postgres", desc: "Sets the display format for interval values."},
+		{display: "is_superuser", value: "on", desc: "Shows whether the current user is a superuser.", fixed: true},
+		{display: "server_encoding", value: "UTF8", desc: "Shows the server (database) character set encoding.", fixed: true},
+		{display: "server_version", value: ServerVersion, desc: "Shows the server version.", fixed: true},
+		{display: "server_version_num", value: "150000", desc: "Shows the server version as an integer.", fixed: true},
+		{display: "session_authorization", value: "", desc: "Sets the session user name."},
+		{display: "standard_conforming_strings", value: "on", desc: "Causes '...' strings to treat backslashes literally.", allowed: []string{"on", "true", "1", "yes"}},
+		{display: "TimeZone", value: "UTC", desc: "Sets the time zone for displaying and interpreting time stamps."},
+		{display: "search_path", value: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
+		{display: "max_identifier_length", value: "63", desc: "Shows the maximum identifier length.", fixed: true},
+		{display: "extra_float_digits", value: "1", desc: "Sets the number of digits displayed for floating-point values."},
+		{display: "client_min_messages", value: "notice", desc: "Sets the message levels that are sent to the client."},
+		{display: "lc_messages", value: "C.UTF-8", desc: "Sets the language in which messages are displayed."},
+		{display: "lc_monetary", value: "C.UTF-8", desc: "Sets the locale for formatting monetary amounts."},
+		{display: "lc_numeric", value: "C.UTF-8", desc: "Sets the locale for formatting numbers."},
+		{display: "lc_time", value: "C.UTF-8", desc: "Sets the locale for formatting date and time values."},
+		{display: "lc_collate", value: "C.UTF-8", desc: "Shows the collation order locale.", fixed: true},
+		{display: "lc_ctype", value: "C.UTF-8", desc: "Shows the character classification and case conversion locale.", fixed: true},
+		{display: "statement_timeout", value: "0", desc: "Sets the maximum allowed duration of any statement."},
+		{display: "lock_timeout", value: "0", desc: "Sets the maximum allowed duration of any wait for a lock."},
+		{display: "idle_in_transaction_session_timeout", value: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction."},
+		{display: "idle_session_timeout", value: "0", desc: "Sets the maximum allowed idle time between queries, when not in a transaction."},
+		{display: "bytea_output", value: "hex", desc: "Sets the output format for bytea."},
+		{display: "synchronous_commit", value: "on", desc: "Sets the current transaction's synchronization level."},
+		{display: "row_security", value: "on", desc: "Enable row security."},
+		{display: "jit", value: "off", desc: "Allow JIT compilation."},
+		{display: "max_connections", value: "10000", desc: "Sets the maximum number of concurrent connections.", fixed: true},
+		{display: "escape_string_warning", value: "on", desc: "Warn about backslash escapes in ordinary string literals."},
+		{display: "intervalstyle", value: "postgres"},
+		{display: "geqo", value: "on", desc: "Enables genetic query optimization."},
+		{display: "work_mem", value: "4MB", desc: "Sets the maximum memory to be used for query workspaces."},
+		{display: "timezone_abbreviations", value: "Default", desc: "Selects a file of time zone abbreviations."},
+		{display: "password_encryption", value: "scram-sha-256", desc: "Chooses the algorithm for encrypting passwords."},
+	} {
+		settingDefs[strings.ToLower(d.display)] = d
+	}
+}
+
+// settings are a session's configuration parameters: values SET gave, over
+// the defaults (which the startup packet may have changed), with SET
+// LOCAL values on top until the transaction ends.
+type settings struct {
+	defaults map[string]string
+	values   map[string]string
+	local    map[string]string
+}
+
+func (s *settings) init(user string) {
+	s.defaults = map[string]string{}
+	s.values = map[string]string{}
+	for k, d := range settingDefs {
+		s.values[k] = d.value
+	}
+	s.values["session_authorization"] = user
+}
+
+// markDefaults makes the current values what RESET restores.
+func (s *settings) markDefaults() { s.defaults = maps.Clone(s.values) }
+
+func (s *settings) get(name string) string {
+	if v, ok := s.local[name]; ok {
+		return v
+	}
+	return s.values[name]
+}
+
+func (s *settings) lookup(name string) (string, bool) {
+	name = strings.ToLower(name)
+	if _, ok := settingDefs[name]; !ok && !strings.Contains(name, ".") {
+		if _, ok := s.values[name]; !ok {
+			return "", false
+		}
+	}
+	v, ok := s.local[name]
+	if !ok {
+		v, ok = s.values[name]
+	}
+	return v, ok
+}
+
+// set changes a parameter, checking that seqd can honour the value.
+func (s *settings) set(name, value string, local bool) error {
+	name = strings.ToLower(name)
+	d, known := settingDefs[name]
+	if !known && !strings.Contains(name, ".") {
+		return sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	if d.fixed {
+		return sql.Errorf(sql.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
+	}
+	if d.allowed != nil {
+		ok := false
+		for _, a := range d.allowed {
+			ok = ok || strings.EqualFold(a, value)
+		}
+		if !ok {
+			return sql.Errorf(sql.FeatureNotSupported, "seqd does not support %s = '%s'", d.display, value).
+				WithHint("seqd supports %s = '%s' only", d.display, d.allowed[0])
+		}
+		if name == "client_encoding" {
+			value = "UTF8"
+		}
+	}
+	if local {
+		if s.local == nil {
+			s.local = map[string]string{}
+		}
+		s.local[name] = value
+	} else {
+		s.values[name] = value
+	}
+	return nil
+}
+
+func (s *settings) reset(name string) {
+	name = strings.ToLower(name)
+	if v, ok := s.defaults[name]; ok {
+		s.values[name] = v
+	} else {
+		delete(s.values, name)
+	}
+}
+
+func (s *settings) resetAll() {
+	for _, k := range s.names() {
+		if !settingDefs[k].fixed {
+			s.reset(k)
+		}
+	}
+}
+
+func (s *settings) names() []string {
+	out := make([]string, 0, len(s.values))
+	for k := range s.values {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *settings) snapshot() map[string]string { return maps.Clone(s.values) }
+
+// displayName is how SHOW names a setting's column.
+func displayName(name string) string {
+	if d, ok := settingDefs[name]; ok {
+		return strings.ToLower(d.display)
+	}
+	return name
+}
+
+// changed notes a reportable setting's new value for the front end.
+func (s *Session) changed(name string) {
+	for _, r := range reportedSettings {
+		if strings.EqualFold(r, name) {
+			s.reported = append(s.reported, ParamStatus{Name: r, Value: s.settings.get(strings.ToLower(r))})
+		}
+	}
+}

@@ -1,0 +1,469 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+// statement compiles one statement.
+func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
+	s := c.s
+	switch {
+	case n.GetSelectStmt() != nil:
+		q, err := c.selectStmt(n.GetSelectStmt())
+		if err != nil {
+			return nil, err
+		}
+		visible := q.cols[:len(q.cols)]
+		return &Prepared{Columns: visible, run: func(ctx context.Context, params []Datum) (*Result, error) {
+			rows, err := q.open(ctx, params, nil)
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Columns: visible, Rows: rows, Tag: "SELECT"}, nil
+		}}, nil
+	case n.GetCreateSeqStmt() != nil:
+		return c.createSequence(n.GetCreateSeqStmt())
+	case n.GetAlterSeqStmt() != nil:
+		return c.alterSequence(n.GetAlterSeqStmt())
+	case n.GetDropStmt() != nil:
+		return c.drop(n.GetDropStmt())
+	case n.GetTransactionStmt() != nil:
+		return c.transaction(n.GetTransactionStmt())
+	case n.GetVariableSetStmt() != nil:
+		return c.set(n.GetVariableSetStmt())
+	case n.GetVariableShowStmt() != nil:
+		return c.show(n.GetVariableShowStmt().Name)
+	case n.GetDiscardStmt() != nil:
+		return c.discard(n.GetDiscardStmt())
+	case n.GetDeallocateStmt() != nil:
+		d := n.GetDeallocateStmt()
+		return command(func(context.Context) (*Result, error) {
+			return &Result{Tag: "DEALLOCATE", Deallocate: d.Name, DeallocateAll: d.Isall}, nil
+		}), nil
+	case n.GetClosePortalStmt() != nil:
+		name := n.GetClosePortalStmt().Portalname
+		return command(func(context.Context) (*Result, error) { return s.closeCursor(name) }), nil
+	case n.GetDeclareCursorStmt() != nil:
+		return c.declare(n.GetDeclareCursorStmt())
+	case n.GetFetchStmt() != nil:
+		return c.fetch(n.GetFetchStmt())
+	case n.GetUnlistenStmt() != nil:
+		return command(func(context.Context) (*Result, error) { return commandResult("UNLISTEN"), nil }), nil
+	}
+	return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support %s: it serves sequences only", statementName(n))
+}
+
+func command(f func(ctx context.Context) (*Result, error)) *Prepared {
+	return &Prepared{run: func(ctx context.Context, _ []Datum) (*Result, error) { return f(ctx) }}
+}
+
+// statementName names a statement kind in messages: CREATE TABLE, not
+// CreateStmt.
+func statementName(n *pg.Node) string {
+	name := nodeName(n)
+	if s, ok := statementNames[name]; ok {
+		return s
+	}
+	name = strings.TrimSuffix(name, "Stmt")
+	var b strings.Builder
+	for i, r := range name {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
+}
+
+var statementNames = map[string]string{
+	"CreateStmt": "CREATE TABLE", "InsertStmt": "INSERT", "UpdateStmt": "UPDATE", "DeleteStmt": "DELETE", "MergeStmt": "MERGE",
+	"IndexStmt": "CREATE INDEX", "ViewStmt": "CREATE VIEW", "CreateSchemaStmt": "CREATE SCHEMA", "CreateFunctionStmt": "CREATE FUNCTION",
+	"AlterTableStmt": "ALTER TABLE", "ListenStmt": "LISTEN", "NotifyStmt": "NOTIFY", "PrepareStmt": "PREPARE", "ExecuteStmt": "EXECUTE",
+	"CopyStmt": "COPY", "ExplainStmt": "EXPLAIN", "DoStmt": "DO", "TruncateStmt": "TRUNCATE", "GrantStmt": "GRANT",
+	"CreateRoleStmt": "CREATE ROLE", "VacuumStmt": "VACUUM", "LockStmt": "LOCK", "CreatedbStmt": "CREATE DATABASE",
+	"CommentStmt": "COMMENT", "RenameStmt": "ALTER ... RENAME", "CheckPointStmt": "CHECKPOINT", "CreateTableAsStmt": "CREATE TABLE AS",
+}
+
+func intOption(d *pg.DefElem, q string) (*int64, error) {
+	var text string
+	switch {
+	case d.Arg.GetInteger() != nil:
+		v := int64(d.Arg.GetInteger().Ival)
+		return &v, nil
+	case d.Arg.GetFloat() != nil:
+		text = d.Arg.GetFloat().Fval
+	default:
+		return nil, sql.Errorf(sql.SyntaxError, "%s requires a numeric value", d.Defname).At(q, d.Location)
+	}
+	v, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return nil, sql.Errorf(sql.NumericValueOutOfRange, "value \"%s\" is out of range for type bigint", text)
+	}
+	return &v, nil
+}
+
+// spec turns sequence options into an alloc.Spec, as PostgreSQL 15's
+// init_params reads them.
+func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
+	var sp alloc.Spec
+	seen := map[string]bool{}
+	for _, o := range opts {
+		d := o.GetDefElem()
+		if seen[d.Defname] {
+			return sp, c.errAt(d.Location, sql.SyntaxError, "conflicting or redundant options")
+		}
+		seen[d.Defname] = true
+		var err error
+		switch d.Defname {
+		case "as":
+			tn := d.Arg.GetTypeName()
+			names := strs(tn.Names)
+			if lookupType(names) == nil {
+				return sp, c.errAt(tn.Location, sql.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
+			}
+			t, ok := alloc.ParseType(names[len(names)-1])
+			if !ok {
+				return sp, sql.Errorf(sql.InvalidParameterValue, "sequence type must be smallint, integer, or bigint")
+			}
+			sp.Type = &t
+		case "increment":
+			sp.Increment, err = intOption(d, c.query)
+		case "minvalue":
+			if d.Arg == nil {
+				sp.NoMin = true
+			} else {
+				sp.Min, err = intOption(d, c.query)
+			}
+		case "maxvalue":
+			if d.Arg == nil {
+				sp.NoMax = true
+			} else {
+				sp.Max, err = intOption(d, c.query)
+			}
+		case "start":
+			sp.Start, err = intOption(d, c.query)
+		case "restart":
+			sp.Restart = true
+			if d.Arg != nil {
+				sp.RestartWith, err = intOption(d, c.query)
+			}
+		case "cache":
+			sp.Cache, err = intOption(d, c.query)
+		case "cycle":
+			b := d.Arg.GetBoolean().GetBoolval()
+			sp.Cycle = &b
+		case "owned_by":
+			names := strs(d.Arg.GetList().GetItems())
+			if len(names) != 1 || names[0] != "none" {
+				return sp, c.errAt(d.Location, sql.FeatureNotSupported, "seqd has no tables: OWNED BY only accepts NONE")
+			}
+		default:
+			return sp, c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support the sequence option %s", strings.ToUpper(d.Defname))
+		}
+		if err != nil {
+			return sp, err
+		}
+	}
+	return sp, nil
+}
+
+func (c *compiler) seqName(rv *pg.RangeVar) (engine.Name, error) {
+	switch rv.Relpersistence {
+	case "t":
+		return engine.Name{}, c.errAt(rv.Location, sql.FeatureNotSupported, "seqd does not support temporary sequences yet")
+	case "u":
+		return engine.Name{}, c.errAt(rv.Location, sql.FeatureNotSupported, "seqd does not support unlogged sequences yet")
+	}
+	n, err := c.s.engineName(sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname})
+	return n, sqlAt(err, c.query, rv.Location)
+}
+
+func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
+	n, err := c.seqName(st.Sequence)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := c.spec(st.Options)
+	if err != nil {
+		return nil, err
+	}
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		created, err := s.eng.Create(ctx, n, sp, st.IfNotExists)
+		if err != nil {
+			return nil, err
+		}
+		if !created {
+			return commandResult("CREATE SEQUENCE", notice(sql.DuplicateTable, "relation \"%s\" already exists, skipping", n.Rel())), nil
+		}
+		return commandResult("CREATE SEQUENCE"), nil
+	}), nil
+}
+
+func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
+	n, err := c.seqName(st.Sequence)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := c.spec(st.Options)
+	if err != nil {
+		return nil, err
+	}
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		err := s.eng.Alter(ctx, n, sp)
+		if st.MissingOk && errors.Is(err, engine.ErrNotFound) {
+			return commandResult("ALTER SEQUENCE", notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", n.Rel())), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return commandResult("ALTER SEQUENCE"), nil
+	}), nil
+}
+
+func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
+	if st.RemoveType != pg.ObjectType_OBJECT_SEQUENCE {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support DROP %s: it serves sequences only", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
+	}
+	var names []engine.Name
+	for _, o := range st.Objects {
+		parts := strs(o.GetList().GetItems())
+		q := sql.QName{Rel: parts[len(parts)-1]}
+		switch len(parts) {
+		case 2:
+			q.Schema = parts[0]
+		case 3:
+			q.Catalog, q.Schema = parts[0], parts[1]
+		}
+		n, err := c.s.engineName(q)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		r := commandResult("DROP SEQUENCE")
+		for _, n := range names {
+			err := s.eng.Drop(ctx, n)
+			if st.MissingOk && errors.Is(err, engine.ErrNotFound) {
+				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", n.Rel()))
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}), nil
+}
+
+// txOptions checks BEGIN's and SET TRANSACTION's options: every isolation
+// level is accepted (sequence values are non-transactional, so all give
+// the same results); READ ONLY and DEFERRABLE are not yet honoured, so
+// they are refused rather than ignored.
+func (c *compiler) txOptions(opts []*pg.Node) error {
+	for _, o := range opts {
+		d := o.GetDefElem()
+		switch d.Defname {
+		case "transaction_read_only", "transaction_deferrable":
+			if v := d.Arg.GetAConst(); v != nil && v.GetIval() != nil && v.GetIval().Ival != 0 {
+				return c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support %s transactions yet",
+					map[string]string{"transaction_read_only": "READ ONLY", "transaction_deferrable": "DEFERRABLE"}[d.Defname])
+			}
+		}
+	}
+	return nil
+}
+
+func (c *compiler) transaction(st *pg.TransactionStmt) (*Prepared, error) {
+	s := c.s
+	if err := c.txOptions(st.Options); err != nil {
+		return nil, err
+	}
+	if st.Chain {
+		return nil, c.errAt(st.Location, sql.FeatureNotSupported, "seqd does not support AND CHAIN")
+	}
+	var p *Prepared
+	switch st.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
+		p = command(func(context.Context) (*Result, error) { return s.begin(), nil })
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
+		p = command(func(context.Context) (*Result, error) { return s.end("COMMIT", true), nil })
+	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		p = command(func(context.Context) (*Result, error) { return s.end("ROLLBACK", false), nil })
+	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT:
+		name := st.SavepointName
+		p = command(func(context.Context) (*Result, error) { return s.savepoint(name) })
+	case pg.TransactionStmtKind_TRANS_STMT_RELEASE:
+		name := st.SavepointName
+		p = command(func(context.Context) (*Result, error) { return s.release(name) })
+	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		name := st.SavepointName
+		p = command(func(context.Context) (*Result, error) { return s.rollbackTo(name) })
+	default:
+		return nil, c.errAt(st.Location, sql.FeatureNotSupported, "seqd does not support two-phase commit")
+	}
+	switch st.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		p.txEnd = true
+	}
+	return p, nil
+}
+
+// setValue is the text of SET's value list, as PostgreSQL flattens it.
+func setValue(args []*pg.Node) string {
+	var parts []string
+	for _, a := range args {
+		if tc := a.GetTypeCast(); tc != nil {
+			a = tc.Arg
+		}
+		k := a.GetAConst()
+		switch {
+		case k == nil:
+		case k.GetSval() != nil:
+			parts = append(parts, k.GetSval().Sval)
+		case k.GetIval() != nil:
+			parts = append(parts, strconv.Itoa(int(k.GetIval().Ival)))
+		case k.GetFval() != nil:
+			parts = append(parts, k.GetFval().Fval)
+		case k.GetBoolval() != nil:
+			parts = append(parts, strconv.FormatBool(k.GetBoolval().Boolval))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
+	s := c.s
+	name := strings.ToLower(st.Name)
+	switch st.Kind {
+	case pg.VariableSetKind_VAR_SET_MULTI:
+		// SET TRANSACTION ..., SET SESSION CHARACTERISTICS AS TRANSACTION ...
+		var opts []*pg.Node
+		for _, a := range st.Args {
+			opts = append(opts, a)
+		}
+		if err := c.txOptions(opts); err != nil {
+			return nil, err
+		}
+		return command(func(context.Context) (*Result, error) {
+			if name == "transaction" && !s.tx.open {
+				return commandResult("SET", warning(sql.NoActiveTransaction, "SET TRANSACTION can only be used in transaction blocks")), nil
+			}
+			return commandResult("SET"), nil
+		}), nil
+	case pg.VariableSetKind_VAR_RESET_ALL:
+		return command(func(context.Context) (*Result, error) {
+			s.settings.resetAll()
+			clear(s.plans)
+			return commandResult("RESET"), nil
+		}), nil
+	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_SET_DEFAULT:
+		tag := "RESET"
+		if st.Kind == pg.VariableSetKind_VAR_SET_DEFAULT {
+			tag = "SET"
+		}
+		if _, ok := s.settings.lookup(name); !ok {
+			return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		}
+		return command(func(context.Context) (*Result, error) {
+			s.settings.reset(name)
+			s.changed(name)
+			return commandResult(tag), nil
+		}), nil
+	case pg.VariableSetKind_VAR_SET_VALUE:
+		value := setValue(st.Args)
+		if name == "timezone" && value == "" {
+			value = "UTC"
+		}
+		if _, known := settingDefs[name]; !known && !strings.Contains(name, ".") {
+			return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		}
+		return command(func(context.Context) (*Result, error) {
+			if err := s.setSetting(name, value, st.IsLocal); err != nil {
+				return nil, err
+			}
+			if st.IsLocal && !s.tx.open {
+				return commandResult("SET", warning(sql.NoActiveTransaction, "SET LOCAL can only be used in transaction blocks")), nil
+			}
+			return commandResult("SET"), nil
+		}), nil
+	}
+	return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of SET")
+}
+
+func (c *compiler) show(name string) (*Prepared, error) {
+	s := c.s
+	name = strings.ToLower(name)
+	if name == "all" {
+		cs := []Column{{Name: "name", Type: tText}, {Name: "setting", Type: tText}, {Name: "description", Type: tText}}
+		return &Prepared{Columns: cs, run: func(context.Context, []Datum) (*Result, error) {
+			var rows [][]Datum
+			for _, k := range s.settings.names() {
+				d := settingDefs[k]
+				display := k
+				if d.display != "" {
+					display = d.display
+				}
+				rows = append(rows, []Datum{Text(display), Text(s.settings.get(k)), Text(d.desc)})
+			}
+			return &Result{Columns: cs, Rows: rowsOf(rows...), Tag: "SHOW"}, nil
+		}}, nil
+	}
+	if _, ok := s.settings.lookup(name); !ok {
+		return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	cs := []Column{{Name: displayName(name), Type: tText}}
+	return &Prepared{Columns: cs, run: func(context.Context, []Datum) (*Result, error) {
+		v, ok := s.settings.lookup(name)
+		if !ok {
+			return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		}
+		return &Result{Columns: cs, Rows: rowsOf([]Datum{Text(v)}), Tag: "SHOW"}, nil
+	}}, nil
+}
+
+func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
+	s := c.s
+	switch st.Target {
+	case pg.DiscardMode_DISCARD_ALL:
+		return command(func(context.Context) (*Result, error) {
+			if s.tx.open {
+				return nil, sql.Errorf(sql.ActiveTransaction, "DISCARD ALL cannot run inside a transaction block")
+			}
+			s.settings.resetAll()
+			clear(s.cursors)
+			clear(s.plans)
+			s.discardSequences()
+			return &Result{Tag: "DISCARD ALL", DeallocateAll: true}, nil
+		}), nil
+	case pg.DiscardMode_DISCARD_SEQUENCES:
+		return command(func(context.Context) (*Result, error) {
+			s.discardSequences()
+			return commandResult("DISCARD SEQUENCES"), nil
+		}), nil
+	case pg.DiscardMode_DISCARD_PLANS:
+		return command(func(context.Context) (*Result, error) {
+			clear(s.plans)
+			return commandResult("DISCARD PLANS"), nil
+		}), nil
+	}
+	return command(func(context.Context) (*Result, error) { return commandResult("DISCARD TEMP"), nil }), nil
+}
+
+// discardSequences forgets currval and lastval, as DISCARD SEQUENCES does.
+func (s *Session) discardSequences() {
+	s.seqs = alloc.Session{}
+	s.lastName = engine.Name{}
+}

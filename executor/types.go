@@ -1,0 +1,482 @@
+package executor
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// pgTypeRow is one row of PostgreSQL 15's pg_type for a built-in type.
+type pgTypeRow struct {
+	oid                       uint32
+	name                      string
+	len                       int16
+	byval                     bool
+	typtype, category         byte
+	preferred                 bool
+	delim                     byte
+	elem, array               uint32
+	input, output, recv, send string
+	align, storage            byte
+	collation                 uint32
+}
+
+// Type is a data type, as PostgreSQL's pg_type describes it. Types are
+// immutable and shared.
+type Type struct {
+	pgTypeRow
+	// class says how values of the type are held in a Datum.
+	class Kind
+	// sqlName is format_type's spelling: "bigint", not "int8".
+	sqlName string
+}
+
+// OID is the type's object ID.
+func (t *Type) OID() uint32 { return t.oid }
+
+// Len is typlen: the size of a fixed-width type, -1 or -2 for variable ones.
+func (t *Type) Len() int16 { return t.len }
+
+// Elem is the element type of an array type, nil for other types.
+func (t *Type) Elem() *Type {
+	if t.category != 'A' || t.elem == 0 {
+		return nil
+	}
+	return typeByOID(t.elem)
+}
+
+// IsArray reports whether the type is an array type.
+func (t *Type) IsArray() bool { return t.category == 'A' && t.elem != 0 }
+
+// The OIDs seqd's own code names.
+const (
+	OIDBool        = 16
+	OIDChar        = 18
+	OIDName        = 19
+	OIDInt8        = 20
+	OIDInt2        = 21
+	OIDInt2Vector  = 22
+	OIDInt4        = 23
+	OIDRegproc     = 24
+	OIDText        = 25
+	OIDOid         = 26
+	OIDOidVector   = 30
+	OIDFloat4      = 700
+	OIDFloat8      = 701
+	OIDUnknown     = 705
+	OIDBoolArray   = 1000
+	OIDCharArray   = 1002
+	OIDNameArray   = 1003
+	OIDInt2Array   = 1005
+	OIDInt4Array   = 1007
+	OIDTextArray   = 1009
+	OIDOidArray    = 1028
+	OIDAclitem     = 1033
+	OIDAclArray    = 1034
+	OIDInt8Array   = 1016
+	OIDBpchar      = 1042
+	OIDVarchar     = 1043
+	OIDTimestamptz = 1184
+	OIDNumeric     = 1700
+	OIDRegclass    = 2205
+	OIDRegtype     = 2206
+	OIDRecord      = 2249
+	OIDVoid        = 2278
+	OIDRegnsp      = 4089
+	OIDRegrole     = 4096
+)
+
+// typesByOID and typesByName index the built-in types. They are built in
+// a variable initializer, not init, so that the t* variables below can
+// use them.
+var typesByOID, typesByName = buildTypes()
+
+var sqlNames = map[string]string{
+	"int8": "bigint", "int4": "integer", "int2": "smallint", "bool": "boolean", "varchar": "character varying",
+	"bpchar": "character", "float8": "double precision", "float4": "real", "timestamptz": "timestamp with time zone",
+	"timestamp": "timestamp without time zone", "char": `"char"`, "timetz": "time with time zone", "time": "time without time zone",
+	"varbit": "bit varying", "interval": "interval", "numeric": "numeric",
+}
+
+func buildTypes() (map[uint32]*Type, map[string]*Type) {
+	typesByOID, typesByName := map[uint32]*Type{}, map[string]*Type{}
+	for i := range builtinTypes {
+		r := builtinTypes[i]
+		t := &Type{pgTypeRow: r, sqlName: r.name}
+		if n, ok := sqlNames[r.name]; ok {
+			t.sqlName = n
+		}
+		switch {
+		case r.category == 'A' && r.elem != 0:
+			t.class = KArray
+		case r.oid == OIDBool:
+			t.class = KBool
+		case r.oid == OIDInt2 || r.oid == OIDInt4 || r.oid == OIDInt8 || r.oid == OIDOid || r.category == 'N' && strings.HasPrefix(r.name, "reg") ||
+			r.name == "xid" || r.name == "cid" || r.name == "xid8":
+			t.class = KInt
+		case r.oid == OIDFloat4 || r.oid == OIDFloat8 || r.oid == OIDNumeric:
+			t.class = KFloat
+		default:
+			t.class = KText
+		}
+		typesByOID[r.oid] = t
+		typesByName[r.name] = t
+	}
+	for i := range builtinTypes {
+		t := typesByOID[builtinTypes[i].oid]
+		if e := typesByOID[t.elem]; t.class == KArray && e != nil {
+			t.sqlName = e.sqlName + "[]"
+		}
+	}
+	for _, alias := range [][2]string{{"integer", "int4"}, {"int", "int4"}, {"bigint", "int8"}, {"smallint", "int2"},
+		{"boolean", "bool"}, {"real", "float4"}, {"double precision", "float8"}, {"decimal", "numeric"},
+		{"character varying", "varchar"}, {"character", "bpchar"}, {"timestamp with time zone", "timestamptz"}} {
+		typesByName[alias[0]] = typesByName[alias[1]]
+	}
+	return typesByOID, typesByName
+}
+
+func typeByOID(oid uint32) *Type { return typesByOID[oid] }
+
+var (
+	tBool      = typeByOID(OIDBool)
+	tChar      = typeByOID(OIDChar)
+	tName      = typeByOID(OIDName)
+	tInt2      = typeByOID(OIDInt2)
+	tInt4      = typeByOID(OIDInt4)
+	tInt8      = typeByOID(OIDInt8)
+	tText      = typeByOID(OIDText)
+	tOid       = typeByOID(OIDOid)
+	tFloat8    = typeByOID(OIDFloat8)
+	tNumeric   = typeByOID(OIDNumeric)
+	tUnknown   = typeByOID(OIDUnknown)
+	tVarchar   = typeByOID(OIDVarchar)
+	tRegclass  = typeByOID(OIDRegclass)
+	tRegtype   = typeByOID(OIDRegtype)
+	tRegproc   = typeByOID(OIDRegproc)
+	tVoid      = typeByOID(OIDVoid)
+	tTextArr   = typeByOID(OIDTextArray)
+	tNameArr   = typeByOID(OIDNameArray)
+	tOidArr    = typeByOID(OIDOidArray)
+	tInt2Vec   = typeByOID(OIDInt2Vector)
+	tOidVec    = typeByOID(OIDOidVector)
+	tAclArr    = typeByOID(OIDAclArray)
+	tCharArr   = typeByOID(OIDCharArray)
+	tTimestamp = typeByOID(OIDTimestamptz)
+)
+
+// Kind says how a Datum holds its value.
+type Kind uint8
+
+// Datum kinds.
+const (
+	KNull  Kind = iota
+	KInt        // I: integers, OIDs and reg* types (S: a reg* value's name)
+	KBool       // I: 0 or 1
+	KText       // S
+	KFloat      // F
+	KArray      // A
+)
+
+// Datum is one value. A reg* value (regclass, regtype) holds its OID in I
+// and, when known, its text form in S.
+type Datum struct {
+	Kind Kind
+	I    int64
+	F    float64
+	S    string
+	A    []Datum
+}
+
+// Null is the NULL datum.
+var Null = Datum{}
+
+// Int makes an integer datum.
+func Int(v int64) Datum { return Datum{Kind: KInt, I: v} }
+
+// Text makes a text datum.
+func Text(s string) Datum { return Datum{Kind: KText, S: s} }
+
+// Bool makes a boolean datum.
+func Bool(b bool) Datum {
+	if b {
+		return Datum{Kind: KBool, I: 1}
+	}
+	return Datum{Kind: KBool}
+}
+
+// Float makes a floating-point datum.
+func Float(f float64) Datum { return Datum{Kind: KFloat, F: f} }
+
+// Array makes an array datum.
+func Array(elems ...Datum) Datum {
+	if elems == nil {
+		elems = []Datum{}
+	}
+	return Datum{Kind: KArray, A: elems}
+}
+
+// IsNull reports whether d is NULL.
+func (d Datum) IsNull() bool { return d.Kind == KNull }
+
+// Truth is a boolean datum's value (NULL is false).
+func (d Datum) Truth() bool { return d.Kind == KBool && d.I != 0 }
+
+// Output is d's text form, as t's output function writes it; the second
+// result is false for NULL.
+func Output(t *Type, d Datum) (string, bool) {
+	if d.Kind == KNull {
+		return "", false
+	}
+	return string(AppendOutput(nil, t, d)), true
+}
+
+// AppendOutput appends d's text form (d must not be NULL).
+func AppendOutput(b []byte, t *Type, d Datum) []byte {
+	switch d.Kind {
+	case KInt:
+		if d.S != "" && t != nil && (t.oid == OIDRegclass || t.oid == OIDRegtype || t.oid == OIDRegproc || t.oid == OIDRegnsp || t.oid == OIDRegrole) {
+			return append(b, d.S...)
+		}
+		if t != nil && t.oid == OIDOid {
+			return strconv.AppendUint(b, uint64(uint32(d.I)), 10)
+		}
+		return strconv.AppendInt(b, d.I, 10)
+	case KBool:
+		if d.I != 0 {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case KText:
+		return append(b, d.S...)
+	case KFloat:
+		return appendFloat(b, d.F)
+	case KArray:
+		var et *Type
+		if t != nil {
+			et = t.Elem()
+		}
+		vector := t != nil && (t.oid == OIDInt2Vector || t.oid == OIDOidVector)
+		if !vector {
+			b = append(b, '{')
+		}
+		for i, e := range d.A {
+			if i > 0 {
+				if vector {
+					b = append(b, ' ')
+				} else {
+					b = append(b, ',')
+				}
+			}
+			if e.Kind == KNull {
+				b = append(b, "NULL"...)
+				continue
+			}
+			s := AppendOutput(nil, et, e)
+			if !vector && needsArrayQuote(s) {
+				b = append(b, '"')
+				for _, c := range s {
+					if c == '"' || c == '\\' {
+						b = append(b, '\\')
+					}
+					b = append(b, c)
+				}
+				b = append(b, '"')
+			} else {
+				b = append(b, s...)
+			}
+		}
+		if !vector {
+			b = append(b, '}')
+		}
+		return b
+	}
+	return b
+}
+
+func appendFloat(b []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(b, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(b, "-Infinity"...)
+	case math.IsNaN(f):
+		return append(b, "NaN"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}
+
+func needsArrayQuote(s []byte) bool {
+	if len(s) == 0 || strings.EqualFold(string(s), "null") {
+		return true
+	}
+	for _, c := range s {
+		switch c {
+		case '"', '\\', '{', '}', ',', ' ', '\t', '\n':
+			return true
+		}
+	}
+	return false
+}
+
+// intRange is the range and name of an integer type.
+func intRange(t *Type) (lo, hi int64, name string) {
+	switch t.oid {
+	case OIDInt2:
+		return math.MinInt16, math.MaxInt16, "smallint"
+	case OIDInt4:
+		return math.MinInt32, math.MaxInt32, "integer"
+	case OIDInt8:
+		return math.MinInt64, math.MaxInt64, "bigint"
+	}
+	return 0, math.MaxUint32, "oid"
+}
+
+// Input parses text as t's input function does.
+func (s *Session) Input(t *Type, text string) (Datum, error) { return s.input(t, text) }
+
+func (s *Session) input(t *Type, text string) (Datum, error) {
+	switch t.oid {
+	case OIDRegclass:
+		return s.regclassIn(text)
+	case OIDRegtype:
+		return regtypeIn(text)
+	}
+	switch t.class {
+	case KInt:
+		lo, hi, name := intRange(t)
+		v, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+		if err != nil {
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				return Null, sql.Errorf(sql.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", text, name)
+			}
+			return Null, sql.Errorf(sql.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", name, text)
+		}
+		if v < lo || v > hi {
+			return Null, sql.Errorf(sql.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", text, name)
+		}
+		return Int(v), nil
+	case KBool:
+		switch strings.ToLower(strings.TrimSpace(text)) {
+		case "t", "true", "y", "yes", "on", "1":
+			return Bool(true), nil
+		case "f", "false", "n", "no", "off", "0":
+			return Bool(false), nil
+		}
+		return Null, sql.Errorf(sql.InvalidTextRepresentation, "invalid input syntax for type boolean: \"%s\"", text)
+	case KFloat:
+		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil {
+			return Null, sql.Errorf(sql.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", t.sqlName, text)
+		}
+		return Float(f), nil
+	case KArray:
+		return s.arrayIn(t, text)
+	}
+	if t.oid == OIDChar && len(text) > 1 {
+		text = text[:1]
+	}
+	return Text(text), nil
+}
+
+// arrayIn parses a one-dimensional array literal: {a,"b c",NULL}.
+func (s *Session) arrayIn(t *Type, text string) (Datum, error) {
+	bad := func() (Datum, error) {
+		return Null, sql.Errorf(sql.InvalidTextRepresentation, "malformed array literal: \"%s\"", text)
+	}
+	in := strings.TrimSpace(text)
+	if len(in) < 2 || in[0] != '{' || in[len(in)-1] != '}' {
+		return bad()
+	}
+	in = in[1 : len(in)-1]
+	out := []Datum{}
+	et := t.Elem()
+	for i := 0; i < len(in); {
+		for i < len(in) && in[i] == ' ' {
+			i++
+		}
+		var elem string
+		quoted := false
+		if i < len(in) && in[i] == '"' {
+			quoted = true
+			var b strings.Builder
+			i++
+			for ; i < len(in) && in[i] != '"'; i++ {
+				if in[i] == '\\' && i+1 < len(in) {
+					i++
+				}
+				b.WriteByte(in[i])
+			}
+			if i == len(in) {
+				return bad()
+			}
+			i++
+			elem = b.String()
+		} else {
+			j := strings.IndexByte(in[i:], ',')
+			if j < 0 {
+				j = len(in) - i
+			}
+			elem = strings.TrimSpace(in[i : i+j])
+			i += j
+			if elem == "" {
+				return bad()
+			}
+		}
+		if !quoted && strings.EqualFold(elem, "null") {
+			out = append(out, Null)
+		} else {
+			d, err := s.input(et, elem)
+			if err != nil {
+				return Null, err
+			}
+			out = append(out, d)
+		}
+		for i < len(in) && in[i] == ' ' {
+			i++
+		}
+		if i < len(in) {
+			if in[i] != ',' {
+				return bad()
+			}
+			i++
+		}
+	}
+	return Array(out...), nil
+}
+
+// lookupType finds a type by its (possibly qualified) name.
+func lookupType(names []string) *Type {
+	switch len(names) {
+	case 1:
+		return typesByName[names[0]]
+	case 2:
+		if names[0] == "pg_catalog" {
+			return typesByName[names[1]]
+		}
+	}
+	return nil
+}
+
+func regtypeIn(text string) (Datum, error) {
+	name := strings.ToLower(strings.TrimSpace(text))
+	name = strings.TrimPrefix(name, "pg_catalog.")
+	arr := strings.HasSuffix(name, "[]")
+	name = strings.TrimSuffix(name, "[]")
+	t := typesByName[strings.Trim(name, `"`)]
+	if t != nil && arr {
+		t = typeByOID(t.array)
+	}
+	if t == nil {
+		if n, err := strconv.ParseUint(name, 10, 32); err == nil {
+			if t := typeByOID(uint32(n)); t != nil {
+				return Datum{Kind: KInt, I: int64(n), S: t.sqlName}, nil
+			}
+			return Datum{Kind: KInt, I: int64(n)}, nil
+		}
+		return Null, sql.Errorf(sql.UndefinedObject, "type \"%s\" does not exist", text)
+	}
+	return Datum{Kind: KInt, I: int64(t.oid), S: t.sqlName}, nil
+}

@@ -1,0 +1,327 @@
+package pgwire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/sql"
+)
+
+// prepared is a parsed and compiled statement of the extended protocol.
+type prepared struct {
+	p *executor.Prepared // nil for an empty query
+}
+
+// portal is a bound statement, possibly suspended by an Execute row limit.
+type portal struct {
+	p       *executor.Prepared
+	params  []executor.Datum
+	formats []int16          // result formats, as Bind gave them
+	res     *executor.Result // set once executed; rows may remain
+}
+
+func paramOIDs(p *executor.Prepared) []uint32 {
+	if p == nil {
+		return nil
+	}
+	out := make([]uint32, len(p.ParamTypes))
+	for i, t := range p.ParamTypes {
+		out[i] = t.OID()
+	}
+	return out
+}
+
+// decodeParams turns Bind's parameter values into datums of the
+// statement's parameter types.
+func (c *conn) decodeParams(b *pgproto3.Bind, p *executor.Prepared) ([]executor.Datum, error) {
+	var types []*executor.Type
+	if p != nil {
+		types = p.ParamTypes
+	}
+	if len(b.Parameters) != len(types) {
+		return nil, sql.Errorf(sql.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"%s\" requires %d", len(b.Parameters), b.PreparedStatement, len(types))
+	}
+	out := make([]executor.Datum, len(types))
+	for i, raw := range b.Parameters {
+		if raw == nil {
+			continue
+		}
+		format := int16(0)
+		switch len(b.ParameterFormatCodes) {
+		case 0:
+		case 1:
+			format = b.ParameterFormatCodes[0]
+		default:
+			if i >= len(b.ParameterFormatCodes) {
+				return nil, sql.Errorf(sql.ProtocolViolation, "bind message has %d parameter formats but %d parameters", len(b.ParameterFormatCodes), len(b.Parameters))
+			}
+			format = b.ParameterFormatCodes[i]
+		}
+		t := types[i]
+		if format == 0 {
+			d, err := c.sess.Input(t, string(raw))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = d
+			continue
+		}
+		d, ok := decodeBinary(t, raw)
+		if !ok {
+			return nil, sql.Errorf(sql.InvalidBinaryRepresentation, "incorrect binary data format in bind parameter %d", i+1)
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+func decodeBinary(t *executor.Type, raw []byte) (executor.Datum, bool) {
+	switch t.OID() {
+	case executor.OIDInt8:
+		if len(raw) == 8 {
+			return executor.Int(int64(binary.BigEndian.Uint64(raw))), true
+		}
+	case executor.OIDInt4:
+		if len(raw) == 4 {
+			return executor.Int(int64(int32(binary.BigEndian.Uint32(raw)))), true
+		}
+	case executor.OIDInt2:
+		if len(raw) == 2 {
+			return executor.Int(int64(int16(binary.BigEndian.Uint16(raw)))), true
+		}
+	case executor.OIDOid, executor.OIDRegclass, executor.OIDRegtype:
+		if len(raw) == 4 {
+			return executor.Int(int64(binary.BigEndian.Uint32(raw))), true
+		}
+	case executor.OIDBool:
+		if len(raw) == 1 {
+			return executor.Bool(raw[0] != 0), true
+		}
+	case executor.OIDFloat8:
+		if len(raw) == 8 {
+			return executor.Float(math.Float64frombits(binary.BigEndian.Uint64(raw))), true
+		}
+	case executor.OIDText, executor.OIDVarchar, executor.OIDName, executor.OIDBpchar, executor.OIDUnknown:
+		return executor.Text(string(raw)), true
+	}
+	return executor.Null, false
+}
+
+// rowDescription describes cols in c's reused message; Send encodes it at
+// once, so one is enough.
+func (c *conn) rowDescription(cols []executor.Column, formats []int16) *pgproto3.RowDescription {
+	rd := &c.rd
+	if cap(rd.Fields) < len(cols) {
+		rd.Fields = make([]pgproto3.FieldDescription, len(cols))
+	}
+	rd.Fields = rd.Fields[:len(cols)]
+	for i, col := range cols {
+		f := &rd.Fields[i]
+		*f = pgproto3.FieldDescription{Name: append(f.Name[:0], col.Name...), TableOID: col.TableOID, TableAttributeNumber: uint16(col.AttNum),
+			DataTypeOID: col.Type.OID(), DataTypeSize: col.Type.Len(), TypeModifier: -1, Format: formatOf(formats, i)}
+	}
+	return rd
+}
+
+func formatOf(formats []int16, i int) int16 {
+	switch len(formats) {
+	case 0:
+		return 0
+	case 1:
+		return formats[0]
+	}
+	if i < len(formats) {
+		return formats[i]
+	}
+	return 0
+}
+
+// encodedRows is a run of DataRow messages already in wire form, sent to
+// the backend as one message: a long result costs no allocation and no
+// pgproto3 encoding per row.
+type encodedRows struct{ b []byte }
+
+func (*encodedRows) Backend()                            {}
+func (*encodedRows) Decode([]byte) error                 { return errors.New("encodedRows: not decodable") }
+func (r *encodedRows) Encode(dst []byte) ([]byte, error) { return append(dst, r.b...), nil }
+
+// appendRow appends row as a DataRow message, its values in their
+// formats, to c.rows.b.
+func (c *conn) appendRow(cols []executor.Column, row []executor.Datum, formats []int16) error {
+	buf := c.rows.b
+	start := len(buf)
+	buf = append(buf, 'D', 0, 0, 0, 0)
+	buf = binary.BigEndian.AppendUint16(buf, uint16(len(row)))
+	for i, d := range row {
+		if d.IsNull() {
+			buf = binary.BigEndian.AppendUint32(buf, math.MaxUint32) // -1: NULL
+			continue
+		}
+		lenAt := len(buf)
+		buf = append(buf, 0, 0, 0, 0)
+		if formatOf(formats, i) == 0 {
+			buf = executor.AppendOutput(buf, cols[i].Type, d)
+		} else {
+			var ok bool
+			if buf, ok = appendBinary(buf, cols[i].Type, d); !ok {
+				c.rows.b = buf[:start]
+				return sql.Errorf(sql.FeatureNotSupported, "seqd cannot send type %d in binary format", cols[i].Type.OID())
+			}
+		}
+		binary.BigEndian.PutUint32(buf[lenAt:], uint32(len(buf)-lenAt-4))
+	}
+	binary.BigEndian.PutUint32(buf[start+1:], uint32(len(buf)-start-1))
+	c.rows.b = buf
+	return nil
+}
+
+// appendBinary appends d in t's binary (send) format.
+func appendBinary(buf []byte, t *executor.Type, d executor.Datum) ([]byte, bool) {
+	switch t.OID() {
+	case executor.OIDInt8:
+		return binary.BigEndian.AppendUint64(buf, uint64(d.I)), true
+	case executor.OIDInt4, executor.OIDOid, executor.OIDRegclass, executor.OIDRegtype, executor.OIDRegproc, executor.OIDRegnsp, executor.OIDRegrole:
+		return binary.BigEndian.AppendUint32(buf, uint32(d.I)), true
+	case executor.OIDInt2:
+		return binary.BigEndian.AppendUint16(buf, uint16(d.I)), true
+	case executor.OIDBool, executor.OIDChar:
+		if d.Kind == executor.KText {
+			if d.S == "" {
+				return buf, true
+			}
+			return append(buf, d.S[0]), true
+		}
+		return append(buf, byte(d.I)), true
+	case executor.OIDFloat8:
+		return binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F)), true
+	case executor.OIDFloat4:
+		return binary.BigEndian.AppendUint32(buf, math.Float32bits(float32(d.F))), true
+	case executor.OIDVoid:
+		return buf, true
+	}
+	if d.Kind == executor.KText {
+		return append(buf, d.S...), true
+	}
+	if et := t.Elem(); et != nil && d.Kind == executor.KArray {
+		hasNull := 0
+		for _, e := range d.A {
+			if e.IsNull() {
+				hasNull = 1
+			}
+		}
+		ndim := 1
+		if len(d.A) == 0 {
+			ndim = 0
+		}
+		buf = binary.BigEndian.AppendUint32(buf, uint32(ndim))
+		buf = binary.BigEndian.AppendUint32(buf, uint32(hasNull))
+		buf = binary.BigEndian.AppendUint32(buf, et.OID())
+		if ndim == 1 {
+			buf = binary.BigEndian.AppendUint32(buf, uint32(len(d.A)))
+			buf = binary.BigEndian.AppendUint32(buf, 1)
+		}
+		for _, e := range d.A {
+			if e.IsNull() {
+				buf = binary.BigEndian.AppendUint32(buf, math.MaxUint32)
+				continue
+			}
+			at := len(buf)
+			buf = append(buf, 0, 0, 0, 0)
+			var ok bool
+			if buf, ok = appendBinary(buf, et, e); !ok {
+				return buf, false
+			}
+			binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
+		}
+		return buf, true
+	}
+	return buf, false
+}
+
+// writeEncoded writes what the backend holds, then the rows encoded so
+// far straight to the connection, sparing a copy of a long result.
+func (c *conn) writeEncoded() error {
+	if err := c.be.Flush(); err != nil {
+		return err
+	}
+	_, err := c.nc.Write(c.rows.b)
+	c.rows.b = c.rows.b[:0]
+	return err
+}
+
+// sendEncoded hands the rows encoded so far to the backend.
+func (c *conn) sendEncoded() {
+	if len(c.rows.b) > 0 {
+		c.be.Send(&c.rows)
+		c.rows.b = c.rows.b[:0]
+	}
+}
+
+// errSuspended is not an error: the row limit of Execute was reached.
+var errSuspended = errors.New("portal suspended")
+
+// sendRows streams up to limit rows (0: all) and the completion.
+// The completion counts the rows this call sent, as PostgreSQL's does for
+// each Execute of a portal.
+func (c *conn) sendRows(ctx interface{ Err() error }, res *executor.Result, formats []int16, limit int64) error {
+	defer c.sendEncoded() // rows before an error or a suspension go first
+	var n int64
+	for limit == 0 || n < limit {
+		row, ok, err := res.Rows.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			c.sendEncoded()
+			c.be.Send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "%s %d", res.Tag, n)})
+			return nil
+		}
+		if err := c.appendRow(res.Columns, row, formats); err != nil {
+			return err
+		}
+		n++
+		if n%flushRows == 0 {
+			if err := c.writeEncoded(); err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return errSuspended
+}
+
+// flushRows is how many rows of a long result are buffered before they
+// are written.
+const flushRows = 2048
+
+// complete sends what a statement produced besides its rows: notices,
+// changed settings, and the completion of a statement without rows. It
+// carries out DEALLOCATE, whose prepared statements the protocol owns.
+func (c *conn) complete(res *executor.Result) error {
+	for _, n := range res.Notices {
+		c.be.Send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: sqlstate(n.Kind), Message: n.Msg, Detail: n.Detail, Hint: n.Hint})
+	}
+	for _, p := range res.Params {
+		c.be.Send(&pgproto3.ParameterStatus{Name: p.Name, Value: p.Value})
+	}
+	switch {
+	case res.DeallocateAll:
+		clear(c.stmts)
+	case res.Deallocate != "":
+		if c.stmts[res.Deallocate] == nil {
+			return sql.Errorf(sql.InvalidStatementName, "prepared statement \"%s\" does not exist", res.Deallocate)
+		}
+		delete(c.stmts, res.Deallocate)
+	}
+	if res.Columns == nil {
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+	}
+	return nil
+}

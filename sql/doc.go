@@ -1,0 +1,17 @@
+// Package sql parses what clients send with PostgreSQL's own grammar and
+// names every SQL-level failure with a protocol-neutral Kind.
+//
+// The grammar is PostgreSQL's parser itself, through
+// github.com/pganalyze/pg_query_go (libpg_query: the server's scan.l and
+// gram.y compiled as a library). A hand-written grammar meets a wall at
+// every construct a new tool sends; this one accepts exactly what
+// PostgreSQL accepts and reports a syntax error with PostgreSQL's message
+// and position. The module proxy offers pg_query_go v6 (PostgreSQL 17's
+// grammar); statements PostgreSQL 15 accepts parse the same, and the
+// executor, not the grammar, decides what seqd runs.
+//
+// On top of it sit the MariaDB and TiDB spellings of sequence functions
+// and options (NEXT VALUE FOR s, NEXTVAL(s), NOCACHE, ...), rewritten into
+// PostgreSQL's grammar before parsing (mariadb.go), and a cache of parse
+// results by statement text, so a repeated statement is parsed once.
+package sql

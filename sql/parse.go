@@ -1,0 +1,125 @@
+package sql
+
+import (
+	"errors"
+	"strings"
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
+)
+
+// Statement is one parsed statement of a query string. Statements are
+// shared through the parse cache: nothing may modify Node.
+type Statement struct {
+	Node *pg.Node
+	// Query is the text the parse tree's locations index: the whole query
+	// string the statement came in (after the MariaDB rewrite, if any).
+	Query string
+	// Start and End delimit the statement's own text in Query.
+	Start, End int
+}
+
+// Text is the statement's own text.
+func (s *Statement) Text() string { return strings.TrimSpace(s.Query[s.Start:s.End]) }
+
+// Parse parses a query string of zero or more statements, with
+// PostgreSQL's grammar and the MariaDB spellings. Results are cached by
+// text; callers must not modify them.
+func Parse(q string) ([]Statement, error) {
+	if st, ok := cache.get(q); ok {
+		return st, nil
+	}
+	st, err := parse(q)
+	if err != nil {
+		return nil, err
+	}
+	cache.put(q, st)
+	return st, nil
+}
+
+func parse(q string) ([]Statement, error) {
+	text := q
+	if hasMariaDBCall(q) {
+		if r, ok := rewriteMariaDB(q, false); ok {
+			text = r
+		}
+	}
+	tree, err := pg.Parse(text)
+	if err != nil {
+		// NEXT VALUE FOR s, NOCACHE, ...: not PostgreSQL, so they fail
+		// to parse; a statement that parses either way keeps its
+		// PostgreSQL meaning.
+		if r, ok := rewriteMariaDB(text, true); ok {
+			if t2, err2 := pg.Parse(r); err2 == nil {
+				tree, err, text = t2, nil, r
+			}
+		}
+	}
+	if err != nil {
+		return nil, parseError(err)
+	}
+	out := make([]Statement, 0, len(tree.Stmts))
+	for _, raw := range tree.Stmts {
+		start := int(raw.StmtLocation)
+		end := len(text)
+		if raw.StmtLen > 0 {
+			end = start + int(raw.StmtLen)
+		}
+		out = append(out, Statement{Node: raw.Stmt, Query: text, Start: start, End: end})
+	}
+	return out, nil
+}
+
+// parseError turns the grammar's error into an Error. libpg_query does not
+// pass the SQLSTATE on; nearly all of gram.y's and scan.l's errors are
+// syntax errors, and the few that are not say so in their message.
+func parseError(err error) error {
+	var pe *parser.Error
+	if !errors.As(err, &pe) {
+		return &Error{Kind: SyntaxError, Msg: err.Error()}
+	}
+	kind := SyntaxError
+	if strings.Contains(pe.Message, "not supported") || strings.Contains(pe.Message, "not yet implemented") ||
+		strings.Contains(pe.Message, "no longer supported") || strings.Contains(pe.Message, "cannot be changed") {
+		kind = FeatureNotSupported
+	}
+	return &Error{Kind: kind, Msg: pe.Message, Pos: pe.Cursorpos}
+}
+
+// parseCache maps query text to parse results. It holds at most
+// cacheEntries queries of at most cacheText bytes; when full, an arbitrary
+// entry makes room. It is safe for concurrent use.
+type parseCache struct {
+	mu sync.RWMutex
+	m  map[string][]Statement
+}
+
+const (
+	cacheEntries = 4096
+	cacheText    = 8192
+)
+
+var cache = parseCache{m: make(map[string][]Statement)}
+
+func (c *parseCache) get(q string) ([]Statement, bool) {
+	c.mu.RLock()
+	st, ok := c.m[q]
+	c.mu.RUnlock()
+	return st, ok
+}
+
+func (c *parseCache) put(q string, st []Statement) {
+	if len(q) > cacheText {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= cacheEntries {
+		for k := range c.m {
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[q] = st
+}

@@ -1,0 +1,122 @@
+package sql
+
+import "testing"
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		q     string
+		stmts int
+		first string // the first statement's text
+	}{
+		{"", 0, ""},
+		{" ; ;", 0, ""},
+		{"select nextval('s')", 1, "select nextval('s')"},
+		{"select 1; select 2", 2, "select 1"},
+		{"create sequence s nocache nocycle", 1, "create sequence s CACHE 1 NO CYCLE"},
+		{"CREATE SEQUENCE m START WITH 100 NOCACHE NOCYCLE", 1, "CREATE SEQUENCE m START WITH 100 CACHE 1 NO CYCLE"},
+		{"SELECT NEXT VALUE FOR db.s", 1, "SELECT seqd_mariadb_nextval(db.s)"},
+		{"SELECT PREVIOUS VALUE FOR s", 1, "SELECT seqd_mariadb_lastval(s)"},
+		{"SELECT NEXTVAL(m), LASTVAL(m), SETVAL(m, 5)", 1, "SELECT seqd_mariadb_nextval(m), seqd_mariadb_lastval(m), seqd_mariadb_setval(m, 5)"},
+		// Lower case and quoted names keep PostgreSQL's meaning.
+		{"SELECT nextval(m)", 1, "SELECT nextval(m)"},
+		{"SELECT NEXTVAL('m')", 1, "SELECT NEXTVAL('m')"},
+	} {
+		st, err := Parse(tc.q)
+		if err != nil {
+			t.Errorf("%q: %v", tc.q, err)
+			continue
+		}
+		if len(st) != tc.stmts {
+			t.Errorf("%q: %d statements, want %d", tc.q, len(st), tc.stmts)
+			continue
+		}
+		if tc.stmts > 0 && st[0].Text() != tc.first {
+			t.Errorf("%q: first statement %q, want %q", tc.q, st[0].Text(), tc.first)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		kind Kind
+		msg  string
+		pos  int
+	}{
+		{"selec nextval('s')", SyntaxError, `syntax error at or near "selec"`, 1},
+		{"select nextval('s') from", SyntaxError, "syntax error at end of input", 25},
+		{"select 'é' + ", SyntaxError, "syntax error at end of input", 14},
+		{`create sequence ""`, SyntaxError, `zero-length delimited identifier at or near """"`, 17},
+		{"select 'unterminated", SyntaxError, "unterminated quoted string at or near \"'unterminated\"", 8},
+		// A MariaDB rewrite that does not help reports PostgreSQL's error.
+		{"create sequence s no cache bogus", SyntaxError, `syntax error at or near "cache"`, 22},
+	} {
+		_, err := Parse(tc.q)
+		se, ok := err.(*Error)
+		if !ok {
+			t.Errorf("%q: %v, want an *Error", tc.q, err)
+			continue
+		}
+		if se.Kind != tc.kind || se.Msg != tc.msg || se.Pos != tc.pos {
+			t.Errorf("%q: %s %q at %d, want %s %q at %d", tc.q, se.Kind, se.Msg, se.Pos, tc.kind, tc.msg, tc.pos)
+		}
+	}
+}
+
+func TestParseQualifiedName(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want QName
+		ok   bool
+	}{
+		{"s", QName{Rel: "s"}, true},
+		{" Public . \"My Seq\" ", QName{Schema: "public", Rel: "My Seq"}, true},
+		{`"a""b"`, QName{Rel: `a"b`}, true},
+		{"db.sch.rel", QName{Catalog: "db", Schema: "sch", Rel: "rel"}, true},
+		{"a.b.c.d", QName{}, false},
+		{"", QName{}, false},
+		{"a..b", QName{}, false},
+		{`""`, QName{}, false},
+		{`"open`, QName{}, false},
+	} {
+		got, err := ParseQualifiedName(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("%q: %+v, %v; want %+v, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestQuoteIdent(t *testing.T) {
+	for in, want := range map[string]string{"abc": "abc", "Ab": `"Ab"`, "select": `"select"`, "a b": `"a b"`, "x1_": "x1_", `q"`: `"q"""`} {
+		if got := QuoteIdent(in); got != want {
+			t.Errorf("QuoteIdent(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzParse checks that any input either parses or fails with an *Error
+// that has a kind, and that a statement's text lies within its query.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"select nextval('s')", "SELECT NEXT VALUE FOR s", "create sequence s nocache", "selec 1",
+		"select 1; select 2", "SELECT NEXTVAL(a.b)", "/* c */ select $1::int", "show all"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		st, err := parse(q)
+		if err != nil {
+			se, ok := err.(*Error)
+			if !ok || se.Kind == "" || se.Msg == "" {
+				t.Fatalf("%q: %#v", q, err)
+			}
+			return
+		}
+		for _, s := range st {
+			if s.Start < 0 || s.End > len(s.Query) || s.Start > s.End {
+				t.Fatalf("%q: statement bounds %d..%d of %d", q, s.Start, s.End, len(s.Query))
+			}
+			if s.Node == nil || s.Node.GetNode() == nil {
+				t.Fatalf("%q: empty statement node", q)
+			}
+		}
+	})
+}
