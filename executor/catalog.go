@@ -375,12 +375,16 @@ func catalogRelations() []*relation {
 					if d.display != "" {
 						display = d.display
 					}
+					reset := d.value
+					if v, ok := s.settings.defaults[name]; ok {
+						reset = v
+					}
 					ctx := "user"
 					if d.fixed {
 						ctx = "internal"
 					}
 					out = append(out, []Datum{Text(display), Text(s.settings.get(name)), Null, Text("seqd"), Text(d.desc), Null,
-						Text(ctx), Text("string"), Text("default"), Null, Null, Null, Text(d.value), Text(s.settings.defaults[name]), Null, Null, Bool(false)})
+						Text(ctx), Text("string"), Text("default"), Null, Null, Null, Text(d.value), Text(reset), Null, Null, Bool(false)})
 				}
 				return out, nil
 			}},

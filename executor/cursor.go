@@ -58,6 +58,9 @@ func (c *compiler) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 			}
 			rows = &sliceRows{rows: all}
 		}
+		if s.cursors == nil {
+			s.cursors = map[string]*cursor{}
+		}
 		s.cursors[name] = &cursor{cols: q.cols[:len(q.cols)-q.hidden], rows: rows, hold: hold}
 		return commandResult("DECLARE CURSOR"), nil
 	}}, nil

@@ -56,7 +56,7 @@ type Session struct {
 // NewSession starts a session. A startup parameter seqd cannot honour is
 // an error, as PostgreSQL refuses the connection.
 func NewSession(cfg Config) (*Session, error) {
-	s := &Session{eng: cfg.Engine, cfg: cfg, maxRows: cfg.MaxBulkRows, cursors: map[string]*cursor{}, plans: map[*pg.Node]*Prepared{}}
+	s := &Session{eng: cfg.Engine, cfg: cfg, maxRows: cfg.MaxBulkRows}
 	if s.maxRows <= 0 {
 		s.maxRows = 10_000_000
 	}
@@ -225,6 +225,9 @@ func (s *Session) PrepareCached(st *sql.Statement) (*Prepared, error) {
 	}
 	if len(p.ParamTypes) > 0 {
 		return nil, sql.Errorf(sql.UndefinedParameter, "there is no parameter $1")
+	}
+	if s.plans == nil {
+		s.plans = map[*pg.Node]*Prepared{}
 	}
 	if len(s.plans) >= maxPlans {
 		clear(s.plans)

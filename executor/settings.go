@@ -78,46 +78,43 @@ func init() {
 	}
 }
 
-// settings are a session's configuration parameters: values SET gave, over
-// the defaults (which the startup packet may have changed), with SET
-// LOCAL values on top until the transaction ends.
+// settings are a session's configuration parameters: what SET gave,
+// over what the startup packet gave, over the defaults of settingDefs,
+// with SET LOCAL values on top until the transaction ends. Only values
+// that differ are held, so an idle session costs little.
 type settings struct {
-	defaults map[string]string
+	user     string
+	defaults map[string]string // the startup packet's: what RESET restores
 	values   map[string]string
 	local    map[string]string
 }
 
-func (s *settings) init(user string) {
-	s.defaults = map[string]string{}
-	s.values = map[string]string{}
-	for k, d := range settingDefs {
-		s.values[k] = d.value
-	}
-	s.values["session_authorization"] = user
-}
+func (s *settings) init(user string) { s.user = user }
 
 // markDefaults makes the current values what RESET restores.
-func (s *settings) markDefaults() { s.defaults = maps.Clone(s.values) }
-
-func (s *settings) get(name string) string {
-	if v, ok := s.local[name]; ok {
-		return v
-	}
-	return s.values[name]
+func (s *settings) markDefaults() {
+	s.defaults, s.values = s.values, nil
 }
 
+func (s *settings) get(name string) string {
+	v, _ := s.lookup(name)
+	return v
+}
+
+// lookup finds a setting's value; false for a parameter that is neither
+// known nor a custom (dotted) one that was set.
 func (s *settings) lookup(name string) (string, bool) {
 	name = strings.ToLower(name)
-	if _, ok := settingDefs[name]; !ok && !strings.Contains(name, ".") {
-		if _, ok := s.values[name]; !ok {
-			return "", false
+	for _, m := range []map[string]string{s.local, s.values, s.defaults} {
+		if v, ok := m[name]; ok {
+			return v, true
 		}
 	}
-	v, ok := s.local[name]
-	if !ok {
-		v, ok = s.values[name]
+	if name == "session_authorization" {
+		return s.user, true
 	}
-	return v, ok
+	d, ok := settingDefs[name]
+	return d.value, ok
 }
 
 // set changes a parameter, checking that seqd can honour the value.
@@ -143,43 +140,41 @@ func (s *settings) set(name, value string, local bool) error {
 			value = "UTF8"
 		}
 	}
+	m := &s.values
 	if local {
-		if s.local == nil {
-			s.local = map[string]string{}
-		}
-		s.local[name] = value
-	} else {
-		s.values[name] = value
+		m = &s.local
 	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	(*m)[name] = value
 	return nil
 }
 
-func (s *settings) reset(name string) {
-	name = strings.ToLower(name)
-	if v, ok := s.defaults[name]; ok {
-		s.values[name] = v
-	} else {
-		delete(s.values, name)
-	}
-}
+func (s *settings) reset(name string) { delete(s.values, strings.ToLower(name)) }
 
-func (s *settings) resetAll() {
-	for _, k := range s.names() {
-		if !settingDefs[k].fixed {
-			s.reset(k)
+func (s *settings) resetAll() { clear(s.values) }
+
+// names lists every parameter: the known ones and custom ones set.
+func (s *settings) names() []string {
+	set := map[string]bool{}
+	for k := range settingDefs {
+		set[k] = true
+	}
+	for _, m := range []map[string]string{s.local, s.values, s.defaults} {
+		for k := range m {
+			set[k] = true
 		}
 	}
-}
-
-func (s *settings) names() []string {
-	out := make([]string, 0, len(s.values))
-	for k := range s.values {
+	out := make([]string, 0, len(set))
+	for k := range set {
 		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
 }
 
+// snapshot is what SET changed, for ROLLBACK to restore.
 func (s *settings) snapshot() map[string]string { return maps.Clone(s.values) }
 
 // displayName is how SHOW names a setting's column.

@@ -74,11 +74,20 @@ func (s *Session) endLocal() {
 }
 
 func (s *Session) restoreSettings(saved map[string]string) {
+	changed := map[string]bool{}
+	for k, v := range s.settings.values {
+		if w, ok := saved[k]; !ok || w != v {
+			changed[k] = true
+		}
+	}
 	for k, v := range saved {
 		if s.settings.values[k] != v {
-			s.settings.values[k] = v
-			s.changed(k)
+			changed[k] = true
 		}
+	}
+	s.settings.values = saved
+	for k := range changed {
+		s.changed(k)
 	}
 }
 
