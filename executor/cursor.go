@@ -141,3 +141,14 @@ func (s *Session) closeCursor(name string) (*Result, error) {
 	delete(s.cursors, name)
 	return commandResult("CLOSE CURSOR"), nil
 }
+
+// Cursor is an open SQL cursor's columns and remaining rows: in
+// PostgreSQL a cursor is also a portal of the extended protocol, which a
+// front end describes and executes by name.
+func (s *Session) Cursor(name string) ([]Column, Rows, bool) {
+	cur := s.cursors[name]
+	if cur == nil {
+		return nil, nil, false
+	}
+	return cur.cols, &fetchRows{cur: cur, left: fetchAll}, true
+}

@@ -148,6 +148,13 @@ func init() {
 		}
 		return d, nil
 	}, tText)
+	def("to_regtype", tRegtype, true, func(e *env, a []Datum) (Datum, error) {
+		d, err := regtypeIn(a[0].S)
+		if err != nil {
+			return Null, nil
+		}
+		return d, nil
+	}, tText)
 	for _, name := range []string{"has_sequence_privilege", "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_any_column_privilege"} {
 		yes := constant(Bool(true))
 		def(name, tBool, true, yes, nil, tText)

@@ -130,7 +130,7 @@ func (s *settings) set(name, value string, local bool) error {
 	if d.allowed != nil {
 		ok := false
 		for _, a := range d.allowed {
-			ok = ok || strings.EqualFold(a, value)
+			ok = ok || strings.EqualFold(a, value) || name == "client_encoding" && cleanEncoding(a) == cleanEncoding(value)
 		}
 		if !ok {
 			return sql.Errorf(sql.FeatureNotSupported, "seqd does not support %s = '%s'", d.display, value).
@@ -176,6 +176,19 @@ func (s *settings) names() []string {
 
 // snapshot is what SET changed, for ROLLBACK to restore.
 func (s *settings) snapshot() map[string]string { return maps.Clone(s.values) }
+
+// cleanEncoding normalizes an encoding name as PostgreSQL's
+// clean_encoding_name does: letters and digits only, lower case, so that
+// 'utf-8', "UTF8" and utf_8 are one encoding.
+func cleanEncoding(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
 // displayName is how SHOW names a setting's column.
 func displayName(name string) string {

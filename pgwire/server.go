@@ -539,6 +539,9 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 	case *pgproto3.Execute:
 		pt := c.portals[m.Portal]
 		if pt == nil {
+			pt = c.cursorPortal(m.Portal)
+		}
+		if pt == nil {
 			return sql.Errorf(sql.InvalidCursorName, "portal \"%s\" does not exist", m.Portal)
 		}
 		if pt.p == nil {
@@ -581,6 +584,16 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 	return nil
 }
 
+// cursorPortal is the portal of an SQL cursor (DECLARE), which the
+// extended protocol may execute by name; nil if there is none.
+func (c *conn) cursorPortal(name string) *portal {
+	cols, rows, ok := c.sess.Cursor(name)
+	if !ok {
+		return nil
+	}
+	return &portal{p: &executor.Prepared{Columns: cols}, res: &executor.Result{Columns: cols, Rows: rows, Tag: "FETCH"}}
+}
+
 // noRows is an exhausted result.
 type noRows struct{}
 
@@ -601,6 +614,10 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 	} else {
 		pt := c.portals[m.Name]
 		if pt == nil {
+			if cols, _, ok := c.sess.Cursor(m.Name); ok {
+				c.be.Send(c.rowDescription(cols, nil))
+				return nil
+			}
 			return sql.Errorf(sql.InvalidCursorName, "portal \"%s\" does not exist", m.Name)
 		}
 		p, formats = pt.p, pt.formats
