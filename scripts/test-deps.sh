@@ -3,8 +3,11 @@
 # private PostgreSQL 15 on 127.0.0.1, trusted, in its own data directory
 # (its client tools psql and pgbench come with it), a private MariaDB
 # 10.11 on 127.0.0.1 with a user and database for the tests, and a Python
-# virtualenv with psycopg. Prints shell exports that tell the tests where
-# they are; scripts/test evaluates them.
+# virtualenv with psycopg, and the drivers of the compatibility matrix
+# (compat/): psycopg2, asyncpg and SQLAlchemy from PyPI, node-postgres and
+# postgres.js from npm, pgjdbc and HikariCP from Maven Central, and
+# tokio-postgres from crates.io, each cached under /var/tmp. Prints shell
+# exports that tell the tests where they are; scripts/test evaluates them.
 set -euo pipefail
 PGBIN=/usr/lib/postgresql/15/bin
 PGPORT=${SEQD_TEST_PG_PORT:-55432}
@@ -70,6 +73,57 @@ if ! "$VENV/bin/python" -c "import psycopg; assert psycopg.__version__ == '$PSYC
   "$VENV/bin/pip" install -q "psycopg[binary]==$PSYCOPG" >&2
 fi
 
+# The Python stacks of the driver matrix, pinned.
+PYDRIVERS="psycopg2-binary==2.9.13 asyncpg==0.32.0 SQLAlchemy==2.1.9 greenlet==3.5.6"
+if ! "$VENV/bin/python" -c "
+import psycopg2, asyncpg, sqlalchemy, greenlet
+assert (psycopg2.__version__.split()[0], asyncpg.__version__, sqlalchemy.__version__, greenlet.__version__) == ('2.9.13', '0.32.0', '2.1.9', '3.5.6')
+" 2>/dev/null; then
+  "$VENV/bin/pip" install -q $PYDRIVERS >&2
+fi
+
+# The Node.js, Java and Rust stacks: each installs from its lock or pom
+# into a cache outside the repository, again only when that file changed.
+here=$(cd "$(dirname "$0")/.." && pwd)
+need_cmd() { # need_cmd COMMAND DEBIAN-PACKAGES...
+  command -v "$1" >/dev/null && return
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${@:2}" >&2
+}
+stamp_ok() { # stamp_ok DIR FILES...: DIR was built from these very files
+  [ -f "$1/.stamp" ] && [ "$(cat "${@:2}" | sha256sum)" = "$(cat "$1/.stamp")" ]
+}
+stamp() { cat "${@:2}" | sha256sum >"$1/.stamp"; }
+
+NODEDIR=${SEQD_TEST_NODE_DIR:-/var/tmp/seqd-compat-node}
+need_cmd node nodejs npm
+need_cmd npm npm
+if ! stamp_ok "$NODEDIR" "$here/compat/node/package.json" "$here/compat/node/package-lock.json"; then
+  rm -rf "$NODEDIR" && mkdir -p "$NODEDIR"
+  cp "$here/compat/node/package.json" "$here/compat/node/package-lock.json" "$NODEDIR/"
+  (cd "$NODEDIR" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  stamp "$NODEDIR" "$here/compat/node/package.json" "$here/compat/node/package-lock.json"
+fi
+
+JAVALIB=${SEQD_TEST_JAVA_LIB:-/var/tmp/seqd-compat-java}
+need_cmd javac default-jdk-headless
+need_cmd mvn maven
+if ! stamp_ok "$JAVALIB" "$here/compat/java/pom.xml"; then
+  rm -rf "$JAVALIB" && mkdir -p "$JAVALIB"
+  mvn -q -B -Dmaven.repo.local=/var/tmp/seqd-m2 -f "$here/compat/java/pom.xml" \
+    dependency:copy-dependencies -DoutputDirectory="$JAVALIB" >&2
+  stamp "$JAVALIB" "$here/compat/java/pom.xml"
+fi
+
+RUSTTARGET=${SEQD_TEST_CARGO_TARGET:-/var/tmp/seqd-compat-cargo}
+[ -x "$HOME/.cargo/bin/cargo" ] && PATH=$HOME/.cargo/bin:$PATH
+need_cmd cargo cargo
+CARGO_TARGET_DIR=$RUSTTARGET cargo build -q --release --locked \
+  --manifest-path "$here/compat/rust/Cargo.toml" >&2
+
+echo "export SEQD_TEST_NODE_MODULES='$NODEDIR/node_modules'"
+echo "export SEQD_TEST_JAVA_LIB='$JAVALIB'"
+echo "export SEQD_TEST_RUST_DRIVERS='$RUSTTARGET/release/seqd-compat'"
 echo "export SEQD_TEST_PG_DSN='postgres://postgres@127.0.0.1:$PGPORT/postgres?sslmode=disable'"
 echo "export SEQD_TEST_MARIADB_DSN='seqd:seqd@tcp(127.0.0.1:$MYPORT)/seqd_test'"
 echo "export SEQD_TEST_PYTHON='$VENV/bin/python'"
