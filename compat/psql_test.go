@@ -1,0 +1,105 @@
+package compat
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// psqlCommands are psql's catalog commands a user types; each must print
+// on seqd what it prints on PostgreSQL 15 for the same sequences.
+var psqlCommands = []string{`\ds`, `\d`, `\d s1`, `\d s2`, `\d other.s3`, `\dn`, `\l seqd_psql`, `\conninfo`, `\dt`, `\ds *.s*`}
+
+// TestPsqlCatalog runs psql's catalog commands against PostgreSQL 15 and
+// seqd holding the same sequences, as the same user and database, and
+// compares the transcripts (ports aside).
+func TestPsqlCatalog(t *testing.T) {
+	psql := testenv.Command(t, "psql")
+	ctx := context.Background()
+	setup := []string{
+		"create sequence s1",
+		"create sequence s2 as integer increment 5 minvalue -10 maxvalue 1000 start 7 cache 10 cycle",
+		"create sequence other.s3 increment -1",
+	}
+	// PostgreSQL: a database of its own, made afresh.
+	admin, err := pgx.Connect(ctx, testenv.PostgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	for _, q := range []string{"drop database if exists seqd_psql", "create database seqd_psql"} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := pgx.ParseConfig(testenv.PostgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = "seqd_psql"
+	pg, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close(ctx)
+	if _, err := pg.Exec(ctx, "create schema other"); err != nil {
+		t.Fatal(err)
+	}
+	host, port := startSeqd(t)
+	sd, err := pgx.Connect(ctx, fmt.Sprintf("postgres://%s@%s:%s/seqd_psql", cfg.User, host, port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sd.Close(ctx)
+	for _, q := range setup {
+		for _, c := range []*pgx.Conn{pg, sd} {
+			if _, err := c.Exec(ctx, q); err != nil {
+				t.Fatal(q, err)
+			}
+		}
+	}
+	transcript := func(h string, p uint16) string {
+		var b strings.Builder
+		for _, c := range psqlCommands {
+			cmd := exec.Command(psql, "-X", "-h", h, "-p", fmt.Sprint(p), "-U", cfg.User, "-d", "seqd_psql", "-c", c)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", c, err, out)
+			}
+			fmt.Fprintf(&b, "%s\n%s", c, out)
+		}
+		return regexp.MustCompile(`port "\d+"`).ReplaceAllString(b.String(), `port "N"`)
+	}
+	var sdPort uint16
+	fmt.Sscan(port, &sdPort)
+	want, got := transcript(cfg.Host, cfg.Port), transcript(host, sdPort)
+	if want != got {
+		t.Errorf("psql on seqd differs from PostgreSQL 15:\n%s", lineDiff(want, got))
+	}
+}
+
+// lineDiff shows each line where want and got differ.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  postgres: %q\n      seqd: %q\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}
