@@ -121,6 +121,24 @@ need_cmd cargo cargo
 CARGO_TARGET_DIR=$RUSTTARGET cargo build -q --release --locked \
   --manifest-path "$here/compat/rust/Cargo.toml" >&2
 
+# PostgreSQL 15's own regression test for sequences, from Debian's source
+# package of the server installed above (deb-src of the same archive).
+REGRESS=${SEQD_TEST_PG_REGRESS:-/var/tmp/seqd-pg-regress}
+if [ ! -f "$REGRESS/sequence.sql" ]; then
+  if ! ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1 || ! grep -qs "deb-src" /etc/apt/sources.list.d/*.sources /etc/apt/sources.list; then
+    sed -e 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources >/etc/apt/sources.list.d/seqd-src.sources
+  fi
+  apt-get update -qq >&2
+  need_cmd dpkg-source dpkg-dev
+  pgver=$(dpkg-query -W -f '${source:Version}' postgresql-15)
+  rm -rf "$REGRESS" && mkdir -p "$REGRESS" && cd "$REGRESS"
+  apt-get source -qq --download-only "postgresql-15=$pgver" >&2
+  tar -xjf postgresql-15_*.orig.tar.bz2 --strip-components=5 --wildcards '*/src/test/regress/sql/sequence.sql'
+  rm -f postgresql-15_*
+  cd "$here"
+fi
+
+echo "export SEQD_TEST_PG_REGRESS='$REGRESS/sequence.sql'"
 echo "export SEQD_TEST_NODE_MODULES='$NODEDIR/node_modules'"
 echo "export SEQD_TEST_JAVA_LIB='$JAVALIB'"
 echo "export SEQD_TEST_RUST_DRIVERS='$RUSTTARGET/release/seqd-compat'"

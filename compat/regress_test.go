@@ -1,0 +1,189 @@
+package compat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/sql"
+)
+
+// regressExclusions name the statements of sequence.sql seqd does not run,
+// with the reason; a unit (one statement, or a whole transaction block)
+// containing any of them runs on PostgreSQL only, and so does every later
+// statement naming a relation such a unit created.
+var regressExclusions = []struct {
+	re     *regexp.Regexp
+	reason string
+}{
+	{regexp.MustCompile(`(?i)^(create|drop|alter) table|^insert|serial`), "tables: seqd holds none"},
+	{regexp.MustCompile(`(?i)^(create|drop) user|^grant|^revoke|session authorization`), "roles and privileges (the security issue)"},
+	{regexp.MustCompile(`(?i)temp(orary)? sequence|unlogged|set logged|^comment|read only`), "temporary/unlogged sequences, comments, read-only transactions (the sessions issue)"},
+	{regexp.MustCompile(`(?i)log_cnt`), "log_cnt: seqd reports its durable window, not PostgreSQL's WAL counter"},
+	{regexp.MustCompile(`(?i)owned by (?:nobody|pg_class|sequence_test_table)`), "OWNED BY a table column"},
+}
+
+// created are the relation names a statement creates or renames into.
+var createdNames = regexp.MustCompile(`(?i)(?:create (?:temp |temporary |unlogged )?(?:sequence|table)(?: if not exists)?|rename to)\s+(\w+)`)
+
+// TestRegressSequence runs PostgreSQL 15's own regression test for
+// sequences (src/test/regress/sql/sequence.sql from Debian's source
+// package) on PostgreSQL and on seqd: every statement that needs neither
+// tables nor privileges (nor what later issues bring) must give identical
+// results, errors included.
+func TestRegressSequence(t *testing.T) {
+	file := need(t, "SEQD_TEST_PG_REGRESS")
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, testenv.PostgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	for _, q := range []string{"drop database if exists seqd_regress", "create database seqd_regress", "drop role if exists regress_seq_user"} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := pgx.ParseConfig(testenv.PostgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = "seqd_regress"
+	pg, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close(ctx)
+	host, port := startSeqd(t)
+	sd, err := pgx.Connect(ctx, fmt.Sprintf("postgres://%s@%s:%s/seqd_regress", cfg.User, host, port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sd.Close(ctx)
+
+	tainted := map[string]bool{}
+	compared, skipped := 0, map[string]int{}
+	for _, unit := range regressUnits(t, string(text)) {
+		reason := ""
+		for _, st := range unit {
+			for _, ex := range regressExclusions {
+				if ex.re.MatchString(st) {
+					reason = ex.reason
+				}
+			}
+			for name := range tainted {
+				// A table's name also covers its serial columns' sequences.
+				if regexp.MustCompile(`(?i)\b` + name + `(_\w+)?\b`).MatchString(st) {
+					reason = "names a relation made by a statement seqd does not run"
+				}
+			}
+		}
+		for _, st := range unit {
+			want := outcomeOf(ctx, pg, st)
+			if reason != "" {
+				skipped[reason]++
+				for _, m := range createdNames.FindAllStringSubmatch(st, -1) {
+					tainted[strings.ToLower(m[1])] = true
+				}
+				continue
+			}
+			compared++
+			if got := outcomeOf(ctx, sd, st); got != want {
+				t.Errorf("%s\n postgres: %s\n     seqd: %s", st, want, got)
+			}
+		}
+	}
+	t.Logf("%d statements compared; not run on seqd: %v", compared, skipped)
+	if compared < 80 {
+		t.Errorf("only %d statements compared", compared)
+	}
+}
+
+// regressUnits splits the file into statements (psql's backslash commands
+// are left out: psql's output is compared in TestPsqlCatalog) and groups
+// transaction blocks into one unit.
+func regressUnits(t *testing.T, text string) [][]string {
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), `\`) {
+			continue
+		}
+		// Comments go (none of this file's is inside a string literal),
+		// so that a statement's text starts with its first word.
+		if i := strings.Index(l, "--"); i >= 0 && strings.Count(l[:i], "'")%2 == 0 {
+			l = l[:i]
+		}
+		lines = append(lines, l)
+	}
+	stmts, err := sql.Parse(strings.Join(lines, "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var units [][]string
+	var block []string
+	for i := range stmts {
+		st := strings.Join(strings.Fields(stmts[i].Text()), " ")
+		lower := strings.ToLower(st)
+		switch {
+		case strings.HasPrefix(lower, "begin") || strings.HasPrefix(lower, "start transaction"):
+			block = []string{st}
+		case block != nil:
+			block = append(block, st)
+			if strings.HasPrefix(lower, "commit") || strings.HasPrefix(lower, "rollback") && !strings.HasPrefix(lower, "rollback to") {
+				units = append(units, block)
+				block = nil
+			}
+		default:
+			units = append(units, []string{st})
+		}
+	}
+	return units
+}
+
+// outcomeOf runs one statement in the simple protocol and describes what
+// came back: columns, rows, or the error's SQLSTATE and message.
+func outcomeOf(ctx context.Context, c *pgx.Conn, q string) string {
+	rr := c.PgConn().Exec(ctx, q)
+	var b strings.Builder
+	for rr.NextResult() {
+		r := rr.ResultReader()
+		for _, f := range r.FieldDescriptions() {
+			fmt.Fprintf(&b, "%s:%d ", f.Name, f.DataTypeOID)
+		}
+		for r.NextRow() {
+			b.WriteString("|")
+			for _, v := range r.Values() {
+				if v == nil {
+					b.WriteString(" NULL")
+				} else {
+					fmt.Fprintf(&b, " %s", v)
+				}
+			}
+		}
+		tag, err := r.Close()
+		if err == nil {
+			fmt.Fprintf(&b, " %s", tag)
+		}
+	}
+	err := rr.Close()
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("ERROR %s %s", pe.Code, pe.Message)
+	}
+	if err != nil {
+		return "ERROR " + err.Error()
+	}
+	return b.String()
+}
