@@ -360,13 +360,24 @@ func (q *query) planBulk() {
 
 // open runs the query.
 func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, error) {
-	e := &env{ctx: ctx, s: q.s, params: params}
 	if q.bulk != nil {
+		e := &env{ctx: ctx, s: q.s, params: params}
 		count, err := seriesCount(e, q.bulk.from, q.bulk.to, nil)
 		if err != nil {
 			return nil, err
 		}
 		return &bulkNextval{s: q.s, ctx: ctx, name: q.bulk.name, left: count}, nil
+	}
+	e := &env{ctx: ctx, s: q.s, params: params}
+	if q.from == nil && q.where == nil && !q.grouped && q.sortKeys == nil && !q.distinct && q.limit == nil && q.offset == nil {
+		// SELECT f(...), ... without FROM: one row, evaluated as it is read.
+		r := &singleRow{e: env{ctx: ctx, s: q.s, params: params}, targets: q.targets}
+		if len(q.targets) <= len(r.small) {
+			r.buf = r.small[:len(q.targets)]
+		} else {
+			r.buf = make([]Datum, len(q.targets))
+		}
+		return r, nil
 	}
 	var in Rows = &sliceRows{rows: [][]Datum{nil}}
 	if q.from != nil {
@@ -480,6 +491,30 @@ func distinct(rows [][]Datum, width int) [][]Datum {
 		}
 	}
 	return out
+}
+
+// singleRow is the one row of a query without FROM, in one allocation.
+type singleRow struct {
+	e       env
+	targets []expr
+	small   [4]Datum
+	buf     []Datum
+	done    bool
+}
+
+func (r *singleRow) Next() ([]Datum, bool, error) {
+	if r.done {
+		return nil, false, nil
+	}
+	r.done = true
+	for i, t := range r.targets {
+		d, err := t.eval(&r.e)
+		if err != nil {
+			return nil, false, err
+		}
+		r.buf[i] = d
+	}
+	return r.buf, true, nil
 }
 
 type filterRows struct {

@@ -126,6 +126,16 @@ func sqlAt(err error, query string, loc int32) error {
 }
 
 func (x *seqExpr) eval(e *env) (Datum, error) {
+	if x.f.name == "nextval" && x.hasName {
+		// The hot path: nextval('s'), resolved when compiled.
+		id, v, err := e.s.eng.Nextval(e.ctx, x.name)
+		if err != nil {
+			return Null, err
+		}
+		e.s.seqs.Nextval(id, v)
+		e.s.lastName = x.name
+		return Int(v), nil
+	}
 	row, err := x.call(e)
 	if err != nil || row == nil {
 		return Null, err

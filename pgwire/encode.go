@@ -3,8 +3,8 @@ package pgwire
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -278,7 +278,8 @@ func (c *conn) sendRows(ctx interface{ Err() error }, res *executor.Result, form
 		}
 		if !ok {
 			c.sendEncoded()
-			c.be.Send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "%s %d", res.Tag, n)})
+			c.tag = strconv.AppendInt(append(append(c.tag[:0], res.Tag...), ' '), n, 10)
+			c.be.Send(&pgproto3.CommandComplete{CommandTag: c.tag})
 			return nil
 		}
 		if err := c.appendRow(res.Columns, row, formats); err != nil {

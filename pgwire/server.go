@@ -189,6 +189,7 @@ type conn struct {
 	inRequest bool
 	rows      encodedRows             // sendRows' scratch: DataRows in wire form
 	rd        pgproto3.RowDescription // rowDescription's scratch
+	tag       []byte                  // sendRows' command tag scratch
 }
 
 // stop asks the connection to end after what it is executing; an idle
