@@ -8,7 +8,6 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/sql"
 )
@@ -40,9 +39,9 @@ type Session struct {
 	cfg     Config
 	maxRows int64
 
-	seqs     alloc.Session // currval/lastval memory
-	lastName engine.Name   // the sequence lastval refers to
-	regText  string        // the last sequence name resolved from text, and its Name
+	seqs     seqMemory   // currval/lastval memory
+	lastName engine.Name // the sequence lastval refers to
+	regText  string      // the last sequence name resolved from text, and its Name
 	regName  engine.Name
 
 	reg      *oidRegistry // this engine's OIDs

@@ -464,6 +464,6 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 
 // discardSequences forgets currval and lastval, as DISCARD SEQUENCES does.
 func (s *Session) discardSequences() {
-	s.seqs = alloc.Session{}
+	s.seqs = seqMemory{}
 	s.lastName = engine.Name{}
 }

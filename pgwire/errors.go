@@ -59,6 +59,13 @@ var sqlstates = map[sql.Kind]string{
 	sql.ObjectNotInPrerequisiteState:  "55000",
 	sql.CantChangeRuntimeParam:        "55P02",
 	sql.InvalidCursorState:            "24000",
+	sql.TooManyConnections:            "53300",
+	sql.IdleSessionTimeout:            "57P05",
+	sql.AdminShutdown:                 "57P01",
+	sql.QueryCanceled:                 "57014",
+	sql.IOError:                       "58030",
+	sql.SequenceLimitExceeded:         "2200H",
+	sql.InternalError:                 "XX000",
 }
 
 func sqlstate(k sql.Kind) string {
@@ -68,34 +75,47 @@ func sqlstate(k sql.Kind) string {
 	return "XX000"
 }
 
-// toErrorResponse chooses the SQLSTATE for err, through the table above
-// for SQL errors and by sentinel for the layers below.
-func toErrorResponse(err error) *pgproto3.ErrorResponse {
-	r := &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Message: err.Error()}
+// kindOf classifies an error of any layer: SQL errors carry their kind;
+// the engine's and the allocator's sentinels map to PostgreSQL's
+// conditions for the same failure.
+func kindOf(err error) sql.Kind {
 	var se *sql.Error
 	switch {
 	case errors.As(err, &se):
-		r.Code, r.Position, r.Detail, r.Hint = sqlstate(se.Kind), int32(se.Pos), se.Detail, se.Hint
+		return se.Kind
 	case errors.Is(err, engine.ErrNotFound):
-		r.Code = "42P01"
+		return sql.UndefinedTable
 	case errors.Is(err, engine.ErrExists):
-		r.Code = "42P07"
+		return sql.DuplicateTable
 	case errors.Is(err, engine.ErrInvalidName):
-		r.Code = "42602"
+		return sql.InvalidName
 	case errors.Is(err, engine.ErrClosed):
-		r.Code = "57P01"
+		return sql.AdminShutdown
 	case errors.Is(err, engine.ErrStorage):
-		r.Code = "58030"
+		return sql.IOError
 	case errors.Is(err, alloc.ErrLimitReached):
-		r.Code = "2200H"
+		return sql.SequenceLimitExceeded
 	case errors.Is(err, alloc.ErrInvalidOption):
-		r.Code = "22023"
+		return sql.InvalidParameterValue
 	case errors.Is(err, alloc.ErrOutOfBounds):
-		r.Code = "22003"
+		return sql.NumericValueOutOfRange
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		r.Code, r.Message = "57014", "canceling statement due to user request"
-	default:
-		r.Code = "XX000"
+		return sql.QueryCanceled
+	}
+	return sql.InternalError
+}
+
+// toErrorResponse is err as PostgreSQL reports it, its SQLSTATE from the
+// table above.
+func toErrorResponse(err error) *pgproto3.ErrorResponse {
+	kind := kindOf(err)
+	r := &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: sqlstate(kind), Message: err.Error()}
+	var se *sql.Error
+	if errors.As(err, &se) {
+		r.Position, r.Detail, r.Hint = int32(se.Pos), se.Detail, se.Hint
+	}
+	if kind == sql.QueryCanceled {
+		r.Message = "canceling statement due to user request"
 	}
 	return r
 }

@@ -303,11 +303,11 @@ func (c *conn) receiveFailed(err error) {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
 		return // the client went away
 	case errors.As(err, &tooLong):
-		c.fatal("54000", fmt.Sprintf("statement too long: a message of %d bytes exceeds the limit of %d", tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen))
+		c.fatal(sql.ProgramLimitExceeded, fmt.Sprintf("statement too long: a message of %d bytes exceeds the limit of %d", tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen))
 	case errors.As(err, &ne) && ne.Timeout():
-		c.fatal("57P05", "terminating connection due to idle-session timeout")
+		c.fatal(sql.IdleSessionTimeout, "terminating connection due to idle-session timeout")
 	default:
-		c.fatal("08P01", "invalid frontend message: "+err.Error())
+		c.fatal(sql.ProtocolViolation, "invalid frontend message: "+err.Error())
 	}
 	if tooLong != nil {
 		// Read what the client is still sending, for a while, so that
@@ -330,13 +330,13 @@ func (w writeTimeout) Write(p []byte) (int, error) {
 }
 
 // fatal tells the client why its connection ends.
-func (c *conn) fatal(code, msg string) {
-	c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: code, Message: msg})
+func (c *conn) fatal(kind sql.Kind, msg string) {
+	c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: sqlstate(kind), Message: msg})
 	c.be.Flush()
 }
 
 func (c *conn) terminate() {
-	c.fatal("57P01", "terminating connection due to administrator command")
+	c.fatal(sql.AdminShutdown, "terminating connection due to administrator command")
 }
 
 // startup answers SSL/GSS requests with 'N' and accepts any user and
@@ -369,35 +369,32 @@ func (c *conn) startup() bool {
 // accept registers a connection whose startup message arrived and sets up
 // its session.
 func (c *conn) accept(m *pgproto3.StartupMessage) bool {
-	{
-		if !c.srv.register(c) {
-			// As PostgreSQL at max_connections, before authentication; a
-			// CancelRequest (above) still reaches the connections that are in.
-			c.fatal("53300", "sorry, too many clients already")
-			return false
-		}
-		params := map[string]string{}
-		for k, v := range m.Parameters {
-			if k != "user" && k != "database" && k != "replication" {
-				params[k] = v
-			}
-		}
-		sess, err := executor.NewSession(executor.Config{Engine: c.srv.cfg.Engine, MaxBulkRows: c.srv.cfg.MaxBulkRows,
-			User: m.Parameters["user"], Database: m.Parameters["database"], Params: params, BackendPID: c.pid})
-		if err != nil {
-			r := toErrorResponse(err)
-			c.fatal(r.Code, r.Message)
-			return false
-		}
-		c.sess = sess
-		c.be.Send(&pgproto3.AuthenticationOk{})
-		for _, p := range sess.Reported() {
-			c.be.Send(&pgproto3.ParameterStatus{Name: p.Name, Value: p.Value})
-		}
-		c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
-		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
-		return c.be.Flush() == nil
+	if !c.srv.register(c) {
+		// As PostgreSQL at max_connections, before authentication; a
+		// CancelRequest (startup) still reaches the connections that are in.
+		c.fatal(sql.TooManyConnections, "sorry, too many clients already")
+		return false
 	}
+	params := map[string]string{}
+	for k, v := range m.Parameters {
+		if k != "user" && k != "database" && k != "replication" {
+			params[k] = v
+		}
+	}
+	sess, err := executor.NewSession(executor.Config{Engine: c.srv.cfg.Engine, MaxBulkRows: c.srv.cfg.MaxBulkRows,
+		User: m.Parameters["user"], Database: m.Parameters["database"], Params: params, BackendPID: c.pid})
+	if err != nil {
+		c.fatal(kindOf(err), err.Error())
+		return false
+	}
+	c.sess = sess
+	c.be.Send(&pgproto3.AuthenticationOk{})
+	for _, p := range sess.Reported() {
+		c.be.Send(&pgproto3.ParameterStatus{Name: p.Name, Value: p.Value})
+	}
+	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
+	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+	return c.be.Flush() == nil
 }
 
 // register gives c a process ID and secret key of its own for
@@ -452,7 +449,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		}
 		return true
 	default:
-		c.fatal("08P01", "unsupported frontend message")
+		c.fatal(sql.ProtocolViolation, "unsupported frontend message")
 		return false
 	}
 }
