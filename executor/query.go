@@ -280,6 +280,8 @@ func columnName(n *pg.Node) string {
 		return names[len(names)-1]
 	case n.GetCaseExpr() != nil:
 		return "case"
+	case n.GetAExpr() != nil && n.GetAExpr().Kind == pg.A_Expr_Kind_AEXPR_NULLIF:
+		return "nullif"
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:

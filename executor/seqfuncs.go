@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -314,6 +315,10 @@ func (s *Session) sequenceByText(text string) (engine.Name, error) {
 			if rel := catalogRelation(q.Schema, q.Rel); rel != nil {
 				return engine.Name{}, sql.Errorf(sql.DatatypeMismatch, "\"%s\" is not a sequence", q.Rel)
 			}
+		}
+		if errors.Is(err, engine.ErrNotFound) {
+			// As a SQL error, so that it points at the literal.
+			return engine.Name{}, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", qualified(q.Schema, q.Rel))
 		}
 		return engine.Name{}, err
 	}
