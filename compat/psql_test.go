@@ -81,25 +81,6 @@ func TestPsqlCatalog(t *testing.T) {
 	fmt.Sscan(port, &sdPort)
 	want, got := transcript(cfg.Host, cfg.Port), transcript(host, sdPort)
 	if want != got {
-		t.Errorf("psql on seqd differs from PostgreSQL 15:\n%s", lineDiff(want, got))
+		t.Errorf("psql on seqd differs from PostgreSQL 15:\n%s", testenv.LineDiff(want, got))
 	}
-}
-
-// lineDiff shows each line where want and got differ.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  postgres: %q\n      seqd: %q\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -716,8 +717,14 @@ func (c *compiler) aExpr(sc *scope, a *pg.A_Expr) (expr, error) {
 		if r.typ().Elem() == nil {
 			return nil, c.errAt(a.Location, sql.DatatypeMismatch, "op ANY/ALL (array) requires array on right side")
 		}
-		if l, err = c.coerce(l, r.typ().Elem(), exprLoc(a.Lexpr), "ANY"); err != nil && !comparable(l.typ(), r.typ().Elem()) {
-			return nil, err
+		switch elem := r.typ().Elem(); {
+		case isUnknown(l) || implicitOK(l.typ(), elem):
+			if l, err = c.coerce(l, elem, exprLoc(a.Lexpr), "ANY"); err != nil {
+				return nil, err
+			}
+		case !comparable(l.typ(), elem) && !(isString(l.typ()) && isString(elem)):
+			return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.typ().sqlName, op, elem.sqlName).
+				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 		}
 		if !isCmpOp(op) {
 			return nil, c.errAt(a.Location, sql.FeatureNotSupported, "seqd supports only comparisons with ANY/ALL")
@@ -747,7 +754,15 @@ func (c *compiler) aExpr(sc *scope, a *pg.A_Expr) (expr, error) {
 		}
 		return &anyExpr{op: cmp, l: xs[0], list: xs[1:], all: cmp == "<>"}, nil
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
-		return c.match(sc, a.Lexpr, a.Rexpr, true, a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE, strings.HasPrefix(op, "!"))
+		l, err := c.expr(sc, a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.expr(sc, a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		return c.match(l, r, a.Lexpr, a.Rexpr, op, a.Location, true, a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE, strings.HasPrefix(op, "!"))
 	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
 		x, err := c.binaryOp(sc, "=", a.Lexpr, a.Rexpr, a.Location)
 		if err != nil {
@@ -840,19 +855,17 @@ func checkedInt(t *Type, v int64, overflow bool) (Datum, error) {
 	return Int(v), nil
 }
 
-func (c *compiler) match(sc *scope, ln, rn *pg.Node, like, fold, not bool) (expr, error) {
-	l, err := c.expr(sc, ln)
+// match compiles the pattern operators: ~, ~*, !~, !~* and LIKE, ILIKE
+// (~~, ~~*) and their negations. op names the operator in errors.
+func (c *compiler) match(l, r expr, ln, rn *pg.Node, op string, loc int32, like, fold, not bool) (expr, error) {
+	var err error
+	if l, err = c.textOperand(l, ln); err == nil {
+		r, err = c.textOperand(r, rn)
+	}
 	if err != nil {
-		return nil, err
+		return nil, c.errAt(loc, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.typ().sqlName, op, r.typ().sqlName).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	r, err := c.expr(sc, rn)
-	if err != nil {
-		return nil, err
-	}
-	if l, err = c.coerce(c.settle(l), tText, exprLoc(ln), "argument"); err != nil && !isString(l.typ()) {
-		return nil, err
-	}
-	r = c.settle(r)
 	m := &matchExpr{l: l, pat: r, like: like, fold: fold, not: not}
 	if k, ok := r.(*constExpr); ok && k.d.Kind != KNull {
 		re, err := compilePattern(k.d.S, like, fold)
@@ -864,14 +877,23 @@ func (c *compiler) match(sc *scope, ln, rn *pg.Node, like, fold, not bool) (expr
 	return m, nil
 }
 
+// textOperand is an operand of a text operator: a string type as it is,
+// an unknown literal or parameter as text; anything else is an error
+// (x is returned, for the message).
+func (c *compiler) textOperand(x expr, n *pg.Node) (expr, error) {
+	switch {
+	case isUnknown(x):
+		return c.coerce(x, tText, exprLoc(n), "argument")
+	case isString(x.typ()):
+		return x, nil
+	}
+	return x, errNotText
+}
+
+var errNotText = errors.New("not a string type")
+
 // binaryOp compiles l op r.
 func (c *compiler) binaryOp(sc *scope, op string, ln, rn *pg.Node, loc int32) (expr, error) {
-	switch op {
-	case "~", "~*", "!~", "!~*":
-		return c.match(sc, ln, rn, false, strings.Contains(op, "*"), op[0] == '!')
-	case "~~", "!~~", "~~*", "!~~*":
-		return c.match(sc, ln, rn, true, strings.Contains(op, "*"), op[0] == '!')
-	}
 	l, err := c.expr(sc, ln)
 	if err != nil {
 		return nil, err
@@ -879,6 +901,12 @@ func (c *compiler) binaryOp(sc *scope, op string, ln, rn *pg.Node, loc int32) (e
 	r, err := c.expr(sc, rn)
 	if err != nil {
 		return nil, err
+	}
+	switch op {
+	case "~", "~*", "!~", "!~*":
+		return c.match(l, r, ln, rn, op, loc, false, strings.Contains(op, "*"), op[0] == '!')
+	case "~~", "!~~", "~~*", "!~~*":
+		return c.match(l, r, ln, rn, op, loc, true, strings.Contains(op, "*"), op[0] == '!')
 	}
 	return c.binaryExprs(op, l, r, ln, rn, loc)
 }

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/sql"
-	"github.com/seqd/seqd/storage/embedded"
 )
 
 // FuzzExecute runs arbitrary statements, with parameters as text, on a
@@ -33,15 +31,7 @@ func FuzzExecute(f *testing.F) {
 	} {
 		f.Add(s, "7")
 	}
-	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
-	if err != nil {
-		f.Fatal(err)
-	}
-	eng, err := engine.Open(context.Background(), engine.Config{Store: st})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { eng.Close() })
+	eng := testenv.MemEngine(f)
 	if _, err := eng.Create(context.Background(), mustName(f, "s"), alloc.Spec{}, true); err != nil {
 		f.Fatal(err)
 	}

@@ -7,11 +7,9 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
-	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/sql"
-	"github.com/seqd/seqd/storage/embedded"
 )
 
 // TestTranscripts runs the stories in testdata/transcripts, one engine per
@@ -24,15 +22,7 @@ import (
 // go test -run TestTranscripts -rewrite rewrites the expected output.
 func TestTranscripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/transcripts", func(t *testing.T, path string) {
-		st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng, err := engine.Open(context.Background(), engine.Config{Store: st})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer eng.Close()
+		eng := testenv.MemEngine(t)
 		sessions := map[string]*Session{}
 		session := func(d *datadriven.TestData) *Session {
 			name := "main"

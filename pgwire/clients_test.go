@@ -66,28 +66,10 @@ func TestPsqlScripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("psql output differs from %s:\n%s", golden, lineDiff(string(want), string(got)))
+				t.Errorf("psql output differs from %s:\n%s", golden, testenv.LineDiff(string(want), string(got)))
 			}
 		})
 	}
-}
-
-// lineDiff shows the first lines where want and got part.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\nwant %q\n got %q", i+1, wl, gl)
-		}
-	}
-	return "(equal)"
 }
 
 var failedTx = regexp.MustCompile(`number of failed transactions: (\d+)`)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/seqd/seqd/internal/testenv"
 )
 
 // encode concatenates the wire form of frontend messages.
@@ -58,7 +60,7 @@ func serveBytes(t *testing.T, srv *Server, in []byte, wait bool) []byte {
 // the connection must end when the client goes, and the next well-formed
 // connection must be served as usual.
 func FuzzProtocol(f *testing.F) {
-	srv := NewServer(Config{Engine: memEngine(f), MaxBulkRows: 1000, MaxMessage: 1 << 16})
+	srv := NewServer(Config{Engine: testenv.MemEngine(f), MaxBulkRows: 1000, MaxMessage: 1 << 16})
 
 	f.Add(encode(f, fuzzStartup, &pgproto3.Query{String: "create sequence if not exists f cache 10; select nextval('f')"}, &pgproto3.Terminate{}))
 	f.Add(encode(f, &pgproto3.SSLRequest{}, fuzzStartup, &pgproto3.Query{String: "select * from seqd_reserve('f', 5)"}))

@@ -10,13 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/testenv"
-	"github.com/seqd/seqd/storage/embedded"
 )
 
 // startSeqd serves an engine on an in-memory store on a loopback port.
@@ -24,21 +21,6 @@ func startSeqd(t testing.TB) string {
 	t.Helper()
 	dsn, _ := startServer(t)
 	return dsn
-}
-
-// memEngine opens an engine on an in-memory store, closed when tb ends.
-func memEngine(tb testing.TB) *engine.Engine {
-	tb.Helper()
-	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	eng, err := engine.Open(context.Background(), engine.Config{Store: st})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { eng.Close() })
-	return eng
 }
 
 // startServer is startSeqd that also returns the server.
@@ -51,7 +33,7 @@ func startServer(t testing.TB) (string, *Server) {
 // here, and MaxBulkRows defaults to 1M).
 func startServerWith(t testing.TB, cfg Config) (string, *Server) {
 	t.Helper()
-	cfg.Engine = memEngine(t)
+	cfg.Engine = testenv.MemEngine(t)
 	if cfg.MaxBulkRows == 0 {
 		cfg.MaxBulkRows = 1_000_000
 	}

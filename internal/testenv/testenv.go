@@ -1,14 +1,22 @@
 // Package testenv gives tests the real services the project's scripts
-// start, and builds seqd for tests that run it as a process.
+// start, builds seqd for tests that run it as a process, and holds the
+// helpers tests share (an engine on an in-memory store, a line diff).
 package testenv
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/storage/embedded"
 )
 
 // PostgresDSN is the connection string of the PostgreSQL 15 that
@@ -100,3 +108,36 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
+
+// MemEngine opens an engine on an in-memory store, closed when tb ends.
+func MemEngine(tb testing.TB) *engine.Engine {
+	tb.Helper()
+	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	eng, err := engine.Open(context.Background(), engine.Config{Store: st})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { eng.Close() })
+	return eng
+}
+
+// LineDiff shows the first line where want and got part.
+func LineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d:\nwant %q\n got %q", i+1, wl, gl)
+		}
+	}
+	return "(equal)"
+}
