@@ -284,7 +284,7 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 // in public; a database part must name this database.
 func (s *Session) engineName(q sql.QName) (engine.Name, error) {
 	if q.Catalog != "" && q.Catalog != s.cfg.Database {
-		return engine.Name{}, sql.Errorf(sql.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", q.Catalog, q.Schema, q.Rel)
+		return engine.Name{}, sql.Errorf(sql.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", q.Catalog, q.Schema, q.Rel)
 	}
 	schema := q.Schema
 	if schema == "" {

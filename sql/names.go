@@ -74,7 +74,7 @@ func ParseQualifiedName(text string) (QName, error) {
 	case 3:
 		return QName{Catalog: parts[0], Schema: parts[1], Rel: parts[2]}, nil
 	}
-	return bad()
+	return QName{}, Errorf(SyntaxError, "improper relation name (too many dotted names): %s", strings.Join(parts, "."))
 }
 
 func isSpace(c byte) bool {

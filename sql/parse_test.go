@@ -73,7 +73,7 @@ func TestParseQualifiedName(t *testing.T) {
 		{" Public . \"My Seq\" ", QName{Schema: "public", Rel: "My Seq"}, true},
 		{`"a""b"`, QName{Rel: `a"b`}, true},
 		{"db.sch.rel", QName{Catalog: "db", Schema: "sch", Rel: "rel"}, true},
-		{"a.b.c.d", QName{}, false},
+		{"a.b.c.d", QName{}, false}, // 42601, as PostgreSQL
 		{"", QName{}, false},
 		{"a..b", QName{}, false},
 		{`""`, QName{}, false},

@@ -153,3 +153,8 @@ select lower('AbC'), upper('x'), length('héllo'), quote_ident('Ab'), quote_iden
 show transaction isolation level
 select pg_advisory_unlock_all()
 drop sequence ev
+-- Names in text: too many parts, empty parts, other databases.
+select nextval('a.b.c.d')
+select nextval('a..b')
+select nextval('x.y.z')
+select nextval(' "Mixed" ')
