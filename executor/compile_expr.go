@@ -23,6 +23,9 @@ type compiler struct {
 	aggs *[]*aggCall
 }
 
+// maxParams is the most parameters a statement may have.
+const maxParams = 65535
+
 func (c *compiler) setParam(n int, t *Type) {
 	for len(c.params) < n {
 		c.params = append(c.params, nil)
@@ -138,7 +141,9 @@ func (c *compiler) expr(sc *scope, n *pg.Node) (expr, error) {
 		return c.columnRef(sc, n.GetColumnRef())
 	case n.GetParamRef() != nil:
 		p := n.GetParamRef()
-		if p.Number < 1 {
+		// The protocol's Bind carries at most 65535 values: a higher
+		// parameter could never be bound.
+		if p.Number < 1 || p.Number > maxParams {
 			return nil, c.errAt(p.Location, sql.UndefinedParameter, "there is no parameter $%d", p.Number)
 		}
 		c.setParam(int(p.Number), nil)
