@@ -24,6 +24,7 @@ func TestPsqlCatalog(t *testing.T) {
 	psql := testenv.Command(t, "psql")
 	ctx := context.Background()
 	setup := []string{
+		"create schema other",
 		"create sequence s1",
 		"create sequence s2 as integer increment 5 minvalue -10 maxvalue 1000 start 7 cache 10 cycle",
 		"create sequence other.s3 increment -1",
@@ -49,9 +50,6 @@ func TestPsqlCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pg.Close(ctx)
-	if _, err := pg.Exec(ctx, "create schema other"); err != nil {
-		t.Fatal(err)
-	}
 	host, port := startSeqd(t)
 	sd, err := pgx.Connect(ctx, fmt.Sprintf("postgres://%s@%s:%s/seqd_psql", cfg.User, host, port))
 	if err != nil {

@@ -32,6 +32,10 @@ func (e *Engine) Create(ctx context.Context, n Name, spec alloc.Spec, ifNotExist
 		}
 		return false, &Error{Kind: ErrExists, Msg: fmt.Sprintf("relation \"%s\" already exists", n.Rel())}
 	}
+	if err := e.schemaUsableLocked(n.Schema()); err != nil {
+		e.catMu.Unlock()
+		return false, err
+	}
 	opts, state, err := alloc.Create(spec)
 	if err != nil {
 		e.catMu.Unlock()
@@ -52,6 +56,7 @@ func (e *Engine) Create(ctx context.Context, n Name, spec alloc.Spec, ifNotExist
 	if err := e.commit(s, storage.Op{Key: n.key, Value: rec.encode()}, func(rev storage.Rev) { s.rev = rev }); err != nil {
 		return false, err
 	}
+	e.catalogVersion.Add(1)
 	return true, nil
 }
 
@@ -95,6 +100,7 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 		delete(e.seqs, s.key)
 	}
 	e.catMu.Unlock()
+	e.catalogVersion.Add(1)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seqd/seqd/alloc"
@@ -115,8 +116,12 @@ type Engine struct {
 
 	catMu   sync.RWMutex
 	seqs    map[string]*seq
-	nextID  uint64 // low 32 bits of the next new sequence ID
-	closing bool
+	schemas map[string]*schema
+	// catalogRev is the catalog marker's revision, 0 before migration.
+	catalogRev     storage.Rev
+	catalogVersion atomic.Uint64
+	nextID         uint64 // low 32 bits of the next new sequence ID
+	closing        bool
 
 	w writer
 }
@@ -130,6 +135,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		store:        cfg.Store,
 		refillPeriod: int32(cfg.RefillPeriod >> tickShift),
 		seqs:         make(map[string]*seq),
+		schemas:      make(map[string]*schema),
 	}
 	if cfg.RefillPeriod <= 0 {
 		e.refillPeriod = int32((50 * time.Millisecond) >> tickShift)
@@ -147,6 +153,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.token = tok
 	err = cfg.Store.Load(ctx, func(kv storage.KV) error {
+		if strings.HasPrefix(kv.Key, catalogPrefix) {
+			return e.loadCatalog(kv)
+		}
 		rec, err := decodeRecord(kv.Value)
 		if err != nil {
 			return fmt.Errorf("%w: key %q", err, kv.Key)
@@ -158,6 +167,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := e.migrateCatalog(ctx); err != nil {
 		return nil, err
 	}
 	maxBatch := cfg.MaxBatch

@@ -184,18 +184,11 @@ func (s *Session) sequences() []seqInfo {
 	return out
 }
 
-// schemaNames are the schemas that exist: the built-in ones and those
-// holding sequences.
+// schemaNames are the schemas that exist: the catalog's and the durable
+// ones, in OID order as pg_namespace lists them.
 func (s *Session) schemaNames() []string {
-	set := map[string]bool{"pg_catalog": true, "pg_toast": true, "public": true, "information_schema": true}
-	for _, info := range s.eng.List() {
-		set[info.Name.Schema()] = true
-	}
-	out := make([]string, 0, len(set))
-	for n := range set {
-		out = append(out, n)
-	}
-	sort.Slice(out, func(i, j int) bool { return s.oids().forSchema(out[i]) < s.oids().forSchema(out[j]) })
+	out := append(append([]string(nil), builtinSchemas...), s.eng.Schemas()...)
+	sort.SliceStable(out, func(i, j int) bool { return s.oids().forSchema(out[i]) < s.oids().forSchema(out[j]) })
 	return out
 }
 
@@ -209,23 +202,14 @@ func (s *Session) roleName(oid int64) string {
 	return fmt.Sprintf("unknown (OID=%d)", oid)
 }
 
-func (s *Session) currentSchema() Datum { return Text("public") }
-
-func (s *Session) currentSchemas(implicit bool) Datum {
-	if implicit {
-		return Array(Text("pg_catalog"), Text("public"))
-	}
-	return Array(Text("public"))
-}
-
-// relationVisible is pg_table_is_visible: sequences in public and the
-// catalog's relations are found without qualification.
+// relationVisible is pg_table_is_visible: the relation is what its bare
+// name finds along the search path.
 func (s *Session) relationVisible(oid uint32) bool {
 	if r := catalogByOID(oid); r != nil {
 		return r.schema == "pg_catalog"
 	}
 	n, ok := s.oids().sequence(oid)
-	return ok && n.Schema() == "public"
+	return ok && s.visible(n)
 }
 
 func (s *Session) setSetting(name, value string, local bool) error {
@@ -236,7 +220,7 @@ func (s *Session) setSetting(name, value string, local bool) error {
 		return err
 	}
 	s.changed(name)
-	clear(s.plans)
+	s.pathVersion++
 	return nil
 }
 
@@ -474,12 +458,34 @@ func sqlTypeName(s string) string {
 // sequenceColumns are the columns of a sequence relation.
 var sequenceColumns = []relCol{{"last_value", tInt8}, {"log_cnt", tInt8}, {"is_called", tBool}}
 
-// sequenceRelation is SELECT ... FROM s.
-func (s *Session) sequenceRelation(q sql.QName) (*relation, error) {
-	n, err := s.engineName(q)
+// resolveRelation finds a relation by name: a catalog relation or a
+// sequence, along the search path when the name has no schema.
+func (s *Session) resolveRelation(q sql.QName) (*relation, error) {
+	if err := s.checkCatalog(q); err != nil {
+		return nil, err
+	}
+	if q.Schema == "" {
+		for _, schema := range s.effectivePath() {
+			if isBuiltinSchema(schema) {
+				if rel := catalogRelation(schema, q.Rel); rel != nil {
+					return rel, nil
+				}
+			}
+		}
+	} else if isBuiltinSchema(q.Schema) {
+		if rel := catalogRelation(q.Schema, q.Rel); rel != nil {
+			return rel, nil
+		}
+	}
+	n, err := s.lookupSequence(q)
 	if err != nil {
 		return nil, err
 	}
+	return s.sequenceRelation(n)
+}
+
+// sequenceRelation is SELECT ... FROM s.
+func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 	info, err := s.eng.Info(n)
 	if err != nil {
 		return nil, err

@@ -90,16 +90,7 @@ func renamed(cs []relCol, names []*pg.Node) []relCol {
 
 // relation resolves a relation name: a catalog relation or a sequence.
 func (c *compiler) relation(rv *pg.RangeVar) (*relation, error) {
-	if rv.Catalogname != "" && rv.Catalogname != c.s.cfg.Database {
-		return nil, c.errAt(rv.Location, sql.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
-	}
-	switch rv.Schemaname {
-	case "", "pg_catalog", "information_schema":
-		if rel := catalogRelation(rv.Schemaname, rv.Relname); rel != nil {
-			return rel, nil
-		}
-	}
-	rel, err := c.s.sequenceRelation(sql.QName{Schema: rv.Schemaname, Rel: rv.Relname})
+	rel, err := c.s.resolveRelation(sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname})
 	if err != nil {
 		err = sqlAt(err, c.query, rv.Location)
 		if (rv.Schemaname == "pg_catalog" || rv.Schemaname == "information_schema" || strings.HasPrefix(rv.Relname, "pg_")) && isNotFound(err) {

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -74,7 +73,7 @@ func (c *compiler) seqFunc(sc *scope, f seqFunc, fc *pg.FuncCall) (expr, error) 
 			if len(names) >= 2 {
 				q.Schema = names[len(names)-2]
 			}
-			n, err := c.s.engineName(q)
+			n, err := c.s.lookupSequence(q)
 			if err != nil {
 				return nil, sqlAt(err, c.query, exprLoc(a))
 			}
@@ -280,49 +279,26 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 	return b.row[:], true, nil
 }
 
-// engineName turns a parsed name into the engine's: unqualified names are
-// in public; a database part must name this database.
-func (s *Session) engineName(q sql.QName) (engine.Name, error) {
-	if q.Catalog != "" && q.Catalog != s.cfg.Database {
-		return engine.Name{}, sql.Errorf(sql.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", q.Catalog, q.Schema, q.Rel)
-	}
-	schema := q.Schema
-	if schema == "" {
-		schema = "public"
-	}
-	return engine.NewName(schema, q.Rel)
-}
-
 // sequenceByText resolves the text form of a sequence name, which must
 // exist. The last name resolved is remembered: clients repeat the same
-// nextval('s').
+// nextval('s'), and it stands until a name could resolve differently.
 func (s *Session) sequenceByText(text string) (engine.Name, error) {
-	if text == s.regText && text != "" {
-		if _, err := s.eng.Info(s.regName); err == nil {
-			return s.regName, nil
-		}
+	epoch := s.planEpoch()
+	if text == s.regText && epoch == s.regEpoch && text != "" {
+		return s.regName, nil
 	}
 	q, err := sql.ParseQualifiedName(text)
 	if err != nil {
 		return engine.Name{}, err
 	}
-	n, err := s.engineName(q)
+	n, err := s.lookupSequence(q)
 	if err != nil {
-		return engine.Name{}, err
-	}
-	if _, err := s.eng.Info(n); err != nil {
-		if q.Schema == "" || q.Schema == "pg_catalog" || q.Schema == "information_schema" {
-			if rel := catalogRelation(q.Schema, q.Rel); rel != nil {
-				return engine.Name{}, sql.Errorf(sql.DatatypeMismatch, "\"%s\" is not a sequence", q.Rel)
-			}
-		}
-		if errors.Is(err, engine.ErrNotFound) {
-			// As a SQL error, so that it points at the literal.
-			return engine.Name{}, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", qualified(q.Schema, q.Rel))
+		if rel, rerr := s.resolveRelation(q); rerr == nil && rel.kind != 'S' {
+			return engine.Name{}, sql.Errorf(sql.DatatypeMismatch, "\"%s\" is not a sequence", q.Rel)
 		}
 		return engine.Name{}, err
 	}
-	s.regText, s.regName = text, n
+	s.regText, s.regName, s.regEpoch = text, n, epoch
 	return n, nil
 }
 
@@ -339,7 +315,7 @@ func (s *Session) sequenceByOID(oid uint32) (engine.Name, error) {
 }
 
 // regclassIn is regclass's input function: a relation name (a sequence or
-// a catalog relation) or a numeric OID.
+// a catalog relation) along the search path, or a numeric OID.
 func (s *Session) regclassIn(text string) (Datum, error) {
 	if t := strings.TrimSpace(text); t != "" && t[0] >= '0' && t[0] <= '9' {
 		d, err := s.input(tOid, t)
@@ -352,49 +328,26 @@ func (s *Session) regclassIn(text string) (Datum, error) {
 	if err != nil {
 		return Null, err
 	}
-	if q.Schema == "" || q.Schema == "pg_catalog" || q.Schema == "information_schema" {
-		if rel := catalogRelation(q.Schema, q.Rel); rel != nil && (q.Schema != "" || !s.sequenceExists(q)) {
-			return Datum{Kind: KInt, I: int64(rel.oid), S: rel.name}, nil
-		}
-	}
-	n, err := s.sequenceByText(text)
+	rel, err := s.resolveRelation(q)
 	if err != nil {
 		return Null, err
 	}
-	info, err := s.eng.Info(n)
-	if err != nil {
-		return Null, err
+	if rel.kind != 'S' {
+		return Datum{Kind: KInt, I: int64(rel.oid), S: rel.name}, nil
 	}
-	return Datum{Kind: KInt, I: int64(s.oids().forSequence(info)), S: displayRel(n)}, nil
-}
-
-func (s *Session) sequenceExists(q sql.QName) bool {
-	n, err := s.engineName(q)
-	if err != nil {
-		return false
-	}
-	_, err = s.eng.Info(n)
-	return err == nil
+	n, _ := engine.NewName(rel.schema, rel.name)
+	return Datum{Kind: KInt, I: int64(rel.oid), S: s.displayRel(n)}, nil
 }
 
 // regclassOf is the regclass value of an OID, named if it is known.
 func (s *Session) regclassOf(oid uint32) Datum {
 	if n, ok := s.oids().sequence(oid); ok {
-		return Datum{Kind: KInt, I: int64(oid), S: displayRel(n)}
+		return Datum{Kind: KInt, I: int64(oid), S: s.displayRel(n)}
 	}
 	if rel := catalogByOID(oid); rel != nil {
 		return Datum{Kind: KInt, I: int64(oid), S: rel.name}
 	}
 	return Datum{Kind: KInt, I: int64(oid), S: fmt.Sprint(oid)}
-}
-
-// displayRel is regclass's output: the name, qualified unless it is in
-// public (on the search path).
-func displayRel(n engine.Name) string {
-	if n.Schema() == "public" {
-		return sql.QuoteIdent(n.Rel())
-	}
-	return sql.QuoteIdent(n.Schema()) + "." + sql.QuoteIdent(n.Rel())
 }
 
 func (s *Session) sequenceLastValue(oid uint32) (Datum, error) {

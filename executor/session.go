@@ -43,13 +43,17 @@ type Session struct {
 	lastName engine.Name // the sequence lastval refers to
 	regText  string      // the last sequence name resolved from text, and its Name
 	regName  engine.Name
+	regEpoch uint64 // the planEpoch regName was resolved in
 
 	reg      *oidRegistry // this engine's OIDs
 	settings settings
 	tx       txState
 	cursors  map[string]*cursor
-	plans    map[*pg.Node]*Prepared // simple-protocol plans by parse tree
-	reported []ParamStatus          // reportable settings changed since the last Result
+	plans    map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
+	// pathVersion counts setting changes: with the engine's catalog
+	// version it says when a name may resolve differently.
+	pathVersion uint64
+	reported    []ParamStatus // reportable settings changed since the last Result
 }
 
 // NewSession starts a session. A startup parameter seqd cannot honour is
@@ -215,8 +219,9 @@ const maxPlans = 256
 // PrepareCached is Prepare for statements without parameters (the simple
 // protocol): a statement seen before reuses its plan.
 func (s *Session) PrepareCached(st *sql.Statement) (*Prepared, error) {
-	if p := s.plans[st.Node]; p != nil {
-		return p, nil
+	epoch := s.planEpoch()
+	if c, ok := s.plans[st.Node]; ok && c.epoch == epoch {
+		return c.p, nil
 	}
 	p, err := s.Prepare(st, nil)
 	if err != nil {
@@ -226,13 +231,19 @@ func (s *Session) PrepareCached(st *sql.Statement) (*Prepared, error) {
 		return nil, sql.Errorf(sql.UndefinedParameter, "there is no parameter $1")
 	}
 	if s.plans == nil {
-		s.plans = map[*pg.Node]*Prepared{}
+		s.plans = map[*pg.Node]cachedPlan{}
 	}
 	if len(s.plans) >= maxPlans {
 		clear(s.plans)
 	}
-	s.plans[st.Node] = p
+	s.plans[st.Node] = cachedPlan{p: p, epoch: epoch}
 	return p, nil
+}
+
+// cachedPlan is a plan and the epoch it was compiled in.
+type cachedPlan struct {
+	p     *Prepared
+	epoch uint64
 }
 
 // Execute runs a prepared statement with its parameters.

@@ -3,6 +3,8 @@ package executor
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -36,6 +38,8 @@ func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
 		return c.alterSequence(n.GetAlterSeqStmt())
 	case n.GetDropStmt() != nil:
 		return c.drop(n.GetDropStmt())
+	case n.GetCreateSchemaStmt() != nil:
+		return c.createSchema(n.GetCreateSchemaStmt())
 	case n.GetTransactionStmt() != nil:
 		return c.transaction(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:
@@ -176,19 +180,19 @@ func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 	return sp, nil
 }
 
-func (c *compiler) seqName(rv *pg.RangeVar) (engine.Name, error) {
+// rangeName is a RangeVar's name, refusing what seqd does not keep yet.
+func (c *compiler) rangeName(rv *pg.RangeVar) (sql.QName, error) {
 	switch rv.Relpersistence {
 	case "t":
-		return engine.Name{}, c.errAt(rv.Location, sql.FeatureNotSupported, "seqd does not support temporary sequences yet")
+		return sql.QName{}, c.errAt(rv.Location, sql.FeatureNotSupported, "seqd does not support temporary sequences yet")
 	case "u":
-		return engine.Name{}, c.errAt(rv.Location, sql.FeatureNotSupported, "seqd does not support unlogged sequences yet")
+		return sql.QName{}, c.errAt(rv.Location, sql.FeatureNotSupported, "seqd does not support unlogged sequences yet")
 	}
-	n, err := c.s.engineName(sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname})
-	return n, sqlAt(err, c.query, rv.Location)
+	return sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname}, nil
 }
 
 func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
-	n, err := c.seqName(st.Sequence)
+	q, err := c.rangeName(st.Sequence)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +202,10 @@ func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 	}
 	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
+		n, err := s.creationName(q)
+		if err != nil {
+			return nil, err // PostgreSQL gives these no position
+		}
 		created, err := s.eng.Create(ctx, n, sp, st.IfNotExists)
 		if err != nil {
 			return nil, err
@@ -209,8 +217,15 @@ func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 	}), nil
 }
 
+// missing reports a lookup that found no sequence (or no schema), which
+// IF EXISTS turns into a notice.
+func missing(err error) bool {
+	var se *sql.Error
+	return errors.Is(err, engine.ErrNotFound) || errors.As(err, &se) && (se.Kind == sql.UndefinedTable || se.Kind == sql.UndefinedSchema)
+}
+
 func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
-	n, err := c.seqName(st.Sequence)
+	q, err := c.rangeName(st.Sequence)
 	if err != nil {
 		return nil, err
 	}
@@ -218,26 +233,32 @@ func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := c.s
+	s, loc := c.s, st.Sequence.Location
 	return command(func(ctx context.Context) (*Result, error) {
-		err := s.eng.Alter(ctx, n, sp)
-		if st.MissingOk && errors.Is(err, engine.ErrNotFound) {
-			return commandResult("ALTER SEQUENCE", notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", n.Rel())), nil
+		n, err := s.lookupSequence(q)
+		if err == nil {
+			err = s.eng.Alter(ctx, n, sp)
+		}
+		if st.MissingOk && missing(err) {
+			return commandResult("ALTER SEQUENCE", notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, sqlAt(err, c.query, loc)
 		}
 		return commandResult("ALTER SEQUENCE"), nil
 	}), nil
 }
 
-func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
-	if st.RemoveType != pg.ObjectType_OBJECT_SEQUENCE {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support DROP %s: it serves sequences only", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
-	}
-	var names []engine.Name
-	for _, o := range st.Objects {
-		parts := strs(o.GetList().GetItems())
+// objectNames are a DROP's names.
+func objectNames(objects []*pg.Node) []sql.QName {
+	var out []sql.QName
+	for _, o := range objects {
+		var parts []string
+		if l := o.GetList(); l != nil {
+			parts = strs(l.Items)
+		} else if str := o.GetString_(); str != nil {
+			parts = []string{str.Sval}
+		}
 		q := sql.QName{Rel: parts[len(parts)-1]}
 		switch len(parts) {
 		case 2:
@@ -245,24 +266,147 @@ func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
 		case 3:
 			q.Catalog, q.Schema = parts[0], parts[1]
 		}
-		n, err := c.s.engineName(q)
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, n)
+		out = append(out, q)
 	}
+	return out
+}
+
+func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
+	switch st.RemoveType {
+	case pg.ObjectType_OBJECT_SEQUENCE:
+	case pg.ObjectType_OBJECT_SCHEMA:
+		return c.dropSchema(st)
+	default:
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support DROP %s: it serves sequences only", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
+	}
+	names := objectNames(st.Objects)
 	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
 		r := commandResult("DROP SEQUENCE")
-		for _, n := range names {
-			err := s.eng.Drop(ctx, n)
-			if st.MissingOk && errors.Is(err, engine.ErrNotFound) {
-				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", n.Rel()))
+		for _, q := range names {
+			n, err := s.lookupSequence(q)
+			if err == nil {
+				err = s.eng.Drop(ctx, n)
+			}
+			if st.MissingOk && missing(err) {
+				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", q.Rel))
 				continue
+			}
+			if missing(err) {
+				return nil, sql.Errorf(sql.UndefinedTable, "sequence \"%s\" does not exist", q.Rel)
 			}
 			if err != nil {
 				return nil, err
 			}
+		}
+		return r, nil
+	}), nil
+}
+
+func (c *compiler) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
+	if len(st.SchemaElts) > 0 {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support schema elements in CREATE SCHEMA")
+	}
+	name := st.Schemaname
+	if st.Authrole != nil {
+		role := st.Authrole
+		if role.Roletype == pg.RoleSpecType_ROLESPEC_CSTRING && role.Rolename != c.s.cfg.User {
+			return nil, c.errAt(role.Location, sql.UndefinedObject, "role \"%s\" does not exist", role.Rolename)
+		}
+		if name == "" {
+			name = c.s.cfg.User
+		}
+	}
+	if strings.HasPrefix(name, "pg_") {
+		return nil, sql.Errorf(sql.ReservedName, "unacceptable schema name \"%s\"", name).WithDetail("The prefix \"pg_\" is reserved for system schemas.")
+	}
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		created, err := s.eng.CreateSchema(ctx, name, st.IfNotExists)
+		if err != nil {
+			return nil, err
+		}
+		if !created {
+			return commandResult("CREATE SCHEMA", notice(sql.DuplicateSchema, "schema \"%s\" already exists, skipping", name)), nil
+		}
+		return commandResult("CREATE SCHEMA"), nil
+	}), nil
+}
+
+func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
+	var names []string
+	for _, q := range objectNames(st.Objects) {
+		names = append(names, q.Rel)
+	}
+	cascade := st.Behavior == pg.DropBehavior_DROP_CASCADE
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		r := commandResult("DROP SCHEMA")
+		// What the statement drops, checked whole before anything goes;
+		// sequences named as PostgreSQL names them (qualified unless
+		// visible), decided before they are gone.
+		var schemas []string
+		var deps []engine.Name
+		display := map[engine.Name]string{}
+		created := map[engine.Name]uint64{}
+		for _, name := range names {
+			switch {
+			case isBuiltinSchema(name):
+				return nil, sql.Errorf(sql.DependentObjectsStillExist, "cannot drop schema %s because it is required by the database system", name)
+			case !s.eng.SchemaExists(name) && st.MissingOk:
+				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "schema \"%s\" does not exist, skipping", name))
+				continue
+			case !s.eng.SchemaExists(name):
+				return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", name)
+			}
+			schemas = append(schemas, name)
+			for _, n := range s.eng.SchemaSequences(name) {
+				deps = append(deps, n)
+				display[n] = s.displayRel(n)
+				if info, err := s.eng.Info(n); err == nil {
+					created[n] = info.ID
+				}
+			}
+		}
+		// PostgreSQL lists dependents in the order they were created.
+		byCreation := func(ns []engine.Name) {
+			sort.SliceStable(ns, func(i, j int) bool { return created[ns[i]] < created[ns[j]] })
+		}
+		byCreation(deps)
+		if len(deps) > 0 && !cascade {
+			var lines []string
+			for _, n := range deps {
+				lines = append(lines, fmt.Sprintf("sequence %s depends on schema %s", display[n], n.Schema()))
+			}
+			return nil, sql.Errorf(sql.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", deps[0].Schema()).
+				WithDetail(strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		}
+		var dropped []engine.Name
+		for _, name := range schemas {
+			d, err := s.eng.DropSchema(ctx, name, cascade)
+			dropped = append(dropped, d...)
+			if errors.Is(err, engine.ErrDependents) {
+				// A sequence created since the check.
+				return nil, sql.Errorf(sql.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", name).
+					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		byCreation(dropped)
+		switch len(dropped) {
+		case 0:
+		case 1:
+			r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "drop cascades to sequence %s", display[dropped[0]]))
+		default:
+			var lines []string
+			for _, n := range dropped {
+				lines = append(lines, "drop cascades to sequence "+display[n])
+			}
+			n := notice(sql.SuccessfulCompletion, "drop cascades to %d other objects", len(dropped))
+			n.Detail = strings.Join(lines, "\n")
+			r.Notices = append(r.Notices, n)
 		}
 		return r, nil
 	}), nil
@@ -321,8 +465,10 @@ func (c *compiler) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 	return p, nil
 }
 
-// setValue is the text of SET's value list, as PostgreSQL flattens it.
-func setValue(args []*pg.Node) string {
+// setValue is the text of SET's value list, as PostgreSQL flattens it;
+// for a list of names (search_path: GUC_LIST_QUOTE) each string is quoted
+// as an identifier.
+func setValue(args []*pg.Node, quoteNames bool) string {
 	var parts []string
 	for _, a := range args {
 		if tc := a.GetTypeCast(); tc != nil {
@@ -331,6 +477,8 @@ func setValue(args []*pg.Node) string {
 		k := a.GetAConst()
 		switch {
 		case k == nil:
+		case k.GetSval() != nil && quoteNames:
+			parts = append(parts, sql.QuoteIdent(k.GetSval().Sval))
 		case k.GetSval() != nil:
 			parts = append(parts, k.GetSval().Sval)
 		case k.GetIval() != nil:
@@ -366,7 +514,7 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 	case pg.VariableSetKind_VAR_RESET_ALL:
 		return command(func(context.Context) (*Result, error) {
 			s.settings.resetAll()
-			clear(s.plans)
+			s.pathVersion++
 			return commandResult("RESET"), nil
 		}), nil
 	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_SET_DEFAULT:
@@ -379,11 +527,12 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 		}
 		return command(func(context.Context) (*Result, error) {
 			s.settings.reset(name)
+			s.pathVersion++
 			s.changed(name)
 			return commandResult(tag), nil
 		}), nil
 	case pg.VariableSetKind_VAR_SET_VALUE:
-		value := setValue(st.Args)
+		value := setValue(st.Args, name == "search_path")
 		if name == "timezone" && value == "" {
 			value = "UTC"
 		}
@@ -443,6 +592,7 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 				return nil, sql.Errorf(sql.ActiveTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
 			s.settings.resetAll()
+			s.pathVersion++
 			clear(s.cursors)
 			clear(s.plans)
 			s.discardSequences()

@@ -67,6 +67,7 @@ func (s *Session) end(tag string, commit bool) *Result {
 }
 
 func (s *Session) endLocal() {
+	s.pathVersion++
 	for k := range s.settings.local {
 		delete(s.settings.local, k)
 		s.changed(k)
@@ -86,6 +87,7 @@ func (s *Session) restoreSettings(saved map[string]string) {
 		}
 	}
 	s.settings.values = saved
+	s.pathVersion++
 	for k := range changed {
 		s.changed(k)
 	}

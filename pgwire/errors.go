@@ -59,6 +59,11 @@ var sqlstates = map[sql.Kind]string{
 	sql.ObjectNotInPrerequisiteState:  "55000",
 	sql.CantChangeRuntimeParam:        "55P02",
 	sql.InvalidCursorState:            "24000",
+	sql.DuplicateSchema:               "42P06",
+	sql.DependentObjectsStillExist:    "2BP01",
+	sql.ReservedName:                  "42939",
+	sql.ReadOnlyTransaction:           "25006",
+	sql.NameTooLong:                   "42622",
 	sql.TooManyConnections:            "53300",
 	sql.IdleSessionTimeout:            "57P05",
 	sql.AdminShutdown:                 "57P01",
@@ -87,6 +92,12 @@ func kindOf(err error) sql.Kind {
 		return sql.UndefinedTable
 	case errors.Is(err, engine.ErrExists):
 		return sql.DuplicateTable
+	case errors.Is(err, engine.ErrNoSchema):
+		return sql.UndefinedSchema
+	case errors.Is(err, engine.ErrSchemaExists):
+		return sql.DuplicateSchema
+	case errors.Is(err, engine.ErrDependents):
+		return sql.DependentObjectsStillExist
 	case errors.Is(err, engine.ErrInvalidName):
 		return sql.InvalidName
 	case errors.Is(err, engine.ErrClosed):

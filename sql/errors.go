@@ -51,6 +51,11 @@ const (
 	CantChangeRuntimeParam        Kind = "cant_change_runtime_param"
 	InvalidTransactionTermination Kind = "invalid_transaction_termination"
 	SubstringError                Kind = "substring_error"
+	DuplicateSchema               Kind = "duplicate_schema"
+	DependentObjectsStillExist    Kind = "dependent_objects_still_exist"
+	ReservedName                  Kind = "reserved_name"
+	ReadOnlyTransaction           Kind = "read_only_sql_transaction"
+	NameTooLong                   Kind = "name_too_long"
 	TooManyConnections            Kind = "too_many_connections"
 	IdleSessionTimeout            Kind = "idle_session_timeout"
 	AdminShutdown                 Kind = "admin_shutdown"
@@ -88,6 +93,12 @@ func (e *Error) At(query string, loc int32) *Error {
 	if loc >= 0 {
 		e.Pos = CharPos(query, int(loc))
 	}
+	return e
+}
+
+// WithDetail sets e's detail and returns e.
+func (e *Error) WithDetail(detail string) *Error {
+	e.Detail = detail
 	return e
 }
 

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/seqd/seqd/storage"
+)
+
+// Schemas are durable catalog records beside the sequences. A schema's key
+// is catalogPrefix + "schema:" + its name; sequence keys ("schema.rel")
+// never start with the prefix byte, which identifiers cannot contain.
+// The record's value is one version byte; this layout is part of the
+// on-disk format.
+const (
+	catalogPrefix = "\x00"
+	schemaKey     = catalogPrefix + "schema:"
+	// catalogKey marks a store whose schemas are records: a store written
+	// before schemas existed gets one record for public and for each
+	// schema holding sequences when it is first opened.
+	catalogKey    = catalogPrefix + "catalog"
+	schemaVersion = 1
+)
+
+// Sentinel errors of schemas.
+var (
+	ErrNoSchema     = errors.New("seqd: schema not found")
+	ErrSchemaExists = errors.New("seqd: schema already exists")
+	ErrDependents   = errors.New("seqd: objects depend on the schema")
+)
+
+// DefaultSchema is the schema a new store has.
+const DefaultSchema = "public"
+
+// schema is one schema's state. REQUIRES: catMu for every field.
+type schema struct {
+	rev      storage.Rev
+	writing  bool // its record is being written or deleted
+	dropping bool // DROP SCHEMA is under way: nothing may be created in it
+}
+
+// loadCatalog reads a catalog record during Open.
+func (e *Engine) loadCatalog(kv storage.KV) error {
+	switch {
+	case kv.Key == catalogKey:
+		e.catalogRev = kv.Rev
+	case strings.HasPrefix(kv.Key, schemaKey):
+		if len(kv.Value) != 1 || kv.Value[0] != schemaVersion {
+			return fmt.Errorf("seqd: corrupt schema record %q", kv.Key)
+		}
+		e.schemas[kv.Key[len(schemaKey):]] = &schema{rev: kv.Rev}
+	default:
+		return fmt.Errorf("seqd: unknown catalog record %q", kv.Key)
+	}
+	return nil
+}
+
+// migrateCatalog gives a store written before schemas were records its
+// schema records: public and every schema that holds a sequence.
+func (e *Engine) migrateCatalog(ctx context.Context) error {
+	if e.catalogRev != 0 {
+		return nil
+	}
+	names := map[string]bool{DefaultSchema: true}
+	for key := range e.seqs {
+		n, _ := nameFromKey(key)
+		names[n.Schema()] = true
+	}
+	ops := []storage.Op{{Key: catalogKey, Value: []byte{schemaVersion}}}
+	for name := range names {
+		if e.schemas[name] == nil {
+			ops = append(ops, storage.Op{Key: schemaKey + name, Value: []byte{schemaVersion}})
+		}
+	}
+	rev, err := e.store.Commit(ctx, e.token, ops)
+	if err != nil {
+		return fmt.Errorf("seqd: writing the schema catalog: %w", err)
+	}
+	e.catalogRev = rev
+	for _, op := range ops[1:] {
+		e.schemas[op.Key[len(schemaKey):]] = &schema{rev: rev}
+	}
+	return nil
+}
+
+func noSchema(name string) error {
+	return &Error{Kind: ErrNoSchema, Msg: fmt.Sprintf("schema \"%s\" does not exist", name)}
+}
+
+// schemaUsableLocked reports whether sequences may be created in the
+// schema. REQUIRES: catMu held.
+func (e *Engine) schemaUsableLocked(name string) error {
+	if sc := e.schemas[name]; sc == nil || sc.dropping || sc.writing && sc.rev == 0 {
+		return noSchema(name)
+	}
+	return nil
+}
+
+// SchemaExists reports whether the schema exists.
+func (e *Engine) SchemaExists(name string) bool {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	return e.schemaUsableLocked(name) == nil
+}
+
+// Schemas lists the schemas, sorted.
+func (e *Engine) Schemas() []string {
+	e.catMu.RLock()
+	out := make([]string, 0, len(e.schemas))
+	for name, sc := range e.schemas {
+		if sc.rev != 0 {
+			out = append(out, name)
+		}
+	}
+	e.catMu.RUnlock()
+	sort.Strings(out)
+	return out
+}
+
+// CatalogVersion changes whenever a sequence or schema is created or
+// dropped: plans that resolved names may be reused while it stands still.
+func (e *Engine) CatalogVersion() uint64 { return e.catalogVersion.Load() }
+
+// writeCatalog makes one catalog record durable and waits for it.
+func (e *Engine) writeCatalog(op storage.Op) (storage.Rev, error) {
+	done := make(chan error, 1)
+	var got storage.Rev
+	e.w.submit(&write{op: op, done: func(rev storage.Rev, err error) {
+		got = rev
+		done <- err
+	}})
+	err := <-done
+	if err != nil {
+		err = &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not persist the catalog: %v", err)}
+	}
+	return got, err
+}
+
+// CreateSchema makes a schema durable; with ifNotExists an existing one is
+// left alone and created is false.
+func (e *Engine) CreateSchema(ctx context.Context, name string, ifNotExists bool) (created bool, err error) {
+	if name == "" || strings.ContainsAny(name, ".\x00") {
+		return false, &Error{Kind: ErrInvalidName, Msg: fmt.Sprintf("invalid schema name %q", name)}
+	}
+	e.catMu.Lock()
+	if e.closing {
+		e.catMu.Unlock()
+		return false, closedError()
+	}
+	if sc := e.schemas[name]; sc != nil {
+		e.catMu.Unlock()
+		if ifNotExists {
+			return false, nil
+		}
+		return false, &Error{Kind: ErrSchemaExists, Msg: fmt.Sprintf("schema \"%s\" already exists", name)}
+	}
+	sc := &schema{writing: true}
+	e.schemas[name] = sc
+	e.catMu.Unlock()
+	rev, err := e.writeCatalog(storage.Op{Key: schemaKey + name, Value: []byte{schemaVersion}})
+	e.catMu.Lock()
+	defer e.catMu.Unlock()
+	sc.writing = false
+	if err != nil {
+		// The outcome is unknown: keep the name taken (as a failed
+		// sequence does) so that nothing is created over it, and report
+		// the failure until restart.
+		sc.dropping = true
+		return false, err
+	}
+	sc.rev = rev
+	e.catalogVersion.Add(1)
+	return true, nil
+}
+
+// SchemaSequences lists the sequences of a schema in the order they were
+// created.
+func (e *Engine) SchemaSequences(name string) []Name {
+	e.catMu.RLock()
+	var seqs []*seq
+	for key, s := range e.seqs {
+		if n, _ := nameFromKey(key); n.Schema() == name {
+			seqs = append(seqs, s)
+		}
+	}
+	e.catMu.RUnlock()
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i].id < seqs[j].id })
+	out := make([]Name, len(seqs))
+	for i, s := range seqs {
+		out[i] = s.name()
+	}
+	return out
+}
+
+// DropSchema removes a schema. Without cascade a schema holding sequences
+// is refused with ErrDependents; with it, they are dropped first, each
+// durably (a crash in between leaves the schema with fewer sequences, never
+// a sequence without its schema). dropped lists what cascaded.
+func (e *Engine) DropSchema(ctx context.Context, name string, cascade bool) (dropped []Name, err error) {
+	e.catMu.Lock()
+	sc := e.schemas[name]
+	if sc == nil || sc.rev == 0 || sc.dropping {
+		e.catMu.Unlock()
+		return nil, noSchema(name)
+	}
+	sc.dropping = true
+	e.catMu.Unlock()
+	undo := func() {
+		e.catMu.Lock()
+		sc.dropping = false
+		e.catMu.Unlock()
+	}
+	seqs := e.SchemaSequences(name)
+	if len(seqs) > 0 && !cascade {
+		undo()
+		return seqs, &Error{Kind: ErrDependents, Msg: fmt.Sprintf("cannot drop schema %s because other objects depend on it", name)}
+	}
+	for _, n := range seqs {
+		if err := e.Drop(ctx, n); err != nil && !errors.Is(err, ErrNotFound) {
+			undo()
+			return dropped, err
+		}
+		dropped = append(dropped, n)
+	}
+	if _, err := e.writeCatalog(storage.Op{Key: schemaKey + name, Expect: sc.rev}); err != nil {
+		return dropped, err // the name stays taken (dropping) until restart
+	}
+	e.catMu.Lock()
+	delete(e.schemas, name)
+	e.catMu.Unlock()
+	e.catalogVersion.Add(1)
+	return dropped, nil
+}

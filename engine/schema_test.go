@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/storage"
+	"github.com/seqd/seqd/storage/embedded"
+)
+
+func TestSchemas(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	if got := e.Schemas(); !reflect.DeepEqual(got, []string{"public"}) {
+		t.Fatalf("a new store's schemas: %v", got)
+	}
+	other, _ := NewName("other", "s")
+	if _, err := e.Create(ctx, other, alloc.Spec{}, false); !errors.Is(err, ErrNoSchema) {
+		t.Fatalf("create in a missing schema: %v", err)
+	}
+	if created, err := e.CreateSchema(ctx, "other", false); err != nil || !created {
+		t.Fatal(created, err)
+	}
+	if created, err := e.CreateSchema(ctx, "other", true); err != nil || created {
+		t.Fatalf("if not exists: %v %v", created, err)
+	}
+	if _, err := e.CreateSchema(ctx, "other", false); !errors.Is(err, ErrSchemaExists) {
+		t.Fatalf("again: %v", err)
+	}
+	v0 := e.CatalogVersion()
+	if _, err := e.Create(ctx, other, alloc.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if e.CatalogVersion() == v0 {
+		t.Fatal("catalog version unchanged by CREATE SEQUENCE")
+	}
+	next(t, e, other)
+	deps, err := e.DropSchema(ctx, "other", false)
+	if !errors.Is(err, ErrDependents) || len(deps) != 1 || deps[0] != other {
+		t.Fatalf("restrict: %v %v", deps, err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Schemas are durable, and a restrict refusal changed nothing.
+	e = openFS(t, fs)
+	if got := e.Schemas(); !reflect.DeepEqual(got, []string{"other", "public"}) {
+		t.Fatalf("after restart: %v", got)
+	}
+	if v := next(t, e, other); v != 2 {
+		t.Fatalf("other.s after restart: %d", v)
+	}
+	dropped, err := e.DropSchema(ctx, "other", true)
+	if err != nil || len(dropped) != 1 {
+		t.Fatalf("cascade: %v %v", dropped, err)
+	}
+	if _, err := e.Info(other); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("sequence after cascade: %v", err)
+	}
+	if _, err := e.DropSchema(ctx, "other", false); !errors.Is(err, ErrNoSchema) {
+		t.Fatalf("drop again: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openFS(t, fs)
+	defer e.Close()
+	if got := e.Schemas(); !reflect.DeepEqual(got, []string{"public"}) {
+		t.Fatalf("after dropping: %v", got)
+	}
+}
+
+// TestSchemaMigration opens a store written before schemas were records:
+// public and every schema holding a sequence become schemas.
+func TestSchemaMigration(t *testing.T) {
+	fs := vfs.NewMem()
+	st, err := embedded.Open("db", embedded.Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := st.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, state, _ := alloc.Create(alloc.Spec{})
+	rec := record{id: 1<<32 | 1, opts: opts, state: state}
+	if _, err := st.Commit(ctx, tok, []storage.Op{{Key: "tenant.s", Value: rec.encode()}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	e := openFS(t, fs)
+	defer e.Close()
+	if got := e.Schemas(); !reflect.DeepEqual(got, []string{"public", "tenant"}) {
+		t.Fatalf("migrated schemas: %v", got)
+	}
+	n, _ := NewName("tenant", "s")
+	if v := next(t, e, n); v != 1 {
+		t.Fatalf("tenant.s: %d", v)
+	}
+}

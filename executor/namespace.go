@@ -1,0 +1,226 @@
+package executor
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+// Names resolve through search_path as PostgreSQL resolves them
+// (namespace.c): the listed schemas that exist, "$user" standing for the
+// session user's schema, pg_catalog searched first unless listed. A new
+// object goes to the first listed schema that exists; current_schema() is
+// that schema.
+
+// builtinSchemas exist without records: the catalog's own.
+var builtinSchemas = []string{"pg_catalog", "pg_toast", "information_schema"}
+
+func isBuiltinSchema(name string) bool {
+	for _, b := range builtinSchemas {
+		if b == name {
+			return true
+		}
+	}
+	return false
+}
+
+// schemaExists reports whether a schema exists, built-in or durable.
+func (s *Session) schemaExists(name string) bool {
+	return isBuiltinSchema(name) || s.eng.SchemaExists(name)
+}
+
+// searchPath is the session's path: the listed schemas that exist, in
+// order, without duplicates; and whether pg_catalog was listed.
+func (s *Session) searchPath() (listed []string, catalogListed bool) {
+	names, _ := splitIdentifiers(s.settings.get("search_path"))
+	seen := map[string]bool{}
+	for _, n := range names {
+		if n == "$user" {
+			n = s.cfg.User
+		}
+		if seen[n] || n == "pg_temp" || !s.schemaExists(n) {
+			continue
+		}
+		seen[n] = true
+		catalogListed = catalogListed || n == "pg_catalog"
+		listed = append(listed, n)
+	}
+	return listed, catalogListed
+}
+
+// effectivePath is the search path with pg_catalog where PostgreSQL puts
+// it: first, unless the path lists it.
+func (s *Session) effectivePath() []string {
+	listed, catalogListed := s.searchPath()
+	if catalogListed {
+		return listed
+	}
+	return append([]string{"pg_catalog"}, listed...)
+}
+
+func (s *Session) currentSchema() Datum {
+	listed, _ := s.searchPath()
+	if len(listed) == 0 {
+		return Null
+	}
+	return Text(listed[0])
+}
+
+func (s *Session) currentSchemas(implicit bool) Datum {
+	path := s.effectivePath()
+	if !implicit {
+		path, _ = s.searchPath()
+	}
+	out := make([]Datum, len(path))
+	for i, n := range path {
+		out[i] = Text(n)
+	}
+	return Array(out...)
+}
+
+// splitIdentifiers parses a comma-separated list of identifiers, as
+// PostgreSQL's SplitIdentifierString does for search_path: double quotes
+// keep case and commas, other names are lowercased.
+func splitIdentifiers(list string) ([]string, bool) {
+	var out []string
+	rest := strings.TrimSpace(list)
+	if rest == "" {
+		return nil, true
+	}
+	for {
+		var name string
+		if strings.HasPrefix(rest, `"`) {
+			var b strings.Builder
+			i := 1
+			for {
+				j := strings.IndexByte(rest[i:], '"')
+				if j < 0 {
+					return out, false
+				}
+				b.WriteString(rest[i : i+j])
+				i += j + 1
+				if i < len(rest) && rest[i] == '"' {
+					b.WriteByte('"')
+					i++
+					continue
+				}
+				break
+			}
+			name, rest = b.String(), rest[i:]
+		} else {
+			i := strings.IndexByte(rest, ',')
+			if i < 0 {
+				i = len(rest)
+			}
+			name, rest = strings.ToLower(strings.TrimSpace(rest[:i])), rest[i:]
+			if name == "" {
+				return out, false
+			}
+		}
+		out = append(out, name)
+		rest = strings.TrimSpace(rest)
+		if rest == "" {
+			return out, true
+		}
+		if rest[0] != ',' {
+			return out, false
+		}
+		rest = strings.TrimSpace(rest[1:])
+	}
+}
+
+// checkCatalog refuses a database part other than this database.
+func (s *Session) checkCatalog(q sql.QName) error {
+	if q.Catalog != "" && q.Catalog != s.cfg.Database {
+		return sql.Errorf(sql.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", q.Catalog, q.Schema, q.Rel)
+	}
+	return nil
+}
+
+// lookupSequence finds an existing sequence: in its schema if the name
+// has one (which must exist), else the first along the search path.
+func (s *Session) lookupSequence(q sql.QName) (engine.Name, error) {
+	if err := s.checkCatalog(q); err != nil {
+		return engine.Name{}, err
+	}
+	if q.Schema != "" {
+		if !s.schemaExists(q.Schema) {
+			return engine.Name{}, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", q.Schema)
+		}
+		n, err := engine.NewName(q.Schema, q.Rel)
+		if err != nil {
+			return engine.Name{}, err
+		}
+		if _, err := s.eng.Info(n); err != nil {
+			return engine.Name{}, notFound(q, err)
+		}
+		return n, nil
+	}
+	for _, schema := range s.effectivePath() {
+		if isBuiltinSchema(schema) {
+			continue
+		}
+		n, err := engine.NewName(schema, q.Rel)
+		if err != nil {
+			return engine.Name{}, err
+		}
+		if _, err := s.eng.Info(n); err == nil {
+			return n, nil
+		}
+	}
+	return engine.Name{}, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", q.Rel)
+}
+
+// notFound is a lookup's failure in PostgreSQL's words.
+func notFound(q sql.QName, err error) error {
+	if errors.Is(err, engine.ErrNotFound) {
+		return sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", qualified(q.Schema, q.Rel))
+	}
+	return err
+}
+
+// creationName is where CREATE puts a new sequence: its schema, or the
+// first schema of the search path.
+func (s *Session) creationName(q sql.QName) (engine.Name, error) {
+	if err := s.checkCatalog(q); err != nil {
+		return engine.Name{}, err
+	}
+	schema := q.Schema
+	if schema == "" {
+		listed, _ := s.searchPath()
+		if len(listed) == 0 {
+			return engine.Name{}, sql.Errorf(sql.UndefinedSchema, "no schema has been selected to create in")
+		}
+		schema = listed[0]
+	}
+	if isBuiltinSchema(schema) {
+		return engine.Name{}, sql.Errorf(sql.FeatureNotSupported, "seqd does not create sequences in %s: it holds the catalog", schema)
+	}
+	if !s.eng.SchemaExists(schema) {
+		return engine.Name{}, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", schema)
+	}
+	return engine.NewName(schema, q.Rel)
+}
+
+// visible reports whether a sequence is what its bare name finds.
+func (s *Session) visible(n engine.Name) bool {
+	found, err := s.lookupSequence(sql.QName{Rel: n.Rel()})
+	return err == nil && found == n
+}
+
+// displayRel is regclass's output: the name, qualified unless the search
+// path finds it by its bare name.
+func (s *Session) displayRel(n engine.Name) string {
+	if s.visible(n) {
+		return sql.QuoteIdent(n.Rel())
+	}
+	return sql.QuoteIdent(n.Schema()) + "." + sql.QuoteIdent(n.Rel())
+}
+
+// planEpoch changes whenever a name could resolve differently: a
+// sequence or schema created or dropped, or the search path set.
+func (s *Session) planEpoch() uint64 {
+	return s.eng.CatalogVersion()<<20 + s.pathVersion
+}
