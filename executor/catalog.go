@@ -367,7 +367,7 @@ func catalogRelations() []*relation {
 					if d.fixed {
 						ctx = "internal"
 					}
-					out = append(out, []Datum{Text(display), Text(s.settings.get(name)), Null, Text("seqd"), Text(d.desc), Null,
+					out = append(out, []Datum{Text(display), Text(first(s.settingValue(name))), Null, Text("seqd"), Text(d.desc), Null,
 						Text(ctx), Text("string"), Text("default"), Null, Null, Null, Text(d.value), Text(reset), Null, Null, Bool(false)})
 				}
 				return out, nil

@@ -115,14 +115,14 @@ func init() {
 		return Int(int64(len(a[0].A))), nil
 	}, nil, tInt4)
 	def("current_setting", tText, true, func(e *env, a []Datum) (Datum, error) {
-		v, ok := e.s.settings.lookup(a[0].S)
+		v, ok := e.s.settingValue(a[0].S)
 		if !ok {
 			return Null, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S)
 		}
 		return Text(v), nil
 	}, tText)
 	def("current_setting", tText, true, func(e *env, a []Datum) (Datum, error) {
-		v, ok := e.s.settings.lookup(a[0].S)
+		v, ok := e.s.settingValue(a[0].S)
 		if !ok {
 			if a[1].I != 0 {
 				return Null, nil
@@ -138,7 +138,7 @@ func init() {
 		if err := e.s.setSetting(a[0].S, a[1].S, a[2].Truth()); err != nil {
 			return Null, err
 		}
-		v, _ := e.s.settings.lookup(a[0].S)
+		v, _ := e.s.settingValue(a[0].S)
 		return Text(v), nil
 	}, tText, tText, tBool)
 	def("to_regclass", tRegclass, true, func(e *env, a []Datum) (Datum, error) {

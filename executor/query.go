@@ -362,7 +362,11 @@ func (q *query) planBulk() {
 
 // open runs the query.
 func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, error) {
+	q.s.tx.queried = true
 	if q.bulk != nil {
+		if err := q.s.checkWritable("nextval()"); err != nil {
+			return nil, err
+		}
 		e := &env{ctx: ctx, s: q.s, params: params}
 		count, err := seriesCount(e, q.bulk.from, q.bulk.to, nil)
 		if err != nil {

@@ -128,6 +128,9 @@ func sqlAt(err error, query string, loc int32) error {
 func (x *seqExpr) eval(e *env) (Datum, error) {
 	if x.f.name == "nextval" && x.hasName {
 		// The hot path: nextval('s'), resolved when compiled.
+		if err := e.s.checkWritable("nextval()"); err != nil {
+			return Null, err
+		}
 		id, v, err := e.s.eng.Nextval(e.ctx, x.name)
 		if err != nil {
 			return Null, err
@@ -181,6 +184,12 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		args[i] = d
 	}
 	ctx := e.ctx
+	switch x.f.name {
+	case "nextval", "setval", "seqd_reserve", "seqd_release":
+		if err := s.checkWritable(x.f.name + "()"); err != nil {
+			return nil, err
+		}
+	}
 	switch x.f.name {
 	case "nextval":
 		id, v, err := s.eng.Nextval(ctx, n)

@@ -53,6 +53,10 @@ type Session struct {
 	// pathVersion counts setting changes: with the engine's catalog
 	// version it says when a name may resolve differently.
 	pathVersion uint64
+	// roDefault caches default_transaction_read_only while roVersion is
+	// pathVersion+1.
+	roDefault bool
+	roVersion uint64
 	reported    []ParamStatus // reportable settings changed since the last Result
 }
 

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"errors"
 	"maps"
 	"sort"
 	"strings"
@@ -17,6 +18,9 @@ type settingDef struct {
 	// set, lists the only values SET accepts (compared case-insensitively).
 	fixed   bool
 	allowed []string
+	// boolean settings take PostgreSQL's spellings of a boolean and show
+	// on or off.
+	boolean bool
 }
 
 var settingDefs = map[string]settingDef{}
@@ -32,11 +36,11 @@ func init() {
 		{display: "application_name", value: "", desc: "Sets the application name to be reported in statistics and logs."},
 		{display: "client_encoding", value: "UTF8", desc: "Sets the client's character set encoding.", allowed: []string{"UTF8", "UTF-8", "UNICODE"}},
 		{display: "DateStyle", value: "ISO, MDY", desc: "Sets the display format for date and time values."},
-		{display: "default_transaction_read_only", value: "off", desc: "Sets the default read-only status of new transactions.", allowed: []string{"off", "false", "0", "no"}},
+		{display: "default_transaction_read_only", value: "off", desc: "Sets the default read-only status of new transactions.", boolean: true},
 		{display: "default_transaction_isolation", value: "read committed", desc: "Sets the transaction isolation level of each new transaction."},
 		{display: "default_transaction_deferrable", value: "off", desc: "Sets the default deferrable status of new transactions."},
 		{display: "transaction_isolation", value: "read committed", desc: "Sets the current transaction's isolation level."},
-		{display: "transaction_read_only", value: "off", desc: "Sets the current transaction's read-only status.", allowed: []string{"off", "false", "0", "no"}},
+		{display: "transaction_read_only", value: "off", desc: "Sets the current transaction's read-only status.", boolean: true},
 		{display: "transaction_deferrable", value: "off", desc: "Whether to defer a read-only serializable transaction until it can be executed with no possible serialization failures."},
 		{display: "in_hot_standby", value: "off", desc: "Shows whether hot standby is currently active.", fixed: true},
 		{display: "integer_datetimes", value: "on", desc: "Shows whether datetimes are integer based.", fixed: true},
@@ -127,6 +131,16 @@ func (s *settings) set(name, value string, local bool) error {
 	if d.fixed {
 		return sql.Errorf(sql.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
 	}
+	if d.boolean {
+		b, err := parseBool(value)
+		if err != nil {
+			return sql.Errorf(sql.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+		}
+		value = "off"
+		if b {
+			value = "on"
+		}
+	}
 	if d.allowed != nil {
 		ok := false
 		for _, a := range d.allowed {
@@ -177,6 +191,30 @@ func (s *settings) names() []string {
 // snapshot is what SET changed, for ROLLBACK to restore.
 func (s *settings) snapshot() map[string]string { return maps.Clone(s.values) }
 
+// parseBool reads PostgreSQL's spellings of a boolean (parse_bool).
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "yes", "1", "t", "y":
+		return true, nil
+	case "off", "false", "no", "0", "f", "n", "of":
+		return false, nil
+	}
+	return false, errors.New("not a boolean")
+}
+
+// settingValue is a setting as SHOW and current_setting() show it: the
+// transaction's own state for transaction_read_only, else the stored
+// value.
+func (s *Session) settingValue(name string) (string, bool) {
+	if strings.EqualFold(name, "transaction_read_only") {
+		if s.readOnly() {
+			return "on", true
+		}
+		return "off", true
+	}
+	return s.settings.lookup(name)
+}
+
 // cleanEncoding normalizes an encoding name as PostgreSQL's
 // clean_encoding_name does: letters and digits only, lower case, so that
 // 'utf-8', "UTF8" and utf_8 are one encoding.
@@ -206,3 +244,6 @@ func (s *Session) changed(name string) {
 		}
 	}
 }
+
+// first is the first of two results.
+func first[T any](v T, _ bool) T { return v }

@@ -202,6 +202,9 @@ func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 	}
 	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("CREATE SEQUENCE"); err != nil {
+			return nil, err
+		}
 		n, err := s.creationName(q)
 		if err != nil {
 			return nil, err // PostgreSQL gives these no position
@@ -235,6 +238,9 @@ func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 	}
 	s, loc := c.s, st.Sequence.Location
 	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("ALTER SEQUENCE"); err != nil {
+			return nil, err
+		}
 		n, err := s.lookupSequence(q)
 		if err == nil {
 			err = s.eng.Alter(ctx, n, sp)
@@ -282,6 +288,9 @@ func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
 	names := objectNames(st.Objects)
 	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("DROP SEQUENCE"); err != nil {
+			return nil, err
+		}
 		r := commandResult("DROP SEQUENCE")
 		for _, q := range names {
 			n, err := s.lookupSequence(q)
@@ -322,6 +331,9 @@ func (c *compiler) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
 	}
 	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("CREATE SCHEMA"); err != nil {
+			return nil, err
+		}
 		created, err := s.eng.CreateSchema(ctx, name, st.IfNotExists)
 		if err != nil {
 			return nil, err
@@ -341,6 +353,9 @@ func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 	cascade := st.Behavior == pg.DropBehavior_DROP_CASCADE
 	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("DROP SCHEMA"); err != nil {
+			return nil, err
+		}
 		r := commandResult("DROP SCHEMA")
 		// What the statement drops, checked whole before anything goes;
 		// sequences named as PostgreSQL names them (qualified unless
@@ -412,27 +427,33 @@ func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 	}), nil
 }
 
-// txOptions checks BEGIN's and SET TRANSACTION's options: every isolation
-// level is accepted (sequence values are non-transactional, so all give
-// the same results); READ ONLY and DEFERRABLE are not yet honoured, so
-// they are refused rather than ignored.
-func (c *compiler) txOptions(opts []*pg.Node) error {
+// txOptions reads BEGIN's and SET TRANSACTION's options: readOnly is
+// nil unless READ ONLY or READ WRITE was given. Every isolation level is
+// accepted (sequence values are non-transactional, so all behave alike);
+// DEFERRABLE is not honoured, so it is refused rather than ignored.
+func (c *compiler) txOptions(opts []*pg.Node) (readOnly *bool, err error) {
 	for _, o := range opts {
 		d := o.GetDefElem()
+		on := false
+		if v := d.Arg.GetAConst(); v != nil && v.GetIval() != nil {
+			on = v.GetIval().Ival != 0
+		}
 		switch d.Defname {
-		case "transaction_read_only", "transaction_deferrable":
-			if v := d.Arg.GetAConst(); v != nil && v.GetIval() != nil && v.GetIval().Ival != 0 {
-				return c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support %s transactions yet",
-					map[string]string{"transaction_read_only": "READ ONLY", "transaction_deferrable": "DEFERRABLE"}[d.Defname])
+		case "transaction_read_only":
+			readOnly = &on
+		case "transaction_deferrable":
+			if on {
+				return nil, c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support DEFERRABLE transactions")
 			}
 		}
 	}
-	return nil
+	return readOnly, nil
 }
 
 func (c *compiler) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 	s := c.s
-	if err := c.txOptions(st.Options); err != nil {
+	readOnly, err := c.txOptions(st.Options)
+	if err != nil {
 		return nil, err
 	}
 	if st.Chain {
@@ -441,7 +462,11 @@ func (c *compiler) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 	var p *Prepared
 	switch st.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
-		p = command(func(context.Context) (*Result, error) { return s.begin(), nil })
+		tag := "BEGIN"
+		if st.Kind == pg.TransactionStmtKind_TRANS_STMT_START {
+			tag = "START TRANSACTION"
+		}
+		p = command(func(context.Context) (*Result, error) { return s.begin(tag, readOnly), nil })
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		p = command(func(context.Context) (*Result, error) { return s.end("COMMIT", true), nil })
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
@@ -502,12 +527,26 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 		for _, a := range st.Args {
 			opts = append(opts, a)
 		}
-		if err := c.txOptions(opts); err != nil {
+		readOnly, err := c.txOptions(opts)
+		if err != nil {
 			return nil, err
 		}
 		return command(func(context.Context) (*Result, error) {
-			if name == "transaction" && !s.tx.open {
+			if name != "transaction" { // SET SESSION CHARACTERISTICS AS TRANSACTION
+				if readOnly != nil {
+					if err := s.setSetting("default_transaction_read_only", fmt.Sprint(*readOnly), false); err != nil {
+						return nil, err
+					}
+				}
+				return commandResult("SET"), nil
+			}
+			if !s.tx.open {
 				return commandResult("SET", warning(sql.NoActiveTransaction, "SET TRANSACTION can only be used in transaction blocks")), nil
+			}
+			if readOnly != nil {
+				if err := s.setTxReadOnly(*readOnly); err != nil {
+					return nil, err
+				}
 			}
 			return commandResult("SET"), nil
 		}), nil
@@ -540,6 +579,20 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 			return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 		}
 		return command(func(context.Context) (*Result, error) {
+			if name == "transaction_read_only" {
+				// The transaction's own state, as SET TRANSACTION; outside
+				// a block it lasts only for this statement.
+				b, err := parseBool(value)
+				if err != nil {
+					return nil, sql.Errorf(sql.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+				}
+				if s.tx.open {
+					if err := s.setTxReadOnly(b); err != nil {
+						return nil, err
+					}
+				}
+				return commandResult("SET"), nil
+			}
 			if err := s.setSetting(name, value, st.IsLocal); err != nil {
 				return nil, err
 			}
@@ -565,7 +618,7 @@ func (c *compiler) show(name string) (*Prepared, error) {
 				if d.display != "" {
 					display = d.display
 				}
-				rows = append(rows, []Datum{Text(display), Text(s.settings.get(k)), Text(d.desc)})
+				rows = append(rows, []Datum{Text(display), Text(first(s.settingValue(k))), Text(d.desc)})
 			}
 			return &Result{Columns: cs, Rows: rowsOf(rows...), Tag: "SHOW"}, nil
 		}}, nil
@@ -575,7 +628,7 @@ func (c *compiler) show(name string) (*Prepared, error) {
 	}
 	cs := []Column{{Name: displayName(name), Type: tText}}
 	return &Prepared{Columns: cs, run: func(context.Context, []Datum) (*Result, error) {
-		v, ok := s.settings.lookup(name)
+		v, ok := s.settingValue(name)
 		if !ok {
 			return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 		}

@@ -8,6 +8,8 @@ import "github.com/seqd/seqd/sql"
 // rollback as PostgreSQL restores them.
 type txState struct {
 	open, aborted bool
+	readOnly      bool // READ ONLY: nothing may change
+	queried       bool // a query ran: READ WRITE can no longer be set
 	savepoints    []savepoint
 	saved         map[string]string // settings at BEGIN
 }
@@ -35,12 +37,51 @@ func (t *txState) abort() {
 	}
 }
 
-func (s *Session) begin() *Result {
+// begin opens a block; readOnly, when given, overrides
+// default_transaction_read_only.
+func (s *Session) begin(tag string, readOnly *bool) *Result {
 	if s.tx.open {
-		return commandResult("BEGIN", warning(sql.ActiveTransaction, "there is already a transaction in progress"))
+		return commandResult(tag, warning(sql.ActiveTransaction, "there is already a transaction in progress"))
 	}
-	s.tx = txState{open: true, saved: s.settings.snapshot()}
-	return commandResult("BEGIN")
+	ro := s.readOnly()
+	if readOnly != nil {
+		ro = *readOnly
+	}
+	s.tx = txState{open: true, readOnly: ro, saved: s.settings.snapshot()}
+	return commandResult(tag)
+}
+
+// readOnly reports whether the current transaction is read-only: the
+// block's mode, or default_transaction_read_only for a statement outside
+// one.
+func (s *Session) readOnly() bool {
+	if s.tx.open {
+		return s.tx.readOnly
+	}
+	if s.roVersion != s.pathVersion+1 {
+		s.roDefault = s.settings.get("default_transaction_read_only") == "on"
+		s.roVersion = s.pathVersion + 1
+	}
+	return s.roDefault
+}
+
+// setTxReadOnly is SET TRANSACTION READ ONLY|READ WRITE inside a block.
+func (s *Session) setTxReadOnly(ro bool) error {
+	if !ro && s.tx.readOnly && s.tx.queried {
+		return sql.Errorf(sql.ActiveTransaction, "transaction read-write mode must be set before any query")
+	}
+	s.tx.readOnly = ro
+	return nil
+}
+
+// checkWritable refuses a command that changes something in a read-only
+// transaction, naming it as PostgreSQL does ("nextval()", "CREATE
+// SEQUENCE").
+func (s *Session) checkWritable(command string) error {
+	if s.readOnly() {
+		return sql.Errorf(sql.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", command)
+	}
+	return nil
 }
 
 // end closes the block: commit keeps settings, rollback restores them;

@@ -1,0 +1,48 @@
+-- Read-only transactions refuse everything that changes a sequence, in
+-- each of PostgreSQL's four spellings; reading stays allowed.
+\set VERBOSITY verbose
+create sequence ro start 10;
+select nextval('ro');
+start transaction read only;
+show transaction_read_only;
+select currval('ro'), last_value from ro;
+select nextval('ro');
+rollback;
+begin read only;
+select setval('ro', 100);
+rollback;
+begin;
+set transaction read only;
+create sequence ro2;
+rollback;
+begin read only;
+alter sequence ro restart;
+rollback;
+begin read only;
+drop sequence ro;
+rollback;
+begin read only;
+select 1;
+set transaction read write;
+rollback;
+begin read only;
+set transaction read write;
+select nextval('ro');
+commit;
+set default_transaction_read_only = on;
+show transaction_read_only;
+select nextval('ro');
+create schema nope;
+begin read write;
+select nextval('ro');
+commit;
+set session characteristics as transaction read write;
+show default_transaction_read_only;
+select nextval('ro');
+set transaction read only;
+select nextval('ro');
+begin;
+set transaction_read_only = on;
+select nextval('ro') from generate_series(1, 3);
+rollback;
+show transaction_read_only;
