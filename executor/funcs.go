@@ -63,6 +63,7 @@ func init() {
 	def("upper", tText, true, textFn(strings.ToUpper), tText)
 	def("btrim", tText, true, textFn(strings.TrimSpace), tText)
 	def("length", tInt4, true, func(_ *env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, tText)
+	def("octet_length", tInt4, true, func(_ *env, a []Datum) (Datum, error) { return Int(int64(len(a[0].S))), nil }, tText)
 	def("char_length", tInt4, true, func(_ *env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, tText)
 	def("replace", tText, true, func(_ *env, a []Datum) (Datum, error) { return Text(strings.ReplaceAll(a[0].S, a[1].S, a[2].S)), nil }, tText, tText, tText)
 	def("strpos", tInt4, true, func(_ *env, a []Datum) (Datum, error) {

@@ -465,6 +465,7 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		c.be.Send(&pgproto3.EmptyQueryResponse{})
 		return
 	}
+	c.parseNotices(stmts[0].Notices)
 	for i := range stmts {
 		if err := c.simpleStatement(ctx, &stmts[i]); err != nil {
 			c.sess.Abort()
@@ -502,6 +503,9 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 		}
 		if len(stmts) > 1 {
 			return sql.Errorf(sql.SyntaxError, "cannot insert multiple commands into a prepared statement")
+		}
+		if len(stmts) == 1 {
+			c.parseNotices(stmts[0].Notices)
 		}
 		if m.Name != "" && c.stmts[m.Name] != nil {
 			return sql.Errorf(sql.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
@@ -590,6 +594,13 @@ func (c *conn) cursorPortal(name string) *portal {
 		return nil
 	}
 	return &portal{p: &executor.Prepared{Columns: cols}, res: &executor.Result{Columns: cols, Rows: rows, Tag: "FETCH"}}
+}
+
+// parseNotices sends what parsing said.
+func (c *conn) parseNotices(ns []sql.Notice) {
+	for _, n := range ns {
+		c.be.Send(&pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: sqlstate(n.Kind), Message: n.Msg})
+	}
 }
 
 // noRows is an exhausted result.

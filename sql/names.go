@@ -1,6 +1,12 @@
 package sql
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
 
 // QName is a possibly schema-qualified relation name; Schema is empty when
 // none was given. Catalog is the database part of a three-part name.
@@ -54,7 +60,7 @@ func ParseQualifiedName(text string) (QName, error) {
 			part = strings.ToLower(text[i:j])
 			i = j
 		}
-		parts = append(parts, part)
+		parts = append(parts, TruncateIdentifier(part))
 		for i < len(text) && isSpace(text[i]) {
 			i++
 		}
@@ -92,4 +98,69 @@ func QuoteIdent(s string) string {
 		return s
 	}
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// MaxIdentifierLength is PostgreSQL's NAMEDATALEN-1: longer identifiers are
+// truncated to it.
+const MaxIdentifierLength = 63
+
+// TruncateIdentifier cuts an identifier to MaxIdentifierLength bytes,
+// never inside a character.
+func TruncateIdentifier(s string) string {
+	if len(s) <= MaxIdentifierLength {
+		return s
+	}
+	n := MaxIdentifierLength
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// truncationNotices are PostgreSQL's NOTICEs for the identifiers of q
+// longer than MaxIdentifierLength, which its scanner (and so the parse
+// tree) truncates.
+func truncationNotices(q string) []Notice {
+	if !hasLongWord(q) {
+		return nil
+	}
+	scan, err := pg.Scan(q)
+	if err != nil {
+		return nil
+	}
+	var out []Notice
+	for _, t := range scan.Tokens {
+		if t.Token != pg.Token_IDENT || int(t.End-t.Start) <= MaxIdentifierLength {
+			continue
+		}
+		word := q[t.Start:t.End]
+		if strings.HasPrefix(word, `"`) {
+			word = strings.ReplaceAll(word[1:len(word)-1], `""`, `"`)
+		} else {
+			word = strings.ToLower(word)
+		}
+		if len(word) > MaxIdentifierLength {
+			out = append(out, Notice{Kind: NameTooLong, Msg: fmt.Sprintf("identifier \"%s\" will be truncated to \"%s\"", word, TruncateIdentifier(word))})
+		}
+	}
+	return out
+}
+
+// hasLongWord is a quick test that q may hold an identifier longer than
+// the limit: a run of more than MaxIdentifierLength bytes without a
+// space, comma or parenthesis.
+func hasLongWord(q string) bool {
+	run := 0
+	for i := 0; i < len(q); i++ {
+		switch q[i] {
+		case ' ', '\t', '\n', '\r', ',', '(', ')', ';', '.':
+			run = 0
+		default:
+			run++
+			if run > MaxIdentifierLength {
+				return true
+			}
+		}
+	}
+	return false
 }

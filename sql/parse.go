@@ -18,6 +18,16 @@ type Statement struct {
 	Query string
 	// Start and End delimit the statement's own text in Query.
 	Start, End int
+	// Notices are what parsing the query string said (identifiers
+	// truncated), on its first statement only: PostgreSQL says them once,
+	// before running any statement of the string.
+	Notices []Notice
+}
+
+// Notice is a message of the parser that does not fail the query.
+type Notice struct {
+	Kind Kind
+	Msg  string
 }
 
 // Text is the statement's own text.
@@ -67,6 +77,9 @@ func parse(q string) ([]Statement, error) {
 			end = start + int(raw.StmtLen)
 		}
 		out = append(out, Statement{Node: raw.Stmt, Query: text, Start: start, End: end})
+	}
+	if len(out) > 0 {
+		out[0].Notices = truncationNotices(text)
 	}
 	return out, nil
 }
