@@ -57,7 +57,7 @@ type Session struct {
 	// pathVersion+1.
 	roDefault bool
 	roVersion uint64
-	reported    []ParamStatus // reportable settings changed since the last Result
+	reported  []ParamStatus // reportable settings changed since the last Result
 }
 
 // NewSession starts a session. A startup parameter seqd cannot honour is
