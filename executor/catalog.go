@@ -17,14 +17,21 @@ import (
 // assume for relations. It is safe for concurrent use.
 type oidRegistry struct {
 	mu      sync.Mutex
-	byID    map[uint64]uint32
+	byID    map[seqKey]uint32
 	seqs    map[uint32]oidEntry
 	schemas map[string]uint32
 	next    uint32
 }
 
+// seqKey names a sequence across engines (a session's temporary engine
+// numbers its sequences on its own).
+type seqKey struct {
+	eng *engine.Engine
+	id  uint64
+}
+
 type oidEntry struct {
-	id   uint64
+	seqKey
 	name engine.Name
 }
 
@@ -32,7 +39,7 @@ type oidEntry struct {
 const firstUserOID = 16384
 
 func newOIDRegistry() *oidRegistry {
-	return &oidRegistry{byID: map[uint64]uint32{}, seqs: map[uint32]oidEntry{}, next: firstUserOID,
+	return &oidRegistry{byID: map[seqKey]uint32{}, seqs: map[uint32]oidEntry{}, next: firstUserOID,
 		schemas: map[string]uint32{"pg_catalog": 11, "pg_toast": 99, "public": 2200, "information_schema": 13207}}
 }
 
@@ -48,31 +55,26 @@ func (s *Session) oids() *oidRegistry {
 	return s.reg
 }
 
-func (r *oidRegistry) forSequence(info engine.Info) uint32 {
+func (r *oidRegistry) forSequence(eng *engine.Engine, info engine.Info) uint32 {
+	k := seqKey{eng, info.ID}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if oid, ok := r.byID[info.ID]; ok {
+	if oid, ok := r.byID[k]; ok {
 		return oid
 	}
 	oid := r.next
 	r.next++
-	r.byID[info.ID] = oid
-	r.seqs[oid] = oidEntry{id: info.ID, name: info.Name}
+	r.byID[k] = oid
+	r.seqs[oid] = oidEntry{seqKey: k, name: info.Name}
 	return oid
 }
 
-func (r *oidRegistry) sequence(oid uint32) (engine.Name, bool) {
+// sequence is the sequence an OID names, and its ID.
+func (r *oidRegistry) sequence(oid uint32) (engine.Name, uint64, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e, ok := r.seqs[oid]
-	return e.name, ok
-}
-
-func (r *oidRegistry) sequenceID(oid uint32) (uint64, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e, ok := r.seqs[oid]
-	return e.id, ok
+	return e.name, e.id, ok
 }
 
 func (r *oidRegistry) forSchema(name string) uint32 {
@@ -175,11 +177,17 @@ type seqInfo struct {
 	oid, nsp uint32
 }
 
+// sequences lists the server's sequences and the session's temporary
+// ones.
 func (s *Session) sequences() []seqInfo {
-	list := s.eng.List()
-	out := make([]seqInfo, len(list))
-	for i, info := range list {
-		out[i] = seqInfo{Info: info, oid: s.oids().forSequence(info), nsp: s.oids().forSchema(info.Name.Schema())}
+	var out []seqInfo
+	for _, eng := range []*engine.Engine{s.tempEng, s.eng} {
+		if eng == nil {
+			continue
+		}
+		for _, info := range eng.List() {
+			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(eng, info), nsp: s.oids().forSchema(info.Name.Schema())})
+		}
 	}
 	return out
 }
@@ -188,6 +196,9 @@ func (s *Session) sequences() []seqInfo {
 // ones, in OID order as pg_namespace lists them.
 func (s *Session) schemaNames() []string {
 	out := append(append([]string(nil), builtinSchemas...), s.eng.Schemas()...)
+	if s.tempEng != nil {
+		out = append(out, s.tempSchema)
+	}
 	sort.SliceStable(out, func(i, j int) bool { return s.oids().forSchema(out[i]) < s.oids().forSchema(out[j]) })
 	return out
 }
@@ -208,7 +219,7 @@ func (s *Session) relationVisible(oid uint32) bool {
 	if r := catalogByOID(oid); r != nil {
 		return r.schema == "pg_catalog"
 	}
-	n, ok := s.oids().sequence(oid)
+	n, _, ok := s.oids().sequence(oid)
 	return ok && s.visible(n)
 }
 
@@ -486,13 +497,14 @@ func (s *Session) resolveRelation(q sql.QName) (*relation, error) {
 
 // sequenceRelation is SELECT ... FROM s.
 func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
-	info, err := s.eng.Info(n)
+	eng := s.engFor(n)
+	info, err := eng.Info(n)
 	if err != nil {
 		return nil, err
 	}
-	return &relation{oid: s.oids().forSequence(info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: sequenceColumns,
+	return &relation{oid: s.oids().forSequence(eng, info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: sequenceColumns,
 		rows: func(s *Session) ([][]Datum, error) {
-			info, err := s.eng.Info(n)
+			info, err := eng.Info(n)
 			if err != nil {
 				return nil, err
 			}

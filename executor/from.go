@@ -308,7 +308,7 @@ func (c *compiler) rangeFunction(sc *scope, rf *pg.RangeFunction) (source, error
 			if err != nil {
 				return nil, err
 			}
-			info, err := e.s.eng.Info(n)
+			info, err := e.s.engFor(n).Info(n)
 			if err != nil {
 				return nil, err
 			}

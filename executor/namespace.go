@@ -1,7 +1,9 @@
 package executor
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/seqd/seqd/engine"
@@ -28,6 +30,9 @@ func isBuiltinSchema(name string) bool {
 
 // schemaExists reports whether a schema exists, built-in or durable.
 func (s *Session) schemaExists(name string) bool {
+	if _, ok := s.tempName(name); ok {
+		return s.tempEng != nil
+	}
 	return isBuiltinSchema(name) || s.eng.SchemaExists(name)
 }
 
@@ -40,7 +45,10 @@ func (s *Session) searchPath() (listed []string, catalogListed bool) {
 		if n == "$user" {
 			n = s.cfg.User
 		}
-		if seen[n] || n == "pg_temp" || !s.schemaExists(n) {
+		if t, ok := s.tempName(n); ok {
+			n = t
+		}
+		if seen[n] || !s.schemaExists(n) {
 			continue
 		}
 		seen[n] = true
@@ -50,14 +58,18 @@ func (s *Session) searchPath() (listed []string, catalogListed bool) {
 	return listed, catalogListed
 }
 
-// effectivePath is the search path with pg_catalog where PostgreSQL puts
-// it: first, unless the path lists it.
+// effectivePath is the search path with pg_catalog and the temporary
+// schema where PostgreSQL puts them: first (the temporary schema before
+// pg_catalog), unless the path lists them.
 func (s *Session) effectivePath() []string {
 	listed, catalogListed := s.searchPath()
-	if catalogListed {
-		return listed
+	if !catalogListed {
+		listed = append([]string{"pg_catalog"}, listed...)
 	}
-	return append([]string{"pg_catalog"}, listed...)
+	if s.tempEng != nil && !slices.Contains(listed, s.tempSchema) {
+		listed = append([]string{s.tempSchema}, listed...)
+	}
+	return listed
 }
 
 func (s *Session) currentSchema() Datum {
@@ -146,6 +158,12 @@ func (s *Session) lookupSequence(q sql.QName) (engine.Name, error) {
 		return engine.Name{}, err
 	}
 	if q.Schema != "" {
+		if t, ok := s.tempName(q.Schema); ok {
+			if t == "" {
+				return engine.Name{}, sql.Errorf(sql.UndefinedTable, "relation \"%s.%s\" does not exist", q.Schema, q.Rel)
+			}
+			q.Schema = t
+		}
 		if !s.schemaExists(q.Schema) {
 			return engine.Name{}, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", q.Schema)
 		}
@@ -153,7 +171,7 @@ func (s *Session) lookupSequence(q sql.QName) (engine.Name, error) {
 		if err != nil {
 			return engine.Name{}, err
 		}
-		if _, err := s.eng.Info(n); err != nil {
+		if _, err := s.engFor(n).Info(n); err != nil {
 			return engine.Name{}, notFound(q, err)
 		}
 		return n, nil
@@ -166,7 +184,7 @@ func (s *Session) lookupSequence(q sql.QName) (engine.Name, error) {
 		if err != nil {
 			return engine.Name{}, err
 		}
-		if _, err := s.eng.Info(n); err == nil {
+		if _, err := s.engFor(n).Info(n); err == nil {
 			return n, nil
 		}
 	}
@@ -194,6 +212,9 @@ func (s *Session) creationName(q sql.QName) (engine.Name, error) {
 			return engine.Name{}, sql.Errorf(sql.UndefinedSchema, "no schema has been selected to create in")
 		}
 		schema = listed[0]
+	}
+	if _, ok := s.tempName(schema); ok {
+		return s.tempCreationName(context.Background(), sql.QName{Schema: schema, Rel: q.Rel})
 	}
 	if isBuiltinSchema(schema) {
 		return engine.Name{}, sql.Errorf(sql.FeatureNotSupported, "seqd does not create sequences in %s: it holds the catalog", schema)

@@ -128,14 +128,19 @@ func sqlAt(err error, query string, loc int32) error {
 func (x *seqExpr) eval(e *env) (Datum, error) {
 	if x.f.name == "nextval" && x.hasName {
 		// The hot path: nextval('s'), resolved when compiled.
-		if err := e.s.checkWritable("nextval()"); err != nil {
-			return Null, err
+		eng := e.s.eng
+		if e.s.tempEng == nil || !e.s.isTemp(x.name) {
+			if err := e.s.checkWritable("nextval()"); err != nil {
+				return Null, err
+			}
+		} else {
+			eng = e.s.tempEng
 		}
-		id, v, err := e.s.eng.Nextval(e.ctx, x.name)
+		id, v, err := eng.Nextval(e.ctx, x.name)
 		if err != nil {
 			return Null, err
 		}
-		e.s.seqs.Nextval(id, v)
+		e.s.seqs.Nextval(e.s.memoryID(x.name, id), v)
 		e.s.lastName = x.name
 		return Int(v), nil
 	}
@@ -153,7 +158,7 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 	if x.f.name == "lastval" && !x.f.maria {
 		id, v, ok := s.seqs.Lastval()
 		if ok {
-			if info, err := s.eng.Info(s.lastName); err != nil || info.ID != id {
+			if info, err := s.engFor(s.lastName).Info(s.lastName); err != nil || s.memoryID(s.lastName, info.ID) != id {
 				ok = false
 			}
 		}
@@ -184,27 +189,31 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		args[i] = d
 	}
 	ctx := e.ctx
+	eng := s.engFor(n)
 	switch x.f.name {
 	case "nextval", "setval", "seqd_reserve", "seqd_release":
+		if s.isTemp(n) {
+			break // temporary sequences change in read-only transactions too
+		}
 		if err := s.checkWritable(x.f.name + "()"); err != nil {
 			return nil, err
 		}
 	}
 	switch x.f.name {
 	case "nextval":
-		id, v, err := s.eng.Nextval(ctx, n)
+		id, v, err := eng.Nextval(ctx, n)
 		if err != nil {
 			return nil, err
 		}
-		s.seqs.Nextval(id, v)
+		s.seqs.Nextval(s.memoryID(n, id), v)
 		s.lastName = n
 		return []Datum{Int(v)}, nil
 	case "currval", "lastval":
-		info, err := s.eng.Info(n)
+		info, err := eng.Info(n)
 		if err != nil {
 			return nil, err
 		}
-		v, ok := s.seqs.Currval(info.ID)
+		v, ok := s.seqs.Currval(s.memoryID(n, info.ID))
 		if !ok && x.f.maria {
 			return nil, nil // MariaDB: NULL until the session used s
 		}
@@ -217,12 +226,12 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		if len(x.args) >= 2 && !x.f.maria {
 			called = args[1].I != 0
 		}
-		id, err := s.eng.Setval(ctx, n, args[0].I, called)
+		id, err := eng.Setval(ctx, n, args[0].I, called)
 		if err != nil {
 			return nil, err
 		}
 		if called {
-			s.seqs.Setval(id, args[0].I)
+			s.seqs.Setval(s.memoryID(n, id), args[0].I)
 		}
 		return []Datum{args[0]}, nil
 	case "seqd_reserve":
@@ -230,15 +239,15 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		if count < 1 || count > s.maxRows {
 			return nil, sql.Errorf(sql.InvalidParameterValue, "seqd_reserve count must be between 1 and %d, not %d", s.maxRows, count)
 		}
-		id, r, err := s.eng.Reserve(ctx, n, count)
+		id, r, err := eng.Reserve(ctx, n, count)
 		if err != nil {
 			return nil, err
 		}
-		s.seqs.Nextval(id, r.Last())
+		s.seqs.Nextval(s.memoryID(n, id), r.Last())
 		s.lastName = n
 		return []Datum{Int(r.First), Int(r.Last()), Int(r.Increment)}, nil
 	case "seqd_release":
-		k, err := s.eng.Release(n, args[0].I, args[1].I)
+		k, err := eng.Release(n, args[0].I, args[1].I)
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +280,7 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 		return nil, false, nil
 	}
 	if b.i == b.r.Count {
-		id, r, err := b.s.eng.ReserveUpTo(b.ctx, b.name, min(b.left, bulkChunk))
+		id, r, err := b.s.engFor(b.name).ReserveUpTo(b.ctx, b.name, min(b.left, bulkChunk))
 		if err != nil {
 			return nil, false, err
 		}
@@ -281,7 +290,7 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 	b.i++
 	b.left--
 	if b.i == b.r.Count || b.left == 0 {
-		b.s.seqs.Nextval(b.id, v)
+		b.s.seqs.Nextval(b.s.memoryID(b.name, b.id), v)
 		b.s.lastName = b.name
 	}
 	b.row[0] = Int(v)
@@ -313,7 +322,10 @@ func (s *Session) sequenceByText(text string) (engine.Name, error) {
 
 // sequenceByOID names the sequence an OID (a regclass value) stands for.
 func (s *Session) sequenceByOID(oid uint32) (engine.Name, error) {
-	n, ok := s.oids().sequence(oid)
+	n, id, ok := s.oids().sequence(oid)
+	if info, err := s.engFor(n).Info(n); ok && (err != nil || info.ID != id) {
+		ok = false // dropped, or dropped and created again
+	}
 	if !ok {
 		if rel := catalogByOID(oid); rel != nil {
 			return engine.Name{}, sql.Errorf(sql.DatatypeMismatch, "\"%s\" is not a sequence", rel.name)
@@ -350,7 +362,7 @@ func (s *Session) regclassIn(text string) (Datum, error) {
 
 // regclassOf is the regclass value of an OID, named if it is known.
 func (s *Session) regclassOf(oid uint32) Datum {
-	if n, ok := s.oids().sequence(oid); ok {
+	if n, _, ok := s.oids().sequence(oid); ok {
 		return Datum{Kind: KInt, I: int64(oid), S: s.displayRel(n)}
 	}
 	if rel := catalogByOID(oid); rel != nil {
@@ -364,7 +376,7 @@ func (s *Session) sequenceLastValue(oid uint32) (Datum, error) {
 	if err != nil {
 		return Null, err
 	}
-	info, err := s.eng.Info(n)
+	info, err := s.engFor(n).Info(n)
 	if err != nil {
 		return Null, err
 	}

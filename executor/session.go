@@ -45,11 +45,15 @@ type Session struct {
 	regName  engine.Name
 	regEpoch uint64 // the planEpoch regName was resolved in
 
-	reg      *oidRegistry // this engine's OIDs
-	settings settings
-	tx       txState
-	cursors  map[string]*cursor
-	plans    map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
+	reg *oidRegistry // this engine's OIDs
+	// tempEng holds the temporary sequences, in tempSchema; nil until the
+	// first is created.
+	tempEng    *engine.Engine
+	tempSchema string
+	settings   settings
+	tx         txState
+	cursors    map[string]*cursor
+	plans      map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
 	// pathVersion counts setting changes: with the engine's catalog
 	// version it says when a name may resolve differently.
 	pathVersion uint64

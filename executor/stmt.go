@@ -183,8 +183,6 @@ func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 // rangeName is a RangeVar's name, refusing what seqd does not keep yet.
 func (c *compiler) rangeName(rv *pg.RangeVar) (sql.QName, error) {
 	switch rv.Relpersistence {
-	case "t":
-		return sql.QName{}, c.errAt(rv.Location, sql.FeatureNotSupported, "seqd does not support temporary sequences yet")
 	case "u":
 		return sql.QName{}, c.errAt(rv.Location, sql.FeatureNotSupported, "seqd does not support unlogged sequences yet")
 	}
@@ -200,16 +198,22 @@ func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := c.s
+	s, temp := c.s, st.Sequence.Relpersistence == "t"
 	return command(func(ctx context.Context) (*Result, error) {
 		if err := s.checkWritable("CREATE SEQUENCE"); err != nil {
 			return nil, err
 		}
-		n, err := s.creationName(q)
+		var n engine.Name
+		var err error
+		if temp {
+			n, err = s.tempCreationName(ctx, q)
+		} else {
+			n, err = s.creationName(q)
+		}
 		if err != nil {
 			return nil, err // PostgreSQL gives these no position
 		}
-		created, err := s.eng.Create(ctx, n, sp, st.IfNotExists)
+		created, err := s.engFor(n).Create(ctx, n, sp, st.IfNotExists)
 		if err != nil {
 			return nil, err
 		}
@@ -243,7 +247,7 @@ func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 		}
 		n, err := s.lookupSequence(q)
 		if err == nil {
-			err = s.eng.Alter(ctx, n, sp)
+			err = s.engFor(n).Alter(ctx, n, sp)
 		}
 		if st.MissingOk && missing(err) {
 			return commandResult("ALTER SEQUENCE", notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
@@ -295,7 +299,7 @@ func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
 		for _, q := range names {
 			n, err := s.lookupSequence(q)
 			if err == nil {
-				err = s.eng.Drop(ctx, n)
+				err = s.engFor(n).Drop(ctx, n)
 			}
 			if st.MissingOk && missing(err) {
 				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", q.Rel))
@@ -649,6 +653,7 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 			clear(s.cursors)
 			clear(s.plans)
 			s.discardSequences()
+			s.dropTemp()
 			return &Result{Tag: "DISCARD ALL", DeallocateAll: true}, nil
 		}), nil
 	case pg.DiscardMode_DISCARD_SEQUENCES:
@@ -656,13 +661,18 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 			s.discardSequences()
 			return commandResult("DISCARD SEQUENCES"), nil
 		}), nil
+	case pg.DiscardMode_DISCARD_TEMP:
+		return command(func(context.Context) (*Result, error) {
+			s.dropTemp()
+			return commandResult("DISCARD TEMP"), nil
+		}), nil
 	case pg.DiscardMode_DISCARD_PLANS:
 		return command(func(context.Context) (*Result, error) {
 			clear(s.plans)
 			return commandResult("DISCARD PLANS"), nil
 		}), nil
 	}
-	return command(func(context.Context) (*Result, error) { return commandResult("DISCARD TEMP"), nil }), nil
+	return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of DISCARD")
 }
 
 // discardSequences forgets currval and lastval, as DISCARD SEQUENCES does.

@@ -60,6 +60,7 @@ var sqlstates = map[sql.Kind]string{
 	sql.CantChangeRuntimeParam:        "55P02",
 	sql.InvalidCursorState:            "24000",
 	sql.DuplicateSchema:               "42P06",
+	sql.InvalidTableDefinition:        "42P16",
 	sql.DependentObjectsStillExist:    "2BP01",
 	sql.ReservedName:                  "42939",
 	sql.ReadOnlyTransaction:           "25006",

@@ -129,6 +129,9 @@ func (s *Server) track(nc net.Conn) *conn {
 func (s *Server) serveConn(c *conn) {
 	defer s.wg.Done()
 	c.serve()
+	if c.sess != nil {
+		c.sess.Close() // its temporary sequences go
+	}
 	s.mu.Lock()
 	delete(s.conns, c)
 	if s.byPID[c.pid] == c {

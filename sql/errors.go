@@ -52,6 +52,7 @@ const (
 	InvalidTransactionTermination Kind = "invalid_transaction_termination"
 	SubstringError                Kind = "substring_error"
 	DuplicateSchema               Kind = "duplicate_schema"
+	InvalidTableDefinition        Kind = "invalid_table_definition"
 	DependentObjectsStillExist    Kind = "dependent_objects_still_exist"
 	ReservedName                  Kind = "reserved_name"
 	ReadOnlyTransaction           Kind = "read_only_sql_transaction"
