@@ -91,7 +91,15 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 	}
 	s.writing, s.remaining, s.granted = true, 0, 0
 	s.mu.Unlock()
-	err = e.commit(s, storage.Op{Key: s.key, Expect: s.rev}, func(storage.Rev) { s.gone = true })
+	var extra []storage.Op
+	e.commentMu.Lock()
+	defer e.commentMu.Unlock()
+	e.catMu.RLock()
+	if c, ok := e.comments[s.id]; ok {
+		extra = append(extra, storage.Op{Key: commentKey(s.id), Expect: c.rev})
+	}
+	e.catMu.RUnlock()
+	err = e.commit(s, storage.Op{Key: s.key, Expect: s.rev}, func(storage.Rev) { s.gone = true }, extra...)
 	if err != nil {
 		return err
 	}
@@ -99,6 +107,7 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 	if e.seqs[s.key] == s {
 		delete(e.seqs, s.key)
 	}
+	delete(e.comments, s.id)
 	e.catMu.Unlock()
 	e.catalogVersion.Add(1)
 	return nil
@@ -150,9 +159,9 @@ func (e *Engine) lookupIdle(ctx context.Context, n Name) (*seq, error) {
 // commit writes op for s, whose writing flag the caller has set, and waits
 // until it is durable. On success apply runs under s.mu; on failure s is
 // failed for good. Either way blocked callers are woken.
-func (e *Engine) commit(s *seq, op storage.Op, apply func(storage.Rev)) error {
+func (e *Engine) commit(s *seq, op storage.Op, apply func(storage.Rev), extra ...storage.Op) error {
 	done := make(chan error, 1)
-	e.w.submit(&write{op: op, done: func(rev storage.Rev, err error) {
+	e.w.submit(&write{op: op, extra: extra, done: func(rev storage.Rev, err error) {
 		s.mu.Lock()
 		s.writing = false
 		if err != nil {

@@ -117,6 +117,12 @@ type Engine struct {
 	catMu   sync.RWMutex
 	seqs    map[string]*seq
 	schemas map[string]*schema
+	// comments are the sequences' comments by sequence ID.
+	comments map[uint64]comment
+	// commentMu serializes the writes of comment records: each expects
+	// the revision the one before it left (a conflict would fail the
+	// whole group commit it rides in).
+	commentMu sync.Mutex
 	// catalogRev is the catalog marker's revision, 0 before migration.
 	catalogRev     storage.Rev
 	catalogVersion atomic.Uint64
@@ -136,6 +142,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		refillPeriod: int32(cfg.RefillPeriod >> tickShift),
 		seqs:         make(map[string]*seq),
 		schemas:      make(map[string]*schema),
+		comments:     make(map[uint64]comment),
 	}
 	if cfg.RefillPeriod <= 0 {
 		e.refillPeriod = int32((50 * time.Millisecond) >> tickShift)

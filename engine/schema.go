@@ -47,6 +47,8 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 	switch {
 	case kv.Key == catalogKey:
 		e.catalogRev = kv.Rev
+	case strings.HasPrefix(kv.Key, commentPrefix):
+		return e.loadComment(kv)
 	case strings.HasPrefix(kv.Key, schemaKey):
 		if len(kv.Value) != 1 || kv.Value[0] != schemaVersion {
 			return fmt.Errorf("seqd: corrupt schema record %q", kv.Key)

@@ -102,3 +102,61 @@ func TestSchemaMigration(t *testing.T) {
 		t.Fatalf("tenant.s: %d", v)
 	}
 }
+
+func TestRenameAndComment(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	a, b := mustName(t, "a"), mustName(t, "b")
+	if _, err := e.Create(ctx, a, alloc.Spec{Cache: i64(10)}, false); err != nil {
+		t.Fatal(err)
+	}
+	next(t, e, a)
+	next(t, e, a)
+	if err := e.SetComment(ctx, a, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Rename(ctx, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Info(a); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("old name after rename: %v", err)
+	}
+	if v := next(t, e, b); v != 3 {
+		t.Fatalf("renamed sequence continues at %d, want 3", v)
+	}
+	if c, _ := e.Comment(b); c != "orders" {
+		t.Fatalf("comment after rename: %q", c)
+	}
+	other, _ := NewName("other", "b")
+	if err := e.Rename(ctx, b, other); !errors.Is(err, ErrNoSchema) {
+		t.Fatalf("rename into a missing schema: %v", err)
+	}
+	if _, err := e.Create(ctx, a, alloc.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Rename(ctx, a, b); !errors.Is(err, ErrExists) {
+		t.Fatalf("rename onto an existing name: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Both survive a restart: the new name at its position, the comment.
+	e = openFS(t, fs)
+	if v := next(t, e, b); v != 4 {
+		t.Fatalf("after restart: %d, want 4", v)
+	}
+	if c, _ := e.Comment(b); c != "orders" {
+		t.Fatalf("comment after restart: %q", c)
+	}
+	if err := e.Drop(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openFS(t, fs)
+	defer e.Close()
+	if len(e.comments) != 0 {
+		t.Fatalf("a dropped sequence's comment stays: %v", e.comments)
+	}
+}

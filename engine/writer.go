@@ -12,6 +12,9 @@ import (
 // functions run on the writer goroutine, with no lock held.
 type write struct {
 	op storage.Op
+	// extra are further ops committed atomically with op (a rename's
+	// delete and put, a drop's comment).
+	extra []storage.Op
 	// prepare, if set, computes op when the writer takes the write; false
 	// drops the write (prepare has then done its own cleanup and done is
 	// not called).
@@ -94,6 +97,7 @@ func (w *writer) loop() {
 				wr.op = op
 			}
 			ops = append(ops, wr.op)
+			ops = append(ops, wr.extra...)
 			kept = append(kept, wr)
 		}
 		clear(batch[len(kept):])

@@ -69,6 +69,16 @@ func (r *oidRegistry) forSequence(eng *engine.Engine, info engine.Info) uint32 {
 	return oid
 }
 
+// renamed points a sequence's OID at its new name.
+func (r *oidRegistry) renamed(eng *engine.Engine, id uint64, to engine.Name) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := seqKey{eng, id}
+	if oid, ok := r.byID[k]; ok {
+		r.seqs[oid] = oidEntry{seqKey: k, name: to}
+	}
+}
+
 // sequence is the sequence an OID names, and its ID.
 func (r *oidRegistry) sequence(oid uint32) (engine.Name, uint64, bool) {
 	r.mu.Lock()
@@ -398,7 +408,15 @@ func catalogRelations() []*relation {
 			}},
 		{oid: 2609, schema: "pg_catalog", name: "pg_description", kind: 'r',
 			cols: cols("objoid", tOid, "classoid", tOid, "objsubid", tInt4, "description", tText),
-			rows: func(*Session) ([][]Datum, error) { return nil, nil }},
+			rows: func(s *Session) ([][]Datum, error) {
+				var out [][]Datum
+				for _, i := range s.sequences() {
+					if c, err := s.engFor(i.Name).Comment(i.Name); err == nil && c != "" {
+						out = append(out, []Datum{Int(int64(i.oid)), Int(pgClassOID), Int(0), Text(c)})
+					}
+				}
+				return out, nil
+			}},
 		{oid: 2608, schema: "pg_catalog", name: "pg_depend", kind: 'r',
 			cols: cols("classid", tOid, "objid", tOid, "objsubid", tInt4, "refclassid", tOid, "refobjid", tOid, "refobjsubid", tInt4, "deptype", tChar),
 			rows: func(s *Session) ([][]Datum, error) {

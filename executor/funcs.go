@@ -44,8 +44,13 @@ func init() {
 	def("pg_type_is_visible", tBool, true, func(e *env, a []Datum) (Datum, error) { return Bool(typeByOID(uint32(a[0].I)) != nil), nil }, tOid)
 	def("format_type", tText, false, formatType, tOid, tInt4)
 	def("pg_sequence_last_value", tInt8, true, func(e *env, a []Datum) (Datum, error) { return e.s.sequenceLastValue(uint32(a[0].I)) }, tRegclass)
-	def("obj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid, tName)
-	def("obj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid)
+	def("obj_description", tText, true, func(e *env, a []Datum) (Datum, error) {
+		if a[1].S != "pg_class" {
+			return Null, nil
+		}
+		return e.s.sequenceComment(uint32(a[0].I)), nil
+	}, tOid, tName)
+	def("obj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return e.s.sequenceComment(uint32(a[0].I)), nil }, tOid)
 	def("col_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid, tInt4)
 	def("shobj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid, tName)
 	def("pg_is_in_recovery", tBool, true, constant(Bool(false)))

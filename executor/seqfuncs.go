@@ -385,3 +385,16 @@ func (s *Session) sequenceLastValue(oid uint32) (Datum, error) {
 	}
 	return Int(info.State.Last), nil
 }
+
+// sequenceComment is obj_description() of a relation: its comment, NULL if
+// it has none.
+func (s *Session) sequenceComment(oid uint32) Datum {
+	n, err := s.sequenceByOID(oid)
+	if err != nil {
+		return Null
+	}
+	if c, err := s.engFor(n).Comment(n); err == nil && c != "" {
+		return Text(c)
+	}
+	return Null
+}

@@ -40,6 +40,14 @@ func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
 		return c.drop(n.GetDropStmt())
 	case n.GetCreateSchemaStmt() != nil:
 		return c.createSchema(n.GetCreateSchemaStmt())
+	case n.GetRenameStmt() != nil:
+		return c.rename(n.GetRenameStmt())
+	case n.GetAlterObjectSchemaStmt() != nil:
+		return c.setSchema(n.GetAlterObjectSchemaStmt())
+	case n.GetAlterTableStmt() != nil:
+		return c.alterTable(n.GetAlterTableStmt())
+	case n.GetCommentStmt() != nil:
+		return c.commentOn(n.GetCommentStmt())
 	case n.GetTransactionStmt() != nil:
 		return c.transaction(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:
@@ -324,7 +332,7 @@ func (c *compiler) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
 	if st.Authrole != nil {
 		role := st.Authrole
 		if role.Roletype == pg.RoleSpecType_ROLESPEC_CSTRING && role.Rolename != c.s.cfg.User {
-			return nil, c.errAt(role.Location, sql.UndefinedObject, "role \"%s\" does not exist", role.Rolename)
+			return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role.Rolename)
 		}
 		if name == "" {
 			name = c.s.cfg.User

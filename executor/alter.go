@@ -1,0 +1,208 @@
+package executor
+
+import (
+	"context"
+	"errors"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+// ALTER SEQUENCE|TABLE ... RENAME TO, SET SCHEMA, OWNER TO, SET LOGGED,
+// and COMMENT ON SEQUENCE.
+
+// rename is ALTER SEQUENCE s RENAME TO t (and ALTER TABLE s RENAME TO t,
+// which PostgreSQL allows on a sequence).
+func (c *compiler) rename(st *pg.RenameStmt) (*Prepared, error) {
+	tag := "ALTER SEQUENCE"
+	switch {
+	case st.RenameType == pg.ObjectType_OBJECT_SEQUENCE:
+	case st.RenameType == pg.ObjectType_OBJECT_TABLE:
+		tag = "ALTER TABLE"
+	case st.RenameType == pg.ObjectType_OBJECT_SCHEMA:
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER SCHEMA ... RENAME")
+	default:
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s ... RENAME: it serves sequences only",
+			objectWord(st.RenameType))
+	}
+	q, err := c.rangeName(st.Relation)
+	if err != nil {
+		return nil, err
+	}
+	s, newName := c.s, sql.TruncateIdentifier(st.Newname)
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable(tag); err != nil {
+			return nil, err
+		}
+		n, err := s.lookupSequence(q)
+		if st.MissingOk && missing(err) {
+			return commandResult(tag, notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		to, err := engine.NewName(n.Schema(), newName)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.renameSequence(ctx, n, to); err != nil {
+			if errors.Is(err, engine.ErrExists) {
+				return nil, sql.Errorf(sql.DuplicateTable, "relation \"%s\" already exists", newName)
+			}
+			return nil, err
+		}
+		return commandResult(tag), nil
+	}), nil
+}
+
+// renameSequence moves a sequence to a new name in its engine and keeps its
+// OID pointing at it.
+func (s *Session) renameSequence(ctx context.Context, from, to engine.Name) error {
+	eng := s.engFor(from)
+	if s.isTemp(from) != s.isTemp(to) {
+		return sql.Errorf(sql.FeatureNotSupported, "cannot move objects into or out of temporary schemas")
+	}
+	info, err := eng.Info(from)
+	if err != nil {
+		return err
+	}
+	if err := eng.Rename(ctx, from, to); err != nil {
+		return err
+	}
+	s.oids().renamed(eng, info.ID, to)
+	return nil
+}
+
+// setSchema is ALTER SEQUENCE s SET SCHEMA x.
+func (c *compiler) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
+	if st.ObjectType != pg.ObjectType_OBJECT_SEQUENCE && st.ObjectType != pg.ObjectType_OBJECT_TABLE {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s ... SET SCHEMA: it serves sequences only", objectWord(st.ObjectType))
+	}
+	tag := "ALTER SEQUENCE"
+	if st.ObjectType == pg.ObjectType_OBJECT_TABLE {
+		tag = "ALTER TABLE"
+	}
+	q, err := c.rangeName(st.Relation)
+	if err != nil {
+		return nil, err
+	}
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable(tag); err != nil {
+			return nil, err
+		}
+		n, err := s.lookupSequence(q)
+		if st.MissingOk && missing(err) {
+			return commandResult(tag, notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		schema := st.Newschema
+		if t, ok := s.tempName(schema); ok {
+			schema = t
+		}
+		if schema == "" || !s.schemaExists(schema) {
+			return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", st.Newschema)
+		}
+		if isBuiltinSchema(schema) {
+			return nil, sql.Errorf(sql.FeatureNotSupported, "cannot move objects into or out of system schemas")
+		}
+		if schema == n.Schema() {
+			return commandResult(tag), nil
+		}
+		to, err := engine.NewName(schema, n.Rel())
+		if err != nil {
+			return nil, err
+		}
+		if err := s.renameSequence(ctx, n, to); err != nil {
+			if errors.Is(err, engine.ErrExists) {
+				return nil, sql.Errorf(sql.DuplicateTable, "relation \"%s\" already exists in schema \"%s\"", n.Rel(), schema)
+			}
+			return nil, err
+		}
+		return commandResult(tag), nil
+	}), nil
+}
+
+// alterTable is ALTER SEQUENCE|TABLE s OWNER TO r / SET LOGGED: the forms
+// of ALTER TABLE PostgreSQL takes on a sequence.
+func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
+	tag := "ALTER SEQUENCE"
+	switch st.Objtype {
+	case pg.ObjectType_OBJECT_SEQUENCE:
+	case pg.ObjectType_OBJECT_TABLE:
+		tag = "ALTER TABLE"
+	default:
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s: it serves sequences only", objectWord(st.Objtype))
+	}
+	for _, n := range st.Cmds {
+		cmd := n.GetAlterTableCmd()
+		switch cmd.Subtype {
+		case pg.AlterTableType_AT_ChangeOwner:
+			// Roles come with authentication; until then every sequence
+			// is owned by the connecting user.
+			role := cmd.Newowner
+			if role.Roletype == pg.RoleSpecType_ROLESPEC_CSTRING && role.Rolename != c.s.cfg.User {
+				return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role.Rolename)
+			}
+		case pg.AlterTableType_AT_SetLogged:
+			// Every sequence is logged.
+		case pg.AlterTableType_AT_SetUnLogged:
+			return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support unlogged sequences yet")
+		default:
+			return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of %s: it serves sequences only", tag)
+		}
+	}
+	q, err := c.rangeName(st.Relation)
+	if err != nil {
+		return nil, err
+	}
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable(tag); err != nil {
+			return nil, err
+		}
+		_, err := s.lookupSequence(q)
+		if st.MissingOk && missing(err) {
+			return commandResult(tag, notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return commandResult(tag), nil
+	}), nil
+}
+
+// commentOn is COMMENT ON SEQUENCE s IS 'text' | NULL.
+func (c *compiler) commentOn(st *pg.CommentStmt) (*Prepared, error) {
+	if st.Objtype != pg.ObjectType_OBJECT_SEQUENCE {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support COMMENT ON %s: it serves sequences only", objectWord(st.Objtype))
+	}
+	q := objectNames([]*pg.Node{st.Object})[0]
+	s, text := c.s, st.Comment
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("COMMENT"); err != nil {
+			return nil, err
+		}
+		n, err := s.lookupSequence(q)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.engFor(n).SetComment(ctx, n, text); err != nil {
+			return nil, err
+		}
+		return commandResult("COMMENT"), nil
+	}), nil
+}
+
+// objectWord names an object type in messages: SEQUENCE, TABLE.
+func objectWord(t pg.ObjectType) string {
+	w := t.String()
+	if len(w) > 7 && w[:7] == "OBJECT_" {
+		w = w[7:]
+	}
+	return w
+}
