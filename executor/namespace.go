@@ -171,7 +171,7 @@ func (s *Session) lookupSequence(q sql.QName) (engine.Name, error) {
 		if err != nil {
 			return engine.Name{}, err
 		}
-		if _, err := s.engFor(n).Info(n); err != nil {
+		if _, err := s.engFor(n).Info(n); errors.Is(err, engine.ErrNotFound) {
 			return engine.Name{}, notFound(q, err)
 		}
 		return n, nil
@@ -184,7 +184,9 @@ func (s *Session) lookupSequence(q sql.QName) (engine.Name, error) {
 		if err != nil {
 			return engine.Name{}, err
 		}
-		if _, err := s.engFor(n).Info(n); err == nil {
+		// A sequence that exists but failed (a storage error until
+		// restart) is found: the operation then reports the failure.
+		if _, err := s.engFor(n).Info(n); !errors.Is(err, engine.ErrNotFound) {
 			return n, nil
 		}
 	}

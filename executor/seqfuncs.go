@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -323,7 +324,7 @@ func (s *Session) sequenceByText(text string) (engine.Name, error) {
 // sequenceByOID names the sequence an OID (a regclass value) stands for.
 func (s *Session) sequenceByOID(oid uint32) (engine.Name, error) {
 	n, id, ok := s.oids().sequence(oid)
-	if info, err := s.engFor(n).Info(n); ok && (err != nil || info.ID != id) {
+	if info, err := s.engFor(n).Info(n); ok && (errors.Is(err, engine.ErrNotFound) || err == nil && info.ID != id) {
 		ok = false // dropped, or dropped and created again
 	}
 	if !ok {
