@@ -26,7 +26,6 @@ var regressExclusions = []struct {
 }{
 	{regexp.MustCompile(`(?i)^(create|drop) (temp )?table|^insert|serial`), "tables: seqd holds none"},
 	{regexp.MustCompile(`(?i)^(create|drop) user|^grant|^revoke|session authorization`), "roles and privileges (the security issue)"},
-	{regexp.MustCompile(`(?i)unlogged|set logged`), "unlogged sequences (the sessions issue)"},
 	{regexp.MustCompile(`(?i)log_cnt`), "log_cnt: seqd reports its durable window, not PostgreSQL's WAL counter"},
 	{regexp.MustCompile(`(?i)owned by (?:nobody|pg_class|sequence_test_table)`), "OWNED BY a table column"},
 }

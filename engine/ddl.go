@@ -12,6 +12,21 @@ import (
 // Create makes a sequence durable and returns whether it did: with
 // ifNotExists, an existing sequence is left alone and created is false.
 func (e *Engine) Create(ctx context.Context, n Name, spec alloc.Spec, ifNotExists bool) (created bool, err error) {
+	return e.CreateWith(ctx, n, spec, CreateOptions{IfNotExists: ifNotExists})
+}
+
+// CreateOptions are CREATE SEQUENCE's choices beyond the sequence's
+// arithmetic.
+type CreateOptions struct {
+	IfNotExists bool
+	// Unlogged: the sequence goes back to its start after a crash (as
+	// PostgreSQL's UNLOGGED sequences do); a clean shutdown keeps it.
+	Unlogged bool
+}
+
+// CreateWith is Create with all of CREATE SEQUENCE's choices.
+func (e *Engine) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co CreateOptions) (created bool, err error) {
+	ifNotExists := co.IfNotExists
 	e.catMu.Lock()
 	if e.closing {
 		e.catMu.Unlock()
@@ -48,11 +63,11 @@ func (e *Engine) Create(ctx context.Context, n Name, spec alloc.Spec, ifNotExist
 	}
 	// The new sequence is visible at once but hands out nothing until its
 	// record is durable: writing is set and the window is empty.
-	s := &seq{key: n.key, id: id, opts: opts, cur: state, writing: true}
+	s := &seq{key: n.key, id: id, opts: opts, cur: state, writing: true, unlogged: co.Unlogged}
 	e.seqs[n.key] = s
 	e.catMu.Unlock()
 
-	rec := record{id: id, opts: opts, state: state}
+	rec := record{id: id, opts: opts, state: state, unlogged: co.Unlogged}
 	if err := e.commit(s, storage.Op{Key: n.key, Value: rec.encode()}, func(rev storage.Rev) { s.rev = rev }); err != nil {
 		return false, err
 	}
@@ -77,6 +92,26 @@ func (e *Engine) Setval(ctx context.Context, n Name, v int64, called bool) (id u
 		return s.opts, st, err
 	})
 	return sid, err
+}
+
+// SetLogged is ALTER SEQUENCE ... SET LOGGED|UNLOGGED.
+func (e *Engine) SetLogged(ctx context.Context, n Name, logged bool) error {
+	s, err := e.lookupIdle(ctx, n)
+	if err != nil {
+		return err
+	}
+	if s.unlogged == !logged {
+		s.mu.Unlock()
+		return nil
+	}
+	s.writing, s.remaining, s.granted = true, 0, 0
+	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: !logged}
+	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
+	s.mu.Unlock()
+	return e.commit(s, op, func(rev storage.Rev) {
+		s.rev, s.unlogged = rev, !logged
+		s.window, s.lastRefill = 0, 0
+	})
 }
 
 // Drop removes the sequence durably.
@@ -128,7 +163,7 @@ func (e *Engine) mutate(ctx context.Context, n Name, f func(*seq) (alloc.Options
 		return err
 	}
 	s.writing, s.remaining, s.granted = true, 0, 0
-	rec := record{id: s.id, opts: opts, state: state}
+	rec := record{id: s.id, opts: opts, state: state, unlogged: s.unlogged}
 	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
 	s.mu.Unlock()
 	return e.commit(s, op, func(rev storage.Rev) {

@@ -123,8 +123,10 @@ type Engine struct {
 	// the revision the one before it left (a conflict would fail the
 	// whole group commit it rides in).
 	commentMu sync.Mutex
-	// catalogRev is the catalog marker's revision, 0 before migration.
+	// catalogRev is the catalog marker's revision, 0 before migration;
+	// runningRev the running marker's (see markRunning).
 	catalogRev     storage.Rev
+	runningRev     storage.Rev
 	catalogVersion atomic.Uint64
 	nextID         uint64 // low 32 bits of the next new sequence ID
 	closing        bool
@@ -170,13 +172,16 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if _, ok := nameFromKey(kv.Key); !ok {
 			return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
 		}
-		e.seqs[kv.Key] = &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev}
+		e.seqs[kv.Key] = &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	if err := e.migrateCatalog(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.markRunning(ctx); err != nil {
 		return nil, err
 	}
 	maxBatch := cfg.MaxBatch
@@ -294,6 +299,8 @@ type Info struct {
 	// Window is how many values are durably reserved beyond State and not
 	// yet handed out (what a crash would skip); PostgreSQL's log_cnt.
 	Window int64
+	// Unlogged sequences go back to their start after a crash.
+	Unlogged bool
 }
 
 // Info describes the named sequence.
@@ -370,6 +377,12 @@ func (e *Engine) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	if len(errs) == 0 {
+		// Every position is exact: the run ends cleanly.
+		if _, err := e.writeCatalog(storage.Op{Key: runningKey, Expect: e.runningRev}); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	e.w.stop()
 	errs = append(errs, e.store.Close())
 	return errors.Join(errs...)
@@ -392,7 +405,7 @@ func (e *Engine) closeSeq(s *seq) chan error {
 	if s.remaining == 0 {
 		return nil // the record already holds the exact position
 	}
-	rec := record{id: s.id, opts: s.opts, state: s.cur}
+	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged}
 	done := make(chan error, 1)
 	s.writing = true
 	e.w.submit(&write{op: storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, done: func(rev storage.Rev, err error) {

@@ -25,16 +25,18 @@ import (
 //	| cache (i64 BE)  | last (i64 BE)   |
 //	+-----------------+-----------------+
 //
-// flags: bit 0 CYCLE, bit 1 is_called, bits 2-3 the type (alloc.Type).
+// flags: bit 0 CYCLE, bit 1 is_called, bits 2-3 the type (alloc.Type),
+// bit 4 UNLOGGED (reset to its start after a crash).
 const (
 	recordVersion = 1
 	recordSize    = 58
 )
 
 type record struct {
-	id    uint64
-	opts  alloc.Options
-	state alloc.State
+	id       uint64
+	opts     alloc.Options
+	state    alloc.State
+	unlogged bool
 }
 
 func (r record) encode() []byte {
@@ -47,6 +49,9 @@ func (r record) encode() []byte {
 		b[1] |= 2
 	}
 	b[1] |= byte(r.opts.Type) << 2
+	if r.unlogged {
+		b[1] |= 16
+	}
 	b = binary.BigEndian.AppendUint64(b, r.id)
 	for _, v := range []int64{r.opts.Increment, r.opts.Min, r.opts.Max, r.opts.Start, r.opts.Cache, r.state.Last} {
 		b = binary.BigEndian.AppendUint64(b, uint64(v))
@@ -55,13 +60,14 @@ func (r record) encode() []byte {
 }
 
 func decodeRecord(b []byte) (record, error) {
-	if len(b) != recordSize || b[0] != recordVersion || b[1]>>4 != 0 || alloc.Type(b[1]>>2&3) > alloc.Smallint {
+	if len(b) != recordSize || b[0] != recordVersion || b[1]>>5 != 0 || alloc.Type(b[1]>>2&3) > alloc.Smallint {
 		return record{}, fmt.Errorf("seqd: corrupt sequence record (%d bytes)", len(b))
 	}
 	var r record
 	r.opts.Cycle = b[1]&1 != 0
 	r.state.Called = b[1]&2 != 0
 	r.opts.Type = alloc.Type(b[1] >> 2 & 3)
+	r.unlogged = b[1]&16 != 0
 	r.id = binary.BigEndian.Uint64(b[2:])
 	field := func(i int) int64 { return int64(binary.BigEndian.Uint64(b[10+8*i:])) }
 	r.opts.Increment, r.opts.Min, r.opts.Max = field(0), field(1), field(2)

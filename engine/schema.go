@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/storage"
 )
 
@@ -21,7 +22,10 @@ const (
 	// catalogKey marks a store whose schemas are records: a store written
 	// before schemas existed gets one record for public and for each
 	// schema holding sequences when it is first opened.
-	catalogKey    = catalogPrefix + "catalog"
+	catalogKey = catalogPrefix + "catalog"
+	// runningKey is written when an engine opens and deleted when it
+	// closes cleanly: found at Open, it says the last run crashed.
+	runningKey    = catalogPrefix + "running"
 	schemaVersion = 1
 )
 
@@ -47,6 +51,8 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 	switch {
 	case kv.Key == catalogKey:
 		e.catalogRev = kv.Rev
+	case kv.Key == runningKey:
+		e.runningRev = kv.Rev
 	case strings.HasPrefix(kv.Key, commentPrefix):
 		return e.loadComment(kv)
 	case strings.HasPrefix(kv.Key, schemaKey):
@@ -235,4 +241,40 @@ func (e *Engine) DropSchema(ctx context.Context, name string, cascade bool) (dro
 	e.catMu.Unlock()
 	e.catalogVersion.Add(1)
 	return dropped, nil
+}
+
+// markRunning records that the engine runs. If the last run did not close
+// cleanly, unlogged sequences go back to their start first, in the same
+// write: PostgreSQL resets them after a crash.
+func (e *Engine) markRunning(ctx context.Context) error {
+	crashed := e.runningRev != 0
+	ops := []storage.Op{{Key: runningKey, Value: []byte{schemaVersion}, Expect: e.runningRev}}
+	type reset struct {
+		s     *seq
+		state alloc.State
+	}
+	var resets []reset
+	if crashed {
+		for _, s := range e.seqs {
+			if !s.unlogged {
+				continue
+			}
+			_, st, err := alloc.Alter(s.opts, s.cur, alloc.Spec{Restart: true})
+			if err != nil {
+				return err
+			}
+			rec := record{id: s.id, opts: s.opts, state: st, unlogged: true}
+			ops = append(ops, storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev})
+			resets = append(resets, reset{s, st})
+		}
+	}
+	rev, err := e.store.Commit(ctx, e.token, ops)
+	if err != nil {
+		return fmt.Errorf("seqd: marking the store in use: %w", err)
+	}
+	e.runningRev = rev
+	for _, r := range resets {
+		r.s.cur, r.s.rev = r.state, rev
+	}
+	return nil
 }

@@ -160,3 +160,39 @@ func TestRenameAndComment(t *testing.T) {
 		t.Fatalf("a dropped sequence's comment stays: %v", e.comments)
 	}
 }
+
+// TestUnlogged: an unlogged sequence keeps its position over a clean
+// shutdown and goes back to its start after a crash; a logged one never
+// does.
+func TestUnlogged(t *testing.T) {
+	mem := vfs.NewCrashableMem()
+	e := openFS(t, mem)
+	u, l := mustName(t, "u"), mustName(t, "l")
+	if _, err := e.CreateWith(ctx, u, alloc.Spec{Start: i64(10)}, CreateOptions{Unlogged: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Create(ctx, l, alloc.Spec{Start: i64(10)}, false); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		next(t, e, u)
+		next(t, e, l)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openFS(t, mem)
+	if vu, vl := next(t, e, u), next(t, e, l); vu != 13 || vl != 13 {
+		t.Fatalf("after a clean shutdown: unlogged %d, logged %d; want 13, 13", vu, vl)
+	}
+	quiesce(e)
+	crashed := openFS(t, mem.CrashClone(vfs.CrashCloneCfg{}))
+	defer crashed.Close()
+	if info, _ := crashed.Info(u); !info.Unlogged {
+		t.Fatal("unlogged flag lost")
+	}
+	if vu, vl := next(t, crashed, u), next(t, crashed, l); vu != 10 || vl <= 13 {
+		t.Fatalf("after a crash: unlogged %d (want its start, 10), logged %d (want beyond 13)", vu, vl)
+	}
+	e.Close()
+}

@@ -35,6 +35,7 @@ type seq struct {
 	lastRefill int32         // engine clock in ticks (see tick) at the last prefetch
 	writing    bool          // a write of this sequence's record is in flight
 	gone       bool          // dropped
+	unlogged   bool          // UNLOGGED: reset to its start after a crash
 }
 
 // durableLocked is the mark the store holds: every value handed out is at
@@ -57,7 +58,7 @@ func (s *seq) usableLocked() error {
 }
 
 func (s *seq) infoLocked() Info {
-	return Info{Name: s.name(), ID: s.id, Options: s.opts, State: s.cur, Window: s.remaining}
+	return Info{Name: s.name(), ID: s.id, Options: s.opts, State: s.cur, Window: s.remaining, Unlogged: s.unlogged}
 }
 
 // changedLocked returns a channel closed at the next completed write.
@@ -177,7 +178,7 @@ func (e *Engine) refillLocked(s *seq) {
 				s.broadcastLocked()
 				return storage.Op{}, false
 			}
-			rec := record{id: s.id, opts: s.opts, state: mark}
+			rec := record{id: s.id, opts: s.opts, state: mark, unlogged: s.unlogged}
 			return storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, true
 		},
 		done: func(rev storage.Rev, err error) {

@@ -138,6 +138,7 @@ func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 	default:
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s: it serves sequences only", objectWord(st.Objtype))
 	}
+	var logged *bool // SET LOGGED|UNLOGGED
 	for _, n := range st.Cmds {
 		cmd := n.GetAlterTableCmd()
 		switch cmd.Subtype {
@@ -148,10 +149,9 @@ func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 			if role.Roletype == pg.RoleSpecType_ROLESPEC_CSTRING && role.Rolename != c.s.cfg.User {
 				return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role.Rolename)
 			}
-		case pg.AlterTableType_AT_SetLogged:
-			// Every sequence is logged.
-		case pg.AlterTableType_AT_SetUnLogged:
-			return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support unlogged sequences yet")
+		case pg.AlterTableType_AT_SetLogged, pg.AlterTableType_AT_SetUnLogged:
+			b := cmd.Subtype == pg.AlterTableType_AT_SetLogged
+			logged = &b
 		default:
 			return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of %s: it serves sequences only", tag)
 		}
@@ -165,12 +165,20 @@ func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 		if err := s.checkWritable(tag); err != nil {
 			return nil, err
 		}
-		_, err := s.lookupSequence(q)
+		n, err := s.lookupSequence(q)
 		if st.MissingOk && missing(err) {
 			return commandResult(tag, notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
 		}
 		if err != nil {
 			return nil, err
+		}
+		if logged != nil {
+			if s.isTemp(n) {
+				return nil, sql.Errorf(sql.InvalidTableDefinition, "cannot change logged status of table \"%s\" because it is temporary", n.Rel())
+			}
+			if err := s.engFor(n).SetLogged(ctx, n, *logged); err != nil {
+				return nil, err
+			}
 		}
 		return commandResult(tag), nil
 	}), nil

@@ -280,7 +280,7 @@ func catalogRelations() []*relation {
 		{oid: pgClassOID, schema: "pg_catalog", name: "pg_class", kind: 'r', cols: classCols, rows: func(s *Session) ([][]Datum, error) {
 			out, _ := seqRow(s, func(i seqInfo) []Datum {
 				return []Datum{Int(int64(i.oid)), Text(i.Name.Rel()), Int(int64(i.nsp)), Int(0), Int(0), Int(superuserOID), Int(0),
-					Int(int64(i.oid)), Int(0), Int(1), Float(-1), Int(0), Int(0), Bool(false), Bool(false), Text("p"), Text("S"),
+					Int(int64(i.oid)), Int(0), Int(1), Float(-1), Int(0), Int(0), Bool(false), Bool(false), Text(s.persistence(i)), Text("S"),
 					Int(sequenceRelAttrs), Int(0), Bool(false), Bool(false), Bool(false), Bool(false), Bool(false), Bool(true),
 					Text("n"), Bool(false), Int(0), Null, Null, Null}
 			})
@@ -471,6 +471,17 @@ func catalogRelations() []*relation {
 			}},
 	}
 	return rels
+}
+
+// persistence is relpersistence: p permanent, u unlogged, t temporary.
+func (s *Session) persistence(i seqInfo) string {
+	switch {
+	case s.isTemp(i.Name):
+		return "t"
+	case i.Unlogged:
+		return "u"
+	}
+	return "p"
 }
 
 // sqlTypeName maps alloc's type names to pg_type's.

@@ -188,12 +188,8 @@ func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 	return sp, nil
 }
 
-// rangeName is a RangeVar's name, refusing what seqd does not keep yet.
+// rangeName is a RangeVar's name.
 func (c *compiler) rangeName(rv *pg.RangeVar) (sql.QName, error) {
-	switch rv.Relpersistence {
-	case "u":
-		return sql.QName{}, c.errAt(rv.Location, sql.FeatureNotSupported, "seqd does not support unlogged sequences yet")
-	}
 	return sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname}, nil
 }
 
@@ -206,7 +202,7 @@ func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, temp := c.s, st.Sequence.Relpersistence == "t"
+	s, temp, unlogged := c.s, st.Sequence.Relpersistence == "t", st.Sequence.Relpersistence == "u"
 	return command(func(ctx context.Context) (*Result, error) {
 		if err := s.checkWritable("CREATE SEQUENCE"); err != nil {
 			return nil, err
@@ -221,7 +217,7 @@ func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 		if err != nil {
 			return nil, err // PostgreSQL gives these no position
 		}
-		created, err := s.engFor(n).Create(ctx, n, sp, st.IfNotExists)
+		created, err := s.engFor(n).CreateWith(ctx, n, sp, engine.CreateOptions{IfNotExists: st.IfNotExists, Unlogged: unlogged})
 		if err != nil {
 			return nil, err
 		}
