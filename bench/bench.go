@@ -40,6 +40,10 @@ type Config struct {
 	// multi
 	Sequences int // K; 0 means 8
 
+	// Pipeline, for nextval and ceiling: statements sent per round trip
+	// (pgx batches, as pgbench's \startpipeline); 0 or 1 means one.
+	Pipeline int
+
 	Progress io.Writer // the progress line; nil for none
 }
 
@@ -105,6 +109,10 @@ type Result struct {
 	P90Ms    float64 `json:"p90_ms"`
 	P99Ms    float64 `json:"p99_ms"`
 	MaxMs    float64 `json:"max_ms"`
+	// ServerCPUUs is the server's CPU time per operation in
+	// microseconds (user + system, its child processes included); 0 when
+	// the server could not be measured (see cpu.go).
+	ServerCPUUs float64 `json:"server_cpu_us_per_op,omitempty"`
 }
 
 // Run runs cfg's workload over its targets, one point at a time, and
@@ -134,7 +142,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 func point(workload string, t Target, variant string, threads int, m measured) Result {
 	s := m.elapsed.Seconds()
 	ms := func(us int64) float64 { return float64(us) / 1000 }
-	return Result{
+	r := Result{
 		Workload: workload, Target: t.Name, Variant: variant, Threads: threads,
 		Ops: m.ops, Values: m.vals, Seconds: s,
 		OpsPerS: float64(m.ops) / s, ValsPerS: float64(m.vals) / s,
@@ -143,6 +151,10 @@ func point(workload string, t Target, variant string, threads int, m measured) R
 		P90Ms: ms(m.hist.ValueAtQuantile(90)), P99Ms: ms(m.hist.ValueAtQuantile(99)),
 		MaxMs: ms(m.hist.Max()),
 	}
+	if m.cpuKnown && m.ops > 0 {
+		r.ServerCPUUs = float64(m.serverCPU.Microseconds()) / float64(m.ops)
+	}
+	return r
 }
 
 // sessions opens n sessions to t, closed by the returned function.

@@ -90,6 +90,31 @@ func TestWorkloads(t *testing.T) {
 	}
 }
 
+// TestPipeline: the nextval workload with 5 statements per round trip over
+// the PostgreSQL-protocol targets; each operation brings 5 checked values.
+// PostgreSQL runs as its own process, so its CPU time is measured.
+func TestPipeline(t *testing.T) {
+	var ts []Target
+	for _, tg := range targets(t) {
+		if tg.Kind != MariaDB {
+			ts = append(ts, tg)
+		}
+	}
+	rs, err := Run(context.Background(), Config{Workload: "nextval", Targets: ts, Threads: []int{2}, Duration: 300 * time.Millisecond, Pipeline: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Variant != "pipeline 5" || r.Ops == 0 || r.Values != 5*r.Ops {
+			t.Fatalf("%s: %d ops, %d values", r.Label(), r.Ops, r.Values)
+		}
+	}
+	if _, err := Run(context.Background(), Config{Workload: "nextval", Targets: []Target{{Name: "m", Kind: MariaDB, DSN: testenv.MariaDBDSN(t)}},
+		Threads: []int{1}, Duration: 50 * time.Millisecond, Pipeline: 5}); err == nil {
+		t.Fatal("MariaDB pipelined without an error")
+	}
+}
+
 // TestChecks: the checks the workloads rely on can fail.
 func TestChecks(t *testing.T) {
 	a, b := &values{}, &values{}

@@ -144,7 +144,7 @@ func insertPoint(ctx context.Context, cfg Config, t Target, seqd *Target, v inse
 				}
 			}
 		}
-		l := loop{threads: threads, total: int64(txs), progress: cfg.Progress,
+		l := loop{threads: threads, server: probeFor(t), total: int64(txs), progress: cfg.Progress,
 			label: fmt.Sprintf("insert %s %s %d rows, rep %d", t, v.name, rows, rep+1)}
 		m, err := l.run(ctx, func(ctx context.Context, w int, _ *values) error {
 			s := ss[w]

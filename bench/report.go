@@ -22,11 +22,15 @@ func (r Result) Label() string {
 // WriteTable prints results as an aligned table, then the ratios.
 func WriteTable(w io.Writer, rs []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\ttarget\tthreads\tsize\tops\tvalues\tseconds\tvalues/s\tmean ms\tp50 ms\tp75 ms\tp90 ms\tp99 ms\tmax ms\t")
+	fmt.Fprintln(tw, "workload\ttarget\tthreads\tsize\tops\tvalues\tseconds\tvalues/s\tmean ms\tp50 ms\tp75 ms\tp90 ms\tp99 ms\tmax ms\tserver CPU µs/op\t")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n",
+		cpu := "-"
+		if r.ServerCPUUs > 0 {
+			cpu = strconv.FormatFloat(r.ServerCPUUs, 'f', 2, 64)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n",
 			r.Workload, r.Label(), r.Threads, r.Size, r.Ops, r.Values, r.Seconds, r.ValsPerS,
-			r.MeanMs, r.P50Ms, r.P75Ms, r.P90Ms, r.P99Ms, r.MaxMs)
+			r.MeanMs, r.P50Ms, r.P75Ms, r.P90Ms, r.P99Ms, r.MaxMs, cpu)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -90,7 +94,7 @@ func Ratios(rs []Result) []Ratio {
 }
 
 var csvHeader = []string{"workload", "target", "variant", "threads", "size", "ops", "values", "seconds",
-	"ops_per_s", "values_per_s", "mean_ms", "p50_ms", "p75_ms", "p90_ms", "p99_ms", "max_ms"}
+	"ops_per_s", "values_per_s", "mean_ms", "p50_ms", "p75_ms", "p90_ms", "p99_ms", "max_ms", "server_cpu_us_per_op"}
 
 // WriteCSV writes one row per result, with a header.
 func WriteCSV(w io.Writer, rs []Result) error {
@@ -100,7 +104,7 @@ func WriteCSV(w io.Writer, rs []Result) error {
 	for _, r := range rs {
 		cw.Write([]string{r.Workload, r.Target, r.Variant, strconv.Itoa(r.Threads), strconv.Itoa(r.Size),
 			strconv.FormatInt(r.Ops, 10), strconv.FormatInt(r.Values, 10), f(r.Seconds), f(r.OpsPerS), f(r.ValsPerS),
-			f(r.MeanMs), f(r.P50Ms), f(r.P75Ms), f(r.P90Ms), f(r.P99Ms), f(r.MaxMs)})
+			f(r.MeanMs), f(r.P50Ms), f(r.P75Ms), f(r.P90Ms), f(r.P99Ms), f(r.MaxMs), f(r.ServerCPUUs)})
 	}
 	cw.Flush()
 	return cw.Error()

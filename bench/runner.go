@@ -79,6 +79,10 @@ type measured struct {
 	elapsed   time.Duration
 	hist      *hdrhistogram.Histogram
 	sets      []*values
+	// serverCPU is the server's CPU time during the point; cpuKnown is
+	// false when the server could not be measured.
+	serverCPU time.Duration
+	cpuKnown  bool
 }
 
 // loop is how workers run: for a duration or a number of operations, in
@@ -90,6 +94,7 @@ type loop struct {
 	rate     float64       // open loop: operations per second in all; 0 = closed loop
 	progress io.Writer     // where the progress line goes; nil for none
 	label    string
+	server   *cpuProbe // the server whose CPU time is measured; nil for none
 }
 
 // op is one operation of worker w; it adds what it received to vs.
@@ -110,6 +115,14 @@ func (l loop) run(ctx context.Context, do op) (measured, error) {
 	var interval time.Duration
 	if l.rate > 0 {
 		interval = time.Duration(float64(time.Second) * float64(l.threads) / l.rate)
+	}
+	var cpuBefore time.Duration
+	cpuKnown := l.server != nil
+	if cpuKnown {
+		var err error
+		if cpuBefore, err = l.server.read(); err != nil {
+			cpuKnown = false
+		}
 	}
 	start := time.Now()
 	var deadline time.Time
@@ -160,13 +173,18 @@ func (l loop) run(ctx context.Context, do op) (measured, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	var serverCPU time.Duration
+	if cpuKnown {
+		after, err := l.server.read()
+		serverCPU, cpuKnown = after-cpuBefore, err == nil
+	}
 	stop()
 	for _, err := range errs {
 		if err != nil {
 			return measured{}, fmt.Errorf("%s: %w", l.label, err)
 		}
 	}
-	m := measured{ops: ops.Load(), elapsed: elapsed, hist: newHistogram(), sets: sets}
+	m := measured{ops: ops.Load(), elapsed: elapsed, hist: newHistogram(), sets: sets, serverCPU: serverCPU, cpuKnown: cpuKnown}
 	for w := range l.threads {
 		m.hist.Merge(hists[w])
 		m.vals += sets[w].count

@@ -92,7 +92,7 @@ func spannerPoint(ctx context.Context, cfg Config, t Target, mode string, thread
 			return v, err
 		}
 	}
-	l := loop{threads: threads, total: int64(cfg.Iterations), progress: cfg.Progress,
+	l := loop{threads: threads, server: probeFor(t), total: int64(cfg.Iterations), progress: cfg.Progress,
 		label: fmt.Sprintf("spanner %s %s %d threads", mode, t, threads)}
 	m, err := l.run(ctx, func(ctx context.Context, w int, vs *values) error {
 		v, err := next(ctx)

@@ -39,6 +39,8 @@ type session interface {
 	value(ctx context.Context, q string) (int64, error)                    // a one-row, one-int8 query
 	values(ctx context.Context, q string, each func(v int64)) (int, error) // a one-int8-column query; returns the row count
 	exec(ctx context.Context, q string, args ...any) error
+	// pipeline sends q n times in one round trip and passes each value on.
+	pipeline(ctx context.Context, q string, n int, each func(v int64)) error
 	close()
 }
 
@@ -106,6 +108,23 @@ func (s *pgSession) exec(ctx context.Context, q string, args ...any) error {
 	return err
 }
 
+func (s *pgSession) pipeline(ctx context.Context, q string, n int, each func(int64)) error {
+	b := &pgx.Batch{}
+	for range n {
+		b.Queue(q)
+	}
+	br := s.c.SendBatch(ctx, b)
+	var v int64
+	for range n {
+		if err := br.QueryRow().Scan(&v); err != nil {
+			br.Close()
+			return err
+		}
+		each(v)
+	}
+	return br.Close()
+}
+
 func (s *pgSession) close() { s.c.Close(context.Background()) }
 
 type mysqlSession struct {
@@ -134,6 +153,10 @@ func (s *mysqlSession) values(ctx context.Context, q string, each func(int64)) (
 		n++
 	}
 	return n, rows.Err()
+}
+
+func (s *mysqlSession) pipeline(context.Context, string, int, func(int64)) error {
+	return fmt.Errorf("the MySQL protocol has no pipelining: use a PostgreSQL-protocol target with -pipeline")
 }
 
 func (s *mysqlSession) exec(ctx context.Context, q string, args ...any) error {

@@ -36,18 +36,26 @@ func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
 				return nil, err
 			}
 			q := d.nextval("seqbench_s")
-			l := loop{threads: threads, duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
+			l := loop{threads: threads, server: probeFor(t), duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
 				label: fmt.Sprintf("%s %s %d threads", cfg.Workload, t, threads)}
-			m, err := l.run(ctx, func(ctx context.Context, w int, vs *values) error {
+			do := func(ctx context.Context, w int, vs *values) error {
 				v, err := ss[w].value(ctx, q)
 				vs.add(v)
 				return err
-			})
+			}
+			variant := ""
+			if cfg.Pipeline > 1 {
+				variant = fmt.Sprintf("pipeline %d", cfg.Pipeline)
+				do = func(ctx context.Context, w int, vs *values) error {
+					return ss[w].pipeline(ctx, q, cfg.Pipeline, vs.add)
+				}
+			}
+			m, err := l.run(ctx, do)
 			closeAll()
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, point(cfg.Workload, t, "", threads, m))
+			out = append(out, point(cfg.Workload, t, variant, threads, m))
 		}
 	}
 	return out, nil
@@ -114,7 +122,7 @@ func runBulk(ctx context.Context, cfg Config) ([]Result, error) {
 				if variant == "seqd_reserve" {
 					q = fmt.Sprintf("SELECT * FROM seqd_reserve('seqbench_bulk', %d)", n)
 				}
-				l := loop{threads: threads, duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
+				l := loop{threads: threads, server: probeFor(t), duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
 					label: fmt.Sprintf("bulk %s %s %d threads", t, variant, threads)}
 				m, err := l.run(ctx, func(ctx context.Context, w int, vs *values) error {
 					if variant == "seqd_reserve" {
@@ -183,7 +191,7 @@ func runMulti(ctx context.Context, cfg Config) ([]Result, error) {
 				if count == 1 {
 					variant = "1 sequence"
 				}
-				l := loop{threads: threads, duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
+				l := loop{threads: threads, server: probeFor(t), duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
 					label: fmt.Sprintf("multi %s %s %d threads", t, variant, threads)}
 				m, err := l.run(ctx, func(ctx context.Context, w int, vs *values) error {
 					v, err := ss[w].value(ctx, queries[w%count])

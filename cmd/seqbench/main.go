@@ -40,6 +40,7 @@ func main() {
 		rowsPerTx = flag.Int("rows-per-tx", 1, "insert: rows per transaction (1: autocommit row by row)")
 		bulkSize  = flag.Int("bulk-size", 100000, "bulk: values per call")
 		sequences = flag.Int("sequences", 8, "multi: K sequences")
+		pipeline  = flag.Int("pipeline", 1, "nextval, ceiling: statements per round trip (pgx batches)")
 
 		csvOut  = flag.String("csv", "", "write results as CSV to this file")
 		jsonOut = flag.String("json", "", "write results and ratios as JSON to this file")
@@ -51,7 +52,7 @@ func main() {
 	check(err)
 	cfg := bench.Config{Workload: *workload, Targets: ts, Duration: *duration, Rate: *rate,
 		Mode: *mode, Iterations: *iterations, BatchSize: *batchSize, LowWatermark: *lowWater, TxnTime: *txn,
-		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences}
+		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline}
 	if *threads != "" {
 		cfg.Threads, err = ints(*threads)
 		check(err)
