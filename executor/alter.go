@@ -27,21 +27,12 @@ func (c *compiler) rename(st *pg.RenameStmt) (*Prepared, error) {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s ... RENAME: it serves sequences only",
 			objectWord(st.RenameType))
 	}
-	q, err := c.rangeName(st.Relation)
-	if err != nil {
-		return nil, err
-	}
+	q := qnameOf(st.Relation)
 	s, newName := c.s, sql.TruncateIdentifier(st.Newname)
 	return command(func(ctx context.Context) (*Result, error) {
-		if err := s.checkWritable(tag); err != nil {
-			return nil, err
-		}
-		n, err := s.lookupSequence(q)
-		if st.MissingOk && missing(err) {
-			return commandResult(tag, notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
-		}
-		if err != nil {
-			return nil, err
+		n, skip, err := s.alterTarget(tag, q, st.MissingOk)
+		if skip != nil || err != nil {
+			return skip, err
 		}
 		to, err := engine.NewName(n.Schema(), newName)
 		if err != nil {
@@ -84,21 +75,12 @@ func (c *compiler) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 	if st.ObjectType == pg.ObjectType_OBJECT_TABLE {
 		tag = "ALTER TABLE"
 	}
-	q, err := c.rangeName(st.Relation)
-	if err != nil {
-		return nil, err
-	}
+	q := qnameOf(st.Relation)
 	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
-		if err := s.checkWritable(tag); err != nil {
-			return nil, err
-		}
-		n, err := s.lookupSequence(q)
-		if st.MissingOk && missing(err) {
-			return commandResult(tag, notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
-		}
-		if err != nil {
-			return nil, err
+		n, skip, err := s.alterTarget(tag, q, st.MissingOk)
+		if skip != nil || err != nil {
+			return skip, err
 		}
 		schema := st.Newschema
 		if t, ok := s.tempName(schema); ok {
@@ -156,21 +138,12 @@ func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 			return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of %s: it serves sequences only", tag)
 		}
 	}
-	q, err := c.rangeName(st.Relation)
-	if err != nil {
-		return nil, err
-	}
+	q := qnameOf(st.Relation)
 	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
-		if err := s.checkWritable(tag); err != nil {
-			return nil, err
-		}
-		n, err := s.lookupSequence(q)
-		if st.MissingOk && missing(err) {
-			return commandResult(tag, notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
-		}
-		if err != nil {
-			return nil, err
+		n, skip, err := s.alterTarget(tag, q, st.MissingOk)
+		if skip != nil || err != nil {
+			return skip, err
 		}
 		if logged != nil {
 			if s.isTemp(n) {

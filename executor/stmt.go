@@ -188,16 +188,27 @@ func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 	return sp, nil
 }
 
-// rangeName is a RangeVar's name.
-func (c *compiler) rangeName(rv *pg.RangeVar) (sql.QName, error) {
-	return sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname}, nil
+// qnameOf is a RangeVar's name.
+func qnameOf(rv *pg.RangeVar) sql.QName {
+	return sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname}
+}
+
+// alterTarget begins an ALTER of an existing sequence: the read-only
+// check, then the lookup. A missing sequence under IF EXISTS gives the
+// result to answer instead (skip), with PostgreSQL's notice.
+func (s *Session) alterTarget(tag string, q sql.QName, missingOK bool) (n engine.Name, skip *Result, err error) {
+	if err := s.checkWritable(tag); err != nil {
+		return n, nil, err
+	}
+	n, err = s.lookupSequence(q)
+	if missingOK && missing(err) {
+		return n, commandResult(tag, notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
+	}
+	return n, nil, err
 }
 
 func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
-	q, err := c.rangeName(st.Sequence)
-	if err != nil {
-		return nil, err
-	}
+	q := qnameOf(st.Sequence)
 	sp, err := c.spec(st.Options)
 	if err != nil {
 		return nil, err
@@ -236,28 +247,19 @@ func missing(err error) bool {
 }
 
 func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
-	q, err := c.rangeName(st.Sequence)
-	if err != nil {
-		return nil, err
-	}
+	q := qnameOf(st.Sequence)
 	sp, err := c.spec(st.Options)
 	if err != nil {
 		return nil, err
 	}
-	s, loc := c.s, st.Sequence.Location
+	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
-		if err := s.checkWritable("ALTER SEQUENCE"); err != nil {
+		n, skip, err := s.alterTarget("ALTER SEQUENCE", q, st.MissingOk)
+		if skip != nil || err != nil {
+			return skip, err // PostgreSQL gives these no position
+		}
+		if err := s.engFor(n).Alter(ctx, n, sp); err != nil {
 			return nil, err
-		}
-		n, err := s.lookupSequence(q)
-		if err == nil {
-			err = s.engFor(n).Alter(ctx, n, sp)
-		}
-		if st.MissingOk && missing(err) {
-			return commandResult("ALTER SEQUENCE", notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
-		}
-		if err != nil {
-			return nil, sqlAt(err, c.query, loc)
 		}
 		return commandResult("ALTER SEQUENCE"), nil
 	}), nil
