@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/sql"
@@ -39,7 +38,7 @@ func (s *Session) schemaExists(name string) bool {
 // searchPath is the session's path: the listed schemas that exist, in
 // order, without duplicates; and whether pg_catalog was listed.
 func (s *Session) searchPath() (listed []string, catalogListed bool) {
-	names, _ := splitIdentifiers(s.settings.get("search_path"))
+	names, _ := sql.SplitIdentifiers(s.settings.get("search_path"), ',')
 	seen := map[string]bool{}
 	for _, n := range names {
 		if n == "$user" {
@@ -90,57 +89,6 @@ func (s *Session) currentSchemas(implicit bool) Datum {
 		out[i] = Text(n)
 	}
 	return Array(out...)
-}
-
-// splitIdentifiers parses a comma-separated list of identifiers, as
-// PostgreSQL's SplitIdentifierString does for search_path: double quotes
-// keep case and commas, other names are lowercased.
-func splitIdentifiers(list string) ([]string, bool) {
-	var out []string
-	rest := strings.TrimSpace(list)
-	if rest == "" {
-		return nil, true
-	}
-	for {
-		var name string
-		if strings.HasPrefix(rest, `"`) {
-			var b strings.Builder
-			i := 1
-			for {
-				j := strings.IndexByte(rest[i:], '"')
-				if j < 0 {
-					return out, false
-				}
-				b.WriteString(rest[i : i+j])
-				i += j + 1
-				if i < len(rest) && rest[i] == '"' {
-					b.WriteByte('"')
-					i++
-					continue
-				}
-				break
-			}
-			name, rest = b.String(), rest[i:]
-		} else {
-			i := strings.IndexByte(rest, ',')
-			if i < 0 {
-				i = len(rest)
-			}
-			name, rest = strings.ToLower(strings.TrimSpace(rest[:i])), rest[i:]
-			if name == "" {
-				return out, false
-			}
-		}
-		out = append(out, name)
-		rest = strings.TrimSpace(rest)
-		if rest == "" {
-			return out, true
-		}
-		if rest[0] != ',' {
-			return out, false
-		}
-		rest = strings.TrimSpace(rest[1:])
-	}
 }
 
 // checkCatalog refuses a database part other than this database.

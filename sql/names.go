@@ -12,20 +12,18 @@ import (
 // none was given. Catalog is the database part of a three-part name.
 type QName struct{ Catalog, Schema, Rel string }
 
-// ParseQualifiedName parses the text form of a relation name, as
-// regclass's input function does (nextval('s'), 'public."S"'::regclass):
-// dot-separated identifiers, lowercased unless double-quoted, with spaces
-// around them allowed.
-func ParseQualifiedName(text string) (QName, error) {
-	var parts []string
+// SplitIdentifiers splits a list of identifiers separated by sep, as
+// PostgreSQL's SplitIdentifierString does: spaces around names allowed,
+// names lowercased unless double-quoted ("" stands for a quote), each
+// truncated to MaxIdentifierLength. ok is false for a malformed list.
+func SplitIdentifiers(text string, sep byte) (parts []string, ok bool) {
 	i := 0
-	bad := func() (QName, error) { return QName{}, Errorf(InvalidName, "invalid name syntax") }
 	for {
 		for i < len(text) && isSpace(text[i]) {
 			i++
 		}
 		if i == len(text) {
-			return bad()
+			return parts, false
 		}
 		var part string
 		if text[i] == '"' {
@@ -34,7 +32,7 @@ func ParseQualifiedName(text string) (QName, error) {
 			for {
 				j := strings.IndexByte(text[i:], '"')
 				if j < 0 {
-					return bad()
+					return parts, false
 				}
 				b.WriteString(text[i : i+j])
 				i += j + 1
@@ -47,15 +45,15 @@ func ParseQualifiedName(text string) (QName, error) {
 			}
 			part = b.String()
 			if part == "" {
-				return bad()
+				return parts, false
 			}
 		} else {
 			j := i
-			for j < len(text) && text[j] != '.' && !isSpace(text[j]) && text[j] != '"' {
+			for j < len(text) && text[j] != sep && !isSpace(text[j]) && text[j] != '"' {
 				j++
 			}
 			if j == i {
-				return bad()
+				return parts, false
 			}
 			part = strings.ToLower(text[i:j])
 			i = j
@@ -65,12 +63,22 @@ func ParseQualifiedName(text string) (QName, error) {
 			i++
 		}
 		if i == len(text) {
-			break
+			return parts, true
 		}
-		if text[i] != '.' {
-			return bad()
+		if text[i] != sep {
+			return parts, false
 		}
 		i++
+	}
+}
+
+// ParseQualifiedName parses the text form of a relation name, as
+// regclass's input function does (nextval('s'), 'public."S"'::regclass):
+// dot-separated identifiers.
+func ParseQualifiedName(text string) (QName, error) {
+	parts, ok := SplitIdentifiers(text, '.')
+	if !ok {
+		return QName{}, Errorf(InvalidName, "invalid name syntax")
 	}
 	switch len(parts) {
 	case 1:
