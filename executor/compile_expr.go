@@ -706,11 +706,7 @@ func (c *compiler) aExpr(sc *scope, a *pg.A_Expr) (expr, error) {
 		}
 		return c.binaryOp(sc, op, a.Lexpr, a.Rexpr, a.Location)
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
-		l, err := c.expr(sc, a.Lexpr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := c.expr(sc, a.Rexpr)
+		l, r, err := c.operands(sc, a.Lexpr, a.Rexpr)
 		if err != nil {
 			return nil, err
 		}
@@ -759,11 +755,7 @@ func (c *compiler) aExpr(sc *scope, a *pg.A_Expr) (expr, error) {
 		}
 		return &anyExpr{op: cmp, l: xs[0], list: xs[1:], all: cmp == "<>"}, nil
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
-		l, err := c.expr(sc, a.Lexpr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := c.expr(sc, a.Rexpr)
+		l, r, err := c.operands(sc, a.Lexpr, a.Rexpr)
 		if err != nil {
 			return nil, err
 		}
@@ -897,13 +889,18 @@ func (c *compiler) textOperand(x expr, n *pg.Node) (expr, error) {
 
 var errNotText = errors.New("not a string type")
 
+// operands compiles both sides of an operator.
+func (c *compiler) operands(sc *scope, ln, rn *pg.Node) (l, r expr, err error) {
+	if l, err = c.expr(sc, ln); err != nil {
+		return nil, nil, err
+	}
+	r, err = c.expr(sc, rn)
+	return l, r, err
+}
+
 // binaryOp compiles l op r.
 func (c *compiler) binaryOp(sc *scope, op string, ln, rn *pg.Node, loc int32) (expr, error) {
-	l, err := c.expr(sc, ln)
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.expr(sc, rn)
+	l, r, err := c.operands(sc, ln, rn)
 	if err != nil {
 		return nil, err
 	}
