@@ -69,6 +69,25 @@ func (r *oidRegistry) forSequence(eng *engine.Engine, info engine.Info) uint32 {
 	return oid
 }
 
+// forget drops the OIDs of an engine's sequences (a session's temporary
+// engine, when it goes) or of one sequence (id != 0, when it is dropped).
+func (r *oidRegistry) forget(eng *engine.Engine, id uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if id != 0 {
+		k := seqKey{eng, id}
+		delete(r.seqs, r.byID[k])
+		delete(r.byID, k)
+		return
+	}
+	for k, oid := range r.byID {
+		if k.eng == eng {
+			delete(r.byID, k)
+			delete(r.seqs, oid)
+		}
+	}
+}
+
 // renamed points a sequence's OID at its new name.
 func (r *oidRegistry) renamed(eng *engine.Engine, id uint64, to engine.Name) {
 	r.mu.Lock()
@@ -109,7 +128,7 @@ type relation struct {
 }
 
 var (
-	catalogMu    sync.Once
+	catalogOnce  sync.Once
 	catalogRels  map[string]*relation // "schema.name"
 	catalogOIDs  map[uint32]*relation
 	catalogOrder []*relation
@@ -128,7 +147,7 @@ func registerCatalog() {
 // catalogRelation finds a catalog relation; an empty schema means
 // pg_catalog (always searched first, as PostgreSQL does).
 func catalogRelation(schema, name string) *relation {
-	catalogMu.Do(registerCatalog)
+	catalogOnce.Do(registerCatalog)
 	if schema == "" {
 		schema = "pg_catalog"
 	}
@@ -136,13 +155,13 @@ func catalogRelation(schema, name string) *relation {
 }
 
 func catalogByOID(oid uint32) *relation {
-	catalogMu.Do(registerCatalog)
+	catalogOnce.Do(registerCatalog)
 	return catalogOIDs[oid]
 }
 
 // catalogNames lists what seqd's catalog offers, for hints.
 func catalogNames() string {
-	catalogMu.Do(registerCatalog)
+	catalogOnce.Do(registerCatalog)
 	var out []string
 	for _, r := range catalogOrder {
 		if r.schema == "pg_catalog" {

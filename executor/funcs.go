@@ -172,8 +172,6 @@ func init() {
 		}
 		return a[0], nil
 	}, tInt8)
-	def("pg_typeof", tRegtype, false, nil, nil) // compiled specially
-	def("pg_get_keywords", tText, true, func(*env, []Datum) (Datum, error) { return Null, nil })
 }
 
 func substr(_ *env, a []Datum) (Datum, error) {
@@ -211,7 +209,7 @@ func formatType(_ *env, a []Datum) (Datum, error) {
 
 var aggregates = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "bool_and": true, "bool_or": true, "array_agg": true, "string_agg": true}
 
-var setReturning = map[string]bool{"generate_series": true, "unnest": true, "pg_sequence_parameters": true, "pg_get_keywords": true, "json_each": true}
+var setReturning = map[string]bool{"generate_series": true, "unnest": true, "pg_sequence_parameters": true}
 
 // funcName is a call's function name, which must be unqualified or in
 // pg_catalog.

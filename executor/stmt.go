@@ -305,7 +305,7 @@ func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
 		for _, q := range names {
 			n, err := s.lookupSequence(q)
 			if err == nil {
-				err = s.engFor(n).Drop(ctx, n)
+				err = s.dropSequence(ctx, n)
 			}
 			if st.MissingOk && missing(err) {
 				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", q.Rel))
@@ -320,6 +320,20 @@ func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
 		}
 		return r, nil
 	}), nil
+}
+
+// dropSequence drops a sequence and forgets its OID.
+func (s *Session) dropSequence(ctx context.Context, n engine.Name) error {
+	eng := s.engFor(n)
+	info, err := eng.Info(n)
+	if err != nil {
+		return err
+	}
+	if err := eng.Drop(ctx, n); err != nil {
+		return err
+	}
+	s.oids().forget(eng, info.ID)
+	return nil
 }
 
 func (c *compiler) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
@@ -420,6 +434,9 @@ func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 			}
 		}
 		byCreation(dropped)
+		for _, n := range dropped {
+			s.oids().forget(s.eng, created[n])
+		}
 		switch len(dropped) {
 		case 0:
 		case 1:

@@ -58,6 +58,7 @@ func (s *Session) dropTemp() {
 	if s.tempEng == nil {
 		return
 	}
+	s.oids().forget(s.tempEng, 0)
 	s.tempEng.Close()
 	s.tempEng, s.tempSchema = nil, ""
 	s.pathVersion++
