@@ -501,8 +501,10 @@ func distinct(rows [][]Datum, width int) [][]Datum {
 	return out
 }
 
-// singleRow is the one row of a query without FROM, in one allocation.
+// singleRow is the one row of a query without FROM, in one allocation
+// with its Result.
 type singleRow struct {
+	res     Result
 	e       env
 	targets []expr
 	small   [4]Datum

@@ -30,6 +30,11 @@ func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
 			if err != nil {
 				return nil, err
 			}
+			if r, ok := rows.(*singleRow); ok {
+				// The hot path: the result lives in the row's allocation.
+				r.res = Result{Columns: visible, Rows: r, Tag: "SELECT"}
+				return &r.res, nil
+			}
 			return &Result{Columns: visible, Rows: rows, Tag: "SELECT"}, nil
 		}}, nil
 	case n.GetCreateSeqStmt() != nil:

@@ -279,7 +279,7 @@ func (c *conn) sendRows(ctx interface{ Err() error }, res *executor.Result, form
 		if !ok {
 			c.sendEncoded()
 			c.tag = strconv.AppendInt(append(append(c.tag[:0], res.Tag...), ' '), n, 10)
-			c.be.Send(&pgproto3.CommandComplete{CommandTag: c.tag})
+			c.commandComplete(c.tag)
 			return nil
 		}
 		if err := c.appendRow(res.Columns, row, formats); err != nil {
@@ -296,6 +296,13 @@ func (c *conn) sendRows(ctx interface{ Err() error }, res *executor.Result, form
 		}
 	}
 	return errSuspended
+}
+
+// commandComplete sends a CommandComplete in c's reused message (Send
+// encodes it at once).
+func (c *conn) commandComplete(tag []byte) {
+	c.cc.CommandTag = tag
+	c.be.Send(&c.cc)
 }
 
 // flushRows is how many rows of a long result are buffered before they
@@ -322,7 +329,7 @@ func (c *conn) complete(res *executor.Result) error {
 		delete(c.stmts, res.Deallocate)
 	}
 	if res.Columns == nil {
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+		c.commandComplete(append(c.tag[:0], res.Tag...))
 	}
 	return nil
 }

@@ -190,9 +190,10 @@ type conn struct {
 	// inRequest: extended-protocol messages arrived that their Sync has
 	// not yet closed; shutdown lets the request finish.
 	inRequest bool
-	rows      encodedRows             // sendRows' scratch: DataRows in wire form
-	rd        pgproto3.RowDescription // rowDescription's scratch
-	tag       []byte                  // sendRows' command tag scratch
+	rows      encodedRows              // sendRows' scratch: DataRows in wire form
+	rd        pgproto3.RowDescription  // rowDescription's scratch
+	tag       []byte                   // the command tag's scratch
+	cc        pgproto3.CommandComplete // commandComplete's reused message
 }
 
 // stop asks the connection to end after what it is executing; an idle
@@ -566,7 +567,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 				return nil
 			}
 		} else if pt.res.Columns == nil || pt.res.Rows == nil {
-			c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.res.Tag)})
+			c.commandComplete(append(c.tag[:0], pt.res.Tag...))
 			return nil
 		}
 		err := c.sendRows(ctx, pt.res, pt.formats, int64(m.MaxRows))
