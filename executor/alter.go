@@ -16,16 +16,9 @@ import (
 // rename is ALTER SEQUENCE s RENAME TO t (and ALTER TABLE s RENAME TO t,
 // which PostgreSQL allows on a sequence).
 func (c *compiler) rename(st *pg.RenameStmt) (*Prepared, error) {
-	tag := "ALTER SEQUENCE"
-	switch {
-	case st.RenameType == pg.ObjectType_OBJECT_SEQUENCE:
-	case st.RenameType == pg.ObjectType_OBJECT_TABLE:
-		tag = "ALTER TABLE"
-	case st.RenameType == pg.ObjectType_OBJECT_SCHEMA:
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER SCHEMA ... RENAME")
-	default:
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s ... RENAME: it serves sequences only",
-			objectWord(st.RenameType))
+	tag, ok := alterTag(st.RenameType)
+	if !ok {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s ... RENAME: it serves sequences only", objectWord(st.RenameType))
 	}
 	q := qnameOf(st.Relation)
 	s, newName := c.s, sql.TruncateIdentifier(st.Newname)
@@ -68,12 +61,9 @@ func (s *Session) renameSequence(ctx context.Context, from, to engine.Name) erro
 
 // setSchema is ALTER SEQUENCE s SET SCHEMA x.
 func (c *compiler) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
-	if st.ObjectType != pg.ObjectType_OBJECT_SEQUENCE && st.ObjectType != pg.ObjectType_OBJECT_TABLE {
+	tag, ok := alterTag(st.ObjectType)
+	if !ok {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s ... SET SCHEMA: it serves sequences only", objectWord(st.ObjectType))
-	}
-	tag := "ALTER SEQUENCE"
-	if st.ObjectType == pg.ObjectType_OBJECT_TABLE {
-		tag = "ALTER TABLE"
 	}
 	q := qnameOf(st.Relation)
 	s := c.s
@@ -112,12 +102,8 @@ func (c *compiler) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 // alterTable is ALTER SEQUENCE|TABLE s OWNER TO r / SET LOGGED: the forms
 // of ALTER TABLE PostgreSQL takes on a sequence.
 func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
-	tag := "ALTER SEQUENCE"
-	switch st.Objtype {
-	case pg.ObjectType_OBJECT_SEQUENCE:
-	case pg.ObjectType_OBJECT_TABLE:
-		tag = "ALTER TABLE"
-	default:
+	tag, ok := alterTag(st.Objtype)
+	if !ok {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s: it serves sequences only", objectWord(st.Objtype))
 	}
 	var logged *bool // SET LOGGED|UNLOGGED
@@ -177,6 +163,18 @@ func (c *compiler) commentOn(st *pg.CommentStmt) (*Prepared, error) {
 		}
 		return commandResult("COMMENT"), nil
 	}), nil
+}
+
+// alterTag is the command tag of an ALTER that seqd takes on a sequence:
+// ALTER SEQUENCE, or ALTER TABLE (PostgreSQL lets it name a sequence).
+func alterTag(t pg.ObjectType) (string, bool) {
+	switch t {
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		return "ALTER SEQUENCE", true
+	case pg.ObjectType_OBJECT_TABLE:
+		return "ALTER TABLE", true
+	}
+	return "", false
 }
 
 // objectWord names an object type in messages: SEQUENCE, TABLE.

@@ -395,10 +395,7 @@ func catalogRelations() []*relation {
 				var out [][]Datum
 				for _, name := range s.settings.names() {
 					d := settingDefs[name]
-					display := name
-					if d.display != "" {
-						display = d.display
-					}
+					display := settingDisplay(name)
 					reset := d.value
 					if v, ok := s.settings.defaults[name]; ok {
 						reset = v

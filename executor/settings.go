@@ -228,6 +228,15 @@ func cleanEncoding(s string) string {
 	return b.String()
 }
 
+// settingDisplay is a setting's name as SHOW ALL and pg_settings spell it
+// (DateStyle, not datestyle).
+func settingDisplay(name string) string {
+	if d := settingDefs[name]; d.display != "" {
+		return d.display
+	}
+	return name
+}
+
 // displayName is how SHOW names a setting's column.
 func displayName(name string) string {
 	if d, ok := settingDefs[name]; ok {

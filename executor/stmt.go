@@ -645,12 +645,7 @@ func (c *compiler) show(name string) (*Prepared, error) {
 		return &Prepared{Columns: cs, run: func(context.Context, []Datum) (*Result, error) {
 			var rows [][]Datum
 			for _, k := range s.settings.names() {
-				d := settingDefs[k]
-				display := k
-				if d.display != "" {
-					display = d.display
-				}
-				rows = append(rows, []Datum{Text(display), Text(first(s.settingValue(k))), Text(d.desc)})
+				rows = append(rows, []Datum{Text(settingDisplay(k)), Text(first(s.settingValue(k))), Text(settingDefs[k].desc)})
 			}
 			return &Result{Columns: cs, Rows: rowsOf(rows...), Tag: "SHOW"}, nil
 		}}, nil
