@@ -127,6 +127,7 @@ type Engine struct {
 	// runningRev the running marker's (see markRunning).
 	catalogRev     storage.Rev
 	runningRev     storage.Rev
+	fresh          bool // Open found an empty store
 	catalogVersion atomic.Uint64
 	nextID         uint64 // low 32 bits of the next new sequence ID
 	closing        bool

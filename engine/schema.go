@@ -72,6 +72,7 @@ func (e *Engine) migrateCatalog(ctx context.Context) error {
 	if e.catalogRev != 0 {
 		return nil
 	}
+	e.fresh = len(e.seqs) == 0 && len(e.schemas) == 0
 	names := map[string]bool{DefaultSchema: true}
 	for key := range e.seqs {
 		n, _ := nameFromKey(key)
@@ -106,6 +107,9 @@ func (e *Engine) schemaUsableLocked(name string) error {
 	}
 	return nil
 }
+
+// Fresh reports whether Open found an empty store (and so made a new one).
+func (e *Engine) Fresh() bool { return e.fresh }
 
 // SchemaExists reports whether the schema exists.
 func (e *Engine) SchemaExists(name string) bool {

@@ -164,3 +164,47 @@ func TestIdleTimeout(t *testing.T) {
 	}
 	mustNextval(t, other, "s")
 }
+
+// TestShutdownDeadline: a client still reading a long stream when the
+// shutdown's deadline passes gets the rows already sent and then 57P01,
+// and Shutdown returns nil once it has read them.
+func TestShutdownDeadline(t *testing.T) {
+	dsn, srv := startServerWith(t, Config{MaxBulkRows: 10_000_000})
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "create sequence s cache 1000"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := c.Query(ctx, "select nextval('s') from generate_series(1, 5000000)", pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Next() // the stream is under way
+	shutdown := make(chan error, 1)
+	go func() {
+		sctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		shutdown <- srv.Shutdown(sctx)
+	}()
+	n := 1
+	for rows.Next() {
+		n++
+		if n%100_000 == 0 {
+			time.Sleep(20 * time.Millisecond) // a slow reader
+		}
+	}
+	var pe *pgconn.PgError
+	if !errors.As(rows.Err(), &pe) || pe.Code != "57P01" || pe.Severity != "FATAL" {
+		t.Fatalf("after %d rows: %v, want FATAL 57P01", n, rows.Err())
+	}
+	if n >= 5_000_000 {
+		t.Fatalf("the whole stream arrived (%d rows): the deadline stopped nothing", n)
+	}
+	if err := <-shutdown; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+}

@@ -141,8 +141,10 @@ func (s *Server) serveConn(c *conn) {
 }
 
 // Shutdown stops accepting, lets every connection finish the messages it
-// is executing, then closes the connections. It returns when all have
-// ended or ctx is done.
+// is executing, then ends the connections with 57P01. At ctx's deadline
+// the statements still running stop and their clients are told 57P01
+// too; connections whose clients read nothing more within a grace period
+// are closed, and Shutdown then returns ErrConnectionsCut.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutdown = true
@@ -159,14 +161,43 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		s.mu.Lock()
-		for c := range s.conns {
-			c.nc.Close()
-		}
-		s.mu.Unlock()
-		return ctx.Err()
 	}
+	// The deadline: every statement still running stops (a long stream
+	// ends at its next batch of rows) and its client is told 57P01. A
+	// client that reads nothing more within the grace period is cut off.
+	s.mu.Lock()
+	for c := range s.conns {
+		c.mu.Lock()
+		if c.busy && c.cancel != nil {
+			c.cancel(errShutdown)
+		}
+		c.mu.Unlock()
+	}
+	s.mu.Unlock()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(shutdownGrace):
+	}
+	s.mu.Lock()
+	for c := range s.conns {
+		c.nc.Close()
+	}
+	s.mu.Unlock()
+	<-done
+	return ErrConnectionsCut
 }
+
+// shutdownGrace is how long a shutdown waits, after its deadline, for
+// clients to read the end of what they were sent and their 57P01.
+const shutdownGrace = 5 * time.Second
+
+// errShutdown cancels a statement at a shutdown's deadline.
+var errShutdown = errors.New("seqd: shutting down")
+
+// ErrConnectionsCut: a shutdown had to close connections whose clients
+// stopped reading; the engine is unaffected.
+var ErrConnectionsCut = errors.New("seqd: shutdown closed connections whose clients stopped reading")
 
 // conn is one client connection, served by one goroutine.
 type conn struct {
@@ -181,8 +212,8 @@ type conn struct {
 	mu       sync.Mutex
 	busy     bool // executing a message: shutdown waits for it
 	stopping bool
-	ctx      context.Context // the running message's; canceled by a CancelRequest
-	cancel   context.CancelFunc
+	ctx      context.Context // the running message's; canceled by a CancelRequest or a shutdown's deadline
+	cancel   context.CancelCauseFunc
 
 	stmts   map[string]*prepared
 	portals map[string]*portal
@@ -217,7 +248,7 @@ func (c *conn) begin() (ctx context.Context, stopping bool) {
 	defer c.mu.Unlock()
 	c.busy = true
 	if c.ctx == nil || c.ctx.Err() != nil {
-		c.ctx, c.cancel = context.WithCancel(context.Background())
+		c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	}
 	return c.ctx, c.stopping
 }
@@ -243,7 +274,7 @@ func (s *Server) cancelRequest(pid uint32, secret []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.busy && c.cancel != nil {
-		c.cancel()
+		c.cancel(context.Canceled)
 	}
 }
 
@@ -257,7 +288,7 @@ func (c *conn) serve() {
 	defer func() {
 		c.mu.Lock()
 		if c.cancel != nil {
-			c.cancel()
+			c.cancel(context.Canceled)
 		}
 		c.mu.Unlock()
 	}()
@@ -276,6 +307,12 @@ func (c *conn) serve() {
 			return
 		}
 		if !c.handle(ctx, msg) {
+			return
+		}
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			// The shutdown's deadline stopped what this connection ran:
+			// it ends with 57P01 after the rows it already sent.
+			c.terminate()
 			return
 		}
 		if c.end() && !c.inRequest {
@@ -432,6 +469,9 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 	switch m := msg.(type) {
 	case *pgproto3.Query:
 		c.simpleQuery(ctx, m.String)
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			return true // serve ends the connection with 57P01
+		}
 		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 		return c.be.Flush() == nil
 	case *pgproto3.Sync:
@@ -449,7 +489,9 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		if err := c.extended(ctx, msg); err != nil {
 			c.failed = true
 			c.sess.Abort()
-			c.be.Send(toErrorResponse(err))
+			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
+				c.be.Send(toErrorResponse(err))
+			}
 		}
 		return true
 	default:
@@ -473,7 +515,9 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 	for i := range stmts {
 		if err := c.simpleStatement(ctx, &stmts[i]); err != nil {
 			c.sess.Abort()
-			c.be.Send(toErrorResponse(err))
+			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
+				c.be.Send(toErrorResponse(err))
+			}
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"log"
 	"net"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -44,6 +45,9 @@ type Server struct {
 // Start opens the data directory, recovers every sequence and starts
 // listening.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = log.Default()
+	}
 	if cfg.FS == nil {
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, err
@@ -53,11 +57,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	opened := time.Now()
 	eng, err := engine.Open(ctx, engine.Config{Store: st})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
+	recovery := time.Since(opened)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		eng.Close()
@@ -67,6 +73,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		pg: pgwire.NewServer(pgwire.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxConns: cfg.MaxConns,
 			MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger})}
 	go func() { s.done <- s.pg.Serve(ln) }()
+	if cfg.FS == nil {
+		dir, _ := filepath.Abs(cfg.DataDir)
+		if eng.Fresh() {
+			cfg.Logger.Printf("created a new store in %s", dir)
+		} else {
+			cfg.Logger.Printf("recovered %d sequences in %d schemas from %s in %v", len(eng.List()), len(eng.Schemas()), dir, recovery.Round(time.Millisecond))
+		}
+	}
+	cfg.Logger.Printf("seqd listening on %s", ln.Addr())
 	return s, nil
 }
 

@@ -5,21 +5,25 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"syscall"
 	"time"
 
+	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/server"
 	"github.com/seqd/seqd/storage/faultfs"
 )
 
 func main() {
 	var cfg server.Config
-	flag.StringVar(&cfg.DataDir, "data", "seqd-data", "directory of the embedded store")
+	flag.StringVar(&cfg.DataDir, "data", defaultDataDir(), "directory of the embedded store (default: seqd under the user's data directory, $XDG_DATA_HOME or ~/.local/share)")
 	flag.StringVar(&cfg.Listen, "listen", "127.0.0.1:6543", "address for the PostgreSQL protocol")
 	flag.Int64Var(&cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
 	flag.IntVar(&cfg.MaxConns, "max-connections", 10_000, "most client connections at once; more are refused with SQLSTATE 53300")
@@ -49,18 +53,33 @@ func main() {
 		cfg.FS = ffs
 		go faultCommands(ffs)
 	}
+	if !*faults {
+		if err := checkDataDir(cfg.DataDir); err != nil {
+			log.Fatal(err)
+		}
+	}
 	s, err := server.Start(context.Background(), cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("seqd listening on %s, data in %s", s.Addr(), cfg.DataDir)
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	select {
-	case got := <-sig:
-		log.Printf("%s: shutting down", got)
-	case err := <-s.Done():
-		log.Printf("listener failed: %v", err)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+wait:
+	for {
+		select {
+		case got := <-sig:
+			if got == syscall.SIGHUP {
+				// A closed terminal or a reload request never stops
+				// seqd; there is no configuration file to reload yet.
+				log.Print("SIGHUP: nothing to reload; still serving")
+				continue
+			}
+			log.Printf("%s: shutting down", got)
+			break wait
+		case err := <-s.Done():
+			log.Printf("listener failed: %v", err)
+			break wait
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -71,12 +90,50 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	if errors.Is(err, pgwire.ErrConnectionsCut) {
+		// The store closed cleanly; only clients that stopped reading
+		// missed their 57P01.
+		log.Print(err)
+		err = nil
+	}
 	if err != nil {
 		log.Printf("shutdown: %v", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 	log.Print("clean shutdown")
+}
+
+// defaultDataDir is seqd under the user's data directory: the same store
+// whatever directory seqd is started from.
+func defaultDataDir() string {
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "seqd-data"
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "seqd")
+}
+
+// checkDataDir refuses to create a new store beside an old one that the
+// former default (./seqd-data) left in the working directory: a second
+// store would hand out the same values again.
+func checkDataDir(dir string) error {
+	if hasStore(dir) {
+		return nil
+	}
+	abs, _ := filepath.Abs(dir)
+	legacy, _ := filepath.Abs("seqd-data")
+	if abs == legacy {
+		return nil
+	}
+	if hasStore("seqd-data") {
+		return fmt.Errorf("seqd: ./seqd-data holds a store from an earlier seqd but -data is %s, where none is: start with -data %s to keep using it, or move it", abs, legacy)
+	}
+	return nil
 }
 
 // faultCommands carries out the fault commands read from standard input,
@@ -95,4 +152,10 @@ func faultCommands(fs *faultfs.FS) {
 			log.Print(err)
 		}
 	}
+}
+
+// hasStore reports whether dir holds a store (Pebble's manifest).
+func hasStore(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*"))
+	return len(m) > 0
 }

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// TestSignals: SIGHUP (a reload request, or the terminal closing) never
+// stops seqd; SIGTERM stops it cleanly with status 0 and the next start
+// continues at exactly the next value.
+func TestSignals(t *testing.T) {
+	bin := testenv.SeqdBinary(t)
+	dir, addr := t.TempDir(), freePort(t)
+	p := start(t, bin, dir, addr)
+	c := connect(t, addr)
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "create sequence s cache 100"); err != nil {
+		t.Fatal(err)
+	}
+	next := func() int64 {
+		var v int64
+		if err := c.QueryRow(ctx, "select nextval('s')").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	next()
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if v := next(); v != 2 {
+		t.Fatalf("after SIGHUP: %d, want 2", v)
+	}
+	c.Close(ctx)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("SIGTERM: %v, want exit status 0", err)
+	}
+	p = start(t, bin, dir, addr)
+	defer func() { p.cmd.Process.Signal(syscall.SIGTERM); p.cmd.Wait() }()
+	c = connect(t, addr)
+	defer c.Close(ctx)
+	if v := next(); v != 3 {
+		t.Fatalf("after a clean restart: %d, want 3", v)
+	}
+}
+
+// TestDataDir: without -data the store is under the user's data
+// directory whatever the working directory, the log says where and
+// whether it was created or recovered, and a store the former default
+// (./seqd-data) left behind is not silently replaced by a new one.
+func TestDataDir(t *testing.T) {
+	bin := testenv.SeqdBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	run := func(home, dir string, args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append([]string{"-listen", freePort(t)}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = []string{"HOME=" + home}
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Ready or refused: stop it once it logged its address.
+		var out strings.Builder
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			out.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), "listening") {
+				cmd.Process.Signal(syscall.SIGTERM)
+			}
+		}
+		err = cmd.Wait()
+		if strings.Contains(out.String(), "listening") && err != nil {
+			t.Fatalf("SIGTERM: %v\n%s", err, out.String())
+		}
+		return out.String() + "exit: " + errString(err)
+	}
+	store := filepath.Join(home, ".local", "share", "seqd")
+	if out := run(home, work); !strings.Contains(out, "created a new store in "+store) {
+		t.Fatalf("first start:\n%s", out)
+	}
+	if out := run(home, t.TempDir()); !strings.Contains(out, "recovered 0 sequences in 1 schemas from "+store) {
+		t.Fatalf("from another directory:\n%s", out)
+	}
+	legacy, newHome := t.TempDir(), t.TempDir()
+	if out := run(home, legacy, "-data", "seqd-data"); !strings.Contains(out, "created a new store in "+filepath.Join(legacy, "seqd-data")) {
+		t.Fatalf("explicit -data:\n%s", out)
+	}
+	if out := run(newHome, legacy); !strings.Contains(out, "./seqd-data holds a store from an earlier seqd") || !strings.Contains(out, "exit: exit status 1") {
+		t.Fatalf("beside a store of the former default:\n%s", out)
+	}
+}
+
+func errString(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.Error()
+	}
+	if err == nil {
+		return "status 0"
+	}
+	return err.Error()
+}
