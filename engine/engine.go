@@ -119,6 +119,9 @@ type Engine struct {
 	schemas map[string]*schema
 	// comments are the sequences' comments by sequence ID.
 	comments map[uint64]comment
+	// roles are who may connect; roleMu serializes their writes.
+	roles  map[string]Role
+	roleMu sync.Mutex
 	// commentMu serializes the writes of comment records: each expects
 	// the revision the one before it left (a conflict would fail the
 	// whole group commit it rides in).
@@ -146,6 +149,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		seqs:         make(map[string]*seq),
 		schemas:      make(map[string]*schema),
 		comments:     make(map[uint64]comment),
+		roles:        make(map[string]Role),
 	}
 	if cfg.RefillPeriod <= 0 {
 		e.refillPeriod = int32((50 * time.Millisecond) >> tickShift)

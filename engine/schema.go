@@ -53,6 +53,8 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 		e.catalogRev = kv.Rev
 	case kv.Key == runningKey:
 		e.runningRev = kv.Rev
+	case strings.HasPrefix(kv.Key, roleKey):
+		return e.loadRole(kv)
 	case strings.HasPrefix(kv.Key, commentPrefix):
 		return e.loadComment(kv)
 	case strings.HasPrefix(kv.Key, schemaKey):

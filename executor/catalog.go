@@ -239,7 +239,33 @@ func (s *Session) roleName(oid int64) string {
 	case dbOwnerOID:
 		return "pg_database_owner"
 	}
+	for _, r := range s.roleList() {
+		if int64(r.oid) == oid {
+			return r.Name
+		}
+	}
 	return fmt.Sprintf("unknown (OID=%d)", oid)
+}
+
+// roleRow is a role as the catalog shows it.
+type roleRow struct {
+	engine.Role
+	oid uint32
+}
+
+// roleList is pg_roles: the engine's roles, and the connecting user (the
+// owner of everything until privileges exist) with OID 10, as a
+// superuser that can log in when it is not a role itself (trust).
+func (s *Session) roleList() []roleRow {
+	out := []roleRow{{Role: engine.Role{Name: s.cfg.User, Superuser: true, Login: true}, oid: superuserOID}}
+	for _, r := range s.eng.Roles() {
+		if r.Name == s.cfg.User {
+			out[0].Role = r
+			continue
+		}
+		out = append(out, roleRow{Role: r, oid: s.oids().forSchema("\x00role:" + r.Name)})
+	}
+	return out
 }
 
 // relationVisible is pg_table_is_visible: the relation is what its bare
@@ -370,14 +396,25 @@ func catalogRelations() []*relation {
 				"rolcanlogin", tBool, "rolreplication", tBool, "rolconnlimit", tInt4, "rolpassword", tText, "rolvaliduntil", tTimestamp,
 				"rolbypassrls", tBool, "rolconfig", tTextArr, "oid", tOid),
 			rows: func(s *Session) ([][]Datum, error) {
-				return [][]Datum{{Text(s.cfg.User), Bool(true), Bool(true), Bool(true), Bool(true), Bool(true), Bool(true), Int(-1),
-					Text("********"), Null, Bool(true), Null, Int(superuserOID)}}, nil
+				var out [][]Datum
+				for _, r := range s.roleList() {
+					out = append(out, []Datum{Text(r.Name), Bool(r.Superuser), Bool(true), Bool(r.Superuser), Bool(r.Superuser), Bool(r.Login),
+						Bool(r.Superuser), Int(-1), Text("********"), Null, Bool(r.Superuser), Null, Int(int64(r.oid))})
+				}
+				return out, nil
 			}},
 		{oid: 12010, schema: "pg_catalog", name: "pg_user", kind: 'v',
 			cols: cols("usename", tName, "usesysid", tOid, "usecreatedb", tBool, "usesuper", tBool, "userepl", tBool,
 				"usebypassrls", tBool, "passwd", tText, "valuntil", tTimestamp, "useconfig", tTextArr),
 			rows: func(s *Session) ([][]Datum, error) {
-				return [][]Datum{{Text(s.cfg.User), Int(superuserOID), Bool(true), Bool(true), Bool(true), Bool(true), Text("********"), Null, Null}}, nil
+				var out [][]Datum
+				for _, r := range s.roleList() {
+					if r.Login {
+						out = append(out, []Datum{Text(r.Name), Int(int64(r.oid)), Bool(r.Superuser), Bool(r.Superuser), Bool(r.Superuser),
+							Bool(r.Superuser), Text("********"), Null, Null})
+					}
+				}
+				return out, nil
 			}},
 		{oid: 1262, schema: "pg_catalog", name: "pg_database", kind: 'r',
 			cols: cols("oid", tOid, "datname", tName, "datdba", tOid, "encoding", tInt4, "datlocprovider", tChar, "datistemplate", tBool,

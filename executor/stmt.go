@@ -53,6 +53,12 @@ func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
 		return c.alterTable(n.GetAlterTableStmt())
 	case n.GetCommentStmt() != nil:
 		return c.commentOn(n.GetCommentStmt())
+	case n.GetCreateRoleStmt() != nil:
+		return c.createRole(n.GetCreateRoleStmt())
+	case n.GetAlterRoleStmt() != nil:
+		return c.alterRole(n.GetAlterRoleStmt())
+	case n.GetDropRoleStmt() != nil:
+		return c.dropRole(n.GetDropRoleStmt())
 	case n.GetTransactionStmt() != nil:
 		return c.transaction(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:

@@ -46,7 +46,7 @@ var sqlstates = map[sql.Kind]string{
 	sql.DuplicateCursor:               "42P03",
 	sql.DuplicatePreparedStatement:    "42P05",
 	sql.DuplicateTable:                "42P07",
-	sql.DuplicateObjectNotice:         "42710",
+	sql.DuplicateObject:               "42710",
 	sql.AmbiguousColumn:               "42702",
 	sql.AmbiguousFunction:             "42725",
 	sql.GroupingError:                 "42803",
@@ -65,6 +65,9 @@ var sqlstates = map[sql.Kind]string{
 	sql.ReservedName:                  "42939",
 	sql.ReadOnlyTransaction:           "25006",
 	sql.NameTooLong:                   "42622",
+	sql.InvalidPassword:               "28P01",
+	sql.InvalidAuthorization:          "28000",
+	sql.ObjectInUse:                   "55006",
 	sql.TooManyConnections:            "53300",
 	sql.IdleSessionTimeout:            "57P05",
 	sql.AdminShutdown:                 "57P01",
@@ -99,6 +102,10 @@ func kindOf(err error) sql.Kind {
 		return sql.DuplicateSchema
 	case errors.Is(err, engine.ErrDependents):
 		return sql.DependentObjectsStillExist
+	case errors.Is(err, engine.ErrNoRole):
+		return sql.UndefinedObject
+	case errors.Is(err, engine.ErrRoleExists):
+		return sql.DuplicateObject
 	case errors.Is(err, engine.ErrInvalidName):
 		return sql.InvalidName
 	case errors.Is(err, engine.ErrClosed):

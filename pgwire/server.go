@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/sql"
@@ -39,7 +40,17 @@ type Config struct {
 	IdleTimeout time.Duration
 	// Logger receives connection errors; nil means the standard logger.
 	Logger *log.Logger
+	// Auth is how clients authenticate: AuthTrust (anyone, as any user)
+	// or AuthSCRAM (SCRAM-SHA-256 against the engine's roles). The zero
+	// value is AuthTrust.
+	Auth string
 }
+
+// Authentication methods, named as in PostgreSQL's pg_hba.conf.
+const (
+	AuthTrust = "trust"
+	AuthSCRAM = "scram-sha-256"
+)
 
 // Server accepts PostgreSQL connections. It is safe for concurrent use.
 type Server struct {
@@ -416,6 +427,9 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 		c.fatal(sql.TooManyConnections, "sorry, too many clients already")
 		return false
 	}
+	if c.srv.cfg.Auth == AuthSCRAM && !c.authenticate(m.Parameters["user"]) {
+		return false
+	}
 	params := map[string]string{}
 	for k, v := range m.Parameters {
 		if k != "user" && k != "database" && k != "replication" {
@@ -436,6 +450,81 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
 	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 	return c.be.Flush() == nil
+}
+
+// authenticate runs SCRAM-SHA-256 for user. A role that does not exist,
+// cannot log in or has no password fails exactly as a wrong password does
+// (28P01), and the failure is logged with its reason.
+func (c *conn) authenticate(user string) bool {
+	var v *engine.Verifier
+	reason := "no such role"
+	if role, ok := c.srv.cfg.Engine.Role(user); ok {
+		switch {
+		case !role.Login:
+			reason = "role cannot log in"
+		case role.Verifier == nil:
+			reason = "role has no password"
+		default:
+			v, reason = role.Verifier, "wrong password"
+		}
+	}
+	fail := func(why string) bool {
+		c.srv.log.Printf("authentication failed for user %q from %s: %s", user, c.nc.RemoteAddr(), why)
+		c.fatal(sql.InvalidPassword, fmt.Sprintf("password authentication failed for user \"%s\"", user))
+		return false
+	}
+	conv := auth.Conversation(v)
+	c.be.Send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{"SCRAM-SHA-256"}})
+	if err := c.be.Flush(); err != nil {
+		return false
+	}
+	for _, step := range []uint32{pgproto3.AuthTypeSASL, pgproto3.AuthTypeSASLContinue} {
+		if err := c.be.SetAuthType(step); err != nil {
+			return false
+		}
+		msg, err := c.be.Receive()
+		if err != nil {
+			return false // the client went away
+		}
+		var data []byte
+		switch m := msg.(type) {
+		case *pgproto3.SASLInitialResponse:
+			if m.AuthMechanism != "SCRAM-SHA-256" {
+				return fail("mechanism " + m.AuthMechanism)
+			}
+			data = m.Data
+		case *pgproto3.SASLResponse:
+			data = m.Data
+		default:
+			c.fatal(sql.ProtocolViolation, fmt.Sprintf("expected SASL response, got message type %c", msgType(msg)))
+			return false
+		}
+		resp, err := conv.Step(string(data))
+		if err != nil {
+			return fail(reason)
+		}
+		if conv.Done() {
+			if !conv.Valid() {
+				return fail(reason)
+			}
+			c.be.Send(&pgproto3.AuthenticationSASLFinal{Data: []byte(resp)})
+			return true
+		}
+		c.be.Send(&pgproto3.AuthenticationSASLContinue{Data: []byte(resp)})
+		if err := c.be.Flush(); err != nil {
+			return false
+		}
+	}
+	return fail(reason)
+}
+
+// msgType is a frontend message's type byte, for errors.
+func msgType(msg pgproto3.FrontendMessage) byte {
+	b, err := msg.Encode(nil)
+	if err != nil || len(b) == 0 {
+		return '?'
+	}
+	return b[0]
 }
 
 // register gives c a process ID and secret key of its own for

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/storage/embedded"
@@ -32,6 +33,30 @@ type Config struct {
 	// FS, when set, is the file system the embedded store uses (tests and
 	// fault injection); nil is the operating system's.
 	FS vfs.FS
+	// Auth is "trust" or "scram-sha-256"; empty chooses safely: trust on
+	// a loopback address only, SCRAM on any other.
+	Auth string
+	// Superuser is the role the first start creates under SCRAM
+	// (default "seqd"), with Password (never from the command line).
+	Superuser string
+	Password  string
+}
+
+// AuthFor is the authentication a listen address gets when none is asked
+// for: trust on loopback, where only this machine's users reach seqd, and
+// SCRAM-SHA-256 anywhere else (Redis's protected mode is the model).
+func AuthFor(listen string) string {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return pgwire.AuthSCRAM
+	}
+	if host == "localhost" {
+		return pgwire.AuthTrust
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return pgwire.AuthTrust
+	}
+	return pgwire.AuthSCRAM
 }
 
 // Server is a running seqd.
@@ -64,6 +89,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	recovery := time.Since(opened)
+	if cfg.Auth == "" {
+		cfg.Auth = AuthFor(cfg.Listen)
+	}
+	if err := bootstrap(ctx, eng, &cfg); err != nil {
+		eng.Close()
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		eng.Close()
@@ -71,7 +103,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{eng: eng, ln: ln, done: make(chan error, 1),
 		pg: pgwire.NewServer(pgwire.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxConns: cfg.MaxConns,
-			MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger})}
+			MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger, Auth: cfg.Auth})}
 	go func() { s.done <- s.pg.Serve(ln) }()
 	if cfg.FS == nil {
 		dir, _ := filepath.Abs(cfg.DataDir)
@@ -81,8 +113,43 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			cfg.Logger.Printf("recovered %d sequences in %d schemas from %s in %v", len(eng.List()), len(eng.Schemas()), dir, recovery.Round(time.Millisecond))
 		}
 	}
-	cfg.Logger.Printf("seqd listening on %s", ln.Addr())
+	cfg.Logger.Printf("seqd listening on %s, authentication %s", ln.Addr(), cfg.Auth)
 	return s, nil
+}
+
+// bootstrap checks the authentication settings and, under SCRAM, makes
+// sure the superuser exists: the first start creates it with the
+// configured password.
+func bootstrap(ctx context.Context, eng *engine.Engine, cfg *Config) error {
+	switch cfg.Auth {
+	case pgwire.AuthTrust:
+		if AuthFor(cfg.Listen) != pgwire.AuthTrust {
+			cfg.Logger.Printf("WARNING: authentication is trust on %s: anyone who reaches it can do anything", cfg.Listen)
+		}
+		return nil
+	case pgwire.AuthSCRAM:
+	default:
+		return fmt.Errorf("seqd: unknown authentication %q (want trust or scram-sha-256)", cfg.Auth)
+	}
+	if cfg.Superuser == "" {
+		cfg.Superuser = "seqd"
+	}
+	if _, ok := eng.Role(cfg.Superuser); ok {
+		return nil
+	}
+	if cfg.Password == "" {
+		return fmt.Errorf("seqd: authentication is scram-sha-256 (the default off loopback) and the superuser %q does not exist yet: "+
+			"give its password in SEQD_PASSWORD or -password-file, or ask for -auth trust", cfg.Superuser)
+	}
+	v, err := auth.NewVerifier(cfg.Password)
+	if err != nil {
+		return err
+	}
+	if err := eng.PutRole(ctx, engine.Role{Name: cfg.Superuser, Superuser: true, Login: true, Verifier: v}, true); err != nil {
+		return err
+	}
+	cfg.Logger.Printf("created the superuser %q", cfg.Superuser)
+	return nil
 }
 
 // Addr is the address the server listens on.

@@ -57,6 +57,9 @@ const (
 	ReservedName                  Kind = "reserved_name"
 	ReadOnlyTransaction           Kind = "read_only_sql_transaction"
 	NameTooLong                   Kind = "name_too_long"
+	InvalidPassword               Kind = "invalid_password"
+	InvalidAuthorization          Kind = "invalid_authorization_specification"
+	ObjectInUse                   Kind = "object_in_use"
 	TooManyConnections            Kind = "too_many_connections"
 	IdleSessionTimeout            Kind = "idle_session_timeout"
 	AdminShutdown                 Kind = "admin_shutdown"
@@ -66,7 +69,7 @@ const (
 	InternalError                 Kind = "internal_error"
 	Warning                       Kind = "warning"
 	SuccessfulCompletion          Kind = "successful_completion"
-	DuplicateObjectNotice         Kind = "duplicate_object"
+	DuplicateObject               Kind = "duplicate_object"
 )
 
 // Error is a failure in PostgreSQL's terms: a Kind, PostgreSQL's message,

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -29,6 +30,9 @@ func main() {
 	flag.IntVar(&cfg.MaxConns, "max-connections", 10_000, "most client connections at once; more are refused with SQLSTATE 53300")
 	flag.IntVar(&cfg.MaxMessage, "max-statement-bytes", 1<<20, "longest protocol message (and so statement); longer ends the connection with SQLSTATE 54000")
 	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", 0, "end a connection that sends nothing, or reads none of its results, for this long (0: never)")
+	flag.StringVar(&cfg.Auth, "auth", "", "client authentication: trust or scram-sha-256 (default: trust on a loopback address, scram-sha-256 on any other)")
+	flag.StringVar(&cfg.Superuser, "superuser", "seqd", "the superuser role the first start creates under scram-sha-256")
+	passwordFile := flag.String("password-file", "", "file holding the superuser's password for its creation (or set SEQD_PASSWORD); never on the command line")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	faults := flag.Bool("fault-injection", false, "testing only: keep the store in memory over -data, read fault commands from standard input (see package faultfs)")
 	faultSeed := flag.Uint64("fault-seed", uint64(time.Now().UnixNano()), "testing only: seed of -fault-injection's crash clones")
@@ -58,12 +62,22 @@ func main() {
 			log.Fatal(err)
 		}
 	}
+	cfg.Password = os.Getenv("SEQD_PASSWORD")
+	if *passwordFile != "" {
+		b, err := os.ReadFile(*passwordFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		cfg.Password = strings.TrimRight(string(b), "\r\n")
+	}
+	// Signals are caught before the server says it listens: a SIGTERM
+	// right after that line must stop it cleanly, not kill it.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	s, err := server.Start(context.Background(), cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 wait:
 	for {
 		select {

@@ -1,0 +1,123 @@
+package compat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/pgwire"
+	"github.com/seqd/seqd/server"
+)
+
+// startSCRAM runs seqd requiring SCRAM-SHA-256, its superuser "seqd"
+// created with password "su-pw".
+func startSCRAM(t *testing.T) (host, port string) {
+	t.Helper()
+	ctx := context.Background()
+	srv, err := server.Start(ctx, server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Auth: pgwire.AuthSCRAM, Password: "su-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(ctx) })
+	host, port, _ = net.SplitHostPort(srv.Addr().String())
+	return host, port
+}
+
+// TestSCRAM: psql, pgx, psycopg2, psycopg 3 and pgjdbc authenticate with
+// SCRAM-SHA-256 against the superuser and a role made with CREATE USER;
+// a wrong password and an unknown role both get 28P01 with the same
+// message, and the connection ends.
+func TestSCRAM(t *testing.T) {
+	host, port := startSCRAM(t)
+	ctx := context.Background()
+	url := func(user, password string) string {
+		return fmt.Sprintf("postgres://%s:%s@%s:%s/seqd?sslmode=disable", user, password, host, port)
+	}
+	su, err := pgx.Connect(ctx, url("seqd", "su-pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer su.Close(ctx)
+	for _, q := range []string{"create sequence s", "create user app password 'app-pw'", "create role nologin password 'x'"} {
+		if _, err := su.Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	for _, tc := range []struct{ user, password string }{{"seqd", "wrong"}, {"nobody", "app-pw"}, {"nologin", "x"}, {"app", ""}} {
+		_, err := pgx.Connect(ctx, url(tc.user, tc.password))
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "28P01" || pe.Severity != "FATAL" || pe.Message != fmt.Sprintf("password authentication failed for user \"%s\"", tc.user) {
+			t.Errorf("%s/%q: %v, want FATAL 28P01", tc.user, tc.password, err)
+		}
+	}
+	app, err := pgx.Connect(ctx, url("app", "app-pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var user string
+	var v int64
+	if err := app.QueryRow(ctx, "select current_user, nextval('s')").Scan(&user, &v); err != nil || user != "app" {
+		t.Fatalf("as app: %q %d %v", user, v, err)
+	}
+	app.Close(ctx)
+
+	psql := testenv.Command(t, "psql")
+	cmd := exec.Command(psql, "-X", "-At", "-h", host, "-p", port, "-U", "app", "-d", "seqd", "-c", "select nextval('s')")
+	cmd.Env = append(os.Environ(), "PGPASSWORD=app-pw", "PGSSLMODE=disable")
+	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) == "" {
+		t.Fatalf("psql: %v\n%s", err, out)
+	}
+	for _, mod := range []string{"psycopg2", "psycopg"} {
+		script := fmt.Sprintf("import %s as m\nc = m.connect(host=%q, port=%s, user='app', password='app-pw', dbname='seqd')\ncur = c.cursor()\ncur.execute(\"select nextval('s')\")\nprint(cur.fetchone()[0])", mod, host, port)
+		if out, err := exec.Command(testenv.Python(t), "-c", script).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", mod, err, out)
+		}
+	}
+	lib := need(t, "SEQD_TEST_JAVA_LIB")
+	classes := t.TempDir()
+	src := filepath.Join(classes, "Scram.java")
+	os.WriteFile(src, []byte(`public final class Scram {
+  public static void main(String[] a) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(a[0], "app", "app-pw");
+         java.sql.ResultSet r = c.createStatement().executeQuery("select nextval('s')")) {
+      r.next();
+      System.out.println(r.getLong(1));
+    }
+  }
+}
+`), 0o644)
+	cp := filepath.Join(lib, "*")
+	if out, err := exec.Command(testenv.Command(t, "javac"), "-d", classes, "-cp", cp, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	jdbc := fmt.Sprintf("jdbc:postgresql://%s:%s/seqd", host, port)
+	if out, err := exec.Command(testenv.Command(t, "java"), "-cp", classes+string(os.PathListSeparator)+cp, "Scram", jdbc).CombinedOutput(); err != nil {
+		t.Fatalf("pgjdbc: %v\n%s", err, out)
+	}
+}
+
+// TestAuthDefaults: trust only on loopback unless asked for; off
+// loopback SCRAM needs the superuser's password before seqd starts.
+func TestAuthDefaults(t *testing.T) {
+	for addr, want := range map[string]string{"127.0.0.1:6543": pgwire.AuthTrust, "localhost:1": pgwire.AuthTrust, "[::1]:5": pgwire.AuthTrust,
+		"0.0.0.0:6543": pgwire.AuthSCRAM, "10.1.2.3:6543": pgwire.AuthSCRAM, ":6543": pgwire.AuthSCRAM} {
+		if got := server.AuthFor(addr); got != want {
+			t.Errorf("AuthFor(%q) = %s, want %s", addr, got, want)
+		}
+	}
+	// Refused before anything listens: no password for the superuser.
+	_, err := server.Start(context.Background(), server.Config{DataDir: t.TempDir(), Listen: "0.0.0.0:0"})
+	if err == nil || !strings.Contains(err.Error(), "SEQD_PASSWORD") {
+		t.Fatalf("non-loopback start without a password: %v", err)
+	}
+}

@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/seqd/seqd/storage"
+)
+
+// Roles are catalog records: who may connect, and with what SCRAM-SHA-256
+// verifier. A role's key is catalogPrefix + "role:" + its name; the value
+// is, as part of the on-disk format:
+//
+//	ver=1 | flags (bit 0 superuser, bit 1 login, bit 2 has a verifier) |
+//	iterations (u32 BE) | salt length (u8) | salt | StoredKey (32) | ServerKey (32)
+//
+// The password itself is never stored.
+const (
+	roleKey     = catalogPrefix + "role:"
+	roleVersion = 1
+)
+
+// Sentinel errors of roles.
+var (
+	ErrNoRole     = errors.New("seqd: role not found")
+	ErrRoleExists = errors.New("seqd: role already exists")
+)
+
+// Verifier is a SCRAM-SHA-256 verifier (RFC 7677), as PostgreSQL keeps in
+// pg_authid.rolpassword.
+type Verifier struct {
+	Salt                 []byte
+	Iterations           int
+	StoredKey, ServerKey []byte
+}
+
+// Role is a role's attributes.
+type Role struct {
+	Name      string
+	Superuser bool
+	Login     bool
+	Verifier  *Verifier // nil: no password, so no password login
+	rev       storage.Rev
+}
+
+func (r Role) encode() []byte {
+	b := []byte{roleVersion, 0}
+	if r.Superuser {
+		b[1] |= 1
+	}
+	if r.Login {
+		b[1] |= 2
+	}
+	if v := r.Verifier; v != nil {
+		b[1] |= 4
+		b = binary.BigEndian.AppendUint32(b, uint32(v.Iterations))
+		b = append(b, byte(len(v.Salt)))
+		b = append(b, v.Salt...)
+		b = append(b, v.StoredKey...)
+		b = append(b, v.ServerKey...)
+	}
+	return b
+}
+
+func decodeRole(name string, b []byte) (Role, error) {
+	bad := fmt.Errorf("seqd: corrupt role record %q", name)
+	if len(b) < 2 || b[0] != roleVersion || b[1]>>3 != 0 {
+		return Role{}, bad
+	}
+	r := Role{Name: name, Superuser: b[1]&1 != 0, Login: b[1]&2 != 0}
+	if b[1]&4 == 0 {
+		if len(b) != 2 {
+			return Role{}, bad
+		}
+		return r, nil
+	}
+	if len(b) < 7 {
+		return Role{}, bad
+	}
+	n := int(b[6])
+	if len(b) != 7+n+64 {
+		return Role{}, bad
+	}
+	r.Verifier = &Verifier{Iterations: int(binary.BigEndian.Uint32(b[2:])), Salt: b[7 : 7+n], StoredKey: b[7+n : 7+n+32], ServerKey: b[7+n+32:]}
+	return r, nil
+}
+
+func (e *Engine) loadRole(kv storage.KV) error {
+	name := strings.TrimPrefix(kv.Key, roleKey)
+	r, err := decodeRole(name, kv.Value)
+	if err != nil {
+		return err
+	}
+	r.rev = kv.Rev
+	e.roles[name] = r
+	return nil
+}
+
+// Role returns a role by name.
+func (e *Engine) Role(name string) (Role, bool) {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	r, ok := e.roles[name]
+	return r, ok
+}
+
+// Roles lists the roles by name.
+func (e *Engine) Roles() []Role {
+	e.catMu.RLock()
+	out := make([]Role, 0, len(e.roles))
+	for _, r := range e.roles {
+		out = append(out, r)
+	}
+	e.catMu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// PutRole creates a role (create) or replaces an existing one's
+// attributes, durably.
+func (e *Engine) PutRole(ctx context.Context, r Role, create bool) error {
+	if r.Name == "" || strings.ContainsRune(r.Name, 0) {
+		return &Error{Kind: ErrInvalidName, Msg: fmt.Sprintf("invalid role name %q", r.Name)}
+	}
+	e.roleMu.Lock()
+	defer e.roleMu.Unlock()
+	old, exists := e.Role(r.Name)
+	switch {
+	case create && exists:
+		return &Error{Kind: ErrRoleExists, Msg: fmt.Sprintf("role \"%s\" already exists", r.Name)}
+	case !create && !exists:
+		return &Error{Kind: ErrNoRole, Msg: fmt.Sprintf("role \"%s\" does not exist", r.Name)}
+	}
+	rev, err := e.writeCatalog(storage.Op{Key: roleKey + r.Name, Value: r.encode(), Expect: old.rev})
+	if err != nil {
+		return err
+	}
+	r.rev = rev
+	e.catMu.Lock()
+	e.roles[r.Name] = r
+	e.catMu.Unlock()
+	return nil
+}
+
+// DropRole removes a role durably.
+func (e *Engine) DropRole(ctx context.Context, name string) error {
+	e.roleMu.Lock()
+	defer e.roleMu.Unlock()
+	old, exists := e.Role(name)
+	if !exists {
+		return &Error{Kind: ErrNoRole, Msg: fmt.Sprintf("role \"%s\" does not exist", name)}
+	}
+	if _, err := e.writeCatalog(storage.Op{Key: roleKey + name, Expect: old.rev}); err != nil {
+		return err
+	}
+	e.catMu.Lock()
+	delete(e.roles, name)
+	e.catMu.Unlock()
+	return nil
+}

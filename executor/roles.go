@@ -1,0 +1,165 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/auth"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+// CREATE ROLE|USER, ALTER ROLE ... [WITH] options, DROP ROLE. Roles are
+// who may connect under scram-sha-256 authentication; privileges on
+// sequences are not checked yet (every role acts as a superuser).
+
+// roleOptions applies a role statement's options to r: PASSWORD 'x' (or
+// NULL), [NO]LOGIN, [NO]SUPERUSER; PostgreSQL's other role options mean
+// nothing here and are refused rather than ignored.
+func (c *compiler) roleOptions(r *engine.Role, opts []*pg.Node) (password *string, err error) {
+	seen := map[string]bool{}
+	for _, o := range opts {
+		d := o.GetDefElem()
+		if seen[d.Defname] {
+			return nil, c.errAt(d.Location, sql.SyntaxError, "conflicting or redundant options")
+		}
+		seen[d.Defname] = true
+		switch d.Defname {
+		case "password":
+			p := ""
+			if str := d.Arg.GetString_(); str != nil {
+				p = str.Sval
+			} else {
+				r.Verifier = nil // PASSWORD NULL
+				continue
+			}
+			password = &p
+		case "canlogin":
+			r.Login = d.Arg.GetBoolean().GetBoolval()
+		case "superuser":
+			r.Superuser = d.Arg.GetBoolean().GetBoolval()
+		default:
+			return nil, c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support the role option %s", strings.ToUpper(d.Defname))
+		}
+	}
+	return password, nil
+}
+
+func (c *compiler) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
+	if st.StmtType == pg.RoleStmtType_ROLESTMT_GROUP {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support CREATE GROUP")
+	}
+	name := st.Role
+	if strings.HasPrefix(name, "pg_") {
+		return nil, sql.Errorf(sql.ReservedName, "role name \"%s\" is reserved", name).WithDetail("Role names starting with \"pg_\" are reserved.")
+	}
+	r := engine.Role{Name: name, Login: st.StmtType == pg.RoleStmtType_ROLESTMT_USER}
+	password, err := c.roleOptions(&r, st.Options)
+	if err != nil {
+		return nil, err
+	}
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("CREATE ROLE"); err != nil {
+			return nil, err
+		}
+		if err := setPassword(&r, password); err != nil {
+			return nil, err
+		}
+		if err := s.eng.PutRole(ctx, r, true); err != nil {
+			return nil, err
+		}
+		return commandResult("CREATE ROLE"), nil
+	}), nil
+}
+
+// setPassword stores a verifier of the password, never the password.
+func setPassword(r *engine.Role, password *string) error {
+	if password == nil {
+		return nil
+	}
+	if *password == "" {
+		r.Verifier = nil // PostgreSQL: an empty password is no password
+		return nil
+	}
+	v, err := auth.NewVerifier(*password)
+	if err != nil {
+		return err
+	}
+	r.Verifier = v
+	return nil
+}
+
+// roleOf is the name a RoleSpec stands for.
+func (s *Session) roleOf(spec *pg.RoleSpec) string {
+	switch spec.Roletype {
+	case pg.RoleSpecType_ROLESPEC_CURRENT_USER, pg.RoleSpecType_ROLESPEC_SESSION_USER, pg.RoleSpecType_ROLESPEC_CURRENT_ROLE:
+		return s.cfg.User
+	}
+	return spec.Rolename
+}
+
+func (c *compiler) alterRole(st *pg.AlterRoleStmt) (*Prepared, error) {
+	s := c.s
+	name := s.roleOf(st.Role)
+	var changes engine.Role
+	// The options are applied to the role as it is when the statement
+	// runs; compile them once here to report errors at once.
+	if _, err := c.roleOptions(&changes, st.Options); err != nil {
+		return nil, err
+	}
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("ALTER ROLE"); err != nil {
+			return nil, err
+		}
+		r, ok := s.eng.Role(name)
+		if !ok {
+			return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
+		}
+		password, err := c.roleOptions(&r, st.Options)
+		if err != nil {
+			return nil, err
+		}
+		if err := setPassword(&r, password); err != nil {
+			return nil, err
+		}
+		if err := s.eng.PutRole(ctx, r, false); err != nil {
+			return nil, err
+		}
+		return commandResult("ALTER ROLE"), nil
+	}), nil
+}
+
+func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
+	s := c.s
+	var names []string
+	for _, n := range st.Roles {
+		names = append(names, s.roleOf(n.GetRoleSpec()))
+	}
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("DROP ROLE"); err != nil {
+			return nil, err
+		}
+		r := commandResult("DROP ROLE")
+		for _, name := range names {
+			if name == s.cfg.User {
+				return nil, sql.Errorf(sql.ObjectInUse, "current user cannot be dropped")
+			}
+			err := s.eng.DropRole(ctx, name)
+			if errors.Is(err, engine.ErrNoRole) {
+				if st.MissingOk {
+					r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "role \"%s\" does not exist, skipping", name))
+					continue
+				}
+				return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}), nil
+}
