@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -40,6 +41,9 @@ type Config struct {
 	IdleTimeout time.Duration
 	// Logger receives connection errors; nil means the standard logger.
 	Logger *log.Logger
+	// TLS, if set, is offered to clients that ask (SSLRequest answered
+	// 'S'); nil answers 'N', as a server without ssl does.
+	TLS *tls.Config
 	// Auth is how clients authenticate: AuthTrust (anyone, as any user)
 	// or AuthSCRAM (SCRAM-SHA-256 against the engine's roles). The zero
 	// value is AuthTrust.
@@ -192,7 +196,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	for c := range s.conns {
+		c.mu.Lock()
 		c.nc.Close()
+		c.mu.Unlock()
 	}
 	s.mu.Unlock()
 	<-done
@@ -213,8 +219,9 @@ var ErrConnectionsCut = errors.New("seqd: shutdown closed connections whose clie
 // conn is one client connection, served by one goroutine.
 type conn struct {
 	srv  *Server
-	nc   net.Conn
+	nc   net.Conn // replaced, under mu, by the TLS connection after startTLS
 	be   *pgproto3.Backend
+	tls  bool              // the connection speaks TLS
 	sess *executor.Session // set by startup
 
 	pid    uint32 // BackendKeyData: what a CancelRequest names
@@ -402,7 +409,18 @@ func (c *conn) startup() bool {
 			return false
 		}
 		switch m := msg.(type) {
-		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
+		case *pgproto3.SSLRequest:
+			if c.srv.cfg.TLS == nil || c.tls {
+				if _, err := c.nc.Write([]byte{'N'}); err != nil {
+					return false
+				}
+				continue
+			}
+			if !c.startTLS() {
+				return false
+			}
+			continue
+		case *pgproto3.GSSEncRequest:
 			if _, err := c.nc.Write([]byte{'N'}); err != nil {
 				return false
 			}
@@ -416,6 +434,30 @@ func (c *conn) startup() bool {
 			return false
 		}
 	}
+}
+
+// startTLS answers an SSLRequest with 'S' and runs the TLS handshake; the
+// connection then speaks the protocol over TLS. The client sends nothing
+// before it reads 'S', so nothing is left buffered in the clear.
+func (c *conn) startTLS() bool {
+	if _, err := c.nc.Write([]byte{'S'}); err != nil {
+		return false
+	}
+	tc := tls.Server(c.nc, c.srv.cfg.TLS)
+	if err := tc.Handshake(); err != nil {
+		c.srv.log.Printf("TLS handshake with %s failed: %v", c.nc.RemoteAddr(), err)
+		return false
+	}
+	var w io.Writer = tc
+	if c.srv.cfg.IdleTimeout > 0 {
+		w = writeTimeout{tc, c.srv.cfg.IdleTimeout}
+	}
+	be := pgproto3.NewBackend(tc, w)
+	be.SetMaxBodyLen(c.srv.cfg.MaxMessage)
+	c.mu.Lock()
+	c.nc, c.be, c.tls = tc, be, true
+	c.mu.Unlock()
+	return true
 }
 
 // accept registers a connection whose startup message arrived and sets up

@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
@@ -40,6 +41,10 @@ type Config struct {
 	// (default "seqd"), with Password (never from the command line).
 	Superuser string
 	Password  string
+	// TLSCert and TLSKey, when set, offer TLS (sslmode=require,
+	// verify-full); TLSClientCA checks client certificates that are
+	// given. Reload reads them again.
+	TLSCert, TLSKey, TLSClientCA string
 }
 
 // AuthFor is the authentication a listen address gets when none is asked
@@ -61,6 +66,8 @@ func AuthFor(listen string) string {
 
 // Server is a running seqd.
 type Server struct {
+	tls  *tlsFiles // nil without TLS
+	log  *log.Logger
 	eng  *engine.Engine
 	pg   *pgwire.Server
 	ln   net.Listener
@@ -96,14 +103,24 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		eng.Close()
 		return nil, err
 	}
+	var tf *tlsFiles
+	var tlsConfig *tls.Config
+	if cfg.TLSCert != "" || cfg.TLSKey != "" {
+		tf = &tlsFiles{cert: cfg.TLSCert, key: cfg.TLSKey, ca: cfg.TLSClientCA}
+		if err := tf.load(); err != nil {
+			eng.Close()
+			return nil, err
+		}
+		tlsConfig = tf.config()
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		eng.Close()
 		return nil, fmt.Errorf("seqd: listen: %w", err)
 	}
-	s := &Server{eng: eng, ln: ln, done: make(chan error, 1),
+	s := &Server{tls: tf, log: cfg.Logger, eng: eng, ln: ln, done: make(chan error, 1),
 		pg: pgwire.NewServer(pgwire.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxConns: cfg.MaxConns,
-			MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger, Auth: cfg.Auth})}
+			MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger, Auth: cfg.Auth, TLS: tlsConfig})}
 	go func() { s.done <- s.pg.Serve(ln) }()
 	if cfg.FS == nil {
 		dir, _ := filepath.Abs(cfg.DataDir)
@@ -113,7 +130,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			cfg.Logger.Printf("recovered %d sequences in %d schemas from %s in %v", len(eng.List()), len(eng.Schemas()), dir, recovery.Round(time.Millisecond))
 		}
 	}
-	cfg.Logger.Printf("seqd listening on %s, authentication %s", ln.Addr(), cfg.Auth)
+	cfg.Logger.Printf("seqd listening on %s, authentication %s, TLS %v", ln.Addr(), cfg.Auth, tf != nil)
 	return s, nil
 }
 
@@ -149,6 +166,19 @@ func bootstrap(ctx context.Context, eng *engine.Engine, cfg *Config) error {
 		return err
 	}
 	cfg.Logger.Printf("created the superuser %q", cfg.Superuser)
+	return nil
+}
+
+// Reload reads the configuration files again (SIGHUP): the TLS
+// certificate, key and client CA. On failure the old ones stay in use.
+func (s *Server) Reload() error {
+	if s.tls == nil {
+		return nil
+	}
+	if err := s.tls.load(); err != nil {
+		return err
+	}
+	s.log.Printf("reloaded TLS files")
 	return nil
 }
 

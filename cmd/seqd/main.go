@@ -33,6 +33,9 @@ func main() {
 	flag.StringVar(&cfg.Auth, "auth", "", "client authentication: trust or scram-sha-256 (default: trust on a loopback address, scram-sha-256 on any other)")
 	flag.StringVar(&cfg.Superuser, "superuser", "seqd", "the superuser role the first start creates under scram-sha-256")
 	passwordFile := flag.String("password-file", "", "file holding the superuser's password for its creation (or set SEQD_PASSWORD); never on the command line")
+	flag.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate (chain) for TLS; with -tls-key, clients may use sslmode=require or verify-full")
+	flag.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key of -tls-cert")
+	flag.StringVar(&cfg.TLSClientCA, "tls-ca", "", "PEM CA that client certificates, when given, must chain to")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	faults := flag.Bool("fault-injection", false, "testing only: keep the store in memory over -data, read fault commands from standard input (see package faultfs)")
 	faultSeed := flag.Uint64("fault-seed", uint64(time.Now().UnixNano()), "testing only: seed of -fault-injection's crash clones")
@@ -83,9 +86,13 @@ wait:
 		select {
 		case got := <-sig:
 			if got == syscall.SIGHUP {
-				// A closed terminal or a reload request never stops
-				// seqd; there is no configuration file to reload yet.
-				log.Print("SIGHUP: nothing to reload; still serving")
+				// A reload request (or a closed terminal) never stops
+				// seqd: the TLS files are read again.
+				if err := s.Reload(); err != nil {
+					log.Printf("SIGHUP: reload failed, keeping the old configuration: %v", err)
+				} else {
+					log.Print("SIGHUP: configuration reloaded; still serving")
+				}
 				continue
 			}
 			log.Printf("%s: shutting down", got)

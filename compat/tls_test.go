@@ -1,0 +1,159 @@
+package compat
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/server"
+)
+
+// testCA is a certificate authority a test makes.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pem  []byte
+}
+
+func newCA(t *testing.T, name string) *testCA {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// serverCert writes a certificate for 127.0.0.1 and localhost signed by
+// ca, and its key, to certFile and keyFile.
+func (ca *testCA) serverCert(t *testing.T, certFile, keyFile string) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, _ := x509.MarshalECPrivateKey(key)
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+}
+
+// TestTLS: psql, pgx, psycopg and pgjdbc connect with sslmode=verify-full
+// against a CA the test makes; after the certificate is swapped for one
+// of another CA and the server reloads (what SIGHUP does), new
+// connections use the new certificate and an old one goes on.
+func TestTLS(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
+	ca1, ca2 := newCA(t, "seqd test CA 1"), newCA(t, "seqd test CA 2")
+	ca1File, ca2File := filepath.Join(dir, "ca1.pem"), filepath.Join(dir, "ca2.pem")
+	os.WriteFile(ca1File, ca1.pem, 0o600)
+	os.WriteFile(ca2File, ca2.pem, 0o600)
+	ca1.serverCert(t, certFile, keyFile)
+	ctx := context.Background()
+	srv, err := server.Start(ctx, server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", TLSCert: certFile, TLSKey: keyFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(ctx)
+	_, port, _ := net.SplitHostPort(srv.Addr().String())
+	url := func(ca string) string {
+		return fmt.Sprintf("postgres://seqd@127.0.0.1:%s/seqd?sslmode=verify-full&sslrootcert=%s", port, ca)
+	}
+	old, err := pgx.Connect(ctx, url(ca1File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close(ctx)
+	if _, err := old.Exec(ctx, "create sequence s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := old.PgConn().Conn().(*tls.Conn); !ok {
+		t.Fatalf("pgx's connection is %T, not TLS", old.PgConn().Conn())
+	}
+
+	psql := testenv.Command(t, "psql")
+	cmd := exec.Command(psql, "-X", "-At", "-h", "127.0.0.1", "-p", port, "-U", "seqd", "-d", "seqd", "-c", "select nextval('s')")
+	cmd.Env = append(os.Environ(), "PGSSLMODE=verify-full", "PGSSLROOTCERT="+ca1File)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("psql: %v\n%s", err, out)
+	}
+	script := fmt.Sprintf("import psycopg\nc = psycopg.connect(host='127.0.0.1', port=%s, user='seqd', dbname='seqd', sslmode='verify-full', sslrootcert=%q)\nprint(c.execute(\"select nextval('s')\").fetchone()[0], c.pgconn.ssl_in_use)", port, ca1File)
+	if out, err := exec.Command(testenv.Python(t), "-c", script).CombinedOutput(); err != nil || !strings.Contains(string(out), "True") {
+		t.Fatalf("psycopg: %v\n%s", err, out)
+	}
+	lib := need(t, "SEQD_TEST_JAVA_LIB")
+	classes := t.TempDir()
+	src := filepath.Join(classes, "Tls.java")
+	os.WriteFile(src, []byte(`public final class Tls {
+  public static void main(String[] a) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(a[0], "seqd", "");
+         java.sql.ResultSet r = c.createStatement().executeQuery("select nextval('s')")) {
+      r.next();
+      System.out.println(r.getLong(1));
+    }
+  }
+}
+`), 0o644)
+	cp := filepath.Join(lib, "*")
+	if out, err := exec.Command(testenv.Command(t, "javac"), "-d", classes, "-cp", cp, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	jdbc := fmt.Sprintf("jdbc:postgresql://127.0.0.1:%s/seqd?sslmode=verify-full&sslrootcert=%s", port, ca1File)
+	if out, err := exec.Command(testenv.Command(t, "java"), "-cp", classes+string(os.PathListSeparator)+cp, "Tls", jdbc).CombinedOutput(); err != nil {
+		t.Fatalf("pgjdbc: %v\n%s", err, out)
+	}
+
+	// Swap the certificate and reload.
+	ca2.serverCert(t, certFile, keyFile)
+	if err := srv.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := pgx.Connect(ctx, url(ca1File)); err == nil {
+		c.Close(ctx)
+		t.Fatal("after the reload the old CA still verifies the server")
+	}
+	c2, err := pgx.Connect(ctx, url(ca2File))
+	if err != nil {
+		t.Fatalf("after the reload: %v", err)
+	}
+	c2.Close(ctx)
+	var v int64
+	if err := old.QueryRow(ctx, "select nextval('s')").Scan(&v); err != nil {
+		t.Fatalf("a connection from before the reload: %v", err)
+	}
+	// A bad file keeps the certificate in use.
+	os.WriteFile(certFile, []byte("not a certificate"), 0o600)
+	if err := srv.Reload(); err == nil {
+		t.Fatal("reload of a bad certificate succeeded")
+	}
+	if c, err := pgx.Connect(ctx, url(ca2File)); err != nil {
+		t.Fatalf("after a failed reload: %v", err)
+	} else {
+		c.Close(ctx)
+	}
+}
