@@ -82,6 +82,10 @@ type Config struct {
 	MaxBatch int
 	// Now is a monotonic clock for window sizing; nil means real time.
 	Now func() time.Duration
+	// OnCommit, if set, is told of every group commit: how many records
+	// it wrote and how long the store took (metrics). It runs on the
+	// writer goroutine and must not block.
+	OnCommit func(records int, d time.Duration)
 }
 
 // Engine serves sequences. It is safe for concurrent use.
@@ -132,6 +136,8 @@ type Engine struct {
 	runningRev     storage.Rev
 	fresh          bool // Open found an empty store
 	catalogVersion atomic.Uint64
+	extensions     atomic.Int64 // mark extensions submitted
+	onCommit       func(int, time.Duration)
 	nextID         uint64 // low 32 bits of the next new sequence ID
 	closing        bool
 
@@ -149,6 +155,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		seqs:         make(map[string]*seq),
 		schemas:      make(map[string]*schema),
 		comments:     make(map[uint64]comment),
+		onCommit:     cfg.OnCommit,
 		roles:        make(map[string]Role),
 	}
 	if cfg.RefillPeriod <= 0 {
@@ -308,6 +315,20 @@ type Info struct {
 	Unlogged bool
 }
 
+// RangeUse is how many values the sequence has used of how many its range
+// holds, counted in increments (CYCLE: before it wraps).
+func (i Info) RangeUse() (used, total float64) {
+	o := i.Options
+	inc := math.Abs(float64(o.Increment))
+	total = math.Max((float64(o.Max)-float64(o.Min))/inc, 1)
+	if o.Increment > 0 {
+		used = (float64(i.State.Last) - float64(o.Min)) / inc
+	} else {
+		used = (float64(o.Max) - float64(i.State.Last)) / inc
+	}
+	return math.Max(used, 0), total
+}
+
 // Info describes the named sequence.
 func (e *Engine) Info(n Name) (Info, error) {
 	s, err := e.lookup(n)
@@ -342,16 +363,28 @@ func (e *Engine) List() []Info {
 	return out
 }
 
-// Stats counts the engine's commits and the records they wrote: records
-// per commit is the group-commit factor.
+// Stats counts the engine's commits and the records they wrote (records
+// per commit is the group-commit factor), the mark extensions among
+// them, and the commits that failed.
 type Stats struct {
-	Commits int64
-	Records int64
+	Commits    int64
+	Records    int64
+	Extensions int64
+	Failures   int64
 }
 
 // Stats returns counters since Open.
 func (e *Engine) Stats() Stats {
-	return Stats{Commits: e.w.commits.Load(), Records: e.w.records.Load()}
+	return Stats{Commits: e.w.commits.Load(), Records: e.w.records.Load(), Extensions: e.extensions.Load(), Failures: e.w.failures.Load()}
+}
+
+// Healthy reports whether every write since Open reached the store: after
+// a failed write the affected sequences refuse to serve until restart.
+func (e *Engine) Healthy() error {
+	if n := e.w.failures.Load(); n > 0 {
+		return fmt.Errorf("seqd: %d writes to the store failed since start; restart once the store is sound", n)
+	}
+	return nil
 }
 
 // Close stops handing out values, writes every sequence's exact position

@@ -168,6 +168,7 @@ func (e *Engine) refillLocked(s *seq) {
 	s.writing = true
 	var mark alloc.State
 	var advanced int64
+	e.extensions.Add(1)
 	e.w.submit(&write{
 		prepare: func() (storage.Op, bool) {
 			s.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/seqd/seqd/storage"
 )
@@ -36,8 +37,9 @@ type writer struct {
 	quit    chan struct{}
 	stopped chan struct{}
 
-	commits atomic.Int64
-	records atomic.Int64
+	commits  atomic.Int64
+	records  atomic.Int64
+	failures atomic.Int64
 }
 
 func (w *writer) start(e *Engine, maxBatch int) {
@@ -105,9 +107,16 @@ func (w *writer) loop() {
 		if len(batch) == 0 {
 			continue
 		}
+		began := time.Now()
 		rev, err := w.e.store.Commit(context.Background(), w.e.token, ops)
 		w.commits.Add(1)
 		w.records.Add(int64(len(batch)))
+		if err != nil {
+			w.failures.Add(1)
+		}
+		if w.e.onCommit != nil {
+			w.e.onCommit(len(batch), time.Since(began))
+		}
 		for _, wr := range batch {
 			wr.done(rev, err)
 		}

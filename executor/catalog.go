@@ -494,6 +494,16 @@ func catalogRelations() []*relation {
 				}
 				return out, nil
 			}},
+		{oid: 12300, schema: "pg_catalog", name: "seqd_stat_sequences", kind: 'v',
+			cols: cols("schemaname", tName, "sequencename", tName, "last_value", tInt8, "reserved_values", tInt8,
+				"remaining_values", tFloat8, "fraction_used", tFloat8, "unlogged", tBool),
+			rows: func(s *Session) ([][]Datum, error) {
+				return seqRow(s, func(i seqInfo) []Datum {
+					used, total := i.RangeUse()
+					return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Int(i.State.Last), Int(i.Window),
+						Float(total - used), Float(used / total), Bool(i.Unlogged)}
+				})
+			}},
 		{oid: 13300, schema: "information_schema", name: "sequences", kind: 'v',
 			cols: cols("sequence_catalog", tSQLIdentifier, "sequence_schema", tSQLIdentifier, "sequence_name", tSQLIdentifier,
 				"data_type", tCharacterData, "numeric_precision", tCardinalNumber, "numeric_precision_radix", tCardinalNumber,

@@ -305,7 +305,12 @@ func appendFloat(b []byte, f float64) []byte {
 	case math.IsNaN(f):
 		return append(b, "NaN"...)
 	}
-	return strconv.AppendFloat(b, f, 'g', -1, 64)
+	// PostgreSQL's float8out: the shortest exact digits, in exponent form
+	// below 1e-4 and from 1e15 on.
+	if a := math.Abs(f); a != 0 && (a < 1e-4 || a >= 1e15) {
+		return strconv.AppendFloat(b, f, 'e', -1, 64)
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
 }
 
 func needsArrayQuote(s []byte) bool {

@@ -41,6 +41,11 @@ type Config struct {
 	IdleTimeout time.Duration
 	// Logger receives connection errors; nil means the standard logger.
 	Logger *log.Logger
+	// OnStatement, if set, is told of every statement run (a simple-query
+	// statement, an Execute): its command tag ("" if it failed before
+	// having one), its SQLSTATE ("00000" on success) and how long it took.
+	// It must not block.
+	OnStatement func(command, sqlstate string, d time.Duration)
 	// TLS, if set, is offered to clients that ask (SSLRequest answered
 	// 'S'); nil answers 'N', as a server without ssl does.
 	TLS *tls.Config
@@ -153,6 +158,13 @@ func (s *Server) serveConn(c *conn) {
 		delete(s.byPID, c.pid)
 	}
 	s.mu.Unlock()
+}
+
+// Conns is how many client connections are open.
+func (s *Server) Conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
 }
 
 // Shutdown stops accepting, lets every connection finish the messages it
@@ -617,7 +629,25 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		if c.failed {
 			return true // discarded until Sync, as PostgreSQL does
 		}
-		if err := c.extended(ctx, msg); err != nil {
+		var began time.Time
+		if c.srv.cfg.OnStatement != nil {
+			began = time.Now()
+		}
+		err := c.extended(ctx, msg)
+		if c.srv.cfg.OnStatement != nil {
+			// Every Execute counts, and every failed message before one
+			// (a Parse that does not parse, a Bind that does not bind).
+			if e, ok := msg.(*pgproto3.Execute); ok {
+				tag := ""
+				if pt := c.portals[e.Portal]; pt != nil && pt.res != nil {
+					tag = pt.res.Tag
+				}
+				c.observe(tag, err, began)
+			} else if err != nil {
+				c.observe("", err, began)
+			}
+		}
+		if err != nil {
 			c.failed = true
 			c.sess.Abort()
 			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
@@ -644,7 +674,13 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 	}
 	c.parseNotices(stmts[0].Notices)
 	for i := range stmts {
-		if err := c.simpleStatement(ctx, &stmts[i]); err != nil {
+		var began time.Time
+		if c.srv.cfg.OnStatement != nil {
+			began = time.Now()
+		}
+		tag, err := c.simpleStatement(ctx, &stmts[i])
+		c.observe(tag, err, began)
+		if err != nil {
 			c.sess.Abort()
 			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
 				c.be.Send(toErrorResponse(err))
@@ -654,23 +690,35 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 	}
 }
 
-func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) error {
+func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) (tag string, err error) {
 	p, err := c.sess.PrepareCached(st)
 	if err != nil {
-		return err
+		return "", err
 	}
 	res, err := c.sess.Execute(ctx, p, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := c.complete(res); err != nil {
-		return err
+		return res.Tag, err
 	}
 	if res.Columns == nil {
-		return nil
+		return res.Tag, nil
 	}
 	c.be.Send(c.rowDescription(res.Columns, nil))
-	return c.sendRows(ctx, res, nil, 0)
+	return res.Tag, c.sendRows(ctx, res, nil, 0)
+}
+
+// observe reports a statement to OnStatement.
+func (c *conn) observe(tag string, err error, began time.Time) {
+	if c.srv.cfg.OnStatement == nil {
+		return
+	}
+	code := "00000"
+	if err != nil && !errors.Is(err, errSuspended) {
+		code = toErrorResponse(err).Code
+	}
+	c.srv.cfg.OnStatement(tag, code, time.Since(began))
 }
 
 func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error {

@@ -138,6 +138,14 @@ if [ ! -f "$REGRESS/sequence.sql" ]; then
   cd "$here"
 fi
 
+# Prometheus, which the metrics test runs to scrape seqd (policy-rc.d
+# keeps apt from starting its service; the test starts its own).
+if ! command -v prometheus >/dev/null; then
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >&2
+fi
+echo "export SEQD_TEST_PROMETHEUS='$(command -v prometheus)'"
+
 echo "export SEQD_TEST_PG_REGRESS='$REGRESS/sequence.sql'"
 echo "export SEQD_TEST_NODE_MODULES='$NODEDIR/node_modules'"
 echo "export SEQD_TEST_JAVA_LIB='$JAVALIB'"

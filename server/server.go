@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -45,6 +46,9 @@ type Config struct {
 	// verify-full); TLSClientCA checks client certificates that are
 	// given. Reload reads them again.
 	TLSCert, TLSKey, TLSClientCA string
+	// HTTP, when set, is the address of the HTTP listener: Prometheus
+	// metrics on /metrics, /healthz and /readyz.
+	HTTP string
 }
 
 // AuthFor is the authentication a listen address gets when none is asked
@@ -66,12 +70,15 @@ func AuthFor(listen string) string {
 
 // Server is a running seqd.
 type Server struct {
-	tls  *tlsFiles // nil without TLS
-	log  *log.Logger
-	eng  *engine.Engine
-	pg   *pgwire.Server
-	ln   net.Listener
-	done chan error
+	metrics *metrics
+	httpSrv *http.Server // nil without -http
+	httpLn  net.Listener
+	tls     *tlsFiles // nil without TLS
+	log     *log.Logger
+	eng     *engine.Engine
+	pg      *pgwire.Server
+	ln      net.Listener
+	done    chan error
 }
 
 // Start opens the data directory, recovers every sequence and starts
@@ -89,8 +96,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	s := &Server{log: cfg.Logger, done: make(chan error, 1)}
+	s.metrics = newMetrics(func() *engine.Engine { return s.eng }, func() int { return s.pg.Conns() })
 	opened := time.Now()
-	eng, err := engine.Open(ctx, engine.Config{Store: st})
+	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -118,9 +127,21 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		eng.Close()
 		return nil, fmt.Errorf("seqd: listen: %w", err)
 	}
-	s := &Server{tls: tf, log: cfg.Logger, eng: eng, ln: ln, done: make(chan error, 1),
-		pg: pgwire.NewServer(pgwire.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxConns: cfg.MaxConns,
-			MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger, Auth: cfg.Auth, TLS: tlsConfig})}
+	s.tls, s.eng, s.ln = tf, eng, ln
+	s.pg = pgwire.NewServer(pgwire.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxConns: cfg.MaxConns,
+		MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger, Auth: cfg.Auth, TLS: tlsConfig,
+		OnStatement: s.metrics.onStatement})
+	if cfg.HTTP != "" {
+		hl, err := net.Listen("tcp", cfg.HTTP)
+		if err != nil {
+			ln.Close()
+			eng.Close()
+			return nil, fmt.Errorf("seqd: http listen: %w", err)
+		}
+		s.httpLn = hl
+		go s.serveHTTP(hl)
+		cfg.Logger.Printf("metrics and health on http://%s", hl.Addr())
+	}
 	go func() { s.done <- s.pg.Serve(ln) }()
 	if cfg.FS == nil {
 		dir, _ := filepath.Abs(cfg.DataDir)
@@ -188,9 +209,20 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // Done reports a listener failure.
 func (s *Server) Done() <-chan error { return s.done }
 
+// HTTPAddr is the HTTP listener's address, nil without one.
+func (s *Server) HTTPAddr() net.Addr {
+	if s.httpLn == nil {
+		return nil
+	}
+	return s.httpLn.Addr()
+}
+
 // Shutdown stops accepting, finishes in-flight requests, writes the
 // clean-shutdown record of every sequence and closes the store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.pg.Shutdown(ctx)
+	if s.httpSrv != nil {
+		s.httpSrv.Close()
+	}
 	return errors.Join(err, s.eng.Close())
 }

@@ -36,6 +36,7 @@ func main() {
 	flag.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate (chain) for TLS; with -tls-key, clients may use sslmode=require or verify-full")
 	flag.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key of -tls-cert")
 	flag.StringVar(&cfg.TLSClientCA, "tls-ca", "", "PEM CA that client certificates, when given, must chain to")
+	flag.StringVar(&cfg.HTTP, "http", "", "address for HTTP: Prometheus metrics on /metrics, /healthz, /readyz (empty: none; keep it on loopback or behind a proxy)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	faults := flag.Bool("fault-injection", false, "testing only: keep the store in memory over -data, read fault commands from standard input (see package faultfs)")
 	faultSeed := flag.Uint64("fault-seed", uint64(time.Now().UnixNano()), "testing only: seed of -fault-injection's crash clones")

@@ -1,0 +1,149 @@
+package server
+
+import (
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/seqd/seqd/engine"
+)
+
+// MaxSequenceSeries bounds the per-sequence series a scrape exports: a
+// store with millions of sequences exports the ones nearest their limit
+// (the largest share of their range used), which are the ones to watch.
+const MaxSequenceSeries = 1000
+
+// metrics are seqd's Prometheus metrics.
+type metrics struct {
+	reg        *prometheus.Registry
+	statements *prometheus.CounterVec
+	durations  *prometheus.HistogramVec
+	batch      prometheus.Histogram
+	commit     prometheus.Histogram
+}
+
+func newMetrics(eng func() *engine.Engine, conns func() int) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.statements = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "seqd_statements_total",
+		Help: "Statements run, by command tag and SQLSTATE class (00: success)."}, []string{"command", "class"})
+	m.durations = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "seqd_statement_duration_seconds",
+		Help: "Time to run a statement and send its rows, by command tag.", Buckets: prometheus.ExponentialBuckets(10e-6, 4, 10)}, []string{"command"})
+	m.batch = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "seqd_group_commit_records",
+		Help: "Records written by one group commit.", Buckets: prometheus.ExponentialBuckets(1, 2, 11)})
+	m.commit = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "seqd_group_commit_seconds",
+		Help: "Time of one group commit (the store's synced write).", Buckets: prometheus.ExponentialBuckets(50e-6, 2, 14)})
+	m.reg.MustRegister(m.statements, m.durations, m.batch, m.commit,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_connections", Help: "Open client connections."},
+			func() float64 { return float64(conns()) }),
+		&engineCollector{eng: eng, seen: map[string]rateSample{}},
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) onStatement(command, sqlstate string, d time.Duration) {
+	if command == "" {
+		command = "failed"
+	}
+	m.statements.WithLabelValues(command, sqlstate[:2]).Inc()
+	m.durations.WithLabelValues(command).Observe(d.Seconds())
+}
+
+func (m *metrics) onCommit(records int, d time.Duration) {
+	m.batch.Observe(float64(records))
+	m.commit.Observe(d.Seconds())
+}
+
+// engineCollector reads the engine at scrape time: its counters, and the
+// sequences nearest their limit with their rate since the last scrape.
+type engineCollector struct {
+	eng  func() *engine.Engine
+	mu   sync.Mutex
+	seen map[string]rateSample // by sequence, the last scrape's position
+}
+
+type rateSample struct {
+	used float64 // values used so far (from start, in the increment's direction)
+	at   time.Time
+}
+
+var (
+	descCommits    = prometheus.NewDesc("seqd_group_commits_total", "Group commits (synced writes) since start.", nil, nil)
+	descRecords    = prometheus.NewDesc("seqd_group_commit_records_total", "Records written by group commits since start.", nil, nil)
+	descExtensions = prometheus.NewDesc("seqd_mark_extensions_total", "Durable-mark extensions (prefetches) since start.", nil, nil)
+	descFailures   = prometheus.NewDesc("seqd_store_write_failures_total", "Group commits that failed since start.", nil, nil)
+	descSequences  = prometheus.NewDesc("seqd_sequences", "Sequences in the store.", nil, nil)
+	descLast       = prometheus.NewDesc("seqd_sequence_last_value", "A sequence's last value handed out (or its start).", []string{"schema", "sequence"}, nil)
+	descWindow     = prometheus.NewDesc("seqd_sequence_reserved_values", "Values durably reserved beyond the last one handed out (what a crash would skip).", []string{"schema", "sequence"}, nil)
+	descLeft       = prometheus.NewDesc("seqd_sequence_remaining_values", "Values left before the sequence reaches its limit (CYCLE: before it wraps).", []string{"schema", "sequence"}, nil)
+	descExhaust    = prometheus.NewDesc("seqd_sequence_exhaustion_seconds", "At the rate since the last scrape, seconds until the sequence reaches its limit.", []string{"schema", "sequence"}, nil)
+)
+
+func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descCommits, descRecords, descExtensions, descFailures, descSequences, descLast, descWindow, descLeft, descExhaust} {
+		ch <- d
+	}
+}
+
+func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
+	eng := c.eng()
+	st := eng.Stats()
+	ch <- prometheus.MustNewConstMetric(descCommits, prometheus.CounterValue, float64(st.Commits))
+	ch <- prometheus.MustNewConstMetric(descRecords, prometheus.CounterValue, float64(st.Records))
+	ch <- prometheus.MustNewConstMetric(descExtensions, prometheus.CounterValue, float64(st.Extensions))
+	ch <- prometheus.MustNewConstMetric(descFailures, prometheus.CounterValue, float64(st.Failures))
+	list := eng.List()
+	ch <- prometheus.MustNewConstMetric(descSequences, prometheus.GaugeValue, float64(len(list)))
+	type row struct {
+		info        engine.Info
+		used, total float64
+	}
+	rows := make([]row, 0, len(list))
+	for _, info := range list {
+		used, total := info.RangeUse()
+		rows = append(rows, row{info, used, total})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].used/rows[i].total > rows[j].used/rows[j].total })
+	if len(rows) > MaxSequenceSeries {
+		rows = rows[:MaxSequenceSeries]
+	}
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen := make(map[string]rateSample, len(rows))
+	for _, r := range rows {
+		schema, name := r.info.Name.Schema(), r.info.Name.Rel()
+		ch <- prometheus.MustNewConstMetric(descLast, prometheus.GaugeValue, float64(r.info.State.Last), schema, name)
+		ch <- prometheus.MustNewConstMetric(descWindow, prometheus.GaugeValue, float64(r.info.Window), schema, name)
+		left := r.total - r.used
+		ch <- prometheus.MustNewConstMetric(descLeft, prometheus.GaugeValue, left, schema, name)
+		key := r.info.Name.String()
+		if prev, ok := c.seen[key]; ok && r.used > prev.used {
+			rate := (r.used - prev.used) / now.Sub(prev.at).Seconds()
+			ch <- prometheus.MustNewConstMetric(descExhaust, prometheus.GaugeValue, left/rate, schema, name)
+		}
+		seen[key] = rateSample{used: r.used, at: now}
+	}
+	c.seen = seen
+}
+
+// serveHTTP serves /metrics, /healthz (the process answers) and /readyz
+// (every write reached the store), in Kubernetes' conventions.
+func (s *Server) serveHTTP(ln net.Listener) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := s.eng.Healthy(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ok\n"))
+	})
+	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.httpSrv.Serve(ln)
+}

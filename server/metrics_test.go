@@ -1,0 +1,100 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/common/expfmt"
+)
+
+// startHTTP runs seqd with its HTTP listener on a fresh store.
+func startHTTP(t *testing.T) (*Server, *pgx.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := Start(ctx, Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(ctx) })
+	c, err := pgx.Connect(ctx, "postgres://seqd@"+s.Addr().String()+"/seqd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	return s, c
+}
+
+func get(t *testing.T, s *Server, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Get("http://" + s.HTTPAddr().String() + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestMetrics: the exposition parses with Prometheus's own parser and
+// holds the statement, group-commit, connection and per-sequence
+// families; after values are used between two scrapes the sequence's
+// exhaustion estimate appears.
+func TestMetrics(t *testing.T) {
+	s, c := startHTTP(t)
+	ctx := context.Background()
+	for _, q := range []string{"create sequence m as smallint", "select nextval('m') from generate_series(1, 100)"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Exec(ctx, "select nextval('nope')")
+	scrape := func(last, left string) map[string]bool {
+		code, body := get(t, s, "/metrics")
+		if code != 200 {
+			t.Fatalf("/metrics: %d", code)
+		}
+		var p expfmt.TextParser
+		fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+		if err != nil {
+			t.Fatalf("exposition does not parse: %v", err)
+		}
+		have := map[string]bool{}
+		for name := range fams {
+			have[name] = true
+		}
+		if !strings.Contains(body, `seqd_statements_total{class="42",command="failed"} 1`) ||
+			!strings.Contains(body, `seqd_sequence_last_value{schema="public",sequence="m"} `+last) ||
+			!strings.Contains(body, `seqd_sequence_remaining_values{schema="public",sequence="m"} `+left) {
+			t.Fatalf("missing series:\n%s", body)
+		}
+		return have
+	}
+	have := scrape("100", "32667")
+	for _, name := range []string{"seqd_statements_total", "seqd_statement_duration_seconds", "seqd_group_commit_records",
+		"seqd_group_commit_seconds", "seqd_connections", "seqd_mark_extensions_total", "seqd_sequences", "seqd_sequence_reserved_values"} {
+		if !have[name] {
+			t.Errorf("no %s", name)
+		}
+	}
+	if have["seqd_sequence_exhaustion_seconds"] {
+		t.Error("an exhaustion estimate before any rate is known")
+	}
+	time.Sleep(10 * time.Millisecond)
+	if _, err := c.Exec(ctx, "select nextval('m') from generate_series(1, 100)"); err != nil {
+		t.Fatal(err)
+	}
+	if !scrape("200", "32567")["seqd_sequence_exhaustion_seconds"] {
+		t.Error("no exhaustion estimate after values were used between scrapes")
+	}
+	if code, _ := get(t, s, "/healthz"); code != 200 {
+		t.Errorf("/healthz: %d", code)
+	}
+	if code, _ := get(t, s, "/readyz"); code != 200 {
+		t.Errorf("/readyz: %d", code)
+	}
+}
