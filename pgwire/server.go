@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -523,7 +524,7 @@ func (c *conn) authenticate(user string) bool {
 		}
 	}
 	fail := func(why string) bool {
-		c.srv.log.Printf("authentication failed for user %q from %s: %s", user, c.nc.RemoteAddr(), why)
+		slog.Warn("authentication failed", "user", user, "from", c.nc.RemoteAddr().String(), "reason", why)
 		c.fatal(sql.InvalidPassword, fmt.Sprintf("password authentication failed for user \"%s\"", user))
 		return false
 	}

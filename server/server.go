@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -162,7 +163,7 @@ func bootstrap(ctx context.Context, eng *engine.Engine, cfg *Config) error {
 	switch cfg.Auth {
 	case pgwire.AuthTrust:
 		if AuthFor(cfg.Listen) != pgwire.AuthTrust {
-			cfg.Logger.Printf("WARNING: authentication is trust on %s: anyone who reaches it can do anything", cfg.Listen)
+			slog.Warn("authentication is trust off loopback: anyone who reaches seqd can do anything", "listen", cfg.Listen)
 		}
 		return nil
 	case pgwire.AuthSCRAM:
