@@ -27,7 +27,7 @@ type metrics struct {
 	commit     prometheus.Histogram
 }
 
-func newMetrics(eng func() *engine.Engine, conns func() int) *metrics {
+func newMetrics(eng func() *engine.Engine, conns func() int, near func() int) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.statements = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "seqd_statements_total",
 		Help: "Statements run, by command tag and SQLSTATE class (00: success)."}, []string{"command", "class"})
@@ -40,6 +40,9 @@ func newMetrics(eng func() *engine.Engine, conns func() int) *metrics {
 	m.reg.MustRegister(m.statements, m.durations, m.batch, m.commit,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_connections", Help: "Open client connections."},
 			func() float64 { return float64(conns()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_sequences_near_exhaustion",
+			Help: "Sequences projected, at their rate over the last minute, to reach their limit within the horizon (-exhaustion-horizon)."},
+			func() float64 { return float64(near()) }),
 		&engineCollector{eng: eng, seen: map[string]rateSample{}},
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m

@@ -50,6 +50,9 @@ type Config struct {
 	// HTTP, when set, is the address of the HTTP listener: Prometheus
 	// metrics on /metrics, /healthz and /readyz.
 	HTTP string
+	// ExhaustionHorizon: a sequence projected to reach its limit within
+	// it, at its current rate, is logged once a day. Default 30 days.
+	ExhaustionHorizon time.Duration
 }
 
 // AuthFor is the authentication a listen address gets when none is asked
@@ -72,7 +75,9 @@ func AuthFor(listen string) string {
 // Server is a running seqd.
 type Server struct {
 	metrics *metrics
-	httpSrv *http.Server // nil without -http
+	watch   *exhaustionWatch
+	stop    chan struct{} // ends the watch
+	httpSrv *http.Server  // nil without -http
 	httpLn  net.Listener
 	tls     *tlsFiles // nil without TLS
 	log     *log.Logger
@@ -97,8 +102,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{log: cfg.Logger, done: make(chan error, 1)}
-	s.metrics = newMetrics(func() *engine.Engine { return s.eng }, func() int { return s.pg.Conns() })
+	if cfg.ExhaustionHorizon <= 0 {
+		cfg.ExhaustionHorizon = 30 * 24 * time.Hour
+	}
+	s := &Server{log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon), stop: make(chan struct{})}
+	s.metrics = newMetrics(func() *engine.Engine { return s.eng }, func() int { return s.pg.Conns() }, s.watch.Near)
 	opened := time.Now()
 	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit})
 	if err != nil {
@@ -144,6 +152,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Logger.Printf("metrics and health on http://%s", hl.Addr())
 	}
 	go func() { s.done <- s.pg.Serve(ln) }()
+	go s.watch.run(eng, time.Minute, s.stop)
 	if cfg.FS == nil {
 		dir, _ := filepath.Abs(cfg.DataDir)
 		if eng.Fresh() {
@@ -222,6 +231,7 @@ func (s *Server) HTTPAddr() net.Addr {
 // clean-shutdown record of every sequence and closes the store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.pg.Shutdown(ctx)
+	close(s.stop)
 	if s.httpSrv != nil {
 		s.httpSrv.Close()
 	}
