@@ -28,13 +28,13 @@ func TestMemoryBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := startProc(testenv.SeqdPlainBinary(t), filepath.Join(dir, "data"), addr, false, 0, testWriter{t})
+	p, err := startProc(testenv.SeqdPlainBinary(t), filepath.Join(dir, "data"), addr, false, 0, nil, testWriter{t})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.kill()
 	ctx := context.Background()
-	c, err := connect(ctx, addr)
+	c, err := connect(ctx, dsnFor(addr, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,9 @@ type Config struct {
 	PorcupineOps int
 	// Progress, if set, receives a line per cycle.
 	Progress func(string)
+	// Secure runs seqd with SCRAM-SHA-256 authentication and TLS, every
+	// client (the misbehaving ones too) connecting through both.
+	Secure bool
 }
 
 // Report is what a run did and found.
@@ -136,6 +139,8 @@ type run struct {
 	h        *History
 	seqs     []Seq
 	addr     string
+	dsn      string  // the clients' connection string
+	sec      *secure // nil unless cfg.Secure
 	catalog  *Catalog
 	setvalMu map[string]*sync.Mutex
 	ddlLog   io.Writer
@@ -167,6 +172,14 @@ func Run(cfg Config) (*Report, error) {
 		return nil, err
 	}
 	r.addr = addr
+	if cfg.Secure {
+		sec, err := newSecure(cfg.Dir)
+		if err != nil {
+			return nil, err
+		}
+		r.sec = sec
+	}
+	r.dsn = dsnFor(addr, r.sec)
 	dataDir := filepath.Join(cfg.Dir, "data")
 	if err := os.RemoveAll(dataDir); err != nil { // a scratch directory: start empty
 		return nil, err
@@ -185,7 +198,7 @@ func Run(cfg Config) (*Report, error) {
 		last := epoch == cfg.Cycles // only starts, probes and stops cleanly
 		faultFS := !last && fault != Kill && fault != Pause && fault != Clean
 		fmt.Fprintf(logf, "--- cycle %d: %s\n", epoch, fault)
-		p, err := startProc(cfg.Binary, dataDir, addr, faultFS, rng.Uint64(), logf)
+		p, err := startProc(cfg.Binary, dataDir, addr, faultFS, rng.Uint64(), r.sec, logf)
 		if err != nil {
 			return nil, fmt.Errorf("cycle %d: %w (log in %s)", epoch, err, logf.Name())
 		}
@@ -222,7 +235,7 @@ func Run(cfg Config) (*Report, error) {
 // setup creates the workload's sequences on a new data directory.
 func (r *run) setup() error {
 	ctx := context.Background()
-	c, err := connect(ctx, r.addr)
+	c, err := connect(ctx, r.dsn)
 	if err != nil {
 		return err
 	}

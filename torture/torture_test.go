@@ -30,6 +30,9 @@ func TestTorture(t *testing.T) {
 		Load:     400 * time.Millisecond,
 		Seed:     seed,
 		Progress: func(s string) { t.Log(s) },
+		// As an operator deploys it: SCRAM-SHA-256 and TLS, for every
+		// client including the misbehaving ones.
+		Secure: true,
 	})
 	if err != nil {
 		t.Fatal(err)

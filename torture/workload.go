@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"strings"
 	"time"
 
@@ -39,10 +38,10 @@ func (r *run) outcomeOf(what string, err error) (Outcome, string) {
 	return Unknown, err.Error()
 }
 
-func connect(ctx context.Context, addr string) (*pgx.Conn, error) {
+func connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	return pgx.Connect(ctx, "postgres://torture@"+addr+"/seqd?sslmode=disable")
+	return pgx.Connect(ctx, dsn)
 }
 
 // worker runs the value workload on one connection at a time until stop,
@@ -50,7 +49,7 @@ func connect(ctx context.Context, addr string) (*pgx.Conn, error) {
 func (r *run) worker(id, epoch int, seed uint64, stop <-chan struct{}) {
 	rng := rand.New(rand.NewPCG(seed, uint64(id)))
 	for !stopped(stop) {
-		c, err := connect(context.Background(), r.addr)
+		c, err := connect(context.Background(), r.dsn)
 		if err != nil {
 			time.Sleep(20 * time.Millisecond)
 			continue
@@ -213,7 +212,7 @@ func (r *run) alterCache(ctx context.Context, c *pgx.Conn, s Seq, rng *rand.Rand
 // unknown (it is then the catalogue's pending statement).
 func (r *run) ddlWorker(seed uint64, stop <-chan struct{}) {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	c, err := connect(context.Background(), r.addr)
+	c, err := connect(context.Background(), r.dsn)
 	if err != nil {
 		return
 	}
@@ -275,17 +274,21 @@ func catalogNow(ctx context.Context, c *pgx.Conn) (map[string]SeqDef, error) {
 func (r *run) chaos(seed uint64, stop <-chan struct{}) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	for !stopped(stop) {
-		nc, err := net.DialTimeout("tcp", r.addr, time.Second)
+		// A connection made as any client makes it (TLS and SCRAM in a
+		// secure run), then taken over to misbehave on the protocol.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		pc, err := pgconn.Connect(ctx, r.dsn)
+		cancel()
 		if err != nil {
 			time.Sleep(20 * time.Millisecond)
 			continue
 		}
-		fe := pgproto3.NewFrontend(nc, nc)
-		fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "chaos"}})
-		if fe.Flush() != nil {
-			nc.Close()
+		h, err := pc.Hijack()
+		if err != nil {
+			pc.Close(context.Background())
 			continue
 		}
+		nc, fe := h.Conn, h.Frontend
 		switch k := rng.IntN(4); k {
 		case 0: // half a message, then gone
 			msg, _ := (&pgproto3.Query{String: "select nextval('vanish')"}).Encode(nil)
@@ -327,7 +330,7 @@ func (r *run) count(fault string) {
 func (r *run) probe(epoch int) (map[string]int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := connect(ctx, r.addr)
+	c, err := connect(ctx, r.dsn)
 	if err != nil {
 		return nil, err
 	}

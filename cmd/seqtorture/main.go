@@ -26,6 +26,7 @@ func main() {
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "random seed (printed, to repeat a run)")
 	dir := flag.String("dir", "", "scratch directory kept for inspection (default: a temporary one, removed after a clean run)")
 	faults := flag.String("faults", "", "comma-separated fault kinds (default: all): "+kinds())
+	secure := flag.Bool("secure", true, "run seqd with SCRAM-SHA-256 authentication and TLS, every client connecting through both")
 	flag.Parse()
 
 	work := *dir
@@ -44,7 +45,7 @@ func main() {
 			log.Fatalf("build seqd: %v\n%s", err, out)
 		}
 	}
-	cfg := torture.Config{Binary: *bin, Dir: work, Clients: *clients, Load: *load, Progress: func(s string) { log.Print(s) }}
+	cfg := torture.Config{Binary: *bin, Dir: work, Clients: *clients, Load: *load, Secure: *secure, Progress: func(s string) { log.Print(s) }}
 	if *faults != "" {
 		for _, f := range strings.Split(*faults, ",") {
 			cfg.Faults = append(cfg.Faults, torture.Fault(strings.TrimSpace(f)))
