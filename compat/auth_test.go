@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,14 +21,7 @@ import (
 // created with password "su-pw".
 func startSCRAM(t *testing.T) (host, port string) {
 	t.Helper()
-	ctx := context.Background()
-	srv, err := server.Start(ctx, server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Auth: pgwire.AuthSCRAM, Password: "su-pw"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Shutdown(ctx) })
-	host, port, _ = net.SplitHostPort(srv.Addr().String())
-	return host, port
+	return startWith(t, server.Config{Auth: pgwire.AuthSCRAM, Password: "su-pw"})
 }
 
 // TestSCRAM: psql, pgx, psycopg2, psycopg 3 and pgjdbc authenticate with
@@ -83,27 +74,7 @@ func TestSCRAM(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", mod, err, out)
 		}
 	}
-	lib := need(t, "SEQD_TEST_JAVA_LIB")
-	classes := t.TempDir()
-	src := filepath.Join(classes, "Scram.java")
-	os.WriteFile(src, []byte(`public final class Scram {
-  public static void main(String[] a) throws Exception {
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection(a[0], "app", "app-pw");
-         java.sql.ResultSet r = c.createStatement().executeQuery("select nextval('s')")) {
-      r.next();
-      System.out.println(r.getLong(1));
-    }
-  }
-}
-`), 0o644)
-	cp := filepath.Join(lib, "*")
-	if out, err := exec.Command(testenv.Command(t, "javac"), "-d", classes, "-cp", cp, src).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
-	jdbc := fmt.Sprintf("jdbc:postgresql://%s:%s/seqd", host, port)
-	if out, err := exec.Command(testenv.Command(t, "java"), "-cp", classes+string(os.PathListSeparator)+cp, "Scram", jdbc).CombinedOutput(); err != nil {
-		t.Fatalf("pgjdbc: %v\n%s", err, out)
-	}
+	runJDBC(t, fmt.Sprintf("jdbc:postgresql://%s:%s/seqd", host, port), "app", "app-pw")
 }
 
 // TestAuthDefaults: trust only on loopback unless asked for; off

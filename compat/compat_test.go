@@ -30,14 +30,48 @@ import (
 // startSeqd runs seqd in this process on a fresh data directory.
 func startSeqd(t *testing.T) (host, port string) {
 	t.Helper()
+	return startWith(t, server.Config{})
+}
+
+// startWith runs seqd with cfg on a fresh data directory and a loopback
+// port.
+func startWith(t *testing.T, cfg server.Config) (host, port string) {
+	t.Helper()
 	ctx := context.Background()
-	srv, err := server.Start(ctx, server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	cfg.DataDir, cfg.Listen = t.TempDir(), "127.0.0.1:0"
+	srv, err := server.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Shutdown(ctx) })
 	host, port, _ = net.SplitHostPort(srv.Addr().String())
 	return host, port
+}
+
+// runJDBC connects with pgjdbc to url as user/password and takes
+// nextval('s'), failing the test on any error.
+func runJDBC(t *testing.T, url, user, password string) {
+	t.Helper()
+	lib := need(t, "SEQD_TEST_JAVA_LIB")
+	classes := t.TempDir()
+	src := filepath.Join(classes, "Nextval.java")
+	os.WriteFile(src, []byte(`public final class Nextval {
+  public static void main(String[] a) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(a[0], a[1], a[2]);
+         java.sql.ResultSet r = c.createStatement().executeQuery("select nextval('s')")) {
+      r.next();
+      System.out.println(r.getLong(1));
+    }
+  }
+}
+`), 0o644)
+	cp := filepath.Join(lib, "*")
+	if out, err := exec.Command(testenv.Command(t, "javac"), "-d", classes, "-cp", cp, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(testenv.Command(t, "java"), "-cp", classes+string(os.PathListSeparator)+cp, "Nextval", url, user, password).CombinedOutput(); err != nil {
+		t.Fatalf("pgjdbc: %v\n%s", err, out)
+	}
 }
 
 // run runs one stack's program and fails the test with its output if it

@@ -106,27 +106,7 @@ func TestTLS(t *testing.T) {
 	if out, err := exec.Command(testenv.Python(t), "-c", script).CombinedOutput(); err != nil || !strings.Contains(string(out), "True") {
 		t.Fatalf("psycopg: %v\n%s", err, out)
 	}
-	lib := need(t, "SEQD_TEST_JAVA_LIB")
-	classes := t.TempDir()
-	src := filepath.Join(classes, "Tls.java")
-	os.WriteFile(src, []byte(`public final class Tls {
-  public static void main(String[] a) throws Exception {
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection(a[0], "seqd", "");
-         java.sql.ResultSet r = c.createStatement().executeQuery("select nextval('s')")) {
-      r.next();
-      System.out.println(r.getLong(1));
-    }
-  }
-}
-`), 0o644)
-	cp := filepath.Join(lib, "*")
-	if out, err := exec.Command(testenv.Command(t, "javac"), "-d", classes, "-cp", cp, src).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
-	jdbc := fmt.Sprintf("jdbc:postgresql://127.0.0.1:%s/seqd?sslmode=verify-full&sslrootcert=%s", port, ca1File)
-	if out, err := exec.Command(testenv.Command(t, "java"), "-cp", classes+string(os.PathListSeparator)+cp, "Tls", jdbc).CombinedOutput(); err != nil {
-		t.Fatalf("pgjdbc: %v\n%s", err, out)
-	}
+	runJDBC(t, fmt.Sprintf("jdbc:postgresql://127.0.0.1:%s/seqd?sslmode=verify-full&sslrootcert=%s", port, ca1File), "seqd", "")
 
 	// Swap the certificate and reload.
 	ca2.serverCert(t, certFile, keyFile)
