@@ -25,6 +25,9 @@ var (
 	ErrClosed      = errors.New("seqd: engine closed")
 	ErrStorage     = errors.New("seqd: storage failure")
 	ErrInvalidName = errors.New("seqd: invalid sequence name")
+	// ErrDeposed: another owner took the store (a write was fenced off);
+	// this engine serves nothing any more.
+	ErrDeposed = errors.New("seqd: store ownership lost")
 )
 
 // Error is an engine failure: a Kind from the sentinels above, a message
@@ -86,6 +89,10 @@ type Config struct {
 	// it wrote and how long the store took (metrics). It runs on the
 	// writer goroutine and must not block.
 	OnCommit func(records int, d time.Duration)
+	// CommitTimeout bounds one store commit, so that a partitioned store
+	// cannot hang the writer: a commit that times out has an unknown
+	// outcome, as any failed one. Default 30s.
+	CommitTimeout time.Duration
 }
 
 // Engine serves sequences. It is safe for concurrent use.
@@ -109,6 +116,9 @@ type Config struct {
 //     clean Close skips nothing.
 //  6. After a write fails (outcome unknown), its sequences hand out no
 //     more values and report the failure until the engine is reopened.
+//  7. After a write is fenced off (another owner acquired the store),
+//     no sequence hands out anything more: a deposed owner stops at once
+//     for all of them, never only for the one whose write failed.
 //
 // Locks: catMu is taken before a seq.mu, never the other way; no two
 // seq.mu are held at once; the writer's queue lock is taken last.
@@ -137,9 +147,13 @@ type Engine struct {
 	fresh          bool // Open found an empty store
 	catalogVersion atomic.Uint64
 	extensions     atomic.Int64 // mark extensions submitted
-	onCommit       func(int, time.Duration)
-	nextID         uint64 // low 32 bits of the next new sequence ID
-	closing        bool
+	// deposed is set at the first write fenced off by a newer owner: from
+	// then on every sequence refuses at once (invariant 7).
+	deposed       atomic.Bool
+	commitTimeout time.Duration
+	onCommit      func(int, time.Duration)
+	nextID        uint64 // low 32 bits of the next new sequence ID
+	closing       bool
 
 	w writer
 }
@@ -150,13 +164,17 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, errors.New("seqd: engine needs a store")
 	}
 	e := &Engine{
-		store:        cfg.Store,
-		refillPeriod: int32(cfg.RefillPeriod >> tickShift),
-		seqs:         make(map[string]*seq),
-		schemas:      make(map[string]*schema),
-		comments:     make(map[uint64]comment),
-		onCommit:     cfg.OnCommit,
-		roles:        make(map[string]Role),
+		store:         cfg.Store,
+		refillPeriod:  int32(cfg.RefillPeriod >> tickShift),
+		seqs:          make(map[string]*seq),
+		schemas:       make(map[string]*schema),
+		comments:      make(map[uint64]comment),
+		onCommit:      cfg.OnCommit,
+		commitTimeout: cfg.CommitTimeout,
+		roles:         make(map[string]Role),
+	}
+	if e.commitTimeout <= 0 {
+		e.commitTimeout = 30 * time.Second
 	}
 	if cfg.RefillPeriod <= 0 {
 		e.refillPeriod = int32((50 * time.Millisecond) >> tickShift)
@@ -223,6 +241,9 @@ func (e *Engine) newIDLocked() (uint64, error) {
 }
 
 func (e *Engine) lookup(n Name) (*seq, error) {
+	if e.deposed.Load() {
+		return nil, deposedError()
+	}
 	e.catMu.RLock()
 	s := e.seqs[n.key]
 	e.catMu.RUnlock()
@@ -427,6 +448,10 @@ func (e *Engine) Close() error {
 }
 
 func closedError() *Error { return &Error{Kind: ErrClosed, Msg: "the server is shutting down"} }
+
+func deposedError() *Error {
+	return &Error{Kind: ErrDeposed, Msg: "this server no longer owns the store: another took it over, and serves its sequences"}
+}
 
 // closeSeq fences s off and, if its durable record is a mark ahead of the
 // exact position, submits the exact position. It returns the write's

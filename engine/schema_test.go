@@ -10,6 +10,7 @@ import (
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/storage"
 	"github.com/seqd/seqd/storage/embedded"
+	"github.com/seqd/seqd/storage/memstore"
 )
 
 func TestSchemas(t *testing.T) {
@@ -240,5 +241,51 @@ func TestConcurrentDDL(t *testing.T) {
 	o := info.Options
 	if o.Cache < 10 || o.Increment < 3 || o.Max < 1_000_000 || o.Max > 1_000_007 || !o.Cycle {
 		t.Fatalf("an ALTER was lost: %+v", o)
+	}
+}
+
+// TestDeposed: two engines over one store, the second acquiring it after
+// the first. The first's next write is fenced off, and from then on none
+// of its sequences hands out a value, not only the one whose write
+// failed; the new owner serves every sequence from above the old one's
+// marks, so no value is handed out twice.
+func TestDeposed(t *testing.T) {
+	st := memstore.New()
+	a, err := Open(ctx, Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s1, s2 := mustName(t, "s1"), mustName(t, "s2")
+	for _, n := range []Name{s1, s2} {
+		if _, err := a.Create(ctx, n, alloc.Spec{Cache: i64(100)}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[Name]int64{}
+	for _, n := range []Name{s1, s2} {
+		seen[n] = next(t, a, n)
+	}
+	quiesce(a)
+	b, err := Open(ctx, Config{Store: st}) // the store's new owner
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	// a meets the fence at its next write: DDL on s1.
+	if err := a.Alter(ctx, s1, alloc.Spec{Cache: i64(50)}); !errors.Is(err, ErrDeposed) {
+		t.Fatalf("a's write after b took over: %v", err)
+	}
+	// s2 still has values in its window, yet a refuses it too.
+	if _, _, err := a.Nextval(ctx, s2); !errors.Is(err, ErrDeposed) {
+		t.Fatalf("a's nextval on another sequence: %v", err)
+	}
+	if h := a.Healthy(); h == nil {
+		t.Fatal("a deposed engine reports healthy")
+	}
+	for _, n := range []Name{s1, s2} {
+		if v := next(t, b, n); v <= seen[n] {
+			t.Fatalf("%s: the new owner handed out %d, not beyond %d", n, v, seen[n])
+		}
 	}
 }

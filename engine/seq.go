@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -108,6 +109,9 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 	for {
 		if err := s.usableLocked(); err != nil {
 			return alloc.Range{}, err
+		}
+		if e.deposed.Load() {
+			return alloc.Range{}, deposedError() // invariant 7
 		}
 		// A newcomer leaves alone the values that callers already
 		// waiting have counted as their demand (the write in flight or
@@ -238,5 +242,8 @@ func (e *Engine) planLocked(s *seq) (alloc.State, int64) {
 }
 
 func storageError(s *seq, err error) *Error {
+	if errors.Is(err, storage.ErrFenced) {
+		return deposedError()
+	}
 	return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not persist sequence \"%s\": %v", s.name().Rel(), err)}
 }

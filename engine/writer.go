@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -108,11 +109,16 @@ func (w *writer) loop() {
 			continue
 		}
 		began := time.Now()
-		rev, err := w.e.store.Commit(context.Background(), w.e.token, ops)
+		ctx, cancel := context.WithTimeout(context.Background(), w.e.commitTimeout)
+		rev, err := w.e.store.Commit(ctx, w.e.token, ops)
+		cancel()
 		w.commits.Add(1)
 		w.records.Add(int64(len(batch)))
 		if err != nil {
 			w.failures.Add(1)
+			if errors.Is(err, storage.ErrFenced) {
+				w.e.deposed.Store(true)
+			}
 		}
 		if w.e.onCommit != nil {
 			w.e.onCommit(len(batch), time.Since(began))

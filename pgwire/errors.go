@@ -110,6 +110,10 @@ func kindOf(err error) sql.Kind {
 		return sql.InvalidName
 	case errors.Is(err, engine.ErrClosed):
 		return sql.AdminShutdown
+	case errors.Is(err, engine.ErrDeposed):
+		// As a standby answers writes: drivers' multi-host settings
+		// (target_session_attrs=read-write) move on to the new owner.
+		return sql.ReadOnlyTransaction
 	case errors.Is(err, engine.ErrStorage):
 		return sql.IOError
 	case errors.Is(err, alloc.ErrLimitReached):

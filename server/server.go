@@ -20,6 +20,7 @@ import (
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/pgwire"
+	"github.com/seqd/seqd/storage"
 	"github.com/seqd/seqd/storage/embedded"
 )
 
@@ -36,6 +37,9 @@ type Config struct {
 	// FS, when set, is the file system the embedded store uses (tests and
 	// fault injection); nil is the operating system's.
 	FS vfs.FS
+	// Store, when set, is used instead of the embedded store in DataDir
+	// (another storage.Store: in memory, or a distributed one).
+	Store storage.Store
 	// Auth is "trust" or "scram-sha-256"; empty chooses safely: trust on
 	// a loopback address only, SCRAM on any other.
 	Auth string
@@ -93,14 +97,17 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.Default()
 	}
-	if cfg.FS == nil {
-		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+	st := cfg.Store
+	if st == nil {
+		if cfg.FS == nil {
+			if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+				return nil, err
+			}
+		}
+		var err error
+		if st, err = embedded.Open(cfg.DataDir, embedded.Options{FS: cfg.FS}); err != nil {
 			return nil, err
 		}
-	}
-	st, err := embedded.Open(cfg.DataDir, embedded.Options{FS: cfg.FS})
-	if err != nil {
-		return nil, err
 	}
 	if cfg.ExhaustionHorizon <= 0 {
 		cfg.ExhaustionHorizon = 30 * 24 * time.Hour
@@ -153,7 +160,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	go func() { s.done <- s.pg.Serve(ln) }()
 	go s.watch.run(eng, time.Minute, s.stop)
-	if cfg.FS == nil {
+	if cfg.FS == nil && cfg.Store == nil {
 		dir, _ := filepath.Abs(cfg.DataDir)
 		if eng.Fresh() {
 			cfg.Logger.Printf("created a new store in %s", dir)

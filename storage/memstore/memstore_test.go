@@ -13,3 +13,10 @@ func TestConformance(t *testing.T) {
 		return func() (storage.Store, error) { return s.Reopen(), nil }
 	})
 }
+
+func TestTwoOwners(t *testing.T) {
+	storetest.RunTwoOwners(t, func(t *testing.T) (storage.Store, storage.Store) {
+		s := New()
+		return s, s // two handles on one storage
+	})
+}
