@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/lib/pq"
@@ -46,6 +47,52 @@ func startWith(t *testing.T, cfg server.Config) (host, port string) {
 	t.Cleanup(func() { srv.Shutdown(ctx) })
 	host, port, _ = net.SplitHostPort(srv.Addr().String())
 	return host, port
+}
+
+// freshDatabase makes database db afresh on the test PostgreSQL, then runs
+// the statements in then there, and returns the configuration that
+// reaches db.
+func freshDatabase(t *testing.T, db string, then ...string) *pgx.ConnConfig {
+	t.Helper()
+	ctx := context.Background()
+	cfg, err := pgx.ParseConfig(testenv.PostgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	for _, q := range append([]string{"drop database if exists " + db, "create database " + db}, then...) {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	cfg.Database = db
+	return cfg
+}
+
+// connectBoth makes database db afresh on PostgreSQL as freshDatabase
+// does, starts a new seqd, and connects to both as the same user and
+// database. The connections close when the test ends.
+func connectBoth(t *testing.T, db string, then ...string) (pg, sd *pgx.Conn, cfg *pgx.ConnConfig, host string, port uint16) {
+	t.Helper()
+	ctx := context.Background()
+	cfg = freshDatabase(t, db, then...)
+	pg, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close(ctx) })
+	host, p := startSeqd(t)
+	sd, err = pgx.Connect(ctx, fmt.Sprintf("postgres://%s@%s:%s/%s", cfg.User, host, p, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sd.Close(ctx) })
+	fmt.Sscan(p, &port)
+	return pg, sd, cfg, host, port
 }
 
 // runJDBC connects with pgjdbc to url as user/password and takes

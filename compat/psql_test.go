@@ -29,33 +29,7 @@ func TestPsqlCatalog(t *testing.T) {
 		"create sequence s2 as integer increment 5 minvalue -10 maxvalue 1000 start 7 cache 10 cycle",
 		"create sequence other.s3 increment -1",
 	}
-	// PostgreSQL: a database of its own, made afresh.
-	admin, err := pgx.Connect(ctx, testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	for _, q := range []string{"drop database if exists seqd_psql", "create database seqd_psql"} {
-		if _, err := admin.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := pgx.ParseConfig(testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Database = "seqd_psql"
-	pg, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close(ctx)
-	host, port := startSeqd(t)
-	sd, err := pgx.Connect(ctx, fmt.Sprintf("postgres://%s@%s:%s/seqd_psql", cfg.User, host, port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sd.Close(ctx)
+	pg, sd, cfg, host, sdPort := connectBoth(t, "seqd_psql")
 	for _, q := range setup {
 		for _, c := range []*pgx.Conn{pg, sd} {
 			if _, err := c.Exec(ctx, q); err != nil {
@@ -75,8 +49,6 @@ func TestPsqlCatalog(t *testing.T) {
 		}
 		return regexp.MustCompile(`port "\d+"`).ReplaceAllString(b.String(), `port "N"`)
 	}
-	var sdPort uint16
-	fmt.Sscan(port, &sdPort)
 	want, got := transcript(cfg.Host, cfg.Port), transcript(host, sdPort)
 	if want != got {
 		t.Errorf("psql on seqd differs from PostgreSQL 15:\n%s", testenv.LineDiff(want, got))

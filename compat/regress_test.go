@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/sql"
 )
 
@@ -47,32 +46,7 @@ func TestRegressSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	for _, q := range []string{"drop database if exists seqd_regress", "create database seqd_regress", "drop role if exists regress_seq_user"} {
-		if _, err := admin.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := pgx.ParseConfig(testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Database = "seqd_regress"
-	pg, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close(ctx)
-	host, port := startSeqd(t)
-	sd, err := pgx.Connect(ctx, fmt.Sprintf("postgres://%s@%s:%s/seqd_regress", cfg.User, host, port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sd.Close(ctx)
+	pg, sd, _, _, _ := connectBoth(t, "seqd_regress", "drop role if exists regress_seq_user")
 
 	tainted := map[string]bool{}
 	compared, skipped := 0, map[string]int{}

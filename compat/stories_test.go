@@ -1,15 +1,12 @@
 package compat
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/seqd/seqd/internal/testenv"
 )
@@ -24,27 +21,13 @@ func TestStories(t *testing.T) {
 	if len(stories) == 0 {
 		t.Fatal("no stories")
 	}
-	ctx := context.Background()
-	cfg, err := pgx.ParseConfig(testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
 	for _, story := range stories {
 		t.Run(filepath.Base(story), func(t *testing.T) {
 			in, err := os.ReadFile(story)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, q := range []string{"drop database if exists seqd_story", "create database seqd_story"} {
-				if _, err := admin.Exec(ctx, q); err != nil {
-					t.Fatal(err)
-				}
-			}
+			cfg := freshDatabase(t, "seqd_story")
 			run := func(host string, port uint16) string {
 				cmd := exec.Command(psql, "-X", "-a", "-h", host, "-p", fmt.Sprint(port), "-U", cfg.User, "-d", "seqd_story", "-f", "-")
 				cmd.Stdin = strings.NewReader(string(in))
