@@ -1,18 +1,6 @@
 package torture
 
-import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"os"
-	"path/filepath"
-	"time"
-)
+import "github.com/seqd/seqd/internal/selfsigned"
 
 // secure is how a secure run reaches seqd: over TLS, as its superuser
 // with a password (SCRAM-SHA-256).
@@ -25,30 +13,11 @@ const torturePassword = "torture-pw"
 
 // newSecure writes a self-signed certificate for 127.0.0.1 into dir.
 func newSecure(dir string) (*secure, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, key, err := selfsigned.Write(dir)
 	if err != nil {
 		return nil, err
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(48 * time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, err
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, err
-	}
-	s := &secure{cert: filepath.Join(dir, "server.crt"), key: filepath.Join(dir, "server.key"), password: torturePassword}
-	if err := os.WriteFile(s.cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(s.key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return &secure{cert: cert, key: key, password: torturePassword}, nil
 }
 
 // dsnFor is the connection string of a run's clients.
