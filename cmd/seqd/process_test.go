@@ -31,9 +31,9 @@ func freePort(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func start(t *testing.T, bin, dir, addr string) *proc {
+func start(t *testing.T, bin, dir, addr string, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(bin, "-data", dir, "-listen", addr)
+	cmd := exec.Command(bin, append([]string{"-data", dir, "-listen", addr}, args...)...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
