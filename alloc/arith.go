@@ -125,7 +125,7 @@ func (o *Options) Reserve(s State, n int64, name string) (Range, State, error) {
 	left := o.Left(s)
 	if left == 0 {
 		if !o.Cycle {
-			return Range{}, s, o.limitError(name)
+			return Range{}, s, o.LimitError(name)
 		}
 		s = State{Last: o.wrapValue()}
 		left = o.Left(s)
@@ -135,7 +135,11 @@ func (o *Options) Reserve(s State, n int64, name string) (Range, State, error) {
 	return r, State{Last: o.at(s, count), Called: true}, nil
 }
 
-func (o *Options) limitError(name string) error {
+// LimitError is nextval's error for a sequence with no value left.
+func (o *Options) LimitError(name string) error {
+	if o.Shape.Shaped() {
+		return errorf(ErrLimitReached, "nextval: %s sequence \"%s\" has no values left (counter %d of %d)", o.Shape.kindName(), name, o.Max, o.Max)
+	}
 	if o.Increment > 0 {
 		return errorf(ErrLimitReached, "nextval: reached maximum value of sequence \"%s\" (%d)", name, o.Max)
 	}
@@ -143,7 +147,17 @@ func (o *Options) limitError(name string) error {
 }
 
 // Setval returns the state setval(name, v, called) leaves the sequence in.
+// For a shaped sequence v is a value, which is mapped back to its counter,
+// so that setval(s, v, false) makes v the next value, as in PostgreSQL
+// (unless the skip range holds v).
 func (o *Options) Setval(v int64, called bool, name string) (State, error) {
+	if o.Shape.Shaped() {
+		c, ok := o.Shape.Counter(v)
+		if !ok || c < o.Min || c > o.Max {
+			return State{}, errorf(ErrOutOfBounds, "setval: value %d is not a value of %s sequence \"%s\"", v, o.Shape.kindName(), name)
+		}
+		return State{Last: c, Called: called}, nil
+	}
 	if v < o.Min || v > o.Max {
 		return State{}, errorf(ErrOutOfBounds, "setval: value %d is out of bounds for sequence \"%s\" (%d..%d)", v, name, o.Min, o.Max)
 	}
@@ -176,4 +190,39 @@ func (o *Options) Release(s State, granted int64, first, last int64) (ns State, 
 		return s, 0, false
 	}
 	return State{Last: first}, int64(span/o.magnitude()) + 1, true
+}
+
+// Value is the value a counter of the sequence stands for: the counter
+// itself unless the sequence is shaped.
+func (o *Options) Value(counter int64) int64 { return o.Shape.Value(counter) }
+
+// NextSteps is how many counters the next nextval from s consumes: 1,
+// or more when the skip range passes over some. ok is false when none of
+// the counters left gives a value; a sequence that cycles always has one.
+func (o *Options) NextSteps(s State) (int64, bool) {
+	if !o.Shape.Skip {
+		return 1, o.Left(s) > 0 || o.Cycle
+	}
+	c := s.Last
+	if s.Called {
+		if c >= o.Max {
+			return 0, false
+		}
+		c++
+	}
+	n, ok := o.Shape.NextCounter(c)
+	if !ok {
+		return 0, false
+	}
+	return n - c + 1, true
+}
+
+// Values calls f with each value of the range of counters r, in order,
+// passing over those the skip range holds.
+func (o *Options) Values(r Range, f func(v int64)) {
+	for i := int64(0); i < r.Count; i++ {
+		if v := o.Value(r.At(i)); !o.Shape.Skipped(v) {
+			f(v)
+		}
+	}
 }

@@ -98,6 +98,10 @@ type Options struct {
 	Cache     int64
 	Type      Type
 	Cycle     bool
+	// Shape maps the counter (everything above counts in counters) to
+	// the values handed out. A shaped sequence counts 1, 2, ... up to
+	// Shape.MaxCounter(), is a bigint and does not cycle.
+	Shape Shape
 }
 
 // Spec is the set of options one CREATE or ALTER SEQUENCE names. A nil
@@ -114,6 +118,15 @@ type Spec struct {
 	RestartWith *int64 // RESTART WITH n (implies Restart)
 	Cache       *int64
 	Cycle       *bool
+
+	// Shapes (CREATE only): BIT_REVERSED_POSITIVE or SHARD_BITS.
+	Shape *Shape
+	// SKIP RANGE min max, NO SKIP RANGE.
+	Skip   *[2]int64
+	NoSkip bool
+	// START COUNTER [WITH] n (CREATE), RESTART COUNTER [WITH] n (ALTER).
+	StartCounter   *int64
+	RestartCounter *int64
 }
 
 // Create validates a CREATE SEQUENCE spec and returns the new sequence's
@@ -135,6 +148,26 @@ func Alter(o Options, s State, spec Spec) (Options, State, error) {
 // apply follows PostgreSQL 15's init_params step by step, so that the order
 // in which problems are reported is PostgreSQL's too.
 func apply(o Options, s State, spec Spec, isInit bool) (Options, State, error) {
+	if spec.Shape != nil {
+		if !isInit {
+			return o, s, errorf(ErrInvalidOption, "ALTER SEQUENCE cannot change the shape of a sequence")
+		}
+		o.Shape = Shape{Kind: spec.Shape.Kind, ShardBits: spec.Shape.ShardBits, RangeBits: spec.Shape.RangeBits}
+		if err := o.Shape.check(); err != nil {
+			return o, s, err
+		}
+	}
+	if o.Shape.Shaped() {
+		return applyShaped(o, s, spec, isInit)
+	}
+	switch {
+	case spec.Skip != nil || spec.NoSkip:
+		return o, s, errorf(ErrInvalidOption, "SKIP RANGE requires a BIT_REVERSED_POSITIVE or SHARD_BITS sequence")
+	case spec.StartCounter != nil:
+		return o, s, errorf(ErrInvalidOption, "START COUNTER requires a BIT_REVERSED_POSITIVE or SHARD_BITS sequence")
+	case spec.RestartCounter != nil:
+		return o, s, errorf(ErrInvalidOption, "RESTART COUNTER requires a BIT_REVERSED_POSITIVE or SHARD_BITS sequence")
+	}
 	resetMax, resetMin := false, false
 	if spec.Type != nil {
 		if !isInit {
@@ -229,4 +262,83 @@ func apply(o Options, s State, spec Spec, isInit bool) (Options, State, error) {
 		o.Cache = 1
 	}
 	return o, s, nil
+}
+
+// applyShaped is apply for a shaped sequence: its counter runs from 1 by 1
+// and never cycles, so only the options about the counter's position, the
+// skip range and CACHE may be given.
+func applyShaped(o Options, s State, spec Spec, isInit bool) (Options, State, error) {
+	kind := o.Shape.kindName()
+	for _, c := range []struct {
+		given bool
+		name  string
+	}{
+		{spec.Type != nil && *spec.Type != Bigint, "AS " + typeName(spec.Type)},
+		{spec.Increment != nil, "INCREMENT"},
+		{spec.Min != nil || spec.NoMin, "MINVALUE"},
+		{spec.Max != nil || spec.NoMax, "MAXVALUE"},
+		{spec.Start != nil, "START WITH (use START COUNTER)"},
+		{spec.RestartWith != nil, "RESTART WITH (use RESTART COUNTER WITH)"},
+		{spec.Cycle != nil && *spec.Cycle, "CYCLE"},
+	} {
+		if c.given {
+			return o, s, errorf(ErrInvalidOption, "%s cannot be used with a %s sequence", c.name, kind)
+		}
+	}
+	maxc := o.Shape.MaxCounter()
+	o.Type, o.Increment, o.Min, o.Max, o.Cycle = Bigint, 1, 1, maxc, false
+	if isInit {
+		o.Start = 1
+		if spec.StartCounter != nil {
+			o.Start = *spec.StartCounter
+		}
+		if o.Start < 1 || o.Start > maxc {
+			return o, s, errorf(ErrInvalidOption, "START COUNTER (%d) must be between 1 and %d", o.Start, maxc)
+		}
+	} else if spec.StartCounter != nil {
+		return o, s, errorf(ErrInvalidOption, "ALTER SEQUENCE takes RESTART COUNTER, not START COUNTER")
+	}
+	if spec.NoSkip {
+		o.Shape.Skip, o.Shape.SkipMin, o.Shape.SkipMax = false, 0, 0
+	}
+	if r := spec.Skip; r != nil {
+		if r[0] > r[1] {
+			return o, s, errorf(ErrInvalidOption, "SKIP RANGE minimum (%d) must not be greater than its maximum (%d)", r[0], r[1])
+		}
+		o.Shape.Skip, o.Shape.SkipMin, o.Shape.SkipMax = true, r[0], r[1]
+	}
+	switch {
+	case spec.RestartCounter != nil:
+		c := *spec.RestartCounter
+		if c < 1 || c > maxc {
+			return o, s, errorf(ErrInvalidOption, "RESTART COUNTER (%d) must be between 1 and %d", c, maxc)
+		}
+		s = State{Last: c}
+	case spec.Restart || isInit:
+		s = State{Last: o.Start}
+	}
+	if spec.Cache != nil {
+		o.Cache = *spec.Cache
+		if o.Cache <= 0 {
+			return o, s, errorf(ErrInvalidOption, "CACHE (%d) must be greater than zero", o.Cache)
+		}
+	} else if isInit {
+		o.Cache = 1
+	}
+	return o, s, nil
+}
+
+func typeName(t *Type) string {
+	if t == nil {
+		return ""
+	}
+	return t.String()
+}
+
+// kindName is how messages name the shape: the clause that makes it.
+func (sh Shape) kindName() string {
+	if sh.Kind == Sharded {
+		return "SHARD_BITS"
+	}
+	return "BIT_REVERSED_POSITIVE"
 }

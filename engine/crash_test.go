@@ -70,6 +70,38 @@ func TestCrashConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Shaped sequences: the history holds their counters (values map back
+	// one to one), and no value may come from the skip range.
+	shapes := map[string]alloc.Shape{}
+	for i, sh := range []alloc.Shape{
+		{Kind: alloc.BitReversed, Skip: true, SkipMin: 1 << 61, SkipMax: 5 << 60},
+		{Kind: alloc.Sharded, ShardBits: 4, RangeBits: 64},
+	} {
+		n := mustName(t, fmt.Sprintf("shaped%d", i))
+		names = append(names, n)
+		spec := alloc.Spec{Cache: i64(100), Shape: &sh}
+		if sh.Skip {
+			spec.Skip = &[2]int64{sh.SkipMin, sh.SkipMax}
+		}
+		if _, err := e.Create(ctx, n, spec, false); err != nil {
+			t.Fatal(err)
+		}
+		shapes[n.key] = sh
+	}
+	counter := func(n Name, v int64) int64 {
+		sh, ok := shapes[n.key]
+		if !ok {
+			return v
+		}
+		if sh.Skipped(v) {
+			t.Errorf("%s: value %d from the skip range", n, v)
+		}
+		c, ok := sh.Counter(v)
+		if !ok {
+			t.Errorf("%s: value %d is not one of the shape's", n, v)
+		}
+		return c
+	}
 	h := newHistory()
 	ddlState := map[string]bool{} // acknowledged existence of DDL-goroutine sequences
 	ddlSeq := 0
@@ -96,7 +128,7 @@ func TestCrashConcurrent(t *testing.T) {
 					} else {
 						var v int64
 						_, v, err = e.Nextval(ctx, n)
-						got = alloc.Range{First: v, Count: 1, Increment: 1}
+						got = alloc.Range{First: counter(n, v), Count: 1, Increment: 1}
 					}
 					if err != nil {
 						if !errors.Is(err, ErrClosed) {
@@ -174,7 +206,7 @@ func TestCrashConcurrent(t *testing.T) {
 		fs = clone
 		e = openFS(t, fs)
 		for _, n := range names {
-			v := next(t, e, n)
+			v := counter(n, next(t, e, n))
 			h.add(t, n.key, alloc.Range{First: v, Count: 1, Increment: 1})
 			if m := h.max[n.key]; v < m {
 				t.Fatalf("iteration %d: %s resumed at %d, behind %d", it, n, v, m)

@@ -264,8 +264,8 @@ func (e *Engine) Nextval(ctx context.Context, n Name) (id uint64, v int64, err e
 	if err != nil {
 		return 0, 0, err
 	}
-	r, err := e.reserve(ctx, s, 1, true)
-	return s.id, r.First, err
+	r, err := e.reserve(ctx, s, 0, true)
+	return s.id, s.opts.Value(r.Last()), err
 }
 
 // MaxReserve is the most values one Reserve hands out.

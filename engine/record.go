@@ -27,9 +27,22 @@ import (
 //
 // flags: bit 0 CYCLE, bit 1 is_called, bits 2-3 the type (alloc.Type),
 // bit 4 UNLOGGED (reset to its start after a crash).
+//
+// A shaped sequence's record is version 2: the same 58 bytes, then its
+// shape (alloc.Shape), 19 bytes:
+//
+//	 58       59       60       61                69                77
+//	+--------+--------+--------+-----------------+-----------------+
+//	| kind   | S      | R      | skip min (i64)  | skip max (i64)  |
+//	+--------+--------+--------+-----------------+-----------------+
+//
+// kind: bits 0-1 the alloc.ShapeKind, bit 2 a skip range is set.
 const (
 	recordVersion = 1
 	recordSize    = 58
+
+	shapedVersion = 2
+	shapedSize    = recordSize + 19
 )
 
 type record struct {
@@ -40,8 +53,12 @@ type record struct {
 }
 
 func (r record) encode() []byte {
-	b := make([]byte, 2, recordSize)
+	sh := r.opts.Shape
+	b := make([]byte, 2, shapedSize)
 	b[0] = recordVersion
+	if sh.Shaped() {
+		b[0] = shapedVersion
+	}
 	if r.opts.Cycle {
 		b[1] |= 1
 	}
@@ -56,12 +73,23 @@ func (r record) encode() []byte {
 	for _, v := range []int64{r.opts.Increment, r.opts.Min, r.opts.Max, r.opts.Start, r.opts.Cache, r.state.Last} {
 		b = binary.BigEndian.AppendUint64(b, uint64(v))
 	}
+	if sh.Shaped() {
+		kind := byte(sh.Kind)
+		if sh.Skip {
+			kind |= 4
+		}
+		b = append(b, kind, sh.ShardBits, sh.RangeBits)
+		b = binary.BigEndian.AppendUint64(b, uint64(sh.SkipMin))
+		b = binary.BigEndian.AppendUint64(b, uint64(sh.SkipMax))
+	}
 	return b
 }
 
 func decodeRecord(b []byte) (record, error) {
-	if len(b) != recordSize || b[0] != recordVersion || b[1]>>5 != 0 || alloc.Type(b[1]>>2&3) > alloc.Smallint {
-		return record{}, fmt.Errorf("seqd: corrupt sequence record (%d bytes)", len(b))
+	corrupt := fmt.Errorf("seqd: corrupt sequence record (%d bytes)", len(b))
+	ok := len(b) == recordSize && b[0] == recordVersion || len(b) == shapedSize && b[0] == shapedVersion
+	if !ok || b[1]>>5 != 0 || alloc.Type(b[1]>>2&3) > alloc.Smallint {
+		return record{}, corrupt
 	}
 	var r record
 	r.opts.Cycle = b[1]&1 != 0
@@ -72,5 +100,15 @@ func decodeRecord(b []byte) (record, error) {
 	field := func(i int) int64 { return int64(binary.BigEndian.Uint64(b[10+8*i:])) }
 	r.opts.Increment, r.opts.Min, r.opts.Max = field(0), field(1), field(2)
 	r.opts.Start, r.opts.Cache, r.state.Last = field(3), field(4), field(5)
+	if b[0] == shapedVersion {
+		kind := b[recordSize]
+		sh := alloc.Shape{Kind: alloc.ShapeKind(kind & 3), ShardBits: b[recordSize+1], RangeBits: b[recordSize+2], Skip: kind&4 != 0}
+		sh.SkipMin = int64(binary.BigEndian.Uint64(b[recordSize+3:]))
+		sh.SkipMax = int64(binary.BigEndian.Uint64(b[recordSize+11:]))
+		if kind>>3 != 0 || !sh.Shaped() || sh.Kind > alloc.Sharded {
+			return record{}, corrupt
+		}
+		r.opts.Shape = sh
+	}
 	return r, nil
 }

@@ -100,18 +100,30 @@ func (s *seq) waitIdleLocked(ctx context.Context) error {
 	return nil
 }
 
-// reserve hands out n values from the window (whole), or up to n, waiting
-// for the mark to be extended when the window holds too few.
+// reserve hands out n counters from the window (whole), or up to n,
+// waiting for the mark to be extended when the window holds too few. n 0
+// is nextval: the counters up to the next one whose value the sequence's
+// skip range does not hold (one, without a skip range); the range's last
+// counter is the value's.
 func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (alloc.Range, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	waits := 0
+	next := n == 0
 	for {
 		if err := s.usableLocked(); err != nil {
 			return alloc.Range{}, err
 		}
 		if e.deposed.Load() {
 			return alloc.Range{}, deposedError() // invariant 7
+		}
+		if next {
+			// Recomputed on every pass: DDL or setval may have moved cur.
+			k, ok := s.opts.NextSteps(s.cur)
+			if !ok {
+				return alloc.Range{}, s.opts.LimitError(s.name().Rel())
+			}
+			n = k
 		}
 		// A newcomer leaves alone the values that callers already
 		// waiting have counted as their demand (the write in flight or

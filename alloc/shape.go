@@ -1,0 +1,250 @@
+package alloc
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// ShapeKind says how a sequence's counter becomes the value it hands out.
+type ShapeKind uint8
+
+const (
+	// Ordered sequences hand out their counter itself: PostgreSQL's.
+	Ordered ShapeKind = iota
+	// BitReversed is Spanner's bit-reversed positive sequence: the value
+	// of counter c is c with its 63 low bits reversed (bit i becomes bit
+	// 62-i), so consecutive values land far apart in the key space.
+	BitReversed
+	// Sharded is TiDB's AUTO_RANDOM(S, R) layout: below the sign bit of an
+	// R-bit value, S shard bits, then an increasing counter of R-1-S bits.
+	// Counter c is shard reverse_S(c mod 2^S) and position c >> S in it:
+	// any 2^S consecutive counters fill every shard once.
+	Sharded
+)
+
+// Limits of the sharded layout, TiDB's for AUTO_RANDOM.
+const (
+	MinShardBits = 1
+	MaxShardBits = 15
+	MinRangeBits = 32
+	MaxRangeBits = 64
+)
+
+// Shape maps a sequence's counter, which the engine persists and advances
+// as for any sequence, to the values it hands out. Every shape is a
+// permutation of the bits of a W-bit counter (W is 63, or R-1 for a
+// sharded shape), so it is injective, and values are positive for
+// counters from 1 to 2^W-1. The zero Shape is Ordered.
+type Shape struct {
+	Kind      ShapeKind
+	ShardBits uint8 // Sharded: S
+	RangeBits uint8 // Sharded: R
+	// Skip: values in SkipMin..SkipMax (inclusive) are never handed out;
+	// the counters that map to them are passed over.
+	Skip             bool
+	SkipMin, SkipMax int64
+}
+
+// Shaped reports whether values differ from counters.
+func (sh Shape) Shaped() bool { return sh.Kind != Ordered }
+
+// width is W, the counter's bits.
+func (sh Shape) width() uint {
+	if sh.Kind == Sharded {
+		return uint(sh.RangeBits) - 1
+	}
+	return 63
+}
+
+// MaxCounter is the largest counter of a shaped sequence, 2^W-1.
+func (sh Shape) MaxCounter() int64 { return int64(1)<<sh.width() - 1 }
+
+// pos is where counter bit i lands in the value.
+func (sh Shape) pos(i uint) uint {
+	w := sh.width()
+	if sh.Kind == Sharded {
+		s := uint(sh.ShardBits)
+		if i >= s {
+			return i - s
+		}
+	}
+	return w - 1 - i // BitReversed, and a sharded shape's shard bits
+}
+
+// Value is the value counter c stands for. REQUIRES: 0 <= c <= MaxCounter.
+func (sh Shape) Value(c int64) int64 {
+	switch sh.Kind {
+	case BitReversed:
+		return int64(bits.Reverse64(uint64(c)) >> 1)
+	case Sharded:
+		s, k := uint(sh.ShardBits), sh.width()-uint(sh.ShardBits)
+		shard := bits.Reverse64(uint64(c)) >> (64 - s)
+		return int64(shard<<k | uint64(c)>>s)
+	}
+	return c
+}
+
+// Counter is the counter whose value is v; ok is false when no counter of
+// the shape maps to v.
+func (sh Shape) Counter(v int64) (c int64, ok bool) {
+	switch sh.Kind {
+	case BitReversed:
+		if v < 0 {
+			return 0, false
+		}
+		return int64(bits.Reverse64(uint64(v) << 1)), true
+	case Sharded:
+		if v < 0 || v > sh.MaxCounter() {
+			return 0, false
+		}
+		s, k := uint(sh.ShardBits), sh.width()-uint(sh.ShardBits)
+		shard := uint64(v) >> k
+		low := bits.Reverse64(shard) >> (64 - s)
+		return int64((uint64(v)&(1<<k-1))<<s | low), true
+	}
+	return v, true
+}
+
+// Skipped reports whether the skip range holds v.
+func (sh Shape) Skipped(v int64) bool { return sh.Skip && v >= sh.SkipMin && v <= sh.SkipMax }
+
+// NextCounter is the smallest counter from c on (c >= 1) whose value is
+// not skipped; ok is false when every counter from c to MaxCounter is.
+//
+// Counters above c form at most W blocks of consecutive counters, in
+// increasing order: c itself, then for each 0 bit j of c, c's bits above j
+// with bit j set and the bits below it free. Within a block, the free
+// counter bits are free value bits, so the smallest and largest values
+// the block can reach are known at once, and a value outside the skip
+// range exists exactly when the smallest is below it or the largest above
+// it; choosing the free bits from the highest down, 0 whenever that still
+// leaves such a value, finds the smallest counter. O(W^2).
+func (sh Shape) NextCounter(c int64) (int64, bool) {
+	maxc := sh.MaxCounter()
+	if c > maxc {
+		return 0, false
+	}
+	if !sh.Skipped(sh.Value(c)) {
+		return c, true
+	}
+	for j := uint(0); j < sh.width(); j++ {
+		if c&(1<<j) != 0 {
+			continue
+		}
+		base := c>>(j+1)<<(j+1) | 1<<j
+		if n, ok := sh.firstInBlock(base, j); ok {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// firstInBlock is the smallest counter base|x, x < 2^free, whose value is
+// not skipped.
+func (sh Shape) firstInBlock(base int64, free uint) (int64, bool) {
+	fixed := uint64(sh.Value(base)) // free bits of base are 0
+	var mask uint64
+	for i := uint(0); i < free; i++ {
+		mask |= 1 << sh.pos(i)
+	}
+	possible := func(fixed, mask uint64) bool {
+		return int64(fixed) < sh.SkipMin || int64(fixed|mask) > sh.SkipMax
+	}
+	if !possible(fixed, mask) {
+		return 0, false
+	}
+	for i := free; i > 0; i-- {
+		b := uint64(1) << sh.pos(i-1)
+		mask &^= b
+		if !possible(fixed, mask) {
+			fixed |= b
+			base |= 1 << (i - 1)
+		}
+	}
+	return base, true
+}
+
+// String is the shape as seqd_reserve reports it and ParseShape reads it:
+// "ordered", "bit_reversed_positive" or "sharded S R", then
+// " skip MIN MAX" when a skip range is set.
+func (sh Shape) String() string {
+	var s string
+	switch sh.Kind {
+	case BitReversed:
+		s = "bit_reversed_positive"
+	case Sharded:
+		s = fmt.Sprintf("sharded %d %d", sh.ShardBits, sh.RangeBits)
+	default:
+		s = "ordered"
+	}
+	if sh.Skip {
+		s += fmt.Sprintf(" skip %d %d", sh.SkipMin, sh.SkipMax)
+	}
+	return s
+}
+
+// ParseShape reads what String writes.
+func ParseShape(text string) (Shape, error) {
+	f := strings.Fields(text)
+	bad := fmt.Errorf("seqd: invalid shape %q", text)
+	var sh Shape
+	if len(f) == 0 {
+		return sh, bad
+	}
+	num := func(s string, size int) (int64, bool) {
+		v, err := strconv.ParseInt(s, 10, size)
+		return v, err == nil
+	}
+	switch f[0] {
+	case "ordered":
+		f = f[1:]
+	case "bit_reversed_positive":
+		sh.Kind, f = BitReversed, f[1:]
+	case "sharded":
+		if len(f) < 3 {
+			return sh, bad
+		}
+		s, ok1 := num(f[1], 8)
+		r, ok2 := num(f[2], 8)
+		if !ok1 || !ok2 {
+			return sh, bad
+		}
+		sh = Shape{Kind: Sharded, ShardBits: uint8(s), RangeBits: uint8(r)}
+		if err := sh.check(); err != nil {
+			return sh, bad
+		}
+		f = f[3:]
+	default:
+		return sh, bad
+	}
+	if len(f) == 3 && f[0] == "skip" {
+		lo, ok1 := num(f[1], 64)
+		hi, ok2 := num(f[2], 64)
+		if !ok1 || !ok2 || lo > hi {
+			return sh, bad
+		}
+		sh.Skip, sh.SkipMin, sh.SkipMax = true, lo, hi
+		f = nil
+	}
+	if len(f) != 0 {
+		return sh, bad
+	}
+	return sh, nil
+}
+
+// check validates a sharded shape's bit counts, TiDB's limits for
+// AUTO_RANDOM(S, R).
+func (sh Shape) check() error {
+	if sh.Kind != Sharded {
+		return nil
+	}
+	if sh.ShardBits < MinShardBits || sh.ShardBits > MaxShardBits {
+		return errorf(ErrInvalidOption, "SHARD_BITS (%d) must be between %d and %d", sh.ShardBits, MinShardBits, MaxShardBits)
+	}
+	if sh.RangeBits < MinRangeBits || sh.RangeBits > MaxRangeBits {
+		return errorf(ErrInvalidOption, "RANGE_BITS (%d) must be between %d and %d", sh.RangeBits, MinRangeBits, MaxRangeBits)
+	}
+	return nil
+}
