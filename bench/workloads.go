@@ -120,7 +120,7 @@ func runBulk(ctx context.Context, cfg Config) ([]Result, error) {
 				}
 				q := d.series("seqbench_bulk", n)
 				if variant == "seqd_reserve" {
-					q = fmt.Sprintf("SELECT * FROM seqd_reserve('seqbench_bulk', %d)", n)
+					q = fmt.Sprintf("SELECT first, last, increment FROM seqd_reserve('seqbench_bulk', %d)", n)
 				}
 				l := loop{threads: threads, server: probeFor(t), duration: cfg.Duration, rate: cfg.Rate, progress: cfg.Progress,
 					label: fmt.Sprintf("bulk %s %s %d threads", t, variant, threads)}

@@ -104,8 +104,11 @@ func (b *Batch) Next(ctx context.Context) (int64, error) {
 			return 0, ErrClosed
 		}
 		if b.used < b.curN {
-			v := b.cur.At(b.used)
+			v, ok := b.cur.Value(b.cur.At(b.used))
 			b.used++
+			if !ok {
+				continue // a shaped sequence's skip range holds it
+			}
 			b.stats.Issued++
 			if b.async && b.curN-b.used < b.o.LowWatermark && b.fetching == nil && !b.hasNext {
 				b.fetchLocked(nil)

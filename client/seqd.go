@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqd/seqd/alloc"
 )
 
 // Querier is what the seqd source needs of a connection: a
@@ -63,8 +65,17 @@ func (s *Seqd) Reserve(ctx context.Context, name string, n int64) (Range, error)
 		return Range{First: v, Last: v, Step: 1}, nil
 	}
 	var r Range
-	if err := s.q.QueryRow(ctx, "SELECT * FROM seqd_reserve($1, $2)", quoted, n).Scan(&r.First, &r.Last, &r.Step); err != nil {
+	var shape *string
+	if err := s.q.QueryRow(ctx, "SELECT first, last, increment, shape FROM seqd_reserve($1, $2)", quoted, n).Scan(&r.First, &r.Last, &r.Step, &shape); err != nil {
 		return Range{}, wrap(kindOf(err), "reserve", name, err)
+	}
+	if shape != nil {
+		// A shaped sequence: counters, mapped here as the server would.
+		sh, err := alloc.ParseShape(*shape)
+		if err != nil {
+			return Range{}, wrap(nil, "reserve", name, err)
+		}
+		r.Shape = sh
 	}
 	return r, nil
 }

@@ -4,12 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/seqd/seqd/alloc"
 )
 
 // Range is Count() consecutive values of a sequence: First, First+Step, ...,
 // Last. Step is the sequence's increment (negative for a descending one).
+//
+// A range of a shaped sequence (bit-reversed or sharded) is one of
+// counters, Step 1, and Shape maps each counter to its value with the
+// server's own function; Value says which counters give values.
 type Range struct {
 	First, Last, Step int64
+	Shape             alloc.Shape
+}
+
+// Value is the value of the counter (or value) c of r; ok is false when
+// r's skip range passes over it.
+func (r Range) Value(c int64) (v int64, ok bool) {
+	if !r.Shape.Shaped() {
+		return c, true
+	}
+	v = r.Shape.Value(c)
+	return v, !r.Shape.Skipped(v)
 }
 
 // Count is how many values r holds.
@@ -29,7 +46,7 @@ func (r Range) tail(i int64) (Range, bool) {
 	if i >= r.Count() {
 		return Range{}, false
 	}
-	return Range{First: r.At(i), Last: r.Last, Step: r.Step}, true
+	return Range{First: r.At(i), Last: r.Last, Step: r.Step, Shape: r.Shape}, true
 }
 
 // A Source hands out ranges of named sequences. Implementations are safe

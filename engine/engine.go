@@ -265,7 +265,7 @@ func (e *Engine) Nextval(ctx context.Context, n Name) (id uint64, v int64, err e
 		return 0, 0, err
 	}
 	r, err := e.reserve(ctx, s, 0, true)
-	return s.id, s.opts.Value(r.Last()), err
+	return s.id, r.First, err
 }
 
 // MaxReserve is the most values one Reserve hands out.

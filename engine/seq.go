@@ -103,13 +103,13 @@ func (s *seq) waitIdleLocked(ctx context.Context) error {
 // reserve hands out n counters from the window (whole), or up to n,
 // waiting for the mark to be extended when the window holds too few. n 0
 // is nextval: the counters up to the next one whose value the sequence's
-// skip range does not hold (one, without a skip range); the range's last
-// counter is the value's.
+// skip range does not hold (one, without a skip range), and the range
+// returned is that counter's value alone, mapped while s.mu is held.
 func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (alloc.Range, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	waits := 0
-	next := n == 0
+	n0 := n == 0
 	for {
 		if err := s.usableLocked(); err != nil {
 			return alloc.Range{}, err
@@ -117,7 +117,7 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 		if e.deposed.Load() {
 			return alloc.Range{}, deposedError() // invariant 7
 		}
-		if next {
+		if n0 {
 			// Recomputed on every pass: DDL or setval may have moved cur.
 			k, ok := s.opts.NextSteps(s.cur)
 			if !ok {
@@ -151,6 +151,9 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 				s.remaining -= r.Count
 				s.granted = r.Count
 				e.refillLocked(s)
+				if n0 {
+					return alloc.Range{First: s.opts.Value(r.Last()), Count: 1, Increment: 1}, nil
+				}
 				return r, nil
 			}
 		}

@@ -361,7 +361,7 @@ func catalogRelations() []*relation {
 				o := i.Options
 				last := Null
 				if i.State.Called {
-					last = Int(i.State.Last)
+					last = Int(o.Value(i.State.Last)) // a shaped sequence's value; the rest are its counter's
 				}
 				t := typesByName[sqlTypeName(o.Type.String())]
 				return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Text(s.cfg.User), {Kind: KInt, I: int64(t.oid), S: t.sqlName},
@@ -496,12 +496,12 @@ func catalogRelations() []*relation {
 			}},
 		{oid: 12300, schema: "pg_catalog", name: "seqd_stat_sequences", kind: 'v',
 			cols: cols("schemaname", tName, "sequencename", tName, "last_value", tInt8, "reserved_values", tInt8,
-				"remaining_values", tFloat8, "fraction_used", tFloat8, "unlogged", tBool),
+				"remaining_values", tFloat8, "fraction_used", tFloat8, "unlogged", tBool, "shape", tText, "last_counter", tInt8),
 			rows: func(s *Session) ([][]Datum, error) {
 				return seqRow(s, func(i seqInfo) []Datum {
 					used, total := i.RangeUse()
-					return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Int(i.State.Last), Int(i.Window),
-						Float(total - used), Float(used / total), Bool(i.Unlogged)}
+					return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Int(i.Options.Value(i.State.Last)), Int(i.Window),
+						Float(total - used), Float(used / total), Bool(i.Unlogged), Text(i.Options.Shape.String()), Int(i.State.Last)}
 				})
 			}},
 		{oid: 13300, schema: "information_schema", name: "sequences", kind: 'v',
@@ -600,6 +600,6 @@ func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 			if err != nil {
 				return nil, err
 			}
-			return [][]Datum{{Int(info.State.Last), Int(info.Window), Bool(info.State.Called)}}, nil
+			return [][]Datum{{Int(info.Options.Value(info.State.Last)), Int(info.Window), Bool(info.State.Called)}}, nil
 		}}, nil
 }

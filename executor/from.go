@@ -322,7 +322,7 @@ func (c *compiler) rangeFunction(sc *scope, rf *pg.RangeFunction) (source, error
 			return nil, err
 		}
 		sc.add(alias, "", renamed(reserveColumns, colnames), 0)
-		return &funcRowSource{w: 3, row: x.(*seqExpr).call}, nil
+		return &funcRowSource{w: len(reserveColumns), row: x.(*seqExpr).call}, nil
 	}
 	x, err := c.funcCall(inner, fc)
 	if err != nil {

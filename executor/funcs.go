@@ -216,7 +216,9 @@ var setReturning = map[string]bool{"generate_series": true, "unnest": true, "pg_
 func (c *compiler) funcName(fc *pg.FuncCall) (string, error) {
 	names := strs(fc.Funcname)
 	name := names[len(names)-1]
-	if len(names) > 1 && (len(names) > 2 || names[0] != "pg_catalog") {
+	// spanner.get_internal_sequence_state is Spanner's spelling.
+	spanner := len(names) == 2 && names[0] == "spanner" && name == "get_internal_sequence_state"
+	if len(names) > 1 && (len(names) > 2 || names[0] != "pg_catalog") && !spanner {
 		return "", c.errAt(fc.Location, sql.UndefinedFunction, "function %s does not exist", strings.Join(names, ".")).
 			WithHint("seqd's functions live in pg_catalog.")
 	}

@@ -210,7 +210,7 @@ type reserveCol struct {
 	i int
 }
 
-func (r *reserveCol) typ() *Type { return tInt8 }
+func (r *reserveCol) typ() *Type { return reserveColumns[r.i].t }
 func (r *reserveCol) eval(e *env) (Datum, error) {
 	if r.i == 0 {
 		row, err := r.r.x.call(e)

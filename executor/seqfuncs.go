@@ -22,15 +22,17 @@ type seqFunc struct {
 }
 
 var seqFuncs = map[string]seqFunc{
-	"nextval":              {"nextval", 1, 1, false},
-	"currval":              {"currval", 1, 1, false},
-	"lastval":              {"lastval", 0, 0, false},
-	"setval":               {"setval", 2, 3, false},
-	"seqd_reserve":         {"seqd_reserve", 2, 2, false},
-	"seqd_release":         {"seqd_release", 3, 3, false},
-	"seqd_mariadb_nextval": {"nextval", 1, 1, true},
-	"seqd_mariadb_lastval": {"lastval", 1, 1, true},
-	"seqd_mariadb_setval":  {"setval", 2, 4, true},
+	"nextval":      {"nextval", 1, 1, false},
+	"currval":      {"currval", 1, 1, false},
+	"lastval":      {"lastval", 0, 0, false},
+	"setval":       {"setval", 2, 3, false},
+	"seqd_reserve": {"seqd_reserve", 2, 2, false},
+	"seqd_release": {"seqd_release", 3, 3, false},
+	// Spanner's: the counter behind the last value handed out.
+	"get_internal_sequence_state": {"get_internal_sequence_state", 1, 1, false},
+	"seqd_mariadb_nextval":        {"nextval", 1, 1, true},
+	"seqd_mariadb_lastval":        {"lastval", 1, 1, true},
+	"seqd_mariadb_setval":         {"setval", 2, 4, true},
 }
 
 // seqExpr calls a sequence function. The sequence is named either at
@@ -244,9 +246,29 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.seqs.Nextval(s.memoryID(n, id), r.Last())
-		s.lastName = n
-		return []Datum{Int(r.First), Int(r.Last()), Int(r.Increment)}, nil
+		// A shaped sequence's range is one of counters; the shape says
+		// how the caller maps them to values, and currval is the last
+		// value the range holds.
+		shape := Null
+		last, ok := r.Last(), true
+		if info, err := eng.Info(n); err == nil && info.Options.Shape.Shaped() {
+			shape = Text(info.Options.Shape.String())
+			last, ok = lastValue(info.Options, r)
+		}
+		if ok {
+			s.seqs.Nextval(s.memoryID(n, id), last)
+			s.lastName = n
+		}
+		return []Datum{Int(r.First), Int(r.Last()), Int(r.Increment), shape}, nil
+	case "get_internal_sequence_state":
+		info, err := eng.Info(n)
+		if err != nil {
+			return nil, err
+		}
+		if !info.State.Called {
+			return []Datum{Null}, nil
+		}
+		return []Datum{Int(info.State.Last)}, nil
 	case "seqd_release":
 		k, err := eng.Release(n, args[0].I, args[1].I)
 		if err != nil {
@@ -257,8 +279,21 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 	return nil, sql.Errorf(sql.UndefinedFunction, "function %s does not exist", x.f.name)
 }
 
-// reserveColumns are seqd_reserve's result columns.
-var reserveColumns = []relCol{{"first", tInt8}, {"last", tInt8}, {"increment", tInt8}}
+// reserveColumns are seqd_reserve's result columns: shape is NULL for an
+// ordered sequence, else the shape that maps the counters first..last to
+// values (alloc.Shape's text form).
+var reserveColumns = []relCol{{"first", tInt8}, {"last", tInt8}, {"increment", tInt8}, {"shape", tText}}
+
+// lastValue is the value of the last counter of r whose value the skip
+// range does not hold; ok is false when it holds them all.
+func lastValue(o alloc.Options, r alloc.Range) (int64, bool) {
+	for i := r.Count - 1; i >= 0; i-- {
+		if v := o.Value(r.At(i)); !o.Shape.Skipped(v) {
+			return v, true
+		}
+	}
+	return 0, false
+}
 
 // bulkChunk is how many values one generate_series row batch reserves.
 const bulkChunk = 1 << 16
@@ -274,26 +309,60 @@ type bulkNextval struct {
 	r    alloc.Range
 	i    int64
 	row  [1]Datum
+	// opts is the shaped sequence's options (counters to values), nil
+	// for an ordered one.
+	opts *alloc.Options
 }
 
 func (b *bulkNextval) Next() ([]Datum, bool, error) {
-	if b.left == 0 {
-		return nil, false, nil
-	}
-	if b.i == b.r.Count {
-		id, r, err := b.s.engFor(b.name).ReserveUpTo(b.ctx, b.name, min(b.left, bulkChunk))
-		if err != nil {
-			return nil, false, err
+	eng := b.s.engFor(b.name)
+	for b.left > 0 {
+		if b.i == b.r.Count {
+			if b.opts != nil && b.opts.Shape.Skip {
+				// A skip range may pass over any number of counters:
+				// nextval jumps them rather than stream them.
+				return b.nextval(eng)
+			}
+			id, r, err := eng.ReserveUpTo(b.ctx, b.name, min(b.left, bulkChunk))
+			if err != nil {
+				return nil, false, err
+			}
+			b.id, b.r, b.i = id, r, 0
+			// Read after the reservation: an ALTER of the skip range
+			// before it applies to all of it.
+			if info, err := eng.Info(b.name); err == nil && info.Options.Shape.Shaped() {
+				b.opts = &info.Options
+			}
 		}
-		b.id, b.r, b.i = id, r, 0
+		v := b.r.At(b.i)
+		b.i++
+		if b.opts != nil {
+			if v = b.opts.Value(v); b.opts.Shape.Skipped(v) {
+				continue
+			}
+		}
+		b.left--
+		// The chunk's last counters may be skipped: then every value
+		// is remembered, not only the chunk's last.
+		if b.i == b.r.Count || b.left == 0 || b.opts != nil && b.opts.Shape.Skip {
+			b.s.seqs.Nextval(b.s.memoryID(b.name, b.id), v)
+			b.s.lastName = b.name
+		}
+		b.row[0] = Int(v)
+		return b.row[:], true, nil
 	}
-	v := b.r.At(b.i)
-	b.i++
+	return nil, false, nil
+}
+
+// nextval is one row of the stream from nextval.
+func (b *bulkNextval) nextval(eng *engine.Engine) ([]Datum, bool, error) {
+	id, v, err := eng.Nextval(b.ctx, b.name)
+	if err != nil {
+		return nil, false, err
+	}
 	b.left--
-	if b.i == b.r.Count || b.left == 0 {
-		b.s.seqs.Nextval(b.s.memoryID(b.name, b.id), v)
-		b.s.lastName = b.name
-	}
+	b.s.seqs.Nextval(b.s.memoryID(b.name, id), v)
+	b.s.lastName = b.name
 	b.row[0] = Int(v)
 	return b.row[:], true, nil
 }
@@ -384,7 +453,7 @@ func (s *Session) sequenceLastValue(oid uint32) (Datum, error) {
 	if !info.State.Called {
 		return Null, nil
 	}
-	return Int(info.State.Last), nil
+	return Int(info.Options.Value(info.State.Last)), nil
 }
 
 // sequenceComment is obj_description() of a relation: its comment, NULL if

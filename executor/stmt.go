@@ -139,12 +139,26 @@ func intOption(d *pg.DefElem, q string) (*int64, error) {
 func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 	var sp alloc.Spec
 	seen := map[string]bool{}
+	var shard, rangeBits *int64
 	for _, o := range opts {
 		d := o.GetDefElem()
-		if seen[d.Defname] {
+		key := d.Defname
+		clause, args, shape := "", []string(nil), false
+		if key == "sequence_name" {
+			if clause, args, shape = sql.ShapeOption(strs(d.Arg.GetList().GetItems())); shape {
+				key = strings.TrimPrefix(strings.TrimPrefix(clause, "no_"), "re")
+			}
+		}
+		if seen[key] {
 			return sp, c.errAt(d.Location, sql.SyntaxError, "conflicting or redundant options")
 		}
-		seen[d.Defname] = true
+		seen[key] = true
+		if shape {
+			if err := c.shapeOption(&sp, clause, args, &shard, &rangeBits); err != nil {
+				return sp, err
+			}
+			continue
+		}
 		var err error
 		switch d.Defname {
 		case "as":
@@ -196,7 +210,56 @@ func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 			return sp, err
 		}
 	}
+	if rangeBits != nil && shard == nil {
+		return sp, sql.Errorf(sql.InvalidParameterValue, "RANGE_BITS requires SHARD_BITS")
+	}
+	if shard != nil {
+		if sp.Shape != nil {
+			return sp, sql.Errorf(sql.SyntaxError, "conflicting or redundant options: BIT_REVERSED_POSITIVE and SHARD_BITS")
+		}
+		r := int64(alloc.MaxRangeBits)
+		if rangeBits != nil {
+			r = *rangeBits
+		}
+		if *shard < alloc.MinShardBits || *shard > alloc.MaxShardBits {
+			return sp, sql.Errorf(sql.InvalidParameterValue, "SHARD_BITS (%d) must be between %d and %d", *shard, alloc.MinShardBits, alloc.MaxShardBits)
+		}
+		if r < alloc.MinRangeBits || r > alloc.MaxRangeBits {
+			return sp, sql.Errorf(sql.InvalidParameterValue, "RANGE_BITS (%d) must be between %d and %d", r, alloc.MinRangeBits, alloc.MaxRangeBits)
+		}
+		sp.Shape = &alloc.Shape{Kind: alloc.Sharded, ShardBits: uint8(*shard), RangeBits: uint8(r)}
+	}
 	return sp, nil
+}
+
+// shapeOption reads one of the shapes' clauses into sp (SHARD_BITS and
+// RANGE_BITS into shard and rangeBits, checked together at the end).
+func (c *compiler) shapeOption(sp *alloc.Spec, clause string, args []string, shard, rangeBits **int64) error {
+	nums := make([]int64, len(args))
+	for i, a := range args {
+		v, err := strconv.ParseInt(a, 10, 64)
+		if err != nil {
+			return sql.Errorf(sql.NumericValueOutOfRange, "value \"%s\" is out of range for type bigint", a)
+		}
+		nums[i] = v
+	}
+	switch clause {
+	case "bit_reversed_positive":
+		sp.Shape = &alloc.Shape{Kind: alloc.BitReversed}
+	case "shard_bits":
+		*shard = &nums[0]
+	case "range_bits":
+		*rangeBits = &nums[0]
+	case "skip_range":
+		sp.Skip = &[2]int64{nums[0], nums[1]}
+	case "no_skip_range":
+		sp.NoSkip = true
+	case "start_counter":
+		sp.StartCounter = &nums[0]
+	case "restart_counter":
+		sp.RestartCounter = &nums[0]
+	}
+	return nil
 }
 
 // qnameOf is a RangeVar's name.

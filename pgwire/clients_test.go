@@ -156,8 +156,9 @@ func TestPgx(t *testing.T) {
 		}
 	}
 	var first, last, inc int64
-	if err := c.QueryRow(ctx, "select * from seqd_reserve($1, $2)", "p", 5).Scan(&first, &last, &inc); err != nil || first != 4 || last != 8 || inc != 1 {
-		t.Fatalf("reserve = %d %d %d, %v", first, last, inc, err)
+	var shape *string
+	if err := c.QueryRow(ctx, "select * from seqd_reserve($1, $2)", "p", 5).Scan(&first, &last, &inc, &shape); err != nil || first != 4 || last != 8 || inc != 1 || shape != nil {
+		t.Fatalf("reserve = %d %d %d %v, %v", first, last, inc, shape, err)
 	}
 	var ok bool
 	if err := c.QueryRow(ctx, "select seqd_release($1, $2, $3)", "p", 6, 8).Scan(&ok); err != nil || !ok {

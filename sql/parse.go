@@ -60,13 +60,28 @@ func parse(q string) ([]Statement, error) {
 		// NEXT VALUE FOR s, NOCACHE, ...: not PostgreSQL, so they fail
 		// to parse; a statement that parses either way keeps its
 		// PostgreSQL meaning.
-		if r, ok := rewriteMariaDB(text, true); ok {
+		// The shapes' clauses (BIT_REVERSED_POSITIVE, SKIP RANGE, ...)
+		// likewise, alone or with MariaDB's spellings.
+		for _, r := range rewrites(text) {
 			if t2, err2 := pg.Parse(r); err2 == nil {
 				tree, err, text = t2, nil, r
+				break
 			}
 		}
 	}
 	if err != nil {
+		// A statement with shape clauses fails where the rewritten text
+		// fails (a clause that is not well formed, or another error),
+		// at the place in the text as written.
+		if r, back, ok := rewriteShapesMapped(text); ok {
+			if _, err2 := pg.Parse(r); err2 != nil {
+				var pe *parser.Error
+				if errors.As(err2, &pe) && pe.Cursorpos > 0 {
+					pe.Cursorpos = back(pe.Cursorpos-1) + 1
+				}
+				err = err2
+			}
+		}
 		return nil, parseError(err)
 	}
 	out := make([]Statement, 0, len(tree.Stmts))
@@ -82,6 +97,22 @@ func parse(q string) ([]Statement, error) {
 		out[0].Notices = truncationNotices(text)
 	}
 	return out, nil
+}
+
+// rewrites are the texts to try when PostgreSQL's grammar refused q.
+func rewrites(q string) []string {
+	var out []string
+	shaped, hasShapes := rewriteShapes(q)
+	if hasShapes {
+		out = append(out, shaped)
+	}
+	if r, ok := rewriteMariaDB(q, true); ok {
+		out = append(out, r)
+		if r2, ok := rewriteShapes(r); ok {
+			out = append(out, r2)
+		}
+	}
+	return out
 }
 
 // parseError turns the grammar's error into an Error. libpg_query does not

@@ -131,6 +131,9 @@ var DefaultSeqs = []struct {
 	{Seq{"t_c1000_by3", 3}, 1000, "create sequence t_c1000_by3 increment by 3 cache 1000"},
 	{Seq{"t_c100k", 1}, 100_000, "create sequence t_c100k cache 100000"},
 	{Seq{"t_desc", -2}, 50, "create sequence t_desc increment by -2 minvalue -9000000000000000000 start with -1 cache 50"},
+	// Shaped: the history holds their values' ranks (see shapedSeqs).
+	{Seq{"t_bitrev", 1}, 100, "create sequence t_bitrev bit_reversed_positive skip range 1 1152921504606846975 cache 100"},
+	{Seq{"t_sharded", 1}, 1000, "create sequence t_sharded shard_bits 4 cache 1000"},
 }
 
 // run is a torture run's shared state.

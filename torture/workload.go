@@ -107,7 +107,7 @@ func (r *run) step(c *pgx.Conn, id, epoch int, rng *rand.Rand) bool {
 		x := r.nextSetval(s)
 		op.Values = []int64{x}
 		op.Call = r.h.Now()
-		_, err = c.Exec(ctx, "select setval($1, $2)", s.Name, x)
+		_, err = c.Exec(ctx, "select setval($1, $2)", s.Name, r.valueOf(s, x))
 	case p < 100:
 		op.Kind, op.Want = Bulk, int64(1+rng.IntN(200))
 		op.Call = r.h.Now()
@@ -119,7 +119,7 @@ func (r *run) step(c *pgx.Conn, id, epoch int, rng *rand.Rand) bool {
 				if err = rows.Scan(&v); err != nil {
 					break
 				}
-				op.Values = append(op.Values, v)
+				op.Values = append(op.Values, r.rank(s, v))
 				op.Times = append(op.Times, r.h.Now())
 			}
 			rows.Close()
@@ -131,10 +131,12 @@ func (r *run) step(c *pgx.Conn, id, epoch int, rng *rand.Rand) bool {
 		op.Kind, op.Want = Range, int64(1+rng.IntN(500))
 		op.Call = r.h.Now()
 		var first, last, inc int64
-		err = c.QueryRow(ctx, "select * from seqd_reserve($1, $2)", args(op.Want)...).Scan(&first, &last, &inc)
+		err = c.QueryRow(ctx, "select first, last, increment from seqd_reserve($1, $2)", args(op.Want)...).Scan(&first, &last, &inc)
 		if err == nil {
 			for v := first; ; v += inc {
-				op.Values = append(op.Values, v)
+				if rk, ok := r.rankOfCounter(s, v); ok {
+					op.Values = append(op.Values, rk)
+				}
 				if v == last {
 					break
 				}
@@ -145,7 +147,7 @@ func (r *run) step(c *pgx.Conn, id, epoch int, rng *rand.Rand) bool {
 		op.Call = r.h.Now()
 		var v int64
 		if err = c.QueryRow(ctx, "select nextval($1)", args()...).Scan(&v); err == nil {
-			op.Values = []int64{v}
+			op.Values = []int64{r.rank(s, v)}
 		}
 	}
 	op.Return = r.h.Now()
@@ -344,10 +346,10 @@ func (r *run) probe(epoch int) (map[string]int64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("probe %s: %w", s.Name, err)
 		}
-		op.Values = []int64{v}
+		op.Values = []int64{r.rank(s, v)}
 		r.h.Add(op)
 		r.seen(s, op.Values)
-		got[s.Name] = v
+		got[s.Name] = op.Values[0]
 	}
 	cat, err := catalogNow(ctx, c)
 	if err != nil {

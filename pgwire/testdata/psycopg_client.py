@@ -23,8 +23,8 @@ with psycopg.connect(dsn, autocommit=True) as conn:
     cur = conn.execute("select nextval('py_orders') from generate_series(1, 1000)")
     got = [r[0] for r in cur]
     assert got == list(range(1010, 6010, 5)), got[:3]
-    first, last, inc = conn.execute("select * from seqd_reserve('py_orders', 10)").fetchone()
-    assert (first, last, inc) == (6010, 6055, 5), (first, last, inc)
+    first, last, inc, shape = conn.execute("select * from seqd_reserve('py_orders', 10)").fetchone()
+    assert (first, last, inc, shape) == (6010, 6055, 5, None), (first, last, inc, shape)
 
     # Errors carry PostgreSQL's SQLSTATEs and leave the connection usable.
     try:
