@@ -10,7 +10,7 @@ import (
 // Config is one seqbench run: a workload over targets. The zero value of
 // a field means the default documented on it.
 type Config struct {
-	Workload string   // spanner, nextval, insert, bulk, multi or ceiling
+	Workload string   // spanner, nextval, insert, bulk, multi, ceiling or hotspot
 	Targets  []Target // the systems compared
 	// Threads is the grid of client counts; nil means 1, 8, 16, 24, 64,
 	// 128 (the TiDB, MariaDB and PostgreSQL articles' grids), for spanner
@@ -40,6 +40,9 @@ type Config struct {
 	// multi
 	Sequences int // K; 0 means 8
 
+	// hotspot
+	HotRows int // rows inserted per point; 0 means 100000
+
 	// Pipeline, for nextval and ceiling: statements sent per round trip
 	// (pgx batches, as pgbench's \startpipeline); 0 or 1 means one.
 	Pipeline int
@@ -54,6 +57,8 @@ func (c Config) withDefaults() Config {
 			c.Threads = []int{10, 50} // the Spanner article's
 		case "insert":
 			c.Threads = []int{1} // the TiDB article's latency test
+		case "hotspot":
+			c.Threads = []int{1, 8, 64}
 		default:
 			c.Threads = []int{1, 8, 16, 24, 64, 128}
 		}
@@ -88,6 +93,9 @@ func (c Config) withDefaults() Config {
 	if c.Sequences <= 0 {
 		c.Sequences = 8
 	}
+	if c.HotRows <= 0 {
+		c.HotRows = 100000
+	}
 	return c
 }
 
@@ -113,6 +121,8 @@ type Result struct {
 	// microseconds (user + system, its child processes included); 0 when
 	// the server could not be measured (see cpu.go).
 	ServerCPUUs float64 `json:"server_cpu_us_per_op,omitempty"`
+	// IndexBytes is the primary key's size after the point (hotspot).
+	IndexBytes int64 `json:"index_bytes,omitempty"`
 }
 
 // Run runs cfg's workload over its targets, one point at a time, and
@@ -134,8 +144,10 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		return runBulk(ctx, cfg)
 	case "multi":
 		return runMulti(ctx, cfg)
+	case "hotspot":
+		return runHotspot(ctx, cfg)
 	}
-	return nil, fmt.Errorf("unknown workload %q (want spanner, nextval, insert, bulk, multi or ceiling)", cfg.Workload)
+	return nil, fmt.Errorf("unknown workload %q (want spanner, nextval, insert, bulk, multi, ceiling or hotspot)", cfg.Workload)
 }
 
 // point turns a measurement into a Result.

@@ -128,3 +128,58 @@ func ticks(xs map[float64]bool) []plot.Tick {
 	slices.SortFunc(ts, func(a, b plot.Tick) int { return cmp.Compare(a.Value, b.Value) })
 	return ts
 }
+
+// WriteModelPNG draws the hotspot model: on the left, the share of each
+// window's writes the busiest node took, a line per key shape; on the
+// right, the cluster write rate the hottest node allows.
+func WriteModelPNG(w io.Writer, cfg ModelConfig, ms []ModelResult) error {
+	if len(ms) == 0 {
+		return fmt.Errorf("no model results to draw")
+	}
+	cfg = cfg.withDefaults()
+	left := plot.New()
+	left.Title.Text = fmt.Sprintf("MODEL: busiest of %d nodes, share of writes", cfg.Nodes)
+	left.X.Label.Text = "writes (millions)"
+	left.Y.Label.Text = "busiest node's share of the window"
+	left.Y.Min, left.Y.Max = 0, 1.05
+	per := float64(cfg.Window)
+	var lineArgs []any
+	for _, m := range ms {
+		pts := make(plotter.XYs, len(m.Hottest))
+		for i, h := range m.Hottest {
+			pts[i] = plotter.XY{X: float64(i+1) * per / 1e6, Y: h}
+		}
+		lineArgs = append(lineArgs, m.Shape, pts)
+	}
+	if err := plotutil.AddLines(left, lineArgs...); err != nil {
+		return err
+	}
+	left.Legend.Top = true
+
+	right := plot.New()
+	right.Title.Text = fmt.Sprintf("MODEL: cluster writes/s at %.0f writes/s per node", cfg.NodeWrites)
+	vals := make(plotter.Values, len(ms))
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		vals[i], names[i] = m.WriteRate, m.Shape
+	}
+	bars, err := plotter.NewBarChart(vals, vg.Points(40))
+	if err != nil {
+		return err
+	}
+	bars.Color = plotutil.Color(0)
+	bars.LineStyle.Width = 0
+	right.Add(bars)
+	right.NominalX(names...)
+	right.X.Tick.Label.Rotation = math.Pi / 8
+	right.X.Tick.Label.XAlign = draw.XRight
+
+	img := vgimg.New(vg.Points(1400), vg.Points(600))
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(20), PadTop: vg.Points(10), PadBottom: vg.Points(10), PadLeft: vg.Points(10), PadRight: vg.Points(10)}
+	canvases := plot.Align([][]*plot.Plot{{left, right}}, tiles, dc)
+	left.Draw(canvases[0][0])
+	right.Draw(canvases[0][1])
+	_, err = vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+	return err
+}

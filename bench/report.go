@@ -94,7 +94,7 @@ func Ratios(rs []Result) []Ratio {
 }
 
 var csvHeader = []string{"workload", "target", "variant", "threads", "size", "ops", "values", "seconds",
-	"ops_per_s", "values_per_s", "mean_ms", "p50_ms", "p75_ms", "p90_ms", "p99_ms", "max_ms", "server_cpu_us_per_op"}
+	"ops_per_s", "values_per_s", "mean_ms", "p50_ms", "p75_ms", "p90_ms", "p99_ms", "max_ms", "server_cpu_us_per_op", "index_bytes"}
 
 // WriteCSV writes one row per result, with a header.
 func WriteCSV(w io.Writer, rs []Result) error {
@@ -104,7 +104,7 @@ func WriteCSV(w io.Writer, rs []Result) error {
 	for _, r := range rs {
 		cw.Write([]string{r.Workload, r.Target, r.Variant, strconv.Itoa(r.Threads), strconv.Itoa(r.Size),
 			strconv.FormatInt(r.Ops, 10), strconv.FormatInt(r.Values, 10), f(r.Seconds), f(r.OpsPerS), f(r.ValsPerS),
-			f(r.MeanMs), f(r.P50Ms), f(r.P75Ms), f(r.P90Ms), f(r.P99Ms), f(r.MaxMs), f(r.ServerCPUUs)})
+			f(r.MeanMs), f(r.P50Ms), f(r.P75Ms), f(r.P90Ms), f(r.P99Ms), f(r.MaxMs), f(r.ServerCPUUs), strconv.FormatInt(r.IndexBytes, 10)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -118,4 +118,22 @@ func WriteJSON(w io.Writer, rs []Result) error {
 		Results []Result `json:"results"`
 		Ratios  []Ratio  `json:"ratios"`
 	}{rs, Ratios(rs)})
+}
+
+// modelReport is the hotspot model in JSON, labelled as a model.
+type modelReport struct {
+	Note    string        `json:"note"`
+	Config  ModelConfig   `json:"config"`
+	Results []ModelResult `json:"results"`
+}
+
+// WriteHotspotJSON writes the hotspot model (its parameters and figures)
+// and the measured results as one JSON document.
+func WriteHotspotJSON(w io.Writer, mc ModelConfig, ms []ModelResult, rs []Result) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(struct {
+		Model   modelReport `json:"model"`
+		Results []Result    `json:"results"`
+	}{modelReport{"a model, not a measurement", mc.withDefaults(), ms}, rs})
 }

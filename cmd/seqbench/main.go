@@ -18,7 +18,7 @@ import (
 
 func main() {
 	var (
-		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi or ceiling")
+		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling or hotspot")
 		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, postgres, mariadb, noop, each optionally -nocache (e.g. postgres-nocache)")
 		seqdDSN  = flag.String("seqd", "postgres://seqbench@127.0.0.1:6543/seqbench?sslmode=disable", "seqd address (pgx connection string)")
 		pgDSN    = flag.String("postgres", os.Getenv("SEQD_TEST_PG_DSN"), "PostgreSQL address (pgx connection string)")
@@ -42,6 +42,12 @@ func main() {
 		sequences = flag.Int("sequences", 8, "multi: K sequences")
 		pipeline  = flag.Int("pipeline", 1, "nextval, ceiling: statements per round trip (pgx batches)")
 
+		hotRows    = flag.Int("hot-rows", 100000, "hotspot: rows inserted per point")
+		nodes      = flag.Int("nodes", 12, "hotspot model: storage nodes (the TiDB article's TiKV cluster had 12)")
+		splitKeys  = flag.Int("split-keys", 10000, "hotspot model: keys at which a region splits")
+		writes     = flag.Int("writes", 2_000_000, "hotspot model: keys written per key shape")
+		nodeWrites = flag.Float64("node-writes", 25000, "hotspot model: one node's write capacity (writes/s)")
+
 		csvOut  = flag.String("csv", "", "write results as CSV to this file")
 		jsonOut = flag.String("json", "", "write results and ratios as JSON to this file")
 		pngOut  = flag.String("png", "", "write a chart to this PNG file")
@@ -52,7 +58,7 @@ func main() {
 	check(err)
 	cfg := bench.Config{Workload: *workload, Targets: ts, Duration: *duration, Rate: *rate,
 		Mode: *mode, Iterations: *iterations, BatchSize: *batchSize, LowWatermark: *lowWater, TxnTime: *txn,
-		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline}
+		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline, HotRows: *hotRows}
 	if *threads != "" {
 		cfg.Threads, err = ints(*threads)
 		check(err)
@@ -64,12 +70,45 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *workload == "hotspot" {
+		hotspot(ctx, cfg, bench.ModelConfig{Nodes: *nodes, SplitKeys: *splitKeys, Writes: *writes, NodeWrites: *nodeWrites}, *csvOut, *jsonOut, *pngOut)
+		return
+	}
 	rs, err := bench.Run(ctx, cfg)
 	check(err)
 	check(bench.WriteTable(os.Stdout, rs))
 	write(*csvOut, func(f *os.File) error { return bench.WriteCSV(f, rs) })
 	write(*jsonOut, func(f *os.File) error { return bench.WriteJSON(f, rs) })
 	write(*pngOut, func(f *os.File) error { return bench.WritePNG(f, rs, "seqbench "+*workload) })
+}
+
+// hotspot runs the model, then the measurement on the database targets
+// (if any); the model's chart goes beside the measurement's, as
+// NAME-model.png.
+func hotspot(ctx context.Context, cfg bench.Config, mc bench.ModelConfig, csvOut, jsonOut, pngOut string) {
+	ms := bench.RunModel(mc)
+	check(bench.WriteModel(os.Stdout, mc, ms))
+	var rs []bench.Result
+	for _, t := range cfg.Targets {
+		if t.Kind == bench.Postgres || t.Kind == bench.MariaDB {
+			var err error
+			rs, err = bench.Run(ctx, cfg)
+			check(err)
+			fmt.Println()
+			check(bench.WriteTable(os.Stdout, rs))
+			fmt.Println()
+			check(bench.WriteIndexSizes(os.Stdout, rs))
+			break
+		}
+	}
+	write(csvOut, func(f *os.File) error { return bench.WriteCSV(f, rs) })
+	write(jsonOut, func(f *os.File) error { return bench.WriteHotspotJSON(f, mc, ms, rs) })
+	if pngOut != "" {
+		write(strings.TrimSuffix(pngOut, ".png")+"-model.png", func(f *os.File) error { return bench.WriteModelPNG(f, mc, ms) })
+		if len(rs) > 0 {
+			write(pngOut, func(f *os.File) error { return bench.WritePNG(f, rs, "seqbench hotspot: inserts with each key shape") })
+		}
+	}
 }
 
 func ints(s string) ([]int, error) {
