@@ -138,7 +138,7 @@ func (o *Options) Reserve(s State, n int64, name string) (Range, State, error) {
 // LimitError is nextval's error for a sequence with no value left.
 func (o *Options) LimitError(name string) error {
 	if o.Shape.Shaped() {
-		return errorf(ErrLimitReached, "nextval: %s sequence \"%s\" has no values left (counter %d of %d)", o.Shape.kindName(), name, o.Max, o.Max)
+		return errorf(ErrLimitReached, "nextval: %s sequence \"%s\" has no values left (its counter ends at %d)", o.Shape.kindName(), name, o.Max)
 	}
 	if o.Increment > 0 {
 		return errorf(ErrLimitReached, "nextval: reached maximum value of sequence \"%s\" (%d)", name, o.Max)
