@@ -28,6 +28,8 @@ func FuzzExecute(f *testing.F) {
 		"select setval('s', $1::bigint), nextval('s')::smallint",
 		"select * from pg_sequence_parameters('s'::regclass)",
 		"show all", "set application_name = $1", "select (current_schemas(true))[2]",
+		"create sequence b bit_reversed_positive skip range 1 $1; select nextval('b'), get_internal_sequence_state('b')",
+		"create sequence h shard_bits 4 range_bits 40; select * from seqd_reserve('h', 3); select setval('h', $1::bigint)",
 	} {
 		f.Add(s, "7")
 	}

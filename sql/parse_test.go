@@ -20,6 +20,12 @@ func TestParse(t *testing.T) {
 		// Lower case and quoted names keep PostgreSQL's meaning.
 		{"SELECT nextval(m)", 1, "SELECT nextval(m)"},
 		{"SELECT NEXTVAL('m')", 1, "SELECT NEXTVAL('m')"},
+		// The shapes' clauses, alone and with MariaDB's spellings.
+		{"create sequence a bit_reversed_positive skip range -5 10 start counter with 7", 1,
+			`create sequence a SEQUENCE NAME pg_catalog.seqd_bit_reversed_positive SEQUENCE NAME pg_catalog.seqd_skip_range."-5"."10" SEQUENCE NAME pg_catalog.seqd_start_counter."7"`},
+		{"select 1; ALTER SEQUENCE a NO SKIP RANGE RESTART COUNTER 3", 2, "select 1"},
+		{"create sequence b SHARD_BITS 4 RANGE_BITS 40 nocache", 1,
+			`create sequence b SEQUENCE NAME pg_catalog.seqd_shard_bits."4" SEQUENCE NAME pg_catalog.seqd_range_bits."40" CACHE 1`},
 	} {
 		st, err := Parse(tc.q)
 		if err != nil {
@@ -50,6 +56,14 @@ func TestParseErrors(t *testing.T) {
 		{"select 'unterminated", SyntaxError, "unterminated quoted string at or near \"'unterminated\"", 8},
 		// A MariaDB rewrite that does not help reports PostgreSQL's error.
 		{"create sequence s no cache bogus", SyntaxError, `syntax error at or near "cache"`, 22},
+		// A shape clause that is not well formed fails where it is
+		// written, after clauses that were rewritten.
+		// (START is an option keyword; "counter" is where the grammar
+		// stops, at its place in the text as written.)
+		{"create sequence s bit_reversed_positive skip range 1 2 start counter x", SyntaxError, `syntax error at or near "counter"`, 62},
+		// Outside CREATE and ALTER SEQUENCE the words mean nothing
+		// (PostgreSQL's answer: skip is a column alias).
+		{"select 1 skip range 1 2", SyntaxError, `syntax error at or near "range"`, 15},
 	} {
 		_, err := Parse(tc.q)
 		se, ok := err.(*Error)
@@ -59,6 +73,28 @@ func TestParseErrors(t *testing.T) {
 		}
 		if se.Kind != tc.kind || se.Msg != tc.msg || se.Pos != tc.pos {
 			t.Errorf("%q: %s %q at %d, want %s %q at %d", tc.q, se.Kind, se.Msg, se.Pos, tc.kind, tc.msg, tc.pos)
+		}
+	}
+}
+
+// TestShapeOption: the rewritten names decode back to their clauses, and
+// no other name does.
+func TestShapeOption(t *testing.T) {
+	st, err := Parse("alter sequence s skip range 1 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := st[0].Node.GetAlterSeqStmt().Options[0].GetDefElem()
+	var names []string
+	for _, n := range d.Arg.GetList().Items {
+		names = append(names, n.GetString_().Sval)
+	}
+	if c, args, ok := ShapeOption(names); !ok || c != "skip_range" || len(args) != 2 || args[0] != "1" || args[1] != "2" {
+		t.Fatalf("%v: %q %v %v", names, c, args, ok)
+	}
+	for _, bad := range [][]string{{"pg_catalog", "seqd_skip_range", "1"}, {"public", "seqd_bit_reversed_positive"}, {"pg_catalog", "seqd_nope"}, {"x"}} {
+		if _, _, ok := ShapeOption(bad); ok {
+			t.Errorf("%v decoded", bad)
 		}
 	}
 }
@@ -98,7 +134,9 @@ func TestQuoteIdent(t *testing.T) {
 // that has a kind, and that a statement's text lies within its query.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"select nextval('s')", "SELECT NEXT VALUE FOR s", "create sequence s nocache", "selec 1",
-		"select 1; select 2", "SELECT NEXTVAL(a.b)", "/* c */ select $1::int", "show all"} {
+		"select 1; select 2", "SELECT NEXTVAL(a.b)", "/* c */ select $1::int", "show all",
+		"create sequence s bit_reversed_positive skip range 1 2 start counter 3", "alter sequence s no skip range restart counter with 4",
+		"create sequence t shard_bits 4 range_bits 40; select 1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
