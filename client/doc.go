@@ -30,7 +30,14 @@
 // run out sooner than the target double the next size, ranges that last
 // more than twice as long halve it.
 //
-// Within one Batch or AsyncBatch, values increase. Values a generator
+// Shaped sequences (seqd's BIT_REVERSED_POSITIVE and SHARD_BITS, see
+// docs/shapes.md) work in every mode: seqd reserves a range of counters
+// and names the shape, and a Range maps each counter to its value with
+// the server's own function (alloc.Shape), passing over a skip range, so
+// a Batch hands out exactly the values nextval would, in the same order.
+//
+// Within one Batch or AsyncBatch, values increase (counters do, for a
+// shaped sequence). Values a generator
 // holds when its process dies are never handed out (a gap, never a
 // repeat); Close gives them back instead when they are still the
 // sequence's tail (seqd, table sources) and counts the rest in
