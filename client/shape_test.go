@@ -65,3 +65,31 @@ func TestShapedBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestDescendingBatch: a batch of a descending sequence hands out every
+// value of each range (its count was once computed as 1 for a negative
+// step, found by the protocol vectors), and closing gives the tail back.
+func TestDescendingBatch(t *testing.T) {
+	ctx := context.Background()
+	pool := seqdPool(t)
+	name := freshName()
+	if _, err := pool.Exec(ctx, "create sequence "+name+" increment by -2"); err != nil {
+		t.Fatal(err)
+	}
+	g := client.NewBatch(client.NewSeqd(pool, client.SeqdOptions{}), name, client.BatchOptions{Size: 10})
+	for want := int64(-1); want >= -49; want -= 2 {
+		if v, err := g.Next(ctx); err != nil || v != want {
+			t.Fatalf("Next = %d, %v; want %d", v, err, want)
+		}
+	}
+	if err := g.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := g.Stats(); st.Issued != 25 || st.Released != 5 || st.Burned != 0 {
+		t.Fatalf("stats %+v, want 25 issued, 5 released", st)
+	}
+	var v int64
+	if err := pool.QueryRow(ctx, "select nextval($1)", name).Scan(&v); err != nil || v != -51 {
+		t.Fatalf("nextval after close = %d, %v; want -51", v, err)
+	}
+}

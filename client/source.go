@@ -31,10 +31,13 @@ func (r Range) Value(c int64) (v int64, ok bool) {
 
 // Count is how many values r holds.
 func (r Range) Count() int64 {
-	if r.Step == 0 {
-		return 0
+	switch {
+	case r.Step > 0:
+		return int64((uint64(r.Last)-uint64(r.First))/uint64(r.Step)) + 1
+	case r.Step < 0: // descending: the span and the step are negated, exactly
+		return int64((uint64(r.First)-uint64(r.Last))/-uint64(r.Step)) + 1
 	}
-	return int64((uint64(r.Last)-uint64(r.First))/uint64(r.Step)) + 1
+	return 0
 }
 
 // At is r's i-th value, 0 <= i < r.Count().
@@ -86,6 +89,15 @@ var (
 	// ErrInvalid: a bad argument, such as a table name that is not a
 	// plain identifier or a range size below 1.
 	ErrInvalid = errors.New("seqd: invalid argument")
+	// ErrAuth: authentication failed, or the role lacks a privilege.
+	ErrAuth = errors.New("seqd: not authorized")
+	// ErrUnavailable: the server could not serve the request now (shut
+	// down, starting, overloaded, a standby or a deposed owner, its store
+	// failed, the connection was lost). Sending the request again, on
+	// another host where the error says so, is safe: a reservation whose
+	// outcome was unknown is burned, never handed out twice
+	// (docs/protocol.md).
+	ErrUnavailable = errors.New("seqd: unavailable")
 )
 
 // wrap classifies a driver error: kind (one of the sentinels above, or nil
