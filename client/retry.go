@@ -20,13 +20,26 @@ func kindOf(err error) error {
 	}
 	var pg interface{ SQLState() string }
 	if errors.As(err, &pg) {
-		switch pg.SQLState() {
+		// docs/protocol.md's table; testdata/protocol.json's vectors.
+		code := pg.SQLState()
+		switch code {
 		case "42P01": // undefined_table: no such sequence
 			return ErrNotFound
 		case "2200H", "22003": // sequence_generator_limit_exceeded, numeric_value_out_of_range
 			return ErrLimitReached
 		case "40001", "40P01": // serialization_failure, deadlock_detected
 			return ErrConflict
+		case "22023", "42601": // invalid_parameter_value, syntax_error
+			return ErrInvalid
+		case "28P01", "42501": // invalid_password, insufficient_privilege
+			return ErrAuth
+		case "25006", "58030", "57P01", "57P02", "57P03", "53300", "57014":
+			// read_only_sql_transaction (a standby or deposed owner),
+			// io_error, shutdowns, too many connections, cancelled
+			return ErrUnavailable
+		}
+		if len(code) == 5 && code[:2] == "08" { // connection exceptions
+			return ErrUnavailable
 		}
 		return nil
 	}
