@@ -4,7 +4,8 @@
 # (its client tools psql and pgbench come with it), a private MariaDB
 # 10.11 on 127.0.0.1 with a user and database for the tests, and a Python
 # virtualenv with psycopg, and the drivers of the compatibility matrix
-# (compat/): psycopg2, asyncpg and SQLAlchemy from PyPI, node-postgres and
+# (compat/): psycopg2, asyncpg and SQLAlchemy from PyPI (and for sdk/python
+# pytest, psycopg-pool and setuptools), node-postgres and
 # postgres.js from npm, pgjdbc and HikariCP from Maven Central, and
 # tokio-postgres from crates.io, each cached under /var/tmp. Prints shell
 # exports that tell the tests where they are; scripts/test evaluates them.
@@ -80,6 +81,16 @@ import psycopg2, asyncpg, sqlalchemy, greenlet
 assert (psycopg2.__version__.split()[0], asyncpg.__version__, sqlalchemy.__version__, greenlet.__version__) == ('2.9.13', '0.32.0', '2.1.9', '3.5.6')
 " 2>/dev/null; then
   "$VENV/bin/pip" install -q $PYDRIVERS >&2
+fi
+
+# The Python SDK's test stack (sdk/python), pinned.
+# and its SDK checks: mypy (the package is typed) and ruff (lint, format).
+PYSDK="pytest==8.3.4 psycopg-pool==3.2.4 setuptools==75.6.0 mypy==1.13.0 ruff==0.8.4"
+if ! "$VENV/bin/python" -c "
+import pytest, psycopg_pool, setuptools, mypy.version
+assert (pytest.__version__, psycopg_pool.__version__, setuptools.__version__, mypy.version.__version__) == ('8.3.4', '3.2.4', '75.6.0', '1.13.0')
+" 2>/dev/null || [ "$("$VENV/bin/ruff" --version 2>/dev/null)" != "ruff 0.8.4" ]; then
+  "$VENV/bin/pip" install -q $PYSDK >&2
 fi
 
 # The Node.js, Java and Rust stacks: each installs from its lock or pom

@@ -1,0 +1,76 @@
+// Package sdk holds the client libraries for other languages (docs/protocol.md).
+// Its Go tests run each library's own test suite against a real seqd
+// started here, so that the README's test command covers them.
+package sdk
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/server"
+)
+
+// startSeqd starts an in-process seqd and returns a connection string.
+func startSeqd(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	srv, err := server.Start(ctx, server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(ctx) })
+	return fmt.Sprintf("postgres://sdk@%s/sdk?sslmode=disable", srv.Addr())
+}
+
+// TestPython builds the Python library's wheel from sdk/python, installs
+// it into a scratch directory (as a user would, from the folder), and
+// runs its pytest suite from there against a real seqd, with the shared
+// protocol vectors and the test PostgreSQL for the SQLAlchemy test.
+func TestPython(t *testing.T) {
+	py := testenv.Python(t)
+	pg := testenv.PostgresDSN(t)
+	dsn := startSeqd(t)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	run := func(dir string, env []string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(py, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		t.Logf("%v:\n%s", args, out)
+	}
+	wheels, site, src := filepath.Join(tmp, "wheels"), filepath.Join(tmp, "site"), filepath.Join(tmp, "src")
+	// Built from a copy (a build writes into its source tree), without
+	// build isolation: setuptools comes from the test environment, so
+	// nothing is downloaded here.
+	if err := os.CopyFS(src, os.DirFS(filepath.Join(root, "sdk", "python"))); err != nil {
+		t.Fatal(err)
+	}
+	run(tmp, nil, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", wheels, src)
+	matches, _ := filepath.Glob(filepath.Join(wheels, "seqd-*.whl"))
+	if len(matches) != 1 {
+		t.Fatalf("wheels: %v", matches)
+	}
+	run(root, nil, "-m", "pip", "install", "-q", "--no-deps", "--target", site, matches[0])
+	// The suite runs from a copy of the tests, against the installed
+	// package, never the source tree.
+	tests := filepath.Join(tmp, "tests")
+	if err := os.CopyFS(tests, os.DirFS(filepath.Join(root, "sdk", "python", "tests"))); err != nil {
+		t.Fatal(err)
+	}
+	run(tests, []string{"PYTHONPATH=" + site, "SEQD_TEST_DSN=" + dsn, "SEQD_TEST_PG_DSN=" + pg,
+		"SEQD_PROTOCOL_VECTORS=" + filepath.Join(root, "testdata", "protocol.json"), "PYTHONDONTWRITEBYTECODE=1"},
+		"-m", "pytest", "-q", "-p", "no:cacheprovider", ".")
+}
