@@ -6,7 +6,7 @@
 # virtualenv with psycopg, and the drivers of the compatibility matrix
 # (compat/): psycopg2, asyncpg and SQLAlchemy from PyPI (and for sdk/python
 # pytest, psycopg-pool and setuptools), node-postgres and
-# postgres.js from npm, pgjdbc and HikariCP from Maven Central, and
+# postgres.js from npm (and for sdk/typescript typescript and prettier), pgjdbc and HikariCP from Maven Central, and
 # tokio-postgres from crates.io, each cached under /var/tmp. Prints shell
 # exports that tell the tests where they are; scripts/test evaluates them.
 set -euo pipefail
@@ -116,6 +116,15 @@ if ! stamp_ok "$NODEDIR" "$here/compat/node/package.json" "$here/compat/node/pac
   stamp "$NODEDIR" "$here/compat/node/package.json" "$here/compat/node/package-lock.json"
 fi
 
+# The TypeScript SDK's toolchain and driver (typescript, prettier, pg).
+TSDIR=${SEQD_TEST_TS_DIR:-/var/tmp/seqd-sdk-ts}
+if ! stamp_ok "$TSDIR" "$here/sdk/typescript/package.json" "$here/sdk/typescript/package-lock.json"; then
+  rm -rf "$TSDIR" && mkdir -p "$TSDIR"
+  cp "$here/sdk/typescript/package.json" "$here/sdk/typescript/package-lock.json" "$TSDIR/"
+  (cd "$TSDIR" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+  stamp "$TSDIR" "$here/sdk/typescript/package.json" "$here/sdk/typescript/package-lock.json"
+fi
+
 JAVALIB=${SEQD_TEST_JAVA_LIB:-/var/tmp/seqd-compat-java}
 need_cmd javac default-jdk-headless
 need_cmd mvn maven
@@ -159,6 +168,7 @@ echo "export SEQD_TEST_PROMETHEUS='$(command -v prometheus)'"
 
 echo "export SEQD_TEST_PG_REGRESS='$REGRESS/sequence.sql'"
 echo "export SEQD_TEST_NODE_MODULES='$NODEDIR/node_modules'"
+echo "export SEQD_TEST_TS_MODULES='$TSDIR/node_modules'"
 echo "export SEQD_TEST_JAVA_LIB='$JAVALIB'"
 echo "export SEQD_TEST_RUST_DRIVERS='$RUSTTARGET/release/seqd-compat'"
 echo "export SEQD_TEST_PG_DSN='postgres://postgres@127.0.0.1:$PGPORT/postgres?sslmode=disable'"

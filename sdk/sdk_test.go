@@ -74,3 +74,46 @@ func TestPython(t *testing.T) {
 		"SEQD_PROTOCOL_VECTORS=" + filepath.Join(root, "testdata", "protocol.json"), "PYTHONDONTWRITEBYTECODE=1"},
 		"-m", "pytest", "-q", "-p", "no:cacheprovider", ".")
 }
+
+// TestTypeScript builds the TypeScript library (ESM and CommonJS, with
+// declarations) from a copy of sdk/typescript with the cached toolchain,
+// checks its formatting (prettier), and runs its node:test suite against
+// a real seqd with the shared protocol vectors.
+func TestTypeScript(t *testing.T) {
+	modules := testenv.TypeScriptModules(t)
+	node := testenv.Command(t, "node")
+	dsn := startSeqd(t)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "typescript")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "sdk", "typescript"))); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, "node_modules"))
+	os.RemoveAll(filepath.Join(dir, "dist"))
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	run := func(env []string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(node, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("node %v: %v\n%s", args, err, out)
+		}
+		t.Logf("node %v:\n%s", args, out)
+	}
+	tsc := filepath.Join("node_modules", "typescript", "bin", "tsc")
+	run(nil, tsc, "-p", "tsconfig.json")
+	run(nil, tsc, "-p", "tsconfig.cjs.json")
+	if err := os.WriteFile(filepath.Join(dir, "dist", "cjs", "package.json"), []byte(`{"type":"commonjs"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(nil, filepath.Join("node_modules", "prettier", "bin", "prettier.cjs"), "--check", "src", "test")
+	run([]string{"SEQD_TEST_DSN=" + dsn, "SEQD_PROTOCOL_VECTORS=" + filepath.Join(root, "testdata", "protocol.json")},
+		"--test", "test/")
+}

@@ -30,6 +30,12 @@ func MariaDBDSN(t testing.TB) string { return need(t, "SEQD_TEST_MARIADB_DSN", "
 // Python is a Python interpreter with psycopg, from scripts/test-deps.sh.
 func Python(t testing.TB) string { return need(t, "SEQD_TEST_PYTHON", "Python with psycopg") }
 
+// TypeScriptModules is the node_modules of the TypeScript SDK's toolchain
+// (typescript, prettier, pg), installed by scripts/test-deps.sh.
+func TypeScriptModules(t testing.TB) string {
+	return need(t, "SEQD_TEST_TS_MODULES", "TypeScript toolchain")
+}
+
 // need reads what scripts/test-deps.sh exported into env. Without it the
 // test is skipped, unless SEQD_REQUIRE_DEPS is set (as scripts/test does),
 // when it fails.

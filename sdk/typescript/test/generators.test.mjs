@@ -1,0 +1,92 @@
+// The generators against a real seqd (SEQD_TEST_DSN).
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+
+import pg from "pg";
+
+import { Async, AsyncBatch, Batch, Range, Seqd, SeqdError, parseShape } from "../dist/esm/index.js";
+
+const dsn = process.env.SEQD_TEST_DSN;
+assert.ok(dsn, "SEQD_TEST_DSN is not set: run through go test ./sdk (the README's test command)");
+const pool = new pg.Pool({ connectionString: dsn, max: 8 });
+after(() => pool.end());
+const source = new Seqd(pool);
+let seq = 0;
+const fresh = () => `ts_${process.pid}_${Date.now()}_${seq++}`;
+
+test("async is nextval", async () => {
+  const name = fresh();
+  await source.create(name);
+  const g = new Async(source, name);
+  assert.deepEqual([await g.next(), await g.next(), await g.next()], [1n, 2n, 3n]);
+  await g.close();
+  await assert.rejects(g.next(), (e) => e instanceof SeqdError && e.kind === "closed");
+});
+
+test("batch gives the tail back", async () => {
+  const name = fresh();
+  await source.create(name);
+  const g = new Batch(source, name, { size: 100 });
+  for (let want = 1n; want <= 10n; want++) assert.equal(await g.next(), want);
+  await g.close();
+  const st = g.stats();
+  assert.deepEqual([st.issued, st.released, st.burned, st.fetches], [10n, 90n, 0n, 1]);
+  assert.equal(await source.nextval(name), 11n);
+});
+
+for (const [label, make] of [
+  ["batch", (n) => new Batch(source, n, { size: 50 })],
+  ["async-batch", (n) => AsyncBatch(source, n, { size: 50, lowWatermark: 20 })],
+  ["async", (n) => new Async(source, n)],
+]) {
+  test(`concurrent next() calls are unique (${label})`, async () => {
+    const name = fresh();
+    await source.create(name);
+    const g = make(name);
+    const workers = Array.from({ length: 8 }, async () => {
+      const got = [];
+      for (let i = 0; i < 200; i++) got.push(await g.next());
+      return got;
+    });
+    const all = (await Promise.all(workers)).flat();
+    await g.close();
+    assert.equal(new Set(all).size, 1600);
+    const st = g.stats();
+    assert.equal(st.issued, 1600n);
+    assert.equal(st.issued + st.released + st.burned, st.reserved);
+  });
+}
+
+test("values beyond 2^53 stay exact (bigint)", async () => {
+  const name = fresh();
+  await source.create(name, 9007199254740993n); // 2^53 + 1: not a double
+  const g = new Batch(source, name, { size: 10 });
+  assert.equal(await g.next(), 9007199254740993n);
+  assert.equal(await g.next(), 9007199254740994n);
+  await g.close();
+});
+
+test("shaped sequences", async () => {
+  const name = fresh();
+  await pool.query(
+    `create sequence "${name}" bit_reversed_positive skip range 2305843009213693952 6917529027641081856`,
+  );
+  const sh = parseShape("bit_reversed_positive skip 2305843009213693952 6917529027641081856");
+  const want = [...new Range(1n, 400n, 1n, sh).values()];
+  const g = new Batch(source, name, { size: 32 });
+  for (let i = 0; i < 100; i++) assert.equal(await g.next(), want[i]);
+  await g.close();
+  assert.equal(await source.nextval(name), want[100]); // the tail came back
+});
+
+test("errors keep the SQLSTATE", async () => {
+  await assert.rejects(
+    new Batch(source, "no_such_sequence", { size: 10 }).next(),
+    (e) => e instanceof SeqdError && e.kind === "not_found" && e.sqlstate === "42P01" && !e.retryable,
+  );
+  const name = fresh();
+  await source.create(name, 1n, "maxvalue 5");
+  const g = new Batch(source, name, { size: 4 });
+  for (let want = 1n; want <= 5n; want++) assert.equal(await g.next(), want);
+  await assert.rejects(g.next(), (e) => e.kind === "limit_reached" && e.sqlstate === "2200H");
+});
