@@ -6,7 +6,8 @@
 # virtualenv with psycopg, and the drivers of the compatibility matrix
 # (compat/): psycopg2, asyncpg and SQLAlchemy from PyPI (and for sdk/python
 # pytest, psycopg-pool and setuptools), node-postgres and
-# postgres.js from npm (and for sdk/typescript typescript and prettier), pgjdbc and HikariCP from Maven Central, and
+# postgres.js from npm (and for sdk/typescript typescript and prettier), pgjdbc and HikariCP from Maven Central (and
+# for sdk/java JUnit and Hibernate ORM), and
 # tokio-postgres from crates.io, each cached under /var/tmp. Prints shell
 # exports that tell the tests where they are; scripts/test evaluates them.
 set -euo pipefail
@@ -133,6 +134,15 @@ if ! stamp_ok "$JAVALIB" "$here/compat/java/pom.xml"; then
   mvn -q -B -Dmaven.repo.local=/var/tmp/seqd-m2 -f "$here/compat/java/pom.xml" \
     dependency:copy-dependencies -DoutputDirectory="$JAVALIB" >&2
   stamp "$JAVALIB" "$here/compat/java/pom.xml"
+fi
+
+# The Java SDK's build (sdk/java: JUnit, pgjdbc, HikariCP, Hibernate ORM),
+# resolved into the same local repository; its tests run Maven against it.
+JAVASDK=${SEQD_TEST_JAVA_SDK_STAMP:-/var/tmp/seqd-sdk-java}
+mkdir -p "$JAVASDK"
+if ! stamp_ok "$JAVASDK" "$here/sdk/java/pom.xml"; then
+  mvn -q -B -Dmaven.repo.local=/var/tmp/seqd-m2 -f "$here/sdk/java/pom.xml" dependency:go-offline >&2
+  stamp "$JAVASDK" "$here/sdk/java/pom.xml"
 fi
 
 RUSTTARGET=${SEQD_TEST_CARGO_TARGET:-/var/tmp/seqd-compat-cargo}

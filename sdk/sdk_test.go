@@ -6,6 +6,7 @@ package sdk
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,4 +117,60 @@ func TestTypeScript(t *testing.T) {
 	run(nil, filepath.Join("node_modules", "prettier", "bin", "prettier.cjs"), "--check", "src", "test")
 	run([]string{"SEQD_TEST_DSN=" + dsn, "SEQD_PROTOCOL_VECTORS=" + filepath.Join(root, "testdata", "protocol.json")},
 		"--test", "test/")
+}
+
+// jdbcURL is a pgx-style postgres:// URL as pgjdbc reads it.
+func jdbcURL(t *testing.T, dsn string) string {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("user", u.User.Username())
+	return "jdbc:postgresql://" + u.Host + u.Path + "?" + q.Encode()
+}
+
+// TestJava runs the Java library's Maven build (compiled with -Xlint:all
+// -Werror) and its JUnit suite against a real seqd: the shared vectors,
+// the generators through HikariCP from eight threads, shaped sequences,
+// and Hibernate ORM 6 persisting entities into the test PostgreSQL from
+// six threads with ids from seqd.
+func TestJava(t *testing.T) {
+	mvn := testenv.Command(t, "mvn")
+	pg := testenv.PostgresDSN(t)
+	dsn := startSeqd(t)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "java")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "sdk", "java"))); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, "target"))
+	repo := os.Getenv("SEQD_TEST_M2")
+	if repo == "" {
+		repo = "/var/tmp/seqd-m2"
+	}
+	cmd := exec.Command(mvn, "-B", "-q", "-Dmaven.repo.local="+repo, "test")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SEQD_TEST_JDBC="+jdbcURL(t, dsn), "SEQD_TEST_PG_JDBC="+jdbcURL(t, pg),
+		"SEQD_PROTOCOL_VECTORS="+filepath.Join(root, "testdata", "protocol.json"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mvn test: %v\n%s", err, out)
+	}
+	t.Logf("mvn test:\n%s", out)
+	reports, _ := filepath.Glob(filepath.Join(dir, "target", "surefire-reports", "*.txt"))
+	if len(reports) != 3 {
+		t.Fatalf("surefire reports %v: want the three test classes", reports)
+	}
+	for _, r := range reports {
+		b, err := os.ReadFile(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s", b)
+	}
 }

@@ -1,0 +1,29 @@
+package dev.seqd.hibernate;
+
+import static java.lang.annotation.ElementType.FIELD;
+import static java.lang.annotation.ElementType.METHOD;
+import static java.lang.annotation.RetentionPolicy.RUNTIME;
+
+import java.lang.annotation.Retention;
+import java.lang.annotation.Target;
+import org.hibernate.annotations.IdGeneratorType;
+
+/**
+ * The entity's id comes from seqd, in blocks: {@code @Id @SeqdId(sequence = "order_ids") Long id;}.
+ * The block size is the generator's, not the sequence's INCREMENT, so unlike Hibernate's pooled
+ * optimizer a mismatch between them cannot give gaps or duplicates. The seqd DataSource is the
+ * setting {@link SeqdIdGenerator#DATASOURCE}.
+ */
+@IdGeneratorType(SeqdIdGenerator.class)
+@Retention(RUNTIME)
+@Target({FIELD, METHOD})
+public @interface SeqdId {
+  /** The seqd sequence (created if it does not exist). */
+  String sequence();
+
+  /** Values reserved at a time. */
+  long size() default 1000;
+
+  /** Reserve the next block in the background once fewer than this remain; 0 means size/4. */
+  long lowWatermark() default 0;
+}
