@@ -26,4 +26,11 @@ public @interface SeqdId {
 
   /** Reserve the next block in the background once fewer than this remain; 0 means size/4. */
   long lowWatermark() default 0;
+
+  /**
+   * The CACHE the sequence is created with, when it does not exist: how far ahead seqd may reserve
+   * durably, so that reservations are served from memory (a crash skips fewer than this many, never
+   * repeats one).
+   */
+  long cache() default 10000;
 }

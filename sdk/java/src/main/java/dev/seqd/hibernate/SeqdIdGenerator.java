@@ -54,7 +54,7 @@ public class SeqdIdGenerator implements BeforeExecutionGenerator, AnnotationBase
             key,
             k -> {
               Seqd seqd = new Seqd(dataSource);
-              seqd.create(config.sequence(), 1, "");
+              seqd.create(config.sequence(), 1, "CACHE " + config.cache());
               return Batch.async(seqd, config.sequence(), config.size(), config.lowWatermark());
             });
   }
