@@ -92,6 +92,22 @@ export class Batch {
     this.st = { reserved: 0n, issued: 0n, released: 0n, burned: 0n, fetches: 0, waits: 0, size: this.size };
   }
 
+  /**
+   * The next value if the current range has one, without a promise; undefined when a reservation
+   * is needed (then call next()). For hot loops: `ids.tryNext() ?? (await ids.next())`.
+   */
+  tryNext(): bigint | undefined {
+    const cur = this.cur;
+    if (this.isClosed || cur === null || this.shaped || this.used >= this.curN) return undefined;
+    const v = cur.first + this.used * cur.step;
+    this.used++;
+    this.st.issued++;
+    if (this.async && this.curN - this.used < this.low && this.fetching === null && this.nextRange === null) {
+      void this.fetch();
+    }
+    return v;
+  }
+
   /** The next value. */
   async next(): Promise<bigint> {
     for (;;) {

@@ -57,6 +57,24 @@ for (const [label, make] of [
   });
 }
 
+test("tryNext hands out from memory and leaves reservations to next()", async () => {
+  const name = fresh();
+  await source.create(name);
+  const g = AsyncBatch(source, name, { size: 10, lowWatermark: 3 });
+  assert.equal(g.tryNext(), undefined); // nothing reserved yet
+  const got = [];
+  for (let i = 0; i < 35; i++) got.push(g.tryNext() ?? (await g.next()));
+  assert.deepEqual(
+    got,
+    Array.from({ length: 35 }, (_, i) => BigInt(i + 1)),
+  );
+  await g.close();
+  assert.equal(g.tryNext(), undefined);
+  const st = g.stats();
+  assert.equal(st.issued, 35n);
+  assert.equal(st.issued + st.released + st.burned, st.reserved);
+});
+
 test("values beyond 2^53 stay exact (bigint)", async () => {
   const name = fresh();
   await source.create(name, 9007199254740993n); // 2^53 + 1: not a double

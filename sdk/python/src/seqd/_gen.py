@@ -89,7 +89,8 @@ class Batch:
         self._max = max_size or max(size, 1 << 20)
         self._clock = clock
         self._started: Optional[float] = None
-        self._cond = threading.Condition(threading.Lock())
+        self._mutex = threading.Lock()
+        self._cond = threading.Condition(self._mutex)
         self._cur: Optional[Range] = None
         self._shaped = False  # _cur's shape maps counters
         self._cur_n = 0
@@ -102,6 +103,20 @@ class Batch:
 
     def next(self) -> int:
         """The next value."""
+        # The fast path takes the lock itself (a C-level context manager);
+        # the Condition built on it is for waiting.
+        with self._mutex:
+            cur = self._cur
+            if cur is not None and not self._shaped and not self._closed and self._used < self._cur_n:
+                v: int = cur.first + self._used * cur.step
+                self._used += 1
+                self._stats.issued += 1
+                if self._async and self._cur_n - self._used < self._low and not self._fetching and self._next is None:
+                    self._start_fetch()
+                return v
+        return self._next_slow()
+
+    def _next_slow(self) -> int:
         with self._cond:
             while True:
                 if self._closed:
