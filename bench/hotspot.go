@@ -84,6 +84,10 @@ type ModelResult struct {
 	// Hottest is, per window, the share of that window's writes the
 	// busiest node took.
 	Hottest []float64 `json:"hottest_per_window"`
+	// NodeShareOverTime is each node's share of a window's writes, for
+	// every ShareEvery-th window: how the hot spot moves between nodes.
+	NodeShareOverTime [][]float64 `json:"node_share_over_time"`
+	ShareEvery        int         `json:"share_every_windows"`
 	// SteadyHottest is the mean of Hottest over the second half of the
 	// run, once the initial regions have split.
 	SteadyHottest float64 `json:"steady_hottest_share"`
@@ -168,7 +172,9 @@ func runModel(cfg ModelConfig, name string, shape alloc.Shape, preSplit bool) Mo
 	total := make([]int, cfg.Nodes)
 	window := make([]int, cfg.Nodes)
 	per := cfg.Window
-	res := ModelResult{Shape: name}
+	// About 100 samples of every node's share over the run.
+	shareEvery := max(cfg.Writes/per/100, 1)
+	res := ModelResult{Shape: name, ShareEvery: shareEvery}
 	for c := int64(1); c <= int64(cfg.Writes); c++ {
 		k := shape.Value(c)
 		i := find(uint64(k))
@@ -187,6 +193,13 @@ func runModel(cfg ModelConfig, name string, shape alloc.Shape, preSplit bool) Mo
 		}
 		if c%int64(per) == 0 {
 			res.Hottest = append(res.Hottest, float64(slices.Max(window))/float64(per))
+			if w := len(res.Hottest) - 1; w%shareEvery == 0 {
+				shares := make([]float64, len(window))
+				for n, k := range window {
+					shares[n] = float64(k) / float64(per)
+				}
+				res.NodeShareOverTime = append(res.NodeShareOverTime, shares)
+			}
 			clear(window)
 		}
 	}

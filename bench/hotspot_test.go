@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image/png"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,14 @@ func TestModel(t *testing.T) {
 		}
 		if sum < 0.999 || sum > 1.001 || len(m.Hottest) != 1000 {
 			t.Fatalf("%s: shares sum to %v over %d windows", m.Shape, sum, len(m.Hottest))
+		}
+		if len(m.NodeShareOverTime) != 100 || len(m.NodeShareOverTime[0]) != 3 {
+			t.Fatalf("%s: %d samples of node shares", m.Shape, len(m.NodeShareOverTime))
+		}
+		for i, shares := range m.NodeShareOverTime {
+			if top := slices.Max(shares); top != m.Hottest[i*m.ShareEvery] {
+				t.Fatalf("%s: sample %d: busiest node %v, hottest %v", m.Shape, i, top, m.Hottest[i*m.ShareEvery])
+			}
 		}
 	}
 	for _, name := range []string{"monotonic", "monotonic, 16 pre-split regions"} {
