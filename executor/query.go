@@ -38,6 +38,8 @@ type query struct {
 	bulk *bulkPlan
 	// width is the FROM row's width.
 	width int
+	// spare is a released one-row result to reuse (Session.Release).
+	spare *singleRow
 }
 
 type sortKey struct {
@@ -376,10 +378,15 @@ func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, erro
 		}
 		return &bulkNextval{s: q.s, ctx: ctx, name: q.bulk.name, left: count}, nil
 	}
-	e := &env{ctx: ctx, s: q.s, params: params}
 	if q.from == nil && q.where == nil && !q.grouped && q.sortKeys == nil && !q.distinct && q.limit == nil && q.offset == nil {
 		// SELECT f(...), ... without FROM: one row, evaluated as it is read.
-		r := &singleRow{e: env{ctx: ctx, s: q.s, params: params}, targets: q.targets}
+		r := q.spare
+		if r != nil {
+			q.spare = nil
+			*r = singleRow{q: q, e: env{ctx: ctx, s: q.s, params: params}, targets: q.targets}
+		} else {
+			r = &singleRow{q: q, e: env{ctx: ctx, s: q.s, params: params}, targets: q.targets}
+		}
 		if len(q.targets) <= len(r.small) {
 			r.buf = r.small[:len(q.targets)]
 		} else {
@@ -387,6 +394,7 @@ func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, erro
 		}
 		return r, nil
 	}
+	e := &env{ctx: ctx, s: q.s, params: params}
 	var in Rows = &sliceRows{rows: [][]Datum{nil}}
 	if q.from != nil {
 		var err error
@@ -504,6 +512,7 @@ func distinct(rows [][]Datum, width int) [][]Datum {
 // singleRow is the one row of a query without FROM, in one allocation
 // with its Result.
 type singleRow struct {
+	q       *query // whose spare it becomes when released
 	res     Result
 	e       env
 	targets []expr

@@ -185,6 +185,26 @@ type Result struct {
 	// front end owns prepared statements and carries these out.
 	Deallocate    string
 	DeallocateAll bool
+
+	// row is the one-row result this Result lives in, when it does:
+	// Release gives its memory to the statement's next execution.
+	row *singleRow
+}
+
+// Release tells the session that res (from Execute) is no longer used,
+// nor anything it holds: its memory may serve the next execution of the
+// same statement. The pipelined path then allocates nothing per
+// statement for its result. Releasing is optional; a released result
+// must not be touched again.
+func (s *Session) Release(res *Result) {
+	if res == nil || res.row == nil {
+		return
+	}
+	r := res.row
+	res.row = nil
+	if r.q != nil && r.q.spare == nil {
+		r.q.spare = r
+	}
 }
 
 // Prepared is a compiled statement. It is bound to its session.

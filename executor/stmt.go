@@ -32,7 +32,7 @@ func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
 			}
 			if r, ok := rows.(*singleRow); ok {
 				// The hot path: the result lives in the row's allocation.
-				r.res = Result{Columns: visible, Rows: r, Tag: "SELECT"}
+				r.res = Result{Columns: visible, Rows: r, Tag: "SELECT", row: r}
 				return &r.res, nil
 			}
 			return &Result{Columns: visible, Rows: rows, Tag: "SELECT"}, nil

@@ -246,10 +246,10 @@ func appendBinary(buf []byte, t *executor.Type, d executor.Datum) ([]byte, bool)
 // writeEncoded writes what the backend holds, then the rows encoded so
 // far straight to the connection, sparing a copy of a long result.
 func (c *conn) writeEncoded() error {
-	if err := c.be.Flush(); err != nil {
+	if err := c.flush(); err != nil {
 		return err
 	}
-	_, err := c.nc.Write(c.rows.b)
+	_, err := c.w.Write(c.rows.b)
 	c.rows.b = c.rows.b[:0]
 	return err
 }
@@ -257,7 +257,7 @@ func (c *conn) writeEncoded() error {
 // sendEncoded hands the rows encoded so far to the backend.
 func (c *conn) sendEncoded() {
 	if len(c.rows.b) > 0 {
-		c.be.Send(&c.rows)
+		c.send(&c.rows)
 		c.rows.b = c.rows.b[:0]
 	}
 }
@@ -302,7 +302,7 @@ func (c *conn) sendRows(ctx interface{ Err() error }, res *executor.Result, form
 // encodes it at once).
 func (c *conn) commandComplete(tag []byte) {
 	c.cc.CommandTag = tag
-	c.be.Send(&c.cc)
+	c.send(&c.cc)
 }
 
 // flushRows is how many rows of a long result are buffered before they
@@ -314,10 +314,10 @@ const flushRows = 2048
 // carries out DEALLOCATE, whose prepared statements the protocol owns.
 func (c *conn) complete(res *executor.Result) error {
 	for _, n := range res.Notices {
-		c.be.Send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: sqlstate(n.Kind), Message: n.Msg, Detail: n.Detail, Hint: n.Hint})
+		c.send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: sqlstate(n.Kind), Message: n.Msg, Detail: n.Detail, Hint: n.Hint})
 	}
 	for _, p := range res.Params {
-		c.be.Send(&pgproto3.ParameterStatus{Name: p.Name, Value: p.Value})
+		c.send(&pgproto3.ParameterStatus{Name: p.Name, Value: p.Value})
 	}
 	switch {
 	case res.DeallocateAll:

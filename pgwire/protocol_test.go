@@ -297,3 +297,40 @@ func TestShutdownFinishesRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestPortalsOfOneStatement: portals bound from one statement, executed
+// in any order, re-executed after completing, replaced and closed, answer
+// as PostgreSQL's do, message for message (a one-row result's memory is
+// reused by the statement's next execution once its portal is gone).
+func TestPortalsOfOneStatement(t *testing.T) {
+	for name, dsn := range map[string]string{"seqd": startSeqd(t), "postgres": testenv.PostgresDSN(t)} {
+		t.Run(name, func(t *testing.T) {
+			c := dialRaw(t, dsn)
+			c.send(&pgproto3.Query{String: "drop sequence if exists pr; create sequence pr"})
+			c.until(&pgproto3.ReadyForQuery{})
+			c.send(
+				&pgproto3.Parse{Name: "s", Query: "select nextval('pr'), nextval('pr') * 10"},
+				&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "p1"},
+				&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "p2"},
+				&pgproto3.Execute{Portal: "p2"},
+				&pgproto3.Execute{Portal: "p1"},
+				&pgproto3.Execute{Portal: "p1"},
+				&pgproto3.Bind{PreparedStatement: "s"},
+				&pgproto3.Execute{},
+				&pgproto3.Bind{PreparedStatement: "s"},
+				&pgproto3.Execute{},
+				&pgproto3.Close{ObjectType: 'P', Name: "p1"},
+				&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "p1"},
+				&pgproto3.Execute{Portal: "p1"},
+				&pgproto3.Execute{Portal: "p2"},
+				&pgproto3.Sync{},
+			)
+			got := strings.Join(c.until(&pgproto3.ReadyForQuery{}), "|")
+			want := "ParseComplete|BindComplete|BindComplete|D 1,20|C SELECT 1|D 3,40|C SELECT 1|C SELECT 0|" +
+				"BindComplete|D 5,60|C SELECT 1|BindComplete|D 7,80|C SELECT 1|CloseComplete|BindComplete|D 9,100|C SELECT 1|C SELECT 0|Z I"
+			if got != want {
+				t.Fatalf("got  %s\nwant %s", got, want)
+			}
+		})
+	}
+}

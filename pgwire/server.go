@@ -43,10 +43,13 @@ type Config struct {
 	// Logger receives connection errors; nil means the standard logger.
 	Logger *log.Logger
 	// OnStatement, if set, is told of every statement run (a simple-query
-	// statement, an Execute): its command tag ("" if it failed before
-	// having one), its SQLSTATE ("00000" on success) and how long it took.
-	// It must not block.
-	OnStatement func(command, sqlstate string, d time.Duration)
+	// statement, an Execute): given its command tag ("" if it failed
+	// before having one) and its SQLSTATE ("00000" on success), it returns
+	// the function told how long the statement took. Each connection
+	// keeps the function of its last (command, SQLSTATE) and calls it
+	// again for the next statement with the same pair (a pipeline's), so
+	// looking it up may cost more than calling it. Neither may block.
+	OnStatement func(command, sqlstate string) func(d time.Duration)
 	// TLS, if set, is offered to clients that ask (SSLRequest answered
 	// 'S'); nil answers 'N', as a server without ssl does.
 	TLS *tls.Config
@@ -133,7 +136,7 @@ func (s *Server) track(nc net.Conn) *conn {
 	if s.cfg.IdleTimeout > 0 {
 		w = writeTimeout{nc, s.cfg.IdleTimeout}
 	}
-	c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, w)}
+	c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, w), w: w}
 	c.be.SetMaxBodyLen(s.cfg.MaxMessage)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -231,11 +234,18 @@ var ErrConnectionsCut = errors.New("seqd: shutdown closed connections whose clie
 
 // conn is one client connection, served by one goroutine.
 type conn struct {
-	srv  *Server
-	nc   net.Conn // replaced, under mu, by the TLS connection after startTLS
-	be   *pgproto3.Backend
-	tls  bool              // the connection speaks TLS
-	sess *executor.Session // set by startup
+	srv *Server
+	nc  net.Conn          // replaced, under mu, by the TLS connection after startTLS
+	be  *pgproto3.Backend // reads messages; send and flush write them
+	w   io.Writer         // where flush writes (the connection, with its write timeout)
+	// wbuf holds the messages sent and not yet flushed. It keeps its
+	// capacity across flushes, where pgproto3's Backend shrinks its own
+	// to 1 KiB after each, so a pipeline's answer would grow it afresh
+	// every time.
+	wbuf      []byte
+	encodeErr error
+	tls       bool              // the connection speaks TLS
+	sess      *executor.Session // set by startup
 
 	pid    uint32 // BackendKeyData: what a CancelRequest names
 	secret [4]byte
@@ -256,6 +266,41 @@ type conn struct {
 	rd        pgproto3.RowDescription  // rowDescription's scratch
 	tag       []byte                   // the command tag's scratch
 	cc        pgproto3.CommandComplete // commandComplete's reused message
+	// observed is OnStatement's answer for the last (tag, code).
+	observed struct {
+		tag, code string
+		f         func(time.Duration)
+	}
+}
+
+// send encodes msg into the write buffer.
+func (c *conn) send(msg pgproto3.BackendMessage) {
+	b, err := msg.Encode(c.wbuf)
+	if err != nil {
+		c.encodeErr = err
+		return
+	}
+	c.wbuf = b
+}
+
+// maxKeptWrite bounds the write buffer kept after a flush: a huge answer
+// (a long result in the simple protocol) does not pin its memory.
+const maxKeptWrite = 1 << 20
+
+// flush writes the messages sent so far.
+func (c *conn) flush() error {
+	if err := c.encodeErr; err != nil {
+		c.encodeErr = nil
+		c.wbuf = c.wbuf[:0]
+		return err
+	}
+	_, err := c.w.Write(c.wbuf)
+	if cap(c.wbuf) > maxKeptWrite {
+		c.wbuf = nil
+	} else {
+		c.wbuf = c.wbuf[:0]
+	}
+	return err
 }
 
 // stop asks the connection to end after what it is executing; an idle
@@ -403,8 +448,8 @@ func (w writeTimeout) Write(p []byte) (int, error) {
 
 // fatal tells the client why its connection ends.
 func (c *conn) fatal(kind sql.Kind, msg string) {
-	c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: sqlstate(kind), Message: msg})
-	c.be.Flush()
+	c.send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: sqlstate(kind), Message: msg})
+	c.flush()
 }
 
 func (c *conn) terminate() {
@@ -468,7 +513,7 @@ func (c *conn) startTLS() bool {
 	be := pgproto3.NewBackend(tc, w)
 	be.SetMaxBodyLen(c.srv.cfg.MaxMessage)
 	c.mu.Lock()
-	c.nc, c.be, c.tls = tc, be, true
+	c.nc, c.be, c.w, c.tls = tc, be, w, true
 	c.mu.Unlock()
 	return true
 }
@@ -498,13 +543,13 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 		return false
 	}
 	c.sess = sess
-	c.be.Send(&pgproto3.AuthenticationOk{})
+	c.send(&pgproto3.AuthenticationOk{})
 	for _, p := range sess.Reported() {
-		c.be.Send(&pgproto3.ParameterStatus{Name: p.Name, Value: p.Value})
+		c.send(&pgproto3.ParameterStatus{Name: p.Name, Value: p.Value})
 	}
-	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
-	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
-	return c.be.Flush() == nil
+	c.send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
+	c.send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+	return c.flush() == nil
 }
 
 // authenticate runs SCRAM-SHA-256 for user. A role that does not exist,
@@ -529,8 +574,8 @@ func (c *conn) authenticate(user string) bool {
 		return false
 	}
 	conv := auth.Conversation(v)
-	c.be.Send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{"SCRAM-SHA-256"}})
-	if err := c.be.Flush(); err != nil {
+	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{"SCRAM-SHA-256"}})
+	if err := c.flush(); err != nil {
 		return false
 	}
 	for _, step := range []uint32{pgproto3.AuthTypeSASL, pgproto3.AuthTypeSASLContinue} {
@@ -562,11 +607,11 @@ func (c *conn) authenticate(user string) bool {
 			if !conv.Valid() {
 				return fail(reason)
 			}
-			c.be.Send(&pgproto3.AuthenticationSASLFinal{Data: []byte(resp)})
+			c.send(&pgproto3.AuthenticationSASLFinal{Data: []byte(resp)})
 			return true
 		}
-		c.be.Send(&pgproto3.AuthenticationSASLContinue{Data: []byte(resp)})
-		if err := c.be.Flush(); err != nil {
+		c.send(&pgproto3.AuthenticationSASLContinue{Data: []byte(resp)})
+		if err := c.flush(); err != nil {
 			return false
 		}
 	}
@@ -616,28 +661,31 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		if errors.Is(context.Cause(ctx), errShutdown) {
 			return true // serve ends the connection with 57P01
 		}
-		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
-		return c.be.Flush() == nil
+		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+		return c.flush() == nil
 	case *pgproto3.Sync:
 		c.failed = false
-		c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
-		return c.be.Flush() == nil
+		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+		return c.flush() == nil
 	case *pgproto3.Flush:
-		return c.be.Flush() == nil
+		return c.flush() == nil
 	case *pgproto3.Terminate:
 		return false
 	case *pgproto3.Parse, *pgproto3.Bind, *pgproto3.Describe, *pgproto3.Execute, *pgproto3.Close:
 		if c.failed {
 			return true // discarded until Sync, as PostgreSQL does
 		}
+		// Only an Execute is timed (a pipeline's other messages cost two
+		// clock reads each for nothing); a failed message before one (a
+		// Parse that does not parse, a Bind that does not bind) counts
+		// with the time of its own handling, read only then.
 		var began time.Time
-		if c.srv.cfg.OnStatement != nil {
+		_, isExecute := msg.(*pgproto3.Execute)
+		if c.srv.cfg.OnStatement != nil && isExecute {
 			began = time.Now()
 		}
 		err := c.extended(ctx, msg)
 		if c.srv.cfg.OnStatement != nil {
-			// Every Execute counts, and every failed message before one
-			// (a Parse that does not parse, a Bind that does not bind).
 			if e, ok := msg.(*pgproto3.Execute); ok {
 				tag := ""
 				if pt := c.portals[e.Portal]; pt != nil && pt.res != nil {
@@ -645,14 +693,14 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 				}
 				c.observe(tag, err, began)
 			} else if err != nil {
-				c.observe("", err, began)
+				c.observe("", err, time.Now()) // its handling's time is not known: 0
 			}
 		}
 		if err != nil {
 			c.failed = true
 			c.sess.Abort()
 			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
-				c.be.Send(toErrorResponse(err))
+				c.send(toErrorResponse(err))
 			}
 		}
 		return true
@@ -666,11 +714,11 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 	stmts, err := sql.Parse(q)
 	if err != nil {
 		c.sess.Abort()
-		c.be.Send(toErrorResponse(err))
+		c.send(toErrorResponse(err))
 		return
 	}
 	if len(stmts) == 0 {
-		c.be.Send(&pgproto3.EmptyQueryResponse{})
+		c.send(&pgproto3.EmptyQueryResponse{})
 		return
 	}
 	c.parseNotices(stmts[0].Notices)
@@ -684,7 +732,7 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		if err != nil {
 			c.sess.Abort()
 			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
-				c.be.Send(toErrorResponse(err))
+				c.send(toErrorResponse(err))
 			}
 			return
 		}
@@ -700,13 +748,14 @@ func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) (tag stri
 	if err != nil {
 		return "", err
 	}
+	defer c.sess.Release(res)
 	if err := c.complete(res); err != nil {
 		return res.Tag, err
 	}
 	if res.Columns == nil {
 		return res.Tag, nil
 	}
-	c.be.Send(c.rowDescription(res.Columns, nil))
+	c.send(c.rowDescription(res.Columns, nil))
 	return res.Tag, c.sendRows(ctx, res, nil, 0)
 }
 
@@ -719,7 +768,11 @@ func (c *conn) observe(tag string, err error, began time.Time) {
 	if err != nil && !errors.Is(err, errSuspended) {
 		code = toErrorResponse(err).Code
 	}
-	c.srv.cfg.OnStatement(tag, code, time.Since(began))
+	o := &c.observed
+	if o.f == nil || o.tag != tag || o.code != code {
+		o.tag, o.code, o.f = tag, code, c.srv.cfg.OnStatement(tag, code)
+	}
+	o.f(time.Since(began))
 }
 
 func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error {
@@ -745,7 +798,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 			}
 		}
 		c.stmts[m.Name] = p
-		c.be.Send(&pgproto3.ParseComplete{})
+		c.send(&pgproto3.ParseComplete{})
 	case *pgproto3.Bind:
 		p := c.stmts[m.PreparedStatement]
 		if p == nil {
@@ -756,6 +809,9 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 			return err
 		}
 		pt := c.portals[m.DestinationPortal]
+		if pt != nil {
+			c.sess.Release(pt.res) // the portal it replaces is gone
+		}
 		if pt == nil || m.DestinationPortal != "" {
 			// A named portal is a new object each time; the unnamed one,
 			// rebound on every request of most drivers, is reused.
@@ -763,7 +819,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 			c.portals[m.DestinationPortal] = pt
 		}
 		*pt = portal{p: p.p, params: params, formats: m.ResultFormatCodes}
-		c.be.Send(&pgproto3.BindComplete{})
+		c.send(&pgproto3.BindComplete{})
 	case *pgproto3.Describe:
 		return c.describe(m)
 	case *pgproto3.Execute:
@@ -775,7 +831,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 			return sql.Errorf(sql.InvalidCursorName, "portal \"%s\" does not exist", m.Portal)
 		}
 		if pt.p == nil {
-			c.be.Send(&pgproto3.EmptyQueryResponse{})
+			c.send(&pgproto3.EmptyQueryResponse{})
 			return nil
 		}
 		if pt.res == nil {
@@ -796,7 +852,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 		}
 		err := c.sendRows(ctx, pt.res, pt.formats, int64(m.MaxRows))
 		if errors.Is(err, errSuspended) {
-			c.be.Send(&pgproto3.PortalSuspended{})
+			c.send(&pgproto3.PortalSuspended{})
 			return nil
 		}
 		if err == nil {
@@ -807,9 +863,12 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error
 		if m.ObjectType == 'S' {
 			delete(c.stmts, m.Name)
 		} else {
+			if pt := c.portals[m.Name]; pt != nil {
+				c.sess.Release(pt.res)
+			}
 			delete(c.portals, m.Name)
 		}
-		c.be.Send(&pgproto3.CloseComplete{})
+		c.send(&pgproto3.CloseComplete{})
 	}
 	return nil
 }
@@ -827,7 +886,7 @@ func (c *conn) cursorPortal(name string) *portal {
 // parseNotices sends what parsing said.
 func (c *conn) parseNotices(ns []sql.Notice) {
 	for _, n := range ns {
-		c.be.Send(&pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: sqlstate(n.Kind), Message: n.Msg})
+		c.send(&pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: sqlstate(n.Kind), Message: n.Msg})
 	}
 }
 
@@ -846,13 +905,13 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		if ps == nil {
 			return sql.Errorf(sql.InvalidStatementName, "prepared statement \"%s\" does not exist", m.Name)
 		}
-		c.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: paramOIDs(ps.p)})
+		c.send(&pgproto3.ParameterDescription{ParameterOIDs: paramOIDs(ps.p)})
 		p = ps.p
 	} else {
 		pt := c.portals[m.Name]
 		if pt == nil {
 			if cols, _, ok := c.sess.Cursor(m.Name); ok {
-				c.be.Send(c.rowDescription(cols, nil))
+				c.send(c.rowDescription(cols, nil))
 				return nil
 			}
 			return sql.Errorf(sql.InvalidCursorName, "portal \"%s\" does not exist", m.Name)
@@ -860,9 +919,9 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		p, formats = pt.p, pt.formats
 	}
 	if p == nil || p.Columns == nil {
-		c.be.Send(&pgproto3.NoData{})
+		c.send(&pgproto3.NoData{})
 	} else {
-		c.be.Send(c.rowDescription(p.Columns, formats))
+		c.send(c.rowDescription(p.Columns, formats))
 	}
 	return nil
 }

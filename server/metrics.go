@@ -48,12 +48,18 @@ func newMetrics(eng func() *engine.Engine, conns func() int, near func() int) *m
 	return m
 }
 
-func (m *metrics) onStatement(command, sqlstate string, d time.Duration) {
+// onStatement is pgwire's OnStatement: the statement's series, looked up
+// by label values once per connection and (command, SQLSTATE) pair.
+func (m *metrics) onStatement(command, sqlstate string) func(time.Duration) {
 	if command == "" {
 		command = "failed"
 	}
-	m.statements.WithLabelValues(command, sqlstate[:2]).Inc()
-	m.durations.WithLabelValues(command).Observe(d.Seconds())
+	count := m.statements.WithLabelValues(command, sqlstate[:2])
+	duration := m.durations.WithLabelValues(command)
+	return func(d time.Duration) {
+		count.Inc()
+		duration.Observe(d.Seconds())
+	}
 }
 
 func (m *metrics) onCommit(records int, d time.Duration) {

@@ -39,6 +39,7 @@ func main() {
 	flag.StringVar(&cfg.TLSClientCA, "tls-ca", "", "PEM CA that client certificates, when given, must chain to")
 	flag.StringVar(&cfg.HTTP, "http", "", "address for HTTP: Prometheus metrics on /metrics, /healthz, /readyz (empty: none; keep it on loopback or behind a proxy)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file at a clean shutdown")
 	faults := flag.Bool("fault-injection", false, "testing only: keep the store in memory over -data, read fault commands from standard input (see package faultfs)")
 	faultSeed := flag.Uint64("fault-seed", uint64(time.Now().UnixNano()), "testing only: seed of -fault-injection's crash clones")
 	flag.DurationVar(&cfg.ExhaustionHorizon, "exhaustion-horizon", 30*24*time.Hour, "warn (once a day) of a sequence projected to reach its limit within this long")
@@ -132,6 +133,16 @@ wait:
 		log.Printf("shutdown: %v", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
+	}
+	if *memprofile != "" {
+		f, err := os.Create(*memprofile)
+		if err == nil {
+			err = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+		if err != nil {
+			log.Printf("-memprofile: %v", err)
+		}
 	}
 	log.Print("clean shutdown")
 }
