@@ -52,7 +52,7 @@ func TestWorkloads(t *testing.T) {
 		{Config{Workload: "nextval", Threads: []int{1, 3}, Duration: short}, 2 * 5, func(r Result) int64 { return r.Ops }},
 		{Config{Workload: "nextval", Threads: []int{2}, Duration: short, Rate: 500}, 5, func(r Result) int64 { return r.Ops }},
 		{Config{Workload: "ceiling", Threads: []int{2}, Duration: short}, 6, func(r Result) int64 { return r.Ops }},
-		{Config{Workload: "bulk", Threads: []int{2}, Duration: short, BulkSize: 500}, 7, func(r Result) int64 { return r.Ops * 500 }},
+		{Config{Workload: "bulk", Threads: []int{2}, Duration: short, BulkSize: 500}, 11, func(r Result) int64 { return r.Ops * 500 }},
 		{Config{Workload: "multi", Threads: []int{4}, Duration: short, Sequences: 3}, 10, func(r Result) int64 { return r.Ops }},
 		// 4 modes: sync over the 3 table targets, the rest over all 5.
 		{Config{Workload: "spanner", Threads: []int{3}, Iterations: 30, BatchSize: 7, LowWatermark: 3, TxnTime: time.Millisecond}, 3 + 3*5, func(r Result) int64 { return 30 }},
