@@ -323,10 +323,20 @@ func (c *conn) begin() (ctx context.Context, stopping bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.busy = true
-	if c.ctx == nil || c.ctx.Err() != nil {
+	if c.ctx == nil || done(c.ctx) {
 		c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	}
 	return c.ctx, c.stopping
+}
+
+// done reports whether ctx is cancelled, without the lock ctx.Err takes.
+func done(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // end marks the connection idle; stopping reports a shutdown.
