@@ -914,8 +914,22 @@ func (c *compiler) binaryOp(sc *scope, op string, ln, rn *pg.Node, loc int32) (e
 }
 
 func (c *compiler) binaryExprs(op string, l, r expr, ln, rn *pg.Node, loc int32) (expr, error) {
-	// An unknown side takes the other side's type.
 	var err error
+	if op == "||" {
+		// PostgreSQL's || is text || text, text || anynonarray and
+		// anynonarray || text: an unknown side is text ('x' || 2 is 'x2').
+		if isUnknown(l) {
+			if l, err = c.coerce(l, tText, exprLoc(ln), "operand"); err != nil {
+				return nil, err
+			}
+		}
+		if isUnknown(r) {
+			if r, err = c.coerce(r, tText, exprLoc(rn), "operand"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// An unknown side takes the other side's type.
 	switch {
 	case isUnknown(l) && isUnknown(r):
 		l, r = c.settle(l), c.settle(r)
@@ -945,6 +959,9 @@ func (c *compiler) binaryExprs(op string, l, r expr, ln, rn *pg.Node, loc int32)
 	case "||":
 		if lt.IsArray() || rt.IsArray() {
 			return nil, c.errAt(loc, sql.FeatureNotSupported, "seqd does not support array concatenation")
+		}
+		if !isString(lt) && !isString(rt) {
+			return nil, noOp() // integer || integer: no such operator
 		}
 		return &funcExpr{t: tText, strict: true, args: []expr{l, r}, fn: func(_ *env, a []Datum) (Datum, error) {
 			return Text(string(AppendOutput(AppendOutput(nil, lt, a[0]), rt, a[1]))), nil
