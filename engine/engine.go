@@ -190,6 +190,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tok >= 1<<32 {
+		// Sequence IDs carry the token in their high 32 bits (newIDLocked).
+		return nil, fmt.Errorf("seqd: the store's ownership token %d exceeds 32 bits, which sequence IDs need", tok)
+	}
 	e.token = tok
 	err = cfg.Store.Load(ctx, func(kv storage.KV) error {
 		if strings.HasPrefix(kv.Key, catalogPrefix) {

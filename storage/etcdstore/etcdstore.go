@@ -1,0 +1,182 @@
+// Package etcdstore keeps seqd's records in etcd, behind storage.Store:
+// the store of cluster mode, where several seqd nodes share one etcd and
+// at most one of them may write.
+//
+// Fencing. Acquire writes the owner key; its mod revision (which etcd
+// makes larger than every revision before it) is the owner's token. Every
+// Commit is one etcd transaction whose first comparison is that the owner
+// key's mod revision is still the writer's token, followed by one
+// comparison per record (its mod revision is the one the writer expects,
+// or it does not exist). A writer that another has replaced fails with
+// storage.ErrFenced and changes nothing, however it retries: a lease
+// alone does not give mutual exclusion, the fenced write does.
+//
+// Limits. A Commit holds at most MaxOps records (etcd's --max-txn-ops,
+// 128 by default, counts the comparisons too), and every call has a
+// deadline, so a partitioned etcd fails the call rather than hangs it; a
+// Commit that fails that way has an unknown outcome, as storage.Store
+// says.
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/seqd/seqd/storage"
+)
+
+// MaxOps is the most records one Commit writes: etcd's default
+// --max-txn-ops (128) less the owner comparison.
+const MaxOps = 127
+
+// Config configures Open.
+type Config struct {
+	// Client talks to etcd. Close does not close it.
+	Client *clientv3.Client
+	// Prefix is where the records live, e.g. "/seqd/"; several clusters
+	// may share one etcd under different prefixes. Default "/seqd/".
+	Prefix string
+	// Timeout bounds every call to etcd. Default 5s.
+	Timeout time.Duration
+	// Owner names this writer in the owner key (for operators). Default
+	// "seqd".
+	Owner string
+}
+
+// Store is a storage.Store in etcd. Safe for concurrent use.
+type Store struct {
+	c       *clientv3.Client
+	data    string // prefix of the records' keys
+	owner   string // the owner key
+	name    string
+	timeout time.Duration
+	closed  atomic.Bool
+}
+
+// Open returns the store under cfg.Prefix. It does not contact etcd.
+func Open(cfg Config) (*Store, error) {
+	if cfg.Client == nil {
+		return nil, errors.New("etcdstore: no client")
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = "/seqd/"
+	}
+	if !strings.HasSuffix(cfg.Prefix, "/") {
+		cfg.Prefix += "/"
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	if cfg.Owner == "" {
+		cfg.Owner = "seqd"
+	}
+	return &Store{c: cfg.Client, data: cfg.Prefix + "data/", owner: cfg.Prefix + "owner", name: cfg.Owner, timeout: cfg.Timeout}, nil
+}
+
+func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.timeout)
+}
+
+// Acquire makes the caller the owner: the owner key is written, and its
+// mod revision is the token. Every earlier token is fenced off from then.
+func (s *Store) Acquire(ctx context.Context) (storage.Token, error) {
+	if s.closed.Load() {
+		return 0, storage.ErrClosed
+	}
+	ctx, cancel := s.ctx(ctx)
+	defer cancel()
+	r, err := s.c.Put(ctx, s.owner, s.name)
+	if err != nil {
+		return 0, fmt.Errorf("etcdstore: acquire: %w", err)
+	}
+	return storage.Token(r.Header.Revision), nil
+}
+
+// Load calls fn for every record, in key order, from one consistent
+// snapshot (every page is read at the first page's revision).
+func (s *Store) Load(ctx context.Context, fn func(storage.KV) error) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	const page = 1000
+	end := clientv3.GetPrefixRangeEnd(s.data)
+	from := s.data
+	var rev int64
+	for {
+		cctx, cancel := s.ctx(ctx)
+		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(page), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend)}
+		if rev != 0 {
+			opts = append(opts, clientv3.WithRev(rev))
+		}
+		r, err := s.c.Get(cctx, from, opts...)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("etcdstore: load: %w", err)
+		}
+		if rev == 0 {
+			rev = r.Header.Revision
+		}
+		for _, kv := range r.Kvs {
+			if err := fn(storage.KV{Key: string(kv.Key[len(s.data):]), Value: kv.Value, Rev: storage.Rev(kv.ModRevision)}); err != nil {
+				return err
+			}
+		}
+		if !r.More || len(r.Kvs) == 0 {
+			return nil
+		}
+		from = string(r.Kvs[len(r.Kvs)-1].Key) + "\x00"
+	}
+}
+
+// Commit applies ops in one etcd transaction, fenced by token.
+func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.Op) (storage.Rev, error) {
+	if s.closed.Load() {
+		return 0, storage.ErrClosed
+	}
+	if len(ops) > MaxOps {
+		return 0, fmt.Errorf("etcdstore: a commit of %d records exceeds etcd's transaction limit of %d (nothing was written)", len(ops), MaxOps)
+	}
+	cmps := make([]clientv3.Cmp, 0, len(ops)+1)
+	cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(s.owner), "=", int64(token)))
+	then := make([]clientv3.Op, 0, len(ops))
+	for _, op := range ops {
+		key := s.data + op.Key
+		if op.Expect == 0 {
+			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
+		} else {
+			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(key), "=", int64(op.Expect)))
+		}
+		if op.Value == nil {
+			then = append(then, clientv3.OpDelete(key))
+		} else {
+			then = append(then, clientv3.OpPut(key, string(op.Value)))
+		}
+	}
+	cctx, cancel := s.ctx(ctx)
+	defer cancel()
+	r, err := s.c.Txn(cctx).If(cmps...).Then(then...).Else(clientv3.OpGet(s.owner)).Commit()
+	if err != nil {
+		return 0, fmt.Errorf("etcdstore: commit: %w", err) // outcome unknown
+	}
+	if r.Succeeded {
+		return storage.Rev(r.Header.Revision), nil
+	}
+	// Which comparison failed: the owner's (fenced) or a record's.
+	kvs := r.Responses[0].GetResponseRange().GetKvs()
+	if len(kvs) == 0 || kvs[0].ModRevision != int64(token) {
+		return 0, storage.ErrFenced
+	}
+	return 0, storage.ErrConflict
+}
+
+// Close releases the store; it does not close the client.
+func (s *Store) Close() error {
+	s.closed.Store(true)
+	return nil
+}

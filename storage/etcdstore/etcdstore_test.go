@@ -1,0 +1,120 @@
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/storage"
+	"github.com/seqd/seqd/storage/storetest"
+)
+
+var prefixes int
+
+func fresh() string {
+	prefixes++
+	return fmt.Sprintf("/seqd-test-%d/", prefixes)
+}
+
+// TestConformance runs the shared store suite against a real etcd (one
+// member, in process), each case under its own prefix.
+func TestConformance(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	cli := cl.Client(t)
+	storetest.Run(t, func(t *testing.T) storetest.Opener {
+		prefix := fresh()
+		return func() (storage.Store, error) { return Open(Config{Client: cli, Prefix: prefix}) }
+	})
+}
+
+// TestTwoOwners: two nodes, each with its own client of a three-member
+// etcd; once the second acquires, the first's writes are fenced off.
+func TestTwoOwners(t *testing.T) {
+	cl := etcdtest.Start(t, 3)
+	storetest.RunTwoOwners(t, func(t *testing.T) (storage.Store, storage.Store) {
+		prefix := fresh()
+		a, err := Open(Config{Client: cl.Client(t), Prefix: prefix, Owner: "a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Open(Config{Client: cl.Client(t), Prefix: prefix, Owner: "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, b
+	})
+}
+
+// TestLimits: a commit beyond etcd's transaction limit is refused whole,
+// one at the limit lands, and Load pages through more records than one
+// response holds, in key order.
+func TestLimits(t *testing.T) {
+	ctx := context.Background()
+	cl := etcdtest.Start(t, 1)
+	s, err := Open(Config{Client: cl.Client(t), Prefix: fresh()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := func(from, n int) []storage.Op {
+		var out []storage.Op
+		for i := range n {
+			out = append(out, storage.Op{Key: fmt.Sprintf("k%05d", from+i), Value: []byte("v")})
+		}
+		return out
+	}
+	if _, err := s.Commit(ctx, tok, ops(0, MaxOps+1)); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("a commit over the limit: %v", err)
+	}
+	n := 0
+	for n < 2500 {
+		if _, err := s.Commit(ctx, tok, ops(n, MaxOps)); err != nil {
+			t.Fatalf("a commit at the limit: %v", err)
+		}
+		n += MaxOps
+	}
+	var got []string
+	if err := s.Load(ctx, func(kv storage.KV) error { got = append(got, kv.Key); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n || got[0] != "k00000" || got[n-1] != fmt.Sprintf("k%05d", n-1) {
+		t.Fatalf("loaded %d of %d records", len(got), n)
+	}
+}
+
+// TestDeadline: with etcd gone, every call fails within its deadline
+// rather than hangs.
+func TestDeadline(t *testing.T) {
+	ctx := context.Background()
+	cl := etcdtest.Start(t, 1)
+	s, err := Open(Config{Client: cl.Client(t), Prefix: fresh(), Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.Stop(0)
+	start := time.Now()
+	_, err = s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("1")}})
+	if err == nil || errors.Is(err, storage.ErrFenced) || errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("commit with etcd gone: %v", err)
+	}
+	if _, err := s.Acquire(ctx); err == nil {
+		t.Fatal("acquire with etcd gone succeeded")
+	}
+	if err := s.Load(ctx, func(storage.KV) error { return nil }); err == nil {
+		t.Fatal("load with etcd gone succeeded")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("three calls took %v with a 500ms deadline each", d)
+	}
+}
