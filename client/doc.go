@@ -43,6 +43,14 @@
 // sequence's tail (seqd, table sources) and counts the rest in
 // Stats().Burned.
 //
+// The seqd source sends a request again while it fails with
+// ErrUnavailable (the server restarting or failing over, a standby's
+// 25006, a lost connection; SeqdOptions.Retry bounds it): safe for every
+// request, since a reservation whose first attempt did happen is burned,
+// never handed out twice. Give it a pool made from a multi-host
+// connection string with target_session_attrs=read-write and a failover
+// is a reconnect (docs/protocol.md).
+//
 // Every Source and generator is safe for concurrent use. Errors are
 // classified with errors.Is against ErrNotFound, ErrLimitReached,
 // ErrConflict, ErrUnsupported, ErrClosed and ErrInvalid; the driver's own

@@ -4,10 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io"
 	"math/rand/v2"
+	"net"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // kindOf maps a database error to one of the package's sentinels, or nil.
@@ -43,6 +47,13 @@ func kindOf(err error) error {
 		}
 		return nil
 	}
+	// No SQLSTATE: the connection could not be made or was lost.
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+		return ErrUnavailable
+	}
 	var my *mysql.MySQLError
 	if errors.As(err, &my) {
 		switch my.Number {
@@ -73,6 +84,12 @@ type Retry struct {
 // do runs op until it succeeds, fails with an error that is not a
 // conflict, the attempts run out or ctx ends.
 func (r Retry) do(ctx context.Context, op func() error) error {
+	return r.doWhile(ctx, op, func(err error) bool { return kindOf(err) == ErrConflict })
+}
+
+// doWhile runs op until it succeeds, fails with an error again does not
+// accept, the attempts run out or ctx ends.
+func (r Retry) doWhile(ctx context.Context, op func() error, again func(error) bool) error {
 	attempts, wait, most := r.Attempts, r.Backoff, r.MaxBackoff
 	if attempts <= 0 {
 		attempts = 10
@@ -85,7 +102,7 @@ func (r Retry) do(ctx context.Context, op func() error) error {
 	}
 	for i := 1; ; i++ {
 		err := op()
-		if err == nil || i >= attempts || kindOf(err) != ErrConflict {
+		if err == nil || i >= attempts || !again(err) {
 			return err
 		}
 		t := time.NewTimer(wait/2 + rand.N(wait/2+1))
