@@ -22,6 +22,8 @@ type CreateOptions struct {
 	// Unlogged: the sequence goes back to its start after a crash (as
 	// PostgreSQL's UNLOGGED sequences do); a clean shutdown keeps it.
 	Unlogged bool
+	// Owner is the role that owns the new sequence; "" records none.
+	Owner string
 }
 
 // CreateWith is Create with all of CREATE SEQUENCE's choices.
@@ -68,8 +70,21 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co Cre
 	e.catMu.Unlock()
 
 	rec := record{id: id, opts: opts, state: state, unlogged: co.Unlogged}
-	if err := e.commit(s, storage.Op{Key: n.key, Value: rec.encode()}, func(rev storage.Rev) { s.rev = rev }); err != nil {
+	var extra []storage.Op
+	var acl ACL
+	if co.Owner != "" {
+		// The owner is durable with the sequence, in the same commit.
+		acl = ACL{Owner: co.Owner, Grants: map[string]Privs{}}
+		extra = append(extra, storage.Op{Key: aclKey(id), Value: acl.encode()})
+	}
+	var aclRev storage.Rev
+	if err := e.commit(s, storage.Op{Key: n.key, Value: rec.encode()}, func(rev storage.Rev) { s.rev, aclRev = rev, rev }, extra...); err != nil {
 		return false, err
+	}
+	if co.Owner != "" {
+		e.catMu.Lock()
+		e.acls[id] = aclRecord{acl: acl, rev: aclRev}
+		e.catMu.Unlock()
 	}
 	e.catalogVersion.Add(1)
 	return true, nil
@@ -133,6 +148,9 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 	if c, ok := e.comments[s.id]; ok {
 		extra = append(extra, storage.Op{Key: commentKey(s.id), Expect: c.rev})
 	}
+	if a, ok := e.acls[s.id]; ok {
+		extra = append(extra, storage.Op{Key: aclKey(s.id), Expect: a.rev})
+	}
 	e.catMu.RUnlock()
 	err = e.commit(s, storage.Op{Key: s.key, Expect: s.rev}, func(storage.Rev) { s.gone = true }, extra...)
 	if err != nil {
@@ -143,6 +161,7 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 		delete(e.seqs, s.key)
 	}
 	delete(e.comments, s.id)
+	delete(e.acls, s.id)
 	e.catMu.Unlock()
 	e.catalogVersion.Add(1)
 	return nil

@@ -133,6 +133,10 @@ type Engine struct {
 	schemas map[string]*schema
 	// comments are the sequences' comments by sequence ID.
 	comments map[uint64]comment
+	// acls are the sequences' owners and grants by sequence ID; their
+	// writes are serialized by commentMu too.
+	acls        map[uint64]aclRecord
+	authVersion atomic.Uint64 // see AuthVersion
 	// roles are who may connect; roleMu serializes their writes.
 	roles  map[string]Role
 	roleMu sync.Mutex
@@ -169,6 +173,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		seqs:          make(map[string]*seq),
 		schemas:       make(map[string]*schema),
 		comments:      make(map[uint64]comment),
+		acls:          make(map[uint64]aclRecord),
 		onCommit:      cfg.OnCommit,
 		commitTimeout: cfg.CommitTimeout,
 		roles:         make(map[string]Role),

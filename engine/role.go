@@ -143,6 +143,7 @@ func (e *Engine) PutRole(ctx context.Context, r Role, create bool) error {
 	e.catMu.Lock()
 	e.roles[r.Name] = r
 	e.catMu.Unlock()
+	e.authVersion.Add(1)
 	return nil
 }
 
@@ -160,5 +161,6 @@ func (e *Engine) DropRole(ctx context.Context, name string) error {
 	e.catMu.Lock()
 	delete(e.roles, name)
 	e.catMu.Unlock()
+	e.authVersion.Add(1)
 	return nil
 }

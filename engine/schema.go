@@ -57,6 +57,8 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 		return e.loadRole(kv)
 	case strings.HasPrefix(kv.Key, commentPrefix):
 		return e.loadComment(kv)
+	case strings.HasPrefix(kv.Key, aclPrefix):
+		return e.loadACL(kv)
 	case strings.HasPrefix(kv.Key, schemaKey):
 		if len(kv.Value) != 1 || kv.Value[0] != schemaVersion {
 			return fmt.Errorf("seqd: corrupt schema record %q", kv.Key)

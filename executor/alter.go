@@ -27,6 +27,9 @@ func (c *compiler) rename(st *pg.RenameStmt) (*Prepared, error) {
 		if skip != nil || err != nil {
 			return skip, err
 		}
+		if err := s.checkOwner(n); err != nil {
+			return nil, err
+		}
 		to, err := engine.NewName(n.Schema(), newName)
 		if err != nil {
 			return nil, err
@@ -72,6 +75,9 @@ func (c *compiler) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 		if skip != nil || err != nil {
 			return skip, err
 		}
+		if err := s.checkOwner(n); err != nil {
+			return nil, err
+		}
 		schema := st.Newschema
 		if t, ok := s.tempName(schema); ok {
 			schema = t
@@ -107,16 +113,12 @@ func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s: it serves sequences only", objectWord(st.Objtype))
 	}
 	var logged *bool // SET LOGGED|UNLOGGED
+	newOwner := ""   // OWNER TO
 	for _, n := range st.Cmds {
 		cmd := n.GetAlterTableCmd()
 		switch cmd.Subtype {
 		case pg.AlterTableType_AT_ChangeOwner:
-			// Roles come with authentication; until then every sequence
-			// is owned by the connecting user.
-			role := cmd.Newowner
-			if role.Roletype == pg.RoleSpecType_ROLESPEC_CSTRING && role.Rolename != c.s.cfg.User {
-				return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role.Rolename)
-			}
+			newOwner = c.s.roleOf(cmd.Newowner)
 		case pg.AlterTableType_AT_SetLogged, pg.AlterTableType_AT_SetUnLogged:
 			b := cmd.Subtype == pg.AlterTableType_AT_SetLogged
 			logged = &b
@@ -130,6 +132,14 @@ func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 		n, skip, err := s.alterTarget(tag, q, st.MissingOk)
 		if skip != nil || err != nil {
 			return skip, err
+		}
+		if err := s.checkOwner(n); err != nil {
+			return nil, err
+		}
+		if newOwner != "" {
+			if err := s.changeOwner(ctx, n, newOwner); err != nil {
+				return nil, err
+			}
 		}
 		if logged != nil {
 			if s.isTemp(n) {
@@ -156,6 +166,9 @@ func (c *compiler) commentOn(st *pg.CommentStmt) (*Prepared, error) {
 		}
 		n, err := s.lookupSequence(q)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.checkOwner(n); err != nil {
 			return nil, err
 		}
 		if err := s.engFor(n).SetComment(ctx, n, text); err != nil {

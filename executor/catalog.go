@@ -360,11 +360,16 @@ func catalogRelations() []*relation {
 			return seqRow(s, func(i seqInfo) []Datum {
 				o := i.Options
 				last := Null
-				if i.State.Called {
+				// As PostgreSQL's view: last_value only with SELECT or USAGE.
+				if p, err := s.privilegesOn(i.Name); i.State.Called && err == nil && p&(engine.PrivSelect|engine.PrivUsage) != 0 {
 					last = Int(o.Value(i.State.Last)) // a shaped sequence's value; the rest are its counter's
 				}
+				owner := s.cfg.User
+				if a, err := s.engFor(i.Name).ACL(i.Name); err == nil {
+					owner = s.ownerName(a)
+				}
 				t := typesByName[sqlTypeName(o.Type.String())]
-				return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Text(s.cfg.User), {Kind: KInt, I: int64(t.oid), S: t.sqlName},
+				return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Text(owner), {Kind: KInt, I: int64(t.oid), S: t.sqlName},
 					Int(o.Start), Int(o.Min), Int(o.Max), Int(o.Increment), Bool(o.Cycle), Int(o.Cache), last}
 			})
 		}},
@@ -596,6 +601,9 @@ func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 	}
 	return &relation{oid: s.oids().forSequence(eng, info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: sequenceColumns,
 		rows: func(s *Session) ([][]Datum, error) {
+			if err := s.checkPrivilege(n, engine.PrivSelect); err != nil {
+				return nil, err
+			}
 			info, err := eng.Info(n)
 			if err != nil {
 				return nil, err

@@ -366,6 +366,9 @@ func (q *query) planBulk() {
 func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, error) {
 	q.s.tx.queried = true
 	if q.bulk != nil {
+		if err := q.s.checkPrivilege(q.bulk.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
+			return nil, err
+		}
 		if !q.s.isTemp(q.bulk.name) {
 			if err := q.s.checkWritable("nextval()"); err != nil {
 				return nil, err

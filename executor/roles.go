@@ -148,6 +148,11 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 			if name == s.cfg.User {
 				return nil, sql.Errorf(sql.ObjectInUse, "current user cannot be dropped")
 			}
+			if deps := s.ownedBy(name); len(deps) > 0 {
+				e := sql.Errorf(sql.DependentObjectsStillExist, "role \"%s\" cannot be dropped because some objects depend on it", name)
+				e.Detail = strings.Join(deps, "\n")
+				return nil, e
+			}
 			err := s.eng.DropRole(ctx, name)
 			if errors.Is(err, engine.ErrNoRole) {
 				if st.MissingOk {

@@ -139,6 +139,9 @@ func (x *seqExpr) eval(e *env) (Datum, error) {
 		} else {
 			eng = e.s.tempEng
 		}
+		if err := e.s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
+			return Null, err
+		}
 		id, v, err := eng.Nextval(e.ctx, x.name)
 		if err != nil {
 			return Null, err
@@ -168,6 +171,9 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		if !ok {
 			return nil, sql.Errorf(sql.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 		}
+		if err := s.checkPrivilege(s.lastName, engine.PrivUsage|engine.PrivSelect); err != nil {
+			return nil, err
+		}
 		return []Datum{Int(v)}, nil
 	}
 	n := x.name
@@ -193,6 +199,11 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 	}
 	ctx := e.ctx
 	eng := s.engFor(n)
+	if want := funcPrivileges[x.f.name]; want != 0 {
+		if err := s.checkPrivilege(n, want); err != nil {
+			return nil, err
+		}
+	}
 	switch x.f.name {
 	case "nextval", "setval", "seqd_reserve", "seqd_release":
 		if s.isTemp(n) {
@@ -277,6 +288,15 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		return []Datum{Bool(k > 0)}, nil
 	}
 	return nil, sql.Errorf(sql.UndefinedFunction, "function %s does not exist", x.f.name)
+}
+
+// funcPrivileges are the privileges, any one of which a sequence function
+// needs, as PostgreSQL's (seqd_reserve and seqd_release as nextval).
+var funcPrivileges = map[string]engine.Privs{
+	"nextval": engine.PrivUsage | engine.PrivUpdate, "seqd_reserve": engine.PrivUsage | engine.PrivUpdate,
+	"seqd_release": engine.PrivUsage | engine.PrivUpdate, "setval": engine.PrivUpdate,
+	"currval": engine.PrivUsage | engine.PrivSelect, "lastval": engine.PrivUsage | engine.PrivSelect,
+	"get_internal_sequence_state": engine.PrivUsage | engine.PrivSelect,
 }
 
 // reserveColumns are seqd_reserve's result columns: shape is NULL for an
@@ -444,6 +464,9 @@ func (s *Session) regclassOf(oid uint32) Datum {
 func (s *Session) sequenceLastValue(oid uint32) (Datum, error) {
 	n, err := s.sequenceByOID(oid)
 	if err != nil {
+		return Null, err
+	}
+	if err := s.checkPrivilege(n, engine.PrivUsage|engine.PrivSelect); err != nil {
 		return Null, err
 	}
 	info, err := s.engFor(n).Info(n)

@@ -39,11 +39,12 @@ type Session struct {
 	cfg     Config
 	maxRows int64
 
-	seqs     seqMemory   // currval/lastval memory
-	lastName engine.Name // the sequence lastval refers to
-	regText  string      // the last sequence name resolved from text, and its Name
-	regName  engine.Name
-	regEpoch uint64 // the planEpoch regName was resolved in
+	seqs      seqMemory   // currval/lastval memory
+	privCache privCache   // the last sequence's privileges (privileges.go)
+	lastName  engine.Name // the sequence lastval refers to
+	regText   string      // the last sequence name resolved from text, and its Name
+	regName   engine.Name
+	regEpoch  uint64 // the planEpoch regName was resolved in
 
 	reg *oidRegistry // this engine's OIDs
 	// tempEng holds the temporary sequences, in tempSchema; nil until the
@@ -290,7 +291,29 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Datum) (*Re
 		r.Params = s.reported
 		s.reported = nil
 	}
+	if len(r.Notices) > 0 {
+		r.Notices = s.visibleNotices(r.Notices)
+	}
 	return r, nil
+}
+
+// messageLevels orders client_min_messages' values.
+var messageLevels = map[string]int{"debug5": 0, "debug4": 0, "debug3": 0, "debug2": 0, "debug1": 0, "log": 1, "notice": 2, "warning": 3, "error": 4}
+
+// visibleNotices are the notices client_min_messages lets through.
+func (s *Session) visibleNotices(ns []Notice) []Notice {
+	v, _ := s.settingValue("client_min_messages")
+	min, ok := messageLevels[strings.ToLower(v)]
+	if !ok || min <= messageLevels["notice"] {
+		return ns
+	}
+	var out []Notice
+	for _, n := range ns {
+		if messageLevels[strings.ToLower(n.Severity)] >= min {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // backendPIDs hands out pg_backend_pid() values when the front end gives

@@ -59,6 +59,8 @@ func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
 		return c.alterRole(n.GetAlterRoleStmt())
 	case n.GetDropRoleStmt() != nil:
 		return c.dropRole(n.GetDropRoleStmt())
+	case n.GetGrantStmt() != nil:
+		return c.grant(n.GetGrantStmt())
 	case n.GetTransactionStmt() != nil:
 		return c.transaction(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:
@@ -302,7 +304,13 @@ func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 		if err != nil {
 			return nil, err // PostgreSQL gives these no position
 		}
-		created, err := s.engFor(n).CreateWith(ctx, n, sp, engine.CreateOptions{IfNotExists: st.IfNotExists, Unlogged: unlogged})
+		// As PostgreSQL 15's defaults: CREATE on public is the database
+		// owner's, on other schemas their owner's; seqd keeps neither,
+		// so only superusers create (temporary sequences: everyone).
+		if !temp && !s.isSuperuser(s.cfg.User) {
+			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for schema %s", n.Schema())
+		}
+		created, err := s.engFor(n).CreateWith(ctx, n, sp, engine.CreateOptions{IfNotExists: st.IfNotExists, Unlogged: unlogged, Owner: s.cfg.User})
 		if err != nil {
 			return nil, err
 		}
@@ -331,6 +339,9 @@ func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 		n, skip, err := s.alterTarget("ALTER SEQUENCE", q, st.MissingOk)
 		if skip != nil || err != nil {
 			return skip, err // PostgreSQL gives these no position
+		}
+		if err := s.checkOwner(n); err != nil {
+			return nil, err
 		}
 		if err := s.engFor(n).Alter(ctx, n, sp); err != nil {
 			return nil, err
@@ -376,10 +387,13 @@ func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
 			return nil, err
 		}
 		r := commandResult("DROP SEQUENCE")
+		// Every name is resolved and checked before any sequence goes: as
+		// in PostgreSQL, a statement that fails drops nothing.
+		var drop []engine.Name
 		for _, q := range names {
 			n, err := s.lookupSequence(q)
 			if err == nil {
-				err = s.dropSequence(ctx, n)
+				err = s.checkOwner(n)
 			}
 			if st.MissingOk && missing(err) {
 				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", q.Rel))
@@ -389,6 +403,12 @@ func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
 				return nil, sql.Errorf(sql.UndefinedTable, "sequence \"%s\" does not exist", q.Rel)
 			}
 			if err != nil {
+				return nil, err
+			}
+			drop = append(drop, n)
+		}
+		for _, n := range drop {
+			if err := s.dropSequence(ctx, n); err != nil && !(st.MissingOk && missing(err)) {
 				return nil, err
 			}
 		}
@@ -432,6 +452,11 @@ func (c *compiler) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
 		if err := s.checkWritable("CREATE SCHEMA"); err != nil {
 			return nil, err
 		}
+		// PostgreSQL 15 gives CREATE on the database to its owner only;
+		// seqd keeps no database or schema owners: superusers create.
+		if !s.isSuperuser(s.cfg.User) {
+			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for database %s", s.cfg.Database)
+		}
 		created, err := s.eng.CreateSchema(ctx, name, st.IfNotExists)
 		if err != nil {
 			return nil, err
@@ -453,6 +478,9 @@ func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 	return command(func(ctx context.Context) (*Result, error) {
 		if err := s.checkWritable("DROP SCHEMA"); err != nil {
 			return nil, err
+		}
+		if !s.isSuperuser(s.cfg.User) && len(names) > 0 && s.schemaExists(names[0]) {
+			return nil, sql.Errorf(sql.InsufficientPrivilege, "must be owner of schema %s", names[0])
 		}
 		r := commandResult("DROP SCHEMA")
 		// What the statement drops, checked whole before anything goes;

@@ -73,6 +73,11 @@ var sqlstates = map[sql.Kind]string{
 	sql.AdminShutdown:                 "57P01",
 	sql.QueryCanceled:                 "57014",
 	sql.IOError:                       "58030",
+	sql.InsufficientPrivilege:         "42501",
+	sql.InvalidGrantOperation:         "0LP01",
+	sql.WrongObjectType:               "42809",
+	sql.WarningPrivilegeNotGranted:    "01007",
+	sql.WarningPrivilegeNotRevoked:    "01006",
 	sql.SequenceLimitExceeded:         "2200H",
 	sql.InternalError:                 "XX000",
 }

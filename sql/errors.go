@@ -70,6 +70,11 @@ const (
 	Warning                       Kind = "warning"
 	SuccessfulCompletion          Kind = "successful_completion"
 	DuplicateObject               Kind = "duplicate_object"
+	InsufficientPrivilege         Kind = "insufficient_privilege"
+	InvalidGrantOperation         Kind = "invalid_grant_operation"
+	WrongObjectType               Kind = "wrong_object_type"
+	WarningPrivilegeNotGranted    Kind = "privilege_not_granted"
+	WarningPrivilegeNotRevoked    Kind = "privilege_not_revoked"
 )
 
 // Error is a failure in PostgreSQL's terms: a Kind, PostgreSQL's message,

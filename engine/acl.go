@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/seqd/seqd/storage"
+)
+
+// Privs are privileges on a sequence, PostgreSQL's for sequences.
+type Privs uint8
+
+const (
+	PrivUsage  Privs = 1 << iota // USAGE: currval, nextval
+	PrivSelect                   // SELECT: currval, SELECT FROM s
+	PrivUpdate                   // UPDATE: nextval, setval
+	PrivAll    = PrivUsage | PrivSelect | PrivUpdate
+)
+
+// Public is the grantee every role is part of (GRANT ... TO PUBLIC).
+const Public = ""
+
+// ACL is a sequence's owner and what others were granted. The owner has
+// every privilege. Grants maps a role (Public for PUBLIC) to its
+// privileges; it holds no empty entries.
+type ACL struct {
+	Owner  string
+	Grants map[string]Privs
+}
+
+// Privileges of role, a superuser or not, on a sequence with this ACL.
+func (a ACL) Privileges(role string, superuser bool) Privs {
+	if superuser || role == a.Owner {
+		return PrivAll
+	}
+	return a.Grants[role] | a.Grants[Public]
+}
+
+// Grantees are the roles with grants, sorted (Public first).
+func (a ACL) Grantees() []string {
+	out := make([]string, 0, len(a.Grants))
+	for r := range a.Grants {
+		out = append(out, r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (a ACL) clone() ACL {
+	g := make(map[string]Privs, len(a.Grants))
+	for k, v := range a.Grants {
+		g[k] = v
+	}
+	return ACL{Owner: a.Owner, Grants: g}
+}
+
+// ACL records are catalog records keyed by the sequence's ID, so that
+// they follow it through renames. A sequence without one (created before
+// privileges existed) is owned by no role: only superusers may use it
+// until an owner is set. This layout is part of the on-disk format:
+//
+//	version (1) | owner length (u16 BE) | owner | grants (u16 BE), each:
+//	    role length (u16 BE) | role ("" for PUBLIC) | privileges (1 byte)
+const (
+	aclPrefix  = catalogPrefix + "acl:"
+	aclVersion = 1
+)
+
+func aclKey(id uint64) string { return aclPrefix + strconv.FormatUint(id, 16) }
+
+type aclRecord struct {
+	acl ACL
+	rev storage.Rev
+}
+
+func (a ACL) encode() []byte {
+	b := []byte{aclVersion}
+	str := func(s string) {
+		b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
+		b = append(b, s...)
+	}
+	str(a.Owner)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(a.Grants)))
+	for _, r := range a.Grantees() {
+		str(r)
+		b = append(b, byte(a.Grants[r]))
+	}
+	return b
+}
+
+func decodeACL(b []byte) (ACL, error) {
+	bad := fmt.Errorf("seqd: corrupt privileges record (%d bytes)", len(b))
+	if len(b) < 1 || b[0] != aclVersion {
+		return ACL{}, bad
+	}
+	b = b[1:]
+	str := func() (string, bool) {
+		if len(b) < 2 {
+			return "", false
+		}
+		n := int(binary.BigEndian.Uint16(b))
+		if len(b) < 2+n {
+			return "", false
+		}
+		s := string(b[2 : 2+n])
+		b = b[2+n:]
+		return s, true
+	}
+	owner, ok := str()
+	if !ok || len(b) < 2 {
+		return ACL{}, bad
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	b = b[2:]
+	a := ACL{Owner: owner, Grants: make(map[string]Privs, n)}
+	for range n {
+		r, ok := str()
+		if !ok || len(b) < 1 || Privs(b[0])&^PrivAll != 0 || b[0] == 0 {
+			return ACL{}, bad
+		}
+		a.Grants[r] = Privs(b[0])
+		b = b[1:]
+	}
+	if len(b) != 0 {
+		return ACL{}, bad
+	}
+	return a, nil
+}
+
+func (e *Engine) loadACL(kv storage.KV) error {
+	id, err := strconv.ParseUint(strings.TrimPrefix(kv.Key, aclPrefix), 16, 64)
+	if err != nil {
+		return fmt.Errorf("seqd: corrupt privileges record %q", kv.Key)
+	}
+	a, err := decodeACL(kv.Value)
+	if err != nil {
+		return fmt.Errorf("%w: key %q", err, kv.Key)
+	}
+	e.acls[id] = aclRecord{acl: a, rev: kv.Rev}
+	return nil
+}
+
+// ACL is the sequence's owner and grants.
+func (e *Engine) ACL(n Name) (ACL, error) {
+	info, err := e.Info(n)
+	if err != nil {
+		return ACL{}, err
+	}
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	return e.acls[info.ID].acl.clone(), nil
+}
+
+// ACLs are every sequence's ACL by sequence ID (for catalogs and for
+// finding what depends on a role).
+func (e *Engine) ACLs() map[uint64]ACL {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	out := make(map[uint64]ACL, len(e.acls))
+	for id, r := range e.acls {
+		out[id] = r.acl.clone()
+	}
+	return out
+}
+
+// UpdateACL changes the sequence's ACL durably: f gets the current one
+// (which it may modify) and returns the new one. Changes are serialized.
+func (e *Engine) UpdateACL(ctx context.Context, n Name, f func(*ACL) error) error {
+	e.commentMu.Lock()
+	defer e.commentMu.Unlock()
+	info, err := e.Info(n)
+	if err != nil {
+		return err
+	}
+	e.catMu.RLock()
+	old := e.acls[info.ID]
+	e.catMu.RUnlock()
+	a := old.acl.clone()
+	if err := f(&a); err != nil {
+		return err
+	}
+	for r, p := range a.Grants {
+		if p == 0 {
+			delete(a.Grants, r)
+		}
+	}
+	rev, err := e.writeCatalog(storage.Op{Key: aclKey(info.ID), Value: a.encode(), Expect: old.rev})
+	if err != nil {
+		return err
+	}
+	e.catMu.Lock()
+	e.acls[info.ID] = aclRecord{acl: a, rev: rev}
+	e.catMu.Unlock()
+	e.authVersion.Add(1)
+	return nil
+}
+
+// Privileges of role on the sequence n; superuser: the role is one. Cheap
+// enough for every nextval: one catalog read lock, no copies.
+func (e *Engine) Privileges(n Name, role string, superuser bool) (Privs, error) {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	s := e.seqs[n.key]
+	if s == nil {
+		return 0, notFound(n)
+	}
+	return e.acls[s.id].acl.Privileges(role, superuser), nil
+}
+
+// AuthVersion changes whenever a sequence's ACL or a role changes, so
+// that callers may cache privileges (together with CatalogVersion, which
+// changes when names do).
+func (e *Engine) AuthVersion() uint64 { return e.authVersion.Load() }

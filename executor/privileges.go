@@ -1,0 +1,325 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
+
+// Privileges on sequences, as PostgreSQL checks them: the owner and
+// superusers may do everything; others what was granted to them or to
+// PUBLIC (USAGE: nextval, currval; SELECT: currval, SELECT FROM s;
+// UPDATE: nextval, setval). ALTER, DROP, renames and comments are the
+// owner's. A connection whose user is no role at all (trust
+// authentication, which lets anyone in as anyone) is a superuser, as it
+// could name one.
+
+// isSuperuser reports whether role is a superuser (or no role at all).
+func (s *Session) isSuperuser(role string) bool {
+	r, ok := s.eng.Role(role)
+	return !ok || r.Superuser
+}
+
+// privilegesOn are the session user's privileges on n, cached for the
+// last sequence until a role, an ACL or a name changes.
+func (s *Session) privilegesOn(n engine.Name) (engine.Privs, error) {
+	eng := s.engFor(n)
+	ver := eng.AuthVersion()<<32 ^ eng.CatalogVersion() ^ s.eng.AuthVersion()<<48
+	c := &s.privCache
+	if c.ok && c.n == n && c.eng == eng && c.ver == ver {
+		return c.p, nil
+	}
+	p, err := eng.Privileges(n, s.cfg.User, s.isSuperuser(s.cfg.User))
+	if err != nil {
+		return 0, err
+	}
+	*c = privCache{n: n, eng: eng, ver: ver, p: p, ok: true}
+	return p, nil
+}
+
+type privCache struct {
+	n   engine.Name
+	eng *engine.Engine
+	ver uint64
+	p   engine.Privs
+	ok  bool
+}
+
+// checkPrivilege fails with PostgreSQL's 42501 unless the session user
+// holds one of want on n.
+func (s *Session) checkPrivilege(n engine.Name, want engine.Privs) error {
+	p, err := s.privilegesOn(n)
+	if err != nil {
+		return err
+	}
+	if p&want == 0 {
+		return sql.Errorf(sql.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
+	}
+	return nil
+}
+
+// checkOwner fails unless the session user owns n or is a superuser.
+func (s *Session) checkOwner(n engine.Name) error {
+	if s.isSuperuser(s.cfg.User) {
+		return nil
+	}
+	a, err := s.engFor(n).ACL(n)
+	if err != nil {
+		return err
+	}
+	if a.Owner != s.cfg.User {
+		return sql.Errorf(sql.InsufficientPrivilege, "must be owner of sequence %s", n.Rel())
+	}
+	return nil
+}
+
+// ownerName is how catalogs show the owner: a sequence that predates
+// privileges has none recorded, and is shown as the connecting user's, as
+// before.
+func (s *Session) ownerName(a engine.ACL) string {
+	if a.Owner == "" {
+		return s.cfg.User
+	}
+	return a.Owner
+}
+
+// privNames maps GRANT's privilege words to sequence privileges.
+var privNames = map[string]engine.Privs{"usage": engine.PrivUsage, "select": engine.PrivSelect, "update": engine.PrivUpdate}
+
+// relationOnlyPrivs are table privileges PostgreSQL accepts in GRANT ... ON
+// TABLE (or no keyword) and ignores, with a warning, for a sequence.
+var relationOnlyPrivs = map[string]bool{"insert": true, "delete": true, "truncate": true, "references": true, "trigger": true}
+
+// grant compiles GRANT and REVOKE of sequence privileges.
+func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
+	tag := "GRANT"
+	if !st.IsGrant {
+		tag = "REVOKE"
+	}
+	onTable := st.Objtype == pg.ObjectType_OBJECT_TABLE
+	if st.Objtype != pg.ObjectType_OBJECT_SEQUENCE && !onTable {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support %s ON %s: it serves sequences only", tag, strings.TrimPrefix(st.Objtype.String(), "OBJECT_"))
+	}
+	if st.GrantOption && st.IsGrant {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support WITH GRANT OPTION")
+	}
+	var want engine.Privs
+	var ignored []string // table privileges a sequence does not have (TABLE form)
+	if len(st.Privileges) == 0 {
+		want = engine.PrivAll // ALL [PRIVILEGES]
+	}
+	for _, n := range st.Privileges {
+		ap := n.GetAccessPriv()
+		if len(ap.Cols) > 0 {
+			return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support column privileges")
+		}
+		name := ap.PrivName
+		if p, ok := privNames[name]; ok {
+			want |= p
+			continue
+		}
+		if onTable && relationOnlyPrivs[name] {
+			ignored = append(ignored, name)
+			continue
+		}
+		what := "sequence"
+		if onTable {
+			what = "relation"
+		}
+		return nil, sql.Errorf(sql.InvalidGrantOperation, "invalid privilege type %s for %s", strings.ToUpper(name), what)
+	}
+	var grantees []string
+	for _, g := range st.Grantees {
+		rs := g.GetRoleSpec()
+		if rs.Roletype == pg.RoleSpecType_ROLESPEC_PUBLIC {
+			grantees = append(grantees, engine.Public)
+		} else {
+			grantees = append(grantees, c.s.roleOf(rs))
+		}
+	}
+	all := st.Targtype == pg.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA
+	var targets []sql.QName
+	var schemas []string
+	for _, o := range st.Objects {
+		if all {
+			schemas = append(schemas, o.GetString_().Sval)
+		} else {
+			targets = append(targets, qnameOf(o.GetRangeVar()))
+		}
+	}
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable(tag); err != nil {
+			return nil, err
+		}
+		for _, g := range grantees {
+			if _, ok := s.eng.Role(g); g != engine.Public && !ok {
+				return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", g)
+			}
+		}
+		var names []engine.Name
+		for _, q := range targets {
+			n, err := s.lookupSequence(q)
+			if err != nil {
+				if rel, rerr := s.resolveRelation(q); rerr == nil && rel.kind != 'S' {
+					return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support %s on \"%s\": it serves sequences only", tag, q.Rel)
+				}
+				return nil, err
+			}
+			names = append(names, n)
+		}
+		for _, sc := range schemas {
+			if !s.eng.SchemaExists(sc) {
+				return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", sc)
+			}
+			names = append(names, s.eng.SchemaSequences(sc)...)
+		}
+		r := commandResult(tag)
+		su := s.isSuperuser(s.cfg.User)
+		for _, n := range names {
+			if len(ignored) > 0 {
+				r.Notices = append(r.Notices, warning(sql.InvalidGrantOperation, "sequence \"%s\" only supports USAGE, SELECT, and UPDATE privileges", n.Rel()))
+			}
+			eng := s.engFor(n)
+			a, err := eng.ACL(n)
+			if err != nil {
+				return nil, err
+			}
+			if !su && a.Owner != s.cfg.User {
+				// Without a grant option (seqd has none) only the owner
+				// grants; holding some privilege makes it a warning.
+				if a.Privileges(s.cfg.User, false) == 0 {
+					return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
+				}
+				if st.IsGrant {
+					r.Notices = append(r.Notices, warning(sql.WarningPrivilegeNotGranted, "no privileges were granted for \"%s\"", n.Rel()))
+				} else {
+					r.Notices = append(r.Notices, warning(sql.WarningPrivilegeNotRevoked, "no privileges could be revoked for \"%s\"", n.Rel()))
+				}
+				continue
+			}
+			if want == 0 {
+				continue
+			}
+			err = eng.UpdateACL(ctx, n, func(a *engine.ACL) error {
+				if a.Owner == "" {
+					a.Owner = s.cfg.User // a sequence that predates privileges: its first grantor owns it
+				}
+				for _, g := range grantees {
+					if st.IsGrant {
+						a.Grants[g] |= want
+					} else {
+						a.Grants[g] &^= want
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}), nil
+}
+
+// hasSequencePrivilege is has_sequence_privilege([role,] sequence, privileges).
+func hasSequencePrivilege(e *env, a []Datum) (Datum, error) {
+	s := e.s
+	role := s.cfg.User
+	if len(a) == 3 {
+		role = a[0].S
+		if _, ok := s.eng.Role(role); !ok && role != s.cfg.User {
+			return Null, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
+		}
+		a = a[1:]
+	}
+	// Any one of the listed privileges will do; one WITH GRANT OPTION
+	// only for the owner or a superuser (seqd grants no grant options).
+	var want, wantGrantable engine.Privs
+	for _, w := range strings.Split(a[1].S, ",") {
+		w = strings.ToLower(strings.TrimSpace(w))
+		grantable := strings.HasSuffix(w, "with grant option")
+		w = strings.TrimSpace(strings.TrimSuffix(w, "with grant option"))
+		p, ok := privNames[w]
+		if !ok {
+			return Null, sql.Errorf(sql.InvalidParameterValue, "unrecognized privilege type: \"%s\"", w)
+		}
+		if grantable {
+			wantGrantable |= p
+		} else {
+			want |= p
+		}
+	}
+	var n engine.Name
+	var err error
+	if a[0].Kind == KText {
+		q, perr := sql.ParseQualifiedName(a[0].S)
+		if perr != nil {
+			return Null, perr
+		}
+		if n, err = s.lookupSequence(q); err != nil {
+			if rel, rerr := s.resolveRelation(q); rerr == nil && rel.kind != 'S' {
+				return Null, sql.Errorf(sql.WrongObjectType, "\"%s\" is not a sequence", q.Rel)
+			}
+			return Null, err
+		}
+	} else if n, err = s.sequenceByOID(uint32(a[0].I)); err != nil {
+		return Null, err
+	}
+	su := s.isSuperuser(role)
+	p, err := s.engFor(n).Privileges(n, role, su)
+	if err != nil {
+		return Null, err
+	}
+	if p&want != 0 {
+		return Bool(true), nil
+	}
+	if wantGrantable != 0 {
+		acl, err := s.engFor(n).ACL(n)
+		if err != nil {
+			return Null, err
+		}
+		return Bool(su || acl.Owner == role), nil
+	}
+	return Bool(false), nil
+}
+
+// ownedBy describes what in the catalog depends on role, as DROP ROLE's
+// DETAIL lists it: the sequences it owns and those it was granted
+// privileges on.
+func (s *Session) ownedBy(role string) []string {
+	names := map[uint64]string{}
+	for _, i := range s.eng.List() {
+		names[i.ID] = i.Name.Rel()
+	}
+	var owns, grants []string
+	for id, a := range s.eng.ACLs() {
+		if a.Owner == role {
+			owns = append(owns, fmt.Sprintf("owner of sequence %s", names[id]))
+		} else if _, ok := a.Grants[role]; ok {
+			grants = append(grants, fmt.Sprintf("privileges for sequence %s", names[id]))
+		}
+	}
+	return append(owns, grants...)
+}
+
+// changeOwner is OWNER TO role: the role must exist, and a role that is
+// not a superuser can give its sequences to none but itself (seqd has no
+// role membership).
+func (s *Session) changeOwner(ctx context.Context, n engine.Name, role string) error {
+	if _, ok := s.eng.Role(role); !ok && role != s.cfg.User {
+		return sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
+	}
+	if role != s.cfg.User && !s.isSuperuser(s.cfg.User) {
+		return sql.Errorf(sql.InsufficientPrivilege, "must be member of role \"%s\"", role)
+	}
+	return s.engFor(n).UpdateACL(ctx, n, func(a *engine.ACL) error {
+		a.Owner = role
+		return nil
+	})
+}
