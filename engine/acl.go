@@ -59,9 +59,11 @@ func (a ACL) clone() ACL {
 }
 
 // ACL records are catalog records keyed by the sequence's ID, so that
-// they follow it through renames. A sequence without one (created before
-// privileges existed) is owned by no role: only superusers may use it
-// until an owner is set. This layout is part of the on-disk format:
+// they follow it through renames. A sequence without one was created
+// before privileges existed, when every role could do everything: it is
+// owned by no role and PUBLIC holds every privilege, until a GRANT,
+// REVOKE or OWNER TO writes its record. This layout is part of the
+// on-disk format:
 //
 //	version (1) | owner length (u16 BE) | owner | grants (u16 BE), each:
 //	    role length (u16 BE) | role ("" for PUBLIC) | privileges (1 byte)
@@ -75,6 +77,17 @@ func aclKey(id uint64) string { return aclPrefix + strconv.FormatUint(id, 16) }
 type aclRecord struct {
 	acl ACL
 	rev storage.Rev
+}
+
+// legacyACL is the ACL of a sequence without a record.
+func legacyACL() ACL { return ACL{Grants: map[string]Privs{Public: PrivAll}} }
+
+// aclOfLocked is sequence id's ACL. REQUIRES: catMu held.
+func (e *Engine) aclOfLocked(id uint64) aclRecord {
+	if r, ok := e.acls[id]; ok {
+		return r
+	}
+	return aclRecord{acl: legacyACL()}
 }
 
 func (a ACL) encode() []byte {
@@ -152,7 +165,7 @@ func (e *Engine) ACL(n Name) (ACL, error) {
 	}
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
-	return e.acls[info.ID].acl.clone(), nil
+	return e.aclOfLocked(info.ID).acl.clone(), nil
 }
 
 // ACLs are every sequence's ACL by sequence ID (for catalogs and for
@@ -177,7 +190,7 @@ func (e *Engine) UpdateACL(ctx context.Context, n Name, f func(*ACL) error) erro
 		return err
 	}
 	e.catMu.RLock()
-	old := e.acls[info.ID]
+	old := e.aclOfLocked(info.ID)
 	e.catMu.RUnlock()
 	a := old.acl.clone()
 	if err := f(&a); err != nil {
@@ -208,7 +221,7 @@ func (e *Engine) Privileges(n Name, role string, superuser bool) (Privs, error) 
 	if s == nil {
 		return 0, notFound(n)
 	}
-	return e.acls[s.id].acl.Privileges(role, superuser), nil
+	return e.aclOfLocked(s.id).acl.Privileges(role, superuser), nil
 }
 
 // AuthVersion changes whenever a sequence's ACL or a role changes, so

@@ -88,3 +88,23 @@ func TestACLRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyACL: a sequence created without an owner (as before
+// privileges existed) stays open to every role until its ACL is written.
+func TestLegacyACL(t *testing.T) {
+	e := openFS(t, vfs.NewMem())
+	defer e.Close()
+	n := mustName(t, "old")
+	if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := e.Privileges(n, "anyone", false); err != nil || p != PrivAll {
+		t.Fatalf("legacy: %v, %v", p, err)
+	}
+	if err := e.UpdateACL(ctx, n, func(a *ACL) error { a.Grants[Public] &^= PrivUpdate; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := e.Privileges(n, "anyone", false); p != PrivUsage|PrivSelect {
+		t.Fatalf("after REVOKE UPDATE FROM PUBLIC: %v", p)
+	}
+}

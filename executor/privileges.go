@@ -207,9 +207,6 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 				continue
 			}
 			err = eng.UpdateACL(ctx, n, func(a *engine.ACL) error {
-				if a.Owner == "" {
-					a.Owner = s.cfg.User // a sequence that predates privileges: its first grantor owns it
-				}
 				for _, g := range grantees {
 					if st.IsGrant {
 						a.Grants[g] |= want
