@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -67,8 +68,9 @@ const (
 
 // Server accepts PostgreSQL connections. It is safe for concurrent use.
 type Server struct {
-	cfg Config
-	log *log.Logger
+	cfg  Config
+	log  *log.Logger
+	auth atomic.Value // string: cfg.Auth, or what SetAuth set
 
 	mu       sync.Mutex
 	ln       []net.Listener
@@ -77,6 +79,10 @@ type Server struct {
 	shutdown bool
 	wg       sync.WaitGroup
 }
+
+// SetAuth changes how connections that start from now on authenticate
+// (AuthTrust or AuthSCRAM); connections already in are not affected.
+func (s *Server) SetAuth(method string) { s.auth.Store(method) }
 
 // NewServer returns a server for cfg.Engine.
 func NewServer(cfg Config) *Server {
@@ -93,6 +99,7 @@ func NewServer(cfg Config) *Server {
 	if s.log == nil {
 		s.log = log.Default()
 	}
+	s.auth.Store(cfg.Auth)
 	return s
 }
 
@@ -537,7 +544,7 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 		c.fatal(sql.TooManyConnections, "sorry, too many clients already")
 		return false
 	}
-	if c.srv.cfg.Auth == AuthSCRAM && !c.authenticate(m.Parameters["user"]) {
+	if c.srv.auth.Load().(string) == AuthSCRAM && !c.authenticate(m.Parameters["user"]) {
 		return false
 	}
 	params := map[string]string{}

@@ -78,6 +78,7 @@ func AuthFor(listen string) string {
 
 // Server is a running seqd.
 type Server struct {
+	cfg     Config // as started (bootstrap's settings for SetAuth)
 	metrics *metrics
 	watch   *exhaustionWatch
 	stop    chan struct{} // ends the watch
@@ -128,6 +129,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		eng.Close()
 		return nil, err
 	}
+	s.cfg = cfg
 	var tf *tlsFiles
 	var tlsConfig *tls.Config
 	if cfg.TLSCert != "" || cfg.TLSKey != "" {
@@ -204,6 +206,21 @@ func bootstrap(ctx context.Context, eng *engine.Engine, cfg *Config) error {
 		return err
 	}
 	cfg.Logger.Printf("created the superuser %q", cfg.Superuser)
+	return nil
+}
+
+// SetAuth changes the authentication of new connections (a reload): the
+// same checks as at start apply (under scram-sha-256 the superuser must
+// exist, or its password have been given). On error nothing changes.
+func (s *Server) SetAuth(ctx context.Context, method string) error {
+	cfg := s.cfg
+	cfg.Auth = method
+	if err := bootstrap(ctx, s.eng, &cfg); err != nil {
+		return err
+	}
+	s.pg.SetAuth(method)
+	s.cfg.Auth = method
+	s.log.Printf("authentication of new connections: %s", method)
 	return nil
 }
 

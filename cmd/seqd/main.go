@@ -43,15 +43,25 @@ func main() {
 	faults := flag.Bool("fault-injection", false, "testing only: keep the store in memory over -data, read fault commands from standard input (see package faultfs)")
 	faultSeed := flag.Uint64("fault-seed", uint64(time.Now().UnixNano()), "testing only: seed of -fault-injection's crash clones")
 	flag.DurationVar(&cfg.ExhaustionHorizon, "exhaustion-horizon", 30*24*time.Hour, "warn (once a day) of a sequence projected to reach its limit within this long")
-	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
+	logLevel := flag.String("log-level", "info", "debug, info, warn or error (reloaded from -config on SIGHUP)")
+	configFile := flag.String("config", "", "configuration file: one \"flag-name = value\" per line; the command line wins; SIGHUP applies auth and log-level from it again")
 	flag.Parse()
+	var level slog.LevelVar
+	var conf *config
+	if *configFile != "" {
+		var err error
+		if conf, err = loadConfig(*configFile, &level); err != nil {
+			log.Fatalf("-config: %v", err)
+		}
+	}
 	// One event per line, with its level and time (log/slog); the log
 	// package's lines go through the same handler.
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+	var initial slog.Level
+	if err := initial.UnmarshalText([]byte(*logLevel)); err != nil {
 		log.Fatalf("-log-level: %v", err)
 	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	level.Set(initial)
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: &level})))
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -104,6 +114,9 @@ wait:
 					log.Printf("SIGHUP: reload failed, keeping the old configuration: %v", err)
 				} else {
 					log.Print("SIGHUP: configuration reloaded; still serving")
+				}
+				if conf != nil {
+					conf.reload(context.Background(), s)
 				}
 				continue
 			}
