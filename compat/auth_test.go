@@ -39,7 +39,7 @@ func TestSCRAM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer su.Close(ctx)
-	for _, q := range []string{"create sequence s", "create user app password 'app-pw'", "create role nologin password 'x'"} {
+	for _, q := range []string{"create sequence s", "create user app password 'app-pw'", "create role nologin password 'x'", "grant usage on sequence s to app"} {
 		if _, err := su.Exec(ctx, q); err != nil {
 			t.Fatal(q, err)
 		}
