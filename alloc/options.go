@@ -253,15 +253,7 @@ func apply(o Options, s State, spec Spec, isInit bool) (Options, State, error) {
 		return o, s, errorf(ErrInvalidOption, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", s.Last, o.Max)
 	}
 
-	if spec.Cache != nil {
-		o.Cache = *spec.Cache
-		if o.Cache <= 0 {
-			return o, s, errorf(ErrInvalidOption, "CACHE (%d) must be greater than zero", o.Cache)
-		}
-	} else if isInit {
-		o.Cache = 1
-	}
-	return o, s, nil
+	return applyCache(o, s, spec, isInit)
 }
 
 // applyShaped is apply for a shaped sequence: its counter runs from 1 by 1
@@ -317,15 +309,7 @@ func applyShaped(o Options, s State, spec Spec, isInit bool) (Options, State, er
 	case spec.Restart || isInit:
 		s = State{Last: o.Start}
 	}
-	if spec.Cache != nil {
-		o.Cache = *spec.Cache
-		if o.Cache <= 0 {
-			return o, s, errorf(ErrInvalidOption, "CACHE (%d) must be greater than zero", o.Cache)
-		}
-	} else if isInit {
-		o.Cache = 1
-	}
-	return o, s, nil
+	return applyCache(o, s, spec, isInit)
 }
 
 func typeName(t *Type) string {
@@ -341,4 +325,17 @@ func (sh Shape) kindName() string {
 		return "SHARD_BITS"
 	}
 	return "BIT_REVERSED_POSITIVE"
+}
+
+// applyCache applies CACHE, last of init_params' steps for every shape.
+func applyCache(o Options, s State, spec Spec, isInit bool) (Options, State, error) {
+	if spec.Cache != nil {
+		o.Cache = *spec.Cache
+		if o.Cache <= 0 {
+			return o, s, errorf(ErrInvalidOption, "CACHE (%d) must be greater than zero", o.Cache)
+		}
+	} else if isInit {
+		o.Cache = 1
+	}
+	return o, s, nil
 }

@@ -110,6 +110,11 @@ func WritePNG(w io.Writer, rs []Result, title string) error {
 	right.X.Tick.Label.XAlign = draw.XRight
 	right.Legend.Top = true
 
+	return writePanels(w, left, right)
+}
+
+// writePanels draws two plots side by side as one PNG.
+func writePanels(w io.Writer, left, right *plot.Plot) error {
 	img := vgimg.New(vg.Points(1400), vg.Points(600))
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(20), PadTop: vg.Points(10), PadBottom: vg.Points(10), PadLeft: vg.Points(10), PadRight: vg.Points(10)}
@@ -174,12 +179,5 @@ func WriteModelPNG(w io.Writer, cfg ModelConfig, ms []ModelResult) error {
 	right.X.Tick.Label.Rotation = math.Pi / 8
 	right.X.Tick.Label.XAlign = draw.XRight
 
-	img := vgimg.New(vg.Points(1400), vg.Points(600))
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(20), PadTop: vg.Points(10), PadBottom: vg.Points(10), PadLeft: vg.Points(10), PadRight: vg.Points(10)}
-	canvases := plot.Align([][]*plot.Plot{{left, right}}, tiles, dc)
-	left.Draw(canvases[0][0])
-	right.Draw(canvases[0][1])
-	_, err = vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-	return err
+	return writePanels(w, left, right)
 }

@@ -240,12 +240,7 @@ func leastLoaded(perNode []int) int {
 // distinct ids as rows, and reports throughput, latency and the size of
 // the primary key's index.
 func runHotspot(ctx context.Context, cfg Config) ([]Result, error) {
-	var seqd *Target
-	for i := range cfg.Targets {
-		if cfg.Targets[i].Kind == Seqd {
-			seqd = &cfg.Targets[i]
-		}
-	}
+	seqd := seqdTarget(cfg.Targets)
 	var out []Result
 	for _, t := range cfg.Targets {
 		if t.Kind != Postgres && t.Kind != MariaDB {

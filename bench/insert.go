@@ -61,18 +61,25 @@ func insertVariants(t Target, first, withSeqd bool) []insertVariant {
 	return vs
 }
 
+// seqdTarget is the last seqd among targets, nil if there is none: where
+// the workloads that insert rows take their ids from.
+func seqdTarget(targets []Target) *Target {
+	var seqd *Target
+	for i := range targets {
+		if targets[i].Kind == Seqd {
+			seqd = &targets[i]
+		}
+	}
+	return seqd
+}
+
 // runInsert is the TiDB article's latency test and the MariaDB article's
 // insert test: the time to insert each of cfg.Rows rows (cfg.Reps times,
 // into a fresh table), row by row or cfg.RowsPerTx rows per transaction,
 // by cfg.Threads[i] clients, for every way of giving rows their id.
 // Every repetition checks the table holds as many distinct ids as rows.
 func runInsert(ctx context.Context, cfg Config) ([]Result, error) {
-	var seqd *Target
-	for i := range cfg.Targets {
-		if cfg.Targets[i].Kind == Seqd {
-			seqd = &cfg.Targets[i]
-		}
-	}
+	seqd := seqdTarget(cfg.Targets)
 	var out []Result
 	seen := map[string]bool{}
 	for _, t := range cfg.Targets {
