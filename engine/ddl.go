@@ -66,7 +66,7 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co Cre
 	// The new sequence is visible at once but hands out nothing until its
 	// record is durable: writing is set and the window is empty.
 	s := &seq{key: n.key, id: id, opts: opts, cur: state, writing: true, unlogged: co.Unlogged}
-	e.seqs[n.key] = s
+	e.setSeqLocked(n.key, s)
 	e.catMu.Unlock()
 
 	rec := record{id: id, opts: opts, state: state, unlogged: co.Unlogged}
@@ -158,7 +158,7 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 	}
 	e.catMu.Lock()
 	if e.seqs[s.key] == s {
-		delete(e.seqs, s.key)
+		e.delSeqLocked(s.key)
 	}
 	delete(e.comments, s.id)
 	delete(e.acls, s.id)

@@ -135,7 +135,15 @@ type Engine struct {
 	comments map[uint64]comment
 	// acls are the sequences' owners and grants by sequence ID; their
 	// writes are serialized by commentMu too.
-	acls        map[uint64]aclRecord
+	acls map[uint64]aclRecord
+	// hot caches the lookups of up to maxHot names (name -> *seq), so
+	// that nextval takes no shared lock: every reader of one RWMutex
+	// writes its reader count, which under contention cost more than the
+	// rest of nextval. Entries are stored under catMu's read lock and
+	// deleted under its write lock (setSeqLocked, delSeqLocked), so none
+	// outlives its mapping.
+	hot         sync.Map
+	hotSize     atomic.Int64  // entries in hot, at most maxHot
 	authVersion atomic.Uint64 // see AuthVersion
 	// roles are who may connect; roleMu serializes their writes.
 	roles  map[string]Role
@@ -249,12 +257,41 @@ func (e *Engine) newIDLocked() (uint64, error) {
 	return uint64(e.token)<<32 | e.nextID, nil
 }
 
+// maxHot bounds the lookup cache.
+const maxHot = 4096
+
+// setSeqLocked maps key to s; delSeqLocked removes key. Both keep the
+// lookup cache right. REQUIRES: catMu held for writing.
+func (e *Engine) setSeqLocked(key string, s *seq) {
+	e.seqs[key] = s
+	e.forgetLocked(key)
+}
+
+func (e *Engine) delSeqLocked(key string) {
+	delete(e.seqs, key)
+	e.forgetLocked(key)
+}
+
+func (e *Engine) forgetLocked(key string) {
+	if _, had := e.hot.LoadAndDelete(key); had {
+		e.hotSize.Add(-1)
+	}
+}
+
 func (e *Engine) lookup(n Name) (*seq, error) {
 	if e.deposed.Load() {
 		return nil, deposedError()
 	}
+	if v, ok := e.hot.Load(n.key); ok {
+		return v.(*seq), nil
+	}
 	e.catMu.RLock()
 	s := e.seqs[n.key]
+	if s != nil && e.hotSize.Load() < maxHot {
+		if _, had := e.hot.LoadOrStore(n.key, s); !had {
+			e.hotSize.Add(1)
+		}
+	}
 	e.catMu.RUnlock()
 	if s == nil {
 		return nil, notFound(n)

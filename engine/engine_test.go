@@ -294,3 +294,36 @@ func TestReserveWholeConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLookupCacheFollowsDDL: names looked up once are served from the
+// lookup cache; a drop, a re-creation and a rename are seen at once.
+func TestLookupCacheFollowsDDL(t *testing.T) {
+	e := openFS(t, vfs.NewMem())
+	defer e.Close()
+	s, tn := mustName(t, "s"), mustName(t, "t")
+	if _, err := e.Create(ctx, s, alloc.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	next(t, e, s)
+	if err := e.Drop(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.Nextval(ctx, s); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("after drop: %v", err)
+	}
+	if _, err := e.Create(ctx, s, alloc.Spec{Start: i64(100)}, false); err != nil {
+		t.Fatal(err)
+	}
+	if v := next(t, e, s); v != 100 {
+		t.Fatalf("the new s: %d", v)
+	}
+	if err := e.Rename(ctx, s, tn); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.Nextval(ctx, s); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the old name after rename: %v", err)
+	}
+	if v := next(t, e, tn); v != 101 {
+		t.Fatalf("the new name after rename: %d", v)
+	}
+}

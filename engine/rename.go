@@ -33,7 +33,7 @@ func (e *Engine) Rename(ctx context.Context, from, to Name) error {
 		return err
 	}
 	// REQUIRES: catMu before s.mu (the lock order); s is idle and ours.
-	e.seqs[to.key] = s
+	e.setSeqLocked(to.key, s)
 	e.catMu.Unlock()
 	s.writing, s.remaining, s.granted = true, 0, 0
 	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged}
@@ -47,12 +47,12 @@ func (e *Engine) Rename(ctx context.Context, from, to Name) error {
 	defer e.catMu.Unlock()
 	if err != nil {
 		if e.seqs[to.key] == s {
-			delete(e.seqs, to.key)
+			e.delSeqLocked(to.key)
 		}
 		return err
 	}
 	if e.seqs[from.key] == s {
-		delete(e.seqs, from.key)
+		e.delSeqLocked(from.key)
 	}
 	e.catalogVersion.Add(1)
 	return nil
