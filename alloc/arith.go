@@ -200,7 +200,7 @@ func (o *Options) Value(counter int64) int64 { return o.Shape.Value(counter) }
 // or more when the skip range passes over some. ok is false when none of
 // the counters left gives a value; a sequence that cycles always has one.
 func (o *Options) NextSteps(s State) (int64, bool) {
-	if !o.Shape.Skip {
+	if !o.Shape.HasSkip() {
 		return 1, o.Left(s) > 0 || o.Cycle
 	}
 	c := s.Last

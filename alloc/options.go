@@ -291,13 +291,13 @@ func applyShaped(o Options, s State, spec Spec, isInit bool) (Options, State, er
 		return o, s, errorf(ErrInvalidOption, "ALTER SEQUENCE takes RESTART COUNTER, not START COUNTER")
 	}
 	if spec.NoSkip {
-		o.Shape.Skip, o.Shape.SkipMin, o.Shape.SkipMax = false, 0, 0
+		o.Shape = o.Shape.WithoutSkip()
 	}
 	if r := spec.Skip; r != nil {
 		if r[0] > r[1] {
 			return o, s, errorf(ErrInvalidOption, "SKIP RANGE minimum (%d) must not be greater than its maximum (%d)", r[0], r[1])
 		}
-		o.Shape.Skip, o.Shape.SkipMin, o.Shape.SkipMax = true, r[0], r[1]
+		o.Shape = o.Shape.WithSkip(r[0], r[1])
 	}
 	switch {
 	case spec.RestartCounter != nil:

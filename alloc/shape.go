@@ -41,10 +41,44 @@ type Shape struct {
 	Kind      ShapeKind
 	ShardBits uint8 // Sharded: S
 	RangeBits uint8 // Sharded: R
-	// Skip: values in SkipMin..SkipMax (inclusive) are never handed out;
-	// the counters that map to them are passed over.
-	Skip             bool
-	SkipMin, SkipMax int64
+	// skip: the values never handed out (the counters that map to them
+	// are passed over); nil for none. Behind a pointer, never changed in
+	// place, so that an ordered sequence's options stay small (a million
+	// sequences in the engine's memory budget).
+	skip *skipRange
+}
+
+// skipRange is an inclusive range of values.
+type skipRange struct{ min, max int64 }
+
+// WithSkip is sh with the skip range lo..hi (inclusive).
+func (sh Shape) WithSkip(lo, hi int64) Shape {
+	sh.skip = &skipRange{lo, hi}
+	return sh
+}
+
+// WithoutSkip is sh with no skip range.
+func (sh Shape) WithoutSkip() Shape {
+	sh.skip = nil
+	return sh
+}
+
+// Skip is the skip range; ok is false when there is none.
+func (sh Shape) Skip() (lo, hi int64, ok bool) {
+	if sh.skip == nil {
+		return 0, 0, false
+	}
+	return sh.skip.min, sh.skip.max, true
+}
+
+// HasSkip reports whether a skip range is set.
+func (sh Shape) HasSkip() bool { return sh.skip != nil }
+
+// Equal reports whether two shapes are the same.
+func (sh Shape) Equal(o Shape) bool {
+	alo, ahi, aok := sh.Skip()
+	blo, bhi, bok := o.Skip()
+	return sh.Kind == o.Kind && sh.ShardBits == o.ShardBits && sh.RangeBits == o.RangeBits && aok == bok && alo == blo && ahi == bhi
 }
 
 // Shaped reports whether values differ from counters.
@@ -108,7 +142,7 @@ func (sh Shape) Counter(v int64) (c int64, ok bool) {
 }
 
 // Skipped reports whether the skip range holds v.
-func (sh Shape) Skipped(v int64) bool { return sh.Skip && v >= sh.SkipMin && v <= sh.SkipMax }
+func (sh Shape) Skipped(v int64) bool { return sh.skip != nil && v >= sh.skip.min && v <= sh.skip.max }
 
 // NextCounter is the smallest counter from c on (c >= 1) whose value is
 // not skipped; ok is false when every counter from c to MaxCounter is.
@@ -150,7 +184,7 @@ func (sh Shape) firstInBlock(base int64, free uint) (int64, bool) {
 		mask |= 1 << sh.pos(i)
 	}
 	possible := func(fixed, mask uint64) bool {
-		return int64(fixed) < sh.SkipMin || int64(fixed|mask) > sh.SkipMax
+		return int64(fixed) < sh.skip.min || int64(fixed|mask) > sh.skip.max
 	}
 	if !possible(fixed, mask) {
 		return 0, false
@@ -179,8 +213,8 @@ func (sh Shape) String() string {
 	default:
 		s = "ordered"
 	}
-	if sh.Skip {
-		s += fmt.Sprintf(" skip %d %d", sh.SkipMin, sh.SkipMax)
+	if lo, hi, ok := sh.Skip(); ok {
+		s += fmt.Sprintf(" skip %d %d", lo, hi)
 	}
 	return s
 }
@@ -225,7 +259,7 @@ func ParseShape(text string) (Shape, error) {
 		if !ok1 || !ok2 || lo > hi {
 			return sh, bad
 		}
-		sh.Skip, sh.SkipMin, sh.SkipMax = true, lo, hi
+		sh = sh.WithSkip(lo, hi)
 		f = nil
 	}
 	if len(f) != 0 {

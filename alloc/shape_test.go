@@ -169,7 +169,7 @@ func TestNextCounterExhaustive(t *testing.T) {
 		maxc := sh.MaxCounter()
 		for lo := int64(-1); lo <= maxc+1; lo++ {
 			for hi := lo; hi <= maxc+1; hi++ {
-				sh.Skip, sh.SkipMin, sh.SkipMax = true, lo, hi
+				sh = sh.WithSkip(lo, hi)
 				for c := int64(1); c <= maxc; c++ {
 					want, wantOK := int64(0), false
 					for d := c; d <= maxc; d++ {
@@ -197,7 +197,7 @@ func TestNextCounterWide(t *testing.T) {
 		for i := 0; i < 300; i++ {
 			sh := base
 			a, b := 1+rng.Int64N(maxc), 1+rng.Int64N(maxc)
-			sh.Skip, sh.SkipMin, sh.SkipMax = true, min(a, b), max(a, b)
+			sh = sh.WithSkip(min(a, b), max(a, b))
 			c := 1 + rng.Int64N(1<<20)
 			n, ok := sh.NextCounter(c)
 			if !ok {
@@ -214,12 +214,12 @@ func TestNextCounterWide(t *testing.T) {
 		}
 	}
 	// Everything skipped: nothing left.
-	sh := Shape{Kind: BitReversed, Skip: true, SkipMin: 1, SkipMax: math.MaxInt64}
+	sh := Shape{Kind: BitReversed}.WithSkip(1, math.MaxInt64)
 	if n, ok := sh.NextCounter(1); ok {
 		t.Errorf("all values skipped: NextCounter = %d", n)
 	}
 	// All but the largest value: the counter that maps to it.
-	sh.SkipMax = math.MaxInt64 - 1
+	sh = sh.WithSkip(1, math.MaxInt64-1)
 	if n, ok := sh.NextCounter(1); !ok || n != math.MaxInt64 {
 		t.Errorf("all but 2^63-1 skipped: NextCounter = %d, %v", n, ok)
 	}
@@ -227,10 +227,10 @@ func TestNextCounterWide(t *testing.T) {
 
 func TestShapeStringRoundTrip(t *testing.T) {
 	for _, sh := range append(shapesUnderTest(), Shape{},
-		Shape{Kind: BitReversed, Skip: true, SkipMin: -5, SkipMax: 1000},
-		Shape{Kind: Sharded, ShardBits: 4, RangeBits: 64, Skip: true, SkipMin: 1, SkipMax: 1}) {
+		Shape{Kind: BitReversed}.WithSkip(-5, 1000),
+		Shape{Kind: Sharded, ShardBits: 4, RangeBits: 64}.WithSkip(1, 1)) {
 		got, err := ParseShape(sh.String())
-		if err != nil || got != sh {
+		if err != nil || !got.Equal(sh) {
 			t.Errorf("ParseShape(%q) = %v, %v", sh.String(), got, err)
 		}
 	}
@@ -270,7 +270,7 @@ func TestShapedOptions(t *testing.T) {
 	}
 	restart := int64(10)
 	o2, s2, err := Alter(o, s, Spec{RestartCounter: &restart, NoSkip: true})
-	if err != nil || s2 != (State{Last: 10}) || o2.Shape.Skip {
+	if err != nil || s2 != (State{Last: 10}) || o2.Shape.HasSkip() {
 		t.Fatalf("RESTART COUNTER 10, NO SKIP RANGE: %+v %+v %v", o2, s2, err)
 	}
 	// setval maps the value back.

@@ -74,14 +74,14 @@ func TestCrashConcurrent(t *testing.T) {
 	// one to one), and no value may come from the skip range.
 	shapes := map[string]alloc.Shape{}
 	for i, sh := range []alloc.Shape{
-		{Kind: alloc.BitReversed, Skip: true, SkipMin: 1 << 61, SkipMax: 5 << 60},
+		alloc.Shape{Kind: alloc.BitReversed}.WithSkip(1<<61, 5<<60),
 		{Kind: alloc.Sharded, ShardBits: 4, RangeBits: 64},
 	} {
 		n := mustName(t, fmt.Sprintf("shaped%d", i))
 		names = append(names, n)
 		spec := alloc.Spec{Cache: i64(100), Shape: &sh}
-		if sh.Skip {
-			spec.Skip = &[2]int64{sh.SkipMin, sh.SkipMax}
+		if lo, hi, ok := sh.Skip(); ok {
+			spec.Skip = &[2]int64{lo, hi}
 		}
 		if _, err := e.Create(ctx, n, spec, false); err != nil {
 			t.Fatal(err)

@@ -75,12 +75,13 @@ func (r record) encode() []byte {
 	}
 	if sh.Shaped() {
 		kind := byte(sh.Kind)
-		if sh.Skip {
+		lo, hi, skip := sh.Skip()
+		if skip {
 			kind |= 4
 		}
 		b = append(b, kind, sh.ShardBits, sh.RangeBits)
-		b = binary.BigEndian.AppendUint64(b, uint64(sh.SkipMin))
-		b = binary.BigEndian.AppendUint64(b, uint64(sh.SkipMax))
+		b = binary.BigEndian.AppendUint64(b, uint64(lo))
+		b = binary.BigEndian.AppendUint64(b, uint64(hi))
 	}
 	return b
 }
@@ -102,9 +103,13 @@ func decodeRecord(b []byte) (record, error) {
 	r.opts.Start, r.opts.Cache, r.state.Last = field(3), field(4), field(5)
 	if b[0] == shapedVersion {
 		kind := b[recordSize]
-		sh := alloc.Shape{Kind: alloc.ShapeKind(kind & 3), ShardBits: b[recordSize+1], RangeBits: b[recordSize+2], Skip: kind&4 != 0}
-		sh.SkipMin = int64(binary.BigEndian.Uint64(b[recordSize+3:]))
-		sh.SkipMax = int64(binary.BigEndian.Uint64(b[recordSize+11:]))
+		sh := alloc.Shape{Kind: alloc.ShapeKind(kind & 3), ShardBits: b[recordSize+1], RangeBits: b[recordSize+2]}
+		lo, hi := int64(binary.BigEndian.Uint64(b[recordSize+3:])), int64(binary.BigEndian.Uint64(b[recordSize+11:]))
+		if kind&4 != 0 {
+			sh = sh.WithSkip(lo, hi)
+		} else if lo != 0 || hi != 0 {
+			return record{}, corrupt
+		}
 		if kind>>3 != 0 || !sh.Shaped() || sh.Kind > alloc.Sharded {
 			return record{}, corrupt
 		}

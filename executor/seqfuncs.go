@@ -338,7 +338,7 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 	eng := b.s.engFor(b.name)
 	for b.left > 0 {
 		if b.i == b.r.Count {
-			if b.opts != nil && b.opts.Shape.Skip {
+			if b.opts != nil && b.opts.Shape.HasSkip() {
 				// A skip range may pass over any number of counters:
 				// nextval jumps them rather than stream them.
 				return b.nextval(eng)
@@ -364,7 +364,7 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 		b.left--
 		// The chunk's last counters may be skipped: then every value
 		// is remembered, not only the chunk's last.
-		if b.i == b.r.Count || b.left == 0 || b.opts != nil && b.opts.Shape.Skip {
+		if b.i == b.r.Count || b.left == 0 || b.opts != nil && b.opts.Shape.HasSkip() {
 			b.s.seqs.Nextval(b.s.memoryID(b.name, b.id), v)
 			b.s.lastName = b.name
 		}

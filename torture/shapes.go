@@ -26,7 +26,7 @@ type shapedSeq struct {
 // the counters divisible by 8, so one counter in eight is passed over.
 var shapedSeqs = map[string]shapedSeq{
 	"t_bitrev": {
-		shape:   alloc.Shape{Kind: alloc.BitReversed, Skip: true, SkipMin: 1, SkipMax: 1<<60 - 1},
+		shape:   alloc.Shape{Kind: alloc.BitReversed}.WithSkip(1, 1<<60-1),
 		rank:    func(c int64) int64 { return c - c/8 },
 		counter: func(k int64) int64 { return k + (k-1)/7 },
 	},
