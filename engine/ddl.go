@@ -203,6 +203,7 @@ func (e *Engine) lookupIdle(ctx context.Context, n Name) (*seq, error) {
 		s.mu.Unlock()
 		return nil, err
 	}
+	s.drainLocked() // DDL sees the exact position (invariant 4)
 	if err := s.usableLocked(); err != nil {
 		s.mu.Unlock()
 		return nil, err
@@ -220,6 +221,7 @@ func (e *Engine) commit(s *seq, op storage.Op, apply func(storage.Rev), extra ..
 		s.writing = false
 		if err != nil {
 			s.err = storageError(s, err)
+			s.drainLocked()
 			err = s.err
 		} else {
 			apply(rev)

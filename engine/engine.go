@@ -310,6 +310,12 @@ func (e *Engine) Nextval(ctx context.Context, n Name) (id uint64, v int64, err e
 	if err != nil {
 		return 0, 0, err
 	}
+	// The fast path: a value from the sequence's carve, without its lock.
+	if c := s.carved.Load(); c != nil && !e.deposed.Load() {
+		if v, ok := c.take(); ok {
+			return s.id, v, nil
+		}
+	}
 	r, err := e.reserve(ctx, s, 0, true)
 	return s.id, r.First, err
 }
@@ -358,6 +364,7 @@ func (e *Engine) Release(n Name, first, last int64) (released int64, err error) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.drainLocked()
 	if err := s.usableLocked(); err != nil {
 		return 0, err
 	}
@@ -506,6 +513,7 @@ func (e *Engine) closeSeq(s *seq) chan error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.waitIdleLocked(context.Background())
+	s.drainLocked() // invariant 5: the exact position, untaken values back
 	if s.gone || s.err != nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/storage"
@@ -28,15 +29,16 @@ type seq struct {
 	// state the store resumes from (cur advanced by remaining): durable,
 	// not yet handed out.
 	remaining  int64
-	window     int64         // prefetch size, adapted to the rate within CACHE-1
-	demand     int64         // values wanted by callers blocked on this sequence
-	granted    int64         // size of the last range handed out, ending at cur; 0: none may be released
-	changed    chan struct{} // closed when a write completes; made on demand
-	err        *Error        // sticky: storage failure or engine closed
-	lastRefill int32         // engine clock in ticks (see tick) at the last prefetch
-	writing    bool          // a write of this sequence's record is in flight
-	gone       bool          // dropped
-	unlogged   bool          // UNLOGGED: reset to its start after a crash
+	window     int64                 // prefetch size, adapted to the rate within CACHE-1
+	demand     int64                 // values wanted by callers blocked on this sequence
+	granted    int64                 // size of the last range handed out, ending at cur; 0: none may be released
+	changed    chan struct{}         // closed when a write completes; made on demand
+	err        *Error                // sticky: storage failure or engine closed
+	lastRefill int32                 // engine clock in ticks (see tick) at the last prefetch
+	carved     atomic.Pointer[carve] // values nextval takes without mu (carve.go); nil: none
+	writing    bool                  // a write of this sequence's record is in flight
+	gone       bool                  // dropped
+	unlogged   bool                  // UNLOGGED: reset to its start after a crash
 }
 
 // durableLocked is the mark the store holds: every value handed out is at
@@ -59,7 +61,8 @@ func (s *seq) usableLocked() error {
 }
 
 func (s *seq) infoLocked() Info {
-	return Info{Name: s.name(), ID: s.id, Options: s.opts, State: s.cur, Window: s.remaining, Unlogged: s.unlogged}
+	cur, window := s.currentLocked()
+	return Info{Name: s.name(), ID: s.id, Options: s.opts, State: cur, Window: window, Unlogged: s.unlogged}
 }
 
 // changedLocked returns a channel closed at the next completed write.
@@ -108,6 +111,7 @@ func (s *seq) waitIdleLocked(ctx context.Context) error {
 func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (alloc.Range, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.drainLocked()
 	waits := 0
 	n0 := n == 0
 	for {
@@ -152,7 +156,9 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 				s.granted = r.Count
 				e.refillLocked(s)
 				if n0 {
-					return alloc.Range{First: s.opts.Value(r.Last()), Count: 1, Increment: 1}, nil
+					v := s.opts.Value(r.Last())
+					s.carveLocked() // for the nextval calls to come
+					return alloc.Range{First: v, Count: 1, Increment: 1}, nil
 				}
 				return r, nil
 			}
@@ -181,7 +187,10 @@ func (e *Engine) refillLocked(s *seq) {
 	if s.writing || s.gone || s.err != nil {
 		return
 	}
-	if s.demand <= s.remaining && s.remaining > s.window/2 {
+	// A carve's untaken values are the window's too (invariant 3 counts
+	// them as prefetched).
+	window := s.remaining + s.carvedLeft()
+	if s.demand <= window && window > s.window/2 {
 		return
 	}
 	s.writing = true
@@ -208,6 +217,7 @@ func (e *Engine) refillLocked(s *seq) {
 			defer s.broadcastLocked()
 			if err != nil {
 				s.err = storageError(s, err)
+				s.drainLocked() // invariants 6 and 7: nothing more handed out
 				return
 			}
 			s.rev = rev
@@ -245,7 +255,7 @@ func (e *Engine) planLocked(s *seq) (alloc.State, int64) {
 	}
 	s.window = min(s.window, capacity)
 	s.lastRefill = now
-	spare := max(s.remaining-s.demand, 0)
+	spare := max(s.remaining+s.carvedLeft()-s.demand, 0)
 	prefetch := max(min(s.window, capacity-spare), 0)
 	steps := need
 	if steps > math.MaxInt64-prefetch {
