@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -47,7 +48,7 @@ type Config struct {
 	Cycles  int           // server runs, each ended by a fault
 	Clients int           // concurrent workload connections
 	Load    time.Duration // most load before a cycle's fault (at least a tenth of it)
-	Faults  []Fault       // drawn at random for each cycle; nil: AllFaults
+	Faults  []Fault       // one per cycle, in rounds that shuffle all of them (each kind once a round); nil: AllFaults
 	Seed    uint64
 	// PorcupineOps, if positive, bounds the operations porcupine checks
 	// to a prefix of the history by call time (the scan checks all).
@@ -196,8 +197,16 @@ func Run(cfg Config) (*Report, error) {
 	r.ddlLog = logf
 
 	var restarts []Restart
+	var deck []Fault // this round's faults still to come
 	for epoch := 0; epoch <= cfg.Cycles; epoch++ {
-		fault := cfg.Faults[rng.IntN(len(cfg.Faults))]
+		if len(deck) == 0 {
+			// Every kind once a round, in random order: a bounded run
+			// cannot miss one by chance.
+			deck = slices.Clone(cfg.Faults)
+			rng.Shuffle(len(deck), func(i, j int) { deck[i], deck[j] = deck[j], deck[i] })
+		}
+		fault := deck[0]
+		deck = deck[1:]
 		last := epoch == cfg.Cycles // only starts, probes and stops cleanly
 		faultFS := !last && fault != Kill && fault != Pause && fault != Clean
 		fmt.Fprintf(logf, "--- cycle %d: %s\n", epoch, fault)
