@@ -260,9 +260,15 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		// A shaped sequence's range is one of counters; the shape says
 		// how the caller maps them to values, and currval is the last
 		// value the range holds.
+		// Without the shape the counters would pass for values: a
+		// sequence that fails right after the reservation fails it.
+		info, err := eng.Info(n)
+		if err != nil {
+			return nil, err
+		}
 		shape := Null
 		last, ok := r.Last(), true
-		if info, err := eng.Info(n); err == nil && info.Options.Shape.Shaped() {
+		if info.Options.Shape.Shaped() {
 			shape = Text(info.Options.Shape.String())
 			last, ok = lastValue(info.Options, r)
 		}
@@ -349,8 +355,14 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 			}
 			b.id, b.r, b.i = id, r, 0
 			// Read after the reservation: an ALTER of the skip range
-			// before it applies to all of it.
-			if info, err := eng.Info(b.name); err == nil && info.Options.Shape.Shaped() {
+			// before it applies to all of it. Without the shape the
+			// counters would pass for values: an error ends the stream.
+			info, err := eng.Info(b.name)
+			if err != nil {
+				return nil, false, err
+			}
+			b.opts = nil
+			if info.Options.Shape.Shaped() {
 				b.opts = &info.Options
 			}
 		}
