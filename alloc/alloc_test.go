@@ -205,12 +205,12 @@ func TestSetval(t *testing.T) {
 func TestReserve(t *testing.T) {
 	o, s, _ := Create(Spec{Increment: i64(10), Max: i64(55)})
 	r, s, err := o.Reserve(s, 3, "s")
-	if err != nil || r != (Range{1, 3, 10}) || r.Last() != 21 {
+	if err != nil || r != (Range{First: 1, Count: 3, Increment: 10}) || r.Last() != 21 {
 		t.Fatalf("first range %+v %v", r, err)
 	}
 	// Stops at the limit with fewer values than asked.
 	r, s, err = o.Reserve(s, 100, "s")
-	if err != nil || r != (Range{31, 3, 10}) {
+	if err != nil || r != (Range{First: 31, Count: 3, Increment: 10}) {
 		t.Fatalf("short range %+v %v", r, err)
 	}
 	if _, _, err = o.Reserve(s, 1, "s"); !errors.Is(err, ErrLimitReached) {
@@ -219,7 +219,7 @@ func TestReserve(t *testing.T) {
 	// With CYCLE the next range starts at the other end.
 	o.Cycle = true
 	r, _, err = o.Reserve(s, 100, "s")
-	if err != nil || r != (Range{1, 6, 10}) {
+	if err != nil || r != (Range{First: 1, Count: 6, Increment: 10}) {
 		t.Fatalf("cycled range %+v %v", r, err)
 	}
 	// A full bigint span saturates instead of overflowing.

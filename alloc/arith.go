@@ -13,10 +13,33 @@ type State struct {
 // Range is a run of Count values First, First+Increment, ... handed out by
 // one call. A range never wraps: with CYCLE, a reservation that reaches the
 // limit ends there and the next one starts at the other end.
+//
+// A shaped sequence's range is one of counters, and Shape (taken with the
+// range, so that a later ALTER of the skip range does not apply to it)
+// maps them to values: Value says which counter gives which value.
 type Range struct {
 	First     int64
 	Count     int64
 	Increment int64
+	Shape     Shape
+}
+
+// Value is the value of the range's i-th counter; ok is false when the
+// shape's skip range passes over it. REQUIRES: 0 <= i < Count.
+func (r Range) Value(i int64) (v int64, ok bool) {
+	v = r.Shape.Value(r.At(i))
+	return v, !r.Shape.Skipped(v)
+}
+
+// LastValue is the value of the last counter the skip range does not pass
+// over; ok is false when it passes over them all.
+func (r Range) LastValue() (int64, bool) {
+	for i := r.Count - 1; i >= 0; i-- {
+		if v, ok := r.Value(i); ok {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // Last is the final value of the range. REQUIRES: r.Count >= 1.
@@ -131,7 +154,7 @@ func (o *Options) Reserve(s State, n int64, name string) (Range, State, error) {
 		left = o.Left(s)
 	}
 	count := min(n, left)
-	r := Range{First: o.at(s, 1), Count: count, Increment: o.Increment}
+	r := Range{First: o.at(s, 1), Count: count, Increment: o.Increment, Shape: o.Shape}
 	return r, State{Last: o.at(s, count), Called: true}, nil
 }
 
@@ -215,14 +238,4 @@ func (o *Options) NextSteps(s State) (int64, bool) {
 		return 0, false
 	}
 	return n - c + 1, true
-}
-
-// Values calls f with each value of the range of counters r, in order,
-// passing over those the skip range holds.
-func (o *Options) Values(r Range, f func(v int64)) {
-	for i := int64(0); i < r.Count; i++ {
-		if v := o.Value(r.At(i)); !o.Shape.Skipped(v) {
-			f(v)
-		}
-	}
 }

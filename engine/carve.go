@@ -23,10 +23,9 @@ import (
 // from the window). Nothing is written for a carve; a crash skips its
 // untaken values, which are within the window (3).
 type carve struct {
-	left  atomic.Int64 // values not yet taken; the next one is count-left
-	r     alloc.Range  // the carved counters
-	shape alloc.Shape  // maps a counter to its value (no skip range)
-	base  alloc.State  // the sequence's position before the carve
+	left atomic.Int64 // values not yet taken; the next one is count-left
+	r    alloc.Range  // the carved counters, with the shape that maps them (no skip range)
+	base alloc.State  // the sequence's position before the carve
 }
 
 // carveMax is the most values one carve holds.
@@ -38,7 +37,8 @@ func (c *carve) take() (int64, bool) {
 	if k < 0 {
 		return 0, false
 	}
-	return c.shape.Value(c.r.At(c.r.Count - 1 - k)), true
+	v, _ := c.r.Value(c.r.Count - 1 - k)
+	return v, true
 }
 
 // drainLocked ends s's carve, if any: the values nobody took go back to
@@ -72,7 +72,7 @@ func (s *seq) carveLocked() {
 	if err != nil || r.Count == 0 {
 		return
 	}
-	c := &carve{r: r, shape: s.opts.Shape, base: base}
+	c := &carve{r: r, base: base}
 	c.left.Store(r.Count)
 	s.cur = next
 	s.remaining -= r.Count

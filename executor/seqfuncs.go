@@ -257,21 +257,14 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		if err != nil {
 			return nil, err
 		}
-		// A shaped sequence's range is one of counters; the shape says
-		// how the caller maps them to values, and currval is the last
-		// value the range holds.
-		// Without the shape the counters would pass for values: a
-		// sequence that fails right after the reservation fails it.
-		info, err := eng.Info(n)
-		if err != nil {
-			return nil, err
-		}
+		// A shaped sequence's range is one of counters; its shape, taken
+		// with it, says how the caller maps them to values, and currval
+		// is the last value the range holds.
 		shape := Null
-		last, ok := r.Last(), true
-		if info.Options.Shape.Shaped() {
-			shape = Text(info.Options.Shape.String())
-			last, ok = lastValue(info.Options, r)
+		if r.Shape.Shaped() {
+			shape = Text(r.Shape.String())
 		}
+		last, ok := r.LastValue()
 		if ok {
 			s.seqs.Nextval(s.memoryID(n, id), last)
 			s.lastName = n
@@ -310,17 +303,6 @@ var funcPrivileges = map[string]engine.Privs{
 // values (alloc.Shape's text form).
 var reserveColumns = []relCol{{"first", tInt8}, {"last", tInt8}, {"increment", tInt8}, {"shape", tText}}
 
-// lastValue is the value of the last counter of r whose value the skip
-// range does not hold; ok is false when it holds them all.
-func lastValue(o alloc.Options, r alloc.Range) (int64, bool) {
-	for i := r.Count - 1; i >= 0; i-- {
-		if v := o.Value(r.At(i)); !o.Shape.Skipped(v) {
-			return v, true
-		}
-	}
-	return 0, false
-}
-
 // bulkChunk is how many values one generate_series row batch reserves.
 const bulkChunk = 1 << 16
 
@@ -335,16 +317,13 @@ type bulkNextval struct {
 	r    alloc.Range
 	i    int64
 	row  [1]Datum
-	// opts is the shaped sequence's options (counters to values), nil
-	// for an ordered one.
-	opts *alloc.Options
 }
 
 func (b *bulkNextval) Next() ([]Datum, bool, error) {
 	eng := b.s.engFor(b.name)
 	for b.left > 0 {
 		if b.i == b.r.Count {
-			if b.opts != nil && b.opts.Shape.HasSkip() {
+			if b.r.Shape.HasSkip() {
 				// A skip range may pass over any number of counters:
 				// nextval jumps them rather than stream them.
 				return b.nextval(eng)
@@ -354,29 +333,16 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 				return nil, false, err
 			}
 			b.id, b.r, b.i = id, r, 0
-			// Read after the reservation: an ALTER of the skip range
-			// before it applies to all of it. Without the shape the
-			// counters would pass for values: an error ends the stream.
-			info, err := eng.Info(b.name)
-			if err != nil {
-				return nil, false, err
-			}
-			b.opts = nil
-			if info.Options.Shape.Shaped() {
-				b.opts = &info.Options
-			}
 		}
-		v := b.r.At(b.i)
+		v, ok := b.r.Value(b.i) // a shaped sequence's counters map to values
 		b.i++
-		if b.opts != nil {
-			if v = b.opts.Value(v); b.opts.Shape.Skipped(v) {
-				continue
-			}
+		if !ok {
+			continue // the skip range (set since the last chunk) holds it
 		}
 		b.left--
 		// The chunk's last counters may be skipped: then every value
 		// is remembered, not only the chunk's last.
-		if b.i == b.r.Count || b.left == 0 || b.opts != nil && b.opts.Shape.HasSkip() {
+		if b.i == b.r.Count || b.left == 0 || b.r.Shape.HasSkip() {
 			b.s.seqs.Nextval(b.s.memoryID(b.name, b.id), v)
 			b.s.lastName = b.name
 		}
