@@ -29,7 +29,9 @@ func (s *Session) isSuperuser(role string) bool {
 // last sequence until a role, an ACL or a name changes.
 func (s *Session) privilegesOn(n engine.Name) (engine.Privs, error) {
 	eng := s.engFor(n)
-	ver := eng.AuthVersion()<<32 ^ eng.CatalogVersion() ^ s.eng.AuthVersion()<<48
+	// The sequence's engine's ACLs and names, and the roles (kept by the
+	// server's engine, which a temporary sequence's is not).
+	ver := [3]uint64{eng.AuthVersion(), eng.CatalogVersion(), s.eng.AuthVersion()}
 	c := &s.privCache
 	if c.ok && c.n == n && c.eng == eng && c.ver == ver {
 		return c.p, nil
@@ -45,7 +47,7 @@ func (s *Session) privilegesOn(n engine.Name) (engine.Privs, error) {
 type privCache struct {
 	n   engine.Name
 	eng *engine.Engine
-	ver uint64
+	ver [3]uint64 // see privilegesOn
 	p   engine.Privs
 	ok  bool
 }
