@@ -245,8 +245,8 @@ func ParseShape(text string) (Shape, error) {
 		if !ok1 || !ok2 {
 			return sh, bad
 		}
-		sh = Shape{Kind: Sharded, ShardBits: uint8(s), RangeBits: uint8(r)}
-		if err := sh.check(); err != nil {
+		var err error
+		if sh, err = NewSharded(s, r); err != nil {
 			return sh, bad
 		}
 		f = f[3:]
@@ -268,17 +268,23 @@ func ParseShape(text string) (Shape, error) {
 	return sh, nil
 }
 
-// check validates a sharded shape's bit counts, TiDB's limits for
-// AUTO_RANDOM(S, R).
+// NewSharded is the sharded shape of s shard bits in r-bit values,
+// within TiDB's limits for AUTO_RANDOM(S, R).
+func NewSharded(s, r int64) (Shape, error) {
+	if s < MinShardBits || s > MaxShardBits {
+		return Shape{}, errorf(ErrInvalidOption, "SHARD_BITS (%d) must be between %d and %d", s, MinShardBits, MaxShardBits)
+	}
+	if r < MinRangeBits || r > MaxRangeBits {
+		return Shape{}, errorf(ErrInvalidOption, "RANGE_BITS (%d) must be between %d and %d", r, MinRangeBits, MaxRangeBits)
+	}
+	return Shape{Kind: Sharded, ShardBits: uint8(s), RangeBits: uint8(r)}, nil
+}
+
+// check validates a sharded shape's bit counts (NewSharded's limits).
 func (sh Shape) check() error {
 	if sh.Kind != Sharded {
 		return nil
 	}
-	if sh.ShardBits < MinShardBits || sh.ShardBits > MaxShardBits {
-		return errorf(ErrInvalidOption, "SHARD_BITS (%d) must be between %d and %d", sh.ShardBits, MinShardBits, MaxShardBits)
-	}
-	if sh.RangeBits < MinRangeBits || sh.RangeBits > MaxRangeBits {
-		return errorf(ErrInvalidOption, "RANGE_BITS (%d) must be between %d and %d", sh.RangeBits, MinRangeBits, MaxRangeBits)
-	}
-	return nil
+	_, err := NewSharded(int64(sh.ShardBits), int64(sh.RangeBits))
+	return err
 }

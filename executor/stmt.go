@@ -223,13 +223,11 @@ func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 		if rangeBits != nil {
 			r = *rangeBits
 		}
-		if *shard < alloc.MinShardBits || *shard > alloc.MaxShardBits {
-			return sp, sql.Errorf(sql.InvalidParameterValue, "SHARD_BITS (%d) must be between %d and %d", *shard, alloc.MinShardBits, alloc.MaxShardBits)
+		sh, err := alloc.NewSharded(*shard, r)
+		if err != nil {
+			return sp, err
 		}
-		if r < alloc.MinRangeBits || r > alloc.MaxRangeBits {
-			return sp, sql.Errorf(sql.InvalidParameterValue, "RANGE_BITS (%d) must be between %d and %d", r, alloc.MinRangeBits, alloc.MaxRangeBits)
-		}
-		sp.Shape = &alloc.Shape{Kind: alloc.Sharded, ShardBits: uint8(*shard), RangeBits: uint8(r)}
+		sp.Shape = &sh
 	}
 	return sp, nil
 }
