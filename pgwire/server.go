@@ -697,15 +697,15 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		// Parse that does not parse, a Bind that does not bind) counts
 		// with the time of its own handling, read only then.
 		var began time.Time
-		_, isExecute := msg.(*pgproto3.Execute)
+		execute, isExecute := msg.(*pgproto3.Execute)
 		if c.srv.cfg.OnStatement != nil && isExecute {
 			began = time.Now()
 		}
 		err := c.extended(ctx, msg)
 		if c.srv.cfg.OnStatement != nil {
-			if e, ok := msg.(*pgproto3.Execute); ok {
+			if isExecute {
 				tag := ""
-				if pt := c.portals[e.Portal]; pt != nil && pt.res != nil {
+				if pt := c.portals[execute.Portal]; pt != nil && pt.res != nil {
 					tag = pt.res.Tag
 				}
 				c.observe(tag, err, began)
