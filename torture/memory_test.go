@@ -28,7 +28,10 @@ func TestMemoryBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := startProc(testenv.SeqdPlainBinary(t), filepath.Join(dir, "data"), addr, false, 0, nil, testWriter{t})
+	// No idle timeout: opening 10,000 connections one after another takes
+	// longer than the harness's 5 s, and the first ones must stay open
+	// while the rest are counted.
+	p, err := startProc(testenv.SeqdPlainBinary(t), filepath.Join(dir, "data"), addr, false, 0, nil, testWriter{t}, "-idle-timeout", "0")
 	if err != nil {
 		t.Fatal(err)
 	}

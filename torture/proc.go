@@ -26,7 +26,7 @@ type proc struct {
 // startProc starts seqd on dir and waits until it accepts connections.
 // With faults it runs on the fault-injecting file system and takes fault
 // commands on its standard input.
-func startProc(bin, dir, addr string, faults bool, seed uint64, sec *secure, log io.Writer) (*proc, error) {
+func startProc(bin, dir, addr string, faults bool, seed uint64, sec *secure, log io.Writer, extra ...string) (*proc, error) {
 	args := []string{"-data", dir, "-listen", addr, "-idle-timeout", "5s"}
 	if faults {
 		args = append(args, "-fault-injection", "-fault-seed", strconv.FormatUint(seed, 10))
@@ -34,6 +34,7 @@ func startProc(bin, dir, addr string, faults bool, seed uint64, sec *secure, log
 	if sec != nil {
 		args = append(args, "-auth", "scram-sha-256", "-tls-cert", sec.cert, "-tls-key", sec.key)
 	}
+	args = append(args, extra...) // a later flag overrides an earlier one
 	cmd := exec.Command(bin, args...)
 	if sec != nil {
 		cmd.Env = append(os.Environ(), "SEQD_PASSWORD="+sec.password)
