@@ -183,6 +183,9 @@ func (e *Engine) ACLs() map[uint64]ACL {
 // UpdateACL changes the sequence's ACL durably: f gets the current one
 // (which it may modify) and returns the new one. Changes are serialized.
 func (e *Engine) UpdateACL(ctx context.Context, n Name, f func(*ACL) error) error {
+	if err := e.waitUnlocked(ctx, n); err != nil {
+		return err
+	}
 	e.commentMu.Lock()
 	defer e.commentMu.Unlock()
 	info, err := e.Info(n)

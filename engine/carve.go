@@ -63,7 +63,7 @@ func (s *seq) drainLocked() {
 // when the sequence keeps a window (CACHE > 1), nobody waits for a write,
 // and its shape has no skip range. REQUIRES: s.mu held, no carve active.
 func (s *seq) carveLocked() {
-	if s.opts.Cache <= 1 || s.demand > 0 || s.opts.Shape.HasSkip() || s.remaining < 2 {
+	if s.opts.Cache <= 1 || s.demand > 0 || s.lockedBy != nil || s.opts.Shape.HasSkip() || s.remaining < 2 {
 		return
 	}
 	m := min(s.remaining/2, carveMax)

@@ -34,6 +34,10 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co Cre
 		e.catMu.Unlock()
 		return false, closedError()
 	}
+	if err := e.waitCreatorsLocked(ctx, n); err != nil {
+		e.catMu.Unlock()
+		return false, err
+	}
 	if old := e.seqs[n.key]; old != nil {
 		e.catMu.Unlock()
 		// One whose creation failed to persist may or may not exist
@@ -199,14 +203,28 @@ func (e *Engine) lookupIdle(ctx context.Context, n Name) (*seq, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	if err := s.waitIdleLocked(ctx); err != nil {
-		s.mu.Unlock()
-		return nil, err
+	for {
+		if err := s.waitIdleLocked(ctx); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		waited, err := e.waitLockLocked(ctx, s)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		if !waited {
+			break
+		}
 	}
 	s.drainLocked() // DDL sees the exact position (invariant 4)
 	if err := s.usableLocked(); err != nil {
 		s.mu.Unlock()
 		return nil, err
+	}
+	if s.key != n.key {
+		s.mu.Unlock()
+		return nil, notFound(n) // renamed by the transaction it waited for
 	}
 	return s, nil
 }

@@ -166,6 +166,13 @@ type Engine struct {
 	onCommit      func(int, time.Duration)
 	nextID        uint64 // low 32 bits of the next new sequence ID
 	closing       bool
+	// nameLocks are the names transactions are creating (sequence keys,
+	// schemaKey+name for schemas): other creators wait (txn.go).
+	// REQUIRES: catMu.
+	nameLocks map[string]*Txn
+	// lockMu guards the transactions' waitingFor (deadlock detection);
+	// it is taken last.
+	lockMu sync.Mutex
 
 	w writer
 }
@@ -185,6 +192,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		onCommit:      cfg.OnCommit,
 		commitTimeout: cfg.CommitTimeout,
 		roles:         make(map[string]Role),
+		nameLocks:     make(map[string]*Txn),
 	}
 	if e.commitTimeout <= 0 {
 		e.commitTimeout = 30 * time.Second
@@ -367,6 +375,9 @@ func (e *Engine) Release(n Name, first, last int64) (released int64, err error) 
 	s.drainLocked()
 	if err := s.usableLocked(); err != nil {
 		return 0, err
+	}
+	if s.lockedBy != nil {
+		return 0, nil // a transaction's DDL holds it: give nothing back
 	}
 	ns, k, ok := s.opts.Release(s.cur, s.granted, first, last)
 	if !ok || s.remaining > math.MaxInt64-k {

@@ -14,12 +14,21 @@ import (
 // record and writes the new one; the sequence keeps its identity and its
 // exact position (the window is given up, as other DDL gives it up).
 func (e *Engine) Rename(ctx context.Context, from, to Name) error {
+	e.catMu.Lock()
+	err := e.waitCreatorsLocked(ctx, to)
+	e.catMu.Unlock()
+	if err != nil {
+		return err
+	}
 	s, err := e.lookupIdle(ctx, from)
 	if err != nil {
 		return err
 	}
 	e.catMu.Lock()
 	switch {
+	case e.creatorLocked(ctx, to) != nil:
+		// A transaction took the name since: it has it.
+		err = &Error{Kind: ErrExists, Msg: fmt.Sprintf("relation \"%s\" already exists in schema \"%s\"", to.Rel(), to.Schema())}
 	case e.closing:
 		err = closedError()
 	case e.seqs[to.key] != nil:
@@ -92,6 +101,9 @@ func (e *Engine) Comment(n Name) (string, error) {
 
 // SetComment sets the sequence's comment durably; "" removes it.
 func (e *Engine) SetComment(ctx context.Context, n Name, text string) error {
+	if err := e.waitUnlocked(ctx, n); err != nil {
+		return err
+	}
 	e.commentMu.Lock()
 	defer e.commentMu.Unlock()
 	info, err := e.Info(n)

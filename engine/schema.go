@@ -166,6 +166,16 @@ func (e *Engine) CreateSchema(ctx context.Context, name string, ifNotExists bool
 		e.catMu.Unlock()
 		return false, closedError()
 	}
+	for {
+		waited, err := e.waitNameLocked(ctx, schemaKey+name)
+		if err != nil {
+			e.catMu.Unlock()
+			return false, err
+		}
+		if !waited {
+			break
+		}
+	}
 	if sc := e.schemas[name]; sc != nil {
 		e.catMu.Unlock()
 		if ifNotExists {
@@ -217,6 +227,16 @@ func (e *Engine) SchemaSequences(name string) []Name {
 // a sequence without its schema). dropped lists what cascaded.
 func (e *Engine) DropSchema(ctx context.Context, name string, cascade bool) (dropped []Name, err error) {
 	e.catMu.Lock()
+	for {
+		waited, err := e.waitSchemaLocked(ctx, name)
+		if err != nil {
+			e.catMu.Unlock()
+			return nil, err
+		}
+		if !waited {
+			break
+		}
+	}
 	sc := e.schemas[name]
 	if sc == nil || sc.rev == 0 || sc.dropping {
 		e.catMu.Unlock()

@@ -39,6 +39,9 @@ type seq struct {
 	writing    bool                  // a write of this sequence's record is in flight
 	gone       bool                  // dropped
 	unlogged   bool                  // UNLOGGED: reset to its start after a crash
+	// lockedBy is the transaction holding the sequence's lock (txn.go):
+	// everyone else's nextval, setval and DDL wait for it to end.
+	lockedBy *Txn
 }
 
 // durableLocked is the mark the store holds: every value handed out is at
@@ -115,6 +118,14 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 	waits := 0
 	n0 := n == 0
 	for {
+		if s.lockedBy != nil {
+			if waited, err := e.waitLockLocked(ctx, s); err != nil {
+				return alloc.Range{}, err
+			} else if waited {
+				s.drainLocked()
+				continue
+			}
+		}
 		if err := s.usableLocked(); err != nil {
 			return alloc.Range{}, err
 		}

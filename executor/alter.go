@@ -47,7 +47,7 @@ func (c *compiler) rename(st *pg.RenameStmt) (*Prepared, error) {
 // renameSequence moves a sequence to a new name in its engine and keeps its
 // OID pointing at it.
 func (s *Session) renameSequence(ctx context.Context, from, to engine.Name) error {
-	eng := s.engFor(from)
+	eng := s.ddlFor(from)
 	if s.isTemp(from) != s.isTemp(to) {
 		return sql.Errorf(sql.FeatureNotSupported, "cannot move objects into or out of temporary schemas")
 	}
@@ -58,7 +58,7 @@ func (s *Session) renameSequence(ctx context.Context, from, to engine.Name) erro
 	if err := eng.Rename(ctx, from, to); err != nil {
 		return err
 	}
-	s.oids().renamed(eng, info.ID, to)
+	s.atCommit(func() { s.oids().renamed(s.baseFor(to), info.ID, to) })
 	return nil
 }
 
@@ -145,7 +145,7 @@ func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 			if s.isTemp(n) {
 				return nil, sql.Errorf(sql.InvalidTableDefinition, "cannot change logged status of table \"%s\" because it is temporary", n.Rel())
 			}
-			if err := s.engFor(n).SetLogged(ctx, n, *logged); err != nil {
+			if err := s.ddlFor(n).SetLogged(ctx, n, *logged); err != nil {
 				return nil, err
 			}
 		}
@@ -171,7 +171,7 @@ func (c *compiler) commentOn(st *pg.CommentStmt) (*Prepared, error) {
 		if err := s.checkOwner(n); err != nil {
 			return nil, err
 		}
-		if err := s.engFor(n).SetComment(ctx, n, text); err != nil {
+		if err := s.ddlFor(n).SetComment(ctx, n, text); err != nil {
 			return nil, err
 		}
 		return commandResult("COMMENT"), nil

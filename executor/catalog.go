@@ -214,7 +214,14 @@ func (s *Session) sequences() []seqInfo {
 		if eng == nil {
 			continue
 		}
-		for _, info := range eng.List() {
+		var cat catalog = eng
+		switch {
+		case eng == s.eng && s.txn != nil:
+			cat = s.txn
+		case eng == s.tempEng && s.tempTxn != nil:
+			cat = s.tempTxn
+		}
+		for _, info := range cat.List() {
 			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(eng, info), nsp: s.oids().forSchema(info.Name.Schema())})
 		}
 	}
@@ -224,7 +231,7 @@ func (s *Session) sequences() []seqInfo {
 // schemaNames are the schemas that exist: the catalog's and the durable
 // ones, in OID order as pg_namespace lists them.
 func (s *Session) schemaNames() []string {
-	out := append(append([]string(nil), builtinSchemas...), s.eng.Schemas()...)
+	out := append(append([]string(nil), builtinSchemas...), s.cat().Schemas()...)
 	if s.tempEng != nil {
 		out = append(out, s.tempSchema)
 	}
@@ -599,7 +606,7 @@ func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &relation{oid: s.oids().forSequence(eng, info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: sequenceColumns,
+	return &relation{oid: s.oids().forSequence(s.baseFor(n), info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: sequenceColumns,
 		rows: func(s *Session) ([][]Datum, error) {
 			if err := s.checkPrivilege(n, engine.PrivSelect); err != nil {
 				return nil, err

@@ -52,7 +52,7 @@ func FuzzExecute(f *testing.F) {
 		// The session still answers.
 		ok, _ := sql.Parse("select 1")
 		s.Abort()
-		s.end("ROLLBACK", false)
+		s.end(context.Background(), "ROLLBACK", false)
 		p, err := s.Prepare(&ok[0], nil)
 		if err != nil {
 			t.Fatalf("after %q: %v", q, err)

@@ -32,7 +32,7 @@ func (s *Session) schemaExists(name string) bool {
 	if _, ok := s.tempName(name); ok {
 		return s.tempEng != nil
 	}
-	return isBuiltinSchema(name) || s.eng.SchemaExists(name)
+	return isBuiltinSchema(name) || s.cat().SchemaExists(name)
 }
 
 // searchPath is the session's path: the listed schemas that exist, in
@@ -169,7 +169,7 @@ func (s *Session) creationName(q sql.QName) (engine.Name, error) {
 	if isBuiltinSchema(schema) {
 		return engine.Name{}, sql.Errorf(sql.FeatureNotSupported, "seqd does not create sequences in %s: it holds the catalog", schema)
 	}
-	if !s.eng.SchemaExists(schema) {
+	if !s.cat().SchemaExists(schema) {
 		return engine.Name{}, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", schema)
 	}
 	return engine.NewName(schema, q.Rel)

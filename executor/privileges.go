@@ -46,7 +46,7 @@ func (s *Session) privilegesOn(n engine.Name) (engine.Privs, error) {
 
 type privCache struct {
 	n   engine.Name
-	eng *engine.Engine
+	eng catalog
 	ver [3]uint64 // see privilegesOn
 	p   engine.Privs
 	ok  bool
@@ -176,10 +176,10 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 			names = append(names, n)
 		}
 		for _, sc := range schemas {
-			if !s.eng.SchemaExists(sc) {
+			if !s.cat().SchemaExists(sc) {
 				return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", sc)
 			}
-			names = append(names, s.eng.SchemaSequences(sc)...)
+			names = append(names, s.cat().SchemaSequences(sc)...)
 		}
 		r := commandResult(tag)
 		su := s.isSuperuser(s.cfg.User)
@@ -293,11 +293,11 @@ func hasSequencePrivilege(e *env, a []Datum) (Datum, error) {
 // privileges on.
 func (s *Session) ownedBy(role string) []string {
 	names := map[uint64]string{}
-	for _, i := range s.eng.List() {
+	for _, i := range s.cat().List() {
 		names[i.ID] = i.Name.Rel()
 	}
 	var owns, grants []string
-	for id, a := range s.eng.ACLs() {
+	for id, a := range s.cat().ACLs() {
 		if a.Owner == role {
 			owns = append(owns, fmt.Sprintf("owner of sequence %s", names[id]))
 		} else if _, ok := a.Grants[role]; ok {
@@ -317,7 +317,7 @@ func (s *Session) changeOwner(ctx context.Context, n engine.Name, role string) e
 	if role != s.cfg.User && !s.isSuperuser(s.cfg.User) {
 		return sql.Errorf(sql.InsufficientPrivilege, "must be member of role \"%s\"", role)
 	}
-	return s.engFor(n).UpdateACL(ctx, n, func(a *engine.ACL) error {
+	return s.ddlFor(n).UpdateACL(ctx, n, func(a *engine.ACL) error {
 		a.Owner = role
 		return nil
 	})

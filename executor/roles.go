@@ -66,6 +66,9 @@ func (c *compiler) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
 		if err := s.checkWritable("CREATE ROLE"); err != nil {
 			return nil, err
 		}
+		if err := s.outsideBlock("CREATE ROLE"); err != nil {
+			return nil, err
+		}
 		if err := setPassword(&r, password); err != nil {
 			return nil, err
 		}
@@ -115,6 +118,9 @@ func (c *compiler) alterRole(st *pg.AlterRoleStmt) (*Prepared, error) {
 		if err := s.checkWritable("ALTER ROLE"); err != nil {
 			return nil, err
 		}
+		if err := s.outsideBlock("ALTER ROLE"); err != nil {
+			return nil, err
+		}
 		r, ok := s.eng.Role(name)
 		if !ok {
 			return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
@@ -143,6 +149,9 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 		if err := s.checkWritable("DROP ROLE"); err != nil {
 			return nil, err
 		}
+		if err := s.outsideBlock("DROP ROLE"); err != nil {
+			return nil, err
+		}
 		r := commandResult("DROP ROLE")
 		for _, name := range names {
 			if name == s.cfg.User {
@@ -167,4 +176,15 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 		}
 		return r, nil
 	}), nil
+}
+
+// outsideBlock refuses role commands in a transaction block: roles are
+// written when acknowledged (they are not part of a block's DDL), so a
+// ROLLBACK could not undo them. PostgreSQL's wording for commands that
+// cannot run in a block.
+func (s *Session) outsideBlock(command string) error {
+	if s.tx.open {
+		return sql.Errorf(sql.ActiveTransaction, "%s cannot run inside a transaction block", command)
+	}
+	return nil
 }

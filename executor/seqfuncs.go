@@ -131,18 +131,23 @@ func sqlAt(err error, query string, loc int32) error {
 func (x *seqExpr) eval(e *env) (Datum, error) {
 	if x.f.name == "nextval" && x.hasName {
 		// The hot path: nextval('s'), resolved when compiled.
-		eng := e.s.eng
-		if e.s.tempEng == nil || !e.s.isTemp(x.name) {
+		temp := e.s.tempEng != nil && e.s.isTemp(x.name)
+		if !temp {
 			if err := e.s.checkWritable("nextval()"); err != nil {
 				return Null, err
 			}
-		} else {
-			eng = e.s.tempEng
 		}
 		if err := e.s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
 			return Null, err
 		}
-		id, v, err := eng.Nextval(e.ctx, x.name)
+		var id uint64
+		var v int64
+		var err error
+		if temp || e.s.txn != nil {
+			id, v, err = e.s.engFor(x.name).Nextval(e.ctx, x.name)
+		} else {
+			id, v, err = e.s.eng.Nextval(e.ctx, x.name) // no interface call on the hot path
+		}
 		if err != nil {
 			return Null, err
 		}
@@ -353,7 +358,7 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 }
 
 // nextval is one row of the stream from nextval.
-func (b *bulkNextval) nextval(eng *engine.Engine) ([]Datum, bool, error) {
+func (b *bulkNextval) nextval(eng catalog) ([]Datum, bool, error) {
 	id, v, err := eng.Nextval(b.ctx, b.name)
 	if err != nil {
 		return nil, false, err

@@ -51,10 +51,13 @@ type Session struct {
 	// first is created.
 	tempEng    *engine.Engine
 	tempSchema string
-	settings   settings
-	tx         txState
-	cursors    map[string]*cursor
-	plans      map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
+	// txn and tempTxn are the transaction block's DDL on the server's and
+	// the temporary engine, begun at the block's first DDL on each.
+	txn, tempTxn *engine.Txn
+	settings     settings
+	tx           txState
+	cursors      map[string]*cursor
+	plans        map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
 	// pathVersion counts setting changes: with the engine's catalog
 	// version it says when a name may resolve differently.
 	pathVersion uint64
@@ -139,8 +142,16 @@ func (s *Session) TxStatus() byte { return s.tx.status() }
 
 // Abort records that a statement failed: an open block then refuses
 // commands until it ends. Front ends call it for every error, including
-// those of row streams and of the protocol.
-func (s *Session) Abort() { s.tx.abort() }
+// those of row streams and of the protocol. As in PostgreSQL, a failed
+// block without savepoints releases its locks at once (its DDL can only
+// be rolled back now), so that a deadlock's victim frees the other
+// block; with savepoints they are kept for ROLLBACK TO.
+func (s *Session) Abort() {
+	s.tx.abort()
+	if s.tx.open && len(s.tx.savepoints) == 0 {
+		s.endDDL(context.Background(), false)
+	}
+}
 
 // Column is one result column.
 type Column struct {

@@ -308,7 +308,7 @@ func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 		if !temp && !s.isSuperuser(s.cfg.User) {
 			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for schema %s", n.Schema())
 		}
-		created, err := s.engFor(n).CreateWith(ctx, n, sp, engine.CreateOptions{IfNotExists: st.IfNotExists, Unlogged: unlogged, Owner: s.cfg.User})
+		created, err := s.ddlFor(n).CreateWith(ctx, n, sp, engine.CreateOptions{IfNotExists: st.IfNotExists, Unlogged: unlogged, Owner: s.cfg.User})
 		if err != nil {
 			return nil, err
 		}
@@ -341,7 +341,7 @@ func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 		if err := s.checkOwner(n); err != nil {
 			return nil, err
 		}
-		if err := s.engFor(n).Alter(ctx, n, sp); err != nil {
+		if err := s.ddlFor(n).Alter(ctx, n, sp); err != nil {
 			return nil, err
 		}
 		return commandResult("ALTER SEQUENCE"), nil
@@ -416,7 +416,7 @@ func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
 
 // dropSequence drops a sequence and forgets its OID.
 func (s *Session) dropSequence(ctx context.Context, n engine.Name) error {
-	eng := s.engFor(n)
+	eng := s.ddlFor(n)
 	info, err := eng.Info(n)
 	if err != nil {
 		return err
@@ -424,7 +424,8 @@ func (s *Session) dropSequence(ctx context.Context, n engine.Name) error {
 	if err := eng.Drop(ctx, n); err != nil {
 		return err
 	}
-	s.oids().forget(eng, info.ID)
+	base := s.baseFor(n)
+	s.atCommit(func() { s.oids().forget(base, info.ID) })
 	return nil
 }
 
@@ -455,7 +456,7 @@ func (c *compiler) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
 		if !s.isSuperuser(s.cfg.User) {
 			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for database %s", s.cfg.Database)
 		}
-		created, err := s.eng.CreateSchema(ctx, name, st.IfNotExists)
+		created, err := s.ddlCat().CreateSchema(ctx, name, st.IfNotExists)
 		if err != nil {
 			return nil, err
 		}
@@ -492,17 +493,17 @@ func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 			switch {
 			case isBuiltinSchema(name):
 				return nil, sql.Errorf(sql.DependentObjectsStillExist, "cannot drop schema %s because it is required by the database system", name)
-			case !s.eng.SchemaExists(name) && st.MissingOk:
+			case !s.cat().SchemaExists(name) && st.MissingOk:
 				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "schema \"%s\" does not exist, skipping", name))
 				continue
-			case !s.eng.SchemaExists(name):
+			case !s.cat().SchemaExists(name):
 				return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", name)
 			}
 			schemas = append(schemas, name)
-			for _, n := range s.eng.SchemaSequences(name) {
+			for _, n := range s.cat().SchemaSequences(name) {
 				deps = append(deps, n)
 				display[n] = s.displayRel(n)
-				if info, err := s.eng.Info(n); err == nil {
+				if info, err := s.cat().Info(n); err == nil {
 					created[n] = info.ID
 				}
 			}
@@ -522,7 +523,7 @@ func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 		}
 		var dropped []engine.Name
 		for _, name := range schemas {
-			d, err := s.eng.DropSchema(ctx, name, cascade)
+			d, err := s.ddlCat().DropSchema(ctx, name, cascade)
 			dropped = append(dropped, d...)
 			if errors.Is(err, engine.ErrDependents) {
 				// A sequence created since the check.
@@ -535,7 +536,8 @@ func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 		}
 		byCreation(dropped)
 		for _, n := range dropped {
-			s.oids().forget(s.eng, created[n])
+			id := created[n]
+			s.atCommit(func() { s.oids().forget(s.eng, id) })
 		}
 		switch len(dropped) {
 		case 0:
@@ -595,9 +597,9 @@ func (c *compiler) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 		}
 		p = command(func(context.Context) (*Result, error) { return s.begin(tag, readOnly), nil })
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-		p = command(func(context.Context) (*Result, error) { return s.end("COMMIT", true), nil })
+		p = command(func(ctx context.Context) (*Result, error) { return s.end(ctx, "COMMIT", true) })
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		p = command(func(context.Context) (*Result, error) { return s.end("ROLLBACK", false), nil })
+		p = command(func(ctx context.Context) (*Result, error) { return s.end(ctx, "ROLLBACK", false) })
 	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT:
 		name := st.SavepointName
 		p = command(func(context.Context) (*Result, error) { return s.savepoint(name) })

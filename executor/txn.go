@@ -1,22 +1,71 @@
 package executor
 
-import "github.com/seqd/seqd/sql"
+import (
+	"context"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/sql"
+)
 
 // txState is the transaction block: the state ReadyForQuery reports, the
-// savepoints, and what ROLLBACK restores. Sequence values are
-// non-transactional (in PostgreSQL too); settings are restored on
-// rollback as PostgreSQL restores them.
+// savepoints, and what ROLLBACK restores. DDL in a block goes through an
+// engine transaction (Session.txn, begun at the first DDL) that COMMIT
+// makes durable in one write and ROLLBACK drops. Sequence values are
+// non-transactional (in PostgreSQL too) but for sequences created or
+// rewritten in the block; settings are restored on rollback as
+// PostgreSQL restores them.
 type txState struct {
 	open, aborted bool
 	readOnly      bool // READ ONLY: nothing may change
 	queried       bool // a query ran: READ WRITE can no longer be set
 	savepoints    []savepoint
 	saved         map[string]string // settings at BEGIN
+	// onCommit is what COMMIT does in the session once the DDL is
+	// durable (OID bookkeeping of renamed and dropped sequences).
+	onCommit []func()
 }
 
 type savepoint struct {
 	name     string
 	settings map[string]string
+	// txn and tempTxn are the DDL transactions' state (nil: none begun
+	// yet); onCommit the length of txState.onCommit.
+	txn, tempTxn *engine.Savepoint
+	onCommit     int
+}
+
+// atCommit runs f now outside a block, at COMMIT inside one.
+func (s *Session) atCommit(f func()) {
+	if s.tx.open {
+		s.tx.onCommit = append(s.tx.onCommit, f)
+		return
+	}
+	f()
+}
+
+// endDDL commits or rolls back the block's DDL transactions. A failed
+// commit rolls back what is left (the server's DDL commits first; the
+// temporary engine's then cannot fail but for a closed engine).
+func (s *Session) endDDL(ctx context.Context, commit bool) error {
+	var err error
+	for _, t := range []**engine.Txn{&s.txn, &s.tempTxn} {
+		if *t == nil {
+			continue
+		}
+		if commit && err == nil {
+			err = (*t).Commit(ctx)
+		} else {
+			(*t).Rollback()
+		}
+		*t = nil
+		s.ddlChanged()
+	}
+	if err == nil && commit {
+		for _, f := range s.tx.onCommit {
+			f()
+		}
+	}
+	return err
 }
 
 func (t *txState) status() byte {
@@ -86,15 +135,16 @@ func (s *Session) checkWritable(command string) error {
 
 // end closes the block: commit keeps settings, rollback restores them;
 // either drops SET LOCAL values and cursors without HOLD.
-func (s *Session) end(tag string, commit bool) *Result {
+func (s *Session) end(ctx context.Context, tag string, commit bool) (*Result, error) {
 	if !s.tx.open {
-		return commandResult(tag, warning(sql.NoActiveTransaction, "there is no transaction in progress"))
+		return commandResult(tag, warning(sql.NoActiveTransaction, "there is no transaction in progress")), nil
 	}
 	if s.tx.aborted && commit {
 		tag = "ROLLBACK"
 		commit = false
 	}
-	if !commit {
+	err := s.endDDL(ctx, commit)
+	if !commit || err != nil {
 		s.restoreSettings(s.tx.saved)
 	}
 	s.endLocal()
@@ -104,7 +154,10 @@ func (s *Session) end(tag string, commit bool) *Result {
 			delete(s.cursors, name)
 		}
 	}
-	return commandResult(tag)
+	if err != nil {
+		return nil, err // the block is over, rolled back
+	}
+	return commandResult(tag), nil
 }
 
 func (s *Session) endLocal() {
@@ -138,7 +191,16 @@ func (s *Session) savepoint(name string) (*Result, error) {
 	if !s.tx.open {
 		return nil, sql.Errorf(sql.NoActiveTransaction, "SAVEPOINT can only be used in transaction blocks")
 	}
-	s.tx.savepoints = append(s.tx.savepoints, savepoint{name: name, settings: s.settings.snapshot()})
+	sp := savepoint{name: name, settings: s.settings.snapshot(), onCommit: len(s.tx.onCommit)}
+	if s.txn != nil {
+		t := s.txn.Savepoint()
+		sp.txn = &t
+	}
+	if s.tempTxn != nil {
+		t := s.tempTxn.Savepoint()
+		sp.tempTxn = &t
+	}
+	s.tx.savepoints = append(s.tx.savepoints, sp)
 	return commandResult("SAVEPOINT"), nil
 }
 
@@ -172,7 +234,23 @@ func (s *Session) rollbackTo(name string) (*Result, error) {
 	if i < 0 {
 		return nil, sql.Errorf(sql.InvalidSavepoint, "savepoint \"%s\" does not exist", name)
 	}
-	s.restoreSettings(s.tx.savepoints[i].settings)
+	sp := s.tx.savepoints[i]
+	s.restoreSettings(sp.settings)
+	for _, x := range []struct {
+		t  *engine.Txn
+		sp *engine.Savepoint
+	}{{s.txn, sp.txn}, {s.tempTxn, sp.tempTxn}} {
+		if x.t == nil {
+			continue
+		}
+		if x.sp != nil {
+			x.t.RollbackTo(*x.sp)
+		} else {
+			x.t.RollbackTo(engine.Savepoint{}) // begun after the savepoint
+		}
+		s.ddlChanged()
+	}
+	s.tx.onCommit = s.tx.onCommit[:sp.onCommit]
 	s.tx.savepoints = s.tx.savepoints[:i+1]
 	s.tx.aborted = false
 	return commandResult("ROLLBACK"), nil

@@ -72,6 +72,7 @@ var sqlstates = map[sql.Kind]string{
 	sql.IdleSessionTimeout:            "57P05",
 	sql.AdminShutdown:                 "57P01",
 	sql.QueryCanceled:                 "57014",
+	sql.DeadlockDetected:              "40P01",
 	sql.IOError:                       "58030",
 	sql.InsufficientPrivilege:         "42501",
 	sql.InvalidGrantOperation:         "0LP01",
@@ -121,6 +122,8 @@ func kindOf(err error) sql.Kind {
 		return sql.ReadOnlyTransaction
 	case errors.Is(err, engine.ErrStorage):
 		return sql.IOError
+	case errors.Is(err, engine.ErrDeadlock):
+		return sql.DeadlockDetected
 	case errors.Is(err, alloc.ErrLimitReached):
 		return sql.SequenceLimitExceeded
 	case errors.Is(err, alloc.ErrInvalidOption):

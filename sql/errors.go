@@ -64,6 +64,7 @@ const (
 	IdleSessionTimeout            Kind = "idle_session_timeout"
 	AdminShutdown                 Kind = "admin_shutdown"
 	QueryCanceled                 Kind = "query_canceled"
+	DeadlockDetected              Kind = "deadlock_detected"
 	IOError                       Kind = "io_error"
 	SequenceLimitExceeded         Kind = "sequence_generator_limit_exceeded"
 	InternalError                 Kind = "internal_error"

@@ -1,0 +1,1157 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/storage"
+	"github.com/seqd/seqd/storage/memstore"
+)
+
+// Transactions make DDL transactional, as PostgreSQL's is: the changes a
+// Txn makes are seen through it at once, by nobody else, and reach the
+// store at Commit in one atomic write; Rollback (or never committing)
+// undoes them. nextval and setval stay non-transactional, as PostgreSQL
+// documents, with PostgreSQL's one exception: a sequence created or
+// rewritten in the transaction (ALTER SEQUENCE with any option, SET
+// LOGGED|UNLOGGED) is served from the transaction's own copy, so what it
+// handed out is undone with it.
+//
+// Locks follow PostgreSQL's: DDL on a committed sequence takes its lock
+// until the transaction ends, and every other session's nextval, setval
+// and DDL on it waits (catalog reads do not: they see the committed
+// state); a name being created, and a schema being created or dropped,
+// make other creators wait. A transaction waiting for one that waits for
+// it fails with ErrDeadlock.
+type Txn struct {
+	e *Engine
+	// shadow holds the sequences created or rewritten in the transaction,
+	// each under a key of its own ("t.N"): an engine over an in-memory
+	// store, opened at first need.
+	shadow   *Engine
+	nshadow  int
+	entries  map[string]entry   // by the key the transaction sees
+	hidden   map[string]bool    // committed keys dropped or renamed away
+	comments map[uint64]*string // changed comments by sequence ID (nil: none)
+	acls     map[uint64]ACL     // changed ACLs by sequence ID
+	schemas  map[string]bool    // schemas created (true) or dropped (false)
+	locked   []*seq             // committed sequences whose lock it holds
+	names    []string           // name locks it holds
+	done     chan struct{}      // closed when it ends
+	ended    bool
+	// waitingFor is the transaction this one waits for (deadlock
+	// detection). REQUIRES: e.lockMu.
+	waitingFor *Txn
+}
+
+// entry is a sequence the transaction created or changed.
+type entry struct {
+	view   Name   // the name the transaction sees
+	id     uint64 // its ID (origin's, or new)
+	origin *seq   // the committed sequence it stands for; nil: created
+	// shadow names its copy in Txn.shadow, whose values it serves; zero
+	// (key ""): its values are the origin's own.
+	shadow Name
+}
+
+// ErrDeadlock: two transactions waited for each other.
+var ErrDeadlock = errors.New("seqd: deadlock detected")
+
+// Begin starts a transaction.
+func (e *Engine) Begin() *Txn {
+	return &Txn{
+		e:        e,
+		entries:  map[string]entry{},
+		hidden:   map[string]bool{},
+		comments: map[uint64]*string{},
+		acls:     map[uint64]ACL{},
+		schemas:  map[string]bool{},
+		done:     make(chan struct{}),
+	}
+}
+
+// Engine is the engine the transaction runs on.
+func (t *Txn) Engine() *Engine { return t.e }
+
+// Changed reports whether the transaction has anything to commit.
+func (t *Txn) Changed() bool {
+	return len(t.entries)+len(t.hidden)+len(t.comments)+len(t.acls)+len(t.schemas) > 0
+}
+
+type txnKey struct{}
+
+// withTxn marks ctx as the transaction's, so that the sequences it has
+// locked let it through.
+func withTxn(ctx context.Context, t *Txn) context.Context {
+	return context.WithValue(ctx, txnKey{}, t)
+}
+
+func txnFrom(ctx context.Context) *Txn {
+	t, _ := ctx.Value(txnKey{}).(*Txn)
+	return t
+}
+
+// waitTxn waits until holder ends; me (nil outside a transaction) is the
+// waiter. A wait that would close a cycle fails with ErrDeadlock at once.
+func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn) error {
+	if me != nil {
+		e.lockMu.Lock()
+		for u := holder; u != nil; u = u.waitingFor {
+			if u == me {
+				e.lockMu.Unlock()
+				return &Error{Kind: ErrDeadlock, Msg: "deadlock detected"}
+			}
+		}
+		me.waitingFor = holder
+		e.lockMu.Unlock()
+		defer func() {
+			e.lockMu.Lock()
+			me.waitingFor = nil
+			e.lockMu.Unlock()
+		}()
+	}
+	select {
+	case <-holder.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waitLockLocked waits while another transaction holds s's lock; it
+// reports whether it waited (s may have changed). REQUIRES: s.mu held.
+func (e *Engine) waitLockLocked(ctx context.Context, s *seq) (bool, error) {
+	me := txnFrom(ctx)
+	waited := false
+	for s.lockedBy != nil && s.lockedBy != me {
+		holder := s.lockedBy
+		s.mu.Unlock()
+		err := e.waitTxn(ctx, me, holder)
+		s.mu.Lock()
+		if err != nil {
+			return true, err
+		}
+		waited = true
+	}
+	return waited, nil
+}
+
+// waitNameLocked waits while another transaction holds a name lock on
+// key; false: nobody held it (catMu was not released). REQUIRES: catMu
+// held for writing; it is held again on return.
+func (e *Engine) waitNameLocked(ctx context.Context, key string) (bool, error) {
+	me := txnFrom(ctx)
+	holder := e.nameLocks[key]
+	if holder == nil || holder == me {
+		return false, nil
+	}
+	e.catMu.Unlock()
+	err := e.waitTxn(ctx, me, holder)
+	e.catMu.Lock()
+	return true, err
+}
+
+// waitSchemaLocked waits while another transaction creates or drops
+// schema, or creates a sequence in it. REQUIRES: as waitNameLocked.
+func (e *Engine) waitSchemaLocked(ctx context.Context, schema string) (bool, error) {
+	me := txnFrom(ctx)
+	for key, holder := range e.nameLocks {
+		if holder == me {
+			continue
+		}
+		if key == schemaKey+schema || len(key) > len(schema) && key[:len(schema)] == schema && key[len(schema)] == '.' {
+			return e.waitNameLocked(ctx, key)
+		}
+	}
+	return false, nil
+}
+
+// creatorLocked is the other transaction creating n or its schema, or
+// dropping the schema; nil if none. REQUIRES: catMu held.
+func (e *Engine) creatorLocked(ctx context.Context, n Name) *Txn {
+	me := txnFrom(ctx)
+	for _, k := range [2]string{n.key, schemaKey + n.Schema()} {
+		if h := e.nameLocks[k]; h != nil && h != me {
+			return h
+		}
+	}
+	return nil
+}
+
+// waitCreatorsLocked waits until creatorLocked is nil. REQUIRES: as
+// waitNameLocked.
+func (e *Engine) waitCreatorsLocked(ctx context.Context, n Name) error {
+	for {
+		w1, err := e.waitNameLocked(ctx, n.key)
+		if err != nil {
+			return err
+		}
+		w2, err := e.waitNameLocked(ctx, schemaKey+n.Schema())
+		if err != nil || !w1 && !w2 {
+			return err
+		}
+	}
+}
+
+// waitUnlocked waits while another transaction holds n's lock.
+func (e *Engine) waitUnlocked(ctx context.Context, n Name) error {
+	s, err := e.lookup(n)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err = e.waitLockLocked(ctx, s)
+	return err
+}
+
+// lockName takes a name lock (a key being created, a schema), waiting
+// for another transaction's.
+func (t *Txn) lockName(ctx context.Context, key string) error {
+	e := t.e
+	e.catMu.Lock()
+	defer e.catMu.Unlock()
+	ctx = withTxn(ctx, t)
+	for {
+		var err error
+		if n, ok := nameFromKey(key); ok && key[0] != catalogPrefix[0] {
+			err = e.waitCreatorsLocked(ctx, n) // and its schema's
+		} else {
+			_, err = e.waitNameLocked(ctx, key)
+		}
+		if err != nil {
+			return err
+		}
+		if e.nameLocks[key] == nil || e.nameLocks[key] == t {
+			break
+		}
+	}
+	if e.nameLocks[key] == nil {
+		e.nameLocks[key] = t
+		t.names = append(t.names, key)
+	}
+	return nil
+}
+
+// lockSeq takes the committed sequence's lock, waiting for another
+// transaction's and for a write in flight; the sequence's exact position
+// is then in s.cur and nothing else moves it.
+func (t *Txn) lockSeq(ctx context.Context, s *seq) error {
+	ctx = withTxn(ctx, t)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if err := s.usableLocked(); err != nil {
+			return err
+		}
+		if _, err := t.e.waitLockLocked(ctx, s); err != nil {
+			return err
+		}
+		if err := s.usableLocked(); err != nil {
+			return err // dropped by the transaction it waited for
+		}
+		if !s.writing {
+			break
+		}
+		if err := s.waitLocked(ctx); err != nil {
+			return err
+		}
+	}
+	if s.lockedBy == nil {
+		s.lockedBy = t
+		t.locked = append(t.locked, s)
+	}
+	s.drainLocked()
+	return nil
+}
+
+// find resolves a name as the transaction sees it: an entry, or a
+// committed sequence.
+func (t *Txn) find(n Name) (entry, *seq, error) {
+	if ent, ok := t.entries[n.key]; ok {
+		return ent, nil, nil
+	}
+	if t.hidden[n.key] {
+		return entry{}, nil, notFound(n)
+	}
+	s, err := t.e.lookup(n)
+	if err == nil && t.e.nameOf(s) != n.key {
+		err = notFound(n) // renamed by a commit since the lookup
+	}
+	return entry{}, s, err
+}
+
+func (e *Engine) nameOf(s *seq) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone {
+		return ""
+	}
+	return s.key
+}
+
+// entryFor finds or makes the entry for n, locking a committed sequence.
+func (t *Txn) entryFor(ctx context.Context, n Name) (entry, error) {
+	ent, s, err := t.find(n)
+	if err != nil || s == nil {
+		return ent, err
+	}
+	if err := t.lockSeq(ctx, s); err != nil {
+		return entry{}, err
+	}
+	return entry{view: n, id: s.id, origin: s}, nil
+}
+
+// state is the entry's options and exact position.
+func (t *Txn) state(ent entry) (alloc.Options, alloc.State, bool, error) {
+	if ent.shadow.key != "" {
+		info, err := t.shadow.Info(ent.shadow)
+		return info.Options, info.State, info.Unlogged, err
+	}
+	s := ent.origin
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drainLocked()
+	return s.opts, s.cur, s.unlogged, nil
+}
+
+// copyOf puts a new copy of a sequence into the shadow engine and returns
+// its name there.
+func (t *Txn) copyOf(ctx context.Context, id uint64, o alloc.Options, st alloc.State, unlogged bool) (Name, error) {
+	if t.shadow == nil {
+		sh, err := Open(ctx, Config{Store: memstore.New()})
+		if err != nil {
+			return Name{}, err
+		}
+		t.shadow = sh
+	}
+	t.nshadow++
+	n, _ := NewName("t", strconv.Itoa(t.nshadow))
+	s := &seq{key: n.key, id: id, opts: o, cur: st, writing: true, unlogged: unlogged}
+	t.shadow.catMu.Lock()
+	t.shadow.setSeqLocked(n.key, s)
+	t.shadow.catMu.Unlock()
+	rec := record{id: id, opts: o, state: st, unlogged: unlogged}
+	err := t.shadow.commit(s, storage.Op{Key: n.key, Value: rec.encode()}, func(rev storage.Rev) { s.rev = rev })
+	return n, err
+}
+
+// schemaExists is whether the schema exists as the transaction sees it.
+func (t *Txn) schemaExists(name string) bool {
+	if v, ok := t.schemas[name]; ok {
+		return v
+	}
+	return t.e.SchemaExists(name)
+}
+
+// --- reads ---
+
+// Info describes the named sequence as the transaction sees it.
+func (t *Txn) Info(n Name) (Info, error) {
+	ent, s, err := t.find(n)
+	if err != nil {
+		return Info{}, err
+	}
+	if s != nil {
+		return t.e.Info(n)
+	}
+	return t.entryInfo(ent)
+}
+
+func (t *Txn) entryInfo(ent entry) (Info, error) {
+	var info Info
+	if ent.shadow.key != "" {
+		i, err := t.shadow.Info(ent.shadow)
+		if err != nil {
+			return Info{}, err
+		}
+		info = i
+	} else {
+		s := ent.origin
+		s.mu.Lock()
+		info = s.infoLocked()
+		s.mu.Unlock()
+	}
+	info.Name, info.ID = ent.view, ent.id
+	return info, nil
+}
+
+// List describes every sequence the transaction sees, sorted by name.
+func (t *Txn) List() []Info {
+	var out []Info
+	for _, i := range t.e.List() {
+		if _, ok := t.entries[i.Name.key]; ok || t.hidden[i.Name.key] {
+			continue
+		}
+		out = append(out, i)
+	}
+	for _, ent := range t.entries {
+		if i, err := t.entryInfo(ent); err == nil {
+			out = append(out, i)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name.key < out[j].Name.key })
+	return out
+}
+
+// SchemaExists reports whether the schema exists as the transaction sees it.
+func (t *Txn) SchemaExists(name string) bool { return t.schemaExists(name) }
+
+// Schemas lists the schemas the transaction sees, sorted.
+func (t *Txn) Schemas() []string {
+	var out []string
+	for _, name := range t.e.Schemas() {
+		if v, ok := t.schemas[name]; !ok || v {
+			out = append(out, name)
+		}
+	}
+	for name, v := range t.schemas {
+		if v && !t.e.SchemaExists(name) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SchemaSequences lists a schema's sequences in the order they were
+// created, as the transaction sees them.
+func (t *Txn) SchemaSequences(name string) []Name {
+	type idName struct {
+		id uint64
+		n  Name
+	}
+	var all []idName
+	for _, i := range t.List() {
+		if i.Name.Schema() == name {
+			all = append(all, idName{i.ID, i.Name})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
+	out := make([]Name, len(all))
+	for i, x := range all {
+		out[i] = x.n
+	}
+	return out
+}
+
+// CatalogVersion is the engine's (the session counts its own changes).
+func (t *Txn) CatalogVersion() uint64 { return t.e.CatalogVersion() }
+
+// AuthVersion is the engine's (the session counts its own changes).
+func (t *Txn) AuthVersion() uint64 { return t.e.AuthVersion() }
+
+func (t *Txn) aclOf(id uint64) ACL {
+	if a, ok := t.acls[id]; ok {
+		return a.clone()
+	}
+	t.e.catMu.RLock()
+	defer t.e.catMu.RUnlock()
+	return t.e.aclOfLocked(id).acl.clone()
+}
+
+// ACL is the sequence's owner and grants as the transaction sees them.
+func (t *Txn) ACL(n Name) (ACL, error) {
+	info, err := t.Info(n)
+	if err != nil {
+		return ACL{}, err
+	}
+	return t.aclOf(info.ID), nil
+}
+
+// ACLs are every sequence's ACL by ID, as the transaction sees them.
+func (t *Txn) ACLs() map[uint64]ACL {
+	out := t.e.ACLs()
+	for id, a := range t.acls {
+		out[id] = a.clone()
+	}
+	return out
+}
+
+// Privileges of role on n as the transaction sees them.
+func (t *Txn) Privileges(n Name, role string, superuser bool) (Privs, error) {
+	a, err := t.ACL(n)
+	if err != nil {
+		return 0, err
+	}
+	return a.Privileges(role, superuser), nil
+}
+
+// Comment is the sequence's comment as the transaction sees it.
+func (t *Txn) Comment(n Name) (string, error) {
+	info, err := t.Info(n)
+	if err != nil {
+		return "", err
+	}
+	if c, ok := t.comments[info.ID]; ok {
+		if c == nil {
+			return "", nil
+		}
+		return *c, nil
+	}
+	t.e.catMu.RLock()
+	defer t.e.catMu.RUnlock()
+	return t.e.comments[info.ID].text, nil
+}
+
+// --- values (non-transactional, but for the transaction's own copies) ---
+
+// target is where n's values come from: the shadow engine or the server's
+// (under the name it has there), with the context that passes the
+// transaction's locks.
+func (t *Txn) target(ctx context.Context, n Name) (*Engine, Name, context.Context, uint64, error) {
+	ent, s, err := t.find(n)
+	if err != nil {
+		return nil, Name{}, ctx, 0, err
+	}
+	switch {
+	case s != nil:
+		return t.e, n, withTxn(ctx, t), 0, nil
+	case ent.shadow.key != "":
+		return t.shadow, ent.shadow, ctx, ent.id, nil
+	}
+	on, _ := nameFromKey(ent.origin.key)
+	return t.e, on, withTxn(ctx, t), ent.id, nil
+}
+
+// Nextval is the engine's, for the sequence as the transaction sees it.
+func (t *Txn) Nextval(ctx context.Context, n Name) (uint64, int64, error) {
+	eng, tn, ctx, id, err := t.target(ctx, n)
+	if err != nil {
+		return 0, 0, err
+	}
+	got, v, err := eng.Nextval(ctx, tn)
+	if id != 0 {
+		got = id
+	}
+	return got, v, err
+}
+
+// Setval is the engine's, for the sequence as the transaction sees it.
+func (t *Txn) Setval(ctx context.Context, n Name, v int64, called bool) (uint64, error) {
+	eng, tn, ctx, id, err := t.target(ctx, n)
+	if err != nil {
+		return 0, err
+	}
+	got, err := eng.Setval(ctx, tn, v, called)
+	if id != 0 {
+		got = id
+	}
+	return got, err
+}
+
+// Reserve is the engine's, for the sequence as the transaction sees it.
+func (t *Txn) Reserve(ctx context.Context, n Name, count int64) (uint64, alloc.Range, error) {
+	return t.reserve(ctx, n, count, true)
+}
+
+// ReserveUpTo is the engine's, for the sequence as the transaction sees it.
+func (t *Txn) ReserveUpTo(ctx context.Context, n Name, count int64) (uint64, alloc.Range, error) {
+	return t.reserve(ctx, n, count, false)
+}
+
+func (t *Txn) reserve(ctx context.Context, n Name, count int64, whole bool) (uint64, alloc.Range, error) {
+	eng, tn, ctx, id, err := t.target(ctx, n)
+	if err != nil {
+		return 0, alloc.Range{}, err
+	}
+	got, r, err := eng.reserveRange(ctx, tn, count, whole)
+	if id != 0 {
+		got = id
+	}
+	return got, r, err
+}
+
+// Release is the engine's, for the sequence as the transaction sees it.
+func (t *Txn) Release(n Name, first, last int64) (int64, error) {
+	eng, tn, _, _, err := t.target(context.Background(), n)
+	if err != nil {
+		return 0, err
+	}
+	return eng.Release(tn, first, last)
+}
+
+// --- DDL ---
+
+// CreateWith creates a sequence in the transaction.
+func (t *Txn) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co CreateOptions) (bool, error) {
+	for {
+		if _, _, err := t.find(n); err == nil {
+			if co.IfNotExists {
+				return false, nil
+			}
+			return false, &Error{Kind: ErrExists, Msg: fmt.Sprintf("relation \"%s\" already exists", n.Rel())}
+		} else if !errors.Is(err, ErrNotFound) {
+			return false, err
+		}
+		if !t.schemaExists(n.Schema()) {
+			return false, noSchema(n.Schema())
+		}
+		if err := t.lockName(ctx, n.key); err != nil {
+			return false, err
+		}
+		// Another transaction may have created it, or dropped the
+		// schema, while this one waited.
+		if !t.schemaExists(n.Schema()) {
+			return false, noSchema(n.Schema())
+		}
+		if _, _, err := t.find(n); errors.Is(err, ErrNotFound) {
+			break
+		}
+	}
+	opts, state, err := alloc.Create(spec)
+	if err != nil {
+		return false, err
+	}
+	t.e.catMu.Lock()
+	id, err := t.e.newIDLocked()
+	t.e.catMu.Unlock()
+	if err != nil {
+		return false, err
+	}
+	sh, err := t.copyOf(ctx, id, opts, state, co.Unlogged)
+	if err != nil {
+		return false, err
+	}
+	t.entries[n.key] = entry{view: n, id: id, shadow: sh}
+	if co.Owner != "" {
+		t.acls[id] = ACL{Owner: co.Owner, Grants: map[string]Privs{}}
+	}
+	return true, nil
+}
+
+// Alter applies an ALTER SEQUENCE spec in the transaction. It rewrites the
+// sequence, as PostgreSQL 15 does for every option (START alone too): from
+// then on the transaction serves it from its own copy.
+func (t *Txn) Alter(ctx context.Context, n Name, spec alloc.Spec) error {
+	ent, err := t.entryFor(ctx, n)
+	if err != nil {
+		return err
+	}
+	o, st, unlogged, err := t.state(ent)
+	if err != nil {
+		return err
+	}
+	no, ns, err := alloc.Alter(o, st, spec)
+	if err != nil {
+		return err
+	}
+	sh, err := t.copyOf(ctx, ent.id, no, ns, unlogged)
+	if err != nil {
+		return err
+	}
+	ent.shadow = sh
+	t.entries[n.key] = ent
+	return nil
+}
+
+// SetLogged is ALTER SEQUENCE ... SET LOGGED|UNLOGGED in the transaction
+// (a rewrite).
+func (t *Txn) SetLogged(ctx context.Context, n Name, logged bool) error {
+	ent, err := t.entryFor(ctx, n)
+	if err != nil {
+		return err
+	}
+	o, st, unlogged, err := t.state(ent)
+	if err != nil || unlogged == !logged {
+		if err == nil && ent.origin != nil {
+			t.entries[n.key] = ent // locked: keep what it stands for
+		}
+		return err
+	}
+	sh, err := t.copyOf(ctx, ent.id, o, st, !logged)
+	if err != nil {
+		return err
+	}
+	ent.shadow = sh
+	t.entries[n.key] = ent
+	return nil
+}
+
+// Drop drops a sequence in the transaction.
+func (t *Txn) Drop(ctx context.Context, n Name) error {
+	ent, err := t.entryFor(ctx, n)
+	if err != nil {
+		return err
+	}
+	delete(t.entries, n.key)
+	if ent.origin != nil {
+		t.hidden[ent.origin.key] = true
+	}
+	delete(t.comments, ent.id)
+	delete(t.acls, ent.id)
+	return nil
+}
+
+// Rename renames a sequence (RENAME TO, SET SCHEMA) in the transaction.
+func (t *Txn) Rename(ctx context.Context, from, to Name) error {
+	ent, err := t.entryFor(ctx, from)
+	if err != nil {
+		return err
+	}
+	if ent.origin != nil {
+		t.entries[from.key] = ent // locked; keep it even if the checks fail
+	}
+	if _, _, err := t.find(to); err == nil {
+		return &Error{Kind: ErrExists, Msg: fmt.Sprintf("relation \"%s\" already exists in schema \"%s\"", to.Rel(), to.Schema())}
+	}
+	if !t.schemaExists(to.Schema()) {
+		return noSchema(to.Schema())
+	}
+	if err := t.lockName(ctx, to.key); err != nil {
+		return err
+	}
+	if _, _, err := t.find(to); err == nil {
+		return &Error{Kind: ErrExists, Msg: fmt.Sprintf("relation \"%s\" already exists in schema \"%s\"", to.Rel(), to.Schema())}
+	}
+	delete(t.entries, from.key)
+	if ent.origin != nil && ent.origin.key == from.key {
+		t.hidden[from.key] = true
+	}
+	ent.view = to
+	t.entries[to.key] = ent
+	return nil
+}
+
+// SetComment sets the sequence's comment in the transaction ("" removes it).
+func (t *Txn) SetComment(ctx context.Context, n Name, text string) error {
+	ent, err := t.entryFor(ctx, n)
+	if err != nil {
+		return err
+	}
+	t.entries[n.key] = ent
+	if text == "" {
+		t.comments[ent.id] = nil
+	} else {
+		t.comments[ent.id] = &text
+	}
+	return nil
+}
+
+// UpdateACL changes the sequence's ACL in the transaction.
+func (t *Txn) UpdateACL(ctx context.Context, n Name, f func(*ACL) error) error {
+	ent, err := t.entryFor(ctx, n)
+	if err != nil {
+		return err
+	}
+	t.entries[n.key] = ent
+	a := t.aclOf(ent.id)
+	if err := f(&a); err != nil {
+		return err
+	}
+	for r, p := range a.Grants {
+		if p == 0 {
+			delete(a.Grants, r)
+		}
+	}
+	t.acls[ent.id] = a
+	return nil
+}
+
+// CreateSchema creates a schema in the transaction.
+func (t *Txn) CreateSchema(ctx context.Context, name string, ifNotExists bool) (bool, error) {
+	exists := func() (bool, error) {
+		if !t.schemaExists(name) {
+			return false, nil
+		}
+		if ifNotExists {
+			return true, nil
+		}
+		return true, &Error{Kind: ErrSchemaExists, Msg: fmt.Sprintf("schema \"%s\" already exists", name)}
+	}
+	if ok, err := exists(); ok {
+		return false, err
+	}
+	if err := t.lockName(ctx, schemaKey+name); err != nil {
+		return false, err
+	}
+	if ok, err := exists(); ok {
+		return false, err
+	}
+	t.schemas[name] = true
+	return true, nil
+}
+
+// DropSchema drops a schema in the transaction; cascade drops its
+// sequences, which are returned, and without it a schema holding
+// sequences is refused with ErrDependents (and the sequences).
+func (t *Txn) DropSchema(ctx context.Context, name string, cascade bool) ([]Name, error) {
+	if !t.schemaExists(name) {
+		return nil, noSchema(name)
+	}
+	if err := t.lockName(ctx, schemaKey+name); err != nil {
+		return nil, err
+	}
+	t.e.catMu.Lock()
+	for {
+		waited, err := t.e.waitSchemaLocked(withTxn(ctx, t), name)
+		if err != nil {
+			t.e.catMu.Unlock()
+			return nil, err
+		}
+		if !waited {
+			break
+		}
+	}
+	t.e.catMu.Unlock()
+	seqs := t.SchemaSequences(name)
+	if len(seqs) > 0 && !cascade {
+		return seqs, &Error{Kind: ErrDependents, Msg: fmt.Sprintf("cannot drop schema %s because other objects depend on it", name)}
+	}
+	var dropped []Name
+	for _, n := range seqs {
+		if err := t.Drop(ctx, n); err != nil {
+			return dropped, err
+		}
+		dropped = append(dropped, n)
+	}
+	if t.e.SchemaExists(name) {
+		t.schemas[name] = false
+	} else {
+		delete(t.schemas, name)
+	}
+	return dropped, nil
+}
+
+// --- savepoints ---
+
+// Savepoint is what the transaction had changed at a point.
+type Savepoint struct {
+	entries  map[string]entry
+	hidden   map[string]bool
+	comments map[uint64]*string
+	acls     map[uint64]ACL
+	schemas  map[string]bool
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Savepoint records the transaction's changes so far.
+func (t *Txn) Savepoint() Savepoint {
+	acls := make(map[uint64]ACL, len(t.acls))
+	for id, a := range t.acls {
+		acls[id] = a.clone()
+	}
+	return Savepoint{entries: cloneMap(t.entries), hidden: cloneMap(t.hidden), comments: cloneMap(t.comments), acls: acls, schemas: cloneMap(t.schemas)}
+}
+
+// RollbackTo undoes the changes made since sp. Locks taken since stay
+// held until the transaction ends (PostgreSQL releases a
+// subtransaction's; holding them longer only makes others wait longer).
+// Copies made since are dropped; what a copy made before sp handed out
+// since stays handed out, as in PostgreSQL.
+func (t *Txn) RollbackTo(sp Savepoint) {
+	t.entries, t.hidden, t.comments, t.schemas = cloneMap(sp.entries), cloneMap(sp.hidden), cloneMap(sp.comments), cloneMap(sp.schemas)
+	t.acls = make(map[uint64]ACL, len(sp.acls))
+	for id, a := range sp.acls {
+		t.acls[id] = a.clone()
+	}
+}
+
+// --- the end ---
+
+// Rollback ends the transaction, undoing its changes.
+func (t *Txn) Rollback() {
+	t.end()
+}
+
+func (t *Txn) end() {
+	if t.ended {
+		return
+	}
+	t.ended = true
+	for _, s := range t.locked {
+		s.mu.Lock()
+		if s.lockedBy == t {
+			s.lockedBy = nil
+			t.e.refillLocked(s)
+		}
+		s.broadcastLocked()
+		s.mu.Unlock()
+	}
+	t.e.catMu.Lock()
+	for _, k := range t.names {
+		if t.e.nameLocks[k] == t {
+			delete(t.e.nameLocks, k)
+		}
+	}
+	t.e.catMu.Unlock()
+	close(t.done)
+	if t.shadow != nil {
+		t.shadow.Close()
+	}
+}
+
+// final is what one sequence becomes at commit.
+type final struct {
+	s    *seq // the committed sequence; nil: created
+	ent  entry
+	rec  record
+	gone bool
+}
+
+// Commit makes the transaction's changes durable in one atomic write and
+// visible to everyone, then ends it. On a storage failure the outcome is
+// unknown (all or nothing): the sequences it touched report the failure
+// until restart, as after any failed write.
+func (t *Txn) Commit(ctx context.Context) error {
+	defer t.end()
+	if !t.Changed() {
+		return nil
+	}
+	e := t.e
+	// Comment and ACL records are written under commentMu, each expecting
+	// the revision the one before left: so are this commit's.
+	e.commentMu.Lock()
+	defer e.commentMu.Unlock()
+	var finals []final
+	byOrigin := map[*seq]entry{}
+	for _, ent := range t.entries {
+		if ent.origin != nil {
+			byOrigin[ent.origin] = ent
+			continue
+		}
+		o, st, unlogged, err := t.state(ent)
+		if err != nil {
+			return err
+		}
+		finals = append(finals, final{ent: ent, rec: record{id: ent.id, opts: o, state: st, unlogged: unlogged}})
+	}
+	// The locked sequences: no write of theirs may be in flight (a
+	// refill of our own nextval), and none starts until this one ends.
+	var marked []*seq
+	inWrite := map[*seq]bool{}
+	release := func(err error) {
+		for _, s := range marked {
+			s.mu.Lock()
+			s.writing = false
+			if err != nil && inWrite[s] {
+				s.err = storageError(s, err)
+			}
+			s.broadcastLocked()
+			s.mu.Unlock()
+		}
+	}
+	for _, s := range t.locked {
+		s.mu.Lock()
+		err := s.waitIdleLocked(ctx)
+		if err == nil {
+			err = s.usableLocked()
+		}
+		if err != nil {
+			s.mu.Unlock()
+			release(nil)
+			return err
+		}
+		s.drainLocked()
+		s.writing = true
+		s.mu.Unlock()
+		marked = append(marked, s)
+		ent, ok := byOrigin[s]
+		if !ok {
+			if t.hidden[s.key] {
+				finals = append(finals, final{s: s, gone: true})
+				inWrite[s] = true
+			}
+			continue
+		}
+		o, st, unlogged, err := t.state(ent)
+		if err != nil {
+			release(nil)
+			return err
+		}
+		finals = append(finals, final{s: s, ent: ent, rec: record{id: s.id, opts: o, state: st, unlogged: unlogged}})
+		inWrite[s] = true
+	}
+
+	// The ops, one per key: a delete and a put of one key (a name dropped
+	// and made again) become one put expecting the old revision.
+	ops := map[string]storage.Op{}
+	put := func(op storage.Op) {
+		if old, ok := ops[op.Key]; ok && old.Value == nil {
+			op.Expect = old.Expect
+		}
+		ops[op.Key] = op
+	}
+	gone := map[uint64]bool{}
+	e.catMu.RLock()
+	for _, f := range finals {
+		if f.s != nil {
+			if f.gone || f.ent.view.key != f.s.key {
+				ops[f.s.key] = storage.Op{Key: f.s.key, Expect: f.s.rev}
+			}
+			if f.gone {
+				gone[f.s.id] = true
+				if c, ok := e.comments[f.s.id]; ok {
+					ops[commentKey(f.s.id)] = storage.Op{Key: commentKey(f.s.id), Expect: c.rev}
+				}
+				if a, ok := e.acls[f.s.id]; ok {
+					ops[aclKey(f.s.id)] = storage.Op{Key: aclKey(f.s.id), Expect: a.rev}
+				}
+			}
+		}
+	}
+	for name, exists := range t.schemas {
+		sc := e.schemas[name]
+		switch {
+		case exists && (sc == nil || sc.rev == 0):
+			put(storage.Op{Key: schemaKey + name, Value: []byte{schemaVersion}})
+		case !exists && sc != nil && sc.rev != 0:
+			ops[schemaKey+name] = storage.Op{Key: schemaKey + name, Expect: sc.rev}
+		}
+	}
+	for _, f := range finals {
+		if f.gone {
+			continue
+		}
+		var expect storage.Rev
+		if f.s != nil && f.ent.view.key == f.s.key {
+			expect = f.s.rev
+		}
+		put(storage.Op{Key: f.ent.view.key, Value: f.rec.encode(), Expect: expect})
+	}
+	for id, c := range t.comments {
+		if gone[id] {
+			continue
+		}
+		old, had := e.comments[id]
+		switch {
+		case c != nil:
+			put(storage.Op{Key: commentKey(id), Value: []byte(*c), Expect: old.rev})
+		case had:
+			ops[commentKey(id)] = storage.Op{Key: commentKey(id), Expect: old.rev}
+		}
+	}
+	for id, a := range t.acls {
+		if gone[id] {
+			continue
+		}
+		put(storage.Op{Key: aclKey(id), Value: a.encode(), Expect: e.acls[id].rev})
+	}
+	closing := e.closing
+	e.catMu.RUnlock()
+	if closing {
+		release(nil)
+		return closedError()
+	}
+	if len(ops) == 0 {
+		release(nil)
+		return nil
+	}
+	list := make([]storage.Op, 0, len(ops))
+	for _, op := range ops {
+		list = append(list, op)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Key < list[j].Key })
+
+	done := make(chan error, 1)
+	var rev storage.Rev
+	e.w.submit(&write{op: list[0], extra: list[1:], done: func(r storage.Rev, err error) {
+		rev = r
+		done <- err
+	}})
+	if err := <-done; err != nil {
+		release(err)
+		t.failed(finals, err)
+		return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not persist the transaction: %v", err)}
+	}
+
+	// Durable: make it everyone's.
+	e.catMu.Lock()
+	for name, exists := range t.schemas {
+		if exists {
+			if sc := e.schemas[name]; sc == nil || sc.rev == 0 {
+				e.schemas[name] = &schema{rev: rev}
+			}
+		} else {
+			delete(e.schemas, name)
+		}
+	}
+	for _, f := range finals {
+		s := f.s
+		if s == nil {
+			n := f.ent.view
+			ns := &seq{key: n.key, id: f.rec.id, opts: f.rec.opts, cur: f.rec.state, rev: rev, unlogged: f.rec.unlogged}
+			e.setSeqLocked(n.key, ns)
+			continue
+		}
+		s.mu.Lock()
+		if e.seqs[s.key] == s {
+			e.delSeqLocked(s.key)
+		}
+		if f.gone {
+			s.gone = true
+			delete(e.comments, s.id)
+			delete(e.acls, s.id)
+		} else {
+			s.key = f.ent.view.key
+			e.setSeqLocked(s.key, s)
+			s.opts, s.cur, s.unlogged, s.rev = f.rec.opts, f.rec.state, f.rec.unlogged, rev
+			s.remaining, s.granted, s.window, s.lastRefill = 0, 0, 0, 0
+		}
+		s.writing = false
+		s.mu.Unlock()
+	}
+	for id, c := range t.comments {
+		switch {
+		case gone[id]:
+		case c == nil:
+			delete(e.comments, id)
+		default:
+			e.comments[id] = comment{text: *c, rev: rev}
+		}
+	}
+	for id, a := range t.acls {
+		if !gone[id] {
+			e.acls[id] = aclRecord{acl: a.clone(), rev: rev}
+		}
+	}
+	for _, s := range marked {
+		if !inWrite[s] {
+			s.mu.Lock()
+			s.writing = false
+			s.mu.Unlock()
+		}
+	}
+	e.catMu.Unlock()
+	e.catalogVersion.Add(1)
+	if len(t.acls) > 0 {
+		e.authVersion.Add(1)
+	}
+	return nil
+}
+
+// failed keeps the names a failed commit may have written taken, as a
+// failed CREATE keeps its own: its outcome is unknown, so nothing may be
+// created over them (a write expecting them absent could conflict and
+// fail every write of its group commit) until a restart reads the store.
+func (t *Txn) failed(finals []final, err error) {
+	e := t.e
+	e.catMu.Lock()
+	defer e.catMu.Unlock()
+	for _, f := range finals {
+		if f.gone || f.s != nil && f.ent.view.key == f.s.key {
+			continue
+		}
+		if key := f.ent.view.key; e.seqs[key] == nil {
+			ph := &seq{key: key, id: f.rec.id, opts: f.rec.opts, cur: f.rec.state}
+			ph.err = storageError(ph, err)
+			e.setSeqLocked(key, ph)
+		}
+	}
+	for name, exists := range t.schemas {
+		if exists && e.schemas[name] == nil {
+			e.schemas[name] = &schema{dropping: true}
+		}
+	}
+}
