@@ -2,8 +2,11 @@ package torture
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -409,72 +412,100 @@ type SeqDef struct {
 }
 
 // Catalog is the model of the DDL workload's sequences: what every
-// acknowledged CREATE, ALTER and DROP left, and the one statement in
-// flight, whose outcome is unknown until it is answered.
+// acknowledged statement or COMMIT left, and the one statement or COMMIT
+// in flight, whose outcome is unknown until it is answered.
 type Catalog struct {
 	Acked   map[string]SeqDef
-	Pending *PendingDDL
-}
-
-// PendingDDL is a DDL statement sent and not (yet) answered. Def nil is
-// a DROP.
-type PendingDDL struct {
-	Name string
-	Def  *SeqDef
+	Pending map[string]*SeqDef // nil: nothing in flight
 }
 
 // NewCatalog is an empty catalogue.
 func NewCatalog() *Catalog { return &Catalog{Acked: map[string]SeqDef{}} }
 
-// Send records a statement about to be sent.
-func (c *Catalog) Send(name string, def *SeqDef) { c.Pending = &PendingDDL{name, def} }
+// Send records a statement about to be sent outside a block. Def nil is
+// a DROP.
+func (c *Catalog) Send(name string, def *SeqDef) {
+	c.SendBlock(map[string]*SeqDef{name: def})
+}
 
-// Answer records the answer to the pending statement: acknowledged, or
-// refused by the server.
+// SendBlock records a COMMIT about to be sent: what the block's
+// statements left of each sequence they touched (nil: dropped).
+func (c *Catalog) SendBlock(changes map[string]*SeqDef) { c.Pending = changes }
+
+// Answer records the answer to the pending statement or COMMIT:
+// acknowledged, or refused by the server.
 func (c *Catalog) Answer(ok bool) {
 	p := c.Pending
 	c.Pending = nil
-	if !ok || p == nil {
-		return
-	}
-	if p.Def == nil {
-		delete(c.Acked, p.Name)
-	} else {
-		c.Acked[p.Name] = *p.Def
+	if ok {
+		c.Acked = c.after(p)
 	}
 }
 
-// Verify compares what the server lists after a restart with the model:
-// every acknowledged statement survived; the pending one either did or
-// did not, and becomes whichever the server shows.
-func (c *Catalog) Verify(got map[string]SeqDef) []string {
-	var out []string
-	p := c.Pending
-	c.Pending = nil
-	for _, name := range sortedKeys(c.Acked, got) {
-		want, wantOK := c.Acked[name]
-		have, haveOK := got[name]
-		if wantOK == haveOK && want == have {
-			continue
-		}
-		if p != nil && p.Name == name && (p.Def == nil && !haveOK || p.Def != nil && haveOK && *p.Def == have) {
-			if haveOK {
-				c.Acked[name] = have
-			} else {
-				delete(c.Acked, name)
-			}
-			continue
-		}
-		switch {
-		case !haveOK:
-			out = append(out, fmt.Sprintf("ddl: acknowledged sequence %s (%+v) is gone", name, want))
-		case !wantOK:
-			out = append(out, fmt.Sprintf("ddl: dropped sequence %s is back as %+v", name, have))
-		default:
-			out = append(out, fmt.Sprintf("ddl: %s is %+v, but %+v was acknowledged", name, have, want))
+// after is the catalogue with changes applied.
+func (c *Catalog) after(changes map[string]*SeqDef) map[string]SeqDef {
+	out := make(map[string]SeqDef, len(c.Acked))
+	for k, v := range c.Acked {
+		out[k] = v
+	}
+	for name, def := range changes {
+		if def == nil {
+			delete(out, name)
+		} else {
+			out[name] = *def
 		}
 	}
 	return out
+}
+
+// Verify compares what the server lists after a restart with the model:
+// every acknowledged statement survived; the pending statement or block
+// either took effect whole or not at all, and becomes whichever the
+// server shows.
+func (c *Catalog) Verify(got map[string]SeqDef) []string {
+	p := c.Pending
+	c.Pending = nil
+	out := catalogDiff(c.Acked, got)
+	if len(out) == 0 || p == nil {
+		return out
+	}
+	after := c.after(p)
+	if len(catalogDiff(after, got)) == 0 {
+		c.Acked = after
+		return nil
+	}
+	return []string{fmt.Sprintf("ddl: the unanswered statement or block %s took effect in part (%s)", changesString(p), strings.Join(out, "; "))}
+}
+
+// catalogDiff describes how got differs from want.
+func catalogDiff(want, got map[string]SeqDef) []string {
+	var out []string
+	for _, name := range sortedKeys(want, got) {
+		w, wantOK := want[name]
+		have, haveOK := got[name]
+		switch {
+		case wantOK == haveOK && w == have:
+		case !haveOK:
+			out = append(out, fmt.Sprintf("ddl: acknowledged sequence %s (%+v) is gone", name, w))
+		case !wantOK:
+			out = append(out, fmt.Sprintf("ddl: dropped sequence %s is back as %+v", name, have))
+		default:
+			out = append(out, fmt.Sprintf("ddl: %s is %+v, but %+v was acknowledged", name, have, w))
+		}
+	}
+	return out
+}
+
+func changesString(changes map[string]*SeqDef) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(changes)) {
+		if d := changes[name]; d == nil {
+			parts = append(parts, "drop "+name)
+		} else {
+			parts = append(parts, fmt.Sprintf("%s=%+v", name, *d))
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 func sortedKeys[V any](ms ...map[string]V) []string {

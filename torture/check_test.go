@@ -114,4 +114,20 @@ func TestCatalogVerify(t *testing.T) {
 	c.Send("x", &b)
 	expect(t, "pending create done", c.Verify(map[string]SeqDef{"x": b}), 0, "")
 	expect(t, "then acknowledged", c.Verify(map[string]SeqDef{}), 1, "acknowledged sequence x")
+
+	// A block's COMMIT in flight: all of it or none of it.
+	c = NewCatalog()
+	c.Send("x", &a)
+	c.Answer(true)
+	block := map[string]*SeqDef{"x": nil, "y": &a, "z": &b}
+	c.SendBlock(block)
+	expect(t, "pending block lost", c.Verify(map[string]SeqDef{"x": a}), 0, "")
+	c.SendBlock(block)
+	expect(t, "pending block in part", c.Verify(map[string]SeqDef{"y": a}), 1, "took effect in part")
+	c.SendBlock(block)
+	expect(t, "pending block done", c.Verify(map[string]SeqDef{"y": a, "z": b}), 0, "")
+	expect(t, "then acknowledged", c.Verify(map[string]SeqDef{"y": a, "z": b}), 0, "")
+	c.SendBlock(map[string]*SeqDef{"y": nil})
+	c.Answer(false)
+	expect(t, "refused block", c.Verify(map[string]SeqDef{"z": b}), 1, "acknowledged sequence y")
 }

@@ -68,6 +68,7 @@ type Report struct {
 	Outcomes   map[string]int
 	Values     int              // values received
 	DDL        int              // DDL statements answered
+	Commits    int              // blocks of DDL whose COMMIT was acknowledged
 	Porcupine  int              // operations porcupine checked (generate_series rows are the scan's)
 	MaxSkip    map[string]int64 // see CheckGaps
 	Violations []string
@@ -77,8 +78,8 @@ type Report struct {
 // String is the report in a few lines.
 func (r *Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d cycles in %v; %d value operations (%s), %d values, %d DDL statements; porcupine checked %d operations\n",
-		r.Cycles, r.Elapsed.Round(time.Second), r.Ops, mapString(r.Outcomes), r.Values, r.DDL, r.Porcupine)
+	fmt.Fprintf(&b, "%d cycles in %v; %d value operations (%s), %d values, %d DDL statements (%d blocks committed); porcupine checked %d operations\n",
+		r.Cycles, r.Elapsed.Round(time.Second), r.Ops, mapString(r.Outcomes), r.Values, r.DDL, r.Commits, r.Porcupine)
 	fmt.Fprintf(&b, "faults: %s\n", mapString(r.Faults))
 	fmt.Fprintf(&b, "largest skip after a crash beyond what unanswered requests asked for, by sequence: %s\n", mapString(r.MaxSkip))
 	fmt.Fprintf(&b, "violations: %d\n", len(r.Violations))
@@ -94,6 +95,7 @@ func (r *Report) Add(o *Report) {
 	r.Ops += o.Ops
 	r.Values += o.Values
 	r.DDL += o.DDL
+	r.Commits += o.Commits
 	r.Porcupine += o.Porcupine
 	r.Elapsed += o.Elapsed
 	r.Violations = append(r.Violations, o.Violations...)
@@ -155,6 +157,7 @@ type run struct {
 	epochCache map[string]int64 // largest CACHE during the current epoch
 	faults     map[string]int
 	ddlOps     int
+	ddlCommits int
 	violations []string
 }
 
@@ -374,7 +377,7 @@ func (r *run) powerLoss(p *proc) error {
 // check runs every checker over the history.
 func (r *run) check(restarts []Restart, start time.Time) (*Report, error) {
 	ops := r.h.Ops()
-	rep := &Report{Cycles: r.cfg.Cycles, Faults: r.faults, Outcomes: map[string]int{}, DDL: r.ddlOps}
+	rep := &Report{Cycles: r.cfg.Cycles, Faults: r.faults, Outcomes: map[string]int{}, DDL: r.ddlOps, Commits: r.ddlCommits}
 	for _, op := range ops {
 		rep.Ops++
 		rep.Outcomes[op.Outcome.String()]++

@@ -42,7 +42,7 @@ func TestTorture(t *testing.T) {
 		t.Fatalf("%d violations:\n%s", len(rep.Violations), strings.Join(rep.Violations, "\n"))
 	}
 	// The run must have done what it claims, or the checks prove nothing.
-	if rep.Outcomes["ok"] < 1000 || rep.Porcupine < 1000 || rep.DDL == 0 {
+	if rep.Outcomes["ok"] < 1000 || rep.Porcupine < 1000 || rep.DDL == 0 || rep.Commits == 0 {
 		t.Fatalf("too little happened: %s", rep)
 	}
 	for _, f := range []Fault{Kill, PowerLoss, Clean} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -209,9 +210,10 @@ func (r *run) alterCache(ctx context.Context, c *pgx.Conn, s Seq, rng *rand.Rand
 	return out != Unknown
 }
 
-// ddlWorker creates, alters and drops the catalogue's sequences, one
-// statement at a time, until stop or until a statement's outcome is
-// unknown (it is then the catalogue's pending statement).
+// ddlWorker creates, alters and drops the catalogue's sequences, by
+// single statements and in transaction blocks committed or rolled back,
+// until stop or until an outcome is unknown (a statement's or a COMMIT's:
+// it is then the catalogue's pending change).
 func (r *run) ddlWorker(seed uint64, stop <-chan struct{}) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	c, err := connect(context.Background(), r.dsn)
@@ -220,34 +222,116 @@ func (r *run) ddlWorker(seed uint64, stop <-chan struct{}) {
 	}
 	defer c.Close(context.Background())
 	for !stopped(stop) {
-		name := fmt.Sprintf("ddl_%d", rng.IntN(8))
-		def := &SeqDef{Inc: int64(1 + rng.IntN(5)), Cache: []int64{1, 20, 5000}[rng.IntN(3)], Max: int64(1_000_000 + rng.IntN(1000))}
-		spec := fmt.Sprintf("increment by %d cache %d maxvalue %d", def.Inc, def.Cache, def.Max)
-		var q string
-		_, exists := r.catalog.Acked[name]
-		switch {
-		case !exists:
-			q = "create sequence " + name + " " + spec
-		case rng.IntN(2) == 0:
-			q = "alter sequence " + name + " " + spec
-		default:
-			q, def = "drop sequence "+name, nil
+		var ok bool
+		if rng.IntN(2) == 0 {
+			ok = r.ddlStatement(c, rng)
+		} else {
+			ok = r.ddlBlock(c, rng)
 		}
-		r.catalog.Send(name, def)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := c.Exec(ctx, q)
-		cancel()
-		out, msg := r.outcomeOf(q, err)
-		fmt.Fprintf(r.ddlLog, "%v %s: %s %s\n", time.Duration(r.h.Now()), q, out, msg)
-		if out == Unknown {
+		if !ok {
 			return
 		}
-		r.catalog.Answer(out == OK)
+		time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
+	}
+}
+
+// ddlStatement sends one DDL statement outside a block; false when its
+// outcome is unknown.
+func (r *run) ddlStatement(c *pgx.Conn, rng *rand.Rand) bool {
+	name, q, def := ddlFor(rng, r.catalog.Acked)
+	r.catalog.Send(name, def)
+	out := r.ddlExec(c, q)
+	if out == Unknown {
+		return false
+	}
+	r.catalog.Answer(out == OK)
+	return true
+}
+
+// ddlBlock runs BEGIN, one to four DDL statements and COMMIT or ROLLBACK;
+// false when the COMMIT's outcome is unknown or the connection is lost.
+// Until COMMIT is sent nothing of the block is pending: a block that
+// never commits leaves no trace.
+func (r *run) ddlBlock(c *pgx.Conn, rng *rand.Rand) bool {
+	if out := r.ddlExec(c, "begin"); out != OK {
+		return out != Unknown && r.ddlExec(c, "rollback") != Unknown
+	}
+	view := maps.Clone(r.catalog.Acked)
+	changes := map[string]*SeqDef{}
+	for range 1 + rng.IntN(4) {
+		name, q, def := ddlFor(rng, view)
+		switch r.ddlExec(c, q) {
+		case Unknown:
+			return false
+		case Failed: // the block is aborted
+			return r.ddlExec(c, "rollback") != Unknown
+		}
+		changes[name] = def
+		if def == nil {
+			delete(view, name)
+		} else {
+			view[name] = *def
+		}
+	}
+	if rng.IntN(5) == 0 {
+		return r.ddlExec(c, "rollback") != Unknown
+	}
+	r.catalog.SendBlock(changes)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	tag, err := c.Exec(ctx, "commit")
+	cancel()
+	out, msg := r.outcomeOf("commit", err)
+	if out == OK && tag.String() != "COMMIT" {
+		r.violation(fmt.Sprintf("ddl: COMMIT of a block whose statements all succeeded answered %q", tag))
+		out = Failed
+	}
+	r.ddlLogf("commit %s: %s %s", changesString(changes), out, msg)
+	if out == Unknown {
+		return false
+	}
+	r.catalog.Answer(out == OK)
+	if out == OK {
+		r.mu.Lock()
+		r.ddlCommits++
+		r.mu.Unlock()
+	}
+	return true
+}
+
+// ddlFor picks a statement on one of the workload's names against the
+// catalogue cat: the name, the statement, and what it leaves (nil: the
+// sequence is dropped).
+func ddlFor(rng *rand.Rand, cat map[string]SeqDef) (string, string, *SeqDef) {
+	name := fmt.Sprintf("ddl_%d", rng.IntN(8))
+	def := &SeqDef{Inc: int64(1 + rng.IntN(5)), Cache: []int64{1, 20, 5000}[rng.IntN(3)], Max: int64(1_000_000 + rng.IntN(1000))}
+	spec := fmt.Sprintf("increment by %d cache %d maxvalue %d", def.Inc, def.Cache, def.Max)
+	_, exists := cat[name]
+	switch {
+	case !exists:
+		return name, "create sequence " + name + " " + spec, def
+	case rng.IntN(2) == 0:
+		return name, "alter sequence " + name + " " + spec, def
+	}
+	return name, "drop sequence " + name, nil
+}
+
+// ddlExec runs one statement of the DDL workload and logs its outcome.
+func (r *run) ddlExec(c *pgx.Conn, q string) Outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_, err := c.Exec(ctx, q)
+	cancel()
+	out, msg := r.outcomeOf(q, err)
+	r.ddlLogf("%s: %s %s", q, out, msg)
+	if out != Unknown {
 		r.mu.Lock()
 		r.ddlOps++
 		r.mu.Unlock()
-		time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
 	}
+	return out
+}
+
+func (r *run) ddlLogf(format string, args ...any) {
+	fmt.Fprintf(r.ddlLog, "%v %s\n", time.Duration(r.h.Now()), fmt.Sprintf(format, args...))
 }
 
 // catalogNow reads the DDL workload's sequences as the server lists them.
