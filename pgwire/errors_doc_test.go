@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"net"
 	"net/url"
@@ -198,6 +199,31 @@ var scenarios = map[string]func(t *testing.T, dsn string) (string, string){
 		c.Exec(ctx, "begin")
 		c.Exec(ctx, "select nextval('nope')")
 		_, err = c.Exec(ctx, "select nextval('s')")
+		return pgCode(err)
+	},
+	"session: two blocks that each wait for a sequence the other altered": func(t *testing.T, dsn string) (string, string) {
+		ctx := context.Background()
+		a := mustConnect(t, dsn, "create sequence dl1; create sequence dl2")
+		b := mustConnect(t, dsn)
+		for _, x := range []struct {
+			c *pgx.Conn
+			q string
+		}{{a, "alter sequence dl1 cache 2"}, {b, "alter sequence dl2 cache 2"}} {
+			if _, err := x.c.Exec(ctx, "begin"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.c.Exec(ctx, x.q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Whichever closes the cycle fails, and its block's locks go
+		// with the failure, so the other's statement then succeeds.
+		errs := make(chan error, 2)
+		go func() { _, err := a.Exec(ctx, "alter sequence dl2 cache 3"); errs <- err }()
+		go func() { _, err := b.Exec(ctx, "alter sequence dl1 cache 3"); errs <- err }()
+		err := cmp.Or(<-errs, <-errs)
+		a.Exec(ctx, "rollback")
+		b.Exec(ctx, "rollback")
 		return pgCode(err)
 	},
 	"server: shut down": func(t *testing.T, dsn string) (string, string) {
