@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/storage"
@@ -528,7 +529,7 @@ func (t *Txn) Nextval(ctx context.Context, n Name) (uint64, int64, error) {
 	if id != 0 {
 		got = id
 	}
-	return got, v, err
+	return got, v, asNamed(err, tn, n)
 }
 
 // Setval is the engine's, for the sequence as the transaction sees it.
@@ -541,7 +542,7 @@ func (t *Txn) Setval(ctx context.Context, n Name, v int64, called bool) (uint64,
 	if id != 0 {
 		got = id
 	}
-	return got, err
+	return got, asNamed(err, tn, n)
 }
 
 // Reserve is the engine's, for the sequence as the transaction sees it.
@@ -563,7 +564,7 @@ func (t *Txn) reserve(ctx context.Context, n Name, count int64, whole bool) (uin
 	if id != 0 {
 		got = id
 	}
-	return got, r, err
+	return got, r, asNamed(err, tn, n)
 }
 
 // Release is the engine's, for the sequence as the transaction sees it.
@@ -572,7 +573,29 @@ func (t *Txn) Release(n Name, first, last int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return eng.Release(tn, first, last)
+	v, err := eng.Release(tn, first, last)
+	return v, asNamed(err, tn, n)
+}
+
+// asNamed rewrites an error about the sequence the transaction's view n
+// stands for (its copy in the shadow engine, or the committed sequence
+// under its old name) to name it as the session knows it.
+func asNamed(err error, from, to Name) error {
+	if err == nil || from.Rel() == to.Rel() {
+		return err
+	}
+	fix := func(msg string) string {
+		return strings.Replace(msg, `"`+from.Rel()+`"`, `"`+to.Rel()+`"`, 1)
+	}
+	var ae *alloc.Error
+	var ee *Error
+	switch {
+	case errors.As(err, &ae):
+		return &alloc.Error{Kind: ae.Kind, Msg: fix(ae.Msg)}
+	case errors.As(err, &ee):
+		return &Error{Kind: ee.Kind, Msg: fix(ee.Msg), Err: ee.Err}
+	}
+	return err
 }
 
 // --- DDL ---

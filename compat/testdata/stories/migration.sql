@@ -76,3 +76,21 @@ select nextval('orders_v2');
 select relpersistence from pg_class where relname = 'orders_v2';
 drop schema billing cascade;
 drop sequence orders_v2;
+-- Errors name a sequence as the block knows it: created in the block, or
+-- renamed there.
+create sequence kept maxvalue 3;
+begin;
+create sequence fresh maxvalue 1;
+select nextval('fresh');
+select nextval('fresh');
+rollback;
+begin;
+alter sequence kept rename to renamed;
+select setval('renamed', 10);
+rollback;
+begin;
+alter sequence kept rename to renamed;
+select setval('renamed', 3);
+select nextval('renamed');
+rollback;
+drop sequence kept;
