@@ -178,12 +178,13 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 	}), nil
 }
 
-// outsideBlock refuses role commands in a transaction block: roles are
-// written when acknowledged (they are not part of a block's DDL), so a
-// ROLLBACK could not undo them. PostgreSQL's wording for commands that
-// cannot run in a block.
+// outsideBlock refuses role commands in a transaction block or a
+// multi-statement Query: roles are written when the command runs (they
+// are not part of a transaction's DDL), so a ROLLBACK or a later error
+// could not undo them. PostgreSQL's wording for commands that cannot run
+// in a transaction.
 func (s *Session) outsideBlock(command string) error {
-	if s.tx.open {
+	if s.inBlock() {
 		return sql.Errorf(sql.ActiveTransaction, "%s cannot run inside a transaction block", command)
 	}
 	return nil

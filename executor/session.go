@@ -54,10 +54,14 @@ type Session struct {
 	// txn and tempTxn are the transaction block's DDL on the server's and
 	// the temporary engine, begun at the block's first DDL on each.
 	txn, tempTxn *engine.Txn
-	settings     settings
-	tx           txState
-	cursors      map[string]*cursor
-	plans        map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
+	// implicit: a simple Query of several statements is running outside
+	// a block; its statements are one transaction, as in PostgreSQL
+	// (BeginImplicit).
+	implicit bool
+	settings settings
+	tx       txState
+	cursors  map[string]*cursor
+	plans    map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
 	// pathVersion counts setting changes: with the engine's catalog
 	// version it says when a name may resolve differently.
 	pathVersion uint64
@@ -148,9 +152,35 @@ func (s *Session) TxStatus() byte { return s.tx.status() }
 // block; with savepoints they are kept for ROLLBACK TO.
 func (s *Session) Abort() {
 	s.tx.abort()
-	if s.tx.open && len(s.tx.savepoints) == 0 {
+	if s.tx.open && len(s.tx.savepoints) == 0 || !s.tx.open && s.implicit {
 		s.endDDL(context.Background(), false)
 	}
+}
+
+// BeginImplicit starts the implicit transaction of a simple Query with
+// several statements, outside a block: as in PostgreSQL, their DDL
+// commits together when the last succeeds (EndImplicit), and an error
+// in any of them undoes all of it. BEGIN among them turns it into a
+// block; COMMIT or ROLLBACK among them ends it with a warning, and the
+// statements after them start another.
+func (s *Session) BeginImplicit() {
+	if !s.tx.open {
+		s.implicit = true
+	}
+}
+
+// EndImplicit ends the Query's implicit transaction: commit (the last
+// statement succeeded) makes its DDL durable in one write, else it is
+// rolled back. A failed commit is the Query's error.
+func (s *Session) EndImplicit(ctx context.Context, commit bool) error {
+	if !s.implicit {
+		return nil
+	}
+	s.implicit = false
+	if s.tx.open {
+		return nil
+	}
+	return s.endDDL(ctx, commit && !s.tx.aborted)
 }
 
 // Column is one result column.
@@ -234,6 +264,11 @@ type Prepared struct {
 // Prepare compiles st. paramOIDs are the parameter types the client
 // declared; 0 (or a missing entry) lets the statement's context decide.
 func (s *Session) Prepare(st *sql.Statement, paramOIDs []uint32) (*Prepared, error) {
+	if s.tx.failed() && !isTxExit(st.Node) {
+		// Before names are looked up, as in PostgreSQL: what the failed
+		// block did is gone already.
+		return nil, errInFailedBlock()
+	}
 	c := &compiler{s: s, query: st.Query}
 	for i, oid := range paramOIDs {
 		if oid == 0 {
@@ -286,10 +321,28 @@ type cachedPlan struct {
 	epoch uint64
 }
 
+func errInFailedBlock() error {
+	return sql.Errorf(sql.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+}
+
+// isTxExit reports whether a statement may run in a failed block:
+// COMMIT, ROLLBACK, ROLLBACK TO (PostgreSQL's IsTransactionExitStmt).
+func isTxExit(n *pg.Node) bool {
+	t := n.GetTransactionStmt()
+	if t == nil {
+		return false
+	}
+	switch t.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return true
+	}
+	return false
+}
+
 // Execute runs a prepared statement with its parameters.
 func (s *Session) Execute(ctx context.Context, p *Prepared, params []Datum) (*Result, error) {
 	if s.tx.failed() && !p.txEnd {
-		return nil, sql.Errorf(sql.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+		return nil, errInFailedBlock()
 	}
 	if len(params) < len(p.ParamTypes) {
 		return nil, sql.Errorf(sql.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))

@@ -765,7 +765,7 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 	switch st.Target {
 	case pg.DiscardMode_DISCARD_ALL:
 		return command(func(context.Context) (*Result, error) {
-			if s.tx.open {
+			if s.inBlock() {
 				return nil, sql.Errorf(sql.ActiveTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
 			s.settings.resetAll()

@@ -86,10 +86,11 @@ func (s *Session) cat() catalog {
 }
 
 // ddlFor is the catalog DDL on a sequence goes through: in a transaction
-// block, the block's transaction (begun at its first DDL), so that
-// ROLLBACK undoes it; outside one, the engine.
+// block or a Query's implicit transaction, the transaction begun at its
+// first DDL, so that ROLLBACK or an error undoes it; outside, the
+// engine.
 func (s *Session) ddlFor(n engine.Name) catalog {
-	if !s.tx.open {
+	if !s.inBlock() {
 		return s.baseFor(n)
 	}
 	s.ddlChanged()
@@ -104,7 +105,7 @@ func (s *Session) ddlFor(n engine.Name) catalog {
 
 // ddlCat is ddlFor for the server's schemas.
 func (s *Session) ddlCat() catalog {
-	if !s.tx.open {
+	if !s.inBlock() {
 		return s.eng
 	}
 	s.ddlChanged()

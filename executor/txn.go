@@ -34,9 +34,13 @@ type savepoint struct {
 	onCommit     int
 }
 
-// atCommit runs f now outside a block, at COMMIT inside one.
+// inBlock reports whether statements run in a transaction: a block, or
+// a multi-statement Query's implicit transaction.
+func (s *Session) inBlock() bool { return s.tx.open || s.implicit }
+
+// atCommit runs f now outside a transaction, at its COMMIT inside one.
 func (s *Session) atCommit(f func()) {
-	if s.tx.open {
+	if s.inBlock() {
 		s.tx.onCommit = append(s.tx.onCommit, f)
 		return
 	}
@@ -65,6 +69,7 @@ func (s *Session) endDDL(ctx context.Context, commit bool) error {
 			f()
 		}
 	}
+	s.tx.onCommit = nil
 	return err
 }
 
@@ -96,7 +101,10 @@ func (s *Session) begin(tag string, readOnly *bool) *Result {
 	if readOnly != nil {
 		ro = *readOnly
 	}
-	s.tx = txState{open: true, readOnly: ro, saved: s.settings.snapshot()}
+	// BEGIN in a Query's implicit transaction makes it a block, with
+	// what the statements before it did.
+	s.tx = txState{open: true, readOnly: ro, saved: s.settings.snapshot(), onCommit: s.tx.onCommit}
+	s.implicit = false
 	return commandResult(tag)
 }
 
@@ -137,6 +145,11 @@ func (s *Session) checkWritable(command string) error {
 // either drops SET LOCAL values and cursors without HOLD.
 func (s *Session) end(ctx context.Context, tag string, commit bool) (*Result, error) {
 	if !s.tx.open {
+		// In a Query's implicit transaction PostgreSQL commits or rolls
+		// back what came before, with the same warning.
+		if err := s.endDDL(ctx, commit); err != nil {
+			return nil, err
+		}
 		return commandResult(tag, warning(sql.NoActiveTransaction, "there is no transaction in progress")), nil
 	}
 	if s.tx.aborted && commit {

@@ -53,8 +53,9 @@ func readCatalogue(t *testing.T) []catalogueRow {
 	return rows
 }
 
-// catalogueSetup is what every SQL row of docs/errors.md runs against.
-const catalogueSetup = "create sequence s; create sequence lim maxvalue 2 start 2; select nextval('lim')"
+// catalogueSetup is what every SQL row of docs/errors.md runs against
+// (the role on its own: role commands run outside transactions).
+var catalogueSetup = []string{"create sequence s; create sequence lim maxvalue 2 start 2; select nextval('lim')", "create user dup_u"}
 
 // TestErrorCatalogue runs every row of docs/errors.md: a row whose input
 // is SQL in backticks runs on a fresh connection to a server (-max-bulk-rows
@@ -64,7 +65,7 @@ const catalogueSetup = "create sequence s; create sequence lim maxvalue 2 start 
 func TestErrorCatalogue(t *testing.T) {
 	dsn, _ := startServerWith(t, Config{MaxBulkRows: 1000})
 	ctx := context.Background()
-	admin := mustConnect(t, dsn, catalogueSetup)
+	admin := mustConnect(t, dsn, catalogueSetup...)
 	for _, row := range readCatalogue(t) {
 		t.Run(row.input, func(t *testing.T) {
 			var code, msg string

@@ -739,6 +739,11 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		return
 	}
 	c.parseNotices(stmts[0].Notices)
+	if len(stmts) > 1 {
+		// Several statements are one implicit transaction, as in
+		// PostgreSQL: an error undoes the DDL of those before it.
+		c.sess.BeginImplicit()
+	}
 	for i := range stmts {
 		var began time.Time
 		if c.srv.cfg.OnStatement != nil {
@@ -748,11 +753,15 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		c.observe(tag, err, began)
 		if err != nil {
 			c.sess.Abort()
+			c.sess.EndImplicit(ctx, false)
 			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
 				c.send(toErrorResponse(err))
 			}
 			return
 		}
+	}
+	if err := c.sess.EndImplicit(ctx, true); err != nil {
+		c.send(toErrorResponse(err))
 	}
 }
 
