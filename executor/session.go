@@ -54,8 +54,8 @@ type Session struct {
 	// txn and tempTxn are the transaction block's DDL on the server's and
 	// the temporary engine, begun at the block's first DDL on each.
 	txn, tempTxn *engine.Txn
-	// implicit: a simple Query of several statements is running outside
-	// a block; its statements are one transaction, as in PostgreSQL
+	// implicit: a simple Query of several statements is running; outside
+	// a block its statements are one transaction, as in PostgreSQL
 	// (BeginImplicit).
 	implicit bool
 	settings settings
@@ -161,13 +161,9 @@ func (s *Session) Abort() {
 // several statements, outside a block: as in PostgreSQL, their DDL
 // commits together when the last succeeds (EndImplicit), and an error
 // in any of them undoes all of it. BEGIN among them turns it into a
-// block; COMMIT or ROLLBACK among them ends it with a warning, and the
+// block; COMMIT or ROLLBACK among them ends it (or the block) and the
 // statements after them start another.
-func (s *Session) BeginImplicit() {
-	if !s.tx.open {
-		s.implicit = true
-	}
-}
+func (s *Session) BeginImplicit() { s.implicit = true }
 
 // EndImplicit ends the Query's implicit transaction: commit (the last
 // statement succeeded) makes its DDL durable in one write, else it is

@@ -104,7 +104,6 @@ func (s *Session) begin(tag string, readOnly *bool) *Result {
 	// BEGIN in a Query's implicit transaction makes it a block, with
 	// what the statements before it did.
 	s.tx = txState{open: true, readOnly: ro, saved: s.settings.snapshot(), onCommit: s.tx.onCommit}
-	s.implicit = false
 	return commandResult(tag)
 }
 
