@@ -187,7 +187,7 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 			if len(ignored) > 0 {
 				r.Notices = append(r.Notices, warning(sql.InvalidGrantOperation, "sequence \"%s\" only supports USAGE, SELECT, and UPDATE privileges", n.Rel()))
 			}
-			eng := s.engFor(n)
+			eng := s.ddlFor(n) // in a block, the block's transaction
 			a, err := eng.ACL(n)
 			if err != nil {
 				return nil, err
