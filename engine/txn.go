@@ -35,14 +35,16 @@ type Txn struct {
 	// store, opened at first need.
 	shadow   *Engine
 	nshadow  int
-	entries  map[string]entry   // by the key the transaction sees
-	hidden   map[string]bool    // committed keys dropped or renamed away
-	comments map[uint64]*string // changed comments by sequence ID (nil: none)
-	acls     map[uint64]ACL     // changed ACLs by sequence ID
-	schemas  map[string]bool    // schemas created (true) or dropped (false)
-	locked   []*seq             // committed sequences whose lock it holds
-	names    []string           // name locks it holds
-	done     chan struct{}      // closed when it ends
+	entries  map[string]entry       // by the key the transaction sees
+	hidden   map[string]bool        // committed keys dropped or renamed away
+	comments map[uint64]*string     // changed comments by sequence ID (nil: none)
+	acls     map[uint64]ACL         // changed ACLs by sequence ID
+	schemas  map[string]bool        // schemas created (true) or dropped (false)
+	roles    map[string]*Role       // roles created or changed (nil: dropped)
+	roleRevs map[string]storage.Rev // each changed role's revision when first touched (0: absent)
+	locked   []*seq                 // committed sequences whose lock it holds
+	names    []string               // name locks it holds
+	done     chan struct{}          // closed when it ends
 	ended    bool
 	// waitingFor is the transaction this one waits for (deadlock
 	// detection). REQUIRES: e.lockMu.
@@ -62,6 +64,11 @@ type entry struct {
 // ErrDeadlock: two transactions waited for each other.
 var ErrDeadlock = errors.New("seqd: deadlock detected")
 
+// ErrSerialization: a transaction's commit found what it changed changed
+// by another meanwhile (roles, which are not locked while a block holds
+// them).
+var ErrSerialization = errors.New("seqd: could not serialize access")
+
 // Begin starts a transaction.
 func (e *Engine) Begin() *Txn {
 	return &Txn{
@@ -71,6 +78,8 @@ func (e *Engine) Begin() *Txn {
 		comments: map[uint64]*string{},
 		acls:     map[uint64]ACL{},
 		schemas:  map[string]bool{},
+		roles:    map[string]*Role{},
+		roleRevs: map[string]storage.Rev{},
 		done:     make(chan struct{}),
 	}
 }
@@ -80,7 +89,7 @@ func (t *Txn) Engine() *Engine { return t.e }
 
 // Changed reports whether the transaction has anything to commit.
 func (t *Txn) Changed() bool {
-	return len(t.entries)+len(t.hidden)+len(t.comments)+len(t.acls)+len(t.schemas) > 0
+	return len(t.entries)+len(t.hidden)+len(t.comments)+len(t.acls)+len(t.schemas)+len(t.roles) > 0
 }
 
 type txnKey struct{}
@@ -849,6 +858,7 @@ type Savepoint struct {
 	comments map[uint64]*string
 	acls     map[uint64]ACL
 	schemas  map[string]bool
+	roles    map[string]*Role
 }
 
 func cloneMap[K comparable, V any](m map[K]V) map[K]V {
@@ -865,7 +875,7 @@ func (t *Txn) Savepoint() Savepoint {
 	for id, a := range t.acls {
 		acls[id] = a.clone()
 	}
-	return Savepoint{entries: cloneMap(t.entries), hidden: cloneMap(t.hidden), comments: cloneMap(t.comments), acls: acls, schemas: cloneMap(t.schemas)}
+	return Savepoint{entries: cloneMap(t.entries), hidden: cloneMap(t.hidden), comments: cloneMap(t.comments), acls: acls, schemas: cloneMap(t.schemas), roles: cloneMap(t.roles)}
 }
 
 // RollbackTo undoes the changes made since sp. Locks taken since stay
@@ -874,7 +884,7 @@ func (t *Txn) Savepoint() Savepoint {
 // Copies made since are dropped; what a copy made before sp handed out
 // since stays handed out, as in PostgreSQL.
 func (t *Txn) RollbackTo(sp Savepoint) {
-	t.entries, t.hidden, t.comments, t.schemas = cloneMap(sp.entries), cloneMap(sp.hidden), cloneMap(sp.comments), cloneMap(sp.schemas)
+	t.entries, t.hidden, t.comments, t.schemas, t.roles = cloneMap(sp.entries), cloneMap(sp.hidden), cloneMap(sp.comments), cloneMap(sp.schemas), cloneMap(sp.roles)
 	t.acls = make(map[uint64]ACL, len(sp.acls))
 	for id, a := range sp.acls {
 		t.acls[id] = a.clone()
@@ -933,6 +943,18 @@ func (t *Txn) Commit(ctx context.Context) error {
 		return nil
 	}
 	e := t.e
+	// Roles are written under roleMu (taken before commentMu, as PutRole
+	// takes it before anything else); one changed meanwhile by another
+	// session fails the commit before anything is written.
+	if len(t.roles) > 0 {
+		e.roleMu.Lock()
+		defer e.roleMu.Unlock()
+		for name := range t.roles {
+			if r, _ := e.Role(name); r.rev != t.roleRevs[name] {
+				return &Error{Kind: ErrSerialization, Msg: fmt.Sprintf("could not serialize access due to concurrent update of role \"%s\"", name)}
+			}
+		}
+	}
 	// Comment and ACL records are written under commentMu, each expecting
 	// the revision the one before left: so are this commit's.
 	e.commentMu.Lock()
@@ -1061,6 +1083,14 @@ func (t *Txn) Commit(ctx context.Context) error {
 		}
 		put(storage.Op{Key: aclKey(id), Value: a.encode(), Expect: e.acls[id].rev})
 	}
+	for name, r := range t.roles {
+		switch rev := t.roleRevs[name]; {
+		case r != nil:
+			ops[roleKey+name] = storage.Op{Key: roleKey + name, Value: r.encode(), Expect: rev}
+		case rev != 0:
+			ops[roleKey+name] = storage.Op{Key: roleKey + name, Expect: rev}
+		}
+	}
 	closing := e.closing
 	e.catMu.RUnlock()
 	if closing {
@@ -1146,9 +1176,18 @@ func (t *Txn) Commit(ctx context.Context) error {
 			s.mu.Unlock()
 		}
 	}
+	for name, r := range t.roles {
+		if r == nil {
+			delete(e.roles, name)
+			continue
+		}
+		nr := *r
+		nr.rev = rev
+		e.roles[name] = nr
+	}
 	e.catMu.Unlock()
 	e.catalogVersion.Add(1)
-	if len(t.acls) > 0 {
+	if len(t.acls) > 0 || len(t.roles) > 0 {
 		e.authVersion.Add(1)
 	}
 	return nil

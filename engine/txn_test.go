@@ -358,3 +358,81 @@ func TestTxnDropSchema(t *testing.T) {
 		t.Fatalf("sequences left: %v", keys)
 	}
 }
+
+// TestTxnRoles: a block's roles are its own until COMMIT, gone after
+// ROLLBACK, and a COMMIT that would overwrite another session's change
+// of the same role fails, writing nothing.
+func TestTxnRoles(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	e := openFS(t, fs)
+	tx := e.Begin()
+	if err := tx.PutRole(ctx, Role{Name: "r", Login: true}, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e.Role("r"); ok {
+		t.Fatal("an uncommitted role is seen outside its block")
+	}
+	if r, ok := tx.Role("r"); !ok || !r.Login {
+		t.Fatalf("the block does not see its role: %+v %v", r, ok)
+	}
+	if err := tx.PutRole(ctx, Role{Name: "r"}, true); !errors.Is(err, ErrRoleExists) {
+		t.Fatalf("creating it again in the block: %v", err)
+	}
+	tx.Rollback()
+	if _, ok := e.Role("r"); ok {
+		t.Fatal("a rolled-back role exists")
+	}
+
+	tx = e.Begin()
+	tx.PutRole(ctx, Role{Name: "r"}, true)
+	tx.PutRole(ctx, Role{Name: "gone"}, true)
+	if err := tx.DropRole(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if names := roleNames(e.Roles()); !slices.Equal(names, []string{"r"}) {
+		t.Fatalf("roles after commit: %v", names)
+	}
+
+	// Another session changes r while a block alters it: the block's
+	// COMMIT fails and writes nothing, not even its other changes.
+	tx = e.Begin()
+	if err := tx.PutRole(ctx, Role{Name: "r", Superuser: true}, false); err != nil {
+		t.Fatal(err)
+	}
+	tx.PutRole(ctx, Role{Name: "other"}, true)
+	if err := e.PutRole(ctx, Role{Name: "r", Login: true}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); !errors.Is(err, ErrSerialization) {
+		t.Fatalf("a commit over another's change: %v", err)
+	}
+	if r, _ := e.Role("r"); r.Superuser || !r.Login {
+		t.Fatalf("r after the failed commit: %+v", r)
+	}
+	if _, ok := e.Role("other"); ok {
+		t.Fatal("a failed commit wrote part of its block")
+	}
+
+	// Durable: what a crash leaves is what was committed.
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	e.Close()
+	e2 := openFS(t, crashed)
+	defer e2.Close()
+	if names := roleNames(e2.Roles()); !slices.Equal(names, []string{"r"}) {
+		t.Fatalf("roles after a crash: %v", names)
+	}
+	if r, _ := e2.Role("r"); !r.Login || r.Superuser {
+		t.Fatalf("r after a crash: %+v", r)
+	}
+}
+
+func roleNames(rs []Role) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name)
+	}
+	return out
+}

@@ -265,7 +265,7 @@ type roleRow struct {
 // superuser that can log in when it is not a role itself (trust).
 func (s *Session) roleList() []roleRow {
 	out := []roleRow{{Role: engine.Role{Name: s.cfg.User, Superuser: true, Login: true}, oid: superuserOID}}
-	for _, r := range s.eng.Roles() {
+	for _, r := range s.roles().Roles() {
 		if r.Name == s.cfg.User {
 			out[0].Role = r
 			continue

@@ -21,7 +21,7 @@ import (
 
 // isSuperuser reports whether role is a superuser (or no role at all).
 func (s *Session) isSuperuser(role string) bool {
-	r, ok := s.eng.Role(role)
+	r, ok := s.roles().Role(role)
 	return !ok || r.Superuser
 }
 
@@ -160,7 +160,7 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 			return nil, err
 		}
 		for _, g := range grantees {
-			if _, ok := s.eng.Role(g); g != engine.Public && !ok {
+			if _, ok := s.roles().Role(g); g != engine.Public && !ok {
 				return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", g)
 			}
 		}
@@ -232,7 +232,7 @@ func hasSequencePrivilege(e *env, a []Datum) (Datum, error) {
 	role := s.cfg.User
 	if len(a) == 3 {
 		role = a[0].S
-		if _, ok := s.eng.Role(role); !ok && role != s.cfg.User {
+		if _, ok := s.roles().Role(role); !ok && role != s.cfg.User {
 			return Null, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
 		}
 		a = a[1:]
@@ -311,7 +311,7 @@ func (s *Session) ownedBy(role string) []string {
 // not a superuser can give its sequences to none but itself (seqd has no
 // role membership).
 func (s *Session) changeOwner(ctx context.Context, n engine.Name, role string) error {
-	if _, ok := s.eng.Role(role); !ok && role != s.cfg.User {
+	if _, ok := s.roles().Role(role); !ok && role != s.cfg.User {
 		return sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
 	}
 	if role != s.cfg.User && !s.isSuperuser(s.cfg.User) {

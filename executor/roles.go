@@ -13,8 +13,8 @@ import (
 )
 
 // CREATE ROLE|USER, ALTER ROLE ... [WITH] options, DROP ROLE. Roles are
-// who may connect under scram-sha-256 authentication; privileges on
-// sequences are not checked yet (every role acts as a superuser).
+// who may connect under scram-sha-256 authentication and who holds
+// privileges; in a transaction they take effect at COMMIT, as other DDL.
 
 // roleOptions applies a role statement's options to r: PASSWORD 'x' (or
 // NULL), [NO]LOGIN, [NO]SUPERUSER; PostgreSQL's other role options mean
@@ -66,13 +66,10 @@ func (c *compiler) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
 		if err := s.checkWritable("CREATE ROLE"); err != nil {
 			return nil, err
 		}
-		if err := s.outsideBlock("CREATE ROLE"); err != nil {
-			return nil, err
-		}
 		if err := setPassword(&r, password); err != nil {
 			return nil, err
 		}
-		if err := s.eng.PutRole(ctx, r, true); err != nil {
+		if err := s.roleDDL().PutRole(ctx, r, true); err != nil {
 			return nil, err
 		}
 		return commandResult("CREATE ROLE"), nil
@@ -118,10 +115,7 @@ func (c *compiler) alterRole(st *pg.AlterRoleStmt) (*Prepared, error) {
 		if err := s.checkWritable("ALTER ROLE"); err != nil {
 			return nil, err
 		}
-		if err := s.outsideBlock("ALTER ROLE"); err != nil {
-			return nil, err
-		}
-		r, ok := s.eng.Role(name)
+		r, ok := s.roles().Role(name)
 		if !ok {
 			return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
 		}
@@ -132,7 +126,7 @@ func (c *compiler) alterRole(st *pg.AlterRoleStmt) (*Prepared, error) {
 		if err := setPassword(&r, password); err != nil {
 			return nil, err
 		}
-		if err := s.eng.PutRole(ctx, r, false); err != nil {
+		if err := s.roleDDL().PutRole(ctx, r, false); err != nil {
 			return nil, err
 		}
 		return commandResult("ALTER ROLE"), nil
@@ -149,9 +143,6 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 		if err := s.checkWritable("DROP ROLE"); err != nil {
 			return nil, err
 		}
-		if err := s.outsideBlock("DROP ROLE"); err != nil {
-			return nil, err
-		}
 		r := commandResult("DROP ROLE")
 		for _, name := range names {
 			if name == s.cfg.User {
@@ -162,7 +153,7 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 				e.Detail = strings.Join(deps, "\n")
 				return nil, e
 			}
-			err := s.eng.DropRole(ctx, name)
+			err := s.roleDDL().DropRole(ctx, name)
 			if errors.Is(err, engine.ErrNoRole) {
 				if st.MissingOk {
 					r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "role \"%s\" does not exist, skipping", name))
@@ -178,14 +169,30 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 	}), nil
 }
 
-// outsideBlock refuses role commands in a transaction block or a
-// multi-statement Query: roles are written when the command runs (they
-// are not part of a transaction's DDL), so a ROLLBACK or a later error
-// could not undo them. PostgreSQL's wording for commands that cannot run
-// in a transaction.
-func (s *Session) outsideBlock(command string) error {
-	if s.inBlock() {
-		return sql.Errorf(sql.ActiveTransaction, "%s cannot run inside a transaction block", command)
+// roleCatalog is where roles are read and written: the engine, or a
+// transaction's overlay.
+type roleCatalog interface {
+	Role(name string) (engine.Role, bool)
+	Roles() []engine.Role
+	PutRole(ctx context.Context, r engine.Role, create bool) error
+	DropRole(ctx context.Context, name string) error
+}
+
+// roles is the role catalog as the session sees it.
+func (s *Session) roles() roleCatalog {
+	if s.txn != nil {
+		return s.txn
 	}
-	return nil
+	return s.eng
+}
+
+// roleDDL is the role catalog role commands write to: in a block or a
+// Query's implicit transaction, its transaction (begun now if need be),
+// so that ROLLBACK or an error undoes them, as in PostgreSQL.
+func (s *Session) roleDDL() roleCatalog {
+	if !s.inBlock() {
+		return s.eng
+	}
+	s.ddlCat()
+	return s.txn
 }

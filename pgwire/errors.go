@@ -73,6 +73,7 @@ var sqlstates = map[sql.Kind]string{
 	sql.AdminShutdown:                 "57P01",
 	sql.QueryCanceled:                 "57014",
 	sql.DeadlockDetected:              "40P01",
+	sql.SerializationFailure:          "40001",
 	sql.IOError:                       "58030",
 	sql.InsufficientPrivilege:         "42501",
 	sql.InvalidGrantOperation:         "0LP01",
@@ -124,6 +125,8 @@ func kindOf(err error) sql.Kind {
 		return sql.IOError
 	case errors.Is(err, engine.ErrDeadlock):
 		return sql.DeadlockDetected
+	case errors.Is(err, engine.ErrSerialization):
+		return sql.SerializationFailure
 	case errors.Is(err, alloc.ErrLimitReached):
 		return sql.SequenceLimitExceeded
 	case errors.Is(err, alloc.ErrInvalidOption):

@@ -227,6 +227,13 @@ var scenarios = map[string]func(t *testing.T, dsn string) (string, string){
 		b.Exec(ctx, "rollback")
 		return pgCode(err)
 	},
+	"session: COMMIT of a block that altered a role another session altered since": func(t *testing.T, dsn string) (string, string) {
+		ctx := context.Background()
+		a := mustConnect(t, dsn, "create role rc", "begin", "alter role rc login")
+		mustConnect(t, dsn, "alter role rc superuser")
+		_, err := a.Exec(ctx, "commit")
+		return pgCode(err)
+	},
 	"server: shut down": func(t *testing.T, dsn string) (string, string) {
 		dsn, srv := startServerWith(t, Config{})
 		c := dialRaw(t, dsn)

@@ -65,6 +65,7 @@ const (
 	AdminShutdown                 Kind = "admin_shutdown"
 	QueryCanceled                 Kind = "query_canceled"
 	DeadlockDetected              Kind = "deadlock_detected"
+	SerializationFailure          Kind = "serialization_failure"
 	IOError                       Kind = "io_error"
 	SequenceLimitExceeded         Kind = "sequence_generator_limit_exceeded"
 	InternalError                 Kind = "internal_error"

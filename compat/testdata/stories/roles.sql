@@ -14,3 +14,25 @@ drop role story_nobody;
 drop role if exists story_nobody;
 drop role story_app, story_ro;
 select count(*) from pg_roles where rolname like 'story%';
+-- Role commands are transactional: undone by ROLLBACK, by an error in
+-- the same Query, and seen by the block at once.
+begin;
+create role story_block login;
+alter role story_block nologin;
+select rolname, rolcanlogin from pg_roles where rolname like 'story%';
+rollback;
+select count(*) from pg_roles where rolname like 'story%';
+create role story_a \; create role story_b \; create role story_a;
+select count(*) from pg_roles where rolname like 'story%';
+begin;
+create role story_kept;
+savepoint s;
+drop role story_kept;
+rollback to s;
+commit;
+select rolname from pg_roles where rolname like 'story%';
+begin;
+drop role story_kept;
+select count(*) from pg_roles where rolname like 'story%';
+commit;
+select count(*) from pg_roles where rolname like 'story%';
