@@ -54,14 +54,17 @@ type Session struct {
 	// txn and tempTxn are the transaction block's DDL on the server's and
 	// the temporary engine, begun at the block's first DDL on each.
 	txn, tempTxn *engine.Txn
-	// implicit: a simple Query of several statements is running; outside
-	// a block its statements are one transaction, as in PostgreSQL
-	// (BeginImplicit).
-	implicit bool
-	settings settings
-	tx       txState
-	cursors  map[string]*cursor
-	plans    map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
+	// implicit: a simple Query of several statements, or an
+	// extended-protocol exchange up to its Sync, is running; outside a
+	// block its statements are one transaction, as in PostgreSQL
+	// (BeginImplicit). multi: it is a Query of several statements;
+	// executed counts the statements it ran.
+	implicit, multi bool
+	executed        int
+	settings        settings
+	tx              txState
+	cursors         map[string]*cursor
+	plans           map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
 	// pathVersion counts setting changes: with the engine's catalog
 	// version it says when a name may resolve differently.
 	pathVersion uint64
@@ -158,25 +161,43 @@ func (s *Session) Abort() {
 }
 
 // BeginImplicit starts the implicit transaction of a simple Query with
-// several statements, outside a block: as in PostgreSQL, their DDL
-// commits together when the last succeeds (EndImplicit), and an error
-// in any of them undoes all of it. BEGIN among them turns it into a
-// block; COMMIT or ROLLBACK among them ends it (or the block) and the
-// statements after them start another.
-func (s *Session) BeginImplicit() { s.implicit = true }
+// several statements (multi) or of extended-protocol messages up to a
+// Sync. As in PostgreSQL, outside a block their DDL commits together when
+// they all succeed (EndImplicit), and an error in any of them undoes all
+// of it. BEGIN among them turns it into a block; COMMIT or ROLLBACK among
+// them ends it (or the block) and the statements after them start
+// another. A call while one is running changes nothing.
+func (s *Session) BeginImplicit(multi bool) {
+	if !s.implicit {
+		s.implicit, s.multi, s.executed = true, multi, 0
+	}
+}
 
-// EndImplicit ends the Query's implicit transaction: commit (the last
-// statement succeeded) makes its DDL durable in one write, else it is
-// rolled back. A failed commit is the Query's error.
+// EndImplicit ends the implicit transaction: commit (all succeeded) makes
+// its DDL durable in one write, else it is rolled back. A failed commit
+// is the error of the Query or of the Sync.
 func (s *Session) EndImplicit(ctx context.Context, commit bool) error {
 	if !s.implicit {
 		return nil
 	}
-	s.implicit = false
+	s.implicit, s.multi, s.executed = false, false, 0
 	if s.tx.open {
 		return nil
 	}
 	return s.endDDL(ctx, commit && !s.tx.aborted)
+}
+
+// preventInBlock refuses a command that cannot run in a transaction, as
+// PostgreSQL's PreventInTransactionBlock: in a block or a Query of
+// several statements, or after another statement before a Sync.
+func (s *Session) preventInBlock(command string) error {
+	switch {
+	case s.tx.open || s.implicit && s.multi:
+		return sql.Errorf(sql.ActiveTransaction, "%s cannot run inside a transaction block", command)
+	case s.implicit && s.executed > 0:
+		return sql.Errorf(sql.ActiveTransaction, "%s cannot be executed within a pipeline", command)
+	}
+	return nil
 }
 
 // Column is one result column.
@@ -344,6 +365,9 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Datum) (*Re
 		return nil, sql.Errorf(sql.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))
 	}
 	r, err := p.run(ctx, params)
+	if s.implicit {
+		s.executed++
+	}
 	if err != nil {
 		return nil, err
 	}

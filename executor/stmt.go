@@ -765,8 +765,8 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 	switch st.Target {
 	case pg.DiscardMode_DISCARD_ALL:
 		return command(func(context.Context) (*Result, error) {
-			if s.inBlock() {
-				return nil, sql.Errorf(sql.ActiveTransaction, "DISCARD ALL cannot run inside a transaction block")
+			if err := s.preventInBlock("DISCARD ALL"); err != nil {
+				return nil, err
 			}
 			s.settings.resetAll()
 			s.pathVersion++

@@ -681,6 +681,11 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 		return c.flush() == nil
 	case *pgproto3.Sync:
+		// The messages since the last Sync were one implicit
+		// transaction: its DDL commits now, or is undone after an error.
+		if err := c.sess.EndImplicit(ctx, !c.failed); err != nil {
+			c.send(toErrorResponse(err))
+		}
 		c.failed = false
 		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 		return c.flush() == nil
@@ -696,6 +701,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		// clock reads each for nothing); a failed message before one (a
 		// Parse that does not parse, a Bind that does not bind) counts
 		// with the time of its own handling, read only then.
+		c.sess.BeginImplicit(false)
 		var began time.Time
 		execute, isExecute := msg.(*pgproto3.Execute)
 		if c.srv.cfg.OnStatement != nil && isExecute {
@@ -742,7 +748,7 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 	if len(stmts) > 1 {
 		// Several statements are one implicit transaction, as in
 		// PostgreSQL: an error undoes the DDL of those before it.
-		c.sess.BeginImplicit()
+		c.sess.BeginImplicit(true)
 	}
 	for i := range stmts {
 		var began time.Time
