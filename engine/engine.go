@@ -154,8 +154,12 @@ type Engine struct {
 	commentMu sync.Mutex
 	// catalogRev is the catalog marker's revision, 0 before migration;
 	// runningRev the running marker's (see markRunning).
-	catalogRev     storage.Rev
-	runningRev     storage.Rev
+	catalogRev storage.Rev
+	runningRev storage.Rev
+	// epoch counts the opens of the store, this one included once
+	// markRunning has written it; epochRev is its record's revision.
+	epoch          uint64
+	epochRev       storage.Rev
 	fresh          bool // Open found an empty store
 	catalogVersion atomic.Uint64
 	extensions     atomic.Int64 // mark extensions submitted
@@ -211,10 +215,6 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tok >= 1<<32 {
-		// Sequence IDs carry the token in their high 32 bits (newIDLocked).
-		return nil, fmt.Errorf("seqd: the store's ownership token %d exceeds 32 bits, which sequence IDs need", tok)
-	}
 	e.token = tok
 	err = cfg.Store.Load(ctx, func(kv storage.KV) error {
 		if strings.HasPrefix(kv.Key, catalogPrefix) {
@@ -254,15 +254,16 @@ const tickShift = 20
 
 func (e *Engine) tick() int32 { return int32(e.now() >> tickShift) }
 
-// newIDLocked returns an ID no other sequence has ever had: the owner token
-// in the high 32 bits (tokens grow with every Open) and a counter below.
+// newIDLocked returns an ID no other sequence has ever had: the epoch in
+// the high 32 bits (it grows with every open, durably) and a counter
+// below.
 // REQUIRES: catMu held for writing.
 func (e *Engine) newIDLocked() (uint64, error) {
 	if e.nextID >= 1<<32 {
 		return 0, &Error{Kind: ErrStorage, Msg: "too many sequences created since the server started; restart it"}
 	}
 	e.nextID++
-	return uint64(e.token)<<32 | e.nextID, nil
+	return e.epoch<<32 | e.nextID, nil
 }
 
 // maxHot bounds the lookup cache.

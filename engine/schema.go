@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -25,7 +26,11 @@ const (
 	catalogKey = catalogPrefix + "catalog"
 	// runningKey is written when an engine opens and deleted when it
 	// closes cleanly: found at Open, it says the last run crashed.
-	runningKey    = catalogPrefix + "running"
+	runningKey = catalogPrefix + "running"
+	// epochKey counts the engine's opens (takeovers included): version
+	// byte, then the epoch as a big-endian uint64. New sequence IDs carry
+	// it in their high 32 bits, so no two opens make the same ID.
+	epochKey      = catalogPrefix + "epoch"
 	schemaVersion = 1
 )
 
@@ -53,6 +58,11 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 		e.catalogRev = kv.Rev
 	case kv.Key == runningKey:
 		e.runningRev = kv.Rev
+	case kv.Key == epochKey:
+		if len(kv.Value) != 9 || kv.Value[0] != schemaVersion {
+			return fmt.Errorf("seqd: corrupt epoch record")
+		}
+		e.epoch, e.epochRev = binary.BigEndian.Uint64(kv.Value[1:]), kv.Rev
 	case strings.HasPrefix(kv.Key, roleKey):
 		return e.loadRole(kv)
 	case strings.HasPrefix(kv.Key, commentPrefix):
@@ -271,12 +281,41 @@ func (e *Engine) DropSchema(ctx context.Context, name string, cascade bool) (dro
 	return dropped, nil
 }
 
+// nextEpoch is this open's epoch: one more than the last open's. A store
+// written before epochs were recorded made its IDs from its ownership
+// tokens in the same high bits: its first epoch is above all of theirs.
+func (e *Engine) nextEpoch() (uint64, error) {
+	next := e.epoch + 1
+	if e.epochRev == 0 {
+		for _, s := range e.seqs {
+			next = max(next, s.id>>32+1)
+		}
+		for id := range e.comments {
+			next = max(next, id>>32+1)
+		}
+		for id := range e.acls {
+			next = max(next, id>>32+1)
+		}
+	}
+	if next >= 1<<32 {
+		return 0, fmt.Errorf("seqd: the store has been opened %d times, more than sequence IDs can tell apart", next)
+	}
+	return next, nil
+}
+
 // markRunning records that the engine runs. If the last run did not close
 // cleanly, unlogged sequences go back to their start first, in the same
 // write: PostgreSQL resets them after a crash.
 func (e *Engine) markRunning(ctx context.Context) error {
 	crashed := e.runningRev != 0
-	ops := []storage.Op{{Key: runningKey, Value: []byte{schemaVersion}, Expect: e.runningRev}}
+	epoch, err := e.nextEpoch()
+	if err != nil {
+		return err
+	}
+	ops := []storage.Op{
+		{Key: runningKey, Value: []byte{schemaVersion}, Expect: e.runningRev},
+		{Key: epochKey, Value: binary.BigEndian.AppendUint64([]byte{schemaVersion}, epoch), Expect: e.epochRev},
+	}
 	type reset struct {
 		s     *seq
 		state alloc.State
@@ -300,7 +339,7 @@ func (e *Engine) markRunning(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("seqd: marking the store in use: %w", err)
 	}
-	e.runningRev = rev
+	e.runningRev, e.epoch, e.epochRev = rev, epoch, rev
 	for _, r := range resets {
 		r.s.cur, r.s.rev = r.state, rev
 	}

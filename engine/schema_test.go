@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -287,5 +289,78 @@ func TestDeposed(t *testing.T) {
 		if v := next(t, b, n); v <= seen[n] {
 			t.Fatalf("%s: the new owner handed out %d, not beyond %d", n, v, seen[n])
 		}
+	}
+}
+
+// bigTokens is a store whose ownership tokens are past 32 bits, as an
+// etcd revision becomes in a long-lived cluster.
+type bigTokens struct{ storage.Store }
+
+func (b bigTokens) Acquire(ctx context.Context) (storage.Token, error) {
+	tok, err := b.Store.Acquire(ctx)
+	return tok + 1<<40, err
+}
+
+func (b bigTokens) Commit(ctx context.Context, tok storage.Token, ops []storage.Op) (storage.Rev, error) {
+	return b.Store.Commit(ctx, tok-1<<40, ops)
+}
+
+// TestSequenceIDEpochs: sequence IDs carry the store's open count, not its
+// ownership token: a store with tokens past 32 bits opens, and no ID is
+// made twice across opens, crashes included. A store written when IDs
+// carried tokens continues above all of them.
+func TestSequenceIDEpochs(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	st, err := embedded.Open("db", embedded.Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A record from before epochs: its ID carries token 7.
+	tok, err := st.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, state, _ := alloc.Create(alloc.Spec{})
+	old := record{id: 7<<32 | 3, opts: opts, state: state}
+	if _, err := st.Commit(ctx, tok, []storage.Op{{Key: "public.old", Value: old.encode()}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	ids := map[uint64]string{old.id: "public.old"}
+	for round := range 4 {
+		st, err := embedded.Open("db", embedded.Options{FS: fs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := Open(ctx, Config{Store: bigTokens{st}})
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		for i := range 3 {
+			n := mustName(t, fmt.Sprintf("s%d_%d", round, i))
+			if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+				t.Fatal(err)
+			}
+			info, err := e.Info(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prev, dup := ids[info.ID]; dup {
+				t.Fatalf("round %d: %s has ID %#x, as %s had", round, n, info.ID, prev)
+			}
+			if info.ID>>32 <= 7 {
+				t.Fatalf("round %d: ID %#x is not above the old store's tokens", round, info.ID)
+			}
+			ids[info.ID] = n.key
+		}
+		if round%2 == 0 {
+			e.Close()
+			continue
+		}
+		// A crash: the next open must not reuse this one's epoch.
+		crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+		e.Close()
+		fs = crashed
 	}
 }
