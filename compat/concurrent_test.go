@@ -68,7 +68,14 @@ func concurrentStory(t *testing.T, a, b *pgx.Conn) string {
 	run := func(who string, c *pgx.Conn, q string) { log(who, q, outcomeOf(context.Background(), c, q)) }
 	wait := func(who string, c *pgx.Conn, q string) func() {
 		w := waiting(t, c, q)
-		return func() { log(who, q+" (after waiting)", <-w) }
+		return func() {
+			select {
+			case res := <-w:
+				log(who, q+" (after waiting)", res)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s still waits", q)
+			}
+		}
 	}
 	run("a", a, "create sequence s1")
 	run("a", a, "create sequence s2")
@@ -106,6 +113,17 @@ func concurrentStory(t *testing.T, a, b *pgx.Conn) string {
 	done = wait("b", b, "select nextval('s2')")
 	run("a", a, "rollback")
 	done()
+
+	// ROLLBACK TO releases what the block took since the savepoint: the
+	// other session goes on while the block is still open.
+	run("a", a, "begin")
+	run("a", a, "alter sequence s2 cache 3")
+	run("a", a, "savepoint sp")
+	run("a", a, "alter sequence s1 increment 7")
+	done = wait("b", b, "select nextval('s1')")
+	run("a", a, "rollback to sp")
+	done()
+	run("a", a, "commit")
 
 	// Two blocks that wait for each other: one of them fails with 40P01
 	// and the other goes on. Which one PostgreSQL chooses depends on its

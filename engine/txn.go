@@ -45,6 +45,9 @@ type Txn struct {
 	locked   []*seq                 // committed sequences whose lock it holds
 	names    []string               // name locks it holds
 	done     chan struct{}          // closed when it ends
+	// released is closed when ROLLBACK TO releases locks, then replaced.
+	// REQUIRES: e.lockMu.
+	released chan struct{}
 	ended    bool
 	// waitingFor is the transaction this one waits for (deadlock
 	// detection). REQUIRES: e.lockMu.
@@ -81,6 +84,7 @@ func (e *Engine) Begin() *Txn {
 		roles:    map[string]*Role{},
 		roleRevs: map[string]storage.Rev{},
 		done:     make(chan struct{}),
+		released: make(chan struct{}),
 	}
 }
 
@@ -105,8 +109,8 @@ func txnFrom(ctx context.Context) *Txn {
 	return t
 }
 
-// waitTxn waits until holder ends; me (nil outside a transaction) is the
-// waiter. A wait that would close a cycle fails with ErrDeadlock at once.
+// waitTxn waits until holder ends or releases locks; me (nil outside a
+// transaction) is the waiter. A wait that would close a cycle fails with ErrDeadlock at once.
 func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn) error {
 	if me != nil {
 		e.lockMu.Lock()
@@ -124,8 +128,13 @@ func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn) error {
 			e.lockMu.Unlock()
 		}()
 	}
+	e.lockMu.Lock()
+	released := holder.released
+	e.lockMu.Unlock()
 	select {
 	case <-holder.done:
+		return nil
+	case <-released: // the caller looks again
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -859,6 +868,8 @@ type Savepoint struct {
 	acls     map[uint64]ACL
 	schemas  map[string]bool
 	roles    map[string]*Role
+	// nLocked and nNames: how many locks the transaction held.
+	nLocked, nNames int
 }
 
 func cloneMap[K comparable, V any](m map[K]V) map[K]V {
@@ -875,20 +886,51 @@ func (t *Txn) Savepoint() Savepoint {
 	for id, a := range t.acls {
 		acls[id] = a.clone()
 	}
-	return Savepoint{entries: cloneMap(t.entries), hidden: cloneMap(t.hidden), comments: cloneMap(t.comments), acls: acls, schemas: cloneMap(t.schemas), roles: cloneMap(t.roles)}
+	return Savepoint{entries: cloneMap(t.entries), hidden: cloneMap(t.hidden), comments: cloneMap(t.comments), acls: acls, schemas: cloneMap(t.schemas), roles: cloneMap(t.roles), nLocked: len(t.locked), nNames: len(t.names)}
 }
 
-// RollbackTo undoes the changes made since sp. Locks taken since stay
-// held until the transaction ends (PostgreSQL releases a
-// subtransaction's; holding them longer only makes others wait longer).
-// Copies made since are dropped; what a copy made before sp handed out
-// since stays handed out, as in PostgreSQL.
+// RollbackTo undoes the changes made since sp and releases the locks
+// taken since, as PostgreSQL releases a subtransaction's. Copies made
+// since are dropped; what a copy made before sp handed out since stays
+// handed out, as in PostgreSQL.
 func (t *Txn) RollbackTo(sp Savepoint) {
 	t.entries, t.hidden, t.comments, t.schemas, t.roles = cloneMap(sp.entries), cloneMap(sp.hidden), cloneMap(sp.comments), cloneMap(sp.schemas), cloneMap(sp.roles)
 	t.acls = make(map[uint64]ACL, len(sp.acls))
 	for id, a := range sp.acls {
 		t.acls[id] = a.clone()
 	}
+	t.releaseSince(sp.nLocked, sp.nNames)
+}
+
+// releaseSince releases the sequence and name locks after the first
+// nLocked and nNames, and wakes whoever waits for this transaction.
+func (t *Txn) releaseSince(nLocked, nNames int) {
+	if nLocked >= len(t.locked) && nNames >= len(t.names) {
+		return
+	}
+	e := t.e
+	for _, s := range t.locked[nLocked:] {
+		s.mu.Lock()
+		if s.lockedBy == t {
+			s.lockedBy = nil
+			e.refillLocked(s)
+		}
+		s.broadcastLocked()
+		s.mu.Unlock()
+	}
+	t.locked = t.locked[:nLocked]
+	e.catMu.Lock()
+	for _, k := range t.names[nNames:] {
+		if e.nameLocks[k] == t {
+			delete(e.nameLocks, k)
+		}
+	}
+	e.catMu.Unlock()
+	t.names = t.names[:nNames]
+	e.lockMu.Lock()
+	close(t.released)
+	t.released = make(chan struct{})
+	e.lockMu.Unlock()
 }
 
 // --- the end ---

@@ -436,3 +436,52 @@ func roleNames(rs []Role) []string {
 	}
 	return out
 }
+
+// TestTxnRollbackToReleases: ROLLBACK TO releases the locks taken since
+// the savepoint, as PostgreSQL releases a subtransaction's, and keeps the
+// ones taken before: a nextval waiting for the first goes on while the
+// block is still open; one on the second still waits.
+func TestTxnRollbackToReleases(t *testing.T) {
+	e := openFS(t, vfs.NewMem())
+	defer e.Close()
+	a, b, c := mustName(t, "a"), mustName(t, "b"), mustName(t, "c")
+	for _, n := range []Name{a, b} {
+		if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx := e.Begin()
+	if err := tx.Alter(ctx, a, alloc.Spec{Cache: i64(2)}); err != nil {
+		t.Fatal(err)
+	}
+	sp := tx.Savepoint()
+	if err := tx.Alter(ctx, b, alloc.Spec{Increment: i64(10)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.CreateWith(ctx, c, alloc.Spec{}, CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	onB := make(chan int64, 1)
+	go func() { _, v, _ := e.Nextval(ctx, b); onB <- v }()
+	onA := make(chan int64, 1)
+	go func() { _, v, _ := e.Nextval(ctx, a); onA <- v }()
+	created := make(chan error, 1)
+	go func() { _, err := e.Create(ctx, c, alloc.Spec{}, false); created <- err }()
+	runtime.Gosched()
+	tx.RollbackTo(sp)
+	if v := <-onB; v != 1 {
+		t.Fatalf("nextval on b after ROLLBACK TO: %d, want 1 (the ALTER undone)", v)
+	}
+	if err := <-created; err != nil {
+		t.Fatalf("CREATE of a name the block created after its savepoint: %v", err)
+	}
+	select {
+	case v := <-onA:
+		t.Fatalf("nextval on a, locked before the savepoint, went on: %d", v)
+	case <-time.After(50 * time.Millisecond):
+	}
+	tx.Rollback()
+	if v := <-onA; v != 1 {
+		t.Fatalf("nextval on a after ROLLBACK: %d", v)
+	}
+}

@@ -150,12 +150,15 @@ func (s *Session) TxStatus() byte { return s.tx.status() }
 // Abort records that a statement failed: an open block then refuses
 // commands until it ends. Front ends call it for every error, including
 // those of row streams and of the protocol. As in PostgreSQL, a failed
-// block without savepoints releases its locks at once (its DDL can only
-// be rolled back now), so that a deadlock's victim frees the other
-// block; with savepoints they are kept for ROLLBACK TO.
+// block releases at once the locks it took since its last savepoint (all
+// of them without one): what it did since can only be undone now, and a
+// deadlock's victim so frees the other block.
 func (s *Session) Abort() {
 	s.tx.abort()
-	if s.tx.open && len(s.tx.savepoints) == 0 || !s.tx.open && s.implicit {
+	switch {
+	case s.tx.open && len(s.tx.savepoints) > 0:
+		s.rewindDDL(s.tx.savepoints[len(s.tx.savepoints)-1])
+	case s.tx.open || s.implicit:
 		s.endDDL(context.Background(), false)
 	}
 }

@@ -34,6 +34,26 @@ type savepoint struct {
 	onCommit     int
 }
 
+// rewindDDL undoes the block's DDL since sp and releases the locks taken
+// since.
+func (s *Session) rewindDDL(sp savepoint) {
+	for _, x := range []struct {
+		t  *engine.Txn
+		sp *engine.Savepoint
+	}{{s.txn, sp.txn}, {s.tempTxn, sp.tempTxn}} {
+		if x.t == nil {
+			continue
+		}
+		if x.sp != nil {
+			x.t.RollbackTo(*x.sp)
+		} else {
+			x.t.RollbackTo(engine.Savepoint{}) // begun after the savepoint
+		}
+		s.ddlChanged()
+	}
+	s.tx.onCommit = s.tx.onCommit[:sp.onCommit]
+}
+
 // inBlock reports whether statements run in a transaction: a block, or
 // a multi-statement Query's implicit transaction.
 func (s *Session) inBlock() bool { return s.tx.open || s.implicit }
@@ -248,21 +268,7 @@ func (s *Session) rollbackTo(name string) (*Result, error) {
 	}
 	sp := s.tx.savepoints[i]
 	s.restoreSettings(sp.settings)
-	for _, x := range []struct {
-		t  *engine.Txn
-		sp *engine.Savepoint
-	}{{s.txn, sp.txn}, {s.tempTxn, sp.tempTxn}} {
-		if x.t == nil {
-			continue
-		}
-		if x.sp != nil {
-			x.t.RollbackTo(*x.sp)
-		} else {
-			x.t.RollbackTo(engine.Savepoint{}) // begun after the savepoint
-		}
-		s.ddlChanged()
-	}
-	s.tx.onCommit = s.tx.onCommit[:sp.onCommit]
+	s.rewindDDL(sp)
 	s.tx.savepoints = s.tx.savepoints[:i+1]
 	s.tx.aborted = false
 	return commandResult("ROLLBACK"), nil
