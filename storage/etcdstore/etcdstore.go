@@ -11,6 +11,11 @@
 // storage.ErrFenced and changes nothing, however it retries: a lease
 // alone does not give mutual exclusion, the fenced write does.
 //
+// In cluster mode the fence is the leadership itself (Config.Term): the
+// token is the leader key's create revision, Acquire checks that the key
+// is still the term's, and every Commit compares it, so a node whose term
+// ended, however it learns of it, writes nothing.
+//
 // Limits. A Commit holds at most MaxOps records (etcd's --max-txn-ops,
 // 128 by default, counts the comparisons too), and every call has a
 // deadline, so a partitioned etcd fails the call rather than hangs it; a
@@ -47,6 +52,11 @@ type Config struct {
 	// Owner names this writer in the owner key (for operators). Default
 	// "seqd".
 	Owner string
+	// Term, when not zero, is the leadership term this store writes in
+	// (cluster.Term.Token): writes are fenced by the leader key
+	// (cluster.LeaderKey(Prefix)) still having this create revision,
+	// instead of by the owner key.
+	Term int64
 }
 
 // Store is a storage.Store in etcd. Safe for concurrent use.
@@ -54,6 +64,8 @@ type Store struct {
 	c       *clientv3.Client
 	data    string // prefix of the records' keys
 	owner   string // the owner key
+	leader  string // the leader key, when term is set
+	term    int64
 	name    string
 	timeout time.Duration
 	closed  atomic.Bool
@@ -76,7 +88,7 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.Owner == "" {
 		cfg.Owner = "seqd"
 	}
-	return &Store{c: cfg.Client, data: cfg.Prefix + "data/", owner: cfg.Prefix + "owner", name: cfg.Owner, timeout: cfg.Timeout}, nil
+	return &Store{c: cfg.Client, data: cfg.Prefix + "data/", owner: cfg.Prefix + "owner", leader: cfg.Prefix + "leader", term: cfg.Term, name: cfg.Owner, timeout: cfg.Timeout}, nil
 }
 
 func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -91,11 +103,30 @@ func (s *Store) Acquire(ctx context.Context) (storage.Token, error) {
 	}
 	ctx, cancel := s.ctx(ctx)
 	defer cancel()
+	if s.term != 0 {
+		r, err := s.c.Get(ctx, s.leader)
+		if err != nil {
+			return 0, fmt.Errorf("etcdstore: acquire: %w", err)
+		}
+		if len(r.Kvs) == 0 || r.Kvs[0].CreateRevision != s.term {
+			return 0, storage.ErrFenced
+		}
+		return storage.Token(s.term), nil
+	}
 	r, err := s.c.Put(ctx, s.owner, s.name)
 	if err != nil {
 		return 0, fmt.Errorf("etcdstore: acquire: %w", err)
 	}
 	return storage.Token(r.Header.Revision), nil
+}
+
+// fence is the comparison every Commit makes first, and the key it reads
+// back to tell a fenced write from a conflict.
+func (s *Store) fence(token storage.Token) (clientv3.Cmp, string) {
+	if s.term != 0 {
+		return clientv3.Compare(clientv3.CreateRevision(s.leader), "=", int64(token)), s.leader
+	}
+	return clientv3.Compare(clientv3.ModRevision(s.owner), "=", int64(token)), s.owner
 }
 
 // Load calls fn for every record, in key order, from one consistent
@@ -143,7 +174,8 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 		return 0, fmt.Errorf("etcdstore: a commit of %d records exceeds etcd's transaction limit of %d (nothing was written)", len(ops), MaxOps)
 	}
 	cmps := make([]clientv3.Cmp, 0, len(ops)+1)
-	cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(s.owner), "=", int64(token)))
+	fence, fenceKey := s.fence(token)
+	cmps = append(cmps, fence)
 	then := make([]clientv3.Op, 0, len(ops))
 	for _, op := range ops {
 		key := s.data + op.Key
@@ -160,7 +192,7 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 	}
 	cctx, cancel := s.ctx(ctx)
 	defer cancel()
-	r, err := s.c.Txn(cctx).If(cmps...).Then(then...).Else(clientv3.OpGet(s.owner)).Commit()
+	r, err := s.c.Txn(cctx).If(cmps...).Then(then...).Else(clientv3.OpGet(fenceKey)).Commit()
 	if err != nil {
 		return 0, fmt.Errorf("etcdstore: commit: %w", err) // outcome unknown
 	}
@@ -169,7 +201,10 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 	}
 	// Which comparison failed: the owner's (fenced) or a record's.
 	kvs := r.Responses[0].GetResponseRange().GetKvs()
-	if len(kvs) == 0 || kvs[0].ModRevision != int64(token) {
+	switch {
+	case len(kvs) == 0,
+		s.term == 0 && kvs[0].ModRevision != int64(token),
+		s.term != 0 && kvs[0].CreateRevision != int64(token):
 		return 0, storage.ErrFenced
 	}
 	return 0, storage.ErrConflict
