@@ -218,3 +218,53 @@ func openStore(t *testing.T, cli *clientv3.Client, prefix string, term int64) *e
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestEngineStopsWithTerm: an engine given its term's validity serves
+// while the term is valid, refuses the moment it is not (ErrDeposed, no
+// value), and its Close then writes nothing back.
+func TestEngineStopsWithTerm(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	cli := cl.Client(t)
+	prefix := freshPrefix()
+	ctx := context.Background()
+	var healthy atomic.Bool
+	healthy.Store(true)
+	term, err := Campaign(ctx, Config{Client: cli, Prefix: prefix, Name: "a", TTL: 2 * time.Second, Healthy: healthy.Load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &countingStore{Store: openStore(t, cli, prefix, term.Token)}
+	e, err := engine.Open(ctx, engine.Config{Store: st, MaxBatch: etcdstore.MaxOps, Leadership: term.Valid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := engine.NewName("public", "ids")
+	if _, err := e.Create(ctx, n, alloc.Spec{Cache: ptr(int64(100))}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.Nextval(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	healthy.Store(false) // the lease lapses
+	<-term.Done()
+	if _, v, err := e.Nextval(ctx, n); !errors.Is(err, engine.ErrDeposed) {
+		t.Fatalf("nextval after the term: %d, %v", v, err)
+	}
+	// Not even a write etcd would refuse is tried.
+	before := st.commits.Load()
+	e.Close()
+	if n := st.commits.Load() - before; n != 0 {
+		t.Fatalf("Close after the term tried %d writes", n)
+	}
+}
+
+// countingStore counts Commit calls.
+type countingStore struct {
+	storage.Store
+	commits atomic.Int64
+}
+
+func (c *countingStore) Commit(ctx context.Context, tok storage.Token, ops []storage.Op) (storage.Rev, error) {
+	c.commits.Add(1)
+	return c.Store.Commit(ctx, tok, ops)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -141,6 +142,7 @@ type Term struct {
 	key    string
 	cancel context.CancelFunc
 	done   chan struct{}
+	ended  atomic.Bool
 	once   sync.Once
 	err    error
 }
@@ -194,6 +196,7 @@ func (t *Term) watch(ctx context.Context) {
 func (t *Term) end(err error) {
 	t.once.Do(func() {
 		t.err = err
+		t.ended.Store(true)
 		close(t.done)
 		t.cancel()
 	})
@@ -218,14 +221,7 @@ func (t *Term) Err() error {
 // has not ended and its lease cannot have expired. A value handed out
 // after a Valid that said true was handed out while no other node could
 // lead.
-func (t *Term) Valid() bool {
-	select {
-	case <-t.done:
-		return false
-	default:
-		return t.lease.Valid()
-	}
-}
+func (t *Term) Valid() bool { return !t.ended.Load() && t.lease.Valid() }
 
 // Expiry is the time before which no other node can be elected, unless
 // this one resigns.

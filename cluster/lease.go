@@ -25,7 +25,7 @@ package cluster
 import (
 	"context"
 	"errors"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -42,9 +42,13 @@ type Lease struct {
 	ID  clientv3.LeaseID
 	TTL time.Duration
 
-	mu     sync.Mutex
-	expiry time.Time // with a monotonic reading
+	// expiry is in nanoseconds since base, on the monotonic clock: read
+	// on every value a leader hands out, so an atomic, not a lock.
+	expiry atomic.Int64
 }
+
+// base is the origin of the monotonic times leases keep.
+var base = time.Now()
 
 // Grant asks etcd for a lease of ttl (whole seconds, at least one).
 func Grant(ctx context.Context, cli *clientv3.Client, ttl time.Duration) (*Lease, error) {
@@ -61,23 +65,20 @@ func Grant(ctx context.Context, cli *clientv3.Client, ttl time.Duration) (*Lease
 
 // extend moves the expiry to sent+ttl seconds, never back.
 func (l *Lease) extend(sent time.Time, ttl int64) {
-	e := sent.Add(time.Duration(ttl) * time.Second)
-	l.mu.Lock()
-	if e.After(l.expiry) {
-		l.expiry = e
+	e := int64(sent.Sub(base) + time.Duration(ttl)*time.Second)
+	for {
+		old := l.expiry.Load()
+		if e <= old || l.expiry.CompareAndSwap(old, e) {
+			return
+		}
 	}
-	l.mu.Unlock()
 }
 
 // Expiry is the time before which etcd cannot have expired the lease.
-func (l *Lease) Expiry() time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.expiry
-}
+func (l *Lease) Expiry() time.Time { return base.Add(time.Duration(l.expiry.Load())) }
 
 // Valid reports whether the lease cannot have expired yet.
-func (l *Lease) Valid() bool { return time.Now().Before(l.Expiry()) }
+func (l *Lease) Valid() bool { return int64(time.Since(base)) < l.expiry.Load() }
 
 // KeepAlive renews the lease every third of its TTL until ctx ends (nil),
 // the lease is gone at etcd or has lapsed by this node's clock

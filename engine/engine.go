@@ -93,6 +93,11 @@ type Config struct {
 	// cannot hang the writer: a commit that times out has an unknown
 	// outcome, as any failed one. Default 30s.
 	CommitTimeout time.Duration
+	// Leadership, when set, says whether this node may still act as the
+	// store's owner (cluster mode: its term is valid by its own clock).
+	// Every request asks it first; once it says false nothing more is
+	// handed out (ErrDeposed), and Close writes nothing back.
+	Leadership func() bool
 }
 
 // Engine serves sequences. It is safe for concurrent use.
@@ -166,6 +171,7 @@ type Engine struct {
 	// deposed is set at the first write fenced off by a newer owner: from
 	// then on every sequence refuses at once (invariant 7).
 	deposed       atomic.Bool
+	leadership    func() bool // Config.Leadership
 	commitTimeout time.Duration
 	onCommit      func(int, time.Duration)
 	nextID        uint64 // low 32 bits of the next new sequence ID
@@ -194,6 +200,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		comments:      make(map[uint64]comment),
 		acls:          make(map[uint64]aclRecord),
 		onCommit:      cfg.OnCommit,
+		leadership:    cfg.Leadership,
 		commitTimeout: cfg.CommitTimeout,
 		roles:         make(map[string]Role),
 		nameLocks:     make(map[string]*Txn),
@@ -290,6 +297,12 @@ func (e *Engine) forgetLocked(key string) {
 func (e *Engine) lookup(n Name) (*seq, error) {
 	if e.deposed.Load() {
 		return nil, deposedError()
+	}
+	// A request that passes here while the term is valid may be served
+	// after it ends: it was called while this node led, and it is
+	// linearizable there (the next leader serves above every mark).
+	if e.leadership != nil && !e.leadership() {
+		return nil, &Error{Kind: ErrDeposed, Msg: "this node's leadership has ended: another node serves the sequences"}
 	}
 	if v, ok := e.hot.Load(n.key); ok {
 		return v.(*seq), nil
@@ -490,6 +503,13 @@ func (e *Engine) Close() error {
 	e.catMu.Unlock()
 
 	var pending []chan error
+	owner := e.leadership == nil || e.leadership()
+	if !owner {
+		// Not the owner any more: nothing is written back, not even
+		// where it would be fenced off.
+		seqs = nil
+		e.deposed.Store(true)
+	}
 	for _, s := range seqs {
 		if done := e.closeSeq(s); done != nil {
 			pending = append(pending, done)
@@ -501,7 +521,7 @@ func (e *Engine) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) == 0 {
+	if len(errs) == 0 && owner {
 		// Every position is exact: the run ends cleanly.
 		if _, err := e.writeCatalog(storage.Op{Key: runningKey, Expect: e.runningRev}); err != nil {
 			errs = append(errs, err)
