@@ -53,7 +53,7 @@ func init() {
 	def("obj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return e.s.sequenceComment(uint32(a[0].I)), nil }, tOid)
 	def("col_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid, tInt4)
 	def("shobj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid, tName)
-	def("pg_is_in_recovery", tBool, true, constant(Bool(false)))
+	def("pg_is_in_recovery", tBool, true, func(e *env, _ []Datum) (Datum, error) { return Bool(e.s.cfg.Standby), nil })
 	def("pg_advisory_unlock_all", tVoid, true, constant(Text("")))
 	def("pg_encoding_to_char", tName, true, func(_ *env, a []Datum) (Datum, error) {
 		if a[0].I == 6 {

@@ -29,6 +29,11 @@ type Config struct {
 	Params map[string]string
 	// BackendPID is what pg_backend_pid() returns.
 	BackendPID uint32
+	// Standby makes the session a hot standby's, as a cluster follower
+	// presents itself: in_hot_standby on, every transaction read-only
+	// (25006 for nextval, setval and DDL; read-write mode refused),
+	// pg_is_in_recovery() true.
+	Standby bool
 }
 
 // Session is one client's state: settings, transaction block, cursors,
@@ -89,6 +94,9 @@ func NewSession(cfg Config) (*Session, error) {
 		s.cfg.Database = s.cfg.User
 	}
 	s.settings.init(s.cfg.User)
+	if cfg.Standby {
+		s.settings.values = map[string]string{"in_hot_standby": "on"}
+	}
 	for k, v := range cfg.Params {
 		if k == "options" {
 			if err := s.applyOptions(v); err != nil {

@@ -595,7 +595,7 @@ func (c *compiler) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 		if st.Kind == pg.TransactionStmtKind_TRANS_STMT_START {
 			tag = "START TRANSACTION"
 		}
-		p = command(func(context.Context) (*Result, error) { return s.begin(tag, readOnly), nil })
+		p = command(func(context.Context) (*Result, error) { return s.begin(tag, readOnly) })
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		p = command(func(ctx context.Context) (*Result, error) { return s.end(ctx, "COMMIT", true) })
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
@@ -714,6 +714,9 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 				b, err := parseBool(value)
 				if err != nil {
 					return nil, sql.Errorf(sql.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+				}
+				if err := s.checkReadWrite(!b); err != nil {
+					return nil, err
 				}
 				if s.tx.open {
 					if err := s.setTxReadOnly(b); err != nil {

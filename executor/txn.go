@@ -113,24 +113,39 @@ func (t *txState) abort() {
 
 // begin opens a block; readOnly, when given, overrides
 // default_transaction_read_only.
-func (s *Session) begin(tag string, readOnly *bool) *Result {
+func (s *Session) begin(tag string, readOnly *bool) (*Result, error) {
 	if s.tx.open {
-		return commandResult(tag, warning(sql.ActiveTransaction, "there is already a transaction in progress"))
+		return commandResult(tag, warning(sql.ActiveTransaction, "there is already a transaction in progress")), nil
 	}
 	ro := s.readOnly()
 	if readOnly != nil {
-		ro = *readOnly
+		if err := s.checkReadWrite(!*readOnly); err != nil {
+			return nil, err
+		}
+		ro = *readOnly || s.cfg.Standby
 	}
 	// BEGIN in a Query's implicit transaction makes it a block, with
 	// what the statements before it did.
 	s.tx = txState{open: true, readOnly: ro, saved: s.settings.snapshot(), onCommit: s.tx.onCommit}
-	return commandResult(tag)
+	return commandResult(tag), nil
+}
+
+// checkReadWrite refuses read-write mode on a standby, as PostgreSQL
+// does during recovery.
+func (s *Session) checkReadWrite(readWrite bool) error {
+	if readWrite && s.cfg.Standby {
+		return sql.Errorf(sql.FeatureNotSupported, "cannot set transaction read-write mode during recovery")
+	}
+	return nil
 }
 
 // readOnly reports whether the current transaction is read-only: the
 // block's mode, or default_transaction_read_only for a statement outside
 // one.
 func (s *Session) readOnly() bool {
+	if s.cfg.Standby {
+		return true
+	}
 	if s.tx.open {
 		return s.tx.readOnly
 	}
@@ -143,6 +158,9 @@ func (s *Session) readOnly() bool {
 
 // setTxReadOnly is SET TRANSACTION READ ONLY|READ WRITE inside a block.
 func (s *Session) setTxReadOnly(ro bool) error {
+	if err := s.checkReadWrite(!ro); err != nil {
+		return err
+	}
 	if !ro && s.tx.readOnly && s.tx.queried {
 		return sql.Errorf(sql.ActiveTransaction, "transaction read-write mode must be set before any query")
 	}

@@ -29,6 +29,11 @@ import (
 // Config configures a Server. Zero fields take the documented defaults.
 type Config struct {
 	Engine *engine.Engine
+	// Node, when set, is asked at each connection's start which engine it
+	// serves, and whether as a hot standby (cluster mode: a follower
+	// serves the catalog read-only, as a standby does); Engine is then
+	// not used.
+	Node func() (eng *engine.Engine, standby bool)
 	// MaxBulkRows bounds generate_series and seqd_reserve. Default 10M.
 	MaxBulkRows int64
 	// MaxMessage bounds one protocol message, and so a statement: a longer
@@ -228,6 +233,23 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return ErrConnectionsCut
 }
 
+// StopEngine ends the connections that serve eng, as a shutdown ends
+// them (57P01 once a request under way is answered): cluster mode calls
+// it when the node's term ends, so that clients reconnect and find the
+// leader.
+func (s *Server) StopEngine(eng *engine.Engine) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.mu.Lock()
+		match := c.eng == eng
+		c.mu.Unlock()
+		if match {
+			c.stop()
+		}
+	}
+}
+
 // shutdownGrace is how long a shutdown waits, after its deadline, for
 // clients to read the end of what they were sent and their 57P01.
 const shutdownGrace = 5 * time.Second
@@ -253,6 +275,8 @@ type conn struct {
 	encodeErr error
 	tls       bool              // the connection speaks TLS
 	sess      *executor.Session // set by startup
+	eng       *engine.Engine    // the engine it serves, set by startup
+	standby   bool
 
 	pid    uint32 // BackendKeyData: what a CancelRequest names
 	secret [4]byte
@@ -544,6 +568,12 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 		c.fatal(sql.TooManyConnections, "sorry, too many clients already")
 		return false
 	}
+	c.mu.Lock()
+	c.eng = c.srv.cfg.Engine
+	if c.srv.cfg.Node != nil {
+		c.eng, c.standby = c.srv.cfg.Node()
+	}
+	c.mu.Unlock()
 	if c.srv.auth.Load().(string) == AuthSCRAM && !c.authenticate(m.Parameters["user"]) {
 		return false
 	}
@@ -553,8 +583,8 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 			params[k] = v
 		}
 	}
-	sess, err := executor.NewSession(executor.Config{Engine: c.srv.cfg.Engine, MaxBulkRows: c.srv.cfg.MaxBulkRows,
-		User: m.Parameters["user"], Database: m.Parameters["database"], Params: params, BackendPID: c.pid})
+	sess, err := executor.NewSession(executor.Config{Engine: c.eng, MaxBulkRows: c.srv.cfg.MaxBulkRows,
+		User: m.Parameters["user"], Database: m.Parameters["database"], Params: params, BackendPID: c.pid, Standby: c.standby})
 	if err != nil {
 		c.fatal(kindOf(err), err.Error())
 		return false
@@ -575,7 +605,7 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 func (c *conn) authenticate(user string) bool {
 	var v *engine.Verifier
 	reason := "no such role"
-	if role, ok := c.srv.cfg.Engine.Role(user); ok {
+	if role, ok := c.eng.Role(user); ok {
 		switch {
 		case !role.Login:
 			reason = "role cannot log in"
