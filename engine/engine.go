@@ -98,6 +98,11 @@ type Config struct {
 	// Every request asks it first; once it says false nothing more is
 	// handed out (ErrDeposed), and Close writes nothing back.
 	Leadership func() bool
+	// ReadOnly opens a snapshot of the store for reading only (a cluster
+	// follower's catalog): no ownership is taken and nothing is ever
+	// written; every write fails. Close leaves the store open (an owner
+	// may share it).
+	ReadOnly bool
 }
 
 // Engine serves sequences. It is safe for concurrent use.
@@ -172,6 +177,7 @@ type Engine struct {
 	// then on every sequence refuses at once (invariant 7).
 	deposed       atomic.Bool
 	leadership    func() bool // Config.Leadership
+	readOnly      bool        // Config.ReadOnly
 	commitTimeout time.Duration
 	onCommit      func(int, time.Duration)
 	nextID        uint64 // low 32 bits of the next new sequence ID
@@ -218,12 +224,17 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		start := time.Now()
 		e.now = func() int64 { return int64(time.Since(start)) }
 	}
-	tok, err := cfg.Store.Acquire(ctx)
-	if err != nil {
-		return nil, err
+	if cfg.ReadOnly {
+		e.readOnly = true
+		e.store = readOnlyStore{cfg.Store}
+	} else {
+		tok, err := cfg.Store.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		e.token = tok
 	}
-	e.token = tok
-	err = cfg.Store.Load(ctx, func(kv storage.KV) error {
+	err := cfg.Store.Load(ctx, func(kv storage.KV) error {
 		if strings.HasPrefix(kv.Key, catalogPrefix) {
 			return e.loadCatalog(kv)
 		}
@@ -240,11 +251,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := e.migrateCatalog(ctx); err != nil {
-		return nil, err
-	}
-	if err := e.markRunning(ctx); err != nil {
-		return nil, err
+	if !e.readOnly {
+		if err := e.migrateCatalog(ctx); err != nil {
+			return nil, err
+		}
+		if err := e.markRunning(ctx); err != nil {
+			return nil, err
+		}
 	}
 	maxBatch := cfg.MaxBatch
 	if maxBatch <= 0 {
@@ -503,7 +516,7 @@ func (e *Engine) Close() error {
 	e.catMu.Unlock()
 
 	var pending []chan error
-	owner := e.leadership == nil || e.leadership()
+	owner := !e.readOnly && (e.leadership == nil || e.leadership())
 	if !owner {
 		// Not the owner any more: nothing is written back, not even
 		// where it would be fenced off.
@@ -530,6 +543,16 @@ func (e *Engine) Close() error {
 	e.w.stop()
 	errs = append(errs, e.store.Close())
 	return errors.Join(errs...)
+}
+
+// readOnlyStore is the store of a ReadOnly engine: every write fails,
+// and closing it leaves the store open.
+type readOnlyStore struct{ storage.Store }
+
+func (readOnlyStore) Close() error { return nil }
+
+func (readOnlyStore) Commit(context.Context, storage.Token, []storage.Op) (storage.Rev, error) {
+	return 0, errors.New("seqd: this engine is a read-only snapshot")
 }
 
 func closedError() *Error { return &Error{Kind: ErrClosed, Msg: "the server is shutting down"} }

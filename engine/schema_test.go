@@ -364,3 +364,36 @@ func TestSequenceIDEpochs(t *testing.T) {
 		fs = crashed
 	}
 }
+
+// TestReadOnlySnapshot: a ReadOnly engine reads what the store holds, takes
+// no ownership (the owner goes on writing) and fails every write.
+func TestReadOnlySnapshot(t *testing.T) {
+	st := memstore.New()
+	e, err := Open(ctx, Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	n := mustName(t, "s")
+	if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	next(t, e, n)
+	ro, err := Open(ctx, Config{Store: st, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, err := ro.Info(n); err != nil || i.Name.key != n.key {
+		t.Fatalf("the snapshot's %s: %+v %v", n, i, err)
+	}
+	if _, _, err := ro.Nextval(ctx, n); err == nil {
+		t.Fatal("a snapshot handed out a value")
+	}
+	if _, err := ro.Create(ctx, mustName(t, "t"), alloc.Spec{}, false); err == nil {
+		t.Fatal("a snapshot created a sequence")
+	}
+	ro.Close()
+	if v := next(t, e, n); v != 2 {
+		t.Fatalf("the owner after the snapshot: %d", v)
+	}
+}
