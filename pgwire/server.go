@@ -250,6 +250,21 @@ func (s *Server) StopEngine(eng *engine.Engine) {
 	}
 }
 
+// Uses reports whether a connection still serves eng.
+func (s *Server) Uses(eng *engine.Engine) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.mu.Lock()
+		match := c.eng == eng
+		c.mu.Unlock()
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
 // shutdownGrace is how long a shutdown waits, after its deadline, for
 // clients to read the end of what they were sent and their 57P01.
 const shutdownGrace = 5 * time.Second

@@ -57,6 +57,16 @@ type Config struct {
 	// ExhaustionHorizon: a sequence projected to reach its limit within
 	// it, at its current rate, is logged once a day. Default 30 days.
 	ExhaustionHorizon time.Duration
+	// Etcd, when set, runs cluster mode on these etcd endpoints instead
+	// of the embedded store: the nodes elect a leader, which serves; the
+	// others serve as read-only standbys. EtcdPrefix (default "/seqd/")
+	// is the cluster's place in etcd, NodeName (default the listen
+	// address) how this node is named, LeaseTTL (default 5 s) the
+	// leader's lease.
+	Etcd       []string
+	EtcdPrefix string
+	NodeName   string
+	LeaseTTL   time.Duration
 }
 
 // AuthFor is the authentication a listen address gets when none is asked
@@ -86,7 +96,8 @@ type Server struct {
 	httpLn  net.Listener
 	tls     *tlsFiles // nil without TLS
 	log     *log.Logger
-	eng     *engine.Engine
+	eng     *engine.Engine // single-node mode
+	node    *node          // cluster mode
 	pg      *pgwire.Server
 	ln      net.Listener
 	done    chan error
@@ -97,6 +108,9 @@ type Server struct {
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.Default()
+	}
+	if len(cfg.Etcd) > 0 {
+		return startCluster(ctx, cfg)
 	}
 	st := cfg.Store
 	if st == nil {
@@ -114,7 +128,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.ExhaustionHorizon = 30 * 24 * time.Hour
 	}
 	s := &Server{log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon), stop: make(chan struct{})}
-	s.metrics = newMetrics(func() *engine.Engine { return s.eng }, func() int { return s.pg.Conns() }, s.watch.Near)
+	s.metrics = newMetrics(s.engine, func() int { return s.pg.Conns() }, s.watch.Near)
 	opened := time.Now()
 	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit})
 	if err != nil {
@@ -215,7 +229,7 @@ func bootstrap(ctx context.Context, eng *engine.Engine, cfg *Config) error {
 func (s *Server) SetAuth(ctx context.Context, method string) error {
 	cfg := s.cfg
 	cfg.Auth = method
-	if err := bootstrap(ctx, s.eng, &cfg); err != nil {
+	if err := bootstrap(ctx, s.engine(), &cfg); err != nil {
 		return err
 	}
 	s.pg.SetAuth(method)
@@ -259,5 +273,78 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.httpSrv != nil {
 		s.httpSrv.Close()
 	}
+	if s.node != nil {
+		return errors.Join(err, s.node.close())
+	}
 	return errors.Join(err, s.eng.Close())
+}
+
+// engine is the engine new connections serve.
+func (s *Server) engine() *engine.Engine {
+	if s.node != nil {
+		eng, _ := s.node.current()
+		return eng
+	}
+	return s.eng
+}
+
+// startCluster is Start in cluster mode: the node serves a snapshot as a
+// standby until it is elected, then the store as the leader.
+func startCluster(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.EtcdPrefix == "" {
+		cfg.EtcdPrefix = "/seqd/"
+	}
+	if cfg.NodeName == "" {
+		cfg.NodeName = cfg.Listen
+	}
+	if cfg.Auth == "" {
+		cfg.Auth = AuthFor(cfg.Listen)
+	}
+	if cfg.Auth != pgwire.AuthTrust && cfg.Auth != pgwire.AuthSCRAM {
+		return nil, fmt.Errorf("seqd: unknown authentication %q (want trust or scram-sha-256)", cfg.Auth)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon), stop: make(chan struct{})}
+	s.metrics = newMetrics(s.engine, func() int { return s.pg.Conns() }, s.watch.Near)
+	n, err := startNode(ctx, cfg, func() *pgwire.Server { return s.pg })
+	if err != nil {
+		return nil, err
+	}
+	s.node = n
+	var tlsConfig *tls.Config
+	if cfg.TLSCert != "" || cfg.TLSKey != "" {
+		s.tls = &tlsFiles{cert: cfg.TLSCert, key: cfg.TLSKey, ca: cfg.TLSClientCA}
+		if err := s.tls.load(); err != nil {
+			n.discard()
+			return nil, err
+		}
+		tlsConfig = s.tls.config()
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		n.discard()
+		return nil, fmt.Errorf("seqd: listen: %w", err)
+	}
+	s.ln = ln
+	if n.cfg.NodeName == "" || n.cfg.NodeName == cfg.Listen {
+		n.cfg.NodeName = ln.Addr().String()
+	}
+	s.pg = pgwire.NewServer(pgwire.Config{Node: n.current, MaxBulkRows: cfg.MaxBulkRows, MaxConns: cfg.MaxConns,
+		MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger, Auth: cfg.Auth, TLS: tlsConfig,
+		OnStatement: s.metrics.onStatement})
+	if cfg.HTTP != "" {
+		hl, err := net.Listen("tcp", cfg.HTTP)
+		if err != nil {
+			ln.Close()
+			n.discard()
+			return nil, fmt.Errorf("seqd: http listen: %w", err)
+		}
+		s.httpLn = hl
+		go s.serveHTTP(hl)
+		cfg.Logger.Printf("metrics and health on http://%s", hl.Addr())
+	}
+	go func() { s.done <- s.pg.Serve(ln) }()
+	go n.lead(s.metrics.onCommit)
+	cfg.Logger.Printf("seqd cluster node %s listening on %s (etcd %v, prefix %s), authentication %s, TLS %v",
+		n.cfg.NodeName, ln.Addr(), cfg.Etcd, cfg.EtcdPrefix, cfg.Auth, s.tls != nil)
+	return s, nil
 }

@@ -43,9 +43,16 @@ func main() {
 	faults := flag.Bool("fault-injection", false, "testing only: keep the store in memory over -data, read fault commands from standard input (see package faultfs)")
 	faultSeed := flag.Uint64("fault-seed", uint64(time.Now().UnixNano()), "testing only: seed of -fault-injection's crash clones")
 	flag.DurationVar(&cfg.ExhaustionHorizon, "exhaustion-horizon", 30*24*time.Hour, "warn (once a day) of a sequence projected to reach its limit within this long")
+	etcd := flag.String("etcd", "", "cluster mode: comma-separated etcd endpoints (e.g. http://127.0.0.1:2379); the nodes elect a leader, the others serve as read-only standbys, and -data is not used")
+	flag.StringVar(&cfg.EtcdPrefix, "etcd-prefix", "/seqd/", "cluster mode: the cluster's key prefix in etcd")
+	flag.StringVar(&cfg.NodeName, "name", "", "cluster mode: this node's name, as the leader key shows it (default: the listen address)")
+	flag.DurationVar(&cfg.LeaseTTL, "lease-ttl", 5*time.Second, "cluster mode: the leader's etcd lease; a dead leader is replaced within about this long")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error (reloaded from -config on SIGHUP)")
 	configFile := flag.String("config", "", "configuration file: one \"flag-name = value\" per line; the command line wins; SIGHUP applies auth and log-level from it again")
 	flag.Parse()
+	if *etcd != "" {
+		cfg.Etcd = strings.Split(*etcd, ",")
+	}
 	var level slog.LevelVar
 	var conf *config
 	if *configFile != "" {

@@ -1,0 +1,223 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/seqd/seqd/cluster"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/pgwire"
+	"github.com/seqd/seqd/storage/etcdstore"
+)
+
+// node is cluster mode: the engine this node serves, and whether as the
+// leader or as a standby (a read-only snapshot of the store).
+type node struct {
+	cli    *clientv3.Client
+	cfg    Config
+	log    *log.Logger
+	pg     func() *pgwire.Server
+	ctx    context.Context // canceled by Shutdown
+	cancel context.CancelFunc
+	loop   chan struct{} // closed when lead returns
+
+	mu      sync.Mutex
+	eng     *engine.Engine
+	standby bool
+	term    *cluster.Term    // while leading
+	retired []*engine.Engine // snapshots replaced, closed once no session uses them
+}
+
+// startNode connects to etcd and opens the first snapshot; lead then
+// campaigns.
+func startNode(ctx context.Context, cfg Config, pg func() *pgwire.Server) (*node, error) {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Etcd, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return nil, fmt.Errorf("seqd: etcd: %w", err)
+	}
+	n := &node{cli: cli, cfg: cfg, log: cfg.Logger, pg: pg, loop: make(chan struct{})}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	snap, err := n.snapshot(ctx)
+	if err != nil {
+		cli.Close()
+		return nil, err
+	}
+	n.eng, n.standby = snap, true
+	return n, nil
+}
+
+// current is what a new connection serves.
+func (n *node) current() (*engine.Engine, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.eng, n.standby
+}
+
+// snapshot opens a read-only engine over the store as it is now.
+func (n *node) snapshot(ctx context.Context) (*engine.Engine, error) {
+	st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix})
+	if err != nil {
+		return nil, err
+	}
+	return engine.Open(ctx, engine.Config{Store: st, ReadOnly: true})
+}
+
+// snapshotInterval is how often a follower reads the store again for
+// the sessions that connect to it.
+const snapshotInterval = 2 * time.Second
+
+// lead campaigns, leads while its term is valid, and campaigns again,
+// until Shutdown. While it follows, it refreshes its snapshot.
+func (n *node) lead(onCommit func(int, time.Duration)) {
+	defer close(n.loop)
+	for n.ctx.Err() == nil {
+		campaign, stop := context.WithCancel(n.ctx)
+		won := make(chan *cluster.Term, 1)
+		go func() {
+			t, err := cluster.Campaign(campaign, cluster.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Name: n.cfg.NodeName, TTL: n.cfg.LeaseTTL})
+			if err == nil {
+				won <- t
+			}
+			close(won)
+		}()
+		var term *cluster.Term
+	follow:
+		for {
+			select {
+			case term = <-won:
+				break follow
+			case <-time.After(snapshotInterval):
+				n.refresh()
+			}
+		}
+		stop()
+		if term == nil {
+			return // shut down
+		}
+		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName})
+		var eng *engine.Engine
+		if err == nil {
+			eng, err = engine.Open(n.ctx, engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps})
+		}
+		if err == nil {
+			cfg := n.cfg
+			err = bootstrap(n.ctx, eng, &cfg)
+		}
+		if err != nil {
+			n.log.Printf("cluster: could not take over in term %d: %v", term.Token, err)
+			if eng != nil {
+				eng.Close()
+			}
+			n.resign(term)
+			continue
+		}
+		n.log.Printf("cluster: %s leads (term %d), serving %d sequences", n.cfg.NodeName, term.Token, len(eng.List()))
+		n.mu.Lock()
+		snap := n.eng
+		n.eng, n.standby, n.term = eng, false, term
+		n.retired = append(n.retired, snap)
+		n.mu.Unlock()
+		n.pg().StopEngine(snap) // its sessions reconnect to the leader: here
+
+		select {
+		case <-term.Done():
+		case <-n.ctx.Done():
+			return // Shutdown closes the engine while the term is valid
+		}
+		n.log.Printf("cluster: term %d ended: %v", term.Token, term.Err())
+		for n.ctx.Err() == nil {
+			snap, err = n.snapshot(n.ctx)
+			if err == nil {
+				break
+			}
+			n.log.Printf("cluster: reading the store: %v", err)
+			time.Sleep(200 * time.Millisecond)
+		}
+		n.mu.Lock()
+		if snap != nil {
+			n.eng, n.standby = snap, true
+		}
+		n.term = nil
+		n.mu.Unlock()
+		n.pg().StopEngine(eng)
+		eng.Close() // writes nothing: the term is over
+	}
+}
+
+// refresh replaces the follower's snapshot by a newer one, for the
+// sessions that connect from now on, and closes the replaced snapshots no
+// session uses any more.
+func (n *node) refresh() {
+	snap, err := n.snapshot(n.ctx)
+	if err != nil {
+		return
+	}
+	n.mu.Lock()
+	if !n.standby {
+		n.mu.Unlock()
+		snap.Close()
+		return
+	}
+	n.retired = append(n.retired, n.eng)
+	n.eng = snap
+	var keep []*engine.Engine
+	var closing []*engine.Engine
+	for _, e := range n.retired {
+		if n.pg().Uses(e) {
+			keep = append(keep, e)
+		} else {
+			closing = append(closing, e)
+		}
+	}
+	n.retired = keep
+	n.mu.Unlock()
+	for _, e := range closing {
+		e.Close()
+	}
+}
+
+// discard closes a node whose lead never started.
+func (n *node) discard() {
+	close(n.loop)
+	n.close()
+}
+
+func (n *node) resign(t *cluster.Term) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := t.Resign(ctx); err != nil {
+		n.log.Printf("cluster: resigning term %d: %v", t.Token, err)
+	}
+}
+
+// close ends the node after the protocol server has stopped: the
+// leader's engine writes its clean-shutdown records while the term is
+// still valid, then the term is resigned so that another node takes
+// over at once.
+func (n *node) close() error {
+	n.cancel()
+	<-n.loop
+	n.mu.Lock()
+	eng, term := n.eng, n.term
+	engines := append(n.retired, eng)
+	n.mu.Unlock()
+	var errs []error
+	for _, e := range engines {
+		if err := e.Close(); err != nil && e == eng {
+			errs = append(errs, err)
+		}
+	}
+	if term != nil {
+		n.resign(term)
+		n.log.Printf("cluster: %s resigned (term %d)", n.cfg.NodeName, term.Token)
+	}
+	errs = append(errs, n.cli.Close())
+	return errors.Join(errs...)
+}

@@ -1,0 +1,156 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqd/seqd/internal/etcdtest"
+)
+
+var clusterPrefixes atomic.Int64
+
+// TestClusterFailover runs three seqd nodes on a three-member etcd, as
+// `seqd -etcd` does. A pgx client with a multi-host connection string
+// and target_session_attrs=read-write finds the leader; the followers
+// answer as hot standbys; when the leader shuts down, another node leads
+// and serves above every value handed out before, with no value twice.
+func TestClusterFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("etcd and three nodes")
+	}
+	cl := etcdtest.Start(t, 3)
+	ctx := context.Background()
+	prefix := fmt.Sprintf("/cluster%d/", clusterPrefixes.Add(1))
+	var nodes []*Server
+	var hosts, ports []string
+	for range 3 {
+		s, err := Start(ctx, Config{Listen: "127.0.0.1:0", Etcd: cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
+			Logger: log.New(io.Discard, "", 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, s)
+		h, p, _ := net.SplitHostPort(s.Addr().String())
+		hosts, ports = append(hosts, h), append(ports, p)
+	}
+	down := make([]bool, 3)
+	defer func() {
+		for i, s := range nodes {
+			if !down[i] {
+				s.Shutdown(ctx)
+			}
+		}
+	}()
+	dsn := fmt.Sprintf("host=%s port=%s user=app dbname=app target_session_attrs=read-write connect_timeout=2",
+		strings.Join(hosts, ","), strings.Join(ports, ","))
+	leader := func() (*pgx.Conn, int) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			c, err := pgx.Connect(ctx, dsn)
+			if err == nil {
+				_, port, _ := net.SplitHostPort(c.PgConn().Conn().RemoteAddr().String())
+				for i, p := range ports {
+					if p == port {
+						return c, i
+					}
+				}
+				t.Fatalf("connected to %s, not a node", port)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no leader within 30s: %v", err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+
+	c, first := leader()
+	if _, err := c.Exec(ctx, "create sequence s cache 10"); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	var top int64
+	take := func(c *pgx.Conn, n int) {
+		t.Helper()
+		for range n {
+			var v int64
+			if err := c.QueryRow(ctx, "select nextval('s')").Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			if seen[v] || v <= top {
+				t.Fatalf("nextval gave %d after %d (seen before: %v)", v, top, seen[v])
+			}
+			seen[v], top = true, v
+		}
+	}
+	take(c, 50)
+
+	// A follower is a hot standby: it says so, refuses nextval with
+	// 25006, and lists the sequence once its snapshot is refreshed.
+	f := (first + 1) % 3
+	fc, err := pgx.Connect(ctx, fmt.Sprintf("host=%s port=%s user=app dbname=app", hosts[f], ports[f]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := fc.PgConn().ParameterStatus("in_hot_standby"); v != "on" {
+		t.Fatalf("a follower's in_hot_standby = %q", v)
+	}
+	fc.Close(ctx)
+	// A follower reads a snapshot of the store, refreshed every 2 s: as a
+	// standby lags its primary, it lists the sequence a moment later.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		fc, err := pgx.Connect(ctx, fmt.Sprintf("host=%s port=%s user=app dbname=app", hosts[f], ports[f]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		err = fc.QueryRow(ctx, "select count(*) from pg_sequences where sequencename = 's'").Scan(&n)
+		fc.Close(ctx)
+		if err == nil && n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the follower does not list the sequence after 10s: %d %v", n, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	fc, err = pgx.Connect(ctx, fmt.Sprintf("host=%s port=%s user=app dbname=app", hosts[f], ports[f]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fc.Exec(ctx, "select nextval('s')")
+	fc.Close(ctx)
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "25006" {
+		t.Fatalf("nextval on a follower: %v", err)
+	}
+
+	// The leader shuts down (a clean handover): another node leads, and
+	// the client's next connection finds it.
+	c.Close(ctx)
+	if err := nodes[first].Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	down[first] = true
+	c2, second := leader()
+	defer c2.Close(ctx)
+	if second == first {
+		t.Fatal("the node that shut down still leads")
+	}
+	take(c2, 50)
+	if len(seen) != 100 {
+		t.Fatalf("%d distinct values", len(seen))
+	}
+}
