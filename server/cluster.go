@@ -189,12 +189,16 @@ func (n *node) discard() {
 	n.close()
 }
 
-func (n *node) resign(t *cluster.Term) {
+// resign hands leadership on; it reports whether etcd took it (if not,
+// the lease lapses within its TTL).
+func (n *node) resign(t *cluster.Term) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := t.Resign(ctx); err != nil {
-		n.log.Printf("cluster: resigning term %d: %v", t.Token, err)
+		n.log.Printf("cluster: resigning term %d: %v (its lease lapses within %v)", t.Token, err, n.cfg.LeaseTTL)
+		return false
 	}
+	return true
 }
 
 // close ends the node after the protocol server has stopped: the
@@ -214,8 +218,7 @@ func (n *node) close() error {
 			errs = append(errs, err)
 		}
 	}
-	if term != nil {
-		n.resign(term)
+	if term != nil && n.resign(term) {
 		n.log.Printf("cluster: %s resigned (term %d)", n.cfg.NodeName, term.Token)
 	}
 	errs = append(errs, n.cli.Close())
