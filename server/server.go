@@ -297,6 +297,9 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.NodeName == "" {
 		cfg.NodeName = cfg.Listen
 	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = 5 * time.Second
+	}
 	if cfg.Auth == "" {
 		cfg.Auth = AuthFor(cfg.Listen)
 	}
