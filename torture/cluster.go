@@ -1,0 +1,423 @@
+package torture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/seqd/seqd/cluster"
+)
+
+// Failover faults of the clustered run, each applied to the leader.
+const (
+	LeaderKill = "leader kill -9"
+	LeaderStop = "leader SIGSTOP past its lease, then SIGCONT"
+	LeaderTerm = "leader clean shutdown"
+)
+
+// ClusterConfig configures RunCluster.
+type ClusterConfig struct {
+	Binary    string   // seqd
+	Etcd      []string // the etcd cluster's client endpoints
+	Dir       string   // scratch: the nodes' logs
+	Nodes     int      // default 3
+	Failovers int      // faults, drawn in shuffled rounds of the three kinds
+	Clients   int      // default 6
+	Load      time.Duration
+	LeaseTTL  time.Duration // default 2 s
+	Seed      uint64
+	Progress  func(string)
+}
+
+// ClusterReport is what RunCluster found.
+type ClusterReport struct {
+	Failovers map[string]int
+	Ops       int
+	Outcomes  map[string]int
+	Values    int
+	Porcupine int
+	// Unavailable is, per failover, the time from the fault to the first
+	// nextval a multi-host client got from the next leader.
+	Unavailable []time.Duration
+	// MaxGap is, per sequence, the most values skipped at one point of
+	// its history (burned by a failover).
+	MaxGap     map[string]int64
+	Violations []string
+}
+
+func (r *ClusterReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d failovers (%s); %d operations (%s), %d values; porcupine checked %d\n",
+		len(r.Unavailable), mapString(r.Failovers), r.Ops, mapString(r.Outcomes), r.Values, r.Porcupine)
+	if len(r.Unavailable) > 0 {
+		u := append([]time.Duration(nil), r.Unavailable...)
+		sort.Slice(u, func(i, j int) bool { return u[i] < u[j] })
+		fmt.Fprintf(&b, "unavailable after a failover: p50 %v, max %v\n", u[len(u)/2].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond))
+	}
+	fmt.Fprintf(&b, "largest skip by sequence: %s\nviolations: %d\n", mapString(r.MaxGap), len(r.Violations))
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	return b.String()
+}
+
+// clusterSeqs are the clustered run's sequences: ORDER (the default),
+// linearizable across the cluster, one without cache and one with.
+var clusterSeqs = []struct {
+	Seq
+	cache int64
+}{{Seq{"c_nocache", 1}, 1}, {Seq{"c_cache100", 1}, 100}}
+
+type clusterRun struct {
+	cfg    ClusterConfig
+	h      *History
+	cli    *clientv3.Client
+	prefix string
+	nodes  []*proc
+	addrs  []string
+	dsn    string
+	log    io.Writer
+
+	mu         sync.Mutex
+	violations []string
+}
+
+// RunCluster runs seqd nodes on etcd with clients on a multi-host
+// connection string, fails the leader over and over, and checks every
+// value: unique, and linearizable across failovers for each sequence.
+func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
+	if cfg.Nodes <= 0 {
+		cfg.Nodes = 3
+	}
+	if cfg.Clients <= 0 {
+		cfg.Clients = 6
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = 2 * time.Second
+	}
+	if cfg.Load <= 0 {
+		cfg.Load = time.Second
+	}
+	progress := cfg.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	logf, err := os.Create(filepath.Join(cfg.Dir, "seqd.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Etcd, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return nil, err
+	}
+	defer cli.Close()
+	r := &clusterRun{cfg: cfg, h: NewHistory(), cli: cli, prefix: fmt.Sprintf("/torture%d/", cfg.Seed%1_000_000), log: logf}
+	var hosts, ports []string
+	for i := range cfg.Nodes {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		r.addrs = append(r.addrs, addr)
+		h, p, _ := strings.Cut(addr, ":")
+		hosts, ports = append(hosts, h), append(ports, p)
+		p0, err := r.start(i)
+		if err != nil {
+			r.stopAll()
+			return nil, err
+		}
+		r.nodes = append(r.nodes, p0)
+	}
+	defer r.stopAll()
+	r.dsn = fmt.Sprintf("host=%s port=%s user=torture dbname=torture target_session_attrs=read-write connect_timeout=2",
+		strings.Join(hosts, ","), strings.Join(ports, ","))
+	if err := r.setup(); err != nil {
+		return nil, err
+	}
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	rng := rand.New(rand.NewPCG(cfg.Seed, 13))
+	for i := range cfg.Clients {
+		wg.Add(1)
+		seed := rng.Uint64()
+		go func() { defer wg.Done(); r.client(i, seed, stop) }()
+	}
+	rep := &ClusterReport{Failovers: map[string]int{}, Outcomes: map[string]int{}}
+	var round []string
+	for n := range cfg.Failovers {
+		if len(round) == 0 {
+			round = []string{LeaderKill, LeaderStop, LeaderTerm}
+			rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
+		}
+		fault := round[0]
+		round = round[1:]
+		time.Sleep(cfg.Load)
+		d, err := r.failover(fault)
+		if err != nil {
+			close(stop)
+			wg.Wait()
+			return nil, fmt.Errorf("failover %d (%s): %w", n, fault, err)
+		}
+		rep.Failovers[fault]++
+		rep.Unavailable = append(rep.Unavailable, d)
+		progress(fmt.Sprintf("failover %d: %s, next leader serving after %v", n, fault, d.Round(time.Millisecond)))
+	}
+	time.Sleep(cfg.Load)
+	close(stop)
+	wg.Wait()
+	r.check(rep)
+	return rep, nil
+}
+
+// start runs node i.
+func (r *clusterRun) start(i int) (*proc, error) {
+	return startProc(r.cfg.Binary, filepath.Join(r.cfg.Dir, fmt.Sprintf("node%d", i)), r.addrs[i], false, 0, nil, r.log,
+		"-etcd", strings.Join(r.cfg.Etcd, ","), "-etcd-prefix", r.prefix, "-name", fmt.Sprintf("node%d", i),
+		"-lease-ttl", r.cfg.LeaseTTL.String(), "-idle-timeout", "0")
+}
+
+func (r *clusterRun) stopAll() {
+	for _, p := range r.nodes {
+		if p != nil && p.running() {
+			p.kill()
+		}
+	}
+}
+
+// setup creates the sequences on the first leader.
+func (r *clusterRun) setup() error {
+	c, err := r.connect(30 * time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	for _, s := range clusterSeqs {
+		if _, err := c.Exec(context.Background(), fmt.Sprintf("create sequence %s cache %d", s.Name, s.cache)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// connect reaches the leader through the multi-host string, trying
+// until within.
+func (r *clusterRun) connect(within time.Duration) (*pgx.Conn, error) {
+	deadline := time.Now().Add(within)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		c, err := pgx.Connect(ctx, r.dsn)
+		cancel()
+		if err == nil {
+			return c, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("no leader within %v: %w", within, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// client takes values until stop, reconnecting through the multi-host
+// string whenever its connection fails.
+func (r *clusterRun) client(id int, seed uint64, stop <-chan struct{}) {
+	rng := rand.New(rand.NewPCG(seed, uint64(id)))
+	for !stopped(stop) {
+		c, err := r.connect(time.Second)
+		if err != nil {
+			continue
+		}
+		for !stopped(stop) {
+			s := clusterSeqs[rng.IntN(len(clusterSeqs))]
+			op := Op{Seq: s.Name, Kind: Nextval, Want: 1, Client: id, Call: r.h.Now()}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			var v int64
+			err := c.QueryRow(ctx, "select nextval($1)", s.Name).Scan(&v)
+			cancel()
+			op.Outcome = r.outcome(err)
+			if op.Outcome != Unknown {
+				op.Return = r.h.Now()
+			}
+			if err == nil {
+				op.Values = []int64{v}
+			} else {
+				op.Err = err.Error()
+			}
+			r.h.Add(op)
+			if err != nil {
+				break
+			}
+		}
+		c.Close(context.Background())
+	}
+}
+
+// outcome classifies a request's error: a standby's or a deposed
+// leader's 25006 handed nothing out; a connection that ended (57P01, or
+// a broken connection, a timeout) leaves the outcome unknown; any other
+// error is a finding.
+func (r *clusterRun) outcome(err error) Outcome {
+	if err == nil {
+		return OK
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "25006":
+			return Failed
+		case "57P01", "57014", "58030":
+			return Unknown
+		}
+		r.violation(fmt.Sprintf("error: nextval got SQLSTATE %s: %s", pe.Code, pe.Message))
+		return Failed
+	}
+	return Unknown
+}
+
+func (r *clusterRun) violation(v string) {
+	r.mu.Lock()
+	r.violations = append(r.violations, v)
+	r.mu.Unlock()
+}
+
+// failover applies fault to the current leader and returns how long a
+// multi-host client then waited for a value from the next.
+func (r *clusterRun) failover(fault string) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	name, _, err := cluster.Leader(ctx, r.cli, r.prefix)
+	if err != nil || name == "" {
+		return 0, fmt.Errorf("no leader to fail over: %q %v", name, err)
+	}
+	var i int
+	if _, err := fmt.Sscanf(name, "node%d", &i); err != nil || i >= len(r.nodes) {
+		return 0, fmt.Errorf("leader %q is no node", name)
+	}
+	p := r.nodes[i]
+	began := time.Now()
+	switch fault {
+	case LeaderKill:
+		p.kill()
+	case LeaderTerm:
+		p.signal(syscall.SIGTERM)
+		if code, err := p.wait(30 * time.Second); err != nil || code != 0 {
+			r.violation(fmt.Sprintf("%s: exit status %d %v", fault, code, err))
+		}
+	case LeaderStop:
+		// Stopped past its lease, as a zombie is; continued only once
+		// another node serves: its clients' requests must then be
+		// refused, never answered from its old window.
+		p.signal(syscall.SIGSTOP)
+	}
+	err = r.firstValue()
+	d := time.Since(began)
+	if fault == LeaderStop {
+		p.signal(syscall.SIGCONT)
+	}
+	if err != nil || fault == LeaderStop {
+		return d, err
+	}
+	np, err := r.start(i)
+	if err != nil {
+		return 0, fmt.Errorf("restarting %s: %w", name, err)
+	}
+	r.nodes[i] = np
+	return d, nil
+}
+
+// firstValue waits until a new multi-host connection takes a value; the
+// value joins the history.
+func (r *clusterRun) firstValue() error {
+	deadline := time.Now().Add(30 * time.Second)
+	s := clusterSeqs[0]
+	for time.Now().Before(deadline) {
+		c, err := r.connect(time.Second)
+		if err != nil {
+			continue
+		}
+		op := Op{Seq: s.Name, Kind: Nextval, Want: 1, Client: -1, Call: r.h.Now()}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		var v int64
+		err = c.QueryRow(ctx, "select nextval($1)", s.Name).Scan(&v)
+		cancel()
+		c.Close(context.Background())
+		op.Outcome = r.outcome(err)
+		if op.Outcome != Unknown {
+			op.Return = r.h.Now()
+		}
+		if err == nil {
+			op.Values = []int64{v}
+			r.h.Add(op)
+			return nil
+		}
+		op.Err = err.Error()
+		r.h.Add(op)
+		time.Sleep(20 * time.Millisecond)
+	}
+	return errors.New("no value from any node within 30s")
+}
+
+// check runs the checkers over the whole history: every operation is of
+// one epoch, so porcupine checks each sequence across every failover.
+func (r *clusterRun) check(rep *ClusterReport) {
+	ops := r.h.Ops()
+	seqs := make([]Seq, len(clusterSeqs))
+	for i, s := range clusterSeqs {
+		seqs[i] = s.Seq
+	}
+	for _, op := range ops {
+		rep.Ops++
+		rep.Outcomes[op.Outcome.String()]++
+		rep.Values += len(op.Values)
+	}
+	rep.Violations = append(rep.Violations, r.violations...)
+	rep.Violations = append(rep.Violations, CheckUnique(ops)...)
+	rep.Violations = append(rep.Violations, CheckOrder(ops, seqs)...)
+	v, n, err := CheckLinearizable(ops, seqs, 2*time.Minute)
+	rep.Porcupine = n
+	rep.Violations = append(rep.Violations, v...)
+	if err != nil {
+		rep.Violations = append(rep.Violations, err.Error())
+	}
+	// The largest skip in each sequence's values: a failover burns the
+	// old leader's window, at most CACHE values, plus what requests of
+	// unknown outcome may have taken unseen.
+	rep.MaxGap = map[string]int64{}
+	for _, s := range clusterSeqs {
+		var vs []int64
+		unknown := int64(0)
+		for _, op := range ops {
+			if op.Seq != s.Name {
+				continue
+			}
+			vs = append(vs, op.Values...)
+			if op.Outcome == Unknown && len(op.Values) == 0 {
+				unknown++
+			}
+		}
+		sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
+		for i := 1; i < len(vs); i++ {
+			if g := vs[i] - vs[i-1] - 1; g > rep.MaxGap[s.Name] {
+				rep.MaxGap[s.Name] = g
+			}
+		}
+		if rep.MaxGap[s.Name] > s.cache+unknown {
+			rep.Violations = append(rep.Violations, fmt.Sprintf("gap: %s skipped %d values at once, more than CACHE %d and the %d requests of unknown outcome", s.Name, rep.MaxGap[s.Name], s.cache, unknown))
+		}
+	}
+}

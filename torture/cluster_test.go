@@ -1,0 +1,53 @@
+package torture
+
+import (
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+var failovers = flag.Int("torture.failovers", 6, "leader failovers of TestClusterTorture")
+
+// TestClusterTorture is the bounded clustered run CI does: three seqd
+// nodes (the race-detector build) on three etcd members in this process,
+// clients on a multi-host connection string, and the leader killed,
+// stopped past its lease and shut down in turn. Every value is checked:
+// unique, and linearizable across every failover.
+func TestClusterTorture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three nodes and etcd")
+	}
+	cl := etcdtest.Start(t, 3)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rep, err := RunCluster(ClusterConfig{
+		Binary:    testenv.SeqdBinary(t),
+		Etcd:      cl.Endpoints,
+		Dir:       t.TempDir(),
+		Failovers: *failovers,
+		Clients:   6,
+		Load:      time.Second,
+		LeaseTTL:  2 * time.Second,
+		Seed:      seed,
+		Progress:  func(s string) { t.Log(s) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(rep)
+	if len(rep.Violations) > 0 {
+		t.Fatalf("%d violations:\n%s", len(rep.Violations), strings.Join(rep.Violations, "\n"))
+	}
+	if rep.Outcomes["ok"] < 500 || rep.Porcupine < 500 {
+		t.Fatalf("too little happened: %s", rep)
+	}
+	for _, f := range []string{LeaderKill, LeaderStop, LeaderTerm} {
+		if *failovers >= 3 && rep.Failovers[f] == 0 {
+			t.Errorf("no %s", f)
+		}
+	}
+}
