@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seqd/seqd/internal/etcdtest"
 	"github.com/seqd/seqd/torture"
 )
 
@@ -27,6 +28,7 @@ func main() {
 	dir := flag.String("dir", "", "scratch directory kept for inspection (default: a temporary one, removed after a clean run)")
 	faults := flag.String("faults", "", "comma-separated fault kinds (default: all): "+kinds())
 	secure := flag.Bool("secure", true, "run seqd with SCRAM-SHA-256 authentication and TLS, every client connecting through both")
+	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many leader failovers (kill -9, SIGSTOP past the lease, clean shutdown, in shuffled rounds) of three seqd nodes on three etcd members run in this process")
 	flag.Parse()
 
 	work := *dir
@@ -44,6 +46,9 @@ func main() {
 		if err != nil {
 			log.Fatalf("build seqd: %v\n%s", err, out)
 		}
+	}
+	if *clustered > 0 {
+		os.Exit(runCluster(*bin, work, *clustered, *clients, *load, *seed, *dir == ""))
 	}
 	cfg := torture.Config{Binary: *bin, Dir: work, Clients: *clients, Load: *load, Secure: *secure, Progress: func(s string) { log.Print(s) }}
 	if *faults != "" {
@@ -82,4 +87,30 @@ func kinds() string {
 		out = append(out, string(f))
 	}
 	return strings.Join(out, ", ")
+}
+
+// runCluster is -cluster: etcd members in this process, the nodes as
+// processes. It returns the exit status.
+func runCluster(bin, work string, failovers, clients int, load time.Duration, seed uint64, remove bool) int {
+	etcd, err := etcdtest.StartIn(filepath.Join(work, "etcd"), 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer etcd.Close()
+	log.Printf("seed %d, scratch in %s", seed, work)
+	rep, err := torture.RunCluster(torture.ClusterConfig{Binary: bin, Etcd: etcd.Endpoints, Dir: work, Failovers: failovers,
+		Clients: clients, Load: load, Seed: seed, Progress: func(s string) { log.Print(s) }})
+	if err != nil {
+		log.Printf("%v (scratch kept in %s)", err, work)
+		return 1
+	}
+	fmt.Print(rep)
+	if len(rep.Violations) > 0 {
+		log.Printf("scratch kept in %s", work)
+		return 1
+	}
+	if remove {
+		os.RemoveAll(work)
+	}
+	return 0
 }

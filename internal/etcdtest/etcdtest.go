@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,28 +35,43 @@ func (c *Cluster) Stop(i int) {
 
 // freePorts reserves n loopback ports (closed again at once: a member
 // binds each a moment later).
-func freePorts(t testing.TB, n int) []int {
-	t.Helper()
+func freePorts(n int) ([]int, error) {
 	var ports []int
 	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		ls = append(ls, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	for _, l := range ls {
-		l.Close()
-	}
-	return ports
+	return ports, nil
 }
 
 // Start runs a cluster of n members and stops it when the test ends.
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
-	ports := freePorts(t, 2*n)
+	c, err := StartIn(t.TempDir(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// StartIn runs a cluster of n members with their data under dir, for
+// commands (the clustered soak); Close stops it.
+func StartIn(dir string, n int) (*Cluster, error) {
+	ports, err := freePorts(2 * n)
+	if err != nil {
+		return nil, err
+	}
 	var initial []string
 	for i := range n {
 		initial = append(initial, fmt.Sprintf("m%d=http://127.0.0.1:%d", i, ports[2*i+1]))
@@ -64,7 +80,7 @@ func Start(t testing.TB, n int) *Cluster {
 	for i := range n {
 		cfg := embed.NewConfig()
 		cfg.Name = fmt.Sprintf("m%d", i)
-		cfg.Dir = t.TempDir()
+		cfg.Dir = filepath.Join(dir, cfg.Name)
 		cu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i]))
 		pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]))
 		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
@@ -75,25 +91,29 @@ func Start(t testing.TB, n int) *Cluster {
 		cfg.LogLevel = "error"
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
-			t.Fatal(err)
+			c.Close()
+			return nil, err
 		}
 		c.Members = append(c.Members, e)
 		c.stopped = append(c.stopped, false)
 		c.Endpoints = append(c.Endpoints, cu.String())
 	}
-	t.Cleanup(func() {
-		for i := range c.Members {
-			c.Stop(i)
-		}
-	})
 	for _, e := range c.Members {
 		select {
 		case <-e.Server.ReadyNotify():
 		case <-time.After(30 * time.Second):
-			t.Fatal("etcd member not ready after 30s")
+			c.Close()
+			return nil, fmt.Errorf("etcd member not ready after 30s")
 		}
 	}
-	return c
+	return c, nil
+}
+
+// Close stops every member.
+func (c *Cluster) Close() {
+	for i := range c.Members {
+		c.Stop(i)
+	}
 }
 
 // Client returns a client of the cluster, closed when the test ends.
