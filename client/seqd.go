@@ -89,13 +89,20 @@ func (s *Seqd) row(ctx context.Context, op, name, q string, args []any, dest ...
 	return nil
 }
 
-// Create makes the sequence unless it exists.
+// Create makes the sequence unless it exists, retried while the server
+// is unavailable (as during a failover).
 func (s *Seqd) Create(ctx context.Context, name string, start int64) error {
 	q := fmt.Sprintf("CREATE SEQUENCE IF NOT EXISTS %s START WITH %d", pgx.Identifier{name}.Sanitize(), start)
 	if s.o.Cache > 1 {
 		q += fmt.Sprintf(" CACHE %d", s.o.Cache)
 	}
-	if _, err := s.q.Exec(ctx, q); err != nil {
+	// Retried as reservations are: CREATE ... IF NOT EXISTS is the same
+	// done twice.
+	err := s.o.Retry.doWhile(ctx, func() error {
+		_, err := s.q.Exec(ctx, q)
+		return err
+	}, func(err error) bool { return kindOf(err) == ErrUnavailable })
+	if err != nil {
 		return wrap(kindOf(err), "create", name, err)
 	}
 	return nil
