@@ -6,7 +6,6 @@ import (
 	"io"
 	"log"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -54,41 +53,9 @@ func TestClusterFailover(t *testing.T) {
 	}
 	defer pool.Close()
 	src := client.NewSeqd(pool, client.SeqdOptions{Cache: 100})
-	gens := map[string]client.Generator{}
-	for mode, make := range map[string]func(string) client.Generator{
-		"async": func(n string) client.Generator { return client.NewAsync(src, n) },
-		"batch": func(n string) client.Generator { return client.NewBatch(src, n, client.BatchOptions{Size: 10}) },
-		"async-batch": func(n string) client.Generator {
-			return client.NewAsyncBatch(src, n, client.BatchOptions{Size: 10, LowWatermark: 3})
-		},
-	} {
-		if err := src.Create(ctx, mode, 1); err != nil {
-			t.Fatal(err)
-		}
-		gens[mode] = make(mode)
-	}
-	var mu sync.Mutex
-	seen := map[string]map[int64]bool{}
-	take := func(mode string, n int) {
-		for range n {
-			v, err := gens[mode].Next(ctx)
-			if err != nil {
-				t.Errorf("%s: %v", mode, err)
-				return
-			}
-			mu.Lock()
-			if seen[mode] == nil {
-				seen[mode] = map[int64]bool{}
-			}
-			if seen[mode][v] {
-				t.Errorf("%s: %d twice", mode, v)
-			}
-			seen[mode][v] = true
-			mu.Unlock()
-		}
-	}
-	for mode := range gens {
-		take(mode, 25)
+	m := newModeRun(t, src)
+	for mode := range m.gens {
+		m.take(t, mode, 25)
 	}
 	// The leader is the node the pool's connections reach.
 	c, err := pool.Acquire(ctx)
@@ -108,13 +75,8 @@ func TestClusterFailover(t *testing.T) {
 	if len(down) != 1 {
 		t.Fatalf("the pool's server %s is no node", leader)
 	}
-	var wg sync.WaitGroup
-	for mode := range gens {
-		wg.Add(1)
-		go func() { defer wg.Done(); take(mode, 100) }()
-	}
-	wg.Wait()
-	for mode, vs := range seen {
+	m.takeAll(t, 100)
+	for mode, vs := range m.seen {
 		if len(vs) != 125 {
 			t.Errorf("%s: %d distinct values, want 125", mode, len(vs))
 		}

@@ -32,41 +32,10 @@ func TestRetryAcrossRestart(t *testing.T) {
 	}
 	defer pool.Close()
 	src := client.NewSeqd(pool, client.SeqdOptions{Cache: 100})
-	gens := map[string]client.Generator{}
-	for mode, make := range map[string]func(string) client.Generator{
-		"async": func(n string) client.Generator { return client.NewAsync(src, n) },
-		"batch": func(n string) client.Generator { return client.NewBatch(src, n, client.BatchOptions{Size: 10}) },
-		"async-batch": func(n string) client.Generator {
-			return client.NewAsyncBatch(src, n, client.BatchOptions{Size: 10, LowWatermark: 3})
-		},
-	} {
-		if err := src.Create(ctx, mode, 1); err != nil {
-			t.Fatal(err)
-		}
-		gens[mode] = make(mode)
-	}
-	seen := map[string]map[int64]bool{}
-	var mu sync.Mutex
-	take := func(mode string, n int) {
-		for range n {
-			v, err := gens[mode].Next(ctx)
-			if err != nil {
-				t.Errorf("%s: %v", mode, err)
-				return
-			}
-			mu.Lock()
-			if seen[mode] == nil {
-				seen[mode] = map[int64]bool{}
-			}
-			if seen[mode][v] {
-				t.Errorf("%s: %d twice", mode, v)
-			}
-			seen[mode][v] = true
-			mu.Unlock()
-		}
-	}
+	m := newModeRun(t, src)
+	gens, seen := m.gens, m.seen
 	for mode := range gens {
-		take(mode, 25)
+		m.take(t, mode, 25)
 	}
 	before := map[string]int64{}
 	for mode, vs := range seen {
@@ -87,12 +56,7 @@ func TestRetryAcrossRestart(t *testing.T) {
 		}
 		restarted <- s
 	}()
-	var wg sync.WaitGroup
-	for mode := range gens {
-		wg.Add(1)
-		go func() { defer wg.Done(); take(mode, 100) }()
-	}
-	wg.Wait()
+	m.takeAll(t, 100)
 	s2 := <-restarted
 	if s2 == nil {
 		t.FailNow()
@@ -120,4 +84,58 @@ func TestRetryAcrossRestart(t *testing.T) {
 	if _, err := once.Reserve(ctx, "async", 1); !errors.Is(err, client.ErrUnavailable) {
 		t.Fatalf("a request to a stopped server without retries: %v, want ErrUnavailable", err)
 	}
+}
+
+// modeRun is the three generator modes over one source, a sequence each,
+// and every value each has handed out.
+type modeRun struct {
+	gens map[string]client.Generator
+	mu   sync.Mutex
+	seen map[string]map[int64]bool
+}
+
+func newModeRun(t *testing.T, src *client.Seqd) *modeRun {
+	t.Helper()
+	m := &modeRun{gens: map[string]client.Generator{}, seen: map[string]map[int64]bool{}}
+	for mode, make := range map[string]func(string) client.Generator{
+		"async": func(n string) client.Generator { return client.NewAsync(src, n) },
+		"batch": func(n string) client.Generator { return client.NewBatch(src, n, client.BatchOptions{Size: 10}) },
+		"async-batch": func(n string) client.Generator {
+			return client.NewAsyncBatch(src, n, client.BatchOptions{Size: 10, LowWatermark: 3})
+		},
+	} {
+		if err := src.Create(context.Background(), mode, 1); err != nil {
+			t.Fatal(err)
+		}
+		m.gens[mode], m.seen[mode] = make(mode), map[int64]bool{}
+	}
+	return m
+}
+
+// take draws n values from mode, failing the test on an error or a value
+// handed out twice.
+func (m *modeRun) take(t *testing.T, mode string, n int) {
+	for range n {
+		v, err := m.gens[mode].Next(context.Background())
+		if err != nil {
+			t.Errorf("%s: %v", mode, err)
+			return
+		}
+		m.mu.Lock()
+		if m.seen[mode][v] {
+			t.Errorf("%s: %d twice", mode, v)
+		}
+		m.seen[mode][v] = true
+		m.mu.Unlock()
+	}
+}
+
+// takeAll draws n values from every mode at once.
+func (m *modeRun) takeAll(t *testing.T, n int) {
+	var wg sync.WaitGroup
+	for mode := range m.gens {
+		wg.Add(1)
+		go func() { defer wg.Done(); m.take(t, mode, n) }()
+	}
+	wg.Wait()
 }

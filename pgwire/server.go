@@ -238,31 +238,27 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // it when the node's term ends, so that clients reconnect and find the
 // leader.
 func (s *Server) StopEngine(eng *engine.Engine) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for c := range s.conns {
-		c.mu.Lock()
-		match := c.eng == eng
-		c.mu.Unlock()
-		if match {
-			c.stop()
-		}
+	for _, c := range s.connsOf(eng) {
+		c.stop()
 	}
 }
 
 // Uses reports whether a connection still serves eng.
-func (s *Server) Uses(eng *engine.Engine) bool {
+func (s *Server) Uses(eng *engine.Engine) bool { return len(s.connsOf(eng)) > 0 }
+
+// connsOf lists the connections that serve eng.
+func (s *Server) connsOf(eng *engine.Engine) []*conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var out []*conn
 	for c := range s.conns {
 		c.mu.Lock()
-		match := c.eng == eng
-		c.mu.Unlock()
-		if match {
-			return true
+		if c.eng == eng {
+			out = append(out, c)
 		}
+		c.mu.Unlock()
 	}
-	return false
+	return out
 }
 
 // shutdownGrace is how long a shutdown waits, after its deadline, for

@@ -4,7 +4,6 @@ package server
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
@@ -143,38 +142,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		eng.Close()
 		return nil, err
 	}
-	s.cfg = cfg
-	var tf *tlsFiles
-	var tlsConfig *tls.Config
-	if cfg.TLSCert != "" || cfg.TLSKey != "" {
-		tf = &tlsFiles{cert: cfg.TLSCert, key: cfg.TLSKey, ca: cfg.TLSClientCA}
-		if err := tf.load(); err != nil {
-			eng.Close()
-			return nil, err
-		}
-		tlsConfig = tf.config()
-	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
+	s.cfg, s.eng = cfg, eng
+	if err := s.listen(cfg, pgwire.Config{Engine: eng}); err != nil {
 		eng.Close()
-		return nil, fmt.Errorf("seqd: listen: %w", err)
+		return nil, err
 	}
-	s.tls, s.eng, s.ln = tf, eng, ln
-	s.pg = pgwire.NewServer(pgwire.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxConns: cfg.MaxConns,
-		MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger, Auth: cfg.Auth, TLS: tlsConfig,
-		OnStatement: s.metrics.onStatement})
-	if cfg.HTTP != "" {
-		hl, err := net.Listen("tcp", cfg.HTTP)
-		if err != nil {
-			ln.Close()
-			eng.Close()
-			return nil, fmt.Errorf("seqd: http listen: %w", err)
-		}
-		s.httpLn = hl
-		go s.serveHTTP(hl)
-		cfg.Logger.Printf("metrics and health on http://%s", hl.Addr())
-	}
-	go func() { s.done <- s.pg.Serve(ln) }()
 	go s.watch.run(eng, time.Minute, s.stop)
 	if cfg.FS == nil && cfg.Store == nil {
 		dir, _ := filepath.Abs(cfg.DataDir)
@@ -184,8 +156,41 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			cfg.Logger.Printf("recovered %d sequences in %d schemas from %s in %v", len(eng.List()), len(eng.Schemas()), dir, recovery.Round(time.Millisecond))
 		}
 	}
-	cfg.Logger.Printf("seqd listening on %s, authentication %s, TLS %v", ln.Addr(), cfg.Auth, tf != nil)
+	cfg.Logger.Printf("seqd listening on %s, authentication %s, TLS %v", s.ln.Addr(), cfg.Auth, s.tls != nil)
 	return s, nil
+}
+
+// listen loads the TLS files, listens for the protocol (pc says which
+// engine the connections serve) and for HTTP, and starts serving. On
+// error nothing is left listening.
+func (s *Server) listen(cfg Config, pc pgwire.Config) error {
+	if cfg.TLSCert != "" || cfg.TLSKey != "" {
+		s.tls = &tlsFiles{cert: cfg.TLSCert, key: cfg.TLSKey, ca: cfg.TLSClientCA}
+		if err := s.tls.load(); err != nil {
+			return err
+		}
+		pc.TLS = s.tls.config()
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("seqd: listen: %w", err)
+	}
+	s.ln = ln
+	pc.MaxBulkRows, pc.MaxConns, pc.MaxMessage, pc.IdleTimeout = cfg.MaxBulkRows, cfg.MaxConns, cfg.MaxMessage, cfg.IdleTimeout
+	pc.Logger, pc.Auth, pc.OnStatement = cfg.Logger, cfg.Auth, s.metrics.onStatement
+	s.pg = pgwire.NewServer(pc)
+	if cfg.HTTP != "" {
+		hl, err := net.Listen("tcp", cfg.HTTP)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("seqd: http listen: %w", err)
+		}
+		s.httpLn = hl
+		go s.serveHTTP(hl)
+		cfg.Logger.Printf("metrics and health on http://%s", hl.Addr())
+	}
+	go func() { s.done <- s.pg.Serve(ln) }()
+	return nil
 }
 
 // bootstrap checks the authentication settings and, under SCRAM, makes
@@ -313,41 +318,15 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.node = n
-	var tlsConfig *tls.Config
-	if cfg.TLSCert != "" || cfg.TLSKey != "" {
-		s.tls = &tlsFiles{cert: cfg.TLSCert, key: cfg.TLSKey, ca: cfg.TLSClientCA}
-		if err := s.tls.load(); err != nil {
-			n.discard()
-			return nil, err
-		}
-		tlsConfig = s.tls.config()
-	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
+	if err := s.listen(cfg, pgwire.Config{Node: n.current}); err != nil {
 		n.discard()
-		return nil, fmt.Errorf("seqd: listen: %w", err)
+		return nil, err
 	}
-	s.ln = ln
-	if n.cfg.NodeName == "" || n.cfg.NodeName == cfg.Listen {
-		n.cfg.NodeName = ln.Addr().String()
+	if n.cfg.NodeName == cfg.Listen {
+		n.cfg.NodeName = s.ln.Addr().String() // a port chosen at listen
 	}
-	s.pg = pgwire.NewServer(pgwire.Config{Node: n.current, MaxBulkRows: cfg.MaxBulkRows, MaxConns: cfg.MaxConns,
-		MaxMessage: cfg.MaxMessage, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger, Auth: cfg.Auth, TLS: tlsConfig,
-		OnStatement: s.metrics.onStatement})
-	if cfg.HTTP != "" {
-		hl, err := net.Listen("tcp", cfg.HTTP)
-		if err != nil {
-			ln.Close()
-			n.discard()
-			return nil, fmt.Errorf("seqd: http listen: %w", err)
-		}
-		s.httpLn = hl
-		go s.serveHTTP(hl)
-		cfg.Logger.Printf("metrics and health on http://%s", hl.Addr())
-	}
-	go func() { s.done <- s.pg.Serve(ln) }()
 	go n.lead(s.metrics.onCommit)
 	cfg.Logger.Printf("seqd cluster node %s listening on %s (etcd %v, prefix %s), authentication %s, TLS %v",
-		n.cfg.NodeName, ln.Addr(), cfg.Etcd, cfg.EtcdPrefix, cfg.Auth, s.tls != nil)
+		n.cfg.NodeName, s.ln.Addr(), cfg.Etcd, cfg.EtcdPrefix, cfg.Auth, s.tls != nil)
 	return s, nil
 }
