@@ -32,7 +32,8 @@ type Config struct {
 	// Node, when set, is asked at each connection's start which engine it
 	// serves, and whether as a hot standby (cluster mode: a follower
 	// serves the catalog read-only, as a standby does); Engine is then
-	// not used.
+	// not used. It is called under the server's lock: it must not call
+	// back into the server.
 	Node func() (eng *engine.Engine, standby bool)
 	// MaxBulkRows bounds generate_series and seqd_reserve. Default 10M.
 	MaxBulkRows int64
@@ -579,12 +580,16 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 		c.fatal(sql.TooManyConnections, "sorry, too many clients already")
 		return false
 	}
+	// Under the server's lock, so that Uses sees the engine as soon as
+	// Node has handed it out.
+	c.srv.mu.Lock()
 	c.mu.Lock()
 	c.eng = c.srv.cfg.Engine
 	if c.srv.cfg.Node != nil {
 		c.eng, c.standby = c.srv.cfg.Node()
 	}
 	c.mu.Unlock()
+	c.srv.mu.Unlock()
 	if c.srv.auth.Load().(string) == AuthSCRAM && !c.authenticate(m.Parameters["user"]) {
 		return false
 	}

@@ -165,22 +165,23 @@ func (n *node) refresh() {
 		snap.Close()
 		return
 	}
-	n.retired = append(n.retired, n.eng)
-	n.eng = snap
+	retired := append(n.retired, n.eng)
+	n.eng, n.retired = snap, nil
+	n.mu.Unlock()
+	// A connection takes its engine from current under the protocol
+	// server's lock (pgwire.Config.Node), so one that took a replaced
+	// snapshot already shows in Uses.
 	var keep []*engine.Engine
-	var closing []*engine.Engine
-	for _, e := range n.retired {
+	for _, e := range retired {
 		if n.pg().Uses(e) {
 			keep = append(keep, e)
 		} else {
-			closing = append(closing, e)
+			e.Close()
 		}
 	}
-	n.retired = keep
+	n.mu.Lock()
+	n.retired = append(n.retired, keep...)
 	n.mu.Unlock()
-	for _, e := range closing {
-		e.Close()
-	}
 }
 
 // discard closes a node whose lead never started.
