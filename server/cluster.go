@@ -32,6 +32,7 @@ type node struct {
 	eng     *engine.Engine
 	standby bool
 	term    *cluster.Term    // while leading
+	metrics *clusterMetrics
 	retired []*engine.Engine // snapshots replaced, closed once no session uses them
 }
 
@@ -51,6 +52,26 @@ func startNode(ctx context.Context, cfg Config, pg func() *pgwire.Server) (*node
 	}
 	n.eng, n.standby = snap, true
 	return n, nil
+}
+
+// leading reports whether the node leads now.
+func (n *node) leading() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return !n.standby
+}
+
+// endReason names why a term ended, for the metrics.
+func endReason(err error) string {
+	switch {
+	case errors.Is(err, cluster.ErrLeaseLost):
+		return "lease"
+	case errors.Is(err, cluster.ErrDeposed):
+		return "deposed"
+	case err == nil:
+		return "resigned"
+	}
+	return "error"
 }
 
 // current is what a new connection serves.
@@ -119,6 +140,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			continue
 		}
 		n.log.Printf("cluster: %s leads (term %d), serving %d sequences", n.cfg.NodeName, term.Token, len(eng.List()))
+		n.metrics.terms.Inc()
 		n.mu.Lock()
 		snap := n.eng
 		n.eng, n.standby, n.term = eng, false, term
@@ -132,6 +154,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			return // Shutdown closes the engine while the term is valid
 		}
 		n.log.Printf("cluster: term %d ended: %v", term.Token, term.Err())
+		n.metrics.ends.WithLabelValues(endReason(term.Err())).Inc()
 		for n.ctx.Err() == nil {
 			snap, err = n.snapshot(n.ctx)
 			if err == nil {
@@ -218,6 +241,9 @@ func (n *node) close() error {
 		if err := e.Close(); err != nil && e == eng {
 			errs = append(errs, err)
 		}
+	}
+	if term != nil {
+		n.metrics.ends.WithLabelValues("resigned").Inc()
 	}
 	if term != nil && n.resign(term) {
 		n.log.Printf("cluster: %s resigned (term %d)", n.cfg.NodeName, term.Token)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -36,7 +37,7 @@ func TestClusterFailover(t *testing.T) {
 	var hosts, ports []string
 	for range 3 {
 		s, err := Start(ctx, Config{Listen: "127.0.0.1:0", Etcd: cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
-			Logger: log.New(io.Discard, "", 0)})
+			HTTP: "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,6 +97,21 @@ func TestClusterFailover(t *testing.T) {
 	}
 	take(c, 50)
 
+	// The metrics say who leads.
+	for i, s := range nodes {
+		m := scrape(t, s)
+		want := "seqd_cluster_leader 0"
+		if i == first {
+			want = "seqd_cluster_leader 1"
+		}
+		if !strings.Contains(m, want+"\n") {
+			t.Errorf("node %d's metrics lack %q", i, want)
+		}
+		if i == first && !strings.Contains(m, "seqd_cluster_terms_total 1\n") {
+			t.Errorf("the leader's metrics lack its term:\n%s", m)
+		}
+	}
+
 	// A follower is a hot standby: it says so, refuses nextval with
 	// 25006, and lists the sequence once its snapshot is refreshed.
 	f := (first + 1) % 3
@@ -153,4 +169,19 @@ func TestClusterFailover(t *testing.T) {
 	if len(seen) != 100 {
 		t.Fatalf("%d distinct values", len(seen))
 	}
+}
+
+// scrape reads a server's /metrics.
+func scrape(t *testing.T, s *Server) string {
+	t.Helper()
+	resp, err := http.Get("http://" + s.HTTPAddr().String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -48,6 +48,32 @@ func newMetrics(eng func() *engine.Engine, conns func() int, near func() int) *m
 	return m
 }
 
+// clusterMetrics are cluster mode's: whether this node leads, the terms
+// it led, and why they ended.
+type clusterMetrics struct {
+	terms prometheus.Counter
+	ends  *prometheus.CounterVec
+}
+
+// registerCluster adds cluster mode's metrics; leading reports whether
+// the node leads now.
+func (m *metrics) registerCluster(leading func() bool) *clusterMetrics {
+	c := &clusterMetrics{
+		terms: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_terms_total",
+			Help: "Terms this node has led since it started (each an election it won)."}),
+		ends: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "seqd_cluster_term_ends_total",
+			Help: "This node's terms that ended, by reason: lease (it lapsed by the node's clock or at etcd), deposed (the leader key changed), resigned (a shutdown handed over), error."}, []string{"reason"}),
+	}
+	m.reg.MustRegister(c.terms, c.ends, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_leader",
+		Help: "1 while this node leads the cluster and serves, 0 while it stands by."}, func() float64 {
+		if leading() {
+			return 1
+		}
+		return 0
+	}))
+	return c
+}
+
 // onStatement is pgwire's OnStatement: the statement's series, looked up
 // by label values once per connection and (command, SQLSTATE) pair.
 func (m *metrics) onStatement(command, sqlstate string) func(time.Duration) {
