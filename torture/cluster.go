@@ -67,7 +67,8 @@ func (r *ClusterReport) String() string {
 	if len(r.Unavailable) > 0 {
 		u := append([]time.Duration(nil), r.Unavailable...)
 		sort.Slice(u, func(i, j int) bool { return u[i] < u[j] })
-		fmt.Fprintf(&b, "unavailable after a failover: p50 %v, max %v\n", u[len(u)/2].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond))
+		fmt.Fprintf(&b, "unavailable after a failover: p50 %v, p99 %v, max %v\n", u[len(u)/2].Round(time.Millisecond),
+			u[len(u)*99/100].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond))
 	}
 	fmt.Fprintf(&b, "largest skip by sequence: %s\nviolations: %d\n", mapString(r.MaxGap), len(r.Violations))
 	for _, v := range r.Violations {
