@@ -31,7 +31,7 @@ type node struct {
 	mu      sync.Mutex
 	eng     *engine.Engine
 	standby bool
-	term    *cluster.Term    // while leading
+	term    *cluster.Term // while leading
 	metrics *clusterMetrics
 	retired []*engine.Engine // snapshots replaced, closed once no session uses them
 }
