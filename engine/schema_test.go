@@ -81,20 +81,7 @@ func TestSchemas(t *testing.T) {
 // public and every schema holding a sequence become schemas.
 func TestSchemaMigration(t *testing.T) {
 	fs := vfs.NewMem()
-	st, err := embedded.Open("db", embedded.Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := st.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts, state, _ := alloc.Create(alloc.Spec{})
-	rec := record{id: 1<<32 | 1, opts: opts, state: state}
-	if _, err := st.Commit(ctx, tok, []storage.Op{{Key: "tenant.s", Value: rec.encode()}}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	writeRaw(t, fs, "tenant.s", 1<<32|1)
 	e := openFS(t, fs)
 	defer e.Close()
 	if got := e.Schemas(); !reflect.DeepEqual(got, []string{"public", "tenant"}) {
@@ -311,23 +298,10 @@ func (b bigTokens) Commit(ctx context.Context, tok storage.Token, ops []storage.
 // carried tokens continues above all of them.
 func TestSequenceIDEpochs(t *testing.T) {
 	fs := vfs.NewCrashableMem()
-	st, err := embedded.Open("db", embedded.Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A record from before epochs: its ID carries token 7.
-	tok, err := st.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts, state, _ := alloc.Create(alloc.Spec{})
-	old := record{id: 7<<32 | 3, opts: opts, state: state}
-	if _, err := st.Commit(ctx, tok, []storage.Op{{Key: "public.old", Value: old.encode()}}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-
-	ids := map[uint64]string{old.id: "public.old"}
+	const oldID = 7<<32 | 3
+	writeRaw(t, fs, "public.old", oldID)
+	ids := map[uint64]string{oldID: "public.old"}
 	for round := range 4 {
 		st, err := embedded.Open("db", embedded.Options{FS: fs})
 		if err != nil {
@@ -395,5 +369,26 @@ func TestReadOnlySnapshot(t *testing.T) {
 	ro.Close()
 	if v := next(t, e, n); v != 2 {
 		t.Fatalf("the owner after the snapshot: %d", v)
+	}
+}
+
+// writeRaw writes one sequence record under key, with ID id, straight
+// into the store on fs, as an older seqd would have left it (no catalog
+// records).
+func writeRaw(t *testing.T, fs vfs.FS, key string, id uint64) {
+	t.Helper()
+	st, err := embedded.Open("db", embedded.Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tok, err := st.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, state, _ := alloc.Create(alloc.Spec{})
+	rec := record{id: id, opts: opts, state: state}
+	if _, err := st.Commit(ctx, tok, []storage.Op{{Key: key, Value: rec.encode()}}); err != nil {
+		t.Fatal(err)
 	}
 }
