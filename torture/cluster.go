@@ -28,16 +28,28 @@ const (
 	LeaderKill = "leader kill -9"
 	LeaderStop = "leader SIGSTOP past its lease, then SIGCONT"
 	LeaderTerm = "leader clean shutdown"
+	EtcdKill   = "etcd leader member killed, then restarted"
 )
+
+// EtcdMembers is the etcd cluster under a clustered run, when the run may
+// kill and restart its members (etcdtest.Cluster).
+type EtcdMembers interface {
+	Leader() int
+	Stop(i int)
+	Restart(i int) error
+}
 
 // ClusterConfig configures RunCluster.
 type ClusterConfig struct {
-	Binary    string   // seqd
-	Etcd      []string // the etcd cluster's client endpoints
-	Dir       string   // scratch: the nodes' logs
-	Nodes     int      // default 3
-	Failovers int      // faults, drawn in shuffled rounds of the three kinds
-	Clients   int      // default 6
+	Binary string   // seqd
+	Etcd   []string // the etcd cluster's client endpoints
+	// Members, when set, adds the fault EtcdKill: the etcd leader member
+	// is stopped and, once a value was served again, restarted.
+	Members   EtcdMembers
+	Dir       string // scratch: the nodes' logs
+	Nodes     int    // default 3
+	Failovers int    // faults, drawn in shuffled rounds of the three kinds
+	Clients   int    // default 6
 	Load      time.Duration
 	LeaseTTL  time.Duration // default 2 s
 	Seed      uint64
@@ -171,6 +183,9 @@ func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
 	for n := range cfg.Failovers {
 		if len(round) == 0 {
 			round = []string{LeaderKill, LeaderStop, LeaderTerm}
+			if cfg.Members != nil {
+				round = append(round, EtcdKill)
+			}
 			rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
 		}
 		fault := round[0]
@@ -306,6 +321,9 @@ func (r *clusterRun) violation(v string) {
 // failover applies fault to the current leader and returns how long a
 // multi-host client then waited for a value from the next.
 func (r *clusterRun) failover(fault string) (time.Duration, error) {
+	if fault == EtcdKill {
+		return r.etcdKill()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	name, _, err := cluster.Leader(ctx, r.cli, r.prefix)
@@ -347,6 +365,30 @@ func (r *clusterRun) failover(fault string) (time.Duration, error) {
 	}
 	r.nodes[i] = np
 	return d, nil
+}
+
+// etcdKill stops the etcd member that leads, waits for a value to be
+// served (the seqd leader may keep its term through etcd's election, or
+// lose it and another take over), then restarts the member.
+func (r *clusterRun) etcdKill() (time.Duration, error) {
+	m := r.cfg.Members
+	i := m.Leader()
+	if i < 0 {
+		return 0, errors.New("no etcd member leads")
+	}
+	r.epoch.Add(1)
+	began := time.Now()
+	// An embedded member's Close drains its clients' streams for seconds;
+	// the cluster is measured meanwhile, as a crash would leave it.
+	stopped := make(chan struct{})
+	go func() { m.Stop(i); close(stopped) }()
+	err := r.firstValue()
+	d := time.Since(began)
+	<-stopped
+	if rerr := m.Restart(i); rerr != nil {
+		return 0, fmt.Errorf("restarting etcd member %d: %w", i, rerr)
+	}
+	return d, err
 }
 
 // firstValue waits until a new multi-host connection takes a value; the

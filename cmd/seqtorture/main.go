@@ -28,7 +28,7 @@ func main() {
 	dir := flag.String("dir", "", "scratch directory kept for inspection (default: a temporary one, removed after a clean run)")
 	faults := flag.String("faults", "", "comma-separated fault kinds (default: all): "+kinds())
 	secure := flag.Bool("secure", true, "run seqd with SCRAM-SHA-256 authentication and TLS, every client connecting through both")
-	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many leader failovers (kill -9, SIGSTOP past the lease, clean shutdown, in shuffled rounds) of three seqd nodes on three etcd members run in this process")
+	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many failovers (leader kill -9, SIGSTOP past the lease, clean shutdown, etcd leader member killed and restarted, in shuffled rounds) of three seqd nodes on three etcd members run in this process")
 	flag.Parse()
 
 	work := *dir
@@ -98,7 +98,7 @@ func runCluster(bin, work string, failovers, clients int, load time.Duration, se
 	}
 	defer etcd.Close()
 	log.Printf("seed %d, scratch in %s", seed, work)
-	rep, err := torture.RunCluster(torture.ClusterConfig{Binary: bin, Etcd: etcd.Endpoints, Dir: work, Failovers: failovers,
+	rep, err := torture.RunCluster(torture.ClusterConfig{Binary: bin, Etcd: etcd.Endpoints, Members: etcd, Dir: work, Failovers: failovers,
 		Clients: clients, Load: load, Seed: seed, Progress: func(s string) { log.Print(s) }})
 	if err != nil {
 		log.Printf("%v (scratch kept in %s)", err, work)

@@ -23,6 +23,7 @@ type Cluster struct {
 	// Endpoints are the members' client URLs.
 	Endpoints []string
 	stopped   []bool
+	configs   []func() *embed.Config // each member's configuration, for Restart
 }
 
 // Stop stops member i (a crash, as far as its peers and clients see).
@@ -78,25 +79,29 @@ func StartIn(dir string, n int) (*Cluster, error) {
 	}
 	c := &Cluster{}
 	for i := range n {
-		cfg := embed.NewConfig()
-		cfg.Name = fmt.Sprintf("m%d", i)
-		cfg.Dir = filepath.Join(dir, cfg.Name)
-		cu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i]))
-		pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]))
-		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
-		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
-		cfg.InitialCluster = strings.Join(initial, ",")
-		cfg.InitialClusterToken = "seqd-test"
-		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-		cfg.LogLevel = "error"
-		e, err := embed.StartEtcd(cfg)
+		config := func() *embed.Config {
+			cfg := embed.NewConfig()
+			cfg.Name = fmt.Sprintf("m%d", i)
+			cfg.Dir = filepath.Join(dir, cfg.Name)
+			cu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i]))
+			pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]))
+			cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
+			cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
+			cfg.InitialCluster = strings.Join(initial, ",")
+			cfg.InitialClusterToken = "seqd-test"
+			cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+			cfg.LogLevel = "error"
+			return cfg
+		}
+		e, err := embed.StartEtcd(config())
 		if err != nil {
 			c.Close()
 			return nil, err
 		}
 		c.Members = append(c.Members, e)
 		c.stopped = append(c.stopped, false)
-		c.Endpoints = append(c.Endpoints, cu.String())
+		c.configs = append(c.configs, config)
+		c.Endpoints = append(c.Endpoints, e.Config().ListenClientUrls[0].String())
 	}
 	for _, e := range c.Members {
 		select {
@@ -107,6 +112,37 @@ func StartIn(dir string, n int) (*Cluster, error) {
 		}
 	}
 	return c, nil
+}
+
+// Restart starts a stopped member again on its data (it rejoins the
+// cluster) and waits until it is ready.
+func (c *Cluster) Restart(i int) error {
+	if !c.stopped[i] {
+		return nil
+	}
+	e, err := embed.StartEtcd(c.configs[i]())
+	if err != nil {
+		return err
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(30 * time.Second):
+		e.Close()
+		return fmt.Errorf("etcd member %d not ready after 30s", i)
+	}
+	c.Members[i], c.stopped[i] = e, false
+	return nil
+}
+
+// Leader is the index of the member that leads the etcd cluster, -1 if
+// none of the running ones does.
+func (c *Cluster) Leader() int {
+	for i, e := range c.Members {
+		if !c.stopped[i] && e.Server.Leader() == e.Server.MemberID() {
+			return i
+		}
+	}
+	return -1
 }
 
 // Close stops every member.
