@@ -83,7 +83,7 @@ func (n *node) current() (*engine.Engine, bool) {
 
 // snapshot opens a read-only engine over the store as it is now.
 func (n *node) snapshot(ctx context.Context) (*engine.Engine, error) {
-	st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix})
+	st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Timeout: n.cfg.LeaseTTL})
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,8 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		campaign, stop := context.WithCancel(n.ctx)
 		won := make(chan *cluster.Term, 1)
 		go func() {
-			t, err := cluster.Campaign(campaign, cluster.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Name: n.cfg.NodeName, TTL: n.cfg.LeaseTTL})
+			t, err := cluster.Campaign(campaign, cluster.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Name: n.cfg.NodeName,
+				TTL: n.cfg.LeaseTTL, Healthy: n.healthy})
 			if err == nil {
 				won <- t
 			}
@@ -122,7 +123,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		if term == nil {
 			return // shut down
 		}
-		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName})
+		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL})
 		var eng *engine.Engine
 		if err == nil {
 			eng, err = engine.Open(n.ctx, engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps})
@@ -148,9 +149,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		n.mu.Unlock()
 		n.pg().StopEngine(snap) // its sessions reconnect to the leader: here
 
-		select {
-		case <-term.Done():
-		case <-n.ctx.Done():
+		if !n.serve(term, eng) {
 			return // Shutdown closes the engine while the term is valid
 		}
 		n.log.Printf("cluster: term %d ended: %v", term.Token, term.Err())
@@ -172,6 +171,39 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		n.pg().StopEngine(eng)
 		eng.Close() // writes nothing: the term is over
 	}
+}
+
+// serve waits while the node leads: false at Shutdown, true once the
+// term has ended. A leader whose store write failed (its outcome unknown,
+// the sequence refusing to serve) resigns at once, so that another node
+// takes over from what the store holds, instead of keeping a term it
+// cannot serve in.
+func (n *node) serve(term *cluster.Term, eng *engine.Engine) bool {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-term.Done():
+			return true
+		case <-n.ctx.Done():
+			return false
+		case <-tick.C:
+			if err := eng.Healthy(); err != nil {
+				n.log.Printf("cluster: resigning term %d: %v", term.Token, err)
+				n.resign(term)
+				return true
+			}
+		}
+	}
+}
+
+// healthy is the campaign's Healthy: a leader renews its lease only while
+// its store writes succeed.
+func (n *node) healthy() bool {
+	n.mu.Lock()
+	eng, standby := n.eng, n.standby
+	n.mu.Unlock()
+	return standby || eng.Healthy() == nil
 }
 
 // refresh replaces the follower's snapshot by a newer one, for the
@@ -216,7 +248,8 @@ func (n *node) discard() {
 // resign hands leadership on; it reports whether etcd took it (if not,
 // the lease lapses within its TTL).
 func (n *node) resign(t *cluster.Term) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// No longer than the lease: past it, the lease has lapsed anyway.
+	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.LeaseTTL)
 	defer cancel()
 	if err := t.Resign(ctx); err != nil {
 		n.log.Printf("cluster: resigning term %d: %v (its lease lapses within %v)", t.Token, err, n.cfg.LeaseTTL)
