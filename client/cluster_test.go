@@ -3,17 +3,13 @@ package client_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/seqd/seqd/client"
-	"github.com/seqd/seqd/internal/etcdtest"
-	"github.com/seqd/seqd/server"
+	"github.com/seqd/seqd/internal/clustertest"
 )
 
 // TestClusterFailover: the three generator modes over a pool made from a
@@ -26,26 +22,8 @@ func TestClusterFailover(t *testing.T) {
 		t.Skip("etcd and three nodes")
 	}
 	ctx := context.Background()
-	cl := etcdtest.Start(t, 3)
-	var nodes []*server.Server
-	var addrs []string
-	for range 3 {
-		s, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Etcd: cl.Endpoints, EtcdPrefix: "/client/",
-			LeaseTTL: 2 * time.Second, Logger: log.New(io.Discard, "", 0)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes = append(nodes, s)
-		addrs = append(addrs, s.Addr().String())
-	}
-	down := map[int]bool{}
-	defer func() {
-		for i, s := range nodes {
-			if !down[i] {
-				s.Shutdown(ctx)
-			}
-		}
-	}()
+	cl := clustertest.Start(t, 3, "/client/")
+	addrs := cl.Addrs
 	pool, err := pgxpool.New(ctx, fmt.Sprintf("postgres://seqd@%s/seqd?sslmode=disable&target_session_attrs=read-write&pool_max_conns=4&connect_timeout=2",
 		strings.Join(addrs, ",")))
 	if err != nil {
@@ -64,15 +42,14 @@ func TestClusterFailover(t *testing.T) {
 	}
 	leader := c.Conn().PgConn().Conn().RemoteAddr().String()
 	c.Release()
+	shut := -1
 	for i, a := range addrs {
 		if a == leader {
-			if err := nodes[i].Shutdown(ctx); err != nil {
-				t.Fatal(err)
-			}
-			down[i] = true
+			cl.Shutdown(t, i)
+			shut = i
 		}
 	}
-	if len(down) != 1 {
+	if shut < 0 {
 		t.Fatalf("the pool's server %s is no node", leader)
 	}
 	m.takeAll(t, 100)

@@ -37,9 +37,6 @@ func (c *Config) defaults() {
 	if c.Prefix == "" {
 		c.Prefix = "/seqd/"
 	}
-	if !strings.HasSuffix(c.Prefix, "/") {
-		c.Prefix += "/" // as etcdstore reads it
-	}
 	if c.TTL <= 0 {
 		c.TTL = 5 * time.Second
 	}

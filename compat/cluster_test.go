@@ -3,8 +3,6 @@ package compat
 import (
 	"context"
 	"fmt"
-	"io"
-	"log"
 	"net"
 	"os"
 	"os/exec"
@@ -14,9 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/internal/clustertest"
 	"github.com/seqd/seqd/internal/testenv"
-	"github.com/seqd/seqd/server"
 )
 
 // TestClusterDrivers: psql (libpq), pgx and pgjdbc, each with only its
@@ -27,26 +24,8 @@ import (
 func TestClusterDrivers(t *testing.T) {
 	psql := testenv.Command(t, "psql")
 	ctx := context.Background()
-	cl := etcdtest.Start(t, 3)
-	var nodes []*server.Server
-	var addrs []string
-	for range 3 {
-		s, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Etcd: cl.Endpoints, EtcdPrefix: "/drivers/",
-			LeaseTTL: 2 * time.Second, Logger: log.New(io.Discard, "", 0)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes = append(nodes, s)
-		addrs = append(addrs, s.Addr().String())
-	}
-	down := make([]bool, 3)
-	t.Cleanup(func() {
-		for i, s := range nodes {
-			if !down[i] {
-				s.Shutdown(ctx)
-			}
-		}
-	})
+	cl := clustertest.Start(t, 3, "/drivers/")
+	addrs := cl.Addrs
 	// The hosts with the leader last, so that every driver must pass
 	// over the standbys.
 	hostList := func(leader int) (libpq, jdbc string) {
@@ -69,7 +48,7 @@ func TestClusterDrivers(t *testing.T) {
 				addr := c.PgConn().Conn().RemoteAddr().String()
 				c.Close(ctx)
 				for i, a := range addrs {
-					if a == addr && !down[i] {
+					if a == addr && !cl.Down(i) {
 						return i
 					}
 				}
@@ -103,10 +82,6 @@ func TestClusterDrivers(t *testing.T) {
 		runJDBC(t, jdbc, "app", "")
 	}
 	check(true)
-	l := leader()
-	if err := nodes[l].Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	down[l] = true
+	cl.Shutdown(t, leader())
 	check(false)
 }
