@@ -357,10 +357,11 @@ func errInFailedBlock() error {
 // COMMIT, ROLLBACK, ROLLBACK TO (PostgreSQL's IsTransactionExitStmt).
 func isTxExit(n *pg.Node) bool {
 	t := n.GetTransactionStmt()
-	if t == nil {
-		return false
-	}
-	switch t.Kind {
+	return t != nil && isTxExitKind(t.Kind)
+}
+
+func isTxExitKind(k pg.TransactionStmtKind) bool {
+	switch k {
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
 		return true
 	}

@@ -612,10 +612,7 @@ func (c *compiler) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 	default:
 		return nil, c.errAt(st.Location, sql.FeatureNotSupported, "seqd does not support two-phase commit")
 	}
-	switch st.Kind {
-	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
-		p.txEnd = true
-	}
+	p.txEnd = isTxExitKind(st.Kind)
 	return p, nil
 }
 
