@@ -92,3 +92,51 @@ func TestAuthDefaults(t *testing.T) {
 		t.Fatalf("non-loopback start without a password: %v", err)
 	}
 }
+
+// TestConnectPrivilege: without CONNECT on the database a role is turned
+// away after authentication exactly as PostgreSQL 15 turns it away (FATAL
+// 42501, its message and detail); granted CONNECT, it gets in.
+func TestConnectPrivilege(t *testing.T) {
+	ctx := context.Background()
+	pg, sd, cfg, host, port := connectBoth(t, "seqd_connect", "drop role if exists conn_user", "create role conn_user login")
+	if _, err := sd.Exec(ctx, "create role conn_user login"); err != nil {
+		t.Fatal(err)
+	}
+	pgURL := fmt.Sprintf("postgres://conn_user@%s:%d/seqd_connect?sslmode=disable", cfg.Host, cfg.Port)
+	sdURL := fmt.Sprintf("postgres://conn_user@%s:%d/seqd_connect?sslmode=disable", host, port)
+	connect := func(url string) string {
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) {
+				t.Fatalf("%s: %v", url, err)
+			}
+			return fmt.Sprintf("%s %s: %s (%s)", pe.Severity, pe.Code, pe.Message, pe.Detail)
+		}
+		c.Close(ctx)
+		return "connected"
+	}
+	for _, step := range []struct{ sql, want string }{
+		{"", "connected"},
+		{"revoke connect on database seqd_connect from public",
+			`FATAL 42501: permission denied for database "seqd_connect" (User does not have CONNECT privilege.)`},
+		{"grant connect on database seqd_connect to conn_user", "connected"},
+		{"revoke all on database seqd_connect from conn_user", `FATAL 42501: permission denied for database "seqd_connect" (User does not have CONNECT privilege.)`},
+		{"grant all on database seqd_connect to public", "connected"},
+	} {
+		if step.sql != "" {
+			for _, c := range []*pgx.Conn{pg, sd} {
+				if _, err := c.Exec(ctx, step.sql); err != nil {
+					t.Fatal(step.sql, err)
+				}
+			}
+		}
+		want, got := connect(pgURL), connect(sdURL)
+		if want != step.want || got != want {
+			t.Errorf("after %q: PostgreSQL %q, seqd %q, expected %q", step.sql, want, got, step.want)
+		}
+	}
+	if _, err := pg.Exec(ctx, "revoke all on database seqd_connect from public"); err != nil {
+		t.Fatal(err)
+	}
+}

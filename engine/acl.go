@@ -11,14 +11,22 @@ import (
 	"github.com/seqd/seqd/storage"
 )
 
-// Privs are privileges on a sequence, PostgreSQL's for sequences.
+// Privs are privileges on a sequence, a schema or the database, with
+// PostgreSQL's meanings.
 type Privs uint8
 
 const (
-	PrivUsage  Privs = 1 << iota // USAGE: currval, nextval
-	PrivSelect                   // SELECT: currval, SELECT FROM s
-	PrivUpdate                   // UPDATE: nextval, setval
-	PrivAll    = PrivUsage | PrivSelect | PrivUpdate
+	PrivUsage   Privs                                 = 1 << iota // USAGE: currval, nextval; on a schema: look up in it
+	PrivSelect                                                    // SELECT: currval, SELECT FROM s
+	PrivUpdate                                                    // UPDATE: nextval, setval
+	PrivCreate                                                    // CREATE: on a schema, sequences in it; on the database, schemas
+	PrivConnect                                                   // CONNECT to the database
+	PrivTemp                                                      // TEMPORARY: temporary sequences in the database
+	PrivAll     = PrivUsage | PrivSelect | PrivUpdate             // a sequence's
+	// SchemaPrivs and DatabasePrivs are a schema's and the database's.
+	SchemaPrivs   = PrivUsage | PrivCreate
+	DatabasePrivs = PrivCreate | PrivConnect | PrivTemp
+	privEvery     = PrivAll | PrivCreate | PrivConnect | PrivTemp
 )
 
 // Public is the grantee every role is part of (GRANT ... TO PUBLIC).
@@ -32,10 +40,11 @@ type ACL struct {
 	Grants map[string]Privs
 }
 
-// Privileges of role, a superuser or not, on a sequence with this ACL.
+// Privileges of role, a superuser or not, on an object with this ACL:
+// its owner holds every privilege the object has.
 func (a ACL) Privileges(role string, superuser bool) Privs {
-	if superuser || role == a.Owner {
-		return PrivAll
+	if superuser || role == a.Owner && role != Public {
+		return privEvery
 	}
 	return a.Grants[role] | a.Grants[Public]
 }
@@ -48,6 +57,15 @@ func (a ACL) Grantees() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// prune removes the grantees left with no privileges.
+func (a ACL) prune() {
+	for r, p := range a.Grants {
+		if p == 0 {
+			delete(a.Grants, r)
+		}
+	}
 }
 
 func (a ACL) clone() ACL {
@@ -132,7 +150,7 @@ func decodeACL(b []byte) (ACL, error) {
 	a := ACL{Owner: owner, Grants: make(map[string]Privs, n)}
 	for range n {
 		r, ok := str()
-		if !ok || len(b) < 1 || Privs(b[0])&^PrivAll != 0 || b[0] == 0 {
+		if !ok || len(b) < 1 || Privs(b[0])&^privEvery != 0 || b[0] == 0 {
 			return ACL{}, bad
 		}
 		a.Grants[r] = Privs(b[0])
@@ -199,11 +217,7 @@ func (e *Engine) UpdateACL(ctx context.Context, n Name, f func(*ACL) error) erro
 	if err := f(&a); err != nil {
 		return err
 	}
-	for r, p := range a.Grants {
-		if p == 0 {
-			delete(a.Grants, r)
-		}
-	}
+	a.prune()
 	rev, err := e.writeCatalog(storage.Op{Key: aclKey(info.ID), Value: a.encode(), Expect: old.rev})
 	if err != nil {
 		return err
@@ -224,7 +238,7 @@ func (e *Engine) Privileges(n Name, role string, superuser bool) (Privs, error) 
 	if s == nil {
 		return 0, notFound(n)
 	}
-	return e.aclOfLocked(s.id).acl.Privileges(role, superuser), nil
+	return e.aclOfLocked(s.id).acl.Privileges(role, superuser) & PrivAll, nil
 }
 
 // AuthVersion changes whenever a sequence's ACL or a role changes, so

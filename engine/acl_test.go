@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -27,7 +28,7 @@ func TestACLDurable(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if p := a.Privileges("alice", false); p != PrivAll {
+	if p := a.Privileges("alice", false) & PrivAll; p != PrivAll {
 		t.Fatalf("owner: %v", p)
 	}
 	// Renamed, it keeps its ACL (keyed by ID); reopened, too.
@@ -47,7 +48,7 @@ func TestACLDurable(t *testing.T) {
 	if p := a.Privileges("carol", false); p != PrivSelect {
 		t.Fatalf("carol (PUBLIC): %v", p)
 	}
-	if p := a.Privileges("carol", true); p != PrivAll {
+	if p := a.Privileges("carol", true) & PrivAll; p != PrivAll {
 		t.Fatalf("a superuser: %v", p)
 	}
 	// Revoking everything leaves no entry; dropping removes the record.
@@ -106,5 +107,119 @@ func TestLegacyACL(t *testing.T) {
 	}
 	if p, _ := e.Privileges(n, "anyone", false); p != PrivUsage|PrivSelect {
 		t.Fatalf("after REVOKE UPDATE FROM PUBLIC: %v", p)
+	}
+}
+
+// TestSchemaAndDatabaseACL: schemas and the database keep owners and
+// grants durably, changed in transactions like every other catalog
+// record; a schema recorded before schema privileges reads as PostgreSQL
+// 15's public schema (PUBLIC may use it, superusers create in it).
+func TestSchemaAndDatabaseACL(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	if a, err := e.SchemaACL("public"); err != nil || a.Owner != "" || len(a.Grants) != 1 || a.Grants[Public] != PrivUsage {
+		t.Fatalf("a new store's public: %+v, %v", a, err)
+	}
+	if a := e.DatabaseACL(); a.Owner != "" || a.Grants[Public] != PrivConnect|PrivTemp || len(a.Grants) != 1 {
+		t.Fatalf("the database's defaults: %+v", a)
+	}
+	if _, err := e.SchemaACL("nosuch"); !errors.Is(err, ErrNoSchema) {
+		t.Fatalf("missing schema: %v", err)
+	}
+	if _, err := e.CreateSchema(ctx, "app", "alice", false); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := e.SchemaACL("app"); a.Owner != "alice" || len(a.Grants) != 0 || a.Privileges("alice", false)&SchemaPrivs != SchemaPrivs {
+		t.Fatalf("a new schema: %+v", a)
+	}
+	v := e.AuthVersion()
+	if err := e.UpdateSchemaACL(ctx, "app", func(a *ACL) error { a.Grants["bob"] |= PrivUsage | PrivCreate; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.UpdateDatabaseACL(ctx, func(a *ACL) error { a.Grants["bob"] |= PrivCreate; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if e.AuthVersion() == v {
+		t.Fatal("AuthVersion did not move")
+	}
+
+	// In a transaction: seen through it only; undone by ROLLBACK TO and
+	// by rollback; created with the schema.
+	tx := e.Begin()
+	sp := tx.Savepoint()
+	if err := tx.UpdateSchemaACL(ctx, "app", func(a *ACL) error { a.Grants["bob"] &^= PrivCreate; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := tx.SchemaACL("app"); a.Grants["bob"] != PrivUsage {
+		t.Fatalf("in the transaction: %+v", a)
+	}
+	if a, _ := e.SchemaACL("app"); a.Grants["bob"] != PrivUsage|PrivCreate {
+		t.Fatalf("outside it: %+v", a)
+	}
+	tx.RollbackTo(sp)
+	if a, _ := tx.SchemaACL("app"); a.Grants["bob"] != PrivUsage|PrivCreate {
+		t.Fatalf("after ROLLBACK TO: %+v", a)
+	}
+	if err := tx.UpdateDatabaseACL(ctx, func(a *ACL) error { a.Grants[Public] = 0; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.CreateSchema(ctx, "tmp", "carol", false); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := tx.SchemaACL("tmp"); a.Owner != "carol" {
+		t.Fatalf("created in the transaction: %+v", a)
+	}
+	tx.Rollback()
+	if a := e.DatabaseACL(); a.Grants[Public] != PrivConnect|PrivTemp || a.Grants["bob"] != PrivCreate {
+		t.Fatalf("after rollback: %+v", a)
+	}
+	if e.SchemaExists("tmp") {
+		t.Fatal("a rolled back schema exists")
+	}
+
+	// A schema dropped and made again in one transaction gets the new
+	// owner and no grants; committed, both survive a reopen.
+	tx = e.Begin()
+	if _, err := tx.DropSchema(ctx, "app", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.CreateSchema(ctx, "app", "dave", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.UpdateDatabaseACL(ctx, func(a *ACL) error { a.Owner = "dave"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	e = openFS(t, fs)
+	if a, _ := e.SchemaACL("app"); a.Owner != "dave" || len(a.Grants) != 0 {
+		t.Fatalf("recreated, reopened: %+v", a)
+	}
+	if a := e.DatabaseACL(); a.Owner != "dave" || a.Grants["bob"] != PrivCreate || a.Grants[Public] != PrivConnect|PrivTemp {
+		t.Fatalf("database, reopened: %+v", a)
+	}
+	e.Close()
+
+	// A schema record of version 1 (an older seqd's).
+	writeRawKV(t, fs, schemaKey+"old", []byte{schemaVersion})
+	e = openFS(t, fs)
+	defer e.Close()
+	if a, err := e.SchemaACL("old"); err != nil || a.Owner != "" || a.Grants[Public] != PrivUsage || len(a.Grants) != 1 {
+		t.Fatalf("a version 1 schema: %+v, %v", a, err)
+	}
+}
+
+func TestSchemaRecord(t *testing.T) {
+	a := ACL{Owner: "o", Grants: map[string]Privs{Public: PrivUsage, "x": SchemaPrivs}}
+	b, err := decodeSchema(encodeSchema(a))
+	if err != nil || b.Owner != "o" || b.Grants["x"] != SchemaPrivs || b.Grants[Public] != PrivUsage {
+		t.Fatalf("%+v %v", b, err)
+	}
+	for _, bad := range [][]byte{nil, {0}, {3}, {2}, {1, 0}} {
+		if _, err := decodeSchema(bad); err == nil {
+			t.Errorf("%v decoded", bad)
+		}
 	}
 }

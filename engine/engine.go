@@ -146,6 +146,8 @@ type Engine struct {
 	// acls are the sequences' owners and grants by sequence ID; their
 	// writes are serialized by commentMu too.
 	acls map[uint64]aclRecord
+	// dbACL is the database's (rev 0: none recorded, the defaults).
+	dbACL aclRecord
 	// hot caches the lookups of up to maxHot names (name -> *seq), so
 	// that nextval takes no shared lock: every reader of one RWMutex
 	// writes its reader count, which under contention cost more than the

@@ -15,7 +15,12 @@ import (
 // Schemas are durable catalog records beside the sequences. A schema's key
 // is catalogPrefix + "schema:" + its name; sequence keys ("schema.rel")
 // never start with the prefix byte, which identifiers cannot contain.
-// The record's value is one version byte; this layout is part of the
+// The record's value is a version byte: 1 alone (a schema from before
+// schema privileges: owned by no role, PUBLIC holding USAGE, which is
+// what it allowed), or 2 followed by the schema's ACL as a sequence's is
+// encoded. The database's ACL is the record at databaseKey, encoded the
+// same way; without it, PostgreSQL's defaults hold (no owning role,
+// PUBLIC holding CONNECT and TEMPORARY). This layout is part of the
 // on-disk format.
 const (
 	catalogPrefix = "\x00"
@@ -31,7 +36,10 @@ const (
 	// byte, then the epoch as a big-endian uint64. New sequence IDs carry
 	// it in their high 32 bits, so no two opens make the same ID.
 	epochKey      = catalogPrefix + "epoch"
+	databaseKey   = catalogPrefix + "database"
 	schemaVersion = 1
+	// schemaACLVersion is a schema record's version with its ACL.
+	schemaACLVersion = 2
 )
 
 // Sentinel errors of schemas.
@@ -46,6 +54,7 @@ const DefaultSchema = "public"
 
 // schema is one schema's state. REQUIRES: catMu for every field.
 type schema struct {
+	acl      ACL
 	rev      storage.Rev
 	writing  bool // its record is being written or deleted
 	dropping bool // DROP SCHEMA is under way: nothing may be created in it
@@ -69,11 +78,18 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 		return e.loadComment(kv)
 	case strings.HasPrefix(kv.Key, aclPrefix):
 		return e.loadACL(kv)
-	case strings.HasPrefix(kv.Key, schemaKey):
-		if len(kv.Value) != 1 || kv.Value[0] != schemaVersion {
-			return fmt.Errorf("seqd: corrupt schema record %q", kv.Key)
+	case kv.Key == databaseKey:
+		a, err := decodeACL(kv.Value)
+		if err != nil {
+			return fmt.Errorf("%w: key %q", err, kv.Key)
 		}
-		e.schemas[kv.Key[len(schemaKey):]] = &schema{rev: kv.Rev}
+		e.dbACL = aclRecord{acl: a, rev: kv.Rev}
+	case strings.HasPrefix(kv.Key, schemaKey):
+		a, err := decodeSchema(kv.Value)
+		if err != nil {
+			return fmt.Errorf("%w: key %q", err, kv.Key)
+		}
+		e.schemas[kv.Key[len(schemaKey):]] = &schema{acl: a, rev: kv.Rev}
 	default:
 		return fmt.Errorf("seqd: unknown catalog record %q", kv.Key)
 	}
@@ -95,7 +111,7 @@ func (e *Engine) migrateCatalog(ctx context.Context) error {
 	ops := []storage.Op{{Key: catalogKey, Value: []byte{schemaVersion}}}
 	for name := range names {
 		if e.schemas[name] == nil {
-			ops = append(ops, storage.Op{Key: schemaKey + name, Value: []byte{schemaVersion}})
+			ops = append(ops, storage.Op{Key: schemaKey + name, Value: encodeSchema(legacySchemaACL())})
 		}
 	}
 	rev, err := e.store.Commit(ctx, e.token, ops)
@@ -104,9 +120,73 @@ func (e *Engine) migrateCatalog(ctx context.Context) error {
 	}
 	e.catalogRev = rev
 	for _, op := range ops[1:] {
-		e.schemas[op.Key[len(schemaKey):]] = &schema{rev: rev}
+		e.schemas[op.Key[len(schemaKey):]] = &schema{acl: legacySchemaACL(), rev: rev}
 	}
 	return nil
+}
+
+// legacySchemaACL is the ACL of a schema recorded before schema
+// privileges, and of public in a new store, as PostgreSQL 15 makes it:
+// owned by no role (superusers; catalogs show pg_database_owner for
+// public), PUBLIC holding USAGE.
+func legacySchemaACL() ACL { return ACL{Grants: map[string]Privs{Public: PrivUsage}} }
+
+// defaultDatabaseACL is the database's ACL until one is recorded:
+// PostgreSQL's defaults.
+func defaultDatabaseACL() ACL { return ACL{Grants: map[string]Privs{Public: PrivConnect | PrivTemp}} }
+
+func encodeSchema(a ACL) []byte { return append([]byte{schemaACLVersion}, a.encode()...) }
+
+func decodeSchema(b []byte) (ACL, error) {
+	switch {
+	case len(b) == 1 && b[0] == schemaVersion:
+		return legacySchemaACL(), nil
+	case len(b) > 1 && b[0] == schemaACLVersion:
+		return decodeACL(b[1:])
+	}
+	return ACL{}, fmt.Errorf("seqd: corrupt schema record (%d bytes)", len(b))
+}
+
+// SchemaACL is the schema's owner and grants.
+func (e *Engine) SchemaACL(name string) (ACL, error) {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	if err := e.schemaUsableLocked(name); err != nil {
+		return ACL{}, err
+	}
+	return e.schemas[name].acl.clone(), nil
+}
+
+// UpdateSchemaACL changes the schema's ACL durably, as a transaction of
+// its own: f gets the current one (which it may modify).
+func (e *Engine) UpdateSchemaACL(ctx context.Context, name string, f func(*ACL) error) error {
+	t := e.Begin()
+	defer t.Rollback()
+	if err := t.UpdateSchemaACL(ctx, name, f); err != nil {
+		return err
+	}
+	return t.Commit(ctx)
+}
+
+// DatabaseACL is the database's owner and grants.
+func (e *Engine) DatabaseACL() ACL {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	if e.dbACL.rev == 0 {
+		return defaultDatabaseACL()
+	}
+	return e.dbACL.acl.clone()
+}
+
+// UpdateDatabaseACL changes the database's ACL durably, as
+// UpdateSchemaACL does a schema's.
+func (e *Engine) UpdateDatabaseACL(ctx context.Context, f func(*ACL) error) error {
+	t := e.Begin()
+	defer t.Rollback()
+	if err := t.UpdateDatabaseACL(ctx, f); err != nil {
+		return err
+	}
+	return t.Commit(ctx)
 }
 
 func noSchema(name string) error {
@@ -165,9 +245,9 @@ func (e *Engine) writeCatalog(op storage.Op) (storage.Rev, error) {
 	return got, err
 }
 
-// CreateSchema makes a schema durable; with ifNotExists an existing one is
-// left alone and created is false.
-func (e *Engine) CreateSchema(ctx context.Context, name string, ifNotExists bool) (created bool, err error) {
+// CreateSchema makes a schema owned by owner durable; with ifNotExists an
+// existing one is left alone and created is false.
+func (e *Engine) CreateSchema(ctx context.Context, name, owner string, ifNotExists bool) (created bool, err error) {
 	if name == "" || strings.ContainsAny(name, ".\x00") {
 		return false, &Error{Kind: ErrInvalidName, Msg: fmt.Sprintf("invalid schema name %q", name)}
 	}
@@ -193,10 +273,11 @@ func (e *Engine) CreateSchema(ctx context.Context, name string, ifNotExists bool
 		}
 		return false, &Error{Kind: ErrSchemaExists, Msg: fmt.Sprintf("schema \"%s\" already exists", name)}
 	}
-	sc := &schema{writing: true}
+	acl := ACL{Owner: owner, Grants: map[string]Privs{}}
+	sc := &schema{acl: acl, writing: true}
 	e.schemas[name] = sc
 	e.catMu.Unlock()
-	rev, err := e.writeCatalog(storage.Op{Key: schemaKey + name, Value: []byte{schemaVersion}})
+	rev, err := e.writeCatalog(storage.Op{Key: schemaKey + name, Value: encodeSchema(acl)})
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
 	sc.writing = false

@@ -25,13 +25,13 @@ func TestSchemas(t *testing.T) {
 	if _, err := e.Create(ctx, other, alloc.Spec{}, false); !errors.Is(err, ErrNoSchema) {
 		t.Fatalf("create in a missing schema: %v", err)
 	}
-	if created, err := e.CreateSchema(ctx, "other", false); err != nil || !created {
+	if created, err := e.CreateSchema(ctx, "other", "", false); err != nil || !created {
 		t.Fatal(created, err)
 	}
-	if created, err := e.CreateSchema(ctx, "other", true); err != nil || created {
+	if created, err := e.CreateSchema(ctx, "other", "", true); err != nil || created {
 		t.Fatalf("if not exists: %v %v", created, err)
 	}
-	if _, err := e.CreateSchema(ctx, "other", false); !errors.Is(err, ErrSchemaExists) {
+	if _, err := e.CreateSchema(ctx, "other", "", false); !errors.Is(err, ErrSchemaExists) {
 		t.Fatalf("again: %v", err)
 	}
 	v0 := e.CatalogVersion()
@@ -377,6 +377,14 @@ func TestReadOnlySnapshot(t *testing.T) {
 // records).
 func writeRaw(t *testing.T, fs vfs.FS, key string, id uint64) {
 	t.Helper()
+	opts, state, _ := alloc.Create(alloc.Spec{})
+	rec := record{id: id, opts: opts, state: state}
+	writeRawKV(t, fs, key, rec.encode())
+}
+
+// writeRawKV writes one record straight into the store on fs.
+func writeRawKV(t *testing.T, fs vfs.FS, key string, value []byte) {
+	t.Helper()
 	st, err := embedded.Open("db", embedded.Options{FS: fs})
 	if err != nil {
 		t.Fatal(err)
@@ -386,9 +394,7 @@ func writeRaw(t *testing.T, fs vfs.FS, key string, id uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, state, _ := alloc.Create(alloc.Spec{})
-	rec := record{id: id, opts: opts, state: state}
-	if _, err := st.Commit(ctx, tok, []storage.Op{{Key: key, Value: rec.encode()}}); err != nil {
+	if _, err := st.Commit(ctx, tok, []storage.Op{{Key: key, Value: value}}); err != nil {
 		t.Fatal(err)
 	}
 }

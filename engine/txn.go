@@ -35,16 +35,20 @@ type Txn struct {
 	// store, opened at first need.
 	shadow   *Engine
 	nshadow  int
-	entries  map[string]entry       // by the key the transaction sees
-	hidden   map[string]bool        // committed keys dropped or renamed away
-	comments map[uint64]*string     // changed comments by sequence ID (nil: none)
-	acls     map[uint64]ACL         // changed ACLs by sequence ID
-	schemas  map[string]bool        // schemas created (true) or dropped (false)
-	roles    map[string]*Role       // roles created or changed (nil: dropped)
-	roleRevs map[string]storage.Rev // each changed role's revision when first touched (0: absent)
-	locked   []*seq                 // committed sequences whose lock it holds
-	names    []string               // name locks it holds
-	done     chan struct{}          // closed when it ends
+	entries  map[string]entry   // by the key the transaction sees
+	hidden   map[string]bool    // committed keys dropped or renamed away
+	comments map[uint64]*string // changed comments by sequence ID (nil: none)
+	acls     map[uint64]ACL     // changed ACLs by sequence ID
+	schemas  map[string]bool    // schemas created (true) or dropped (false)
+	// schemaACLs are the ACLs of the schemas it created or changed the
+	// privileges of; dbACL the database's, if it changed them.
+	schemaACLs map[string]ACL
+	dbACL      *ACL
+	roles      map[string]*Role       // roles created or changed (nil: dropped)
+	roleRevs   map[string]storage.Rev // each changed role's revision when first touched (0: absent)
+	locked     []*seq                 // committed sequences whose lock it holds
+	names      []string               // name locks it holds
+	done       chan struct{}          // closed when it ends
 	// released is closed when ROLLBACK TO releases locks, then replaced.
 	// REQUIRES: e.lockMu.
 	released chan struct{}
@@ -75,16 +79,17 @@ var ErrSerialization = errors.New("seqd: could not serialize access")
 // Begin starts a transaction.
 func (e *Engine) Begin() *Txn {
 	return &Txn{
-		e:        e,
-		entries:  map[string]entry{},
-		hidden:   map[string]bool{},
-		comments: map[uint64]*string{},
-		acls:     map[uint64]ACL{},
-		schemas:  map[string]bool{},
-		roles:    map[string]*Role{},
-		roleRevs: map[string]storage.Rev{},
-		done:     make(chan struct{}),
-		released: make(chan struct{}),
+		e:          e,
+		entries:    map[string]entry{},
+		hidden:     map[string]bool{},
+		comments:   map[uint64]*string{},
+		acls:       map[uint64]ACL{},
+		schemas:    map[string]bool{},
+		schemaACLs: map[string]ACL{},
+		roles:      map[string]*Role{},
+		roleRevs:   map[string]storage.Rev{},
+		done:       make(chan struct{}),
+		released:   make(chan struct{}),
 	}
 }
 
@@ -93,7 +98,7 @@ func (t *Txn) Engine() *Engine { return t.e }
 
 // Changed reports whether the transaction has anything to commit.
 func (t *Txn) Changed() bool {
-	return len(t.entries)+len(t.hidden)+len(t.comments)+len(t.acls)+len(t.schemas)+len(t.roles) > 0
+	return len(t.entries)+len(t.hidden)+len(t.comments)+len(t.acls)+len(t.schemas)+len(t.schemaACLs)+len(t.roles) > 0 || t.dbACL != nil
 }
 
 type txnKey struct{}
@@ -497,7 +502,7 @@ func (t *Txn) Privileges(n Name, role string, superuser bool) (Privs, error) {
 	if err != nil {
 		return 0, err
 	}
-	return a.Privileges(role, superuser), nil
+	return a.Privileges(role, superuser) & PrivAll, nil
 }
 
 // Comment is the sequence's comment as the transaction sees it.
@@ -784,17 +789,13 @@ func (t *Txn) UpdateACL(ctx context.Context, n Name, f func(*ACL) error) error {
 	if err := f(&a); err != nil {
 		return err
 	}
-	for r, p := range a.Grants {
-		if p == 0 {
-			delete(a.Grants, r)
-		}
-	}
+	a.prune()
 	t.acls[ent.id] = a
 	return nil
 }
 
-// CreateSchema creates a schema in the transaction.
-func (t *Txn) CreateSchema(ctx context.Context, name string, ifNotExists bool) (bool, error) {
+// CreateSchema creates a schema owned by owner in the transaction.
+func (t *Txn) CreateSchema(ctx context.Context, name, owner string, ifNotExists bool) (bool, error) {
 	exists := func() (bool, error) {
 		if !t.schemaExists(name) {
 			return false, nil
@@ -814,7 +815,65 @@ func (t *Txn) CreateSchema(ctx context.Context, name string, ifNotExists bool) (
 		return false, err
 	}
 	t.schemas[name] = true
+	t.schemaACLs[name] = ACL{Owner: owner, Grants: map[string]Privs{}}
 	return true, nil
+}
+
+// SchemaACL is the schema's owner and grants as the transaction sees them.
+func (t *Txn) SchemaACL(name string) (ACL, error) {
+	if !t.schemaExists(name) {
+		return ACL{}, noSchema(name)
+	}
+	if a, ok := t.schemaACLs[name]; ok {
+		return a.clone(), nil
+	}
+	return t.e.SchemaACL(name)
+}
+
+// UpdateSchemaACL changes the schema's ACL in the transaction, which
+// holds the schema's name lock until it ends: others creating or
+// dropping it, or creating sequences in it, wait.
+func (t *Txn) UpdateSchemaACL(ctx context.Context, name string, f func(*ACL) error) error {
+	if !t.schemaExists(name) {
+		return noSchema(name)
+	}
+	if err := t.lockName(ctx, schemaKey+name); err != nil {
+		return err
+	}
+	a, err := t.SchemaACL(name) // after the wait: it may be gone
+	if err != nil {
+		return err
+	}
+	if err := f(&a); err != nil {
+		return err
+	}
+	a.prune()
+	t.schemaACLs[name] = a
+	return nil
+}
+
+// DatabaseACL is the database's owner and grants as the transaction sees
+// them.
+func (t *Txn) DatabaseACL() ACL {
+	if t.dbACL != nil {
+		return t.dbACL.clone()
+	}
+	return t.e.DatabaseACL()
+}
+
+// UpdateDatabaseACL changes the database's ACL in the transaction, which
+// holds the database's lock until it ends.
+func (t *Txn) UpdateDatabaseACL(ctx context.Context, f func(*ACL) error) error {
+	if err := t.lockName(ctx, databaseKey); err != nil {
+		return err
+	}
+	a := t.DatabaseACL()
+	if err := f(&a); err != nil {
+		return err
+	}
+	a.prune()
+	t.dbACL = &a
+	return nil
 }
 
 // DropSchema drops a schema in the transaction; cascade drops its
@@ -855,6 +914,7 @@ func (t *Txn) DropSchema(ctx context.Context, name string, cascade bool) ([]Name
 	} else {
 		delete(t.schemas, name)
 	}
+	delete(t.schemaACLs, name)
 	return dropped, nil
 }
 
@@ -867,7 +927,10 @@ type Savepoint struct {
 	comments map[uint64]*string
 	acls     map[uint64]ACL
 	schemas  map[string]bool
-	roles    map[string]*Role
+	// schemaACLs and dbACL: the transaction's, as in Txn.
+	schemaACLs map[string]ACL
+	dbACL      *ACL
+	roles      map[string]*Role
 	// nLocked and nNames: how many locks the transaction held.
 	nLocked, nNames int
 }
@@ -882,11 +945,19 @@ func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 
 // Savepoint records the transaction's changes so far.
 func (t *Txn) Savepoint() Savepoint {
-	acls := make(map[uint64]ACL, len(t.acls))
-	for id, a := range t.acls {
-		acls[id] = a.clone()
+	return Savepoint{entries: cloneMap(t.entries), hidden: cloneMap(t.hidden), comments: cloneMap(t.comments), acls: cloneACLs(t.acls),
+		schemas: cloneMap(t.schemas), schemaACLs: cloneACLs(t.schemaACLs), dbACL: t.dbACL, roles: cloneMap(t.roles),
+		nLocked: len(t.locked), nNames: len(t.names)}
+}
+
+// cloneACLs copies m and the ACLs in it. (A stored ACL is replaced,
+// never changed in place, so dbACL is shared safely.)
+func cloneACLs[K comparable](m map[K]ACL) map[K]ACL {
+	out := make(map[K]ACL, len(m))
+	for k, a := range m {
+		out[k] = a.clone()
 	}
-	return Savepoint{entries: cloneMap(t.entries), hidden: cloneMap(t.hidden), comments: cloneMap(t.comments), acls: acls, schemas: cloneMap(t.schemas), roles: cloneMap(t.roles), nLocked: len(t.locked), nNames: len(t.names)}
+	return out
 }
 
 // RollbackTo undoes the changes made since sp and releases the locks
@@ -895,10 +966,7 @@ func (t *Txn) Savepoint() Savepoint {
 // handed out, as in PostgreSQL.
 func (t *Txn) RollbackTo(sp Savepoint) {
 	t.entries, t.hidden, t.comments, t.schemas, t.roles = cloneMap(sp.entries), cloneMap(sp.hidden), cloneMap(sp.comments), cloneMap(sp.schemas), cloneMap(sp.roles)
-	t.acls = make(map[uint64]ACL, len(sp.acls))
-	for id, a := range sp.acls {
-		t.acls[id] = a.clone()
-	}
+	t.acls, t.schemaACLs, t.dbACL = cloneACLs(sp.acls), cloneACLs(sp.schemaACLs), sp.dbACL
 	t.releaseSince(sp.nLocked, sp.nNames)
 }
 
@@ -1089,13 +1157,21 @@ func (t *Txn) Commit(ctx context.Context) error {
 		}
 	}
 	for name, exists := range t.schemas {
-		sc := e.schemas[name]
-		switch {
-		case exists && (sc == nil || sc.rev == 0):
-			put(storage.Op{Key: schemaKey + name, Value: []byte{schemaVersion}})
-		case !exists && sc != nil && sc.rev != 0:
+		if sc := e.schemas[name]; !exists && sc != nil && sc.rev != 0 {
 			ops[schemaKey+name] = storage.Op{Key: schemaKey + name, Expect: sc.rev}
 		}
+	}
+	// Created schemas (dropped and made again included) and changed
+	// privileges: each schema's record with its ACL.
+	for name, a := range t.schemaACLs {
+		var expect storage.Rev
+		if sc := e.schemas[name]; sc != nil {
+			expect = sc.rev
+		}
+		put(storage.Op{Key: schemaKey + name, Value: encodeSchema(a), Expect: expect})
+	}
+	if t.dbACL != nil {
+		put(storage.Op{Key: databaseKey, Value: t.dbACL.encode(), Expect: e.dbACL.rev})
 	}
 	for _, f := range finals {
 		if f.gone {
@@ -1164,13 +1240,19 @@ func (t *Txn) Commit(ctx context.Context) error {
 	// Durable: make it everyone's.
 	e.catMu.Lock()
 	for name, exists := range t.schemas {
-		if exists {
-			if sc := e.schemas[name]; sc == nil || sc.rev == 0 {
-				e.schemas[name] = &schema{rev: rev}
-			}
-		} else {
+		if !exists {
 			delete(e.schemas, name)
 		}
+	}
+	for name, a := range t.schemaACLs {
+		if sc := e.schemas[name]; sc != nil {
+			sc.acl, sc.rev = a.clone(), rev
+		} else {
+			e.schemas[name] = &schema{acl: a.clone(), rev: rev}
+		}
+	}
+	if t.dbACL != nil {
+		e.dbACL = aclRecord{acl: t.dbACL.clone(), rev: rev}
 	}
 	for _, f := range finals {
 		s := f.s
@@ -1229,7 +1311,7 @@ func (t *Txn) Commit(ctx context.Context) error {
 	}
 	e.catMu.Unlock()
 	e.catalogVersion.Add(1)
-	if len(t.acls) > 0 || len(t.roles) > 0 {
+	if len(t.acls) > 0 || len(t.roles) > 0 || len(t.schemaACLs) > 0 || t.dbACL != nil || len(t.schemas) > 0 {
 		e.authVersion.Add(1)
 	}
 	return nil

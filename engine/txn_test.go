@@ -322,7 +322,7 @@ func TestTxnLocks(t *testing.T) {
 func TestTxnDropSchema(t *testing.T) {
 	e := openFS(t, vfs.NewMem())
 	defer e.Close()
-	if _, err := e.CreateSchema(ctx, "x", false); err != nil {
+	if _, err := e.CreateSchema(ctx, "x", "", false); err != nil {
 		t.Fatal(err)
 	}
 	n, _ := NewName("x", "s")

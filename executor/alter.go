@@ -88,6 +88,9 @@ func (c *compiler) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 		if isBuiltinSchema(schema) {
 			return nil, sql.Errorf(sql.FeatureNotSupported, "cannot move objects into or out of system schemas")
 		}
+		if err := s.checkSchema(schema, engine.PrivCreate); err != nil {
+			return nil, err
+		}
 		if schema == n.Schema() {
 			return commandResult(tag), nil
 		}

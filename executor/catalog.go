@@ -118,6 +118,18 @@ func (r *oidRegistry) forSchema(name string) uint32 {
 	return oid
 }
 
+// nameOf is the name forSchema gave oid, if it gave it.
+func (r *oidRegistry) nameOf(oid uint32) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, o := range r.schemas {
+		if o == oid {
+			return name, true
+		}
+	}
+	return "", false
+}
+
 // relation is a virtual relation of the catalog (or a sequence).
 type relation struct {
 	oid          uint32
@@ -251,8 +263,16 @@ func (s *Session) roleName(oid int64) string {
 			return r.Name
 		}
 	}
+	// An owner that is not a role: a user trust authentication let in
+	// under that name, which owns what it created.
+	if name, ok := s.oids().nameOf(uint32(oid)); ok && strings.HasPrefix(name, roleOIDPrefix) {
+		return strings.TrimPrefix(name, roleOIDPrefix)
+	}
 	return fmt.Sprintf("unknown (OID=%d)", oid)
 }
+
+// roleOIDPrefix keys roles' OIDs in the registry beside schemas'.
+const roleOIDPrefix = "\x00role:"
 
 // roleRow is a role as the catalog shows it.
 type roleRow struct {
@@ -270,7 +290,7 @@ func (s *Session) roleList() []roleRow {
 			out[0].Role = r
 			continue
 		}
-		out = append(out, roleRow{Role: r, oid: s.oids().forSchema("\x00role:" + r.Name)})
+		out = append(out, roleRow{Role: r, oid: s.oids().forSchema(roleOIDPrefix + r.Name)})
 	}
 	return out
 }
@@ -345,11 +365,7 @@ func catalogRelations() []*relation {
 			cols: cols("oid", tOid, "nspname", tName, "nspowner", tOid, "nspacl", tAclArr), rows: func(s *Session) ([][]Datum, error) {
 				var out [][]Datum
 				for _, n := range s.schemaNames() {
-					owner := int64(superuserOID)
-					if n == "public" {
-						owner = dbOwnerOID
-					}
-					out = append(out, []Datum{Int(int64(s.oids().forSchema(n))), Text(n), Int(owner), Null})
+					out = append(out, []Datum{Int(int64(s.oids().forSchema(n))), Text(n), Int(s.schemaOwnerOID(n)), Null})
 				}
 				return out, nil
 			}},
@@ -433,7 +449,7 @@ func catalogRelations() []*relation {
 				"datallowconn", tBool, "datconnlimit", tInt4, "dattablespace", tOid, "datcollate", tText, "datctype", tText,
 				"daticulocale", tText, "datcollversion", tText, "datacl", tAclArr),
 			rows: func(s *Session) ([][]Datum, error) {
-				return [][]Datum{{Int(seqdDatabaseOID), Text(s.cfg.Database), Int(superuserOID), Int(6), Text("c"), Bool(false), Bool(true),
+				return [][]Datum{{Int(seqdDatabaseOID), Text(s.cfg.Database), Int(s.ownerOID(s.cat().DatabaseACL().Owner)), Int(6), Text("c"), Bool(false), Bool(true),
 					Int(-1), Int(1663), Text("C.UTF-8"), Text("C.UTF-8"), Null, Null, Null}}, nil
 			}},
 		{oid: 12200, schema: "pg_catalog", name: "pg_settings", kind: 'v',
@@ -536,10 +552,12 @@ func catalogRelations() []*relation {
 			rows: func(s *Session) ([][]Datum, error) {
 				var out [][]Datum
 				for _, n := range s.schemaNames() {
-					owner := s.cfg.User
-					if n == "public" {
-						owner = "pg_database_owner"
+					// As PostgreSQL's view: the schemas the user owns or
+					// holds a privilege on.
+					if p, err := s.schemaPrivileges(n, s.cfg.User); err != nil || p == 0 {
+						continue
 					}
+					owner := s.roleName(s.schemaOwnerOID(n))
 					out = append(out, []Datum{Text(s.cfg.Database), Text(n), Text(owner), Null, Null, Null, Null})
 				}
 				return out, nil

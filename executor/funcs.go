@@ -163,9 +163,12 @@ func init() {
 	}, tText)
 	def("has_sequence_privilege", tBool, true, hasSequencePrivilege, nil, tText)
 	def("has_sequence_privilege", tBool, true, hasSequencePrivilege, tText, nil, tText)
-	// Schemas and the database are open to every role (schema privileges
-	// are not kept); tables are the catalog's, readable by all.
-	for _, name := range []string{"has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_any_column_privilege"} {
+	def("has_schema_privilege", tBool, true, hasSchemaPrivilege, nil, tText)
+	def("has_schema_privilege", tBool, true, hasSchemaPrivilege, tText, nil, tText)
+	def("has_database_privilege", tBool, true, hasDatabasePrivilege, nil, tText)
+	def("has_database_privilege", tBool, true, hasDatabasePrivilege, tText, nil, tText)
+	// Tables are the catalog's, readable by all.
+	for _, name := range []string{"has_table_privilege", "has_any_column_privilege"} {
 		yes := constant(Bool(true))
 		def(name, tBool, true, yes, nil, tText)
 		def(name, tBool, true, yes, nil, nil, tText)

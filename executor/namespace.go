@@ -47,7 +47,8 @@ func (s *Session) searchPath() (listed []string, catalogListed bool) {
 		if t, ok := s.tempName(n); ok {
 			n = t
 		}
-		if seen[n] || !s.schemaExists(n) {
+		// As PostgreSQL, a schema the user may not use is left out.
+		if seen[n] || !s.schemaExists(n) || !s.usableSchema(n) {
 			continue
 		}
 		seen[n] = true
@@ -114,6 +115,9 @@ func (s *Session) lookupSequence(q sql.QName) (engine.Name, error) {
 		}
 		if !s.schemaExists(q.Schema) {
 			return engine.Name{}, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", q.Schema)
+		}
+		if err := s.checkSchema(q.Schema, engine.PrivUsage); err != nil {
+			return engine.Name{}, err
 		}
 		n, err := engine.NewName(q.Schema, q.Rel)
 		if err != nil {
@@ -191,7 +195,11 @@ func (s *Session) displayRel(n engine.Name) string {
 }
 
 // planEpoch changes whenever a name could resolve differently: a
-// sequence or schema created or dropped, or the search path set.
-func (s *Session) planEpoch() uint64 {
-	return s.eng.CatalogVersion()<<20 + s.pathVersion
+// sequence or schema created or dropped, a privilege on a schema changed
+// (names are looked up only in schemas the user may use), or the search
+// path set.
+type planEpoch [3]uint64
+
+func (s *Session) planEpoch() planEpoch {
+	return planEpoch{s.eng.CatalogVersion(), s.eng.AuthVersion(), s.pathVersion}
 }

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -103,12 +104,15 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 	if !st.IsGrant {
 		tag = "REVOKE"
 	}
+	if st.GrantOption && st.IsGrant {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support WITH GRANT OPTION")
+	}
+	if st.Objtype == pg.ObjectType_OBJECT_SCHEMA || st.Objtype == pg.ObjectType_OBJECT_DATABASE {
+		return c.grantOnSchemaOrDatabase(st, tag)
+	}
 	onTable := st.Objtype == pg.ObjectType_OBJECT_TABLE
 	if st.Objtype != pg.ObjectType_OBJECT_SEQUENCE && !onTable {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support %s ON %s: it serves sequences only", tag, strings.TrimPrefix(st.Objtype.String(), "OBJECT_"))
-	}
-	if st.GrantOption && st.IsGrant {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support WITH GRANT OPTION")
 	}
 	var want engine.Privs
 	var ignored []string // table privileges a sequence does not have (TABLE form)
@@ -135,15 +139,7 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 		}
 		return nil, sql.Errorf(sql.InvalidGrantOperation, "invalid privilege type %s for %s", strings.ToUpper(name), what)
 	}
-	var grantees []string
-	for _, g := range st.Grantees {
-		rs := g.GetRoleSpec()
-		if rs.Roletype == pg.RoleSpecType_ROLESPEC_PUBLIC {
-			grantees = append(grantees, engine.Public)
-		} else {
-			grantees = append(grantees, c.s.roleOf(rs))
-		}
-	}
+	grantees := c.s.grantees(st)
 	all := st.Targtype == pg.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA
 	var targets []sql.QName
 	var schemas []string
@@ -159,10 +155,8 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 		if err := s.checkWritable(tag); err != nil {
 			return nil, err
 		}
-		for _, g := range grantees {
-			if _, ok := s.roles().Role(g); g != engine.Public && !ok {
-				return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", g)
-			}
+		if err := s.checkGrantees(grantees); err != nil {
+			return nil, err
 		}
 		var names []engine.Name
 		for _, q := range targets {
@@ -178,6 +172,9 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 		for _, sc := range schemas {
 			if !s.cat().SchemaExists(sc) {
 				return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", sc)
+			}
+			if err := s.checkSchema(sc, engine.PrivUsage); err != nil {
+				return nil, err
 			}
 			names = append(names, s.cat().SchemaSequences(sc)...)
 		}
@@ -198,27 +195,13 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 				if a.Privileges(s.cfg.User, false) == 0 {
 					return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
 				}
-				if st.IsGrant {
-					r.Notices = append(r.Notices, warning(sql.WarningPrivilegeNotGranted, "no privileges were granted for \"%s\"", n.Rel()))
-				} else {
-					r.Notices = append(r.Notices, warning(sql.WarningPrivilegeNotRevoked, "no privileges could be revoked for \"%s\"", n.Rel()))
-				}
+				r.Notices = append(r.Notices, notGranted(st.IsGrant, n.Rel()))
 				continue
 			}
 			if want == 0 {
 				continue
 			}
-			err = eng.UpdateACL(ctx, n, func(a *engine.ACL) error {
-				for _, g := range grantees {
-					if st.IsGrant {
-						a.Grants[g] |= want
-					} else {
-						a.Grants[g] &^= want
-					}
-				}
-				return nil
-			})
-			if err != nil {
+			if err := eng.UpdateACL(ctx, n, applyGrant(st.IsGrant, grantees, want)); err != nil {
 				return nil, err
 			}
 		}
@@ -231,31 +214,17 @@ func hasSequencePrivilege(e *env, a []Datum) (Datum, error) {
 	s := e.s
 	role := s.cfg.User
 	if len(a) == 3 {
-		role = a[0].S
-		if _, ok := s.roles().Role(role); !ok && role != s.cfg.User {
-			return Null, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
+		r, err := s.checkedRole(a[0].S)
+		if err != nil {
+			return Null, err
 		}
-		a = a[1:]
+		role, a = r, a[1:]
 	}
-	// Any one of the listed privileges will do; one WITH GRANT OPTION
-	// only for the owner or a superuser (seqd grants no grant options).
-	var want, wantGrantable engine.Privs
-	for _, w := range strings.Split(a[1].S, ",") {
-		w = strings.ToLower(strings.TrimSpace(w))
-		grantable := strings.HasSuffix(w, "with grant option")
-		w = strings.TrimSpace(strings.TrimSuffix(w, "with grant option"))
-		p, ok := privNames[w]
-		if !ok {
-			return Null, sql.Errorf(sql.InvalidParameterValue, "unrecognized privilege type: \"%s\"", w)
-		}
-		if grantable {
-			wantGrantable |= p
-		} else {
-			want |= p
-		}
+	want, wantGrantable, err := parsePrivileges(a[1].S, privNames)
+	if err != nil {
+		return Null, err
 	}
 	var n engine.Name
-	var err error
 	if a[0].Kind == KText {
 		q, perr := sql.ParseQualifiedName(a[0].S)
 		if perr != nil {
@@ -270,52 +239,65 @@ func hasSequencePrivilege(e *env, a []Datum) (Datum, error) {
 	} else if n, err = s.sequenceByOID(uint32(a[0].I)); err != nil {
 		return Null, err
 	}
-	su := s.isSuperuser(role)
+	su := role != engine.Public && s.isSuperuser(role)
 	p, err := s.engFor(n).Privileges(n, role, su)
 	if err != nil {
 		return Null, err
 	}
-	if p&want != 0 {
-		return Bool(true), nil
+	acl, err := s.engFor(n).ACL(n)
+	if err != nil {
+		return Null, err
 	}
-	if wantGrantable != 0 {
-		acl, err := s.engFor(n).ACL(n)
-		if err != nil {
-			return Null, err
-		}
-		return Bool(su || acl.Owner == role), nil
-	}
-	return Bool(false), nil
+	return hasPrivilege(p, want, wantGrantable, su || role != engine.Public && acl.Owner == role), nil
 }
 
 // ownedBy describes what in the catalog depends on role, as DROP ROLE's
-// DETAIL lists it: the sequences it owns and those it was granted
-// privileges on.
+// DETAIL lists it: the schemas, sequences and database it owns or was
+// granted privileges on. PostgreSQL lists them in OID order; seqd lists
+// schemas by name, then sequences in the order they were created, then
+// the database.
 func (s *Session) ownedBy(role string) []string {
-	names := map[uint64]string{}
-	for _, i := range s.cat().List() {
-		names[i.ID] = i.Name.Rel()
-	}
-	var owns, grants []string
-	for id, a := range s.cat().ACLs() {
+	var out []string
+	describe := func(what, name string, a engine.ACL) {
 		if a.Owner == role {
-			owns = append(owns, fmt.Sprintf("owner of sequence %s", names[id]))
+			out = append(out, fmt.Sprintf("owner of %s %s", what, name))
 		} else if _, ok := a.Grants[role]; ok {
-			grants = append(grants, fmt.Sprintf("privileges for sequence %s", names[id]))
+			out = append(out, fmt.Sprintf("privileges for %s %s", what, name))
 		}
 	}
-	return append(owns, grants...)
+	for _, n := range s.cat().Schemas() {
+		if a, err := s.cat().SchemaACL(n); err == nil {
+			describe("schema", n, a)
+		}
+	}
+	infos := s.cat().List()
+	sort.Slice(infos, func(i, j int) bool { return infos[i].ID < infos[j].ID })
+	acls := s.cat().ACLs()
+	for _, i := range infos {
+		if a, ok := acls[i.ID]; ok {
+			describe("sequence", i.Name.Rel(), a)
+		}
+	}
+	describe("database", s.cfg.Database, s.cat().DatabaseACL())
+	return out
 }
 
 // changeOwner is OWNER TO role: the role must exist, and a role that is
 // not a superuser can give its sequences to none but itself (seqd has no
 // role membership).
 func (s *Session) changeOwner(ctx context.Context, n engine.Name, role string) error {
-	if _, ok := s.roles().Role(role); !ok && role != s.cfg.User {
-		return sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
+	if err := s.checkRoleExists(role); err != nil {
+		return err
 	}
-	if role != s.cfg.User && !s.isSuperuser(s.cfg.User) {
-		return sql.Errorf(sql.InsufficientPrivilege, "must be member of role \"%s\"", role)
+	if err := s.checkMember(role); err != nil {
+		return err
+	}
+	// As PostgreSQL: a new owner, unless a superuser gives it, must be
+	// able to create in the schema.
+	if !s.isSuperuser(s.cfg.User) && !s.isTemp(n) {
+		if p, err := s.schemaPrivileges(n.Schema(), role); err != nil || p&engine.PrivCreate == 0 {
+			return sql.Errorf(sql.InsufficientPrivilege, "permission denied for schema %s", n.Schema())
+		}
 	}
 	return s.ddlFor(n).UpdateACL(ctx, n, func(a *engine.ACL) error {
 		a.Owner = role

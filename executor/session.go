@@ -49,7 +49,7 @@ type Session struct {
 	lastName  engine.Name // the sequence lastval refers to
 	regText   string      // the last sequence name resolved from text, and its Name
 	regName   engine.Name
-	regEpoch  uint64 // the planEpoch regName was resolved in
+	regEpoch  planEpoch // the epoch regName was resolved in
 
 	reg *oidRegistry // this engine's OIDs
 	// tempEng holds the temporary sequences, in tempSchema; nil until the
@@ -92,6 +92,11 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	if s.cfg.Database == "" {
 		s.cfg.Database = s.cfg.User
+	}
+	// As PostgreSQL, after authentication: CONNECT on the database.
+	if s.databasePrivileges(s.cfg.User)&engine.PrivConnect == 0 {
+		return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for database \"%s\"", s.cfg.Database).
+			WithDetail("User does not have CONNECT privilege.")
 	}
 	s.settings.init(s.cfg.User)
 	if cfg.Standby {
@@ -346,7 +351,7 @@ func (s *Session) PrepareCached(st *sql.Statement) (*Prepared, error) {
 // cachedPlan is a plan and the epoch it was compiled in.
 type cachedPlan struct {
 	p     *Prepared
-	epoch uint64
+	epoch planEpoch
 }
 
 func errInFailedBlock() error {

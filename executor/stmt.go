@@ -47,6 +47,8 @@ func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
 		return c.createSchema(n.GetCreateSchemaStmt())
 	case n.GetRenameStmt() != nil:
 		return c.rename(n.GetRenameStmt())
+	case n.GetAlterOwnerStmt() != nil:
+		return c.alterOwner(n.GetAlterOwnerStmt())
 	case n.GetAlterObjectSchemaStmt() != nil:
 		return c.setSchema(n.GetAlterObjectSchemaStmt())
 	case n.GetAlterTableStmt() != nil:
@@ -302,11 +304,10 @@ func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 		if err != nil {
 			return nil, err // PostgreSQL gives these no position
 		}
-		// As PostgreSQL 15's defaults: CREATE on public is the database
-		// owner's, on other schemas their owner's; seqd keeps neither,
-		// so only superusers create (temporary sequences: everyone).
-		if !temp && !s.isSuperuser(s.cfg.User) {
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for schema %s", n.Schema())
+		if !temp {
+			if err := s.checkSchema(n.Schema(), engine.PrivCreate); err != nil {
+				return nil, err
+			}
 		}
 		created, err := s.ddlFor(n).CreateWith(ctx, n, sp, engine.CreateOptions{IfNotExists: st.IfNotExists, Unlogged: unlogged, Owner: s.cfg.User})
 		if err != nil {
@@ -433,30 +434,33 @@ func (c *compiler) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
 	if len(st.SchemaElts) > 0 {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support schema elements in CREATE SCHEMA")
 	}
-	name := st.Schemaname
-	if st.Authrole != nil {
-		role := st.Authrole
-		if role.Roletype == pg.RoleSpecType_ROLESPEC_CSTRING && role.Rolename != c.s.cfg.User {
-			return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role.Rolename)
-		}
-		if name == "" {
-			name = c.s.cfg.User
-		}
-	}
-	if strings.HasPrefix(name, "pg_") {
-		return nil, sql.Errorf(sql.ReservedName, "unacceptable schema name \"%s\"", name).WithDetail("The prefix \"pg_\" is reserved for system schemas.")
-	}
 	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
 		if err := s.checkWritable("CREATE SCHEMA"); err != nil {
 			return nil, err
 		}
-		// PostgreSQL 15 gives CREATE on the database to its owner only;
-		// seqd keeps no database or schema owners: superusers create.
-		if !s.isSuperuser(s.cfg.User) {
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for database %s", s.cfg.Database)
+		// PostgreSQL's order: the owner named, CREATE on the database,
+		// the right to act as the owner, the name.
+		name, owner := st.Schemaname, s.cfg.User
+		if st.Authrole != nil {
+			owner = s.roleOf(st.Authrole)
+			if err := s.checkRoleExists(owner); err != nil {
+				return nil, err
+			}
+			if name == "" {
+				name = owner
+			}
 		}
-		created, err := s.ddlCat().CreateSchema(ctx, name, st.IfNotExists)
+		if err := s.checkDatabase(engine.PrivCreate); err != nil {
+			return nil, err
+		}
+		if err := s.checkMember(owner); err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(name, "pg_") {
+			return nil, sql.Errorf(sql.ReservedName, "unacceptable schema name \"%s\"", name).WithDetail("The prefix \"pg_\" is reserved for system schemas.")
+		}
+		created, err := s.ddlCat().CreateSchema(ctx, name, owner, st.IfNotExists)
 		if err != nil {
 			return nil, err
 		}
@@ -478,9 +482,6 @@ func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 		if err := s.checkWritable("DROP SCHEMA"); err != nil {
 			return nil, err
 		}
-		if !s.isSuperuser(s.cfg.User) && len(names) > 0 && s.schemaExists(names[0]) {
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "must be owner of schema %s", names[0])
-		}
 		r := commandResult("DROP SCHEMA")
 		// What the statement drops, checked whole before anything goes;
 		// sequences named as PostgreSQL names them (qualified unless
@@ -498,6 +499,8 @@ func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 				continue
 			case !s.cat().SchemaExists(name):
 				return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", name)
+			case !s.ownsSchema(name, s.cfg.User):
+				return nil, sql.Errorf(sql.InsufficientPrivilege, "must be owner of schema %s", name)
 			}
 			schemas = append(schemas, name)
 			for _, n := range s.cat().SchemaSequences(name) {

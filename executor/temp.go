@@ -47,8 +47,12 @@ type catalog interface {
 	Rename(ctx context.Context, from, to engine.Name) error
 	SetComment(ctx context.Context, n engine.Name, text string) error
 	UpdateACL(ctx context.Context, n engine.Name, f func(*engine.ACL) error) error
-	CreateSchema(ctx context.Context, name string, ifNotExists bool) (bool, error)
+	CreateSchema(ctx context.Context, name, owner string, ifNotExists bool) (bool, error)
 	DropSchema(ctx context.Context, name string, cascade bool) ([]engine.Name, error)
+	SchemaACL(name string) (engine.ACL, error)
+	UpdateSchemaACL(ctx context.Context, name string, f func(*engine.ACL) error) error
+	DatabaseACL() engine.ACL
+	UpdateDatabaseACL(ctx context.Context, f func(*engine.ACL) error) error
 }
 
 var (
@@ -132,12 +136,17 @@ func (s *Session) tempNamespace(ctx context.Context) (string, error) {
 	if s.tempEng != nil {
 		return s.tempSchema, nil
 	}
+	// As PostgreSQL, TEMPORARY on the database is checked when the
+	// session's temporary schema is first needed.
+	if !s.isSuperuser(s.cfg.User) && s.cat().DatabaseACL().Privileges(s.cfg.User, false)&engine.PrivTemp == 0 {
+		return "", sql.Errorf(sql.InsufficientPrivilege, "permission denied to create temporary tables in database \"%s\"", s.cfg.Database)
+	}
 	eng, err := engine.Open(ctx, engine.Config{Store: memstore.New()})
 	if err != nil {
 		return "", err
 	}
 	name := fmt.Sprintf("pg_temp_%d", tempSchemas.Add(1))
-	if _, err := eng.CreateSchema(ctx, name, false); err != nil {
+	if _, err := eng.CreateSchema(ctx, name, s.cfg.User, false); err != nil {
 		eng.Close()
 		return "", err
 	}

@@ -15,7 +15,10 @@ import (
 // TestTranscripts runs the stories in testdata/transcripts, one engine per
 // file and sessions by name:
 //
-//	exec [session=NAME]    runs the statements, printing each one's result
+//	exec [session=NAME] [user=ROLE]
+//	                       runs the statements, printing each one's
+//	                       result (a session's user is set where it is
+//	                       first named; "seqd" by default)
 //	describe [params=OIDS] prepares one statement, printing parameter and
 //	                       column types
 //
@@ -30,7 +33,11 @@ func TestTranscripts(t *testing.T) {
 				d.ScanArgs(t, "session", &name)
 			}
 			if sessions[name] == nil {
-				s, err := NewSession(Config{Engine: eng, MaxBulkRows: 1000, User: "seqd", Database: "seqd"})
+				user := "seqd"
+				if d.HasArg("user") {
+					d.ScanArgs(t, "user", &user)
+				}
+				s, err := NewSession(Config{Engine: eng, MaxBulkRows: 1000, User: user, Database: "seqd"})
 				if err != nil {
 					t.Fatal(err)
 				}

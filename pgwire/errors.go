@@ -76,6 +76,7 @@ var sqlstates = map[sql.Kind]string{
 	sql.SerializationFailure:          "40001",
 	sql.IOError:                       "58030",
 	sql.InsufficientPrivilege:         "42501",
+	sql.UndefinedDatabase:             "3D000",
 	sql.InvalidGrantOperation:         "0LP01",
 	sql.WrongObjectType:               "42809",
 	sql.WarningPrivilegeNotGranted:    "01007",

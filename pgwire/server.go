@@ -602,7 +602,10 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	sess, err := executor.NewSession(executor.Config{Engine: c.eng, MaxBulkRows: c.srv.cfg.MaxBulkRows,
 		User: m.Parameters["user"], Database: m.Parameters["database"], Params: params, BackendPID: c.pid, Standby: c.standby})
 	if err != nil {
-		c.fatal(kindOf(err), err.Error())
+		r := toErrorResponse(err)
+		r.Severity, r.SeverityUnlocalized = "FATAL", "FATAL"
+		c.send(r)
+		c.flush()
 		return false
 	}
 	c.sess = sess

@@ -77,6 +77,7 @@ const (
 	WrongObjectType               Kind = "wrong_object_type"
 	WarningPrivilegeNotGranted    Kind = "privilege_not_granted"
 	WarningPrivilegeNotRevoked    Kind = "privilege_not_revoked"
+	UndefinedDatabase             Kind = "invalid_catalog_name"
 )
 
 // Error is a failure in PostgreSQL's terms: a Kind, PostgreSQL's message,
