@@ -365,3 +365,27 @@ func TestRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestSteps: Steps inverts Advance where no wrap is involved.
+func TestSteps(t *testing.T) {
+	for _, spec := range []Spec{{}, {Increment: i64(-3)}, {Increment: i64(7), Min: i64(-100), Start: i64(-20)}} {
+		o, s, err := Create(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, from := range []int64{0, 1, 5} {
+			a, _ := o.Advance(s, from)
+			for _, k := range []int64{0, 1, 2, 100} {
+				b, got := o.Advance(a, k)
+				if n, ok := o.Steps(a, b); !ok || n != got {
+					t.Errorf("%+v: Steps(%+v, %+v) = %d, %v; want %d", spec, a, b, n, ok, got)
+				}
+				if k > 0 {
+					if _, ok := o.Steps(b, a); ok {
+						t.Errorf("%+v: Steps backwards from %+v to %+v ok", spec, b, a)
+					}
+				}
+			}
+		}
+	}
+}

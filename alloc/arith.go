@@ -239,3 +239,35 @@ func (o *Options) NextSteps(s State) (int64, bool) {
 	}
 	return n - c + 1, true
 }
+
+// Steps is how many values are issued going from s to t (k with
+// Advance(s, k) = t), when t is ahead of s in the increment's direction
+// without wrapping; ok is false when it is not.
+func (o *Options) Steps(s, t State) (int64, bool) {
+	if !t.Called {
+		return 0, s == t
+	}
+	var span uint64
+	if o.Increment > 0 {
+		if t.Last < s.Last {
+			return 0, false
+		}
+		span = uint64(t.Last) - uint64(s.Last)
+	} else {
+		if t.Last > s.Last {
+			return 0, false
+		}
+		span = uint64(s.Last) - uint64(t.Last)
+	}
+	if span%o.magnitude() != 0 {
+		return 0, false
+	}
+	n := span / o.magnitude()
+	if !s.Called {
+		n++
+	}
+	if n > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(n), true
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/storage/embedded"
 )
 
 // history records, per sequence, every value handed out before a crash
@@ -250,12 +251,35 @@ func TestCrashSkipBound(t *testing.T) {
 		opts := e.seqs[n.key].opts
 		e.Close()
 		e = openFS(t, clone)
+		info, err := e.Info(n)
+		if err != nil {
+			t.Fatal(err)
+		}
 		v := next(t, e, n)
 		e.Close()
 		skipped := (v-last)/inc - 1
 		if skipped < 0 || skipped > cache-1 {
 			t.Fatalf("iteration %d (%+v): last %d, resumed at %d: skipped %d values", it, opts, last, v, skipped)
 		}
+		// Counted as burned: at least what was skipped, never more than
+		// the window a mark carries.
+		if b := info.Burned; b.Crash < skipped || b.Crash > cache || b.Failover != 0 || b.Release != 0 {
+			t.Fatalf("iteration %d (%+v): skipped %d, counted %+v", it, opts, skipped, b)
+		}
+	}
+	// After a clean close nothing is counted.
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	n := mustName(t, "s")
+	if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	next(t, e, n)
+	e.Close()
+	e = openFS(t, fs)
+	defer e.Close()
+	if b := e.Stats().Burned; b != (Burned{}) {
+		t.Fatalf("after a clean close: %+v", b)
 	}
 }
 
@@ -451,5 +475,35 @@ func TestInjectedErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBurnedAtTakeover: an engine that leads a cluster (Leadership set)
+// and opens a store its predecessor did not close counts the values it
+// skips as burned by failover, not by crash.
+func TestBurnedAtTakeover(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	e := openFS(t, fs)
+	n := mustName(t, "s")
+	if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(100)}, false); err != nil {
+		t.Fatal(err)
+	}
+	last := next(t, e, n)
+	quiesce(e)
+	clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
+	e.Close()
+	st, err := embedded.Open("db", embedded.Options{FS: clone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err = Open(ctx, Config{Store: st, Leadership: func() bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	b := e.Stats().Burned
+	v := next(t, e, n)
+	if skipped := v - last - 1; b.Crash != 0 || b.Release != 0 || b.Failover < skipped || b.Failover == 0 || b.Failover > 100 {
+		t.Fatalf("last %d, resumed at %d: burned %+v", last, v, b)
 	}
 }

@@ -174,7 +174,8 @@ type Engine struct {
 	epochRev       storage.Rev
 	fresh          bool // Open found an empty store
 	catalogVersion atomic.Uint64
-	extensions     atomic.Int64 // mark extensions submitted
+	extensions     atomic.Int64    // mark extensions submitted
+	burned         [3]atomic.Int64 // values burned since Open, by reason (Burned)
 	// deposed is set at the first write fenced off by a newer owner: from
 	// then on every sequence refuses at once (invariant 7).
 	deposed       atomic.Bool
@@ -236,6 +237,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		e.token = tok
 	}
+	known := map[*seq]alloc.State{} // positions recorded with marks ahead of them
 	err := cfg.Store.Load(ctx, func(kv storage.KV) error {
 		if strings.HasPrefix(kv.Key, catalogPrefix) {
 			return e.loadCatalog(kv)
@@ -247,11 +249,26 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if _, ok := nameFromKey(kv.Key); !ok {
 			return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
 		}
-		e.seqs[kv.Key] = &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged}
+		s := &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged}
+		e.seqs[kv.Key] = s
+		if rec.hasKnown && !rec.unlogged {
+			known[s] = rec.known
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if e.runningRev != 0 && !cfg.ReadOnly { // the last run did not close cleanly
+		reason := BurnedCrash
+		if cfg.Leadership != nil {
+			reason = BurnedFailover
+		}
+		for s, k := range known {
+			if n, ok := s.opts.Steps(k, s.cur); ok {
+				e.burnLocked(s, reason, n)
+			}
+		}
 	}
 	if !e.readOnly {
 		if err := e.migrateCatalog(ctx); err != nil {
@@ -406,10 +423,13 @@ func (e *Engine) Release(n Name, first, last int64) (released int64, err error) 
 		return 0, err
 	}
 	if s.lockedBy != nil {
-		return 0, nil // a transaction's DDL holds it: give nothing back
+		// A transaction's DDL holds it: give nothing back.
+		e.burnLocked(s, BurnedRelease, s.handedOutLocked(first, last))
+		return 0, nil
 	}
 	ns, k, ok := s.opts.Release(s.cur, s.granted, first, last)
 	if !ok || s.remaining > math.MaxInt64-k {
+		e.burnLocked(s, BurnedRelease, s.handedOutLocked(first, last))
 		return 0, nil
 	}
 	s.cur, s.remaining, s.granted = ns, s.remaining+k, 0
@@ -427,6 +447,8 @@ type Info struct {
 	Window int64
 	// Unlogged sequences go back to their start after a crash.
 	Unlogged bool
+	// Burned counts the values it skipped since the engine opened.
+	Burned Burned
 }
 
 // RangeUse is how many values the sequence has used of how many its range
@@ -485,11 +507,52 @@ type Stats struct {
 	Records    int64
 	Extensions int64
 	Failures   int64
+	Burned     Burned // every sequence's
 }
 
 // Stats returns counters since Open.
 func (e *Engine) Stats() Stats {
-	return Stats{Commits: e.w.commits.Load(), Records: e.w.records.Load(), Extensions: e.extensions.Load(), Failures: e.w.failures.Load()}
+	return Stats{Commits: e.w.commits.Load(), Records: e.w.records.Load(), Extensions: e.extensions.Load(), Failures: e.w.failures.Load(),
+		Burned: Burned{Crash: e.burned[BurnedCrash].Load(), Failover: e.burned[BurnedFailover].Load(), Release: e.burned[BurnedRelease].Load()}}
+}
+
+// Burned counts values a sequence skipped since the engine opened, by
+// why. Crash and Failover are counted at Open, after a run that did not
+// close cleanly (a takeover in cluster mode is a failover): the values
+// between the position recorded with the last mark written and the mark,
+// which is at most what was skipped (values handed out after that write
+// were not). Release counts the values of ranges given back that could
+// not be taken back (others were handed out since, or DDL held the
+// sequence): nobody will use them.
+type Burned struct {
+	Crash, Failover, Release int64
+}
+
+// Reasons a value is burned (indexes of Engine.burned).
+const (
+	BurnedCrash = iota
+	BurnedFailover
+	BurnedRelease
+)
+
+func (b *Burned) add(reason int, n int64) {
+	switch reason {
+	case BurnedCrash:
+		b.Crash += n
+	case BurnedFailover:
+		b.Failover += n
+	case BurnedRelease:
+		b.Release += n
+	}
+}
+
+// burnLocked counts n values of s burned. REQUIRES: s.mu held, or s not
+// yet shared.
+func (e *Engine) burnLocked(s *seq, reason int, n int64) {
+	if n > 0 {
+		s.burned.add(reason, n)
+		e.burned[reason].Add(n)
+	}
 }
 
 // Healthy reports whether every write since Open reached the store: after

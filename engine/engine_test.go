@@ -213,6 +213,11 @@ func TestRelease(t *testing.T) {
 	if k, _ := e.Release(n, 9, 13); k != 5 {
 		t.Fatal("release refused")
 	}
+	// Refused releases of values handed out burn them: 1..4 and 5..7;
+	// 4..10 given back twice was never handed out again, so burns none.
+	if info, _ := e.Info(n); info.Burned != (Burned{Release: 7}) || e.Stats().Burned != info.Burned {
+		t.Fatalf("burned: %+v, engine %+v; want 7 by release", info.Burned, e.Stats().Burned)
+	}
 	e.Close()
 	e = openFS(t, fs)
 	defer e.Close()

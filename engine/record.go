@@ -37,6 +37,13 @@ import (
 //	+--------+--------+--------+-----------------+-----------------+
 //
 // kind: bits 0-1 the alloc.ShapeKind, bit 2 a skip range is set.
+//
+// A mark written ahead of the values handed out (an extension) also
+// records the position handed out when it was written: flags bit 5 says
+// it follows the fields above, 8 bytes (its last value), and bit 6 is its
+// is_called. A crash skips at most the values between it and the mark
+// (counted as burned at the next start). A record without it holds an
+// exact position, or is an older seqd's.
 const (
 	recordVersion = 1
 	recordSize    = 58
@@ -50,7 +57,14 @@ type record struct {
 	opts     alloc.Options
 	state    alloc.State
 	unlogged bool
+	// known is the position handed out when a mark ahead of it was
+	// written; hasKnown false: state is the position (or unknown).
+	known    alloc.State
+	hasKnown bool
 }
+
+// knownSize is the size of the known position's field.
+const knownSize = 8
 
 func (r record) encode() []byte {
 	sh := r.opts.Shape
@@ -69,6 +83,12 @@ func (r record) encode() []byte {
 	if r.unlogged {
 		b[1] |= 16
 	}
+	if r.hasKnown {
+		b[1] |= 32
+		if r.known.Called {
+			b[1] |= 64
+		}
+	}
 	b = binary.BigEndian.AppendUint64(b, r.id)
 	for _, v := range []int64{r.opts.Increment, r.opts.Min, r.opts.Max, r.opts.Start, r.opts.Cache, r.state.Last} {
 		b = binary.BigEndian.AppendUint64(b, uint64(v))
@@ -83,16 +103,27 @@ func (r record) encode() []byte {
 		b = binary.BigEndian.AppendUint64(b, uint64(lo))
 		b = binary.BigEndian.AppendUint64(b, uint64(hi))
 	}
+	if r.hasKnown {
+		b = binary.BigEndian.AppendUint64(b, uint64(r.known.Last))
+	}
 	return b
 }
 
 func decodeRecord(b []byte) (record, error) {
 	corrupt := fmt.Errorf("seqd: corrupt sequence record (%d bytes)", len(b))
-	ok := len(b) == recordSize && b[0] == recordVersion || len(b) == shapedSize && b[0] == shapedVersion
-	if !ok || b[1]>>5 != 0 || alloc.Type(b[1]>>2&3) > alloc.Smallint {
+	extra := 0
+	if len(b) > 1 && b[1]&32 != 0 {
+		extra = knownSize
+	}
+	ok := len(b) == recordSize+extra && b[0] == recordVersion || len(b) == shapedSize+extra && b[0] == shapedVersion
+	if !ok || b[1]>>7 != 0 || extra == 0 && b[1]&64 != 0 || alloc.Type(b[1]>>2&3) > alloc.Smallint {
 		return record{}, corrupt
 	}
 	var r record
+	if extra != 0 {
+		r.hasKnown = true
+		r.known = alloc.State{Last: int64(binary.BigEndian.Uint64(b[len(b)-knownSize:])), Called: b[1]&64 != 0}
+	}
 	r.opts.Cycle = b[1]&1 != 0
 	r.state.Called = b[1]&2 != 0
 	r.opts.Type = alloc.Type(b[1] >> 2 & 3)

@@ -39,6 +39,7 @@ type seq struct {
 	writing    bool                  // a write of this sequence's record is in flight
 	gone       bool                  // dropped
 	unlogged   bool                  // UNLOGGED: reset to its start after a crash
+	burned     Burned                // values skipped since Open (Engine.Burned)
 	// lockedBy is the transaction holding the sequence's lock (txn.go):
 	// everyone else's nextval, setval and DDL wait for it to end.
 	lockedBy *Txn
@@ -65,7 +66,22 @@ func (s *seq) usableLocked() error {
 
 func (s *seq) infoLocked() Info {
 	cur, window := s.currentLocked()
-	return Info{Name: s.name(), ID: s.id, Options: s.opts, State: cur, Window: window, Unlogged: s.unlogged}
+	return Info{Name: s.name(), ID: s.id, Options: s.opts, State: cur, Window: window, Unlogged: s.unlogged, Burned: s.burned}
+}
+
+// handedOutLocked is how many values first..last holds when it is a run
+// of values the sequence handed out (on its grid, at or before its
+// position); 0 for anything else, which no client was given. REQUIRES:
+// s.mu held, no carve.
+func (s *seq) handedOutLocked(first, last int64) int64 {
+	n, ok := s.opts.Steps(alloc.State{Last: first}, alloc.State{Last: last, Called: true})
+	if !ok {
+		return 0
+	}
+	if _, ok := s.opts.Steps(alloc.State{Last: last, Called: true}, s.cur); !ok {
+		return 0
+	}
+	return n
 }
 
 // changedLocked returns a channel closed at the next completed write.
@@ -218,7 +234,8 @@ func (e *Engine) refillLocked(s *seq) {
 				s.broadcastLocked()
 				return storage.Op{}, false
 			}
-			rec := record{id: s.id, opts: s.opts, state: mark, unlogged: s.unlogged}
+			known, _ := s.currentLocked()
+			rec := record{id: s.id, opts: s.opts, state: mark, unlogged: s.unlogged, known: known, hasKnown: known != mark}
 			return storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, true
 		},
 		done: func(rev storage.Rev, err error) {

@@ -72,3 +72,36 @@ func TestShapedNextvalAcrossRestart(t *testing.T) {
 		t.Fatalf("after restart: %d, want counter 11's value %d", v, w)
 	}
 }
+
+// TestKnownPositionRecord: a mark's record may carry the position handed
+// out when it was written, in both versions; its bits alone, or a wrong
+// size, do not decode.
+func TestKnownPositionRecord(t *testing.T) {
+	for _, sh := range []alloc.Shape{{}, {Kind: alloc.BitReversed}} {
+		max := int64(1000)
+		if sh.Shaped() {
+			max = sh.MaxCounter()
+		}
+		for _, known := range []alloc.State{{Last: 5}, {Last: 40, Called: true}} {
+			r := record{id: 3, opts: alloc.Options{Increment: 1, Min: 1, Max: max, Start: 1, Cache: 50, Shape: sh},
+				state: alloc.State{Last: 90, Called: true}, known: known, hasKnown: true}
+			b := r.encode()
+			got, err := decodeRecord(b)
+			got.opts.Shape = r.opts.Shape
+			if err != nil || got != r {
+				t.Fatalf("%v %+v: decoded %+v, %v", sh, known, got, err)
+			}
+			for _, bad := range [][]byte{b[:len(b)-knownSize], append(b[:len(b):len(b)], 0)} {
+				if _, err := decodeRecord(bad); err == nil {
+					t.Errorf("%v: %d bytes decoded", sh, len(bad))
+				}
+			}
+		}
+		r := record{id: 3, opts: alloc.Options{Increment: 1, Min: 1, Max: max, Start: 1, Cache: 50, Shape: sh}}
+		b := r.encode()
+		b[1] |= 64 // known is_called without a known position
+		if _, err := decodeRecord(b); err == nil {
+			t.Errorf("%v: bit 6 alone decoded", sh)
+		}
+	}
+}

@@ -116,10 +116,17 @@ var (
 	descWindow     = prometheus.NewDesc("seqd_sequence_reserved_values", "Values durably reserved beyond the last one handed out (what a crash would skip).", []string{"schema", "sequence"}, nil)
 	descLeft       = prometheus.NewDesc("seqd_sequence_remaining_values", "Values left before the sequence reaches its limit (CYCLE: before it wraps).", []string{"schema", "sequence"}, nil)
 	descExhaust    = prometheus.NewDesc("seqd_sequence_exhaustion_seconds", "At the rate since the last scrape, seconds until the sequence reaches its limit.", []string{"schema", "sequence"}, nil)
+	descBurned     = prometheus.NewDesc("seqd_burned_values_total", "Values skipped since start, every sequence's, by reason (crash and failover: at most, counted at start; release: ranges given back too late).", []string{"reason"}, nil)
+	descSeqBurned  = prometheus.NewDesc("seqd_sequence_burned_values_total", "Values a sequence skipped since start, by reason (as seqd_burned_values_total; reasons with none are not exported).", []string{"schema", "sequence", "reason"}, nil)
 )
 
+// burnedReasons are the reason labels of the burned counters.
+func burnedReasons(b engine.Burned) map[string]int64 {
+	return map[string]int64{"crash": b.Crash, "failover": b.Failover, "release": b.Release}
+}
+
 func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCommits, descRecords, descExtensions, descFailures, descSequences, descLast, descWindow, descLeft, descExhaust} {
+	for _, d := range []*prometheus.Desc{descCommits, descRecords, descExtensions, descFailures, descSequences, descLast, descWindow, descLeft, descExhaust, descBurned, descSeqBurned} {
 		ch <- d
 	}
 }
@@ -131,6 +138,9 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descRecords, prometheus.CounterValue, float64(st.Records))
 	ch <- prometheus.MustNewConstMetric(descExtensions, prometheus.CounterValue, float64(st.Extensions))
 	ch <- prometheus.MustNewConstMetric(descFailures, prometheus.CounterValue, float64(st.Failures))
+	for reason, n := range burnedReasons(st.Burned) {
+		ch <- prometheus.MustNewConstMetric(descBurned, prometheus.CounterValue, float64(n), reason)
+	}
 	list := eng.List()
 	ch <- prometheus.MustNewConstMetric(descSequences, prometheus.GaugeValue, float64(len(list)))
 	type row struct {
@@ -156,6 +166,11 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descWindow, prometheus.GaugeValue, float64(r.info.Window), schema, name)
 		left := r.total - r.used
 		ch <- prometheus.MustNewConstMetric(descLeft, prometheus.GaugeValue, left, schema, name)
+		for reason, n := range burnedReasons(r.info.Burned) {
+			if n > 0 {
+				ch <- prometheus.MustNewConstMetric(descSeqBurned, prometheus.CounterValue, float64(n), schema, name, reason)
+			}
+		}
 		key := r.info.Name.String()
 		if prev, ok := c.seen[key]; ok && r.used > prev.used {
 			rate := (r.used - prev.used) / now.Sub(prev.at).Seconds()

@@ -91,6 +91,36 @@ func TestMetrics(t *testing.T) {
 	if !scrape("200", "32567")["seqd_sequence_exhaustion_seconds"] {
 		t.Error("no exhaustion estimate after values were used between scrapes")
 	}
+
+	// A range given back after another value was handed out cannot be
+	// taken back: its values are burned, counted in the metrics and in
+	// seqd_stat_sequences.
+	var first, last int64
+	if err := c.QueryRow(ctx, "select first, last from seqd_reserve('m', 10)").Scan(&first, &last); err != nil {
+		t.Fatal(err)
+	}
+	var released bool
+	if _, err := c.Exec(ctx, "select nextval('m')"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.QueryRow(ctx, "select seqd_release('m', $1, $2)", first, last).Scan(&released); err != nil || released {
+		t.Fatalf("release after nextval: %v, %v", released, err)
+	}
+	var crash, failover, release int64
+	if err := c.QueryRow(ctx, "select burned_crash, burned_failover, burned_release from seqd_stat_sequences where sequencename = 'm'").Scan(&crash, &failover, &release); err != nil ||
+		crash != 0 || failover != 0 || release != 10 {
+		t.Fatalf("seqd_stat_sequences burned: %d %d %d, %v", crash, failover, release, err)
+	}
+	_, body := get(t, s, "/metrics")
+	for _, want := range []string{`seqd_sequence_burned_values_total{reason="release",schema="public",sequence="m"} 10`,
+		`seqd_burned_values_total{reason="release"} 10`, `seqd_burned_values_total{reason="crash"} 0`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %s", want)
+		}
+	}
+	if strings.Contains(body, `seqd_sequence_burned_values_total{reason="crash"`) {
+		t.Error("a per-sequence series for a reason with nothing burned")
+	}
 	if code, _ := get(t, s, "/healthz"); code != 200 {
 		t.Errorf("/healthz: %d", code)
 	}
