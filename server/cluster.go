@@ -34,6 +34,10 @@ type node struct {
 	term    *cluster.Term // while leading
 	metrics *clusterMetrics
 	retired []*engine.Engine // snapshots replaced, closed once no session uses them
+	// contact is when a follower last read the store and the leader key;
+	// leader is the leader it found then ("": none).
+	contact time.Time
+	leader  string
 }
 
 // startNode connects to etcd and opens the first snapshot; lead then
@@ -51,7 +55,45 @@ func startNode(ctx context.Context, cfg Config, pg func() *pgwire.Server) (*node
 		return nil, err
 	}
 	n.eng, n.standby = snap, true
+	n.see(ctx)
 	return n, nil
+}
+
+// see notes which node leads, as a follower's readiness reports it.
+func (n *node) see(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.LeaseTTL)
+	defer cancel()
+	name, _, err := cluster.Leader(ctx, n.cli, n.cfg.EtcdPrefix)
+	if err != nil {
+		return
+	}
+	n.mu.Lock()
+	n.contact, n.leader = time.Now(), name
+	n.mu.Unlock()
+}
+
+// ready is /readyz in cluster mode: nil while the node leads with a valid
+// term and a sound store, or follows with a recent view of the store
+// that shows a leader; the text says which.
+func (n *node) ready() (string, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.standby {
+		if n.term == nil || !n.term.Valid() {
+			return "", errors.New("seqd: the leader's term has ended")
+		}
+		if err := n.eng.Healthy(); err != nil {
+			return "", err
+		}
+		return "leader " + n.cfg.NodeName, nil
+	}
+	if since := time.Since(n.contact); since > 2*snapshotInterval+n.cfg.LeaseTTL {
+		return "", fmt.Errorf("seqd: no view of the cluster for %s (etcd unreachable)", since.Round(time.Millisecond))
+	}
+	if n.leader == "" {
+		return "", errors.New("seqd: no leader elected")
+	}
+	return "standby; leader " + n.leader, nil
 }
 
 // leading reports whether the node leads now.
@@ -214,6 +256,7 @@ func (n *node) refresh() {
 	if err != nil {
 		return
 	}
+	n.see(n.ctx)
 	n.mu.Lock()
 	if !n.standby {
 		n.mu.Unlock()

@@ -112,6 +112,31 @@ func TestClusterFailover(t *testing.T) {
 		}
 	}
 
+	// /readyz: the leader says it leads; followers name it once their
+	// view of the store (refreshed every 2 s) shows it.
+	leaderName := nodes[first].Addr().String()
+	readyz := func(i int, want string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			code, body := get(t, nodes[i], "/readyz")
+			if code == 200 && body == want+"\n" {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %d's /readyz: %d %q, want 200 %q", i, code, body, want)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	for i := range nodes {
+		if i == first {
+			readyz(i, "leader "+leaderName)
+		} else {
+			readyz(i, "standby; leader "+leaderName)
+		}
+	}
+
 	// A follower is a hot standby: it says so, refuses nextval with
 	// 25006, and lists the sequence once its snapshot is refreshed.
 	f := (first + 1) % 3
@@ -168,6 +193,24 @@ func TestClusterFailover(t *testing.T) {
 	take(c2, 50)
 	if len(seen) != 100 {
 		t.Fatalf("%d distinct values", len(seen))
+	}
+
+	// With etcd gone, the follower left is not ready once its view is
+	// older than two refreshes and a lease.
+	other := 3 - first - second
+	for i := range 3 {
+		cl.Stop(i)
+	}
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		code, body := get(t, nodes[other], "/readyz")
+		if code == 503 && strings.Contains(body, "etcd unreachable") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a follower cut off from etcd: /readyz %d %q", code, body)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

@@ -188,11 +188,15 @@ func (s *Server) serveHTTP(ln net.Listener) {
 	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := s.engine().Healthy(); err != nil {
+		text, err := "ok", s.engine().Healthy()
+		if s.node != nil {
+			text, err = s.node.ready()
+		}
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		w.Write([]byte("ok\n"))
+		w.Write([]byte(text + "\n"))
 	})
 	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.httpSrv.Serve(ln)

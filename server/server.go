@@ -324,7 +324,9 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if n.cfg.NodeName == cfg.Listen {
+		n.mu.Lock()                           // /readyz may read it already
 		n.cfg.NodeName = s.ln.Addr().String() // a port chosen at listen
+		n.mu.Unlock()
 	}
 	go n.lead(s.metrics.onCommit)
 	cfg.Logger.Printf("seqd cluster node %s listening on %s (etcd %v, prefix %s), authentication %s, TLS %v",
