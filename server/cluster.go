@@ -196,6 +196,16 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		}
 		n.log.Printf("cluster: term %d ended: %v", term.Token, term.Err())
 		n.metrics.ends.WithLabelValues(endReason(term.Err())).Inc()
+		// Stand by at once, before the store can be read again (etcd
+		// may be out of reach): new sessions are a standby's, on what
+		// the leader's engine holds (every write refused), and the
+		// leader's sessions end, so that clients looking for the leader
+		// move on. The engine writes nothing more: the term is over.
+		n.mu.Lock()
+		n.standby, n.term = true, nil
+		n.mu.Unlock()
+		n.pg().StopEngine(eng)
+		snap = nil
 		for n.ctx.Err() == nil {
 			snap, err = n.snapshot(n.ctx)
 			if err == nil {
@@ -204,14 +214,12 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			n.log.Printf("cluster: reading the store: %v", err)
 			time.Sleep(200 * time.Millisecond)
 		}
-		n.mu.Lock()
 		if snap != nil {
-			n.eng, n.standby = snap, true
+			n.mu.Lock()
+			n.retired = append(n.retired, n.eng) // closed by refresh once unused
+			n.eng = snap
+			n.mu.Unlock()
 		}
-		n.term = nil
-		n.mu.Unlock()
-		n.pg().StopEngine(eng)
-		eng.Close() // writes nothing: the term is over
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -269,14 +271,43 @@ func CheckLinearizable(ops []Op, seqs []Seq, timeout time.Duration) (violations 
 				Output: seqOutput{a.values, a.ret < 0}, Call: a.call, Return: ret})
 		}
 	}
-	switch porcupine.CheckOperationsTimeout(seqModel, h, timeout) {
-	case porcupine.Ok:
-		return nil, len(h), nil
-	case porcupine.Illegal:
-		return []string{fmt.Sprintf("linearizability: porcupine found no linearization of %d operations", len(h))}, len(h), nil
-	default:
-		return nil, len(h), fmt.Errorf("porcupine could not decide %d operations within %v", len(h), timeout)
+	// The partitions one after another (porcupine would run them all at
+	// once, each with its own cache: hundreds of them outgrow memory),
+	// two at a time, within timeout in all.
+	deadline := time.Now().Add(timeout)
+	parts := seqModel.Partition(h)
+	results := make([]porcupine.CheckResult, len(parts))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) {
+					return
+				}
+				left := time.Until(deadline)
+				if left <= 0 {
+					results[i] = porcupine.Unknown
+					continue
+				}
+				results[i] = porcupine.CheckOperationsTimeout(seqModel, parts[i], left)
+			}
+		}()
 	}
+	wg.Wait()
+	for i, res := range results {
+		in := parts[i][0].Input.(seqInput)
+		switch res {
+		case porcupine.Illegal:
+			return []string{fmt.Sprintf("linearizability: porcupine found no linearization of %d operations of %s (epoch %d)", len(parts[i]), in.seq, in.epoch)}, len(h), nil
+		case porcupine.Unknown:
+			return nil, len(h), fmt.Errorf("porcupine could not decide %d operations within %v", len(h), timeout)
+		}
+	}
+	return nil, len(h), nil
 }
 
 // Restart describes one restart of the server for the gap check: the

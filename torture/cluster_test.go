@@ -10,13 +10,14 @@ import (
 	"github.com/seqd/seqd/internal/testenv"
 )
 
-var failovers = flag.Int("torture.failovers", 8, "failovers of TestClusterTorture (drawn in shuffled rounds of the four kinds)")
+var failovers = flag.Int("torture.failovers", 10, "failovers of TestClusterTorture (drawn in shuffled rounds of the five kinds)")
 
 // TestClusterTorture is the bounded clustered run CI does: three seqd
 // nodes (the race-detector build) on three etcd members in this process,
 // clients on a multi-host connection string, and the leader killed,
-// stopped past its lease and shut down in turn, and the etcd leader
-// member killed and restarted. Every value is checked:
+// stopped past its lease, shut down and cut off from etcd (by a proxy,
+// its clients still reaching it) in turn, and the etcd leader member
+// killed and restarted. Every value is checked:
 // unique, and linearizable across every failover.
 func TestClusterTorture(t *testing.T) {
 	if testing.Short() {
@@ -47,8 +48,8 @@ func TestClusterTorture(t *testing.T) {
 	if rep.Outcomes["ok"] < 500 || rep.Porcupine < 500 {
 		t.Fatalf("too little happened: %s", rep)
 	}
-	for _, f := range []string{LeaderKill, LeaderStop, LeaderTerm, EtcdKill} {
-		if *failovers >= 4 && rep.Failovers[f] == 0 {
+	for _, f := range []string{LeaderKill, LeaderStop, LeaderTerm, LeaderCut, EtcdKill} {
+		if *failovers >= 5 && rep.Failovers[f] == 0 {
 			t.Errorf("no %s", f)
 		}
 	}
