@@ -18,7 +18,7 @@ import (
 
 func main() {
 	var (
-		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling or hotspot")
+		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot or cluster")
 		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, postgres, mariadb, noop, each optionally -nocache (e.g. postgres-nocache)")
 		seqdDSN  = flag.String("seqd", "postgres://seqbench@127.0.0.1:6543/seqbench?sslmode=disable", "seqd address (pgx connection string)")
 		pgDSN    = flag.String("postgres", os.Getenv("SEQD_TEST_PG_DSN"), "PostgreSQL address (pgx connection string)")
@@ -48,12 +48,19 @@ func main() {
 		writes     = flag.Int("writes", 2_000_000, "hotspot model: keys written per key shape")
 		nodeWrites = flag.Float64("node-writes", 25000, "hotspot model: one node's write capacity (writes/s)")
 
+		seqdBin   = flag.String("seqd-binary", "", "cluster: the seqd binary the nodes run (go build -o /tmp/seqd ./cmd/seqd)")
+		failovers = flag.Int("failovers", 10, "cluster: leader kills measured")
+
 		csvOut  = flag.String("csv", "", "write results as CSV to this file")
 		jsonOut = flag.String("json", "", "write results and ratios as JSON to this file")
 		pngOut  = flag.String("png", "", "write a chart to this PNG file")
 		quiet   = flag.Bool("q", false, "no progress line")
 	)
 	flag.Parse()
+	if *workload == "cluster" {
+		cluster(*seqdBin, *failovers, *cache, *threads, *duration, *rate, !*quiet, *csvOut, *jsonOut, *pngOut)
+		return
+	}
 	ts, err := bench.ParseTargets(*targets, map[string]string{bench.Seqd: *seqdDSN, bench.Postgres: *pgDSN, bench.MariaDB: *myDSN, bench.Noop: *noopDSN}, *cache)
 	check(err)
 	cfg := bench.Config{Workload: *workload, Targets: ts, Duration: *duration, Rate: *rate,
@@ -109,6 +116,37 @@ func hotspot(ctx context.Context, cfg bench.Config, mc bench.ModelConfig, csvOut
 			write(pngOut, func(f *os.File) error { return bench.WritePNG(f, rs, "seqbench hotspot: inserts with each key shape") })
 		}
 	}
+}
+
+// cluster runs the cluster workload: a three-node cluster against one
+// node, then leader kills.
+func cluster(bin string, failovers int, cache int64, threads string, duration time.Duration, rate float64, progress bool, csvOut, jsonOut, pngOut string) {
+	if bin == "" {
+		check(fmt.Errorf("-workload cluster needs -seqd-binary (go build -o /tmp/seqd ./cmd/seqd)"))
+	}
+	dir, err := os.MkdirTemp("", "seqbench-cluster")
+	check(err)
+	defer os.RemoveAll(dir)
+	cfg := bench.Config{Workload: "cluster", Duration: duration, Rate: rate, Threads: []int{1, 8, 64}}
+	if threads != "" {
+		cfg.Threads, err = ints(threads)
+		check(err)
+	}
+	if progress {
+		cfg.Progress = os.Stderr
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := bench.RunCluster(ctx, cfg, bench.ClusterConfig{Binary: bin, Dir: dir, Failovers: failovers, Cache: cache})
+	check(err)
+	check(bench.WriteTable(os.Stdout, rep.Results))
+	fmt.Println()
+	fmt.Print(rep)
+	write(csvOut, func(f *os.File) error { return bench.WriteCSV(f, rep.Results) })
+	write(jsonOut, func(f *os.File) error { return bench.WriteJSON(f, rep.Results) })
+	write(pngOut, func(f *os.File) error {
+		return bench.WritePNG(f, rep.Results, "seqbench cluster: three nodes on etcd against one")
+	})
 }
 
 func ints(s string) ([]int, error) {

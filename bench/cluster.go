@@ -1,0 +1,376 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/seqd/seqd/internal/etcdtest"
+)
+
+// The cluster workload measures cluster mode against one node, in the
+// same run on the same machine: a three-node cluster (seqd processes on
+// three etcd members run in this process) and a single node on its
+// embedded store, both from ClusterConfig.Binary.
+//
+//  1. nextval throughput and latency at each thread count, the cluster
+//     through a multi-host connection string (target_session_attrs=
+//     read-write), on an ORDER sequence with the configured CACHE;
+//  2. coordination cost: the store transactions each served per million
+//     values (etcd transactions for the cluster, synced group commits
+//     for the single node), from their seqd_group_commits_total;
+//  3. failovers: the leader killed -9 Failovers times under a light load,
+//     each measured from the kill to the first nextval a new multi-host
+//     connection gets, and the values the next leader burned taking over
+//     (its seqd_burned_values_total{reason="failover"}).
+//
+// On one small machine the four processes share the CPUs: the cluster's
+// throughput there is a cost, not a scale-out figure.
+
+// ClusterConfig is the cluster workload's own configuration.
+type ClusterConfig struct {
+	Binary    string        // the seqd binary
+	Dir       string        // scratch (the stores, the logs)
+	Failovers int           // leader kills; 0 means 10
+	LeaseTTL  time.Duration // 0 means 2 s
+	Cache     int64         // the sequence's CACHE; 0 means 1000
+}
+
+// ClusterReport is what the cluster workload measured besides the
+// nextval grid.
+type ClusterReport struct {
+	Results []Result
+	// TxnsPerMillion are the store transactions per million values served
+	// during the grid, by target name.
+	TxnsPerMillion map[string]float64
+	Unavailable    []time.Duration // per failover
+	Burned         []int64         // per failover, the values the next leader burned
+}
+
+func (r *ClusterReport) String() string {
+	var b strings.Builder
+	names := make([]string, 0, len(r.TxnsPerMillion))
+	for n := range r.TxnsPerMillion {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s: %.0f store transactions per million values\n", n, r.TxnsPerMillion[n])
+	}
+	if len(r.Unavailable) > 0 {
+		u := append([]time.Duration(nil), r.Unavailable...)
+		sort.Slice(u, func(i, j int) bool { return u[i] < u[j] })
+		bu := append([]int64(nil), r.Burned...)
+		sort.Slice(bu, func(i, j int) bool { return bu[i] < bu[j] })
+		fmt.Fprintf(&b, "%d failovers (leader kill -9): unavailable p50 %v, p99 %v, max %v; burned per failover p50 %d, max %d\n",
+			len(u), u[len(u)/2].Round(time.Millisecond), u[len(u)*99/100].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond),
+			bu[len(bu)/2], bu[len(bu)-1])
+	}
+	return b.String()
+}
+
+// node is one seqd process of the workload.
+type node struct {
+	args []string
+	pg   string // protocol address
+	http string
+	cmd  *exec.Cmd
+	log  io.Writer
+}
+
+func (n *node) start(bin string) error {
+	n.cmd = exec.Command(bin, append([]string{"-listen", n.pg, "-http", n.http}, n.args...)...)
+	n.cmd.Stdout, n.cmd.Stderr = n.log, n.log
+	if err := n.cmd.Start(); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", n.pg); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("seqd on %s did not start", n.pg)
+}
+
+func (n *node) kill() {
+	if n.cmd != nil && n.cmd.Process != nil {
+		n.cmd.Process.Kill()
+		n.cmd.Wait()
+	}
+	n.cmd = nil
+}
+
+// get reads an HTTP path of the node ("" on any failure).
+func (n *node) get(path string) (int, string) {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get("http://" + n.http + path)
+	if err != nil {
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// metric is the value of a counter or gauge the node exports, summed over
+// the series whose labels include match (0 if none).
+func (n *node) metric(name string, match map[string]string) float64 {
+	code, body := n.get("/metrics")
+	if code != 200 {
+		return 0
+	}
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil || fams[name] == nil {
+		return 0
+	}
+	var sum float64
+	for _, m := range fams[name].GetMetric() {
+		ok := true
+		for k, v := range match {
+			found := false
+			for _, l := range m.GetLabel() {
+				found = found || l.GetName() == k && l.GetValue() == v
+			}
+			ok = ok && found
+		}
+		if !ok {
+			continue
+		}
+		switch {
+		case m.GetCounter() != nil:
+			sum += m.GetCounter().GetValue()
+		case m.GetGauge() != nil:
+			sum += m.GetGauge().GetValue()
+		}
+	}
+	return sum
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// RunCluster runs the cluster workload; cfg's Threads, Duration and Rate
+// shape the nextval grid (its Targets are the workload's own).
+func RunCluster(ctx context.Context, cfg Config, cc ClusterConfig) (*ClusterReport, error) {
+	cfg = cfg.withDefaults()
+	if cc.Failovers <= 0 {
+		cc.Failovers = 10
+	}
+	if cc.LeaseTTL <= 0 {
+		cc.LeaseTTL = 2 * time.Second
+	}
+	cache := cc.Cache
+	if cache <= 0 {
+		cache = 1000
+	}
+	logf, err := os.Create(filepath.Join(cc.Dir, "seqd.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	etcd, err := etcdtest.StartIn(filepath.Join(cc.Dir, "etcd"), 3)
+	if err != nil {
+		return nil, err
+	}
+	defer etcd.Close()
+
+	var nodes []*node
+	defer func() {
+		for _, n := range nodes {
+			n.kill()
+		}
+	}()
+	add := func(args ...string) (*node, error) {
+		pg, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		h, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		n := &node{args: args, pg: pg, http: h, log: logf}
+		nodes = append(nodes, n)
+		return n, n.start(cc.Binary)
+	}
+	var members []*node
+	var hosts, ports []string
+	for i := range 3 {
+		n, err := add("-etcd", strings.Join(etcd.Endpoints, ","), "-etcd-prefix", "/seqbench/", "-name", fmt.Sprintf("node%d", i),
+			"-lease-ttl", cc.LeaseTTL.String(), "-idle-timeout", "0")
+		if err != nil {
+			return nil, err
+		}
+		members = append(members, n)
+		h, p, _ := net.SplitHostPort(n.pg)
+		hosts, ports = append(hosts, h), append(ports, p)
+	}
+	single, err := add("-data", filepath.Join(cc.Dir, "single"), "-idle-timeout", "0")
+	if err != nil {
+		return nil, err
+	}
+	clusterT := Target{Name: "seqd-cluster3", Kind: Seqd, Cache: cache,
+		DSN: fmt.Sprintf("host=%s port=%s user=seqbench dbname=seqbench sslmode=disable target_session_attrs=read-write connect_timeout=2",
+			strings.Join(hosts, ","), strings.Join(ports, ","))}
+	singleT := Target{Name: "seqd-single", Kind: Seqd, Cache: cache,
+		DSN: fmt.Sprintf("postgres://seqbench@%s/seqbench?sslmode=disable", single.pg)}
+	if err := waitLeader(ctx, clusterT, 30*time.Second); err != nil {
+		return nil, err
+	}
+
+	// 1 and 2: the grid, and the transactions it cost.
+	commits := func(ns []*node) float64 {
+		var sum float64
+		for _, n := range ns {
+			sum += n.metric("seqd_group_commits_total", nil)
+		}
+		return sum
+	}
+	rep := &ClusterReport{TxnsPerMillion: map[string]float64{}}
+	for _, t := range []struct {
+		t  Target
+		ns []*node
+	}{{clusterT, members}, {singleT, []*node{single}}} {
+		gc := cfg
+		gc.Targets = []Target{t.t}
+		before := commits(t.ns)
+		rs, err := runNextval(ctx, gc)
+		if err != nil {
+			return nil, err
+		}
+		var values int64
+		for _, r := range rs {
+			values += r.Values
+		}
+		if values > 0 {
+			rep.TxnsPerMillion[t.t.Name] = (commits(t.ns) - before) / float64(values) * 1e6
+		}
+		rep.Results = append(rep.Results, rs...)
+	}
+
+	// 3: failovers under a light load.
+	stop := make(chan struct{})
+	loadDone := make(chan struct{})
+	go func() {
+		defer close(loadDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s, err := connect(ctx, clusterT)
+			if err != nil {
+				time.Sleep(50 * time.Millisecond)
+				continue
+			}
+			for {
+				select {
+				case <-stop:
+					s.close()
+					return
+				default:
+				}
+				if _, err := s.value(ctx, "SELECT nextval('seqbench_s')"); err != nil {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			s.close()
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-loadDone
+	}()
+	for k := range cc.Failovers {
+		time.Sleep(time.Second)
+		leader := -1
+		for i, n := range members {
+			if code, body := n.get("/readyz"); code == 200 && strings.HasPrefix(body, "leader ") {
+				leader = i
+			}
+		}
+		if leader < 0 {
+			return nil, fmt.Errorf("failover %d: no node says it leads", k)
+		}
+		began := time.Now()
+		members[leader].kill()
+		if err := waitValue(ctx, clusterT, 30*time.Second); err != nil {
+			return nil, fmt.Errorf("failover %d: %w", k, err)
+		}
+		rep.Unavailable = append(rep.Unavailable, time.Since(began))
+		var burned int64
+		for i, n := range members {
+			if i != leader {
+				if code, body := n.get("/readyz"); code == 200 && strings.HasPrefix(body, "leader ") {
+					burned = int64(n.metric("seqd_sequence_burned_values_total", map[string]string{"reason": "failover", "sequence": "seqbench_s"}))
+				}
+			}
+		}
+		rep.Burned = append(rep.Burned, burned)
+		if err := members[leader].start(cc.Binary); err != nil {
+			return nil, err
+		}
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "failover %d: a value after %v, %d burned\n", k, rep.Unavailable[k].Round(time.Millisecond), burned)
+		}
+	}
+	return rep, nil
+}
+
+// waitLeader waits until a multi-host connection finds a leader.
+func waitLeader(ctx context.Context, t Target, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		s, err := connect(ctx, t)
+		if err == nil {
+			s.close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no leader within %v: %w", within, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitValue waits until a new multi-host connection takes a value.
+func waitValue(ctx context.Context, t Target, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		s, err := connect(cctx, t)
+		if err == nil {
+			_, err = s.value(cctx, "SELECT nextval('seqbench_s')")
+			s.close()
+		}
+		cancel()
+		if err == nil {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return errors.New("no value within 30s")
+}
