@@ -212,13 +212,9 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 // hasSequencePrivilege is has_sequence_privilege([role,] sequence, privileges).
 func hasSequencePrivilege(e *env, a []Datum) (Datum, error) {
 	s := e.s
-	role := s.cfg.User
-	if len(a) == 3 {
-		r, err := s.checkedRole(a[0].S)
-		if err != nil {
-			return Null, err
-		}
-		role, a = r, a[1:]
+	role, a, err := s.privilegeArgs(a)
+	if err != nil {
+		return Null, err
 	}
 	want, wantGrantable, err := parsePrivileges(a[1].S, privNames)
 	if err != nil {

@@ -127,6 +127,16 @@ func (s *Session) checkedRole(name string) (string, error) {
 	return name, s.checkRoleExists(name)
 }
 
+// privilegeArgs splits a has_*_privilege function's arguments: the role
+// asked about (the session user unless given first) and the rest.
+func (s *Session) privilegeArgs(a []Datum) (string, []Datum, error) {
+	if len(a) < 3 {
+		return s.cfg.User, a, nil
+	}
+	r, err := s.checkedRole(a[0].S)
+	return r, a[1:], err
+}
+
 // parsePrivileges reads a has_*_privilege privilege list: words of names,
 // each maybe followed by WITH GRANT OPTION.
 func parsePrivileges(text string, names map[string]engine.Privs) (want, wantGrantable engine.Privs, err error) {
@@ -157,13 +167,9 @@ func hasPrivilege(have, want, wantGrantable engine.Privs, owns bool) Datum {
 // hasSchemaPrivilege is has_schema_privilege([role,] schema, privileges).
 func hasSchemaPrivilege(e *env, a []Datum) (Datum, error) {
 	s := e.s
-	role := s.cfg.User
-	if len(a) == 3 {
-		r, err := s.checkedRole(a[0].S)
-		if err != nil {
-			return Null, err
-		}
-		role, a = r, a[1:]
+	role, a, err := s.privilegeArgs(a)
+	if err != nil {
+		return Null, err
 	}
 	var name string
 	if a[0].Kind == KText {
@@ -208,13 +214,9 @@ func (s *Session) ownsSchema(name, role string) bool {
 // privileges).
 func hasDatabasePrivilege(e *env, a []Datum) (Datum, error) {
 	s := e.s
-	role := s.cfg.User
-	if len(a) == 3 {
-		r, err := s.checkedRole(a[0].S)
-		if err != nil {
-			return Null, err
-		}
-		role, a = r, a[1:]
+	role, a, err := s.privilegeArgs(a)
+	if err != nil {
+		return Null, err
 	}
 	if a[0].Kind == KText {
 		if a[0].S != s.cfg.Database {
