@@ -64,17 +64,30 @@ func (w *exhaustionWatch) Near() int {
 	return w.near
 }
 
-// run checks every period until stop is closed.
-func (w *exhaustionWatch) run(eng *engine.Engine, period time.Duration, stop <-chan struct{}) {
+// run checks every period until stop is closed. sequences lists what to
+// check; ok false (a cluster node that does not lead: the leader warns)
+// checks nothing and forgets the rates seen, which a new leadership
+// measures afresh.
+func (w *exhaustionWatch) run(sequences func() (list []engine.Info, ok bool), period time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(period)
 	defer t.Stop()
-	w.check(eng.List(), time.Now())
+	check := func(now time.Time) {
+		list, ok := sequences()
+		if !ok {
+			w.mu.Lock()
+			w.last, w.near = map[string]rateSample{}, 0
+			w.mu.Unlock()
+			return
+		}
+		w.check(list, now)
+	}
+	check(time.Now())
 	for {
 		select {
 		case <-stop:
 			return
 		case now := <-t.C:
-			w.check(eng.List(), now)
+			check(now)
 		}
 	}
 }

@@ -54,3 +54,45 @@ func TestExhaustionWatch(t *testing.T) {
 		t.Fatal("warned twice within a day")
 	}
 }
+
+// TestExhaustionWatchFollows: a cluster node that does not lead checks
+// nothing (the leader warns) and forgets what it measured, so that it
+// neither warns twice for the cluster nor projects from another
+// leadership's samples.
+func TestExhaustionWatchFollows(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ctx := context.Background()
+	small, _ := engine.NewName("public", "small")
+	typ := alloc.Smallint
+	if _, err := eng.Create(ctx, small, alloc.Spec{Type: &typ}, false); err != nil {
+		t.Fatal(err)
+	}
+	w := newExhaustionWatch(30 * 24 * time.Hour)
+	t0 := time.Unix(1_000_000, 0)
+	w.check(eng.List(), t0)
+	if _, err := eng.Setval(ctx, small, 3276, true); err != nil {
+		t.Fatal(err)
+	}
+	if w.check(eng.List(), t0.Add(time.Hour)); w.Near() != 1 {
+		t.Fatal("not near while leading")
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	calls := make(chan struct{}, 1)
+	go func() {
+		w.run(func() ([]engine.Info, bool) {
+			select {
+			case calls <- struct{}{}:
+			default:
+			}
+			return nil, false
+		}, time.Hour, stop)
+		close(done)
+	}()
+	<-calls
+	close(stop)
+	<-done
+	if w.Near() != 0 || len(w.last) != 0 {
+		t.Fatalf("a follower kept its leadership's figures: near %d, %d samples", w.Near(), len(w.last))
+	}
+}

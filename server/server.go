@@ -147,7 +147,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		eng.Close()
 		return nil, err
 	}
-	go s.watch.run(eng, time.Minute, s.stop)
+	go s.watch.run(func() ([]engine.Info, bool) { return eng.List(), true }, time.Minute, s.stop)
 	if cfg.FS == nil && cfg.Store == nil {
 		dir, _ := filepath.Abs(cfg.DataDir)
 		if eng.Fresh() {
@@ -329,6 +329,13 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 		n.mu.Unlock()
 	}
 	go n.lead(s.metrics.onCommit)
+	go s.watch.run(func() ([]engine.Info, bool) {
+		if !n.leading() {
+			return nil, false
+		}
+		eng, _ := n.current()
+		return eng.List(), true
+	}, time.Minute, s.stop)
 	cfg.Logger.Printf("seqd cluster node %s listening on %s (etcd %v, prefix %s), authentication %s, TLS %v",
 		n.cfg.NodeName, s.ln.Addr(), cfg.Etcd, cfg.EtcdPrefix, cfg.Auth, s.tls != nil)
 	return s, nil
