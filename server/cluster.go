@@ -219,6 +219,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			n.retired = append(n.retired, n.eng) // closed by refresh once unused
 			n.eng = snap
 			n.mu.Unlock()
+			n.see(n.ctx)
 		}
 	}
 }
