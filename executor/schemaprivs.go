@@ -329,13 +329,7 @@ func (c *compiler) grantOnSchemaOrDatabase(st *pg.GrantStmt, tag string) (*Prepa
 				}
 				owner, have = s.cat().DatabaseACL().Owner, s.databasePrivileges(s.cfg.User)
 			} else {
-				if _, ok := s.tempName(name); ok || isBuiltinSchema(name) {
-					return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not change the privileges of schema %s: it is the system's", name)
-				}
-				if !s.cat().SchemaExists(name) {
-					return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", name)
-				}
-				a, err := s.cat().SchemaACL(name)
+				a, err := s.userSchemaACL(name, "privileges")
 				if err != nil {
 					return nil, err
 				}
@@ -403,15 +397,12 @@ func (c *compiler) alterOwner(st *pg.AlterOwnerStmt) (*Prepared, error) {
 			if !su { // PostgreSQL asks for CREATEDB, which only superusers have in seqd
 				return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to change owner of database")
 			}
-			return commandResult(tag), s.ddlCat().UpdateDatabaseACL(ctx, setOwner)
+			if err := s.ddlCat().UpdateDatabaseACL(ctx, setOwner); err != nil {
+				return nil, err
+			}
+			return commandResult(tag), nil
 		}
-		if _, ok := s.tempName(name); ok || isBuiltinSchema(name) {
-			return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not change the owner of schema %s: it is the system's", name)
-		}
-		if !s.cat().SchemaExists(name) {
-			return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", name)
-		}
-		a, err := s.cat().SchemaACL(name)
+		a, err := s.userSchemaACL(name, "owner")
 		if err != nil {
 			return nil, err
 		}
@@ -428,8 +419,24 @@ func (c *compiler) alterOwner(st *pg.AlterOwnerStmt) (*Prepared, error) {
 		if err := s.checkDatabase(engine.PrivCreate); err != nil {
 			return nil, err
 		}
-		return commandResult(tag), s.ddlCat().UpdateSchemaACL(ctx, name, setOwner)
+		if err := s.ddlCat().UpdateSchemaACL(ctx, name, setOwner); err != nil {
+			return nil, err
+		}
+		return commandResult(tag), nil
 	}), nil
+}
+
+// userSchemaACL is the ACL of a schema GRANT or ALTER ... OWNER TO may
+// change (what: "privileges" or "owner"): one that exists and is not the
+// system's.
+func (s *Session) userSchemaACL(name, what string) (engine.ACL, error) {
+	if _, ok := s.tempName(name); ok || isBuiltinSchema(name) {
+		return engine.ACL{}, sql.Errorf(sql.FeatureNotSupported, "seqd does not change the %s of schema %s: it is the system's", what, name)
+	}
+	if !s.cat().SchemaExists(name) {
+		return engine.ACL{}, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", name)
+	}
+	return s.cat().SchemaACL(name)
 }
 
 // ownerOID is the OID catalogs show for an owning role ("": the

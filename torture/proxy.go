@@ -43,7 +43,7 @@ func (p *proxy) serve() {
 	}
 }
 
-// track records c as open; false if the proxy is closed.
+// track records c as open, for heal to close.
 func (p *proxy) track(c net.Conn) {
 	p.mu.Lock()
 	p.conns[c] = true
