@@ -102,6 +102,11 @@ type Options struct {
 	// the values handed out. A shaped sequence counts 1, 2, ... up to
 	// Shape.MaxCounter(), is a bigint and does not cycle.
 	Shape Shape
+	// NoOrder: in cluster mode every node hands out values from blocks
+	// of CACHE it reserves for itself, unique across the cluster and
+	// ordered per node only (Oracle RAC's NOORDER). One node serves a
+	// NOORDER sequence as it serves any other.
+	NoOrder bool
 }
 
 // Spec is the set of options one CREATE or ALTER SEQUENCE names. A nil
@@ -127,6 +132,15 @@ type Spec struct {
 	// START COUNTER [WITH] n (CREATE), RESTART COUNTER [WITH] n (ALTER).
 	StartCounter   *int64
 	RestartCounter *int64
+
+	// ORDER (true) or NOORDER (false).
+	Order *bool
+}
+
+// Restarts reports whether the spec sets the sequence's position
+// (RESTART, RESTART WITH, RESTART COUNTER).
+func (sp Spec) Restarts() bool {
+	return sp.Restart || sp.RestartWith != nil || sp.RestartCounter != nil
 }
 
 // Create validates a CREATE SEQUENCE spec and returns the new sequence's
@@ -148,6 +162,9 @@ func Alter(o Options, s State, spec Spec) (Options, State, error) {
 // apply follows PostgreSQL 15's init_params step by step, so that the order
 // in which problems are reported is PostgreSQL's too.
 func apply(o Options, s State, spec Spec, isInit bool) (Options, State, error) {
+	if spec.Order != nil {
+		o.NoOrder = !*spec.Order
+	}
 	if spec.Shape != nil {
 		if !isInit {
 			return o, s, errorf(ErrInvalidOption, "ALTER SEQUENCE cannot change the shape of a sequence")

@@ -97,7 +97,7 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co Cre
 // Alter applies an ALTER SEQUENCE spec. The sequence continues from its
 // exact position (or from RESTART's value), with nothing skipped.
 func (e *Engine) Alter(ctx context.Context, n Name, spec alloc.Spec) error {
-	return e.mutate(ctx, n, func(s *seq) (alloc.Options, alloc.State, error) {
+	return e.mutate(ctx, n, spec.Restarts(), func(s *seq) (alloc.Options, alloc.State, error) {
 		return alloc.Alter(s.opts, s.cur, spec)
 	})
 }
@@ -105,7 +105,7 @@ func (e *Engine) Alter(ctx context.Context, n Name, spec alloc.Spec) error {
 // Setval sets the sequence's position as setval(n, v, called) does.
 func (e *Engine) Setval(ctx context.Context, n Name, v int64, called bool) (id uint64, err error) {
 	var sid uint64
-	err = e.mutate(ctx, n, func(s *seq) (alloc.Options, alloc.State, error) {
+	err = e.mutate(ctx, n, true, func(s *seq) (alloc.Options, alloc.State, error) {
 		sid = s.id
 		st, err := s.opts.Setval(v, called, s.name().Rel())
 		return s.opts, st, err
@@ -124,7 +124,7 @@ func (e *Engine) SetLogged(ctx context.Context, n Name, logged bool) error {
 		return nil
 	}
 	s.writing, s.remaining, s.granted = true, 0, 0
-	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: !logged}
+	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: !logged, epoch: s.epoch}
 	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
 	s.mu.Unlock()
 	return e.commit(s, op, func(rev storage.Rev) {
@@ -174,8 +174,9 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 // mutate runs DDL on an existing sequence: once no write is in flight, f
 // computes the new options and exact state from the current ones; the
 // window is given up (its values were never handed out) and the new record
-// is made durable before mutate returns.
-func (e *Engine) mutate(ctx context.Context, n Name, f func(*seq) (alloc.Options, alloc.State, error)) error {
+// is made durable before mutate returns. restart says that f sets the
+// position (a NOORDER sequence's next epoch begins).
+func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) (alloc.Options, alloc.State, error)) error {
 	s, err := e.lookupIdle(ctx, n)
 	if err != nil {
 		return err
@@ -186,11 +187,12 @@ func (e *Engine) mutate(ctx context.Context, n Name, f func(*seq) (alloc.Options
 		return err
 	}
 	s.writing, s.remaining, s.granted = true, 0, 0
-	rec := record{id: s.id, opts: opts, state: state, unlogged: s.unlogged}
+	epoch := nextEpoch(s.opts, opts, s.epoch, restart)
+	rec := record{id: s.id, opts: opts, state: state, unlogged: s.unlogged, epoch: epoch}
 	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
 	s.mu.Unlock()
 	return e.commit(s, op, func(rev storage.Rev) {
-		s.opts, s.cur, s.rev = opts, state, rev
+		s.opts, s.cur, s.rev, s.epoch = opts, state, rev, epoch
 		s.window, s.lastRefill = 0, 0
 	})
 }
@@ -250,4 +252,14 @@ func (e *Engine) commit(s *seq, op storage.Op, apply func(storage.Rev), extra ..
 		done <- err
 	}})
 	return <-done
+}
+
+// nextEpoch is a NOORDER sequence's epoch after a change from old to new
+// options: the next one when the change sets its position (restart) or
+// makes it NOORDER, so that the nodes start from the record's position.
+func nextEpoch(old, new alloc.Options, epoch uint64, restart bool) uint64 {
+	if restart || new.NoOrder && !old.NoOrder {
+		return epoch + 1
+	}
+	return epoch
 }

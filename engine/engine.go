@@ -28,6 +28,8 @@ var (
 	// ErrDeposed: another owner took the store (a write was fenced off);
 	// this engine serves nothing any more.
 	ErrDeposed = errors.New("seqd: store ownership lost")
+	// ErrUnsupported: PostgreSQL would do it; seqd cannot here.
+	ErrUnsupported = errors.New("seqd: not supported")
 )
 
 // Error is an engine failure: a Kind from the sentinels above, a message
@@ -36,6 +38,7 @@ type Error struct {
 	Kind error
 	Msg  string
 	Err  error
+	Hint string // what the user can do instead, if anything
 }
 
 func (e *Error) Error() string   { return e.Msg }
@@ -98,6 +101,9 @@ type Config struct {
 	// Every request asks it first; once it says false nothing more is
 	// handed out (ErrDeposed), and Close writes nothing back.
 	Leadership func() bool
+	// Ranges, in cluster mode, serves the NOORDER sequences from blocks
+	// this node reserves (noorder.go); nil: they are served as any other.
+	Ranges *Ranges
 	// ReadOnly opens a snapshot of the store for reading only (a cluster
 	// follower's catalog): no ownership is taken and nothing is ever
 	// written; every write fails. Close leaves the store open (an owner
@@ -181,6 +187,7 @@ type Engine struct {
 	deposed       atomic.Bool
 	leadership    func() bool // Config.Leadership
 	readOnly      bool        // Config.ReadOnly
+	ranges        *Ranges     // Config.Ranges
 	commitTimeout time.Duration
 	onCommit      func(int, time.Duration)
 	nextID        uint64 // low 32 bits of the next new sequence ID
@@ -227,6 +234,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		start := time.Now()
 		e.now = func() int64 { return int64(time.Since(start)) }
 	}
+	e.ranges = cfg.Ranges
 	if cfg.ReadOnly {
 		e.readOnly = true
 		e.store = readOnlyStore{cfg.Store}
@@ -249,7 +257,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if _, ok := nameFromKey(kv.Key); !ok {
 			return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
 		}
-		s := &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged}
+		s := &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged, epoch: rec.epoch}
 		e.seqs[kv.Key] = s
 		if rec.hasKnown && !rec.unlogged {
 			known[s] = rec.known
@@ -422,6 +430,9 @@ func (e *Engine) Release(n Name, first, last int64) (released int64, err error) 
 	if err := s.usableLocked(); err != nil {
 		return 0, err
 	}
+	if e.ranges != nil && s.opts.NoOrder {
+		return 0, nil // the node's blocks are not given back
+	}
 	if s.lockedBy != nil {
 		// A transaction's DDL holds it: give nothing back.
 		e.burnLocked(s, BurnedRelease, s.handedOutLocked(first, last))
@@ -449,6 +460,8 @@ type Info struct {
 	Unlogged bool
 	// Burned counts the values it skipped since the engine opened.
 	Burned Burned
+	// Epoch counts the times a NOORDER sequence's position was set.
+	Epoch uint64
 }
 
 // RangeUse is how many values the sequence has used of how many its range
@@ -642,7 +655,7 @@ func (e *Engine) closeSeq(s *seq) chan error {
 	if s.remaining == 0 {
 		return nil // the record already holds the exact position
 	}
-	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged}
+	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
 	done := make(chan error, 1)
 	s.writing = true
 	e.w.submit(&write{op: storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, done: func(rev storage.Rev, err error) {

@@ -44,6 +44,12 @@ import (
 // is_called. A crash skips at most the values between it and the mark
 // (counted as burned at the next start). A record without it holds an
 // exact position, or is an older seqd's.
+//
+// A NOORDER sequence's record has flags bit 7 set and, after the shape
+// and before the known position, 8 bytes: its epoch, the number of times
+// its position was set (setval, RESTART, becoming NOORDER). In cluster
+// mode the nodes reserve its values in blocks recorded apart (rangeKey);
+// the record's state is where they start from in a new epoch.
 const (
 	recordVersion = 1
 	recordSize    = 58
@@ -61,10 +67,15 @@ type record struct {
 	// written; hasKnown false: state is the position (or unknown).
 	known    alloc.State
 	hasKnown bool
+	// epoch counts the times a NOORDER sequence's position was set.
+	epoch uint64
 }
 
-// knownSize is the size of the known position's field.
-const knownSize = 8
+// knownSize and epochSize are the sizes of the optional fields.
+const (
+	knownSize = 8
+	epochSize = 8
+)
 
 func (r record) encode() []byte {
 	sh := r.opts.Shape
@@ -89,6 +100,9 @@ func (r record) encode() []byte {
 			b[1] |= 64
 		}
 	}
+	if r.opts.NoOrder {
+		b[1] |= 128
+	}
 	b = binary.BigEndian.AppendUint64(b, r.id)
 	for _, v := range []int64{r.opts.Increment, r.opts.Min, r.opts.Max, r.opts.Start, r.opts.Cache, r.state.Last} {
 		b = binary.BigEndian.AppendUint64(b, uint64(v))
@@ -103,6 +117,9 @@ func (r record) encode() []byte {
 		b = binary.BigEndian.AppendUint64(b, uint64(lo))
 		b = binary.BigEndian.AppendUint64(b, uint64(hi))
 	}
+	if r.opts.NoOrder {
+		b = binary.BigEndian.AppendUint64(b, r.epoch)
+	}
 	if r.hasKnown {
 		b = binary.BigEndian.AppendUint64(b, uint64(r.known.Last))
 	}
@@ -115,14 +132,23 @@ func decodeRecord(b []byte) (record, error) {
 	if len(b) > 1 && b[1]&32 != 0 {
 		extra = knownSize
 	}
+	if len(b) > 1 && b[1]&128 != 0 {
+		extra += epochSize
+	}
 	ok := len(b) == recordSize+extra && b[0] == recordVersion || len(b) == shapedSize+extra && b[0] == shapedVersion
-	if !ok || b[1]>>7 != 0 || extra == 0 && b[1]&64 != 0 || alloc.Type(b[1]>>2&3) > alloc.Smallint {
+	if !ok || b[1]&32 == 0 && b[1]&64 != 0 || alloc.Type(b[1]>>2&3) > alloc.Smallint {
 		return record{}, corrupt
 	}
 	var r record
-	if extra != 0 {
+	tail := b[len(b)-extra:]
+	if b[1]&128 != 0 {
+		r.opts.NoOrder = true
+		r.epoch = binary.BigEndian.Uint64(tail)
+		tail = tail[epochSize:]
+	}
+	if b[1]&32 != 0 {
 		r.hasKnown = true
-		r.known = alloc.State{Last: int64(binary.BigEndian.Uint64(b[len(b)-knownSize:])), Called: b[1]&64 != 0}
+		r.known = alloc.State{Last: int64(binary.BigEndian.Uint64(tail)), Called: b[1]&64 != 0}
 	}
 	r.opts.Cycle = b[1]&1 != 0
 	r.state.Called = b[1]&2 != 0

@@ -78,6 +78,8 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 		return e.loadComment(kv)
 	case strings.HasPrefix(kv.Key, aclPrefix):
 		return e.loadACL(kv)
+	case strings.HasPrefix(kv.Key, rangePrefix):
+		// A NOORDER sequence's reserved blocks: the nodes' (noorder.go).
 	case kv.Key == databaseKey:
 		a, err := decodeACL(kv.Value)
 		if err != nil {
@@ -411,7 +413,7 @@ func (e *Engine) markRunning(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			rec := record{id: s.id, opts: s.opts, state: st, unlogged: true}
+			rec := record{id: s.id, opts: s.opts, state: st, unlogged: true, epoch: s.epoch + 1}
 			ops = append(ops, storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev})
 			resets = append(resets, reset{s, st})
 		}

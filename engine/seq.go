@@ -39,6 +39,7 @@ type seq struct {
 	writing    bool                  // a write of this sequence's record is in flight
 	gone       bool                  // dropped
 	unlogged   bool                  // UNLOGGED: reset to its start after a crash
+	epoch      uint64                // NOORDER: times the position was set (record.epoch)
 	burned     Burned                // values skipped since Open (Engine.Burned)
 	// lockedBy is the transaction holding the sequence's lock (txn.go):
 	// everyone else's nextval, setval and DDL wait for it to end.
@@ -66,7 +67,7 @@ func (s *seq) usableLocked() error {
 
 func (s *seq) infoLocked() Info {
 	cur, window := s.currentLocked()
-	return Info{Name: s.name(), ID: s.id, Options: s.opts, State: cur, Window: window, Unlogged: s.unlogged, Burned: s.burned}
+	return Info{Name: s.name(), ID: s.id, Options: s.opts, State: cur, Window: window, Unlogged: s.unlogged, Burned: s.burned, Epoch: s.epoch}
 }
 
 // handedOutLocked is how many values first..last holds when it is a run
@@ -129,6 +130,16 @@ func (s *seq) waitIdleLocked(ctx context.Context) error {
 // returned is that counter's value alone, mapped while s.mu is held.
 func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (alloc.Range, error) {
 	s.mu.Lock()
+	if e.ranges != nil && s.opts.NoOrder {
+		err := s.usableLocked()
+		key, id, epoch := s.key, s.id, s.epoch
+		s.mu.Unlock()
+		if err != nil {
+			return alloc.Range{}, err
+		}
+		name, _ := nameFromKey(key)
+		return e.ranges.take(ctx, name, key, id, epoch, n, whole)
+	}
 	defer s.mu.Unlock()
 	s.drainLocked()
 	waits := 0
@@ -211,8 +222,8 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 // the writer takes it, so callers that arrive while the writer is busy with
 // an earlier commit join this one.
 func (e *Engine) refillLocked(s *seq) {
-	if s.writing || s.gone || s.err != nil {
-		return
+	if s.writing || s.gone || s.err != nil || e.ranges != nil && s.opts.NoOrder {
+		return // a NOORDER sequence's record keeps where its epoch starts
 	}
 	// A carve's untaken values are the window's too (invariant 3 counts
 	// them as prefetched).
@@ -235,7 +246,7 @@ func (e *Engine) refillLocked(s *seq) {
 				return storage.Op{}, false
 			}
 			known, _ := s.currentLocked()
-			rec := record{id: s.id, opts: s.opts, state: mark, unlogged: s.unlogged, known: known, hasKnown: known != mark}
+			rec := record{id: s.id, opts: s.opts, state: mark, unlogged: s.unlogged, known: known, hasKnown: known != mark, epoch: s.epoch}
 			return storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, true
 		},
 		done: func(rev storage.Rev, err error) {

@@ -105,3 +105,36 @@ func TestKnownPositionRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestNoOrderRecord: a NOORDER record carries its epoch, with or without
+// a known position and a shape; a wrong size does not decode.
+func TestNoOrderRecord(t *testing.T) {
+	for _, sh := range []alloc.Shape{{}, {Kind: alloc.BitReversed}} {
+		max := int64(1000)
+		if sh.Shaped() {
+			max = sh.MaxCounter()
+		}
+		for _, hasKnown := range []bool{false, true} {
+			r := record{id: 9, opts: alloc.Options{Increment: 1, Min: 1, Max: max, Start: 1, Cache: 50, Shape: sh, NoOrder: true},
+				state: alloc.State{Last: 70, Called: true}, epoch: 1<<40 + 3}
+			if hasKnown {
+				r.known, r.hasKnown = alloc.State{Last: 60, Called: true}, true
+			}
+			b := r.encode()
+			got, err := decodeRecord(b)
+			got.opts.Shape = r.opts.Shape
+			if err != nil || got != r {
+				t.Fatalf("%v known %v: decoded %+v, %v; want %+v", sh, hasKnown, got, err, r)
+			}
+			for _, bad := range [][]byte{b[:len(b)-epochSize], append(b[:len(b):len(b)], 0)} {
+				if _, err := decodeRecord(bad); err == nil {
+					t.Errorf("%v: %d bytes decoded", sh, len(bad))
+				}
+			}
+			r.opts.NoOrder = false
+			if len(r.encode()) != len(b)-epochSize {
+				t.Errorf("%v: an ORDER record carries the epoch", sh)
+			}
+		}
+	}
+}

@@ -536,10 +536,32 @@ func (t *Txn) target(ctx context.Context, n Name) (*Engine, Name, context.Contex
 	case s != nil:
 		return t.e, n, withTxn(ctx, t), 0, nil
 	case ent.shadow.key != "":
+		if err := t.shadowServes(ent); err != nil {
+			return nil, Name{}, ctx, 0, err
+		}
 		return t.shadow, ent.shadow, ctx, ent.id, nil
 	}
 	on, _ := nameFromKey(ent.origin.key)
 	return t.e, on, withTxn(ctx, t), ent.id, nil
+}
+
+// shadowServes refuses values from the transaction's copy of a NOORDER
+// sequence in cluster mode whose position it did not set: the nodes'
+// blocks are beyond the copy's position.
+func (t *Txn) shadowServes(ent entry) error {
+	if t.e.ranges == nil || ent.origin == nil {
+		return nil
+	}
+	s := ent.origin
+	s.mu.Lock()
+	noOrder, epoch := s.opts.NoOrder, s.epoch
+	s.mu.Unlock()
+	info, err := t.shadow.Info(ent.shadow)
+	if err != nil || !noOrder || info.Epoch != epoch {
+		return err
+	}
+	return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("cannot take values of NOORDER sequence \"%s\" altered in this transaction block", ent.view.Rel()),
+		Hint: "COMMIT first, or set its position in the block (setval, RESTART)."}
 }
 
 // Nextval is the engine's, for the sequence as the transaction sees it.

@@ -370,7 +370,7 @@ func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, erro
 			return nil, err
 		}
 		if !q.s.isTemp(q.bulk.name) {
-			if err := q.s.checkWritable("nextval()"); err != nil {
+			if err := q.s.checkTakes(q.bulk.name, "nextval()"); err != nil {
 				return nil, err
 			}
 		}

@@ -133,7 +133,7 @@ func (x *seqExpr) eval(e *env) (Datum, error) {
 		// The hot path: nextval('s'), resolved when compiled.
 		temp := e.s.tempEng != nil && e.s.isTemp(x.name)
 		if !temp {
-			if err := e.s.checkWritable("nextval()"); err != nil {
+			if err := e.s.checkTakes(x.name, "nextval()"); err != nil {
 				return Null, err
 			}
 		}
@@ -214,7 +214,12 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		if s.isTemp(n) {
 			break // temporary sequences change in read-only transactions too
 		}
-		if err := s.checkWritable(x.f.name + "()"); err != nil {
+		command := x.f.name + "()"
+		if x.f.name == "nextval" || x.f.name == "seqd_reserve" {
+			if err := s.checkTakes(n, command); err != nil {
+				return nil, err
+			}
+		} else if err := s.checkWritable(command); err != nil {
 			return nil, err
 		}
 	}

@@ -151,6 +151,9 @@ func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 		if key == "sequence_name" {
 			if clause, args, shape = sql.ShapeOption(strs(d.Arg.GetList().GetItems())); shape {
 				key = strings.TrimPrefix(strings.TrimPrefix(clause, "no_"), "re")
+				if clause == "noorder" {
+					key = "order"
+				}
 			}
 		}
 		if seen[key] {
@@ -260,6 +263,9 @@ func (c *compiler) shapeOption(sp *alloc.Spec, clause string, args []string, sha
 		sp.StartCounter = &nums[0]
 	case "restart_counter":
 		sp.RestartCounter = &nums[0]
+	case "order", "noorder":
+		order := clause == "order"
+		sp.Order = &order
 	}
 	return nil
 }
@@ -341,6 +347,12 @@ func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 		}
 		if err := s.checkOwner(n); err != nil {
 			return nil, err
+		}
+		if sp.Order != nil && *sp.Order && !sp.Restarts() && s.eng.Unordered(n) {
+			// Where the nodes' blocks end is not known to the leader
+			// without stopping them; the user says where ORDER starts.
+			return nil, sql.Errorf(sql.FeatureNotSupported, "cannot make NOORDER sequence \"%s\" ORDER in cluster mode without RESTART", n.Rel()).
+				WithHint("Use ALTER SEQUENCE ... ORDER RESTART WITH a value above every value handed out.")
 		}
 		if err := s.ddlFor(n).Alter(ctx, n, sp); err != nil {
 			return nil, err

@@ -178,6 +178,16 @@ func (s *Session) checkWritable(command string) error {
 	return nil
 }
 
+// checkTakes is checkWritable for a function that takes values of n
+// (nextval(), seqd_reserve()): a standby serves a NOORDER sequence's from
+// its own blocks, as the leader does.
+func (s *Session) checkTakes(n engine.Name, command string) error {
+	if s.cfg.Standby && s.eng.Unordered(n) {
+		return nil
+	}
+	return s.checkWritable(command)
+}
+
 // end closes the block: commit keeps settings, rollback restores them;
 // either drops SET LOCAL values and cursors without HOLD.
 func (s *Session) end(ctx context.Context, tag string, commit bool) (*Result, error) {

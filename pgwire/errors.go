@@ -128,6 +128,8 @@ func kindOf(err error) sql.Kind {
 		return sql.DeadlockDetected
 	case errors.Is(err, engine.ErrSerialization):
 		return sql.SerializationFailure
+	case errors.Is(err, engine.ErrUnsupported):
+		return sql.FeatureNotSupported
 	case errors.Is(err, alloc.ErrLimitReached):
 		return sql.SequenceLimitExceeded
 	case errors.Is(err, alloc.ErrInvalidOption):
@@ -146,8 +148,11 @@ func toErrorResponse(err error) *pgproto3.ErrorResponse {
 	kind := kindOf(err)
 	r := &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: sqlstate(kind), Message: err.Error()}
 	var se *sql.Error
+	var ee *engine.Error
 	if errors.As(err, &se) {
 		r.Position, r.Detail, r.Hint = int32(se.Pos), se.Detail, se.Hint
+	} else if errors.As(err, &ee) {
+		r.Hint = ee.Hint
 	}
 	if kind == sql.QueryCanceled {
 		r.Message = "canceling statement due to user request"

@@ -27,6 +27,9 @@ type node struct {
 	ctx    context.Context // canceled by Shutdown
 	cancel context.CancelFunc
 	loop   chan struct{} // closed when lead returns
+	// ranges serves the NOORDER sequences from this node's blocks, in
+	// every engine it opens, leader's or standby's.
+	ranges *engine.Ranges
 
 	mu      sync.Mutex
 	eng     *engine.Engine
@@ -49,6 +52,12 @@ func startNode(ctx context.Context, cfg Config, pg func() *pgwire.Server) (*node
 	}
 	n := &node{cli: cli, cfg: cfg, log: cfg.Logger, pg: pg, loop: make(chan struct{})}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
+	rst, err := etcdstore.Open(etcdstore.Config{Client: cli, Prefix: cfg.EtcdPrefix, Timeout: cfg.LeaseTTL})
+	if err != nil {
+		cli.Close()
+		return nil, err
+	}
+	n.ranges = engine.NewRanges(rst)
 	snap, err := n.snapshot(ctx)
 	if err != nil {
 		cli.Close()
@@ -129,7 +138,7 @@ func (n *node) snapshot(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.Open(ctx, engine.Config{Store: st, ReadOnly: true})
+	return engine.Open(ctx, engine.Config{Store: st, ReadOnly: true, Ranges: n.ranges})
 }
 
 // snapshotInterval is how often a follower reads the store again for
@@ -168,7 +177,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL})
 		var eng *engine.Engine
 		if err == nil {
-			eng, err = engine.Open(n.ctx, engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps})
+			eng, err = engine.Open(n.ctx, engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps, Ranges: n.ranges})
 		}
 		if err == nil {
 			cfg := n.cfg

@@ -26,6 +26,13 @@ func TestParse(t *testing.T) {
 		{"select 1; ALTER SEQUENCE a NO SKIP RANGE RESTART COUNTER 3", 2, "select 1"},
 		{"create sequence b SHARD_BITS 4 RANGE_BITS 40 nocache", 1,
 			`create sequence b SEQUENCE NAME pg_catalog.seqd_shard_bits."4" SEQUENCE NAME pg_catalog.seqd_range_bits."40" CACHE 1`},
+		// ORDER and NOORDER, but never the sequence's own name.
+		{"CREATE SEQUENCE s CACHE 1000 NOORDER", 1, "CREATE SEQUENCE s CACHE 1000 SEQUENCE NAME pg_catalog.seqd_noorder"},
+		{"alter sequence if exists noorder.order order", 1, "alter sequence if exists noorder.order SEQUENCE NAME pg_catalog.seqd_order"},
+		{"create sequence noorder noorder", 1, "create sequence noorder SEQUENCE NAME pg_catalog.seqd_noorder"},
+		{"alter sequence s rename to noorder", 1, "alter sequence s rename to noorder"},
+		{"alter sequence s set schema noorder", 1, "alter sequence s set schema noorder"},
+		{"select 1 from t order by 1", 1, "select 1 from t order by 1"},
 	} {
 		st, err := Parse(tc.q)
 		if err != nil {
@@ -136,7 +143,8 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"select nextval('s')", "SELECT NEXT VALUE FOR s", "create sequence s nocache", "selec 1",
 		"select 1; select 2", "SELECT NEXTVAL(a.b)", "/* c */ select $1::int", "show all",
 		"create sequence s bit_reversed_positive skip range 1 2 start counter 3", "alter sequence s no skip range restart counter with 4",
-		"create sequence t shard_bits 4 range_bits 40; select 1"} {
+		"create sequence t shard_bits 4 range_bits 40; select 1",
+		"create sequence if not exists a.noorder noorder; alter sequence s order"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {

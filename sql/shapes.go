@@ -13,6 +13,7 @@ import (
 //	SHARD_BITS s, RANGE_BITS r
 //	SKIP RANGE min max, NO SKIP RANGE
 //	START COUNTER [WITH] n, RESTART COUNTER [WITH] n
+//	ORDER, NOORDER (Oracle's, for cluster mode)
 //
 // PostgreSQL's grammar has no room for them, so each becomes one of its
 // sequence options that nothing else uses, SEQUENCE NAME, with a name in
@@ -28,7 +29,8 @@ const shapeOptionPrefix = "seqd_"
 
 // ShapeOption decodes the name of a SEQUENCE NAME option the rewrite made:
 // the clause (bit_reversed_positive, shard_bits, range_bits, skip_range,
-// no_skip_range, start_counter, restart_counter) and its numbers as
+// no_skip_range, start_counter, restart_counter, order, noorder) and its
+// numbers as
 // written. ok is false for any other name.
 func ShapeOption(names []string) (clause string, args []string, ok bool) {
 	if len(names) < 2 || names[0] != "pg_catalog" || !strings.HasPrefix(names[1], shapeOptionPrefix) {
@@ -45,6 +47,7 @@ func ShapeOption(names []string) (clause string, args []string, ok bool) {
 var shapeClauseArgs = map[string]int{
 	"bit_reversed_positive": 0, "shard_bits": 1, "range_bits": 1, "skip_range": 2,
 	"no_skip_range": 0, "start_counter": 1, "restart_counter": 1,
+	"order": 0, "noorder": 0,
 }
 
 // rewriteShapes rewrites the shape clauses of the CREATE and ALTER
@@ -102,17 +105,36 @@ func rewriteShapesMapped(q string) (string, func(int) int, bool) {
 		if w == "sequence" && !inSeq {
 			first := word(stmtStart)
 			inSeq = first == "create" || first == "alter"
+			// The sequence's name is not a clause, whatever it is
+			// called: skip IF [NOT] EXISTS and the (qualified) name.
+			if inSeq {
+				for j := i + 1; j < len(toks); j++ {
+					switch word(j) {
+					case "if", "not", "exists", ".":
+						i = j
+						continue
+					}
+					if word(j+1) == "." {
+						continue
+					}
+					i = j
+					break
+				}
+			}
 			continue
 		}
 		if !inSeq {
 			continue
 		}
+		if prev := word(i - 1); prev == "to" || prev == "schema" || prev == "by" || prev == "." {
+			continue // a name: RENAME TO, SET SCHEMA, OWNER TO, OWNED BY
+		}
 		var clause string
 		var args []string
 		end := i // last token of the clause
 		switch {
-		case w == "bit_reversed_positive":
-			clause = "bit_reversed_positive"
+		case w == "bit_reversed_positive", w == "order", w == "noorder":
+			clause = w
 		case w == "shard_bits" || w == "range_bits":
 			n, next, ok := number(i + 1)
 			if !ok {

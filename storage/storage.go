@@ -39,6 +39,19 @@ type KV struct {
 	Rev   Rev
 }
 
+// Swapper is a store that any writer may compare-and-swap one record of,
+// without the owner's token: how cluster mode's nodes reserve blocks of
+// a NOORDER sequence for themselves.
+type Swapper interface {
+	// Swap reads the records at guard and key as of one revision (Rev
+	// 0: absent) and passes them to fn; if fn returns a value, it is
+	// written at key provided that neither record changed since, and
+	// Swap reads and calls fn again while they change, until ctx ends.
+	// An error of fn's ends Swap with nothing written; any other error
+	// leaves the outcome unknown.
+	Swap(ctx context.Context, guard, key string, fn func(guard, cur KV) ([]byte, error)) error
+}
+
 // Store is durable storage for seqd's records. Implementations are safe for
 // concurrent use.
 type Store interface {

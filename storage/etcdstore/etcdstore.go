@@ -215,3 +215,50 @@ func (s *Store) Close() error {
 	s.closed.Store(true)
 	return nil
 }
+
+// Swap is storage.Swapper's: one read of both keys in a transaction, then
+// a transaction that writes key only if neither key's mod revision moved.
+// It is not fenced by the owner: any node may reserve.
+func (s *Store) Swap(ctx context.Context, guard, key string, fn func(guard, cur storage.KV) ([]byte, error)) error {
+	gk, kk := s.data+guard, s.data+key
+	unchanged := func(k string, kv storage.KV) clientv3.Cmp {
+		if kv.Rev == 0 {
+			return clientv3.Compare(clientv3.CreateRevision(k), "=", 0)
+		}
+		return clientv3.Compare(clientv3.ModRevision(k), "=", int64(kv.Rev))
+	}
+	for {
+		if s.closed.Load() {
+			return storage.ErrClosed
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cctx, cancel := s.ctx(ctx)
+		r, err := s.c.Txn(cctx).Then(clientv3.OpGet(gk), clientv3.OpGet(kk)).Commit()
+		if err != nil {
+			cancel()
+			return fmt.Errorf("etcdstore: swap: %w", err)
+		}
+		var got [2]storage.KV
+		for i, k := range []string{guard, key} {
+			got[i].Key = k
+			if kvs := r.Responses[i].GetResponseRange().GetKvs(); len(kvs) > 0 {
+				got[i].Value, got[i].Rev = kvs[0].Value, storage.Rev(kvs[0].ModRevision)
+			}
+		}
+		v, err := fn(got[0], got[1])
+		if err != nil {
+			cancel()
+			return err
+		}
+		w, err := s.c.Txn(cctx).If(unchanged(gk, got[0]), unchanged(kk, got[1])).Then(clientv3.OpPut(kk, string(v))).Commit()
+		cancel()
+		if err != nil {
+			return fmt.Errorf("etcdstore: swap: %w", err) // outcome unknown
+		}
+		if w.Succeeded {
+			return nil
+		}
+	}
+}

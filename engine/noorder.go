@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/storage"
+)
+
+// NOORDER sequences in cluster mode (Oracle RAC's NOORDER, CockroachDB's
+// per-node cache): every node, leader or not, hands out values from
+// blocks of CACHE values it reserves for itself, so values are unique
+// across the cluster and ordered per node only, and no node waits for
+// another, or for a leader, while its block lasts.
+//
+// A block is reserved by one compare-and-swap (storage.Swapper) of the
+// sequence's range record (rangeKey: the position up to which blocks are
+// reserved, and the epoch it counts in) guarded by the sequence's own
+// record: the swap succeeds only if neither changed since it read them,
+// so two nodes never reserve the same values, and a reservation made
+// while the leader rewrote the sequence is made again on the new
+// definition. The leader never writes the range record: when it sets the
+// position (setval, RESTART, becoming NOORDER) it writes the sequence's
+// record with the next epoch, and a range record of an older epoch counts
+// for nothing: the next block starts at the record's position.
+//
+// A node serves the rest of its block after setval, RESTART or ALTER,
+// as a PostgreSQL session serves the rest of its cached values; a block
+// a node does not finish (a restart, a crash) is burned, never reissued.
+
+// rangePrefix begins the range records' keys (catalog records: the
+// leader's engine skips them).
+const rangePrefix = catalogPrefix + "range:"
+
+func rangeKey(id uint64) string { return rangePrefix + strconv.FormatUint(id, 16) }
+
+// rangeRecord is a range record's value: version 1, the epoch, and the
+// position up to which blocks are reserved (last, is_called).
+type rangeRecord struct {
+	epoch uint64
+	state alloc.State
+}
+
+const rangeRecordSize = 18
+
+func (r rangeRecord) encode() []byte {
+	b := make([]byte, 1, rangeRecordSize)
+	b[0] = 1
+	b = binary.BigEndian.AppendUint64(b, r.epoch)
+	b = binary.BigEndian.AppendUint64(b, uint64(r.state.Last))
+	called := byte(0)
+	if r.state.Called {
+		called = 1
+	}
+	return append(b, called)
+}
+
+func decodeRangeRecord(b []byte) (rangeRecord, error) {
+	if len(b) != rangeRecordSize || b[0] != 1 || b[17] > 1 {
+		return rangeRecord{}, fmt.Errorf("seqd: corrupt range record (%d bytes)", len(b))
+	}
+	return rangeRecord{epoch: binary.BigEndian.Uint64(b[1:]),
+		state: alloc.State{Last: int64(binary.BigEndian.Uint64(b[9:])), Called: b[17] == 1}}, nil
+}
+
+// Ranges serves a node's NOORDER sequences: the blocks it reserved, kept
+// across the engines the node opens (a follower opens a snapshot every
+// few seconds), by sequence ID. Safe for concurrent use.
+type Ranges struct {
+	st storage.Swapper
+
+	mu     sync.Mutex
+	blocks map[uint64]*block
+
+	reserved   int64 // blocks reserved, for tests and metrics
+	reservedMu sync.Mutex
+}
+
+// block is the part of a NOORDER sequence's values a node reserved and
+// has not handed out yet.
+type block struct {
+	mu        sync.Mutex
+	epoch     uint64
+	opts      alloc.Options
+	cur       alloc.State // the last value handed out (or the block's start)
+	remaining int64
+}
+
+// NewRanges returns a node's NOORDER ranges over st, the cluster's store.
+func NewRanges(st storage.Swapper) *Ranges {
+	return &Ranges{st: st, blocks: map[uint64]*block{}}
+}
+
+// Reservations is how many blocks this node has reserved.
+func (r *Ranges) Reservations() int64 {
+	r.reservedMu.Lock()
+	defer r.reservedMu.Unlock()
+	return r.reserved
+}
+
+func (r *Ranges) block(id uint64) *block {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := r.blocks[id]
+	if b == nil {
+		b = &block{}
+		r.blocks[id] = b
+	}
+	return b
+}
+
+func (r *Ranges) forget(id uint64) {
+	r.mu.Lock()
+	delete(r.blocks, id)
+	r.mu.Unlock()
+}
+
+// errChanged: the sequence's stored record is no longer the NOORDER
+// sequence the engine knows (dropped, made again, made ORDER); the
+// engine's view is older than the store's.
+var errChanged = errors.New("seqd: sequence changed")
+
+// take is reserve for a NOORDER sequence: n values (0: nextval's one, as
+// reserve counts it) from the node's block, reserving a new block when
+// it holds too few. epoch is the sequence's as the engine knows it: a
+// block of an older epoch is given up.
+func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint64, n int64, whole bool) (alloc.Range, error) {
+	b := r.block(id)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.epoch < epoch {
+		b.remaining = 0
+	}
+	rel := name.Rel()
+	for {
+		k := n
+		if n == 0 {
+			k = 1
+			if b.remaining > 0 {
+				var ok bool
+				if k, ok = b.opts.NextSteps(b.cur); !ok {
+					k = b.remaining + 1 // past the limit: a new block says so
+				}
+			}
+		}
+		if b.remaining > 0 {
+			if k <= b.remaining || !whole && n > 0 {
+				rg, next, err := b.opts.Reserve(b.cur, min(k, b.remaining), rel)
+				if err != nil {
+					return alloc.Range{}, err
+				}
+				b.cur = next
+				b.remaining -= rg.Count
+				if n == 0 {
+					return alloc.Range{First: b.opts.Value(rg.Last()), Count: 1, Increment: 1}, nil
+				}
+				return rg, nil
+			}
+		}
+		// A new block: at least CACHE values, and all a whole range
+		// needs. The rest of the old one is burned.
+		if err := r.reserve(ctx, name, key, id, k, b); err != nil {
+			if errors.Is(err, errChanged) {
+				r.forget(id)
+				return alloc.Range{}, &Error{Kind: ErrSerialization, Err: err,
+					Msg: fmt.Sprintf("could not serialize access due to concurrent update of sequence \"%s\"", rel)}
+			}
+			return alloc.Range{}, err
+		}
+	}
+}
+
+// reserve reserves the next block of the sequence in the store for this
+// node into b. REQUIRES: b.mu held.
+func (r *Ranges) reserve(ctx context.Context, name Name, key string, id uint64, need int64, b *block) error {
+	var got block
+	err := r.st.Swap(ctx, key, rangeKey(id), func(g, cur storage.KV) ([]byte, error) {
+		if g.Rev == 0 {
+			return nil, errChanged
+		}
+		rec, err := decodeRecord(g.Value)
+		if err != nil {
+			return nil, err
+		}
+		if rec.id != id || !rec.opts.NoOrder {
+			return nil, errChanged
+		}
+		start := rec.state
+		if cur.Rev != 0 {
+			rr, err := decodeRangeRecord(cur.Value)
+			if err != nil {
+				return nil, err
+			}
+			if rr.epoch == rec.epoch {
+				start = rr.state
+			}
+		}
+		want := max(rec.opts.Cache, need)
+		if want > MaxReserve {
+			want = MaxReserve
+		}
+		rg, next, err := rec.opts.Reserve(start, want, name.Rel())
+		if err != nil {
+			return nil, err // the limit, without CYCLE
+		}
+		got = block{epoch: rec.epoch, opts: rec.opts, cur: start, remaining: rg.Count}
+		return rangeRecord{epoch: rec.epoch, state: next}.encode(), nil
+	})
+	if err != nil {
+		if e := (*Error)(nil); errors.As(err, &e) || errors.Is(err, errChanged) || errors.Is(err, alloc.ErrLimitReached) {
+			return err
+		}
+		return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not reserve values of sequence \"%s\": %v", name.Rel(), err)}
+	}
+	b.epoch, b.opts, b.cur, b.remaining = got.epoch, got.opts, got.cur, got.remaining
+	r.reservedMu.Lock()
+	r.reserved++
+	r.reservedMu.Unlock()
+	return nil
+}
+
+// Unordered reports whether this engine serves n from its node's blocks:
+// a NOORDER sequence in cluster mode, which a standby serves too.
+func (e *Engine) Unordered(n Name) bool {
+	if e.ranges == nil {
+		return false
+	}
+	s, err := e.lookup(n)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opts.NoOrder
+}

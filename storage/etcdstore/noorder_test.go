@@ -1,0 +1,221 @@
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/etcdtest"
+)
+
+// noorderCluster is a leader's engine and followers' snapshots over one
+// etcd, each node with its own client and its own Ranges, as cluster
+// mode runs them.
+type noorderCluster struct {
+	t      *testing.T
+	cl     *etcdtest.Cluster
+	prefix string
+	leader *engine.Engine
+}
+
+func (c *noorderCluster) ranges() *engine.Ranges {
+	st, err := Open(Config{Client: c.cl.Client(c.t), Prefix: c.prefix})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return engine.NewRanges(st)
+}
+
+// snapshot opens a follower's read-only engine with the node's ranges.
+func (c *noorderCluster) snapshot(r *engine.Ranges) *engine.Engine {
+	st, err := Open(Config{Client: c.cl.Client(c.t), Prefix: c.prefix})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	e, err := engine.Open(context.Background(), engine.Config{Store: st, ReadOnly: true, Ranges: r})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func newNoorderCluster(t *testing.T) *noorderCluster {
+	c := &noorderCluster{t: t, cl: etcdtest.Start(t, 1), prefix: fresh()}
+	st, err := Open(Config{Client: c.cl.Client(t), Prefix: c.prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.leader, err = engine.Open(context.Background(), engine.Config{Store: st, MaxBatch: MaxOps, Ranges: c.ranges()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.leader.Close() })
+	return c
+}
+
+func noorder(t *testing.T, e *engine.Engine, n engine.Name, cache int64, max *int64) {
+	t.Helper()
+	no := false
+	if _, err := e.Create(context.Background(), n, alloc.Spec{Cache: &cache, Order: &no, Max: max}, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoOrderNodes: three nodes (the leader and two followers' read-only
+// snapshots) hand out a NOORDER sequence's values at once, several
+// callers each: no value twice, each node's values in increasing order,
+// each caller's too, and a node that restarts (new ranges) serves above
+// everything reserved before.
+func TestNoOrderNodes(t *testing.T) {
+	ctx := context.Background()
+	c := newNoorderCluster(t)
+	n, _ := engine.NewName("public", "ids")
+	noorder(t, c.leader, n, 10, nil)
+	nodes := []*engine.Engine{c.leader, c.snapshot(c.ranges()), c.snapshot(c.ranges())}
+
+	var mu sync.Mutex
+	seen := map[int64]int{}
+	var wg sync.WaitGroup
+	for i, e := range nodes {
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				last := int64(0)
+				for range 150 {
+					_, v, err := e.Nextval(ctx, n)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if v <= last {
+						t.Errorf("node %d: %d after %d", i, v, last)
+					}
+					last = v
+					mu.Lock()
+					if prev, ok := seen[v]; ok {
+						t.Errorf("%d handed out by node %d and node %d", v, prev, i)
+					}
+					seen[v] = i
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if len(seen) != 3*3*150 {
+		t.Fatalf("%d values", len(seen))
+	}
+	// One caller per node: the node's order.
+	high := int64(0)
+	for v := range seen {
+		high = max(high, v)
+	}
+	for i, e := range nodes {
+		last := int64(0)
+		for range 25 {
+			_, v, err := e.Nextval(ctx, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v <= last || seen[v] != 0 && v <= high {
+				t.Fatalf("node %d: %d after %d (high %d)", i, v, last, high)
+			}
+			last = v
+		}
+	}
+	// A restarted node gives up its block and starts above every block.
+	var top int64
+	for _, e := range nodes {
+		_, r, err := e.Reserve(ctx, n, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top = max(top, r.First)
+	}
+	_, v, err := c.snapshot(c.ranges()).Nextval(ctx, n)
+	if err != nil || v <= top {
+		t.Fatalf("a restarted node: %d, %v; want above %d", v, err, top)
+	}
+}
+
+// TestNoOrderSetval: setval and RESTART on the leader begin a new epoch:
+// a node that sees it (its next snapshot) starts from the new position;
+// a range of many values is consecutive; the sequence's limit holds
+// across nodes; a dropped sequence is not served from a new block.
+func TestNoOrderSetval(t *testing.T) {
+	ctx := context.Background()
+	c := newNoorderCluster(t)
+	n, _ := engine.NewName("public", "ids")
+	noorder(t, c.leader, n, 10, nil)
+	rf := c.ranges()
+	f := c.snapshot(rf)
+	for range 15 {
+		if _, _, err := f.Nextval(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.leader.Setval(ctx, n, 1000, true); err != nil {
+		t.Fatal(err)
+	}
+	want := int64(1001)
+	for _, e := range []*engine.Engine{c.snapshot(rf), c.leader} {
+		_, v, err := e.Nextval(ctx, n)
+		if err != nil || v != want {
+			t.Fatalf("after setval: %d, %v; want %d", v, err, want)
+		}
+		want += 10 // the next node's block
+	}
+	if err := c.leader.Alter(ctx, n, alloc.Spec{RestartWith: ptr(int64(5))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, v, err := c.snapshot(rf).Nextval(ctx, n); err != nil || v != 5 {
+		t.Fatalf("after RESTART WITH 5: %d, %v", v, err)
+	}
+	// A whole range beyond the block: consecutive, from a block of its own.
+	_, r, err := c.snapshot(rf).Reserve(ctx, n, 25)
+	if err != nil || r.Count != 25 || r.First < 15 {
+		t.Fatalf("a range of 25: %+v, %v", r, err)
+	}
+
+	// The limit, across two nodes.
+	m, _ := engine.NewName("public", "small")
+	noorder(t, c.leader, m, 4, ptr(int64(10)))
+	got := map[int64]bool{}
+	nodes := []*engine.Engine{c.leader, c.snapshot(c.ranges())}
+	done := map[int]bool{}
+	for i := 0; len(done) < 2; i++ {
+		if done[i%2] {
+			continue
+		}
+		_, v, err := nodes[i%2].Nextval(ctx, m)
+		if errors.Is(err, alloc.ErrLimitReached) {
+			done[i%2] = true // the rest of the other's block remains
+			continue
+		}
+		if err != nil || got[v] || v > 10 {
+			t.Fatalf("value %d: %v (seen %v)", v, err, got[v])
+		}
+		got[v] = true
+	}
+	if len(got) != 10 {
+		t.Fatalf("%d values before the limit, want 10", len(got))
+	}
+
+	// Dropped: a node's next block is refused (40001: its view is old).
+	d, _ := engine.NewName("public", "gone")
+	noorder(t, c.leader, d, 1, nil)
+	stale := c.snapshot(c.ranges())
+	if err := c.leader.Drop(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := stale.Nextval(ctx, d); !errors.Is(err, engine.ErrSerialization) {
+		t.Fatalf("a dropped sequence's next block: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
