@@ -330,22 +330,22 @@ func (t *Txn) entryFor(ctx context.Context, n Name) (entry, error) {
 	return entry{view: n, id: s.id, origin: s}, nil
 }
 
-// state is the entry's options and exact position.
-func (t *Txn) state(ent entry) (alloc.Options, alloc.State, bool, error) {
+// state is the entry's options, exact position, UNLOGGED and epoch.
+func (t *Txn) state(ent entry) (alloc.Options, alloc.State, bool, uint64, error) {
 	if ent.shadow.key != "" {
 		info, err := t.shadow.Info(ent.shadow)
-		return info.Options, info.State, info.Unlogged, err
+		return info.Options, info.State, info.Unlogged, info.Epoch, err
 	}
 	s := ent.origin
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.drainLocked()
-	return s.opts, s.cur, s.unlogged, nil
+	return s.opts, s.cur, s.unlogged, s.epoch, nil
 }
 
 // copyOf puts a new copy of a sequence into the shadow engine and returns
 // its name there.
-func (t *Txn) copyOf(ctx context.Context, id uint64, o alloc.Options, st alloc.State, unlogged bool) (Name, error) {
+func (t *Txn) copyOf(ctx context.Context, id uint64, o alloc.Options, st alloc.State, unlogged bool, epoch uint64) (Name, error) {
 	if t.shadow == nil {
 		sh, err := Open(ctx, Config{Store: memstore.New()})
 		if err != nil {
@@ -355,11 +355,11 @@ func (t *Txn) copyOf(ctx context.Context, id uint64, o alloc.Options, st alloc.S
 	}
 	t.nshadow++
 	n, _ := NewName("t", strconv.Itoa(t.nshadow))
-	s := &seq{key: n.key, id: id, opts: o, cur: st, writing: true, unlogged: unlogged}
+	s := &seq{key: n.key, id: id, opts: o, cur: st, writing: true, unlogged: unlogged, epoch: epoch}
 	t.shadow.catMu.Lock()
 	t.shadow.setSeqLocked(n.key, s)
 	t.shadow.catMu.Unlock()
-	rec := record{id: id, opts: o, state: st, unlogged: unlogged}
+	rec := record{id: id, opts: o, state: st, unlogged: unlogged, epoch: epoch}
 	err := t.shadow.commit(s, storage.Op{Key: n.key, Value: rec.encode()}, func(rev storage.Rev) { s.rev = rev })
 	return n, err
 }
@@ -681,7 +681,7 @@ func (t *Txn) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co Create
 	if err != nil {
 		return false, err
 	}
-	sh, err := t.copyOf(ctx, id, opts, state, co.Unlogged)
+	sh, err := t.copyOf(ctx, id, opts, state, co.Unlogged, 0)
 	if err != nil {
 		return false, err
 	}
@@ -700,7 +700,7 @@ func (t *Txn) Alter(ctx context.Context, n Name, spec alloc.Spec) error {
 	if err != nil {
 		return err
 	}
-	o, st, unlogged, err := t.state(ent)
+	o, st, unlogged, epoch, err := t.state(ent)
 	if err != nil {
 		return err
 	}
@@ -708,7 +708,7 @@ func (t *Txn) Alter(ctx context.Context, n Name, spec alloc.Spec) error {
 	if err != nil {
 		return err
 	}
-	sh, err := t.copyOf(ctx, ent.id, no, ns, unlogged)
+	sh, err := t.copyOf(ctx, ent.id, no, ns, unlogged, nextEpoch(o, no, epoch, spec.Restarts()))
 	if err != nil {
 		return err
 	}
@@ -724,14 +724,14 @@ func (t *Txn) SetLogged(ctx context.Context, n Name, logged bool) error {
 	if err != nil {
 		return err
 	}
-	o, st, unlogged, err := t.state(ent)
+	o, st, unlogged, epoch, err := t.state(ent)
 	if err != nil || unlogged == !logged {
 		if err == nil && ent.origin != nil {
 			t.entries[n.key] = ent // locked: keep what it stands for
 		}
 		return err
 	}
-	sh, err := t.copyOf(ctx, ent.id, o, st, !logged)
+	sh, err := t.copyOf(ctx, ent.id, o, st, !logged, epoch)
 	if err != nil {
 		return err
 	}
@@ -1098,11 +1098,11 @@ func (t *Txn) Commit(ctx context.Context) error {
 			byOrigin[ent.origin] = ent
 			continue
 		}
-		o, st, unlogged, err := t.state(ent)
+		o, st, unlogged, epoch, err := t.state(ent)
 		if err != nil {
 			return err
 		}
-		finals = append(finals, final{ent: ent, rec: record{id: ent.id, opts: o, state: st, unlogged: unlogged}})
+		finals = append(finals, final{ent: ent, rec: record{id: ent.id, opts: o, state: st, unlogged: unlogged, epoch: epoch}})
 	}
 	// The locked sequences: no write of theirs may be in flight (a
 	// refill of our own nextval), and none starts until this one ends.
@@ -1142,12 +1142,12 @@ func (t *Txn) Commit(ctx context.Context) error {
 			}
 			continue
 		}
-		o, st, unlogged, err := t.state(ent)
+		o, st, unlogged, epoch, err := t.state(ent)
 		if err != nil {
 			release(nil)
 			return err
 		}
-		finals = append(finals, final{s: s, ent: ent, rec: record{id: s.id, opts: o, state: st, unlogged: unlogged}})
+		finals = append(finals, final{s: s, ent: ent, rec: record{id: s.id, opts: o, state: st, unlogged: unlogged, epoch: epoch}})
 		inWrite[s] = true
 	}
 
@@ -1280,7 +1280,7 @@ func (t *Txn) Commit(ctx context.Context) error {
 		s := f.s
 		if s == nil {
 			n := f.ent.view
-			ns := &seq{key: n.key, id: f.rec.id, opts: f.rec.opts, cur: f.rec.state, rev: rev, unlogged: f.rec.unlogged}
+			ns := &seq{key: n.key, id: f.rec.id, opts: f.rec.opts, cur: f.rec.state, rev: rev, unlogged: f.rec.unlogged, epoch: f.rec.epoch}
 			e.setSeqLocked(n.key, ns)
 			continue
 		}
@@ -1295,7 +1295,7 @@ func (t *Txn) Commit(ctx context.Context) error {
 		} else {
 			s.key = f.ent.view.key
 			e.setSeqLocked(s.key, s)
-			s.opts, s.cur, s.unlogged, s.rev = f.rec.opts, f.rec.state, f.rec.unlogged, rev
+			s.opts, s.cur, s.unlogged, s.rev, s.epoch = f.rec.opts, f.rec.state, f.rec.unlogged, rev, f.rec.epoch
 			s.remaining, s.granted, s.window, s.lastRefill = 0, 0, 0, 0
 		}
 		s.writing = false

@@ -525,14 +525,14 @@ func catalogRelations() []*relation {
 		{oid: 12300, schema: "pg_catalog", name: "seqd_stat_sequences", kind: 'v',
 			cols: cols("schemaname", tName, "sequencename", tName, "last_value", tInt8, "reserved_values", tInt8,
 				"remaining_values", tFloat8, "fraction_used", tFloat8, "unlogged", tBool, "shape", tText, "last_counter", tInt8,
-				"burned_crash", tInt8, "burned_failover", tInt8, "burned_release", tInt8),
+				"burned_crash", tInt8, "burned_failover", tInt8, "burned_release", tInt8, "noorder", tBool),
 			rows: func(s *Session) ([][]Datum, error) {
 				return seqRow(s, func(i seqInfo) []Datum {
 					used, total := i.RangeUse()
 					b := i.Burned
 					return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Int(i.Options.Value(i.State.Last)), Int(i.Window),
 						Float(total - used), Float(used / total), Bool(i.Unlogged), Text(i.Options.Shape.String()), Int(i.State.Last),
-						Int(b.Crash), Int(b.Failover), Int(b.Release)}
+						Int(b.Crash), Int(b.Failover), Int(b.Release), Bool(i.Options.NoOrder)}
 				})
 			}},
 		{oid: 13300, schema: "information_schema", name: "sequences", kind: 'v',

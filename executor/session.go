@@ -315,7 +315,7 @@ func (s *Session) Prepare(st *sql.Statement, paramOIDs []uint32) (*Prepared, err
 	}
 	p, err := c.statement(st.Node)
 	if err != nil {
-		return nil, err
+		return nil, st.Locate(err)
 	}
 	p.ParamTypes = c.paramTypes()
 	return p, nil

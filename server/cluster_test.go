@@ -80,6 +80,9 @@ func TestClusterFailover(t *testing.T) {
 	if _, err := c.Exec(ctx, "create sequence s cache 10"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.Exec(ctx, "create sequence u cache 20 noorder"); err != nil {
+		t.Fatal(err)
+	}
 	seen := map[int64]bool{}
 	var top int64
 	take := func(c *pgx.Conn, n int) {
@@ -172,10 +175,44 @@ func TestClusterFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = fc.Exec(ctx, "select nextval('s')")
-	fc.Close(ctx)
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "25006" {
 		t.Fatalf("nextval on a follower: %v", err)
+	}
+	// The NOORDER sequence: every node serves it, from its own blocks,
+	// in increasing order per node; no value twice.
+	useen := map[int64]int{}
+	utop := map[int]int64{}
+	tryU := func(c *pgx.Conn, node, n int) error {
+		t.Helper()
+		for range n {
+			var v int64
+			if err := c.QueryRow(ctx, "select nextval('u')").Scan(&v); err != nil {
+				return err
+			}
+			if prev, ok := useen[v]; ok || v <= utop[node] {
+				t.Fatalf("node %d: nextval('u') = %d after %d (node %d gave it before: %v)", node, v, utop[node], prev, ok)
+			}
+			useen[v], utop[node] = node, v
+		}
+		return nil
+	}
+	takeU := func(c *pgx.Conn, node, n int) {
+		t.Helper()
+		if err := tryU(c, node, n); err != nil {
+			t.Fatalf("node %d: nextval('u'): %v", node, err)
+		}
+	}
+	takeU(fc, f, 30)
+	takeU(c, first, 30)
+	takeU(fc, f, 30)
+	if utop[f] < 40 || len(useen) != 90 {
+		t.Fatalf("the follower's values end at %d; %d distinct", utop[f], len(useen))
+	}
+	// ORDER again needs a position the leader cannot know on its own.
+	_, err = c.Exec(ctx, "alter sequence u order")
+	if !errors.As(err, &pe) || pe.Code != "0A000" {
+		t.Fatalf("alter sequence u order: %v", err)
 	}
 
 	// The leader shuts down (a clean handover): another node leads, and
@@ -185,6 +222,21 @@ func TestClusterFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	down[first] = true
+	// The follower's session serves the NOORDER sequence on, with no
+	// leader yet, unless its node is the one that takes over (which ends
+	// its standby sessions): then a new session there goes on, in order
+	// after what the node handed out before.
+	if err := tryU(fc, f, 30); err != nil {
+		if !errors.As(err, &pe) || pe.Code != "57P01" {
+			t.Fatalf("the follower's session after the leader left: %v", err)
+		}
+		fc, err = pgx.Connect(ctx, fmt.Sprintf("host=%s port=%s user=app dbname=app", hosts[f], ports[f]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		takeU(fc, f, 30)
+	}
+	fc.Close(ctx)
 	c2, second := leader()
 	defer c2.Close(ctx)
 	if second == first {

@@ -22,6 +22,32 @@ type Statement struct {
 	// truncated), on its first statement only: PostgreSQL says them once,
 	// before running any statement of the string.
 	Notices []Notice
+
+	// sent and back: when Query is the shapes' rewrite of the text the
+	// client sent, that text, and the map of Query's byte offsets to it.
+	sent string
+	back func(int) int
+}
+
+// Locate moves the position of a *Error in Query to the text the client
+// sent, when the statement's clauses were rewritten; other errors, and
+// errors without a position, are returned as they are.
+func (s *Statement) Locate(err error) error {
+	var se *Error
+	if s.back == nil || !errors.As(err, &se) || se.Pos <= 0 {
+		return err
+	}
+	off, n := 0, 1
+	for i := range s.Query {
+		if n == se.Pos {
+			off = i
+			break
+		}
+		n++
+		off = len(s.Query)
+	}
+	se.Pos = CharPos(s.sent, s.back(off))
+	return err
 }
 
 // Notice is a message of the parser that does not fail the query.
@@ -56,6 +82,8 @@ func parse(q string) ([]Statement, error) {
 		}
 	}
 	tree, err := pg.Parse(text)
+	sent := ""
+	var back func(int) int
 	if err != nil {
 		// NEXT VALUE FOR s, NOCACHE, ...: not PostgreSQL, so they fail
 		// to parse; a statement that parses either way keeps its
@@ -64,6 +92,9 @@ func parse(q string) ([]Statement, error) {
 		// likewise, alone or with MariaDB's spellings.
 		for _, r := range rewrites(text) {
 			if t2, err2 := pg.Parse(r); err2 == nil {
+				if r2, b, ok := rewriteShapesMapped(text); ok && r2 == r {
+					sent, back = text, b
+				}
 				tree, err, text = t2, nil, r
 				break
 			}
@@ -91,7 +122,7 @@ func parse(q string) ([]Statement, error) {
 		if raw.StmtLen > 0 {
 			end = start + int(raw.StmtLen)
 		}
-		out = append(out, Statement{Node: raw.Stmt, Query: text, Start: start, End: end})
+		out = append(out, Statement{Node: raw.Stmt, Query: text, Start: start, End: end, sent: sent, back: back})
 	}
 	if len(out) > 0 {
 		out[0].Notices = truncationNotices(text)

@@ -182,6 +182,31 @@ func TestNoOrderSetval(t *testing.T) {
 		t.Fatalf("a range of 25: %+v, %v", r, err)
 	}
 
+	// In a transaction block: the copy of a NOORDER sequence altered
+	// there serves no value unless the block set its position; then the
+	// nodes go on after the values the block took, once it commits.
+	tx := c.leader.Begin()
+	if err := tx.Alter(ctx, n, alloc.Spec{Increment: ptr(int64(2))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tx.Nextval(ctx, n); !errors.Is(err, engine.ErrUnsupported) {
+		t.Fatalf("nextval of a NOORDER sequence altered in the block: %v", err)
+	}
+	if err := tx.Alter(ctx, n, alloc.Spec{RestartWith: ptr(int64(500))}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []int64{500, 502} {
+		if _, v, err := tx.Nextval(ctx, n); err != nil || v != want {
+			t.Fatalf("nextval in the block after RESTART WITH 500: %d, %v; want %d", v, err, want)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, v, err := c.snapshot(rf).Nextval(ctx, n); err != nil || v != 504 {
+		t.Fatalf("after the block: %d, %v; want 504", v, err)
+	}
+
 	// The limit, across two nodes.
 	m, _ := engine.NewName("public", "small")
 	noorder(t, c.leader, m, 4, ptr(int64(10)))
