@@ -76,9 +76,6 @@ type Ranges struct {
 
 	mu     sync.Mutex
 	blocks map[uint64]*block
-
-	reserved   int64 // blocks reserved, for tests and metrics
-	reservedMu sync.Mutex
 }
 
 // block is the part of a NOORDER sequence's values a node reserved and
@@ -94,13 +91,6 @@ type block struct {
 // NewRanges returns a node's NOORDER ranges over st, the cluster's store.
 func NewRanges(st storage.Swapper) *Ranges {
 	return &Ranges{st: st, blocks: map[uint64]*block{}}
-}
-
-// Reservations is how many blocks this node has reserved.
-func (r *Ranges) Reservations() int64 {
-	r.reservedMu.Lock()
-	defer r.reservedMu.Unlock()
-	return r.reserved
 }
 
 func (r *Ranges) block(id uint64) *block {
@@ -218,9 +208,6 @@ func (r *Ranges) reserve(ctx context.Context, name Name, key string, id uint64, 
 		return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not reserve values of sequence \"%s\": %v", name.Rel(), err)}
 	}
 	b.epoch, b.opts, b.cur, b.remaining = got.epoch, got.opts, got.cur, got.remaining
-	r.reservedMu.Lock()
-	r.reserved++
-	r.reservedMu.Unlock()
 	return nil
 }
 
