@@ -176,10 +176,38 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 // window is given up (its values were never handed out) and the new record
 // is made durable before mutate returns. restart says that f sets the
 // position (a NOORDER sequence's next epoch begins).
+//
+// A NOORDER sequence in cluster mode changes from where the nodes have
+// reserved its values up to (unless f sets the position); made ORDER, its
+// record's write also checks that no node reserved more meanwhile, and is
+// made again if one did.
 func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) (alloc.Options, alloc.State, error)) error {
+	for attempt := 1; ; attempt++ {
+		err := e.mutateOnce(ctx, n, restart, f)
+		if !errors.Is(err, storage.ErrConflict) || attempt == maxSwitchAttempts {
+			return err
+		}
+	}
+}
+
+// maxSwitchAttempts bounds the writes of a NOORDER sequence made ORDER
+// while nodes reserve its values.
+const maxSwitchAttempts = 10
+
+func (e *Engine) mutateOnce(ctx context.Context, n Name, restart bool, f func(*seq) (alloc.Options, alloc.State, error)) error {
 	s, err := e.lookupIdle(ctx, n)
 	if err != nil {
 		return err
+	}
+	var rangeOp storage.Op
+	ranged := e.ranges != nil && s.opts.NoOrder && !restart
+	if ranged {
+		pos, op, err := e.ranges.position(ctx, s.key, s.id, s.epoch, s.cur)
+		if err != nil {
+			s.mu.Unlock()
+			return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not read the reserved values of sequence \"%s\": %v", s.name().Rel(), err)}
+		}
+		s.cur, rangeOp = pos, op
 	}
 	opts, state, err := f(s)
 	if err != nil {
@@ -191,10 +219,14 @@ func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) 
 	rec := record{id: s.id, opts: opts, state: state, unlogged: s.unlogged, epoch: epoch}
 	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
 	s.mu.Unlock()
-	return e.commit(s, op, func(rev storage.Rev) {
+	apply := func(rev storage.Rev) {
 		s.opts, s.cur, s.rev, s.epoch = opts, state, rev, epoch
 		s.window, s.lastRefill = 0, 0
-	})
+	}
+	if ranged && !opts.NoOrder {
+		return e.commitAlone(s, op, apply, rangeOp)
+	}
+	return e.commit(s, op, apply)
 }
 
 // lookupIdle finds a usable sequence and returns it locked, with no write
@@ -235,11 +267,25 @@ func (e *Engine) lookupIdle(ctx context.Context, n Name) (*seq, error) {
 // until it is durable. On success apply runs under s.mu; on failure s is
 // failed for good. Either way blocked callers are woken.
 func (e *Engine) commit(s *seq, op storage.Op, apply func(storage.Rev), extra ...storage.Op) error {
+	return e.commitWrite(s, op, apply, false, extra)
+}
+
+// commitAlone is commit for a write that compares a NOORDER sequence's
+// range record (extra): committed alone, and a conflict (a node reserved
+// values meanwhile) changes nothing and fails only this write, with
+// ErrSerialization wrapping storage.ErrConflict.
+func (e *Engine) commitAlone(s *seq, op storage.Op, apply func(storage.Rev), extra ...storage.Op) error {
+	return e.commitWrite(s, op, apply, true, extra)
+}
+
+func (e *Engine) commitWrite(s *seq, op storage.Op, apply func(storage.Rev), alone bool, extra []storage.Op) error {
 	done := make(chan error, 1)
-	e.w.submit(&write{op: op, extra: extra, done: func(rev storage.Rev, err error) {
+	e.w.submit(&write{op: op, extra: extra, alone: alone, done: func(rev storage.Rev, err error) {
 		s.mu.Lock()
 		s.writing = false
-		if err != nil {
+		if alone && errors.Is(err, storage.ErrConflict) {
+			err = conflictError(s, err)
+		} else if err != nil {
 			s.err = storageError(s, err)
 			s.drainLocked()
 			err = s.err
@@ -262,4 +308,10 @@ func nextEpoch(old, new alloc.Options, epoch uint64, restart bool) uint64 {
 		return epoch + 1
 	}
 	return epoch
+}
+
+// conflictError is a NOORDER sequence's write that a node's reservation
+// overtook: nothing was written.
+func conflictError(s *seq, err error) *Error {
+	return &Error{Kind: ErrSerialization, Err: err, Msg: fmt.Sprintf("could not serialize access due to concurrent update of sequence \"%s\"", s.name().Rel())}
 }

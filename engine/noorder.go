@@ -225,3 +225,47 @@ func (e *Engine) Unordered(n Name) bool {
 	defer s.mu.Unlock()
 	return s.opts.NoOrder
 }
+
+// errPeek ends a Swap that only reads.
+var errPeek = errors.New("seqd: read only")
+
+// position is where a NOORDER sequence's values are reserved up to, in
+// the epoch the engine knows (cur: the record's position, where the epoch
+// began), and the op that, in the leader's commit, checks that no node
+// reserved more since (and removes the range record).
+func (r *Ranges) position(ctx context.Context, key string, id, epoch uint64, cur alloc.State) (alloc.State, storage.Op, error) {
+	pos, op := cur, storage.Op{Key: rangeKey(id)}
+	err := r.st.Swap(ctx, key, rangeKey(id), func(_, c storage.KV) ([]byte, error) {
+		pos, op.Expect = cur, c.Rev
+		if c.Rev != 0 {
+			rr, err := decodeRangeRecord(c.Value)
+			if err != nil {
+				return nil, err
+			}
+			if rr.epoch == epoch {
+				pos = rr.state
+			}
+		}
+		return nil, errPeek
+	})
+	if !errors.Is(err, errPeek) {
+		return cur, op, err
+	}
+	return pos, op, nil
+}
+
+// Reserved is info with, for a NOORDER sequence in cluster mode, the
+// position the nodes have reserved up to (what PostgreSQL's last_value
+// shows of a sequence whose sessions cache values: the state on disk),
+// read from the store.
+func (e *Engine) Reserved(ctx context.Context, info Info) (Info, error) {
+	if e.ranges == nil || !info.Options.NoOrder {
+		return info, nil
+	}
+	pos, _, err := e.ranges.position(ctx, info.Name.key, info.ID, info.Epoch, info.State)
+	if err != nil {
+		return info, &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not read the reserved values of sequence \"%s\": %v", info.Name.Rel(), err)}
+	}
+	info.State, info.Window = pos, 0
+	return info, nil
+}

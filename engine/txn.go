@@ -1151,9 +1151,35 @@ func (t *Txn) Commit(ctx context.Context) error {
 		inWrite[s] = true
 	}
 
+	// A NOORDER sequence made ORDER (its position not set in the block)
+	// goes on from where the nodes have reserved up to, and the commit
+	// checks that no node reserved more meanwhile.
+	var rangeOps []storage.Op
+	for i, f := range finals {
+		if f.s == nil || f.gone || e.ranges == nil || f.rec.opts.NoOrder {
+			continue
+		}
+		f.s.mu.Lock()
+		noOrder, epoch, cur := f.s.opts.NoOrder, f.s.epoch, f.s.cur
+		f.s.mu.Unlock()
+		if !noOrder || f.rec.epoch != epoch {
+			continue
+		}
+		pos, op, err := e.ranges.position(ctx, f.s.key, f.s.id, epoch, cur)
+		if err != nil {
+			release(nil)
+			return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not read the reserved values of sequence \"%s\": %v", f.ent.view.Rel(), err)}
+		}
+		finals[i].rec.state = pos
+		rangeOps = append(rangeOps, op)
+	}
+
 	// The ops, one per key: a delete and a put of one key (a name dropped
 	// and made again) become one put expecting the old revision.
 	ops := map[string]storage.Op{}
+	for _, op := range rangeOps {
+		ops[op.Key] = op
+	}
 	put := func(op storage.Op) {
 		if old, ok := ops[op.Key]; ok && old.Value == nil {
 			op.Expect = old.Expect
@@ -1249,11 +1275,16 @@ func (t *Txn) Commit(ctx context.Context) error {
 
 	done := make(chan error, 1)
 	var rev storage.Rev
-	e.w.submit(&write{op: list[0], extra: list[1:], done: func(r storage.Rev, err error) {
+	e.w.submit(&write{op: list[0], extra: list[1:], alone: len(rangeOps) > 0, done: func(r storage.Rev, err error) {
 		rev = r
 		done <- err
 	}})
 	if err := <-done; err != nil {
+		if len(rangeOps) > 0 && errors.Is(err, storage.ErrConflict) {
+			// A node reserved values meanwhile: nothing was written.
+			release(nil)
+			return &Error{Kind: ErrSerialization, Err: err, Msg: "could not serialize access due to concurrent update of a NOORDER sequence"}
+		}
 		release(err)
 		t.failed(finals, err)
 		return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not persist the transaction: %v", err)}

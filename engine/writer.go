@@ -22,6 +22,10 @@ type write struct {
 	// not called).
 	prepare func() (storage.Op, bool)
 	done    func(storage.Rev, error)
+	// alone: committed in a commit of its own, because it may fail with
+	// storage.ErrConflict (it compares a record other nodes write: a
+	// NOORDER sequence's range record), which must fail no other write.
+	alone bool
 }
 
 // writer is the one goroutine that owns the store's write path. It takes
@@ -76,6 +80,12 @@ func (w *writer) loop() {
 	for {
 		w.mu.Lock()
 		n := min(len(w.queue), w.maxBatch)
+		for i, wr := range w.queue[:n] {
+			if wr.alone {
+				n = max(i, 1) // the writes before it, or it alone
+				break
+			}
+		}
 		batch = append(batch[:0], w.queue[:n]...)
 		rest := copy(w.queue, w.queue[n:])
 		clear(w.queue[rest:])

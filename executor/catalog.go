@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -218,6 +219,15 @@ type seqInfo struct {
 	oid, nsp uint32
 }
 
+// reserved is info with a NOORDER sequence's position in cluster mode:
+// how far the nodes have reserved its values (engine.Reserved).
+func (s *Session) reserved(info engine.Info) (engine.Info, error) {
+	if s.isTemp(info.Name) {
+		return info, nil
+	}
+	return s.eng.Reserved(context.Background(), info)
+}
+
 // sequences lists the server's sequences and the session's temporary
 // ones.
 func (s *Session) sequences() []seqInfo {
@@ -332,6 +342,19 @@ func catalogRelations() []*relation {
 		}
 		return out, nil
 	}
+	// seqRowReserved is seqRow for the views that show last_value: a
+	// NOORDER sequence's in cluster mode is read from the store.
+	seqRowReserved := func(s *Session, f func(seqInfo) []Datum) ([][]Datum, error) {
+		var out [][]Datum
+		for _, info := range s.sequences() {
+			var err error
+			if info.Info, err = s.reserved(info.Info); err != nil {
+				return nil, err
+			}
+			out = append(out, f(info))
+		}
+		return out, nil
+	}
 	catalogRow := func(r *relation, nsp uint32) []Datum {
 		return []Datum{Int(int64(r.oid)), Text(r.name), Int(int64(nsp)), Int(0), Int(0), Int(superuserOID), Int(0), Int(0), Int(0),
 			Int(0), Float(-1), Int(0), Int(0), Bool(false), Bool(false), Text("p"), Text(string(r.kind)), Int(int64(len(r.cols))), Int(0),
@@ -380,7 +403,7 @@ func catalogRelations() []*relation {
 				})
 			}},
 		{oid: 12100, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols, rows: func(s *Session) ([][]Datum, error) {
-			return seqRow(s, func(i seqInfo) []Datum {
+			return seqRowReserved(s, func(i seqInfo) []Datum {
 				o := i.Options
 				last := Null
 				// As PostgreSQL's view: last_value only with SELECT or USAGE.
@@ -527,7 +550,7 @@ func catalogRelations() []*relation {
 				"remaining_values", tFloat8, "fraction_used", tFloat8, "unlogged", tBool, "shape", tText, "last_counter", tInt8,
 				"burned_crash", tInt8, "burned_failover", tInt8, "burned_release", tInt8, "noorder", tBool),
 			rows: func(s *Session) ([][]Datum, error) {
-				return seqRow(s, func(i seqInfo) []Datum {
+				return seqRowReserved(s, func(i seqInfo) []Datum {
 					used, total := i.RangeUse()
 					b := i.Burned
 					return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Int(i.Options.Value(i.State.Last)), Int(i.Window),
@@ -633,6 +656,9 @@ func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 				return nil, err
 			}
 			info, err := eng.Info(n)
+			if err == nil {
+				info, err = s.reserved(info)
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -458,6 +458,9 @@ func (s *Session) sequenceLastValue(oid uint32) (Datum, error) {
 		return Null, err
 	}
 	info, err := s.engFor(n).Info(n)
+	if err == nil {
+		info, err = s.reserved(info)
+	}
 	if err != nil {
 		return Null, err
 	}

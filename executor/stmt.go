@@ -348,12 +348,6 @@ func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 		if err := s.checkOwner(n); err != nil {
 			return nil, err
 		}
-		if sp.Order != nil && *sp.Order && !sp.Restarts() && s.eng.Unordered(n) {
-			// Where the nodes' blocks end is not known to the leader
-			// without stopping them; the user says where ORDER starts.
-			return nil, sql.Errorf(sql.FeatureNotSupported, "cannot make NOORDER sequence \"%s\" ORDER in cluster mode without RESTART", n.Rel()).
-				WithHint("Use ALTER SEQUENCE ... ORDER RESTART WITH a value above every value handed out.")
-		}
 		if err := s.ddlFor(n).Alter(ctx, n, sp); err != nil {
 			return nil, err
 		}

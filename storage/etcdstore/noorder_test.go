@@ -9,6 +9,7 @@ import (
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/storage"
 )
 
 // noorderCluster is a leader's engine and followers' snapshots over one
@@ -244,3 +245,168 @@ func TestNoOrderSetval(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestNoOrderToOrder: a NOORDER sequence made ORDER while two other nodes
+// take its values, once by ALTER alone and once in a transaction block:
+// the leader's ORDER values start above every value any node reserved,
+// the nodes hand out the rest of their blocks and then no more of it,
+// and no value is handed out twice. last_value (Reserved) shows how far
+// the nodes reserved.
+func TestNoOrderToOrder(t *testing.T) {
+	ctx := context.Background()
+	c := newNoorderCluster(t)
+	n, _ := engine.NewName("public", "ids")
+	noorder(t, c.leader, n, 10, nil)
+	var mu sync.Mutex
+	seen := map[int64]string{}
+	record := func(who string, v int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if prev, ok := seen[v]; ok {
+			t.Errorf("%d handed out by %s and by %s", v, prev, who)
+		}
+		seen[v] = who
+	}
+	for round, inBlock := range []bool{false, true} {
+		nodes := []*engine.Engine{c.snapshot(c.ranges()), c.snapshot(c.ranges())}
+		var wg sync.WaitGroup
+		var high [2]int64
+		started := make(chan struct{}, 2)
+		for i, e := range nodes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := 0; ; k++ {
+					_, v, err := e.Nextval(ctx, n)
+					if errors.Is(err, engine.ErrSerialization) {
+						return // made ORDER: this node's view is older
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					record("a node", v)
+					high[i] = max(high[i], v)
+					if k == 20 {
+						started <- struct{}{}
+					}
+				}
+			}()
+		}
+		<-started
+		<-started
+		info, err := c.leader.Info(n)
+		if err == nil {
+			info, err = c.leader.Reserved(ctx, info)
+		}
+		if err != nil || info.State.Last < 40 || !info.State.Called {
+			t.Fatalf("round %d: reserved up to %+v, %v", round, info.State, err)
+		}
+		yes := true
+		if inBlock {
+			// A node's block may overtake the commit (40001): the
+			// client tries again, as after any serialization failure.
+			for try := 0; try == 0 || errors.Is(err, engine.ErrSerialization) && try < 50; try++ {
+				tx := c.leader.Begin()
+				if err := tx.Alter(ctx, n, alloc.Spec{Order: &yes}); err != nil {
+					t.Fatal(err)
+				}
+				err = tx.Commit(ctx)
+			}
+		} else {
+			err = c.leader.Alter(ctx, n, alloc.Spec{Order: &yes})
+		}
+		if err != nil {
+			t.Fatalf("round %d: made ORDER: %v", round, err)
+		}
+		wg.Wait()
+		for range 20 {
+			_, v, err := c.leader.Nextval(ctx, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v <= high[0] || v <= high[1] {
+				t.Fatalf("round %d: ORDER value %d at or below a node's %v", round, v, high)
+			}
+			record("the leader", v)
+		}
+		no := false
+		if err := c.leader.Alter(ctx, n, alloc.Spec{Order: &no}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// hookSwapper runs after once, after the first Swap that writes nothing
+// (a read: where the nodes' blocks end).
+type hookSwapper struct {
+	storage.Swapper
+	after func()
+}
+
+func (h *hookSwapper) Swap(ctx context.Context, guard, key string, fn func(guard, cur storage.KV) ([]byte, error)) error {
+	err := h.Swapper.Swap(ctx, guard, key, fn)
+	if err != nil && h.after != nil {
+		after := h.after
+		h.after = nil
+		after()
+	}
+	return err
+}
+
+// TestNoOrderSwitchConflict: a node reserves a block between the
+// leader's read of where the blocks end and its write making the
+// sequence ORDER. The write fails (nothing written), the leader reads
+// again and writes again: its ORDER values start above that block.
+func TestNoOrderSwitchConflict(t *testing.T) {
+	ctx := context.Background()
+	for _, inBlock := range []bool{false, true} {
+		c := newNoorderCluster(t)
+		st, err := Open(Config{Client: c.cl.Client(t), Prefix: c.prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hook := &hookSwapper{Swapper: st}
+		c.leader.Close()
+		lst, _ := Open(Config{Client: c.cl.Client(t), Prefix: c.prefix})
+		c.leader, err = engine.Open(ctx, engine.Config{Store: lst, MaxBatch: MaxOps, Ranges: engine.NewRanges(hook)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := engine.NewName("public", "ids")
+		noorder(t, c.leader, n, 100, nil)
+		node := c.snapshot(c.ranges())
+		var nodeValue int64
+		hook.after = func() {
+			_, nodeValue, err = node.Nextval(ctx, n)
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		yes := true
+		if inBlock {
+			tx := c.leader.Begin()
+			if err := tx.Alter(ctx, n, alloc.Spec{Order: &yes}); err != nil {
+				t.Fatal(err)
+			}
+			err = tx.Commit(ctx)
+			if !errors.Is(err, engine.ErrSerialization) {
+				t.Fatalf("in a block, a commit overtaken by a node's block: %v", err)
+			}
+			// The block's client tries again, as after any 40001.
+			tx = c.leader.Begin()
+			if err := tx.Alter(ctx, n, alloc.Spec{Order: &yes}); err != nil {
+				t.Fatal(err)
+			}
+			err = tx.Commit(ctx)
+		} else {
+			err = c.leader.Alter(ctx, n, alloc.Spec{Order: &yes})
+		}
+		if err != nil || nodeValue != 1 {
+			t.Fatalf("made ORDER: %v (the node's value %d)", err, nodeValue)
+		}
+		if _, v, err := c.leader.Nextval(ctx, n); err != nil || v != 101 {
+			t.Fatalf("the first ORDER value: %d, %v; want 101, above the node's block", v, err)
+		}
+	}
+}
