@@ -232,6 +232,9 @@ func (e *Engine) mutateOnce(ctx context.Context, n Name, restart bool, f func(*s
 // lookupIdle finds a usable sequence and returns it locked, with no write
 // in flight. On error nothing is locked.
 func (e *Engine) lookupIdle(ctx context.Context, n Name) (*seq, error) {
+	if e.deposed.Load() || e.leadership != nil && !e.leadership() {
+		return nil, deposedError() // no DDL, NOORDER sequences' neither
+	}
 	s, err := e.lookup(n)
 	if err != nil {
 		return nil, err

@@ -336,14 +336,39 @@ func (e *Engine) forgetLocked(key string) {
 
 func (e *Engine) lookup(n Name) (*seq, error) {
 	if e.deposed.Load() {
-		return nil, deposedError()
+		return e.lookupNoOrder(n, deposedError())
 	}
 	// A request that passes here while the term is valid may be served
 	// after it ends: it was called while this node led, and it is
 	// linearizable there (the next leader serves above every mark).
 	if e.leadership != nil && !e.leadership() {
-		return nil, &Error{Kind: ErrDeposed, Msg: "this node's leadership has ended: another node serves the sequences"}
+		return e.lookupNoOrder(n, &Error{Kind: ErrDeposed, Msg: "this node's leadership has ended: another node serves the sequences"})
 	}
+	return e.find(n)
+}
+
+// lookupNoOrder is lookup once this engine's leadership has ended: a
+// NOORDER sequence is still served from the node's blocks (they are the
+// node's, whoever leads); anything else fails with deposed.
+func (e *Engine) lookupNoOrder(n Name, deposed error) (*seq, error) {
+	if e.ranges == nil {
+		return nil, deposed
+	}
+	s, err := e.find(n)
+	if err != nil {
+		return nil, deposed
+	}
+	s.mu.Lock()
+	noOrder := s.opts.NoOrder
+	s.mu.Unlock()
+	if !noOrder {
+		return nil, deposed
+	}
+	return s, nil
+}
+
+// find is lookup without the leadership checks.
+func (e *Engine) find(n Name) (*seq, error) {
 	if v, ok := e.hot.Load(n.key); ok {
 		return v.(*seq), nil
 	}

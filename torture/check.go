@@ -553,3 +553,42 @@ func sortedKeys[V any](ms ...map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// CheckNodeOrder checks a NOORDER sequence's values node by node: each
+// node's are in real-time order (a value handed out after another of the
+// same node was received is larger), whatever happened to the node or
+// the cluster between them. Values of different nodes are not compared.
+func CheckNodeOrder(ops []Op, seq string) []string {
+	byNode := map[int][]Op{}
+	for _, op := range ops {
+		if op.Seq == seq && op.Outcome == OK && len(op.Values) == 1 {
+			byNode[op.Node] = append(byNode[op.Node], op)
+		}
+	}
+	var out []string
+	for node := 0; len(byNode) > 0; node++ {
+		nops, ok := byNode[node]
+		if !ok {
+			continue
+		}
+		delete(byNode, node)
+		byCall := append([]Op(nil), nops...)
+		sort.Slice(byCall, func(i, j int) bool { return byCall[i].Call < byCall[j].Call })
+		byReturn := nops
+		sort.Slice(byReturn, func(i, j int) bool { return byReturn[i].Return < byReturn[j].Return })
+		done, maxDone, maxOp := 0, int64(0), Op{}
+		for _, op := range byCall {
+			for done < len(byReturn) && byReturn[done].Return < op.Call {
+				if v := byReturn[done].Values[0]; done == 0 || v > maxDone {
+					maxDone, maxOp = v, byReturn[done]
+				}
+				done++
+			}
+			if done > 0 && op.Values[0] <= maxDone {
+				out = append(out, fmt.Sprintf("node order: %s on node %d gave %d (client %d) after %d (client %d) had been received",
+					seq, node, op.Values[0], op.Client, maxDone, maxOp.Client))
+			}
+		}
+	}
+	return out
+}

@@ -131,3 +131,18 @@ func TestCatalogVerify(t *testing.T) {
 	c.Answer(false)
 	expect(t, "refused block", c.Verify(map[string]SeqDef{"z": b}), 1, "acknowledged sequence y")
 }
+
+func TestCheckNodeOrder(t *testing.T) {
+	on := func(node, client int, call, ret, v int64) Op {
+		op := nv(client, call, ret, v)
+		op.Outcome, op.Node = OK, node
+		return op
+	}
+	// Each node's values rise in real time; across nodes anything goes;
+	// overlapping requests of one node are not ordered.
+	good := []Op{on(0, 0, 0, 1, 100), on(1, 1, 0, 1, 5), on(0, 0, 2, 3, 101), on(1, 1, 2, 3, 6), on(0, 2, 2, 4, 150), on(0, 3, 3, 5, 120)}
+	expect(t, "per node", CheckNodeOrder(good, "s"), 0, "")
+	bad := append(good, on(1, 1, 4, 5, 4))
+	expect(t, "node 1 went back", CheckNodeOrder(bad, "s"), 1, "node 1 gave 4 (client 1) after 6")
+	expect(t, "another sequence", CheckNodeOrder(bad, "t"), 0, "")
+}

@@ -51,10 +51,13 @@ type ClusterConfig struct {
 	Nodes     int    // default 3
 	Failovers int    // faults, drawn in shuffled rounds of the three kinds
 	Clients   int    // default 6
-	Load      time.Duration
-	LeaseTTL  time.Duration // default 2 s
-	Seed      uint64
-	Progress  func(string)
+	// NoOrderClients take values of a NOORDER sequence from each node,
+	// connected to it alone (default 1 per node; negative: none).
+	NoOrderClients int
+	Load           time.Duration
+	LeaseTTL       time.Duration // default 2 s
+	Seed           uint64
+	Progress       func(string)
 }
 
 // ClusterReport is what RunCluster found.
@@ -69,8 +72,15 @@ type ClusterReport struct {
 	Unavailable []time.Duration
 	// MaxGap is, per sequence, the most values skipped at one point of
 	// its history (burned by a failover).
-	MaxGap     map[string]int64
-	Violations []string
+	MaxGap map[string]int64
+	// NoOrderValues is how many values of the NOORDER sequence the nodes
+	// handed out; NoOrderWait is, per failover, the longest a node that
+	// the fault was not applied to went without handing one out.
+	NoOrderValues int
+	NoOrderWait   []time.Duration
+	// NoOrderWaitMax is the longest of NoOrderWait by fault.
+	NoOrderWaitMax map[string]time.Duration
+	Violations     []string
 }
 
 func (r *ClusterReport) String() string {
@@ -82,6 +92,17 @@ func (r *ClusterReport) String() string {
 		sort.Slice(u, func(i, j int) bool { return u[i] < u[j] })
 		fmt.Fprintf(&b, "unavailable after a failover: p50 %v, p99 %v, max %v\n", u[len(u)/2].Round(time.Millisecond),
 			u[len(u)*99/100].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond))
+	}
+	if len(r.NoOrderWait) > 0 {
+		w := append([]time.Duration(nil), r.NoOrderWait...)
+		sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
+		fmt.Fprintf(&b, "NOORDER: %d values from every node; longest wait of a node not under the fault, per failover: p50 %v, p99 %v, max %v\n",
+			r.NoOrderValues, w[len(w)/2].Round(time.Millisecond), w[len(w)*99/100].Round(time.Millisecond), w[len(w)-1].Round(time.Millisecond))
+		var by []string
+		for _, f := range sortedKeys(r.NoOrderWaitMax) {
+			by = append(by, fmt.Sprintf("%s %v", f, r.NoOrderWaitMax[f].Round(time.Millisecond)))
+		}
+		fmt.Fprintf(&b, "  longest by fault: %s\n", strings.Join(by, ", "))
 	}
 	fmt.Fprintf(&b, "largest skip by sequence: %s\nviolations: %d\n", mapString(r.MaxGap), len(r.Violations))
 	for _, v := range r.Violations {
@@ -99,6 +120,20 @@ var clusterSeqs = []struct {
 	Seq
 	cache int64
 }{{Seq{"c_nocache", 1}, 1}, {Seq{"c_cache100", 1}, 100}}
+
+// noorderSeq is the clustered run's NOORDER sequence: every node serves
+// it from blocks of noorderCache values it reserves for itself.
+var noorderSeq = Seq{"c_noorder", 1}
+
+const noorderCache = 50
+
+// faultWindow is when a failover's fault held: on node (-1: on etcd, every
+// node's reservations), from its start until the node was back.
+type faultWindow struct {
+	fault    string
+	node     int
+	from, to int64 // History.Now()
+}
 
 type clusterRun struct {
 	cfg    ClusterConfig
@@ -122,6 +157,7 @@ type clusterRun struct {
 
 	mu         sync.Mutex
 	violations []string
+	windows    []faultWindow
 }
 
 // RunCluster runs seqd nodes on etcd with clients on a multi-host
@@ -133,6 +169,9 @@ func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
 	}
 	if cfg.Clients <= 0 {
 		cfg.Clients = 6
+	}
+	if cfg.NoOrderClients == 0 {
+		cfg.NoOrderClients = 1
 	}
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = 2 * time.Second
@@ -214,6 +253,13 @@ func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
 		seed := rng.Uint64()
 		go func() { defer wg.Done(); r.client(i, seed, stop) }()
 	}
+	for node := range cfg.Nodes {
+		for k := range max(cfg.NoOrderClients, 0) {
+			wg.Add(1)
+			id := cfg.Clients + node*cfg.NoOrderClients + k
+			go func() { defer wg.Done(); r.noorderClient(node, id, stop) }()
+		}
+	}
 	rep := &ClusterReport{Failovers: map[string]int{}, Outcomes: map[string]int{}}
 	var round []string
 	for n := range cfg.Failovers {
@@ -283,7 +329,85 @@ func (r *clusterRun) setup() error {
 			return err
 		}
 	}
+	if _, err := c.Exec(context.Background(), fmt.Sprintf("create sequence %s cache %d noorder", noorderSeq.Name, noorderCache)); err != nil {
+		return err
+	}
+	// Every node's snapshot lists it within a refresh (2 s).
+	deadline := time.Now().Add(30 * time.Second)
+	for i := range r.addrs {
+		for {
+			n, err := r.nodeLists(i)
+			if err == nil && n == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("node %d does not list %s: %d, %v", i, noorderSeq.Name, n, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 	return nil
+}
+
+// nodeDSN reaches node i alone, whatever it is.
+func (r *clusterRun) nodeDSN(i int) string {
+	h, p, _ := strings.Cut(r.addrs[i], ":")
+	return fmt.Sprintf("host=%s port=%s user=torture dbname=torture connect_timeout=2", h, p)
+}
+
+// nodeLists counts the NOORDER sequence in node i's catalog.
+func (r *clusterRun) nodeLists(i int) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, r.nodeDSN(i))
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(context.Background())
+	var n int
+	err = c.QueryRow(ctx, "select count(*) from pg_sequences where sequencename = $1", noorderSeq.Name).Scan(&n)
+	return n, err
+}
+
+// noorderClient takes values of the NOORDER sequence from node i alone
+// until stop, reconnecting to it whenever its connection fails (the node
+// killed, stopped, cut off, taking over).
+func (r *clusterRun) noorderClient(node, id int, stop <-chan struct{}) {
+	for !stopped(stop) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		c, err := pgx.Connect(ctx, r.nodeDSN(node))
+		cancel()
+		if err != nil {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		for !stopped(stop) {
+			op := Op{Seq: noorderSeq.Name, Kind: Nextval, Want: 1, Client: id, Node: node, Epoch: int(r.epoch.Load()), Call: r.h.Now()}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			var v int64
+			err := c.QueryRow(ctx, "select nextval($1)", noorderSeq.Name).Scan(&v)
+			cancel()
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "25006" {
+				// Every node serves a NOORDER sequence, leader or not.
+				r.violation(fmt.Sprintf("error: node %d refused nextval of NOORDER %s: %s", node, noorderSeq.Name, pe.Message))
+			}
+			op.Outcome = r.outcome(err)
+			if op.Outcome != Unknown {
+				op.Return = r.h.Now()
+			}
+			if err == nil {
+				op.Values = []int64{v}
+			} else {
+				op.Err = err.Error()
+			}
+			r.h.Add(op)
+			if err != nil {
+				break
+			}
+		}
+		c.Close(context.Background())
+	}
 }
 
 // connect reaches the leader through the multi-host string, trying
@@ -385,6 +509,8 @@ func (r *clusterRun) failover(fault string) (time.Duration, error) {
 	p := r.nodes[i]
 	r.epoch.Add(1)
 	began := time.Now()
+	from := r.h.Now()
+	defer func() { r.window(fault, i, from) }()
 	switch fault {
 	case LeaderKill:
 		p.kill()
@@ -430,6 +556,13 @@ func (r *clusterRun) failover(fault string) (time.Duration, error) {
 	return d, nil
 }
 
+// window records a fault on node (-1: etcd) from from until now.
+func (r *clusterRun) window(fault string, node int, from int64) {
+	r.mu.Lock()
+	r.windows = append(r.windows, faultWindow{fault: fault, node: node, from: from, to: r.h.Now()})
+	r.mu.Unlock()
+}
+
 // awaitLeaderOtherThan waits until etcd names a leader other than name.
 func (r *clusterRun) awaitLeaderOtherThan(name string) error {
 	deadline := time.Now().Add(30 * time.Second)
@@ -456,6 +589,8 @@ func (r *clusterRun) etcdKill() (time.Duration, error) {
 	}
 	r.epoch.Add(1)
 	began := time.Now()
+	from := r.h.Now()
+	defer func() { r.window(EtcdKill, -1, from) }()
 	// An embedded member's Close drains its clients' streams for seconds;
 	// the cluster is measured meanwhile, as a crash would leave it.
 	stopped := make(chan struct{})
@@ -519,6 +654,7 @@ func (r *clusterRun) check(rep *ClusterReport) {
 	rep.Violations = append(rep.Violations, r.violations...)
 	rep.Violations = append(rep.Violations, CheckUnique(ops)...)
 	rep.Violations = append(rep.Violations, CheckOrder(ops, seqs)...)
+	rep.Violations = append(rep.Violations, CheckNodeOrder(ops, noorderSeq.Name)...)
 	v, n, err := CheckLinearizable(ops, seqs, 2*time.Minute)
 	rep.Porcupine = n
 	rep.Violations = append(rep.Violations, v...)
@@ -550,5 +686,61 @@ func (r *clusterRun) check(rep *ClusterReport) {
 		if rep.MaxGap[s.Name] > s.cache+unknown {
 			rep.Violations = append(rep.Violations, fmt.Sprintf("gap: %s skipped %d values at once, more than CACHE %d and the %d requests of unknown outcome", s.Name, rep.MaxGap[s.Name], s.cache, unknown))
 		}
+	}
+	r.checkNoOrder(ops, rep)
+}
+
+// checkNoOrder counts the NOORDER sequence's values, measures how long
+// the nodes a fault was not applied to went without handing one out, and
+// bounds its largest skip: every node's unfinished block, one block
+// burned per failover, and what requests of unknown outcome took unseen.
+func (r *clusterRun) checkNoOrder(ops []Op, rep *ClusterReport) {
+	byNode := map[int][]int64{} // the returns of OK values, per node
+	var vs []int64
+	unknown := int64(0)
+	for _, op := range ops {
+		if op.Seq != noorderSeq.Name {
+			continue
+		}
+		vs = append(vs, op.Values...)
+		if op.Outcome == OK {
+			byNode[op.Node] = append(byNode[op.Node], op.Return)
+		} else if op.Outcome == Unknown && len(op.Values) == 0 {
+			unknown++
+		}
+	}
+	rep.NoOrderValues = len(vs)
+	for _, rs := range byNode {
+		sort.Slice(rs, func(i, j int) bool { return rs[i] < rs[j] })
+	}
+	r.mu.Lock()
+	windows := append([]faultWindow(nil), r.windows...)
+	r.mu.Unlock()
+	for _, w := range windows {
+		longest := int64(0)
+		for node, rs := range byNode {
+			if node == w.node {
+				continue
+			}
+			for i := 1; i < len(rs); i++ {
+				if rs[i] >= w.from && rs[i-1] <= w.to {
+					longest = max(longest, rs[i]-rs[i-1])
+				}
+			}
+		}
+		rep.NoOrderWait = append(rep.NoOrderWait, time.Duration(longest))
+		if rep.NoOrderWaitMax == nil {
+			rep.NoOrderWaitMax = map[string]time.Duration{}
+		}
+		rep.NoOrderWaitMax[w.fault] = max(rep.NoOrderWaitMax[w.fault], time.Duration(longest))
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
+	gap := int64(0)
+	for i := 1; i < len(vs); i++ {
+		gap = max(gap, vs[i]-vs[i-1]-1)
+	}
+	rep.MaxGap[noorderSeq.Name] = gap
+	if bound := noorderCache*int64(r.cfg.Nodes+len(windows)) + unknown; gap > bound {
+		rep.Violations = append(rep.Violations, fmt.Sprintf("gap: %s skipped %d values at once, more than a block (%d) per node and per failover and the %d requests of unknown outcome", noorderSeq.Name, gap, noorderCache, unknown))
 	}
 }

@@ -50,6 +50,8 @@ type Op struct {
 	// own, called with the statement and done by its arrival.
 	Times []int64
 	Err   string // the error, for Failed and Unknown
+	// Node is the node a NOORDER client talks to (its own, by address).
+	Node int
 }
 
 // History is every operation of a run, appended concurrently.
