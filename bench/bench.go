@@ -177,8 +177,8 @@ func sessions(ctx context.Context, t Target, n int) ([]session, func(), error) {
 			s.close()
 		}
 	}
-	for range n {
-		s, err := connect(ctx, t)
+	for w := range n {
+		s, err := connect(ctx, t.session(w))
 		if err != nil {
 			closeAll()
 			return nil, nil, err

@@ -26,10 +26,13 @@ import (
 //
 //  1. nextval throughput and latency at each thread count, the cluster
 //     through a multi-host connection string (target_session_attrs=
-//     read-write), on an ORDER sequence with the configured CACHE;
+//     read-write), on an ORDER sequence with the configured CACHE; and
+//     on a NOORDER one, each session connected to one node in turn
+//     (seqd-cluster3-noorder: every node serves from its own blocks);
 //  2. coordination cost: the store transactions each served per million
 //     values (etcd transactions for the cluster, synced group commits
-//     for the single node), from their seqd_group_commits_total;
+//     for the single node), from their seqd_group_commits_total and
+//     seqd_noorder_store_transactions_total;
 //  3. failovers: the leader killed -9 Failovers times under a light load,
 //     each measured from the kill to the first nextval a new multi-host
 //     connection gets, and the values the next leader burned taking over
@@ -233,6 +236,12 @@ func RunCluster(ctx context.Context, cfg Config, cc ClusterConfig) (*ClusterRepo
 	clusterT := Target{Name: "seqd-cluster3", Kind: Seqd, Cache: cache,
 		DSN: fmt.Sprintf("host=%s port=%s user=seqbench dbname=seqbench sslmode=disable target_session_attrs=read-write connect_timeout=2",
 			strings.Join(hosts, ","), strings.Join(ports, ","))}
+	// NOORDER: each session on one node, in turn; every node serves.
+	var spread []string
+	for i := range members {
+		spread = append(spread, fmt.Sprintf("host=%s port=%s user=seqbench dbname=seqbench sslmode=disable", hosts[i], ports[i]))
+	}
+	noorderT := Target{Name: "seqd-cluster3-noorder", Kind: Seqd, Cache: cache, NoOrder: true, DSN: clusterT.DSN, Spread: spread}
 	singleT := Target{Name: "seqd-single", Kind: Seqd, Cache: cache,
 		DSN: fmt.Sprintf("postgres://seqbench@%s/seqbench?sslmode=disable", single.pg)}
 	if err := waitLeader(ctx, clusterT, 30*time.Second); err != nil {
@@ -243,7 +252,7 @@ func RunCluster(ctx context.Context, cfg Config, cc ClusterConfig) (*ClusterRepo
 	commits := func(ns []*node) float64 {
 		var sum float64
 		for _, n := range ns {
-			sum += n.metric("seqd_group_commits_total", nil)
+			sum += n.metric("seqd_group_commits_total", nil) + n.metric("seqd_noorder_store_transactions_total", nil)
 		}
 		return sum
 	}
@@ -251,7 +260,7 @@ func RunCluster(ctx context.Context, cfg Config, cc ClusterConfig) (*ClusterRepo
 	for _, t := range []struct {
 		t  Target
 		ns []*node
-	}{{clusterT, members}, {singleT, []*node{single}}} {
+	}{{clusterT, members}, {noorderT, members}, {singleT, []*node{single}}} {
 		gc := cfg
 		gc.Targets = []Target{t.t}
 		before := commits(t.ns)

@@ -21,7 +21,7 @@ func TestCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log(rep)
-	if len(rep.Results) != 2 || rep.Results[0].Target != "seqd-cluster3" || rep.Results[1].Target != "seqd-single" {
+	if len(rep.Results) != 3 || rep.Results[0].Target != "seqd-cluster3" || rep.Results[1].Target != "seqd-cluster3-noorder" || rep.Results[2].Target != "seqd-single" {
 		t.Fatalf("results: %+v", rep.Results)
 	}
 	for _, r := range rep.Results {

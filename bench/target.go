@@ -30,6 +30,20 @@ type Target struct {
 	Kind  string // Seqd, Postgres, MariaDB or Noop
 	DSN   string // a pgx connection string, or a go-sql-driver/mysql DSN for MariaDB
 	Cache int64  // the CACHE of the sequences the workloads create; 1 is NO CACHE
+	// NoOrder creates the sequences NOORDER (seqd's cluster mode: every
+	// node serves them from blocks of its own).
+	NoOrder bool
+	// Spread, when set, are the DSNs the sessions of a grid connect to in
+	// turn (one per node of a cluster); DSN still creates the sequences.
+	Spread []string
+}
+
+// session returns the target as its w-th session connects to it.
+func (t Target) session(w int) Target {
+	if len(t.Spread) > 0 {
+		t.DSN = t.Spread[w%len(t.Spread)]
+	}
+	return t
 }
 
 func (t Target) String() string { return t.Name }
@@ -215,6 +229,9 @@ func (d dialect) createSequence(ctx context.Context, s session, seq string, star
 	q := fmt.Sprintf("CREATE SEQUENCE %s INCREMENT BY %d START WITH %d", seq, inc, start)
 	if c := d.cacheClause(); c != "" {
 		q += " " + c
+	}
+	if d.t.NoOrder {
+		q += " NOORDER"
 	}
 	return s.exec(ctx, q)
 }

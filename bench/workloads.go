@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"time"
 
 	"github.com/seqd/seqd/bench/noop"
 )
@@ -29,6 +30,9 @@ func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
 		for _, t := range targets {
 			d := dialect{t}
 			if err := prepare(ctx, t, func(s session) error { return d.createSequence(ctx, s, "seqbench_s", 1, 1) }); err != nil {
+				return nil, err
+			}
+			if err := awaitSpread(ctx, t, d.nextval("seqbench_s")); err != nil {
 				return nil, err
 			}
 			ss, closeAll, err := sessions(ctx, t, threads)
@@ -82,6 +86,30 @@ func startNoop() (Target, func(), error) {
 }
 
 // prepare runs setup statements on a session of their own.
+// awaitSpread waits until every DSN a spread target's sessions use
+// serves q: a cluster's followers see a new sequence within a refresh of
+// their snapshot.
+func awaitSpread(ctx context.Context, t Target, q string) error {
+	for w := range t.Spread {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			s, err := connect(ctx, t.session(w))
+			if err == nil {
+				_, err = s.value(ctx, q)
+				s.close()
+			}
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s: %s does not serve %q: %w", t, t.Spread[w], q, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
 func prepare(ctx context.Context, t Target, setup func(s session) error) error {
 	s, err := connect(ctx, t)
 	if err != nil {

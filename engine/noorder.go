@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/storage"
@@ -76,6 +77,20 @@ type Ranges struct {
 
 	mu     sync.Mutex
 	blocks map[uint64]*block
+
+	reserved atomic.Int64 // blocks reserved
+	txns     atomic.Int64 // store transactions made reserving them
+}
+
+// RangeStats are a node's NOORDER counters since it started.
+type RangeStats struct {
+	Blocks int64 // blocks reserved
+	Txns   int64 // store transactions (reads and compare-and-swaps) made for them
+}
+
+// Stats returns the node's counters.
+func (r *Ranges) Stats() RangeStats {
+	return RangeStats{Blocks: r.reserved.Load(), Txns: r.txns.Load()}
 }
 
 // block is the part of a NOORDER sequence's values a node reserved and
@@ -170,6 +185,7 @@ func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint
 func (r *Ranges) reserve(ctx context.Context, name Name, key string, id uint64, need int64, b *block) error {
 	var got block
 	err := r.st.Swap(ctx, key, rangeKey(id), func(g, cur storage.KV) ([]byte, error) {
+		r.txns.Add(1) // the read; the swap's write is counted below
 		if g.Rev == 0 {
 			return nil, errChanged
 		}
@@ -199,6 +215,7 @@ func (r *Ranges) reserve(ctx context.Context, name Name, key string, id uint64, 
 			return nil, err // the limit, without CYCLE
 		}
 		got = block{epoch: rec.epoch, opts: rec.opts, cur: start, remaining: rg.Count}
+		r.txns.Add(1)
 		return rangeRecord{epoch: rec.epoch, state: next}.encode(), nil
 	})
 	if err != nil {
@@ -208,6 +225,7 @@ func (r *Ranges) reserve(ctx context.Context, name Name, key string, id uint64, 
 		return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not reserve values of sequence \"%s\": %v", name.Rel(), err)}
 	}
 	b.epoch, b.opts, b.cur, b.remaining = got.epoch, got.opts, got.cur, got.remaining
+	r.reserved.Add(1)
 	return nil
 }
 

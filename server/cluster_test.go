@@ -209,6 +209,10 @@ func TestClusterFailover(t *testing.T) {
 	if utop[f] < 40 || len(useen) != 90 {
 		t.Fatalf("the follower's values end at %d; %d distinct", utop[f], len(useen))
 	}
+	// 60 values in blocks of 20: three blocks, each a read and a swap.
+	if m := scrape(t, nodes[f]); !strings.Contains(m, "seqd_noorder_blocks_total 3\n") || !strings.Contains(m, "seqd_noorder_store_transactions_total 6\n") {
+		t.Errorf("the follower's NOORDER metrics:\n%s", grepLines(m, "seqd_noorder"))
+	}
 	// last_value shows how far the nodes reserved; made ORDER, the
 	// sequence goes on above every node's block.
 	var fw int64
@@ -294,4 +298,15 @@ func scrape(t *testing.T, s *Server) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// grepLines are the lines of text that contain substr.
+func grepLines(text, substr string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -57,7 +57,7 @@ type clusterMetrics struct {
 
 // registerCluster adds cluster mode's metrics; leading reports whether
 // the node leads now.
-func (m *metrics) registerCluster(leading func() bool) *clusterMetrics {
+func (m *metrics) registerCluster(leading func() bool, ranges *engine.Ranges) *clusterMetrics {
 	c := &clusterMetrics{
 		terms: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_terms_total",
 			Help: "Terms this node has led since it started (each an election it won)."}),
@@ -70,6 +70,12 @@ func (m *metrics) registerCluster(leading func() bool) *clusterMetrics {
 			return 1
 		}
 		return 0
+	}), prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "seqd_noorder_blocks_total",
+		Help: "Blocks of NOORDER sequences' values this node reserved for itself since it started."}, func() float64 {
+		return float64(ranges.Stats().Blocks)
+	}), prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "seqd_noorder_store_transactions_total",
+		Help: "etcd transactions (reads and compare-and-swaps) this node made reserving NOORDER blocks since it started."}, func() float64 {
+		return float64(ranges.Stats().Txns)
 	}))
 	return c
 }

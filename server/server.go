@@ -318,7 +318,7 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.node = n
-	n.metrics = s.metrics.registerCluster(n.leading)
+	n.metrics = s.metrics.registerCluster(n.leading, n.ranges)
 	if err := s.listen(cfg, pgwire.Config{Node: n.current}); err != nil {
 		n.discard()
 		return nil, err
