@@ -174,6 +174,7 @@ type Engine struct {
 	// runningRev the running marker's (see markRunning).
 	catalogRev storage.Rev
 	runningRev storage.Rev
+	rangeRevs  map[uint64]storage.Rev // NOORDER range records at Open, by sequence ID
 	// epoch counts the opens of the store, this one included once
 	// markRunning has written it; epochRev is its record's revision.
 	epoch          uint64
@@ -212,6 +213,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		store:         cfg.Store,
 		refillPeriod:  int32(cfg.RefillPeriod >> tickShift),
 		seqs:          make(map[string]*seq),
+		rangeRevs:     make(map[uint64]storage.Rev),
 		schemas:       make(map[string]*schema),
 		comments:      make(map[uint64]comment),
 		acls:          make(map[uint64]aclRecord),

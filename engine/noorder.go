@@ -287,3 +287,8 @@ func (e *Engine) Reserved(ctx context.Context, info Info) (Info, error) {
 	info.State, info.Window = pos, 0
 	return info, nil
 }
+
+// maxCleanup bounds the ops of the commit that marks the store in use,
+// range records of dropped sequences included (the rest wait for the
+// next takeover): etcd's transaction limit is 128.
+const maxCleanup = 64

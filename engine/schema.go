@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/seqd/seqd/alloc"
@@ -80,6 +81,11 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 		return e.loadACL(kv)
 	case strings.HasPrefix(kv.Key, rangePrefix):
 		// A NOORDER sequence's reserved blocks: the nodes' (noorder.go).
+		id, err := strconv.ParseUint(kv.Key[len(rangePrefix):], 16, 64)
+		if err != nil {
+			return fmt.Errorf("seqd: corrupt range record key %q", kv.Key)
+		}
+		e.rangeRevs[id] = kv.Rev
 	case kv.Key == databaseKey:
 		a, err := decodeACL(kv.Value)
 		if err != nil {
@@ -403,6 +409,17 @@ func (e *Engine) markRunning(ctx context.Context) error {
 		s     *seq
 		state alloc.State
 	}
+	// The range records of NOORDER sequences dropped since: no node can
+	// write them any more (a reservation compares the sequence's record).
+	live := map[uint64]bool{}
+	for _, s := range e.seqs {
+		live[s.id] = true
+	}
+	for id, rev := range e.rangeRevs {
+		if !live[id] && len(ops) < maxCleanup {
+			ops = append(ops, storage.Op{Key: rangeKey(id), Expect: rev})
+		}
+	}
 	var resets []reset
 	if crashed {
 		for _, s := range e.seqs {
@@ -425,6 +442,7 @@ func (e *Engine) markRunning(ctx context.Context) error {
 	e.runningRev, e.epoch, e.epochRev = rev, epoch, rev
 	for _, r := range resets {
 		r.s.cur, r.s.rev = r.state, rev
+		r.s.epoch++
 	}
 	return nil
 }

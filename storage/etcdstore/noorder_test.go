@@ -3,6 +3,7 @@ package etcdstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -408,5 +409,52 @@ func TestNoOrderSwitchConflict(t *testing.T) {
 		if _, v, err := c.leader.Nextval(ctx, n); err != nil || v != 101 {
 			t.Fatalf("the first ORDER value: %d, %v; want 101, above the node's block", v, err)
 		}
+	}
+}
+
+// TestNoOrderCleanup: the next leader removes the range records of
+// NOORDER sequences dropped before it took over, and keeps the others.
+func TestNoOrderCleanup(t *testing.T) {
+	ctx := context.Background()
+	c := newNoorderCluster(t)
+	gone, _ := engine.NewName("public", "gone")
+	kept, _ := engine.NewName("public", "kept")
+	noorder(t, c.leader, gone, 10, nil)
+	noorder(t, c.leader, kept, 10, nil)
+	f := c.snapshot(c.ranges())
+	var ids []uint64
+	for _, n := range []engine.Name{gone, kept} {
+		if _, _, err := f.Nextval(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		info, err := c.leader.Info(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, info.ID)
+	}
+	if err := c.leader.Drop(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	cli := c.cl.Client(t)
+	exists := func(id uint64) bool {
+		r, err := cli.Get(ctx, fmt.Sprintf("%sdata/\x00range:%x", c.prefix, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(r.Kvs) == 1
+	}
+	if !exists(ids[0]) || !exists(ids[1]) {
+		t.Fatal("the range records are not where the test looks")
+	}
+	c.leader.Close()
+	st, _ := Open(Config{Client: cli, Prefix: c.prefix})
+	next, err := engine.Open(ctx, engine.Config{Store: st, MaxBatch: MaxOps, Ranges: c.ranges()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if exists(ids[0]) || !exists(ids[1]) {
+		t.Fatalf("after the takeover: the dropped sequence's range record %v, the kept one's %v", exists(ids[0]), exists(ids[1]))
 	}
 }
