@@ -215,7 +215,7 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 			break // temporary sequences change in read-only transactions too
 		}
 		command := x.f.name + "()"
-		if x.f.name == "nextval" || x.f.name == "seqd_reserve" {
+		if x.f.name != "setval" { // a NOORDER sequence's blocks are the node's
 			if err := s.checkTakes(n, command); err != nil {
 				return nil, err
 			}

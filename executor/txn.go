@@ -178,9 +178,10 @@ func (s *Session) checkWritable(command string) error {
 	return nil
 }
 
-// checkTakes is checkWritable for a function that takes values of n
-// (nextval(), seqd_reserve()): a standby serves a NOORDER sequence's from
-// its own blocks, as the leader does.
+// checkTakes is checkWritable for a function that takes or gives back
+// values of n (nextval(), seqd_reserve(), seqd_release()): a standby
+// serves a NOORDER sequence's from its own blocks, as the leader does
+// (and takes none back).
 func (s *Session) checkTakes(n engine.Name, command string) error {
 	if s.cfg.Standby && s.eng.Unordered(n) {
 		return nil
