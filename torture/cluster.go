@@ -382,26 +382,12 @@ func (r *clusterRun) noorderClient(node, id int, stop <-chan struct{}) {
 			continue
 		}
 		for !stopped(stop) {
-			op := Op{Seq: noorderSeq.Name, Kind: Nextval, Want: 1, Client: id, Node: node, Epoch: int(r.epoch.Load()), Call: r.h.Now()}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			var v int64
-			err := c.QueryRow(ctx, "select nextval($1)", noorderSeq.Name).Scan(&v)
-			cancel()
+			err := r.take(c, Op{Seq: noorderSeq.Name, Kind: Nextval, Want: 1, Client: id, Node: node, Epoch: int(r.epoch.Load()), Call: r.h.Now()})
 			var pe *pgconn.PgError
 			if errors.As(err, &pe) && pe.Code == "25006" {
 				// Every node serves a NOORDER sequence, leader or not.
 				r.violation(fmt.Sprintf("error: node %d refused nextval of NOORDER %s: %s", node, noorderSeq.Name, pe.Message))
 			}
-			op.Outcome = r.outcome(err)
-			if op.Outcome != Unknown {
-				op.Return = r.h.Now()
-			}
-			if err == nil {
-				op.Values = []int64{v}
-			} else {
-				op.Err = err.Error()
-			}
-			r.h.Add(op)
 			if err != nil {
 				break
 			}
@@ -439,27 +425,32 @@ func (r *clusterRun) client(id int, seed uint64, stop <-chan struct{}) {
 		}
 		for !stopped(stop) {
 			s := clusterSeqs[rng.IntN(len(clusterSeqs))]
-			op := Op{Seq: s.Name, Kind: Nextval, Want: 1, Client: id, Epoch: int(r.epoch.Load()), Call: r.h.Now()}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			var v int64
-			err := c.QueryRow(ctx, "select nextval($1)", s.Name).Scan(&v)
-			cancel()
-			op.Outcome = r.outcome(err)
-			if op.Outcome != Unknown {
-				op.Return = r.h.Now()
-			}
-			if err == nil {
-				op.Values = []int64{v}
-			} else {
-				op.Err = err.Error()
-			}
-			r.h.Add(op)
-			if err != nil {
+			if err := r.take(c, Op{Seq: s.Name, Kind: Nextval, Want: 1, Client: id, Epoch: int(r.epoch.Load()), Call: r.h.Now()}); err != nil {
 				break
 			}
 		}
 		c.Close(context.Background())
 	}
+}
+
+// take runs op, a nextval of op.Seq, on c and adds it to the history
+// with what came back.
+func (r *clusterRun) take(c *pgx.Conn, op Op) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	var v int64
+	err := c.QueryRow(ctx, "select nextval($1)", op.Seq).Scan(&v)
+	cancel()
+	op.Outcome = r.outcome(err)
+	if op.Outcome != Unknown {
+		op.Return = r.h.Now()
+	}
+	if err == nil {
+		op.Values = []int64{v}
+	} else {
+		op.Err = err.Error()
+	}
+	r.h.Add(op)
+	return err
 }
 
 // outcome classifies a request's error: a standby's or a deposed
@@ -614,23 +605,11 @@ func (r *clusterRun) firstValue() error {
 		if err != nil {
 			continue
 		}
-		op := Op{Seq: s.Name, Kind: Nextval, Want: 1, Client: -1, Epoch: int(r.epoch.Load()), Call: r.h.Now()}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		var v int64
-		err = c.QueryRow(ctx, "select nextval($1)", s.Name).Scan(&v)
-		cancel()
+		err = r.take(c, Op{Seq: s.Name, Kind: Nextval, Want: 1, Client: -1, Epoch: int(r.epoch.Load()), Call: r.h.Now()})
 		c.Close(context.Background())
-		op.Outcome = r.outcome(err)
-		if op.Outcome != Unknown {
-			op.Return = r.h.Now()
-		}
 		if err == nil {
-			op.Values = []int64{v}
-			r.h.Add(op)
 			return nil
 		}
-		op.Err = err.Error()
-		r.h.Add(op)
 		time.Sleep(20 * time.Millisecond)
 	}
 	return errors.New("no value from any node within 30s")
@@ -666,23 +645,8 @@ func (r *clusterRun) check(rep *ClusterReport) {
 	// unknown outcome may have taken unseen.
 	rep.MaxGap = map[string]int64{}
 	for _, s := range clusterSeqs {
-		var vs []int64
-		unknown := int64(0)
-		for _, op := range ops {
-			if op.Seq != s.Name {
-				continue
-			}
-			vs = append(vs, op.Values...)
-			if op.Outcome == Unknown && len(op.Values) == 0 {
-				unknown++
-			}
-		}
-		sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
-		for i := 1; i < len(vs); i++ {
-			if g := vs[i] - vs[i-1] - 1; g > rep.MaxGap[s.Name] {
-				rep.MaxGap[s.Name] = g
-			}
-		}
+		var unknown int64
+		rep.MaxGap[s.Name], unknown = maxGap(ops, s.Name)
 		if rep.MaxGap[s.Name] > s.cache+unknown {
 			rep.Violations = append(rep.Violations, fmt.Sprintf("gap: %s skipped %d values at once, more than CACHE %d and the %d requests of unknown outcome", s.Name, rep.MaxGap[s.Name], s.cache, unknown))
 		}
@@ -696,20 +660,12 @@ func (r *clusterRun) check(rep *ClusterReport) {
 // burned per failover, and what requests of unknown outcome took unseen.
 func (r *clusterRun) checkNoOrder(ops []Op, rep *ClusterReport) {
 	byNode := map[int][]int64{} // the returns of OK values, per node
-	var vs []int64
-	unknown := int64(0)
 	for _, op := range ops {
-		if op.Seq != noorderSeq.Name {
-			continue
-		}
-		vs = append(vs, op.Values...)
-		if op.Outcome == OK {
+		if op.Seq == noorderSeq.Name && op.Outcome == OK {
 			byNode[op.Node] = append(byNode[op.Node], op.Return)
-		} else if op.Outcome == Unknown && len(op.Values) == 0 {
-			unknown++
+			rep.NoOrderValues += len(op.Values)
 		}
 	}
-	rep.NoOrderValues = len(vs)
 	for _, rs := range byNode {
 		sort.Slice(rs, func(i, j int) bool { return rs[i] < rs[j] })
 	}
@@ -734,13 +690,30 @@ func (r *clusterRun) checkNoOrder(ops []Op, rep *ClusterReport) {
 		}
 		rep.NoOrderWaitMax[w.fault] = max(rep.NoOrderWaitMax[w.fault], time.Duration(longest))
 	}
-	sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
-	gap := int64(0)
-	for i := 1; i < len(vs); i++ {
-		gap = max(gap, vs[i]-vs[i-1]-1)
-	}
+	gap, unknown := maxGap(ops, noorderSeq.Name)
 	rep.MaxGap[noorderSeq.Name] = gap
 	if bound := noorderCache*int64(r.cfg.Nodes+len(windows)) + unknown; gap > bound {
 		rep.Violations = append(rep.Violations, fmt.Sprintf("gap: %s skipped %d values at once, more than a block (%d) per node and per failover and the %d requests of unknown outcome", noorderSeq.Name, gap, noorderCache, unknown))
 	}
+}
+
+// maxGap is the most values seq skipped at one point of its history (its
+// values sorted), and how many of its requests had an unknown outcome
+// and no value.
+func maxGap(ops []Op, seq string) (gap, unknown int64) {
+	var vs []int64
+	for _, op := range ops {
+		if op.Seq != seq {
+			continue
+		}
+		vs = append(vs, op.Values...)
+		if op.Outcome == Unknown && len(op.Values) == 0 {
+			unknown++
+		}
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
+	for i := 1; i < len(vs); i++ {
+		gap = max(gap, vs[i]-vs[i-1]-1)
+	}
+	return gap, unknown
 }
