@@ -80,7 +80,10 @@ type ClusterReport struct {
 	NoOrderWait   []time.Duration
 	// NoOrderWaitMax is the longest of NoOrderWait by fault.
 	NoOrderWaitMax map[string]time.Duration
-	Violations     []string
+	// NoOrderBurned counts the NOORDER values below the largest handed
+	// out that no node handed out.
+	NoOrderBurned int64
+	Violations    []string
 }
 
 func (r *ClusterReport) String() string {
@@ -103,6 +106,7 @@ func (r *ClusterReport) String() string {
 			by = append(by, fmt.Sprintf("%s %v", f, r.NoOrderWaitMax[f].Round(time.Millisecond)))
 		}
 		fmt.Fprintf(&b, "  longest by fault: %s\n", strings.Join(by, ", "))
+		fmt.Fprintf(&b, "  burned (never handed out, below the largest value): %d, blocks of %d\n", r.NoOrderBurned, noorderCache)
 	}
 	fmt.Fprintf(&b, "largest skip by sequence: %s\nviolations: %d\n", mapString(r.MaxGap), len(r.Violations))
 	for _, v := range r.Violations {
@@ -692,8 +696,30 @@ func (r *clusterRun) checkNoOrder(ops []Op, rep *ClusterReport) {
 	}
 	gap, unknown := maxGap(ops, noorderSeq.Name)
 	rep.MaxGap[noorderSeq.Name] = gap
-	if bound := noorderCache*int64(r.cfg.Nodes+len(windows)) + unknown; gap > bound {
-		rep.Violations = append(rep.Violations, fmt.Sprintf("gap: %s skipped %d values at once, more than a block (%d) per node and per failover and the %d requests of unknown outcome", noorderSeq.Name, gap, noorderCache, unknown))
+	// Every value up to the largest handed out was reserved (blocks are
+	// reserved in order from the start); those never handed out are
+	// burned: a block for each node that died (kill -9, shutdown), each
+	// node's unfinished block, and a block for each request of unknown
+	// outcome (its reservation's may be unknown too).
+	seen := map[int64]bool{}
+	top := int64(0)
+	for _, op := range ops {
+		if op.Seq == noorderSeq.Name {
+			for _, v := range op.Values {
+				seen[v], top = true, max(top, v)
+			}
+		}
+	}
+	deaths := 0
+	for _, w := range windows {
+		if w.fault == LeaderKill || w.fault == LeaderTerm {
+			deaths++
+		}
+	}
+	rep.NoOrderBurned = top - int64(len(seen))
+	if bound := noorderCache * (int64(deaths+r.cfg.Nodes) + unknown); rep.NoOrderBurned > bound {
+		rep.Violations = append(rep.Violations, fmt.Sprintf("burned: %s skipped %d values, more than a block (%d) for each of %d nodes that died, %d nodes and %d requests of unknown outcome",
+			noorderSeq.Name, rep.NoOrderBurned, noorderCache, deaths, r.cfg.Nodes, unknown))
 	}
 }
 
