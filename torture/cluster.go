@@ -83,7 +83,10 @@ type ClusterReport struct {
 	// NoOrderBurned counts the NOORDER values below the largest handed
 	// out that no node handed out.
 	NoOrderBurned int64
-	Violations    []string
+	// Leaderless are the waits of over a second, before a failover, for
+	// the cluster to have a leader to fail over (after the last one).
+	Leaderless []time.Duration
+	Violations []string
 }
 
 func (r *ClusterReport) String() string {
@@ -107,6 +110,9 @@ func (r *ClusterReport) String() string {
 		}
 		fmt.Fprintf(&b, "  longest by fault: %s\n", strings.Join(by, ", "))
 		fmt.Fprintf(&b, "  burned (never handed out, below the largest value): %d, blocks of %d\n", r.NoOrderBurned, noorderCache)
+	}
+	if len(r.Leaderless) > 0 {
+		fmt.Fprintf(&b, "no leader for over a second after a failover's first value, %d times: %v\n", len(r.Leaderless), r.Leaderless)
 	}
 	fmt.Fprintf(&b, "largest skip by sequence: %s\nviolations: %d\n", mapString(r.MaxGap), len(r.Violations))
 	for _, v := range r.Violations {
@@ -162,6 +168,7 @@ type clusterRun struct {
 	mu         sync.Mutex
 	violations []string
 	windows    []faultWindow
+	leaderless []time.Duration // waits over a second for a leader to fail over
 }
 
 // RunCluster runs seqd nodes on etcd with clients on a multi-host
@@ -491,11 +498,25 @@ func (r *clusterRun) failover(fault string) (time.Duration, error) {
 	if fault == EtcdKill {
 		return r.etcdKill()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	name, _, err := cluster.Leader(ctx, r.cli, r.prefix)
-	if err != nil || name == "" {
-		return 0, fmt.Errorf("no leader to fail over: %q %v", name, err)
+	// The last fault's aftermath may still be settling (etcd electing,
+	// a lease lapsing): wait for a leader, and report how long it took.
+	var name string
+	var err error
+	for asked := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		name, _, err = cluster.Leader(ctx, r.cli, r.prefix)
+		cancel()
+		if err == nil && name != "" {
+			if waited := time.Since(asked); waited > time.Second {
+				r.mu.Lock()
+				r.leaderless = append(r.leaderless, waited)
+				r.mu.Unlock()
+			}
+			break
+		}
+		if time.Since(asked) > time.Minute {
+			return 0, fmt.Errorf("no leader to fail over for a minute: %q %v", name, err)
+		}
 	}
 	var i int
 	if _, err := fmt.Sscanf(name, "node%d", &i); err != nil || i >= len(r.nodes) {
@@ -635,6 +656,7 @@ func (r *clusterRun) check(rep *ClusterReport) {
 		rep.Values += len(op.Values)
 	}
 	rep.Violations = append(rep.Violations, r.violations...)
+	rep.Leaderless = append(rep.Leaderless, r.leaderless...)
 	rep.Violations = append(rep.Violations, CheckUnique(ops)...)
 	rep.Violations = append(rep.Violations, CheckOrder(ops, seqs)...)
 	rep.Violations = append(rep.Violations, CheckNodeOrder(ops, noorderSeq.Name)...)

@@ -89,8 +89,14 @@ func StartIn(dir string, n int) (*Cluster, error) {
 			cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
 			cfg.InitialCluster = strings.Join(initial, ",")
 			cfg.InitialClusterToken = "seqd-test"
-			cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-			cfg.LogLevel = "error"
+			// Warnings and errors to a file beside the data, for the
+			// post-mortem of a long run.
+			cfg.LogOutputs = []string{filepath.Join(dir, cfg.Name+".log")}
+			cfg.LogLevel = "warn"
+			// History is compacted every minute, as operators set etcd
+			// up (docs/cluster.md): every mark and NOORDER block is a
+			// revision, and a soak's would otherwise fill the database.
+			cfg.AutoCompactionMode, cfg.AutoCompactionRetention = "periodic", "1m"
 			return cfg
 		}
 		e, err := embed.StartEtcd(config())
