@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,6 +70,9 @@ func Start(t testing.TB, n int) *Cluster {
 // StartIn runs a cluster of n members with their data under dir, for
 // commands (the clustered soak); Close stops it.
 func StartIn(dir string, n int) (*Cluster, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	ports, err := freePorts(2 * n)
 	if err != nil {
 		return nil, err
