@@ -133,17 +133,29 @@ func (e *Engine) SetLogged(ctx context.Context, n Name, logged bool) error {
 	})
 }
 
-// Drop removes the sequence durably.
+// Drop removes the sequence durably. A NOORDER sequence's, in cluster
+// mode, returns once no node serves it any more (Ranges.settle).
 func (e *Engine) Drop(ctx context.Context, n Name) error {
+	noOrder, err := e.drop(ctx, n)
+	if err == nil && noOrder {
+		e.ranges.settle(ctx)
+	}
+	return err
+}
+
+// drop is Drop without the wait; noOrder says whether it dropped a
+// NOORDER sequence in cluster mode.
+func (e *Engine) drop(ctx context.Context, n Name) (noOrder bool, err error) {
 	missing := &Error{Kind: ErrNotFound, Msg: fmt.Sprintf("sequence \"%s\" does not exist", n.Rel())}
 	s, err := e.lookupIdle(ctx, n)
 	if errors.Is(err, ErrNotFound) {
-		return missing
+		return false, missing
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	s.writing, s.remaining, s.granted = true, 0, 0
+	noOrder = e.ranges != nil && s.opts.NoOrder
 	s.mu.Unlock()
 	var extra []storage.Op
 	e.commentMu.Lock()
@@ -158,7 +170,7 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 	e.catMu.RUnlock()
 	err = e.commit(s, storage.Op{Key: s.key, Expect: s.rev}, func(storage.Rev) { s.gone = true }, extra...)
 	if err != nil {
-		return err
+		return false, err
 	}
 	e.catMu.Lock()
 	if e.seqs[s.key] == s {
@@ -168,7 +180,7 @@ func (e *Engine) Drop(ctx context.Context, n Name) error {
 	delete(e.acls, s.id)
 	e.catMu.Unlock()
 	e.catalogVersion.Add(1)
-	return nil
+	return noOrder, nil
 }
 
 // mutate runs DDL on an existing sequence: once no write is in flight, f
@@ -190,6 +202,20 @@ func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) 
 	}
 }
 
+// freeze writes s's record frozen (record.frozen: no node reserves a
+// block of it), and returns it locked and idle again. REQUIRES: s locked
+// and idle (lookupIdle); on error nothing is locked.
+func (e *Engine) freeze(ctx context.Context, s *seq, n Name) (*seq, error) {
+	s.writing, s.remaining, s.granted = true, 0, 0
+	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch, frozen: true}
+	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
+	s.mu.Unlock()
+	if err := e.commit(s, op, func(rev storage.Rev) { s.rev = rev }); err != nil {
+		return nil, err
+	}
+	return e.lookupIdle(ctx, n)
+}
+
 // maxSwitchAttempts bounds the writes of a NOORDER sequence made ORDER
 // while nodes reserve its values.
 const maxSwitchAttempts = 10
@@ -202,6 +228,13 @@ func (e *Engine) mutateOnce(ctx context.Context, n Name, restart bool, f func(*s
 	var rangeOp storage.Op
 	ranged := e.ranges != nil && s.opts.NoOrder && !restart
 	if ranged {
+		// Made ORDER: first freeze the sequence, so that no node reserves
+		// another block, then read where the blocks end.
+		if opts, _, err := f(s); err == nil && !opts.NoOrder {
+			if s, err = e.freeze(ctx, s, n); err != nil {
+				return err
+			}
+		}
 		pos, op, err := e.ranges.position(ctx, s.key, s.id, s.epoch, s.cur)
 		if err != nil {
 			s.mu.Unlock()

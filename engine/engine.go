@@ -175,6 +175,7 @@ type Engine struct {
 	catalogRev storage.Rev
 	runningRev storage.Rev
 	rangeRevs  map[uint64]storage.Rev // NOORDER range records at Open, by sequence ID
+	frozen     []*seq                 // NOORDER sequences left frozen (record.frozen) at Open
 	// epoch counts the opens of the store, this one included once
 	// markRunning has written it; epochRev is its record's revision.
 	epoch          uint64
@@ -263,6 +264,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.seqs[kv.Key] = s
 		if rec.hasKnown && !rec.unlogged {
 			known[s] = rec.known
+		}
+		if rec.frozen {
+			e.frozen = append(e.frozen, s)
 		}
 		return nil
 	})

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/storage"
@@ -80,6 +81,18 @@ type Ranges struct {
 
 	reserved atomic.Int64 // blocks reserved
 	txns     atomic.Int64 // store transactions made reserving them
+
+	// view is the NOORDER sequences of the node's latest read of the
+	// store (Observe): an engine that does not lead serves from it.
+	view  atomic.Pointer[rangeView]
+	lease time.Duration
+}
+
+// rangeView is a node's view of its NOORDER sequences: ID to epoch, as
+// of a read of the store begun at at.
+type rangeView struct {
+	at   time.Time
+	seqs map[uint64]uint64
 }
 
 // RangeStats are a node's NOORDER counters since it started.
@@ -104,8 +117,63 @@ type block struct {
 }
 
 // NewRanges returns a node's NOORDER ranges over st, the cluster's store.
-func NewRanges(st storage.Swapper) *Ranges {
-	return &Ranges{st: st, blocks: map[uint64]*block{}}
+// lease is how long after a read of the store (Observe) a node that does
+// not lead serves on what it read, and how long a DROP of a NOORDER
+// sequence waits before it returns: the nodes' views of the catalog are
+// leases, as F1's and CockroachDB's schema leases are.
+func NewRanges(st storage.Swapper, lease time.Duration) *Ranges {
+	return &Ranges{st: st, blocks: map[uint64]*block{}, lease: lease}
+}
+
+// Observe makes e, a snapshot of the store whose read began at at, the
+// node's view of its NOORDER sequences, if it is newer.
+func (r *Ranges) Observe(at time.Time, e *Engine) {
+	v := &rangeView{at: at, seqs: map[uint64]uint64{}}
+	e.catMu.RLock()
+	for _, s := range e.seqs {
+		s.mu.Lock()
+		if s.opts.NoOrder && !s.gone {
+			v.seqs[s.id] = s.epoch
+		}
+		s.mu.Unlock()
+	}
+	e.catMu.RUnlock()
+	for {
+		old := r.view.Load()
+		if old != nil && !old.at.Before(at) || r.view.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// current checks a NOORDER sequence against the node's view: the epoch
+// it has there, errChanged if it is gone from it, an error if the view
+// is older than the lease (the node may not know of a DROP).
+func (r *Ranges) current(name Name, id uint64) (uint64, error) {
+	v := r.view.Load()
+	if v == nil || time.Since(v.at) > r.lease {
+		age := "never read"
+		if v != nil {
+			age = fmt.Sprintf("last read %v ago", time.Since(v.at).Round(time.Millisecond))
+		}
+		return 0, &Error{Kind: ErrStorage, Msg: fmt.Sprintf("cannot serve NOORDER sequence \"%s\": this node's view of the store is out of date (%s)", name.Rel(), age)}
+	}
+	epoch, ok := v.seqs[id]
+	if !ok {
+		return 0, errChanged
+	}
+	return epoch, nil
+}
+
+// settle waits out the nodes' leases after a DROP of a NOORDER sequence:
+// once it returns, no node serves the sequence any more.
+func (r *Ranges) settle(ctx context.Context) {
+	t := time.NewTimer(r.lease)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 func (r *Ranges) block(id uint64) *block {
@@ -125,6 +193,13 @@ func (r *Ranges) forget(id uint64) {
 	r.mu.Unlock()
 }
 
+// errFrozen: the sequence is being made ORDER (record.frozen).
+var errFrozen = errors.New("seqd: sequence frozen")
+
+// frozenWait is how long a node waits for a frozen sequence to be
+// thawed or made ORDER before it fails the request.
+const frozenWait = 5 * time.Second
+
 // errChanged: the sequence's stored record is no longer the NOORDER
 // sequence the engine knows (dropped, made again, made ORDER); the
 // engine's view is older than the store's.
@@ -134,7 +209,20 @@ var errChanged = errors.New("seqd: sequence changed")
 // reserve counts it) from the node's block, reserving a new block when
 // it holds too few. epoch is the sequence's as the engine knows it: a
 // block of an older epoch is given up.
-func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint64, n int64, whole bool) (alloc.Range, error) {
+func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint64, n int64, whole, leads bool) (alloc.Range, error) {
+	if !leads {
+		// An engine that does not lead may be older than the store: the
+		// node's latest view says whether the sequence is still there.
+		latest, err := r.current(name, id)
+		if errors.Is(err, errChanged) {
+			r.forget(id)
+			return alloc.Range{}, changedError(name)
+		}
+		if err != nil {
+			return alloc.Range{}, err
+		}
+		epoch = max(epoch, latest)
+	}
 	b := r.block(id)
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -169,11 +257,18 @@ func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint
 		}
 		// A new block: at least CACHE values, and all a whole range
 		// needs. The rest of the old one is burned.
-		if err := r.reserve(ctx, name, key, id, k, b); err != nil {
+		err := r.reserve(ctx, name, key, id, k, b)
+		for began := time.Now(); errors.Is(err, errFrozen) && time.Since(began) < frozenWait && ctx.Err() == nil; {
+			time.Sleep(20 * time.Millisecond) // the leader is making it ORDER
+			err = r.reserve(ctx, name, key, id, k, b)
+		}
+		if errors.Is(err, errFrozen) {
+			return alloc.Range{}, changedError(name)
+		}
+		if err != nil {
 			if errors.Is(err, errChanged) {
 				r.forget(id)
-				return alloc.Range{}, &Error{Kind: ErrSerialization, Err: err,
-					Msg: fmt.Sprintf("could not serialize access due to concurrent update of sequence \"%s\"", rel)}
+				return alloc.Range{}, changedError(name)
 			}
 			return alloc.Range{}, err
 		}
@@ -195,6 +290,9 @@ func (r *Ranges) reserve(ctx context.Context, name Name, key string, id uint64, 
 		}
 		if rec.id != id || !rec.opts.NoOrder {
 			return nil, errChanged
+		}
+		if rec.frozen {
+			return nil, errFrozen
 		}
 		start := rec.state
 		if cur.Rev != 0 {
@@ -219,7 +317,7 @@ func (r *Ranges) reserve(ctx context.Context, name Name, key string, id uint64, 
 		return rangeRecord{epoch: rec.epoch, state: next}.encode(), nil
 	})
 	if err != nil {
-		if e := (*Error)(nil); errors.As(err, &e) || errors.Is(err, errChanged) || errors.Is(err, alloc.ErrLimitReached) {
+		if e := (*Error)(nil); errors.As(err, &e) || errors.Is(err, errChanged) || errors.Is(err, errFrozen) || errors.Is(err, alloc.ErrLimitReached) {
 			return err
 		}
 		return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not reserve values of sequence \"%s\": %v", name.Rel(), err)}
@@ -292,3 +390,11 @@ func (e *Engine) Reserved(ctx context.Context, info Info) (Info, error) {
 // range records of dropped sequences included (the rest wait for the
 // next takeover): etcd's transaction limit is 128.
 const maxCleanup = 64
+
+// changedError: the sequence an engine that does not lead knows was
+// dropped or changed since its snapshot; the client tries again (on a
+// new session, which sees the node's latest snapshot).
+func changedError(name Name) *Error {
+	return &Error{Kind: ErrSerialization, Err: errChanged,
+		Msg: fmt.Sprintf("could not serialize access due to concurrent update of sequence \"%s\"", name.Rel())}
+}

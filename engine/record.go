@@ -69,7 +69,14 @@ type record struct {
 	hasKnown bool
 	// epoch counts the times a NOORDER sequence's position was set.
 	epoch uint64
+	// frozen: a NOORDER sequence being made ORDER; no node reserves a
+	// block of it (stored as the epoch's top bit). The leader's next
+	// write of the record, or the next leader's takeover, thaws it.
+	frozen bool
 }
+
+// frozenBit marks a frozen record in its epoch field.
+const frozenBit = 1 << 63
 
 // knownSize and epochSize are the sizes of the optional fields.
 const (
@@ -118,7 +125,11 @@ func (r record) encode() []byte {
 		b = binary.BigEndian.AppendUint64(b, uint64(hi))
 	}
 	if r.opts.NoOrder {
-		b = binary.BigEndian.AppendUint64(b, r.epoch)
+		epoch := r.epoch
+		if r.frozen {
+			epoch |= frozenBit
+		}
+		b = binary.BigEndian.AppendUint64(b, epoch)
 	}
 	if r.hasKnown {
 		b = binary.BigEndian.AppendUint64(b, uint64(r.known.Last))
@@ -144,6 +155,7 @@ func decodeRecord(b []byte) (record, error) {
 	if b[1]&128 != 0 {
 		r.opts.NoOrder = true
 		r.epoch = binary.BigEndian.Uint64(tail)
+		r.frozen, r.epoch = r.epoch&frozenBit != 0, r.epoch&^frozenBit
 		tail = tail[epochSize:]
 	}
 	if b[1]&32 != 0 {

@@ -353,11 +353,19 @@ func (e *Engine) DropSchema(ctx context.Context, name string, cascade bool) (dro
 		undo()
 		return seqs, &Error{Kind: ErrDependents, Msg: fmt.Sprintf("cannot drop schema %s because other objects depend on it", name)}
 	}
+	settle := false
+	defer func() {
+		if settle {
+			e.ranges.settle(ctx) // once for all the NOORDER ones
+		}
+	}()
 	for _, n := range seqs {
-		if err := e.Drop(ctx, n); err != nil && !errors.Is(err, ErrNotFound) {
+		noOrder, err := e.drop(ctx, n)
+		if err != nil && !errors.Is(err, ErrNotFound) {
 			undo()
 			return dropped, err
 		}
+		settle = settle || noOrder
 		dropped = append(dropped, n)
 	}
 	if _, err := e.writeCatalog(storage.Op{Key: schemaKey + name, Expect: sc.rev}); err != nil {
@@ -435,6 +443,17 @@ func (e *Engine) markRunning(ctx context.Context) error {
 			resets = append(resets, reset{s, st})
 		}
 	}
+	// NOORDER sequences a leader froze to make them ORDER, and did not
+	// (its write failed, or it died): thawed, NOORDER as before (an
+	// unlogged one reset above is written thawed).
+	var thawed []*seq
+	for _, s := range e.frozen {
+		if !crashed || !s.unlogged {
+			rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
+			ops = append(ops, storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev})
+			thawed = append(thawed, s)
+		}
+	}
 	rev, err := e.store.Commit(ctx, e.token, ops)
 	if err != nil {
 		return fmt.Errorf("seqd: marking the store in use: %w", err)
@@ -444,5 +463,9 @@ func (e *Engine) markRunning(ctx context.Context) error {
 		r.s.cur, r.s.rev = r.state, rev
 		r.s.epoch++
 	}
+	for _, s := range thawed {
+		s.rev = rev
+	}
+	e.frozen = nil
 	return nil
 }

@@ -138,7 +138,8 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 			return alloc.Range{}, err
 		}
 		name, _ := nameFromKey(key)
-		return e.ranges.take(ctx, name, key, id, epoch, n, whole)
+		leads := !e.readOnly && !e.deposed.Load() && (e.leadership == nil || e.leadership())
+		return e.ranges.take(ctx, name, key, id, epoch, n, whole, leads)
 	}
 	defer s.mu.Unlock()
 	s.drainLocked()

@@ -6,6 +6,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/storage"
+	"github.com/seqd/seqd/storage/memstore"
 )
 
 func TestShapedRecordRoundTrip(t *testing.T) {
@@ -136,5 +138,53 @@ func TestNoOrderRecord(t *testing.T) {
 				t.Errorf("%v: an ORDER record carries the epoch", sh)
 			}
 		}
+	}
+}
+
+// TestThawAtTakeover: a NOORDER sequence left frozen by a leader that
+// did not finish making it ORDER is thawed by the next one, NOORDER as
+// before, and its later writes expect the thawed record's revision.
+func TestThawAtTakeover(t *testing.T) {
+	st := memstore.New()
+	e, err := Open(ctx, Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := mustName(t, "s")
+	no := false
+	if _, err := e.Create(ctx, n, alloc.Spec{Order: &no}, false); err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.lookupIdle(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.freeze(ctx, s, n); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Unlock()
+	stored := func() record {
+		var rec record
+		st.Load(ctx, func(kv storage.KV) error {
+			if kv.Key == n.key {
+				rec, err = decodeRecord(kv.Value)
+			}
+			return err
+		})
+		return rec
+	}
+	if !stored().frozen {
+		t.Fatal("not frozen")
+	}
+	next, err := Open(ctx, Config{Store: st}) // takes over; e is deposed
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if rec := stored(); rec.frozen || !rec.opts.NoOrder {
+		t.Fatalf("after the takeover: %+v", rec)
+	}
+	if _, err := next.Setval(ctx, n, 5, true); err != nil {
+		t.Fatalf("a write after the thaw: %v", err)
 	}
 }

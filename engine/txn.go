@@ -30,6 +30,8 @@ import (
 // it fails with ErrDeadlock.
 type Txn struct {
 	e *Engine
+	// droppedNoOrder: the commit dropped a NOORDER sequence (Commit).
+	droppedNoOrder bool
 	// shadow holds the sequences created or rewritten in the transaction,
 	// each under a key of its own ("t.N"): an engine over an in-memory
 	// store, opened at first need.
@@ -1068,8 +1070,18 @@ type final struct {
 // Commit makes the transaction's changes durable in one atomic write and
 // visible to everyone, then ends it. On a storage failure the outcome is
 // unknown (all or nothing): the sequences it touched report the failure
-// until restart, as after any failed write.
+// until restart, as after any failed write. One that dropped a NOORDER
+// sequence in cluster mode returns once no node serves it any more
+// (Ranges.settle), its locks released.
 func (t *Txn) Commit(ctx context.Context) error {
+	err := t.commit(ctx)
+	if err == nil && t.droppedNoOrder {
+		t.e.ranges.settle(ctx)
+	}
+	return err
+}
+
+func (t *Txn) commit(ctx context.Context) error {
 	defer t.end()
 	if !t.Changed() {
 		return nil
@@ -1161,9 +1173,26 @@ func (t *Txn) Commit(ctx context.Context) error {
 		}
 		f.s.mu.Lock()
 		noOrder, epoch, cur := f.s.opts.NoOrder, f.s.epoch, f.s.cur
+		frozen := record{id: f.s.id, opts: f.s.opts, state: cur, unlogged: f.s.unlogged, epoch: epoch, frozen: true}
+		freeze := storage.Op{Key: f.s.key, Value: frozen.encode(), Expect: f.s.rev}
 		f.s.mu.Unlock()
 		if !noOrder || f.rec.epoch != epoch {
 			continue
+		}
+		// First frozen, so that no node reserves another block; the
+		// commit below thaws it, made ORDER.
+		done := make(chan error, 1)
+		e.w.submit(&write{op: freeze, done: func(rev storage.Rev, err error) {
+			if err == nil {
+				f.s.mu.Lock()
+				f.s.rev = rev
+				f.s.mu.Unlock()
+			}
+			done <- err
+		}})
+		if err := <-done; err != nil {
+			release(err)
+			return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not persist the transaction: %v", err)}
 		}
 		pos, op, err := e.ranges.position(ctx, f.s.key, f.s.id, epoch, cur)
 		if err != nil {
@@ -1323,6 +1352,7 @@ func (t *Txn) Commit(ctx context.Context) error {
 			s.gone = true
 			delete(e.comments, s.id)
 			delete(e.acls, s.id)
+			t.droppedNoOrder = t.droppedNoOrder || e.ranges != nil && s.opts.NoOrder
 		} else {
 			s.key = f.ent.view.key
 			e.setSeqLocked(s.key, s)

@@ -57,7 +57,7 @@ func startNode(ctx context.Context, cfg Config, pg func() *pgwire.Server) (*node
 		cli.Close()
 		return nil, err
 	}
-	n.ranges = engine.NewRanges(rst)
+	n.ranges = engine.NewRanges(rst, noorderLease)
 	snap, err := n.snapshot(ctx)
 	if err != nil {
 		cli.Close()
@@ -132,18 +132,29 @@ func (n *node) current() (*engine.Engine, bool) {
 	return n.eng, n.standby
 }
 
-// snapshot opens a read-only engine over the store as it is now.
+// snapshot opens a read-only engine over the store as it is now, and
+// makes it the node's view of its NOORDER sequences.
 func (n *node) snapshot(ctx context.Context) (*engine.Engine, error) {
 	st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Timeout: n.cfg.LeaseTTL})
 	if err != nil {
 		return nil, err
 	}
-	return engine.Open(ctx, engine.Config{Store: st, ReadOnly: true, Ranges: n.ranges})
+	at := time.Now()
+	e, err := engine.Open(ctx, engine.Config{Store: st, ReadOnly: true, Ranges: n.ranges})
+	if err == nil {
+		n.ranges.Observe(at, e)
+	}
+	return e, err
 }
 
 // snapshotInterval is how often a follower reads the store again for
 // the sessions that connect to it.
 const snapshotInterval = 2 * time.Second
+
+// noorderLease is how long a node that does not lead serves NOORDER
+// sequences after its last read of the store (two refreshes and a
+// second), and how long a DROP of one waits before it returns.
+const noorderLease = 2*snapshotInterval + time.Second
 
 // lead campaigns, leads while its term is valid, and campaigns again,
 // until Shutdown. While it follows, it refreshes its snapshot.

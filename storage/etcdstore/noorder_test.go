@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
@@ -28,19 +30,22 @@ func (c *noorderCluster) ranges() *engine.Ranges {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return engine.NewRanges(st)
+	return engine.NewRanges(st, time.Second)
 }
 
-// snapshot opens a follower's read-only engine with the node's ranges.
+// snapshot opens a follower's read-only engine with the node's ranges,
+// and makes it the node's view, as the node's refresh does.
 func (c *noorderCluster) snapshot(r *engine.Ranges) *engine.Engine {
 	st, err := Open(Config{Client: c.cl.Client(c.t), Prefix: c.prefix})
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	at := time.Now()
 	e, err := engine.Open(context.Background(), engine.Config{Store: st, ReadOnly: true, Ranges: r})
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	r.Observe(at, e)
 	c.t.Cleanup(func() { e.Close() })
 	return e
 }
@@ -233,15 +238,30 @@ func TestNoOrderSetval(t *testing.T) {
 		t.Fatalf("%d values before the limit, want 10", len(got))
 	}
 
-	// Dropped: a node's next block is refused (40001: its view is old).
+	// Dropped: the DROP returns once the nodes' views (leases of 1 s
+	// here) have all been read since. A node that has not read the
+	// store since serves nothing; one that has, not the dropped sequence
+	// (40001: the session's view is older than the node's).
 	d, _ := engine.NewName("public", "gone")
-	noorder(t, c.leader, d, 1, nil)
-	stale := c.snapshot(c.ranges())
+	noorder(t, c.leader, d, 10, nil)
+	rd := c.ranges()
+	stale := c.snapshot(rd)
+	if _, _, err := stale.Nextval(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
 	if err := c.leader.Drop(ctx, d); err != nil {
 		t.Fatal(err)
 	}
+	if waited := time.Since(began); waited < time.Second {
+		t.Fatalf("DROP of a NOORDER sequence returned after %v, within the nodes' lease", waited)
+	}
+	if _, _, err := stale.Nextval(ctx, d); !errors.Is(err, engine.ErrStorage) || !strings.Contains(err.Error(), "out of date") {
+		t.Fatalf("a node whose view outlived its lease: %v", err)
+	}
+	c.snapshot(rd)
 	if _, _, err := stale.Nextval(ctx, d); !errors.Is(err, engine.ErrSerialization) {
-		t.Fatalf("a dropped sequence's next block: %v", err)
+		t.Fatalf("a dropped sequence, from a session's older view: %v", err)
 	}
 }
 
@@ -355,11 +375,13 @@ func (h *hookSwapper) Swap(ctx context.Context, guard, key string, fn func(guard
 	return err
 }
 
-// TestNoOrderSwitchConflict: a node reserves a block between the
-// leader's read of where the blocks end and its write making the
-// sequence ORDER. The write fails (nothing written), the leader reads
-// again and writes again: its ORDER values start above that block.
-func TestNoOrderSwitchConflict(t *testing.T) {
+// TestNoOrderFreeze: a node asks for a block between the leader's read
+// of where the blocks end and its write making the sequence ORDER. The
+// leader froze the sequence before reading: the node's reservation waits
+// and then fails (40001: the sequence is ORDER now), and the leader's
+// ORDER values start right above the blocks reserved before, the rest of
+// which their node still hands out.
+func TestNoOrderFreeze(t *testing.T) {
 	ctx := context.Background()
 	for _, inBlock := range []bool{false, true} {
 		c := newNoorderCluster(t)
@@ -370,19 +392,27 @@ func TestNoOrderSwitchConflict(t *testing.T) {
 		hook := &hookSwapper{Swapper: st}
 		c.leader.Close()
 		lst, _ := Open(Config{Client: c.cl.Client(t), Prefix: c.prefix})
-		c.leader, err = engine.Open(ctx, engine.Config{Store: lst, MaxBatch: MaxOps, Ranges: engine.NewRanges(hook)})
+		c.leader, err = engine.Open(ctx, engine.Config{Store: lst, MaxBatch: MaxOps, Ranges: engine.NewRanges(hook, time.Second)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		n, _ := engine.NewName("public", "ids")
 		noorder(t, c.leader, n, 100, nil)
-		node := c.snapshot(c.ranges())
-		var nodeValue int64
+		holder := c.snapshot(c.ranges()) // holds the block 1..100
+		if _, v, err := holder.Nextval(ctx, n); err != nil || v != 1 {
+			t.Fatalf("the first node's first value: %d, %v", v, err)
+		}
+		late := c.snapshot(c.ranges())
+		lateErr := make(chan error, 1)
 		hook.after = func() {
-			_, nodeValue, err = node.Nextval(ctx, n)
-			if err != nil {
-				t.Error(err)
-			}
+			go func() {
+				_, v, err := late.Nextval(ctx, n)
+				if err == nil {
+					err = fmt.Errorf("got %d", v)
+				}
+				lateErr <- err
+			}()
+			time.Sleep(100 * time.Millisecond) // it asks while the leader is between read and write
 		}
 		yes := true
 		if inBlock {
@@ -391,23 +421,20 @@ func TestNoOrderSwitchConflict(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = tx.Commit(ctx)
-			if !errors.Is(err, engine.ErrSerialization) {
-				t.Fatalf("in a block, a commit overtaken by a node's block: %v", err)
-			}
-			// The block's client tries again, as after any 40001.
-			tx = c.leader.Begin()
-			if err := tx.Alter(ctx, n, alloc.Spec{Order: &yes}); err != nil {
-				t.Fatal(err)
-			}
-			err = tx.Commit(ctx)
 		} else {
 			err = c.leader.Alter(ctx, n, alloc.Spec{Order: &yes})
 		}
-		if err != nil || nodeValue != 1 {
-			t.Fatalf("made ORDER: %v (the node's value %d)", err, nodeValue)
+		if err != nil {
+			t.Fatalf("made ORDER: %v", err)
+		}
+		if err := <-lateErr; !errors.Is(err, engine.ErrSerialization) {
+			t.Fatalf("a block asked for while frozen: %v", err)
 		}
 		if _, v, err := c.leader.Nextval(ctx, n); err != nil || v != 101 {
-			t.Fatalf("the first ORDER value: %d, %v; want 101, above the node's block", v, err)
+			t.Fatalf("the first ORDER value: %d, %v; want 101, above the block reserved before", v, err)
+		}
+		if _, v, err := holder.Nextval(ctx, n); err != nil || v != 2 {
+			t.Fatalf("the first node's next value: %d, %v; want 2, from its block", v, err)
 		}
 	}
 }
