@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
@@ -36,7 +37,10 @@ import (
 //  3. failovers: the leader killed -9 Failovers times under a light load,
 //     each measured from the kill to the first nextval a new multi-host
 //     connection gets, and the values the next leader burned taking over
-//     (its seqd_burned_values_total{reason="failover"}).
+//     (its seqd_burned_values_total{reason="failover"}); meanwhile a
+//     client on each node takes values of a NOORDER sequence, and each
+//     failover's longest wait between two values on the nodes not
+//     killed is reported.
 //
 // On one small machine the four processes share the CPUs: the cluster's
 // throughput there is a cost, not a scale-out figure.
@@ -59,6 +63,9 @@ type ClusterReport struct {
 	TxnsPerMillion map[string]float64
 	Unavailable    []time.Duration // per failover
 	Burned         []int64         // per failover, the values the next leader burned
+	// NoOrderWait is, per failover, the longest a node not killed went
+	// between two values of the NOORDER sequence.
+	NoOrderWait []time.Duration
 }
 
 func (r *ClusterReport) String() string {
@@ -79,6 +86,12 @@ func (r *ClusterReport) String() string {
 		fmt.Fprintf(&b, "%d failovers (leader kill -9): unavailable p50 %v, p99 %v, max %v; burned per failover p50 %d, max %d\n",
 			len(u), u[len(u)/2].Round(time.Millisecond), u[len(u)*99/100].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond),
 			bu[len(bu)/2], bu[len(bu)-1])
+	}
+	if w := r.NoOrderWait; len(w) > 0 {
+		w = append([]time.Duration(nil), w...)
+		sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
+		fmt.Fprintf(&b, "NOORDER during the failovers, the longest wait between two values on a node not killed: p50 %v, p99 %v, max %v\n",
+			w[len(w)/2].Round(time.Millisecond), w[len(w)*99/100].Round(time.Millisecond), w[len(w)-1].Round(time.Millisecond))
 	}
 	return b.String()
 }
@@ -278,9 +291,26 @@ func RunCluster(ctx context.Context, cfg Config, cc ClusterConfig) (*ClusterRepo
 		rep.Results = append(rep.Results, rs...)
 	}
 
-	// 3: failovers under a light load.
+	// 3: failovers under a light load: nextval of the ORDER sequence
+	// through the multi-host string, and of a NOORDER one on each node.
+	d := dialect{clusterT}
+	if err := prepare(ctx, clusterT, func(s session) error {
+		if err := d.createSequence(ctx, s, "seqbench_s", 1, 1); err != nil {
+			return err
+		}
+		return dialect{noorderT}.createSequence(ctx, s, "seqbench_n", 1, 1)
+	}); err != nil {
+		return nil, err
+	}
+	if err := awaitSpread(ctx, noorderT, "SELECT nextval('seqbench_n')"); err != nil {
+		return nil, err
+	}
 	stop := make(chan struct{})
 	loadDone := make(chan struct{})
+	noorder := newNodeTimes(len(members))
+	for i := range members {
+		go noorder.take(ctx, noorderT.session(i), i, stop)
+	}
 	go func() {
 		defer close(loadDone)
 		for {
@@ -330,6 +360,8 @@ func RunCluster(ctx context.Context, cfg Config, cc ClusterConfig) (*ClusterRepo
 			return nil, fmt.Errorf("failover %d: %w", k, err)
 		}
 		rep.Unavailable = append(rep.Unavailable, time.Since(began))
+		time.Sleep(100 * time.Millisecond) // a value on every node after the takeover too
+		rep.NoOrderWait = append(rep.NoOrderWait, noorder.longestWait(leader, began, time.Now()))
 		var burned int64
 		for i, n := range members {
 			if i != leader {
@@ -382,4 +414,64 @@ func waitValue(ctx context.Context, t Target, within time.Duration) error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return errors.New("no value within 30s")
+}
+
+// nodeTimes are when each node handed out a value to its client.
+type nodeTimes struct {
+	mu    sync.Mutex
+	times [][]time.Time
+}
+
+func newNodeTimes(n int) *nodeTimes { return &nodeTimes{times: make([][]time.Time, n)} }
+
+// take takes values of seqbench_n from node i through t until stop,
+// reconnecting when the connection fails.
+func (nt *nodeTimes) take(ctx context.Context, t Target, i int, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		s, err := connect(ctx, t)
+		if err != nil {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		for {
+			select {
+			case <-stop:
+				s.close()
+				return
+			default:
+			}
+			if _, err := s.value(ctx, "SELECT nextval('seqbench_n')"); err != nil {
+				break
+			}
+			nt.mu.Lock()
+			nt.times[i] = append(nt.times[i], time.Now())
+			nt.mu.Unlock()
+			time.Sleep(time.Millisecond)
+		}
+		s.close()
+	}
+}
+
+// longestWait is the longest gap between two values, overlapping from..to,
+// on the nodes other than skip.
+func (nt *nodeTimes) longestWait(skip int, from, to time.Time) time.Duration {
+	nt.mu.Lock()
+	defer nt.mu.Unlock()
+	var longest time.Duration
+	for i, ts := range nt.times {
+		if i == skip {
+			continue
+		}
+		for k := 1; k < len(ts); k++ {
+			if ts[k].After(from) && ts[k-1].Before(to) {
+				longest = max(longest, ts[k].Sub(ts[k-1]))
+			}
+		}
+	}
+	return longest
 }

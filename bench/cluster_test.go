@@ -32,8 +32,8 @@ func TestCluster(t *testing.T) {
 			t.Errorf("%s: no store transactions counted", r.Target)
 		}
 	}
-	if len(rep.Unavailable) != 1 || len(rep.Burned) != 1 {
-		t.Fatalf("failovers: %v %v", rep.Unavailable, rep.Burned)
+	if len(rep.Unavailable) != 1 || len(rep.Burned) != 1 || len(rep.NoOrderWait) != 1 || rep.NoOrderWait[0] <= 0 {
+		t.Fatalf("failovers: %v %v %v", rep.Unavailable, rep.Burned, rep.NoOrderWait)
 	}
 	// Under load with CACHE 100, the killed leader held a window: the next
 	// leader counts it burned, within the CACHE.
