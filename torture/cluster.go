@@ -56,6 +56,10 @@ type ClusterConfig struct {
 	NoOrderClients int
 	Load           time.Duration
 	LeaseTTL       time.Duration // default 2 s
+	// ConnectTimeout is the clients' connect_timeout, per host (whole
+	// seconds, default 2): how long a client waits on a node that accepts
+	// a connection and never answers (a stopped one) before the next.
+	ConnectTimeout time.Duration
 	Seed           uint64
 	Progress       func(string)
 }
@@ -181,6 +185,9 @@ func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
 	if cfg.Clients <= 0 {
 		cfg.Clients = 6
 	}
+	if cfg.ConnectTimeout < time.Second {
+		cfg.ConnectTimeout = 2 * time.Second
+	}
 	if cfg.NoOrderClients == 0 {
 		cfg.NoOrderClients = 1
 	}
@@ -236,8 +243,8 @@ func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
 		r.nodes = append(r.nodes, p0)
 	}
 	defer r.stopAll()
-	r.dsn = fmt.Sprintf("host=%s port=%s user=torture dbname=torture target_session_attrs=read-write connect_timeout=2",
-		strings.Join(hosts, ","), strings.Join(ports, ","))
+	r.dsn = fmt.Sprintf("host=%s port=%s user=torture dbname=torture target_session_attrs=read-write connect_timeout=%d",
+		strings.Join(hosts, ","), strings.Join(ports, ","), int(cfg.ConnectTimeout.Seconds()))
 	if err := r.setup(); err != nil {
 		return nil, err
 	}
@@ -363,7 +370,7 @@ func (r *clusterRun) setup() error {
 // nodeDSN reaches node i alone, whatever it is.
 func (r *clusterRun) nodeDSN(i int) string {
 	h, p, _ := strings.Cut(r.addrs[i], ":")
-	return fmt.Sprintf("host=%s port=%s user=torture dbname=torture connect_timeout=2", h, p)
+	return fmt.Sprintf("host=%s port=%s user=torture dbname=torture connect_timeout=%d", h, p, int(r.cfg.ConnectTimeout.Seconds()))
 }
 
 // nodeLists counts the NOORDER sequence in node i's catalog.

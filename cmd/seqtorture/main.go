@@ -28,6 +28,7 @@ func main() {
 	dir := flag.String("dir", "", "scratch directory kept for inspection (default: a temporary one, removed after a clean run)")
 	faults := flag.String("faults", "", "comma-separated fault kinds (default: all): "+kinds())
 	secure := flag.Bool("secure", true, "run seqd with SCRAM-SHA-256 authentication and TLS, every client connecting through both")
+	connectTimeout := flag.Duration("connect-timeout", 2*time.Second, "with -cluster: the clients' connect_timeout per host (whole seconds)")
 	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many failovers (leader kill -9, SIGSTOP past the lease, clean shutdown, cut off from etcd by a proxy, etcd leader member killed and restarted, in shuffled rounds) of three seqd nodes on three etcd members run in this process (8 clients unless -clients)")
 	flag.Parse()
 
@@ -57,7 +58,7 @@ func main() {
 				n = *clients
 			}
 		})
-		os.Exit(runCluster(*bin, work, *clustered, n, *load, *seed, *dir == ""))
+		os.Exit(runCluster(*bin, work, *clustered, n, *load, *connectTimeout, *seed, *dir == ""))
 	}
 	cfg := torture.Config{Binary: *bin, Dir: work, Clients: *clients, Load: *load, Secure: *secure, Progress: func(s string) { log.Print(s) }}
 	if *faults != "" {
@@ -100,7 +101,7 @@ func kinds() string {
 
 // runCluster is -cluster: etcd members in this process, the nodes as
 // processes. It returns the exit status.
-func runCluster(bin, work string, failovers, clients int, load time.Duration, seed uint64, remove bool) int {
+func runCluster(bin, work string, failovers, clients int, load, connectTimeout time.Duration, seed uint64, remove bool) int {
 	etcd, err := etcdtest.StartIn(filepath.Join(work, "etcd"), 3)
 	if err != nil {
 		log.Fatal(err)
@@ -108,7 +109,7 @@ func runCluster(bin, work string, failovers, clients int, load time.Duration, se
 	defer etcd.Close()
 	log.Printf("seed %d, scratch in %s", seed, work)
 	rep, err := torture.RunCluster(torture.ClusterConfig{Binary: bin, Etcd: etcd.Endpoints, Members: etcd, Dir: work, Failovers: failovers,
-		Clients: clients, Load: load, Seed: seed, Progress: func(s string) { log.Print(s) }})
+		Clients: clients, Load: load, ConnectTimeout: connectTimeout, Seed: seed, Progress: func(s string) { log.Print(s) }})
 	if err != nil {
 		log.Printf("%v (scratch kept in %s)", err, work)
 		return 1
