@@ -211,9 +211,14 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		n.mu.Unlock()
 		n.pg().StopEngine(snap) // its sessions reconnect to the leader: here
 
-		if !n.serve(term, eng) {
+		ok, validAt := n.serve(term, eng)
+		if !ok {
 			return // Shutdown closes the engine while the term is valid
 		}
+		// The leader's catalog was the cluster's while its term was
+		// valid: the node's view of its NOORDER sequences, as of then,
+		// until it reads the store again (it may be cut off from etcd).
+		n.ranges.Observe(validAt, eng)
 		n.log.Printf("cluster: term %d ended: %v", term.Token, term.Err())
 		n.metrics.ends.WithLabelValues(endReason(term.Err())).Inc()
 		// Stand by at once, before the store can be read again (etcd
@@ -249,20 +254,27 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 // the sequence refusing to serve) resigns at once, so that another node
 // takes over from what the store holds, instead of keeping a term it
 // cannot serve in.
-func (n *node) serve(term *cluster.Term, eng *engine.Engine) bool {
+//
+// validAt is the last time serve saw the term valid: no other node can
+// have led before it.
+func (n *node) serve(term *cluster.Term, eng *engine.Engine) (ok bool, validAt time.Time) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	validAt = time.Now()
 	for {
 		select {
 		case <-term.Done():
-			return true
+			return true, validAt
 		case <-n.ctx.Done():
-			return false
+			return false, validAt
 		case <-tick.C:
+			if now := time.Now(); term.Valid() {
+				validAt = now
+			}
 			if err := eng.Healthy(); err != nil {
 				n.log.Printf("cluster: resigning term %d: %v", term.Token, err)
 				n.resign(term)
-				return true
+				return true, validAt
 			}
 		}
 	}
