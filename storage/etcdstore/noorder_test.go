@@ -25,12 +25,17 @@ type noorderCluster struct {
 	leader *engine.Engine
 }
 
-func (c *noorderCluster) ranges() *engine.Ranges {
+// ranges is a node's NOORDER ranges. A follower's lease (how long it
+// serves on a read of the store) is long here, so that a slow test run
+// never outlives it; the leader's (how long a DROP waits) is a second.
+func (c *noorderCluster) ranges() *engine.Ranges { return c.rangesLease(time.Minute) }
+
+func (c *noorderCluster) rangesLease(lease time.Duration) *engine.Ranges {
 	st, err := Open(Config{Client: c.cl.Client(c.t), Prefix: c.prefix})
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return engine.NewRanges(st, time.Second)
+	return engine.NewRanges(st, lease)
 }
 
 // snapshot opens a follower's read-only engine with the node's ranges,
@@ -56,7 +61,7 @@ func newNoorderCluster(t *testing.T) *noorderCluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.leader, err = engine.Open(context.Background(), engine.Config{Store: st, MaxBatch: MaxOps, Ranges: c.ranges()})
+	c.leader, err = engine.Open(context.Background(), engine.Config{Store: st, MaxBatch: MaxOps, Ranges: c.rangesLease(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,13 +243,13 @@ func TestNoOrderSetval(t *testing.T) {
 		t.Fatalf("%d values before the limit, want 10", len(got))
 	}
 
-	// Dropped: the DROP returns once the nodes' views (leases of 1 s
-	// here) have all been read since. A node that has not read the
-	// store since serves nothing; one that has, not the dropped sequence
-	// (40001: the session's view is older than the node's).
+	// Dropped: the DROP returns once the nodes' leases (the leader's, 1 s
+	// here) have run out. A node that has not read the store within its
+	// lease (3 s here) serves nothing; one that has, not the dropped
+	// sequence (40001: the session's view is older than the node's).
 	d, _ := engine.NewName("public", "gone")
 	noorder(t, c.leader, d, 10, nil)
-	rd := c.ranges()
+	rd := c.rangesLease(3 * time.Second)
 	stale := c.snapshot(rd)
 	if _, _, err := stale.Nextval(ctx, d); err != nil {
 		t.Fatal(err)
@@ -256,6 +261,7 @@ func TestNoOrderSetval(t *testing.T) {
 	if waited := time.Since(began); waited < time.Second {
 		t.Fatalf("DROP of a NOORDER sequence returned after %v, within the nodes' lease", waited)
 	}
+	time.Sleep(3 * time.Second) // past this node's lease of 3 s
 	if _, _, err := stale.Nextval(ctx, d); !errors.Is(err, engine.ErrStorage) || !strings.Contains(err.Error(), "out of date") {
 		t.Fatalf("a node whose view outlived its lease: %v", err)
 	}
