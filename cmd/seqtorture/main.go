@@ -120,6 +120,7 @@ func runCluster(bin, work string, failovers, clients int, load, connectTimeout t
 		return 1
 	}
 	if remove {
+		etcd.Close() // before its data goes: a member closing on a removed directory may exit the process
 		os.RemoveAll(work)
 	}
 	return 0
