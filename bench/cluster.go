@@ -313,31 +313,7 @@ func RunCluster(ctx context.Context, cfg Config, cc ClusterConfig) (*ClusterRepo
 	}
 	go func() {
 		defer close(loadDone)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			s, err := connect(ctx, clusterT)
-			if err != nil {
-				time.Sleep(50 * time.Millisecond)
-				continue
-			}
-			for {
-				select {
-				case <-stop:
-					s.close()
-					return
-				default:
-				}
-				if _, err := s.value(ctx, "SELECT nextval('seqbench_s')"); err != nil {
-					break
-				}
-				time.Sleep(time.Millisecond)
-			}
-			s.close()
-		}
+		lightLoad(ctx, clusterT, "SELECT nextval('seqbench_s')", stop, nil)
 	}()
 	defer func() {
 		close(stop)
@@ -424,9 +400,18 @@ type nodeTimes struct {
 
 func newNodeTimes(n int) *nodeTimes { return &nodeTimes{times: make([][]time.Time, n)} }
 
-// take takes values of seqbench_n from node i through t until stop,
-// reconnecting when the connection fails.
+// take takes values of seqbench_n from node i through t until stop.
 func (nt *nodeTimes) take(ctx context.Context, t Target, i int, stop <-chan struct{}) {
+	lightLoad(ctx, t, "SELECT nextval('seqbench_n')", stop, func() {
+		nt.mu.Lock()
+		nt.times[i] = append(nt.times[i], time.Now())
+		nt.mu.Unlock()
+	})
+}
+
+// lightLoad runs q on t about once a millisecond until stop, connecting
+// again whenever the connection fails; each, if set, follows every value.
+func lightLoad(ctx context.Context, t Target, q string, stop <-chan struct{}, each func()) {
 	for {
 		select {
 		case <-stop:
@@ -445,12 +430,12 @@ func (nt *nodeTimes) take(ctx context.Context, t Target, i int, stop <-chan stru
 				return
 			default:
 			}
-			if _, err := s.value(ctx, "SELECT nextval('seqbench_n')"); err != nil {
+			if _, err := s.value(ctx, q); err != nil {
 				break
 			}
-			nt.mu.Lock()
-			nt.times[i] = append(nt.times[i], time.Now())
-			nt.mu.Unlock()
+			if each != nil {
+				each()
+			}
 			time.Sleep(time.Millisecond)
 		}
 		s.close()

@@ -190,37 +190,11 @@ func (e *Engine) drop(ctx context.Context, n Name) (noOrder bool, err error) {
 // position (a NOORDER sequence's next epoch begins).
 //
 // A NOORDER sequence in cluster mode changes from where the nodes have
-// reserved its values up to (unless f sets the position); made ORDER, its
-// record's write also checks that no node reserved more meanwhile, and is
-// made again if one did.
+// reserved its values up to (unless f sets the position). Made ORDER, it
+// is first frozen, so that no node reserves another block; the write
+// that makes it ORDER checks that the blocks did not move all the same
+// (a conflict fails it with 40001, nothing written).
 func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) (alloc.Options, alloc.State, error)) error {
-	for attempt := 1; ; attempt++ {
-		err := e.mutateOnce(ctx, n, restart, f)
-		if !errors.Is(err, storage.ErrConflict) || attempt == maxSwitchAttempts {
-			return err
-		}
-	}
-}
-
-// freeze writes s's record frozen (record.frozen: no node reserves a
-// block of it), and returns it locked and idle again. REQUIRES: s locked
-// and idle (lookupIdle); on error nothing is locked.
-func (e *Engine) freeze(ctx context.Context, s *seq, n Name) (*seq, error) {
-	s.writing, s.remaining, s.granted = true, 0, 0
-	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch, frozen: true}
-	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
-	s.mu.Unlock()
-	if err := e.commit(s, op, func(rev storage.Rev) { s.rev = rev }); err != nil {
-		return nil, err
-	}
-	return e.lookupIdle(ctx, n)
-}
-
-// maxSwitchAttempts bounds the writes of a NOORDER sequence made ORDER
-// while nodes reserve its values.
-const maxSwitchAttempts = 10
-
-func (e *Engine) mutateOnce(ctx context.Context, n Name, restart bool, f func(*seq) (alloc.Options, alloc.State, error)) error {
 	s, err := e.lookupIdle(ctx, n)
 	if err != nil {
 		return err
@@ -350,4 +324,18 @@ func nextEpoch(old, new alloc.Options, epoch uint64, restart bool) uint64 {
 // overtook: nothing was written.
 func conflictError(s *seq, err error) *Error {
 	return &Error{Kind: ErrSerialization, Err: err, Msg: fmt.Sprintf("could not serialize access due to concurrent update of sequence \"%s\"", s.name().Rel())}
+}
+
+// freeze writes s's record frozen (record.frozen: no node reserves a
+// block of it), and returns it locked and idle again. REQUIRES: s locked
+// and idle (lookupIdle); on error nothing is locked.
+func (e *Engine) freeze(ctx context.Context, s *seq, n Name) (*seq, error) {
+	s.writing, s.remaining, s.granted = true, 0, 0
+	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch, frozen: true}
+	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
+	s.mu.Unlock()
+	if err := e.commit(s, op, func(rev storage.Rev) { s.rev = rev }); err != nil {
+		return nil, err
+	}
+	return e.lookupIdle(ctx, n)
 }

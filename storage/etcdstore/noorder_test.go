@@ -329,21 +329,7 @@ func TestNoOrderToOrder(t *testing.T) {
 		if err != nil || info.State.Last < 40 || !info.State.Called {
 			t.Fatalf("round %d: reserved up to %+v, %v", round, info.State, err)
 		}
-		yes := true
-		if inBlock {
-			// A node's block may overtake the commit (40001): the
-			// client tries again, as after any serialization failure.
-			for try := 0; try == 0 || errors.Is(err, engine.ErrSerialization) && try < 50; try++ {
-				tx := c.leader.Begin()
-				if err := tx.Alter(ctx, n, alloc.Spec{Order: &yes}); err != nil {
-					t.Fatal(err)
-				}
-				err = tx.Commit(ctx)
-			}
-		} else {
-			err = c.leader.Alter(ctx, n, alloc.Spec{Order: &yes})
-		}
-		if err != nil {
+		if err := makeOrder(ctx, c.leader, n, inBlock); err != nil {
 			t.Fatalf("round %d: made ORDER: %v", round, err)
 		}
 		wg.Wait()
@@ -420,17 +406,7 @@ func TestNoOrderFreeze(t *testing.T) {
 			}()
 			time.Sleep(100 * time.Millisecond) // it asks while the leader is between read and write
 		}
-		yes := true
-		if inBlock {
-			tx := c.leader.Begin()
-			if err := tx.Alter(ctx, n, alloc.Spec{Order: &yes}); err != nil {
-				t.Fatal(err)
-			}
-			err = tx.Commit(ctx)
-		} else {
-			err = c.leader.Alter(ctx, n, alloc.Spec{Order: &yes})
-		}
-		if err != nil {
+		if err := makeOrder(ctx, c.leader, n, inBlock); err != nil {
 			t.Fatalf("made ORDER: %v", err)
 		}
 		if err := <-lateErr; !errors.Is(err, engine.ErrSerialization) {
@@ -490,4 +466,19 @@ func TestNoOrderCleanup(t *testing.T) {
 	if exists(ids[0]) || !exists(ids[1]) {
 		t.Fatalf("after the takeover: the dropped sequence's range record %v, the kept one's %v", exists(ids[0]), exists(ids[1]))
 	}
+}
+
+// makeOrder is ALTER SEQUENCE n ORDER on the leader, alone or in a
+// transaction block.
+func makeOrder(ctx context.Context, leader *engine.Engine, n engine.Name, inBlock bool) error {
+	yes := true
+	if !inBlock {
+		return leader.Alter(ctx, n, alloc.Spec{Order: &yes})
+	}
+	tx := leader.Begin()
+	if err := tx.Alter(ctx, n, alloc.Spec{Order: &yes}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit(ctx)
 }
