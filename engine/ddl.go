@@ -294,7 +294,7 @@ func (e *Engine) commitWrite(s *seq, op storage.Op, apply func(storage.Rev), alo
 		s.mu.Lock()
 		s.writing = false
 		if alone && errors.Is(err, storage.ErrConflict) {
-			err = conflictError(s, err)
+			err = concurrentUpdate(s.name(), err) // a node's reservation overtook it: nothing written
 		} else if err != nil {
 			s.err = storageError(s, err)
 			s.drainLocked()
@@ -318,12 +318,6 @@ func nextEpoch(old, new alloc.Options, epoch uint64, restart bool) uint64 {
 		return epoch + 1
 	}
 	return epoch
-}
-
-// conflictError is a NOORDER sequence's write that a node's reservation
-// overtook: nothing was written.
-func conflictError(s *seq, err error) *Error {
-	return &Error{Kind: ErrSerialization, Err: err, Msg: fmt.Sprintf("could not serialize access due to concurrent update of sequence \"%s\"", s.name().Rel())}
 }
 
 // freeze writes s's record frozen (record.frozen: no node reserves a

@@ -394,7 +394,11 @@ const maxCleanup = 64
 // changedError: the sequence an engine that does not lead knows was
 // dropped or changed since its snapshot; the client tries again (on a
 // new session, which sees the node's latest snapshot).
-func changedError(name Name) *Error {
-	return &Error{Kind: ErrSerialization, Err: errChanged,
+func changedError(name Name) *Error { return concurrentUpdate(name, errChanged) }
+
+// concurrentUpdate is PostgreSQL's 40001 for a sequence that changed
+// under the request, for cause.
+func concurrentUpdate(name Name, cause error) *Error {
+	return &Error{Kind: ErrSerialization, Err: cause,
 		Msg: fmt.Sprintf("could not serialize access due to concurrent update of sequence \"%s\"", name.Rel())}
 }

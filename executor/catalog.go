@@ -335,26 +335,24 @@ func boolText(b bool) Datum {
 }
 
 func catalogRelations() []*relation {
-	seqRow := func(s *Session, f func(seqInfo) []Datum) ([][]Datum, error) {
+	// seqRows makes a row of each sequence; reserved first reads a
+	// NOORDER sequence's position from the store, in cluster mode (the
+	// views that show last_value).
+	seqRows := func(s *Session, reserved bool, f func(seqInfo) []Datum) ([][]Datum, error) {
 		var out [][]Datum
 		for _, info := range s.sequences() {
-			out = append(out, f(info))
-		}
-		return out, nil
-	}
-	// seqRowReserved is seqRow for the views that show last_value: a
-	// NOORDER sequence's in cluster mode is read from the store.
-	seqRowReserved := func(s *Session, f func(seqInfo) []Datum) ([][]Datum, error) {
-		var out [][]Datum
-		for _, info := range s.sequences() {
-			var err error
-			if info.Info, err = s.reserved(info.Info); err != nil {
-				return nil, err
+			if reserved {
+				var err error
+				if info.Info, err = s.reserved(info.Info); err != nil {
+					return nil, err
+				}
 			}
 			out = append(out, f(info))
 		}
 		return out, nil
 	}
+	seqRow := func(s *Session, f func(seqInfo) []Datum) ([][]Datum, error) { return seqRows(s, false, f) }
+	seqRowReserved := func(s *Session, f func(seqInfo) []Datum) ([][]Datum, error) { return seqRows(s, true, f) }
 	catalogRow := func(r *relation, nsp uint32) []Datum {
 		return []Datum{Int(int64(r.oid)), Text(r.name), Int(int64(nsp)), Int(0), Int(0), Int(superuserOID), Int(0), Int(0), Int(0),
 			Int(0), Float(-1), Int(0), Int(0), Bool(false), Bool(false), Text("p"), Text(string(r.kind)), Int(int64(len(r.cols))), Int(0),
