@@ -56,6 +56,7 @@ var sqlstates = map[sql.Kind]string{
 	sql.InvalidColumnReference:        "42P10",
 	sql.InvalidName:                   "42602",
 	sql.ProgramLimitExceeded:          "54000",
+	sql.StatementTooComplex:           "54001",
 	sql.ObjectNotInPrerequisiteState:  "55000",
 	sql.CantChangeRuntimeParam:        "55P02",
 	sql.InvalidCursorState:            "24000",

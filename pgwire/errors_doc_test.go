@@ -136,6 +136,9 @@ var scenarios = map[string]func(t *testing.T, dsn string) (string, string){
 		dsn, _ = startServerWith(t, Config{MaxMessage: 1000})
 		return rawError(t, dsn, &pgproto3.Query{String: strings.Repeat(" ", 2000)})
 	},
+	"statement: an expression nested deeper than 1000 levels": func(t *testing.T, dsn string) (string, string) {
+		return rawError(t, dsn, &pgproto3.Query{String: "select 1" + strings.Repeat("+1", 30000)})
+	},
 	"protocol: Bind with the wrong number of parameters": func(t *testing.T, dsn string) (string, string) {
 		return rawError(t, dsn, &pgproto3.Parse{Query: "select nextval($1)"}, &pgproto3.Bind{}, &pgproto3.Sync{})
 	},

@@ -14,6 +14,7 @@ import (
 	"log"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,6 +119,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.ln = append(s.ln, ln)
 	s.mu.Unlock()
+	var backoff time.Duration
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -127,13 +129,20 @@ func (s *Server) Serve(ln net.Listener) error {
 			if down {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(10 * time.Millisecond)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return err
 			}
-			return err
+			// Out of file descriptors (EMFILE, ENFILE), a connection
+			// reset before it was accepted (ECONNABORTED), no buffers:
+			// the listener itself is fine. Log, wait (5 ms doubling to
+			// 1 s, as net/http does) and accept again; never stop
+			// serving the connections already in.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log.Printf("pgwire: accept failed, retrying in %v: %v", backoff, err)
+			time.Sleep(backoff)
+			continue
 		}
+		backoff = 0
 		c := s.track(nc)
 		if c == nil {
 			return nil
@@ -783,7 +792,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 }
 
 func (c *conn) simpleQuery(ctx context.Context, q string) {
-	stmts, err := sql.Parse(q)
+	stmts, err := c.parse(q)
 	if err != nil {
 		c.sess.Abort()
 		c.send(toErrorResponse(err))
@@ -821,6 +830,10 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 }
 
 func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) (tag string, err error) {
+	defer c.contain(&err)
+	if panicHook != nil {
+		panicHook(st.Text())
+	}
 	p, err := c.sess.PrepareCached(st)
 	if err != nil {
 		return "", err
@@ -840,6 +853,29 @@ func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) (tag stri
 	return res.Tag, c.sendRows(ctx, res, nil, 0)
 }
 
+// parse parses a query string, containing a panic as contain does.
+func (c *conn) parse(q string) (stmts []sql.Statement, err error) {
+	defer c.contain(&err)
+	return sql.Parse(q)
+}
+
+// panicHook, when a test sets it, is called with each simple-query
+// statement's text before it runs (to prove that a panic is contained).
+var panicHook func(text string)
+
+// contain turns a panic of the statement being handled into its error
+// (XX000), logged with its stack: one session's failure ends that
+// statement, never the process and the other sessions. Deferred by every
+// path that parses or runs a client's statement.
+func (c *conn) contain(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	c.srv.log.Printf("pgwire: a statement panicked (connection %d): %v\n%s", c.pid, r, debug.Stack())
+	*err = sql.Errorf(sql.InternalError, "internal error: %v", r)
+}
+
 // observe reports a statement to OnStatement.
 func (c *conn) observe(tag string, err error, began time.Time) {
 	if c.srv.cfg.OnStatement == nil {
@@ -856,10 +892,11 @@ func (c *conn) observe(tag string, err error, began time.Time) {
 	o.f(time.Since(began))
 }
 
-func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) error {
+func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err error) {
+	defer c.contain(&err)
 	switch m := msg.(type) {
 	case *pgproto3.Parse:
-		stmts, err := sql.Parse(m.Query)
+		stmts, err := c.parse(m.Query)
 		if err != nil {
 			return err
 		}

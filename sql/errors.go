@@ -46,6 +46,7 @@ const (
 	InvalidStatementName          Kind = "invalid_sql_statement_name"
 	InvalidSavepoint              Kind = "invalid_savepoint_specification"
 	ProgramLimitExceeded          Kind = "program_limit_exceeded"
+	StatementTooComplex           Kind = "statement_too_complex"
 	ProtocolViolation             Kind = "protocol_violation"
 	InvalidCursorState            Kind = "invalid_cursor_state"
 	CantChangeRuntimeParam        Kind = "cant_change_runtime_param"

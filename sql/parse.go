@@ -75,6 +75,9 @@ func Parse(q string) ([]Statement, error) {
 }
 
 func parse(q string) ([]Statement, error) {
+	if err := checkDepth(q); err != nil {
+		return nil, err
+	}
 	text := q
 	if hasMariaDBCall(q) {
 		if r, ok := rewriteMariaDB(q, false); ok {
