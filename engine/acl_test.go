@@ -223,3 +223,31 @@ func TestSchemaRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestRoleRecord: every attribute survives encoding, a version-1 record
+// written before CREATEROLE existed reads as before, and flags this
+// version does not know are refused.
+func TestRoleRecord(t *testing.T) {
+	v := &Verifier{Salt: []byte("salt"), Iterations: 4096, StoredKey: make([]byte, 32), ServerKey: make([]byte, 32)}
+	for _, r := range []Role{
+		{Name: "a"},
+		{Name: "b", Superuser: true, Login: true, CreateRole: true, Verifier: v},
+		{Name: "c", CreateRole: true},
+		{Name: "d", Login: true, Verifier: v},
+	} {
+		got, err := decodeRole(r.Name, r.encode())
+		if err != nil {
+			t.Fatalf("%s: %v", r.Name, err)
+		}
+		if got.Superuser != r.Superuser || got.Login != r.Login || got.CreateRole != r.CreateRole || (got.Verifier == nil) != (r.Verifier == nil) {
+			t.Fatalf("%s: decoded %+v from %+v", r.Name, got, r)
+		}
+	}
+	// Written by an older seqd: superuser and login, no password.
+	if got, err := decodeRole("old", []byte{1, 3}); err != nil || !got.Superuser || !got.Login || got.CreateRole {
+		t.Fatalf("older record: %+v, %v", got, err)
+	}
+	if _, err := decodeRole("new", []byte{1, 16}); err == nil {
+		t.Fatal("a record with an unknown flag was accepted")
+	}
+}

@@ -15,7 +15,8 @@ import (
 // verifier. A role's key is catalogPrefix + "role:" + its name; the value
 // is, as part of the on-disk format:
 //
-//	ver=1 | flags (bit 0 superuser, bit 1 login, bit 2 has a verifier) |
+//	ver=1 | flags (bit 0 superuser, bit 1 login, bit 2 has a verifier,
+//	bit 3 createrole) |
 //	iterations (u32 BE) | salt length (u8) | salt | StoredKey (32) | ServerKey (32)
 //
 // The password itself is never stored.
@@ -43,8 +44,11 @@ type Role struct {
 	Name      string
 	Superuser bool
 	Login     bool
-	Verifier  *Verifier // nil: no password, so no password login
-	rev       storage.Rev
+	// CreateRole is PostgreSQL's CREATEROLE: the role may create, alter
+	// and drop roles that are not superusers.
+	CreateRole bool
+	Verifier   *Verifier // nil: no password, so no password login
+	rev        storage.Rev
 }
 
 func (r Role) encode() []byte {
@@ -54,6 +58,9 @@ func (r Role) encode() []byte {
 	}
 	if r.Login {
 		b[1] |= 2
+	}
+	if r.CreateRole {
+		b[1] |= 8
 	}
 	if v := r.Verifier; v != nil {
 		b[1] |= 4
@@ -68,10 +75,10 @@ func (r Role) encode() []byte {
 
 func decodeRole(name string, b []byte) (Role, error) {
 	bad := fmt.Errorf("seqd: corrupt role record %q", name)
-	if len(b) < 2 || b[0] != roleVersion || b[1]>>3 != 0 {
+	if len(b) < 2 || b[0] != roleVersion || b[1]>>4 != 0 {
 		return Role{}, bad
 	}
-	r := Role{Name: name, Superuser: b[1]&1 != 0, Login: b[1]&2 != 0}
+	r := Role{Name: name, Superuser: b[1]&1 != 0, Login: b[1]&2 != 0, CreateRole: b[1]&8 != 0}
 	if b[1]&4 == 0 {
 		if len(b) != 2 {
 			return Role{}, bad

@@ -294,7 +294,7 @@ type roleRow struct {
 // owner of everything until privileges exist) with OID 10, as a
 // superuser that can log in when it is not a role itself (trust).
 func (s *Session) roleList() []roleRow {
-	out := []roleRow{{Role: engine.Role{Name: s.cfg.User, Superuser: true, Login: true}, oid: superuserOID}}
+	out := []roleRow{{Role: engine.Role{Name: s.cfg.User, Superuser: true, Login: true, CreateRole: true}, oid: superuserOID}}
 	for _, r := range s.roles().Roles() {
 		if r.Name == s.cfg.User {
 			out[0].Role = r
@@ -447,8 +447,12 @@ func catalogRelations() []*relation {
 			rows: func(s *Session) ([][]Datum, error) {
 				var out [][]Datum
 				for _, r := range s.roleList() {
-					out = append(out, []Datum{Text(r.Name), Bool(r.Superuser), Bool(true), Bool(r.Superuser), Bool(r.Superuser), Bool(r.Login),
-						Bool(r.Superuser), Int(-1), Text("********"), Null, Bool(r.Superuser), Null, Int(int64(r.oid))})
+					// The bootstrap superuser (OID 10) has every attribute, as
+					// initdb's; seqd has no CREATEDB, REPLICATION or BYPASSRLS
+					// to give any other role.
+					boot := r.oid == superuserOID && r.Superuser && r.CreateRole
+					out = append(out, []Datum{Text(r.Name), Bool(r.Superuser), Bool(true), Bool(r.CreateRole || boot), Bool(boot), Bool(r.Login),
+						Bool(boot), Int(-1), Text("********"), Null, Bool(boot), Null, Int(int64(r.oid))})
 				}
 				return out, nil
 			}},
@@ -459,8 +463,9 @@ func catalogRelations() []*relation {
 				var out [][]Datum
 				for _, r := range s.roleList() {
 					if r.Login {
-						out = append(out, []Datum{Text(r.Name), Int(int64(r.oid)), Bool(r.Superuser), Bool(r.Superuser), Bool(r.Superuser),
-							Bool(r.Superuser), Text("********"), Null, Null})
+						boot := r.oid == superuserOID && r.Superuser && r.CreateRole
+						out = append(out, []Datum{Text(r.Name), Int(int64(r.oid)), Bool(boot), Bool(r.Superuser), Bool(boot),
+							Bool(boot), Text("********"), Null, Null})
 					}
 				}
 				return out, nil

@@ -18,12 +18,17 @@ import (
 // UPDATE: nextval, setval). ALTER, DROP, renames and comments are the
 // owner's. A connection whose user is no role at all (trust
 // authentication, which lets anyone in as anyone) is a superuser, as it
-// could name one.
+// could name one. A session whose user was a role when it connected and
+// has been dropped since is not: it has no privileges left.
 
-// isSuperuser reports whether role is a superuser (or no role at all).
+// isSuperuser reports whether role is a superuser (or no role at all,
+// unless it is the session's user and was a role when it connected).
 func (s *Session) isSuperuser(role string) bool {
 	r, ok := s.roles().Role(role)
-	return !ok || r.Superuser
+	if ok {
+		return r.Superuser
+	}
+	return role != s.cfg.User || !s.userWasRole
 }
 
 // privilegesOn are the session user's privileges on n, cached for the

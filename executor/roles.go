@@ -17,8 +17,8 @@ import (
 // privileges; in a transaction they take effect at COMMIT, as other DDL.
 
 // roleOptions applies a role statement's options to r: PASSWORD 'x' (or
-// NULL), [NO]LOGIN, [NO]SUPERUSER; PostgreSQL's other role options mean
-// nothing here and are refused rather than ignored.
+// NULL), [NO]LOGIN, [NO]SUPERUSER, [NO]CREATEROLE; PostgreSQL's other role
+// options mean nothing here and are refused rather than ignored.
 func (c *compiler) roleOptions(r *engine.Role, opts []*pg.Node) (password *string, err error) {
 	seen := map[string]bool{}
 	for _, o := range opts {
@@ -41,6 +41,8 @@ func (c *compiler) roleOptions(r *engine.Role, opts []*pg.Node) (password *strin
 			r.Login = d.Arg.GetBoolean().GetBoolval()
 		case "superuser":
 			r.Superuser = d.Arg.GetBoolean().GetBoolval()
+		case "createrole":
+			r.CreateRole = d.Arg.GetBoolean().GetBoolval()
 		default:
 			return nil, c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support the role option %s", strings.ToUpper(d.Defname))
 		}
@@ -53,9 +55,6 @@ func (c *compiler) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support CREATE GROUP")
 	}
 	name := st.Role
-	if strings.HasPrefix(name, "pg_") {
-		return nil, sql.Errorf(sql.ReservedName, "role name \"%s\" is reserved", name).WithDetail("Role names starting with \"pg_\" are reserved.")
-	}
 	r := engine.Role{Name: name, Login: st.StmtType == pg.RoleStmtType_ROLESTMT_USER}
 	password, err := c.roleOptions(&r, st.Options)
 	if err != nil {
@@ -65,6 +64,16 @@ func (c *compiler) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
 	return command(func(ctx context.Context) (*Result, error) {
 		if err := s.checkWritable("CREATE ROLE"); err != nil {
 			return nil, err
+		}
+		// PostgreSQL 15's CreateRole: the privilege first, then the name.
+		switch {
+		case r.Superuser && !s.isSuperuser(s.cfg.User):
+			return nil, sql.Errorf(sql.InsufficientPrivilege, "must be superuser to create superusers")
+		case !s.mayAdministerRoles():
+			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to create role")
+		}
+		if strings.HasPrefix(name, "pg_") {
+			return nil, sql.Errorf(sql.ReservedName, "role name \"%s\" is reserved", name).WithDetail("Role names starting with \"pg_\" are reserved.")
 		}
 		if err := setPassword(&r, password); err != nil {
 			return nil, err
@@ -93,6 +102,45 @@ func setPassword(r *engine.Role, password *string) error {
 	return nil
 }
 
+// mayAdministerRoles is PostgreSQL's have_createrole_privilege: the
+// current user is a superuser or has CREATEROLE.
+func (s *Session) mayAdministerRoles() bool {
+	if s.isSuperuser(s.cfg.User) {
+		return true
+	}
+	r, ok := s.roles().Role(s.cfg.User)
+	return ok && r.CreateRole
+}
+
+// mayAlterRole is PostgreSQL 15's AlterRole check of who may change what:
+// a superuser role, or the SUPERUSER attribute, only by a superuser;
+// other roles by a superuser or a CREATEROLE role; without CREATEROLE,
+// only one's own password.
+func (s *Session) mayAlterRole(target engine.Role, opts []*pg.Node) error {
+	if s.isSuperuser(s.cfg.User) {
+		return nil
+	}
+	onlyPassword := len(opts) > 0
+	for _, o := range opts {
+		switch o.GetDefElem().Defname {
+		case "superuser":
+			return sql.Errorf(sql.InsufficientPrivilege, "must be superuser to alter superuser roles or change superuser attribute")
+		case "password":
+		default:
+			onlyPassword = false
+		}
+	}
+	switch {
+	case target.Superuser:
+		return sql.Errorf(sql.InsufficientPrivilege, "must be superuser to alter superuser roles or change superuser attribute")
+	case s.mayAdministerRoles():
+		return nil
+	case onlyPassword && target.Name == s.cfg.User:
+		return nil
+	}
+	return sql.Errorf(sql.InsufficientPrivilege, "permission denied")
+}
+
 // roleOf is the name a RoleSpec stands for.
 func (s *Session) roleOf(spec *pg.RoleSpec) string {
 	switch spec.Roletype {
@@ -119,6 +167,9 @@ func (c *compiler) alterRole(st *pg.AlterRoleStmt) (*Prepared, error) {
 		if !ok {
 			return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
 		}
+		if err := s.mayAlterRole(r, st.Options); err != nil {
+			return nil, err
+		}
 		password, err := c.roleOptions(&r, st.Options)
 		if err != nil {
 			return nil, err
@@ -143,10 +194,18 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 		if err := s.checkWritable("DROP ROLE"); err != nil {
 			return nil, err
 		}
+		// PostgreSQL 15's DropRole: CREATEROLE first; then, role by role,
+		// existence, the current user, and superusers only by superusers.
+		if !s.mayAdministerRoles() {
+			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to drop role")
+		}
 		r := commandResult("DROP ROLE")
 		for _, name := range names {
 			if name == s.cfg.User {
 				return nil, sql.Errorf(sql.ObjectInUse, "current user cannot be dropped")
+			}
+			if target, ok := s.roles().Role(name); ok && target.Superuser && !s.isSuperuser(s.cfg.User) {
+				return nil, sql.Errorf(sql.InsufficientPrivilege, "must be superuser to drop superusers")
 			}
 			if deps := s.ownedBy(name); len(deps) > 0 {
 				e := sql.Errorf(sql.DependentObjectsStillExist, "role \"%s\" cannot be dropped because some objects depend on it", name)

@@ -78,6 +78,10 @@ type Session struct {
 	roDefault bool
 	roVersion uint64
 	reported  []ParamStatus // reportable settings changed since the last Result
+	// userWasRole: the user was a role when the session began (not a
+	// name trust authentication let in), so that its role's being dropped
+	// later takes its privileges away rather than making it a superuser.
+	userWasRole bool
 }
 
 // NewSession starts a session. A startup parameter seqd cannot honour is
@@ -93,6 +97,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if s.cfg.Database == "" {
 		s.cfg.Database = s.cfg.User
 	}
+	_, s.userWasRole = s.eng.Role(s.cfg.User)
 	// As PostgreSQL, after authentication: CONNECT on the database.
 	if s.databasePrivileges(s.cfg.User)&engine.PrivConnect == 0 {
 		return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for database \"%s\"", s.cfg.Database).

@@ -731,6 +731,16 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 				}
 				return commandResult("SET"), nil
 			}
+			if name == "session_authorization" && value != s.cfg.User {
+				// PostgreSQL 15's SetSessionAuthorization: only a session
+				// that authenticated as a superuser may become another user.
+				if _, ok := s.roles().Role(value); !ok {
+					return nil, sql.Errorf(sql.InvalidParameterValue, "role \"%s\" does not exist", value)
+				}
+				if !s.isSuperuser(s.cfg.User) {
+					return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to set session authorization \"%s\"", value)
+				}
+			}
 			if err := s.setSetting(name, value, st.IsLocal); err != nil {
 				return nil, err
 			}

@@ -221,7 +221,7 @@ func bootstrap(ctx context.Context, eng *engine.Engine, cfg *Config) error {
 	if err != nil {
 		return err
 	}
-	if err := eng.PutRole(ctx, engine.Role{Name: cfg.Superuser, Superuser: true, Login: true, Verifier: v}, true); err != nil {
+	if err := eng.PutRole(ctx, engine.Role{Name: cfg.Superuser, Superuser: true, Login: true, CreateRole: true, Verifier: v}, true); err != nil {
 		return err
 	}
 	cfg.Logger.Printf("created the superuser %q", cfg.Superuser)
