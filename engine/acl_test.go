@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -249,5 +250,16 @@ func TestRoleRecord(t *testing.T) {
 	}
 	if _, err := decodeRole("new", []byte{1, 16}); err == nil {
 		t.Fatal("a record with an unknown flag was accepted")
+	}
+}
+
+// TestNewerRecords: a record of a version this seqd does not know is
+// refused as a newer seqd's, not as damage.
+func TestNewerRecords(t *testing.T) {
+	if _, err := decodeRecord([]byte{9, 0}); err == nil || !strings.Contains(err.Error(), "written by a newer seqd") {
+		t.Fatalf("sequence record of version 9: %v", err)
+	}
+	if _, err := decodeRole("r", []byte{2, 0}); err == nil || !strings.Contains(err.Error(), "written by a newer seqd") {
+		t.Fatalf("role record of version 2: %v", err)
 	}
 }

@@ -137,7 +137,16 @@ func (r record) encode() []byte {
 	return b
 }
 
+// newerRecord is the error for a record of a version this seqd does not
+// know: written by a newer seqd, not damaged.
+func newerRecord(kind string, version, known byte) error {
+	return fmt.Errorf("seqd: a %s record of version %d was written by a newer seqd (this one reads versions up to %d): run that seqd or a newer one", kind, version, known)
+}
+
 func decodeRecord(b []byte) (record, error) {
+	if len(b) > 0 && b[0] > shapedVersion {
+		return record{}, newerRecord("sequence", b[0], shapedVersion)
+	}
 	corrupt := fmt.Errorf("seqd: corrupt sequence record (%d bytes)", len(b))
 	extra := 0
 	if len(b) > 1 && b[1]&32 != 0 {

@@ -74,6 +74,9 @@ func (r Role) encode() []byte {
 }
 
 func decodeRole(name string, b []byte) (Role, error) {
+	if len(b) > 0 && b[0] > roleVersion {
+		return Role{}, newerRecord("role", b[0], roleVersion)
+	}
 	bad := fmt.Errorf("seqd: corrupt role record %q", name)
 	if len(b) < 2 || b[0] != roleVersion || b[1]>>4 != 0 {
 		return Role{}, bad

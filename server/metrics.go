@@ -198,6 +198,9 @@ func (s *Server) serveHTTP(ln net.Listener) {
 		if s.node != nil {
 			text, err = s.node.ready()
 		}
+		if e := s.storeErr.Load(); e != nil {
+			err = *e
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -39,6 +40,10 @@ type Config struct {
 	// Store, when set, is used instead of the embedded store in DataDir
 	// (another storage.Store: in memory, or a distributed one).
 	Store storage.Store
+	// AdoptStore is the operator's statement that DataDir now holds the
+	// only copy of its store (after moving or restoring it): a store
+	// created in another place is opened instead of refused.
+	AdoptStore bool
 	// Auth is "trust" or "scram-sha-256"; empty chooses safely: trust on
 	// a loopback address only, SCRAM on any other.
 	Auth string
@@ -100,6 +105,10 @@ type Server struct {
 	pg      *pgwire.Server
 	ln      net.Listener
 	done    chan error
+	// storeErr is why the embedded store failed while serving (its
+	// directory removed or replaced, damage found): /readyz fails and
+	// the server stops.
+	storeErr atomic.Pointer[error]
 }
 
 // Start opens the data directory, recovers every sequence and starts
@@ -112,6 +121,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return startCluster(ctx, cfg)
 	}
 	st := cfg.Store
+	storeFailed := make(chan error, 1)
 	if st == nil {
 		if cfg.FS == nil {
 			if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -119,8 +129,17 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			}
 		}
 		var err error
-		if st, err = embedded.Open(cfg.DataDir, embedded.Options{FS: cfg.FS}); err != nil {
+		opts := embedded.Options{FS: cfg.FS, Adopt: cfg.AdoptStore, OnFailure: func(err error) {
+			select {
+			case storeFailed <- err:
+			default:
+			}
+		}}
+		if st, err = embedded.Open(cfg.DataDir, opts); err != nil {
 			return nil, err
+		}
+		if cfg.AdoptStore {
+			cfg.Logger.Printf("adopted the store in %s as the only copy of store %s", cfg.DataDir, st.(*embedded.Store).ID())
 		}
 	}
 	if cfg.ExhaustionHorizon <= 0 {
@@ -148,6 +167,18 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	go s.watch.run(func() ([]engine.Info, bool) { return eng.List(), true }, time.Minute, s.stop)
+	go func() {
+		select {
+		case err := <-storeFailed:
+			s.storeErr.Store(&err)
+			cfg.Logger.Printf("%v; stopping", err)
+			select {
+			case s.done <- err:
+			default:
+			}
+		case <-s.stop:
+		}
+	}()
 	if cfg.FS == nil && cfg.Store == nil {
 		dir, _ := filepath.Abs(cfg.DataDir)
 		if eng.Fresh() {

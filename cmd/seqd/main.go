@@ -26,6 +26,7 @@ import (
 func main() {
 	var cfg server.Config
 	flag.StringVar(&cfg.DataDir, "data", defaultDataDir(), "directory of the embedded store (default: seqd under the user's data directory, $XDG_DATA_HOME or ~/.local/share)")
+	flag.BoolVar(&cfg.AdoptStore, "adopt-store", false, "state that -data now holds the only copy of its store (after moving, copying or restoring it): a store created in another place is opened instead of refused")
 	flag.StringVar(&cfg.Listen, "listen", "127.0.0.1:6543", "address for the PostgreSQL protocol")
 	flag.Int64Var(&cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
 	flag.IntVar(&cfg.MaxConns, "max-connections", 10_000, "most client connections at once; more are refused with SQLSTATE 53300")
@@ -130,7 +131,7 @@ wait:
 			log.Printf("%s: shutting down", got)
 			break wait
 		case err := <-s.Done():
-			log.Printf("listener failed: %v", err)
+			log.Printf("stopping: %v", err)
 			break wait
 		}
 	}

@@ -3,12 +3,15 @@
 package embedded
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -40,39 +43,276 @@ type Options struct {
 	// Logger receives Pebble's informational messages; nil discards them.
 	// Errors always go to the standard logger.
 	Logger *log.Logger
+	// Adopt is the operator's statement that this directory now holds the
+	// only copy of its store: a store whose identity file names another
+	// place (a copy, a moved volume, a restored snapshot) is opened and
+	// takes this place as its own. Without it, such a store is refused
+	// with ErrMoved.
+	Adopt bool
+	// OnFailure, if set, is called once (from its own goroutine) when the
+	// store fails while open: its directory removed or replaced, or a
+	// write Pebble could not complete. Every commit fails from then on.
+	OnFailure func(error)
+	// WatchInterval is how often the open store checks its directory and
+	// records its revision in the identity file. Default 1 s.
+	WatchInterval time.Duration
 }
+
+// Errors of Open that an operator must act on. Each is wrapped with the
+// details (the directory, the file, the revisions) in its message.
+var (
+	// ErrDamaged: the store's files are damaged, or hold less than the
+	// store had durably written. Starting would risk handing out values
+	// again; nothing was changed.
+	ErrDamaged = errors.New("seqd: the store is damaged")
+	// ErrMoved: the store's identity names another place: it may be a
+	// copy of a store that still serves. Options.Adopt (the -adopt-store
+	// flag) opens it once the operator knows it is the only copy.
+	ErrMoved = errors.New("seqd: the store was created in another place")
+	// ErrNewerFormat: the store was written by a newer seqd.
+	ErrNewerFormat = errors.New("seqd: the store's format is newer than this seqd's")
+)
 
 // Store is a storage.Store on Pebble. It is safe for concurrent use; commits
 // are serialized by one mutex, which is fine because seqd's engine has one
 // writer that batches everything into few commits.
 type Store struct {
+	fs  vfs.FS
+	dir string
+	o   Options
+
 	mu     sync.Mutex
 	db     *pebble.DB
 	closed bool
-	failed error       // set when Pebble reported a fatal commit error
+	failed error       // set when Pebble reported a fatal commit error or the directory went
 	rev    storage.Rev // last committed revision
+	id     identity    // as last written (by Open, then the watcher, then Close); id.revision the revision recorded
+	fresh  bool        // Open created the store
+	// records is how many records Open found (and so checked).
+	records int
+
+	stop    chan struct{} // closed by Close: the watcher ends
+	watched chan struct{} // closed when the watcher has ended
 }
 
 var _ storage.Store = (*Store)(nil)
 
-// Open opens (creating if needed) the store in dir.
+// Open opens (creating if needed) the store in dir, after checking that
+// it is whole and in its place (identity.go): a damaged store is refused
+// with ErrDamaged, never opened empty or old; a store created elsewhere
+// with ErrMoved unless o.Adopt; one of a newer seqd with ErrNewerFormat.
 func Open(dir string, o Options) (*Store, error) {
-	opts := &pebble.Options{FS: o.FS, Logger: logger{o.Logger}}
-	if opts.FS == nil {
-		opts.FS = vfs.Default
+	fs := o.FS
+	if fs == nil {
+		fs = vfs.Default
 	}
-	db, err := pebble.Open(dir, opts)
+	if o.WatchInterval <= 0 {
+		o.WatchInterval = time.Second
+	}
+	id, hasID, err := readIdentity(fs, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: its identity file %s is %v; refusing to start (docs/reliability.md says what to do)", ErrDamaged, fs.PathJoin(dir, identityFile), err)
+	}
+	if hasID && id.format > storeFormat {
+		return nil, fmt.Errorf("%w: %s holds a store of format %d; this seqd reads formats up to %d: run the newer seqd", ErrNewerFormat, dir, id.format, storeFormat)
+	}
+	existed, err := hasPebbleFiles(fs, dir)
 	if err != nil {
 		return nil, fmt.Errorf("seqd: open store %s: %w", dir, err)
 	}
-	s := &Store{db: db}
+	if hasID && !existed {
+		return nil, fmt.Errorf("%w: %s holds the identity of store %s (at revision %d) but none of its data: the data was removed or the directory emptied; refusing to create a new store that would hand out its values again", ErrDamaged, dir, id.id, id.revision)
+	}
+	s, err := openPebble(fs, dir, o, false)
+	if err != nil {
+		return nil, err
+	}
+	s.fresh = !existed
+	if hasID && uint64(s.rev) < id.revision {
+		s.db.Close()
+		return nil, fmt.Errorf("%w: %s holds writes up to revision %d, but the store had durably reached revision %d (recorded in %s): its latest writes are lost (a damaged write-ahead log?), and values handed out since could be handed out again; refusing to start", ErrDamaged, dir, s.rev, id.revision, identityFile)
+	}
+	place, inode := placeOf(fs, dir)
+	if hasID && !o.Adopt && (id.place != place || id.inode != 0 && inode != 0 && id.inode != inode) {
+		s.db.Close()
+		return nil, fmt.Errorf("%w: store %s was created in %s (inode %d) and is opened from %s (inode %d): it may be a copy of a store that still serves, and both would hand out the same values; if this is now its only copy, start once with -adopt-store", ErrMoved, id.id, id.place, id.inode, place, inode)
+	}
+	if !hasID {
+		// A new store, or one written before identity files (format 1):
+		// from now on it has one.
+		id = identity{id: newStoreID()}
+	}
+	id.format, id.revision, id.place, id.inode = storeFormat, uint64(s.rev), place, inode
+	if err := writeIdentity(fs, dir, id); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("seqd: open store %s: write %s: %w", dir, identityFile, err)
+	}
+	s.id = id
+	s.stop, s.watched = make(chan struct{}), make(chan struct{})
+	go s.watch()
+	return s, nil
+}
+
+// openPebble opens dir's Pebble database and reads every key, so that
+// damage Pebble's checksums find in any table is found now, as an error
+// naming it (Pebble reports some as panics). readOnly opens it without
+// writing (seqd check).
+func openPebble(fs vfs.FS, dir string, o Options, readOnly bool) (s *Store, err error) {
+	s = &Store{fs: fs, dir: dir, o: o}
+	opts := &pebble.Options{FS: fs, Logger: logger{o.Logger}, ReadOnly: readOnly}
+	// Damage Pebble's checksums find, in a read or in a background job,
+	// fails the store (its default is Fatalf, which would end the
+	// process from a goroutine of Pebble's).
+	opts.EventListener = &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
+		log.Printf("pebble: on-disk corruption in %s: %v", info.Path, info.Details)
+		s.fail(fmt.Errorf("%w: %s: %v", ErrDamaged, info.Path, info.Details))
+	}}
+	defer func() {
+		// Pebble reports some damage by Fatalf (our logger's panic) or
+		// a panic of its own; its state is then not to be trusted, not
+		// even to close it: the database is left open, and the caller
+		// ends without a store.
+		if r := recover(); r != nil {
+			err, s = fmt.Errorf("%w: %s: %v; refusing to start", ErrDamaged, dir, r), nil
+		}
+		if err != nil {
+			s = nil
+		}
+	}()
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		if errors.Is(err, pebble.ErrCorruption) {
+			return nil, fmt.Errorf("%w: %s: %v; refusing to start", ErrDamaged, dir, err)
+		}
+		return nil, fmt.Errorf("seqd: open store %s: %w", dir, err)
+	}
+	s.db = db
 	rev, err := s.getUint(revKey)
+	if err == nil {
+		_, err = s.getUint(ownerKey)
+	}
+	if err == nil {
+		err = s.verify()
+	}
+	if err == nil {
+		s.mu.Lock()
+		err = s.failed
+		s.mu.Unlock()
+	}
 	if err != nil {
 		db.Close()
-		return nil, err
+		return nil, fmt.Errorf("%w: %s: %v; refusing to start", ErrDamaged, dir, err)
 	}
 	s.rev = storage.Rev(rev)
 	return s, nil
+}
+
+// verify reads every record, checking each block's checksum on the way,
+// and that no record is newer than the store's revision.
+func (s *Store) verify() error {
+	rev, err := s.getUint(revKey)
+	if err != nil {
+		return err
+	}
+	it, err := s.db.NewIter(nil)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		k := it.Key()
+		if !bytes.HasPrefix(k, []byte(recordPrefix)) {
+			continue
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		if len(v) < 8 {
+			return fmt.Errorf("record %q is %d bytes", k, len(v))
+		}
+		if r := binary.BigEndian.Uint64(v); r > rev {
+			return fmt.Errorf("record %q is of revision %d, after the store's %d", k, r, rev)
+		}
+		s.records++
+	}
+	return it.Error()
+}
+
+// Fresh reports whether Open created the store.
+func (s *Store) Fresh() bool { return s.fresh }
+
+// ID is the store's identity (a new one after a restore or an upgrade
+// from format 1).
+func (s *Store) ID() string { return s.id.id }
+
+// watch records the revision in the identity file while it moves, and
+// fails the store when its directory is removed or replaced, until Close.
+func (s *Store) watch() {
+	defer close(s.watched)
+	t := time.NewTicker(s.o.WatchInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		if err := s.checkPlace(); err != nil {
+			s.fail(err)
+			return
+		}
+		// Only the watcher writes the identity file while the store is
+		// open (Close waits for it to end), so commits need not wait for
+		// the write: the revision read here is durable, and later ones
+		// only larger.
+		s.mu.Lock()
+		rev, failed := uint64(s.rev), s.failed
+		s.mu.Unlock()
+		if failed == nil && rev != s.id.revision {
+			id := s.id
+			id.revision = rev
+			if err := writeIdentity(s.fs, s.dir, id); err != nil {
+				s.fail(fmt.Errorf("seqd: store failed: write %s: %w", identityFile, err))
+				return
+			}
+			s.id = id
+		}
+	}
+}
+
+// checkPlace fails when the store's directory, or its identity file, is
+// no longer what Open found: removed, or replaced by another directory.
+func (s *Store) checkPlace() error {
+	id, ok, err := readIdentity(s.fs, s.dir)
+	if err == nil && !ok {
+		err = os.ErrNotExist
+	}
+	if err == nil && id.id != s.id.id {
+		err = fmt.Errorf("it now holds store %s", id.id)
+	}
+	if err == nil {
+		if _, inode := placeOf(s.fs, s.dir); s.id.inode != 0 && inode != s.id.inode {
+			err = fmt.Errorf("the directory was replaced (inode %d, was %d)", inode, s.id.inode)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("seqd: store failed: its directory %s was removed or replaced (%v): nothing written from now on would survive a restart", s.dir, err)
+	}
+	return nil
+}
+
+// fail makes every later commit fail with err and tells OnFailure, once.
+func (s *Store) fail(err error) {
+	s.mu.Lock()
+	first := s.failed == nil && !s.closed
+	if first {
+		s.failed = err
+	}
+	s.mu.Unlock()
+	if first && s.o.OnFailure != nil {
+		go s.o.OnFailure(err)
+	}
 }
 
 func (s *Store) getUint(key string) (uint64, error) {
@@ -202,6 +442,9 @@ func (s *Store) commitLocked(b *pebble.Batch) (err error) {
 			}
 			s.failed = fmt.Errorf("seqd: store failed: %s", string(f))
 			err = s.failed
+			if s.o.OnFailure != nil {
+				go s.o.OnFailure(err)
+			}
 		}
 	}()
 	if err := b.Commit(pebble.Sync); err != nil {
@@ -225,18 +468,38 @@ func (s *Store) recordRev(key string) (storage.Rev, error) {
 	return storage.Rev(binary.BigEndian.Uint64(v)), nil
 }
 
-// Close closes the database.
+// Close flushes what Pebble holds in memory to its checksummed tables,
+// records the final revision in the identity file and closes the
+// database. After a failure nothing is written: the process should
+// restart from what is durable.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
+	s.mu.Unlock()
+	if s.stop != nil {
+		close(s.stop)
+		<-s.watched
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.failed != nil {
 		// A failed Pebble cannot be closed cleanly; the process should
 		// restart to recover from what is durable.
 		return s.failed
+	}
+	if err := s.db.Flush(); err != nil {
+		s.db.Close()
+		return fmt.Errorf("seqd: close store: flush: %w", err)
+	}
+	id := s.id
+	id.revision = uint64(s.rev)
+	if err := writeIdentity(s.fs, s.dir, id); err != nil {
+		s.db.Close()
+		return fmt.Errorf("seqd: close store: write %s: %w", identityFile, err)
 	}
 	return s.db.Close()
 }

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// runUntilListening starts seqd with args and returns it once it logged
+// that it listens, or its whole output and exit status if it ended
+// before (a refusal to start).
+func runUntilListening(t *testing.T, bin string, args ...string) (*exec.Cmd, *logTail, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lt := &logTail{lines: make(chan string, 1000)}
+	go lt.read(stderr)
+	var out strings.Builder
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-lt.lines:
+			if !ok {
+				return nil, nil, out.String() + "exit: " + errString(cmd.Wait())
+			}
+			out.WriteString(l + "\n")
+			if strings.Contains(l, "seqd listening on") {
+				return cmd, lt, out.String()
+			}
+		case <-deadline:
+			t.Fatalf("seqd neither listened nor ended:\n%s", out.String())
+		}
+	}
+}
+
+// logTail passes a process's log lines on.
+type logTail struct{ lines chan string }
+
+func (l *logTail) read(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		l.lines <- sc.Text()
+	}
+	close(l.lines)
+}
+
+// rest is every line until the process's log ends.
+func (l *logTail) rest() string {
+	var out strings.Builder
+	for line := range l.lines {
+		out.WriteString(line + "\n")
+	}
+	return out.String()
+}
+
+func takeValues(t *testing.T, addr string, n int) int64 {
+	t.Helper()
+	c := connect(t, addr)
+	defer c.Close(context.Background())
+	var v int64
+	for range n {
+		if err := c.QueryRow(context.Background(), "select nextval('s')").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return v
+}
+
+// TestCopiedStoreRefused: a copy of a running store's directory, started
+// elsewhere, refuses to serve; the refusal is what protects (adopted, the
+// copy hands out values the original already handed out, which is why
+// -adopt-store is the operator's statement that the original is gone).
+func TestCopiedStoreRefused(t *testing.T) {
+	bin := testenv.SeqdBinary(t)
+	dir, copyDir := filepath.Join(t.TempDir(), "store"), filepath.Join(t.TempDir(), "copy")
+	addr := freePort(t)
+	orig, origLog, _ := runUntilListening(t, bin, "-data", dir, "-listen", addr)
+	if orig == nil {
+		t.Fatal("the original did not start")
+	}
+	c := connect(t, addr)
+	if _, err := c.Exec(context.Background(), "create sequence s cache 100"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(context.Background())
+	takeValues(t, addr, 10)
+	// cp -r of the running store.
+	if out, err := exec.Command("cp", "-r", dir, copyDir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	last := takeValues(t, addr, 500)
+	orig.Process.Signal(syscall.SIGTERM)
+	origLog.rest()
+	orig.Wait()
+
+	_, _, out := runUntilListening(t, bin, "-data", copyDir, "-listen", freePort(t))
+	if !strings.Contains(out, "the store was created in another place") || !strings.Contains(out, "-adopt-store") || !strings.Contains(out, "exit status 1") {
+		t.Fatalf("the copy started:\n%s", out)
+	}
+	// Adopted, the copy serves from where the copy was taken: below what
+	// the original handed out. That is the reissue the refusal prevents.
+	addr2 := freePort(t)
+	cp, cpLog, out := runUntilListening(t, bin, "-data", copyDir, "-listen", addr2, "-adopt-store")
+	if cp == nil {
+		t.Fatalf("adopted copy did not start:\n%s", out)
+	}
+	if v := takeValues(t, addr2, 1); v > last {
+		t.Fatalf("the adopted copy resumed at %d, above the original's %d: this test no longer shows what the refusal protects", v, last)
+	}
+	cp.Process.Signal(syscall.SIGTERM)
+	cpLog.rest()
+	cp.Wait()
+	// Adopted once, it is the store of its new place.
+	cp, cpLog, out = runUntilListening(t, bin, "-data", copyDir, "-listen", freePort(t))
+	if cp == nil {
+		t.Fatalf("the adopted copy refused a plain restart:\n%s", out)
+	}
+	cp.Process.Signal(syscall.SIGTERM)
+	cpLog.rest()
+	cp.Wait()
+}
+
+// TestDirectoryRemovedUnderLoad: the data directory removed while seqd
+// serves: within seconds it stops acknowledging, /readyz fails, and it
+// exits non-zero without claiming a clean shutdown.
+func TestDirectoryRemovedUnderLoad(t *testing.T) {
+	bin := testenv.SeqdBinary(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	addr, httpAddr := freePort(t), freePort(t)
+	cmd, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", addr, "-http", httpAddr)
+	if cmd == nil {
+		t.Fatalf("did not start:\n%s", out)
+	}
+	c := connect(t, addr)
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "create sequence s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	removed := time.Now()
+	// nextval (NO CACHE: every value written) goes on until it fails.
+	var err error
+	acknowledged := 0
+	for time.Since(removed) < 20*time.Second {
+		var v int64
+		if err = c.QueryRow(ctx, "select nextval('s')").Scan(&v); err != nil {
+			break
+		}
+		acknowledged++
+	}
+	if err == nil {
+		t.Fatal("seqd acknowledged nextval for 20 s after its directory was removed")
+	}
+	stopped := time.Since(removed)
+	resp, herr := http.Get("http://" + httpAddr + "/readyz")
+	if herr == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			t.Fatal("/readyz 200 after the store failed")
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	log := lt.rest()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("seqd did not exit:\n%s", log)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() == 0 {
+		t.Fatalf("exit %v, want non-zero:\n%s", err, log)
+	}
+	if strings.Contains(log, "clean shutdown") || !strings.Contains(log, "was removed or replaced") {
+		t.Fatalf("log:\n%s", log)
+	}
+	t.Logf("stopped acknowledging %v after the removal (%d values acknowledged meanwhile)", stopped.Round(time.Millisecond), acknowledged)
+}
+
+// TestDamagedLogRefused: the reported case on the binary: a store whose
+// write-ahead log is damaged after a crash is refused at start, naming
+// the damage; it never starts empty or old.
+func TestDamagedLogRefused(t *testing.T) {
+	bin := testenv.SeqdBinary(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	addr := freePort(t)
+	cmd, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", addr)
+	if cmd == nil {
+		t.Fatalf("did not start:\n%s", out)
+	}
+	c := connect(t, addr)
+	if _, err := c.Exec(context.Background(), "create sequence s"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(context.Background())
+	last := takeValues(t, addr, 300)
+	time.Sleep(1500 * time.Millisecond) // the identity file records the revision once a second
+	cmd.Process.Kill()
+	cmd.Wait()
+	lt.rest()
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	damaged := 0
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 200 {
+			b[len(b)/2] ^= 0xff
+			os.WriteFile(l, b, 0o600)
+			damaged++
+		}
+	}
+	if damaged == 0 {
+		t.Fatal("no log to damage")
+	}
+	addr2 := freePort(t)
+	cmd, lt, out = runUntilListening(t, bin, "-data", dir, "-listen", addr2)
+	if cmd != nil {
+		// Started: only if nothing was lost.
+		defer func() { cmd.Process.Signal(syscall.SIGTERM); lt.rest(); cmd.Wait() }()
+		if v := takeValues(t, addr2, 1); v <= last {
+			t.Fatalf("started with a damaged log and handed out %d again (had reached %d):\n%s", v, last, out)
+		}
+		return
+	}
+	t.Logf("refused:\n%s", out)
+	if !strings.Contains(out, "the store is damaged") || !strings.Contains(out, "exit status 1") {
+		t.Fatalf("refused without naming the damage:\n%s", out)
+	}
+}

@@ -1,0 +1,210 @@
+package embedded
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// A store's identity: what Pebble's own files cannot say about themselves.
+//
+// Pebble tolerates a damaged tail of its newest write-ahead log (a torn
+// write after a crash looks the same), so a flipped byte in the log can
+// make a store open with its latest writes missing, or with none at all,
+// and seqd would hand out again the values those writes covered. And a
+// store's files say nothing of where they belong, so a copy of a running
+// store's directory opens as if it were the store. The identity file,
+// IDENTITY-SEQD beside Pebble's files, records both, and Open checks them
+// before anything is served:
+//
+//	seqd store
+//	format 2
+//	id <32 hex digits: the store's identity, random at its creation>
+//	revision <the store's revision when the file was written>
+//	place <the store directory's absolute path>
+//	inode <the directory's inode number; 0 where the file system has none>
+//	crc <crc32c of the lines above, 8 hex digits>
+//
+// This layout is part of the on-disk format. The file is written whole
+// (a temporary file, synced, renamed over it, the directory synced) when
+// the store is created, at every open, once a second while the revision
+// moves, and at a clean close after Pebble's memtables are flushed to
+// checksummed tables. Every commit is synced before the revision in
+// memory moves, so the recorded revision never exceeds what is durable:
+// a store whose data ends below it has lost acknowledged writes.
+//
+// Format 1 is a store written before the identity file existed: Open
+// upgrades it by writing one. A format above storeFormat is refused.
+const (
+	identityFile = "IDENTITY-SEQD"
+	storeFormat  = 2
+)
+
+// identity is the content of the identity file.
+type identity struct {
+	format   int
+	id       string
+	revision uint64
+	place    string
+	inode    uint64
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func (id identity) encode() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "seqd store\nformat %d\nid %s\nrevision %d\nplace %s\ninode %d\n", id.format, id.id, id.revision, id.place, id.inode)
+	fmt.Fprintf(&b, "crc %08x\n", crc32.Checksum(b.Bytes(), castagnoli))
+	return b.Bytes()
+}
+
+// errIdentityDamaged is the cause of an identity file that does not read
+// back as written.
+var errIdentityDamaged = errors.New("damaged")
+
+func decodeIdentity(b []byte) (identity, error) {
+	i := bytes.LastIndex(b, []byte("crc "))
+	if i < 0 || !bytes.HasSuffix(b, []byte("\n")) {
+		return identity{}, fmt.Errorf("%w: no checksum line", errIdentityDamaged)
+	}
+	want := strings.TrimSpace(string(b[i+4:]))
+	if got := fmt.Sprintf("%08x", crc32.Checksum(b[:i], castagnoli)); got != want {
+		return identity{}, fmt.Errorf("%w: checksum %s, content sums to %s", errIdentityDamaged, want, got)
+	}
+	var id identity
+	sc := bufio.NewScanner(bytes.NewReader(b[:i]))
+	line := 0
+	for sc.Scan() {
+		line++
+		key, val, _ := strings.Cut(sc.Text(), " ")
+		var err error
+		switch {
+		case line == 1:
+			if sc.Text() != "seqd store" {
+				return identity{}, fmt.Errorf("%w: first line %q", errIdentityDamaged, sc.Text())
+			}
+		case key == "format":
+			id.format, err = strconv.Atoi(val)
+		case key == "id":
+			id.id = val
+		case key == "revision":
+			id.revision, err = strconv.ParseUint(val, 10, 64)
+		case key == "place":
+			id.place = val
+		case key == "inode":
+			id.inode, err = strconv.ParseUint(val, 10, 64)
+		}
+		if err != nil {
+			return identity{}, fmt.Errorf("%w: line %d: %v", errIdentityDamaged, line, err)
+		}
+	}
+	if id.format == 0 || id.id == "" {
+		return identity{}, fmt.Errorf("%w: no format or id", errIdentityDamaged)
+	}
+	return id, nil
+}
+
+// readIdentity reads dir's identity file; ok is false when there is none.
+func readIdentity(fs vfs.FS, dir string) (id identity, ok bool, err error) {
+	f, err := fs.Open(fs.PathJoin(dir, identityFile))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return identity{}, false, nil
+		}
+		return identity{}, false, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return identity{}, false, err
+	}
+	id, err = decodeIdentity(b)
+	return id, true, err
+}
+
+// writeIdentity replaces dir's identity file with id, durably.
+func writeIdentity(fs vfs.FS, dir string, id identity) error {
+	tmp := fs.PathJoin(dir, identityFile+".tmp")
+	f, err := fs.Create(tmp, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(id.encode()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := fs.Rename(tmp, fs.PathJoin(dir, identityFile)); err != nil {
+		return err
+	}
+	d, err := fs.OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func newStoreID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// placeOf is where dir is: its absolute path and, on the operating
+// system's file system, its inode (0 elsewhere, or when it cannot be
+// read). A copy of a directory, or one restored into the same path, has
+// another inode.
+func placeOf(fs vfs.FS, dir string) (string, uint64) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	if fs != vfs.Default {
+		return abs, 0
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return abs, 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return abs, st.Ino
+	}
+	return abs, 0
+}
+
+// hasPebbleFiles reports whether dir holds a Pebble store (its manifest
+// marker or a manifest).
+func hasPebbleFiles(fs vfs.FS, dir string) (bool, error) {
+	names, err := fs.List(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "MANIFEST-") || strings.HasPrefix(n, "marker.manifest.") {
+			return true, nil
+		}
+	}
+	return false, nil
+}
