@@ -50,8 +50,11 @@ type Options struct {
 	// with ErrMoved.
 	Adopt bool
 	// OnFailure, if set, is called once (from its own goroutine) when the
-	// store fails while open: its directory removed or replaced, or a
-	// write Pebble could not complete. Every commit fails from then on.
+	// store fails while open for a reason a restart on the same directory
+	// cannot mend: its directory removed or replaced, or damage found in
+	// its files. Every commit fails from then on. (A write Pebble could not
+	// complete, such as EIO, fails the store too, without OnFailure: the
+	// engine reports it, and a restart recovers what is durable.)
 	OnFailure func(error)
 	// WatchInterval is how often the open store checks its directory and
 	// records its revision in the identity file. Default 1 s.
@@ -442,9 +445,6 @@ func (s *Store) commitLocked(b *pebble.Batch) (err error) {
 			}
 			s.failed = fmt.Errorf("seqd: store failed: %s", string(f))
 			err = s.failed
-			if s.o.OnFailure != nil {
-				go s.o.OnFailure(err)
-			}
 		}
 	}()
 	if err := b.Commit(pebble.Sync); err != nil {
