@@ -245,8 +245,13 @@ func TestDamagedLogRefused(t *testing.T) {
 		}
 		return
 	}
-	t.Logf("refused:\n%s", out)
 	if !strings.Contains(out, "the store is damaged") || !strings.Contains(out, "exit status 1") {
 		t.Fatalf("refused without naming the damage:\n%s", out)
+	}
+	// seqd check says the same, offline, with exit status 1.
+	chk, err := exec.Command(bin, "check", "-data", dir).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(chk), "REFUSED: seqd: the store is damaged") {
+		t.Fatalf("seqd check: %v\n%s", err, chk)
 	}
 }

@@ -10,7 +10,11 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -28,6 +32,10 @@ import (
 //	| revision (8 bytes BE)| payload (opaque) |
 //	+----------------------+------------------+
 const (
+	// pidFile holds the process id of the seqd that has the store open,
+	// for the error a second one gets.
+	pidFile = "PID-SEQD"
+
 	ownerKey     = "m/owner"
 	revKey       = "m/rev"
 	recordPrefix = "r/"
@@ -151,6 +159,10 @@ func Open(dir string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("seqd: open store %s: write %s: %w", dir, identityFile, err)
 	}
 	s.id = id
+	if fs == vfs.Default {
+		// Says who holds the lock to a second seqd on the same directory.
+		os.WriteFile(filepath.Join(dir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	}
 	s.stop, s.watched = make(chan struct{}), make(chan struct{})
 	go s.watch()
 	return s, nil
@@ -184,6 +196,13 @@ func openPebble(fs vfs.FS, dir string, o Options, readOnly bool) (s *Store, err 
 	}()
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
+		if errors.Is(err, syscall.EAGAIN) {
+			holder := "another process"
+			if b, rerr := os.ReadFile(filepath.Join(dir, pidFile)); rerr == nil {
+				holder = "process " + strings.TrimSpace(string(b))
+			}
+			return nil, fmt.Errorf("seqd: the store in %s is in use by %s (it holds the store's lock): stop it first", dir, holder)
+		}
 		if errors.Is(err, pebble.ErrCorruption) {
 			return nil, fmt.Errorf("%w: %s: %v; refusing to start", ErrDamaged, dir, err)
 		}

@@ -208,3 +208,85 @@ func hasPebbleFiles(fs vfs.FS, dir string) (bool, error) {
 	}
 	return false, nil
 }
+
+// Report is what Check found in a stopped store.
+type Report struct {
+	Dir string
+	// Format is the store's format: 1 for a store written before the
+	// identity file, storeFormat since.
+	Format int
+	// ID is the store's identity ("" in format 1).
+	ID string
+	// Revision is the revision the store's data reaches; Recorded the one
+	// its identity file recorded (never above Revision in a whole store).
+	Revision, Recorded uint64
+	// Records is how many records were read and checked.
+	Records int
+	// Place is where the identity file says the store lives, Here where it
+	// is now; they differ for a copy, a moved or a restored store.
+	Place, Here string
+	// Verified: every record was read and every checksum on the way held
+	// (the fields above are then all known).
+	Verified bool
+}
+
+// String is the report as seqd check prints it.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "store %s\n", r.Dir)
+	if !r.Verified {
+		return b.String()
+	}
+	if r.Format == 1 {
+		fmt.Fprintf(&b, "format 1 (no identity file: written before seqd kept one; the next start upgrades it)\n")
+	} else {
+		fmt.Fprintf(&b, "format %d, id %s\n", r.Format, r.ID)
+	}
+	fmt.Fprintf(&b, "revision %d (recorded %d), %d records read, every checksum verified\n", r.Revision, r.Recorded, r.Records)
+	if r.Place != "" && r.Place != r.Here {
+		fmt.Fprintf(&b, "moved: created in %s, now in %s: a start refuses it until -adopt-store\n", r.Place, r.Here)
+	}
+	return b.String()
+}
+
+// Check verifies a stopped store offline, as Open would, without writing
+// anything: it returns what it found, or the error Open would refuse it
+// with (ErrDamaged, ErrNewerFormat). A moved store is reported, not
+// refused.
+func Check(dir string, fs vfs.FS) (Report, error) {
+	if fs == nil {
+		fs = vfs.Default
+	}
+	r := Report{Dir: dir, Format: 1}
+	r.Here, _ = placeOf(fs, dir)
+	id, hasID, err := readIdentity(fs, dir)
+	if err != nil {
+		return r, fmt.Errorf("%w: its identity file %s is %v", ErrDamaged, fs.PathJoin(dir, identityFile), err)
+	}
+	if hasID {
+		r.Format, r.ID, r.Recorded, r.Place = id.format, id.id, id.revision, id.place
+		if id.format > storeFormat {
+			return r, fmt.Errorf("%w: format %d; this seqd reads formats up to %d", ErrNewerFormat, id.format, storeFormat)
+		}
+	}
+	existed, err := hasPebbleFiles(fs, dir)
+	if err != nil {
+		return r, err
+	}
+	if !existed {
+		if hasID {
+			return r, fmt.Errorf("%w: %s holds the identity of store %s but none of its data", ErrDamaged, dir, id.id)
+		}
+		return r, fmt.Errorf("seqd: %s holds no store", dir)
+	}
+	s, err := openPebble(fs, dir, Options{}, true)
+	if err != nil {
+		return r, err
+	}
+	defer s.db.Close()
+	r.Revision, r.Records, r.Verified = uint64(s.rev), s.records, true
+	if r.Revision < r.Recorded {
+		return r, fmt.Errorf("%w: its data reaches revision %d, but it had durably reached revision %d: its latest writes are lost", ErrDamaged, r.Revision, r.Recorded)
+	}
+	return r, nil
+}
