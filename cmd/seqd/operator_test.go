@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 
 	"io"
 	"net/http"
@@ -253,5 +254,21 @@ func TestDamagedLogRefused(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(chk), "REFUSED: seqd: the store is damaged") {
 		t.Fatalf("seqd check: %v\n%s", err, chk)
+	}
+}
+
+// TestSecondSeqdNamesHolder: a second seqd on a store in use refuses,
+// naming the process that holds it.
+func TestSecondSeqdNamesHolder(t *testing.T) {
+	bin := testenv.SeqdBinary(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	first, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", freePort(t))
+	if first == nil {
+		t.Fatalf("did not start:\n%s", out)
+	}
+	defer func() { first.Process.Signal(syscall.SIGTERM); lt.rest(); first.Wait() }()
+	_, _, out = runUntilListening(t, bin, "-data", dir, "-listen", freePort(t))
+	if want := fmt.Sprintf("in use by process %d", first.Process.Pid); !strings.Contains(out, want) || !strings.Contains(out, "exit status 1") {
+		t.Fatalf("second seqd: want %q:\n%s", want, out)
 	}
 }

@@ -421,17 +421,3 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// TestSecondOpenNamesHolder: a second open of a store in use names the
-// process holding it.
-func TestSecondOpenNamesHolder(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	_, err = Open(dir, Options{})
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("in use by process %d", os.Getpid())) {
-		t.Fatalf("second open: %v", err)
-	}
-}
