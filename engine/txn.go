@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/storage"
@@ -73,6 +74,10 @@ type entry struct {
 // ErrDeadlock: two transactions waited for each other.
 var ErrDeadlock = errors.New("seqd: deadlock detected")
 
+// ErrLockTimeout is the kind of a wait for a lock that outlasted the
+// caller's lock timeout (WithLockTimeout).
+var ErrLockTimeout = errors.New("seqd: lock timeout")
+
 // ErrSerialization: a transaction's commit found what it changed changed
 // by another meanwhile (roles, which are not locked while a block holds
 // them).
@@ -138,6 +143,12 @@ func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn) error {
 	e.lockMu.Lock()
 	released := holder.released
 	e.lockMu.Unlock()
+	var expired <-chan time.Time
+	if d, ok := ctx.Value(lockTimeoutKey{}).(time.Duration); ok && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
 	case <-holder.done:
 		return nil
@@ -145,7 +156,18 @@ func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-expired:
+		return &Error{Kind: ErrLockTimeout, Msg: "canceling statement due to lock timeout"}
 	}
+}
+
+type lockTimeoutKey struct{}
+
+// WithLockTimeout bounds each wait for another transaction's lock under
+// ctx (PostgreSQL's lock_timeout): a wait longer than d fails with
+// ErrLockTimeout.
+func WithLockTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, lockTimeoutKey{}, d)
 }
 
 // waitLockLocked waits while another transaction holds s's lock; it

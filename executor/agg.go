@@ -79,15 +79,24 @@ func (c *compiler) aggregate(sc *scope, name string, fc *pg.FuncCall) (expr, err
 }
 
 // group runs the aggregation: rows are grouped by the GROUP BY keys, each
-// group's aggregates computed, and the select list evaluated once per
-// group with the group's first row for its grouped columns.
+// group's aggregates fed row by row, and the select list evaluated once
+// per group with the group's first row for its grouped columns. A group
+// keeps its first row and its aggregates' states, not its rows (budget.go).
 func (q *query) group(e *env, in Rows) (Rows, error) {
 	type group struct {
 		first []Datum
-		rows  [][]Datum
+		aggs  []aggState
+	}
+	newGroup := func(first []Datum) *group {
+		g := &group{first: first, aggs: make([]aggState, len(q.aggs))}
+		for i, a := range q.aggs {
+			g.aggs[i].a = a
+		}
+		return g
 	}
 	var order []string
 	groups := map[string]*group{}
+	var key []byte
 	for {
 		row, ok, err := in.Next()
 		if err != nil {
@@ -96,37 +105,47 @@ func (q *query) group(e *env, in Rows) (Rows, error) {
 		if !ok {
 			break
 		}
-		row = append([]Datum(nil), row...)
+		if err := e.tick(); err != nil {
+			return nil, err
+		}
 		e.row = row
-		var key strings.Builder
+		key = key[:0]
 		for _, g := range q.groupBy {
 			d, err := g.eval(e)
 			if err != nil {
 				return nil, err
 			}
-			key.WriteByte(byte(d.Kind))
-			key.Write(AppendOutput(nil, g.typ(), d))
-			key.WriteByte(0)
+			key = append(key, byte(d.Kind))
+			key = AppendOutput(key, g.typ(), d)
+			key = append(key, 0)
 		}
-		k := key.String()
-		gr := groups[k]
+		gr := groups[string(key)]
 		if gr == nil {
-			gr = &group{first: row}
+			row = append([]Datum(nil), row...)
+			if err := e.charge(rowSize(row) + int64(len(key)) + 64 + 64*int64(len(q.aggs))); err != nil {
+				return nil, err
+			}
+			gr = newGroup(row)
+			k := string(key)
 			groups[k] = gr
 			order = append(order, k)
 		}
-		gr.rows = append(gr.rows, row)
+		for i := range gr.aggs {
+			if err := gr.aggs[i].add(e, row); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if len(groups) == 0 && len(q.groupBy) == 0 {
-		groups[""] = &group{}
+		groups[""] = newGroup(nil)
 		order = append(order, "")
 	}
 	var out [][]Datum
 	for _, k := range order {
 		gr := groups[k]
 		e.aggs = make([]Datum, len(q.aggs))
-		for i, a := range q.aggs {
-			d, err := a.compute(e, gr.rows)
+		for i := range gr.aggs {
+			d, err := gr.aggs[i].result()
 			if err != nil {
 				return nil, err
 			}
@@ -158,86 +177,111 @@ func (q *query) group(e *env, in Rows) (Rows, error) {
 	return &sliceRows{rows: out}, nil
 }
 
-func (a *aggCall) compute(e *env, rows [][]Datum) (Datum, error) {
-	var vals []Datum
-	seen := map[string]bool{}
-	for _, r := range rows {
-		if a.arg == nil {
-			vals = append(vals, Int(1))
-			continue
-		}
-		e.row = r
-		d, err := a.arg.eval(e)
-		if err != nil {
-			return Null, err
-		}
-		if d.Kind == KNull && a.name != "array_agg" {
-			continue
-		}
-		if a.distinct {
-			k := string(AppendOutput([]byte{byte(d.Kind)}, a.arg.typ(), d))
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-		}
-		if a.sep != nil {
-			sep, err := a.sep.eval(e)
-			if err != nil {
-				return Null, err
-			}
-			d.A = []Datum{sep}
-		}
-		vals = append(vals, d)
+// aggState is one aggregate's state in one group. count, sum, min, max,
+// bool_and and bool_or keep only their running result; array_agg,
+// string_agg and DISTINCT keep what they must, charged to the statement's
+// budget.
+type aggState struct {
+	a     *aggCall
+	n     int64 // values counted
+	acc   Datum // sum, min, max, bool_and/or so far (KNull: none yet)
+	float bool  // sum: of floats (the first value's kind decides, as before)
+	vals  []Datum
+	seen  map[string]bool
+}
+
+// add feeds row (e.row) to the aggregate.
+func (st *aggState) add(e *env, row []Datum) error {
+	a := st.a
+	if a.arg == nil {
+		st.n++
+		return nil
 	}
+	e.row = row
+	d, err := a.arg.eval(e)
+	if err != nil {
+		return err
+	}
+	if d.Kind == KNull && a.name != "array_agg" {
+		return nil
+	}
+	if a.distinct {
+		k := string(AppendOutput([]byte{byte(d.Kind)}, a.arg.typ(), d))
+		if st.seen[k] {
+			return nil
+		}
+		if st.seen == nil {
+			st.seen = map[string]bool{}
+		}
+		if err := e.charge(int64(len(k)) + 48); err != nil {
+			return err
+		}
+		st.seen[k] = true
+	}
+	if a.sep != nil {
+		sep, err := a.sep.eval(e)
+		if err != nil {
+			return err
+		}
+		d.A = []Datum{sep}
+	}
+	st.n++
 	switch a.name {
 	case "count":
-		return Int(int64(len(vals))), nil
+	case "sum":
+		if st.n == 1 {
+			st.float = d.Kind == KFloat
+			if st.float {
+				st.acc = Float(0)
+			} else {
+				st.acc = Int(0)
+			}
+		}
+		if st.float {
+			st.acc.F += d.F
+			return nil
+		}
+		sum, err := intArith(tInt8, "+", st.acc.I, d.I)
+		if err != nil {
+			return err
+		}
+		st.acc = sum
+	case "min", "max":
+		if c := compare(d, st.acc); st.n == 1 || c < 0 && a.name == "min" || c > 0 && a.name == "max" {
+			st.acc = d
+		}
+	case "bool_and", "bool_or":
+		if st.n == 1 {
+			st.acc = Bool(a.name == "bool_and")
+		}
+		if (d.I != 0) == (a.name == "bool_or") {
+			st.acc = d
+		}
+	default: // array_agg, string_agg
+		if err := e.charge(estimateSize(d)); err != nil {
+			return err
+		}
+		st.vals = append(st.vals, d)
+	}
+	return nil
+}
+
+// result is the aggregate's value over what it was fed.
+func (st *aggState) result() (Datum, error) {
+	switch st.a.name {
+	case "count":
+		return Int(st.n), nil
 	case "array_agg":
-		if len(vals) == 0 {
+		if len(st.vals) == 0 {
 			return Null, nil
 		}
-		return Array(vals...), nil
-	}
-	if len(vals) == 0 {
-		return Null, nil
-	}
-	switch a.name {
-	case "sum":
-		if vals[0].Kind == KFloat {
-			f := 0.0
-			for _, v := range vals {
-				f += v.F
-			}
-			return Float(f), nil
-		}
-		var sum int64
-		for _, v := range vals {
-			d, err := intArith(tInt8, "+", sum, v.I)
-			if err != nil {
-				return Null, err
-			}
-			sum = d.I
-		}
-		return Int(sum), nil
-	case "min", "max":
-		best := vals[0]
-		for _, v := range vals[1:] {
-			if c := compare(v, best); c < 0 && a.name == "min" || c > 0 && a.name == "max" {
-				best = v
-			}
-		}
-		return best, nil
-	case "bool_and", "bool_or":
-		for _, v := range vals {
-			if (v.I != 0) == (a.name == "bool_or") {
-				return v, nil
-			}
-		}
-		return Bool(a.name == "bool_and"), nil
+		return Array(st.vals...), nil
 	case "string_agg":
+		if len(st.vals) == 0 {
+			return Null, nil
+		}
 		var b strings.Builder
-		for i, v := range vals {
+		for i, v := range st.vals {
 			if i > 0 && len(v.A) == 1 && v.A[0].Kind != KNull {
 				b.WriteString(v.A[0].S)
 			}
@@ -245,5 +289,8 @@ func (a *aggCall) compute(e *env, rows [][]Datum) (Datum, error) {
 		}
 		return Text(b.String()), nil
 	}
-	return Null, nil
+	if st.n == 0 {
+		return Null, nil
+	}
+	return st.acc, nil
 }

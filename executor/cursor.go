@@ -52,7 +52,7 @@ func (c *compiler) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 			return nil, err
 		}
 		if hold {
-			all, err := collect(rows)
+			all, err := collect(&env{ctx: ctx, s: s}, rows)
 			if err != nil {
 				return nil, err
 			}

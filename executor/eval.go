@@ -23,6 +23,7 @@ type env struct {
 	params []Datum
 	row    []Datum
 	aggs   []Datum
+	b      *budget // the statement's (budget.go); shared by the envs of one statement
 }
 
 type constExpr struct {

@@ -153,11 +153,11 @@ func (j *joinSource) open(e *env) (Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	right, err := collect(rr)
+	right, err := collect(e, rr)
 	if err != nil {
 		return nil, err
 	}
-	return &joinRows{j: j, e: &env{ctx: e.ctx, s: e.s, params: e.params, row: make([]Datum, j.total())}, l: lrows, right: right,
+	return &joinRows{j: j, e: &env{ctx: e.ctx, s: e.s, params: e.params, row: make([]Datum, j.total()), b: e.budget()}, l: lrows, right: right,
 		matched: make([]bool, len(right)), ri: -1}, nil
 }
 
@@ -192,6 +192,9 @@ func (r *joinRows) Next() ([]Datum, bool, error) {
 			r.ri, r.lhit = 0, false
 		}
 		for r.ri < len(r.right) {
+			if err := r.e.tick(); err != nil {
+				return nil, false, err
+			}
 			rrow := r.right[r.ri]
 			i := r.ri
 			r.ri++

@@ -419,7 +419,7 @@ func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, erro
 		out = &projectRows{in: in, e: e, targets: q.targets, buf: make([]Datum, len(q.targets))}
 	}
 	if q.distinct || q.sortKeys != nil {
-		all, err := collect(out)
+		all, err := collect(e, out)
 		if err != nil {
 			return nil, err
 		}
@@ -463,12 +463,19 @@ func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, erro
 	return out, nil
 }
 
-func collect(r Rows) ([][]Datum, error) {
+// collect reads every row of r, charged to e's budget.
+func collect(e *env, r Rows) ([][]Datum, error) {
 	var out [][]Datum
 	for {
 		row, ok, err := r.Next()
 		if err != nil || !ok {
 			return out, err
+		}
+		if err := e.tick(); err != nil {
+			return nil, err
+		}
+		if err := e.charge(rowSize(row)); err != nil {
+			return nil, err
 		}
 		out = append(out, append([]Datum(nil), row...))
 	}
@@ -550,6 +557,9 @@ func (f *filterRows) Next() ([]Datum, bool, error) {
 		row, ok, err := f.in.Next()
 		if err != nil || !ok {
 			return nil, ok, err
+		}
+		if err := f.e.tick(); err != nil {
+			return nil, false, err
 		}
 		f.e.row = row
 		d, err := f.cond.eval(f.e)

@@ -27,6 +27,9 @@ type Config struct {
 	// Params are the other startup parameters (application_name,
 	// options, ...), applied as SET would.
 	Params map[string]string
+	// MaxStatementMemory bounds the memory one statement may keep
+	// (budget.go); 0 takes DefaultMaxStatementMemory, negative none.
+	MaxStatementMemory int64
 	// BackendPID is what pg_backend_pid() returns.
 	BackendPID uint32
 	// Standby makes the session a hot standby's, as a cluster follower
@@ -82,6 +85,7 @@ type Session struct {
 	// name trust authentication let in), so that its role's being dropped
 	// later takes its privileges away rather than making it a superuser.
 	userWasRole bool
+	timeouts    timeoutCache // parsed statement_timeout, lock_timeout, ... (budget.go)
 }
 
 // NewSession starts a session. A startup parameter seqd cannot honour is
@@ -90,6 +94,12 @@ func NewSession(cfg Config) (*Session, error) {
 	s := &Session{eng: cfg.Engine, cfg: cfg, maxRows: cfg.MaxBulkRows}
 	if s.maxRows <= 0 {
 		s.maxRows = 10_000_000
+	}
+	switch {
+	case s.cfg.MaxStatementMemory == 0:
+		s.cfg.MaxStatementMemory = DefaultMaxStatementMemory
+	case s.cfg.MaxStatementMemory < 0:
+		s.cfg.MaxStatementMemory = 0
 	}
 	if s.cfg.User == "" {
 		s.cfg.User = "seqd"
@@ -385,6 +395,9 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Datum) (*Re
 	}
 	if len(params) < len(p.ParamTypes) {
 		return nil, sql.Errorf(sql.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))
+	}
+	if d := s.timeout(lockTimeout); d > 0 {
+		ctx = engine.WithLockTimeout(ctx, d)
 	}
 	r, err := p.run(ctx, params)
 	if s.implicit {

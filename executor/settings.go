@@ -2,9 +2,11 @@ package executor
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/seqd/seqd/sql"
 )
@@ -21,6 +23,9 @@ type settingDef struct {
 	// boolean settings take PostgreSQL's spellings of a boolean and show
 	// on or off.
 	boolean bool
+	// duration settings take a number of milliseconds or a number with a
+	// time unit, and show PostgreSQL's normalized form ("5s").
+	duration bool
 }
 
 var settingDefs = map[string]settingDef{}
@@ -62,10 +67,10 @@ func init() {
 		{display: "lc_time", value: "C.UTF-8", desc: "Sets the locale for formatting date and time values."},
 		{display: "lc_collate", value: "C.UTF-8", desc: "Shows the collation order locale.", fixed: true},
 		{display: "lc_ctype", value: "C.UTF-8", desc: "Shows the character classification and case conversion locale.", fixed: true},
-		{display: "statement_timeout", value: "0", desc: "Sets the maximum allowed duration of any statement."},
-		{display: "lock_timeout", value: "0", desc: "Sets the maximum allowed duration of any wait for a lock."},
-		{display: "idle_in_transaction_session_timeout", value: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction."},
-		{display: "idle_session_timeout", value: "0", desc: "Sets the maximum allowed idle time between queries, when not in a transaction."},
+		{display: "statement_timeout", value: "0", desc: "Sets the maximum allowed duration of any statement.", duration: true},
+		{display: "lock_timeout", value: "0", desc: "Sets the maximum allowed duration of any wait for a lock.", duration: true},
+		{display: "idle_in_transaction_session_timeout", value: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction.", duration: true},
+		{display: "idle_session_timeout", value: "0", desc: "Sets the maximum allowed idle time between queries, when not in a transaction.", duration: true},
 		{display: "bytea_output", value: "hex", desc: "Sets the output format for bytea."},
 		{display: "synchronous_commit", value: "on", desc: "Sets the current transaction's synchronization level."},
 		{display: "row_security", value: "on", desc: "Enable row security."},
@@ -141,6 +146,13 @@ func (s *settings) set(name, value string, local bool) error {
 			value = "on"
 		}
 	}
+	if d.duration {
+		v, err := normalDuration(name, value)
+		if err != nil {
+			return err
+		}
+		value = v
+	}
 	if d.allowed != nil {
 		ok := false
 		for _, a := range d.allowed {
@@ -163,6 +175,41 @@ func (s *settings) set(name, value string, local bool) error {
 	}
 	(*m)[name] = value
 	return nil
+}
+
+// CheckSetting reports whether SET name = value would be accepted, as a
+// server default for every session must be.
+func CheckSetting(name, value string) error {
+	var s settings
+	return s.set(name, value, false)
+}
+
+// normalDuration checks a time setting's value and writes it as
+// PostgreSQL shows it: in the largest unit that divides it.
+func normalDuration(name, value string) (string, error) {
+	d, err := parseDuration(strings.TrimSpace(value), time.Millisecond)
+	if err != nil {
+		if strings.HasPrefix(strings.TrimSpace(value), "-") {
+			return "", sql.Errorf(sql.InvalidParameterValue, "%s ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", strings.TrimSpace(value), name)
+		}
+		return "", sql.Errorf(sql.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, value)
+	}
+	ms := d.Milliseconds()
+	if ms > 2147483647 {
+		return "", sql.Errorf(sql.InvalidParameterValue, "%d ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", ms, name)
+	}
+	for _, u := range []struct {
+		ms   int64
+		name string
+	}{{86400000, "d"}, {3600000, "h"}, {60000, "min"}, {1000, "s"}} {
+		if ms != 0 && ms%u.ms == 0 {
+			return fmt.Sprintf("%d%s", ms/u.ms, u.name), nil
+		}
+	}
+	if ms == 0 {
+		return "0", nil
+	}
+	return fmt.Sprintf("%dms", ms), nil
 }
 
 func (s *settings) reset(name string) { delete(s.values, strings.ToLower(name)) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/sql"
 )
 
@@ -70,7 +71,10 @@ var sqlstates = map[sql.Kind]string{
 	sql.InvalidAuthorization:          "28000",
 	sql.ObjectInUse:                   "55006",
 	sql.TooManyConnections:            "53300",
+	sql.OutOfMemory:                   "53200",
 	sql.IdleSessionTimeout:            "57P05",
+	sql.IdleInTransactionTimeout:      "25P03",
+	sql.LockNotAvailable:              "55P03",
 	sql.AdminShutdown:                 "57P01",
 	sql.QueryCanceled:                 "57014",
 	sql.DeadlockDetected:              "40P01",
@@ -127,6 +131,8 @@ func kindOf(err error) sql.Kind {
 		return sql.IOError
 	case errors.Is(err, engine.ErrDeadlock):
 		return sql.DeadlockDetected
+	case errors.Is(err, engine.ErrLockTimeout):
+		return sql.LockNotAvailable
 	case errors.Is(err, engine.ErrSerialization):
 		return sql.SerializationFailure
 	case errors.Is(err, engine.ErrUnsupported):
@@ -155,8 +161,12 @@ func toErrorResponse(err error) *pgproto3.ErrorResponse {
 	} else if errors.As(err, &ee) {
 		r.Hint = ee.Hint
 	}
-	if kind == sql.QueryCanceled {
+	if kind == sql.QueryCanceled && se == nil {
 		r.Message = "canceling statement due to user request"
+		if errors.Is(err, context.DeadlineExceeded) {
+			// The only deadline a statement's context has.
+			r.Message = executor.ErrStatementTimeout.Error()
+		}
 	}
 	return r
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // TestDeepStatementsOverTheWire: statements nested past the parser's
@@ -128,4 +129,171 @@ func TestAcceptFailuresRetried(t *testing.T) {
 		t.Fatal("Serve ended after accept failures")
 	default:
 	}
+}
+
+// runaway is a statement that would run for hours: a count over a cross
+// join (the inner side, 200,000 rows, is held; the count streams).
+const runaway = "select count(*) from generate_series(1, 200000) a, generate_series(1, 200000) b"
+
+// TestStatementTimeout: statement_timeout stops a runaway statement with
+// PostgreSQL's 57014 and message, set by SET and as a server default;
+// another session's nextval goes on meanwhile.
+func TestStatementTimeout(t *testing.T) {
+	dsn, _ := startServer(t)
+	ctx := context.Background()
+	other := mustConnect(t, dsn, "create sequence s")
+	c := mustConnect(t, dsn, "set statement_timeout = '300ms'")
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Exec(ctx, runaway)
+		done <- err
+	}()
+	mustNextval(t, other, "s")
+	select {
+	case err := <-done:
+		if code, msg := pgCode(err); code != "57014" || msg != "canceling statement due to statement timeout" {
+			t.Fatalf("runaway: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("statement_timeout did not stop the statement")
+	}
+	mustNextval(t, c, "s")
+	var shown string
+	if err := c.QueryRow(ctx, "show statement_timeout").Scan(&shown); err != nil || shown != "300ms" {
+		t.Fatalf("show: %q %v", shown, err)
+	}
+	if _, err := c.Exec(ctx, "set statement_timeout = 'soon'"); err == nil {
+		t.Fatal("set statement_timeout = 'soon' accepted")
+	} else if code, msg := pgCode(err); code != "22023" || msg != `invalid value for parameter "statement_timeout": "soon"` {
+		t.Fatalf("bad value: %v", err)
+	}
+	// As a server default (postgresql.conf's statement_timeout).
+	dsn2, _ := startServerWith(t, Config{SessionDefaults: map[string]string{"statement_timeout": "200ms"}})
+	c2 := mustConnect(t, dsn2)
+	if _, err := c2.Exec(ctx, runaway); err == nil {
+		t.Fatal("the server default did not stop the statement")
+	} else if code, _ := pgCode(err); code != "57014" {
+		t.Fatalf("server default: %v", err)
+	}
+}
+
+// TestCancelRunaway: a CancelRequest stops a statement that produces no
+// rows (an aggregate over a cross join) with 57014.
+func TestCancelRunaway(t *testing.T) {
+	dsn, _ := startServer(t)
+	ctx := context.Background()
+	c := mustConnect(t, dsn)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Exec(ctx, runaway)
+		done <- err
+	}()
+	// Cancel until the statement is running (a cancel that arrives before
+	// it is lost, as in PostgreSQL).
+	for {
+		select {
+		case err := <-done:
+			if code, msg := pgCode(err); code != "57014" || msg != "canceling statement due to user request" {
+				t.Fatalf("runaway: %v", err)
+			}
+			return
+		case <-time.After(100 * time.Millisecond):
+			if err := c.PgConn().CancelRequest(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestDisconnectStopsStatement: a client that goes away while its
+// statement runs does not leave it running.
+func TestDisconnectStopsStatement(t *testing.T) {
+	ended := make(chan string, 16)
+	dsn, _ := startServerWith(t, Config{OnStatement: func(tag, code string) func(time.Duration) {
+		return func(time.Duration) { ended <- code }
+	}})
+	c := dialRaw(t, dsn)
+	c.send(&pgproto3.Query{String: runaway})
+	time.Sleep(200 * time.Millisecond)
+	c.nc.Close()
+	select {
+	case code := <-ended:
+		if code != "57014" {
+			t.Fatalf("the statement ended with %s", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the statement ran on after its client left")
+	}
+}
+
+// TestStatementMemory: a statement that would keep more than
+// MaxStatementMemory fails with 53200 and the connection goes on;
+// aggregates that need only their state stream over as many rows.
+func TestStatementMemory(t *testing.T) {
+	dsn, _ := startServerWith(t, Config{MaxStatementMemory: 16 << 20})
+	ctx := context.Background()
+	c := mustConnect(t, dsn, "create sequence s")
+	for _, q := range []string{
+		"select array_agg(g) from generate_series(1, 1000000) g",
+		"select g from generate_series(1, 1000000) g order by g desc limit 1",
+		"select distinct g from generate_series(1, 1000000) g limit 1",
+		"select string_agg(g::text, ',') from generate_series(1, 1000000) g",
+		"select count(distinct g) from generate_series(1, 1000000) g",
+		"select g, count(*) from generate_series(1, 1000000) g group by g limit 1",
+		"select count(*) from generate_series(1, 1000) a, generate_series(1, 1000000) b",
+	} {
+		_, err := c.Exec(ctx, q)
+		if code, msg := pgCode(err); code != "53200" || msg != "out of memory" {
+			t.Fatalf("%s: %v, want 53200", q, err)
+		}
+		mustNextval(t, c, "s")
+	}
+	var n, sum, lo, hi int64
+	var all bool
+	if err := c.QueryRow(ctx, "select count(*), sum(g), min(g), max(g), bool_and(g > 0) from generate_series(1, 1000000) g").Scan(&n, &sum, &lo, &hi, &all); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1000000 || sum != 500000500000 || lo != 1 || hi != 1000000 || !all {
+		t.Fatalf("streamed aggregates: %d %d %d %d %v", n, sum, lo, hi, all)
+	}
+}
+
+// TestLockTimeout: lock_timeout ends a wait for a lock another block
+// holds with 55P03.
+func TestLockTimeout(t *testing.T) {
+	dsn, _ := startServer(t)
+	ctx := context.Background()
+	a := mustConnect(t, dsn, "create sequence s", "begin", "alter sequence s restart with 100")
+	b := mustConnect(t, dsn, "set lock_timeout = 100")
+	_, err := b.Exec(ctx, "select nextval('s')")
+	if code, msg := pgCode(err); code != "55P03" || msg != "canceling statement due to lock timeout" {
+		t.Fatalf("nextval waiting for the block: %v", err)
+	}
+	if _, err := a.Exec(ctx, "commit"); err != nil {
+		t.Fatal(err)
+	}
+	if v := mustNextval(t, b, "s"); v != 100 {
+		t.Fatalf("after the block: %d", v)
+	}
+}
+
+// TestIdleTimeouts: idle_in_transaction_session_timeout ends a session
+// idle inside a block (25P03); idle_session_timeout one idle outside
+// (57P05); each only where it applies.
+func TestIdleTimeouts(t *testing.T) {
+	dsn, _ := startServer(t)
+	inTx := dialRaw(t, dsn)
+	inTx.send(&pgproto3.Query{String: "set idle_in_transaction_session_timeout = 200; begin"})
+	if code, msg := firstError(inTx); code != "25P03" || msg != "terminating connection due to idle-in-transaction timeout" {
+		t.Fatalf("idle in a block: %s %s", code, msg)
+	}
+	idle := dialRaw(t, dsn)
+	idle.send(&pgproto3.Query{String: "set idle_session_timeout = 200"})
+	if code, msg := firstError(idle); code != "57P05" || msg != "terminating connection due to idle-session timeout" {
+		t.Fatalf("idle: %s %s", code, msg)
+	}
+	// Outside a block, idle_in_transaction_session_timeout does not apply.
+	c := mustConnect(t, dsn, "create sequence s", "set idle_in_transaction_session_timeout = 100")
+	time.Sleep(300 * time.Millisecond)
+	mustNextval(t, c, "s")
 }

@@ -41,6 +41,15 @@ type Config struct {
 	// MaxMessage bounds one protocol message, and so a statement: a longer
 	// one ends its connection with SQLSTATE 54000. Default 1 MiB.
 	MaxMessage int
+	// MaxStatementMemory bounds the memory one statement may keep: past
+	// it the statement fails with 53200 (executor.Config). 0 takes
+	// executor.DefaultMaxStatementMemory; negative means no limit.
+	MaxStatementMemory int64
+	// SessionDefaults are settings every session starts with unless its
+	// startup message sets them (statement_timeout, lock_timeout,
+	// idle_in_transaction_session_timeout, idle_session_timeout, ...), as
+	// postgresql.conf sets PostgreSQL's.
+	SessionDefaults map[string]string
 	// MaxConns bounds open connections: one more is refused with SQLSTATE
 	// 53300 after its startup message. Default 10000.
 	MaxConns int
@@ -303,7 +312,8 @@ type conn struct {
 	secret [4]byte
 
 	mu       sync.Mutex
-	busy     bool // executing a message: shutdown waits for it
+	alive    *time.Timer // checks that the client is still there while a message runs (alive.go)
+	busy     bool        // executing a message: shutdown waits for it
 	stopping bool
 	ctx      context.Context // the running message's; canceled by a CancelRequest or a shutdown's deadline
 	cancel   context.CancelCauseFunc
@@ -311,6 +321,10 @@ type conn struct {
 	stmts   map[string]*prepared
 	portals map[string]*portal
 	failed  bool // an extended-protocol error: skip until Sync
+	// idleArmed: a read deadline for idleness is set; idleKind says which
+	// timeout it is (armIdle).
+	idleArmed bool
+	idleKind  sql.Kind
 	// inRequest: extended-protocol messages arrived that their Sync has
 	// not yet closed; shutdown lets the request finish.
 	inRequest bool
@@ -378,6 +392,7 @@ func (c *conn) begin() (ctx context.Context, stopping bool) {
 	if c.ctx == nil || done(c.ctx) {
 		c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	}
+	c.watchAliveLocked()
 	return c.ctx, c.stopping
 }
 
@@ -396,6 +411,7 @@ func (c *conn) end() (stopping bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.busy = false
+	c.stopAliveLocked()
 	return c.stopping
 }
 
@@ -460,17 +476,29 @@ func (c *conn) serve() {
 	}
 }
 
-// armIdle sets the deadline for the next message under IdleTimeout; a
+// armIdle sets the deadline for the next message: the shorter of
+// IdleTimeout and the session's idle_session_timeout, or, inside a
+// transaction block, its idle_in_transaction_session_timeout; a
 // shutdown's deadline (stop) is left alone.
 func (c *conn) armIdle() {
-	if c.srv.cfg.IdleTimeout <= 0 {
+	d, kind := c.srv.cfg.IdleTimeout, sql.IdleSessionTimeout
+	if sd, sk := c.sess.IdleTimeout(); sd > 0 && (d <= 0 || sd < d) {
+		d, kind = sd, sk
+	}
+	if d <= 0 && !c.idleArmed {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.stopping {
-		c.nc.SetReadDeadline(time.Now().Add(c.srv.cfg.IdleTimeout))
+	if c.stopping {
+		return
 	}
+	c.idleKind, c.idleArmed = kind, d > 0
+	if d <= 0 {
+		c.nc.SetReadDeadline(time.Time{})
+		return
+	}
+	c.nc.SetReadDeadline(time.Now().Add(d))
 }
 
 // receiveFailed tells a client whose message could not be read why its
@@ -483,6 +511,8 @@ func (c *conn) receiveFailed(err error) {
 		return // the client went away
 	case errors.As(err, &tooLong):
 		c.fatal(sql.ProgramLimitExceeded, fmt.Sprintf("statement too long: a message of %d bytes exceeds the limit of %d", tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen))
+	case errors.As(err, &ne) && ne.Timeout() && c.idleKind == sql.IdleInTransactionTimeout:
+		c.fatal(sql.IdleInTransactionTimeout, "terminating connection due to idle-in-transaction timeout")
 	case errors.As(err, &ne) && ne.Timeout():
 		c.fatal(sql.IdleSessionTimeout, "terminating connection due to idle-session timeout")
 	default:
@@ -608,7 +638,15 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 			params[k] = v
 		}
 	}
-	sess, err := executor.NewSession(executor.Config{Engine: c.eng, MaxBulkRows: c.srv.cfg.MaxBulkRows,
+	for k, v := range c.srv.cfg.SessionDefaults {
+		if _, set := params[k]; !set {
+			if params == nil {
+				params = map[string]string{}
+			}
+			params[k] = v
+		}
+	}
+	sess, err := executor.NewSession(executor.Config{Engine: c.eng, MaxBulkRows: c.srv.cfg.MaxBulkRows, MaxStatementMemory: c.srv.cfg.MaxStatementMemory,
 		User: m.Parameters["user"], Database: m.Parameters["database"], Params: params, BackendPID: c.pid, Standby: c.standby})
 	if err != nil {
 		r := toErrorResponse(err)
@@ -765,7 +803,12 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		if c.srv.cfg.OnStatement != nil && isExecute {
 			began = time.Now()
 		}
-		err := c.extended(ctx, msg)
+		sctx, cancel := ctx, noCancel
+		if isExecute {
+			sctx, cancel = c.statementContext(ctx)
+		}
+		err := c.extended(sctx, msg)
+		cancel()
 		if c.srv.cfg.OnStatement != nil {
 			if isExecute {
 				tag := ""
@@ -813,7 +856,9 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		if c.srv.cfg.OnStatement != nil {
 			began = time.Now()
 		}
-		tag, err := c.simpleStatement(ctx, &stmts[i])
+		sctx, cancel := c.statementContext(ctx)
+		tag, err := c.simpleStatement(sctx, &stmts[i])
+		cancel()
 		c.observe(tag, err, began)
 		if err != nil {
 			c.sess.Abort()
@@ -852,6 +897,18 @@ func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) (tag stri
 	c.send(c.rowDescription(res.Columns, nil))
 	return res.Tag, c.sendRows(ctx, res, nil, 0)
 }
+
+// statementContext is ctx bounded by the session's statement_timeout:
+// past it the statement's context ends with executor.ErrStatementTimeout
+// as its cause, and the statement with 57014.
+func (c *conn) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := c.sess.StatementTimeout(); d > 0 {
+		return context.WithTimeoutCause(ctx, d, executor.ErrStatementTimeout)
+	}
+	return ctx, noCancel
+}
+
+func noCancel() {}
 
 // parse parses a query string, containing a panic as contain does.
 func (c *conn) parse(q string) (stmts []sql.Statement, err error) {

@@ -32,6 +32,13 @@ type Config struct {
 	MaxBulkRows int64
 	MaxConns    int
 	MaxMessage  int           // bytes of one protocol message (a statement)
+	// MaxStatementMemory bounds the memory one statement keeps (53200
+	// past it); 0: the executor's default, negative: none.
+	MaxStatementMemory int64
+	// SessionDefaults are settings every session starts with
+	// (statement_timeout, lock_timeout, idle_in_transaction_session_timeout,
+	// idle_session_timeout), as postgresql.conf's.
+	SessionDefaults map[string]string
 	IdleTimeout time.Duration // 0: none
 	Logger      *log.Logger
 	// FS, when set, is the file system the embedded store uses (tests and
@@ -208,6 +215,7 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 	}
 	s.ln = ln
 	pc.MaxBulkRows, pc.MaxConns, pc.MaxMessage, pc.IdleTimeout = cfg.MaxBulkRows, cfg.MaxConns, cfg.MaxMessage, cfg.IdleTimeout
+	pc.MaxStatementMemory, pc.SessionDefaults = cfg.MaxStatementMemory, cfg.SessionDefaults
 	pc.Logger, pc.Auth, pc.OnStatement = cfg.Logger, cfg.Auth, s.metrics.onStatement
 	s.pg = pgwire.NewServer(pc)
 	if cfg.HTTP != "" {

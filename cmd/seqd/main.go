@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/server"
 	"github.com/seqd/seqd/storage/embedded"
@@ -36,6 +37,11 @@ func main() {
 	flag.Int64Var(&cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
 	flag.IntVar(&cfg.MaxConns, "max-connections", 10_000, "most client connections at once; more are refused with SQLSTATE 53300")
 	flag.IntVar(&cfg.MaxMessage, "max-statement-bytes", 1<<20, "longest protocol message (and so statement); longer ends the connection with SQLSTATE 54000")
+	flag.Int64Var(&cfg.MaxStatementMemory, "max-statement-memory", 256<<20, "bytes one statement may keep (rows held for sorts, DISTINCT, joins, groups, array_agg); past it the statement fails with SQLSTATE 53200 (negative: no limit)")
+	sessionDefaults := map[string]*string{}
+	for _, name := range []string{"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "idle_session_timeout"} {
+		sessionDefaults[name] = flag.String(strings.ReplaceAll(name, "_", "-"), "0", "every session's "+name+" (PostgreSQL's setting: milliseconds, or with a unit: 5s, 1min; 0: none); a session may SET its own")
+	}
 	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", 0, "end a connection that sends nothing, or reads none of its results, for this long (0: never)")
 	flag.StringVar(&cfg.Auth, "auth", "", "client authentication: trust or scram-sha-256 (default: trust on a loopback address, scram-sha-256 on any other)")
 	flag.StringVar(&cfg.Superuser, "superuser", "seqd", "the superuser role the first start creates under scram-sha-256")
@@ -66,6 +72,18 @@ func main() {
 		if conf, err = loadConfig(*configFile, &level); err != nil {
 			log.Fatalf("-config: %v", err)
 		}
+	}
+	for name, v := range sessionDefaults {
+		if *v == "0" {
+			continue
+		}
+		if err := executor.CheckSetting(name, *v); err != nil {
+			log.Fatalf("-%s: %v", strings.ReplaceAll(name, "_", "-"), err)
+		}
+		if cfg.SessionDefaults == nil {
+			cfg.SessionDefaults = map[string]string{}
+		}
+		cfg.SessionDefaults[name] = *v
 	}
 	// One event per line, with its level and time (log/slog); the log
 	// package's lines go through the same handler.
