@@ -31,7 +31,7 @@ type Config struct {
 	Listen      string // host:port for the PostgreSQL protocol
 	MaxBulkRows int64
 	MaxConns    int
-	MaxMessage  int           // bytes of one protocol message (a statement)
+	MaxMessage  int // bytes of one protocol message (a statement)
 	// MaxStatementMemory bounds the memory one statement keeps (53200
 	// past it); 0: the executor's default, negative: none.
 	MaxStatementMemory int64
@@ -39,8 +39,8 @@ type Config struct {
 	// (statement_timeout, lock_timeout, idle_in_transaction_session_timeout,
 	// idle_session_timeout), as postgresql.conf's.
 	SessionDefaults map[string]string
-	IdleTimeout time.Duration // 0: none
-	Logger      *log.Logger
+	IdleTimeout     time.Duration // 0: none
+	Logger          *log.Logger
 	// FS, when set, is the file system the embedded store uses (tests and
 	// fault injection); nil is the operating system's.
 	FS vfs.FS

@@ -420,4 +420,3 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
-
