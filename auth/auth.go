@@ -5,7 +5,9 @@
 package auth
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 
 	"github.com/xdg-go/scram"
@@ -15,6 +17,27 @@ import (
 
 // Iterations is PostgreSQL's scram_iterations default.
 const Iterations = 4096
+
+// mockSecret keys the made-up salts of names that have no verifier. It is
+// the process's: after a restart the made-up salts differ (a real role's
+// do not), which is what PostgreSQL's mock nonce, kept in its control
+// file, avoids; seqd's store has no place for it yet.
+var mockSecret = func() []byte {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return b
+}()
+
+// mockVerifier is a verifier no password matches, with a salt derived
+// from user: 16 bytes like a real one's, the same for every attempt.
+func mockVerifier(user string) *engine.Verifier {
+	mac := hmac.New(sha256.New, mockSecret)
+	mac.Write([]byte("salt\x00" + user))
+	salt := mac.Sum(nil)[:16]
+	keys := make([]byte, 64)
+	rand.Read(keys)
+	return &engine.Verifier{Salt: salt, Iterations: Iterations, StoredKey: keys[:32], ServerKey: keys[32:]}
+}
 
 // NewVerifier derives a SCRAM-SHA-256 verifier from a password, with a
 // random salt. The password is not kept.
@@ -40,12 +63,15 @@ var ErrNoVerifier = errors.New("seqd: no password for the role")
 
 // Conversation is the server side of one SCRAM-SHA-256 exchange for the
 // user the startup message named (PostgreSQL ignores SCRAM's own user
-// name). With no verifier the exchange still runs, against a made-up one,
-// so that it fails the same way a wrong password does.
-func Conversation(v *engine.Verifier) *scram.ServerConversation {
+// name). With no verifier (no such role, one that cannot log in or has no
+// password) the exchange still runs to the client's proof, against a
+// made-up verifier whose salt is the same at every attempt for the same
+// name (PostgreSQL's scram_mock_salt), so that it fails exactly as a wrong
+// password does: the server's messages do not tell whether a role exists.
+func Conversation(v *engine.Verifier, user string) *scram.ServerConversation {
 	lookup := func(string) (scram.StoredCredentials, error) {
 		if v == nil {
-			return scram.StoredCredentials{}, ErrNoVerifier
+			v = mockVerifier(user)
 		}
 		return scram.StoredCredentials{KeyFactors: scram.KeyFactors{Salt: string(v.Salt), Iters: v.Iterations},
 			StoredKey: v.StoredKey, ServerKey: v.ServerKey}, nil

@@ -31,7 +31,7 @@ var fuzzStartup = &pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVer
 // returns what the server wrote, or fails if the connection does not end.
 func serveBytes(t *testing.T, srv *Server, in []byte, wait bool) []byte {
 	client, server := net.Pipe()
-	c := srv.track(server)
+	c, _ := srv.track(server)
 	done := make(chan struct{})
 	go func() { srv.serveConn(c); close(done) }()
 	out := make(chan []byte)

@@ -297,3 +297,108 @@ func TestIdleTimeouts(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	mustNextval(t, c, "s")
 }
+
+// TestConnectionSlots: sessions beyond MaxConns-ReservedConns are for
+// superusers (53300 with PostgreSQL's message for others); connections
+// that never start count against twice MaxConns and are refused at once
+// past it, and dropped after AuthTimeout, after which others get in.
+func TestConnectionSlots(t *testing.T) {
+	dsn, srv := startServerWith(t, Config{MaxConns: 4, ReservedConns: 2, AuthTimeout: 500 * time.Millisecond})
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "create role plain login"); err != nil {
+		t.Fatal(err)
+	}
+	admin.Close(ctx)
+	for srv.Conns() > 0 { // the server sees the close a moment later
+		time.Sleep(time.Millisecond)
+	}
+	plainDSN := strings.Replace(dsn, "//u@", "//plain@", 1)
+	var held []*pgx.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close(ctx)
+		}
+	}()
+	for range 2 {
+		c, err := pgx.Connect(ctx, plainDSN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	_, err = pgx.Connect(ctx, plainDSN)
+	if code, msg := pgCode(err); code != "53300" || msg != "remaining connection slots are reserved for non-replication superuser connections" {
+		t.Fatalf("third plain session: %v", err)
+	}
+	for range 2 { // the reserved slots: a superuser's
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatalf("superuser in a reserved slot: %v", err)
+		}
+		held = append(held, c)
+	}
+	if _, err := pgx.Connect(ctx, dsn); err == nil {
+		t.Fatal("a fifth session with MaxConns 4")
+	} else if code, _ := pgCode(err); code != "53300" {
+		t.Fatalf("fifth session: %v", err)
+	}
+	for _, c := range held {
+		c.Close(ctx)
+	}
+	held = nil
+
+	// Eight connections that send nothing: the ninth is refused before it
+	// sends anything.
+	addr := strings.Split(strings.Split(dsn, "@")[1], "/")[0]
+	var silent []net.Conn
+	for range 8 {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		silent = append(silent, nc)
+	}
+	defer func() {
+		for _, nc := range silent {
+			nc.Close()
+		}
+	}()
+	// The server counts a connection once it accepted it: wait for all 8.
+	ninth := func() (string, string) {
+		for deadline := time.Now().Add(5 * time.Second); ; {
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nc.SetDeadline(time.Now().Add(200 * time.Millisecond))
+			m, err := pgproto3.NewFrontend(nc, nc).Receive()
+			nc.Close()
+			if e, ok := m.(*pgproto3.ErrorResponse); ok && err == nil {
+				return e.Code, e.Message
+			}
+			if time.Now().After(deadline) {
+				return "", fmt.Sprint(err)
+			}
+		}
+	}
+	if code, msg := ninth(); code != "53300" || msg != "sorry, too many clients already" {
+		t.Fatalf("ninth connection: %s %s", code, msg)
+	}
+	// After AuthTimeout the silent ones are gone and a session gets in.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := pgx.Connect(ctx, dsn)
+		if err == nil {
+			c.Close(ctx)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no session after the silent connections timed out: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -50,9 +50,21 @@ type Config struct {
 	// idle_in_transaction_session_timeout, idle_session_timeout, ...), as
 	// postgresql.conf sets PostgreSQL's.
 	SessionDefaults map[string]string
-	// MaxConns bounds open connections: one more is refused with SQLSTATE
-	// 53300 after its startup message. Default 10000.
+	// MaxConns bounds sessions: one more is refused with SQLSTATE 53300
+	// after its startup message. Connections still starting (before
+	// their session, at most AuthTimeout each) count too: past twice
+	// MaxConns in all, a new connection is refused at once, before it
+	// has sent anything (PostgreSQL's postmaster bounds its children the
+	// same way). Default 10000.
 	MaxConns int
+	// ReservedConns of the MaxConns sessions are for superusers only
+	// (PostgreSQL's superuser_reserved_connections). Default 3; negative
+	// none.
+	ReservedConns int
+	// AuthTimeout bounds a connection's startup: TLS, the startup message
+	// and authentication (PostgreSQL's authentication_timeout). Default
+	// 10 s.
+	AuthTimeout time.Duration
 	// IdleTimeout, when positive, ends a connection (SQLSTATE 57P05) that
 	// sends nothing for that long between or within messages, or that
 	// accepts none of the server's output for that long.
@@ -111,6 +123,18 @@ func NewServer(cfg Config) *Server {
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = 10_000
 	}
+	switch {
+	case cfg.ReservedConns == 0:
+		cfg.ReservedConns = 3
+	case cfg.ReservedConns < 0:
+		cfg.ReservedConns = 0
+	}
+	if cfg.ReservedConns >= cfg.MaxConns {
+		cfg.ReservedConns = cfg.MaxConns - 1
+	}
+	if cfg.AuthTimeout <= 0 {
+		cfg.AuthTimeout = 10 * time.Second
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}, byPID: map[uint32]*conn{}}
 	if s.log == nil {
 		s.log = log.Default()
@@ -152,32 +176,47 @@ func (s *Server) Serve(ln net.Listener) error {
 			continue
 		}
 		backoff = 0
-		c := s.track(nc)
-		if c == nil {
+		c, down := s.track(nc)
+		if down {
 			return nil
+		}
+		if c == nil {
+			continue // refused: too many connections
 		}
 		go s.serveConn(c)
 	}
 }
 
 // track makes a connection of nc, counted until serveConn ends; nil (and
-// nc closed) once the server is shutting down.
-func (s *Server) track(nc net.Conn) *conn {
+// nc closed) once the server is shutting down (down) or when twice
+// MaxConns connections are open (told so first).
+func (s *Server) track(nc net.Conn) (c *conn, down bool) {
 	w := nc
 	if s.cfg.IdleTimeout > 0 {
 		w = writeTimeout{nc, s.cfg.IdleTimeout}
 	}
-	c := &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, w), w: w}
+	c = &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, w), w: w}
 	c.be.SetMaxBodyLen(s.cfg.MaxMessage)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shutdown {
 		nc.Close()
-		return nil
+		return nil, true
+	}
+	if len(s.conns) >= 2*s.cfg.MaxConns {
+		// Refused before anything is read: a flood of connections that
+		// never start holds no more than this many descriptors.
+		refused := c
+		go func() {
+			nc.SetWriteDeadline(time.Now().Add(time.Second))
+			refused.fatal(sql.TooManyConnections, "sorry, too many clients already")
+			nc.Close()
+		}()
+		return nil, false
 	}
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
-	return c
+	return c, false
 }
 
 // serveConn serves c until it ends.
@@ -551,8 +590,8 @@ func (c *conn) terminate() {
 // startup answers SSL/GSS requests with 'N' and accepts any user and
 // database.
 func (c *conn) startup() bool {
-	c.nc.SetReadDeadline(time.Now().Add(30 * time.Second))
-	defer c.nc.SetReadDeadline(time.Time{})
+	c.nc.SetDeadline(time.Now().Add(c.srv.cfg.AuthTimeout))
+	defer c.nc.SetDeadline(time.Time{})
 	for {
 		msg, err := c.be.ReceiveStartupMessage()
 		if err != nil {
@@ -632,6 +671,10 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	if c.srv.auth.Load().(string) == AuthSCRAM && !c.authenticate(m.Parameters["user"]) {
 		return false
 	}
+	if !c.srv.mayUseSlot(c, m.Parameters["user"]) {
+		c.fatal(sql.TooManyConnections, "remaining connection slots are reserved for non-replication superuser connections")
+		return false
+	}
 	params := map[string]string{}
 	for k, v := range m.Parameters {
 		if k != "user" && k != "database" && k != "replication" {
@@ -686,7 +729,7 @@ func (c *conn) authenticate(user string) bool {
 		c.fatal(sql.InvalidPassword, fmt.Sprintf("password authentication failed for user \"%s\"", user))
 		return false
 	}
-	conv := auth.Conversation(v)
+	conv := auth.Conversation(v, user)
 	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{"SCRAM-SHA-256"}})
 	if err := c.flush(); err != nil {
 		return false
@@ -738,6 +781,21 @@ func msgType(msg pgproto3.FrontendMessage) byte {
 		return '?'
 	}
 	return b[0]
+}
+
+// mayUseSlot reports whether user may have a session beyond the
+// MaxConns-ReservedConns that any role may: only a superuser (or, under
+// trust, a name that is no role) may take the reserved ones. As in
+// PostgreSQL, it is decided after authentication.
+func (s *Server) mayUseSlot(c *conn, user string) bool {
+	s.mu.Lock()
+	n := len(s.byPID)
+	s.mu.Unlock()
+	if n <= s.cfg.MaxConns-s.cfg.ReservedConns {
+		return true
+	}
+	r, ok := c.eng.Role(user)
+	return !ok || r.Superuser
 }
 
 // register gives c a process ID and secret key of its own for

@@ -35,6 +35,10 @@ type Config struct {
 	// MaxStatementMemory bounds the memory one statement keeps (53200
 	// past it); 0: the executor's default, negative: none.
 	MaxStatementMemory int64
+	// ReservedConns and AuthTimeout: pgwire.Config's (superuser slots,
+	// the bound on a connection's startup).
+	ReservedConns int
+	AuthTimeout   time.Duration
 	// SessionDefaults are settings every session starts with
 	// (statement_timeout, lock_timeout, idle_in_transaction_session_timeout,
 	// idle_session_timeout), as postgresql.conf's.
@@ -216,6 +220,7 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 	s.ln = ln
 	pc.MaxBulkRows, pc.MaxConns, pc.MaxMessage, pc.IdleTimeout = cfg.MaxBulkRows, cfg.MaxConns, cfg.MaxMessage, cfg.IdleTimeout
 	pc.MaxStatementMemory, pc.SessionDefaults = cfg.MaxStatementMemory, cfg.SessionDefaults
+	pc.ReservedConns, pc.AuthTimeout = cfg.ReservedConns, cfg.AuthTimeout
 	pc.Logger, pc.Auth, pc.OnStatement = cfg.Logger, cfg.Auth, s.metrics.onStatement
 	s.pg = pgwire.NewServer(pc)
 	if cfg.HTTP != "" {

@@ -37,6 +37,8 @@ func main() {
 	flag.Int64Var(&cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
 	flag.IntVar(&cfg.MaxConns, "max-connections", 10_000, "most client connections at once; more are refused with SQLSTATE 53300")
 	flag.IntVar(&cfg.MaxMessage, "max-statement-bytes", 1<<20, "longest protocol message (and so statement); longer ends the connection with SQLSTATE 54000")
+	flag.IntVar(&cfg.ReservedConns, "superuser-reserved-connections", 3, "of -max-connections, how many only superusers may use")
+	flag.DurationVar(&cfg.AuthTimeout, "authentication-timeout", 10*time.Second, "how long a connection may take to start: TLS, startup message and authentication")
 	flag.Int64Var(&cfg.MaxStatementMemory, "max-statement-memory", 256<<20, "bytes one statement may keep (rows held for sorts, DISTINCT, joins, groups, array_agg); past it the statement fails with SQLSTATE 53200 (negative: no limit)")
 	sessionDefaults := map[string]*string{}
 	for _, name := range []string{"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "idle_session_timeout"} {

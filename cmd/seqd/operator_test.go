@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/seqd/seqd/internal/testenv"
 )
@@ -270,5 +273,63 @@ func TestSecondSeqdNamesHolder(t *testing.T) {
 	_, _, out = runUntilListening(t, bin, "-data", dir, "-listen", freePort(t))
 	if want := fmt.Sprintf("in use by process %d", first.Process.Pid); !strings.Contains(out, want) || !strings.Contains(out, "exit status 1") {
 		t.Fatalf("second seqd: want %q:\n%s", want, out)
+	}
+}
+
+// TestConnectionFlood: a flood of connections past seqd's file
+// descriptor limit (set low for the test) makes Accept fail with EMFILE;
+// seqd logs it, backs off, keeps serving the session it has, and takes new
+// sessions again once the flood ends.
+func TestConnectionFlood(t *testing.T) {
+	bin := testenv.SeqdBinary(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	addr := freePort(t)
+	cmd, lt, out := runUntilListening(t, "bash", "-c", `ulimit -n 64 && exec "$0" "$@"`, bin,
+		"-data", dir, "-listen", addr, "-authentication-timeout", "1s")
+	if cmd == nil {
+		t.Fatalf("did not start:\n%s", out)
+	}
+	ctx := context.Background()
+	c := connect(t, addr)
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "create sequence s"); err != nil {
+		t.Fatal(err)
+	}
+	var flood []net.Conn
+	for range 200 {
+		nc, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			break // the backlog is full: the flood has done what it can
+		}
+		flood = append(flood, nc)
+	}
+	// The session already in still gets values while the flood holds.
+	var v int64
+	if err := c.QueryRow(ctx, "select nextval('s')").Scan(&v); err != nil {
+		t.Fatalf("nextval during the flood: %v", err)
+	}
+	for _, nc := range flood {
+		nc.Close()
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c2, err := pgx.Connect(ctx, "postgres://u@"+addr+"/db?sslmode=disable&connect_timeout=2")
+		if err == nil {
+			c2.Close(ctx)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no new session after the flood: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	log := lt.rest()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("seqd after the flood: %v\n%s", err, log)
+	}
+	if !strings.Contains(out+log, "too many open files") {
+		t.Logf("the flood of %d connections never exhausted the descriptors:\n%s", len(flood), log)
+		t.Fatal("no accept failure: the test did not flood")
 	}
 }
