@@ -166,7 +166,8 @@ func (s *Session) applyOptions(opts string) error {
 func (s *Session) Reported() []ParamStatus {
 	var out []ParamStatus
 	for _, name := range reportedSettings {
-		out = append(out, ParamStatus{Name: settingDefs[strings.ToLower(name)].display, Value: s.settings.get(strings.ToLower(name))})
+		v, _ := s.settingValue(name)
+		out = append(out, ParamStatus{Name: settingDefs[strings.ToLower(name)].display, Value: v})
 	}
 	return out
 }

@@ -253,6 +253,12 @@ func parseBool(v string) (bool, error) {
 // transaction's own state for transaction_read_only, else the stored
 // value.
 func (s *Session) settingValue(name string) (string, bool) {
+	if strings.EqualFold(name, "is_superuser") {
+		if s.isSuperuser(s.cfg.User) {
+			return "on", true
+		}
+		return "off", true
+	}
 	if strings.EqualFold(name, "transaction_read_only") {
 		if s.readOnly() {
 			return "on", true

@@ -14,7 +14,8 @@ import (
 
 // prepared is a parsed and compiled statement of the extended protocol.
 type prepared struct {
-	p *executor.Prepared // nil for an empty query
+	p    *executor.Prepared // nil for an empty query
+	text string             // the query, for the log of a failure
 }
 
 // portal is a bound statement, possibly suspended by an Execute row limit.
@@ -23,6 +24,7 @@ type portal struct {
 	params  []executor.Datum
 	formats []int16          // result formats, as Bind gave them
 	res     *executor.Result // set once executed; rows may remain
+	text    string           // its statement's query, for the log of a failure
 }
 
 func paramOIDs(p *executor.Prepared) []uint32 {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -401,4 +403,50 @@ func TestConnectionSlots(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestFailedStatementsLogged: a failed statement is logged with its
+// SQLSTATE, message, user, connection and text (bounded), from the
+// simple and the extended protocol.
+func TestFailedStatementsLogged(t *testing.T) {
+	var buf syncBuffer
+	dsn, _ := startServerWith(t, Config{Logger: log.New(&buf, "", 0)})
+	ctx := context.Background()
+	c := mustConnect(t, dsn)
+	c.Exec(ctx, "selec 1", pgx.QueryExecModeSimpleProtocol)
+	c.Exec(ctx, "select nextval('nope')", pgx.QueryExecModeExec)
+	long := "select nextval('nope') /*" + strings.Repeat("x", 5000) + "*/"
+	c.Exec(ctx, long, pgx.QueryExecModeSimpleProtocol)
+	c.Exec(ctx, "select 1", pgx.QueryExecModeSimpleProtocol)
+	pid := c.PgConn().PID()
+	got := buf.String()
+	for _, want := range []string{
+		fmt.Sprintf(`ERROR 42601 syntax error at or near "selec" (user "u", connection %d) STATEMENT: selec 1`, pid),
+		fmt.Sprintf(`ERROR 42P01 relation "nope" does not exist (user "u", connection %d) STATEMENT: select nextval('nope')`+"\n", pid),
+		"STATEMENT: " + long[:maxLoggedStatement] + "...\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("log lacks %.120q:\n%.2000s", want, got)
+		}
+	}
+	if strings.Contains(got, "select 1\n") {
+		t.Error("a statement that succeeded was logged")
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

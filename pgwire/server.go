@@ -345,6 +345,7 @@ type conn struct {
 	tls       bool              // the connection speaks TLS
 	sess      *executor.Session // set by startup
 	eng       *engine.Engine    // the engine it serves, set by startup
+	user      string            // the startup message's, for the log
 	standby   bool
 
 	pid    uint32 // BackendKeyData: what a CancelRequest names
@@ -668,6 +669,7 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	}
 	c.mu.Unlock()
 	c.srv.mu.Unlock()
+	c.user = m.Parameters["user"]
 	if c.srv.auth.Load().(string) == AuthSCRAM && !c.authenticate(m.Parameters["user"]) {
 		return false
 	}
@@ -881,6 +883,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		if err != nil {
 			c.failed = true
 			c.sess.Abort()
+			c.logFailure(err, c.failedText(msg))
 			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
 				c.send(toErrorResponse(err))
 			}
@@ -896,6 +899,7 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 	stmts, err := c.parse(q)
 	if err != nil {
 		c.sess.Abort()
+		c.logFailure(err, q)
 		c.send(toErrorResponse(err))
 		return
 	}
@@ -921,6 +925,7 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		if err != nil {
 			c.sess.Abort()
 			c.sess.EndImplicit(ctx, false)
+			c.logFailure(err, stmts[i].Text())
 			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
 				c.send(toErrorResponse(err))
 			}
@@ -967,6 +972,49 @@ func (c *conn) statementContext(ctx context.Context) (context.Context, context.C
 }
 
 func noCancel() {}
+
+// maxLoggedStatement bounds a failed statement's text in the log.
+const maxLoggedStatement = 1024
+
+// logFailure logs a statement that failed, as PostgreSQL's
+// log_min_error_statement = error does: the error with its SQLSTATE, who
+// sent it on which connection, and the statement's text (its first
+// maxLoggedStatement bytes).
+func (c *conn) logFailure(err error, text string) {
+	if errors.Is(err, errSuspended) {
+		return
+	}
+	r := toErrorResponse(err)
+	if len(text) > maxLoggedStatement {
+		text = text[:maxLoggedStatement] + "..."
+	}
+	c.srv.log.Printf("ERROR %s %s (user %q, connection %d) STATEMENT: %s", r.Code, r.Message, c.user, c.pid, text)
+}
+
+// failedText is the query an extended-protocol message that failed
+// belongs to.
+func (c *conn) failedText(msg pgproto3.FrontendMessage) string {
+	switch m := msg.(type) {
+	case *pgproto3.Parse:
+		return m.Query
+	case *pgproto3.Bind:
+		if p := c.stmts[m.PreparedStatement]; p != nil {
+			return p.text
+		}
+	case *pgproto3.Execute:
+		if pt := c.portals[m.Portal]; pt != nil {
+			return pt.text
+		}
+	case *pgproto3.Describe:
+		if p := c.stmts[m.Name]; m.ObjectType == 'S' && p != nil {
+			return p.text
+		}
+		if pt := c.portals[m.Name]; m.ObjectType == 'P' && pt != nil {
+			return pt.text
+		}
+	}
+	return ""
+}
 
 // parse parses a query string, containing a panic as contain does.
 func (c *conn) parse(q string) (stmts []sql.Statement, err error) {
@@ -1024,7 +1072,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 		if m.Name != "" && c.stmts[m.Name] != nil {
 			return sql.Errorf(sql.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
 		}
-		p := &prepared{}
+		p := &prepared{text: m.Query}
 		if len(stmts) == 1 {
 			if p.p, err = c.sess.Prepare(&stmts[0], m.ParameterOIDs); err != nil {
 				return err
@@ -1051,7 +1099,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 			pt = &portal{}
 			c.portals[m.DestinationPortal] = pt
 		}
-		*pt = portal{p: p.p, params: params, formats: m.ResultFormatCodes}
+		*pt = portal{p: p.p, params: params, formats: m.ResultFormatCodes, text: p.text}
 		c.send(&pgproto3.BindComplete{})
 	case *pgproto3.Describe:
 		return c.describe(m)

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -150,4 +151,34 @@ func FuzzDepth(f *testing.F) {
 			checkEstimate(t, q, st)
 		}
 	})
+}
+
+// TestParseCacheBytes: the parse cache stays within its byte bound
+// however many distinct large statements pass through it, and still
+// caches small ones.
+func TestParseCacheBytes(t *testing.T) {
+	c := parseCache{m: make(map[string]cached)}
+	for i := range 100 {
+		q := fmt.Sprintf("select %d, ", i) + strings.Repeat("1,", 4000) + "1"
+		st, err := parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.put(q, st)
+		if c.bytes > cacheBytes {
+			t.Fatalf("after %d statements the cache holds %d bytes, over %d", i+1, c.bytes, cacheBytes)
+		}
+	}
+	var sum int64
+	for _, e := range c.m {
+		sum += e.cost
+	}
+	if sum != c.bytes || len(c.m) == 0 {
+		t.Fatalf("%d entries costing %d, counted %d", len(c.m), sum, c.bytes)
+	}
+	st, _ := parse("select nextval('s')")
+	c.put("select nextval('s')", st)
+	if _, ok := c.get("select nextval('s')"); !ok {
+		t.Fatal("a small statement was not cached")
+	}
 }

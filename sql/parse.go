@@ -7,6 +7,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
+	"google.golang.org/protobuf/proto"
 )
 
 // Statement is one parsed statement of a query string. Statements are
@@ -166,38 +167,62 @@ func parseError(err error) error {
 }
 
 // parseCache maps query text to parse results. It holds at most
-// cacheEntries queries of at most cacheText bytes; when full, an arbitrary
-// entry makes room. It is safe for concurrent use.
+// cacheEntries queries of at most cacheText bytes, and at most cacheBytes
+// of estimated memory (a parse tree in Go takes some 17 times its
+// protobuf size: a deep 8 KB statement 1.5 MB); when full, arbitrary
+// entries make room. It is safe for concurrent use.
 type parseCache struct {
-	mu sync.RWMutex
-	m  map[string][]Statement
+	mu    sync.RWMutex
+	m     map[string]cached
+	bytes int64
+}
+
+type cached struct {
+	st   []Statement
+	cost int64
 }
 
 const (
 	cacheEntries = 4096
 	cacheText    = 8192
+	cacheBytes   = 64 << 20
+	// treeFactor is how many bytes of Go memory a parse tree takes per
+	// byte of its protobuf encoding (measured: 16-18).
+	treeFactor = 20
 )
 
-var cache = parseCache{m: make(map[string][]Statement)}
+var cache = parseCache{m: make(map[string]cached)}
 
 func (c *parseCache) get(q string) ([]Statement, bool) {
 	c.mu.RLock()
-	st, ok := c.m[q]
+	e, ok := c.m[q]
 	c.mu.RUnlock()
-	return st, ok
+	return e.st, ok
 }
 
 func (c *parseCache) put(q string, st []Statement) {
 	if len(q) > cacheText {
 		return
 	}
+	cost := int64(len(q)) + 256
+	for _, s := range st {
+		cost += treeFactor * int64(proto.Size(s.Node))
+	}
+	if cost > cacheBytes/16 {
+		return // one statement may not take a sixteenth of the cache
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= cacheEntries {
-		for k := range c.m {
-			delete(c.m, k)
+	if _, ok := c.m[q]; ok {
+		return
+	}
+	for k, e := range c.m {
+		if len(c.m) < cacheEntries && c.bytes+cost <= cacheBytes {
 			break
 		}
+		delete(c.m, k)
+		c.bytes -= e.cost
 	}
-	c.m[q] = st
+	c.m[q] = cached{st: st, cost: cost}
+	c.bytes += cost
 }

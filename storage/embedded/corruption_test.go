@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/seqd/seqd/storage"
+	"github.com/seqd/seqd/storage/faultfs"
 )
 
 // The corruption matrix: a store of known records is damaged, file by
@@ -418,5 +421,34 @@ func TestCheck(t *testing.T) {
 				t.Fatalf("%s %s: check passed what open refuses: %v", n, d.name, openErr)
 			}
 		}
+	}
+}
+
+// TestWriteFailureLogged: a write the disk refuses (ENOSPC) is logged when
+// it happens, not only reported to the caller.
+func TestWriteFailureLogged(t *testing.T) {
+	ffs, dir, err := faultfs.Open(t.TempDir(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, Options{FS: ffs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	log.SetOutput(&buf)
+	defer log.SetOutput(os.Stderr)
+	ffs.Inject(faultfs.Write, syscall.ENOSPC, 1000)
+	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "k", Value: []byte("v")}}); err == nil {
+		t.Fatal("a commit succeeded with the disk full")
+	}
+	if !strings.Contains(buf.String(), "no space left on device") {
+		t.Fatalf("the failure was not logged:\n%s", buf.String())
 	}
 }

@@ -464,10 +464,13 @@ func (s *Store) commitLocked(b *pebble.Batch) (err error) {
 			}
 			s.failed = fmt.Errorf("seqd: store failed: %s", string(f))
 			err = s.failed
+			log.Printf("%v: every later write fails until seqd restarts (it then recovers what is durable)", s.failed)
 		}
 	}()
 	if err := b.Commit(pebble.Sync); err != nil {
-		return fmt.Errorf("seqd: commit: %w", err)
+		err = fmt.Errorf("seqd: commit: %w", err)
+		log.Printf("%v", err) // at the moment it happens (ENOSPC, EIO), not only to the client
+		return err
 	}
 	return nil
 }

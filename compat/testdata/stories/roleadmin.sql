@@ -30,6 +30,7 @@ set session authorization ra_plain;
 set session authorization ra_other;
 set session authorization ra_nobody;
 show session_authorization;
+show is_superuser;
 \c - ra_creator
 create role ra_new login;
 create role ra_new2 superuser;
@@ -48,6 +49,7 @@ create role pg_ra;
 alter role ra_creator nocreaterole;
 create role ra_new;
 \c - ra_super
+show is_superuser;
 alter role ra_plain superuser;
 alter role ra_plain nosuperuser;
 create role ra_new2 superuser;
