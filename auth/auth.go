@@ -68,7 +68,12 @@ var ErrNoVerifier = errors.New("seqd: no password for the role")
 // made-up verifier whose salt is the same at every attempt for the same
 // name (PostgreSQL's scram_mock_salt), so that it fails exactly as a wrong
 // password does: the server's messages do not tell whether a role exists.
-func Conversation(v *engine.Verifier, user string) *scram.ServerConversation {
+//
+// binding, when not nil, is the connection's tls-server-end-point channel
+// binding (SCRAM-SHA-256-PLUS): a client that binds must bind to it, and
+// one that says it could have bound but thinks the server cannot (a
+// downgrade) is refused.
+func Conversation(v *engine.Verifier, user string, binding []byte) *scram.ServerConversation {
 	lookup := func(string) (scram.StoredCredentials, error) {
 		if v == nil {
 			v = mockVerifier(user)
@@ -77,5 +82,8 @@ func Conversation(v *engine.Verifier, user string) *scram.ServerConversation {
 			StoredKey: v.StoredKey, ServerKey: v.ServerKey}, nil
 	}
 	s, _ := scram.SHA256.NewServer(lookup) // never fails for SHA-256
+	if binding != nil {
+		return s.NewConversationWithChannelBinding(scram.ChannelBinding{Type: scram.ChannelBindingTLSServerEndpoint, Data: binding})
+	}
 	return s.NewConversation()
 }

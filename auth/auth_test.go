@@ -24,7 +24,7 @@ func TestExchange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cc, sc := c.NewConversation(), Conversation(v.v, "u")
+		cc, sc := c.NewConversation(), Conversation(v.v, "u", nil)
 		msg, err := cc.Step("")
 		for err == nil && !sc.Done() {
 			var resp string
@@ -61,7 +61,7 @@ func TestUnknownRoleLooksLikeWrongPassword(t *testing.T) {
 	// at which the server failed.
 	exchange := func(v *engine.Verifier, user string) (string, int) {
 		c, _ := scram.SHA256.NewClient(user, "guess", "")
-		cc, sc := c.NewConversation(), Conversation(v, user)
+		cc, sc := c.NewConversation(), Conversation(v, user, nil)
 		first, _ := cc.Step("")
 		serverFirst, err := sc.Step(first)
 		if err != nil {

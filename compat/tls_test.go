@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/server"
 )
 
@@ -135,5 +136,89 @@ func TestTLS(t *testing.T) {
 		t.Fatalf("after a failed reload: %v", err)
 	} else {
 		c.Close(ctx)
+	}
+}
+
+// clientCert writes a client certificate for cn signed by ca, and its
+// key, to certFile and keyFile.
+func (ca *testCA) clientCert(t *testing.T, cn, certFile, keyFile string) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, _ := x509.MarshalECPrivateKey(key)
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+}
+
+// psqlRun runs psql with the environment's connection settings and
+// returns its output and whether it succeeded.
+func psqlRun(t *testing.T, port string, env ...string) (string, bool) {
+	psql := testenv.Command(t, "psql")
+	cmd := exec.Command(psql, "-X", "-At", "-h", "127.0.0.1", "-p", port, "-U", "seqd", "-d", "seqd", "-c", "select 1")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil
+}
+
+// TestTLSAuth: SCRAM-SHA-256-PLUS (psql with channel_binding=require),
+// -tls-required refusing plaintext with PostgreSQL's message, and client
+// certificate authentication (-auth cert).
+func TestTLSAuth(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
+	ca := newCA(t, "seqd test CA")
+	caFile := filepath.Join(dir, "ca.pem")
+	os.WriteFile(caFile, ca.pem, 0o600)
+	ca.serverCert(t, certFile, keyFile)
+
+	// SCRAM over TLS offers channel binding; psql requiring it gets in.
+	_, port := startWith(t, server.Config{Auth: pgwire.AuthSCRAM, Password: "su-pw", TLSCert: certFile, TLSKey: keyFile})
+	if out, ok := psqlRun(t, port, "PGPASSWORD=su-pw", "PGSSLMODE=verify-full", "PGSSLROOTCERT="+caFile, "PGCHANNELBINDING=require"); !ok {
+		t.Fatalf("psql channel_binding=require: %s", out)
+	}
+	if out, ok := psqlRun(t, port, "PGPASSWORD=wrong", "PGSSLMODE=verify-full", "PGSSLROOTCERT="+caFile, "PGCHANNELBINDING=require"); ok || !strings.Contains(out, "password authentication failed") {
+		t.Fatalf("a wrong password with channel binding: %s", out)
+	}
+	// Without TLS there is no channel to bind to: psql refuses itself.
+	if out, ok := psqlRun(t, port, "PGPASSWORD=su-pw", "PGSSLMODE=disable", "PGCHANNELBINDING=require"); ok {
+		t.Fatalf("channel_binding=require without TLS got in: %s", out)
+	}
+	// And plain SCRAM still works over TLS and without it.
+	for _, mode := range []string{"require", "disable"} {
+		if out, ok := psqlRun(t, port, "PGPASSWORD=su-pw", "PGSSLMODE="+mode, "PGCHANNELBINDING=disable"); !ok {
+			t.Fatalf("SCRAM with sslmode=%s: %s", mode, out)
+		}
+	}
+
+	// -tls-required: plaintext refused as PostgreSQL's hostssl-only
+	// pg_hba.conf refuses it.
+	_, port = startWith(t, server.Config{Auth: pgwire.AuthSCRAM, Password: "su-pw", TLSCert: certFile, TLSKey: keyFile, TLSRequired: true})
+	out, ok := psqlRun(t, port, "PGPASSWORD=su-pw", "PGSSLMODE=disable")
+	if want := `FATAL:  no pg_hba.conf entry for host "127.0.0.1", user "seqd", database "seqd", no encryption`; ok || !strings.Contains(out, want) {
+		t.Fatalf("plaintext to a TLS-required server: %s\nwant %s", out, want)
+	}
+	if out, ok := psqlRun(t, port, "PGPASSWORD=su-pw", "PGSSLMODE=require"); !ok {
+		t.Fatalf("TLS to a TLS-required server: %s", out)
+	}
+
+	// -auth cert: the certificate's common name is the role.
+	_, port = startWith(t, server.Config{Auth: pgwire.AuthCert, TLSCert: certFile, TLSKey: keyFile, TLSClientCA: caFile})
+	good, goodKey := filepath.Join(dir, "seqd.crt"), filepath.Join(dir, "seqd.key")
+	ca.clientCert(t, "seqd", good, goodKey)
+	other, otherKey := filepath.Join(dir, "other.crt"), filepath.Join(dir, "other.key")
+	ca.clientCert(t, "mallory", other, otherKey)
+	if out, ok := psqlRun(t, port, "PGSSLMODE=verify-full", "PGSSLROOTCERT="+caFile, "PGSSLCERT="+good, "PGSSLKEY="+goodKey); !ok {
+		t.Fatalf("client certificate for seqd: %s", out)
+	}
+	if out, ok := psqlRun(t, port, "PGSSLMODE=verify-full", "PGSSLROOTCERT="+caFile, "PGSSLCERT="+other, "PGSSLKEY="+otherKey); ok || !strings.Contains(out, `certificate authentication failed for user "seqd"`) {
+		t.Fatalf("another role's certificate: %s", out)
+	}
+	if out, ok := psqlRun(t, port, "PGSSLMODE=verify-full", "PGSSLROOTCERT="+caFile, "PGSSLCERT=/nonexistent", "PGSSLKEY=/nonexistent"); ok || !strings.Contains(out, "connection requires a valid client certificate") {
+		t.Fatalf("no certificate: %s", out)
 	}
 }

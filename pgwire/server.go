@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,16 +83,23 @@ type Config struct {
 	// TLS, if set, is offered to clients that ask (SSLRequest answered
 	// 'S'); nil answers 'N', as a server without ssl does.
 	TLS *tls.Config
-	// Auth is how clients authenticate: AuthTrust (anyone, as any user)
-	// or AuthSCRAM (SCRAM-SHA-256 against the engine's roles). The zero
+	// Auth is how clients authenticate: AuthTrust (anyone, as any user),
+	// AuthSCRAM (SCRAM-SHA-256 against the engine's roles; with TLS also
+	// SCRAM-SHA-256-PLUS) or AuthCert (a client certificate). The zero
 	// value is AuthTrust.
 	Auth string
+	// TLSRequired refuses connections that do not use TLS, as a
+	// pg_hba.conf of hostssl lines only does (FATAL 28000).
+	TLSRequired bool
 }
 
 // Authentication methods, named as in PostgreSQL's pg_hba.conf.
 const (
 	AuthTrust = "trust"
 	AuthSCRAM = "scram-sha-256"
+	// AuthCert: a client certificate that chains to the server's client
+	// CA (-tls-ca) and whose common name is the user; TLS required.
+	AuthCert = "cert"
 )
 
 // Server accepts PostgreSQL connections. It is safe for concurrent use.
@@ -343,6 +351,8 @@ type conn struct {
 	wbuf      []byte
 	encodeErr error
 	tls       bool              // the connection speaks TLS
+	binding   []byte            // with TLS: the tls-server-end-point channel binding (tlsauth.go)
+	certName  string            // with TLS: the verified client certificate's common name
 	sess      *executor.Session // set by startup
 	eng       *engine.Engine    // the engine it serves, set by startup
 	user      string            // the startup message's, for the log
@@ -633,11 +643,13 @@ func (c *conn) startTLS() bool {
 	if _, err := c.nc.Write([]byte{'S'}); err != nil {
 		return false
 	}
-	tc := tls.Server(c.nc, c.srv.cfg.TLS)
+	cfg := handshakeConfig(c.srv.cfg.TLS)
+	tc := tls.Server(c.nc, cfg)
 	if err := tc.Handshake(); err != nil {
 		c.srv.log.Printf("TLS handshake with %s failed: %v", c.nc.RemoteAddr(), err)
 		return false
 	}
+	c.binding, c.certName = endPointBinding(cfg), clientCertName(tc)
 	var w io.Writer = tc
 	if c.srv.cfg.IdleTimeout > 0 {
 		w = writeTimeout{tc, c.srv.cfg.IdleTimeout}
@@ -670,8 +682,25 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	c.mu.Unlock()
 	c.srv.mu.Unlock()
 	c.user = m.Parameters["user"]
-	if c.srv.auth.Load().(string) == AuthSCRAM && !c.authenticate(m.Parameters["user"]) {
+	if (c.srv.cfg.TLSRequired || c.srv.auth.Load().(string) == AuthCert) && !c.tls {
+		host, _, _ := net.SplitHostPort(c.nc.RemoteAddr().String())
+		db := m.Parameters["database"]
+		if db == "" {
+			db = c.user
+		}
+		slog.Warn("connection refused: TLS required", "user", c.user, "from", c.nc.RemoteAddr().String())
+		c.fatal(sql.InvalidAuthorization, fmt.Sprintf("no pg_hba.conf entry for host \"%s\", user \"%s\", database \"%s\", no encryption", host, c.user, db))
 		return false
+	}
+	switch c.srv.auth.Load().(string) {
+	case AuthSCRAM:
+		if !c.authenticate(m.Parameters["user"]) {
+			return false
+		}
+	case AuthCert:
+		if !c.authenticateCert(m.Parameters["user"]) {
+			return false
+		}
 	}
 	if !c.srv.mayUseSlot(c, m.Parameters["user"]) {
 		c.fatal(sql.TooManyConnections, "remaining connection slots are reserved for non-replication superuser connections")
@@ -731,8 +760,12 @@ func (c *conn) authenticate(user string) bool {
 		c.fatal(sql.InvalidPassword, fmt.Sprintf("password authentication failed for user \"%s\"", user))
 		return false
 	}
-	conv := auth.Conversation(v, user)
-	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{"SCRAM-SHA-256"}})
+	conv := auth.Conversation(v, user, c.binding)
+	mechanisms := []string{"SCRAM-SHA-256"}
+	if c.binding != nil {
+		mechanisms = []string{"SCRAM-SHA-256-PLUS", "SCRAM-SHA-256"}
+	}
+	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: mechanisms})
 	if err := c.flush(); err != nil {
 		return false
 	}
@@ -747,7 +780,14 @@ func (c *conn) authenticate(user string) bool {
 		var data []byte
 		switch m := msg.(type) {
 		case *pgproto3.SASLInitialResponse:
-			if m.AuthMechanism != "SCRAM-SHA-256" {
+			switch {
+			case m.AuthMechanism == "SCRAM-SHA-256":
+			case m.AuthMechanism == "SCRAM-SHA-256-PLUS" && c.binding != nil:
+				// PLUS means binding to the channel: "p=..." first.
+				if !strings.HasPrefix(string(m.Data), "p=") {
+					return fail("SCRAM-SHA-256-PLUS without channel binding")
+				}
+			default:
 				return fail("mechanism " + m.AuthMechanism)
 			}
 			data = m.Data
@@ -774,6 +814,24 @@ func (c *conn) authenticate(user string) bool {
 		}
 	}
 	return fail(reason)
+}
+
+// authenticateCert is PostgreSQL's cert method: the TLS handshake
+// verified a client certificate against the client CA, and its common
+// name is the user, which is a role that may log in.
+func (c *conn) authenticateCert(user string) bool {
+	if c.certName == "" {
+		slog.Warn("authentication failed", "user", user, "from", c.nc.RemoteAddr().String(), "reason", "no client certificate")
+		c.fatal(sql.InvalidAuthorization, "connection requires a valid client certificate")
+		return false
+	}
+	role, ok := c.eng.Role(user)
+	if c.certName != user || !ok || !role.Login {
+		slog.Warn("authentication failed", "user", user, "from", c.nc.RemoteAddr().String(), "reason", "certificate for \""+c.certName+"\"")
+		c.fatal(sql.InvalidAuthorization, fmt.Sprintf("certificate authentication failed for user \"%s\"", user))
+		return false
+	}
+	return true
 }
 
 // msgType is a frontend message's type byte, for errors.

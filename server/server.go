@@ -55,9 +55,12 @@ type Config struct {
 	// only copy of its store (after moving or restoring it): a store
 	// created in another place is opened instead of refused.
 	AdoptStore bool
-	// Auth is "trust" or "scram-sha-256"; empty chooses safely: trust on
-	// a loopback address only, SCRAM on any other.
+	// Auth is "trust", "scram-sha-256" or "cert"; empty chooses safely:
+	// trust on a loopback address only, SCRAM on any other.
 	Auth string
+	// TLSRequired refuses connections without TLS (FATAL 28000, as a
+	// pg_hba.conf of hostssl lines only).
+	TLSRequired bool
 	// Superuser is the role the first start creates under SCRAM
 	// (default "seqd"), with Password (never from the command line).
 	Superuser string
@@ -220,7 +223,7 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 	s.ln = ln
 	pc.MaxBulkRows, pc.MaxConns, pc.MaxMessage, pc.IdleTimeout = cfg.MaxBulkRows, cfg.MaxConns, cfg.MaxMessage, cfg.IdleTimeout
 	pc.MaxStatementMemory, pc.SessionDefaults = cfg.MaxStatementMemory, cfg.SessionDefaults
-	pc.ReservedConns, pc.AuthTimeout = cfg.ReservedConns, cfg.AuthTimeout
+	pc.ReservedConns, pc.AuthTimeout, pc.TLSRequired = cfg.ReservedConns, cfg.AuthTimeout, cfg.TLSRequired
 	pc.Logger, pc.Auth, pc.OnStatement = cfg.Logger, cfg.Auth, s.metrics.onStatement
 	s.pg = pgwire.NewServer(pc)
 	if cfg.HTTP != "" {
@@ -237,24 +240,49 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 	return nil
 }
 
+// checkAuth checks that the authentication asked for can work: a known
+// method, and for cert a client CA to verify certificates against.
+func checkAuth(cfg Config) error {
+	switch cfg.Auth {
+	case pgwire.AuthTrust, pgwire.AuthSCRAM:
+	case pgwire.AuthCert:
+		if cfg.TLSClientCA == "" || cfg.TLSCert == "" {
+			return fmt.Errorf("seqd: -auth cert needs TLS (-tls-cert, -tls-key) and a client CA (-tls-ca) to verify certificates against")
+		}
+	default:
+		return fmt.Errorf("seqd: unknown authentication %q (want trust, scram-sha-256 or cert)", cfg.Auth)
+	}
+	if cfg.TLSRequired && cfg.TLSCert == "" {
+		return fmt.Errorf("seqd: -tls-required needs -tls-cert and -tls-key")
+	}
+	return nil
+}
+
 // bootstrap checks the authentication settings and, under SCRAM, makes
 // sure the superuser exists: the first start creates it with the
 // configured password.
 func bootstrap(ctx context.Context, eng *engine.Engine, cfg *Config) error {
-	switch cfg.Auth {
-	case pgwire.AuthTrust:
+	if err := checkAuth(*cfg); err != nil {
+		return err
+	}
+	if cfg.Auth == pgwire.AuthTrust {
 		if AuthFor(cfg.Listen) != pgwire.AuthTrust {
 			slog.Warn("authentication is trust off loopback: anyone who reaches seqd can do anything", "listen", cfg.Listen)
 		}
 		return nil
-	case pgwire.AuthSCRAM:
-	default:
-		return fmt.Errorf("seqd: unknown authentication %q (want trust or scram-sha-256)", cfg.Auth)
 	}
 	if cfg.Superuser == "" {
 		cfg.Superuser = "seqd"
 	}
 	if _, ok := eng.Role(cfg.Superuser); ok {
+		return nil
+	}
+	if cfg.Auth == pgwire.AuthCert && cfg.Password == "" {
+		// Its certificate (common name the superuser's) lets it in.
+		if err := eng.PutRole(ctx, engine.Role{Name: cfg.Superuser, Superuser: true, Login: true, CreateRole: true}, true); err != nil {
+			return err
+		}
+		cfg.Logger.Printf("created the superuser %q (no password: it logs in with a client certificate)", cfg.Superuser)
 		return nil
 	}
 	if cfg.Password == "" {
@@ -352,8 +380,8 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Auth == "" {
 		cfg.Auth = AuthFor(cfg.Listen)
 	}
-	if cfg.Auth != pgwire.AuthTrust && cfg.Auth != pgwire.AuthSCRAM {
-		return nil, fmt.Errorf("seqd: unknown authentication %q (want trust or scram-sha-256)", cfg.Auth)
+	if err := checkAuth(cfg); err != nil {
+		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon), stop: make(chan struct{})}
 	s.metrics = newMetrics(s.engine, func() int { return s.pg.Conns() }, s.watch.Near)

@@ -45,7 +45,8 @@ func main() {
 		sessionDefaults[name] = flag.String(strings.ReplaceAll(name, "_", "-"), "0", "every session's "+name+" (PostgreSQL's setting: milliseconds, or with a unit: 5s, 1min; 0: none); a session may SET its own")
 	}
 	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", 0, "end a connection that sends nothing, or reads none of its results, for this long (0: never)")
-	flag.StringVar(&cfg.Auth, "auth", "", "client authentication: trust or scram-sha-256 (default: trust on a loopback address, scram-sha-256 on any other)")
+	flag.StringVar(&cfg.Auth, "auth", "", "client authentication: trust, scram-sha-256 (with TLS also SCRAM-SHA-256-PLUS, channel binding) or cert (a client certificate verified by -tls-ca whose common name is the role) (default: trust on a loopback address, scram-sha-256 on any other)")
+	flag.BoolVar(&cfg.TLSRequired, "tls-required", false, "refuse connections that do not use TLS (as a pg_hba.conf of hostssl lines only)")
 	flag.StringVar(&cfg.Superuser, "superuser", "seqd", "the superuser role the first start creates under scram-sha-256")
 	passwordFile := flag.String("password-file", "", "file holding the superuser's password for its creation (or set SEQD_PASSWORD); never on the command line")
 	flag.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate (chain) for TLS; with -tls-key, clients may use sslmode=require or verify-full")
