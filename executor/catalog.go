@@ -556,8 +556,14 @@ func catalogRelations() []*relation {
 				return seqRowReserved(s, func(i seqInfo) []Datum {
 					used, total := i.RangeUse()
 					b := i.Burned
-					return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Int(i.Options.Value(i.State.Last)), Int(i.Window),
-						Float(total - used), Float(used / total), Bool(i.Unlogged), Text(i.Options.Shape.String()), Int(i.State.Last),
+					// As pg_sequences: the position only to roles with
+					// SELECT or USAGE on the sequence.
+					last, counter := Null, Null
+					if p, err := s.privilegesOn(i.Name); err == nil && p&(engine.PrivSelect|engine.PrivUsage) != 0 {
+						last, counter = Int(i.Options.Value(i.State.Last)), Int(i.State.Last)
+					}
+					return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), last, Int(i.Window),
+						Float(total - used), Float(used / total), Bool(i.Unlogged), Text(i.Options.Shape.String()), counter,
 						Int(b.Crash), Int(b.Failover), Int(b.Release), Bool(i.Options.NoOrder)}
 				})
 			}},

@@ -311,6 +311,12 @@ func (c *compiler) rangeFunction(sc *scope, rf *pg.RangeFunction) (source, error
 			if err != nil {
 				return nil, err
 			}
+			// PostgreSQL 15: SELECT, UPDATE or USAGE on the sequence.
+			if p, err := e.s.privilegesOn(n); err != nil {
+				return nil, err
+			} else if p&(engine.PrivSelect|engine.PrivUpdate|engine.PrivUsage) == 0 {
+				return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
+			}
 			info, err := e.s.engFor(n).Info(n)
 			if err != nil {
 				return nil, err

@@ -132,13 +132,14 @@ func (x *seqExpr) eval(e *env) (Datum, error) {
 	if x.f.name == "nextval" && x.hasName {
 		// The hot path: nextval('s'), resolved when compiled.
 		temp := e.s.tempEng != nil && e.s.isTemp(x.name)
+		// Privilege first, then read-only, as PostgreSQL checks them.
+		if err := e.s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
+			return Null, err
+		}
 		if !temp {
 			if err := e.s.checkTakes(x.name, "nextval()"); err != nil {
 				return Null, err
 			}
-		}
-		if err := e.s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
-			return Null, err
 		}
 		var id uint64
 		var v int64

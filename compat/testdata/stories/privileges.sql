@@ -14,6 +14,10 @@ alter sequence priv_s owner to priv_nobody;
 select sequencename, sequenceowner from pg_sequences where sequencename like 'priv%';
 \c - priv_user
 select nextval('priv_s');
+select * from pg_sequence_parameters('priv_s'::regclass);
+begin read only;
+select nextval('priv_s');
+rollback;
 select currval('priv_s');
 select * from priv_s;
 select nextval('priv_s') from generate_series(1, 3);
