@@ -21,6 +21,17 @@ import (
 // could name one. A session whose user was a role when it connected and
 // has been dropped since is not: it has no privileges left.
 
+// loginIsSuperuser reports whether the user who authenticated is a
+// superuser (what SET SESSION AUTHORIZATION asks, whoever the session has
+// become since).
+func (s *Session) loginIsSuperuser() bool {
+	r, ok := s.roles().Role(s.loginUser)
+	if ok {
+		return r.Superuser
+	}
+	return !s.userWasRole
+}
+
 // isSuperuser reports whether role is a superuser (or no role at all,
 // unless it is the session's user and was a role when it connected).
 func (s *Session) isSuperuser(role string) bool {

@@ -86,6 +86,10 @@ type Session struct {
 	// later takes its privileges away rather than making it a superuser.
 	userWasRole bool
 	timeouts    timeoutCache // parsed statement_timeout, lock_timeout, ... (budget.go)
+	// loginUser is who authenticated (PostgreSQL's session user before any
+	// SET SESSION AUTHORIZATION); cfg.User is the current user, which
+	// SET SESSION AUTHORIZATION changes (syncUser).
+	loginUser string
 }
 
 // NewSession starts a session. A startup parameter seqd cannot honour is
@@ -108,6 +112,7 @@ func NewSession(cfg Config) (*Session, error) {
 		s.cfg.Database = s.cfg.User
 	}
 	_, s.userWasRole = s.eng.Role(s.cfg.User)
+	s.loginUser = s.cfg.User
 	// As PostgreSQL, after authentication: CONNECT on the database.
 	if s.databasePrivileges(s.cfg.User)&engine.PrivConnect == 0 {
 		return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for database \"%s\"", s.cfg.Database).

@@ -300,11 +300,34 @@ func displayName(name string) string {
 
 // changed notes a reportable setting's new value for the front end.
 func (s *Session) changed(name string) {
+	if strings.EqualFold(name, "session_authorization") {
+		s.syncUser()
+	}
 	for _, r := range reportedSettings {
 		if strings.EqualFold(r, name) {
-			s.reported = append(s.reported, ParamStatus{Name: r, Value: s.settings.get(strings.ToLower(r))})
+			v, _ := s.settingValue(r)
+			s.reported = append(s.reported, ParamStatus{Name: r, Value: v})
 		}
 	}
+}
+
+// syncUser makes the session's current user what session_authorization
+// now says (SET [LOCAL] SESSION AUTHORIZATION, RESET, a rollback or the
+// end of a block restoring it): privileges, ownership of what it creates
+// and current_user follow, and cached privileges and plans are dropped.
+func (s *Session) syncUser() {
+	cur := s.settings.get("session_authorization")
+	if cur == "" {
+		cur = s.loginUser
+	}
+	if cur == s.cfg.User {
+		return
+	}
+	s.cfg.User = cur
+	s.privCache = privCache{}
+	s.pathVersion++
+	v, _ := s.settingValue("is_superuser")
+	s.reported = append(s.reported, ParamStatus{Name: "is_superuser", Value: v})
 }
 
 // first is the first of two results.

@@ -688,6 +688,7 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 	case pg.VariableSetKind_VAR_RESET_ALL:
 		return command(func(context.Context) (*Result, error) {
 			s.settings.resetAll()
+			s.syncUser()
 			s.pathVersion++
 			return commandResult("RESET"), nil
 		}), nil
@@ -731,13 +732,13 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 				}
 				return commandResult("SET"), nil
 			}
-			if name == "session_authorization" && value != s.cfg.User {
+			if name == "session_authorization" && value != s.loginUser {
 				// PostgreSQL 15's SetSessionAuthorization: only a session
 				// that authenticated as a superuser may become another user.
 				if _, ok := s.roles().Role(value); !ok {
 					return nil, sql.Errorf(sql.InvalidParameterValue, "role \"%s\" does not exist", value)
 				}
-				if !s.isSuperuser(s.cfg.User) {
+				if !s.loginIsSuperuser() {
 					return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to set session authorization \"%s\"", value)
 				}
 			}
@@ -788,6 +789,7 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 				return nil, err
 			}
 			s.settings.resetAll()
+			s.syncUser()
 			s.pathVersion++
 			clear(s.cursors)
 			clear(s.plans)
