@@ -234,7 +234,8 @@ func RunCluster(ctx context.Context, cfg Config, cc ClusterConfig) (*ClusterRepo
 	var hosts, ports []string
 	for i := range 3 {
 		n, err := add("-etcd", strings.Join(etcd.Endpoints, ","), "-etcd-prefix", "/seqbench/", "-name", fmt.Sprintf("node%d", i),
-			"-lease-ttl", cc.LeaseTTL.String(), "-idle-timeout", "0")
+			"-lease-ttl", cc.LeaseTTL.String(), "-idle-timeout", "0",
+			"-etcd-ca", etcd.TLS.CA, "-etcd-cert", etcd.TLS.ClientCert, "-etcd-key", etcd.TLS.ClientKey)
 		if err != nil {
 			return nil, err
 		}

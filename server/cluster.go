@@ -9,7 +9,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/seqd/seqd/cluster"
 	"github.com/seqd/seqd/engine"
@@ -46,9 +45,9 @@ type node struct {
 // startNode connects to etcd and opens the first snapshot; lead then
 // campaigns.
 func startNode(ctx context.Context, cfg Config, pg func() *pgwire.Server) (*node, error) {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Etcd, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	cli, err := EtcdClient(cfg.Etcd, cfg.EtcdSecurity)
 	if err != nil {
-		return nil, fmt.Errorf("seqd: etcd: %w", err)
+		return nil, err
 	}
 	n := &node{cli: cli, cfg: cfg, log: cfg.Logger, pg: pg, loop: make(chan struct{})}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
@@ -61,6 +60,9 @@ func startNode(ctx context.Context, cfg Config, pg func() *pgwire.Server) (*node
 	snap, err := n.snapshot(ctx)
 	if err != nil {
 		cli.Close()
+		if why := diagnoseEtcd(cfg.Etcd, cfg.EtcdSecurity); why != "" {
+			return nil, fmt.Errorf("%w (%s)", err, why)
+		}
 		return nil, err
 	}
 	n.eng, n.standby = snap, true

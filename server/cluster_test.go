@@ -37,7 +37,8 @@ func TestClusterFailover(t *testing.T) {
 	var hosts, ports []string
 	for range 3 {
 		s, err := Start(ctx, Config{Listen: "127.0.0.1:0", Etcd: cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
-			HTTP: "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
+			EtcdSecurity: EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey},
+			HTTP:         "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
 		if err != nil {
 			t.Fatal(err)
 		}

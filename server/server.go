@@ -83,8 +83,10 @@ type Config struct {
 	// leader's lease.
 	Etcd       []string
 	EtcdPrefix string
-	NodeName   string
-	LeaseTTL   time.Duration
+	// EtcdSecurity: TLS and a user for a secured etcd.
+	EtcdSecurity EtcdSecurity
+	NodeName     string
+	LeaseTTL     time.Duration
 }
 
 // AuthFor is the authentication a listen address gets when none is asked

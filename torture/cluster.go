@@ -18,9 +18,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/seqd/seqd/cluster"
+	"github.com/seqd/seqd/server"
 )
 
 // Failover faults of the clustered run, each applied to the leader.
@@ -44,6 +44,9 @@ type EtcdMembers interface {
 type ClusterConfig struct {
 	Binary string   // seqd
 	Etcd   []string // the etcd cluster's client endpoints
+	// EtcdSecurity is how the nodes and the harness reach a secured etcd
+	// (the test members require TLS client certificates).
+	EtcdSecurity server.EtcdSecurity
 	// Members, when set, adds the fault EtcdKill: the etcd leader member
 	// is stopped and, once a value was served again, restarted.
 	Members   EtcdMembers
@@ -62,6 +65,18 @@ type ClusterConfig struct {
 	ConnectTimeout time.Duration
 	Seed           uint64
 	Progress       func(string)
+}
+
+// EtcdFlags are the seqd flags for sec (the password goes by
+// environment, as seqd takes it).
+func EtcdFlags(sec server.EtcdSecurity) []string {
+	var out []string
+	for _, f := range []struct{ name, v string }{{"-etcd-ca", sec.CA}, {"-etcd-cert", sec.Cert}, {"-etcd-key", sec.Key}, {"-etcd-user", sec.User}} {
+		if f.v != "" {
+			out = append(out, f.name, f.v)
+		}
+	}
+	return out
 }
 
 // ClusterReport is what RunCluster found.
@@ -206,7 +221,7 @@ func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Etcd, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	cli, err := server.EtcdClient(cfg.Etcd, cfg.EtcdSecurity)
 	if err != nil {
 		return nil, err
 	}
@@ -217,14 +232,15 @@ func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
 	for i := range cfg.Nodes {
 		var ps []*proxy
 		for _, ep := range cfg.Etcd {
-			_, hostPort, ok := strings.Cut(ep, "://")
+			scheme, hostPort, ok := strings.Cut(ep, "://")
 			if !ok {
-				hostPort = ep
+				scheme, hostPort = "http", ep
 			}
 			p, err := newProxy(hostPort)
 			if err != nil {
 				return nil, err
 			}
+			p.scheme = scheme
 			ps = append(ps, p)
 		}
 		r.proxies = append(r.proxies, ps)
@@ -312,11 +328,12 @@ func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
 func (r *clusterRun) start(i int) (*proc, error) {
 	var eps []string
 	for _, p := range r.proxies[i] {
-		eps = append(eps, p.addr())
+		eps = append(eps, p.scheme+"://"+p.addr())
 	}
-	return startProc(r.cfg.Binary, filepath.Join(r.cfg.Dir, fmt.Sprintf("node%d", i)), r.addrs[i], false, 0, nil, r.log,
-		"-etcd", strings.Join(eps, ","), "-etcd-prefix", r.prefix, "-name", fmt.Sprintf("node%d", i),
-		"-lease-ttl", r.cfg.LeaseTTL.String(), "-idle-timeout", "0")
+	args := []string{"-etcd", strings.Join(eps, ","), "-etcd-prefix", r.prefix, "-name", fmt.Sprintf("node%d", i),
+		"-lease-ttl", r.cfg.LeaseTTL.String(), "-idle-timeout", "0"}
+	args = append(args, EtcdFlags(r.cfg.EtcdSecurity)...)
+	return startProc(r.cfg.Binary, filepath.Join(r.cfg.Dir, fmt.Sprintf("node%d", i)), r.addrs[i], false, 0, nil, r.log, args...)
 }
 
 func (r *clusterRun) closeProxies() {

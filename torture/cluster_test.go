@@ -8,6 +8,7 @@ import (
 
 	"github.com/seqd/seqd/internal/etcdtest"
 	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/server"
 )
 
 var failovers = flag.Int("torture.failovers", 10, "failovers of TestClusterTorture (drawn in shuffled rounds of the five kinds)")
@@ -28,16 +29,17 @@ func TestClusterTorture(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rep, err := RunCluster(ClusterConfig{
-		Binary:    testenv.SeqdBinary(t),
-		Etcd:      cl.Endpoints,
-		Members:   cl,
-		Dir:       t.TempDir(),
-		Failovers: *failovers,
-		Clients:   6,
-		Load:      time.Second,
-		LeaseTTL:  2 * time.Second,
-		Seed:      seed,
-		Progress:  func(s string) { t.Log(s) },
+		Binary:       testenv.SeqdBinary(t),
+		Etcd:         cl.Endpoints,
+		EtcdSecurity: server.EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey},
+		Members:      cl,
+		Dir:          t.TempDir(),
+		Failovers:    *failovers,
+		Clients:      6,
+		Load:         time.Second,
+		LeaseTTL:     2 * time.Second,
+		Seed:         seed,
+		Progress:     func(s string) { t.Log(s) },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 type proxy struct {
 	ln     net.Listener
 	target string
+	scheme string // the endpoint's, for the URL the nodes are given
 
 	mu    sync.Mutex
 	cut   bool

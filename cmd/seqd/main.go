@@ -60,6 +60,11 @@ func main() {
 	flag.DurationVar(&cfg.ExhaustionHorizon, "exhaustion-horizon", 30*24*time.Hour, "warn (once a day) of a sequence projected to reach its limit within this long")
 	etcd := flag.String("etcd", "", "cluster mode: comma-separated etcd endpoints (e.g. http://127.0.0.1:2379); the nodes elect a leader, the others serve as read-only standbys, and -data is not used")
 	flag.StringVar(&cfg.EtcdPrefix, "etcd-prefix", "/seqd/", "cluster mode: the cluster's key prefix in etcd")
+	flag.StringVar(&cfg.EtcdSecurity.CA, "etcd-ca", "", "cluster mode: PEM CA that signed the etcd members' certificates (use https:// endpoints)")
+	flag.StringVar(&cfg.EtcdSecurity.Cert, "etcd-cert", "", "cluster mode: PEM client certificate for etcd members that require one (--client-cert-auth)")
+	flag.StringVar(&cfg.EtcdSecurity.Key, "etcd-key", "", "cluster mode: PEM private key of -etcd-cert")
+	flag.StringVar(&cfg.EtcdSecurity.User, "etcd-user", "", "cluster mode: etcd user, when etcd's authentication is enabled")
+	etcdPasswordFile := flag.String("etcd-password-file", "", "cluster mode: file holding -etcd-user's password (or set SEQD_ETCD_PASSWORD); never on the command line")
 	flag.StringVar(&cfg.NodeName, "name", "", "cluster mode: this node's name, as the leader key shows it (default: the listen address)")
 	flag.DurationVar(&cfg.LeaseTTL, "lease-ttl", 5*time.Second, "cluster mode: the leader's etcd lease; a dead leader is replaced within about this long")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error (reloaded from -config on SIGHUP)")
@@ -120,6 +125,14 @@ func main() {
 		if err := checkDataDir(cfg.DataDir); err != nil {
 			log.Fatal(err)
 		}
+	}
+	cfg.EtcdSecurity.Password = os.Getenv("SEQD_ETCD_PASSWORD")
+	if *etcdPasswordFile != "" {
+		b, err := os.ReadFile(*etcdPasswordFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		cfg.EtcdSecurity.Password = strings.TrimRight(string(b), "\r\n")
 	}
 	cfg.Password = os.Getenv("SEQD_PASSWORD")
 	if *passwordFile != "" {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/server"
 	"github.com/seqd/seqd/torture"
 )
 
@@ -108,7 +109,8 @@ func runCluster(bin, work string, failovers, clients int, load, connectTimeout t
 	}
 	defer etcd.Close()
 	log.Printf("seed %d, scratch in %s", seed, work)
-	rep, err := torture.RunCluster(torture.ClusterConfig{Binary: bin, Etcd: etcd.Endpoints, Members: etcd, Dir: work, Failovers: failovers,
+	sec := server.EtcdSecurity{CA: etcd.TLS.CA, Cert: etcd.TLS.ClientCert, Key: etcd.TLS.ClientKey}
+	rep, err := torture.RunCluster(torture.ClusterConfig{Binary: bin, Etcd: etcd.Endpoints, EtcdSecurity: sec, Members: etcd, Dir: work, Failovers: failovers,
 		Clients: clients, Load: load, ConnectTimeout: connectTimeout, Seed: seed, Progress: func(s string) { log.Print(s) }})
 	if err != nil {
 		log.Printf("%v (scratch kept in %s)", err, work)

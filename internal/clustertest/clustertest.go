@@ -37,7 +37,8 @@ func Start(t testing.TB, n int, prefix string) *Cluster {
 	})
 	for range n {
 		s, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Etcd: etcd.Endpoints, EtcdPrefix: prefix,
-			LeaseTTL: 2 * time.Second, Logger: log.New(io.Discard, "", 0)})
+			EtcdSecurity: server.EtcdSecurity{CA: etcd.TLS.CA, Cert: etcd.TLS.ClientCert, Key: etcd.TLS.ClientKey},
+			LeaseTTL:     2 * time.Second, Logger: log.New(io.Discard, "", 0)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,9 @@
 // Package etcdtest runs real etcd members in the test process
 // (go.etcd.io/etcd/server/v3/embed) on loopback ports, so tests of the
-// etcd store and of cluster mode need nothing installed.
+// etcd store and of cluster mode need nothing installed. The members
+// serve clients over TLS and require a client certificate signed by the
+// cluster's own CA (TLS), as a secured production etcd does
+// (--client-cert-auth); their peers talk in plaintext on loopback.
 package etcdtest
 
 import (
@@ -13,18 +16,24 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/seqd/seqd/internal/selfsigned"
 )
 
 // Cluster is a set of running members.
 type Cluster struct {
 	Members []*embed.Etcd
-	// Endpoints are the members' client URLs.
+	// Endpoints are the members' client URLs (https).
 	Endpoints []string
-	stopped   []bool
-	configs   []func() *embed.Config // each member's configuration, for Restart
+	// TLS holds the CA that signed the members' certificates and the
+	// client certificate they accept.
+	TLS     selfsigned.Chain
+	stopped []bool
+	configs []func() *embed.Config // each member's configuration, for Restart
 }
 
 // Stop stops member i (a crash, as far as its peers and clients see).
@@ -81,13 +90,23 @@ func StartIn(dir string, n int) (*Cluster, error) {
 	for i := range n {
 		initial = append(initial, fmt.Sprintf("m%d=http://127.0.0.1:%d", i, ports[2*i+1]))
 	}
-	c := &Cluster{}
+	tlsDir := filepath.Join(dir, "tls")
+	if err := os.MkdirAll(tlsDir, 0o700); err != nil {
+		return nil, err
+	}
+	chain, err := selfsigned.WriteChain(tlsDir)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{TLS: chain}
 	for i := range n {
 		config := func() *embed.Config {
 			cfg := embed.NewConfig()
 			cfg.Name = fmt.Sprintf("m%d", i)
 			cfg.Dir = filepath.Join(dir, cfg.Name)
-			cu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i]))
+			cu, _ := url.Parse(fmt.Sprintf("https://127.0.0.1:%d", ports[2*i]))
+			cfg.ClientTLSInfo = transport.TLSInfo{CertFile: chain.ServerCert, KeyFile: chain.ServerKey,
+				TrustedCAFile: chain.CA, ClientCertAuth: true}
 			pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]))
 			cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
 			cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
@@ -162,10 +181,24 @@ func (c *Cluster) Close() {
 	}
 }
 
+// ClientConfig is a client configuration for the cluster: its
+// endpoints, with the client certificate over TLS.
+func (c *Cluster) ClientConfig() (clientv3.Config, error) {
+	tc, err := transport.TLSInfo{CertFile: c.TLS.ClientCert, KeyFile: c.TLS.ClientKey, TrustedCAFile: c.TLS.CA}.ClientConfig()
+	if err != nil {
+		return clientv3.Config{}, err
+	}
+	return clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(), TLS: tc}, nil
+}
+
 // Client returns a client of the cluster, closed when the test ends.
 func (c *Cluster) Client(t testing.TB) *clientv3.Client {
 	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	cfg, err := c.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := clientv3.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
