@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/seqd/seqd/sql"
 )
@@ -87,7 +88,7 @@ func stopped(ctx context.Context) error {
 
 // estimateSize is about what d keeps in memory.
 func estimateSize(d Datum) int64 {
-	n := int64(48 + len(d.S))
+	n := int64(unsafe.Sizeof(d)) + int64(len(d.S))
 	for _, a := range d.A {
 		n += estimateSize(a)
 	}
