@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -235,12 +236,15 @@ func TestRoleRecord(t *testing.T) {
 		{Name: "b", Superuser: true, Login: true, CreateRole: true, Verifier: v},
 		{Name: "c", CreateRole: true},
 		{Name: "d", Login: true, Verifier: v},
+		{Name: "e", Verifier: v, MemberOf: []Membership{{Role: "a", Admin: true}, {Role: "b"}}},
+		{Name: "f", MemberOf: []Membership{{Role: "c"}}},
 	} {
 		got, err := decodeRole(r.Name, r.encode())
 		if err != nil {
 			t.Fatalf("%s: %v", r.Name, err)
 		}
-		if got.Superuser != r.Superuser || got.Login != r.Login || got.CreateRole != r.CreateRole || (got.Verifier == nil) != (r.Verifier == nil) {
+		if got.Superuser != r.Superuser || got.Login != r.Login || got.CreateRole != r.CreateRole || (got.Verifier == nil) != (r.Verifier == nil) ||
+			fmt.Sprint(got.MemberOf) != fmt.Sprint(r.MemberOf) {
 			t.Fatalf("%s: decoded %+v from %+v", r.Name, got, r)
 		}
 	}
@@ -248,7 +252,7 @@ func TestRoleRecord(t *testing.T) {
 	if got, err := decodeRole("old", []byte{1, 3}); err != nil || !got.Superuser || !got.Login || got.CreateRole {
 		t.Fatalf("older record: %+v, %v", got, err)
 	}
-	if _, err := decodeRole("new", []byte{1, 16}); err == nil {
+	if _, err := decodeRole("new", []byte{1, 32}); err == nil {
 		t.Fatal("a record with an unknown flag was accepted")
 	}
 }

@@ -16,9 +16,12 @@ import (
 // is, as part of the on-disk format:
 //
 //	ver=1 | flags (bit 0 superuser, bit 1 login, bit 2 has a verifier,
-//	bit 3 createrole) |
-//	iterations (u32 BE) | salt length (u8) | salt | StoredKey (32) | ServerKey (32)
+//	bit 3 createrole, bit 4 has memberships) |
+//	[iterations (u32 BE) | salt length (u8) | salt | StoredKey (32) | ServerKey (32)] |
+//	[count (u16 BE) | count x (admin option (u8) | name length (u8) | name)]
 //
+// The memberships (GRANT role TO this role) live in the member's record,
+// so that they change with it, transactionally.
 // The password itself is never stored.
 const (
 	roleKey     = catalogPrefix + "role:"
@@ -39,6 +42,12 @@ type Verifier struct {
 	StoredKey, ServerKey []byte
 }
 
+// Membership is one role granted to another, WITH ADMIN OPTION or not.
+type Membership struct {
+	Role  string
+	Admin bool
+}
+
 // Role is a role's attributes.
 type Role struct {
 	Name      string
@@ -47,8 +56,11 @@ type Role struct {
 	// CreateRole is PostgreSQL's CREATEROLE: the role may create, alter
 	// and drop roles that are not superusers.
 	CreateRole bool
-	Verifier   *Verifier // nil: no password, so no password login
-	rev        storage.Rev
+	// MemberOf are the roles granted to this one (pg_auth_members), in the
+	// order granted.
+	MemberOf []Membership
+	Verifier *Verifier // nil: no password, so no password login
+	rev      storage.Rev
 }
 
 func (r Role) encode() []byte {
@@ -70,6 +82,18 @@ func (r Role) encode() []byte {
 		b = append(b, v.StoredKey...)
 		b = append(b, v.ServerKey...)
 	}
+	if len(r.MemberOf) > 0 {
+		b[1] |= 16
+		b = binary.BigEndian.AppendUint16(b, uint16(len(r.MemberOf)))
+		for _, m := range r.MemberOf {
+			admin := byte(0)
+			if m.Admin {
+				admin = 1
+			}
+			b = append(b, admin, byte(len(m.Role)))
+			b = append(b, m.Role...)
+		}
+	}
 	return b
 }
 
@@ -78,24 +102,39 @@ func decodeRole(name string, b []byte) (Role, error) {
 		return Role{}, newerRecord("role", b[0], roleVersion)
 	}
 	bad := fmt.Errorf("seqd: corrupt role record %q", name)
-	if len(b) < 2 || b[0] != roleVersion || b[1]>>4 != 0 {
+	if len(b) < 2 || b[0] != roleVersion || b[1]>>5 != 0 {
 		return Role{}, bad
 	}
 	r := Role{Name: name, Superuser: b[1]&1 != 0, Login: b[1]&2 != 0, CreateRole: b[1]&8 != 0}
-	if b[1]&4 == 0 {
-		if len(b) != 2 {
+	rest := b[2:]
+	if b[1]&4 != 0 {
+		if len(rest) < 5 {
 			return Role{}, bad
 		}
-		return r, nil
+		n := int(rest[4])
+		if len(rest) < 5+n+64 {
+			return Role{}, bad
+		}
+		r.Verifier = &Verifier{Iterations: int(binary.BigEndian.Uint32(rest)), Salt: rest[5 : 5+n], StoredKey: rest[5+n : 5+n+32], ServerKey: rest[5+n+32 : 5+n+64]}
+		rest = rest[5+n+64:]
 	}
-	if len(b) < 7 {
+	if b[1]&16 != 0 {
+		if len(rest) < 2 {
+			return Role{}, bad
+		}
+		count := int(binary.BigEndian.Uint16(rest))
+		rest = rest[2:]
+		for range count {
+			if len(rest) < 2 || len(rest) < 2+int(rest[1]) {
+				return Role{}, bad
+			}
+			r.MemberOf = append(r.MemberOf, Membership{Admin: rest[0] != 0, Role: string(rest[2 : 2+int(rest[1])])})
+			rest = rest[2+int(rest[1]):]
+		}
+	}
+	if len(rest) != 0 {
 		return Role{}, bad
 	}
-	n := int(b[6])
-	if len(b) != 7+n+64 {
-		return Role{}, bad
-	}
-	r.Verifier = &Verifier{Iterations: int(binary.BigEndian.Uint32(b[2:])), Salt: b[7 : 7+n], StoredKey: b[7+n : 7+n+32], ServerKey: b[7+n+32:]}
 	return r, nil
 }
 

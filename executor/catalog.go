@@ -456,6 +456,19 @@ func catalogRelations() []*relation {
 				}
 				return out, nil
 			}},
+		{oid: 1261, schema: "pg_catalog", name: "pg_auth_members", kind: 'r',
+			cols: cols("roleid", tOid, "member", tOid, "grantor", tOid, "admin_option", tBool),
+			rows: func(s *Session) ([][]Datum, error) {
+				var out [][]Datum
+				for _, r := range s.roles().Roles() {
+					for _, m := range r.MemberOf {
+						// seqd does not record who granted: shown as the
+						// bootstrap superuser, as grants by superusers are.
+						out = append(out, []Datum{Int(s.ownerOID(m.Role)), Int(s.ownerOID(r.Name)), Int(superuserOID), Bool(m.Admin)})
+					}
+				}
+				return out, nil
+			}},
 		{oid: 12010, schema: "pg_catalog", name: "pg_user", kind: 'v',
 			cols: cols("usename", tName, "usesysid", tOid, "usecreatedb", tBool, "usesuper", tBool, "userepl", tBool,
 				"usebypassrls", tBool, "passwd", tText, "valuntil", tTimestamp, "useconfig", tTextArr),

@@ -678,9 +678,10 @@ func (c *compiler) caseExpr(sc *scope, ce *pg.CaseExpr) (expr, error) {
 
 func (c *compiler) sqlValueFunction(f *pg.SQLValueFunction) (expr, error) {
 	switch f.Op {
-	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE,
-		pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 		return &constExpr{t: tName, d: Text(c.s.cfg.User)}, nil
+	case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		return &constExpr{t: tName, d: Text(c.s.sessionUser())}, nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		return &constExpr{t: tName, d: Text(c.s.cfg.Database)}, nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:

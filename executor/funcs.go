@@ -165,6 +165,8 @@ func init() {
 	def("has_sequence_privilege", tBool, true, hasSequencePrivilege, tText, nil, tText)
 	def("has_schema_privilege", tBool, true, hasSchemaPrivilege, nil, tText)
 	def("has_schema_privilege", tBool, true, hasSchemaPrivilege, tText, nil, tText)
+	def("pg_has_role", tBool, true, pgHasRole, tText, tText)
+	def("pg_has_role", tBool, true, pgHasRole, tText, tText, tText)
 	def("has_database_privilege", tBool, true, hasDatabasePrivilege, nil, tText)
 	def("has_database_privilege", tBool, true, hasDatabasePrivilege, tText, nil, tText)
 	// Tables are the catalog's, readable by all.

@@ -53,9 +53,14 @@ func (s *Session) privilegesOn(n engine.Name) (engine.Privs, error) {
 	if c.ok && c.n == n && c.eng == eng && c.ver == ver {
 		return c.p, nil
 	}
-	p, err := eng.Privileges(n, s.cfg.User, s.isSuperuser(s.cfg.User))
-	if err != nil {
-		return 0, err
+	var p engine.Privs
+	for _, role := range s.rolesOf(s.cfg.User) { // its own and its roles'
+		// SUPERUSER is the role's own, not inherited by its members.
+		q, err := eng.Privileges(n, role, role == s.cfg.User && s.isSuperuser(role))
+		if err != nil {
+			return 0, err
+		}
+		p |= q
 	}
 	*c = privCache{n: n, eng: eng, ver: ver, p: p, ok: true}
 	return p, nil
@@ -91,7 +96,7 @@ func (s *Session) checkOwner(n engine.Name) error {
 	if err != nil {
 		return err
 	}
-	if a.Owner != s.cfg.User {
+	if !s.hasPrivsOfRole(a.Owner) {
 		return sql.Errorf(sql.InsufficientPrivilege, "must be owner of sequence %s", n.Rel())
 	}
 	return nil
@@ -205,7 +210,7 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !su && a.Owner != s.cfg.User {
+			if !su && !s.hasPrivsOfRole(a.Owner) {
 				// Without a grant option (seqd has none) only the owner
 				// grants; holding some privilege makes it a warning.
 				if a.Privileges(s.cfg.User, false) == 0 {
@@ -252,9 +257,17 @@ func hasSequencePrivilege(e *env, a []Datum) (Datum, error) {
 		return Null, err
 	}
 	su := role != engine.Public && s.isSuperuser(role)
-	p, err := s.engFor(n).Privileges(n, role, su)
-	if err != nil {
-		return Null, err
+	roles := []string{role}
+	if role != engine.Public {
+		roles = s.rolesOf(role) // its own and its roles'
+	}
+	var p engine.Privs
+	for _, r := range roles {
+		q, err := s.engFor(n).Privileges(n, r, r == role && su)
+		if err != nil {
+			return Null, err
+		}
+		p |= q
 	}
 	acl, err := s.engFor(n).ACL(n)
 	if err != nil {

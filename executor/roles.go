@@ -212,6 +212,9 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 				e.Detail = strings.Join(deps, "\n")
 				return nil, e
 			}
+			if err := s.dropMemberships(ctx, name); err != nil {
+				return nil, err
+			}
 			err := s.roleDDL().DropRole(ctx, name)
 			if errors.Is(err, engine.ErrNoRole) {
 				if st.MissingOk {

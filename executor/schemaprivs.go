@@ -40,9 +40,26 @@ func (s *Session) schemaOwner(a engine.ACL) string {
 // schemaPrivileges are role's privileges on the schema, which exists.
 // role may be engine.Public (PUBLIC's own).
 func (s *Session) schemaPrivileges(name, role string) (engine.Privs, error) {
-	if role != engine.Public && s.isSuperuser(role) {
+	if role == engine.Public {
+		return s.schemaPrivilegesOf(name, role)
+	}
+	if s.isSuperuser(role) {
 		return engine.SchemaPrivs, nil
 	}
+	var p engine.Privs
+	for _, r := range s.rolesOf(role) { // its own and its roles' (SUPERUSER is not inherited)
+		q, err := s.schemaPrivilegesOf(name, r)
+		if err != nil {
+			return 0, err
+		}
+		p |= q
+	}
+	return p, nil
+}
+
+// schemaPrivilegesOf are role's own privileges on the schema, as owner
+// or grantee.
+func (s *Session) schemaPrivilegesOf(name, role string) (engine.Privs, error) {
 	if _, ok := s.tempName(name); ok {
 		return engine.SchemaPrivs, nil
 	}
@@ -86,10 +103,17 @@ func (s *Session) usableSchema(name string) bool {
 
 // databasePrivileges are role's privileges on the database.
 func (s *Session) databasePrivileges(role string) engine.Privs {
-	if role != engine.Public && s.isSuperuser(role) {
+	if role == engine.Public {
+		return s.cat().DatabaseACL().Privileges(role, false) & engine.DatabasePrivs
+	}
+	if s.isSuperuser(role) {
 		return engine.DatabasePrivs
 	}
-	return s.cat().DatabaseACL().Privileges(role, false) & engine.DatabasePrivs
+	var p engine.Privs
+	for _, r := range s.rolesOf(role) { // its own and its roles' (SUPERUSER is not inherited)
+		p |= s.cat().DatabaseACL().Privileges(r, false) & engine.DatabasePrivs
+	}
+	return p
 }
 
 // checkDatabase fails unless the session user holds want on the database.
@@ -103,7 +127,7 @@ func (s *Session) checkDatabase(want engine.Privs) error {
 // checkMember fails unless the session user may act as role: be it, or
 // be a superuser (seqd has no role membership).
 func (s *Session) checkMember(role string) error {
-	if role != s.cfg.User && !s.isSuperuser(s.cfg.User) {
+	if !s.hasPrivsOfRole(role) {
 		return sql.Errorf(sql.InsufficientPrivilege, "must be member of role \"%s\"", role)
 	}
 	return nil
@@ -338,7 +362,7 @@ func (c *compiler) grantOnSchemaOrDatabase(st *pg.GrantStmt, tag string) (*Prepa
 					return nil, err
 				}
 			}
-			if !su && owner != s.cfg.User {
+			if !su && !s.hasPrivsOfRole(owner) {
 				if have == 0 {
 					return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for %s %s", what, name)
 				}
@@ -388,7 +412,7 @@ func (c *compiler) alterOwner(st *pg.AlterOwnerStmt) (*Prepared, error) {
 			if owner == newOwner {
 				return commandResult(tag), nil
 			}
-			if !su && owner != s.cfg.User {
+			if !su && !s.hasPrivsOfRole(owner) {
 				return nil, sql.Errorf(sql.InsufficientPrivilege, "must be owner of database %s", name)
 			}
 			if err := s.checkMember(newOwner); err != nil {
@@ -410,7 +434,7 @@ func (c *compiler) alterOwner(st *pg.AlterOwnerStmt) (*Prepared, error) {
 			return commandResult(tag), nil
 		}
 		owner := s.schemaOwner(a)
-		if !su && owner != s.cfg.User {
+		if !su && !s.hasPrivsOfRole(owner) {
 			return nil, sql.Errorf(sql.InsufficientPrivilege, "must be owner of schema %s", name)
 		}
 		if err := s.checkMember(newOwner); err != nil {

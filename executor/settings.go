@@ -55,6 +55,7 @@ func init() {
 		{display: "server_version", value: ServerVersion, desc: "Shows the server version.", fixed: true},
 		{display: "server_version_num", value: "150000", desc: "Shows the server version as an integer.", fixed: true},
 		{display: "session_authorization", value: "", desc: "Sets the session user name."},
+		{display: "role", value: "none", desc: "Sets the current role."},
 		{display: "standard_conforming_strings", value: "on", desc: "Causes '...' strings to treat backslashes literally.", allowed: []string{"on", "true", "1", "yes"}},
 		{display: "TimeZone", value: "UTC", desc: "Sets the time zone for displaying and interpreting time stamps."},
 		{display: "search_path", value: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
@@ -300,7 +301,7 @@ func displayName(name string) string {
 
 // changed notes a reportable setting's new value for the front end.
 func (s *Session) changed(name string) {
-	if strings.EqualFold(name, "session_authorization") {
+	if strings.EqualFold(name, "session_authorization") || strings.EqualFold(name, "role") {
 		s.syncUser()
 	}
 	for _, r := range reportedSettings {
@@ -316,9 +317,9 @@ func (s *Session) changed(name string) {
 // end of a block restoring it): privileges, ownership of what it creates
 // and current_user follow, and cached privileges and plans are dropped.
 func (s *Session) syncUser() {
-	cur := s.settings.get("session_authorization")
-	if cur == "" {
-		cur = s.loginUser
+	cur := s.sessionUser()
+	if r := s.settings.get("role"); r != "" && !strings.EqualFold(r, "none") {
+		cur = r
 	}
 	if cur == s.cfg.User {
 		return

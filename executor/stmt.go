@@ -63,6 +63,8 @@ func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
 		return c.dropRole(n.GetDropRoleStmt())
 	case n.GetGrantStmt() != nil:
 		return c.grant(n.GetGrantStmt())
+	case n.GetGrantRoleStmt() != nil:
+		return c.grantRole(n.GetGrantRoleStmt())
 	case n.GetTransactionStmt() != nil:
 		return c.transaction(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:
@@ -740,6 +742,11 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 				}
 				if !s.loginIsSuperuser() {
 					return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to set session authorization \"%s\"", value)
+				}
+			}
+			if name == "role" {
+				if err := s.checkSetRole(value); err != nil {
+					return nil, err
 				}
 			}
 			if err := s.setSetting(name, value, st.IsLocal); err != nil {
