@@ -238,13 +238,15 @@ func TestRoleRecord(t *testing.T) {
 		{Name: "d", Login: true, Verifier: v},
 		{Name: "e", Verifier: v, MemberOf: []Membership{{Role: "a", Admin: true}, {Role: "b"}}},
 		{Name: "f", MemberOf: []Membership{{Role: "c"}}},
+		{Name: "g", Verifier: v, MemberOf: []Membership{{Role: "a"}}, Settings: []Setting{{"statement_timeout", "5s"}, {"search_path", `"$user", public`}}},
+		{Name: "h", Settings: []Setting{{"lock_timeout", "1s"}}},
 	} {
 		got, err := decodeRole(r.Name, r.encode())
 		if err != nil {
 			t.Fatalf("%s: %v", r.Name, err)
 		}
 		if got.Superuser != r.Superuser || got.Login != r.Login || got.CreateRole != r.CreateRole || (got.Verifier == nil) != (r.Verifier == nil) ||
-			fmt.Sprint(got.MemberOf) != fmt.Sprint(r.MemberOf) {
+			fmt.Sprint(got.MemberOf) != fmt.Sprint(r.MemberOf) || fmt.Sprint(got.Settings) != fmt.Sprint(r.Settings) {
 			t.Fatalf("%s: decoded %+v from %+v", r.Name, got, r)
 		}
 	}
@@ -252,7 +254,7 @@ func TestRoleRecord(t *testing.T) {
 	if got, err := decodeRole("old", []byte{1, 3}); err != nil || !got.Superuser || !got.Login || got.CreateRole {
 		t.Fatalf("older record: %+v, %v", got, err)
 	}
-	if _, err := decodeRole("new", []byte{1, 32}); err == nil {
+	if _, err := decodeRole("new", []byte{1, 64}); err == nil {
 		t.Fatal("a record with an unknown flag was accepted")
 	}
 }

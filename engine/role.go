@@ -16,9 +16,10 @@ import (
 // is, as part of the on-disk format:
 //
 //	ver=1 | flags (bit 0 superuser, bit 1 login, bit 2 has a verifier,
-//	bit 3 createrole, bit 4 has memberships) |
+//	bit 3 createrole, bit 4 has memberships, bit 5 has settings) |
 //	[iterations (u32 BE) | salt length (u8) | salt | StoredKey (32) | ServerKey (32)] |
-//	[count (u16 BE) | count x (admin option (u8) | name length (u8) | name)]
+//	[count (u16 BE) | count x (admin option (u8) | name length (u8) | name)] |
+//	[count (u16 BE) | count x (name length (u8) | name | value length (u16 BE) | value)]
 //
 // The memberships (GRANT role TO this role) live in the member's record,
 // so that they change with it, transactionally.
@@ -42,6 +43,9 @@ type Verifier struct {
 	StoredKey, ServerKey []byte
 }
 
+// Setting is one configuration parameter's value.
+type Setting struct{ Name, Value string }
+
 // Membership is one role granted to another, WITH ADMIN OPTION or not.
 type Membership struct {
 	Role  string
@@ -59,6 +63,9 @@ type Role struct {
 	// MemberOf are the roles granted to this one (pg_auth_members), in the
 	// order granted.
 	MemberOf []Membership
+	// Settings are the role's defaults for its sessions (ALTER ROLE ...
+	// SET; pg_roles.rolconfig), in the order set.
+	Settings []Setting
 	Verifier *Verifier // nil: no password, so no password login
 	rev      storage.Rev
 }
@@ -94,6 +101,16 @@ func (r Role) encode() []byte {
 			b = append(b, m.Role...)
 		}
 	}
+	if len(r.Settings) > 0 {
+		b[1] |= 32
+		b = binary.BigEndian.AppendUint16(b, uint16(len(r.Settings)))
+		for _, st := range r.Settings {
+			b = append(b, byte(len(st.Name)))
+			b = append(b, st.Name...)
+			b = binary.BigEndian.AppendUint16(b, uint16(len(st.Value)))
+			b = append(b, st.Value...)
+		}
+	}
 	return b
 }
 
@@ -102,7 +119,7 @@ func decodeRole(name string, b []byte) (Role, error) {
 		return Role{}, newerRecord("role", b[0], roleVersion)
 	}
 	bad := fmt.Errorf("seqd: corrupt role record %q", name)
-	if len(b) < 2 || b[0] != roleVersion || b[1]>>5 != 0 {
+	if len(b) < 2 || b[0] != roleVersion || b[1]>>6 != 0 {
 		return Role{}, bad
 	}
 	r := Role{Name: name, Superuser: b[1]&1 != 0, Login: b[1]&2 != 0, CreateRole: b[1]&8 != 0}
@@ -130,6 +147,26 @@ func decodeRole(name string, b []byte) (Role, error) {
 			}
 			r.MemberOf = append(r.MemberOf, Membership{Admin: rest[0] != 0, Role: string(rest[2 : 2+int(rest[1])])})
 			rest = rest[2+int(rest[1]):]
+		}
+	}
+	if b[1]&32 != 0 {
+		if len(rest) < 2 {
+			return Role{}, bad
+		}
+		count := int(binary.BigEndian.Uint16(rest))
+		rest = rest[2:]
+		for range count {
+			if len(rest) < 1 || len(rest) < 1+int(rest[0])+2 {
+				return Role{}, bad
+			}
+			name := string(rest[1 : 1+int(rest[0])])
+			rest = rest[1+int(rest[0]):]
+			n := int(binary.BigEndian.Uint16(rest))
+			if len(rest) < 2+n {
+				return Role{}, bad
+			}
+			r.Settings = append(r.Settings, Setting{Name: name, Value: string(rest[2 : 2+n])})
+			rest = rest[2+n:]
 		}
 	}
 	if len(rest) != 0 {

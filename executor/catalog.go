@@ -451,8 +451,16 @@ func catalogRelations() []*relation {
 					// initdb's; seqd has no CREATEDB, REPLICATION or BYPASSRLS
 					// to give any other role.
 					boot := r.oid == superuserOID && r.Superuser && r.CreateRole
+					config := Null
+					if len(r.Settings) > 0 {
+						var kv []Datum
+						for _, st := range r.Settings {
+							kv = append(kv, Text(st.Name+"="+st.Value))
+						}
+						config = Array(kv...)
+					}
 					out = append(out, []Datum{Text(r.Name), Bool(r.Superuser), Bool(true), Bool(r.CreateRole || boot), Bool(boot), Bool(r.Login),
-						Bool(boot), Int(-1), Text("********"), Null, Bool(boot), Null, Int(int64(r.oid))})
+						Bool(boot), Int(-1), Text("********"), Null, Bool(boot), config, Int(int64(r.oid))})
 				}
 				return out, nil
 			}},

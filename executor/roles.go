@@ -258,3 +258,65 @@ func (s *Session) roleDDL() roleCatalog {
 	s.ddlCat()
 	return s.txn
 }
+
+// alterRoleSet is ALTER ROLE name SET parameter = value | RESET parameter
+// | RESET ALL: the role's defaults for its sessions from their start
+// (a client's startup parameters and SET still win), PostgreSQL's
+// pg_db_role_setting. Who may: as for its other attributes, except that
+// a role may change its own.
+func (c *compiler) alterRoleSet(st *pg.AlterRoleSetStmt) (*Prepared, error) {
+	s := c.s
+	if st.Role == nil {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER ROLE ALL SET")
+	}
+	if st.Database != "" {
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER ROLE ... IN DATABASE: it serves one database")
+	}
+	name := s.roleOf(st.Role)
+	vs := st.Setstmt
+	param := strings.ToLower(vs.Name)
+	value := ""
+	switch vs.Kind {
+	case pg.VariableSetKind_VAR_SET_VALUE:
+		value = setValue(vs.Args, param == "search_path")
+		if err := CheckSetting(param, value); err != nil {
+			return nil, err
+		}
+	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET_ALL:
+	default:
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of ALTER ROLE ... SET")
+	}
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("ALTER ROLE"); err != nil {
+			return nil, err
+		}
+		r, ok := s.roles().Role(name)
+		if !ok {
+			return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
+		}
+		// PostgreSQL 15's AlterRoleSet: superuser roles by superusers;
+		// others by CREATEROLE roles, or the role itself.
+		switch {
+		case r.Superuser && !s.isSuperuser(s.cfg.User):
+			return nil, sql.Errorf(sql.InsufficientPrivilege, "must be superuser to alter superusers")
+		case !r.Superuser && !s.mayAdministerRoles() && name != s.cfg.User:
+			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied")
+		}
+		var kept []engine.Setting
+		if vs.Kind != pg.VariableSetKind_VAR_RESET_ALL {
+			for _, st := range r.Settings {
+				if st.Name != param {
+					kept = append(kept, st)
+				}
+			}
+		}
+		if vs.Kind == pg.VariableSetKind_VAR_SET_VALUE {
+			kept = append(kept, engine.Setting{Name: param, Value: value})
+		}
+		r.Settings = kept
+		if err := s.roleDDL().PutRole(ctx, r, false); err != nil {
+			return nil, err
+		}
+		return commandResult("ALTER ROLE"), nil
+	}), nil
+}

@@ -24,6 +24,10 @@ type Config struct {
 	MaxBulkRows int64
 	// User and Database are the startup message's.
 	User, Database string
+	// Defaults are the server's settings for every session (its
+	// configuration file's statement_timeout, ...): under the role's own
+	// (ALTER ROLE ... SET) and the startup parameters.
+	Defaults map[string]string
 	// Params are the other startup parameters (application_name,
 	// options, ...), applied as SET would.
 	Params map[string]string
@@ -121,6 +125,19 @@ func NewSession(cfg Config) (*Session, error) {
 	s.settings.init(s.cfg.User)
 	if cfg.Standby {
 		s.settings.values = map[string]string{"in_hot_standby": "on"}
+	}
+	for k, v := range cfg.Defaults {
+		if err := s.settings.set(k, v, false); err != nil {
+			return nil, err
+		}
+	}
+	// The role's own defaults (ALTER ROLE ... SET), then the client's
+	// startup parameters over them, as PostgreSQL applies them. A value
+	// that no longer checks is skipped, as PostgreSQL warns and goes on.
+	if r, ok := s.eng.Role(s.cfg.User); ok {
+		for _, st := range r.Settings {
+			s.settings.set(st.Name, st.Value, false)
+		}
 	}
 	for k, v := range cfg.Params {
 		if k == "options" {

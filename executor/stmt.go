@@ -63,6 +63,8 @@ func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
 		return c.dropRole(n.GetDropRoleStmt())
 	case n.GetGrantStmt() != nil:
 		return c.grant(n.GetGrantStmt())
+	case n.GetAlterRoleSetStmt() != nil:
+		return c.alterRoleSet(n.GetAlterRoleSetStmt())
 	case n.GetGrantRoleStmt() != nil:
 		return c.grantRole(n.GetGrantRoleStmt())
 	case n.GetTransactionStmt() != nil:

@@ -712,15 +712,8 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 			params[k] = v
 		}
 	}
-	for k, v := range c.srv.cfg.SessionDefaults {
-		if _, set := params[k]; !set {
-			if params == nil {
-				params = map[string]string{}
-			}
-			params[k] = v
-		}
-	}
 	sess, err := executor.NewSession(executor.Config{Engine: c.eng, MaxBulkRows: c.srv.cfg.MaxBulkRows, MaxStatementMemory: c.srv.cfg.MaxStatementMemory,
+		Defaults: c.srv.cfg.SessionDefaults,
 		User: m.Parameters["user"], Database: m.Parameters["database"], Params: params, BackendPID: c.pid, Standby: c.standby})
 	if err != nil {
 		r := toErrorResponse(err)
