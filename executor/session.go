@@ -376,6 +376,11 @@ func (s *Session) PrepareCached(st *sql.Statement) (*Prepared, error) {
 	if len(p.ParamTypes) > 0 {
 		return nil, sql.Errorf(sql.UndefinedParameter, "there is no parameter $1")
 	}
+	if !sql.Cacheable(st.Query) {
+		// Its parse tree is not kept either, so the plan would never be
+		// found again: a long statement's plan would only hold memory.
+		return p, nil
+	}
 	if s.plans == nil {
 		s.plans = map[*pg.Node]cachedPlan{}
 	}

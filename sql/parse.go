@@ -200,8 +200,12 @@ func (c *parseCache) get(q string) ([]Statement, bool) {
 	return e.st, ok
 }
 
+// Cacheable reports whether the parse cache may keep query text q's
+// statements (their trees are then shared by every repetition of q).
+func Cacheable(q string) bool { return len(q) <= cacheText }
+
 func (c *parseCache) put(q string, st []Statement) {
-	if len(q) > cacheText {
+	if !Cacheable(q) {
 		return
 	}
 	cost := int64(len(q)) + 256
