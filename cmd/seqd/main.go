@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -23,7 +22,6 @@ import (
 	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/server"
 	"github.com/seqd/seqd/storage/embedded"
-	"github.com/seqd/seqd/storage/faultfs"
 )
 
 func main() {
@@ -55,8 +53,7 @@ func main() {
 	flag.StringVar(&cfg.HTTP, "http", "", "address for HTTP: Prometheus metrics on /metrics, /healthz, /readyz (empty: none; keep it on loopback or behind a proxy)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file at a clean shutdown")
-	faults := flag.Bool("fault-injection", false, "testing only: keep the store in memory over -data, read fault commands from standard input (see package faultfs)")
-	faultSeed := flag.Uint64("fault-seed", uint64(time.Now().UnixNano()), "testing only: seed of -fault-injection's crash clones")
+	faults := faultFlags() // only in a build for the torture harness (faults.go)
 	flag.DurationVar(&cfg.ExhaustionHorizon, "exhaustion-horizon", 30*24*time.Hour, "warn (once a day) of a sequence projected to reach its limit within this long")
 	etcd := flag.String("etcd", "", "cluster mode: comma-separated etcd endpoints (e.g. http://127.0.0.1:2379); the nodes elect a leader, the others serve as read-only standbys, and -data is not used")
 	flag.StringVar(&cfg.EtcdPrefix, "etcd-prefix", "/seqd/", "cluster mode: the cluster's key prefix in etcd")
@@ -112,16 +109,8 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 
-	var ffs *faultfs.FS
-	if *faults {
-		var err error
-		if ffs, cfg.DataDir, err = faultfs.Open(cfg.DataDir, *faultSeed); err != nil {
-			log.Fatal(err)
-		}
-		cfg.FS = ffs
-		go faultCommands(ffs)
-	}
-	if !*faults {
+	persist := faults.start(&cfg)
+	if persist == nil {
 		if err := checkDataDir(cfg.DataDir); err != nil {
 			log.Fatal(err)
 		}
@@ -177,8 +166,8 @@ wait:
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err = s.Shutdown(ctx)
-	if ffs != nil {
-		if perr := ffs.Persist(); perr != nil {
+	if persist != nil {
+		if perr := persist(); perr != nil {
 			log.Printf("fault injection: persist: %v", perr)
 			os.Exit(1)
 		}
@@ -258,24 +247,6 @@ func checkDataDir(dir string) error {
 		return fmt.Errorf("seqd: ./seqd-data holds a store from an earlier seqd but -data is %s, where none is: start with -data %s to keep using it, or move it", abs, legacy)
 	}
 	return nil
-}
-
-// faultCommands carries out the fault commands read from standard input,
-// one a line; a power loss ends the process at once with status 3.
-func faultCommands(fs *faultfs.FS) {
-	in := bufio.NewScanner(os.Stdin)
-	for in.Scan() {
-		lost, err := fs.Command(in.Text())
-		if lost {
-			if err != nil {
-				log.Printf("fault injection: power loss: %v", err)
-			}
-			os.Exit(3)
-		}
-		if err != nil {
-			log.Print(err)
-		}
-	}
 }
 
 // hasStore reports whether dir holds a store (Pebble's manifest).

@@ -20,7 +20,7 @@ import (
 )
 
 func main() {
-	bin := flag.String("seqd", "", "the seqd binary (default: build cmd/seqd)")
+	bin := flag.String("seqd", "", "the seqd binary, built with -tags faultinject (default: build cmd/seqd so)")
 	cycles := flag.Int("cycles", 2000, "server runs, each ended by a fault")
 	segment := flag.Int("segment", 100, "cycles per run: each run starts on a new data directory and its history is checked and dropped before the next, which bounds memory")
 	clients := flag.Int("clients", 16, "concurrent workload connections")
@@ -44,7 +44,7 @@ func main() {
 	}
 	if *bin == "" {
 		*bin = filepath.Join(work, "seqd")
-		out, err := exec.Command("go", "build", "-o", *bin, "github.com/seqd/seqd/cmd/seqd").CombinedOutput()
+		out, err := exec.Command("go", "build", "-tags", "faultinject", "-o", *bin, "github.com/seqd/seqd/cmd/seqd").CombinedOutput()
 		if err != nil {
 			log.Fatalf("build seqd: %v\n%s", err, out)
 		}

@@ -93,7 +93,9 @@ func seqdBinary(t testing.TB, race bool) string {
 			return
 		}
 		b.path = filepath.Join(dir, "seqd")
-		args := []string{"build", "-o", b.path}
+		// With fault injection (the torture harness's -fault-injection),
+		// which the binary operators build leaves out.
+		args := []string{"build", "-tags", "faultinject", "-o", b.path}
 		if race {
 			args = append(args, "-race")
 		}
