@@ -174,7 +174,11 @@ func Open(dir string, o Options) (*Store, error) {
 // writing (seqd check).
 func openPebble(fs vfs.FS, dir string, o Options, readOnly bool) (s *Store, err error) {
 	s = &Store{fs: fs, dir: dir, o: o}
-	opts := &pebble.Options{FS: fs, Logger: logger{o.Logger}, ReadOnly: readOnly}
+	lg := logger{info: o.Logger}
+	if fs == vfs.Default {
+		lg.dir = dir
+	}
+	opts := &pebble.Options{FS: fs, Logger: lg, ReadOnly: readOnly}
 	// Damage Pebble's checksums find, in a read or in a background job,
 	// fails the store (its default is Fatalf, which would end the
 	// process from a goroutine of Pebble's).
@@ -531,7 +535,10 @@ func (s *Store) Close() error {
 // become a panic of fatalError, which commitLocked turns into an error.
 // Pebble must not continue after Fatalf (it would report a failed commit as
 // done), so Fatalf never returns.
-type logger struct{ info *log.Logger }
+type logger struct {
+	info *log.Logger
+	dir  string // the store's directory on the real file system ("" on another)
+}
 
 type fatalError string
 
@@ -541,4 +548,14 @@ func (l logger) Infof(format string, args ...any) {
 	}
 }
 func (l logger) Errorf(format string, args ...any) { log.Printf("pebble: "+format, args...) }
-func (l logger) Fatalf(format string, args ...any) { panic(fatalError(fmt.Sprintf(format, args...))) }
+func (l logger) Fatalf(format string, args ...any) {
+	if l.dir != "" {
+		// A removed directory can reach Pebble before the watcher sees
+		// it, in a path where the panic below cannot be recovered (Pebble
+		// then ends the process): say why first.
+		if _, err := os.Stat(l.dir); err != nil {
+			log.Printf("seqd: store failed: its directory %s was removed or replaced (%v): stopping", l.dir, err)
+		}
+	}
+	panic(fatalError(fmt.Sprintf(format, args...)))
+}
