@@ -333,3 +333,44 @@ func TestConnectionFlood(t *testing.T) {
 		t.Fatal("no accept failure: the test did not flood")
 	}
 }
+
+// TestFormat1Upgrade: a store written by seqd before its identity file
+// existed (store format 1, kept in testdata: two sequences, one with 250
+// values taken under CACHE 100, one set to 41, a role granted USAGE,
+// stopped cleanly) opens, is upgraded to format 2, and goes on exactly
+// where it stopped.
+func TestFormat1Upgrade(t *testing.T) {
+	bin := testenv.SeqdBinary(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	if out, err := exec.Command("cp", "-r", "testdata/store-format1", dir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	addr := freePort(t)
+	cmd, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", addr)
+	if cmd == nil {
+		t.Fatalf("the format 1 store did not open:\n%s", out)
+	}
+	if !strings.Contains(out, "recovered 2 sequences") {
+		t.Fatalf("log:\n%s", out)
+	}
+	c := connect(t, addr)
+	ctx := context.Background()
+	var orders, plain int64
+	var usage bool
+	if err := c.QueryRow(ctx, "select nextval('orders'), nextval('plain_s'), has_sequence_privilege('app', 'orders', 'usage')").Scan(&orders, &plain, &usage); err != nil {
+		t.Fatal(err)
+	}
+	if orders != 251 || plain != 42 || !usage {
+		t.Fatalf("after the upgrade: orders %d (want 251), plain_s %d (want 42), app's usage %v", orders, plain, usage)
+	}
+	c.Close(ctx)
+	cmd.Process.Signal(syscall.SIGTERM)
+	lt.rest()
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	chk, err := exec.Command(bin, "check", "-data", dir).CombinedOutput()
+	if err != nil || !strings.Contains(string(chk), "format 2, id ") {
+		t.Fatalf("seqd check after the upgrade: %v\n%s", err, chk)
+	}
+}
