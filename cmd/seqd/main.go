@@ -18,7 +18,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/migrate"
 	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/server"
 	"github.com/seqd/seqd/storage/embedded"
@@ -27,6 +30,9 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "check" {
 		os.Exit(check(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "dump" {
+		os.Exit(dump(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	var cfg server.Config
 	flag.StringVar(&cfg.DataDir, "data", defaultDataDir(), "directory of the embedded store (default: seqd under the user's data directory, $XDG_DATA_HOME or ~/.local/share)")
@@ -214,6 +220,40 @@ func check(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintln(stdout, "OK: a start would open it")
+	return 0
+}
+
+// dump is "seqd dump [-dsn DSN] [-margin N]": a running seqd's sequences
+// as SQL that PostgreSQL 15 and seqd both load (migrate.Dump), on
+// standard output; exit status 1 on failure, or when a sequence could
+// not be dumped (named on standard error).
+func dump(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("seqd dump", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	dsn := fl.String("dsn", "postgres://seqd@127.0.0.1:6543/seqd", "the seqd (or PostgreSQL) to dump, as a connection string; PGPASSWORD and the other libpq variables apply")
+	margin := fl.Int64("margin", 0, "move every position this many increments on, for a source still serving while it is dumped (stop it first, and 0 is exact)")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, *dsn)
+	if err != nil {
+		fmt.Fprintf(stderr, "seqd dump: %v\n", err)
+		return 1
+	}
+	defer conn.Close(ctx)
+	rep, err := migrate.Dump(ctx, conn, stdout, migrate.DumpOptions{Margin: *margin})
+	if err != nil {
+		fmt.Fprintf(stderr, "seqd dump: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "seqd dump: %d sequences\n", rep.Sequences)
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(stderr, "seqd dump: skipped %s\n", s)
+	}
+	if len(rep.Skipped) > 0 {
+		return 1
+	}
 	return 0
 }
 
