@@ -34,6 +34,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "dump" {
 		os.Exit(dump(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "import" {
+		os.Exit(importSequences(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	var cfg server.Config
 	flag.StringVar(&cfg.DataDir, "data", defaultDataDir(), "directory of the embedded store (default: seqd under the user's data directory, $XDG_DATA_HOME or ~/.local/share)")
 	flag.BoolVar(&cfg.AdoptStore, "adopt-store", false, "state that -data now holds the only copy of its store (after moving, copying or restoring it): a store created in another place is opened instead of refused")
@@ -254,6 +257,44 @@ func dump(args []string, stdout, stderr io.Writer) int {
 	if len(rep.Skipped) > 0 {
 		return 1
 	}
+	return 0
+}
+
+// importSequences is "seqd import -from DSN [-to DSN] [-margin N]": the
+// sequences of a live PostgreSQL database created in a seqd, each beyond
+// anything the source handed out (migrate.Import).
+func importSequences(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("seqd import", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	from := fl.String("from", "", "the PostgreSQL database to import from, as a connection string (as the sequences' owner or a superuser)")
+	to := fl.String("to", "postgres://seqd@127.0.0.1:6543/seqd", "the seqd to create the sequences in")
+	margin := fl.Int64("margin", 0, "start every sequence this many increments further on, for a source still handing out values (stop its applications first, and 0 is enough)")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if *from == "" {
+		fmt.Fprintln(stderr, "seqd import: -from is required")
+		return 2
+	}
+	ctx := context.Background()
+	src, err := pgx.Connect(ctx, *from)
+	if err != nil {
+		fmt.Fprintf(stderr, "seqd import: source: %v\n", err)
+		return 1
+	}
+	defer src.Close(ctx)
+	dst, err := pgx.Connect(ctx, *to)
+	if err != nil {
+		fmt.Fprintf(stderr, "seqd import: target: %v\n", err)
+		return 1
+	}
+	defer dst.Close(ctx)
+	rep, err := migrate.Import(ctx, src, dst, migrate.DumpOptions{Margin: *margin})
+	if err != nil {
+		fmt.Fprintf(stderr, "seqd import: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "seqd import: created %d sequences\n", rep.Sequences)
 	return 0
 }
 
