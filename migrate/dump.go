@@ -86,29 +86,35 @@ func Dump(ctx context.Context, conn *pgx.Conn, w io.Writer, o DumpOptions) (Dump
 			fmt.Fprintf(w, "-- skipped %s.%s: its %s has no PostgreSQL equivalent\n\n", quoteIdent(s.schema), quoteIdent(s.name), why)
 			continue
 		}
-		if s.schema != "public" && !schemas[s.schema] {
-			schemas[s.schema] = true
-			fmt.Fprintf(w, "CREATE SCHEMA IF NOT EXISTS %s;\n\n", quoteIdent(s.schema))
-		}
-		q := quoteIdent(s.schema) + "." + quoteIdent(s.name)
-		cycle := "NO CYCLE"
-		if s.cycle {
-			cycle = "CYCLE"
-		}
-		fmt.Fprintf(w, "CREATE SEQUENCE %s\n    AS %s\n    START WITH %d\n    INCREMENT BY %d\n    MINVALUE %d\n    MAXVALUE %d\n    CACHE %d\n    %s;\n",
-			q, s.typ, s.start, s.incr, s.min, s.max, s.cache, cycle)
-		if s.last != nil || o.Margin > 0 {
-			pos, called := s.start, false
-			if s.last != nil {
-				pos, called = *s.last, true
-			}
-			pos, called = advance(pos, called, s, o.Margin)
-			fmt.Fprintf(w, "SELECT pg_catalog.setval(%s, %d, %t);\n", quoteLiteral(q), pos, called)
-		}
-		fmt.Fprintln(w)
+		writeSequence(w, s, schemas, o.Margin)
 		rep.Sequences++
 	}
 	return rep, nil
+}
+
+// writeSequence writes s as CREATE SEQUENCE (its schema's CREATE SCHEMA
+// first, once) and a setval to its position moved margin increments on.
+func writeSequence(w io.Writer, s dumpSeq, schemas map[string]bool, margin int64) {
+	if s.schema != "public" && !schemas[s.schema] {
+		schemas[s.schema] = true
+		fmt.Fprintf(w, "CREATE SCHEMA IF NOT EXISTS %s;\n\n", quoteIdent(s.schema))
+	}
+	q := quoteIdent(s.schema) + "." + quoteIdent(s.name)
+	cycle := "NO CYCLE"
+	if s.cycle {
+		cycle = "CYCLE"
+	}
+	fmt.Fprintf(w, "CREATE SEQUENCE %s\n    AS %s\n    START WITH %d\n    INCREMENT BY %d\n    MINVALUE %d\n    MAXVALUE %d\n    CACHE %d\n    %s;\n",
+		q, s.typ, s.start, s.incr, s.min, s.max, s.cache, cycle)
+	if s.last != nil || margin > 0 {
+		pos, called := s.start, false
+		if s.last != nil {
+			pos, called = *s.last, true
+		}
+		pos, called = advance(pos, called, s, margin)
+		fmt.Fprintf(w, "SELECT pg_catalog.setval(%s, %d, %t);\n", quoteLiteral(q), pos, called)
+	}
+	fmt.Fprintln(w)
 }
 
 // advance moves a position margin increments on, within the sequence's

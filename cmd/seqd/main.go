@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	_ "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/seqd/seqd/executor"
@@ -267,29 +269,41 @@ func importSequences(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("seqd import", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	from := fl.String("from", "", "the PostgreSQL database to import from, as a connection string (as the sequences' owner or a superuser)")
+	fromMariaDB := fl.String("from-mariadb", "", "instead, the MariaDB 10.3+ database to import from, as a go-sql-driver/mysql DSN (user:password@tcp(host:3306)/db); its sequences go into the seqd schema of the same name")
 	to := fl.String("to", "postgres://seqd@127.0.0.1:6543/seqd", "the seqd to create the sequences in")
 	margin := fl.Int64("margin", 0, "start every sequence this many increments further on, for a source still handing out values (stop its applications first, and 0 is enough)")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
-	if *from == "" {
-		fmt.Fprintln(stderr, "seqd import: -from is required")
+	if (*from == "") == (*fromMariaDB == "") {
+		fmt.Fprintln(stderr, "seqd import: one of -from and -from-mariadb is required")
 		return 2
 	}
 	ctx := context.Background()
-	src, err := pgx.Connect(ctx, *from)
-	if err != nil {
-		fmt.Fprintf(stderr, "seqd import: source: %v\n", err)
-		return 1
-	}
-	defer src.Close(ctx)
 	dst, err := pgx.Connect(ctx, *to)
 	if err != nil {
 		fmt.Fprintf(stderr, "seqd import: target: %v\n", err)
 		return 1
 	}
 	defer dst.Close(ctx)
-	rep, err := migrate.Import(ctx, src, dst, migrate.DumpOptions{Margin: *margin})
+	var rep migrate.ImportReport
+	if *fromMariaDB != "" {
+		db, oerr := sql.Open("mysql", *fromMariaDB)
+		if oerr != nil {
+			fmt.Fprintf(stderr, "seqd import: source: %v\n", oerr)
+			return 1
+		}
+		defer db.Close()
+		rep, err = migrate.ImportMariaDB(ctx, db, dst, migrate.DumpOptions{Margin: *margin})
+	} else {
+		src, cerr := pgx.Connect(ctx, *from)
+		if cerr != nil {
+			fmt.Fprintf(stderr, "seqd import: source: %v\n", cerr)
+			return 1
+		}
+		defer src.Close(ctx)
+		rep, err = migrate.Import(ctx, src, dst, migrate.DumpOptions{Margin: *margin})
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "seqd import: %v\n", err)
 		return 1
