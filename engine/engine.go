@@ -698,3 +698,19 @@ func (e *Engine) closeSeq(s *seq) chan error {
 	}})
 	return done
 }
+
+// checkpointer is a store that can write a consistent copy of itself
+// while it serves (the embedded store).
+type checkpointer interface{ Checkpoint(dir string) error }
+
+// Backup writes a consistent online copy of the store into dir (which
+// must not exist): every sequence's durable mark, roles, privileges,
+// schemas and comments, as of now. Stores that cannot (etcd: take etcd's
+// own snapshot) answer ErrUnsupported.
+func (e *Engine) Backup(dir string) error {
+	c, ok := e.store.(checkpointer)
+	if !ok {
+		return &Error{Kind: ErrUnsupported, Msg: "this store cannot be backed up by seqd: in cluster mode, take a snapshot of etcd (etcdctl snapshot save)"}
+	}
+	return c.Checkpoint(dir)
+}

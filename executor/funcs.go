@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -39,6 +41,24 @@ func init() {
 	def("current_schemas", tNameArr, true, func(e *env, a []Datum) (Datum, error) { return e.s.currentSchemas(a[0].I != 0), nil }, tBool)
 	def("current_database", tName, true, func(e *env, _ []Datum) (Datum, error) { return Text(e.s.cfg.Database), nil })
 	def("pg_backend_pid", tInt4, true, func(e *env, _ []Datum) (Datum, error) { return Int(e.s.backendPID()), nil })
+	// seqd_backup(dir): a consistent online backup into dir, a new
+	// directory on the server's machine; superusers only, as
+	// PostgreSQL's backup functions are (seqd restore makes a store of it).
+	def("seqd_backup", tText, true, func(e *env, a []Datum) (Datum, error) {
+		if !e.s.isSuperuser(e.s.cfg.User) {
+			return Null, sql.Errorf(sql.InsufficientPrivilege, "permission denied for function seqd_backup")
+		}
+		if !filepath.IsAbs(a[0].S) {
+			return Null, sql.Errorf(sql.InvalidParameterValue, "seqd_backup: \"%s\" is not an absolute path", a[0].S)
+		}
+		if _, err := os.Stat(a[0].S); err == nil {
+			return Null, sql.Errorf(sql.DuplicateObject, "seqd_backup: \"%s\" exists already", a[0].S)
+		}
+		if err := e.s.eng.Backup(a[0].S); err != nil {
+			return Null, err
+		}
+		return Text(a[0].S), nil
+	}, tText)
 	def("pg_get_userbyid", tName, true, func(e *env, a []Datum) (Datum, error) { return Text(e.s.roleName(a[0].I)), nil }, tOid)
 	def("pg_table_is_visible", tBool, true, func(e *env, a []Datum) (Datum, error) { return Bool(e.s.relationVisible(uint32(a[0].I))), nil }, tOid)
 	def("pg_type_is_visible", tBool, true, func(e *env, a []Datum) (Datum, error) { return Bool(typeByOID(uint32(a[0].I)) != nil), nil }, tOid)

@@ -36,6 +36,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "dump" {
 		os.Exit(dump(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "restore" {
+		os.Exit(restore(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	if len(os.Args) > 1 && os.Args[1] == "import" {
 		os.Exit(importSequences(os.Args[2:], os.Stdout, os.Stderr))
 	}
@@ -259,6 +262,31 @@ func dump(args []string, stdout, stderr io.Writer) int {
 	if len(rep.Skipped) > 0 {
 		return 1
 	}
+	return 0
+}
+
+// restore is "seqd restore -from BACKUP -data DIR -bound N": a new store
+// from a backup, every sequence N increments past its mark in the backup
+// (server.Restore).
+func restore(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("seqd restore", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	from := fl.String("from", "", "the backup (a directory seqd_backup wrote)")
+	dir := fl.String("data", "", "the new store's directory (empty or absent)")
+	bound := fl.Int64("bound", 0, "how many values any sequence may have handed out after the backup (its rate times the time since, with room to spare); required")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if *from == "" || *dir == "" {
+		fmt.Fprintln(stderr, "seqd restore: -from and -data are required")
+		return 2
+	}
+	_, err := server.Restore(context.Background(), *from, *dir, *bound, log.New(stdout, "", 0))
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+
 	return 0
 }
 

@@ -120,6 +120,11 @@ func Open(dir string, o Options) (*Store, error) {
 	if o.WatchInterval <= 0 {
 		o.WatchInterval = time.Second
 	}
+	if _, err := fs.Stat(fs.PathJoin(dir, backupFile)); err == nil {
+		// Its marks are as of the backup: served as it is, it would hand
+		// out again what the original handed out since.
+		return nil, fmt.Errorf("%w: %s is a backup, not a store: make a store of it with seqd restore, which moves every sequence past what the original may have handed out since", ErrMoved, dir)
+	}
 	id, hasID, err := readIdentity(fs, dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: its identity file %s is %v; refusing to start (docs/reliability.md says what to do)", ErrDamaged, fs.PathJoin(dir, identityFile), err)
