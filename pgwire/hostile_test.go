@@ -15,6 +15,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/xdg-go/scram"
+
+	"github.com/seqd/seqd/auth"
+	"github.com/seqd/seqd/engine"
 )
 
 // TestDeepStatementsOverTheWire: statements nested past the parser's
@@ -449,4 +453,83 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestSCRAMNoRoleLeak: on the wire, an unknown role, a role that may not
+// log in and a wrong password go through the same SCRAM exchange (the
+// server's first message with a salt, then the failure after the proof)
+// and end with the same error: the answers do not tell which roles
+// exist.
+func TestSCRAMNoRoleLeak(t *testing.T) {
+	dsn, srv := startServerWith(t, Config{Auth: AuthSCRAM})
+	ctx := context.Background()
+	v, err := auth.NewVerifier("right")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := srv.cfg.Engine
+	if err := eng.PutRole(ctx, engine.Role{Name: "app", Login: true, Verifier: v}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.PutRole(ctx, engine.Role{Name: "nl", Verifier: v}, true); err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.Split(strings.Split(dsn, "@")[1], "/")[0]
+	// exchange runs SCRAM as user with password and describes what the
+	// server answered, step by step.
+	exchange := func(user, password string) string {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		nc.SetDeadline(time.Now().Add(10 * time.Second))
+		fe := pgproto3.NewFrontend(nc, nc)
+		fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": user, "database": "db"}})
+		fe.Flush()
+		var steps []string
+		client, _ := scram.SHA256.NewClient("", password, "")
+		conv := client.NewConversation()
+		for {
+			m, err := fe.Receive()
+			if err != nil {
+				return strings.Join(append(steps, "closed"), " ")
+			}
+			switch m := m.(type) {
+			case *pgproto3.AuthenticationSASL:
+				steps = append(steps, "SASL "+strings.Join(m.AuthMechanisms, ","))
+				first, _ := conv.Step("")
+				fe.Send(&pgproto3.SASLInitialResponse{AuthMechanism: "SCRAM-SHA-256", Data: []byte(first)})
+				fe.Flush()
+			case *pgproto3.AuthenticationSASLContinue:
+				steps = append(steps, "continue")
+				final, err := conv.Step(string(m.Data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fe.Send(&pgproto3.SASLResponse{Data: []byte(final)})
+				fe.Flush()
+			case *pgproto3.ErrorResponse:
+				return strings.Join(append(steps, m.Severity+" "+m.Code+" "+strings.ReplaceAll(m.Message, user, "USER")), " ")
+			case *pgproto3.ReadyForQuery:
+				return strings.Join(append(steps, "ready"), " ")
+			case *pgproto3.ParameterStatus, *pgproto3.BackendKeyData:
+			default:
+				steps = append(steps, fmt.Sprintf("%T", m))
+			}
+		}
+	}
+	wrong := exchange("app", "guess")
+	want := `SASL SCRAM-SHA-256 continue FATAL 28P01 password authentication failed for user "USER"`
+	if wrong != want {
+		t.Fatalf("wrong password: %s\nwant %s", wrong, want)
+	}
+	for _, user := range []string{"nobody", "nl"} {
+		if got := exchange(user, "guess"); got != wrong {
+			t.Errorf("%s: %s\nwrong password: %s", user, got, wrong)
+		}
+	}
+	if got := exchange("app", "right"); got != "SASL SCRAM-SHA-256 continue *pgproto3.AuthenticationSASLFinal *pgproto3.AuthenticationOk ready" {
+		t.Errorf("the right password: %s", got)
+	}
 }
