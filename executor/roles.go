@@ -160,12 +160,9 @@ func (c *compiler) alterRole(st *pg.AlterRoleStmt) (*Prepared, error) {
 		return nil, err
 	}
 	return command(func(ctx context.Context) (*Result, error) {
-		if err := s.checkWritable("ALTER ROLE"); err != nil {
+		r, err := s.roleToAlter(name)
+		if err != nil {
 			return nil, err
-		}
-		r, ok := s.roles().Role(name)
-		if !ok {
-			return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
 		}
 		if err := s.mayAlterRole(r, st.Options); err != nil {
 			return nil, err
@@ -287,12 +284,9 @@ func (c *compiler) alterRoleSet(st *pg.AlterRoleSetStmt) (*Prepared, error) {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of ALTER ROLE ... SET")
 	}
 	return command(func(ctx context.Context) (*Result, error) {
-		if err := s.checkWritable("ALTER ROLE"); err != nil {
+		r, err := s.roleToAlter(name)
+		if err != nil {
 			return nil, err
-		}
-		r, ok := s.roles().Role(name)
-		if !ok {
-			return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
 		}
 		// PostgreSQL 15's AlterRoleSet: superuser roles by superusers;
 		// others by CREATEROLE roles, or the role itself.
@@ -319,4 +313,16 @@ func (c *compiler) alterRoleSet(st *pg.AlterRoleSetStmt) (*Prepared, error) {
 		}
 		return commandResult("ALTER ROLE"), nil
 	}), nil
+}
+
+// roleToAlter is the role ALTER ROLE changes, in a writable transaction.
+func (s *Session) roleToAlter(name string) (engine.Role, error) {
+	if err := s.checkWritable("ALTER ROLE"); err != nil {
+		return engine.Role{}, err
+	}
+	r, ok := s.roles().Role(name)
+	if !ok {
+		return engine.Role{}, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
+	}
+	return r, nil
 }

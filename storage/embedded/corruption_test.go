@@ -337,13 +337,7 @@ func TestLostWritesRefused(t *testing.T) {
 // data (the data removed, the identity left) refuses to start a new
 // store in its place.
 func TestEmptiedDirectoryRefused(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeRecords(t, s)
-	s.Close()
+	dir := writtenStore(t)
 	names, _ := os.ReadDir(dir)
 	for _, n := range names {
 		if n.Name() != identityFile {
@@ -380,13 +374,7 @@ func TestNewerFormatRefused(t *testing.T) {
 // that Open refuses, writes nothing, and reports a whole store's
 // revision and records.
 func TestCheck(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeRecords(t, s)
-	s.Close()
+	dir := writtenStore(t)
 	r, err := Check(dir, nil)
 	if err != nil || !r.Verified || r.Revision != matrixRecords || r.Recorded != matrixRecords || r.Records != matrixRecords || r.Format != storeFormat {
 		t.Fatalf("whole store: %+v, %v", r, err)
@@ -451,4 +439,20 @@ func TestWriteFailureLogged(t *testing.T) {
 	if !strings.Contains(buf.String(), "no space left on device") {
 		t.Fatalf("the failure was not logged:\n%s", buf.String())
 	}
+}
+
+// writtenStore is a directory holding a store of writeRecords' records,
+// closed cleanly.
+func writtenStore(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRecords(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
