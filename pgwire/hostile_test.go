@@ -306,8 +306,8 @@ func TestIdleTimeouts(t *testing.T) {
 
 // TestConnectionSlots: sessions beyond MaxConns-ReservedConns are for
 // superusers (53300 with PostgreSQL's message for others); connections
-// that never start count against twice MaxConns and are refused at once
-// past it, and dropped after AuthTimeout, after which others get in.
+// that never start count against MaxConns, the next is refused at once,
+// and they are dropped after AuthTimeout, after which others get in.
 func TestConnectionSlots(t *testing.T) {
 	dsn, srv := startServerWith(t, Config{MaxConns: 4, ReservedConns: 2, AuthTimeout: 500 * time.Millisecond})
 	ctx := context.Background()
@@ -340,6 +340,9 @@ func TestConnectionSlots(t *testing.T) {
 	if code, msg := pgCode(err); code != "53300" || msg != "remaining connection slots are reserved for non-replication superuser connections" {
 		t.Fatalf("third plain session: %v", err)
 	}
+	for srv.Conns() > 2 { // the refused connection leaves a moment later
+		time.Sleep(time.Millisecond)
+	}
 	for range 2 { // the reserved slots: a superuser's
 		c, err := pgx.Connect(ctx, dsn)
 		if err != nil {
@@ -356,12 +359,15 @@ func TestConnectionSlots(t *testing.T) {
 		c.Close(ctx)
 	}
 	held = nil
+	for srv.Conns() > 0 { // the server sees the closes a moment later
+		time.Sleep(time.Millisecond)
+	}
 
-	// Eight connections that send nothing: the ninth is refused before it
+	// Four connections that send nothing: the fifth is refused before it
 	// sends anything.
 	addr := strings.Split(strings.Split(dsn, "@")[1], "/")[0]
 	var silent []net.Conn
-	for range 8 {
+	for range 4 {
 		nc, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
@@ -373,8 +379,11 @@ func TestConnectionSlots(t *testing.T) {
 			nc.Close()
 		}
 	}()
-	// The server counts a connection once it accepted it: wait for all 8.
-	ninth := func() (string, string) {
+	// The server counts a connection once it accepted it: wait for all 4.
+	for srv.Conns() < 4 {
+		time.Sleep(time.Millisecond)
+	}
+	fifth := func() (string, string) {
 		for deadline := time.Now().Add(5 * time.Second); ; {
 			nc, err := net.Dial("tcp", addr)
 			if err != nil {
@@ -391,8 +400,8 @@ func TestConnectionSlots(t *testing.T) {
 			}
 		}
 	}
-	if code, msg := ninth(); code != "53300" || msg != "sorry, too many clients already" {
-		t.Fatalf("ninth connection: %s %s", code, msg)
+	if code, msg := fifth(); code != "53300" || msg != "sorry, too many clients already" {
+		t.Fatalf("fifth connection: %s %s", code, msg)
 	}
 	// After AuthTimeout the silent ones are gone and a session gets in.
 	deadline := time.Now().Add(10 * time.Second)

@@ -51,12 +51,10 @@ type Config struct {
 	// idle_in_transaction_session_timeout, idle_session_timeout, ...), as
 	// postgresql.conf sets PostgreSQL's.
 	SessionDefaults map[string]string
-	// MaxConns bounds sessions: one more is refused with SQLSTATE 53300
-	// after its startup message. Connections still starting (before
-	// their session, at most AuthTimeout each) count too: past twice
-	// MaxConns in all, a new connection is refused at once, before it
-	// has sent anything (PostgreSQL's postmaster bounds its children the
-	// same way). Default 10000.
+	// MaxConns bounds connections, every one counted from the moment it
+	// is accepted (those still starting, at most AuthTimeout each, too):
+	// one more is refused with SQLSTATE 53300 at once, before it has sent
+	// anything. Default 10000.
 	MaxConns int
 	// ReservedConns of the MaxConns sessions are for superusers only
 	// (PostgreSQL's superuser_reserved_connections). Default 3; negative
@@ -196,8 +194,8 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // track makes a connection of nc, counted until serveConn ends; nil (and
-// nc closed) once the server is shutting down (down) or when twice
-// MaxConns connections are open (told so first).
+// nc closed) once the server is shutting down (down) or when MaxConns
+// connections are open (told so first).
 func (s *Server) track(nc net.Conn) (c *conn, down bool) {
 	w := nc
 	if s.cfg.IdleTimeout > 0 {
@@ -211,7 +209,7 @@ func (s *Server) track(nc net.Conn) (c *conn, down bool) {
 		nc.Close()
 		return nil, true
 	}
-	if len(s.conns) >= 2*s.cfg.MaxConns {
+	if len(s.conns) >= s.cfg.MaxConns {
 		// Refused before anything is read: a flood of connections that
 		// never start holds no more than this many descriptors.
 		refused := c
