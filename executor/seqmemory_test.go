@@ -1,6 +1,14 @@
 package executor
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/sql"
+)
 
 func TestSeqMemory(t *testing.T) {
 	var s seqMemory
@@ -22,5 +30,38 @@ func TestSeqMemory(t *testing.T) {
 	s.Setval(2, 7)
 	if _, v, _ := s.Lastval(); v != 7 {
 		t.Fatalf("lastval after setval of its sequence = %d", v)
+	}
+}
+
+// TestPlanCacheBytes: a session's plan cache stays within its byte
+// bound however many distinct large statements it runs.
+func TestPlanCacheBytes(t *testing.T) {
+	s, err := NewSession(Config{Engine: testenv.MemEngine(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 200 {
+		q := fmt.Sprintf("select %d in (", i) + strings.Repeat("1,", 2000) + "1)"
+		st, err := sql.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st[0].Cost == 0 {
+			t.Fatal("a cached statement without its cost")
+		}
+		p, err := s.PrepareCached(&st[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Execute(ctx, p, nil); err != nil {
+			t.Fatal(err)
+		}
+		if s.planBytes > maxPlanBytes {
+			t.Fatalf("after %d statements the plans hold %d bytes, over %d", i+1, s.planBytes, maxPlanBytes)
+		}
+	}
+	if len(s.plans) == 0 {
+		t.Fatal("no plan cached")
 	}
 }

@@ -77,6 +77,7 @@ type Session struct {
 	tx              txState
 	cursors         map[string]*cursor
 	plans           map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
+	planBytes       int64                   // the plans' trees' estimated size
 	// pathVersion counts setting changes: with the engine's catalog
 	// version it says when a name may resolve differently.
 	pathVersion uint64
@@ -359,8 +360,13 @@ func (s *Session) Prepare(st *sql.Statement, paramOIDs []uint32) (*Prepared, err
 	return p, nil
 }
 
-// maxPlans bounds the simple-protocol plan cache of one session.
-const maxPlans = 256
+// maxPlans and maxPlanBytes bound the simple-protocol plan cache of one
+// session: by count, and by the estimated size of the statements' trees
+// (a plan is built from its tree and is about its size).
+const (
+	maxPlans     = 256
+	maxPlanBytes = 8 << 20
+)
 
 // PrepareCached is Prepare for statements without parameters (the simple
 // protocol): a statement seen before reuses its plan.
@@ -384,10 +390,12 @@ func (s *Session) PrepareCached(st *sql.Statement) (*Prepared, error) {
 	if s.plans == nil {
 		s.plans = map[*pg.Node]cachedPlan{}
 	}
-	if len(s.plans) >= maxPlans {
+	if len(s.plans) >= maxPlans || s.planBytes+st.Cost > maxPlanBytes {
 		clear(s.plans)
+		s.planBytes = 0
 	}
 	s.plans[st.Node] = cachedPlan{p: p, epoch: epoch}
+	s.planBytes += st.Cost
 	return p, nil
 }
 

@@ -802,6 +802,7 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 			s.pathVersion++
 			clear(s.cursors)
 			clear(s.plans)
+			s.planBytes = 0
 			s.discardSequences()
 			s.dropTemp()
 			return &Result{Tag: "DISCARD ALL", DeallocateAll: true}, nil
@@ -819,6 +820,7 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 	case pg.DiscardMode_DISCARD_PLANS:
 		return command(func(context.Context) (*Result, error) {
 			clear(s.plans)
+			s.planBytes = 0
 			return commandResult("DISCARD PLANS"), nil
 		}), nil
 	}

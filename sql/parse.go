@@ -24,6 +24,11 @@ type Statement struct {
 	// before running any statement of the string.
 	Notices []Notice
 
+	// Cost estimates the memory the statement's tree holds (set when the
+	// parse cache keeps it; 0 otherwise), for caches of what is built
+	// from it.
+	Cost int64
+
 	// sent and back: when Query is the shapes' rewrite of the text the
 	// client sent, that text, and the map of Query's byte offsets to it.
 	sent string
@@ -209,8 +214,9 @@ func (c *parseCache) put(q string, st []Statement) {
 		return
 	}
 	cost := int64(len(q)) + 256
-	for _, s := range st {
-		cost += treeFactor * int64(proto.Size(s.Node))
+	for i := range st {
+		st[i].Cost = treeFactor * int64(proto.Size(st[i].Node))
+		cost += st[i].Cost
 	}
 	if cost > cacheBytes/16 {
 		return // one statement may not take a sixteenth of the cache
