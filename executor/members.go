@@ -40,15 +40,7 @@ func (s *Session) rolesOf(role string) []string {
 // isMemberOf reports whether member is role or a member of it, directly
 // or not (superusers are members of every role).
 func (s *Session) isMemberOf(member, role string) bool {
-	if s.isSuperuser(member) {
-		return true
-	}
-	for _, r := range s.rolesOf(member) {
-		if r == role {
-			return true
-		}
-	}
-	return false
+	return s.isSuperuser(member) || s.isMemberOfNoSuper(member, role)
 }
 
 // hasPrivsOfRole reports whether the current user holds role's

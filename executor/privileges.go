@@ -42,6 +42,24 @@ func (s *Session) isSuperuser(role string) bool {
 	return role != s.cfg.User || !s.userWasRole
 }
 
+// sequencePrivileges are role's privileges on n in eng: its own and those
+// of every role it is a member of (SUPERUSER is the role's own, not
+// inherited by its members); PUBLIC's alone for engine.Public.
+func (s *Session) sequencePrivileges(eng catalog, n engine.Name, role string) (engine.Privs, error) {
+	if role == engine.Public {
+		return eng.Privileges(n, role, false)
+	}
+	var p engine.Privs
+	for _, r := range s.rolesOf(role) {
+		q, err := eng.Privileges(n, r, r == role && s.isSuperuser(r))
+		if err != nil {
+			return 0, err
+		}
+		p |= q
+	}
+	return p, nil
+}
+
 // privilegesOn are the session user's privileges on n, cached for the
 // last sequence until a role, an ACL or a name changes.
 func (s *Session) privilegesOn(n engine.Name) (engine.Privs, error) {
@@ -53,14 +71,9 @@ func (s *Session) privilegesOn(n engine.Name) (engine.Privs, error) {
 	if c.ok && c.n == n && c.eng == eng && c.ver == ver {
 		return c.p, nil
 	}
-	var p engine.Privs
-	for _, role := range s.rolesOf(s.cfg.User) { // its own and its roles'
-		// SUPERUSER is the role's own, not inherited by its members.
-		q, err := eng.Privileges(n, role, role == s.cfg.User && s.isSuperuser(role))
-		if err != nil {
-			return 0, err
-		}
-		p |= q
+	p, err := s.sequencePrivileges(eng, n, s.cfg.User)
+	if err != nil {
+		return 0, err
 	}
 	*c = privCache{n: n, eng: eng, ver: ver, p: p, ok: true}
 	return p, nil
@@ -257,17 +270,9 @@ func hasSequencePrivilege(e *env, a []Datum) (Datum, error) {
 		return Null, err
 	}
 	su := role != engine.Public && s.isSuperuser(role)
-	roles := []string{role}
-	if role != engine.Public {
-		roles = s.rolesOf(role) // its own and its roles'
-	}
-	var p engine.Privs
-	for _, r := range roles {
-		q, err := s.engFor(n).Privileges(n, r, r == role && su)
-		if err != nil {
-			return Null, err
-		}
-		p |= q
+	p, err := s.sequencePrivileges(s.engFor(n), n, role)
+	if err != nil {
+		return Null, err
 	}
 	acl, err := s.engFor(n).ACL(n)
 	if err != nil {

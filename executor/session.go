@@ -116,8 +116,8 @@ func NewSession(cfg Config) (*Session, error) {
 	if s.cfg.Database == "" {
 		s.cfg.Database = s.cfg.User
 	}
-	_, s.userWasRole = s.eng.Role(s.cfg.User)
-	s.loginUser = s.cfg.User
+	role, isRole := s.eng.Role(s.cfg.User)
+	s.userWasRole, s.loginUser = isRole, s.cfg.User
 	// As PostgreSQL, after authentication: CONNECT on the database.
 	if s.databasePrivileges(s.cfg.User)&engine.PrivConnect == 0 {
 		return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for database \"%s\"", s.cfg.Database).
@@ -135,10 +135,8 @@ func NewSession(cfg Config) (*Session, error) {
 	// The role's own defaults (ALTER ROLE ... SET), then the client's
 	// startup parameters over them, as PostgreSQL applies them. A value
 	// that no longer checks is skipped, as PostgreSQL warns and goes on.
-	if r, ok := s.eng.Role(s.cfg.User); ok {
-		for _, st := range r.Settings {
-			s.settings.set(st.Name, st.Value, false)
-		}
+	for _, st := range role.Settings {
+		s.settings.set(st.Name, st.Value, false)
 	}
 	for k, v := range cfg.Params {
 		if k == "options" {

@@ -173,27 +173,7 @@ func TestCorruptionMatrix(t *testing.T) {
 		},
 		// A crash once the identity file has caught up with the
 		// revision: only what was synced survives, all of it in the log.
-		"crash": func(t *testing.T) vfs.FS {
-			fs := vfs.NewCrashableMem()
-			s, err := Open(dir, Options{FS: fs, WatchInterval: time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
-			writeRecords(t, s)
-			for deadline := time.Now().Add(10 * time.Second); ; {
-				id, _, err := readIdentity(fs, dir)
-				if err == nil && id.revision == matrixRecords {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the identity file never reached revision %d: %+v %v", matrixRecords, id, err)
-				}
-				time.Sleep(time.Millisecond)
-			}
-			clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
-			s.Close()
-			return clone
-		},
+		"crash": func(t *testing.T) vfs.FS { return crashedStore(t, dir) },
 	}
 	covered := map[string]int{}
 	refused, whole := 0, 0
@@ -296,20 +276,7 @@ func TestFlippedLogAfterCleanStop(t *testing.T) {
 // identity file the same files open with the writes missing.
 func TestLostWritesRefused(t *testing.T) {
 	const dir = "db"
-	fs := vfs.NewCrashableMem()
-	s, err := Open(dir, Options{FS: fs, WatchInterval: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeRecords(t, s)
-	for {
-		if id, _, _ := readIdentity(fs, dir); id.revision == matrixRecords {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-	clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
-	s.Close()
+	clone := crashedStore(t, dir)
 	names, _ := clone.List(dir)
 	for _, n := range names {
 		if strings.HasSuffix(n, ".log") {
@@ -323,7 +290,7 @@ func TestLostWritesRefused(t *testing.T) {
 		t.Fatalf("Open of a store that lost its log: %v, want ErrDamaged", err)
 	}
 	unprotected.Remove(unprotected.PathJoin(dir, identityFile))
-	s, err = Open(dir, Options{FS: unprotected})
+	s, err := Open(dir, Options{FS: unprotected})
 	if err != nil {
 		t.Fatalf("without the identity file: %v", err)
 	}
@@ -455,4 +422,30 @@ func writtenStore(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// crashedStore is what a crash leaves of a store of writeRecords' records
+// in dir on a crashable file system, once its identity file has caught up
+// with the revision: only what was synced, all of it in the log.
+func crashedStore(t *testing.T, dir string) vfs.FS {
+	t.Helper()
+	fs := vfs.NewCrashableMem()
+	s, err := Open(dir, Options{FS: fs, WatchInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRecords(t, s)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		id, _, err := readIdentity(fs, dir)
+		if err == nil && id.revision == matrixRecords {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the identity file never reached revision %d: %+v %v", matrixRecords, id, err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
+	s.Close()
+	return clone
 }

@@ -223,7 +223,7 @@ func openPebble(fs vfs.FS, dir string, o Options, readOnly bool) (s *Store, err 
 		_, err = s.getUint(ownerKey)
 	}
 	if err == nil {
-		err = s.verify()
+		err = s.verify(rev)
 	}
 	if err == nil {
 		s.mu.Lock()
@@ -239,12 +239,8 @@ func openPebble(fs vfs.FS, dir string, o Options, readOnly bool) (s *Store, err 
 }
 
 // verify reads every record, checking each block's checksum on the way,
-// and that no record is newer than the store's revision.
-func (s *Store) verify() error {
-	rev, err := s.getUint(revKey)
-	if err != nil {
-		return err
-	}
+// and that no record is newer than the store's revision rev.
+func (s *Store) verify(rev uint64) error {
 	it, err := s.db.NewIter(nil)
 	if err != nil {
 		return err
