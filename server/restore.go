@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/seqd/seqd/engine"
@@ -42,10 +41,7 @@ func Restore(ctx context.Context, from, dir string, bound int64, logger *log.Log
 		return rep, err
 	}
 	os.Remove(dir) // empty, if it exists
-	if out, err := exec.Command("cp", "-r", from, dir).CombinedOutput(); err != nil {
-		return rep, fmt.Errorf("seqd restore: copy: %v: %s", err, out)
-	}
-	if err := os.Remove(filepath.Join(dir, "BACKUP-SEQD")); err != nil {
+	if err := embedded.CopyBackup(from, dir); err != nil {
 		return rep, err
 	}
 	st, err := embedded.Open(dir, embedded.Options{})

@@ -319,6 +319,17 @@ func (s *Store) Checkpoint(dir string) error {
 	return os.WriteFile(filepath.Join(dir, backupFile), []byte(b), 0o600)
 }
 
+// CopyBackup copies the store files of the backup in from into dir
+// (which must not exist), leaving out what marks it as a backup: what
+// seqd restore opens and moves on.
+func CopyBackup(from, dir string) error {
+	isMark := func(path string) bool { return filepath.Base(path) == backupFile }
+	if ok, err := vfs.Clone(vfs.Default, vfs.Default, from, dir, vfs.CloneSkip(isMark)); err != nil || !ok {
+		return fmt.Errorf("seqd: copy the backup %s: %v", from, err)
+	}
+	return nil
+}
+
 // IsBackup reports whether dir holds a finished backup.
 func IsBackup(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, backupFile))
