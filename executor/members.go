@@ -205,6 +205,34 @@ func (s *Session) dropMemberships(ctx context.Context, role string) error {
 	return nil
 }
 
+// checkIdentitySetting checks SET SESSION AUTHORIZATION and SET ROLE,
+// the settings that change who the session is; others pass.
+func (s *Session) checkIdentitySetting(name, value string) error {
+	switch name {
+	case "session_authorization":
+		return s.checkSessionAuthorization(value)
+	case "role":
+		return s.checkSetRole(value)
+	}
+	return nil
+}
+
+// checkSessionAuthorization is PostgreSQL 15's SetSessionAuthorization:
+// only a session that authenticated as a superuser may become another
+// user.
+func (s *Session) checkSessionAuthorization(user string) error {
+	if user == s.loginUser {
+		return nil
+	}
+	if _, ok := s.roles().Role(user); !ok {
+		return sql.Errorf(sql.InvalidParameterValue, "role \"%s\" does not exist", user)
+	}
+	if !s.loginIsSuperuser() {
+		return sql.Errorf(sql.InsufficientPrivilege, "permission denied to set session authorization \"%s\"", user)
+	}
+	return nil
+}
+
 // checkSetRole is SET ROLE's check: the role exists, and the session's
 // user (who authenticated, or became by SET SESSION AUTHORIZATION) is a
 // member of it or a superuser.

@@ -389,12 +389,17 @@ func (s *Session) PrepareCached(st *sql.Statement) (*Prepared, error) {
 		s.plans = map[*pg.Node]cachedPlan{}
 	}
 	if len(s.plans) >= maxPlans || s.planBytes+st.Cost > maxPlanBytes {
-		clear(s.plans)
-		s.planBytes = 0
+		s.clearPlans()
 	}
 	s.plans[st.Node] = cachedPlan{p: p, epoch: epoch}
 	s.planBytes += st.Cost
 	return p, nil
+}
+
+// clearPlans empties the plan cache.
+func (s *Session) clearPlans() {
+	clear(s.plans)
+	s.planBytes = 0
 }
 
 // cachedPlan is a plan and the epoch it was compiled in.

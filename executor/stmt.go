@@ -736,20 +736,8 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 				}
 				return commandResult("SET"), nil
 			}
-			if name == "session_authorization" && value != s.loginUser {
-				// PostgreSQL 15's SetSessionAuthorization: only a session
-				// that authenticated as a superuser may become another user.
-				if _, ok := s.roles().Role(value); !ok {
-					return nil, sql.Errorf(sql.InvalidParameterValue, "role \"%s\" does not exist", value)
-				}
-				if !s.loginIsSuperuser() {
-					return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to set session authorization \"%s\"", value)
-				}
-			}
-			if name == "role" {
-				if err := s.checkSetRole(value); err != nil {
-					return nil, err
-				}
+			if err := s.checkIdentitySetting(name, value); err != nil {
+				return nil, err
 			}
 			if err := s.setSetting(name, value, st.IsLocal); err != nil {
 				return nil, err
@@ -801,8 +789,7 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 			s.syncUser()
 			s.pathVersion++
 			clear(s.cursors)
-			clear(s.plans)
-			s.planBytes = 0
+			s.clearPlans()
 			s.discardSequences()
 			s.dropTemp()
 			return &Result{Tag: "DISCARD ALL", DeallocateAll: true}, nil
@@ -819,8 +806,7 @@ func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
 		}), nil
 	case pg.DiscardMode_DISCARD_PLANS:
 		return command(func(context.Context) (*Result, error) {
-			clear(s.plans)
-			s.planBytes = 0
+			s.clearPlans()
 			return commandResult("DISCARD PLANS"), nil
 		}), nil
 	}
