@@ -117,7 +117,8 @@ func formatBytes(n int64) string {
 }
 
 // The session's time limits, PostgreSQL's settings of the same names
-// (0: none), read at every statement or message: cached by their text.
+// (0: none), read at every statement or message: parsed again only when
+// a setting changed (pathVersion counts every change).
 const (
 	statementTimeout = iota
 	lockTimeout
@@ -127,19 +128,21 @@ const (
 
 var timeoutSettings = [...]string{"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "idle_session_timeout"}
 
-type timeoutCache [len(timeoutSettings)]struct {
-	text string
-	d    time.Duration
+type timeoutCache struct {
+	valid   bool
+	version uint64 // the pathVersion d was read at
+	d       [len(timeoutSettings)]time.Duration
 }
 
 func (s *Session) timeout(which int) time.Duration {
-	v := s.settings.get(timeoutSettings[which])
-	c := &s.timeouts[which]
-	if v != c.text {
-		c.text = v
-		c.d, _ = parseDuration(v, time.Millisecond)
+	c := &s.timeouts
+	if !c.valid || c.version != s.pathVersion {
+		for i, name := range timeoutSettings {
+			c.d[i], _ = parseDuration(s.settings.get(name), time.Millisecond)
+		}
+		c.valid, c.version = true, s.pathVersion
 	}
-	return c.d
+	return c.d[which]
 }
 
 // StatementTimeout is the session's statement_timeout: how long one

@@ -15,8 +15,9 @@ import (
 // (without reading: MSG_PEEK, MSG_DONTWAIT); a socket closed by its peer
 // cancels the message's context with errClientGone, so the statement
 // stops at its next check (budget.go in the executor). One timer per
-// connection, reset per message: an ordinary statement that ends sooner
-// costs a timer reset and stop.
+// connection, reset for each message that runs a statement (a Query, an
+// Execute): an ordinary statement that ends sooner costs a reset and a
+// stop; the protocol's other messages cost nothing.
 
 const aliveInterval = time.Second
 

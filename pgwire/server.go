@@ -433,15 +433,27 @@ func (c *conn) stop() {
 // new one. Both happen under one lock, so a cancel that finds the
 // connection busy always reaches the context the message uses. stopping
 // reports a shutdown.
-func (c *conn) begin() (ctx context.Context, stopping bool) {
+func (c *conn) begin(statement bool) (ctx context.Context, stopping bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.busy = true
 	if c.ctx == nil || done(c.ctx) {
 		c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	}
-	c.watchAliveLocked()
+	if statement {
+		c.watchAliveLocked()
+	}
 	return c.ctx, c.stopping
+}
+
+// runsStatement reports whether msg runs a statement, which may run long
+// enough for its client to leave (alive.go): a Query or an Execute.
+func runsStatement(msg pgproto3.FrontendMessage) bool {
+	switch msg.(type) {
+	case *pgproto3.Query, *pgproto3.Execute:
+		return true
+	}
+	return false
 }
 
 // done reports whether ctx is cancelled, without the lock ctx.Err takes.
@@ -499,7 +511,7 @@ func (c *conn) serve() {
 		msg, err := c.be.Receive()
 		// Shutting down: a request under way (extended-protocol messages
 		// up to their Sync) is finished; no new one is started.
-		ctx, stopping := c.begin()
+		ctx, stopping := c.begin(runsStatement(msg))
 		if stopping && (err != nil || !c.inRequest) {
 			c.terminate()
 			return
