@@ -10,42 +10,58 @@ import (
 
 // A client that goes away while its statement runs should not leave the
 // statement running: PostgreSQL 14's client_connection_check_interval
-// looks at the socket now and then, and so does seqd. While a message
-// has been executing for aliveInterval, a timer peeks at the socket
-// (without reading: MSG_PEEK, MSG_DONTWAIT); a socket closed by its peer
-// cancels the message's context with errClientGone, so the statement
-// stops at its next check (budget.go in the executor). One timer per
-// connection, reset for each message that runs a statement (a Query, an
-// Execute): an ordinary statement that ends sooner costs a reset and a
-// stop; the protocol's other messages cost nothing.
+// looks at the socket now and then, and so does seqd. Once every
+// aliveInterval one goroutine of the server (sweepAlive) looks at every
+// connection; one still running the same statement (a Query or an
+// Execute) as at its last look has run for at least aliveInterval, and
+// its socket is peeked at (without reading: MSG_PEEK, MSG_DONTWAIT). A
+// socket closed by its peer cancels the statement's context with
+// errClientGone, so the statement stops at its next check (budget.go in
+// the executor), between one and two intervals after the client left.
+// A statement costs one increment under the lock begin takes anyway.
 
 const aliveInterval = time.Second
 
 var errClientGone = errors.New("the client closed its connection")
 
-// watchAlive arms the liveness check for the message begun under ctx.
-// REQUIRES: c.mu held.
-func (c *conn) watchAliveLocked() {
-	if c.alive == nil {
-		c.alive = time.AfterFunc(aliveInterval, c.checkAlive)
-		return
+// sweepAlive checks the connections' clients every aliveInterval until
+// the server shuts down.
+func (s *Server) sweepAlive() {
+	t := time.NewTicker(aliveInterval)
+	defer t.Stop()
+	var conns []*conn
+	for {
+		select {
+		case <-s.stopSweep:
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		conns = conns[:0]
+		for c := range s.conns {
+			conns = append(conns, c)
+		}
+		s.mu.Unlock()
+		for _, c := range conns {
+			if nc, long := c.runningLong(); long && peerClosed(nc) {
+				c.mu.Lock()
+				if c.busy && c.statement && c.ctx != nil {
+					c.cancel(errClientGone)
+				}
+				c.mu.Unlock()
+			}
+		}
 	}
-	c.alive.Reset(aliveInterval)
 }
 
-// checkAlive cancels the running message if the client has gone, or looks
-// again later.
-func (c *conn) checkAlive() {
+// runningLong reports whether c has run the same statement since the
+// sweeper's last look, with its connection, and notes what it runs now.
+func (c *conn) runningLong() (net.Conn, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.busy || c.ctx == nil || done(c.ctx) {
-		return
-	}
-	if peerClosed(c.nc) {
-		c.cancel(errClientGone)
-		return
-	}
-	c.alive.Reset(aliveInterval)
+	long := c.busy && c.statement && c.runs == c.seenRuns && c.ctx != nil && !done(c.ctx)
+	c.seenRuns = c.runs
+	return c.nc, long
 }
 
 // peerClosed reports whether nc's peer closed it: a read would return
@@ -71,12 +87,4 @@ func peerClosed(nc net.Conn) bool {
 		return true
 	})
 	return closed
-}
-
-// stopAlive disarms the check when a message ends.
-// REQUIRES: c.mu held.
-func (c *conn) stopAliveLocked() {
-	if c.alive != nil {
-		c.alive.Stop()
-	}
 }

@@ -112,6 +112,10 @@ type Server struct {
 	byPID    map[uint32]*conn // for CancelRequest
 	shutdown bool
 	wg       sync.WaitGroup
+	// sweeping starts sweepAlive with the first Serve; stopSweep ends it
+	// at Shutdown (alive.go).
+	sweeping  sync.Once
+	stopSweep chan struct{}
 }
 
 // SetAuth changes how connections that start from now on authenticate
@@ -141,7 +145,7 @@ func NewServer(cfg Config) *Server {
 	if cfg.AuthTimeout <= 0 {
 		cfg.AuthTimeout = 10 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}, byPID: map[uint32]*conn{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}, byPID: map[uint32]*conn{}, stopSweep: make(chan struct{})}
 	if s.log == nil {
 		s.log = log.Default()
 	}
@@ -158,6 +162,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.ln = append(s.ln, ln)
 	s.mu.Unlock()
+	s.sweeping.Do(func() { go s.sweepAlive() })
 	var backoff time.Duration
 	for {
 		nc, err := ln.Accept()
@@ -254,6 +259,9 @@ func (s *Server) Conns() int {
 // are closed, and Shutdown then returns ErrConnectionsCut.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
+	if !s.shutdown {
+		close(s.stopSweep)
+	}
 	s.shutdown = true
 	for _, ln := range s.ln {
 		ln.Close()
@@ -359,12 +367,16 @@ type conn struct {
 	pid    uint32 // BackendKeyData: what a CancelRequest names
 	secret [4]byte
 
-	mu       sync.Mutex
-	alive    *time.Timer // checks that the client is still there while a message runs (alive.go)
-	busy     bool        // executing a message: shutdown waits for it
-	stopping bool
-	ctx      context.Context // the running message's; canceled by a CancelRequest or a shutdown's deadline
-	cancel   context.CancelCauseFunc
+	mu   sync.Mutex
+	busy bool // executing a message: shutdown waits for it
+	// statement: the message executing runs a statement; runs counts
+	// them, seenRuns is the count at the liveness sweep's last look
+	// (alive.go).
+	statement      bool
+	runs, seenRuns uint64
+	stopping       bool
+	ctx            context.Context // the running message's; canceled by a CancelRequest or a shutdown's deadline
+	cancel         context.CancelCauseFunc
 
 	stmts   map[string]*prepared
 	portals map[string]*portal
@@ -440,8 +452,9 @@ func (c *conn) begin(statement bool) (ctx context.Context, stopping bool) {
 	if c.ctx == nil || done(c.ctx) {
 		c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	}
+	c.statement = statement
 	if statement {
-		c.watchAliveLocked()
+		c.runs++
 	}
 	return c.ctx, c.stopping
 }
@@ -471,7 +484,6 @@ func (c *conn) end() (stopping bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.busy = false
-	c.stopAliveLocked()
 	return c.stopping
 }
 
