@@ -245,3 +245,20 @@ func (e *Engine) Privileges(n Name, role string, superuser bool) (Privs, error) 
 // that callers may cache privileges (together with CatalogVersion, which
 // changes when names do).
 func (e *Engine) AuthVersion() uint64 { return e.authVersion.Load() }
+
+// Names reports whether the ACL names role, as owner or grantee.
+func (a ACL) Names(role string) bool {
+	_, granted := a.Grants[role]
+	return a.Owner == role || granted
+}
+
+// RenameRole makes the ACL name to wherever it named from.
+func (a *ACL) RenameRole(from, to string) {
+	if a.Owner == from {
+		a.Owner = to
+	}
+	if p, ok := a.Grants[from]; ok {
+		delete(a.Grants, from)
+		a.Grants[to] |= p
+	}
+}

@@ -269,3 +269,70 @@ func TestNewerRecords(t *testing.T) {
 		t.Fatalf("role record of version 2: %v", err)
 	}
 }
+
+// TestRoleRenameDurable: a renamed role keeps, after a reopen, what every
+// record named it in: sequences it owns and was granted, a schema, the
+// database, and other roles' memberships; the old name is gone from all.
+func TestRoleRenameDurable(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	for _, r := range []Role{{Name: "alice", Login: true}, {Name: "grp"}, {Name: "bob", MemberOf: []Membership{{Role: "alice", Admin: true}}}} {
+		if err := e.PutRole(ctx, r, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owned, granted := mustName(t, "owned"), mustName(t, "granted")
+	if _, err := e.CreateWith(ctx, owned, alloc.Spec{}, CreateOptions{Owner: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateWith(ctx, granted, alloc.Spec{}, CreateOptions{Owner: "grp"}); err != nil {
+		t.Fatal(err)
+	}
+	grant := func(a *ACL) error { a.Grants["alice"] |= PrivUsage; return nil }
+	if err := e.UpdateACL(ctx, granted, grant); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.UpdateSchemaACL(ctx, "public", grant); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.UpdateDatabaseACL(ctx, grant); err != nil {
+		t.Fatal(err)
+	}
+	before := e.AuthVersion()
+	if err := e.RenameRole(ctx, "alice", "alicia"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.RenameRole(ctx, "alice", "x"); !errors.Is(err, ErrNoRole) {
+		t.Fatalf("renaming a role that is gone: %v", err)
+	}
+	if err := e.RenameRole(ctx, "alicia", "grp"); !errors.Is(err, ErrRoleExists) {
+		t.Fatalf("renaming onto a role: %v", err)
+	}
+	renames, now := e.RoleRenamesSince(before)
+	if len(renames) != 1 || renames[0].From != "alice" || renames[0].To != "alicia" || now != e.AuthVersion() {
+		t.Fatalf("renames since %d: %+v (now %d)", before, renames, now)
+	}
+	e.Close()
+	e = openFS(t, fs)
+	if _, ok := e.Role("alice"); ok {
+		t.Fatal("the old name is still a role")
+	}
+	if r, ok := e.Role("alicia"); !ok || !r.Login {
+		t.Fatalf("renamed role: %+v, %v", r, ok)
+	}
+	if r, _ := e.Role("bob"); len(r.MemberOf) != 1 || r.MemberOf[0] != (Membership{Role: "alicia", Admin: true}) {
+		t.Fatalf("bob's memberships: %+v", r.MemberOf)
+	}
+	if a, _ := e.ACL(owned); a.Owner != "alicia" || a.Names("alice") {
+		t.Fatalf("owned: %+v", a)
+	}
+	if a, _ := e.ACL(granted); a.Grants["alicia"] != PrivUsage || a.Names("alice") {
+		t.Fatalf("granted: %+v", a)
+	}
+	if a, _ := e.SchemaACL("public"); a.Grants["alicia"] != PrivUsage || a.Names("alice") {
+		t.Fatalf("schema: %+v", a)
+	}
+	if a := e.DatabaseACL(); a.Grants["alicia"] != PrivUsage || a.Names("alice") {
+		t.Fatalf("database: %+v", a)
+	}
+}

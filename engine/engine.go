@@ -166,6 +166,10 @@ type Engine struct {
 	// roles are who may connect; roleMu serializes their writes.
 	roles  map[string]Role
 	roleMu sync.Mutex
+	// renames are the latest role renames (RoleRenamesSince); renameMu
+	// guards them and orders them with authVersion.
+	renames  []RoleRename
+	renameMu sync.Mutex
 	// commentMu serializes the writes of comment records: each expects
 	// the revision the one before it left (a conflict would fail the
 	// whole group commit it rides in).

@@ -250,3 +250,59 @@ func (e *Engine) DropRole(ctx context.Context, name string) error {
 	e.authVersion.Add(1)
 	return nil
 }
+
+// RenameRole renames a role, and every record naming it, as a
+// transaction of its own (Txn.RenameRole).
+func (e *Engine) RenameRole(ctx context.Context, from, to string) error {
+	t := e.Begin()
+	defer t.Rollback()
+	if err := t.RenameRole(ctx, from, to); err != nil {
+		return err
+	}
+	return t.Commit(ctx)
+}
+
+// RoleRename is a role renamed from one name to another, committed when
+// AuthVersion became Version.
+type RoleRename struct {
+	From, To string
+	Version  uint64
+}
+
+// maxRenames bounds the renames kept for sessions to follow: one that
+// misses a rename of its own role (more than this many renames since its
+// last statement) finds its role gone, and with it its privileges.
+const maxRenames = 1024
+
+// bumpAuth advances AuthVersion for a commit, noting its renames.
+func (e *Engine) bumpAuth(renames []RoleRename) {
+	if len(renames) == 0 {
+		e.authVersion.Add(1)
+		return
+	}
+	e.renameMu.Lock()
+	defer e.renameMu.Unlock()
+	v := e.authVersion.Add(1)
+	for _, r := range renames {
+		r.Version = v
+		e.renames = append(e.renames, r)
+	}
+	if over := len(e.renames) - maxRenames; over > 0 {
+		e.renames = append(e.renames[:0:0], e.renames[over:]...)
+	}
+}
+
+// RoleRenamesSince lists the roles renamed after AuthVersion was since,
+// in order, and the AuthVersion they bring the caller to: sessions follow
+// their roles through renames by the names they hold.
+func (e *Engine) RoleRenamesSince(since uint64) ([]RoleRename, uint64) {
+	e.renameMu.Lock()
+	defer e.renameMu.Unlock()
+	var out []RoleRename
+	for _, r := range e.renames {
+		if r.Version > since {
+			out = append(out, r)
+		}
+	}
+	return out, e.authVersion.Load()
+}

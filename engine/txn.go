@@ -49,6 +49,7 @@ type Txn struct {
 	dbACL      *ACL
 	roles      map[string]*Role       // roles created or changed (nil: dropped)
 	roleRevs   map[string]storage.Rev // each changed role's revision when first touched (0: absent)
+	renames    []RoleRename           // roles renamed, in order
 	locked     []*seq                 // committed sequences whose lock it holds
 	names      []string               // name locks it holds
 	done       chan struct{}          // closed when it ends
@@ -977,8 +978,9 @@ type Savepoint struct {
 	schemaACLs map[string]ACL
 	dbACL      *ACL
 	roles      map[string]*Role
-	// nLocked and nNames: how many locks the transaction held.
-	nLocked, nNames int
+	// nLocked and nNames: how many locks the transaction held; nRenames,
+	// how many roles it had renamed.
+	nLocked, nNames, nRenames int
 }
 
 func cloneMap[K comparable, V any](m map[K]V) map[K]V {
@@ -993,7 +995,7 @@ func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 func (t *Txn) Savepoint() Savepoint {
 	return Savepoint{entries: cloneMap(t.entries), hidden: cloneMap(t.hidden), comments: cloneMap(t.comments), acls: cloneACLs(t.acls),
 		schemas: cloneMap(t.schemas), schemaACLs: cloneACLs(t.schemaACLs), dbACL: t.dbACL, roles: cloneMap(t.roles),
-		nLocked: len(t.locked), nNames: len(t.names)}
+		nLocked: len(t.locked), nNames: len(t.names), nRenames: len(t.renames)}
 }
 
 // cloneACLs copies m and the ACLs in it. (A stored ACL is replaced,
@@ -1013,6 +1015,7 @@ func cloneACLs[K comparable](m map[K]ACL) map[K]ACL {
 func (t *Txn) RollbackTo(sp Savepoint) {
 	t.entries, t.hidden, t.comments, t.schemas, t.roles = cloneMap(sp.entries), cloneMap(sp.hidden), cloneMap(sp.comments), cloneMap(sp.schemas), cloneMap(sp.roles)
 	t.acls, t.schemaACLs, t.dbACL = cloneACLs(sp.acls), cloneACLs(sp.schemaACLs), sp.dbACL
+	t.renames = t.renames[:sp.nRenames]
 	t.releaseSince(sp.nLocked, sp.nNames)
 }
 
@@ -1417,7 +1420,7 @@ func (t *Txn) commit(ctx context.Context) error {
 	e.catMu.Unlock()
 	e.catalogVersion.Add(1)
 	if len(t.acls) > 0 || len(t.roles) > 0 || len(t.schemaACLs) > 0 || t.dbACL != nil || len(t.schemas) > 0 {
-		e.authVersion.Add(1)
+		e.bumpAuth(t.renames)
 	}
 	return nil
 }

@@ -76,3 +76,80 @@ func (t *Txn) touchRole(name string) {
 		t.roleRevs[name] = r.rev
 	}
 }
+
+// RenameRole renames a role in the transaction, and with it every record
+// that names it: other roles' memberships, and the owner and grantees of
+// every sequence, schema and the database, so that the role keeps all it
+// had under its new name when the transaction commits (PostgreSQL's
+// catalogs name roles by OID; seqd's by name, so a rename rewrites them).
+// The role keeps its ID.
+func (t *Txn) RenameRole(ctx context.Context, from, to string) error {
+	r, ok := t.Role(from)
+	if !ok {
+		return &Error{Kind: ErrNoRole, Msg: fmt.Sprintf("role \"%s\" does not exist", from)}
+	}
+	if to == "" || strings.ContainsRune(to, 0) {
+		return &Error{Kind: ErrInvalidName, Msg: fmt.Sprintf("invalid role name %q", to)}
+	}
+	if _, exists := t.Role(to); exists {
+		return &Error{Kind: ErrRoleExists, Msg: fmt.Sprintf("role \"%s\" already exists", to)}
+	}
+	t.touchRole(from)
+	t.touchRole(to)
+	t.roles[from] = nil
+	r.Name = to
+	t.roles[to] = &r
+	t.renames = append(t.renames, RoleRename{From: from, To: to})
+	for _, m := range t.Roles() {
+		if memberOf(m.MemberOf, from) {
+			m.MemberOf = renamedMembers(m.MemberOf, from, to)
+			t.touchRole(m.Name)
+			t.roles[m.Name] = &m
+		}
+	}
+	rename := func(a *ACL) error {
+		a.RenameRole(from, to)
+		return nil
+	}
+	acls := t.ACLs()
+	for _, i := range t.List() {
+		if a, ok := acls[i.ID]; ok && a.Names(from) {
+			if err := t.UpdateACL(ctx, i.Name, rename); err != nil {
+				return err
+			}
+		}
+	}
+	for _, sc := range t.Schemas() {
+		if a, err := t.SchemaACL(sc); err == nil && a.Names(from) {
+			if err := t.UpdateSchemaACL(ctx, sc, rename); err != nil {
+				return err
+			}
+		}
+	}
+	if t.DatabaseACL().Names(from) {
+		return t.UpdateDatabaseACL(ctx, rename)
+	}
+	return nil
+}
+
+// memberOf reports whether ms holds a membership in role.
+func memberOf(ms []Membership, role string) bool {
+	for _, m := range ms {
+		if m.Role == role {
+			return true
+		}
+	}
+	return false
+}
+
+// renamedMembers is a copy of ms with the role from named to instead.
+func renamedMembers(ms []Membership, from, to string) []Membership {
+	out := make([]Membership, len(ms))
+	for i, m := range ms {
+		if m.Role == from {
+			m.Role = to
+		}
+		out[i] = m
+	}
+	return out
+}

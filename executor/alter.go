@@ -18,10 +18,7 @@ import (
 func (c *compiler) rename(st *pg.RenameStmt) (*Prepared, error) {
 	tag, ok := alterTag(st.RenameType)
 	if st.RenameType == pg.ObjectType_OBJECT_ROLE {
-		// Every owner, grant, membership and setting names the role: a
-		// rename must rewrite them all at once (not built yet).
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support renaming roles yet").
-			WithHint("Create a role under the new name, grant it what the old one holds, and drop the old one.")
+		return c.renameRole(st.Subname, st.Newname)
 	}
 	if !ok {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s ... RENAME: it serves sequences only", objectWord(st.RenameType))

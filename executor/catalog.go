@@ -119,6 +119,16 @@ func (r *oidRegistry) forSchema(name string) uint32 {
 	return oid
 }
 
+// renamedRole keeps a renamed role's OID under its new name.
+func (r *oidRegistry) renamedRole(from, to string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if oid, ok := r.schemas[roleOIDPrefix+from]; ok {
+		delete(r.schemas, roleOIDPrefix+from)
+		r.schemas[roleOIDPrefix+to] = oid
+	}
+}
+
 // nameOf is the name forSchema gave oid, if it gave it.
 func (r *oidRegistry) nameOf(oid uint32) (string, bool) {
 	r.mu.Lock()

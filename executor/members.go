@@ -294,3 +294,69 @@ func pgHasRole(e *env, a []Datum) (Datum, error) {
 	}
 	return Bool(any), nil
 }
+
+// followRenames keeps the roles the session holds by name (who logged
+// in, whom SET SESSION AUTHORIZATION and SET ROLE made it, in its
+// settings and in those a ROLLBACK would restore) its own when another
+// session renames them, as PostgreSQL's sessions hold roles by OID; the
+// owners and grantees of its temporary sequences follow once no block
+// holds them. One atomic load per statement when nothing changed.
+func (s *Session) followRenames() {
+	if s.eng.AuthVersion() == s.authSeen && s.tempRenames == nil {
+		return
+	}
+	renames, v := s.eng.RoleRenamesSince(s.authSeen)
+	s.authSeen = v
+	for _, r := range renames {
+		s.renameHeld(r.From, r.To)
+	}
+	if s.tempEng != nil {
+		s.tempRenames = append(s.tempRenames, renames...)
+	}
+	if s.tempTxn == nil {
+		s.renameInTemp()
+	}
+}
+
+// renameHeld makes every name of role from the session holds to.
+func (s *Session) renameHeld(from, to string) {
+	if s.loginUser == from {
+		s.loginUser = to
+	}
+	if s.cfg.User == from {
+		s.cfg.User = to
+		s.privCache = privCache{}
+		s.pathVersion++
+	}
+	s.settings.renameRole(from, to)
+	renameIn := func(m map[string]string) {
+		for _, k := range []string{"session_authorization", "role"} {
+			if m[k] == from {
+				m[k] = to
+			}
+		}
+	}
+	renameIn(s.tx.saved)
+	for _, sp := range s.tx.savepoints {
+		renameIn(sp.settings)
+	}
+}
+
+// renameInTemp applies the pending renames to the temporary sequences'
+// ACLs. REQUIRES: no block holds the temporary engine's locks (tempTxn
+// nil), so that nothing waits.
+func (s *Session) renameInTemp() {
+	for _, r := range s.tempRenames {
+		for _, i := range s.tempEng.List() {
+			if a, err := s.tempEng.ACL(i.Name); err == nil && a.Names(r.From) {
+				// The temporary engine lives in memory: this cannot fail
+				// but for a closed engine, which holds nothing.
+				_ = s.tempEng.UpdateACL(context.Background(), i.Name, func(a *engine.ACL) error {
+					a.RenameRole(r.From, r.To)
+					return nil
+				})
+			}
+		}
+	}
+	s.tempRenames = nil
+}

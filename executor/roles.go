@@ -228,6 +228,47 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 	}), nil
 }
 
+// renameRole is ALTER ROLE name RENAME TO newname, with PostgreSQL 15's
+// RenameRole checks in its order. The role keeps everything it owns,
+// holds and is a member of (the engine rewrites every record naming it,
+// in one transaction), its password (a SCRAM verifier does not depend
+// on the name) and its settings; other sessions logged in as it follow
+// it to its new name at their next statement.
+func (c *compiler) renameRole(from, newName string) (*Prepared, error) {
+	s, to := c.s, sql.TruncateIdentifier(newName)
+	return command(func(ctx context.Context) (*Result, error) {
+		r, err := s.roleToAlter(from)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case from == s.sessionUser():
+			return nil, sql.Errorf(sql.FeatureNotSupported, "session user cannot be renamed")
+		case from == s.cfg.User:
+			return nil, sql.Errorf(sql.FeatureNotSupported, "current user cannot be renamed")
+		}
+		for _, n := range []string{from, to} {
+			if strings.HasPrefix(n, "pg_") {
+				return nil, sql.Errorf(sql.ReservedName, "role name \"%s\" is reserved", n).WithDetail("Role names starting with \"pg_\" are reserved.")
+			}
+		}
+		if _, exists := s.roles().Role(to); exists {
+			return nil, sql.Errorf(sql.DuplicateObject, "role \"%s\" already exists", to)
+		}
+		switch {
+		case r.Superuser && !s.isSuperuser(s.cfg.User):
+			return nil, sql.Errorf(sql.InsufficientPrivilege, "must be superuser to rename superusers")
+		case !r.Superuser && !s.mayAdministerRoles():
+			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to rename role")
+		}
+		if err := s.roleDDL().RenameRole(ctx, from, to); err != nil {
+			return nil, err
+		}
+		s.atCommit(func() { s.oids().renamedRole(from, to) })
+		return commandResult("ALTER ROLE"), nil
+	}), nil
+}
+
 // roleCatalog is where roles are read and written: the engine, or a
 // transaction's overlay.
 type roleCatalog interface {
@@ -235,6 +276,7 @@ type roleCatalog interface {
 	Roles() []engine.Role
 	PutRole(ctx context.Context, r engine.Role, create bool) error
 	DropRole(ctx context.Context, name string) error
+	RenameRole(ctx context.Context, from, to string) error
 }
 
 // roles is the role catalog as the session sees it.

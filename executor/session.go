@@ -95,6 +95,11 @@ type Session struct {
 	// SET SESSION AUTHORIZATION); cfg.User is the current user, which
 	// SET SESSION AUTHORIZATION changes (syncUser).
 	loginUser string
+	// authSeen is the engine's AuthVersion when the session last looked
+	// for renamed roles (followRenames).
+	authSeen uint64
+	// tempRenames are renames the temporary sequences have yet to follow.
+	tempRenames []engine.RoleRename
 }
 
 // NewSession starts a session. A startup parameter seqd cannot honour is
@@ -116,6 +121,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if s.cfg.Database == "" {
 		s.cfg.Database = s.cfg.User
 	}
+	s.authSeen = s.eng.AuthVersion() // before the role is read: no rename is missed
 	role, isRole := s.eng.Role(s.cfg.User)
 	s.userWasRole, s.loginUser = isRole, s.cfg.User
 	// As PostgreSQL, after authentication: CONNECT on the database.
@@ -334,6 +340,7 @@ type Prepared struct {
 // Prepare compiles st. paramOIDs are the parameter types the client
 // declared; 0 (or a missing entry) lets the statement's context decide.
 func (s *Session) Prepare(st *sql.Statement, paramOIDs []uint32) (*Prepared, error) {
+	s.followRenames()
 	if s.tx.failed() && !isTxExit(st.Node) {
 		// Before names are looked up, as in PostgreSQL: what the failed
 		// block did is gone already.
@@ -429,6 +436,7 @@ func isTxExitKind(k pg.TransactionStmtKind) bool {
 
 // Execute runs a prepared statement with its parameters.
 func (s *Session) Execute(ctx context.Context, p *Prepared, params []Datum) (*Result, error) {
+	s.followRenames()
 	if s.tx.failed() && !p.txEnd {
 		return nil, errInFailedBlock()
 	}

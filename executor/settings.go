@@ -237,6 +237,21 @@ func (s *settings) names() []string {
 }
 
 // snapshot is what SET changed, for ROLLBACK to restore.
+// renameRole makes the settings that name role from (the session's
+// authorization and role) name to.
+func (s *settings) renameRole(from, to string) {
+	if s.user == from {
+		s.user = to
+	}
+	for _, m := range []map[string]string{s.local, s.values, s.defaults} {
+		for _, k := range []string{"session_authorization", "role"} {
+			if m[k] == from {
+				m[k] = to
+			}
+		}
+	}
+}
+
 func (s *settings) snapshot() map[string]string { return maps.Clone(s.values) }
 
 // parseBool reads PostgreSQL's spellings of a boolean (parse_bool).
