@@ -18,20 +18,24 @@ import (
 // Iterations is PostgreSQL's scram_iterations default.
 const Iterations = 4096
 
-// mockSecret keys the made-up salts of names that have no verifier. It is
-// the process's: after a restart the made-up salts differ (a real role's
-// do not), which is what PostgreSQL's mock nonce, kept in its control
-// file, avoids; seqd's store has no place for it yet.
-var mockSecret = func() []byte {
+// processSecret keys the made-up salts of names that have no verifier
+// when the caller has no secret of its own (the store's, which keeps
+// them the same across restarts and nodes, as PostgreSQL's mock nonce in
+// its control file does).
+var processSecret = func() []byte {
 	b := make([]byte, 32)
 	rand.Read(b)
 	return b
 }()
 
 // mockVerifier is a verifier no password matches, with a salt derived
-// from user: 16 bytes like a real one's, the same for every attempt.
-func mockVerifier(user string) *engine.Verifier {
-	mac := hmac.New(sha256.New, mockSecret)
+// from user and secret: 16 bytes like a real one's, the same for every
+// attempt.
+func mockVerifier(user string, secret []byte) *engine.Verifier {
+	if secret == nil {
+		secret = processSecret
+	}
+	mac := hmac.New(sha256.New, secret)
 	mac.Write([]byte("salt\x00" + user))
 	salt := mac.Sum(nil)[:16]
 	keys := make([]byte, 64)
@@ -69,14 +73,18 @@ var ErrNoVerifier = errors.New("seqd: no password for the role")
 // name (PostgreSQL's scram_mock_salt), so that it fails exactly as a wrong
 // password does: the server's messages do not tell whether a role exists.
 //
+// secret keys the made-up salts: the store's (engine.Secret), so that a
+// restart or another node does not change them while a real role's salt
+// stays (which would tell the two apart); nil, the process's.
+//
 // binding, when not nil, is the connection's tls-server-end-point channel
 // binding (SCRAM-SHA-256-PLUS): a client that binds must bind to it, and
 // one that says it could have bound but thinks the server cannot (a
 // downgrade) is refused.
-func Conversation(v *engine.Verifier, user string, binding []byte) *scram.ServerConversation {
+func Conversation(v *engine.Verifier, user string, secret, binding []byte) *scram.ServerConversation {
 	lookup := func(string) (scram.StoredCredentials, error) {
 		if v == nil {
-			v = mockVerifier(user)
+			v = mockVerifier(user, secret)
 		}
 		return scram.StoredCredentials{KeyFactors: scram.KeyFactors{Salt: string(v.Salt), Iters: v.Iterations},
 			StoredKey: v.StoredKey, ServerKey: v.ServerKey}, nil

@@ -24,7 +24,7 @@ func TestExchange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cc, sc := c.NewConversation(), Conversation(v.v, "u", nil)
+		cc, sc := c.NewConversation(), Conversation(v.v, "u", nil, nil)
 		msg, err := cc.Step("")
 		for err == nil && !sc.Done() {
 			var resp string
@@ -59,9 +59,10 @@ func TestUnknownRoleLooksLikeWrongPassword(t *testing.T) {
 	}
 	// exchange returns the server's first message and the step (1 or 2)
 	// at which the server failed.
-	exchange := func(v *engine.Verifier, user string) (string, int) {
+	storeSecret := []byte("the store's secret, 32 bytes....")
+	exchangeWith := func(v *engine.Verifier, user string, secret []byte) (string, int) {
 		c, _ := scram.SHA256.NewClient(user, "guess", "")
-		cc, sc := c.NewConversation(), Conversation(v, user, nil)
+		cc, sc := c.NewConversation(), Conversation(v, user, secret, nil)
 		first, _ := cc.Step("")
 		serverFirst, err := sc.Step(first)
 		if err != nil {
@@ -76,6 +77,7 @@ func TestUnknownRoleLooksLikeWrongPassword(t *testing.T) {
 		}
 		return serverFirst, 0
 	}
+	exchange := func(v *engine.Verifier, user string) (string, int) { return exchangeWith(v, user, storeSecret) }
 	fields := func(serverFirst string) (salt, iters string) {
 		for _, f := range strings.Split(serverFirst, ",") {
 			switch {
@@ -104,5 +106,11 @@ func TestUnknownRoleLooksLikeWrongPassword(t *testing.T) {
 	other, _ := exchange(nil, "somebody")
 	if s, _ := fields(other); s == ms {
 		t.Fatal("two names got the same made-up salt")
+	}
+	// The salt is the store secret's: the same in another process (a
+	// restart, another node) with the same store, another with another.
+	otherStore, _ := exchangeWith(nil, "nobody", []byte("another store's secret, 32 bytes"))
+	if s, _ := fields(otherStore); s == ms {
+		t.Fatal("two store secrets gave the same made-up salt")
 	}
 }

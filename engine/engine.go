@@ -184,7 +184,8 @@ type Engine struct {
 	// markRunning has written it; epochRev is its record's revision.
 	epoch          uint64
 	epochRev       storage.Rev
-	fresh          bool // Open found an empty store
+	secret         []byte // see Secret; written once, read-only after Open
+	fresh          bool   // Open found an empty store
 	catalogVersion atomic.Uint64
 	extensions     atomic.Int64    // mark extensions submitted
 	burned         [3]atomic.Int64 // values burned since Open, by reason (Burned)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -36,7 +37,10 @@ const (
 	// epochKey counts the engine's opens (takeovers included): version
 	// byte, then the epoch as a big-endian uint64. New sequence IDs carry
 	// it in their high 32 bits, so no two opens make the same ID.
-	epochKey      = catalogPrefix + "epoch"
+	epochKey = catalogPrefix + "epoch"
+	// secretKey is the store's secret (Engine.Secret): version byte,
+	// then 32 random bytes, written once, at the first open.
+	secretKey     = catalogPrefix + "secret"
 	databaseKey   = catalogPrefix + "database"
 	schemaVersion = 1
 	// schemaACLVersion is a schema record's version with its ACL.
@@ -68,6 +72,11 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 		e.catalogRev = kv.Rev
 	case kv.Key == runningKey:
 		e.runningRev = kv.Rev
+	case kv.Key == secretKey:
+		if len(kv.Value) != 33 || kv.Value[0] != schemaVersion {
+			return fmt.Errorf("seqd: corrupt secret record")
+		}
+		e.secret = kv.Value[1:]
 	case kv.Key == epochKey:
 		if len(kv.Value) != 9 || kv.Value[0] != schemaVersion {
 			return fmt.Errorf("seqd: corrupt epoch record")
@@ -413,6 +422,14 @@ func (e *Engine) markRunning(ctx context.Context) error {
 		{Key: runningKey, Value: []byte{schemaVersion}, Expect: e.runningRev},
 		{Key: epochKey, Value: binary.BigEndian.AppendUint64([]byte{schemaVersion}, epoch), Expect: e.epochRev},
 	}
+	var secret []byte
+	if e.secret == nil {
+		secret = make([]byte, 32)
+		if _, err := rand.Read(secret); err != nil {
+			return err
+		}
+		ops = append(ops, storage.Op{Key: secretKey, Value: append([]byte{schemaVersion}, secret...)})
+	}
 	type reset struct {
 		s     *seq
 		state alloc.State
@@ -459,6 +476,9 @@ func (e *Engine) markRunning(ctx context.Context) error {
 		return fmt.Errorf("seqd: marking the store in use: %w", err)
 	}
 	e.runningRev, e.epoch, e.epochRev = rev, epoch, rev
+	if secret != nil {
+		e.secret = secret
+	}
 	for _, r := range resets {
 		r.s.cur, r.s.rev = r.state, rev
 		r.s.epoch++
@@ -469,3 +489,10 @@ func (e *Engine) markRunning(ctx context.Context) error {
 	e.frozen = nil
 	return nil
 }
+
+// Secret is a random key made with the store, the same on every open and
+// every node, never shown: for what must not change across restarts yet
+// cannot be guessed, as SCRAM's made-up salts for roles that do not exist
+// (PostgreSQL keeps its mock nonce in pg_control). Nil for an engine that
+// has not been opened for writing (it then has none to give).
+func (e *Engine) Secret() []byte { return e.secret }

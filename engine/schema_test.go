@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -396,5 +397,31 @@ func writeRawKV(t *testing.T, fs vfs.FS, key string, value []byte) {
 	}
 	if _, err := st.Commit(ctx, tok, []storage.Op{{Key: key, Value: value}}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSecret: a store's secret is made at its first open and is the same
+// at every later one (a crash included); another store has another.
+func TestSecret(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	first := append([]byte(nil), e.Secret()...)
+	if len(first) != 32 {
+		t.Fatalf("secret of %d bytes", len(first))
+	}
+	e.Close()
+	e = openFS(t, fs)
+	if !bytes.Equal(e.Secret(), first) {
+		t.Fatal("the secret changed across a clean restart")
+	}
+	crashed := vfs.NewCrashableMem()
+	e = openFS(t, crashed)
+	first = append([]byte(nil), e.Secret()...)
+	e = openFS(t, crashed.CrashClone(vfs.CrashCloneCfg{}))
+	if !bytes.Equal(e.Secret(), first) {
+		t.Fatal("the secret changed across a crash")
+	}
+	if bytes.Equal(openFS(t, vfs.NewMem()).Secret(), first) {
+		t.Fatal("two stores have one secret")
 	}
 }

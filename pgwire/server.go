@@ -775,7 +775,7 @@ func (c *conn) authenticate(user string) bool {
 		c.fatal(sql.InvalidPassword, fmt.Sprintf("password authentication failed for user \"%s\"", user))
 		return false
 	}
-	conv := auth.Conversation(v, user, c.binding)
+	conv := auth.Conversation(v, user, c.eng.Secret(), c.binding)
 	mechanisms := []string{"SCRAM-SHA-256"}
 	if c.binding != nil {
 		mechanisms = []string{"SCRAM-SHA-256-PLUS", "SCRAM-SHA-256"}

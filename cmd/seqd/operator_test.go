@@ -334,43 +334,65 @@ func TestConnectionFlood(t *testing.T) {
 	}
 }
 
-// TestFormat1Upgrade: a store written by seqd before its identity file
-// existed (store format 1, kept in testdata: two sequences, one with 250
-// values taken under CACHE 100, one set to 41, a role granted USAGE,
-// stopped cleanly) opens, is upgraded to format 2, and goes on exactly
-// where it stopped.
-func TestFormat1Upgrade(t *testing.T) {
+// TestFormatUpgrade: stores written by older seqd binaries, kept in
+// testdata (two sequences, one with 250 values taken under CACHE 100, one
+// set to 41, a role granted USAGE, stopped cleanly), open, are upgraded
+// to today's format, and go on exactly where they stopped: format 1,
+// before the identity file existed; format 2, before the store's secret
+// (its identity names another place, as any copy's does, so it opens
+// only when told it is the only copy).
+func TestFormatUpgrade(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
-	dir := filepath.Join(t.TempDir(), "store")
-	if out, err := exec.Command("cp", "-r", "testdata/store-format1", dir).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
-	addr := freePort(t)
-	cmd, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", addr)
-	if cmd == nil {
-		t.Fatalf("the format 1 store did not open:\n%s", out)
-	}
-	if !strings.Contains(out, "recovered 2 sequences") {
-		t.Fatalf("log:\n%s", out)
-	}
-	c := connect(t, addr)
-	ctx := context.Background()
-	var orders, plain int64
-	var usage bool
-	if err := c.QueryRow(ctx, "select nextval('orders'), nextval('plain_s'), has_sequence_privilege('app', 'orders', 'usage')").Scan(&orders, &plain, &usage); err != nil {
-		t.Fatal(err)
-	}
-	if orders != 251 || plain != 42 || !usage {
-		t.Fatalf("after the upgrade: orders %d (want 251), plain_s %d (want 42), app's usage %v", orders, plain, usage)
-	}
-	c.Close(ctx)
-	cmd.Process.Signal(syscall.SIGTERM)
-	lt.rest()
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	chk, err := exec.Command(bin, "check", "-data", dir).CombinedOutput()
-	if err != nil || !strings.Contains(string(chk), "format 2, id ") {
-		t.Fatalf("seqd check after the upgrade: %v\n%s", err, chk)
+	for _, tc := range []struct {
+		fixture string
+		flags   []string
+	}{
+		{"store-format1", nil},
+		{"store-format2", []string{"-adopt-store"}},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "store")
+			if out, err := exec.Command("cp", "-r", filepath.Join("testdata", tc.fixture), dir).CombinedOutput(); err != nil {
+				t.Fatalf("cp: %v %s", err, out)
+			}
+			addr := freePort(t)
+			cmd, lt, out := runUntilListening(t, bin, append([]string{"-data", dir, "-listen", addr}, tc.flags...)...)
+			if cmd == nil {
+				t.Fatalf("the %s store did not open:\n%s", tc.fixture, out)
+			}
+			if !strings.Contains(out, "recovered 2 sequences") {
+				t.Fatalf("log:\n%s", out)
+			}
+			c := connect(t, addr)
+			ctx := context.Background()
+			var orders, plain int64
+			var usage bool
+			if err := c.QueryRow(ctx, "select nextval('orders'), nextval('plain_s'), has_sequence_privilege('app', 'orders', 'usage')").Scan(&orders, &plain, &usage); err != nil {
+				t.Fatal(err)
+			}
+			if orders != 251 || plain != 42 || !usage {
+				t.Fatalf("after the upgrade: orders %d (want 251), plain_s %d (want 42), app's usage %v", orders, plain, usage)
+			}
+			c.Close(ctx)
+			cmd.Process.Signal(syscall.SIGTERM)
+			lt.rest()
+			if err := cmd.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			chk, err := exec.Command(bin, "check", "-data", dir).CombinedOutput()
+			if err != nil || !strings.Contains(string(chk), "format 3, id ") {
+				t.Fatalf("seqd check after the upgrade: %v\n%s", err, chk)
+			}
+			// Upgraded, it opens again without being told anything.
+			cmd, lt, out = runUntilListening(t, bin, "-data", dir, "-listen", addr)
+			if cmd == nil {
+				t.Fatalf("the upgraded store did not open again:\n%s", out)
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			lt.rest()
+			if err := cmd.Wait(); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -32,7 +32,7 @@ import (
 // before anything is served:
 //
 //	seqd store
-//	format 2
+//	format 3
 //	id <32 hex digits: the store's identity, random at its creation>
 //	revision <the store's revision when the file was written>
 //	place <the store directory's absolute path>
@@ -47,11 +47,15 @@ import (
 // memory moves, so the recorded revision never exceeds what is durable:
 // a store whose data ends below it has lost acknowledged writes.
 //
-// Format 1 is a store written before the identity file existed: Open
-// upgrades it by writing one. A format above storeFormat is refused.
+// The formats: 1, a store written before the identity file existed; 2,
+// with it; 3, whose catalog may hold the store's secret (engine.Secret),
+// which a binary reading format 2 would take for an unknown record. Open
+// upgrades an older store by writing the file with storeFormat (the
+// engine adds the secret at the same open). A format above storeFormat is
+// refused.
 const (
 	identityFile = "IDENTITY-SEQD"
-	storeFormat  = 2
+	storeFormat  = 3
 )
 
 // identity is the content of the identity file.
