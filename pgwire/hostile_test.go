@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -430,6 +431,9 @@ func TestFailedStatementsLogged(t *testing.T) {
 	c.Exec(ctx, "select nextval('nope')", pgx.QueryExecModeExec)
 	long := "select nextval('nope') /*" + strings.Repeat("x", 5000) + "*/"
 	c.Exec(ctx, long, pgx.QueryExecModeSimpleProtocol)
+	// A character across the bound is left out whole, not cut in two.
+	wide := "select nextval('nope') /*" + strings.Repeat("é", 2000) + "*/"
+	c.Exec(ctx, wide, pgx.QueryExecModeSimpleProtocol)
 	c.Exec(ctx, "select 1", pgx.QueryExecModeSimpleProtocol)
 	pid := c.PgConn().PID()
 	got := buf.String()
@@ -437,10 +441,14 @@ func TestFailedStatementsLogged(t *testing.T) {
 		fmt.Sprintf(`ERROR 42601 syntax error at or near "selec" (user "u", connection %d) STATEMENT: selec 1`, pid),
 		fmt.Sprintf(`ERROR 42P01 relation "nope" does not exist (user "u", connection %d) STATEMENT: select nextval('nope')`+"\n", pid),
 		"STATEMENT: " + long[:maxLoggedStatement] + "...\n",
+		"STATEMENT: " + wide[:maxLoggedStatement-1] + "...\n", // 25 ASCII bytes, then 2-byte characters
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("log lacks %.120q:\n%.2000s", want, got)
 		}
+	}
+	if !utf8.ValidString(got) {
+		t.Error("the log is not valid UTF-8")
 	}
 	if strings.Contains(got, "select 1\n") {
 		t.Error("a statement that succeeded was logged")

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -1052,14 +1053,18 @@ const maxLoggedStatement = 1024
 // logFailure logs a statement that failed, as PostgreSQL's
 // log_min_error_statement = error does: the error with its SQLSTATE, who
 // sent it on which connection, and the statement's text (its first
-// maxLoggedStatement bytes).
+// maxLoggedStatement bytes, cut where a character begins).
 func (c *conn) logFailure(err error, text string) {
 	if errors.Is(err, errSuspended) {
 		return
 	}
 	r := toErrorResponse(err)
 	if len(text) > maxLoggedStatement {
-		text = text[:maxLoggedStatement] + "..."
+		cut := maxLoggedStatement
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "..."
 	}
 	c.srv.log.Printf("ERROR %s %s (user %q, connection %d) STATEMENT: %s", r.Code, r.Message, c.user, c.pid, text)
 }
