@@ -37,9 +37,10 @@ func kindOf(err error) error {
 			return ErrInvalid
 		case "28P01", "42501": // invalid_password, insufficient_privilege
 			return ErrAuth
-		case "25006", "58030", "57P01", "57P02", "57P03", "53300", "57014":
+		case "25006", "58030", "57P01", "57P02", "57P03", "53300", "53100", "57014":
 			// read_only_sql_transaction (a standby or deposed owner),
-			// io_error, shutdowns, too many connections, cancelled
+			// io_error, shutdowns, too many connections, disk full,
+			// cancelled
 			return ErrUnavailable
 		}
 		if len(code) == 5 && code[:2] == "08" { // connection exceptions

@@ -83,6 +83,14 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co Cre
 	}
 	var aclRev storage.Rev
 	if err := e.commit(s, storage.Op{Key: n.key, Value: rec.encode()}, func(rev storage.Rev) { s.rev, aclRev = rev, rev }, extra...); err != nil {
+		if errors.Is(err, storage.ErrDiskFull) {
+			e.catMu.Lock()
+			if e.seqs[n.key] == s {
+				e.delSeqLocked(n.key)
+				e.catalogVersion.Add(1)
+			}
+			e.catMu.Unlock()
+		}
 		return false, err
 	}
 	if co.Owner != "" {
@@ -295,6 +303,12 @@ func (e *Engine) commitWrite(s *seq, op storage.Op, apply func(storage.Rev), alo
 		s.writing = false
 		if alone && errors.Is(err, storage.ErrConflict) {
 			err = concurrentUpdate(s.name(), err) // a node's reservation overtook it: nothing written
+		} else if errors.Is(err, storage.ErrDiskFull) {
+			// Refused before anything was written: the sequence is as it
+			// was, and one being created does not exist (CreateWith
+			// takes it out of the catalog).
+			s.gone = s.rev == 0
+			err = storageError(s, err)
 		} else if err != nil {
 			s.err = storageError(s, err)
 			s.drainLocked()

@@ -28,12 +28,16 @@ type seq struct {
 	// remaining counts the values after cur up to the durable mark, the
 	// state the store resumes from (cur advanced by remaining): durable,
 	// not yet handed out.
-	remaining  int64
-	window     int64                 // prefetch size, adapted to the rate within CACHE-1
-	demand     int64                 // values wanted by callers blocked on this sequence
-	granted    int64                 // size of the last range handed out, ending at cur; 0: none may be released
-	changed    chan struct{}         // closed when a write completes; made on demand
-	err        *Error                // sticky: storage failure or engine closed
+	remaining int64
+	window    int64         // prefetch size, adapted to the rate within CACHE-1
+	demand    int64         // values wanted by callers blocked on this sequence
+	granted   int64         // size of the last range handed out, ending at cur; 0: none may be released
+	changed   chan struct{} // closed when a write completes; made on demand
+	err       *Error        // sticky: storage failure or engine closed
+	// refused is why the last extension of the mark was refused before
+	// anything was written (storage.ErrDiskFull): the callers that waited
+	// for it fail with it; the next newcomer tries again.
+	refused    *Error
 	lastRefill int32                 // engine clock in ticks (see tick) at the last prefetch
 	carved     atomic.Pointer[carve] // values nextval takes without mu (carve.go); nil: none
 	writing    bool                  // a write of this sequence's record is in flight
@@ -160,6 +164,15 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 		if e.deposed.Load() {
 			return alloc.Range{}, deposedError() // invariant 7
 		}
+		if s.refused != nil {
+			if waits > 0 && !s.writing {
+				// The write this caller waited for was refused.
+				return alloc.Range{}, s.refused
+			}
+			if waits == 0 {
+				s.refused = nil // a newcomer tries again
+			}
+		}
 		if n0 {
 			// Recomputed on every pass: DDL or setval may have moved cur.
 			k, ok := s.opts.NextSteps(s.cur)
@@ -255,11 +268,16 @@ func (e *Engine) refillLocked(s *seq) {
 			defer s.mu.Unlock()
 			s.writing = false
 			defer s.broadcastLocked()
+			if errors.Is(err, storage.ErrDiskFull) {
+				s.refused = storageError(s, err) // the mark is as it was
+				return
+			}
 			if err != nil {
 				s.err = storageError(s, err)
 				s.drainLocked() // invariants 6 and 7: nothing more handed out
 				return
 			}
+			s.refused = nil
 			s.rev = rev
 			s.remaining += advanced
 			e.refillLocked(s)

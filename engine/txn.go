@@ -1339,6 +1339,12 @@ func (t *Txn) commit(ctx context.Context) error {
 			release(nil)
 			return &Error{Kind: ErrSerialization, Err: err, Msg: "could not serialize access due to concurrent update of a NOORDER sequence"}
 		}
+		if errors.Is(err, storage.ErrDiskFull) {
+			// Refused before anything was written: as a conflict, the
+			// transaction simply did not happen.
+			release(nil)
+			return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not persist the transaction: %v", err)}
+		}
 		release(err)
 		t.failed(finals, err)
 		return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not persist the transaction: %v", err)}

@@ -10,6 +10,7 @@ import (
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/storage"
 )
 
 // sqlstates maps every error kind to its SQLSTATE: the one table where
@@ -80,6 +81,7 @@ var sqlstates = map[sql.Kind]string{
 	sql.DeadlockDetected:              "40P01",
 	sql.SerializationFailure:          "40001",
 	sql.IOError:                       "58030",
+	sql.DiskFull:                      "53100",
 	sql.InsufficientPrivilege:         "42501",
 	sql.UndefinedDatabase:             "3D000",
 	sql.InvalidGrantOperation:         "0LP01",
@@ -127,6 +129,8 @@ func kindOf(err error) sql.Kind {
 		// As a standby answers writes: drivers' multi-host settings
 		// (target_session_attrs=read-write) move on to the new owner.
 		return sql.ReadOnlyTransaction
+	case errors.Is(err, storage.ErrDiskFull):
+		return sql.DiskFull // before ErrStorage, which wraps it
 	case errors.Is(err, engine.ErrStorage):
 		return sql.IOError
 	case errors.Is(err, engine.ErrDeadlock):

@@ -244,32 +244,45 @@ var scenarios = map[string]func(t *testing.T, dsn string) (string, string){
 		return firstError(c)
 	},
 	"store: a write or fsync fails": func(t *testing.T, dsn string) (string, string) {
-		fs, path, err := faultfs.Open(filepath.Join(t.TempDir(), "data"), 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := embedded.Open(path, embedded.Options{FS: fs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng, err := engine.Open(context.Background(), engine.Config{Store: st})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := NewServer(Config{Engine: eng})
-		go srv.Serve(ln)
-		t.Cleanup(func() { srv.Shutdown(context.Background()); eng.Close() })
-		u, _ := url.Parse(dsn)
-		u.Host = ln.Addr().String()
-		c := dialRaw(t, u.String())
-		c.send(&pgproto3.Query{String: "create sequence f"})
-		c.until(&pgproto3.ReadyForQuery{})
+		fs, c := faultServer(t, dsn)
 		fs.Inject(faultfs.Sync, syscall.EIO, 1)
 		c.send(&pgproto3.Query{String: "select nextval('f')"})
 		return firstError(c)
 	},
+	"store: less free on its file system than -min-free-space": func(t *testing.T, dsn string) (string, string) {
+		fs, c := faultServer(t, dsn)
+		fs.SetFull(true)
+		c.send(&pgproto3.Query{String: "select nextval('f')"})
+		return firstError(c)
+	},
+}
+
+// faultServer serves a new store, holding sequence f, on a
+// fault-injecting file system, and returns it and a connection.
+func faultServer(t *testing.T, dsn string) (*faultfs.FS, *rawClient) {
+	fs, path, err := faultfs.Open(filepath.Join(t.TempDir(), "data"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := embedded.Open(path, embedded.Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Open(context.Background(), engine.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(Config{Engine: eng})
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown(context.Background()); eng.Close() })
+	u, _ := url.Parse(dsn)
+	u.Host = ln.Addr().String()
+	c := dialRaw(t, u.String())
+	c.send(&pgproto3.Query{String: "create sequence f"})
+	c.until(&pgproto3.ReadyForQuery{})
+	return fs, c
 }

@@ -55,6 +55,9 @@ type Config struct {
 	// only copy of its store (after moving or restoring it): a store
 	// created in another place is opened instead of refused.
 	AdoptStore bool
+	// MinFreeSpace is the room the embedded store keeps on its file
+	// system (embedded.Options.MinFreeBytes).
+	MinFreeSpace int64
 	// Auth is "trust", "scram-sha-256" or "cert"; empty chooses safely:
 	// trust on a loopback address only, SCRAM on any other.
 	Auth string
@@ -145,7 +148,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			}
 		}
 		var err error
-		opts := embedded.Options{FS: cfg.FS, Adopt: cfg.AdoptStore, OnFailure: func(err error) {
+		opts := embedded.Options{FS: cfg.FS, Adopt: cfg.AdoptStore, MinFreeBytes: cfg.MinFreeSpace, OnFailure: func(err error) {
 			select {
 			case storeFailed <- err:
 			default:

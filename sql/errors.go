@@ -71,6 +71,7 @@ const (
 	DeadlockDetected              Kind = "deadlock_detected"
 	SerializationFailure          Kind = "serialization_failure"
 	IOError                       Kind = "io_error"
+	DiskFull                      Kind = "disk_full"
 	SequenceLimitExceeded         Kind = "sequence_generator_limit_exceeded"
 	InternalError                 Kind = "internal_error"
 	Warning                       Kind = "warning"

@@ -15,6 +15,12 @@ var (
 	ErrFenced = errors.New("seqd: storage ownership lost")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("seqd: storage closed")
+	// ErrDiskFull: a write refused before it was made because the
+	// store's file system has less room left than the store keeps in
+	// reserve. Nothing was written, and the same write succeeds once
+	// space is freed: unlike a write that failed on the disk, whose
+	// outcome is unknown, it needs no restart.
+	ErrDiskFull = errors.New("seqd: storage full")
 )
 
 // Rev is the revision at which a record was last written. Revisions only

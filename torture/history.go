@@ -74,6 +74,20 @@ func (h *History) Add(op Op) {
 	h.mu.Unlock()
 }
 
+// okSince reports whether a request of epoch sent after t was answered
+// with values, looking at the latest operations only (they are appended
+// as they finish).
+func (h *History) okSince(epoch int, t int64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := len(h.ops) - 1; i >= 0 && i >= len(h.ops)-10_000; i-- {
+		if op := h.ops[i]; op.Epoch == epoch && op.Call > t && op.Outcome == OK && len(op.Values) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Ops is a snapshot of the operations so far.
 func (h *History) Ops() []Op {
 	h.mu.Lock()

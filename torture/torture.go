@@ -36,10 +36,15 @@ const (
 	ENOSPCSync  Fault = "ENOSPC on fsync"
 	Pause       Fault = "SIGSTOP/SIGCONT"
 	Clean       Fault = "clean restart"
+	// DiskFull: the store's file system says it is full for a while
+	// (below seqd's reserve), then has room again. Writes are refused
+	// with 53100, nothing written; then the same server must serve
+	// again, without a restart, and stop cleanly.
+	DiskFull Fault = "disk full"
 )
 
 // AllFaults is every fault kind, the default mix.
-var AllFaults = []Fault{Kill, PowerLoss, EIOWrite, EIOSync, ENOSPCWrite, ENOSPCSync, Pause, Clean}
+var AllFaults = []Fault{Kill, PowerLoss, EIOWrite, EIOSync, ENOSPCWrite, ENOSPCSync, Pause, Clean, DiskFull}
 
 // Config is one torture run.
 type Config struct {
@@ -70,6 +75,7 @@ type Report struct {
 	DDL        int              // DDL statements answered
 	Commits    int              // blocks of DDL whose COMMIT was acknowledged
 	Porcupine  int              // operations porcupine checked (generate_series rows are the scan's)
+	DiskFull   int              // requests refused with 53100 (disk full), nothing handed out
 	MaxSkip    map[string]int64 // see CheckGaps
 	Violations []string
 	Elapsed    time.Duration
@@ -80,7 +86,7 @@ func (r *Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d cycles in %v; %d value operations (%s), %d values, %d DDL statements (%d blocks committed); porcupine checked %d operations\n",
 		r.Cycles, r.Elapsed.Round(time.Second), r.Ops, mapString(r.Outcomes), r.Values, r.DDL, r.Commits, r.Porcupine)
-	fmt.Fprintf(&b, "faults: %s\n", mapString(r.Faults))
+	fmt.Fprintf(&b, "faults: %s; requests refused by a full disk: %d\n", mapString(r.Faults), r.DiskFull)
 	fmt.Fprintf(&b, "largest skip after a crash beyond what unanswered requests asked for, by sequence: %s\n", mapString(r.MaxSkip))
 	fmt.Fprintf(&b, "violations: %d\n", len(r.Violations))
 	for _, v := range r.Violations {
@@ -97,6 +103,7 @@ func (r *Report) Add(o *Report) {
 	r.DDL += o.DDL
 	r.Commits += o.Commits
 	r.Porcupine += o.Porcupine
+	r.DiskFull += o.DiskFull
 	r.Elapsed += o.Elapsed
 	r.Violations = append(r.Violations, o.Violations...)
 	for _, m := range [][2]map[string]int{{r.Faults, o.Faults}, {r.Outcomes, o.Outcomes}} {
@@ -352,6 +359,32 @@ func (r *run) cycle(epoch int, fault Fault, p *proc, rng *rand.Rand) (clean bool
 			return false, nil
 		}
 		return term()
+	case DiskFull:
+		if err := p.fault("full on"); err != nil {
+			return false, err
+		}
+		if err := sleep(load()); err != nil {
+			return false, err
+		}
+		back := r.h.Now()
+		if err := p.fault("full off"); err != nil {
+			return false, err
+		}
+		// Writes resume by themselves: a request made after the room
+		// came back gets a value from this same server, which then stops
+		// cleanly (a store that had failed could not).
+		if !r.servedSince(epoch, back, 10*time.Second) {
+			r.violation(fmt.Sprintf("cycle %d: no value handed out within 10 s of the disk having room again", epoch))
+		}
+		if err := sleep(load()); err != nil {
+			return false, err
+		}
+		halt()
+		clean, err := term()
+		if err == nil && !clean {
+			r.violation(fmt.Sprintf("cycle %d: clean stop after a full disk exited with %v", epoch, p.state))
+		}
+		return clean, err
 	case Clean:
 		halt()
 		clean, err := term()
@@ -361,6 +394,17 @@ func (r *run) cycle(epoch int, fault Fault, p *proc, rng *rand.Rand) (clean bool
 		return clean, err
 	}
 	return false, fmt.Errorf("unknown fault %q", fault)
+}
+
+// servedSince waits up to d for a request of this epoch, sent after t,
+// to have been answered with values.
+func (r *run) servedSince(epoch int, t int64, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if r.h.okSince(epoch, t) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *run) powerLoss(p *proc) error {
@@ -381,6 +425,9 @@ func (r *run) check(restarts []Restart, start time.Time) (*Report, error) {
 	for _, op := range ops {
 		rep.Ops++
 		rep.Outcomes[op.Outcome.String()]++
+		if strings.HasPrefix(op.Err, "53100 ") {
+			rep.DiskFull++
+		}
 		if op.Kind != Setval {
 			rep.Values += len(op.Values)
 		}

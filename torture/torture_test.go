@@ -45,10 +45,13 @@ func TestTorture(t *testing.T) {
 	if rep.Outcomes["ok"] < 1000 || rep.Porcupine < 1000 || rep.DDL == 0 || rep.Commits == 0 {
 		t.Fatalf("too little happened: %s", rep)
 	}
-	for _, f := range []Fault{Kill, PowerLoss, Clean} {
+	for _, f := range []Fault{Kill, PowerLoss, Clean, DiskFull} {
 		if n >= 50 && rep.Faults[string(f)] == 0 {
 			t.Errorf("no %s in %d cycles", f, n)
 		}
+	}
+	if rep.Faults[string(DiskFull)] > 0 && rep.DiskFull == 0 {
+		t.Errorf("%d disk-full cycles, and no request was refused", rep.Faults[string(DiskFull)])
 	}
 }
 

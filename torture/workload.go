@@ -15,8 +15,9 @@ import (
 )
 
 // expectedCodes are the errors a workload request may get under faults:
-// the server is shutting down, the request was canceled.
-var expectedCodes = map[string]bool{"57P01": true, "57014": true}
+// the server is shutting down, the request was canceled, the disk is
+// full (a write refused before it was made).
+var expectedCodes = map[string]bool{"57P01": true, "57014": true, "53100": true}
 
 // outcomeOf classifies a request's error. A storage failure (58030) leaves
 // the outcome unknown: the write may have reached the disk before the

@@ -20,6 +20,7 @@ import (
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/server"
+	"github.com/seqd/seqd/storage/embedded"
 )
 
 func main() {
@@ -38,6 +39,7 @@ func main() {
 	var cfg server.Config
 	flag.StringVar(&cfg.DataDir, "data", defaultDataDir(), "directory of the embedded store (default: seqd under the user's data directory, $XDG_DATA_HOME or ~/.local/share)")
 	flag.BoolVar(&cfg.AdoptStore, "adopt-store", false, "state that -data now holds the only copy of its store (after moving, copying or restoring it): a store created in another place is opened instead of refused")
+	flag.Int64Var(&cfg.MinFreeSpace, "min-free-space", embedded.DefaultMinFreeBytes, "bytes the store keeps free on its file system: below it, writes are refused with SQLSTATE 53100 (nothing written) and resume once space is freed, where a full disk would stop the store until a restart (negative: no reserve)")
 	flag.StringVar(&cfg.Listen, "listen", "127.0.0.1:6543", "address for the PostgreSQL protocol")
 	flag.Int64Var(&cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
 	flag.IntVar(&cfg.MaxConns, "max-connections", 10_000, "most client connections at once; more are refused with SQLSTATE 53300")

@@ -67,7 +67,19 @@ type Options struct {
 	// WatchInterval is how often the open store checks its directory and
 	// records its revision in the identity file. Default 1 s.
 	WatchInterval time.Duration
+	// MinFreeBytes is the room the store keeps on its file system: a
+	// commit finding less free refuses to write (storage.ErrDiskFull)
+	// rather than let Pebble meet ENOSPC, which it cannot survive (its
+	// log writer fails for good, and the process must restart). Writes
+	// resume by themselves once space is freed. 0: DefaultMinFreeBytes;
+	// negative: no reserve. Where the file system cannot tell its free
+	// space, nothing is checked.
+	MinFreeBytes int64
 }
+
+// DefaultMinFreeBytes is the reserve a store keeps by default: room for
+// Pebble to flush and compact a store of millions of sequences.
+const DefaultMinFreeBytes = 64 << 20
 
 // Errors of Open that an operator must act on. Each is wrapped with the
 // details (the directory, the file, the revisions) in its message.
@@ -96,6 +108,7 @@ type Store struct {
 	db     *pebble.DB
 	closed bool
 	failed error       // set when Pebble reported a fatal commit error or the directory went
+	full   bool        // the last commit found the file system below the reserve
 	rev    storage.Rev // last committed revision
 	id     identity    // as last written (by Open, then the watcher, then Close); id.revision the revision recorded
 	fresh  bool        // Open created the store
@@ -119,6 +132,9 @@ func Open(dir string, o Options) (*Store, error) {
 	}
 	if o.WatchInterval <= 0 {
 		o.WatchInterval = time.Second
+	}
+	if o.MinFreeBytes == 0 {
+		o.MinFreeBytes = DefaultMinFreeBytes
 	}
 	if _, err := fs.Stat(fs.PathJoin(dir, backupFile)); err == nil {
 		// Its marks are as of the backup: served as it is, it would hand
@@ -426,6 +442,9 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 	if storage.Token(owner) != token {
 		return 0, fmt.Errorf("%w: token %d, owner %d", storage.ErrFenced, token, owner)
 	}
+	if err := s.checkSpaceLocked(); err != nil {
+		return 0, err
+	}
 	for _, op := range ops {
 		cur, err := s.recordRev(op.Key)
 		if err != nil {
@@ -454,6 +473,33 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 	}
 	s.rev = rev
 	return rev, nil
+}
+
+// checkSpaceLocked refuses a commit when the file system has less free
+// than the reserve, logging when that starts and when it ends. A statfs
+// call per commit, against the fsync each commit makes. REQUIRES: s.mu.
+func (s *Store) checkSpaceLocked() error {
+	reserve := s.o.MinFreeBytes
+	if reserve < 0 {
+		return nil
+	}
+	u, err := s.fs.GetDiskUsage(s.dir)
+	if err != nil {
+		return nil // a file system that cannot tell (in memory)
+	}
+	if u.AvailBytes >= uint64(reserve) {
+		if s.full {
+			s.full = false
+			log.Printf("seqd: the store's file system has room again (%d bytes free): writes resume", u.AvailBytes)
+		}
+		return nil
+	}
+	err = fmt.Errorf("%w: %d bytes free on the file system of %s, below the %d the store keeps in reserve (-min-free-space): nothing was written; writes resume when space is freed", storage.ErrDiskFull, u.AvailBytes, s.dir, reserve)
+	if !s.full {
+		s.full = true
+		log.Printf("%v", err)
+	}
+	return err
 }
 
 // commitLocked commits b with a sync. Pebble treats a failed WAL write or

@@ -44,6 +44,7 @@ type FS struct {
 	gate   sync.RWMutex
 	mu     sync.Mutex
 	frozen bool
+	full   bool // GetDiskUsage says nothing is free (the "full" command)
 	faults [2]fault
 	rng    *rand.Rand
 }
@@ -172,6 +173,7 @@ func (f *FS) persist(cfg vfs.CrashCloneCfg) error {
 // its standard input under -fault-injection:
 //
 //	fail write|sync eio|enospc [count]   the next count (default 1) operations fail
+//	full on|off                          the file system says it is full, or has room again
 //	powerloss                            cut the power (the caller then exits)
 //
 // It reports whether the power was cut.
@@ -180,6 +182,9 @@ func (f *FS) Command(line string) (powerLoss bool, err error) {
 	switch {
 	case len(w) == 1 && w[0] == "powerloss":
 		return true, f.PowerLoss()
+	case len(w) == 2 && w[0] == "full" && (w[1] == "on" || w[1] == "off"):
+		f.SetFull(w[1] == "on")
+		return false, nil
 	case (len(w) == 3 || len(w) == 4) && w[0] == "fail":
 		op := map[string]Op{"write": Write, "sync": Sync}
 		errno := map[string]syscall.Errno{"eio": syscall.EIO, "enospc": syscall.ENOSPC}
@@ -232,6 +237,26 @@ func (w fsWrapper) ReuseForWrite(oldname, newname string, c vfs.DiskWriteCategor
 }
 
 func (w fsWrapper) Unwrap() vfs.FS { return w.FS }
+
+// GetDiskUsage is a file system of 1 TiB, all of it free, or none of it
+// while the "full" command says so (the in-memory one cannot tell).
+func (w fsWrapper) GetDiskUsage(string) (vfs.DiskUsage, error) {
+	w.f.mu.Lock()
+	defer w.f.mu.Unlock()
+	const size = 1 << 40
+	if w.f.full {
+		return vfs.DiskUsage{TotalBytes: size, UsedBytes: size}, nil
+	}
+	return vfs.DiskUsage{AvailBytes: size, TotalBytes: size}, nil
+}
+
+// SetFull makes the file system say it is full (or not): the store's
+// reserve check then refuses writes, as on a disk that filled up.
+func (f *FS) SetFull(full bool) {
+	f.mu.Lock()
+	f.full = full
+	f.mu.Unlock()
+}
 
 type fileWrapper struct {
 	vfs.File

@@ -49,6 +49,7 @@ const byState: Record<string, Kind> = {
   "57P02": "unavailable",
   "57P03": "unavailable",
   "53300": "unavailable",
+  "53100": "unavailable",
   "57014": "unavailable",
 };
 

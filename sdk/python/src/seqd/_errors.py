@@ -67,6 +67,7 @@ _BY_STATE: Dict[str, Type[SeqdError]] = {
     "57P02": Unavailable,
     "57P03": Unavailable,
     "53300": Unavailable,
+    "53100": Unavailable,
     "57014": Unavailable,
 }
 

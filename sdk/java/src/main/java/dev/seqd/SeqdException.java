@@ -58,7 +58,7 @@ public class SeqdException extends RuntimeException {
       case "22023", "42601" -> Kind.INVALID;
       case "28P01", "42501" -> Kind.AUTH;
       case "40001", "40P01" -> Kind.CONFLICT;
-      case "25006", "58030", "57P01", "57P02", "57P03", "53300", "57014" -> Kind.UNAVAILABLE;
+      case "25006", "58030", "57P01", "57P02", "57P03", "53300", "53100", "57014" -> Kind.UNAVAILABLE;
       default -> Kind.OTHER;
     };
   }
