@@ -163,6 +163,7 @@ type Engine struct {
 	hot         sync.Map
 	hotSize     atomic.Int64  // entries in hot, at most maxHot
 	authVersion atomic.Uint64 // see AuthVersion
+	meter       advanceMeter  // see Rate
 	// roles are who may connect; roleMu serializes their writes.
 	roles  map[string]Role
 	roleMu sync.Mutex
@@ -706,7 +707,9 @@ func (e *Engine) closeSeq(s *seq) chan error {
 
 // checkpointer is a store that can write a consistent copy of itself
 // while it serves (the embedded store).
-type checkpointer interface{ Checkpoint(dir string) error }
+type checkpointer interface {
+	Checkpoint(dir string, notes ...string) error
+}
 
 // Backup writes a consistent online copy of the store into dir (which
 // must not exist): every sequence's durable mark, roles, privileges,
@@ -717,5 +720,8 @@ func (e *Engine) Backup(dir string) error {
 	if !ok {
 		return &Error{Kind: ErrUnsupported, Msg: "this store cannot be backed up by seqd: in cluster mode, take a snapshot of etcd (etcdctl snapshot save)"}
 	}
-	return c.Checkpoint(dir)
+	r := e.Rate()
+	// The advance rate, for restore to bound how far the original may
+	// move on after the backup.
+	return c.Checkpoint(dir, fmt.Sprintf("rate %d per %s observed %s", r.Peak, RateWindow, r.Observed.Round(time.Second)))
 }

@@ -280,6 +280,7 @@ func (e *Engine) refillLocked(s *seq) {
 			s.refused = nil
 			s.rev = rev
 			s.remaining += advanced
+			e.meter.add(e.now(), advanced)
 			e.refillLocked(s)
 		},
 	})

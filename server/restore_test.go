@@ -5,9 +5,11 @@ import (
 	"errors"
 	"io"
 	"log"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -87,16 +89,18 @@ func TestBackupRestore(t *testing.T) {
 	if _, err := embedded.Open(backup, embedded.Options{}); !errors.Is(err, embedded.ErrMoved) || !strings.Contains(err.Error(), "is a backup") {
 		t.Fatalf("opening the backup as a store: %v", err)
 	}
-	if _, err := Restore(ctx, backup, restored, 0, quiet); err == nil || !strings.Contains(err.Error(), "a bound is required") {
+	// Taken within a second of the server's start, the backup knows no
+	// rate: without a bound, no restore.
+	if _, err := Restore(ctx, backup, restored, Bound{}, quiet); err == nil || !strings.Contains(err.Error(), "the advance rate is unknown") || !strings.Contains(err.Error(), "give -bound") {
 		t.Fatalf("restore without a bound: %v", err)
 	}
-	if _, err := Restore(ctx, orig, restored, 1000, quiet); err == nil || !strings.Contains(err.Error(), "not a finished backup") {
+	if _, err := Restore(ctx, orig, restored, Bound{Values: 1000}, quiet); err == nil || !strings.Contains(err.Error(), "not a finished backup") {
 		t.Fatalf("restore from a store: %v", err)
 	}
-	if _, err := Restore(ctx, backup, orig, 1000, quiet); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := Restore(ctx, backup, orig, Bound{Values: 1000}, quiet); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("restore onto the original: %v", err)
 	}
-	rep, err := Restore(ctx, backup, restored, 1000, quiet)
+	rep, err := Restore(ctx, backup, restored, Bound{Values: 1000}, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +146,7 @@ func TestBackupRestore(t *testing.T) {
 	// The bound is what protects: one too small for what was handed out
 	// after the backup repeats values.
 	small := filepath.Join(dir, "small")
-	if _, err := Restore(ctx, backup, small, 1, quiet); err != nil {
+	if _, err := Restore(ctx, backup, small, Bound{Values: 1}, quiet); err != nil {
 		t.Fatal(err)
 	}
 	s3, err := Start(ctx, Config{DataDir: small, Listen: "127.0.0.1:0", Logger: quiet})
@@ -161,5 +165,45 @@ func TestBackupRestore(t *testing.T) {
 	}
 	if again > seen["up"] {
 		t.Fatalf("with a bound of 1 the restore resumed at %d, beyond the original's %d: the test shows no protection", again, seen["up"])
+	}
+}
+
+// TestRestoreBound: the bound a restore derives from the rate a backup
+// recorded, and its refusals where that rate is unknown.
+func TestRestoreBound(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	backup := func(age time.Duration, notes ...string) embedded.Backup {
+		return embedded.Backup{Store: "s", Revision: 1, Taken: now.Add(-age), Notes: notes}
+	}
+	for _, tc := range []struct {
+		name  string
+		b     Bound
+		bk    embedded.Backup
+		want  int64
+		error string
+	}{
+		{"given", Bound{Values: 77}, backup(time.Hour), 77, ""},
+		{"no rate recorded", Bound{}, backup(time.Minute), 0, "records no advance rate"},
+		{"watched too briefly", Bound{}, backup(time.Minute, "rate 500 per 10s observed 4s"), 0, "had run for 4s"},
+		{"nothing advanced", Bound{}, backup(time.Minute, "rate 0 per 10s observed 1h0m0s"), 0, "no sequence advanced"},
+		// 25 s since the backup: three windows of 10 s, twice the peak each.
+		{"derived", Bound{}, backup(25*time.Second, "rate 1000 per 10s observed 5m0s"), 2 * 1000 * 3, ""},
+		{"just taken", Bound{}, backup(0, "rate 1000 per 10s observed 5m0s"), 2 * 1000, ""},
+		{"a clock behind the backup's", Bound{}, backup(-time.Hour, "rate 1000 per 10s observed 5m0s"), 2 * 1000, ""},
+		{"the operator's time", Bound{Time: time.Minute}, backup(24*time.Hour, "rate 1000 per 10s observed 5m0s"), 2 * 1000 * 7, ""},
+		{"too large to count", Bound{}, backup(24*time.Hour, "rate 4611686018427387903 per 10s observed 5m0s"), math.MaxInt64, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, how, err := boundOf(tc.b, tc.bk, now)
+			if tc.error != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.error) || !strings.Contains(err.Error(), "give -bound") {
+					t.Fatalf("got %d (%s), %v; want an error saying %q and what to give", got, how, err, tc.error)
+				}
+				return
+			}
+			if err != nil || got != tc.want || how == "" {
+				t.Fatalf("got %d (%s), %v; want %d", got, how, err, tc.want)
+			}
+		})
 	}
 }

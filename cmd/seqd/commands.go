@@ -74,15 +74,17 @@ func dump(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// restore is "seqd restore -from BACKUP -data DIR -bound N": a new store
-// from a backup, every sequence N increments past its mark in the backup
-// (server.Restore).
+// restore is "seqd restore -from BACKUP -data DIR [-bound N | -bound-time
+// D]": a new store from a backup, every sequence moved past its mark in
+// the backup by N increments, or by what the backup's recorded rate
+// allows for (server.Restore).
 func restore(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("seqd restore", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	from := fl.String("from", "", "the backup (a directory seqd_backup wrote)")
 	dir := fl.String("data", "", "the new store's directory (empty or absent)")
-	bound := fl.Int64("bound", 0, "how many values any sequence may have handed out after the backup (its rate times the time since, with room to spare); required")
+	bound := fl.Int64("bound", 0, "how many values any sequence may have handed out after the backup (default: twice what the rate the backup recorded allows for in -bound-time; refused where that rate is unknown)")
+	boundTime := fl.Duration("bound-time", 0, "how long the original may have served after the backup (default: from the backup until now: stop the original first)")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
@@ -90,7 +92,7 @@ func restore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "seqd restore: -from and -data are required")
 		return 2
 	}
-	_, err := server.Restore(context.Background(), *from, *dir, *bound, log.New(stdout, "", 0))
+	_, err := server.Restore(context.Background(), *from, *dir, server.Bound{Values: *bound, Time: *boundTime}, log.New(stdout, "", 0))
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -298,15 +298,61 @@ func Check(dir string, fs vfs.FS) (Report, error) {
 }
 
 // backupFile, in a backup's directory, says what the backup is: the
-// store it was taken from, its revision and when (written last: a
-// directory without it is no finished backup).
+// store it was taken from, its revision and when, and the notes of whoever
+// took it (the engine's advance rate), one a line (written last: a
+// directory without it is no finished backup):
+//
+//	seqd backup
+//	store <the store's identity>
+//	revision <the store's revision in the backup>
+//	taken <RFC 3339 time, UTC>
+//	<note>...
 const backupFile = "BACKUP-SEQD"
+
+// Backup is what a backup's BACKUP-SEQD says.
+type Backup struct {
+	Store    string
+	Revision uint64
+	Taken    time.Time
+	Notes    []string
+}
+
+// ReadBackup reads what the finished backup in dir says of itself.
+func ReadBackup(dir string) (Backup, error) {
+	var b Backup
+	data, err := os.ReadFile(filepath.Join(dir, backupFile))
+	if err != nil {
+		return b, fmt.Errorf("seqd: %s is not a finished backup: %w", dir, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) < 4 || lines[0] != "seqd backup" {
+		return b, fmt.Errorf("seqd: %s: %s is damaged", dir, backupFile)
+	}
+	for _, l := range lines[1:4] {
+		k, v, _ := strings.Cut(l, " ")
+		switch k {
+		case "store":
+			b.Store = v
+		case "revision":
+			b.Revision, err = strconv.ParseUint(v, 10, 64)
+		case "taken":
+			b.Taken, err = time.Parse(time.RFC3339, v)
+		default:
+			err = fmt.Errorf("unexpected line %q", l)
+		}
+		if err != nil {
+			return b, fmt.Errorf("seqd: %s: %s is damaged: %v", dir, backupFile, err)
+		}
+	}
+	b.Notes = lines[4:]
+	return b, nil
+}
 
 // Checkpoint writes a consistent copy of the open store into dir (which
 // must not exist), as of now: every write acknowledged before it began
 // is in it. Online: commits go on meanwhile. The copy has no identity
 // file: a store restored from it gets an identity of its own.
-func (s *Store) Checkpoint(dir string) error {
+func (s *Store) Checkpoint(dir string, notes ...string) error {
 	s.mu.Lock()
 	if s.closed || s.failed != nil {
 		s.mu.Unlock()
@@ -320,6 +366,9 @@ func (s *Store) Checkpoint(dir string) error {
 		return fmt.Errorf("seqd: backup: %w", err)
 	}
 	b := fmt.Sprintf("seqd backup\nstore %s\nrevision %d\ntaken %s\n", id, rev, time.Now().UTC().Format(time.RFC3339))
+	for _, n := range notes {
+		b += strings.ReplaceAll(n, "\n", " ") + "\n"
+	}
 	return os.WriteFile(filepath.Join(dir, backupFile), []byte(b), 0o600)
 }
 
