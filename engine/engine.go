@@ -180,6 +180,7 @@ type Engine struct {
 	catalogRev storage.Rev
 	runningRev storage.Rev
 	rangeRevs  map[uint64]storage.Rev // NOORDER range records at Open, by sequence ID
+	rangeAt    map[uint64]rangeRecord // and what they said (MovePast)
 	frozen     []*seq                 // NOORDER sequences left frozen (record.frozen) at Open
 	// epoch counts the opens of the store, this one included once
 	// markRunning has written it; epochRev is its record's revision.
@@ -221,6 +222,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		refillPeriod:  int32(cfg.RefillPeriod >> tickShift),
 		seqs:          make(map[string]*seq),
 		rangeRevs:     make(map[uint64]storage.Rev),
+		rangeAt:       make(map[uint64]rangeRecord),
 		schemas:       make(map[string]*schema),
 		comments:      make(map[uint64]comment),
 		acls:          make(map[uint64]aclRecord),

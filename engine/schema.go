@@ -95,6 +95,9 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 			return fmt.Errorf("seqd: corrupt range record key %q", kv.Key)
 		}
 		e.rangeRevs[id] = kv.Rev
+		if r, err := decodeRangeRecord(kv.Value); err == nil {
+			e.rangeAt[id] = r
+		}
 	case kv.Key == databaseKey:
 		a, err := decodeACL(kv.Value)
 		if err != nil {

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/seqd/seqd/cluster"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/storage/embedded"
+	"github.com/seqd/seqd/storage/etcdstore"
 )
 
 // RestoreReport says what Restore did.
@@ -115,25 +117,11 @@ func Restore(ctx context.Context, from, dir string, b Bound, logger *log.Logger)
 		st.Close()
 		return rep, err
 	}
-	for _, info := range eng.List() {
-		o := info.Options
-		// The durable mark is where the engine resumes after opening the
-		// backup as after a crash: State.Last. Move it bound increments on.
-		counter := info.State.Last
-		step := o.Increment
-		room := (o.Max - counter) / step
-		if step < 0 {
-			room = (counter - o.Min) / -step
-		}
-		if room < 0 {
-			room = 0
-		}
-		counter += min(bound, room) * step
-		if _, err := eng.Setval(ctx, info.Name, o.Value(counter), true); err != nil {
-			eng.Close()
-			return rep, fmt.Errorf("seqd restore: %s: %w (the partial store in %s must be removed)", info.Name, err, dir)
-		}
-		rep.Sequences++
+	n, err := eng.MovePast(ctx, bound)
+	rep.Sequences = n
+	if err != nil {
+		eng.Close()
+		return rep, fmt.Errorf("seqd restore: %w (the partial store in %s must be removed)", err, dir)
 	}
 	if err := eng.Close(); err != nil {
 		return rep, err
@@ -147,5 +135,89 @@ func Restore(ctx context.Context, from, dir string, b Bound, logger *log.Logger)
 		return rep, err
 	}
 	logger.Printf("restored %d sequences from %s into %s (store %s), each %d increments past its mark in the backup: %s", rep.Sequences, from, dir, rep.StoreID, bound, how)
+	return rep, nil
+}
+
+// EtcdTarget is the etcd of a cluster, where RestoreCluster works.
+type EtcdTarget struct {
+	Endpoints []string
+	Prefix    string // default "/seqd/"
+	Security  EtcdSecurity
+	// Wait is how long a leader key found there may take to lapse (one
+	// restored from the snapshot, whose node is gone) before the restore
+	// takes it for a live node's and refuses. Default 10 s; a cluster run
+	// with a longer -lease-ttl needs that long.
+	Wait time.Duration
+}
+
+// restoreTerm bounds how long RestoreCluster waits to lead: a node that
+// leads meanwhile makes it give up.
+const restoreTerm = 10 * time.Second
+
+// RestoreCluster makes a cluster's data, brought back from an etcd
+// snapshot (etcdctl snapshot restore), safe to serve: every sequence is
+// moved bound increments past everything the data says it handed out
+// (durable marks and NOORDER blocks), so that no node hands out again
+// what the cluster handed out after the snapshot. It runs between etcd's
+// restore and the nodes' start, as the cluster's leader for the while
+// (a node starting meanwhile waits); a cluster that a node leads is
+// refused. etcd's snapshot records no rate, so the bound is the
+// operator's, and required.
+func RestoreCluster(ctx context.Context, tgt EtcdTarget, bound int64, logger *log.Logger) (RestoreReport, error) {
+	rep := RestoreReport{Bound: bound, How: "given with -bound"}
+	if bound <= 0 {
+		return rep, fmt.Errorf("seqd restore: a cluster restore needs -bound N (how many values any sequence may have handed out after the snapshot): etcd's snapshot records no rate")
+	}
+	if tgt.Prefix == "" {
+		tgt.Prefix = "/seqd/"
+	}
+	cli, err := EtcdClient(tgt.Endpoints, tgt.Security)
+	if err != nil {
+		return rep, err
+	}
+	defer cli.Close()
+	if tgt.Wait <= 0 {
+		tgt.Wait = restoreTerm
+	}
+	// A leader key restored with the snapshot lapses with its lease,
+	// which nobody renews; a live node's stays.
+	for deadline := time.Now().Add(tgt.Wait); ; time.Sleep(200 * time.Millisecond) {
+		lctx, cancel := context.WithTimeout(ctx, restoreTerm)
+		name, _, err := cluster.Leader(lctx, cli, tgt.Prefix)
+		cancel()
+		if err != nil {
+			return rep, fmt.Errorf("seqd restore: etcd: %w", err)
+		}
+		if name == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			return rep, fmt.Errorf("seqd restore: node %q leads the cluster under %s, and has for %s: a restore never writes over a live cluster; stop every node first", name, tgt.Prefix, tgt.Wait)
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, restoreTerm)
+	defer cancel()
+	term, err := cluster.Campaign(cctx, cluster.Config{Client: cli, Prefix: tgt.Prefix, Name: "seqd restore", TTL: restoreTerm})
+	if err != nil {
+		return rep, fmt.Errorf("seqd restore: could not lead the cluster under %s within %s (a node leads it?): %w", tgt.Prefix, restoreTerm, err)
+	}
+	defer term.Resign(context.Background())
+	st, err := etcdstore.Open(etcdstore.Config{Client: cli, Prefix: tgt.Prefix, Term: term.Token, Owner: "seqd restore", Timeout: restoreTerm})
+	if err != nil {
+		return rep, err
+	}
+	eng, err := engine.Open(ctx, engine.Config{Store: st, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps})
+	if err != nil {
+		return rep, fmt.Errorf("seqd restore: %w", err)
+	}
+	n, err := eng.MovePast(ctx, bound)
+	rep.Sequences = n
+	if cerr := eng.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return rep, fmt.Errorf("seqd restore: %w (%d sequences moved; run it again, with the same bound: moving again only leaves a gap)", err, n)
+	}
+	logger.Printf("restored the cluster under %s: %d sequences, each %d increments past where the snapshot left it", tgt.Prefix, n, bound)
 	return rep, nil
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
+	"strings"
 
 	_ "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
@@ -77,7 +79,9 @@ func dump(args []string, stdout, stderr io.Writer) int {
 // restore is "seqd restore -from BACKUP -data DIR [-bound N | -bound-time
 // D]": a new store from a backup, every sequence moved past its mark in
 // the backup by N increments, or by what the backup's recorded rate
-// allows for (server.Restore).
+// allows for (server.Restore); or "seqd restore -etcd ENDPOINTS -bound N":
+// a cluster's data restored from an etcd snapshot made safe to serve
+// (server.RestoreCluster).
 func restore(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("seqd restore", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -85,11 +89,30 @@ func restore(args []string, stdout, stderr io.Writer) int {
 	dir := fl.String("data", "", "the new store's directory (empty or absent)")
 	bound := fl.Int64("bound", 0, "how many values any sequence may have handed out after the backup (default: twice what the rate the backup recorded allows for in -bound-time; refused where that rate is unknown)")
 	boundTime := fl.Duration("bound-time", 0, "how long the original may have served after the backup (default: from the backup until now: stop the original first)")
+	etcd := fl.String("etcd", "", "instead, a cluster: the comma-separated endpoints of its etcd, restored from a snapshot, before any node serves it (-bound required)")
+	var tgt server.EtcdTarget
+	fl.StringVar(&tgt.Prefix, "etcd-prefix", "/seqd/", "the cluster's key prefix in etcd")
+	fl.StringVar(&tgt.Security.CA, "etcd-ca", "", "PEM CA that signed the etcd members' certificates")
+	fl.StringVar(&tgt.Security.Cert, "etcd-cert", "", "PEM client certificate for etcd")
+	fl.StringVar(&tgt.Security.Key, "etcd-key", "", "PEM private key of -etcd-cert")
+	fl.StringVar(&tgt.Security.User, "etcd-user", "", "etcd user (its password in SEQD_ETCD_PASSWORD)")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
+	if *etcd != "" {
+		if *from != "" || *dir != "" {
+			fmt.Fprintln(stderr, "seqd restore: -etcd restores a cluster in place: no -from or -data")
+			return 2
+		}
+		tgt.Endpoints, tgt.Security.Password = strings.Split(*etcd, ","), os.Getenv("SEQD_ETCD_PASSWORD")
+		if _, err := server.RestoreCluster(context.Background(), tgt, *bound, log.New(stdout, "", 0)); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		return 0
+	}
 	if *from == "" || *dir == "" {
-		fmt.Fprintln(stderr, "seqd restore: -from and -data are required")
+		fmt.Fprintln(stderr, "seqd restore: -from and -data are required (or -etcd for a cluster)")
 		return 2
 	}
 	_, err := server.Restore(context.Background(), *from, *dir, server.Bound{Values: *bound, Time: *boundTime}, log.New(stdout, "", 0))

@@ -7,6 +7,7 @@
 package etcdtest
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -18,6 +19,8 @@ import (
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	clientsnap "go.etcd.io/etcd/client/v3/snapshot"
+	snapshotutl "go.etcd.io/etcd/etcdutl/v3/snapshot"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 
@@ -78,7 +81,35 @@ func Start(t testing.TB, n int) *Cluster {
 
 // StartIn runs a cluster of n members with their data under dir, for
 // commands (the clustered soak); Close stops it.
-func StartIn(dir string, n int) (*Cluster, error) {
+func StartIn(dir string, n int) (*Cluster, error) { return startIn(dir, n, "") }
+
+// StartFromSnapshot runs a one-member cluster whose data is restored
+// from an etcd snapshot (as `etcdutl snapshot restore` does, with etcd's
+// own restore code) and stops it when the test ends.
+func StartFromSnapshot(t testing.TB, snapshot string) *Cluster {
+	t.Helper()
+	c, err := startIn(t.TempDir(), 1, snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// Snapshot saves the cluster's data to path, as `etcdctl snapshot save`
+// does.
+func (c *Cluster) Snapshot(path string) error {
+	cfg, err := c.ClientConfig()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = clientsnap.SaveWithVersion(ctx, zap.NewNop(), cfg, path)
+	return err
+}
+
+func startIn(dir string, n int, snapshot string) (*Cluster, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -121,6 +152,15 @@ func StartIn(dir string, n int) (*Cluster, error) {
 			// revision, and a soak's would otherwise fill the database.
 			cfg.AutoCompactionMode, cfg.AutoCompactionRetention = "periodic", "1m"
 			return cfg
+		}
+		if snapshot != "" {
+			cfg := config()
+			err := snapshotutl.NewV3(zap.NewNop()).Restore(snapshotutl.RestoreConfig{SnapshotPath: snapshot, Name: cfg.Name,
+				OutputDataDir: cfg.Dir, PeerURLs: []string{cfg.AdvertisePeerUrls[0].String()}, InitialCluster: cfg.InitialCluster,
+				InitialClusterToken: cfg.InitialClusterToken})
+			if err != nil {
+				return nil, fmt.Errorf("etcdtest: restore %s: %w", snapshot, err)
+			}
 		}
 		e, err := embed.StartEtcd(config())
 		if err != nil {
