@@ -111,7 +111,10 @@ func TestStatementTooLong(t *testing.T) {
 // the idle timeout gets 57P05; one that stops reading a long result is
 // dropped; meanwhile others, on the same sequence, go on.
 func TestIdleTimeout(t *testing.T) {
-	dsn, _ := startServerWith(t, Config{IdleTimeout: 300 * time.Millisecond})
+	// A timeout long against a statement's time under the race detector
+	// on two busy cores, so that the busy connection's pauses (50 ms
+	// apart) never come near it.
+	dsn, _ := startServerWith(t, Config{IdleTimeout: 2 * time.Second})
 	other := mustConnect(t, dsn, "create sequence s")
 	fatal := func(c *rawClient) string {
 		code, msg := firstError(c)
@@ -122,9 +125,9 @@ func TestIdleTimeout(t *testing.T) {
 	msg, _ := (&pgproto3.Query{String: "select nextval('s')"}).Encode(nil)
 	half.nc.Write(msg[:5])
 	// Busy connections are not idle: keep one working past the timeout.
-	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); {
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
 		mustNextval(t, other, "s")
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 	want := "57P05 terminating connection due to idle-session timeout"
 	if got := fatal(idle); got != want {
@@ -139,13 +142,13 @@ func TestIdleTimeout(t *testing.T) {
 	stall := dialRaw(t, dsn)
 	stall.send(&pgproto3.Query{String: "select nextval('s') from generate_series(1, 1000000)"})
 	prev := mustNextval(t, other, "s")
-	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); { // past the timeout
 		v := mustNextval(t, other, "s")
 		if v <= prev {
 			t.Fatalf("nextval went from %d to %d", prev, v)
 		}
 		prev = v
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 	stall.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var rows int

@@ -146,3 +146,46 @@ func TestCheckNodeOrder(t *testing.T) {
 	expect(t, "node 1 went back", CheckNodeOrder(bad, "s"), 1, "node 1 gave 4 (client 1) after 6")
 	expect(t, "another sequence", CheckNodeOrder(bad, "t"), 0, "")
 }
+
+func TestCheckFailoverGap(t *testing.T) {
+	// 1..10, then 31: a skip of 20 values.
+	var ops []Op
+	for v := int64(1); v <= 10; v++ {
+		ops = append(ops, nv(0, v, v, v))
+	}
+	ops = append(ops, nv(0, 11, 11, 31))
+	gap := func(cache int64) []string {
+		g, v := CheckFailoverGap(ops, "s", cache)
+		if g != 20 {
+			t.Fatalf("largest skip %d, want 20", g)
+		}
+		return v
+	}
+	expect(t, "within CACHE", gap(20), 0, "")
+	expect(t, "beyond CACHE", gap(19), 1, "skipped 20 values at once, more than CACHE 19")
+	// A request of unknown outcome may have taken one value unseen.
+	ops = append(ops, Op{Seq: "s", Kind: Nextval, Want: 1, Outcome: Unknown})
+	expect(t, "one unanswered", gap(19), 0, "")
+	expect(t, "one unanswered", gap(18), 1, "the 1 requests of unknown outcome")
+}
+
+func TestCheckBurned(t *testing.T) {
+	// Values 1..100 and 201..250 handed out: 100 burned below 250.
+	var ops []Op
+	for v := int64(1); v <= 250; v++ {
+		if v <= 100 || v > 200 {
+			ops = append(ops, nv(0, v, v, v))
+		}
+	}
+	burned := func(deaths, nodes int) []string {
+		b, v := CheckBurned(ops, "s", 25, deaths, nodes)
+		if b != 100 {
+			t.Fatalf("burned %d, want 100", b)
+		}
+		return v
+	}
+	expect(t, "a block for each of 3 nodes and 1 death", burned(1, 3), 0, "")
+	expect(t, "beyond a block for each of 3 nodes", burned(0, 3), 1, "skipped 100 values, more than a block (25) for each of 0 nodes that died, 3 nodes")
+	ops = append(ops, Op{Seq: "s", Kind: Nextval, Want: 1, Outcome: Unknown})
+	expect(t, "an unanswered request's block", burned(0, 3), 0, "")
+}

@@ -695,13 +695,49 @@ func (r *clusterRun) check(rep *ClusterReport) {
 	// unknown outcome may have taken unseen.
 	rep.MaxGap = map[string]int64{}
 	for _, s := range clusterSeqs {
-		var unknown int64
-		rep.MaxGap[s.Name], unknown = maxGap(ops, s.Name)
-		if rep.MaxGap[s.Name] > s.cache+unknown {
-			rep.Violations = append(rep.Violations, fmt.Sprintf("gap: %s skipped %d values at once, more than CACHE %d and the %d requests of unknown outcome", s.Name, rep.MaxGap[s.Name], s.cache, unknown))
-		}
+		gap, v := CheckFailoverGap(ops, s.Name, s.cache)
+		rep.MaxGap[s.Name] = gap
+		rep.Violations = append(rep.Violations, v...)
 	}
 	r.checkNoOrder(ops, rep)
+}
+
+// CheckFailoverGap bounds the largest skip in seq's values over a
+// clustered run: a failover burns the old leader's window, at most cache
+// values, plus what requests of unknown outcome may have taken unseen.
+// It returns the largest skip and a violation if it is beyond that.
+func CheckFailoverGap(ops []Op, seq string, cache int64) (int64, []string) {
+	gap, unknown := maxGap(ops, seq)
+	if gap > cache+unknown {
+		return gap, []string{fmt.Sprintf("gap: %s skipped %d values at once, more than CACHE %d and the %d requests of unknown outcome", seq, gap, cache, unknown)}
+	}
+	return gap, nil
+}
+
+// CheckBurned bounds the values a NOORDER sequence never handed out below
+// its largest one. Blocks are reserved in order from the start, so every
+// value up to the largest was reserved; those never handed out are
+// burned: a block for each node that died (kill -9, shutdown), each
+// node's unfinished block, and a block for each request of unknown
+// outcome (its reservation may be unknown too). It returns how many were
+// burned and a violation if beyond that.
+func CheckBurned(ops []Op, seq string, block int64, deaths, nodes int) (int64, []string) {
+	_, unknown := maxGap(ops, seq)
+	seen := map[int64]bool{}
+	top := int64(0)
+	for _, op := range ops {
+		if op.Seq == seq {
+			for _, v := range op.Values {
+				seen[v], top = true, max(top, v)
+			}
+		}
+	}
+	burned := top - int64(len(seen))
+	if bound := block * (int64(deaths+nodes) + unknown); burned > bound {
+		return burned, []string{fmt.Sprintf("burned: %s skipped %d values, more than a block (%d) for each of %d nodes that died, %d nodes and %d requests of unknown outcome",
+			seq, burned, block, deaths, nodes, unknown)}
+	}
+	return burned, nil
 }
 
 // checkNoOrder counts the NOORDER sequence's values, measures how long
@@ -740,33 +776,16 @@ func (r *clusterRun) checkNoOrder(ops []Op, rep *ClusterReport) {
 		}
 		rep.NoOrderWaitMax[w.fault] = max(rep.NoOrderWaitMax[w.fault], time.Duration(longest))
 	}
-	gap, unknown := maxGap(ops, noorderSeq.Name)
-	rep.MaxGap[noorderSeq.Name] = gap
-	// Every value up to the largest handed out was reserved (blocks are
-	// reserved in order from the start); those never handed out are
-	// burned: a block for each node that died (kill -9, shutdown), each
-	// node's unfinished block, and a block for each request of unknown
-	// outcome (its reservation's may be unknown too).
-	seen := map[int64]bool{}
-	top := int64(0)
-	for _, op := range ops {
-		if op.Seq == noorderSeq.Name {
-			for _, v := range op.Values {
-				seen[v], top = true, max(top, v)
-			}
-		}
-	}
+	rep.MaxGap[noorderSeq.Name], _ = maxGap(ops, noorderSeq.Name)
 	deaths := 0
 	for _, w := range windows {
 		if w.fault == LeaderKill || w.fault == LeaderTerm {
 			deaths++
 		}
 	}
-	rep.NoOrderBurned = top - int64(len(seen))
-	if bound := noorderCache * (int64(deaths+r.cfg.Nodes) + unknown); rep.NoOrderBurned > bound {
-		rep.Violations = append(rep.Violations, fmt.Sprintf("burned: %s skipped %d values, more than a block (%d) for each of %d nodes that died, %d nodes and %d requests of unknown outcome",
-			noorderSeq.Name, rep.NoOrderBurned, noorderCache, deaths, r.cfg.Nodes, unknown))
-	}
+	var v []string
+	rep.NoOrderBurned, v = CheckBurned(ops, noorderSeq.Name, noorderCache, deaths, r.cfg.Nodes)
+	rep.Violations = append(rep.Violations, v...)
 }
 
 // maxGap is the most values seq skipped at one point of its history (its

@@ -45,7 +45,7 @@ func TestMemoryBounded(t *testing.T) {
 	if _, err := c.Exec(ctx, "create sequence m cache 1000"); err != nil {
 		t.Fatal(err)
 	}
-	base, _ := p.rss()
+	base := mustRSS(t, p)
 
 	// 10,000 connections (the default limit) with c, each through startup
 	// and one nextval.
@@ -78,7 +78,7 @@ func TestMemoryBounded(t *testing.T) {
 			}
 		}
 	}
-	held, _ := p.rss()
+	held := mustRSS(t, p)
 	per := (held - base) / n
 	t.Logf("resident: %d MiB at start, %d MiB with %d connections (%d KiB each)", base/mib, held/mib, n+1, per>>10)
 	if per > 64<<10 {
@@ -106,7 +106,7 @@ func TestMemoryBounded(t *testing.T) {
 	if err := fe.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	start, _ := p.rss()
+	start := mustRSS(t, p)
 	var peak int64
 	rows, last, ready := 0, int64(0), 0
 	for ready < 2 { // startup's, then the query's
@@ -123,8 +123,7 @@ func TestMemoryBounded(t *testing.T) {
 			last = v
 			rows++
 			if rows%50_000 == 0 {
-				r, _ := p.rss()
-				peak = max(peak, r)
+				peak = max(peak, mustRSS(t, p))
 			}
 		case *pgproto3.ErrorResponse:
 			t.Fatalf("after %d rows: %s %s", rows, m.Code, m.Message)
@@ -139,6 +138,17 @@ func TestMemoryBounded(t *testing.T) {
 	if peak-start > 64*mib {
 		t.Errorf("resident memory grew by %d MiB during a slow read", (peak-start)/mib)
 	}
+}
+
+// mustRSS is p's resident memory; a failed or empty read fails the test
+// (a bound checked against nothing would pass whatever happened).
+func mustRSS(t *testing.T, p *proc) int64 {
+	t.Helper()
+	r, err := p.rss()
+	if err != nil || r <= 0 {
+		t.Fatalf("reading seqd's resident memory: %d, %v", r, err)
+	}
+	return r
 }
 
 // throttled reads at most 4 KiB at a time, with a pause: a slow reader.

@@ -67,6 +67,27 @@ func (l *logTail) read(r io.Reader) {
 	close(l.lines)
 }
 
+// waitFor reads the log until a line holds want, failing the test if
+// the log ends or d passes first: a test waits on what the server says
+// it did, not on a sleep.
+func (l *logTail) waitFor(t *testing.T, want string, d time.Duration) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case line, ok := <-l.lines:
+			if !ok {
+				t.Fatalf("the log ended before %q", want)
+			}
+			if strings.Contains(line, want) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %q in the log within %s", want, d)
+		}
+	}
+}
+
 // rest is every line until the process's log ends.
 func (l *logTail) rest() string {
 	var out strings.Builder

@@ -26,7 +26,10 @@ import (
 func TestSignals(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
 	dir, addr := t.TempDir(), freePort(t)
-	p := start(t, bin, dir, addr)
+	cmd, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", addr)
+	if cmd == nil {
+		t.Fatalf("seqd did not start:\n%s", out)
+	}
 	c := connect(t, addr)
 	ctx := context.Background()
 	if _, err := c.Exec(ctx, "create sequence s cache 100"); err != nil {
@@ -40,21 +43,25 @@ func TestSignals(t *testing.T) {
 		return v
 	}
 	next()
-	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Handled (and so not the default action, which ends the process):
+	// the server says so, and goes on serving.
+	lt.waitFor(t, "SIGHUP: configuration reloaded; still serving", 10*time.Second)
 	if v := next(); v != 2 {
 		t.Fatalf("after SIGHUP: %d, want 2", v)
 	}
 	c.Close(ctx)
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.cmd.Wait(); err != nil {
+	lt.waitFor(t, "clean shutdown", 30*time.Second)
+	lt.rest()
+	if err := cmd.Wait(); err != nil {
 		t.Fatalf("SIGTERM: %v, want exit status 0", err)
 	}
-	p = start(t, bin, dir, addr)
+	p := start(t, bin, dir, addr)
 	defer func() { p.cmd.Process.Signal(syscall.SIGTERM); p.cmd.Wait() }()
 	c = connect(t, addr)
 	defer c.Close(ctx)
@@ -73,8 +80,11 @@ func TestSighupUnderLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := start(t, bin, dir, addr, "-tls-cert", cert, "-tls-key", key)
-	defer func() { p.cmd.Process.Signal(syscall.SIGTERM); p.cmd.Wait() }()
+	p, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", addr, "-tls-cert", cert, "-tls-key", key)
+	if p == nil {
+		t.Fatalf("seqd did not start:\n%s", out)
+	}
+	defer func() { p.Process.Signal(syscall.SIGTERM); lt.rest(); p.Wait() }()
 	ctx := context.Background()
 	dsn := "postgres://u@" + addr + "/db?sslmode=require"
 	admin, err := pgx.Connect(ctx, dsn)
@@ -121,10 +131,10 @@ func TestSighupUnderLoad(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		if err := p.Process.Signal(syscall.SIGHUP); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		lt.waitFor(t, "SIGHUP: configuration reloaded; still serving", 10*time.Second)
 		c, err := pgx.Connect(ctx, dsn)
 		if err != nil {
 			t.Fatalf("connecting after SIGHUP %d: %v", i+1, err)
