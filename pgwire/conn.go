@@ -1,0 +1,458 @@
+// One client connection: its read loop, the output buffer, idle and
+// liveness timers, each statement's context and limits, and the logging
+// of failed statements.
+
+package pgwire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime/debug"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/sql"
+)
+
+// conn is one client connection, served by one goroutine.
+type conn struct {
+	srv *Server
+	nc  net.Conn          // replaced, under mu, by the TLS connection after startTLS
+	be  *pgproto3.Backend // reads messages; send and flush write them
+	w   io.Writer         // where flush writes (the connection, with its write timeout)
+	// wbuf holds the messages sent and not yet flushed. It keeps its
+	// capacity across flushes, where pgproto3's Backend shrinks its own
+	// to 1 KiB after each, so a pipeline's answer would grow it afresh
+	// every time.
+	wbuf      []byte
+	encodeErr error
+	tls       bool              // the connection speaks TLS
+	binding   []byte            // with TLS: the tls-server-end-point channel binding (tlsauth.go)
+	certName  string            // with TLS: the verified client certificate's common name
+	sess      *executor.Session // set by startup
+	eng       *engine.Engine    // the engine it serves, set by startup
+	user      string            // the startup message's, for the log
+	standby   bool
+
+	pid    uint32 // BackendKeyData: what a CancelRequest names
+	secret [4]byte
+
+	mu   sync.Mutex
+	busy bool // executing a message: shutdown waits for it
+	// statement: the message executing runs a statement; runs counts
+	// them, seenRuns is the count at the liveness sweep's last look
+	// (alive.go).
+	statement      bool
+	runs, seenRuns uint64
+	stopping       bool
+	ctx            context.Context // the running message's; canceled by a CancelRequest or a shutdown's deadline
+	cancel         context.CancelCauseFunc
+
+	stmts   map[string]*prepared
+	portals map[string]*portal
+	failed  bool // an extended-protocol error: skip until Sync
+	// idleArmed: a read deadline for idleness is set; idleKind says which
+	// timeout it is (armIdle).
+	idleArmed bool
+	idleKind  sql.Kind
+	// inRequest: extended-protocol messages arrived that their Sync has
+	// not yet closed; shutdown lets the request finish.
+	inRequest bool
+	rows      encodedRows              // sendRows' scratch: DataRows in wire form
+	rd        pgproto3.RowDescription  // rowDescription's scratch
+	tag       []byte                   // the command tag's scratch
+	cc        pgproto3.CommandComplete // commandComplete's reused message
+	// observed is OnStatement's answer for the last (tag, code).
+	observed struct {
+		tag, code string
+		f         func(time.Duration)
+	}
+}
+
+// send encodes msg into the write buffer.
+func (c *conn) send(msg pgproto3.BackendMessage) {
+	b, err := msg.Encode(c.wbuf)
+	if err != nil {
+		c.encodeErr = err
+		return
+	}
+	c.wbuf = b
+}
+
+// maxKeptWrite bounds the write buffer kept after a flush: a huge answer
+// (a long result in the simple protocol) does not pin its memory.
+const maxKeptWrite = 1 << 20
+
+// flush writes the messages sent so far.
+func (c *conn) flush() error {
+	if err := c.encodeErr; err != nil {
+		c.encodeErr = nil
+		c.wbuf = c.wbuf[:0]
+		return err
+	}
+	_, err := c.w.Write(c.wbuf)
+	if cap(c.wbuf) > maxKeptWrite {
+		c.wbuf = nil
+	} else {
+		c.wbuf = c.wbuf[:0]
+	}
+	return err
+}
+
+// stop asks the connection to end after what it is executing; an idle
+// connection's pending read is interrupted at once.
+func (c *conn) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopping = true
+	if !c.busy {
+		c.nc.SetReadDeadline(time.Now())
+	}
+}
+
+// begin marks the connection busy with a message and returns the context
+// it runs under: the connection's, until a CancelRequest cancels it, then a
+// new one. Both happen under one lock, so a cancel that finds the
+// connection busy always reaches the context the message uses. stopping
+// reports a shutdown.
+func (c *conn) begin(statement bool) (ctx context.Context, stopping bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.busy = true
+	if c.ctx == nil || done(c.ctx) {
+		c.ctx, c.cancel = context.WithCancelCause(context.Background())
+	}
+	c.statement = statement
+	if statement {
+		c.runs++
+	}
+	return c.ctx, c.stopping
+}
+
+// runsStatement reports whether msg runs a statement, which may run long
+// enough for its client to leave (alive.go): a Query or an Execute.
+func runsStatement(msg pgproto3.FrontendMessage) bool {
+	switch msg.(type) {
+	case *pgproto3.Query, *pgproto3.Execute:
+		return true
+	}
+	return false
+}
+
+// done reports whether ctx is cancelled, without the lock ctx.Err takes.
+func done(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// end marks the connection idle; stopping reports a shutdown.
+func (c *conn) end() (stopping bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.busy = false
+	return c.stopping
+}
+
+func (c *conn) serve() {
+	defer c.nc.Close()
+	if !c.startup() {
+		return
+	}
+	c.stmts = map[string]*prepared{}
+	c.portals = map[string]*portal{}
+	defer func() {
+		c.mu.Lock()
+		if c.cancel != nil {
+			c.cancel(context.Canceled)
+		}
+		c.mu.Unlock()
+	}()
+	for {
+		c.armIdle()
+		msg, err := c.be.Receive()
+		// Shutting down: a request under way (extended-protocol messages
+		// up to their Sync) is finished; no new one is started.
+		ctx, stopping := c.begin(runsStatement(msg))
+		if stopping && (err != nil || !c.inRequest) {
+			c.terminate()
+			return
+		}
+		if err != nil {
+			c.receiveFailed(err)
+			return
+		}
+		if !c.handle(ctx, msg) {
+			return
+		}
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			// The shutdown's deadline stopped what this connection ran:
+			// it ends with 57P01 after the rows it already sent.
+			c.terminate()
+			return
+		}
+		if c.end() && !c.inRequest {
+			c.terminate()
+			return
+		}
+	}
+}
+
+// armIdle sets the deadline for the next message: the shorter of
+// IdleTimeout and the session's idle_session_timeout, or, inside a
+// transaction block, its idle_in_transaction_session_timeout; a
+// shutdown's deadline (stop) is left alone.
+func (c *conn) armIdle() {
+	d, kind := c.srv.cfg.IdleTimeout, sql.IdleSessionTimeout
+	if sd, sk := c.sess.IdleTimeout(); sd > 0 && (d <= 0 || sd < d) {
+		d, kind = sd, sk
+	}
+	if d <= 0 && !c.idleArmed {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopping {
+		return
+	}
+	c.idleKind, c.idleArmed = kind, d > 0
+	if d <= 0 {
+		c.nc.SetReadDeadline(time.Time{})
+		return
+	}
+	c.nc.SetReadDeadline(time.Now().Add(d))
+}
+
+// receiveFailed tells a client whose message could not be read why its
+// connection ends, if it still listens. Only this connection ends.
+func (c *conn) receiveFailed(err error) {
+	var tooLong *pgproto3.ExceededMaxBodyLenErr
+	var ne net.Error
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+		return // the client went away
+	case errors.As(err, &tooLong):
+		c.fatal(sql.ProgramLimitExceeded, fmt.Sprintf("statement too long: a message of %d bytes exceeds the limit of %d", tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen))
+	case errors.As(err, &ne) && ne.Timeout() && c.idleKind == sql.IdleInTransactionTimeout:
+		c.fatal(sql.IdleInTransactionTimeout, "terminating connection due to idle-in-transaction timeout")
+	case errors.As(err, &ne) && ne.Timeout():
+		c.fatal(sql.IdleSessionTimeout, "terminating connection due to idle-session timeout")
+	default:
+		c.fatal(sql.ProtocolViolation, "invalid frontend message: "+err.Error())
+	}
+	if tooLong != nil {
+		// Read what the client is still sending, for a while, so that
+		// closing does not reset the connection before it reads why.
+		c.nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+		io.CopyN(io.Discard, c.nc, int64(tooLong.ActualBodyLen))
+	}
+}
+
+// writeTimeout bounds each write to the client, so that a client that
+// stops reading loses its connection instead of holding it forever.
+type writeTimeout struct {
+	net.Conn
+	d time.Duration
+}
+
+func (w writeTimeout) Write(p []byte) (int, error) {
+	w.Conn.SetWriteDeadline(time.Now().Add(w.d))
+	return w.Conn.Write(p)
+}
+
+// fatal tells the client why its connection ends.
+func (c *conn) fatal(kind sql.Kind, msg string) {
+	c.send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: sqlstate(kind), Message: msg})
+	c.flush()
+}
+
+func (c *conn) terminate() {
+	c.fatal(sql.AdminShutdown, "terminating connection due to administrator command")
+}
+
+// msgType is a frontend message's type byte, for errors.
+func msgType(msg pgproto3.FrontendMessage) byte {
+	b, err := msg.Encode(nil)
+	if err != nil || len(b) == 0 {
+		return '?'
+	}
+	return b[0]
+}
+
+// handle processes one message; false ends the connection.
+func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
+	switch msg.(type) {
+	case *pgproto3.Query, *pgproto3.Sync, *pgproto3.Terminate:
+		c.inRequest = false
+	default:
+		c.inRequest = true
+	}
+	switch m := msg.(type) {
+	case *pgproto3.Query:
+		c.simpleQuery(ctx, m.String)
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			return true // serve ends the connection with 57P01
+		}
+		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+		return c.flush() == nil
+	case *pgproto3.Sync:
+		// The messages since the last Sync were one implicit
+		// transaction: its DDL commits now, or is undone after an error.
+		if err := c.sess.EndImplicit(ctx, !c.failed); err != nil {
+			c.send(toErrorResponse(err))
+		}
+		c.failed = false
+		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+		return c.flush() == nil
+	case *pgproto3.Flush:
+		return c.flush() == nil
+	case *pgproto3.Terminate:
+		return false
+	case *pgproto3.Parse, *pgproto3.Bind, *pgproto3.Describe, *pgproto3.Execute, *pgproto3.Close:
+		if c.failed {
+			return true // discarded until Sync, as PostgreSQL does
+		}
+		// Only an Execute is timed (a pipeline's other messages cost two
+		// clock reads each for nothing); a failed message before one (a
+		// Parse that does not parse, a Bind that does not bind) counts
+		// with the time of its own handling, read only then.
+		c.sess.BeginImplicit(false)
+		var began time.Time
+		execute, isExecute := msg.(*pgproto3.Execute)
+		if c.srv.cfg.OnStatement != nil && isExecute {
+			began = time.Now()
+		}
+		sctx, cancel := ctx, noCancel
+		if isExecute {
+			sctx, cancel = c.statementContext(ctx)
+		}
+		err := c.extended(sctx, msg)
+		cancel()
+		if c.srv.cfg.OnStatement != nil {
+			if isExecute {
+				tag := ""
+				if pt := c.portals[execute.Portal]; pt != nil && pt.res != nil {
+					tag = pt.res.Tag
+				}
+				c.observe(tag, err, began)
+			} else if err != nil {
+				c.observe("", err, time.Now()) // its handling's time is not known: 0
+			}
+		}
+		if err != nil {
+			c.failed = true
+			c.sess.Abort()
+			c.logFailure(err, c.failedText(msg))
+			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
+				c.send(toErrorResponse(err))
+			}
+		}
+		return true
+	default:
+		c.fatal(sql.ProtocolViolation, "unsupported frontend message")
+		return false
+	}
+}
+
+// statementContext is ctx bounded by the session's statement_timeout:
+// past it the statement's context ends with executor.ErrStatementTimeout
+// as its cause, and the statement with 57014.
+func (c *conn) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := c.sess.StatementTimeout(); d > 0 {
+		return context.WithTimeoutCause(ctx, d, executor.ErrStatementTimeout)
+	}
+	return ctx, noCancel
+}
+
+func noCancel() {}
+
+// maxLoggedStatement bounds a failed statement's text in the log.
+const maxLoggedStatement = 1024
+
+// logFailure logs a statement that failed, as PostgreSQL's
+// log_min_error_statement = error does: the error with its SQLSTATE, who
+// sent it on which connection, and the statement's text (its first
+// maxLoggedStatement bytes, cut where a character begins).
+func (c *conn) logFailure(err error, text string) {
+	if errors.Is(err, errSuspended) {
+		return
+	}
+	r := toErrorResponse(err)
+	if len(text) > maxLoggedStatement {
+		cut := maxLoggedStatement
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "..."
+	}
+	c.srv.log.Printf("ERROR %s %s (user %q, connection %d) STATEMENT: %s", r.Code, r.Message, c.user, c.pid, text)
+}
+
+// failedText is the query an extended-protocol message that failed
+// belongs to.
+func (c *conn) failedText(msg pgproto3.FrontendMessage) string {
+	switch m := msg.(type) {
+	case *pgproto3.Parse:
+		return m.Query
+	case *pgproto3.Bind:
+		if p := c.stmts[m.PreparedStatement]; p != nil {
+			return p.text
+		}
+	case *pgproto3.Execute:
+		if pt := c.portals[m.Portal]; pt != nil {
+			return pt.text
+		}
+	case *pgproto3.Describe:
+		if p := c.stmts[m.Name]; m.ObjectType == 'S' && p != nil {
+			return p.text
+		}
+		if pt := c.portals[m.Name]; m.ObjectType == 'P' && pt != nil {
+			return pt.text
+		}
+	}
+	return ""
+}
+
+// panicHook, when a test sets it, is called with each simple-query
+// statement's text before it runs (to prove that a panic is contained).
+var panicHook func(text string)
+
+// contain turns a panic of the statement being handled into its error
+// (XX000), logged with its stack: one session's failure ends that
+// statement, never the process and the other sessions. Deferred by every
+// path that parses or runs a client's statement.
+func (c *conn) contain(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	c.srv.log.Printf("pgwire: a statement panicked (connection %d): %v\n%s", c.pid, r, debug.Stack())
+	*err = sql.Errorf(sql.InternalError, "internal error: %v", r)
+}
+
+// observe reports a statement to OnStatement.
+func (c *conn) observe(tag string, err error, began time.Time) {
+	if c.srv.cfg.OnStatement == nil {
+		return
+	}
+	code := "00000"
+	if err != nil && !errors.Is(err, errSuspended) {
+		code = toErrorResponse(err).Code
+	}
+	o := &c.observed
+	if o.f == nil || o.tag != tag || o.code != code {
+		o.tag, o.code, o.f = tag, code, c.srv.cfg.OnStatement(tag, code)
+	}
+	o.f(time.Since(began))
+}

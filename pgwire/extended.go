@@ -1,0 +1,166 @@
+// The extended query protocol: Parse, Bind, Describe, Execute, Close and
+// Sync, over prepared statements and portals.
+
+package pgwire
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/sql"
+)
+
+func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err error) {
+	defer c.contain(&err)
+	switch m := msg.(type) {
+	case *pgproto3.Parse:
+		stmts, err := c.parse(m.Query)
+		if err != nil {
+			return err
+		}
+		if len(stmts) > 1 {
+			return sql.Errorf(sql.SyntaxError, "cannot insert multiple commands into a prepared statement")
+		}
+		if len(stmts) == 1 {
+			c.parseNotices(stmts[0].Notices)
+		}
+		if m.Name != "" && c.stmts[m.Name] != nil {
+			return sql.Errorf(sql.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
+		}
+		p := &prepared{text: m.Query}
+		if len(stmts) == 1 {
+			if p.p, err = c.sess.Prepare(&stmts[0], m.ParameterOIDs); err != nil {
+				return err
+			}
+		}
+		c.stmts[m.Name] = p
+		c.send(&pgproto3.ParseComplete{})
+	case *pgproto3.Bind:
+		p := c.stmts[m.PreparedStatement]
+		if p == nil {
+			return sql.Errorf(sql.InvalidStatementName, "prepared statement \"%s\" does not exist", m.PreparedStatement)
+		}
+		params, err := c.decodeParams(m, p.p)
+		if err != nil {
+			return err
+		}
+		pt := c.portals[m.DestinationPortal]
+		if pt != nil {
+			c.sess.Release(pt.res) // the portal it replaces is gone
+		}
+		if pt == nil || m.DestinationPortal != "" {
+			// A named portal is a new object each time; the unnamed one,
+			// rebound on every request of most drivers, is reused.
+			pt = &portal{}
+			c.portals[m.DestinationPortal] = pt
+		}
+		*pt = portal{p: p.p, params: params, formats: m.ResultFormatCodes, text: p.text}
+		c.send(&pgproto3.BindComplete{})
+	case *pgproto3.Describe:
+		return c.describe(m)
+	case *pgproto3.Execute:
+		pt := c.portals[m.Portal]
+		if pt == nil {
+			pt = c.cursorPortal(m.Portal)
+		}
+		if pt == nil {
+			return sql.Errorf(sql.InvalidCursorName, "portal \"%s\" does not exist", m.Portal)
+		}
+		if pt.p == nil {
+			c.send(&pgproto3.EmptyQueryResponse{})
+			return nil
+		}
+		if pt.res == nil {
+			res, err := c.sess.Execute(ctx, pt.p, pt.params)
+			if err != nil {
+				return err
+			}
+			pt.res = res
+			if err := c.complete(res); err != nil {
+				return err
+			}
+			if res.Columns == nil {
+				return nil
+			}
+		} else if pt.res.Columns == nil || pt.res.Rows == nil {
+			c.commandComplete(append(c.tag[:0], pt.res.Tag...))
+			return nil
+		}
+		err := c.sendRows(ctx, pt.res, pt.formats, int64(m.MaxRows))
+		if errors.Is(err, errSuspended) {
+			c.send(&pgproto3.PortalSuspended{})
+			return nil
+		}
+		if err == nil {
+			pt.res.Rows = noRows{} // a further Execute completes with no rows
+		}
+		return err
+	case *pgproto3.Close:
+		if m.ObjectType == 'S' {
+			delete(c.stmts, m.Name)
+		} else {
+			if pt := c.portals[m.Name]; pt != nil {
+				c.sess.Release(pt.res)
+			}
+			delete(c.portals, m.Name)
+		}
+		c.send(&pgproto3.CloseComplete{})
+	}
+	return nil
+}
+
+// cursorPortal is the portal of an SQL cursor (DECLARE), which the
+// extended protocol may execute by name; nil if there is none.
+func (c *conn) cursorPortal(name string) *portal {
+	cols, rows, ok := c.sess.Cursor(name)
+	if !ok {
+		return nil
+	}
+	return &portal{p: &executor.Prepared{Columns: cols}, res: &executor.Result{Columns: cols, Rows: rows, Tag: "FETCH"}}
+}
+
+// parseNotices sends what parsing said.
+func (c *conn) parseNotices(ns []sql.Notice) {
+	for _, n := range ns {
+		c.send(&pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: sqlstate(n.Kind), Message: n.Msg})
+	}
+}
+
+// noRows is an exhausted result.
+type noRows struct{}
+
+func (noRows) Next() ([]executor.Datum, bool, error) { return nil, false, nil }
+
+// describe answers Describe without executing: the columns a statement
+// will return are known from its plan.
+func (c *conn) describe(m *pgproto3.Describe) error {
+	var p *executor.Prepared
+	var formats []int16
+	if m.ObjectType == 'S' {
+		ps := c.stmts[m.Name]
+		if ps == nil {
+			return sql.Errorf(sql.InvalidStatementName, "prepared statement \"%s\" does not exist", m.Name)
+		}
+		c.send(&pgproto3.ParameterDescription{ParameterOIDs: paramOIDs(ps.p)})
+		p = ps.p
+	} else {
+		pt := c.portals[m.Name]
+		if pt == nil {
+			if cols, _, ok := c.sess.Cursor(m.Name); ok {
+				c.send(c.rowDescription(cols, nil))
+				return nil
+			}
+			return sql.Errorf(sql.InvalidCursorName, "portal \"%s\" does not exist", m.Name)
+		}
+		p, formats = pt.p, pt.formats
+	}
+	if p == nil || p.Columns == nil {
+		c.send(&pgproto3.NoData{})
+	} else {
+		c.send(c.rowDescription(p.Columns, formats))
+	}
+	return nil
+}

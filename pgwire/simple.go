@@ -1,0 +1,86 @@
+// The simple query protocol: a Query message, its statements run in
+// order in one implicit transaction.
+
+package pgwire
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/seqd/seqd/sql"
+)
+
+func (c *conn) simpleQuery(ctx context.Context, q string) {
+	stmts, err := c.parse(q)
+	if err != nil {
+		c.sess.Abort()
+		c.logFailure(err, q)
+		c.send(toErrorResponse(err))
+		return
+	}
+	if len(stmts) == 0 {
+		c.send(&pgproto3.EmptyQueryResponse{})
+		return
+	}
+	c.parseNotices(stmts[0].Notices)
+	if len(stmts) > 1 {
+		// Several statements are one implicit transaction, as in
+		// PostgreSQL: an error undoes the DDL of those before it.
+		c.sess.BeginImplicit(true)
+	}
+	for i := range stmts {
+		var began time.Time
+		if c.srv.cfg.OnStatement != nil {
+			began = time.Now()
+		}
+		sctx, cancel := c.statementContext(ctx)
+		tag, err := c.simpleStatement(sctx, &stmts[i])
+		cancel()
+		c.observe(tag, err, began)
+		if err != nil {
+			c.sess.Abort()
+			c.sess.EndImplicit(ctx, false)
+			c.logFailure(err, stmts[i].Text())
+			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
+				c.send(toErrorResponse(err))
+			}
+			return
+		}
+	}
+	if err := c.sess.EndImplicit(ctx, true); err != nil {
+		c.send(toErrorResponse(err))
+	}
+}
+
+func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) (tag string, err error) {
+	defer c.contain(&err)
+	if panicHook != nil {
+		panicHook(st.Text())
+	}
+	p, err := c.sess.PrepareCached(st)
+	if err != nil {
+		return "", err
+	}
+	res, err := c.sess.Execute(ctx, p, nil)
+	if err != nil {
+		return "", err
+	}
+	defer c.sess.Release(res)
+	if err := c.complete(res); err != nil {
+		return res.Tag, err
+	}
+	if res.Columns == nil {
+		return res.Tag, nil
+	}
+	c.send(c.rowDescription(res.Columns, nil))
+	return res.Tag, c.sendRows(ctx, res, nil, 0)
+}
+
+// parse parses a query string, containing a panic as contain does.
+func (c *conn) parse(q string) (stmts []sql.Statement, err error) {
+	defer c.contain(&err)
+	return sql.Parse(q)
+}
