@@ -16,8 +16,10 @@ import (
 // its rate is known.
 const initialWindow = 16
 
-// seq is one sequence in memory. All fields but key and id are guarded by
-// mu. It is kept small: a million of them must fit in 256 MiB.
+// seq is one sequence in memory. id never changes; carved is atomic (the
+// nextval path takes from it without mu); every other field, key
+// included (a rename or a transaction's commit moves it, holding mu), is
+// guarded by mu. It is kept small: a million of them must fit in 256 MiB.
 type seq struct {
 	mu   sync.Mutex
 	key  string

@@ -1,0 +1,244 @@
+// A transaction's locks: on committed sequences, on names being created,
+// on schemas; waiting for them, with lock_timeout and deadlock detection.
+
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrDeadlock: two transactions waited for each other.
+var ErrDeadlock = errors.New("seqd: deadlock detected")
+
+// ErrLockTimeout is the kind of a wait for a lock that outlasted the
+// caller's lock timeout (WithLockTimeout).
+var ErrLockTimeout = errors.New("seqd: lock timeout")
+
+// waitTxn waits until holder ends or releases locks; me (nil outside a
+// transaction) is the waiter. A wait that would close a cycle fails with ErrDeadlock at once.
+func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn) error {
+	if me != nil {
+		e.lockMu.Lock()
+		for u := holder; u != nil; u = u.waitingFor {
+			if u == me {
+				e.lockMu.Unlock()
+				return &Error{Kind: ErrDeadlock, Msg: "deadlock detected"}
+			}
+		}
+		me.waitingFor = holder
+		e.lockMu.Unlock()
+		defer func() {
+			e.lockMu.Lock()
+			me.waitingFor = nil
+			e.lockMu.Unlock()
+		}()
+	}
+	e.lockMu.Lock()
+	released := holder.released
+	e.lockMu.Unlock()
+	var expired <-chan time.Time
+	if d, ok := ctx.Value(lockTimeoutKey{}).(time.Duration); ok && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-holder.done:
+		return nil
+	case <-released: // the caller looks again
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-expired:
+		return &Error{Kind: ErrLockTimeout, Msg: "canceling statement due to lock timeout"}
+	}
+}
+
+type lockTimeoutKey struct{}
+
+// WithLockTimeout bounds each wait for another transaction's lock under
+// ctx (PostgreSQL's lock_timeout): a wait longer than d fails with
+// ErrLockTimeout.
+func WithLockTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, lockTimeoutKey{}, d)
+}
+
+// waitLockLocked waits while another transaction holds s's lock; it
+// reports whether it waited (s may have changed). REQUIRES: s.mu held.
+func (e *Engine) waitLockLocked(ctx context.Context, s *seq) (bool, error) {
+	me := txnFrom(ctx)
+	waited := false
+	for s.lockedBy != nil && s.lockedBy != me {
+		holder := s.lockedBy
+		s.mu.Unlock()
+		err := e.waitTxn(ctx, me, holder)
+		s.mu.Lock()
+		if err != nil {
+			return true, err
+		}
+		waited = true
+	}
+	return waited, nil
+}
+
+// waitNameLocked waits while another transaction holds a name lock on
+// key; false: nobody held it (catMu was not released). REQUIRES: catMu
+// held for writing; it is held again on return.
+func (e *Engine) waitNameLocked(ctx context.Context, key string) (bool, error) {
+	me := txnFrom(ctx)
+	holder := e.nameLocks[key]
+	if holder == nil || holder == me {
+		return false, nil
+	}
+	e.catMu.Unlock()
+	err := e.waitTxn(ctx, me, holder)
+	e.catMu.Lock()
+	return true, err
+}
+
+// waitSchemaLocked waits while another transaction creates or drops
+// schema, or creates a sequence in it. REQUIRES: as waitNameLocked.
+func (e *Engine) waitSchemaLocked(ctx context.Context, schema string) (bool, error) {
+	me := txnFrom(ctx)
+	for key, holder := range e.nameLocks {
+		if holder == me {
+			continue
+		}
+		if key == schemaKey+schema || len(key) > len(schema) && key[:len(schema)] == schema && key[len(schema)] == '.' {
+			return e.waitNameLocked(ctx, key)
+		}
+	}
+	return false, nil
+}
+
+// creatorLocked is the other transaction creating n or its schema, or
+// dropping the schema; nil if none. REQUIRES: catMu held.
+func (e *Engine) creatorLocked(ctx context.Context, n Name) *Txn {
+	me := txnFrom(ctx)
+	for _, k := range [2]string{n.key, schemaKey + n.Schema()} {
+		if h := e.nameLocks[k]; h != nil && h != me {
+			return h
+		}
+	}
+	return nil
+}
+
+// waitCreatorsLocked waits until creatorLocked is nil. REQUIRES: as
+// waitNameLocked.
+func (e *Engine) waitCreatorsLocked(ctx context.Context, n Name) error {
+	for {
+		w1, err := e.waitNameLocked(ctx, n.key)
+		if err != nil {
+			return err
+		}
+		w2, err := e.waitNameLocked(ctx, schemaKey+n.Schema())
+		if err != nil || !w1 && !w2 {
+			return err
+		}
+	}
+}
+
+// waitUnlocked waits while another transaction holds n's lock.
+func (e *Engine) waitUnlocked(ctx context.Context, n Name) error {
+	s, err := e.lookup(n)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err = e.waitLockLocked(ctx, s)
+	return err
+}
+
+// lockName takes a name lock (a key being created, a schema), waiting
+// for another transaction's.
+func (t *Txn) lockName(ctx context.Context, key string) error {
+	e := t.e
+	e.catMu.Lock()
+	defer e.catMu.Unlock()
+	ctx = withTxn(ctx, t)
+	for {
+		var err error
+		if n, ok := nameFromKey(key); ok && key[0] != catalogPrefix[0] {
+			err = e.waitCreatorsLocked(ctx, n) // and its schema's
+		} else {
+			_, err = e.waitNameLocked(ctx, key)
+		}
+		if err != nil {
+			return err
+		}
+		if e.nameLocks[key] == nil || e.nameLocks[key] == t {
+			break
+		}
+	}
+	if e.nameLocks[key] == nil {
+		e.nameLocks[key] = t
+		t.names = append(t.names, key)
+	}
+	return nil
+}
+
+// lockSeq takes the committed sequence's lock, waiting for another
+// transaction's and for a write in flight; the sequence's exact position
+// is then in s.cur and nothing else moves it.
+func (t *Txn) lockSeq(ctx context.Context, s *seq) error {
+	ctx = withTxn(ctx, t)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if err := s.usableLocked(); err != nil {
+			return err
+		}
+		if _, err := t.e.waitLockLocked(ctx, s); err != nil {
+			return err
+		}
+		if err := s.usableLocked(); err != nil {
+			return err // dropped by the transaction it waited for
+		}
+		if !s.writing {
+			break
+		}
+		if err := s.waitLocked(ctx); err != nil {
+			return err
+		}
+	}
+	if s.lockedBy == nil {
+		s.lockedBy = t
+		t.locked = append(t.locked, s)
+	}
+	s.drainLocked()
+	return nil
+}
+
+// releaseSince releases the sequence and name locks after the first
+// nLocked and nNames, and wakes whoever waits for this transaction.
+func (t *Txn) releaseSince(nLocked, nNames int) {
+	if nLocked >= len(t.locked) && nNames >= len(t.names) {
+		return
+	}
+	e := t.e
+	for _, s := range t.locked[nLocked:] {
+		s.mu.Lock()
+		if s.lockedBy == t {
+			s.lockedBy = nil
+			e.refillLocked(s)
+		}
+		s.broadcastLocked()
+		s.mu.Unlock()
+	}
+	t.locked = t.locked[:nLocked]
+	e.catMu.Lock()
+	for _, k := range t.names[nNames:] {
+		if e.nameLocks[k] == t {
+			delete(e.nameLocks, k)
+		}
+	}
+	e.catMu.Unlock()
+	t.names = t.names[:nNames]
+	e.lockMu.Lock()
+	close(t.released)
+	t.released = make(chan struct{})
+	e.lockMu.Unlock()
+}
