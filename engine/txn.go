@@ -6,7 +6,6 @@ import (
 
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/storage"
-	"github.com/seqd/seqd/storage/memstore"
 )
 
 // Transactions make DDL transactional, as PostgreSQL's is: the changes a
@@ -167,7 +166,7 @@ func (t *Txn) state(ent entry) (alloc.Options, alloc.State, bool, uint64, error)
 // its name there.
 func (t *Txn) copyOf(ctx context.Context, id uint64, o alloc.Options, st alloc.State, unlogged bool, epoch uint64) (Name, error) {
 	if t.shadow == nil {
-		sh, err := Open(ctx, Config{Store: memstore.New()})
+		sh, err := OpenMemory(ctx)
 		if err != nil {
 			return Name{}, err
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/sql"
-	"github.com/seqd/seqd/storage/memstore"
 )
 
 // Temporary sequences (CREATE TEMP SEQUENCE, or a name in pg_temp) live in
@@ -141,7 +140,7 @@ func (s *Session) tempNamespace(ctx context.Context) (string, error) {
 	if !s.isSuperuser(s.cfg.User) && s.cat().DatabaseACL().Privileges(s.cfg.User, false)&engine.PrivTemp == 0 {
 		return "", sql.Errorf(sql.InsufficientPrivilege, "permission denied to create temporary tables in database \"%s\"", s.cfg.Database)
 	}
-	eng, err := engine.Open(ctx, engine.Config{Store: memstore.New()})
+	eng, err := engine.OpenMemory(ctx)
 	if err != nil {
 		return "", err
 	}
