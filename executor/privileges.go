@@ -45,7 +45,7 @@ func (s *Session) isSuperuser(role string) bool {
 // sequencePrivileges are role's privileges on n in eng: its own and those
 // of every role it is a member of (SUPERUSER is the role's own, not
 // inherited by its members); PUBLIC's alone for engine.Public.
-func (s *Session) sequencePrivileges(eng catalog, n engine.Name, role string) (engine.Privs, error) {
+func (s *Session) sequencePrivileges(eng seqCatalog, n engine.Name, role string) (engine.Privs, error) {
 	if role == engine.Public {
 		return eng.Privileges(n, role, false)
 	}
@@ -81,7 +81,7 @@ func (s *Session) privilegesOn(n engine.Name) (engine.Privs, error) {
 
 type privCache struct {
 	n   engine.Name
-	eng catalog
+	eng seqCatalog
 	ver [3]uint64 // see privilegesOn
 	p   engine.Privs
 	ok  bool

@@ -364,7 +364,7 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 }
 
 // nextval is one row of the stream from nextval.
-func (b *bulkNextval) nextval(eng catalog) ([]Datum, bool, error) {
+func (b *bulkNextval) nextval(eng seqCatalog) ([]Datum, bool, error) {
 	id, v, err := eng.Nextval(b.ctx, b.name)
 	if err != nil {
 		return nil, false, err

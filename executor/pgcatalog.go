@@ -246,7 +246,7 @@ func (s *Session) sequences() []seqInfo {
 		if eng == nil {
 			continue
 		}
-		var cat catalog = eng
+		var cat seqCatalog = eng
 		switch {
 		case eng == s.eng && s.txn != nil:
 			cat = s.txn
