@@ -11,8 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/client"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // The hotspot workload is the TiDB Cloud article's experiment with the key
@@ -23,15 +23,15 @@ import (
 // keyShape is one way of making primary keys from a counter 1, 2, 3, ...
 type keyShape struct {
 	Name  string
-	shape alloc.Shape
+	shape seqmath.Shape
 	// ddl is the CREATE SEQUENCE clause that gives seqd this shape.
 	ddl string
 }
 
 var keyShapes = []keyShape{
-	{"monotonic", alloc.Shape{}, ""},
-	{"sharded S=4", alloc.Shape{Kind: alloc.Sharded, ShardBits: 4, RangeBits: 64}, "SHARD_BITS 4"},
-	{"bit-reversed", alloc.Shape{Kind: alloc.BitReversed}, "BIT_REVERSED_POSITIVE"},
+	{"monotonic", seqmath.Shape{}, ""},
+	{"sharded S=4", seqmath.Shape{Kind: seqmath.Sharded, ShardBits: 4, RangeBits: 64}, "SHARD_BITS 4"},
+	{"bit-reversed", seqmath.Shape{Kind: seqmath.BitReversed}, "BIT_REVERSED_POSITIVE"},
 }
 
 // ModelConfig is the range-partitioned store of the model. Zero fields
@@ -116,7 +116,7 @@ func RunModel(cfg ModelConfig) []ModelResult {
 	cfg = cfg.withDefaults()
 	type variant struct {
 		name     string
-		shape    alloc.Shape
+		shape    seqmath.Shape
 		preSplit bool
 	}
 	mono, sharded, reversed := keyShapes[0], keyShapes[1], keyShapes[2]
@@ -134,7 +134,7 @@ func RunModel(cfg ModelConfig) []ModelResult {
 	return out
 }
 
-func runModel(cfg ModelConfig, name string, shape alloc.Shape, preSplit bool) ModelResult {
+func runModel(cfg ModelConfig, name string, shape seqmath.Shape, preSplit bool) ModelResult {
 	var regions []*region
 	perNode := make([]int, cfg.Nodes) // regions on each node
 	if preSplit {

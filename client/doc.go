@@ -33,7 +33,7 @@
 // Shaped sequences (seqd's BIT_REVERSED_POSITIVE and SHARD_BITS, see
 // docs/shapes.md) work in every mode: seqd reserves a range of counters
 // and names the shape, and a Range maps each counter to its value with
-// the server's own function (alloc.Shape), passing over a skip range, so
+// the server's own function (seqmath.Shape), passing over a skip range, so
 // a Batch hands out exactly the values nextval would, in the same order.
 //
 // Within one Batch or AsyncBatch, values increase (counters do, for a

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // vectors are testdata/protocol.json, the conformance vectors every
@@ -85,7 +85,7 @@ func TestProtocolRanges(t *testing.T) {
 func TestProtocolShapes(t *testing.T) {
 	v := loadVectors(t)
 	for _, c := range v.Shapes {
-		sh, err := alloc.ParseShape(c.Shape)
+		sh, err := seqmath.ParseShape(c.Shape)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestProtocolShapes(t *testing.T) {
 		}
 	}
 	for _, c := range v.ShapeRanges {
-		sh, err := alloc.ParseShape(c.Shape)
+		sh, err := seqmath.ParseShape(c.Shape)
 		if err != nil {
 			t.Fatal(err)
 		}

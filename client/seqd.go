@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // Querier is what the seqd source needs of a connection: a
@@ -130,7 +130,7 @@ func (s *Seqd) Reserve(ctx context.Context, name string, n int64) (Range, error)
 	}
 	if shape != nil {
 		// A shaped sequence: counters, mapped here as the server would.
-		sh, err := alloc.ParseShape(*shape)
+		sh, err := seqmath.ParseShape(*shape)
 		if err != nil {
 			return Range{}, wrap(nil, "reserve", name, err)
 		}

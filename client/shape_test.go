@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/client"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // TestShapedBatch: a batch of a shaped sequence maps the counters of each
@@ -28,7 +28,7 @@ func TestShapedBatch(t *testing.T) {
 			if _, err := pool.Exec(ctx, fmt.Sprintf("create sequence %s %s", name, c.clause)); err != nil {
 				t.Fatal(err)
 			}
-			sh, err := alloc.ParseShape(c.shape)
+			sh, err := seqmath.ParseShape(c.shape)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // Range is Count() consecutive values of a sequence: First, First+Step, ...,
@@ -16,7 +16,7 @@ import (
 // server's own function; Value says which counters give values.
 type Range struct {
 	First, Last, Step int64
-	Shape             alloc.Shape
+	Shape             seqmath.Shape
 }
 
 // Value is the value of the counter (or value) c of r; ok is false when

@@ -11,9 +11,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 	"github.com/seqd/seqd/storage/etcdstore"
 )
@@ -164,7 +164,7 @@ func TestTermsServeWithoutRepeats(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 0 {
-			if _, err := e.Create(ctx, n, alloc.Spec{Cache: ptr(int64(50))}, false); err != nil {
+			if _, err := e.Create(ctx, n, seqmath.Spec{Cache: ptr(int64(50))}, false); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -239,7 +239,7 @@ func TestEngineStopsWithTerm(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, _ := engine.NewName("public", "ids")
-	if _, err := e.Create(ctx, n, alloc.Spec{Cache: ptr(int64(100))}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{Cache: ptr(int64(100))}, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := e.Nextval(ctx, n); err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
 
@@ -16,7 +16,7 @@ func TestACLDurable(t *testing.T) {
 	fs := vfs.NewMem()
 	e := openFS(t, fs)
 	n := mustName(t, "s")
-	if _, err := e.CreateWith(ctx, n, alloc.Spec{}, CreateOptions{Owner: "alice"}); err != nil {
+	if _, err := e.CreateWith(ctx, n, seqmath.Spec{}, CreateOptions{Owner: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	a, err := e.ACL(n)
@@ -98,7 +98,7 @@ func TestLegacyACL(t *testing.T) {
 	e := openFS(t, vfs.NewMem())
 	defer e.Close()
 	n := mustName(t, "old")
-	if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := e.Privileges(n, "anyone", false); err != nil || p != PrivAll {
@@ -282,10 +282,10 @@ func TestRoleRenameDurable(t *testing.T) {
 		}
 	}
 	owned, granted := mustName(t, "owned"), mustName(t, "granted")
-	if _, err := e.CreateWith(ctx, owned, alloc.Spec{}, CreateOptions{Owner: "alice"}); err != nil {
+	if _, err := e.CreateWith(ctx, owned, seqmath.Spec{}, CreateOptions{Owner: "alice"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.CreateWith(ctx, granted, alloc.Spec{}, CreateOptions{Owner: "grp"}); err != nil {
+	if _, err := e.CreateWith(ctx, granted, seqmath.Spec{}, CreateOptions{Owner: "grp"}); err != nil {
 		t.Fatal(err)
 	}
 	grant := func(a *ACL) error { a.Grants["alice"] |= PrivUsage; return nil }

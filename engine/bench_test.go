@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 	"github.com/seqd/seqd/storage/embedded"
 )
@@ -31,7 +31,7 @@ func benchNextval(b *testing.B, goroutines, sequences int, cache int64) {
 	names := make([]Name, sequences)
 	for i := range names {
 		names[i] = mustName(b, fmt.Sprintf("s%d", i))
-		if _, err := e.Create(ctx, names[i], alloc.Spec{Cache: &cache}, false); err != nil {
+		if _, err := e.Create(ctx, names[i], seqmath.Spec{Cache: &cache}, false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,7 +95,7 @@ func BenchmarkMemory1M(b *testing.B) {
 			b.Fatal(err)
 		}
 		tok, _ := st.Acquire(ctx)
-		opts, state, _ := alloc.Create(alloc.Spec{Cache: ptr(int64(1000))})
+		opts, state, _ := seqmath.Create(seqmath.Spec{Cache: ptr(int64(1000))})
 		var ops []storage.Op
 		for i := range count {
 			rec := record{id: uint64(i + 1), opts: opts, state: state}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // A carve is a short run of values cut from a sequence's window, which
@@ -23,9 +23,9 @@ import (
 // from the window). Nothing is written for a carve; a crash skips its
 // untaken values, which are within the window (3).
 type carve struct {
-	left atomic.Int64 // values not yet taken; the next one is count-left
-	r    alloc.Range  // the carved counters, with the shape that maps them (no skip range)
-	base alloc.State  // the sequence's position before the carve
+	left atomic.Int64  // values not yet taken; the next one is count-left
+	r    seqmath.Range // the carved counters, with the shape that maps them (no skip range)
+	base seqmath.State // the sequence's position before the carve
 }
 
 // carveMax is the most values one carve holds.
@@ -89,7 +89,7 @@ func (s *seq) carvedLeft() int64 {
 
 // currentLocked is s's exact position and window, counting a carve's
 // untaken values as not handed out. REQUIRES: s.mu held.
-func (s *seq) currentLocked() (alloc.State, int64) {
+func (s *seq) currentLocked() (seqmath.State, int64) {
 	c := s.carved.Load()
 	if c == nil {
 		return s.cur, s.remaining

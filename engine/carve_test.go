@@ -6,7 +6,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // TestCarveExactPosition: values handed out from a carve (nextval without
@@ -16,7 +16,7 @@ func TestCarveExactPosition(t *testing.T) {
 	fs := vfs.NewMem()
 	e := openFS(t, fs)
 	n := mustName(t, "c")
-	if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(1000)}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{Cache: i64(1000)}, false); err != nil {
 		t.Fatal(err)
 	}
 	for want := int64(1); want <= 10; want++ {
@@ -28,7 +28,7 @@ func TestCarveExactPosition(t *testing.T) {
 		t.Fatal("no carve after ten nextval calls with CACHE 1000")
 	}
 	info, err := e.Info(n)
-	if err != nil || info.State != (alloc.State{Last: 10, Called: true}) {
+	if err != nil || info.State != (seqmath.State{Last: 10, Called: true}) {
 		t.Fatalf("Info with a carve: %+v, %v", info.State, err)
 	}
 	// The last value handed out can be given back.
@@ -45,7 +45,7 @@ func TestCarveExactPosition(t *testing.T) {
 		t.Fatalf("after setval 100: %d", v)
 	}
 	next(t, e, n)
-	if err := e.Alter(ctx, n, alloc.Spec{Increment: i64(10)}); err != nil {
+	if err := e.Alter(ctx, n, seqmath.Spec{Increment: i64(10)}); err != nil {
 		t.Fatal(err)
 	}
 	if v := next(t, e, n); v != 112 {
@@ -67,7 +67,7 @@ func TestCarveConcurrent(t *testing.T) {
 	e := openFS(t, vfs.NewMem())
 	defer e.Close()
 	n := mustName(t, "cc")
-	if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(500)}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{Cache: i64(500)}, false); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex

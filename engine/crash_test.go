@@ -13,7 +13,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage/embedded"
 )
 
@@ -30,7 +30,7 @@ func newHistory() *history {
 	return &history{values: map[string]map[int64]bool{}, max: map[string]int64{}}
 }
 
-func (h *history) add(t testing.TB, seq string, r alloc.Range) {
+func (h *history) add(t testing.TB, seq string, r seqmath.Range) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.values[seq] == nil {
@@ -67,20 +67,20 @@ func TestCrashConcurrent(t *testing.T) {
 	for i, c := range caches {
 		n := mustName(t, fmt.Sprintf("s%d", i))
 		names = append(names, n)
-		if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(c)}, false); err != nil {
+		if _, err := e.Create(ctx, n, seqmath.Spec{Cache: i64(c)}, false); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Shaped sequences: the history holds their counters (values map back
 	// one to one), and no value may come from the skip range.
-	shapes := map[string]alloc.Shape{}
-	for i, sh := range []alloc.Shape{
-		alloc.Shape{Kind: alloc.BitReversed}.WithSkip(1<<61, 5<<60),
-		{Kind: alloc.Sharded, ShardBits: 4, RangeBits: 64},
+	shapes := map[string]seqmath.Shape{}
+	for i, sh := range []seqmath.Shape{
+		seqmath.Shape{Kind: seqmath.BitReversed}.WithSkip(1<<61, 5<<60),
+		{Kind: seqmath.Sharded, ShardBits: 4, RangeBits: 64},
 	} {
 		n := mustName(t, fmt.Sprintf("shaped%d", i))
 		names = append(names, n)
-		spec := alloc.Spec{Cache: i64(100), Shape: &sh}
+		spec := seqmath.Spec{Cache: i64(100), Shape: &sh}
 		if lo, hi, ok := sh.Skip(); ok {
 			spec.Skip = &[2]int64{lo, hi}
 		}
@@ -122,14 +122,14 @@ func TestCrashConcurrent(t *testing.T) {
 					default:
 					}
 					n := names[r.IntN(len(names))]
-					var got alloc.Range
+					var got seqmath.Range
 					var err error
 					if r.IntN(4) == 0 {
 						_, got, err = e.Reserve(ctx, n, int64(1+r.IntN(50)))
 					} else {
 						var v int64
 						_, v, err = e.Nextval(ctx, n)
-						got = alloc.Range{First: counter(n, v), Count: 1, Increment: 1}
+						got = seqmath.Range{First: counter(n, v), Count: 1, Increment: 1}
 					}
 					if err != nil {
 						if !errors.Is(err, ErrClosed) {
@@ -165,7 +165,7 @@ func TestCrashConcurrent(t *testing.T) {
 					ddlSeq++
 					name = fmt.Sprintf("t%d", ddlSeq)
 					inflight.Store(name)
-					_, err = e.Create(ctx, mustName(t, name), alloc.Spec{Cache: i64(5)}, false)
+					_, err = e.Create(ctx, mustName(t, name), seqmath.Spec{Cache: i64(5)}, false)
 				} else {
 					name = fmt.Sprintf("t%d", 1+r.IntN(ddlSeq))
 					inflight.Store(name)
@@ -208,7 +208,7 @@ func TestCrashConcurrent(t *testing.T) {
 		e = openFS(t, fs)
 		for _, n := range names {
 			v := counter(n, next(t, e, n))
-			h.add(t, n.key, alloc.Range{First: v, Count: 1, Increment: 1})
+			h.add(t, n.key, seqmath.Range{First: v, Count: 1, Increment: 1})
 			if m := h.max[n.key]; v < m {
 				t.Fatalf("iteration %d: %s resumed at %d, behind %d", it, n, v, m)
 			}
@@ -237,7 +237,7 @@ func TestCrashSkipBound(t *testing.T) {
 		cache := []int64{1, 2, 3, 17, 1000}[rng.IntN(5)]
 		inc := []int64{1, -1, 7, -300}[rng.IntN(4)]
 		n := mustName(t, "s")
-		if _, err := e.Create(ctx, n, alloc.Spec{Cache: &cache, Increment: &inc}, false); err != nil {
+		if _, err := e.Create(ctx, n, seqmath.Spec{Cache: &cache, Increment: &inc}, false); err != nil {
 			t.Fatal(err)
 		}
 		var last int64
@@ -271,7 +271,7 @@ func TestCrashSkipBound(t *testing.T) {
 	fs := vfs.NewMem()
 	e := openFS(t, fs)
 	n := mustName(t, "s")
-	if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
 	}
 	next(t, e, n)
@@ -293,20 +293,20 @@ func TestModel(t *testing.T) {
 	fs := vfs.NewCrashableMem()
 	e := openFS(t, fs)
 	type model struct {
-		opts  alloc.Options
-		state alloc.State
-		last  alloc.Range // the last range handed out, while it may be released
-		slack int64       // values released since the last restart: a crash may skip them too
+		opts  seqmath.Options
+		state seqmath.State
+		last  seqmath.Range // the last range handed out, while it may be released
+		slack int64         // values released since the last restart: a crash may skip them too
 	}
 	models := map[string]*model{}
 	var names []Name
 	for i := range 4 {
 		n := mustName(t, fmt.Sprintf("m%d", i))
-		spec := alloc.Spec{Cache: i64([]int64{1, 5, 100, 50000}[i]), Increment: i64([]int64{1, -3, 2, 1}[i])}
+		spec := seqmath.Spec{Cache: i64([]int64{1, 5, 100, 50000}[i]), Increment: i64([]int64{1, -3, 2, 1}[i])}
 		if _, err := e.Create(ctx, n, spec, false); err != nil {
 			t.Fatal(err)
 		}
-		o, s, _ := alloc.Create(spec)
+		o, s, _ := seqmath.Create(spec)
 		models[n.key] = &model{opts: o, state: s}
 		names = append(names, n)
 	}
@@ -321,7 +321,7 @@ func TestModel(t *testing.T) {
 				t.Fatalf("step %d %s: nextval %d %v, model %d %v", step, n, got, err, want, werr)
 			}
 			if err == nil {
-				m.last = alloc.Range{First: got, Count: 1, Increment: m.opts.Increment}
+				m.last = seqmath.Range{First: got, Count: 1, Increment: m.opts.Increment}
 			}
 			m.state = ns
 		case op < 75:
@@ -343,18 +343,18 @@ func TestModel(t *testing.T) {
 				t.Fatalf("setval: %v vs %v", err, werr)
 			}
 			if werr == nil {
-				m.state, m.last = ns, alloc.Range{}
+				m.state, m.last = ns, seqmath.Range{}
 			}
 		case op < 84:
-			spec := alloc.Spec{Cache: i64(int64(1 + rng.IntN(200)))}
+			spec := seqmath.Spec{Cache: i64(int64(1 + rng.IntN(200)))}
 			if rng.IntN(2) == 0 {
 				spec.Restart = true
 			}
-			o, s, _ := alloc.Alter(m.opts, m.state, spec)
+			o, s, _ := seqmath.Alter(m.opts, m.state, spec)
 			if err := e.Alter(ctx, n, spec); err != nil {
 				t.Fatal(err)
 			}
-			m.opts, m.state, m.last = o, s, alloc.Range{}
+			m.opts, m.state, m.last = o, s, seqmath.Range{}
 		case op < 88:
 			// Give back a tail of the last range, or a made-up range the
 			// engine must refuse.
@@ -368,14 +368,14 @@ func TestModel(t *testing.T) {
 				t.Fatalf("step %d %s: release %d..%d gave back %d %v, model %d", step, n, first, last, k, err, wk)
 			}
 			if k > 0 {
-				m.state, m.last = ns, alloc.Range{}
+				m.state, m.last = ns, seqmath.Range{}
 				m.slack += k
 			}
 		case op < 92:
 			e.Close()
 			e = openFS(t, fs)
 			for _, m := range models {
-				m.last, m.slack = alloc.Range{}, 0
+				m.last, m.slack = seqmath.Range{}, 0
 			}
 		default:
 			clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: rng.IntN(101), RNG: rand.New(rand.NewPCG(uint64(step), 5))})
@@ -399,8 +399,8 @@ func TestModel(t *testing.T) {
 				if skipped < 0 || skipped > cm.opts.Cache-1+cm.slack {
 					t.Fatalf("step %d %s: after crash got %d, model next %d (cache %d, released %d)", step, cn, got, want, cm.opts.Cache, cm.slack)
 				}
-				cm.state = alloc.State{Last: got, Called: true}
-				cm.last = alloc.Range{First: got, Count: 1, Increment: cm.opts.Increment}
+				cm.state = seqmath.State{Last: got, Called: true}
+				cm.last = seqmath.Range{First: got, Count: 1, Increment: cm.opts.Increment}
 				cm.slack = 0
 			}
 		}
@@ -427,12 +427,12 @@ func TestInjectedErrors(t *testing.T) {
 			for i, c := range []int64{1, 50, 100000} {
 				n := mustName(t, fmt.Sprintf("e%d", i))
 				names = append(names, n)
-				if _, err := e.Create(ctx, n, alloc.Spec{Cache: &c}, false); err != nil {
+				if _, err := e.Create(ctx, n, seqmath.Spec{Cache: &c}, false); err != nil {
 					t.Fatal(err)
 				}
 				for range 10 {
 					v := next(t, e, n)
-					h.add(t, n.key, alloc.Range{First: v, Count: 1, Increment: 1})
+					h.add(t, n.key, seqmath.Range{First: v, Count: 1, Increment: 1})
 				}
 			}
 			toggle.On()
@@ -455,7 +455,7 @@ func TestInjectedErrors(t *testing.T) {
 							t.Errorf("%s: value %d handed out after a storage failure", n, v)
 							return
 						}
-						h.add(t, n.key, alloc.Range{First: v, Count: 1, Increment: 1})
+						h.add(t, n.key, seqmath.Range{First: v, Count: 1, Increment: 1})
 					}
 					if !failed {
 						t.Errorf("%s: 2000 values with a failing WAL", n)
@@ -463,7 +463,7 @@ func TestInjectedErrors(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			if _, err := e.Create(ctx, mustName(t, "late"), alloc.Spec{}, false); !errors.Is(err, ErrStorage) {
+			if _, err := e.Create(ctx, mustName(t, "late"), seqmath.Spec{}, false); !errors.Is(err, ErrStorage) {
 				t.Fatalf("create on a failed store: %v", err)
 			}
 			// Only what was synced survives.
@@ -485,7 +485,7 @@ func TestBurnedAtTakeover(t *testing.T) {
 	fs := vfs.NewCrashableMem()
 	e := openFS(t, fs)
 	n := mustName(t, "s")
-	if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(100)}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{Cache: i64(100)}, false); err != nil {
 		t.Fatal(err)
 	}
 	last := next(t, e, n)

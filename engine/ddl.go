@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
 
 // Create makes a sequence durable and returns whether it did: with
 // ifNotExists, an existing sequence is left alone and created is false.
-func (e *Engine) Create(ctx context.Context, n Name, spec alloc.Spec, ifNotExists bool) (created bool, err error) {
+func (e *Engine) Create(ctx context.Context, n Name, spec seqmath.Spec, ifNotExists bool) (created bool, err error) {
 	return e.CreateWith(ctx, n, spec, CreateOptions{IfNotExists: ifNotExists})
 }
 
@@ -27,7 +27,7 @@ type CreateOptions struct {
 }
 
 // CreateWith is Create with all of CREATE SEQUENCE's choices.
-func (e *Engine) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co CreateOptions) (created bool, err error) {
+func (e *Engine) CreateWith(ctx context.Context, n Name, spec seqmath.Spec, co CreateOptions) (created bool, err error) {
 	ifNotExists := co.IfNotExists
 	e.catMu.Lock()
 	if e.closing {
@@ -57,7 +57,7 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co Cre
 		e.catMu.Unlock()
 		return false, err
 	}
-	opts, state, err := alloc.Create(spec)
+	opts, state, err := seqmath.Create(spec)
 	if err != nil {
 		e.catMu.Unlock()
 		return false, err
@@ -104,16 +104,16 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co Cre
 
 // Alter applies an ALTER SEQUENCE spec. The sequence continues from its
 // exact position (or from RESTART's value), with nothing skipped.
-func (e *Engine) Alter(ctx context.Context, n Name, spec alloc.Spec) error {
-	return e.mutate(ctx, n, spec.Restarts(), func(s *seq) (alloc.Options, alloc.State, error) {
-		return alloc.Alter(s.opts, s.cur, spec)
+func (e *Engine) Alter(ctx context.Context, n Name, spec seqmath.Spec) error {
+	return e.mutate(ctx, n, spec.Restarts(), func(s *seq) (seqmath.Options, seqmath.State, error) {
+		return seqmath.Alter(s.opts, s.cur, spec)
 	})
 }
 
 // Setval sets the sequence's position as setval(n, v, called) does.
 func (e *Engine) Setval(ctx context.Context, n Name, v int64, called bool) (id uint64, err error) {
 	var sid uint64
-	err = e.mutate(ctx, n, true, func(s *seq) (alloc.Options, alloc.State, error) {
+	err = e.mutate(ctx, n, true, func(s *seq) (seqmath.Options, seqmath.State, error) {
 		sid = s.id
 		st, err := s.opts.Setval(v, called, s.name().Rel())
 		return s.opts, st, err
@@ -202,7 +202,7 @@ func (e *Engine) drop(ctx context.Context, n Name) (noOrder bool, err error) {
 // is first frozen, so that no node reserves another block; the write
 // that makes it ORDER checks that the blocks did not move all the same
 // (a conflict fails it with 40001, nothing written).
-func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) (alloc.Options, alloc.State, error)) error {
+func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) (seqmath.Options, seqmath.State, error)) error {
 	s, err := e.lookupIdle(ctx, n)
 	if err != nil {
 		return err
@@ -327,7 +327,7 @@ func (e *Engine) commitWrite(s *seq, op storage.Op, apply func(storage.Rev), alo
 // nextEpoch is a NOORDER sequence's epoch after a change from old to new
 // options: the next one when the change sets its position (restart) or
 // makes it NOORDER, so that the nodes start from the record's position.
-func nextEpoch(old, new alloc.Options, epoch uint64, restart bool) uint64 {
+func nextEpoch(old, new seqmath.Options, epoch uint64, restart bool) uint64 {
 	if restart || new.NoOrder && !old.NoOrder {
 		return epoch + 1
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
 
@@ -41,11 +41,11 @@ func TestDiskFull(t *testing.T) {
 	for i, c := range []int64{1, 50, 100000} {
 		n := mustName(t, fmt.Sprintf("f%d", i))
 		names = append(names, n)
-		if _, err := e.Create(ctx, n, alloc.Spec{Cache: &c}, false); err != nil {
+		if _, err := e.Create(ctx, n, seqmath.Spec{Cache: &c}, false); err != nil {
 			t.Fatal(err)
 		}
 		for range 10 {
-			h.add(t, n.key, alloc.Range{First: next(t, e, n), Count: 1, Increment: 1})
+			h.add(t, n.key, seqmath.Range{First: next(t, e, n), Count: 1, Increment: 1})
 		}
 	}
 	isFull := func(err error) bool { return errors.Is(err, ErrStorage) && errors.Is(err, storage.ErrDiskFull) }
@@ -67,7 +67,7 @@ func TestDiskFull(t *testing.T) {
 					refused.Add(1)
 					continue
 				}
-				h.add(t, n.key, alloc.Range{First: v, Count: 1, Increment: 1})
+				h.add(t, n.key, seqmath.Range{First: v, Count: 1, Increment: 1})
 			}
 		}()
 	}
@@ -79,11 +79,11 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("setval on a full store: %v", err)
 	}
 	late := mustName(t, "late")
-	if _, err := e.Create(ctx, late, alloc.Spec{}, false); !isFull(err) {
+	if _, err := e.Create(ctx, late, seqmath.Spec{}, false); !isFull(err) {
 		t.Fatalf("create on a full store: %v", err)
 	}
 	tx := e.Begin()
-	if _, err := tx.CreateWith(ctx, mustName(t, "in_txn"), alloc.Spec{}, CreateOptions{}); err != nil {
+	if _, err := tx.CreateWith(ctx, mustName(t, "in_txn"), seqmath.Spec{}, CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(ctx); !isFull(err) {
@@ -100,18 +100,18 @@ func TestDiskFull(t *testing.T) {
 	full.Store(false)
 	for _, n := range names {
 		for range 500 {
-			h.add(t, n.key, alloc.Range{First: next(t, e, n), Count: 1, Increment: 1})
+			h.add(t, n.key, seqmath.Range{First: next(t, e, n), Count: 1, Increment: 1})
 		}
 	}
 	if _, err := e.Setval(ctx, names[0], h.max[names[0].key]+1000, true); err != nil {
 		t.Fatalf("setval once space is back: %v", err)
 	}
-	h.add(t, names[0].key, alloc.Range{First: h.max[names[0].key] + 1000, Count: 1, Increment: 1})
-	if _, err := e.Create(ctx, late, alloc.Spec{}, false); err != nil {
+	h.add(t, names[0].key, seqmath.Range{First: h.max[names[0].key] + 1000, Count: 1, Increment: 1})
+	if _, err := e.Create(ctx, late, seqmath.Spec{}, false); err != nil {
 		t.Fatalf("create once space is back (the refused one left nothing behind): %v", err)
 	}
 	tx = e.Begin()
-	if _, err := tx.CreateWith(ctx, mustName(t, "in_txn"), alloc.Spec{}, CreateOptions{}); err != nil {
+	if _, err := tx.CreateWith(ctx, mustName(t, "in_txn"), seqmath.Spec{}, CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(ctx); err != nil {

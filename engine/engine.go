@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
 
@@ -256,7 +256,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		e.token = tok
 	}
-	known := map[*seq]alloc.State{} // positions recorded with marks ahead of them
+	known := map[*seq]seqmath.State{} // positions recorded with marks ahead of them
 	err := cfg.Store.Load(ctx, func(kv storage.KV) error {
 		if strings.HasPrefix(kv.Key, catalogPrefix) {
 			return e.loadCatalog(kv)
@@ -429,24 +429,24 @@ const MaxReserve = 1 << 31
 // holds fewer. The range holds fewer than count values only when it
 // reaches the sequence's limit (the next call then wraps with CYCLE, or
 // fails without) or when count exceeds MaxReserve.
-func (e *Engine) Reserve(ctx context.Context, n Name, count int64) (id uint64, r alloc.Range, err error) {
+func (e *Engine) Reserve(ctx context.Context, n Name, count int64) (id uint64, r seqmath.Range, err error) {
 	return e.reserveRange(ctx, n, count, true)
 }
 
 // ReserveUpTo is Reserve for callers that stream values and call again
 // for the rest: when the window in memory holds some values but fewer
 // than count, it hands those out at once rather than wait for the disk.
-func (e *Engine) ReserveUpTo(ctx context.Context, n Name, count int64) (id uint64, r alloc.Range, err error) {
+func (e *Engine) ReserveUpTo(ctx context.Context, n Name, count int64) (id uint64, r seqmath.Range, err error) {
 	return e.reserveRange(ctx, n, count, false)
 }
 
-func (e *Engine) reserveRange(ctx context.Context, n Name, count int64, whole bool) (id uint64, r alloc.Range, err error) {
+func (e *Engine) reserveRange(ctx context.Context, n Name, count int64, whole bool) (id uint64, r seqmath.Range, err error) {
 	if count < 1 {
-		return 0, alloc.Range{}, &Error{Kind: alloc.ErrInvalidOption, Msg: fmt.Sprintf("range size must be positive, not %d", count)}
+		return 0, seqmath.Range{}, &Error{Kind: seqmath.ErrInvalidOption, Msg: fmt.Sprintf("range size must be positive, not %d", count)}
 	}
 	s, err := e.lookup(n)
 	if err != nil {
-		return 0, alloc.Range{}, err
+		return 0, seqmath.Range{}, err
 	}
 	r, err = e.reserve(ctx, s, min(count, MaxReserve), whole)
 	return s.id, r, err
@@ -490,8 +490,8 @@ func (e *Engine) Release(n Name, first, last int64) (released int64, err error) 
 type Info struct {
 	Name    Name
 	ID      uint64
-	Options alloc.Options
-	State   alloc.State
+	Options seqmath.Options
+	State   seqmath.State
 	// Window is how many values are durably reserved beyond State and not
 	// yet handed out (what a crash would skip); PostgreSQL's log_cnt.
 	Window int64

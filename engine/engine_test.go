@@ -9,7 +9,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage/embedded"
 )
 
@@ -71,13 +71,13 @@ func TestLifecycle(t *testing.T) {
 	fs := vfs.NewMem()
 	e := openFS(t, fs)
 	s := mustName(t, "s")
-	if _, err := e.Create(ctx, s, alloc.Spec{Cache: i64(10)}, false); err != nil {
+	if _, err := e.Create(ctx, s, seqmath.Spec{Cache: i64(10)}, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Create(ctx, s, alloc.Spec{}, false); !errors.Is(err, ErrExists) || err.Error() != `relation "s" already exists` {
+	if _, err := e.Create(ctx, s, seqmath.Spec{}, false); !errors.Is(err, ErrExists) || err.Error() != `relation "s" already exists` {
 		t.Fatalf("duplicate create: %v", err)
 	}
-	if created, err := e.Create(ctx, s, alloc.Spec{}, true); created || err != nil {
+	if created, err := e.Create(ctx, s, seqmath.Spec{}, true); created || err != nil {
 		t.Fatalf("if not exists: %v %v", created, err)
 	}
 	for want := int64(1); want <= 5; want++ {
@@ -91,7 +91,7 @@ func TestLifecycle(t *testing.T) {
 	if v := next(t, e, s); v != 100 {
 		t.Fatalf("after setval(100,false): %d", v)
 	}
-	if err := e.Alter(ctx, s, alloc.Spec{Increment: i64(10)}); err != nil {
+	if err := e.Alter(ctx, s, seqmath.Spec{Increment: i64(10)}); err != nil {
 		t.Fatal(err)
 	}
 	if v := next(t, e, s); v != 110 {
@@ -101,7 +101,7 @@ func TestLifecycle(t *testing.T) {
 	if err != nil || r.Count < 1 || r.First != 120 || r.Increment != 10 {
 		t.Fatalf("reserve: %+v %v", r, err)
 	}
-	if _, err := e.Setval(ctx, s, -1, true); !errors.Is(err, alloc.ErrOutOfBounds) {
+	if _, err := e.Setval(ctx, s, -1, true); !errors.Is(err, seqmath.ErrOutOfBounds) {
 		t.Fatalf("setval out of bounds: %v", err)
 	}
 	missing := mustName(t, "nope")
@@ -132,7 +132,7 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal("dropped sequence has info")
 	}
 	// Recreated, it is a new sequence with a new ID.
-	if _, err := e.Create(ctx, s, alloc.Spec{}, false); err != nil {
+	if _, err := e.Create(ctx, s, seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
 	}
 	id, v, _ := e.Nextval(ctx, s)
@@ -142,7 +142,7 @@ func TestLifecycle(t *testing.T) {
 	e.Close()
 	e = openFS(t, fs)
 	defer e.Close()
-	if got := e.List(); len(got) != 1 || got[0].ID != id || got[0].State != (alloc.State{Last: 1, Called: true}) {
+	if got := e.List(); len(got) != 1 || got[0].ID != id || got[0].State != (seqmath.State{Last: 1, Called: true}) {
 		t.Fatalf("after restart: %+v", got)
 	}
 	if _, _, err := e.Nextval(ctx, s); err != nil {
@@ -154,16 +154,16 @@ func TestLimitAndCycle(t *testing.T) {
 	e := openFS(t, vfs.NewMem())
 	defer e.Close()
 	up, down := mustName(t, "up"), mustName(t, "down")
-	e.Create(ctx, up, alloc.Spec{Type: ptr(alloc.Smallint), Start: i64(32765), Cache: i64(100)}, false)
+	e.Create(ctx, up, seqmath.Spec{Type: ptr(seqmath.Smallint), Start: i64(32765), Cache: i64(100)}, false)
 	for _, want := range []int64{32765, 32766, 32767} {
 		if v := next(t, e, up); v != want {
 			t.Fatalf("got %d want %d", v, want)
 		}
 	}
-	if _, _, err := e.Nextval(ctx, up); !errors.Is(err, alloc.ErrLimitReached) || err.Error() != `nextval: reached maximum value of sequence "up" (32767)` {
+	if _, _, err := e.Nextval(ctx, up); !errors.Is(err, seqmath.ErrLimitReached) || err.Error() != `nextval: reached maximum value of sequence "up" (32767)` {
 		t.Fatalf("limit: %v", err)
 	}
-	e.Create(ctx, down, alloc.Spec{Increment: i64(-2), Min: i64(-5), Max: i64(0), Cycle: ptr(true), Cache: i64(3)}, false)
+	e.Create(ctx, down, seqmath.Spec{Increment: i64(-2), Min: i64(-5), Max: i64(0), Cycle: ptr(true), Cache: i64(3)}, false)
 	var got []int64
 	for range 7 {
 		got = append(got, next(t, e, down))
@@ -185,7 +185,7 @@ func TestRelease(t *testing.T) {
 	fs := vfs.NewMem()
 	e := openFS(t, fs)
 	n := mustName(t, "r")
-	if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(1000)}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{Cache: i64(1000)}, false); err != nil {
 		t.Fatal(err)
 	}
 	_, r, err := e.Reserve(ctx, n, 10) // 1..10
@@ -236,7 +236,7 @@ func TestReserveWhole(t *testing.T) {
 	e := openFS(t, vfs.NewMem())
 	defer e.Close()
 	n := mustName(t, "w")
-	if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(32), Max: i64(2000)}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{Cache: i64(32), Max: i64(2000)}, false); err != nil {
 		t.Fatal(err)
 	}
 	next(t, e, n) // 1; the window now holds a few values
@@ -256,7 +256,7 @@ func TestReserveWhole(t *testing.T) {
 	if err != nil || r.First != from || r.Last() != 2000 {
 		t.Fatalf("Reserve(5000) near the limit = %+v, %v; want %d..2000", r, err, from)
 	}
-	if _, _, err := e.Reserve(ctx, n, 1); !errors.Is(err, alloc.ErrLimitReached) {
+	if _, _, err := e.Reserve(ctx, n, 1); !errors.Is(err, seqmath.ErrLimitReached) {
 		t.Fatalf("past the limit: %v", err)
 	}
 }
@@ -268,7 +268,7 @@ func TestReserveWholeConcurrent(t *testing.T) {
 	e := openFS(t, vfs.NewMem())
 	defer e.Close()
 	n := mustName(t, "wc")
-	if _, err := e.Create(ctx, n, alloc.Spec{Cache: i64(1000)}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{Cache: i64(1000)}, false); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -306,7 +306,7 @@ func TestLookupCacheFollowsDDL(t *testing.T) {
 	e := openFS(t, vfs.NewMem())
 	defer e.Close()
 	s, tn := mustName(t, "s"), mustName(t, "t")
-	if _, err := e.Create(ctx, s, alloc.Spec{}, false); err != nil {
+	if _, err := e.Create(ctx, s, seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
 	}
 	next(t, e, s)
@@ -316,7 +316,7 @@ func TestLookupCacheFollowsDDL(t *testing.T) {
 	if _, _, err := e.Nextval(ctx, s); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("after drop: %v", err)
 	}
-	if _, err := e.Create(ctx, s, alloc.Spec{Start: i64(100)}, false); err != nil {
+	if _, err := e.Create(ctx, s, seqmath.Spec{Start: i64(100)}, false); err != nil {
 		t.Fatal(err)
 	}
 	if v := next(t, e, s); v != 100 {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 	"github.com/seqd/seqd/storage/embedded"
 )
@@ -47,12 +47,12 @@ func TestGroupCommit(t *testing.T) {
 	}
 	defer e.Close()
 	one := mustName(t, "one")
-	e.Create(ctx, one, alloc.Spec{}, false)
+	e.Create(ctx, one, seqmath.Spec{}, false)
 	var many []Name
 	for i := range 64 {
 		n := mustName(t, fmt.Sprintf("m%d", i))
 		many = append(many, n)
-		e.Create(ctx, n, alloc.Spec{}, false)
+		e.Create(ctx, n, seqmath.Spec{}, false)
 	}
 	g.gate = make(chan struct{})
 	// Block the writer on a first commit, then queue everything behind it.
@@ -63,7 +63,7 @@ func TestGroupCommit(t *testing.T) {
 	default:
 	}
 	blocker := mustName(t, "blocker")
-	go e.Create(ctx, blocker, alloc.Spec{}, false)
+	go e.Create(ctx, blocker, seqmath.Spec{}, false)
 	<-g.entered
 
 	before := e.Stats()

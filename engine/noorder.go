@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
 
@@ -45,7 +45,7 @@ func rangeKey(id uint64) string { return rangePrefix + strconv.FormatUint(id, 16
 // position up to which blocks are reserved (last, is_called).
 type rangeRecord struct {
 	epoch uint64
-	state alloc.State
+	state seqmath.State
 }
 
 const rangeRecordSize = 18
@@ -67,7 +67,7 @@ func decodeRangeRecord(b []byte) (rangeRecord, error) {
 		return rangeRecord{}, fmt.Errorf("seqd: corrupt range record (%d bytes)", len(b))
 	}
 	return rangeRecord{epoch: binary.BigEndian.Uint64(b[1:]),
-		state: alloc.State{Last: int64(binary.BigEndian.Uint64(b[9:])), Called: b[17] == 1}}, nil
+		state: seqmath.State{Last: int64(binary.BigEndian.Uint64(b[9:])), Called: b[17] == 1}}, nil
 }
 
 // Ranges serves a node's NOORDER sequences: the blocks it reserved, kept
@@ -111,8 +111,8 @@ func (r *Ranges) Stats() RangeStats {
 type block struct {
 	mu        sync.Mutex
 	epoch     uint64
-	opts      alloc.Options
-	cur       alloc.State // the last value handed out (or the block's start)
+	opts      seqmath.Options
+	cur       seqmath.State // the last value handed out (or the block's start)
 	remaining int64
 }
 
@@ -209,17 +209,17 @@ var errChanged = errors.New("seqd: sequence changed")
 // reserve counts it) from the node's block, reserving a new block when
 // it holds too few. epoch is the sequence's as the engine knows it: a
 // block of an older epoch is given up.
-func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint64, n int64, whole, leads bool) (alloc.Range, error) {
+func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint64, n int64, whole, leads bool) (seqmath.Range, error) {
 	if !leads {
 		// An engine that does not lead may be older than the store: the
 		// node's latest view says whether the sequence is still there.
 		latest, err := r.current(name, id)
 		if errors.Is(err, errChanged) {
 			r.forget(id)
-			return alloc.Range{}, changedError(name)
+			return seqmath.Range{}, changedError(name)
 		}
 		if err != nil {
-			return alloc.Range{}, err
+			return seqmath.Range{}, err
 		}
 		epoch = max(epoch, latest)
 	}
@@ -245,12 +245,12 @@ func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint
 			if k <= b.remaining || !whole && n > 0 {
 				rg, next, err := b.opts.Reserve(b.cur, min(k, b.remaining), rel)
 				if err != nil {
-					return alloc.Range{}, err
+					return seqmath.Range{}, err
 				}
 				b.cur = next
 				b.remaining -= rg.Count
 				if n == 0 {
-					return alloc.Range{First: b.opts.Value(rg.Last()), Count: 1, Increment: 1}, nil
+					return seqmath.Range{First: b.opts.Value(rg.Last()), Count: 1, Increment: 1}, nil
 				}
 				return rg, nil
 			}
@@ -263,14 +263,14 @@ func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint
 			err = r.reserve(ctx, name, key, id, k, b)
 		}
 		if errors.Is(err, errFrozen) {
-			return alloc.Range{}, changedError(name)
+			return seqmath.Range{}, changedError(name)
 		}
 		if err != nil {
 			if errors.Is(err, errChanged) {
 				r.forget(id)
-				return alloc.Range{}, changedError(name)
+				return seqmath.Range{}, changedError(name)
 			}
-			return alloc.Range{}, err
+			return seqmath.Range{}, err
 		}
 	}
 }
@@ -317,7 +317,7 @@ func (r *Ranges) reserve(ctx context.Context, name Name, key string, id uint64, 
 		return rangeRecord{epoch: rec.epoch, state: next}.encode(), nil
 	})
 	if err != nil {
-		if e := (*Error)(nil); errors.As(err, &e) || errors.Is(err, errChanged) || errors.Is(err, errFrozen) || errors.Is(err, alloc.ErrLimitReached) {
+		if e := (*Error)(nil); errors.As(err, &e) || errors.Is(err, errChanged) || errors.Is(err, errFrozen) || errors.Is(err, seqmath.ErrLimitReached) {
 			return err
 		}
 		return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not reserve values of sequence \"%s\": %v", name.Rel(), err)}
@@ -349,7 +349,7 @@ var errPeek = errors.New("seqd: read only")
 // the epoch the engine knows (cur: the record's position, where the epoch
 // began), and the op that, in the leader's commit, checks that no node
 // reserved more since (and removes the range record).
-func (r *Ranges) position(ctx context.Context, key string, id, epoch uint64, cur alloc.State) (alloc.State, storage.Op, error) {
+func (r *Ranges) position(ctx context.Context, key string, id, epoch uint64, cur seqmath.State) (seqmath.State, storage.Op, error) {
 	pos, op := cur, storage.Op{Key: rangeKey(id)}
 	err := r.st.Swap(ctx, key, rangeKey(id), func(_, c storage.KV) ([]byte, error) {
 		pos, op.Expect = cur, c.Rev

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage/memstore"
 )
 
@@ -45,7 +45,7 @@ func TestRateCountsRefills(t *testing.T) {
 	defer e.Close()
 	n := mustName(t, "r")
 	c := int64(1)
-	if _, err := e.Create(ctx, n, alloc.Spec{Cache: &c}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{Cache: &c}, false); err != nil {
 		t.Fatal(err)
 	}
 	for range 40 {

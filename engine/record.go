@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // A sequence's stored record: its options and the state it resumes from
@@ -25,18 +25,18 @@ import (
 //	| cache (i64 BE)  | last (i64 BE)   |
 //	+-----------------+-----------------+
 //
-// flags: bit 0 CYCLE, bit 1 is_called, bits 2-3 the type (alloc.Type),
+// flags: bit 0 CYCLE, bit 1 is_called, bits 2-3 the type (seqmath.Type),
 // bit 4 UNLOGGED (reset to its start after a crash).
 //
 // A shaped sequence's record is version 2: the same 58 bytes, then its
-// shape (alloc.Shape), 19 bytes:
+// shape (seqmath.Shape), 19 bytes:
 //
 //	 58       59       60       61                69                77
 //	+--------+--------+--------+-----------------+-----------------+
 //	| kind   | S      | R      | skip min (i64)  | skip max (i64)  |
 //	+--------+--------+--------+-----------------+-----------------+
 //
-// kind: bits 0-1 the alloc.ShapeKind, bit 2 a skip range is set.
+// kind: bits 0-1 the seqmath.ShapeKind, bit 2 a skip range is set.
 //
 // A mark written ahead of the values handed out (an extension) also
 // records the position handed out when it was written: flags bit 5 says
@@ -60,12 +60,12 @@ const (
 
 type record struct {
 	id       uint64
-	opts     alloc.Options
-	state    alloc.State
+	opts     seqmath.Options
+	state    seqmath.State
 	unlogged bool
 	// known is the position handed out when a mark ahead of it was
 	// written; hasKnown false: state is the position (or unknown).
-	known    alloc.State
+	known    seqmath.State
 	hasKnown bool
 	// epoch counts the times a NOORDER sequence's position was set.
 	epoch uint64
@@ -156,7 +156,7 @@ func decodeRecord(b []byte) (record, error) {
 		extra += epochSize
 	}
 	ok := len(b) == recordSize+extra && b[0] == recordVersion || len(b) == shapedSize+extra && b[0] == shapedVersion
-	if !ok || b[1]&32 == 0 && b[1]&64 != 0 || alloc.Type(b[1]>>2&3) > alloc.Smallint {
+	if !ok || b[1]&32 == 0 && b[1]&64 != 0 || seqmath.Type(b[1]>>2&3) > seqmath.Smallint {
 		return record{}, corrupt
 	}
 	var r record
@@ -169,11 +169,11 @@ func decodeRecord(b []byte) (record, error) {
 	}
 	if b[1]&32 != 0 {
 		r.hasKnown = true
-		r.known = alloc.State{Last: int64(binary.BigEndian.Uint64(tail)), Called: b[1]&64 != 0}
+		r.known = seqmath.State{Last: int64(binary.BigEndian.Uint64(tail)), Called: b[1]&64 != 0}
 	}
 	r.opts.Cycle = b[1]&1 != 0
 	r.state.Called = b[1]&2 != 0
-	r.opts.Type = alloc.Type(b[1] >> 2 & 3)
+	r.opts.Type = seqmath.Type(b[1] >> 2 & 3)
 	r.unlogged = b[1]&16 != 0
 	r.id = binary.BigEndian.Uint64(b[2:])
 	field := func(i int) int64 { return int64(binary.BigEndian.Uint64(b[10+8*i:])) }
@@ -181,14 +181,14 @@ func decodeRecord(b []byte) (record, error) {
 	r.opts.Start, r.opts.Cache, r.state.Last = field(3), field(4), field(5)
 	if b[0] == shapedVersion {
 		kind := b[recordSize]
-		sh := alloc.Shape{Kind: alloc.ShapeKind(kind & 3), ShardBits: b[recordSize+1], RangeBits: b[recordSize+2]}
+		sh := seqmath.Shape{Kind: seqmath.ShapeKind(kind & 3), ShardBits: b[recordSize+1], RangeBits: b[recordSize+2]}
 		lo, hi := int64(binary.BigEndian.Uint64(b[recordSize+3:])), int64(binary.BigEndian.Uint64(b[recordSize+11:]))
 		if kind&4 != 0 {
 			sh = sh.WithSkip(lo, hi)
 		} else if lo != 0 || hi != 0 {
 			return record{}, corrupt
 		}
-		if kind>>3 != 0 || !sh.Shaped() || sh.Kind > alloc.Sharded {
+		if kind>>3 != 0 || !sh.Shaped() || sh.Kind > seqmath.Sharded {
 			return record{}, corrupt
 		}
 		r.opts.Shape = sh

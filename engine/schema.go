@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
 
@@ -435,7 +435,7 @@ func (e *Engine) markRunning(ctx context.Context) error {
 	}
 	type reset struct {
 		s     *seq
-		state alloc.State
+		state seqmath.State
 	}
 	// The range records of NOORDER sequences dropped since: no node can
 	// write them any more (a reservation compares the sequence's record).
@@ -454,7 +454,7 @@ func (e *Engine) markRunning(ctx context.Context) error {
 			if !s.unlogged {
 				continue
 			}
-			_, st, err := alloc.Alter(s.opts, s.cur, alloc.Spec{Restart: true})
+			_, st, err := seqmath.Alter(s.opts, s.cur, seqmath.Spec{Restart: true})
 			if err != nil {
 				return err
 			}

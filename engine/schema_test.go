@@ -10,7 +10,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 	"github.com/seqd/seqd/storage/embedded"
 	"github.com/seqd/seqd/storage/memstore"
@@ -23,7 +23,7 @@ func TestSchemas(t *testing.T) {
 		t.Fatalf("a new store's schemas: %v", got)
 	}
 	other, _ := NewName("other", "s")
-	if _, err := e.Create(ctx, other, alloc.Spec{}, false); !errors.Is(err, ErrNoSchema) {
+	if _, err := e.Create(ctx, other, seqmath.Spec{}, false); !errors.Is(err, ErrNoSchema) {
 		t.Fatalf("create in a missing schema: %v", err)
 	}
 	if created, err := e.CreateSchema(ctx, "other", "", false); err != nil || !created {
@@ -36,7 +36,7 @@ func TestSchemas(t *testing.T) {
 		t.Fatalf("again: %v", err)
 	}
 	v0 := e.CatalogVersion()
-	if _, err := e.Create(ctx, other, alloc.Spec{}, false); err != nil {
+	if _, err := e.Create(ctx, other, seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
 	}
 	if e.CatalogVersion() == v0 {
@@ -98,7 +98,7 @@ func TestRenameAndComment(t *testing.T) {
 	fs := vfs.NewMem()
 	e := openFS(t, fs)
 	a, b := mustName(t, "a"), mustName(t, "b")
-	if _, err := e.Create(ctx, a, alloc.Spec{Cache: i64(10)}, false); err != nil {
+	if _, err := e.Create(ctx, a, seqmath.Spec{Cache: i64(10)}, false); err != nil {
 		t.Fatal(err)
 	}
 	next(t, e, a)
@@ -122,7 +122,7 @@ func TestRenameAndComment(t *testing.T) {
 	if err := e.Rename(ctx, b, other); !errors.Is(err, ErrNoSchema) {
 		t.Fatalf("rename into a missing schema: %v", err)
 	}
-	if _, err := e.Create(ctx, a, alloc.Spec{}, false); err != nil {
+	if _, err := e.Create(ctx, a, seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Rename(ctx, a, b); !errors.Is(err, ErrExists) {
@@ -159,10 +159,10 @@ func TestUnlogged(t *testing.T) {
 	mem := vfs.NewCrashableMem()
 	e := openFS(t, mem)
 	u, l := mustName(t, "u"), mustName(t, "l")
-	if _, err := e.CreateWith(ctx, u, alloc.Spec{Start: i64(10)}, CreateOptions{Unlogged: true}); err != nil {
+	if _, err := e.CreateWith(ctx, u, seqmath.Spec{Start: i64(10)}, CreateOptions{Unlogged: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Create(ctx, l, alloc.Spec{Start: i64(10)}, false); err != nil {
+	if _, err := e.Create(ctx, l, seqmath.Spec{Start: i64(10)}, false); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
@@ -195,7 +195,7 @@ func TestConcurrentDDL(t *testing.T) {
 	e := openFS(t, vfs.NewMem())
 	defer e.Close()
 	n := mustName(t, "s")
-	if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
 	}
 	const callers = 8
@@ -204,7 +204,7 @@ func TestConcurrentDDL(t *testing.T) {
 		go func() {
 			// Each caller sets an option of its own: CACHE, INCREMENT,
 			// MAXVALUE, MINVALUE, ... and all must be there in the end.
-			var sp alloc.Spec
+			var sp seqmath.Spec
 			switch i % 4 {
 			case 0:
 				sp.Cache = i64(int64(10 + i))
@@ -248,7 +248,7 @@ func TestDeposed(t *testing.T) {
 	defer a.Close()
 	s1, s2 := mustName(t, "s1"), mustName(t, "s2")
 	for _, n := range []Name{s1, s2} {
-		if _, err := a.Create(ctx, n, alloc.Spec{Cache: i64(100)}, false); err != nil {
+		if _, err := a.Create(ctx, n, seqmath.Spec{Cache: i64(100)}, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -263,7 +263,7 @@ func TestDeposed(t *testing.T) {
 	}
 	defer b.Close()
 	// a meets the fence at its next write: DDL on s1.
-	if err := a.Alter(ctx, s1, alloc.Spec{Cache: i64(50)}); !errors.Is(err, ErrDeposed) {
+	if err := a.Alter(ctx, s1, seqmath.Spec{Cache: i64(50)}); !errors.Is(err, ErrDeposed) {
 		t.Fatalf("a's write after b took over: %v", err)
 	}
 	// s2 still has values in its window, yet a refuses it too.
@@ -314,7 +314,7 @@ func TestSequenceIDEpochs(t *testing.T) {
 		}
 		for i := range 3 {
 			n := mustName(t, fmt.Sprintf("s%d_%d", round, i))
-			if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+			if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
 				t.Fatal(err)
 			}
 			info, err := e.Info(n)
@@ -350,7 +350,7 @@ func TestReadOnlySnapshot(t *testing.T) {
 	}
 	defer e.Close()
 	n := mustName(t, "s")
-	if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
 	}
 	next(t, e, n)
@@ -364,7 +364,7 @@ func TestReadOnlySnapshot(t *testing.T) {
 	if _, _, err := ro.Nextval(ctx, n); err == nil {
 		t.Fatal("a snapshot handed out a value")
 	}
-	if _, err := ro.Create(ctx, mustName(t, "t"), alloc.Spec{}, false); err == nil {
+	if _, err := ro.Create(ctx, mustName(t, "t"), seqmath.Spec{}, false); err == nil {
 		t.Fatal("a snapshot created a sequence")
 	}
 	ro.Close()
@@ -378,7 +378,7 @@ func TestReadOnlySnapshot(t *testing.T) {
 // records).
 func writeRaw(t *testing.T, fs vfs.FS, key string, id uint64) {
 	t.Helper()
-	opts, state, _ := alloc.Create(alloc.Spec{})
+	opts, state, _ := seqmath.Create(seqmath.Spec{})
 	rec := record{id: id, opts: opts, state: state}
 	writeRawKV(t, fs, key, rec.encode())
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
 
@@ -24,9 +24,9 @@ type seq struct {
 	mu   sync.Mutex
 	key  string
 	id   uint64
-	opts alloc.Options
-	cur  alloc.State // position of the last value handed out
-	rev  storage.Rev // revision of the stored record
+	opts seqmath.Options
+	cur  seqmath.State // position of the last value handed out
+	rev  storage.Rev   // revision of the stored record
 	// remaining counts the values after cur up to the durable mark, the
 	// state the store resumes from (cur advanced by remaining): durable,
 	// not yet handed out.
@@ -54,7 +54,7 @@ type seq struct {
 
 // durableLocked is the mark the store holds: every value handed out is at
 // or before it.
-func (s *seq) durableLocked() alloc.State {
+func (s *seq) durableLocked() seqmath.State {
 	d, _ := s.opts.Advance(s.cur, s.remaining)
 	return d
 }
@@ -81,11 +81,11 @@ func (s *seq) infoLocked() Info {
 // position); 0 for anything else, which no client was given. REQUIRES:
 // s.mu held, no carve.
 func (s *seq) handedOutLocked(first, last int64) int64 {
-	n, ok := s.opts.Steps(alloc.State{Last: first}, alloc.State{Last: last, Called: true})
+	n, ok := s.opts.Steps(seqmath.State{Last: first}, seqmath.State{Last: last, Called: true})
 	if !ok {
 		return 0
 	}
-	if _, ok := s.opts.Steps(alloc.State{Last: last, Called: true}, s.cur); !ok {
+	if _, ok := s.opts.Steps(seqmath.State{Last: last, Called: true}, s.cur); !ok {
 		return 0
 	}
 	return n
@@ -134,14 +134,14 @@ func (s *seq) waitIdleLocked(ctx context.Context) error {
 // is nextval: the counters up to the next one whose value the sequence's
 // skip range does not hold (one, without a skip range), and the range
 // returned is that counter's value alone, mapped while s.mu is held.
-func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (alloc.Range, error) {
+func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqmath.Range, error) {
 	s.mu.Lock()
 	if e.ranges != nil && s.opts.NoOrder {
 		err := s.usableLocked()
 		key, id, epoch := s.key, s.id, s.epoch
 		s.mu.Unlock()
 		if err != nil {
-			return alloc.Range{}, err
+			return seqmath.Range{}, err
 		}
 		name, _ := nameFromKey(key)
 		leads := !e.readOnly && !e.deposed.Load() && (e.leadership == nil || e.leadership())
@@ -154,22 +154,22 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 	for {
 		if s.lockedBy != nil {
 			if waited, err := e.waitLockLocked(ctx, s); err != nil {
-				return alloc.Range{}, err
+				return seqmath.Range{}, err
 			} else if waited {
 				s.drainLocked()
 				continue
 			}
 		}
 		if err := s.usableLocked(); err != nil {
-			return alloc.Range{}, err
+			return seqmath.Range{}, err
 		}
 		if e.deposed.Load() {
-			return alloc.Range{}, deposedError() // invariant 7
+			return seqmath.Range{}, deposedError() // invariant 7
 		}
 		if s.refused != nil {
 			if waits > 0 && !s.writing {
 				// The write this caller waited for was refused.
-				return alloc.Range{}, s.refused
+				return seqmath.Range{}, s.refused
 			}
 			if waits == 0 {
 				s.refused = nil // a newcomer tries again
@@ -179,7 +179,7 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 			// Recomputed on every pass: DDL or setval may have moved cur.
 			k, ok := s.opts.NextSteps(s.cur)
 			if !ok {
-				return alloc.Range{}, s.opts.LimitError(s.name().Rel())
+				return seqmath.Range{}, s.opts.LimitError(s.name().Rel())
 			}
 			n = k
 		}
@@ -203,7 +203,7 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 				r, next, err := s.opts.Reserve(s.cur, min(n, avail), s.name().Rel())
 				if err != nil {
 					// Unreachable: a non-empty window lies before the limit.
-					return alloc.Range{}, err
+					return seqmath.Range{}, err
 				}
 				s.cur = next
 				s.remaining -= r.Count
@@ -212,14 +212,14 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 				if n0 {
 					v := s.opts.Value(r.Last())
 					s.carveLocked() // for the nextval calls to come
-					return alloc.Range{First: v, Count: 1, Increment: 1}, nil
+					return seqmath.Range{First: v, Count: 1, Increment: 1}, nil
 				}
 				return r, nil
 			}
 		}
 		if !s.opts.Cycle && s.opts.Left(s.cur) == 0 {
 			_, _, err := s.opts.Reserve(s.cur, 1, s.name().Rel())
-			return alloc.Range{}, err
+			return seqmath.Range{}, err
 		}
 		s.demand += n
 		e.refillLocked(s)
@@ -227,7 +227,7 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (allo
 		s.demand -= n
 		waits++
 		if err != nil {
-			return alloc.Range{}, err
+			return seqmath.Range{}, err
 		}
 	}
 }
@@ -248,7 +248,7 @@ func (e *Engine) refillLocked(s *seq) {
 		return
 	}
 	s.writing = true
-	var mark alloc.State
+	var mark seqmath.State
 	var advanced int64
 	e.extensions.Add(1)
 	e.w.submit(&write{
@@ -292,7 +292,7 @@ func (e *Engine) refillLocked(s *seq) {
 // beyond the window, plus a prefetch sized to the rate, keeping the values
 // no caller asked for at most CACHE-1. It returns the new mark and how many
 // values it adds (0: nothing to write, or the limit was reached).
-func (e *Engine) planLocked(s *seq) (alloc.State, int64) {
+func (e *Engine) planLocked(s *seq) (seqmath.State, int64) {
 	durable := s.durableLocked()
 	if s.gone || s.err != nil {
 		return durable, 0

@@ -5,18 +5,18 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 	"github.com/seqd/seqd/storage/memstore"
 )
 
 func TestShapedRecordRoundTrip(t *testing.T) {
-	for _, sh := range []alloc.Shape{
-		{Kind: alloc.BitReversed},
-		alloc.Shape{Kind: alloc.BitReversed}.WithSkip(-7, 1<<62),
-		alloc.Shape{Kind: alloc.Sharded, ShardBits: 15, RangeBits: 32}.WithSkip(1, 2),
+	for _, sh := range []seqmath.Shape{
+		{Kind: seqmath.BitReversed},
+		seqmath.Shape{Kind: seqmath.BitReversed}.WithSkip(-7, 1<<62),
+		seqmath.Shape{Kind: seqmath.Sharded, ShardBits: 15, RangeBits: 32}.WithSkip(1, 2),
 	} {
-		r := record{id: 9, opts: alloc.Options{Increment: 1, Min: 1, Max: sh.MaxCounter(), Start: 3, Cache: 20, Shape: sh}, state: alloc.State{Last: 77, Called: true}}
+		r := record{id: 9, opts: seqmath.Options{Increment: 1, Min: 1, Max: sh.MaxCounter(), Start: 3, Cache: 20, Shape: sh}, state: seqmath.State{Last: 77, Called: true}}
 		b := r.encode()
 		got, err := decodeRecord(b)
 		if err != nil {
@@ -31,7 +31,7 @@ func TestShapedRecordRoundTrip(t *testing.T) {
 		if gs.Kind != ws.Kind || gs.ShardBits != ws.ShardBits || gs.RangeBits != ws.RangeBits || glo != wlo || ghi != whi || gok != wok {
 			t.Fatalf("%v: decoded shape %v (skip %d..%d %v), want skip %d..%d %v", sh, gs, glo, ghi, gok, wlo, whi, wok)
 		}
-		got.opts.Shape, r.opts.Shape = alloc.Shape{}, alloc.Shape{}
+		got.opts.Shape, r.opts.Shape = seqmath.Shape{}, seqmath.Shape{}
 		if got != r {
 			t.Fatalf("%v: decoded %+v, want %+v", sh, got, r)
 		}
@@ -47,7 +47,7 @@ func TestShapedRecordRoundTrip(t *testing.T) {
 			t.Errorf("%v: unknown shape bits decoded", sh)
 		}
 	}
-	plain := record{id: 1, opts: alloc.Options{Increment: 1, Min: 1, Max: 10, Start: 1, Cache: 1}}
+	plain := record{id: 1, opts: seqmath.Options{Increment: 1, Min: 1, Max: 10, Start: 1, Cache: 1}}
 	if b := plain.encode(); len(b) != recordSize || b[0] != recordVersion {
 		t.Fatalf("an ordered sequence's record changed format: %d bytes, version %d", len(b), b[0])
 	}
@@ -60,12 +60,12 @@ func TestShapedNextvalAcrossRestart(t *testing.T) {
 	fs := vfs.NewMem()
 	e := openFS(t, fs)
 	n := mustName(t, "br")
-	sh := alloc.Shape{Kind: alloc.BitReversed}
+	sh := seqmath.Shape{Kind: seqmath.BitReversed}
 	// The skip range holds counters 1, 2, 3, 5 and 6's values (2^62,
 	// 2^61, 2^62+2^61, 2^62+2^60, 2^61+2^60); counters 4, 7 and 8 give
 	// 2^60, 2^62+2^61+2^60 and 2^59.
 	skip := [2]int64{1 << 61, 1<<62 | 1<<61}
-	if _, err := e.Create(ctx, n, alloc.Spec{Shape: &sh, Skip: &skip, Cache: i64(10)}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh, Skip: &skip, Cache: i64(10)}, false); err != nil {
 		t.Fatal(err)
 	}
 	want := []int64{1 << 60, 1<<62 | 1<<61 | 1<<60, 1 << 59}
@@ -78,7 +78,7 @@ func TestShapedNextvalAcrossRestart(t *testing.T) {
 	e = openFS(t, fs)
 	defer e.Close()
 	info, err := e.Info(n)
-	if err != nil || info.Options.Shape.Kind != alloc.BitReversed || !info.Options.Shape.HasSkip() || info.State.Last != 8 {
+	if err != nil || info.Options.Shape.Kind != seqmath.BitReversed || !info.Options.Shape.HasSkip() || info.State.Last != 8 {
 		t.Fatalf("after restart: %+v, %v", info, err)
 	}
 	// Counters 9 and 10 are skipped (2^62+2^59, 2^61+2^59).
@@ -91,14 +91,14 @@ func TestShapedNextvalAcrossRestart(t *testing.T) {
 // out when it was written, in both versions; its bits alone, or a wrong
 // size, do not decode.
 func TestKnownPositionRecord(t *testing.T) {
-	for _, sh := range []alloc.Shape{{}, {Kind: alloc.BitReversed}} {
+	for _, sh := range []seqmath.Shape{{}, {Kind: seqmath.BitReversed}} {
 		max := int64(1000)
 		if sh.Shaped() {
 			max = sh.MaxCounter()
 		}
-		for _, known := range []alloc.State{{Last: 5}, {Last: 40, Called: true}} {
-			r := record{id: 3, opts: alloc.Options{Increment: 1, Min: 1, Max: max, Start: 1, Cache: 50, Shape: sh},
-				state: alloc.State{Last: 90, Called: true}, known: known, hasKnown: true}
+		for _, known := range []seqmath.State{{Last: 5}, {Last: 40, Called: true}} {
+			r := record{id: 3, opts: seqmath.Options{Increment: 1, Min: 1, Max: max, Start: 1, Cache: 50, Shape: sh},
+				state: seqmath.State{Last: 90, Called: true}, known: known, hasKnown: true}
 			b := r.encode()
 			got, err := decodeRecord(b)
 			got.opts.Shape = r.opts.Shape
@@ -111,7 +111,7 @@ func TestKnownPositionRecord(t *testing.T) {
 				}
 			}
 		}
-		r := record{id: 3, opts: alloc.Options{Increment: 1, Min: 1, Max: max, Start: 1, Cache: 50, Shape: sh}}
+		r := record{id: 3, opts: seqmath.Options{Increment: 1, Min: 1, Max: max, Start: 1, Cache: 50, Shape: sh}}
 		b := r.encode()
 		b[1] |= 64 // known is_called without a known position
 		if _, err := decodeRecord(b); err == nil {
@@ -123,16 +123,16 @@ func TestKnownPositionRecord(t *testing.T) {
 // TestNoOrderRecord: a NOORDER record carries its epoch, with or without
 // a known position and a shape; a wrong size does not decode.
 func TestNoOrderRecord(t *testing.T) {
-	for _, sh := range []alloc.Shape{{}, {Kind: alloc.BitReversed}} {
+	for _, sh := range []seqmath.Shape{{}, {Kind: seqmath.BitReversed}} {
 		max := int64(1000)
 		if sh.Shaped() {
 			max = sh.MaxCounter()
 		}
 		for _, hasKnown := range []bool{false, true} {
-			r := record{id: 9, opts: alloc.Options{Increment: 1, Min: 1, Max: max, Start: 1, Cache: 50, Shape: sh, NoOrder: true},
-				state: alloc.State{Last: 70, Called: true}, epoch: 1<<40 + 3}
+			r := record{id: 9, opts: seqmath.Options{Increment: 1, Min: 1, Max: max, Start: 1, Cache: 50, Shape: sh, NoOrder: true},
+				state: seqmath.State{Last: 70, Called: true}, epoch: 1<<40 + 3}
 			if hasKnown {
-				r.known, r.hasKnown = alloc.State{Last: 60, Called: true}, true
+				r.known, r.hasKnown = seqmath.State{Last: 60, Called: true}, true
 			}
 			b := r.encode()
 			got, err := decodeRecord(b)
@@ -164,7 +164,7 @@ func TestThawAtTakeover(t *testing.T) {
 	}
 	n := mustName(t, "s")
 	no := false
-	if _, err := e.Create(ctx, n, alloc.Spec{Order: &no}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{Order: &no}, false); err != nil {
 		t.Fatal(err)
 	}
 	s, err := e.lookupIdle(ctx, n)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
 
@@ -150,7 +150,7 @@ func (t *Txn) entryFor(ctx context.Context, n Name) (entry, error) {
 }
 
 // state is the entry's options, exact position, UNLOGGED and epoch.
-func (t *Txn) state(ent entry) (alloc.Options, alloc.State, bool, uint64, error) {
+func (t *Txn) state(ent entry) (seqmath.Options, seqmath.State, bool, uint64, error) {
 	if ent.shadow.key != "" {
 		info, err := t.shadow.Info(ent.shadow)
 		return info.Options, info.State, info.Unlogged, info.Epoch, err
@@ -164,7 +164,7 @@ func (t *Txn) state(ent entry) (alloc.Options, alloc.State, bool, uint64, error)
 
 // copyOf puts a new copy of a sequence into the shadow engine and returns
 // its name there.
-func (t *Txn) copyOf(ctx context.Context, id uint64, o alloc.Options, st alloc.State, unlogged bool, epoch uint64) (Name, error) {
+func (t *Txn) copyOf(ctx context.Context, id uint64, o seqmath.Options, st seqmath.State, unlogged bool, epoch uint64) (Name, error) {
 	if t.shadow == nil {
 		sh, err := OpenMemory(ctx)
 		if err != nil {

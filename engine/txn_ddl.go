@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // CreateWith creates a sequence in the transaction.
-func (t *Txn) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co CreateOptions) (bool, error) {
+func (t *Txn) CreateWith(ctx context.Context, n Name, spec seqmath.Spec, co CreateOptions) (bool, error) {
 	for {
 		if _, _, err := t.find(n); err == nil {
 			if co.IfNotExists {
@@ -37,7 +37,7 @@ func (t *Txn) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co Create
 			break
 		}
 	}
-	opts, state, err := alloc.Create(spec)
+	opts, state, err := seqmath.Create(spec)
 	if err != nil {
 		return false, err
 	}
@@ -61,7 +61,7 @@ func (t *Txn) CreateWith(ctx context.Context, n Name, spec alloc.Spec, co Create
 // Alter applies an ALTER SEQUENCE spec in the transaction. It rewrites the
 // sequence, as PostgreSQL 15 does for every option (START alone too): from
 // then on the transaction serves it from its own copy.
-func (t *Txn) Alter(ctx context.Context, n Name, spec alloc.Spec) error {
+func (t *Txn) Alter(ctx context.Context, n Name, spec seqmath.Spec) error {
 	ent, err := t.entryFor(ctx, n)
 	if err != nil {
 		return err
@@ -70,7 +70,7 @@ func (t *Txn) Alter(ctx context.Context, n Name, spec alloc.Spec) error {
 	if err != nil {
 		return err
 	}
-	no, ns, err := alloc.Alter(o, st, spec)
+	no, ns, err := seqmath.Alter(o, st, spec)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // catalogState is what a test expects the store to hold: each sequence's
@@ -72,14 +72,14 @@ func TestTxnModel(t *testing.T) {
 			switch op := rng.IntN(6); {
 			case op == 0 && !exists:
 				inc := int64(1 + rng.IntN(5))
-				if _, err := tx.CreateWith(ctx, n, alloc.Spec{Increment: &inc, Cache: i64(int64(1 + rng.IntN(20)))}, CreateOptions{}); err != nil {
+				if _, err := tx.CreateWith(ctx, n, seqmath.Spec{Increment: &inc, Cache: i64(int64(1 + rng.IntN(20)))}, CreateOptions{}); err != nil {
 					t.Fatal(err)
 				}
 				view[n.key] = fmt.Sprintf("%d/", inc)
 				undone = append(undone, n)
 			case op == 1 && exists:
 				inc := int64(1 + rng.IntN(5))
-				if err := tx.Alter(ctx, n, alloc.Spec{Increment: &inc}); err != nil {
+				if err := tx.Alter(ctx, n, seqmath.Spec{Increment: &inc}); err != nil {
 					t.Fatal(err)
 				}
 				_, c, _ := cut(view[n.key])
@@ -119,7 +119,7 @@ func TestTxnModel(t *testing.T) {
 				// Values of a copy made in the block may come again after
 				// a rollback, as in PostgreSQL; the others may not.
 				if !slices.Contains(undone, n) {
-					h.add(t, "id:"+fmt.Sprint(mustID(t, tx, n)), alloc.Range{First: v, Count: 1, Increment: 1})
+					h.add(t, "id:"+fmt.Sprint(mustID(t, tx, n)), seqmath.Range{First: v, Count: 1, Increment: 1})
 				}
 			}
 		}
@@ -219,14 +219,14 @@ func TestTxnLocks(t *testing.T) {
 	defer e.Close()
 	a, b := mustName(t, "a"), mustName(t, "b")
 	for _, n := range []Name{a, b} {
-		if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+		if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
 			t.Fatal(err)
 		}
 	}
 	next(t, e, a)
 
 	tx := e.Begin()
-	if err := tx.Alter(ctx, a, alloc.Spec{RestartWith: i64(50)}); err != nil {
+	if err := tx.Alter(ctx, a, seqmath.Spec{RestartWith: i64(50)}); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan int64, 1)
@@ -259,14 +259,14 @@ func TestTxnLocks(t *testing.T) {
 	// A name being created: another creator waits, then finds it.
 	tx = e.Begin()
 	c := mustName(t, "c")
-	if _, err := tx.CreateWith(ctx, c, alloc.Spec{}, CreateOptions{}); err != nil {
+	if _, err := tx.CreateWith(ctx, c, seqmath.Spec{}, CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Info(c); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("others see an uncommitted CREATE: %v", err)
 	}
 	created := make(chan error, 1)
-	go func() { _, err := e.Create(ctx, c, alloc.Spec{}, false); created <- err }()
+	go func() { _, err := e.Create(ctx, c, seqmath.Spec{}, false); created <- err }()
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -276,10 +276,10 @@ func TestTxnLocks(t *testing.T) {
 
 	// Deadlock: each block holds one sequence and wants the other's.
 	t1, t2 := e.Begin(), e.Begin()
-	if err := t1.Alter(ctx, a, alloc.Spec{Cache: i64(2)}); err != nil {
+	if err := t1.Alter(ctx, a, seqmath.Spec{Cache: i64(2)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := t2.Alter(ctx, b, alloc.Spec{Cache: i64(2)}); err != nil {
+	if err := t2.Alter(ctx, b, seqmath.Spec{Cache: i64(2)}); err != nil {
 		t.Fatal(err)
 	}
 	// Each waits for the other; whichever closes the cycle gets
@@ -290,7 +290,7 @@ func TestTxnLocks(t *testing.T) {
 		t    *Txn
 		step func() error
 	}{
-		{t1, func() error { return t1.Alter(ctx, b, alloc.Spec{Cache: i64(3)}) }},
+		{t1, func() error { return t1.Alter(ctx, b, seqmath.Spec{Cache: i64(3)}) }},
 		{t2, func() error { return t2.Drop(ctx, a) }},
 	} {
 		go func() {
@@ -326,7 +326,7 @@ func TestTxnDropSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, _ := NewName("x", "s")
-	if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+	if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
 	}
 	tx := e.Begin()
@@ -339,7 +339,7 @@ func TestTxnDropSchema(t *testing.T) {
 	}
 	other, _ := NewName("x", "t")
 	created := make(chan error, 1)
-	go func() { _, err := e.Create(ctx, other, alloc.Spec{}, false); created <- err }()
+	go func() { _, err := e.Create(ctx, other, seqmath.Spec{}, false); created <- err }()
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -446,19 +446,19 @@ func TestTxnRollbackToReleases(t *testing.T) {
 	defer e.Close()
 	a, b, c := mustName(t, "a"), mustName(t, "b"), mustName(t, "c")
 	for _, n := range []Name{a, b} {
-		if _, err := e.Create(ctx, n, alloc.Spec{}, false); err != nil {
+		if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
 			t.Fatal(err)
 		}
 	}
 	tx := e.Begin()
-	if err := tx.Alter(ctx, a, alloc.Spec{Cache: i64(2)}); err != nil {
+	if err := tx.Alter(ctx, a, seqmath.Spec{Cache: i64(2)}); err != nil {
 		t.Fatal(err)
 	}
 	sp := tx.Savepoint()
-	if err := tx.Alter(ctx, b, alloc.Spec{Increment: i64(10)}); err != nil {
+	if err := tx.Alter(ctx, b, seqmath.Spec{Increment: i64(10)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.CreateWith(ctx, c, alloc.Spec{}, CreateOptions{}); err != nil {
+	if _, err := tx.CreateWith(ctx, c, seqmath.Spec{}, CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	onB := make(chan int64, 1)
@@ -466,7 +466,7 @@ func TestTxnRollbackToReleases(t *testing.T) {
 	onA := make(chan int64, 1)
 	go func() { _, v, _ := e.Nextval(ctx, a); onA <- v }()
 	created := make(chan error, 1)
-	go func() { _, err := e.Create(ctx, c, alloc.Spec{}, false); created <- err }()
+	go func() { _, err := e.Create(ctx, c, seqmath.Spec{}, false); created <- err }()
 	runtime.Gosched()
 	tx.RollbackTo(sp)
 	if v := <-onB; v != 1 {

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // target is where n's values come from: the shadow engine or the server's
@@ -79,19 +79,19 @@ func (t *Txn) Setval(ctx context.Context, n Name, v int64, called bool) (uint64,
 }
 
 // Reserve is the engine's, for the sequence as the transaction sees it.
-func (t *Txn) Reserve(ctx context.Context, n Name, count int64) (uint64, alloc.Range, error) {
+func (t *Txn) Reserve(ctx context.Context, n Name, count int64) (uint64, seqmath.Range, error) {
 	return t.reserve(ctx, n, count, true)
 }
 
 // ReserveUpTo is the engine's, for the sequence as the transaction sees it.
-func (t *Txn) ReserveUpTo(ctx context.Context, n Name, count int64) (uint64, alloc.Range, error) {
+func (t *Txn) ReserveUpTo(ctx context.Context, n Name, count int64) (uint64, seqmath.Range, error) {
 	return t.reserve(ctx, n, count, false)
 }
 
-func (t *Txn) reserve(ctx context.Context, n Name, count int64, whole bool) (uint64, alloc.Range, error) {
+func (t *Txn) reserve(ctx context.Context, n Name, count int64, whole bool) (uint64, seqmath.Range, error) {
 	eng, tn, ctx, id, err := t.target(ctx, n)
 	if err != nil {
-		return 0, alloc.Range{}, err
+		return 0, seqmath.Range{}, err
 	}
 	got, r, err := eng.reserveRange(ctx, tn, count, whole)
 	if id != 0 {
@@ -120,11 +120,11 @@ func asNamed(err error, from, to Name) error {
 	fix := func(msg string) string {
 		return strings.Replace(msg, `"`+from.Rel()+`"`, `"`+to.Rel()+`"`, 1)
 	}
-	var ae *alloc.Error
+	var ae *seqmath.Error
 	var ee *Error
 	switch {
 	case errors.As(err, &ae):
-		return &alloc.Error{Kind: ae.Kind, Msg: fix(ae.Msg)}
+		return &seqmath.Error{Kind: ae.Kind, Msg: fix(ae.Msg)}
 	case errors.As(err, &ee):
 		return &Error{Kind: ee.Kind, Msg: fix(ee.Msg), Err: ee.Err}
 	}

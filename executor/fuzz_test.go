@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/sql"
 )
 
@@ -34,7 +34,7 @@ func FuzzExecute(f *testing.F) {
 		f.Add(s, "7")
 	}
 	eng := testenv.MemEngine(f)
-	if _, err := eng.Create(context.Background(), mustName(f, "s"), alloc.Spec{}, true); err != nil {
+	if _, err := eng.Create(context.Background(), mustName(f, "s"), seqmath.Spec{}, true); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, q, param string) {
@@ -107,7 +107,7 @@ func runOne(t *testing.T, s *Session, st *sql.Statement, param string) {
 func classify(t *testing.T, st *sql.Statement, err error) {
 	var se *sql.Error
 	var ee *engine.Error
-	var ae *alloc.Error
+	var ae *seqmath.Error
 	if !errors.As(err, &se) && !errors.As(err, &ee) && !errors.As(err, &ae) {
 		t.Fatalf("%q: unclassified error %T: %v", st.Text(), err, err)
 	}

@@ -643,7 +643,7 @@ func (s *Session) persistence(i seqInfo) string {
 	return "p"
 }
 
-// sqlTypeName maps alloc's type names to pg_type's.
+// sqlTypeName maps seqmath's type names to pg_type's.
 func sqlTypeName(s string) string {
 	switch s {
 	case "bigint":

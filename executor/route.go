@@ -3,8 +3,8 @@ package executor
 import (
 	"context"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // seqCatalog is what a session reads and changes of an engine: the
@@ -25,11 +25,11 @@ type seqCatalog interface {
 	AuthVersion() uint64
 	Nextval(context.Context, engine.Name) (uint64, int64, error)
 	Setval(ctx context.Context, n engine.Name, v int64, called bool) (uint64, error)
-	Reserve(ctx context.Context, n engine.Name, count int64) (uint64, alloc.Range, error)
-	ReserveUpTo(ctx context.Context, n engine.Name, count int64) (uint64, alloc.Range, error)
+	Reserve(ctx context.Context, n engine.Name, count int64) (uint64, seqmath.Range, error)
+	ReserveUpTo(ctx context.Context, n engine.Name, count int64) (uint64, seqmath.Range, error)
 	Release(n engine.Name, first, last int64) (int64, error)
-	CreateWith(ctx context.Context, n engine.Name, spec alloc.Spec, co engine.CreateOptions) (bool, error)
-	Alter(ctx context.Context, n engine.Name, spec alloc.Spec) error
+	CreateWith(ctx context.Context, n engine.Name, spec seqmath.Spec, co engine.CreateOptions) (bool, error)
+	Alter(ctx context.Context, n engine.Name, spec seqmath.Spec) error
 	SetLogged(ctx context.Context, n engine.Name, logged bool) error
 	Drop(context.Context, engine.Name) error
 	Rename(ctx context.Context, from, to engine.Name) error

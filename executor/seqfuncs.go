@@ -8,8 +8,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/sql"
 )
 
@@ -311,7 +311,7 @@ var funcPrivileges = map[string]engine.Privs{
 
 // reserveColumns are seqd_reserve's result columns: shape is NULL for an
 // ordered sequence, else the shape that maps the counters first..last to
-// values (alloc.Shape's text form).
+// values (seqmath.Shape's text form).
 var reserveColumns = []relCol{{"first", tInt8}, {"last", tInt8}, {"increment", tInt8}, {"shape", tText}}
 
 // bulkChunk is how many values one generate_series row batch reserves.
@@ -325,7 +325,7 @@ type bulkNextval struct {
 	name engine.Name
 	id   uint64
 	left int64
-	r    alloc.Range
+	r    seqmath.Range
 	i    int64
 	row  [1]Datum
 }

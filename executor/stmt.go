@@ -10,8 +10,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/sql"
 )
 
@@ -142,10 +142,10 @@ func intOption(d *pg.DefElem, q string) (*int64, error) {
 	return &v, nil
 }
 
-// spec turns sequence options into an alloc.Spec, as PostgreSQL 15's
+// spec turns sequence options into an seqmath.Spec, as PostgreSQL 15's
 // init_params reads them.
-func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
-	var sp alloc.Spec
+func (c *compiler) spec(opts []*pg.Node) (seqmath.Spec, error) {
+	var sp seqmath.Spec
 	seen := map[string]bool{}
 	var shard, rangeBits *int64
 	for _, o := range opts {
@@ -178,7 +178,7 @@ func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 			if lookupType(names) == nil {
 				return sp, c.errAt(tn.Location, sql.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
 			}
-			t, ok := alloc.ParseType(names[len(names)-1])
+			t, ok := seqmath.ParseType(names[len(names)-1])
 			if !ok {
 				return sp, sql.Errorf(sql.InvalidParameterValue, "sequence type must be smallint, integer, or bigint")
 			}
@@ -228,11 +228,11 @@ func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 		if sp.Shape != nil {
 			return sp, sql.Errorf(sql.SyntaxError, "conflicting or redundant options: BIT_REVERSED_POSITIVE and SHARD_BITS")
 		}
-		r := int64(alloc.MaxRangeBits)
+		r := int64(seqmath.MaxRangeBits)
 		if rangeBits != nil {
 			r = *rangeBits
 		}
-		sh, err := alloc.NewSharded(*shard, r)
+		sh, err := seqmath.NewSharded(*shard, r)
 		if err != nil {
 			return sp, err
 		}
@@ -243,7 +243,7 @@ func (c *compiler) spec(opts []*pg.Node) (alloc.Spec, error) {
 
 // shapeOption reads one of the shapes' clauses into sp (SHARD_BITS and
 // RANGE_BITS into shard and rangeBits, checked together at the end).
-func (c *compiler) shapeOption(sp *alloc.Spec, clause string, args []string, shard, rangeBits **int64) error {
+func (c *compiler) shapeOption(sp *seqmath.Spec, clause string, args []string, shard, rangeBits **int64) error {
 	nums := make([]int64, len(args))
 	for i, a := range args {
 		v, err := strconv.ParseInt(a, 10, 64)
@@ -254,7 +254,7 @@ func (c *compiler) shapeOption(sp *alloc.Spec, clause string, args []string, sha
 	}
 	switch clause {
 	case "bit_reversed_positive":
-		sp.Shape = &alloc.Shape{Kind: alloc.BitReversed}
+		sp.Shape = &seqmath.Shape{Kind: seqmath.BitReversed}
 	case "shard_bits":
 		*shard = &nums[0]
 	case "range_bits":

@@ -6,9 +6,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/sql"
 	"github.com/seqd/seqd/storage"
 )
@@ -141,11 +141,11 @@ func kindOf(err error) sql.Kind {
 		return sql.SerializationFailure
 	case errors.Is(err, engine.ErrUnsupported):
 		return sql.FeatureNotSupported
-	case errors.Is(err, alloc.ErrLimitReached):
+	case errors.Is(err, seqmath.ErrLimitReached):
 		return sql.SequenceLimitExceeded
-	case errors.Is(err, alloc.ErrInvalidOption):
+	case errors.Is(err, seqmath.ErrInvalidOption):
 		return sql.InvalidParameterValue
-	case errors.Is(err, alloc.ErrOutOfBounds):
+	case errors.Is(err, seqmath.ErrOutOfBounds):
 		return sql.NumericValueOutOfRange
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return sql.QueryCanceled

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // TestExhaustionWatch: a smallint sequence using a tenth of its range an
@@ -19,9 +19,9 @@ func TestExhaustionWatch(t *testing.T) {
 	small, _ := engine.NewName("public", "small")
 	big, _ := engine.NewName("public", "big")
 	idle, _ := engine.NewName("public", "idle")
-	typ := alloc.Smallint
+	typ := seqmath.Smallint
 	for _, n := range []engine.Name{small, big, idle} {
-		spec := alloc.Spec{}
+		spec := seqmath.Spec{}
 		if n == small {
 			spec.Type = &typ
 		}
@@ -63,8 +63,8 @@ func TestExhaustionWatchFollows(t *testing.T) {
 	eng := testenv.MemEngine(t)
 	ctx := context.Background()
 	small, _ := engine.NewName("public", "small")
-	typ := alloc.Smallint
-	if _, err := eng.Create(ctx, small, alloc.Spec{Type: &typ}, false); err != nil {
+	typ := seqmath.Smallint
+	if _, err := eng.Create(ctx, small, seqmath.Spec{Type: &typ}, false); err != nil {
 		t.Fatal(err)
 	}
 	w := newExhaustionWatch(30 * 24 * time.Hour)

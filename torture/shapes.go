@@ -3,7 +3,7 @@ package torture
 import (
 	"fmt"
 
-	"github.com/seqd/seqd/alloc"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // A shaped sequence's values are not ordered, so the history holds what
@@ -14,7 +14,7 @@ import (
 // is. A value the shape cannot give, or one from the skip range, is a
 // violation of its own.
 type shapedSeq struct {
-	shape alloc.Shape
+	shape seqmath.Shape
 	// rank and counter convert between a counter whose value is not
 	// skipped and its rank.
 	rank    func(c int64) int64
@@ -26,12 +26,12 @@ type shapedSeq struct {
 // the counters divisible by 8, so one counter in eight is passed over.
 var shapedSeqs = map[string]shapedSeq{
 	"t_bitrev": {
-		shape:   alloc.Shape{Kind: alloc.BitReversed}.WithSkip(1, 1<<60-1),
+		shape:   seqmath.Shape{Kind: seqmath.BitReversed}.WithSkip(1, 1<<60-1),
 		rank:    func(c int64) int64 { return c - c/8 },
 		counter: func(k int64) int64 { return k + (k-1)/7 },
 	},
 	"t_sharded": {
-		shape:   alloc.Shape{Kind: alloc.Sharded, ShardBits: 4, RangeBits: 64},
+		shape:   seqmath.Shape{Kind: seqmath.Sharded, ShardBits: 4, RangeBits: 64},
 		rank:    func(c int64) int64 { return c },
 		counter: func(k int64) int64 { return k },
 	},

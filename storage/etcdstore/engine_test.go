@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // TestEngineTakeover: the engine over etcd, as two nodes of a cluster
@@ -46,7 +46,7 @@ func TestEngineTakeover(t *testing.T) {
 	}
 	e1 := open()
 	cache := int64(50)
-	if _, err := e1.Create(ctx, n, alloc.Spec{Cache: &cache}, false); err != nil {
+	if _, err := e1.Create(ctx, n, seqmath.Spec{Cache: &cache}, false); err != nil {
 		t.Fatal(err)
 	}
 	for range 30 {

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqd/seqd/alloc"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
 
@@ -72,7 +72,7 @@ func newNoorderCluster(t *testing.T) *noorderCluster {
 func noorder(t *testing.T, e *engine.Engine, n engine.Name, cache int64, max *int64) {
 	t.Helper()
 	no := false
-	if _, err := e.Create(context.Background(), n, alloc.Spec{Cache: &cache, Order: &no, Max: max}, false); err != nil {
+	if _, err := e.Create(context.Background(), n, seqmath.Spec{Cache: &cache, Order: &no, Max: max}, false); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -182,7 +182,7 @@ func TestNoOrderSetval(t *testing.T) {
 		}
 		want += 10 // the next node's block
 	}
-	if err := c.leader.Alter(ctx, n, alloc.Spec{RestartWith: ptr(int64(5))}); err != nil {
+	if err := c.leader.Alter(ctx, n, seqmath.Spec{RestartWith: ptr(int64(5))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, v, err := c.snapshot(rf).Nextval(ctx, n); err != nil || v != 5 {
@@ -198,13 +198,13 @@ func TestNoOrderSetval(t *testing.T) {
 	// there serves no value unless the block set its position; then the
 	// nodes go on after the values the block took, once it commits.
 	tx := c.leader.Begin()
-	if err := tx.Alter(ctx, n, alloc.Spec{Increment: ptr(int64(2))}); err != nil {
+	if err := tx.Alter(ctx, n, seqmath.Spec{Increment: ptr(int64(2))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := tx.Nextval(ctx, n); !errors.Is(err, engine.ErrUnsupported) {
 		t.Fatalf("nextval of a NOORDER sequence altered in the block: %v", err)
 	}
-	if err := tx.Alter(ctx, n, alloc.Spec{RestartWith: ptr(int64(500))}); err != nil {
+	if err := tx.Alter(ctx, n, seqmath.Spec{RestartWith: ptr(int64(500))}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []int64{500, 502} {
@@ -230,7 +230,7 @@ func TestNoOrderSetval(t *testing.T) {
 			continue
 		}
 		_, v, err := nodes[i%2].Nextval(ctx, m)
-		if errors.Is(err, alloc.ErrLimitReached) {
+		if errors.Is(err, seqmath.ErrLimitReached) {
 			done[i%2] = true // the rest of the other's block remains
 			continue
 		}
@@ -344,7 +344,7 @@ func TestNoOrderToOrder(t *testing.T) {
 			record("the leader", v)
 		}
 		no := false
-		if err := c.leader.Alter(ctx, n, alloc.Spec{Order: &no}); err != nil {
+		if err := c.leader.Alter(ctx, n, seqmath.Spec{Order: &no}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -473,10 +473,10 @@ func TestNoOrderCleanup(t *testing.T) {
 func makeOrder(ctx context.Context, leader *engine.Engine, n engine.Name, inBlock bool) error {
 	yes := true
 	if !inBlock {
-		return leader.Alter(ctx, n, alloc.Spec{Order: &yes})
+		return leader.Alter(ctx, n, seqmath.Spec{Order: &yes})
 	}
 	tx := leader.Begin()
-	if err := tx.Alter(ctx, n, alloc.Spec{Order: &yes}); err != nil {
+	if err := tx.Alter(ctx, n, seqmath.Spec{Order: &yes}); err != nil {
 		tx.Rollback()
 		return err
 	}

@@ -1,7 +1,7 @@
-// Package alloc is the per-sequence arithmetic of seqd: options and their
+// Package seqmath is the per-sequence arithmetic of seqd: options and their
 // validation, next values, ranges, limits and CYCLE, exactly as PostgreSQL 15
 // computes them. It does no I/O, reads no clock and starts no goroutine.
-package alloc
+package seqmath
 
 import (
 	"errors"

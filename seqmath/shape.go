@@ -1,4 +1,4 @@
-package alloc
+package seqmath
 
 import (
 	"fmt"
