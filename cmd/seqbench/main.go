@@ -137,7 +137,7 @@ func cluster(bin string, failovers int, cache int64, threads string, duration ti
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rep, err := bench.RunCluster(ctx, cfg, bench.ClusterConfig{Binary: bin, Dir: dir, Failovers: failovers, Cache: cache})
+	rep, err := bench.RunClusterBench(ctx, cfg, bench.ClusterBenchConfig{Binary: bin, Dir: dir, Failovers: failovers, Cache: cache})
 	check(err)
 	check(bench.WriteTable(os.Stdout, rep.Results))
 	fmt.Println()

@@ -110,7 +110,7 @@ func runCluster(bin, work string, failovers, clients int, load, connectTimeout t
 	defer etcd.Close()
 	log.Printf("seed %d, scratch in %s", seed, work)
 	sec := server.EtcdSecurity{CA: etcd.TLS.CA, Cert: etcd.TLS.ClientCert, Key: etcd.TLS.ClientKey}
-	rep, err := torture.RunCluster(torture.ClusterConfig{Binary: bin, Etcd: etcd.Endpoints, EtcdSecurity: sec, Members: etcd, Dir: work, Failovers: failovers,
+	rep, err := torture.RunClustered(torture.ClusteredConfig{Binary: bin, Etcd: etcd.Endpoints, EtcdSecurity: sec, Members: etcd, Dir: work, Failovers: failovers,
 		Clients: clients, Load: load, ConnectTimeout: connectTimeout, Seed: seed, Progress: func(s string) { log.Print(s) }})
 	if err != nil {
 		log.Printf("%v (scratch kept in %s)", err, work)

@@ -15,8 +15,8 @@ func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("etcd and four seqd processes")
 	}
-	rep, err := RunCluster(context.Background(), Config{Workload: "cluster", Threads: []int{2}, Duration: 500 * time.Millisecond},
-		ClusterConfig{Binary: testenv.SeqdBinary(t), Dir: t.TempDir(), Failovers: 1, Cache: 100})
+	rep, err := RunClusterBench(context.Background(), Config{Workload: "cluster", Threads: []int{2}, Duration: 500 * time.Millisecond},
+		ClusterBenchConfig{Binary: testenv.SeqdBinary(t), Dir: t.TempDir(), Failovers: 1, Cache: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

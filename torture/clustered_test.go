@@ -28,7 +28,7 @@ func TestClusterTorture(t *testing.T) {
 	cl := etcdtest.Start(t, 3)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	rep, err := RunCluster(ClusterConfig{
+	rep, err := RunClustered(ClusteredConfig{
 		Binary:       testenv.SeqdBinary(t),
 		Etcd:         cl.Endpoints,
 		EtcdSecurity: server.EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey},

@@ -40,8 +40,8 @@ type EtcdMembers interface {
 	Restart(i int) error
 }
 
-// ClusterConfig configures RunCluster.
-type ClusterConfig struct {
+// ClusteredConfig configures RunClustered.
+type ClusteredConfig struct {
 	Binary string   // seqd
 	Etcd   []string // the etcd cluster's client endpoints
 	// EtcdSecurity is how the nodes and the harness reach a secured etcd
@@ -79,8 +79,8 @@ func EtcdFlags(sec server.EtcdSecurity) []string {
 	return out
 }
 
-// ClusterReport is what RunCluster found.
-type ClusterReport struct {
+// ClusteredReport is what RunClustered found.
+type ClusteredReport struct {
 	Failovers map[string]int
 	Ops       int
 	Outcomes  map[string]int
@@ -108,7 +108,7 @@ type ClusterReport struct {
 	Violations []string
 }
 
-func (r *ClusterReport) String() string {
+func (r *ClusteredReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d failovers (%s); %d operations (%s), %d values; porcupine checked %d\n",
 		len(r.Unavailable), mapString(r.Failovers), r.Ops, mapString(r.Outcomes), r.Values, r.Porcupine)
@@ -165,7 +165,7 @@ type faultWindow struct {
 }
 
 type clusterRun struct {
-	cfg    ClusterConfig
+	cfg    ClusteredConfig
 	h      *History
 	cli    *clientv3.Client
 	prefix string
@@ -190,10 +190,10 @@ type clusterRun struct {
 	leaderless []time.Duration // waits over a second for a leader to fail over
 }
 
-// RunCluster runs seqd nodes on etcd with clients on a multi-host
+// RunClustered runs seqd nodes on etcd with clients on a multi-host
 // connection string, fails the leader over and over, and checks every
 // value: unique, and linearizable across failovers for each sequence.
-func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
+func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 	if cfg.Nodes <= 0 {
 		cfg.Nodes = 3
 	}
@@ -294,7 +294,7 @@ func RunCluster(cfg ClusterConfig) (*ClusterReport, error) {
 			go func() { defer wg.Done(); r.noorderClient(node, id, stop) }()
 		}
 	}
-	rep := &ClusterReport{Failovers: map[string]int{}, Outcomes: map[string]int{}}
+	rep := &ClusteredReport{Failovers: map[string]int{}, Outcomes: map[string]int{}}
 	var round []string
 	for n := range cfg.Failovers {
 		if len(round) == 0 {
@@ -668,7 +668,7 @@ func (r *clusterRun) firstValue() error {
 // sequence's order across every failover (a value handed out after
 // another completed must lie beyond it, whichever node gave either), and
 // porcupine each sequence between failovers.
-func (r *clusterRun) check(rep *ClusterReport) {
+func (r *clusterRun) check(rep *ClusteredReport) {
 	ops := r.h.Ops()
 	seqs := make([]Seq, len(clusterSeqs))
 	for i, s := range clusterSeqs {
@@ -744,7 +744,7 @@ func CheckBurned(ops []Op, seq string, block int64, deaths, nodes int) (int64, [
 // the nodes a fault was not applied to went without handing one out, and
 // bounds its largest skip: every node's unfinished block, one block
 // burned per failover, and what requests of unknown outcome took unseen.
-func (r *clusterRun) checkNoOrder(ops []Op, rep *ClusterReport) {
+func (r *clusterRun) checkNoOrder(ops []Op, rep *ClusteredReport) {
 	byNode := map[int][]int64{} // the returns of OK values, per node
 	for _, op := range ops {
 		if op.Seq == noorderSeq.Name && op.Outcome == OK {

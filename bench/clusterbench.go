@@ -23,7 +23,7 @@ import (
 // The cluster workload measures cluster mode against one node, in the
 // same run on the same machine: a three-node cluster (seqd processes on
 // three etcd members run in this process) and a single node on its
-// embedded store, both from ClusterConfig.Binary.
+// embedded store, both from ClusterBenchConfig.Binary.
 //
 //  1. nextval throughput and latency at each thread count, the cluster
 //     through a multi-host connection string (target_session_attrs=
@@ -45,8 +45,8 @@ import (
 // On one small machine the four processes share the CPUs: the cluster's
 // throughput there is a cost, not a scale-out figure.
 
-// ClusterConfig is the cluster workload's own configuration.
-type ClusterConfig struct {
+// ClusterBenchConfig is the cluster workload's own configuration.
+type ClusterBenchConfig struct {
 	Binary    string        // the seqd binary
 	Dir       string        // scratch (the stores, the logs)
 	Failovers int           // leader kills; 0 means 10
@@ -54,9 +54,9 @@ type ClusterConfig struct {
 	Cache     int64         // the sequence's CACHE; 0 means 1000
 }
 
-// ClusterReport is what the cluster workload measured besides the
+// ClusterBenchReport is what the cluster workload measured besides the
 // nextval grid.
-type ClusterReport struct {
+type ClusterBenchReport struct {
 	Results []Result
 	// TxnsPerMillion are the store transactions per million values served
 	// during the grid, by target name.
@@ -68,7 +68,7 @@ type ClusterReport struct {
 	NoOrderWait []time.Duration
 }
 
-func (r *ClusterReport) String() string {
+func (r *ClusterBenchReport) String() string {
 	var b strings.Builder
 	names := make([]string, 0, len(r.TxnsPerMillion))
 	for n := range r.TxnsPerMillion {
@@ -186,9 +186,9 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// RunCluster runs the cluster workload; cfg's Threads, Duration and Rate
+// RunClusterBench runs the cluster workload; cfg's Threads, Duration and Rate
 // shape the nextval grid (its Targets are the workload's own).
-func RunCluster(ctx context.Context, cfg Config, cc ClusterConfig) (*ClusterReport, error) {
+func RunClusterBench(ctx context.Context, cfg Config, cc ClusterBenchConfig) (*ClusterBenchReport, error) {
 	cfg = cfg.withDefaults()
 	if cc.Failovers <= 0 {
 		cc.Failovers = 10
@@ -270,7 +270,7 @@ func RunCluster(ctx context.Context, cfg Config, cc ClusterConfig) (*ClusterRepo
 		}
 		return sum
 	}
-	rep := &ClusterReport{TxnsPerMillion: map[string]float64{}}
+	rep := &ClusterBenchReport{TxnsPerMillion: map[string]float64{}}
 	for _, t := range []struct {
 		t  Target
 		ns []*node
