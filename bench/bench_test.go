@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seqd/seqd/internal/seqdtest"
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/server"
 )
@@ -19,14 +20,9 @@ import (
 // PostgreSQL and MariaDB.
 func targets(t *testing.T) []Target {
 	t.Helper()
-	ctx := context.Background()
-	srv, err := server.Start(ctx, server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", MaxBulkRows: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Shutdown(ctx) })
+	srv := seqdtest.Start(t, server.Config{MaxBulkRows: 1 << 20})
 	ts, err := ParseTargets("seqd,seqd-nocache,postgres,postgres-nocache,mariadb", map[string]string{
-		Seqd:     fmt.Sprintf("postgres://bench@%s/bench?sslmode=disable", srv.Addr()),
+		Seqd:     seqdtest.DSN(srv, "bench", "bench"),
 		Postgres: testenv.PostgresDSN(t),
 		MariaDB:  testenv.MariaDBDSN(t),
 	}, 100)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/internal/localetcd"
 )
 
 // The cluster workload measures cluster mode against one node, in the
@@ -205,7 +205,7 @@ func RunClusterBench(ctx context.Context, cfg Config, cc ClusterBenchConfig) (*C
 		return nil, err
 	}
 	defer logf.Close()
-	etcd, err := etcdtest.StartIn(filepath.Join(cc.Dir, "etcd"), 3)
+	etcd, err := localetcd.StartIn(filepath.Join(cc.Dir, "etcd"), 3)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/lib/pq"
 
+	"github.com/seqd/seqd/internal/seqdtest"
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/server"
 )
@@ -38,13 +39,7 @@ func startSeqd(t *testing.T) (host, port string) {
 // port.
 func startWith(t *testing.T, cfg server.Config) (host, port string) {
 	t.Helper()
-	ctx := context.Background()
-	cfg.DataDir, cfg.Listen = t.TempDir(), "127.0.0.1:0"
-	srv, err := server.Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Shutdown(ctx) })
+	srv := seqdtest.Start(t, cfg)
 	host, port, _ = net.SplitHostPort(srv.Addr().String())
 	return host, port
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/seqd/seqd/internal/seqdtest"
+	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/server"
 )
 
@@ -22,11 +23,7 @@ import (
 func TestPrometheus(t *testing.T) {
 	prom := need(t, "SEQD_TEST_PROMETHEUS")
 	ctx := context.Background()
-	srv, err := server.Start(ctx, server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown(ctx)
+	srv := seqdtest.Start(t, server.Config{HTTP: "127.0.0.1:0"})
 	c, err := pgx.Connect(ctx, "postgres://seqd@"+srv.Addr().String()+"/seqd")
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +38,7 @@ func TestPrometheus(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "prometheus.yml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: seqd\n    static_configs:\n      - targets: ['%s']\n", srv.HTTPAddr())), 0o644)
-	web := freeAddr(t)
+	web := testenv.FreeAddr(t)
 	cmd := exec.Command(prom, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+web)
 	out, _ := os.Create(filepath.Join(dir, "prometheus.log"))
 	cmd.Stdout, cmd.Stderr = out, out
@@ -80,13 +77,4 @@ func TestPrometheus(t *testing.T) {
 	}
 	log, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
 	t.Fatalf("Prometheus never returned seqd's series:\n%s", log)
-}
-
-func freeAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

@@ -4,14 +4,13 @@
 package sdk
 
 import (
-	"context"
-	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/seqd/seqd/internal/seqdtest"
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/server"
 )
@@ -19,13 +18,7 @@ import (
 // startSeqd starts an in-process seqd and returns a connection string.
 func startSeqd(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
-	srv, err := server.Start(ctx, server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Shutdown(ctx) })
-	return fmt.Sprintf("postgres://sdk@%s/sdk?sslmode=disable", srv.Addr())
+	return seqdtest.DSN(seqdtest.Start(t, server.Config{}), "sdk", "sdk")
 }
 
 // TestPython builds the Python library's wheel from sdk/python, installs

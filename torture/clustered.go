@@ -33,7 +33,7 @@ const (
 )
 
 // EtcdMembers is the etcd cluster under a clustered run, when the run may
-// kill and restart its members (etcdtest.Cluster).
+// kill and restart its members (localetcd.Cluster).
 type EtcdMembers interface {
 	Leader() int
 	Stop(i int)

@@ -42,7 +42,7 @@ func (s *syncBuffer) String() string {
 // restart, as PostgreSQL does.
 func TestConfigReload(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
-	dir, addr := t.TempDir(), freePort(t)
+	dir, addr := t.TempDir(), testenv.FreeAddr(t)
 	conf := dir + "/seqd.conf"
 	write := func(s string) {
 		if err := os.WriteFile(conf, []byte(s), 0o600); err != nil {

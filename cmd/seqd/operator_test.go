@@ -117,7 +117,7 @@ func takeValues(t *testing.T, addr string, n int) int64 {
 func TestCopiedStoreRefused(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
 	dir, copyDir := filepath.Join(t.TempDir(), "store"), filepath.Join(t.TempDir(), "copy")
-	addr := freePort(t)
+	addr := testenv.FreeAddr(t)
 	orig, origLog, _ := runUntilListening(t, bin, "-data", dir, "-listen", addr)
 	if orig == nil {
 		t.Fatal("the original did not start")
@@ -137,13 +137,13 @@ func TestCopiedStoreRefused(t *testing.T) {
 	origLog.rest()
 	orig.Wait()
 
-	_, _, out := runUntilListening(t, bin, "-data", copyDir, "-listen", freePort(t))
+	_, _, out := runUntilListening(t, bin, "-data", copyDir, "-listen", testenv.FreeAddr(t))
 	if !strings.Contains(out, "the store was created in another place") || !strings.Contains(out, "-adopt-store") || !strings.Contains(out, "exit status 1") {
 		t.Fatalf("the copy started:\n%s", out)
 	}
 	// Adopted, the copy serves from where the copy was taken: below what
 	// the original handed out. That is the reissue the refusal prevents.
-	addr2 := freePort(t)
+	addr2 := testenv.FreeAddr(t)
 	cp, cpLog, out := runUntilListening(t, bin, "-data", copyDir, "-listen", addr2, "-adopt-store")
 	if cp == nil {
 		t.Fatalf("adopted copy did not start:\n%s", out)
@@ -155,7 +155,7 @@ func TestCopiedStoreRefused(t *testing.T) {
 	cpLog.rest()
 	cp.Wait()
 	// Adopted once, it is the store of its new place.
-	cp, cpLog, out = runUntilListening(t, bin, "-data", copyDir, "-listen", freePort(t))
+	cp, cpLog, out = runUntilListening(t, bin, "-data", copyDir, "-listen", testenv.FreeAddr(t))
 	if cp == nil {
 		t.Fatalf("the adopted copy refused a plain restart:\n%s", out)
 	}
@@ -170,7 +170,7 @@ func TestCopiedStoreRefused(t *testing.T) {
 func TestDirectoryRemovedUnderLoad(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
 	dir := filepath.Join(t.TempDir(), "store")
-	addr, httpAddr := freePort(t), freePort(t)
+	addr, httpAddr := testenv.FreeAddr(t), testenv.FreeAddr(t)
 	cmd, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", addr, "-http", httpAddr)
 	if cmd == nil {
 		t.Fatalf("did not start:\n%s", out)
@@ -229,7 +229,7 @@ func TestDirectoryRemovedUnderLoad(t *testing.T) {
 func TestDamagedLogRefused(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
 	dir := filepath.Join(t.TempDir(), "store")
-	addr := freePort(t)
+	addr := testenv.FreeAddr(t)
 	cmd, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", addr)
 	if cmd == nil {
 		t.Fatalf("did not start:\n%s", out)
@@ -260,7 +260,7 @@ func TestDamagedLogRefused(t *testing.T) {
 	if damaged == 0 {
 		t.Fatal("no log to damage")
 	}
-	addr2 := freePort(t)
+	addr2 := testenv.FreeAddr(t)
 	cmd, lt, out = runUntilListening(t, bin, "-data", dir, "-listen", addr2)
 	if cmd != nil {
 		// Started: only if nothing was lost.
@@ -286,12 +286,12 @@ func TestDamagedLogRefused(t *testing.T) {
 func TestSecondSeqdNamesHolder(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
 	dir := filepath.Join(t.TempDir(), "store")
-	first, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", freePort(t))
+	first, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", testenv.FreeAddr(t))
 	if first == nil {
 		t.Fatalf("did not start:\n%s", out)
 	}
 	defer func() { first.Process.Signal(syscall.SIGTERM); lt.rest(); first.Wait() }()
-	_, _, out = runUntilListening(t, bin, "-data", dir, "-listen", freePort(t))
+	_, _, out = runUntilListening(t, bin, "-data", dir, "-listen", testenv.FreeAddr(t))
 	if want := fmt.Sprintf("in use by process %d", first.Process.Pid); !strings.Contains(out, want) || !strings.Contains(out, "exit status 1") {
 		t.Fatalf("second seqd: want %q:\n%s", want, out)
 	}
@@ -304,7 +304,7 @@ func TestSecondSeqdNamesHolder(t *testing.T) {
 func TestConnectionFlood(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
 	dir := filepath.Join(t.TempDir(), "store")
-	addr := freePort(t)
+	addr := testenv.FreeAddr(t)
 	cmd, lt, out := runUntilListening(t, "bash", "-c", `ulimit -n 64 && exec "$0" "$@"`, bin,
 		"-data", dir, "-listen", addr, "-authentication-timeout", "1s")
 	if cmd == nil {
@@ -376,7 +376,7 @@ func TestFormatUpgrade(t *testing.T) {
 			if out, err := exec.Command("cp", "-r", filepath.Join("testdata", tc.fixture), dir).CombinedOutput(); err != nil {
 				t.Fatalf("cp: %v %s", err, out)
 			}
-			addr := freePort(t)
+			addr := testenv.FreeAddr(t)
 			cmd, lt, out := runUntilListening(t, bin, append([]string{"-data", dir, "-listen", addr}, tc.flags...)...)
 			if cmd == nil {
 				t.Fatalf("the %s store did not open:\n%s", tc.fixture, out)

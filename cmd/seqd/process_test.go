@@ -21,15 +21,6 @@ type proc struct {
 	addr string
 }
 
-func freePort(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 func start(t *testing.T, bin, dir, addr string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"-data", dir, "-listen", addr}, args...)...)
@@ -66,7 +57,7 @@ func connect(t *testing.T, addr string) *pgx.Conn {
 func TestKillRestart(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
 	dir := t.TempDir()
-	addr := freePort(t)
+	addr := testenv.FreeAddr(t)
 	cycles := 12
 	if testing.Short() {
 		cycles = 4

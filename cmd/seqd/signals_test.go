@@ -25,7 +25,7 @@ import (
 // continues at exactly the next value.
 func TestSignals(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
-	dir, addr := t.TempDir(), freePort(t)
+	dir, addr := t.TempDir(), testenv.FreeAddr(t)
 	cmd, lt, out := runUntilListening(t, bin, "-data", dir, "-listen", addr)
 	if cmd == nil {
 		t.Fatalf("seqd did not start:\n%s", out)
@@ -75,7 +75,7 @@ func TestSignals(t *testing.T) {
 // and skip no value; connections made after each reload succeed.
 func TestSighupUnderLoad(t *testing.T) {
 	bin := testenv.SeqdBinary(t)
-	dir, addr := t.TempDir(), freePort(t)
+	dir, addr := t.TempDir(), testenv.FreeAddr(t)
 	cert, key, err := selfsigned.Write(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestDataDir(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, append([]string{"-listen", freePort(t)}, args...)...)
+		cmd := exec.CommandContext(ctx, bin, append([]string{"-listen", testenv.FreeAddr(t)}, args...)...)
 		cmd.Dir = dir
 		cmd.Env = []string{"HOME=" + home}
 		stderr, err := cmd.StderrPipe()

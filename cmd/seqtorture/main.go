@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/internal/localetcd"
 	"github.com/seqd/seqd/server"
 	"github.com/seqd/seqd/torture"
 )
@@ -103,7 +103,7 @@ func kinds() string {
 // runCluster is -cluster: etcd members in this process, the nodes as
 // processes. It returns the exit status.
 func runCluster(bin, work string, failovers, clients int, load, connectTimeout time.Duration, seed uint64, remove bool) int {
-	etcd, err := etcdtest.StartIn(filepath.Join(work, "etcd"), 3)
+	etcd, err := localetcd.StartIn(filepath.Join(work, "etcd"), 3)
 	if err != nil {
 		log.Fatal(err)
 	}

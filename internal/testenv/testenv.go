@@ -6,6 +6,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,4 +149,16 @@ func LineDiff(want, got string) string {
 		}
 	}
 	return "(equal)"
+}
+
+// FreeAddr is a loopback address nobody listens on now (for a server the
+// test starts a moment later).
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

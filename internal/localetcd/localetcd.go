@@ -1,0 +1,237 @@
+// Package localetcd runs real etcd members in this process
+// (go.etcd.io/etcd/server/v3/embed) on loopback ports: for seqbench's
+// cluster workload and the clustered torture run, which need an etcd and
+// nothing installed, and, through internal/etcdtest, for tests. The
+// members serve clients over TLS and require a client certificate signed
+// by the cluster's own CA (TLS), as a secured production etcd does
+// (--client-cert-auth); their peers talk in plaintext on loopback.
+package localetcd
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.etcd.io/etcd/client/pkg/v3/transport"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	clientsnap "go.etcd.io/etcd/client/v3/snapshot"
+	snapshotutl "go.etcd.io/etcd/etcdutl/v3/snapshot"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+
+	"github.com/seqd/seqd/internal/selfsigned"
+)
+
+// Cluster is a set of running members.
+type Cluster struct {
+	Members []*embed.Etcd
+	// Endpoints are the members' client URLs (https).
+	Endpoints []string
+	// TLS holds the CA that signed the members' certificates and the
+	// client certificate they accept.
+	TLS     selfsigned.Chain
+	stopped []bool
+	configs []func() *embed.Config // each member's configuration, for Restart
+}
+
+// Stop stops member i (a crash, as far as its peers and clients see).
+func (c *Cluster) Stop(i int) {
+	if !c.stopped[i] {
+		c.stopped[i] = true
+		c.Members[i].Close()
+	}
+}
+
+// freePorts reserves n loopback ports (closed again at once: a member
+// binds each a moment later).
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// StartIn runs a cluster of n members with their data under dir, for
+// commands (the clustered soak); Close stops it.
+func StartIn(dir string, n int) (*Cluster, error) { return startIn(dir, n, "") }
+
+// Snapshot saves the cluster's data to path, as `etcdctl snapshot save`
+// does.
+func (c *Cluster) Snapshot(path string) error {
+	cfg, err := c.ClientConfig()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = clientsnap.SaveWithVersion(ctx, zap.NewNop(), cfg, path)
+	return err
+}
+
+// StartFromSnapshotIn runs a one-member cluster with its data under dir,
+// restored from an etcd snapshot as `etcdutl snapshot restore` does, with
+// etcd's own restore code.
+func StartFromSnapshotIn(dir, snapshot string) (*Cluster, error) { return startIn(dir, 1, snapshot) }
+
+func startIn(dir string, n int, snapshot string) (*Cluster, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(2 * n)
+	if err != nil {
+		return nil, err
+	}
+	var initial []string
+	for i := range n {
+		initial = append(initial, fmt.Sprintf("m%d=http://127.0.0.1:%d", i, ports[2*i+1]))
+	}
+	tlsDir := filepath.Join(dir, "tls")
+	if err := os.MkdirAll(tlsDir, 0o700); err != nil {
+		return nil, err
+	}
+	chain, err := selfsigned.WriteChain(tlsDir)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{TLS: chain}
+	for i := range n {
+		config := func() *embed.Config {
+			cfg := embed.NewConfig()
+			cfg.Name = fmt.Sprintf("m%d", i)
+			cfg.Dir = filepath.Join(dir, cfg.Name)
+			cu, _ := url.Parse(fmt.Sprintf("https://127.0.0.1:%d", ports[2*i]))
+			cfg.ClientTLSInfo = transport.TLSInfo{CertFile: chain.ServerCert, KeyFile: chain.ServerKey,
+				TrustedCAFile: chain.CA, ClientCertAuth: true}
+			pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]))
+			cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
+			cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
+			cfg.InitialCluster = strings.Join(initial, ",")
+			cfg.InitialClusterToken = "seqd-test"
+			// Warnings and errors to a file beside the data, for the
+			// post-mortem of a long run.
+			cfg.LogOutputs = []string{filepath.Join(dir, cfg.Name+".log")}
+			cfg.LogLevel = "warn"
+			// History is compacted every minute, as operators set etcd
+			// up (docs/cluster.md): every mark and NOORDER block is a
+			// revision, and a soak's would otherwise fill the database.
+			cfg.AutoCompactionMode, cfg.AutoCompactionRetention = "periodic", "1m"
+			return cfg
+		}
+		if snapshot != "" {
+			cfg := config()
+			err := snapshotutl.NewV3(zap.NewNop()).Restore(snapshotutl.RestoreConfig{SnapshotPath: snapshot, Name: cfg.Name,
+				OutputDataDir: cfg.Dir, PeerURLs: []string{cfg.AdvertisePeerUrls[0].String()}, InitialCluster: cfg.InitialCluster,
+				InitialClusterToken: cfg.InitialClusterToken})
+			if err != nil {
+				return nil, fmt.Errorf("localetcd: restore %s: %w", snapshot, err)
+			}
+		}
+		e, err := embed.StartEtcd(config())
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		c.Members = append(c.Members, e)
+		c.stopped = append(c.stopped, false)
+		c.configs = append(c.configs, config)
+		c.Endpoints = append(c.Endpoints, e.Config().ListenClientUrls[0].String())
+	}
+	for _, e := range c.Members {
+		select {
+		case <-e.Server.ReadyNotify():
+		case <-time.After(30 * time.Second):
+			c.Close()
+			return nil, fmt.Errorf("etcd member not ready after 30s")
+		}
+	}
+	return c, nil
+}
+
+// Restart starts a stopped member again on its data (it rejoins the
+// cluster) and waits until it is ready.
+func (c *Cluster) Restart(i int) error {
+	if !c.stopped[i] {
+		return nil
+	}
+	e, err := embed.StartEtcd(c.configs[i]())
+	if err != nil {
+		return err
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(30 * time.Second):
+		e.Close()
+		return fmt.Errorf("etcd member %d not ready after 30s", i)
+	}
+	c.Members[i], c.stopped[i] = e, false
+	return nil
+}
+
+// Leader is the index of the member that leads the etcd cluster, -1 if
+// none of the running ones does.
+func (c *Cluster) Leader() int {
+	for i, e := range c.Members {
+		if !c.stopped[i] && e.Server.Leader() == e.Server.MemberID() {
+			return i
+		}
+	}
+	return -1
+}
+
+// Close stops every member.
+func (c *Cluster) Close() {
+	for i := range c.Members {
+		c.Stop(i)
+	}
+}
+
+// ClientConfig is a client configuration for the cluster: its
+// endpoints, with the client certificate over TLS.
+func (c *Cluster) ClientConfig() (clientv3.Config, error) {
+	tc, err := transport.TLSInfo{CertFile: c.TLS.ClientCert, KeyFile: c.TLS.ClientKey, TrustedCAFile: c.TLS.CA}.ClientConfig()
+	if err != nil {
+		return clientv3.Config{}, err
+	}
+	return clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(), TLS: tc}, nil
+}
+
+// Owner is what Client needs of its caller (a test: testing.TB has it),
+// without this package importing testing.
+type Owner interface {
+	Helper()
+	Fatal(args ...any)
+	Cleanup(func())
+}
+
+// Client returns a client of the cluster, closed when its owner (a test)
+// ends.
+func (c *Cluster) Client(t Owner) *clientv3.Client {
+	t.Helper()
+	cfg, err := c.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
