@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,38 +42,6 @@ type Error struct {
 
 func (e *Error) Error() string   { return e.Msg }
 func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }
-
-// Name is a schema-qualified sequence name, built once by NewName and cheap
-// to pass on every call.
-type Name struct {
-	key string // schema + "." + relation; the store's key
-	rel int    // where the relation name starts in key
-}
-
-// NewName builds a name. The schema must be non-empty and contain no '.';
-// the relation name may be anything non-empty.
-func NewName(schema, rel string) (Name, error) {
-	if schema == "" || rel == "" || strings.IndexByte(schema, '.') >= 0 {
-		return Name{}, &Error{Kind: ErrInvalidName, Msg: fmt.Sprintf("invalid sequence name %q.%q", schema, rel)}
-	}
-	return Name{key: schema + "." + rel, rel: len(schema) + 1}, nil
-}
-
-func nameFromKey(key string) (Name, bool) {
-	i := strings.IndexByte(key, '.')
-	if i <= 0 || i == len(key)-1 {
-		return Name{}, false
-	}
-	return Name{key: key, rel: i + 1}, true
-}
-
-// Schema is the name's schema.
-func (n Name) Schema() string { return n.key[:max(n.rel-1, 0)] }
-
-// Rel is the relation name, as PostgreSQL's messages show it.
-func (n Name) Rel() string { return n.key[n.rel:] }
-
-func (n Name) String() string { return n.key }
 
 // Config configures Open. Zero fields take the documented defaults.
 type Config struct {
@@ -400,10 +367,6 @@ func (e *Engine) find(n Name) (*seq, error) {
 	return s, nil
 }
 
-func notFound(n Name) error {
-	return &Error{Kind: ErrNotFound, Msg: fmt.Sprintf("relation \"%s\" does not exist", n.Rel())}
-}
-
 // Nextval hands out the sequence's next value. id identifies the sequence
 // for currval/lastval bookkeeping.
 func (e *Engine) Nextval(ctx context.Context, n Name) (id uint64, v int64, err error) {
@@ -484,127 +447,6 @@ func (e *Engine) Release(n Name, first, last int64) (released int64, err error) 
 	}
 	s.cur, s.remaining, s.granted = ns, s.remaining+k, 0
 	return k, nil
-}
-
-// Info is a snapshot of one sequence.
-type Info struct {
-	Name    Name
-	ID      uint64
-	Options seqmath.Options
-	State   seqmath.State
-	// Window is how many values are durably reserved beyond State and not
-	// yet handed out (what a crash would skip); PostgreSQL's log_cnt.
-	Window int64
-	// Unlogged sequences go back to their start after a crash.
-	Unlogged bool
-	// Burned counts the values it skipped since the engine opened.
-	Burned Burned
-	// Epoch counts the times a NOORDER sequence's position was set.
-	Epoch uint64
-}
-
-// RangeUse is how many values the sequence has used of how many its range
-// holds, counted in increments (CYCLE: before it wraps).
-func (i Info) RangeUse() (used, total float64) {
-	o := i.Options
-	inc := math.Abs(float64(o.Increment))
-	total = math.Max((float64(o.Max)-float64(o.Min))/inc, 1)
-	if o.Increment > 0 {
-		used = (float64(i.State.Last) - float64(o.Min)) / inc
-	} else {
-		used = (float64(o.Max) - float64(i.State.Last)) / inc
-	}
-	return math.Max(used, 0), total
-}
-
-// Info describes the named sequence.
-func (e *Engine) Info(n Name) (Info, error) {
-	s, err := e.lookup(n)
-	if err != nil {
-		return Info{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.usableLocked(); err != nil {
-		return Info{}, err
-	}
-	return s.infoLocked(), nil
-}
-
-// List describes every sequence, sorted by name.
-func (e *Engine) List() []Info {
-	e.catMu.RLock()
-	seqs := make([]*seq, 0, len(e.seqs))
-	for _, s := range e.seqs {
-		seqs = append(seqs, s)
-	}
-	e.catMu.RUnlock()
-	out := make([]Info, 0, len(seqs))
-	for _, s := range seqs {
-		s.mu.Lock()
-		if s.usableLocked() == nil {
-			out = append(out, s.infoLocked())
-		}
-		s.mu.Unlock()
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name.key < out[j].Name.key })
-	return out
-}
-
-// Stats counts the engine's commits and the records they wrote (records
-// per commit is the group-commit factor), the mark extensions among
-// them, and the commits that failed.
-type Stats struct {
-	Commits    int64
-	Records    int64
-	Extensions int64
-	Failures   int64
-	Burned     Burned // every sequence's
-}
-
-// Stats returns counters since Open.
-func (e *Engine) Stats() Stats {
-	return Stats{Commits: e.w.commits.Load(), Records: e.w.records.Load(), Extensions: e.extensions.Load(), Failures: e.w.failures.Load(),
-		Burned: Burned{Crash: e.burned[BurnedCrash].Load(), Failover: e.burned[BurnedFailover].Load(), Release: e.burned[BurnedRelease].Load()}}
-}
-
-// Burned counts values a sequence skipped since the engine opened, by
-// why. Crash and Failover are counted at Open, after a run that did not
-// close cleanly (a takeover in cluster mode is a failover): the values
-// between the position recorded with the last mark written and the mark,
-// which is at most what was skipped (values handed out after that write
-// were not). Release counts the values of ranges given back that could
-// not be taken back (others were handed out since, or DDL held the
-// sequence): nobody will use them.
-type Burned struct {
-	Crash, Failover, Release int64
-}
-
-// Reasons a value is burned (indexes of Engine.burned).
-const (
-	BurnedCrash = iota
-	BurnedFailover
-	BurnedRelease
-)
-
-func (b *Burned) add(reason int, n int64) {
-	switch reason {
-	case BurnedCrash:
-		b.Crash += n
-	case BurnedFailover:
-		b.Failover += n
-	case BurnedRelease:
-		b.Release += n
-	}
-}
-
-// burnLocked counts n values of s burned. REQUIRES: s.mu held, or s not
-// yet shared.
-func (e *Engine) burnLocked(s *seq, reason int, n int64) {
-	if n > 0 {
-		s.burned.add(reason, n)
-		e.burned[reason].Add(n)
-	}
 }
 
 // Healthy reports whether every write since Open reached the store: after
@@ -705,25 +547,4 @@ func (e *Engine) closeSeq(s *seq) chan error {
 		done <- err
 	}})
 	return done
-}
-
-// checkpointer is a store that can write a consistent copy of itself
-// while it serves (the embedded store).
-type checkpointer interface {
-	Checkpoint(dir string, notes ...string) error
-}
-
-// Backup writes a consistent online copy of the store into dir (which
-// must not exist): every sequence's durable mark, roles, privileges,
-// schemas and comments, as of now. Stores that cannot (etcd: take etcd's
-// own snapshot) answer ErrUnsupported.
-func (e *Engine) Backup(dir string) error {
-	c, ok := e.store.(checkpointer)
-	if !ok {
-		return &Error{Kind: ErrUnsupported, Msg: "this store cannot be backed up by seqd: in cluster mode, take a snapshot of etcd (etcdctl snapshot save)"}
-	}
-	r := e.Rate()
-	// The advance rate, for restore to bound how far the original may
-	// move on after the backup.
-	return c.Checkpoint(dir, fmt.Sprintf("rate %d per %s observed %s", r.Peak, RateWindow, r.Observed.Round(time.Second)))
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // MovePast moves every sequence bound increments past everything it may
@@ -38,4 +39,25 @@ func (e *Engine) MovePast(ctx context.Context, bound int64) (int, error) {
 		moved++
 	}
 	return moved, nil
+}
+
+// checkpointer is a store that can write a consistent copy of itself
+// while it serves (the embedded store).
+type checkpointer interface {
+	Checkpoint(dir string, notes ...string) error
+}
+
+// Backup writes a consistent online copy of the store into dir (which
+// must not exist): every sequence's durable mark, roles, privileges,
+// schemas and comments, as of now. Stores that cannot (etcd: take etcd's
+// own snapshot) answer ErrUnsupported.
+func (e *Engine) Backup(dir string) error {
+	c, ok := e.store.(checkpointer)
+	if !ok {
+		return &Error{Kind: ErrUnsupported, Msg: "this store cannot be backed up by seqd: in cluster mode, take a snapshot of etcd (etcdctl snapshot save)"}
+	}
+	r := e.Rate()
+	// The advance rate, for restore to bound how far the original may
+	// move on after the backup.
+	return c.Checkpoint(dir, fmt.Sprintf("rate %d per %s observed %s", r.Peak, RateWindow, r.Observed.Round(time.Second)))
 }

@@ -1,0 +1,132 @@
+// What the engine tells of its sequences: Info, the list, statistics and
+// the values burned.
+
+package engine
+
+import (
+	"math"
+	"sort"
+
+	"github.com/seqd/seqd/seqmath"
+)
+
+// Info is a snapshot of one sequence.
+type Info struct {
+	Name    Name
+	ID      uint64
+	Options seqmath.Options
+	State   seqmath.State
+	// Window is how many values are durably reserved beyond State and not
+	// yet handed out (what a crash would skip); PostgreSQL's log_cnt.
+	Window int64
+	// Unlogged sequences go back to their start after a crash.
+	Unlogged bool
+	// Burned counts the values it skipped since the engine opened.
+	Burned Burned
+	// Epoch counts the times a NOORDER sequence's position was set.
+	Epoch uint64
+}
+
+// RangeUse is how many values the sequence has used of how many its range
+// holds, counted in increments (CYCLE: before it wraps).
+func (i Info) RangeUse() (used, total float64) {
+	o := i.Options
+	inc := math.Abs(float64(o.Increment))
+	total = math.Max((float64(o.Max)-float64(o.Min))/inc, 1)
+	if o.Increment > 0 {
+		used = (float64(i.State.Last) - float64(o.Min)) / inc
+	} else {
+		used = (float64(o.Max) - float64(i.State.Last)) / inc
+	}
+	return math.Max(used, 0), total
+}
+
+// Info describes the named sequence.
+func (e *Engine) Info(n Name) (Info, error) {
+	s, err := e.lookup(n)
+	if err != nil {
+		return Info{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usableLocked(); err != nil {
+		return Info{}, err
+	}
+	return s.infoLocked(), nil
+}
+
+// List describes every sequence, sorted by name.
+func (e *Engine) List() []Info {
+	e.catMu.RLock()
+	seqs := make([]*seq, 0, len(e.seqs))
+	for _, s := range e.seqs {
+		seqs = append(seqs, s)
+	}
+	e.catMu.RUnlock()
+	out := make([]Info, 0, len(seqs))
+	for _, s := range seqs {
+		s.mu.Lock()
+		if s.usableLocked() == nil {
+			out = append(out, s.infoLocked())
+		}
+		s.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name.key < out[j].Name.key })
+	return out
+}
+
+// Stats counts the engine's commits and the records they wrote (records
+// per commit is the group-commit factor), the mark extensions among
+// them, and the commits that failed.
+type Stats struct {
+	Commits    int64
+	Records    int64
+	Extensions int64
+	Failures   int64
+	Burned     Burned // every sequence's
+}
+
+// Stats returns counters since Open.
+func (e *Engine) Stats() Stats {
+	return Stats{Commits: e.w.commits.Load(), Records: e.w.records.Load(), Extensions: e.extensions.Load(), Failures: e.w.failures.Load(),
+		Burned: Burned{Crash: e.burned[BurnedCrash].Load(), Failover: e.burned[BurnedFailover].Load(), Release: e.burned[BurnedRelease].Load()}}
+}
+
+// Burned counts values a sequence skipped since the engine opened, by
+// why. Crash and Failover are counted at Open, after a run that did not
+// close cleanly (a takeover in cluster mode is a failover): the values
+// between the position recorded with the last mark written and the mark,
+// which is at most what was skipped (values handed out after that write
+// were not). Release counts the values of ranges given back that could
+// not be taken back (others were handed out since, or DDL held the
+// sequence): nobody will use them.
+type Burned struct {
+	Crash, Failover, Release int64
+}
+
+// Reasons a value is burned (indexes of Engine.burned).
+const (
+	BurnedCrash = iota
+	BurnedFailover
+	BurnedRelease
+)
+
+func (b *Burned) add(reason int, n int64) {
+	switch reason {
+	case BurnedCrash:
+		b.Crash += n
+	case BurnedFailover:
+		b.Failover += n
+	case BurnedRelease:
+		b.Release += n
+	}
+}
+
+// burnLocked counts n values of s burned. REQUIRES: s.mu held, or s not
+// yet shared.
+func (e *Engine) burnLocked(s *seq, reason int, n int64) {
+	if n > 0 {
+		s.burned.add(reason, n)
+		e.burned[reason].Add(n)
+	}
+}

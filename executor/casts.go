@@ -1,0 +1,304 @@
+// Types meeting: implicit coercions, explicit casts (PostgreSQL's rules
+// and range checks) and the common type of CASE branches and IN lists.
+
+package executor
+
+import (
+	"math"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// settle gives an unknown-typed literal or parameter the type text, as
+// PostgreSQL does where nothing else decides.
+func (c *compiler) settle(x expr) expr {
+	if p, ok := x.(*paramExpr); ok {
+		c.setParam(p.n, tText)
+	}
+	if k, ok := x.(*constExpr); ok && k.t == tUnknown {
+		return &constExpr{t: tText, d: k.d}
+	}
+	return x
+}
+
+func isUnknown(x expr) bool {
+	if p, ok := x.(*paramExpr); ok {
+		return p.c.params[p.n-1] == nil
+	}
+	return x.typ() == tUnknown
+}
+
+// implicitOK reports whether PostgreSQL casts from to to implicitly.
+func implicitOK(from, to *Type) bool {
+	if from == to {
+		return true
+	}
+	switch {
+	case from.class == KInt && isPlainInt(from) && isPlainInt(to):
+		lf, hf, _ := intRange(from)
+		lt, ht, _ := intRange(to)
+		return lt <= lf && hf <= ht
+	case from.class == KInt && isPlainInt(from) && to.class == KFloat:
+		return true
+	case from.class == KInt && isPlainInt(from) && (to.oid == OIDOid || to.oid == OIDRegclass || to.oid == OIDRegtype || to.oid == OIDRegproc):
+		return true
+	case (from.oid == OIDOid || from.oid == OIDRegclass || from.oid == OIDRegtype) && (to.oid == OIDOid || to.oid == OIDRegclass || to.oid == OIDRegtype):
+		return true
+	case isString(from) && isString(to):
+		return true
+	case isString(from) && to.oid == OIDRegclass:
+		return from.oid == OIDText || from.oid == OIDVarchar
+	case from.oid == OIDFloat4 && to.oid == OIDFloat8, from.oid == OIDNumeric && to.class == KFloat:
+		return true
+	}
+	return false
+}
+
+func isPlainInt(t *Type) bool { return t.oid == OIDInt2 || t.oid == OIDInt4 || t.oid == OIDInt8 }
+
+func isString(t *Type) bool {
+	return t.oid == OIDText || t.oid == OIDVarchar || t.oid == OIDName || t.oid == OIDBpchar || t.oid == OIDChar
+}
+
+// coerce converts x to t where PostgreSQL would do so implicitly: an
+// unknown literal through t's input function (at compile time, so the
+// error points at the literal), a parameter by taking t as its type.
+func (c *compiler) coerce(x expr, t *Type, loc int32, what string) (expr, error) {
+	if x.typ() == t && !isUnknown(x) {
+		return x, nil
+	}
+	if p, ok := x.(*paramExpr); ok && c.params[p.n-1] == nil {
+		c.setParam(p.n, t)
+		return x, nil
+	}
+	if k, ok := x.(*constExpr); ok && k.t == tUnknown {
+		if k.d.Kind == KNull {
+			return &constExpr{t: t, d: Null}, nil
+		}
+		d, err := c.s.input(t, k.d.S)
+		if err != nil {
+			if se, ok := err.(*sql.Error); ok {
+				se.At(c.query, loc)
+			}
+			return nil, err
+		}
+		return &constExpr{t: t, d: d}, nil
+	}
+	if implicitOK(x.typ(), t) {
+		if x.typ().class == t.class && (t.class != KInt || !isPlainInt(t) || implicitOK(x.typ(), t)) && t.oid != OIDRegclass {
+			return retype(x, t), nil
+		}
+		return &castExpr{arg: x, to: t, loc: -1, q: c.query}, nil
+	}
+	return nil, c.errAt(loc, sql.DatatypeMismatch, "%s must be type %s, not type %s", what, t.sqlName, x.typ().sqlName)
+}
+
+// retyped gives an expression another type of the same representation.
+type retyped struct {
+	expr
+	t *Type
+}
+
+func (r *retyped) typ() *Type { return r.t }
+
+func retype(x expr, t *Type) expr {
+	if k, ok := x.(*constExpr); ok {
+		return &constExpr{t: t, d: k.d}
+	}
+	return &retyped{expr: x, t: t}
+}
+
+// explicitCast is CAST(x AS t) and x::t.
+func (c *compiler) explicitCast(x expr, t *Type, loc int32) (expr, error) {
+	if isUnknown(x) {
+		return c.coerce(x, t, loc, "")
+	}
+	if !castable(x.typ(), t) {
+		return nil, c.errAt(loc, sql.CannotCoerce, "cannot cast type %s to %s", x.typ().sqlName, t.sqlName)
+	}
+	if k, ok := x.(*constExpr); ok {
+		d, err := c.s.cast(k.d, k.t, t)
+		if err != nil {
+			if se, ok := err.(*sql.Error); ok && se.Pos == 0 {
+				se.At(c.query, loc)
+			}
+			return nil, err
+		}
+		return &constExpr{t: t, d: d}, nil
+	}
+	return &castExpr{arg: x, to: t, loc: loc, q: c.query}, nil
+}
+
+// castable reports whether an explicit cast from to to exists.
+func castable(from, to *Type) bool {
+	if from == to || implicitOK(from, to) {
+		return true
+	}
+	switch {
+	case to.class == KText && !to.IsArray():
+		return true // every type has an output function
+	case from.class == KText && !from.IsArray():
+		return true // and an input function
+	case from.class == KInt && to.class == KInt, from.class == KFloat && to.class == KInt, from.class == KInt && to.class == KFloat:
+		return true
+	case from.oid == OIDInt4 && to.oid == OIDBool, from.oid == OIDBool && to.oid == OIDInt4:
+		return true
+	case from.IsArray() && to.IsArray():
+		return castable(from.Elem(), to.Elem())
+	}
+	return false
+}
+
+// cast converts a datum from one type to another, with PostgreSQL's
+// range checks.
+func (s *Session) cast(d Datum, from, to *Type) (Datum, error) {
+	if d.Kind == KNull || from == to {
+		return d, nil
+	}
+	switch to.class {
+	case KInt:
+		var v int64
+		switch d.Kind {
+		case KInt, KBool:
+			v = d.I
+		case KFloat:
+			if math.IsNaN(d.F) || d.F > math.MaxInt64 || d.F < math.MinInt64 {
+				return Null, outOfRange(to)
+			}
+			v = int64(math.RoundToEven(d.F))
+			if from.oid == OIDNumeric {
+				v = int64(math.Round(d.F))
+			}
+		default:
+			return s.input(to, d.S)
+		}
+		if isPlainInt(to) || to.oid == OIDOid {
+			lo, hi, _ := intRange(to)
+			if to.oid == OIDOid && v < 0 && v >= math.MinInt32 {
+				v += 1 << 32
+			}
+			if v < lo || v > hi {
+				return Null, outOfRange(to)
+			}
+			return Int(v), nil
+		}
+		switch to.oid {
+		case OIDRegclass:
+			return s.regclassOf(uint32(v)), nil
+		case OIDRegtype:
+			if t := typeByOID(uint32(v)); t != nil {
+				return Datum{Kind: KInt, I: v, S: t.sqlName}, nil
+			}
+		}
+		return Int(v), nil
+	case KText:
+		var text string
+		switch {
+		case d.Kind == KBool && to.oid != OIDChar:
+			text = "false"
+			if d.I != 0 {
+				text = "true"
+			}
+		default:
+			text = string(AppendOutput(nil, from, d))
+		}
+		if to.oid == OIDChar && len(text) > 1 {
+			text = text[:1]
+		}
+		return Text(text), nil
+	case KBool:
+		if d.Kind == KInt {
+			return Bool(d.I != 0), nil
+		}
+		return s.input(to, d.S)
+	case KFloat:
+		switch d.Kind {
+		case KInt:
+			return Float(float64(d.I)), nil
+		case KFloat:
+			return d, nil
+		}
+		return s.input(to, d.S)
+	case KArray:
+		if d.Kind == KText {
+			return s.arrayIn(to, d.S)
+		}
+		out := make([]Datum, len(d.A))
+		for i, e := range d.A {
+			v, err := s.cast(e, from.Elem(), to.Elem())
+			if err != nil {
+				return Null, err
+			}
+			out[i] = v
+		}
+		return Array(out...), nil
+	}
+	return d, nil
+}
+
+func outOfRange(t *Type) error {
+	switch t.oid {
+	case OIDInt2:
+		return sql.Errorf(sql.NumericValueOutOfRange, "smallint out of range")
+	case OIDInt4:
+		return sql.Errorf(sql.NumericValueOutOfRange, "integer out of range")
+	case OIDOid:
+		return sql.Errorf(sql.NumericValueOutOfRange, "OID out of range")
+	}
+	return sql.Errorf(sql.NumericValueOutOfRange, "bigint out of range")
+}
+
+// unify compiles expressions that must share one type (CASE results,
+// COALESCE, ARRAY[...]), resolving it as PostgreSQL's select_common_type
+// does for the types seqd has.
+func (c *compiler) unify(sc *scope, nodes []*pg.Node, what string) ([]expr, *Type, error) {
+	args := make([]expr, len(nodes))
+	for i, n := range nodes {
+		x, err := c.expr(sc, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		args[i] = x
+	}
+	xs, t, err := c.unifyExprs(args, nodes, what)
+	return xs, t, err
+}
+
+func (c *compiler) unifyExprs(args []expr, nodes []*pg.Node, what string) ([]expr, *Type, error) {
+	var t *Type
+	for _, x := range args {
+		if isUnknown(x) {
+			continue
+		}
+		xt := x.typ()
+		switch {
+		case t == nil:
+			t = xt
+		case t == xt:
+		case implicitOK(t, xt) && !implicitOK(xt, t):
+			t = xt
+		case implicitOK(xt, t):
+		case isString(t) && isString(xt):
+			t = tText
+		default:
+			return nil, nil, c.errAt(-1, sql.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t.sqlName, xt.sqlName)
+		}
+	}
+	if t == nil {
+		t = tText
+	}
+	for i, x := range args {
+		loc := int32(-1)
+		if nodes != nil {
+			loc = exprLoc(nodes[i])
+		}
+		y, err := c.coerce(x, t, loc, what)
+		if err != nil {
+			return nil, nil, err
+		}
+		args[i] = y
+	}
+	return args, t, nil
+}

@@ -1,0 +1,367 @@
+// Operators: comparisons, LIKE and regular expressions, arithmetic with
+// PostgreSQL's overflow errors, and prefix operators.
+
+package executor
+
+import (
+	"errors"
+	"math"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// aExpr compiles operators.
+func (c *compiler) aExpr(sc *scope, a *pg.A_Expr) (expr, error) {
+	names := strs(a.Name)
+	op := ""
+	if len(names) > 0 {
+		op = names[len(names)-1]
+		if len(names) == 2 && names[0] != "pg_catalog" {
+			return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s", strings.Join(names, "."))
+		}
+	}
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP:
+		if a.Lexpr == nil {
+			return c.prefixOp(sc, op, a)
+		}
+		return c.binaryOp(sc, op, a.Lexpr, a.Rexpr, a.Location)
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		l, r, err := c.operands(sc, a.Lexpr, a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		if isUnknown(r) && !isUnknown(l) {
+			if r, err = c.coerce(r, typeByOID(l.typ().array), exprLoc(a.Rexpr), "ANY"); err != nil {
+				return nil, err
+			}
+		}
+		if r.typ().Elem() == nil {
+			return nil, c.errAt(a.Location, sql.DatatypeMismatch, "op ANY/ALL (array) requires array on right side")
+		}
+		switch elem := r.typ().Elem(); {
+		case isUnknown(l) || implicitOK(l.typ(), elem):
+			if l, err = c.coerce(l, elem, exprLoc(a.Lexpr), "ANY"); err != nil {
+				return nil, err
+			}
+		case !comparable(l.typ(), elem) && !(isString(l.typ()) && isString(elem)):
+			return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.typ().sqlName, op, elem.sqlName).
+				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		if !isCmpOp(op) {
+			return nil, c.errAt(a.Location, sql.FeatureNotSupported, "seqd supports only comparisons with ANY/ALL")
+		}
+		return &anyExpr{op: op, l: l, arr: r, all: a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL}, nil
+	case pg.A_Expr_Kind_AEXPR_IN:
+		l, err := c.expr(sc, a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		list := a.Rexpr.GetList().GetItems()
+		xs := []expr{l}
+		for _, n := range list {
+			x, err := c.expr(sc, n)
+			if err != nil {
+				return nil, err
+			}
+			xs = append(xs, x)
+		}
+		xs, _, err = c.unifyExprs(xs, append([]*pg.Node{a.Lexpr}, list...), "IN")
+		if err != nil {
+			return nil, err
+		}
+		cmp := "="
+		if op == "<>" {
+			cmp = "<>"
+		}
+		return &anyExpr{op: cmp, l: xs[0], list: xs[1:], all: cmp == "<>"}, nil
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		l, r, err := c.operands(sc, a.Lexpr, a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		return c.match(l, r, a.Lexpr, a.Rexpr, op, a.Location, true, a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE, strings.HasPrefix(op, "!"))
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		x, err := c.binaryOp(sc, "=", a.Lexpr, a.Rexpr, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		cmp := x.(*cmpExpr)
+		cmp.distinct = 1
+		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT {
+			cmp.distinct = -1
+		}
+		return cmp, nil
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		x, err := c.binaryOp(sc, "=", a.Lexpr, a.Rexpr, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		cmp := x.(*cmpExpr)
+		return &funcExpr{t: cmp.l.typ(), args: []expr{cmp.l, cmp.r}, fn: func(_ *env, args []Datum) (Datum, error) {
+			if args[0].Kind != KNull && args[1].Kind != KNull && compare(args[0], args[1]) == 0 {
+				return Null, nil
+			}
+			return args[0], nil
+		}}, nil
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		bounds := a.Rexpr.GetList().GetItems()
+		lo, err := c.binaryOp(sc, ">=", a.Lexpr, bounds[0], a.Location)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := c.binaryOp(sc, "<=", a.Lexpr, bounds[1], a.Location)
+		if err != nil {
+			return nil, err
+		}
+		var x expr = &boolExpr{op: '&', args: []expr{lo, hi}}
+		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+			x = &boolExpr{op: '!', args: []expr{x}}
+		}
+		return x, nil
+	}
+	return nil, c.errAt(a.Location, sql.FeatureNotSupported, "seqd does not support this operator form")
+}
+
+func isCmpOp(op string) bool {
+	switch op {
+	case "=", "<>", "!=", "<", "<=", ">", ">=":
+		return true
+	}
+	return false
+}
+
+func comparable(a, b *Type) bool {
+	return a.class == b.class || a.class == KInt && b.class == KFloat || a.class == KFloat && b.class == KInt
+}
+
+func (c *compiler) prefixOp(sc *scope, op string, a *pg.A_Expr) (expr, error) {
+	x, err := c.expr(sc, a.Rexpr)
+	if err != nil {
+		return nil, err
+	}
+	switch op {
+	case "-":
+		if isUnknown(x) {
+			if x, err = c.coerce(x, tInt4, exprLoc(a.Rexpr), "operand"); err != nil {
+				return nil, err
+			}
+		}
+		t := x.typ()
+		if t.class != KInt && t.class != KFloat {
+			return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: - %s", t.sqlName).
+				WithHint("No operator matches the given name and argument type. You might need to add an explicit type cast.")
+		}
+		return &funcExpr{t: t, strict: true, args: []expr{x}, fn: func(_ *env, args []Datum) (Datum, error) {
+			if args[0].Kind == KFloat {
+				return Float(-args[0].F), nil
+			}
+			return checkedInt(t, -args[0].I, args[0].I == math.MinInt64)
+		}}, nil
+	case "+":
+		return x, nil
+	}
+	return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s", op, x.typ().sqlName)
+}
+
+// checkedInt returns v as type t, or t's out-of-range error.
+func checkedInt(t *Type, v int64, overflow bool) (Datum, error) {
+	lo, hi, _ := intRange(t)
+	if overflow || v < lo || v > hi {
+		return Null, outOfRange(t)
+	}
+	return Int(v), nil
+}
+
+// match compiles the pattern operators: ~, ~*, !~, !~* and LIKE, ILIKE
+// (~~, ~~*) and their negations. op names the operator in errors.
+func (c *compiler) match(l, r expr, ln, rn *pg.Node, op string, loc int32, like, fold, not bool) (expr, error) {
+	var err error
+	if l, err = c.textOperand(l, ln); err == nil {
+		r, err = c.textOperand(r, rn)
+	}
+	if err != nil {
+		return nil, c.errAt(loc, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.typ().sqlName, op, r.typ().sqlName).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	m := &matchExpr{l: l, pat: r, like: like, fold: fold, not: not}
+	if k, ok := r.(*constExpr); ok && k.d.Kind != KNull {
+		re, err := compilePattern(k.d.S, like, fold)
+		if err != nil {
+			return nil, err
+		}
+		m.re = re
+	}
+	return m, nil
+}
+
+// textOperand is an operand of a text operator: a string type as it is,
+// an unknown literal or parameter as text; anything else is an error
+// (x is returned, for the message).
+func (c *compiler) textOperand(x expr, n *pg.Node) (expr, error) {
+	switch {
+	case isUnknown(x):
+		return c.coerce(x, tText, exprLoc(n), "argument")
+	case isString(x.typ()):
+		return x, nil
+	}
+	return x, errNotText
+}
+
+var errNotText = errors.New("not a string type")
+
+// operands compiles both sides of an operator.
+func (c *compiler) operands(sc *scope, ln, rn *pg.Node) (l, r expr, err error) {
+	if l, err = c.expr(sc, ln); err != nil {
+		return nil, nil, err
+	}
+	r, err = c.expr(sc, rn)
+	return l, r, err
+}
+
+// binaryOp compiles l op r.
+func (c *compiler) binaryOp(sc *scope, op string, ln, rn *pg.Node, loc int32) (expr, error) {
+	l, r, err := c.operands(sc, ln, rn)
+	if err != nil {
+		return nil, err
+	}
+	switch op {
+	case "~", "~*", "!~", "!~*":
+		return c.match(l, r, ln, rn, op, loc, false, strings.Contains(op, "*"), op[0] == '!')
+	case "~~", "!~~", "~~*", "!~~*":
+		return c.match(l, r, ln, rn, op, loc, true, strings.Contains(op, "*"), op[0] == '!')
+	}
+	return c.binaryExprs(op, l, r, ln, rn, loc)
+}
+
+func (c *compiler) binaryExprs(op string, l, r expr, ln, rn *pg.Node, loc int32) (expr, error) {
+	var err error
+	if op == "||" {
+		// PostgreSQL's || is text || text, text || anynonarray and
+		// anynonarray || text: an unknown side is text ('x' || 2 is 'x2').
+		if isUnknown(l) {
+			if l, err = c.coerce(l, tText, exprLoc(ln), "operand"); err != nil {
+				return nil, err
+			}
+		}
+		if isUnknown(r) {
+			if r, err = c.coerce(r, tText, exprLoc(rn), "operand"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// An unknown side takes the other side's type.
+	switch {
+	case isUnknown(l) && isUnknown(r):
+		l, r = c.settle(l), c.settle(r)
+	case isUnknown(l):
+		if l, err = c.coerce(l, r.typ(), exprLoc(ln), "operand"); err != nil {
+			return nil, err
+		}
+	case isUnknown(r):
+		if r, err = c.coerce(r, l.typ(), exprLoc(rn), "operand"); err != nil {
+			return nil, err
+		}
+	}
+	lt, rt := l.typ(), r.typ()
+	noOp := func() error {
+		return c.errAt(loc, sql.UndefinedFunction, "operator does not exist: %s %s %s", lt.sqlName, op, rt.sqlName).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	switch op {
+	case "=", "<>", "!=", "<", "<=", ">", ">=":
+		if !comparable(lt, rt) && !(isString(lt) && isString(rt)) {
+			return nil, noOp()
+		}
+		if lt.class == KText && rt.class != KText || lt.class != KText && rt.class == KText {
+			return nil, noOp()
+		}
+		return &cmpExpr{op: op, l: l, r: r}, nil
+	case "||":
+		if lt.IsArray() || rt.IsArray() {
+			return nil, c.errAt(loc, sql.FeatureNotSupported, "seqd does not support array concatenation")
+		}
+		if !isString(lt) && !isString(rt) {
+			return nil, noOp() // integer || integer: no such operator
+		}
+		return &funcExpr{t: tText, strict: true, args: []expr{l, r}, fn: func(_ *env, a []Datum) (Datum, error) {
+			return Text(string(AppendOutput(AppendOutput(nil, lt, a[0]), rt, a[1]))), nil
+		}}, nil
+	case "+", "-", "*", "/", "%":
+		if (lt.class != KInt && lt.class != KFloat) || (rt.class != KInt && rt.class != KFloat) || !isPlainInt(lt) && lt.class == KInt || !isPlainInt(rt) && rt.class == KInt {
+			return nil, noOp()
+		}
+		if lt.class == KFloat || rt.class == KFloat {
+			t := tFloat8
+			if lt == tNumeric && rt.class != KFloat || rt == tNumeric && lt.class != KFloat || lt == tNumeric && rt == tNumeric {
+				t = tNumeric
+			}
+			return &funcExpr{t: t, strict: true, args: []expr{l, r}, fn: func(_ *env, a []Datum) (Datum, error) {
+				return floatArith(op, asFloat(a[0]), asFloat(a[1]))
+			}}, nil
+		}
+		t := lt
+		if _, hi, _ := intRange(rt); func() bool { _, h, _ := intRange(lt); return hi > h }() {
+			t = rt
+		}
+		return &funcExpr{t: t, strict: true, args: []expr{l, r}, fn: func(_ *env, a []Datum) (Datum, error) {
+			return intArith(t, op, a[0].I, a[1].I)
+		}}, nil
+	}
+	return nil, noOp()
+}
+
+func intArith(t *Type, op string, x, y int64) (Datum, error) {
+	switch op {
+	case "+":
+		s := x + y
+		return checkedInt(t, s, (x > 0 && y > 0 && s < 0) || (x < 0 && y < 0 && s >= 0))
+	case "-":
+		s := x - y
+		return checkedInt(t, s, (x >= 0 && y < 0 && s < 0) || (x < 0 && y > 0 && s >= 0))
+	case "*":
+		if x == 0 || y == 0 {
+			return Int(0), nil
+		}
+		p := x * y
+		return checkedInt(t, p, p/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64))
+	case "/", "%":
+		if y == 0 {
+			return Null, sql.Errorf(sql.DivisionByZero, "division by zero")
+		}
+		if y == -1 {
+			if op == "%" {
+				return Int(0), nil
+			}
+			return checkedInt(t, -x, x == math.MinInt64)
+		}
+		if op == "/" {
+			return Int(x / y), nil
+		}
+		return Int(x % y), nil
+	}
+	return Null, nil
+}
+
+func floatArith(op string, x, y float64) (Datum, error) {
+	switch op {
+	case "+":
+		return Float(x + y), nil
+	case "-":
+		return Float(x - y), nil
+	case "*":
+		return Float(x * y), nil
+	case "/":
+		if y == 0 {
+			return Null, sql.Errorf(sql.DivisionByZero, "division by zero")
+		}
+		return Float(x / y), nil
+	}
+	if y == 0 {
+		return Null, sql.Errorf(sql.DivisionByZero, "division by zero")
+	}
+	return Float(math.Mod(x, y)), nil
+}

@@ -1,0 +1,315 @@
+// CREATE, ALTER and DROP SEQUENCE: options (PostgreSQL's, seqd's shapes,
+// MariaDB's spellings) compiled to a spec, and the statements run on the
+// sequence's engine or the block's transaction.
+
+package executor
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/seqmath"
+	"github.com/seqd/seqd/sql"
+)
+
+func intOption(d *pg.DefElem, q string) (*int64, error) {
+	var text string
+	switch {
+	case d.Arg.GetInteger() != nil:
+		v := int64(d.Arg.GetInteger().Ival)
+		return &v, nil
+	case d.Arg.GetFloat() != nil:
+		text = d.Arg.GetFloat().Fval
+	default:
+		return nil, sql.Errorf(sql.SyntaxError, "%s requires a numeric value", d.Defname).At(q, d.Location)
+	}
+	v, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return nil, sql.Errorf(sql.NumericValueOutOfRange, "value \"%s\" is out of range for type bigint", text)
+	}
+	return &v, nil
+}
+
+// spec turns sequence options into an seqmath.Spec, as PostgreSQL 15's
+// init_params reads them.
+func (c *compiler) spec(opts []*pg.Node) (seqmath.Spec, error) {
+	var sp seqmath.Spec
+	seen := map[string]bool{}
+	var shard, rangeBits *int64
+	for _, o := range opts {
+		d := o.GetDefElem()
+		key := d.Defname
+		clause, args, shape := "", []string(nil), false
+		if key == "sequence_name" {
+			if clause, args, shape = sql.ShapeOption(strs(d.Arg.GetList().GetItems())); shape {
+				key = strings.TrimPrefix(strings.TrimPrefix(clause, "no_"), "re")
+				if clause == "noorder" {
+					key = "order"
+				}
+			}
+		}
+		if seen[key] {
+			return sp, c.errAt(d.Location, sql.SyntaxError, "conflicting or redundant options")
+		}
+		seen[key] = true
+		if shape {
+			if err := c.shapeOption(&sp, clause, args, &shard, &rangeBits); err != nil {
+				return sp, err
+			}
+			continue
+		}
+		var err error
+		switch d.Defname {
+		case "as":
+			tn := d.Arg.GetTypeName()
+			names := strs(tn.Names)
+			if lookupType(names) == nil {
+				return sp, c.errAt(tn.Location, sql.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
+			}
+			t, ok := seqmath.ParseType(names[len(names)-1])
+			if !ok {
+				return sp, sql.Errorf(sql.InvalidParameterValue, "sequence type must be smallint, integer, or bigint")
+			}
+			sp.Type = &t
+		case "increment":
+			sp.Increment, err = intOption(d, c.query)
+		case "minvalue":
+			if d.Arg == nil {
+				sp.NoMin = true
+			} else {
+				sp.Min, err = intOption(d, c.query)
+			}
+		case "maxvalue":
+			if d.Arg == nil {
+				sp.NoMax = true
+			} else {
+				sp.Max, err = intOption(d, c.query)
+			}
+		case "start":
+			sp.Start, err = intOption(d, c.query)
+		case "restart":
+			sp.Restart = true
+			if d.Arg != nil {
+				sp.RestartWith, err = intOption(d, c.query)
+			}
+		case "cache":
+			sp.Cache, err = intOption(d, c.query)
+		case "cycle":
+			b := d.Arg.GetBoolean().GetBoolval()
+			sp.Cycle = &b
+		case "owned_by":
+			names := strs(d.Arg.GetList().GetItems())
+			if len(names) != 1 || names[0] != "none" {
+				return sp, c.errAt(d.Location, sql.FeatureNotSupported, "seqd has no tables: OWNED BY only accepts NONE")
+			}
+		default:
+			return sp, c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support the sequence option %s", strings.ToUpper(d.Defname))
+		}
+		if err != nil {
+			return sp, err
+		}
+	}
+	if rangeBits != nil && shard == nil {
+		return sp, sql.Errorf(sql.InvalidParameterValue, "RANGE_BITS requires SHARD_BITS")
+	}
+	if shard != nil {
+		if sp.Shape != nil {
+			return sp, sql.Errorf(sql.SyntaxError, "conflicting or redundant options: BIT_REVERSED_POSITIVE and SHARD_BITS")
+		}
+		r := int64(seqmath.MaxRangeBits)
+		if rangeBits != nil {
+			r = *rangeBits
+		}
+		sh, err := seqmath.NewSharded(*shard, r)
+		if err != nil {
+			return sp, err
+		}
+		sp.Shape = &sh
+	}
+	return sp, nil
+}
+
+// shapeOption reads one of the shapes' clauses into sp (SHARD_BITS and
+// RANGE_BITS into shard and rangeBits, checked together at the end).
+func (c *compiler) shapeOption(sp *seqmath.Spec, clause string, args []string, shard, rangeBits **int64) error {
+	nums := make([]int64, len(args))
+	for i, a := range args {
+		v, err := strconv.ParseInt(a, 10, 64)
+		if err != nil {
+			return sql.Errorf(sql.NumericValueOutOfRange, "value \"%s\" is out of range for type bigint", a)
+		}
+		nums[i] = v
+	}
+	switch clause {
+	case "bit_reversed_positive":
+		sp.Shape = &seqmath.Shape{Kind: seqmath.BitReversed}
+	case "shard_bits":
+		*shard = &nums[0]
+	case "range_bits":
+		*rangeBits = &nums[0]
+	case "skip_range":
+		sp.Skip = &[2]int64{nums[0], nums[1]}
+	case "no_skip_range":
+		sp.NoSkip = true
+	case "start_counter":
+		sp.StartCounter = &nums[0]
+	case "restart_counter":
+		sp.RestartCounter = &nums[0]
+	case "order", "noorder":
+		order := clause == "order"
+		sp.Order = &order
+	}
+	return nil
+}
+
+func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
+	q := qnameOf(st.Sequence)
+	sp, err := c.spec(st.Options)
+	if err != nil {
+		return nil, err
+	}
+	s, temp, unlogged := c.s, st.Sequence.Relpersistence == "t", st.Sequence.Relpersistence == "u"
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("CREATE SEQUENCE"); err != nil {
+			return nil, err
+		}
+		var n engine.Name
+		var err error
+		if temp {
+			n, err = s.tempCreationName(ctx, q)
+		} else {
+			n, err = s.creationName(q)
+		}
+		if err != nil {
+			return nil, err // PostgreSQL gives these no position
+		}
+		if !temp {
+			if err := s.checkSchema(n.Schema(), engine.PrivCreate); err != nil {
+				return nil, err
+			}
+		}
+		created, err := s.ddlFor(n).CreateWith(ctx, n, sp, engine.CreateOptions{IfNotExists: st.IfNotExists, Unlogged: unlogged, Owner: s.cfg.User})
+		if err != nil {
+			return nil, err
+		}
+		if !created {
+			return commandResult("CREATE SEQUENCE", notice(sql.DuplicateTable, "relation \"%s\" already exists, skipping", n.Rel())), nil
+		}
+		return commandResult("CREATE SEQUENCE"), nil
+	}), nil
+}
+
+// missing reports a lookup that found no sequence (or no schema), which
+// IF EXISTS turns into a notice.
+func missing(err error) bool {
+	var se *sql.Error
+	return errors.Is(err, engine.ErrNotFound) || errors.As(err, &se) && (se.Kind == sql.UndefinedTable || se.Kind == sql.UndefinedSchema)
+}
+
+func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
+	q := qnameOf(st.Sequence)
+	sp, err := c.spec(st.Options)
+	if err != nil {
+		return nil, err
+	}
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		n, skip, err := s.alterTarget("ALTER SEQUENCE", q, st.MissingOk)
+		if skip != nil || err != nil {
+			return skip, err // PostgreSQL gives these no position
+		}
+		if err := s.checkOwner(n); err != nil {
+			return nil, err
+		}
+		if err := s.ddlFor(n).Alter(ctx, n, sp); err != nil {
+			return nil, err
+		}
+		return commandResult("ALTER SEQUENCE"), nil
+	}), nil
+}
+
+// objectNames are a DROP's names.
+func objectNames(objects []*pg.Node) []sql.QName {
+	var out []sql.QName
+	for _, o := range objects {
+		var parts []string
+		if l := o.GetList(); l != nil {
+			parts = strs(l.Items)
+		} else if str := o.GetString_(); str != nil {
+			parts = []string{str.Sval}
+		}
+		q := sql.QName{Rel: parts[len(parts)-1]}
+		switch len(parts) {
+		case 2:
+			q.Schema = parts[0]
+		case 3:
+			q.Catalog, q.Schema = parts[0], parts[1]
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
+	switch st.RemoveType {
+	case pg.ObjectType_OBJECT_SEQUENCE:
+	case pg.ObjectType_OBJECT_SCHEMA:
+		return c.dropSchema(st)
+	default:
+		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support DROP %s: it serves sequences only", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
+	}
+	names := objectNames(st.Objects)
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("DROP SEQUENCE"); err != nil {
+			return nil, err
+		}
+		r := commandResult("DROP SEQUENCE")
+		// Every name is resolved and checked before any sequence goes: as
+		// in PostgreSQL, a statement that fails drops nothing.
+		var drop []engine.Name
+		for _, q := range names {
+			n, err := s.lookupSequence(q)
+			if err == nil {
+				err = s.checkOwner(n)
+			}
+			if st.MissingOk && missing(err) {
+				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", q.Rel))
+				continue
+			}
+			if missing(err) {
+				return nil, sql.Errorf(sql.UndefinedTable, "sequence \"%s\" does not exist", q.Rel)
+			}
+			if err != nil {
+				return nil, err
+			}
+			drop = append(drop, n)
+		}
+		for _, n := range drop {
+			if err := s.dropSequence(ctx, n); err != nil && !(st.MissingOk && missing(err)) {
+				return nil, err
+			}
+		}
+		return r, nil
+	}), nil
+}
+
+// dropSequence drops a sequence and forgets its OID.
+func (s *Session) dropSequence(ctx context.Context, n engine.Name) error {
+	eng := s.ddlFor(n)
+	info, err := eng.Info(n)
+	if err != nil {
+		return err
+	}
+	if err := eng.Drop(ctx, n); err != nil {
+		return err
+	}
+	base := s.baseFor(n)
+	s.atCommit(func() { s.oids().forget(base, info.ID) })
+	return nil
+}
