@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,8 +38,8 @@ func TestAdvanceMeter(t *testing.T) {
 // TestRateCountsRefills: the engine's rate counts what its marks advanced
 // to hand values out.
 func TestRateCountsRefills(t *testing.T) {
-	var now time.Duration
-	e, err := Open(ctx, Config{Store: memstore.New(), Now: func() time.Duration { return now }})
+	var now atomic.Int64 // read by the engine's writer goroutine
+	e, err := Open(ctx, Config{Store: memstore.New(), Now: func() time.Duration { return time.Duration(now.Load()) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestRateCountsRefills(t *testing.T) {
 	for range 40 {
 		next(t, e, n)
 	}
-	now = 3 * time.Second
+	now.Store(int64(3 * time.Second))
 	r := e.Rate()
 	if r.Peak != 40 || r.Observed != 3*time.Second {
 		t.Fatalf("after 40 values of a CACHE 1 sequence: %+v", r)
