@@ -83,7 +83,7 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec seqmath.Spec, co C
 	}
 	var aclRev storage.Rev
 	if err := e.commit(s, storage.Op{Key: n.key, Value: rec.encode()}, func(rev storage.Rev) { s.rev, aclRev = rev, rev }, extra...); err != nil {
-		if errors.Is(err, storage.ErrDiskFull) {
+		if storage.Refused(err) {
 			e.catMu.Lock()
 			if e.seqs[n.key] == s {
 				e.delSeqLocked(n.key)
@@ -303,7 +303,7 @@ func (e *Engine) commitWrite(s *seq, op storage.Op, apply func(storage.Rev), alo
 		s.writing = false
 		if alone && errors.Is(err, storage.ErrConflict) {
 			err = concurrentUpdate(s.name(), err) // a node's reservation overtook it: nothing written
-		} else if errors.Is(err, storage.ErrDiskFull) {
+		} else if storage.Refused(err) {
 			// Refused before anything was written: the sequence is as it
 			// was, and one being created does not exist (CreateWith
 			// takes it out of the catalog).

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -75,6 +76,10 @@ func TestDiskFull(t *testing.T) {
 	if refused.Load() == 0 {
 		t.Fatal("no nextval refused on a full store")
 	}
+	// Not ready while full (/readyz answers 503), ready again after.
+	if err := e.Healthy(); err == nil || !strings.Contains(err.Error(), "disk is full") {
+		t.Fatalf("Healthy on a full store: %v", err)
+	}
 	if _, err := e.Setval(ctx, names[0], 5000, true); !isFull(err) {
 		t.Fatalf("setval on a full store: %v", err)
 	}
@@ -102,6 +107,9 @@ func TestDiskFull(t *testing.T) {
 		for range 500 {
 			h.add(t, n.key, seqmath.Range{First: next(t, e, n), Count: 1, Increment: 1})
 		}
+	}
+	if err := e.Healthy(); err != nil {
+		t.Fatalf("Healthy once space is back: %v", err)
 	}
 	if _, err := e.Setval(ctx, names[0], h.max[names[0].key]+1000, true); err != nil {
 		t.Fatalf("setval once space is back: %v", err)

@@ -455,6 +455,9 @@ func (e *Engine) Healthy() error {
 	if n := e.w.failures.Load(); n > 0 {
 		return fmt.Errorf("seqd: %d writes to the store failed since start; restart once the store is sound", n)
 	}
+	if e.w.full.Load() {
+		return fmt.Errorf("seqd: the store's disk is full: writes are refused until space is freed")
+	}
 	return nil
 }
 

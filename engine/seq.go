@@ -37,7 +37,7 @@ type seq struct {
 	changed   chan struct{} // closed when a write completes; made on demand
 	err       *Error        // sticky: storage failure or engine closed
 	// refused is why the last extension of the mark was refused before
-	// anything was written (storage.ErrDiskFull): the callers that waited
+	// anything was written (storage.Refused): the callers that waited
 	// for it fail with it; the next newcomer tries again.
 	refused    *Error
 	lastRefill int32                 // engine clock in ticks (see tick) at the last prefetch
@@ -270,7 +270,7 @@ func (e *Engine) refillLocked(s *seq) {
 			defer s.mu.Unlock()
 			s.writing = false
 			defer s.broadcastLocked()
-			if errors.Is(err, storage.ErrDiskFull) {
+			if storage.Refused(err) {
 				s.refused = storageError(s, err) // the mark is as it was
 				return
 			}

@@ -313,7 +313,11 @@ func (c *commitPlan) plan() ([]storage.Op, error) {
 func (c *commitPlan) write(list []storage.Op) (storage.Rev, error) {
 	done := make(chan error, 1)
 	var rev storage.Rev
-	c.t.e.w.submit(&write{op: list[0], extra: list[1:], alone: len(c.rangeOps) > 0, done: func(r storage.Rev, err error) {
+	// Alone when it compares NOORDER range records, or is more than one
+	// record: a commit the store refuses (too large, a node's
+	// reservation) then fails only this transaction, not the sequences
+	// whose refills would have shared its group commit.
+	c.t.e.w.submit(&write{op: list[0], extra: list[1:], alone: len(c.rangeOps) > 0 || len(list) > 1, done: func(r storage.Rev, err error) {
 		rev = r
 		done <- err
 	}})
@@ -325,9 +329,10 @@ func (c *commitPlan) write(list []storage.Op) (storage.Rev, error) {
 		// A node reserved values meanwhile: nothing was written.
 		c.release(nil)
 		return 0, &Error{Kind: ErrSerialization, Err: err, Msg: "could not serialize access due to concurrent update of a NOORDER sequence"}
-	case errors.Is(err, storage.ErrDiskFull):
-		// Refused before anything was written: as a conflict, the
-		// transaction simply did not happen.
+	case storage.Refused(err):
+		// Refused before anything was written (a full disk, a commit
+		// larger than the store takes): as a conflict, the transaction
+		// simply did not happen.
 		c.release(nil)
 		return 0, &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not persist the transaction: %v", err)}
 	}

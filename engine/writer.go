@@ -22,9 +22,10 @@ type write struct {
 	// not called).
 	prepare func() (storage.Op, bool)
 	done    func(storage.Rev, error)
-	// alone: committed in a commit of its own, because it may fail with
-	// storage.ErrConflict (it compares a record other nodes write: a
-	// NOORDER sequence's range record), which must fail no other write.
+	// alone: committed in a commit of its own, because it may fail in a
+	// way that must fail no other write: storage.ErrConflict (it compares
+	// a record other nodes write: a NOORDER sequence's range record), or
+	// storage.ErrTooLarge (a transaction of many records).
 	alone bool
 }
 
@@ -44,7 +45,8 @@ type writer struct {
 
 	commits  atomic.Int64
 	records  atomic.Int64
-	failures atomic.Int64
+	failures atomic.Int64 // commits whose outcome is unknown (storage.Refused ones are not)
+	full     atomic.Bool  // the last commit was refused for a full disk
 }
 
 func (w *writer) start(e *Engine, maxBatch int) {
@@ -124,7 +126,16 @@ func (w *writer) loop() {
 		cancel()
 		w.commits.Add(1)
 		w.records.Add(int64(len(batch)))
-		if err != nil {
+		switch {
+		case err == nil:
+			w.full.Store(false)
+		case errors.Is(err, storage.ErrDiskFull):
+			// Refused, nothing written: the store is sound, and says so
+			// again once space is freed (Healthy).
+			w.full.Store(true)
+		case storage.Refused(err):
+			// The request's own fault (too large): the store is sound.
+		default:
 			w.failures.Add(1)
 			if errors.Is(err, storage.ErrFenced) {
 				w.e.deposed.Store(true)

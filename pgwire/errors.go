@@ -131,6 +131,8 @@ func kindOf(err error) sql.Kind {
 		return sql.ReadOnlyTransaction
 	case errors.Is(err, storage.ErrDiskFull):
 		return sql.DiskFull // before ErrStorage, which wraps it
+	case errors.Is(err, storage.ErrTooLarge):
+		return sql.ProgramLimitExceeded
 	case errors.Is(err, engine.ErrStorage):
 		return sql.IOError
 	case errors.Is(err, engine.ErrDeadlock):

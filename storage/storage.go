@@ -21,7 +21,20 @@ var (
 	// space is freed: unlike a write that failed on the disk, whose
 	// outcome is unknown, it needs no restart.
 	ErrDiskFull = errors.New("seqd: storage full")
+	// ErrTooLarge: a commit refused before it was made because it holds
+	// more records than the store takes in one (etcd's transaction
+	// limit). Nothing was written; the request is the client's to
+	// change, and the store is sound.
+	ErrTooLarge = errors.New("seqd: commit too large for the store")
 )
+
+// Refused reports whether err is a store's refusal before anything was
+// written (ErrDiskFull, ErrTooLarge): unlike a write that failed on the
+// way, whose outcome is unknown, it leaves everything as it was and the
+// store sound.
+func Refused(err error) bool {
+	return errors.Is(err, ErrDiskFull) || errors.Is(err, ErrTooLarge)
+}
 
 // Rev is the revision at which a record was last written. Revisions only
 // grow; 0 means "absent".

@@ -171,7 +171,7 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 		return 0, storage.ErrClosed
 	}
 	if len(ops) > MaxOps {
-		return 0, fmt.Errorf("etcdstore: a commit of %d records exceeds etcd's transaction limit of %d (nothing was written)", len(ops), MaxOps)
+		return 0, fmt.Errorf("%w: a commit of %d records exceeds etcd's transaction limit of %d (nothing was written)", storage.ErrTooLarge, len(ops), MaxOps)
 	}
 	cmps := make([]clientv3.Cmp, 0, len(ops)+1)
 	fence, fenceKey := s.fence(token)
