@@ -86,6 +86,14 @@ type Stats struct {
 	Burned     Burned // every sequence's
 }
 
+// Count is how many sequences the engine serves: cheap, where List
+// builds every sequence's Info.
+func (e *Engine) Count() int {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	return len(e.seqs)
+}
+
 // Stats returns counters since Open.
 func (e *Engine) Stats() Stats {
 	return Stats{Commits: e.w.commits.Load(), Records: e.w.records.Load(), Extensions: e.extensions.Load(), Failures: e.w.failures.Load(),

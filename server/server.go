@@ -181,6 +181,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.cfg, s.eng = cfg, eng
+	// What was opened is logged before the server answers anyone.
+	if cfg.FS == nil && cfg.Store == nil {
+		dir, _ := filepath.Abs(cfg.DataDir)
+		if eng.Fresh() {
+			cfg.Logger.Printf("created a new store in %s", dir)
+		} else {
+			cfg.Logger.Printf("recovered %d sequences in %d schemas from %s in %v", eng.Count(), len(eng.Schemas()), dir, recovery.Round(time.Millisecond))
+		}
+	}
 	if err := s.listen(cfg, pgwire.Config{Engine: eng}); err != nil {
 		eng.Close()
 		return nil, err
@@ -198,14 +207,6 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		case <-s.stop:
 		}
 	}()
-	if cfg.FS == nil && cfg.Store == nil {
-		dir, _ := filepath.Abs(cfg.DataDir)
-		if eng.Fresh() {
-			cfg.Logger.Printf("created a new store in %s", dir)
-		} else {
-			cfg.Logger.Printf("recovered %d sequences in %d schemas from %s in %v", len(eng.List()), len(eng.Schemas()), dir, recovery.Round(time.Millisecond))
-		}
-	}
 	cfg.Logger.Printf("seqd listening on %s, authentication %s, TLS %v", s.ln.Addr(), cfg.Auth, s.tls != nil)
 	return s, nil
 }
