@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/seqd/seqd/internal/localetcd"
+	"github.com/seqd/seqd/internal/loopback"
 )
 
 // The cluster workload measures cluster mode against one node, in the
@@ -177,15 +178,6 @@ func (n *node) metric(name string, match map[string]string) float64 {
 	return sum
 }
 
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
 // RunClusterBench runs the cluster workload; cfg's Threads, Duration and Rate
 // shape the nextval grid (its Targets are the workload's own).
 func RunClusterBench(ctx context.Context, cfg Config, cc ClusterBenchConfig) (*ClusterBenchReport, error) {
@@ -218,11 +210,11 @@ func RunClusterBench(ctx context.Context, cfg Config, cc ClusterBenchConfig) (*C
 		}
 	}()
 	add := func(args ...string) (*node, error) {
-		pg, err := freeAddr()
+		pg, err := loopback.FreeAddr()
 		if err != nil {
 			return nil, err
 		}
-		h, err := freeAddr()
+		h, err := loopback.FreeAddr()
 		if err != nil {
 			return nil, err
 		}

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -27,23 +24,8 @@ func TestClusterLargeBlockRefused(t *testing.T) {
 		t.Skip("etcd and a node")
 	}
 	ctx := context.Background()
-	cl := etcdtest.Start(t, 1)
-	s, err := Start(ctx, Config{Listen: "127.0.0.1:0", Etcd: cl.Endpoints, EtcdPrefix: "/large/", LeaseTTL: 2 * time.Second,
-		EtcdSecurity: EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey}, Logger: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, c := leaderNode(t, etcdtest.Start(t, 1), "/large/")
 	defer s.Shutdown(ctx)
-	dsn := fmt.Sprintf("postgres://app@%s/app?target_session_attrs=read-write&connect_timeout=2", s.Addr())
-	var c *pgx.Conn
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if c, err = pgx.Connect(ctx, dsn); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the node did not lead: %v", err)
-		}
-	}
 	defer c.Close(ctx)
 	block := func(n int) error {
 		var b strings.Builder

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"path/filepath"
@@ -33,24 +32,7 @@ func TestClusterRestore(t *testing.T) {
 		return EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey}
 	}
 	const prefix = "/restore/"
-	node := func(cl *etcdtest.Cluster) (*Server, *pgx.Conn) {
-		t.Helper()
-		s, err := Start(ctx, Config{Listen: "127.0.0.1:0", Etcd: cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
-			EtcdSecurity: sec(cl), Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dsn := fmt.Sprintf("postgres://app@%s/app?target_session_attrs=read-write&connect_timeout=2", s.Addr())
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-			c, err := pgx.Connect(ctx, dsn)
-			if err == nil {
-				return s, c
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the node did not lead within 30 s: %v", err)
-			}
-		}
-	}
+	node := func(cl *etcdtest.Cluster) (*Server, *pgx.Conn) { return leaderNode(t, cl, prefix) }
 	seqs := []string{"ordered", "noorder"}
 	top := map[string]int64{}
 	take := func(c *pgx.Conn, n int, seqs ...string) {

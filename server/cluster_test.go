@@ -325,3 +325,26 @@ func grepLines(text, substr string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// leaderNode starts a node of the cluster on cl under prefix and returns
+// it, with a connection to it, once it leads (the caller shuts it down).
+func leaderNode(t *testing.T, cl *etcdtest.Cluster, prefix string) (*Server, *pgx.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := Start(ctx, Config{Listen: "127.0.0.1:0", Etcd: cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
+		EtcdSecurity: EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey}, Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := fmt.Sprintf("postgres://app@%s/app?target_session_attrs=read-write&connect_timeout=2", s.Addr())
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		c, err := pgx.Connect(ctx, dsn)
+		if err == nil {
+			return s, c
+		}
+		if time.Now().After(deadline) {
+			s.Shutdown(ctx)
+			t.Fatalf("the node did not lead within 30 s: %v", err)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/loopback"
 	"github.com/seqd/seqd/internal/testenv"
 )
 
@@ -118,7 +119,7 @@ func backupUnderLoad(t *testing.T, bin string, bursty bool) {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	addr, err := freeAddr()
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,20 +166,25 @@ func backupUnderLoad(t *testing.T, bin string, bursty bool) {
 	}
 	t.Logf("%s", out)
 
-	addr2, err := freeAddr()
-	if err != nil {
-		t.Fatal(err)
+	// serve starts seqd on a restored store and has clients take values
+	// from it into l for d.
+	serve := func(data string, l *valueLog, clients int, d time.Duration) {
+		addr, err := loopback.FreeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := startProc(bin, data, addr, false, 0, nil, logf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.kill()
+		stop := make(chan struct{})
+		wg := l.clients(t, addr, clients, 1, false, stop)
+		time.Sleep(d)
+		close(stop)
+		wg.Wait()
 	}
-	p2, err := startProc(bin, restored, addr2, false, 0, nil, logf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p2.kill()
-	stop2 := make(chan struct{})
-	wg2 := log.clients(t, addr2, 4, 1, false, stop2)
-	time.Sleep(2 * time.Second)
-	close(stop2)
-	wg2.Wait()
+	serve(restored, log, 4, 2*time.Second)
 
 	// The check can fail: a restore whose bound is too small for what
 	// the original handed out after the backup repeats values, and this
@@ -198,20 +204,7 @@ func backupUnderLoad(t *testing.T, bin string, bursty bool) {
 	if out, err := exec.Command(bin, "restore", "-from", backup, "-data", tooSmall, "-bound", "1").CombinedOutput(); err != nil {
 		t.Fatalf("restore with -bound 1: %v\n%s", err, out)
 	}
-	addr3, err := freeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p3, err := startProc(bin, tooSmall, addr3, false, 0, nil, logf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p3.kill()
-	stop3 := make(chan struct{})
-	wg3 := small.clients(t, addr3, 2, 1, false, stop3)
-	time.Sleep(time.Second)
-	close(stop3)
-	wg3.Wait()
+	serve(tooSmall, small, 2, time.Second)
 	if len(small.repeats) == 0 {
 		t.Fatalf("a restore with -bound 1 repeated none of the original's values in %d requests: the check proves nothing", small.count[1])
 	}

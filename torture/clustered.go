@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/seqd/seqd/internal/loopback"
 	"github.com/seqd/seqd/server"
 )
 
@@ -241,7 +242,7 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 			ps = append(ps, p)
 		}
 		r.proxies = append(r.proxies, ps)
-		addr, err := freeAddr()
+		addr, err := loopback.FreeAddr()
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/seqd/seqd/internal/loopback"
 	"github.com/seqd/seqd/internal/testenv"
 )
 
@@ -24,7 +25,7 @@ func TestMemoryBounded(t *testing.T) {
 		t.Skip("10k connections")
 	}
 	dir := t.TempDir()
-	addr, err := freeAddr()
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}

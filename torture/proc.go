@@ -123,12 +123,3 @@ func (p *proc) rss() (int64, error) {
 	return 0, errors.New("no VmRSS")
 }
 
-// freeAddr is a loopback address nobody listens on now.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}

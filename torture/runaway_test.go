@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/seqd/seqd/internal/loopback"
 	"github.com/seqd/seqd/internal/testenv"
 )
 
@@ -27,7 +28,7 @@ func TestRunawayStatements(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runaway statements on the real binary")
 	}
-	addr, err := freeAddr()
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/seqd/seqd/internal/loopback"
 )
 
 // Fault is what ends (or disturbs) one cycle.
@@ -181,7 +183,7 @@ func Run(cfg Config) (*Report, error) {
 		r.cache[s.Name] = s.Cache
 		r.setvalMu[s.Name] = &sync.Mutex{}
 	}
-	addr, err := freeAddr()
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		return nil, err
 	}

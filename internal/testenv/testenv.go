@@ -6,7 +6,6 @@ package testenv
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/loopback"
 	"github.com/seqd/seqd/storage/embedded"
 )
 
@@ -155,10 +155,9 @@ func LineDiff(want, got string) string {
 // test starts a moment later).
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return addr
 }
