@@ -122,4 +122,3 @@ func (p *proc) rss() (int64, error) {
 	}
 	return 0, errors.New("no VmRSS")
 }
-
