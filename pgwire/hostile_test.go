@@ -7,7 +7,6 @@ import (
 	"log"
 	"net"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/testenv"
 )
 
 // TestDeepStatementsOverTheWire: statements nested past the parser's
@@ -423,7 +423,7 @@ func TestConnectionSlots(t *testing.T) {
 // SQLSTATE, message, user, connection and text (bounded), from the
 // simple and the extended protocol.
 func TestFailedStatementsLogged(t *testing.T) {
-	var buf syncBuffer
+	var buf testenv.LogBuffer
 	dsn, _ := startServerWith(t, Config{Logger: log.New(&buf, "", 0)})
 	ctx := context.Background()
 	c := mustConnect(t, dsn)
@@ -453,23 +453,6 @@ func TestFailedStatementsLogged(t *testing.T) {
 	if strings.Contains(got, "select 1\n") {
 		t.Error("a statement that succeeded was logged")
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestSCRAMNoRoleLeak: on the wire, an unknown role, a role that may not

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,25 +14,6 @@ import (
 
 	"github.com/seqd/seqd/internal/testenv"
 )
-
-// syncBuffer is a bytes.Buffer safe for a process writing and a test reading.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String is what was written, with slog's escaped quotes plain.
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.ReplaceAll(s.b.String(), `\"`, `"`)
-}
 
 // TestConfigReload: settings come from -config (the command line wins);
 // SIGHUP applies a changed auth and log-level to new connections, keeps
@@ -50,7 +29,7 @@ func TestConfigReload(t *testing.T) {
 		}
 	}
 	write("# seqd's settings\nauth = trust\nlog-level = 'info'\nmax-bulk-rows = 5  # comment\n")
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	cmd := exec.Command(bin, "-data", dir+"/data", "-listen", addr, "-config", conf, "-max-bulk-rows", "7")
 	cmd.Env = append(os.Environ(), "SEQD_PASSWORD=pw-one")
 	cmd.Stderr = &logs

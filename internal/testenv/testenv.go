@@ -161,3 +161,23 @@ func FreeAddr(t testing.TB) string {
 	}
 	return addr
 }
+
+// LogBuffer collects what a logger writes, safe for the server's
+// goroutines to write while the test reads.
+type LogBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *LogBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is what was written, with slog's escaped quotes plain.
+func (l *LogBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.ReplaceAll(l.b.String(), `\"`, `"`)
+}
