@@ -10,15 +10,14 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"runtime/debug"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sql"
 )
 
@@ -377,26 +376,14 @@ func (c *conn) statementContext(ctx context.Context) (context.Context, context.C
 
 func noCancel() {}
 
-// maxLoggedStatement bounds a failed statement's text in the log.
-const maxLoggedStatement = 1024
-
-// logFailure logs a statement that failed, as PostgreSQL's
-// log_min_error_statement = error does: the error with its SQLSTATE, who
-// sent it on which connection, and the statement's text (its first
-// maxLoggedStatement bytes, cut where a character begins).
+// logFailure logs a statement that failed (frontend.LogFailure), unless
+// the portal was only suspended.
 func (c *conn) logFailure(err error, text string) {
 	if errors.Is(err, errSuspended) {
 		return
 	}
 	r := toErrorResponse(err)
-	if len(text) > maxLoggedStatement {
-		cut := maxLoggedStatement
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + "..."
-	}
-	c.srv.log.Printf("ERROR %s %s (user %q, connection %d) STATEMENT: %s", r.Code, r.Message, c.user, c.pid, text)
+	frontend.LogFailure(c.srv.log, r.Code, r.Message, c.user, c.pid, text)
 }
 
 // failedText is the query an extended-protocol message that failed
@@ -427,19 +414,6 @@ func (c *conn) failedText(msg pgproto3.FrontendMessage) string {
 // panicHook, when a test sets it, is called with each simple-query
 // statement's text before it runs (to prove that a panic is contained).
 var panicHook func(text string)
-
-// contain turns a panic of the statement being handled into its error
-// (XX000), logged with its stack: one session's failure ends that
-// statement, never the process and the other sessions. Deferred by every
-// path that parses or runs a client's statement.
-func (c *conn) contain(err *error) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	c.srv.log.Printf("pgwire: a statement panicked (connection %d): %v\n%s", c.pid, r, debug.Stack())
-	*err = sql.Errorf(sql.InternalError, "internal error: %v", r)
-}
 
 // observe reports a statement to OnStatement.
 func (c *conn) observe(tag string, err error, began time.Time) {

@@ -10,11 +10,12 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sql"
 )
 
 func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err error) {
-	defer c.contain(&err)
+	defer frontend.Contain(c.srv.log, c.pid, &err)
 	switch m := msg.(type) {
 	case *pgproto3.Parse:
 		stmts, err := c.parse(m.Query)

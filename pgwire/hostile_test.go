@@ -19,6 +19,7 @@ import (
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/internal/testenv"
 )
 
@@ -440,8 +441,8 @@ func TestFailedStatementsLogged(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf(`ERROR 42601 syntax error at or near "selec" (user "u", connection %d) STATEMENT: selec 1`, pid),
 		fmt.Sprintf(`ERROR 42P01 relation "nope" does not exist (user "u", connection %d) STATEMENT: select nextval('nope')`+"\n", pid),
-		"STATEMENT: " + long[:maxLoggedStatement] + "...\n",
-		"STATEMENT: " + wide[:maxLoggedStatement-1] + "...\n", // 25 ASCII bytes, then 2-byte characters
+		"STATEMENT: " + long[:frontend.MaxLoggedStatement] + "...\n",
+		"STATEMENT: " + wide[:frontend.MaxLoggedStatement-1] + "...\n", // 25 ASCII bytes, then 2-byte characters
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("log lacks %.120q:\n%.2000s", want, got)

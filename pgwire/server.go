@@ -12,20 +12,16 @@
 //	encode.go    rows and parameters in text and binary formats
 //	errors.go    the one table from error kinds to SQLSTATEs
 //
-// Everything a statement means is the executor's: a front end owns only
-// its protocol. What a front end implements is the connection loop, the
-// authentication of a role (auth.Conversation and the engine's roles),
-// the mapping of executor results and error kinds to its wire format,
-// cancellation (a context per statement), and the limits it enforces on
-// what it reads (message size, idle time, connection slots).
+// Everything a statement means is the executor's, and what every front
+// end shares (the connection budget, session IDs and cancel keys, a
+// failed or panicking statement's handling) is package frontend's, whose
+// doc says what a front end implements: pgwire owns only PostgreSQL's
+// protocol.
 package pgwire
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/subtle"
 	"crypto/tls"
-	"encoding/binary"
 	"errors"
 	"log"
 	"net"
@@ -36,6 +32,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sql"
 )
 
@@ -100,6 +97,10 @@ type Config struct {
 	// TLSRequired refuses connections that do not use TLS, as a
 	// pg_hba.conf of hostssl lines only does (FATAL 28000).
 	TLSRequired bool
+	// Registry is the connection budget and the session IDs this server
+	// shares with the server's other front ends; nil: one of its own,
+	// of MaxConns connections with ReservedConns reserved.
+	Registry *frontend.Registry
 }
 
 // Authentication methods, named as in PostgreSQL's pg_hba.conf.
@@ -120,7 +121,7 @@ type Server struct {
 	mu       sync.Mutex
 	ln       []net.Listener
 	conns    map[*conn]struct{}
-	byPID    map[uint32]*conn // for CancelRequest
+	reg      *frontend.Registry // slots, session IDs, cancel keys
 	shutdown bool
 	wg       sync.WaitGroup
 	// sweeping starts sweepAlive with the first Serve; stopSweep ends it
@@ -156,9 +157,12 @@ func NewServer(cfg Config) *Server {
 	if cfg.AuthTimeout <= 0 {
 		cfg.AuthTimeout = 10 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}, byPID: map[uint32]*conn{}, stopSweep: make(chan struct{})}
+	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}, reg: cfg.Registry, stopSweep: make(chan struct{})}
 	if s.log == nil {
 		s.log = log.Default()
+	}
+	if s.reg == nil {
+		s.reg = frontend.NewRegistry(cfg.MaxConns, cfg.ReservedConns)
 	}
 	s.auth.Store(cfg.Auth)
 	return s
@@ -225,7 +229,7 @@ func (s *Server) track(nc net.Conn) (c *conn, down bool) {
 		nc.Close()
 		return nil, true
 	}
-	if len(s.conns) >= s.cfg.MaxConns {
+	if !s.reg.Admit() {
 		// Refused before anything is read: a flood of connections that
 		// never start holds no more than this many descriptors.
 		refused := c
@@ -250,10 +254,11 @@ func (s *Server) serveConn(c *conn) {
 	}
 	s.mu.Lock()
 	delete(s.conns, c)
-	if s.byPID[c.pid] == c {
-		delete(s.byPID, c.pid)
-	}
 	s.mu.Unlock()
+	if c.pid != 0 {
+		s.reg.Unregister(c.pid)
+	}
+	s.reg.Leave()
 }
 
 // Conns is how many client connections are open.
@@ -355,54 +360,27 @@ var errShutdown = errors.New("seqd: shutting down")
 // stopped reading; the engine is unaffected.
 var ErrConnectionsCut = errors.New("seqd: shutdown closed connections whose clients stopped reading")
 
-// cancelRequest cancels what the connection with that key is executing,
-// if anything; PostgreSQL too makes no promise for a request that races
-// with the statement's end.
-func (s *Server) cancelRequest(pid uint32, secret []byte) {
-	s.mu.Lock()
-	c := s.byPID[pid]
-	s.mu.Unlock()
-	if c == nil || subtle.ConstantTimeCompare(secret, c.secret[:]) != 1 {
-		return
-	}
+// mayUseSlot reports whether user may keep a session beyond the
+// MaxConns-ReservedConns that any role may: only a superuser (or, under
+// trust, a name that is no role) may take the reserved ones.
+func (s *Server) mayUseSlot(c *conn, user string) bool {
+	r, ok := c.eng.Role(user)
+	return s.reg.MayUseSlot(!ok || r.Superuser)
+}
+
+// register gives c a process ID and secret key of its own for
+// CancelRequest, unless MaxConns sessions are already in: then false.
+func (s *Server) register(c *conn) bool {
+	pid, key, ok := s.reg.Register(c.cancelRunning)
+	c.pid, c.secret = pid, key
+	return ok
+}
+
+// cancelRunning cancels what c is executing, if anything.
+func (c *conn) cancelRunning() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.busy && c.cancel != nil {
 		c.cancel(context.Canceled)
-	}
-}
-
-// mayUseSlot reports whether user may have a session beyond the
-// MaxConns-ReservedConns that any role may: only a superuser (or, under
-// trust, a name that is no role) may take the reserved ones. As in
-// PostgreSQL, it is decided after authentication.
-func (s *Server) mayUseSlot(c *conn, user string) bool {
-	s.mu.Lock()
-	n := len(s.byPID)
-	s.mu.Unlock()
-	if n <= s.cfg.MaxConns-s.cfg.ReservedConns {
-		return true
-	}
-	r, ok := c.eng.Role(user)
-	return !ok || r.Superuser
-}
-
-// register gives c a process ID and secret key of its own for
-// CancelRequest, unless MaxConns connections are already in: then false.
-func (s *Server) register(c *conn) bool {
-	rand.Read(c.secret[:])
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.byPID) >= s.cfg.MaxConns {
-		return false
-	}
-	for {
-		var b [4]byte
-		rand.Read(b[:])
-		c.pid = binary.BigEndian.Uint32(b[:]) >> 1
-		if c.pid != 0 && s.byPID[c.pid] == nil {
-			s.byPID[c.pid] = c
-			return true
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sql"
 )
 
@@ -56,7 +57,7 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 }
 
 func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) (tag string, err error) {
-	defer c.contain(&err)
+	defer frontend.Contain(c.srv.log, c.pid, &err)
 	if panicHook != nil {
 		panicHook(st.Text())
 	}
@@ -81,6 +82,6 @@ func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) (tag stri
 
 // parse parses a query string, containing a panic as contain does.
 func (c *conn) parse(q string) (stmts []sql.Statement, err error) {
-	defer c.contain(&err)
+	defer frontend.Contain(c.srv.log, c.pid, &err)
 	return sql.Parse(q)
 }

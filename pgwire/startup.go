@@ -49,7 +49,7 @@ func (c *conn) startup() bool {
 			}
 			continue
 		case *pgproto3.CancelRequest:
-			c.srv.cancelRequest(m.ProcessID, m.SecretKey)
+			c.srv.reg.Cancel(m.ProcessID, m.SecretKey)
 			return false
 		case *pgproto3.StartupMessage:
 			return c.accept(m)

@@ -1,0 +1,161 @@
+// Package frontend is what seqd's protocol front ends share, so that each
+// front end is a small room: the PostgreSQL protocol (pgwire) today,
+// MySQL's and an HTTP API next.
+//
+// Everything a statement means is the executor's (executor.Session).
+// A front end implements:
+//
+//   - its connection loop: reading its protocol's messages within its
+//     size limit, answering with executor results in its wire format,
+//     and ending idle or departed connections;
+//   - authentication of a role against the engine's roles (auth for
+//     SCRAM; a new method keeps only verifiers, never passwords);
+//   - the mapping of executor error kinds (sql.Kind) to its protocol's
+//     codes, in one table, as pgwire/errors.go is;
+//   - cancellation: a context per statement, cancelled through the
+//     Registry by its protocol's cancel request;
+//
+// and it uses from here the connection budget every front end shares
+// (Registry: -max-connections counted from accept, the slots reserved
+// for superusers, session IDs and cancel keys), and the handling of a
+// failed or panicking statement (Contain, LogFailure).
+package frontend
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/binary"
+	"log"
+	"runtime/debug"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// Registry holds the connections of every front end of one server: the
+// budget they share and the sessions' IDs, which cancel them (PostgreSQL's
+// CancelRequest names one with its key; MySQL's KILL QUERY n, and
+// pg_backend_pid, show one). It is safe for concurrent use.
+type Registry struct {
+	max, reserved int
+
+	mu       sync.Mutex
+	admitted int // connections accepted and not yet ended
+	byID     map[uint32]*entry
+}
+
+type entry struct {
+	key    [4]byte
+	cancel func()
+}
+
+// NewRegistry is a registry of at most max connections at once, the last
+// reserved of which only superusers may keep once authenticated.
+func NewRegistry(max, reserved int) *Registry {
+	return &Registry{max: max, reserved: reserved, byID: map[uint32]*entry{}}
+}
+
+// Admit counts a connection from the moment it is accepted (before it
+// sends anything, so that a flood of connections that never start holds
+// no more than max descriptors); false when max are in, and the front end
+// refuses it at once with its "too many connections" error. Every
+// admitted connection calls Leave when it ends.
+func (r *Registry) Admit() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.admitted >= r.max {
+		return false
+	}
+	r.admitted++
+	return true
+}
+
+// Leave ends an admitted connection.
+func (r *Registry) Leave() {
+	r.mu.Lock()
+	r.admitted--
+	r.mu.Unlock()
+}
+
+// Register gives a session an ID of its own and a key that cancel
+// requests must show, and the function that cancels what it runs; ok is
+// false when max sessions are registered already.
+func (r *Registry) Register(cancel func()) (id uint32, key [4]byte, ok bool) {
+	rand.Read(key[:])
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.byID) >= r.max {
+		return 0, key, false
+	}
+	for {
+		var b [4]byte
+		rand.Read(b[:])
+		id = binary.BigEndian.Uint32(b[:]) >> 1 // positive as a PostgreSQL pid
+		if id != 0 && r.byID[id] == nil {
+			r.byID[id] = &entry{key: key, cancel: cancel}
+			return id, key, true
+		}
+	}
+}
+
+// Unregister forgets a session (its connection ended).
+func (r *Registry) Unregister(id uint32) {
+	r.mu.Lock()
+	delete(r.byID, id)
+	r.mu.Unlock()
+}
+
+// MayUseSlot reports whether a session that just authenticated may stay:
+// beyond max-reserved sessions, only a superuser (PostgreSQL's
+// superuser_reserved_connections, decided after authentication).
+func (r *Registry) MayUseSlot(superuser bool) bool {
+	r.mu.Lock()
+	n := len(r.byID)
+	r.mu.Unlock()
+	return n <= r.max-r.reserved || superuser
+}
+
+// Cancel cancels what session id is running, if anything, when key is
+// its key (compared in constant time); PostgreSQL too makes no promise
+// for a request that races with the statement's end.
+func (r *Registry) Cancel(id uint32, key []byte) bool {
+	r.mu.Lock()
+	e := r.byID[id]
+	r.mu.Unlock()
+	if e == nil || subtle.ConstantTimeCompare(key, e.key[:]) != 1 {
+		return false
+	}
+	e.cancel()
+	return true
+}
+
+// Contain ends a panicking statement with an internal error (XX000 in
+// PostgreSQL's terms) instead of the process, logging the stack: deferred
+// around each statement, with the statement's error.
+func Contain(logger *log.Logger, conn uint32, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	logger.Printf("a statement panicked (connection %d): %v\n%s", conn, r, debug.Stack())
+	*err = sql.Errorf(sql.InternalError, "internal error: %v", r)
+}
+
+// MaxLoggedStatement bounds a failed statement's text in the log.
+const MaxLoggedStatement = 1024
+
+// LogFailure logs a statement that failed, as PostgreSQL's
+// log_min_error_statement = error does: its error code (the protocol's)
+// and message, who sent it on which connection, and its text (its first
+// MaxLoggedStatement bytes, cut where a character begins).
+func LogFailure(logger *log.Logger, code, msg, user string, conn uint32, text string) {
+	if len(text) > MaxLoggedStatement {
+		cut := MaxLoggedStatement
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "..."
+	}
+	logger.Printf("ERROR %s %s (user %q, connection %d) STATEMENT: %s", code, msg, user, conn, text)
+}
