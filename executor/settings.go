@@ -78,7 +78,6 @@ func init() {
 		{display: "jit", value: "off", desc: "Allow JIT compilation."},
 		{display: "max_connections", value: "10000", desc: "Sets the maximum number of concurrent connections.", fixed: true},
 		{display: "escape_string_warning", value: "on", desc: "Warn about backslash escapes in ordinary string literals."},
-		{display: "intervalstyle", value: "postgres"},
 		{display: "geqo", value: "on", desc: "Enables genetic query optimization."},
 		{display: "work_mem", value: "4MB", desc: "Sets the maximum memory to be used for query workspaces."},
 		{display: "timezone_abbreviations", value: "Default", desc: "Selects a file of time zone abbreviations."},
@@ -306,13 +305,9 @@ func settingDisplay(name string) string {
 	return name
 }
 
-// displayName is how SHOW names a setting's column.
-func displayName(name string) string {
-	if d, ok := settingDefs[name]; ok {
-		return strings.ToLower(d.display)
-	}
-	return name
-}
+// displayName is how SHOW names a setting's column: PostgreSQL's name
+// for it, in its case (TimeZone, DateStyle), whatever case was asked.
+func displayName(name string) string { return settingDisplay(name) }
 
 // changed notes a reportable setting's new value for the front end.
 func (s *Session) changed(name string) {
