@@ -103,9 +103,15 @@ func (c *compiler) spec(opts []*pg.Node) (seqmath.Spec, error) {
 			b := d.Arg.GetBoolean().GetBoolval()
 			sp.Cycle = &b
 		case "owned_by":
+			// PostgreSQL's process_owned_by: NONE, or table.column, and
+			// seqd has no tables, so a table named is never found.
 			names := strs(d.Arg.GetList().GetItems())
-			if len(names) != 1 || names[0] != "none" {
-				return sp, c.errAt(d.Location, sql.FeatureNotSupported, "seqd has no tables: OWNED BY only accepts NONE")
+			switch {
+			case len(names) == 1 && names[0] == "none":
+			case len(names) == 1:
+				return sp, sql.Errorf(sql.SyntaxError, "invalid OWNED BY option").WithHint("Specify OWNED BY table.column or OWNED BY NONE.")
+			default:
+				return sp, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", strings.Join(names[:len(names)-1], "."))
 			}
 		default:
 			return sp, c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support the sequence option %s", strings.ToUpper(d.Defname))
