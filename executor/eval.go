@@ -351,6 +351,9 @@ type anyExpr struct {
 	list []expr // IN (a, b)
 	arr  expr   // = ANY (array)
 	all  bool
+	// match, for a pattern operator (~ ANY, LIKE ALL), says how each
+	// element matches; its l and pat are unused.
+	match *matchExpr
 }
 
 func (a *anyExpr) typ() *Type { return tBool }
@@ -387,7 +390,21 @@ func (a *anyExpr) eval(e *env) (Datum, error) {
 			sawNull = true
 			continue
 		}
-		if cmpHolds(a.op, compare(l, d)) != a.all {
+		holds := false
+		if a.match != nil {
+			re, err := compilePattern(d.S, a.match.like, a.match.fold)
+			if err != nil {
+				return Null, err
+			}
+			s := l.S
+			if l.Kind != KText {
+				s = string(AppendOutput(nil, a.l.typ(), l))
+			}
+			holds = re.MatchString(s) != a.match.not
+		} else {
+			holds = cmpHolds(a.op, compare(l, d))
+		}
+		if holds != a.all {
 			return Bool(!a.all), nil
 		}
 	}

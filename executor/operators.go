@@ -51,10 +51,23 @@ func (c *compiler) aExpr(sc *scope, a *pg.A_Expr) (expr, error) {
 			return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.typ().sqlName, op, elem.sqlName).
 				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 		}
-		if !isCmpOp(op) {
-			return nil, c.errAt(a.Location, sql.FeatureNotSupported, "seqd supports only comparisons with ANY/ALL")
+		all := a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL
+		if like, fold, not, ok := matchOp(op); ok {
+			// x ~ ANY (patterns), x LIKE ALL (patterns): each element a
+			// pattern, as PostgreSQL's text operators take them.
+			if l, err = c.textOperand(l, a.Lexpr); err == nil && !isString(r.typ().Elem()) {
+				err = errNotText
+			}
+			if err != nil {
+				return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.typ().sqlName, op, r.typ().Elem().sqlName).
+					WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+			}
+			return &anyExpr{op: op, l: l, arr: r, all: all, match: &matchExpr{like: like, fold: fold, not: not}}, nil
 		}
-		return &anyExpr{op: op, l: l, arr: r, all: a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL}, nil
+		if !isCmpOp(op) {
+			return nil, c.errAt(a.Location, sql.FeatureNotSupported, "seqd supports comparisons and pattern matches with ANY/ALL, not %s", op)
+		}
+		return &anyExpr{op: op, l: l, arr: r, all: all}, nil
 	case pg.A_Expr_Kind_AEXPR_IN:
 		l, err := c.expr(sc, a.Lexpr)
 		if err != nil {
@@ -228,13 +241,23 @@ func (c *compiler) binaryOp(sc *scope, op string, ln, rn *pg.Node, loc int32) (e
 	if err != nil {
 		return nil, err
 	}
-	switch op {
-	case "~", "~*", "!~", "!~*":
-		return c.match(l, r, ln, rn, op, loc, false, strings.Contains(op, "*"), op[0] == '!')
-	case "~~", "!~~", "~~*", "!~~*":
-		return c.match(l, r, ln, rn, op, loc, true, strings.Contains(op, "*"), op[0] == '!')
+	if like, fold, not, ok := matchOp(op); ok {
+		return c.match(l, r, ln, rn, op, loc, like, fold, not)
 	}
 	return c.binaryExprs(op, l, r, ln, rn, loc)
+}
+
+// matchOp reads a pattern-matching operator: ~, ~*, !~, !~* (regular
+// expressions) and ~~, ~~*, !~~, !~~* (LIKE and ILIKE, as the grammar
+// spells them).
+func matchOp(op string) (like, fold, not, ok bool) {
+	switch op {
+	case "~", "~*", "!~", "!~*":
+		return false, strings.Contains(op, "*"), op[0] == '!', true
+	case "~~", "!~~", "~~*", "!~~*":
+		return true, strings.Contains(op, "*"), op[0] == '!', true
+	}
+	return false, false, false, false
 }
 
 func (c *compiler) binaryExprs(op string, l, r expr, ln, rn *pg.Node, loc int32) (expr, error) {
