@@ -193,6 +193,11 @@ func (s *Session) relationVisible(oid uint32) bool {
 }
 
 func (s *Session) setSetting(name, value string, local bool) error {
+	if d := settingDefs[strings.ToLower(name)]; d.pg != nil {
+		if err := d.pg.checkContext(false, s.isSuperuser(s.cfg.User)); err != nil {
+			return err
+		}
+	}
 	if local && !s.tx.open {
 		return nil // PostgreSQL warns and ignores SET LOCAL outside a block
 	}

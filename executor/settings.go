@@ -26,6 +26,9 @@ type settingDef struct {
 	// duration settings take a number of milliseconds or a number with a
 	// time unit, and show PostgreSQL's normalized form ("5s").
 	duration bool
+	// pg, for a PostgreSQL parameter seqd gives no meaning to
+	// (pgsettings.go), checks and shows its values as PostgreSQL does.
+	pg *pgSetting
 }
 
 var settingDefs = map[string]settingDef{}
@@ -85,6 +88,7 @@ func init() {
 	} {
 		settingDefs[strings.ToLower(d.display)] = d
 	}
+	addPGSettings()
 }
 
 // settings are a session's configuration parameters: what SET gave,
@@ -135,6 +139,13 @@ func (s *settings) set(name, value string, local bool) error {
 	}
 	if d.fixed {
 		return sql.Errorf(sql.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
+	}
+	if d.pg != nil {
+		v, err := d.pg.normalize(value)
+		if err != nil {
+			return err
+		}
+		value = v
 	}
 	if d.boolean {
 		b, err := parseBool(value)
