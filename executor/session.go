@@ -151,13 +151,26 @@ func NewSession(cfg Config) (*Session, error) {
 			}
 			continue
 		}
-		if err := s.settings.set(k, v, false); err != nil {
+		if err := s.startupSetting(k, v); err != nil {
 			return nil, err
 		}
 	}
 	s.settings.markDefaults()
 	s.reported = nil
 	return s, nil
+}
+
+// startupSetting applies a parameter the client's startup packet sets,
+// refused as PostgreSQL refuses it there: a parameter fixed at server
+// start or read from its configuration file, or a superuser's for
+// another role.
+func (s *Session) startupSetting(name, value string) error {
+	if d := settingDefs[strings.ToLower(name)]; d.pg != nil {
+		if err := d.pg.checkContext(true, s.isSuperuser(s.cfg.User)); err != nil {
+			return err
+		}
+	}
+	return s.settings.set(name, value, false)
 }
 
 // applyOptions applies the startup "options" parameter: -c name=value and
@@ -181,7 +194,7 @@ func (s *Session) applyOptions(opts string) error {
 		if !ok {
 			return sql.Errorf(sql.SyntaxError, "-c %s requires a value", kv)
 		}
-		if err := s.settings.set(strings.ReplaceAll(k, "-", "_"), v, false); err != nil {
+		if err := s.startupSetting(strings.ReplaceAll(k, "-", "_"), v); err != nil {
 			return err
 		}
 	}
