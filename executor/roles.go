@@ -338,6 +338,13 @@ func (c *compiler) alterRoleSet(st *pg.AlterRoleSetStmt) (*Prepared, error) {
 		case !r.Superuser && !s.mayAdministerRoles() && name != s.cfg.User:
 			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied")
 		}
+		// A parameter a session cannot set, a role's defaults cannot
+		// hold either (PostgreSQL checks it as SET would).
+		if d := settingDefs[param]; d.pg != nil && vs.Kind == pg.VariableSetKind_VAR_SET_VALUE {
+			if err := d.pg.checkContext(false, s.isSuperuser(s.cfg.User)); err != nil {
+				return nil, err
+			}
+		}
 		var kept []engine.Setting
 		if vs.Kind != pg.VariableSetKind_VAR_RESET_ALL {
 			for _, st := range r.Settings {

@@ -65,4 +65,10 @@ set log_statement = 'all';
 set enable_hashjoin = off;
 show enable_hashjoin;
 \c - :admin
+alter role pgs_plain set shared_buffers = '1GB';
+alter role pgs_plain set checkpoint_timeout = 100;
+alter role pgs_plain set log_connections = on;
+alter role pgs_plain set work_mem = 100;
+alter role pgs_plain set work_mem = '8MB';
+select rolconfig from pg_roles where rolname = 'pgs_plain';
 drop role pgs_plain;
