@@ -398,8 +398,19 @@ func catalogRelations() []*relation {
 					if d.fixed {
 						ctx = "internal"
 					}
-					out = append(out, []Datum{Text(display), Text(first(s.settingValue(name))), Null, Text("seqd"), Text(d.desc), Null,
-						Text(ctx), Text("string"), Text("default"), Null, Null, Null, Text(d.value), Text(reset), Null, Null, Bool(false)})
+					setting := first(s.settingValue(name))
+					row := []Datum{Text(display), Text(setting), Null, Text("seqd"), Text(d.desc), Null,
+						Text(ctx), Text("string"), Text("default"), Null, Null, Null, Text(d.value), Text(reset), Null, Null, Bool(false)}
+					if p := pgSettingByName[name]; p != nil {
+						// PostgreSQL's own account of the parameter: numbers
+						// in its base unit, as pg_settings gives them.
+						row[1], row[13] = Text(p.baseUnits(setting)), Text(p.baseUnits(reset))
+						row[2], row[6], row[7], row[9], row[10], row[12] = textOrNull(p.unit), Text(p.context), Text(p.vartype), textOrNull(p.min), textOrNull(p.max), Text(p.boot)
+						if p.enumvals != nil {
+							row[11] = textArray(p.enumvals)
+						}
+					}
+					out = append(out, row)
 				}
 				return out, nil
 			}},

@@ -29,12 +29,17 @@ type pgSetting struct {
 // seqd.
 const noEffect = " (seqd: accepted; changes nothing here)"
 
+// pgSettingByName finds PostgreSQL's account of a parameter by its
+// lower-case name, for pg_settings.
+var pgSettingByName = map[string]*pgSetting{}
+
 // addPGSettings adds the parameters settings.go does not define, after
 // it has (from its init: the order of package files' inits is theirs).
 func addPGSettings() {
 	for i := range pgSettings {
 		p := &pgSettings[i]
 		key := strings.ToLower(p.name)
+		pgSettingByName[key] = p
 		if d, own := settingDefs[key]; own {
 			// seqd's own definition decides; one that checks nothing of
 			// its own takes PostgreSQL's checks and SHOW form (not the
@@ -248,4 +253,32 @@ func (p *pgSetting) showInt(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// baseUnits is an integer parameter's value (as SHOW gives it) in its
+// base unit, as pg_settings.setting gives it (work_mem's 4MB is 4096);
+// any other value as it is.
+func (p *pgSetting) baseUnits(v string) string {
+	if p.vartype != "integer" || p.unit == "" {
+		return v
+	}
+	if n, _, ok := p.parseInt(v); ok {
+		return strconv.FormatInt(n, 10)
+	}
+	return v
+}
+
+func textOrNull(s string) Datum {
+	if s == "" {
+		return Null
+	}
+	return Text(s)
+}
+
+func textArray(ss []string) Datum {
+	a := make([]Datum, len(ss))
+	for i, s := range ss {
+		a[i] = Text(s)
+	}
+	return Array(a...)
 }

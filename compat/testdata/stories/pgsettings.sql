@@ -65,6 +65,9 @@ set log_statement = 'all';
 set enable_hashjoin = off;
 show enable_hashjoin;
 \c - :admin
+select name, setting, unit, context, vartype, min_val, max_val, enumvals, boot_val, reset_val from pg_settings
+  where name in ('work_mem', 'statement_timeout', 'random_page_cost', 'constraint_exclusion', 'geqo', 'shared_buffers',
+    'synchronize_seqscans', 'log_min_duration_statement', 'max_wal_size', 'DateStyle') order by name;
 alter role pgs_plain set shared_buffers = '1GB';
 alter role pgs_plain set checkpoint_timeout = 100;
 alter role pgs_plain set log_connections = on;
