@@ -267,27 +267,15 @@ func (c *compiler) unify(sc *scope, nodes []*pg.Node, what string) ([]expr, *Typ
 }
 
 func (c *compiler) unifyExprs(args []expr, nodes []*pg.Node, what string) ([]expr, *Type, error) {
-	var t *Type
-	for _, x := range args {
-		if isUnknown(x) {
-			continue
-		}
-		xt := x.typ()
-		switch {
-		case t == nil:
-			t = xt
-		case t == xt:
-		case implicitOK(t, xt) && !implicitOK(xt, t):
-			t = xt
-		case implicitOK(xt, t):
-		case isString(t) && isString(xt):
-			t = tText
-		default:
-			return nil, nil, c.errAt(-1, sql.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t.sqlName, xt.sqlName)
+	types := make([]*Type, len(args))
+	for i, x := range args {
+		if !isUnknown(x) {
+			types[i] = x.typ()
 		}
 	}
-	if t == nil {
-		t = tText
+	t, err := commonType(types, what)
+	if err != nil {
+		return nil, nil, err
 	}
 	for i, x := range args {
 		loc := int32(-1)
@@ -301,4 +289,30 @@ func (c *compiler) unifyExprs(args []expr, nodes []*pg.Node, what string) ([]exp
 		args[i] = y
 	}
 	return args, t, nil
+}
+
+// commonType is PostgreSQL's select_common_type: the type the inputs
+// (nil for one of unknown type, a literal or parameter) all become, text
+// when all are unknown.
+func commonType(types []*Type, what string) (*Type, error) {
+	var t *Type
+	for _, xt := range types {
+		switch {
+		case xt == nil:
+		case t == nil:
+			t = xt
+		case t == xt:
+		case implicitOK(t, xt) && !implicitOK(xt, t):
+			t = xt
+		case implicitOK(xt, t):
+		case isString(t) && isString(xt):
+			t = tText
+		default:
+			return nil, sql.Errorf(sql.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t.sqlName, xt.sqlName)
+		}
+	}
+	if t == nil {
+		t = tText
+	}
+	return t, nil
 }

@@ -40,6 +40,9 @@ type query struct {
 	width int
 	// spare is a released one-row result to reuse (Session.Release).
 	spare *singleRow
+	// setop, for UNION, INTERSECT or EXCEPT, gives the rows (setop.go);
+	// sortKeys, limit and offset then apply to them.
+	setop *setOp
 }
 
 type sortKey struct {
@@ -55,9 +58,6 @@ type bulkPlan struct {
 
 // selectStmt compiles a SELECT.
 func (c *compiler) selectStmt(st *pg.SelectStmt) (*query, error) {
-	if st.Op != pg.SetOperation_SETOP_NONE {
-		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support %s", strings.TrimPrefix(st.Op.String(), "SETOP_"))
-	}
 	if st.WithClause != nil {
 		return nil, c.errAt(st.WithClause.Location, sql.FeatureNotSupported, "seqd does not support WITH")
 	}
@@ -69,6 +69,9 @@ func (c *compiler) selectStmt(st *pg.SelectStmt) (*query, error) {
 	}
 	if len(st.LockingClause) > 0 {
 		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support FOR UPDATE/SHARE: its relations are read-only")
+	}
+	if st.Op != pg.SetOperation_SETOP_NONE {
+		return c.setOperation(st)
 	}
 	q := &query{s: c.s}
 	sc := &scope{}
@@ -365,6 +368,17 @@ func (q *query) planBulk() {
 // open runs the query.
 func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, error) {
 	q.s.tx.queried = true
+	if q.setop != nil {
+		e := &env{ctx: ctx, s: q.s, params: params}
+		all, err := q.setop.rows(ctx, e, params)
+		if err != nil {
+			return nil, err
+		}
+		if q.sortKeys != nil {
+			q.sort(all)
+		}
+		return q.limited(e, &sliceRows{rows: all})
+	}
 	if q.bulk != nil {
 		if err := q.s.checkPrivilege(q.bulk.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
 			return nil, err
@@ -434,6 +448,11 @@ func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, erro
 	if q.hidden > 0 {
 		out = &trimRows{in: out, n: len(q.targets) - q.hidden}
 	}
+	return q.limited(e, out)
+}
+
+// limited applies the query's LIMIT and OFFSET to out.
+func (q *query) limited(e *env, out Rows) (Rows, error) {
 	if q.limit != nil || q.offset != nil {
 		lr := &limitRows{in: out, limit: -1}
 		if q.limit != nil {
@@ -505,14 +524,8 @@ func distinct(rows [][]Datum, width int) [][]Datum {
 	seen := map[string]bool{}
 	out := rows[:0]
 	for _, r := range rows {
-		var key strings.Builder
-		for _, d := range r[:width] {
-			key.WriteByte(byte(d.Kind))
-			key.Write(AppendOutput(nil, nil, d))
-			key.WriteByte(0)
-		}
-		if !seen[key.String()] {
-			seen[key.String()] = true
+		if k := rowKey(r, width); !seen[k] {
+			seen[k] = true
 			out = append(out, r)
 		}
 	}

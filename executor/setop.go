@@ -1,0 +1,261 @@
+package executor
+
+import (
+	"context"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// UNION, INTERSECT and EXCEPT, [ALL] or not, as PostgreSQL runs them: the
+// two sides have as many columns, each column the common type of the
+// sides' (PostgreSQL's select_common_type, as for CASE), named as the
+// left side names it; ORDER BY names result columns (by name or
+// position), LIMIT and OFFSET apply to the whole.
+
+// setOp is a compiled set operation: its sides, and how each side's
+// columns become the result's types.
+type setOp struct {
+	op           pg.SetOperation
+	all          bool
+	l, r         *query
+	lcast, rcast []*Type // per column, the type to cast to; nil: as it is
+}
+
+// setOpName is the operation as PostgreSQL's messages name it.
+func setOpName(op pg.SetOperation) string {
+	return strings.TrimPrefix(op.String(), "SETOP_")
+}
+
+// typed stands for a column of a side, for the common type's choice.
+type typed struct{ t *Type }
+
+func (x *typed) typ() *Type               { return x.t }
+func (x *typed) eval(*env) (Datum, error) { return Null, nil }
+
+// setOperation compiles st, a UNION, INTERSECT or EXCEPT.
+func (c *compiler) setOperation(st *pg.SelectStmt) (*query, error) {
+	name := setOpName(st.Op)
+	l, err := c.selectStmt(st.Larg)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.selectStmt(st.Rarg)
+	if err != nil {
+		return nil, err
+	}
+	// Where the right side's columns are, for the errors' positions.
+	rloc := func(i int) int32 {
+		if i < len(st.Rarg.TargetList) {
+			return leftmostLoc(st.Rarg.TargetList[i].GetResTarget().Val)
+		}
+		return -1
+	}
+	if len(l.cols) != len(r.cols) {
+		return nil, c.errAt(rloc(0), sql.SyntaxError, "each %s query must have the same number of columns", name)
+	}
+	so := &setOp{op: st.Op, all: st.All, l: l, r: r, lcast: make([]*Type, len(l.cols)), rcast: make([]*Type, len(l.cols))}
+	q := &query{s: c.s, setop: so}
+	for i := range l.cols {
+		lt, rt := l.cols[i].Type, r.cols[i].Type
+		// A literal without a type ('x', NULL) takes the other side's,
+		// as PostgreSQL resolves unknown inputs.
+		lu, ru := lt, rt
+		if unknownColumn(st.Larg, i) {
+			lu = nil
+		}
+		if unknownColumn(st.Rarg, i) {
+			ru = nil
+		}
+		t, err := commonType([]*Type{lu, ru}, name)
+		if err != nil {
+			if se, ok := err.(*sql.Error); ok && se.Pos <= 0 {
+				return nil, c.errAt(rloc(i), se.Kind, "%s", se.Msg)
+			}
+			return nil, err
+		}
+		if lt != t {
+			so.lcast[i] = t
+		}
+		if rt != t {
+			so.rcast[i] = t
+		}
+		col := l.cols[i]
+		col.Type = t
+		q.cols = append(q.cols, col)
+		q.targets = append(q.targets, &typed{t})
+	}
+	for _, n := range st.SortClause {
+		k, err := c.setOpSortKey(q, n.GetSortBy(), name)
+		if err != nil {
+			return nil, err
+		}
+		q.sortKeys = append(q.sortKeys, k)
+	}
+	sc := &scope{}
+	if st.LimitCount != nil {
+		if q.limit, err = c.limitExpr(sc, st.LimitCount); err != nil {
+			return nil, err
+		}
+	}
+	if st.LimitOffset != nil {
+		if q.offset, err = c.limitExpr(sc, st.LimitOffset); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// setOpSortKey resolves an ORDER BY item of a set operation: a result
+// column's name or position, nothing else (PostgreSQL's rule).
+func (c *compiler) setOpSortKey(q *query, sb *pg.SortBy, name string) (sortKey, error) {
+	k := sortKey{desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
+	k.nullsFirst = k.desc
+	switch sb.SortbyNulls {
+	case pg.SortByNulls_SORTBY_NULLS_FIRST:
+		k.nullsFirst = true
+	case pg.SortByNulls_SORTBY_NULLS_LAST:
+		k.nullsFirst = false
+	}
+	if ref := sb.Node.GetColumnRef(); ref != nil && len(ref.Fields) == 1 && ref.Fields[0].GetString_() != nil {
+		want := ref.Fields[0].GetString_().Sval
+		for i, col := range q.cols {
+			if col.Name == want {
+				k.col = i
+				return k, nil
+			}
+		}
+		return k, c.errAt(ref.Location, sql.UndefinedColumn, "column \"%s\" does not exist", want)
+	}
+	if ac := sb.Node.GetAConst(); ac != nil && ac.GetIval() != nil {
+		pos := int(ac.GetIval().Ival)
+		if pos < 1 || pos > len(q.cols) {
+			return k, c.errAt(ac.Location, sql.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+		}
+		k.col = pos - 1
+		return k, nil
+	}
+	return k, c.errAt(leftmostLoc(sb.Node), sql.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
+		WithDetail("Only result column names can be used, not expressions or functions.").
+		WithHint("Add the expression/function to every SELECT, or move the %s into a FROM clause.", name)
+}
+
+// rows runs both sides and combines their rows.
+func (so *setOp) rows(ctx context.Context, e *env, params []Datum) ([][]Datum, error) {
+	side := func(q *query, casts []*Type) ([][]Datum, error) {
+		rs, err := q.open(ctx, params, nil)
+		if err != nil {
+			return nil, err
+		}
+		all, err := collect(e, rs)
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range all {
+			for i, t := range casts {
+				if t != nil && row[i].Kind != KNull {
+					if row[i], err = e.s.cast(row[i], q.cols[i].Type, t); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		return all, nil
+	}
+	l, err := side(so.l, so.lcast)
+	if err != nil {
+		return nil, err
+	}
+	r, err := side(so.r, so.rcast)
+	if err != nil {
+		return nil, err
+	}
+	width := len(so.lcast)
+	switch so.op {
+	case pg.SetOperation_SETOP_UNION:
+		out := append(l, r...)
+		if !so.all {
+			out = distinct(out, width)
+		}
+		return out, nil
+	}
+	// INTERSECT and EXCEPT: by count of each row on the right (ALL keeps
+	// as many as the counts allow; without ALL, each row once).
+	counts := map[string]int{}
+	for _, row := range r {
+		counts[rowKey(row, width)]++
+	}
+	var out [][]Datum
+	for _, row := range l {
+		k := rowKey(row, width)
+		n, seen := counts[k]
+		switch so.op {
+		case pg.SetOperation_SETOP_INTERSECT:
+			if n > 0 {
+				out = append(out, row)
+				if so.all {
+					counts[k]--
+				} else {
+					counts[k] = 0
+				}
+			}
+		case pg.SetOperation_SETOP_EXCEPT:
+			switch {
+			case so.all && n > 0:
+				counts[k]--
+			case !so.all && seen:
+			default:
+				out = append(out, row)
+				if !so.all {
+					counts[k] = 0 // once
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// rowKey identifies a row's first width values, NULLs equal to each
+// other as set operations take them.
+func rowKey(row []Datum, width int) string {
+	var key strings.Builder
+	for _, d := range row[:width] {
+		key.WriteByte(byte(d.Kind))
+		key.Write(AppendOutput(nil, nil, d))
+		key.WriteByte(0)
+	}
+	return key.String()
+}
+
+// leftmostLoc is where an expression begins, as PostgreSQL's
+// exprLocation says for a cast ('x'::text begins at 'x') or an operator
+// (a + 1 at a).
+func leftmostLoc(n *pg.Node) int32 {
+	if n == nil {
+		return -1
+	}
+	loc := exprLoc(n)
+	var inner *pg.Node
+	switch {
+	case n.GetTypeCast() != nil:
+		inner = n.GetTypeCast().Arg
+	case n.GetAExpr() != nil:
+		inner = n.GetAExpr().Lexpr
+	}
+	if l := leftmostLoc(inner); l >= 0 && (loc < 0 || l < loc) {
+		return l
+	}
+	return loc
+}
+
+// unknownColumn reports whether column i of a plain SELECT is a literal
+// without a type: a string or NULL, not cast.
+func unknownColumn(sel *pg.SelectStmt, i int) bool {
+	if sel.Op != pg.SetOperation_SETOP_NONE || i >= len(sel.TargetList) {
+		return false
+	}
+	k := sel.TargetList[i].GetResTarget().Val.GetAConst()
+	return k != nil && (k.Isnull || k.GetSval() != nil)
+}
