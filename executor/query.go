@@ -40,9 +40,11 @@ type query struct {
 	width int
 	// spare is a released one-row result to reuse (Session.Release).
 	spare *singleRow
-	// setop, for UNION, INTERSECT or EXCEPT, gives the rows (setop.go);
-	// sortKeys, limit and offset then apply to them.
-	setop *setOp
+	// setop, for UNION, INTERSECT or EXCEPT, gives the rows (setop.go),
+	// or values, for a VALUES list (values.go); sortKeys, limit and
+	// offset then apply to them.
+	setop  *setOp
+	values *valuesList
 }
 
 type sortKey struct {
@@ -61,9 +63,6 @@ func (c *compiler) selectStmt(st *pg.SelectStmt) (*query, error) {
 	if st.WithClause != nil {
 		return nil, c.errAt(st.WithClause.Location, sql.FeatureNotSupported, "seqd does not support WITH")
 	}
-	if len(st.ValuesLists) > 0 {
-		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support VALUES")
-	}
 	if st.IntoClause != nil {
 		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support SELECT INTO: it serves sequences only")
 	}
@@ -72,6 +71,9 @@ func (c *compiler) selectStmt(st *pg.SelectStmt) (*query, error) {
 	}
 	if st.Op != pg.SetOperation_SETOP_NONE {
 		return c.setOperation(st)
+	}
+	if len(st.ValuesLists) > 0 {
+		return c.values(st)
 	}
 	q := &query{s: c.s}
 	sc := &scope{}
@@ -368,9 +370,15 @@ func (q *query) planBulk() {
 // open runs the query.
 func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, error) {
 	q.s.tx.queried = true
-	if q.setop != nil {
+	if q.setop != nil || q.values != nil {
 		e := &env{ctx: ctx, s: q.s, params: params}
-		all, err := q.setop.rows(ctx, e, params)
+		var all [][]Datum
+		var err error
+		if q.setop != nil {
+			all, err = q.setop.rows(ctx, e, params)
+		} else {
+			all, err = q.values.open(e)
+		}
 		if err != nil {
 			return nil, err
 		}

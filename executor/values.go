@@ -1,0 +1,109 @@
+package executor
+
+import (
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// VALUES lists, as a statement and in FROM ((VALUES ...) v(a, b)):
+// columns column1, column2, ..., each the common type of its rows'
+// expressions, as PostgreSQL resolves them.
+
+// valuesList is a compiled VALUES: its rows' expressions.
+type valuesList struct {
+	rows [][]expr
+}
+
+// values compiles st, a VALUES list, into a query of its rows.
+func (c *compiler) values(st *pg.SelectStmt) (*query, error) {
+	sc := &scope{}
+	var rows [][]expr
+	var nodes [][]*pg.Node
+	for i, l := range st.ValuesLists {
+		items := l.GetList().GetItems()
+		if i > 0 && len(items) != len(nodes[0]) {
+			loc := int32(-1)
+			if len(items) > 0 {
+				loc = leftmostLoc(items[0])
+			}
+			return nil, c.errAt(loc, sql.SyntaxError, "VALUES lists must all be the same length")
+		}
+		var row []expr
+		for _, n := range items {
+			x, err := c.expr(sc, n)
+			if err != nil {
+				return nil, err
+			}
+			row = append(row, x)
+		}
+		rows, nodes = append(rows, row), append(nodes, items)
+	}
+	q := &query{s: c.s, values: &valuesList{rows: rows}}
+	for col := range nodes[0] {
+		types := make([]*Type, len(rows))
+		for i, row := range rows {
+			if !isUnknown(row[col]) {
+				types[i] = row[col].typ()
+			}
+			// The first row that does not fit is where the error is.
+			if _, err := commonType(types[:i+1], "VALUES"); err != nil {
+				return nil, c.errAt(leftmostLoc(nodes[i][col]), sql.DatatypeMismatch, "%s", err.(*sql.Error).Msg)
+			}
+		}
+		t, _ := commonType(types, "VALUES")
+		for i, row := range rows {
+			x, err := c.coerce(row[col], t, exprLoc(nodes[i][col]), "VALUES")
+			if err != nil {
+				return nil, err
+			}
+			row[col] = x
+		}
+		q.cols = append(q.cols, Column{Name: fmt.Sprintf("column%d", col+1), Type: t})
+		q.targets = append(q.targets, &typed{t})
+	}
+	for _, n := range st.SortClause {
+		k, err := c.setOpSortKey(q, n.GetSortBy(), "VALUES")
+		if err != nil {
+			return nil, err
+		}
+		q.sortKeys = append(q.sortKeys, k)
+	}
+	var err error
+	if st.LimitCount != nil {
+		if q.limit, err = c.limitExpr(sc, st.LimitCount); err != nil {
+			return nil, err
+		}
+	}
+	if st.LimitOffset != nil {
+		if q.offset, err = c.limitExpr(sc, st.LimitOffset); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// open evaluates the rows.
+func (v *valuesList) open(e *env) ([][]Datum, error) {
+	out := make([][]Datum, 0, len(v.rows))
+	for _, row := range v.rows {
+		if err := e.tick(); err != nil {
+			return nil, err
+		}
+		r := make([]Datum, len(row))
+		for i, x := range row {
+			d, err := x.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			r[i] = d
+		}
+		if err := e.charge(rowSize(r)); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
