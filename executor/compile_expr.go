@@ -19,6 +19,8 @@ type compiler struct {
 	// aggs collects the aggregate calls of the select list being compiled
 	// under GROUP BY; nil when aggregates are not allowed.
 	aggs *[]*aggCall
+	// ctes are the WITH queries visible here, outermost first (with.go).
+	ctes []*cte
 }
 
 // maxParams is the most parameters a statement may have.

@@ -15,6 +15,15 @@ func (c *compiler) fromItem(sc *scope, n *pg.Node) (source, error) {
 	switch {
 	case n.GetRangeVar() != nil:
 		rv := n.GetRangeVar()
+		if x := c.findCTE(rv.Relname); x != nil && rv.Schemaname == "" {
+			alias, cs := rv.Relname, x.cols
+			if rv.Alias != nil {
+				alias = rv.Alias.Aliasname
+				cs = renamed(cs, rv.Alias.Colnames)
+			}
+			sc.add(alias, "", cs, 0)
+			return &cteSource{x: x}, nil
+		}
 		rel, err := c.relation(rv)
 		if err != nil {
 			return nil, err
@@ -54,7 +63,7 @@ func (c *compiler) fromItem(sc *scope, n *pg.Node) (source, error) {
 		if rs.Lateral {
 			return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support LATERAL")
 		}
-		sub := &compiler{s: c.s, query: c.query, params: c.params}
+		sub := &compiler{s: c.s, query: c.query, params: c.params, ctes: c.ctes}
 		q, err := sub.selectStmt(rs.Subquery.GetSelectStmt())
 		c.params = sub.params
 		if err != nil {
@@ -506,7 +515,7 @@ func (r *seriesRows) Next() ([]Datum, bool, error) {
 
 // subLink compiles EXISTS, IN and scalar subqueries (not correlated).
 func (c *compiler) subLink(sc *scope, sl *pg.SubLink) (expr, error) {
-	sub := &compiler{s: c.s, query: c.query, params: c.params}
+	sub := &compiler{s: c.s, query: c.query, params: c.params, ctes: c.ctes}
 	q, err := sub.selectStmt(sl.Subselect.GetSelectStmt())
 	c.params = sub.params
 	if err != nil {

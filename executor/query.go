@@ -45,6 +45,8 @@ type query struct {
 	// offset then apply to them.
 	setop  *setOp
 	values *valuesList
+	// ctes are the common table expressions the query declares (with.go).
+	ctes []*cte
 }
 
 type sortKey struct {
@@ -61,8 +63,13 @@ type bulkPlan struct {
 // selectStmt compiles a SELECT.
 func (c *compiler) selectStmt(st *pg.SelectStmt) (*query, error) {
 	if st.WithClause != nil {
-		return nil, c.errAt(st.WithClause.Location, sql.FeatureNotSupported, "seqd does not support WITH")
+		return c.with(st)
 	}
+	return c.selectBody(st)
+}
+
+// selectBody compiles a SELECT without its WITH clause.
+func (c *compiler) selectBody(st *pg.SelectStmt) (*query, error) {
 	if st.IntoClause != nil {
 		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support SELECT INTO: it serves sequences only")
 	}
@@ -370,6 +377,7 @@ func (q *query) planBulk() {
 // open runs the query.
 func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, error) {
 	q.s.tx.queried = true
+	ctx = q.withCTEs(ctx)
 	if q.setop != nil || q.values != nil {
 		e := &env{ctx: ctx, s: q.s, params: params}
 		var all [][]Datum

@@ -56,6 +56,7 @@ var sqlstates = map[sql.Kind]string{
 	sql.CannotCoerce:                  "42846",
 	sql.IndeterminateDatatype:         "42P18",
 	sql.InvalidColumnReference:        "42P10",
+	sql.DuplicateAlias:                "42712",
 	sql.InvalidName:                   "42602",
 	sql.ProgramLimitExceeded:          "54000",
 	sql.StatementTooComplex:           "54001",

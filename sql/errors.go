@@ -32,6 +32,7 @@ const (
 	AmbiguousColumn               Kind = "ambiguous_column"
 	AmbiguousFunction             Kind = "ambiguous_function"
 	InvalidColumnReference        Kind = "invalid_column_reference"
+	DuplicateAlias                Kind = "duplicate_alias"
 	GroupingError                 Kind = "grouping_error"
 	InvalidRegularExpression      Kind = "invalid_regular_expression"
 	InvalidRowCountInLimit        Kind = "invalid_row_count_in_limit_clause"
