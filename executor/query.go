@@ -45,8 +45,10 @@ type query struct {
 	// offset then apply to them.
 	setop  *setOp
 	values *valuesList
-	// ctes are the common table expressions the query declares (with.go).
-	ctes []*cte
+	// ctes are the common table expressions the query declares (with.go);
+	// recursion, for a recursive one's query, gives its rows.
+	ctes      []*cte
+	recursion *recursion
 }
 
 type sortKey struct {
@@ -378,14 +380,17 @@ func (q *query) planBulk() {
 func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, error) {
 	q.s.tx.queried = true
 	ctx = q.withCTEs(ctx)
-	if q.setop != nil || q.values != nil {
+	if q.setop != nil || q.values != nil || q.recursion != nil {
 		e := &env{ctx: ctx, s: q.s, params: params}
 		var all [][]Datum
 		var err error
-		if q.setop != nil {
+		switch {
+		case q.setop != nil:
 			all, err = q.setop.rows(ctx, e, params)
-		} else {
+		case q.values != nil:
 			all, err = q.values.open(e)
+		default:
+			all, err = q.recursion.rows(ctx, e, params)
 		}
 		if err != nil {
 			return nil, err

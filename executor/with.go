@@ -21,7 +21,14 @@ type cte struct {
 	q     *query
 	cols  []relCol
 	owner *query
+	// recursive: a WITH RECURSIVE query whose recursive term reads the
+	// rows of the previous step (workKey), not the CTE's own rows.
+	recursive bool
 }
+
+// workKey finds, in the context of a recursive term's step, the rows of
+// the step before (the working table).
+type workKey struct{ x *cte }
 
 // cteRunKey finds, in an execution's context, the rows of the CTEs the
 // query declares.
@@ -33,9 +40,6 @@ type cteRun struct{ rows map[*cte][][]Datum }
 // it (and to what it contains).
 func (c *compiler) with(st *pg.SelectStmt) (*query, error) {
 	w := st.WithClause
-	if w.Recursive {
-		return nil, c.errAt(w.Location, sql.FeatureNotSupported, "seqd does not support WITH RECURSIVE")
-	}
 	outer := len(c.ctes)
 	defer func() { c.ctes = c.ctes[:outer] }()
 	var owned []*cte
@@ -49,6 +53,15 @@ func (c *compiler) with(st *pg.SelectStmt) (*query, error) {
 			if o.name == ce.Ctename {
 				return nil, c.errAt(ce.Location, sql.DuplicateAlias, "WITH query name \"%s\" specified more than once", ce.Ctename)
 			}
+		}
+		if w.Recursive && sel.Op == pg.SetOperation_SETOP_UNION {
+			x, err := c.recursiveCTE(ce, sel)
+			if err != nil {
+				return nil, err
+			}
+			owned = append(owned, x)
+			c.ctes = append(c.ctes, x)
+			continue
 		}
 		sub := &compiler{s: c.s, query: c.query, params: c.params, ctes: c.ctes}
 		q, err := sub.selectStmt(sel)
@@ -102,6 +115,11 @@ type cteSource struct{ x *cte }
 func (s *cteSource) width() int { return len(s.x.cols) }
 
 func (s *cteSource) open(e *env) (Rows, error) {
+	if s.x.recursive {
+		if rows, ok := e.ctx.Value(workKey{s.x}).([][]Datum); ok {
+			return &sliceRows{rows: rows}, nil
+		}
+	}
 	run, _ := e.ctx.Value(cteRunKey{s.x.owner}).(*cteRun)
 	if run != nil {
 		if rows, ok := run.rows[s.x]; ok {
@@ -120,4 +138,123 @@ func (s *cteSource) open(e *env) (Rows, error) {
 		run.rows[s.x] = rows
 	}
 	return &sliceRows{rows: rows}, nil
+}
+
+// recursion is a recursive CTE's query, PostgreSQL's way: the
+// non-recursive term's rows, then the recursive term run on the rows of
+// the step before until it gives none (without ALL, rows seen already
+// are dropped, so that a cycle ends).
+type recursion struct {
+	x     *cte
+	l, r  *query
+	all   bool
+	casts []*Type // per column, the recursive term's cast to the CTE's type
+}
+
+// recursiveCTE compiles a WITH RECURSIVE query: nonrecursive UNION [ALL]
+// recursive, the recursive term seeing the CTE as its working table.
+func (c *compiler) recursiveCTE(ce *pg.CommonTableExpr, sel *pg.SelectStmt) (*cte, error) {
+	if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
+		return nil, c.errAt(ce.Location, sql.FeatureNotSupported, "ORDER BY/LIMIT/OFFSET in a recursive query is not implemented")
+	}
+	sub := &compiler{s: c.s, query: c.query, params: c.params, ctes: c.ctes}
+	l, err := sub.selectStmt(sel.Larg)
+	c.params = sub.params
+	if err != nil {
+		return nil, err
+	}
+	var cols []relCol
+	for _, col := range l.cols {
+		cols = append(cols, relCol{col.Name, col.Type})
+	}
+	if len(ce.Aliascolnames) > len(cols) {
+		return nil, c.errAt(ce.Location, sql.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", ce.Ctename, len(cols), len(ce.Aliascolnames))
+	}
+	x := &cte{name: ce.Ctename, cols: renamed(cols, ce.Aliascolnames), recursive: true}
+	sub = &compiler{s: c.s, query: c.query, params: c.params, ctes: append(c.ctes[:len(c.ctes):len(c.ctes)], x)}
+	r, err := sub.selectStmt(sel.Rarg)
+	c.params = sub.params
+	if err != nil {
+		return nil, err
+	}
+	if len(r.cols) != len(l.cols) {
+		loc := int32(-1)
+		if len(sel.Rarg.TargetList) > 0 {
+			loc = leftmostLoc(sel.Rarg.TargetList[0].GetResTarget().Val)
+		}
+		return nil, c.errAt(loc, sql.SyntaxError, "each UNION query must have the same number of columns")
+	}
+	rec := &recursion{x: x, l: l, r: r, all: sel.All, casts: make([]*Type, len(l.cols))}
+	q := &query{s: c.s, recursion: rec}
+	for i, col := range l.cols {
+		lt, rt := col.Type, r.cols[i].Type
+		if lt != rt {
+			if t, err := commonType([]*Type{lt, rt}, "UNION"); err != nil || t != lt {
+				loc := int32(-1)
+				if i < len(sel.Larg.TargetList) {
+					loc = leftmostLoc(sel.Larg.TargetList[i].GetResTarget().Val)
+				}
+				return nil, c.errAt(loc, sql.DatatypeMismatch, "recursive query \"%s\" column %d has type %s in non-recursive term but type %s overall", ce.Ctename, i+1, lt.sqlName, rt.sqlName).
+					WithHint("Cast the output of the non-recursive term to the correct type.")
+			}
+			rec.casts[i] = lt
+		}
+		q.cols = append(q.cols, col)
+		q.targets = append(q.targets, &typed{lt})
+	}
+	x.q = q
+	return x, nil
+}
+
+// rows runs the recursion to its end.
+func (rc *recursion) rows(ctx context.Context, e *env, params []Datum) ([][]Datum, error) {
+	width := len(rc.casts)
+	seen := map[string]bool{}
+	keep := func(rows [][]Datum) [][]Datum {
+		if rc.all {
+			return rows
+		}
+		out := rows[:0]
+		for _, row := range rows {
+			if k := rowKey(row, width); !seen[k] {
+				seen[k] = true
+				out = append(out, row)
+			}
+		}
+		return out
+	}
+	run := func(q *query, ctx context.Context) ([][]Datum, error) {
+		rs, err := q.open(ctx, params, nil)
+		if err != nil {
+			return nil, err
+		}
+		return collect(e, rs)
+	}
+	work, err := run(rc.l, ctx)
+	if err != nil {
+		return nil, err
+	}
+	work = keep(work)
+	all := append([][]Datum(nil), work...)
+	for len(work) > 0 {
+		if err := e.tick(); err != nil {
+			return nil, err
+		}
+		next, err := run(rc.r, context.WithValue(ctx, workKey{rc.x}, work))
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range next {
+			for i, t := range rc.casts {
+				if t != nil && row[i].Kind != KNull {
+					if row[i], err = e.s.cast(row[i], rc.r.cols[i].Type, t); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		work = keep(next)
+		all = append(all, work...)
+	}
+	return all, nil
 }
