@@ -142,18 +142,40 @@ func (c *compiler) selectBody(st *pg.SelectStmt) (*query, error) {
 		}
 		q.distinct = true
 	}
-	if st.LimitCount != nil {
-		if q.limit, err = c.limitExpr(sc, st.LimitCount); err != nil {
-			return nil, err
-		}
-	}
-	if st.LimitOffset != nil {
-		if q.offset, err = c.limitExpr(sc, st.LimitOffset); err != nil {
-			return nil, err
-		}
+	if err := c.limits(q, st); err != nil {
+		return nil, err
 	}
 	q.planBulk()
 	return q, nil
+}
+
+// limits compiles st's LIMIT and OFFSET into q.
+func (c *compiler) limits(q *query, st *pg.SelectStmt) error {
+	var err error
+	if st.LimitCount != nil {
+		if q.limit, err = c.limitExpr(&scope{}, st.LimitCount); err != nil {
+			return err
+		}
+	}
+	if st.LimitOffset != nil {
+		if q.offset, err = c.limitExpr(&scope{}, st.LimitOffset); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resultOrder compiles the ORDER BY, LIMIT and OFFSET of a set operation
+// or VALUES list (what), which order by result columns only.
+func (c *compiler) resultOrder(q *query, st *pg.SelectStmt, what string) error {
+	for _, n := range st.SortClause {
+		k, err := c.setOpSortKey(q, n.GetSortBy(), what)
+		if err != nil {
+			return err
+		}
+		q.sortKeys = append(q.sortKeys, k)
+	}
+	return c.limits(q, st)
 }
 
 func (c *compiler) limitExpr(sc *scope, n *pg.Node) (expr, error) {

@@ -87,23 +87,8 @@ func (c *compiler) setOperation(st *pg.SelectStmt) (*query, error) {
 		q.cols = append(q.cols, col)
 		q.targets = append(q.targets, &typed{t})
 	}
-	for _, n := range st.SortClause {
-		k, err := c.setOpSortKey(q, n.GetSortBy(), name)
-		if err != nil {
-			return nil, err
-		}
-		q.sortKeys = append(q.sortKeys, k)
-	}
-	sc := &scope{}
-	if st.LimitCount != nil {
-		if q.limit, err = c.limitExpr(sc, st.LimitCount); err != nil {
-			return nil, err
-		}
-	}
-	if st.LimitOffset != nil {
-		if q.offset, err = c.limitExpr(sc, st.LimitOffset); err != nil {
-			return nil, err
-		}
+	if err := c.resultOrder(q, st, name); err != nil {
+		return nil, err
 	}
 	return q, nil
 }

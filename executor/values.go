@@ -64,23 +64,8 @@ func (c *compiler) values(st *pg.SelectStmt) (*query, error) {
 		q.cols = append(q.cols, Column{Name: fmt.Sprintf("column%d", col+1), Type: t})
 		q.targets = append(q.targets, &typed{t})
 	}
-	for _, n := range st.SortClause {
-		k, err := c.setOpSortKey(q, n.GetSortBy(), "VALUES")
-		if err != nil {
-			return nil, err
-		}
-		q.sortKeys = append(q.sortKeys, k)
-	}
-	var err error
-	if st.LimitCount != nil {
-		if q.limit, err = c.limitExpr(sc, st.LimitCount); err != nil {
-			return nil, err
-		}
-	}
-	if st.LimitOffset != nil {
-		if q.offset, err = c.limitExpr(sc, st.LimitOffset); err != nil {
-			return nil, err
-		}
+	if err := c.resultOrder(q, st, "VALUES"); err != nil {
+		return nil, err
 	}
 	return q, nil
 }
