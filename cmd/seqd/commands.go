@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os"
 	"strings"
 
 	_ "github.com/go-sql-driver/mysql"
@@ -91,11 +90,7 @@ func restore(args []string, stdout, stderr io.Writer) int {
 	boundTime := fl.Duration("bound-time", 0, "how long the original may have served after the backup (default: from the backup until now: stop the original first)")
 	etcd := fl.String("etcd", "", "instead, a cluster: the comma-separated endpoints of its etcd, restored from a snapshot, before any node serves it (-bound required)")
 	var tgt server.EtcdTarget
-	fl.StringVar(&tgt.Prefix, "etcd-prefix", "/seqd/", "the cluster's key prefix in etcd")
-	fl.StringVar(&tgt.Security.CA, "etcd-ca", "", "PEM CA that signed the etcd members' certificates")
-	fl.StringVar(&tgt.Security.Cert, "etcd-cert", "", "PEM client certificate for etcd")
-	fl.StringVar(&tgt.Security.Key, "etcd-key", "", "PEM private key of -etcd-cert")
-	fl.StringVar(&tgt.Security.User, "etcd-user", "", "etcd user (its password in SEQD_ETCD_PASSWORD)")
+	passwordFile := etcdFlags(fl, &tgt.Prefix, &tgt.Security)
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
@@ -104,7 +99,12 @@ func restore(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "seqd restore: -etcd restores a cluster in place: no -from or -data")
 			return 2
 		}
-		tgt.Endpoints, tgt.Security.Password = strings.Split(*etcd, ","), os.Getenv("SEQD_ETCD_PASSWORD")
+		tgt.Endpoints = strings.Split(*etcd, ",")
+		var err error
+		if tgt.Security.Password, err = secret(*passwordFile, "SEQD_ETCD_PASSWORD"); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
 		if _, err := server.RestoreCluster(context.Background(), tgt, *bound, log.New(stdout, "", 0)); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1

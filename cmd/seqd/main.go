@@ -120,12 +120,7 @@ func parseFlags() *options {
 	o.faults = faultFlags() // only in a build for the torture harness (faults.go)
 	flag.DurationVar(&o.cfg.ExhaustionHorizon, "exhaustion-horizon", 30*24*time.Hour, "warn (once a day) of a sequence projected to reach its limit within this long")
 	o.etcd = flag.String("etcd", "", "cluster mode: comma-separated etcd endpoints (e.g. http://127.0.0.1:2379); the nodes elect a leader, the others serve as read-only standbys, and -data is not used")
-	flag.StringVar(&o.cfg.EtcdPrefix, "etcd-prefix", "/seqd/", "cluster mode: the cluster's key prefix in etcd")
-	flag.StringVar(&o.cfg.EtcdSecurity.CA, "etcd-ca", "", "cluster mode: PEM CA that signed the etcd members' certificates (use https:// endpoints)")
-	flag.StringVar(&o.cfg.EtcdSecurity.Cert, "etcd-cert", "", "cluster mode: PEM client certificate for etcd members that require one (--client-cert-auth)")
-	flag.StringVar(&o.cfg.EtcdSecurity.Key, "etcd-key", "", "cluster mode: PEM private key of -etcd-cert")
-	flag.StringVar(&o.cfg.EtcdSecurity.User, "etcd-user", "", "cluster mode: etcd user, when etcd's authentication is enabled")
-	o.etcdPasswordFile = flag.String("etcd-password-file", "", "cluster mode: file holding -etcd-user's password (or set SEQD_ETCD_PASSWORD); never on the command line")
+	o.etcdPasswordFile = etcdFlags(flag.CommandLine, &o.cfg.EtcdPrefix, &o.cfg.EtcdSecurity)
 	flag.StringVar(&o.cfg.NodeName, "name", "", "cluster mode: this node's name, as the leader key shows it (default: the listen address)")
 	flag.DurationVar(&o.cfg.LeaseTTL, "lease-ttl", 5*time.Second, "cluster mode: the leader's etcd lease; a dead leader is replaced within about this long")
 	o.logLevel = flag.String("log-level", "info", "debug, info, warn or error (reloaded from -config on SIGHUP)")
@@ -178,6 +173,19 @@ func (o *options) config(level *slog.LevelVar) (server.Config, *config, error) {
 		return cfg, nil, err
 	}
 	return cfg, conf, nil
+}
+
+// etcdFlags defines the flags that reach a cluster's etcd, for the server
+// and for seqd restore -etcd: its key prefix, TLS files and user; the
+// user's password comes from the file the returned flag names, or from
+// SEQD_ETCD_PASSWORD (secret).
+func etcdFlags(fs *flag.FlagSet, prefix *string, sec *server.EtcdSecurity) (passwordFile *string) {
+	fs.StringVar(prefix, "etcd-prefix", "/seqd/", "cluster mode: the cluster's key prefix in etcd")
+	fs.StringVar(&sec.CA, "etcd-ca", "", "cluster mode: PEM CA that signed the etcd members' certificates (use https:// endpoints)")
+	fs.StringVar(&sec.Cert, "etcd-cert", "", "cluster mode: PEM client certificate for etcd members that require one (--client-cert-auth)")
+	fs.StringVar(&sec.Key, "etcd-key", "", "cluster mode: PEM private key of -etcd-cert")
+	fs.StringVar(&sec.User, "etcd-user", "", "cluster mode: etcd user, when etcd's authentication is enabled")
+	return fs.String("etcd-password-file", "", "cluster mode: file holding -etcd-user's password (or set SEQD_ETCD_PASSWORD); never on the command line")
 }
 
 // secret is a password from file, or else from the environment variable
