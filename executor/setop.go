@@ -138,16 +138,7 @@ func (so *setOp) rows(ctx context.Context, e *env, params []Datum) ([][]Datum, e
 		if err != nil {
 			return nil, err
 		}
-		for _, row := range all {
-			for i, t := range casts {
-				if t != nil && row[i].Kind != KNull {
-					if row[i], err = e.s.cast(row[i], q.cols[i].Type, t); err != nil {
-						return nil, err
-					}
-				}
-			}
-		}
-		return all, nil
+		return all, castColumns(e, all, q.cols, casts)
 	}
 	l, err := side(so.l, so.lcast)
 	if err != nil {
@@ -200,6 +191,22 @@ func (so *setOp) rows(ctx context.Context, e *env, params []Datum) ([][]Datum, e
 		}
 	}
 	return out, nil
+}
+
+// castColumns casts, in place, each column i of rows (of type cols[i])
+// to casts[i] where that is not nil.
+func castColumns(e *env, rows [][]Datum, cols []Column, casts []*Type) error {
+	for _, row := range rows {
+		for i, t := range casts {
+			if t != nil && row[i].Kind != KNull {
+				var err error
+				if row[i], err = e.s.cast(row[i], cols[i].Type, t); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // rowKey identifies a row's first width values, NULLs equal to each

@@ -69,14 +69,11 @@ func (c *compiler) with(st *pg.SelectStmt) (*query, error) {
 		if err != nil {
 			return nil, err
 		}
-		var cols []relCol
-		for _, col := range q.cols {
-			cols = append(cols, relCol{col.Name, col.Type})
+		cols, err := c.cteColumns(ce, q)
+		if err != nil {
+			return nil, err
 		}
-		if len(ce.Aliascolnames) > len(cols) {
-			return nil, c.errAt(ce.Location, sql.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", ce.Ctename, len(cols), len(ce.Aliascolnames))
-		}
-		x := &cte{name: ce.Ctename, q: q, cols: renamed(cols, ce.Aliascolnames)}
+		x := &cte{name: ce.Ctename, q: q, cols: cols}
 		owned = append(owned, x)
 		c.ctes = append(c.ctes, x)
 	}
@@ -89,6 +86,19 @@ func (c *compiler) with(st *pg.SelectStmt) (*query, error) {
 	}
 	q.ctes = owned
 	return q, nil
+}
+
+// cteColumns are a CTE's columns: its query's, renamed by the CTE's
+// column list, which may not name more than there are.
+func (c *compiler) cteColumns(ce *pg.CommonTableExpr, q *query) ([]relCol, error) {
+	var cols []relCol
+	for _, col := range q.cols {
+		cols = append(cols, relCol{col.Name, col.Type})
+	}
+	if len(ce.Aliascolnames) > len(cols) {
+		return nil, c.errAt(ce.Location, sql.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", ce.Ctename, len(cols), len(ce.Aliascolnames))
+	}
+	return renamed(cols, ce.Aliascolnames), nil
 }
 
 // findCTE is the visible CTE of that name, the innermost first.
@@ -163,14 +173,11 @@ func (c *compiler) recursiveCTE(ce *pg.CommonTableExpr, sel *pg.SelectStmt) (*ct
 	if err != nil {
 		return nil, err
 	}
-	var cols []relCol
-	for _, col := range l.cols {
-		cols = append(cols, relCol{col.Name, col.Type})
+	cols, err := c.cteColumns(ce, l)
+	if err != nil {
+		return nil, err
 	}
-	if len(ce.Aliascolnames) > len(cols) {
-		return nil, c.errAt(ce.Location, sql.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", ce.Ctename, len(cols), len(ce.Aliascolnames))
-	}
-	x := &cte{name: ce.Ctename, cols: renamed(cols, ce.Aliascolnames), recursive: true}
+	x := &cte{name: ce.Ctename, cols: cols, recursive: true}
 	sub = &compiler{s: c.s, query: c.query, params: c.params, ctes: append(c.ctes[:len(c.ctes):len(c.ctes)], x)}
 	r, err := sub.selectStmt(sel.Rarg)
 	c.params = sub.params
@@ -244,14 +251,8 @@ func (rc *recursion) rows(ctx context.Context, e *env, params []Datum) ([][]Datu
 		if err != nil {
 			return nil, err
 		}
-		for _, row := range next {
-			for i, t := range rc.casts {
-				if t != nil && row[i].Kind != KNull {
-					if row[i], err = e.s.cast(row[i], rc.r.cols[i].Type, t); err != nil {
-						return nil, err
-					}
-				}
-			}
+		if err := castColumns(e, next, rc.r.cols, rc.casts); err != nil {
+			return nil, err
 		}
 		work = keep(next)
 		all = append(all, work...)
