@@ -15,7 +15,7 @@ import (
 
 // rename is ALTER SEQUENCE s RENAME TO t (and ALTER TABLE s RENAME TO t,
 // which PostgreSQL allows on a sequence).
-func (c *compiler) rename(st *pg.RenameStmt) (*Prepared, error) {
+func (c *planner) rename(st *pg.RenameStmt) (*Prepared, error) {
 	tag, ok := alterTag(st.RenameType)
 	if st.RenameType == pg.ObjectType_OBJECT_ROLE {
 		return c.renameRole(st.Subname, st.Newname)
@@ -66,7 +66,7 @@ func (s *Session) renameSequence(ctx context.Context, from, to engine.Name) erro
 }
 
 // setSchema is ALTER SEQUENCE s SET SCHEMA x.
-func (c *compiler) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
+func (c *planner) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 	tag, ok := alterTag(st.ObjectType)
 	if !ok {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s ... SET SCHEMA: it serves sequences only", objectWord(st.ObjectType))
@@ -113,7 +113,7 @@ func (c *compiler) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 
 // alterTable is ALTER SEQUENCE|TABLE s OWNER TO r / SET LOGGED: the forms
 // of ALTER TABLE PostgreSQL takes on a sequence.
-func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
+func (c *planner) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 	tag, ok := alterTag(st.Objtype)
 	if !ok {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s: it serves sequences only", objectWord(st.Objtype))
@@ -160,7 +160,7 @@ func (c *compiler) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 }
 
 // commentOn is COMMENT ON SEQUENCE s IS 'text' | NULL.
-func (c *compiler) commentOn(st *pg.CommentStmt) (*Prepared, error) {
+func (c *planner) commentOn(st *pg.CommentStmt) (*Prepared, error) {
 	if st.Objtype != pg.ObjectType_OBJECT_SEQUENCE {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support COMMENT ON %s: it serves sequences only", objectWord(st.Objtype))
 	}

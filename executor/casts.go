@@ -77,7 +77,7 @@ func (c *compiler) coerce(x expr, t *Type, loc int32, what string) (expr, error)
 		if k.d.Kind == KNull {
 			return &constExpr{t: t, d: Null}, nil
 		}
-		d, err := c.s.input(t, k.d.S)
+		d, err := input(c.s, t, k.d.S)
 		if err != nil {
 			if se, ok := err.(*sql.Error); ok {
 				se.At(c.query, loc)
@@ -119,7 +119,7 @@ func (c *compiler) explicitCast(x expr, t *Type, loc int32) (expr, error) {
 		return nil, c.errAt(loc, sql.CannotCoerce, "cannot cast type %s to %s", x.typ().sqlName, t.sqlName)
 	}
 	if k, ok := x.(*constExpr); ok {
-		d, err := c.s.cast(k.d, k.t, t)
+		d, err := cast(c.s, k.d, k.t, t)
 		if err != nil {
 			if se, ok := err.(*sql.Error); ok && se.Pos == 0 {
 				se.At(c.query, loc)
@@ -153,7 +153,7 @@ func castable(from, to *Type) bool {
 
 // cast converts a datum from one type to another, with PostgreSQL's
 // range checks.
-func (s *Session) cast(d Datum, from, to *Type) (Datum, error) {
+func cast(s evalSession, d Datum, from, to *Type) (Datum, error) {
 	if d.Kind == KNull || from == to {
 		return d, nil
 	}
@@ -172,7 +172,7 @@ func (s *Session) cast(d Datum, from, to *Type) (Datum, error) {
 				v = int64(math.Round(d.F))
 			}
 		default:
-			return s.input(to, d.S)
+			return input(s, to, d.S)
 		}
 		if isPlainInt(to) || to.oid == OIDOid {
 			lo, hi, _ := intRange(to)
@@ -186,7 +186,7 @@ func (s *Session) cast(d Datum, from, to *Type) (Datum, error) {
 		}
 		switch to.oid {
 		case OIDRegclass:
-			return s.regclassOf(uint32(v)), nil
+			return s.RegclassOut(uint32(v)), nil
 		case OIDRegtype:
 			if t := typeByOID(uint32(v)); t != nil {
 				return Datum{Kind: KInt, I: v, S: t.sqlName}, nil
@@ -212,7 +212,7 @@ func (s *Session) cast(d Datum, from, to *Type) (Datum, error) {
 		if d.Kind == KInt {
 			return Bool(d.I != 0), nil
 		}
-		return s.input(to, d.S)
+		return input(s, to, d.S)
 	case KFloat:
 		switch d.Kind {
 		case KInt:
@@ -220,14 +220,14 @@ func (s *Session) cast(d Datum, from, to *Type) (Datum, error) {
 		case KFloat:
 			return d, nil
 		}
-		return s.input(to, d.S)
+		return input(s, to, d.S)
 	case KArray:
 		if d.Kind == KText {
-			return s.arrayIn(to, d.S)
+			return arrayIn(s, to, d.S)
 		}
 		out := make([]Datum, len(d.A))
 		for i, e := range d.A {
-			v, err := s.cast(e, from.Elem(), to.Elem())
+			v, err := cast(s, e, from.Elem(), to.Elem())
 			if err != nil {
 				return Null, err
 			}

@@ -13,7 +13,7 @@ import (
 // compiler turns one statement's parse tree into a plan, inferring the
 // types of its parameters on the way, as PostgreSQL's parse analysis does.
 type compiler struct {
-	s      *Session
+	s      evalSession
 	query  string
 	params []*Type // nil: not yet known
 	// aggs collects the aggregate calls of the select list being compiled
@@ -387,13 +387,21 @@ func (c *compiler) caseExpr(sc *scope, ce *pg.CaseExpr) (expr, error) {
 func (c *compiler) sqlValueFunction(f *pg.SQLValueFunction) (expr, error) {
 	switch f.Op {
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
-		return &constExpr{t: tName, d: Text(c.s.cfg.User)}, nil
+		return &constExpr{t: tName, d: Text(c.s.CurrentUser())}, nil
 	case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
-		return &constExpr{t: tName, d: Text(c.s.sessionUser())}, nil
+		return &constExpr{t: tName, d: Text(c.s.SessionUser())}, nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
-		return &constExpr{t: tName, d: Text(c.s.cfg.Database)}, nil
+		return &constExpr{t: tName, d: Text(c.s.Database())}, nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
-		return &funcExpr{t: tName, fn: func(e *env, _ []Datum) (Datum, error) { return e.s.currentSchema(), nil }}, nil
+		return &funcExpr{t: tName, fn: func(e *env, _ []Datum) (Datum, error) { return e.s.CurrentSchema(), nil }}, nil
 	}
 	return nil, c.errAt(f.Location, sql.FeatureNotSupported, "seqd does not support date and time functions")
+}
+
+// sqlAt positions a *sql.Error that has no position yet.
+func sqlAt(err error, query string, loc int32) error {
+	if se, ok := err.(*sql.Error); ok && se.Pos == 0 {
+		se.At(query, loc)
+	}
+	return err
 }

@@ -23,7 +23,7 @@ const (
 	cursorHold   = 0x0020
 )
 
-func (c *compiler) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
+func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 	sel := st.Query.GetSelectStmt()
 	if sel == nil {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd supports cursors over SELECT only")
@@ -52,7 +52,7 @@ func (c *compiler) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 			return nil, err
 		}
 		if hold {
-			all, err := collect(&env{ctx: ctx, s: s}, rows)
+			all, err := collect(&env{ctx: ctx, s: (*evalView)(s)}, rows)
 			if err != nil {
 				return nil, err
 			}
@@ -69,7 +69,7 @@ func (c *compiler) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 // fetchAll is howMany for FETCH ALL (LONG_MAX).
 const fetchAll = 1<<63 - 1
 
-func (c *compiler) fetch(st *pg.FetchStmt) (*Prepared, error) {
+func (c *planner) fetch(st *pg.FetchStmt) (*Prepared, error) {
 	if st.Direction != pg.FetchDirection_FETCH_FORWARD && !(st.Direction == pg.FetchDirection_FETCH_RELATIVE && st.HowMany == 1) &&
 		!(st.Direction == pg.FetchDirection_FETCH_ABSOLUTE && st.HowMany == 1) {
 		return nil, sql.Errorf(sql.ObjectNotInPrerequisiteState, "cursor can only scan forward").

@@ -19,7 +19,7 @@ type expr interface {
 // under GROUP BY, the current group's aggregates.
 type env struct {
 	ctx    context.Context
-	s      *Session
+	s      evalSession
 	params []Datum
 	row    []Datum
 	aggs   []Datum
@@ -102,7 +102,7 @@ func (c *castExpr) eval(e *env) (Datum, error) {
 	if err != nil {
 		return Null, err
 	}
-	d, err = e.s.cast(d, c.arg.typ(), c.to)
+	d, err = cast(e.s, d, c.arg.typ(), c.to)
 	if se, ok := err.(*sql.Error); ok && se.Pos == 0 && c.loc >= 0 {
 		se.At(c.q, c.loc)
 	}
@@ -529,7 +529,7 @@ type subqueryExpr struct {
 
 func (q *subqueryExpr) typ() *Type { return q.t }
 func (q *subqueryExpr) eval(e *env) (Datum, error) {
-	rows, err := q.plan.open(e.ctx, e.params, e.row)
+	rows, err := q.plan.open(e.ctx, e.params, nil)
 	if err != nil {
 		return Null, err
 	}

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"errors"
-	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -29,13 +28,13 @@ func (c *compiler) fromItem(sc *scope, n *pg.Node) (source, error) {
 			return nil, err
 		}
 		alias := rv.Relname
-		cs := rel.cols
+		cs := rel.Cols
 		if rv.Alias != nil {
 			alias = rv.Alias.Aliasname
 			cs = renamed(cs, rv.Alias.Colnames)
 		}
-		sc.add(alias, rel.schema, cs, rel.oid)
-		return &relSource{s: c.s, rel: rel}, nil
+		sc.add(alias, rel.Schema, cs, rel.OID)
+		return &relSource{rel: rel}, nil
 	case n.GetRangeFunction() != nil:
 		return c.rangeFunction(sc, n.GetRangeFunction())
 	case n.GetJoinExpr() != nil:
@@ -98,15 +97,10 @@ func renamed(cs []relCol, names []*pg.Node) []relCol {
 }
 
 // relation resolves a relation name: a catalog relation or a sequence.
-func (c *compiler) relation(rv *pg.RangeVar) (*relation, error) {
-	rel, err := c.s.resolveRelation(sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname})
+func (c *compiler) relation(rv *pg.RangeVar) (*Relation, error) {
+	rel, err := c.s.Relation(sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname})
 	if err != nil {
-		err = sqlAt(err, c.query, rv.Location)
-		if (rv.Schemaname == "pg_catalog" || rv.Schemaname == "information_schema" || strings.HasPrefix(rv.Relname, "pg_")) && isNotFound(err) {
-			return nil, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", qualified(rv.Schemaname, rv.Relname)).
-				At(c.query, rv.Location).WithHint("seqd's catalog has %s.", catalogNames())
-		}
-		return nil, err
+		return nil, sqlAt(err, c.query, rv.Location)
 	}
 	return rel, nil
 }
@@ -119,13 +113,12 @@ func qualified(schema, name string) string {
 }
 
 type relSource struct {
-	s   *Session
-	rel *relation
+	rel *Relation
 }
 
-func (r *relSource) width() int { return len(r.rel.cols) }
+func (r *relSource) width() int { return len(r.rel.Cols) }
 func (r *relSource) open(*env) (Rows, error) {
-	rows, err := r.rel.rows(r.s)
+	rows, err := r.rel.Rows()
 	if err != nil {
 		return nil, err
 	}
@@ -297,54 +290,20 @@ func (c *compiler) rangeFunction(sc *scope, rf *pg.RangeFunction) (source, error
 		}
 		sc.add(alias, "", renamed([]relCol{{alias, arr.typ().Elem()}}, colnames), 0)
 		return &unnestSource{arr: arr}, nil
-	case "pg_sequence_parameters":
-		if len(fc.Args) != 1 {
-			return nil, c.errAt(fc.Location, sql.UndefinedFunction, "function pg_sequence_parameters does not exist")
-		}
-		arg, err := c.expr(inner, fc.Args[0])
-		if err != nil {
-			return nil, err
-		}
-		if arg, err = c.coerce(arg, tOid, exprLoc(fc.Args[0]), "argument"); err != nil {
-			return nil, err
-		}
-		cs := cols("start_value", tInt8, "minimum_value", tInt8, "maximum_value", tInt8, "increment", tInt8,
-			"cycle_option", tBool, "cache_size", tInt8, "data_type", tOid)
-		sc.add(alias, "", renamed(cs, colnames), 0)
-		return &funcRowSource{w: len(cs), row: func(e *env) ([]Datum, error) {
-			d, err := arg.eval(e)
-			if err != nil || d.Kind == KNull {
-				return nil, err
-			}
-			n, err := e.s.sequenceByOID(uint32(d.I))
-			if err != nil {
-				return nil, err
-			}
-			// PostgreSQL 15: SELECT, UPDATE or USAGE on the sequence.
-			if p, err := e.s.privilegesOn(n); err != nil {
-				return nil, err
-			} else if p&(engine.PrivSelect|engine.PrivUpdate|engine.PrivUsage) == 0 {
-				return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
-			}
-			info, err := e.s.engFor(n).Info(n)
-			if err != nil {
-				return nil, err
-			}
-			o := info.Options
-			return []Datum{Int(o.Start), Int(o.Min), Int(o.Max), Int(o.Increment), Bool(o.Cycle), Int(o.Cache),
-				Int(int64(typesByName[sqlTypeName(o.Type.String())].oid))}, nil
-		}}, nil
-	case "seqd_reserve":
-		x, err := c.seqFunc(inner, seqFuncs[name], fc)
-		if err != nil {
-			return nil, err
-		}
-		sc.add(alias, "", renamed(reserveColumns, colnames), 0)
-		return &funcRowSource{w: len(reserveColumns), row: x.(*seqExpr).call}, nil
 	}
-	x, err := c.funcCall(inner, fc)
+	var x expr
+	if f, ok := compiledFuncs[name]; ok && f.setReturning {
+		x, err = f.compile(c, inner, fc)
+	} else {
+		x, err = c.funcCall(inner, fc)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if rx, ok := x.(rowExpr); ok {
+		cs := rx.cols()
+		sc.add(alias, "", renamed(cs, colnames), 0)
+		return &funcRowSource{w: len(cs), row: rx.evalRow}, nil
 	}
 	x = c.settle(x)
 	colName := alias
@@ -478,8 +437,8 @@ func seriesCount(e *env, fromX, toX, stepX expr) (int64, error) {
 	default:
 		return 0, nil
 	}
-	if span >= uint64(e.s.maxRows) {
-		return 0, sql.Errorf(sql.ProgramLimitExceeded, "generate_series of more than %d rows is not supported (limit set by -max-bulk-rows)", e.s.maxRows)
+	if span >= uint64(e.s.MaxRows()) {
+		return 0, sql.Errorf(sql.ProgramLimitExceeded, "generate_series of more than %d rows is not supported (limit set by -max-bulk-rows)", e.s.MaxRows())
 	}
 	return int64(span) + 1, nil
 }

@@ -1,8 +1,6 @@
 package executor
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -36,44 +34,10 @@ func textFn(f func(string) string) func(*env, []Datum) (Datum, error) {
 }
 
 func init() {
-	def("version", tText, true, constant(Text("PostgreSQL "+ServerVersion+" on x86_64-pc-linux-gnu, compiled by Go, 64-bit")))
-	def("current_schema", tName, true, func(e *env, _ []Datum) (Datum, error) { return e.s.currentSchema(), nil })
-	def("current_schemas", tNameArr, true, func(e *env, a []Datum) (Datum, error) { return e.s.currentSchemas(a[0].I != 0), nil }, tBool)
-	def("current_database", tName, true, func(e *env, _ []Datum) (Datum, error) { return Text(e.s.cfg.Database), nil })
-	def("pg_backend_pid", tInt4, true, func(e *env, _ []Datum) (Datum, error) { return Int(e.s.backendPID()), nil })
-	// seqd_backup(dir): a consistent online backup into dir, a new
-	// directory on the server's machine; superusers only, as
-	// PostgreSQL's backup functions are (seqd restore makes a store of it).
-	def("seqd_backup", tText, true, func(e *env, a []Datum) (Datum, error) {
-		if !e.s.isSuperuser(e.s.cfg.User) {
-			return Null, sql.Errorf(sql.InsufficientPrivilege, "permission denied for function seqd_backup")
-		}
-		if !filepath.IsAbs(a[0].S) {
-			return Null, sql.Errorf(sql.InvalidParameterValue, "seqd_backup: \"%s\" is not an absolute path", a[0].S)
-		}
-		if _, err := os.Stat(a[0].S); err == nil {
-			return Null, sql.Errorf(sql.DuplicateObject, "seqd_backup: \"%s\" exists already", a[0].S)
-		}
-		if err := e.s.eng.Backup(a[0].S); err != nil {
-			return Null, err
-		}
-		return Text(a[0].S), nil
-	}, tText)
-	def("pg_get_userbyid", tName, true, func(e *env, a []Datum) (Datum, error) { return Text(e.s.roleName(a[0].I)), nil }, tOid)
-	def("pg_table_is_visible", tBool, true, func(e *env, a []Datum) (Datum, error) { return Bool(e.s.relationVisible(uint32(a[0].I))), nil }, tOid)
 	def("pg_type_is_visible", tBool, true, func(e *env, a []Datum) (Datum, error) { return Bool(typeByOID(uint32(a[0].I)) != nil), nil }, tOid)
 	def("format_type", tText, false, formatType, tOid, tInt4)
-	def("pg_sequence_last_value", tInt8, true, func(e *env, a []Datum) (Datum, error) { return e.s.sequenceLastValue(uint32(a[0].I)) }, tRegclass)
-	def("obj_description", tText, true, func(e *env, a []Datum) (Datum, error) {
-		if a[1].S != "pg_class" {
-			return Null, nil
-		}
-		return e.s.sequenceComment(uint32(a[0].I)), nil
-	}, tOid, tName)
-	def("obj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return e.s.sequenceComment(uint32(a[0].I)), nil }, tOid)
 	def("col_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid, tInt4)
 	def("shobj_description", tText, true, func(e *env, a []Datum) (Datum, error) { return Null, nil }, tOid, tName)
-	def("pg_is_in_recovery", tBool, true, func(e *env, _ []Datum) (Datum, error) { return Bool(e.s.cfg.Standby), nil })
 	def("pg_advisory_unlock_all", tVoid, true, constant(Text("")))
 	def("pg_encoding_to_char", tName, true, func(_ *env, a []Datum) (Datum, error) {
 		if a[0].I == 6 {
@@ -140,35 +104,8 @@ func init() {
 		}
 		return Int(int64(len(a[0].A))), nil
 	}, nil, tInt4)
-	def("current_setting", tText, true, func(e *env, a []Datum) (Datum, error) {
-		v, ok := e.s.settingValue(a[0].S)
-		if !ok {
-			return Null, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S)
-		}
-		return Text(v), nil
-	}, tText)
-	def("current_setting", tText, true, func(e *env, a []Datum) (Datum, error) {
-		v, ok := e.s.settingValue(a[0].S)
-		if !ok {
-			if a[1].I != 0 {
-				return Null, nil
-			}
-			return Null, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S)
-		}
-		return Text(v), nil
-	}, tText, tBool)
-	def("set_config", tText, false, func(e *env, a []Datum) (Datum, error) {
-		if a[0].Kind == KNull {
-			return Null, sql.Errorf(sql.InvalidParameterValue, "SET requires parameter name")
-		}
-		if err := e.s.setSetting(a[0].S, a[1].S, a[2].Truth()); err != nil {
-			return Null, err
-		}
-		v, _ := e.s.settingValue(a[0].S)
-		return Text(v), nil
-	}, tText, tText, tBool)
 	def("to_regclass", tRegclass, true, func(e *env, a []Datum) (Datum, error) {
-		d, err := e.s.regclassIn(a[0].S)
+		d, err := e.s.RegclassIn(a[0].S)
 		if err != nil {
 			return Null, nil
 		}
@@ -181,20 +118,6 @@ func init() {
 		}
 		return d, nil
 	}, tText)
-	def("has_sequence_privilege", tBool, true, hasSequencePrivilege, nil, tText)
-	def("has_sequence_privilege", tBool, true, hasSequencePrivilege, tText, nil, tText)
-	def("has_schema_privilege", tBool, true, hasSchemaPrivilege, nil, tText)
-	def("has_schema_privilege", tBool, true, hasSchemaPrivilege, tText, nil, tText)
-	def("pg_has_role", tBool, true, pgHasRole, tText, tText)
-	def("pg_has_role", tBool, true, pgHasRole, tText, tText, tText)
-	def("has_database_privilege", tBool, true, hasDatabasePrivilege, nil, tText)
-	def("has_database_privilege", tBool, true, hasDatabasePrivilege, tText, nil, tText)
-	// Tables are the catalog's, readable by all.
-	for _, name := range []string{"has_table_privilege", "has_any_column_privilege"} {
-		yes := constant(Bool(true))
-		def(name, tBool, true, yes, nil, tText)
-		def(name, tBool, true, yes, nil, nil, tText)
-	}
 	def("abs", tInt8, true, func(_ *env, a []Datum) (Datum, error) {
 		if a[0].I < 0 {
 			return checkedInt(tInt8, -a[0].I, a[0].I == -1<<63)
@@ -238,7 +161,43 @@ func formatType(_ *env, a []Datum) (Datum, error) {
 
 var aggregates = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "bool_and": true, "bool_or": true, "array_agg": true, "string_agg": true}
 
-var setReturning = map[string]bool{"generate_series": true, "unnest": true, "pg_sequence_parameters": true}
+var setReturning = map[string]bool{"generate_series": true, "unnest": true}
+
+// compiledFunc is a function its own package compiles (the executor's
+// sequence functions): the evaluator hands it the call's parse tree.
+type compiledFunc struct {
+	// column is the name an unaliased call's result column takes.
+	column string
+	// setReturning: only in FROM (its expression is a rowExpr).
+	setReturning bool
+	compile      func(c *compiler, sc *scope, fc *pg.FuncCall) (expr, error)
+}
+
+var compiledFuncs = map[string]compiledFunc{}
+
+// defCompiled registers a compiled function, as def registers others.
+func defCompiled(name string, f compiledFunc) { compiledFuncs[name] = f }
+
+// rowExpr is an expression of several columns: a function whose call
+// stands for a row (seqd_reserve), in FROM or as its select list's
+// columns. As an expr it is its first column.
+type rowExpr interface {
+	expr
+	cols() []relCol
+	// evalRow evaluates the row; nil is NULL.
+	evalRow(e *env) ([]Datum, error)
+}
+
+// seriesExpr is an expression whose values over generate_series(a, b)
+// come faster all at once (nextval('s'): ranges reserved in chunks).
+type seriesExpr interface {
+	expr
+	// canSeries reports whether this call can.
+	canSeries() bool
+	// series is the rows of count() evaluations; count is called once the
+	// call may run at all.
+	series(e *env, count func() (int64, error)) (Rows, error)
+}
 
 // funcName is a call's function name, which must be unqualified or in
 // pg_catalog.
@@ -268,11 +227,12 @@ func (c *compiler) funcCall(sc *scope, fc *pg.FuncCall) (expr, error) {
 	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
 		return nil, c.errAt(fc.Location, sql.UndefinedFunction, "%s is not an aggregate function", name)
 	}
-	if setReturning[name] {
+	f, compiled := compiledFuncs[name]
+	if setReturning[name] || f.setReturning {
 		return nil, c.errAt(fc.Location, sql.FeatureNotSupported, "seqd supports set-returning functions such as %s only in FROM", name)
 	}
-	if f, ok := seqFuncs[name]; ok {
-		return c.seqFunc(sc, f, fc)
+	if compiled {
+		return f.compile(c, sc, fc)
 	}
 	args := make([]expr, len(fc.Args))
 	for i, a := range fc.Args {

@@ -67,7 +67,7 @@ func (s *Session) isAdminOf(member, role string) bool {
 	return false
 }
 
-func (c *compiler) grantRole(st *pg.GrantRoleStmt) (*Prepared, error) {
+func (c *planner) grantRole(st *pg.GrantRoleStmt) (*Prepared, error) {
 	s := c.s
 	admin := false
 	for _, o := range st.Opt {
@@ -261,7 +261,7 @@ func (s *Session) sessionUser() string {
 // pgHasRole is pg_has_role([user,] role, privilege): MEMBER or USAGE
 // (the same here: members always inherit), either WITH ADMIN OPTION.
 func pgHasRole(e *env, a []Datum) (Datum, error) {
-	s := e.s
+	s := sessionOf(e)
 	user := s.cfg.User
 	if len(a) == 3 {
 		u, err := s.checkedRole(a[0].S)

@@ -133,7 +133,7 @@ var privNames = map[string]engine.Privs{"usage": engine.PrivUsage, "select": eng
 var relationOnlyPrivs = map[string]bool{"insert": true, "delete": true, "truncate": true, "references": true, "trigger": true}
 
 // grant compiles GRANT and REVOKE of sequence privileges.
-func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
+func (c *planner) grant(st *pg.GrantStmt) (*Prepared, error) {
 	tag := "GRANT"
 	if !st.IsGrant {
 		tag = "REVOKE"
@@ -245,7 +245,7 @@ func (c *compiler) grant(st *pg.GrantStmt) (*Prepared, error) {
 
 // hasSequencePrivilege is has_sequence_privilege([role,] sequence, privileges).
 func hasSequencePrivilege(e *env, a []Datum) (Datum, error) {
-	s := e.s
+	s := sessionOf(e)
 	role, a, err := s.privilegeArgs(a)
 	if err != nil {
 		return Null, err

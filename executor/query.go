@@ -7,7 +7,6 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/sql"
 )
 
@@ -19,7 +18,7 @@ type source interface {
 
 // query is a compiled SELECT.
 type query struct {
-	s        *Session
+	s        evalSession
 	from     source // nil: one empty row
 	where    expr
 	targets  []expr
@@ -38,8 +37,6 @@ type query struct {
 	bulk *bulkPlan
 	// width is the FROM row's width.
 	width int
-	// spare is a released one-row result to reuse (Session.Release).
-	spare *singleRow
 	// setop, for UNION, INTERSECT or EXCEPT, gives the rows (setop.go),
 	// or values, for a VALUES list (values.go); sortKeys, limit and
 	// offset then apply to them.
@@ -58,7 +55,7 @@ type sortKey struct {
 }
 
 type bulkPlan struct {
-	name     engine.Name
+	x        seriesExpr
 	from, to expr
 }
 
@@ -193,24 +190,18 @@ func (c *compiler) target(sc *scope, q *query, rt *pg.ResTarget) error {
 			return c.star(sc, q, ref)
 		}
 	}
-	// SELECT seqd_reserve('s', n): its three values are three columns.
-	if fc := rt.Val.GetFuncCall(); fc != nil && len(fc.Funcname) > 0 {
-		if name, err := c.funcName(fc); err == nil && name == "seqd_reserve" {
-			x, err := c.seqFunc(sc, seqFuncs[name], fc)
-			if err != nil {
-				return err
-			}
-			res := &reserveRow{x: x.(*seqExpr)}
-			for i, rc := range reserveColumns {
-				q.targets = append(q.targets, &reserveCol{r: res, i: i})
-				q.cols = append(q.cols, Column{Name: rc.name, Type: rc.t})
-			}
-			return nil
-		}
-	}
 	x, err := c.expr(sc, rt.Val)
 	if err != nil {
 		return err
+	}
+	// SELECT seqd_reserve('s', n): its values are as many columns.
+	if rx, ok := x.(rowExpr); ok && rt.Val.GetFuncCall() != nil {
+		row := &rowTarget{x: rx}
+		for i, rc := range rx.cols() {
+			q.targets = append(q.targets, &rowTargetCol{r: row, i: i})
+			q.cols = append(q.cols, Column{Name: rc.name, Type: rc.t})
+		}
+		return nil
 	}
 	x = c.settle(x)
 	name := rt.Name
@@ -236,22 +227,22 @@ func (sc *scope) origin(idx int) (uint32, int16) {
 	return 0, 0
 }
 
-// reserveRow evaluates seqd_reserve once per row for its three columns.
-type reserveRow struct {
-	x    *seqExpr
-	row  []Datum
-	done bool
+// rowTarget evaluates a rowExpr in the select list once per row for its
+// columns.
+type rowTarget struct {
+	x   rowExpr
+	row []Datum
 }
 
-type reserveCol struct {
-	r *reserveRow
+type rowTargetCol struct {
+	r *rowTarget
 	i int
 }
 
-func (r *reserveCol) typ() *Type { return reserveColumns[r.i].t }
-func (r *reserveCol) eval(e *env) (Datum, error) {
+func (r *rowTargetCol) typ() *Type { return r.r.x.cols()[r.i].t }
+func (r *rowTargetCol) eval(e *env) (Datum, error) {
 	if r.i == 0 {
-		row, err := r.r.x.call(e)
+		row, err := r.r.x.evalRow(e)
 		if err != nil {
 			return Null, err
 		}
@@ -300,8 +291,8 @@ func columnName(n *pg.Node) string {
 	case n.GetFuncCall() != nil:
 		names := strs(n.GetFuncCall().Funcname)
 		name := names[len(names)-1]
-		if f, ok := seqFuncs[name]; ok {
-			return f.name
+		if f, ok := compiledFuncs[name]; ok {
+			return f.column
 		}
 		return name
 	case n.GetTypeCast() != nil:
@@ -390,17 +381,21 @@ func (q *query) planBulk() {
 	if len(q.targets) != 1 || q.where != nil || q.grouped || q.sortKeys != nil || q.distinct || q.limit != nil || q.offset != nil {
 		return
 	}
-	x, ok := q.targets[0].(*seqExpr)
+	x, ok := q.targets[0].(seriesExpr)
 	gs, ok2 := q.from.(*seriesSource)
-	if !ok || !ok2 || x.f.name != "nextval" || !x.hasName || gs.step != nil {
+	if !ok || !ok2 || !x.canSeries() || gs.step != nil {
 		return
 	}
-	q.bulk = &bulkPlan{name: x.name, from: gs.from, to: gs.to}
+	q.bulk = &bulkPlan{x: x, from: gs.from, to: gs.to}
 }
 
 // open runs the query.
-func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, error) {
-	q.s.tx.queried = true
+//
+// A query without FROM (single) is one row, evaluated as it is read: it
+// is into, when into is not nil, so a caller that keeps one for the
+// query's next execution allocates nothing per execution.
+func (q *query) open(ctx context.Context, params []Datum, into *singleRow) (Rows, error) {
+	q.s.Queried()
 	ctx = q.withCTEs(ctx)
 	if q.setop != nil || q.values != nil || q.recursion != nil {
 		e := &env{ctx: ctx, s: q.s, params: params}
@@ -423,30 +418,15 @@ func (q *query) open(ctx context.Context, params []Datum, _ []Datum) (Rows, erro
 		return q.limited(e, &sliceRows{rows: all})
 	}
 	if q.bulk != nil {
-		if err := q.s.checkPrivilege(q.bulk.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
-			return nil, err
-		}
-		if !q.s.isTemp(q.bulk.name) {
-			if err := q.s.checkTakes(q.bulk.name, "nextval()"); err != nil {
-				return nil, err
-			}
-		}
 		e := &env{ctx: ctx, s: q.s, params: params}
-		count, err := seriesCount(e, q.bulk.from, q.bulk.to, nil)
-		if err != nil {
-			return nil, err
-		}
-		return &bulkNextval{s: q.s, ctx: ctx, name: q.bulk.name, left: count}, nil
+		return q.bulk.x.series(e, func() (int64, error) { return seriesCount(e, q.bulk.from, q.bulk.to, nil) })
 	}
-	if q.from == nil && q.where == nil && !q.grouped && q.sortKeys == nil && !q.distinct && q.limit == nil && q.offset == nil {
-		// SELECT f(...), ... without FROM: one row, evaluated as it is read.
-		r := q.spare
-		if r != nil {
-			q.spare = nil
-			*r = singleRow{q: q, e: env{ctx: ctx, s: q.s, params: params}, targets: q.targets}
-		} else {
-			r = &singleRow{q: q, e: env{ctx: ctx, s: q.s, params: params}, targets: q.targets}
+	if q.single() {
+		r := into
+		if r == nil {
+			r = new(singleRow)
 		}
+		*r = singleRow{e: env{ctx: ctx, s: q.s, params: params}, targets: q.targets}
 		if len(q.targets) <= len(r.small) {
 			r.buf = r.small[:len(q.targets)]
 		} else {
@@ -575,11 +555,15 @@ func distinct(rows [][]Datum, width int) [][]Datum {
 	return out
 }
 
-// singleRow is the one row of a query without FROM, in one allocation
-// with its Result.
+// single reports whether the query is SELECT f(...), ... without FROM,
+// nor anything that needs its rows at once.
+func (q *query) single() bool {
+	return q.setop == nil && q.values == nil && q.recursion == nil && q.bulk == nil && q.from == nil &&
+		q.where == nil && !q.grouped && q.sortKeys == nil && !q.distinct && q.limit == nil && q.offset == nil
+}
+
+// singleRow is the one row of a query without FROM.
 type singleRow struct {
-	q       *query // whose spare it becomes when released
-	res     Result
 	e       env
 	targets []expr
 	small   [4]Datum

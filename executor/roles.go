@@ -19,7 +19,7 @@ import (
 // roleOptions applies a role statement's options to r: PASSWORD 'x' (or
 // NULL), [NO]LOGIN, [NO]SUPERUSER, [NO]CREATEROLE; PostgreSQL's other role
 // options mean nothing here and are refused rather than ignored.
-func (c *compiler) roleOptions(r *engine.Role, opts []*pg.Node) (password *string, err error) {
+func (c *planner) roleOptions(r *engine.Role, opts []*pg.Node) (password *string, err error) {
 	seen := map[string]bool{}
 	for _, o := range opts {
 		d := o.GetDefElem()
@@ -50,7 +50,7 @@ func (c *compiler) roleOptions(r *engine.Role, opts []*pg.Node) (password *strin
 	return password, nil
 }
 
-func (c *compiler) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
+func (c *planner) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
 	if st.StmtType == pg.RoleStmtType_ROLESTMT_GROUP {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support CREATE GROUP")
 	}
@@ -150,7 +150,7 @@ func (s *Session) roleOf(spec *pg.RoleSpec) string {
 	return spec.Rolename
 }
 
-func (c *compiler) alterRole(st *pg.AlterRoleStmt) (*Prepared, error) {
+func (c *planner) alterRole(st *pg.AlterRoleStmt) (*Prepared, error) {
 	s := c.s
 	name := s.roleOf(st.Role)
 	var changes engine.Role
@@ -181,7 +181,7 @@ func (c *compiler) alterRole(st *pg.AlterRoleStmt) (*Prepared, error) {
 	}), nil
 }
 
-func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
+func (c *planner) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 	s := c.s
 	var names []string
 	for _, n := range st.Roles {
@@ -234,7 +234,7 @@ func (c *compiler) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 // in one transaction), its password (a SCRAM verifier does not depend
 // on the name) and its settings; other sessions logged in as it follow
 // it to its new name at their next statement.
-func (c *compiler) renameRole(from, newName string) (*Prepared, error) {
+func (c *planner) renameRole(from, newName string) (*Prepared, error) {
 	s, to := c.s, sql.TruncateIdentifier(newName)
 	return command(func(ctx context.Context) (*Result, error) {
 		r, err := s.roleToAlter(from)
@@ -303,7 +303,7 @@ func (s *Session) roleDDL() roleCatalog {
 // (a client's startup parameters and SET still win), PostgreSQL's
 // pg_db_role_setting. Who may: as for its other attributes, except that
 // a role may change its own.
-func (c *compiler) alterRoleSet(st *pg.AlterRoleSetStmt) (*Prepared, error) {
+func (c *planner) alterRoleSet(st *pg.AlterRoleSetStmt) (*Prepared, error) {
 	s := c.s
 	if st.Role == nil {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER ROLE ALL SET")

@@ -15,7 +15,7 @@ import (
 	"github.com/seqd/seqd/sql"
 )
 
-func (c *compiler) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
+func (c *planner) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
 	if len(st.SchemaElts) > 0 {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support schema elements in CREATE SCHEMA")
 	}
@@ -56,7 +56,7 @@ func (c *compiler) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
 	}), nil
 }
 
-func (c *compiler) dropSchema(st *pg.DropStmt) (*Prepared, error) {
+func (c *planner) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 	var names []string
 	for _, q := range objectNames(st.Objects) {
 		names = append(names, q.Rel)

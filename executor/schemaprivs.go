@@ -190,7 +190,7 @@ func hasPrivilege(have, want, wantGrantable engine.Privs, owns bool) Datum {
 
 // hasSchemaPrivilege is has_schema_privilege([role,] schema, privileges).
 func hasSchemaPrivilege(e *env, a []Datum) (Datum, error) {
-	s := e.s
+	s := sessionOf(e)
 	role, a, err := s.privilegeArgs(a)
 	if err != nil {
 		return Null, err
@@ -237,7 +237,7 @@ func (s *Session) ownsSchema(name, role string) bool {
 // hasDatabasePrivilege is has_database_privilege([role,] database,
 // privileges).
 func hasDatabasePrivilege(e *env, a []Datum) (Datum, error) {
-	s := e.s
+	s := sessionOf(e)
 	role, a, err := s.privilegeArgs(a)
 	if err != nil {
 		return Null, err
@@ -308,7 +308,7 @@ func notGranted(grant bool, name string) Notice {
 }
 
 // grantOnSchemaOrDatabase compiles GRANT and REVOKE ON SCHEMA | DATABASE.
-func (c *compiler) grantOnSchemaOrDatabase(st *pg.GrantStmt, tag string) (*Prepared, error) {
+func (c *planner) grantOnSchemaOrDatabase(st *pg.GrantStmt, tag string) (*Prepared, error) {
 	database := st.Objtype == pg.ObjectType_OBJECT_DATABASE
 	what, names, every := "schema", schemaPrivNames, engine.SchemaPrivs
 	if database {
@@ -384,7 +384,7 @@ func (c *compiler) grantOnSchemaOrDatabase(st *pg.GrantStmt, tag string) (*Prepa
 }
 
 // alterOwner compiles ALTER SCHEMA | DATABASE ... OWNER TO.
-func (c *compiler) alterOwner(st *pg.AlterOwnerStmt) (*Prepared, error) {
+func (c *planner) alterOwner(st *pg.AlterOwnerStmt) (*Prepared, error) {
 	database := st.ObjectType == pg.ObjectType_OBJECT_DATABASE
 	tag := "ALTER SCHEMA"
 	if database {

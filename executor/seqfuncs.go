@@ -53,8 +53,19 @@ func (x *seqExpr) typ() *Type {
 	return tInt8
 }
 
-// seqFunc compiles a call of a sequence function.
-func (c *compiler) seqFunc(sc *scope, f seqFunc, fc *pg.FuncCall) (expr, error) {
+func init() {
+	for name, f := range seqFuncs {
+		defCompiled(name, compiledFunc{column: f.name, compile: f.compile})
+	}
+	defCompiled("pg_sequence_parameters", compiledFunc{column: "pg_sequence_parameters", setReturning: true, compile: compileSequenceParameters})
+}
+
+// compilingFor is the session a compiler compiles for: every compiler the
+// executor makes carries its session's evalView.
+func compilingFor(c *compiler) *Session { return (*Session)(c.s.(*evalView)) }
+
+// compile compiles a call of a sequence function.
+func (f seqFunc) compile(c *compiler, sc *scope, fc *pg.FuncCall) (expr, error) {
 	if len(fc.Args) < f.minArgs || len(fc.Args) > f.maxArgs {
 		args := make([]expr, 0, len(fc.Args))
 		for _, a := range fc.Args {
@@ -76,13 +87,13 @@ func (c *compiler) seqFunc(sc *scope, f seqFunc, fc *pg.FuncCall) (expr, error) 
 			if len(names) >= 2 {
 				q.Schema = names[len(names)-2]
 			}
-			n, err := c.s.lookupSequence(q)
+			n, err := compilingFor(c).lookupSequence(q)
 			if err != nil {
 				return nil, sqlAt(err, c.query, exprLoc(a))
 			}
 			x.name, x.hasName = n, true
 		case a.GetAConst() != nil && a.GetAConst().GetSval() != nil:
-			n, err := c.s.sequenceByText(a.GetAConst().GetSval().Sval)
+			n, err := compilingFor(c).sequenceByText(a.GetAConst().GetSval().Sval)
 			if err != nil {
 				return nil, sqlAt(err, c.query, exprLoc(a))
 			}
@@ -117,43 +128,66 @@ func (c *compiler) seqFunc(sc *scope, f seqFunc, fc *pg.FuncCall) (expr, error) 
 		}
 		x.args = append(x.args, arg)
 	}
+	if f.name == "seqd_reserve" {
+		return &reserveExpr{x}, nil
+	}
 	return x, nil
 }
 
-// sqlAt positions a *sql.Error that has no position yet.
-func sqlAt(err error, query string, loc int32) error {
-	if se, ok := err.(*sql.Error); ok && se.Pos == 0 {
-		se.At(query, loc)
+// reserveExpr is seqd_reserve: a row of four columns (reserveColumns).
+type reserveExpr struct{ *seqExpr }
+
+func (r *reserveExpr) cols() []relCol                  { return reserveColumns }
+func (r *reserveExpr) evalRow(e *env) ([]Datum, error) { return r.call(e) }
+
+func (x *seqExpr) canSeries() bool { return x.f.name == "nextval" && x.hasName }
+
+// series is SELECT nextval('s') FROM generate_series(a, b): the checks
+// nextval makes, then values streamed from ranges.
+func (x *seqExpr) series(e *env, count func() (int64, error)) (Rows, error) {
+	s := sessionOf(e)
+	if err := s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
+		return nil, err
 	}
-	return err
+	if !s.isTemp(x.name) {
+		if err := s.checkTakes(x.name, "nextval()"); err != nil {
+			return nil, err
+		}
+	}
+	n, err := count()
+	if err != nil {
+		return nil, err
+	}
+	return &bulkNextval{s: s, ctx: e.ctx, name: x.name, left: n}, nil
 }
 
 func (x *seqExpr) eval(e *env) (Datum, error) {
 	if x.f.name == "nextval" && x.hasName {
 		// The hot path: nextval('s'), resolved when compiled.
-		temp := e.s.tempEng != nil && e.s.isTemp(x.name)
+		s := sessionOf(e)
+		temp := s.tempEng != nil && s.isTemp(x.name)
 		// Privilege first, then read-only, as PostgreSQL checks them.
-		if err := e.s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
+		if err := s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
 			return Null, err
 		}
 		if !temp {
-			if err := e.s.checkTakes(x.name, "nextval()"); err != nil {
+			if err := s.checkTakes(x.name, "nextval()"); err != nil {
 				return Null, err
 			}
 		}
 		var id uint64
 		var v int64
 		var err error
-		if temp || e.s.txn != nil {
-			id, v, err = e.s.engFor(x.name).Nextval(e.ctx, x.name)
+		if temp || s.txn != nil {
+			id, v, err = s.engFor(x.name).Nextval(e.ctx, x.name)
 		} else {
-			id, v, err = e.s.eng.Nextval(e.ctx, x.name) // no interface call on the hot path
+			id, v, err = s.eng.Nextval(e.ctx, x.name) // no interface call on the hot path
 		}
 		if err != nil {
 			return Null, err
 		}
-		e.s.seqs.Nextval(e.s.memoryID(x.name, id), v)
-		e.s.lastName = x.name
+		s.seqs.Nextval(s.memoryID(x.name, id), v)
+		s.lastName = x.name
 		return Int(v), nil
 	}
 	row, err := x.call(e)
@@ -166,7 +200,7 @@ func (x *seqExpr) eval(e *env) (Datum, error) {
 // call evaluates the function; seqd_reserve returns three values, the
 // others one; nil means NULL.
 func (x *seqExpr) call(e *env) ([]Datum, error) {
-	s := e.s
+	s := sessionOf(e)
 	if x.f.name == "lastval" && !x.f.maria {
 		id, v, ok := s.seqs.Lastval()
 		if ok {
@@ -418,7 +452,7 @@ func (s *Session) sequenceByOID(oid uint32) (engine.Name, error) {
 // a catalog relation) along the search path, or a numeric OID.
 func (s *Session) regclassIn(text string) (Datum, error) {
 	if t := strings.TrimSpace(text); t != "" && t[0] >= '0' && t[0] <= '9' {
-		d, err := s.input(tOid, t)
+		d, err := s.Input(tOid, t)
 		if err != nil {
 			return Null, err
 		}
@@ -482,4 +516,61 @@ func (s *Session) sequenceComment(oid uint32) Datum {
 		return Text(c)
 	}
 	return Null
+}
+
+// sequenceParametersColumns are pg_sequence_parameters' result columns.
+var sequenceParametersColumns = cols("start_value", tInt8, "minimum_value", tInt8, "maximum_value", tInt8, "increment", tInt8,
+	"cycle_option", tBool, "cache_size", tInt8, "data_type", tOid)
+
+// compileSequenceParameters compiles FROM pg_sequence_parameters(oid).
+func compileSequenceParameters(c *compiler, sc *scope, fc *pg.FuncCall) (expr, error) {
+	if len(fc.Args) != 1 {
+		return nil, c.errAt(fc.Location, sql.UndefinedFunction, "function pg_sequence_parameters does not exist")
+	}
+	arg, err := c.expr(sc, fc.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if arg, err = c.coerce(arg, tOid, exprLoc(fc.Args[0]), "argument"); err != nil {
+		return nil, err
+	}
+	return &sequenceParameters{arg: arg}, nil
+}
+
+// sequenceParameters is pg_sequence_parameters(oid): a sequence's options.
+type sequenceParameters struct{ arg expr }
+
+func (p *sequenceParameters) typ() *Type     { return tInt8 }
+func (p *sequenceParameters) cols() []relCol { return sequenceParametersColumns }
+func (p *sequenceParameters) eval(e *env) (Datum, error) {
+	row, err := p.evalRow(e)
+	if err != nil || row == nil {
+		return Null, err
+	}
+	return row[0], nil
+}
+
+func (p *sequenceParameters) evalRow(e *env) ([]Datum, error) {
+	d, err := p.arg.eval(e)
+	if err != nil || d.Kind == KNull {
+		return nil, err
+	}
+	s := sessionOf(e)
+	n, err := s.sequenceByOID(uint32(d.I))
+	if err != nil {
+		return nil, err
+	}
+	// PostgreSQL 15: SELECT, UPDATE or USAGE on the sequence.
+	if p, err := s.privilegesOn(n); err != nil {
+		return nil, err
+	} else if p&(engine.PrivSelect|engine.PrivUpdate|engine.PrivUsage) == 0 {
+		return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
+	}
+	info, err := s.engFor(n).Info(n)
+	if err != nil {
+		return nil, err
+	}
+	o := info.Options
+	return []Datum{Int(o.Start), Int(o.Min), Int(o.Max), Int(o.Increment), Bool(o.Cycle), Int(o.Cache),
+		Int(int64(typesByName[sqlTypeName(o.Type.String())].oid))}, nil
 }

@@ -37,7 +37,7 @@ func intOption(d *pg.DefElem, q string) (*int64, error) {
 
 // spec turns sequence options into an seqmath.Spec, as PostgreSQL 15's
 // init_params reads them.
-func (c *compiler) spec(opts []*pg.Node) (seqmath.Spec, error) {
+func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
 	var sp seqmath.Spec
 	seen := map[string]bool{}
 	var shard, rangeBits *int64
@@ -142,7 +142,7 @@ func (c *compiler) spec(opts []*pg.Node) (seqmath.Spec, error) {
 
 // shapeOption reads one of the shapes' clauses into sp (SHARD_BITS and
 // RANGE_BITS into shard and rangeBits, checked together at the end).
-func (c *compiler) shapeOption(sp *seqmath.Spec, clause string, args []string, shard, rangeBits **int64) error {
+func (c *planner) shapeOption(sp *seqmath.Spec, clause string, args []string, shard, rangeBits **int64) error {
 	nums := make([]int64, len(args))
 	for i, a := range args {
 		v, err := strconv.ParseInt(a, 10, 64)
@@ -173,7 +173,7 @@ func (c *compiler) shapeOption(sp *seqmath.Spec, clause string, args []string, s
 	return nil
 }
 
-func (c *compiler) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
+func (c *planner) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 	q := qnameOf(st.Sequence)
 	sp, err := c.spec(st.Options)
 	if err != nil {
@@ -217,7 +217,7 @@ func missing(err error) bool {
 	return errors.Is(err, engine.ErrNotFound) || errors.As(err, &se) && (se.Kind == sql.UndefinedTable || se.Kind == sql.UndefinedSchema)
 }
 
-func (c *compiler) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
+func (c *planner) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 	q := qnameOf(st.Sequence)
 	sp, err := c.spec(st.Options)
 	if err != nil {
@@ -261,7 +261,7 @@ func objectNames(objects []*pg.Node) []sql.QName {
 	return out
 }
 
-func (c *compiler) drop(st *pg.DropStmt) (*Prepared, error) {
+func (c *planner) drop(st *pg.DropStmt) (*Prepared, error) {
 	switch st.RemoveType {
 	case pg.ObjectType_OBJECT_SEQUENCE:
 	case pg.ObjectType_OBJECT_SCHEMA:

@@ -272,22 +272,6 @@ func (s *Session) preventInBlock(command string) error {
 	return nil
 }
 
-// Column is one result column.
-type Column struct {
-	Name string
-	Type *Type
-	// TableOID and AttNum name the column's source, when it is a column
-	// of a relation; zero otherwise.
-	TableOID uint32
-	AttNum   int16
-}
-
-// Rows yields a result's rows one at a time: a long generate_series is
-// never materialized. The returned slice is valid until the next call.
-type Rows interface {
-	Next() (row []Datum, ok bool, err error)
-}
-
 // Notice is a message that does not fail the statement.
 type Notice struct {
 	Severity string // NOTICE or WARNING
@@ -319,7 +303,15 @@ type Result struct {
 
 	// row is the one-row result this Result lives in, when it does:
 	// Release gives its memory to the statement's next execution.
-	row *singleRow
+	row *oneRow
+}
+
+// oneRow is a one-row result in one allocation with its row; Release
+// gives it back to the statement it came from (home).
+type oneRow struct {
+	res  Result
+	row  singleRow
+	home **oneRow
 }
 
 // Release tells the session that res (from Execute) is no longer used,
@@ -333,8 +325,8 @@ func (s *Session) Release(res *Result) {
 	}
 	r := res.row
 	res.row = nil
-	if r.q != nil && r.q.spare == nil {
-		r.q.spare = r
+	if *r.home == nil {
+		*r.home = r
 	}
 }
 
@@ -359,7 +351,7 @@ func (s *Session) Prepare(st *sql.Statement, paramOIDs []uint32) (*Prepared, err
 		// block did is gone already.
 		return nil, errInFailedBlock()
 	}
-	c := &compiler{s: s, query: st.Query}
+	c := newPlanner(s, st.Query)
 	for i, oid := range paramOIDs {
 		if oid == 0 {
 			continue
@@ -518,19 +510,3 @@ func notice(kind sql.Kind, format string, args ...any) Notice {
 func warning(kind sql.Kind, format string, args ...any) Notice {
 	return Notice{Severity: "WARNING", Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
-
-// sliceRows yields rows held in memory.
-type sliceRows struct {
-	rows [][]Datum
-	i    int
-}
-
-func (r *sliceRows) Next() ([]Datum, bool, error) {
-	if r.i == len(r.rows) {
-		return nil, false, nil
-	}
-	r.i++
-	return r.rows[r.i-1], true, nil
-}
-
-func rowsOf(rows ...[]Datum) Rows { return &sliceRows{rows: rows} }

@@ -19,7 +19,7 @@ import (
 // nil unless READ ONLY or READ WRITE was given. Every isolation level is
 // accepted (sequence values are non-transactional, so all behave alike);
 // DEFERRABLE is not honoured, so it is refused rather than ignored.
-func (c *compiler) txOptions(opts []*pg.Node) (readOnly *bool, err error) {
+func (c *planner) txOptions(opts []*pg.Node) (readOnly *bool, err error) {
 	for _, o := range opts {
 		d := o.GetDefElem()
 		on := false
@@ -38,7 +38,7 @@ func (c *compiler) txOptions(opts []*pg.Node) (readOnly *bool, err error) {
 	return readOnly, nil
 }
 
-func (c *compiler) transaction(st *pg.TransactionStmt) (*Prepared, error) {
+func (c *planner) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 	s := c.s
 	readOnly, err := c.txOptions(st.Options)
 	if err != nil {
@@ -102,7 +102,7 @@ func setValue(args []*pg.Node, quoteNames bool) string {
 	return strings.Join(parts, ", ")
 }
 
-func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
+func (c *planner) set(st *pg.VariableSetStmt) (*Prepared, error) {
 	s := c.s
 	name := strings.ToLower(st.Name)
 	switch st.Kind {
@@ -197,7 +197,7 @@ func (c *compiler) set(st *pg.VariableSetStmt) (*Prepared, error) {
 	return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of SET")
 }
 
-func (c *compiler) show(name string) (*Prepared, error) {
+func (c *planner) show(name string) (*Prepared, error) {
 	s := c.s
 	name = strings.ToLower(name)
 	if name == "all" {
@@ -223,7 +223,7 @@ func (c *compiler) show(name string) (*Prepared, error) {
 	}}, nil
 }
 
-func (c *compiler) discard(st *pg.DiscardStmt) (*Prepared, error) {
+func (c *planner) discard(st *pg.DiscardStmt) (*Prepared, error) {
 	s := c.s
 	switch st.Target {
 	case pg.DiscardMode_DISCARD_ALL:

@@ -200,7 +200,7 @@ func castColumns(e *env, rows [][]Datum, cols []Column, casts []*Type) error {
 		for i, t := range casts {
 			if t != nil && row[i].Kind != KNull {
 				var err error
-				if row[i], err = e.s.cast(row[i], cols[i].Type, t); err != nil {
+				if row[i], err = cast(e.s, row[i], cols[i].Type, t); err != nil {
 					return err
 				}
 			}

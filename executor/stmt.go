@@ -10,8 +10,20 @@ import (
 	"github.com/seqd/seqd/sql"
 )
 
+// planner compiles a session's statements: the evaluator's compiler for
+// expressions and queries, and the session, which the statements that
+// are not queries (DDL, session commands) change.
+type planner struct {
+	*compiler
+	s *Session
+}
+
+func newPlanner(s *Session, query string) *planner {
+	return &planner{compiler: &compiler{s: (*evalView)(s), query: query}, s: s}
+}
+
 // statement compiles one statement.
-func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
+func (c *planner) statement(n *pg.Node) (*Prepared, error) {
 	s := c.s
 	switch {
 	case n.GetSelectStmt() != nil:
@@ -20,15 +32,29 @@ func (c *compiler) statement(n *pg.Node) (*Prepared, error) {
 			return nil, err
 		}
 		visible := q.cols[:len(q.cols)]
+		if q.single() {
+			// The hot path (SELECT nextval('s')): the result and its row
+			// in one allocation, reused once released.
+			var spare *oneRow
+			return &Prepared{Columns: visible, run: func(ctx context.Context, params []Datum) (*Result, error) {
+				r := spare
+				if r != nil {
+					spare = nil
+				} else {
+					r = &oneRow{home: &spare}
+				}
+				rows, err := q.open(ctx, params, &r.row)
+				if err != nil {
+					return nil, err
+				}
+				r.res = Result{Columns: visible, Rows: rows, Tag: "SELECT", row: r}
+				return &r.res, nil
+			}}, nil
+		}
 		return &Prepared{Columns: visible, run: func(ctx context.Context, params []Datum) (*Result, error) {
 			rows, err := q.open(ctx, params, nil)
 			if err != nil {
 				return nil, err
-			}
-			if r, ok := rows.(*singleRow); ok {
-				// The hot path: the result lives in the row's allocation.
-				r.res = Result{Columns: visible, Rows: r, Tag: "SELECT", row: r}
-				return &r.res, nil
 			}
 			return &Result{Columns: visible, Rows: rows, Tag: "SELECT"}, nil
 		}}, nil

@@ -339,13 +339,10 @@ func intRange(t *Type) (lo, hi int64, name string) {
 	return 0, math.MaxUint32, "oid"
 }
 
-// Input parses text as t's input function does.
-func (s *Session) Input(t *Type, text string) (Datum, error) { return s.input(t, text) }
-
-func (s *Session) input(t *Type, text string) (Datum, error) {
+func input(s evalSession, t *Type, text string) (Datum, error) {
 	switch t.oid {
 	case OIDRegclass:
-		return s.regclassIn(text)
+		return s.RegclassIn(text)
 	case OIDRegtype:
 		return regtypeIn(text)
 	}
@@ -378,7 +375,7 @@ func (s *Session) input(t *Type, text string) (Datum, error) {
 		}
 		return Float(f), nil
 	case KArray:
-		return s.arrayIn(t, text)
+		return arrayIn(s, t, text)
 	}
 	if t.oid == OIDChar && len(text) > 1 {
 		text = text[:1]
@@ -387,7 +384,7 @@ func (s *Session) input(t *Type, text string) (Datum, error) {
 }
 
 // arrayIn parses a one-dimensional array literal: {a,"b c",NULL}.
-func (s *Session) arrayIn(t *Type, text string) (Datum, error) {
+func arrayIn(s evalSession, t *Type, text string) (Datum, error) {
 	bad := func() (Datum, error) {
 		return Null, sql.Errorf(sql.InvalidTextRepresentation, "malformed array literal: \"%s\"", text)
 	}
@@ -433,7 +430,7 @@ func (s *Session) arrayIn(t *Type, text string) (Datum, error) {
 		if !quoted && strings.EqualFold(elem, "null") {
 			out = append(out, Null)
 		} else {
-			d, err := s.input(et, elem)
+			d, err := input(s, et, elem)
 			if err != nil {
 				return Null, err
 			}

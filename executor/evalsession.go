@@ -1,0 +1,43 @@
+package executor
+
+import "github.com/seqd/seqd/sql"
+
+// evalSession is what the evaluator asks of the session it runs for; it
+// knows nothing else of it. Functions and relations that need more (the
+// sequence functions, the catalog, the privilege inquiry functions) are
+// registered by the session's package, which knows its own sessions.
+type evalSession interface {
+	// CurrentUser, SessionUser and Database are CURRENT_USER,
+	// SESSION_USER and CURRENT_CATALOG.
+	CurrentUser() string
+	SessionUser() string
+	Database() string
+	// CurrentSchema is current_schema(): the first schema of the search
+	// path that exists, NULL if none does.
+	CurrentSchema() Datum
+	// Relation resolves a relation name (a catalog relation or a
+	// sequence) along the search path, with the privilege checks a
+	// lookup takes; its error is the one PostgreSQL gives.
+	Relation(q sql.QName) (*Relation, error)
+	// RegclassIn and RegclassOut are regclass's input and output
+	// functions: a relation's name to its OID, and back.
+	RegclassIn(text string) (Datum, error)
+	RegclassOut(oid uint32) Datum
+	// StatementMemory is how many bytes a statement may keep (0: no
+	// bound); MaxRows the most rows one generate_series may produce.
+	StatementMemory() int64
+	MaxRows() int64
+	// Queried tells the session a query ran in its transaction.
+	Queried()
+}
+
+// Relation is a relation a FROM item names: a virtual relation of the
+// catalog, or a sequence.
+type Relation struct {
+	OID          uint32
+	Schema, Name string
+	Cols         []relCol
+	// Rows reads the relation's rows for the session it was resolved
+	// for.
+	Rows func() ([][]Datum, error)
+}

@@ -1,0 +1,33 @@
+package executor
+
+// Column is one result column.
+type Column struct {
+	Name string
+	Type *Type
+	// TableOID and AttNum name the column's source, when it is a column
+	// of a relation; zero otherwise.
+	TableOID uint32
+	AttNum   int16
+}
+
+// Rows yields a result's rows one at a time: a long generate_series is
+// never materialized. The returned slice is valid until the next call.
+type Rows interface {
+	Next() (row []Datum, ok bool, err error)
+}
+
+// sliceRows yields rows held in memory.
+type sliceRows struct {
+	rows [][]Datum
+	i    int
+}
+
+func (r *sliceRows) Next() ([]Datum, bool, error) {
+	if r.i == len(r.rows) {
+		return nil, false, nil
+	}
+	r.i++
+	return r.rows[r.i-1], true, nil
+}
+
+func rowsOf(rows ...[]Datum) Rows { return &sliceRows{rows: rows} }
