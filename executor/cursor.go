@@ -61,7 +61,7 @@ func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 		if s.cursors == nil {
 			s.cursors = map[string]*cursor{}
 		}
-		s.cursors[name] = &cursor{cols: q.cols[:len(q.cols)-q.hidden], rows: rows, hold: hold}
+		s.cursors[name] = &cursor{cols: q.cols, rows: rows, hold: hold}
 		return commandResult("DECLARE CURSOR"), nil
 	}}, nil
 }
