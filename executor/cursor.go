@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/seqd/seqd/eval"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/sql"
@@ -11,8 +13,8 @@ import (
 
 // cursor is an open SQL cursor (DECLARE): a query's rows, read forward.
 type cursor struct {
-	cols []Column
-	rows Rows
+	cols []eval.Column
+	rows eval.Rows
 	hold bool
 	done bool
 }
@@ -31,14 +33,14 @@ func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 	if st.Options&cursorScroll != 0 {
 		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support SCROLL cursors").WithHint("Declare it without SCROLL: seqd's cursors read forward only.")
 	}
-	q, err := c.selectStmt(sel)
+	q, err := c.Select(sel)
 	if err != nil {
 		return nil, err
 	}
 	s := c.s
 	hold := st.Options&cursorHold != 0
 	name := st.Portalname
-	return &Prepared{run: func(ctx context.Context, params []Datum) (*Result, error) {
+	return &Prepared{run: func(ctx context.Context, params []eval.Datum) (*Result, error) {
 		if !hold && !s.tx.open {
 			return nil, sql.Errorf(sql.NoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 		}
@@ -47,21 +49,21 @@ func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 		}
 		// The cursor outlives this statement: its rows are read under a
 		// context of their own, not the DECLARE's.
-		rows, err := q.open(context.WithoutCancel(ctx), params, nil)
+		rows, err := q.Open(context.WithoutCancel(ctx), params, nil)
 		if err != nil {
 			return nil, err
 		}
 		if hold {
-			all, err := collect(&env{ctx: ctx, s: (*evalView)(s)}, rows)
+			all, err := eval.Collect(&eval.Env{Ctx: ctx, Session: (*evalView)(s)}, rows)
 			if err != nil {
 				return nil, err
 			}
-			rows = &sliceRows{rows: all}
+			rows = &eval.SliceRows{Rows: all}
 		}
 		if s.cursors == nil {
 			s.cursors = map[string]*cursor{}
 		}
-		s.cursors[name] = &cursor{cols: q.cols, rows: rows, hold: hold}
+		s.cursors[name] = &cursor{cols: q.Columns, rows: rows, hold: hold}
 		return commandResult("DECLARE CURSOR"), nil
 	}}, nil
 }
@@ -82,11 +84,11 @@ func (c *planner) fetch(st *pg.FetchStmt) (*Prepared, error) {
 		tag = "MOVE"
 	}
 	cur := s.cursors[name]
-	var cols []Column
+	var cols []eval.Column
 	if cur != nil && !move {
 		cols = cur.cols
 	}
-	return &Prepared{Columns: cols, run: func(ctx context.Context, _ []Datum) (*Result, error) {
+	return &Prepared{Columns: cols, run: func(ctx context.Context, _ []eval.Datum) (*Result, error) {
 		cur := s.cursors[name]
 		if cur == nil {
 			return nil, sql.Errorf(sql.InvalidCursorName, "cursor \"%s\" does not exist", name)
@@ -115,7 +117,7 @@ type fetchRows struct {
 	left int64
 }
 
-func (f *fetchRows) Next() ([]Datum, bool, error) {
+func (f *fetchRows) Next() ([]eval.Datum, bool, error) {
 	if f.left == 0 || f.cur.done {
 		return nil, false, nil
 	}
@@ -145,7 +147,7 @@ func (s *Session) closeCursor(name string) (*Result, error) {
 // Cursor is an open SQL cursor's columns and remaining rows: in
 // PostgreSQL a cursor is also a portal of the extended protocol, which a
 // front end describes and executes by name.
-func (s *Session) Cursor(name string) ([]Column, Rows, bool) {
+func (s *Session) Cursor(name string) ([]eval.Column, eval.Rows, bool) {
 	cur := s.cursors[name]
 	if cur == nil {
 		return nil, nil, false

@@ -1,46 +1,58 @@
 package executor
 
 import (
+	"errors"
 	"strings"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/eval"
 
 	"github.com/seqd/seqd/sql"
 )
 
-// evalView is a Session as the evaluator sees it (evalSession): a view of
+// evalView is a Session as the evaluator sees it (Session): a view of
 // the same memory, so a *Session converts to it for nothing, and back.
 type evalView Session
 
 // sessionOf is the session an evaluation runs for: every env the
 // executor makes carries its session's evalView.
-func sessionOf(e *env) *Session { return (*Session)(e.s.(*evalView)) }
+func sessionOf(e *eval.Env) *Session { return (*Session)(e.Session.(*evalView)) }
 
 func (v *evalView) s() *Session { return (*Session)(v) }
 
-func (v *evalView) CurrentUser() string  { return v.cfg.User }
-func (v *evalView) SessionUser() string  { return v.s().sessionUser() }
-func (v *evalView) Database() string     { return v.cfg.Database }
-func (v *evalView) CurrentSchema() Datum { return v.s().currentSchema() }
+func (v *evalView) CurrentUser() string       { return v.cfg.User }
+func (v *evalView) SessionUser() string       { return v.s().sessionUser() }
+func (v *evalView) Database() string          { return v.cfg.Database }
+func (v *evalView) CurrentSchema() eval.Datum { return v.s().currentSchema() }
 func (v *evalView) StatementMemory() int64 {
 	return v.cfg.MaxStatementMemory
 }
-func (v *evalView) MaxRows() int64                        { return v.maxRows }
-func (v *evalView) Queried()                              { v.tx.queried = true }
-func (v *evalView) RegclassIn(text string) (Datum, error) { return v.s().regclassIn(text) }
-func (v *evalView) RegclassOut(oid uint32) Datum          { return v.s().regclassOf(oid) }
+func (v *evalView) MaxRows() int64                             { return v.maxRows }
+func (v *evalView) Queried()                                   { v.tx.queried = true }
+func (v *evalView) RegclassIn(text string) (eval.Datum, error) { return v.s().regclassIn(text) }
+func (v *evalView) RegclassOut(oid uint32) eval.Datum          { return v.s().regclassOf(oid) }
 
-func (v *evalView) Relation(q sql.QName) (*Relation, error) {
+func (v *evalView) Relation(q sql.QName) (*eval.Relation, error) {
 	s := v.s()
 	rel, err := s.resolveRelation(q)
 	if err != nil {
 		if (q.Schema == "pg_catalog" || q.Schema == "information_schema" || strings.HasPrefix(q.Rel, "pg_")) && isNotFound(err) {
-			return nil, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", qualified(q.Schema, q.Rel)).
+			return nil, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", eval.Qualified(q.Schema, q.Rel)).
 				WithHint("seqd's catalog has %s.", catalogNames())
 		}
 		return nil, err
 	}
-	return &Relation{OID: rel.oid, Schema: rel.schema, Name: rel.name, Cols: rel.cols,
-		Rows: func() ([][]Datum, error) { return rel.rows(s) }}, nil
+	return &eval.Relation{OID: rel.oid, Schema: rel.schema, Name: rel.name, Cols: rel.cols,
+		Rows: func() ([][]eval.Datum, error) { return rel.rows(s) }}, nil
 }
 
 // Input parses text as t's input function does.
-func (s *Session) Input(t *Type, text string) (Datum, error) { return input((*evalView)(s), t, text) }
+func (s *Session) Input(t *eval.Type, text string) (eval.Datum, error) {
+	return eval.Input((*evalView)(s), t, text)
+}
+
+// isNotFound reports whether err says a relation does not exist.
+func isNotFound(err error) bool {
+	se, ok := err.(*sql.Error)
+	return ok && se.Kind == sql.UndefinedTable || errors.Is(err, engine.ErrNotFound)
+}

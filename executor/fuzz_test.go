@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/seqd/seqd/eval"
+
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/seqmath"
@@ -69,7 +71,7 @@ func runOne(t *testing.T, s *Session, st *sql.Statement, param string) {
 		classify(t, st, err)
 		return
 	}
-	params := make([]Datum, len(p.ParamTypes))
+	params := make([]eval.Datum, len(p.ParamTypes))
 	for i, pt := range p.ParamTypes {
 		d, err := s.Input(pt, param)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/seqd/seqd/eval"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
@@ -260,19 +262,19 @@ func (s *Session) sessionUser() string {
 
 // pgHasRole is pg_has_role([user,] role, privilege): MEMBER or USAGE
 // (the same here: members always inherit), either WITH ADMIN OPTION.
-func pgHasRole(e *env, a []Datum) (Datum, error) {
+func pgHasRole(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 	s := sessionOf(e)
 	user := s.cfg.User
 	if len(a) == 3 {
 		u, err := s.checkedRole(a[0].S)
 		if err != nil {
-			return Null, err
+			return eval.Null, err
 		}
 		user, a = u, a[1:]
 	}
 	role := a[0].S
 	if _, ok := s.roles().Role(role); !ok && role != s.cfg.User {
-		return Null, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
+		return eval.Null, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
 	}
 	any := false
 	for _, w := range strings.Split(a[1].S, ",") {
@@ -284,7 +286,7 @@ func pgHasRole(e *env, a []Datum) (Datum, error) {
 			}
 		}
 		if w != "member" && w != "usage" {
-			return Null, sql.Errorf(sql.InvalidParameterValue, "unrecognized privilege type: \"%s\"", w)
+			return eval.Null, sql.Errorf(sql.InvalidParameterValue, "unrecognized privilege type: \"%s\"", w)
 		}
 		if admin {
 			any = any || s.isSuperuser(user) || s.isAdminOf(user, role)
@@ -292,7 +294,7 @@ func pgHasRole(e *env, a []Datum) (Datum, error) {
 			any = any || s.isMemberOf(user, role)
 		}
 	}
-	return Bool(any), nil
+	return eval.Bool(any), nil
 }
 
 // followRenames keeps the roles the session holds by name (who logged

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/seqd/seqd/eval"
+
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/sql"
 )
@@ -72,24 +74,24 @@ func (s *Session) effectivePath() []string {
 	return listed
 }
 
-func (s *Session) currentSchema() Datum {
+func (s *Session) currentSchema() eval.Datum {
 	listed, _ := s.searchPath()
 	if len(listed) == 0 {
-		return Null
+		return eval.Null
 	}
-	return Text(listed[0])
+	return eval.Text(listed[0])
 }
 
-func (s *Session) currentSchemas(implicit bool) Datum {
+func (s *Session) currentSchemas(implicit bool) eval.Datum {
 	path := s.effectivePath()
 	if !implicit {
 		path, _ = s.searchPath()
 	}
-	out := make([]Datum, len(path))
+	out := make([]eval.Datum, len(path))
 	for i, n := range path {
-		out[i] = Text(n)
+		out[i] = eval.Text(n)
 	}
-	return Array(out...)
+	return eval.Array(out...)
 }
 
 // checkCatalog refuses a database part other than this database.
@@ -148,7 +150,7 @@ func (s *Session) lookupSequence(q sql.QName) (engine.Name, error) {
 // notFound is a lookup's failure in PostgreSQL's words.
 func notFound(q sql.QName, err error) error {
 	if errors.Is(err, engine.ErrNotFound) {
-		return sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", qualified(q.Schema, q.Rel))
+		return sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", eval.Qualified(q.Schema, q.Rel))
 	}
 	return err
 }

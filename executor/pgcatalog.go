@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/seqd/seqd/eval"
+
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/sql"
 )
@@ -16,8 +18,8 @@ type relation struct {
 	oid          uint32
 	schema, name string
 	kind         byte // relkind: 'r' table, 'v' view
-	cols         []relCol
-	rows         func(s *Session) ([][]Datum, error)
+	cols         []eval.RelColumn
+	rows         func(s *Session) ([][]eval.Datum, error)
 }
 
 var (
@@ -66,22 +68,14 @@ func catalogNames() string {
 	return strings.Join(out, ", ")
 }
 
-func cols(spec ...any) []relCol {
-	out := make([]relCol, 0, len(spec)/2)
-	for i := 0; i < len(spec); i += 2 {
-		out = append(out, relCol{spec[i].(string), spec[i+1].(*Type)})
-	}
-	return out
-}
-
 // The information_schema columns' domains (sql_identifier,
 // character_data, cardinal_number, yes_or_no) are described to clients by
 // their base types, as PostgreSQL describes domain columns.
 var (
-	tSQLIdentifier  = tName
-	tCharacterData  = tVarchar
-	tCardinalNumber = tInt4
-	tYesOrNo        = tVarchar
+	tSQLIdentifier  = eval.TName
+	tCharacterData  = eval.TVarchar
+	tCardinalNumber = eval.TInt4
+	tYesOrNo        = eval.TVarchar
 )
 
 const (
@@ -209,19 +203,19 @@ func (s *Session) setSetting(name, value string, local bool) error {
 	return nil
 }
 
-func boolText(b bool) Datum {
+func boolText(b bool) eval.Datum {
 	if b {
-		return Text("YES")
+		return eval.Text("YES")
 	}
-	return Text("NO")
+	return eval.Text("NO")
 }
 
 func catalogRelations() []*relation {
 	// seqRows makes a row of each sequence; reserved first reads a
 	// NOORDER sequence's position from the store, in cluster mode (the
 	// views that show last_value).
-	seqRows := func(s *Session, reserved bool, f func(seqInfo) []Datum) ([][]Datum, error) {
-		var out [][]Datum
+	seqRows := func(s *Session, reserved bool, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
+		var out [][]eval.Datum
 		for _, info := range s.sequences() {
 			if reserved {
 				var err error
@@ -233,31 +227,31 @@ func catalogRelations() []*relation {
 		}
 		return out, nil
 	}
-	seqRow := func(s *Session, f func(seqInfo) []Datum) ([][]Datum, error) { return seqRows(s, false, f) }
-	seqRowReserved := func(s *Session, f func(seqInfo) []Datum) ([][]Datum, error) { return seqRows(s, true, f) }
-	catalogRow := func(r *relation, nsp uint32) []Datum {
-		return []Datum{Int(int64(r.oid)), Text(r.name), Int(int64(nsp)), Int(0), Int(0), Int(superuserOID), Int(0), Int(0), Int(0),
-			Int(0), Float(-1), Int(0), Int(0), Bool(false), Bool(false), Text("p"), Text(string(r.kind)), Int(int64(len(r.cols))), Int(0),
-			Bool(false), Bool(false), Bool(false), Bool(false), Bool(false), Bool(true), Text("n"), Bool(false), Int(0), Null, Null, Null}
+	seqRow := func(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) { return seqRows(s, false, f) }
+	seqRowReserved := func(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) { return seqRows(s, true, f) }
+	catalogRow := func(r *relation, nsp uint32) []eval.Datum {
+		return []eval.Datum{eval.Int(int64(r.oid)), eval.Text(r.name), eval.Int(int64(nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0), eval.Int(0), eval.Int(0),
+			eval.Int(0), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text("p"), eval.Text(string(r.kind)), eval.Int(int64(len(r.cols))), eval.Int(0),
+			eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true), eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Null, eval.Null, eval.Null}
 	}
-	classCols := cols("oid", tOid, "relname", tName, "relnamespace", tOid, "reltype", tOid, "reloftype", tOid, "relowner", tOid,
-		"relam", tOid, "relfilenode", tOid, "reltablespace", tOid, "relpages", tInt4, "reltuples", typeByOID(OIDFloat4),
-		"relallvisible", tInt4, "reltoastrelid", tOid, "relhasindex", tBool, "relisshared", tBool, "relpersistence", tChar,
-		"relkind", tChar, "relnatts", tInt2, "relchecks", tInt2, "relhasrules", tBool, "relhastriggers", tBool,
-		"relhassubclass", tBool, "relrowsecurity", tBool, "relforcerowsecurity", tBool, "relispopulated", tBool,
-		"relreplident", tChar, "relispartition", tBool, "relrewrite", tOid, "relacl", tAclArr, "reloptions", tTextArr,
-		"relpartbound", typeByOID(194))
-	pgSequencesCols := cols("schemaname", tName, "sequencename", tName, "sequenceowner", tName, "data_type", tRegtype,
-		"start_value", tInt8, "min_value", tInt8, "max_value", tInt8, "increment_by", tInt8, "cycle", tBool,
-		"cache_size", tInt8, "last_value", tInt8)
+	classCols := eval.Columns("oid", eval.TOid, "relname", eval.TName, "relnamespace", eval.TOid, "reltype", eval.TOid, "reloftype", eval.TOid, "relowner", eval.TOid,
+		"relam", eval.TOid, "relfilenode", eval.TOid, "reltablespace", eval.TOid, "relpages", eval.TInt4, "reltuples", eval.TypeByOID(eval.OIDFloat4),
+		"relallvisible", eval.TInt4, "reltoastrelid", eval.TOid, "relhasindex", eval.TBool, "relisshared", eval.TBool, "relpersistence", eval.TChar,
+		"relkind", eval.TChar, "relnatts", eval.TInt2, "relchecks", eval.TInt2, "relhasrules", eval.TBool, "relhastriggers", eval.TBool,
+		"relhassubclass", eval.TBool, "relrowsecurity", eval.TBool, "relforcerowsecurity", eval.TBool, "relispopulated", eval.TBool,
+		"relreplident", eval.TChar, "relispartition", eval.TBool, "relrewrite", eval.TOid, "relacl", eval.TAclArr, "reloptions", eval.TTextArr,
+		"relpartbound", eval.TypeByOID(194))
+	pgSequencesCols := eval.Columns("schemaname", eval.TName, "sequencename", eval.TName, "sequenceowner", eval.TName, "data_type", eval.TRegtype,
+		"start_value", eval.TInt8, "min_value", eval.TInt8, "max_value", eval.TInt8, "increment_by", eval.TInt8, "cycle", eval.TBool,
+		"cache_size", eval.TInt8, "last_value", eval.TInt8)
 	var rels []*relation
 	rels = []*relation{
-		{oid: pgClassOID, schema: "pg_catalog", name: "pg_class", kind: 'r', cols: classCols, rows: func(s *Session) ([][]Datum, error) {
-			out, _ := seqRow(s, func(i seqInfo) []Datum {
-				return []Datum{Int(int64(i.oid)), Text(i.Name.Rel()), Int(int64(i.nsp)), Int(0), Int(0), Int(superuserOID), Int(0),
-					Int(int64(i.oid)), Int(0), Int(1), Float(-1), Int(0), Int(0), Bool(false), Bool(false), Text(s.persistence(i)), Text("S"),
-					Int(sequenceRelAttrs), Int(0), Bool(false), Bool(false), Bool(false), Bool(false), Bool(false), Bool(true),
-					Text("n"), Bool(false), Int(0), Null, Null, Null}
+		{oid: pgClassOID, schema: "pg_catalog", name: "pg_class", kind: 'r', cols: classCols, rows: func(s *Session) ([][]eval.Datum, error) {
+			out, _ := seqRow(s, func(i seqInfo) []eval.Datum {
+				return []eval.Datum{eval.Int(int64(i.oid)), eval.Text(i.Name.Rel()), eval.Int(int64(i.nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0),
+					eval.Int(int64(i.oid)), eval.Int(0), eval.Int(1), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text(s.persistence(i)), eval.Text("S"),
+					eval.Int(sequenceRelAttrs), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true),
+					eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Null, eval.Null, eval.Null}
 			})
 			for _, r := range rels {
 				out = append(out, catalogRow(r, s.oids().forSchema(r.schema)))
@@ -265,128 +259,107 @@ func catalogRelations() []*relation {
 			return out, nil
 		}},
 		{oid: pgNamespaceOID, schema: "pg_catalog", name: "pg_namespace", kind: 'r',
-			cols: cols("oid", tOid, "nspname", tName, "nspowner", tOid, "nspacl", tAclArr), rows: func(s *Session) ([][]Datum, error) {
-				var out [][]Datum
+			cols: eval.Columns("oid", eval.TOid, "nspname", eval.TName, "nspowner", eval.TOid, "nspacl", eval.TAclArr), rows: func(s *Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
 				for _, n := range s.schemaNames() {
-					out = append(out, []Datum{Int(int64(s.oids().forSchema(n))), Text(n), Int(s.schemaOwnerOID(n)), Null})
+					out = append(out, []eval.Datum{eval.Int(int64(s.oids().forSchema(n))), eval.Text(n), eval.Int(s.schemaOwnerOID(n)), eval.Null})
 				}
 				return out, nil
 			}},
 		{oid: 2224, schema: "pg_catalog", name: "pg_sequence", kind: 'r',
-			cols: cols("seqrelid", tOid, "seqtypid", tOid, "seqstart", tInt8, "seqincrement", tInt8, "seqmax", tInt8,
-				"seqmin", tInt8, "seqcache", tInt8, "seqcycle", tBool),
-			rows: func(s *Session) ([][]Datum, error) {
-				return seqRow(s, func(i seqInfo) []Datum {
+			cols: eval.Columns("seqrelid", eval.TOid, "seqtypid", eval.TOid, "seqstart", eval.TInt8, "seqincrement", eval.TInt8, "seqmax", eval.TInt8,
+				"seqmin", eval.TInt8, "seqcache", eval.TInt8, "seqcycle", eval.TBool),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				return seqRow(s, func(i seqInfo) []eval.Datum {
 					o := i.Options
-					return []Datum{Int(int64(i.oid)), Int(int64(typesByName[sqlTypeName(o.Type.String())].oid)), Int(o.Start),
-						Int(o.Increment), Int(o.Max), Int(o.Min), Int(o.Cache), Bool(o.Cycle)}
+					return []eval.Datum{eval.Int(int64(i.oid)), eval.Int(int64(eval.TypeByName(sqlTypeName(o.Type.String())).OID())), eval.Int(o.Start),
+						eval.Int(o.Increment), eval.Int(o.Max), eval.Int(o.Min), eval.Int(o.Cache), eval.Bool(o.Cycle)}
 				})
 			}},
-		{oid: 12100, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols, rows: func(s *Session) ([][]Datum, error) {
-			return seqRowReserved(s, func(i seqInfo) []Datum {
+		{oid: 12100, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols, rows: func(s *Session) ([][]eval.Datum, error) {
+			return seqRowReserved(s, func(i seqInfo) []eval.Datum {
 				o := i.Options
-				last := Null
+				last := eval.Null
 				// As PostgreSQL's view: last_value only with SELECT or USAGE.
 				if p, err := s.privilegesOn(i.Name); i.State.Called && err == nil && p&(engine.PrivSelect|engine.PrivUsage) != 0 {
-					last = Int(o.Value(i.State.Last)) // a shaped sequence's value; the rest are its counter's
+					last = eval.Int(o.Value(i.State.Last)) // a shaped sequence's value; the rest are its counter's
 				}
 				owner := s.cfg.User
 				if a, err := s.engFor(i.Name).ACL(i.Name); err == nil {
 					owner = s.ownerName(a)
 				}
-				t := typesByName[sqlTypeName(o.Type.String())]
-				return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), Text(owner), {Kind: KInt, I: int64(t.oid), S: t.sqlName},
-					Int(o.Start), Int(o.Min), Int(o.Max), Int(o.Increment), Bool(o.Cycle), Int(o.Cache), last}
+				t := eval.TypeByName(sqlTypeName(o.Type.String()))
+				return []eval.Datum{eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text(owner), t.Regtype(),
+					eval.Int(o.Start), eval.Int(o.Min), eval.Int(o.Max), eval.Int(o.Increment), eval.Bool(o.Cycle), eval.Int(o.Cache), last}
 			})
 		}},
-		{oid: 1247, schema: "pg_catalog", name: "pg_type", kind: 'r',
-			cols: cols("oid", tOid, "typname", tName, "typnamespace", tOid, "typowner", tOid, "typlen", tInt2, "typbyval", tBool,
-				"typtype", tChar, "typcategory", tChar, "typispreferred", tBool, "typisdefined", tBool, "typdelim", tChar,
-				"typrelid", tOid, "typsubscript", tRegproc, "typelem", tOid, "typarray", tOid, "typinput", tRegproc,
-				"typoutput", tRegproc, "typreceive", tRegproc, "typsend", tRegproc, "typalign", tChar, "typstorage", tChar,
-				"typnotnull", tBool, "typbasetype", tOid, "typtypmod", tInt4, "typndims", tInt4, "typcollation", tOid,
-				"typdefault", tText, "typacl", tAclArr),
-			rows: func(s *Session) ([][]Datum, error) {
-				out := make([][]Datum, 0, len(builtinTypes))
-				for _, r := range builtinTypes {
-					proc := func(name string) Datum { return Datum{Kind: KInt, I: 1, S: name} }
-					sub := proc("-")
-					if r.category == 'A' && r.elem != 0 {
-						sub = proc("array_subscript_handler")
-					}
-					out = append(out, []Datum{Int(int64(r.oid)), Text(r.name), Int(11), Int(superuserOID), Int(int64(r.len)),
-						Bool(r.byval), Text(string(r.typtype)), Text(string(r.category)), Bool(r.preferred), Bool(true),
-						Text(string(r.delim)), Int(0), sub, Int(int64(r.elem)), Int(int64(r.array)), proc(r.input), proc(r.output),
-						proc(r.recv), proc(r.send), Text(string(r.align)), Text(string(r.storage)), Bool(false), Int(0), Int(-1),
-						Int(0), Int(int64(r.collation)), Null, Null})
-				}
-				return out, nil
-			}},
+		{oid: 1247, schema: "pg_catalog", name: "pg_type", kind: 'r', cols: eval.PgTypeColumns,
+			rows: func(s *Session) ([][]eval.Datum, error) { return eval.PgTypeRows(superuserOID), nil }},
 		{oid: 12000, schema: "pg_catalog", name: "pg_roles", kind: 'v',
-			cols: cols("rolname", tName, "rolsuper", tBool, "rolinherit", tBool, "rolcreaterole", tBool, "rolcreatedb", tBool,
-				"rolcanlogin", tBool, "rolreplication", tBool, "rolconnlimit", tInt4, "rolpassword", tText, "rolvaliduntil", tTimestamp,
-				"rolbypassrls", tBool, "rolconfig", tTextArr, "oid", tOid),
-			rows: func(s *Session) ([][]Datum, error) {
-				var out [][]Datum
+			cols: eval.Columns("rolname", eval.TName, "rolsuper", eval.TBool, "rolinherit", eval.TBool, "rolcreaterole", eval.TBool, "rolcreatedb", eval.TBool,
+				"rolcanlogin", eval.TBool, "rolreplication", eval.TBool, "rolconnlimit", eval.TInt4, "rolpassword", eval.TText, "rolvaliduntil", eval.TTimestamp,
+				"rolbypassrls", eval.TBool, "rolconfig", eval.TTextArr, "oid", eval.TOid),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
 				for _, r := range s.roleList() {
 					// The bootstrap superuser (OID 10) has every attribute, as
 					// initdb's; seqd has no CREATEDB, REPLICATION or BYPASSRLS
 					// to give any other role.
 					boot := r.oid == superuserOID && r.Superuser && r.CreateRole
-					config := Null
+					config := eval.Null
 					if len(r.Settings) > 0 {
-						var kv []Datum
+						var kv []eval.Datum
 						for _, st := range r.Settings {
-							kv = append(kv, Text(st.Name+"="+st.Value))
+							kv = append(kv, eval.Text(st.Name+"="+st.Value))
 						}
-						config = Array(kv...)
+						config = eval.Array(kv...)
 					}
-					out = append(out, []Datum{Text(r.Name), Bool(r.Superuser), Bool(true), Bool(r.CreateRole || boot), Bool(boot), Bool(r.Login),
-						Bool(boot), Int(-1), Text("********"), Null, Bool(boot), config, Int(int64(r.oid))})
+					out = append(out, []eval.Datum{eval.Text(r.Name), eval.Bool(r.Superuser), eval.Bool(true), eval.Bool(r.CreateRole || boot), eval.Bool(boot), eval.Bool(r.Login),
+						eval.Bool(boot), eval.Int(-1), eval.Text("********"), eval.Null, eval.Bool(boot), config, eval.Int(int64(r.oid))})
 				}
 				return out, nil
 			}},
 		{oid: 1261, schema: "pg_catalog", name: "pg_auth_members", kind: 'r',
-			cols: cols("roleid", tOid, "member", tOid, "grantor", tOid, "admin_option", tBool),
-			rows: func(s *Session) ([][]Datum, error) {
-				var out [][]Datum
+			cols: eval.Columns("roleid", eval.TOid, "member", eval.TOid, "grantor", eval.TOid, "admin_option", eval.TBool),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
 				for _, r := range s.roles().Roles() {
 					for _, m := range r.MemberOf {
 						// seqd does not record who granted: shown as the
 						// bootstrap superuser, as grants by superusers are.
-						out = append(out, []Datum{Int(s.ownerOID(m.Role)), Int(s.ownerOID(r.Name)), Int(superuserOID), Bool(m.Admin)})
+						out = append(out, []eval.Datum{eval.Int(s.ownerOID(m.Role)), eval.Int(s.ownerOID(r.Name)), eval.Int(superuserOID), eval.Bool(m.Admin)})
 					}
 				}
 				return out, nil
 			}},
 		{oid: 12010, schema: "pg_catalog", name: "pg_user", kind: 'v',
-			cols: cols("usename", tName, "usesysid", tOid, "usecreatedb", tBool, "usesuper", tBool, "userepl", tBool,
-				"usebypassrls", tBool, "passwd", tText, "valuntil", tTimestamp, "useconfig", tTextArr),
-			rows: func(s *Session) ([][]Datum, error) {
-				var out [][]Datum
+			cols: eval.Columns("usename", eval.TName, "usesysid", eval.TOid, "usecreatedb", eval.TBool, "usesuper", eval.TBool, "userepl", eval.TBool,
+				"usebypassrls", eval.TBool, "passwd", eval.TText, "valuntil", eval.TTimestamp, "useconfig", eval.TTextArr),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
 				for _, r := range s.roleList() {
 					if r.Login {
 						boot := r.oid == superuserOID && r.Superuser && r.CreateRole
-						out = append(out, []Datum{Text(r.Name), Int(int64(r.oid)), Bool(boot), Bool(r.Superuser), Bool(boot),
-							Bool(boot), Text("********"), Null, Null})
+						out = append(out, []eval.Datum{eval.Text(r.Name), eval.Int(int64(r.oid)), eval.Bool(boot), eval.Bool(r.Superuser), eval.Bool(boot),
+							eval.Bool(boot), eval.Text("********"), eval.Null, eval.Null})
 					}
 				}
 				return out, nil
 			}},
 		{oid: 1262, schema: "pg_catalog", name: "pg_database", kind: 'r',
-			cols: cols("oid", tOid, "datname", tName, "datdba", tOid, "encoding", tInt4, "datlocprovider", tChar, "datistemplate", tBool,
-				"datallowconn", tBool, "datconnlimit", tInt4, "dattablespace", tOid, "datcollate", tText, "datctype", tText,
-				"daticulocale", tText, "datcollversion", tText, "datacl", tAclArr),
-			rows: func(s *Session) ([][]Datum, error) {
-				return [][]Datum{{Int(seqdDatabaseOID), Text(s.cfg.Database), Int(s.ownerOID(s.cat().DatabaseACL().Owner)), Int(6), Text("c"), Bool(false), Bool(true),
-					Int(-1), Int(1663), Text("C.UTF-8"), Text("C.UTF-8"), Null, Null, Null}}, nil
+			cols: eval.Columns("oid", eval.TOid, "datname", eval.TName, "datdba", eval.TOid, "encoding", eval.TInt4, "datlocprovider", eval.TChar, "datistemplate", eval.TBool,
+				"datallowconn", eval.TBool, "datconnlimit", eval.TInt4, "dattablespace", eval.TOid, "datcollate", eval.TText, "datctype", eval.TText,
+				"daticulocale", eval.TText, "datcollversion", eval.TText, "datacl", eval.TAclArr),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				return [][]eval.Datum{{eval.Int(seqdDatabaseOID), eval.Text(s.cfg.Database), eval.Int(s.ownerOID(s.cat().DatabaseACL().Owner)), eval.Int(6), eval.Text("c"), eval.Bool(false), eval.Bool(true),
+					eval.Int(-1), eval.Int(1663), eval.Text("C.UTF-8"), eval.Text("C.UTF-8"), eval.Null, eval.Null, eval.Null}}, nil
 			}},
 		{oid: 12200, schema: "pg_catalog", name: "pg_settings", kind: 'v',
-			cols: cols("name", tText, "setting", tText, "unit", tText, "category", tText, "short_desc", tText, "extra_desc", tText,
-				"context", tText, "vartype", tText, "source", tText, "min_val", tText, "max_val", tText, "enumvals", tTextArr,
-				"boot_val", tText, "reset_val", tText, "sourcefile", tText, "sourceline", tInt4, "pending_restart", tBool),
-			rows: func(s *Session) ([][]Datum, error) {
-				var out [][]Datum
+			cols: eval.Columns("name", eval.TText, "setting", eval.TText, "unit", eval.TText, "category", eval.TText, "short_desc", eval.TText, "extra_desc", eval.TText,
+				"context", eval.TText, "vartype", eval.TText, "source", eval.TText, "min_val", eval.TText, "max_val", eval.TText, "enumvals", eval.TTextArr,
+				"boot_val", eval.TText, "reset_val", eval.TText, "sourcefile", eval.TText, "sourceline", eval.TInt4, "pending_restart", eval.TBool),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
 				for _, name := range s.settings.names() {
 					d := settingDefs[name]
 					display := settingDisplay(name)
@@ -399,13 +372,13 @@ func catalogRelations() []*relation {
 						ctx = "internal"
 					}
 					setting := first(s.settingValue(name))
-					row := []Datum{Text(display), Text(setting), Null, Text("seqd"), Text(d.desc), Null,
-						Text(ctx), Text("string"), Text("default"), Null, Null, Null, Text(d.value), Text(reset), Null, Null, Bool(false)}
+					row := []eval.Datum{eval.Text(display), eval.Text(setting), eval.Null, eval.Text("seqd"), eval.Text(d.desc), eval.Null,
+						eval.Text(ctx), eval.Text("string"), eval.Text("default"), eval.Null, eval.Null, eval.Null, eval.Text(d.value), eval.Text(reset), eval.Null, eval.Null, eval.Bool(false)}
 					if p := pgSettingByName[name]; p != nil {
 						// PostgreSQL's own account of the parameter: numbers
 						// in its base unit, as pg_settings gives them.
-						row[1], row[13] = Text(p.baseUnits(setting)), Text(p.baseUnits(reset))
-						row[2], row[6], row[7], row[9], row[10], row[12] = textOrNull(p.unit), Text(p.context), Text(p.vartype), textOrNull(p.min), textOrNull(p.max), Text(p.boot)
+						row[1], row[13] = eval.Text(p.baseUnits(setting)), eval.Text(p.baseUnits(reset))
+						row[2], row[6], row[7], row[9], row[10], row[12] = textOrNull(p.unit), eval.Text(p.context), eval.Text(p.vartype), textOrNull(p.min), textOrNull(p.max), eval.Text(p.boot)
 						if p.enumvals != nil {
 							row[11] = textArray(p.enumvals)
 						}
@@ -414,92 +387,92 @@ func catalogRelations() []*relation {
 				}
 				return out, nil
 			}},
-		{oid: 2601, schema: "pg_catalog", name: "pg_am", kind: 'r', cols: cols("oid", tOid, "amname", tName, "amhandler", tRegproc, "amtype", tChar),
-			rows: func(*Session) ([][]Datum, error) {
-				var out [][]Datum
+		{oid: 2601, schema: "pg_catalog", name: "pg_am", kind: 'r', cols: eval.Columns("oid", eval.TOid, "amname", eval.TName, "amhandler", eval.TRegproc, "amtype", eval.TChar),
+			rows: func(*Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
 				for _, am := range []struct {
 					oid           int64
 					name, handler string
 					typ           string
 				}{{2, "heap", "heap_tableam_handler", "t"}, {403, "btree", "bthandler", "i"}, {405, "hash", "hashhandler", "i"},
 					{783, "gist", "gisthandler", "i"}, {2742, "gin", "ginhandler", "i"}, {4000, "spgist", "spghandler", "i"}, {3580, "brin", "brinhandler", "i"}} {
-					out = append(out, []Datum{Int(am.oid), Text(am.name), {Kind: KInt, I: 1, S: am.handler}, Text(am.typ)})
+					out = append(out, []eval.Datum{eval.Int(am.oid), eval.Text(am.name), {Kind: eval.KInt, I: 1, S: am.handler}, eval.Text(am.typ)})
 				}
 				return out, nil
 			}},
 		{oid: 2609, schema: "pg_catalog", name: "pg_description", kind: 'r',
-			cols: cols("objoid", tOid, "classoid", tOid, "objsubid", tInt4, "description", tText),
-			rows: func(s *Session) ([][]Datum, error) {
-				var out [][]Datum
+			cols: eval.Columns("objoid", eval.TOid, "classoid", eval.TOid, "objsubid", eval.TInt4, "description", eval.TText),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
 				for _, i := range s.sequences() {
 					if c, err := s.engFor(i.Name).Comment(i.Name); err == nil && c != "" {
-						out = append(out, []Datum{Int(int64(i.oid)), Int(pgClassOID), Int(0), Text(c)})
+						out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Int(pgClassOID), eval.Int(0), eval.Text(c)})
 					}
 				}
 				return out, nil
 			}},
 		{oid: 2608, schema: "pg_catalog", name: "pg_depend", kind: 'r',
-			cols: cols("classid", tOid, "objid", tOid, "objsubid", tInt4, "refclassid", tOid, "refobjid", tOid, "refobjsubid", tInt4, "deptype", tChar),
-			rows: func(s *Session) ([][]Datum, error) {
-				return seqRow(s, func(i seqInfo) []Datum {
-					return []Datum{Int(pgClassOID), Int(int64(i.oid)), Int(0), Int(pgNamespaceOID), Int(int64(i.nsp)), Int(0), Text("n")}
+			cols: eval.Columns("classid", eval.TOid, "objid", eval.TOid, "objsubid", eval.TInt4, "refclassid", eval.TOid, "refobjid", eval.TOid, "refobjsubid", eval.TInt4, "deptype", eval.TChar),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				return seqRow(s, func(i seqInfo) []eval.Datum {
+					return []eval.Datum{eval.Int(pgClassOID), eval.Int(int64(i.oid)), eval.Int(0), eval.Int(pgNamespaceOID), eval.Int(int64(i.nsp)), eval.Int(0), eval.Text("n")}
 				})
 			}},
 		{oid: 1249, schema: "pg_catalog", name: "pg_attribute", kind: 'r',
-			cols: cols("attrelid", tOid, "attname", tName, "atttypid", tOid, "attlen", tInt2, "attnum", tInt2, "attndims", tInt4,
-				"atttypmod", tInt4, "attbyval", tBool, "attalign", tChar, "attstorage", tChar, "attcompression", tChar,
-				"attnotnull", tBool, "atthasdef", tBool, "atthasmissing", tBool, "attidentity", tChar, "attgenerated", tChar,
-				"attisdropped", tBool, "attislocal", tBool, "attinhcount", tInt4, "attcollation", tOid, "attacl", tAclArr,
-				"attoptions", tTextArr, "attfdwoptions", tTextArr),
-			rows: func(s *Session) ([][]Datum, error) {
-				var out [][]Datum
+			cols: eval.Columns("attrelid", eval.TOid, "attname", eval.TName, "atttypid", eval.TOid, "attlen", eval.TInt2, "attnum", eval.TInt2, "attndims", eval.TInt4,
+				"atttypmod", eval.TInt4, "attbyval", eval.TBool, "attalign", eval.TChar, "attstorage", eval.TChar, "attcompression", eval.TChar,
+				"attnotnull", eval.TBool, "atthasdef", eval.TBool, "atthasmissing", eval.TBool, "attidentity", eval.TChar, "attgenerated", eval.TChar,
+				"attisdropped", eval.TBool, "attislocal", eval.TBool, "attinhcount", eval.TInt4, "attcollation", eval.TOid, "attacl", eval.TAclArr,
+				"attoptions", eval.TTextArr, "attfdwoptions", eval.TTextArr),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
 				for _, i := range s.sequences() {
 					for k, c := range sequenceColumns {
-						out = append(out, []Datum{Int(int64(i.oid)), Text(c.name), Int(int64(c.t.oid)), Int(int64(c.t.len)), Int(int64(k + 1)),
-							Int(0), Int(-1), Bool(c.t.byval), Text(string(c.t.align)), Text("p"), Text(""), Bool(true), Bool(false),
-							Bool(false), Text(""), Text(""), Bool(false), Bool(true), Int(0), Int(0), Null, Null, Null})
+						out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(int64(c.Type.Len())), eval.Int(int64(k + 1)),
+							eval.Int(0), eval.Int(-1), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text("p"), eval.Text(""), eval.Bool(true), eval.Bool(false),
+							eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0), eval.Int(0), eval.Null, eval.Null, eval.Null})
 					}
 				}
 				return out, nil
 			}},
 		{oid: 12300, schema: "pg_catalog", name: "seqd_stat_sequences", kind: 'v',
-			cols: cols("schemaname", tName, "sequencename", tName, "last_value", tInt8, "reserved_values", tInt8,
-				"remaining_values", tFloat8, "fraction_used", tFloat8, "unlogged", tBool, "shape", tText, "last_counter", tInt8,
-				"burned_crash", tInt8, "burned_failover", tInt8, "burned_release", tInt8, "noorder", tBool),
-			rows: func(s *Session) ([][]Datum, error) {
-				return seqRowReserved(s, func(i seqInfo) []Datum {
+			cols: eval.Columns("schemaname", eval.TName, "sequencename", eval.TName, "last_value", eval.TInt8, "reserved_values", eval.TInt8,
+				"remaining_values", eval.TFloat8, "fraction_used", eval.TFloat8, "unlogged", eval.TBool, "shape", eval.TText, "last_counter", eval.TInt8,
+				"burned_crash", eval.TInt8, "burned_failover", eval.TInt8, "burned_release", eval.TInt8, "noorder", eval.TBool),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				return seqRowReserved(s, func(i seqInfo) []eval.Datum {
 					used, total := i.RangeUse()
 					b := i.Burned
 					// As pg_sequences: the position only to roles with
 					// SELECT or USAGE on the sequence.
-					last, counter := Null, Null
+					last, counter := eval.Null, eval.Null
 					if p, err := s.privilegesOn(i.Name); err == nil && p&(engine.PrivSelect|engine.PrivUsage) != 0 {
-						last, counter = Int(i.Options.Value(i.State.Last)), Int(i.State.Last)
+						last, counter = eval.Int(i.Options.Value(i.State.Last)), eval.Int(i.State.Last)
 					}
-					return []Datum{Text(i.Name.Schema()), Text(i.Name.Rel()), last, Int(i.Window),
-						Float(total - used), Float(used / total), Bool(i.Unlogged), Text(i.Options.Shape.String()), counter,
-						Int(b.Crash), Int(b.Failover), Int(b.Release), Bool(i.Options.NoOrder)}
+					return []eval.Datum{eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), last, eval.Int(i.Window),
+						eval.Float(total - used), eval.Float(used / total), eval.Bool(i.Unlogged), eval.Text(i.Options.Shape.String()), counter,
+						eval.Int(b.Crash), eval.Int(b.Failover), eval.Int(b.Release), eval.Bool(i.Options.NoOrder)}
 				})
 			}},
 		{oid: 13300, schema: "information_schema", name: "sequences", kind: 'v',
-			cols: cols("sequence_catalog", tSQLIdentifier, "sequence_schema", tSQLIdentifier, "sequence_name", tSQLIdentifier,
+			cols: eval.Columns("sequence_catalog", tSQLIdentifier, "sequence_schema", tSQLIdentifier, "sequence_name", tSQLIdentifier,
 				"data_type", tCharacterData, "numeric_precision", tCardinalNumber, "numeric_precision_radix", tCardinalNumber,
 				"numeric_scale", tCardinalNumber, "start_value", tCharacterData, "minimum_value", tCharacterData,
 				"maximum_value", tCharacterData, "increment", tCharacterData, "cycle_option", tYesOrNo),
-			rows: func(s *Session) ([][]Datum, error) {
-				return seqRow(s, func(i seqInfo) []Datum {
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				return seqRow(s, func(i seqInfo) []eval.Datum {
 					o := i.Options
 					prec := map[string]int64{"bigint": 64, "integer": 32, "smallint": 16}[o.Type.String()]
-					return []Datum{Text(s.cfg.Database), Text(i.Name.Schema()), Text(i.Name.Rel()), Text(o.Type.String()), Int(prec), Int(2), Int(0),
-						Text(fmt.Sprint(o.Start)), Text(fmt.Sprint(o.Min)), Text(fmt.Sprint(o.Max)), Text(fmt.Sprint(o.Increment)), boolText(o.Cycle)}
+					return []eval.Datum{eval.Text(s.cfg.Database), eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text(o.Type.String()), eval.Int(prec), eval.Int(2), eval.Int(0),
+						eval.Text(fmt.Sprint(o.Start)), eval.Text(fmt.Sprint(o.Min)), eval.Text(fmt.Sprint(o.Max)), eval.Text(fmt.Sprint(o.Increment)), boolText(o.Cycle)}
 				})
 			}},
 		{oid: 13310, schema: "information_schema", name: "schemata", kind: 'v',
-			cols: cols("catalog_name", tSQLIdentifier, "schema_name", tSQLIdentifier, "schema_owner", tSQLIdentifier,
+			cols: eval.Columns("catalog_name", tSQLIdentifier, "schema_name", tSQLIdentifier, "schema_owner", tSQLIdentifier,
 				"default_character_set_catalog", tSQLIdentifier, "default_character_set_schema", tSQLIdentifier,
 				"default_character_set_name", tSQLIdentifier, "sql_path", tCharacterData),
-			rows: func(s *Session) ([][]Datum, error) {
-				var out [][]Datum
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
 				for _, n := range s.schemaNames() {
 					// As PostgreSQL's view: the schemas the user owns or
 					// holds a privilege on.
@@ -507,7 +480,7 @@ func catalogRelations() []*relation {
 						continue
 					}
 					owner := s.roleName(s.schemaOwnerOID(n))
-					out = append(out, []Datum{Text(s.cfg.Database), Text(n), Text(owner), Null, Null, Null, Null})
+					out = append(out, []eval.Datum{eval.Text(s.cfg.Database), eval.Text(n), eval.Text(owner), eval.Null, eval.Null, eval.Null, eval.Null})
 				}
 				return out, nil
 			}},
@@ -538,7 +511,7 @@ func sqlTypeName(s string) string {
 }
 
 // sequenceColumns are the columns of a sequence relation.
-var sequenceColumns = []relCol{{"last_value", tInt8}, {"log_cnt", tInt8}, {"is_called", tBool}}
+var sequenceColumns = eval.Columns("last_value", eval.TInt8, "log_cnt", eval.TInt8, "is_called", eval.TBool)
 
 // resolveRelation finds a relation by name: a catalog relation or a
 // sequence, along the search path when the name has no schema.
@@ -574,7 +547,7 @@ func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 		return nil, err
 	}
 	return &relation{oid: s.oids().forSequence(s.baseFor(n), info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: sequenceColumns,
-		rows: func(s *Session) ([][]Datum, error) {
+		rows: func(s *Session) ([][]eval.Datum, error) {
 			if err := s.checkPrivilege(n, engine.PrivSelect); err != nil {
 				return nil, err
 			}
@@ -585,6 +558,6 @@ func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 			if err != nil {
 				return nil, err
 			}
-			return [][]Datum{{Int(info.Options.Value(info.State.Last)), Int(info.Window), Bool(info.State.Called)}}, nil
+			return [][]eval.Datum{{eval.Int(info.Options.Value(info.State.Last)), eval.Int(info.Window), eval.Bool(info.State.Called)}}, nil
 		}}, nil
 }

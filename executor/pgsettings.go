@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seqd/seqd/eval"
+
 	"github.com/seqd/seqd/sql"
 )
 
@@ -268,17 +270,17 @@ func (p *pgSetting) baseUnits(v string) string {
 	return v
 }
 
-func textOrNull(s string) Datum {
+func textOrNull(s string) eval.Datum {
 	if s == "" {
-		return Null
+		return eval.Null
 	}
-	return Text(s)
+	return eval.Text(s)
 }
 
-func textArray(ss []string) Datum {
-	a := make([]Datum, len(ss))
+func textArray(ss []string) eval.Datum {
+	a := make([]eval.Datum, len(ss))
 	for i, s := range ss {
-		a[i] = Text(s)
+		a[i] = eval.Text(s)
 	}
-	return Array(a...)
+	return eval.Array(a...)
 }

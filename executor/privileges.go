@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/seqd/seqd/eval"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
@@ -244,39 +246,39 @@ func (c *planner) grant(st *pg.GrantStmt) (*Prepared, error) {
 }
 
 // hasSequencePrivilege is has_sequence_privilege([role,] sequence, privileges).
-func hasSequencePrivilege(e *env, a []Datum) (Datum, error) {
+func hasSequencePrivilege(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 	s := sessionOf(e)
 	role, a, err := s.privilegeArgs(a)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	want, wantGrantable, err := parsePrivileges(a[1].S, privNames)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	var n engine.Name
-	if a[0].Kind == KText {
+	if a[0].Kind == eval.KText {
 		q, perr := sql.ParseQualifiedName(a[0].S)
 		if perr != nil {
-			return Null, perr
+			return eval.Null, perr
 		}
 		if n, err = s.lookupSequence(q); err != nil {
 			if rel, rerr := s.resolveRelation(q); rerr == nil && rel.kind != 'S' {
-				return Null, sql.Errorf(sql.WrongObjectType, "\"%s\" is not a sequence", q.Rel)
+				return eval.Null, sql.Errorf(sql.WrongObjectType, "\"%s\" is not a sequence", q.Rel)
 			}
-			return Null, err
+			return eval.Null, err
 		}
 	} else if n, err = s.sequenceByOID(uint32(a[0].I)); err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	su := role != engine.Public && s.isSuperuser(role)
 	p, err := s.sequencePrivileges(s.engFor(n), n, role)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	acl, err := s.engFor(n).ACL(n)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	return hasPrivilege(p, want, wantGrantable, su || role != engine.Public && acl.Owner == role), nil
 }

@@ -24,7 +24,7 @@ func (c *planner) roleOptions(r *engine.Role, opts []*pg.Node) (password *string
 	for _, o := range opts {
 		d := o.GetDefElem()
 		if seen[d.Defname] {
-			return nil, c.errAt(d.Location, sql.SyntaxError, "conflicting or redundant options")
+			return nil, c.ErrAt(d.Location, sql.SyntaxError, "conflicting or redundant options")
 		}
 		seen[d.Defname] = true
 		switch d.Defname {
@@ -44,7 +44,7 @@ func (c *planner) roleOptions(r *engine.Role, opts []*pg.Node) (password *string
 		case "createrole":
 			r.CreateRole = d.Arg.GetBoolean().GetBoolval()
 		default:
-			return nil, c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support the role option %s", strings.ToUpper(d.Defname))
+			return nil, c.ErrAt(d.Location, sql.FeatureNotSupported, "seqd does not support the role option %s", strings.ToUpper(d.Defname))
 		}
 	}
 	return password, nil

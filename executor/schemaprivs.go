@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/seqd/seqd/eval"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
@@ -153,7 +155,7 @@ func (s *Session) checkedRole(name string) (string, error) {
 
 // privilegeArgs splits a has_*_privilege function's arguments: the role
 // asked about (the session user unless given first) and the rest.
-func (s *Session) privilegeArgs(a []Datum) (string, []Datum, error) {
+func (s *Session) privilegeArgs(a []eval.Datum) (string, []eval.Datum, error) {
 	if len(a) < 3 {
 		return s.cfg.User, a, nil
 	}
@@ -184,25 +186,25 @@ func parsePrivileges(text string, names map[string]engine.Privs) (want, wantGran
 // hasPrivilege answers a has_*_privilege function: any one of want, or of
 // wantGrantable with a grant option (which only owners and superusers
 // hold in seqd).
-func hasPrivilege(have, want, wantGrantable engine.Privs, owns bool) Datum {
-	return Bool(have&want != 0 || wantGrantable != 0 && owns)
+func hasPrivilege(have, want, wantGrantable engine.Privs, owns bool) eval.Datum {
+	return eval.Bool(have&want != 0 || wantGrantable != 0 && owns)
 }
 
 // hasSchemaPrivilege is has_schema_privilege([role,] schema, privileges).
-func hasSchemaPrivilege(e *env, a []Datum) (Datum, error) {
+func hasSchemaPrivilege(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 	s := sessionOf(e)
 	role, a, err := s.privilegeArgs(a)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	var name string
-	if a[0].Kind == KText {
+	if a[0].Kind == eval.KText {
 		name = a[0].S
 		if t, ok := s.tempName(name); ok {
 			name = t
 		}
 		if name == "" || !s.schemaExists(name) {
-			return Null, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", a[0].S)
+			return eval.Null, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", a[0].S)
 		}
 	} else {
 		for _, n := range s.schemaNames() {
@@ -211,16 +213,16 @@ func hasSchemaPrivilege(e *env, a []Datum) (Datum, error) {
 			}
 		}
 		if name == "" {
-			return Null, nil // PostgreSQL: NULL for an OID that is no schema
+			return eval.Null, nil // PostgreSQL: NULL for an OID that is no schema
 		}
 	}
 	want, wantGrantable, err := parsePrivileges(a[1].S, schemaPrivNames)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	p, err := s.schemaPrivileges(name, role)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	return hasPrivilege(p, want, wantGrantable, p == engine.SchemaPrivs && role != engine.Public && s.ownsSchema(name, role)), nil
 }
@@ -236,22 +238,22 @@ func (s *Session) ownsSchema(name, role string) bool {
 
 // hasDatabasePrivilege is has_database_privilege([role,] database,
 // privileges).
-func hasDatabasePrivilege(e *env, a []Datum) (Datum, error) {
+func hasDatabasePrivilege(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 	s := sessionOf(e)
 	role, a, err := s.privilegeArgs(a)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
-	if a[0].Kind == KText {
+	if a[0].Kind == eval.KText {
 		if a[0].S != s.cfg.Database {
-			return Null, sql.Errorf(sql.UndefinedDatabase, "database \"%s\" does not exist", a[0].S)
+			return eval.Null, sql.Errorf(sql.UndefinedDatabase, "database \"%s\" does not exist", a[0].S)
 		}
 	} else if a[0].I != seqdDatabaseOID {
-		return Null, nil
+		return eval.Null, nil
 	}
 	want, wantGrantable, err := parsePrivileges(a[1].S, databasePrivNames)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	owns := role != engine.Public && (s.isSuperuser(role) || s.cat().DatabaseACL().Owner == role)
 	return hasPrivilege(s.databasePrivileges(role), want, wantGrantable, owns), nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/seqd/seqd/eval"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
@@ -42,88 +44,88 @@ type seqExpr struct {
 	f       seqFunc
 	name    engine.Name
 	hasName bool
-	seqArg  expr // when !hasName
-	args    []expr
+	seqArg  eval.Expr // when !hasName
+	args    []eval.Expr
 }
 
-func (x *seqExpr) typ() *Type {
+func (x *seqExpr) Type() *eval.Type {
 	if x.f.name == "seqd_release" {
-		return tBool
+		return eval.TBool
 	}
-	return tInt8
+	return eval.TInt8
 }
 
 func init() {
 	for name, f := range seqFuncs {
-		defCompiled(name, compiledFunc{column: f.name, compile: f.compile})
+		eval.DefineCompiled(name, eval.CompiledFunc{Column: f.name, Compile: f.compile})
 	}
-	defCompiled("pg_sequence_parameters", compiledFunc{column: "pg_sequence_parameters", setReturning: true, compile: compileSequenceParameters})
+	eval.DefineCompiled("pg_sequence_parameters", eval.CompiledFunc{Column: "pg_sequence_parameters", SetReturning: true, Compile: compileSequenceParameters})
 }
 
-// compilingFor is the session a compiler compiles for: every compiler the
+// compilingFor is the session a Compiler compiles for: every Compiler the
 // executor makes carries its session's evalView.
-func compilingFor(c *compiler) *Session { return (*Session)(c.s.(*evalView)) }
+func compilingFor(c *eval.Compiler) *Session { return (*Session)(c.Session.(*evalView)) }
 
 // compile compiles a call of a sequence function.
-func (f seqFunc) compile(c *compiler, sc *scope, fc *pg.FuncCall) (expr, error) {
+func (f seqFunc) compile(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) (eval.Expr, error) {
 	if len(fc.Args) < f.minArgs || len(fc.Args) > f.maxArgs {
-		args := make([]expr, 0, len(fc.Args))
+		args := make([]eval.Expr, 0, len(fc.Args))
 		for _, a := range fc.Args {
-			x, err := c.expr(sc, a)
+			x, err := c.Expr(sc, a)
 			if err != nil {
 				return nil, err
 			}
 			args = append(args, x)
 		}
-		return nil, c.noFunction(f.name, args, fc.Location)
+		return nil, c.NoFunction(f.name, args, fc.Location)
 	}
 	x := &seqExpr{f: f}
 	if len(fc.Args) > 0 {
 		a := fc.Args[0]
 		switch {
 		case f.maria && a.GetColumnRef() != nil:
-			names := strs(a.GetColumnRef().Fields)
+			names := eval.NodeStrings(a.GetColumnRef().Fields)
 			q := sql.QName{Rel: names[len(names)-1]}
 			if len(names) >= 2 {
 				q.Schema = names[len(names)-2]
 			}
 			n, err := compilingFor(c).lookupSequence(q)
 			if err != nil {
-				return nil, sqlAt(err, c.query, exprLoc(a))
+				return nil, eval.Position(err, c.SQL, eval.Location(a))
 			}
 			x.name, x.hasName = n, true
 		case a.GetAConst() != nil && a.GetAConst().GetSval() != nil:
 			n, err := compilingFor(c).sequenceByText(a.GetAConst().GetSval().Sval)
 			if err != nil {
-				return nil, sqlAt(err, c.query, exprLoc(a))
+				return nil, eval.Position(err, c.SQL, eval.Location(a))
 			}
 			x.name, x.hasName = n, true
 		default:
-			arg, err := c.expr(sc, a)
+			arg, err := c.Expr(sc, a)
 			if err != nil {
 				return nil, err
 			}
-			reg, err := c.coerce(arg, tRegclass, exprLoc(a), "argument")
+			reg, err := c.Coerce(arg, eval.TRegclass, eval.Location(a), "argument")
 			if err != nil {
-				return nil, c.noFunction(f.name, []expr{arg}, fc.Location)
+				return nil, c.NoFunction(f.name, []eval.Expr{arg}, fc.Location)
 			}
 			x.seqArg = reg
 		}
 	}
-	want := []*Type{tInt8, tBool, tBool}
+	want := []*eval.Type{eval.TInt8, eval.TBool, eval.TBool}
 	if f.name == "seqd_release" {
-		want = []*Type{tInt8, tInt8}
+		want = []*eval.Type{eval.TInt8, eval.TInt8}
 	}
 	for i, a := range fc.Args[min(1, len(fc.Args)):] {
-		arg, err := c.expr(sc, a)
+		arg, err := c.Expr(sc, a)
 		if err != nil {
 			return nil, err
 		}
 		t := want[min(i, len(want)-1)]
 		if f.maria && i == 2 {
-			t = tInt8 // MariaDB's SETVAL(s, n, is_used, round): round is ignored
+			t = eval.TInt8 // MariaDB's SETVAL(s, n, is_used, round): round is ignored
 		}
-		if arg, err = c.coerce(arg, t, exprLoc(a), "argument"); err != nil {
+		if arg, err = c.Coerce(arg, t, eval.Location(a), "argument"); err != nil {
 			return nil, err
 		}
 		x.args = append(x.args, arg)
@@ -137,14 +139,14 @@ func (f seqFunc) compile(c *compiler, sc *scope, fc *pg.FuncCall) (expr, error) 
 // reserveExpr is seqd_reserve: a row of four columns (reserveColumns).
 type reserveExpr struct{ *seqExpr }
 
-func (r *reserveExpr) cols() []relCol                  { return reserveColumns }
-func (r *reserveExpr) evalRow(e *env) ([]Datum, error) { return r.call(e) }
+func (r *reserveExpr) Columns() []eval.RelColumn                 { return reserveColumns }
+func (r *reserveExpr) EvalRow(e *eval.Env) ([]eval.Datum, error) { return r.call(e) }
 
-func (x *seqExpr) canSeries() bool { return x.f.name == "nextval" && x.hasName }
+func (x *seqExpr) CanSeries() bool { return x.f.name == "nextval" && x.hasName }
 
-// series is SELECT nextval('s') FROM generate_series(a, b): the checks
+// Series is SELECT nextval('s') FROM generate_series(a, b): the checks
 // nextval makes, then values streamed from ranges.
-func (x *seqExpr) series(e *env, count func() (int64, error)) (Rows, error) {
+func (x *seqExpr) Series(e *eval.Env, count func() (int64, error)) (eval.Rows, error) {
 	s := sessionOf(e)
 	if err := s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
 		return nil, err
@@ -158,48 +160,48 @@ func (x *seqExpr) series(e *env, count func() (int64, error)) (Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &bulkNextval{s: s, ctx: e.ctx, name: x.name, left: n}, nil
+	return &bulkNextval{s: s, ctx: e.Ctx, name: x.name, left: n}, nil
 }
 
-func (x *seqExpr) eval(e *env) (Datum, error) {
+func (x *seqExpr) Eval(e *eval.Env) (eval.Datum, error) {
 	if x.f.name == "nextval" && x.hasName {
 		// The hot path: nextval('s'), resolved when compiled.
 		s := sessionOf(e)
 		temp := s.tempEng != nil && s.isTemp(x.name)
 		// Privilege first, then read-only, as PostgreSQL checks them.
 		if err := s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
-			return Null, err
+			return eval.Null, err
 		}
 		if !temp {
 			if err := s.checkTakes(x.name, "nextval()"); err != nil {
-				return Null, err
+				return eval.Null, err
 			}
 		}
 		var id uint64
 		var v int64
 		var err error
 		if temp || s.txn != nil {
-			id, v, err = s.engFor(x.name).Nextval(e.ctx, x.name)
+			id, v, err = s.engFor(x.name).Nextval(e.Ctx, x.name)
 		} else {
-			id, v, err = s.eng.Nextval(e.ctx, x.name) // no interface call on the hot path
+			id, v, err = s.eng.Nextval(e.Ctx, x.name) // no interface call on the hot path
 		}
 		if err != nil {
-			return Null, err
+			return eval.Null, err
 		}
 		s.seqs.Nextval(s.memoryID(x.name, id), v)
 		s.lastName = x.name
-		return Int(v), nil
+		return eval.Int(v), nil
 	}
 	row, err := x.call(e)
 	if err != nil || row == nil {
-		return Null, err
+		return eval.Null, err
 	}
 	return row[0], nil
 }
 
 // call evaluates the function; seqd_reserve returns three values, the
 // others one; nil means NULL.
-func (x *seqExpr) call(e *env) ([]Datum, error) {
+func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 	s := sessionOf(e)
 	if x.f.name == "lastval" && !x.f.maria {
 		id, v, ok := s.seqs.Lastval()
@@ -214,30 +216,30 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		if err := s.checkPrivilege(s.lastName, engine.PrivUsage|engine.PrivSelect); err != nil {
 			return nil, err
 		}
-		return []Datum{Int(v)}, nil
+		return []eval.Datum{eval.Int(v)}, nil
 	}
 	n := x.name
 	if !x.hasName {
-		d, err := x.seqArg.eval(e)
-		if err != nil || d.Kind == KNull {
+		d, err := x.seqArg.Eval(e)
+		if err != nil || d.Kind == eval.KNull {
 			return nil, err
 		}
 		if n, err = s.sequenceByOID(uint32(d.I)); err != nil {
 			return nil, err
 		}
 	}
-	var args [3]Datum
+	var args [3]eval.Datum
 	for i, a := range x.args {
-		d, err := a.eval(e)
+		d, err := a.Eval(e)
 		if err != nil {
 			return nil, err
 		}
-		if d.Kind == KNull {
+		if d.Kind == eval.KNull {
 			return nil, nil
 		}
 		args[i] = d
 	}
-	ctx := e.ctx
+	ctx := e.Ctx
 	eng := s.engFor(n)
 	if want := funcPrivileges[x.f.name]; want != 0 {
 		if err := s.checkPrivilege(n, want); err != nil {
@@ -266,7 +268,7 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		}
 		s.seqs.Nextval(s.memoryID(n, id), v)
 		s.lastName = n
-		return []Datum{Int(v)}, nil
+		return []eval.Datum{eval.Int(v)}, nil
 	case "currval", "lastval":
 		info, err := eng.Info(n)
 		if err != nil {
@@ -279,7 +281,7 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		if !ok {
 			return nil, sql.Errorf(sql.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", n.Rel())
 		}
-		return []Datum{Int(v)}, nil
+		return []eval.Datum{eval.Int(v)}, nil
 	case "setval":
 		called := true
 		if len(x.args) >= 2 && !x.f.maria {
@@ -292,7 +294,7 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		if called {
 			s.seqs.Setval(s.memoryID(n, id), args[0].I)
 		}
-		return []Datum{args[0]}, nil
+		return []eval.Datum{args[0]}, nil
 	case "seqd_reserve":
 		count := args[0].I
 		if count < 1 || count > s.maxRows {
@@ -305,31 +307,31 @@ func (x *seqExpr) call(e *env) ([]Datum, error) {
 		// A shaped sequence's range is one of counters; its shape, taken
 		// with it, says how the caller maps them to values, and currval
 		// is the last value the range holds.
-		shape := Null
+		shape := eval.Null
 		if r.Shape.Shaped() {
-			shape = Text(r.Shape.String())
+			shape = eval.Text(r.Shape.String())
 		}
 		last, ok := r.LastValue()
 		if ok {
 			s.seqs.Nextval(s.memoryID(n, id), last)
 			s.lastName = n
 		}
-		return []Datum{Int(r.First), Int(r.Last()), Int(r.Increment), shape}, nil
+		return []eval.Datum{eval.Int(r.First), eval.Int(r.Last()), eval.Int(r.Increment), shape}, nil
 	case "get_internal_sequence_state":
 		info, err := eng.Info(n)
 		if err != nil {
 			return nil, err
 		}
 		if !info.State.Called {
-			return []Datum{Null}, nil
+			return []eval.Datum{eval.Null}, nil
 		}
-		return []Datum{Int(info.State.Last)}, nil
+		return []eval.Datum{eval.Int(info.State.Last)}, nil
 	case "seqd_release":
 		k, err := eng.Release(n, args[0].I, args[1].I)
 		if err != nil {
 			return nil, err
 		}
-		return []Datum{Bool(k > 0)}, nil
+		return []eval.Datum{eval.Bool(k > 0)}, nil
 	}
 	return nil, sql.Errorf(sql.UndefinedFunction, "function %s does not exist", x.f.name)
 }
@@ -346,7 +348,7 @@ var funcPrivileges = map[string]engine.Privs{
 // reserveColumns are seqd_reserve's result columns: shape is NULL for an
 // ordered sequence, else the shape that maps the counters first..last to
 // values (seqmath.Shape's text form).
-var reserveColumns = []relCol{{"first", tInt8}, {"last", tInt8}, {"increment", tInt8}, {"shape", tText}}
+var reserveColumns = eval.Columns("first", eval.TInt8, "last", eval.TInt8, "increment", eval.TInt8, "shape", eval.TText)
 
 // bulkChunk is how many values one generate_series row batch reserves.
 const bulkChunk = 1 << 16
@@ -361,10 +363,10 @@ type bulkNextval struct {
 	left int64
 	r    seqmath.Range
 	i    int64
-	row  [1]Datum
+	row  [1]eval.Datum
 }
 
-func (b *bulkNextval) Next() ([]Datum, bool, error) {
+func (b *bulkNextval) Next() ([]eval.Datum, bool, error) {
 	eng := b.s.engFor(b.name)
 	for b.left > 0 {
 		if b.i == b.r.Count {
@@ -391,14 +393,14 @@ func (b *bulkNextval) Next() ([]Datum, bool, error) {
 			b.s.seqs.Nextval(b.s.memoryID(b.name, b.id), v)
 			b.s.lastName = b.name
 		}
-		b.row[0] = Int(v)
+		b.row[0] = eval.Int(v)
 		return b.row[:], true, nil
 	}
 	return nil, false, nil
 }
 
 // nextval is one row of the stream from nextval.
-func (b *bulkNextval) nextval(eng seqCatalog) ([]Datum, bool, error) {
+func (b *bulkNextval) nextval(eng seqCatalog) ([]eval.Datum, bool, error) {
 	id, v, err := eng.Nextval(b.ctx, b.name)
 	if err != nil {
 		return nil, false, err
@@ -406,7 +408,7 @@ func (b *bulkNextval) nextval(eng seqCatalog) ([]Datum, bool, error) {
 	b.left--
 	b.s.seqs.Nextval(b.s.memoryID(b.name, id), v)
 	b.s.lastName = b.name
-	b.row[0] = Int(v)
+	b.row[0] = eval.Int(v)
 	return b.row[:], true, nil
 }
 
@@ -450,109 +452,109 @@ func (s *Session) sequenceByOID(oid uint32) (engine.Name, error) {
 
 // regclassIn is regclass's input function: a relation name (a sequence or
 // a catalog relation) along the search path, or a numeric OID.
-func (s *Session) regclassIn(text string) (Datum, error) {
+func (s *Session) regclassIn(text string) (eval.Datum, error) {
 	if t := strings.TrimSpace(text); t != "" && t[0] >= '0' && t[0] <= '9' {
-		d, err := s.Input(tOid, t)
+		d, err := s.Input(eval.TOid, t)
 		if err != nil {
-			return Null, err
+			return eval.Null, err
 		}
 		return s.regclassOf(uint32(d.I)), nil
 	}
 	q, err := sql.ParseQualifiedName(text)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	rel, err := s.resolveRelation(q)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	if rel.kind != 'S' {
-		return Datum{Kind: KInt, I: int64(rel.oid), S: rel.name}, nil
+		return eval.Datum{Kind: eval.KInt, I: int64(rel.oid), S: rel.name}, nil
 	}
 	n, _ := engine.NewName(rel.schema, rel.name)
-	return Datum{Kind: KInt, I: int64(rel.oid), S: s.displayRel(n)}, nil
+	return eval.Datum{Kind: eval.KInt, I: int64(rel.oid), S: s.displayRel(n)}, nil
 }
 
 // regclassOf is the regclass value of an OID, named if it is known.
-func (s *Session) regclassOf(oid uint32) Datum {
+func (s *Session) regclassOf(oid uint32) eval.Datum {
 	if n, _, ok := s.oids().sequence(oid); ok {
-		return Datum{Kind: KInt, I: int64(oid), S: s.displayRel(n)}
+		return eval.Datum{Kind: eval.KInt, I: int64(oid), S: s.displayRel(n)}
 	}
 	if rel := catalogByOID(oid); rel != nil {
-		return Datum{Kind: KInt, I: int64(oid), S: rel.name}
+		return eval.Datum{Kind: eval.KInt, I: int64(oid), S: rel.name}
 	}
-	return Datum{Kind: KInt, I: int64(oid), S: fmt.Sprint(oid)}
+	return eval.Datum{Kind: eval.KInt, I: int64(oid), S: fmt.Sprint(oid)}
 }
 
-func (s *Session) sequenceLastValue(oid uint32) (Datum, error) {
+func (s *Session) sequenceLastValue(oid uint32) (eval.Datum, error) {
 	n, err := s.sequenceByOID(oid)
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	if err := s.checkPrivilege(n, engine.PrivUsage|engine.PrivSelect); err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	info, err := s.engFor(n).Info(n)
 	if err == nil {
 		info, err = s.reserved(info)
 	}
 	if err != nil {
-		return Null, err
+		return eval.Null, err
 	}
 	if !info.State.Called {
-		return Null, nil
+		return eval.Null, nil
 	}
-	return Int(info.Options.Value(info.State.Last)), nil
+	return eval.Int(info.Options.Value(info.State.Last)), nil
 }
 
 // sequenceComment is obj_description() of a relation: its comment, NULL if
 // it has none.
-func (s *Session) sequenceComment(oid uint32) Datum {
+func (s *Session) sequenceComment(oid uint32) eval.Datum {
 	n, err := s.sequenceByOID(oid)
 	if err != nil {
-		return Null
+		return eval.Null
 	}
 	if c, err := s.engFor(n).Comment(n); err == nil && c != "" {
-		return Text(c)
+		return eval.Text(c)
 	}
-	return Null
+	return eval.Null
 }
 
 // sequenceParametersColumns are pg_sequence_parameters' result columns.
-var sequenceParametersColumns = cols("start_value", tInt8, "minimum_value", tInt8, "maximum_value", tInt8, "increment", tInt8,
-	"cycle_option", tBool, "cache_size", tInt8, "data_type", tOid)
+var sequenceParametersColumns = eval.Columns("start_value", eval.TInt8, "minimum_value", eval.TInt8, "maximum_value", eval.TInt8, "increment", eval.TInt8,
+	"cycle_option", eval.TBool, "cache_size", eval.TInt8, "data_type", eval.TOid)
 
 // compileSequenceParameters compiles FROM pg_sequence_parameters(oid).
-func compileSequenceParameters(c *compiler, sc *scope, fc *pg.FuncCall) (expr, error) {
+func compileSequenceParameters(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) (eval.Expr, error) {
 	if len(fc.Args) != 1 {
-		return nil, c.errAt(fc.Location, sql.UndefinedFunction, "function pg_sequence_parameters does not exist")
+		return nil, c.ErrAt(fc.Location, sql.UndefinedFunction, "function pg_sequence_parameters does not exist")
 	}
-	arg, err := c.expr(sc, fc.Args[0])
+	arg, err := c.Expr(sc, fc.Args[0])
 	if err != nil {
 		return nil, err
 	}
-	if arg, err = c.coerce(arg, tOid, exprLoc(fc.Args[0]), "argument"); err != nil {
+	if arg, err = c.Coerce(arg, eval.TOid, eval.Location(fc.Args[0]), "argument"); err != nil {
 		return nil, err
 	}
 	return &sequenceParameters{arg: arg}, nil
 }
 
 // sequenceParameters is pg_sequence_parameters(oid): a sequence's options.
-type sequenceParameters struct{ arg expr }
+type sequenceParameters struct{ arg eval.Expr }
 
-func (p *sequenceParameters) typ() *Type     { return tInt8 }
-func (p *sequenceParameters) cols() []relCol { return sequenceParametersColumns }
-func (p *sequenceParameters) eval(e *env) (Datum, error) {
-	row, err := p.evalRow(e)
+func (p *sequenceParameters) Type() *eval.Type          { return eval.TInt8 }
+func (p *sequenceParameters) Columns() []eval.RelColumn { return sequenceParametersColumns }
+func (p *sequenceParameters) Eval(e *eval.Env) (eval.Datum, error) {
+	row, err := p.EvalRow(e)
 	if err != nil || row == nil {
-		return Null, err
+		return eval.Null, err
 	}
 	return row[0], nil
 }
 
-func (p *sequenceParameters) evalRow(e *env) ([]Datum, error) {
-	d, err := p.arg.eval(e)
-	if err != nil || d.Kind == KNull {
+func (p *sequenceParameters) EvalRow(e *eval.Env) ([]eval.Datum, error) {
+	d, err := p.arg.Eval(e)
+	if err != nil || d.Kind == eval.KNull {
 		return nil, err
 	}
 	s := sessionOf(e)
@@ -571,6 +573,6 @@ func (p *sequenceParameters) evalRow(e *env) ([]Datum, error) {
 		return nil, err
 	}
 	o := info.Options
-	return []Datum{Int(o.Start), Int(o.Min), Int(o.Max), Int(o.Increment), Bool(o.Cycle), Int(o.Cache),
-		Int(int64(typesByName[sqlTypeName(o.Type.String())].oid))}, nil
+	return []eval.Datum{eval.Int(o.Start), eval.Int(o.Min), eval.Int(o.Max), eval.Int(o.Increment), eval.Bool(o.Cycle), eval.Int(o.Cache),
+		eval.Int(int64(eval.TypeByName(sqlTypeName(o.Type.String())).OID()))}, nil
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seqd/seqd/eval"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
@@ -46,7 +48,7 @@ func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
 		key := d.Defname
 		clause, args, shape := "", []string(nil), false
 		if key == "sequence_name" {
-			if clause, args, shape = sql.ShapeOption(strs(d.Arg.GetList().GetItems())); shape {
+			if clause, args, shape = sql.ShapeOption(eval.NodeStrings(d.Arg.GetList().GetItems())); shape {
 				key = strings.TrimPrefix(strings.TrimPrefix(clause, "no_"), "re")
 				if clause == "noorder" {
 					key = "order"
@@ -54,7 +56,7 @@ func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
 			}
 		}
 		if seen[key] {
-			return sp, c.errAt(d.Location, sql.SyntaxError, "conflicting or redundant options")
+			return sp, c.ErrAt(d.Location, sql.SyntaxError, "conflicting or redundant options")
 		}
 		seen[key] = true
 		if shape {
@@ -67,9 +69,9 @@ func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
 		switch d.Defname {
 		case "as":
 			tn := d.Arg.GetTypeName()
-			names := strs(tn.Names)
-			if lookupType(names) == nil {
-				return sp, c.errAt(tn.Location, sql.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
+			names := eval.NodeStrings(tn.Names)
+			if eval.LookupType(names) == nil {
+				return sp, c.ErrAt(tn.Location, sql.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
 			}
 			t, ok := seqmath.ParseType(names[len(names)-1])
 			if !ok {
@@ -77,35 +79,35 @@ func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
 			}
 			sp.Type = &t
 		case "increment":
-			sp.Increment, err = intOption(d, c.query)
+			sp.Increment, err = intOption(d, c.SQL)
 		case "minvalue":
 			if d.Arg == nil {
 				sp.NoMin = true
 			} else {
-				sp.Min, err = intOption(d, c.query)
+				sp.Min, err = intOption(d, c.SQL)
 			}
 		case "maxvalue":
 			if d.Arg == nil {
 				sp.NoMax = true
 			} else {
-				sp.Max, err = intOption(d, c.query)
+				sp.Max, err = intOption(d, c.SQL)
 			}
 		case "start":
-			sp.Start, err = intOption(d, c.query)
+			sp.Start, err = intOption(d, c.SQL)
 		case "restart":
 			sp.Restart = true
 			if d.Arg != nil {
-				sp.RestartWith, err = intOption(d, c.query)
+				sp.RestartWith, err = intOption(d, c.SQL)
 			}
 		case "cache":
-			sp.Cache, err = intOption(d, c.query)
+			sp.Cache, err = intOption(d, c.SQL)
 		case "cycle":
 			b := d.Arg.GetBoolean().GetBoolval()
 			sp.Cycle = &b
 		case "owned_by":
 			// PostgreSQL's process_owned_by: NONE, or table.column, and
 			// seqd has no tables, so a table named is never found.
-			names := strs(d.Arg.GetList().GetItems())
+			names := eval.NodeStrings(d.Arg.GetList().GetItems())
 			switch {
 			case len(names) == 1 && names[0] == "none":
 			case len(names) == 1:
@@ -114,7 +116,7 @@ func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
 				return sp, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", strings.Join(names[:len(names)-1], "."))
 			}
 		default:
-			return sp, c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support the sequence option %s", strings.ToUpper(d.Defname))
+			return sp, c.ErrAt(d.Location, sql.FeatureNotSupported, "seqd does not support the sequence option %s", strings.ToUpper(d.Defname))
 		}
 		if err != nil {
 			return sp, err
@@ -245,7 +247,7 @@ func objectNames(objects []*pg.Node) []sql.QName {
 	for _, o := range objects {
 		var parts []string
 		if l := o.GetList(); l != nil {
-			parts = strs(l.Items)
+			parts = eval.NodeStrings(l.Items)
 		} else if str := o.GetString_(); str != nil {
 			parts = []string{str.Sval}
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/seqd/seqd/eval"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
@@ -287,8 +289,8 @@ type ParamStatus struct{ Name, Value string }
 // Result is what one statement produced.
 type Result struct {
 	// Columns is nil for a statement that returns no rows.
-	Columns []Column
-	Rows    Rows
+	Columns []eval.Column
+	Rows    eval.Rows
 	// Tag is the command tag; a front end appends the number of rows it
 	// sent when Rows is set ("SELECT 3", "FETCH 2").
 	Tag     string
@@ -310,7 +312,7 @@ type Result struct {
 // gives it back to the statement it came from (home).
 type oneRow struct {
 	res  Result
-	row  singleRow
+	row  eval.SingleRow
 	home **oneRow
 }
 
@@ -333,13 +335,13 @@ func (s *Session) Release(res *Result) {
 // Prepared is a compiled statement. It is bound to its session.
 type Prepared struct {
 	// ParamTypes are the parameters' types, as declared or inferred.
-	ParamTypes []*Type
+	ParamTypes []*eval.Type
 	// Columns are the result's columns, nil when the statement returns no
 	// rows.
-	Columns []Column
+	Columns []eval.Column
 	// txEnd: COMMIT/ROLLBACK/ROLLBACK TO, allowed in a failed block.
 	txEnd bool
-	run   func(ctx context.Context, params []Datum) (*Result, error)
+	run   func(ctx context.Context, params []eval.Datum) (*Result, error)
 }
 
 // Prepare compiles st. paramOIDs are the parameter types the client
@@ -356,17 +358,17 @@ func (s *Session) Prepare(st *sql.Statement, paramOIDs []uint32) (*Prepared, err
 		if oid == 0 {
 			continue
 		}
-		t := typeByOID(oid)
+		t := eval.TypeByOID(oid)
 		if t == nil {
 			return nil, sql.Errorf(sql.UndefinedObject, "type with OID %d does not exist", oid)
 		}
-		c.setParam(i+1, t)
+		c.SetParam(i+1, t)
 	}
 	p, err := c.statement(st.Node)
 	if err != nil {
 		return nil, st.Locate(err)
 	}
-	p.ParamTypes = c.paramTypes()
+	p.ParamTypes = c.ParamTypes()
 	return p, nil
 }
 
@@ -440,7 +442,7 @@ func isTxExitKind(k pg.TransactionStmtKind) bool {
 }
 
 // Execute runs a prepared statement with its parameters.
-func (s *Session) Execute(ctx context.Context, p *Prepared, params []Datum) (*Result, error) {
+func (s *Session) Execute(ctx context.Context, p *Prepared, params []eval.Datum) (*Result, error) {
 	s.followRenames()
 	if s.tx.failed() && !p.txEnd {
 		return nil, errInFailedBlock()

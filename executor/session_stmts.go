@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seqd/seqd/eval"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
@@ -31,7 +33,7 @@ func (c *planner) txOptions(opts []*pg.Node) (readOnly *bool, err error) {
 			readOnly = &on
 		case "transaction_deferrable":
 			if on {
-				return nil, c.errAt(d.Location, sql.FeatureNotSupported, "seqd does not support DEFERRABLE transactions")
+				return nil, c.ErrAt(d.Location, sql.FeatureNotSupported, "seqd does not support DEFERRABLE transactions")
 			}
 		}
 	}
@@ -45,7 +47,7 @@ func (c *planner) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 		return nil, err
 	}
 	if st.Chain {
-		return nil, c.errAt(st.Location, sql.FeatureNotSupported, "seqd does not support AND CHAIN")
+		return nil, c.ErrAt(st.Location, sql.FeatureNotSupported, "seqd does not support AND CHAIN")
 	}
 	var p *Prepared
 	switch st.Kind {
@@ -69,7 +71,7 @@ func (c *planner) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 		name := st.SavepointName
 		p = command(func(context.Context) (*Result, error) { return s.rollbackTo(name) })
 	default:
-		return nil, c.errAt(st.Location, sql.FeatureNotSupported, "seqd does not support two-phase commit")
+		return nil, c.ErrAt(st.Location, sql.FeatureNotSupported, "seqd does not support two-phase commit")
 	}
 	p.txEnd = isTxExitKind(st.Kind)
 	return p, nil
@@ -201,25 +203,25 @@ func (c *planner) show(name string) (*Prepared, error) {
 	s := c.s
 	name = strings.ToLower(name)
 	if name == "all" {
-		cs := []Column{{Name: "name", Type: tText}, {Name: "setting", Type: tText}, {Name: "description", Type: tText}}
-		return &Prepared{Columns: cs, run: func(context.Context, []Datum) (*Result, error) {
-			var rows [][]Datum
+		cs := []eval.Column{{Name: "name", Type: eval.TText}, {Name: "setting", Type: eval.TText}, {Name: "description", Type: eval.TText}}
+		return &Prepared{Columns: cs, run: func(context.Context, []eval.Datum) (*Result, error) {
+			var rows [][]eval.Datum
 			for _, k := range s.settings.names() {
-				rows = append(rows, []Datum{Text(settingDisplay(k)), Text(first(s.settingValue(k))), Text(settingDefs[k].desc)})
+				rows = append(rows, []eval.Datum{eval.Text(settingDisplay(k)), eval.Text(first(s.settingValue(k))), eval.Text(settingDefs[k].desc)})
 			}
-			return &Result{Columns: cs, Rows: rowsOf(rows...), Tag: "SHOW"}, nil
+			return &Result{Columns: cs, Rows: eval.RowsOf(rows...), Tag: "SHOW"}, nil
 		}}, nil
 	}
 	if _, ok := s.settings.lookup(name); !ok {
 		return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
-	cs := []Column{{Name: displayName(name), Type: tText}}
-	return &Prepared{Columns: cs, run: func(context.Context, []Datum) (*Result, error) {
+	cs := []eval.Column{{Name: displayName(name), Type: eval.TText}}
+	return &Prepared{Columns: cs, run: func(context.Context, []eval.Datum) (*Result, error) {
 		v, ok := s.settingValue(name)
 		if !ok {
 			return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 		}
-		return &Result{Columns: cs, Rows: rowsOf([]Datum{Text(v)}), Tag: "SHOW"}, nil
+		return &Result{Columns: cs, Rows: eval.RowsOf([]eval.Datum{eval.Text(v)}), Tag: "SHOW"}, nil
 	}}, nil
 }
 

@@ -4,22 +4,24 @@ import (
 	"context"
 	"strings"
 
+	"github.com/seqd/seqd/eval"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/sql"
 )
 
-// planner compiles a session's statements: the evaluator's compiler for
+// planner compiles a session's statements: the evaluator's Compiler for
 // expressions and queries, and the session, which the statements that
 // are not queries (DDL, session commands) change.
 type planner struct {
-	*compiler
+	*eval.Compiler
 	s *Session
 }
 
 func newPlanner(s *Session, query string) *planner {
-	return &planner{compiler: &compiler{s: (*evalView)(s), query: query}, s: s}
+	return &planner{Compiler: &eval.Compiler{Session: (*evalView)(s), SQL: query}, s: s}
 }
 
 // statement compiles one statement.
@@ -27,23 +29,23 @@ func (c *planner) statement(n *pg.Node) (*Prepared, error) {
 	s := c.s
 	switch {
 	case n.GetSelectStmt() != nil:
-		q, err := c.selectStmt(n.GetSelectStmt())
+		q, err := c.Select(n.GetSelectStmt())
 		if err != nil {
 			return nil, err
 		}
-		visible := q.cols[:len(q.cols)]
-		if q.single() {
+		visible := q.Columns[:len(q.Columns)]
+		if q.Single() {
 			// The hot path (SELECT nextval('s')): the result and its row
 			// in one allocation, reused once released.
 			var spare *oneRow
-			return &Prepared{Columns: visible, run: func(ctx context.Context, params []Datum) (*Result, error) {
+			return &Prepared{Columns: visible, run: func(ctx context.Context, params []eval.Datum) (*Result, error) {
 				r := spare
 				if r != nil {
 					spare = nil
 				} else {
 					r = &oneRow{home: &spare}
 				}
-				rows, err := q.open(ctx, params, &r.row)
+				rows, err := q.Open(ctx, params, &r.row)
 				if err != nil {
 					return nil, err
 				}
@@ -51,8 +53,8 @@ func (c *planner) statement(n *pg.Node) (*Prepared, error) {
 				return &r.res, nil
 			}}, nil
 		}
-		return &Prepared{Columns: visible, run: func(ctx context.Context, params []Datum) (*Result, error) {
-			rows, err := q.open(ctx, params, nil)
+		return &Prepared{Columns: visible, run: func(ctx context.Context, params []eval.Datum) (*Result, error) {
+			rows, err := q.Open(ctx, params, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -115,13 +117,13 @@ func (c *planner) statement(n *pg.Node) (*Prepared, error) {
 }
 
 func command(f func(ctx context.Context) (*Result, error)) *Prepared {
-	return &Prepared{run: func(ctx context.Context, _ []Datum) (*Result, error) { return f(ctx) }}
+	return &Prepared{run: func(ctx context.Context, _ []eval.Datum) (*Result, error) { return f(ctx) }}
 }
 
 // statementName names a statement kind in messages: CREATE TABLE, not
 // CreateStmt.
 func statementName(n *pg.Node) string {
-	name := nodeName(n)
+	name := eval.NodeName(n)
 	if s, ok := statementNames[name]; ok {
 		return s
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seqd/seqd/eval"
+
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/seqd/seqd/internal/testenv"
@@ -72,11 +74,11 @@ func TestTranscripts(t *testing.T) {
 				var b strings.Builder
 				b.WriteString("params:")
 				for _, pt := range p.ParamTypes {
-					fmt.Fprintf(&b, " %s", pt.sqlName)
+					fmt.Fprintf(&b, " %s", pt.SQLName())
 				}
 				b.WriteString("\ncolumns:")
 				for _, c := range p.Columns {
-					fmt.Fprintf(&b, " %s:%s", c.Name, c.Type.sqlName)
+					fmt.Fprintf(&b, " %s:%s", c.Name, c.Type.SQLName())
 				}
 				return b.String() + "\n"
 			}
@@ -110,7 +112,7 @@ func execTranscript(s *Session, q string) string {
 					if i > 0 {
 						b.WriteString(" ")
 					}
-					fmt.Fprintf(&b, "%s:%s", c.Name, c.Type.sqlName)
+					fmt.Fprintf(&b, "%s:%s", c.Name, c.Type.SQLName())
 				}
 				b.WriteString("\n")
 				n := 0
@@ -128,7 +130,7 @@ func execTranscript(s *Session, q string) string {
 						if i > 0 {
 							b.WriteString(" ")
 						}
-						if v, ok := Output(r.Columns[i].Type, d); ok {
+						if v, ok := eval.Output(r.Columns[i].Type, d); ok {
 							b.WriteString(v)
 						} else {
 							b.WriteString("NULL")

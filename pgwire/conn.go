@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seqd/seqd/eval"
+
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/engine"
@@ -365,11 +367,11 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 }
 
 // statementContext is ctx bounded by the session's statement_timeout:
-// past it the statement's context ends with executor.ErrStatementTimeout
+// past it the statement's context ends with eval.ErrStatementTimeout
 // as its cause, and the statement with 57014.
 func (c *conn) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if d := c.sess.StatementTimeout(); d > 0 {
-		return context.WithTimeoutCause(ctx, d, executor.ErrStatementTimeout)
+		return context.WithTimeoutCause(ctx, d, eval.ErrStatementTimeout)
 	}
 	return ctx, noCancel
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/seqd/seqd/eval"
+
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/executor"
@@ -21,7 +23,7 @@ type prepared struct {
 // portal is a bound statement, possibly suspended by an Execute row limit.
 type portal struct {
 	p       *executor.Prepared
-	params  []executor.Datum
+	params  []eval.Datum
 	formats []int16          // result formats, as Bind gave them
 	res     *executor.Result // set once executed; rows may remain
 	text    string           // its statement's query, for the log of a failure
@@ -40,15 +42,15 @@ func paramOIDs(p *executor.Prepared) []uint32 {
 
 // decodeParams turns Bind's parameter values into datums of the
 // statement's parameter types.
-func (c *conn) decodeParams(b *pgproto3.Bind, p *executor.Prepared) ([]executor.Datum, error) {
-	var types []*executor.Type
+func (c *conn) decodeParams(b *pgproto3.Bind, p *executor.Prepared) ([]eval.Datum, error) {
+	var types []*eval.Type
 	if p != nil {
 		types = p.ParamTypes
 	}
 	if len(b.Parameters) != len(types) {
 		return nil, sql.Errorf(sql.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"%s\" requires %d", len(b.Parameters), b.PreparedStatement, len(types))
 	}
-	out := make([]executor.Datum, len(types))
+	out := make([]eval.Datum, len(types))
 	for i, raw := range b.Parameters {
 		if raw == nil {
 			continue
@@ -82,41 +84,41 @@ func (c *conn) decodeParams(b *pgproto3.Bind, p *executor.Prepared) ([]executor.
 	return out, nil
 }
 
-func decodeBinary(t *executor.Type, raw []byte) (executor.Datum, bool) {
+func decodeBinary(t *eval.Type, raw []byte) (eval.Datum, bool) {
 	switch t.OID() {
-	case executor.OIDInt8:
+	case eval.OIDInt8:
 		if len(raw) == 8 {
-			return executor.Int(int64(binary.BigEndian.Uint64(raw))), true
+			return eval.Int(int64(binary.BigEndian.Uint64(raw))), true
 		}
-	case executor.OIDInt4:
+	case eval.OIDInt4:
 		if len(raw) == 4 {
-			return executor.Int(int64(int32(binary.BigEndian.Uint32(raw)))), true
+			return eval.Int(int64(int32(binary.BigEndian.Uint32(raw)))), true
 		}
-	case executor.OIDInt2:
+	case eval.OIDInt2:
 		if len(raw) == 2 {
-			return executor.Int(int64(int16(binary.BigEndian.Uint16(raw)))), true
+			return eval.Int(int64(int16(binary.BigEndian.Uint16(raw)))), true
 		}
-	case executor.OIDOid, executor.OIDRegclass, executor.OIDRegtype:
+	case eval.OIDOid, eval.OIDRegclass, eval.OIDRegtype:
 		if len(raw) == 4 {
-			return executor.Int(int64(binary.BigEndian.Uint32(raw))), true
+			return eval.Int(int64(binary.BigEndian.Uint32(raw))), true
 		}
-	case executor.OIDBool:
+	case eval.OIDBool:
 		if len(raw) == 1 {
-			return executor.Bool(raw[0] != 0), true
+			return eval.Bool(raw[0] != 0), true
 		}
-	case executor.OIDFloat8:
+	case eval.OIDFloat8:
 		if len(raw) == 8 {
-			return executor.Float(math.Float64frombits(binary.BigEndian.Uint64(raw))), true
+			return eval.Float(math.Float64frombits(binary.BigEndian.Uint64(raw))), true
 		}
-	case executor.OIDText, executor.OIDVarchar, executor.OIDName, executor.OIDBpchar, executor.OIDUnknown:
-		return executor.Text(string(raw)), true
+	case eval.OIDText, eval.OIDVarchar, eval.OIDName, eval.OIDBpchar, eval.OIDUnknown:
+		return eval.Text(string(raw)), true
 	}
-	return executor.Null, false
+	return eval.Null, false
 }
 
 // rowDescription describes cols in c's reused message; Send encodes it at
 // once, so one is enough.
-func (c *conn) rowDescription(cols []executor.Column, formats []int16) *pgproto3.RowDescription {
+func (c *conn) rowDescription(cols []eval.Column, formats []int16) *pgproto3.RowDescription {
 	rd := &c.rd
 	if cap(rd.Fields) < len(cols) {
 		rd.Fields = make([]pgproto3.FieldDescription, len(cols))
@@ -154,7 +156,7 @@ func (r *encodedRows) Encode(dst []byte) ([]byte, error) { return append(dst, r.
 
 // appendRow appends row as a DataRow message, its values in their
 // formats, to c.rows.b.
-func (c *conn) appendRow(cols []executor.Column, row []executor.Datum, formats []int16) error {
+func (c *conn) appendRow(cols []eval.Column, row []eval.Datum, formats []int16) error {
 	buf := c.rows.b
 	start := len(buf)
 	buf = append(buf, 'D', 0, 0, 0, 0)
@@ -167,7 +169,7 @@ func (c *conn) appendRow(cols []executor.Column, row []executor.Datum, formats [
 		lenAt := len(buf)
 		buf = append(buf, 0, 0, 0, 0)
 		if formatOf(formats, i) == 0 {
-			buf = executor.AppendOutput(buf, cols[i].Type, d)
+			buf = eval.AppendOutput(buf, cols[i].Type, d)
 		} else {
 			var ok bool
 			if buf, ok = appendBinary(buf, cols[i].Type, d); !ok {
@@ -183,33 +185,33 @@ func (c *conn) appendRow(cols []executor.Column, row []executor.Datum, formats [
 }
 
 // appendBinary appends d in t's binary (send) format.
-func appendBinary(buf []byte, t *executor.Type, d executor.Datum) ([]byte, bool) {
+func appendBinary(buf []byte, t *eval.Type, d eval.Datum) ([]byte, bool) {
 	switch t.OID() {
-	case executor.OIDInt8:
+	case eval.OIDInt8:
 		return binary.BigEndian.AppendUint64(buf, uint64(d.I)), true
-	case executor.OIDInt4, executor.OIDOid, executor.OIDRegclass, executor.OIDRegtype, executor.OIDRegproc, executor.OIDRegnsp, executor.OIDRegrole:
+	case eval.OIDInt4, eval.OIDOid, eval.OIDRegclass, eval.OIDRegtype, eval.OIDRegproc, eval.OIDRegnsp, eval.OIDRegrole:
 		return binary.BigEndian.AppendUint32(buf, uint32(d.I)), true
-	case executor.OIDInt2:
+	case eval.OIDInt2:
 		return binary.BigEndian.AppendUint16(buf, uint16(d.I)), true
-	case executor.OIDBool, executor.OIDChar:
-		if d.Kind == executor.KText {
+	case eval.OIDBool, eval.OIDChar:
+		if d.Kind == eval.KText {
 			if d.S == "" {
 				return buf, true
 			}
 			return append(buf, d.S[0]), true
 		}
 		return append(buf, byte(d.I)), true
-	case executor.OIDFloat8:
+	case eval.OIDFloat8:
 		return binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F)), true
-	case executor.OIDFloat4:
+	case eval.OIDFloat4:
 		return binary.BigEndian.AppendUint32(buf, math.Float32bits(float32(d.F))), true
-	case executor.OIDVoid:
+	case eval.OIDVoid:
 		return buf, true
 	}
-	if d.Kind == executor.KText {
+	if d.Kind == eval.KText {
 		return append(buf, d.S...), true
 	}
-	if et := t.Elem(); et != nil && d.Kind == executor.KArray {
+	if et := t.Elem(); et != nil && d.Kind == eval.KArray {
 		hasNull := 0
 		for _, e := range d.A {
 			if e.IsNull() {

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 
+	"github.com/seqd/seqd/eval"
+
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/sql"
 	"github.com/seqd/seqd/storage"
@@ -172,7 +173,7 @@ func toErrorResponse(err error) *pgproto3.ErrorResponse {
 		r.Message = "canceling statement due to user request"
 		if errors.Is(err, context.DeadlineExceeded) {
 			// The only deadline a statement's context has.
-			r.Message = executor.ErrStatementTimeout.Error()
+			r.Message = eval.ErrStatementTimeout.Error()
 		}
 	}
 	return r

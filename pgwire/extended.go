@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/seqd/seqd/eval"
+
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/executor"
@@ -133,7 +135,7 @@ func (c *conn) parseNotices(ns []sql.Notice) {
 // noRows is an exhausted result.
 type noRows struct{}
 
-func (noRows) Next() ([]executor.Datum, bool, error) { return nil, false, nil }
+func (noRows) Next() ([]eval.Datum, bool, error) { return nil, false, nil }
 
 // describe answers Describe without executing: the columns a statement
 // will return are known from its plan.

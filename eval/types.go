@@ -1,4 +1,4 @@
-package executor
+package eval
 
 import (
 	"math"
@@ -44,7 +44,7 @@ func (t *Type) Elem() *Type {
 	if t.category != 'A' || t.elem == 0 {
 		return nil
 	}
-	return typeByOID(t.elem)
+	return TypeByOID(t.elem)
 }
 
 // IsArray reports whether the type is an array type.
@@ -138,33 +138,34 @@ func buildTypes() (map[uint32]*Type, map[string]*Type) {
 	return typesByOID, typesByName
 }
 
-func typeByOID(oid uint32) *Type { return typesByOID[oid] }
+// TypeByOID is the built-in type of an OID, nil if there is none.
+func TypeByOID(oid uint32) *Type { return typesByOID[oid] }
 
 var (
-	tBool      = typeByOID(OIDBool)
-	tChar      = typeByOID(OIDChar)
-	tName      = typeByOID(OIDName)
-	tInt2      = typeByOID(OIDInt2)
-	tInt4      = typeByOID(OIDInt4)
-	tInt8      = typeByOID(OIDInt8)
-	tText      = typeByOID(OIDText)
-	tOid       = typeByOID(OIDOid)
-	tFloat8    = typeByOID(OIDFloat8)
-	tNumeric   = typeByOID(OIDNumeric)
-	tUnknown   = typeByOID(OIDUnknown)
-	tVarchar   = typeByOID(OIDVarchar)
-	tRegclass  = typeByOID(OIDRegclass)
-	tRegtype   = typeByOID(OIDRegtype)
-	tRegproc   = typeByOID(OIDRegproc)
-	tVoid      = typeByOID(OIDVoid)
-	tTextArr   = typeByOID(OIDTextArray)
-	tNameArr   = typeByOID(OIDNameArray)
-	tOidArr    = typeByOID(OIDOidArray)
-	tInt2Vec   = typeByOID(OIDInt2Vector)
-	tOidVec    = typeByOID(OIDOidVector)
-	tAclArr    = typeByOID(OIDAclArray)
-	tCharArr   = typeByOID(OIDCharArray)
-	tTimestamp = typeByOID(OIDTimestamptz)
+	TBool      = TypeByOID(OIDBool)
+	TChar      = TypeByOID(OIDChar)
+	TName      = TypeByOID(OIDName)
+	TInt2      = TypeByOID(OIDInt2)
+	TInt4      = TypeByOID(OIDInt4)
+	TInt8      = TypeByOID(OIDInt8)
+	TText      = TypeByOID(OIDText)
+	TOid       = TypeByOID(OIDOid)
+	TFloat8    = TypeByOID(OIDFloat8)
+	tNumeric   = TypeByOID(OIDNumeric)
+	tUnknown   = TypeByOID(OIDUnknown)
+	TVarchar   = TypeByOID(OIDVarchar)
+	TRegclass  = TypeByOID(OIDRegclass)
+	TRegtype   = TypeByOID(OIDRegtype)
+	TRegproc   = TypeByOID(OIDRegproc)
+	tVoid      = TypeByOID(OIDVoid)
+	TTextArr   = TypeByOID(OIDTextArray)
+	TNameArr   = TypeByOID(OIDNameArray)
+	tOidArr    = TypeByOID(OIDOidArray)
+	tInt2Vec   = TypeByOID(OIDInt2Vector)
+	tOidVec    = TypeByOID(OIDOidVector)
+	TAclArr    = TypeByOID(OIDAclArray)
+	tCharArr   = TypeByOID(OIDCharArray)
+	TTimestamp = TypeByOID(OIDTimestamptz)
 )
 
 // Kind says how a Datum holds its value.
@@ -339,7 +340,9 @@ func intRange(t *Type) (lo, hi int64, name string) {
 	return 0, math.MaxUint32, "oid"
 }
 
-func input(s evalSession, t *Type, text string) (Datum, error) {
+// Input parses text as t's input function does; s resolves regclass
+// names.
+func Input(s Session, t *Type, text string) (Datum, error) {
 	switch t.oid {
 	case OIDRegclass:
 		return s.RegclassIn(text)
@@ -384,7 +387,7 @@ func input(s evalSession, t *Type, text string) (Datum, error) {
 }
 
 // arrayIn parses a one-dimensional array literal: {a,"b c",NULL}.
-func arrayIn(s evalSession, t *Type, text string) (Datum, error) {
+func arrayIn(s Session, t *Type, text string) (Datum, error) {
 	bad := func() (Datum, error) {
 		return Null, sql.Errorf(sql.InvalidTextRepresentation, "malformed array literal: \"%s\"", text)
 	}
@@ -430,7 +433,7 @@ func arrayIn(s evalSession, t *Type, text string) (Datum, error) {
 		if !quoted && strings.EqualFold(elem, "null") {
 			out = append(out, Null)
 		} else {
-			d, err := input(s, et, elem)
+			d, err := Input(s, et, elem)
 			if err != nil {
 				return Null, err
 			}
@@ -449,8 +452,8 @@ func arrayIn(s evalSession, t *Type, text string) (Datum, error) {
 	return Array(out...), nil
 }
 
-// lookupType finds a type by its (possibly qualified) name.
-func lookupType(names []string) *Type {
+// LookupType finds a type by its (possibly qualified) name.
+func LookupType(names []string) *Type {
 	switch len(names) {
 	case 1:
 		return typesByName[names[0]]
@@ -469,16 +472,56 @@ func regtypeIn(text string) (Datum, error) {
 	name = strings.TrimSuffix(name, "[]")
 	t := typesByName[strings.Trim(name, `"`)]
 	if t != nil && arr {
-		t = typeByOID(t.array)
+		t = TypeByOID(t.array)
 	}
 	if t == nil {
 		if n, err := strconv.ParseUint(name, 10, 32); err == nil {
-			if t := typeByOID(uint32(n)); t != nil {
+			if t := TypeByOID(uint32(n)); t != nil {
 				return Datum{Kind: KInt, I: int64(n), S: t.sqlName}, nil
 			}
 			return Datum{Kind: KInt, I: int64(n)}, nil
 		}
 		return Null, sql.Errorf(sql.UndefinedObject, "type \"%s\" does not exist", text)
 	}
-	return Datum{Kind: KInt, I: int64(t.oid), S: t.sqlName}, nil
+	return t.Regtype(), nil
+}
+
+// TypeByName is the type of a pg_type name ("int8", not "bigint"), nil if
+// there is none.
+func TypeByName(name string) *Type { return typesByName[name] }
+
+// SQLName is format_type's spelling of the type: "bigint", not "int8".
+func (t *Type) SQLName() string { return t.sqlName }
+
+// ByVal is typbyval; Align is typalign.
+func (t *Type) ByVal() bool { return t.byval }
+func (t *Type) Align() byte { return t.align }
+
+// Regtype is t as a regtype value.
+func (t *Type) Regtype() Datum { return Datum{Kind: KInt, I: int64(t.oid), S: t.sqlName} }
+
+// PgTypeColumns are pg_type's columns, PgTypeRows its rows: the built-in
+// types, owned by owner.
+var PgTypeColumns = []RelColumn{{"oid", TOid}, {"typname", TName}, {"typnamespace", TOid}, {"typowner", TOid},
+	{"typlen", TInt2}, {"typbyval", TBool}, {"typtype", TChar}, {"typcategory", TChar}, {"typispreferred", TBool},
+	{"typisdefined", TBool}, {"typdelim", TChar}, {"typrelid", TOid}, {"typsubscript", TRegproc}, {"typelem", TOid},
+	{"typarray", TOid}, {"typinput", TRegproc}, {"typoutput", TRegproc}, {"typreceive", TRegproc}, {"typsend", TRegproc},
+	{"typalign", TChar}, {"typstorage", TChar}, {"typnotnull", TBool}, {"typbasetype", TOid}, {"typtypmod", TInt4},
+	{"typndims", TInt4}, {"typcollation", TOid}, {"typdefault", TText}, {"typacl", TAclArr}}
+
+func PgTypeRows(owner uint32) [][]Datum {
+	out := make([][]Datum, 0, len(builtinTypes))
+	for _, r := range builtinTypes {
+		proc := func(name string) Datum { return Datum{Kind: KInt, I: 1, S: name} }
+		sub := proc("-")
+		if r.category == 'A' && r.elem != 0 {
+			sub = proc("array_subscript_handler")
+		}
+		out = append(out, []Datum{Int(int64(r.oid)), Text(r.name), Int(11), Int(int64(owner)), Int(int64(r.len)),
+			Bool(r.byval), Text(string(r.typtype)), Text(string(r.category)), Bool(r.preferred), Bool(true),
+			Text(string(r.delim)), Int(0), sub, Int(int64(r.elem)), Int(int64(r.array)), proc(r.input), proc(r.output),
+			proc(r.recv), proc(r.send), Text(string(r.align)), Text(string(r.storage)), Bool(false), Int(0), Int(-1),
+			Int(0), Int(int64(r.collation)), Null, Null})
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package executor
+package eval
 
 import (
 	"strings"
@@ -11,15 +11,15 @@ import (
 // aggCall is one aggregate in a grouped query.
 type aggCall struct {
 	name     string
-	arg      expr // nil for count(*)
-	sep      expr // string_agg's delimiter
+	arg      Expr // nil for count(*)
+	sep      Expr // string_agg's delimiter
 	distinct bool
 	t        *Type
 }
 
-func (c *compiler) aggregate(sc *scope, name string, fc *pg.FuncCall) (expr, error) {
+func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, error) {
 	if c.aggs == nil {
-		return nil, c.errAt(fc.Location, sql.GroupingError, "aggregate functions are not allowed here")
+		return nil, c.ErrAt(fc.Location, sql.GroupingError, "aggregate functions are not allowed here")
 	}
 	a := &aggCall{name: name, distinct: fc.AggDistinct}
 	saved := c.aggs
@@ -28,50 +28,50 @@ func (c *compiler) aggregate(sc *scope, name string, fc *pg.FuncCall) (expr, err
 	switch {
 	case fc.AggStar:
 		if name != "count" {
-			return nil, c.errAt(fc.Location, sql.SyntaxError, "%s(*) must be used to call a parameterless aggregate function", name)
+			return nil, c.ErrAt(fc.Location, sql.SyntaxError, "%s(*) must be used to call a parameterless aggregate function", name)
 		}
-		a.t = tInt8
+		a.t = TInt8
 	case len(fc.Args) == 0:
-		return nil, c.noFunction(name, nil, fc.Location)
+		return nil, c.NoFunction(name, nil, fc.Location)
 	default:
-		x, err := c.expr(sc, fc.Args[0])
+		x, err := c.Expr(sc, fc.Args[0])
 		if err != nil {
 			return nil, err
 		}
 		a.arg = c.settle(x)
 		switch name {
 		case "count":
-			a.t = tInt8
+			a.t = TInt8
 		case "sum":
-			if a.arg.typ().class != KInt && a.arg.typ().class != KFloat {
-				return nil, c.noFunction(name, []expr{a.arg}, fc.Location)
+			if a.arg.Type().class != KInt && a.arg.Type().class != KFloat {
+				return nil, c.NoFunction(name, []Expr{a.arg}, fc.Location)
 			}
 			a.t = tNumeric
-			if a.arg.typ() == tInt2 || a.arg.typ() == tInt4 {
-				a.t = tInt8
+			if a.arg.Type() == TInt2 || a.arg.Type() == TInt4 {
+				a.t = TInt8
 			}
 		case "bool_and", "bool_or":
-			if a.arg, err = c.coerce(a.arg, tBool, exprLoc(fc.Args[0]), "argument"); err != nil {
+			if a.arg, err = c.Coerce(a.arg, TBool, Location(fc.Args[0]), "argument"); err != nil {
 				return nil, err
 			}
-			a.t = tBool
+			a.t = TBool
 		case "array_agg":
-			a.t = typeByOID(a.arg.typ().array)
+			a.t = TypeByOID(a.arg.Type().array)
 			if a.t == nil {
-				return nil, c.noFunction(name, []expr{a.arg}, fc.Location)
+				return nil, c.NoFunction(name, []Expr{a.arg}, fc.Location)
 			}
 		case "string_agg":
 			if len(fc.Args) != 2 {
-				return nil, c.noFunction(name, []expr{a.arg}, fc.Location)
+				return nil, c.NoFunction(name, []Expr{a.arg}, fc.Location)
 			}
-			sep, err := c.expr(sc, fc.Args[1])
+			sep, err := c.Expr(sc, fc.Args[1])
 			if err != nil {
 				return nil, err
 			}
 			a.sep = c.settle(sep)
-			a.t = tText
+			a.t = TText
 		default:
-			a.t = a.arg.typ()
+			a.t = a.arg.Type()
 		}
 	}
 	*saved = append(*saved, a)
@@ -82,7 +82,7 @@ func (c *compiler) aggregate(sc *scope, name string, fc *pg.FuncCall) (expr, err
 // group's aggregates fed row by row, and the select list evaluated once
 // per group with the group's first row for its grouped columns. A group
 // keeps its first row and its aggregates' states, not its rows (budget.go).
-func (q *query) group(e *env, in Rows) (Rows, error) {
+func (q *Query) group(e *Env, in Rows) (Rows, error) {
 	type group struct {
 		first []Datum
 		aggs  []aggState
@@ -111,12 +111,12 @@ func (q *query) group(e *env, in Rows) (Rows, error) {
 		e.row = row
 		key = key[:0]
 		for _, g := range q.groupBy {
-			d, err := g.eval(e)
+			d, err := g.Eval(e)
 			if err != nil {
 				return nil, err
 			}
 			key = append(key, byte(d.Kind))
-			key = AppendOutput(key, g.typ(), d)
+			key = AppendOutput(key, g.Type(), d)
 			key = append(key, 0)
 		}
 		gr := groups[string(key)]
@@ -156,7 +156,7 @@ func (q *query) group(e *env, in Rows) (Rows, error) {
 			e.row = make([]Datum, q.width)
 		}
 		if q.having != nil {
-			d, err := q.having.eval(e)
+			d, err := q.having.Eval(e)
 			if err != nil {
 				return nil, err
 			}
@@ -166,7 +166,7 @@ func (q *query) group(e *env, in Rows) (Rows, error) {
 		}
 		row := make([]Datum, len(q.targets))
 		for i, t := range q.targets {
-			d, err := t.eval(e)
+			d, err := t.Eval(e)
 			if err != nil {
 				return nil, err
 			}
@@ -174,7 +174,7 @@ func (q *query) group(e *env, in Rows) (Rows, error) {
 		}
 		out = append(out, row)
 	}
-	return &sliceRows{rows: out}, nil
+	return &SliceRows{Rows: out}, nil
 }
 
 // aggState is one aggregate's state in one group. count, sum, min, max,
@@ -191,14 +191,14 @@ type aggState struct {
 }
 
 // add feeds row (e.row) to the aggregate.
-func (st *aggState) add(e *env, row []Datum) error {
+func (st *aggState) add(e *Env, row []Datum) error {
 	a := st.a
 	if a.arg == nil {
 		st.n++
 		return nil
 	}
 	e.row = row
-	d, err := a.arg.eval(e)
+	d, err := a.arg.Eval(e)
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func (st *aggState) add(e *env, row []Datum) error {
 		return nil
 	}
 	if a.distinct {
-		k := string(AppendOutput([]byte{byte(d.Kind)}, a.arg.typ(), d))
+		k := string(AppendOutput([]byte{byte(d.Kind)}, a.arg.Type(), d))
 		if st.seen[k] {
 			return nil
 		}
@@ -219,7 +219,7 @@ func (st *aggState) add(e *env, row []Datum) error {
 		st.seen[k] = true
 	}
 	if a.sep != nil {
-		sep, err := a.sep.eval(e)
+		sep, err := a.sep.Eval(e)
 		if err != nil {
 			return err
 		}
@@ -241,7 +241,7 @@ func (st *aggState) add(e *env, row []Datum) error {
 			st.acc.F += d.F
 			return nil
 		}
-		sum, err := intArith(tInt8, "+", st.acc.I, d.I)
+		sum, err := intArith(TInt8, "+", st.acc.I, d.I)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package executor
+package eval
 
 import (
 	"context"
@@ -18,9 +18,9 @@ import (
 // the query that declares it (whose execution keeps its rows).
 type cte struct {
 	name  string
-	q     *query
-	cols  []relCol
-	owner *query
+	q     *Query
+	cols  []RelColumn
+	owner *Query
 	// recursive: a WITH RECURSIVE query whose recursive term reads the
 	// rows of the previous step (workKey), not the CTE's own rows.
 	recursive bool
@@ -32,13 +32,13 @@ type workKey struct{ x *cte }
 
 // cteRunKey finds, in an execution's context, the rows of the CTEs the
 // query declares.
-type cteRunKey struct{ owner *query }
+type cteRunKey struct{ owner *Query }
 
 type cteRun struct{ rows map[*cte][][]Datum }
 
 // with compiles st's WITH clause and then st, with the CTEs visible to
 // it (and to what it contains).
-func (c *compiler) with(st *pg.SelectStmt) (*query, error) {
+func (c *Compiler) with(st *pg.SelectStmt) (*Query, error) {
 	w := st.WithClause
 	outer := len(c.ctes)
 	defer func() { c.ctes = c.ctes[:outer] }()
@@ -47,11 +47,11 @@ func (c *compiler) with(st *pg.SelectStmt) (*query, error) {
 		ce := n.GetCommonTableExpr()
 		sel := ce.Ctequery.GetSelectStmt()
 		if sel == nil {
-			return nil, c.errAt(ce.Location, sql.FeatureNotSupported, "seqd does not support data-modifying statements in WITH: it serves sequences only")
+			return nil, c.ErrAt(ce.Location, sql.FeatureNotSupported, "seqd does not support data-modifying statements in WITH: it serves sequences only")
 		}
 		for _, o := range owned {
 			if o.name == ce.Ctename {
-				return nil, c.errAt(ce.Location, sql.DuplicateAlias, "WITH query name \"%s\" specified more than once", ce.Ctename)
+				return nil, c.ErrAt(ce.Location, sql.DuplicateAlias, "WITH query name \"%s\" specified more than once", ce.Ctename)
 			}
 		}
 		if w.Recursive && sel.Op == pg.SetOperation_SETOP_UNION {
@@ -63,8 +63,8 @@ func (c *compiler) with(st *pg.SelectStmt) (*query, error) {
 			c.ctes = append(c.ctes, x)
 			continue
 		}
-		sub := &compiler{s: c.s, query: c.query, params: c.params, ctes: c.ctes}
-		q, err := sub.selectStmt(sel)
+		sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes}
+		q, err := sub.Select(sel)
 		c.params = sub.params
 		if err != nil {
 			return nil, err
@@ -90,19 +90,19 @@ func (c *compiler) with(st *pg.SelectStmt) (*query, error) {
 
 // cteColumns are a CTE's columns: its query's, renamed by the CTE's
 // column list, which may not name more than there are.
-func (c *compiler) cteColumns(ce *pg.CommonTableExpr, q *query) ([]relCol, error) {
-	var cols []relCol
-	for _, col := range q.cols {
-		cols = append(cols, relCol{col.Name, col.Type})
+func (c *Compiler) cteColumns(ce *pg.CommonTableExpr, q *Query) ([]RelColumn, error) {
+	var cols []RelColumn
+	for _, col := range q.Columns {
+		cols = append(cols, RelColumn{col.Name, col.Type})
 	}
 	if len(ce.Aliascolnames) > len(cols) {
-		return nil, c.errAt(ce.Location, sql.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", ce.Ctename, len(cols), len(ce.Aliascolnames))
+		return nil, c.ErrAt(ce.Location, sql.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", ce.Ctename, len(cols), len(ce.Aliascolnames))
 	}
 	return renamed(cols, ce.Aliascolnames), nil
 }
 
 // findCTE is the visible CTE of that name, the innermost first.
-func (c *compiler) findCTE(name string) *cte {
+func (c *Compiler) findCTE(name string) *cte {
 	for i := len(c.ctes) - 1; i >= 0; i-- {
 		if c.ctes[i].name == name {
 			return c.ctes[i]
@@ -112,7 +112,7 @@ func (c *compiler) findCTE(name string) *cte {
 }
 
 // withCTEs gives an execution of q a place for its CTEs' rows.
-func (q *query) withCTEs(ctx context.Context) context.Context {
+func (q *Query) withCTEs(ctx context.Context) context.Context {
 	if len(q.ctes) == 0 {
 		return ctx
 	}
@@ -124,30 +124,30 @@ type cteSource struct{ x *cte }
 
 func (s *cteSource) width() int { return len(s.x.cols) }
 
-func (s *cteSource) open(e *env) (Rows, error) {
+func (s *cteSource) open(e *Env) (Rows, error) {
 	if s.x.recursive {
-		if rows, ok := e.ctx.Value(workKey{s.x}).([][]Datum); ok {
-			return &sliceRows{rows: rows}, nil
+		if rows, ok := e.Ctx.Value(workKey{s.x}).([][]Datum); ok {
+			return &SliceRows{Rows: rows}, nil
 		}
 	}
-	run, _ := e.ctx.Value(cteRunKey{s.x.owner}).(*cteRun)
+	run, _ := e.Ctx.Value(cteRunKey{s.x.owner}).(*cteRun)
 	if run != nil {
 		if rows, ok := run.rows[s.x]; ok {
-			return &sliceRows{rows: rows}, nil
+			return &SliceRows{Rows: rows}, nil
 		}
 	}
-	rs, err := s.x.q.open(e.ctx, e.params, nil)
+	rs, err := s.x.q.Open(e.Ctx, e.params, nil)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := collect(e, rs)
+	rows, err := Collect(e, rs)
 	if err != nil {
 		return nil, err
 	}
 	if run != nil {
 		run.rows[s.x] = rows
 	}
-	return &sliceRows{rows: rows}, nil
+	return &SliceRows{Rows: rows}, nil
 }
 
 // recursion is a recursive CTE's query, PostgreSQL's way: the
@@ -156,19 +156,19 @@ func (s *cteSource) open(e *env) (Rows, error) {
 // are dropped, so that a cycle ends).
 type recursion struct {
 	x     *cte
-	l, r  *query
+	l, r  *Query
 	all   bool
 	casts []*Type // per column, the recursive term's cast to the CTE's type
 }
 
 // recursiveCTE compiles a WITH RECURSIVE query: nonrecursive UNION [ALL]
 // recursive, the recursive term seeing the CTE as its working table.
-func (c *compiler) recursiveCTE(ce *pg.CommonTableExpr, sel *pg.SelectStmt) (*cte, error) {
+func (c *Compiler) recursiveCTE(ce *pg.CommonTableExpr, sel *pg.SelectStmt) (*cte, error) {
 	if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
-		return nil, c.errAt(ce.Location, sql.FeatureNotSupported, "ORDER BY/LIMIT/OFFSET in a recursive query is not implemented")
+		return nil, c.ErrAt(ce.Location, sql.FeatureNotSupported, "ORDER BY/LIMIT/OFFSET in a recursive query is not implemented")
 	}
-	sub := &compiler{s: c.s, query: c.query, params: c.params, ctes: c.ctes}
-	l, err := sub.selectStmt(sel.Larg)
+	sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes}
+	l, err := sub.Select(sel.Larg)
 	c.params = sub.params
 	if err != nil {
 		return nil, err
@@ -178,35 +178,35 @@ func (c *compiler) recursiveCTE(ce *pg.CommonTableExpr, sel *pg.SelectStmt) (*ct
 		return nil, err
 	}
 	x := &cte{name: ce.Ctename, cols: cols, recursive: true}
-	sub = &compiler{s: c.s, query: c.query, params: c.params, ctes: append(c.ctes[:len(c.ctes):len(c.ctes)], x)}
-	r, err := sub.selectStmt(sel.Rarg)
+	sub = &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: append(c.ctes[:len(c.ctes):len(c.ctes)], x)}
+	r, err := sub.Select(sel.Rarg)
 	c.params = sub.params
 	if err != nil {
 		return nil, err
 	}
-	if len(r.cols) != len(l.cols) {
+	if len(r.Columns) != len(l.Columns) {
 		loc := int32(-1)
 		if len(sel.Rarg.TargetList) > 0 {
 			loc = leftmostLoc(sel.Rarg.TargetList[0].GetResTarget().Val)
 		}
-		return nil, c.errAt(loc, sql.SyntaxError, "each UNION query must have the same number of columns")
+		return nil, c.ErrAt(loc, sql.SyntaxError, "each UNION query must have the same number of columns")
 	}
-	rec := &recursion{x: x, l: l, r: r, all: sel.All, casts: make([]*Type, len(l.cols))}
-	q := &query{s: c.s, recursion: rec}
-	for i, col := range l.cols {
-		lt, rt := col.Type, r.cols[i].Type
+	rec := &recursion{x: x, l: l, r: r, all: sel.All, casts: make([]*Type, len(l.Columns))}
+	q := &Query{s: c.Session, recursion: rec}
+	for i, col := range l.Columns {
+		lt, rt := col.Type, r.Columns[i].Type
 		if lt != rt {
 			if t, err := commonType([]*Type{lt, rt}, "UNION"); err != nil || t != lt {
 				loc := int32(-1)
 				if i < len(sel.Larg.TargetList) {
 					loc = leftmostLoc(sel.Larg.TargetList[i].GetResTarget().Val)
 				}
-				return nil, c.errAt(loc, sql.DatatypeMismatch, "recursive query \"%s\" column %d has type %s in non-recursive term but type %s overall", ce.Ctename, i+1, lt.sqlName, rt.sqlName).
+				return nil, c.ErrAt(loc, sql.DatatypeMismatch, "recursive query \"%s\" column %d has type %s in non-recursive term but type %s overall", ce.Ctename, i+1, lt.sqlName, rt.sqlName).
 					WithHint("Cast the output of the non-recursive term to the correct type.")
 			}
 			rec.casts[i] = lt
 		}
-		q.cols = append(q.cols, col)
+		q.Columns = append(q.Columns, col)
 		q.targets = append(q.targets, &typed{lt})
 	}
 	x.q = q
@@ -214,7 +214,7 @@ func (c *compiler) recursiveCTE(ce *pg.CommonTableExpr, sel *pg.SelectStmt) (*ct
 }
 
 // rows runs the recursion to its end.
-func (rc *recursion) rows(ctx context.Context, e *env, params []Datum) ([][]Datum, error) {
+func (rc *recursion) rows(ctx context.Context, e *Env, params []Datum) ([][]Datum, error) {
 	width := len(rc.casts)
 	seen := map[string]bool{}
 	keep := func(rows [][]Datum) [][]Datum {
@@ -230,12 +230,12 @@ func (rc *recursion) rows(ctx context.Context, e *env, params []Datum) ([][]Datu
 		}
 		return out
 	}
-	run := func(q *query, ctx context.Context) ([][]Datum, error) {
-		rs, err := q.open(ctx, params, nil)
+	run := func(q *Query, ctx context.Context) ([][]Datum, error) {
+		rs, err := q.Open(ctx, params, nil)
 		if err != nil {
 			return nil, err
 		}
-		return collect(e, rs)
+		return Collect(e, rs)
 	}
 	work, err := run(rc.l, ctx)
 	if err != nil {
@@ -251,7 +251,7 @@ func (rc *recursion) rows(ctx context.Context, e *env, params []Datum) ([][]Datu
 		if err != nil {
 			return nil, err
 		}
-		if err := castColumns(e, next, rc.r.cols, rc.casts); err != nil {
+		if err := castColumns(e, next, rc.r.Columns, rc.casts); err != nil {
 			return nil, err
 		}
 		work = keep(next)

@@ -1,7 +1,7 @@
 // Types meeting: implicit coercions, explicit casts (PostgreSQL's rules
 // and range checks) and the common type of CASE branches and IN lists.
 
-package executor
+package eval
 
 import (
 	"math"
@@ -13,21 +13,21 @@ import (
 
 // settle gives an unknown-typed literal or parameter the type text, as
 // PostgreSQL does where nothing else decides.
-func (c *compiler) settle(x expr) expr {
+func (c *Compiler) settle(x Expr) Expr {
 	if p, ok := x.(*paramExpr); ok {
-		c.setParam(p.n, tText)
+		c.SetParam(p.n, TText)
 	}
 	if k, ok := x.(*constExpr); ok && k.t == tUnknown {
-		return &constExpr{t: tText, d: k.d}
+		return &constExpr{t: TText, d: k.d}
 	}
 	return x
 }
 
-func isUnknown(x expr) bool {
+func isUnknown(x Expr) bool {
 	if p, ok := x.(*paramExpr); ok {
 		return p.c.params[p.n-1] == nil
 	}
-	return x.typ() == tUnknown
+	return x.Type() == tUnknown
 }
 
 // implicitOK reports whether PostgreSQL casts from to to implicitly.
@@ -62,73 +62,73 @@ func isString(t *Type) bool {
 	return t.oid == OIDText || t.oid == OIDVarchar || t.oid == OIDName || t.oid == OIDBpchar || t.oid == OIDChar
 }
 
-// coerce converts x to t where PostgreSQL would do so implicitly: an
+// Coerce converts x to t where PostgreSQL would do so implicitly: an
 // unknown literal through t's input function (at compile time, so the
 // error points at the literal), a parameter by taking t as its type.
-func (c *compiler) coerce(x expr, t *Type, loc int32, what string) (expr, error) {
-	if x.typ() == t && !isUnknown(x) {
+func (c *Compiler) Coerce(x Expr, t *Type, loc int32, what string) (Expr, error) {
+	if x.Type() == t && !isUnknown(x) {
 		return x, nil
 	}
 	if p, ok := x.(*paramExpr); ok && c.params[p.n-1] == nil {
-		c.setParam(p.n, t)
+		c.SetParam(p.n, t)
 		return x, nil
 	}
 	if k, ok := x.(*constExpr); ok && k.t == tUnknown {
 		if k.d.Kind == KNull {
 			return &constExpr{t: t, d: Null}, nil
 		}
-		d, err := input(c.s, t, k.d.S)
+		d, err := Input(c.Session, t, k.d.S)
 		if err != nil {
 			if se, ok := err.(*sql.Error); ok {
-				se.At(c.query, loc)
+				se.At(c.SQL, loc)
 			}
 			return nil, err
 		}
 		return &constExpr{t: t, d: d}, nil
 	}
-	if implicitOK(x.typ(), t) {
-		if x.typ().class == t.class && (t.class != KInt || !isPlainInt(t) || implicitOK(x.typ(), t)) && t.oid != OIDRegclass {
+	if implicitOK(x.Type(), t) {
+		if x.Type().class == t.class && (t.class != KInt || !isPlainInt(t) || implicitOK(x.Type(), t)) && t.oid != OIDRegclass {
 			return retype(x, t), nil
 		}
-		return &castExpr{arg: x, to: t, loc: -1, q: c.query}, nil
+		return &castExpr{arg: x, to: t, loc: -1, q: c.SQL}, nil
 	}
-	return nil, c.errAt(loc, sql.DatatypeMismatch, "%s must be type %s, not type %s", what, t.sqlName, x.typ().sqlName)
+	return nil, c.ErrAt(loc, sql.DatatypeMismatch, "%s must be type %s, not type %s", what, t.sqlName, x.Type().sqlName)
 }
 
 // retyped gives an expression another type of the same representation.
 type retyped struct {
-	expr
+	Expr
 	t *Type
 }
 
-func (r *retyped) typ() *Type { return r.t }
+func (r *retyped) Type() *Type { return r.t }
 
-func retype(x expr, t *Type) expr {
+func retype(x Expr, t *Type) Expr {
 	if k, ok := x.(*constExpr); ok {
 		return &constExpr{t: t, d: k.d}
 	}
-	return &retyped{expr: x, t: t}
+	return &retyped{Expr: x, t: t}
 }
 
 // explicitCast is CAST(x AS t) and x::t.
-func (c *compiler) explicitCast(x expr, t *Type, loc int32) (expr, error) {
+func (c *Compiler) explicitCast(x Expr, t *Type, loc int32) (Expr, error) {
 	if isUnknown(x) {
-		return c.coerce(x, t, loc, "")
+		return c.Coerce(x, t, loc, "")
 	}
-	if !castable(x.typ(), t) {
-		return nil, c.errAt(loc, sql.CannotCoerce, "cannot cast type %s to %s", x.typ().sqlName, t.sqlName)
+	if !castable(x.Type(), t) {
+		return nil, c.ErrAt(loc, sql.CannotCoerce, "cannot cast type %s to %s", x.Type().sqlName, t.sqlName)
 	}
 	if k, ok := x.(*constExpr); ok {
-		d, err := cast(c.s, k.d, k.t, t)
+		d, err := cast(c.Session, k.d, k.t, t)
 		if err != nil {
 			if se, ok := err.(*sql.Error); ok && se.Pos == 0 {
-				se.At(c.query, loc)
+				se.At(c.SQL, loc)
 			}
 			return nil, err
 		}
 		return &constExpr{t: t, d: d}, nil
 	}
-	return &castExpr{arg: x, to: t, loc: loc, q: c.query}, nil
+	return &castExpr{arg: x, to: t, loc: loc, q: c.SQL}, nil
 }
 
 // castable reports whether an explicit cast from to to exists.
@@ -153,7 +153,7 @@ func castable(from, to *Type) bool {
 
 // cast converts a datum from one type to another, with PostgreSQL's
 // range checks.
-func cast(s evalSession, d Datum, from, to *Type) (Datum, error) {
+func cast(s Session, d Datum, from, to *Type) (Datum, error) {
 	if d.Kind == KNull || from == to {
 		return d, nil
 	}
@@ -172,7 +172,7 @@ func cast(s evalSession, d Datum, from, to *Type) (Datum, error) {
 				v = int64(math.Round(d.F))
 			}
 		default:
-			return input(s, to, d.S)
+			return Input(s, to, d.S)
 		}
 		if isPlainInt(to) || to.oid == OIDOid {
 			lo, hi, _ := intRange(to)
@@ -188,7 +188,7 @@ func cast(s evalSession, d Datum, from, to *Type) (Datum, error) {
 		case OIDRegclass:
 			return s.RegclassOut(uint32(v)), nil
 		case OIDRegtype:
-			if t := typeByOID(uint32(v)); t != nil {
+			if t := TypeByOID(uint32(v)); t != nil {
 				return Datum{Kind: KInt, I: v, S: t.sqlName}, nil
 			}
 		}
@@ -212,7 +212,7 @@ func cast(s evalSession, d Datum, from, to *Type) (Datum, error) {
 		if d.Kind == KInt {
 			return Bool(d.I != 0), nil
 		}
-		return input(s, to, d.S)
+		return Input(s, to, d.S)
 	case KFloat:
 		switch d.Kind {
 		case KInt:
@@ -220,7 +220,7 @@ func cast(s evalSession, d Datum, from, to *Type) (Datum, error) {
 		case KFloat:
 			return d, nil
 		}
-		return input(s, to, d.S)
+		return Input(s, to, d.S)
 	case KArray:
 		if d.Kind == KText {
 			return arrayIn(s, to, d.S)
@@ -253,10 +253,10 @@ func outOfRange(t *Type) error {
 // unify compiles expressions that must share one type (CASE results,
 // COALESCE, ARRAY[...]), resolving it as PostgreSQL's select_common_type
 // does for the types seqd has.
-func (c *compiler) unify(sc *scope, nodes []*pg.Node, what string) ([]expr, *Type, error) {
-	args := make([]expr, len(nodes))
+func (c *Compiler) unify(sc *Scope, nodes []*pg.Node, what string) ([]Expr, *Type, error) {
+	args := make([]Expr, len(nodes))
 	for i, n := range nodes {
-		x, err := c.expr(sc, n)
+		x, err := c.Expr(sc, n)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -266,11 +266,11 @@ func (c *compiler) unify(sc *scope, nodes []*pg.Node, what string) ([]expr, *Typ
 	return xs, t, err
 }
 
-func (c *compiler) unifyExprs(args []expr, nodes []*pg.Node, what string) ([]expr, *Type, error) {
+func (c *Compiler) unifyExprs(args []Expr, nodes []*pg.Node, what string) ([]Expr, *Type, error) {
 	types := make([]*Type, len(args))
 	for i, x := range args {
 		if !isUnknown(x) {
-			types[i] = x.typ()
+			types[i] = x.Type()
 		}
 	}
 	t, err := commonType(types, what)
@@ -280,9 +280,9 @@ func (c *compiler) unifyExprs(args []expr, nodes []*pg.Node, what string) ([]exp
 	for i, x := range args {
 		loc := int32(-1)
 		if nodes != nil {
-			loc = exprLoc(nodes[i])
+			loc = Location(nodes[i])
 		}
-		y, err := c.coerce(x, t, loc, what)
+		y, err := c.Coerce(x, t, loc, what)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -306,13 +306,13 @@ func commonType(types []*Type, what string) (*Type, error) {
 			t = xt
 		case implicitOK(xt, t):
 		case isString(t) && isString(xt):
-			t = tText
+			t = TText
 		default:
 			return nil, sql.Errorf(sql.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t.sqlName, xt.sqlName)
 		}
 	}
 	if t == nil {
-		t = tText
+		t = TText
 	}
 	return t, nil
 }

@@ -1,4 +1,4 @@
-package executor
+package eval
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 type setOp struct {
 	op           pg.SetOperation
 	all          bool
-	l, r         *query
+	l, r         *Query
 	lcast, rcast []*Type // per column, the type to cast to; nil: as it is
 }
 
@@ -32,17 +32,17 @@ func setOpName(op pg.SetOperation) string {
 // typed stands for a column of a side, for the common type's choice.
 type typed struct{ t *Type }
 
-func (x *typed) typ() *Type               { return x.t }
-func (x *typed) eval(*env) (Datum, error) { return Null, nil }
+func (x *typed) Type() *Type              { return x.t }
+func (x *typed) Eval(*Env) (Datum, error) { return Null, nil }
 
 // setOperation compiles st, a UNION, INTERSECT or EXCEPT.
-func (c *compiler) setOperation(st *pg.SelectStmt) (*query, error) {
+func (c *Compiler) setOperation(st *pg.SelectStmt) (*Query, error) {
 	name := setOpName(st.Op)
-	l, err := c.selectStmt(st.Larg)
+	l, err := c.Select(st.Larg)
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.selectStmt(st.Rarg)
+	r, err := c.Select(st.Rarg)
 	if err != nil {
 		return nil, err
 	}
@@ -53,13 +53,13 @@ func (c *compiler) setOperation(st *pg.SelectStmt) (*query, error) {
 		}
 		return -1
 	}
-	if len(l.cols) != len(r.cols) {
-		return nil, c.errAt(rloc(0), sql.SyntaxError, "each %s query must have the same number of columns", name)
+	if len(l.Columns) != len(r.Columns) {
+		return nil, c.ErrAt(rloc(0), sql.SyntaxError, "each %s query must have the same number of columns", name)
 	}
-	so := &setOp{op: st.Op, all: st.All, l: l, r: r, lcast: make([]*Type, len(l.cols)), rcast: make([]*Type, len(l.cols))}
-	q := &query{s: c.s, setop: so}
-	for i := range l.cols {
-		lt, rt := l.cols[i].Type, r.cols[i].Type
+	so := &setOp{op: st.Op, all: st.All, l: l, r: r, lcast: make([]*Type, len(l.Columns)), rcast: make([]*Type, len(l.Columns))}
+	q := &Query{s: c.Session, setop: so}
+	for i := range l.Columns {
+		lt, rt := l.Columns[i].Type, r.Columns[i].Type
 		// A literal without a type ('x', NULL) takes the other side's,
 		// as PostgreSQL resolves unknown inputs.
 		lu, ru := lt, rt
@@ -72,7 +72,7 @@ func (c *compiler) setOperation(st *pg.SelectStmt) (*query, error) {
 		t, err := commonType([]*Type{lu, ru}, name)
 		if err != nil {
 			if se, ok := err.(*sql.Error); ok && se.Pos <= 0 {
-				return nil, c.errAt(rloc(i), se.Kind, "%s", se.Msg)
+				return nil, c.ErrAt(rloc(i), se.Kind, "%s", se.Msg)
 			}
 			return nil, err
 		}
@@ -82,9 +82,9 @@ func (c *compiler) setOperation(st *pg.SelectStmt) (*query, error) {
 		if rt != t {
 			so.rcast[i] = t
 		}
-		col := l.cols[i]
+		col := l.Columns[i]
 		col.Type = t
-		q.cols = append(q.cols, col)
+		q.Columns = append(q.Columns, col)
 		q.targets = append(q.targets, &typed{t})
 	}
 	if err := c.resultOrder(q, st, name); err != nil {
@@ -95,7 +95,7 @@ func (c *compiler) setOperation(st *pg.SelectStmt) (*query, error) {
 
 // setOpSortKey resolves an ORDER BY item of a set operation: a result
 // column's name or position, nothing else (PostgreSQL's rule).
-func (c *compiler) setOpSortKey(q *query, sb *pg.SortBy, name string) (sortKey, error) {
+func (c *Compiler) setOpSortKey(q *Query, sb *pg.SortBy, name string) (sortKey, error) {
 	k := sortKey{desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
 	k.nullsFirst = k.desc
 	switch sb.SortbyNulls {
@@ -106,39 +106,39 @@ func (c *compiler) setOpSortKey(q *query, sb *pg.SortBy, name string) (sortKey, 
 	}
 	if ref := sb.Node.GetColumnRef(); ref != nil && len(ref.Fields) == 1 && ref.Fields[0].GetString_() != nil {
 		want := ref.Fields[0].GetString_().Sval
-		for i, col := range q.cols {
+		for i, col := range q.Columns {
 			if col.Name == want {
 				k.col = i
 				return k, nil
 			}
 		}
-		return k, c.errAt(ref.Location, sql.UndefinedColumn, "column \"%s\" does not exist", want)
+		return k, c.ErrAt(ref.Location, sql.UndefinedColumn, "column \"%s\" does not exist", want)
 	}
 	if ac := sb.Node.GetAConst(); ac != nil && ac.GetIval() != nil {
 		pos := int(ac.GetIval().Ival)
-		if pos < 1 || pos > len(q.cols) {
-			return k, c.errAt(ac.Location, sql.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+		if pos < 1 || pos > len(q.Columns) {
+			return k, c.ErrAt(ac.Location, sql.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
 		}
 		k.col = pos - 1
 		return k, nil
 	}
-	return k, c.errAt(leftmostLoc(sb.Node), sql.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
+	return k, c.ErrAt(leftmostLoc(sb.Node), sql.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
 		WithDetail("Only result column names can be used, not expressions or functions.").
 		WithHint("Add the expression/function to every SELECT, or move the %s into a FROM clause.", name)
 }
 
 // rows runs both sides and combines their rows.
-func (so *setOp) rows(ctx context.Context, e *env, params []Datum) ([][]Datum, error) {
-	side := func(q *query, casts []*Type) ([][]Datum, error) {
-		rs, err := q.open(ctx, params, nil)
+func (so *setOp) rows(ctx context.Context, e *Env, params []Datum) ([][]Datum, error) {
+	side := func(q *Query, casts []*Type) ([][]Datum, error) {
+		rs, err := q.Open(ctx, params, nil)
 		if err != nil {
 			return nil, err
 		}
-		all, err := collect(e, rs)
+		all, err := Collect(e, rs)
 		if err != nil {
 			return nil, err
 		}
-		return all, castColumns(e, all, q.cols, casts)
+		return all, castColumns(e, all, q.Columns, casts)
 	}
 	l, err := side(so.l, so.lcast)
 	if err != nil {
@@ -195,12 +195,12 @@ func (so *setOp) rows(ctx context.Context, e *env, params []Datum) ([][]Datum, e
 
 // castColumns casts, in place, each column i of rows (of type cols[i])
 // to casts[i] where that is not nil.
-func castColumns(e *env, rows [][]Datum, cols []Column, casts []*Type) error {
+func castColumns(e *Env, rows [][]Datum, cols []Column, casts []*Type) error {
 	for _, row := range rows {
 		for i, t := range casts {
 			if t != nil && row[i].Kind != KNull {
 				var err error
-				if row[i], err = cast(e.s, row[i], cols[i].Type, t); err != nil {
+				if row[i], err = cast(e.Session, row[i], cols[i].Type, t); err != nil {
 					return err
 				}
 			}
@@ -228,7 +228,7 @@ func leftmostLoc(n *pg.Node) int32 {
 	if n == nil {
 		return -1
 	}
-	loc := exprLoc(n)
+	loc := Location(n)
 	var inner *pg.Node
 	switch {
 	case n.GetTypeCast() != nil:

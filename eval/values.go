@@ -1,4 +1,4 @@
-package executor
+package eval
 
 import (
 	"fmt"
@@ -14,13 +14,13 @@ import (
 
 // valuesList is a compiled VALUES: its rows' expressions.
 type valuesList struct {
-	rows [][]expr
+	rows [][]Expr
 }
 
 // values compiles st, a VALUES list, into a query of its rows.
-func (c *compiler) values(st *pg.SelectStmt) (*query, error) {
-	sc := &scope{}
-	var rows [][]expr
+func (c *Compiler) values(st *pg.SelectStmt) (*Query, error) {
+	sc := &Scope{}
+	var rows [][]Expr
 	var nodes [][]*pg.Node
 	for i, l := range st.ValuesLists {
 		items := l.GetList().GetItems()
@@ -29,11 +29,11 @@ func (c *compiler) values(st *pg.SelectStmt) (*query, error) {
 			if len(items) > 0 {
 				loc = leftmostLoc(items[0])
 			}
-			return nil, c.errAt(loc, sql.SyntaxError, "VALUES lists must all be the same length")
+			return nil, c.ErrAt(loc, sql.SyntaxError, "VALUES lists must all be the same length")
 		}
-		var row []expr
+		var row []Expr
 		for _, n := range items {
-			x, err := c.expr(sc, n)
+			x, err := c.Expr(sc, n)
 			if err != nil {
 				return nil, err
 			}
@@ -41,27 +41,27 @@ func (c *compiler) values(st *pg.SelectStmt) (*query, error) {
 		}
 		rows, nodes = append(rows, row), append(nodes, items)
 	}
-	q := &query{s: c.s, values: &valuesList{rows: rows}}
+	q := &Query{s: c.Session, values: &valuesList{rows: rows}}
 	for col := range nodes[0] {
 		types := make([]*Type, len(rows))
 		for i, row := range rows {
 			if !isUnknown(row[col]) {
-				types[i] = row[col].typ()
+				types[i] = row[col].Type()
 			}
 			// The first row that does not fit is where the error is.
 			if _, err := commonType(types[:i+1], "VALUES"); err != nil {
-				return nil, c.errAt(leftmostLoc(nodes[i][col]), sql.DatatypeMismatch, "%s", err.(*sql.Error).Msg)
+				return nil, c.ErrAt(leftmostLoc(nodes[i][col]), sql.DatatypeMismatch, "%s", err.(*sql.Error).Msg)
 			}
 		}
 		t, _ := commonType(types, "VALUES")
 		for i, row := range rows {
-			x, err := c.coerce(row[col], t, exprLoc(nodes[i][col]), "VALUES")
+			x, err := c.Coerce(row[col], t, Location(nodes[i][col]), "VALUES")
 			if err != nil {
 				return nil, err
 			}
 			row[col] = x
 		}
-		q.cols = append(q.cols, Column{Name: fmt.Sprintf("column%d", col+1), Type: t})
+		q.Columns = append(q.Columns, Column{Name: fmt.Sprintf("column%d", col+1), Type: t})
 		q.targets = append(q.targets, &typed{t})
 	}
 	if err := c.resultOrder(q, st, "VALUES"); err != nil {
@@ -71,7 +71,7 @@ func (c *compiler) values(st *pg.SelectStmt) (*query, error) {
 }
 
 // open evaluates the rows.
-func (v *valuesList) open(e *env) ([][]Datum, error) {
+func (v *valuesList) open(e *Env) ([][]Datum, error) {
 	out := make([][]Datum, 0, len(v.rows))
 	for _, row := range v.rows {
 		if err := e.tick(); err != nil {
@@ -79,7 +79,7 @@ func (v *valuesList) open(e *env) ([][]Datum, error) {
 		}
 		r := make([]Datum, len(row))
 		for i, x := range row {
-			d, err := x.eval(e)
+			d, err := x.Eval(e)
 			if err != nil {
 				return nil, err
 			}

@@ -1,12 +1,12 @@
-package executor
+package eval
 
 import "github.com/seqd/seqd/sql"
 
-// evalSession is what the evaluator asks of the session it runs for; it
+// Session is what the evaluator asks of the session it runs for; it
 // knows nothing else of it. Functions and relations that need more (the
 // sequence functions, the catalog, the privilege inquiry functions) are
 // registered by the session's package, which knows its own sessions.
-type evalSession interface {
+type Session interface {
 	// CurrentUser, SessionUser and Database are CURRENT_USER,
 	// SESSION_USER and CURRENT_CATALOG.
 	CurrentUser() string
@@ -36,7 +36,7 @@ type evalSession interface {
 type Relation struct {
 	OID          uint32
 	Schema, Name string
-	Cols         []relCol
+	Cols         []RelColumn
 	// Rows reads the relation's rows for the session it was resolved
 	// for.
 	Rows func() ([][]Datum, error)

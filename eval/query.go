@@ -1,4 +1,4 @@
-package executor
+package eval
 
 import (
 	"context"
@@ -13,27 +13,27 @@ import (
 // source yields the rows of a FROM item, each of its own width.
 type source interface {
 	width() int
-	open(e *env) (Rows, error)
+	open(e *Env) (Rows, error)
 }
 
-// query is a compiled SELECT.
-type query struct {
-	s        evalSession
+// Query is a compiled SELECT.
+type Query struct {
+	s        Session
 	from     source // nil: one empty row
-	where    expr
-	targets  []expr
-	cols     []Column
+	where    Expr
+	targets  []Expr
+	Columns  []Column
 	hidden   int // sort columns appended to targets, not returned
-	groupBy  []expr
+	groupBy  []Expr
 	aggs     []*aggCall
 	grouped  bool
-	having   expr
+	having   Expr
 	sortKeys []sortKey
 	distinct bool
-	limit    expr
-	offset   expr
-	// bulk is set for SELECT nextval('s') FROM generate_series(a, b):
-	// served from reserved ranges, never row by row through the engine.
+	limit    Expr
+	offset   Expr
+	// bulk is set for a SeriesExpr over generate_series(a, b) (SELECT
+	// nextval('s') FROM generate_series(a, b)): its values come at once.
 	bulk *bulkPlan
 	// width is the FROM row's width.
 	width int
@@ -55,12 +55,12 @@ type sortKey struct {
 }
 
 type bulkPlan struct {
-	x        seriesExpr
-	from, to expr
+	x        SeriesExpr
+	from, to Expr
 }
 
-// selectStmt compiles a SELECT.
-func (c *compiler) selectStmt(st *pg.SelectStmt) (*query, error) {
+// Select compiles a SELECT.
+func (c *Compiler) Select(st *pg.SelectStmt) (*Query, error) {
 	if st.WithClause != nil {
 		return c.with(st)
 	}
@@ -68,12 +68,12 @@ func (c *compiler) selectStmt(st *pg.SelectStmt) (*query, error) {
 }
 
 // selectBody compiles a SELECT without its WITH clause.
-func (c *compiler) selectBody(st *pg.SelectStmt) (*query, error) {
+func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	if st.IntoClause != nil {
-		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support SELECT INTO: it serves sequences only")
+		return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support SELECT INTO: it serves sequences only")
 	}
 	if len(st.LockingClause) > 0 {
-		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support FOR UPDATE/SHARE: its relations are read-only")
+		return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support FOR UPDATE/SHARE: its relations are read-only")
 	}
 	if st.Op != pg.SetOperation_SETOP_NONE {
 		return c.setOperation(st)
@@ -81,8 +81,8 @@ func (c *compiler) selectBody(st *pg.SelectStmt) (*query, error) {
 	if len(st.ValuesLists) > 0 {
 		return c.values(st)
 	}
-	q := &query{s: c.s}
-	sc := &scope{}
+	q := &Query{s: c.Session}
+	sc := &Scope{}
 	for _, n := range st.FromClause {
 		src, err := c.fromItem(sc, n)
 		if err != nil {
@@ -103,7 +103,7 @@ func (c *compiler) selectBody(st *pg.SelectStmt) (*query, error) {
 	}
 	q.grouped = len(st.GroupClause) > 0 || st.HavingClause != nil
 	for _, g := range st.GroupClause {
-		x, err := c.expr(sc, g)
+		x, err := c.Expr(sc, g)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func (c *compiler) selectBody(st *pg.SelectStmt) (*query, error) {
 	q.hidden = len(q.targets) - visible
 	if len(st.DistinctClause) > 0 {
 		if st.DistinctClause[0] != nil && st.DistinctClause[0].GetNode() != nil {
-			return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support DISTINCT ON")
+			return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support DISTINCT ON")
 		}
 		q.distinct = true
 	}
@@ -147,15 +147,15 @@ func (c *compiler) selectBody(st *pg.SelectStmt) (*query, error) {
 }
 
 // limits compiles st's LIMIT and OFFSET into q.
-func (c *compiler) limits(q *query, st *pg.SelectStmt) error {
+func (c *Compiler) limits(q *Query, st *pg.SelectStmt) error {
 	var err error
 	if st.LimitCount != nil {
-		if q.limit, err = c.limitExpr(&scope{}, st.LimitCount); err != nil {
+		if q.limit, err = c.limitExpr(&Scope{}, st.LimitCount); err != nil {
 			return err
 		}
 	}
 	if st.LimitOffset != nil {
-		if q.offset, err = c.limitExpr(&scope{}, st.LimitOffset); err != nil {
+		if q.offset, err = c.limitExpr(&Scope{}, st.LimitOffset); err != nil {
 			return err
 		}
 	}
@@ -164,7 +164,7 @@ func (c *compiler) limits(q *query, st *pg.SelectStmt) error {
 
 // resultOrder compiles the ORDER BY, LIMIT and OFFSET of a set operation
 // or VALUES list (what), which order by result columns only.
-func (c *compiler) resultOrder(q *query, st *pg.SelectStmt, what string) error {
+func (c *Compiler) resultOrder(q *Query, st *pg.SelectStmt, what string) error {
 	for _, n := range st.SortClause {
 		k, err := c.setOpSortKey(q, n.GetSortBy(), what)
 		if err != nil {
@@ -175,31 +175,31 @@ func (c *compiler) resultOrder(q *query, st *pg.SelectStmt, what string) error {
 	return c.limits(q, st)
 }
 
-func (c *compiler) limitExpr(sc *scope, n *pg.Node) (expr, error) {
-	x, err := c.expr(&scope{}, n)
+func (c *Compiler) limitExpr(sc *Scope, n *pg.Node) (Expr, error) {
+	x, err := c.Expr(&Scope{}, n)
 	if err != nil {
 		return nil, err
 	}
-	return c.coerce(x, tInt8, exprLoc(n), "argument of LIMIT")
+	return c.Coerce(x, TInt8, Location(n), "argument of LIMIT")
 }
 
 // target compiles one select-list item.
-func (c *compiler) target(sc *scope, q *query, rt *pg.ResTarget) error {
+func (c *Compiler) target(sc *Scope, q *Query, rt *pg.ResTarget) error {
 	if ref := rt.Val.GetColumnRef(); ref != nil {
 		if last := ref.Fields[len(ref.Fields)-1]; last.GetAStar() != nil {
 			return c.star(sc, q, ref)
 		}
 	}
-	x, err := c.expr(sc, rt.Val)
+	x, err := c.Expr(sc, rt.Val)
 	if err != nil {
 		return err
 	}
 	// SELECT seqd_reserve('s', n): its values are as many columns.
-	if rx, ok := x.(rowExpr); ok && rt.Val.GetFuncCall() != nil {
+	if rx, ok := x.(RowExpr); ok && rt.Val.GetFuncCall() != nil {
 		row := &rowTarget{x: rx}
-		for i, rc := range rx.cols() {
+		for i, rc := range rx.Columns() {
 			q.targets = append(q.targets, &rowTargetCol{r: row, i: i})
-			q.cols = append(q.cols, Column{Name: rc.name, Type: rc.t})
+			q.Columns = append(q.Columns, Column{Name: rc.Name, Type: rc.Type})
 		}
 		return nil
 	}
@@ -208,17 +208,17 @@ func (c *compiler) target(sc *scope, q *query, rt *pg.ResTarget) error {
 	if name == "" {
 		name = columnName(rt.Val)
 	}
-	col := Column{Name: name, Type: x.typ()}
+	col := Column{Name: name, Type: x.Type()}
 	if ce, ok := x.(*colExpr); ok {
 		col.TableOID, col.AttNum = sc.origin(ce.idx)
 	}
 	q.targets = append(q.targets, x)
-	q.cols = append(q.cols, col)
+	q.Columns = append(q.Columns, col)
 	return nil
 }
 
 // origin is the relation OID and attribute number of a scope column.
-func (sc *scope) origin(idx int) (uint32, int16) {
+func (sc *Scope) origin(idx int) (uint32, int16) {
 	for _, it := range sc.items {
 		if idx >= it.offset && idx < it.offset+len(it.cols) && it.tableOID != 0 {
 			return it.tableOID, int16(idx - it.offset + 1)
@@ -227,10 +227,10 @@ func (sc *scope) origin(idx int) (uint32, int16) {
 	return 0, 0
 }
 
-// rowTarget evaluates a rowExpr in the select list once per row for its
+// rowTarget evaluates a RowExpr in the select list once per row for its
 // columns.
 type rowTarget struct {
-	x   rowExpr
+	x   RowExpr
 	row []Datum
 }
 
@@ -239,10 +239,10 @@ type rowTargetCol struct {
 	i int
 }
 
-func (r *rowTargetCol) typ() *Type { return r.r.x.cols()[r.i].t }
-func (r *rowTargetCol) eval(e *env) (Datum, error) {
+func (r *rowTargetCol) Type() *Type { return r.r.x.Columns()[r.i].Type }
+func (r *rowTargetCol) Eval(e *Env) (Datum, error) {
 	if r.i == 0 {
-		row, err := r.r.x.evalRow(e)
+		row, err := r.r.x.EvalRow(e)
 		if err != nil {
 			return Null, err
 		}
@@ -254,10 +254,10 @@ func (r *rowTargetCol) eval(e *env) (Datum, error) {
 	return r.r.row[r.i], nil
 }
 
-func (c *compiler) star(sc *scope, q *query, ref *pg.ColumnRef) error {
-	names := strs(ref.Fields)
+func (c *Compiler) star(sc *Scope, q *Query, ref *pg.ColumnRef) error {
+	names := NodeStrings(ref.Fields)
 	if len(sc.items) == 0 {
-		return c.errAt(ref.Location, sql.SyntaxError, "SELECT * with no tables specified is not valid")
+		return c.ErrAt(ref.Location, sql.SyntaxError, "SELECT * with no tables specified is not valid")
 	}
 	found := false
 	for _, it := range sc.items {
@@ -266,16 +266,16 @@ func (c *compiler) star(sc *scope, q *query, ref *pg.ColumnRef) error {
 		}
 		found = true
 		for i, rc := range it.cols {
-			q.targets = append(q.targets, &colExpr{t: rc.t, idx: it.offset + i})
-			col := Column{Name: rc.name, Type: rc.t}
+			q.targets = append(q.targets, &colExpr{t: rc.Type, idx: it.offset + i})
+			col := Column{Name: rc.Name, Type: rc.Type}
 			if it.tableOID != 0 {
 				col.TableOID, col.AttNum = it.tableOID, int16(i+1)
 			}
-			q.cols = append(q.cols, col)
+			q.Columns = append(q.Columns, col)
 		}
 	}
 	if !found {
-		return c.errAt(ref.Location, sql.UndefinedTable, "missing FROM-clause entry for table \"%s\"", names[len(names)-1])
+		return c.ErrAt(ref.Location, sql.UndefinedTable, "missing FROM-clause entry for table \"%s\"", names[len(names)-1])
 	}
 	return nil
 }
@@ -284,15 +284,15 @@ func (c *compiler) star(sc *scope, q *query, ref *pg.ColumnRef) error {
 func columnName(n *pg.Node) string {
 	switch {
 	case n.GetColumnRef() != nil:
-		names := strs(n.GetColumnRef().Fields)
+		names := NodeStrings(n.GetColumnRef().Fields)
 		if len(names) > 0 {
 			return names[len(names)-1]
 		}
 	case n.GetFuncCall() != nil:
-		names := strs(n.GetFuncCall().Funcname)
+		names := NodeStrings(n.GetFuncCall().Funcname)
 		name := names[len(names)-1]
 		if f, ok := compiledFuncs[name]; ok {
-			return f.column
+			return f.Column
 		}
 		return name
 	case n.GetTypeCast() != nil:
@@ -302,8 +302,8 @@ func columnName(n *pg.Node) string {
 				return name
 			}
 		}
-		names := strs(tc.TypeName.Names)
-		if t := lookupType(names); t != nil && len(tc.TypeName.ArrayBounds) == 0 {
+		names := NodeStrings(tc.TypeName.Names)
+		if t := LookupType(names); t != nil && len(tc.TypeName.ArrayBounds) == 0 {
 			return t.name
 		}
 		return names[len(names)-1]
@@ -341,7 +341,7 @@ func columnName(n *pg.Node) string {
 	return "?column?"
 }
 
-func (c *compiler) sortKey(sc *scope, q *query, sb *pg.SortBy, visible int) (sortKey, error) {
+func (c *Compiler) sortKey(sc *Scope, q *Query, sb *pg.SortBy, visible int) (sortKey, error) {
 	k := sortKey{desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
 	k.nullsFirst = k.desc
 	switch sb.SortbyNulls {
@@ -353,21 +353,21 @@ func (c *compiler) sortKey(sc *scope, q *query, sb *pg.SortBy, visible int) (sor
 	if a := sb.Node.GetAConst(); a != nil && a.GetIval() != nil {
 		pos := int(a.GetIval().Ival)
 		if pos < 1 || pos > visible {
-			return k, c.errAt(a.Location, sql.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+			return k, c.ErrAt(a.Location, sql.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
 		}
 		k.col = pos - 1
 		return k, nil
 	}
 	if ref := sb.Node.GetColumnRef(); ref != nil && len(ref.Fields) == 1 {
-		name := strs(ref.Fields)
+		name := NodeStrings(ref.Fields)
 		for i := 0; i < visible && len(name) == 1; i++ {
-			if q.cols[i].Name == name[0] {
+			if q.Columns[i].Name == name[0] {
 				k.col = i
 				return k, nil
 			}
 		}
 	}
-	x, err := c.expr(sc, sb.Node)
+	x, err := c.Expr(sc, sb.Node)
 	if err != nil {
 		return k, err
 	}
@@ -377,28 +377,28 @@ func (c *compiler) sortKey(sc *scope, q *query, sb *pg.SortBy, visible int) (sor
 }
 
 // planBulk recognizes SELECT nextval('s') FROM generate_series(a, b).
-func (q *query) planBulk() {
+func (q *Query) planBulk() {
 	if len(q.targets) != 1 || q.where != nil || q.grouped || q.sortKeys != nil || q.distinct || q.limit != nil || q.offset != nil {
 		return
 	}
-	x, ok := q.targets[0].(seriesExpr)
+	x, ok := q.targets[0].(SeriesExpr)
 	gs, ok2 := q.from.(*seriesSource)
-	if !ok || !ok2 || !x.canSeries() || gs.step != nil {
+	if !ok || !ok2 || !x.CanSeries() || gs.step != nil {
 		return
 	}
 	q.bulk = &bulkPlan{x: x, from: gs.from, to: gs.to}
 }
 
-// open runs the query.
+// Open runs the query.
 //
 // A query without FROM (single) is one row, evaluated as it is read: it
 // is into, when into is not nil, so a caller that keeps one for the
 // query's next execution allocates nothing per execution.
-func (q *query) open(ctx context.Context, params []Datum, into *singleRow) (Rows, error) {
+func (q *Query) Open(ctx context.Context, params []Datum, into *SingleRow) (Rows, error) {
 	q.s.Queried()
 	ctx = q.withCTEs(ctx)
 	if q.setop != nil || q.values != nil || q.recursion != nil {
-		e := &env{ctx: ctx, s: q.s, params: params}
+		e := &Env{Ctx: ctx, Session: q.s, params: params}
 		var all [][]Datum
 		var err error
 		switch {
@@ -415,18 +415,18 @@ func (q *query) open(ctx context.Context, params []Datum, into *singleRow) (Rows
 		if q.sortKeys != nil {
 			q.sort(all)
 		}
-		return q.limited(e, &sliceRows{rows: all})
+		return q.limited(e, &SliceRows{Rows: all})
 	}
 	if q.bulk != nil {
-		e := &env{ctx: ctx, s: q.s, params: params}
-		return q.bulk.x.series(e, func() (int64, error) { return seriesCount(e, q.bulk.from, q.bulk.to, nil) })
+		e := &Env{Ctx: ctx, Session: q.s, params: params}
+		return q.bulk.x.Series(e, func() (int64, error) { return seriesCount(e, q.bulk.from, q.bulk.to, nil) })
 	}
-	if q.single() {
+	if q.Single() {
 		r := into
 		if r == nil {
-			r = new(singleRow)
+			r = new(SingleRow)
 		}
-		*r = singleRow{e: env{ctx: ctx, s: q.s, params: params}, targets: q.targets}
+		*r = SingleRow{e: Env{Ctx: ctx, Session: q.s, params: params}, targets: q.targets}
 		if len(q.targets) <= len(r.small) {
 			r.buf = r.small[:len(q.targets)]
 		} else {
@@ -434,8 +434,8 @@ func (q *query) open(ctx context.Context, params []Datum, into *singleRow) (Rows
 		}
 		return r, nil
 	}
-	e := &env{ctx: ctx, s: q.s, params: params}
-	var in Rows = &sliceRows{rows: [][]Datum{nil}}
+	e := &Env{Ctx: ctx, Session: q.s, params: params}
+	var in Rows = &SliceRows{Rows: [][]Datum{nil}}
 	if q.from != nil {
 		var err error
 		if in, err = q.from.open(e); err != nil {
@@ -456,7 +456,7 @@ func (q *query) open(ctx context.Context, params []Datum, into *singleRow) (Rows
 		out = &projectRows{in: in, e: e, targets: q.targets, buf: make([]Datum, len(q.targets))}
 	}
 	if q.distinct || q.sortKeys != nil {
-		all, err := collect(e, out)
+		all, err := Collect(e, out)
 		if err != nil {
 			return nil, err
 		}
@@ -466,7 +466,7 @@ func (q *query) open(ctx context.Context, params []Datum, into *singleRow) (Rows
 		if q.distinct {
 			all = distinct(all, len(q.targets)-q.hidden)
 		}
-		out = &sliceRows{rows: all}
+		out = &SliceRows{Rows: all}
 	}
 	if q.hidden > 0 {
 		out = &trimRows{in: out, n: len(q.targets) - q.hidden}
@@ -475,11 +475,11 @@ func (q *query) open(ctx context.Context, params []Datum, into *singleRow) (Rows
 }
 
 // limited applies the query's LIMIT and OFFSET to out.
-func (q *query) limited(e *env, out Rows) (Rows, error) {
+func (q *Query) limited(e *Env, out Rows) (Rows, error) {
 	if q.limit != nil || q.offset != nil {
 		lr := &limitRows{in: out, limit: -1}
 		if q.limit != nil {
-			d, err := q.limit.eval(e)
+			d, err := q.limit.Eval(e)
 			if err != nil {
 				return nil, err
 			}
@@ -491,7 +491,7 @@ func (q *query) limited(e *env, out Rows) (Rows, error) {
 			}
 		}
 		if q.offset != nil {
-			d, err := q.offset.eval(e)
+			d, err := q.offset.Eval(e)
 			if err != nil {
 				return nil, err
 			}
@@ -505,8 +505,8 @@ func (q *query) limited(e *env, out Rows) (Rows, error) {
 	return out, nil
 }
 
-// collect reads every row of r, charged to e's budget.
-func collect(e *env, r Rows) ([][]Datum, error) {
+// Collect reads every row of r, charged to e's budget.
+func Collect(e *Env, r Rows) ([][]Datum, error) {
 	var out [][]Datum
 	for {
 		row, ok, err := r.Next()
@@ -523,7 +523,7 @@ func collect(e *env, r Rows) ([][]Datum, error) {
 	}
 }
 
-func (q *query) sort(rows [][]Datum) {
+func (q *Query) sort(rows [][]Datum) {
 	sort.SliceStable(rows, func(i, j int) bool {
 		for _, k := range q.sortKeys {
 			a, b := rows[i][k.col], rows[j][k.col]
@@ -555,29 +555,29 @@ func distinct(rows [][]Datum, width int) [][]Datum {
 	return out
 }
 
-// single reports whether the query is SELECT f(...), ... without FROM,
+// Single reports whether the query is SELECT f(...), ... without FROM,
 // nor anything that needs its rows at once.
-func (q *query) single() bool {
+func (q *Query) Single() bool {
 	return q.setop == nil && q.values == nil && q.recursion == nil && q.bulk == nil && q.from == nil &&
 		q.where == nil && !q.grouped && q.sortKeys == nil && !q.distinct && q.limit == nil && q.offset == nil
 }
 
-// singleRow is the one row of a query without FROM.
-type singleRow struct {
-	e       env
-	targets []expr
+// SingleRow is the one row of a query without FROM.
+type SingleRow struct {
+	e       Env
+	targets []Expr
 	small   [4]Datum
 	buf     []Datum
 	done    bool
 }
 
-func (r *singleRow) Next() ([]Datum, bool, error) {
+func (r *SingleRow) Next() ([]Datum, bool, error) {
 	if r.done {
 		return nil, false, nil
 	}
 	r.done = true
 	for i, t := range r.targets {
-		d, err := t.eval(&r.e)
+		d, err := t.Eval(&r.e)
 		if err != nil {
 			return nil, false, err
 		}
@@ -588,8 +588,8 @@ func (r *singleRow) Next() ([]Datum, bool, error) {
 
 type filterRows struct {
 	in   Rows
-	e    *env
-	cond expr
+	e    *Env
+	cond Expr
 }
 
 func (f *filterRows) Next() ([]Datum, bool, error) {
@@ -602,7 +602,7 @@ func (f *filterRows) Next() ([]Datum, bool, error) {
 			return nil, false, err
 		}
 		f.e.row = row
-		d, err := f.cond.eval(f.e)
+		d, err := f.cond.Eval(f.e)
 		if err != nil {
 			return nil, false, err
 		}
@@ -614,8 +614,8 @@ func (f *filterRows) Next() ([]Datum, bool, error) {
 
 type projectRows struct {
 	in      Rows
-	e       *env
-	targets []expr
+	e       *Env
+	targets []Expr
 	buf     []Datum
 }
 
@@ -626,7 +626,7 @@ func (p *projectRows) Next() ([]Datum, bool, error) {
 	}
 	p.e.row = row
 	for i, t := range p.targets {
-		d, err := t.eval(p.e)
+		d, err := t.Eval(p.e)
 		if err != nil {
 			return nil, false, err
 		}

@@ -1,16 +1,13 @@
-package executor
+package eval
 
 import (
-	"errors"
-
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/sql"
 )
 
 // fromItem compiles one FROM item, adding its columns to sc.
-func (c *compiler) fromItem(sc *scope, n *pg.Node) (source, error) {
+func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 	switch {
 	case n.GetRangeVar() != nil:
 		rv := n.GetRangeVar()
@@ -40,7 +37,7 @@ func (c *compiler) fromItem(sc *scope, n *pg.Node) (source, error) {
 	case n.GetJoinExpr() != nil:
 		j := n.GetJoinExpr()
 		if j.IsNatural || len(j.UsingClause) > 0 {
-			return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support NATURAL or USING joins; write ON")
+			return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support NATURAL or USING joins; write ON")
 		}
 		l, err := c.fromItem(sc, j.Larg)
 		if err != nil {
@@ -60,17 +57,17 @@ func (c *compiler) fromItem(sc *scope, n *pg.Node) (source, error) {
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
 		if rs.Lateral {
-			return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support LATERAL")
+			return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support LATERAL")
 		}
-		sub := &compiler{s: c.s, query: c.query, params: c.params, ctes: c.ctes}
-		q, err := sub.selectStmt(rs.Subquery.GetSelectStmt())
+		sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes}
+		q, err := sub.Select(rs.Subquery.GetSelectStmt())
 		c.params = sub.params
 		if err != nil {
 			return nil, err
 		}
-		var cs []relCol
-		for _, col := range q.cols {
-			cs = append(cs, relCol{col.Name, col.Type})
+		var cs []RelColumn
+		for _, col := range q.Columns {
+			cs = append(cs, RelColumn{col.Name, col.Type})
 		}
 		alias := ""
 		if rs.Alias != nil {
@@ -80,32 +77,33 @@ func (c *compiler) fromItem(sc *scope, n *pg.Node) (source, error) {
 		sc.add(alias, "", cs, 0)
 		return &subquerySource{q: q, w: len(cs)}, nil
 	}
-	return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd does not support this FROM item (%s)", nodeName(n))
+	return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support this FROM item (%s)", NodeName(n))
 }
 
-func renamed(cs []relCol, names []*pg.Node) []relCol {
+func renamed(cs []RelColumn, names []*pg.Node) []RelColumn {
 	if len(names) == 0 {
 		return cs
 	}
-	out := append([]relCol(nil), cs...)
-	for i, n := range strs(names) {
+	out := append([]RelColumn(nil), cs...)
+	for i, n := range NodeStrings(names) {
 		if i < len(out) {
-			out[i].name = n
+			out[i].Name = n
 		}
 	}
 	return out
 }
 
 // relation resolves a relation name: a catalog relation or a sequence.
-func (c *compiler) relation(rv *pg.RangeVar) (*Relation, error) {
-	rel, err := c.s.Relation(sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname})
+func (c *Compiler) relation(rv *pg.RangeVar) (*Relation, error) {
+	rel, err := c.Session.Relation(sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname})
 	if err != nil {
-		return nil, sqlAt(err, c.query, rv.Location)
+		return nil, Position(err, c.SQL, rv.Location)
 	}
 	return rel, nil
 }
 
-func qualified(schema, name string) string {
+// Qualified is schema.name, or name when schema is empty.
+func Qualified(schema, name string) string {
 	if schema == "" {
 		return name
 	}
@@ -117,36 +115,36 @@ type relSource struct {
 }
 
 func (r *relSource) width() int { return len(r.rel.Cols) }
-func (r *relSource) open(*env) (Rows, error) {
+func (r *relSource) open(*Env) (Rows, error) {
 	rows, err := r.rel.Rows()
 	if err != nil {
 		return nil, err
 	}
-	return &sliceRows{rows: rows}, nil
+	return &SliceRows{Rows: rows}, nil
 }
 
 type subquerySource struct {
-	q *query
+	q *Query
 	w int
 }
 
 func (s *subquerySource) width() int { return s.w }
-func (s *subquerySource) open(e *env) (Rows, error) {
-	return s.q.open(e.ctx, e.params, nil)
+func (s *subquerySource) open(e *Env) (Rows, error) {
+	return s.q.Open(e.Ctx, e.params, nil)
 }
 
 // joinSource joins two sources; right rows are held in memory.
 type joinSource struct {
 	l, r   source
 	kind   pg.JoinType
-	on     expr
+	on     Expr
 	offset int        // where the join's columns start in the FROM row
 	total  func() int // the FROM row's width, known once compiled
 }
 
 func (j *joinSource) width() int { return j.l.width() + j.r.width() }
 
-func (j *joinSource) open(e *env) (Rows, error) {
+func (j *joinSource) open(e *Env) (Rows, error) {
 	lrows, err := j.l.open(e)
 	if err != nil {
 		return nil, err
@@ -155,17 +153,17 @@ func (j *joinSource) open(e *env) (Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	right, err := collect(e, rr)
+	right, err := Collect(e, rr)
 	if err != nil {
 		return nil, err
 	}
-	return &joinRows{j: j, e: &env{ctx: e.ctx, s: e.s, params: e.params, row: make([]Datum, j.total()), b: e.budget()}, l: lrows, right: right,
+	return &joinRows{j: j, e: &Env{Ctx: e.Ctx, Session: e.Session, params: e.params, row: make([]Datum, j.total()), b: e.budget()}, l: lrows, right: right,
 		matched: make([]bool, len(right)), ri: -1}, nil
 }
 
 type joinRows struct {
 	j       *joinSource
-	e       *env
+	e       *Env
 	l       Rows
 	lrow    []Datum
 	right   [][]Datum
@@ -204,7 +202,7 @@ func (r *joinRows) Next() ([]Datum, bool, error) {
 			copy(r.out[lw:], rrow)
 			if r.j.on != nil {
 				copy(r.e.row[r.j.offset:], r.out)
-				d, err := r.j.on.eval(r.e)
+				d, err := r.j.on.Eval(r.e)
 				if err != nil {
 					return nil, false, err
 				}
@@ -247,14 +245,14 @@ func (r *joinRows) unmatchedRight(lw int) ([]Datum, bool, error) {
 }
 
 // rangeFunction compiles a function in FROM.
-func (c *compiler) rangeFunction(sc *scope, rf *pg.RangeFunction) (source, error) {
+func (c *Compiler) rangeFunction(sc *Scope, rf *pg.RangeFunction) (source, error) {
 	if rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || rf.Lateral {
-		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd supports one function in FROM, without ORDINALITY, ROWS FROM or LATERAL")
+		return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd supports one function in FROM, without ORDINALITY, ROWS FROM or LATERAL")
 	}
 	items := rf.Functions[0].GetList().GetItems()
 	fc := items[0].GetFuncCall()
 	if fc == nil {
-		return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd supports only function calls in FROM")
+		return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd supports only function calls in FROM")
 	}
 	name, err := c.funcName(fc)
 	if err != nil {
@@ -268,51 +266,51 @@ func (c *compiler) rangeFunction(sc *scope, rf *pg.RangeFunction) (source, error
 	if rf.Alias != nil {
 		colnames = rf.Alias.Colnames
 	}
-	inner := &scope{}
+	inner := &Scope{}
 	switch name {
 	case "generate_series":
 		src, err := c.series(inner, fc)
 		if err != nil {
 			return nil, err
 		}
-		sc.add(alias, "", renamed([]relCol{{alias, src.t}}, colnames), 0)
+		sc.add(alias, "", renamed([]RelColumn{{alias, src.t}}, colnames), 0)
 		return src, nil
 	case "unnest":
 		if len(fc.Args) != 1 {
-			return nil, c.errAt(fc.Location, sql.FeatureNotSupported, "seqd supports unnest of one array")
+			return nil, c.ErrAt(fc.Location, sql.FeatureNotSupported, "seqd supports unnest of one array")
 		}
-		arr, err := c.expr(inner, fc.Args[0])
+		arr, err := c.Expr(inner, fc.Args[0])
 		if err != nil {
 			return nil, err
 		}
-		if arr.typ().Elem() == nil {
-			return nil, c.noFunction("unnest", []expr{arr}, fc.Location)
+		if arr.Type().Elem() == nil {
+			return nil, c.NoFunction("unnest", []Expr{arr}, fc.Location)
 		}
-		sc.add(alias, "", renamed([]relCol{{alias, arr.typ().Elem()}}, colnames), 0)
+		sc.add(alias, "", renamed([]RelColumn{{alias, arr.Type().Elem()}}, colnames), 0)
 		return &unnestSource{arr: arr}, nil
 	}
-	var x expr
-	if f, ok := compiledFuncs[name]; ok && f.setReturning {
-		x, err = f.compile(c, inner, fc)
+	var x Expr
+	if f, ok := compiledFuncs[name]; ok && f.SetReturning {
+		x, err = f.Compile(c, inner, fc)
 	} else {
 		x, err = c.funcCall(inner, fc)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if rx, ok := x.(rowExpr); ok {
-		cs := rx.cols()
+	if rx, ok := x.(RowExpr); ok {
+		cs := rx.Columns()
 		sc.add(alias, "", renamed(cs, colnames), 0)
-		return &funcRowSource{w: len(cs), row: rx.evalRow}, nil
+		return &funcRowSource{w: len(cs), row: rx.EvalRow}, nil
 	}
 	x = c.settle(x)
 	colName := alias
 	if rf.Alias == nil {
 		colName = columnName(items[0])
 	}
-	sc.add(alias, "", renamed([]relCol{{colName, x.typ()}}, colnames), 0)
-	return &funcRowSource{w: 1, row: func(e *env) ([]Datum, error) {
-		d, err := x.eval(e)
+	sc.add(alias, "", renamed([]RelColumn{{colName, x.Type()}}, colnames), 0)
+	return &funcRowSource{w: 1, row: func(e *Env) ([]Datum, error) {
+		d, err := x.Eval(e)
 		return []Datum{d}, err
 	}}, nil
 }
@@ -320,18 +318,18 @@ func (c *compiler) rangeFunction(sc *scope, rf *pg.RangeFunction) (source, error
 // funcRowSource is a function returning one row (nil: NULLs).
 type funcRowSource struct {
 	w   int
-	row func(e *env) ([]Datum, error)
+	row func(e *Env) ([]Datum, error)
 }
 
 func (f *funcRowSource) width() int { return f.w }
-func (f *funcRowSource) open(e *env) (Rows, error) {
+func (f *funcRowSource) open(e *Env) (Rows, error) {
 	return &lazyRow{e: e, f: f}, nil
 }
 
 // lazyRow calls the function when its row is read, not when the query
 // opens: a statement's values are taken as its rows are sent.
 type lazyRow struct {
-	e    *env
+	e    *Env
 	f    *funcRowSource
 	done bool
 }
@@ -351,11 +349,11 @@ func (l *lazyRow) Next() ([]Datum, bool, error) {
 	return row, true, nil
 }
 
-type unnestSource struct{ arr expr }
+type unnestSource struct{ arr Expr }
 
 func (u *unnestSource) width() int { return 1 }
-func (u *unnestSource) open(e *env) (Rows, error) {
-	d, err := u.arr.eval(e)
+func (u *unnestSource) open(e *Env) (Rows, error) {
+	d, err := u.arr.Eval(e)
 	if err != nil {
 		return nil, err
 	}
@@ -363,36 +361,36 @@ func (u *unnestSource) open(e *env) (Rows, error) {
 	for i, x := range d.A {
 		rows[i] = []Datum{x}
 	}
-	return &sliceRows{rows: rows}, nil
+	return &SliceRows{Rows: rows}, nil
 }
 
 // seriesSource is generate_series(from, to [, step]) over int4 or int8.
 type seriesSource struct {
 	t              *Type
-	from, to, step expr
+	from, to, step Expr
 }
 
-func (c *compiler) series(sc *scope, fc *pg.FuncCall) (*seriesSource, error) {
+func (c *Compiler) series(sc *Scope, fc *pg.FuncCall) (*seriesSource, error) {
 	if len(fc.Args) < 2 || len(fc.Args) > 3 {
-		return nil, c.errAt(fc.Location, sql.UndefinedFunction, "function generate_series with %d arguments does not exist", len(fc.Args)).
+		return nil, c.ErrAt(fc.Location, sql.UndefinedFunction, "function generate_series with %d arguments does not exist", len(fc.Args)).
 			WithHint("seqd's generate_series takes integers: generate_series(start, stop [, step]).")
 	}
-	args := make([]expr, len(fc.Args))
-	t := tInt4
+	args := make([]Expr, len(fc.Args))
+	t := TInt4
 	for i, a := range fc.Args {
-		x, err := c.expr(sc, a)
+		x, err := c.Expr(sc, a)
 		if err != nil {
 			return nil, err
 		}
 		args[i] = x
-		if !isUnknown(x) && !implicitOK(x.typ(), tInt4) {
-			t = tInt8
+		if !isUnknown(x) && !implicitOK(x.Type(), TInt4) {
+			t = TInt8
 		}
 	}
 	for i, a := range args {
-		x, err := c.coerce(a, t, exprLoc(fc.Args[i]), "argument")
+		x, err := c.Coerce(a, t, Location(fc.Args[i]), "argument")
 		if err != nil {
-			return nil, c.noFunction("generate_series", args, fc.Location)
+			return nil, c.NoFunction("generate_series", args, fc.Location)
 		}
 		args[i] = x
 	}
@@ -407,18 +405,18 @@ func (g *seriesSource) width() int { return 1 }
 
 // seriesCount is how many values generate_series yields, bounded by the
 // session's bulk limit.
-func seriesCount(e *env, fromX, toX, stepX expr) (int64, error) {
-	from, err := fromX.eval(e)
+func seriesCount(e *Env, fromX, toX, stepX Expr) (int64, error) {
+	from, err := fromX.Eval(e)
 	if err != nil {
 		return 0, err
 	}
-	to, err := toX.eval(e)
+	to, err := toX.Eval(e)
 	if err != nil {
 		return 0, err
 	}
 	step := Int(1)
 	if stepX != nil {
-		if step, err = stepX.eval(e); err != nil {
+		if step, err = stepX.Eval(e); err != nil {
 			return 0, err
 		}
 	}
@@ -437,21 +435,21 @@ func seriesCount(e *env, fromX, toX, stepX expr) (int64, error) {
 	default:
 		return 0, nil
 	}
-	if span >= uint64(e.s.MaxRows()) {
-		return 0, sql.Errorf(sql.ProgramLimitExceeded, "generate_series of more than %d rows is not supported (limit set by -max-bulk-rows)", e.s.MaxRows())
+	if span >= uint64(e.Session.MaxRows()) {
+		return 0, sql.Errorf(sql.ProgramLimitExceeded, "generate_series of more than %d rows is not supported (limit set by -max-bulk-rows)", e.Session.MaxRows())
 	}
 	return int64(span) + 1, nil
 }
 
-func (g *seriesSource) open(e *env) (Rows, error) {
+func (g *seriesSource) open(e *Env) (Rows, error) {
 	count, err := seriesCount(e, g.from, g.to, g.step)
 	if err != nil || count == 0 {
-		return &sliceRows{}, err
+		return &SliceRows{}, err
 	}
-	from, _ := g.from.eval(e)
+	from, _ := g.from.Eval(e)
 	step := int64(1)
 	if g.step != nil {
-		d, _ := g.step.eval(e)
+		d, _ := g.step.Eval(e)
 		step = d.I
 	}
 	return &seriesRows{next: from.I, step: step, left: count}, nil
@@ -473,35 +471,30 @@ func (r *seriesRows) Next() ([]Datum, bool, error) {
 }
 
 // subLink compiles EXISTS, IN and scalar subqueries (not correlated).
-func (c *compiler) subLink(sc *scope, sl *pg.SubLink) (expr, error) {
-	sub := &compiler{s: c.s, query: c.query, params: c.params, ctes: c.ctes}
-	q, err := sub.selectStmt(sl.Subselect.GetSelectStmt())
+func (c *Compiler) subLink(sc *Scope, sl *pg.SubLink) (Expr, error) {
+	sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes}
+	q, err := sub.Select(sl.Subselect.GetSelectStmt())
 	c.params = sub.params
 	if err != nil {
 		return nil, err
 	}
 	switch sl.SubLinkType {
 	case pg.SubLinkType_EXISTS_SUBLINK:
-		return &subqueryExpr{t: tBool, plan: q, exists: true}, nil
+		return &subqueryExpr{t: TBool, plan: q, exists: true}, nil
 	case pg.SubLinkType_EXPR_SUBLINK:
-		if len(q.cols)-q.hidden != 1 {
-			return nil, c.errAt(sl.Location, sql.SyntaxError, "subquery must return only one column")
+		if len(q.Columns)-q.hidden != 1 {
+			return nil, c.ErrAt(sl.Location, sql.SyntaxError, "subquery must return only one column")
 		}
-		return &subqueryExpr{t: q.cols[0].Type, plan: q}, nil
+		return &subqueryExpr{t: q.Columns[0].Type, plan: q}, nil
 	case pg.SubLinkType_ANY_SUBLINK:
-		x, err := c.expr(sc, sl.Testexpr)
+		x, err := c.Expr(sc, sl.Testexpr)
 		if err != nil {
 			return nil, err
 		}
-		if x, err = c.coerce(x, q.cols[0].Type, exprLoc(sl.Testexpr), "IN"); err != nil {
+		if x, err = c.Coerce(x, q.Columns[0].Type, Location(sl.Testexpr), "IN"); err != nil {
 			return nil, err
 		}
-		return &subqueryExpr{t: tBool, plan: q, in: x}, nil
+		return &subqueryExpr{t: TBool, plan: q, in: x}, nil
 	}
-	return nil, c.errAt(sl.Location, sql.FeatureNotSupported, "seqd does not support this kind of subquery")
-}
-
-func isNotFound(err error) bool {
-	se, ok := err.(*sql.Error)
-	return ok && se.Kind == sql.UndefinedTable || errors.Is(err, engine.ErrNotFound)
+	return nil, c.ErrAt(sl.Location, sql.FeatureNotSupported, "seqd does not support this kind of subquery")
 }

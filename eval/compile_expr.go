@@ -1,4 +1,4 @@
-package executor
+package eval
 
 import (
 	"fmt"
@@ -10,12 +10,12 @@ import (
 	"github.com/seqd/seqd/sql"
 )
 
-// compiler turns one statement's parse tree into a plan, inferring the
+// Compiler turns one statement's parse tree into a plan, inferring the
 // types of its parameters on the way, as PostgreSQL's parse analysis does.
-type compiler struct {
-	s      evalSession
-	query  string
-	params []*Type // nil: not yet known
+type Compiler struct {
+	Session Session
+	SQL     string
+	params  []*Type // nil: not yet known
 	// aggs collects the aggregate calls of the select list being compiled
 	// under GROUP BY; nil when aggregates are not allowed.
 	aggs *[]*aggCall
@@ -26,7 +26,9 @@ type compiler struct {
 // maxParams is the most parameters a statement may have.
 const maxParams = 65535
 
-func (c *compiler) setParam(n int, t *Type) {
+// SetParam declares parameter $n of type t, unless its type is known
+// already.
+func (c *Compiler) SetParam(n int, t *Type) {
 	for len(c.params) < n {
 		c.params = append(c.params, nil)
 	}
@@ -35,31 +37,42 @@ func (c *compiler) setParam(n int, t *Type) {
 	}
 }
 
-// paramTypes are the final parameter types: text where nothing decided.
-func (c *compiler) paramTypes() []*Type {
+// ParamTypes are the final parameter types: text where nothing decided.
+func (c *Compiler) ParamTypes() []*Type {
 	out := make([]*Type, len(c.params))
 	for i, t := range c.params {
 		if t == nil {
-			t = tText
+			t = TText
 		}
 		out[i] = t
 	}
 	return out
 }
 
-func (c *compiler) errAt(loc int32, k sql.Kind, format string, args ...any) *sql.Error {
-	return sql.Errorf(k, format, args...).At(c.query, loc)
+// ErrAt is an error of kind k at loc in the statement.
+func (c *Compiler) ErrAt(loc int32, k sql.Kind, format string, args ...any) *sql.Error {
+	return sql.Errorf(k, format, args...).At(c.SQL, loc)
 }
 
 // column is a FROM item's column.
-type relCol struct {
-	name string
-	t    *Type
+type RelColumn struct {
+	Name string
+	Type *Type
 }
 
-// scope is what column references can name: the FROM items, each with
+// Columns makes a relation's columns of names and types in turn:
+// Columns("oid", TOid, "relname", TName).
+func Columns(spec ...any) []RelColumn {
+	out := make([]RelColumn, 0, len(spec)/2)
+	for i := 0; i < len(spec); i += 2 {
+		out = append(out, RelColumn{Name: spec[i].(string), Type: spec[i+1].(*Type)})
+	}
+	return out
+}
+
+// Scope is what column references can name: the FROM items, each with
 // its alias and columns, laid side by side in the row.
-type scope struct {
+type Scope struct {
 	items []scopeItem
 	width int
 }
@@ -67,17 +80,19 @@ type scope struct {
 type scopeItem struct {
 	alias    string
 	schema   string // for schema.table.column references
-	cols     []relCol
+	cols     []RelColumn
 	offset   int
 	tableOID uint32
 }
 
-func (sc *scope) add(alias, schema string, cols []relCol, tableOID uint32) {
+func (sc *Scope) add(alias, schema string, cols []RelColumn, tableOID uint32) {
 	sc.items = append(sc.items, scopeItem{alias: alias, schema: schema, cols: cols, offset: sc.width, tableOID: tableOID})
 	sc.width += len(cols)
 }
 
-func strs(nodes []*pg.Node) []string {
+// NodeStrings are the strings of String nodes (a qualified name's
+// parts).
+func NodeStrings(nodes []*pg.Node) []string {
 	out := make([]string, 0, len(nodes))
 	for _, n := range nodes {
 		if s := n.GetString_(); s != nil {
@@ -88,10 +103,10 @@ func strs(nodes []*pg.Node) []string {
 }
 
 // columnRef resolves a.b.c style references.
-func (c *compiler) columnRef(sc *scope, ref *pg.ColumnRef) (expr, error) {
-	names := strs(ref.Fields)
+func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
+	names := NodeStrings(ref.Fields)
 	if len(names) != len(ref.Fields) {
-		return nil, c.errAt(ref.Location, sql.FeatureNotSupported, "seqd does not support * here")
+		return nil, c.ErrAt(ref.Location, sql.FeatureNotSupported, "seqd does not support * here")
 	}
 	col := names[len(names)-1]
 	var table, schema string
@@ -101,9 +116,9 @@ func (c *compiler) columnRef(sc *scope, ref *pg.ColumnRef) (expr, error) {
 	case 3:
 		schema, table = names[0], names[1]
 	case 4:
-		return nil, c.errAt(ref.Location, sql.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(names, "."))
+		return nil, c.ErrAt(ref.Location, sql.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(names, "."))
 	}
-	var found expr
+	var found Expr
 	tableSeen := table == ""
 	for _, it := range sc.items {
 		if table != "" && (it.alias != table || schema != "" && it.schema != schema) {
@@ -111,11 +126,11 @@ func (c *compiler) columnRef(sc *scope, ref *pg.ColumnRef) (expr, error) {
 		}
 		tableSeen = true
 		for i, rc := range it.cols {
-			if rc.name == col {
+			if rc.Name == col {
 				if found != nil {
-					return nil, c.errAt(ref.Location, sql.AmbiguousColumn, "column reference \"%s\" is ambiguous", col)
+					return nil, c.ErrAt(ref.Location, sql.AmbiguousColumn, "column reference \"%s\" is ambiguous", col)
 				}
-				found = &colExpr{t: rc.t, idx: it.offset + i}
+				found = &colExpr{t: rc.Type, idx: it.offset + i}
 			}
 		}
 	}
@@ -123,17 +138,17 @@ func (c *compiler) columnRef(sc *scope, ref *pg.ColumnRef) (expr, error) {
 		return found, nil
 	}
 	if !tableSeen {
-		return nil, c.errAt(ref.Location, sql.UndefinedTable, "missing FROM-clause entry for table \"%s\"", table)
+		return nil, c.ErrAt(ref.Location, sql.UndefinedTable, "missing FROM-clause entry for table \"%s\"", table)
 	}
 	if table != "" {
-		return nil, c.errAt(ref.Location, sql.UndefinedColumn, "column %s.%s does not exist", table, col)
+		return nil, c.ErrAt(ref.Location, sql.UndefinedColumn, "column %s.%s does not exist", table, col)
 	}
-	err := c.errAt(ref.Location, sql.UndefinedColumn, "column \"%s\" does not exist", col)
+	err := c.ErrAt(ref.Location, sql.UndefinedColumn, "column \"%s\" does not exist", col)
 	return nil, err
 }
 
-// expr compiles an expression in sc.
-func (c *compiler) expr(sc *scope, n *pg.Node) (expr, error) {
+// Expr compiles an expression in sc.
+func (c *Compiler) Expr(sc *Scope, n *pg.Node) (Expr, error) {
 	switch {
 	case n.GetAConst() != nil:
 		return c.constant(n.GetAConst())
@@ -144,9 +159,9 @@ func (c *compiler) expr(sc *scope, n *pg.Node) (expr, error) {
 		// The protocol's Bind carries at most 65535 values: a higher
 		// parameter could never be bound.
 		if p.Number < 1 || p.Number > maxParams {
-			return nil, c.errAt(p.Location, sql.UndefinedParameter, "there is no parameter $%d", p.Number)
+			return nil, c.ErrAt(p.Location, sql.UndefinedParameter, "there is no parameter $%d", p.Number)
 		}
-		c.setParam(int(p.Number), nil)
+		c.SetParam(int(p.Number), nil)
 		return &paramExpr{c: c, n: int(p.Number)}, nil
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
@@ -154,7 +169,7 @@ func (c *compiler) expr(sc *scope, n *pg.Node) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		arg, err := c.expr(sc, tc.Arg)
+		arg, err := c.Expr(sc, tc.Arg)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +192,7 @@ func (c *compiler) expr(sc *scope, n *pg.Node) (expr, error) {
 		return out, nil
 	case n.GetNullTest() != nil:
 		t := n.GetNullTest()
-		x, err := c.expr(sc, t.Arg)
+		x, err := c.Expr(sc, t.Arg)
 		if err != nil {
 			return nil, err
 		}
@@ -221,7 +236,7 @@ func (c *compiler) expr(sc *scope, n *pg.Node) (expr, error) {
 	case n.GetSqlvalueFunction() != nil:
 		return c.sqlValueFunction(n.GetSqlvalueFunction())
 	case n.GetCollateClause() != nil:
-		return c.expr(sc, n.GetCollateClause().Arg)
+		return c.Expr(sc, n.GetCollateClause().Arg)
 	case n.GetAArrayExpr() != nil:
 		a := n.GetAArrayExpr()
 		args, t, err := c.unify(sc, a.Elements, "ARRAY")
@@ -229,98 +244,98 @@ func (c *compiler) expr(sc *scope, n *pg.Node) (expr, error) {
 			return nil, err
 		}
 		if t == tUnknown {
-			t = tText
+			t = TText
 		}
-		at := typeByOID(t.array)
+		at := TypeByOID(t.array)
 		if at == nil {
-			return nil, c.errAt(a.Location, sql.UndefinedObject, "could not find array type for data type %s", t.sqlName)
+			return nil, c.ErrAt(a.Location, sql.UndefinedObject, "could not find array type for data type %s", t.sqlName)
 		}
 		return &arrayExpr{t: at, elems: args}, nil
 	case n.GetAIndirection() != nil:
 		ind := n.GetAIndirection()
-		arr, err := c.expr(sc, ind.Arg)
+		arr, err := c.Expr(sc, ind.Arg)
 		if err != nil {
 			return nil, err
 		}
-		if len(ind.Indirection) != 1 || ind.Indirection[0].GetAIndices() == nil || ind.Indirection[0].GetAIndices().IsSlice || arr.typ().Elem() == nil {
-			return nil, c.errAt(-1, sql.FeatureNotSupported, "seqd supports only a single array subscript")
+		if len(ind.Indirection) != 1 || ind.Indirection[0].GetAIndices() == nil || ind.Indirection[0].GetAIndices().IsSlice || arr.Type().Elem() == nil {
+			return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd supports only a single array subscript")
 		}
-		idx, err := c.expr(sc, ind.Indirection[0].GetAIndices().Uidx)
+		idx, err := c.Expr(sc, ind.Indirection[0].GetAIndices().Uidx)
 		if err != nil {
 			return nil, err
 		}
-		if idx, err = c.coerce(idx, tInt4, -1, "array subscript"); err != nil {
+		if idx, err = c.Coerce(idx, TInt4, -1, "array subscript"); err != nil {
 			return nil, err
 		}
-		return &subscriptExpr{t: arr.typ().Elem(), arr: arr, idx: idx}, nil
+		return &subscriptExpr{t: arr.Type().Elem(), arr: arr, idx: idx}, nil
 	case n.GetSubLink() != nil:
 		return c.subLink(sc, n.GetSubLink())
 	case n.GetRowExpr() != nil:
-		return nil, c.errAt(n.GetRowExpr().Location, sql.FeatureNotSupported, "seqd does not support row constructors")
+		return nil, c.ErrAt(n.GetRowExpr().Location, sql.FeatureNotSupported, "seqd does not support row constructors")
 	}
-	return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this expression (%s)", nodeName(n))
+	return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this expression (%s)", NodeName(n))
 }
 
-// nodeName names a parse node's kind for messages.
-func nodeName(n *pg.Node) string {
+// NodeName names a parse node's kind for messages.
+func NodeName(n *pg.Node) string {
 	name := fmt.Sprintf("%T", n.GetNode())
 	name = strings.TrimPrefix(name, "*pg_query.Node_")
 	return name
 }
 
-func (c *compiler) boolArg(sc *scope, n *pg.Node) (expr, error) {
-	x, err := c.expr(sc, n)
+func (c *Compiler) boolArg(sc *Scope, n *pg.Node) (Expr, error) {
+	x, err := c.Expr(sc, n)
 	if err != nil {
 		return nil, err
 	}
-	return c.coerce(x, tBool, exprLoc(n), "argument of boolean expression")
+	return c.Coerce(x, TBool, Location(n), "argument of boolean expression")
 }
 
 // constant compiles a literal: an integer is int4 if it fits, else int8,
 // else numeric; a string is of unknown type until its context decides.
-func (c *compiler) constant(k *pg.A_Const) (expr, error) {
+func (c *Compiler) constant(k *pg.A_Const) (Expr, error) {
 	if k.Isnull {
 		return &constExpr{t: tUnknown, d: Null}, nil
 	}
 	switch v := k.Val.(type) {
 	case *pg.A_Const_Ival:
-		return &constExpr{t: tInt4, d: Int(int64(v.Ival.Ival))}, nil
+		return &constExpr{t: TInt4, d: Int(int64(v.Ival.Ival))}, nil
 	case *pg.A_Const_Fval:
 		if i, err := strconv.ParseInt(v.Fval.Fval, 10, 64); err == nil {
-			return &constExpr{t: tInt8, d: Int(i)}, nil
+			return &constExpr{t: TInt8, d: Int(i)}, nil
 		}
 		f, err := strconv.ParseFloat(v.Fval.Fval, 64)
 		if err != nil {
-			return nil, c.errAt(k.Location, sql.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%s\"", v.Fval.Fval)
+			return nil, c.ErrAt(k.Location, sql.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%s\"", v.Fval.Fval)
 		}
 		return &constExpr{t: tNumeric, d: Datum{Kind: KFloat, F: f, S: v.Fval.Fval}}, nil
 	case *pg.A_Const_Boolval:
-		return &constExpr{t: tBool, d: Bool(v.Boolval.Boolval)}, nil
+		return &constExpr{t: TBool, d: Bool(v.Boolval.Boolval)}, nil
 	case *pg.A_Const_Sval:
 		return &constExpr{t: tUnknown, d: Text(v.Sval.Sval)}, nil
 	case *pg.A_Const_Bsval:
-		return nil, c.errAt(k.Location, sql.FeatureNotSupported, "seqd does not support bit-string literals")
+		return nil, c.ErrAt(k.Location, sql.FeatureNotSupported, "seqd does not support bit-string literals")
 	}
 	return &constExpr{t: tUnknown, d: Null}, nil
 }
 
 // typeName resolves a TypeName node.
-func (c *compiler) typeName(tn *pg.TypeName) (*Type, error) {
-	names := strs(tn.Names)
-	t := lookupType(names)
+func (c *Compiler) typeName(tn *pg.TypeName) (*Type, error) {
+	names := NodeStrings(tn.Names)
+	t := LookupType(names)
 	if t == nil {
-		return nil, c.errAt(tn.Location, sql.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
+		return nil, c.ErrAt(tn.Location, sql.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
 	}
 	if len(tn.ArrayBounds) > 0 {
-		if at := typeByOID(t.array); at != nil {
+		if at := TypeByOID(t.array); at != nil {
 			t = at
 		}
 	}
 	return t, nil
 }
 
-// exprLoc is the location of a parse node, -1 if it has none.
-func exprLoc(n *pg.Node) int32 {
+// Location is the location of a parse node, -1 if it has none.
+func Location(n *pg.Node) int32 {
 	switch {
 	case n == nil:
 		return -1
@@ -340,7 +355,7 @@ func exprLoc(n *pg.Node) int32 {
 	return -1
 }
 
-func (c *compiler) caseExpr(sc *scope, ce *pg.CaseExpr) (expr, error) {
+func (c *Compiler) caseExpr(sc *Scope, ce *pg.CaseExpr) (Expr, error) {
 	out := &caseExpr{}
 	var results []*pg.Node
 	for _, w := range ce.Args {
@@ -355,19 +370,19 @@ func (c *compiler) caseExpr(sc *scope, ce *pg.CaseExpr) (expr, error) {
 	}
 	out.t = t
 	if ce.Arg != nil {
-		if out.arg, err = c.expr(sc, ce.Arg); err != nil {
+		if out.arg, err = c.Expr(sc, ce.Arg); err != nil {
 			return nil, err
 		}
 	}
 	for i, w := range ce.Args {
 		cw := w.GetCaseWhen()
-		var cond expr
+		var cond Expr
 		if out.arg != nil {
-			x, err := c.expr(sc, cw.Expr)
+			x, err := c.Expr(sc, cw.Expr)
 			if err != nil {
 				return nil, err
 			}
-			xs, _, err := c.unifyExprs([]expr{out.arg, x}, []*pg.Node{ce.Arg, cw.Expr}, "CASE/WHEN")
+			xs, _, err := c.unifyExprs([]Expr{out.arg, x}, []*pg.Node{ce.Arg, cw.Expr}, "CASE/WHEN")
 			if err != nil {
 				return nil, err
 			}
@@ -384,22 +399,23 @@ func (c *compiler) caseExpr(sc *scope, ce *pg.CaseExpr) (expr, error) {
 	return out, nil
 }
 
-func (c *compiler) sqlValueFunction(f *pg.SQLValueFunction) (expr, error) {
+func (c *Compiler) sqlValueFunction(f *pg.SQLValueFunction) (Expr, error) {
 	switch f.Op {
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
-		return &constExpr{t: tName, d: Text(c.s.CurrentUser())}, nil
+		return &constExpr{t: TName, d: Text(c.Session.CurrentUser())}, nil
 	case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
-		return &constExpr{t: tName, d: Text(c.s.SessionUser())}, nil
+		return &constExpr{t: TName, d: Text(c.Session.SessionUser())}, nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
-		return &constExpr{t: tName, d: Text(c.s.Database())}, nil
+		return &constExpr{t: TName, d: Text(c.Session.Database())}, nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
-		return &funcExpr{t: tName, fn: func(e *env, _ []Datum) (Datum, error) { return e.s.CurrentSchema(), nil }}, nil
+		return &funcExpr{t: TName, fn: func(e *Env, _ []Datum) (Datum, error) { return e.Session.CurrentSchema(), nil }}, nil
 	}
-	return nil, c.errAt(f.Location, sql.FeatureNotSupported, "seqd does not support date and time functions")
+	return nil, c.ErrAt(f.Location, sql.FeatureNotSupported, "seqd does not support date and time functions")
 }
 
-// sqlAt positions a *sql.Error that has no position yet.
-func sqlAt(err error, query string, loc int32) error {
+// Position gives err, when it is a *sql.Error without a position yet,
+// the position loc in query.
+func Position(err error, query string, loc int32) error {
 	if se, ok := err.(*sql.Error); ok && se.Pos == 0 {
 		se.At(query, loc)
 	}

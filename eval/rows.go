@@ -1,4 +1,4 @@
-package executor
+package eval
 
 // Column is one result column.
 type Column struct {
@@ -16,18 +16,19 @@ type Rows interface {
 	Next() (row []Datum, ok bool, err error)
 }
 
-// sliceRows yields rows held in memory.
-type sliceRows struct {
-	rows [][]Datum
+// SliceRows yields rows held in memory.
+type SliceRows struct {
+	Rows [][]Datum
 	i    int
 }
 
-func (r *sliceRows) Next() ([]Datum, bool, error) {
-	if r.i == len(r.rows) {
+func (r *SliceRows) Next() ([]Datum, bool, error) {
+	if r.i == len(r.Rows) {
 		return nil, false, nil
 	}
 	r.i++
-	return r.rows[r.i-1], true, nil
+	return r.Rows[r.i-1], true, nil
 }
 
-func rowsOf(rows ...[]Datum) Rows { return &sliceRows{rows: rows} }
+// RowsOf yields rows.
+func RowsOf(rows ...[]Datum) Rows { return &SliceRows{Rows: rows} }

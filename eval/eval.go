@@ -1,4 +1,4 @@
-package executor
+package eval
 
 import (
 	"context"
@@ -8,22 +8,22 @@ import (
 	"github.com/seqd/seqd/sql"
 )
 
-// expr is a compiled, typed expression.
-type expr interface {
-	typ() *Type
-	eval(e *env) (Datum, error)
+// Expr is a compiled, typed expression.
+type Expr interface {
+	Type() *Type
+	Eval(e *Env) (Datum, error)
 }
 
-// env is what an expression is evaluated in: the session, the statement's
+// Env is what an expression is evaluated in: the session, the statement's
 // parameters, the current row (the FROM items' columns side by side) and,
 // under GROUP BY, the current group's aggregates.
-type env struct {
-	ctx    context.Context
-	s      evalSession
-	params []Datum
-	row    []Datum
-	aggs   []Datum
-	b      *budget // the statement's (budget.go); shared by the envs of one statement
+type Env struct {
+	Ctx     context.Context
+	Session Session
+	params  []Datum
+	row     []Datum
+	aggs    []Datum
+	b       *budget // the statement's (budget.go); shared by the envs of one statement
 }
 
 type constExpr struct {
@@ -31,53 +31,53 @@ type constExpr struct {
 	d Datum
 }
 
-func (c *constExpr) typ() *Type               { return c.t }
-func (c *constExpr) eval(*env) (Datum, error) { return c.d, nil }
+func (c *constExpr) Type() *Type              { return c.t }
+func (c *constExpr) Eval(*Env) (Datum, error) { return c.d, nil }
 
 type paramExpr struct {
-	c *compiler
+	c *Compiler
 	n int // 1-based
 }
 
-func (p *paramExpr) typ() *Type {
+func (p *paramExpr) Type() *Type {
 	if t := p.c.params[p.n-1]; t != nil {
 		return t
 	}
-	return tText
+	return TText
 }
-func (p *paramExpr) eval(e *env) (Datum, error) { return e.params[p.n-1], nil }
+func (p *paramExpr) Eval(e *Env) (Datum, error) { return e.params[p.n-1], nil }
 
 type colExpr struct {
 	t   *Type
 	idx int
 }
 
-func (c *colExpr) typ() *Type                 { return c.t }
-func (c *colExpr) eval(e *env) (Datum, error) { return e.row[c.idx], nil }
+func (c *colExpr) Type() *Type                { return c.t }
+func (c *colExpr) Eval(e *Env) (Datum, error) { return e.row[c.idx], nil }
 
 type aggRef struct {
 	t   *Type
 	idx int
 }
 
-func (a *aggRef) typ() *Type                 { return a.t }
-func (a *aggRef) eval(e *env) (Datum, error) { return e.aggs[a.idx], nil }
+func (a *aggRef) Type() *Type                { return a.t }
+func (a *aggRef) Eval(e *Env) (Datum, error) { return e.aggs[a.idx], nil }
 
 // funcExpr calls a built-in function; strict functions return NULL for
 // any NULL argument without being called.
 type funcExpr struct {
 	t      *Type
-	fn     func(e *env, args []Datum) (Datum, error)
-	args   []expr
+	fn     func(e *Env, args []Datum) (Datum, error)
+	args   []Expr
 	strict bool
 }
 
-func (f *funcExpr) typ() *Type { return f.t }
-func (f *funcExpr) eval(e *env) (Datum, error) {
+func (f *funcExpr) Type() *Type { return f.t }
+func (f *funcExpr) Eval(e *Env) (Datum, error) {
 	var buf [4]Datum
 	args := buf[:0]
 	for _, a := range f.args {
-		d, err := a.eval(e)
+		d, err := a.Eval(e)
 		if err != nil {
 			return Null, err
 		}
@@ -90,19 +90,19 @@ func (f *funcExpr) eval(e *env) (Datum, error) {
 }
 
 type castExpr struct {
-	arg expr
+	arg Expr
 	to  *Type
 	loc int32
 	q   string
 }
 
-func (c *castExpr) typ() *Type { return c.to }
-func (c *castExpr) eval(e *env) (Datum, error) {
-	d, err := c.arg.eval(e)
+func (c *castExpr) Type() *Type { return c.to }
+func (c *castExpr) Eval(e *Env) (Datum, error) {
+	d, err := c.arg.Eval(e)
 	if err != nil {
 		return Null, err
 	}
-	d, err = cast(e.s, d, c.arg.typ(), c.to)
+	d, err = cast(e.Session, d, c.arg.Type(), c.to)
 	if se, ok := err.(*sql.Error); ok && se.Pos == 0 && c.loc >= 0 {
 		se.At(c.q, c.loc)
 	}
@@ -111,13 +111,13 @@ func (c *castExpr) eval(e *env) (Datum, error) {
 
 type boolExpr struct {
 	op   byte // '&', '|', '!'
-	args []expr
+	args []Expr
 }
 
-func (b *boolExpr) typ() *Type { return tBool }
-func (b *boolExpr) eval(e *env) (Datum, error) {
+func (b *boolExpr) Type() *Type { return TBool }
+func (b *boolExpr) Eval(e *Env) (Datum, error) {
 	if b.op == '!' {
-		d, err := b.args[0].eval(e)
+		d, err := b.args[0].Eval(e)
 		if err != nil || d.Kind == KNull {
 			return d, err
 		}
@@ -125,7 +125,7 @@ func (b *boolExpr) eval(e *env) (Datum, error) {
 	}
 	sawNull := false
 	for _, a := range b.args {
-		d, err := a.eval(e)
+		d, err := a.Eval(e)
 		if err != nil {
 			return Null, err
 		}
@@ -144,13 +144,13 @@ func (b *boolExpr) eval(e *env) (Datum, error) {
 }
 
 type nullTest struct {
-	arg expr
+	arg Expr
 	not bool
 }
 
-func (n *nullTest) typ() *Type { return tBool }
-func (n *nullTest) eval(e *env) (Datum, error) {
-	d, err := n.arg.eval(e)
+func (n *nullTest) Type() *Type { return TBool }
+func (n *nullTest) Eval(e *Env) (Datum, error) {
+	d, err := n.arg.Eval(e)
 	if err != nil {
 		return Null, err
 	}
@@ -159,14 +159,14 @@ func (n *nullTest) eval(e *env) (Datum, error) {
 
 // boolTest is IS [NOT] TRUE/FALSE/UNKNOWN.
 type boolTest struct {
-	arg  expr
+	arg  Expr
 	want int // 1 true, 0 false, -1 unknown
 	not  bool
 }
 
-func (b *boolTest) typ() *Type { return tBool }
-func (b *boolTest) eval(e *env) (Datum, error) {
-	d, err := b.arg.eval(e)
+func (b *boolTest) Type() *Type { return TBool }
+func (b *boolTest) Eval(e *Env) (Datum, error) {
+	d, err := b.arg.Eval(e)
 	if err != nil {
 		return Null, err
 	}
@@ -179,24 +179,24 @@ func (b *boolTest) eval(e *env) (Datum, error) {
 
 type caseExpr struct {
 	t     *Type
-	arg   expr // nil for searched CASE
-	whens []expr
-	thens []expr
-	els   expr
+	arg   Expr // nil for searched CASE
+	whens []Expr
+	thens []Expr
+	els   Expr
 }
 
-func (c *caseExpr) typ() *Type { return c.t }
-func (c *caseExpr) eval(e *env) (Datum, error) {
+func (c *caseExpr) Type() *Type { return c.t }
+func (c *caseExpr) Eval(e *Env) (Datum, error) {
 	var subject Datum
 	if c.arg != nil {
-		d, err := c.arg.eval(e)
+		d, err := c.arg.Eval(e)
 		if err != nil {
 			return Null, err
 		}
 		subject = d
 	}
 	for i, w := range c.whens {
-		d, err := w.eval(e)
+		d, err := w.Eval(e)
 		if err != nil {
 			return Null, err
 		}
@@ -205,24 +205,24 @@ func (c *caseExpr) eval(e *env) (Datum, error) {
 			match = d.Kind != KNull && subject.Kind != KNull && compare(subject, d) == 0
 		}
 		if match {
-			return c.thens[i].eval(e)
+			return c.thens[i].Eval(e)
 		}
 	}
 	if c.els == nil {
 		return Null, nil
 	}
-	return c.els.eval(e)
+	return c.els.Eval(e)
 }
 
 type coalesceExpr struct {
 	t    *Type
-	args []expr
+	args []Expr
 }
 
-func (c *coalesceExpr) typ() *Type { return c.t }
-func (c *coalesceExpr) eval(e *env) (Datum, error) {
+func (c *coalesceExpr) Type() *Type { return c.t }
+func (c *coalesceExpr) Eval(e *Env) (Datum, error) {
 	for _, a := range c.args {
-		d, err := a.eval(e)
+		d, err := a.Eval(e)
 		if err != nil || d.Kind != KNull {
 			return d, err
 		}
@@ -233,14 +233,14 @@ func (c *coalesceExpr) eval(e *env) (Datum, error) {
 type minMaxExpr struct {
 	t     *Type
 	least bool
-	args  []expr
+	args  []Expr
 }
 
-func (m *minMaxExpr) typ() *Type { return m.t }
-func (m *minMaxExpr) eval(e *env) (Datum, error) {
+func (m *minMaxExpr) Type() *Type { return m.t }
+func (m *minMaxExpr) Eval(e *Env) (Datum, error) {
 	out := Null
 	for _, a := range m.args {
-		d, err := a.eval(e)
+		d, err := a.Eval(e)
 		if err != nil {
 			return Null, err
 		}
@@ -257,17 +257,17 @@ func (m *minMaxExpr) eval(e *env) (Datum, error) {
 // cmpExpr compares two values of comparable types.
 type cmpExpr struct {
 	op       string // = <> < <= > >=
-	l, r     expr
+	l, r     Expr
 	distinct int // 1: IS DISTINCT FROM, -1: IS NOT DISTINCT FROM
 }
 
-func (c *cmpExpr) typ() *Type { return tBool }
-func (c *cmpExpr) eval(e *env) (Datum, error) {
-	l, err := c.l.eval(e)
+func (c *cmpExpr) Type() *Type { return TBool }
+func (c *cmpExpr) Eval(e *Env) (Datum, error) {
+	l, err := c.l.Eval(e)
 	if err != nil {
 		return Null, err
 	}
-	r, err := c.r.eval(e)
+	r, err := c.r.Eval(e)
 	if err != nil {
 		return Null, err
 	}
@@ -347,31 +347,31 @@ func asFloat(d Datum) float64 {
 // anyExpr is x op ANY (array) and x IN (list).
 type anyExpr struct {
 	op   string
-	l    expr
-	list []expr // IN (a, b)
-	arr  expr   // = ANY (array)
+	l    Expr
+	list []Expr // IN (a, b)
+	arr  Expr   // = ANY (array)
 	all  bool
 	// match, for a pattern operator (~ ANY, LIKE ALL), says how each
 	// element matches; its l and pat are unused.
 	match *matchExpr
 }
 
-func (a *anyExpr) typ() *Type { return tBool }
-func (a *anyExpr) eval(e *env) (Datum, error) {
-	l, err := a.l.eval(e)
+func (a *anyExpr) Type() *Type { return TBool }
+func (a *anyExpr) Eval(e *Env) (Datum, error) {
+	l, err := a.l.Eval(e)
 	if err != nil {
 		return Null, err
 	}
 	var items []Datum
 	if a.arr != nil {
-		d, err := a.arr.eval(e)
+		d, err := a.arr.Eval(e)
 		if err != nil || d.Kind == KNull {
 			return Null, err
 		}
 		items = d.A
 	} else {
 		for _, x := range a.list {
-			d, err := x.eval(e)
+			d, err := x.Eval(e)
 			if err != nil {
 				return Null, err
 			}
@@ -398,7 +398,7 @@ func (a *anyExpr) eval(e *env) (Datum, error) {
 			}
 			s := l.S
 			if l.Kind != KText {
-				s = string(AppendOutput(nil, a.l.typ(), l))
+				s = string(AppendOutput(nil, a.l.Type(), l))
 			}
 			holds = re.MatchString(s) != a.match.not
 		} else {
@@ -417,22 +417,22 @@ func (a *anyExpr) eval(e *env) (Datum, error) {
 // matchExpr is ~, ~*, !~, !~*, LIKE, ILIKE and their negations. A
 // constant pattern is compiled once.
 type matchExpr struct {
-	l, pat expr
+	l, pat Expr
 	re     *regexp.Regexp
 	like   bool
 	fold   bool
 	not    bool
 }
 
-func (m *matchExpr) typ() *Type { return tBool }
-func (m *matchExpr) eval(e *env) (Datum, error) {
-	l, err := m.l.eval(e)
+func (m *matchExpr) Type() *Type { return TBool }
+func (m *matchExpr) Eval(e *Env) (Datum, error) {
+	l, err := m.l.Eval(e)
 	if err != nil || l.Kind == KNull {
 		return Null, err
 	}
 	re := m.re
 	if re == nil {
-		p, err := m.pat.eval(e)
+		p, err := m.pat.Eval(e)
 		if err != nil || p.Kind == KNull {
 			return Null, err
 		}
@@ -442,7 +442,7 @@ func (m *matchExpr) eval(e *env) (Datum, error) {
 	}
 	s := l.S
 	if l.Kind != KText {
-		s = string(AppendOutput(nil, m.l.typ(), l))
+		s = string(AppendOutput(nil, m.l.Type(), l))
 	}
 	return Bool(re.MatchString(s) != m.not), nil
 }
@@ -481,14 +481,14 @@ func compilePattern(p string, like, fold bool) (*regexp.Regexp, error) {
 
 type arrayExpr struct {
 	t     *Type
-	elems []expr
+	elems []Expr
 }
 
-func (a *arrayExpr) typ() *Type { return a.t }
-func (a *arrayExpr) eval(e *env) (Datum, error) {
+func (a *arrayExpr) Type() *Type { return a.t }
+func (a *arrayExpr) Eval(e *Env) (Datum, error) {
 	out := make([]Datum, len(a.elems))
 	for i, x := range a.elems {
-		d, err := x.eval(e)
+		d, err := x.Eval(e)
 		if err != nil {
 			return Null, err
 		}
@@ -500,16 +500,16 @@ func (a *arrayExpr) eval(e *env) (Datum, error) {
 // subscriptExpr is array[i] (1-based).
 type subscriptExpr struct {
 	t        *Type
-	arr, idx expr
+	arr, idx Expr
 }
 
-func (s *subscriptExpr) typ() *Type { return s.t }
-func (s *subscriptExpr) eval(e *env) (Datum, error) {
-	a, err := s.arr.eval(e)
+func (s *subscriptExpr) Type() *Type { return s.t }
+func (s *subscriptExpr) Eval(e *Env) (Datum, error) {
+	a, err := s.arr.Eval(e)
 	if err != nil || a.Kind == KNull {
 		return Null, err
 	}
-	i, err := s.idx.eval(e)
+	i, err := s.idx.Eval(e)
 	if err != nil || i.Kind == KNull {
 		return Null, err
 	}
@@ -522,20 +522,20 @@ func (s *subscriptExpr) eval(e *env) (Datum, error) {
 // subqueryExpr is a scalar subquery, EXISTS, or x IN (subquery).
 type subqueryExpr struct {
 	t      *Type
-	plan   *query
+	plan   *Query
 	exists bool
-	in     expr // x IN (SELECT ...)
+	in     Expr // x IN (SELECT ...)
 }
 
-func (q *subqueryExpr) typ() *Type { return q.t }
-func (q *subqueryExpr) eval(e *env) (Datum, error) {
-	rows, err := q.plan.open(e.ctx, e.params, nil)
+func (q *subqueryExpr) Type() *Type { return q.t }
+func (q *subqueryExpr) Eval(e *Env) (Datum, error) {
+	rows, err := q.plan.Open(e.Ctx, e.params, nil)
 	if err != nil {
 		return Null, err
 	}
 	var x Datum
 	if q.in != nil {
-		if x, err = q.in.eval(e); err != nil {
+		if x, err = q.in.Eval(e); err != nil {
 			return Null, err
 		}
 	}

@@ -1,4 +1,4 @@
-package executor
+package eval
 
 import (
 	"context"
@@ -41,15 +41,15 @@ type budget struct {
 }
 
 // budget is e's statement budget, made at its first use.
-func (e *env) budget() *budget {
+func (e *Env) budget() *budget {
 	if e.b == nil {
-		e.b = &budget{limit: e.s.StatementMemory()}
+		e.b = &budget{limit: e.Session.StatementMemory()}
 	}
 	return e.b
 }
 
 // charge accounts n more bytes kept by the statement.
-func (e *env) charge(n int64) error {
+func (e *Env) charge(n int64) error {
 	b := e.budget()
 	b.used += n
 	if b.limit > 0 && b.used > b.limit {
@@ -61,13 +61,13 @@ func (e *env) charge(n int64) error {
 
 // tick is called once per row a loop looks at; now and then it checks
 // whether the statement must stop.
-func (e *env) tick() error {
+func (e *Env) tick() error {
 	b := e.budget()
 	b.ticks++
 	if b.ticks%tickEvery != 0 {
 		return nil
 	}
-	return stopped(e.ctx)
+	return stopped(e.Ctx)
 }
 
 // stopped is the error a statement ends with when ctx is done, nil while

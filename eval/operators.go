@@ -1,7 +1,7 @@
 // Operators: comparisons, LIKE and regular expressions, arithmetic with
 // PostgreSQL's overflow errors, and prefix operators.
 
-package executor
+package eval
 
 import (
 	"errors"
@@ -14,13 +14,13 @@ import (
 )
 
 // aExpr compiles operators.
-func (c *compiler) aExpr(sc *scope, a *pg.A_Expr) (expr, error) {
-	names := strs(a.Name)
+func (c *Compiler) aExpr(sc *Scope, a *pg.A_Expr) (Expr, error) {
+	names := NodeStrings(a.Name)
 	op := ""
 	if len(names) > 0 {
 		op = names[len(names)-1]
 		if len(names) == 2 && names[0] != "pg_catalog" {
-			return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s", strings.Join(names, "."))
+			return nil, c.ErrAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s", strings.Join(names, "."))
 		}
 	}
 	switch a.Kind {
@@ -35,48 +35,48 @@ func (c *compiler) aExpr(sc *scope, a *pg.A_Expr) (expr, error) {
 			return nil, err
 		}
 		if isUnknown(r) && !isUnknown(l) {
-			if r, err = c.coerce(r, typeByOID(l.typ().array), exprLoc(a.Rexpr), "ANY"); err != nil {
+			if r, err = c.Coerce(r, TypeByOID(l.Type().array), Location(a.Rexpr), "ANY"); err != nil {
 				return nil, err
 			}
 		}
-		if r.typ().Elem() == nil {
-			return nil, c.errAt(a.Location, sql.DatatypeMismatch, "op ANY/ALL (array) requires array on right side")
+		if r.Type().Elem() == nil {
+			return nil, c.ErrAt(a.Location, sql.DatatypeMismatch, "op ANY/ALL (array) requires array on right side")
 		}
-		switch elem := r.typ().Elem(); {
-		case isUnknown(l) || implicitOK(l.typ(), elem):
-			if l, err = c.coerce(l, elem, exprLoc(a.Lexpr), "ANY"); err != nil {
+		switch elem := r.Type().Elem(); {
+		case isUnknown(l) || implicitOK(l.Type(), elem):
+			if l, err = c.Coerce(l, elem, Location(a.Lexpr), "ANY"); err != nil {
 				return nil, err
 			}
-		case !comparable(l.typ(), elem) && !(isString(l.typ()) && isString(elem)):
-			return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.typ().sqlName, op, elem.sqlName).
+		case !comparable(l.Type(), elem) && !(isString(l.Type()) && isString(elem)):
+			return nil, c.ErrAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, elem.sqlName).
 				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 		}
 		all := a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL
 		if like, fold, not, ok := matchOp(op); ok {
 			// x ~ ANY (patterns), x LIKE ALL (patterns): each element a
 			// pattern, as PostgreSQL's text operators take them.
-			if l, err = c.textOperand(l, a.Lexpr); err == nil && !isString(r.typ().Elem()) {
+			if l, err = c.textOperand(l, a.Lexpr); err == nil && !isString(r.Type().Elem()) {
 				err = errNotText
 			}
 			if err != nil {
-				return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.typ().sqlName, op, r.typ().Elem().sqlName).
+				return nil, c.ErrAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, r.Type().Elem().sqlName).
 					WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 			}
 			return &anyExpr{op: op, l: l, arr: r, all: all, match: &matchExpr{like: like, fold: fold, not: not}}, nil
 		}
 		if !isCmpOp(op) {
-			return nil, c.errAt(a.Location, sql.FeatureNotSupported, "seqd supports comparisons and pattern matches with ANY/ALL, not %s", op)
+			return nil, c.ErrAt(a.Location, sql.FeatureNotSupported, "seqd supports comparisons and pattern matches with ANY/ALL, not %s", op)
 		}
 		return &anyExpr{op: op, l: l, arr: r, all: all}, nil
 	case pg.A_Expr_Kind_AEXPR_IN:
-		l, err := c.expr(sc, a.Lexpr)
+		l, err := c.Expr(sc, a.Lexpr)
 		if err != nil {
 			return nil, err
 		}
 		list := a.Rexpr.GetList().GetItems()
-		xs := []expr{l}
+		xs := []Expr{l}
 		for _, n := range list {
-			x, err := c.expr(sc, n)
+			x, err := c.Expr(sc, n)
 			if err != nil {
 				return nil, err
 			}
@@ -114,7 +114,7 @@ func (c *compiler) aExpr(sc *scope, a *pg.A_Expr) (expr, error) {
 			return nil, err
 		}
 		cmp := x.(*cmpExpr)
-		return &funcExpr{t: cmp.l.typ(), args: []expr{cmp.l, cmp.r}, fn: func(_ *env, args []Datum) (Datum, error) {
+		return &funcExpr{t: cmp.l.Type(), args: []Expr{cmp.l, cmp.r}, fn: func(_ *Env, args []Datum) (Datum, error) {
 			if args[0].Kind != KNull && args[1].Kind != KNull && compare(args[0], args[1]) == 0 {
 				return Null, nil
 			}
@@ -130,13 +130,13 @@ func (c *compiler) aExpr(sc *scope, a *pg.A_Expr) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		var x expr = &boolExpr{op: '&', args: []expr{lo, hi}}
+		var x Expr = &boolExpr{op: '&', args: []Expr{lo, hi}}
 		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
-			x = &boolExpr{op: '!', args: []expr{x}}
+			x = &boolExpr{op: '!', args: []Expr{x}}
 		}
 		return x, nil
 	}
-	return nil, c.errAt(a.Location, sql.FeatureNotSupported, "seqd does not support this operator form")
+	return nil, c.ErrAt(a.Location, sql.FeatureNotSupported, "seqd does not support this operator form")
 }
 
 func isCmpOp(op string) bool {
@@ -151,24 +151,24 @@ func comparable(a, b *Type) bool {
 	return a.class == b.class || a.class == KInt && b.class == KFloat || a.class == KFloat && b.class == KInt
 }
 
-func (c *compiler) prefixOp(sc *scope, op string, a *pg.A_Expr) (expr, error) {
-	x, err := c.expr(sc, a.Rexpr)
+func (c *Compiler) prefixOp(sc *Scope, op string, a *pg.A_Expr) (Expr, error) {
+	x, err := c.Expr(sc, a.Rexpr)
 	if err != nil {
 		return nil, err
 	}
 	switch op {
 	case "-":
 		if isUnknown(x) {
-			if x, err = c.coerce(x, tInt4, exprLoc(a.Rexpr), "operand"); err != nil {
+			if x, err = c.Coerce(x, TInt4, Location(a.Rexpr), "operand"); err != nil {
 				return nil, err
 			}
 		}
-		t := x.typ()
+		t := x.Type()
 		if t.class != KInt && t.class != KFloat {
-			return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: - %s", t.sqlName).
+			return nil, c.ErrAt(a.Location, sql.UndefinedFunction, "operator does not exist: - %s", t.sqlName).
 				WithHint("No operator matches the given name and argument type. You might need to add an explicit type cast.")
 		}
-		return &funcExpr{t: t, strict: true, args: []expr{x}, fn: func(_ *env, args []Datum) (Datum, error) {
+		return &funcExpr{t: t, strict: true, args: []Expr{x}, fn: func(_ *Env, args []Datum) (Datum, error) {
 			if args[0].Kind == KFloat {
 				return Float(-args[0].F), nil
 			}
@@ -177,7 +177,7 @@ func (c *compiler) prefixOp(sc *scope, op string, a *pg.A_Expr) (expr, error) {
 	case "+":
 		return x, nil
 	}
-	return nil, c.errAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s", op, x.typ().sqlName)
+	return nil, c.ErrAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s", op, x.Type().sqlName)
 }
 
 // checkedInt returns v as type t, or t's out-of-range error.
@@ -191,13 +191,13 @@ func checkedInt(t *Type, v int64, overflow bool) (Datum, error) {
 
 // match compiles the pattern operators: ~, ~*, !~, !~* and LIKE, ILIKE
 // (~~, ~~*) and their negations. op names the operator in errors.
-func (c *compiler) match(l, r expr, ln, rn *pg.Node, op string, loc int32, like, fold, not bool) (expr, error) {
+func (c *Compiler) match(l, r Expr, ln, rn *pg.Node, op string, loc int32, like, fold, not bool) (Expr, error) {
 	var err error
 	if l, err = c.textOperand(l, ln); err == nil {
 		r, err = c.textOperand(r, rn)
 	}
 	if err != nil {
-		return nil, c.errAt(loc, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.typ().sqlName, op, r.typ().sqlName).
+		return nil, c.ErrAt(loc, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, r.Type().sqlName).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	m := &matchExpr{l: l, pat: r, like: like, fold: fold, not: not}
@@ -214,11 +214,11 @@ func (c *compiler) match(l, r expr, ln, rn *pg.Node, op string, loc int32, like,
 // textOperand is an operand of a text operator: a string type as it is,
 // an unknown literal or parameter as text; anything else is an error
 // (x is returned, for the message).
-func (c *compiler) textOperand(x expr, n *pg.Node) (expr, error) {
+func (c *Compiler) textOperand(x Expr, n *pg.Node) (Expr, error) {
 	switch {
 	case isUnknown(x):
-		return c.coerce(x, tText, exprLoc(n), "argument")
-	case isString(x.typ()):
+		return c.Coerce(x, TText, Location(n), "argument")
+	case isString(x.Type()):
 		return x, nil
 	}
 	return x, errNotText
@@ -227,16 +227,16 @@ func (c *compiler) textOperand(x expr, n *pg.Node) (expr, error) {
 var errNotText = errors.New("not a string type")
 
 // operands compiles both sides of an operator.
-func (c *compiler) operands(sc *scope, ln, rn *pg.Node) (l, r expr, err error) {
-	if l, err = c.expr(sc, ln); err != nil {
+func (c *Compiler) operands(sc *Scope, ln, rn *pg.Node) (l, r Expr, err error) {
+	if l, err = c.Expr(sc, ln); err != nil {
 		return nil, nil, err
 	}
-	r, err = c.expr(sc, rn)
+	r, err = c.Expr(sc, rn)
 	return l, r, err
 }
 
 // binaryOp compiles l op r.
-func (c *compiler) binaryOp(sc *scope, op string, ln, rn *pg.Node, loc int32) (expr, error) {
+func (c *Compiler) binaryOp(sc *Scope, op string, ln, rn *pg.Node, loc int32) (Expr, error) {
 	l, r, err := c.operands(sc, ln, rn)
 	if err != nil {
 		return nil, err
@@ -260,18 +260,18 @@ func matchOp(op string) (like, fold, not, ok bool) {
 	return false, false, false, false
 }
 
-func (c *compiler) binaryExprs(op string, l, r expr, ln, rn *pg.Node, loc int32) (expr, error) {
+func (c *Compiler) binaryExprs(op string, l, r Expr, ln, rn *pg.Node, loc int32) (Expr, error) {
 	var err error
 	if op == "||" {
 		// PostgreSQL's || is text || text, text || anynonarray and
 		// anynonarray || text: an unknown side is text ('x' || 2 is 'x2').
 		if isUnknown(l) {
-			if l, err = c.coerce(l, tText, exprLoc(ln), "operand"); err != nil {
+			if l, err = c.Coerce(l, TText, Location(ln), "operand"); err != nil {
 				return nil, err
 			}
 		}
 		if isUnknown(r) {
-			if r, err = c.coerce(r, tText, exprLoc(rn), "operand"); err != nil {
+			if r, err = c.Coerce(r, TText, Location(rn), "operand"); err != nil {
 				return nil, err
 			}
 		}
@@ -281,17 +281,17 @@ func (c *compiler) binaryExprs(op string, l, r expr, ln, rn *pg.Node, loc int32)
 	case isUnknown(l) && isUnknown(r):
 		l, r = c.settle(l), c.settle(r)
 	case isUnknown(l):
-		if l, err = c.coerce(l, r.typ(), exprLoc(ln), "operand"); err != nil {
+		if l, err = c.Coerce(l, r.Type(), Location(ln), "operand"); err != nil {
 			return nil, err
 		}
 	case isUnknown(r):
-		if r, err = c.coerce(r, l.typ(), exprLoc(rn), "operand"); err != nil {
+		if r, err = c.Coerce(r, l.Type(), Location(rn), "operand"); err != nil {
 			return nil, err
 		}
 	}
-	lt, rt := l.typ(), r.typ()
+	lt, rt := l.Type(), r.Type()
 	noOp := func() error {
-		return c.errAt(loc, sql.UndefinedFunction, "operator does not exist: %s %s %s", lt.sqlName, op, rt.sqlName).
+		return c.ErrAt(loc, sql.UndefinedFunction, "operator does not exist: %s %s %s", lt.sqlName, op, rt.sqlName).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	switch op {
@@ -305,12 +305,12 @@ func (c *compiler) binaryExprs(op string, l, r expr, ln, rn *pg.Node, loc int32)
 		return &cmpExpr{op: op, l: l, r: r}, nil
 	case "||":
 		if lt.IsArray() || rt.IsArray() {
-			return nil, c.errAt(loc, sql.FeatureNotSupported, "seqd does not support array concatenation")
+			return nil, c.ErrAt(loc, sql.FeatureNotSupported, "seqd does not support array concatenation")
 		}
 		if !isString(lt) && !isString(rt) {
 			return nil, noOp() // integer || integer: no such operator
 		}
-		return &funcExpr{t: tText, strict: true, args: []expr{l, r}, fn: func(_ *env, a []Datum) (Datum, error) {
+		return &funcExpr{t: TText, strict: true, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
 			return Text(string(AppendOutput(AppendOutput(nil, lt, a[0]), rt, a[1]))), nil
 		}}, nil
 	case "+", "-", "*", "/", "%":
@@ -318,11 +318,11 @@ func (c *compiler) binaryExprs(op string, l, r expr, ln, rn *pg.Node, loc int32)
 			return nil, noOp()
 		}
 		if lt.class == KFloat || rt.class == KFloat {
-			t := tFloat8
+			t := TFloat8
 			if lt == tNumeric && rt.class != KFloat || rt == tNumeric && lt.class != KFloat || lt == tNumeric && rt == tNumeric {
 				t = tNumeric
 			}
-			return &funcExpr{t: t, strict: true, args: []expr{l, r}, fn: func(_ *env, a []Datum) (Datum, error) {
+			return &funcExpr{t: t, strict: true, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
 				return floatArith(op, asFloat(a[0]), asFloat(a[1]))
 			}}, nil
 		}
@@ -330,7 +330,7 @@ func (c *compiler) binaryExprs(op string, l, r expr, ln, rn *pg.Node, loc int32)
 		if _, hi, _ := intRange(rt); func() bool { _, h, _ := intRange(lt); return hi > h }() {
 			t = rt
 		}
-		return &funcExpr{t: t, strict: true, args: []expr{l, r}, fn: func(_ *env, a []Datum) (Datum, error) {
+		return &funcExpr{t: t, strict: true, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
 			return intArith(t, op, a[0].I, a[1].I)
 		}}, nil
 	}

@@ -1,0 +1,311 @@
+package eval
+
+import (
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/sql"
+)
+
+// funcDef is one built-in function signature. A nil argument type takes
+// any type; ret nil means the first argument's type.
+type funcDef struct {
+	args     []*Type
+	variadic bool // the last argument type repeats
+	ret      *Type
+	strict   bool
+	fn       func(e *Env, args []Datum) (Datum, error)
+}
+
+var builtins = map[string][]funcDef{}
+
+// Define registers a built-in function signature: fn computes it, strict
+// functions return NULL for a NULL argument without being called.
+func Define(name string, ret *Type, strict bool, fn func(e *Env, args []Datum) (Datum, error), args ...*Type) {
+	builtins[name] = append(builtins[name], funcDef{args: args, ret: ret, strict: strict, fn: fn})
+}
+
+// Constant is a function body returning d.
+func Constant(d Datum) func(*Env, []Datum) (Datum, error) {
+	return func(*Env, []Datum) (Datum, error) { return d, nil }
+}
+
+func textFn(f func(string) string) func(*Env, []Datum) (Datum, error) {
+	return func(_ *Env, a []Datum) (Datum, error) { return Text(f(a[0].S)), nil }
+}
+
+func init() {
+	Define("pg_type_is_visible", TBool, true, func(e *Env, a []Datum) (Datum, error) { return Bool(TypeByOID(uint32(a[0].I)) != nil), nil }, TOid)
+	Define("format_type", TText, false, formatType, TOid, TInt4)
+	Define("col_description", TText, true, func(e *Env, a []Datum) (Datum, error) { return Null, nil }, TOid, TInt4)
+	Define("shobj_description", TText, true, func(e *Env, a []Datum) (Datum, error) { return Null, nil }, TOid, TName)
+	Define("pg_advisory_unlock_all", tVoid, true, Constant(Text("")))
+	Define("pg_encoding_to_char", TName, true, func(_ *Env, a []Datum) (Datum, error) {
+		if a[0].I == 6 {
+			return Text("UTF8"), nil
+		}
+		return Text(""), nil
+	}, TInt4)
+	Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, TText, TOid)
+	Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, TText, TOid, TBool)
+	Define("quote_ident", TText, true, textFn(sql.QuoteIdent), TText)
+	Define("lower", TText, true, textFn(strings.ToLower), TText)
+	Define("upper", TText, true, textFn(strings.ToUpper), TText)
+	Define("btrim", TText, true, textFn(strings.TrimSpace), TText)
+	Define("length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, TText)
+	Define("octet_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len(a[0].S))), nil }, TText)
+	Define("char_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, TText)
+	Define("replace", TText, true, func(_ *Env, a []Datum) (Datum, error) { return Text(strings.ReplaceAll(a[0].S, a[1].S, a[2].S)), nil }, TText, TText, TText)
+	Define("strpos", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
+		i := strings.Index(a[0].S, a[1].S)
+		if i < 0 {
+			return Int(0), nil
+		}
+		return Int(int64(len([]rune(a[0].S[:i])) + 1)), nil
+	}, TText, TText)
+	Define("substring", TText, true, substr, TText, TInt4)
+	Define("substring", TText, true, substr, TText, TInt4, TInt4)
+	Define("substr", TText, true, substr, TText, TInt4)
+	Define("substr", TText, true, substr, TText, TInt4, TInt4)
+	Define("left", TText, true, func(_ *Env, a []Datum) (Datum, error) {
+		r := []rune(a[0].S)
+		n := int(a[1].I)
+		if n < 0 {
+			n = max(len(r)+n, 0)
+		}
+		return Text(string(r[:min(n, len(r))])), nil
+	}, TText, TInt4)
+	builtins["concat"] = []funcDef{{args: []*Type{nil}, variadic: true, ret: TText, fn: func(e *Env, a []Datum) (Datum, error) {
+		var b strings.Builder
+		for _, d := range a {
+			if d.Kind != KNull {
+				b.WriteString(d.S)
+			}
+		}
+		return Text(b.String()), nil
+	}}}
+	Define("array_to_string", TText, true, func(_ *Env, a []Datum) (Datum, error) {
+		var parts []string
+		for _, d := range a[0].A {
+			if d.Kind != KNull {
+				parts = append(parts, string(AppendOutput(nil, nil, d)))
+			}
+		}
+		return Text(strings.Join(parts, a[1].S)), nil
+	}, nil, TText)
+	Define("array_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
+		if a[1].I != 1 || len(a[0].A) == 0 {
+			return Null, nil
+		}
+		return Int(int64(len(a[0].A))), nil
+	}, nil, TInt4)
+	Define("array_upper", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
+		if a[1].I != 1 || len(a[0].A) == 0 {
+			return Null, nil
+		}
+		return Int(int64(len(a[0].A))), nil
+	}, nil, TInt4)
+	Define("to_regclass", TRegclass, true, func(e *Env, a []Datum) (Datum, error) {
+		d, err := e.Session.RegclassIn(a[0].S)
+		if err != nil {
+			return Null, nil
+		}
+		return d, nil
+	}, TText)
+	Define("to_regtype", TRegtype, true, func(e *Env, a []Datum) (Datum, error) {
+		d, err := regtypeIn(a[0].S)
+		if err != nil {
+			return Null, nil
+		}
+		return d, nil
+	}, TText)
+	Define("abs", TInt8, true, func(_ *Env, a []Datum) (Datum, error) {
+		if a[0].I < 0 {
+			return checkedInt(TInt8, -a[0].I, a[0].I == -1<<63)
+		}
+		return a[0], nil
+	}, TInt8)
+}
+
+func substr(_ *Env, a []Datum) (Datum, error) {
+	r := []rune(a[0].S)
+	start := a[1].I - 1
+	end := int64(len(r))
+	if len(a) == 3 {
+		if a[2].I < 0 {
+			return Null, sql.Errorf(sql.SubstringError, "negative substring length not allowed")
+		}
+		end = min(start+a[2].I, end)
+	}
+	start = max(start, 0)
+	if start >= end {
+		return Text(""), nil
+	}
+	return Text(string(r[start:end])), nil
+}
+
+// formatType is format_type(oid, typmod).
+func formatType(_ *Env, a []Datum) (Datum, error) {
+	if a[0].Kind == KNull {
+		return Null, nil
+	}
+	t := TypeByOID(uint32(a[0].I))
+	if t == nil {
+		return Text("???"), nil
+	}
+	name := t.sqlName
+	if a[1].Kind != KNull && a[1].I >= 4 && (t.oid == OIDVarchar || t.oid == OIDBpchar) {
+		name += "(" + strconv.FormatInt(a[1].I-4, 10) + ")"
+	}
+	return Text(name), nil
+}
+
+var aggregates = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "bool_and": true, "bool_or": true, "array_agg": true, "string_agg": true}
+
+var setReturning = map[string]bool{"generate_series": true, "unnest": true}
+
+// CompiledFunc is a function its own package compiles (the executor's
+// sequence functions): the evaluator hands it the call's parse tree.
+type CompiledFunc struct {
+	// Column is the name an unaliased call's result column takes.
+	Column string
+	// SetReturning: only in FROM (its expression is a RowExpr).
+	SetReturning bool
+	Compile      func(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error)
+}
+
+var compiledFuncs = map[string]CompiledFunc{}
+
+// DefineCompiled registers a compiled function, as def registers others.
+func DefineCompiled(name string, f CompiledFunc) { compiledFuncs[name] = f }
+
+// RowExpr is an expression of several columns: a function whose call
+// stands for a row (seqd_reserve), in FROM or as its select list's
+// columns. As an expr it is its first column.
+type RowExpr interface {
+	Expr
+	Columns() []RelColumn
+	// EvalRow evaluates the row; nil is NULL.
+	EvalRow(e *Env) ([]Datum, error)
+}
+
+// SeriesExpr is an expression whose values over generate_series(a, b)
+// come faster all at once (nextval('s'): ranges reserved in chunks).
+type SeriesExpr interface {
+	Expr
+	// CanSeries reports whether this call can.
+	CanSeries() bool
+	// series is the rows of count() evaluations; count is called once the
+	// call may run at all.
+	Series(e *Env, count func() (int64, error)) (Rows, error)
+}
+
+// funcName is a call's function name, which must be unqualified or in
+// pg_catalog.
+func (c *Compiler) funcName(fc *pg.FuncCall) (string, error) {
+	names := NodeStrings(fc.Funcname)
+	name := names[len(names)-1]
+	// spanner.get_internal_sequence_state is Spanner's spelling.
+	spanner := len(names) == 2 && names[0] == "spanner" && name == "get_internal_sequence_state"
+	if len(names) > 1 && (len(names) > 2 || names[0] != "pg_catalog") && !spanner {
+		return "", c.ErrAt(fc.Location, sql.UndefinedFunction, "function %s does not exist", strings.Join(names, ".")).
+			WithHint("seqd's functions live in pg_catalog.")
+	}
+	return name, nil
+}
+
+func (c *Compiler) funcCall(sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	name, err := c.funcName(fc)
+	if err != nil {
+		return nil, err
+	}
+	if fc.Over != nil {
+		return nil, c.ErrAt(fc.Location, sql.FeatureNotSupported, "seqd does not support window functions")
+	}
+	if aggregates[name] {
+		return c.aggregate(sc, name, fc)
+	}
+	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
+		return nil, c.ErrAt(fc.Location, sql.UndefinedFunction, "%s is not an aggregate function", name)
+	}
+	f, compiled := compiledFuncs[name]
+	if setReturning[name] || f.SetReturning {
+		return nil, c.ErrAt(fc.Location, sql.FeatureNotSupported, "seqd supports set-returning functions such as %s only in FROM", name)
+	}
+	if compiled {
+		return f.Compile(c, sc, fc)
+	}
+	args := make([]Expr, len(fc.Args))
+	for i, a := range fc.Args {
+		if args[i], err = c.Expr(sc, a); err != nil {
+			return nil, err
+		}
+	}
+	if name == "pg_typeof" && len(args) == 1 {
+		t := c.settle(args[0]).Type()
+		return &constExpr{t: TRegtype, d: t.Regtype()}, nil
+	}
+	return c.resolveCall(name, args, fc.Args, fc.Location)
+}
+
+// resolveCall picks the signature of name that args fit, with implicit
+// casts, and compiles the call.
+func (c *Compiler) resolveCall(name string, args []Expr, nodes []*pg.Node, loc int32) (Expr, error) {
+	for _, d := range builtins[name] {
+		if !d.variadic && len(d.args) != len(args) || d.variadic && len(args) < len(d.args)-1 {
+			continue
+		}
+		fit := make([]Expr, len(args))
+		ok := true
+		for i, a := range args {
+			want := d.args[min(i, len(d.args)-1)]
+			if want == nil {
+				fit[i] = c.settle(a)
+				continue
+			}
+			if !isUnknown(a) && !implicitOK(a.Type(), want) {
+				ok = false
+				break
+			}
+			fit[i] = a
+		}
+		if !ok {
+			continue
+		}
+		for i, a := range fit {
+			want := d.args[min(i, len(d.args)-1)]
+			if want == nil {
+				continue
+			}
+			x, err := c.Coerce(a, want, Location(nodes[i]), "argument")
+			if err != nil {
+				return nil, err
+			}
+			fit[i] = x
+		}
+		ret := d.ret
+		if ret == nil {
+			ret = fit[0].Type()
+		}
+		return &funcExpr{t: ret, fn: d.fn, args: fit, strict: d.strict}, nil
+	}
+	return nil, c.NoFunction(name, args, loc)
+}
+
+// NoFunction is PostgreSQL's error for a call no signature of name fits.
+func (c *Compiler) NoFunction(name string, args []Expr, loc int32) error {
+	types := make([]string, len(args))
+	for i, a := range args {
+		types[i] = a.Type().sqlName
+		if isUnknown(a) {
+			types[i] = "unknown"
+		}
+	}
+	err := c.ErrAt(loc, sql.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(types, ", "))
+	if _, known := builtins[name]; known {
+		return err.WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	return err.WithHint("seqd serves sequences: see the README for the functions it offers.")
+}
