@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
 )
 
 // regressExclusions name the statements of sequence.sql seqd does not run,
@@ -105,7 +105,7 @@ func regressUnits(t *testing.T, text string) [][]string {
 		}
 		lines = append(lines, l)
 	}
-	stmts, err := sql.Parse(strings.Join(lines, "\n"))
+	stmts, err := pgsql.Parse(strings.Join(lines, "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

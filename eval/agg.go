@@ -5,7 +5,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // aggCall is one aggregate in a grouped query.
@@ -19,7 +19,7 @@ type aggCall struct {
 
 func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, error) {
 	if c.aggs == nil {
-		return nil, c.ErrAt(fc.Location, sql.GroupingError, "aggregate functions are not allowed here")
+		return nil, c.ErrAt(fc.Location, sqlerr.GroupingError, "aggregate functions are not allowed here")
 	}
 	a := &aggCall{name: name, distinct: fc.AggDistinct}
 	saved := c.aggs
@@ -28,7 +28,7 @@ func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, err
 	switch {
 	case fc.AggStar:
 		if name != "count" {
-			return nil, c.ErrAt(fc.Location, sql.SyntaxError, "%s(*) must be used to call a parameterless aggregate function", name)
+			return nil, c.ErrAt(fc.Location, sqlerr.SyntaxError, "%s(*) must be used to call a parameterless aggregate function", name)
 		}
 		a.t = TInt8
 	case len(fc.Args) == 0:

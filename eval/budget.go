@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // A statement's budget: the memory it may keep, and how it notices that it
@@ -53,7 +53,7 @@ func (e *Env) charge(n int64) error {
 	b := e.budget()
 	b.used += n
 	if b.limit > 0 && b.used > b.limit {
-		return sql.Errorf(sql.OutOfMemory, "out of memory").
+		return sqlerr.Errorf(sqlerr.OutOfMemory, "out of memory").
 			WithDetail(fmt.Sprintf("The statement kept more than %s, the most one statement may hold (-max-statement-memory).", formatBytes(b.limit)))
 	}
 	return nil
@@ -77,7 +77,7 @@ func stopped(ctx context.Context) error {
 		return nil
 	}
 	if errors.Is(context.Cause(ctx), ErrStatementTimeout) {
-		return sql.Errorf(sql.QueryCanceled, "%s", ErrStatementTimeout.Error())
+		return sqlerr.Errorf(sqlerr.QueryCanceled, "%s", ErrStatementTimeout.Error())
 	}
 	return ctx.Err()
 }

@@ -8,7 +8,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // settle gives an unknown-typed literal or parameter the type text, as
@@ -79,7 +79,7 @@ func (c *Compiler) Coerce(x Expr, t *Type, loc int32, what string) (Expr, error)
 		}
 		d, err := Input(c.Session, t, k.d.S)
 		if err != nil {
-			if se, ok := err.(*sql.Error); ok {
+			if se, ok := err.(*sqlerr.Error); ok {
 				se.At(c.SQL, loc)
 			}
 			return nil, err
@@ -92,7 +92,7 @@ func (c *Compiler) Coerce(x Expr, t *Type, loc int32, what string) (Expr, error)
 		}
 		return &castExpr{arg: x, to: t, loc: -1, q: c.SQL}, nil
 	}
-	return nil, c.ErrAt(loc, sql.DatatypeMismatch, "%s must be type %s, not type %s", what, t.sqlName, x.Type().sqlName)
+	return nil, c.ErrAt(loc, sqlerr.DatatypeMismatch, "%s must be type %s, not type %s", what, t.sqlName, x.Type().sqlName)
 }
 
 // retyped gives an expression another type of the same representation.
@@ -116,12 +116,12 @@ func (c *Compiler) explicitCast(x Expr, t *Type, loc int32) (Expr, error) {
 		return c.Coerce(x, t, loc, "")
 	}
 	if !castable(x.Type(), t) {
-		return nil, c.ErrAt(loc, sql.CannotCoerce, "cannot cast type %s to %s", x.Type().sqlName, t.sqlName)
+		return nil, c.ErrAt(loc, sqlerr.CannotCoerce, "cannot cast type %s to %s", x.Type().sqlName, t.sqlName)
 	}
 	if k, ok := x.(*constExpr); ok {
 		d, err := cast(c.Session, k.d, k.t, t)
 		if err != nil {
-			if se, ok := err.(*sql.Error); ok && se.Pos == 0 {
+			if se, ok := err.(*sqlerr.Error); ok && se.Pos == 0 {
 				se.At(c.SQL, loc)
 			}
 			return nil, err
@@ -241,13 +241,13 @@ func cast(s Session, d Datum, from, to *Type) (Datum, error) {
 func outOfRange(t *Type) error {
 	switch t.oid {
 	case OIDInt2:
-		return sql.Errorf(sql.NumericValueOutOfRange, "smallint out of range")
+		return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "smallint out of range")
 	case OIDInt4:
-		return sql.Errorf(sql.NumericValueOutOfRange, "integer out of range")
+		return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "integer out of range")
 	case OIDOid:
-		return sql.Errorf(sql.NumericValueOutOfRange, "OID out of range")
+		return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "OID out of range")
 	}
-	return sql.Errorf(sql.NumericValueOutOfRange, "bigint out of range")
+	return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "bigint out of range")
 }
 
 // unify compiles expressions that must share one type (CASE results,
@@ -308,7 +308,7 @@ func commonType(types []*Type, what string) (*Type, error) {
 		case isString(t) && isString(xt):
 			t = TText
 		default:
-			return nil, sql.Errorf(sql.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t.sqlName, xt.sqlName)
+			return nil, sqlerr.Errorf(sqlerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t.sqlName, xt.sqlName)
 		}
 	}
 	if t == nil {

@@ -7,7 +7,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Compiler turns one statement's parse tree into a plan, inferring the
@@ -50,8 +50,8 @@ func (c *Compiler) ParamTypes() []*Type {
 }
 
 // ErrAt is an error of kind k at loc in the statement.
-func (c *Compiler) ErrAt(loc int32, k sql.Kind, format string, args ...any) *sql.Error {
-	return sql.Errorf(k, format, args...).At(c.SQL, loc)
+func (c *Compiler) ErrAt(loc int32, k sqlerr.Kind, format string, args ...any) *sqlerr.Error {
+	return sqlerr.Errorf(k, format, args...).At(c.SQL, loc)
 }
 
 // column is a FROM item's column.
@@ -106,7 +106,7 @@ func NodeStrings(nodes []*pg.Node) []string {
 func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 	names := NodeStrings(ref.Fields)
 	if len(names) != len(ref.Fields) {
-		return nil, c.ErrAt(ref.Location, sql.FeatureNotSupported, "seqd does not support * here")
+		return nil, c.ErrAt(ref.Location, sqlerr.FeatureNotSupported, "seqd does not support * here")
 	}
 	col := names[len(names)-1]
 	var table, schema string
@@ -116,7 +116,7 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 	case 3:
 		schema, table = names[0], names[1]
 	case 4:
-		return nil, c.ErrAt(ref.Location, sql.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(names, "."))
+		return nil, c.ErrAt(ref.Location, sqlerr.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(names, "."))
 	}
 	var found Expr
 	tableSeen := table == ""
@@ -128,7 +128,7 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 		for i, rc := range it.cols {
 			if rc.Name == col {
 				if found != nil {
-					return nil, c.ErrAt(ref.Location, sql.AmbiguousColumn, "column reference \"%s\" is ambiguous", col)
+					return nil, c.ErrAt(ref.Location, sqlerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", col)
 				}
 				found = &colExpr{t: rc.Type, idx: it.offset + i}
 			}
@@ -138,12 +138,12 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 		return found, nil
 	}
 	if !tableSeen {
-		return nil, c.ErrAt(ref.Location, sql.UndefinedTable, "missing FROM-clause entry for table \"%s\"", table)
+		return nil, c.ErrAt(ref.Location, sqlerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", table)
 	}
 	if table != "" {
-		return nil, c.ErrAt(ref.Location, sql.UndefinedColumn, "column %s.%s does not exist", table, col)
+		return nil, c.ErrAt(ref.Location, sqlerr.UndefinedColumn, "column %s.%s does not exist", table, col)
 	}
-	err := c.ErrAt(ref.Location, sql.UndefinedColumn, "column \"%s\" does not exist", col)
+	err := c.ErrAt(ref.Location, sqlerr.UndefinedColumn, "column \"%s\" does not exist", col)
 	return nil, err
 }
 
@@ -159,7 +159,7 @@ func (c *Compiler) Expr(sc *Scope, n *pg.Node) (Expr, error) {
 		// The protocol's Bind carries at most 65535 values: a higher
 		// parameter could never be bound.
 		if p.Number < 1 || p.Number > maxParams {
-			return nil, c.ErrAt(p.Location, sql.UndefinedParameter, "there is no parameter $%d", p.Number)
+			return nil, c.ErrAt(p.Location, sqlerr.UndefinedParameter, "there is no parameter $%d", p.Number)
 		}
 		c.SetParam(int(p.Number), nil)
 		return &paramExpr{c: c, n: int(p.Number)}, nil
@@ -248,7 +248,7 @@ func (c *Compiler) Expr(sc *Scope, n *pg.Node) (Expr, error) {
 		}
 		at := TypeByOID(t.array)
 		if at == nil {
-			return nil, c.ErrAt(a.Location, sql.UndefinedObject, "could not find array type for data type %s", t.sqlName)
+			return nil, c.ErrAt(a.Location, sqlerr.UndefinedObject, "could not find array type for data type %s", t.sqlName)
 		}
 		return &arrayExpr{t: at, elems: args}, nil
 	case n.GetAIndirection() != nil:
@@ -258,7 +258,7 @@ func (c *Compiler) Expr(sc *Scope, n *pg.Node) (Expr, error) {
 			return nil, err
 		}
 		if len(ind.Indirection) != 1 || ind.Indirection[0].GetAIndices() == nil || ind.Indirection[0].GetAIndices().IsSlice || arr.Type().Elem() == nil {
-			return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd supports only a single array subscript")
+			return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd supports only a single array subscript")
 		}
 		idx, err := c.Expr(sc, ind.Indirection[0].GetAIndices().Uidx)
 		if err != nil {
@@ -271,9 +271,9 @@ func (c *Compiler) Expr(sc *Scope, n *pg.Node) (Expr, error) {
 	case n.GetSubLink() != nil:
 		return c.subLink(sc, n.GetSubLink())
 	case n.GetRowExpr() != nil:
-		return nil, c.ErrAt(n.GetRowExpr().Location, sql.FeatureNotSupported, "seqd does not support row constructors")
+		return nil, c.ErrAt(n.GetRowExpr().Location, sqlerr.FeatureNotSupported, "seqd does not support row constructors")
 	}
-	return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this expression (%s)", NodeName(n))
+	return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support this expression (%s)", NodeName(n))
 }
 
 // NodeName names a parse node's kind for messages.
@@ -306,7 +306,7 @@ func (c *Compiler) constant(k *pg.A_Const) (Expr, error) {
 		}
 		f, err := strconv.ParseFloat(v.Fval.Fval, 64)
 		if err != nil {
-			return nil, c.ErrAt(k.Location, sql.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%s\"", v.Fval.Fval)
+			return nil, c.ErrAt(k.Location, sqlerr.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%s\"", v.Fval.Fval)
 		}
 		return &constExpr{t: tNumeric, d: Datum{Kind: KFloat, F: f, S: v.Fval.Fval}}, nil
 	case *pg.A_Const_Boolval:
@@ -314,7 +314,7 @@ func (c *Compiler) constant(k *pg.A_Const) (Expr, error) {
 	case *pg.A_Const_Sval:
 		return &constExpr{t: tUnknown, d: Text(v.Sval.Sval)}, nil
 	case *pg.A_Const_Bsval:
-		return nil, c.ErrAt(k.Location, sql.FeatureNotSupported, "seqd does not support bit-string literals")
+		return nil, c.ErrAt(k.Location, sqlerr.FeatureNotSupported, "seqd does not support bit-string literals")
 	}
 	return &constExpr{t: tUnknown, d: Null}, nil
 }
@@ -324,7 +324,7 @@ func (c *Compiler) typeName(tn *pg.TypeName) (*Type, error) {
 	names := NodeStrings(tn.Names)
 	t := LookupType(names)
 	if t == nil {
-		return nil, c.ErrAt(tn.Location, sql.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
+		return nil, c.ErrAt(tn.Location, sqlerr.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
 	}
 	if len(tn.ArrayBounds) > 0 {
 		if at := TypeByOID(t.array); at != nil {
@@ -410,13 +410,13 @@ func (c *Compiler) sqlValueFunction(f *pg.SQLValueFunction) (Expr, error) {
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
 		return &funcExpr{t: TName, fn: func(e *Env, _ []Datum) (Datum, error) { return e.Session.CurrentSchema(), nil }}, nil
 	}
-	return nil, c.ErrAt(f.Location, sql.FeatureNotSupported, "seqd does not support date and time functions")
+	return nil, c.ErrAt(f.Location, sqlerr.FeatureNotSupported, "seqd does not support date and time functions")
 }
 
-// Position gives err, when it is a *sql.Error without a position yet,
+// Position gives err, when it is a *sqlerr.Error without a position yet,
 // the position loc in query.
 func Position(err error, query string, loc int32) error {
-	if se, ok := err.(*sql.Error); ok && se.Pos == 0 {
+	if se, ok := err.(*sqlerr.Error); ok && se.Pos == 0 {
 		se.At(query, loc)
 	}
 	return err

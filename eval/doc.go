@@ -24,7 +24,7 @@
 // A Compiler is one statement's compilation; a Query is a compiled SELECT,
 // run as often as its statement is executed, yielding Rows. Every
 // statement's memory is charged to one budget and every long loop checks
-// its context (budget.go). Errors carry a kind (package sql), never a
+// its context (budget.go). Errors carry a kind (package sqlerr), never a
 // protocol's code. Nothing here is safe for concurrent use but the types
 // and the function registry, which are read-only once the program runs.
 package eval

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Expr is a compiled, typed expression.
@@ -103,7 +103,7 @@ func (c *castExpr) Eval(e *Env) (Datum, error) {
 		return Null, err
 	}
 	d, err = cast(e.Session, d, c.arg.Type(), c.to)
-	if se, ok := err.(*sql.Error); ok && se.Pos == 0 && c.loc >= 0 {
+	if se, ok := err.(*sqlerr.Error); ok && se.Pos == 0 && c.loc >= 0 {
 		se.At(c.q, c.loc)
 	}
 	return d, err
@@ -474,7 +474,7 @@ func compilePattern(p string, like, fold bool) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(p)
 	if err != nil {
-		return nil, sql.Errorf(sql.InvalidRegularExpression, "invalid regular expression: %v", err)
+		return nil, sqlerr.Errorf(sqlerr.InvalidRegularExpression, "invalid regular expression: %v", err)
 	}
 	return re, nil
 }
@@ -562,7 +562,7 @@ func (q *subqueryExpr) Eval(e *Env) (Datum, error) {
 		default:
 			n++
 			if n > 1 {
-				return Null, sql.Errorf(sql.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+				return Null, sqlerr.Errorf(sqlerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
 			}
 			out = row[0]
 		}

@@ -3,7 +3,8 @@ package eval
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // fromItem compiles one FROM item, adding its columns to sc.
@@ -37,7 +38,7 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 	case n.GetJoinExpr() != nil:
 		j := n.GetJoinExpr()
 		if j.IsNatural || len(j.UsingClause) > 0 {
-			return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support NATURAL or USING joins; write ON")
+			return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support NATURAL or USING joins; write ON")
 		}
 		l, err := c.fromItem(sc, j.Larg)
 		if err != nil {
@@ -57,7 +58,7 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
 		if rs.Lateral {
-			return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support LATERAL")
+			return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support LATERAL")
 		}
 		sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes}
 		q, err := sub.Select(rs.Subquery.GetSelectStmt())
@@ -77,7 +78,7 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 		sc.add(alias, "", cs, 0)
 		return &subquerySource{q: q, w: len(cs)}, nil
 	}
-	return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support this FROM item (%s)", NodeName(n))
+	return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support this FROM item (%s)", NodeName(n))
 }
 
 func renamed(cs []RelColumn, names []*pg.Node) []RelColumn {
@@ -95,7 +96,7 @@ func renamed(cs []RelColumn, names []*pg.Node) []RelColumn {
 
 // relation resolves a relation name: a catalog relation or a sequence.
 func (c *Compiler) relation(rv *pg.RangeVar) (*Relation, error) {
-	rel, err := c.Session.Relation(sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname})
+	rel, err := c.Session.Relation(pgsql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname})
 	if err != nil {
 		return nil, Position(err, c.SQL, rv.Location)
 	}
@@ -247,12 +248,12 @@ func (r *joinRows) unmatchedRight(lw int) ([]Datum, bool, error) {
 // rangeFunction compiles a function in FROM.
 func (c *Compiler) rangeFunction(sc *Scope, rf *pg.RangeFunction) (source, error) {
 	if rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || rf.Lateral {
-		return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd supports one function in FROM, without ORDINALITY, ROWS FROM or LATERAL")
+		return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd supports one function in FROM, without ORDINALITY, ROWS FROM or LATERAL")
 	}
 	items := rf.Functions[0].GetList().GetItems()
 	fc := items[0].GetFuncCall()
 	if fc == nil {
-		return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd supports only function calls in FROM")
+		return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd supports only function calls in FROM")
 	}
 	name, err := c.funcName(fc)
 	if err != nil {
@@ -277,7 +278,7 @@ func (c *Compiler) rangeFunction(sc *Scope, rf *pg.RangeFunction) (source, error
 		return src, nil
 	case "unnest":
 		if len(fc.Args) != 1 {
-			return nil, c.ErrAt(fc.Location, sql.FeatureNotSupported, "seqd supports unnest of one array")
+			return nil, c.ErrAt(fc.Location, sqlerr.FeatureNotSupported, "seqd supports unnest of one array")
 		}
 		arr, err := c.Expr(inner, fc.Args[0])
 		if err != nil {
@@ -372,7 +373,7 @@ type seriesSource struct {
 
 func (c *Compiler) series(sc *Scope, fc *pg.FuncCall) (*seriesSource, error) {
 	if len(fc.Args) < 2 || len(fc.Args) > 3 {
-		return nil, c.ErrAt(fc.Location, sql.UndefinedFunction, "function generate_series with %d arguments does not exist", len(fc.Args)).
+		return nil, c.ErrAt(fc.Location, sqlerr.UndefinedFunction, "function generate_series with %d arguments does not exist", len(fc.Args)).
 			WithHint("seqd's generate_series takes integers: generate_series(start, stop [, step]).")
 	}
 	args := make([]Expr, len(fc.Args))
@@ -424,7 +425,7 @@ func seriesCount(e *Env, fromX, toX, stepX Expr) (int64, error) {
 		return 0, nil
 	}
 	if step.I == 0 {
-		return 0, sql.Errorf(sql.InvalidParameterValue, "step size cannot equal zero")
+		return 0, sqlerr.Errorf(sqlerr.InvalidParameterValue, "step size cannot equal zero")
 	}
 	var span uint64
 	switch {
@@ -436,7 +437,7 @@ func seriesCount(e *Env, fromX, toX, stepX Expr) (int64, error) {
 		return 0, nil
 	}
 	if span >= uint64(e.Session.MaxRows()) {
-		return 0, sql.Errorf(sql.ProgramLimitExceeded, "generate_series of more than %d rows is not supported (limit set by -max-bulk-rows)", e.Session.MaxRows())
+		return 0, sqlerr.Errorf(sqlerr.ProgramLimitExceeded, "generate_series of more than %d rows is not supported (limit set by -max-bulk-rows)", e.Session.MaxRows())
 	}
 	return int64(span) + 1, nil
 }
@@ -483,7 +484,7 @@ func (c *Compiler) subLink(sc *Scope, sl *pg.SubLink) (Expr, error) {
 		return &subqueryExpr{t: TBool, plan: q, exists: true}, nil
 	case pg.SubLinkType_EXPR_SUBLINK:
 		if len(q.Columns)-q.hidden != 1 {
-			return nil, c.ErrAt(sl.Location, sql.SyntaxError, "subquery must return only one column")
+			return nil, c.ErrAt(sl.Location, sqlerr.SyntaxError, "subquery must return only one column")
 		}
 		return &subqueryExpr{t: q.Columns[0].Type, plan: q}, nil
 	case pg.SubLinkType_ANY_SUBLINK:
@@ -496,5 +497,5 @@ func (c *Compiler) subLink(sc *Scope, sl *pg.SubLink) (Expr, error) {
 		}
 		return &subqueryExpr{t: TBool, plan: q, in: x}, nil
 	}
-	return nil, c.ErrAt(sl.Location, sql.FeatureNotSupported, "seqd does not support this kind of subquery")
+	return nil, c.ErrAt(sl.Location, sqlerr.FeatureNotSupported, "seqd does not support this kind of subquery")
 }

@@ -6,7 +6,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // funcDef is one built-in function signature. A nil argument type takes
@@ -50,7 +51,7 @@ func init() {
 	}, TInt4)
 	Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, TText, TOid)
 	Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, TText, TOid, TBool)
-	Define("quote_ident", TText, true, textFn(sql.QuoteIdent), TText)
+	Define("quote_ident", TText, true, textFn(pgsql.QuoteIdent), TText)
 	Define("lower", TText, true, textFn(strings.ToLower), TText)
 	Define("upper", TText, true, textFn(strings.ToUpper), TText)
 	Define("btrim", TText, true, textFn(strings.TrimSpace), TText)
@@ -135,7 +136,7 @@ func substr(_ *Env, a []Datum) (Datum, error) {
 	end := int64(len(r))
 	if len(a) == 3 {
 		if a[2].I < 0 {
-			return Null, sql.Errorf(sql.SubstringError, "negative substring length not allowed")
+			return Null, sqlerr.Errorf(sqlerr.SubstringError, "negative substring length not allowed")
 		}
 		end = min(start+a[2].I, end)
 	}
@@ -210,7 +211,7 @@ func (c *Compiler) funcName(fc *pg.FuncCall) (string, error) {
 	// spanner.get_internal_sequence_state is Spanner's spelling.
 	spanner := len(names) == 2 && names[0] == "spanner" && name == "get_internal_sequence_state"
 	if len(names) > 1 && (len(names) > 2 || names[0] != "pg_catalog") && !spanner {
-		return "", c.ErrAt(fc.Location, sql.UndefinedFunction, "function %s does not exist", strings.Join(names, ".")).
+		return "", c.ErrAt(fc.Location, sqlerr.UndefinedFunction, "function %s does not exist", strings.Join(names, ".")).
 			WithHint("seqd's functions live in pg_catalog.")
 	}
 	return name, nil
@@ -222,17 +223,17 @@ func (c *Compiler) funcCall(sc *Scope, fc *pg.FuncCall) (Expr, error) {
 		return nil, err
 	}
 	if fc.Over != nil {
-		return nil, c.ErrAt(fc.Location, sql.FeatureNotSupported, "seqd does not support window functions")
+		return nil, c.ErrAt(fc.Location, sqlerr.FeatureNotSupported, "seqd does not support window functions")
 	}
 	if aggregates[name] {
 		return c.aggregate(sc, name, fc)
 	}
 	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
-		return nil, c.ErrAt(fc.Location, sql.UndefinedFunction, "%s is not an aggregate function", name)
+		return nil, c.ErrAt(fc.Location, sqlerr.UndefinedFunction, "%s is not an aggregate function", name)
 	}
 	f, compiled := compiledFuncs[name]
 	if setReturning[name] || f.SetReturning {
-		return nil, c.ErrAt(fc.Location, sql.FeatureNotSupported, "seqd supports set-returning functions such as %s only in FROM", name)
+		return nil, c.ErrAt(fc.Location, sqlerr.FeatureNotSupported, "seqd supports set-returning functions such as %s only in FROM", name)
 	}
 	if compiled {
 		return f.Compile(c, sc, fc)
@@ -303,7 +304,7 @@ func (c *Compiler) NoFunction(name string, args []Expr, loc int32) error {
 			types[i] = "unknown"
 		}
 	}
-	err := c.ErrAt(loc, sql.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(types, ", "))
+	err := c.ErrAt(loc, sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(types, ", "))
 	if _, known := builtins[name]; known {
 		return err.WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}

@@ -10,7 +10,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // aExpr compiles operators.
@@ -20,7 +20,7 @@ func (c *Compiler) aExpr(sc *Scope, a *pg.A_Expr) (Expr, error) {
 	if len(names) > 0 {
 		op = names[len(names)-1]
 		if len(names) == 2 && names[0] != "pg_catalog" {
-			return nil, c.ErrAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s", strings.Join(names, "."))
+			return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: %s", strings.Join(names, "."))
 		}
 	}
 	switch a.Kind {
@@ -40,7 +40,7 @@ func (c *Compiler) aExpr(sc *Scope, a *pg.A_Expr) (Expr, error) {
 			}
 		}
 		if r.Type().Elem() == nil {
-			return nil, c.ErrAt(a.Location, sql.DatatypeMismatch, "op ANY/ALL (array) requires array on right side")
+			return nil, c.ErrAt(a.Location, sqlerr.DatatypeMismatch, "op ANY/ALL (array) requires array on right side")
 		}
 		switch elem := r.Type().Elem(); {
 		case isUnknown(l) || implicitOK(l.Type(), elem):
@@ -48,7 +48,7 @@ func (c *Compiler) aExpr(sc *Scope, a *pg.A_Expr) (Expr, error) {
 				return nil, err
 			}
 		case !comparable(l.Type(), elem) && !(isString(l.Type()) && isString(elem)):
-			return nil, c.ErrAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, elem.sqlName).
+			return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, elem.sqlName).
 				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 		}
 		all := a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL
@@ -59,13 +59,13 @@ func (c *Compiler) aExpr(sc *Scope, a *pg.A_Expr) (Expr, error) {
 				err = errNotText
 			}
 			if err != nil {
-				return nil, c.ErrAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, r.Type().Elem().sqlName).
+				return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, r.Type().Elem().sqlName).
 					WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 			}
 			return &anyExpr{op: op, l: l, arr: r, all: all, match: &matchExpr{like: like, fold: fold, not: not}}, nil
 		}
 		if !isCmpOp(op) {
-			return nil, c.ErrAt(a.Location, sql.FeatureNotSupported, "seqd supports comparisons and pattern matches with ANY/ALL, not %s", op)
+			return nil, c.ErrAt(a.Location, sqlerr.FeatureNotSupported, "seqd supports comparisons and pattern matches with ANY/ALL, not %s", op)
 		}
 		return &anyExpr{op: op, l: l, arr: r, all: all}, nil
 	case pg.A_Expr_Kind_AEXPR_IN:
@@ -136,7 +136,7 @@ func (c *Compiler) aExpr(sc *Scope, a *pg.A_Expr) (Expr, error) {
 		}
 		return x, nil
 	}
-	return nil, c.ErrAt(a.Location, sql.FeatureNotSupported, "seqd does not support this operator form")
+	return nil, c.ErrAt(a.Location, sqlerr.FeatureNotSupported, "seqd does not support this operator form")
 }
 
 func isCmpOp(op string) bool {
@@ -165,7 +165,7 @@ func (c *Compiler) prefixOp(sc *Scope, op string, a *pg.A_Expr) (Expr, error) {
 		}
 		t := x.Type()
 		if t.class != KInt && t.class != KFloat {
-			return nil, c.ErrAt(a.Location, sql.UndefinedFunction, "operator does not exist: - %s", t.sqlName).
+			return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: - %s", t.sqlName).
 				WithHint("No operator matches the given name and argument type. You might need to add an explicit type cast.")
 		}
 		return &funcExpr{t: t, strict: true, args: []Expr{x}, fn: func(_ *Env, args []Datum) (Datum, error) {
@@ -177,7 +177,7 @@ func (c *Compiler) prefixOp(sc *Scope, op string, a *pg.A_Expr) (Expr, error) {
 	case "+":
 		return x, nil
 	}
-	return nil, c.ErrAt(a.Location, sql.UndefinedFunction, "operator does not exist: %s %s", op, x.Type().sqlName)
+	return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: %s %s", op, x.Type().sqlName)
 }
 
 // checkedInt returns v as type t, or t's out-of-range error.
@@ -197,7 +197,7 @@ func (c *Compiler) match(l, r Expr, ln, rn *pg.Node, op string, loc int32, like,
 		r, err = c.textOperand(r, rn)
 	}
 	if err != nil {
-		return nil, c.ErrAt(loc, sql.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, r.Type().sqlName).
+		return nil, c.ErrAt(loc, sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, r.Type().sqlName).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	m := &matchExpr{l: l, pat: r, like: like, fold: fold, not: not}
@@ -291,7 +291,7 @@ func (c *Compiler) binaryExprs(op string, l, r Expr, ln, rn *pg.Node, loc int32)
 	}
 	lt, rt := l.Type(), r.Type()
 	noOp := func() error {
-		return c.ErrAt(loc, sql.UndefinedFunction, "operator does not exist: %s %s %s", lt.sqlName, op, rt.sqlName).
+		return c.ErrAt(loc, sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", lt.sqlName, op, rt.sqlName).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	switch op {
@@ -305,7 +305,7 @@ func (c *Compiler) binaryExprs(op string, l, r Expr, ln, rn *pg.Node, loc int32)
 		return &cmpExpr{op: op, l: l, r: r}, nil
 	case "||":
 		if lt.IsArray() || rt.IsArray() {
-			return nil, c.ErrAt(loc, sql.FeatureNotSupported, "seqd does not support array concatenation")
+			return nil, c.ErrAt(loc, sqlerr.FeatureNotSupported, "seqd does not support array concatenation")
 		}
 		if !isString(lt) && !isString(rt) {
 			return nil, noOp() // integer || integer: no such operator
@@ -353,7 +353,7 @@ func intArith(t *Type, op string, x, y int64) (Datum, error) {
 		return checkedInt(t, p, p/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64))
 	case "/", "%":
 		if y == 0 {
-			return Null, sql.Errorf(sql.DivisionByZero, "division by zero")
+			return Null, sqlerr.Errorf(sqlerr.DivisionByZero, "division by zero")
 		}
 		if y == -1 {
 			if op == "%" {
@@ -379,12 +379,12 @@ func floatArith(op string, x, y float64) (Datum, error) {
 		return Float(x * y), nil
 	case "/":
 		if y == 0 {
-			return Null, sql.Errorf(sql.DivisionByZero, "division by zero")
+			return Null, sqlerr.Errorf(sqlerr.DivisionByZero, "division by zero")
 		}
 		return Float(x / y), nil
 	}
 	if y == 0 {
-		return Null, sql.Errorf(sql.DivisionByZero, "division by zero")
+		return Null, sqlerr.Errorf(sqlerr.DivisionByZero, "division by zero")
 	}
 	return Float(math.Mod(x, y)), nil
 }

@@ -7,7 +7,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // source yields the rows of a FROM item, each of its own width.
@@ -70,10 +70,10 @@ func (c *Compiler) Select(st *pg.SelectStmt) (*Query, error) {
 // selectBody compiles a SELECT without its WITH clause.
 func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	if st.IntoClause != nil {
-		return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support SELECT INTO: it serves sequences only")
+		return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support SELECT INTO: it serves sequences only")
 	}
 	if len(st.LockingClause) > 0 {
-		return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support FOR UPDATE/SHARE: its relations are read-only")
+		return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support FOR UPDATE/SHARE: its relations are read-only")
 	}
 	if st.Op != pg.SetOperation_SETOP_NONE {
 		return c.setOperation(st)
@@ -135,7 +135,7 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	q.hidden = len(q.targets) - visible
 	if len(st.DistinctClause) > 0 {
 		if st.DistinctClause[0] != nil && st.DistinctClause[0].GetNode() != nil {
-			return nil, c.ErrAt(-1, sql.FeatureNotSupported, "seqd does not support DISTINCT ON")
+			return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support DISTINCT ON")
 		}
 		q.distinct = true
 	}
@@ -257,7 +257,7 @@ func (r *rowTargetCol) Eval(e *Env) (Datum, error) {
 func (c *Compiler) star(sc *Scope, q *Query, ref *pg.ColumnRef) error {
 	names := NodeStrings(ref.Fields)
 	if len(sc.items) == 0 {
-		return c.ErrAt(ref.Location, sql.SyntaxError, "SELECT * with no tables specified is not valid")
+		return c.ErrAt(ref.Location, sqlerr.SyntaxError, "SELECT * with no tables specified is not valid")
 	}
 	found := false
 	for _, it := range sc.items {
@@ -275,7 +275,7 @@ func (c *Compiler) star(sc *Scope, q *Query, ref *pg.ColumnRef) error {
 		}
 	}
 	if !found {
-		return c.ErrAt(ref.Location, sql.UndefinedTable, "missing FROM-clause entry for table \"%s\"", names[len(names)-1])
+		return c.ErrAt(ref.Location, sqlerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", names[len(names)-1])
 	}
 	return nil
 }
@@ -353,7 +353,7 @@ func (c *Compiler) sortKey(sc *Scope, q *Query, sb *pg.SortBy, visible int) (sor
 	if a := sb.Node.GetAConst(); a != nil && a.GetIval() != nil {
 		pos := int(a.GetIval().Ival)
 		if pos < 1 || pos > visible {
-			return k, c.ErrAt(a.Location, sql.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+			return k, c.ErrAt(a.Location, sqlerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
 		}
 		k.col = pos - 1
 		return k, nil
@@ -485,7 +485,7 @@ func (q *Query) limited(e *Env, out Rows) (Rows, error) {
 			}
 			if d.Kind != KNull {
 				if d.I < 0 {
-					return nil, sql.Errorf(sql.InvalidRowCountInLimit, "LIMIT must not be negative")
+					return nil, sqlerr.Errorf(sqlerr.InvalidRowCountInLimit, "LIMIT must not be negative")
 				}
 				lr.limit = d.I
 			}
@@ -496,7 +496,7 @@ func (q *Query) limited(e *Env, out Rows) (Rows, error) {
 				return nil, err
 			}
 			if d.I < 0 {
-				return nil, sql.Errorf(sql.InvalidRowCountInOffset, "OFFSET must not be negative")
+				return nil, sqlerr.Errorf(sqlerr.InvalidRowCountInOffset, "OFFSET must not be negative")
 			}
 			lr.skip = d.I
 		}

@@ -1,6 +1,6 @@
 package eval
 
-import "github.com/seqd/seqd/sql"
+import "github.com/seqd/seqd/pgsql"
 
 // Session is what the evaluator asks of the session it runs for; it
 // knows nothing else of it. Functions and relations that need more (the
@@ -18,7 +18,7 @@ type Session interface {
 	// Relation resolves a relation name (a catalog relation or a
 	// sequence) along the search path, with the privilege checks a
 	// lookup takes; its error is the one PostgreSQL gives.
-	Relation(q sql.QName) (*Relation, error)
+	Relation(q pgsql.QName) (*Relation, error)
 	// RegclassIn and RegclassOut are regclass's input and output
 	// functions: a relation's name to its OID, and back.
 	RegclassIn(text string) (Datum, error)

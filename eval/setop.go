@@ -6,7 +6,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // UNION, INTERSECT and EXCEPT, [ALL] or not, as PostgreSQL runs them: the
@@ -54,7 +54,7 @@ func (c *Compiler) setOperation(st *pg.SelectStmt) (*Query, error) {
 		return -1
 	}
 	if len(l.Columns) != len(r.Columns) {
-		return nil, c.ErrAt(rloc(0), sql.SyntaxError, "each %s query must have the same number of columns", name)
+		return nil, c.ErrAt(rloc(0), sqlerr.SyntaxError, "each %s query must have the same number of columns", name)
 	}
 	so := &setOp{op: st.Op, all: st.All, l: l, r: r, lcast: make([]*Type, len(l.Columns)), rcast: make([]*Type, len(l.Columns))}
 	q := &Query{s: c.Session, setop: so}
@@ -71,7 +71,7 @@ func (c *Compiler) setOperation(st *pg.SelectStmt) (*Query, error) {
 		}
 		t, err := commonType([]*Type{lu, ru}, name)
 		if err != nil {
-			if se, ok := err.(*sql.Error); ok && se.Pos <= 0 {
+			if se, ok := err.(*sqlerr.Error); ok && se.Pos <= 0 {
 				return nil, c.ErrAt(rloc(i), se.Kind, "%s", se.Msg)
 			}
 			return nil, err
@@ -112,17 +112,17 @@ func (c *Compiler) setOpSortKey(q *Query, sb *pg.SortBy, name string) (sortKey, 
 				return k, nil
 			}
 		}
-		return k, c.ErrAt(ref.Location, sql.UndefinedColumn, "column \"%s\" does not exist", want)
+		return k, c.ErrAt(ref.Location, sqlerr.UndefinedColumn, "column \"%s\" does not exist", want)
 	}
 	if ac := sb.Node.GetAConst(); ac != nil && ac.GetIval() != nil {
 		pos := int(ac.GetIval().Ival)
 		if pos < 1 || pos > len(q.Columns) {
-			return k, c.ErrAt(ac.Location, sql.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+			return k, c.ErrAt(ac.Location, sqlerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
 		}
 		k.col = pos - 1
 		return k, nil
 	}
-	return k, c.ErrAt(leftmostLoc(sb.Node), sql.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
+	return k, c.ErrAt(leftmostLoc(sb.Node), sqlerr.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
 		WithDetail("Only result column names can be used, not expressions or functions.").
 		WithHint("Add the expression/function to every SELECT, or move the %s into a FROM clause.", name)
 }

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // pgTypeRow is one row of PostgreSQL 15's pg_type for a built-in type.
@@ -355,12 +355,12 @@ func Input(s Session, t *Type, text string) (Datum, error) {
 		v, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
 		if err != nil {
 			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-				return Null, sql.Errorf(sql.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", text, name)
+				return Null, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", text, name)
 			}
-			return Null, sql.Errorf(sql.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", name, text)
+			return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", name, text)
 		}
 		if v < lo || v > hi {
-			return Null, sql.Errorf(sql.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", text, name)
+			return Null, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", text, name)
 		}
 		return Int(v), nil
 	case KBool:
@@ -370,11 +370,11 @@ func Input(s Session, t *Type, text string) (Datum, error) {
 		case "f", "false", "n", "no", "off", "0":
 			return Bool(false), nil
 		}
-		return Null, sql.Errorf(sql.InvalidTextRepresentation, "invalid input syntax for type boolean: \"%s\"", text)
+		return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "invalid input syntax for type boolean: \"%s\"", text)
 	case KFloat:
 		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil {
-			return Null, sql.Errorf(sql.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", t.sqlName, text)
+			return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", t.sqlName, text)
 		}
 		return Float(f), nil
 	case KArray:
@@ -389,7 +389,7 @@ func Input(s Session, t *Type, text string) (Datum, error) {
 // arrayIn parses a one-dimensional array literal: {a,"b c",NULL}.
 func arrayIn(s Session, t *Type, text string) (Datum, error) {
 	bad := func() (Datum, error) {
-		return Null, sql.Errorf(sql.InvalidTextRepresentation, "malformed array literal: \"%s\"", text)
+		return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "malformed array literal: \"%s\"", text)
 	}
 	in := strings.TrimSpace(text)
 	if len(in) < 2 || in[0] != '{' || in[len(in)-1] != '}' {
@@ -481,7 +481,7 @@ func regtypeIn(text string) (Datum, error) {
 			}
 			return Datum{Kind: KInt, I: int64(n)}, nil
 		}
-		return Null, sql.Errorf(sql.UndefinedObject, "type \"%s\" does not exist", text)
+		return Null, sqlerr.Errorf(sqlerr.UndefinedObject, "type \"%s\" does not exist", text)
 	}
 	return t.Regtype(), nil
 }

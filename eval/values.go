@@ -5,7 +5,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // VALUES lists, as a statement and in FROM ((VALUES ...) v(a, b)):
@@ -29,7 +29,7 @@ func (c *Compiler) values(st *pg.SelectStmt) (*Query, error) {
 			if len(items) > 0 {
 				loc = leftmostLoc(items[0])
 			}
-			return nil, c.ErrAt(loc, sql.SyntaxError, "VALUES lists must all be the same length")
+			return nil, c.ErrAt(loc, sqlerr.SyntaxError, "VALUES lists must all be the same length")
 		}
 		var row []Expr
 		for _, n := range items {
@@ -50,7 +50,7 @@ func (c *Compiler) values(st *pg.SelectStmt) (*Query, error) {
 			}
 			// The first row that does not fit is where the error is.
 			if _, err := commonType(types[:i+1], "VALUES"); err != nil {
-				return nil, c.ErrAt(leftmostLoc(nodes[i][col]), sql.DatatypeMismatch, "%s", err.(*sql.Error).Msg)
+				return nil, c.ErrAt(leftmostLoc(nodes[i][col]), sqlerr.DatatypeMismatch, "%s", err.(*sqlerr.Error).Msg)
 			}
 		}
 		t, _ := commonType(types, "VALUES")

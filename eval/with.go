@@ -5,7 +5,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // WITH (not RECURSIVE): each common table expression is a query the
@@ -47,11 +47,11 @@ func (c *Compiler) with(st *pg.SelectStmt) (*Query, error) {
 		ce := n.GetCommonTableExpr()
 		sel := ce.Ctequery.GetSelectStmt()
 		if sel == nil {
-			return nil, c.ErrAt(ce.Location, sql.FeatureNotSupported, "seqd does not support data-modifying statements in WITH: it serves sequences only")
+			return nil, c.ErrAt(ce.Location, sqlerr.FeatureNotSupported, "seqd does not support data-modifying statements in WITH: it serves sequences only")
 		}
 		for _, o := range owned {
 			if o.name == ce.Ctename {
-				return nil, c.ErrAt(ce.Location, sql.DuplicateAlias, "WITH query name \"%s\" specified more than once", ce.Ctename)
+				return nil, c.ErrAt(ce.Location, sqlerr.DuplicateAlias, "WITH query name \"%s\" specified more than once", ce.Ctename)
 			}
 		}
 		if w.Recursive && sel.Op == pg.SetOperation_SETOP_UNION {
@@ -96,7 +96,7 @@ func (c *Compiler) cteColumns(ce *pg.CommonTableExpr, q *Query) ([]RelColumn, er
 		cols = append(cols, RelColumn{col.Name, col.Type})
 	}
 	if len(ce.Aliascolnames) > len(cols) {
-		return nil, c.ErrAt(ce.Location, sql.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", ce.Ctename, len(cols), len(ce.Aliascolnames))
+		return nil, c.ErrAt(ce.Location, sqlerr.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", ce.Ctename, len(cols), len(ce.Aliascolnames))
 	}
 	return renamed(cols, ce.Aliascolnames), nil
 }
@@ -165,7 +165,7 @@ type recursion struct {
 // recursive, the recursive term seeing the CTE as its working table.
 func (c *Compiler) recursiveCTE(ce *pg.CommonTableExpr, sel *pg.SelectStmt) (*cte, error) {
 	if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
-		return nil, c.ErrAt(ce.Location, sql.FeatureNotSupported, "ORDER BY/LIMIT/OFFSET in a recursive query is not implemented")
+		return nil, c.ErrAt(ce.Location, sqlerr.FeatureNotSupported, "ORDER BY/LIMIT/OFFSET in a recursive query is not implemented")
 	}
 	sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes}
 	l, err := sub.Select(sel.Larg)
@@ -189,7 +189,7 @@ func (c *Compiler) recursiveCTE(ce *pg.CommonTableExpr, sel *pg.SelectStmt) (*ct
 		if len(sel.Rarg.TargetList) > 0 {
 			loc = leftmostLoc(sel.Rarg.TargetList[0].GetResTarget().Val)
 		}
-		return nil, c.ErrAt(loc, sql.SyntaxError, "each UNION query must have the same number of columns")
+		return nil, c.ErrAt(loc, sqlerr.SyntaxError, "each UNION query must have the same number of columns")
 	}
 	rec := &recursion{x: x, l: l, r: r, all: sel.All, casts: make([]*Type, len(l.Columns))}
 	q := &Query{s: c.Session, recursion: rec}
@@ -201,7 +201,7 @@ func (c *Compiler) recursiveCTE(ce *pg.CommonTableExpr, sel *pg.SelectStmt) (*ct
 				if i < len(sel.Larg.TargetList) {
 					loc = leftmostLoc(sel.Larg.TargetList[i].GetResTarget().Val)
 				}
-				return nil, c.ErrAt(loc, sql.DatatypeMismatch, "recursive query \"%s\" column %d has type %s in non-recursive term but type %s overall", ce.Ctename, i+1, lt.sqlName, rt.sqlName).
+				return nil, c.ErrAt(loc, sqlerr.DatatypeMismatch, "recursive query \"%s\" column %d has type %s in non-recursive term but type %s overall", ce.Ctename, i+1, lt.sqlName, rt.sqlName).
 					WithHint("Cast the output of the non-recursive term to the correct type.")
 			}
 			rec.casts[i] = lt

@@ -7,7 +7,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // ALTER SEQUENCE|TABLE ... RENAME TO, SET SCHEMA, OWNER TO, SET LOGGED,
@@ -21,10 +22,10 @@ func (c *planner) rename(st *pg.RenameStmt) (*Prepared, error) {
 		return c.renameRole(st.Subname, st.Newname)
 	}
 	if !ok {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s ... RENAME: it serves sequences only", objectWord(st.RenameType))
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support ALTER %s ... RENAME: it serves sequences only", objectWord(st.RenameType))
 	}
 	q := qnameOf(st.Relation)
-	s, newName := c.s, sql.TruncateIdentifier(st.Newname)
+	s, newName := c.s, pgsql.TruncateIdentifier(st.Newname)
 	return command(func(ctx context.Context) (*Result, error) {
 		n, skip, err := s.alterTarget(tag, q, st.MissingOk)
 		if skip != nil || err != nil {
@@ -39,7 +40,7 @@ func (c *planner) rename(st *pg.RenameStmt) (*Prepared, error) {
 		}
 		if err := s.renameSequence(ctx, n, to); err != nil {
 			if errors.Is(err, engine.ErrExists) {
-				return nil, sql.Errorf(sql.DuplicateTable, "relation \"%s\" already exists", newName)
+				return nil, sqlerr.Errorf(sqlerr.DuplicateTable, "relation \"%s\" already exists", newName)
 			}
 			return nil, err
 		}
@@ -52,7 +53,7 @@ func (c *planner) rename(st *pg.RenameStmt) (*Prepared, error) {
 func (s *Session) renameSequence(ctx context.Context, from, to engine.Name) error {
 	eng := s.ddlFor(from)
 	if s.isTemp(from) != s.isTemp(to) {
-		return sql.Errorf(sql.FeatureNotSupported, "cannot move objects into or out of temporary schemas")
+		return sqlerr.Errorf(sqlerr.FeatureNotSupported, "cannot move objects into or out of temporary schemas")
 	}
 	info, err := eng.Info(from)
 	if err != nil {
@@ -69,7 +70,7 @@ func (s *Session) renameSequence(ctx context.Context, from, to engine.Name) erro
 func (c *planner) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 	tag, ok := alterTag(st.ObjectType)
 	if !ok {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s ... SET SCHEMA: it serves sequences only", objectWord(st.ObjectType))
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support ALTER %s ... SET SCHEMA: it serves sequences only", objectWord(st.ObjectType))
 	}
 	q := qnameOf(st.Relation)
 	s := c.s
@@ -86,10 +87,10 @@ func (c *planner) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 			schema = t
 		}
 		if schema == "" || !s.schemaExists(schema) {
-			return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", st.Newschema)
+			return nil, sqlerr.Errorf(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", st.Newschema)
 		}
 		if isBuiltinSchema(schema) {
-			return nil, sql.Errorf(sql.FeatureNotSupported, "cannot move objects into or out of system schemas")
+			return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "cannot move objects into or out of system schemas")
 		}
 		if err := s.checkSchema(schema, engine.PrivCreate); err != nil {
 			return nil, err
@@ -103,7 +104,7 @@ func (c *planner) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 		}
 		if err := s.renameSequence(ctx, n, to); err != nil {
 			if errors.Is(err, engine.ErrExists) {
-				return nil, sql.Errorf(sql.DuplicateTable, "relation \"%s\" already exists in schema \"%s\"", n.Rel(), schema)
+				return nil, sqlerr.Errorf(sqlerr.DuplicateTable, "relation \"%s\" already exists in schema \"%s\"", n.Rel(), schema)
 			}
 			return nil, err
 		}
@@ -116,7 +117,7 @@ func (c *planner) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 func (c *planner) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 	tag, ok := alterTag(st.Objtype)
 	if !ok {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s: it serves sequences only", objectWord(st.Objtype))
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support ALTER %s: it serves sequences only", objectWord(st.Objtype))
 	}
 	var logged *bool // SET LOGGED|UNLOGGED
 	newOwner := ""   // OWNER TO
@@ -129,7 +130,7 @@ func (c *planner) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 			b := cmd.Subtype == pg.AlterTableType_AT_SetLogged
 			logged = &b
 		default:
-			return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of %s: it serves sequences only", tag)
+			return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support this form of %s: it serves sequences only", tag)
 		}
 	}
 	q := qnameOf(st.Relation)
@@ -149,7 +150,7 @@ func (c *planner) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 		}
 		if logged != nil {
 			if s.isTemp(n) {
-				return nil, sql.Errorf(sql.InvalidTableDefinition, "cannot change logged status of table \"%s\" because it is temporary", n.Rel())
+				return nil, sqlerr.Errorf(sqlerr.InvalidTableDefinition, "cannot change logged status of table \"%s\" because it is temporary", n.Rel())
 			}
 			if err := s.ddlFor(n).SetLogged(ctx, n, *logged); err != nil {
 				return nil, err
@@ -162,7 +163,7 @@ func (c *planner) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 // commentOn is COMMENT ON SEQUENCE s IS 'text' | NULL.
 func (c *planner) commentOn(st *pg.CommentStmt) (*Prepared, error) {
 	if st.Objtype != pg.ObjectType_OBJECT_SEQUENCE {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support COMMENT ON %s: it serves sequences only", objectWord(st.Objtype))
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support COMMENT ON %s: it serves sequences only", objectWord(st.Objtype))
 	}
 	q := objectNames([]*pg.Node{st.Object})[0]
 	s, text := c.s, st.Comment

@@ -8,7 +8,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // cursor is an open SQL cursor (DECLARE): a query's rows, read forward.
@@ -28,10 +28,10 @@ const (
 func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 	sel := st.Query.GetSelectStmt()
 	if sel == nil {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd supports cursors over SELECT only")
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd supports cursors over SELECT only")
 	}
 	if st.Options&cursorScroll != 0 {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support SCROLL cursors").WithHint("Declare it without SCROLL: seqd's cursors read forward only.")
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support SCROLL cursors").WithHint("Declare it without SCROLL: seqd's cursors read forward only.")
 	}
 	q, err := c.Select(sel)
 	if err != nil {
@@ -42,10 +42,10 @@ func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 	name := st.Portalname
 	return &Prepared{run: func(ctx context.Context, params []eval.Datum) (*Result, error) {
 		if !hold && !s.tx.open {
-			return nil, sql.Errorf(sql.NoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
+			return nil, sqlerr.Errorf(sqlerr.NoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 		}
 		if _, dup := s.cursors[name]; dup {
-			return nil, sql.Errorf(sql.DuplicateCursor, "cursor \"%s\" already exists", name)
+			return nil, sqlerr.Errorf(sqlerr.DuplicateCursor, "cursor \"%s\" already exists", name)
 		}
 		// The cursor outlives this statement: its rows are read under a
 		// context of their own, not the DECLARE's.
@@ -74,7 +74,7 @@ const fetchAll = 1<<63 - 1
 func (c *planner) fetch(st *pg.FetchStmt) (*Prepared, error) {
 	if st.Direction != pg.FetchDirection_FETCH_FORWARD && !(st.Direction == pg.FetchDirection_FETCH_RELATIVE && st.HowMany == 1) &&
 		!(st.Direction == pg.FetchDirection_FETCH_ABSOLUTE && st.HowMany == 1) {
-		return nil, sql.Errorf(sql.ObjectNotInPrerequisiteState, "cursor can only scan forward").
+		return nil, sqlerr.Errorf(sqlerr.ObjectNotInPrerequisiteState, "cursor can only scan forward").
 			WithHint("seqd's cursors read forward only: use FETCH [FORWARD] n, NEXT or ALL.")
 	}
 	s := c.s
@@ -91,7 +91,7 @@ func (c *planner) fetch(st *pg.FetchStmt) (*Prepared, error) {
 	return &Prepared{Columns: cols, run: func(ctx context.Context, _ []eval.Datum) (*Result, error) {
 		cur := s.cursors[name]
 		if cur == nil {
-			return nil, sql.Errorf(sql.InvalidCursorName, "cursor \"%s\" does not exist", name)
+			return nil, sqlerr.Errorf(sqlerr.InvalidCursorName, "cursor \"%s\" does not exist", name)
 		}
 		rows := &fetchRows{cur: cur, left: count}
 		if move {
@@ -138,7 +138,7 @@ func (s *Session) closeCursor(name string) (*Result, error) {
 		return commandResult("CLOSE CURSOR"), nil
 	}
 	if _, ok := s.cursors[name]; !ok {
-		return nil, sql.Errorf(sql.InvalidCursorName, "cursor \"%s\" does not exist", name)
+		return nil, sqlerr.Errorf(sqlerr.InvalidCursorName, "cursor \"%s\" does not exist", name)
 	}
 	delete(s.cursors, name)
 	return commandResult("CLOSE CURSOR"), nil

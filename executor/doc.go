@@ -9,7 +9,7 @@
 // nothing of any wire protocol: pgwire, and later other front ends, sit on
 // top of it.
 //
-// Statements come from package sql (PostgreSQL's grammar); values come
+// Statements come from package pgsql (PostgreSQL's grammar); values come
 // from package engine. A Session belongs to one connection and is not
 // safe for concurrent use; everything it shares (the engine, the catalog's
 // OID registry) is.

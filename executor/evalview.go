@@ -7,7 +7,8 @@ import (
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // evalView is a Session as the evaluator sees it (Session): a view of
@@ -32,12 +33,12 @@ func (v *evalView) Queried()                                   { v.tx.queried = 
 func (v *evalView) RegclassIn(text string) (eval.Datum, error) { return v.s().regclassIn(text) }
 func (v *evalView) RegclassOut(oid uint32) eval.Datum          { return v.s().regclassOf(oid) }
 
-func (v *evalView) Relation(q sql.QName) (*eval.Relation, error) {
+func (v *evalView) Relation(q pgsql.QName) (*eval.Relation, error) {
 	s := v.s()
 	rel, err := s.resolveRelation(q)
 	if err != nil {
 		if (q.Schema == "pg_catalog" || q.Schema == "information_schema" || strings.HasPrefix(q.Rel, "pg_")) && isNotFound(err) {
-			return nil, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", eval.Qualified(q.Schema, q.Rel)).
+			return nil, sqlerr.Errorf(sqlerr.UndefinedTable, "relation \"%s\" does not exist", eval.Qualified(q.Schema, q.Rel)).
 				WithHint("seqd's catalog has %s.", catalogNames())
 		}
 		return nil, err
@@ -53,6 +54,6 @@ func (s *Session) Input(t *eval.Type, text string) (eval.Datum, error) {
 
 // isNotFound reports whether err says a relation does not exist.
 func isNotFound(err error) bool {
-	se, ok := err.(*sql.Error)
-	return ok && se.Kind == sql.UndefinedTable || errors.Is(err, engine.ErrNotFound)
+	se, ok := err.(*sqlerr.Error)
+	return ok && se.Kind == sqlerr.UndefinedTable || errors.Is(err, engine.ErrNotFound)
 }

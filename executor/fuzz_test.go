@@ -9,8 +9,9 @@ import (
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/seqmath"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // FuzzExecute runs arbitrary statements, with parameters as text, on a
@@ -44,7 +45,7 @@ func FuzzExecute(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stmts, err := sql.Parse(q)
+		stmts, err := pgsql.Parse(q)
 		if err != nil {
 			return
 		}
@@ -52,7 +53,7 @@ func FuzzExecute(f *testing.F) {
 			runOne(t, s, &stmts[i], param)
 		}
 		// The session still answers.
-		ok, _ := sql.Parse("select 1")
+		ok, _ := pgsql.Parse("select 1")
 		s.Abort()
 		s.end(context.Background(), "ROLLBACK", false)
 		p, err := s.Prepare(&ok[0], nil)
@@ -65,7 +66,7 @@ func FuzzExecute(f *testing.F) {
 	})
 }
 
-func runOne(t *testing.T, s *Session, st *sql.Statement, param string) {
+func runOne(t *testing.T, s *Session, st *pgsql.Statement, param string) {
 	p, err := s.Prepare(st, nil)
 	if err != nil {
 		classify(t, st, err)
@@ -106,8 +107,8 @@ func runOne(t *testing.T, s *Session, st *sql.Statement, param string) {
 }
 
 // classify fails on an error no front end could map to a code.
-func classify(t *testing.T, st *sql.Statement, err error) {
-	var se *sql.Error
+func classify(t *testing.T, st *pgsql.Statement, err error) {
+	var se *sqlerr.Error
 	var ee *engine.Error
 	var ae *seqmath.Error
 	if !errors.As(err, &se) && !errors.As(err, &ee) && !errors.As(err, &ae) {

@@ -9,7 +9,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Role membership, as PostgreSQL 15's: GRANT role TO role [WITH ADMIN
@@ -83,11 +83,11 @@ func (c *planner) grantRole(st *pg.GrantRoleStmt) (*Prepared, error) {
 			// (the grammar gives it as admin false: revoke only that).
 			admin = true
 		default:
-			return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support the %s option of GRANT role (members always inherit)", strings.ToUpper(d.Defname))
+			return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support the %s option of GRANT role (members always inherit)", strings.ToUpper(d.Defname))
 		}
 	}
 	if st.Grantor != nil {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support GRANTED BY")
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support GRANTED BY")
 	}
 	var granted, members []string
 	for _, n := range st.GrantedRoles {
@@ -108,21 +108,21 @@ func (c *planner) grantRole(st *pg.GrantRoleStmt) (*Prepared, error) {
 		for _, role := range granted {
 			target, ok := s.roles().Role(role)
 			if !ok {
-				return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
+				return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", role)
 			}
 			// PostgreSQL 15's AddRoleMems and DelRoleMems.
 			switch {
 			case target.Superuser:
 				if !s.isSuperuser(s.cfg.User) {
-					return nil, sql.Errorf(sql.InsufficientPrivilege, "must be superuser to alter superusers")
+					return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be superuser to alter superusers")
 				}
 			case !s.mayAdministerRoles() && !s.isAdminOf(s.cfg.User, role):
-				return nil, sql.Errorf(sql.InsufficientPrivilege, "must have admin option on role \"%s\"", role)
+				return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must have admin option on role \"%s\"", role)
 			}
 			for _, member := range members {
 				m, ok := s.roles().Role(member)
 				if !ok {
-					return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", member)
+					return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", member)
 				}
 				notice, err := s.changeMembership(ctx, &m, role, st.IsGrant, admin)
 				if err != nil {
@@ -149,14 +149,14 @@ func (s *Session) changeMembership(ctx context.Context, member *engine.Role, rol
 	}
 	if grant {
 		if i >= 0 && (!admin || member.MemberOf[i].Admin) {
-			n := notice(sql.SuccessfulCompletion, "role \"%s\" is already a member of role \"%s\"", member.Name, role)
+			n := notice(sqlerr.SuccessfulCompletion, "role \"%s\" is already a member of role \"%s\"", member.Name, role)
 			return &n, nil
 		}
 		if i < 0 {
 			// A role a member of itself, or of one of its own members,
 			// would make a cycle.
 			if member.Name == role || s.isMemberOfNoSuper(role, member.Name) {
-				return nil, sql.Errorf(sql.InvalidGrantOperation, "role \"%s\" is a member of role \"%s\"", role, member.Name)
+				return nil, sqlerr.Errorf(sqlerr.InvalidGrantOperation, "role \"%s\" is a member of role \"%s\"", role, member.Name)
 			}
 			member.MemberOf = append(member.MemberOf, engine.Membership{Role: role, Admin: admin})
 		} else {
@@ -164,7 +164,7 @@ func (s *Session) changeMembership(ctx context.Context, member *engine.Role, rol
 		}
 	} else {
 		if i < 0 {
-			n := warning(sql.Warning, "role \"%s\" is not a member of role \"%s\"", member.Name, role)
+			n := warning(sqlerr.Warning, "role \"%s\" is not a member of role \"%s\"", member.Name, role)
 			return &n, nil
 		}
 		if admin { // REVOKE ADMIN OPTION FOR
@@ -227,10 +227,10 @@ func (s *Session) checkSessionAuthorization(user string) error {
 		return nil
 	}
 	if _, ok := s.roles().Role(user); !ok {
-		return sql.Errorf(sql.InvalidParameterValue, "role \"%s\" does not exist", user)
+		return sqlerr.Errorf(sqlerr.InvalidParameterValue, "role \"%s\" does not exist", user)
 	}
 	if !s.loginIsSuperuser() {
-		return sql.Errorf(sql.InsufficientPrivilege, "permission denied to set session authorization \"%s\"", user)
+		return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied to set session authorization \"%s\"", user)
 	}
 	return nil
 }
@@ -243,10 +243,10 @@ func (s *Session) checkSetRole(role string) error {
 		return nil
 	}
 	if _, ok := s.roles().Role(role); !ok {
-		return sql.Errorf(sql.InvalidParameterValue, "role \"%s\" does not exist", role)
+		return sqlerr.Errorf(sqlerr.InvalidParameterValue, "role \"%s\" does not exist", role)
 	}
 	if !s.isMemberOf(s.sessionUser(), role) {
-		return sql.Errorf(sql.InsufficientPrivilege, "permission denied to set role \"%s\"", role)
+		return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied to set role \"%s\"", role)
 	}
 	return nil
 }
@@ -274,7 +274,7 @@ func pgHasRole(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 	}
 	role := a[0].S
 	if _, ok := s.roles().Role(role); !ok && role != s.cfg.User {
-		return eval.Null, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
+		return eval.Null, sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", role)
 	}
 	any := false
 	for _, w := range strings.Split(a[1].S, ",") {
@@ -286,7 +286,7 @@ func pgHasRole(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 			}
 		}
 		if w != "member" && w != "usage" {
-			return eval.Null, sql.Errorf(sql.InvalidParameterValue, "unrecognized privilege type: \"%s\"", w)
+			return eval.Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", w)
 		}
 		if admin {
 			any = any || s.isSuperuser(user) || s.isAdminOf(user, role)

@@ -8,7 +8,8 @@ import (
 	"github.com/seqd/seqd/eval"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Names resolve through search_path as PostgreSQL resolves them
@@ -40,7 +41,7 @@ func (s *Session) schemaExists(name string) bool {
 // searchPath is the session's path: the listed schemas that exist, in
 // order, without duplicates; and whether pg_catalog was listed.
 func (s *Session) searchPath() (listed []string, catalogListed bool) {
-	names, _ := sql.SplitIdentifiers(s.settings.get("search_path"), ',')
+	names, _ := pgsql.SplitIdentifiers(s.settings.get("search_path"), ',')
 	seen := map[string]bool{}
 	for _, n := range names {
 		if n == "$user" {
@@ -95,28 +96,28 @@ func (s *Session) currentSchemas(implicit bool) eval.Datum {
 }
 
 // checkCatalog refuses a database part other than this database.
-func (s *Session) checkCatalog(q sql.QName) error {
+func (s *Session) checkCatalog(q pgsql.QName) error {
 	if q.Catalog != "" && q.Catalog != s.cfg.Database {
-		return sql.Errorf(sql.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", q.Catalog, q.Schema, q.Rel)
+		return sqlerr.Errorf(sqlerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", q.Catalog, q.Schema, q.Rel)
 	}
 	return nil
 }
 
 // lookupSequence finds an existing sequence: in its schema if the name
 // has one (which must exist), else the first along the search path.
-func (s *Session) lookupSequence(q sql.QName) (engine.Name, error) {
+func (s *Session) lookupSequence(q pgsql.QName) (engine.Name, error) {
 	if err := s.checkCatalog(q); err != nil {
 		return engine.Name{}, err
 	}
 	if q.Schema != "" {
 		if t, ok := s.tempName(q.Schema); ok {
 			if t == "" {
-				return engine.Name{}, sql.Errorf(sql.UndefinedTable, "relation \"%s.%s\" does not exist", q.Schema, q.Rel)
+				return engine.Name{}, sqlerr.Errorf(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", q.Schema, q.Rel)
 			}
 			q.Schema = t
 		}
 		if !s.schemaExists(q.Schema) {
-			return engine.Name{}, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", q.Schema)
+			return engine.Name{}, sqlerr.Errorf(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", q.Schema)
 		}
 		if err := s.checkSchema(q.Schema, engine.PrivUsage); err != nil {
 			return engine.Name{}, err
@@ -144,20 +145,20 @@ func (s *Session) lookupSequence(q sql.QName) (engine.Name, error) {
 			return n, nil
 		}
 	}
-	return engine.Name{}, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", q.Rel)
+	return engine.Name{}, sqlerr.Errorf(sqlerr.UndefinedTable, "relation \"%s\" does not exist", q.Rel)
 }
 
 // notFound is a lookup's failure in PostgreSQL's words.
-func notFound(q sql.QName, err error) error {
+func notFound(q pgsql.QName, err error) error {
 	if errors.Is(err, engine.ErrNotFound) {
-		return sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", eval.Qualified(q.Schema, q.Rel))
+		return sqlerr.Errorf(sqlerr.UndefinedTable, "relation \"%s\" does not exist", eval.Qualified(q.Schema, q.Rel))
 	}
 	return err
 }
 
 // creationName is where CREATE puts a new sequence: its schema, or the
 // first schema of the search path.
-func (s *Session) creationName(q sql.QName) (engine.Name, error) {
+func (s *Session) creationName(q pgsql.QName) (engine.Name, error) {
 	if err := s.checkCatalog(q); err != nil {
 		return engine.Name{}, err
 	}
@@ -165,25 +166,25 @@ func (s *Session) creationName(q sql.QName) (engine.Name, error) {
 	if schema == "" {
 		listed, _ := s.searchPath()
 		if len(listed) == 0 {
-			return engine.Name{}, sql.Errorf(sql.UndefinedSchema, "no schema has been selected to create in")
+			return engine.Name{}, sqlerr.Errorf(sqlerr.UndefinedSchema, "no schema has been selected to create in")
 		}
 		schema = listed[0]
 	}
 	if _, ok := s.tempName(schema); ok {
-		return s.tempCreationName(context.Background(), sql.QName{Schema: schema, Rel: q.Rel})
+		return s.tempCreationName(context.Background(), pgsql.QName{Schema: schema, Rel: q.Rel})
 	}
 	if isBuiltinSchema(schema) {
-		return engine.Name{}, sql.Errorf(sql.FeatureNotSupported, "seqd does not create sequences in %s: it holds the catalog", schema)
+		return engine.Name{}, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not create sequences in %s: it holds the catalog", schema)
 	}
 	if !s.cat().SchemaExists(schema) {
-		return engine.Name{}, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", schema)
+		return engine.Name{}, sqlerr.Errorf(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", schema)
 	}
 	return engine.NewName(schema, q.Rel)
 }
 
 // visible reports whether a sequence is what its bare name finds.
 func (s *Session) visible(n engine.Name) bool {
-	found, err := s.lookupSequence(sql.QName{Rel: n.Rel()})
+	found, err := s.lookupSequence(pgsql.QName{Rel: n.Rel()})
 	return err == nil && found == n
 }
 
@@ -191,9 +192,9 @@ func (s *Session) visible(n engine.Name) bool {
 // path finds it by its bare name.
 func (s *Session) displayRel(n engine.Name) string {
 	if s.visible(n) {
-		return sql.QuoteIdent(n.Rel())
+		return pgsql.QuoteIdent(n.Rel())
 	}
-	return sql.QuoteIdent(n.Schema()) + "." + sql.QuoteIdent(n.Rel())
+	return pgsql.QuoteIdent(n.Schema()) + "." + pgsql.QuoteIdent(n.Rel())
 }
 
 // planEpoch changes whenever a name could resolve differently: a

@@ -10,7 +10,7 @@ import (
 	"github.com/seqd/seqd/eval"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
 )
 
 // relation is a virtual relation of the catalog (or a sequence).
@@ -515,7 +515,7 @@ var sequenceColumns = eval.Columns("last_value", eval.TInt8, "log_cnt", eval.TIn
 
 // resolveRelation finds a relation by name: a catalog relation or a
 // sequence, along the search path when the name has no schema.
-func (s *Session) resolveRelation(q sql.QName) (*relation, error) {
+func (s *Session) resolveRelation(q pgsql.QName) (*relation, error) {
 	if err := s.checkCatalog(q); err != nil {
 		return nil, err
 	}

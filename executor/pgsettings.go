@@ -8,7 +8,7 @@ import (
 
 	"github.com/seqd/seqd/eval"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // PostgreSQL 15's parameters (pgsettings_table.go, generated from its
@@ -68,18 +68,18 @@ func addPGSettings() {
 func (p *pgSetting) checkContext(startup, superuser bool) error {
 	switch p.context {
 	case "internal":
-		return sql.Errorf(sql.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", p.name)
+		return sqlerr.Errorf(sqlerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", p.name)
 	case "postmaster":
-		return sql.Errorf(sql.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed without restarting the server", p.name)
+		return sqlerr.Errorf(sqlerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed without restarting the server", p.name)
 	case "sighup":
-		return sql.Errorf(sql.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed now", p.name)
+		return sqlerr.Errorf(sqlerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed now", p.name)
 	case "backend", "superuser-backend":
 		if !startup {
-			return sql.Errorf(sql.CantChangeRuntimeParam, "parameter \"%s\" cannot be set after connection start", p.name)
+			return sqlerr.Errorf(sqlerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be set after connection start", p.name)
 		}
 	}
 	if (p.context == "superuser" || p.context == "superuser-backend") && !superuser {
-		return sql.Errorf(sql.InsufficientPrivilege, "permission denied to set parameter \"%s\"", p.name)
+		return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied to set parameter \"%s\"", p.name)
 	}
 	return nil
 }
@@ -87,14 +87,14 @@ func (p *pgSetting) checkContext(startup, superuser bool) error {
 // normalize checks value as PostgreSQL's parse_and_validate_value does
 // and returns it as SHOW then shows it.
 func (p *pgSetting) normalize(value string) (string, error) {
-	invalid := func() *sql.Error {
-		return sql.Errorf(sql.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", p.name, value)
+	invalid := func() *sqlerr.Error {
+		return sqlerr.Errorf(sqlerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", p.name, value)
 	}
 	switch p.vartype {
 	case "bool":
 		b, err := parseBool(value)
 		if err != nil {
-			return "", sql.Errorf(sql.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", p.name)
+			return "", sqlerr.Errorf(sqlerr.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", p.name)
 		}
 		if b {
 			return "on", nil
@@ -118,7 +118,7 @@ func (p *pgSetting) normalize(value string) (string, error) {
 		lo, _ := strconv.ParseInt(p.min, 10, 64)
 		hi, _ := strconv.ParseInt(p.max, 10, 64)
 		if n < lo || n > hi {
-			return "", sql.Errorf(sql.InvalidParameterValue, "%d%s is outside the valid range for parameter \"%s\" (%d .. %d)", n, unitSuffix(p.unit), p.name, lo, hi)
+			return "", sqlerr.Errorf(sqlerr.InvalidParameterValue, "%d%s is outside the valid range for parameter \"%s\" (%d .. %d)", n, unitSuffix(p.unit), p.name, lo, hi)
 		}
 		return p.showInt(n), nil
 	case "real":
@@ -129,7 +129,7 @@ func (p *pgSetting) normalize(value string) (string, error) {
 		lo, _ := strconv.ParseFloat(p.min, 64)
 		hi, _ := strconv.ParseFloat(p.max, 64)
 		if f < lo || f > hi {
-			return "", sql.Errorf(sql.InvalidParameterValue, "%s is outside the valid range for parameter \"%s\" (%s .. %s)", showReal(f), p.name, showReal(lo), showReal(hi))
+			return "", sqlerr.Errorf(sqlerr.InvalidParameterValue, "%s is outside the valid range for parameter \"%s\" (%s .. %s)", showReal(f), p.name, showReal(lo), showReal(hi))
 		}
 		return showReal(f), nil
 	}

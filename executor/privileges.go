@@ -11,7 +11,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Privileges on sequences, as PostgreSQL checks them: the owner and
@@ -97,7 +98,7 @@ func (s *Session) checkPrivilege(n engine.Name, want engine.Privs) error {
 		return err
 	}
 	if p&want == 0 {
-		return sql.Errorf(sql.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
+		return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
 	}
 	return nil
 }
@@ -112,7 +113,7 @@ func (s *Session) checkOwner(n engine.Name) error {
 		return err
 	}
 	if !s.hasPrivsOfRole(a.Owner) {
-		return sql.Errorf(sql.InsufficientPrivilege, "must be owner of sequence %s", n.Rel())
+		return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be owner of sequence %s", n.Rel())
 	}
 	return nil
 }
@@ -141,14 +142,14 @@ func (c *planner) grant(st *pg.GrantStmt) (*Prepared, error) {
 		tag = "REVOKE"
 	}
 	if st.GrantOption && st.IsGrant {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support WITH GRANT OPTION")
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support WITH GRANT OPTION")
 	}
 	if st.Objtype == pg.ObjectType_OBJECT_SCHEMA || st.Objtype == pg.ObjectType_OBJECT_DATABASE {
 		return c.grantOnSchemaOrDatabase(st, tag)
 	}
 	onTable := st.Objtype == pg.ObjectType_OBJECT_TABLE
 	if st.Objtype != pg.ObjectType_OBJECT_SEQUENCE && !onTable {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support %s ON %s: it serves sequences only", tag, strings.TrimPrefix(st.Objtype.String(), "OBJECT_"))
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support %s ON %s: it serves sequences only", tag, strings.TrimPrefix(st.Objtype.String(), "OBJECT_"))
 	}
 	var want engine.Privs
 	var ignored []string // table privileges a sequence does not have (TABLE form)
@@ -158,7 +159,7 @@ func (c *planner) grant(st *pg.GrantStmt) (*Prepared, error) {
 	for _, n := range st.Privileges {
 		ap := n.GetAccessPriv()
 		if len(ap.Cols) > 0 {
-			return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support column privileges")
+			return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support column privileges")
 		}
 		name := ap.PrivName
 		if p, ok := privNames[name]; ok {
@@ -173,11 +174,11 @@ func (c *planner) grant(st *pg.GrantStmt) (*Prepared, error) {
 		if onTable {
 			what = "relation"
 		}
-		return nil, sql.Errorf(sql.InvalidGrantOperation, "invalid privilege type %s for %s", strings.ToUpper(name), what)
+		return nil, sqlerr.Errorf(sqlerr.InvalidGrantOperation, "invalid privilege type %s for %s", strings.ToUpper(name), what)
 	}
 	grantees := c.s.grantees(st)
 	all := st.Targtype == pg.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA
-	var targets []sql.QName
+	var targets []pgsql.QName
 	var schemas []string
 	for _, o := range st.Objects {
 		if all {
@@ -199,7 +200,7 @@ func (c *planner) grant(st *pg.GrantStmt) (*Prepared, error) {
 			n, err := s.lookupSequence(q)
 			if err != nil {
 				if rel, rerr := s.resolveRelation(q); rerr == nil && rel.kind != 'S' {
-					return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support %s on \"%s\": it serves sequences only", tag, q.Rel)
+					return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support %s on \"%s\": it serves sequences only", tag, q.Rel)
 				}
 				return nil, err
 			}
@@ -207,7 +208,7 @@ func (c *planner) grant(st *pg.GrantStmt) (*Prepared, error) {
 		}
 		for _, sc := range schemas {
 			if !s.cat().SchemaExists(sc) {
-				return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", sc)
+				return nil, sqlerr.Errorf(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", sc)
 			}
 			if err := s.checkSchema(sc, engine.PrivUsage); err != nil {
 				return nil, err
@@ -218,7 +219,7 @@ func (c *planner) grant(st *pg.GrantStmt) (*Prepared, error) {
 		su := s.isSuperuser(s.cfg.User)
 		for _, n := range names {
 			if len(ignored) > 0 {
-				r.Notices = append(r.Notices, warning(sql.InvalidGrantOperation, "sequence \"%s\" only supports USAGE, SELECT, and UPDATE privileges", n.Rel()))
+				r.Notices = append(r.Notices, warning(sqlerr.InvalidGrantOperation, "sequence \"%s\" only supports USAGE, SELECT, and UPDATE privileges", n.Rel()))
 			}
 			eng := s.ddlFor(n) // in a block, the block's transaction
 			a, err := eng.ACL(n)
@@ -229,7 +230,7 @@ func (c *planner) grant(st *pg.GrantStmt) (*Prepared, error) {
 				// Without a grant option (seqd has none) only the owner
 				// grants; holding some privilege makes it a warning.
 				if a.Privileges(s.cfg.User, false) == 0 {
-					return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
+					return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
 				}
 				r.Notices = append(r.Notices, notGranted(st.IsGrant, n.Rel()))
 				continue
@@ -258,13 +259,13 @@ func hasSequencePrivilege(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 	}
 	var n engine.Name
 	if a[0].Kind == eval.KText {
-		q, perr := sql.ParseQualifiedName(a[0].S)
+		q, perr := pgsql.ParseQualifiedName(a[0].S)
 		if perr != nil {
 			return eval.Null, perr
 		}
 		if n, err = s.lookupSequence(q); err != nil {
 			if rel, rerr := s.resolveRelation(q); rerr == nil && rel.kind != 'S' {
-				return eval.Null, sql.Errorf(sql.WrongObjectType, "\"%s\" is not a sequence", q.Rel)
+				return eval.Null, sqlerr.Errorf(sqlerr.WrongObjectType, "\"%s\" is not a sequence", q.Rel)
 			}
 			return eval.Null, err
 		}
@@ -328,7 +329,7 @@ func (s *Session) changeOwner(ctx context.Context, n engine.Name, role string) e
 	// able to create in the schema.
 	if !s.isSuperuser(s.cfg.User) && !s.isTemp(n) {
 		if p, err := s.schemaPrivileges(n.Schema(), role); err != nil || p&engine.PrivCreate == 0 {
-			return sql.Errorf(sql.InsufficientPrivilege, "permission denied for schema %s", n.Schema())
+			return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for schema %s", n.Schema())
 		}
 	}
 	return s.ddlFor(n).UpdateACL(ctx, n, func(a *engine.ACL) error {

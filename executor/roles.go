@@ -9,7 +9,8 @@ import (
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // CREATE ROLE|USER, ALTER ROLE ... [WITH] options, DROP ROLE. Roles are
@@ -24,7 +25,7 @@ func (c *planner) roleOptions(r *engine.Role, opts []*pg.Node) (password *string
 	for _, o := range opts {
 		d := o.GetDefElem()
 		if seen[d.Defname] {
-			return nil, c.ErrAt(d.Location, sql.SyntaxError, "conflicting or redundant options")
+			return nil, c.ErrAt(d.Location, sqlerr.SyntaxError, "conflicting or redundant options")
 		}
 		seen[d.Defname] = true
 		switch d.Defname {
@@ -44,7 +45,7 @@ func (c *planner) roleOptions(r *engine.Role, opts []*pg.Node) (password *string
 		case "createrole":
 			r.CreateRole = d.Arg.GetBoolean().GetBoolval()
 		default:
-			return nil, c.ErrAt(d.Location, sql.FeatureNotSupported, "seqd does not support the role option %s", strings.ToUpper(d.Defname))
+			return nil, c.ErrAt(d.Location, sqlerr.FeatureNotSupported, "seqd does not support the role option %s", strings.ToUpper(d.Defname))
 		}
 	}
 	return password, nil
@@ -52,7 +53,7 @@ func (c *planner) roleOptions(r *engine.Role, opts []*pg.Node) (password *string
 
 func (c *planner) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
 	if st.StmtType == pg.RoleStmtType_ROLESTMT_GROUP {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support CREATE GROUP")
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support CREATE GROUP")
 	}
 	name := st.Role
 	r := engine.Role{Name: name, Login: st.StmtType == pg.RoleStmtType_ROLESTMT_USER}
@@ -68,12 +69,12 @@ func (c *planner) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
 		// PostgreSQL 15's CreateRole: the privilege first, then the name.
 		switch {
 		case r.Superuser && !s.isSuperuser(s.cfg.User):
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "must be superuser to create superusers")
+			return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be superuser to create superusers")
 		case !s.mayAdministerRoles():
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to create role")
+			return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied to create role")
 		}
 		if strings.HasPrefix(name, "pg_") {
-			return nil, sql.Errorf(sql.ReservedName, "role name \"%s\" is reserved", name).WithDetail("Role names starting with \"pg_\" are reserved.")
+			return nil, sqlerr.Errorf(sqlerr.ReservedName, "role name \"%s\" is reserved", name).WithDetail("Role names starting with \"pg_\" are reserved.")
 		}
 		if err := setPassword(&r, password); err != nil {
 			return nil, err
@@ -124,7 +125,7 @@ func (s *Session) mayAlterRole(target engine.Role, opts []*pg.Node) error {
 	for _, o := range opts {
 		switch o.GetDefElem().Defname {
 		case "superuser":
-			return sql.Errorf(sql.InsufficientPrivilege, "must be superuser to alter superuser roles or change superuser attribute")
+			return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be superuser to alter superuser roles or change superuser attribute")
 		case "password":
 		default:
 			onlyPassword = false
@@ -132,13 +133,13 @@ func (s *Session) mayAlterRole(target engine.Role, opts []*pg.Node) error {
 	}
 	switch {
 	case target.Superuser:
-		return sql.Errorf(sql.InsufficientPrivilege, "must be superuser to alter superuser roles or change superuser attribute")
+		return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be superuser to alter superuser roles or change superuser attribute")
 	case s.mayAdministerRoles():
 		return nil
 	case onlyPassword && target.Name == s.cfg.User:
 		return nil
 	}
-	return sql.Errorf(sql.InsufficientPrivilege, "permission denied")
+	return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied")
 }
 
 // roleOf is the name a RoleSpec stands for.
@@ -194,18 +195,18 @@ func (c *planner) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 		// PostgreSQL 15's DropRole: CREATEROLE first; then, role by role,
 		// existence, the current user, and superusers only by superusers.
 		if !s.mayAdministerRoles() {
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to drop role")
+			return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied to drop role")
 		}
 		r := commandResult("DROP ROLE")
 		for _, name := range names {
 			if name == s.cfg.User {
-				return nil, sql.Errorf(sql.ObjectInUse, "current user cannot be dropped")
+				return nil, sqlerr.Errorf(sqlerr.ObjectInUse, "current user cannot be dropped")
 			}
 			if target, ok := s.roles().Role(name); ok && target.Superuser && !s.isSuperuser(s.cfg.User) {
-				return nil, sql.Errorf(sql.InsufficientPrivilege, "must be superuser to drop superusers")
+				return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be superuser to drop superusers")
 			}
 			if deps := s.ownedBy(name); len(deps) > 0 {
-				e := sql.Errorf(sql.DependentObjectsStillExist, "role \"%s\" cannot be dropped because some objects depend on it", name)
+				e := sqlerr.Errorf(sqlerr.DependentObjectsStillExist, "role \"%s\" cannot be dropped because some objects depend on it", name)
 				e.Detail = strings.Join(deps, "\n")
 				return nil, e
 			}
@@ -215,10 +216,10 @@ func (c *planner) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 			err := s.roleDDL().DropRole(ctx, name)
 			if errors.Is(err, engine.ErrNoRole) {
 				if st.MissingOk {
-					r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "role \"%s\" does not exist, skipping", name))
+					r.Notices = append(r.Notices, notice(sqlerr.SuccessfulCompletion, "role \"%s\" does not exist, skipping", name))
 					continue
 				}
-				return nil, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
+				return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", name)
 			}
 			if err != nil {
 				return nil, err
@@ -235,7 +236,7 @@ func (c *planner) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 // on the name) and its settings; other sessions logged in as it follow
 // it to its new name at their next statement.
 func (c *planner) renameRole(from, newName string) (*Prepared, error) {
-	s, to := c.s, sql.TruncateIdentifier(newName)
+	s, to := c.s, pgsql.TruncateIdentifier(newName)
 	return command(func(ctx context.Context) (*Result, error) {
 		r, err := s.roleToAlter(from)
 		if err != nil {
@@ -243,23 +244,23 @@ func (c *planner) renameRole(from, newName string) (*Prepared, error) {
 		}
 		switch {
 		case from == s.sessionUser():
-			return nil, sql.Errorf(sql.FeatureNotSupported, "session user cannot be renamed")
+			return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "session user cannot be renamed")
 		case from == s.cfg.User:
-			return nil, sql.Errorf(sql.FeatureNotSupported, "current user cannot be renamed")
+			return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "current user cannot be renamed")
 		}
 		for _, n := range []string{from, to} {
 			if strings.HasPrefix(n, "pg_") {
-				return nil, sql.Errorf(sql.ReservedName, "role name \"%s\" is reserved", n).WithDetail("Role names starting with \"pg_\" are reserved.")
+				return nil, sqlerr.Errorf(sqlerr.ReservedName, "role name \"%s\" is reserved", n).WithDetail("Role names starting with \"pg_\" are reserved.")
 			}
 		}
 		if _, exists := s.roles().Role(to); exists {
-			return nil, sql.Errorf(sql.DuplicateObject, "role \"%s\" already exists", to)
+			return nil, sqlerr.Errorf(sqlerr.DuplicateObject, "role \"%s\" already exists", to)
 		}
 		switch {
 		case r.Superuser && !s.isSuperuser(s.cfg.User):
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "must be superuser to rename superusers")
+			return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be superuser to rename superusers")
 		case !r.Superuser && !s.mayAdministerRoles():
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to rename role")
+			return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied to rename role")
 		}
 		if err := s.roleDDL().RenameRole(ctx, from, to); err != nil {
 			return nil, err
@@ -306,10 +307,10 @@ func (s *Session) roleDDL() roleCatalog {
 func (c *planner) alterRoleSet(st *pg.AlterRoleSetStmt) (*Prepared, error) {
 	s := c.s
 	if st.Role == nil {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER ROLE ALL SET")
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support ALTER ROLE ALL SET")
 	}
 	if st.Database != "" {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER ROLE ... IN DATABASE: it serves one database")
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support ALTER ROLE ... IN DATABASE: it serves one database")
 	}
 	name := s.roleOf(st.Role)
 	vs := st.Setstmt
@@ -323,7 +324,7 @@ func (c *planner) alterRoleSet(st *pg.AlterRoleSetStmt) (*Prepared, error) {
 		}
 	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET_ALL:
 	default:
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of ALTER ROLE ... SET")
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support this form of ALTER ROLE ... SET")
 	}
 	return command(func(ctx context.Context) (*Result, error) {
 		r, err := s.roleToAlter(name)
@@ -334,9 +335,9 @@ func (c *planner) alterRoleSet(st *pg.AlterRoleSetStmt) (*Prepared, error) {
 		// others by CREATEROLE roles, or the role itself.
 		switch {
 		case r.Superuser && !s.isSuperuser(s.cfg.User):
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "must be superuser to alter superusers")
+			return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be superuser to alter superusers")
 		case !r.Superuser && !s.mayAdministerRoles() && name != s.cfg.User:
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied")
+			return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied")
 		}
 		// A parameter a session cannot set, a role's defaults cannot
 		// hold either (PostgreSQL checks it as SET would).
@@ -371,7 +372,7 @@ func (s *Session) roleToAlter(name string) (engine.Role, error) {
 	}
 	r, ok := s.roles().Role(name)
 	if !ok {
-		return engine.Role{}, sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", name)
+		return engine.Role{}, sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", name)
 	}
 	return r, nil
 }

@@ -12,12 +12,12 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 func (c *planner) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
 	if len(st.SchemaElts) > 0 {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support schema elements in CREATE SCHEMA")
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support schema elements in CREATE SCHEMA")
 	}
 	s := c.s
 	return command(func(ctx context.Context) (*Result, error) {
@@ -43,14 +43,14 @@ func (c *planner) createSchema(st *pg.CreateSchemaStmt) (*Prepared, error) {
 			return nil, err
 		}
 		if strings.HasPrefix(name, "pg_") {
-			return nil, sql.Errorf(sql.ReservedName, "unacceptable schema name \"%s\"", name).WithDetail("The prefix \"pg_\" is reserved for system schemas.")
+			return nil, sqlerr.Errorf(sqlerr.ReservedName, "unacceptable schema name \"%s\"", name).WithDetail("The prefix \"pg_\" is reserved for system schemas.")
 		}
 		created, err := s.ddlCat().CreateSchema(ctx, name, owner, st.IfNotExists)
 		if err != nil {
 			return nil, err
 		}
 		if !created {
-			return commandResult("CREATE SCHEMA", notice(sql.DuplicateSchema, "schema \"%s\" already exists, skipping", name)), nil
+			return commandResult("CREATE SCHEMA", notice(sqlerr.DuplicateSchema, "schema \"%s\" already exists, skipping", name)), nil
 		}
 		return commandResult("CREATE SCHEMA"), nil
 	}), nil
@@ -78,14 +78,14 @@ func (c *planner) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 		for _, name := range names {
 			switch {
 			case isBuiltinSchema(name):
-				return nil, sql.Errorf(sql.DependentObjectsStillExist, "cannot drop schema %s because it is required by the database system", name)
+				return nil, sqlerr.Errorf(sqlerr.DependentObjectsStillExist, "cannot drop schema %s because it is required by the database system", name)
 			case !s.cat().SchemaExists(name) && st.MissingOk:
-				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "schema \"%s\" does not exist, skipping", name))
+				r.Notices = append(r.Notices, notice(sqlerr.SuccessfulCompletion, "schema \"%s\" does not exist, skipping", name))
 				continue
 			case !s.cat().SchemaExists(name):
-				return nil, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", name)
+				return nil, sqlerr.Errorf(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", name)
 			case !s.ownsSchema(name, s.cfg.User):
-				return nil, sql.Errorf(sql.InsufficientPrivilege, "must be owner of schema %s", name)
+				return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be owner of schema %s", name)
 			}
 			schemas = append(schemas, name)
 			for _, n := range s.cat().SchemaSequences(name) {
@@ -106,7 +106,7 @@ func (c *planner) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 			for _, n := range deps {
 				lines = append(lines, fmt.Sprintf("sequence %s depends on schema %s", display[n], n.Schema()))
 			}
-			return nil, sql.Errorf(sql.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", deps[0].Schema()).
+			return nil, sqlerr.Errorf(sqlerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", deps[0].Schema()).
 				WithDetail(strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 		}
 		var dropped []engine.Name
@@ -115,7 +115,7 @@ func (c *planner) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 			dropped = append(dropped, d...)
 			if errors.Is(err, engine.ErrDependents) {
 				// A sequence created since the check.
-				return nil, sql.Errorf(sql.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", name).
+				return nil, sqlerr.Errorf(sqlerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", name).
 					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 			}
 			if err != nil {
@@ -130,13 +130,13 @@ func (c *planner) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 		switch len(dropped) {
 		case 0:
 		case 1:
-			r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "drop cascades to sequence %s", display[dropped[0]]))
+			r.Notices = append(r.Notices, notice(sqlerr.SuccessfulCompletion, "drop cascades to sequence %s", display[dropped[0]]))
 		default:
 			var lines []string
 			for _, n := range dropped {
 				lines = append(lines, "drop cascades to sequence "+display[n])
 			}
-			n := notice(sql.SuccessfulCompletion, "drop cascades to %d other objects", len(dropped))
+			n := notice(sqlerr.SuccessfulCompletion, "drop cascades to %d other objects", len(dropped))
 			n.Detail = strings.Join(lines, "\n")
 			r.Notices = append(r.Notices, n)
 		}

@@ -9,7 +9,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Privileges on schemas and on the database, as PostgreSQL 15 checks
@@ -92,7 +92,7 @@ func (s *Session) checkSchema(name string, want engine.Privs) error {
 		return err
 	}
 	if p&want != want {
-		return sql.Errorf(sql.InsufficientPrivilege, "permission denied for schema %s", name)
+		return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for schema %s", name)
 	}
 	return nil
 }
@@ -121,7 +121,7 @@ func (s *Session) databasePrivileges(role string) engine.Privs {
 // checkDatabase fails unless the session user holds want on the database.
 func (s *Session) checkDatabase(want engine.Privs) error {
 	if s.databasePrivileges(s.cfg.User)&want != want {
-		return sql.Errorf(sql.InsufficientPrivilege, "permission denied for database %s", s.cfg.Database)
+		return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for database %s", s.cfg.Database)
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func (s *Session) checkDatabase(want engine.Privs) error {
 // be a superuser (seqd has no role membership).
 func (s *Session) checkMember(role string) error {
 	if !s.hasPrivsOfRole(role) {
-		return sql.Errorf(sql.InsufficientPrivilege, "must be member of role \"%s\"", role)
+		return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be member of role \"%s\"", role)
 	}
 	return nil
 }
@@ -139,7 +139,7 @@ func (s *Session) checkMember(role string) error {
 // user, which is one under trust authentication).
 func (s *Session) checkRoleExists(role string) error {
 	if _, ok := s.roles().Role(role); !ok && role != s.cfg.User {
-		return sql.Errorf(sql.UndefinedObject, "role \"%s\" does not exist", role)
+		return sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", role)
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func parsePrivileges(text string, names map[string]engine.Privs) (want, wantGran
 		w = strings.TrimSpace(strings.TrimSuffix(w, "with grant option"))
 		p, ok := names[w]
 		if !ok {
-			return 0, 0, sql.Errorf(sql.InvalidParameterValue, "unrecognized privilege type: \"%s\"", w)
+			return 0, 0, sqlerr.Errorf(sqlerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", w)
 		}
 		if grantable {
 			wantGrantable |= p
@@ -204,7 +204,7 @@ func hasSchemaPrivilege(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 			name = t
 		}
 		if name == "" || !s.schemaExists(name) {
-			return eval.Null, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", a[0].S)
+			return eval.Null, sqlerr.Errorf(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", a[0].S)
 		}
 	} else {
 		for _, n := range s.schemaNames() {
@@ -246,7 +246,7 @@ func hasDatabasePrivilege(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 	}
 	if a[0].Kind == eval.KText {
 		if a[0].S != s.cfg.Database {
-			return eval.Null, sql.Errorf(sql.UndefinedDatabase, "database \"%s\" does not exist", a[0].S)
+			return eval.Null, sqlerr.Errorf(sqlerr.UndefinedDatabase, "database \"%s\" does not exist", a[0].S)
 		}
 	} else if a[0].I != seqdDatabaseOID {
 		return eval.Null, nil
@@ -304,9 +304,9 @@ func applyGrant(grant bool, grantees []string, want engine.Privs) func(*engine.A
 // (seqd keeps no grant options).
 func notGranted(grant bool, name string) Notice {
 	if grant {
-		return warning(sql.WarningPrivilegeNotGranted, "no privileges were granted for \"%s\"", name)
+		return warning(sqlerr.WarningPrivilegeNotGranted, "no privileges were granted for \"%s\"", name)
 	}
-	return warning(sql.WarningPrivilegeNotRevoked, "no privileges could be revoked for \"%s\"", name)
+	return warning(sqlerr.WarningPrivilegeNotRevoked, "no privileges could be revoked for \"%s\"", name)
 }
 
 // grantOnSchemaOrDatabase compiles GRANT and REVOKE ON SCHEMA | DATABASE.
@@ -323,11 +323,11 @@ func (c *planner) grantOnSchemaOrDatabase(st *pg.GrantStmt, tag string) (*Prepar
 	for _, n := range st.Privileges {
 		ap := n.GetAccessPriv()
 		if len(ap.Cols) > 0 {
-			return nil, sql.Errorf(sql.InvalidGrantOperation, "column privileges are only valid for relations")
+			return nil, sqlerr.Errorf(sqlerr.InvalidGrantOperation, "column privileges are only valid for relations")
 		}
 		p, ok := names[ap.PrivName]
 		if !ok {
-			return nil, sql.Errorf(sql.InvalidGrantOperation, "invalid privilege type %s for %s", strings.ToUpper(ap.PrivName), what)
+			return nil, sqlerr.Errorf(sqlerr.InvalidGrantOperation, "invalid privilege type %s for %s", strings.ToUpper(ap.PrivName), what)
 		}
 		want |= p
 	}
@@ -351,7 +351,7 @@ func (c *planner) grantOnSchemaOrDatabase(st *pg.GrantStmt, tag string) (*Prepar
 			var have engine.Privs
 			if database {
 				if name != s.cfg.Database {
-					return nil, sql.Errorf(sql.UndefinedDatabase, "database \"%s\" does not exist", name)
+					return nil, sqlerr.Errorf(sqlerr.UndefinedDatabase, "database \"%s\" does not exist", name)
 				}
 				owner, have = s.cat().DatabaseACL().Owner, s.databasePrivileges(s.cfg.User)
 			} else {
@@ -366,7 +366,7 @@ func (c *planner) grantOnSchemaOrDatabase(st *pg.GrantStmt, tag string) (*Prepar
 			}
 			if !su && !s.hasPrivsOfRole(owner) {
 				if have == 0 {
-					return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for %s %s", what, name)
+					return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for %s %s", what, name)
 				}
 				r.Notices = append(r.Notices, notGranted(st.IsGrant, name))
 				continue
@@ -392,7 +392,7 @@ func (c *planner) alterOwner(st *pg.AlterOwnerStmt) (*Prepared, error) {
 	if database {
 		tag = "ALTER DATABASE"
 	} else if st.ObjectType != pg.ObjectType_OBJECT_SCHEMA {
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support ALTER %s: it serves sequences only", objectWord(st.ObjectType))
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support ALTER %s: it serves sequences only", objectWord(st.ObjectType))
 	}
 	name := st.Object.GetString_().Sval
 	s := c.s
@@ -408,20 +408,20 @@ func (c *planner) alterOwner(st *pg.AlterOwnerStmt) (*Prepared, error) {
 		setOwner := func(a *engine.ACL) error { a.Owner = newOwner; return nil }
 		if database {
 			if name != s.cfg.Database {
-				return nil, sql.Errorf(sql.UndefinedDatabase, "database \"%s\" does not exist", name)
+				return nil, sqlerr.Errorf(sqlerr.UndefinedDatabase, "database \"%s\" does not exist", name)
 			}
 			owner := s.cat().DatabaseACL().Owner
 			if owner == newOwner {
 				return commandResult(tag), nil
 			}
 			if !su && !s.hasPrivsOfRole(owner) {
-				return nil, sql.Errorf(sql.InsufficientPrivilege, "must be owner of database %s", name)
+				return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be owner of database %s", name)
 			}
 			if err := s.checkMember(newOwner); err != nil {
 				return nil, err
 			}
 			if !su { // PostgreSQL asks for CREATEDB, which only superusers have in seqd
-				return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied to change owner of database")
+				return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied to change owner of database")
 			}
 			if err := s.ddlCat().UpdateDatabaseACL(ctx, setOwner); err != nil {
 				return nil, err
@@ -437,7 +437,7 @@ func (c *planner) alterOwner(st *pg.AlterOwnerStmt) (*Prepared, error) {
 		}
 		owner := s.schemaOwner(a)
 		if !su && !s.hasPrivsOfRole(owner) {
-			return nil, sql.Errorf(sql.InsufficientPrivilege, "must be owner of schema %s", name)
+			return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be owner of schema %s", name)
 		}
 		if err := s.checkMember(newOwner); err != nil {
 			return nil, err
@@ -457,10 +457,10 @@ func (c *planner) alterOwner(st *pg.AlterOwnerStmt) (*Prepared, error) {
 // system's.
 func (s *Session) userSchemaACL(name, what string) (engine.ACL, error) {
 	if _, ok := s.tempName(name); ok || isBuiltinSchema(name) {
-		return engine.ACL{}, sql.Errorf(sql.FeatureNotSupported, "seqd does not change the %s of schema %s: it is the system's", what, name)
+		return engine.ACL{}, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not change the %s of schema %s: it is the system's", what, name)
 	}
 	if !s.cat().SchemaExists(name) {
-		return engine.ACL{}, sql.Errorf(sql.UndefinedSchema, "schema \"%s\" does not exist", name)
+		return engine.ACL{}, sqlerr.Errorf(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", name)
 	}
 	return s.cat().SchemaACL(name)
 }

@@ -11,8 +11,9 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/seqmath"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // seqFunc describes a sequence function: its PostgreSQL name, arity, and
@@ -85,7 +86,7 @@ func (f seqFunc) compile(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) (eva
 		switch {
 		case f.maria && a.GetColumnRef() != nil:
 			names := eval.NodeStrings(a.GetColumnRef().Fields)
-			q := sql.QName{Rel: names[len(names)-1]}
+			q := pgsql.QName{Rel: names[len(names)-1]}
 			if len(names) >= 2 {
 				q.Schema = names[len(names)-2]
 			}
@@ -211,7 +212,7 @@ func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 			}
 		}
 		if !ok {
-			return nil, sql.Errorf(sql.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
+			return nil, sqlerr.Errorf(sqlerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 		}
 		if err := s.checkPrivilege(s.lastName, engine.PrivUsage|engine.PrivSelect); err != nil {
 			return nil, err
@@ -279,7 +280,7 @@ func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 			return nil, nil // MariaDB: NULL until the session used s
 		}
 		if !ok {
-			return nil, sql.Errorf(sql.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", n.Rel())
+			return nil, sqlerr.Errorf(sqlerr.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", n.Rel())
 		}
 		return []eval.Datum{eval.Int(v)}, nil
 	case "setval":
@@ -298,7 +299,7 @@ func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 	case "seqd_reserve":
 		count := args[0].I
 		if count < 1 || count > s.maxRows {
-			return nil, sql.Errorf(sql.InvalidParameterValue, "seqd_reserve count must be between 1 and %d, not %d", s.maxRows, count)
+			return nil, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_reserve count must be between 1 and %d, not %d", s.maxRows, count)
 		}
 		id, r, err := eng.Reserve(ctx, n, count)
 		if err != nil {
@@ -333,7 +334,7 @@ func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 		}
 		return []eval.Datum{eval.Bool(k > 0)}, nil
 	}
-	return nil, sql.Errorf(sql.UndefinedFunction, "function %s does not exist", x.f.name)
+	return nil, sqlerr.Errorf(sqlerr.UndefinedFunction, "function %s does not exist", x.f.name)
 }
 
 // funcPrivileges are the privileges, any one of which a sequence function
@@ -420,14 +421,14 @@ func (s *Session) sequenceByText(text string) (engine.Name, error) {
 	if text == s.regText && epoch == s.regEpoch && text != "" {
 		return s.regName, nil
 	}
-	q, err := sql.ParseQualifiedName(text)
+	q, err := pgsql.ParseQualifiedName(text)
 	if err != nil {
 		return engine.Name{}, err
 	}
 	n, err := s.lookupSequence(q)
 	if err != nil {
 		if rel, rerr := s.resolveRelation(q); rerr == nil && rel.kind != 'S' {
-			return engine.Name{}, sql.Errorf(sql.DatatypeMismatch, "\"%s\" is not a sequence", q.Rel)
+			return engine.Name{}, sqlerr.Errorf(sqlerr.DatatypeMismatch, "\"%s\" is not a sequence", q.Rel)
 		}
 		return engine.Name{}, err
 	}
@@ -443,9 +444,9 @@ func (s *Session) sequenceByOID(oid uint32) (engine.Name, error) {
 	}
 	if !ok {
 		if rel := catalogByOID(oid); rel != nil {
-			return engine.Name{}, sql.Errorf(sql.DatatypeMismatch, "\"%s\" is not a sequence", rel.name)
+			return engine.Name{}, sqlerr.Errorf(sqlerr.DatatypeMismatch, "\"%s\" is not a sequence", rel.name)
 		}
-		return engine.Name{}, sql.Errorf(sql.UndefinedTable, "could not open relation with OID %d", oid)
+		return engine.Name{}, sqlerr.Errorf(sqlerr.UndefinedTable, "could not open relation with OID %d", oid)
 	}
 	return n, nil
 }
@@ -460,7 +461,7 @@ func (s *Session) regclassIn(text string) (eval.Datum, error) {
 		}
 		return s.regclassOf(uint32(d.I)), nil
 	}
-	q, err := sql.ParseQualifiedName(text)
+	q, err := pgsql.ParseQualifiedName(text)
 	if err != nil {
 		return eval.Null, err
 	}
@@ -527,7 +528,7 @@ var sequenceParametersColumns = eval.Columns("start_value", eval.TInt8, "minimum
 // compileSequenceParameters compiles FROM pg_sequence_parameters(oid).
 func compileSequenceParameters(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) (eval.Expr, error) {
 	if len(fc.Args) != 1 {
-		return nil, c.ErrAt(fc.Location, sql.UndefinedFunction, "function pg_sequence_parameters does not exist")
+		return nil, c.ErrAt(fc.Location, sqlerr.UndefinedFunction, "function pg_sequence_parameters does not exist")
 	}
 	arg, err := c.Expr(sc, fc.Args[0])
 	if err != nil {
@@ -566,7 +567,7 @@ func (p *sequenceParameters) EvalRow(e *eval.Env) ([]eval.Datum, error) {
 	if p, err := s.privilegesOn(n); err != nil {
 		return nil, err
 	} else if p&(engine.PrivSelect|engine.PrivUpdate|engine.PrivUsage) == 0 {
-		return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
+		return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
 	}
 	info, err := s.engFor(n).Info(n)
 	if err != nil {

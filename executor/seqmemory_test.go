@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/seqd/seqd/internal/testenv"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
 )
 
 func TestSeqMemory(t *testing.T) {
@@ -43,7 +43,7 @@ func TestPlanCacheBytes(t *testing.T) {
 	ctx := context.Background()
 	for i := range 200 {
 		q := fmt.Sprintf("select %d in (", i) + strings.Repeat("1,", 2000) + "1)"
-		st, err := sql.Parse(q)
+		st, err := pgsql.Parse(q)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,8 +15,9 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/seqmath"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 func intOption(d *pg.DefElem, q string) (*int64, error) {
@@ -28,11 +29,11 @@ func intOption(d *pg.DefElem, q string) (*int64, error) {
 	case d.Arg.GetFloat() != nil:
 		text = d.Arg.GetFloat().Fval
 	default:
-		return nil, sql.Errorf(sql.SyntaxError, "%s requires a numeric value", d.Defname).At(q, d.Location)
+		return nil, sqlerr.Errorf(sqlerr.SyntaxError, "%s requires a numeric value", d.Defname).At(q, d.Location)
 	}
 	v, err := strconv.ParseInt(text, 10, 64)
 	if err != nil {
-		return nil, sql.Errorf(sql.NumericValueOutOfRange, "value \"%s\" is out of range for type bigint", text)
+		return nil, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type bigint", text)
 	}
 	return &v, nil
 }
@@ -48,7 +49,7 @@ func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
 		key := d.Defname
 		clause, args, shape := "", []string(nil), false
 		if key == "sequence_name" {
-			if clause, args, shape = sql.ShapeOption(eval.NodeStrings(d.Arg.GetList().GetItems())); shape {
+			if clause, args, shape = pgsql.ShapeOption(eval.NodeStrings(d.Arg.GetList().GetItems())); shape {
 				key = strings.TrimPrefix(strings.TrimPrefix(clause, "no_"), "re")
 				if clause == "noorder" {
 					key = "order"
@@ -56,7 +57,7 @@ func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
 			}
 		}
 		if seen[key] {
-			return sp, c.ErrAt(d.Location, sql.SyntaxError, "conflicting or redundant options")
+			return sp, c.ErrAt(d.Location, sqlerr.SyntaxError, "conflicting or redundant options")
 		}
 		seen[key] = true
 		if shape {
@@ -71,11 +72,11 @@ func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
 			tn := d.Arg.GetTypeName()
 			names := eval.NodeStrings(tn.Names)
 			if eval.LookupType(names) == nil {
-				return sp, c.ErrAt(tn.Location, sql.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
+				return sp, c.ErrAt(tn.Location, sqlerr.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
 			}
 			t, ok := seqmath.ParseType(names[len(names)-1])
 			if !ok {
-				return sp, sql.Errorf(sql.InvalidParameterValue, "sequence type must be smallint, integer, or bigint")
+				return sp, sqlerr.Errorf(sqlerr.InvalidParameterValue, "sequence type must be smallint, integer, or bigint")
 			}
 			sp.Type = &t
 		case "increment":
@@ -111,23 +112,23 @@ func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
 			switch {
 			case len(names) == 1 && names[0] == "none":
 			case len(names) == 1:
-				return sp, sql.Errorf(sql.SyntaxError, "invalid OWNED BY option").WithHint("Specify OWNED BY table.column or OWNED BY NONE.")
+				return sp, sqlerr.Errorf(sqlerr.SyntaxError, "invalid OWNED BY option").WithHint("Specify OWNED BY table.column or OWNED BY NONE.")
 			default:
-				return sp, sql.Errorf(sql.UndefinedTable, "relation \"%s\" does not exist", strings.Join(names[:len(names)-1], "."))
+				return sp, sqlerr.Errorf(sqlerr.UndefinedTable, "relation \"%s\" does not exist", strings.Join(names[:len(names)-1], "."))
 			}
 		default:
-			return sp, c.ErrAt(d.Location, sql.FeatureNotSupported, "seqd does not support the sequence option %s", strings.ToUpper(d.Defname))
+			return sp, c.ErrAt(d.Location, sqlerr.FeatureNotSupported, "seqd does not support the sequence option %s", strings.ToUpper(d.Defname))
 		}
 		if err != nil {
 			return sp, err
 		}
 	}
 	if rangeBits != nil && shard == nil {
-		return sp, sql.Errorf(sql.InvalidParameterValue, "RANGE_BITS requires SHARD_BITS")
+		return sp, sqlerr.Errorf(sqlerr.InvalidParameterValue, "RANGE_BITS requires SHARD_BITS")
 	}
 	if shard != nil {
 		if sp.Shape != nil {
-			return sp, sql.Errorf(sql.SyntaxError, "conflicting or redundant options: BIT_REVERSED_POSITIVE and SHARD_BITS")
+			return sp, sqlerr.Errorf(sqlerr.SyntaxError, "conflicting or redundant options: BIT_REVERSED_POSITIVE and SHARD_BITS")
 		}
 		r := int64(seqmath.MaxRangeBits)
 		if rangeBits != nil {
@@ -149,7 +150,7 @@ func (c *planner) shapeOption(sp *seqmath.Spec, clause string, args []string, sh
 	for i, a := range args {
 		v, err := strconv.ParseInt(a, 10, 64)
 		if err != nil {
-			return sql.Errorf(sql.NumericValueOutOfRange, "value \"%s\" is out of range for type bigint", a)
+			return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type bigint", a)
 		}
 		nums[i] = v
 	}
@@ -206,7 +207,7 @@ func (c *planner) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 			return nil, err
 		}
 		if !created {
-			return commandResult("CREATE SEQUENCE", notice(sql.DuplicateTable, "relation \"%s\" already exists, skipping", n.Rel())), nil
+			return commandResult("CREATE SEQUENCE", notice(sqlerr.DuplicateTable, "relation \"%s\" already exists, skipping", n.Rel())), nil
 		}
 		return commandResult("CREATE SEQUENCE"), nil
 	}), nil
@@ -215,8 +216,8 @@ func (c *planner) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 // missing reports a lookup that found no sequence (or no schema), which
 // IF EXISTS turns into a notice.
 func missing(err error) bool {
-	var se *sql.Error
-	return errors.Is(err, engine.ErrNotFound) || errors.As(err, &se) && (se.Kind == sql.UndefinedTable || se.Kind == sql.UndefinedSchema)
+	var se *sqlerr.Error
+	return errors.Is(err, engine.ErrNotFound) || errors.As(err, &se) && (se.Kind == sqlerr.UndefinedTable || se.Kind == sqlerr.UndefinedSchema)
 }
 
 func (c *planner) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
@@ -242,8 +243,8 @@ func (c *planner) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 }
 
 // objectNames are a DROP's names.
-func objectNames(objects []*pg.Node) []sql.QName {
-	var out []sql.QName
+func objectNames(objects []*pg.Node) []pgsql.QName {
+	var out []pgsql.QName
 	for _, o := range objects {
 		var parts []string
 		if l := o.GetList(); l != nil {
@@ -251,7 +252,7 @@ func objectNames(objects []*pg.Node) []sql.QName {
 		} else if str := o.GetString_(); str != nil {
 			parts = []string{str.Sval}
 		}
-		q := sql.QName{Rel: parts[len(parts)-1]}
+		q := pgsql.QName{Rel: parts[len(parts)-1]}
 		switch len(parts) {
 		case 2:
 			q.Schema = parts[0]
@@ -269,7 +270,7 @@ func (c *planner) drop(st *pg.DropStmt) (*Prepared, error) {
 	case pg.ObjectType_OBJECT_SCHEMA:
 		return c.dropSchema(st)
 	default:
-		return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support DROP %s: it serves sequences only", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support DROP %s: it serves sequences only", strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
 	}
 	names := objectNames(st.Objects)
 	s := c.s
@@ -287,11 +288,11 @@ func (c *planner) drop(st *pg.DropStmt) (*Prepared, error) {
 				err = s.checkOwner(n)
 			}
 			if st.MissingOk && missing(err) {
-				r.Notices = append(r.Notices, notice(sql.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", q.Rel))
+				r.Notices = append(r.Notices, notice(sqlerr.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", q.Rel))
 				continue
 			}
 			if missing(err) {
-				return nil, sql.Errorf(sql.UndefinedTable, "sequence \"%s\" does not exist", q.Rel)
+				return nil, sqlerr.Errorf(sqlerr.UndefinedTable, "sequence \"%s\" does not exist", q.Rel)
 			}
 			if err != nil {
 				return nil, err

@@ -11,7 +11,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // ServerVersion is the version seqd reports: the PostgreSQL release whose
@@ -128,7 +129,7 @@ func NewSession(cfg Config) (*Session, error) {
 	s.userWasRole, s.loginUser = isRole, s.cfg.User
 	// As PostgreSQL, after authentication: CONNECT on the database.
 	if s.databasePrivileges(s.cfg.User)&engine.PrivConnect == 0 {
-		return nil, sql.Errorf(sql.InsufficientPrivilege, "permission denied for database \"%s\"", s.cfg.Database).
+		return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for database \"%s\"", s.cfg.Database).
 			WithDetail("User does not have CONNECT privilege.")
 	}
 	s.settings.init(s.cfg.User)
@@ -190,11 +191,11 @@ func (s *Session) applyOptions(opts string) error {
 		case strings.HasPrefix(f[i], "--"):
 			kv = f[i][2:]
 		default:
-			return sql.Errorf(sql.ProtocolViolation, "invalid command-line argument for server process: %s", f[i])
+			return sqlerr.Errorf(sqlerr.ProtocolViolation, "invalid command-line argument for server process: %s", f[i])
 		}
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return sql.Errorf(sql.SyntaxError, "-c %s requires a value", kv)
+			return sqlerr.Errorf(sqlerr.SyntaxError, "-c %s requires a value", kv)
 		}
 		if err := s.startupSetting(strings.ReplaceAll(k, "-", "_"), v); err != nil {
 			return err
@@ -267,9 +268,9 @@ func (s *Session) EndImplicit(ctx context.Context, commit bool) error {
 func (s *Session) preventInBlock(command string) error {
 	switch {
 	case s.tx.open || s.implicit && s.multi:
-		return sql.Errorf(sql.ActiveTransaction, "%s cannot run inside a transaction block", command)
+		return sqlerr.Errorf(sqlerr.ActiveTransaction, "%s cannot run inside a transaction block", command)
 	case s.implicit && s.executed > 0:
-		return sql.Errorf(sql.ActiveTransaction, "%s cannot be executed within a pipeline", command)
+		return sqlerr.Errorf(sqlerr.ActiveTransaction, "%s cannot be executed within a pipeline", command)
 	}
 	return nil
 }
@@ -277,7 +278,7 @@ func (s *Session) preventInBlock(command string) error {
 // Notice is a message that does not fail the statement.
 type Notice struct {
 	Severity string // NOTICE or WARNING
-	Kind     sql.Kind
+	Kind     sqlerr.Kind
 	Msg      string
 	Detail   string
 	Hint     string
@@ -346,7 +347,7 @@ type Prepared struct {
 
 // Prepare compiles st. paramOIDs are the parameter types the client
 // declared; 0 (or a missing entry) lets the statement's context decide.
-func (s *Session) Prepare(st *sql.Statement, paramOIDs []uint32) (*Prepared, error) {
+func (s *Session) Prepare(st *pgsql.Statement, paramOIDs []uint32) (*Prepared, error) {
 	s.followRenames()
 	if s.tx.failed() && !isTxExit(st.Node) {
 		// Before names are looked up, as in PostgreSQL: what the failed
@@ -360,7 +361,7 @@ func (s *Session) Prepare(st *sql.Statement, paramOIDs []uint32) (*Prepared, err
 		}
 		t := eval.TypeByOID(oid)
 		if t == nil {
-			return nil, sql.Errorf(sql.UndefinedObject, "type with OID %d does not exist", oid)
+			return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "type with OID %d does not exist", oid)
 		}
 		c.SetParam(i+1, t)
 	}
@@ -382,7 +383,7 @@ const (
 
 // PrepareCached is Prepare for statements without parameters (the simple
 // protocol): a statement seen before reuses its plan.
-func (s *Session) PrepareCached(st *sql.Statement) (*Prepared, error) {
+func (s *Session) PrepareCached(st *pgsql.Statement) (*Prepared, error) {
 	epoch := s.planEpoch()
 	if c, ok := s.plans[st.Node]; ok && c.epoch == epoch {
 		return c.p, nil
@@ -392,9 +393,9 @@ func (s *Session) PrepareCached(st *sql.Statement) (*Prepared, error) {
 		return nil, err
 	}
 	if len(p.ParamTypes) > 0 {
-		return nil, sql.Errorf(sql.UndefinedParameter, "there is no parameter $1")
+		return nil, sqlerr.Errorf(sqlerr.UndefinedParameter, "there is no parameter $1")
 	}
-	if !sql.Cacheable(st.Query) {
+	if !pgsql.Cacheable(st.Query) {
 		// Its parse tree is not kept either, so the plan would never be
 		// found again: a long statement's plan would only hold memory.
 		return p, nil
@@ -423,7 +424,7 @@ type cachedPlan struct {
 }
 
 func errInFailedBlock() error {
-	return sql.Errorf(sql.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	return sqlerr.Errorf(sqlerr.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 }
 
 // isTxExit reports whether a statement may run in a failed block:
@@ -448,7 +449,7 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []eval.Datum)
 		return nil, errInFailedBlock()
 	}
 	if len(params) < len(p.ParamTypes) {
-		return nil, sql.Errorf(sql.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))
+		return nil, sqlerr.Errorf(sqlerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))
 	}
 	if d := s.timeout(lockTimeout); d > 0 {
 		ctx = engine.WithLockTimeout(ctx, d)
@@ -505,10 +506,10 @@ func commandResult(tag string, notices ...Notice) *Result {
 	return &Result{Tag: tag, Notices: notices}
 }
 
-func notice(kind sql.Kind, format string, args ...any) Notice {
+func notice(kind sqlerr.Kind, format string, args ...any) Notice {
 	return Notice{Severity: "NOTICE", Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
 
-func warning(kind sql.Kind, format string, args ...any) Notice {
+func warning(kind sqlerr.Kind, format string, args ...any) Notice {
 	return Notice{Severity: "WARNING", Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }

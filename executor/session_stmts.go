@@ -14,7 +14,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // txOptions reads BEGIN's and SET TRANSACTION's options: readOnly is
@@ -33,7 +34,7 @@ func (c *planner) txOptions(opts []*pg.Node) (readOnly *bool, err error) {
 			readOnly = &on
 		case "transaction_deferrable":
 			if on {
-				return nil, c.ErrAt(d.Location, sql.FeatureNotSupported, "seqd does not support DEFERRABLE transactions")
+				return nil, c.ErrAt(d.Location, sqlerr.FeatureNotSupported, "seqd does not support DEFERRABLE transactions")
 			}
 		}
 	}
@@ -47,7 +48,7 @@ func (c *planner) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 		return nil, err
 	}
 	if st.Chain {
-		return nil, c.ErrAt(st.Location, sql.FeatureNotSupported, "seqd does not support AND CHAIN")
+		return nil, c.ErrAt(st.Location, sqlerr.FeatureNotSupported, "seqd does not support AND CHAIN")
 	}
 	var p *Prepared
 	switch st.Kind {
@@ -71,7 +72,7 @@ func (c *planner) transaction(st *pg.TransactionStmt) (*Prepared, error) {
 		name := st.SavepointName
 		p = command(func(context.Context) (*Result, error) { return s.rollbackTo(name) })
 	default:
-		return nil, c.ErrAt(st.Location, sql.FeatureNotSupported, "seqd does not support two-phase commit")
+		return nil, c.ErrAt(st.Location, sqlerr.FeatureNotSupported, "seqd does not support two-phase commit")
 	}
 	p.txEnd = isTxExitKind(st.Kind)
 	return p, nil
@@ -90,7 +91,7 @@ func setValue(args []*pg.Node, quoteNames bool) string {
 		switch {
 		case k == nil:
 		case k.GetSval() != nil && quoteNames:
-			parts = append(parts, sql.QuoteIdent(k.GetSval().Sval))
+			parts = append(parts, pgsql.QuoteIdent(k.GetSval().Sval))
 		case k.GetSval() != nil:
 			parts = append(parts, k.GetSval().Sval)
 		case k.GetIval() != nil:
@@ -128,7 +129,7 @@ func (c *planner) set(st *pg.VariableSetStmt) (*Prepared, error) {
 				return commandResult("SET"), nil
 			}
 			if !s.tx.open {
-				return commandResult("SET", warning(sql.NoActiveTransaction, "SET TRANSACTION can only be used in transaction blocks")), nil
+				return commandResult("SET", warning(sqlerr.NoActiveTransaction, "SET TRANSACTION can only be used in transaction blocks")), nil
 			}
 			if readOnly != nil {
 				if err := s.setTxReadOnly(*readOnly); err != nil {
@@ -150,7 +151,7 @@ func (c *planner) set(st *pg.VariableSetStmt) (*Prepared, error) {
 			tag = "SET"
 		}
 		if _, ok := s.settings.lookup(name); !ok {
-			return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+			return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 		}
 		return command(func(context.Context) (*Result, error) {
 			s.settings.reset(name)
@@ -164,7 +165,7 @@ func (c *planner) set(st *pg.VariableSetStmt) (*Prepared, error) {
 			value = "UTC"
 		}
 		if _, known := settingDefs[name]; !known && !strings.Contains(name, ".") {
-			return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+			return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 		}
 		return command(func(context.Context) (*Result, error) {
 			if name == "transaction_read_only" {
@@ -172,7 +173,7 @@ func (c *planner) set(st *pg.VariableSetStmt) (*Prepared, error) {
 				// a block it lasts only for this statement.
 				b, err := parseBool(value)
 				if err != nil {
-					return nil, sql.Errorf(sql.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+					return nil, sqlerr.Errorf(sqlerr.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
 				}
 				if err := s.checkReadWrite(!b); err != nil {
 					return nil, err
@@ -191,12 +192,12 @@ func (c *planner) set(st *pg.VariableSetStmt) (*Prepared, error) {
 				return nil, err
 			}
 			if st.IsLocal && !s.tx.open {
-				return commandResult("SET", warning(sql.NoActiveTransaction, "SET LOCAL can only be used in transaction blocks")), nil
+				return commandResult("SET", warning(sqlerr.NoActiveTransaction, "SET LOCAL can only be used in transaction blocks")), nil
 			}
 			return commandResult("SET"), nil
 		}), nil
 	}
-	return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of SET")
+	return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support this form of SET")
 }
 
 func (c *planner) show(name string) (*Prepared, error) {
@@ -213,13 +214,13 @@ func (c *planner) show(name string) (*Prepared, error) {
 		}}, nil
 	}
 	if _, ok := s.settings.lookup(name); !ok {
-		return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	cs := []eval.Column{{Name: displayName(name), Type: eval.TText}}
 	return &Prepared{Columns: cs, run: func(context.Context, []eval.Datum) (*Result, error) {
 		v, ok := s.settingValue(name)
 		if !ok {
-			return nil, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+			return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 		}
 		return &Result{Columns: cs, Rows: eval.RowsOf([]eval.Datum{eval.Text(v)}), Tag: "SHOW"}, nil
 	}}, nil
@@ -258,7 +259,7 @@ func (c *planner) discard(st *pg.DiscardStmt) (*Prepared, error) {
 			return commandResult("DISCARD PLANS"), nil
 		}), nil
 	}
-	return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support this form of DISCARD")
+	return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support this form of DISCARD")
 }
 
 // discardSequences forgets currval and lastval, as DISCARD SEQUENCES does.

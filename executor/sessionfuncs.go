@@ -6,7 +6,7 @@ import (
 
 	"github.com/seqd/seqd/eval"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // The functions that ask the session what only it knows: who it is,
@@ -27,13 +27,13 @@ func init() {
 	// PostgreSQL's backup functions are (seqd restore makes a store of it).
 	eval.Define("seqd_backup", eval.TText, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 		if !sessionOf(e).isSuperuser(sessionOf(e).cfg.User) {
-			return eval.Null, sql.Errorf(sql.InsufficientPrivilege, "permission denied for function seqd_backup")
+			return eval.Null, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for function seqd_backup")
 		}
 		if !filepath.IsAbs(a[0].S) {
-			return eval.Null, sql.Errorf(sql.InvalidParameterValue, "seqd_backup: \"%s\" is not an absolute path", a[0].S)
+			return eval.Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_backup: \"%s\" is not an absolute path", a[0].S)
 		}
 		if _, err := os.Stat(a[0].S); err == nil {
-			return eval.Null, sql.Errorf(sql.DuplicateObject, "seqd_backup: \"%s\" exists already", a[0].S)
+			return eval.Null, sqlerr.Errorf(sqlerr.DuplicateObject, "seqd_backup: \"%s\" exists already", a[0].S)
 		}
 		if err := sessionOf(e).eng.Backup(a[0].S); err != nil {
 			return eval.Null, err
@@ -62,7 +62,7 @@ func init() {
 	eval.Define("current_setting", eval.TText, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 		v, ok := sessionOf(e).settingValue(a[0].S)
 		if !ok {
-			return eval.Null, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S)
+			return eval.Null, sqlerr.Errorf(sqlerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S)
 		}
 		return eval.Text(v), nil
 	}, eval.TText)
@@ -72,13 +72,13 @@ func init() {
 			if a[1].I != 0 {
 				return eval.Null, nil
 			}
-			return eval.Null, sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S)
+			return eval.Null, sqlerr.Errorf(sqlerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].S)
 		}
 		return eval.Text(v), nil
 	}, eval.TText, eval.TBool)
 	eval.Define("set_config", eval.TText, false, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 		if a[0].Kind == eval.KNull {
-			return eval.Null, sql.Errorf(sql.InvalidParameterValue, "SET requires parameter name")
+			return eval.Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "SET requires parameter name")
 		}
 		if err := sessionOf(e).setSetting(a[0].S, a[1].S, a[2].Truth()); err != nil {
 			return eval.Null, err

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // settingDef is one configuration parameter seqd knows.
@@ -135,10 +135,10 @@ func (s *settings) set(name, value string, local bool) error {
 	name = strings.ToLower(name)
 	d, known := settingDefs[name]
 	if !known && !strings.Contains(name, ".") {
-		return sql.Errorf(sql.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		return sqlerr.Errorf(sqlerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	if d.fixed {
-		return sql.Errorf(sql.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
+		return sqlerr.Errorf(sqlerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
 	}
 	if d.pg != nil {
 		v, err := d.pg.normalize(value)
@@ -150,7 +150,7 @@ func (s *settings) set(name, value string, local bool) error {
 	if d.boolean {
 		b, err := parseBool(value)
 		if err != nil {
-			return sql.Errorf(sql.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+			return sqlerr.Errorf(sqlerr.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
 		}
 		value = "off"
 		if b {
@@ -170,7 +170,7 @@ func (s *settings) set(name, value string, local bool) error {
 			ok = ok || strings.EqualFold(a, value) || name == "client_encoding" && cleanEncoding(a) == cleanEncoding(value)
 		}
 		if !ok {
-			return sql.Errorf(sql.FeatureNotSupported, "seqd does not support %s = '%s'", d.display, value).
+			return sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support %s = '%s'", d.display, value).
 				WithHint("seqd supports %s = '%s' only", d.display, d.allowed[0])
 		}
 		if name == "client_encoding" {
@@ -201,13 +201,13 @@ func normalDuration(name, value string) (string, error) {
 	d, err := parseDuration(strings.TrimSpace(value), time.Millisecond)
 	if err != nil {
 		if strings.HasPrefix(strings.TrimSpace(value), "-") {
-			return "", sql.Errorf(sql.InvalidParameterValue, "%s ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", strings.TrimSpace(value), name)
+			return "", sqlerr.Errorf(sqlerr.InvalidParameterValue, "%s ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", strings.TrimSpace(value), name)
 		}
-		return "", sql.Errorf(sql.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, value)
+		return "", sqlerr.Errorf(sqlerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, value)
 	}
 	ms := d.Milliseconds()
 	if ms > 2147483647 {
-		return "", sql.Errorf(sql.InvalidParameterValue, "%d ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", ms, name)
+		return "", sqlerr.Errorf(sqlerr.InvalidParameterValue, "%d ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", ms, name)
 	}
 	for _, u := range []struct {
 		ms   int64

@@ -9,7 +9,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // planner compiles a session's statements: the evaluator's Compiler for
@@ -113,7 +114,7 @@ func (c *planner) statement(n *pg.Node) (*Prepared, error) {
 	case n.GetUnlistenStmt() != nil:
 		return command(func(context.Context) (*Result, error) { return commandResult("UNLISTEN"), nil }), nil
 	}
-	return nil, sql.Errorf(sql.FeatureNotSupported, "seqd does not support %s: it serves sequences only", statementName(n))
+	return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support %s: it serves sequences only", statementName(n))
 }
 
 func command(f func(ctx context.Context) (*Result, error)) *Prepared {
@@ -148,20 +149,20 @@ var statementNames = map[string]string{
 }
 
 // qnameOf is a RangeVar's name.
-func qnameOf(rv *pg.RangeVar) sql.QName {
-	return sql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname}
+func qnameOf(rv *pg.RangeVar) pgsql.QName {
+	return pgsql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname}
 }
 
 // alterTarget begins an ALTER of an existing sequence: the read-only
 // check, then the lookup. A missing sequence under IF EXISTS gives the
 // result to answer instead (skip), with PostgreSQL's notice.
-func (s *Session) alterTarget(tag string, q sql.QName, missingOK bool) (n engine.Name, skip *Result, err error) {
+func (s *Session) alterTarget(tag string, q pgsql.QName, missingOK bool) (n engine.Name, skip *Result, err error) {
 	if err := s.checkWritable(tag); err != nil {
 		return n, nil, err
 	}
 	n, err = s.lookupSequence(q)
 	if missingOK && missing(err) {
-		return n, commandResult(tag, notice(sql.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
+		return n, commandResult(tag, notice(sqlerr.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
 	}
 	return n, nil, err
 }

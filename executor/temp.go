@@ -6,7 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Temporary sequences (CREATE TEMP SEQUENCE, or a name in pg_temp) live in
@@ -26,7 +27,7 @@ func (s *Session) tempNamespace(ctx context.Context) (string, error) {
 	// As PostgreSQL, TEMPORARY on the database is checked when the
 	// session's temporary schema is first needed.
 	if !s.isSuperuser(s.cfg.User) && s.cat().DatabaseACL().Privileges(s.cfg.User, false)&engine.PrivTemp == 0 {
-		return "", sql.Errorf(sql.InsufficientPrivilege, "permission denied to create temporary tables in database \"%s\"", s.cfg.Database)
+		return "", sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied to create temporary tables in database \"%s\"", s.cfg.Database)
 	}
 	eng, err := engine.OpenMemory(ctx)
 	if err != nil {
@@ -88,9 +89,9 @@ func (s *Session) memoryID(n engine.Name, id uint64) uint64 {
 
 // tempCreationName is where CREATE TEMP puts a sequence: the temporary
 // schema, which a schema-qualified name must name.
-func (s *Session) tempCreationName(ctx context.Context, q sql.QName) (engine.Name, error) {
+func (s *Session) tempCreationName(ctx context.Context, q pgsql.QName) (engine.Name, error) {
 	if q.Schema != "" && q.Schema != "pg_temp" && (s.tempEng == nil || q.Schema != s.tempSchema) {
-		return engine.Name{}, sql.Errorf(sql.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema")
+		return engine.Name{}, sqlerr.Errorf(sqlerr.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema")
 	}
 	schema, err := s.tempNamespace(ctx)
 	if err != nil {

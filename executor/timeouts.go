@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // DefaultMaxStatementMemory is Config.MaxStatementMemory's default.
@@ -48,11 +48,11 @@ func (s *Session) StatementTimeout() time.Duration { return s.timeout(statementT
 // message as it stands (idle_in_transaction_session_timeout inside a
 // transaction block, idle_session_timeout outside; 0: no limit), and the
 // kind of error that ends it then.
-func (s *Session) IdleTimeout() (time.Duration, sql.Kind) {
+func (s *Session) IdleTimeout() (time.Duration, sqlerr.Kind) {
 	if s.TxStatus() != 'I' {
-		return s.timeout(idleInTransactionTimeout), sql.IdleInTransactionTimeout
+		return s.timeout(idleInTransactionTimeout), sqlerr.IdleInTransactionTimeout
 	}
-	return s.timeout(idleSessionTimeout), sql.IdleSessionTimeout
+	return s.timeout(idleSessionTimeout), sqlerr.IdleSessionTimeout
 }
 
 // parseDuration reads a time setting as PostgreSQL does: a number in unit,

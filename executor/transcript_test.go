@@ -11,7 +11,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/seqd/seqd/internal/testenv"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // TestTranscripts runs the stories in testdata/transcripts, one engine per
@@ -53,7 +54,7 @@ func TestTranscripts(t *testing.T) {
 			case "exec":
 				return execTranscript(s, d.Input)
 			case "describe":
-				stmts, err := sql.Parse(d.Input)
+				stmts, err := pgsql.Parse(d.Input)
 				if err != nil {
 					return errText(err)
 				}
@@ -91,7 +92,7 @@ func TestTranscripts(t *testing.T) {
 // execTranscript runs a query string as the simple protocol would: every
 // statement in turn, stopping at the first error.
 func execTranscript(s *Session, q string) string {
-	stmts, err := sql.Parse(q)
+	stmts, err := pgsql.Parse(q)
 	if err != nil {
 		s.Abort()
 		return errText(err)
@@ -156,7 +157,7 @@ func execTranscript(s *Session, q string) string {
 }
 
 func errText(err error) string {
-	if se, ok := err.(*sql.Error); ok {
+	if se, ok := err.(*sqlerr.Error); ok {
 		out := fmt.Sprintf("ERROR %s: %s", se.Kind, se.Msg)
 		if se.Pos > 0 {
 			out += fmt.Sprintf(" (at %d)", se.Pos)

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // txState is the transaction block: the state ReadyForQuery reports, the
@@ -115,7 +115,7 @@ func (t *txState) abort() {
 // default_transaction_read_only.
 func (s *Session) begin(tag string, readOnly *bool) (*Result, error) {
 	if s.tx.open {
-		return commandResult(tag, warning(sql.ActiveTransaction, "there is already a transaction in progress")), nil
+		return commandResult(tag, warning(sqlerr.ActiveTransaction, "there is already a transaction in progress")), nil
 	}
 	ro := s.readOnly()
 	if readOnly != nil {
@@ -134,7 +134,7 @@ func (s *Session) begin(tag string, readOnly *bool) (*Result, error) {
 // does during recovery.
 func (s *Session) checkReadWrite(readWrite bool) error {
 	if readWrite && s.cfg.Standby {
-		return sql.Errorf(sql.FeatureNotSupported, "cannot set transaction read-write mode during recovery")
+		return sqlerr.Errorf(sqlerr.FeatureNotSupported, "cannot set transaction read-write mode during recovery")
 	}
 	return nil
 }
@@ -162,7 +162,7 @@ func (s *Session) setTxReadOnly(ro bool) error {
 		return err
 	}
 	if !ro && s.tx.readOnly && s.tx.queried {
-		return sql.Errorf(sql.ActiveTransaction, "transaction read-write mode must be set before any query")
+		return sqlerr.Errorf(sqlerr.ActiveTransaction, "transaction read-write mode must be set before any query")
 	}
 	s.tx.readOnly = ro
 	return nil
@@ -173,7 +173,7 @@ func (s *Session) setTxReadOnly(ro bool) error {
 // SEQUENCE").
 func (s *Session) checkWritable(command string) error {
 	if s.readOnly() {
-		return sql.Errorf(sql.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", command)
+		return sqlerr.Errorf(sqlerr.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", command)
 	}
 	return nil
 }
@@ -198,7 +198,7 @@ func (s *Session) end(ctx context.Context, tag string, commit bool) (*Result, er
 		if err := s.endDDL(ctx, commit); err != nil {
 			return nil, err
 		}
-		return commandResult(tag, warning(sql.NoActiveTransaction, "there is no transaction in progress")), nil
+		return commandResult(tag, warning(sqlerr.NoActiveTransaction, "there is no transaction in progress")), nil
 	}
 	if s.tx.aborted && commit {
 		tag = "ROLLBACK"
@@ -250,7 +250,7 @@ func (s *Session) restoreSettings(saved map[string]string) {
 
 func (s *Session) savepoint(name string) (*Result, error) {
 	if !s.tx.open {
-		return nil, sql.Errorf(sql.NoActiveTransaction, "SAVEPOINT can only be used in transaction blocks")
+		return nil, sqlerr.Errorf(sqlerr.NoActiveTransaction, "SAVEPOINT can only be used in transaction blocks")
 	}
 	sp := savepoint{name: name, settings: s.settings.snapshot(), onCommit: len(s.tx.onCommit)}
 	if s.txn != nil {
@@ -277,11 +277,11 @@ func (s *Session) findSavepoint(name string) int {
 
 func (s *Session) release(name string) (*Result, error) {
 	if !s.tx.open {
-		return nil, sql.Errorf(sql.NoActiveTransaction, "RELEASE SAVEPOINT can only be used in transaction blocks")
+		return nil, sqlerr.Errorf(sqlerr.NoActiveTransaction, "RELEASE SAVEPOINT can only be used in transaction blocks")
 	}
 	i := s.findSavepoint(name)
 	if i < 0 {
-		return nil, sql.Errorf(sql.InvalidSavepoint, "savepoint \"%s\" does not exist", name)
+		return nil, sqlerr.Errorf(sqlerr.InvalidSavepoint, "savepoint \"%s\" does not exist", name)
 	}
 	s.tx.savepoints = s.tx.savepoints[:i]
 	return commandResult("RELEASE"), nil
@@ -289,11 +289,11 @@ func (s *Session) release(name string) (*Result, error) {
 
 func (s *Session) rollbackTo(name string) (*Result, error) {
 	if !s.tx.open {
-		return nil, sql.Errorf(sql.NoActiveTransaction, "ROLLBACK TO SAVEPOINT can only be used in transaction blocks")
+		return nil, sqlerr.Errorf(sqlerr.NoActiveTransaction, "ROLLBACK TO SAVEPOINT can only be used in transaction blocks")
 	}
 	i := s.findSavepoint(name)
 	if i < 0 {
-		return nil, sql.Errorf(sql.InvalidSavepoint, "savepoint \"%s\" does not exist", name)
+		return nil, sqlerr.Errorf(sqlerr.InvalidSavepoint, "savepoint \"%s\" does not exist", name)
 	}
 	sp := s.tx.savepoints[i]
 	s.restoreSettings(sp.settings)

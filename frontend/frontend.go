@@ -10,7 +10,7 @@
 //     and ending idle or departed connections;
 //   - authentication of a role against the engine's roles (auth for
 //     SCRAM; a new method keeps only verifiers, never passwords);
-//   - the mapping of executor error kinds (sql.Kind) to its protocol's
+//   - the mapping of executor error kinds (sqlerr.Kind) to its protocol's
 //     codes, in one table, as pgwire/errors.go is;
 //   - cancellation: a context per statement, cancelled through the
 //     Registry by its protocol's cancel request;
@@ -30,7 +30,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Registry holds the connections of every front end of one server: the
@@ -139,7 +139,7 @@ func Contain(logger *log.Logger, conn uint32, err *error) {
 		return
 	}
 	logger.Printf("a statement panicked (connection %d): %v\n%s", conn, r, debug.Stack())
-	*err = sql.Errorf(sql.InternalError, "internal error: %v", r)
+	*err = sqlerr.Errorf(sqlerr.InternalError, "internal error: %v", r)
 }
 
 // MaxLoggedStatement bounds a failed statement's text in the log.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // TestRegistry: the budget counts connections from accept and sessions
@@ -80,8 +80,8 @@ func TestContain(t *testing.T) {
 		panic("boom")
 	}
 	err := run()
-	var se *sql.Error
-	if !errors.As(err, &se) || se.Kind != sql.InternalError || !strings.Contains(se.Msg, "boom") {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Kind != sqlerr.InternalError || !strings.Contains(se.Msg, "boom") {
 		t.Fatalf("after a panic: %v", err)
 	}
 	if !strings.Contains(buf.String(), "a statement panicked (connection 7): boom") {

@@ -20,7 +20,7 @@ import (
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // conn is one client connection, served by one goroutine.
@@ -63,7 +63,7 @@ type conn struct {
 	// idleArmed: a read deadline for idleness is set; idleKind says which
 	// timeout it is (armIdle).
 	idleArmed bool
-	idleKind  sql.Kind
+	idleKind  sqlerr.Kind
 	// inRequest: extended-protocol messages arrived that their Sync has
 	// not yet closed; shutdown lets the request finish.
 	inRequest bool
@@ -215,7 +215,7 @@ func (c *conn) serve() {
 // transaction block, its idle_in_transaction_session_timeout; a
 // shutdown's deadline (stop) is left alone.
 func (c *conn) armIdle() {
-	d, kind := c.srv.cfg.IdleTimeout, sql.IdleSessionTimeout
+	d, kind := c.srv.cfg.IdleTimeout, sqlerr.IdleSessionTimeout
 	if sd, sk := c.sess.IdleTimeout(); sd > 0 && (d <= 0 || sd < d) {
 		d, kind = sd, sk
 	}
@@ -244,13 +244,13 @@ func (c *conn) receiveFailed(err error) {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
 		return // the client went away
 	case errors.As(err, &tooLong):
-		c.fatal(sql.ProgramLimitExceeded, fmt.Sprintf("statement too long: a message of %d bytes exceeds the limit of %d", tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen))
-	case errors.As(err, &ne) && ne.Timeout() && c.idleKind == sql.IdleInTransactionTimeout:
-		c.fatal(sql.IdleInTransactionTimeout, "terminating connection due to idle-in-transaction timeout")
+		c.fatal(sqlerr.ProgramLimitExceeded, fmt.Sprintf("statement too long: a message of %d bytes exceeds the limit of %d", tooLong.ActualBodyLen, tooLong.MaxExpectedBodyLen))
+	case errors.As(err, &ne) && ne.Timeout() && c.idleKind == sqlerr.IdleInTransactionTimeout:
+		c.fatal(sqlerr.IdleInTransactionTimeout, "terminating connection due to idle-in-transaction timeout")
 	case errors.As(err, &ne) && ne.Timeout():
-		c.fatal(sql.IdleSessionTimeout, "terminating connection due to idle-session timeout")
+		c.fatal(sqlerr.IdleSessionTimeout, "terminating connection due to idle-session timeout")
 	default:
-		c.fatal(sql.ProtocolViolation, "invalid frontend message: "+err.Error())
+		c.fatal(sqlerr.ProtocolViolation, "invalid frontend message: "+err.Error())
 	}
 	if tooLong != nil {
 		// Read what the client is still sending, for a while, so that
@@ -273,13 +273,13 @@ func (w writeTimeout) Write(p []byte) (int, error) {
 }
 
 // fatal tells the client why its connection ends.
-func (c *conn) fatal(kind sql.Kind, msg string) {
+func (c *conn) fatal(kind sqlerr.Kind, msg string) {
 	c.send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: sqlstate(kind), Message: msg})
 	c.flush()
 }
 
 func (c *conn) terminate() {
-	c.fatal(sql.AdminShutdown, "terminating connection due to administrator command")
+	c.fatal(sqlerr.AdminShutdown, "terminating connection due to administrator command")
 }
 
 // msgType is a frontend message's type byte, for errors.
@@ -361,7 +361,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		}
 		return true
 	default:
-		c.fatal(sql.ProtocolViolation, "unsupported frontend message")
+		c.fatal(sqlerr.ProtocolViolation, "unsupported frontend message")
 		return false
 	}
 }

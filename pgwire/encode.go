@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/executor"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // prepared is a parsed and compiled statement of the extended protocol.
@@ -48,7 +48,7 @@ func (c *conn) decodeParams(b *pgproto3.Bind, p *executor.Prepared) ([]eval.Datu
 		types = p.ParamTypes
 	}
 	if len(b.Parameters) != len(types) {
-		return nil, sql.Errorf(sql.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"%s\" requires %d", len(b.Parameters), b.PreparedStatement, len(types))
+		return nil, sqlerr.Errorf(sqlerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"%s\" requires %d", len(b.Parameters), b.PreparedStatement, len(types))
 	}
 	out := make([]eval.Datum, len(types))
 	for i, raw := range b.Parameters {
@@ -62,7 +62,7 @@ func (c *conn) decodeParams(b *pgproto3.Bind, p *executor.Prepared) ([]eval.Datu
 			format = b.ParameterFormatCodes[0]
 		default:
 			if i >= len(b.ParameterFormatCodes) {
-				return nil, sql.Errorf(sql.ProtocolViolation, "bind message has %d parameter formats but %d parameters", len(b.ParameterFormatCodes), len(b.Parameters))
+				return nil, sqlerr.Errorf(sqlerr.ProtocolViolation, "bind message has %d parameter formats but %d parameters", len(b.ParameterFormatCodes), len(b.Parameters))
 			}
 			format = b.ParameterFormatCodes[i]
 		}
@@ -77,7 +77,7 @@ func (c *conn) decodeParams(b *pgproto3.Bind, p *executor.Prepared) ([]eval.Datu
 		}
 		d, ok := decodeBinary(t, raw)
 		if !ok {
-			return nil, sql.Errorf(sql.InvalidBinaryRepresentation, "incorrect binary data format in bind parameter %d", i+1)
+			return nil, sqlerr.Errorf(sqlerr.InvalidBinaryRepresentation, "incorrect binary data format in bind parameter %d", i+1)
 		}
 		out[i] = d
 	}
@@ -174,7 +174,7 @@ func (c *conn) appendRow(cols []eval.Column, row []eval.Datum, formats []int16) 
 			var ok bool
 			if buf, ok = appendBinary(buf, cols[i].Type, d); !ok {
 				c.rows.b = buf[:start]
-				return sql.Errorf(sql.FeatureNotSupported, "seqd cannot send type %d in binary format", cols[i].Type.OID())
+				return sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd cannot send type %d in binary format", cols[i].Type.OID())
 			}
 		}
 		binary.BigEndian.PutUint32(buf[lenAt:], uint32(len(buf)-lenAt-4))
@@ -328,7 +328,7 @@ func (c *conn) complete(res *executor.Result) error {
 		clear(c.stmts)
 	case res.Deallocate != "":
 		if c.stmts[res.Deallocate] == nil {
-			return sql.Errorf(sql.InvalidStatementName, "prepared statement \"%s\" does not exist", res.Deallocate)
+			return sqlerr.Errorf(sqlerr.InvalidStatementName, "prepared statement \"%s\" does not exist", res.Deallocate)
 		}
 		delete(c.stmts, res.Deallocate)
 	}

@@ -13,7 +13,8 @@ import (
 
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err error) {
@@ -25,13 +26,13 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 			return err
 		}
 		if len(stmts) > 1 {
-			return sql.Errorf(sql.SyntaxError, "cannot insert multiple commands into a prepared statement")
+			return sqlerr.Errorf(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 		}
 		if len(stmts) == 1 {
 			c.parseNotices(stmts[0].Notices)
 		}
 		if m.Name != "" && c.stmts[m.Name] != nil {
-			return sql.Errorf(sql.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
+			return sqlerr.Errorf(sqlerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
 		}
 		p := &prepared{text: m.Query}
 		if len(stmts) == 1 {
@@ -44,7 +45,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 	case *pgproto3.Bind:
 		p := c.stmts[m.PreparedStatement]
 		if p == nil {
-			return sql.Errorf(sql.InvalidStatementName, "prepared statement \"%s\" does not exist", m.PreparedStatement)
+			return sqlerr.Errorf(sqlerr.InvalidStatementName, "prepared statement \"%s\" does not exist", m.PreparedStatement)
 		}
 		params, err := c.decodeParams(m, p.p)
 		if err != nil {
@@ -70,7 +71,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 			pt = c.cursorPortal(m.Portal)
 		}
 		if pt == nil {
-			return sql.Errorf(sql.InvalidCursorName, "portal \"%s\" does not exist", m.Portal)
+			return sqlerr.Errorf(sqlerr.InvalidCursorName, "portal \"%s\" does not exist", m.Portal)
 		}
 		if pt.p == nil {
 			c.send(&pgproto3.EmptyQueryResponse{})
@@ -126,7 +127,7 @@ func (c *conn) cursorPortal(name string) *portal {
 }
 
 // parseNotices sends what parsing said.
-func (c *conn) parseNotices(ns []sql.Notice) {
+func (c *conn) parseNotices(ns []pgsql.Notice) {
 	for _, n := range ns {
 		c.send(&pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: sqlstate(n.Kind), Message: n.Msg})
 	}
@@ -145,7 +146,7 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 	if m.ObjectType == 'S' {
 		ps := c.stmts[m.Name]
 		if ps == nil {
-			return sql.Errorf(sql.InvalidStatementName, "prepared statement \"%s\" does not exist", m.Name)
+			return sqlerr.Errorf(sqlerr.InvalidStatementName, "prepared statement \"%s\" does not exist", m.Name)
 		}
 		c.send(&pgproto3.ParameterDescription{ParameterOIDs: paramOIDs(ps.p)})
 		p = ps.p
@@ -156,7 +157,7 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 				c.send(c.rowDescription(cols, nil))
 				return nil
 			}
-			return sql.Errorf(sql.InvalidCursorName, "portal \"%s\" does not exist", m.Name)
+			return sqlerr.Errorf(sqlerr.InvalidCursorName, "portal \"%s\" does not exist", m.Name)
 		}
 		p, formats = pt.p, pt.formats
 	}

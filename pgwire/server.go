@@ -33,7 +33,7 @@ import (
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/frontend"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Config configures a Server. Zero fields take the documented defaults.
@@ -235,7 +235,7 @@ func (s *Server) track(nc net.Conn) (c *conn, down bool) {
 		refused := c
 		go func() {
 			nc.SetWriteDeadline(time.Now().Add(time.Second))
-			refused.fatal(sql.TooManyConnections, "sorry, too many clients already")
+			refused.fatal(sqlerr.TooManyConnections, "sorry, too many clients already")
 			nc.Close()
 		}()
 		return nil, false

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/frontend"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/pgsql"
 )
 
 func (c *conn) simpleQuery(ctx context.Context, q string) {
@@ -56,7 +56,7 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 	}
 }
 
-func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) (tag string, err error) {
+func (c *conn) simpleStatement(ctx context.Context, st *pgsql.Statement) (tag string, err error) {
 	defer frontend.Contain(c.srv.log, c.pid, &err)
 	if panicHook != nil {
 		panicHook(st.Text())
@@ -81,7 +81,7 @@ func (c *conn) simpleStatement(ctx context.Context, st *sql.Statement) (tag stri
 }
 
 // parse parses a query string, containing a panic as contain does.
-func (c *conn) parse(q string) (stmts []sql.Statement, err error) {
+func (c *conn) parse(q string) (stmts []pgsql.Statement, err error) {
 	defer frontend.Contain(c.srv.log, c.pid, &err)
-	return sql.Parse(q)
+	return pgsql.Parse(q)
 }

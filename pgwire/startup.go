@@ -18,7 +18,7 @@ import (
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
-	"github.com/seqd/seqd/sql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // startup answers SSL/GSS requests with 'N' and accepts any user and
@@ -91,7 +91,7 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	if !c.srv.register(c) {
 		// As PostgreSQL at max_connections, before authentication; a
 		// CancelRequest (startup) still reaches the connections that are in.
-		c.fatal(sql.TooManyConnections, "sorry, too many clients already")
+		c.fatal(sqlerr.TooManyConnections, "sorry, too many clients already")
 		return false
 	}
 	// Under the server's lock, so that Uses sees the engine as soon as
@@ -112,7 +112,7 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 			db = c.user
 		}
 		slog.Warn("connection refused: TLS required", "user", c.user, "from", c.nc.RemoteAddr().String())
-		c.fatal(sql.InvalidAuthorization, fmt.Sprintf("no pg_hba.conf entry for host \"%s\", user \"%s\", database \"%s\", no encryption", host, c.user, db))
+		c.fatal(sqlerr.InvalidAuthorization, fmt.Sprintf("no pg_hba.conf entry for host \"%s\", user \"%s\", database \"%s\", no encryption", host, c.user, db))
 		return false
 	}
 	switch c.srv.auth.Load().(string) {
@@ -126,7 +126,7 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 		}
 	}
 	if !c.srv.mayUseSlot(c, m.Parameters["user"]) {
-		c.fatal(sql.TooManyConnections, "remaining connection slots are reserved for non-replication superuser connections")
+		c.fatal(sqlerr.TooManyConnections, "remaining connection slots are reserved for non-replication superuser connections")
 		return false
 	}
 	params := map[string]string{}
@@ -173,7 +173,7 @@ func (c *conn) authenticate(user string) bool {
 	}
 	fail := func(why string) bool {
 		slog.Warn("authentication failed", "user", user, "from", c.nc.RemoteAddr().String(), "reason", why)
-		c.fatal(sql.InvalidPassword, fmt.Sprintf("password authentication failed for user \"%s\"", user))
+		c.fatal(sqlerr.InvalidPassword, fmt.Sprintf("password authentication failed for user \"%s\"", user))
 		return false
 	}
 	conv := auth.Conversation(v, user, c.eng.Secret(), c.binding)
@@ -210,7 +210,7 @@ func (c *conn) authenticate(user string) bool {
 		case *pgproto3.SASLResponse:
 			data = m.Data
 		default:
-			c.fatal(sql.ProtocolViolation, fmt.Sprintf("expected SASL response, got message type %c", msgType(msg)))
+			c.fatal(sqlerr.ProtocolViolation, fmt.Sprintf("expected SASL response, got message type %c", msgType(msg)))
 			return false
 		}
 		resp, err := conv.Step(string(data))
@@ -238,13 +238,13 @@ func (c *conn) authenticate(user string) bool {
 func (c *conn) authenticateCert(user string) bool {
 	if c.certName == "" {
 		slog.Warn("authentication failed", "user", user, "from", c.nc.RemoteAddr().String(), "reason", "no client certificate")
-		c.fatal(sql.InvalidAuthorization, "connection requires a valid client certificate")
+		c.fatal(sqlerr.InvalidAuthorization, "connection requires a valid client certificate")
 		return false
 	}
 	role, ok := c.eng.Role(user)
 	if c.certName != user || !ok || !role.Login {
 		slog.Warn("authentication failed", "user", user, "from", c.nc.RemoteAddr().String(), "reason", "certificate for \""+c.certName+"\"")
-		c.fatal(sql.InvalidAuthorization, fmt.Sprintf("certificate authentication failed for user \"%s\"", user))
+		c.fatal(sqlerr.InvalidAuthorization, fmt.Sprintf("certificate authentication failed for user \"%s\"", user))
 		return false
 	}
 	return true

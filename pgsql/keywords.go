@@ -1,4 +1,4 @@
-package sql
+package pgsql
 
 import pg "github.com/pganalyze/pg_query_go/v6"
 

@@ -1,5 +1,7 @@
-// Package sql parses what clients send with PostgreSQL's own grammar and
-// names every SQL-level failure with a protocol-neutral Kind.
+// Package pgsql is PostgreSQL's SQL text: it parses what clients send
+// with PostgreSQL's own grammar, and knows its names (qualified names,
+// quoting, truncation, reserved keywords). Its failures are package
+// sqlerr's errors, positioned in the statement.
 //
 // The grammar is PostgreSQL's parser itself, through
 // github.com/pganalyze/pg_query_go (libpg_query: the server's scan.l and
@@ -14,4 +16,4 @@
 // and options (NEXT VALUE FOR s, NEXTVAL(s), NOCACHE, ...), rewritten into
 // PostgreSQL's grammar before parsing (mariadb.go), and a cache of parse
 // results by statement text, so a repeated statement is parsed once.
-package sql
+package pgsql

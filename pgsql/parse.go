@@ -1,9 +1,11 @@
-package sql
+package pgsql
 
 import (
 	"errors"
 	"strings"
 	"sync"
+
+	"github.com/seqd/seqd/sqlerr"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
@@ -39,7 +41,7 @@ type Statement struct {
 // sent, when the statement's clauses were rewritten; other errors, and
 // errors without a position, are returned as they are.
 func (s *Statement) Locate(err error) error {
-	var se *Error
+	var se *sqlerr.Error
 	if s.back == nil || !errors.As(err, &se) || se.Pos <= 0 {
 		return err
 	}
@@ -52,13 +54,13 @@ func (s *Statement) Locate(err error) error {
 		n++
 		off = len(s.Query)
 	}
-	se.Pos = CharPos(s.sent, s.back(off))
+	se.Pos = sqlerr.CharPos(s.sent, s.back(off))
 	return err
 }
 
 // Notice is a message of the parser that does not fail the query.
 type Notice struct {
-	Kind Kind
+	Kind sqlerr.Kind
 	Msg  string
 }
 
@@ -161,14 +163,14 @@ func rewrites(q string) []string {
 func parseError(err error) error {
 	var pe *parser.Error
 	if !errors.As(err, &pe) {
-		return &Error{Kind: SyntaxError, Msg: err.Error()}
+		return &sqlerr.Error{Kind: sqlerr.SyntaxError, Msg: err.Error()}
 	}
-	kind := SyntaxError
+	kind := sqlerr.SyntaxError
 	if strings.Contains(pe.Message, "not supported") || strings.Contains(pe.Message, "not yet implemented") ||
 		strings.Contains(pe.Message, "no longer supported") || strings.Contains(pe.Message, "cannot be changed") {
-		kind = FeatureNotSupported
+		kind = sqlerr.FeatureNotSupported
 	}
-	return &Error{Kind: kind, Msg: pe.Message, Pos: pe.Cursorpos}
+	return &sqlerr.Error{Kind: kind, Msg: pe.Message, Pos: pe.Cursorpos}
 }
 
 // parseCache maps query text to parse results. It holds at most

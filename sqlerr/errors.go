@@ -1,4 +1,8 @@
-package sql
+// Package sqlerr names every SQL-level failure with a protocol-neutral
+// Kind, PostgreSQL's condition name, and carries PostgreSQL's message,
+// detail, hint and position. The layers below the front ends return these;
+// each front end maps a Kind to its protocol's codes in one table.
+package sqlerr
 
 import "fmt"
 

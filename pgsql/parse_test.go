@@ -1,6 +1,10 @@
-package sql
+package pgsql
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/seqd/seqd/sqlerr"
+)
 
 func TestParse(t *testing.T) {
 	for _, tc := range []struct {
@@ -52,28 +56,28 @@ func TestParse(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		q    string
-		kind Kind
+		kind sqlerr.Kind
 		msg  string
 		pos  int
 	}{
-		{"selec nextval('s')", SyntaxError, `syntax error at or near "selec"`, 1},
-		{"select nextval('s') from", SyntaxError, "syntax error at end of input", 25},
-		{"select 'é' + ", SyntaxError, "syntax error at end of input", 14},
-		{`create sequence ""`, SyntaxError, `zero-length delimited identifier at or near """"`, 17},
-		{"select 'unterminated", SyntaxError, "unterminated quoted string at or near \"'unterminated\"", 8},
+		{"selec nextval('s')", sqlerr.SyntaxError, `syntax error at or near "selec"`, 1},
+		{"select nextval('s') from", sqlerr.SyntaxError, "syntax error at end of input", 25},
+		{"select 'é' + ", sqlerr.SyntaxError, "syntax error at end of input", 14},
+		{`create sequence ""`, sqlerr.SyntaxError, `zero-length delimited identifier at or near """"`, 17},
+		{"select 'unterminated", sqlerr.SyntaxError, "unterminated quoted string at or near \"'unterminated\"", 8},
 		// A MariaDB rewrite that does not help reports PostgreSQL's error.
-		{"create sequence s no cache bogus", SyntaxError, `syntax error at or near "cache"`, 22},
+		{"create sequence s no cache bogus", sqlerr.SyntaxError, `syntax error at or near "cache"`, 22},
 		// A shape clause that is not well formed fails where it is
 		// written, after clauses that were rewritten.
 		// (START is an option keyword; "counter" is where the grammar
 		// stops, at its place in the text as written.)
-		{"create sequence s bit_reversed_positive skip range 1 2 start counter x", SyntaxError, `syntax error at or near "counter"`, 62},
+		{"create sequence s bit_reversed_positive skip range 1 2 start counter x", sqlerr.SyntaxError, `syntax error at or near "counter"`, 62},
 		// Outside CREATE and ALTER SEQUENCE the words mean nothing
 		// (PostgreSQL's answer: skip is a column alias).
-		{"select 1 skip range 1 2", SyntaxError, `syntax error at or near "range"`, 15},
+		{"select 1 skip range 1 2", sqlerr.SyntaxError, `syntax error at or near "range"`, 15},
 	} {
 		_, err := Parse(tc.q)
-		se, ok := err.(*Error)
+		se, ok := err.(*sqlerr.Error)
 		if !ok {
 			t.Errorf("%q: %v, want an *Error", tc.q, err)
 			continue
@@ -150,7 +154,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, q string) {
 		st, err := parse(q)
 		if err != nil {
-			se, ok := err.(*Error)
+			se, ok := err.(*sqlerr.Error)
 			if !ok || se.Kind == "" || se.Msg == "" {
 				t.Fatalf("%q: %#v", q, err)
 			}

@@ -1,9 +1,11 @@
-package sql
+package pgsql
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/seqd/seqd/sqlerr"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
@@ -78,7 +80,7 @@ func SplitIdentifiers(text string, sep byte) (parts []string, ok bool) {
 func ParseQualifiedName(text string) (QName, error) {
 	parts, ok := SplitIdentifiers(text, '.')
 	if !ok {
-		return QName{}, Errorf(InvalidName, "invalid name syntax")
+		return QName{}, sqlerr.Errorf(sqlerr.InvalidName, "invalid name syntax")
 	}
 	switch len(parts) {
 	case 1:
@@ -88,7 +90,7 @@ func ParseQualifiedName(text string) (QName, error) {
 	case 3:
 		return QName{Catalog: parts[0], Schema: parts[1], Rel: parts[2]}, nil
 	}
-	return QName{}, Errorf(SyntaxError, "improper relation name (too many dotted names): %s", strings.Join(parts, "."))
+	return QName{}, sqlerr.Errorf(sqlerr.SyntaxError, "improper relation name (too many dotted names): %s", strings.Join(parts, "."))
 }
 
 func isSpace(c byte) bool {
@@ -148,7 +150,7 @@ func truncationNotices(q string) []Notice {
 			word = strings.ToLower(word)
 		}
 		if len(word) > MaxIdentifierLength {
-			out = append(out, Notice{Kind: NameTooLong, Msg: fmt.Sprintf("identifier \"%s\" will be truncated to \"%s\"", word, TruncateIdentifier(word))})
+			out = append(out, Notice{Kind: sqlerr.NameTooLong, Msg: fmt.Sprintf("identifier \"%s\" will be truncated to \"%s\"", word, TruncateIdentifier(word))})
 		}
 	}
 	return out

@@ -1,10 +1,12 @@
-package sql
+package pgsql
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/seqd/seqd/sqlerr"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -53,7 +55,7 @@ func TestDeepStatements(t *testing.T) {
 					break
 				}
 				st, err := parse(q)
-				var se *Error
+				var se *sqlerr.Error
 				switch {
 				case err == nil:
 					parsed++
@@ -76,8 +78,8 @@ func TestDeepStatements(t *testing.T) {
 // a chain just over the bound, and a chain just under it parses.
 func TestDepthLimit(t *testing.T) {
 	_, err := parse("select 1" + strings.Repeat("+1", MaxDepth))
-	var se *Error
-	if !errors.As(err, &se) || se.Kind != StatementTooComplex || se.Msg != "stack depth limit exceeded" {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Kind != sqlerr.StatementTooComplex || se.Msg != "stack depth limit exceeded" {
 		t.Fatalf("over the bound: %v", err)
 	}
 	if _, err := parse("select 1" + strings.Repeat("+1", MaxDepth-10)); err != nil {
@@ -143,7 +145,7 @@ func FuzzDepth(f *testing.F) {
 			q = strings.Repeat(q, 2000/len(q))
 		}
 		st, err := parse(q)
-		var se *Error
+		var se *sqlerr.Error
 		if err != nil && !errors.As(err, &se) {
 			t.Fatalf("%T %v", err, err)
 		}

@@ -1,7 +1,9 @@
-package sql
+package pgsql
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Why a statement is measured before it is parsed.
@@ -45,9 +47,9 @@ import (
 const MaxDepth = 1000
 
 // depthError is what a statement over MaxDepth fails with.
-func depthError() *Error {
-	return &Error{
-		Kind: StatementTooComplex,
+func depthError() *sqlerr.Error {
+	return &sqlerr.Error{
+		Kind: sqlerr.StatementTooComplex,
 		Msg:  "stack depth limit exceeded",
 		Hint: "seqd parses expressions nested at most 1000 levels deep; split the statement or simplify the expression.",
 	}
