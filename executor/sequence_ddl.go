@@ -5,8 +5,10 @@
 package executor
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,33 +41,46 @@ func intOption(d *pg.DefElem, q string) (*int64, error) {
 }
 
 // spec turns sequence options into an seqmath.Spec, as PostgreSQL 15's
-// init_params reads them.
-func (c *planner) spec(opts []*pg.Node) (seqmath.Spec, error) {
+// init_params reads them, with seqd's sequence clauses (the shapes',
+// ORDER, NOORDER) in the order written among them.
+func (c *planner) spec(opts []*pg.Node, clauses []pgsql.SeqClause) (seqmath.Spec, error) {
 	var sp seqmath.Spec
 	seen := map[string]bool{}
 	var shard, rangeBits *int64
+	type option struct {
+		d      *pg.DefElem      // PostgreSQL's option, or
+		clause *pgsql.SeqClause // seqd's clause
+		loc    int32
+	}
+	all := make([]option, 0, len(opts)+len(clauses))
 	for _, o := range opts {
-		d := o.GetDefElem()
-		key := d.Defname
-		clause, args, shape := "", []string(nil), false
-		if key == "sequence_name" {
-			if clause, args, shape = pgsql.ShapeOption(eval.NodeStrings(d.Arg.GetList().GetItems())); shape {
-				key = strings.TrimPrefix(strings.TrimPrefix(clause, "no_"), "re")
-				if clause == "noorder" {
-					key = "order"
-				}
+		all = append(all, option{d: o.GetDefElem(), loc: o.GetDefElem().Location})
+	}
+	for i := range clauses {
+		all = append(all, option{clause: &clauses[i], loc: clauses[i].Location})
+	}
+	slices.SortStableFunc(all, func(a, b option) int { return cmp.Compare(a.loc, b.loc) })
+	for _, o := range all {
+		if cl := o.clause; cl != nil {
+			key := strings.TrimPrefix(strings.TrimPrefix(cl.Name, "no_"), "re")
+			if cl.Name == "noorder" {
+				key = "order"
 			}
-		}
-		if seen[key] {
-			return sp, c.ErrAt(d.Location, sqlerr.SyntaxError, "conflicting or redundant options")
-		}
-		seen[key] = true
-		if shape {
-			if err := c.shapeOption(&sp, clause, args, &shard, &rangeBits); err != nil {
+			if seen[key] {
+				return sp, c.ErrAt(o.loc, sqlerr.SyntaxError, "conflicting or redundant options")
+			}
+			seen[key] = true
+			if err := c.shapeOption(&sp, cl.Name, cl.Args, &shard, &rangeBits); err != nil {
 				return sp, err
 			}
 			continue
 		}
+		d := o.d
+		key := d.Defname
+		if seen[key] {
+			return sp, c.ErrAt(d.Location, sqlerr.SyntaxError, "conflicting or redundant options")
+		}
+		seen[key] = true
 		var err error
 		switch d.Defname {
 		case "as":
@@ -178,7 +193,7 @@ func (c *planner) shapeOption(sp *seqmath.Spec, clause string, args []string, sh
 
 func (c *planner) createSequence(st *pg.CreateSeqStmt) (*Prepared, error) {
 	q := qnameOf(st.Sequence)
-	sp, err := c.spec(st.Options)
+	sp, err := c.spec(st.Options, c.clauses)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +237,7 @@ func missing(err error) bool {
 
 func (c *planner) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 	q := qnameOf(st.Sequence)
-	sp, err := c.spec(st.Options)
+	sp, err := c.spec(st.Options, c.clauses)
 	if err != nil {
 		return nil, err
 	}

@@ -355,6 +355,7 @@ func (s *Session) Prepare(st *pgsql.Statement, paramOIDs []uint32) (*Prepared, e
 		return nil, errInFailedBlock()
 	}
 	c := newPlanner(s, st.Query)
+	c.clauses = st.Clauses
 	for i, oid := range paramOIDs {
 		if oid == 0 {
 			continue

@@ -19,6 +19,8 @@ import (
 type planner struct {
 	*eval.Compiler
 	s *Session
+	// clauses are the statement's sequence clauses (pgsql.Statement's).
+	clauses []pgsql.SeqClause
 }
 
 func newPlanner(s *Session, query string) *planner {

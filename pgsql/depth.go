@@ -55,23 +55,6 @@ func depthError() *sqlerr.Error {
 	}
 }
 
-// checkDepth refuses q when its parse tree could be deeper than MaxDepth.
-// A text the scanner itself refuses is left to the parser, which reports
-// the syntax error.
-func checkDepth(q string) error {
-	if len(q) < MaxDepth {
-		return nil
-	}
-	res, err := pg.Scan(q)
-	if err != nil {
-		return nil
-	}
-	if estimateDepth(res.Tokens) > MaxDepth {
-		return depthError()
-	}
-	return nil
-}
-
 // level is one open bracket of the pre-scan: what closes it, the depth
 // of the levels around it, the set operations and joins it chains, and its
 // current run of operator-like tokens.

@@ -13,7 +13,10 @@
 // executor, not the grammar, decides what seqd runs.
 //
 // On top of it sit the MariaDB and TiDB spellings of sequence functions
-// and options (NEXT VALUE FOR s, NEXTVAL(s), NOCACHE, ...), rewritten into
-// PostgreSQL's grammar before parsing (mariadb.go), and a cache of parse
-// results by statement text, so a repeated statement is parsed once.
+// and options (NEXT VALUE FOR s, NEXTVAL(s), NOCACHE, ...) and seqd's own
+// sequence clauses (the shapes', ORDER, NOORDER), rewritten into
+// PostgreSQL's grammar from one scan of the text, with one map back to the
+// text as sent for error positions (rewrite.go); the clauses reach the
+// executor as data (Statement.Clauses). A cache of parse results by
+// statement text parses a repeated statement once.
 package pgsql

@@ -127,19 +127,20 @@ func TruncateIdentifier(s string) string {
 	return s[:n]
 }
 
-// truncationNotices are PostgreSQL's NOTICEs for the identifiers of q
-// longer than MaxIdentifierLength, which its scanner (and so the parse
-// tree) truncates.
-func truncationNotices(q string) []Notice {
+// truncationNotices are PostgreSQL's NOTICEs for the identifiers of the
+// query string longer than MaxIdentifierLength, which its scanner (and so
+// the parse tree) truncates.
+func truncationNotices(sc *scanner) []Notice {
+	q := sc.q
 	if !hasLongWord(q) {
 		return nil
 	}
-	scan, err := pg.Scan(q)
-	if err != nil {
+	toks, ok := sc.tokens()
+	if !ok {
 		return nil
 	}
 	var out []Notice
-	for _, t := range scan.Tokens {
+	for _, t := range toks {
 		if t.Token != pg.Token_IDENT || int(t.End-t.Start) <= MaxIdentifierLength {
 			continue
 		}

@@ -21,6 +21,10 @@ type Statement struct {
 	Query string
 	// Start and End delimit the statement's own text in Query.
 	Start, End int
+	// Clauses are the sequence clauses of a CREATE or ALTER SEQUENCE
+	// that PostgreSQL's grammar has no room for (rewrite.go), in the order
+	// written; they are not in Node.
+	Clauses []SeqClause
 	// Notices are what parsing the query string said (identifiers
 	// truncated), on its first statement only: PostgreSQL says them once,
 	// before running any statement of the string.
@@ -31,8 +35,8 @@ type Statement struct {
 	// from it.
 	Cost int64
 
-	// sent and back: when Query is the shapes' rewrite of the text the
-	// client sent, that text, and the map of Query's byte offsets to it.
+	// sent and back: when Query is a rewrite of the text the client sent
+	// (rewrite.go), that text, and the map of Query's byte offsets to it.
 	sent string
 	back func(int) int
 }
@@ -45,16 +49,7 @@ func (s *Statement) Locate(err error) error {
 	if s.back == nil || !errors.As(err, &se) || se.Pos <= 0 {
 		return err
 	}
-	off, n := 0, 1
-	for i := range s.Query {
-		if n == se.Pos {
-			off = i
-			break
-		}
-		n++
-		off = len(s.Query)
-	}
-	se.Pos = sqlerr.CharPos(s.sent, s.back(off))
+	se.Pos = sqlerr.CharPos(s.sent, s.back(byteOffset(s.Query, se.Pos)))
 	return err
 }
 
@@ -83,48 +78,50 @@ func Parse(q string) ([]Statement, error) {
 }
 
 func parse(q string) ([]Statement, error) {
-	if err := checkDepth(q); err != nil {
-		return nil, err
+	sc := scanner{q: q}
+	if len(q) >= MaxDepth {
+		// A text the scanner itself refuses is left to the parser, which
+		// reports the syntax error.
+		if toks, ok := sc.tokens(); ok && estimateDepth(toks) > MaxDepth {
+			return nil, depthError()
+		}
 	}
-	text := q
+	var rw *rewrite
+	text, back := q, (func(int) int)(nil)
 	if hasMariaDBCall(q) {
-		if r, ok := rewriteMariaDB(q, false); ok {
-			text = r
+		rw = sc.rewrite()
+		if rw.kinds&callEdit != 0 {
+			text, back = rw.apply(callEdit)
 		}
 	}
 	tree, err := pg.Parse(text)
-	sent := ""
-	var back func(int) int
+	clauses := false
 	if err != nil {
-		// NEXT VALUE FOR s, NOCACHE, ...: not PostgreSQL, so they fail
-		// to parse; a statement that parses either way keeps its
-		// PostgreSQL meaning.
-		// The shapes' clauses (BIT_REVERSED_POSITIVE, SKIP RANGE, ...)
-		// likewise, alone or with MariaDB's spellings.
-		for _, r := range rewrites(text) {
-			if t2, err2 := pg.Parse(r); err2 == nil {
-				if r2, b, ok := rewriteShapesMapped(text); ok && r2 == r {
-					sent, back = text, b
-				}
-				tree, err, text = t2, nil, r
-				break
+		if rw == nil {
+			rw = sc.rewrite()
+		}
+		if rw.kinds&^callEdit != 0 {
+			full, fullBack := rw.apply(rw.kinds)
+			tree2, err2 := pg.Parse(full)
+			switch {
+			case err2 == nil:
+				tree, err, text, back = tree2, nil, full, fullBack
+				clauses = rw.kinds&clauseEdit != 0
+			case rw.kinds&clauseEdit != 0:
+				// A statement with sequence clauses fails where the
+				// rewritten text fails (a clause that is not well
+				// formed, or another error). A rewrite of spellings
+				// alone that does not help reports PostgreSQL's error.
+				err, text, back = err2, full, fullBack
 			}
 		}
 	}
 	if err != nil {
-		// A statement with shape clauses fails where the rewritten text
-		// fails (a clause that is not well formed, or another error),
-		// at the place in the text as written.
-		if r, back, ok := rewriteShapesMapped(text); ok {
-			if _, err2 := pg.Parse(r); err2 != nil {
-				var pe *parser.Error
-				if errors.As(err2, &pe) && pe.Cursorpos > 0 {
-					pe.Cursorpos = back(pe.Cursorpos-1) + 1
-				}
-				err = err2
-			}
-		}
-		return nil, parseError(err)
+		return nil, located(parseError(err), q, text, back)
+	}
+	sent := ""
+	if back != nil {
+		sent = q
 	}
 	out := make([]Statement, 0, len(tree.Stmts))
 	for _, raw := range tree.Stmts {
@@ -133,34 +130,66 @@ func parse(q string) ([]Statement, error) {
 		if raw.StmtLen > 0 {
 			end = start + int(raw.StmtLen)
 		}
-		out = append(out, Statement{Node: raw.Stmt, Query: text, Start: start, End: end, sent: sent, back: back})
+		st := Statement{Node: raw.Stmt, Query: text, Start: start, End: end, sent: sent, back: back}
+		if clauses {
+			st.Clauses = takeClauses(raw.Stmt)
+		}
+		out = append(out, st)
 	}
 	if len(out) > 0 {
-		out[0].Notices = truncationNotices(text)
+		out[0].Notices = truncationNotices(&sc)
 	}
 	return out, nil
 }
 
-// rewrites are the texts to try when PostgreSQL's grammar refused q.
-func rewrites(q string) []string {
-	var out []string
-	shaped, hasShapes := rewriteShapes(q)
-	if hasShapes {
-		out = append(out, shaped)
-	}
-	if r, ok := rewriteMariaDB(q, true); ok {
-		out = append(out, r)
-		if r2, ok := rewriteShapes(r); ok {
-			out = append(out, r2)
+// scanner scans a query string once, when first asked.
+type scanner struct {
+	q       string
+	scanned bool
+	toks    []*pg.ScanToken
+	ok      bool
+}
+
+func (s *scanner) tokens() ([]*pg.ScanToken, bool) {
+	if !s.scanned {
+		s.scanned = true
+		if res, err := pg.Scan(s.q); err == nil {
+			s.toks, s.ok = res.Tokens, true
 		}
 	}
-	return out
+	return s.toks, s.ok
+}
+
+func (s *scanner) rewrite() *rewrite {
+	toks, _ := s.tokens()
+	return planRewrite(s.q, toks)
+}
+
+// located moves a parse error's position in text, the rewrite of q that
+// back maps to q, to its place in q.
+func located(err *sqlerr.Error, q, text string, back func(int) int) error {
+	if back != nil && err.Pos > 0 {
+		err.Pos = sqlerr.CharPos(q, back(byteOffset(text, err.Pos)))
+	}
+	return err
+}
+
+// byteOffset is the byte offset of 1-based character position pos in s.
+func byteOffset(s string, pos int) int {
+	n := 1
+	for i := range s {
+		if n == pos {
+			return i
+		}
+		n++
+	}
+	return len(s)
 }
 
 // parseError turns the grammar's error into an Error. libpg_query does not
 // pass the SQLSTATE on; nearly all of gram.y's and scan.l's errors are
 // syntax errors, and the few that are not say so in their message.
-func parseError(err error) error {
+func parseError(err error) *sqlerr.Error {
 	var pe *parser.Error
 	if !errors.As(err, &pe) {
 		return &sqlerr.Error{Kind: sqlerr.SyntaxError, Msg: err.Error()}

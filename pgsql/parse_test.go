@@ -1,6 +1,7 @@
 package pgsql
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/seqd/seqd/sqlerr"
@@ -88,24 +89,69 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// TestShapeOption: the rewritten names decode back to their clauses, and
-// no other name does.
-func TestShapeOption(t *testing.T) {
-	st, err := Parse("alter sequence s skip range 1 2")
+// TestClauses: the sequence clauses come out of the parse tree as data, in
+// order, located where they stand; a SEQUENCE NAME option written as such
+// stays an option.
+func TestClauses(t *testing.T) {
+	q := "alter sequence s skip range 1 2 nocache restart counter with -5 noorder"
+	st, err := Parse(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := st[0].Node.GetAlterSeqStmt().Options[0].GetDefElem()
-	var names []string
-	for _, n := range d.Arg.GetList().Items {
-		names = append(names, n.GetString_().Sval)
+	opts := st[0].Node.GetAlterSeqStmt().Options
+	if len(opts) != 1 || opts[0].GetDefElem().Defname != "cache" {
+		t.Fatalf("options %v, want only CACHE (NOCACHE's)", opts)
 	}
-	if c, args, ok := ShapeOption(names); !ok || c != "skip_range" || len(args) != 2 || args[0] != "1" || args[1] != "2" {
-		t.Fatalf("%v: %q %v %v", names, c, args, ok)
+	want := []struct {
+		name string
+		args []string
+		at   string // the text as written from the clause's location
+	}{
+		{"skip_range", []string{"1", "2"}, "skip range 1 2"},
+		{"restart_counter", []string{"-5"}, "restart counter"},
+		{"noorder", nil, "noorder"},
 	}
-	for _, bad := range [][]string{{"pg_catalog", "seqd_skip_range", "1"}, {"public", "seqd_bit_reversed_positive"}, {"pg_catalog", "seqd_nope"}, {"x"}} {
-		if _, _, ok := ShapeOption(bad); ok {
-			t.Errorf("%v decoded", bad)
+	cs := st[0].Clauses
+	if len(cs) != len(want) {
+		t.Fatalf("clauses %+v, want %d", cs, len(want))
+	}
+	for i, w := range want {
+		c := cs[i]
+		if c.Name != w.name || strings.Join(c.Args, ",") != strings.Join(w.args, ",") {
+			t.Errorf("clause %d: %+v, want %s %v", i, c, w.name, w.args)
+		}
+		// An error at the clause's location points at it as written.
+		err := st[0].Locate(sqlerr.Errorf(sqlerr.SyntaxError, "x").At(st[0].Query, c.Location))
+		pos := err.(*sqlerr.Error).Pos
+		if !strings.HasPrefix(q[pos-1:], w.at) {
+			t.Errorf("clause %d located at %d (%q), want at %q", i, pos, q[pos-1:], w.at)
+		}
+	}
+	st, err = Parse("alter sequence s sequence name pg_catalog.seqd_noorder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st[0].Clauses) != 0 || len(st[0].Node.GetAlterSeqStmt().Options) != 1 {
+		t.Errorf("a SEQUENCE NAME option as written was taken for a clause: %+v", st[0].Clauses)
+	}
+}
+
+// TestRewriteLocated: an error after a rewritten spelling is reported at
+// its place in the text as sent, in characters.
+func TestRewriteLocated(t *testing.T) {
+	for _, tc := range []struct {
+		q   string
+		pos int
+	}{
+		// The capitalized call is rewritten always; the error is past it.
+		{"SELECT NEXTVAL(s), 'é' +", 25},
+		// A sequence clause rewritten before the error.
+		{`create sequence "é" noorder start counter x`, 35},
+	} {
+		_, err := Parse(tc.q)
+		se, ok := err.(*sqlerr.Error)
+		if !ok || se.Pos != tc.pos {
+			t.Errorf("%q: %v at %d, want at %d", tc.q, err, se.Pos, tc.pos)
 		}
 	}
 }
