@@ -144,18 +144,30 @@ func concurrentStory(t *testing.T, a, b *pgx.Conn) string {
 	return out.String()
 }
 
-// waiting starts q on c and checks that it is still waiting a moment
-// later (for a lock another session holds); the result comes on the
-// channel.
+// waiting starts q on c once it has shown that q waits for a lock
+// another session holds: the same statement under a short lock_timeout
+// fails with 55P03 (lock_not_available), an event rather than a time
+// window (in a block, under a savepoint that undoes the failure). The
+// result comes on the channel.
 func waiting(t *testing.T, c *pgx.Conn, q string) <-chan string {
 	t.Helper()
+	probe := []string{"set lock_timeout = 50"}
+	after := []string{"reset lock_timeout"}
+	if c.PgConn().TxStatus() == 'T' {
+		probe = []string{"savepoint waiting_probe", "set local lock_timeout = 50"}
+		after = []string{"rollback to savepoint waiting_probe", "release savepoint waiting_probe"}
+	}
+	for _, p := range probe {
+		step(t, c, p)
+	}
+	if out := outcomeOf(context.Background(), c, q); !strings.HasPrefix(out, "ERROR 55P03") {
+		t.Fatalf("%s did not wait for the other session's lock: %s", q, out)
+	}
+	for _, a := range after {
+		step(t, c, a)
+	}
 	w := make(chan string, 1)
 	go func() { w <- outcomeOf(context.Background(), c, q) }()
-	select {
-	case out := <-w:
-		t.Fatalf("%s did not wait for the other session's lock: %s", q, out)
-	case <-time.After(300 * time.Millisecond):
-	}
 	return w
 }
 

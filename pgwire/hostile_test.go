@@ -300,10 +300,13 @@ func TestIdleTimeouts(t *testing.T) {
 	if code, msg := firstError(idle); code != "57P05" || msg != "terminating connection due to idle-session timeout" {
 		t.Fatalf("idle: %s %s", code, msg)
 	}
-	// Outside a block, idle_in_transaction_session_timeout does not apply.
-	c := mustConnect(t, dsn, "create sequence s", "set idle_in_transaction_session_timeout = 100")
-	time.Sleep(300 * time.Millisecond)
-	mustNextval(t, c, "s")
+	// Outside a block, idle_in_transaction_session_timeout does not apply:
+	// a session idle past it ends by idle_session_timeout, later.
+	both := dialRaw(t, dsn)
+	both.send(&pgproto3.Query{String: "set idle_in_transaction_session_timeout = 50; set idle_session_timeout = 400"})
+	if code, msg := firstError(both); code != "57P05" {
+		t.Fatalf("idle outside a block with both timeouts: %s %s, want 57P05 (the session's timeout, not the block's)", code, msg)
+	}
 }
 
 // TestConnectionSlots: sessions beyond MaxConns-ReservedConns are for
