@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -210,42 +211,57 @@ func boolText(b bool) eval.Datum {
 	return eval.Text("NO")
 }
 
+// catalogRelations are the catalog's virtual relations, in the order
+// pg_class lists them.
 func catalogRelations() []*relation {
-	// seqRows makes a row of each sequence; reserved first reads a
-	// NOORDER sequence's position from the store, in cluster mode (the
-	// views that show last_value).
-	seqRows := func(s *Session, reserved bool, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
-		var out [][]eval.Datum
-		for _, info := range s.sequences() {
-			if reserved {
-				var err error
-				if info.Info, err = s.reserved(info.Info); err != nil {
-					return nil, err
-				}
+	return slices.Concat(classRelations(), roleRelations(), describingRelations(), viewRelations())
+}
+
+// seqRows makes a row of each sequence; reserved first reads a NOORDER
+// sequence's position from the store, in cluster mode (the views that show
+// last_value).
+func seqRows(s *Session, reserved bool, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
+	var out [][]eval.Datum
+	for _, info := range s.sequences() {
+		if reserved {
+			var err error
+			if info.Info, err = s.reserved(info.Info); err != nil {
+				return nil, err
 			}
-			out = append(out, f(info))
 		}
-		return out, nil
+		out = append(out, f(info))
 	}
-	seqRow := func(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) { return seqRows(s, false, f) }
-	seqRowReserved := func(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) { return seqRows(s, true, f) }
-	catalogRow := func(r *relation, nsp uint32) []eval.Datum {
-		return []eval.Datum{eval.Int(int64(r.oid)), eval.Text(r.name), eval.Int(int64(nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0), eval.Int(0), eval.Int(0),
-			eval.Int(0), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text("p"), eval.Text(string(r.kind)), eval.Int(int64(len(r.cols))), eval.Int(0),
-			eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true), eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Null, eval.Null, eval.Null}
-	}
-	classCols := eval.Columns("oid", eval.TOid, "relname", eval.TName, "relnamespace", eval.TOid, "reltype", eval.TOid, "reloftype", eval.TOid, "relowner", eval.TOid,
-		"relam", eval.TOid, "relfilenode", eval.TOid, "reltablespace", eval.TOid, "relpages", eval.TInt4, "reltuples", eval.TypeByOID(eval.OIDFloat4),
-		"relallvisible", eval.TInt4, "reltoastrelid", eval.TOid, "relhasindex", eval.TBool, "relisshared", eval.TBool, "relpersistence", eval.TChar,
-		"relkind", eval.TChar, "relnatts", eval.TInt2, "relchecks", eval.TInt2, "relhasrules", eval.TBool, "relhastriggers", eval.TBool,
-		"relhassubclass", eval.TBool, "relrowsecurity", eval.TBool, "relforcerowsecurity", eval.TBool, "relispopulated", eval.TBool,
-		"relreplident", eval.TChar, "relispartition", eval.TBool, "relrewrite", eval.TOid, "relacl", eval.TAclArr, "reloptions", eval.TTextArr,
-		"relpartbound", eval.TypeByOID(194))
-	pgSequencesCols := eval.Columns("schemaname", eval.TName, "sequencename", eval.TName, "sequenceowner", eval.TName, "data_type", eval.TRegtype,
-		"start_value", eval.TInt8, "min_value", eval.TInt8, "max_value", eval.TInt8, "increment_by", eval.TInt8, "cycle", eval.TBool,
-		"cache_size", eval.TInt8, "last_value", eval.TInt8)
-	var rels []*relation
-	rels = []*relation{
+	return out, nil
+}
+func seqRow(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
+	return seqRows(s, false, f)
+}
+func seqRowReserved(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
+	return seqRows(s, true, f)
+}
+
+// catalogRow is a catalog relation's pg_class row.
+func catalogRow(r *relation, nsp uint32) []eval.Datum {
+	return []eval.Datum{eval.Int(int64(r.oid)), eval.Text(r.name), eval.Int(int64(nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0), eval.Int(0), eval.Int(0),
+		eval.Int(0), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text("p"), eval.Text(string(r.kind)), eval.Int(int64(len(r.cols))), eval.Int(0),
+		eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true), eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Null, eval.Null, eval.Null}
+}
+
+var classCols = eval.Columns("oid", eval.TOid, "relname", eval.TName, "relnamespace", eval.TOid, "reltype", eval.TOid, "reloftype", eval.TOid, "relowner", eval.TOid,
+	"relam", eval.TOid, "relfilenode", eval.TOid, "reltablespace", eval.TOid, "relpages", eval.TInt4, "reltuples", eval.TypeByOID(eval.OIDFloat4),
+	"relallvisible", eval.TInt4, "reltoastrelid", eval.TOid, "relhasindex", eval.TBool, "relisshared", eval.TBool, "relpersistence", eval.TChar,
+	"relkind", eval.TChar, "relnatts", eval.TInt2, "relchecks", eval.TInt2, "relhasrules", eval.TBool, "relhastriggers", eval.TBool,
+	"relhassubclass", eval.TBool, "relrowsecurity", eval.TBool, "relforcerowsecurity", eval.TBool, "relispopulated", eval.TBool,
+	"relreplident", eval.TChar, "relispartition", eval.TBool, "relrewrite", eval.TOid, "relacl", eval.TAclArr, "reloptions", eval.TTextArr,
+	"relpartbound", eval.TypeByOID(194))
+var pgSequencesCols = eval.Columns("schemaname", eval.TName, "sequencename", eval.TName, "sequenceowner", eval.TName, "data_type", eval.TRegtype,
+	"start_value", eval.TInt8, "min_value", eval.TInt8, "max_value", eval.TInt8, "increment_by", eval.TInt8, "cycle", eval.TBool,
+	"cache_size", eval.TInt8, "last_value", eval.TInt8)
+
+// classRelations are the relations of sequences and types: pg_class,
+// pg_namespace, pg_sequence, pg_sequences, pg_type.
+func classRelations() []*relation {
+	return []*relation{
 		{oid: pgClassOID, schema: "pg_catalog", name: "pg_class", kind: 'r', cols: classCols, rows: func(s *Session) ([][]eval.Datum, error) {
 			out, _ := seqRow(s, func(i seqInfo) []eval.Datum {
 				return []eval.Datum{eval.Int(int64(i.oid)), eval.Text(i.Name.Rel()), eval.Int(int64(i.nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0),
@@ -253,7 +269,8 @@ func catalogRelations() []*relation {
 					eval.Int(sequenceRelAttrs), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true),
 					eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Null, eval.Null, eval.Null}
 			})
-			for _, r := range rels {
+			catalogOnce.Do(registerCatalog)
+			for _, r := range catalogOrder {
 				out = append(out, catalogRow(r, s.oids().forSchema(r.schema)))
 			}
 			return out, nil
@@ -295,6 +312,13 @@ func catalogRelations() []*relation {
 		}},
 		{oid: 1247, schema: "pg_catalog", name: "pg_type", kind: 'r', cols: eval.PgTypeColumns,
 			rows: func(s *Session) ([][]eval.Datum, error) { return eval.PgTypeRows(superuserOID), nil }},
+	}
+}
+
+// roleRelations are roles and the database: pg_roles, pg_auth_members,
+// pg_user, pg_database.
+func roleRelations() []*relation {
+	return []*relation{
 		{oid: 12000, schema: "pg_catalog", name: "pg_roles", kind: 'v',
 			cols: eval.Columns("rolname", eval.TName, "rolsuper", eval.TBool, "rolinherit", eval.TBool, "rolcreaterole", eval.TBool, "rolcreatedb", eval.TBool,
 				"rolcanlogin", eval.TBool, "rolreplication", eval.TBool, "rolconnlimit", eval.TInt4, "rolpassword", eval.TText, "rolvaliduntil", eval.TTimestamp,
@@ -354,6 +378,13 @@ func catalogRelations() []*relation {
 				return [][]eval.Datum{{eval.Int(seqdDatabaseOID), eval.Text(s.cfg.Database), eval.Int(s.ownerOID(s.cat().DatabaseACL().Owner)), eval.Int(6), eval.Text("c"), eval.Bool(false), eval.Bool(true),
 					eval.Int(-1), eval.Int(1663), eval.Text("C.UTF-8"), eval.Text("C.UTF-8"), eval.Null, eval.Null, eval.Null}}, nil
 			}},
+	}
+}
+
+// describingRelations are settings, access methods, comments, dependencies
+// and columns.
+func describingRelations() []*relation {
+	return []*relation{
 		{oid: 12200, schema: "pg_catalog", name: "pg_settings", kind: 'v',
 			cols: eval.Columns("name", eval.TText, "setting", eval.TText, "unit", eval.TText, "category", eval.TText, "short_desc", eval.TText, "extra_desc", eval.TText,
 				"context", eval.TText, "vartype", eval.TText, "source", eval.TText, "min_val", eval.TText, "max_val", eval.TText, "enumvals", eval.TTextArr,
@@ -435,6 +466,12 @@ func catalogRelations() []*relation {
 				}
 				return out, nil
 			}},
+	}
+}
+
+// viewRelations are seqd's statistics view and information_schema's views.
+func viewRelations() []*relation {
+	return []*relation{
 		{oid: 12300, schema: "pg_catalog", name: "seqd_stat_sequences", kind: 'v',
 			cols: eval.Columns("schemaname", eval.TName, "sequencename", eval.TName, "last_value", eval.TInt8, "reserved_values", eval.TInt8,
 				"remaining_values", eval.TFloat8, "fraction_used", eval.TFloat8, "unlogged", eval.TBool, "shape", eval.TText, "last_counter", eval.TInt8,
@@ -485,7 +522,6 @@ func catalogRelations() []*relation {
 				return out, nil
 			}},
 	}
-	return rels
 }
 
 // persistence is relpersistence: p permanent, u unlogged, t temporary.

@@ -205,19 +205,7 @@ func (x *seqExpr) Eval(e *eval.Env) (eval.Datum, error) {
 func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 	s := sessionOf(e)
 	if x.f.name == "lastval" && !x.f.maria {
-		id, v, ok := s.seqs.Lastval()
-		if ok {
-			if info, err := s.engFor(s.lastName).Info(s.lastName); err != nil || s.memoryID(s.lastName, info.ID) != id {
-				ok = false
-			}
-		}
-		if !ok {
-			return nil, sqlerr.Errorf(sqlerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
-		}
-		if err := s.checkPrivilege(s.lastName, engine.PrivUsage|engine.PrivSelect); err != nil {
-			return nil, err
-		}
-		return []eval.Datum{eval.Int(v)}, nil
+		return s.lastval()
 	}
 	n := x.name
 	if !x.hasName {
@@ -261,6 +249,12 @@ func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 			return nil, err
 		}
 	}
+	return x.run(ctx, s, eng, n, args)
+}
+
+// run carries out the function on sequence n, its arguments checked and
+// not NULL.
+func (x *seqExpr) run(ctx context.Context, s *Session, eng seqCatalog, n engine.Name, args [3]eval.Datum) ([]eval.Datum, error) {
 	switch x.f.name {
 	case "nextval":
 		id, v, err := eng.Nextval(ctx, n)
@@ -335,6 +329,24 @@ func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 		return []eval.Datum{eval.Bool(k > 0)}, nil
 	}
 	return nil, sqlerr.Errorf(sqlerr.UndefinedFunction, "function %s does not exist", x.f.name)
+}
+
+// lastval is PostgreSQL's lastval(): the value nextval last gave the
+// session, if its sequence is still the one it came from.
+func (s *Session) lastval() ([]eval.Datum, error) {
+	id, v, ok := s.seqs.Lastval()
+	if ok {
+		if info, err := s.engFor(s.lastName).Info(s.lastName); err != nil || s.memoryID(s.lastName, info.ID) != id {
+			ok = false
+		}
+	}
+	if !ok {
+		return nil, sqlerr.Errorf(sqlerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
+	}
+	if err := s.checkPrivilege(s.lastName, engine.PrivUsage|engine.PrivSelect); err != nil {
+		return nil, err
+	}
+	return []eval.Datum{eval.Int(v)}, nil
 }
 
 // funcPrivileges are the privileges, any one of which a sequence function
