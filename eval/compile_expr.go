@@ -198,21 +198,7 @@ func (c *Compiler) Expr(sc *Scope, n *pg.Node) (Expr, error) {
 		}
 		return &nullTest{arg: c.settle(x), not: t.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
 	case n.GetBooleanTest() != nil:
-		t := n.GetBooleanTest()
-		x, err := c.boolArg(sc, t.Arg)
-		if err != nil {
-			return nil, err
-		}
-		bt := &boolTest{arg: x}
-		switch t.Booltesttype {
-		case pg.BoolTestType_IS_TRUE, pg.BoolTestType_IS_NOT_TRUE:
-			bt.want, bt.not = 1, t.Booltesttype == pg.BoolTestType_IS_NOT_TRUE
-		case pg.BoolTestType_IS_FALSE, pg.BoolTestType_IS_NOT_FALSE:
-			bt.want, bt.not = 0, t.Booltesttype == pg.BoolTestType_IS_NOT_FALSE
-		default:
-			bt.want, bt.not = -1, t.Booltesttype == pg.BoolTestType_IS_NOT_UNKNOWN
-		}
-		return bt, nil
+		return c.booleanTest(sc, n.GetBooleanTest())
 	case n.GetCaseExpr() != nil:
 		return c.caseExpr(sc, n.GetCaseExpr())
 	case n.GetCoalesceExpr() != nil:
@@ -238,42 +224,68 @@ func (c *Compiler) Expr(sc *Scope, n *pg.Node) (Expr, error) {
 	case n.GetCollateClause() != nil:
 		return c.Expr(sc, n.GetCollateClause().Arg)
 	case n.GetAArrayExpr() != nil:
-		a := n.GetAArrayExpr()
-		args, t, err := c.unify(sc, a.Elements, "ARRAY")
-		if err != nil {
-			return nil, err
-		}
-		if t == tUnknown {
-			t = TText
-		}
-		at := TypeByOID(t.array)
-		if at == nil {
-			return nil, c.ErrAt(a.Location, sqlerr.UndefinedObject, "could not find array type for data type %s", t.sqlName)
-		}
-		return &arrayExpr{t: at, elems: args}, nil
+		return c.arrayExpr(sc, n.GetAArrayExpr())
 	case n.GetAIndirection() != nil:
-		ind := n.GetAIndirection()
-		arr, err := c.Expr(sc, ind.Arg)
-		if err != nil {
-			return nil, err
-		}
-		if len(ind.Indirection) != 1 || ind.Indirection[0].GetAIndices() == nil || ind.Indirection[0].GetAIndices().IsSlice || arr.Type().Elem() == nil {
-			return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd supports only a single array subscript")
-		}
-		idx, err := c.Expr(sc, ind.Indirection[0].GetAIndices().Uidx)
-		if err != nil {
-			return nil, err
-		}
-		if idx, err = c.Coerce(idx, TInt4, -1, "array subscript"); err != nil {
-			return nil, err
-		}
-		return &subscriptExpr{t: arr.Type().Elem(), arr: arr, idx: idx}, nil
+		return c.subscript(sc, n.GetAIndirection())
 	case n.GetSubLink() != nil:
 		return c.subLink(sc, n.GetSubLink())
 	case n.GetRowExpr() != nil:
 		return nil, c.ErrAt(n.GetRowExpr().Location, sqlerr.FeatureNotSupported, "seqd does not support row constructors")
 	}
 	return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support this expression (%s)", NodeName(n))
+}
+
+// booleanTest compiles x IS [NOT] TRUE, FALSE, UNKNOWN.
+func (c *Compiler) booleanTest(sc *Scope, t *pg.BooleanTest) (Expr, error) {
+	x, err := c.boolArg(sc, t.Arg)
+	if err != nil {
+		return nil, err
+	}
+	bt := &boolTest{arg: x}
+	switch t.Booltesttype {
+	case pg.BoolTestType_IS_TRUE, pg.BoolTestType_IS_NOT_TRUE:
+		bt.want, bt.not = 1, t.Booltesttype == pg.BoolTestType_IS_NOT_TRUE
+	case pg.BoolTestType_IS_FALSE, pg.BoolTestType_IS_NOT_FALSE:
+		bt.want, bt.not = 0, t.Booltesttype == pg.BoolTestType_IS_NOT_FALSE
+	default:
+		bt.want, bt.not = -1, t.Booltesttype == pg.BoolTestType_IS_NOT_UNKNOWN
+	}
+	return bt, nil
+}
+
+// arrayExpr compiles ARRAY[...].
+func (c *Compiler) arrayExpr(sc *Scope, a *pg.A_ArrayExpr) (Expr, error) {
+	args, t, err := c.unify(sc, a.Elements, "ARRAY")
+	if err != nil {
+		return nil, err
+	}
+	if t == tUnknown {
+		t = TText
+	}
+	at := TypeByOID(t.array)
+	if at == nil {
+		return nil, c.ErrAt(a.Location, sqlerr.UndefinedObject, "could not find array type for data type %s", t.sqlName)
+	}
+	return &arrayExpr{t: at, elems: args}, nil
+}
+
+// subscript compiles a[i].
+func (c *Compiler) subscript(sc *Scope, ind *pg.A_Indirection) (Expr, error) {
+	arr, err := c.Expr(sc, ind.Arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(ind.Indirection) != 1 || ind.Indirection[0].GetAIndices() == nil || ind.Indirection[0].GetAIndices().IsSlice || arr.Type().Elem() == nil {
+		return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd supports only a single array subscript")
+	}
+	idx, err := c.Expr(sc, ind.Indirection[0].GetAIndices().Uidx)
+	if err != nil {
+		return nil, err
+	}
+	if idx, err = c.Coerce(idx, TInt4, -1, "array subscript"); err != nil {
+		return nil, err
+	}
+	return &subscriptExpr{t: arr.Type().Elem(), arr: arr, idx: idx}, nil
 }
 
 // NodeName names a parse node's kind for messages.

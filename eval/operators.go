@@ -30,67 +30,9 @@ func (c *Compiler) aExpr(sc *Scope, a *pg.A_Expr) (Expr, error) {
 		}
 		return c.binaryOp(sc, op, a.Lexpr, a.Rexpr, a.Location)
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
-		l, r, err := c.operands(sc, a.Lexpr, a.Rexpr)
-		if err != nil {
-			return nil, err
-		}
-		if isUnknown(r) && !isUnknown(l) {
-			if r, err = c.Coerce(r, TypeByOID(l.Type().array), Location(a.Rexpr), "ANY"); err != nil {
-				return nil, err
-			}
-		}
-		if r.Type().Elem() == nil {
-			return nil, c.ErrAt(a.Location, sqlerr.DatatypeMismatch, "op ANY/ALL (array) requires array on right side")
-		}
-		switch elem := r.Type().Elem(); {
-		case isUnknown(l) || implicitOK(l.Type(), elem):
-			if l, err = c.Coerce(l, elem, Location(a.Lexpr), "ANY"); err != nil {
-				return nil, err
-			}
-		case !comparable(l.Type(), elem) && !(isString(l.Type()) && isString(elem)):
-			return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, elem.sqlName).
-				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
-		}
-		all := a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL
-		if like, fold, not, ok := matchOp(op); ok {
-			// x ~ ANY (patterns), x LIKE ALL (patterns): each element a
-			// pattern, as PostgreSQL's text operators take them.
-			if l, err = c.textOperand(l, a.Lexpr); err == nil && !isString(r.Type().Elem()) {
-				err = errNotText
-			}
-			if err != nil {
-				return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, r.Type().Elem().sqlName).
-					WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
-			}
-			return &anyExpr{op: op, l: l, arr: r, all: all, match: &matchExpr{like: like, fold: fold, not: not}}, nil
-		}
-		if !isCmpOp(op) {
-			return nil, c.ErrAt(a.Location, sqlerr.FeatureNotSupported, "seqd supports comparisons and pattern matches with ANY/ALL, not %s", op)
-		}
-		return &anyExpr{op: op, l: l, arr: r, all: all}, nil
+		return c.anyAll(sc, op, a)
 	case pg.A_Expr_Kind_AEXPR_IN:
-		l, err := c.Expr(sc, a.Lexpr)
-		if err != nil {
-			return nil, err
-		}
-		list := a.Rexpr.GetList().GetItems()
-		xs := []Expr{l}
-		for _, n := range list {
-			x, err := c.Expr(sc, n)
-			if err != nil {
-				return nil, err
-			}
-			xs = append(xs, x)
-		}
-		xs, _, err = c.unifyExprs(xs, append([]*pg.Node{a.Lexpr}, list...), "IN")
-		if err != nil {
-			return nil, err
-		}
-		cmp := "="
-		if op == "<>" {
-			cmp = "<>"
-		}
-		return &anyExpr{op: cmp, l: xs[0], list: xs[1:], all: cmp == "<>"}, nil
+		return c.in(sc, op, a)
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
 		l, r, err := c.operands(sc, a.Lexpr, a.Rexpr)
 		if err != nil {
@@ -137,6 +79,74 @@ func (c *Compiler) aExpr(sc *Scope, a *pg.A_Expr) (Expr, error) {
 		return x, nil
 	}
 	return nil, c.ErrAt(a.Location, sqlerr.FeatureNotSupported, "seqd does not support this operator form")
+}
+
+// anyAll compiles x op ANY (array) and x op ALL (array).
+func (c *Compiler) anyAll(sc *Scope, op string, a *pg.A_Expr) (Expr, error) {
+	l, r, err := c.operands(sc, a.Lexpr, a.Rexpr)
+	if err != nil {
+		return nil, err
+	}
+	if isUnknown(r) && !isUnknown(l) {
+		if r, err = c.Coerce(r, TypeByOID(l.Type().array), Location(a.Rexpr), "ANY"); err != nil {
+			return nil, err
+		}
+	}
+	if r.Type().Elem() == nil {
+		return nil, c.ErrAt(a.Location, sqlerr.DatatypeMismatch, "op ANY/ALL (array) requires array on right side")
+	}
+	switch elem := r.Type().Elem(); {
+	case isUnknown(l) || implicitOK(l.Type(), elem):
+		if l, err = c.Coerce(l, elem, Location(a.Lexpr), "ANY"); err != nil {
+			return nil, err
+		}
+	case !comparable(l.Type(), elem) && !(isString(l.Type()) && isString(elem)):
+		return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, elem.sqlName).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	all := a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL
+	if like, fold, not, ok := matchOp(op); ok {
+		// x ~ ANY (patterns), x LIKE ALL (patterns): each element a
+		// pattern, as PostgreSQL's text operators take them.
+		if l, err = c.textOperand(l, a.Lexpr); err == nil && !isString(r.Type().Elem()) {
+			err = errNotText
+		}
+		if err != nil {
+			return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().sqlName, op, r.Type().Elem().sqlName).
+				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		return &anyExpr{op: op, l: l, arr: r, all: all, match: &matchExpr{like: like, fold: fold, not: not}}, nil
+	}
+	if !isCmpOp(op) {
+		return nil, c.ErrAt(a.Location, sqlerr.FeatureNotSupported, "seqd supports comparisons and pattern matches with ANY/ALL, not %s", op)
+	}
+	return &anyExpr{op: op, l: l, arr: r, all: all}, nil
+}
+
+// in compiles x [NOT] IN (list).
+func (c *Compiler) in(sc *Scope, op string, a *pg.A_Expr) (Expr, error) {
+	l, err := c.Expr(sc, a.Lexpr)
+	if err != nil {
+		return nil, err
+	}
+	list := a.Rexpr.GetList().GetItems()
+	xs := []Expr{l}
+	for _, n := range list {
+		x, err := c.Expr(sc, n)
+		if err != nil {
+			return nil, err
+		}
+		xs = append(xs, x)
+	}
+	xs, _, err = c.unifyExprs(xs, append([]*pg.Node{a.Lexpr}, list...), "IN")
+	if err != nil {
+		return nil, err
+	}
+	cmp := "="
+	if op == "<>" {
+		cmp = "<>"
+	}
+	return &anyExpr{op: cmp, l: xs[0], list: xs[1:], all: cmp == "<>"}, nil
 }
 
 func isCmpOp(op string) bool {
