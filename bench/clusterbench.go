@@ -188,73 +188,107 @@ func RunClusterBench(ctx context.Context, cfg Config, cc ClusterBenchConfig) (*C
 	if cc.LeaseTTL <= 0 {
 		cc.LeaseTTL = 2 * time.Second
 	}
-	cache := cc.Cache
-	if cache <= 0 {
-		cache = 1000
+	if cc.Cache <= 0 {
+		cc.Cache = 1000
 	}
-	logf, err := os.Create(filepath.Join(cc.Dir, "seqd.log"))
-	if err != nil {
+	cb := &clusterBench{cc: cc}
+	defer cb.close()
+	if err := cb.start(ctx); err != nil {
 		return nil, err
 	}
-	defer logf.Close()
-	etcd, err := localetcd.StartIn(filepath.Join(cc.Dir, "etcd"), 3)
-	if err != nil {
+	rep := &ClusterBenchReport{TxnsPerMillion: map[string]float64{}}
+	if err := cb.grid(ctx, cfg, rep); err != nil {
 		return nil, err
 	}
-	defer etcd.Close()
+	if err := cb.failovers(ctx, cfg, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
 
-	var nodes []*node
-	defer func() {
-		for _, n := range nodes {
-			n.kill()
-		}
-	}()
-	add := func(args ...string) (*node, error) {
-		pg, err := loopback.FreeAddr()
-		if err != nil {
-			return nil, err
-		}
-		h, err := loopback.FreeAddr()
-		if err != nil {
-			return nil, err
-		}
-		n := &node{args: args, pg: pg, http: h, log: logf}
-		nodes = append(nodes, n)
-		return n, n.start(cc.Binary)
+// clusterBench is a running cluster benchmark: etcd, three clustered
+// nodes and a single one, and the targets that reach them.
+type clusterBench struct {
+	cc      ClusterBenchConfig
+	logf    *os.File
+	etcd    *localetcd.Cluster
+	nodes   []*node // every node started, killed at the end
+	members []*node // the clustered ones
+	single  *node
+
+	clusterT, noorderT, singleT Target
+}
+
+func (cb *clusterBench) close() {
+	for _, n := range cb.nodes {
+		n.kill()
 	}
-	var members []*node
+	if cb.etcd != nil {
+		cb.etcd.Close()
+	}
+	if cb.logf != nil {
+		cb.logf.Close()
+	}
+}
+
+// add starts a node with args.
+func (cb *clusterBench) add(args ...string) (*node, error) {
+	pg, err := loopback.FreeAddr()
+	if err != nil {
+		return nil, err
+	}
+	h, err := loopback.FreeAddr()
+	if err != nil {
+		return nil, err
+	}
+	n := &node{args: args, pg: pg, http: h, log: cb.logf}
+	cb.nodes = append(cb.nodes, n)
+	return n, n.start(cb.cc.Binary)
+}
+
+// start starts etcd and the nodes, and waits for a leader.
+func (cb *clusterBench) start(ctx context.Context) error {
+	cc := cb.cc
+	var err error
+	if cb.logf, err = os.Create(filepath.Join(cc.Dir, "seqd.log")); err != nil {
+		return err
+	}
+	if cb.etcd, err = localetcd.StartIn(filepath.Join(cc.Dir, "etcd"), 3); err != nil {
+		return err
+	}
+	etcd := cb.etcd
 	var hosts, ports []string
 	for i := range 3 {
-		n, err := add("-etcd", strings.Join(etcd.Endpoints, ","), "-etcd-prefix", "/seqbench/", "-name", fmt.Sprintf("node%d", i),
+		n, err := cb.add("-etcd", strings.Join(etcd.Endpoints, ","), "-etcd-prefix", "/seqbench/", "-name", fmt.Sprintf("node%d", i),
 			"-lease-ttl", cc.LeaseTTL.String(), "-idle-timeout", "0",
 			"-etcd-ca", etcd.TLS.CA, "-etcd-cert", etcd.TLS.ClientCert, "-etcd-key", etcd.TLS.ClientKey)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		members = append(members, n)
+		cb.members = append(cb.members, n)
 		h, p, _ := net.SplitHostPort(n.pg)
 		hosts, ports = append(hosts, h), append(ports, p)
 	}
-	single, err := add("-data", filepath.Join(cc.Dir, "single"), "-idle-timeout", "0")
-	if err != nil {
-		return nil, err
+	if cb.single, err = cb.add("-data", filepath.Join(cc.Dir, "single"), "-idle-timeout", "0"); err != nil {
+		return err
 	}
-	clusterT := Target{Name: "seqd-cluster3", Kind: Seqd, Cache: cache,
+	cb.clusterT = Target{Name: "seqd-cluster3", Kind: Seqd, Cache: cc.Cache,
 		DSN: fmt.Sprintf("host=%s port=%s user=seqbench dbname=seqbench sslmode=disable target_session_attrs=read-write connect_timeout=2",
 			strings.Join(hosts, ","), strings.Join(ports, ","))}
 	// NOORDER: each session on one node, in turn; every node serves.
 	var spread []string
-	for i := range members {
+	for i := range cb.members {
 		spread = append(spread, fmt.Sprintf("host=%s port=%s user=seqbench dbname=seqbench sslmode=disable", hosts[i], ports[i]))
 	}
-	noorderT := Target{Name: "seqd-cluster3-noorder", Kind: Seqd, Cache: cache, NoOrder: true, DSN: clusterT.DSN, Spread: spread}
-	singleT := Target{Name: "seqd-single", Kind: Seqd, Cache: cache,
-		DSN: fmt.Sprintf("postgres://seqbench@%s/seqbench?sslmode=disable", single.pg)}
-	if err := waitLeader(ctx, clusterT, 30*time.Second); err != nil {
-		return nil, err
-	}
+	cb.noorderT = Target{Name: "seqd-cluster3-noorder", Kind: Seqd, Cache: cc.Cache, NoOrder: true, DSN: cb.clusterT.DSN, Spread: spread}
+	cb.singleT = Target{Name: "seqd-single", Kind: Seqd, Cache: cc.Cache,
+		DSN: fmt.Sprintf("postgres://seqbench@%s/seqbench?sslmode=disable", cb.single.pg)}
+	return waitLeader(ctx, cb.clusterT, 30*time.Second)
+}
 
-	// 1 and 2: the grid, and the transactions it cost.
+// grid runs the nextval grid on each target and counts the store
+// transactions it cost (1 and 2).
+func (cb *clusterBench) grid(ctx context.Context, cfg Config, rep *ClusterBenchReport) error {
 	commits := func(ns []*node) float64 {
 		var sum float64
 		for _, n := range ns {
@@ -262,17 +296,16 @@ func RunClusterBench(ctx context.Context, cfg Config, cc ClusterBenchConfig) (*C
 		}
 		return sum
 	}
-	rep := &ClusterBenchReport{TxnsPerMillion: map[string]float64{}}
 	for _, t := range []struct {
 		t  Target
 		ns []*node
-	}{{clusterT, members}, {noorderT, members}, {singleT, []*node{single}}} {
+	}{{cb.clusterT, cb.members}, {cb.noorderT, cb.members}, {cb.singleT, []*node{cb.single}}} {
 		gc := cfg
 		gc.Targets = []Target{t.t}
 		before := commits(t.ns)
 		rs, err := runNextval(ctx, gc)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var values int64
 		for _, r := range rs {
@@ -283,9 +316,14 @@ func RunClusterBench(ctx context.Context, cfg Config, cc ClusterBenchConfig) (*C
 		}
 		rep.Results = append(rep.Results, rs...)
 	}
+	return nil
+}
 
-	// 3: failovers under a light load: nextval of the ORDER sequence
-	// through the multi-host string, and of a NOORDER one on each node.
+// failovers kills the leader cc.Failovers times under a light load:
+// nextval of the ORDER sequence through the multi-host string, and of a
+// NOORDER one on each node (3).
+func (cb *clusterBench) failovers(ctx context.Context, cfg Config, rep *ClusterBenchReport) error {
+	clusterT, noorderT, members := cb.clusterT, cb.noorderT, cb.members
 	d := dialect{clusterT}
 	if err := prepare(ctx, clusterT, func(s session) error {
 		if err := d.createSequence(ctx, s, "seqbench_s", 1, 1); err != nil {
@@ -293,10 +331,10 @@ func RunClusterBench(ctx context.Context, cfg Config, cc ClusterBenchConfig) (*C
 		}
 		return dialect{noorderT}.createSequence(ctx, s, "seqbench_n", 1, 1)
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if err := awaitSpread(ctx, noorderT, "SELECT nextval('seqbench_n')"); err != nil {
-		return nil, err
+		return err
 	}
 	stop := make(chan struct{})
 	loadDone := make(chan struct{})
@@ -312,42 +350,44 @@ func RunClusterBench(ctx context.Context, cfg Config, cc ClusterBenchConfig) (*C
 		close(stop)
 		<-loadDone
 	}()
-	for k := range cc.Failovers {
+	for k := range cb.cc.Failovers {
 		time.Sleep(time.Second)
-		leader := -1
-		for i, n := range members {
-			if code, body := n.get("/readyz"); code == 200 && strings.HasPrefix(body, "leader ") {
-				leader = i
-			}
-		}
+		leader := cb.leader()
 		if leader < 0 {
-			return nil, fmt.Errorf("failover %d: no node says it leads", k)
+			return fmt.Errorf("failover %d: no node says it leads", k)
 		}
 		began := time.Now()
 		members[leader].kill()
 		if err := waitValue(ctx, clusterT, 30*time.Second); err != nil {
-			return nil, fmt.Errorf("failover %d: %w", k, err)
+			return fmt.Errorf("failover %d: %w", k, err)
 		}
 		rep.Unavailable = append(rep.Unavailable, time.Since(began))
 		time.Sleep(100 * time.Millisecond) // a value on every node after the takeover too
 		rep.NoOrderWait = append(rep.NoOrderWait, noorder.longestWait(leader, began, time.Now()))
 		var burned int64
-		for i, n := range members {
-			if i != leader {
-				if code, body := n.get("/readyz"); code == 200 && strings.HasPrefix(body, "leader ") {
-					burned = int64(n.metric("seqd_sequence_burned_values_total", map[string]string{"reason": "failover", "sequence": "seqbench_s"}))
-				}
-			}
+		if now := cb.leader(); now >= 0 && now != leader {
+			burned = int64(members[now].metric("seqd_sequence_burned_values_total", map[string]string{"reason": "failover", "sequence": "seqbench_s"}))
 		}
 		rep.Burned = append(rep.Burned, burned)
-		if err := members[leader].start(cc.Binary); err != nil {
-			return nil, err
+		if err := members[leader].start(cb.cc.Binary); err != nil {
+			return err
 		}
 		if cfg.Progress != nil {
 			fmt.Fprintf(cfg.Progress, "failover %d: a value after %v, %d burned\n", k, rep.Unavailable[k].Round(time.Millisecond), burned)
 		}
 	}
-	return rep, nil
+	return nil
+}
+
+// leader is the index of the member that says it leads, -1 if none does.
+func (cb *clusterBench) leader() int {
+	leader := -1
+	for i, n := range cb.members {
+		if code, body := n.get("/readyz"); code == 200 && strings.HasPrefix(body, "leader ") {
+			leader = i
+		}
+	}
+	return leader
 }
 
 // waitLeader waits until a multi-host connection finds a leader.
