@@ -192,24 +192,7 @@ type clusterRun struct {
 // connection string, fails the leader over and over, and checks every
 // value: unique, and linearizable across failovers for each sequence.
 func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
-	if cfg.Nodes <= 0 {
-		cfg.Nodes = 3
-	}
-	if cfg.Clients <= 0 {
-		cfg.Clients = 6
-	}
-	if cfg.ConnectTimeout < time.Second {
-		cfg.ConnectTimeout = 2 * time.Second
-	}
-	if cfg.NoOrderClients == 0 {
-		cfg.NoOrderClients = 1
-	}
-	if cfg.LeaseTTL <= 0 {
-		cfg.LeaseTTL = 2 * time.Second
-	}
-	if cfg.Load <= 0 {
-		cfg.Load = time.Second
-	}
+	cfg = cfg.withDefaults()
 	progress := cfg.Progress
 	if progress == nil {
 		progress = func(string) {}
@@ -225,40 +208,11 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 	}
 	defer cli.Close()
 	r := &clusterRun{cfg: cfg, h: NewHistory(), cli: cli, prefix: fmt.Sprintf("/torture%d/", cfg.Seed%1_000_000), log: logf}
-	var hosts, ports []string
 	defer r.closeProxies()
-	for i := range cfg.Nodes {
-		var ps []*proxy
-		for _, ep := range cfg.Etcd {
-			scheme, hostPort, ok := strings.Cut(ep, "://")
-			if !ok {
-				scheme, hostPort = "http", ep
-			}
-			p, err := newProxy(hostPort)
-			if err != nil {
-				return nil, err
-			}
-			p.scheme = scheme
-			ps = append(ps, p)
-		}
-		r.proxies = append(r.proxies, ps)
-		addr, err := loopback.FreeAddr()
-		if err != nil {
-			return nil, err
-		}
-		r.addrs = append(r.addrs, addr)
-		h, p, _ := strings.Cut(addr, ":")
-		hosts, ports = append(hosts, h), append(ports, p)
-		p0, err := r.start(i)
-		if err != nil {
-			r.stopAll()
-			return nil, err
-		}
-		r.nodes = append(r.nodes, p0)
+	if err := r.startNodes(); err != nil {
+		return nil, err
 	}
 	defer r.stopAll()
-	r.dsn = fmt.Sprintf("host=%s port=%s user=torture dbname=torture target_session_attrs=read-write connect_timeout=%d",
-		strings.Join(hosts, ","), strings.Join(ports, ","), int(cfg.ConnectTimeout.Seconds()))
 	if err := r.setup(); err != nil {
 		return nil, err
 	}
@@ -293,6 +247,84 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 		}
 	}
 	rep := &ClusteredReport{Failovers: map[string]int{}, Outcomes: map[string]int{}}
+	if err := r.failovers(rng, rep, progress); err != nil {
+		close(stop)
+		wg.Wait()
+		return nil, err
+	}
+	time.Sleep(cfg.Load)
+	close(stop)
+	wg.Wait()
+	r.check(rep)
+	return rep, nil
+}
+
+// withDefaults fills in what cfg leaves zero.
+func (cfg ClusteredConfig) withDefaults() ClusteredConfig {
+	if cfg.Nodes <= 0 {
+		cfg.Nodes = 3
+	}
+	if cfg.Clients <= 0 {
+		cfg.Clients = 6
+	}
+	if cfg.ConnectTimeout < time.Second {
+		cfg.ConnectTimeout = 2 * time.Second
+	}
+	if cfg.NoOrderClients == 0 {
+		cfg.NoOrderClients = 1
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = 2 * time.Second
+	}
+	if cfg.Load <= 0 {
+		cfg.Load = time.Second
+	}
+	return cfg
+}
+
+// startNodes starts the nodes, each reaching etcd through proxies of its
+// own, and sets the multi-host DSN that finds the leader.
+func (r *clusterRun) startNodes() error {
+	cfg := r.cfg
+	var hosts, ports []string
+	for i := range cfg.Nodes {
+		var ps []*proxy
+		for _, ep := range cfg.Etcd {
+			scheme, hostPort, ok := strings.Cut(ep, "://")
+			if !ok {
+				scheme, hostPort = "http", ep
+			}
+			p, err := newProxy(hostPort)
+			if err != nil {
+				return err
+			}
+			p.scheme = scheme
+			ps = append(ps, p)
+		}
+		r.proxies = append(r.proxies, ps)
+		addr, err := loopback.FreeAddr()
+		if err != nil {
+			return err
+		}
+		r.addrs = append(r.addrs, addr)
+		h, p, _ := strings.Cut(addr, ":")
+		hosts, ports = append(hosts, h), append(ports, p)
+		p0, err := r.start(i)
+		if err != nil {
+			r.stopAll()
+			return err
+		}
+		r.nodes = append(r.nodes, p0)
+	}
+	r.dsn = fmt.Sprintf("host=%s port=%s user=torture dbname=torture target_session_attrs=read-write connect_timeout=%d",
+		strings.Join(hosts, ","), strings.Join(ports, ","), int(cfg.ConnectTimeout.Seconds()))
+	return nil
+}
+
+// failovers runs cfg.Failovers failovers, the faults in shuffled rounds,
+// cfg.Load apart.
+func (r *clusterRun) failovers(rng *rand.Rand, rep *ClusteredReport, progress func(string)) error {
+	cfg := r.cfg
 	var round []string
 	for n := range cfg.Failovers {
 		if len(round) == 0 {
@@ -307,19 +339,13 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 		time.Sleep(cfg.Load)
 		d, err := r.failover(fault)
 		if err != nil {
-			close(stop)
-			wg.Wait()
-			return nil, fmt.Errorf("failover %d (%s): %w", n, fault, err)
+			return fmt.Errorf("failover %d (%s): %w", n, fault, err)
 		}
 		rep.Failovers[fault]++
 		rep.Unavailable = append(rep.Unavailable, d)
 		progress(fmt.Sprintf("failover %d: %s, next leader serving after %v", n, fault, d.Round(time.Millisecond)))
 	}
-	time.Sleep(cfg.Load)
-	close(stop)
-	wg.Wait()
-	r.check(rep)
-	return rep, nil
+	return nil
 }
 
 // start runs node i, which reaches etcd through its proxies.
