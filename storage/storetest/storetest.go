@@ -17,134 +17,141 @@ type Opener func() (storage.Store, error)
 // Run runs the conformance suite. newStorage returns an Opener for fresh,
 // empty storage.
 func Run(t *testing.T, newStorage func(t *testing.T) Opener) {
+	t.Run("CompareAndSet", func(t *testing.T) { testCompareAndSet(t, newStorage) })
+	t.Run("Fencing", func(t *testing.T) { testFencing(t, newStorage) })
+	t.Run("Reopen", func(t *testing.T) { testReopen(t, newStorage) })
+}
+
+func openStore(t *testing.T, o Opener) storage.Store {
+	t.Helper()
+	s, err := o()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func loadStore(t *testing.T, s storage.Store) map[string]storage.KV {
+	t.Helper()
+	m := map[string]storage.KV{}
+	if err := s.Load(context.Background(), func(kv storage.KV) error { m[kv.Key] = kv; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func testCompareAndSet(t *testing.T, newStorage func(t *testing.T) Opener) {
 	ctx := context.Background()
-	open := func(t *testing.T, o Opener) storage.Store {
-		t.Helper()
-		s, err := o()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+	s := openStore(t, newStorage(t))
+	defer s.Close()
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	load := func(t *testing.T, s storage.Store) map[string]storage.KV {
-		t.Helper()
-		m := map[string]storage.KV{}
-		if err := s.Load(ctx, func(kv storage.KV) error { m[kv.Key] = kv; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		return m
+	r1, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("1")}, {Key: "b", Value: []byte("2")}})
+	if err != nil {
+		t.Fatal(err)
 	}
+	// Creating what exists, or updating at a stale revision, conflicts.
+	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("x")}}); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("create existing: %v", err)
+	}
+	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("x"), Expect: r1 + 1}}); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("stale revision: %v", err)
+	}
+	// A batch with one bad op applies nothing.
+	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("3"), Expect: r1}, {Key: "c", Expect: 7}}); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("partial batch: %v", err)
+	}
+	got := loadStore(t, s)
+	if len(got) != 2 || string(got["a"].Value) != "1" || got["a"].Rev != r1 || got["b"].Rev != r1 {
+		t.Fatalf("after conflicts: %v", got)
+	}
+	r2, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("3"), Expect: r1}, {Key: "b", Expect: r1}})
+	if err != nil || r2 <= r1 {
+		t.Fatalf("update+delete: rev %d after %d, %v", r2, r1, err)
+	}
+	got = loadStore(t, s)
+	if len(got) != 1 || string(got["a"].Value) != "3" || got["a"].Rev != r2 {
+		t.Fatalf("after update: %v", got)
+	}
+	// Deleting an absent record conflicts.
+	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "b", Expect: r1}}); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("delete absent: %v", err)
+	}
+}
 
-	t.Run("CompareAndSet", func(t *testing.T) {
-		s := open(t, newStorage(t))
-		defer s.Close()
-		tok, err := s.Acquire(ctx)
+func testFencing(t *testing.T, newStorage func(t *testing.T) Opener) {
+	ctx := context.Background()
+	o := newStorage(t)
+	s := openStore(t, o)
+	t1, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t2, err := s.Acquire(ctx)
+	if err != nil || t2 <= t1 {
+		t.Fatalf("second token %d after %d: %v", t2, t1, err)
+	}
+	if _, err := s.Commit(ctx, t1, []storage.Op{{Key: "a", Value: []byte("1")}}); !errors.Is(err, storage.ErrFenced) {
+		t.Fatalf("old token: %v", err)
+	}
+	if _, err := s.Commit(ctx, t2, []storage.Op{{Key: "a", Value: []byte("1")}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := s.Commit(ctx, t2, []storage.Op{{Key: "z", Value: []byte("1")}}); !errors.Is(err, storage.ErrClosed) {
+		t.Fatalf("commit after close: %v", err)
+	}
+	// Tokens keep growing across reopen.
+	s = openStore(t, o)
+	defer s.Close()
+	t3, err := s.Acquire(ctx)
+	if err != nil || t3 <= t2 {
+		t.Fatalf("token after reopen %d, before %d: %v", t3, t2, err)
+	}
+	if _, err := s.Commit(ctx, t2, []storage.Op{{Key: "b", Value: []byte("1")}}); !errors.Is(err, storage.ErrFenced) {
+		t.Fatalf("pre-reopen token: %v", err)
+	}
+}
+
+func testReopen(t *testing.T, newStorage func(t *testing.T) Opener) {
+	ctx := context.Background()
+	o := newStorage(t)
+	s := openStore(t, o)
+	tok, _ := s.Acquire(ctx)
+	var last storage.Rev
+	for i := range 100 {
+		r, err := s.Commit(ctx, tok, []storage.Op{{Key: fmt.Sprintf("k%03d", i), Value: []byte{byte(i)}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r1, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("1")}, {Key: "b", Value: []byte("2")}})
-		if err != nil {
-			t.Fatal(err)
+		if r <= last {
+			t.Fatalf("revision %d not above %d", r, last)
 		}
-		// Creating what exists, or updating at a stale revision, conflicts.
-		if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("x")}}); !errors.Is(err, storage.ErrConflict) {
-			t.Fatalf("create existing: %v", err)
+		last = r
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, o)
+	defer s.Close()
+	var keys []string
+	err := s.Load(ctx, func(kv storage.KV) error {
+		keys = append(keys, kv.Key)
+		if kv.Value[0] != byte(len(keys)-1) {
+			return fmt.Errorf("%s = %v", kv.Key, kv.Value)
 		}
-		if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("x"), Expect: r1 + 1}}); !errors.Is(err, storage.ErrConflict) {
-			t.Fatalf("stale revision: %v", err)
-		}
-		// A batch with one bad op applies nothing.
-		if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("3"), Expect: r1}, {Key: "c", Expect: 7}}); !errors.Is(err, storage.ErrConflict) {
-			t.Fatalf("partial batch: %v", err)
-		}
-		got := load(t, s)
-		if len(got) != 2 || string(got["a"].Value) != "1" || got["a"].Rev != r1 || got["b"].Rev != r1 {
-			t.Fatalf("after conflicts: %v", got)
-		}
-		r2, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("3"), Expect: r1}, {Key: "b", Expect: r1}})
-		if err != nil || r2 <= r1 {
-			t.Fatalf("update+delete: rev %d after %d, %v", r2, r1, err)
-		}
-		got = load(t, s)
-		if len(got) != 1 || string(got["a"].Value) != "3" || got["a"].Rev != r2 {
-			t.Fatalf("after update: %v", got)
-		}
-		// Deleting an absent record conflicts.
-		if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "b", Expect: r1}}); !errors.Is(err, storage.ErrConflict) {
-			t.Fatalf("delete absent: %v", err)
-		}
+		return nil
 	})
-
-	t.Run("Fencing", func(t *testing.T) {
-		o := newStorage(t)
-		s := open(t, o)
-		t1, err := s.Acquire(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t2, err := s.Acquire(ctx)
-		if err != nil || t2 <= t1 {
-			t.Fatalf("second token %d after %d: %v", t2, t1, err)
-		}
-		if _, err := s.Commit(ctx, t1, []storage.Op{{Key: "a", Value: []byte("1")}}); !errors.Is(err, storage.ErrFenced) {
-			t.Fatalf("old token: %v", err)
-		}
-		if _, err := s.Commit(ctx, t2, []storage.Op{{Key: "a", Value: []byte("1")}}); err != nil {
-			t.Fatal(err)
-		}
-		s.Close()
-		if _, err := s.Commit(ctx, t2, []storage.Op{{Key: "z", Value: []byte("1")}}); !errors.Is(err, storage.ErrClosed) {
-			t.Fatalf("commit after close: %v", err)
-		}
-		// Tokens keep growing across reopen.
-		s = open(t, o)
-		defer s.Close()
-		t3, err := s.Acquire(ctx)
-		if err != nil || t3 <= t2 {
-			t.Fatalf("token after reopen %d, before %d: %v", t3, t2, err)
-		}
-		if _, err := s.Commit(ctx, t2, []storage.Op{{Key: "b", Value: []byte("1")}}); !errors.Is(err, storage.ErrFenced) {
-			t.Fatalf("pre-reopen token: %v", err)
-		}
-	})
-
-	t.Run("Reopen", func(t *testing.T) {
-		o := newStorage(t)
-		s := open(t, o)
-		tok, _ := s.Acquire(ctx)
-		var last storage.Rev
-		for i := range 100 {
-			r, err := s.Commit(ctx, tok, []storage.Op{{Key: fmt.Sprintf("k%03d", i), Value: []byte{byte(i)}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r <= last {
-				t.Fatalf("revision %d not above %d", r, last)
-			}
-			last = r
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		s = open(t, o)
-		defer s.Close()
-		var keys []string
-		err := s.Load(ctx, func(kv storage.KV) error {
-			keys = append(keys, kv.Key)
-			if kv.Value[0] != byte(len(keys)-1) {
-				return fmt.Errorf("%s = %v", kv.Key, kv.Value)
-			}
-			return nil
-		})
-		if err != nil || len(keys) != 100 || keys[0] != "k000" || keys[99] != "k099" {
-			t.Fatalf("reloaded %d keys: %v", len(keys), err)
-		}
-		tok, _ = s.Acquire(ctx)
-		r, err := s.Commit(ctx, tok, []storage.Op{{Key: "k000", Value: []byte{1}, Expect: load(t, s)["k000"].Rev}})
-		if err != nil || r <= last {
-			t.Fatalf("revision after reopen %d, before %d: %v", r, last, err)
-		}
-	})
+	if err != nil || len(keys) != 100 || keys[0] != "k000" || keys[99] != "k099" {
+		t.Fatalf("reloaded %d keys: %v", len(keys), err)
+	}
+	tok, _ = s.Acquire(ctx)
+	r, err := s.Commit(ctx, tok, []storage.Op{{Key: "k000", Value: []byte{1}, Expect: loadStore(t, s)["k000"].Rev}})
+	if err != nil || r <= last {
+		t.Fatalf("revision after reopen %d, before %d: %v", r, last, err)
+	}
 }
 
 // TwoOwners opens two live handles on one fresh storage, as two servers
