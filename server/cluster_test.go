@@ -30,79 +30,196 @@ func TestClusterFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("etcd and three nodes")
 	}
-	cl := etcdtest.Start(t, 3)
-	ctx := context.Background()
-	prefix := fmt.Sprintf("/cluster%d/", clusterPrefixes.Add(1))
-	var nodes []*Server
-	var hosts, ports []string
-	for range 3 {
-		s, err := Start(ctx, Config{Listen: "127.0.0.1:0", Etcd: cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
-			EtcdSecurity: EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey},
-			HTTP:         "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes = append(nodes, s)
-		h, p, _ := net.SplitHostPort(s.Addr().String())
-		hosts, ports = append(hosts, h), append(ports, p)
-	}
-	down := make([]bool, 3)
-	defer func() {
-		for i, s := range nodes {
-			if !down[i] {
-				s.Shutdown(ctx)
-			}
-		}
-	}()
-	dsn := fmt.Sprintf("host=%s port=%s user=app dbname=app target_session_attrs=read-write connect_timeout=2",
-		strings.Join(hosts, ","), strings.Join(ports, ","))
-	leader := func() (*pgx.Conn, int) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			c, err := pgx.Connect(ctx, dsn)
-			if err == nil {
-				_, port, _ := net.SplitHostPort(c.PgConn().Conn().RemoteAddr().String())
-				for i, p := range ports {
-					if p == port {
-						return c, i
-					}
-				}
-				t.Fatalf("connected to %s, not a node", port)
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no leader within 30s: %v", err)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-
-	c, first := leader()
+	fc := startFailoverCluster(t)
+	ctx := fc.ctx
+	c, first := fc.leader()
 	if _, err := c.Exec(ctx, "create sequence s cache 10"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Exec(ctx, "create sequence u cache 20 noorder; create sequence w cache 20 noorder"); err != nil {
 		t.Fatal(err)
 	}
-	seen := map[int64]bool{}
-	var top int64
-	take := func(c *pgx.Conn, n int) {
-		t.Helper()
-		for range n {
-			var v int64
-			if err := c.QueryRow(ctx, "select nextval('s')").Scan(&v); err != nil {
-				t.Fatal(err)
-			}
-			if seen[v] || v <= top {
-				t.Fatalf("nextval gave %d after %d (seen before: %v)", v, top, seen[v])
-			}
-			seen[v], top = true, v
-		}
-	}
-	take(c, 50)
+	fc.take(c, 50)
+	fc.checkLeaderShown(first)
+	f := (first + 1) % 3
+	follower := fc.checkStandby(f)
+	fc.checkNoOrder(c, follower, first, f)
 
-	// The metrics say who leads.
-	for i, s := range nodes {
+	// The leader shuts down (a clean handover): another node leads, and
+	// the client's next connection finds it.
+	c.Close(ctx)
+	if err := fc.nodes[first].Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fc.down[first] = true
+	// The follower's session serves the NOORDER sequence on, with no
+	// leader yet, unless its node is the one that takes over (which ends
+	// its standby sessions): then a new session there goes on, in order
+	// after what the node handed out before.
+	if err := fc.tryU(follower, f, 30); err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "57P01" {
+			t.Fatalf("the follower's session after the leader left: %v", err)
+		}
+		follower = fc.connect(f)
+		fc.takeU(follower, f, 30)
+	}
+	follower.Close(ctx)
+	c2, second := fc.leader()
+	defer c2.Close(ctx)
+	if second == first {
+		t.Fatal("the node that shut down still leads")
+	}
+	fc.take(c2, 50)
+	if len(fc.seen) != 100 {
+		t.Fatalf("%d distinct values", len(fc.seen))
+	}
+
+	// With etcd gone, the follower left is not ready once its view is
+	// older than two refreshes and a lease.
+	other := 3 - first - second
+	for i := range 3 {
+		fc.cl.Stop(i)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		code, body := get(t, fc.nodes[other], "/readyz")
+		if code == 503 && strings.Contains(body, "etcd unreachable") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a follower cut off from etcd: /readyz %d %q", code, body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// failoverCluster is TestClusterFailover's etcd and three nodes, and the
+// values its story has seen: of the ORDER sequence s (no value twice,
+// each above the last) and of the NOORDER u (no value twice, increasing
+// per node).
+type failoverCluster struct {
+	t            *testing.T
+	ctx          context.Context
+	cl           *etcdtest.Cluster
+	nodes        []*Server
+	hosts, ports []string
+	down         []bool
+	dsn          string // multi-host, target_session_attrs=read-write
+
+	seen  map[int64]bool
+	top   int64
+	useen map[int64]int // value of u: the node that gave it
+	utop  map[int]int64 // node: the last value of u it gave
+}
+
+func startFailoverCluster(t *testing.T) *failoverCluster {
+	fc := &failoverCluster{t: t, ctx: context.Background(), cl: etcdtest.Start(t, 3), down: make([]bool, 3),
+		seen: map[int64]bool{}, useen: map[int64]int{}, utop: map[int]int64{}}
+	prefix := fmt.Sprintf("/cluster%d/", clusterPrefixes.Add(1))
+	for range 3 {
+		s, err := Start(fc.ctx, Config{Listen: "127.0.0.1:0", Etcd: fc.cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
+			EtcdSecurity: EtcdSecurity{CA: fc.cl.TLS.CA, Cert: fc.cl.TLS.ClientCert, Key: fc.cl.TLS.ClientKey},
+			HTTP:         "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fc.nodes = append(fc.nodes, s)
+		h, p, _ := net.SplitHostPort(s.Addr().String())
+		fc.hosts, fc.ports = append(fc.hosts, h), append(fc.ports, p)
+	}
+	t.Cleanup(func() {
+		for i, s := range fc.nodes {
+			if !fc.down[i] {
+				s.Shutdown(fc.ctx)
+			}
+		}
+	})
+	fc.dsn = fmt.Sprintf("host=%s port=%s user=app dbname=app target_session_attrs=read-write connect_timeout=2",
+		strings.Join(fc.hosts, ","), strings.Join(fc.ports, ","))
+	return fc
+}
+
+// leader connects through the multi-host string: to the leader, once
+// there is one.
+func (fc *failoverCluster) leader() (*pgx.Conn, int) {
+	t := fc.t
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := pgx.Connect(fc.ctx, fc.dsn)
+		if err == nil {
+			_, port, _ := net.SplitHostPort(c.PgConn().Conn().RemoteAddr().String())
+			for i, p := range fc.ports {
+				if p == port {
+					return c, i
+				}
+			}
+			t.Fatalf("connected to %s, not a node", port)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no leader within 30s: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// connect connects to node i.
+func (fc *failoverCluster) connect(i int) *pgx.Conn {
+	fc.t.Helper()
+	c, err := pgx.Connect(fc.ctx, fmt.Sprintf("host=%s port=%s user=app dbname=app", fc.hosts[i], fc.ports[i]))
+	if err != nil {
+		fc.t.Fatal(err)
+	}
+	return c
+}
+
+// take takes n values of s on c.
+func (fc *failoverCluster) take(c *pgx.Conn, n int) {
+	t := fc.t
+	t.Helper()
+	for range n {
+		var v int64
+		if err := c.QueryRow(fc.ctx, "select nextval('s')").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if fc.seen[v] || v <= fc.top {
+			t.Fatalf("nextval gave %d after %d (seen before: %v)", v, fc.top, fc.seen[v])
+		}
+		fc.seen[v], fc.top = true, v
+	}
+}
+
+// tryU takes n values of u on c, a session on node.
+func (fc *failoverCluster) tryU(c *pgx.Conn, node, n int) error {
+	t := fc.t
+	t.Helper()
+	for range n {
+		var v int64
+		if err := c.QueryRow(fc.ctx, "select nextval('u')").Scan(&v); err != nil {
+			return err
+		}
+		if prev, ok := fc.useen[v]; ok || v <= fc.utop[node] {
+			t.Fatalf("node %d: nextval('u') = %d after %d (node %d gave it before: %v)", node, v, fc.utop[node], prev, ok)
+		}
+		fc.useen[v], fc.utop[node] = node, v
+	}
+	return nil
+}
+
+func (fc *failoverCluster) takeU(c *pgx.Conn, node, n int) {
+	fc.t.Helper()
+	if err := fc.tryU(c, node, n); err != nil {
+		fc.t.Fatalf("node %d: nextval('u'): %v", node, err)
+	}
+}
+
+// checkLeaderShown: the metrics say who leads, and /readyz: the leader
+// says it leads; followers name it once their view of the store
+// (refreshed every 2 s) shows it.
+func (fc *failoverCluster) checkLeaderShown(first int) {
+	t := fc.t
+	for i, s := range fc.nodes {
 		m := scrape(t, s)
 		want := "seqd_cluster_leader 0"
 		if i == first {
@@ -115,15 +232,12 @@ func TestClusterFailover(t *testing.T) {
 			t.Errorf("the leader's metrics lack its term:\n%s", m)
 		}
 	}
-
-	// /readyz: the leader says it leads; followers name it once their
-	// view of the store (refreshed every 2 s) shows it.
-	leaderName := nodes[first].Addr().String()
+	leaderName := fc.nodes[first].Addr().String()
 	readyz := func(i int, want string) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			code, body := get(t, nodes[i], "/readyz")
+			code, body := get(t, fc.nodes[i], "/readyz")
 			if code == 200 && body == want+"\n" {
 				return
 			}
@@ -133,36 +247,33 @@ func TestClusterFailover(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	for i := range nodes {
+	for i := range fc.nodes {
 		if i == first {
 			readyz(i, "leader "+leaderName)
 		} else {
 			readyz(i, "standby; leader "+leaderName)
 		}
 	}
+}
 
-	// A follower is a hot standby: it says so, refuses nextval with
-	// 25006, and lists the sequence once its snapshot is refreshed.
-	f := (first + 1) % 3
-	fc, err := pgx.Connect(ctx, fmt.Sprintf("host=%s port=%s user=app dbname=app", hosts[f], ports[f]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := fc.PgConn().ParameterStatus("in_hot_standby"); v != "on" {
+// checkStandby: follower f is a hot standby: it says so, lists the
+// sequence once its snapshot is refreshed, and refuses nextval with
+// 25006. It returns a session on f.
+func (fc *failoverCluster) checkStandby(f int) *pgx.Conn {
+	t, ctx := fc.t, fc.ctx
+	c := fc.connect(f)
+	if v := c.PgConn().ParameterStatus("in_hot_standby"); v != "on" {
 		t.Fatalf("a follower's in_hot_standby = %q", v)
 	}
-	fc.Close(ctx)
+	c.Close(ctx)
 	// A follower reads a snapshot of the store, refreshed every 2 s: as a
 	// standby lags its primary, it lists the sequence a moment later.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		fc, err := pgx.Connect(ctx, fmt.Sprintf("host=%s port=%s user=app dbname=app", hosts[f], ports[f]))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := fc.connect(f)
 		var n int
-		err = fc.QueryRow(ctx, "select count(*) from pg_sequences where sequencename = 's'").Scan(&n)
-		fc.Close(ctx)
+		err := c.QueryRow(ctx, "select count(*) from pg_sequences where sequencename = 's'").Scan(&n)
+		c.Close(ctx)
 		if err == nil && n == 1 {
 			break
 		}
@@ -171,67 +282,47 @@ func TestClusterFailover(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	fc, err = pgx.Connect(ctx, fmt.Sprintf("host=%s port=%s user=app dbname=app", hosts[f], ports[f]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = fc.Exec(ctx, "select nextval('s')")
+	c = fc.connect(f)
+	_, err := c.Exec(ctx, "select nextval('s')")
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "25006" {
 		t.Fatalf("nextval on a follower: %v", err)
 	}
-	// The NOORDER sequence: every node serves it, from its own blocks,
-	// in increasing order per node; no value twice.
-	useen := map[int64]int{}
-	utop := map[int]int64{}
-	tryU := func(c *pgx.Conn, node, n int) error {
-		t.Helper()
-		for range n {
-			var v int64
-			if err := c.QueryRow(ctx, "select nextval('u')").Scan(&v); err != nil {
-				return err
-			}
-			if prev, ok := useen[v]; ok || v <= utop[node] {
-				t.Fatalf("node %d: nextval('u') = %d after %d (node %d gave it before: %v)", node, v, utop[node], prev, ok)
-			}
-			useen[v], utop[node] = node, v
-		}
-		return nil
-	}
-	takeU := func(c *pgx.Conn, node, n int) {
-		t.Helper()
-		if err := tryU(c, node, n); err != nil {
-			t.Fatalf("node %d: nextval('u'): %v", node, err)
-		}
-	}
-	takeU(fc, f, 30)
-	takeU(c, first, 30)
-	takeU(fc, f, 30)
+	return c
+}
+
+// checkNoOrder: the NOORDER sequence u is served by every node, from its
+// own blocks, in increasing order per node, no value twice; w's
+// last_value shows how far the nodes reserved, and made ORDER it goes on
+// above every node's block. c is on the leader (first), fc on follower f.
+func (fc *failoverCluster) checkNoOrder(c, follower *pgx.Conn, first, f int) {
+	t, ctx := fc.t, fc.ctx
+	fc.takeU(follower, f, 30)
+	fc.takeU(c, first, 30)
+	fc.takeU(follower, f, 30)
 	// A range from a follower's block; given back, it is not taken back
 	// (the block is the node's), and nothing is refused.
 	var rf, rl int64
 	var released bool
-	if err := fc.QueryRow(ctx, "select first, last from seqd_reserve('u', 5)").Scan(&rf, &rl); err != nil || rl-rf != 4 || rf <= utop[f] {
-		t.Fatalf("seqd_reserve('u', 5) on a follower: %d..%d, %v (after %d)", rf, rl, err, utop[f])
+	if err := follower.QueryRow(ctx, "select first, last from seqd_reserve('u', 5)").Scan(&rf, &rl); err != nil || rl-rf != 4 || rf <= fc.utop[f] {
+		t.Fatalf("seqd_reserve('u', 5) on a follower: %d..%d, %v (after %d)", rf, rl, err, fc.utop[f])
 	}
 	for v := rf; v <= rl; v++ {
-		useen[v] = f
+		fc.useen[v] = f
 	}
-	utop[f] = rl
-	if err := fc.QueryRow(ctx, "select seqd_release('u', $1, $2)", rl-1, rl).Scan(&released); err != nil || released {
+	fc.utop[f] = rl
+	if err := follower.QueryRow(ctx, "select seqd_release('u', $1, $2)", rl-1, rl).Scan(&released); err != nil || released {
 		t.Fatalf("seqd_release on a follower: %v, %v", released, err)
 	}
-	if utop[f] < 45 || len(useen) != 95 {
-		t.Fatalf("the follower's values end at %d; %d distinct", utop[f], len(useen))
+	if fc.utop[f] < 45 || len(fc.useen) != 95 {
+		t.Fatalf("the follower's values end at %d; %d distinct", fc.utop[f], len(fc.useen))
 	}
 	// 65 values in blocks of 20: four blocks, each a read and a swap.
-	if m := scrape(t, nodes[f]); !strings.Contains(m, "seqd_noorder_blocks_total 4\n") || !strings.Contains(m, "seqd_noorder_store_transactions_total 8\n") {
+	if m := scrape(t, fc.nodes[f]); !strings.Contains(m, "seqd_noorder_blocks_total 4\n") || !strings.Contains(m, "seqd_noorder_store_transactions_total 8\n") {
 		t.Errorf("the follower's NOORDER metrics:\n%s", grepLines(m, "seqd_noorder"))
 	}
-	// last_value shows how far the nodes reserved; made ORDER, the
-	// sequence goes on above every node's block.
 	var fw int64
-	if err := fc.QueryRow(ctx, "select nextval('w')").Scan(&fw); err != nil {
+	if err := follower.QueryRow(ctx, "select nextval('w')").Scan(&fw); err != nil {
 		t.Fatal(err)
 	}
 	var last int64
@@ -247,56 +338,6 @@ func TestClusterFailover(t *testing.T) {
 	var lw int64
 	if err := c.QueryRow(ctx, "select nextval('w')").Scan(&lw); err != nil || fw != 1 || lw != 21 {
 		t.Fatalf("w: the follower's %d, then made ORDER the leader's %d (%v); want 1 and 21", fw, lw, err)
-	}
-
-	// The leader shuts down (a clean handover): another node leads, and
-	// the client's next connection finds it.
-	c.Close(ctx)
-	if err := nodes[first].Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	down[first] = true
-	// The follower's session serves the NOORDER sequence on, with no
-	// leader yet, unless its node is the one that takes over (which ends
-	// its standby sessions): then a new session there goes on, in order
-	// after what the node handed out before.
-	if err := tryU(fc, f, 30); err != nil {
-		if !errors.As(err, &pe) || pe.Code != "57P01" {
-			t.Fatalf("the follower's session after the leader left: %v", err)
-		}
-		fc, err = pgx.Connect(ctx, fmt.Sprintf("host=%s port=%s user=app dbname=app", hosts[f], ports[f]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		takeU(fc, f, 30)
-	}
-	fc.Close(ctx)
-	c2, second := leader()
-	defer c2.Close(ctx)
-	if second == first {
-		t.Fatal("the node that shut down still leads")
-	}
-	take(c2, 50)
-	if len(seen) != 100 {
-		t.Fatalf("%d distinct values", len(seen))
-	}
-
-	// With etcd gone, the follower left is not ready once its view is
-	// older than two refreshes and a lease.
-	other := 3 - first - second
-	for i := range 3 {
-		cl.Stop(i)
-	}
-	deadline = time.Now().Add(20 * time.Second)
-	for {
-		code, body := get(t, nodes[other], "/readyz")
-		if code == 503 && strings.Contains(body, "etcd unreachable") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a follower cut off from etcd: /readyz %d %q", code, body)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }
 
