@@ -60,19 +60,75 @@ func TestCrashConcurrent(t *testing.T) {
 		iterations = 15
 	}
 	rng := rand.New(rand.NewPCG(7, uint64(iterations)))
-	caches := []int64{1, 2, 10, 1000, 100000}
 	fs := vfs.NewCrashableMem()
 	e := openFS(t, fs)
+	names, counter := crashSequences(t, e)
+	h := newHistory()
+	ddlState := map[string]bool{} // acknowledged existence of DDL-goroutine sequences
+	ddlSeq := 0
+	for it := range iterations {
+		ci := &crashIteration{t: t, e: e, it: it, names: names, counter: counter, h: h, stop: make(chan struct{}),
+			ddlSeq: &ddlSeq, ddlAcked: map[string]bool{}}
+		ci.inflight.Store("")
+		var wg sync.WaitGroup
+		for g := range 6 {
+			wg.Add(1)
+			go func() { defer wg.Done(); ci.takeValues(g) }()
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); ci.runDDL() }()
+		for range 1 + rng.IntN(200) {
+			runtime.Gosched()
+		}
+		ci.crashed.Store(true)
+		clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: rng.IntN(101), RNG: rand.New(rand.NewPCG(uint64(it), 1))})
+		close(ci.stop)
+		e.Close()
+		wg.Wait()
+		if t.Failed() {
+			t.FailNow()
+		}
+		for k, v := range ci.ddlAcked {
+			ddlState[k] = v
+		}
+		maybe := ci.inflight.Load().(string)
+
+		fs = clone
+		e = openFS(t, fs)
+		for _, n := range names {
+			v := counter(n, next(t, e, n))
+			h.add(t, n.key, seqmath.Range{First: v, Count: 1, Increment: 1})
+			if m := h.max[n.key]; v < m {
+				t.Fatalf("iteration %d: %s resumed at %d, behind %d", it, n, v, m)
+			}
+		}
+		for name, exists := range ddlState {
+			if name == maybe {
+				delete(ddlState, name)
+				continue
+			}
+			_, err := e.Info(mustName(t, name))
+			if exists != (err == nil) {
+				t.Fatalf("iteration %d: %s should exist=%v after crash, Info err %v", it, name, exists, err)
+			}
+		}
+	}
+	e.Close()
+}
+
+// crashSequences creates the sequences TestCrashConcurrent takes values
+// of: plain ones of several caches, and shaped ones, whose history holds
+// their counters (values map back one to one; counter does, and checks
+// that no value comes from the skip range).
+func crashSequences(t *testing.T, e *Engine) ([]Name, func(Name, int64) int64) {
 	var names []Name
-	for i, c := range caches {
+	for i, c := range []int64{1, 2, 10, 1000, 100000} {
 		n := mustName(t, fmt.Sprintf("s%d", i))
 		names = append(names, n)
 		if _, err := e.Create(ctx, n, seqmath.Spec{Cache: i64(c)}, false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Shaped sequences: the history holds their counters (values map back
-	// one to one), and no value may come from the skip range.
 	shapes := map[string]seqmath.Shape{}
 	for i, sh := range []seqmath.Shape{
 		seqmath.Shape{Kind: seqmath.BitReversed}.WithSkip(1<<61, 5<<60),
@@ -103,128 +159,100 @@ func TestCrashConcurrent(t *testing.T) {
 		}
 		return c
 	}
-	h := newHistory()
-	ddlState := map[string]bool{} // acknowledged existence of DDL-goroutine sequences
-	ddlSeq := 0
-	for it := range iterations {
-		var crashed atomic.Bool
-		var wg sync.WaitGroup
-		stop := make(chan struct{})
-		for g := range 6 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := rand.New(rand.NewPCG(uint64(it), uint64(g)))
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					n := names[r.IntN(len(names))]
-					var got seqmath.Range
-					var err error
-					if r.IntN(4) == 0 {
-						_, got, err = e.Reserve(ctx, n, int64(1+r.IntN(50)))
-					} else {
-						var v int64
-						_, v, err = e.Nextval(ctx, n)
-						got = seqmath.Range{First: counter(n, v), Count: 1, Increment: 1}
-					}
-					if err != nil {
-						if !errors.Is(err, ErrClosed) {
-							t.Errorf("%s: %v", n, err)
-						}
-						return
-					}
-					if !crashed.Load() {
-						h.add(t, n.key, got)
-					}
-				}
-			}()
-		}
-		// One goroutine runs DDL one statement at a time; only its last
-		// statement can be in flight at the crash.
-		var inflight atomic.Value
-		inflight.Store("")
-		ddlAcked := map[string]bool{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(it), 99))
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				var name string
-				var err error
-				create := r.IntN(2) == 0 || ddlSeq < 3
-				if create {
-					ddlSeq++
-					name = fmt.Sprintf("t%d", ddlSeq)
-					inflight.Store(name)
-					_, err = e.Create(ctx, mustName(t, name), seqmath.Spec{Cache: i64(5)}, false)
-				} else {
-					name = fmt.Sprintf("t%d", 1+r.IntN(ddlSeq))
-					inflight.Store(name)
-					err = e.Drop(ctx, mustName(t, name))
-					if errors.Is(err, ErrNotFound) {
-						err = nil
-					}
-				}
-				if err != nil {
-					if !errors.Is(err, ErrClosed) {
-						t.Errorf("ddl %s: %v", name, err)
-					}
-					return
-				}
-				if crashed.Load() {
-					// Acknowledged after the crash point: its outcome in
-					// the clone is unknown, so it stays the in-flight one.
-					return
-				}
-				ddlAcked[name] = create
-			}
-		}()
-		for range 1 + rng.IntN(200) {
-			runtime.Gosched()
-		}
-		crashed.Store(true)
-		clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: rng.IntN(101), RNG: rand.New(rand.NewPCG(uint64(it), 1))})
-		close(stop)
-		e.Close()
-		wg.Wait()
-		if t.Failed() {
-			t.FailNow()
-		}
-		for k, v := range ddlAcked {
-			ddlState[k] = v
-		}
-		maybe := inflight.Load().(string)
+	return names, counter
+}
 
-		fs = clone
-		e = openFS(t, fs)
-		for _, n := range names {
-			v := counter(n, next(t, e, n))
-			h.add(t, n.key, seqmath.Range{First: v, Count: 1, Increment: 1})
-			if m := h.max[n.key]; v < m {
-				t.Fatalf("iteration %d: %s resumed at %d, behind %d", it, n, v, m)
-			}
+// crashIteration is one generation of TestCrashConcurrent: goroutines
+// taking values and one running DDL until the crash.
+type crashIteration struct {
+	t       *testing.T
+	e       *Engine
+	it      int
+	names   []Name
+	counter func(Name, int64) int64
+	h       *history
+	stop    chan struct{}
+	crashed atomic.Bool // set at the crash point: later results are not recorded
+
+	ddlSeq   *int            // the DDL sequences made so far, across generations
+	inflight atomic.Value    // the DDL statement's sequence that may be in flight at the crash
+	ddlAcked map[string]bool // acknowledged before the crash: created (true) or dropped
+}
+
+// takeValues takes values (nextval, and reserve one time in four) of
+// random sequences until stopped, recording those returned before the
+// crash.
+func (ci *crashIteration) takeValues(g int) {
+	t, e := ci.t, ci.e
+	r := rand.New(rand.NewPCG(uint64(ci.it), uint64(g)))
+	for {
+		select {
+		case <-ci.stop:
+			return
+		default:
 		}
-		for name, exists := range ddlState {
-			if name == maybe {
-				delete(ddlState, name)
-				continue
+		n := ci.names[r.IntN(len(ci.names))]
+		var got seqmath.Range
+		var err error
+		if r.IntN(4) == 0 {
+			_, got, err = e.Reserve(ctx, n, int64(1+r.IntN(50)))
+		} else {
+			var v int64
+			_, v, err = e.Nextval(ctx, n)
+			got = seqmath.Range{First: ci.counter(n, v), Count: 1, Increment: 1}
+		}
+		if err != nil {
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("%s: %v", n, err)
 			}
-			_, err := e.Info(mustName(t, name))
-			if exists != (err == nil) {
-				t.Fatalf("iteration %d: %s should exist=%v after crash, Info err %v", it, name, exists, err)
-			}
+			return
+		}
+		if !ci.crashed.Load() {
+			ci.h.add(t, n.key, got)
 		}
 	}
-	e.Close()
+}
+
+// runDDL creates and drops sequences one statement at a time; only its
+// last statement can be in flight at the crash.
+func (ci *crashIteration) runDDL() {
+	t, e := ci.t, ci.e
+	r := rand.New(rand.NewPCG(uint64(ci.it), 99))
+	for {
+		select {
+		case <-ci.stop:
+			return
+		default:
+		}
+		var name string
+		var err error
+		create := r.IntN(2) == 0 || *ci.ddlSeq < 3
+		if create {
+			*ci.ddlSeq++
+			name = fmt.Sprintf("t%d", *ci.ddlSeq)
+			ci.inflight.Store(name)
+			_, err = e.Create(ctx, mustName(t, name), seqmath.Spec{Cache: i64(5)}, false)
+		} else {
+			name = fmt.Sprintf("t%d", 1+r.IntN(*ci.ddlSeq))
+			ci.inflight.Store(name)
+			err = e.Drop(ctx, mustName(t, name))
+			if errors.Is(err, ErrNotFound) {
+				err = nil
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("ddl %s: %v", name, err)
+			}
+			return
+		}
+		if ci.crashed.Load() {
+			// Acknowledged after the crash point: its outcome in the
+			// clone is unknown, so it stays the in-flight one.
+			return
+		}
+		ci.ddlAcked[name] = create
+	}
 }
 
 // TestCrashSkipBound checks the bounded gap: with no caller blocked, a
