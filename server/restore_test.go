@@ -28,62 +28,7 @@ func TestBackupRestore(t *testing.T) {
 	quiet := log.New(io.Discard, "", 0)
 	dir := t.TempDir()
 	orig, backup, restored := filepath.Join(dir, "orig"), filepath.Join(dir, "backup"), filepath.Join(dir, "restored")
-	s, err := Start(ctx, Config{DataDir: orig, Listen: "127.0.0.1:0", Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := pgx.Connect(ctx, "postgres://seqd@"+s.Addr().String()+"/seqd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{"create sequence up cache 100", "create sequence down increment by -2", "create sequence shaped bit_reversed_positive",
-		"create role app login", "grant usage on sequence up to app"} {
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	seen := map[string]int64{}
-	take := func(n int) {
-		for range n {
-			for _, name := range []string{"up", "down", "shaped"} {
-				var v int64
-				if err := c.QueryRow(ctx, "select nextval($1)", name).Scan(&v); err != nil {
-					t.Fatal(err)
-				}
-				if name == "shaped" {
-					continue // its values are not ordered: compared by counter below
-				}
-				if cur, ok := seen[name]; !ok || name == "down" && v < cur || name == "up" && v > cur {
-					seen[name] = v
-				}
-			}
-		}
-	}
-	take(150)
-	// A role that is not a superuser may not take backups.
-	if _, err := c.Exec(ctx, "create role plain login"); err != nil {
-		t.Fatal(err)
-	}
-	pc, err := pgx.Connect(ctx, "postgres://plain@"+s.Addr().String()+"/seqd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = pc.Exec(ctx, "select seqd_backup($1)", backup)
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != "42501" {
-		t.Fatalf("seqd_backup by a plain role: %v", err)
-	}
-	pc.Close(ctx)
-	if _, err := c.Exec(ctx, "select seqd_backup($1)", backup); err != nil {
-		t.Fatal(err)
-	}
-	take(400) // handed out after the backup: the restore must not repeat them
-	var counter int64
-	if err := c.QueryRow(ctx, "select last_counter from seqd_stat_sequences where sequencename = 'shaped'").Scan(&counter); err != nil {
-		t.Fatal(err)
-	}
-	c.Close(ctx)
-	s.Shutdown(ctx)
+	seen, counter := backupWhileServing(t, orig, backup)
 
 	// The backup is no store.
 	if _, err := embedded.Open(backup, embedded.Options{}); !errors.Is(err, embedded.ErrMoved) || !strings.Contains(err.Error(), "is a backup") {
@@ -107,16 +52,8 @@ func TestBackupRestore(t *testing.T) {
 	if rep.Sequences != 3 || rep.StoreID == "" {
 		t.Fatalf("restore: %+v", rep)
 	}
-	s2, err := Start(ctx, Config{DataDir: restored, Listen: "127.0.0.1:0", Logger: quiet})
-	if err != nil {
-		t.Fatalf("the restored store: %v", err)
-	}
-	defer s2.Shutdown(ctx)
-	c2, err := pgx.Connect(ctx, "postgres://app@"+s2.Addr().String()+"/seqd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close(ctx)
+	s2 := startQuiet(t, restored)
+	c2 := connectAs(t, s2, "app")
 	var up int64
 	if err := c2.QueryRow(ctx, "select nextval('up')").Scan(&up); err != nil {
 		t.Fatalf("app's grant after the restore: %v", err)
@@ -124,11 +61,7 @@ func TestBackupRestore(t *testing.T) {
 	if up <= seen["up"] {
 		t.Fatalf("the restored up gave %d, the original had handed out %d", up, seen["up"])
 	}
-	su, err := pgx.Connect(ctx, "postgres://seqd@"+s2.Addr().String()+"/seqd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer su.Close(ctx)
+	su := connectAs(t, s2, "seqd")
 	var down, shapedCounter int64
 	if err := su.QueryRow(ctx, "select nextval('down')").Scan(&down); err != nil {
 		t.Fatal(err)
@@ -149,16 +82,7 @@ func TestBackupRestore(t *testing.T) {
 	if _, err := Restore(ctx, backup, small, Bound{Values: 1}, quiet); err != nil {
 		t.Fatal(err)
 	}
-	s3, err := Start(ctx, Config{DataDir: small, Listen: "127.0.0.1:0", Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s3.Shutdown(ctx)
-	c3, err := pgx.Connect(ctx, "postgres://seqd@"+s3.Addr().String()+"/seqd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c3.Close(ctx)
+	c3 := connectAs(t, startQuiet(t, small), "seqd")
 	var again int64
 	if err := c3.QueryRow(ctx, "select nextval('up')").Scan(&again); err != nil {
 		t.Fatal(err)
@@ -166,6 +90,90 @@ func TestBackupRestore(t *testing.T) {
 	if again > seen["up"] {
 		t.Fatalf("with a bound of 1 the restore resumed at %d, beyond the original's %d: the test shows no protection", again, seen["up"])
 	}
+}
+
+// backupWhileServing starts a server on orig with sequences up, down and
+// shaped, a role app and its grant; takes values, a backup into backup
+// (refused to a role that is not a superuser), and values after it; and
+// stops the server. It returns the furthest value of up and down handed
+// out, and shaped's last counter.
+func backupWhileServing(t *testing.T, orig, backup string) (map[string]int64, int64) {
+	ctx := context.Background()
+	s, err := Start(ctx, Config{DataDir: orig, Listen: "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connectAs(t, s, "seqd")
+	for _, q := range []string{"create sequence up cache 100", "create sequence down increment by -2", "create sequence shaped bit_reversed_positive",
+		"create role app login", "grant usage on sequence up to app"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	seen := map[string]int64{}
+	take := func(n int) {
+		for range n {
+			for _, name := range []string{"up", "down", "shaped"} {
+				var v int64
+				if err := c.QueryRow(ctx, "select nextval($1)", name).Scan(&v); err != nil {
+					t.Fatal(err)
+				}
+				if name == "shaped" {
+					continue // its values are not ordered: compared by counter
+				}
+				if cur, ok := seen[name]; !ok || name == "down" && v < cur || name == "up" && v > cur {
+					seen[name] = v
+				}
+			}
+		}
+	}
+	take(150)
+	// A role that is not a superuser may not take backups.
+	if _, err := c.Exec(ctx, "create role plain login"); err != nil {
+		t.Fatal(err)
+	}
+	pc := connectAs(t, s, "plain")
+	_, err = pc.Exec(ctx, "select seqd_backup($1)", backup)
+	pc.Close(ctx)
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "42501" {
+		t.Fatalf("seqd_backup by a plain role: %v", err)
+	}
+	if _, err := c.Exec(ctx, "select seqd_backup($1)", backup); err != nil {
+		t.Fatal(err)
+	}
+	take(400) // handed out after the backup: the restore must not repeat them
+	var counter int64
+	if err := c.QueryRow(ctx, "select last_counter from seqd_stat_sequences where sequencename = 'shaped'").Scan(&counter); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(ctx)
+	s.Shutdown(ctx)
+	return seen, counter
+}
+
+// startQuiet starts a server on dir, shut down when the test ends.
+func startQuiet(t *testing.T, dir string) *Server {
+	t.Helper()
+	ctx := context.Background()
+	s, err := Start(ctx, Config{DataDir: dir, Listen: "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatalf("starting on %s: %v", dir, err)
+	}
+	t.Cleanup(func() { s.Shutdown(ctx) })
+	return s
+}
+
+// connectAs connects to s as user, closed when the test ends.
+func connectAs(t *testing.T, s *Server, user string) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, "postgres://"+user+"@"+s.Addr().String()+"/seqd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	return c
 }
 
 // TestRestoreBound: the bound a restore derives from the rate a backup
