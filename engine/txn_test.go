@@ -64,65 +64,7 @@ func TestTxnModel(t *testing.T) {
 	for b := range blocks {
 		tx := e.Begin()
 		view := maps.Clone(model)
-		var undone []Name // sequences whose in-block values a rollback undoes
-		for range 1 + rng.IntN(6) {
-			rel := pool[rng.IntN(len(pool))]
-			n := mustName(t, rel)
-			_, exists := view[n.key]
-			switch op := rng.IntN(6); {
-			case op == 0 && !exists:
-				inc := int64(1 + rng.IntN(5))
-				if _, err := tx.CreateWith(ctx, n, seqmath.Spec{Increment: &inc, Cache: i64(int64(1 + rng.IntN(20)))}, CreateOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				view[n.key] = fmt.Sprintf("%d/", inc)
-				undone = append(undone, n)
-			case op == 1 && exists:
-				inc := int64(1 + rng.IntN(5))
-				if err := tx.Alter(ctx, n, seqmath.Spec{Increment: &inc}); err != nil {
-					t.Fatal(err)
-				}
-				_, c, _ := cut(view[n.key])
-				view[n.key] = fmt.Sprintf("%d/%s", inc, c)
-				undone = append(undone, n)
-			case op == 2 && exists:
-				if err := tx.Drop(ctx, n); err != nil {
-					t.Fatal(err)
-				}
-				delete(view, n.key)
-			case op == 3 && exists:
-				to := mustName(t, pool[rng.IntN(len(pool))])
-				err := tx.Rename(ctx, n, to)
-				if _, taken := view[to.key]; taken {
-					if !errors.Is(err, ErrExists) {
-						t.Fatalf("rename onto %s: %v", to, err)
-					}
-					continue
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				view[to.key] = view[n.key]
-				delete(view, n.key)
-			case op == 4 && exists:
-				text := fmt.Sprintf("c%d", b)
-				if err := tx.SetComment(ctx, n, text); err != nil {
-					t.Fatal(err)
-				}
-				inc, _, _ := cut(view[n.key])
-				view[n.key] = inc + "/" + text
-			case exists:
-				_, v, err := tx.Nextval(ctx, n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Values of a copy made in the block may come again after
-				// a rollback, as in PostgreSQL; the others may not.
-				if !slices.Contains(undone, n) {
-					h.add(t, "id:"+fmt.Sprint(mustID(t, tx, n)), seqmath.Range{First: v, Count: 1, Increment: 1})
-				}
-			}
-		}
+		randomBlock(t, rng, tx, view, pool, b, h)
 		if got := observeTxn(t, tx); got.String() != view.String() {
 			t.Fatalf("block %d: the block sees %v, want %v", b, got, view)
 		}
@@ -178,6 +120,72 @@ func TestTxnModel(t *testing.T) {
 	}
 	e.Close()
 	t.Logf("%d blocks, %d crashes between blocks, %d during a commit", blocks, crashes, inflight)
+}
+
+// randomBlock runs one to six random statements of block b in tx (create,
+// alter, drop, rename, comment, nextval) on the sequences named in pool,
+// keeping view, what the block should see, and recording in h the values
+// a rollback cannot undo.
+func randomBlock(t *testing.T, rng *rand.Rand, tx *Txn, view catalogState, pool []string, b int, h *history) {
+	var undone []Name // sequences whose in-block values a rollback undoes
+	for range 1 + rng.IntN(6) {
+		rel := pool[rng.IntN(len(pool))]
+		n := mustName(t, rel)
+		_, exists := view[n.key]
+		switch op := rng.IntN(6); {
+		case op == 0 && !exists:
+			inc := int64(1 + rng.IntN(5))
+			if _, err := tx.CreateWith(ctx, n, seqmath.Spec{Increment: &inc, Cache: i64(int64(1 + rng.IntN(20)))}, CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			view[n.key] = fmt.Sprintf("%d/", inc)
+			undone = append(undone, n)
+		case op == 1 && exists:
+			inc := int64(1 + rng.IntN(5))
+			if err := tx.Alter(ctx, n, seqmath.Spec{Increment: &inc}); err != nil {
+				t.Fatal(err)
+			}
+			_, c, _ := cut(view[n.key])
+			view[n.key] = fmt.Sprintf("%d/%s", inc, c)
+			undone = append(undone, n)
+		case op == 2 && exists:
+			if err := tx.Drop(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+			delete(view, n.key)
+		case op == 3 && exists:
+			to := mustName(t, pool[rng.IntN(len(pool))])
+			err := tx.Rename(ctx, n, to)
+			if _, taken := view[to.key]; taken {
+				if !errors.Is(err, ErrExists) {
+					t.Fatalf("rename onto %s: %v", to, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			view[to.key] = view[n.key]
+			delete(view, n.key)
+		case op == 4 && exists:
+			text := fmt.Sprintf("c%d", b)
+			if err := tx.SetComment(ctx, n, text); err != nil {
+				t.Fatal(err)
+			}
+			inc, _, _ := cut(view[n.key])
+			view[n.key] = inc + "/" + text
+		case exists:
+			_, v, err := tx.Nextval(ctx, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Values of a copy made in the block may come again after
+			// a rollback, as in PostgreSQL; the others may not.
+			if !slices.Contains(undone, n) {
+				h.add(t, "id:"+fmt.Sprint(mustID(t, tx, n)), seqmath.Range{First: v, Count: 1, Increment: 1})
+			}
+		}
+	}
 }
 
 func cut(s string) (string, string, bool) {
