@@ -20,6 +20,14 @@
 //     it is healthy: a leader whose store stalls stops renewing and lets its
 //     lease lapse, instead of keeping it alive through a healthy etcd peer
 //     (PD #10671).
+//
+// Cluster mode is this package and three others' parts, each where it
+// must live (docs/cluster.md, "Where the code is"): server/node.go, the
+// node's role (a standby's snapshot, the leader's engine, the switch
+// between them); engine/noorder.go, NOORDER sequences' blocks, and
+// storage/etcdstore, the fenced store. Their tests: cluster_test.go here,
+// server/cluster_*_test.go, engine/noorder_test.go, storage/etcdstore's
+// conformance run, and torture's clustered run (torture/clustered.go).
 package cluster
 
 import (

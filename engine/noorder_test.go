@@ -1,4 +1,4 @@
-package etcdstore
+package engine_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/seqd/seqd/internal/etcdtest"
 	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
+	"github.com/seqd/seqd/storage/etcdstore"
 )
 
 // noorderCluster is a leader's engine and followers' snapshots over one
@@ -31,7 +33,7 @@ type noorderCluster struct {
 func (c *noorderCluster) ranges() *engine.Ranges { return c.rangesLease(time.Minute) }
 
 func (c *noorderCluster) rangesLease(lease time.Duration) *engine.Ranges {
-	st, err := Open(Config{Client: c.cl.Client(c.t), Prefix: c.prefix})
+	st, err := etcdstore.Open(etcdstore.Config{Client: c.cl.Client(c.t), Prefix: c.prefix})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func (c *noorderCluster) rangesLease(lease time.Duration) *engine.Ranges {
 // snapshot opens a follower's read-only engine with the node's ranges,
 // and makes it the node's view, as the node's refresh does.
 func (c *noorderCluster) snapshot(r *engine.Ranges) *engine.Engine {
-	st, err := Open(Config{Client: c.cl.Client(c.t), Prefix: c.prefix})
+	st, err := etcdstore.Open(etcdstore.Config{Client: c.cl.Client(c.t), Prefix: c.prefix})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -57,11 +59,11 @@ func (c *noorderCluster) snapshot(r *engine.Ranges) *engine.Engine {
 
 func newNoorderCluster(t *testing.T) *noorderCluster {
 	c := &noorderCluster{t: t, cl: etcdtest.Start(t, 1), prefix: fresh()}
-	st, err := Open(Config{Client: c.cl.Client(t), Prefix: c.prefix})
+	st, err := etcdstore.Open(etcdstore.Config{Client: c.cl.Client(t), Prefix: c.prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.leader, err = engine.Open(context.Background(), engine.Config{Store: st, MaxBatch: MaxOps, Ranges: c.rangesLease(time.Second)})
+	c.leader, err = engine.Open(context.Background(), engine.Config{Store: st, MaxBatch: etcdstore.MaxOps, Ranges: c.rangesLease(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,14 +379,14 @@ func TestNoOrderFreeze(t *testing.T) {
 	ctx := context.Background()
 	for _, inBlock := range []bool{false, true} {
 		c := newNoorderCluster(t)
-		st, err := Open(Config{Client: c.cl.Client(t), Prefix: c.prefix})
+		st, err := etcdstore.Open(etcdstore.Config{Client: c.cl.Client(t), Prefix: c.prefix})
 		if err != nil {
 			t.Fatal(err)
 		}
 		hook := &hookSwapper{Swapper: st}
 		c.leader.Close()
-		lst, _ := Open(Config{Client: c.cl.Client(t), Prefix: c.prefix})
-		c.leader, err = engine.Open(ctx, engine.Config{Store: lst, MaxBatch: MaxOps, Ranges: engine.NewRanges(hook, time.Second)})
+		lst, _ := etcdstore.Open(etcdstore.Config{Client: c.cl.Client(t), Prefix: c.prefix})
+		c.leader, err = engine.Open(ctx, engine.Config{Store: lst, MaxBatch: etcdstore.MaxOps, Ranges: engine.NewRanges(hook, time.Second)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -457,8 +459,8 @@ func TestNoOrderCleanup(t *testing.T) {
 		t.Fatal("the range records are not where the test looks")
 	}
 	c.leader.Close()
-	st, _ := Open(Config{Client: cli, Prefix: c.prefix})
-	next, err := engine.Open(ctx, engine.Config{Store: st, MaxBatch: MaxOps, Ranges: c.ranges()})
+	st, _ := etcdstore.Open(etcdstore.Config{Client: cli, Prefix: c.prefix})
+	next, err := engine.Open(ctx, engine.Config{Store: st, MaxBatch: etcdstore.MaxOps, Ranges: c.ranges()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,3 +484,8 @@ func makeOrder(ctx context.Context, leader *engine.Engine, n engine.Name, inBloc
 	}
 	return tx.Commit(ctx)
 }
+
+var noorderPrefixes atomic.Int64
+
+// fresh is a key prefix no other test of this run uses.
+func fresh() string { return fmt.Sprintf("/seqd-noorder-test-%d/", noorderPrefixes.Add(1)) }
