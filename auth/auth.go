@@ -1,12 +1,15 @@
 // Package auth is SCRAM-SHA-256 for seqd, as PostgreSQL does it (its
 // default password method since 14): verifiers for CREATE ROLE ...
-// PASSWORD, and the server side of the exchange. The SCRAM mathematics
-// is github.com/xdg-go/scram's.
+// PASSWORD, and the server side of the exchange; and the checks MySQL's
+// protocol makes against the same verifiers (mysql_native_password's
+// hash, a password sent whole). The SCRAM mathematics is
+// github.com/xdg-go/scram's.
 package auth
 
 import (
 	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha1"
 	"crypto/sha256"
 	"errors"
 
@@ -43,8 +46,9 @@ func mockVerifier(user string, secret []byte) *engine.Verifier {
 	return &engine.Verifier{Salt: salt, Iterations: Iterations, StoredKey: keys[:32], ServerKey: keys[32:]}
 }
 
-// NewVerifier derives a SCRAM-SHA-256 verifier from a password, with a
-// random salt. The password is not kept.
+// NewVerifier derives a role's verifiers from a password: SCRAM-SHA-256's
+// with a random salt, and mysql_native_password's hash. The password is
+// not kept.
 func NewVerifier(password string) (*engine.Verifier, error) {
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
@@ -58,8 +62,68 @@ func NewVerifier(password string) (*engine.Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &engine.Verifier{Salt: salt, Iterations: Iterations, StoredKey: cred.StoredKey, ServerKey: cred.ServerKey}, nil
+	return &engine.Verifier{Salt: salt, Iterations: Iterations, StoredKey: cred.StoredKey, ServerKey: cred.ServerKey,
+		Native: nativeHash(password)}, nil
 }
+
+// nativeHash is mysql_native_password's stored hash of a password:
+// SHA1(SHA1(password)).
+func nativeHash(password string) []byte {
+	h1 := sha1.Sum([]byte(password))
+	h2 := sha1.Sum(h1[:])
+	return h2[:]
+}
+
+// CheckPassword reports whether password is the one v was derived from,
+// by its SCRAM-SHA-256 verifier (a client that sent the password itself:
+// caching_sha2_password's full authentication, over TLS or encrypted).
+func CheckPassword(v *engine.Verifier, password string) bool {
+	if v == nil {
+		return false
+	}
+	c, err := scram.SHA256.NewClient("", password, "")
+	if err != nil {
+		return false
+	}
+	cred, err := c.GetStoredCredentialsWithError(scram.KeyFactors{Salt: string(v.Salt), Iters: v.Iterations})
+	if err != nil {
+		return false
+	}
+	return hmac.Equal(cred.StoredKey, v.StoredKey)
+}
+
+// CheckNative checks a mysql_native_password response to the 20-byte
+// scramble the server sent: the client's SHA1(password) XOR
+// SHA1(scramble, SHA1(SHA1(password))), recovered with the stored hash
+// and hashed again to compare. A verifier without the hash fails
+// (ErrNativeUnset), a wrong response ErrNoVerifier's way.
+func CheckNative(v *engine.Verifier, scramble, response []byte) error {
+	if v == nil {
+		return ErrNoVerifier
+	}
+	if len(v.Native) != 20 {
+		return ErrNativeUnset
+	}
+	if len(response) != 20 {
+		return ErrNoVerifier
+	}
+	h := sha1.New()
+	h.Write(scramble)
+	h.Write(v.Native)
+	mask := h.Sum(nil)
+	stage1 := make([]byte, 20)
+	for i := range stage1 {
+		stage1[i] = response[i] ^ mask[i]
+	}
+	if got := sha1.Sum(stage1); !hmac.Equal(got[:], v.Native) {
+		return ErrNoVerifier
+	}
+	return nil
+}
+
+// ErrNativeUnset: the role's password was set before seqd kept
+// mysql_native_password's hash; setting it again makes one.
+var ErrNativeUnset = errors.New("seqd: the role's password must be set again for MySQL's protocol")
 
 // ErrNoVerifier: the role does not exist or has no password. A client is
 // not told which (nor that it is not a wrong password).

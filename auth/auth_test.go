@@ -1,12 +1,19 @@
 package auth
 
 import (
+	"crypto/sha1"
+	"database/sql"
+	"encoding/hex"
+	"errors"
 	"strings"
 	"testing"
+
+	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/xdg-go/scram"
 
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/testenv"
 )
 
 // TestExchange runs the client and server sides against each other: the
@@ -112,5 +119,70 @@ func TestUnknownRoleLooksLikeWrongPassword(t *testing.T) {
 	otherStore, _ := exchangeWith(nil, "nobody", []byte("another store's secret, 32 bytes"))
 	if s, _ := fields(otherStore); s == ms {
 		t.Fatal("two store secrets gave the same made-up salt")
+	}
+}
+
+// nativeResponse is a client's mysql_native_password response to
+// scramble: SHA1(password) XOR SHA1(scramble, SHA1(SHA1(password))), as
+// MySQL's clients compute it.
+func nativeResponse(password string, scramble []byte) []byte {
+	h1 := sha1.Sum([]byte(password))
+	h2 := sha1.Sum(h1[:])
+	h := sha1.New()
+	h.Write(scramble)
+	h.Write(h2[:])
+	mask := h.Sum(nil)
+	out := make([]byte, 20)
+	for i := range out {
+		out[i] = h1[i] ^ mask[i]
+	}
+	return out
+}
+
+// TestNativeHash: the stored hash is MySQL's (MariaDB's PASSWORD()), and
+// a response checks only with the right password and scramble; a
+// verifier from before the hash says its password must be set again.
+func TestNativeHash(t *testing.T) {
+	v, err := NewVerifier("s3cret pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// MySQL's documented value of PASSWORD('password').
+	if got := strings.ToUpper(hex.EncodeToString(nativeHash("password"))); got != "2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19" {
+		t.Fatalf("nativeHash(password) = %s", got)
+	}
+	db, err := sql.Open("mysql", testenv.MariaDBDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var theirs string
+	if err := db.QueryRow("SELECT PASSWORD('s3cret pass')").Scan(&theirs); err != nil {
+		t.Fatal(err)
+	}
+	if ours := "*" + strings.ToUpper(hex.EncodeToString(v.Native)); ours != theirs {
+		t.Fatalf("native hash %s, MariaDB's PASSWORD() %s", ours, theirs)
+	}
+	scramble := []byte("abcdefghij0123456789")
+	if err := CheckNative(v, scramble, nativeResponse("s3cret pass", scramble)); err != nil {
+		t.Fatalf("the right password: %v", err)
+	}
+	for _, bad := range [][]byte{
+		nativeResponse("s3cret pasS", scramble),
+		nativeResponse("s3cret pass", []byte("abcdefghij012345678X")),
+		nil,
+		make([]byte, 20),
+	} {
+		if err := CheckNative(v, scramble, bad); !errors.Is(err, ErrNoVerifier) {
+			t.Errorf("response %x: %v", bad, err)
+		}
+	}
+	old := *v
+	old.Native = nil
+	if err := CheckNative(&old, scramble, nativeResponse("s3cret pass", scramble)); !errors.Is(err, ErrNativeUnset) {
+		t.Errorf("a verifier without the hash: %v", err)
+	}
+	if !CheckPassword(v, "s3cret pass") || CheckPassword(v, "s3cret") || CheckPassword(nil, "s3cret pass") {
+		t.Error("CheckPassword")
 	}
 }

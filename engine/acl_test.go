@@ -240,22 +240,37 @@ func TestRoleRecord(t *testing.T) {
 		{Name: "f", MemberOf: []Membership{{Role: "c"}}},
 		{Name: "g", Verifier: v, MemberOf: []Membership{{Role: "a"}}, Settings: []Setting{{"statement_timeout", "5s"}, {"search_path", `"$user", public`}}},
 		{Name: "h", Settings: []Setting{{"lock_timeout", "1s"}}},
+		{Name: "i", Login: true, Verifier: &Verifier{Salt: []byte("salt"), Iterations: 4096, StoredKey: make([]byte, 32), ServerKey: make([]byte, 32),
+			Native: []byte("0123456789abcdefghij")}, Settings: []Setting{{"lock_timeout", "1s"}}},
 	} {
 		got, err := decodeRole(r.Name, r.encode())
 		if err != nil {
 			t.Fatalf("%s: %v", r.Name, err)
 		}
 		if got.Superuser != r.Superuser || got.Login != r.Login || got.CreateRole != r.CreateRole || (got.Verifier == nil) != (r.Verifier == nil) ||
-			fmt.Sprint(got.MemberOf) != fmt.Sprint(r.MemberOf) || fmt.Sprint(got.Settings) != fmt.Sprint(r.Settings) {
+			fmt.Sprint(got.MemberOf) != fmt.Sprint(r.MemberOf) || fmt.Sprint(got.Settings) != fmt.Sprint(r.Settings) ||
+			r.Verifier != nil && string(got.Verifier.Native) != string(r.Verifier.Native) {
 			t.Fatalf("%s: decoded %+v from %+v", r.Name, got, r)
+		}
+		// A record without a native hash is version 1, as before there was
+		// one, so that a seqd of before reads it.
+		if want := byte(1); r.Verifier != nil && r.Verifier.Native != nil {
+			want = 2
+			if r.encode()[0] != want {
+				t.Fatalf("%s: version %d, want %d", r.Name, r.encode()[0], want)
+			}
+		} else if r.encode()[0] != want {
+			t.Fatalf("%s: version %d, want %d", r.Name, r.encode()[0], want)
 		}
 	}
 	// Written by an older seqd: superuser and login, no password.
 	if got, err := decodeRole("old", []byte{1, 3}); err != nil || !got.Superuser || !got.Login || got.CreateRole {
 		t.Fatalf("older record: %+v, %v", got, err)
 	}
-	if _, err := decodeRole("new", []byte{1, 64}); err == nil {
-		t.Fatal("a record with an unknown flag was accepted")
+	for _, bad := range [][]byte{{1, 128}, {1, 64 | 4}, {2, 64}} {
+		if _, err := decodeRole("new", append(bad, make([]byte, 90)...)); err == nil {
+			t.Fatalf("a record with flags %08b in version %d was accepted", bad[1], bad[0])
+		}
 	}
 }
 
@@ -265,8 +280,8 @@ func TestNewerRecords(t *testing.T) {
 	if _, err := decodeRecord([]byte{9, 0}); err == nil || !strings.Contains(err.Error(), "written by a newer seqd") {
 		t.Fatalf("sequence record of version 9: %v", err)
 	}
-	if _, err := decodeRole("r", []byte{2, 0}); err == nil || !strings.Contains(err.Error(), "written by a newer seqd") {
-		t.Fatalf("role record of version 2: %v", err)
+	if _, err := decodeRole("r", []byte{3, 0}); err == nil || !strings.Contains(err.Error(), "written by a newer seqd") {
+		t.Fatalf("role record of version 3: %v", err)
 	}
 }
 

@@ -15,9 +15,11 @@ import (
 // verifier. A role's key is catalogPrefix + "role:" + its name; the value
 // is, as part of the on-disk format:
 //
-//	ver=1 | flags (bit 0 superuser, bit 1 login, bit 2 has a verifier,
-//	bit 3 createrole, bit 4 has memberships, bit 5 has settings) |
-//	[iterations (u32 BE) | salt length (u8) | salt | StoredKey (32) | ServerKey (32)] |
+//	ver=1 or 2 | flags (bit 0 superuser, bit 1 login, bit 2 has a verifier,
+//	bit 3 createrole, bit 4 has memberships, bit 5 has settings,
+//	bit 6 (ver 2 only) the verifier has a mysql_native_password hash) |
+//	[iterations (u32 BE) | salt length (u8) | salt | StoredKey (32) | ServerKey (32) |
+//	 [native hash (20)]] |
 //	[count (u16 BE) | count x (admin option (u8) | name length (u8) | name)] |
 //	[count (u16 BE) | count x (name length (u8) | name | value length (u16 BE) | value)]
 //
@@ -26,7 +28,7 @@ import (
 // The password itself is never stored.
 const (
 	roleKey     = catalogPrefix + "role:"
-	roleVersion = 1
+	roleVersion = 2 // 1 for records without a native hash, as before it
 )
 
 // Sentinel errors of roles.
@@ -35,12 +37,16 @@ var (
 	ErrRoleExists = errors.New("seqd: role already exists")
 )
 
-// Verifier is a SCRAM-SHA-256 verifier (RFC 7677), as PostgreSQL keeps in
-// pg_authid.rolpassword.
+// Verifier is what checks a role's password without it: a SCRAM-SHA-256
+// verifier (RFC 7677), as PostgreSQL keeps in pg_authid.rolpassword, and
+// mysql_native_password's hash, as MySQL keeps in mysql.user.
 type Verifier struct {
 	Salt                 []byte
 	Iterations           int
 	StoredKey, ServerKey []byte
+	// Native is SHA1(SHA1(password)); nil for a password set before seqd
+	// spoke MySQL's protocol (it must be set again to log in there).
+	Native []byte
 }
 
 // Setting is one configuration parameter's value.
@@ -71,7 +77,7 @@ type Role struct {
 }
 
 func (r Role) encode() []byte {
-	b := []byte{roleVersion, 0}
+	b := []byte{1, 0}
 	if r.Superuser {
 		b[1] |= 1
 	}
@@ -88,6 +94,10 @@ func (r Role) encode() []byte {
 		b = append(b, v.Salt...)
 		b = append(b, v.StoredKey...)
 		b = append(b, v.ServerKey...)
+		if len(v.Native) == 20 {
+			b[0], b[1] = 2, b[1]|64
+			b = append(b, v.Native...)
+		}
 	}
 	if len(r.MemberOf) > 0 {
 		b[1] |= 16
@@ -119,7 +129,7 @@ func decodeRole(name string, b []byte) (Role, error) {
 		return Role{}, newerRecord("role", b[0], roleVersion)
 	}
 	bad := fmt.Errorf("seqd: corrupt role record %q", name)
-	if len(b) < 2 || b[0] != roleVersion || b[1]>>6 != 0 {
+	if len(b) < 2 || b[0] < 1 || b[1]>>7 != 0 || b[1]&64 != 0 && (b[0] < 2 || b[1]&4 == 0) {
 		return Role{}, bad
 	}
 	r := Role{Name: name, Superuser: b[1]&1 != 0, Login: b[1]&2 != 0, CreateRole: b[1]&8 != 0}
@@ -134,6 +144,12 @@ func decodeRole(name string, b []byte) (Role, error) {
 		}
 		r.Verifier = &Verifier{Iterations: int(binary.BigEndian.Uint32(rest)), Salt: rest[5 : 5+n], StoredKey: rest[5+n : 5+n+32], ServerKey: rest[5+n+32 : 5+n+64]}
 		rest = rest[5+n+64:]
+		if b[1]&64 != 0 {
+			if len(rest) < 20 {
+				return Role{}, bad
+			}
+			r.Verifier.Native, rest = rest[:20], rest[20:]
+		}
 	}
 	if b[1]&16 != 0 {
 		if len(rest) < 2 {
