@@ -17,8 +17,9 @@
 //
 // and it uses from here the connection budget every front end shares
 // (Registry: -max-connections counted from accept, the slots reserved
-// for superusers, session IDs and cancel keys), and the handling of a
-// failed or panicking statement (Contain, LogFailure).
+// for superusers, session IDs and cancel keys), the kind of an error of
+// any layer (KindOf, which its table maps), and the handling of a failed
+// or panicking statement (Contain, LogFailure).
 package frontend
 
 import (

@@ -5,13 +5,12 @@ import (
 	"errors"
 
 	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/frontend"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/sqlerr"
-	"github.com/seqd/seqd/storage"
 )
 
 // sqlstates maps every error kind to its SQLSTATE: the one table where
@@ -101,66 +100,10 @@ func sqlstate(k sqlerr.Kind) string {
 	return "XX000"
 }
 
-// kindOf classifies an error of any layer: SQL errors carry their kind;
-// the engine's and the allocator's sentinels map to PostgreSQL's
-// conditions for the same failure.
-func kindOf(err error) sqlerr.Kind {
-	var se *sqlerr.Error
-	switch {
-	case errors.As(err, &se):
-		return se.Kind
-	case errors.Is(err, engine.ErrNotFound):
-		return sqlerr.UndefinedTable
-	case errors.Is(err, engine.ErrExists):
-		return sqlerr.DuplicateTable
-	case errors.Is(err, engine.ErrNoSchema):
-		return sqlerr.UndefinedSchema
-	case errors.Is(err, engine.ErrSchemaExists):
-		return sqlerr.DuplicateSchema
-	case errors.Is(err, engine.ErrDependents):
-		return sqlerr.DependentObjectsStillExist
-	case errors.Is(err, engine.ErrNoRole):
-		return sqlerr.UndefinedObject
-	case errors.Is(err, engine.ErrRoleExists):
-		return sqlerr.DuplicateObject
-	case errors.Is(err, engine.ErrInvalidName):
-		return sqlerr.InvalidName
-	case errors.Is(err, engine.ErrClosed):
-		return sqlerr.AdminShutdown
-	case errors.Is(err, engine.ErrDeposed):
-		// As a standby answers writes: drivers' multi-host settings
-		// (target_session_attrs=read-write) move on to the new owner.
-		return sqlerr.ReadOnlyTransaction
-	case errors.Is(err, storage.ErrDiskFull):
-		return sqlerr.DiskFull // before ErrStorage, which wraps it
-	case errors.Is(err, storage.ErrTooLarge):
-		return sqlerr.ProgramLimitExceeded
-	case errors.Is(err, engine.ErrStorage):
-		return sqlerr.IOError
-	case errors.Is(err, engine.ErrDeadlock):
-		return sqlerr.DeadlockDetected
-	case errors.Is(err, engine.ErrLockTimeout):
-		return sqlerr.LockNotAvailable
-	case errors.Is(err, engine.ErrSerialization):
-		return sqlerr.SerializationFailure
-	case errors.Is(err, engine.ErrUnsupported):
-		return sqlerr.FeatureNotSupported
-	case errors.Is(err, seqmath.ErrLimitReached):
-		return sqlerr.SequenceLimitExceeded
-	case errors.Is(err, seqmath.ErrInvalidOption):
-		return sqlerr.InvalidParameterValue
-	case errors.Is(err, seqmath.ErrOutOfBounds):
-		return sqlerr.NumericValueOutOfRange
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return sqlerr.QueryCanceled
-	}
-	return sqlerr.InternalError
-}
-
 // toErrorResponse is err as PostgreSQL reports it, its SQLSTATE from the
 // table above.
 func toErrorResponse(err error) *pgproto3.ErrorResponse {
-	kind := kindOf(err)
+	kind := frontend.KindOf(err)
 	r := &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: sqlstate(kind), Message: err.Error()}
 	var se *sqlerr.Error
 	var ee *engine.Error
