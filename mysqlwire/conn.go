@@ -1,0 +1,472 @@
+package mysqlwire
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
+)
+
+// conn is one client connection's state: its executor session (made at
+// its first statement, once authenticated), its database, its session
+// variables and the cancel function of its running statement.
+type conn struct {
+	srv    *Server
+	c      *mysql.Conn
+	id     uint32 // its session ID in the Registry, 0 if none
+	sess   *executor.Session
+	parser *parser.Parser
+	db     string
+	vars   map[string]string // the session variables SET changed
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // the running statement's
+}
+
+// handler is the listener's Handler: it finds a connection's conn.
+type handler struct{ srv *Server }
+
+func (h handler) conn(c *mysql.Conn) *conn { return c.ClientData.(*conn) }
+
+// NewConnection registers the connection's session ID (the budget
+// counted it when it was accepted: admitting).
+func (h handler) NewConnection(c *mysql.Conn) {
+	cn := &conn{srv: h.srv, c: c, parser: newParser()}
+	c.ClientData = cn
+	if id, _, ok := h.srv.cfg.Registry.Register(cn.cancelStatement); ok {
+		// The handshake is not sent yet: it shows the session's ID,
+		// which CONNECTION_ID() and pg_backend_pid() show too.
+		cn.id, c.ConnectionID = id, id
+	}
+}
+
+func (h handler) ConnectionClosed(c *mysql.Conn) {
+	cn := h.conn(c)
+	if cn.sess != nil {
+		cn.sess.Close()
+	}
+	if cn.id != 0 {
+		h.srv.cfg.Registry.Unregister(cn.id)
+	}
+}
+
+func (h handler) ConnectionAborted(c *mysql.Conn, reason string) error { return nil }
+
+func (h handler) ComInitDB(c *mysql.Conn, db string) error {
+	if err := h.conn(c).use(db); err != nil {
+		return toSQLError(err)
+	}
+	return nil
+}
+
+func (h handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	cn := h.conn(c)
+	steps, err := translate(cn.parser, query, cn.db)
+	if err != nil {
+		frontend.LogFailure(h.srv.log, fmt.Sprint(codes(frontend.KindOf(err)).number), err.Error(), c.User, c.ConnectionID, query)
+		return toSQLError(err)
+	}
+	for i := range steps {
+		res, err := cn.run(ctx, &steps[i])
+		if err != nil {
+			frontend.LogFailure(h.srv.log, fmt.Sprint(codes(frontend.KindOf(err)).number), err.Error(), c.User, c.ConnectionID, steps[i].text)
+			return toSQLError(err)
+		}
+		if err := callback(res, i < len(steps)-1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	return "", h.ComQuery(ctx, c, query, callback)
+}
+
+func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	return nil, toSQLError(unsupported("prepared statements (COM_STMT_PREPARE) yet"))
+}
+
+func (h handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	return toSQLError(unsupported("prepared statements (COM_STMT_EXECUTE) yet"))
+}
+
+func (h handler) WarningCount(c *mysql.Conn) uint16 { return 0 }
+
+func (h handler) ComResetConnection(c *mysql.Conn) error {
+	cn := h.conn(c)
+	if cn.sess != nil {
+		cn.sess.Close()
+		cn.sess = nil
+	}
+	cn.vars = nil
+	return nil
+}
+
+func (h handler) ParserOptionsForConnection(c *mysql.Conn) (sqlparser.ParserOptions, error) {
+	return sqlparser.ParserOptions{}, nil
+}
+
+// cancelStatement cancels the connection's running statement, if any
+// (KILL QUERY, shutdown).
+func (cn *conn) cancelStatement() {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.cancel != nil {
+		cn.cancel()
+	}
+}
+
+// session is the connection's executor session, made at first use.
+func (cn *conn) session() (*executor.Session, error) {
+	if cn.sess != nil {
+		return cn.sess, nil
+	}
+	eng, standby := cn.srv.engine()
+	cfg := cn.srv.cfg
+	s, err := executor.NewSession(executor.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
+		Defaults: cfg.SessionDefaults, User: cn.c.User, Database: cfg.Database, BackendPID: cn.id, Standby: standby})
+	if err != nil {
+		return nil, err
+	}
+	cn.sess = s
+	return s, nil
+}
+
+// run runs one translated statement.
+func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err error) {
+	defer frontend.Contain(cn.srv.log, cn.c.ConnectionID, &err)
+	if st.answer != nil {
+		a, err := st.answer(cn)
+		if err != nil || a == nil {
+			return &sqltypes.Result{}, err
+		}
+		return a.result(), nil
+	}
+	sess, err := cn.session()
+	if err != nil {
+		return nil, err
+	}
+	if st.ddl && sess.TxStatus() != 'I' {
+		// MariaDB: DDL commits the open transaction first.
+		if _, err := cn.exec(ctx, sess, "COMMIT", nil); err != nil {
+			return nil, err
+		}
+	}
+	return cn.exec(ctx, sess, st.sql, st.names)
+}
+
+// exec runs PostgreSQL text on the session, within the statement
+// timeout and cancellable.
+func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, names []string) (*sqltypes.Result, error) {
+	stmts, err := pgsql.Parse(q)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 {
+		return nil, unsupported("this statement")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	if d := sess.StatementTimeout(); d > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, d, eval.ErrStatementTimeout)
+	}
+	cn.mu.Lock()
+	cn.cancel = cancel
+	cn.mu.Unlock()
+	defer func() {
+		cn.mu.Lock()
+		cn.cancel = nil
+		cn.mu.Unlock()
+		cancel()
+	}()
+	p, err := sess.PrepareCached(&stmts[0])
+	if err != nil {
+		sess.Abort()
+		return nil, stmts[0].Locate(err)
+	}
+	res, err := sess.Execute(ctx, p, nil)
+	if err != nil {
+		sess.Abort()
+		sess.EndImplicit(ctx, false)
+		return nil, err
+	}
+	defer sess.Release(res)
+	out := &sqltypes.Result{}
+	if res.Columns == nil {
+		if err := sess.EndImplicit(ctx, true); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	types := make([]querypb.Type, len(res.Columns))
+	for i, col := range res.Columns {
+		types[i] = fieldType(col.Type)
+		name := col.Name
+		if i < len(names) && names[i] != "" {
+			name = names[i]
+		}
+		out.Fields = append(out.Fields, field(name, types[i]))
+	}
+	for n := 0; ; n++ {
+		row, ok, err := res.Rows.Next()
+		if err != nil {
+			sess.Abort()
+			sess.EndImplicit(ctx, false)
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if n >= cn.srv.cfg.MaxRows {
+			return nil, sqlerr.Errorf(sqlerr.ProgramLimitExceeded, "a result of more than %d rows is not supported over MySQL's protocol", cn.srv.cfg.MaxRows)
+		}
+		vals := make([]sqltypes.Value, len(row))
+		for i, d := range row {
+			vals[i] = value(types[i], res.Columns[i].Type, d)
+		}
+		out.Rows = append(out.Rows, vals)
+	}
+	if err := sess.EndImplicit(ctx, true); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// use makes db the connection's database: its schema, which must exist,
+// first on the search path.
+func (cn *conn) use(db string) error {
+	sess, err := cn.session()
+	if err != nil {
+		return err
+	}
+	res, err := cn.exec(context.Background(), sess, "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = "+literal(db), nil)
+	if err != nil {
+		return err
+	}
+	if len(res.Rows) != 1 || res.Rows[0][0].ToString() != "1" {
+		return sqlerr.Errorf(sqlerr.UndefinedSchema, "Unknown database '%s'", db)
+	}
+	if _, err := cn.exec(context.Background(), sess, "SET search_path = "+quote(db), nil); err != nil {
+		return err
+	}
+	cn.db = db
+	return nil
+}
+
+// variables are the session variables connectors read, with MariaDB
+// 10.11's values; SET changes them for the connection (autocommit only
+// to 1: every statement outside BEGIN commits).
+var variables = map[string]string{
+	"autocommit": "1", "auto_increment_increment": "1", "auto_increment_offset": "1",
+	"character_set_client": "utf8mb4", "character_set_connection": "utf8mb4", "character_set_results": "utf8mb4",
+	"character_set_server": "utf8mb4", "character_set_database": "utf8mb4", "collation_connection": "utf8mb4_general_ci",
+	"collation_server": "utf8mb4_general_ci", "collation_database": "utf8mb4_general_ci",
+	"init_connect": "", "interactive_timeout": "28800", "wait_timeout": "28800", "net_write_timeout": "60", "net_buffer_length": "16384",
+	"license": "GPL", "lower_case_table_names": "0", "max_allowed_packet": "16777216", "performance_schema": "0",
+	"query_cache_size": "0", "query_cache_type": "OFF", "sql_mode": "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
+	"system_time_zone": "UTC", "time_zone": "SYSTEM", "transaction_isolation": "REPEATABLE-READ", "tx_isolation": "REPEATABLE-READ",
+	"tx_read_only": "0", "transaction_read_only": "0", "version": ServerVersion, "version_comment": "seqd",
+	"version_compile_os": "Linux", "version_compile_machine": "x86_64", "have_ssl": "DISABLED", "sql_auto_is_null": "0",
+	"sql_select_limit": "18446744073709551615", "lc_messages": "en_US", "default_storage_engine": "InnoDB", "storage_engine": "InnoDB",
+}
+
+// variable is a session variable's value.
+func (cn *conn) variable(name string) (string, bool) {
+	name = strings.ToLower(name)
+	if v, ok := cn.vars[name]; ok {
+		return v, true
+	}
+	v, ok := variables[name]
+	return v, ok
+}
+
+// set carries out SET: names, autocommit=1 and the variables above.
+func (cn *conn) set(n *ast.SetStmt) error {
+	for _, v := range n.Variables {
+		name := strings.ToLower(v.Name)
+		switch {
+		case name == strings.ToLower(ast.SetNames) || name == strings.ToLower(ast.SetCharset):
+			continue
+		case !v.IsSystem:
+			return unsupported("user variables")
+		case v.IsGlobal:
+			return unsupported("SET GLOBAL")
+		}
+		if _, known := variables[name]; !known {
+			return sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", v.Name)
+		}
+		val, err := setValue(v.Value)
+		if err != nil {
+			return err
+		}
+		if name == "autocommit" {
+			if val != "1" && !strings.EqualFold(val, "on") {
+				return unsupported("autocommit=0 (use BEGIN)")
+			}
+			val = "1"
+		}
+		if cn.vars == nil {
+			cn.vars = map[string]string{}
+		}
+		cn.vars[name] = val
+	}
+	return nil
+}
+
+// setValue is a SET's value as text.
+func setValue(x ast.ExprNode) (string, error) {
+	switch x := x.(type) {
+	case ast.ValueExpr:
+		return fmt.Sprint(x.GetValue()), nil
+	case *ast.ColumnNameExpr:
+		return x.Name.Name.O, nil // SET sql_mode = ANSI
+	case *ast.DefaultExpr:
+		return "", nil
+	}
+	return "", unsupported("an expression as a variable's value")
+}
+
+// evalSession answers a select list of variables, session functions and
+// literals.
+func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Limit) (*answer, error) {
+	row := make([]any, len(exprs))
+	for i, x := range exprs {
+		switch x := x.(type) {
+		case *ast.VariableExpr:
+			v, ok := cn.variable(x.Name)
+			if !ok {
+				return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", x.Name)
+			}
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				row[i] = n
+			} else {
+				row[i] = v
+			}
+		case *ast.FuncCallExpr:
+			switch x.FnName.L {
+			case "database", "schema":
+				if cn.db == "" {
+					row[i] = nil
+				} else {
+					row[i] = cn.db
+				}
+			case "connection_id":
+				row[i] = int64(cn.c.ConnectionID)
+			case "last_insert_id":
+				row[i] = int64(0) // no AUTO_INCREMENT here
+			case "version":
+				row[i] = ServerVersion
+			default:
+				row[i] = cn.c.User + "@" + hostOf(cn.c)
+			}
+		case ast.ValueExpr:
+			switch v := x.GetValue().(type) {
+			case int64:
+				row[i] = v
+			case uint64:
+				row[i] = int64(v)
+			case nil:
+				row[i] = nil
+			default:
+				row[i] = fmt.Sprint(v)
+			}
+		}
+	}
+	a := &answer{cols: names, rows: [][]any{row}}
+	if limit != nil {
+		if c, ok := limit.Count.(ast.ValueExpr); ok && fmt.Sprint(c.GetValue()) == "0" {
+			a.rows = nil
+		}
+	}
+	return a, nil
+}
+
+// hostOf is the client's host, as USER() shows it.
+func hostOf(c *mysql.Conn) string {
+	host := c.RemoteAddr().String()
+	if i := strings.LastIndex(host, ":"); i >= 0 {
+		host = host[:i]
+	}
+	return host
+}
+
+// showVariables is SHOW VARIABLES [LIKE pattern].
+func (cn *conn) showVariables(pattern string) *answer {
+	var re *regexp.Regexp
+	if pattern != "" {
+		var b strings.Builder
+		b.WriteString("(?i)^")
+		for _, r := range pattern {
+			switch r {
+			case '%':
+				b.WriteString(".*")
+			case '_':
+				b.WriteString(".")
+			default:
+				b.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		b.WriteString("$")
+		re = regexp.MustCompile(b.String())
+	}
+	names := make([]string, 0, len(variables))
+	for n := range variables {
+		if re == nil || re.MatchString(n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	a := &answer{cols: []string{"Variable_name", "Value"}}
+	for _, n := range names {
+		v, _ := cn.variable(n)
+		a.rows = append(a.rows, []any{n, v})
+	}
+	return a
+}
+
+// result is the answer in MySQL's terms: integers as BIGINT, the rest
+// text.
+func (a *answer) result() *sqltypes.Result {
+	out := &sqltypes.Result{}
+	types := make([]querypb.Type, len(a.cols))
+	for i := range a.cols {
+		types[i] = querypb.Type_VARCHAR
+		for _, r := range a.rows {
+			if _, ok := r[i].(int64); ok {
+				types[i] = querypb.Type_INT64
+			}
+		}
+		out.Fields = append(out.Fields, field(a.cols[i], types[i]))
+	}
+	for _, r := range a.rows {
+		vals := make([]sqltypes.Value, len(r))
+		for i, v := range r {
+			switch v := v.(type) {
+			case nil:
+				vals[i] = sqltypes.NULL
+			case int64:
+				vals[i] = sqltypes.MakeTrusted(types[i], []byte(strconv.FormatInt(v, 10)))
+			default:
+				vals[i] = sqltypes.MakeTrusted(types[i], []byte(fmt.Sprint(v)))
+			}
+		}
+		out.Rows = append(out.Rows, vals)
+	}
+	return out
+}

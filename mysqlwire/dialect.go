@@ -1,0 +1,317 @@
+package mysqlwire
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // the parser's literal values
+
+	"github.com/seqd/seqd/sqlerr"
+)
+
+// MySQL's statements reach the executor as PostgreSQL's: TiDB's parser
+// (MySQL's grammar, which knows CREATE/ALTER/DROP SEQUENCE, NEXT VALUE
+// FOR, NEXTVAL, LASTVAL and SETVAL) parses a query string, and each
+// statement is either answered here (what connectors ask of the session:
+// @@variables, SET, SHOW, USE) or restored as PostgreSQL text, with the
+// sequence functions as the MariaDB spellings the executor gives
+// MariaDB's semantics (seqd_mariadb_nextval and the like), names in
+// double quotes, and each unaliased select-list item named as typed, as
+// MariaDB names its columns.
+
+// step is one statement of a query string, translated.
+type step struct {
+	// sql is the PostgreSQL text to run, when the executor runs it;
+	// names, when set, name its result columns.
+	sql   string
+	names []string
+	// ddl: MariaDB commits the open transaction before it, and the
+	// statement commits itself.
+	ddl bool
+	// answer, when set, answers the statement here instead.
+	answer func(c *conn) (*answer, error)
+	// text is the statement as sent, for logs.
+	text string
+}
+
+// answer is a result made here: columns with their rows, or none.
+type answer struct {
+	cols []string
+	rows [][]any // string, int64 or nil
+}
+
+// newParser makes a parser of MySQL's grammar. Parsers are not safe for
+// concurrent use: each connection has its own.
+func newParser() *parser.Parser { return parser.New() }
+
+// previousValue is MariaDB's PREVIOUS VALUE FOR s, which TiDB's grammar
+// lacks: it is parsed as a call of previousValueFunc, which is LASTVAL.
+const previousValueFunc = "SEQD_PREVIOUS_VALUE_FOR"
+
+var previousValue = regexp.MustCompile("(?i)\\bPREVIOUS\\s+VALUE\\s+FOR\\s+((?:`[^`]+`|\\w+)(?:\\s*\\.\\s*(?:`[^`]+`|\\w+))?)")
+
+// translate parses q and translates its statements; db is the
+// connection's database.
+func translate(p *parser.Parser, q, db string) ([]step, error) {
+	// The rewritten spellings keep their names as typed.
+	var typed map[string]string
+	q = previousValue.ReplaceAllStringFunc(q, func(m string) string {
+		r := previousValue.ReplaceAllString(m, previousValueFunc+"($1)")
+		if typed == nil {
+			typed = map[string]string{}
+		}
+		typed[r] = m
+		return r
+	})
+	stmts, _, err := p.ParseSQL(q)
+	if err != nil {
+		return nil, syntaxError(err)
+	}
+	out := make([]step, 0, len(stmts))
+	for _, st := range stmts {
+		s, err := translateStmt(st, db)
+		if err != nil {
+			return nil, err
+		}
+		s.text = st.Text()
+		for i := range s.names {
+			for r, m := range typed {
+				s.names[i] = strings.ReplaceAll(s.names[i], r, m)
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// syntaxError is the parser's error as MySQL words it (1064).
+func syntaxError(err error) error {
+	msg := err.Error()
+	near := ""
+	if i := strings.Index(msg, " near \""); i >= 0 {
+		near = strings.TrimSuffix(strings.TrimSpace(msg[i+len(" near \""):]), "\"")
+	}
+	line := "1"
+	if _, err := fmt.Sscanf(msg, "line %s", &line); err != nil {
+		line = "1"
+	}
+	return sqlerr.Errorf(sqlerr.SyntaxError, "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '%s' at line %s", near, line)
+}
+
+// unsupported is the error for what seqd does not do over MySQL's
+// protocol (1235), naming what it does.
+func unsupported(what string) error {
+	return sqlerr.Errorf(sqlerr.FeatureNotSupported,
+		"seqd does not support %s over MySQL's protocol; it serves sequences: CREATE/ALTER/DROP SEQUENCE, NEXT VALUE FOR, NEXTVAL, LASTVAL, SETVAL", what)
+}
+
+func translateStmt(st ast.StmtNode, db string) (step, error) {
+	switch n := st.(type) {
+	case *ast.SelectStmt:
+		return translateSelect(n)
+	case *ast.CreateSequenceStmt:
+		return translateCreateSequence(n)
+	case *ast.AlterSequenceStmt, *ast.DropSequenceStmt:
+		text, err := restore(n)
+		return step{sql: text, ddl: true}, err
+	case *ast.BeginStmt:
+		return step{sql: "BEGIN"}, nil
+	case *ast.CommitStmt:
+		return step{sql: "COMMIT"}, nil
+	case *ast.RollbackStmt:
+		return step{sql: "ROLLBACK"}, nil
+	case *ast.SetStmt:
+		return step{answer: func(c *conn) (*answer, error) { return nil, c.set(n) }}, nil
+	case *ast.UseStmt:
+		return step{answer: func(c *conn) (*answer, error) { return nil, c.use(n.DBName) }}, nil
+	case *ast.CreateDatabaseStmt:
+		q := "CREATE SCHEMA " + quote(n.Name.O)
+		if n.IfNotExists {
+			q = "CREATE SCHEMA IF NOT EXISTS " + quote(n.Name.O)
+		}
+		return step{sql: q, ddl: true}, nil
+	case *ast.ShowStmt:
+		return translateShow(n, db)
+	}
+	return step{}, unsupported(fmt.Sprintf("this statement (%s)", strings.TrimPrefix(fmt.Sprintf("%T", st), "*ast.")))
+}
+
+// sequenceFuncs are MySQL's sequence functions and the MariaDB
+// spellings the executor runs them as.
+var sequenceFuncs = map[string]string{"nextval": "seqd_mariadb_nextval", "lastval": "seqd_mariadb_lastval", "setval": "seqd_mariadb_setval",
+	strings.ToLower(previousValueFunc): "seqd_mariadb_lastval"}
+
+// sessionFuncs are the functions of the session a select list may hold,
+// answered here.
+var sessionFuncs = map[string]bool{"database": true, "schema": true, "connection_id": true, "last_insert_id": true, "version": true,
+	"user": true, "current_user": true, "session_user": true, "system_user": true}
+
+func translateSelect(n *ast.SelectStmt) (step, error) {
+	if n.Fields == nil {
+		return step{}, unsupported("this SELECT")
+	}
+	if n.From != nil || n.Where != nil || n.GroupBy != nil || n.Having != nil || n.OrderBy != nil {
+		return step{}, unsupported("SELECT with FROM, WHERE, GROUP BY or ORDER BY")
+	}
+	names := make([]string, len(n.Fields.Fields))
+	session := true
+	for i, f := range n.Fields.Fields {
+		if f.WildCard != nil {
+			return step{}, unsupported("SELECT *")
+		}
+		names[i] = f.AsName.O
+		if names[i] == "" {
+			names[i] = f.Text()
+		}
+		if !sessionExpr(f.Expr) {
+			session = false
+		}
+	}
+	if session {
+		// What connectors ask at connect: SELECT @@version_comment LIMIT
+		// 1, Connector/J's one-row read of variables, DATABASE().
+		exprs := make([]ast.ExprNode, len(n.Fields.Fields))
+		for i, f := range n.Fields.Fields {
+			exprs[i] = f.Expr
+		}
+		return step{answer: func(c *conn) (*answer, error) { return c.evalSession(names, exprs, n.Limit) }}, nil
+	}
+	v := &seqFuncs{}
+	n.Accept(v)
+	if v.err != nil {
+		return step{}, v.err
+	}
+	for _, f := range n.Fields.Fields {
+		f.AsName = ast.CIStr{}
+	}
+	text, err := restore(n)
+	return step{sql: text, names: names}, err
+}
+
+// sessionExpr reports whether x is answered here: a system variable, a
+// session function, a literal.
+func sessionExpr(x ast.ExprNode) bool {
+	switch x := x.(type) {
+	case *ast.VariableExpr:
+		return x.IsSystem
+	case *ast.FuncCallExpr:
+		return sessionFuncs[x.FnName.L] && len(x.Args) <= 1
+	case ast.ValueExpr:
+		return true
+	}
+	return false
+}
+
+// seqFuncs rewrites the sequence functions' names, and refuses what the
+// executor would misread (a variable in an expression).
+type seqFuncs struct{ err error }
+
+func (v *seqFuncs) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.FuncCallExpr:
+		if to, ok := sequenceFuncs[n.FnName.L]; ok && len(n.Args) > 0 {
+			switch n.Args[0].(type) {
+			case *ast.TableNameExpr: // NEXT VALUE FOR s, NEXTVAL(s), ...
+				n.FnName = ast.NewCIStr(to)
+			case *ast.ColumnNameExpr: // previousValueFunc(s), a plain call
+				if n.FnName.L == strings.ToLower(previousValueFunc) {
+					n.FnName = ast.NewCIStr(to)
+				}
+			}
+		} else if sessionFuncs[n.FnName.L] && v.err == nil {
+			v.err = unsupported(n.FnName.O + "() in an expression")
+		}
+	case *ast.VariableExpr:
+		if v.err == nil {
+			v.err = unsupported("variables in an expression")
+		}
+	}
+	return n, false
+}
+
+func (v *seqFuncs) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// translateCreateSequence is CREATE SEQUENCE with MariaDB's defaults
+// where the statement leaves them (CACHE 1000, MAXVALUE 2^63-2 going up)
+// and CACHE 0 as NOCACHE; ENGINE= and other table options are accepted
+// and have no effect.
+func translateCreateSequence(n *ast.CreateSequenceStmt) (step, error) {
+	hasCache, hasMax, down := false, false, false
+	for _, o := range n.SeqOptions {
+		switch o.Tp {
+		case ast.SequenceCache:
+			hasCache = true
+			if o.IntValue == 0 {
+				o.Tp = ast.SequenceNoCache
+			}
+		case ast.SequenceNoCache:
+			hasCache = true
+		case ast.SequenceMaxValue, ast.SequenceNoMaxValue:
+			hasMax = true
+		case ast.SequenceOptionIncrementBy:
+			down = o.IntValue < 0
+		}
+	}
+	n.TblOptions = nil
+	text, err := restore(n)
+	if err != nil {
+		return step{}, err
+	}
+	if !hasCache {
+		text += " CACHE 1000"
+	}
+	if !hasMax && !down {
+		text += " MAXVALUE 9223372036854775806"
+	}
+	return step{sql: text, ddl: true}, nil
+}
+
+func translateShow(n *ast.ShowStmt, db string) (step, error) {
+	switch n.Tp {
+	case ast.ShowDatabases:
+		return step{sql: "SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1",
+			names: []string{"Database"}}, nil
+	case ast.ShowTables:
+		if n.DBName != "" {
+			db = n.DBName
+		}
+		if db == "" {
+			return step{}, sqlerr.Errorf(sqlerr.UndefinedSchema, "No database selected")
+		}
+		q := "SELECT sequencename"
+		names := []string{"Tables_in_" + db}
+		if n.Full {
+			q += ", 'SEQUENCE'"
+			names = append(names, "Table_type")
+		}
+		return step{sql: q + " FROM pg_catalog.pg_sequences WHERE schemaname = " + literal(db) + " ORDER BY 1", names: names}, nil
+	case ast.ShowVariables:
+		pattern := ""
+		if n.Pattern != nil {
+			if v, ok := n.Pattern.Pattern.(ast.ValueExpr); ok {
+				pattern = fmt.Sprint(v.GetValue())
+			}
+		}
+		return step{answer: func(c *conn) (*answer, error) { return c.showVariables(pattern), nil }}, nil
+	}
+	return step{}, unsupported("this SHOW")
+}
+
+// restore is n as PostgreSQL text.
+func restore(n ast.Node) (string, error) {
+	var b strings.Builder
+	flags := format.RestoreStringSingleQuotes | format.RestoreKeyWordUppercase | format.RestoreNameDoubleQuotes | format.RestoreStringWithoutCharset
+	if err := n.Restore(format.NewRestoreCtx(flags, &b)); err != nil {
+		return "", unsupported(fmt.Sprintf("this statement (%v)", err))
+	}
+	return b.String(), nil
+}
+
+// quote is an identifier in double quotes; literal a string in single
+// quotes.
+func quote(s string) string   { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -1,0 +1,93 @@
+package mysqlwire
+
+import (
+	"context"
+	"errors"
+
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/sqlerr"
+)
+
+// myError is an error kind's MySQL error number and SQLSTATE, as MariaDB
+// 10.11 reports the same failure.
+type myError struct {
+	number uint16
+	state  string
+}
+
+// myErrors maps error kinds to MySQL's codes: the one table where seqd
+// chooses them (pgwire/errors.go is PostgreSQL's). A kind not here is
+// ER_UNKNOWN_ERROR.
+var myErrors = map[sqlerr.Kind]myError{
+	sqlerr.SyntaxError:                  {1064, "42000"}, // ER_PARSE_ERROR
+	sqlerr.FeatureNotSupported:          {1235, "42000"}, // ER_NOT_SUPPORTED_YET
+	sqlerr.UndefinedTable:               {4091, "42S02"}, // ER_UNKNOWN_SEQUENCES: the relations here are sequences
+	sqlerr.UndefinedColumn:              {1054, "42S22"}, // ER_BAD_FIELD_ERROR
+	sqlerr.UndefinedFunction:            {1305, "42000"}, // ER_SP_DOES_NOT_EXIST
+	sqlerr.UndefinedSchema:              {1049, "42000"}, // ER_BAD_DB_ERROR
+	sqlerr.UndefinedDatabase:            {1049, "42000"},
+	sqlerr.DuplicateTable:               {1050, "42S01"}, // ER_TABLE_EXISTS_ERROR
+	sqlerr.DuplicateSchema:              {1007, "HY000"}, // ER_DB_CREATE_EXISTS
+	sqlerr.SequenceLimitExceeded:        {4084, "HY000"}, // ER_SEQUENCE_RUN_OUT
+	sqlerr.InvalidParameterValue:        {4085, "HY000"}, // ER_SEQUENCE_INVALID_DATA
+	sqlerr.NumericValueOutOfRange:       {1264, "22003"}, // ER_WARN_DATA_OUT_OF_RANGE
+	sqlerr.InsufficientPrivilege:        {1142, "42000"}, // ER_TABLEACCESS_DENIED_ERROR
+	sqlerr.ReadOnlyTransaction:          {1792, "25006"}, // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+	sqlerr.QueryCanceled:                {1317, "70100"}, // ER_QUERY_INTERRUPTED
+	sqlerr.LockNotAvailable:             {1205, "HY000"}, // ER_LOCK_WAIT_TIMEOUT
+	sqlerr.DeadlockDetected:             {1213, "40001"}, // ER_LOCK_DEADLOCK
+	sqlerr.SerializationFailure:         {1213, "40001"},
+	sqlerr.OutOfMemory:                  {1041, "HY000"}, // ER_OUT_OF_RESOURCES
+	sqlerr.ProgramLimitExceeded:         {1041, "HY000"},
+	sqlerr.StatementTooComplex:          {1041, "HY000"},
+	sqlerr.TooManyConnections:           {1040, "08004"}, // ER_CON_COUNT_ERROR
+	sqlerr.AdminShutdown:                {1053, "08S01"}, // ER_SERVER_SHUTDOWN
+	sqlerr.DiskFull:                     {1021, "HY000"}, // ER_DISK_FULL
+	sqlerr.IOError:                      {1030, "HY000"}, // ER_GET_ERRNO
+	sqlerr.DependentObjectsStillExist:   {1451, "23000"}, // ER_ROW_IS_REFERENCED_2
+	sqlerr.ObjectNotInPrerequisiteState: {1105, "HY000"},
+	sqlerr.InvalidName:                  {1103, "42000"}, // ER_WRONG_TABLE_NAME
+	sqlerr.NameTooLong:                  {1059, "42000"}, // ER_TOO_LONG_IDENT
+	sqlerr.ActiveTransaction:            {1179, "25000"}, // ER_CANT_CHANGE_TX_CHARACTERISTICS
+	sqlerr.InvalidAuthorization:         {1045, "28000"}, // ER_ACCESS_DENIED_ERROR
+	sqlerr.InvalidPassword:              {1045, "28000"},
+	sqlerr.DivisionByZero:               {1365, "22012"}, // ER_DIVISION_BY_ZERO
+	sqlerr.DatatypeMismatch:             {1105, "HY000"},
+}
+
+// unknownError is ER_UNKNOWN_ERROR.
+var unknownError = myError{1105, "HY000"}
+
+// codes is a kind's number and SQLSTATE.
+func codes(k sqlerr.Kind) myError {
+	if e, ok := myErrors[k]; ok {
+		return e
+	}
+	return unknownError
+}
+
+// toSQLError is err as MySQL's protocol reports it: its number and
+// SQLSTATE from the table above, seqd's message.
+func toSQLError(err error) *mysql.SQLError {
+	var me *mysql.SQLError
+	if errors.As(err, &me) {
+		return me
+	}
+	kind := frontend.KindOf(err)
+	e := codes(kind)
+	msg := err.Error()
+	var se *sqlerr.Error
+	if kind == sqlerr.QueryCanceled && !errors.As(err, &se) {
+		msg = "Query execution was interrupted"
+		if errors.Is(err, context.DeadlineExceeded) {
+			msg = eval.ErrStatementTimeout.Error()
+		}
+	}
+	if errors.As(err, &se) && se.Hint != "" {
+		msg += " (" + se.Hint + ")"
+	}
+	return mysql.NewSQLError(int(e.number), e.state, "%s", msg)
+}

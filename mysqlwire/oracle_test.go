@@ -1,0 +1,136 @@
+package mysqlwire
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// corpus is run statement by statement on MariaDB 10.11 and on seqd's
+// MySQL front end, each on a fresh database of one connection; column
+// names, rows, error numbers and SQLSTATEs must be the same.
+var corpus = []string{
+	"CREATE SEQUENCE s1",
+	"SELECT NEXT VALUE FOR s1",
+	"SELECT NEXTVAL(s1), NEXT VALUE FOR s1, nextval(s1) AS n",
+	"SELECT LASTVAL(s1), PREVIOUS VALUE FOR s1",
+	"CREATE SEQUENCE s2 START WITH 10 INCREMENT BY -1 MINVALUE 1 MAXVALUE 10 NOCACHE",
+	"SELECT NEXTVAL(s2), NEXTVAL(s2)",
+	"SELECT LASTVAL(s2)",
+	"SELECT SETVAL(s1, 100)",
+	"SELECT NEXTVAL(s1)",
+	"CREATE SEQUENCE s1",
+	"CREATE SEQUENCE IF NOT EXISTS s1",
+	"SELECT NEXT VALUE FOR nope",
+	"SELECT PREVIOUS VALUE FOR nope",
+	"SELECT SETVAL(nope, 5)",
+	"ALTER SEQUENCE nope RESTART",
+	"DROP SEQUENCE nope",
+	"CREATE SEQUENCE s3 START WITH 1 MAXVALUE 2 NOCACHE",
+	"SELECT NEXTVAL(s3)",
+	"SELECT NEXTVAL(s3)",
+	"SELECT NEXTVAL(s3)",
+	"CREATE SEQUENCE s4 START WITH 1 MAXVALUE 2 CYCLE CACHE 0",
+	"SELECT NEXTVAL(s4), NEXTVAL(s4), NEXTVAL(s4)",
+	"ALTER SEQUENCE s4 RESTART WITH 2",
+	"SELECT NEXTVAL(s4)",
+	"SELEC 1",
+	"SELECT @@version_comment LIMIT 0",
+	"SELECT @@autocommit, @@max_allowed_packet, @@auto_increment_increment",
+	"SET NAMES utf8mb4",
+	"SET autocommit = 1",
+	"BEGIN",
+	"SELECT NEXTVAL(s1)",
+	"COMMIT",
+	"DROP SEQUENCE s2, s3",
+	"DROP SEQUENCE IF EXISTS s2",
+}
+
+// outcome is a statement's result as the corpus compares it.
+func outcome(db *sql.Conn, q string) string {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return "ERROR " + errCode(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var b strings.Builder
+	b.WriteString(strings.Join(cols, " | "))
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return "SCAN " + err.Error()
+		}
+		b.WriteString("\n ")
+		for i, v := range vals {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			if v.Valid {
+				b.WriteString(v.String)
+			} else {
+				b.WriteString("NULL")
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "ERROR " + errCode(err)
+	}
+	return b.String()
+}
+
+// errCode is a MySQL error's number and SQLSTATE.
+func errCode(err error) string {
+	if n := number(err); n != 0 {
+		return fmt.Sprintf("%d %s", n, sqlState(err))
+	}
+	return err.Error()
+}
+
+// TestOracle runs the corpus on MariaDB and on seqd.
+func TestOracle(t *testing.T) {
+	maria, err := sql.Open("mysql", testenv.MariaDBDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer maria.Close()
+	for _, q := range []string{"DROP DATABASE IF EXISTS seqd_oracle", "CREATE DATABASE seqd_oracle"} {
+		if _, err := maria.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	mc, err := maria.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	if _, err := mc.ExecContext(ctx, "USE seqd_oracle"); err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := startServer(t, Config{})
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE seqd_oracle"); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := open(t, addr, "root", "seqd_oracle").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	var diffs []string
+	for _, q := range corpus {
+		want, got := outcome(mc, q), outcome(sc, q)
+		if want != got {
+			diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "), strings.ReplaceAll(got, "\n", "\n           ")))
+		}
+	}
+	if len(diffs) > 0 {
+		t.Errorf("seqd differs from MariaDB 10.11 in %d of %d statements:\n%s", len(diffs), len(corpus), strings.Join(diffs, "\n"))
+	}
+}

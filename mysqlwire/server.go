@@ -1,0 +1,277 @@
+package mysqlwire
+
+import (
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"log"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/seqd/seqd/auth"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/frontend"
+)
+
+// ServerVersion is the version the handshake announces: MariaDB's form
+// ("5.5.5-" before the version is how MariaDB tells MySQL's clients it
+// is MariaDB), the MariaDB release whose behaviour seqd follows.
+const ServerVersion = "5.5.5-10.11.99-MariaDB-seqd"
+
+// Authentication methods (Config.Auth), as pgwire's.
+const (
+	AuthTrust    = "trust"
+	AuthPassword = "password"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Engine serves the connections; Node, when set, is asked at each
+	// session's start which engine it serves, and whether as a standby.
+	Engine *engine.Engine
+	Node   func() (eng *engine.Engine, standby bool)
+	// Registry is the connection budget and session IDs shared with the
+	// other front ends.
+	Registry *frontend.Registry
+	// Auth is AuthTrust (anyone, as any user) or AuthPassword
+	// (mysql_native_password and caching_sha2_password against the
+	// engine's roles); SetAuth changes it. The zero value is AuthTrust.
+	Auth string
+	// TLS, if set, is offered to clients; TLSRequired refuses those that
+	// do not use it.
+	TLS         *tls.Config
+	TLSRequired bool
+	// Database is the name current_database() shows (a MySQL database
+	// is a seqd schema).
+	Database string
+	// MaxBulkRows, MaxStatementMemory and SessionDefaults are the
+	// executor's, as pgwire's.
+	MaxBulkRows        int64
+	MaxStatementMemory int64
+	SessionDefaults    map[string]string
+	// MaxRows bounds a result sent over MySQL's protocol, which is built
+	// whole before it is sent. Default 100000.
+	MaxRows int
+	// IdleTimeout, when positive, ends a connection idle that long.
+	IdleTimeout time.Duration
+	// Logger receives failures; nil means the standard logger.
+	Logger *log.Logger
+}
+
+// Server serves MySQL's protocol on one listener.
+type Server struct {
+	cfg   Config
+	log   *log.Logger
+	l     *mysql.Listener
+	trust atomic.Bool
+
+	mu   sync.Mutex
+	fast map[string][]byte // user: SHA256(SHA256(password)) after a full authentication
+}
+
+// NewServer serves ln.
+func NewServer(cfg Config, ln net.Listener) (*Server, error) {
+	if cfg.Registry == nil {
+		cfg.Registry = frontend.NewRegistry(10000, 3)
+	}
+	if cfg.MaxRows <= 0 {
+		cfg.MaxRows = 100000
+	}
+	if cfg.Database == "" {
+		cfg.Database = "seqd"
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, fast: map[string][]byte{}}
+	if s.log == nil {
+		s.log = log.Default()
+	}
+	s.SetAuth(cfg.Auth)
+	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{Listener: admitting{ln, cfg.Registry}, AuthServer: &passwordServer{srv: s}, Handler: handler{srv: s},
+		ConnReadTimeout: cfg.IdleTimeout, ConnWriteTimeout: cfg.IdleTimeout})
+	if err != nil {
+		return nil, err
+	}
+	l.ServerVersion = ServerVersion
+	if cfg.TLS != nil {
+		l.TLSConfig = cfg.TLS
+	}
+	l.RequireSecureTransport = cfg.TLSRequired
+	s.l = l
+	return s, nil
+}
+
+// SetAuth changes the authentication of new connections.
+func (s *Server) SetAuth(method string) { s.trust.Store(method != AuthPassword) }
+
+// Serve accepts connections until Close.
+func (s *Server) Serve() { s.l.Accept() }
+
+// Addr is the listener's address.
+func (s *Server) Addr() net.Addr { return s.l.Addr() }
+
+// Close stops accepting; connections end after their statement.
+func (s *Server) Close() { s.l.Close() }
+
+// engine is the engine a new session serves.
+func (s *Server) engine() (*engine.Engine, bool) {
+	if s.cfg.Node != nil {
+		return s.cfg.Node()
+	}
+	return s.cfg.Engine, false
+}
+
+// role is user's role when it may log in.
+func (s *Server) role(user string) (engine.Role, bool) {
+	eng, _ := s.engine()
+	r, ok := eng.Role(user)
+	return r, ok && r.Login
+}
+
+// admitting counts every connection it accepts in the budget the front
+// ends share, from the moment it is accepted until it is closed; one over
+// the budget gets MySQL's error packet for it (1040, 08004) in place of
+// the handshake, and is closed, as MySQL's server does.
+type admitting struct {
+	net.Listener
+	reg *frontend.Registry
+}
+
+func (a admitting) Accept() (net.Conn, error) {
+	for {
+		c, err := a.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if a.reg.Admit() {
+			return &admitted{Conn: c, reg: a.reg}, nil
+		}
+		msg := "Too many connections"
+		code := uint16(mysql.ERConCount)
+		p := []byte{0, 0, 0, 0, 0xff, byte(code), byte(code >> 8), '#'}
+		p = append(append(p, "08004"...), msg...)
+		p[0], p[1], p[2] = byte(len(p)-4), byte((len(p)-4)>>8), byte((len(p)-4)>>16)
+		c.SetWriteDeadline(time.Now().Add(time.Second))
+		c.Write(p)
+		c.Close()
+	}
+}
+
+// admitted is an admitted connection: closing it leaves the budget, once.
+type admitted struct {
+	net.Conn
+	reg  *frontend.Registry
+	once sync.Once
+}
+
+func (a *admitted) Close() error {
+	a.once.Do(a.reg.Leave)
+	return a.Conn.Close()
+}
+
+// user is an authenticated user, as the listener keeps it.
+type user string
+
+func (u user) Get() *querypb.VTGateCallerID { return &querypb.VTGateCallerID{Username: string(u)} }
+
+// passwordServer checks passwords against the roles' verifiers (under
+// AuthTrust it lets anyone in as any user):
+// mysql_native_password against the stored hash; caching_sha2_password by
+// the password itself (over TLS, or encrypted) against the SCRAM
+// verifier, then by the fast path, from the SHA256(SHA256(password)) kept
+// in memory after that, as MySQL's server does.
+type passwordServer struct{ srv *Server }
+
+func (p *passwordServer) AuthMethods() []mysql.AuthMethod {
+	return []mysql.AuthMethod{
+		mysql.NewMysqlNativeAuthMethod(p, p),
+		mysql.NewSha2CachingAuthMethod(p, p, p),
+	}
+}
+
+func (p *passwordServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
+	return mysql.MysqlNativePassword
+}
+
+func (p *passwordServer) HandleUser(string, net.Addr) bool { return true }
+
+// denied is MySQL's access denied error (1045).
+func denied(u string, addr net.Addr) error {
+	host := addr.String()
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "Access denied for user '%s'@'%s' (using password: YES)", u, host)
+}
+
+func (p *passwordServer) UserEntryWithHash(_ []*x509.Certificate, salt []byte, u string, response []byte, addr net.Addr) (mysql.Getter, error) {
+	if p.srv.trust.Load() {
+		return user(u), nil
+	}
+	r, ok := p.srv.role(u)
+	if !ok {
+		return nil, denied(u, addr)
+	}
+	if err := auth.CheckNative(r.Verifier, salt, response); err != nil {
+		if errors.Is(err, auth.ErrNativeUnset) {
+			return nil, mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError,
+				"Access denied for user '%s': its password was set before seqd spoke MySQL's protocol; set it again (ALTER ROLE %s PASSWORD '...')", u, u)
+		}
+		return nil, denied(u, addr)
+	}
+	return user(u), nil
+}
+
+func (p *passwordServer) UserEntryWithPassword(_ []*x509.Certificate, u, password string, addr net.Addr) (mysql.Getter, error) {
+	if p.srv.trust.Load() {
+		return user(u), nil
+	}
+	r, ok := p.srv.role(u)
+	if !ok || !auth.CheckPassword(r.Verifier, password) {
+		return nil, denied(u, addr)
+	}
+	h1 := sha256.Sum256([]byte(password))
+	h2 := sha256.Sum256(h1[:])
+	p.srv.mu.Lock()
+	p.srv.fast[u] = h2[:]
+	p.srv.mu.Unlock()
+	return user(u), nil
+}
+
+func (p *passwordServer) UserEntryWithCacheHash(_ []*x509.Certificate, salt []byte, u string, response []byte, addr net.Addr) (mysql.Getter, mysql.CacheState, error) {
+	if p.srv.trust.Load() {
+		return user(u), mysql.AuthAccepted, nil
+	}
+	if _, ok := p.srv.role(u); !ok {
+		return nil, mysql.AuthRejected, denied(u, addr)
+	}
+	p.srv.mu.Lock()
+	cached, ok := p.srv.fast[u]
+	p.srv.mu.Unlock()
+	if !ok || !fastAuth(cached, salt, response) {
+		return nil, mysql.AuthNeedMoreData, nil // the full authentication decides
+	}
+	return user(u), mysql.AuthAccepted, nil
+}
+
+// fastAuth checks caching_sha2_password's scramble: XOR(SHA256(password),
+// SHA256(SHA256(SHA256(password)), nonce)) against the cached
+// SHA256(SHA256(password)).
+func fastAuth(cached, nonce, scramble []byte) bool {
+	if len(scramble) != sha256.Size {
+		return false
+	}
+	h := sha256.New()
+	h.Write(cached)
+	h.Write(nonce)
+	m := h.Sum(nil)
+	for i := range m {
+		m[i] ^= scramble[i]
+	}
+	got := sha256.Sum256(m)
+	return string(got[:]) == string(cached)
+}
