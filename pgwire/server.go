@@ -262,6 +262,10 @@ func (s *Server) serveConn(c *conn) {
 }
 
 // Conns is how many client connections are open.
+// Registry is the connection budget and session IDs this server counts
+// in, for another front end of the same server to share.
+func (s *Server) Registry() *frontend.Registry { return s.reg }
+
 func (s *Server) Conns() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/mysqlwire"
 	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/storage"
 	"github.com/seqd/seqd/storage/embedded"
@@ -27,8 +28,11 @@ import (
 // Config is seqd's configuration. The zero value is not valid; see
 // cmd/seqd for the defaults.
 type Config struct {
-	DataDir     string // the embedded store's directory
-	Listen      string // host:port for the PostgreSQL protocol
+	DataDir string // the embedded store's directory
+	Listen  string // host:port for the PostgreSQL protocol
+	// MySQLListen, when set, is host:port for MySQL's protocol, on the
+	// same engine, roles and connection budget (mysqlwire).
+	MySQLListen string
 	MaxBulkRows int64
 	MaxConns    int
 	MaxMessage  int // bytes of one protocol message (a statement)
@@ -122,6 +126,7 @@ type Server struct {
 	eng     *engine.Engine // single-node mode
 	node    *node          // cluster mode
 	pg      *pgwire.Server
+	my      *mysqlwire.Server // nil without -mysql-listen
 	ln      net.Listener
 	done    chan error
 	// storeErr is why the embedded store failed while serving (its
@@ -232,10 +237,30 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 	pc.ReservedConns, pc.AuthTimeout, pc.TLSRequired = cfg.ReservedConns, cfg.AuthTimeout, cfg.TLSRequired
 	pc.Logger, pc.Auth, pc.OnStatement = cfg.Logger, cfg.Auth, s.metrics.onStatement
 	s.pg = pgwire.NewServer(pc)
+	if cfg.MySQLListen != "" {
+		ml, err := net.Listen("tcp", cfg.MySQLListen)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("seqd: mysql listen: %w", err)
+		}
+		s.my, err = mysqlwire.NewServer(mysqlwire.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(),
+			Auth: mysqlAuth(cfg.Auth, cfg.MySQLListen), TLS: pc.TLS, TLSRequired: cfg.TLSRequired, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
+			SessionDefaults: cfg.SessionDefaults, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger}, ml)
+		if err != nil {
+			ml.Close()
+			ln.Close()
+			return err
+		}
+		go s.my.Serve()
+		cfg.Logger.Printf("MySQL protocol on %s, authentication %s", ml.Addr(), mysqlAuth(cfg.Auth, cfg.MySQLListen))
+	}
 	if cfg.HTTP != "" {
 		hl, err := net.Listen("tcp", cfg.HTTP)
 		if err != nil {
 			ln.Close()
+			if s.my != nil {
+				s.my.Close()
+			}
 			return fmt.Errorf("seqd: http listen: %w", err)
 		}
 		s.httpLn = hl
@@ -262,6 +287,16 @@ func checkAuth(cfg Config) error {
 		return fmt.Errorf("seqd: -tls-required needs -tls-cert and -tls-key")
 	}
 	return nil
+}
+
+// mysqlAuth is MySQL's protocol's authentication under -auth method:
+// trust when the method is trust and the MySQL address is loopback too,
+// passwords against the roles' verifiers otherwise.
+func mysqlAuth(method, listen string) string {
+	if method == pgwire.AuthTrust && AuthFor(listen) == pgwire.AuthTrust {
+		return mysqlwire.AuthTrust
+	}
+	return mysqlwire.AuthPassword
 }
 
 // bootstrap checks the authentication settings and, under SCRAM, makes
@@ -316,6 +351,9 @@ func (s *Server) SetAuth(ctx context.Context, method string) error {
 		return err
 	}
 	s.pg.SetAuth(method)
+	if s.my != nil {
+		s.my.SetAuth(mysqlAuth(method, cfg.MySQLListen))
+	}
 	s.cfg.Auth = method
 	s.log.Printf("authentication of new connections: %s", method)
 	return nil
@@ -340,6 +378,14 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // Done reports a listener failure.
 func (s *Server) Done() <-chan error { return s.done }
 
+// MySQLAddr is MySQL's protocol's listener's address, nil without one.
+func (s *Server) MySQLAddr() net.Addr {
+	if s.my == nil {
+		return nil
+	}
+	return s.my.Addr()
+}
+
 // HTTPAddr is the HTTP listener's address, nil without one.
 func (s *Server) HTTPAddr() net.Addr {
 	if s.httpLn == nil {
@@ -351,6 +397,9 @@ func (s *Server) HTTPAddr() net.Addr {
 // Shutdown stops accepting, finishes in-flight requests, writes the
 // clean-shutdown record of every sequence and closes the store.
 func (s *Server) Shutdown(ctx context.Context) error {
+	if s.my != nil {
+		s.my.Close()
+	}
 	err := s.pg.Shutdown(ctx)
 	close(s.stop)
 	if s.httpSrv != nil {

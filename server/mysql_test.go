@@ -1,0 +1,133 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"log"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// TestBothProtocols: with -mysql-listen, MySQL's and PostgreSQL's
+// protocols serve the same sequences: clients of both take values of one
+// sequence concurrently, all distinct, each client's in increasing order;
+// and the connection budget is the two protocols' together.
+func TestBothProtocols(t *testing.T) {
+	ctx := context.Background()
+	s, err := Start(ctx, Config{DataDir: filepath.Join(t.TempDir(), "d"), Listen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0",
+		MaxConns: 12, ReservedConns: 0, Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(ctx)
+	pg, err := pgxpool.New(ctx, "postgres://seqd@"+s.Addr().String()+"/seqd?pool_max_conns=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	my, err := sql.Open("mysql", "seqd@tcp("+s.MySQLAddr().String()+")/public")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer my.Close()
+	my.SetMaxOpenConns(4)
+	if _, err := pg.Exec(ctx, "create sequence shared cache 50"); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var all []int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	take := func(next func() (int64, error)) {
+		defer wg.Done()
+		var last int64
+		for range 100 {
+			v, err := next()
+			if err != nil {
+				errs <- err
+				return
+			}
+			if v <= last {
+				errs <- errors.New("a client's values went backwards")
+				return
+			}
+			last = v
+			mu.Lock()
+			all = append(all, v)
+			mu.Unlock()
+		}
+	}
+	for range 4 {
+		wg.Add(2)
+		go func() {
+			c, err := pg.Acquire(ctx)
+			if err != nil {
+				errs <- err
+				wg.Done()
+				return
+			}
+			defer c.Release()
+			take(func() (v int64, err error) { return v, c.QueryRow(ctx, "select nextval('shared')").Scan(&v) })
+		}()
+		go func() {
+			c, err := my.Conn(ctx)
+			if err != nil {
+				errs <- err
+				wg.Done()
+				return
+			}
+			defer c.Close()
+			take(func() (v int64, err error) { return v, c.QueryRowContext(ctx, "SELECT NEXT VALUE FOR shared").Scan(&v) })
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	for i := 1; i < len(all); i++ {
+		if all[i] == all[i-1] {
+			t.Fatalf("value %d twice", all[i])
+		}
+	}
+	if len(all) != 800 {
+		t.Fatalf("%d values", len(all))
+	}
+
+	// Over the budget of both protocols together: MySQL's 1040.
+	var held []*sql.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	my.SetMaxOpenConns(0)
+	for {
+		c, err := my.Conn(ctx)
+		if err == nil {
+			err = c.PingContext(ctx)
+		}
+		var me *gomysql.MySQLError
+		if errors.As(err, &me) && me.Number == 1040 {
+			break
+		}
+		if err != nil {
+			t.Fatalf("a connection under the budget: %v", err)
+		}
+		held = append(held, c)
+		if len(held) > 12 {
+			t.Fatal("more MySQL connections than the budget allows")
+		}
+	}
+	if len(held)+int(pg.Stat().TotalConns()) != 12 {
+		t.Fatalf("%d MySQL and %d PostgreSQL connections before 1040, want 12 together", len(held), pg.Stat().TotalConns())
+	}
+}
