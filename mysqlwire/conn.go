@@ -34,6 +34,7 @@ type conn struct {
 	parser *parser.Parser
 	db     string
 	vars   map[string]string // the session variables SET changed
+	stmts  map[uint32]*prepared
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running statement's
@@ -53,6 +54,9 @@ func (h handler) NewConnection(c *mysql.Conn) {
 		// The handshake is not sent yet: it shows the session's ID,
 		// which CONNECTION_ID() and pg_backend_pid() show too.
 		cn.id, c.ConnectionID = id, id
+		h.srv.mu.Lock()
+		h.srv.conns[id] = cn
+		h.srv.mu.Unlock()
 	}
 }
 
@@ -63,6 +67,9 @@ func (h handler) ConnectionClosed(c *mysql.Conn) {
 	}
 	if cn.id != 0 {
 		h.srv.cfg.Registry.Unregister(cn.id)
+		h.srv.mu.Lock()
+		delete(h.srv.conns, cn.id)
+		h.srv.mu.Unlock()
 	}
 }
 
@@ -79,13 +86,13 @@ func (h handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, call
 	cn := h.conn(c)
 	steps, err := translate(cn.parser, query, cn.db)
 	if err != nil {
-		frontend.LogFailure(h.srv.log, fmt.Sprint(codes(frontend.KindOf(err)).number), err.Error(), c.User, c.ConnectionID, query)
+		h.srv.logFailure(c, err, query)
 		return toSQLError(err)
 	}
 	for i := range steps {
 		res, err := cn.run(ctx, &steps[i])
 		if err != nil {
-			frontend.LogFailure(h.srv.log, fmt.Sprint(codes(frontend.KindOf(err)).number), err.Error(), c.User, c.ConnectionID, steps[i].text)
+			h.srv.logFailure(c, err, steps[i].text)
 			return toSQLError(err)
 		}
 		if err := callback(res, i < len(steps)-1); err != nil {
@@ -99,14 +106,6 @@ func (h handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string,
 	return "", h.ComQuery(ctx, c, query, callback)
 }
 
-func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
-	return nil, toSQLError(unsupported("prepared statements (COM_STMT_PREPARE) yet"))
-}
-
-func (h handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
-	return toSQLError(unsupported("prepared statements (COM_STMT_EXECUTE) yet"))
-}
-
 func (h handler) WarningCount(c *mysql.Conn) uint16 { return 0 }
 
 func (h handler) ComResetConnection(c *mysql.Conn) error {
@@ -115,7 +114,7 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 		cn.sess.Close()
 		cn.sess = nil
 	}
-	cn.vars = nil
+	cn.vars, cn.stmts = nil, nil // prepared statements end with the session
 	return nil
 }
 
@@ -172,8 +171,7 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	return cn.exec(ctx, sess, st.sql, st.names)
 }
 
-// exec runs PostgreSQL text on the session, within the statement
-// timeout and cancellable.
+// exec runs PostgreSQL text on the session.
 func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, names []string) (*sqltypes.Result, error) {
 	stmts, err := pgsql.Parse(q)
 	if err != nil {
@@ -182,6 +180,18 @@ func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, name
 	if len(stmts) != 1 {
 		return nil, unsupported("this statement")
 	}
+	p, err := sess.PrepareCached(&stmts[0])
+	if err != nil {
+		sess.Abort()
+		return nil, stmts[0].Locate(err)
+	}
+	return cn.runPrepared(ctx, sess, p, &step{names: names}, nil)
+}
+
+// runPrepared executes p with params, within the statement timeout and
+// cancellable (KILL QUERY), and builds its result, its columns named as
+// st says.
+func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *executor.Prepared, st *step, params []eval.Datum) (*sqltypes.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	if d := sess.StatementTimeout(); d > 0 {
 		ctx, cancel = context.WithTimeoutCause(ctx, d, eval.ErrStatementTimeout)
@@ -195,12 +205,7 @@ func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, name
 		cn.mu.Unlock()
 		cancel()
 	}()
-	p, err := sess.PrepareCached(&stmts[0])
-	if err != nil {
-		sess.Abort()
-		return nil, stmts[0].Locate(err)
-	}
-	res, err := sess.Execute(ctx, p, nil)
+	res, err := sess.Execute(ctx, p, params)
 	if err != nil {
 		sess.Abort()
 		sess.EndImplicit(ctx, false)
@@ -218,8 +223,8 @@ func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, name
 	for i, col := range res.Columns {
 		types[i] = fieldType(col.Type)
 		name := col.Name
-		if i < len(names) && names[i] != "" {
-			name = names[i]
+		if i < len(st.names) && st.names[i] != "" {
+			name = st.names[i]
 		}
 		out.Fields = append(out.Fields, field(name, types[i]))
 	}
@@ -234,6 +239,8 @@ func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, name
 			break
 		}
 		if n >= cn.srv.cfg.MaxRows {
+			sess.Abort()
+			sess.EndImplicit(ctx, false)
 			return nil, sqlerr.Errorf(sqlerr.ProgramLimitExceeded, "a result of more than %d rows is not supported over MySQL's protocol", cn.srv.cfg.MaxRows)
 		}
 		vals := make([]sqltypes.Value, len(row))

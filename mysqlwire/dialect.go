@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/dolthub/vitess/go/mysql"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
@@ -48,25 +49,48 @@ type answer struct {
 // concurrent use: each connection has its own.
 func newParser() *parser.Parser { return parser.New() }
 
-// previousValue is MariaDB's PREVIOUS VALUE FOR s, which TiDB's grammar
-// lacks: it is parsed as a call of previousValueFunc, which is LASTVAL.
-const previousValueFunc = "SEQD_PREVIOUS_VALUE_FOR"
+// Two MariaDB spellings TiDB's grammar does not take are renamed before
+// parsing into calls it parses as any function's, numbered so that each
+// column keeps its name as typed: PREVIOUS VALUE FOR s (LASTVAL(s)), and
+// SETVAL( with any arguments (TiDB's takes a literal second argument
+// only, MariaDB's a parameter, and a third and fourth).
+var (
+	previousValue = regexp.MustCompile("(?i)\\bPREVIOUS\\s+VALUE\\s+FOR\\s+((?:`[^`]+`|\\w+)(?:\\s*\\.\\s*(?:`[^`]+`|\\w+))?)")
+	setval        = regexp.MustCompile(`(?i)\bSETVAL\s*\(`)
+)
 
-var previousValue = regexp.MustCompile("(?i)\\bPREVIOUS\\s+VALUE\\s+FOR\\s+((?:`[^`]+`|\\w+)(?:\\s*\\.\\s*(?:`[^`]+`|\\w+))?)")
+// renamedPrefix begins the renamed calls' names; renamedFuncs says what
+// each kind stands for.
+const renamedPrefix = "seqd_renamed_"
+
+var renamedFuncs = map[string]string{"lastval": "seqd_mariadb_lastval", "setval": "seqd_mariadb_setval"}
+
+// rename renames the spellings above in q; typed maps each renamed text
+// to the text as typed.
+func rename(q string) (string, map[string]string) {
+	var typed map[string]string
+	n := 0
+	mark := func(kind, m, r string) string {
+		if typed == nil {
+			typed = map[string]string{}
+		}
+		n++
+		r = fmt.Sprintf("%s%s_%d%s", strings.ToUpper(renamedPrefix), kind, n, r)
+		typed[r] = m
+		return r
+	}
+	q = previousValue.ReplaceAllStringFunc(q, func(m string) string {
+		name := previousValue.FindStringSubmatch(m)[1]
+		return mark("LASTVAL", m, "("+name+")")
+	})
+	q = setval.ReplaceAllStringFunc(q, func(m string) string { return mark("SETVAL", m, "(") })
+	return q, typed
+}
 
 // translate parses q and translates its statements; db is the
 // connection's database.
 func translate(p *parser.Parser, q, db string) ([]step, error) {
-	// The rewritten spellings keep their names as typed.
-	var typed map[string]string
-	q = previousValue.ReplaceAllStringFunc(q, func(m string) string {
-		r := previousValue.ReplaceAllString(m, previousValueFunc+"($1)")
-		if typed == nil {
-			typed = map[string]string{}
-		}
-		typed[r] = m
-		return r
-	})
+	q, typed := rename(q)
 	stmts, _, err := p.ParseSQL(q)
 	if err != nil {
 		return nil, syntaxError(err)
@@ -136,14 +160,19 @@ func translateStmt(st ast.StmtNode, db string) (step, error) {
 		return step{sql: q, ddl: true}, nil
 	case *ast.ShowStmt:
 		return translateShow(n, db)
+	case *ast.KillStmt:
+		id := uint32(n.ConnectionID)
+		if uint64(id) != n.ConnectionID {
+			return step{}, mysql.NewSQLError(1094, "HY000", "Unknown thread id: %d", n.ConnectionID)
+		}
+		return step{answer: func(c *conn) (*answer, error) { return nil, c.srv.kill(c, id, n.Query) }}, nil
 	}
 	return step{}, unsupported(fmt.Sprintf("this statement (%s)", strings.TrimPrefix(fmt.Sprintf("%T", st), "*ast.")))
 }
 
 // sequenceFuncs are MySQL's sequence functions and the MariaDB
 // spellings the executor runs them as.
-var sequenceFuncs = map[string]string{"nextval": "seqd_mariadb_nextval", "lastval": "seqd_mariadb_lastval", "setval": "seqd_mariadb_setval",
-	strings.ToLower(previousValueFunc): "seqd_mariadb_lastval"}
+var sequenceFuncs = map[string]string{"nextval": "seqd_mariadb_nextval", "lastval": "seqd_mariadb_lastval", "setval": "seqd_mariadb_setval"}
 
 // sessionFuncs are the functions of the session a select list may hold,
 // answered here.
@@ -213,14 +242,15 @@ type seqFuncs struct{ err error }
 func (v *seqFuncs) Enter(n ast.Node) (ast.Node, bool) {
 	switch n := n.(type) {
 	case *ast.FuncCallExpr:
-		if to, ok := sequenceFuncs[n.FnName.L]; ok && len(n.Args) > 0 {
-			switch n.Args[0].(type) {
-			case *ast.TableNameExpr: // NEXT VALUE FOR s, NEXTVAL(s), ...
+		if kind, ok := strings.CutPrefix(n.FnName.L, renamedPrefix); ok && len(n.Args) > 0 {
+			// A renamed spelling: a plain call, its sequence a column.
+			kind, _, _ = strings.Cut(kind, "_")
+			if _, col := n.Args[0].(*ast.ColumnNameExpr); col && renamedFuncs[kind] != "" {
+				n.FnName = ast.NewCIStr(renamedFuncs[kind])
+			}
+		} else if to, ok := sequenceFuncs[n.FnName.L]; ok && len(n.Args) > 0 {
+			if _, named := n.Args[0].(*ast.TableNameExpr); named { // NEXT VALUE FOR s, NEXTVAL(s), ...
 				n.FnName = ast.NewCIStr(to)
-			case *ast.ColumnNameExpr: // previousValueFunc(s), a plain call
-				if n.FnName.L == strings.ToLower(previousValueFunc) {
-					n.FnName = ast.NewCIStr(to)
-				}
 			}
 		} else if sessionFuncs[n.FnName.L] && v.err == nil {
 			v.err = unsupported(n.FnName.O + "() in an expression")

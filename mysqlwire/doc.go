@@ -28,11 +28,17 @@
 // shares (frontend.Registry): one over it gets 1040 in place of the
 // handshake.
 //
-// Not yet here (the issue that asks for them stays open): prepared
-// statements (COM_STMT_PREPARE answers 1235), KILL QUERY, SELECT ... FROM
+// Prepared statements (COM_STMT_PREPARE/EXECUTE, the binary protocol):
+// compiled once with their ? markers as the executor's parameters. The
+// listener first parses a statement to prepare with its own grammar
+// (Dolt's), so one that grammar refuses (NEXT VALUE FOR s followed by
+// more) cannot be prepared; sent as text it runs.
+//
+// KILL [QUERY | CONNECTION] n cancels a statement of, or ends, one of
+// this front end's connections: a role's own, or any for a superuser.
+//
+// Not yet here (the issue that asks for them stays open): SELECT ... FROM
 // (MariaDB's sequence columns, information_schema), SHOW CREATE SEQUENCE,
-// SETVAL's third and fourth arguments and its NULL when it would not move
-// the sequence forward, RENAME TABLE, temporary sequences, and
-// following a leader in cluster mode (a follower answers as a standby,
-// 1792).
+// RENAME TABLE, temporary sequences, and following a leader in cluster
+// mode (a follower answers as a standby, 1792).
 package mysqlwire

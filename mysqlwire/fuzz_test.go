@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/dolthub/vitess/go/mysql"
+
 	"github.com/seqd/seqd/sqlerr"
 )
 
@@ -23,7 +25,8 @@ func FuzzTranslate(f *testing.F) {
 		steps, err := translate(p, q, "db")
 		if err != nil {
 			var se *sqlerr.Error
-			if !errors.As(err, &se) {
+			var me *mysql.SQLError
+			if !errors.As(err, &se) && !errors.As(err, &me) {
 				t.Fatalf("%q: an error without a kind: %v", q, err)
 			}
 			return

@@ -10,6 +10,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // startServer serves MySQL's protocol on an in-memory engine with a
@@ -161,22 +163,27 @@ func TestDriver(t *testing.T) {
 	if err := conn.QueryRowContext(ctx, "SELECT NEXT VALUE FOR s").Scan(&next); err != nil || next != 1001 {
 		t.Fatalf("after SETVAL(s, 1000): %d %v", next, err)
 	}
-	// Parameters: server-side prepared statements are not served yet
-	// (1235); interpolated by the driver, they work.
-	if _, err := conn.ExecContext(ctx, "SELECT SETVAL(s, ?)", 500); number(err) != 1235 {
-		t.Fatalf("a prepared statement: %v, want 1235", err)
+	// Parameters: the driver's default is a server-side prepared
+	// statement (the binary protocol); with interpolateParams it sends
+	// them in the text.
+	var set int64
+	if err := conn.QueryRowContext(ctx, "SELECT SETVAL(s, ?)", 3000).Scan(&set); err != nil || set != 3000 {
+		t.Fatalf("SETVAL(s, ?) prepared: %d %v", set, err)
+	}
+	var label string
+	if err := conn.QueryRowContext(ctx, "SELECT NEXTVAL(s), ?", "x").Scan(&next, &label); err != nil || next != 3001 || label != "x" {
+		t.Fatalf("NEXTVAL(s), ? prepared: %d %q %v", next, label, err)
 	}
 	interp, err := sql.Open("mysql", fmt.Sprintf("root:root pw@tcp(%s)/test?interpolateParams=true", addr))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer interp.Close()
-	var set int64
-	if err := interp.QueryRow("SELECT SETVAL(s, ?)", 2000).Scan(&set); err != nil || set != 2000 {
+	if err := interp.QueryRow("SELECT SETVAL(s, ?)", 4000).Scan(&set); err != nil || set != 4000 {
 		t.Fatalf("SETVAL(s, ?) interpolated: %d %v", set, err)
 	}
-	if err := conn.QueryRowContext(ctx, "SELECT NEXTVAL(s)").Scan(&next); err != nil || next != 2001 {
-		t.Fatalf("after SETVAL(s, 2000): %d %v", next, err)
+	if err := conn.QueryRowContext(ctx, "SELECT NEXTVAL(s)").Scan(&next); err != nil || next != 4001 {
+		t.Fatalf("after SETVAL(s, 4000): %d %v", next, err)
 	}
 	if _, err := conn.ExecContext(ctx, "SELECT NEXT VALUE FOR missing"); number(err) != 4091 {
 		t.Fatalf("an unknown sequence: %v, want 4091", err)
@@ -221,5 +228,70 @@ func TestTooManyConnections(t *testing.T) {
 	}
 	if err := open(t, addr, "root", "").Ping(); number(err) != 1040 {
 		t.Fatalf("a connection over the budget: %v, want 1040", err)
+	}
+}
+
+// TestKill: KILL QUERY n cancels the statement connection n runs (its
+// client gets 1317, the connection goes on); another role may not
+// (1095); an unknown id is 1094; KILL CONNECTION n ends the connection.
+func TestKill(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	root := open(t, addr, "root", "")
+	if _, err := root.Exec("CREATE SEQUENCE s"); err != nil {
+		t.Fatal(err)
+	}
+	// A block of the engine's own holds s: a nextval waits for it.
+	n, err := engine.NewName("public", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := eng.Begin()
+	defer tx.Rollback()
+	inc := int64(2)
+	if err := tx.Alter(ctx, n, seqmath.Spec{Increment: &inc}); err != nil {
+		t.Fatal(err)
+	}
+	waiter, err := open(t, addr, "root", "public").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := waiter.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := waiter.ExecContext(ctx, "SELECT NEXTVAL(s)")
+		done <- err
+	}()
+	if _, err := open(t, addr, "app", "").Exec(fmt.Sprintf("KILL QUERY %d", id)); number(err) != 1095 {
+		t.Fatalf("KILL QUERY of another role's connection: %v, want 1095", err)
+	}
+	if _, err := root.Exec("KILL QUERY 4294967295"); number(err) != 1094 {
+		t.Fatalf("KILL QUERY of no connection: %v, want 1094", err)
+	}
+	// KILL until the statement is cancelled: it may not be waiting yet.
+	for {
+		if _, err := root.Exec(fmt.Sprintf("KILL QUERY %d", id)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			if number(err) != 1317 {
+				t.Fatalf("the killed statement: %v, want 1317", err)
+			}
+			var one int64
+			if err := waiter.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+				t.Fatalf("the connection after KILL QUERY: %v", err)
+			}
+			if _, err := root.Exec(fmt.Sprintf("KILL %d", id)); err != nil {
+				t.Fatal(err)
+			}
+			if err := waiter.QueryRowContext(ctx, "SELECT 1").Scan(&one); err == nil {
+				t.Fatal("the connection after KILL CONNECTION still answers")
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log"
 	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,8 +72,9 @@ type Server struct {
 	l     *mysql.Listener
 	trust atomic.Bool
 
-	mu   sync.Mutex
-	fast map[string][]byte // user: SHA256(SHA256(password)) after a full authentication
+	mu    sync.Mutex
+	fast  map[string][]byte // user: SHA256(SHA256(password)) after a full authentication
+	conns map[uint32]*conn  // by connection ID, for KILL
 }
 
 // NewServer serves ln.
@@ -86,7 +88,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	if cfg.Database == "" {
 		cfg.Database = "seqd"
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, fast: map[string][]byte{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, fast: map[string][]byte{}, conns: map[uint32]*conn{}}
 	if s.log == nil {
 		s.log = log.Default()
 	}
@@ -116,6 +118,35 @@ func (s *Server) Addr() net.Addr { return s.l.Addr() }
 
 // Close stops accepting; connections end after their statement.
 func (s *Server) Close() { s.l.Close() }
+
+// kill is KILL [QUERY | CONNECTION] id from the connection by: the
+// statement the connection runs is cancelled (1317 for its client), and
+// for KILL CONNECTION the connection ends. A role may kill its own
+// connections; a superuser any.
+func (s *Server) kill(by *conn, id uint32, query bool) error {
+	s.mu.Lock()
+	target := s.conns[id]
+	s.mu.Unlock()
+	if target == nil {
+		return mysql.NewSQLError(1094, "HY000", "Unknown thread id: %d", id)
+	}
+	if target.c.User != by.c.User {
+		r, ok := s.role(by.c.User)
+		if !ok || !r.Superuser {
+			return mysql.NewSQLError(1095, "HY000", "You are not owner of thread %d", id)
+		}
+	}
+	target.cancelStatement()
+	if !query {
+		target.c.Close()
+	}
+	return nil
+}
+
+// logFailure logs a failed statement, as pgwire logs one.
+func (s *Server) logFailure(c *mysql.Conn, err error, text string) {
+	frontend.LogFailure(s.log, strconv.Itoa(int(codes(frontend.KindOf(err)).number)), err.Error(), c.User, c.ConnectionID, text)
+}
 
 // engine is the engine a new session serves.
 func (s *Server) engine() (*engine.Engine, bool) {
