@@ -121,6 +121,56 @@ func (e *Engine) Setval(ctx context.Context, n Name, v int64, called bool) (id u
 	return sid, err
 }
 
+// errNotAhead: a SetvalAhead that would move the sequence back.
+var errNotAhead = errors.New("seqd: setval would move the sequence back")
+
+// SetvalAhead is MariaDB's SETVAL: Setval only if the next value it
+// leaves is not behind the sequence's next value now (for a descending
+// sequence, not above it); otherwise nothing changes and moved is false.
+// The comparison and the change are one step under the sequence's lock.
+func (e *Engine) SetvalAhead(ctx context.Context, n Name, v int64, called bool) (id uint64, moved bool, err error) {
+	var sid uint64
+	err = e.mutate(ctx, n, true, func(s *seq) (seqmath.Options, seqmath.State, error) {
+		sid = s.id
+		if !s.opts.Shape.Shaped() && !ahead(s.opts.Increment, s.cur, v, called) {
+			return s.opts, s.cur, errNotAhead
+		}
+		st, err := s.opts.Setval(v, called, s.name().Rel())
+		return s.opts, st, err
+	})
+	if errors.Is(err, errNotAhead) {
+		return sid, false, nil
+	}
+	return sid, err == nil, err
+}
+
+// ahead reports whether the next value after SETVAL(v, called) is at or
+// beyond the next value after cur, in the direction of inc (a value past
+// the int64 range is beyond every other).
+func ahead(inc int64, cur seqmath.State, v int64, called bool) bool {
+	next := func(last int64, called bool) (int64, bool) {
+		if !called {
+			return last, true
+		}
+		n := last + inc
+		if inc > 0 && n < last || inc < 0 && n > last {
+			return 0, false // past the range
+		}
+		return n, true
+	}
+	now, inNow := next(cur.Last, cur.Called)
+	then, inThen := next(v, called)
+	switch {
+	case !inThen:
+		return true
+	case !inNow:
+		return false
+	case inc > 0:
+		return then >= now
+	}
+	return then <= now
+}
+
 // SetLogged is ALTER SEQUENCE ... SET LOGGED|UNLOGGED.
 func (e *Engine) SetLogged(ctx context.Context, n Name, logged bool) error {
 	s, err := e.lookupIdle(ctx, n)

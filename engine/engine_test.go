@@ -332,3 +332,44 @@ func TestLookupCacheFollowsDDL(t *testing.T) {
 		t.Fatalf("the new name after rename: %d", v)
 	}
 }
+
+// TestSetvalAhead: MariaDB's SETVAL moves a sequence only forward (for a
+// descending one, down): one that would move it back changes nothing.
+func TestSetvalAhead(t *testing.T) {
+	e := openFS(t, vfs.NewMem())
+	up, down := mustName(t, "up"), mustName(t, "down")
+	if _, err := e.Create(ctx, up, seqmath.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Create(ctx, down, seqmath.Spec{Increment: i64(-1)}, false); err != nil {
+		t.Fatal(err)
+	}
+	next(t, e, up)
+	next(t, e, up) // at 2: the next value is 3
+	for _, tc := range []struct {
+		n      Name
+		v      int64
+		called bool
+		moved  bool
+		next   int64
+	}{
+		{up, 1, true, false, 3},    // the next value would be 2, not 3
+		{up, 3, true, true, 4},     // it stays 4
+		{up, 3, false, false, 5},   // 3, not 5
+		{up, 10, false, true, 10},  // forward
+		{up, 10, true, true, 11},   // it stays 11
+		{down, -5, true, true, -6}, // a descending sequence moves down
+		{down, -3, true, false, -7},
+	} {
+		_, moved, err := e.SetvalAhead(ctx, tc.n, tc.v, tc.called)
+		if err != nil || moved != tc.moved {
+			t.Fatalf("SetvalAhead(%s, %d, %v): moved %v, %v; want %v", tc.n, tc.v, tc.called, moved, err, tc.moved)
+		}
+		if got := next(t, e, tc.n); got != tc.next {
+			t.Fatalf("after SetvalAhead(%s, %d, %v): next %d, want %d", tc.n, tc.v, tc.called, got, tc.next)
+		}
+	}
+	if !ahead(1, seqmath.State{Last: 5, Called: true}, 1<<63-1, true) || ahead(1, seqmath.State{Last: 1<<63 - 1, Called: true}, 5, true) {
+		t.Fatal("values past the int64 range")
+	}
+}

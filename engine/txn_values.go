@@ -78,6 +78,20 @@ func (t *Txn) Setval(ctx context.Context, n Name, v int64, called bool) (uint64,
 	return got, asNamed(err, tn, n)
 }
 
+// SetvalAhead is the engine's, for the sequence as the transaction sees
+// it.
+func (t *Txn) SetvalAhead(ctx context.Context, n Name, v int64, called bool) (uint64, bool, error) {
+	eng, tn, ctx, id, err := t.target(ctx, n)
+	if err != nil {
+		return 0, false, err
+	}
+	got, moved, err := eng.SetvalAhead(ctx, tn, v, called)
+	if id != 0 {
+		got = id
+	}
+	return got, moved, asNamed(err, tn, n)
+}
+
 // Reserve is the engine's, for the sequence as the transaction sees it.
 func (t *Txn) Reserve(ctx context.Context, n Name, count int64) (uint64, seqmath.Range, error) {
 	return t.reserve(ctx, n, count, true)

@@ -25,6 +25,7 @@ type seqCatalog interface {
 	AuthVersion() uint64
 	Nextval(context.Context, engine.Name) (uint64, int64, error)
 	Setval(ctx context.Context, n engine.Name, v int64, called bool) (uint64, error)
+	SetvalAhead(ctx context.Context, n engine.Name, v int64, called bool) (uint64, bool, error)
 	Reserve(ctx context.Context, n engine.Name, count int64) (uint64, seqmath.Range, error)
 	ReserveUpTo(ctx context.Context, n engine.Name, count int64) (uint64, seqmath.Range, error)
 	Release(n engine.Name, first, last int64) (int64, error)

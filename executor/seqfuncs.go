@@ -123,8 +123,8 @@ func (f seqFunc) compile(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) (eva
 			return nil, err
 		}
 		t := want[min(i, len(want)-1)]
-		if f.maria && i == 2 {
-			t = eval.TInt8 // MariaDB's SETVAL(s, n, is_used, round): round is ignored
+		if f.maria && i >= 1 {
+			t = eval.TInt8 // MariaDB's SETVAL(s, n, is_used, round): integers; round is ignored
 		}
 		if arg, err = c.Coerce(arg, t, eval.Location(a), "argument"); err != nil {
 			return nil, err
@@ -279,10 +279,21 @@ func (x *seqExpr) run(ctx context.Context, s *Session, eng seqCatalog, n engine.
 		return []eval.Datum{eval.Int(v)}, nil
 	case "setval":
 		called := true
-		if len(x.args) >= 2 && !x.f.maria {
+		if len(x.args) >= 2 {
 			called = args[1].I != 0
 		}
-		id, err := eng.Setval(ctx, n, args[0].I, called)
+		var id uint64
+		var err error
+		if x.f.maria {
+			// MariaDB's: NULL, and no change, where it would move the
+			// sequence back.
+			var moved bool
+			if id, moved, err = eng.SetvalAhead(ctx, n, args[0].I, called); err == nil && !moved {
+				return nil, nil
+			}
+		} else {
+			id, err = eng.Setval(ctx, n, args[0].I, called)
+		}
 		if err != nil {
 			return nil, err
 		}
