@@ -1,0 +1,70 @@
+package mysqlwire
+
+import (
+	"net"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// cliScript is run by the mariadb command-line client on MariaDB and on
+// seqd.
+const cliScript = `CREATE DATABASE seqd_cli;
+USE seqd_cli;
+SELECT DATABASE();
+CREATE SEQUENCE s START WITH 10 INCREMENT BY 10;
+SELECT NEXT VALUE FOR s;
+SELECT NEXTVAL(s), PREVIOUS VALUE FOR s, lastval(seqd_cli.s);
+SHOW FULL TABLES;
+SELECT SETVAL(s, 5);
+SELECT SETVAL(s, 500), NEXTVAL(s);
+CREATE SEQUENCE s;
+DROP SEQUENCE s;
+SELECT NEXT VALUE FOR s;
+SELEC 1;
+`
+
+// errorLine is the client's line for an error; the message is seqd's own
+// wording, so only the number and SQLSTATE are compared.
+var errorLine = regexp.MustCompile(`(?m)^(ERROR \d+ \([0-9A-Z]{5}\)) at line \d+: .*$`)
+
+// runCLI runs the script with the mariadb client, with --force so that
+// it goes on past errors, and returns its output.
+func runCLI(t *testing.T, bin, addr, user, password string) string {
+	t.Helper()
+	host, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, "-h", host, "-P", port, "-u", user, "-p"+password, "--skip-ssl", "--force", "--table")
+	cmd.Stdin = strings.NewReader(cliScript)
+	out, _ := cmd.CombinedOutput()
+	return errorLine.ReplaceAllString(string(out), "$1")
+}
+
+// TestMariaDBClient: the mariadb command-line client, with its defaults,
+// prints the same on seqd as on MariaDB 10.11 (error numbers and
+// SQLSTATEs, not messages).
+func TestMariaDBClient(t *testing.T) {
+	bin := testenv.Command(t, "mariadb")
+	cfg, err := gomysql.ParseDSN(testenv.MariaDBDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-h", strings.Split(cfg.Addr, ":")[0], "-P", strings.Split(cfg.Addr, ":")[1], "-u", cfg.User, "-p"+cfg.Passwd,
+		"--skip-ssl", "-e", "DROP DATABASE IF EXISTS seqd_cli")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := runCLI(t, bin, cfg.Addr, cfg.User, cfg.Passwd)
+	addr, _ := startServer(t, Config{})
+	got := runCLI(t, bin, addr, "root", "root pw")
+	if want != got {
+		t.Errorf("the mariadb client's output differs:\n%s\nMariaDB:\n%s\nseqd:\n%s", testenv.LineDiff(want, got), want, got)
+	}
+	if !strings.Contains(got, "ERROR 1064 (42000)") {
+		t.Errorf("the script's last error is missing:\n%s", got)
+	}
+}
