@@ -299,6 +299,9 @@ func (cn *conn) variable(name string) (string, bool) {
 	if v, ok := cn.vars[name]; ok {
 		return v, true
 	}
+	if name == "max_allowed_packet" {
+		return strconv.Itoa(cn.srv.cfg.MaxMessage), true
+	}
 	v, ok := variables[name]
 	return v, ok
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -293,5 +294,24 @@ func TestKill(t *testing.T) {
 			return
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+}
+
+// TestMaxMessage: a statement longer than max_allowed_packet (which says
+// the bound) ends its connection, and only it; a shorter one runs.
+func TestMaxMessage(t *testing.T) {
+	addr, _ := startServer(t, Config{MaxMessage: 64 << 10})
+	db := open(t, addr, "root", "")
+	var max int64
+	if err := db.QueryRow("SELECT @@max_allowed_packet").Scan(&max); err != nil || max != 64<<10 {
+		t.Fatalf("@@max_allowed_packet: %d %v", max, err)
+	}
+	long := "SELECT '" + strings.Repeat("x", 200<<10) + "'"
+	if _, err := db.Exec(long); err == nil {
+		t.Fatal("a 200 KiB statement ran under a 64 KiB bound")
+	}
+	var s string
+	if err := db.QueryRow("SELECT '" + strings.Repeat("y", 32<<10) + "'").Scan(&s); err != nil || len(s) != 32<<10 {
+		t.Fatalf("a 32 KiB statement after: %d bytes, %v", len(s), err)
 	}
 }

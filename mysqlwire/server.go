@@ -59,6 +59,12 @@ type Config struct {
 	// MaxRows bounds a result sent over MySQL's protocol, which is built
 	// whole before it is sent. Default 100000.
 	MaxRows int
+	// MaxMessage bounds what a client may send between two of the
+	// server's answers (a command, with its continuation packets or long
+	// data): past it the connection ends, as MySQL ends one past
+	// max_allowed_packet, which shows this value. Default 1 MiB, as
+	// pgwire's.
+	MaxMessage int
 	// IdleTimeout, when positive, ends a connection idle that long.
 	IdleTimeout time.Duration
 	// Logger receives failures; nil means the standard logger.
@@ -88,12 +94,15 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	if cfg.Database == "" {
 		cfg.Database = "seqd"
 	}
+	if cfg.MaxMessage <= 0 {
+		cfg.MaxMessage = 1 << 20
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, fast: map[string][]byte{}, conns: map[uint32]*conn{}}
 	if s.log == nil {
 		s.log = log.Default()
 	}
 	s.SetAuth(cfg.Auth)
-	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{Listener: admitting{ln, cfg.Registry}, AuthServer: &passwordServer{srv: s}, Handler: handler{srv: s},
+	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{Listener: admitting{ln, cfg.Registry, cfg.MaxMessage, s.log}, AuthServer: &passwordServer{srv: s}, Handler: handler{srv: s},
 		ConnReadTimeout: cfg.IdleTimeout, ConnWriteTimeout: cfg.IdleTimeout})
 	if err != nil {
 		return nil, err
@@ -169,7 +178,9 @@ func (s *Server) role(user string) (engine.Role, bool) {
 // the handshake, and is closed, as MySQL's server does.
 type admitting struct {
 	net.Listener
-	reg *frontend.Registry
+	reg        *frontend.Registry
+	maxMessage int
+	log        *log.Logger
 }
 
 func (a admitting) Accept() (net.Conn, error) {
@@ -179,7 +190,7 @@ func (a admitting) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		if a.reg.Admit() {
-			return &admitted{Conn: c, reg: a.reg}, nil
+			return &admitted{Conn: c, reg: a.reg, max: int64(a.maxMessage), log: a.log}, nil
 		}
 		msg := "Too many connections"
 		code := uint16(mysql.ERConCount)
@@ -193,10 +204,34 @@ func (a admitting) Accept() (net.Conn, error) {
 }
 
 // admitted is an admitted connection: closing it leaves the budget, once.
+// It bounds what the client sends between two of the server's writes
+// (MySQL's protocol is a request and its answer: a command is read whole
+// before anything is written back), which the listener would otherwise
+// gather without end, continuation packet after continuation packet.
 type admitted struct {
 	net.Conn
 	reg  *frontend.Registry
 	once sync.Once
+	max  int64
+	log  *log.Logger
+	read atomic.Int64 // bytes read since the last write
+}
+
+// errTooLarge ends a connection that sent more than MaxMessage at once.
+var errTooLarge = errors.New("seqd: a MySQL client sent more than max_allowed_packet at once")
+
+func (a *admitted) Read(p []byte) (int, error) {
+	n, err := a.Conn.Read(p)
+	if a.read.Add(int64(n)) > a.max {
+		a.log.Printf("mysql: connection from %s ended: more than %d bytes at once (max_allowed_packet)", a.RemoteAddr(), a.max)
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+func (a *admitted) Write(p []byte) (int, error) {
+	a.read.Store(0)
+	return a.Conn.Write(p)
 }
 
 func (a *admitted) Close() error {

@@ -245,7 +245,7 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 		}
 		s.my, err = mysqlwire.NewServer(mysqlwire.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(),
 			Auth: mysqlAuth(cfg.Auth, cfg.MySQLListen), TLS: pc.TLS, TLSRequired: cfg.TLSRequired, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-			SessionDefaults: cfg.SessionDefaults, IdleTimeout: cfg.IdleTimeout, Logger: cfg.Logger}, ml)
+			SessionDefaults: cfg.SessionDefaults, IdleTimeout: cfg.IdleTimeout, MaxMessage: cfg.MaxMessage, Logger: cfg.Logger}, ml)
 		if err != nil {
 			ml.Close()
 			ln.Close()
