@@ -46,7 +46,7 @@ var corpus = []string{
 	"SELECT NEXTVAL(s4)",
 	"SELEC 1",
 	"SELECT @@version_comment LIMIT 0",
-	"SELECT @@autocommit, @@max_allowed_packet, @@auto_increment_increment",
+	"SELECT @@autocommit, @@auto_increment_increment, @@tx_isolation",
 	"SET NAMES utf8mb4",
 	"SET autocommit = 1",
 	"BEGIN",
