@@ -50,6 +50,7 @@ func (h handler) conn(c *mysql.Conn) *conn { return c.ClientData.(*conn) }
 func (h handler) NewConnection(c *mysql.Conn) {
 	cn := &conn{srv: h.srv, c: c, parser: newParser()}
 	c.ClientData = cn
+	c.StatusFlags |= mysql.ServerStatusAutocommit
 	if id, _, ok := h.srv.cfg.Registry.Register(cn.cancelStatement); ok {
 		// The handshake is not sent yet: it shows the session's ID,
 		// which CONNECTION_ID() and pg_backend_pid() show too.
@@ -115,6 +116,7 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 		cn.sess = nil
 	}
 	cn.vars, cn.stmts = nil, nil // prepared statements end with the session
+	cn.status(nil)
 	return nil
 }
 
@@ -162,14 +164,70 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	if err != nil {
 		return nil, err
 	}
-	if st.ddl && sess.TxStatus() != 'I' {
-		// MariaDB: DDL commits the open transaction first.
-		if _, err := cn.exec(ctx, sess, "COMMIT", nil); err != nil {
-			return nil, err
-		}
+	defer cn.status(sess)
+	if err := cn.before(ctx, sess, st); err != nil {
+		return nil, err
 	}
-	return cn.exec(ctx, sess, st.sql, st.names)
+	return cn.atomically(ctx, sess, st, func() (*sqltypes.Result, error) { return cn.exec(ctx, sess, st.sql, st.names) })
 }
+
+// atomically runs a statement as MySQL runs one in a transaction: a
+// failure undoes the statement, not the transaction (PostgreSQL's would
+// fail the whole block), by a savepoint around it.
+func (cn *conn) atomically(ctx context.Context, sess *executor.Session, st *step, f func() (*sqltypes.Result, error)) (*sqltypes.Result, error) {
+	if st.txControl || sess.TxStatus() != 'T' {
+		return f()
+	}
+	if _, err := cn.exec(ctx, sess, "SAVEPOINT seqd_statement", nil); err != nil {
+		return nil, err
+	}
+	res, err := f()
+	if err != nil {
+		cn.exec(ctx, sess, "ROLLBACK TO SAVEPOINT seqd_statement", nil)
+		cn.exec(ctx, sess, "RELEASE SAVEPOINT seqd_statement", nil)
+		return nil, err
+	}
+	if _, err := cn.exec(ctx, sess, "RELEASE SAVEPOINT seqd_statement", nil); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// before does what MariaDB does before a statement: DDL commits the open
+// transaction; with autocommit off any other statement begins one, which
+// COMMIT or ROLLBACK ends.
+func (cn *conn) before(ctx context.Context, sess *executor.Session, st *step) error {
+	var q string
+	switch {
+	case st.ddl && sess.TxStatus() != 'I':
+		q = "COMMIT"
+	case !st.ddl && !st.txControl && cn.manual() && sess.TxStatus() == 'I':
+		q = "BEGIN"
+	default:
+		return nil
+	}
+	_, err := cn.exec(ctx, sess, q, nil)
+	return err
+}
+
+// manual reports whether autocommit is off.
+func (cn *conn) manual() bool { v, _ := cn.variable("autocommit"); return v == "0" }
+
+// status sets the status flags the next OK and EOF packets carry:
+// SERVER_STATUS_AUTOCOMMIT and SERVER_STATUS_IN_TRANS.
+func (cn *conn) status(sess *executor.Session) {
+	f := cn.c.StatusFlags &^ (mysql.ServerStatusAutocommit | serverStatusInTrans)
+	if !cn.manual() {
+		f |= mysql.ServerStatusAutocommit
+	}
+	if sess != nil && sess.TxStatus() != 'I' {
+		f |= serverStatusInTrans
+	}
+	cn.c.StatusFlags = f
+}
+
+// serverStatusInTrans is SERVER_STATUS_IN_TRANS.
+const serverStatusInTrans = 0x0001
 
 // exec runs PostgreSQL text on the session.
 func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, names []string) (*sqltypes.Result, error) {
@@ -277,8 +335,8 @@ func (cn *conn) use(db string) error {
 }
 
 // variables are the session variables connectors read, with MariaDB
-// 10.11's values; SET changes them for the connection (autocommit only
-// to 1: every statement outside BEGIN commits).
+// 10.11's values; SET changes them for the connection (autocommit = 0:
+// a statement begins a transaction, which COMMIT or ROLLBACK ends).
 var variables = map[string]string{
 	"autocommit": "1", "auto_increment_increment": "1", "auto_increment_offset": "1",
 	"character_set_client": "utf8mb4", "character_set_connection": "utf8mb4", "character_set_results": "utf8mb4",
@@ -306,7 +364,7 @@ func (cn *conn) variable(name string) (string, bool) {
 	return v, ok
 }
 
-// set carries out SET: names, autocommit=1 and the variables above.
+// set carries out SET: names, autocommit and the variables above.
 func (cn *conn) set(n *ast.SetStmt) error {
 	for _, v := range n.Variables {
 		name := strings.ToLower(v.Name)
@@ -326,10 +384,21 @@ func (cn *conn) set(n *ast.SetStmt) error {
 			return err
 		}
 		if name == "autocommit" {
-			if val != "1" && !strings.EqualFold(val, "on") {
-				return unsupported("autocommit=0 (use BEGIN)")
+			switch strings.ToLower(val) {
+			case "1", "on", "true":
+				val = "1"
+				// MySQL: turning autocommit on commits an open
+				// transaction.
+				if cn.sess != nil && cn.sess.TxStatus() != 'I' {
+					if _, err := cn.exec(context.Background(), cn.sess, "COMMIT", nil); err != nil {
+						return err
+					}
+				}
+			case "0", "off", "false":
+				val = "0"
+			default:
+				return sqlerr.Errorf(sqlerr.InvalidParameterValue, "Variable 'autocommit' can't be set to the value of '%s'", val)
 			}
-			val = "1"
 		}
 		if cn.vars == nil {
 			cn.vars = map[string]string{}

@@ -31,8 +31,8 @@ type step struct {
 	sql   string
 	names []string
 	// ddl: MariaDB commits the open transaction before it, and the
-	// statement commits itself.
-	ddl bool
+	// statement commits itself; txControl: BEGIN, COMMIT, ROLLBACK.
+	ddl, txControl bool
 	// answer, when set, answers the statement here instead.
 	answer func(c *conn) (*answer, error)
 	// text is the statement as sent, for logs.
@@ -143,11 +143,11 @@ func translateStmt(st ast.StmtNode, db string) (step, error) {
 		text, err := restore(n)
 		return step{sql: text, ddl: true}, err
 	case *ast.BeginStmt:
-		return step{sql: "BEGIN"}, nil
+		return step{sql: "BEGIN", txControl: true}, nil
 	case *ast.CommitStmt:
-		return step{sql: "COMMIT"}, nil
+		return step{sql: "COMMIT", txControl: true}, nil
 	case *ast.RollbackStmt:
-		return step{sql: "ROLLBACK"}, nil
+		return step{sql: "ROLLBACK", txControl: true}, nil
 	case *ast.SetStmt:
 		return step{answer: func(c *conn) (*answer, error) { return nil, c.set(n) }}, nil
 	case *ast.UseStmt:

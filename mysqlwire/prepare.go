@@ -127,6 +127,10 @@ func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData
 	if err != nil {
 		return nil, err
 	}
+	defer cn.status(sess)
+	if err := cn.before(ctx, sess, ps.st); err != nil {
+		return nil, err
+	}
 	params := make([]eval.Datum, len(ps.params))
 	for i, t := range ps.params {
 		bv := pd.BindVars["v"+strconv.Itoa(i+1)]
@@ -141,7 +145,7 @@ func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData
 			return nil, err
 		}
 	}
-	return cn.runPrepared(ctx, sess, ps.p, ps.st, params)
+	return cn.atomically(ctx, sess, ps.st, func() (*sqltypes.Result, error) { return cn.runPrepared(ctx, sess, ps.p, ps.st, params) })
 }
 
 // numberMarkers turns the ? markers of restored text (outside quotes)

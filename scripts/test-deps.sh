@@ -4,7 +4,8 @@
 # (its client tools psql and pgbench come with it), a private MariaDB
 # 10.11 on 127.0.0.1 with a user and database for the tests, and a Python
 # virtualenv with psycopg, and the drivers of the compatibility matrix
-# (compat/): psycopg2, asyncpg and SQLAlchemy from PyPI (and for sdk/python
+# (compat/): psycopg2, asyncpg, SQLAlchemy, PyMySQL and
+# mysql-connector-python from PyPI (and for sdk/python
 # pytest, psycopg-pool and setuptools), node-postgres and
 # postgres.js from npm (and for sdk/typescript typescript and prettier), pgjdbc and HikariCP from Maven Central (and
 # for sdk/java JUnit and Hibernate ORM), and
@@ -76,10 +77,12 @@ if ! "$VENV/bin/python" -c "import psycopg; assert psycopg.__version__ == '$PSYC
 fi
 
 # The Python stacks of the driver matrix, pinned.
-PYDRIVERS="psycopg2-binary==2.9.13 asyncpg==0.32.0 SQLAlchemy==2.1.9 greenlet==3.5.6"
+PYDRIVERS="psycopg2-binary==2.9.13 asyncpg==0.32.0 SQLAlchemy==2.1.9 greenlet==3.5.6 PyMySQL==1.2.4 mysql-connector-python==26.10.0"
 if ! "$VENV/bin/python" -c "
-import psycopg2, asyncpg, sqlalchemy, greenlet
+import psycopg2, asyncpg, sqlalchemy, greenlet, pymysql, mysql.connector
 assert (psycopg2.__version__.split()[0], asyncpg.__version__, sqlalchemy.__version__, greenlet.__version__) == ('2.9.13', '0.32.0', '2.1.9', '3.5.6')
+from importlib.metadata import version
+assert (version('PyMySQL'), version('mysql-connector-python')) == ('1.2.4', '26.10.0')
 " 2>/dev/null; then
   "$VENV/bin/pip" install -q $PYDRIVERS >&2
 fi
