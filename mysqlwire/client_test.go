@@ -1,7 +1,9 @@
 package mysqlwire
 
 import (
+	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -29,6 +31,10 @@ SELECT NEXT VALUE FOR s;
 SELEC 1;
 `
 
+// cliDB is the script's database, this run's own so that runs at once
+// do not meet.
+var cliDB = fmt.Sprintf("seqd_cli_%d", os.Getpid())
+
 // errorLine is the client's line for an error; the message is seqd's own
 // wording, so only the number and SQLSTATE are compared.
 var errorLine = regexp.MustCompile(`(?m)^(ERROR \d+ \([0-9A-Z]{5}\)) at line \d+: .*$`)
@@ -39,7 +45,7 @@ func runCLI(t *testing.T, bin, addr, user, password string) string {
 	t.Helper()
 	host, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(bin, "-h", host, "-P", port, "-u", user, "-p"+password, "--skip-ssl", "--force", "--table")
-	cmd.Stdin = strings.NewReader(cliScript)
+	cmd.Stdin = strings.NewReader(strings.ReplaceAll(cliScript, "seqd_cli", cliDB))
 	out, _ := cmd.CombinedOutput()
 	return errorLine.ReplaceAllString(string(out), "$1")
 }
@@ -54,10 +60,12 @@ func TestMariaDBClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-h", strings.Split(cfg.Addr, ":")[0], "-P", strings.Split(cfg.Addr, ":")[1], "-u", cfg.User, "-p"+cfg.Passwd,
-		"--skip-ssl", "-e", "DROP DATABASE IF EXISTS seqd_cli")
+		"--skip-ssl", "-e", "DROP DATABASE IF EXISTS "+cliDB)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
+	defer exec.Command(bin, "-h", strings.Split(cfg.Addr, ":")[0], "-P", strings.Split(cfg.Addr, ":")[1], "-u", cfg.User, "-p"+cfg.Passwd,
+		"--skip-ssl", "-e", "DROP DATABASE IF EXISTS "+cliDB).Run()
 	want := runCLI(t, bin, cfg.Addr, cfg.User, cfg.Passwd)
 	addr, _ := startServer(t, Config{})
 	got := runCLI(t, bin, addr, "root", "root pw")

@@ -168,7 +168,48 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	if err := cn.before(ctx, sess, st); err != nil {
 		return nil, err
 	}
-	return cn.atomically(ctx, sess, st, func() (*sqltypes.Result, error) { return cn.exec(ctx, sess, st.sql, st.names) })
+	res, err = cn.atomically(ctx, sess, st, func() (*sqltypes.Result, error) { return cn.exec(ctx, sess, st.sql, st.names) })
+	if err != nil && st.table != "" && frontend.KindOf(err) == sqlerr.UndefinedTable {
+		// A SELECT from a table that is not there: MariaDB's 1146.
+		return nil, mysql.NewSQLError(1146, "42S02", "Table '%s' doesn't exist", st.table)
+	}
+	return res, err
+}
+
+// showCreateSequence is SHOW CREATE SEQUENCE, in MariaDB's words.
+func (cn *conn) showCreateSequence(schema, name string) (*answer, error) {
+	sess, err := cn.session()
+	if err != nil {
+		return nil, err
+	}
+	where := "schemaname = current_schema()"
+	if schema != "" {
+		where = "schemaname = " + literal(schema)
+	}
+	res, err := cn.exec(context.Background(), sess, "SELECT start_value, min_value, max_value, increment_by, cache_size, cycle FROM pg_catalog.pg_sequences WHERE "+
+		where+" AND sequencename = "+literal(name), nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Rows) != 1 {
+		table := name
+		if schema != "" {
+			table = schema + "." + name
+		}
+		return nil, mysql.NewSQLError(1146, "42S02", "Table '%s' doesn't exist", table)
+	}
+	r := res.Rows[0]
+	cache := "cache " + r[4].ToString()
+	if r[4].ToString() == "1" {
+		cache = "nocache"
+	}
+	cycle := "nocycle"
+	if r[5].ToString() == "1" {
+		cycle = "cycle"
+	}
+	text := fmt.Sprintf("CREATE SEQUENCE `%s` start with %s minvalue %s maxvalue %s increment by %s %s %s ENGINE=InnoDB",
+		strings.ReplaceAll(name, "`", "``"), r[0].ToString(), r[1].ToString(), r[2].ToString(), r[3].ToString(), cache, cycle)
+	return &answer{cols: []string{"Table", "Create Table"}, rows: [][]any{{name, text}}}, nil
 }
 
 // atomically runs a statement as MySQL runs one in a transaction: a

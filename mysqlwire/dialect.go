@@ -33,6 +33,9 @@ type step struct {
 	// ddl: MariaDB commits the open transaction before it, and the
 	// statement commits itself; txControl: BEGIN, COMMIT, ROLLBACK.
 	ddl, txControl bool
+	// table, for a SELECT from a sequence, is the sequence as MariaDB
+	// names it in its error for a missing table (1146).
+	table string
 	// answer, when set, answers the statement here instead.
 	answer func(c *conn) (*answer, error)
 	// text is the statement as sent, for logs.
@@ -136,7 +139,7 @@ func unsupported(what string) error {
 func translateStmt(st ast.StmtNode, db string) (step, error) {
 	switch n := st.(type) {
 	case *ast.SelectStmt:
-		return translateSelect(n)
+		return translateSelect(n, db)
 	case *ast.CreateSequenceStmt:
 		return translateCreateSequence(n)
 	case *ast.AlterSequenceStmt, *ast.DropSequenceStmt:
@@ -179,18 +182,21 @@ var sequenceFuncs = map[string]string{"nextval": "seqd_mariadb_nextval", "lastva
 var sessionFuncs = map[string]bool{"database": true, "schema": true, "connection_id": true, "last_insert_id": true, "version": true,
 	"user": true, "current_user": true, "session_user": true, "system_user": true}
 
-func translateSelect(n *ast.SelectStmt) (step, error) {
+func translateSelect(n *ast.SelectStmt, db string) (step, error) {
 	if n.Fields == nil {
 		return step{}, unsupported("this SELECT")
 	}
-	if n.From != nil || n.Where != nil || n.GroupBy != nil || n.Having != nil || n.OrderBy != nil {
-		return step{}, unsupported("SELECT with FROM, WHERE, GROUP BY or ORDER BY")
+	if n.From != nil {
+		return translateSelectFrom(n, db)
+	}
+	if n.Where != nil || n.GroupBy != nil || n.Having != nil || n.OrderBy != nil {
+		return step{}, unsupported("SELECT with WHERE, GROUP BY or ORDER BY but no FROM")
 	}
 	names := make([]string, len(n.Fields.Fields))
 	session := true
 	for i, f := range n.Fields.Fields {
 		if f.WildCard != nil {
-			return step{}, unsupported("SELECT *")
+			return step{}, unsupported("SELECT * without FROM")
 		}
 		names[i] = f.AsName.O
 		if names[i] == "" {
@@ -220,6 +226,99 @@ func translateSelect(n *ast.SelectStmt) (step, error) {
 	text, err := restore(n)
 	return step{sql: text, names: names}, err
 }
+
+// fromPlaceholder stands for the sequence in a SELECT's restored text,
+// replaced by the relation of MariaDB's sequence columns.
+const fromPlaceholder = "seqd_sequence_table"
+
+// translateSelectFrom is a SELECT from one sequence, whose row has
+// MariaDB's sequence columns (next_not_cached_value, minimum_value,
+// maximum_value, start_value, increment, cache_size, cycle_option,
+// cycle_count): the sequence becomes that relation, made of its
+// pg_sequences row.
+func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
+	j := n.From.TableRefs
+	ts, ok := j.Left.(*ast.TableSource)
+	if !ok || j.Right != nil {
+		return step{}, unsupported("SELECT from several tables or a subquery")
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return step{}, unsupported("SELECT from a subquery")
+	}
+	schema := tn.Schema.O
+	switch strings.ToLower(schema) {
+	case "information_schema", "mysql", "performance_schema", "sys":
+		return step{}, unsupported("SELECT from " + schema)
+	}
+	if schema == "" {
+		schema = db
+	}
+	if ts.AsName.O == "" {
+		ts.AsName = tn.Name
+	}
+	name := tn.Name.O
+	tn.Schema, tn.Name = ast.CIStr{}, ast.NewCIStr(fromPlaceholder)
+	var names []string
+	for _, f := range n.Fields.Fields {
+		if f.WildCard != nil {
+			names = nil // the relation's own
+			break
+		}
+		nm := f.AsName.O
+		if nm == "" {
+			nm = f.Text()
+		}
+		names = append(names, nm)
+		f.AsName = ast.CIStr{}
+	}
+	v := &seqFuncs{}
+	n.Accept(v)
+	if v.err != nil {
+		return step{}, v.err
+	}
+	n.Accept(lowerColumns{})
+	text, err := restore(n)
+	if err != nil {
+		return step{}, err
+	}
+	where := "schemaname = current_schema()"
+	if schema != "" {
+		where = "schemaname = " + literal(schema)
+	}
+	rel := `(SELECT CASE WHEN last_value IS NULL THEN start_value ELSE last_value + increment_by END AS next_not_cached_value,
+ min_value AS minimum_value, max_value AS maximum_value, start_value, increment_by AS increment,
+ CASE WHEN cache_size = 1 THEN 0 ELSE cache_size END AS cache_size, CASE WHEN cycle THEN 1 ELSE 0 END AS cycle_option, 0 AS cycle_count
+ FROM pg_catalog.pg_sequences, (SELECT ` + literal(qualifiedName(schema, name)) + `::regclass) AS seqd_exists
+ WHERE ` + where + ` AND sequencename = ` + literal(name) + `)`
+	text = strings.Replace(text, quote(fromPlaceholder), rel, 1)
+	table := name
+	if schema != "" {
+		table = schema + "." + name
+	}
+	return step{sql: text, names: names, table: table}, nil
+}
+
+// qualifiedName is schema.name quoted for PostgreSQL's regclass input.
+func qualifiedName(schema, name string) string {
+	if schema == "" {
+		return quote(name)
+	}
+	return quote(schema) + "." + quote(name)
+}
+
+// lowerColumns lowers column names, which are not case-sensitive in
+// MySQL, to the relation's.
+type lowerColumns struct{}
+
+func (lowerColumns) Enter(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnName); ok {
+		c.Name = ast.NewCIStr(c.Name.L)
+	}
+	return n, false
+}
+
+func (lowerColumns) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // sessionExpr reports whether x is answered here: a system variable, a
 // session function, a literal.
@@ -266,11 +365,12 @@ func (v *seqFuncs) Enter(n ast.Node) (ast.Node, bool) {
 func (v *seqFuncs) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // translateCreateSequence is CREATE SEQUENCE with MariaDB's defaults
-// where the statement leaves them (CACHE 1000, MAXVALUE 2^63-2 going up)
+// where the statement leaves them (CACHE 1000, MAXVALUE 2^63-2 going up,
+// MINVALUE -(2^63-1) going down)
 // and CACHE 0 as NOCACHE; ENGINE= and other table options are accepted
 // and have no effect.
 func translateCreateSequence(n *ast.CreateSequenceStmt) (step, error) {
-	hasCache, hasMax, down := false, false, false
+	hasCache, hasMax, hasMin, down := false, false, false, false
 	for _, o := range n.SeqOptions {
 		switch o.Tp {
 		case ast.SequenceCache:
@@ -282,6 +382,8 @@ func translateCreateSequence(n *ast.CreateSequenceStmt) (step, error) {
 			hasCache = true
 		case ast.SequenceMaxValue, ast.SequenceNoMaxValue:
 			hasMax = true
+		case ast.SequenceMinValue, ast.SequenceNoMinValue:
+			hasMin = true
 		case ast.SequenceOptionIncrementBy:
 			down = o.IntValue < 0
 		}
@@ -296,6 +398,9 @@ func translateCreateSequence(n *ast.CreateSequenceStmt) (step, error) {
 	}
 	if !hasMax && !down {
 		text += " MAXVALUE 9223372036854775806"
+	}
+	if !hasMin && down {
+		text += " MINVALUE -9223372036854775807"
 	}
 	return step{sql: text, ddl: true}, nil
 }
@@ -319,6 +424,13 @@ func translateShow(n *ast.ShowStmt, db string) (step, error) {
 			names = append(names, "Table_type")
 		}
 		return step{sql: q + " FROM pg_catalog.pg_sequences WHERE schemaname = " + literal(db) + " ORDER BY 1", names: names}, nil
+	case ast.ShowCreateSequence:
+		schema := n.Table.Schema.O
+		if schema == "" {
+			schema = db
+		}
+		name := n.Table.Name.O
+		return step{answer: func(c *conn) (*answer, error) { return c.showCreateSequence(schema, name) }}, nil
 	case ast.ShowVariables:
 		pattern := ""
 		if n.Pattern != nil {

@@ -37,8 +37,7 @@
 // KILL [QUERY | CONNECTION] n cancels a statement of, or ends, one of
 // this front end's connections: a role's own, or any for a superuser.
 //
-// Not yet here (the issue that asks for them stays open): SELECT ... FROM
-// (MariaDB's sequence columns, information_schema), SHOW CREATE SEQUENCE,
-// RENAME TABLE, temporary sequences, and following a leader in cluster
-// mode (a follower answers as a standby, 1792).
+// Not yet here (the issue that asks for them stays open):
+// information_schema, RENAME TABLE, temporary sequences, and following a
+// leader in cluster mode (a follower answers as a standby, 1792).
 package mysqlwire

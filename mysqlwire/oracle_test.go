@@ -3,6 +3,7 @@ package mysqlwire
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -61,6 +62,17 @@ var corpus = []string{
 	"SELECT LASTVAL(s1)",
 	"SET autocommit = 1",
 	"SELECT @@autocommit",
+	"CREATE SEQUENCE s5 START WITH 5 INCREMENT BY 2 NOCACHE",
+	"CREATE SEQUENCE s6 INCREMENT BY -3 CYCLE",
+	"SHOW CREATE SEQUENCE s5",
+	"SHOW CREATE SEQUENCE s6",
+	"SELECT * FROM s5",
+	"SELECT * FROM s6",
+	"SELECT NEXTVAL(s5)",
+	"SELECT next_not_cached_value, CYCLE_OPTION AS c FROM s5",
+	"SELECT * FROM nope",
+	"SHOW CREATE SEQUENCE nope",
+	"SHOW FULL TABLES",
 	"DROP SEQUENCE s2, s3",
 	"DROP SEQUENCE IF EXISTS s2",
 }
@@ -117,24 +129,27 @@ func TestOracle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer maria.Close()
-	for _, q := range []string{"DROP DATABASE IF EXISTS seqd_oracle", "CREATE DATABASE seqd_oracle"} {
+	// A database of this run's own, so that runs at once do not meet.
+	dbName := fmt.Sprintf("seqd_oracle_%d", os.Getpid())
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + dbName, "CREATE DATABASE " + dbName} {
 		if _, err := maria.Exec(q); err != nil {
 			t.Fatal(q, err)
 		}
 	}
+	defer maria.Exec("DROP DATABASE " + dbName)
 	mc, err := maria.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mc.Close()
-	if _, err := mc.ExecContext(ctx, "USE seqd_oracle"); err != nil {
+	if _, err := mc.ExecContext(ctx, "USE "+dbName); err != nil {
 		t.Fatal(err)
 	}
 	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE seqd_oracle"); err != nil {
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := open(t, addr, "root", "seqd_oracle").Conn(ctx)
+	sc, err := open(t, addr, "root", dbName).Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
