@@ -1,7 +1,8 @@
 """The Python MySQL stacks against seqd's MySQL protocol, each with its
 default settings.
 
-Usage: mysql_drivers.py HOST PORT. Every stack connects, creates a sequence,
+Usage: mysql_drivers.py HOST PORT. Every stack connects (as seqd, password
+"pw"; a wrong one gets 1045), creates a sequence,
 takes 200 values with NEXT VALUE FOR from four threads (a connection each;
 all distinct), reads PREVIOUS VALUE FOR and LASTVAL, sets a value with a
 parameter, meets an unknown sequence's error by its number (4091), and runs
@@ -76,3 +77,17 @@ stack("pymysql", lambda: pymysql.connect(host=HOST, port=PORT, user="seqd", pass
       lambda e: e.args[0])
 stack("mysql_connector", lambda: mysql.connector.connect(host=HOST, port=PORT, user="seqd", password="pw", database="public"),
       lambda e: e.errno)
+
+# A wrong password is refused with 1045, by both.
+for name, connect, errno_of in [
+    ("pymysql", lambda: pymysql.connect(host=HOST, port=PORT, user="seqd", password="wrong"), lambda e: e.args[0]),
+    ("mysql_connector", lambda: mysql.connector.connect(host=HOST, port=PORT, user="seqd", password="wrong"), lambda e: e.errno),
+]:
+    try:
+        connect()
+        raise AssertionError(f"{name}: a wrong password was let in")
+    except AssertionError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the driver's own error class
+        assert errno_of(e) == 1045, f"{name}: {e!r}, want 1045"
+    print(f"{name}: wrong password refused")
