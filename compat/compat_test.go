@@ -148,23 +148,37 @@ func TestPython(t *testing.T) {
 
 // TestNode: node-postgres Pool and postgres.js.
 func TestNode(t *testing.T) {
+	host, port := startSeqd(t)
+	runNode(t, "drivers.mjs", host, port)
+}
+
+// TestNodeMySQL: mysql2 (query and execute) and mariadb over MySQL's
+// protocol, logging in with the superuser's password.
+func TestNodeMySQL(t *testing.T) {
+	srv := seqdtest.Start(t, server.Config{MySQLListen: "127.0.0.1:0", Auth: "scram-sha-256", Password: "pw"})
+	host, port, _ := net.SplitHostPort(srv.MySQLAddr().String())
+	runNode(t, "mysql_drivers.mjs", host, port)
+}
+
+// runNode runs compat/node's script against host and port.
+func runNode(t *testing.T, script, host, port string) {
+	t.Helper()
 	modules := need(t, "SEQD_TEST_NODE_MODULES")
 	node := testenv.Command(t, "node")
-	host, port := startSeqd(t)
 	// ES modules resolve packages beside the script: run a copy of it
 	// next to the installed node_modules.
 	dir := t.TempDir()
-	src, err := os.ReadFile("node/drivers.mjs")
+	src, err := os.ReadFile("node/" + script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "drivers.mjs"), src, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, script), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	run(t, exec.Command(node, filepath.Join(dir, "drivers.mjs"), host, port))
+	run(t, exec.Command(node, filepath.Join(dir, script), host, port))
 }
 
 // TestJava: pgjdbc, pgjdbc with preferQueryMode=simple, and HikariCP.
