@@ -133,6 +133,13 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if len(cfg.Targets) == 0 {
 		return nil, fmt.Errorf("no targets")
 	}
+	if cfg.Workload != "nextval" {
+		for _, t := range cfg.Targets {
+			if t.Kind == SeqdMySQL {
+				return nil, fmt.Errorf("target %s runs the nextval workload only", t.Name)
+			}
+		}
+	}
 	switch cfg.Workload {
 	case "nextval", "ceiling":
 		return runNextval(ctx, cfg)

@@ -194,3 +194,32 @@ func TestOutputs(t *testing.T) {
 		t.Fatal("target without an address accepted")
 	}
 }
+
+// TestSeqdMySQL: the nextval workload over seqd's MySQL protocol (the
+// seqd-mysql target), beside seqd over PostgreSQL's, on one server; other
+// workloads refuse it.
+func TestSeqdMySQL(t *testing.T) {
+	srv := seqdtest.Start(t, server.Config{MySQLListen: "127.0.0.1:0"})
+	ts, err := ParseTargets("seqd,seqd-mysql,seqd-mysql-nocache", map[string]string{
+		Seqd:      seqdtest.DSN(srv, "bench", "bench"),
+		SeqdMySQL: "bench@tcp(" + srv.MySQLAddr().String() + ")/public",
+	}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := Run(context.Background(), Config{Workload: "nextval", Targets: ts, Threads: []int{2}, Duration: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 {
+		t.Fatalf("%d results: %+v", len(rs), rs)
+	}
+	for _, r := range rs {
+		if r.Ops == 0 || r.Values != r.Ops {
+			t.Fatalf("%s: %d ops, %d values", r.Label(), r.Ops, r.Values)
+		}
+	}
+	if _, err := Run(context.Background(), Config{Workload: "bulk", Targets: ts[1:2], Threads: []int{1}, Duration: 50 * time.Millisecond}); err == nil {
+		t.Fatal("the bulk workload ran on seqd-mysql")
+	}
+}

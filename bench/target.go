@@ -21,14 +21,17 @@ const (
 	Seqd     = "seqd"     // a seqd server
 	Postgres = "postgres" // PostgreSQL
 	MariaDB  = "mariadb"  // MariaDB (MySQL protocol)
-	Noop     = "noop"     // the no-op responder (bench/noop): the protocol's ceiling
+	// SeqdMySQL is a seqd server over MySQL's protocol (-mysql-listen),
+	// spoken as to MariaDB: the nextval workload only.
+	SeqdMySQL = "seqd-mysql"
+	Noop      = "noop" // the no-op responder (bench/noop): the protocol's ceiling
 )
 
 // Target is one system under test.
 type Target struct {
 	Name  string // how tables and charts call it, e.g. "postgres-nocache"
-	Kind  string // Seqd, Postgres, MariaDB or Noop
-	DSN   string // a pgx connection string, or a go-sql-driver/mysql DSN for MariaDB
+	Kind  string // Seqd, Postgres, MariaDB, SeqdMySQL or Noop
+	DSN   string // a pgx connection string, or a go-sql-driver/mysql DSN for MariaDB and SeqdMySQL
 	Cache int64  // the CACHE of the sequences the workloads create; 1 is NO CACHE
 	// NoOrder creates the sequences NOORDER (seqd's cluster mode: every
 	// node serves them from blocks of its own).
@@ -59,8 +62,11 @@ type session interface {
 	close()
 }
 
+// mysql reports whether t speaks MySQL's protocol and MariaDB's dialect.
+func (t Target) mysql() bool { return t.Kind == MariaDB || t.Kind == SeqdMySQL }
+
 func connect(ctx context.Context, t Target) (session, error) {
-	if t.Kind == MariaDB {
+	if t.mysql() {
 		// Client-side parameters (the text protocol, sysbench's
 		// default). With server-side prepared statements MariaDB
 		// 10.11.19 once died of signal 11 in the insert workload, on an
@@ -204,7 +210,7 @@ func (s *mysqlSession) close() { s.c.Close(); s.db.Close() }
 type dialect struct{ t Target }
 
 func (d dialect) nextval(seq string) string {
-	if d.t.Kind == MariaDB {
+	if d.t.mysql() {
 		return "SELECT NEXTVAL(" + seq + ")"
 	}
 	return "SELECT nextval('" + seq + "')"
@@ -242,7 +248,7 @@ func (d dialect) cacheClause() string {
 	switch {
 	case d.t.Cache > 1:
 		return fmt.Sprintf("CACHE %d", d.t.Cache)
-	case d.t.Kind == MariaDB:
+	case d.t.mysql():
 		return "NOCACHE"
 	case d.t.Kind == Postgres:
 		return "CACHE 1"
@@ -262,10 +268,13 @@ func ParseTargets(names string, dsns map[string]string, cache int64) ([]Target, 
 			continue
 		}
 		kind, variant, _ := strings.Cut(n, "-")
+		if rest, ok := strings.CutPrefix(n, SeqdMySQL); ok {
+			kind, variant = SeqdMySQL, strings.TrimPrefix(rest, "-")
+		}
 		switch kind {
-		case Seqd, Postgres, MariaDB, Noop:
+		case Seqd, Postgres, MariaDB, SeqdMySQL, Noop:
 		default:
-			return nil, fmt.Errorf("unknown target %q (want seqd, postgres, mariadb, noop, optionally with -nocache)", n)
+			return nil, fmt.Errorf("unknown target %q (want seqd, seqd-mysql, postgres, mariadb, noop, optionally with -nocache)", n)
 		}
 		t := Target{Name: n, Kind: kind, DSN: dsns[kind], Cache: cache}
 		switch variant {

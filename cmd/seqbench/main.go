@@ -19,10 +19,11 @@ import (
 func main() {
 	var (
 		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot or cluster")
-		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, postgres, mariadb, noop, each optionally -nocache (e.g. postgres-nocache)")
+		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, seqd-mysql, postgres, mariadb, noop, each optionally -nocache (e.g. postgres-nocache)")
 		seqdDSN  = flag.String("seqd", "postgres://seqbench@127.0.0.1:6543/seqbench?sslmode=disable", "seqd address (pgx connection string)")
 		pgDSN    = flag.String("postgres", os.Getenv("SEQD_TEST_PG_DSN"), "PostgreSQL address (pgx connection string)")
 		myDSN    = flag.String("mariadb", os.Getenv("SEQD_TEST_MARIADB_DSN"), "MariaDB address (go-sql-driver/mysql DSN)")
+		seqdMy   = flag.String("seqd-mysql", "seqbench@tcp(127.0.0.1:3306)/public", "seqd's MySQL protocol address (go-sql-driver/mysql DSN; seqd -mysql-listen)")
 		noopDSN  = flag.String("noop", "", "no-op responder address (cmd/pgnoop); ceiling starts one in-process if empty")
 		cache    = flag.Int64("cache", 1000, "CACHE of the sequences of cached targets (-nocache targets: 1)")
 		threads  = flag.String("threads", "", "client counts, e.g. 1,8,16,24,64,128 (default depends on the workload)")
@@ -61,7 +62,7 @@ func main() {
 		cluster(*seqdBin, *failovers, *cache, *threads, *duration, *rate, !*quiet, *csvOut, *jsonOut, *pngOut)
 		return
 	}
-	ts, err := bench.ParseTargets(*targets, map[string]string{bench.Seqd: *seqdDSN, bench.Postgres: *pgDSN, bench.MariaDB: *myDSN, bench.Noop: *noopDSN}, *cache)
+	ts, err := bench.ParseTargets(*targets, map[string]string{bench.Seqd: *seqdDSN, bench.Postgres: *pgDSN, bench.MariaDB: *myDSN, bench.SeqdMySQL: *seqdMy, bench.Noop: *noopDSN}, *cache)
 	check(err)
 	cfg := bench.Config{Workload: *workload, Targets: ts, Duration: *duration, Rate: *rate,
 		Mode: *mode, Iterations: *iterations, BatchSize: *batchSize, LowWatermark: *lowWater, TxnTime: *txn,
