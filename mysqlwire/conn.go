@@ -35,6 +35,9 @@ type conn struct {
 	db     string
 	vars   map[string]string // the session variables SET changed
 	stmts  map[uint32]*prepared
+	// plans are translations of the query strings the connection sent
+	// (most send the same few again and again), by database and text.
+	plans map[string][]step
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running statement's
@@ -85,7 +88,7 @@ func (h handler) ComInitDB(c *mysql.Conn, db string) error {
 
 func (h handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	cn := h.conn(c)
-	steps, err := translate(cn.parser, query, cn.db)
+	steps, err := cn.translate(query)
 	if err != nil {
 		h.srv.logFailure(c, err, query)
 		return toSQLError(err)
@@ -122,6 +125,32 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 
 func (h handler) ParserOptionsForConnection(c *mysql.Conn) (sqlparser.ParserOptions, error) {
 	return sqlparser.ParserOptions{}, nil
+}
+
+// Translations kept per connection: at most maxPlans, of texts of at most
+// maxPlanText bytes.
+const (
+	maxPlans    = 256
+	maxPlanText = 8192
+)
+
+// translate is translate's result for query in the connection's
+// database, kept for the next time the connection sends it. A kept
+// translation is only read: steps are not changed once made.
+func (cn *conn) translate(query string) ([]step, error) {
+	key := cn.db + "\x00" + query
+	if steps, ok := cn.plans[key]; ok {
+		return steps, nil
+	}
+	steps, err := translate(cn.parser, query, cn.db)
+	if err != nil || len(query) > maxPlanText {
+		return steps, err
+	}
+	if cn.plans == nil || len(cn.plans) >= maxPlans {
+		cn.plans = map[string][]step{}
+	}
+	cn.plans[key] = steps
+	return steps, nil
 }
 
 // cancelStatement cancels the connection's running statement, if any
