@@ -419,6 +419,9 @@ var variables = map[string]string{
 	"tx_read_only": "0", "transaction_read_only": "0", "version": ServerVersion, "version_comment": "seqd",
 	"version_compile_os": "Linux", "version_compile_machine": "x86_64", "have_ssl": "DISABLED", "sql_auto_is_null": "0",
 	"sql_select_limit": "18446744073709551615", "lc_messages": "en_US", "default_storage_engine": "InnoDB", "storage_engine": "InnoDB",
+	"session_track_schema": "ON", "session_track_state_change": "OFF", "session_track_transaction_info": "OFF",
+	"session_track_system_variables": "autocommit,character_set_client,character_set_connection,character_set_results,time_zone",
+	"character_set_system":           "utf8mb3", "redirect_url": "", "net_read_timeout": "30", "max_statement_time": "0",
 }
 
 // variable is a session variable's value.
@@ -449,7 +452,7 @@ func (cn *conn) set(n *ast.SetStmt) error {
 		if _, known := variables[name]; !known {
 			return sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", v.Name)
 		}
-		val, err := setValue(v.Value)
+		val, err := cn.setValue(v.Value)
 		if err != nil {
 			return err
 		}
@@ -478,15 +481,34 @@ func (cn *conn) set(n *ast.SetStmt) error {
 	return nil
 }
 
-// setValue is a SET's value as text.
-func setValue(x ast.ExprNode) (string, error) {
+// setValue is a SET's value as text: a literal, a bare word (SET
+// sql_mode = ANSI), DEFAULT, a variable, or CONCAT of these (MariaDB
+// Connector/J's sql_mode = concat(@@sql_mode, ',STRICT_TRANS_TABLES')).
+func (cn *conn) setValue(x ast.ExprNode) (string, error) {
 	switch x := x.(type) {
 	case ast.ValueExpr:
 		return fmt.Sprint(x.GetValue()), nil
 	case *ast.ColumnNameExpr:
-		return x.Name.Name.O, nil // SET sql_mode = ANSI
+		return x.Name.Name.O, nil
 	case *ast.DefaultExpr:
 		return "", nil
+	case *ast.VariableExpr:
+		if v, ok := cn.variable(x.Name); ok && x.IsSystem {
+			return v, nil
+		}
+		return "", sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", x.Name)
+	case *ast.FuncCallExpr:
+		if x.FnName.L == "concat" {
+			var b strings.Builder
+			for _, a := range x.Args {
+				v, err := cn.setValue(a)
+				if err != nil {
+					return "", err
+				}
+				b.WriteString(v)
+			}
+			return b.String(), nil
+		}
 	}
 	return "", unsupported("an expression as a variable's value")
 }
