@@ -315,3 +315,36 @@ func TestMaxMessage(t *testing.T) {
 		t.Fatalf("a 32 KiB statement after: %d bytes, %v", len(s), err)
 	}
 }
+
+// TestCloseEndsConnections: closing the server ends its connections, not
+// only its listener.
+func TestCloseEndsConnections(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServer(Config{Engine: eng, Logger: log.New(io.Discard, "", 0)}, ln)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	db, err := sql.Open("mysql", "seqd@tcp("+s.Addr().String()+")/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.PingContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	var one int
+	if err := c.QueryRowContext(ctx, "SELECT 1").Scan(&one); err == nil {
+		t.Fatal("a connection of a closed server still answers")
+	}
+}

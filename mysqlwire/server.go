@@ -125,8 +125,21 @@ func (s *Server) Serve() { s.l.Accept() }
 // Addr is the listener's address.
 func (s *Server) Addr() net.Addr { return s.l.Addr() }
 
-// Close stops accepting; connections end after their statement.
-func (s *Server) Close() { s.l.Close() }
+// Close stops accepting and ends every connection (a running statement
+// is cancelled first).
+func (s *Server) Close() {
+	s.l.Close()
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for _, c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.cancelStatement()
+		c.c.Close()
+	}
+}
 
 // kill is KILL [QUERY | CONNECTION] id from the connection by: the
 // statement the connection runs is cancelled (1317 for its client), and
