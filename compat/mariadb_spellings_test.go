@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -41,26 +40,7 @@ var mariadbSpellings = []string{
 // TestMariaDBSpellings compares the spellings live with MariaDB 10.11.
 func TestMariaDBSpellings(t *testing.T) {
 	ctx := context.Background()
-	maria, err := sql.Open("mysql", testenv.MariaDBDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer maria.Close()
-	db := fmt.Sprintf("seqd_spellings_%d", os.Getpid())
-	for _, q := range []string{"DROP DATABASE IF EXISTS " + db, "CREATE DATABASE " + db} {
-		if _, err := maria.Exec(q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	defer maria.Exec("DROP DATABASE " + db)
-	mc, err := maria.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mc.Close()
-	if _, err := mc.ExecContext(ctx, "USE "+db); err != nil {
-		t.Fatal(err)
-	}
+	mc, _ := testenv.MariaDBConn(t, "seqd_spellings")
 	host, port := startSeqd(t)
 	pc, err := pgx.Connect(ctx, fmt.Sprintf("postgres://seqd@%s:%s/seqd", host, port))
 	if err != nil {
@@ -86,21 +66,13 @@ func mariaValues(ctx context.Context, c *sql.Conn, q string) string {
 		return "error"
 	}
 	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return "error"
-		}
-		out = append(out, joinNull(vals))
-	}
-	if rows.Err() != nil {
+	_, vals, err := testenv.RowStrings(rows)
+	if err != nil {
 		return "error"
+	}
+	out := make([]string, len(vals))
+	for i, r := range vals {
+		out[i] = strings.Join(r, " | ")
 	}
 	return strings.Join(out, "; ")
 }
@@ -115,25 +87,17 @@ func pgValues(ctx context.Context, c *pgx.Conn, q string) string {
 	var out []string
 	for rows.Next() {
 		raw := rows.RawValues()
-		vals := make([]sql.NullString, len(raw))
+		vals := make([]string, len(raw))
 		for i, r := range raw {
-			vals[i] = sql.NullString{String: string(r), Valid: r != nil}
+			vals[i] = "NULL"
+			if r != nil {
+				vals[i] = string(r)
+			}
 		}
-		out = append(out, joinNull(vals))
+		out = append(out, strings.Join(vals, " | "))
 	}
 	if rows.Err() != nil {
 		return "error"
 	}
 	return strings.Join(out, "; ")
-}
-
-func joinNull(vals []sql.NullString) string {
-	s := make([]string, len(vals))
-	for i, v := range vals {
-		s[i] = "NULL"
-		if v.Valid {
-			s[i] = v.String
-		}
-	}
-	return strings.Join(s, " | ")
 }

@@ -111,35 +111,7 @@ func TestDriver(t *testing.T) {
 	if _, err := db.Exec("CREATE SEQUENCE s START WITH 1 INCREMENT BY 1 NOCACHE"); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	seen := map[int64]bool{}
-	var wg sync.WaitGroup
-	errs := make(chan error, 200)
-	for range 200 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var v int64
-			if err := db.QueryRow("SELECT NEXT VALUE FOR s").Scan(&v); err != nil {
-				errs <- err
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if seen[v] {
-				errs <- fmt.Errorf("value %d twice", v)
-			}
-			seen[v] = true
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if len(seen) != 200 || !seen[1] || !seen[200] {
-		t.Fatalf("%d distinct values", len(seen))
-	}
+	takeConcurrently(t, db, "SELECT NEXT VALUE FOR s", 200)
 
 	conn, err := open(t, addr, "root", "test").Conn(context.Background()) // a session of its own
 	if err != nil {
@@ -346,5 +318,40 @@ func TestCloseEndsConnections(t *testing.T) {
 	var one int
 	if err := c.QueryRowContext(ctx, "SELECT 1").Scan(&one); err == nil {
 		t.Fatal("a connection of a closed server still answers")
+	}
+}
+
+// takeConcurrently runs q, a one-value query, n times at once on db and
+// checks that the values are 1 to n, each once.
+func takeConcurrently(t *testing.T, db *sql.DB, q string, n int) {
+	t.Helper()
+	var mu sync.Mutex
+	seen := map[int64]bool{}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var v int64
+			if err := db.QueryRow(q).Scan(&v); err != nil {
+				errs <- err
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if seen[v] {
+				errs <- fmt.Errorf("value %d twice", v)
+			}
+			seen[v] = true
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if len(seen) != n || !seen[1] || !seen[int64(n)] {
+		t.Fatalf("%d distinct values, want 1 to %d", len(seen), n)
 	}
 }

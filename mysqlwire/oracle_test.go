@@ -3,7 +3,6 @@ package mysqlwire
 import (
 	"database/sql"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -84,32 +83,14 @@ func outcome(db *sql.Conn, q string) string {
 		return "ERROR " + errCode(err)
 	}
 	defer rows.Close()
-	cols, _ := rows.Columns()
+	cols, vals, err := testenv.RowStrings(rows)
+	if err != nil {
+		return "ERROR " + errCode(err)
+	}
 	var b strings.Builder
 	b.WriteString(strings.Join(cols, " | "))
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return "SCAN " + err.Error()
-		}
-		b.WriteString("\n ")
-		for i, v := range vals {
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			if v.Valid {
-				b.WriteString(v.String)
-			} else {
-				b.WriteString("NULL")
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return "ERROR " + errCode(err)
+	for _, r := range vals {
+		b.WriteString("\n " + strings.Join(r, " | "))
 	}
 	return b.String()
 }
@@ -124,27 +105,7 @@ func errCode(err error) string {
 
 // TestOracle runs the corpus on MariaDB and on seqd.
 func TestOracle(t *testing.T) {
-	maria, err := sql.Open("mysql", testenv.MariaDBDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer maria.Close()
-	// A database of this run's own, so that runs at once do not meet.
-	dbName := fmt.Sprintf("seqd_oracle_%d", os.Getpid())
-	for _, q := range []string{"DROP DATABASE IF EXISTS " + dbName, "CREATE DATABASE " + dbName} {
-		if _, err := maria.Exec(q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	defer maria.Exec("DROP DATABASE " + dbName)
-	mc, err := maria.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mc.Close()
-	if _, err := mc.ExecContext(ctx, "USE "+dbName); err != nil {
-		t.Fatal(err)
-	}
+	mc, dbName := testenv.MariaDBConn(t, "seqd_oracle")
 	addr, _ := startServer(t, Config{})
 	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
 		t.Fatal(err)
