@@ -112,6 +112,9 @@ func (h handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string,
 
 func (h handler) WarningCount(c *mysql.Conn) uint16 { return 0 }
 
+// ComResetConnection starts the connection's session again (settings,
+// sequence memory, transaction, prepared statements), in the database it
+// is in, as MySQL's COM_RESET_CONNECTION does.
 func (h handler) ComResetConnection(c *mysql.Conn) error {
 	cn := h.conn(c)
 	if cn.sess != nil {
@@ -120,6 +123,11 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 	}
 	cn.vars, cn.stmts = nil, nil // prepared statements end with the session
 	cn.status(nil)
+	if cn.db != "" {
+		if err := cn.use(cn.db); err != nil {
+			return toSQLError(err)
+		}
+	}
 	return nil
 }
 

@@ -108,6 +108,27 @@ public final class MySQLDrivers {
     System.out.println(name + ": wrong password refused");
   }
 
+  /**
+   * MariaDB Connector/J's reset() (COM_RESET_CONNECTION) starts the
+   * session again in the database it was in: the sequence memory is gone,
+   * names still resolve there.
+   */
+  static void reset(String host, String port) throws Exception {
+    String base = "jdbc:mariadb://" + host + ":" + port + "/";
+    try (Connection c = DriverManager.getConnection(base + "public", "seqd", "pw"); Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE IF NOT EXISTS java_reset");
+    }
+    try (Connection c = DriverManager.getConnection(base + "java_reset?useResetConnection=true", "seqd", "pw"); Statement s = c.createStatement()) {
+      s.execute("CREATE SEQUENCE r");
+      check(one(c, "SELECT NEXTVAL(r)") == 1, "reset: NEXTVAL");
+      c.unwrap(org.mariadb.jdbc.Connection.class).reset();
+      check(one(c, "SELECT PREVIOUS VALUE FOR r") == Long.MIN_VALUE, "reset: the session's sequence memory is gone");
+      check(one(c, "SELECT NEXTVAL(r)") == 2, "reset: names resolve in the database");
+      s.execute("DROP SEQUENCE r");
+    }
+    System.out.println("mariadb_connector_j: reset");
+  }
+
   public static void main(String[] a) throws Exception {
     String host = a[0], port = a[1];
     String mysqlUrl = "jdbc:mysql://" + host + ":" + port + "/public";
@@ -128,6 +149,7 @@ public final class MySQLDrivers {
     try (HikariDataSource ds = new HikariDataSource(hc)) {
       stack("mariadb_hikari", ds::getConnection, () -> DriverManager.getConnection(mariaUrl, "seqd", "pw"));
     }
+    reset(host, port);
     refused("connector_j", mysqlUrl);
     refused("mariadb_connector_j", mariaUrl);
   }
