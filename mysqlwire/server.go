@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -79,8 +80,15 @@ type Server struct {
 	trust atomic.Bool
 
 	mu    sync.Mutex
-	fast  map[string][]byte // user: SHA256(SHA256(password)) after a full authentication
-	conns map[uint32]*conn  // by connection ID, for KILL
+	fast  map[string]fastEntry // by user, after a full authentication
+	conns map[uint32]*conn     // by connection ID, for KILL
+}
+
+// fastEntry is caching_sha2_password's cache of a role: SHA256(SHA256(
+// password)), and the SCRAM verifier it was checked against (a password
+// set since makes the entry stale, as MySQL drops its cache entry).
+type fastEntry struct {
+	hash, storedKey []byte
 }
 
 // NewServer serves ln.
@@ -97,7 +105,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	if cfg.MaxMessage <= 0 {
 		cfg.MaxMessage = 1 << 20
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, fast: map[string][]byte{}, conns: map[uint32]*conn{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, fast: map[string]fastEntry{}, conns: map[uint32]*conn{}}
 	if s.log == nil {
 		s.log = log.Default()
 	}
@@ -316,7 +324,7 @@ func (p *passwordServer) UserEntryWithPassword(_ []*x509.Certificate, u, passwor
 	h1 := sha256.Sum256([]byte(password))
 	h2 := sha256.Sum256(h1[:])
 	p.srv.mu.Lock()
-	p.srv.fast[u] = h2[:]
+	p.srv.fast[u] = fastEntry{hash: h2[:], storedKey: r.Verifier.StoredKey}
 	p.srv.mu.Unlock()
 	return user(u), nil
 }
@@ -325,13 +333,18 @@ func (p *passwordServer) UserEntryWithCacheHash(_ []*x509.Certificate, salt []by
 	if p.srv.trust.Load() {
 		return user(u), mysql.AuthAccepted, nil
 	}
-	if _, ok := p.srv.role(u); !ok {
+	r, ok := p.srv.role(u)
+	if !ok || r.Verifier == nil {
 		return nil, mysql.AuthRejected, denied(u, addr)
 	}
 	p.srv.mu.Lock()
 	cached, ok := p.srv.fast[u]
+	if ok && !bytes.Equal(cached.storedKey, r.Verifier.StoredKey) {
+		delete(p.srv.fast, u) // the password changed since
+		ok = false
+	}
 	p.srv.mu.Unlock()
-	if !ok || !fastAuth(cached, salt, response) {
+	if !ok || !fastAuth(cached.hash, salt, response) {
 		return nil, mysql.AuthNeedMoreData, nil // the full authentication decides
 	}
 	return user(u), mysql.AuthAccepted, nil

@@ -1,0 +1,103 @@
+package mysqlwire
+
+import (
+	"context"
+	"crypto/sha256"
+	"net"
+	"testing"
+
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/seqd/seqd/auth"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// sha2Scramble is a caching_sha2_password client's fast-path response to
+// nonce: SHA256(password) XOR SHA256(SHA256(SHA256(password)), nonce).
+func sha2Scramble(password string, nonce []byte) []byte {
+	h1 := sha256.Sum256([]byte(password))
+	h2 := sha256.Sum256(h1[:])
+	h := sha256.New()
+	h.Write(h2[:])
+	h.Write(nonce)
+	m := h.Sum(nil)
+	for i := range m {
+		m[i] ^= h1[i]
+	}
+	return m
+}
+
+// TestCachingSha2: caching_sha2_password's fast path has nothing to go on
+// until a full authentication (the password itself, over TLS or
+// encrypted) succeeded against the role's SCRAM verifier; then the right
+// scramble is accepted and a wrong one sent back to the full
+// authentication. A wrong password or an unknown role is refused; a role
+// that may not log in is unknown.
+func TestCachingSha2(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ctx := context.Background()
+	v, err := auth.NewVerifier("right pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []engine.Role{{Name: "app", Login: true, Verifier: v}, {Name: "nologin", Verifier: v}} {
+		if err := eng.PutRole(ctx, r, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServer(Config{Engine: eng, Auth: AuthPassword}, ln)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := &passwordServer{srv: s}
+	addr := ln.Addr()
+	nonce := []byte("0123456789abcdefghij")
+
+	if _, state, err := p.UserEntryWithCacheHash(nil, nonce, "app", sha2Scramble("right pw", nonce), addr); err != nil || state != mysql.AuthNeedMoreData {
+		t.Fatalf("the fast path before a full authentication: %v %v, want AuthNeedMoreData", state, err)
+	}
+	for _, bad := range []struct{ user, pw string }{{"app", "wrong"}, {"nobody", "right pw"}, {"nologin", "right pw"}} {
+		if _, err := p.UserEntryWithPassword(nil, bad.user, bad.pw, addr); err == nil {
+			t.Fatalf("full authentication of %s with %q accepted", bad.user, bad.pw)
+		}
+	}
+	if _, state, err := p.UserEntryWithCacheHash(nil, nonce, "app", sha2Scramble("right pw", nonce), addr); err != nil || state != mysql.AuthNeedMoreData {
+		t.Fatalf("the fast path after failed full authentications: %v %v", state, err)
+	}
+	if _, err := p.UserEntryWithPassword(nil, "app", "right pw", addr); err != nil {
+		t.Fatalf("full authentication: %v", err)
+	}
+	if _, state, err := p.UserEntryWithCacheHash(nil, nonce, "app", sha2Scramble("right pw", nonce), addr); err != nil || state != mysql.AuthAccepted {
+		t.Fatalf("the fast path after a full authentication: %v %v, want AuthAccepted", state, err)
+	}
+	other := []byte("abcdefghij0123456789")
+	if _, state, _ := p.UserEntryWithCacheHash(nil, other, "app", sha2Scramble("right pw", nonce), addr); state == mysql.AuthAccepted {
+		t.Fatal("a scramble for another nonce was accepted")
+	}
+	if _, state, _ := p.UserEntryWithCacheHash(nil, nonce, "app", sha2Scramble("wrong", nonce), addr); state == mysql.AuthAccepted {
+		t.Fatal("a wrong password's scramble was accepted")
+	}
+	if _, state, err := p.UserEntryWithCacheHash(nil, nonce, "nobody", sha2Scramble("right pw", nonce), addr); err == nil || state != mysql.AuthRejected {
+		t.Fatalf("an unknown role's fast path: %v %v, want AuthRejected", state, err)
+	}
+	// A new password: the old one's fast path is gone.
+	nv, err := auth.NewVerifier("new pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.PutRole(ctx, engine.Role{Name: "app", Login: true, Verifier: nv}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, state, err := p.UserEntryWithCacheHash(nil, nonce, "app", sha2Scramble("right pw", nonce), addr); err != nil || state != mysql.AuthNeedMoreData {
+		t.Fatalf("the old password's fast path after a new password: %v %v, want AuthNeedMoreData", state, err)
+	}
+	if _, err := p.UserEntryWithPassword(nil, "app", "right pw", addr); err == nil {
+		t.Fatal("the old password after a new one")
+	}
+}
