@@ -341,7 +341,9 @@ func columnName(n *pg.Node) string {
 	return "?column?"
 }
 
-func (c *Compiler) sortKey(sc *Scope, q *Query, sb *pg.SortBy, visible int) (sortKey, error) {
+// sortOrder is an ORDER BY item's direction and NULLS placement (NULLS
+// FIRST by default when descending, as PostgreSQL's).
+func sortOrder(sb *pg.SortBy) sortKey {
 	k := sortKey{desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
 	k.nullsFirst = k.desc
 	switch sb.SortbyNulls {
@@ -350,6 +352,11 @@ func (c *Compiler) sortKey(sc *Scope, q *Query, sb *pg.SortBy, visible int) (sor
 	case pg.SortByNulls_SORTBY_NULLS_LAST:
 		k.nullsFirst = false
 	}
+	return k
+}
+
+func (c *Compiler) sortKey(sc *Scope, q *Query, sb *pg.SortBy, visible int) (sortKey, error) {
+	k := sortOrder(sb)
 	if a := sb.Node.GetAConst(); a != nil && a.GetIval() != nil {
 		pos := int(a.GetIval().Ival)
 		if pos < 1 || pos > visible {
@@ -543,8 +550,11 @@ func (q *Query) sort(rows [][]Datum) {
 	})
 }
 
-func distinct(rows [][]Datum, width int) [][]Datum {
-	seen := map[string]bool{}
+func distinct(rows [][]Datum, width int) [][]Datum { return unseen(map[string]bool{}, rows, width) }
+
+// unseen keeps, in place, the rows whose first width columns seen does
+// not hold yet, and adds them to it.
+func unseen(seen map[string]bool, rows [][]Datum, width int) [][]Datum {
 	out := rows[:0]
 	for _, r := range rows {
 		if k := rowKey(r, width); !seen[k] {

@@ -96,14 +96,7 @@ func (c *Compiler) setOperation(st *pg.SelectStmt) (*Query, error) {
 // setOpSortKey resolves an ORDER BY item of a set operation: a result
 // column's name or position, nothing else (PostgreSQL's rule).
 func (c *Compiler) setOpSortKey(q *Query, sb *pg.SortBy, name string) (sortKey, error) {
-	k := sortKey{desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
-	k.nullsFirst = k.desc
-	switch sb.SortbyNulls {
-	case pg.SortByNulls_SORTBY_NULLS_FIRST:
-		k.nullsFirst = true
-	case pg.SortByNulls_SORTBY_NULLS_LAST:
-		k.nullsFirst = false
-	}
+	k := sortOrder(sb)
 	if ref := sb.Node.GetColumnRef(); ref != nil && len(ref.Fields) == 1 && ref.Fields[0].GetString_() != nil {
 		want := ref.Fields[0].GetString_().Sval
 		for i, col := range q.Columns {

@@ -221,14 +221,7 @@ func (rc *recursion) rows(ctx context.Context, e *Env, params []Datum) ([][]Datu
 		if rc.all {
 			return rows
 		}
-		out := rows[:0]
-		for _, row := range rows {
-			if k := rowKey(row, width); !seen[k] {
-				seen[k] = true
-				out = append(out, row)
-			}
-		}
-		return out
+		return unseen(seen, rows, width)
 	}
 	run := func(q *Query, ctx context.Context) ([][]Datum, error) {
 		rs, err := q.Open(ctx, params, nil)
