@@ -54,11 +54,7 @@ func NewVerifier(password string) (*engine.Verifier, error) {
 	if _, err := rand.Read(salt); err != nil {
 		return nil, err
 	}
-	c, err := scram.SHA256.NewClient("", password, "")
-	if err != nil {
-		return nil, err
-	}
-	cred, err := c.GetStoredCredentialsWithError(scram.KeyFactors{Salt: string(salt), Iters: Iterations})
+	cred, err := credentials(password, salt, Iterations)
 	if err != nil {
 		return nil, err
 	}
@@ -81,15 +77,18 @@ func CheckPassword(v *engine.Verifier, password string) bool {
 	if v == nil {
 		return false
 	}
+	cred, err := credentials(password, v.Salt, v.Iterations)
+	return err == nil && hmac.Equal(cred.StoredKey, v.StoredKey)
+}
+
+// credentials are SCRAM-SHA-256's stored keys of a password under salt
+// and iterations.
+func credentials(password string, salt []byte, iters int) (scram.StoredCredentials, error) {
 	c, err := scram.SHA256.NewClient("", password, "")
 	if err != nil {
-		return false
+		return scram.StoredCredentials{}, err
 	}
-	cred, err := c.GetStoredCredentialsWithError(scram.KeyFactors{Salt: string(v.Salt), Iters: v.Iterations})
-	if err != nil {
-		return false
-	}
-	return hmac.Equal(cred.StoredKey, v.StoredKey)
+	return c.GetStoredCredentialsWithError(scram.KeyFactors{Salt: string(salt), Iters: iters})
 }
 
 // CheckNative checks a mysql_native_password response to the 20-byte
