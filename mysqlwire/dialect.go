@@ -82,12 +82,87 @@ func rename(q string) (string, map[string]string) {
 		typed[r] = m
 		return r
 	}
-	q = previousValue.ReplaceAllStringFunc(q, func(m string) string {
-		name := previousValue.FindStringSubmatch(m)[1]
-		return mark("LASTVAL", m, "("+name+")")
-	})
-	q = setval.ReplaceAllStringFunc(q, func(m string) string { return mark("SETVAL", m, "(") })
+	q = replaceCode(q, previousValue, func(m []string) string { return mark("LASTVAL", m[0], "("+m[1]+")") })
+	q = replaceCode(q, setval, func(m []string) string { return mark("SETVAL", m[0], "(") })
 	return q, typed
+}
+
+// replaceCode replaces the matches of re in q that start outside string
+// literals, quoted identifiers and comments, with what with makes of the
+// match and its groups; text in quotes stays as written.
+func replaceCode(q string, re *regexp.Regexp, with func(m []string) string) string {
+	ms := re.FindAllStringSubmatchIndex(q, -1)
+	if ms == nil {
+		return q
+	}
+	quoted := quotedSpans(q)
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		if inSpan(quoted, m[0]) {
+			continue
+		}
+		groups := make([]string, len(m)/2)
+		for i := range groups {
+			if m[2*i] >= 0 {
+				groups[i] = q[m[2*i]:m[2*i+1]]
+			}
+		}
+		b.WriteString(q[last:m[0]])
+		b.WriteString(with(groups))
+		last = m[1]
+	}
+	b.WriteString(q[last:])
+	return b.String()
+}
+
+// quotedSpans are the byte spans of q's string literals ('...', "...",
+// with backslash escapes and doubled quotes), quoted identifiers (`...`)
+// and comments (-- and # to the line's end, /* */).
+func quotedSpans(q string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(q); i++ {
+		start := i
+		switch ch := q[i]; {
+		case ch == '\'' || ch == '"' || ch == '`':
+			for i++; i < len(q); i++ {
+				if q[i] == '\\' && ch != '`' {
+					i++
+				} else if q[i] == ch {
+					if i+1 < len(q) && q[i+1] == ch {
+						i++
+						continue
+					}
+					break
+				}
+			}
+		case ch == '#' || ch == '-' && strings.HasPrefix(q[i:], "-- "):
+			for i < len(q) && q[i] != '\n' {
+				i++
+			}
+		case ch == '/' && strings.HasPrefix(q[i:], "/*"):
+			end := strings.Index(q[i+2:], "*/")
+			if end < 0 {
+				i = len(q)
+			} else {
+				i += 2 + end + 1
+			}
+		default:
+			continue
+		}
+		out = append(out, [2]int{start, min(i+1, len(q))})
+	}
+	return out
+}
+
+// inSpan reports whether offset i lies in one of spans.
+func inSpan(spans [][2]int, i int) bool {
+	for _, s := range spans {
+		if i >= s[0] && i < s[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // translate parses q and translates its statements; db is the

@@ -355,3 +355,32 @@ func takeConcurrently(t *testing.T, db *sql.DB, q string, n int) {
 		t.Fatalf("%d distinct values, want 1 to %d", len(seen), n)
 	}
 }
+
+// TestRenameOutsideQuotes: the spellings renamed before TiDB's parser are
+// renamed in the statement only, never inside a string, a quoted name or
+// a comment.
+func TestRenameOutsideQuotes(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	db := open(t, addr, "root", "")
+	if _, err := db.Exec("CREATE SEQUENCE s"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var a, b, e string
+	var v int64
+	q := "SELECT 'previous value for s', \"it's setval(s, 1)\", 'a\\'setval(', /* setval( */ NEXTVAL(s) -- previous value for s"
+	if err := c.QueryRowContext(ctx, q).Scan(&a, &b, &e, &v); err != nil {
+		t.Fatal(err)
+	}
+	if a != "previous value for s" || b != "it's setval(s, 1)" || e != "a'setval(" || v != 1 {
+		t.Fatalf("literals %q %q %q, value %d", a, b, e, v)
+	}
+	var prev int64
+	if err := c.QueryRowContext(ctx, "SELECT PREVIOUS VALUE FOR s").Scan(&prev); err != nil || prev != 1 {
+		t.Fatalf("PREVIOUS VALUE FOR s outside quotes: %d %v", prev, err)
+	}
+}
