@@ -208,7 +208,7 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	res, err = cn.atomically(ctx, sess, st, func() (*sqltypes.Result, error) { return cn.exec(ctx, sess, st.sql, st.names) })
 	if err != nil && st.table != "" && frontend.KindOf(err) == sqlerr.UndefinedTable {
 		// A SELECT from a table that is not there: MariaDB's 1146.
-		return nil, mysql.NewSQLError(1146, "42S02", "Table '%s' doesn't exist", st.table)
+		return nil, noSuchTable(st.table)
 	}
 	return res, err
 }
@@ -219,21 +219,13 @@ func (cn *conn) showCreateSequence(schema, name string) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	where := "schemaname = current_schema()"
-	if schema != "" {
-		where = "schemaname = " + literal(schema)
-	}
 	res, err := cn.exec(context.Background(), sess, "SELECT start_value, min_value, max_value, increment_by, cache_size, cycle FROM pg_catalog.pg_sequences WHERE "+
-		where+" AND sequencename = "+literal(name), nil)
+		sequenceRow(schema, name), nil)
 	if err != nil {
 		return nil, err
 	}
 	if len(res.Rows) != 1 {
-		table := name
-		if schema != "" {
-			table = schema + "." + name
-		}
-		return nil, mysql.NewSQLError(1146, "42S02", "Table '%s' doesn't exist", table)
+		return nil, noSuchTable(tableName(schema, name))
 	}
 	r := res.Rows[0]
 	cache := "cache " + r[4].ToString()

@@ -357,21 +357,37 @@ func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
 	if err != nil {
 		return step{}, err
 	}
-	where := "schemaname = current_schema()"
-	if schema != "" {
-		where = "schemaname = " + literal(schema)
-	}
 	rel := `(SELECT CASE WHEN last_value IS NULL THEN start_value ELSE last_value + increment_by END AS next_not_cached_value,
  min_value AS minimum_value, max_value AS maximum_value, start_value, increment_by AS increment,
  CASE WHEN cache_size = 1 THEN 0 ELSE cache_size END AS cache_size, CASE WHEN cycle THEN 1 ELSE 0 END AS cycle_option, 0 AS cycle_count
  FROM pg_catalog.pg_sequences, (SELECT ` + literal(qualifiedName(schema, name)) + `::regclass) AS seqd_exists
- WHERE ` + where + ` AND sequencename = ` + literal(name) + `)`
+ WHERE ` + sequenceRow(schema, name) + `)`
 	text = strings.Replace(text, quote(fromPlaceholder), rel, 1)
-	table := name
+	return step{sql: text, names: names, table: tableName(schema, name)}, nil
+}
+
+// sequenceRow is the condition on pg_sequences that picks schema.name's
+// row; an empty schema is the current one.
+func sequenceRow(schema, name string) string {
+	where := "schemaname = current_schema()"
 	if schema != "" {
-		table = schema + "." + name
+		where = "schemaname = " + literal(schema)
 	}
-	return step{sql: text, names: names, table: table}, nil
+	return where + " AND sequencename = " + literal(name)
+}
+
+// tableName is schema.name as MariaDB names a table in its errors.
+func tableName(schema, name string) string {
+	if schema == "" {
+		return name
+	}
+	return schema + "." + name
+}
+
+// noSuchTable is MariaDB's error for a table that is not there (1146),
+// named as tableName names it.
+func noSuchTable(table string) error {
+	return mysql.NewSQLError(1146, "42S02", "Table '%s' doesn't exist", table)
 }
 
 // qualifiedName is schema.name quoted for PostgreSQL's regclass input.
