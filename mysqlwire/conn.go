@@ -37,7 +37,7 @@ type conn struct {
 	stmts  map[uint32]*prepared
 	// plans are translations of the query strings the connection sent
 	// (most send the same few again and again), by database and text.
-	plans map[string][]step
+	plans map[planKey][]step
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running statement's
@@ -135,6 +135,9 @@ func (h handler) ParserOptionsForConnection(c *mysql.Conn) (sqlparser.ParserOpti
 	return sqlparser.ParserOptions{}, nil
 }
 
+// planKey is a kept translation's database and text.
+type planKey struct{ db, query string }
+
 // Translations kept per connection: at most maxPlans, of texts of at most
 // maxPlanText bytes.
 const (
@@ -146,7 +149,7 @@ const (
 // database, kept for the next time the connection sends it. A kept
 // translation is only read: steps are not changed once made.
 func (cn *conn) translate(query string) ([]step, error) {
-	key := cn.db + "\x00" + query
+	key := planKey{cn.db, query}
 	if steps, ok := cn.plans[key]; ok {
 		return steps, nil
 	}
@@ -155,7 +158,7 @@ func (cn *conn) translate(query string) ([]step, error) {
 		return steps, err
 	}
 	if cn.plans == nil || len(cn.plans) >= maxPlans {
-		cn.plans = map[string][]step{}
+		cn.plans = map[planKey][]step{}
 	}
 	cn.plans[key] = steps
 	return steps, nil
