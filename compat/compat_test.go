@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -94,15 +95,23 @@ func connectBoth(t *testing.T, db string, then ...string) (pg, sd *pgx.Conn, cfg
 // nextval('s'), failing the test on any error.
 func runJDBC(t *testing.T, url, user, password string) {
 	t.Helper()
+	runJDBCQuery(t, url, user, password, "select nextval('s')")
+}
+
+// runJDBCQuery connects with url as user (the JDBC driver the URL names,
+// with its defaults), runs query, a one-value query, and returns the
+// value as text.
+func runJDBCQuery(t *testing.T, url, user, password, query string) string {
+	t.Helper()
 	lib := need(t, "SEQD_TEST_JAVA_LIB")
 	classes := t.TempDir()
-	src := filepath.Join(classes, "Nextval.java")
-	os.WriteFile(src, []byte(`public final class Nextval {
+	src := filepath.Join(classes, "Value.java")
+	os.WriteFile(src, []byte(`public final class Value {
   public static void main(String[] a) throws Exception {
     try (java.sql.Connection c = java.sql.DriverManager.getConnection(a[0], a[1], a[2]);
-         java.sql.ResultSet r = c.createStatement().executeQuery("select nextval('s')")) {
+         java.sql.ResultSet r = c.createStatement().executeQuery(a[3])) {
       r.next();
-      System.out.println(r.getLong(1));
+      System.out.println(r.getString(1));
     }
   }
 }
@@ -111,9 +120,11 @@ func runJDBC(t *testing.T, url, user, password string) {
 	if out, err := exec.Command(testenv.Command(t, "javac"), "-d", classes, "-cp", cp, src).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
-	if out, err := exec.Command(testenv.Command(t, "java"), "-cp", classes+string(os.PathListSeparator)+cp, "Nextval", url, user, password).CombinedOutput(); err != nil {
-		t.Fatalf("pgjdbc: %v\n%s", err, out)
+	out, err := exec.Command(testenv.Command(t, "java"), "-cp", classes+string(os.PathListSeparator)+cp, "Value", url, user, password, query).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", url, err, out)
 	}
+	return strings.TrimSpace(string(out))
 }
 
 // run runs one stack's program and fails the test with its output if it

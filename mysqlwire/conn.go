@@ -16,6 +16,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
@@ -41,6 +42,7 @@ type conn struct {
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running statement's
+	eng    *engine.Engine     // its session's, for StopEngine
 }
 
 // handler is the listener's Handler: it finds a connection's conn.
@@ -179,7 +181,19 @@ func (cn *conn) session() (*executor.Session, error) {
 	if cn.sess != nil {
 		return cn.sess, nil
 	}
+	// The engine is taken under the server's lock, so that a snapshot
+	// replaced meanwhile shows in Uses.
+	cn.srv.mu.Lock()
 	eng, standby := cn.srv.engine()
+	cn.mu.Lock()
+	cn.eng = eng
+	cn.mu.Unlock()
+	cn.srv.mu.Unlock()
+	if standby {
+		// The node stood by after the connection was accepted.
+		cn.c.Close()
+		return nil, errStandby
+	}
 	cfg := cn.srv.cfg
 	s, err := executor.NewSession(executor.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
 		Defaults: cfg.SessionDefaults, User: cn.c.User, Database: cfg.Database, BackendPID: cn.id, Standby: standby})

@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,13 @@ import (
 func startServer(t *testing.T, cfg Config) (string, *engine.Engine) {
 	t.Helper()
 	eng := testenv.MemEngine(t)
+	s := serve(t, eng, cfg)
+	return s.Addr().String(), eng
+}
+
+// serve serves MySQL's protocol on eng, as startServer.
+func serve(t *testing.T, eng *engine.Engine, cfg Config) *Server {
+	t.Helper()
 	ctx := context.Background()
 	for _, r := range []engine.Role{{Name: "root", Superuser: true, Login: true, CreateRole: true}, {Name: "app", Login: true}} {
 		v, err := auth.NewVerifier(r.Name + " pw")
@@ -50,7 +58,7 @@ func startServer(t *testing.T, cfg Config) (string, *engine.Engine) {
 	}
 	go s.Serve()
 	t.Cleanup(s.Close)
-	return s.Addr().String(), eng
+	return s
 }
 
 // open opens a go-sql-driver/mysql pool, with the driver's defaults, as
@@ -201,6 +209,47 @@ func TestTooManyConnections(t *testing.T) {
 	}
 	if err := open(t, addr, "root", "").Ping(); number(err) != 1040 {
 		t.Fatalf("a connection over the budget: %v, want 1040", err)
+	}
+}
+
+// TestStandby: a cluster's standby refuses MySQL connections in place of
+// the handshake with 1053 and SQLSTATE 08S01 (a connection failure to
+// the drivers, which move on to their next host), and StopEngine ends
+// the connections of a leader whose term ended.
+func TestStandby(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	var standby atomic.Bool
+	s := serve(t, eng, Config{Node: func() (*engine.Engine, bool) { return eng, standby.Load() }})
+	addr := s.Addr().String()
+	db := open(t, addr, "root", "")
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var v int64
+	if _, err := c.ExecContext(ctx, "CREATE SEQUENCE s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.QueryRowContext(ctx, "SELECT NEXT VALUE FOR s").Scan(&v); err != nil || v != 1 {
+		t.Fatalf("the leader's NEXT VALUE FOR: %d, %v", v, err)
+	}
+	if !s.Uses(eng) {
+		t.Fatal("Uses: false for a connection's engine")
+	}
+	standby.Store(true)
+	err = open(t, addr, "root", "").Ping()
+	if number(err) != 1053 || sqlState(err) != "08S01" || !strings.Contains(err.Error(), "standby") {
+		t.Fatalf("connecting to a standby: %v, want 1053 (08S01)", err)
+	}
+	s.StopEngine(eng)
+	if err := c.QueryRowContext(ctx, "SELECT NEXT VALUE FOR s").Scan(&v); err == nil {
+		t.Fatalf("a connection of a stopped engine still answers: %d", v)
+	}
+	for deadline := time.Now().Add(10 * time.Second); s.Uses(eng); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Uses: still true 10s after StopEngine")
+		}
 	}
 }
 

@@ -36,6 +36,12 @@ const (
 type Config struct {
 	// Engine serves the connections; Node, when set, is asked at each
 	// session's start which engine it serves, and whether as a standby.
+	// In cluster mode only the leader serves MySQL's protocol: a
+	// standby refuses a connection in place of the handshake (1053,
+	// 08S01), which MySQL's and MariaDB's drivers take as the host being
+	// down and move on to the next host they list (MySQL's drivers have
+	// no target_session_attrs to pass over a read-only server); StopEngine
+	// ends the connections of a leader whose term ended.
 	Engine *engine.Engine
 	Node   func() (eng *engine.Engine, standby bool)
 	// Registry is the connection budget and session IDs shared with the
@@ -110,7 +116,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 		s.log = log.Default()
 	}
 	s.SetAuth(cfg.Auth)
-	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{Listener: admitting{ln, cfg.Registry, cfg.MaxMessage, s.log}, AuthServer: &passwordServer{srv: s}, Handler: handler{srv: s},
+	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{Listener: admitting{ln, s, cfg.MaxMessage}, AuthServer: &passwordServer{srv: s}, Handler: handler{srv: s},
 		ConnReadTimeout: cfg.IdleTimeout, ConnWriteTimeout: cfg.IdleTimeout})
 	if err != nil {
 		return nil, err
@@ -186,6 +192,45 @@ func (s *Server) engine() (*engine.Engine, bool) {
 	return s.cfg.Engine, false
 }
 
+// standby reports whether this node is a cluster's standby now.
+func (s *Server) standby() bool {
+	_, standby := s.engine()
+	return standby
+}
+
+// errStandby is a standby's refusal: MySQL's clients are served by the
+// leader only.
+var errStandby = mysql.NewSQLError(mysql.ERServerShutdown, "08S01",
+	"seqd: this node is a standby in a cluster; MySQL clients are served by the leader only (list every node in the driver's hosts)")
+
+// StopEngine ends the connections whose sessions serve eng (a statement
+// under way is cancelled first): cluster mode calls it when the node's
+// term ends, so that clients reconnect and find the leader.
+func (s *Server) StopEngine(eng *engine.Engine) {
+	for _, c := range s.connsOf(eng) {
+		c.cancelStatement()
+		c.c.Close()
+	}
+}
+
+// Uses reports whether a connection's session still serves eng.
+func (s *Server) Uses(eng *engine.Engine) bool { return len(s.connsOf(eng)) > 0 }
+
+// connsOf lists the connections whose sessions serve eng.
+func (s *Server) connsOf(eng *engine.Engine) []*conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*conn
+	for _, c := range s.conns {
+		c.mu.Lock()
+		if c.eng == eng {
+			out = append(out, c)
+		}
+		c.mu.Unlock()
+	}
+	return out
+}
+
 // role is user's role when it may log in.
 func (s *Server) role(user string) (engine.Role, bool) {
 	eng, _ := s.engine()
@@ -194,34 +239,44 @@ func (s *Server) role(user string) (engine.Role, bool) {
 }
 
 // admitting counts every connection it accepts in the budget the front
-// ends share, from the moment it is accepted until it is closed; one over
+// ends share, from the moment it is accepted until it is closed. One over
 // the budget gets MySQL's error packet for it (1040, 08004) in place of
-// the handshake, and is closed, as MySQL's server does.
+// the handshake, and is closed, as MySQL's server does; so does one that
+// reaches a cluster's standby (errStandby).
 type admitting struct {
 	net.Listener
-	reg        *frontend.Registry
+	srv        *Server
 	maxMessage int
-	log        *log.Logger
 }
 
 func (a admitting) Accept() (net.Conn, error) {
+	reg := a.srv.cfg.Registry
 	for {
 		c, err := a.Listener.Accept()
 		if err != nil {
 			return nil, err
 		}
-		if a.reg.Admit() {
-			return &admitted{Conn: c, reg: a.reg, max: int64(a.maxMessage), log: a.log}, nil
+		if a.srv.standby() {
+			refuse(c, errStandby)
+			continue
 		}
-		msg := "Too many connections"
-		code := uint16(mysql.ERConCount)
-		p := []byte{0, 0, 0, 0, 0xff, byte(code), byte(code >> 8), '#'}
-		p = append(append(p, "08004"...), msg...)
-		p[0], p[1], p[2] = byte(len(p)-4), byte((len(p)-4)>>8), byte((len(p)-4)>>16)
-		c.SetWriteDeadline(time.Now().Add(time.Second))
-		c.Write(p)
-		c.Close()
+		if reg.Admit() {
+			return &admitted{Conn: c, reg: reg, max: int64(a.maxMessage), log: a.srv.log}, nil
+		}
+		refuse(c, mysql.NewSQLError(mysql.ERConCount, "08004", "Too many connections"))
 	}
+}
+
+// refuse sends err in place of the handshake (an error packet, sequence
+// number 0) and closes c.
+func refuse(c net.Conn, err *mysql.SQLError) {
+	code := uint16(err.Number())
+	p := []byte{0, 0, 0, 0, 0xff, byte(code), byte(code >> 8), '#'}
+	p = append(append(p, err.SQLState()...), err.Message...)
+	p[0], p[1], p[2] = byte(len(p)-4), byte((len(p)-4)>>8), byte((len(p)-4)>>16)
+	c.SetWriteDeadline(time.Now().Add(time.Second))
+	c.Write(p)
+	c.Close()
 }
 
 // admitted is an admitted connection: closing it leaves the budget, once.

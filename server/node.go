@@ -12,7 +12,6 @@ import (
 
 	"github.com/seqd/seqd/cluster"
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/storage/etcdstore"
 )
 
@@ -22,7 +21,7 @@ type node struct {
 	cli    *clientv3.Client
 	cfg    Config
 	log    *log.Logger
-	pg     func() *pgwire.Server
+	fronts func() []frontEnd
 	ctx    context.Context // canceled by Shutdown
 	cancel context.CancelFunc
 	loop   chan struct{} // closed when lead returns
@@ -44,12 +43,12 @@ type node struct {
 
 // startNode connects to etcd and opens the first snapshot; lead then
 // campaigns.
-func startNode(ctx context.Context, cfg Config, pg func() *pgwire.Server) (*node, error) {
+func startNode(ctx context.Context, cfg Config, fronts func() []frontEnd) (*node, error) {
 	cli, err := EtcdClient(cfg.Etcd, cfg.EtcdSecurity)
 	if err != nil {
 		return nil, err
 	}
-	n := &node{cli: cli, cfg: cfg, log: cfg.Logger, pg: pg, loop: make(chan struct{})}
+	n := &node{cli: cli, cfg: cfg, log: cfg.Logger, fronts: fronts, loop: make(chan struct{})}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	rst, err := etcdstore.Open(etcdstore.Config{Client: cli, Prefix: cfg.EtcdPrefix, Timeout: cfg.LeaseTTL})
 	if err != nil {
@@ -112,6 +111,30 @@ func (n *node) leading() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return !n.standby
+}
+
+// frontEnd is a protocol's server, as cluster mode moves its sessions
+// between engines (pgwire's and mysqlwire's).
+type frontEnd interface {
+	StopEngine(*engine.Engine)
+	Uses(*engine.Engine) bool
+}
+
+// stopEngine ends every front end's sessions on eng.
+func (n *node) stopEngine(eng *engine.Engine) {
+	for _, f := range n.fronts() {
+		f.StopEngine(eng)
+	}
+}
+
+// uses reports whether a session of any front end serves eng.
+func (n *node) uses(eng *engine.Engine) bool {
+	for _, f := range n.fronts() {
+		if f.Uses(eng) {
+			return true
+		}
+	}
+	return false
 }
 
 // endReason names why a term ended, for the metrics.
@@ -211,7 +234,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		n.eng, n.standby, n.term = eng, false, term
 		n.retired = append(n.retired, snap)
 		n.mu.Unlock()
-		n.pg().StopEngine(snap) // its sessions reconnect to the leader: here
+		n.stopEngine(snap) // its sessions reconnect to the leader: here
 
 		ok, validAt := n.serve(term, eng)
 		if !ok {
@@ -231,7 +254,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		n.mu.Lock()
 		n.standby, n.term = true, nil
 		n.mu.Unlock()
-		n.pg().StopEngine(eng)
+		n.stopEngine(eng)
 		snap = nil
 		for n.ctx.Err() == nil {
 			snap, err = n.snapshot(n.ctx)
@@ -314,7 +337,7 @@ func (n *node) refresh() {
 	// snapshot already shows in Uses.
 	var keep []*engine.Engine
 	for _, e := range retired {
-		if n.pg().Uses(e) {
+		if n.uses(e) {
 			keep = append(keep, e)
 		} else {
 			e.Close()

@@ -378,6 +378,14 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // Done reports a listener failure.
 func (s *Server) Done() <-chan error { return s.done }
 
+// frontEnds are the protocols' servers running.
+func (s *Server) frontEnds() []frontEnd {
+	if s.my != nil {
+		return []frontEnd{s.pg, s.my}
+	}
+	return []frontEnd{s.pg}
+}
+
 // MySQLAddr is MySQL's protocol's listener's address, nil without one.
 func (s *Server) MySQLAddr() net.Addr {
 	if s.my == nil {
@@ -440,7 +448,7 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon), stop: make(chan struct{})}
 	s.metrics = newMetrics(s.engine, func() int { return s.pg.Conns() }, s.watch.Near)
-	n, err := startNode(ctx, cfg, func() *pgwire.Server { return s.pg })
+	n, err := startNode(ctx, cfg, s.frontEnds)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package torture
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -52,6 +53,9 @@ type ClusteredConfig struct {
 	Nodes     int    // default 3
 	Failovers int    // faults, drawn in shuffled rounds of the three kinds
 	Clients   int    // default 6
+	// MySQLClients take values of the ORDER sequences over MySQL's
+	// protocol, trying the nodes in order (default 2; negative: none).
+	MySQLClients int
 	// NoOrderClients take values of a NOORDER sequence from each node,
 	// connected to it alone (default 1 per node; negative: none).
 	NoOrderClients int
@@ -100,6 +104,11 @@ type ClusteredReport struct {
 	// NoOrderBurned counts the NOORDER values below the largest handed
 	// out that no node handed out.
 	NoOrderBurned int64
+	// MySQLValues is how many values the MySQL clients got;
+	// MySQLUnavailable is, per failover, the time from the fault to the
+	// first value a MySQL client asked for after it got (sorted).
+	MySQLValues      int
+	MySQLUnavailable []time.Duration
 	// Leaderless are the waits of over a second, before a failover, for
 	// the cluster to have a leader to fail over (after the last one).
 	Leaderless []time.Duration
@@ -115,6 +124,10 @@ func (r *ClusteredReport) String() string {
 		sort.Slice(u, func(i, j int) bool { return u[i] < u[j] })
 		fmt.Fprintf(&b, "unavailable after a failover: p50 %v, p99 %v, max %v\n", u[len(u)/2].Round(time.Millisecond),
 			u[len(u)*99/100].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond))
+	}
+	if u := r.MySQLUnavailable; len(u) > 0 {
+		fmt.Fprintf(&b, "MySQL clients: %d values; unavailable after a failover: p50 %v, p99 %v, max %v\n", r.MySQLValues,
+			u[len(u)/2].Round(time.Millisecond), u[len(u)*99/100].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond))
 	}
 	if len(r.NoOrderWait) > 0 {
 		w := append([]time.Duration(nil), r.NoOrderWait...)
@@ -169,6 +182,11 @@ type clusterRun struct {
 	prefix string
 	nodes  []*proc
 	addrs  []string
+	// myAddrs are the nodes' MySQL protocol addresses, myDBs a pool for
+	// each; mysqlClients the client IDs of the MySQL clients.
+	myAddrs      []string
+	myDBs        []*sql.DB
+	mysqlClients map[int]bool
 	// proxies stand between each node and each etcd member (LeaderCut).
 	proxies [][]*proxy
 	dsn     string
@@ -207,13 +225,17 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 		return nil, err
 	}
 	defer cli.Close()
-	r := &clusterRun{cfg: cfg, h: NewHistory(), cli: cli, prefix: fmt.Sprintf("/torture%d/", cfg.Seed%1_000_000), log: logf}
+	r := &clusterRun{cfg: cfg, h: NewHistory(), cli: cli, prefix: fmt.Sprintf("/torture%d/", cfg.Seed%1_000_000), log: logf, mysqlClients: map[int]bool{}}
 	defer r.closeProxies()
+	defer r.closeMySQL()
 	if err := r.startNodes(); err != nil {
 		return nil, err
 	}
 	defer r.stopAll()
 	if err := r.setup(); err != nil {
+		return nil, err
+	}
+	if err := r.openMySQL(); err != nil {
 		return nil, err
 	}
 
@@ -246,6 +268,12 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 			go func() { defer wg.Done(); r.noorderClient(node, id, stop) }()
 		}
 	}
+	for k := range max(cfg.MySQLClients, 0) {
+		wg.Add(1)
+		id := cfg.Clients + cfg.Nodes*max(cfg.NoOrderClients, 0) + k
+		seed := rng.Uint64()
+		go func() { defer wg.Done(); r.mysqlClient(id, seed, stop) }()
+	}
 	rep := &ClusteredReport{Failovers: map[string]int{}, Outcomes: map[string]int{}}
 	if err := r.failovers(rng, rep, progress); err != nil {
 		close(stop)
@@ -269,6 +297,9 @@ func (cfg ClusteredConfig) withDefaults() ClusteredConfig {
 	}
 	if cfg.ConnectTimeout < time.Second {
 		cfg.ConnectTimeout = 2 * time.Second
+	}
+	if cfg.MySQLClients == 0 {
+		cfg.MySQLClients = 2
 	}
 	if cfg.NoOrderClients == 0 {
 		cfg.NoOrderClients = 1
@@ -306,7 +337,11 @@ func (r *clusterRun) startNodes() error {
 		if err != nil {
 			return err
 		}
-		r.addrs = append(r.addrs, addr)
+		myAddr, err := loopback.FreeAddr()
+		if err != nil {
+			return err
+		}
+		r.addrs, r.myAddrs = append(r.addrs, addr), append(r.myAddrs, myAddr)
 		h, p, _ := strings.Cut(addr, ":")
 		hosts, ports = append(hosts, h), append(ports, p)
 		p0, err := r.start(i)
@@ -355,7 +390,7 @@ func (r *clusterRun) start(i int) (*proc, error) {
 		eps = append(eps, p.scheme+"://"+p.addr())
 	}
 	args := []string{"-etcd", strings.Join(eps, ","), "-etcd-prefix", r.prefix, "-name", fmt.Sprintf("node%d", i),
-		"-lease-ttl", r.cfg.LeaseTTL.String(), "-idle-timeout", "0"}
+		"-lease-ttl", r.cfg.LeaseTTL.String(), "-idle-timeout", "0", "-mysql-listen", r.myAddrs[i]}
 	args = append(args, EtcdFlags(r.cfg.EtcdSecurity)...)
 	return startProc(r.cfg.Binary, filepath.Join(r.cfg.Dir, fmt.Sprintf("node%d", i)), r.addrs[i], false, 0, nil, r.log, args...)
 }

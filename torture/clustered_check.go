@@ -45,6 +45,7 @@ func (r *clusterRun) check(rep *ClusteredReport) {
 		rep.Violations = append(rep.Violations, v...)
 	}
 	r.checkNoOrder(ops, rep)
+	r.mysqlUnavailable(ops, rep)
 }
 
 // CheckFailoverGap bounds the largest skip in seq's values over a

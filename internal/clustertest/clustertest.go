@@ -17,11 +17,13 @@ import (
 // Cluster is running nodes.
 type Cluster struct {
 	Nodes []*server.Server
-	Addrs []string // the nodes' protocol addresses, in order
+	Addrs []string // the nodes' PostgreSQL protocol addresses, in order
+	// MySQLAddrs are the nodes' MySQL protocol addresses, in order.
+	MySQLAddrs []string
 	down  []bool
 }
 
-// Start runs n nodes with a 2 s lease under prefix on three etcd members;
+// Start runs n nodes (each with a MySQL protocol listener too) with a 2 s lease under prefix on three etcd members;
 // the nodes still running shut down when the test ends.
 func Start(t testing.TB, n int, prefix string) *Cluster {
 	t.Helper()
@@ -36,13 +38,14 @@ func Start(t testing.TB, n int, prefix string) *Cluster {
 		}
 	})
 	for range n {
-		s, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Etcd: etcd.Endpoints, EtcdPrefix: prefix,
+		s, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0", Etcd: etcd.Endpoints, EtcdPrefix: prefix,
 			EtcdSecurity: server.EtcdSecurity{CA: etcd.TLS.CA, Cert: etcd.TLS.ClientCert, Key: etcd.TLS.ClientKey},
 			LeaseTTL:     2 * time.Second, Logger: log.New(io.Discard, "", 0)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.Nodes, c.Addrs, c.down = append(c.Nodes, s), append(c.Addrs, s.Addr().String()), append(c.down, false)
+		c.MySQLAddrs = append(c.MySQLAddrs, s.MySQLAddr().String())
 	}
 	return c
 }
