@@ -20,7 +20,7 @@ type Cluster struct {
 	Addrs []string // the nodes' PostgreSQL protocol addresses, in order
 	// MySQLAddrs are the nodes' MySQL protocol addresses, in order.
 	MySQLAddrs []string
-	down  []bool
+	down       []bool
 }
 
 // Start runs n nodes (each with a MySQL protocol listener too) with a 2 s lease under prefix on three etcd members;
