@@ -322,8 +322,14 @@ func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
 		return step{}, unsupported("SELECT from a subquery")
 	}
 	schema := tn.Schema.O
+	var info *infoTable
 	switch strings.ToLower(schema) {
-	case "information_schema", "mysql", "performance_schema", "sys":
+	case "information_schema":
+		if info = infoSchema[tn.Name.L]; info == nil {
+			// MariaDB's words; seqd has SCHEMATA, TABLES and SEQUENCES.
+			return step{}, mysql.NewSQLError(1109, "42S02", "Unknown table '%s' in information_schema", tn.Name.O)
+		}
+	case "mysql", "performance_schema", "sys":
 		return step{}, unsupported("SELECT from " + schema)
 	}
 	if schema == "" {
@@ -338,6 +344,9 @@ func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
 	for _, f := range n.Fields.Fields {
 		if f.WildCard != nil {
 			names = nil // the relation's own
+			if info != nil {
+				names = info.cols
+			}
 			break
 		}
 		nm := f.AsName.O
@@ -347,7 +356,7 @@ func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
 		names = append(names, nm)
 		f.AsName = ast.CIStr{}
 	}
-	v := &seqFuncs{}
+	v := &seqFuncs{db: db, inFrom: true}
 	n.Accept(v)
 	if v.err != nil {
 		return step{}, v.err
@@ -356,6 +365,9 @@ func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
 	text, err := restore(n)
 	if err != nil {
 		return step{}, err
+	}
+	if info != nil {
+		return step{sql: strings.Replace(text, quote(fromPlaceholder), info.rel, 1), names: names}, nil
 	}
 	rel := `(SELECT CASE WHEN last_value IS NULL THEN start_value ELSE last_value + increment_by END AS next_not_cached_value,
  min_value AS minimum_value, max_value AS maximum_value, start_value, increment_by AS increment,
@@ -426,8 +438,14 @@ func sessionExpr(x ast.ExprNode) bool {
 }
 
 // seqFuncs rewrites the sequence functions' names, and refuses what the
-// executor would misread (a variable in an expression).
-type seqFuncs struct{ err error }
+// executor would misread (a variable in an expression). In a SELECT with
+// FROM (inFrom), DATABASE() and SCHEMA() are the connection's database,
+// db (NULL if none), as a literal.
+type seqFuncs struct {
+	err    error
+	db     string
+	inFrom bool
+}
 
 func (v *seqFuncs) Enter(n ast.Node) (ast.Node, bool) {
 	switch n := n.(type) {
@@ -442,6 +460,8 @@ func (v *seqFuncs) Enter(n ast.Node) (ast.Node, bool) {
 			if _, named := n.Args[0].(*ast.TableNameExpr); named { // NEXT VALUE FOR s, NEXTVAL(s), ...
 				n.FnName = ast.NewCIStr(to)
 			}
+		} else if v.inFrom && isDatabaseFunc(n) {
+			break // Leave replaces it
 		} else if sessionFuncs[n.FnName.L] && v.err == nil {
 			v.err = unsupported(n.FnName.O + "() in an expression")
 		}
@@ -453,7 +473,20 @@ func (v *seqFuncs) Enter(n ast.Node) (ast.Node, bool) {
 	return n, false
 }
 
-func (v *seqFuncs) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+func (v *seqFuncs) Leave(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && v.inFrom && isDatabaseFunc(f) {
+		if v.db == "" {
+			return ast.NewValueExpr(nil, "", ""), true
+		}
+		return ast.NewValueExpr(v.db, "", ""), true
+	}
+	return n, true
+}
+
+// isDatabaseFunc reports whether f is DATABASE() or SCHEMA().
+func isDatabaseFunc(f *ast.FuncCallExpr) bool {
+	return (f.FnName.L == "database" || f.FnName.L == "schema") && len(f.Args) == 0
+}
 
 // translateCreateSequence is CREATE SEQUENCE with MariaDB's defaults
 // where the statement leaves them (CACHE 1000, MAXVALUE 2^63-2 going up,
@@ -499,7 +532,7 @@ func translateCreateSequence(n *ast.CreateSequenceStmt) (step, error) {
 func translateShow(n *ast.ShowStmt, db string) (step, error) {
 	switch n.Tp {
 	case ast.ShowDatabases:
-		return step{sql: "SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1",
+		return step{sql: "SELECT 'information_schema' UNION ALL SELECT nspname FROM pg_catalog.pg_namespace WHERE " + mysqlSchemas("nspname") + " ORDER BY 1",
 			names: []string{"Database"}}, nil
 	case ast.ShowTables:
 		if n.DBName != "" {

@@ -433,3 +433,68 @@ func TestRenameOutsideQuotes(t *testing.T) {
 		t.Fatalf("PREVIOUS VALUE FOR s outside quotes: %d %v", prev, err)
 	}
 }
+
+// TestInformationSchema: information_schema's SCHEMATA and TABLES as
+// MariaDB 10.11 shows them (SELECT * names the columns in capitals, a
+// sequence is TABLE_TYPE SEQUENCE), and SEQUENCES as TiDB's
+// documentation shows it (CACHE 1 and CACHE_VALUE for a cached sequence).
+func TestInformationSchema(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	db := open(t, addr, "root", "")
+	for _, q := range []string{"CREATE DATABASE test", "CREATE SEQUENCE test.seq", "CREATE SEQUENCE test.nc NOCACHE CYCLE INCREMENT BY 2"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	rows := func(q string) string {
+		t.Helper()
+		r, err := db.Query(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer r.Close()
+		cols, _ := r.Columns()
+		out := strings.Join(cols, ",")
+		for r.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := r.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			var fs []string
+			for _, v := range vals {
+				if v.Valid {
+					fs = append(fs, v.String)
+				} else {
+					fs = append(fs, "NULL")
+				}
+			}
+			out += "\n" + strings.Join(fs, ",")
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, c := range []struct{ q, want string }{
+		{"SELECT * FROM information_schema.SEQUENCES WHERE SEQUENCE_SCHEMA = 'test' ORDER BY sequence_name",
+			"TABLE_CATALOG,SEQUENCE_SCHEMA,SEQUENCE_NAME,CACHE,CACHE_VALUE,CYCLE,INCREMENT,MAX_VALUE,MIN_VALUE,START,COMMENT\n" +
+				"def,test,nc,0,NULL,1,2,9223372036854775806,1,1,\n" +
+				"def,test,seq,1,1000,0,1,9223372036854775806,1,1,"},
+		{"SELECT * FROM information_schema.tables WHERE table_schema = 'test' AND table_name = 'seq'",
+			"TABLE_CATALOG,TABLE_SCHEMA,TABLE_NAME,TABLE_TYPE,ENGINE,VERSION,ROW_FORMAT,TABLE_ROWS,AVG_ROW_LENGTH,DATA_LENGTH,MAX_DATA_LENGTH," +
+				"INDEX_LENGTH,DATA_FREE,AUTO_INCREMENT,CREATE_TIME,UPDATE_TIME,CHECK_TIME,TABLE_COLLATION,CHECKSUM,CREATE_OPTIONS,TABLE_COMMENT,MAX_INDEX_LENGTH,TEMPORARY\n" +
+				"def,test,seq,SEQUENCE,InnoDB,10,Fixed,1,0,0,0,0,0,NULL,NULL,NULL,NULL,utf8mb4_general_ci,NULL,,,0,N"},
+		{"SELECT * FROM information_schema.schemata ORDER BY schema_name",
+			"CATALOG_NAME,SCHEMA_NAME,DEFAULT_CHARACTER_SET_NAME,DEFAULT_COLLATION_NAME,SQL_PATH,SCHEMA_COMMENT\n" +
+				"def,information_schema,utf8mb3,utf8mb3_general_ci,NULL,\ndef,public,utf8mb4,utf8mb4_general_ci,NULL,\ndef,test,utf8mb4,utf8mb4_general_ci,NULL,"},
+		{"SHOW DATABASES", "Database\ninformation_schema\npublic\ntest"},
+	} {
+		if got := rows(c.q); got != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.q, got, c.want)
+		}
+	}
+}

@@ -72,6 +72,10 @@ var corpus = []string{
 	"SELECT * FROM nope",
 	"SHOW CREATE SEQUENCE nope",
 	"SHOW FULL TABLES",
+	"SELECT table_name, TABLE_TYPE, engine, table_rows, temporary FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name",
+	"SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 's5' AND TABLE_TYPE = 'SEQUENCE'",
+	"SELECT schema_name, catalog_name FROM information_schema.schemata WHERE schema_name = DATABASE()",
+	"SELECT * FROM information_schema.no_such_table",
 	"DROP SEQUENCE s2, s3",
 	"DROP SEQUENCE IF EXISTS s2",
 }
