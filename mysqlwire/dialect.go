@@ -238,6 +238,12 @@ func translateStmt(st ast.StmtNode, db string) (step, error) {
 		return step{sql: q, ddl: true}, nil
 	case *ast.ShowStmt:
 		return translateShow(n, db)
+	case *ast.RenameTableStmt:
+		return translateRename(n.TableToTables, db)
+	case *ast.AlterTableStmt:
+		if len(n.Specs) == 1 && n.Specs[0].Tp == ast.AlterTableRenameTable {
+			return translateRename([]*ast.TableToTable{{OldTable: n.Table, NewTable: n.Specs[0].NewTable}}, db)
+		}
 	case *ast.KillStmt:
 		id := uint32(n.ConnectionID)
 		if uint64(id) != n.ConnectionID {

@@ -43,5 +43,5 @@
 // have no target_session_attrs).
 //
 // Not yet here (the issue that asks for them stays open):
-// RENAME TABLE, temporary sequences.
+// temporary sequences.
 package mysqlwire

@@ -498,3 +498,29 @@ func TestInformationSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestRenameTable: RENAME TABLE moves a sequence to another database,
+// keeping its values; a role that does not own it may not rename it
+// (1142), and a connection without a database must name one (1046).
+func TestRenameTable(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	root := open(t, addr, "root", "")
+	for _, q := range []string{"CREATE DATABASE a", "CREATE DATABASE b", "CREATE SEQUENCE a.s", "SELECT NEXT VALUE FOR a.s", "RENAME TABLE a.s TO b.t"} {
+		if _, err := root.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var v int64
+	if err := root.QueryRow("SELECT NEXT VALUE FOR b.t").Scan(&v); err != nil || v != 2 {
+		t.Fatalf("NEXT VALUE FOR the moved sequence: %d, %v; want 2", v, err)
+	}
+	if _, err := root.Exec("SELECT NEXT VALUE FOR a.s"); number(err) != 4091 {
+		t.Fatalf("the old name: %v", err)
+	}
+	if _, err := open(t, addr, "app", "b").Exec("RENAME TABLE t TO u"); number(err) != 1142 {
+		t.Fatalf("renaming another role's sequence: %v, want 1142", err)
+	}
+	if _, err := root.Exec("RENAME TABLE t TO u"); number(err) != 1046 {
+		t.Fatalf("no database selected: %v, want 1046", err)
+	}
+}
