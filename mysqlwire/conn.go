@@ -230,8 +230,9 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	return res, err
 }
 
-// showCreateSequence is SHOW CREATE SEQUENCE, in MariaDB's words.
-func (cn *conn) showCreateSequence(schema, name string) (*answer, error) {
+// showCreateSequence is SHOW CREATE SEQUENCE, in MariaDB's words;
+// table names it in the error for one that is not there.
+func (cn *conn) showCreateSequence(schema, name, table string) (*answer, error) {
 	sess, err := cn.session()
 	if err != nil {
 		return nil, err
@@ -242,7 +243,7 @@ func (cn *conn) showCreateSequence(schema, name string) (*answer, error) {
 		return nil, err
 	}
 	if len(res.Rows) != 1 {
-		return nil, noSuchTable(tableName(schema, name))
+		return nil, noSuchTable(table)
 	}
 	r := res.Rows[0]
 	cache := "cache " + r[4].ToString()

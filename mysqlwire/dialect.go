@@ -57,9 +57,13 @@ func newParser() *parser.Parser { return parser.New() }
 // column keeps its name as typed: PREVIOUS VALUE FOR s (LASTVAL(s)), and
 // SETVAL( with any arguments (TiDB's takes a literal second argument
 // only, MariaDB's a parameter, and a third and fourth).
+//
+// A third, CREATE and DROP TEMPORARY SEQUENCE, loses its TEMPORARY,
+// and the statement it begins is marked as temporary by where it stands.
 var (
 	previousValue = regexp.MustCompile("(?i)\\bPREVIOUS\\s+VALUE\\s+FOR\\s+((?:`[^`]+`|\\w+)(?:\\s*\\.\\s*(?:`[^`]+`|\\w+))?)")
 	setval        = regexp.MustCompile(`(?i)\bSETVAL\s*\(`)
+	temporary     = regexp.MustCompile(`(?i)\b(CREATE|DROP)\s+TEMPORARY\s+SEQUENCE\b`)
 )
 
 // renamedPrefix begins the renamed calls' names; renamedFuncs says what
@@ -69,9 +73,9 @@ const renamedPrefix = "seqd_renamed_"
 var renamedFuncs = map[string]string{"lastval": "seqd_mariadb_lastval", "setval": "seqd_mariadb_setval"}
 
 // rename renames the spellings above in q; typed maps each renamed text
-// to the text as typed.
-func rename(q string) (string, map[string]string) {
-	var typed map[string]string
+// to the text as typed, and temps are the offsets in the renamed text of
+// the temporary sequence statements' CREATE or DROP.
+func rename(q string) (_ string, typed map[string]string, temps []int) {
 	n := 0
 	mark := func(kind, m, r string) string {
 		if typed == nil {
@@ -82,15 +86,20 @@ func rename(q string) (string, map[string]string) {
 		typed[r] = m
 		return r
 	}
-	q = replaceCode(q, previousValue, func(m []string) string { return mark("LASTVAL", m[0], "("+m[1]+")") })
-	q = replaceCode(q, setval, func(m []string) string { return mark("SETVAL", m[0], "(") })
-	return q, typed
+	q = replaceCode(q, previousValue, func(_ int, m []string) string { return mark("LASTVAL", m[0], "("+m[1]+")") })
+	q = replaceCode(q, setval, func(_ int, m []string) string { return mark("SETVAL", m[0], "(") })
+	q = replaceCode(q, temporary, func(at int, m []string) string {
+		temps = append(temps, at)
+		return m[1] + " SEQUENCE"
+	})
+	return q, typed, temps
 }
 
 // replaceCode replaces the matches of re in q that start outside string
 // literals, quoted identifiers and comments, with what with makes of the
-// match and its groups; text in quotes stays as written.
-func replaceCode(q string, re *regexp.Regexp, with func(m []string) string) string {
+// match and its groups (told where the replacement begins in the
+// result); text in quotes stays as written.
+func replaceCode(q string, re *regexp.Regexp, with func(at int, m []string) string) string {
 	ms := re.FindAllStringSubmatchIndex(q, -1)
 	if ms == nil {
 		return q
@@ -109,7 +118,7 @@ func replaceCode(q string, re *regexp.Regexp, with func(m []string) string) stri
 			}
 		}
 		b.WriteString(q[last:m[0]])
-		b.WriteString(with(groups))
+		b.WriteString(with(b.Len(), groups))
 		last = m[1]
 	}
 	b.WriteString(q[last:])
@@ -168,14 +177,26 @@ func inSpan(spans [][2]int, i int) bool {
 // translate parses q and translates its statements; db is the
 // connection's database.
 func translate(p *parser.Parser, q, db string) ([]step, error) {
-	q, typed := rename(q)
+	q, typed, temps := rename(q)
 	stmts, _, err := p.ParseSQL(q)
 	if err != nil {
 		return nil, syntaxError(err)
 	}
 	out := make([]step, 0, len(stmts))
+	start := 0 // of the statement's text: the statements' texts make up q
 	for _, st := range stmts {
-		s, err := translateStmt(st, db)
+		end := start + len(st.Text())
+		temp := false
+		for _, at := range temps {
+			temp = temp || (at >= start && at < end)
+		}
+		start = end
+		var s step
+		if temp {
+			s, err = translateTemporary(st)
+		} else {
+			s, err = translateStmt(st, db)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -338,8 +359,12 @@ func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
 	case "mysql", "performance_schema", "sys":
 		return step{}, unsupported("SELECT from " + schema)
 	}
-	if schema == "" {
-		schema = db
+	// An unqualified name is looked up as the executor looks it up (a
+	// temporary sequence first, then the database's); errors name the
+	// database.
+	named := schema
+	if named == "" {
+		named = db
 	}
 	if ts.AsName.O == "" {
 		ts.AsName = tn.Name
@@ -381,17 +406,19 @@ func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
  FROM pg_catalog.pg_sequences, (SELECT ` + literal(qualifiedName(schema, name)) + `::regclass) AS seqd_exists
  WHERE ` + sequenceRow(schema, name) + `)`
 	text = strings.Replace(text, quote(fromPlaceholder), rel, 1)
-	return step{sql: text, names: names, table: tableName(schema, name)}, nil
+	return step{sql: text, names: names, table: tableName(named, name)}, nil
 }
 
 // sequenceRow is the condition on pg_sequences that picks schema.name's
-// row; an empty schema is the current one.
+// row, to end a query. An empty schema is where an unqualified name is
+// found: the session's temporary sequence of that name, which shadows
+// the current schema's (as in MariaDB), or else the current schema's.
 func sequenceRow(schema, name string) string {
-	where := "schemaname = current_schema()"
 	if schema != "" {
-		where = "schemaname = " + literal(schema)
+		return "schemaname = " + literal(schema) + " AND sequencename = " + literal(name)
 	}
-	return where + " AND sequencename = " + literal(name)
+	return "sequencename = " + literal(name) + ` AND (schemaname = current_schema() OR schemaname LIKE 'pg\_temp\_%')
+ ORDER BY schemaname LIKE 'pg\_temp\_%' DESC LIMIT 1`
 }
 
 // tableName is schema.name as MariaDB names a table in its errors.
@@ -500,6 +527,13 @@ func isDatabaseFunc(f *ast.FuncCallExpr) bool {
 // and CACHE 0 as NOCACHE; ENGINE= and other table options are accepted
 // and have no effect.
 func translateCreateSequence(n *ast.CreateSequenceStmt) (step, error) {
+	text, err := createSequence(n)
+	return step{sql: text, ddl: true}, err
+}
+
+// createSequence is CREATE SEQUENCE's PostgreSQL text, with MariaDB's
+// defaults.
+func createSequence(n *ast.CreateSequenceStmt) (string, error) {
 	hasCache, hasMax, hasMin, down := false, false, false, false
 	for _, o := range n.SeqOptions {
 		switch o.Tp {
@@ -521,7 +555,7 @@ func translateCreateSequence(n *ast.CreateSequenceStmt) (step, error) {
 	n.TblOptions = nil
 	text, err := restore(n)
 	if err != nil {
-		return step{}, err
+		return "", err
 	}
 	if !hasCache {
 		text += " CACHE 1000"
@@ -532,7 +566,39 @@ func translateCreateSequence(n *ast.CreateSequenceStmt) (step, error) {
 	if !hasMin && down {
 		text += " MINVALUE -9223372036854775807"
 	}
-	return step{sql: text, ddl: true}, nil
+	return text, nil
+}
+
+// translateTemporary is CREATE and DROP TEMPORARY SEQUENCE: a sequence
+// of the session's, in PostgreSQL's temporary schema, which unqualified
+// names find before the database's (it shadows a sequence of the same
+// name, as MariaDB's does); DROP TEMPORARY drops only those. In MariaDB
+// neither commits the open transaction and neither is undone by its
+// ROLLBACK; here each commits it, as other DDL does, so that the
+// sequence outlives a ROLLBACK as MariaDB's does (what else a
+// transaction holds, DDL aside, is not undone by ROLLBACK in MariaDB
+// either: sequences' values).
+func translateTemporary(st ast.StmtNode) (step, error) {
+	switch n := st.(type) {
+	case *ast.CreateSequenceStmt:
+		n.Name.Schema = ast.CIStr{}
+		text, err := createSequence(n)
+		if err != nil {
+			return step{}, err
+		}
+		rest, ok := strings.CutPrefix(text, "CREATE SEQUENCE ")
+		if !ok {
+			return step{}, unsupported("this CREATE TEMPORARY SEQUENCE")
+		}
+		return step{sql: "CREATE TEMPORARY SEQUENCE " + rest, ddl: true}, nil
+	case *ast.DropSequenceStmt:
+		for _, t := range n.Sequences {
+			t.Schema = ast.NewCIStr("pg_temp")
+		}
+		text, err := restore(n)
+		return step{sql: text, ddl: true}, err
+	}
+	return step{}, unsupported("TEMPORARY here")
 }
 
 func translateShow(n *ast.ShowStmt, db string) (step, error) {
@@ -555,12 +621,12 @@ func translateShow(n *ast.ShowStmt, db string) (step, error) {
 		}
 		return step{sql: q + " FROM pg_catalog.pg_sequences WHERE schemaname = " + literal(db) + " ORDER BY 1", names: names}, nil
 	case ast.ShowCreateSequence:
-		schema := n.Table.Schema.O
-		if schema == "" {
-			schema = db
+		schema, named := n.Table.Schema.O, n.Table.Schema.O
+		if named == "" {
+			named = db
 		}
 		name := n.Table.Name.O
-		return step{answer: func(c *conn) (*answer, error) { return c.showCreateSequence(schema, name) }}, nil
+		return step{answer: func(c *conn) (*answer, error) { return c.showCreateSequence(schema, name, tableName(named, name)) }}, nil
 	case ast.ShowVariables:
 		pattern := ""
 		if n.Pattern != nil {

@@ -41,7 +41,5 @@
 // in place of the handshake (1053, 08S01), which MySQL's drivers take
 // as a host that is down, moving on to the next host they list (they
 // have no target_session_attrs).
-//
-// Not yet here (the issue that asks for them stays open):
-// temporary sequences.
+
 package mysqlwire

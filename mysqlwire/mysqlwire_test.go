@@ -524,3 +524,32 @@ func TestRenameTable(t *testing.T) {
 		t.Fatalf("no database selected: %v, want 1046", err)
 	}
 }
+
+// TestTemporaryMarks: in a query string of several statements, only the
+// statements written TEMPORARY become temporary, wherever they stand and
+// however TEMPORARY is spelled; a TEMPORARY in a literal or a comment
+// changes nothing.
+func TestTemporaryMarks(t *testing.T) {
+	q := "SELECT 'create temporary sequence x' AS t; /* DROP TEMPORARY SEQUENCE y */ CREATE SEQUENCE a;\n" +
+		"create   Temporary\tsequence b start with 7; SELECT NEXTVAL(b); CREATE SEQUENCE c; DROP TEMPORARY SEQUENCE b, d; DROP SEQUENCE a"
+	steps, err := translate(newParser(), q, "db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range steps {
+		got = append(got, s.sql)
+	}
+	want := []string{
+		"", // answered here
+		`CREATE SEQUENCE "a" CACHE 1000 MAXVALUE 9223372036854775806`,
+		`CREATE TEMPORARY SEQUENCE "b" START WITH 7 CACHE 1000 MAXVALUE 9223372036854775806`,
+		`SELECT SEQD_MARIADB_NEXTVAL("b")`,
+		`CREATE SEQUENCE "c" CACHE 1000 MAXVALUE 9223372036854775806`,
+		`DROP SEQUENCE "pg_temp"."b", "pg_temp"."d"`,
+		`DROP SEQUENCE "a"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
