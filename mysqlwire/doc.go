@@ -41,5 +41,4 @@
 // in place of the handshake (1053, 08S01), which MySQL's drivers take
 // as a host that is down, moving on to the next host they list (they
 // have no target_session_attrs).
-
 package mysqlwire
