@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
+	"github.com/seqd/seqd/internal/selfsigned"
 	"github.com/seqd/seqd/internal/testenv"
 )
 
@@ -74,5 +76,33 @@ func TestMariaDBClient(t *testing.T) {
 	}
 	if !strings.Contains(got, "ERROR 1064 (42000)") {
 		t.Errorf("the script's last error is missing:\n%s", got)
+	}
+}
+
+// TestMariaDBClientTLS: the mariadb command-line client over TLS,
+// verifying seqd's certificate, to a server that requires TLS; without
+// TLS it is refused.
+func TestMariaDBClientTLS(t *testing.T) {
+	bin := testenv.Command(t, "mariadb")
+	cert, key, err := selfsigned.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := startServer(t, Config{TLS: &tls.Config{Certificates: []tls.Certificate{pair}}, TLSRequired: true})
+	host, port, _ := net.SplitHostPort(addr)
+	cli := func(tlsArgs ...string) (string, error) {
+		args := append([]string{"-h", host, "-P", port, "-u", "root", "-proot pw", "-N", "-e", "CREATE SEQUENCE s; SELECT NEXT VALUE FOR s"}, tlsArgs...)
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	if out, err := cli("--ssl", "--ssl-ca="+cert, "--ssl-verify-server-cert"); err != nil || out != "1" {
+		t.Fatalf("over TLS: %v\n%s", err, out)
+	}
+	if out, err := cli("--skip-ssl"); err == nil {
+		t.Fatalf("without TLS to a server requiring it: no error\n%s", out)
 	}
 }

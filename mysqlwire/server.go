@@ -117,7 +117,10 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	}
 	s.SetAuth(cfg.Auth)
 	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{Listener: admitting{ln, s, cfg.MaxMessage}, AuthServer: &passwordServer{srv: s}, Handler: handler{srv: s},
-		ConnReadTimeout: cfg.IdleTimeout, ConnWriteTimeout: cfg.IdleTimeout})
+		ConnReadTimeout: cfg.IdleTimeout, ConnWriteTimeout: cfg.IdleTimeout,
+		// Without a read buffer the listener cannot switch a connection
+		// to TLS (it resets the buffer onto the TLS connection).
+		ConnReadBufferSize: mysql.DefaultConnBufferSize})
 	if err != nil {
 		return nil, err
 	}
