@@ -3,6 +3,9 @@ package mysqlwire
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"database/sql"
+	"fmt"
 	"net"
 	"testing"
 
@@ -10,6 +13,7 @@ import (
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/selfsigned"
 	"github.com/seqd/seqd/internal/testenv"
 )
 
@@ -99,5 +103,75 @@ func TestCachingSha2(t *testing.T) {
 	}
 	if _, err := p.UserEntryWithPassword(nil, "app", "right pw", addr); err == nil {
 		t.Fatal("the old password after a new one")
+	}
+}
+
+// TestCachingSha2Driver: go-sql-driver/mysql against a server announcing
+// caching_sha2_password. Over TLS the first login is the full
+// authentication (the password, over TLS), checked against the SCRAM
+// verifier, and the next takes the fast path from the cache it filled
+// (seen as the cache holding the role after the first, and a wrong
+// password still refused); without TLS the server switches the client
+// to mysql_native_password. A password changed since empties the cache.
+func TestCachingSha2Driver(t *testing.T) {
+	cert, key, err := selfsigned.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := testenv.MemEngine(t)
+	s := serve(t, eng, Config{DefaultAuth: "caching_sha2_password", TLS: &tls.Config{Certificates: []tls.Certificate{pair}}})
+	cached := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_, ok := s.fast["app"]
+		return ok
+	}
+	login := func(password, tlsMode string) error {
+		t.Helper()
+		db, err := sql.Open("mysql", fmt.Sprintf("app:%s@tcp(%s)/?tls=%s", password, s.Addr(), tlsMode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var v string
+		return db.QueryRow("SELECT CURRENT_USER()").Scan(&v)
+	}
+	if err := login("app pw", "false"); err != nil {
+		t.Fatalf("without TLS (switched to mysql_native_password): %v", err)
+	}
+	if cached() {
+		t.Fatal("a login without TLS filled caching_sha2_password's cache")
+	}
+	if err := login("app pw", "skip-verify"); err != nil {
+		t.Fatalf("full authentication over TLS: %v", err)
+	}
+	if !cached() {
+		t.Fatal("no cache entry after a full authentication")
+	}
+	if err := login("app pw", "skip-verify"); err != nil {
+		t.Fatalf("fast path over TLS: %v", err)
+	}
+	if err := login("wrong", "skip-verify"); number(err) != 1045 {
+		t.Fatalf("a wrong password: %v, want 1045", err)
+	}
+	if err := login("wrong", "false"); number(err) != 1045 {
+		t.Fatalf("a wrong password without TLS: %v, want 1045", err)
+	}
+	r, _ := eng.Role("app")
+	if r.Verifier, err = auth.NewVerifier("new pw"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.PutRole(ctx, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := login("app pw", "skip-verify"); number(err) != 1045 {
+		t.Fatalf("the old password after a change: %v, want 1045", err)
+	}
+	if err := login("new pw", "skip-verify"); err != nil {
+		t.Fatalf("the new password: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"log"
 	"net"
 	"strconv"
@@ -51,6 +52,13 @@ type Config struct {
 	// (mysql_native_password and caching_sha2_password against the
 	// engine's roles); SetAuth changes it. The zero value is AuthTrust.
 	Auth string
+	// DefaultAuth is the authentication plugin the handshake announces,
+	// which clients answer with unless told otherwise:
+	// "mysql_native_password" (the default: MariaDB's, which MariaDB's
+	// clients expect) or "caching_sha2_password" (MySQL 8's). Its full
+	// authentication sends the password itself, so it needs TLS: the
+	// protocol library has no RSA key exchange for it.
+	DefaultAuth string
 	// TLS, if set, is offered to clients; TLSRequired refuses those that
 	// do not use it.
 	TLS         *tls.Config
@@ -110,6 +118,13 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	}
 	if cfg.MaxMessage <= 0 {
 		cfg.MaxMessage = 1 << 20
+	}
+	switch cfg.DefaultAuth {
+	case "":
+		cfg.DefaultAuth = string(mysql.MysqlNativePassword)
+	case string(mysql.MysqlNativePassword), string(mysql.CachingSha2Password):
+	default:
+		return nil, fmt.Errorf("seqd: MySQL authentication plugin %q: want mysql_native_password or caching_sha2_password", cfg.DefaultAuth)
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, fast: map[string]fastEntry{}, conns: map[uint32]*conn{}}
 	if s.log == nil {
@@ -339,7 +354,7 @@ func (p *passwordServer) AuthMethods() []mysql.AuthMethod {
 }
 
 func (p *passwordServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
-	return mysql.MysqlNativePassword
+	return mysql.AuthMethodDescription(p.srv.cfg.DefaultAuth)
 }
 
 func (p *passwordServer) HandleUser(string, net.Addr) bool { return true }

@@ -33,9 +33,12 @@ type Config struct {
 	// MySQLListen, when set, is host:port for MySQL's protocol, on the
 	// same engine, roles and connection budget (mysqlwire).
 	MySQLListen string
-	MaxBulkRows int64
-	MaxConns    int
-	MaxMessage  int // bytes of one protocol message (a statement)
+	// MySQLDefaultAuth is the authentication plugin MySQL's handshake
+	// announces (mysqlwire.Config.DefaultAuth).
+	MySQLDefaultAuth string
+	MaxBulkRows      int64
+	MaxConns         int
+	MaxMessage       int // bytes of one protocol message (a statement)
 	// MaxStatementMemory bounds the memory one statement keeps (53200
 	// past it); 0: the executor's default, negative: none.
 	MaxStatementMemory int64
@@ -244,7 +247,7 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 			return fmt.Errorf("seqd: mysql listen: %w", err)
 		}
 		s.my, err = mysqlwire.NewServer(mysqlwire.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(),
-			Auth: mysqlAuth(cfg.Auth, cfg.MySQLListen), TLS: pc.TLS, TLSRequired: cfg.TLSRequired, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
+			Auth: mysqlAuth(cfg.Auth, cfg.MySQLListen), DefaultAuth: cfg.MySQLDefaultAuth, TLS: pc.TLS, TLSRequired: cfg.TLSRequired, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
 			SessionDefaults: cfg.SessionDefaults, IdleTimeout: cfg.IdleTimeout, MaxMessage: cfg.MaxMessage, Logger: cfg.Logger}, ml)
 		if err != nil {
 			ml.Close()

@@ -96,6 +96,7 @@ func parseFlags() *options {
 	flag.BoolVar(&o.cfg.AdoptStore, "adopt-store", false, "state that -data now holds the only copy of its store (after moving, copying or restoring it): a store created in another place is opened instead of refused")
 	flag.Int64Var(&o.cfg.MinFreeSpace, "min-free-space", embedded.DefaultMinFreeBytes, "bytes the store keeps free on its file system: below it, writes are refused with SQLSTATE 53100 (nothing written) and resume once space is freed, where a full disk would stop the store until a restart (negative: no reserve)")
 	flag.StringVar(&o.cfg.Listen, "listen", "127.0.0.1:6543", "address for the PostgreSQL protocol")
+	flag.StringVar(&o.cfg.MySQLDefaultAuth, "mysql-default-auth", "mysql_native_password", "the authentication plugin MySQL's handshake announces: mysql_native_password (MariaDB's default) or caching_sha2_password (MySQL 8's; its full authentication needs TLS); a client may ask for the other")
 	flag.StringVar(&o.cfg.MySQLListen, "mysql-listen", "", "address for MySQL's protocol, e.g. 127.0.0.1:3306 (empty: off); authentication trust only where -auth is trust and this address is loopback too, else the roles' passwords")
 	flag.Int64Var(&o.cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
 	flag.IntVar(&o.cfg.MaxConns, "max-connections", 10_000, "most client connections at once; more are refused with SQLSTATE 53300")
