@@ -46,6 +46,11 @@ type Config struct {
 	// Pipeline, for nextval and ceiling: statements sent per round trip
 	// (pgx batches, as pgbench's \startpipeline); 0 or 1 means one.
 	Pipeline int
+	// Prepared: the nextval workload's MySQL sessions use server-side
+	// prepared statements (COM_STMT_PREPARE once, then COM_STMT_EXECUTE
+	// and the binary protocol) instead of text with the parameters
+	// interpolated.
+	Prepared bool
 
 	Progress io.Writer // the progress line; nil for none
 }
@@ -133,10 +138,10 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if len(cfg.Targets) == 0 {
 		return nil, fmt.Errorf("no targets")
 	}
-	if cfg.Workload != "nextval" {
+	if cfg.Workload != "nextval" && cfg.Workload != "ceiling" && cfg.Workload != "insert" {
 		for _, t := range cfg.Targets {
-			if t.Kind == SeqdMySQL {
-				return nil, fmt.Errorf("target %s runs the nextval workload only", t.Name)
+			if t.Kind == SeqdMySQL || t.Kind == NoopMySQL {
+				return nil, fmt.Errorf("target %s runs the nextval, ceiling and insert workloads only", t.Name)
 			}
 		}
 	}

@@ -240,7 +240,7 @@ func leastLoaded(perNode []int) int {
 // distinct ids as rows, and reports throughput, latency and the size of
 // the primary key's index.
 func runHotspot(ctx context.Context, cfg Config) ([]Result, error) {
-	seqd := seqdTarget(cfg.Targets)
+	seqd := seqdTarget(cfg.Targets, Seqd)
 	var out []Result
 	for _, t := range cfg.Targets {
 		if t.Kind != Postgres && t.Kind != MariaDB {

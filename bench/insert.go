@@ -16,6 +16,10 @@ type insertVariant struct {
 	name     string
 	ddl      []string // statements that create the table (and its sequence)
 	explicit bool     // ids come from seqd and are sent with the row
+	// overMySQL: those ids come one per row from seqd's MySQL protocol
+	// (SELECT NEXT VALUE FOR, as a MariaDB application pointing its
+	// driver at seqd takes them), not through the client library.
+	overMySQL bool
 }
 
 // rowsTable spells the insert table's columns in each database.
@@ -41,9 +45,10 @@ var rowsTable = map[string]struct {
 
 // insertVariants are a database target's ways: its sequence with the
 // target's CACHE; once per kind, its own auto-increment (identity in
-// PostgreSQL); and, when seqd is a target too, ids from seqd through the
-// client library's AsyncBatch.
-func insertVariants(t Target, first, withSeqd bool) []insertVariant {
+// PostgreSQL); when seqd is a target too, ids from seqd through the
+// client library's AsyncBatch; and into MariaDB, when seqd-mysql is a
+// target, ids from seqd over MySQL's protocol, one statement per row.
+func insertVariants(t Target, first, withSeqd, withSeqdMySQL bool) []insertVariant {
 	spell := rowsTable[t.Kind]
 	create := func(id string) []string {
 		return []string{"DROP TABLE IF EXISTS seqbench_rows", "DROP SEQUENCE IF EXISTS seqbench_rows_seq",
@@ -57,16 +62,20 @@ func insertVariants(t Target, first, withSeqd bool) []insertVariant {
 		if withSeqd {
 			vs = append(vs, insertVariant{name: "ids from seqd", explicit: true, ddl: create(spell.plainID)})
 		}
+		if withSeqdMySQL && t.Kind == MariaDB {
+			vs = append(vs, insertVariant{name: "ids from seqd over MySQL", explicit: true, overMySQL: true, ddl: create(spell.plainID)})
+		}
 	}
 	return vs
 }
 
-// seqdTarget is the last seqd among targets, nil if there is none: where
-// the workloads that insert rows take their ids from.
-func seqdTarget(targets []Target) *Target {
+// seqdTarget is the last target of kind among targets (Seqd or
+// SeqdMySQL), nil if there is none: where the workloads that insert rows
+// take their ids from.
+func seqdTarget(targets []Target, kind string) *Target {
 	var seqd *Target
 	for i := range targets {
-		if targets[i].Kind == Seqd {
+		if targets[i].Kind == kind {
 			seqd = &targets[i]
 		}
 	}
@@ -79,7 +88,7 @@ func seqdTarget(targets []Target) *Target {
 // by cfg.Threads[i] clients, for every way of giving rows their id.
 // Every repetition checks the table holds as many distinct ids as rows.
 func runInsert(ctx context.Context, cfg Config) ([]Result, error) {
-	seqd := seqdTarget(cfg.Targets)
+	seqd, seqdMy := seqdTarget(cfg.Targets, Seqd), seqdTarget(cfg.Targets, SeqdMySQL)
 	var out []Result
 	seen := map[string]bool{}
 	for _, t := range cfg.Targets {
@@ -88,10 +97,14 @@ func runInsert(ctx context.Context, cfg Config) ([]Result, error) {
 		}
 		first := !seen[t.Kind]
 		seen[t.Kind] = true
-		for _, v := range insertVariants(t, first, seqd != nil) {
+		for _, v := range insertVariants(t, first, seqd != nil, seqdMy != nil) {
+			src := seqd
+			if v.overMySQL {
+				src = seqdMy
+			}
 			for _, threads := range cfg.Threads {
 				for _, rows := range cfg.Rows {
-					r, err := insertPoint(ctx, cfg, t, seqd, v, threads, rows)
+					r, err := insertPoint(ctx, cfg, t, src, v, threads, rows)
 					if err != nil {
 						return nil, err
 					}
@@ -117,7 +130,19 @@ func insertPoint(ctx context.Context, cfg Config, t Target, seqd *Target, v inse
 		insert = strings.NewReplacer("$1", "?", "$2", "?").Replace(insert)
 	}
 	var ids client.Generator
-	if v.explicit {
+	var idSessions []session // overMySQL: each worker's session to seqd's MySQL protocol
+	const idSeq = "seqbench_rows_ids"
+	if v.overMySQL {
+		d := dialect{*seqd}
+		if err := prepare(ctx, *seqd, func(s session) error { return d.createSequence(ctx, s, idSeq, 1, 1) }); err != nil {
+			return Result{}, err
+		}
+		var closeIDs func()
+		if idSessions, closeIDs, err = sessions(ctx, *seqd, threads); err != nil {
+			return Result{}, err
+		}
+		defer closeIDs()
+	} else if v.explicit {
 		src, _, closeSrc, err := openSource(ctx, *seqd, 1)
 		if err != nil {
 			return Result{}, err
@@ -165,7 +190,12 @@ func insertPoint(ctx context.Context, cfg Config, t Target, seqd *Target, v inse
 				var err error
 				if v.explicit {
 					var id int64
-					if id, err = ids.Next(ctx); err == nil {
+					if v.overMySQL {
+						id, err = idSessions[w].value(ctx, "SELECT NEXT VALUE FOR "+idSeq)
+					} else {
+						id, err = ids.Next(ctx)
+					}
+					if err == nil {
 						err = s.exec(ctx, insert, id, "row")
 					}
 				} else {

@@ -84,7 +84,7 @@ func Ratios(rs []Result) []Ratio {
 			}
 			// Like with like: cached with cached, NO CACHE with NO CACHE;
 			// everything against the ceiling.
-			if b.Target != Noop && strings.HasSuffix(a.Target, "-nocache") != strings.HasSuffix(b.Target, "-nocache") {
+			if b.Target != Noop && b.Target != NoopMySQL && strings.HasSuffix(a.Target, "-nocache") != strings.HasSuffix(b.Target, "-nocache") {
 				continue
 			}
 			out = append(out, Ratio{a.Workload, a.Threads, a.Size, a.Label(), b.Label(), a.ValsPerS / b.ValsPerS, "values/s"})

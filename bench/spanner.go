@@ -29,7 +29,7 @@ func runSpanner(ctx context.Context, cfg Config) ([]Result, error) {
 	for _, mode := range modes {
 		for _, threads := range cfg.Threads {
 			for _, t := range cfg.Targets {
-				if t.Kind == Noop || (mode == "sync" && t.Kind == Seqd) {
+				if t.noop() || (mode == "sync" && t.Kind == Seqd) {
 					continue
 				}
 				r, err := spannerPoint(ctx, cfg, t, mode, threads)

@@ -25,17 +25,23 @@ const (
 	// spoken as to MariaDB: the nextval workload only.
 	SeqdMySQL = "seqd-mysql"
 	Noop      = "noop" // the no-op responder (bench/noop): the protocol's ceiling
+	// NoopMySQL is the no-op responder over MySQL's protocol
+	// (noop.MySQLServer, on the library seqd's MySQL front end uses).
+	NoopMySQL = "noop-mysql"
 )
 
 // Target is one system under test.
 type Target struct {
 	Name  string // how tables and charts call it, e.g. "postgres-nocache"
-	Kind  string // Seqd, Postgres, MariaDB, SeqdMySQL or Noop
+	Kind  string // Seqd, Postgres, MariaDB, SeqdMySQL, Noop or NoopMySQL
 	DSN   string // a pgx connection string, or a go-sql-driver/mysql DSN for MariaDB and SeqdMySQL
 	Cache int64  // the CACHE of the sequences the workloads create; 1 is NO CACHE
 	// NoOrder creates the sequences NOORDER (seqd's cluster mode: every
 	// node serves them from blocks of its own).
 	NoOrder bool
+	// Prepared: MySQL sessions prepare their statements on the server
+	// (Config.Prepared).
+	Prepared bool
 	// Spread, when set, are the DSNs the sessions of a grid connect to in
 	// turn (one per node of a cluster); DSN still creates the sequences.
 	Spread []string
@@ -63,7 +69,10 @@ type session interface {
 }
 
 // mysql reports whether t speaks MySQL's protocol and MariaDB's dialect.
-func (t Target) mysql() bool { return t.Kind == MariaDB || t.Kind == SeqdMySQL }
+func (t Target) mysql() bool { return t.Kind == MariaDB || t.Kind == SeqdMySQL || t.Kind == NoopMySQL }
+
+// noop reports whether t is a no-op responder.
+func (t Target) noop() bool { return t.Kind == Noop || t.Kind == NoopMySQL }
 
 func connect(ctx context.Context, t Target) (session, error) {
 	if t.mysql() {
@@ -72,7 +81,11 @@ func connect(ctx context.Context, t Target) (session, error) {
 		// 10.11.19 once died of signal 11 in the insert workload, on an
 		// INSERT into a table whose id defaults to NEXT VALUE FOR, just
 		// dropped and created again; not seen with the text protocol.
-		db, err := sql.Open("mysql", withParam(t.DSN, "interpolateParams=true"))
+		dsn := t.DSN
+		if !t.Prepared {
+			dsn = withParam(dsn, "interpolateParams=true")
+		}
+		db, err := sql.Open("mysql", dsn)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +95,7 @@ func connect(ctx context.Context, t Target) (session, error) {
 			db.Close()
 			return nil, fmt.Errorf("%s: %w", t.Name, err)
 		}
-		return &mysqlSession{db: db, c: c}, nil
+		return &mysqlSession{db: db, c: c, prepared: t.Prepared}, nil
 	}
 	c, err := pgx.Connect(ctx, t.DSN)
 	if err != nil {
@@ -168,12 +181,28 @@ func (s *pgSession) pipeline(ctx context.Context, q string, n int, each func(int
 func (s *pgSession) close() { s.c.Close(context.Background()) }
 
 type mysqlSession struct {
-	db *sql.DB
-	c  *sql.Conn
+	db       *sql.DB
+	c        *sql.Conn
+	prepared bool
+	stmts    map[string]*sql.Stmt // prepared: by text
 }
 
 func (s *mysqlSession) value(ctx context.Context, q string) (v int64, err error) {
-	err = s.c.QueryRowContext(ctx, q).Scan(&v)
+	if !s.prepared {
+		err = s.c.QueryRowContext(ctx, q).Scan(&v)
+		return v, err
+	}
+	st, ok := s.stmts[q]
+	if !ok {
+		if st, err = s.c.PrepareContext(ctx, q); err != nil {
+			return 0, err
+		}
+		if s.stmts == nil {
+			s.stmts = map[string]*sql.Stmt{}
+		}
+		s.stmts[q] = st
+	}
+	err = st.QueryRowContext(ctx).Scan(&v)
 	return v, err
 }
 
@@ -204,7 +233,13 @@ func (s *mysqlSession) exec(ctx context.Context, q string, args ...any) error {
 	return err
 }
 
-func (s *mysqlSession) close() { s.c.Close(); s.db.Close() }
+func (s *mysqlSession) close() {
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.c.Close()
+	s.db.Close()
+}
 
 // dialect holds a target's spelling of the workloads' statements.
 type dialect struct{ t Target }
@@ -226,7 +261,7 @@ func (d dialect) series(seq string, n int) string {
 
 // createSequence drops and creates seq with the target's CACHE.
 func (d dialect) createSequence(ctx context.Context, s session, seq string, start, inc int64) error {
-	if d.t.Kind == Noop {
+	if d.t.noop() {
 		return nil
 	}
 	if err := s.exec(ctx, "DROP SEQUENCE IF EXISTS "+seq); err != nil {
@@ -258,7 +293,7 @@ func (d dialect) cacheClause() string {
 
 // ParseTargets reads "name=kind:cache" style target lists: each name in
 // names is one of seqd, seqd-nocache, postgres, postgres-nocache, mariadb,
-// mariadb-nocache, noop; dsns gives each kind's address; cache is the
+// mariadb-nocache, seqd-mysql, noop, noop-mysql; dsns gives each kind's address; cache is the
 // CACHE of the cached variants.
 func ParseTargets(names string, dsns map[string]string, cache int64) ([]Target, error) {
 	var ts []Target
@@ -268,13 +303,15 @@ func ParseTargets(names string, dsns map[string]string, cache int64) ([]Target, 
 			continue
 		}
 		kind, variant, _ := strings.Cut(n, "-")
-		if rest, ok := strings.CutPrefix(n, SeqdMySQL); ok {
-			kind, variant = SeqdMySQL, strings.TrimPrefix(rest, "-")
+		for _, k := range []string{SeqdMySQL, NoopMySQL} {
+			if rest, ok := strings.CutPrefix(n, k); ok {
+				kind, variant = k, strings.TrimPrefix(rest, "-")
+			}
 		}
 		switch kind {
-		case Seqd, Postgres, MariaDB, SeqdMySQL, Noop:
+		case Seqd, Postgres, MariaDB, SeqdMySQL, Noop, NoopMySQL:
 		default:
-			return nil, fmt.Errorf("unknown target %q (want seqd, seqd-mysql, postgres, mariadb, noop, optionally with -nocache)", n)
+			return nil, fmt.Errorf("unknown target %q (want seqd, seqd-mysql, postgres, mariadb, noop, noop-mysql, optionally with -nocache)", n)
 		}
 		t := Target{Name: n, Kind: kind, DSN: dsns[kind], Cache: cache}
 		switch variant {

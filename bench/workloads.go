@@ -25,9 +25,18 @@ func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
 		defer stop()
 		targets = append(targets, t)
 	}
+	if cfg.Workload == "ceiling" && hasKind(targets, SeqdMySQL) && !hasKind(targets, NoopMySQL) {
+		t, stop, err := startNoopMySQL()
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		targets = append(targets, t)
+	}
 	var out []Result
 	for _, threads := range cfg.Threads {
 		for _, t := range targets {
+			t.Prepared = cfg.Prepared
 			d := dialect{t}
 			if err := prepare(ctx, t, func(s session) error { return d.createSequence(ctx, s, "seqbench_s", 1, 1) }); err != nil {
 				return nil, err
@@ -48,6 +57,9 @@ func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
 				return err
 			}
 			variant := ""
+			if cfg.Prepared && t.mysql() {
+				variant = "prepared"
+			}
 			if cfg.Pipeline > 1 {
 				variant = fmt.Sprintf("pipeline %d", cfg.Pipeline)
 				do = func(ctx context.Context, w int, vs *values) error {
@@ -83,6 +95,17 @@ func startNoop() (Target, func(), error) {
 	go (&noop.Server{}).Serve(ln)
 	dsn := fmt.Sprintf("postgres://bench@%s/bench?sslmode=disable", ln.Addr())
 	return Target{Name: "noop", Kind: Noop, DSN: dsn}, func() { ln.Close() }, nil
+}
+
+// startNoopMySQL runs the no-op responder over MySQL's protocol in this
+// process.
+func startNoopMySQL() (Target, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Target{}, nil, err
+	}
+	go (&noop.MySQLServer{}).Serve(ln)
+	return Target{Name: NoopMySQL, Kind: NoopMySQL, DSN: fmt.Sprintf("bench@tcp(%s)/bench", ln.Addr())}, func() { ln.Close() }, nil
 }
 
 // prepare runs setup statements on a session of their own.
@@ -130,7 +153,7 @@ func runBulk(ctx context.Context, cfg Config) ([]Result, error) {
 	n := cfg.BulkSize
 	for _, threads := range cfg.Threads {
 		for _, t := range cfg.Targets {
-			if t.Kind == Noop {
+			if t.noop() {
 				continue // it answers one row whatever the statement
 			}
 			d := dialect{t}

@@ -1,6 +1,7 @@
 // Command pgnoop runs the benchmarks' no-op responder (package bench/noop):
 // a PostgreSQL-protocol server that answers every statement with a
-// counter, the ceiling seqd is measured against.
+// counter, the ceiling seqd is measured against; with -mysql, the same
+// over MySQL's protocol too.
 package main
 
 import (
@@ -13,7 +14,16 @@ import (
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:6544", "address to listen on")
+	my := flag.String("mysql", "", "address to answer MySQL's protocol on too (empty: none), e.g. 127.0.0.1:3307")
 	flag.Parse()
+	if *my != "" {
+		ml, err := net.Listen("tcp", *my)
+		if err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("pgnoop answering MySQL's protocol on %s", ml.Addr())
+		go func() { log.Fatal(new(noop.MySQLServer).Serve(ml)) }()
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		log.Fatal(err)

@@ -25,6 +25,8 @@ func main() {
 		myDSN    = flag.String("mariadb", os.Getenv("SEQD_TEST_MARIADB_DSN"), "MariaDB address (go-sql-driver/mysql DSN)")
 		seqdMy   = flag.String("seqd-mysql", "seqbench@tcp(127.0.0.1:3306)/public", "seqd's MySQL protocol address (go-sql-driver/mysql DSN; seqd -mysql-listen)")
 		noopDSN  = flag.String("noop", "", "no-op responder address (cmd/pgnoop); ceiling starts one in-process if empty")
+		noopMy   = flag.String("noop-mysql", "", "no-op MySQL responder address (go-sql-driver/mysql DSN; cmd/pgnoop -mysql); ceiling starts one in-process if empty and seqd-mysql is a target")
+		prepared = flag.Bool("mysql-prepared", false, "nextval, ceiling: MySQL targets use server-side prepared statements (default: text, parameters interpolated)")
 		cache    = flag.Int64("cache", 1000, "CACHE of the sequences of cached targets (-nocache targets: 1)")
 		threads  = flag.String("threads", "", "client counts, e.g. 1,8,16,24,64,128 (default depends on the workload)")
 		duration = flag.Duration("duration", 10*time.Second, "time per point of timed workloads")
@@ -62,11 +64,11 @@ func main() {
 		cluster(*seqdBin, *failovers, *cache, *threads, *duration, *rate, !*quiet, *csvOut, *jsonOut, *pngOut)
 		return
 	}
-	ts, err := bench.ParseTargets(*targets, map[string]string{bench.Seqd: *seqdDSN, bench.Postgres: *pgDSN, bench.MariaDB: *myDSN, bench.SeqdMySQL: *seqdMy, bench.Noop: *noopDSN}, *cache)
+	ts, err := bench.ParseTargets(*targets, map[string]string{bench.Seqd: *seqdDSN, bench.Postgres: *pgDSN, bench.MariaDB: *myDSN, bench.SeqdMySQL: *seqdMy, bench.Noop: *noopDSN, bench.NoopMySQL: *noopMy}, *cache)
 	check(err)
 	cfg := bench.Config{Workload: *workload, Targets: ts, Duration: *duration, Rate: *rate,
 		Mode: *mode, Iterations: *iterations, BatchSize: *batchSize, LowWatermark: *lowWater, TxnTime: *txn,
-		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline, HotRows: *hotRows}
+		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline, HotRows: *hotRows, Prepared: *prepared}
 	if *threads != "" {
 		cfg.Threads, err = ints(*threads)
 		check(err)
