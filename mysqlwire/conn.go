@@ -299,7 +299,8 @@ func (cn *conn) before(ctx context.Context, sess *executor.Session, st *step) er
 }
 
 // manual reports whether autocommit is off.
-func (cn *conn) manual() bool { v, _ := cn.variable("autocommit"); return v == "0" }
+// (SET stores it as "0" or "1"; it is "1" until set.)
+func (cn *conn) manual() bool { return cn.vars["autocommit"] == "0" }
 
 // status sets the status flags the next OK and EOF packets carry:
 // SERVER_STATUS_AUTOCOMMIT and SERVER_STATUS_IN_TRANS.
