@@ -3,6 +3,8 @@ package mysqlwire
 import (
 	"context"
 	"errors"
+	"regexp"
+	"strings"
 
 	"github.com/dolthub/vitess/go/mysql"
 
@@ -86,8 +88,16 @@ func toSQLError(err error) *mysql.SQLError {
 			msg = eval.ErrStatementTimeout.Error()
 		}
 	}
-	if errors.As(err, &se) && se.Hint != "" {
+	if m := missingRelation.FindStringSubmatch(msg); kind == sqlerr.UndefinedTable && m != nil {
+		// MariaDB's words for ER_UNKNOWN_SEQUENCES, naming the
+		// sequence without its database, as MariaDB does.
+		msg = "Unknown SEQUENCE: '" + m[1][strings.LastIndexByte(m[1], '.')+1:] + "'"
+	} else if errors.As(err, &se) && se.Hint != "" {
 		msg += " (" + se.Hint + ")"
 	}
 	return mysql.NewSQLError(int(e.number), e.state, "%s", msg)
 }
+
+// missingRelation is the executor's message for a relation that is not
+// there.
+var missingRelation = regexp.MustCompile(`^relation "(.*)" does not exist$`)

@@ -514,7 +514,7 @@ func TestRenameTable(t *testing.T) {
 	if err := root.QueryRow("SELECT NEXT VALUE FOR b.t").Scan(&v); err != nil || v != 2 {
 		t.Fatalf("NEXT VALUE FOR the moved sequence: %d, %v; want 2", v, err)
 	}
-	if _, err := root.Exec("SELECT NEXT VALUE FOR a.s"); number(err) != 4091 {
+	if _, err := root.Exec("SELECT NEXT VALUE FOR a.s"); number(err) != 4091 || !strings.HasSuffix(err.Error(), "Unknown SEQUENCE: 's'") {
 		t.Fatalf("the old name: %v", err)
 	}
 	if _, err := open(t, addr, "app", "b").Exec("RENAME TABLE t TO u"); number(err) != 1142 {
