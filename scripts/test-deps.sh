@@ -87,6 +87,17 @@ assert (version('PyMySQL'), version('mysql-connector-python')) == ('1.2.4', '26.
   "$VENV/bin/pip" install -q $PYDRIVERS >&2
 fi
 
+# mysqlclient (MySQLdb) builds against MariaDB's C connector; sysbench
+# runs the MySQL driver matrix's Lua script. Both from Debian's packages.
+if ! pkg-config --exists libmariadb 2>/dev/null || ! command -v sysbench >/dev/null; then
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libmariadb-dev pkg-config sysbench >&2
+fi
+MYSQLCLIENT=2.3.1
+if ! "$VENV/bin/python" -c "import MySQLdb; assert MySQLdb.version_info[:3] == tuple(map(int, '$MYSQLCLIENT'.split('.')))" 2>/dev/null; then
+  "$VENV/bin/pip" install -q "mysqlclient==$MYSQLCLIENT" >&2
+fi
+
 # The Python SDK's test stack (sdk/python), pinned.
 # and its SDK checks: mypy (the package is typed) and ruff (lint, format).
 PYSDK="pytest==8.3.4 psycopg-pool==3.2.4 setuptools==75.6.0 mypy==1.13.0 ruff==0.8.4"

@@ -12,6 +12,7 @@ a transaction. Exits non-zero, with a traceback, at the first failure.
 import sys
 import threading
 
+import MySQLdb
 import mysql.connector
 import pymysql
 
@@ -75,12 +76,15 @@ def stack(name, connect, errno_of):
 
 stack("pymysql", lambda: pymysql.connect(host=HOST, port=PORT, user="seqd", password="pw", database="public"),
       lambda e: e.args[0])
+stack("mysqlclient", lambda: MySQLdb.connect(host=HOST, port=PORT, user="seqd", password="pw", database="public"),
+      lambda e: e.args[0])
 stack("mysql_connector", lambda: mysql.connector.connect(host=HOST, port=PORT, user="seqd", password="pw", database="public"),
       lambda e: e.errno)
 
-# A wrong password is refused with 1045, by both.
+# A wrong password is refused with 1045, by every one.
 for name, connect, errno_of in [
     ("pymysql", lambda: pymysql.connect(host=HOST, port=PORT, user="seqd", password="wrong"), lambda e: e.args[0]),
+    ("mysqlclient", lambda: MySQLdb.connect(host=HOST, port=PORT, user="seqd", password="wrong"), lambda e: e.args[0]),
     ("mysql_connector", lambda: mysql.connector.connect(host=HOST, port=PORT, user="seqd", password="wrong"), lambda e: e.errno),
 ]:
     try:
