@@ -120,9 +120,10 @@ func (r *clusterRun) takeMySQL(c *sql.Conn, op Op) error {
 
 // mysqlOutcome classifies a request's error as outcome does pgwire's:
 // 1792 (a standby's or a deposed leader's read-only refusal, 25006)
-// handed nothing out; a statement cancelled (1317) or a connection
-// refused by a standby (1053) or that ended leaves the outcome unknown;
-// any other MySQL error is a finding.
+// handed nothing out; a statement cancelled (1317, 57014), a shutdown
+// (1053, 57P01), a store write whose outcome is unknown (1030, 58030) or
+// a connection that ended leaves the outcome unknown; any other MySQL
+// error is a finding.
 func (r *clusterRun) mysqlOutcome(err error) Outcome {
 	if err == nil {
 		return OK
@@ -132,7 +133,7 @@ func (r *clusterRun) mysqlOutcome(err error) Outcome {
 		switch me.Number {
 		case 1792:
 			return Failed
-		case 1317, 1053, 1927:
+		case 1317, 1053, 1030, 1927:
 			return Unknown
 		}
 		r.violation(fmt.Sprintf("error: NEXT VALUE FOR over MySQL got %d (%s): %s", me.Number, me.SQLState, me.Message))
