@@ -33,6 +33,10 @@ type Config struct {
 	Rows      []int // table sizes timed; nil means 1000, 5000, 10000
 	Reps      int   // repetitions of each; 0 means 10
 	RowsPerTx int   // 0 means 1 (row by row); the MariaDB article also uses 10
+	// InsertTime, when positive, times the insert workload by the
+	// clock: as many rows as fit in it (the TiDB article's fixed-time
+	// runs), in place of the fixed counts of Rows.
+	InsertTime time.Duration
 
 	// bulk
 	BulkSize int // values per call; 0 means 100000

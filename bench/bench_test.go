@@ -223,3 +223,46 @@ func TestSeqdMySQL(t *testing.T) {
 		t.Fatal("the bulk workload ran on seqd-mysql")
 	}
 }
+
+// TestMySQLWorkloads: seqd-mysql in the ceiling workload (beside the
+// in-process no-op MySQL responder it starts), with server-side prepared
+// statements, and as the id source of the insert workload into MariaDB,
+// timed by the clock; every result's values are checked (the insert's:
+// as many distinct ids in the table as rows inserted).
+func TestMySQLWorkloads(t *testing.T) {
+	srv := seqdtest.Start(t, server.Config{MySQLListen: "127.0.0.1:0"})
+	ts, err := ParseTargets("seqd-mysql,mariadb", map[string]string{
+		SeqdMySQL: "bench@tcp(" + srv.MySQLAddr().String() + ")/public",
+		MariaDB:   testenv.MariaDBDSN(t),
+	}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		cfg    Config
+		labels []string
+	}{
+		{Config{Workload: "ceiling", Targets: ts[:1], Threads: []int{2}, Duration: 150 * time.Millisecond},
+			[]string{"seqd-mysql", "noop", "noop-mysql"}},
+		{Config{Workload: "nextval", Targets: ts, Threads: []int{2}, Duration: 150 * time.Millisecond, Prepared: true},
+			[]string{"seqd-mysql prepared", "mariadb prepared"}},
+		{Config{Workload: "insert", Targets: ts, Threads: []int{2}, InsertTime: 200 * time.Millisecond, Reps: 1},
+			[]string{"mariadb sequence CACHE 100", "mariadb auto_increment", "mariadb ids from seqd over MySQL"}},
+	} {
+		rs, err := Run(ctx, tc.cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.cfg.Workload, err)
+		}
+		var got []string
+		for _, r := range rs {
+			got = append(got, r.Label())
+			if r.Ops == 0 || r.Values == 0 {
+				t.Errorf("%s %s: %d ops, %d values", tc.cfg.Workload, r.Label(), r.Ops, r.Values)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(tc.labels, ",") {
+			t.Errorf("%s: results %q, want %q", tc.cfg.Workload, got, tc.labels)
+		}
+	}
+}

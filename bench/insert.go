@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -102,8 +103,12 @@ func runInsert(ctx context.Context, cfg Config) ([]Result, error) {
 			if v.overMySQL {
 				src = seqdMy
 			}
+			sizes := cfg.Rows
+			if cfg.InsertTime > 0 {
+				sizes = []int{0} // as many as fit in the time
+			}
 			for _, threads := range cfg.Threads {
-				for _, rows := range cfg.Rows {
+				for _, rows := range sizes {
 					r, err := insertPoint(ctx, cfg, t, src, v, threads, rows)
 					if err != nil {
 						return nil, err
@@ -167,6 +172,10 @@ func insertPoint(ctx context.Context, cfg Config, t Target, seqd *Target, v inse
 		}
 		var left atomic.Int64 // rows no transaction has taken yet
 		left.Store(int64(rows))
+		if rows == 0 {
+			left.Store(math.MaxInt64) // fixed time
+		}
+		var inserted atomic.Int64
 		take := func() int64 {
 			for {
 				cur := left.Load()
@@ -178,6 +187,10 @@ func insertPoint(ctx context.Context, cfg Config, t Target, seqd *Target, v inse
 		}
 		l := loop{threads: threads, server: probeFor(t), total: int64(txs), progress: cfg.Progress,
 			label: fmt.Sprintf("insert %s %s %d rows, rep %d", t, v.name, rows, rep+1)}
+		if rows == 0 {
+			l.total, l.duration = 0, cfg.InsertTime
+			l.label = fmt.Sprintf("insert %s %s for %v, rep %d", t, v.name, cfg.InsertTime, rep+1)
+		}
 		m, err := l.run(ctx, func(ctx context.Context, w int, _ *values) error {
 			s := ss[w]
 			k := take()
@@ -206,8 +219,11 @@ func insertPoint(ctx context.Context, cfg Config, t Target, seqd *Target, v inse
 				}
 			}
 			if cfg.RowsPerTx > 1 {
-				return s.exec(ctx, "COMMIT")
+				if err := s.exec(ctx, "COMMIT"); err != nil {
+					return err
+				}
 			}
+			inserted.Add(k)
 			return nil
 		})
 		if err != nil {
@@ -221,8 +237,8 @@ func insertPoint(ctx context.Context, cfg Config, t Target, seqd *Target, v inse
 		if err != nil {
 			return Result{}, err
 		}
-		if n != int64(rows) || distinct != n {
-			return Result{}, fmt.Errorf("insert %s %s: %d rows with %d distinct ids, want %d", t, v.name, n, distinct, rows)
+		if want := inserted.Load(); n != want || distinct != n || (rows > 0 && n != int64(rows)) {
+			return Result{}, fmt.Errorf("insert %s %s: %d rows with %d distinct ids, want %d", t, v.name, n, distinct, want)
 		}
 		checked += n
 		total += m.elapsed

@@ -72,7 +72,11 @@ func Ratios(rs []Result) []Ratio {
 			}
 			if a.Workload == "insert" {
 				if a.Target == b.Target && (b.Variant == "identity" || b.Variant == "auto_increment") && a.Variant != b.Variant && b.MeanMs > 0 {
-					out = append(out, Ratio{a.Workload, a.Threads, a.Size, a.Label(), b.Label(), a.MeanMs / b.MeanMs, "time"})
+					x := a.MeanMs / b.MeanMs
+					if a.Size == 0 && a.ValsPerS > 0 { // fixed time: the time per row
+						x = b.ValsPerS / a.ValsPerS
+					}
+					out = append(out, Ratio{a.Workload, a.Threads, a.Size, a.Label(), b.Label(), x, "time"})
 				}
 				continue
 			}
