@@ -93,6 +93,7 @@ type Ranges struct {
 type rangeView struct {
 	at   time.Time
 	seqs map[uint64]uint64
+	from *Engine // the snapshot it was made of
 }
 
 // RangeStats are a node's NOORDER counters since it started.
@@ -128,7 +129,7 @@ func NewRanges(st storage.Swapper, lease time.Duration) *Ranges {
 // Observe makes e, a snapshot of the store whose read began at at, the
 // node's view of its NOORDER sequences, if it is newer.
 func (r *Ranges) Observe(at time.Time, e *Engine) {
-	v := &rangeView{at: at, seqs: map[uint64]uint64{}}
+	v := &rangeView{at: at, seqs: map[uint64]uint64{}, from: e}
 	e.catMu.RLock()
 	for _, s := range e.seqs {
 		s.mu.Lock()
@@ -138,12 +139,29 @@ func (r *Ranges) Observe(at time.Time, e *Engine) {
 		s.mu.Unlock()
 	}
 	e.catMu.RUnlock()
+	r.replace(v)
+}
+
+// replace makes v the view, unless the view is newer.
+func (r *Ranges) replace(v *rangeView) {
 	for {
 		old := r.view.Load()
-		if old != nil && !old.at.Before(at) || r.view.CompareAndSwap(old, v) {
+		if old != nil && !old.at.Before(v.at) || r.view.CompareAndSwap(old, v) {
 			return
 		}
 	}
+}
+
+// Renew is Observe for a read-only snapshot e known unchanged in the
+// store as of at (a follower's watch says no record changed since e was
+// read): the view of e is kept, as of at, without going over e's
+// sequences again.
+func (r *Ranges) Renew(at time.Time, e *Engine) {
+	if old := r.view.Load(); old != nil && old.from == e {
+		r.replace(&rangeView{at: at, seqs: old.seqs, from: e})
+		return
+	}
+	r.Observe(at, e)
 }
 
 // current checks a NOORDER sequence against the node's view: the epoch

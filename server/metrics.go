@@ -53,6 +53,9 @@ func newMetrics(eng func() *engine.Engine, conns func() int, near func() int) *m
 type clusterMetrics struct {
 	terms prometheus.Counter
 	ends  *prometheus.CounterVec
+	// snapshots are full reads of the store; followerChecks the
+	// intervals a follower's watch showed the store unchanged.
+	snapshots, followerChecks prometheus.Counter
 }
 
 // registerCluster adds cluster mode's metrics; leading reports whether
@@ -63,8 +66,12 @@ func (m *metrics) registerCluster(leading func() bool, ranges *engine.Ranges) *c
 			Help: "Terms this node has led since it started (each an election it won)."}),
 		ends: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "seqd_cluster_term_ends_total",
 			Help: "This node's terms that ended, by reason: lease (it lapsed by the node's clock or at etcd), deposed (the leader key changed), resigned (a shutdown handed over), error."}, []string{"reason"}),
+		snapshots: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_snapshots_total",
+			Help: "Full reads of the store this node made for a snapshot (following, or standing by after a term)."}),
+		followerChecks: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_follower_checks_total",
+			Help: "Intervals in which this follower's watch showed the store's records unchanged, so that it kept its snapshot without a full read."}),
 	}
-	m.reg.MustRegister(c.terms, c.ends, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_leader",
+	m.reg.MustRegister(c.terms, c.ends, c.snapshots, c.followerChecks, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_leader",
 		Help: "1 while this node leads the cluster and serves, 0 while it stands by."}, func() float64 {
 		if leading() {
 			return 1

@@ -39,6 +39,12 @@ type node struct {
 	// leader is the leader it found then ("": none).
 	contact time.Time
 	leader  string
+	// snapRev is the store revision the newest snapshot read at, under
+	// snapPrefix; watch follows the records from the revision after it
+	// while the node follows (follow.go).
+	snapRev    int64
+	snapPrefix string
+	watch      *storeWatch
 }
 
 // startNode connects to etcd and opens the first snapshot; lead then
@@ -168,6 +174,12 @@ func (n *node) snapshot(ctx context.Context) (*engine.Engine, error) {
 	e, err := engine.Open(ctx, engine.Config{Store: st, ReadOnly: true, Ranges: n.ranges})
 	if err == nil {
 		n.ranges.Observe(at, e)
+		n.mu.Lock()
+		n.snapRev, n.snapPrefix = st.Loaded(), st.DataPrefix()
+		n.mu.Unlock()
+		if n.metrics != nil {
+			n.metrics.snapshots.Inc()
+		}
 	}
 	return e, err
 }
@@ -203,10 +215,11 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			case term = <-won:
 				break follow
 			case <-time.After(snapshotInterval):
-				n.refresh()
+				n.keepUp()
 			}
 		}
 		stop()
+		n.stopWatch()
 		if term == nil {
 			return // shut down
 		}

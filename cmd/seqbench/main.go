@@ -18,7 +18,7 @@ import (
 
 func main() {
 	var (
-		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot or cluster")
+		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot, cluster or cluster-idle")
 		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, seqd-mysql, postgres, mariadb, noop, each optionally -nocache (e.g. postgres-nocache)")
 		seqdDSN  = flag.String("seqd", "postgres://seqbench@127.0.0.1:6543/seqbench?sslmode=disable", "seqd address (pgx connection string)")
 		pgDSN    = flag.String("postgres", os.Getenv("SEQD_TEST_PG_DSN"), "PostgreSQL address (pgx connection string)")
@@ -41,6 +41,7 @@ func main() {
 		rows      = flag.String("rows", "1000,5000,10000", "insert: rows per repetition")
 		reps      = flag.Int("reps", 10, "insert: repetitions")
 		rowsPerTx = flag.Int("rows-per-tx", 1, "insert: rows per transaction (1: autocommit row by row)")
+		insTime   = flag.Duration("insert-time", 0, "insert: insert for this long at each point instead of -rows (fixed time)")
 		bulkSize  = flag.Int("bulk-size", 100000, "bulk: values per call")
 		sequences = flag.Int("sequences", 8, "multi: K sequences")
 		pipeline  = flag.Int("pipeline", 1, "nextval, ceiling: statements per round trip (pgx batches)")
@@ -53,6 +54,7 @@ func main() {
 
 		seqdBin   = flag.String("seqd-binary", "", "cluster: the seqd binary the nodes run (go build -o /tmp/seqd ./cmd/seqd)")
 		failovers = flag.Int("failovers", 10, "cluster: leader kills measured")
+		idleSeqs  = flag.Int("idle-sequences", 10000, "cluster-idle: sequences in the store while the cluster's idle CPU is measured (for -duration)")
 
 		csvOut  = flag.String("csv", "", "write results as CSV to this file")
 		jsonOut = flag.String("json", "", "write results and ratios as JSON to this file")
@@ -60,6 +62,10 @@ func main() {
 		quiet   = flag.Bool("q", false, "no progress line")
 	)
 	flag.Parse()
+	if *workload == "cluster-idle" {
+		clusterIdle(*seqdBin, *idleSeqs, *duration)
+		return
+	}
 	if *workload == "cluster" {
 		cluster(*seqdBin, *failovers, *cache, *threads, *duration, *rate, !*quiet, *csvOut, *jsonOut, *pngOut)
 		return
@@ -68,7 +74,7 @@ func main() {
 	check(err)
 	cfg := bench.Config{Workload: *workload, Targets: ts, Duration: *duration, Rate: *rate,
 		Mode: *mode, Iterations: *iterations, BatchSize: *batchSize, LowWatermark: *lowWater, TxnTime: *txn,
-		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline, HotRows: *hotRows, Prepared: *prepared}
+		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline, HotRows: *hotRows, Prepared: *prepared, InsertTime: *insTime}
 	if *threads != "" {
 		cfg.Threads, err = ints(*threads)
 		check(err)
@@ -150,6 +156,22 @@ func cluster(bin string, failovers int, cache int64, threads string, duration ti
 	write(pngOut, func(f *os.File) error {
 		return bench.WritePNG(f, rep.Results, "seqbench cluster: three nodes on etcd against one")
 	})
+}
+
+// clusterIdle runs the cluster-idle workload: a three-node cluster's CPU
+// at rest with n sequences in its store.
+func clusterIdle(bin string, n int, idle time.Duration) {
+	if bin == "" {
+		check(fmt.Errorf("-workload cluster-idle needs -seqd-binary (go build -o /tmp/seqd ./cmd/seqd)"))
+	}
+	dir, err := os.MkdirTemp("", "seqbench-cluster-idle")
+	check(err)
+	defer os.RemoveAll(dir)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := bench.RunClusterIdle(ctx, bench.ClusterBenchConfig{Binary: bin, Dir: dir}, n, idle)
+	check(err)
+	fmt.Print(rep)
 }
 
 func ints(s string) ([]int, error) {

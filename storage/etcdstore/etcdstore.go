@@ -69,6 +69,7 @@ type Store struct {
 	name    string
 	timeout time.Duration
 	closed  atomic.Bool
+	loaded  atomic.Int64 // the revision the last Load read at
 }
 
 // Open returns the store under cfg.Prefix. It does not contact etcd.
@@ -152,6 +153,7 @@ func (s *Store) Load(ctx context.Context, fn func(storage.KV) error) error {
 		}
 		if rev == 0 {
 			rev = r.Header.Revision
+			s.loaded.Store(rev)
 		}
 		for _, kv := range r.Kvs {
 			if err := fn(storage.KV{Key: string(kv.Key[len(s.data):]), Value: kv.Value, Rev: storage.Rev(kv.ModRevision)}); err != nil {
@@ -164,6 +166,13 @@ func (s *Store) Load(ctx context.Context, fn func(storage.KV) error) error {
 		from = string(r.Kvs[len(r.Kvs)-1].Key) + "\x00"
 	}
 }
+
+// Loaded is the etcd revision the last Load read the records at (0
+// before one): a watch from the revision after it misses no change.
+func (s *Store) Loaded() int64 { return s.loaded.Load() }
+
+// DataPrefix is the prefix of the records' keys, for a watch on them.
+func (s *Store) DataPrefix() string { return s.data }
 
 // Commit applies ops in one etcd transaction, fenced by token.
 func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.Op) (storage.Rev, error) {

@@ -1,0 +1,149 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ClusterIdleReport is what the cluster-idle workload measured: a
+// three-node cluster holding N sequences, with no traffic.
+type ClusterIdleReport struct {
+	Sequences int
+	Create    time.Duration // creating them, in blocks, through the leader
+	Idle      time.Duration // the measured stretch
+	// EtcdCPU is the three etcd members' CPU (they run in this process)
+	// per second of the idle stretch; NodeCPU each seqd node's, leader
+	// first.
+	EtcdCPU time.Duration
+	NodeCPU []time.Duration
+	// Snapshots are the full reads of the store the followers made in
+	// the idle stretch (seqd_cluster_snapshots_total).
+	Snapshots float64
+}
+
+func (r *ClusterIdleReport) String() string {
+	var nodes []string
+	for _, d := range r.NodeCPU {
+		nodes = append(nodes, fmt.Sprintf("%.1f ms/s", float64(d.Microseconds())/1000))
+	}
+	return fmt.Sprintf("%d sequences (created in %v); idle %v: etcd members %.1f ms CPU/s, nodes (leader first) %s; followers' full reads of the store: %.0f\n",
+		r.Sequences, r.Create.Round(time.Millisecond), r.Idle, float64(r.EtcdCPU.Microseconds())/1000, strings.Join(nodes, ", "), r.Snapshots)
+}
+
+// RunClusterIdle starts a three-node cluster, creates n sequences
+// through the leader (50 to a transaction block: etcd takes at most 127
+// records in one), waits until every follower lists them, and measures
+// the CPU the etcd members and each node spend over idle with no
+// traffic: what a cluster at rest costs with n sequences.
+func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time.Duration) (*ClusterIdleReport, error) {
+	if cc.LeaseTTL <= 0 {
+		cc.LeaseTTL = 2 * time.Second
+	}
+	cb := &clusterBench{cc: cc}
+	defer cb.close()
+	if err := cb.start(ctx); err != nil {
+		return nil, err
+	}
+	rep := &ClusterIdleReport{Sequences: n, Idle: idle}
+	c, err := pgx.Connect(ctx, cb.clusterT.DSN)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	for i := 0; i < n; i += 50 {
+		var b strings.Builder
+		b.WriteString("begin;")
+		for j := i; j < min(i+50, n); j++ {
+			fmt.Fprintf(&b, "create sequence idle_%d;", j)
+		}
+		b.WriteString("commit")
+		if _, err := c.Exec(ctx, b.String()); err != nil {
+			c.Close(ctx)
+			return nil, fmt.Errorf("creating sequences %d..: %w", i, err)
+		}
+	}
+	c.Close(ctx)
+	rep.Create = time.Since(start)
+	leader := cb.leader()
+	for i, m := range cb.members {
+		if i == leader {
+			continue
+		}
+		if err := waitListed(ctx, m, n, time.Minute); err != nil {
+			return nil, err
+		}
+	}
+	// Let the followers settle (a watch each, a last full read).
+	time.Sleep(2 * time.Second)
+	order := []*node{cb.members[leader]}
+	for i, m := range cb.members {
+		if i != leader {
+			order = append(order, m)
+		}
+	}
+	snaps := func() float64 {
+		var s float64
+		for _, m := range order[1:] {
+			s += m.metric("seqd_cluster_snapshots_total", nil)
+		}
+		return s
+	}
+	before := make([]time.Duration, len(order))
+	for i, m := range order {
+		if before[i], err = (&cpuProbe{pid: m.cmd.Process.Pid}).read(); err != nil {
+			return nil, err
+		}
+	}
+	selfBefore, snapsBefore := selfCPU(), snaps()
+	select {
+	case <-time.After(idle):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	per := func(d time.Duration) time.Duration { return time.Duration(float64(d) / idle.Seconds()) }
+	rep.EtcdCPU = per(selfCPU() - selfBefore)
+	for i, m := range order {
+		after, err := (&cpuProbe{pid: m.cmd.Process.Pid}).read()
+		if err != nil {
+			return nil, err
+		}
+		rep.NodeCPU = append(rep.NodeCPU, per(after-before[i]))
+	}
+	rep.Snapshots = snaps() - snapsBefore
+	return rep, nil
+}
+
+// waitListed waits until node m lists n sequences.
+func waitListed(ctx context.Context, m *node, n int, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		c, err := pgx.Connect(ctx, fmt.Sprintf("postgres://seqbench@%s/seqbench?sslmode=disable", m.pg))
+		got := -1
+		if err == nil {
+			err = c.QueryRow(ctx, "select count(*) from pg_sequences").Scan(&got)
+			c.Close(ctx)
+		}
+		if got == n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("node %s lists %d sequences of %d: %v", m.pg, got, n, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// selfCPU is this process's CPU time (user and system), its children's
+// not counted.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
