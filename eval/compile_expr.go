@@ -75,6 +75,7 @@ func Columns(spec ...any) []RelColumn {
 type Scope struct {
 	items []scopeItem
 	width int
+	rels  []relAt // the FROM clause's relations (pushdown.go)
 }
 
 type scopeItem struct {

@@ -31,8 +31,10 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 			alias = rv.Alias.Aliasname
 			cs = renamed(cs, rv.Alias.Colnames)
 		}
+		src := &relSource{rel: rel}
+		sc.rels = append(sc.rels, relAt{src: src, offset: sc.width})
 		sc.add(alias, rel.Schema, cs, rel.OID)
-		return &relSource{rel: rel}, nil
+		return src, nil
 	case n.GetRangeFunction() != nil:
 		return c.rangeFunction(sc, n.GetRangeFunction())
 	case n.GetJoinExpr() != nil:
@@ -112,14 +114,20 @@ func Qualified(schema, name string) string {
 }
 
 type relSource struct {
-	rel *Relation
+	rel  *Relation
+	keys []keyFilter // equalities of the WHERE clause it may look up by (pushdown.go)
 }
 
 func (r *relSource) width() int { return len(r.rel.Cols) }
-func (r *relSource) open(*Env) (Rows, error) {
-	rows, err := r.rel.Rows()
+func (r *relSource) open(e *Env) (Rows, error) {
+	rows, ok, err := r.lookup(e)
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		if rows, err = r.rel.Rows(); err != nil {
+			return nil, err
+		}
 	}
 	return &SliceRows{Rows: rows}, nil
 }

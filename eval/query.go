@@ -100,6 +100,7 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 		if q.where, err = c.boolArg(sc, st.WhereClause); err != nil {
 			return nil, err
 		}
+		c.pushDown(sc, st.WhereClause)
 	}
 	q.grouped = len(st.GroupClause) > 0 || st.HavingClause != nil
 	for _, g := range st.GroupClause {

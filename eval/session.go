@@ -40,4 +40,8 @@ type Relation struct {
 	// Rows reads the relation's rows for the session it was resolved
 	// for.
 	Rows func() ([][]Datum, error)
+	// Lookup, when set, reads the rows whose column col equals v, or at
+	// least every such row (the query filters what it returns); ok false
+	// means it cannot look up by that column or value, and Rows is read.
+	Lookup func(col int, v Datum) (rows [][]Datum, ok bool, err error)
 }

@@ -43,8 +43,12 @@ func (v *evalView) Relation(q pgsql.QName) (*eval.Relation, error) {
 		}
 		return nil, err
 	}
-	return &eval.Relation{OID: rel.oid, Schema: rel.schema, Name: rel.name, Cols: rel.cols,
-		Rows: func() ([][]eval.Datum, error) { return rel.rows(s) }}, nil
+	r := &eval.Relation{OID: rel.oid, Schema: rel.schema, Name: rel.name, Cols: rel.cols,
+		Rows: func() ([][]eval.Datum, error) { return rel.rows(s) }}
+	if rel.by != nil {
+		r.Lookup = rel.by.lookup(s)
+	}
+	return r, nil
 }
 
 // Input parses text as t's input function does.

@@ -21,6 +21,8 @@ type relation struct {
 	kind         byte // relkind: 'r' table, 'v' view
 	cols         []eval.RelColumn
 	rows         func(s *Session) ([][]eval.Datum, error)
+	// by, when set, looks up the rows of named sequences (lookup.go).
+	by *seqLookup
 }
 
 var (
@@ -107,21 +109,11 @@ func (s *Session) reserved(info engine.Info) (engine.Info, error) {
 // ones.
 func (s *Session) sequences() []seqInfo {
 	var out []seqInfo
-	for _, eng := range []*engine.Engine{s.tempEng, s.eng} {
-		if eng == nil {
-			continue
-		}
-		var cat seqCatalog = eng
-		switch {
-		case eng == s.eng && s.txn != nil:
-			cat = s.txn
-		case eng == s.tempEng && s.tempTxn != nil:
-			cat = s.tempTxn
-		}
+	s.eachCatalog(func(eng *engine.Engine, cat seqCatalog) {
 		for _, info := range cat.List() {
 			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(eng, info), nsp: s.oids().forSchema(info.Name.Schema())})
 		}
-	}
+	})
 	return out
 }
 
@@ -221,8 +213,14 @@ func catalogRelations() []*relation {
 // sequence's position from the store, in cluster mode (the views that show
 // last_value).
 func seqRows(s *Session, reserved bool, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
+	return rowsOf(s, s.sequences(), reserved, f)
+}
+
+// rowsOf makes a row of each of seqs, as seqRows.
+func rowsOf(s *Session, seqs []seqInfo, reserved bool, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
+	s.seqRowsMade += len(seqs)
 	var out [][]eval.Datum
-	for _, info := range s.sequences() {
+	for _, info := range seqs {
 		if reserved {
 			var err error
 			if info.Info, err = s.reserved(info.Info); err != nil {
@@ -238,6 +236,45 @@ func seqRow(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
 }
 func seqRowReserved(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
 	return seqRows(s, true, f)
+}
+
+// pgSequencesRow is a sequence's pg_sequences row.
+func pgSequencesRow(s *Session, i seqInfo) []eval.Datum {
+	o := i.Options
+	last := eval.Null
+	// As PostgreSQL's view: last_value only with SELECT or USAGE.
+	if p, err := s.privilegesOn(i.Name); i.State.Called && err == nil && p&(engine.PrivSelect|engine.PrivUsage) != 0 {
+		last = eval.Int(o.Value(i.State.Last)) // a shaped sequence's value; the rest are its counter's
+	}
+	owner := s.cfg.User
+	if a, err := s.engFor(i.Name).ACL(i.Name); err == nil {
+		owner = s.ownerName(a)
+	}
+	t := eval.TypeByName(sqlTypeName(o.Type.String()))
+	return []eval.Datum{eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text(owner), t.Regtype(),
+		eval.Int(o.Start), eval.Int(o.Min), eval.Int(o.Max), eval.Int(o.Increment), eval.Bool(o.Cycle), eval.Int(o.Cache), last}
+}
+
+// pgSequenceRow is a sequence's pg_sequence row.
+func pgSequenceRow(i seqInfo) []eval.Datum {
+	o := i.Options
+	return []eval.Datum{eval.Int(int64(i.oid)), eval.Int(int64(eval.TypeByName(sqlTypeName(o.Type.String())).OID())), eval.Int(o.Start),
+		eval.Int(o.Increment), eval.Int(o.Max), eval.Int(o.Min), eval.Int(o.Cache), eval.Bool(o.Cycle)}
+}
+
+// classRow is a sequence's pg_class row.
+func classRow(s *Session, i seqInfo) []eval.Datum {
+	return []eval.Datum{eval.Int(int64(i.oid)), eval.Text(i.Name.Rel()), eval.Int(int64(i.nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0),
+		eval.Int(int64(i.oid)), eval.Int(0), eval.Int(1), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text(s.persistence(i)), eval.Text("S"),
+		eval.Int(sequenceRelAttrs), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true),
+		eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Null, eval.Null, eval.Null}
+}
+
+// catalogOIDMatches reports whether v, an OID as a lookup takes it, is
+// catalog relation r's.
+func catalogOIDMatches(r *relation, v eval.Datum) bool {
+	oid, ok := oidOf(v)
+	return ok && oid == r.oid
 }
 
 // catalogRow is a catalog relation's pg_class row.
@@ -263,18 +300,22 @@ var pgSequencesCols = eval.Columns("schemaname", eval.TName, "sequencename", eva
 func classRelations() []*relation {
 	return []*relation{
 		{oid: pgClassOID, schema: "pg_catalog", name: "pg_class", kind: 'r', cols: classCols, rows: func(s *Session) ([][]eval.Datum, error) {
-			out, _ := seqRow(s, func(i seqInfo) []eval.Datum {
-				return []eval.Datum{eval.Int(int64(i.oid)), eval.Text(i.Name.Rel()), eval.Int(int64(i.nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0),
-					eval.Int(int64(i.oid)), eval.Int(0), eval.Int(1), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text(s.persistence(i)), eval.Text("S"),
-					eval.Int(sequenceRelAttrs), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true),
-					eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Null, eval.Null, eval.Null}
-			})
+			out, _ := seqRow(s, func(i seqInfo) []eval.Datum { return classRow(s, i) })
 			catalogOnce.Do(registerCatalog)
 			for _, r := range catalogOrder {
 				out = append(out, catalogRow(r, s.oids().forSchema(r.schema)))
 			}
 			return out, nil
-		}},
+		}, by: &seqLookup{nameCol: 1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, col int, v eval.Datum) ([][]eval.Datum, error) {
+			out, _ := rowsOf(s, seqs, false, func(i seqInfo) []eval.Datum { return classRow(s, i) })
+			catalogOnce.Do(registerCatalog)
+			for _, r := range catalogOrder {
+				if col == 1 && r.name == v.S || col == 0 && catalogOIDMatches(r, v) {
+					out = append(out, catalogRow(r, s.oids().forSchema(r.schema)))
+				}
+			}
+			return out, nil
+		}}},
 		{oid: pgNamespaceOID, schema: "pg_catalog", name: "pg_namespace", kind: 'r',
 			cols: eval.Columns("oid", eval.TOid, "nspname", eval.TName, "nspowner", eval.TOid, "nspacl", eval.TAclArr), rows: func(s *Session) ([][]eval.Datum, error) {
 				var out [][]eval.Datum
@@ -286,30 +327,15 @@ func classRelations() []*relation {
 		{oid: 2224, schema: "pg_catalog", name: "pg_sequence", kind: 'r',
 			cols: eval.Columns("seqrelid", eval.TOid, "seqtypid", eval.TOid, "seqstart", eval.TInt8, "seqincrement", eval.TInt8, "seqmax", eval.TInt8,
 				"seqmin", eval.TInt8, "seqcache", eval.TInt8, "seqcycle", eval.TBool),
-			rows: func(s *Session) ([][]eval.Datum, error) {
-				return seqRow(s, func(i seqInfo) []eval.Datum {
-					o := i.Options
-					return []eval.Datum{eval.Int(int64(i.oid)), eval.Int(int64(eval.TypeByName(sqlTypeName(o.Type.String())).OID())), eval.Int(o.Start),
-						eval.Int(o.Increment), eval.Int(o.Max), eval.Int(o.Min), eval.Int(o.Cache), eval.Bool(o.Cycle)}
-				})
-			}},
+			rows: func(s *Session) ([][]eval.Datum, error) { return seqRow(s, pgSequenceRow) },
+			by: &seqLookup{nameCol: -1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum) ([][]eval.Datum, error) {
+				return rowsOf(s, seqs, false, pgSequenceRow)
+			}}},
 		{oid: 12100, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols, rows: func(s *Session) ([][]eval.Datum, error) {
-			return seqRowReserved(s, func(i seqInfo) []eval.Datum {
-				o := i.Options
-				last := eval.Null
-				// As PostgreSQL's view: last_value only with SELECT or USAGE.
-				if p, err := s.privilegesOn(i.Name); i.State.Called && err == nil && p&(engine.PrivSelect|engine.PrivUsage) != 0 {
-					last = eval.Int(o.Value(i.State.Last)) // a shaped sequence's value; the rest are its counter's
-				}
-				owner := s.cfg.User
-				if a, err := s.engFor(i.Name).ACL(i.Name); err == nil {
-					owner = s.ownerName(a)
-				}
-				t := eval.TypeByName(sqlTypeName(o.Type.String()))
-				return []eval.Datum{eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text(owner), t.Regtype(),
-					eval.Int(o.Start), eval.Int(o.Min), eval.Int(o.Max), eval.Int(o.Increment), eval.Bool(o.Cycle), eval.Int(o.Cache), last}
-			})
-		}},
+			return seqRowReserved(s, func(i seqInfo) []eval.Datum { return pgSequencesRow(s, i) })
+		}, by: &seqLookup{nameCol: 1, oidCol: -1, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum) ([][]eval.Datum, error) {
+			return rowsOf(s, seqs, true, func(i seqInfo) []eval.Datum { return pgSequencesRow(s, i) })
+		}}},
 		{oid: 1247, schema: "pg_catalog", name: "pg_type", kind: 'r', cols: eval.PgTypeColumns,
 			rows: func(s *Session) ([][]eval.Datum, error) { return eval.PgTypeRows(superuserOID), nil }},
 	}
@@ -476,34 +502,13 @@ func viewRelations() []*relation {
 			cols: eval.Columns("schemaname", eval.TName, "sequencename", eval.TName, "last_value", eval.TInt8, "reserved_values", eval.TInt8,
 				"remaining_values", eval.TFloat8, "fraction_used", eval.TFloat8, "unlogged", eval.TBool, "shape", eval.TText, "last_counter", eval.TInt8,
 				"burned_crash", eval.TInt8, "burned_failover", eval.TInt8, "burned_release", eval.TInt8, "noorder", eval.TBool),
-			rows: func(s *Session) ([][]eval.Datum, error) {
-				return seqRowReserved(s, func(i seqInfo) []eval.Datum {
-					used, total := i.RangeUse()
-					b := i.Burned
-					// As pg_sequences: the position only to roles with
-					// SELECT or USAGE on the sequence.
-					last, counter := eval.Null, eval.Null
-					if p, err := s.privilegesOn(i.Name); err == nil && p&(engine.PrivSelect|engine.PrivUsage) != 0 {
-						last, counter = eval.Int(i.Options.Value(i.State.Last)), eval.Int(i.State.Last)
-					}
-					return []eval.Datum{eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), last, eval.Int(i.Window),
-						eval.Float(total - used), eval.Float(used / total), eval.Bool(i.Unlogged), eval.Text(i.Options.Shape.String()), counter,
-						eval.Int(b.Crash), eval.Int(b.Failover), eval.Int(b.Release), eval.Bool(i.Options.NoOrder)}
-				})
-			}},
+			rows: rowsBy(true, statRow), by: lookupBy(1, true, statRow)},
 		{oid: 13300, schema: "information_schema", name: "sequences", kind: 'v',
 			cols: eval.Columns("sequence_catalog", tSQLIdentifier, "sequence_schema", tSQLIdentifier, "sequence_name", tSQLIdentifier,
 				"data_type", tCharacterData, "numeric_precision", tCardinalNumber, "numeric_precision_radix", tCardinalNumber,
 				"numeric_scale", tCardinalNumber, "start_value", tCharacterData, "minimum_value", tCharacterData,
 				"maximum_value", tCharacterData, "increment", tCharacterData, "cycle_option", tYesOrNo),
-			rows: func(s *Session) ([][]eval.Datum, error) {
-				return seqRow(s, func(i seqInfo) []eval.Datum {
-					o := i.Options
-					prec := map[string]int64{"bigint": 64, "integer": 32, "smallint": 16}[o.Type.String()]
-					return []eval.Datum{eval.Text(s.cfg.Database), eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text(o.Type.String()), eval.Int(prec), eval.Int(2), eval.Int(0),
-						eval.Text(fmt.Sprint(o.Start)), eval.Text(fmt.Sprint(o.Min)), eval.Text(fmt.Sprint(o.Max)), eval.Text(fmt.Sprint(o.Increment)), boolText(o.Cycle)}
-				})
-			}},
+			rows: rowsBy(false, infoSequencesRow), by: lookupBy(2, false, infoSequencesRow)},
 		{oid: 13310, schema: "information_schema", name: "schemata", kind: 'v',
 			cols: eval.Columns("catalog_name", tSQLIdentifier, "schema_name", tSQLIdentifier, "schema_owner", tSQLIdentifier,
 				"default_character_set_catalog", tSQLIdentifier, "default_character_set_schema", tSQLIdentifier,
@@ -596,4 +601,43 @@ func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 			}
 			return [][]eval.Datum{{eval.Int(info.Options.Value(info.State.Last)), eval.Int(info.Window), eval.Bool(info.State.Called)}}, nil
 		}}, nil
+}
+
+// statRow is a sequence's seqd_stat_sequences row.
+func statRow(s *Session, i seqInfo) []eval.Datum {
+	used, total := i.RangeUse()
+	b := i.Burned
+	// As pg_sequences: the position only to roles with
+	// SELECT or USAGE on the sequence.
+	last, counter := eval.Null, eval.Null
+	if p, err := s.privilegesOn(i.Name); err == nil && p&(engine.PrivSelect|engine.PrivUsage) != 0 {
+		last, counter = eval.Int(i.Options.Value(i.State.Last)), eval.Int(i.State.Last)
+	}
+	return []eval.Datum{eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), last, eval.Int(i.Window),
+		eval.Float(total - used), eval.Float(used / total), eval.Bool(i.Unlogged), eval.Text(i.Options.Shape.String()), counter,
+		eval.Int(b.Crash), eval.Int(b.Failover), eval.Int(b.Release), eval.Bool(i.Options.NoOrder)}
+}
+
+// infoSequencesRow is a sequence's information_schema.sequences row.
+func infoSequencesRow(s *Session, i seqInfo) []eval.Datum {
+	o := i.Options
+	prec := map[string]int64{"bigint": 64, "integer": 32, "smallint": 16}[o.Type.String()]
+	return []eval.Datum{eval.Text(s.cfg.Database), eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text(o.Type.String()), eval.Int(prec), eval.Int(2), eval.Int(0),
+		eval.Text(fmt.Sprint(o.Start)), eval.Text(fmt.Sprint(o.Min)), eval.Text(fmt.Sprint(o.Max)), eval.Text(fmt.Sprint(o.Increment)), boolText(o.Cycle)}
+}
+
+// rowsBy is the rows of a relation with a row per sequence, made by row;
+// reserved as seqRows.
+func rowsBy(reserved bool, row func(*Session, seqInfo) []eval.Datum) func(*Session) ([][]eval.Datum, error) {
+	return func(s *Session) ([][]eval.Datum, error) {
+		return rowsOf(s, s.sequences(), reserved, func(i seqInfo) []eval.Datum { return row(s, i) })
+	}
+}
+
+// lookupBy looks up the rows of a relation with a row per sequence, made
+// by row, by the sequence's name in column nameCol.
+func lookupBy(nameCol int, reserved bool, row func(*Session, seqInfo) []eval.Datum) *seqLookup {
+	return &seqLookup{nameCol: nameCol, oidCol: -1, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum) ([][]eval.Datum, error) {
+		return rowsOf(s, seqs, reserved, func(i seqInfo) []eval.Datum { return row(s, i) })
+	}}
 }

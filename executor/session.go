@@ -53,6 +53,10 @@ type Session struct {
 	eng     *engine.Engine
 	cfg     Config
 	maxRows int64
+	// seqRowsMade counts the catalog rows made of sequences (a full read
+	// of a relation over every sequence makes one per sequence; a lookup
+	// one per sequence it names).
+	seqRowsMade int
 
 	seqs      seqMemory   // currval/lastval memory
 	privCache privCache   // the last sequence's privileges (privileges.go)

@@ -1,0 +1,125 @@
+package executor
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/eval"
+)
+
+// Catalog lookups without scans: the relations over every sequence
+// answer an equality on a sequence's name or OID (eval.Relation.Lookup)
+// from the engine's index, making the rows of the sequences it names
+// only, in the order the whole relation lists them. What a lookup cannot
+// answer exactly (a value of another type, a name as long as a name may
+// be, which PostgreSQL would truncate) it leaves to the full read.
+
+// maxNameLen is NAMEDATALEN-1: a longer name compares truncated.
+const maxNameLen = 63
+
+// seqLookup says how a relation looks up: the column holding a
+// sequence's name (nameCol) or OID (oidCol), -1 for none, and the rows it
+// makes of the sequences found.
+type seqLookup struct {
+	nameCol, oidCol int
+	rows            func(s *Session, seqs []seqInfo, col int, v eval.Datum) ([][]eval.Datum, error)
+}
+
+// lookup is eval.Relation.Lookup for a relation described by l.
+func (l seqLookup) lookup(s *Session) func(col int, v eval.Datum) ([][]eval.Datum, bool, error) {
+	return func(col int, v eval.Datum) ([][]eval.Datum, bool, error) {
+		var seqs []seqInfo
+		switch {
+		case col == l.nameCol && v.Kind == eval.KText && len(v.S) < maxNameLen:
+			seqs = s.sequencesNamed(v.S)
+		case col == l.oidCol:
+			oid, ok := oidOf(v)
+			if !ok {
+				return nil, false, nil
+			}
+			seqs = s.seqInfoByOID(oid)
+		default:
+			return nil, false, nil
+		}
+		rows, err := l.rows(s, seqs, col, v)
+		return rows, err == nil, err
+	}
+}
+
+// oidOf is an OID from a datum: an integer, a reg* value, or the text
+// of a number.
+func oidOf(v eval.Datum) (uint32, bool) {
+	switch v.Kind {
+	case eval.KInt:
+		if v.I >= 0 && v.I <= 1<<32-1 {
+			return uint32(v.I), true
+		}
+	case eval.KText:
+		n, err := strconv.ParseUint(v.S, 10, 32)
+		return uint32(n), err == nil
+	}
+	return 0, false
+}
+
+// sequencesNamed are the sequences named rel in any schema, as
+// sequences lists them.
+func (s *Session) sequencesNamed(rel string) []seqInfo {
+	var out []seqInfo
+	schemas := s.schemaNames()
+	s.eachCatalog(func(eng *engine.Engine, cat seqCatalog) {
+		var infos []engine.Info
+		for _, schema := range schemas {
+			n, err := engine.NewName(schema, rel)
+			if err != nil {
+				continue
+			}
+			if info, err := cat.Info(n); err == nil {
+				infos = append(infos, info)
+			}
+		}
+		slices.SortFunc(infos, func(a, b engine.Info) int {
+			if a.Name.String() < b.Name.String() {
+				return -1
+			}
+			return 1
+		})
+		for _, info := range infos {
+			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(eng, info), nsp: s.oids().forSchema(info.Name.Schema())})
+		}
+	})
+	return out
+}
+
+// seqInfoByOID is the sequence with OID oid, if there is one (an OID a
+// session was shown: sequences get theirs when first listed).
+func (s *Session) seqInfoByOID(oid uint32) []seqInfo {
+	n, _, ok := s.oids().sequence(oid)
+	if !ok {
+		return nil
+	}
+	for _, info := range s.sequencesNamed(n.Rel()) {
+		if info.oid == oid {
+			return []seqInfo{info}
+		}
+	}
+	return nil
+}
+
+// eachCatalog calls f with each engine the session sees, temporary first,
+// and its catalog as the session sees it (its transaction's, in one).
+func (s *Session) eachCatalog(f func(eng *engine.Engine, cat seqCatalog)) {
+	for _, eng := range []*engine.Engine{s.tempEng, s.eng} {
+		if eng == nil {
+			continue
+		}
+		var cat seqCatalog = eng
+		switch {
+		case eng == s.eng && s.txn != nil:
+			cat = s.txn
+		case eng == s.tempEng && s.tempTxn != nil:
+			cat = s.tempTxn
+		}
+		f(eng, cat)
+	}
+}

@@ -1,0 +1,101 @@
+package executor
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/pgsql"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// TestCatalogLookups: a catalog query whose WHERE clause holds a
+// sequence's name or OID equal to a constant, which the relation answers
+// by lookup, returns what the same query returns when it must read every
+// row (the same condition written so that it cannot be looked up by):
+// across schemas, with a temporary sequence shadowing another, in a
+// transaction block that created one, in joins (an outer one too), by a
+// parameter, for a catalog relation's own row, for a name too long to be
+// looked up, and for nothing.
+func TestCatalogLookups(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	s, err := NewSession(Config{Engine: eng, MaxBulkRows: 1000, User: "seqd", Database: "seqd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"create schema x", "create schema y", "create sequence a", "create sequence x.a start 5",
+		"create sequence x.b", "create temp sequence a", "select nextval('x.a')", "create sequence " + strings.Repeat("l", 63)} {
+		if out := execTranscript(s, q); strings.Contains(out, "ERROR") {
+			t.Fatalf("%s: %s", q, out)
+		}
+	}
+	for _, c := range []struct{ lookup, scan string }{
+		{"select oid::regclass::text, relname, relkind, relnamespace::regnamespace::text from pg_class where relname = 'a'",
+			"select oid::regclass::text, relname, relkind, relnamespace::regnamespace::text from pg_class where relname || '' = 'a'"},
+		{"select relname from pg_class where oid = 'x.a'::regclass", "select relname from pg_class where oid::int8 = 'x.a'::regclass::int8"},
+		{"select relname from pg_class where oid = 1259", "select relname from pg_class where oid::int8 = 1259"},
+		{"select relname from pg_class where relname = 'pg_class' and relkind = 'r'", "select relname from pg_class where relname || '' = 'pg_class' and relkind = 'r'"},
+		{"select schemaname, sequencename, last_value, start_value from pg_sequences where sequencename = 'a' order by 1",
+			"select schemaname, sequencename, last_value, start_value from pg_sequences where sequencename || '' = 'a' order by 1"},
+		{"select n.nspname, c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relname = 'a' and n.nspname = 'x'",
+			"select n.nspname, c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relname || '' = 'a' and n.nspname = 'x'"},
+		{"select c.relname, s.seqstart from pg_class c left join pg_sequence s on s.seqrelid = c.oid where c.relname = 'a' order by 2",
+			"select c.relname, s.seqstart from pg_class c left join pg_sequence s on s.seqrelid = c.oid where c.relname || '' = 'a' order by 2"},
+		{"select s.seqstart from pg_sequence s where s.seqrelid = 'x.a'::regclass", "select s.seqstart from pg_sequence s where s.seqrelid::int8 = 'x.a'::regclass::int8"},
+		{"select sequence_schema, start_value from information_schema.sequences where sequence_name = 'a' order by 1",
+			"select sequence_schema, start_value from information_schema.sequences where sequence_name || '' = 'a' order by 1"},
+		{"select schemaname, last_value, reserved_values from seqd_stat_sequences where sequencename = 'a' order by 1",
+			"select schemaname, last_value, reserved_values from seqd_stat_sequences where sequencename || '' = 'a' order by 1"},
+		{"select relname from pg_class where relname = 'nope'", "select relname from pg_class where relname || '' = 'nope'"},
+		{"select relname from pg_class where relname = '" + strings.Repeat("l", 70) + "'", "select relname from pg_class where relname || '' = '" + strings.Repeat("l", 70) + "'"},
+		{"begin; create sequence y.a; select relnamespace::regnamespace::text from pg_class where relname = 'a' order by 1; rollback",
+			"begin; create sequence y.a; select relnamespace::regnamespace::text from pg_class where relname || '' = 'a' order by 1; rollback"},
+	} {
+		before := s.seqRowsMade
+		got := execTranscript(s, c.lookup)
+		looked := s.seqRowsMade - before
+		want := execTranscript(s, c.scan)
+		scanned := s.seqRowsMade - before - looked
+		if got != want || strings.Contains(got, "ERROR") {
+			t.Errorf("%s\ngot:\n%s\nwant (%s):\n%s", c.lookup, got, c.scan, want)
+		}
+		// The full read makes a row of each of the 5 sequences (6 in the
+		// block that creates one); the lookup only of those it names (a
+		// name too long to look up is read in full).
+		if long := strings.Contains(c.lookup, "lllllll"); scanned < 5 || !long && looked >= scanned || long && looked != scanned {
+			t.Errorf("%s: %d rows made of sequences by the lookup, %d by the full read", c.lookup, looked, scanned)
+		}
+	}
+	// A parameter, as the extended protocol binds it.
+	stmts, err := pgsql.Parse("select schemaname from pg_sequences where sequencename = $1 order by 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Prepare(&stmts[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{"a": {"pg_temp_1", "public", "x"}, "b": {"x"}, "nope": nil} {
+		res, err := s.Execute(context.Background(), p, []eval.Datum{eval.Text(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			row, ok, err := res.Rows.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			got = append(got, row[0].S)
+		}
+		s.Release(res)
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("sequencename = $1 with %q: %q, want %q", name, got, want)
+		}
+	}
+}
