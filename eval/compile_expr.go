@@ -332,6 +332,9 @@ func (c *Compiler) constant(k *pg.A_Const) (Expr, error) {
 	return &constExpr{t: tUnknown, d: Null}, nil
 }
 
+// TypeName resolves a TypeName node, as a cast's type is resolved.
+func (c *Compiler) TypeName(tn *pg.TypeName) (*Type, error) { return c.typeName(tn) }
+
 // typeName resolves a TypeName node.
 func (c *Compiler) typeName(tn *pg.TypeName) (*Type, error) {
 	names := NodeStrings(tn.Names)

@@ -53,6 +53,8 @@ type Session struct {
 	eng     *engine.Engine
 	cfg     Config
 	maxRows int64
+	// sqlPrepared are the statements PREPARE made, by name.
+	sqlPrepared map[string]*Prepared
 	// seqRowsMade counts the catalog rows made of sequences (a full read
 	// of a relation over every sequence makes one per sequence; a lookup
 	// one per sequence it names).

@@ -104,8 +104,19 @@ func (c *planner) statement(n *pg.Node) (*Prepared, error) {
 	case n.GetDeallocateStmt() != nil:
 		d := n.GetDeallocateStmt()
 		return command(func(context.Context) (*Result, error) {
-			return &Result{Tag: "DEALLOCATE", Deallocate: d.Name, DeallocateAll: d.Isall}, nil
+			if s.deallocate(d.Name, d.Isall) {
+				return commandResult("DEALLOCATE"), nil
+			}
+			tag := "DEALLOCATE"
+			if d.Isall {
+				tag = "DEALLOCATE ALL" // PostgreSQL's
+			}
+			return &Result{Tag: tag, Deallocate: d.Name, DeallocateAll: d.Isall}, nil
 		}), nil
+	case n.GetPrepareStmt() != nil:
+		return c.prepare(n.GetPrepareStmt())
+	case n.GetExecuteStmt() != nil:
+		return c.execute(n.GetExecuteStmt())
 	case n.GetClosePortalStmt() != nil:
 		name := n.GetClosePortalStmt().Portalname
 		return command(func(context.Context) (*Result, error) { return s.closeCursor(name) }), nil
