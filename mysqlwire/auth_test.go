@@ -114,16 +114,9 @@ func TestCachingSha2(t *testing.T) {
 // password still refused); without TLS the server switches the client
 // to mysql_native_password. A password changed since empties the cache.
 func TestCachingSha2Driver(t *testing.T) {
-	cert, key, err := selfsigned.Write(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pair, err := tls.LoadX509KeyPair(cert, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tc, _ := serverTLS(t)
 	eng := testenv.MemEngine(t)
-	s := serve(t, eng, Config{DefaultAuth: "caching_sha2_password", TLS: &tls.Config{Certificates: []tls.Certificate{pair}}})
+	s := serve(t, eng, Config{DefaultAuth: "caching_sha2_password", TLS: tc})
 	cached := func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -162,6 +155,7 @@ func TestCachingSha2Driver(t *testing.T) {
 		t.Fatalf("a wrong password without TLS: %v, want 1045", err)
 	}
 	r, _ := eng.Role("app")
+	var err error
 	if r.Verifier, err = auth.NewVerifier("new pw"); err != nil {
 		t.Fatal(err)
 	}
@@ -174,4 +168,19 @@ func TestCachingSha2Driver(t *testing.T) {
 	if err := login("new pw", "skip-verify"); err != nil {
 		t.Fatalf("the new password: %v", err)
 	}
+}
+
+// serverTLS is a TLS configuration with a new self-signed certificate for
+// 127.0.0.1, and the certificate's file (its own CA).
+func serverTLS(t *testing.T) (*tls.Config, string) {
+	t.Helper()
+	cert, key, err := selfsigned.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}}, cert
 }

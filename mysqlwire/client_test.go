@@ -1,7 +1,6 @@
 package mysqlwire
 
 import (
-	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
@@ -12,7 +11,6 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
-	"github.com/seqd/seqd/internal/selfsigned"
 	"github.com/seqd/seqd/internal/testenv"
 )
 
@@ -84,15 +82,8 @@ func TestMariaDBClient(t *testing.T) {
 // TLS it is refused.
 func TestMariaDBClientTLS(t *testing.T) {
 	bin := testenv.Command(t, "mariadb")
-	cert, key, err := selfsigned.Write(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pair, err := tls.LoadX509KeyPair(cert, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, _ := startServer(t, Config{TLS: &tls.Config{Certificates: []tls.Certificate{pair}}, TLSRequired: true})
+	tc, cert := serverTLS(t)
+	addr, _ := startServer(t, Config{TLS: tc, TLSRequired: true})
 	host, port, _ := net.SplitHostPort(addr)
 	cli := func(tlsArgs ...string) (string, error) {
 		args := append([]string{"-h", host, "-P", port, "-u", "root", "-proot pw", "-N", "-e", "CREATE SEQUENCE s; SELECT NEXT VALUE FOR s"}, tlsArgs...)

@@ -85,7 +85,14 @@ func (r *clusterRun) take(c *pgx.Conn, op Op) error {
 	var v int64
 	err := c.QueryRow(ctx, "select nextval($1)", op.Seq).Scan(&v)
 	cancel()
-	op.Outcome = r.outcome(err)
+	r.record(op, r.outcome(err), v, err)
+	return err
+}
+
+// record adds op to the history: its outcome, and the value v it got or
+// the error err.
+func (r *clusterRun) record(op Op, outcome Outcome, v int64, err error) {
+	op.Outcome = outcome
 	if op.Outcome != Unknown {
 		op.Return = r.h.Now()
 	}
@@ -95,7 +102,6 @@ func (r *clusterRun) take(c *pgx.Conn, op Op) error {
 		op.Err = err.Error()
 	}
 	r.h.Add(op)
-	return err
 }
 
 // outcome classifies a request's error: a standby's or a deposed

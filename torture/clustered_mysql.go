@@ -102,19 +102,10 @@ func (r *clusterRun) takeMySQL(c *sql.Conn, op Op) error {
 	var v int64
 	err := c.QueryRowContext(ctx, "SELECT NEXT VALUE FOR "+op.Seq).Scan(&v)
 	cancel()
-	op.Outcome = r.mysqlOutcome(err)
-	if op.Outcome != Unknown {
-		op.Return = r.h.Now()
-	}
-	if err == nil {
-		op.Values = []int64{v}
-	} else {
-		op.Err = err.Error()
-	}
 	r.mu.Lock()
 	r.mysqlClients[op.Client] = true
 	r.mu.Unlock()
-	r.h.Add(op)
+	r.record(op, r.mysqlOutcome(err), v, err)
 	return err
 }
 
