@@ -121,6 +121,37 @@ func runInsert(ctx context.Context, cfg Config) ([]Result, error) {
 	return out, nil
 }
 
+// insertIDs is where a variant whose ids come from seqd takes them:
+// worker w's next id, and what closes the source.
+func insertIDs(ctx context.Context, seqd Target, v insertVariant, threads int) (func(ctx context.Context, w int) (int64, error), func(), error) {
+	if v.overMySQL {
+		// One NEXT VALUE FOR per row, each worker on a session of its own.
+		const idSeq = "seqbench_rows_ids"
+		d := dialect{seqd}
+		if err := prepare(ctx, seqd, func(s session) error { return d.createSequence(ctx, s, idSeq, 1, 1) }); err != nil {
+			return nil, nil, err
+		}
+		ss, closeAll, err := sessions(ctx, seqd, threads)
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(ctx context.Context, w int) (int64, error) {
+			return ss[w].value(ctx, "SELECT NEXT VALUE FOR "+idSeq)
+		}, closeAll, nil
+	}
+	src, _, closeSrc, err := openSource(ctx, seqd, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := fmt.Sprintf("insert_%d", time.Now().UnixNano())
+	if err := src.Create(ctx, name, 1); err != nil {
+		closeSrc()
+		return nil, nil, err
+	}
+	ids := client.NewAsyncBatch(src, name, client.BatchOptions{Size: 1000, LowWatermark: 500})
+	return func(ctx context.Context, _ int) (int64, error) { return ids.Next(ctx) }, func() { ids.Close(ctx); closeSrc() }, nil
+}
+
 func insertPoint(ctx context.Context, cfg Config, t Target, seqd *Target, v insertVariant, threads, rows int) (Result, error) {
 	ss, closeAll, err := sessions(ctx, t, threads)
 	if err != nil {
@@ -134,31 +165,13 @@ func insertPoint(ctx context.Context, cfg Config, t Target, seqd *Target, v inse
 	if t.Kind == MariaDB {
 		insert = strings.NewReplacer("$1", "?", "$2", "?").Replace(insert)
 	}
-	var ids client.Generator
-	var idSessions []session // overMySQL: each worker's session to seqd's MySQL protocol
-	const idSeq = "seqbench_rows_ids"
-	if v.overMySQL {
-		d := dialect{*seqd}
-		if err := prepare(ctx, *seqd, func(s session) error { return d.createSequence(ctx, s, idSeq, 1, 1) }); err != nil {
-			return Result{}, err
-		}
+	var nextID func(ctx context.Context, w int) (int64, error)
+	if v.explicit {
 		var closeIDs func()
-		if idSessions, closeIDs, err = sessions(ctx, *seqd, threads); err != nil {
+		if nextID, closeIDs, err = insertIDs(ctx, *seqd, v, threads); err != nil {
 			return Result{}, err
 		}
 		defer closeIDs()
-	} else if v.explicit {
-		src, _, closeSrc, err := openSource(ctx, *seqd, 1)
-		if err != nil {
-			return Result{}, err
-		}
-		defer closeSrc()
-		name := fmt.Sprintf("insert_%d", time.Now().UnixNano())
-		if err := src.Create(ctx, name, 1); err != nil {
-			return Result{}, err
-		}
-		ids = client.NewAsyncBatch(src, name, client.BatchOptions{Size: 1000, LowWatermark: 500})
-		defer ids.Close(ctx)
 	}
 	txs := (rows + cfg.RowsPerTx - 1) / cfg.RowsPerTx
 	var total time.Duration
@@ -203,12 +216,7 @@ func insertPoint(ctx context.Context, cfg Config, t Target, seqd *Target, v inse
 				var err error
 				if v.explicit {
 					var id int64
-					if v.overMySQL {
-						id, err = idSessions[w].value(ctx, "SELECT NEXT VALUE FOR "+idSeq)
-					} else {
-						id, err = ids.Next(ctx)
-					}
-					if err == nil {
+					if id, err = nextID(ctx, w); err == nil {
 						err = s.exec(ctx, insert, id, "row")
 					}
 				} else {
