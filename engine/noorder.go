@@ -110,10 +110,21 @@ func (r *Ranges) Stats() RangeStats {
 // block is the part of a NOORDER sequence's values a node reserved and
 // has not handed out yet.
 type block struct {
-	mu        sync.Mutex
+	mu sync.Mutex
+	blockState
+	// next is a block reserved ahead (prefetch), beyond this one, to be
+	// used when this one runs out; fetching, while that reservation is
+	// under way, is closed when it ends.
+	next     *blockState
+	fetching chan struct{}
+}
+
+// blockState is a block's values: its epoch, the sequence's options, the
+// last value handed out (or the block's start) and how many remain.
+type blockState struct {
 	epoch     uint64
 	opts      seqmath.Options
-	cur       seqmath.State // the last value handed out (or the block's start)
+	cur       seqmath.State
 	remaining int64
 }
 
@@ -267,14 +278,37 @@ func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint
 				}
 				b.cur = next
 				b.remaining -= rg.Count
+				r.ahead(name, key, id, b)
 				if n == 0 {
 					return seqmath.Range{First: b.opts.Value(rg.Last()), Count: 1, Increment: 1}, nil
 				}
 				return rg, nil
 			}
 		}
-		// A new block: at least CACHE values, and all a whole range
-		// needs. The rest of the old one is burned.
+		// A new block: the one reserved ahead, once its reservation
+		// ends, if it is of the epoch and holds enough; else one of at
+		// least CACHE values and all a whole range needs. The rest of
+		// the old one (and of one reserved ahead that is not used) is
+		// burned.
+		if ch := b.fetching; ch != nil {
+			b.mu.Unlock()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+			}
+			b.mu.Lock()
+			if ctx.Err() != nil {
+				return seqmath.Range{}, ctx.Err()
+			}
+			continue
+		}
+		if nb := b.next; nb != nil {
+			b.next = nil
+			if nb.epoch >= epoch && (n == 0 || nb.remaining >= k || !whole) {
+				b.blockState = *nb
+				continue
+			}
+		}
 		err := r.reserve(ctx, name, key, id, k, b)
 		for began := time.Now(); errors.Is(err, errFrozen) && time.Since(began) < frozenWait && ctx.Err() == nil; {
 			time.Sleep(20 * time.Millisecond) // the leader is making it ORDER
@@ -293,10 +327,43 @@ func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint
 	}
 }
 
+// ahead reserves the block after b in the background once b is half
+// used, so that a node seldom waits for etcd when a block runs out: it
+// holds at most two blocks, and a node that dies burns both.
+// REQUIRES: b.mu held.
+func (r *Ranges) ahead(name Name, key string, id uint64, b *block) {
+	if b.next != nil || b.fetching != nil || b.opts.Cache <= 1 || b.remaining > b.opts.Cache/2 {
+		return
+	}
+	done := make(chan struct{})
+	b.fetching = done
+	go func() {
+		got, err := r.reserveBlock(context.Background(), name, key, id, 0)
+		b.mu.Lock()
+		if err == nil {
+			b.next = &got
+		}
+		b.fetching = nil
+		close(done)
+		b.mu.Unlock()
+	}()
+}
+
 // reserve reserves the next block of the sequence in the store for this
 // node into b. REQUIRES: b.mu held.
 func (r *Ranges) reserve(ctx context.Context, name Name, key string, id uint64, need int64, b *block) error {
-	var got block
+	got, err := r.reserveBlock(ctx, name, key, id, need)
+	if err != nil {
+		return err
+	}
+	b.blockState = got
+	return nil
+}
+
+// reserveBlock reserves the next block of the sequence in the store for
+// this node: at least CACHE values, and need.
+func (r *Ranges) reserveBlock(ctx context.Context, name Name, key string, id uint64, need int64) (blockState, error) {
+	var got blockState
 	err := r.st.Swap(ctx, key, rangeKey(id), func(g, cur storage.KV) ([]byte, error) {
 		r.txns.Add(1) // the read; the swap's write is counted below
 		if g.Rev == 0 {
@@ -330,19 +397,18 @@ func (r *Ranges) reserve(ctx context.Context, name Name, key string, id uint64, 
 		if err != nil {
 			return nil, err // the limit, without CYCLE
 		}
-		got = block{epoch: rec.epoch, opts: rec.opts, cur: start, remaining: rg.Count}
+		got = blockState{epoch: rec.epoch, opts: rec.opts, cur: start, remaining: rg.Count}
 		r.txns.Add(1)
 		return rangeRecord{epoch: rec.epoch, state: next}.encode(), nil
 	})
 	if err != nil {
 		if e := (*Error)(nil); errors.As(err, &e) || errors.Is(err, errChanged) || errors.Is(err, errFrozen) || errors.Is(err, seqmath.ErrLimitReached) {
-			return err
+			return got, err
 		}
-		return &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not reserve values of sequence \"%s\": %v", name.Rel(), err)}
+		return got, &Error{Kind: ErrStorage, Err: err, Msg: fmt.Sprintf("could not reserve values of sequence \"%s\": %v", name.Rel(), err)}
 	}
-	b.epoch, b.opts, b.cur, b.remaining = got.epoch, got.opts, got.cur, got.remaining
 	r.reserved.Add(1)
-	return nil
+	return got, nil
 }
 
 // Unordered reports whether this engine serves n from its node's blocks:

@@ -489,3 +489,39 @@ var noorderPrefixes atomic.Int64
 
 // fresh is a key prefix no other test of this run uses.
 func fresh() string { return fmt.Sprintf("/seqd-noorder-test-%d/", noorderPrefixes.Add(1)) }
+
+// TestNoOrderAhead: a node reserves its next block in the background once
+// its block is half used, and goes on from it when the block runs out
+// without reserving again then; the values stay consecutive on one
+// node, and a node restarted after that starts above both blocks.
+func TestNoOrderAhead(t *testing.T) {
+	ctx := context.Background()
+	c := newNoorderCluster(t)
+	n, _ := engine.NewName("public", "ahead")
+	noorder(t, c.leader, n, 10, nil)
+	r := c.ranges()
+	node := c.snapshot(r)
+	take := func(k int, from int64) {
+		t.Helper()
+		for i := range int64(k) {
+			_, v, err := node.Nextval(ctx, n)
+			if err != nil || v != from+i {
+				t.Fatalf("value %d: %d, %v", from+i, v, err)
+			}
+		}
+	}
+	take(5, 1) // half the block: the next one is reserved ahead
+	for deadline := time.Now().Add(10 * time.Second); r.Stats().Blocks < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no block reserved ahead")
+		}
+	}
+	take(6, 6) // the first block's rest, then the one reserved ahead
+	if b := r.Stats().Blocks; b != 2 {
+		t.Fatalf("%d blocks reserved, want 2 (none when the first ran out)", b)
+	}
+	_, v, err := c.snapshot(c.ranges()).Nextval(ctx, n)
+	if err != nil || v <= 20 {
+		t.Fatalf("a restarted node: %d, %v; want above 20", v, err)
+	}
+}
