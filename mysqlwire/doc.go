@@ -31,8 +31,9 @@
 // Prepared statements (COM_STMT_PREPARE/EXECUTE, the binary protocol):
 // compiled once with their ? markers as the executor's parameters. The
 // listener first parses a statement to prepare with its own grammar
-// (Dolt's), so one that grammar refuses (NEXT VALUE FOR s followed by
-// more) cannot be prepared; sent as text it runs.
+// (Dolt's), so one that grammar refuses cannot be prepared (sequence DDL,
+// SHOW CREATE SEQUENCE, PREVIOUS VALUE FOR, NEXT VALUE FOR with an alias
+// or beside other items: docs/mysql.md); sent as text it runs.
 //
 // KILL [QUERY | CONNECTION] n cancels a statement of, or ends, one of
 // this front end's connections: a role's own, or any for a superuser.
