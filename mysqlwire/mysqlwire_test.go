@@ -553,3 +553,70 @@ func TestTemporaryMarks(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLibraryLog: the protocol library's errors reach the server's
+// logger, marked as the MySQL listener's (a client that sends a
+// handshake response that cannot be parsed); its lines for a connection
+// closed are dropped.
+func TestLibraryLog(t *testing.T) {
+	var buf syncBuffer
+	eng := testenv.MemEngine(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServer(Config{Engine: eng, Logger: log.New(&buf, "", 0)}, ln)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	defer s.Close()
+	c, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := make([]byte, 4)
+	if _, err := io.ReadFull(c, hdr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, make([]byte, int(hdr[0])|int(hdr[1])<<8|int(hdr[2])<<16)); err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte{2, 0, 0, 1, 0xff, 0xff}) // a response of two bytes
+	io.Copy(io.Discard, c)
+	c.Close()
+	db := open(t, s.Addr().String(), "seqd", "")
+	if err := db.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(buf.String(), "mysql: "); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no line of the library's in the server's log:\n%s", buf.String())
+		}
+	}
+	before := buf.String()
+	libPrintf("Error reading packet from client %d: %v", 7, errors.New("read tcp: use of closed network connection"))
+	libPrint("Cannot read client handshake response: EOF")
+	if now := buf.String(); now != before {
+		t.Fatalf("a closed connection logged: %q", strings.TrimPrefix(now, before))
+	}
+}

@@ -130,6 +130,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	if s.log == nil {
 		s.log = log.Default()
 	}
+	routeLibraryLog(s.log)
 	s.SetAuth(cfg.Auth)
 	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{Listener: admitting{ln, s, cfg.MaxMessage}, AuthServer: &passwordServer{srv: s}, Handler: handler{srv: s},
 		ConnReadTimeout: cfg.IdleTimeout, ConnWriteTimeout: cfg.IdleTimeout,
