@@ -446,39 +446,6 @@ func TestInformationSchema(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	rows := func(q string) string {
-		t.Helper()
-		r, err := db.Query(q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		defer r.Close()
-		cols, _ := r.Columns()
-		out := strings.Join(cols, ",")
-		for r.Next() {
-			vals := make([]sql.NullString, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := r.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			var fs []string
-			for _, v := range vals {
-				if v.Valid {
-					fs = append(fs, v.String)
-				} else {
-					fs = append(fs, "NULL")
-				}
-			}
-			out += "\n" + strings.Join(fs, ",")
-		}
-		if err := r.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
 	for _, c := range []struct{ q, want string }{
 		{"SELECT * FROM information_schema.SEQUENCES WHERE SEQUENCE_SCHEMA = 'test' ORDER BY sequence_name",
 			"TABLE_CATALOG,SEQUENCE_SCHEMA,SEQUENCE_NAME,CACHE,CACHE_VALUE,CYCLE,INCREMENT,MAX_VALUE,MIN_VALUE,START,COMMENT\n" +
@@ -493,7 +460,7 @@ func TestInformationSchema(t *testing.T) {
 				"def,information_schema,utf8mb3,utf8mb3_general_ci,NULL,\ndef,public,utf8mb4,utf8mb4_general_ci,NULL,\ndef,test,utf8mb4,utf8mb4_general_ci,NULL,"},
 		{"SHOW DATABASES", "Database\ninformation_schema\npublic\ntest"},
 	} {
-		if got := rows(c.q); got != c.want {
+		if got := table(t, db, c.q); got != c.want {
 			t.Errorf("%s:\n%s\nwant\n%s", c.q, got, c.want)
 		}
 	}
@@ -618,5 +585,84 @@ func TestLibraryLog(t *testing.T) {
 	libPrint("Cannot read client handshake response: EOF")
 	if now := buf.String(); now != before {
 		t.Fatalf("a closed connection logged: %q", strings.TrimPrefix(now, before))
+	}
+}
+
+// table is q's result as text: the column names, then a line per row,
+// values comma-separated (NULL for NULL).
+func table(t *testing.T, db *sql.DB, q string) string {
+	t.Helper()
+	r, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer r.Close()
+	cols, _ := r.Columns()
+	out := strings.Join(cols, ",")
+	for r.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := r.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		var fs []string
+		for _, v := range vals {
+			if v.Valid {
+				fs = append(fs, v.String)
+			} else {
+				fs = append(fs, "NULL")
+			}
+		}
+		out += "\n" + strings.Join(fs, ",")
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestTiDBDocumented: TiDB's documentation's own examples of its
+// sequences (the sequence functions, SHOW CREATE SEQUENCE and
+// information_schema.SEQUENCES pages) give what that documentation
+// shows: TiDB's sequences are modeled on MariaDB's, and where its
+// documented forms are MariaDB's too, seqd's answers are both.
+func TestTiDBDocumented(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	db := open(t, addr, "root", "")
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("CREATE DATABASE test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("USE test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ q, want string }{
+		{"CREATE SEQUENCE s1", ""},
+		{"SELECT NEXTVAL(s1)", "NEXTVAL(s1)\n1"},
+		{"SELECT NEXTVAL(s1)", "NEXTVAL(s1)\n2"},
+		{"SELECT NEXT VALUE FOR s1", "NEXT VALUE FOR s1\n3"},
+		{"SELECT NEXTVAL(s1)", "NEXTVAL(s1)\n4"},
+		{"SELECT SETVAL(s1, 10)", "SETVAL(s1, 10)\n10"},
+		{"SELECT NEXTVAL(s1)", "NEXTVAL(s1)\n11"},
+		{"SELECT LASTVAL(s1)", "LASTVAL(s1)\n11"},
+		{"CREATE SEQUENCE seq", ""},
+		{"SHOW CREATE SEQUENCE seq", "Table,Create Table\nseq,CREATE SEQUENCE `seq` start with 1 minvalue 1 maxvalue 9223372036854775806 increment by 1 cache 1000 nocycle ENGINE=InnoDB"},
+		{"SELECT nextval(test.seq)", "nextval(test.seq)\n1"},
+		{"SELECT * FROM information_schema.SEQUENCES WHERE SEQUENCE_NAME = 'seq'",
+			"TABLE_CATALOG,SEQUENCE_SCHEMA,SEQUENCE_NAME,CACHE,CACHE_VALUE,CYCLE,INCREMENT,MAX_VALUE,MIN_VALUE,START,COMMENT\n" +
+				"def,test,seq,1,1000,0,1,9223372036854775806,1,1,"},
+	} {
+		if c.want == "" {
+			if _, err := db.Exec(c.q); err != nil {
+				t.Fatalf("%s: %v", c.q, err)
+			}
+			continue
+		}
+		if got := table(t, db, c.q); got != c.want {
+			t.Errorf("%s:\n%s\nwant (TiDB's documentation)\n%s", c.q, got, c.want)
+		}
 	}
 }
