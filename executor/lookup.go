@@ -3,6 +3,7 @@ package executor
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
@@ -78,12 +79,7 @@ func (s *Session) sequencesNamed(rel string) []seqInfo {
 				infos = append(infos, info)
 			}
 		}
-		slices.SortFunc(infos, func(a, b engine.Info) int {
-			if a.Name.String() < b.Name.String() {
-				return -1
-			}
-			return 1
-		})
+		slices.SortFunc(infos, func(a, b engine.Info) int { return strings.Compare(a.Name.String(), b.Name.String()) })
 		for _, info := range infos {
 			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(eng, info), nsp: s.oids().forSchema(info.Name.Schema())})
 		}

@@ -234,9 +234,6 @@ func rowsOf(s *Session, seqs []seqInfo, reserved bool, f func(seqInfo) []eval.Da
 func seqRow(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
 	return seqRows(s, false, f)
 }
-func seqRowReserved(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
-	return seqRows(s, true, f)
-}
 
 // pgSequencesRow is a sequence's pg_sequences row.
 func pgSequencesRow(s *Session, i seqInfo) []eval.Datum {
@@ -331,11 +328,8 @@ func classRelations() []*relation {
 			by: &seqLookup{nameCol: -1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum) ([][]eval.Datum, error) {
 				return rowsOf(s, seqs, false, pgSequenceRow)
 			}}},
-		{oid: 12100, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols, rows: func(s *Session) ([][]eval.Datum, error) {
-			return seqRowReserved(s, func(i seqInfo) []eval.Datum { return pgSequencesRow(s, i) })
-		}, by: &seqLookup{nameCol: 1, oidCol: -1, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum) ([][]eval.Datum, error) {
-			return rowsOf(s, seqs, true, func(i seqInfo) []eval.Datum { return pgSequencesRow(s, i) })
-		}}},
+		{oid: 12100, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols,
+			rows: rowsBy(true, pgSequencesRow), by: lookupBy(1, true, pgSequencesRow)},
 		{oid: 1247, schema: "pg_catalog", name: "pg_type", kind: 'r', cols: eval.PgTypeColumns,
 			rows: func(s *Session) ([][]eval.Datum, error) { return eval.PgTypeRows(superuserOID), nil }},
 	}
@@ -630,7 +624,7 @@ func infoSequencesRow(s *Session, i seqInfo) []eval.Datum {
 // reserved as seqRows.
 func rowsBy(reserved bool, row func(*Session, seqInfo) []eval.Datum) func(*Session) ([][]eval.Datum, error) {
 	return func(s *Session) ([][]eval.Datum, error) {
-		return rowsOf(s, s.sequences(), reserved, func(i seqInfo) []eval.Datum { return row(s, i) })
+		return seqRows(s, reserved, func(i seqInfo) []eval.Datum { return row(s, i) })
 	}
 }
 

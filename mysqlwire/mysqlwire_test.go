@@ -521,30 +521,12 @@ func TestTemporaryMarks(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestLibraryLog: the protocol library's errors reach the server's
 // logger, marked as the MySQL listener's (a client that sends a
 // handshake response that cannot be parsed); its lines for a connection
 // closed are dropped.
 func TestLibraryLog(t *testing.T) {
-	var buf syncBuffer
+	var buf testenv.LogBuffer
 	eng := testenv.MemEngine(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -597,29 +579,13 @@ func table(t *testing.T, db *sql.DB, q string) string {
 		t.Fatalf("%s: %v", q, err)
 	}
 	defer r.Close()
-	cols, _ := r.Columns()
-	out := strings.Join(cols, ",")
-	for r.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := r.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		var fs []string
-		for _, v := range vals {
-			if v.Valid {
-				fs = append(fs, v.String)
-			} else {
-				fs = append(fs, "NULL")
-			}
-		}
-		out += "\n" + strings.Join(fs, ",")
+	cols, rows, err := testenv.RowStrings(r)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
 	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
+	out := strings.Join(cols, ",")
+	for _, row := range rows {
+		out += "\n" + strings.Join(row, ",")
 	}
 	return out
 }
