@@ -9,7 +9,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/dolthub/vitess/go/mysql"
+	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"

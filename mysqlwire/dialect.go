@@ -5,11 +5,11 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/dolthub/vitess/go/mysql"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // the parser's literal values
+	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/sqlerr"
 )

@@ -13,6 +13,8 @@
 // for caching_sha2_password's full authentication, where go-mysql's
 // server wants each user's password itself, which seqd never keeps; and
 // over vitess.io/vitess itself, whose releases do not build with this Go.
+// seqd builds on a fork of that one package, internal/vitess/mysql, whose
+// README lists each change from upstream.
 //
 // Statements are parsed with TiDB's parser (MySQL's grammar, with
 // CREATE/ALTER/DROP SEQUENCE and NEXT VALUE FOR); dialect.go says how

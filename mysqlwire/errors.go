@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/dolthub/vitess/go/mysql"
+	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/frontend"

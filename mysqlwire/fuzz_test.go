@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/dolthub/vitess/go/mysql"
+	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/sqlerr"
 )

@@ -3,8 +3,8 @@ package mysqlwire
 import (
 	"context"
 
-	"github.com/dolthub/vitess/go/mysql"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"

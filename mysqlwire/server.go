@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dolthub/vitess/go/mysql"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/seqd/seqd/internal/vitess/mysql"
 )
 
 // MySQLServer is the ceiling over MySQL's protocol, on the protocol
