@@ -137,6 +137,11 @@ func (h handler) ParserOptionsForConnection(c *mysql.Conn) (sqlparser.ParserOpti
 	return sqlparser.ParserOptions{}, nil
 }
 
+// ParsesPrepared: the listener leaves a statement to prepare to
+// ComPrepare, which parses it with TiDB's grammar as a query is, rather
+// than first with Dolt's, which refuses sequence DDL and MariaDB's forms.
+func (h handler) ParsesPrepared() bool { return true }
+
 // planKey is a kept translation's database and text.
 type planKey struct{ db, query string }
 
@@ -223,11 +228,16 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 		return nil, err
 	}
 	res, err = cn.atomically(ctx, sess, st, func() (*sqltypes.Result, error) { return cn.exec(ctx, sess, st.sql, st.names) })
+	return res, st.tableErr(err)
+}
+
+// tableErr is err, but for a SELECT from a table that is not there
+// MariaDB's 1146 naming it.
+func (st *step) tableErr(err error) error {
 	if err != nil && st.table != "" && frontend.KindOf(err) == sqlerr.UndefinedTable {
-		// A SELECT from a table that is not there: MariaDB's 1146.
-		return nil, noSuchTable(st.table)
+		return noSuchTable(st.table)
 	}
-	return res, err
+	return err
 }
 
 // showCreateSequence is SHOW CREATE SEQUENCE, in MariaDB's words;

@@ -36,8 +36,11 @@ type step struct {
 	// table, for a SELECT from a sequence, is the sequence as MariaDB
 	// names it in its error for a missing table (1146).
 	table string
-	// answer, when set, answers the statement here instead.
+	// answer, when set, answers the statement here instead. acts: it
+	// changes something (SET, USE, KILL, RENAME), so it runs when the
+	// statement does, never when it is prepared; it returns no rows.
 	answer func(c *conn) (*answer, error)
+	acts   bool
 	// text is the statement as sent, for logs.
 	text string
 }
@@ -248,9 +251,9 @@ func translateStmt(st ast.StmtNode, db string) (step, error) {
 	case *ast.RollbackStmt:
 		return step{sql: "ROLLBACK", txControl: true}, nil
 	case *ast.SetStmt:
-		return step{answer: func(c *conn) (*answer, error) { return nil, c.set(n) }}, nil
+		return step{answer: func(c *conn) (*answer, error) { return nil, c.set(n) }, acts: true}, nil
 	case *ast.UseStmt:
-		return step{answer: func(c *conn) (*answer, error) { return nil, c.use(n.DBName) }}, nil
+		return step{answer: func(c *conn) (*answer, error) { return nil, c.use(n.DBName) }, acts: true}, nil
 	case *ast.CreateDatabaseStmt:
 		q := "CREATE SCHEMA " + quote(n.Name.O)
 		if n.IfNotExists {
@@ -270,7 +273,7 @@ func translateStmt(st ast.StmtNode, db string) (step, error) {
 		if uint64(id) != n.ConnectionID {
 			return step{}, mysql.NewSQLError(1094, "HY000", "Unknown thread id: %d", n.ConnectionID)
 		}
-		return step{answer: func(c *conn) (*answer, error) { return nil, c.srv.kill(c, id, n.Query) }}, nil
+		return step{answer: func(c *conn) (*answer, error) { return nil, c.srv.kill(c, id, n.Query) }, acts: true}, nil
 	}
 	return step{}, unsupported(fmt.Sprintf("this statement (%s)", strings.TrimPrefix(fmt.Sprintf("%T", st), "*ast.")))
 }

@@ -31,11 +31,11 @@
 // handshake.
 //
 // Prepared statements (COM_STMT_PREPARE/EXECUTE, the binary protocol):
-// compiled once with their ? markers as the executor's parameters. The
-// listener first parses a statement to prepare with its own grammar
-// (Dolt's), so one that grammar refuses cannot be prepared (sequence DDL,
-// SHOW CREATE SEQUENCE, PREVIOUS VALUE FOR, NEXT VALUE FOR with an alias
-// or beside other items: docs/mysql.md); sent as text it runs.
+// compiled once with their ? markers as the executor's parameters,
+// parsed with the same grammar as a query (the fork's PrepareParser: the
+// listener's own grammar, Dolt's, would refuse sequence DDL and MariaDB's
+// forms). A statement answered here that changes something (SET, USE,
+// KILL, RENAME TABLE) acts when executed, not when prepared.
 //
 // KILL [QUERY | CONNECTION] n cancels a statement of, or ends, one of
 // this front end's connections: a role's own, or any for a superuser.

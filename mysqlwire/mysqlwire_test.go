@@ -632,3 +632,68 @@ func TestTiDBDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareActsWhenExecuted: a statement seqd answers itself that
+// changes something (RENAME TABLE, USE, SET, KILL) does so when it is
+// executed, once, not when it is prepared; sequence DDL prepares too.
+func TestPrepareActsWhenExecuted(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE test"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := open(t, addr, "root", "test").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	prepare := func(q string) *sql.Stmt {
+		t.Helper()
+		st, err := c.PrepareContext(ctx, q)
+		if err != nil {
+			t.Fatalf("prepare %s: %v", q, err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	create := prepare("CREATE SEQUENCE a START WITH 7")
+	rename := prepare("RENAME TABLE a TO b")
+	use := prepare("USE information_schema")
+	set := prepare("SET autocommit = 0")
+	var n int64
+	if err := c.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'test'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("sequences after preparing: %d %v, want none", n, err)
+	}
+	if _, err := create.ExecContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rename.ExecContext(ctx); err != nil {
+		t.Fatalf("RENAME TABLE prepared, executed once: %v", err)
+	}
+	if _, err := rename.ExecContext(ctx); number(err) != 1146 {
+		t.Fatalf("RENAME TABLE executed again: %v, want 1146", err)
+	}
+	var auto int64
+	if err := c.QueryRowContext(ctx, "SELECT @@autocommit").Scan(&auto); err != nil || auto != 1 {
+		t.Fatalf("@@autocommit after preparing SET autocommit = 0: %d %v", auto, err)
+	}
+	if _, err := set.ExecContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.QueryRowContext(ctx, "SELECT @@autocommit").Scan(&auto); err != nil || auto != 0 {
+		t.Fatalf("@@autocommit after executing SET autocommit = 0: %d %v", auto, err)
+	}
+	var db string
+	if err := c.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&db); err != nil || db != "test" {
+		t.Fatalf("DATABASE() after preparing USE: %q %v", db, err)
+	}
+	if _, err := use.ExecContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&db); err != nil || db != "information_schema" {
+		t.Fatalf("DATABASE() after executing USE: %q %v", db, err)
+	}
+	var next int64
+	if err := prepare("SELECT NEXT VALUE FOR test.b AS id").QueryRowContext(ctx).Scan(&next); err != nil || next != 7 {
+		t.Fatalf("NEXT VALUE FOR with an alias, prepared: %d %v, want 7", next, err)
+	}
+}

@@ -110,9 +110,21 @@ var corpus = []string{
 	"DROP SEQUENCE IF EXISTS s2",
 }
 
-// outcome is a statement's result as the corpus compares it.
-func outcome(db *sql.Conn, q string) string {
-	rows, err := db.QueryContext(ctx, q)
+// outcome is a statement's result as the corpus compares it, sent as
+// text or, prepared, as COM_STMT_PREPARE and COM_STMT_EXECUTE.
+func outcome(db *sql.Conn, q string, prepared bool) string {
+	var rows *sql.Rows
+	var err error
+	if prepared {
+		var st *sql.Stmt
+		if st, err = db.PrepareContext(ctx, q); err != nil {
+			return "ERROR " + errCode(err)
+		}
+		defer st.Close()
+		rows, err = st.QueryContext(ctx)
+	} else {
+		rows, err = db.QueryContext(ctx, q)
+	}
 	if err != nil {
 		return "ERROR " + errCode(err)
 	}
@@ -137,9 +149,15 @@ func errCode(err error) string {
 	return err.Error()
 }
 
-// TestOracle runs the corpus on MariaDB and on seqd.
-func TestOracle(t *testing.T) {
-	mc, dbName := testenv.MariaDBConn(t, "seqd_oracle")
+// TestOracle runs the corpus on MariaDB and on seqd as text.
+func TestOracle(t *testing.T) { oracle(t, "seqd_oracle", false) }
+
+// TestOraclePrepared runs the corpus with every statement prepared, as
+// mysql2's execute and go-sql-driver with parameters do.
+func TestOraclePrepared(t *testing.T) { oracle(t, "seqd_oracle_prep", true) }
+
+func oracle(t *testing.T, name string, prepared bool) {
+	mc, dbName := testenv.MariaDBConn(t, name)
 	addr, _ := startServer(t, Config{})
 	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
 		t.Fatal(err)
@@ -151,7 +169,7 @@ func TestOracle(t *testing.T) {
 	defer sc.Close()
 	var diffs []string
 	for _, q := range corpus {
-		want, got := outcome(mc, q), outcome(sc, q)
+		want, got := outcome(mc, q, prepared), outcome(sc, q, prepared)
 		if want != got {
 			diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "), strings.ReplaceAll(got, "\n", "\n           ")))
 		}

@@ -58,7 +58,10 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 		return nil, unsupported("preparing several statements at once")
 	}
 	ps := &prepared{st: &steps[0]}
-	if ps.st.answer != nil {
+	switch {
+	case ps.st.acts:
+		// Answered when executed, with no rows.
+	case ps.st.answer != nil:
 		a, err := ps.st.answer(cn)
 		if err != nil {
 			return nil, err
@@ -66,7 +69,7 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 		if a != nil {
 			fields = a.result().Fields
 		}
-	} else {
+	default:
 		sess, err := cn.session()
 		if err != nil {
 			return nil, err
@@ -80,7 +83,7 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 			return nil, unsupported("this statement")
 		}
 		if ps.p, err = sess.Prepare(&stmts[0], nil); err != nil {
-			return nil, stmts[0].Locate(err)
+			return nil, ps.st.tableErr(stmts[0].Locate(err))
 		}
 		ps.params = ps.p.ParamTypes
 		if len(ps.params) != n {
@@ -145,7 +148,8 @@ func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData
 			return nil, err
 		}
 	}
-	return cn.atomically(ctx, sess, ps.st, func() (*sqltypes.Result, error) { return cn.runPrepared(ctx, sess, ps.p, ps.st, params) })
+	res, err = cn.atomically(ctx, sess, ps.st, func() (*sqltypes.Result, error) { return cn.runPrepared(ctx, sess, ps.p, ps.st, params) })
+	return res, ps.st.tableErr(err)
 }
 
 // numberMarkers turns the ? markers of restored text (outside quotes)

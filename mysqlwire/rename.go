@@ -32,7 +32,7 @@ func translateRename(pairs []*ast.TableToTable, db string) (step, error) {
 			return step{}, mysql.NewSQLError(1046, "3D000", "No database selected")
 		}
 	}
-	return step{answer: func(c *conn) (*answer, error) { return nil, c.rename(rs) }}, nil
+	return step{answer: func(c *conn) (*answer, error) { return nil, c.rename(rs) }, acts: true}, nil
 }
 
 // rename renames the sequences in one transaction, after committing the

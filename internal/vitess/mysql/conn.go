@@ -1145,6 +1145,14 @@ func (c *Conn) handleNextCommand(ctx context.Context, handler Handler) error {
 			PrepareStmt: queries[0],
 		}
 
+		// seqd: a handler that parses what it prepares (PrepareParser)
+		// counts the parameters itself; this grammar may refuse what the
+		// handler's accepts.
+		if pp, ok := handler.(PrepareParser); ok && pp.ParsesPrepared() {
+			c.PrepareData[c.StatementID] = prepare
+			return c.prepareParsed(ctx, handler, query, prepare)
+		}
+
 		statement, err = sqlparser.ParseWithOptions(ctx, query, parserOptions)
 		if err != nil {
 			log.Errorf("Error while parsing prepared statement: %s", err.Error())
@@ -1175,21 +1183,7 @@ func (c *Conn) handleNextCommand(ctx context.Context, handler Handler) error {
 		}
 
 		c.PrepareData[c.StatementID] = prepare
-
-		fld, err := handler.ComPrepare(ctx, c, query, prepare)
-		if err != nil {
-			log.Errorf("unable to prepare query: %s", err.Error())
-			if werr := c.writeErrorPacketFromError(err); werr != nil {
-				// If we can't even write the error, we're done.
-				log.Errorf("Error writing query error to client %v: %v", c.ConnectionID, werr)
-				return werr
-			}
-			return nil
-		}
-
-		if err := c.writePrepare(ctx, fld, c.PrepareData[c.StatementID]); err != nil {
-			return err
-		}
+		return c.prepareParsed(ctx, handler, query, prepare)
 	case ComStmtExecute:
 		// outstanding cursor, error
 		if c.cs != nil {
@@ -1855,4 +1849,20 @@ func (c *Conn) TLSEnabled() bool {
 func (c *Conn) IsUnixSocket() bool {
 	_, ok := c.listener.listener.(*net.UnixListener)
 	return ok
+}
+
+// prepareParsed has the handler prepare a statement and answers the
+// client (seqd: split out of handleNextCommand, for PrepareParser).
+func (c *Conn) prepareParsed(ctx context.Context, handler Handler, query string, prepare *PrepareData) error {
+	fld, err := handler.ComPrepare(ctx, c, query, prepare)
+	if err != nil {
+		log.Errorf("unable to prepare query: %s", err.Error())
+		if werr := c.writeErrorPacketFromError(err); werr != nil {
+			// If we can't even write the error, we're done.
+			log.Errorf("Error writing query error to client %v: %v", c.ConnectionID, werr)
+			return werr
+		}
+		return nil
+	}
+	return c.writePrepare(ctx, fld, c.PrepareData[c.StatementID])
 }

@@ -145,6 +145,15 @@ type Handler interface {
 	ParserOptionsForConnection(c *Conn) (sqlparser.ParserOptions, error)
 }
 
+// PrepareParser is implemented by a Handler that parses the statements
+// it prepares itself (seqd: the listener's grammar is Dolt's, which
+// refuses statements other handlers accept). When ParsesPrepared is true,
+// COM_STMT_PREPARE hands the statement to ComPrepare unparsed, and
+// ComPrepare sets the PrepareData's ParamsCount, ParamsType and BindVars.
+type PrepareParser interface {
+	ParsesPrepared() bool
+}
+
 // BinlogReplicaHandler is an extension to the Handler interface, to add support for binlog replication server commands.
 type BinlogReplicaHandler interface {
 	// ComRegisterReplica is called when a connection receives a ComRegisterReplica request
