@@ -45,9 +45,11 @@ func libPrintf(format string, v ...any) {
 }
 
 // libLine logs one line of the library's, unless it only says that a
-// connection was closed.
+// connection was closed, or that a statement could not be prepared
+// (logged by ComPrepare as any failed statement is).
 func libLine(l *log.Logger, line string) {
-	if strings.Contains(line, "use of closed network connection") || strings.HasSuffix(line, ": EOF") {
+	if strings.Contains(line, "use of closed network connection") || strings.HasSuffix(line, ": EOF") ||
+		strings.HasPrefix(line, "unable to prepare query:") {
 		return
 	}
 	l.Printf("mysql: %s", line)

@@ -556,7 +556,13 @@ func TestLibraryLog(t *testing.T) {
 	if err := db.Ping(); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := db.Prepare("SELECT NEXTVAL(missing)"); number(err) != 4091 {
+		t.Fatalf("preparing an unknown sequence's NEXTVAL: %v, want 4091", err)
+	}
 	db.Close()
+	if got := strings.Count(buf.String(), "NEXTVAL(missing)"); got != 1 || strings.Contains(buf.String(), "unable to prepare") {
+		t.Fatalf("a statement that failed to prepare: logged %d times, want once and as seqd's:\n%s", got, buf.String())
+	}
 	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(buf.String(), "mysql: "); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no line of the library's in the server's log:\n%s", buf.String())

@@ -37,6 +37,7 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 	defer func() {
 		if err != nil {
 			delete(c.PrepareData, pd.StatementID)
+			cn.srv.logFailure(c, err, query)
 			err = toSQLError(err)
 		}
 	}()

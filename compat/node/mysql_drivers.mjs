@@ -1,6 +1,6 @@
 // The Node.js MySQL stacks against seqd's MySQL protocol, each with its
-// default settings: mysql2 (query, and execute: server-side prepared
-// statements, DDL through query) and mariadb (MariaDB's connector). Usage: node
+// default settings: mysql2 (query, and execute: every statement
+// a server-side prepared one, DDL too) and mariadb (MariaDB's connector). Usage: node
 // mysql_drivers.mjs HOST PORT. Every stack logs in with the superuser's
 // password (a wrong one gets 1045), creates a sequence, takes 200 values
 // with NEXT VALUE FOR concurrently (all distinct), reads PREVIOUS VALUE
@@ -14,16 +14,16 @@ import mariadb from 'mariadb';
 const [host, port] = process.argv.slice(2);
 const conf = { host, port: Number(port), user: 'seqd', password: 'pw', database: 'public' };
 
-async function stack(name, pool, fresh, run, ddl = run, next = 'NEXT VALUE FOR ') {
+async function stack(name, pool, fresh, run) {
   const seq = `node_${name}`;
-  await ddl(pool, `CREATE SEQUENCE ${seq} START WITH 1 INCREMENT BY 1 NOCACHE`);
+  await run(pool, `CREATE SEQUENCE ${seq} START WITH 1 INCREMENT BY 1 NOCACHE`);
   const calls = [];
-  for (let i = 0; i < 200; i++) calls.push(run(pool, next === 'NEXTVAL' ? `SELECT NEXTVAL(${seq}) AS v` : `SELECT NEXT VALUE FOR ${seq} AS v`));
+  for (let i = 0; i < 200; i++) calls.push(run(pool, `SELECT NEXT VALUE FOR ${seq} AS v`));
   const values = (await Promise.all(calls)).map((rows) => String(rows[0].v));
   assert.equal(new Set(values).size, 200, `${name}: ${new Set(values).size} distinct of 200`);
   const c = await fresh(); // a session of its own
   try {
-    let rows = await run(c, next === 'NEXTVAL' ? `SELECT LASTVAL(${seq}) AS p` : `SELECT PREVIOUS VALUE FOR ${seq} AS p`);
+    let rows = await run(c, `SELECT PREVIOUS VALUE FOR ${seq} AS p`);
     assert.equal(rows[0].p, null, `${name}: PREVIOUS VALUE FOR before NEXTVAL in this session`);
     rows = await run(c, `SELECT NEXTVAL(${seq}) AS n, 0 AS z`);
     assert.equal(String(rows[0].n), '201', `${name}: NEXTVAL`);
@@ -38,7 +38,7 @@ async function stack(name, pool, fresh, run, ddl = run, next = 'NEXT VALUE FOR '
     rows = await run(c, `SELECT NEXTVAL(${seq}) AS n`);
     assert.equal(String(rows[0].n), '1002', `${name}: in a transaction`);
     await c.commit();
-    await ddl(c, `DROP SEQUENCE ${seq}`);
+    await run(c, `DROP SEQUENCE ${seq}`);
   } finally {
     await c.end();
   }
@@ -50,10 +50,7 @@ const query = async (c, sql, args) => (await c.query(sql, args))[0];
 const execute = async (c, sql, args) => (await c.execute(sql, args))[0];
 const my = mysql.createPool({ ...conf, connectionLimit: 4 });
 await stack('mysql2_query', my, () => mysql.createConnection(conf), query);
-// A statement to prepare is parsed first by the listener's own grammar
-// (Dolt's), which has no CREATE SEQUENCE, nor NEXT VALUE FOR with an
-// alias: DDL through query(), NEXTVAL(s) and LASTVAL(s) spelled so.
-await stack('mysql2_execute', my, () => mysql.createConnection(conf), execute, query, 'NEXTVAL');
+await stack('mysql2_execute', my, () => mysql.createConnection(conf), execute);
 await my.end();
 await assert.rejects(mysql.createConnection({ ...conf, password: 'wrong' }), (e) => e.errno === 1045, 'mysql2: a wrong password');
 
