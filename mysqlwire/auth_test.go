@@ -2,12 +2,16 @@ package mysqlwire
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/tls"
 	"database/sql"
 	"fmt"
 	"net"
 	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
@@ -107,12 +111,14 @@ func TestCachingSha2(t *testing.T) {
 }
 
 // TestCachingSha2Driver: go-sql-driver/mysql against a server announcing
-// caching_sha2_password. Over TLS the first login is the full
-// authentication (the password, over TLS), checked against the SCRAM
-// verifier, and the next takes the fast path from the cache it filled
-// (seen as the cache holding the role after the first, and a wrong
-// password still refused); without TLS the server switches the client
-// to mysql_native_password. A password changed since empties the cache.
+// caching_sha2_password. The first login is the full authentication,
+// checked against the SCRAM verifier: without TLS the password encrypted
+// with the server's RSA key (the driver asks for its public half), over
+// TLS the password itself; the next takes the fast path from the cache
+// it filled (seen as the cache holding the role after the first, and a
+// wrong password still refused). A password changed since empties the
+// cache. A client given the server's public key beforehand sends the
+// password encrypted at once; given another key, it is refused.
 func TestCachingSha2Driver(t *testing.T) {
 	tc, _ := serverTLS(t)
 	eng := testenv.MemEngine(t)
@@ -123,9 +129,9 @@ func TestCachingSha2Driver(t *testing.T) {
 		_, ok := s.fast["app"]
 		return ok
 	}
-	login := func(password, tlsMode string) error {
+	login := func(s *Server, password, params string) error {
 		t.Helper()
-		db, err := sql.Open("mysql", fmt.Sprintf("app:%s@tcp(%s)/?tls=%s", password, s.Addr(), tlsMode))
+		db, err := sql.Open("mysql", fmt.Sprintf("app:%s@tcp(%s)/?%s", password, s.Addr(), params))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,26 +139,20 @@ func TestCachingSha2Driver(t *testing.T) {
 		var v string
 		return db.QueryRow("SELECT CURRENT_USER()").Scan(&v)
 	}
-	if err := login("app pw", "false"); err != nil {
-		t.Fatalf("without TLS (switched to mysql_native_password): %v", err)
+	if err := login(s, "wrong", "tls=false"); number(err) != 1045 {
+		t.Fatalf("a wrong password without TLS: %v, want 1045", err)
 	}
-	if cached() {
-		t.Fatal("a login without TLS filled caching_sha2_password's cache")
-	}
-	if err := login("app pw", "skip-verify"); err != nil {
-		t.Fatalf("full authentication over TLS: %v", err)
+	if err := login(s, "app pw", "tls=false"); err != nil {
+		t.Fatalf("full authentication without TLS (RSA): %v", err)
 	}
 	if !cached() {
-		t.Fatal("no cache entry after a full authentication")
+		t.Fatal("no cache entry after a full authentication without TLS")
 	}
-	if err := login("app pw", "skip-verify"); err != nil {
-		t.Fatalf("fast path over TLS: %v", err)
+	if err := login(s, "app pw", "tls=false"); err != nil {
+		t.Fatalf("fast path without TLS: %v", err)
 	}
-	if err := login("wrong", "skip-verify"); number(err) != 1045 {
-		t.Fatalf("a wrong password: %v, want 1045", err)
-	}
-	if err := login("wrong", "false"); number(err) != 1045 {
-		t.Fatalf("a wrong password without TLS: %v, want 1045", err)
+	if err := login(s, "wrong", "tls=false"); number(err) != 1045 {
+		t.Fatalf("a wrong password without TLS, cached: %v, want 1045", err)
 	}
 	r, _ := eng.Role("app")
 	var err error
@@ -162,12 +162,38 @@ func TestCachingSha2Driver(t *testing.T) {
 	if err := eng.PutRole(ctx, r, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := login("app pw", "skip-verify"); number(err) != 1045 {
+	if err := login(s, "app pw", "tls=skip-verify"); number(err) != 1045 {
 		t.Fatalf("the old password after a change: %v, want 1045", err)
 	}
-	if err := login("new pw", "skip-verify"); err != nil {
-		t.Fatalf("the new password: %v", err)
+	if err := login(s, "new pw", "tls=skip-verify"); err != nil {
+		t.Fatalf("full authentication over TLS: %v", err)
 	}
+	if err := login(s, "new pw", "tls=skip-verify"); err != nil {
+		t.Fatalf("fast path over TLS: %v", err)
+	}
+	if err := login(s, "wrong", "tls=skip-verify"); number(err) != 1045 {
+		t.Fatalf("a wrong password over TLS: %v, want 1045", err)
+	}
+
+	key, other := rsaKey(t), rsaKey(t)
+	pinned := serve(t, testenv.MemEngine(t), Config{DefaultAuth: "caching_sha2_password", RSAKey: key})
+	gomysql.RegisterServerPubKey("seqd-test", &key.PublicKey)
+	gomysql.RegisterServerPubKey("seqd-test-other", &other.PublicKey)
+	if err := login(pinned, "app pw", "serverPubKey=seqd-test-other"); number(err) != 1045 {
+		t.Fatalf("the password encrypted with another key: %v, want 1045", err)
+	}
+	if err := login(pinned, "app pw", "serverPubKey=seqd-test"); err != nil {
+		t.Fatalf("the password encrypted with the server's key, given to the client: %v", err)
+	}
+}
+
+func rsaKey(t *testing.T) *rsa.PrivateKey {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // serverTLS is a TLS configuration with a new self-signed certificate for

@@ -97,3 +97,29 @@ func TestMariaDBClientTLS(t *testing.T) {
 		t.Fatalf("without TLS to a server requiring it: no error\n%s", out)
 	}
 }
+
+// TestMariaDBClientRSA: the mariadb command-line client to a server
+// announcing caching_sha2_password, without TLS: it asks for the
+// server's public key and sends the password encrypted with it (the full
+// authentication, seen as the role in the fast path's cache after).
+func TestMariaDBClientRSA(t *testing.T) {
+	bin := testenv.Command(t, "mariadb")
+	s := serve(t, testenv.MemEngine(t), Config{DefaultAuth: "caching_sha2_password"})
+	host, port, _ := net.SplitHostPort(s.Addr().String())
+	cli := func(password string) (string, error) {
+		out, err := exec.Command(bin, "-h", host, "-P", port, "-u", "app", "-p"+password, "--skip-ssl", "-N", "-e", "SELECT CURRENT_USER()").CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	if out, err := cli("wrong"); err == nil || !strings.Contains(out, "1045") {
+		t.Fatalf("a wrong password: %v\n%s", err, out)
+	}
+	if out, err := cli("app pw"); err != nil || !strings.HasPrefix(out, "app@") {
+		t.Fatalf("caching_sha2_password without TLS: %v\n%s", err, out)
+	}
+	s.mu.Lock()
+	_, cached := s.fast["app"]
+	s.mu.Unlock()
+	if !cached {
+		t.Fatal("no full authentication: the role is not in the fast path's cache")
+	}
+}

@@ -2,6 +2,8 @@ package mysqlwire
 
 import (
 	"bytes"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -56,9 +58,14 @@ type Config struct {
 	// which clients answer with unless told otherwise:
 	// "mysql_native_password" (the default: MariaDB's, which MariaDB's
 	// clients expect) or "caching_sha2_password" (MySQL 8's). Its full
-	// authentication sends the password itself, so it needs TLS: the
-	// protocol library has no RSA key exchange for it.
+	// authentication sends the password itself: over TLS as it is,
+	// without TLS encrypted with RSAKey.
 	DefaultAuth string
+	// RSAKey is the key caching_sha2_password's full authentication
+	// without TLS encrypts the password with (the client asks for its
+	// public half, or was given it). Nil: one generated when a client
+	// first needs it, new with each start.
+	RSAKey *rsa.PrivateKey
 	// TLS, if set, is offered to clients; TLSRequired refuses those that
 	// do not use it.
 	TLS         *tls.Config
@@ -92,6 +99,9 @@ type Server struct {
 	log   *log.Logger
 	l     *mysql.Listener
 	trust atomic.Bool
+
+	rsaOnce sync.Once
+	rsaErr  error
 
 	mu    sync.Mutex
 	fast  map[string]fastEntry // by user, after a full authentication
@@ -342,7 +352,7 @@ func (u user) Get() *querypb.VTGateCallerID { return &querypb.VTGateCallerID{Use
 // passwordServer checks passwords against the roles' verifiers (under
 // AuthTrust it lets anyone in as any user):
 // mysql_native_password against the stored hash; caching_sha2_password by
-// the password itself (over TLS, or encrypted) against the SCRAM
+// the password itself (over TLS, or RSA-encrypted) against the SCRAM
 // verifier, then by the fast path, from the SHA256(SHA256(password)) kept
 // in memory after that, as MySQL's server does.
 type passwordServer struct{ srv *Server }
@@ -350,8 +360,18 @@ type passwordServer struct{ srv *Server }
 func (p *passwordServer) AuthMethods() []mysql.AuthMethod {
 	return []mysql.AuthMethod{
 		mysql.NewMysqlNativeAuthMethod(p, p),
-		mysql.NewSha2CachingAuthMethod(p, p, p),
+		mysql.NewSha2CachingAuthMethodRSA(p, p, p, p.srv.rsaKey),
 	}
+}
+
+// rsaKey is the configured RSA key, or one generated when first needed.
+func (s *Server) rsaKey() (*rsa.PrivateKey, error) {
+	s.rsaOnce.Do(func() {
+		if s.cfg.RSAKey == nil {
+			s.cfg.RSAKey, s.rsaErr = rsa.GenerateKey(rand.Reader, 2048)
+		}
+	})
+	return s.cfg.RSAKey, s.rsaErr
 }
 
 func (p *passwordServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {

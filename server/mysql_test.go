@@ -2,12 +2,20 @@ package server
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"database/sql"
+	"encoding/pem"
 	"errors"
 	"io"
 	"log"
+	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -129,5 +137,65 @@ func TestBothProtocols(t *testing.T) {
 	}
 	if len(held)+int(pg.Stat().TotalConns()) != 12 {
 		t.Fatalf("%d MySQL and %d PostgreSQL connections before 1040, want 12 together", len(held), pg.Stat().TotalConns())
+	}
+}
+
+// TestMySQLRSAKeyFile: -mysql-rsa-key's key (PKCS #8 here) is the one
+// caching_sha2_password's full authentication without TLS uses: a client
+// given its public half beforehand logs in; a file with no RSA key in it
+// stops the server from starting, naming the file.
+func TestMySQLRSAKeyFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "rsa.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{DataDir: filepath.Join(dir, "d"), Listen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0", MaxConns: 10,
+		Auth: "scram-sha-256", Password: "pw", MySQLDefaultAuth: "caching_sha2_password", MySQLRSAKey: path, Logger: log.New(io.Discard, "", 0)}
+	s, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomysql.RegisterServerPubKey("seqd-rsa-file", &key.PublicKey)
+	db, err := sql.Open("mysql", "seqd:pw@tcp("+s.MySQLAddr().String()+")/public?serverPubKey=seqd-rsa-file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Ping(); err != nil {
+		t.Fatalf("caching_sha2_password with the key file's public key: %v", err)
+	}
+	db.Close()
+	s.Shutdown(ctx)
+
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if der, err = x509.MarshalPKCS8PrivateKey(ec); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"ec.pem":   pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}),
+		"none.pem": []byte("not a key"),
+	} {
+		cfg.MySQLRSAKey = filepath.Join(dir, name)
+		if err := os.WriteFile(cfg.MySQLRSAKey, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := Start(ctx, cfg); err == nil || !strings.Contains(err.Error(), name) {
+			if err == nil {
+				s.Shutdown(ctx)
+			}
+			t.Fatalf("-mysql-rsa-key %s: %v, want an error naming the file", name, err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"crypto/rsa"
 	"errors"
 	"fmt"
 	"log"
@@ -36,9 +37,13 @@ type Config struct {
 	// MySQLDefaultAuth is the authentication plugin MySQL's handshake
 	// announces (mysqlwire.Config.DefaultAuth).
 	MySQLDefaultAuth string
-	MaxBulkRows      int64
-	MaxConns         int
-	MaxMessage       int // bytes of one protocol message (a statement)
+	// MySQLRSAKey, when set, is a PEM file of the RSA private key
+	// caching_sha2_password's full authentication without TLS uses
+	// (mysqlwire.Config.RSAKey); unset, one is generated when needed.
+	MySQLRSAKey string
+	MaxBulkRows int64
+	MaxConns    int
+	MaxMessage  int // bytes of one protocol message (a statement)
 	// MaxStatementMemory bounds the memory one statement keeps (53200
 	// past it); 0: the executor's default, negative: none.
 	MaxStatementMemory int64
@@ -246,8 +251,16 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 			ln.Close()
 			return fmt.Errorf("seqd: mysql listen: %w", err)
 		}
+		var key *rsa.PrivateKey
+		if cfg.MySQLRSAKey != "" {
+			if key, err = loadRSAKey(cfg.MySQLRSAKey); err != nil {
+				ml.Close()
+				ln.Close()
+				return err
+			}
+		}
 		s.my, err = mysqlwire.NewServer(mysqlwire.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(),
-			Auth: mysqlAuth(cfg.Auth, cfg.MySQLListen), DefaultAuth: cfg.MySQLDefaultAuth, TLS: pc.TLS, TLSRequired: cfg.TLSRequired, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
+			Auth: mysqlAuth(cfg.Auth, cfg.MySQLListen), DefaultAuth: cfg.MySQLDefaultAuth, RSAKey: key, TLS: pc.TLS, TLSRequired: cfg.TLSRequired, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
 			SessionDefaults: cfg.SessionDefaults, IdleTimeout: cfg.IdleTimeout, MaxMessage: cfg.MaxMessage, Logger: cfg.Logger}, ml)
 		if err != nil {
 			ml.Close()

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
@@ -50,4 +52,28 @@ func (f *tlsFiles) config() *tls.Config {
 			return f.state.Load(), nil
 		},
 	}
+}
+
+// loadRSAKey reads an RSA private key from a PEM file (PKCS #1 or #8).
+func loadRSAKey(path string) (*rsa.PrivateKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("seqd: MySQL RSA key: %w", err)
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, fmt.Errorf("seqd: MySQL RSA key: no PEM block in %s", path)
+	}
+	if key, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
+		return key, nil
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("seqd: MySQL RSA key %s: %w", path, err)
+	}
+	rk, ok := key.(*rsa.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("seqd: MySQL RSA key %s: a %T, not an RSA key", path, key)
+	}
+	return rk, nil
 }

@@ -564,6 +564,9 @@ type mysqlCachingSha2AuthMethod struct {
 	cache     CachingStorage
 	storage   PlainTextStorage
 	validator UserValidator
+	// seqd: rsaKey, when set, is the server's RSA key, for the full
+	// authentication without TLS (auth_rsa.go).
+	rsaKey func() (*rsa.PrivateKey, error)
 }
 
 func (n *mysqlCachingSha2AuthMethod) Name() AuthMethodDescription {
@@ -571,7 +574,7 @@ func (n *mysqlCachingSha2AuthMethod) Name() AuthMethodDescription {
 }
 
 func (n *mysqlCachingSha2AuthMethod) HandleUser(conn *Conn, user string) bool {
-	if !conn.TLSEnabled() && !conn.IsUnixSocket() {
+	if !conn.TLSEnabled() && !conn.IsUnixSocket() && n.rsaKey == nil { // seqd: or with RSA
 		return false
 	}
 	return n.validator.HandleUser(user, conn.RemoteAddr())
@@ -621,7 +624,8 @@ func (n *mysqlCachingSha2AuthMethod) HandleAuthPluginData(c *Conn, user string, 
 		}
 		return result, nil
 	}
-	if !c.TLSEnabled() && !c.IsUnixSocket() {
+	secure := c.TLSEnabled() || c.IsUnixSocket()
+	if !secure && n.rsaKey == nil { // seqd: or with RSA
 		return nil, NewSQLError(ERAccessDeniedError, SSAccessDeniedError,
 			"Access denied for user '%v' (not using TLS or Unix socket)", user)
 	}
@@ -634,7 +638,12 @@ func (n *mysqlCachingSha2AuthMethod) HandleAuthPluginData(c *Conn, user string, 
 		return nil, err
 	}
 
-	password, err := readPacketPasswordString(c)
+	var password string
+	if secure {
+		password, err = readPacketPasswordString(c)
+	} else {
+		password, err = n.readEncryptedPassword(c, user, salt) // seqd
+	}
 	if err != nil {
 		return nil, err
 	}
