@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"net"
 	"os"
 	"os/exec"
@@ -103,4 +104,15 @@ func TestConfigReload(t *testing.T) {
 	} else {
 		c.Close(ctx)
 	}
+}
+
+// TestNoLibraryFlags: the packages seqd is built from define no flags of
+// their own (the MySQL protocol library's static authentication did),
+// so -h and -config know only seqd's.
+func TestNoLibraryFlags(t *testing.T) {
+	flag.VisitAll(func(f *flag.Flag) {
+		if !strings.HasPrefix(f.Name, "test.") {
+			t.Errorf("a flag seqd did not define: -%s (%s)", f.Name, f.Usage)
+		}
+	})
 }
