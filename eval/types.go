@@ -21,6 +21,9 @@ type pgTypeRow struct {
 	input, output, recv, send string
 	align, storage            byte
 	collation                 uint32
+	// subscript, modin, modout, analyze: typsubscript, typmodin,
+	// typmodout, typanalyze ("-" for none).
+	subscript, modin, modout, analyze string
 }
 
 // Type is a data type, as PostgreSQL's pg_type describes it. Types are
@@ -506,22 +509,19 @@ var PgTypeColumns = []RelColumn{{"oid", TOid}, {"typname", TName}, {"typnamespac
 	{"typlen", TInt2}, {"typbyval", TBool}, {"typtype", TChar}, {"typcategory", TChar}, {"typispreferred", TBool},
 	{"typisdefined", TBool}, {"typdelim", TChar}, {"typrelid", TOid}, {"typsubscript", TRegproc}, {"typelem", TOid},
 	{"typarray", TOid}, {"typinput", TRegproc}, {"typoutput", TRegproc}, {"typreceive", TRegproc}, {"typsend", TRegproc},
+	{"typmodin", TRegproc}, {"typmodout", TRegproc}, {"typanalyze", TRegproc},
 	{"typalign", TChar}, {"typstorage", TChar}, {"typnotnull", TBool}, {"typbasetype", TOid}, {"typtypmod", TInt4},
-	{"typndims", TInt4}, {"typcollation", TOid}, {"typdefault", TText}, {"typacl", TAclArr}}
+	{"typndims", TInt4}, {"typcollation", TOid}, {"typdefaultbin", TypeByOID(194)}, {"typdefault", TText}, {"typacl", TAclArr}}
 
 func PgTypeRows(owner uint32) [][]Datum {
 	out := make([][]Datum, 0, len(builtinTypes))
 	for _, r := range builtinTypes {
 		proc := func(name string) Datum { return Datum{Kind: KInt, I: 1, S: name} }
-		sub := proc("-")
-		if r.category == 'A' && r.elem != 0 {
-			sub = proc("array_subscript_handler")
-		}
 		out = append(out, []Datum{Int(int64(r.oid)), Text(r.name), Int(11), Int(int64(owner)), Int(int64(r.len)),
 			Bool(r.byval), Text(string(r.typtype)), Text(string(r.category)), Bool(r.preferred), Bool(true),
-			Text(string(r.delim)), Int(0), sub, Int(int64(r.elem)), Int(int64(r.array)), proc(r.input), proc(r.output),
-			proc(r.recv), proc(r.send), Text(string(r.align)), Text(string(r.storage)), Bool(false), Int(0), Int(-1),
-			Int(0), Int(int64(r.collation)), Null, Null})
+			Text(string(r.delim)), Int(0), proc(r.subscript), Int(int64(r.elem)), Int(int64(r.array)), proc(r.input), proc(r.output),
+			proc(r.recv), proc(r.send), proc(r.modin), proc(r.modout), proc(r.analyze), Text(string(r.align)), Text(string(r.storage)),
+			Bool(false), Int(0), Int(-1), Int(0), Int(int64(r.collation)), Null, Null, Null})
 	}
 	return out
 }

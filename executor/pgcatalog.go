@@ -23,6 +23,9 @@ type relation struct {
 	rows         func(s *Session) ([][]eval.Datum, error)
 	// by, when set, looks up the rows of named sequences (lookup.go).
 	by *seqLookup
+	// populated: seqd has objects of this kind (sequences, schemas,
+	// roles, settings ...); the rest of the catalog is empty by design.
+	populated bool
 }
 
 var (
@@ -35,11 +38,50 @@ var (
 func registerCatalog() {
 	catalogRels = map[string]*relation{}
 	catalogOIDs = map[uint32]*relation{}
-	for _, r := range catalogRelations() {
+	add := func(r *relation) {
 		catalogRels[r.schema+"."+r.name] = r
 		catalogOIDs[r.oid] = r
 		catalogOrder = append(catalogOrder, r)
 	}
+	for _, r := range catalogRelations() {
+		r.populated = true
+		add(r)
+	}
+	// The rest of PostgreSQL 15's catalog, with its columns and no rows:
+	// seqd has no such objects.
+	for _, sh := range pgCatalogShapes {
+		if catalogRels[sh.schema+"."+sh.name] == nil {
+			add(sh.relation())
+		}
+	}
+}
+
+// catalogShape is a relation of PostgreSQL 15's catalog as
+// scripts/gen-pgcatalog records it (pgcatalog_shapes.go).
+type catalogShape struct {
+	oid          uint32
+	schema, name string
+	kind         byte
+	cols         []shapeCol
+}
+
+// shapeCol is a column's name and type OID.
+type shapeCol struct {
+	name string
+	typ  uint32
+}
+
+// relation is the shape as a relation without rows.
+func (sh catalogShape) relation() *relation {
+	cols := make([]eval.RelColumn, len(sh.cols))
+	for i, c := range sh.cols {
+		cols[i] = eval.RelColumn{Name: c.name, Type: eval.TypeByOID(c.typ)}
+	}
+	rows := func(*Session) ([][]eval.Datum, error) { return nil, nil }
+	if what, ok := catalogNotYet[sh.schema+"."+sh.name]; ok {
+		rows = notYet(sh.schema, sh.name, what)
+	}
+	return &relation{oid: sh.oid, schema: sh.schema, name: sh.name, kind: sh.kind, cols: cols, rows: rows}
 }
 
 // catalogRelation finds a catalog relation; an empty schema means
@@ -57,11 +99,15 @@ func catalogByOID(oid uint32) *relation {
 	return catalogOIDs[oid]
 }
 
-// catalogNames lists what seqd's catalog offers, for hints.
+// catalogNames lists the relations of seqd's catalog that it populates,
+// for hints.
 func catalogNames() string {
 	catalogOnce.Do(registerCatalog)
 	var out []string
 	for _, r := range catalogOrder {
+		if !r.populated {
+			continue
+		}
 		if r.schema == "pg_catalog" {
 			out = append(out, r.name)
 		} else {
@@ -79,6 +125,7 @@ var (
 	tCharacterData  = eval.TVarchar
 	tCardinalNumber = eval.TInt4
 	tYesOrNo        = eval.TVarchar
+	tXid            = eval.TypeByOID(28)
 )
 
 const (
@@ -206,7 +253,7 @@ func boolText(b bool) eval.Datum {
 // catalogRelations are the catalog's virtual relations, in the order
 // pg_class lists them.
 func catalogRelations() []*relation {
-	return slices.Concat(classRelations(), roleRelations(), describingRelations(), viewRelations())
+	return slices.Concat(classRelations(), roleRelations(), describingRelations(), viewRelations(), restRelations())
 }
 
 // seqRows makes a row of each sequence; reserved first reads a NOORDER
@@ -264,7 +311,7 @@ func classRow(s *Session, i seqInfo) []eval.Datum {
 	return []eval.Datum{eval.Int(int64(i.oid)), eval.Text(i.Name.Rel()), eval.Int(int64(i.nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0),
 		eval.Int(int64(i.oid)), eval.Int(0), eval.Int(1), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text(s.persistence(i)), eval.Text("S"),
 		eval.Int(sequenceRelAttrs), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true),
-		eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Null, eval.Null, eval.Null}
+		eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Int(0), eval.Int(0), eval.Null, eval.Null, eval.Null}
 }
 
 // catalogOIDMatches reports whether v, an OID as a lookup takes it, is
@@ -278,7 +325,8 @@ func catalogOIDMatches(r *relation, v eval.Datum) bool {
 func catalogRow(r *relation, nsp uint32) []eval.Datum {
 	return []eval.Datum{eval.Int(int64(r.oid)), eval.Text(r.name), eval.Int(int64(nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0), eval.Int(0), eval.Int(0),
 		eval.Int(0), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text("p"), eval.Text(string(r.kind)), eval.Int(int64(len(r.cols))), eval.Int(0),
-		eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true), eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Null, eval.Null, eval.Null}
+		eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true), eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Int(0), eval.Int(0),
+		eval.Null, eval.Null, eval.Null}
 }
 
 var classCols = eval.Columns("oid", eval.TOid, "relname", eval.TName, "relnamespace", eval.TOid, "reltype", eval.TOid, "reloftype", eval.TOid, "relowner", eval.TOid,
@@ -286,7 +334,7 @@ var classCols = eval.Columns("oid", eval.TOid, "relname", eval.TName, "relnamesp
 	"relallvisible", eval.TInt4, "reltoastrelid", eval.TOid, "relhasindex", eval.TBool, "relisshared", eval.TBool, "relpersistence", eval.TChar,
 	"relkind", eval.TChar, "relnatts", eval.TInt2, "relchecks", eval.TInt2, "relhasrules", eval.TBool, "relhastriggers", eval.TBool,
 	"relhassubclass", eval.TBool, "relrowsecurity", eval.TBool, "relforcerowsecurity", eval.TBool, "relispopulated", eval.TBool,
-	"relreplident", eval.TChar, "relispartition", eval.TBool, "relrewrite", eval.TOid, "relacl", eval.TAclArr, "reloptions", eval.TTextArr,
+	"relreplident", eval.TChar, "relispartition", eval.TBool, "relrewrite", eval.TOid, "relfrozenxid", tXid, "relminmxid", tXid, "relacl", eval.TAclArr, "reloptions", eval.TTextArr,
 	"relpartbound", eval.TypeByOID(194))
 var pgSequencesCols = eval.Columns("schemaname", eval.TName, "sequencename", eval.TName, "sequenceowner", eval.TName, "data_type", eval.TRegtype,
 	"start_value", eval.TInt8, "min_value", eval.TInt8, "max_value", eval.TInt8, "increment_by", eval.TInt8, "cycle", eval.TBool,
@@ -328,7 +376,7 @@ func classRelations() []*relation {
 			by: &seqLookup{nameCol: -1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum) ([][]eval.Datum, error) {
 				return rowsOf(s, seqs, false, pgSequenceRow)
 			}}},
-		{oid: 12100, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols,
+		{oid: 12048, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols,
 			rows: rowsBy(true, pgSequencesRow), by: lookupBy(1, true, pgSequencesRow)},
 		{oid: 1247, schema: "pg_catalog", name: "pg_type", kind: 'r', cols: eval.PgTypeColumns,
 			rows: func(s *Session) ([][]eval.Datum, error) { return eval.PgTypeRows(superuserOID), nil }},
@@ -376,7 +424,7 @@ func roleRelations() []*relation {
 				}
 				return out, nil
 			}},
-		{oid: 12010, schema: "pg_catalog", name: "pg_user", kind: 'v',
+		{oid: 12014, schema: "pg_catalog", name: "pg_user", kind: 'v',
 			cols: eval.Columns("usename", eval.TName, "usesysid", eval.TOid, "usecreatedb", eval.TBool, "usesuper", eval.TBool, "userepl", eval.TBool,
 				"usebypassrls", eval.TBool, "passwd", eval.TText, "valuntil", eval.TTimestamp, "useconfig", eval.TTextArr),
 			rows: func(s *Session) ([][]eval.Datum, error) {
@@ -392,11 +440,11 @@ func roleRelations() []*relation {
 			}},
 		{oid: 1262, schema: "pg_catalog", name: "pg_database", kind: 'r',
 			cols: eval.Columns("oid", eval.TOid, "datname", eval.TName, "datdba", eval.TOid, "encoding", eval.TInt4, "datlocprovider", eval.TChar, "datistemplate", eval.TBool,
-				"datallowconn", eval.TBool, "datconnlimit", eval.TInt4, "dattablespace", eval.TOid, "datcollate", eval.TText, "datctype", eval.TText,
+				"datallowconn", eval.TBool, "datconnlimit", eval.TInt4, "datfrozenxid", tXid, "datminmxid", tXid, "dattablespace", eval.TOid, "datcollate", eval.TText, "datctype", eval.TText,
 				"daticulocale", eval.TText, "datcollversion", eval.TText, "datacl", eval.TAclArr),
 			rows: func(s *Session) ([][]eval.Datum, error) {
 				return [][]eval.Datum{{eval.Int(seqdDatabaseOID), eval.Text(s.cfg.Database), eval.Int(s.ownerOID(s.cat().DatabaseACL().Owner)), eval.Int(6), eval.Text("c"), eval.Bool(false), eval.Bool(true),
-					eval.Int(-1), eval.Int(1663), eval.Text("C.UTF-8"), eval.Text("C.UTF-8"), eval.Null, eval.Null, eval.Null}}, nil
+					eval.Int(-1), eval.Int(0), eval.Int(0), eval.Int(1663), eval.Text("C.UTF-8"), eval.Text("C.UTF-8"), eval.Null, eval.Null, eval.Null}}, nil
 			}},
 	}
 }
@@ -405,7 +453,7 @@ func roleRelations() []*relation {
 // and columns.
 func describingRelations() []*relation {
 	return []*relation{
-		{oid: 12200, schema: "pg_catalog", name: "pg_settings", kind: 'v',
+		{oid: 12104, schema: "pg_catalog", name: "pg_settings", kind: 'v',
 			cols: eval.Columns("name", eval.TText, "setting", eval.TText, "unit", eval.TText, "category", eval.TText, "short_desc", eval.TText, "extra_desc", eval.TText,
 				"context", eval.TText, "vartype", eval.TText, "source", eval.TText, "min_val", eval.TText, "max_val", eval.TText, "enumvals", eval.TTextArr,
 				"boot_val", eval.TText, "reset_val", eval.TText, "sourcefile", eval.TText, "sourceline", eval.TInt4, "pending_restart", eval.TBool),
@@ -470,18 +518,18 @@ func describingRelations() []*relation {
 				})
 			}},
 		{oid: 1249, schema: "pg_catalog", name: "pg_attribute", kind: 'r',
-			cols: eval.Columns("attrelid", eval.TOid, "attname", eval.TName, "atttypid", eval.TOid, "attlen", eval.TInt2, "attnum", eval.TInt2, "attndims", eval.TInt4,
-				"atttypmod", eval.TInt4, "attbyval", eval.TBool, "attalign", eval.TChar, "attstorage", eval.TChar, "attcompression", eval.TChar,
+			cols: eval.Columns("attrelid", eval.TOid, "attname", eval.TName, "atttypid", eval.TOid, "attstattarget", eval.TInt4, "attlen", eval.TInt2, "attnum", eval.TInt2,
+				"attndims", eval.TInt4, "attcacheoff", eval.TInt4, "atttypmod", eval.TInt4, "attbyval", eval.TBool, "attalign", eval.TChar, "attstorage", eval.TChar, "attcompression", eval.TChar,
 				"attnotnull", eval.TBool, "atthasdef", eval.TBool, "atthasmissing", eval.TBool, "attidentity", eval.TChar, "attgenerated", eval.TChar,
 				"attisdropped", eval.TBool, "attislocal", eval.TBool, "attinhcount", eval.TInt4, "attcollation", eval.TOid, "attacl", eval.TAclArr,
-				"attoptions", eval.TTextArr, "attfdwoptions", eval.TTextArr),
+				"attoptions", eval.TTextArr, "attfdwoptions", eval.TTextArr, "attmissingval", eval.TypeByOID(2277)),
 			rows: func(s *Session) ([][]eval.Datum, error) {
 				var out [][]eval.Datum
 				for _, i := range s.sequences() {
 					for k, c := range sequenceColumns {
-						out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(int64(c.Type.Len())), eval.Int(int64(k + 1)),
-							eval.Int(0), eval.Int(-1), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text("p"), eval.Text(""), eval.Bool(true), eval.Bool(false),
-							eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0), eval.Int(0), eval.Null, eval.Null, eval.Null})
+						out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(-1), eval.Int(int64(c.Type.Len())),
+							eval.Int(int64(k + 1)), eval.Int(0), eval.Int(-1), eval.Int(-1), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text("p"), eval.Text(""), eval.Bool(true), eval.Bool(false),
+							eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0), eval.Int(0), eval.Null, eval.Null, eval.Null, eval.Null})
 					}
 				}
 				return out, nil
@@ -497,13 +545,13 @@ func viewRelations() []*relation {
 				"remaining_values", eval.TFloat8, "fraction_used", eval.TFloat8, "unlogged", eval.TBool, "shape", eval.TText, "last_counter", eval.TInt8,
 				"burned_crash", eval.TInt8, "burned_failover", eval.TInt8, "burned_release", eval.TInt8, "noorder", eval.TBool),
 			rows: rowsBy(true, statRow), by: lookupBy(1, true, statRow)},
-		{oid: 13300, schema: "information_schema", name: "sequences", kind: 'v',
+		{oid: 13386, schema: "information_schema", name: "sequences", kind: 'v',
 			cols: eval.Columns("sequence_catalog", tSQLIdentifier, "sequence_schema", tSQLIdentifier, "sequence_name", tSQLIdentifier,
 				"data_type", tCharacterData, "numeric_precision", tCardinalNumber, "numeric_precision_radix", tCardinalNumber,
 				"numeric_scale", tCardinalNumber, "start_value", tCharacterData, "minimum_value", tCharacterData,
 				"maximum_value", tCharacterData, "increment", tCharacterData, "cycle_option", tYesOrNo),
 			rows: rowsBy(false, infoSequencesRow), by: lookupBy(2, false, infoSequencesRow)},
-		{oid: 13310, schema: "information_schema", name: "schemata", kind: 'v',
+		{oid: 13382, schema: "information_schema", name: "schemata", kind: 'v',
 			cols: eval.Columns("catalog_name", tSQLIdentifier, "schema_name", tSQLIdentifier, "schema_owner", tSQLIdentifier,
 				"default_character_set_catalog", tSQLIdentifier, "default_character_set_schema", tSQLIdentifier,
 				"default_character_set_name", tSQLIdentifier, "sql_path", tCharacterData),

@@ -1,0 +1,92 @@
+package executor
+
+import (
+	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/sqlerr"
+)
+
+// catalogNotYet are the relations of PostgreSQL 15's catalog that would
+// describe things seqd has but does not list yet: its sessions, roles'
+// secrets, built-in functions and operators, grants, the catalog's own
+// relations. Empty, they would be wrong answers (no sessions, no
+// functions), so reading one is an error that says what is missing; the
+// rest of the catalog seqd does not populate is empty because seqd has no
+// such objects (indexes, triggers, extensions, publications, ...).
+var catalogNotYet = map[string]string{
+	"pg_catalog.pg_aggregate":               "its aggregate functions",
+	"pg_catalog.pg_authid":                  "its roles' secrets (pg_roles lists the roles)",
+	"pg_catalog.pg_shadow":                  "its roles' secrets (pg_user lists the roles)",
+	"pg_catalog.pg_group":                   "its roles as groups (pg_auth_members lists memberships)",
+	"pg_catalog.pg_backend_memory_contexts": "its memory",
+	"pg_catalog.pg_cast":                    "its casts",
+	"pg_catalog.pg_collation":               "its collations",
+	"pg_catalog.pg_cursors":                 "a session's cursors",
+	"pg_catalog.pg_db_role_setting":         "roles' settings (ALTER ROLE ... SET)",
+	"pg_catalog.pg_file_settings":           "its configuration file",
+	"pg_catalog.pg_language":                "its functions' languages",
+	"pg_catalog.pg_locks":                   "its locks",
+	"pg_catalog.pg_operator":                "its operators",
+	"pg_catalog.pg_prepared_statements":     "a session's prepared statements",
+	"pg_catalog.pg_proc":                    "its functions",
+	"pg_catalog.pg_rewrite":                 "its catalog views' rules",
+	"pg_catalog.pg_shdepend":                "roles' ownership and grants of sequences",
+	"pg_catalog.pg_stat_activity":           "its sessions",
+	"pg_catalog.pg_stat_database":           "its database's statistics",
+	"pg_catalog.pg_stat_gssapi":             "its sessions",
+	"pg_catalog.pg_stat_ssl":                "its sessions",
+	"pg_catalog.pg_statio_all_sequences":    "its sequences' statistics (seqd_stat_sequences has them)",
+	"pg_catalog.pg_statio_sys_sequences":    "its sequences' statistics (seqd_stat_sequences has them)",
+	"pg_catalog.pg_statio_user_sequences":   "its sequences' statistics (seqd_stat_sequences has them)",
+	"pg_catalog.pg_tables":                  "its catalog tables",
+	"pg_catalog.pg_timezone_abbrevs":        "its time zones",
+	"pg_catalog.pg_timezone_names":          "its time zones",
+	"pg_catalog.pg_views":                   "its catalog views",
+
+	"information_schema.administrable_role_authorizations":     "its roles",
+	"information_schema.applicable_roles":                      "its roles",
+	"information_schema.enabled_roles":                         "its roles",
+	"information_schema.character_sets":                        "its character set",
+	"information_schema.collations":                            "its collations",
+	"information_schema.collation_character_set_applicability": "its collations",
+	"information_schema.column_privileges":                     "grants on its catalog relations",
+	"information_schema.columns":                               "its catalog relations' columns",
+	"information_schema.parameters":                            "its functions",
+	"information_schema.role_column_grants":                    "grants on its catalog relations",
+	"information_schema.role_routine_grants":                   "its functions",
+	"information_schema.role_table_grants":                     "grants on its catalog relations",
+	"information_schema.role_usage_grants":                     "grants on its sequences",
+	"information_schema.routine_privileges":                    "its functions",
+	"information_schema.routines":                              "its functions",
+	"information_schema.sql_features":                          "its SQL conformance",
+	"information_schema.sql_implementation_info":               "its SQL conformance",
+	"information_schema.sql_parts":                             "its SQL conformance",
+	"information_schema.sql_sizing":                            "its SQL conformance",
+	"information_schema.table_privileges":                      "grants on its catalog relations",
+	"information_schema.tables":                                "its catalog relations",
+	"information_schema.usage_privileges":                      "grants on its sequences",
+	"information_schema.views":                                 "its catalog views",
+}
+
+// notYet is a relation's rows: an error naming what it does not list.
+func notYet(schema, name, what string) func(*Session) ([][]eval.Datum, error) {
+	return func(*Session) ([][]eval.Datum, error) {
+		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not list %s in %s.%s yet", what, schema, name)
+	}
+}
+
+// restRelations are the relations of PostgreSQL 15's catalog past the
+// sequences', roles' and settings' that seqd populates: its tablespaces
+// (PostgreSQL's two, which pg_database names) and its database's name.
+func restRelations() []*relation {
+	return []*relation{
+		{oid: 1213, schema: "pg_catalog", name: "pg_tablespace", kind: 'r',
+			cols: eval.Columns("oid", eval.TOid, "spcname", eval.TName, "spcowner", eval.TOid, "spcacl", eval.TAclArr, "spcoptions", eval.TTextArr),
+			rows: func(*Session) ([][]eval.Datum, error) {
+				return [][]eval.Datum{{eval.Int(1663), eval.Text("pg_default"), eval.Int(superuserOID), eval.Null, eval.Null},
+					{eval.Int(1664), eval.Text("pg_global"), eval.Int(superuserOID), eval.Null, eval.Null}}, nil
+			}},
+		{oid: 13227, schema: "information_schema", name: "information_schema_catalog_name", kind: 'v',
+			cols: eval.Columns("catalog_name", tSQLIdentifier),
+			rows: func(s *Session) ([][]eval.Datum, error) { return [][]eval.Datum{{eval.Text(s.cfg.Database)}}, nil }},
+	}
+}
