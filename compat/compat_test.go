@@ -163,6 +163,13 @@ func TestNode(t *testing.T) {
 	runNode(t, "drivers.mjs", host, port)
 }
 
+// TestNodeORM: Sequelize, which loads its type map from pg_type and
+// pg_range at connect.
+func TestNodeORM(t *testing.T) {
+	host, port := startSeqd(t)
+	runNode(t, "orm.mjs", host, port)
+}
+
 // TestNodeMySQL: mysql2 (query and execute) and mariadb over MySQL's
 // protocol, logging in with the superuser's password.
 func TestNodeMySQL(t *testing.T) {

@@ -7,7 +7,7 @@
 # (compat/): psycopg2, asyncpg, SQLAlchemy, PyMySQL and
 # mysql-connector-python from PyPI (and for sdk/python
 # pytest, psycopg-pool and setuptools), node-postgres,
-# postgres.js, mysql2 and mariadb from npm (and for sdk/typescript typescript and prettier), pgjdbc and HikariCP from Maven Central (and
+# postgres.js, Sequelize, mysql2 and mariadb from npm (and for sdk/typescript typescript and prettier), pgjdbc and HikariCP from Maven Central (and
 # for sdk/java JUnit and Hibernate ORM), and
 # tokio-postgres from crates.io, each cached under /var/tmp. Prints shell
 # exports that tell the tests where they are; scripts/test evaluates them.
