@@ -135,6 +135,18 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 			}
 		}
 	}
+	if found == nil && col == "tableoid" {
+		// The system column: the OID of the relation a row came from.
+		for _, it := range sc.items {
+			if it.tableOID == 0 || table != "" && (it.alias != table || schema != "" && it.schema != schema) {
+				continue
+			}
+			if found != nil {
+				return nil, c.ErrAt(ref.Location, sqlerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", col)
+			}
+			found = &tableOIDExpr{oid: it.tableOID, from: it.offset, to: it.offset + len(it.cols)}
+		}
+	}
 	if found != nil {
 		return found, nil
 	}

@@ -55,6 +55,25 @@ type colExpr struct {
 func (c *colExpr) Type() *Type                { return c.t }
 func (c *colExpr) Eval(e *Env) (Datum, error) { return e.row[c.idx], nil }
 
+// tableOIDExpr is the tableoid system column of the relation whose
+// columns are from:to in the row: NULL in a row an outer join extended
+// with NULLs for it (every column NULL; a catalog row always has one that
+// is not).
+type tableOIDExpr struct {
+	oid      uint32
+	from, to int
+}
+
+func (t *tableOIDExpr) Type() *Type { return TOid }
+func (t *tableOIDExpr) Eval(e *Env) (Datum, error) {
+	for _, d := range e.row[t.from:t.to] {
+		if !d.IsNull() {
+			return Int(int64(t.oid)), nil
+		}
+	}
+	return Null, nil
+}
+
 type aggRef struct {
 	t   *Type
 	idx int

@@ -158,3 +158,7 @@ select nextval('a.b.c.d')
 select nextval('a..b')
 select nextval('x.y.z')
 select nextval(' "Mixed" ')
+-- tableoid, the system column pg_dump reads with each catalog row
+select c.tableoid, c.tableoid::regclass, n.tableoid from pg_class c left join pg_namespace n on n.oid = c.relnamespace and false where c.relname = 'pg_class'
+select tableoid from pg_class c, pg_namespace n limit 1
+select x.tableoid, x.oid, x.extname from pg_extension x join pg_namespace n on n.oid = x.extnamespace where x.extname = 'nosuch'
