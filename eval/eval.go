@@ -544,13 +544,42 @@ type subqueryExpr struct {
 	plan   *Query
 	exists bool
 	in     Expr // x IN (SELECT ...)
+	array  bool // ARRAY(SELECT ...)
+	// correlated: the subquery reads the row it is evaluated for.
+	correlated bool
 }
 
 func (q *subqueryExpr) Type() *Type { return q.t }
 func (q *subqueryExpr) Eval(e *Env) (Datum, error) {
-	rows, err := q.plan.Open(e.Ctx, e.params, nil)
+	ctx := e.Ctx
+	if q.correlated {
+		ctx = withOuterRow(ctx, e.row)
+	}
+	rows, err := q.plan.Open(ctx, e.params, nil)
 	if err != nil {
 		return Null, err
+	}
+	if q.array {
+		// The elements are charged while the array is built; once made, it
+		// is the row's, which goes out.
+		var elems []Datum
+		var kept int64
+		defer func() { e.charge(-kept) }()
+		for {
+			row, ok, err := rows.Next()
+			if err != nil {
+				return Null, err
+			}
+			if !ok {
+				return Array(elems...), nil
+			}
+			n := estimateSize(row[0])
+			kept += n
+			if err := e.charge(n); err != nil {
+				return Null, err
+			}
+			elems = append(elems, row[0])
+		}
 	}
 	var x Datum
 	if q.in != nil {

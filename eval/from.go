@@ -479,31 +479,43 @@ func (r *seriesRows) Next() ([]Datum, bool, error) {
 	return r.row[:], true, nil
 }
 
-// subLink compiles EXISTS, IN and scalar subqueries (not correlated).
+// subLink compiles EXISTS, IN, ARRAY and scalar subqueries, correlated
+// or not (subquery.go).
 func (c *Compiler) subLink(sc *Scope, sl *pg.SubLink) (Expr, error) {
-	sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes}
+	outer := &outerScope{sc: sc, up: c.outer}
+	sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes, outer: outer}
 	q, err := sub.Select(sl.Subselect.GetSelectStmt())
 	c.params = sub.params
 	if err != nil {
 		return nil, err
 	}
+	x := &subqueryExpr{plan: q, correlated: outer.used}
 	switch sl.SubLinkType {
 	case pg.SubLinkType_EXISTS_SUBLINK:
-		return &subqueryExpr{t: TBool, plan: q, exists: true}, nil
-	case pg.SubLinkType_EXPR_SUBLINK:
+		x.t, x.exists = TBool, true
+		return x, nil
+	case pg.SubLinkType_EXPR_SUBLINK, pg.SubLinkType_ARRAY_SUBLINK:
 		if len(q.Columns)-q.hidden != 1 {
 			return nil, c.ErrAt(sl.Location, sqlerr.SyntaxError, "subquery must return only one column")
 		}
-		return &subqueryExpr{t: q.Columns[0].Type, plan: q}, nil
+		x.t = q.Columns[0].Type
+		if sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
+			if x.t = TypeByOID(x.t.array); x.t == nil {
+				return nil, c.ErrAt(sl.Location, sqlerr.UndefinedObject, "could not find array type for data type %s", q.Columns[0].Type.SQLName())
+			}
+			x.array = true
+		}
+		return x, nil
 	case pg.SubLinkType_ANY_SUBLINK:
-		x, err := c.Expr(sc, sl.Testexpr)
+		in, err := c.Expr(sc, sl.Testexpr)
 		if err != nil {
 			return nil, err
 		}
-		if x, err = c.Coerce(x, q.Columns[0].Type, Location(sl.Testexpr), "IN"); err != nil {
+		if x.in, err = c.Coerce(in, q.Columns[0].Type, Location(sl.Testexpr), "IN"); err != nil {
 			return nil, err
 		}
-		return &subqueryExpr{t: TBool, plan: q, in: x}, nil
+		x.t = TBool
+		return x, nil
 	}
 	return nil, c.ErrAt(sl.Location, sqlerr.FeatureNotSupported, "seqd does not support this kind of subquery")
 }

@@ -324,8 +324,11 @@ func columnName(n *pg.Node) string {
 	case n.GetAArrayExpr() != nil:
 		return "array"
 	case n.GetSubLink() != nil:
-		if n.GetSubLink().SubLinkType == pg.SubLinkType_EXISTS_SUBLINK {
+		switch n.GetSubLink().SubLinkType {
+		case pg.SubLinkType_EXISTS_SUBLINK:
 			return "exists"
+		case pg.SubLinkType_ARRAY_SUBLINK:
+			return "array"
 		}
 		if sel := n.GetSubLink().Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
 			rt := sel.TargetList[0].GetResTarget()
