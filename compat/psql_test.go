@@ -15,7 +15,8 @@ import (
 
 // psqlCommands are psql's catalog commands a user types; each must print
 // on seqd what it prints on PostgreSQL 15 for the same sequences.
-var psqlCommands = []string{`\ds`, `\d`, `\d s1`, `\d s2`, `\d other.s3`, `\dn`, `\l seqd_psql`, `\conninfo`, `\dt`, `\ds *.s*`}
+var psqlCommands = []string{`\ds`, `\d`, `\d s1`, `\d s2`, `\d other.s3`, `\dn`, `\l seqd_psql`, `\conninfo`, `\dt`, `\ds *.s*`,
+	`\dp`, `\dp other.*`, `\dn+`}
 
 // TestPsqlCatalog runs psql's catalog commands against PostgreSQL 15 and
 // seqd holding the same sequences, as the same user and database, and
@@ -28,6 +29,13 @@ func TestPsqlCatalog(t *testing.T) {
 		"create sequence s1",
 		"create sequence s2 as integer increment 5 minvalue -10 maxvalue 1000 start 7 cache 10 cycle",
 		"create sequence other.s3 increment -1",
+		"drop role if exists seqd_psql_reader",
+		"create role seqd_psql_reader",
+		// seqd lists grantees after the owner in name order (PUBLIC
+		// first); PostgreSQL in the order granted: granted so here.
+		"grant select on sequence s1 to public, seqd_psql_reader",
+		"grant usage, select on sequence other.s3 to seqd_psql_reader",
+		"grant usage on schema other to seqd_psql_reader",
 	}
 	pg, sd, cfg, host, sdPort := connectBoth(t, "seqd_psql")
 	for _, q := range setup {

@@ -42,9 +42,9 @@ func implicitOK(from, to *Type) bool {
 		return lt <= lf && hf <= ht
 	case from.class == KInt && isPlainInt(from) && to.class == KFloat:
 		return true
-	case from.class == KInt && isPlainInt(from) && (to.oid == OIDOid || to.oid == OIDRegclass || to.oid == OIDRegtype || to.oid == OIDRegproc):
+	case from.class == KInt && isPlainInt(from) && (to.oid == OIDOid || IsReg(to)):
 		return true
-	case (from.oid == OIDOid || from.oid == OIDRegclass || from.oid == OIDRegtype) && (to.oid == OIDOid || to.oid == OIDRegclass || to.oid == OIDRegtype):
+	case (from.oid == OIDOid || IsReg(from)) && (to.oid == OIDOid || IsReg(to)):
 		return true
 	case isString(from) && isString(to):
 		return true
@@ -87,7 +87,7 @@ func (c *Compiler) Coerce(x Expr, t *Type, loc int32, what string) (Expr, error)
 		return &constExpr{t: t, d: d}, nil
 	}
 	if implicitOK(x.Type(), t) {
-		if x.Type().class == t.class && (t.class != KInt || !isPlainInt(t) || implicitOK(x.Type(), t)) && t.oid != OIDRegclass {
+		if x.Type().class == t.class && (t.class != KInt || !isPlainInt(t) || implicitOK(x.Type(), t)) && !IsReg(t) {
 			return retype(x, t), nil
 		}
 		return &castExpr{arg: x, to: t, loc: -1, q: c.SQL}, nil
@@ -191,6 +191,8 @@ func cast(s Session, d Datum, from, to *Type) (Datum, error) {
 			if t := TypeByOID(uint32(v)); t != nil {
 				return Datum{Kind: KInt, I: v, S: t.sqlName}, nil
 			}
+		case OIDRegnsp, OIDRegrole, OIDRegproc, OIDRegprocedure:
+			return s.RegOut(to.oid, uint32(v)), nil
 		}
 		return Int(v), nil
 	case KText:

@@ -21,6 +21,9 @@ type Compiler struct {
 	aggs *[]*aggCall
 	// ctes are the WITH queries visible here, outermost first (with.go).
 	ctes []*cte
+	// outer is the scope of the query a subquery (a SubLink) stands in,
+	// for its correlated column references (subquery.go).
+	outer *outerScope
 }
 
 // maxParams is the most parameters a statement may have.
@@ -149,6 +152,9 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 	}
 	if found != nil {
 		return found, nil
+	}
+	if x, ok, err := c.outerRef(ref, schema, table, col); ok || err != nil {
+		return x, err
 	}
 	if !tableSeen {
 		return nil, c.ErrAt(ref.Location, sqlerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", table)

@@ -49,8 +49,12 @@ func init() {
 		}
 		return Text(""), nil
 	}, TInt4)
-	Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, TText, TOid)
-	Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, TText, TOid, TBool)
+	// pg_get_expr decompiles an expression seqd never stores (column
+	// defaults, policies, partition bounds: their relations are empty).
+	for _, t := range []*Type{TText, TypeByOID(194)} {
+		Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, t, TOid)
+		Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, t, TOid, TBool)
+	}
 	Define("quote_ident", TText, true, textFn(pgsql.QuoteIdent), TText)
 	Define("lower", TText, true, textFn(strings.ToLower), TText)
 	Define("upper", TText, true, textFn(strings.ToUpper), TText)

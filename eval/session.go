@@ -23,6 +23,11 @@ type Session interface {
 	// functions: a relation's name to its OID, and back.
 	RegclassIn(text string) (Datum, error)
 	RegclassOut(oid uint32) Datum
+	// RegIn and RegOut are the input and output functions of the other
+	// OID alias types the session resolves (regnamespace, regrole,
+	// regproc, regprocedure): a name to its OID, and back.
+	RegIn(typ uint32, text string) (Datum, error)
+	RegOut(typ, oid uint32) Datum
 	// StatementMemory is how many bytes a statement may keep (0: no
 	// bound); MaxRows the most rows one generate_series may produce.
 	StatementMemory() int64

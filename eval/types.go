@@ -55,40 +55,43 @@ func (t *Type) IsArray() bool { return t.category == 'A' && t.elem != 0 }
 
 // The OIDs seqd's own code names.
 const (
-	OIDBool        = 16
-	OIDChar        = 18
-	OIDName        = 19
-	OIDInt8        = 20
-	OIDInt2        = 21
-	OIDInt2Vector  = 22
-	OIDInt4        = 23
-	OIDRegproc     = 24
-	OIDText        = 25
-	OIDOid         = 26
-	OIDOidVector   = 30
-	OIDFloat4      = 700
-	OIDFloat8      = 701
-	OIDUnknown     = 705
-	OIDBoolArray   = 1000
-	OIDCharArray   = 1002
-	OIDNameArray   = 1003
-	OIDInt2Array   = 1005
-	OIDInt4Array   = 1007
-	OIDTextArray   = 1009
-	OIDOidArray    = 1028
-	OIDAclitem     = 1033
-	OIDAclArray    = 1034
-	OIDInt8Array   = 1016
-	OIDBpchar      = 1042
-	OIDVarchar     = 1043
-	OIDTimestamptz = 1184
-	OIDNumeric     = 1700
-	OIDRegclass    = 2205
-	OIDRegtype     = 2206
-	OIDRecord      = 2249
-	OIDVoid        = 2278
-	OIDRegnsp      = 4089
-	OIDRegrole     = 4096
+	OIDBool         = 16
+	OIDChar         = 18
+	OIDName         = 19
+	OIDInt8         = 20
+	OIDInt2         = 21
+	OIDInt2Vector   = 22
+	OIDInt4         = 23
+	OIDRegproc      = 24
+	OIDText         = 25
+	OIDOid          = 26
+	OIDOidVector    = 30
+	OIDFloat4       = 700
+	OIDFloat8       = 701
+	OIDUnknown      = 705
+	OIDBoolArray    = 1000
+	OIDCharArray    = 1002
+	OIDNameArray    = 1003
+	OIDInt2Array    = 1005
+	OIDInt4Array    = 1007
+	OIDTextArray    = 1009
+	OIDOidArray     = 1028
+	OIDAclitem      = 1033
+	OIDAclArray     = 1034
+	OIDInt8Array    = 1016
+	OIDBpchar       = 1042
+	OIDVarchar      = 1043
+	OIDTimestamptz  = 1184
+	OIDNumeric      = 1700
+	OIDRegprocedure = 2202
+	OIDRegoper      = 2203
+	OIDRegoperator  = 2204
+	OIDRegclass     = 2205
+	OIDRegtype      = 2206
+	OIDRecord       = 2249
+	OIDVoid         = 2278
+	OIDRegnsp       = 4089
+	OIDRegrole      = 4096
 )
 
 // typesByOID and typesByName index the built-in types. They are built in
@@ -241,7 +244,7 @@ func Output(t *Type, d Datum) (string, bool) {
 func AppendOutput(b []byte, t *Type, d Datum) []byte {
 	switch d.Kind {
 	case KInt:
-		if d.S != "" && t != nil && (t.oid == OIDRegclass || t.oid == OIDRegtype || t.oid == OIDRegproc || t.oid == OIDRegnsp || t.oid == OIDRegrole) {
+		if d.S != "" && t != nil && IsReg(t) {
 			return append(b, d.S...)
 		}
 		if t != nil && t.oid == OIDOid {
@@ -351,6 +354,8 @@ func Input(s Session, t *Type, text string) (Datum, error) {
 		return s.RegclassIn(text)
 	case OIDRegtype:
 		return regtypeIn(text)
+	case OIDRegnsp, OIDRegrole, OIDRegproc, OIDRegprocedure:
+		return s.RegIn(t.oid, text)
 	}
 	switch t.class {
 	case KInt:
@@ -498,7 +503,10 @@ func (t *Type) SQLName() string { return t.sqlName }
 
 // ByVal is typbyval; Align is typalign.
 func (t *Type) ByVal() bool { return t.byval }
-func (t *Type) Align() byte { return t.align }
+
+// Collation is the type's typcollation.
+func (t *Type) Collation() uint32 { return t.collation }
+func (t *Type) Align() byte       { return t.align }
 
 // Regtype is t as a regtype value.
 func (t *Type) Regtype() Datum { return Datum{Kind: KInt, I: int64(t.oid), S: t.sqlName} }
@@ -524,4 +532,14 @@ func PgTypeRows(owner uint32) [][]Datum {
 			Bool(false), Int(0), Int(-1), Int(0), Int(int64(r.collation)), Null, Null, Null})
 	}
 	return out
+}
+
+// IsReg reports whether t is an OID alias type (regclass, regtype,
+// regproc ...), whose values print as names.
+func IsReg(t *Type) bool {
+	switch t.oid {
+	case OIDRegclass, OIDRegtype, OIDRegproc, OIDRegprocedure, OIDRegoper, OIDRegoperator, OIDRegnsp, OIDRegrole:
+		return true
+	}
+	return false
 }

@@ -65,10 +65,10 @@ type catalogShape struct {
 	cols         []shapeCol
 }
 
-// shapeCol is a column's name and type OID.
+// shapeCol is a column's name, type OID and collation.
 type shapeCol struct {
-	name string
-	typ  uint32
+	name      string
+	typ, coll uint32
 }
 
 // relation is the shape as a relation without rows.
@@ -133,6 +133,7 @@ const (
 	dbOwnerOID       = 6171
 	pgClassOID       = 1259
 	pgNamespaceOID   = 2615
+	publicSchemaOID  = 2200
 	seqdDatabaseOID  = 5
 	sequenceRelAttrs = 3
 )
@@ -308,10 +309,12 @@ func pgSequenceRow(i seqInfo) []eval.Datum {
 
 // classRow is a sequence's pg_class row.
 func classRow(s *Session, i seqInfo) []eval.Datum {
-	return []eval.Datum{eval.Int(int64(i.oid)), eval.Text(i.Name.Rel()), eval.Int(int64(i.nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0),
+	a, _ := s.engFor(i.Name).ACL(i.Name)
+	owner := s.ownerName(a)
+	return []eval.Datum{eval.Int(int64(i.oid)), eval.Text(i.Name.Rel()), eval.Int(int64(i.nsp)), eval.Int(0), eval.Int(0), eval.Int(s.ownerOID(owner)), eval.Int(0),
 		eval.Int(int64(i.oid)), eval.Int(0), eval.Int(1), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text(s.persistence(i)), eval.Text("S"),
 		eval.Int(sequenceRelAttrs), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true),
-		eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Int(0), eval.Int(0), eval.Null, eval.Null, eval.Null}
+		eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Int(0), eval.Int(0), aclItems(a, owner, aclSequence), eval.Null, eval.Null}
 }
 
 // catalogOIDMatches reports whether v, an OID as a lookup takes it, is
@@ -365,7 +368,7 @@ func classRelations() []*relation {
 			cols: eval.Columns("oid", eval.TOid, "nspname", eval.TName, "nspowner", eval.TOid, "nspacl", eval.TAclArr), rows: func(s *Session) ([][]eval.Datum, error) {
 				var out [][]eval.Datum
 				for _, n := range s.schemaNames() {
-					out = append(out, []eval.Datum{eval.Int(int64(s.oids().forSchema(n))), eval.Text(n), eval.Int(s.schemaOwnerOID(n)), eval.Null})
+					out = append(out, []eval.Datum{eval.Int(int64(s.oids().forSchema(n))), eval.Text(n), eval.Int(s.schemaOwnerOID(n)), s.schemaACLItems(n)})
 				}
 				return out, nil
 			}},
@@ -409,6 +412,10 @@ func roleRelations() []*relation {
 					out = append(out, []eval.Datum{eval.Text(r.Name), eval.Bool(r.Superuser), eval.Bool(true), eval.Bool(r.CreateRole || boot), eval.Bool(boot), eval.Bool(r.Login),
 						eval.Bool(boot), eval.Int(-1), eval.Text("********"), eval.Null, eval.Bool(boot), config, eval.Int(int64(r.oid))})
 				}
+				// The predefined role that owns the public schema, as
+				// PostgreSQL 15's (nspowner names it).
+				out = append(out, []eval.Datum{eval.Text("pg_database_owner"), eval.Bool(false), eval.Bool(true), eval.Bool(false), eval.Bool(false), eval.Bool(false),
+					eval.Bool(false), eval.Int(-1), eval.Text("********"), eval.Null, eval.Bool(false), eval.Null, eval.Int(dbOwnerOID)})
 				return out, nil
 			}},
 		{oid: 1261, schema: "pg_catalog", name: "pg_auth_members", kind: 'r',
@@ -444,7 +451,8 @@ func roleRelations() []*relation {
 				"daticulocale", eval.TText, "datcollversion", eval.TText, "datacl", eval.TAclArr),
 			rows: func(s *Session) ([][]eval.Datum, error) {
 				return [][]eval.Datum{{eval.Int(seqdDatabaseOID), eval.Text(s.cfg.Database), eval.Int(s.ownerOID(s.cat().DatabaseACL().Owner)), eval.Int(6), eval.Text("c"), eval.Bool(false), eval.Bool(true),
-					eval.Int(-1), eval.Int(0), eval.Int(0), eval.Int(1663), eval.Text("C.UTF-8"), eval.Text("C.UTF-8"), eval.Null, eval.Null, eval.Null}}, nil
+					eval.Int(-1), eval.Int(0), eval.Int(0), eval.Int(1663), eval.Text("C.UTF-8"), eval.Text("C.UTF-8"), eval.Null, eval.Null,
+					aclItems(s.cat().DatabaseACL(), s.roleName(s.ownerOID(s.cat().DatabaseACL().Owner)), aclDatabase)}}, nil
 			}},
 	}
 }
@@ -508,6 +516,9 @@ func describingRelations() []*relation {
 						out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Int(pgClassOID), eval.Int(0), eval.Text(c)})
 					}
 				}
+				if c := s.schemaComment(publicSchemaOID); !c.IsNull() {
+					out = append(out, []eval.Datum{eval.Int(publicSchemaOID), eval.Int(pgNamespaceOID), eval.Int(0), c})
+				}
 				return out, nil
 			}},
 		{oid: 2608, schema: "pg_catalog", name: "pg_depend", kind: 'r',
@@ -524,7 +535,7 @@ func describingRelations() []*relation {
 				"attisdropped", eval.TBool, "attislocal", eval.TBool, "attinhcount", eval.TInt4, "attcollation", eval.TOid, "attacl", eval.TAclArr,
 				"attoptions", eval.TTextArr, "attfdwoptions", eval.TTextArr, "attmissingval", eval.TypeByOID(2277)),
 			rows: func(s *Session) ([][]eval.Datum, error) {
-				var out [][]eval.Datum
+				out := catalogAttributes()
 				for _, i := range s.sequences() {
 					for k, c := range sequenceColumns {
 						out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(-1), eval.Int(int64(c.Type.Len())),
@@ -682,4 +693,51 @@ func lookupBy(nameCol int, reserved bool, row func(*Session, seqInfo) []eval.Dat
 	return &seqLookup{nameCol: nameCol, oidCol: -1, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum) ([][]eval.Datum, error) {
 		return rowsOf(s, seqs, reserved, func(i seqInfo) []eval.Datum { return row(s, i) })
 	}}
+}
+
+// schemaComment is a schema's description: the public schema's, as
+// PostgreSQL's initdb sets it ("standard public schema").
+func (s *Session) schemaComment(oid uint32) eval.Datum {
+	if oid == publicSchemaOID && s.cat().SchemaExists("public") && s.oids().forSchema("public") == publicSchemaOID {
+		return eval.Text("standard public schema")
+	}
+	return eval.Null
+}
+
+// catalogAttributes are the catalog relations' columns as pg_attribute
+// rows (made once: they never change).
+func catalogAttributes() [][]eval.Datum {
+	catalogAttrsOnce.Do(func() { catalogAttrs = makeCatalogAttributes() })
+	return slices.Clip(catalogAttrs) // appending copies
+}
+
+var (
+	catalogAttrsOnce sync.Once
+	catalogAttrs     [][]eval.Datum
+)
+
+func makeCatalogAttributes() [][]eval.Datum {
+	catalogOnce.Do(registerCatalog)
+	var out [][]eval.Datum
+	shapes := map[uint32]catalogShape{}
+	for _, sh := range pgCatalogShapes {
+		shapes[sh.oid] = sh
+	}
+	for _, r := range catalogOrder {
+		for k, c := range r.cols {
+			coll := c.Type.Collation()
+			if sh, ok := shapes[r.oid]; ok && k < len(sh.cols) && sh.cols[k].name == c.Name {
+				coll = sh.cols[k].coll
+			}
+			storage := "p"
+			if c.Type.Len() == -1 {
+				storage = "x"
+			}
+			out = append(out, []eval.Datum{eval.Int(int64(r.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(-1), eval.Int(int64(c.Type.Len())),
+				eval.Int(int64(k + 1)), eval.Int(0), eval.Int(-1), eval.Int(-1), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text(storage),
+				eval.Text(""), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0),
+				eval.Int(int64(coll)), eval.Null, eval.Null, eval.Null, eval.Null})
+		}
+	}
+	return out
 }

@@ -50,10 +50,13 @@ func init() {
 		return sessionOf(e).sequenceLastValue(uint32(a[0].I))
 	}, eval.TRegclass)
 	eval.Define("obj_description", eval.TText, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
-		if a[1].S != "pg_class" {
-			return eval.Null, nil
+		switch a[1].S {
+		case "pg_class":
+			return sessionOf(e).sequenceComment(uint32(a[0].I)), nil
+		case "pg_namespace":
+			return sessionOf(e).schemaComment(uint32(a[0].I)), nil
 		}
-		return sessionOf(e).sequenceComment(uint32(a[0].I)), nil
+		return eval.Null, nil
 	}, eval.TOid, eval.TName)
 	eval.Define("obj_description", eval.TText, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 		return sessionOf(e).sequenceComment(uint32(a[0].I)), nil

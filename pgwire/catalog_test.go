@@ -51,6 +51,15 @@ func TestCatalogShapes(t *testing.T) {
 		}
 	}
 	t.Logf("%d catalog relations, %d of them not listed yet", len(want), notYet)
+	// pg_attribute describes pg_catalog's relations' columns as
+	// PostgreSQL does (information_schema's columns are of domains seqd
+	// describes by their base types).
+	const attrs = `select c.relname || '.' || a.attname || ' ' || a.attnum || ' ' || a.atttypid || ' ' || a.attlen || ' ' || a.attbyval::text || ' ' || a.attalign::text || ' ' || a.attcollation, a.attnum::int8
+		from pg_catalog.pg_attribute a join pg_catalog.pg_class c on c.oid = a.attrelid
+		where c.relnamespace = 'pg_catalog'::regnamespace and c.relkind in ('r', 'v') and a.attnum > 0 and c.relname not like 'seqd%' order by 1`
+	if want, got := relations(ctx, t, pg, attrs), relations(ctx, t, sd, attrs); !slices.Equal(want, got) {
+		t.Errorf("pg_attribute's rows for pg_catalog differ:\n%s", listDiff(want, got))
+	}
 	if len(want) < 200 {
 		t.Fatalf("PostgreSQL 15 lists %d catalog relations, want over 200", len(want))
 	}

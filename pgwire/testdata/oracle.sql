@@ -162,3 +162,18 @@ select nextval(' "Mixed" ')
 select c.tableoid, c.tableoid::regclass, n.tableoid from pg_class c left join pg_namespace n on n.oid = c.relnamespace and false where c.relname = 'pg_class'
 select tableoid from pg_class c, pg_namespace n limit 1
 select x.tableoid, x.oid, x.extname from pg_extension x join pg_namespace n on n.oid = x.extnamespace where x.extname = 'nosuch'
+-- Correlated subqueries (psql's \dp), ARRAY(subquery), two levels out
+select n.nspname, array(select c.relname from pg_class c where c.relnamespace = n.oid and c.relname in ('pg_class', 'pg_type') order by 1) from pg_namespace n where n.nspname in ('pg_catalog', 'information_schema') order by 1
+select c.relname, (select count(*) from pg_attribute a where a.attrelid = c.oid) > 20 from pg_class c where c.relname in ('pg_class', 'pg_namespace') order by 1
+select c.relname from pg_class c where exists (select 1 from pg_namespace n where n.oid = c.relnamespace and n.nspname = 'information_schema' and exists (select 1 where c.relname = 'sequences'))
+select array(select 1 where false), array(select x from (values (2), (1)) v(x) order by x)
+select (select relname from pg_class where oid = c.oid) from pg_class c where c.relname = 'pg_type'
+select acldefault('s', 10) is not null, acldefault('d', 10) is not null, array_length(acldefault('f', 10), 1), acldefault('c', 10)
+select nspname, nspacl is not null from pg_namespace where nspname in ('pg_catalog', 'information_schema', 'pg_toast') order by 1
+-- regnamespace and regrole: names, OIDs, unknown OIDs, 0, errors
+select 'pg_catalog'::regnamespace, 'public'::regnamespace::oid, 2200::regnamespace, 99999::oid::regnamespace, 0::regnamespace
+select 'nosuch'::regnamespace
+select 'pg_database_owner'::regrole, 6171::regrole, 'nosuchrole'::regrole
+select nspname from pg_namespace where oid = 'pg_catalog'::regnamespace
+select 'a.b'::regnamespace
+select '"pg_catalog"'::regnamespace::text, 'PG_CATALOG'::regnamespace
