@@ -318,3 +318,8 @@ func commonType(types []*Type, what string) (*Type, error) {
 	}
 	return t, nil
 }
+
+// Castable reports whether the evaluator casts from to to explicitly,
+// ImplicitCast whether it does so implicitly (pg_cast's castcontext 'i').
+func Castable(from, to *Type) bool     { return castable(from, to) }
+func ImplicitCast(from, to *Type) bool { return implicitOK(from, to) }

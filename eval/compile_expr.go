@@ -294,6 +294,23 @@ func (c *Compiler) subscript(sc *Scope, ind *pg.A_Indirection) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if arr.Type().oid == OIDName && len(ind.Indirection) == 1 && ind.Indirection[0].GetAIndices() != nil && !ind.Indirection[0].GetAIndices().IsSlice {
+		// A name is a fixed array of "char" indexed from 0 (pg_dump's
+		// typname[0] = '_').
+		idx, err := c.Expr(sc, ind.Indirection[0].GetAIndices().Uidx)
+		if err != nil {
+			return nil, err
+		}
+		if idx, err = c.Coerce(idx, TInt4, -1, "array subscript"); err != nil {
+			return nil, err
+		}
+		return &funcExpr{t: TChar, args: []Expr{arr, idx}, strict: true, fn: func(_ *Env, a []Datum) (Datum, error) {
+			if a[1].I < 0 || a[1].I >= int64(len(a[0].S)) {
+				return Null, nil
+			}
+			return Text(a[0].S[a[1].I : a[1].I+1]), nil
+		}}, nil
+	}
 	if len(ind.Indirection) != 1 || ind.Indirection[0].GetAIndices() == nil || ind.Indirection[0].GetAIndices().IsSlice || arr.Type().Elem() == nil {
 		return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd supports only a single array subscript")
 	}

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"strings"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/seqd/seqd/pgsql"
@@ -297,6 +299,21 @@ func (c *Compiler) rangeFunction(sc *Scope, rf *pg.RangeFunction) (source, error
 		}
 		sc.add(alias, "", renamed([]RelColumn{{alias, arr.Type().Elem()}}, colnames), 0)
 		return &unnestSource{arr: arr}, nil
+	case "pg_options_to_table":
+		// An options array ("name=value" items) as (option_name,
+		// option_value) rows.
+		if len(fc.Args) != 1 {
+			return nil, c.NoFunction(name, nil, fc.Location)
+		}
+		arr, err := c.Expr(inner, fc.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if arr, err = c.Coerce(arr, TTextArr, Location(fc.Args[0]), "argument"); err != nil {
+			return nil, err
+		}
+		sc.add(alias, "", renamed([]RelColumn{{"option_name", TText}, {"option_value", TText}}, colnames), 0)
+		return &unnestSource{arr: arr, options: true}, nil
 	}
 	var x Expr
 	if f, ok := compiledFuncs[name]; ok && f.SetReturning {
@@ -358,17 +375,38 @@ func (l *lazyRow) Next() ([]Datum, bool, error) {
 	return row, true, nil
 }
 
-type unnestSource struct{ arr Expr }
+// unnestSource is unnest(array), or with options pg_options_to_table's
+// name and value of each "name=value" item.
+type unnestSource struct {
+	arr     Expr
+	options bool
+}
 
-func (u *unnestSource) width() int { return 1 }
+func (u *unnestSource) width() int {
+	if u.options {
+		return 2
+	}
+	return 1
+}
+
 func (u *unnestSource) open(e *Env) (Rows, error) {
 	d, err := u.arr.Eval(e)
 	if err != nil {
 		return nil, err
 	}
-	rows := make([][]Datum, len(d.A))
-	for i, x := range d.A {
-		rows[i] = []Datum{x}
+	rows := make([][]Datum, 0, len(d.A))
+	for _, x := range d.A {
+		switch {
+		case !u.options:
+			rows = append(rows, []Datum{x})
+		case x.Kind != KNull:
+			name, value, ok := strings.Cut(x.S, "=")
+			v := Text(value)
+			if !ok {
+				v = Null
+			}
+			rows = append(rows, []Datum{Text(name), v})
+		}
 	}
 	return &SliceRows{Rows: rows}, nil
 }
@@ -495,7 +533,7 @@ func (c *Compiler) subLink(sc *Scope, sl *pg.SubLink) (Expr, error) {
 		x.t, x.exists = TBool, true
 		return x, nil
 	case pg.SubLinkType_EXPR_SUBLINK, pg.SubLinkType_ARRAY_SUBLINK:
-		if len(q.Columns)-q.hidden != 1 {
+		if len(q.Columns) != 1 {
 			return nil, c.ErrAt(sl.Location, sqlerr.SyntaxError, "subquery must return only one column")
 		}
 		x.t = q.Columns[0].Type

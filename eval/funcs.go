@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -51,11 +52,23 @@ func init() {
 	}, TInt4)
 	// pg_get_expr decompiles an expression seqd never stores (column
 	// defaults, policies, partition bounds: their relations are empty).
+	// The definitions of objects seqd never has (indexes, constraints,
+	// triggers, rules, statistics objects, partition keys): NULL, as
+	// PostgreSQL gives for an OID that names none.
+	none := func(*Env, []Datum) (Datum, error) { return Null, nil }
+	for _, f := range []string{"pg_get_indexdef", "pg_get_constraintdef", "pg_get_triggerdef", "pg_get_ruledef", "pg_get_statisticsobjdef", "pg_get_partkeydef"} {
+		Define(f, TText, true, none, TOid)
+	}
+	Define("pg_get_indexdef", TText, true, none, TOid, TInt4, TBool)
+	for _, f := range []string{"pg_get_constraintdef", "pg_get_triggerdef", "pg_get_ruledef"} {
+		Define(f, TText, true, none, TOid, TBool)
+	}
 	for _, t := range []*Type{TText, TypeByOID(194)} {
 		Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, t, TOid)
 		Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, t, TOid, TBool)
 	}
 	Define("quote_ident", TText, true, textFn(pgsql.QuoteIdent), TText)
+	Define("quote_literal", TText, true, textFn(quoteLiteral), TText)
 	Define("lower", TText, true, textFn(strings.ToLower), TText)
 	Define("upper", TText, true, textFn(strings.ToUpper), TText)
 	Define("btrim", TText, true, textFn(strings.TrimSpace), TText)
@@ -100,6 +113,21 @@ func init() {
 		}
 		return Text(strings.Join(parts, a[1].S)), nil
 	}, nil, TText)
+	// array_remove(anyarray, anyelement): the array without the elements
+	// equal to the value (NULL removes the NULLs).
+	Define("array_remove", nil, false, func(_ *Env, a []Datum) (Datum, error) {
+		if a[0].Kind == KNull {
+			return Null, nil
+		}
+		out := make([]Datum, 0, len(a[0].A))
+		for _, d := range a[0].A {
+			if d.Kind == KNull && a[1].Kind == KNull || d.Kind != KNull && a[1].Kind != KNull && compare(d, a[1]) == 0 {
+				continue
+			}
+			out = append(out, d)
+		}
+		return Array(out...), nil
+	}, nil, nil)
 	Define("array_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
 		if a[1].I != 1 || len(a[0].A) == 0 {
 			return Null, nil
@@ -169,7 +197,7 @@ func formatType(_ *Env, a []Datum) (Datum, error) {
 
 var aggregates = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "bool_and": true, "bool_or": true, "array_agg": true, "string_agg": true}
 
-var setReturning = map[string]bool{"generate_series": true, "unnest": true}
+var setReturning = map[string]bool{"generate_series": true, "unnest": true, "pg_options_to_table": true}
 
 // CompiledFunc is a function its own package compiles (the executor's
 // sequence functions): the evaluator hands it the call's parse tree.
@@ -313,4 +341,40 @@ func (c *Compiler) NoFunction(name string, args []Expr, loc int32) error {
 		return err.WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	return err.WithHint("seqd serves sequences: see the README for the functions it offers.")
+}
+
+// FunctionNames are the names of the functions the evaluator calls: its
+// own, those other packages defined, aggregates and set-returning
+// functions (scripts/gen-pgcatalog takes PostgreSQL's rows of these for
+// pg_proc).
+func FunctionNames() []string {
+	seen := map[string]bool{}
+	for n := range builtins {
+		seen[n] = true
+	}
+	for n := range compiledFuncs {
+		seen[n] = true
+	}
+	for n := range aggregates {
+		seen[n] = true
+	}
+	for n := range setReturning {
+		seen[n] = true
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// quoteLiteral is quote_literal: a string literal, E” when it holds a
+// backslash (whose doubling it then needs), quotes doubled.
+func quoteLiteral(v string) string {
+	q := "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	if strings.Contains(v, `\`) {
+		return "E" + strings.ReplaceAll(q, `\`, `\\`)
+	}
+	return q
 }

@@ -356,6 +356,17 @@ func Input(s Session, t *Type, text string) (Datum, error) {
 		return regtypeIn(text)
 	case OIDRegnsp, OIDRegrole, OIDRegproc, OIDRegprocedure:
 		return s.RegIn(t.oid, text)
+	case OIDInt2Vector, OIDOidVector:
+		// Numbers separated by spaces.
+		var elems []Datum
+		for _, f := range strings.Fields(text) {
+			d, err := Input(s, t.Elem(), f)
+			if err != nil {
+				return Null, err
+			}
+			elems = append(elems, d)
+		}
+		return Array(elems...), nil
 	}
 	switch t.class {
 	case KInt:
@@ -542,4 +553,18 @@ func IsReg(t *Type) bool {
 		return true
 	}
 	return false
+}
+
+// TypeIOFunctions are the names of the built-in types' input, output,
+// receive, send, typmod and analyze functions.
+func TypeIOFunctions() []string {
+	var out []string
+	for _, r := range builtinTypes {
+		for _, n := range []string{r.input, r.output, r.recv, r.send, r.subscript, r.modin, r.modout, r.analyze} {
+			if n != "-" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }

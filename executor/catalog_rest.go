@@ -7,28 +7,20 @@ import (
 
 // catalogNotYet are the relations of PostgreSQL 15's catalog that would
 // describe things seqd has but does not list yet: its sessions, roles'
-// secrets, built-in functions and operators, grants, the catalog's own
-// relations. Empty, they would be wrong answers (no sessions, no
+// secrets, grants, the catalog's own relations. Empty, they would be wrong answers (no sessions, no
 // functions), so reading one is an error that says what is missing; the
 // rest of the catalog seqd does not populate is empty because seqd has no
 // such objects (indexes, triggers, extensions, publications, ...).
 var catalogNotYet = map[string]string{
-	"pg_catalog.pg_aggregate":               "its aggregate functions",
 	"pg_catalog.pg_authid":                  "its roles' secrets (pg_roles lists the roles)",
 	"pg_catalog.pg_shadow":                  "its roles' secrets (pg_user lists the roles)",
 	"pg_catalog.pg_group":                   "its roles as groups (pg_auth_members lists memberships)",
 	"pg_catalog.pg_backend_memory_contexts": "its memory",
-	"pg_catalog.pg_cast":                    "its casts",
-	"pg_catalog.pg_collation":               "its collations",
 	"pg_catalog.pg_cursors":                 "a session's cursors",
 	"pg_catalog.pg_db_role_setting":         "roles' settings (ALTER ROLE ... SET)",
 	"pg_catalog.pg_file_settings":           "its configuration file",
-	"pg_catalog.pg_language":                "its functions' languages",
 	"pg_catalog.pg_locks":                   "its locks",
-	"pg_catalog.pg_operator":                "its operators",
 	"pg_catalog.pg_prepared_statements":     "a session's prepared statements",
-	"pg_catalog.pg_proc":                    "its functions",
-	"pg_catalog.pg_rewrite":                 "its catalog views' rules",
 	"pg_catalog.pg_shdepend":                "roles' ownership and grants of sequences",
 	"pg_catalog.pg_stat_activity":           "its sessions",
 	"pg_catalog.pg_stat_database":           "its database's statistics",
@@ -84,6 +76,18 @@ func restRelations() []*relation {
 			rows: func(*Session) ([][]eval.Datum, error) {
 				return [][]eval.Datum{{eval.Int(1663), eval.Text("pg_default"), eval.Int(superuserOID), eval.Null, eval.Null},
 					{eval.Int(1664), eval.Text("pg_global"), eval.Int(superuserOID), eval.Null, eval.Null}}, nil
+			}},
+		// The built-in objects whose privileges are not their kind's
+		// default from the start: pg_catalog's and information_schema's
+		// USAGE for PUBLIC (pg_dump dumps an ACL that differs from these).
+		{oid: 3394, schema: "pg_catalog", name: "pg_init_privs", kind: 'r',
+			cols: eval.Columns("objoid", eval.TOid, "classoid", eval.TOid, "objsubid", eval.TInt4, "privtype", eval.TChar, "initprivs", eval.TAclArr),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
+				for _, n := range []string{"pg_catalog", "information_schema"} {
+					out = append(out, []eval.Datum{eval.Int(int64(s.oids().forSchema(n))), eval.Int(pgNamespaceOID), eval.Int(0), eval.Text("i"), s.schemaACLItems(n)})
+				}
+				return out, nil
 			}},
 		{oid: 13227, schema: "information_schema", name: "information_schema_catalog_name", kind: 'v',
 			cols: eval.Columns("catalog_name", tSQLIdentifier),

@@ -77,11 +77,16 @@ func (sh catalogShape) relation() *relation {
 	for i, c := range sh.cols {
 		cols[i] = eval.RelColumn{Name: c.name, Type: eval.TypeByOID(c.typ)}
 	}
-	rows := func(*Session) ([][]eval.Datum, error) { return nil, nil }
+	r := &relation{oid: sh.oid, schema: sh.schema, name: sh.name, kind: sh.kind, cols: cols,
+		rows: func(*Session) ([][]eval.Datum, error) { return nil, nil }}
 	if what, ok := catalogNotYet[sh.schema+"."+sh.name]; ok {
-		rows = notYet(sh.schema, sh.name, what)
+		r.rows = notYet(sh.schema, sh.name, what)
 	}
-	return &relation{oid: sh.oid, schema: sh.schema, name: sh.name, kind: sh.kind, cols: cols, rows: rows}
+	if _, ok := pgBuiltinRows[sh.name]; ok && sh.schema == "pg_catalog" {
+		r.rows = func(s *Session) ([][]eval.Datum, error) { return s.builtinRows(r) }
+		r.populated = true
+	}
+	return r
 }
 
 // catalogRelation finds a catalog relation; an empty schema means
@@ -382,7 +387,7 @@ func classRelations() []*relation {
 		{oid: 12048, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols,
 			rows: rowsBy(true, pgSequencesRow), by: lookupBy(1, true, pgSequencesRow)},
 		{oid: 1247, schema: "pg_catalog", name: "pg_type", kind: 'r', cols: eval.PgTypeColumns,
-			rows: func(s *Session) ([][]eval.Datum, error) { return eval.PgTypeRows(superuserOID), nil }},
+			rows: func(s *Session) ([][]eval.Datum, error) { return s.pgTypeRows(), nil }},
 	}
 }
 

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/seqd/seqd/eval"
@@ -49,7 +50,7 @@ func (s *Session) regIn(typ uint32, text string) (eval.Datum, error) {
 		}
 		return eval.Null, sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", parts[0])
 	}
-	return procIn(typ, text)
+	return s.procIn(typ, text)
 }
 
 func (s *Session) regOut(typ, oid uint32) eval.Datum {
@@ -72,7 +73,7 @@ func (s *Session) regOut(typ, oid uint32) eval.Datum {
 			}
 		}
 	default:
-		d.S = procOut(typ, oid)
+		d.S = s.procOut(typ, oid)
 	}
 	return d
 }
@@ -96,10 +97,83 @@ func (s *Session) regRoles() []struct {
 	return out
 }
 
-// procIn and procOut are regproc's and regprocedure's, over the
-// functions pg_proc lists.
-func procIn(typ uint32, text string) (eval.Datum, error) {
-	return eval.Null, sqlerr.Errorf(sqlerr.UndefinedFunction, "function \"%s\" does not exist", text)
+// procIn is regproc's and regprocedure's input: a function's name
+// (regproc: one function only), or its name and argument types.
+func (s *Session) procIn(typ uint32, text string) (eval.Datum, error) {
+	b := s.builtinCatalog()
+	name, args, hasArgs := strings.Cut(strings.TrimSpace(text), "(")
+	parts, ok := pgsql.SplitIdentifiers(name, '.')
+	if !ok || len(parts) == 0 || len(parts) > 2 || len(parts) == 2 && parts[0] != "pg_catalog" {
+		return eval.Null, sqlerr.Errorf(sqlerr.InvalidName, "invalid name syntax")
+	}
+	fn := parts[len(parts)-1]
+	oids := b.named[fn]
+	if typ == eval.OIDRegproc || !hasArgs {
+		switch {
+		case typ == eval.OIDRegprocedure:
+			return eval.Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "expected a left parenthesis")
+		case len(oids) == 0:
+			return eval.Null, sqlerr.Errorf(sqlerr.UndefinedFunction, "function \"%s\" does not exist", text)
+		case len(oids) > 1:
+			return eval.Null, sqlerr.Errorf(sqlerr.AmbiguousFunction, "more than one function named \"%s\"", text)
+		}
+		return s.regOut(typ, oids[0]), nil
+	}
+	args, ok = strings.CutSuffix(strings.TrimSpace(args), ")")
+	if !ok {
+		return eval.Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "expected a right parenthesis")
+	}
+	var want []uint32
+	if strings.TrimSpace(args) != "" {
+		for _, a := range strings.Split(args, ",") {
+			t, err := s.Input(eval.TRegtype, strings.TrimSpace(a))
+			if err != nil {
+				return eval.Null, err
+			}
+			want = append(want, uint32(t.I))
+		}
+	}
+	for _, oid := range oids {
+		if slices.Equal(b.procs[oid].args, want) {
+			return s.regOut(typ, oid), nil
+		}
+	}
+	return eval.Null, sqlerr.Errorf(sqlerr.UndefinedFunction, "function %s does not exist", strings.TrimSpace(text))
 }
 
-func procOut(typ, oid uint32) string { return "" }
+// procOut is a function's regproc (its name) or regprocedure (its name
+// and argument types) text, "" for an OID that is none.
+func (s *Session) procOut(typ, oid uint32) string {
+	p, ok := s.builtinCatalog().procs[oid]
+	if !ok {
+		return ""
+	}
+	if typ == eval.OIDRegproc {
+		return pgsql.QuoteIdent(p.name)
+	}
+	args := make([]string, len(p.args))
+	for i, a := range p.args {
+		if t := eval.TypeByOID(a); t != nil {
+			args[i] = t.SQLName()
+		}
+	}
+	return pgsql.QuoteIdent(p.name) + "(" + strings.Join(args, ",") + ")"
+}
+
+// pgTypeRows are pg_type's rows, their functions by OID.
+func (s *Session) pgTypeRows() [][]eval.Datum {
+	rows := eval.PgTypeRows(superuserOID)
+	named := s.builtinCatalog().named
+	for _, row := range rows {
+		for i, c := range eval.PgTypeColumns {
+			if c.Type == eval.TRegproc && row[i].S != "-" {
+				if oids := named[row[i].S]; len(oids) > 0 {
+					row[i].I = int64(oids[0])
+				}
+			} else if c.Type == eval.TRegproc {
+				row[i].I = 0
+			}
+		}
+	}
+	return rows
+}

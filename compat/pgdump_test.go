@@ -1,0 +1,150 @@
+package compat
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// pgDumpSetup makes sequences of PostgreSQL's options (dumpSetup's, but
+// the shaped one, which PostgreSQL's SQL cannot say), with a comment and
+// grants on a sequence and a schema to a role both servers have.
+var pgDumpSetup = append(slicesWithout(dumpSetup, "d_shaped"),
+	"comment on sequence d_cached is 'cached, 50 at a time'",
+	"grant select, usage on sequence d_plain to pgdump_reader",
+	"grant usage on sequence d_other.\"Mixed Case\" to pgdump_reader, public",
+	"grant usage on schema d_other to pgdump_reader")
+
+func slicesWithout(in []string, sub string) []string {
+	var out []string
+	for _, s := range in {
+		if !strings.Contains(s, sub) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// dumpState is what a dump must carry over: the sequences with their
+// positions, comments, owners and grants, and the schemas' grants.
+func dumpState(t *testing.T, c *pgx.Conn) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(sequencesOf(t, c))
+	rows, err := c.Query(context.Background(), `select n.nspname, c.relname, pg_get_userbyid(c.relowner), coalesce(c.relacl::text, ''),
+		coalesce(obj_description(c.oid, 'pg_class'), '') from pg_class c join pg_namespace n on n.oid = c.relnamespace
+		where c.relkind = 'S' union all select nspname, '', pg_get_userbyid(nspowner), coalesce(nspacl::text, ''), '' from pg_namespace
+		where nspname = 'd_other' order by 1, 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var a, b2, c2, d, e string
+		if err := rows.Scan(&a, &b2, &c2, &d, &e); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s.%s owner %s acl %s comment %q\n", a, b2, c2, d, e)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestPgDump: PostgreSQL 15's own pg_dump, with its defaults, dumps a
+// seqd database into SQL that loads into PostgreSQL 15 and into a new
+// seqd with the same sequences, positions, comments, owners and grants;
+// PostgreSQL's dump of what was loaded into it loads into another seqd
+// the same, and is the same text as seqd's dump.
+func TestPgDump(t *testing.T) {
+	ctx := context.Background()
+	role := "do $$ begin if not exists (select from pg_roles where rolname = 'pgdump_reader') then create role pgdump_reader; end if; end $$"
+	pg, src, cfg, host, port := connectBoth(t, "seqd_pgdump", role)
+	if _, err := src.Exec(ctx, "create role pgdump_reader"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range pgDumpSetup {
+		if _, err := src.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	pgDump, psql := testenv.Command(t, "pg_dump"), testenv.Command(t, "psql")
+	dump := func(host string, port uint16, db string) []byte {
+		t.Helper()
+		out, err := exec.Command(pgDump, "-h", host, "-p", fmt.Sprint(port), "-U", cfg.User, "-d", db).Output()
+		if err != nil {
+			t.Fatalf("pg_dump of %s:%d: %v %s", host, port, err, err.(*exec.ExitError).Stderr)
+		}
+		return out
+	}
+	load := func(sql []byte, host string, port uint16, db string) {
+		t.Helper()
+		cmd := exec.Command(psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", fmt.Sprint(port), "-U", cfg.User, "-d", db, "-f", "-")
+		cmd.Stdin = bytes.NewReader(sql)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("loading the dump into %s:%d: %v\n%s\n%s", host, port, err, out, sql)
+		}
+	}
+	newSeqd := func() (*pgx.Conn, string, uint16) {
+		t.Helper()
+		h, p := startSeqd(t)
+		c, err := pgx.Connect(ctx, fmt.Sprintf("postgres://%s@%s:%s/seqd", cfg.User, h, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(ctx) })
+		if _, err := c.Exec(ctx, "create role pgdump_reader"); err != nil {
+			t.Fatal(err)
+		}
+		var port uint16
+		fmt.Sscan(p, &port)
+		return c, h, port
+	}
+
+	want := dumpState(t, src)
+	fromSeqd := dump(host, port, "seqd_pgdump")
+	load(fromSeqd, cfg.Host, cfg.Port, "seqd_pgdump")
+	if got := dumpState(t, pg); got != want {
+		t.Errorf("PostgreSQL 15 after loading seqd's dump:\n%s\nthe seqd it came from:\n%s", got, want)
+	}
+	dst, h, p := newSeqd()
+	load(fromSeqd, h, p, "seqd")
+	if got := dumpState(t, dst); got != want {
+		t.Errorf("a new seqd after loading seqd's dump:\n%s\nthe seqd it came from:\n%s", got, want)
+	}
+	fromPG := dump(cfg.Host, cfg.Port, "seqd_pgdump")
+	if strip(fromPG) != strip(fromSeqd) {
+		t.Errorf("PostgreSQL's dump of the same sequences differs from seqd's:\n%s", testenv.LineDiff(strip(fromPG), strip(fromSeqd)))
+	}
+	dst2, h2, p2 := newSeqd()
+	load(fromPG, h2, p2, "seqd")
+	if got := dumpState(t, dst2); got != want {
+		t.Errorf("a new seqd after loading PostgreSQL's dump:\n%s\nwant:\n%s", got, want)
+	}
+	var v int64
+	for _, c := range []*pgx.Conn{src, pg, dst, dst2} {
+		if err := c.QueryRow(ctx, "select nextval('d_cached')").Scan(&v); err != nil || v != 121 {
+			t.Errorf("nextval('d_cached') after the dump: %d %v, want 121", v, err)
+		}
+	}
+}
+
+// strip is a dump without its comments, blank lines and \restrict keys
+// (new with each dump).
+func strip(dump []byte) string {
+	var out []string
+	for _, l := range strings.Split(string(dump), "\n") {
+		if l == "" || strings.HasPrefix(l, "--") || strings.HasPrefix(l, `\restrict`) || strings.HasPrefix(l, `\unrestrict`) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,182 @@
+package executor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/pgsql"
+)
+
+// The built-in functions, aggregates, operators, casts, languages and
+// collations seqd has, as pg_proc, pg_aggregate, pg_operator, pg_cast,
+// pg_language and pg_collation list them: PostgreSQL 15's rows
+// (pgcatalog_builtin_rows.go, by scripts/gen-pgcatalog), those of them the
+// evaluator accepts. A function or operator is listed when a call of it
+// with NULLs of its argument types compiles, a cast when the evaluator
+// makes it in the same context; the types' input and output functions
+// are listed as pg_type names them. What is computed once, the first
+// time a session asks.
+
+var (
+	builtinOnce sync.Once
+	builtin     builtinCatalog
+)
+
+// builtinCatalog are the rows kept, as text, and the functions by OID.
+type builtinCatalog struct {
+	rows  map[string][][]string
+	procs map[uint32]procRow
+	named map[string][]uint32 // function OIDs by name
+}
+
+// procRow is what regproc and regprocedure show of a function.
+type procRow struct {
+	name string
+	args []uint32
+}
+
+// pg_proc's columns by position (PostgreSQL 15's order).
+const (
+	procOID, procName, procLang, procVariadic, procArgtypes = 0, 1, 4, 7, 19
+)
+
+func (s *Session) builtinCatalog() *builtinCatalog {
+	builtinOnce.Do(func() { builtin = makeBuiltinCatalog(s) })
+	return &builtin
+}
+
+func makeBuiltinCatalog(s *Session) builtinCatalog {
+	b := builtinCatalog{rows: map[string][][]string{}, procs: map[uint32]procRow{}, named: map[string][]uint32{}}
+	io := map[string]bool{}
+	for _, n := range eval.TypeIOFunctions() {
+		io[n] = true
+	}
+	compiles := func(q string) bool {
+		stmts, err := pgsql.Parse(q)
+		if err != nil || len(stmts) != 1 || stmts[0].Node.GetSelectStmt() == nil {
+			return false
+		}
+		c := &eval.Compiler{Session: (*evalView)(s), SQL: q}
+		_, err = c.Select(stmts[0].Node.GetSelectStmt())
+		return err == nil
+	}
+	langs := map[string]bool{}
+	for _, r := range pgBuiltinRows["pg_proc"] {
+		args := oidList(r[procArgtypes])
+		if !io[r[procName]] {
+			call, ok := sampleCall(r[procName], args, r[procVariadic] != "0")
+			if !ok || !compiles("select "+call) && !compiles("select * from "+call) {
+				continue
+			}
+		}
+		oid := atou(r[procOID])
+		b.procs[oid] = procRow{name: r[procName], args: args}
+		b.named[r[procName]] = append(b.named[r[procName]], oid)
+		b.rows["pg_proc"] = append(b.rows["pg_proc"], r)
+		langs[r[procLang]] = true
+	}
+	for _, r := range pgBuiltinRows["pg_aggregate"] {
+		if _, ok := b.procs[atou(r[0])]; ok {
+			b.rows["pg_aggregate"] = append(b.rows["pg_aggregate"], r)
+		}
+	}
+	for _, r := range pgBuiltinRows["pg_operator"] {
+		l, rt := eval.TypeByOID(atou(r[7])), eval.TypeByOID(atou(r[8]))
+		var q string
+		switch {
+		case rt == nil:
+			continue
+		case r[7] == "0":
+			q = fmt.Sprintf("select %s NULL::%s", r[1], rt.SQLName())
+		case l != nil:
+			q = fmt.Sprintf("select NULL::%s %s NULL::%s", l.SQLName(), r[1], rt.SQLName())
+		default:
+			continue
+		}
+		if compiles(q) {
+			b.rows["pg_operator"] = append(b.rows["pg_operator"], r)
+		}
+	}
+	for _, r := range pgBuiltinRows["pg_cast"] {
+		from, to := eval.TypeByOID(atou(r[1])), eval.TypeByOID(atou(r[2]))
+		if from != nil && to != nil && eval.Castable(from, to) && (r[4] == "i") == eval.ImplicitCast(from, to) {
+			b.rows["pg_cast"] = append(b.rows["pg_cast"], r)
+		}
+	}
+	for _, r := range pgBuiltinRows["pg_language"] {
+		if langs[r[0]] {
+			b.rows["pg_language"] = append(b.rows["pg_language"], r)
+		}
+	}
+	b.rows["pg_collation"] = pgBuiltinRows["pg_collation"]
+	return b
+}
+
+// sampleCall is a call of function name with NULLs of its argument types,
+// polymorphic ones made concrete; ok is false for arguments no call can
+// pass (cstring, internal).
+func sampleCall(name string, args []uint32, variadic bool) (string, bool) {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		t := eval.TypeByOID(a)
+		if t == nil {
+			return "", false
+		}
+		switch t.SQLName() {
+		case "anyelement", "anynonarray", "anycompatible", "anycompatiblenonarray":
+			parts[i] = "NULL::integer"
+		case "anyarray", "anycompatiblearray":
+			parts[i] = "NULL::integer[]"
+		case `"any"`, "any":
+			parts[i] = "NULL::text"
+		case "cstring", "internal", "anyenum", "anyrange", "anymultirange", "anycompatiblerange", "anycompatiblemultirange", "record", "trigger", "event_trigger", "language_handler", "fdw_handler", "index_am_handler", "tsm_handler", "table_am_handler":
+			return "", false
+		default:
+			if variadic && i == len(args)-1 && t.IsArray() {
+				parts[i] = "VARIADIC NULL::" + t.SQLName()
+			} else {
+				parts[i] = "NULL::" + t.SQLName()
+			}
+		}
+	}
+	return pgsql.QuoteIdent(name) + "(" + strings.Join(parts, ", ") + ")", true
+}
+
+// oidList is an oidvector's text: OIDs separated by spaces.
+func oidList(text string) []uint32 {
+	var out []uint32
+	for _, f := range strings.Fields(text) {
+		out = append(out, atou(f))
+	}
+	return out
+}
+
+func atou(s string) uint32 {
+	n, _ := strconv.ParseUint(s, 10, 32)
+	return uint32(n)
+}
+
+// builtinRows are a relation's kept rows as datums of its columns.
+func (s *Session) builtinRows(r *relation) ([][]eval.Datum, error) {
+	rows := s.builtinCatalog().rows[r.name]
+	out := make([][]eval.Datum, 0, len(rows))
+	for _, row := range rows {
+		ds := make([]eval.Datum, len(row))
+		for i, v := range row {
+			if v == "\x00" {
+				ds[i] = eval.Null
+				continue
+			}
+			d, err := s.Input(r.cols[i].Type, v)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", r.name, r.cols[i].Name, err)
+			}
+			ds[i] = d
+		}
+		out = append(out, ds)
+	}
+	return out, nil
+}
