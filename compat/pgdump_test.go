@@ -62,7 +62,8 @@ func dumpState(t *testing.T, c *pgx.Conn) string {
 // seqd database into SQL that loads into PostgreSQL 15 and into a new
 // seqd with the same sequences, positions, comments, owners and grants;
 // PostgreSQL's dump of what was loaded into it loads into another seqd
-// the same, and is the same text as seqd's dump.
+// the same, and is the same text as seqd's dump. The custom format too,
+// through pg_restore.
 func TestPgDump(t *testing.T) {
 	ctx := context.Background()
 	role := "do $$ begin if not exists (select from pg_roles where rolname = 'pgdump_reader') then create role pgdump_reader; end if; end $$"
@@ -128,8 +129,46 @@ func TestPgDump(t *testing.T) {
 	if got := dumpState(t, dst2); got != want {
 		t.Errorf("a new seqd after loading PostgreSQL's dump:\n%s\nwant:\n%s", got, want)
 	}
+
+	// Custom format: pg_restore of seqd's dump into a new seqd; of
+	// PostgreSQL's, holding a table too, into another: the sequences
+	// restored, and pg_restore names the table seqd refused.
+	pgRestore := testenv.Command(t, "pg_restore")
+	restore := func(archive []byte, host string, port uint16) (string, error) {
+		t.Helper()
+		cmd := exec.Command(pgRestore, "-h", host, "-p", fmt.Sprint(port), "-U", cfg.User, "-d", "seqd")
+		cmd.Stdin = bytes.NewReader(archive)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	custom := func(host string, port uint16, db string) []byte {
+		t.Helper()
+		out, err := exec.Command(pgDump, "-Fc", "-h", host, "-p", fmt.Sprint(port), "-U", cfg.User, "-d", db).Output()
+		if err != nil {
+			t.Fatalf("pg_dump -Fc of %s:%d: %v", host, port, err)
+		}
+		return out
+	}
+	dst3, h3, p3 := newSeqd()
+	if out, err := restore(custom(host, port, "seqd_pgdump"), h3, p3); err != nil {
+		t.Fatalf("pg_restore of seqd's custom-format dump: %v\n%s", err, out)
+	}
+	if got := dumpState(t, dst3); got != want {
+		t.Errorf("a new seqd after pg_restore of seqd's custom-format dump:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := pg.Exec(ctx, "create table pgdump_t (id bigint default nextval('d_plain'))"); err != nil {
+		t.Fatal(err)
+	}
+	dst4, h4, p4 := newSeqd()
+	out, err := restore(custom(cfg.Host, cfg.Port, "seqd_pgdump"), h4, p4)
+	if err == nil || !strings.Contains(out, "seqd does not support CREATE TABLE") || !strings.Contains(out, "pgdump_t") {
+		t.Errorf("pg_restore of a dump with a table into seqd: %v, want its errors to name the table seqd refused:\n%s", err, out)
+	}
+	if got := dumpState(t, dst4); got != want {
+		t.Errorf("a new seqd after pg_restore of PostgreSQL's custom-format dump:\n%s\nwant:\n%s", got, want)
+	}
 	var v int64
-	for _, c := range []*pgx.Conn{src, pg, dst, dst2} {
+	for _, c := range []*pgx.Conn{src, pg, dst, dst2, dst3, dst4} {
 		if err := c.QueryRow(ctx, "select nextval('d_cached')").Scan(&v); err != nil || v != 121 {
 			t.Errorf("nextval('d_cached') after the dump: %d %v, want 121", v, err)
 		}

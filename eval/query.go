@@ -18,12 +18,15 @@ type source interface {
 
 // Query is a compiled SELECT.
 type Query struct {
-	s        Session
-	from     source // nil: one empty row
-	where    Expr
-	targets  []Expr
-	Columns  []Column
-	hidden   int // sort columns appended to targets, not returned
+	s       Session
+	from    source // nil: one empty row
+	where   Expr
+	targets []Expr
+	Columns []Column
+	hidden  int // sort columns appended to targets, not returned
+	// srf, when positive, is the 1-based target that is unnest(array):
+	// each row is made once per element (srf.go).
+	srf      int
 	groupBy  []Expr
 	aggs     []*aggCall
 	grouped  bool
@@ -134,6 +137,9 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	q.aggs = aggs
 	q.grouped = q.grouped || len(aggs) > 0
 	q.hidden = len(q.targets) - visible
+	if q.srf > 0 && q.grouped {
+		return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support set-returning functions in the select list of a grouped query")
+	}
 	if len(st.DistinctClause) > 0 {
 		if st.DistinctClause[0] != nil && st.DistinctClause[0].GetNode() != nil {
 			return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support DISTINCT ON")
@@ -191,7 +197,10 @@ func (c *Compiler) target(sc *Scope, q *Query, rt *pg.ResTarget) error {
 			return c.star(sc, q, ref)
 		}
 	}
-	x, err := c.Expr(sc, rt.Val)
+	x, ok, err := c.srfTarget(sc, q, rt.Val)
+	if !ok && err == nil {
+		x, err = c.Expr(sc, rt.Val)
+	}
 	if err != nil {
 		return err
 	}
@@ -465,6 +474,9 @@ func (q *Query) Open(ctx context.Context, params []Datum, into *SingleRow) (Rows
 		out = rows
 	} else {
 		out = &projectRows{in: in, e: e, targets: q.targets, buf: make([]Datum, len(q.targets))}
+		if q.srf > 0 {
+			out = &srfRows{in: out, col: q.srf - 1}
+		}
 	}
 	if q.distinct || q.sortKeys != nil {
 		all, err := Collect(e, out)
@@ -573,7 +585,7 @@ func unseen(seen map[string]bool, rows [][]Datum, width int) [][]Datum {
 // nor anything that needs its rows at once.
 func (q *Query) Single() bool {
 	return q.setop == nil && q.values == nil && q.recursion == nil && q.bulk == nil && q.from == nil &&
-		q.where == nil && !q.grouped && q.sortKeys == nil && !q.distinct && q.limit == nil && q.offset == nil
+		q.where == nil && !q.grouped && q.sortKeys == nil && !q.distinct && q.limit == nil && q.offset == nil && q.srf == 0
 }
 
 // SingleRow is the one row of a query without FROM.

@@ -89,6 +89,23 @@ func restRelations() []*relation {
 				}
 				return out, nil
 			}},
+		// Roles' settings (ALTER ROLE ... SET), for every database.
+		{oid: 2964, schema: "pg_catalog", name: "pg_db_role_setting", kind: 'r',
+			cols: eval.Columns("setdatabase", eval.TOid, "setrole", eval.TOid, "setconfig", eval.TTextArr),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
+				for _, r := range s.roleList() {
+					if len(r.Settings) == 0 {
+						continue
+					}
+					var kv []eval.Datum
+					for _, st := range r.Settings {
+						kv = append(kv, eval.Text(st.Name+"="+st.Value))
+					}
+					out = append(out, []eval.Datum{eval.Int(0), eval.Int(int64(r.oid)), eval.Array(kv...)})
+				}
+				return out, nil
+			}},
 		{oid: 13227, schema: "information_schema", name: "information_schema_catalog_name", kind: 'v',
 			cols: eval.Columns("catalog_name", tSQLIdentifier),
 			rows: func(s *Session) ([][]eval.Datum, error) { return [][]eval.Datum{{eval.Text(s.cfg.Database)}}, nil }},

@@ -177,3 +177,7 @@ select 'pg_database_owner'::regrole, 6171::regrole, 'nosuchrole'::regrole
 select nspname from pg_namespace where oid = 'pg_catalog'::regnamespace
 select 'a.b'::regnamespace
 select '"pg_catalog"'::regnamespace::text, 'PG_CATALOG'::regnamespace
+-- unnest in the select list (pg_dump's unnest(setconfig))
+select unnest(array[3,1,2]) as u, 'x' order by u
+select nspname, unnest(array[nspname, 'b']) from pg_namespace where nspname like 'pg_c%'
+select unnest(null::int[])
