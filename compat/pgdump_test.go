@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/server"
 )
 
 // pgDumpSetup makes sequences of PostgreSQL's options (dumpSetup's, but
@@ -186,4 +187,78 @@ func strip(dump []byte) string {
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestPgDumpall: pg_dumpall --roles-only, as a superuser, gives seqd's
+// roles with their SCRAM verifiers, memberships and settings, and loads
+// into a new seqd where the roles log in with the same passwords; as
+// another role it is refused (pg_authid is a superuser's), and
+// --no-role-passwords gives the roles without secrets.
+func TestPgDumpall(t *testing.T) {
+	ctx := context.Background()
+	dumpall, psql := testenv.Command(t, "pg_dumpall"), testenv.Command(t, "psql")
+	start := func() (string, string) {
+		return startWith(t, server.Config{Auth: "scram-sha-256", Password: "pw"})
+	}
+	conn := func(host, port, user, password string) (*pgx.Conn, error) {
+		return pgx.Connect(ctx, fmt.Sprintf("postgres://%s:%s@%s:%s/seqd", user, password, host, port))
+	}
+	h, p := start()
+	src, err := conn(h, p, "seqd", "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close(ctx)
+	for _, q := range []string{"create role da_bob login password 'bob-pw'", "alter role da_bob set statement_timeout = '5s'", "create role da_group",
+		"grant da_group to da_bob", "create role da_admin login createrole password 'admin-pw'"} {
+		if _, err := src.Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	run := func(user, password string, args ...string) (string, error) {
+		cmd := exec.Command(dumpall, append([]string{"-h", h, "-p", p, "-U", user, "-l", "seqd", "--roles-only"}, args...)...)
+		cmd.Env = append(cmd.Environ(), "PGPASSWORD="+password)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	roles, err := run("seqd", "pw")
+	if err != nil {
+		t.Fatalf("pg_dumpall --roles-only as the superuser: %v\n%s", err, roles)
+	}
+	for _, want := range []string{"CREATE ROLE da_bob;", "PASSWORD 'SCRAM-SHA-256$4096:", "ALTER ROLE da_bob SET statement_timeout TO '5s';", "GRANT da_group TO da_bob GRANTED BY seqd;"} {
+		if !strings.Contains(roles, want) {
+			t.Errorf("pg_dumpall --roles-only lacks %q:\n%s", want, roles)
+		}
+	}
+	if out, err := run("da_admin", "admin-pw"); err == nil || !strings.Contains(out, "permission denied for table pg_authid") {
+		t.Errorf("pg_dumpall --roles-only as a role that is no superuser: %v\n%s", err, out)
+	}
+	if out, err := run("da_admin", "admin-pw", "--no-role-passwords"); err != nil || strings.Contains(out, "SCRAM-SHA-256") || !strings.Contains(out, "CREATE ROLE da_bob;") {
+		t.Errorf("pg_dumpall --roles-only --no-role-passwords: %v\n%s", err, out)
+	}
+
+	h2, p2 := start()
+	cmd := exec.Command(psql, "-X", "-q", "-h", h2, "-p", p2, "-U", "seqd", "-d", "seqd", "-f", "-")
+	cmd.Env = append(cmd.Environ(), "PGPASSWORD=pw")
+	cmd.Stdin = strings.NewReader(roles)
+	out, _ := cmd.CombinedOutput()
+	// As into any server that has its own bootstrap superuser: that role
+	// exists already, and nothing else fails.
+	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); len(lines) != 1 || !strings.Contains(lines[0], `role "seqd" already exists`) {
+		t.Errorf("loading the roles into a new seqd:\n%s", out)
+	}
+	bob, err := conn(h2, p2, "da_bob", "bob-pw")
+	if err != nil {
+		t.Fatalf("da_bob's password after loading the roles: %v", err)
+	}
+	defer bob.Close(ctx)
+	var timeout string
+	var member bool
+	if err := bob.QueryRow(ctx, "select current_setting('statement_timeout'), pg_has_role('da_group', 'member')").Scan(&timeout, &member); err != nil || timeout != "5s" || !member {
+		t.Errorf("da_bob's setting and membership after loading: %q %v %v", timeout, member, err)
+	}
+	if c, err := conn(h2, p2, "da_bob", "wrong"); err == nil {
+		c.Close(ctx)
+		t.Error("da_bob logged in with a wrong password after loading")
+	}
 }

@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"github.com/seqd/seqd/auth"
+	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/sqlerr"
 )
@@ -89,6 +91,43 @@ func restRelations() []*relation {
 				}
 				return out, nil
 			}},
+		// Roles with their verifiers: superusers only, as PostgreSQL's.
+		{oid: 1260, schema: "pg_catalog", name: "pg_authid", kind: 'r',
+			cols: eval.Columns("oid", eval.TOid, "rolname", eval.TName, "rolsuper", eval.TBool, "rolinherit", eval.TBool, "rolcreaterole", eval.TBool,
+				"rolcreatedb", eval.TBool, "rolcanlogin", eval.TBool, "rolreplication", eval.TBool, "rolbypassrls", eval.TBool, "rolconnlimit", eval.TInt4,
+				"rolpassword", eval.TText, "rolvaliduntil", eval.TypeByOID(eval.OIDTimestamptz)),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				roles, err := s.secretRoles("pg_authid")
+				if err != nil {
+					return nil, err
+				}
+				var out [][]eval.Datum
+				for _, r := range roles {
+					boot := r.oid == superuserOID && r.Superuser && r.CreateRole
+					out = append(out, []eval.Datum{eval.Int(int64(r.oid)), eval.Text(r.Name), eval.Bool(r.Superuser), eval.Bool(true), eval.Bool(r.CreateRole || boot),
+						eval.Bool(boot), eval.Bool(r.Login), eval.Bool(boot), eval.Bool(boot), eval.Int(-1), verifierText(r.Verifier), eval.Null})
+				}
+				return out, nil
+			}},
+		{oid: 12005, schema: "pg_catalog", name: "pg_shadow", kind: 'v',
+			cols: eval.Columns("usename", eval.TName, "usesysid", eval.TOid, "usecreatedb", eval.TBool, "usesuper", eval.TBool, "userepl", eval.TBool,
+				"usebypassrls", eval.TBool, "passwd", eval.TText, "valuntil", eval.TypeByOID(eval.OIDTimestamptz), "useconfig", eval.TTextArr),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				roles, err := s.secretRoles("pg_shadow")
+				if err != nil {
+					return nil, err
+				}
+				var out [][]eval.Datum
+				for _, r := range roles {
+					if !r.Login {
+						continue
+					}
+					boot := r.oid == superuserOID && r.Superuser && r.CreateRole
+					out = append(out, []eval.Datum{eval.Text(r.Name), eval.Int(int64(r.oid)), eval.Bool(boot), eval.Bool(r.Superuser), eval.Bool(boot), eval.Bool(boot),
+						verifierText(r.Verifier), eval.Null, roleConfig(r.Settings)})
+				}
+				return out, nil
+			}},
 		// Roles' settings (ALTER ROLE ... SET), for every database.
 		{oid: 2964, schema: "pg_catalog", name: "pg_db_role_setting", kind: 'r',
 			cols: eval.Columns("setdatabase", eval.TOid, "setrole", eval.TOid, "setconfig", eval.TTextArr),
@@ -110,4 +149,33 @@ func restRelations() []*relation {
 			cols: eval.Columns("catalog_name", tSQLIdentifier),
 			rows: func(s *Session) ([][]eval.Datum, error) { return [][]eval.Datum{{eval.Text(s.cfg.Database)}}, nil }},
 	}
+}
+
+// secretRoles are the roles with their verifiers, for a superuser only
+// (PostgreSQL grants pg_authid and pg_shadow to none).
+func (s *Session) secretRoles(rel string) ([]roleRow, error) {
+	if !s.isSuperuser(s.cfg.User) {
+		return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for %s %s", map[bool]string{true: "table", false: "view"}[rel == "pg_authid"], rel)
+	}
+	return s.roleList(), nil
+}
+
+// verifierText is rolpassword: the SCRAM verifier's text, NULL for none.
+func verifierText(v *engine.Verifier) eval.Datum {
+	if v == nil {
+		return eval.Null
+	}
+	return eval.Text(auth.VerifierText(v))
+}
+
+// roleConfig is a role's settings as rolconfig shows them.
+func roleConfig(settings []engine.Setting) eval.Datum {
+	if len(settings) == 0 {
+		return eval.Null
+	}
+	var kv []eval.Datum
+	for _, st := range settings {
+		kv = append(kv, eval.Text(st.Name+"="+st.Value))
+	}
+	return eval.Array(kv...)
 }

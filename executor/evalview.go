@@ -39,7 +39,7 @@ func (v *evalView) Relation(q pgsql.QName) (*eval.Relation, error) {
 	if err != nil {
 		if (q.Schema == "pg_catalog" || q.Schema == "information_schema" || strings.HasPrefix(q.Rel, "pg_")) && isNotFound(err) {
 			return nil, sqlerr.Errorf(sqlerr.UndefinedTable, "relation \"%s\" does not exist", eval.Qualified(q.Schema, q.Rel)).
-				WithHint("seqd's catalog has PostgreSQL 15's relations; those it populates: %s.", catalogNames())
+				WithHint("seqd's catalog has PostgreSQL 15's relations, and seqd's own: %s.", seqdRelations())
 		}
 		return nil, err
 	}

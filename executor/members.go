@@ -86,8 +86,17 @@ func (c *planner) grantRole(st *pg.GrantRoleStmt) (*Prepared, error) {
 			return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support the %s option of GRANT role (members always inherit)", strings.ToUpper(d.Defname))
 		}
 	}
+	// seqd records every role grant as made by the bootstrap superuser
+	// (pg_auth_members.grantor): GRANTED BY may name that role only
+	// (pg_dumpall's), by a superuser or that role itself.
 	if st.Grantor != nil {
-		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support GRANTED BY")
+		boot := s.roleName(superuserOID)
+		if g := s.roleOf(st.Grantor); g != boot {
+			return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd records role grants as made by %s: GRANTED BY %s is not supported", boot, g)
+		}
+		if !s.isSuperuser(s.cfg.User) && s.cfg.User != boot {
+			return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be superuser to specify a grantor other than the current user")
+		}
 	}
 	var granted, members []string
 	for _, n := range st.GrantedRoles {

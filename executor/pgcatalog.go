@@ -23,9 +23,6 @@ type relation struct {
 	rows         func(s *Session) ([][]eval.Datum, error)
 	// by, when set, looks up the rows of named sequences (lookup.go).
 	by *seqLookup
-	// populated: seqd has objects of this kind (sequences, schemas,
-	// roles, settings ...); the rest of the catalog is empty by design.
-	populated bool
 }
 
 var (
@@ -44,7 +41,6 @@ func registerCatalog() {
 		catalogOrder = append(catalogOrder, r)
 	}
 	for _, r := range catalogRelations() {
-		r.populated = true
 		add(r)
 	}
 	// The rest of PostgreSQL 15's catalog, with its columns and no rows:
@@ -84,7 +80,6 @@ func (sh catalogShape) relation() *relation {
 	}
 	if _, ok := pgBuiltinRows[sh.name]; ok && sh.schema == "pg_catalog" {
 		r.rows = func(s *Session) ([][]eval.Datum, error) { return s.builtinRows(r) }
-		r.populated = true
 	}
 	return r
 }
@@ -104,19 +99,13 @@ func catalogByOID(oid uint32) *relation {
 	return catalogOIDs[oid]
 }
 
-// catalogNames lists the relations of seqd's catalog that it populates,
-// for hints.
-func catalogNames() string {
+// seqdRelations names the catalog relations of seqd's own, for hints.
+func seqdRelations() string {
 	catalogOnce.Do(registerCatalog)
 	var out []string
 	for _, r := range catalogOrder {
-		if !r.populated {
-			continue
-		}
-		if r.schema == "pg_catalog" {
+		if strings.HasPrefix(r.name, "seqd_") {
 			out = append(out, r.name)
-		} else {
-			out = append(out, r.schema+"."+r.name)
 		}
 	}
 	return strings.Join(out, ", ")

@@ -18,8 +18,12 @@ import (
 // privileges; in a transaction they take effect at COMMIT, as other DDL.
 
 // roleOptions applies a role statement's options to r: PASSWORD 'x' (or
-// NULL), [NO]LOGIN, [NO]SUPERUSER, [NO]CREATEROLE; PostgreSQL's other role
-// options mean nothing here and are refused rather than ignored.
+// NULL, or a SCRAM verifier), [NO]LOGIN, [NO]SUPERUSER, [NO]CREATEROLE;
+// INHERIT, NOCREATEDB, NOREPLICATION, NOBYPASSRLS and CONNECTION LIMIT -1
+// say what seqd's roles are (and CREATEDB, REPLICATION, BYPASSRLS beside
+// SUPERUSER, which needs none), as pg_dumpall writes them; PostgreSQL's
+// other role options mean nothing here and are refused rather than
+// ignored.
 func (c *planner) roleOptions(r *engine.Role, opts []*pg.Node) (password *string, err error) {
 	seen := map[string]bool{}
 	for _, o := range opts {
@@ -44,11 +48,47 @@ func (c *planner) roleOptions(r *engine.Role, opts []*pg.Node) (password *string
 			r.Superuser = d.Arg.GetBoolean().GetBoolval()
 		case "createrole":
 			r.CreateRole = d.Arg.GetBoolean().GetBoolval()
+		case "inherit":
+			// Members always inherit here (pg_roles.rolinherit).
+			if !d.Arg.GetBoolean().GetBoolval() {
+				return nil, c.ErrAt(d.Location, sqlerr.FeatureNotSupported, "seqd does not support NOINHERIT: members always inherit")
+			}
+		case "createdb", "isreplication", "bypassrls":
+			// seqd has none of these to give; a superuser needs none
+			// (pg_dumpall writes them for its bootstrap superuser).
+			if d.Arg.GetBoolean().GetBoolval() && !superuserIn(opts) {
+				return nil, c.ErrAt(d.Location, sqlerr.FeatureNotSupported, "seqd does not support the role option %s", roleOptionName(d.Defname))
+			}
+		case "connectionlimit":
+			if d.Arg.GetInteger().GetIval() != -1 {
+				return nil, c.ErrAt(d.Location, sqlerr.FeatureNotSupported, "seqd does not support CONNECTION LIMIT for a role (-max-connections bounds them all)")
+			}
 		default:
-			return nil, c.ErrAt(d.Location, sqlerr.FeatureNotSupported, "seqd does not support the role option %s", strings.ToUpper(d.Defname))
+			return nil, c.ErrAt(d.Location, sqlerr.FeatureNotSupported, "seqd does not support the role option %s", roleOptionName(d.Defname))
 		}
 	}
 	return password, nil
+}
+
+// superuserIn reports whether role options set SUPERUSER.
+func superuserIn(opts []*pg.Node) bool {
+	for _, o := range opts {
+		if d := o.GetDefElem(); d.Defname == "superuser" && d.Arg.GetBoolean().GetBoolval() {
+			return true
+		}
+	}
+	return false
+}
+
+// roleOptionName is a role option as SQL spells it.
+func roleOptionName(defname string) string {
+	switch defname {
+	case "isreplication":
+		return "REPLICATION"
+	case "canlogin":
+		return "LOGIN"
+	}
+	return strings.ToUpper(defname)
 }
 
 func (c *planner) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
@@ -94,6 +134,15 @@ func setPassword(r *engine.Role, password *string) error {
 	if *password == "" {
 		r.Verifier = nil // PostgreSQL: an empty password is no password
 		return nil
+	}
+	// A SCRAM-SHA-256 verifier (pg_dumpall's) is kept as it is, as
+	// PostgreSQL keeps one; an MD5 hash cannot become one.
+	if v, ok := auth.ParseVerifierText(*password); ok {
+		r.Verifier = v
+		return nil
+	}
+	if len(*password) == 35 && strings.HasPrefix(*password, "md5") && strings.Trim((*password)[3:], "0123456789abcdef") == "" {
+		return sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not take MD5 password hashes: give the password, or its SCRAM-SHA-256 verifier")
 	}
 	v, err := auth.NewVerifier(*password)
 	if err != nil {
