@@ -138,3 +138,17 @@ func (e *Engine) burnLocked(s *seq, reason int, n int64) {
 		e.burned[reason].Add(n)
 	}
 }
+
+// StoredSize is how many bytes the named sequence's record takes in the
+// store, key and value (pg_relation_size's answer for it; its ACL and
+// comment are records of their own).
+func (e *Engine) StoredSize(n Name) (int64, error) {
+	s, err := e.lookup(n)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
+	return int64(len(s.key) + len(rec.encode())), nil
+}

@@ -69,6 +69,7 @@ func init() {
 	}
 	Define("quote_ident", TText, true, textFn(pgsql.QuoteIdent), TText)
 	Define("quote_literal", TText, true, textFn(quoteLiteral), TText)
+	Define("pg_size_pretty", TText, true, func(_ *Env, a []Datum) (Datum, error) { return Text(sizePretty(a[0].I)), nil }, TInt8)
 	Define("lower", TText, true, textFn(strings.ToLower), TText)
 	Define("upper", TText, true, textFn(strings.ToUpper), TText)
 	Define("btrim", TText, true, textFn(strings.TrimSpace), TText)
@@ -377,4 +378,35 @@ func quoteLiteral(v string) string {
 		return "E" + strings.ReplaceAll(q, `\`, `\\`)
 	}
 	return q
+}
+
+// sizePretty is pg_size_pretty(bigint), PostgreSQL 15's: bytes below
+// 10 kB, then kB, MB, GB and TB, each kept below 20480 of its unit,
+// rounded half away from zero.
+func sizePretty(size int64) string {
+	const limit = 10 * 1024
+	const limit2 = limit*2 - 1
+	abs := func(x int64) int64 {
+		if x < 0 {
+			return -x
+		}
+		return x
+	}
+	half := func(x int64) int64 {
+		if x < 0 {
+			return (x - 1) / 2
+		}
+		return (x + 1) / 2
+	}
+	if abs(size) < limit {
+		return strconv.FormatInt(size, 10) + " bytes"
+	}
+	size /= 1 << 9 // one bit more, for rounding (dividing towards zero, as C)
+	for _, unit := range []string{"kB", "MB", "GB"} {
+		if abs(size) < limit2 {
+			return strconv.FormatInt(half(size), 10) + " " + unit
+		}
+		size /= 1 << 10
+	}
+	return strconv.FormatInt(half(size), 10) + " TB"
 }

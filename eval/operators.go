@@ -315,7 +315,7 @@ func (c *Compiler) binaryExprs(op string, l, r Expr, ln, rn *pg.Node, loc int32)
 		return &cmpExpr{op: op, l: l, r: r}, nil
 	case "||":
 		if lt.IsArray() || rt.IsArray() {
-			return nil, c.ErrAt(loc, sqlerr.FeatureNotSupported, "seqd does not support array concatenation")
+			return arrayConcat(l, r, noOp)
 		}
 		if !isString(lt) && !isString(rt) {
 			return nil, noOp() // integer || integer: no such operator
@@ -397,4 +397,38 @@ func floatArith(op string, x, y float64) (Datum, error) {
 		return Null, sqlerr.Errorf(sqlerr.DivisionByZero, "division by zero")
 	}
 	return Float(math.Mod(x, y)), nil
+}
+
+// arrayConcat is || with an array on either side: array_cat of two arrays
+// of one type, array_append and array_prepend of an element of its
+// element type. A NULL array is an empty one; a NULL element is added.
+func arrayConcat(l, r Expr, noOp func() error) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	var t *Type
+	switch {
+	case lt == rt:
+		t = lt
+	case lt.IsArray() && lt.Elem() == rt, rt.IsArray() && rt.Elem() == lt:
+		t = lt
+		if !lt.IsArray() {
+			t = rt
+		}
+	default:
+		return nil, noOp()
+	}
+	part := func(d Datum, typ *Type) []Datum {
+		switch {
+		case typ.IsArray():
+			return d.A // NULL: none
+		default:
+			return []Datum{d}
+		}
+	}
+	return &funcExpr{t: t, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
+		if a[0].Kind == KNull && a[1].Kind == KNull && lt.IsArray() && rt.IsArray() {
+			return Null, nil
+		}
+		out := append(append([]Datum(nil), part(a[0], lt)...), part(a[1], rt)...)
+		return Array(out...), nil
+	}}, nil
 }

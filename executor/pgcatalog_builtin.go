@@ -32,15 +32,24 @@ type builtinCatalog struct {
 	named map[string][]uint32 // function OIDs by name
 }
 
-// procRow is what regproc and regprocedure show of a function.
+// procRow is what regproc, regprocedure and pg_get_function_* show of a
+// function: its input argument types, and all its arguments with their
+// modes and names where it has them.
 type procRow struct {
-	name string
-	args []uint32
+	name     string
+	args     []uint32
+	allArgs  []uint32
+	modes    []string
+	names    []string
+	ret      uint32
+	retset   bool
+	variadic bool
 }
 
 // pg_proc's columns by position (PostgreSQL 15's order).
 const (
-	procOID, procName, procLang, procVariadic, procArgtypes = 0, 1, 4, 7, 19
+	procOID, procName, procLang, procVariadic, procRetset, procRettype, procArgtypes = 0, 1, 4, 7, 13, 18, 19
+	procAllArgtypes, procArgmodes, procArgnames                                      = 20, 21, 22
 )
 
 func (s *Session) builtinCatalog() *builtinCatalog {
@@ -73,7 +82,12 @@ func makeBuiltinCatalog(s *Session) builtinCatalog {
 			}
 		}
 		oid := atou(r[procOID])
-		b.procs[oid] = procRow{name: r[procName], args: args}
+		p := procRow{name: r[procName], args: args, ret: atou(r[procRettype]), retset: r[procRetset] == "t", variadic: r[procVariadic] != "0",
+			modes: arrayItems(r[procArgmodes]), names: arrayItems(r[procArgnames])}
+		for _, a := range arrayItems(r[procAllArgtypes]) {
+			p.allArgs = append(p.allArgs, atou(a))
+		}
+		b.procs[oid] = p
 		b.named[r[procName]] = append(b.named[r[procName]], oid)
 		b.rows["pg_proc"] = append(b.rows["pg_proc"], r)
 		langs[r[procLang]] = true
@@ -179,4 +193,98 @@ func (s *Session) builtinRows(r *relation) ([][]eval.Datum, error) {
 		out = append(out, ds)
 	}
 	return out, nil
+}
+
+// arrayItems is a simple array literal's items ({a,b}); none for NULL.
+func arrayItems(text string) []string {
+	if text == "\x00" || len(text) < 2 {
+		return nil
+	}
+	inner := text[1 : len(text)-1]
+	if inner == "" {
+		return nil
+	}
+	return strings.Split(inner, ",")
+}
+
+// functionArguments is pg_get_function_arguments (identity: without OUT
+// arguments, pg_get_function_identity_arguments): "[mode] [name] type"
+// for each.
+func (p procRow) functionArguments(identity bool) string {
+	types, modes := p.allArgs, p.modes
+	if types == nil {
+		types = p.args
+	}
+	var parts []string
+	for i, t := range types {
+		mode := "i"
+		if i < len(modes) {
+			mode = modes[i]
+		}
+		var b strings.Builder
+		switch {
+		case mode == "t", mode == "o" && identity:
+			continue
+		case mode == "o":
+			b.WriteString("OUT ")
+		case mode == "b":
+			b.WriteString("INOUT ")
+		case mode == "v", modes == nil && p.variadic && i == len(types)-1:
+			b.WriteString("VARIADIC ")
+		}
+		if i < len(p.names) && p.names[i] != "" {
+			b.WriteString(p.names[i] + " ")
+		}
+		b.WriteString(typeText(t))
+		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// functionResult is pg_get_function_result: its type, SETOF it, or a
+// TABLE of its table arguments.
+func (p procRow) functionResult() string {
+	var cols []string
+	for i, m := range p.modes {
+		if m == "t" && i < len(p.allArgs) {
+			name := ""
+			if i < len(p.names) {
+				name = p.names[i] + " "
+			}
+			cols = append(cols, name+typeText(p.allArgs[i]))
+		}
+	}
+	switch {
+	case cols != nil:
+		return "TABLE(" + strings.Join(cols, ", ") + ")"
+	case p.retset:
+		return "SETOF " + typeText(p.ret)
+	}
+	return typeText(p.ret)
+}
+
+func typeText(oid uint32) string {
+	if t := eval.TypeByOID(oid); t != nil {
+		return t.SQLName()
+	}
+	return strconv.FormatUint(uint64(oid), 10)
+}
+
+func init() {
+	proc := func(f func(p procRow) string) func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+		return func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+			p, ok := sessionOf(e).builtinCatalog().procs[uint32(a[0].I)]
+			if !ok {
+				return eval.Null, nil
+			}
+			return eval.Text(f(p)), nil
+		}
+	}
+	eval.Define("pg_get_function_arguments", eval.TText, true, proc(func(p procRow) string { return p.functionArguments(false) }), eval.TOid)
+	eval.Define("pg_get_function_identity_arguments", eval.TText, true, proc(func(p procRow) string { return p.functionArguments(true) }), eval.TOid)
+	eval.Define("pg_get_function_result", eval.TText, true, proc(procRow.functionResult), eval.TOid)
+	eval.Define("pg_function_is_visible", eval.TBool, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+		_, ok := sessionOf(e).builtinCatalog().procs[uint32(a[0].I)]
+		return eval.Bool(ok), nil
+	}, eval.TOid)
 }

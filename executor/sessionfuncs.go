@@ -40,6 +40,26 @@ func init() {
 		}
 		return eval.Text(a[0].S), nil
 	}, eval.TText)
+	// Sizes: a sequence's is its record's in the store; a catalog
+	// relation takes none (it is made when read); NULL for an OID that is
+	// no relation, as PostgreSQL's.
+	for _, f := range []string{"pg_relation_size", "pg_table_size", "pg_total_relation_size"} {
+		eval.Define(f, eval.TInt8, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+			return sessionOf(e).relationSize(uint32(a[0].I)), nil
+		}, eval.TRegclass)
+	}
+	eval.Define("pg_indexes_size", eval.TInt8, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+		if sessionOf(e).relationSize(uint32(a[0].I)).IsNull() {
+			return eval.Null, nil
+		}
+		return eval.Int(0), nil
+	}, eval.TRegclass)
+	eval.Define("pg_database_size", eval.TInt8, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+		return sessionOf(e).databaseSize(a[0].S, a[0].I)
+	}, eval.TName)
+	eval.Define("pg_database_size", eval.TInt8, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+		return sessionOf(e).databaseSize("", a[0].I)
+	}, eval.TOid)
 	eval.Define("pg_get_userbyid", eval.TName, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 		return eval.Text(sessionOf(e).roleName(a[0].I)), nil
 	}, eval.TOid)
@@ -103,4 +123,45 @@ func init() {
 		eval.Define(name, eval.TBool, true, yes, nil, eval.TText)
 		eval.Define(name, eval.TBool, true, yes, nil, nil, eval.TText)
 	}
+}
+
+// relationSize is pg_relation_size of a relation's OID.
+func (s *Session) relationSize(oid uint32) eval.Datum {
+	if catalogByOID(oid) != nil {
+		return eval.Int(0)
+	}
+	n, _, ok := s.oids().sequence(oid)
+	if !ok {
+		return eval.Null
+	}
+	eng := s.eng
+	if s.isTemp(n) {
+		eng = s.tempEng
+	}
+	size, err := eng.StoredSize(n)
+	if err != nil {
+		return eval.Null
+	}
+	return eval.Int(size)
+}
+
+// databaseSize is pg_database_size: the bytes of its sequences' records
+// (this database's, named or by OID; another is 3D000, as PostgreSQL's).
+func (s *Session) databaseSize(name string, oid int64) (eval.Datum, error) {
+	if name != "" && name != s.cfg.Database || name == "" && oid != seqdDatabaseOID {
+		if name == "" {
+			return eval.Null, nil
+		}
+		return eval.Null, sqlerr.Errorf(sqlerr.UndefinedDatabase, "database \"%s\" does not exist", name)
+	}
+	var total int64
+	for _, i := range s.sequences() {
+		if s.isTemp(i.Name) {
+			continue
+		}
+		if size, err := s.eng.StoredSize(i.Name); err == nil {
+			total += size
+		}
+	}
+	return eval.Int(total), nil
 }

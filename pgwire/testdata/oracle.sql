@@ -181,3 +181,11 @@ select '"pg_catalog"'::regnamespace::text, 'PG_CATALOG'::regnamespace
 select unnest(array[3,1,2]) as u, 'x' order by u
 select nspname, unnest(array[nspname, 'b']) from pg_namespace where nspname like 'pg_c%'
 select unnest(null::int[])
+-- Array concatenation, sizes, functions described
+select array[1,2] || array[3], array['a'] || 'b'::text, 'z'::text || array['a'], null::int[] || array[1], array[1] || null::int
+select pg_size_pretty(0::bigint), pg_size_pretty(10239::bigint), pg_size_pretty(10240::bigint), pg_size_pretty(123456789::bigint), pg_size_pretty(-5000000000::bigint)
+select pg_get_function_arguments('nextval'::regproc), pg_get_function_result('nextval'::regproc), pg_get_function_identity_arguments('setval(regclass,bigint,boolean)'::regprocedure)
+select pg_get_function_arguments('pg_sequence_parameters'::regproc), pg_get_function_result('pg_sequence_parameters'::regproc), pg_function_is_visible('nextval'::regproc)
+select 'nextval(regclass)'::regprocedure, 'nosuchfn'::regproc
+select 'max'::regproc
+select p.proname, p.prorettype::regtype, p.proargtypes from pg_proc p where p.proname in ('nextval', 'setval', 'currval', 'lastval') order by 1, 3
