@@ -137,11 +137,7 @@ func restRelations() []*relation {
 					if len(r.Settings) == 0 {
 						continue
 					}
-					var kv []eval.Datum
-					for _, st := range r.Settings {
-						kv = append(kv, eval.Text(st.Name+"="+st.Value))
-					}
-					out = append(out, []eval.Datum{eval.Int(0), eval.Int(int64(r.oid)), eval.Array(kv...)})
+					out = append(out, []eval.Datum{eval.Int(0), eval.Int(int64(r.oid)), roleConfig(r.Settings)})
 				}
 				return out, nil
 			}},

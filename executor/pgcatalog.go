@@ -395,14 +395,7 @@ func roleRelations() []*relation {
 					// initdb's; seqd has no CREATEDB, REPLICATION or BYPASSRLS
 					// to give any other role.
 					boot := r.oid == superuserOID && r.Superuser && r.CreateRole
-					config := eval.Null
-					if len(r.Settings) > 0 {
-						var kv []eval.Datum
-						for _, st := range r.Settings {
-							kv = append(kv, eval.Text(st.Name+"="+st.Value))
-						}
-						config = eval.Array(kv...)
-					}
+					config := roleConfig(r.Settings)
 					out = append(out, []eval.Datum{eval.Text(r.Name), eval.Bool(r.Superuser), eval.Bool(true), eval.Bool(r.CreateRole || boot), eval.Bool(boot), eval.Bool(r.Login),
 						eval.Bool(boot), eval.Int(-1), eval.Text("********"), eval.Null, eval.Bool(boot), config, eval.Int(int64(r.oid))})
 				}
