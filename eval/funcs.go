@@ -52,21 +52,6 @@ func init() {
 	}, TInt4)
 	// pg_get_expr decompiles an expression seqd never stores (column
 	// defaults, policies, partition bounds: their relations are empty).
-	// The definitions of objects seqd never has (indexes, constraints,
-	// triggers, rules, statistics objects, partition keys): NULL, as
-	// PostgreSQL gives for an OID that names none.
-	none := func(*Env, []Datum) (Datum, error) { return Null, nil }
-	for _, f := range []string{"pg_get_indexdef", "pg_get_constraintdef", "pg_get_triggerdef", "pg_get_ruledef", "pg_get_statisticsobjdef", "pg_get_partkeydef"} {
-		Define(f, TText, true, none, TOid)
-	}
-	Define("pg_get_indexdef", TText, true, none, TOid, TInt4, TBool)
-	for _, f := range []string{"pg_get_constraintdef", "pg_get_triggerdef", "pg_get_ruledef"} {
-		Define(f, TText, true, none, TOid, TBool)
-	}
-	for _, t := range []*Type{TText, TypeByOID(194)} {
-		Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, t, TOid)
-		Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, t, TOid, TBool)
-	}
 	Define("quote_ident", TText, true, textFn(pgsql.QuoteIdent), TText)
 	Define("quote_literal", TText, true, textFn(quoteLiteral), TText)
 	Define("pg_size_pretty", TText, true, func(_ *Env, a []Datum) (Datum, error) { return Text(sizePretty(a[0].I)), nil }, TInt8)
@@ -342,6 +327,25 @@ func (c *Compiler) NoFunction(name string, args []Expr, loc int32) error {
 		return err.WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	return err.WithHint("seqd serves sequences: see the README for the functions it offers.")
+}
+
+// The catalog's decompiling functions, for what seqd never stores.
+func init() {
+	// The definitions of objects seqd never has (indexes, constraints,
+	// triggers, rules, statistics objects, partition keys): NULL, as
+	// PostgreSQL gives for an OID that names none.
+	none := func(*Env, []Datum) (Datum, error) { return Null, nil }
+	for _, f := range []string{"pg_get_indexdef", "pg_get_constraintdef", "pg_get_triggerdef", "pg_get_ruledef", "pg_get_statisticsobjdef", "pg_get_partkeydef"} {
+		Define(f, TText, true, none, TOid)
+	}
+	Define("pg_get_indexdef", TText, true, none, TOid, TInt4, TBool)
+	for _, f := range []string{"pg_get_constraintdef", "pg_get_triggerdef", "pg_get_ruledef"} {
+		Define(f, TText, true, none, TOid, TBool)
+	}
+	for _, t := range []*Type{TText, TypeByOID(194)} {
+		Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, t, TOid)
+		Define("pg_get_expr", TText, true, func(*Env, []Datum) (Datum, error) { return Null, nil }, t, TOid, TBool)
+	}
 }
 
 // FunctionNames are the names of the functions the evaluator calls: its

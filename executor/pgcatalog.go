@@ -52,38 +52,6 @@ func registerCatalog() {
 	}
 }
 
-// catalogShape is a relation of PostgreSQL 15's catalog as
-// scripts/gen-pgcatalog records it (pgcatalog_shapes.go).
-type catalogShape struct {
-	oid          uint32
-	schema, name string
-	kind         byte
-	cols         []shapeCol
-}
-
-// shapeCol is a column's name, type OID and collation.
-type shapeCol struct {
-	name      string
-	typ, coll uint32
-}
-
-// relation is the shape as a relation without rows.
-func (sh catalogShape) relation() *relation {
-	cols := make([]eval.RelColumn, len(sh.cols))
-	for i, c := range sh.cols {
-		cols[i] = eval.RelColumn{Name: c.name, Type: eval.TypeByOID(c.typ)}
-	}
-	r := &relation{oid: sh.oid, schema: sh.schema, name: sh.name, kind: sh.kind, cols: cols,
-		rows: func(*Session) ([][]eval.Datum, error) { return nil, nil }}
-	if what, ok := catalogNotYet[sh.schema+"."+sh.name]; ok {
-		r.rows = notYet(sh.schema, sh.name, what)
-	}
-	if _, ok := pgBuiltinRows[sh.name]; ok && sh.schema == "pg_catalog" {
-		r.rows = func(s *Session) ([][]eval.Datum, error) { return s.builtinRows(r) }
-	}
-	return r
-}
-
 // catalogRelation finds a catalog relation; an empty schema means
 // pg_catalog (always searched first, as PostgreSQL does).
 func catalogRelation(schema, name string) *relation {
@@ -689,42 +657,4 @@ func (s *Session) schemaComment(oid uint32) eval.Datum {
 		return eval.Text("standard public schema")
 	}
 	return eval.Null
-}
-
-// catalogAttributes are the catalog relations' columns as pg_attribute
-// rows (made once: they never change).
-func catalogAttributes() [][]eval.Datum {
-	catalogAttrsOnce.Do(func() { catalogAttrs = makeCatalogAttributes() })
-	return slices.Clip(catalogAttrs) // appending copies
-}
-
-var (
-	catalogAttrsOnce sync.Once
-	catalogAttrs     [][]eval.Datum
-)
-
-func makeCatalogAttributes() [][]eval.Datum {
-	catalogOnce.Do(registerCatalog)
-	var out [][]eval.Datum
-	shapes := map[uint32]catalogShape{}
-	for _, sh := range pgCatalogShapes {
-		shapes[sh.oid] = sh
-	}
-	for _, r := range catalogOrder {
-		for k, c := range r.cols {
-			coll := c.Type.Collation()
-			if sh, ok := shapes[r.oid]; ok && k < len(sh.cols) && sh.cols[k].name == c.Name {
-				coll = sh.cols[k].coll
-			}
-			storage := "p"
-			if c.Type.Len() == -1 {
-				storage = "x"
-			}
-			out = append(out, []eval.Datum{eval.Int(int64(r.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(-1), eval.Int(int64(c.Type.Len())),
-				eval.Int(int64(k + 1)), eval.Int(0), eval.Int(-1), eval.Int(-1), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text(storage),
-				eval.Text(""), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0),
-				eval.Int(int64(coll)), eval.Null, eval.Null, eval.Null, eval.Null})
-		}
-	}
-	return out
 }
