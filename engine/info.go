@@ -6,6 +6,7 @@ package engine
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/seqd/seqd/seqmath"
 )
@@ -151,4 +152,29 @@ func (e *Engine) StoredSize(n Name) (int64, error) {
 	defer s.mu.Unlock()
 	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
 	return int64(len(s.key) + len(rec.encode())), nil
+}
+
+// InfosWithPrefix describes the sequences whose relation name (in any
+// schema) begins with prefix, sorted by name, looking at the names only:
+// a pattern's lookup at a million sequences reads a million keys, not a
+// million sequences.
+func (e *Engine) InfosWithPrefix(prefix string) []Info {
+	e.catMu.RLock()
+	var seqs []*seq
+	for key, s := range e.seqs {
+		if dot := strings.IndexByte(key, '.'); dot >= 0 && strings.HasPrefix(key[dot+1:], prefix) {
+			seqs = append(seqs, s)
+		}
+	}
+	e.catMu.RUnlock()
+	out := make([]Info, 0, len(seqs))
+	for _, s := range seqs {
+		s.mu.Lock()
+		if s.usableLocked() == nil {
+			out = append(out, s.infoLocked())
+		}
+		s.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name.key < out[j].Name.key })
+	return out
 }

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"strings"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -23,10 +25,13 @@ type relAt struct {
 }
 
 // keyFilter is column col of a relation equal to val (a constant or a
-// parameter).
+// parameter), or with pattern set matching val, a pattern whose literal
+// prefix the relation can look up by: pattern is "~" (a regular
+// expression anchored with ^, psql's \d patterns) or "~~" (LIKE).
 type keyFilter struct {
-	col int
-	val Expr
+	col     int
+	val     Expr
+	pattern string
 }
 
 // pushDown gives the relations of sc the equalities of where they can
@@ -34,11 +39,22 @@ type keyFilter struct {
 func (c *Compiler) pushDown(sc *Scope, where *pg.Node) {
 	for _, n := range conjuncts(where) {
 		e := n.GetAExpr()
-		if e == nil || e.Kind != pg.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 || e.Name[0].GetString_().GetSval() != "=" {
+		if e == nil || len(e.Name) == 0 {
+			continue
+		}
+		op := e.Name[len(e.Name)-1].GetString_().GetSval()
+		pattern := ""
+		switch {
+		case e.Kind == pg.A_Expr_Kind_AEXPR_OP && op == "=" && len(e.Name) == 1:
+		case e.Kind == pg.A_Expr_Kind_AEXPR_OP && op == "~", e.Kind == pg.A_Expr_Kind_AEXPR_LIKE && op == "~~":
+			pattern = op
+		default:
 			continue
 		}
 		col, val := e.Lexpr, e.Rexpr
-		if col.GetColumnRef() == nil {
+		if pattern != "" {
+			val = uncollated(val)
+		} else if col.GetColumnRef() == nil {
 			col, val = val, col
 		}
 		ref := col.GetColumnRef()
@@ -58,8 +74,8 @@ func (c *Compiler) pushDown(sc *Scope, where *pg.Node) {
 			continue
 		}
 		for _, r := range sc.rels {
-			if ce.idx >= r.offset && ce.idx < r.offset+r.src.width() && r.src.rel.Lookup != nil {
-				r.src.keys = append(r.src.keys, keyFilter{col: ce.idx - r.offset, val: v})
+			if ce.idx >= r.offset && ce.idx < r.offset+r.src.width() && (pattern == "" && r.src.rel.Lookup != nil || pattern != "" && r.src.rel.LookupPrefix != nil) {
+				r.src.keys = append(r.src.keys, keyFilter{col: ce.idx - r.offset, val: v, pattern: pattern})
 			}
 		}
 	}
@@ -107,7 +123,17 @@ func (r *relSource) lookup(e *Env) ([][]Datum, bool, error) {
 		if err != nil || v.IsNull() {
 			continue
 		}
-		rows, ok, err := r.rel.Lookup(k.col, v)
+		var rows [][]Datum
+		var ok bool
+		if k.pattern != "" {
+			prefix := patternPrefix(k.pattern, v.S)
+			if prefix == "" {
+				continue
+			}
+			rows, ok, err = r.rel.LookupPrefix(k.col, prefix)
+		} else {
+			rows, ok, err = r.rel.Lookup(k.col, v)
+		}
 		if err != nil {
 			return nil, false, err
 		}
@@ -116,4 +142,44 @@ func (r *relSource) lookup(e *Env) ([][]Datum, bool, error) {
 		}
 	}
 	return nil, false, nil
+}
+
+// uncollated is n without a COLLATE clause (psql writes its patterns
+// COLLATE pg_catalog.default).
+func uncollated(n *pg.Node) *pg.Node {
+	if cc := n.GetCollateClause(); cc != nil {
+		return cc.Arg
+	}
+	return n
+}
+
+// patternPrefix is the literal text every match of a pattern begins
+// with: for a regular expression, what follows ^ (and psql's opening
+// parenthesis) up to the first character with a meaning of its own, less
+// one that a quantifier follows; for LIKE, what comes before the first
+// wildcard or escape. "" where there is none, or where an alternation
+// could match without it.
+func patternPrefix(kind, p string) string {
+	if kind == "~~" {
+		if i := strings.IndexAny(p, "%_\\"); i >= 0 {
+			return p[:i]
+		}
+		return p
+	}
+	rest, ok := strings.CutPrefix(p, "^")
+	if !ok || strings.Contains(rest, "|") {
+		return ""
+	}
+	rest = strings.TrimPrefix(rest, "(")
+	i := 0
+	for i < len(rest) && (rest[i] == '_' || rest[i] >= 'a' && rest[i] <= 'z' || rest[i] >= 'A' && rest[i] <= 'Z' || rest[i] >= '0' && rest[i] <= '9') {
+		i++
+	}
+	if i < len(rest) && strings.IndexByte("*?{", rest[i]) >= 0 {
+		i-- // the quantifier makes its operand optional
+	}
+	if i <= 0 {
+		return ""
+	}
+	return rest[:i]
 }

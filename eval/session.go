@@ -49,4 +49,7 @@ type Relation struct {
 	// least every such row (the query filters what it returns); ok false
 	// means it cannot look up by that column or value, and Rows is read.
 	Lookup func(col int, v Datum) (rows [][]Datum, ok bool, err error)
+	// LookupPrefix, when set, reads at least the rows whose column col
+	// (text) begins with prefix, as Lookup.
+	LookupPrefix func(col int, prefix string) (rows [][]Datum, ok bool, err error)
 }

@@ -47,6 +47,9 @@ func (v *evalView) Relation(q pgsql.QName) (*eval.Relation, error) {
 		Rows: func() ([][]eval.Datum, error) { return rel.rows(s) }}
 	if rel.by != nil {
 		r.Lookup = rel.by.lookup(s)
+		if rel.by.nameCol >= 0 {
+			r.LookupPrefix = rel.by.prefixLookup(s)
+		}
 	}
 	return r, nil
 }

@@ -24,7 +24,9 @@ const maxNameLen = 63
 // makes of the sequences found.
 type seqLookup struct {
 	nameCol, oidCol int
-	rows            func(s *Session, seqs []seqInfo, col int, v eval.Datum) ([][]eval.Datum, error)
+	// rows makes the rows of seqs, looked up by column col equal to v, or
+	// with prefix beginning with v.
+	rows func(s *Session, seqs []seqInfo, col int, v eval.Datum, prefix bool) ([][]eval.Datum, error)
 }
 
 // lookup is eval.Relation.Lookup for a relation described by l.
@@ -43,7 +45,30 @@ func (l seqLookup) lookup(s *Session) func(col int, v eval.Datum) ([][]eval.Datu
 		default:
 			return nil, false, nil
 		}
-		rows, err := l.rows(s, seqs, col, v)
+		rows, err := l.rows(s, seqs, col, v, false)
+		return rows, err == nil, err
+	}
+}
+
+// prefixLookup is eval.Relation.LookupPrefix for a relation described by
+// l: the rows of the sequences whose name begins with prefix, from the
+// engines' names (in a transaction, whose catalog may differ, the whole
+// relation is read instead).
+func (l seqLookup) prefixLookup(s *Session) func(col int, prefix string) ([][]eval.Datum, bool, error) {
+	return func(col int, prefix string) ([][]eval.Datum, bool, error) {
+		if col != l.nameCol || s.txn != nil || s.tempTxn != nil {
+			return nil, false, nil
+		}
+		var seqs []seqInfo
+		for _, eng := range []*engine.Engine{s.tempEng, s.eng} {
+			if eng == nil {
+				continue
+			}
+			for _, info := range eng.InfosWithPrefix(prefix) {
+				seqs = append(seqs, seqInfo{Info: info, oid: s.oids().forSequence(eng, info), nsp: s.oids().forSchema(info.Name.Schema())})
+			}
+		}
+		rows, err := l.rows(s, seqs, col, eval.Text(prefix), true)
 		return rows, err == nil, err
 	}
 }

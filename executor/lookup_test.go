@@ -50,6 +50,13 @@ func TestCatalogLookups(t *testing.T) {
 			"select schemaname, last_value, reserved_values from seqd_stat_sequences where sequencename || '' = 'a' order by 1"},
 		{"select relname from pg_class where relname = 'nope'", "select relname from pg_class where relname || '' = 'nope'"},
 		{"select relname from pg_class where relname = '" + strings.Repeat("l", 70) + "'", "select relname from pg_class where relname || '' = '" + strings.Repeat("l", 70) + "'"},
+		// Patterns with a literal prefix: psql's \ds a*, LIKE.
+		{"select n.nspname, c.relname from pg_class c left join pg_namespace n on n.oid = c.relnamespace where c.relkind in ('S','') and c.relname OPERATOR(pg_catalog.~) '^(a.*)$' COLLATE pg_catalog.default order by 1, 2",
+			"select n.nspname, c.relname from pg_class c left join pg_namespace n on n.oid = c.relnamespace where c.relkind in ('S','') and c.relname || '' OPERATOR(pg_catalog.~) '^(a.*)$' COLLATE pg_catalog.default order by 1, 2"},
+		{"select relname from pg_class where relname like 'pg_cl%' order by 1", "select relname from pg_class where relname || '' like 'pg_cl%' order by 1"},
+		{"select sequencename from pg_sequences where sequencename ~ '^bx?' order by 1", "select sequencename from pg_sequences where sequencename || '' ~ '^bx?' order by 1"},
+		{"select sequence_name from information_schema.sequences where sequence_name like 'll_l%' order by 1",
+			"select sequence_name from information_schema.sequences where sequence_name || '' like 'll_l%' order by 1"},
 		{"begin; create sequence y.a; select relnamespace::regnamespace::text from pg_class where relname = 'a' order by 1; rollback",
 			"begin; create sequence y.a; select relnamespace::regnamespace::text from pg_class where relname || '' = 'a' order by 1; rollback"},
 	} {

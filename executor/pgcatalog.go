@@ -316,11 +316,11 @@ func classRelations() []*relation {
 				out = append(out, catalogRow(r, s.oids().forSchema(r.schema)))
 			}
 			return out, nil
-		}, by: &seqLookup{nameCol: 1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, col int, v eval.Datum) ([][]eval.Datum, error) {
+		}, by: &seqLookup{nameCol: 1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, col int, v eval.Datum, prefix bool) ([][]eval.Datum, error) {
 			out, _ := rowsOf(s, seqs, false, func(i seqInfo) []eval.Datum { return classRow(s, i) })
 			catalogOnce.Do(registerCatalog)
 			for _, r := range catalogOrder {
-				if col == 1 && r.name == v.S || col == 0 && catalogOIDMatches(r, v) {
+				if col == 1 && (r.name == v.S || prefix && strings.HasPrefix(r.name, v.S)) || col == 0 && catalogOIDMatches(r, v) {
 					out = append(out, catalogRow(r, s.oids().forSchema(r.schema)))
 				}
 			}
@@ -338,7 +338,7 @@ func classRelations() []*relation {
 			cols: eval.Columns("seqrelid", eval.TOid, "seqtypid", eval.TOid, "seqstart", eval.TInt8, "seqincrement", eval.TInt8, "seqmax", eval.TInt8,
 				"seqmin", eval.TInt8, "seqcache", eval.TInt8, "seqcycle", eval.TBool),
 			rows: func(s *Session) ([][]eval.Datum, error) { return seqRow(s, pgSequenceRow) },
-			by: &seqLookup{nameCol: -1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum) ([][]eval.Datum, error) {
+			by: &seqLookup{nameCol: -1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum, _ bool) ([][]eval.Datum, error) {
 				return rowsOf(s, seqs, false, pgSequenceRow)
 			}}},
 		{oid: 12048, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols,
@@ -645,7 +645,7 @@ func rowsBy(reserved bool, row func(*Session, seqInfo) []eval.Datum) func(*Sessi
 // lookupBy looks up the rows of a relation with a row per sequence, made
 // by row, by the sequence's name in column nameCol.
 func lookupBy(nameCol int, reserved bool, row func(*Session, seqInfo) []eval.Datum) *seqLookup {
-	return &seqLookup{nameCol: nameCol, oidCol: -1, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum) ([][]eval.Datum, error) {
+	return &seqLookup{nameCol: nameCol, oidCol: -1, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum, _ bool) ([][]eval.Datum, error) {
 		return rowsOf(s, seqs, reserved, func(i seqInfo) []eval.Datum { return row(s, i) })
 	}}
 }
