@@ -128,6 +128,22 @@ func restRelations() []*relation {
 				}
 				return out, nil
 			}},
+		// The catalog's tables (seqd has no others): no indexes, rules or
+		// triggers here, unlike PostgreSQL's.
+		{oid: 12033, schema: "pg_catalog", name: "pg_tables", kind: 'v',
+			cols: eval.Columns("schemaname", eval.TName, "tablename", eval.TName, "tableowner", eval.TName, "tablespace", eval.TName,
+				"hasindexes", eval.TBool, "hasrules", eval.TBool, "hastriggers", eval.TBool, "rowsecurity", eval.TBool),
+			rows: func(s *Session) ([][]eval.Datum, error) {
+				catalogOnce.Do(registerCatalog)
+				var out [][]eval.Datum
+				for _, r := range catalogOrder {
+					if r.kind == 'r' {
+						out = append(out, []eval.Datum{eval.Text(r.schema), eval.Text(r.name), eval.Text(s.roleName(superuserOID)), eval.Null,
+							eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false)})
+					}
+				}
+				return out, nil
+			}},
 		// Roles' settings (ALTER ROLE ... SET), for every database.
 		{oid: 2964, schema: "pg_catalog", name: "pg_db_role_setting", kind: 'r',
 			cols: eval.Columns("setdatabase", eval.TOid, "setrole", eval.TOid, "setconfig", eval.TTextArr),

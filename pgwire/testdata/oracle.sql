@@ -189,3 +189,5 @@ select pg_get_function_arguments('pg_sequence_parameters'::regproc), pg_get_func
 select 'nextval(regclass)'::regprocedure, 'nosuchfn'::regproc
 select 'max'::regproc
 select p.proname, p.prorettype::regtype, p.proargtypes from pg_proc p where p.proname in ('nextval', 'setval', 'currval', 'lastval') order by 1, 3
+-- pg_tables: the catalog's tables
+select schemaname, tablename, tablespace from pg_tables where tablename in ('pg_class', 'pg_type', 'sql_features') order by 2
