@@ -172,6 +172,11 @@ func TestDriver(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "SELEC 1"); number(err) != 1064 {
 		t.Fatalf("a syntax error: %v, want 1064", err)
 	}
+	// A number of more digits than the grammar's decimal implements (its
+	// panic, found by FuzzTranslate): an error, and the session goes on.
+	if _, err := conn.ExecContext(ctx, "SELECT "+strings.Repeat("0", 62)+"2"+strings.Repeat("0", 19)); number(err) != 1235 {
+		t.Fatalf("an 82-digit number: %v, want 1235", err)
+	}
 	tx, err := db.Begin()
 	if err != nil {
 		t.Fatal(err)
