@@ -103,7 +103,7 @@ func restRelations() []*relation {
 				}
 				var out [][]eval.Datum
 				for _, r := range roles {
-					boot := r.oid == superuserOID && r.Superuser && r.CreateRole
+					boot := r.bootstrap()
 					out = append(out, []eval.Datum{eval.Int(int64(r.oid)), eval.Text(r.Name), eval.Bool(r.Superuser), eval.Bool(true), eval.Bool(r.CreateRole || boot),
 						eval.Bool(boot), eval.Bool(r.Login), eval.Bool(boot), eval.Bool(boot), eval.Int(-1), verifierText(r.Verifier), eval.Null})
 				}
@@ -122,7 +122,7 @@ func restRelations() []*relation {
 					if !r.Login {
 						continue
 					}
-					boot := r.oid == superuserOID && r.Superuser && r.CreateRole
+					boot := r.bootstrap()
 					out = append(out, []eval.Datum{eval.Text(r.Name), eval.Int(int64(r.oid)), eval.Bool(boot), eval.Bool(r.Superuser), eval.Bool(boot), eval.Bool(boot),
 						verifierText(r.Verifier), eval.Null, roleConfig(r.Settings)})
 				}

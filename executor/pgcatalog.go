@@ -164,6 +164,11 @@ type roleRow struct {
 	oid uint32
 }
 
+// bootstrap reports whether r is the bootstrap superuser (OID 10), which
+// has every attribute, as initdb's; seqd has no CREATEDB, REPLICATION or
+// BYPASSRLS to give any other role.
+func (r roleRow) bootstrap() bool { return r.oid == superuserOID && r.Superuser && r.CreateRole }
+
 // roleList is pg_roles: the engine's roles, and the connecting user (the
 // owner of everything until privileges exist) with OID 10, as a
 // superuser that can log in when it is not a role itself (trust).
@@ -359,10 +364,7 @@ func roleRelations() []*relation {
 			rows: func(s *Session) ([][]eval.Datum, error) {
 				var out [][]eval.Datum
 				for _, r := range s.roleList() {
-					// The bootstrap superuser (OID 10) has every attribute, as
-					// initdb's; seqd has no CREATEDB, REPLICATION or BYPASSRLS
-					// to give any other role.
-					boot := r.oid == superuserOID && r.Superuser && r.CreateRole
+					boot := r.bootstrap()
 					config := roleConfig(r.Settings)
 					out = append(out, []eval.Datum{eval.Text(r.Name), eval.Bool(r.Superuser), eval.Bool(true), eval.Bool(r.CreateRole || boot), eval.Bool(boot), eval.Bool(r.Login),
 						eval.Bool(boot), eval.Int(-1), eval.Text("********"), eval.Null, eval.Bool(boot), config, eval.Int(int64(r.oid))})
@@ -393,7 +395,7 @@ func roleRelations() []*relation {
 				var out [][]eval.Datum
 				for _, r := range s.roleList() {
 					if r.Login {
-						boot := r.oid == superuserOID && r.Superuser && r.CreateRole
+						boot := r.bootstrap()
 						out = append(out, []eval.Datum{eval.Text(r.Name), eval.Int(int64(r.oid)), eval.Bool(boot), eval.Bool(r.Superuser), eval.Bool(boot),
 							eval.Bool(boot), eval.Text("********"), eval.Null, eval.Null})
 					}

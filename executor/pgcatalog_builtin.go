@@ -52,6 +52,22 @@ const (
 	procAllArgtypes, procArgmodes, procArgnames                                      = 20, 21, 22
 )
 
+// typeFunctionOIDs are the OIDs of the built-in types' own functions
+// (input, output ...) by name, which pg_type names.
+var typeFunctionOIDs = sync.OnceValue(func() map[string]uint32 {
+	io := map[string]bool{}
+	for _, n := range eval.TypeIOFunctions() {
+		io[n] = true
+	}
+	out := map[string]uint32{}
+	for _, r := range pgBuiltinRows["pg_proc"] {
+		if io[r[procName]] {
+			out[r[procName]] = atou(r[procOID])
+		}
+	}
+	return out
+})
+
 func (s *Session) builtinCatalog() *builtinCatalog {
 	builtinOnce.Do(func() { builtin = makeBuiltinCatalog(s) })
 	return &builtin
@@ -59,10 +75,7 @@ func (s *Session) builtinCatalog() *builtinCatalog {
 
 func makeBuiltinCatalog(s *Session) builtinCatalog {
 	b := builtinCatalog{rows: map[string][][]string{}, procs: map[uint32]procRow{}, named: map[string][]uint32{}}
-	io := map[string]bool{}
-	for _, n := range eval.TypeIOFunctions() {
-		io[n] = true
-	}
+	io := typeFunctionOIDs()
 	compiles := func(q string) bool {
 		stmts, err := pgsql.Parse(q)
 		if err != nil || len(stmts) != 1 || stmts[0].Node.GetSelectStmt() == nil {
@@ -75,7 +88,7 @@ func makeBuiltinCatalog(s *Session) builtinCatalog {
 	langs := map[string]bool{}
 	for _, r := range pgBuiltinRows["pg_proc"] {
 		args := oidList(r[procArgtypes])
-		if !io[r[procName]] {
+		if _, ok := io[r[procName]]; !ok {
 			call, ok := sampleCall(r[procName], args, r[procVariadic] != "0")
 			if !ok || !compiles("select "+call) && !compiles("select * from "+call) {
 				continue

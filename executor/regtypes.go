@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/sqlerr"
@@ -44,8 +45,8 @@ func (s *Session) regIn(typ uint32, text string) (eval.Datum, error) {
 			return eval.Null, sqlerr.Errorf(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", parts[0])
 		}
 		for _, r := range s.regRoles() {
-			if r.name == parts[0] {
-				return eval.Datum{Kind: eval.KInt, I: r.oid, S: pgsql.QuoteIdent(r.name)}, nil
+			if r.Name == parts[0] {
+				return eval.Datum{Kind: eval.KInt, I: int64(r.oid), S: pgsql.QuoteIdent(r.Name)}, nil
 			}
 		}
 		return eval.Null, sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", parts[0])
@@ -68,8 +69,8 @@ func (s *Session) regOut(typ, oid uint32) eval.Datum {
 		}
 	case eval.OIDRegrole:
 		for _, r := range s.regRoles() {
-			if r.oid == int64(oid) {
-				d.S = pgsql.QuoteIdent(r.name)
+			if r.oid == oid {
+				d.S = pgsql.QuoteIdent(r.Name)
 			}
 		}
 	default:
@@ -80,21 +81,8 @@ func (s *Session) regOut(typ, oid uint32) eval.Datum {
 
 // regRoles are the roles regrole knows: seqd's, and the predefined role
 // that owns the public schema.
-func (s *Session) regRoles() []struct {
-	name string
-	oid  int64
-} {
-	out := []struct {
-		name string
-		oid  int64
-	}{{"pg_database_owner", dbOwnerOID}}
-	for _, r := range s.roleList() {
-		out = append(out, struct {
-			name string
-			oid  int64
-		}{r.Name, int64(r.oid)})
-	}
-	return out
+func (s *Session) regRoles() []roleRow {
+	return append(s.roleList(), roleRow{Role: engine.Role{Name: "pg_database_owner"}, oid: dbOwnerOID})
 }
 
 // procIn is regproc's and regprocedure's input: a function's name
@@ -160,18 +148,15 @@ func (s *Session) procOut(typ, oid uint32) string {
 	return pgsql.QuoteIdent(p.name) + "(" + strings.Join(args, ",") + ")"
 }
 
-// pgTypeRows are pg_type's rows, their functions by OID.
+// pgTypeRows are pg_type's rows, their functions by OID (the types' own
+// functions, which pg_proc always lists: no evaluator check needed).
 func (s *Session) pgTypeRows() [][]eval.Datum {
 	rows := eval.PgTypeRows(superuserOID)
-	named := s.builtinCatalog().named
+	oids := typeFunctionOIDs()
 	for _, row := range rows {
 		for i, c := range eval.PgTypeColumns {
-			if c.Type == eval.TRegproc && row[i].S != "-" {
-				if oids := named[row[i].S]; len(oids) > 0 {
-					row[i].I = int64(oids[0])
-				}
-			} else if c.Type == eval.TRegproc {
-				row[i].I = 0
+			if c.Type == eval.TRegproc {
+				row[i].I = int64(oids[row[i].S]) // "-": 0
 			}
 		}
 	}

@@ -134,11 +134,7 @@ func (s *Session) relationSize(oid uint32) eval.Datum {
 	if !ok {
 		return eval.Null
 	}
-	eng := s.eng
-	if s.isTemp(n) {
-		eng = s.tempEng
-	}
-	size, err := eng.StoredSize(n)
+	size, err := s.baseFor(n).StoredSize(n)
 	if err != nil {
 		return eval.Null
 	}
