@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,21 +18,11 @@ import (
 // pgDumpSetup makes sequences of PostgreSQL's options (dumpSetup's, but
 // the shaped one, which PostgreSQL's SQL cannot say), with a comment and
 // grants on a sequence and a schema to a role both servers have.
-var pgDumpSetup = append(slicesWithout(dumpSetup, "d_shaped"),
+var pgDumpSetup = append(slices.DeleteFunc(slices.Clone(dumpSetup), func(q string) bool { return strings.Contains(q, "d_shaped") }),
 	"comment on sequence d_cached is 'cached, 50 at a time'",
 	"grant select, usage on sequence d_plain to pgdump_reader",
 	"grant usage on sequence d_other.\"Mixed Case\" to pgdump_reader, public",
 	"grant usage on schema d_other to pgdump_reader")
-
-func slicesWithout(in []string, sub string) []string {
-	var out []string
-	for _, s := range in {
-		if !strings.Contains(s, sub) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // dumpState is what a dump must carry over: the sequences with their
 // positions, comments, owners and grants, and the schemas' grants.

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/seqd/seqd/internal/testenv"
 )
 
 // TestCatalogShapes: every relation of pg_catalog and information_schema
@@ -21,16 +19,7 @@ import (
 // checks), never rows that would be wrong.
 func TestCatalogShapes(t *testing.T) {
 	ctx := context.Background()
-	pg, err := pgx.Connect(ctx, testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close(ctx)
-	sd, err := pgx.Connect(ctx, startSeqd(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sd.Close(ctx)
+	pg, sd := connectBoth(t)
 	const list = `select n.nspname || '.' || c.relname, c.oid::int8 from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
 		where n.nspname in ('pg_catalog', 'information_schema') and c.relkind in ('r', 'v') order by 1`
 	want, got := relations(ctx, t, pg, list), relations(ctx, t, sd, list)

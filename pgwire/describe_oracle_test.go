@@ -7,8 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/seqd/seqd/internal/testenv"
 )
 
 // TestDescribeOracle prepares statements on PostgreSQL 15 and on seqd and
@@ -16,16 +14,7 @@ import (
 // (tokio-postgres and pgjdbc bind by them) and the result columns.
 func TestDescribeOracle(t *testing.T) {
 	ctx := context.Background()
-	pg, err := pgx.Connect(ctx, testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close(ctx)
-	sd, err := pgx.Connect(ctx, startSeqd(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sd.Close(ctx)
+	pg, sd := connectBoth(t)
 	setup := []string{"drop sequence if exists public.d_s", "create sequence public.d_s"}
 	for _, q := range setup {
 		if _, err := pg.Exec(ctx, q); err != nil {

@@ -110,24 +110,33 @@ func corpus(t *testing.T) []string {
 	return out
 }
 
-// TestOracle runs the corpus against PostgreSQL 15 and seqd.
-func TestOracle(t *testing.T) {
+// connectBoth connects to the test PostgreSQL 15 and to a new seqd; both
+// close when the test ends.
+func connectBoth(t *testing.T) (pg, sd *pgx.Conn) {
+	t.Helper()
 	ctx := context.Background()
 	pg, err := pgx.Connect(ctx, testenv.PostgresDSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pg.Close(ctx)
+	t.Cleanup(func() { pg.Close(ctx) })
+	sd, err = pgx.Connect(ctx, startSeqd(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sd.Close(ctx) })
+	return pg, sd
+}
+
+// TestOracle runs the corpus against PostgreSQL 15 and seqd.
+func TestOracle(t *testing.T) {
+	ctx := context.Background()
+	pg, sd := connectBoth(t)
 	for _, q := range []string{"drop schema if exists oracle cascade", "create schema oracle", "set search_path = oracle"} {
 		if _, err := pg.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	sd, err := pgx.Connect(ctx, startSeqd(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sd.Close(ctx)
 	for i, q := range corpus(t) {
 		want, got := run(ctx, pg, q), run(ctx, sd, q)
 		if want.String() != got.String() {
