@@ -206,6 +206,9 @@ func cast(s Session, d Datum, from, to *Type) (Datum, error) {
 		default:
 			text = string(AppendOutput(nil, from, d))
 		}
+		if to.oid == OIDTimestamptz || isDateTime(to) {
+			return Input(s, to, text)
+		}
 		if to.oid == OIDChar && len(text) > 1 {
 			text = text[:1]
 		}

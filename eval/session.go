@@ -1,6 +1,10 @@
 package eval
 
-import "github.com/seqd/seqd/pgsql"
+import (
+	"time"
+
+	"github.com/seqd/seqd/pgsql"
+)
 
 // Session is what the evaluator asks of the session it runs for; it
 // knows nothing else of it. Functions and relations that need more (the
@@ -34,6 +38,9 @@ type Session interface {
 	MaxRows() int64
 	// Queried tells the session a query ran in its transaction.
 	Queried()
+	// Location is the session's TimeZone, which timestamps are read and
+	// shown in.
+	Location() *time.Location
 }
 
 // Relation is a relation a FROM item names: a virtual relation of the

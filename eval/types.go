@@ -82,6 +82,7 @@ const (
 	OIDBpchar       = 1042
 	OIDVarchar      = 1043
 	OIDTimestamptz  = 1184
+	OIDInet         = 869
 	OIDNumeric      = 1700
 	OIDRegprocedure = 2202
 	OIDRegoper      = 2203
@@ -244,7 +245,7 @@ func Output(t *Type, d Datum) (string, bool) {
 func AppendOutput(b []byte, t *Type, d Datum) []byte {
 	switch d.Kind {
 	case KInt:
-		if d.S != "" && t != nil && IsReg(t) {
+		if d.S != "" && t != nil && (IsReg(t) || t.oid == OIDTimestamptz) {
 			return append(b, d.S...)
 		}
 		if t != nil && t.oid == OIDOid {
@@ -356,6 +357,8 @@ func Input(s Session, t *Type, text string) (Datum, error) {
 		return regtypeIn(text)
 	case OIDRegnsp, OIDRegrole, OIDRegproc, OIDRegprocedure:
 		return s.RegIn(t.oid, text)
+	case OIDTimestamptz:
+		return timestamptzIn(text, s.Location())
 	case OIDInt2Vector, OIDOidVector:
 		// Numbers separated by spaces.
 		var elems []Datum
@@ -367,6 +370,9 @@ func Input(s Session, t *Type, text string) (Datum, error) {
 			elems = append(elems, d)
 		}
 		return Array(elems...), nil
+	}
+	if isDateTime(t) {
+		return Null, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd has no values of type %s", t.sqlName)
 	}
 	switch t.class {
 	case KInt:

@@ -3,6 +3,7 @@ package executor
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
@@ -30,6 +31,7 @@ func (v *evalView) StatementMemory() int64 {
 }
 func (v *evalView) MaxRows() int64                             { return v.maxRows }
 func (v *evalView) Queried()                                   { v.tx.queried = true }
+func (v *evalView) Location() *time.Location                   { return v.s().location() }
 func (v *evalView) RegclassIn(text string) (eval.Datum, error) { return v.s().regclassIn(text) }
 func (v *evalView) RegclassOut(oid uint32) eval.Datum          { return v.s().regclassOf(oid) }
 
@@ -63,4 +65,13 @@ func (s *Session) Input(t *eval.Type, text string) (eval.Datum, error) {
 func isNotFound(err error) bool {
 	se, ok := err.(*sqlerr.Error)
 	return ok && se.Kind == sqlerr.UndefinedTable || errors.Is(err, engine.ErrNotFound)
+}
+
+// location is the session's TimeZone (SET checks it resolves).
+func (s *Session) location() *time.Location {
+	name, _ := s.settingValue("TimeZone")
+	if loc, ok := eval.ZoneNamed(name); ok {
+		return loc
+	}
+	return time.UTC
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/sqlerr"
 )
 
@@ -175,6 +176,11 @@ func (s *settings) set(name, value string, local bool) error {
 		}
 		if name == "client_encoding" {
 			value = "UTF8"
+		}
+	}
+	if name == "timezone" {
+		if _, ok := eval.ZoneNamed(value); !ok {
+			return sqlerr.Errorf(sqlerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", d.display, value)
 		}
 	}
 	m := &s.values

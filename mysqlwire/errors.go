@@ -57,6 +57,8 @@ var myErrors = map[sqlerr.Kind]myError{
 	sqlerr.InvalidAuthorization:         {1045, "28000"}, // ER_ACCESS_DENIED_ERROR
 	sqlerr.InvalidPassword:              {1045, "28000"},
 	sqlerr.DivisionByZero:               {1365, "22012"}, // ER_DIVISION_BY_ZERO
+	sqlerr.InvalidDatetimeFormat:        {1292, "22007"}, // ER_TRUNCATED_WRONG_VALUE
+	sqlerr.DatetimeFieldOverflow:        {1292, "22007"},
 	sqlerr.DatatypeMismatch:             {1105, "HY000"},
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"net/netip"
 	"strconv"
 
 	"github.com/seqd/seqd/eval"
@@ -188,6 +189,23 @@ func (c *conn) appendRow(cols []eval.Column, row []eval.Datum, formats []int16) 
 func appendBinary(buf []byte, t *eval.Type, d eval.Datum) ([]byte, bool) {
 	switch t.OID() {
 	case eval.OIDInt8:
+		return binary.BigEndian.AppendUint64(buf, uint64(d.I)), true
+	case eval.OIDInet:
+		// family, bits, is_cidr, length, address (PostgreSQL's inet_send).
+		a, err := netip.ParseAddr(d.S)
+		if d.Kind != eval.KText || err != nil {
+			return buf, false
+		}
+		family := byte(2) // PGSQL_AF_INET
+		if a.Is6() {
+			family = 3
+		}
+		b := a.AsSlice()
+		return append(append(buf, family, byte(8*len(b)), 0, byte(len(b))), b...), true
+	case eval.OIDTimestamptz:
+		if d.Kind != eval.KInt {
+			return buf, false
+		}
 		return binary.BigEndian.AppendUint64(buf, uint64(d.I)), true
 	case eval.OIDInt4, eval.OIDOid, eval.OIDRegclass, eval.OIDRegtype, eval.OIDRegproc, eval.OIDRegnsp, eval.OIDRegrole:
 		return binary.BigEndian.AppendUint32(buf, uint32(d.I)), true

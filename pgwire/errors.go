@@ -29,6 +29,8 @@ var sqlstates = map[sqlerr.Kind]string{
 	sqlerr.InvalidRowCountInLimit:        "2201W",
 	sqlerr.InvalidRowCountInOffset:       "2201X",
 	sqlerr.InvalidTextRepresentation:     "22P02",
+	sqlerr.InvalidDatetimeFormat:         "22007",
+	sqlerr.DatetimeFieldOverflow:         "22008",
 	sqlerr.InvalidBinaryRepresentation:   "22P03",
 	sqlerr.InvalidTransactionState:       "25000",
 	sqlerr.ActiveTransaction:             "25001",

@@ -29,6 +29,8 @@ const (
 	NumericValueOutOfRange        Kind = "numeric_value_out_of_range"
 	DivisionByZero                Kind = "division_by_zero"
 	InvalidTextRepresentation     Kind = "invalid_text_representation"
+	InvalidDatetimeFormat         Kind = "invalid_datetime_format"
+	DatetimeFieldOverflow         Kind = "datetime_field_overflow"
 	InvalidBinaryRepresentation   Kind = "invalid_binary_representation"
 	DatatypeMismatch              Kind = "datatype_mismatch"
 	CannotCoerce                  Kind = "cannot_coerce"

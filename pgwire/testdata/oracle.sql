@@ -191,3 +191,20 @@ select 'max'::regproc
 select p.proname, p.prorettype::regtype, p.proargtypes from pg_proc p where p.proname in ('nextval', 'setval', 'currval', 'lastval') order by 1, 3
 -- pg_tables: the catalog's tables
 select schemaname, tablename, tablespace from pg_tables where tablename in ('pg_class', 'pg_type', 'sql_features') order by 2
+-- Timestamps with time zone (pg_stat_activity's), in the session's TimeZone
+select '2026-01-01 00:00:00+00'::timestamptz, '2020-01-01'::timestamptz, '2020-01-01T10:00:00Z'::timestamptz, '2026-11-24 12:05:20.123456+01'::timestamptz
+select '2026-11-24 12:05:20.5 UTC'::timestamptz, '2026-11-24 12:05'::timestamptz, 'epoch'::timestamptz, '2026-11-24 12:05:20-0330'::timestamptz
+select '2026-01-01'::timestamptz < '2026-01-02', '2026-01-01 00:00:00+01'::timestamptz = '2025-12-31 23:00:00+00', '2026-01-01'::timestamptz::text
+select 'x'::timestamptz
+select '2026-13-01'::timestamptz
+set timezone = 'Nowhere/Land'
+set timezone = '+05:30'
+show timezone
+select '2026-01-01 00:00:00+00'::timestamptz, '2026-06-01 12:00'::timestamptz
+set timezone = 'America/New_York'
+select '2026-01-01 00:00:00+00'::timestamptz, '2026-07-01 00:00:00+00'::timestamptz, '2026-07-01 00:00'::timestamptz
+set timezone = 'Asia/Kathmandu'
+select '2026-01-01 00:00:00+00'::timestamptz
+set timezone = 'UTC'
+select '2026-02-30 10:00'::timestamptz
+select '2026-01-01 25:00'::timestamptz
