@@ -144,31 +144,38 @@ func concurrentStory(t *testing.T, a, b *pgx.Conn) string {
 	return out.String()
 }
 
-// waiting starts q on c once it has shown that q waits for a lock
-// another session holds: the same statement under a short lock_timeout
-// fails with 55P03 (lock_not_available), an event rather than a time
-// window (in a block, under a savepoint that undoes the failure). The
-// result comes on the channel.
+// waiting starts q on c and returns once q waits for a lock another
+// session holds, as pg_stat_activity shows it to a third connection
+// (wait_event_type Lock): an event rather than a time window, on both
+// servers. The result comes on the channel.
 func waiting(t *testing.T, c *pgx.Conn, q string) <-chan string {
 	t.Helper()
-	probe := []string{"set lock_timeout = 50"}
-	after := []string{"reset lock_timeout"}
-	if c.PgConn().TxStatus() == 'T' {
-		probe = []string{"savepoint waiting_probe", "set local lock_timeout = 50"}
-		after = []string{"rollback to savepoint waiting_probe", "release savepoint waiting_probe"}
+	ctx := context.Background()
+	mon, err := pgx.ConnectConfig(ctx, c.Config())
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, p := range probe {
-		step(t, c, p)
-	}
-	if out := outcomeOf(context.Background(), c, q); !strings.HasPrefix(out, "ERROR 55P03") {
-		t.Fatalf("%s did not wait for the other session's lock: %s", q, out)
-	}
-	for _, a := range after {
-		step(t, c, a)
-	}
+	defer mon.Close(ctx)
+	pid := int32(c.PgConn().PID())
 	w := make(chan string, 1)
-	go func() { w <- outcomeOf(context.Background(), c, q) }()
-	return w
+	go func() { w <- outcomeOf(ctx, c, q) }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		var event *string
+		if err := mon.QueryRow(ctx, "select wait_event_type from pg_stat_activity where pid = $1", pid).Scan(&event); err != nil {
+			t.Fatalf("reading pg_stat_activity: %v", err)
+		}
+		if event != nil && *event == "Lock" {
+			return w
+		}
+		select {
+		case out := <-w:
+			t.Fatalf("%s did not wait for the other session's lock: %s", q, out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not wait for a lock after 10 s", q)
+		}
+	}
 }
 
 // step runs q on c, failing the test on an error.

@@ -6,6 +6,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,9 +17,45 @@ var ErrDeadlock = errors.New("seqd: deadlock detected")
 // caller's lock timeout (WithLockTimeout).
 var ErrLockTimeout = errors.New("seqd: lock timeout")
 
+// WaitState is what a session is waiting for, as PostgreSQL's
+// pg_stat_activity names it (wait_event_type Lock): the caller gives it
+// with WithWaitState, the engine sets it while the session waits for
+// another transaction's lock. Safe for concurrent reading.
+type WaitState struct{ event atomic.Pointer[string] }
+
+// The lock waits, in pg_stat_activity's words: for a sequence another
+// transaction holds (PostgreSQL waits for the relation's lock), and for a
+// name or schema another transaction is creating or dropping (PostgreSQL
+// waits for that transaction to end).
+const (
+	WaitRelation      = "relation"
+	WaitTransactionID = "transactionid"
+)
+
+// waitRelation and waitTransactionID are what WaitState points to.
+var waitRelation, waitTransactionID = WaitRelation, WaitTransactionID
+
+// Event is the lock the session waits for (WaitRelation or
+// WaitTransactionID), "" when it waits for none.
+func (w *WaitState) Event() string {
+	if p := w.event.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+type waitStateKey struct{}
+
+// WithWaitState has the engine record in w each wait for another
+// transaction's lock under ctx.
+func WithWaitState(ctx context.Context, w *WaitState) context.Context {
+	return context.WithValue(ctx, waitStateKey{}, w)
+}
+
 // waitTxn waits until holder ends or releases locks; me (nil outside a
-// transaction) is the waiter. A wait that would close a cycle fails with ErrDeadlock at once.
-func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn) error {
+// transaction) is the waiter, event what it waits for (WaitState). A wait
+// that would close a cycle fails with ErrDeadlock at once.
+func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn, event *string) error {
 	if me != nil {
 		e.lockMu.Lock()
 		for u := holder; u != nil; u = u.waitingFor {
@@ -43,6 +80,10 @@ func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn) error {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		expired = t.C
+	}
+	if w, ok := ctx.Value(waitStateKey{}).(*WaitState); ok {
+		w.event.Store(event)
+		defer w.event.Store(nil)
 	}
 	select {
 	case <-holder.done:
@@ -73,7 +114,7 @@ func (e *Engine) waitLockLocked(ctx context.Context, s *seq) (bool, error) {
 	for s.lockedBy != nil && s.lockedBy != me {
 		holder := s.lockedBy
 		s.mu.Unlock()
-		err := e.waitTxn(ctx, me, holder)
+		err := e.waitTxn(ctx, me, holder, &waitRelation)
 		s.mu.Lock()
 		if err != nil {
 			return true, err
@@ -93,7 +134,7 @@ func (e *Engine) waitNameLocked(ctx context.Context, key string) (bool, error) {
 		return false, nil
 	}
 	e.catMu.Unlock()
-	err := e.waitTxn(ctx, me, holder)
+	err := e.waitTxn(ctx, me, holder, &waitTransactionID)
 	e.catMu.Lock()
 	return true, err
 }

@@ -40,7 +40,18 @@ func (sh catalogShape) relation() *relation {
 	if _, ok := pgBuiltinRows[sh.name]; ok && sh.schema == "pg_catalog" {
 		r.rows = func(s *Session) ([][]eval.Datum, error) { return s.builtinRows(r) }
 	}
+	if rows, ok := shapeRows[sh.schema+"."+sh.name]; ok {
+		r.rows = rows
+	}
 	return r
+}
+
+// shapeRows are the rows of the relations whose columns are the
+// generated shape's, for those seqd populates.
+var shapeRows = map[string]func(*Session) ([][]eval.Datum, error){
+	"pg_catalog.pg_stat_activity":       (*Session).activityRows,
+	"pg_catalog.pg_prepared_statements": (*Session).preparedRows,
+	"pg_catalog.pg_cursors":             (*Session).cursorRows,
 }
 
 // catalogAttributes are the catalog relations' columns as pg_attribute

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/seqd/seqd/eval"
 
@@ -17,10 +18,16 @@ type cursor struct {
 	rows eval.Rows
 	hold bool
 	done bool
+	// binary: DECLARE BINARY; its rows go in binary (Result.Binary).
+	binary bool
+	// text and at are its DECLARE and when it ran, for pg_cursors.
+	text string
+	at   time.Time
 }
 
 // PostgreSQL's cursor option bits (parsenodes.h).
 const (
+	cursorBinary = 0x0001
 	cursorScroll = 0x0002
 	cursorHold   = 0x0020
 )
@@ -38,8 +45,8 @@ func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 		return nil, err
 	}
 	s := c.s
-	hold := st.Options&cursorHold != 0
-	name := st.Portalname
+	hold, binary := st.Options&cursorHold != 0, st.Options&cursorBinary != 0
+	name, text := st.Portalname, c.SQL
 	return &Prepared{run: func(ctx context.Context, params []eval.Datum) (*Result, error) {
 		if !hold && !s.tx.open {
 			return nil, sqlerr.Errorf(sqlerr.NoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
@@ -63,7 +70,7 @@ func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 		if s.cursors == nil {
 			s.cursors = map[string]*cursor{}
 		}
-		s.cursors[name] = &cursor{cols: q.Columns, rows: rows, hold: hold}
+		s.cursors[name] = &cursor{cols: q.Columns, rows: rows, hold: hold, binary: binary, text: text, at: time.Now()}
 		return commandResult("DECLARE CURSOR"), nil
 	}}, nil
 }
@@ -107,7 +114,7 @@ func (c *planner) fetch(st *pg.FetchStmt) (*Prepared, error) {
 				n++
 			}
 		}
-		return &Result{Columns: cur.cols, Rows: rows, Tag: tag}, nil
+		return &Result{Columns: cur.cols, Rows: rows, Tag: tag, Binary: cur.binary}, nil
 	}}, nil
 }
 

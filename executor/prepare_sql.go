@@ -47,7 +47,7 @@ func (c *planner) prepare(n *pg.PrepareStmt) (*Prepared, error) {
 	if err != nil {
 		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd cannot prepare this statement: %v", err)
 	}
-	name := n.Name
+	name, source := n.Name, c.SQL
 	return command(func(context.Context) (*Result, error) {
 		if _, ok := s.sqlPrepared[name]; ok {
 			return nil, sqlerr.Errorf(sqlerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", name)
@@ -70,6 +70,7 @@ func (c *planner) prepare(n *pg.PrepareStmt) (*Prepared, error) {
 			s.sqlPrepared = map[string]*Prepared{}
 		}
 		s.sqlPrepared[name] = p
+		s.listStatement(name, source, p, true)
 		s.pathVersion++ // plans of EXECUTE name are for the statement it named
 		return commandResult("PREPARE"), nil
 	}), nil
@@ -106,6 +107,7 @@ func (c *planner) execute(n *pg.ExecuteStmt) (*Prepared, error) {
 				return nil, err
 			}
 		}
+		p.runs++
 		return p.run(ctx, args)
 	}}, nil
 }
@@ -116,9 +118,11 @@ func (c *planner) execute(n *pg.ExecuteStmt) (*Prepared, error) {
 func (s *Session) deallocate(name string, all bool) bool {
 	if all {
 		clear(s.sqlPrepared)
+		clear(s.statements)
 		s.pathVersion++
 		return false
 	}
+	delete(s.statements, name)
 	if _, ok := s.sqlPrepared[name]; ok {
 		delete(s.sqlPrepared, name)
 		s.pathVersion++

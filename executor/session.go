@@ -44,6 +44,13 @@ type Config struct {
 	// (25006 for nextval, setval and DDL; read-write mode refused),
 	// pg_is_in_recovery() true.
 	Standby bool
+	// Activity is the server's sessions, which pg_stat_activity lists:
+	// the session joins it for its life (Close). Nil: the session lists
+	// only itself.
+	Activity *Activity
+	// ClientAddr is the client's host:port, "" when unknown (a Unix
+	// socket): pg_stat_activity's client_addr and client_port.
+	ClientAddr string
 }
 
 // Session is one client's state: settings, transaction block, cursors,
@@ -55,6 +62,9 @@ type Session struct {
 	maxRows int64
 	// sqlPrepared are the statements PREPARE made, by name.
 	sqlPrepared map[string]*Prepared
+	// statements are those and the protocol's named statements, as
+	// pg_prepared_statements lists them (session_views.go).
+	statements map[string]listedStatement
 	// seqRowsMade counts the catalog rows made of sequences (a full read
 	// of a relation over every sequence makes one per sequence; a lookup
 	// one per sequence it names).
@@ -109,6 +119,14 @@ type Session struct {
 	authSeen uint64
 	// tempRenames are renames the temporary sequences have yet to follow.
 	tempRenames []engine.RoleRename
+	// backend is the session's entry in the server's Activity;
+	// appVersion the pathVersion it last read application_name at.
+	backend    *backend
+	appVersion uint64
+	clientText string // ShowAs
+	// waitCtx is waitParent with the backend's WaitState: front ends
+	// that run statements under one long-lived context derive it once.
+	waitCtx, waitParent context.Context
 }
 
 // NewSession starts a session. A startup parameter seqd cannot honour is
@@ -166,6 +184,7 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	s.settings.markDefaults()
 	s.reported = nil
+	newBackend(s)
 	return s, nil
 }
 
@@ -309,6 +328,9 @@ type Result struct {
 	// front end owns prepared statements and carries these out.
 	Deallocate    string
 	DeallocateAll bool
+	// Binary: the rows are a BINARY cursor's (FETCH), which PostgreSQL's
+	// simple protocol sends in binary format.
+	Binary bool
 
 	// row is the one-row result this Result lives in, when it does:
 	// Release gives its memory to the statement's next execution.
@@ -348,7 +370,12 @@ type Prepared struct {
 	Columns []eval.Column
 	// txEnd: COMMIT/ROLLBACK/ROLLBACK TO, allowed in a failed block.
 	txEnd bool
-	run   func(ctx context.Context, params []eval.Datum) (*Result, error)
+	// text is the statement's text, which pg_stat_activity shows while
+	// it runs and after.
+	text string
+	// runs counts its executions, for pg_prepared_statements.
+	runs int64
+	run  func(ctx context.Context, params []eval.Datum) (*Result, error)
 }
 
 // Prepare compiles st. paramOIDs are the parameter types the client
@@ -377,6 +404,7 @@ func (s *Session) Prepare(st *pgsql.Statement, paramOIDs []uint32) (*Prepared, e
 		return nil, st.Locate(err)
 	}
 	p.ParamTypes = c.ParamTypes()
+	p.text = st.Query
 	return p, nil
 }
 
@@ -458,9 +486,15 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []eval.Datum)
 	if len(params) < len(p.ParamTypes) {
 		return nil, sqlerr.Errorf(sqlerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))
 	}
+	if ctx != s.waitParent {
+		s.waitParent, s.waitCtx = ctx, engine.WithWaitState(ctx, &s.backend.wait)
+	}
+	ctx = s.waitCtx
 	if d := s.timeout(lockTimeout); d > 0 {
 		ctx = engine.WithLockTimeout(ctx, d)
 	}
+	s.activityBegin(p.text)
+	p.runs++
 	r, err := p.run(ctx, params)
 	if s.implicit {
 		s.executed++

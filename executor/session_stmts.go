@@ -238,6 +238,7 @@ func (c *planner) discard(st *pg.DiscardStmt) (*Prepared, error) {
 			s.syncUser()
 			s.pathVersion++
 			clear(s.cursors)
+			s.deallocate("", true)
 			s.clearPlans()
 			s.discardSequences()
 			s.dropTemp()

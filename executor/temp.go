@@ -66,6 +66,7 @@ func (s *Session) Close() {
 		s.txn = nil
 	}
 	s.dropTemp()
+	s.cfg.Activity.remove(s.backend)
 }
 
 // tempName resolves pg_temp and pg_temp_N to the session's temporary

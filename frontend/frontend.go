@@ -31,15 +31,18 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/sqlerr"
 )
 
 // Registry holds the connections of every front end of one server: the
 // budget they share and the sessions' IDs, which cancel them (PostgreSQL's
 // CancelRequest names one with its key; MySQL's KILL QUERY n, and
-// pg_backend_pid, show one). It is safe for concurrent use.
+// pg_backend_pid, show one) and what each runs (Activity, which
+// pg_stat_activity lists). It is safe for concurrent use.
 type Registry struct {
 	max, reserved int
+	activity      *executor.Activity
 
 	mu       sync.Mutex
 	admitted int // connections accepted and not yet ended
@@ -54,8 +57,12 @@ type entry struct {
 // NewRegistry is a registry of at most max connections at once, the last
 // reserved of which only superusers may keep once authenticated.
 func NewRegistry(max, reserved int) *Registry {
-	return &Registry{max: max, reserved: reserved, byID: map[uint32]*entry{}}
+	return &Registry{max: max, reserved: reserved, byID: map[uint32]*entry{}, activity: executor.NewActivity()}
 }
+
+// Activity is the sessions of every front end, for their
+// executor.Config.
+func (r *Registry) Activity() *executor.Activity { return r.activity }
 
 // Admit counts a connection from the moment it is accepted (before it
 // sends anything, so that a flood of connections that never start holds

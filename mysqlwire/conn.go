@@ -36,6 +36,8 @@ type conn struct {
 	db     string
 	vars   map[string]string // the session variables SET changed
 	stmts  map[uint32]*prepared
+	// showing is the client's statement being run (show).
+	showing string
 	// plans are translations of the query strings the connection sent
 	// (most send the same few again and again), by database and text.
 	plans map[planKey][]step
@@ -181,6 +183,24 @@ func (cn *conn) cancelStatement() {
 	}
 }
 
+// show has pg_stat_activity show text, the client's statement, while
+// the session runs it (the translation and the statements seqd adds
+// around it, such as its savepoints, are not shown); idle, when its
+// result is whole, shows the session idle.
+func (cn *conn) show(text string) {
+	cn.showing = text
+	if cn.sess != nil {
+		cn.sess.ShowAs(text)
+	}
+}
+
+func (cn *conn) idle() {
+	cn.showing = ""
+	if cn.sess != nil {
+		cn.sess.Idle()
+	}
+}
+
 // session is the connection's executor session, made at first use.
 func (cn *conn) session() (*executor.Session, error) {
 	if cn.sess != nil {
@@ -201,17 +221,21 @@ func (cn *conn) session() (*executor.Session, error) {
 	}
 	cfg := cn.srv.cfg
 	s, err := executor.NewSession(executor.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-		Defaults: cfg.SessionDefaults, User: cn.c.User, Database: cfg.Database, BackendPID: cn.id, Standby: standby})
+		Defaults: cfg.SessionDefaults, User: cn.c.User, Database: cfg.Database, BackendPID: cn.id, Standby: standby,
+		Activity: cfg.Registry.Activity(), ClientAddr: cn.c.RemoteAddr().String()})
 	if err != nil {
 		return nil, err
 	}
 	cn.sess = s
+	s.ShowAs(cn.showing)
 	return s, nil
 }
 
 // run runs one translated statement.
 func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err error) {
 	defer frontend.Contain(cn.srv.log, cn.c.ConnectionID, &err)
+	cn.show(st.text)
+	defer cn.idle()
 	if st.answer != nil {
 		a, err := st.answer(cn)
 		if err != nil || a == nil {

@@ -221,6 +221,9 @@ func translate(p *parser.Parser, q, db string) ([]step, error) {
 			return nil, err
 		}
 		s.text = st.Text()
+		for r, m := range typed { // as sent, for logs and pg_stat_activity
+			s.text = strings.ReplaceAll(s.text, r, m)
+		}
 		for i := range s.names {
 			for r, m := range typed {
 				s.names[i] = strings.ReplaceAll(s.names[i], r, m)

@@ -127,6 +127,8 @@ func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData
 	if ps.p == nil {
 		return cn.run(ctx, ps.st)
 	}
+	cn.show(ps.st.text)
+	defer cn.idle()
 	sess, err := cn.session()
 	if err != nil {
 		return nil, err

@@ -305,6 +305,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		if errors.Is(context.Cause(ctx), errShutdown) {
 			return true // serve ends the connection with 57P01
 		}
+		c.sess.Idle()
 		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 		return c.flush() == nil
 	case *pgproto3.Sync:
@@ -314,6 +315,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 			c.send(toErrorResponse(err))
 		}
 		c.failed = false
+		c.sess.Idle()
 		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 		return c.flush() == nil
 	case *pgproto3.Flush:

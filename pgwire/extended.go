@@ -41,6 +41,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 			}
 		}
 		c.stmts[m.Name] = p
+		c.sess.NameStatement(m.Name, m.Query, p.p)
 		c.send(&pgproto3.ParseComplete{})
 	case *pgproto3.Bind:
 		p := c.stmts[m.PreparedStatement]
@@ -105,6 +106,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 	case *pgproto3.Close:
 		if m.ObjectType == 'S' {
 			delete(c.stmts, m.Name)
+			c.sess.ForgetStatement(m.Name)
 		} else {
 			if pt := c.portals[m.Name]; pt != nil {
 				c.sess.Release(pt.res)

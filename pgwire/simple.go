@@ -76,9 +76,16 @@ func (c *conn) simpleStatement(ctx context.Context, st *pgsql.Statement) (tag st
 	if res.Columns == nil {
 		return res.Tag, nil
 	}
-	c.send(c.rowDescription(res.Columns, nil))
-	return res.Tag, c.sendRows(ctx, res, nil, 0)
+	var formats []int16
+	if res.Binary {
+		formats = binaryFormat
+	}
+	c.send(c.rowDescription(res.Columns, formats))
+	return res.Tag, c.sendRows(ctx, res, formats, 0)
 }
+
+// binaryFormat is every column in binary.
+var binaryFormat = []int16{1}
 
 // parse parses a query string, containing a panic as contain does.
 func (c *conn) parse(q string) (stmts []pgsql.Statement, err error) {

@@ -18,8 +18,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -45,7 +47,11 @@ func TestBothProtocols(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer my.Close()
+	// Idle connections stay open (database/sql would close those over
+	// its default 2, and the server might still count one as the budget
+	// is measured below).
 	my.SetMaxOpenConns(4)
+	my.SetMaxIdleConns(4)
 	if _, err := pg.Exec(ctx, "create sequence shared cache 50"); err != nil {
 		t.Fatal(err)
 	}
@@ -196,6 +202,92 @@ func TestMySQLRSAKeyFile(t *testing.T) {
 				s.Shutdown(ctx)
 			}
 			t.Fatalf("-mysql-rsa-key %s: %v, want an error naming the file", name, err)
+		}
+	}
+}
+
+// TestActivityBothProtocols: pg_stat_activity lists MySQL's sessions
+// beside PostgreSQL's, each with its statement as its client sent it, its
+// state and the lock it waits for; one that ends leaves.
+func TestActivityBothProtocols(t *testing.T) {
+	ctx := context.Background()
+	s, err := Start(ctx, Config{DataDir: filepath.Join(t.TempDir(), "d"), Listen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0",
+		Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(ctx)
+	pg, err := pgxpool.New(ctx, "postgres://seqd@"+s.Addr().String()+"/seqd?pool_max_conns=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	my, err := sql.Open("mysql", "seqd@tcp("+s.MySQLAddr().String()+")/public")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer my.Close()
+	conn, err := my.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "CREATE SEQUENCE ms"); err != nil {
+		t.Fatal(err)
+	}
+	var v int64
+	if err := conn.QueryRowContext(ctx, "SELECT NEXT VALUE FOR ms").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	row := func() (state, query, wait string, ok bool) {
+		err := pg.QueryRow(ctx, "select state, query, coalesce(wait_event_type || '/' || wait_event, '') from pg_stat_activity where pid = $1", int32(id)).
+			Scan(&state, &query, &wait)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			t.Fatal(err)
+		}
+		return state, query, wait, err == nil
+	}
+	if state, query, wait, ok := row(); !ok || state != "idle" || query != "SELECT NEXT VALUE FOR ms" || wait != "Client/ClientRead" {
+		t.Errorf("the MySQL session: %v %q %q %q", ok, state, query, wait)
+	}
+
+	// It waits for a PostgreSQL block's lock on the sequence.
+	tx, err := pg.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "alter sequence ms increment 10"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	defer tx.Rollback(ctx)
+	go func() { done <- conn.QueryRowContext(ctx, "SELECT NEXTVAL(ms)").Scan(&v) }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if state, query, wait, _ := row(); state == "active" && query == "SELECT NEXTVAL(ms)" && wait == "Lock/relation" {
+			break
+		}
+		if time.Now().After(deadline) {
+			s, q, w, ok := row()
+			t.Fatalf("the MySQL session does not show its wait: %q %q %q %v", s, q, w, ok)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil || v != 11 {
+		t.Fatalf("NEXTVAL after the ALTER: %d, %v", v, err)
+	}
+	conn.Close()
+	my.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, _, _, ok := row(); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the MySQL session is still listed after it ended")
 		}
 	}
 }

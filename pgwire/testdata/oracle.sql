@@ -206,5 +206,24 @@ select '2026-01-01 00:00:00+00'::timestamptz, '2026-07-01 00:00:00+00'::timestam
 set timezone = 'Asia/Kathmandu'
 select '2026-01-01 00:00:00+00'::timestamptz
 set timezone = 'UTC'
+select count(*) from pg_stat_activity where pid = pg_backend_pid() and state = 'active' and backend_start <= query_start and usename = current_user
 select '2026-02-30 10:00'::timestamptz
 select '2026-01-01 25:00'::timestamptz
+-- The session's prepared statements and cursors
+prepare oracle_p1(int, text) as select 1
+execute oracle_p1(1, 'a')
+select name, statement, parameter_types, from_sql from pg_prepared_statements where name like 'oracle%'
+begin
+declare oracle_c binary cursor for select 1::int, 'ab'::text
+declare oracle_c2 cursor with hold for select 2
+select name, statement, is_holdable, is_binary, is_scrollable from pg_cursors order by name
+fetch oracle_c
+commit
+select name, is_holdable from pg_cursors
+close oracle_c2
+deallocate oracle_p1
+select count(*) from pg_prepared_statements where name like 'oracle%'
+prepare oracle_p2 as select 1
+discard all
+select count(*) from pg_prepared_statements where name like 'oracle%'
+execute oracle_p2

@@ -1,0 +1,226 @@
+package pgwire
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// activityRow is one session's row of pg_stat_activity, as pgx reads it
+// (timestamps in binary).
+type activityRow struct {
+	datname, usename, app                  string
+	clientAddr                             *netip.Prefix
+	clientPort                             *int32
+	backendStart, xactStart, queryStart    *time.Time
+	stateChange                            *time.Time
+	waitType, wait, state, query, typeName *string
+}
+
+func activityOf(t *testing.T, c *pgx.Conn, pid uint32) (activityRow, bool) {
+	t.Helper()
+	var r activityRow
+	err := c.QueryRow(context.Background(), `select datname, usename, application_name, client_addr, client_port,
+		backend_start, xact_start, query_start, state_change, wait_event_type, wait_event, state, query, backend_type
+		from pg_stat_activity where pid = $1`, int32(pid)).Scan(&r.datname, &r.usename, &r.app, &r.clientAddr, &r.clientPort,
+		&r.backendStart, &r.xactStart, &r.queryStart, &r.stateChange, &r.waitType, &r.wait, &r.state, &r.query, &r.typeName)
+	if err == pgx.ErrNoRows {
+		return r, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, true
+}
+
+func str(s *string) string {
+	if s == nil {
+		return "NULL"
+	}
+	return *s
+}
+
+// TestStatActivity: pg_stat_activity lists every session with what it
+// runs or last ran, its transaction state, its client and the lock it
+// waits for; a role that does not hold another session's role sees only
+// who it is; a session that ends leaves.
+func TestStatActivity(t *testing.T) {
+	dsn := startSeqd(t)
+	ctx := context.Background()
+	connect := func(user, app string) *pgx.Conn {
+		cfg, err := pgx.ParseConfig(strings.Replace(dsn, "//u@", "//"+user+"@", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.RuntimeParams["application_name"] = app
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(ctx) })
+		return c
+	}
+	before := time.Now().Add(-time.Second)
+	a, b := connect("u", "app_a"), connect("u", "app_b")
+	if _, err := a.Exec(ctx, "create sequence s; create role watcher login"); err != nil {
+		t.Fatal(err)
+	}
+
+	// An idle session: its last statement, its client, ClientRead.
+	r, ok := activityOf(t, b, a.PgConn().PID())
+	if !ok {
+		t.Fatal("a's session is not in pg_stat_activity")
+	}
+	local := a.PgConn().Conn().LocalAddr().(*net.TCPAddr)
+	if r.datname != "db" || r.usename != "u" || r.app != "app_a" || str(r.state) != "idle" ||
+		str(r.query) != "create sequence s; create role watcher login" || str(r.waitType) != "Client" || str(r.wait) != "ClientRead" ||
+		str(r.typeName) != "client backend" || r.clientAddr == nil || r.clientPort == nil ||
+		r.clientAddr.String() != local.IP.String()+"/32" || int(*r.clientPort) != local.Port || r.xactStart != nil {
+		t.Errorf("a, idle: %+v (client %s, state %s, query %s, wait %s/%s)", r, local, str(r.state), str(r.query), str(r.waitType), str(r.wait))
+	}
+	if r.backendStart == nil || r.backendStart.Before(before) || r.queryStart == nil || r.queryStart.Before(*r.backendStart) ||
+		r.stateChange == nil || r.stateChange.Before(*r.queryStart) || time.Since(*r.stateChange) > time.Minute {
+		t.Errorf("a's times: start %v, query %v, state change %v", r.backendStart, r.queryStart, r.stateChange)
+	}
+	// The reading session is active, running the read.
+	if r, _ := activityOf(t, b, b.PgConn().PID()); str(r.state) != "active" || !strings.Contains(str(r.query), "from pg_stat_activity") || r.waitType != nil {
+		t.Errorf("b reading: state %s, query %s, wait %s", str(r.state), str(r.query), str(r.waitType))
+	}
+
+	// In a block, then in a failed one; SET application_name shows.
+	for _, q := range []string{"begin", "set application_name = renamed", "alter sequence s increment 5"} {
+		if _, err := a.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, _ = activityOf(t, b, a.PgConn().PID())
+	if str(r.state) != "idle in transaction" || r.app != "renamed" || r.xactStart == nil || r.queryStart.Before(*r.xactStart) {
+		t.Errorf("a in a block: state %s, app %s, xact_start %v", str(r.state), r.app, r.xactStart)
+	}
+
+	// b waits for the block's lock on s.
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Exec(ctx, "select nextval('s')")
+		done <- err
+	}()
+	c := connect("u", "")
+	waitFor(t, func() bool {
+		r, _ := activityOf(t, c, b.PgConn().PID())
+		return str(r.state) == "active" && str(r.waitType) == "Lock" && str(r.wait) == "relation" && str(r.query) == "select nextval('s')"
+	}, "b waiting for the relation's lock")
+	a.Exec(ctx, "select 1/0")
+	if r, _ := activityOf(t, c, a.PgConn().PID()); str(r.state) != "idle in transaction (aborted)" {
+		t.Errorf("a in a failed block: %s", str(r.state))
+	}
+	if _, err := a.Exec(ctx, "rollback"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	// A CREATE waits for the block creating the same name.
+	a.Exec(ctx, "begin; create sequence twin")
+	go func() {
+		_, err := b.Exec(ctx, "create sequence twin")
+		done <- err
+	}()
+	waitFor(t, func() bool {
+		r, _ := activityOf(t, c, b.PgConn().PID())
+		return str(r.waitType) == "Lock" && str(r.wait) == "transactionid"
+	}, "b waiting for the creating transaction")
+	a.Exec(ctx, "rollback")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	// A role that does not hold u's privileges sees who the session is,
+	// not what it does; its own session in full. (a's SET
+	// application_name went with its block.)
+	w := connect("watcher", "w_app")
+	r, ok = activityOf(t, w, a.PgConn().PID())
+	if !ok || r.usename != "u" || r.app != "app_a" || str(r.query) != "<insufficient privilege>" || r.state != nil ||
+		r.clientAddr != nil || r.backendStart != nil || r.waitType != nil || r.typeName != nil {
+		t.Errorf("a seen by watcher: %+v (query %s, state %s)", r, str(r.query), str(r.state))
+	}
+	if r, _ := activityOf(t, w, w.PgConn().PID()); str(r.state) != "active" || r.usename != "watcher" {
+		t.Errorf("watcher's own: %+v", r)
+	}
+	var n int
+	if err := w.QueryRow(ctx, "select count(*) from pg_stat_activity").Scan(&n); err != nil || n != 4 {
+		t.Errorf("watcher counts %d sessions (%v), want 4", n, err)
+	}
+
+	// A session that ends leaves.
+	pid := a.PgConn().PID()
+	a.Close(ctx)
+	waitFor(t, func() bool { _, ok := activityOf(t, c, pid); return !ok }, "a's row to go")
+}
+
+// waitFor polls cond until it holds, failing after 10 s.
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 10 s", what)
+		}
+	}
+}
+
+// TestProtocolStatementsListed: the protocol's named statements (pgx
+// names those it caches) are listed in pg_prepared_statements as
+// PostgreSQL 15 lists them, and leave when closed.
+func TestProtocolStatementsListed(t *testing.T) {
+	pg, sd := connectBoth(t)
+	ctx := context.Background()
+	list := func(c *pgx.Conn) string {
+		rows, err := c.Query(ctx, "select name, statement, parameter_types::text, from_sql from pg_prepared_statements where not from_sql order by statement",
+			pgx.QueryExecModeSimpleProtocol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for rows.Next() {
+			var name, text, types string
+			var fromSQL bool
+			if err := rows.Scan(&name, &text, &types, &fromSQL); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%s|%s|%s|%v", name, text, types, fromSQL))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, "\n")
+	}
+	for _, c := range []*pgx.Conn{pg, sd} {
+		var n int64
+		var s string
+		if err := c.QueryRow(ctx, "select $1::int8 + 1, $2::text", 41, "x").Scan(&n, &s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Prepare(ctx, "named_one", "select 1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, got := list(pg), list(sd)
+	if want != got || strings.Count(got, "\n") != 1 {
+		t.Errorf("named statements:\n postgres:\n%s\n seqd:\n%s", want, got)
+	}
+	for _, c := range []*pgx.Conn{pg, sd} {
+		if err := c.Deallocate(ctx, "named_one"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, got = list(pg), list(sd)
+	if want != got || strings.Contains(got, "named_one") {
+		t.Errorf("after closing named_one:\n postgres:\n%s\n seqd:\n%s", want, got)
+	}
+}
