@@ -62,6 +62,8 @@ type Txn struct {
 	// waitingFor is the transaction this one waits for (deadlock
 	// detection). REQUIRES: e.lockMu.
 	waitingFor *Txn
+	// owner is who runs it (BeginOwned), for WaitState.Holder.
+	owner uint32
 }
 
 // entry is a sequence the transaction created or changed.
@@ -75,8 +77,13 @@ type entry struct {
 }
 
 // Begin starts a transaction.
-func (e *Engine) Begin() *Txn {
+func (e *Engine) Begin() *Txn { return e.BeginOwned(0) }
+
+// BeginOwned starts a transaction run by owner (a session's process ID),
+// which a WaitState names to those waiting for its locks.
+func (e *Engine) BeginOwned(owner uint32) *Txn {
 	return &Txn{
+		owner:      owner,
 		e:          e,
 		entries:    map[string]entry{},
 		hidden:     map[string]bool{},

@@ -21,7 +21,10 @@ var ErrLockTimeout = errors.New("seqd: lock timeout")
 // pg_stat_activity names it (wait_event_type Lock): the caller gives it
 // with WithWaitState, the engine sets it while the session waits for
 // another transaction's lock. Safe for concurrent reading.
-type WaitState struct{ event atomic.Pointer[string] }
+type WaitState struct {
+	event  atomic.Pointer[string]
+	holder atomic.Pointer[Txn]
+}
 
 // The lock waits, in pg_stat_activity's words: for a sequence another
 // transaction holds (PostgreSQL waits for the relation's lock), and for a
@@ -42,6 +45,15 @@ func (w *WaitState) Event() string {
 		return *p
 	}
 	return ""
+}
+
+// Holder is the owner (BeginOwned) of the transaction whose lock the
+// session waits for, 0 when it waits for none or the owner is unknown.
+func (w *WaitState) Holder() uint32 {
+	if t := w.holder.Load(); t != nil {
+		return t.owner
+	}
+	return 0
 }
 
 type waitStateKey struct{}
@@ -82,8 +94,12 @@ func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn, event *string) er
 		expired = t.C
 	}
 	if w, ok := ctx.Value(waitStateKey{}).(*WaitState); ok {
+		w.holder.Store(holder)
 		w.event.Store(event)
-		defer w.event.Store(nil)
+		defer func() {
+			w.event.Store(nil)
+			w.holder.Store(nil)
+		}()
 	}
 	select {
 	case <-holder.done:

@@ -62,6 +62,28 @@ func (a *Activity) remove(b *backend) {
 	a.mu.Unlock()
 }
 
+// lookup is session pid's entry, nil if none.
+func (a *Activity) lookup(pid uint32) *backend {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.byPID[pid]
+}
+
+// blockingPIDs is pg_blocking_pids(pid): the session whose transaction
+// holds the lock session pid waits for (seqd waits for one at a time);
+// empty when it waits for none, or there is no such session.
+func (s *Session) blockingPIDs(pid int64) eval.Datum {
+	if pid < 0 || pid > 1<<32-1 {
+		return eval.Array()
+	}
+	if b := s.cfg.Activity.lookup(uint32(pid)); b != nil {
+		if h := b.wait.Holder(); h != 0 {
+			return eval.Array(eval.Int(int64(h)))
+		}
+	}
+	return eval.Array()
+}
+
 // snapshot is every session's entry.
 func (a *Activity) snapshot() []*backend {
 	a.mu.Lock()

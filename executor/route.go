@@ -67,7 +67,7 @@ func (s *Session) route(temp, ddl bool) seqCatalog {
 		}
 		s.ddlChanged()
 		if *txn == nil {
-			*txn = eng.Begin()
+			*txn = eng.BeginOwned(uint32(s.backendPID()))
 		}
 	}
 	if *txn != nil {

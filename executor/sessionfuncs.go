@@ -22,6 +22,9 @@ func init() {
 		return eval.Text(sessionOf(e).cfg.Database), nil
 	})
 	eval.Define("pg_backend_pid", eval.TInt4, true, func(e *eval.Env, _ []eval.Datum) (eval.Datum, error) { return eval.Int(sessionOf(e).backendPID()), nil })
+	eval.Define("pg_blocking_pids", eval.TypeByOID(eval.OIDInt4Array), true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+		return sessionOf(e).blockingPIDs(a[0].I), nil
+	}, eval.TInt4)
 	// seqd_backup(dir): a consistent online backup into dir, a new
 	// directory on the server's machine; superusers only, as
 	// PostgreSQL's backup functions are (seqd restore makes a store of it).

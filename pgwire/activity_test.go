@@ -115,6 +115,19 @@ func TestStatActivity(t *testing.T) {
 		r, _ := activityOf(t, c, b.PgConn().PID())
 		return str(r.state) == "active" && str(r.waitType) == "Lock" && str(r.wait) == "relation" && str(r.query) == "select nextval('s')"
 	}, "b waiting for the relation's lock")
+	blockers := func(pid uint32) []int32 {
+		var out []int32
+		if err := c.QueryRow(ctx, "select pg_blocking_pids($1)", int32(pid)).Scan(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := blockers(b.PgConn().PID()); len(got) != 1 || uint32(got[0]) != a.PgConn().PID() {
+		t.Errorf("pg_blocking_pids(b) = %v, want a's %d", got, a.PgConn().PID())
+	}
+	if got := blockers(a.PgConn().PID()); len(got) != 0 {
+		t.Errorf("pg_blocking_pids(a) = %v, want none", got)
+	}
 	a.Exec(ctx, "select 1/0")
 	if r, _ := activityOf(t, c, a.PgConn().PID()); str(r.state) != "idle in transaction (aborted)" {
 		t.Errorf("a in a failed block: %s", str(r.state))
