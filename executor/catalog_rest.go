@@ -49,7 +49,6 @@ var catalogNotYet = map[string]string{
 	"information_schema.sql_parts":                             "its SQL conformance",
 	"information_schema.sql_sizing":                            "its SQL conformance",
 	"information_schema.table_privileges":                      "grants on its catalog relations",
-	"information_schema.tables":                                "its catalog relations",
 	"information_schema.usage_privileges":                      "grants on its sequences",
 	"information_schema.views":                                 "its catalog views",
 }
@@ -81,6 +80,14 @@ func restRelations() []*relation {
 				var out [][]eval.Datum
 				for _, n := range []string{"pg_catalog", "information_schema"} {
 					out = append(out, []eval.Datum{eval.Int(int64(s.oids().forSchema(n))), eval.Int(pgNamespaceOID), eval.Int(0), eval.Text("i"), s.schemaACLItems(n)})
+				}
+				// The catalog's relations as they were made: pg_dump
+				// dumps only the grants made since.
+				catalogOnce.Do(registerCatalog)
+				for _, r := range catalogOrder {
+					if acl := s.catalogACL(r); !acl.IsNull() {
+						out = append(out, []eval.Datum{eval.Int(int64(r.oid)), eval.Int(pgClassOID), eval.Int(0), eval.Text("i"), acl})
+					}
 				}
 				return out, nil
 			}},

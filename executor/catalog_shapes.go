@@ -17,7 +17,14 @@ type catalogShape struct {
 	oid          uint32
 	schema, name string
 	kind         byte
-	cols         []shapeCol
+	// acl is its ACL in PostgreSQL: the owner's item and PUBLIC's, the
+	// owner written OWNER ("OWNER=arwdDxt/OWNER,=r/OWNER"); "" where
+	// relacl is NULL (the owner's only). publicColumns: PUBLIC may read
+	// some of its columns (pg_subscription's but subconninfo).
+	// insertable: information_schema calls it insertable into.
+	acl                       string
+	publicColumns, insertable bool
+	cols                      []shapeCol
 }
 
 // shapeCol is a column's name, type OID and collation.
@@ -33,6 +40,7 @@ func (sh catalogShape) relation() *relation {
 		cols[i] = eval.RelColumn{Name: c.name, Type: eval.TypeByOID(c.typ)}
 	}
 	r := &relation{oid: sh.oid, schema: sh.schema, name: sh.name, kind: sh.kind, cols: cols,
+		acl: sh.acl, publicColumns: sh.publicColumns, insertable: sh.insertable,
 		rows: func(*Session) ([][]eval.Datum, error) { return nil, nil }}
 	if what, ok := catalogNotYet[sh.schema+"."+sh.name]; ok {
 		r.rows = notYet(sh.schema, sh.name, what)
@@ -40,18 +48,26 @@ func (sh catalogShape) relation() *relation {
 	if _, ok := pgBuiltinRows[sh.name]; ok && sh.schema == "pg_catalog" {
 		r.rows = func(s *Session) ([][]eval.Datum, error) { return s.builtinRows(r) }
 	}
-	if rows, ok := shapeRows[sh.schema+"."+sh.name]; ok {
+	if rows := shapeRows(sh.schema + "." + sh.name); rows != nil {
 		r.rows = rows
 	}
 	return r
 }
 
 // shapeRows are the rows of the relations whose columns are the
-// generated shape's, for those seqd populates.
-var shapeRows = map[string]func(*Session) ([][]eval.Datum, error){
-	"pg_catalog.pg_stat_activity":       (*Session).activityRows,
-	"pg_catalog.pg_prepared_statements": (*Session).preparedRows,
-	"pg_catalog.pg_cursors":             (*Session).cursorRows,
+// generated shape's, for those seqd populates (nil for the others).
+func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
+	switch name {
+	case "pg_catalog.pg_stat_activity":
+		return (*Session).activityRows
+	case "pg_catalog.pg_prepared_statements":
+		return (*Session).preparedRows
+	case "pg_catalog.pg_cursors":
+		return (*Session).cursorRows
+	case "information_schema.tables":
+		return (*Session).tablesRows
+	}
+	return nil
 }
 
 // catalogAttributes are the catalog relations' columns as pg_attribute

@@ -46,7 +46,12 @@ func (v *evalView) Relation(q pgsql.QName) (*eval.Relation, error) {
 		return nil, err
 	}
 	r := &eval.Relation{OID: rel.oid, Schema: rel.schema, Name: rel.name, Cols: rel.cols,
-		Rows: func() ([][]eval.Datum, error) { return rel.rows(s) }}
+		Rows: func() ([][]eval.Datum, error) {
+			if err := s.checkCatalogRead(rel); err != nil {
+				return nil, err
+			}
+			return rel.rows(s)
+		}}
 	if rel.by != nil {
 		r.Lookup = rel.by.lookup(s)
 		if rel.by.nameCol >= 0 {

@@ -23,6 +23,10 @@ type relation struct {
 	rows         func(s *Session) ([][]eval.Datum, error)
 	// by, when set, looks up the rows of named sequences (lookup.go).
 	by *seqLookup
+	// acl and insertable are PostgreSQL's, from its shape
+	// (catalogShape); a relation seqd adds has none, and PUBLIC reads it.
+	acl                       string
+	publicColumns, insertable bool
 }
 
 var (
@@ -40,7 +44,15 @@ func registerCatalog() {
 		catalogOIDs[r.oid] = r
 		catalogOrder = append(catalogOrder, r)
 	}
+	shapes := map[string]catalogShape{}
+	for _, sh := range pgCatalogShapes {
+		shapes[sh.schema+"."+sh.name] = sh
+	}
 	for _, r := range catalogRelations() {
+		r.acl = publicACL
+		if sh, ok := shapes[r.schema+"."+r.name]; ok {
+			r.acl, r.publicColumns, r.insertable = sh.acl, sh.publicColumns, sh.insertable
+		}
 		add(r)
 	}
 	// The rest of PostgreSQL 15's catalog, with its columns and no rows:
@@ -292,11 +304,11 @@ func catalogOIDMatches(r *relation, v eval.Datum) bool {
 }
 
 // catalogRow is a catalog relation's pg_class row.
-func catalogRow(r *relation, nsp uint32) []eval.Datum {
+func catalogRow(s *Session, r *relation, nsp uint32) []eval.Datum {
 	return []eval.Datum{eval.Int(int64(r.oid)), eval.Text(r.name), eval.Int(int64(nsp)), eval.Int(0), eval.Int(0), eval.Int(superuserOID), eval.Int(0), eval.Int(0), eval.Int(0),
 		eval.Int(0), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text("p"), eval.Text(string(r.kind)), eval.Int(int64(len(r.cols))), eval.Int(0),
 		eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true), eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Int(0), eval.Int(0),
-		eval.Null, eval.Null, eval.Null}
+		s.catalogACL(r), eval.Null, eval.Null}
 }
 
 var classCols = eval.Columns("oid", eval.TOid, "relname", eval.TName, "relnamespace", eval.TOid, "reltype", eval.TOid, "reloftype", eval.TOid, "relowner", eval.TOid,
@@ -318,7 +330,7 @@ func classRelations() []*relation {
 			out, _ := seqRow(s, func(i seqInfo) []eval.Datum { return classRow(s, i) })
 			catalogOnce.Do(registerCatalog)
 			for _, r := range catalogOrder {
-				out = append(out, catalogRow(r, s.oids().forSchema(r.schema)))
+				out = append(out, catalogRow(s, r, s.oids().forSchema(r.schema)))
 			}
 			return out, nil
 		}, by: &seqLookup{nameCol: 1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, col int, v eval.Datum, prefix bool) ([][]eval.Datum, error) {
@@ -326,7 +338,7 @@ func classRelations() []*relation {
 			catalogOnce.Do(registerCatalog)
 			for _, r := range catalogOrder {
 				if col == 1 && (r.name == v.S || prefix && strings.HasPrefix(r.name, v.S)) || col == 0 && catalogOIDMatches(r, v) {
-					out = append(out, catalogRow(r, s.oids().forSchema(r.schema)))
+					out = append(out, catalogRow(s, r, s.oids().forSchema(r.schema)))
 				}
 			}
 			return out, nil

@@ -165,7 +165,7 @@ func (s *Session) privilegeArgs(a []eval.Datum) (string, []eval.Datum, error) {
 
 // parsePrivileges reads a has_*_privilege privilege list: words of names,
 // each maybe followed by WITH GRANT OPTION.
-func parsePrivileges(text string, names map[string]engine.Privs) (want, wantGrantable engine.Privs, err error) {
+func parsePrivileges[P engine.Privs | tablePrivs](text string, names map[string]P) (want, wantGrantable P, err error) {
 	for _, w := range strings.Split(text, ",") {
 		w = strings.ToLower(strings.TrimSpace(w))
 		grantable := strings.HasSuffix(w, "with grant option")
@@ -186,7 +186,7 @@ func parsePrivileges(text string, names map[string]engine.Privs) (want, wantGran
 // hasPrivilege answers a has_*_privilege function: any one of want, or of
 // wantGrantable with a grant option (which only owners and superusers
 // hold in seqd).
-func hasPrivilege(have, want, wantGrantable engine.Privs, owns bool) eval.Datum {
+func hasPrivilege[P engine.Privs | tablePrivs](have, want, wantGrantable P, owns bool) eval.Datum {
 	return eval.Bool(have&want != 0 || wantGrantable != 0 && owns)
 }
 

@@ -120,11 +120,11 @@ func init() {
 	eval.Define("pg_has_role", eval.TBool, true, pgHasRole, eval.TText, eval.TText, eval.TText)
 	eval.Define("has_database_privilege", eval.TBool, true, hasDatabasePrivilege, nil, eval.TText)
 	eval.Define("has_database_privilege", eval.TBool, true, hasDatabasePrivilege, eval.TText, nil, eval.TText)
-	// Tables are the catalog's, readable by all.
-	for _, name := range []string{"has_table_privilege", "has_any_column_privilege"} {
-		yes := eval.Constant(eval.Bool(true))
-		eval.Define(name, eval.TBool, true, yes, nil, eval.TText)
-		eval.Define(name, eval.TBool, true, yes, nil, nil, eval.TText)
+	// Of the catalog's relations and of sequences (catalog_acl.go).
+	for name, f := range map[string]func(*eval.Env, []eval.Datum) (eval.Datum, error){
+		"has_table_privilege": hasTablePrivilege, "has_any_column_privilege": hasAnyColumnPrivilege} {
+		eval.Define(name, eval.TBool, true, f, nil, eval.TText)
+		eval.Define(name, eval.TBool, true, f, eval.TText, nil, eval.TText)
 	}
 }
 

@@ -227,3 +227,24 @@ prepare oracle_p2 as select 1
 discard all
 select count(*) from pg_prepared_statements where name like 'oracle%'
 execute oracle_p2
+-- The catalog's relations: their ACLs, who may read them, information_schema.tables
+-- (seqd has no pg_read_all_stats, which PostgreSQL grants two relations to)
+select c.relname, replace(c.relacl::text, current_user, 'OWNER') from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname in ('pg_catalog', 'information_schema') and c.relkind in ('r', 'v') and c.relname not like 'seqd%' and c.relname not in ('pg_backend_memory_contexts', 'pg_shmem_allocations') order by 1
+select table_catalog = current_database(), table_schema, table_name, table_type, is_insertable_into, is_typed, commit_action from information_schema.tables where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' order by 2, 3
+select has_table_privilege('pg_class', 'select'), has_table_privilege('pg_authid', 'select, insert'), has_table_privilege('pg_settings', 'update'), has_table_privilege('pg_class'::regclass, 'insert')
+select has_table_privilege('pg_class', 'usage')
+select has_table_privilege('nosuch', 'select')
+create role oracle_reader
+select has_table_privilege('oracle_reader', 'pg_class', 'select'), has_table_privilege('oracle_reader', 'pg_authid', 'select'), has_table_privilege('oracle_reader', 'pg_settings', 'select, update'), has_table_privilege('oracle_reader', 'pg_class', 'insert')
+select has_table_privilege('oracle_reader', 'pg_statistic', 'select'), has_any_column_privilege('oracle_reader', 'pg_shadow', 'select'), has_table_privilege('oracle_reader', 'pg_stat_activity', 'select')
+create sequence oracle_tp
+grant select on oracle_tp to oracle_reader
+select has_table_privilege('oracle_reader', 'oracle_tp', 'select'), has_table_privilege('oracle_reader', 'oracle_tp', 'update'), has_table_privilege('oracle_tp', 'insert'), has_table_privilege('oracle_reader', 'oracle_tp', 'insert')
+set role oracle_reader
+select count(*) from pg_authid
+select count(*) from pg_statistic
+select count(*) from pg_class where relname = 'pg_class'
+select table_schema, table_name from information_schema.tables where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' order by 1, 2
+reset role
+drop sequence oracle_tp
+drop role oracle_reader
