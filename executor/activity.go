@@ -40,6 +40,7 @@ type backend struct {
 	mu         sync.Mutex
 	app        string
 	active     bool
+	disabled   bool // track_activities is off
 	status     byte // the transaction status when it last went idle
 	query      string
 	queryStart time.Time
@@ -132,13 +133,41 @@ func (s *Session) activityBegin(text string) {
 		}
 		text = text[:cut]
 	}
+	if !s.tracking() {
+		s.disableActivity()
+		return
+	}
 	b := s.backend
 	now := time.Now()
 	b.mu.Lock()
-	b.active, b.query, b.queryStart, b.changed = true, text, now, now
+	b.active, b.query, b.queryStart, b.changed, b.disabled = true, text, now, now, false
 	if b.status == 'I' {
 		b.xactStart = now
 	}
+	b.mu.Unlock()
+}
+
+// tracking reports whether track_activities is on (the session's
+// statements show in pg_stat_activity; off spares two clock reads per
+// statement).
+func (s *Session) tracking() bool {
+	if s.trackVersion != s.pathVersion+1 {
+		v, _ := s.settingValue("track_activities")
+		s.track, s.trackVersion = v == "on", s.pathVersion+1
+	}
+	return s.track
+}
+
+// disableActivity shows the session as PostgreSQL shows one with
+// track_activities off: state disabled, no statement, no times.
+func (s *Session) disableActivity() {
+	b := s.backend
+	if b.disabled { // only the session writes it
+		return
+	}
+	b.mu.Lock()
+	b.disabled, b.active, b.query = true, false, ""
+	b.queryStart, b.changed, b.xactStart = time.Time{}, time.Time{}, time.Time{}
 	b.mu.Unlock()
 }
 
@@ -150,30 +179,31 @@ func (s *Session) activityBegin(text string) {
 func (s *Session) Idle() {
 	s.clientText = ""
 	b := s.backend
+	if s.appVersion != s.pathVersion { // a setting changed: application_name may have
+		app, _ := s.settingValue("application_name")
+		b.mu.Lock()
+		b.app = app
+		b.mu.Unlock()
+		s.appVersion = s.pathVersion
+	}
+	if !s.tracking() {
+		s.disableActivity()
+		return
+	}
 	status := s.tx.status()
 	if status == 'I' && s.implicit {
 		status = 'T' // the implicit transaction goes on to its Sync
 	}
-	// A setting changed: application_name may have.
-	appChanged := s.appVersion != s.pathVersion
-	var app string
-	if appChanged {
-		app, _ = s.settingValue("application_name")
-	}
 	now := time.Now()
 	b.mu.Lock()
-	if appChanged {
-		b.app = app
-	}
-	if b.active || b.status != status {
+	if b.active || b.status != status || b.disabled {
 		b.changed = now
 	}
-	b.active, b.status = false, status
+	b.active, b.status, b.disabled = false, status, false
 	if status == 'I' {
 		b.xactStart = time.Time{}
 	}
 	b.mu.Unlock()
-	s.appVersion = s.pathVersion
 }
 
 // activityRows are pg_stat_activity's rows: every session, the reading
@@ -203,11 +233,16 @@ func (s *Session) activityRows() ([][]eval.Datum, error) {
 		}
 		event := b.wait.Event()
 		b.mu.Lock()
-		app, active, status, query := b.app, b.active, b.status, b.query
+		app, active, status, query, disabled := b.app, b.active, b.status, b.query, b.disabled
 		queryStart, changed, xactStart := b.queryStart, b.changed, b.xactStart
 		b.mu.Unlock()
 		state, waitType, wait := "active", eval.Null, eval.Null
 		switch {
+		case disabled:
+			state = "disabled"
+			if event != "" {
+				waitType, wait = eval.Text("Lock"), eval.Text(event)
+			}
 		case active && event != "":
 			waitType, wait = eval.Text("Lock"), eval.Text(event)
 		case !active:

@@ -123,7 +123,10 @@ type Session struct {
 	// appVersion the pathVersion it last read application_name at.
 	backend    *backend
 	appVersion uint64
-	clientText string // ShowAs
+	// track caches track_activities while trackVersion is pathVersion+1.
+	track        bool
+	trackVersion uint64
+	clientText   string // ShowAs
 	// waitCtx is waitParent with the backend's WaitState: front ends
 	// that run statements under one long-lived context derive it once.
 	waitCtx, waitParent context.Context

@@ -43,6 +43,7 @@ var reportedSettings = []string{"application_name", "client_encoding", "DateStyl
 func init() {
 	for _, d := range []settingDef{
 		{display: "application_name", value: "", desc: "Sets the application name to be reported in statistics and logs."},
+		{display: "track_activities", value: "on", desc: "Collects information about executing commands."},
 		{display: "client_encoding", value: "UTF8", desc: "Sets the client's character set encoding.", allowed: []string{"UTF8", "UTF-8", "UNICODE"}},
 		{display: "DateStyle", value: "ISO, MDY", desc: "Sets the display format for date and time values."},
 		{display: "default_transaction_read_only", value: "off", desc: "Sets the default read-only status of new transactions.", boolean: true},

@@ -171,6 +171,30 @@ func TestStatActivity(t *testing.T) {
 		t.Errorf("watcher counts %d sessions (%v), want 4", n, err)
 	}
 
+	// track_activities off (a superuser's setting): the session shows as
+	// disabled, with no statement and no times, as in PostgreSQL.
+	if _, err := a.Exec(ctx, "set track_activities = off"); err != nil {
+		t.Fatal(err)
+	}
+	a.Exec(ctx, "select 1")
+	if r, _ := activityOf(t, c, a.PgConn().PID()); str(r.state) != "disabled" || str(r.query) != "" || r.queryStart != nil || r.xactStart != nil || r.stateChange != nil {
+		t.Errorf("a with track_activities off: state %s, query %q, times %v %v %v", str(r.state), str(r.query), r.queryStart, r.xactStart, r.stateChange)
+	}
+	if _, err := a.Exec(ctx, "reset track_activities"); err != nil {
+		t.Fatal(err)
+	}
+	// RESET ran untracked; idle after it is tracked, as PostgreSQL shows it.
+	if r, _ := activityOf(t, c, a.PgConn().PID()); str(r.state) != "idle" || str(r.query) != "" || r.queryStart != nil || r.stateChange == nil {
+		t.Errorf("a after track_activities is on again: state %s, query %q, query_start %v, state_change %v", str(r.state), str(r.query), r.queryStart, r.stateChange)
+	}
+	a.Exec(ctx, "select 2")
+	if r, _ := activityOf(t, c, a.PgConn().PID()); str(r.state) != "idle" || str(r.query) != "select 2" || r.queryStart == nil {
+		t.Errorf("a tracked again: state %s, query %q", str(r.state), str(r.query))
+	}
+	if _, err := w.Exec(ctx, "set track_activities = off"); err == nil || !strings.Contains(err.Error(), "42501") {
+		t.Errorf("watcher setting track_activities: %v, want 42501", err)
+	}
+
 	// A session that ends leaves.
 	pid := a.PgConn().PID()
 	a.Close(ctx)
