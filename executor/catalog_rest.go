@@ -29,9 +29,6 @@ var catalogNotYet = map[string]string{
 	"pg_catalog.pg_timezone_names":          "its time zones",
 	"pg_catalog.pg_views":                   "its catalog views",
 
-	"information_schema.administrable_role_authorizations":     "its roles",
-	"information_schema.applicable_roles":                      "its roles",
-	"information_schema.enabled_roles":                         "its roles",
 	"information_schema.character_sets":                        "its character set",
 	"information_schema.collations":                            "its collations",
 	"information_schema.collation_character_set_applicability": "its collations",
@@ -41,7 +38,6 @@ var catalogNotYet = map[string]string{
 	"information_schema.role_column_grants":                    "grants on its catalog relations",
 	"information_schema.role_routine_grants":                   "its functions",
 	"information_schema.role_table_grants":                     "grants on its catalog relations",
-	"information_schema.role_usage_grants":                     "grants on its sequences",
 	"information_schema.routine_privileges":                    "its functions",
 	"information_schema.routines":                              "its functions",
 	"information_schema.sql_features":                          "its SQL conformance",
@@ -49,7 +45,6 @@ var catalogNotYet = map[string]string{
 	"information_schema.sql_parts":                             "its SQL conformance",
 	"information_schema.sql_sizing":                            "its SQL conformance",
 	"information_schema.table_privileges":                      "grants on its catalog relations",
-	"information_schema.usage_privileges":                      "grants on its sequences",
 	"information_schema.views":                                 "its catalog views",
 }
 

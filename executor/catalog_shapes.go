@@ -66,6 +66,16 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).cursorRows
 	case "information_schema.tables":
 		return (*Session).tablesRows
+	case "information_schema.enabled_roles":
+		return (*Session).enabledRolesRows
+	case "information_schema.applicable_roles":
+		return (*Session).applicableRolesRows
+	case "information_schema.administrable_role_authorizations":
+		return (*Session).administrableRolesRows
+	case "information_schema.usage_privileges":
+		return (*Session).usagePrivilegesRows
+	case "information_schema.role_usage_grants":
+		return (*Session).roleUsageGrantsRows
 	}
 	return nil
 }

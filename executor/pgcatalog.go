@@ -291,7 +291,7 @@ func classRow(s *Session, i seqInfo) []eval.Datum {
 	a, _ := s.engFor(i.Name).ACL(i.Name)
 	owner := s.ownerName(a)
 	return []eval.Datum{eval.Int(int64(i.oid)), eval.Text(i.Name.Rel()), eval.Int(int64(i.nsp)), eval.Int(0), eval.Int(0), eval.Int(s.ownerOID(owner)), eval.Int(0),
-		eval.Int(int64(i.oid)), eval.Int(0), eval.Int(1), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text(s.persistence(i)), eval.Text("S"),
+		eval.Int(int64(i.oid)), eval.Int(0), eval.Int(1), eval.Float(1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text(s.persistence(i)), eval.Text("S"),
 		eval.Int(sequenceRelAttrs), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true),
 		eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Int(0), eval.Int(0), aclItems(a, owner, aclSequence), eval.Null, eval.Null}
 }
