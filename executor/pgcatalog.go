@@ -409,7 +409,7 @@ func roleRelations() []*relation {
 					if r.Login {
 						boot := r.bootstrap()
 						out = append(out, []eval.Datum{eval.Text(r.Name), eval.Int(int64(r.oid)), eval.Bool(boot), eval.Bool(r.Superuser), eval.Bool(boot),
-							eval.Bool(boot), eval.Text("********"), eval.Null, eval.Null})
+							eval.Bool(boot), eval.Text("********"), eval.Null, roleConfig(r.Settings)})
 					}
 				}
 				return out, nil
