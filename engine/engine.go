@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/btree"
 	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
@@ -111,8 +112,11 @@ type Engine struct {
 	refillPeriod int32 // in ticks
 	now          func() int64
 
-	catMu   sync.RWMutex
-	seqs    map[string]*seq
+	catMu sync.RWMutex
+	seqs  map[string]*seq
+	// byRel orders the keys of seqs by relation name, then schema:
+	// prefix lookups of names (InfosWithPrefix) read only the matches.
+	byRel   *btree.BTreeG[string]
 	schemas map[string]*schema
 	// comments are the sequences' comments by sequence ID.
 	comments map[uint64]comment
@@ -188,6 +192,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		store:         cfg.Store,
 		refillPeriod:  int32(cfg.RefillPeriod >> tickShift),
 		seqs:          make(map[string]*seq),
+		byRel:         newRelIndex(),
 		rangeRevs:     make(map[uint64]storage.Rev),
 		rangeAt:       make(map[uint64]rangeRecord),
 		schemas:       make(map[string]*schema),
@@ -237,6 +242,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		s := &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged, epoch: rec.epoch}
 		e.seqs[kv.Key] = s
+		e.byRel.ReplaceOrInsert(kv.Key)
 		if rec.hasKnown && !rec.unlogged {
 			known[s] = rec.known
 		}
@@ -301,11 +307,13 @@ const maxHot = 4096
 // lookup cache right. REQUIRES: catMu held for writing.
 func (e *Engine) setSeqLocked(key string, s *seq) {
 	e.seqs[key] = s
+	e.byRel.ReplaceOrInsert(key)
 	e.forgetLocked(key)
 }
 
 func (e *Engine) delSeqLocked(key string) {
 	delete(e.seqs, key)
+	e.byRel.Delete(key)
 	e.forgetLocked(key)
 }
 

@@ -6,7 +6,6 @@ package engine
 import (
 	"math"
 	"sort"
-	"strings"
 
 	"github.com/seqd/seqd/seqmath"
 )
@@ -161,11 +160,10 @@ func (e *Engine) StoredSize(n Name) (int64, error) {
 func (e *Engine) InfosWithPrefix(prefix string) []Info {
 	e.catMu.RLock()
 	var seqs []*seq
-	for key, s := range e.seqs {
-		if dot := strings.IndexByte(key, '.'); dot >= 0 && strings.HasPrefix(key[dot+1:], prefix) {
-			seqs = append(seqs, s)
-		}
-	}
+	keysWithRelPrefix(e.byRel, prefix, func(key string) bool {
+		seqs = append(seqs, e.seqs[key])
+		return true
+	})
 	e.catMu.RUnlock()
 	out := make([]Info, 0, len(seqs))
 	for _, s := range seqs {
