@@ -76,6 +76,16 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).usagePrivilegesRows
 	case "information_schema.role_usage_grants":
 		return (*Session).roleUsageGrantsRows
+	case "pg_catalog.pg_group":
+		return (*Session).groupRows
+	case "pg_catalog.pg_stat_gssapi":
+		return (*Session).gssapiRows
+	case "information_schema.character_sets":
+		return (*Session).characterSetsRows
+	case "information_schema.collations":
+		return (*Session).collationsRows
+	case "information_schema.collation_character_set_applicability":
+		return (*Session).collationApplicabilityRows
 	}
 	return nil
 }

@@ -75,6 +75,11 @@ var catalogRowQueries = []string{
 		pg_has_role('cr_owner', 'cr_reader', 'member'), pg_has_role('cr_reader', 'cr_owner', 'usage')`,
 	`select pg_get_userbyid(relowner), pg_sequence_last_value(oid), pg_relation_size(oid) > 0 from pg_class where oid = 'cr.s_int'::regclass`,
 	`select * from pg_sequence_parameters('cr.s_small'::regclass)`,
+	`select groname, array_length(grolist, 1), grolist = array[(select oid from pg_roles where rolname = 'cr_owner')] from pg_group where groname like 'cr\_%' order by 1`,
+	`select gss_authenticated, principal, encrypted from pg_stat_gssapi where pid = pg_backend_pid()`,
+	`select * from information_schema.character_sets`,
+	`select * from information_schema.collations where collation_name in ('default', 'C', 'POSIX') order by 3`,
+	`select * from information_schema.collation_character_set_applicability where collation_name in ('default', 'C', 'POSIX') order by 3`,
 	`select format_type(seqtypid, null), pg_catalog.format_type(atttypid, atttypmod) from pg_sequence, pg_attribute
 	 where seqrelid = 'cr.s_small'::regclass and attrelid = seqrelid and attnum = 1`,
 }
