@@ -158,8 +158,13 @@ func (ca *testCA) clientCert(t *testing.T, cn, certFile, keyFile string) {
 // psqlRun runs psql with the environment's connection settings and
 // returns its output and whether it succeeded.
 func psqlRun(t *testing.T, port string, env ...string) (string, bool) {
+	return psqlQuery(t, port, "select 1", env...)
+}
+
+// psqlQuery is psqlRun of query.
+func psqlQuery(t *testing.T, port, query string, env ...string) (string, bool) {
 	psql := testenv.Command(t, "psql")
-	cmd := exec.Command(psql, "-X", "-At", "-h", "127.0.0.1", "-p", port, "-U", "seqd", "-d", "seqd", "-c", "select 1")
+	cmd := exec.Command(psql, "-X", "-At", "-h", "127.0.0.1", "-p", port, "-U", "seqd", "-d", "seqd", "-c", query)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err == nil
@@ -220,5 +225,45 @@ func TestTLSAuth(t *testing.T) {
 	}
 	if out, ok := psqlRun(t, port, "PGSSLMODE=verify-full", "PGSSLROOTCERT="+caFile, "PGSSLCERT=/nonexistent", "PGSSLKEY=/nonexistent"); ok || !strings.Contains(out, "connection requires a valid client certificate") {
 		t.Fatalf("no certificate: %s", out)
+	}
+}
+
+// TestStatSSL: pg_stat_ssl shows psql's (libpq over OpenSSL) TLS session
+// as PostgreSQL names it: the version and cipher by OpenSSL's names, the
+// key's bits, and the client certificate's subject, serial and issuer;
+// a session without TLS shows ssl false.
+func TestStatSSL(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
+	ca := newCA(t, "seqd test CA")
+	caFile := filepath.Join(dir, "ca.pem")
+	os.WriteFile(caFile, ca.pem, 0o600)
+	ca.serverCert(t, certFile, keyFile)
+	clientCert, clientKey := filepath.Join(dir, "seqd.crt"), filepath.Join(dir, "seqd.key")
+	ca.clientCert(t, "seqd", clientCert, clientKey)
+	pemBytes, _ := os.ReadFile(clientCert)
+	block, _ := pem.Decode(pemBytes)
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Given a CA, the server asks for a client certificate (and without
+	// one, as PostgreSQL's, it would not).
+	_, port := startWith(t, server.Config{Auth: pgwire.AuthTrust, TLSCert: certFile, TLSKey: keyFile, TLSClientCA: caFile})
+	const q = "select ssl, version, cipher, bits, client_dn, client_serial, issuer_dn from pg_stat_ssl where pid = pg_backend_pid()"
+	out, ok := psqlQuery(t, port, q, "PGSSLMODE=verify-full", "PGSSLROOTCERT="+caFile, "PGSSLCERT="+clientCert, "PGSSLKEY="+clientKey)
+	if !ok {
+		t.Fatalf("psql over TLS: %s", out)
+	}
+	want := map[string]bool{
+		"t|TLSv1.3|TLS_AES_128_GCM_SHA256|128|CN=seqd|" + cert.SerialNumber.String() + "|CN=seqd test CA\n":       true,
+		"t|TLSv1.3|TLS_AES_256_GCM_SHA384|256|CN=seqd|" + cert.SerialNumber.String() + "|CN=seqd test CA\n":       true,
+		"t|TLSv1.3|TLS_CHACHA20_POLY1305_SHA256|256|CN=seqd|" + cert.SerialNumber.String() + "|CN=seqd test CA\n": true,
+	}
+	if !want[out] {
+		t.Errorf("pg_stat_ssl over TLS with a client certificate: %q", out)
+	}
+	if out, ok := psqlQuery(t, port, q, "PGSSLMODE=disable"); !ok || out != "f||||||\n" {
+		t.Errorf("pg_stat_ssl without TLS: %q", out)
 	}
 }

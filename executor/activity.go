@@ -4,6 +4,7 @@
 package executor
 
 import (
+	"crypto/tls"
 	"net"
 	"strconv"
 	"sync"
@@ -36,6 +37,7 @@ type backend struct {
 	addr       string // client_addr; "" when unknown
 	port       int    // client_port; -1 when unknown (a Unix socket)
 	user, db   string
+	tls        *tls.ConnectionState
 	wait       engine.WaitState
 	mu         sync.Mutex
 	app        string
@@ -104,7 +106,7 @@ func newBackend(s *Session) {
 	}
 	now := time.Now()
 	b := &backend{pid: uint32(s.backendPID()), start: now, port: -1, user: s.loginUser, db: s.cfg.Database,
-		status: 'I', changed: now}
+		tls: s.cfg.TLS, status: 'I', changed: now}
 	if host, port, err := net.SplitHostPort(s.cfg.ClientAddr); err == nil {
 		b.addr = host
 		b.port, _ = strconv.Atoi(port)

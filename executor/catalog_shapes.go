@@ -80,6 +80,8 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).groupRows
 	case "pg_catalog.pg_stat_gssapi":
 		return (*Session).gssapiRows
+	case "pg_catalog.pg_stat_ssl":
+		return (*Session).sslRows
 	case "information_schema.character_sets":
 		return (*Session).characterSetsRows
 	case "information_schema.collations":

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -51,6 +52,8 @@ type Config struct {
 	// ClientAddr is the client's host:port, "" when unknown (a Unix
 	// socket): pg_stat_activity's client_addr and client_port.
 	ClientAddr string
+	// TLS is the connection's TLS state, nil without TLS (pg_stat_ssl).
+	TLS *tls.ConnectionState
 }
 
 // Session is one client's state: settings, transaction block, cursors,

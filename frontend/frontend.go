@@ -25,8 +25,10 @@ package frontend
 import (
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/binary"
 	"log"
+	"net"
 	"runtime/debug"
 	"sync"
 	"unicode/utf8"
@@ -166,4 +168,13 @@ func LogFailure(logger *log.Logger, code, msg, user string, conn uint32, text st
 		text = text[:cut] + "..."
 	}
 	logger.Printf("ERROR %s %s (user %q, connection %d) STATEMENT: %s", code, msg, user, conn, text)
+}
+
+// TLSState is nc's TLS state (pg_stat_ssl's), nil without TLS.
+func TLSState(nc net.Conn) *tls.ConnectionState {
+	if tc, ok := nc.(*tls.Conn); ok {
+		st := tc.ConnectionState()
+		return &st
+	}
+	return nil
 }

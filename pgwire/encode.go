@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/seqd/seqd/eval"
 
@@ -202,6 +203,10 @@ func appendBinary(buf []byte, t *eval.Type, d eval.Datum) ([]byte, bool) {
 		}
 		b := a.AsSlice()
 		return append(append(buf, family, byte(8*len(b)), 0, byte(len(b))), b...), true
+	case eval.OIDNumeric:
+		if d.Kind == eval.KText {
+			return appendNumericInt(buf, d.S)
+		}
 	case eval.OIDTimestamptz:
 		if d.Kind != eval.KInt {
 			return buf, false
@@ -354,4 +359,40 @@ func (c *conn) complete(res *executor.Result) error {
 		c.commandComplete(append(c.tag[:0], res.Tag...))
 	}
 	return nil
+}
+
+// appendNumericInt appends an integer's decimal text in numeric's binary
+// form (numeric_send: base-10000 digits with their weight, trailing zero
+// digits dropped); false for text that is no integer.
+func appendNumericInt(buf []byte, text string) ([]byte, bool) {
+	sign, digits := uint16(0), strings.TrimLeft(strings.TrimPrefix(text, "-"), "0")
+	if text == "" || strings.Trim(strings.TrimPrefix(text, "-"), "0123456789") != "" || text == "-" {
+		return buf, false
+	}
+	if strings.HasPrefix(text, "-") && digits != "" {
+		sign = 0x4000
+	}
+	if pad := (4 - len(digits)%4) % 4; pad > 0 {
+		digits = strings.Repeat("0", pad) + digits
+	}
+	var groups []uint16
+	for i := 0; i < len(digits); i += 4 {
+		g, _ := strconv.Atoi(digits[i : i+4])
+		groups = append(groups, uint16(g))
+	}
+	weight := len(groups) - 1
+	for len(groups) > 0 && groups[len(groups)-1] == 0 {
+		groups = groups[:len(groups)-1]
+	}
+	if len(groups) == 0 {
+		weight = 0
+	}
+	buf = binary.BigEndian.AppendUint16(buf, uint16(len(groups)))
+	buf = binary.BigEndian.AppendUint16(buf, uint16(int16(weight)))
+	buf = binary.BigEndian.AppendUint16(buf, sign)
+	buf = binary.BigEndian.AppendUint16(buf, 0)
+	for _, g := range groups {
+		buf = binary.BigEndian.AppendUint16(buf, g)
+	}
+	return buf, true
 }

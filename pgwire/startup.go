@@ -18,6 +18,7 @@ import (
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sqlerr"
 )
 
@@ -138,7 +139,7 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	sess, err := executor.NewSession(executor.Config{Engine: c.eng, MaxBulkRows: c.srv.cfg.MaxBulkRows, MaxStatementMemory: c.srv.cfg.MaxStatementMemory,
 		Defaults: c.srv.cfg.SessionDefaults,
 		User:     m.Parameters["user"], Database: m.Parameters["database"], Params: params, BackendPID: c.pid, Standby: c.standby,
-		Activity: c.srv.reg.Activity(), ClientAddr: c.nc.RemoteAddr().String()})
+		Activity: c.srv.reg.Activity(), ClientAddr: c.nc.RemoteAddr().String(), TLS: frontend.TLSState(c.nc)})
 	if err != nil {
 		r := toErrorResponse(err)
 		r.Severity, r.SeverityUnlocalized = "FATAL", "FATAL"
