@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/seqd/seqd/eval"
@@ -150,6 +151,9 @@ func (c *planner) grantRole(st *pg.GrantRoleStmt) (*Prepared, error) {
 // without the admin option; a grant or revoke that changes nothing is
 // PostgreSQL's notice or warning.
 func (s *Session) changeMembership(ctx context.Context, member *engine.Role, role string, grant, admin bool) (*Notice, error) {
+	// The catalog's copy shares this slice: changed in place, a grant
+	// that then fails or is rolled back would stay in effect.
+	member.MemberOf = slices.Clone(member.MemberOf)
 	i := -1
 	for k, m := range member.MemberOf {
 		if m.Role == role {
