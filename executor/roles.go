@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -97,7 +98,27 @@ func (c *planner) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
 	}
 	name := st.Role
 	r := engine.Role{Name: name, Login: st.StmtType == pg.RoleStmtType_ROLESTMT_USER}
-	password, err := c.roleOptions(&r, st.Options)
+	// IN ROLE, ROLE and ADMIN: memberships made with the role.
+	var inRoles, members, admins []string
+	var opts []*pg.Node
+	for _, o := range st.Options {
+		var list *[]string
+		switch o.GetDefElem().GetDefname() {
+		case "addroleto":
+			list = &inRoles
+		case "rolemembers":
+			list = &members
+		case "adminmembers":
+			list = &admins
+		default:
+			opts = append(opts, o)
+			continue
+		}
+		for _, n := range o.GetDefElem().GetArg().GetList().GetItems() {
+			*list = append(*list, c.s.roleOf(n.GetRoleSpec()))
+		}
+	}
+	password, err := c.roleOptions(&r, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -119,11 +140,71 @@ func (c *planner) createRole(st *pg.CreateRoleStmt) (*Prepared, error) {
 		if err := setPassword(&r, password); err != nil {
 			return nil, err
 		}
-		if err := s.roleDDL().PutRole(ctx, r, true); err != nil {
-			return nil, err
-		}
-		return commandResult("CREATE ROLE"), nil
+		return commandResult("CREATE ROLE"), s.createRoleWith(ctx, r, inRoles, members, admins)
 	}), nil
+}
+
+// createRoleWith creates r, a member of inRoles, with members and admins
+// (WITH ADMIN OPTION) as its members: in one transaction, as
+// PostgreSQL's CREATE ROLE, with GRANT's checks of each membership.
+func (s *Session) createRoleWith(ctx context.Context, r engine.Role, inRoles, members, admins []string) error {
+	if len(inRoles)+len(members)+len(admins) == 0 {
+		return s.roleDDL().PutRole(ctx, r, true)
+	}
+	cat := s.roleDDL()
+	if !s.inBlock() {
+		t := s.eng.Begin()
+		defer t.Rollback()
+		cat = t
+		if err := s.putRoleWith(ctx, cat, r, inRoles, members, admins); err != nil {
+			return err
+		}
+		return t.Commit(ctx)
+	}
+	return s.putRoleWith(ctx, cat, r, inRoles, members, admins)
+}
+
+func (s *Session) putRoleWith(ctx context.Context, cat roleCatalog, r engine.Role, inRoles, members, admins []string) error {
+	for _, g := range inRoles {
+		target, ok := s.roles().Role(g)
+		switch {
+		case !ok:
+			return sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", g)
+		case target.Superuser && !s.isSuperuser(s.cfg.User):
+			return sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be superuser to alter superusers")
+		case slices.ContainsFunc(r.MemberOf, func(m engine.Membership) bool { return m.Role == g }):
+			continue
+		}
+		r.MemberOf = append(r.MemberOf, engine.Membership{Role: g})
+	}
+	if err := cat.PutRole(ctx, r, true); err != nil {
+		return err
+	}
+	for i, m := range append(append([]string(nil), members...), admins...) {
+		member, ok := s.roles().Role(m)
+		if !ok {
+			return sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", m)
+		}
+		// The role is new: only a role it was made a member of can make
+		// a cycle.
+		for _, g := range inRoles {
+			if g == m || s.isMemberOfNoSuper(g, m) {
+				return sqlerr.Errorf(sqlerr.InvalidGrantOperation, "role \"%s\" is a member of role \"%s\"", r.Name, m)
+			}
+		}
+		admin := i >= len(members)
+		member.MemberOf = slices.Clone(member.MemberOf) // the catalog's copy shares it
+		k := slices.IndexFunc(member.MemberOf, func(ms engine.Membership) bool { return ms.Role == r.Name })
+		if k >= 0 {
+			member.MemberOf[k].Admin = member.MemberOf[k].Admin || admin
+		} else {
+			member.MemberOf = append(member.MemberOf, engine.Membership{Role: r.Name, Admin: admin})
+		}
+		if err := cat.PutRole(ctx, member, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setPassword stores a verifier of the password, never the password.

@@ -248,3 +248,16 @@ select table_schema, table_name from information_schema.tables where table_schem
 reset role
 drop sequence oracle_tp
 drop role oracle_reader
+-- CREATE ROLE with IN ROLE, ROLE, ADMIN: memberships made with the role
+create role oracle_g
+create role oracle_m
+create role oracle_a
+create role oracle_c in role oracle_g role oracle_m admin oracle_a
+select roleid::regrole, member::regrole, admin_option from pg_auth_members where roleid::regrole::text like 'oracle\_%' order by roleid::regrole::text, member::regrole::text
+create role oracle_d in role oracle_nosuch
+create role oracle_e in role oracle_g role oracle_g
+select count(*) from pg_roles where rolname in ('oracle_d', 'oracle_e')
+drop role oracle_c
+drop role oracle_a
+drop role oracle_m
+drop role oracle_g
