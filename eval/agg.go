@@ -15,6 +15,13 @@ type aggCall struct {
 	sep      Expr // string_agg's delimiter
 	distinct bool
 	t        *Type
+	// filter is FILTER (WHERE ...): the rows it is not true of are not
+	// fed. order is ORDER BY within the call, for the aggregates whose
+	// result depends on their input's order (array_agg, string_agg);
+	// keys[i] is the i-th key's expression.
+	filter Expr
+	order  []sortKey
+	keys   []Expr
 }
 
 func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, error) {
@@ -25,6 +32,26 @@ func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, err
 	saved := c.aggs
 	c.aggs = nil // no aggregates inside aggregates
 	defer func() { c.aggs = saved }()
+	if fc.AggFilter != nil {
+		f, err := c.boolArg(sc, fc.AggFilter)
+		if err != nil {
+			return nil, err
+		}
+		a.filter = f
+	}
+	if name == "array_agg" || name == "string_agg" {
+		// The others' results do not depend on the order they are fed in.
+		for i, o := range fc.AggOrder {
+			sb := o.GetSortBy()
+			x, err := c.Expr(sc, sb.Node)
+			if err != nil {
+				return nil, err
+			}
+			k := sortOrder(sb)
+			k.col = i
+			a.order, a.keys = append(a.order, k), append(a.keys, c.settle(x))
+		}
+	}
 	switch {
 	case fc.AggStar:
 		if name != "count" {
@@ -188,11 +215,21 @@ type aggState struct {
 	float bool  // sum: of floats (the first value's kind decides, as before)
 	vals  []Datum
 	seen  map[string]bool
+	// sorted: each value of vals after its ORDER BY keys, for the
+	// ordered aggregates.
+	sorted [][]Datum
 }
 
 // add feeds row (e.row) to the aggregate.
 func (st *aggState) add(e *Env, row []Datum) error {
 	a := st.a
+	if a.filter != nil {
+		e.row = row
+		ok, err := a.filter.Eval(e)
+		if err != nil || !ok.Truth() {
+			return err
+		}
+	}
 	if a.arg == nil {
 		st.n++
 		return nil
@@ -261,13 +298,34 @@ func (st *aggState) add(e *Env, row []Datum) error {
 		if err := e.charge(estimateSize(d)); err != nil {
 			return err
 		}
-		st.vals = append(st.vals, d)
+		if len(a.keys) == 0 {
+			st.vals = append(st.vals, d)
+			return nil
+		}
+		r := make([]Datum, len(a.keys)+1)
+		for i, k := range a.keys {
+			if r[i], err = k.Eval(e); err != nil {
+				return err
+			}
+		}
+		r[len(a.keys)] = d
+		if err := e.charge(rowSize(r)); err != nil {
+			return err
+		}
+		st.sorted = append(st.sorted, r)
 	}
 	return nil
 }
 
 // result is the aggregate's value over what it was fed.
 func (st *aggState) result() (Datum, error) {
+	if len(st.sorted) > 0 {
+		sortRows(st.sorted, st.a.order)
+		for _, r := range st.sorted {
+			st.vals = append(st.vals, r[len(r)-1])
+		}
+		st.sorted = nil
+	}
 	switch st.a.name {
 	case "count":
 		return Int(st.n), nil

@@ -79,6 +79,9 @@ type Scope struct {
 	items []scopeItem
 	width int
 	rels  []relAt // the FROM clause's relations (pushdown.go)
+	// merged are the columns a USING join merged into its other side's:
+	// an unqualified name does not find them (from.go).
+	merged map[int]bool
 }
 
 type scopeItem struct {
@@ -130,7 +133,7 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 		}
 		tableSeen = true
 		for i, rc := range it.cols {
-			if rc.Name == col {
+			if rc.Name == col && !(table == "" && sc.merged[it.offset+i]) {
 				if found != nil {
 					return nil, c.ErrAt(ref.Location, sqlerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", col)
 				}

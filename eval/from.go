@@ -41,13 +41,15 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 		return c.rangeFunction(sc, n.GetRangeFunction())
 	case n.GetJoinExpr() != nil:
 		j := n.GetJoinExpr()
-		if j.IsNatural || len(j.UsingClause) > 0 {
-			return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support NATURAL or USING joins; write ON")
+		if j.IsNatural {
+			return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support NATURAL joins; write USING or ON")
 		}
+		first := len(sc.items)
 		l, err := c.fromItem(sc, j.Larg)
 		if err != nil {
 			return nil, err
 		}
+		mid := len(sc.items)
 		r, err := c.fromItem(sc, j.Rarg)
 		if err != nil {
 			return nil, err
@@ -55,6 +57,11 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 		js := &joinSource{l: l, r: r, kind: j.Jointype, total: func() int { return sc.width }, offset: sc.width - l.width() - r.width()}
 		if j.Quals != nil {
 			if js.on, err = c.boolArg(sc, j.Quals); err != nil {
+				return nil, err
+			}
+		}
+		if len(j.UsingClause) > 0 {
+			if js.on, err = c.using(sc, j, sc.items[first:mid], sc.items[mid:]); err != nil {
 				return nil, err
 			}
 		}
@@ -83,6 +90,61 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 		return &subquerySource{q: q, w: len(cs)}, nil
 	}
 	return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support this FROM item (%s)", NodeName(n))
+}
+
+// using compiles JOIN ... USING (a, b): the columns of each side by
+// those names, equal (the join's condition), and each merged into one:
+// an unqualified name finds the left side's (the right's in a RIGHT
+// join), as PostgreSQL's merged column is in inner and outer joins of
+// that side. A FULL join's merged column is the two sides' COALESCE,
+// which seqd does not make.
+func (c *Compiler) using(sc *Scope, j *pg.JoinExpr, left, right []scopeItem) (Expr, error) {
+	if j.Jointype == pg.JoinType_JOIN_FULL {
+		return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support FULL JOIN ... USING; write ON")
+	}
+	find := func(items []scopeItem, name, side string) (*colExpr, error) {
+		var found *colExpr
+		for _, it := range items {
+			for i, rc := range it.cols {
+				if rc.Name != name || sc.merged[it.offset+i] {
+					continue
+				}
+				if found != nil {
+					return nil, c.ErrAt(-1, sqlerr.AmbiguousColumn, "common column name \"%s\" appears more than once in %s table", name, side)
+				}
+				found = &colExpr{t: rc.Type, idx: it.offset + i}
+			}
+		}
+		if found == nil {
+			return nil, c.ErrAt(-1, sqlerr.UndefinedColumn, "column \"%s\" specified in USING clause does not exist in %s table", name, side)
+		}
+		return found, nil
+	}
+	and := &boolExpr{op: '&'}
+	for _, name := range NodeStrings(j.UsingClause) {
+		l, err := find(left, name, "left")
+		if err != nil {
+			return nil, err
+		}
+		r, err := find(right, name, "right")
+		if err != nil {
+			return nil, err
+		}
+		eq, err := c.binaryExprs("=", l, r, nil, nil, -1)
+		if err != nil {
+			return nil, err
+		}
+		and.args = append(and.args, eq)
+		if sc.merged == nil {
+			sc.merged = map[int]bool{}
+		}
+		if j.Jointype == pg.JoinType_JOIN_RIGHT {
+			sc.merged[l.idx] = true
+		} else {
+			sc.merged[r.idx] = true
+		}
+	}
+	return and, nil
 }
 
 func renamed(cs []RelColumn, names []*pg.Node) []RelColumn {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -246,8 +247,18 @@ func (c *Compiler) funcCall(sc *Scope, fc *pg.FuncCall) (Expr, error) {
 	if aggregates[name] {
 		return c.aggregate(sc, name, fc)
 	}
-	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
-		return nil, c.ErrAt(fc.Location, sqlerr.UndefinedFunction, "%s is not an aggregate function", name)
+	// PostgreSQL's ParseFuncOrColumn, for a function that is no aggregate.
+	switch {
+	case fc.AggStar && !slices.ContainsFunc(builtins[name], func(d funcDef) bool { return len(d.args) == 0 }):
+		return nil, c.NoFunction(name, nil, fc.Location) // f(*) looks up f()
+	case fc.AggStar:
+		return nil, c.ErrAt(fc.Location, sqlerr.WrongObjectType, "%s(*) specified, but %s is not an aggregate function", name, name)
+	case fc.AggDistinct:
+		return nil, c.ErrAt(fc.Location, sqlerr.WrongObjectType, "DISTINCT specified, but %s is not an aggregate function", name)
+	case len(fc.AggOrder) > 0:
+		return nil, c.ErrAt(fc.Location, sqlerr.WrongObjectType, "ORDER BY specified, but %s is not an aggregate function", name)
+	case fc.AggFilter != nil:
+		return nil, c.ErrAt(fc.Location, sqlerr.WrongObjectType, "FILTER specified, but %s is not an aggregate function", name)
 	}
 	f, compiled := compiledFuncs[name]
 	if setReturning[name] || f.SetReturning {

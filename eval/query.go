@@ -269,6 +269,10 @@ func (c *Compiler) star(sc *Scope, q *Query, ref *pg.ColumnRef) error {
 	if len(sc.items) == 0 {
 		return c.ErrAt(ref.Location, sqlerr.SyntaxError, "SELECT * with no tables specified is not valid")
 	}
+	if len(names) == 0 && len(sc.merged) > 0 {
+		// PostgreSQL lists a USING join's merged columns once, first.
+		return c.ErrAt(ref.Location, sqlerr.FeatureNotSupported, "seqd does not support * over a USING join; name the columns")
+	}
 	found := false
 	for _, it := range sc.items {
 		if len(names) > 0 && it.alias != names[len(names)-1] {
@@ -546,9 +550,12 @@ func Collect(e *Env, r Rows) ([][]Datum, error) {
 	}
 }
 
-func (q *Query) sort(rows [][]Datum) {
+func (q *Query) sort(rows [][]Datum) { sortRows(rows, q.sortKeys) }
+
+// sortRows sorts rows by keys, stably.
+func sortRows(rows [][]Datum, keys []sortKey) {
 	sort.SliceStable(rows, func(i, j int) bool {
-		for _, k := range q.sortKeys {
+		for _, k := range keys {
 			a, b := rows[i][k.col], rows[j][k.col]
 			if a.Kind == KNull || b.Kind == KNull {
 				if a.Kind == b.Kind {

@@ -261,3 +261,20 @@ drop role oracle_c
 drop role oracle_a
 drop role oracle_m
 drop role oracle_g
+-- JOIN ... USING: the columns merged, the join's condition
+select a.x, y, b.z from (values (1, 'a'), (2, 'b')) a(x, y) join (values (2, 'c'), (3, 'd')) b(x, z) using (x)
+select x, y, z from (values (1, 'a'), (2, 'b')) a(x, y) left join (values (2, 'c'), (3, 'd')) b(x, z) using (x) order by x
+select x, y, z from (values (1, 'a'), (2, 'b')) a(x, y) right join (values (2, 'c'), (3, 'd')) b(x, z) using (x) order by x
+select count(*) from (values (1, 1)) a(x, w) join (values (1, 2)) b(x, w) using (x, w)
+select x from (values (1)) a(x) join (values (1)) b(y) using (x)
+select c.relname, attname from pg_class c join pg_attribute a on a.attrelid = c.oid join (values (1::int2)) v(attnum) using (attnum) where c.relname = 'pg_namespace'
+-- Aggregates: ORDER BY within the call, FILTER
+select array_agg(x order by x desc), array_agg(x order by x), string_agg(y, ',' order by y desc) from (values (1, 'a'), (3, 'c'), (2, 'b')) v(x, y)
+select array_agg(x order by y nulls first, x desc) from (values (1, 'a'), (3, null), (2, 'a'), (4, null)) v(x, y)
+select count(*) filter (where x > 1), sum(x) filter (where x < 3), array_agg(x order by x) filter (where x <> 2), count(x) filter (where false) from (values (1), (2), (3)) v(x)
+select y, array_agg(x order by x desc) from (values (1, 'a'), (3, 'b'), (2, 'a')) v(x, y) group by y order by y
+select lower('A') filter (where true)
+select lower(distinct 'A')
+select lower('A' order by 1)
+select lower(*)
+select pg_backend_pid(*)
