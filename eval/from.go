@@ -71,7 +71,11 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 		if rs.Lateral {
 			return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support LATERAL")
 		}
-		sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes}
+		// The enclosing queries' columns are its outer references (a
+		// subquery in FROM of a correlated subquery may read the row
+		// that one is evaluated for); the FROM clause's other items are
+		// not, without LATERAL.
+		sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes, outer: c.outer}
 		q, err := sub.Select(rs.Subquery.GetSelectStmt())
 		c.params = sub.params
 		if err != nil {

@@ -24,9 +24,10 @@ type Query struct {
 	targets []Expr
 	Columns []Column
 	hidden  int // sort columns appended to targets, not returned
-	// srf, when positive, is the 1-based target that is unnest(array):
-	// each row is made once per element (srf.go).
-	srf      int
+	// srfs are the targets that are set-returning functions of arrays
+	// (unnest, generate_subscripts): each row is made once per element of
+	// the longest (srf.go).
+	srfs     []int
 	groupBy  []Expr
 	aggs     []*aggCall
 	grouped  bool
@@ -137,7 +138,7 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	q.aggs = aggs
 	q.grouped = q.grouped || len(aggs) > 0
 	q.hidden = len(q.targets) - visible
-	if q.srf > 0 && q.grouped {
+	if len(q.srfs) > 0 && q.grouped {
 		return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support set-returning functions in the select list of a grouped query")
 	}
 	if len(st.DistinctClause) > 0 {
@@ -478,8 +479,8 @@ func (q *Query) Open(ctx context.Context, params []Datum, into *SingleRow) (Rows
 		out = rows
 	} else {
 		out = &projectRows{in: in, e: e, targets: q.targets, buf: make([]Datum, len(q.targets))}
-		if q.srf > 0 {
-			out = &srfRows{in: out, col: q.srf - 1}
+		if len(q.srfs) > 0 {
+			out = &srfRows{in: out, cols: q.srfs}
 		}
 	}
 	if q.distinct || q.sortKeys != nil {
@@ -592,7 +593,7 @@ func unseen(seen map[string]bool, rows [][]Datum, width int) [][]Datum {
 // nor anything that needs its rows at once.
 func (q *Query) Single() bool {
 	return q.setop == nil && q.values == nil && q.recursion == nil && q.bulk == nil && q.from == nil &&
-		q.where == nil && !q.grouped && q.sortKeys == nil && !q.distinct && q.limit == nil && q.offset == nil && q.srf == 0
+		q.where == nil && !q.grouped && q.sortKeys == nil && !q.distinct && q.limit == nil && q.offset == nil && len(q.srfs) == 0
 }
 
 // SingleRow is the one row of a query without FROM.

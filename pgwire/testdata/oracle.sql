@@ -278,3 +278,12 @@ select lower(distinct 'A')
 select lower('A' order by 1)
 select lower(*)
 select pg_backend_pid(*)
+-- Set-returning functions in the select list, in lockstep
+select unnest(array[10, 20, 30]) as a, generate_subscripts(array[10, 20, 30], 1) as i
+select unnest(array['x', 'y']), unnest(array[1, 2, 3]), 'k'
+select generate_subscripts(array[1, 2], 2), generate_subscripts(null::int[], 1)
+select unnest(array[]::int[]), unnest(array[1])
+select array_agg(attname order by i) from (select unnest(array[2, 1]::int2[]) as attnum, generate_subscripts(array[2, 1]::int2[], 1) as i) x join pg_attribute c using (attnum) where c.attrelid = 'pg_namespace'::regclass
+-- A subquery in FROM of a correlated subquery reads the enclosing row (pgcli's foreign keys query)
+select v.a, (select max(y) from (select v.a * 2 as y) s), (select array_agg(z order by z desc) from (select unnest(array[v.a, v.a + 10]) as z) s) from (values (1), (2)) v(a) order by 1
+select s_p.nspname as parentschema, t_p.relname as parenttable, unnest((select array_agg(attname order by i) from (select unnest(confkey) as attnum, generate_subscripts(confkey, 1) as i) x join pg_catalog.pg_attribute c using (attnum) where c.attrelid = fk.confrelid)) as parentcolumn, s_c.nspname as childschema, t_c.relname as childtable, unnest((select array_agg(attname order by i) from (select unnest(conkey) as attnum, generate_subscripts(conkey, 1) as i) x join pg_catalog.pg_attribute c using (attnum) where c.attrelid = fk.conrelid)) as childcolumn from pg_catalog.pg_constraint fk join pg_catalog.pg_class t_p on t_p.oid = fk.confrelid join pg_catalog.pg_namespace s_p on s_p.oid = t_p.relnamespace join pg_catalog.pg_class t_c on t_c.oid = fk.conrelid join pg_catalog.pg_namespace s_c on s_c.oid = t_c.relnamespace where fk.contype = 'f'
