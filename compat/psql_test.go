@@ -2,9 +2,11 @@ package compat
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,5 +66,94 @@ func TestPsqlCatalog(t *testing.T) {
 	want, got := transcript(cfg.Host, cfg.Port), transcript(host, sdPort)
 	if want != got {
 		t.Errorf("psql on seqd differs from PostgreSQL 15:\n%s", testenv.LineDiff(want, got))
+	}
+}
+
+// TestPgcliMetadata: pgcli's completion metadata (its PGExecute's
+// queries, run as pgcli runs them at connect) is PostgreSQL 15's for the
+// same objects: the schemas, the catalog's tables and views and their
+// columns, no foreign keys or user types, and each function seqd has as
+// PostgreSQL lists it. Where seqd differs by design: it has fewer
+// functions, its own views (seqd_*), and it describes information_schema's
+// columns by their domains' base types.
+func TestPgcliMetadata(t *testing.T) {
+	pg, sd, cfg, host, port := connectBoth(t, "seqd_pgcli")
+	for _, c := range []*pgx.Conn{pg, sd} {
+		for _, q := range []string{"create schema pgc", "create sequence pgc.s1", "create sequence public.s2"} {
+			step(t, c, q)
+		}
+	}
+	read := func(host string, port uint16) map[string]json.RawMessage {
+		t.Helper()
+		out, err := exec.Command(testenv.Python(t), "python/pgcli_metadata.py", host, fmt.Sprint(port), cfg.User, "seqd_pgcli").Output()
+		if err != nil {
+			t.Fatalf("pgcli metadata from %s:%d: %v", host, port, err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	want, got := read(cfg.Host, cfg.Port), read(host, port)
+	// seqd serves one database: it lists that one.
+	if d := string(got["databases"]); d != `[["seqd_pgcli"]]` || !strings.Contains(string(want["databases"]), `["seqd_pgcli"]`) {
+		t.Errorf("databases:\n postgres: %s\n     seqd: %s", want["databases"], d)
+	}
+	for _, name := range []string{"search_path", "foreignkeys", "datatypes"} {
+		if string(want[name]) != string(got[name]) {
+			t.Errorf("%s:\n postgres: %s\n     seqd: %s", name, want[name], got[name])
+		}
+	}
+	rows := func(m map[string]json.RawMessage, name string, keep func(r []any) bool) []string {
+		var rs [][]any
+		if err := json.Unmarshal(m[name], &rs); err != nil {
+			t.Fatalf("%s: %s", name, m[name])
+		}
+		var out []string
+		for _, r := range rs {
+			if keep(r) {
+				b, _ := json.Marshal(r)
+				out = append(out, string(b))
+			}
+		}
+		return out
+	}
+	catalog := func(r []any) bool {
+		schema, _ := r[0].(string)
+		name, _ := r[1].(string)
+		return (schema == "pg_catalog" || schema == "information_schema" || schema == "public" || schema == "pgc") && !strings.HasPrefix(name, "seqd")
+	}
+	pgCatalog := func(r []any) bool { return r[0] == "pg_catalog" && !strings.HasPrefix(r[1].(string), "seqd") }
+	for _, c := range []struct {
+		name string
+		keep func([]any) bool
+	}{
+		{"schemata", func(r []any) bool {
+			return r[0] == "pgc" || r[0] == "public" || r[0] == "pg_catalog" || r[0] == "information_schema"
+		}},
+		{"tables", catalog}, {"views", catalog}, {"table_columns", pgCatalog},
+	} {
+		w, g := rows(want, c.name, c.keep), rows(got, c.name, c.keep)
+		if !slices.Equal(w, g) {
+			t.Errorf("%s differ:\n%s", c.name, testenv.LineDiff(strings.Join(w, "\n"), strings.Join(g, "\n")))
+		}
+		if len(g) == 0 {
+			t.Errorf("%s: none", c.name)
+		}
+	}
+	// Each function seqd lists, as PostgreSQL lists it.
+	all := map[string]bool{}
+	for _, f := range rows(want, "functions", func([]any) bool { return true }) {
+		all[f] = true
+	}
+	fs := rows(got, "functions", func([]any) bool { return true })
+	for _, f := range fs {
+		if !all[f] {
+			t.Errorf("seqd lists the function %s, which PostgreSQL does not list so", f)
+		}
+	}
+	if len(fs) < 100 {
+		t.Errorf("seqd lists %d functions", len(fs))
 	}
 }

@@ -105,6 +105,7 @@ var sqlNames = map[string]string{
 	"bpchar": "character", "float8": "double precision", "float4": "real", "timestamptz": "timestamp with time zone",
 	"timestamp": "timestamp without time zone", "char": `"char"`, "timetz": "time with time zone", "time": "time without time zone",
 	"varbit": "bit varying", "interval": "interval", "numeric": "numeric",
+	"any": `"any"`, // a keyword: format_type quotes it
 }
 
 func buildTypes() (map[uint32]*Type, map[string]*Type) {
@@ -133,8 +134,14 @@ func buildTypes() (map[uint32]*Type, map[string]*Type) {
 	}
 	for i := range builtinTypes {
 		t := typesByOID[builtinTypes[i].oid]
-		if e := typesByOID[t.elem]; t.class == KArray && e != nil {
+		// A true array (not int2vector, oidvector: stored plain) is
+		// named by its element, as format_type names it.
+		switch e := typesByOID[t.elem]; {
+		case t.class != KArray || t.storage == 'p':
+		case e != nil:
 			t.sqlName = e.sqlName + "[]"
+		case strings.HasPrefix(t.name, "_"):
+			t.sqlName = t.name[1:] + "[]" // of a type seqd does not have (pg_statistic's row type)
 		}
 	}
 	for _, alias := range [][2]string{{"integer", "int4"}, {"int", "int4"}, {"bigint", "int8"}, {"smallint", "int2"},

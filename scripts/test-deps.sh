@@ -4,8 +4,8 @@
 # (its client tools psql and pgbench come with it), a private MariaDB
 # 10.11 on 127.0.0.1 with a user and database for the tests, and a Python
 # virtualenv with psycopg, and the drivers of the compatibility matrix
-# (compat/): psycopg2, asyncpg, SQLAlchemy, PyMySQL and
-# mysql-connector-python from PyPI (and for sdk/python
+# (compat/): psycopg2, asyncpg, SQLAlchemy, PyMySQL,
+# mysql-connector-python and pgcli from PyPI (and for sdk/python
 # pytest, psycopg-pool and setuptools), node-postgres,
 # postgres.js, Sequelize, mysql2 and mariadb from npm (and for sdk/typescript typescript and prettier), pgjdbc and HikariCP from Maven Central (and
 # for sdk/java JUnit and Hibernate ORM), and
@@ -85,6 +85,13 @@ from importlib.metadata import version
 assert (version('PyMySQL'), version('mysql-connector-python')) == ('1.2.4', '26.10.0')
 " 2>/dev/null; then
   "$VENV/bin/pip" install -q $PYDRIVERS >&2
+fi
+
+# pgcli, whose completion metadata queries read the catalog (compat
+# TestPgcliMetadata), pinned.
+PGCLI=4.7.1
+if ! "$VENV/bin/python" -c "from importlib.metadata import version; assert version('pgcli') == '$PGCLI'" 2>/dev/null; then
+  "$VENV/bin/pip" install -q "pgcli==$PGCLI" >&2
 fi
 
 # mysqlclient (MySQLdb) builds against MariaDB's C connector; sysbench
