@@ -155,6 +155,18 @@ func (ca *testCA) clientCert(t *testing.T, cn, certFile, keyFile string) {
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
 }
 
+// serverTLS makes, in a new directory, a CA (its certificate in caFile)
+// and a server certificate it signed for 127.0.0.1 (certFile, keyFile).
+func serverTLS(t *testing.T) (dir string, ca *testCA, caFile, certFile, keyFile string) {
+	dir = t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
+	ca = newCA(t, "seqd test CA")
+	caFile = filepath.Join(dir, "ca.pem")
+	os.WriteFile(caFile, ca.pem, 0o600)
+	ca.serverCert(t, certFile, keyFile)
+	return dir, ca, caFile, certFile, keyFile
+}
+
 // psqlRun runs psql with the environment's connection settings and
 // returns its output and whether it succeeded.
 func psqlRun(t *testing.T, port string, env ...string) (string, bool) {
@@ -174,12 +186,7 @@ func psqlQuery(t *testing.T, port, query string, env ...string) (string, bool) {
 // -tls-required refusing plaintext with PostgreSQL's message, and client
 // certificate authentication (-auth cert).
 func TestTLSAuth(t *testing.T) {
-	dir := t.TempDir()
-	certFile, keyFile := filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
-	ca := newCA(t, "seqd test CA")
-	caFile := filepath.Join(dir, "ca.pem")
-	os.WriteFile(caFile, ca.pem, 0o600)
-	ca.serverCert(t, certFile, keyFile)
+	dir, ca, caFile, certFile, keyFile := serverTLS(t)
 
 	// SCRAM over TLS offers channel binding; psql requiring it gets in.
 	_, port := startWith(t, server.Config{Auth: pgwire.AuthSCRAM, Password: "su-pw", TLSCert: certFile, TLSKey: keyFile})
@@ -233,12 +240,7 @@ func TestTLSAuth(t *testing.T) {
 // key's bits, and the client certificate's subject, serial and issuer;
 // a session without TLS shows ssl false.
 func TestStatSSL(t *testing.T) {
-	dir := t.TempDir()
-	certFile, keyFile := filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
-	ca := newCA(t, "seqd test CA")
-	caFile := filepath.Join(dir, "ca.pem")
-	os.WriteFile(caFile, ca.pem, 0o600)
-	ca.serverCert(t, certFile, keyFile)
+	dir, ca, caFile, certFile, keyFile := serverTLS(t)
 	clientCert, clientKey := filepath.Join(dir, "seqd.crt"), filepath.Join(dir, "seqd.key")
 	ca.clientCert(t, "seqd", clientCert, clientKey)
 	pemBytes, _ := os.ReadFile(clientCert)

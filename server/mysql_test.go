@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -25,28 +26,39 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// startBoth starts a server with cfg and both listeners on loopback, and
+// opens a pool of pgConns PostgreSQL connections and a MySQL database
+// handle to it, all closed when the test ends.
+func startBoth(t *testing.T, cfg Config, pgConns int) (*pgxpool.Pool, *sql.DB) {
+	t.Helper()
+	ctx := context.Background()
+	cfg.DataDir, cfg.Listen, cfg.MySQLListen = filepath.Join(t.TempDir(), "d"), "127.0.0.1:0", "127.0.0.1:0"
+	cfg.Logger = log.New(io.Discard, "", 0)
+	s, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(ctx) })
+	pg, err := pgxpool.New(ctx, fmt.Sprintf("postgres://seqd@%s/seqd?pool_max_conns=%d", s.Addr(), pgConns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pg.Close)
+	my, err := sql.Open("mysql", "seqd@tcp("+s.MySQLAddr().String()+")/public")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { my.Close() })
+	return pg, my
+}
+
 // TestBothProtocols: with -mysql-listen, MySQL's and PostgreSQL's
 // protocols serve the same sequences: clients of both take values of one
 // sequence concurrently, all distinct, each client's in increasing order;
 // and the connection budget is the two protocols' together.
 func TestBothProtocols(t *testing.T) {
 	ctx := context.Background()
-	s, err := Start(ctx, Config{DataDir: filepath.Join(t.TempDir(), "d"), Listen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0",
-		MaxConns: 12, ReservedConns: 0, Logger: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Shutdown(ctx)
-	pg, err := pgxpool.New(ctx, "postgres://seqd@"+s.Addr().String()+"/seqd?pool_max_conns=4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	my, err := sql.Open("mysql", "seqd@tcp("+s.MySQLAddr().String()+")/public")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer my.Close()
+	pg, my := startBoth(t, Config{MaxConns: 12, ReservedConns: 0}, 4)
 	// Idle connections stay open (database/sql would close those over
 	// its default 2, and the server might still count one as the budget
 	// is measured below).
@@ -211,22 +223,7 @@ func TestMySQLRSAKeyFile(t *testing.T) {
 // state and the lock it waits for; one that ends leaves.
 func TestActivityBothProtocols(t *testing.T) {
 	ctx := context.Background()
-	s, err := Start(ctx, Config{DataDir: filepath.Join(t.TempDir(), "d"), Listen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0",
-		Logger: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Shutdown(ctx)
-	pg, err := pgxpool.New(ctx, "postgres://seqd@"+s.Addr().String()+"/seqd?pool_max_conns=2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	my, err := sql.Open("mysql", "seqd@tcp("+s.MySQLAddr().String()+")/public")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer my.Close()
+	pg, my := startBoth(t, Config{}, 2)
 	conn, err := my.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
