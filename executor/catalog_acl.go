@@ -152,11 +152,7 @@ func tablePrivilege(e *eval.Env, a []eval.Datum, anyColumn bool) (eval.Datum, er
 	if su {
 		return eval.Bool(true), nil
 	}
-	p, err := s.sequencePrivileges(s.engFor(n), n, role)
-	if err != nil {
-		return eval.Null, err
-	}
-	acl, err := s.engFor(n).ACL(n)
+	p, owns, err := s.sequencePrivilegesOwned(n, role)
 	if err != nil {
 		return eval.Null, err
 	}
@@ -167,7 +163,7 @@ func tablePrivilege(e *eval.Env, a []eval.Datum, anyColumn bool) (eval.Datum, er
 	if p&engine.PrivUpdate != 0 {
 		have |= tableUpdate
 	}
-	return hasPrivilege(have, want, wantGrantable&(tableSelect|tableUpdate), role != engine.Public && acl.Owner == role), nil
+	return hasPrivilege(have, want, wantGrantable&(tableSelect|tableUpdate), owns), nil
 }
 
 // tablesRows are information_schema.tables' rows: the catalog's tables

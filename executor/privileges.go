@@ -273,15 +273,25 @@ func hasSequencePrivilege(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 		return eval.Null, err
 	}
 	su := role != engine.Public && s.isSuperuser(role)
-	p, err := s.sequencePrivileges(s.engFor(n), n, role)
+	p, owns, err := s.sequencePrivilegesOwned(n, role)
 	if err != nil {
 		return eval.Null, err
+	}
+	return hasPrivilege(p, want, wantGrantable, su || owns), nil
+}
+
+// sequencePrivilegesOwned is sequencePrivileges of n on its own engine,
+// and whether role owns n (PUBLIC owns nothing).
+func (s *Session) sequencePrivilegesOwned(n engine.Name, role string) (engine.Privs, bool, error) {
+	p, err := s.sequencePrivileges(s.engFor(n), n, role)
+	if err != nil {
+		return 0, false, err
 	}
 	acl, err := s.engFor(n).ACL(n)
 	if err != nil {
-		return eval.Null, err
+		return 0, false, err
 	}
-	return hasPrivilege(p, want, wantGrantable, su || role != engine.Public && acl.Owner == role), nil
+	return p, role != engine.Public && acl.Owner == role, nil
 }
 
 // ownedBy describes what in the catalog depends on role, as DROP ROLE's
