@@ -153,7 +153,7 @@ func (s *Session) schemaNames() []string {
 func (s *Session) roleName(oid int64) string {
 	switch oid {
 	case superuserOID:
-		return s.cfg.User
+		return s.bootstrapUser()
 	case dbOwnerOID:
 		return "pg_database_owner"
 	}
@@ -181,17 +181,39 @@ type roleRow struct {
 // BYPASSRLS to give any other role.
 func (r roleRow) bootstrap() bool { return r.oid == superuserOID && r.Superuser && r.CreateRole }
 
-// roleList is pg_roles: the engine's roles, and the connecting user (the
-// owner of everything until privileges exist) with OID 10, as a
-// superuser that can log in when it is not a role itself (trust).
+// bootstrapUser is the bootstrap superuser, OID 10: Config.Superuser
+// when that role exists; else the user trust authentication let in when
+// it is no role (the owner of everything it makes); else
+// Config.Superuser's name, a superuser trust would let in. It is the same
+// whichever role the session takes (SET ROLE).
+func (s *Session) bootstrapUser() string {
+	if s.cfg.Superuser != "" {
+		if _, ok := s.roles().Role(s.cfg.Superuser); ok {
+			return s.cfg.Superuser
+		}
+	}
+	if !s.userWasRole || s.cfg.Superuser == "" {
+		return s.loginUser
+	}
+	return s.cfg.Superuser
+}
+
+// roleList is pg_roles: the engine's roles, the bootstrap superuser with
+// OID 10 (a superuser that can log in when it is not a role itself,
+// under trust), and a user trust let in that is no role, which acts as
+// a superuser.
 func (s *Session) roleList() []roleRow {
-	out := []roleRow{{Role: engine.Role{Name: s.cfg.User, Superuser: true, Login: true, CreateRole: true}, oid: superuserOID}}
+	boot := s.bootstrapUser()
+	out := []roleRow{{Role: engine.Role{Name: boot, Superuser: true, Login: true, CreateRole: true}, oid: superuserOID}}
 	for _, r := range s.roles().Roles() {
-		if r.Name == s.cfg.User {
+		if r.Name == boot {
 			out[0].Role = r
 			continue
 		}
 		out = append(out, roleRow{Role: r, oid: s.oids().forSchema(roleOIDPrefix + r.Name)})
+	}
+	if !s.userWasRole && s.loginUser != boot {
+		out = append(out, roleRow{Role: engine.Role{Name: s.loginUser, Superuser: true, Login: true}, oid: s.oids().forSchema(roleOIDPrefix + s.loginUser)})
 	}
 	return out
 }
@@ -270,7 +292,7 @@ func pgSequencesRow(s *Session, i seqInfo) []eval.Datum {
 	if p, err := s.privilegesOn(i.Name); i.State.Called && err == nil && p&(engine.PrivSelect|engine.PrivUsage) != 0 {
 		last = eval.Int(o.Value(i.State.Last)) // a shaped sequence's value; the rest are its counter's
 	}
-	owner := s.cfg.User
+	owner := s.bootstrapUser()
 	if a, err := s.engFor(i.Name).ACL(i.Name); err == nil {
 		owner = s.ownerName(a)
 	}

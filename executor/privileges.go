@@ -119,11 +119,11 @@ func (s *Session) checkOwner(n engine.Name) error {
 }
 
 // ownerName is how catalogs show the owner: a sequence that predates
-// privileges has none recorded, and is shown as the connecting user's, as
-// before.
+// privileges has none recorded, and is shown as the bootstrap
+// superuser's.
 func (s *Session) ownerName(a engine.ACL) string {
 	if a.Owner == "" {
-		return s.cfg.User
+		return s.bootstrapUser()
 	}
 	return a.Owner
 }

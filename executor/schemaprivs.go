@@ -468,7 +468,7 @@ func (s *Session) userSchemaACL(name, what string) (engine.ACL, error) {
 // ownerOID is the OID catalogs show for an owning role ("": the
 // connecting user, as for objects from before owners were kept).
 func (s *Session) ownerOID(role string) int64 {
-	if role == "" || role == s.cfg.User {
+	if role == "" || role == s.bootstrapUser() {
 		return superuserOID
 	}
 	return int64(s.oids().forSchema(roleOIDPrefix + role))

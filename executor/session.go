@@ -54,6 +54,10 @@ type Config struct {
 	ClientAddr string
 	// TLS is the connection's TLS state, nil without TLS (pg_stat_ssl).
 	TLS *tls.ConnectionState
+	// Superuser is the bootstrap superuser's name (the role seqd makes
+	// at its first start): OID 10 in the catalog, the owner of its
+	// relations, the grantor of role grants. Empty: the connecting user.
+	Superuser string
 }
 
 // Session is one client's state: settings, transaction block, cursors,

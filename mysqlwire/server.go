@@ -73,11 +73,12 @@ type Config struct {
 	// Database is the name current_database() shows (a MySQL database
 	// is a seqd schema).
 	Database string
-	// MaxBulkRows, MaxStatementMemory and SessionDefaults are the
-	// executor's, as pgwire's.
+	// MaxBulkRows, MaxStatementMemory, SessionDefaults and Superuser
+	// are the executor's, as pgwire's.
 	MaxBulkRows        int64
 	MaxStatementMemory int64
 	SessionDefaults    map[string]string
+	Superuser          string
 	// MaxRows bounds a result sent over MySQL's protocol, which is built
 	// whole before it is sent. Default 100000.
 	MaxRows int

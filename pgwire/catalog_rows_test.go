@@ -126,6 +126,10 @@ func TestCatalogRows(t *testing.T) {
 	// As a role that is no superuser, the grants and roles it may see.
 	for _, q := range []string{
 		"set role cr_owner",
+		// OID 10 stays the bootstrap superuser whichever role is taken.
+		"select rolname, rolsuper from pg_roles where oid = 10",
+		"select relacl from pg_class where oid = 'pg_class'::regclass",
+		"select nspacl from pg_namespace where nspname = 'pg_catalog'",
 		`select * from information_schema.enabled_roles where role_name like 'cr\_%' order by 1`,
 		`select * from information_schema.applicable_roles order by 1, 2`,
 		`select * from information_schema.administrable_role_authorizations order by 1, 2`,

@@ -59,6 +59,8 @@ type Config struct {
 	// idle_in_transaction_session_timeout, idle_session_timeout, ...), as
 	// postgresql.conf sets PostgreSQL's.
 	SessionDefaults map[string]string
+	// Superuser is the bootstrap superuser's name (executor.Config's).
+	Superuser string
 	// MaxConns bounds connections, every one counted from the moment it
 	// is accepted (those still starting, at most AuthTimeout each, too):
 	// one more is refused with SQLSTATE 53300 at once, before it has sent

@@ -241,7 +241,7 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 	}
 	s.ln = ln
 	pc.MaxBulkRows, pc.MaxConns, pc.MaxMessage, pc.IdleTimeout = cfg.MaxBulkRows, cfg.MaxConns, cfg.MaxMessage, cfg.IdleTimeout
-	pc.MaxStatementMemory, pc.SessionDefaults = cfg.MaxStatementMemory, cfg.SessionDefaults
+	pc.MaxStatementMemory, pc.SessionDefaults, pc.Superuser = cfg.MaxStatementMemory, cfg.SessionDefaults, cfg.Superuser
 	pc.ReservedConns, pc.AuthTimeout, pc.TLSRequired = cfg.ReservedConns, cfg.AuthTimeout, cfg.TLSRequired
 	pc.Logger, pc.Auth, pc.OnStatement = cfg.Logger, cfg.Auth, s.metrics.onStatement
 	s.pg = pgwire.NewServer(pc)
@@ -261,7 +261,7 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 		}
 		s.my, err = mysqlwire.NewServer(mysqlwire.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(),
 			Auth: mysqlAuth(cfg.Auth, cfg.MySQLListen), DefaultAuth: cfg.MySQLDefaultAuth, RSAKey: key, TLS: pc.TLS, TLSRequired: cfg.TLSRequired, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-			SessionDefaults: cfg.SessionDefaults, IdleTimeout: cfg.IdleTimeout, MaxMessage: cfg.MaxMessage, Logger: cfg.Logger}, ml)
+			SessionDefaults: cfg.SessionDefaults, Superuser: cfg.Superuser, IdleTimeout: cfg.IdleTimeout, MaxMessage: cfg.MaxMessage, Logger: cfg.Logger}, ml)
 		if err != nil {
 			ml.Close()
 			ln.Close()
@@ -322,14 +322,14 @@ func bootstrap(ctx context.Context, eng *engine.Engine, cfg *Config) error {
 	if err := checkAuth(*cfg); err != nil {
 		return err
 	}
+	if cfg.Superuser == "" {
+		cfg.Superuser = "seqd" // under trust too: the catalog's OID 10
+	}
 	if cfg.Auth == pgwire.AuthTrust {
 		if AuthFor(cfg.Listen) != pgwire.AuthTrust {
 			slog.Warn("authentication is trust off loopback: anyone who reaches seqd can do anything", "listen", cfg.Listen)
 		}
 		return nil
-	}
-	if cfg.Superuser == "" {
-		cfg.Superuser = "seqd"
 	}
 	if _, ok := eng.Role(cfg.Superuser); ok {
 		return nil
@@ -458,6 +458,9 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.Auth == "" {
 		cfg.Auth = AuthFor(cfg.Listen)
+	}
+	if cfg.Superuser == "" {
+		cfg.Superuser = "seqd" // as bootstrap sets it
 	}
 	if err := checkAuth(cfg); err != nil {
 		return nil, err
