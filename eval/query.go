@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 
@@ -108,7 +109,7 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	}
 	q.grouped = len(st.GroupClause) > 0 || st.HavingClause != nil
 	for _, g := range st.GroupClause {
-		x, err := c.Expr(sc, g)
+		x, err := c.groupKey(sc, st.TargetList, g)
 		if err != nil {
 			return nil, err
 		}
@@ -152,6 +153,37 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	}
 	q.planBulk()
 	return q, nil
+}
+
+// groupKey compiles a GROUP BY item as PostgreSQL reads it: a bare
+// integer is the select list's item at that position, a bare name an
+// input column or else an output column's name, anything else an
+// expression over the input.
+func (c *Compiler) groupKey(sc *Scope, targets []*pg.Node, g *pg.Node) (Expr, error) {
+	item := func(rt *pg.ResTarget, loc int32) (Expr, error) {
+		if ref := rt.Val.GetColumnRef(); ref != nil && ref.Fields[len(ref.Fields)-1].GetAStar() != nil {
+			return nil, c.ErrAt(loc, sqlerr.FeatureNotSupported, "seqd does not support GROUP BY a position that is *")
+		}
+		return c.Expr(sc, rt.Val)
+	}
+	if a := g.GetAConst(); a != nil && a.GetIval() != nil {
+		pos := int(a.GetIval().Ival)
+		if pos < 1 || pos > len(targets) {
+			return nil, c.ErrAt(a.Location, sqlerr.InvalidColumnReference, "GROUP BY position %d is not in select list", pos)
+		}
+		return item(targets[pos-1].GetResTarget(), a.Location)
+	}
+	x, err := c.Expr(sc, g)
+	var se *sqlerr.Error
+	if ref := g.GetColumnRef(); ref != nil && len(ref.Fields) == 1 && ref.Fields[0].GetString_() != nil &&
+		errors.As(err, &se) && se.Kind == sqlerr.UndefinedColumn {
+		for _, t := range targets {
+			if rt := t.GetResTarget(); rt.Name == ref.Fields[0].GetString_().Sval {
+				return item(rt, ref.Location)
+			}
+		}
+	}
+	return x, err
 }
 
 // limits compiles st's LIMIT and OFFSET into q.

@@ -135,6 +135,13 @@ select 1 = 1 and not false, null is null, 3 between 1 and 5, 'ab' like 'a%', 'ab
 select x from generate_series(1, 5) x where x % 2 = 1 order by x desc limit 2
 select count(*), min(x), max(x), sum(x) from generate_series(1, 10) x
 select x % 3 as m, count(*) from generate_series(1, 10) x group by x % 3 order by 1
+select x % 3 as m, count(*) from generate_series(1, 10) x group by 1 order by 1
+select x % 3 as m, count(*) from generate_series(1, 10) x group by m order by 1
+select x % 2 as x, count(*) from generate_series(1, 10) x group by x order by 1, 2
+select x % 2 as a, x % 3 as b, count(*) from generate_series(1, 12) x group by 2, a order by 1, 2
+select count(*) from generate_series(1, 3) x group by 2
+select count(*) from generate_series(1, 3) x group by 0
+select x, count(*) from generate_series(1, 3) x group by nosuch
 select sequencename, increment_by from pg_sequences where sequencename = 'ev' order by 1
 select sequence_name, data_type, start_value, cycle_option from information_schema.sequences where sequence_name = 'ev'
 select relname, relkind from pg_class where relname = 'ev'
