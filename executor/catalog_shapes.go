@@ -76,6 +76,14 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).usagePrivilegesRows
 	case "information_schema.role_usage_grants":
 		return (*Session).roleUsageGrantsRows
+	case "information_schema.table_privileges":
+		return (*Session).tablePrivilegesRows
+	case "information_schema.role_table_grants":
+		return (*Session).roleTableGrantsRows
+	case "information_schema.column_privileges":
+		return (*Session).columnPrivilegesRows
+	case "information_schema.role_column_grants":
+		return (*Session).roleColumnGrantsRows
 	case "pg_catalog.pg_group":
 		return (*Session).groupRows
 	case "pg_catalog.pg_stat_gssapi":

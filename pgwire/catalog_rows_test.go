@@ -82,6 +82,21 @@ var catalogRowQueries = []string{
 	`select * from information_schema.collation_character_set_applicability where collation_name in ('default', 'C', 'POSIX') order by 3`,
 	`select format_type(seqtypid, null), pg_catalog.format_type(atttypid, atttypmod) from pg_sequence, pg_attribute
 	 where seqrelid = 'cr.s_small'::regclass and attrelid = seqrelid and attnum = 1`,
+	`select * from information_schema.table_privileges where table_name in ('pg_class', 'pg_authid', 'pg_settings', 'tables') order by 4, 5, 2, 6`,
+	// seqd has no predefined roles: PostgreSQL's grants to
+	// pg_read_all_stats (of pg_shmem_allocations and
+	// pg_backend_memory_contexts) are not made.
+	`select grantee, privilege_type, is_grantable, with_hierarchy, count(*) from information_schema.table_privileges
+	 where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' and grantee <> 'pg_read_all_stats'
+	 group by 1, 2, 3, 4 order by 1, 2, 3, 4`,
+	`select * from information_schema.role_table_grants where table_name in ('pg_roles', 'pg_statistic') order by 4, 5, 2, 6`,
+	`select * from information_schema.column_privileges where table_name in ('pg_subscription', 'pg_authid') order by 4, 5, 6, 2, 7`,
+	`select grantee, privilege_type, is_grantable, count(*) from information_schema.column_privileges
+	 where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' and grantee <> 'pg_read_all_stats'
+	 group by 1, 2, 3 order by 1, 2, 3`,
+	`select grantee, count(*) from information_schema.role_column_grants
+	 where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' and grantee <> 'pg_read_all_stats'
+	 group by 1 order by 1`,
 }
 
 // TestCatalogRows: the catalog relations seqd populates hold, for the same
@@ -138,6 +153,11 @@ func TestCatalogRows(t *testing.T) {
 		"set role cr_reader",
 		`select * from information_schema.usage_privileges where object_schema = 'cr' order by 3, 4, 5, 2`,
 		`select * from information_schema.applicable_roles order by 1, 2`,
+		`select grantee, privilege_type, count(*) from information_schema.table_privileges
+		 where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' group by 1, 2 order by 1, 2`,
+		`select * from information_schema.column_privileges where table_name = 'pg_subscription' order by 6, 7`,
+		`select count(*) from information_schema.role_table_grants`,
+		`select count(*) from information_schema.role_column_grants`,
 		"reset role",
 	} {
 		want, got := run(ctx, pg, q), run(ctx, sd, q)
