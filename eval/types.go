@@ -39,6 +39,9 @@ type Type struct {
 // OID is the type's object ID.
 func (t *Type) OID() uint32 { return t.oid }
 
+// Name is the type's pg_type.typname ("int8").
+func (t *Type) Name() string { return t.name }
+
 // Len is typlen: the size of a fixed-width type, -1 or -2 for variable ones.
 func (t *Type) Len() int16 { return t.len }
 

@@ -27,10 +27,27 @@ type catalogShape struct {
 	cols                      []shapeCol
 }
 
-// shapeCol is a column's name, type OID and collation.
+// shapeCol is a column's name, type OID, collation and kind (an index of
+// pgColumnKinds).
 type shapeCol struct {
 	name      string
 	typ, coll uint32
+	kind      int
+}
+
+// columnKind is what describes a catalog column's type past its OID: its
+// NOT NULL, typmod and dimensions (pg_attribute's), and
+// information_schema.columns' fields of it ("" and -1 for NULL).
+type columnKind struct {
+	notNull                                                          bool
+	typmod, ndims                                                    int32
+	nullable                                                         bool
+	dataType                                                         string
+	charMax, octetMax, numPrecision, numRadix, numScale, dtPrecision int32
+	intervalType                                                     string
+	intervalPrecision                                                int32
+	collation, domainSchema, domainName, udtSchema, udtName          string
+	updatable                                                        bool
 }
 
 // relation is the shape as a relation without rows.
@@ -84,6 +101,8 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).columnPrivilegesRows
 	case "information_schema.role_column_grants":
 		return (*Session).roleColumnGrantsRows
+	case "information_schema.columns":
+		return (*Session).columnsRows
 	case "pg_catalog.pg_group":
 		return (*Session).groupRows
 	case "pg_catalog.pg_stat_gssapi":
@@ -115,25 +134,69 @@ var (
 func makeCatalogAttributes() [][]eval.Datum {
 	catalogOnce.Do(registerCatalog)
 	var out [][]eval.Datum
-	shapes := map[uint32]catalogShape{}
-	for _, sh := range pgCatalogShapes {
-		shapes[sh.oid] = sh
-	}
 	for _, r := range catalogOrder {
 		for k, c := range r.cols {
-			coll := c.Type.Collation()
-			if sh, ok := shapes[r.oid]; ok && k < len(sh.cols) && sh.cols[k].name == c.Name {
-				coll = sh.cols[k].coll
-			}
+			coll, kind := r.column(k)
 			storage := "p"
 			if c.Type.Len() == -1 {
 				storage = "x"
 			}
 			out = append(out, []eval.Datum{eval.Int(int64(r.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(-1), eval.Int(int64(c.Type.Len())),
-				eval.Int(int64(k + 1)), eval.Int(0), eval.Int(-1), eval.Int(-1), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text(storage),
-				eval.Text(""), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0),
+				eval.Int(int64(k + 1)), eval.Int(int64(kind.ndims)), eval.Int(-1), eval.Int(int64(kind.typmod)), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text(storage),
+				eval.Text(""), eval.Bool(kind.notNull), eval.Bool(false), eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0),
 				eval.Int(int64(coll)), eval.Null, eval.Null, eval.Null, eval.Null})
 		}
 	}
 	return out
+}
+
+// column is the collation and kind of catalog relation r's column k:
+// its shape's, where PostgreSQL has the column; else its type's, and a
+// nullable column described by its type (a relation seqd adds).
+func (r *relation) column(k int) (uint32, columnKind) {
+	shapesOnce.Do(func() {
+		shapesByOID = map[uint32]*catalogShape{}
+		for i := range pgCatalogShapes {
+			shapesByOID[pgCatalogShapes[i].oid] = &pgCatalogShapes[i]
+		}
+	})
+	c := r.cols[k]
+	if sh := shapesByOID[r.oid]; sh != nil && k < len(sh.cols) && sh.cols[k].name == c.Name {
+		return sh.cols[k].coll, pgColumnKinds[sh.cols[k].kind]
+	}
+	return c.Type.Collation(), typeKind(c.Type)
+}
+
+var (
+	shapesOnce  sync.Once
+	shapesByOID map[uint32]*catalogShape
+)
+
+// typeKind describes a column of type t as PostgreSQL's information_schema
+// does one of a built-in type without typmod or NOT NULL: a relation seqd
+// adds has such columns.
+func typeKind(t *eval.Type) columnKind {
+	k := columnKind{typmod: -1, nullable: true, dataType: t.SQLName(), charMax: -1, octetMax: -1, numPrecision: -1, numRadix: -1,
+		numScale: -1, dtPrecision: -1, intervalPrecision: -1, udtSchema: "pg_catalog", udtName: t.Name(), updatable: false}
+	if t.IsArray() {
+		k.dataType, k.ndims = "ARRAY", 1
+	}
+	switch t.OID() {
+	case eval.OIDInt2, eval.OIDInt4, eval.OIDInt8:
+		k.numPrecision, k.numRadix, k.numScale = int32(t.Len())*8, 2, 0
+	case eval.OIDFloat4:
+		k.numPrecision, k.numRadix = 24, 2
+	case eval.OIDFloat8:
+		k.numPrecision, k.numRadix = 53, 2
+	case eval.OIDNumeric:
+		k.numRadix = 10
+	case eval.OIDText, eval.OIDVarchar, eval.OIDBpchar:
+		k.octetMax = 1 << 30
+	case eval.OIDTimestamptz:
+		k.dtPrecision = 6
+	}
+	if t.OID() == eval.OIDName {
+		k.collation = "C"
+	}
+	return k
 }

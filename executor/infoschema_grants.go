@@ -1,12 +1,14 @@
-// information_schema's relations of table and column grants, as
-// PostgreSQL 15 defines them over its catalog: table_privileges,
-// role_table_grants, column_privileges and role_column_grants. seqd's
+// information_schema's relations of table and column grants and of
+// columns, as PostgreSQL 15 defines them over its catalog:
+// table_privileges, role_table_grants, column_privileges,
+// role_column_grants and columns. seqd's
 // tables and views are its catalog's (sequences are not listed there, as
 // in PostgreSQL), owned by the bootstrap superuser with their ACLs.
 
 package executor
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/seqd/seqd/eval"
@@ -143,4 +145,55 @@ func granteeName(g string) eval.Datum {
 		return eval.Text("PUBLIC")
 	}
 	return eval.Text(g)
+}
+
+// columnsRows are information_schema.columns' rows: the columns of the
+// catalog's tables and views that the current user holds a privilege on
+// (or owns), described as PostgreSQL describes them (pgColumnKinds).
+func (s *Session) columnsRows() ([][]eval.Datum, error) {
+	catalogOnce.Do(registerCatalog)
+	owner := s.bootstrapUser()
+	owns := s.hasPrivsOfRole(owner)
+	db := eval.Text(s.cfg.Database)
+	text := func(v string) eval.Datum {
+		if v == "" {
+			return eval.Null
+		}
+		return eval.Text(v)
+	}
+	num := func(v int32) eval.Datum {
+		if v < 0 {
+			return eval.Null
+		}
+		return eval.Int(int64(v))
+	}
+	orDB := func(v string) eval.Datum { // the catalog of a named object
+		if v == "" {
+			return eval.Null
+		}
+		return db
+	}
+	const columnPrivs = tableInsert | tableSelect | tableUpdate | tableReferences
+	var out [][]eval.Datum
+	for _, r := range catalogOrder {
+		p := s.catalogPrivileges(r, s.cfg.User)
+		for i, c := range r.cols {
+			if !owns && p&columnPrivs == 0 && (!r.publicColumns || c.Name == "subconninfo") {
+				continue
+			}
+			_, k := r.column(i)
+			collSchema := ""
+			if k.collation != "" {
+				collSchema = "pg_catalog"
+			}
+			out = append(out, []eval.Datum{db, eval.Text(r.schema), eval.Text(r.name), eval.Text(c.Name), eval.Int(int64(i + 1)), eval.Null,
+				yesNo(k.nullable), eval.Text(k.dataType), num(k.charMax), num(k.octetMax), num(k.numPrecision), num(k.numRadix), num(k.numScale),
+				num(k.dtPrecision), text(k.intervalType), num(k.intervalPrecision), eval.Null, eval.Null, eval.Null,
+				orDB(k.collation), text(collSchema), text(k.collation), orDB(k.domainName), text(k.domainSchema), text(k.domainName),
+				db, eval.Text(k.udtSchema), eval.Text(k.udtName), eval.Null, eval.Null, eval.Null, eval.Null, eval.Text(strconv.Itoa(i + 1)),
+				eval.Text("NO"), eval.Text("NO"), eval.Null, eval.Null, eval.Null, eval.Null, eval.Null, eval.Text("NO"),
+				eval.Text("NEVER"), eval.Null, yesNo(k.updatable)})
+		}
+	}
+	return out, nil
 }

@@ -222,10 +222,19 @@ func (s *Session) roleList() []roleRow {
 // name finds along the search path.
 func (s *Session) relationVisible(oid uint32) bool {
 	if r := catalogByOID(oid); r != nil {
-		return r.schema == "pg_catalog"
+		return s.catalogVisible(r)
 	}
 	n, _, ok := s.oids().sequence(oid)
 	return ok && s.visible(n)
+}
+
+// catalogVisible reports whether catalog relation r is what its bare
+// name finds: pg_catalog's always (unless the path puts a schema with a
+// sequence of that name first), information_schema's where the path
+// lists it.
+func (s *Session) catalogVisible(r *relation) bool {
+	found, err := s.resolveRelation(pgsql.QName{Rel: r.name})
+	return err == nil && found.oid == r.oid
 }
 
 func (s *Session) setSetting(name, value string, local bool) error {

@@ -493,7 +493,7 @@ func (s *Session) regclassIn(text string) (eval.Datum, error) {
 		return eval.Null, err
 	}
 	if rel.kind != 'S' {
-		return eval.Datum{Kind: eval.KInt, I: int64(rel.oid), S: rel.name}, nil
+		return s.regclassOf(rel.oid), nil
 	}
 	n, _ := engine.NewName(rel.schema, rel.name)
 	return eval.Datum{Kind: eval.KInt, I: int64(rel.oid), S: s.displayRel(n)}, nil
@@ -505,7 +505,11 @@ func (s *Session) regclassOf(oid uint32) eval.Datum {
 		return eval.Datum{Kind: eval.KInt, I: int64(oid), S: s.displayRel(n)}
 	}
 	if rel := catalogByOID(oid); rel != nil {
-		return eval.Datum{Kind: eval.KInt, I: int64(oid), S: rel.name}
+		name := pgsql.QuoteIdent(rel.name)
+		if !s.catalogVisible(rel) {
+			name = pgsql.QuoteIdent(rel.schema) + "." + name
+		}
+		return eval.Datum{Kind: eval.KInt, I: int64(oid), S: name}
 	}
 	return eval.Datum{Kind: eval.KInt, I: int64(oid), S: fmt.Sprint(oid)}
 }

@@ -94,6 +94,15 @@ var catalogRowQueries = []string{
 	`select grantee, privilege_type, is_grantable, count(*) from information_schema.column_privileges
 	 where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' and grantee <> 'pg_read_all_stats'
 	 group by 1, 2, 3 order by 1, 2, 3`,
+	// information_schema.columns: every catalog column as PostgreSQL
+	// describes it (as pg_attribute, its NOT NULL, typmod and dimensions).
+	`select * from information_schema.columns where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%'
+	 order by table_schema, table_name, ordinal_position`,
+	// (atttypid aside: information_schema's domains are their base types
+	// in seqd.)
+	`select attrelid::regclass, attname, attnum, atttypmod, attndims, attnotnull, attcollation from pg_attribute
+	 where attrelid in (select oid from pg_class where relnamespace in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+	 and relkind in ('r', 'v') and relname not like 'seqd%') and attnum > 0 order by attrelid::regclass::text, attnum`,
 	`select grantee, count(*) from information_schema.role_column_grants
 	 where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' and grantee <> 'pg_read_all_stats'
 	 group by 1 order by 1`,
@@ -156,6 +165,8 @@ func TestCatalogRows(t *testing.T) {
 		`select grantee, privilege_type, count(*) from information_schema.table_privileges
 		 where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' group by 1, 2 order by 1, 2`,
 		`select * from information_schema.column_privileges where table_name = 'pg_subscription' order by 6, 7`,
+		`select table_schema, table_name, count(*) from information_schema.columns
+		 where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' group by 1, 2 order by 1, 2`,
 		`select count(*) from information_schema.role_table_grants`,
 		`select count(*) from information_schema.role_column_grants`,
 		"reset role",

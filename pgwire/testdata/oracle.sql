@@ -149,6 +149,11 @@ select format_type(20, null), format_type(23, -1), pg_typeof(1), pg_typeof('a'::
 select * from pg_sequence_parameters('ev'::regclass)
 select pg_sequence_last_value('ev'), 'ev'::regclass::text
 select 'nope'::regclass
+select 'information_schema.tables'::regclass, 'pg_class'::regclass, pg_table_is_visible('information_schema.tables'::regclass)
+begin
+set local search_path = information_schema, pg_catalog
+select 'information_schema.tables'::regclass, 'tables'::regclass::oid = 'information_schema.tables'::regclass::oid, pg_table_is_visible('information_schema.tables'::regclass)
+commit
 select t.oid, t.typarray from pg_type t join pg_namespace ns on t.typnamespace = ns.oid where t.typname = 'hstore'
 select typname from pg_type where oid = 20
 select t.typname, n.nspname from pg_type t left join pg_namespace n on n.oid = t.typnamespace where t.oid in (16, 25) order by 1
