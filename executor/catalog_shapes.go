@@ -103,6 +103,14 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).roleColumnGrantsRows
 	case "information_schema.columns":
 		return (*Session).columnsRows
+	case "information_schema.routines":
+		return (*Session).routinesRows
+	case "information_schema.parameters":
+		return (*Session).parametersRows
+	case "information_schema.routine_privileges":
+		return (*Session).routinePrivilegesRows
+	case "information_schema.role_routine_grants":
+		return (*Session).roleRoutineGrantsRows
 	case "pg_catalog.pg_group":
 		return (*Session).groupRows
 	case "pg_catalog.pg_stat_gssapi":

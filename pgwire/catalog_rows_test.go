@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -147,6 +148,25 @@ func TestCatalogRows(t *testing.T) {
 		}
 		rows += len(want.rows)
 	}
+	// The functions seqd lists, as information_schema describes them.
+	var specific string
+	if err := sd.QueryRow(ctx, "select string_agg(quote_literal(specific_name), ',') from information_schema.routines").Scan(&specific); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"select * from information_schema.routines where specific_name in (%s) order by specific_name",
+		"select * from information_schema.parameters where specific_name in (%s) order by specific_name, ordinal_position",
+		"select * from information_schema.routine_privileges where specific_name in (%s) order by specific_name, grantee",
+		"select * from information_schema.role_routine_grants where specific_name in (%s) order by specific_name, grantee",
+		"select count(*) from information_schema.routines where specific_name in (%s)",
+	} {
+		q = fmt.Sprintf(q, specific)
+		want, got := run(ctx, pg, q), run(ctx, sd, q)
+		if want.String() != got.String() {
+			t.Errorf("%s\n postgres: %s\n     seqd: %s", q[:60], want, got)
+		}
+		rows += len(want.rows)
+	}
 	// As a role that is no superuser, the grants and roles it may see.
 	for _, q := range []string{
 		"set role cr_owner",
@@ -168,6 +188,9 @@ func TestCatalogRows(t *testing.T) {
 		`select table_schema, table_name, count(*) from information_schema.columns
 		 where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' group by 1, 2 order by 1, 2`,
 		`select count(*) from information_schema.role_table_grants`,
+		`select count(*) from information_schema.routines where routine_name = 'nextval' and routine_definition is null`,
+		`select grantee, count(*) from information_schema.routine_privileges where routine_name in ('nextval', 'setval') group by 1`,
+		`select count(*) from information_schema.role_routine_grants`,
 		`select count(*) from information_schema.role_column_grants`,
 		"reset role",
 	} {
