@@ -103,6 +103,10 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).roleColumnGrantsRows
 	case "information_schema.columns":
 		return (*Session).columnsRows
+	case "pg_catalog.pg_views":
+		return (*Session).pgViewsRows
+	case "information_schema.views":
+		return (*Session).infoViewsRows
 	case "information_schema.routines":
 		return (*Session).routinesRows
 	case "information_schema.parameters":

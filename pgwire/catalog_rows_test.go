@@ -104,6 +104,10 @@ var catalogRowQueries = []string{
 	`select attrelid::regclass, attname, attnum, atttypmod, attndims, attnotnull, attcollation from pg_attribute
 	 where attrelid in (select oid from pg_class where relnamespace in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
 	 and relkind in ('r', 'v') and relname not like 'seqd%') and attnum > 0 order by attrelid::regclass::text, attnum`,
+	`select * from pg_views where schemaname in ('pg_catalog', 'information_schema') and viewname not like 'seqd%' order by 1, 2`,
+	`select * from information_schema.views where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' order by 2, 3`,
+	`select pg_get_viewdef('pg_roles'::regclass) = pg_get_viewdef('pg_roles'), pg_get_viewdef('pg_class'::regclass), pg_get_viewdef('pg_class'),
+		pg_get_viewdef(0), pg_get_viewdef('cr.s_big')`,
 	`select grantee, count(*) from information_schema.role_column_grants
 	 where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' and grantee <> 'pg_read_all_stats'
 	 group by 1 order by 1`,
@@ -191,6 +195,7 @@ func TestCatalogRows(t *testing.T) {
 		`select count(*) from information_schema.routines where routine_name = 'nextval' and routine_definition is null`,
 		`select grantee, count(*) from information_schema.routine_privileges where routine_name in ('nextval', 'setval') group by 1`,
 		`select count(*) from information_schema.role_routine_grants`,
+		`select count(*), count(view_definition) from information_schema.views where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%'`,
 		`select count(*) from information_schema.role_column_grants`,
 		"reset role",
 	} {
