@@ -104,6 +104,10 @@ var catalogRowQueries = []string{
 	`select attrelid::regclass, attname, attnum, atttypmod, attndims, attnotnull, attcollation from pg_attribute
 	 where attrelid in (select oid from pg_class where relnamespace in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
 	 and relkind in ('r', 'v') and relname not like 'seqd%') and attnum > 0 order by attrelid::regclass::text, attnum`,
+	`select classid::regclass, case classid when 'pg_class'::regclass then objid::regclass::text when 'pg_namespace'::regclass then objid::regnamespace::text
+		when 'pg_database'::regclass then (select datname::text from pg_database where oid = objid) end, objsubid, refclassid::regclass, refobjid::regrole, deptype,
+		dbid = (select oid from pg_database where datname = current_database())
+	 from pg_shdepend where refobjid in (select oid from pg_roles where rolname like 'cr\_%') order by 2, 5, 6`,
 	`select * from pg_views where schemaname in ('pg_catalog', 'information_schema') and viewname not like 'seqd%' order by 1, 2`,
 	`select * from information_schema.views where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' order by 2, 3`,
 	`select pg_get_viewdef('pg_roles'::regclass) = pg_get_viewdef('pg_roles'), pg_get_viewdef('pg_class'::regclass), pg_get_viewdef('pg_class'),
