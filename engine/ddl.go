@@ -310,7 +310,7 @@ func (e *Engine) lookupIdle(ctx context.Context, n Name) (*seq, error) {
 			s.mu.Unlock()
 			return nil, err
 		}
-		waited, err := e.waitLockLocked(ctx, s)
+		waited, err := e.waitLockLocked(ctx, s, "ExclusiveLock")
 		if err != nil {
 			s.mu.Unlock()
 			return nil, err

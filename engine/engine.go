@@ -179,6 +179,13 @@ type Engine struct {
 	// lockMu guards the transactions' waitingFor (deadlock detection);
 	// it is taken last.
 	lockMu sync.Mutex
+	// heldMu guards held, the committed sequences whose lock a
+	// transaction holds, as Locks lists them; it is taken last, after a
+	// sequence's mu.
+	heldMu sync.Mutex
+	held   map[*seq]*Txn
+	// txnSeq numbers the transactions (Locks' transaction numbers).
+	txnSeq atomic.Uint64
 
 	w writer
 }

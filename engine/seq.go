@@ -153,7 +153,7 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 	n0 := n == 0
 	for {
 		if s.lockedBy != nil {
-			if waited, err := e.waitLockLocked(ctx, s); err != nil {
+			if waited, err := e.waitLockLocked(ctx, s, "RowExclusiveLock"); err != nil {
 				return seqmath.Range{}, err
 			} else if waited {
 				s.drainLocked()

@@ -62,8 +62,10 @@ type Txn struct {
 	// waitingFor is the transaction this one waits for (deadlock
 	// detection). REQUIRES: e.lockMu.
 	waitingFor *Txn
-	// owner is who runs it (BeginOwned), for WaitState.Holder.
+	// owner is who runs it (BeginOwned), for WaitState.Holder; num its
+	// number, as Locks shows it.
 	owner uint32
+	num   uint64
 }
 
 // entry is a sequence the transaction created or changed.
@@ -84,6 +86,7 @@ func (e *Engine) Begin() *Txn { return e.BeginOwned(0) }
 func (e *Engine) BeginOwned(owner uint32) *Txn {
 	return &Txn{
 		owner:      owner,
+		num:        e.txnSeq.Add(1),
 		e:          e,
 		entries:    map[string]entry{},
 		hidden:     map[string]bool{},
@@ -214,6 +217,7 @@ func (t *Txn) end() {
 		s.mu.Lock()
 		if s.lockedBy == t {
 			s.lockedBy = nil
+			t.e.unhold(s)
 			t.e.refillLocked(s)
 		}
 		s.broadcastLocked()

@@ -24,6 +24,7 @@ var ErrLockTimeout = errors.New("seqd: lock timeout")
 type WaitState struct {
 	event  atomic.Pointer[string]
 	holder atomic.Pointer[Txn]
+	rel    atomic.Pointer[LockInfo] // what it waits for, as Locks would show it
 }
 
 // The lock waits, in pg_stat_activity's words: for a sequence another
@@ -56,6 +57,74 @@ func (w *WaitState) Holder() uint32 {
 	return 0
 }
 
+// Waiting is the lock the session waits for, as pg_locks shows a lock
+// not granted: on a sequence (Seq and ID set) or on the holder's
+// transaction (Txn); false when it waits for none.
+func (w *WaitState) Waiting() (LockInfo, bool) {
+	if l := w.rel.Load(); l != nil {
+		return *l, true
+	}
+	return LockInfo{}, false
+}
+
+// LockInfo is a lock as pg_locks shows it: on a committed sequence (Seq
+// and ID), or on a transaction (Txn, its number, when Seq is zero: the
+// one every transaction holding a lock holds on itself, and what a
+// creator of a name waits for).
+type LockInfo struct {
+	Owner uint32 // the session holding or waiting for it (BeginOwned)
+	Seq   Name
+	ID    uint64 // the sequence's
+	Txn   uint64
+	// Mode is PostgreSQL's name for it: a transaction's DDL holds
+	// ExclusiveLock on a sequence (every nextval, setval and DDL waits;
+	// reads do not), nextval and setval wait with RowExclusiveLock, and a
+	// wait for a transaction is ShareLock on it, as PostgreSQL's.
+	Mode    string
+	Granted bool
+	Since   time.Time // when the wait began (not granted)
+}
+
+// Locks are the locks transactions hold: each sequence lock, and each
+// holding transaction's lock on itself.
+func (e *Engine) Locks() []LockInfo {
+	e.heldMu.Lock()
+	seqs := make(map[*seq]*Txn, len(e.held))
+	for s, t := range e.held {
+		seqs[s] = t
+	}
+	e.heldMu.Unlock()
+	var out []LockInfo
+	txns := map[*Txn]bool{}
+	for s, t := range seqs {
+		s.mu.Lock()
+		n, _ := nameFromKey(s.key)
+		l := LockInfo{Owner: t.owner, Seq: n, ID: s.id, Txn: t.num, Mode: "ExclusiveLock", Granted: true}
+		held := s.lockedBy == t
+		s.mu.Unlock()
+		if held {
+			out = append(out, l)
+			txns[t] = true
+		}
+	}
+	e.catMu.RLock()
+	for _, t := range e.nameLocks {
+		txns[t] = true
+	}
+	e.catMu.RUnlock()
+	for t := range txns {
+		out = append(out, LockInfo{Owner: t.owner, Txn: t.num, Mode: "ExclusiveLock", Granted: true})
+	}
+	return out
+}
+
+// unhold forgets s's lock in held. REQUIRES: s.mu.
+func (e *Engine) unhold(s *seq) {
+	e.heldMu.Lock()
+	delete(e.held, s)
+	e.heldMu.Unlock()
+}
+
 type waitStateKey struct{}
 
 // WithWaitState has the engine record in w each wait for another
@@ -67,7 +136,7 @@ func WithWaitState(ctx context.Context, w *WaitState) context.Context {
 // waitTxn waits until holder ends or releases locks; me (nil outside a
 // transaction) is the waiter, event what it waits for (WaitState). A wait
 // that would close a cycle fails with ErrDeadlock at once.
-func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn, event *string) error {
+func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn, event *string, what LockInfo) error {
 	if me != nil {
 		e.lockMu.Lock()
 		for u := holder; u != nil; u = u.waitingFor {
@@ -94,11 +163,17 @@ func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn, event *string) er
 		expired = t.C
 	}
 	if w, ok := ctx.Value(waitStateKey{}).(*WaitState); ok {
+		what.Since = time.Now()
+		if what.Seq == (Name{}) {
+			what.Txn, what.Mode = holder.num, "ShareLock"
+		}
 		w.holder.Store(holder)
 		w.event.Store(event)
+		w.rel.Store(&what)
 		defer func() {
 			w.event.Store(nil)
 			w.holder.Store(nil)
+			w.rel.Store(nil)
 		}()
 	}
 	select {
@@ -122,15 +197,17 @@ func WithLockTimeout(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, lockTimeoutKey{}, d)
 }
 
-// waitLockLocked waits while another transaction holds s's lock; it
-// reports whether it waited (s may have changed). REQUIRES: s.mu held.
-func (e *Engine) waitLockLocked(ctx context.Context, s *seq) (bool, error) {
+// waitLockLocked waits while another transaction holds s's lock, to
+// take it in mode (LockInfo.Mode); it reports whether it waited (s may
+// have changed). REQUIRES: s.mu held.
+func (e *Engine) waitLockLocked(ctx context.Context, s *seq, mode string) (bool, error) {
 	me := txnFrom(ctx)
 	waited := false
 	for s.lockedBy != nil && s.lockedBy != me {
 		holder := s.lockedBy
+		n, _ := nameFromKey(s.key)
 		s.mu.Unlock()
-		err := e.waitTxn(ctx, me, holder, &waitRelation)
+		err := e.waitTxn(ctx, me, holder, &waitRelation, LockInfo{Seq: n, ID: s.id, Mode: mode})
 		s.mu.Lock()
 		if err != nil {
 			return true, err
@@ -150,7 +227,7 @@ func (e *Engine) waitNameLocked(ctx context.Context, key string) (bool, error) {
 		return false, nil
 	}
 	e.catMu.Unlock()
-	err := e.waitTxn(ctx, me, holder, &waitTransactionID)
+	err := e.waitTxn(ctx, me, holder, &waitTransactionID, LockInfo{})
 	e.catMu.Lock()
 	return true, err
 }
@@ -205,7 +282,7 @@ func (e *Engine) waitUnlocked(ctx context.Context, n Name) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, err = e.waitLockLocked(ctx, s)
+	_, err = e.waitLockLocked(ctx, s, "ExclusiveLock")
 	return err
 }
 
@@ -248,7 +325,7 @@ func (t *Txn) lockSeq(ctx context.Context, s *seq) error {
 		if err := s.usableLocked(); err != nil {
 			return err
 		}
-		if _, err := t.e.waitLockLocked(ctx, s); err != nil {
+		if _, err := t.e.waitLockLocked(ctx, s, "ExclusiveLock"); err != nil {
 			return err
 		}
 		if err := s.usableLocked(); err != nil {
@@ -264,6 +341,12 @@ func (t *Txn) lockSeq(ctx context.Context, s *seq) error {
 	if s.lockedBy == nil {
 		s.lockedBy = t
 		t.locked = append(t.locked, s)
+		t.e.heldMu.Lock()
+		if t.e.held == nil {
+			t.e.held = map[*seq]*Txn{}
+		}
+		t.e.held[s] = t
+		t.e.heldMu.Unlock()
 	}
 	s.drainLocked()
 	return nil
@@ -280,6 +363,7 @@ func (t *Txn) releaseSince(nLocked, nNames int) {
 		s.mu.Lock()
 		if s.lockedBy == t {
 			s.lockedBy = nil
+			e.unhold(s)
 			e.refillLocked(s)
 		}
 		s.broadcastLocked()

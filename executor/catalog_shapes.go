@@ -103,6 +103,8 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).roleColumnGrantsRows
 	case "information_schema.columns":
 		return (*Session).columnsRows
+	case "pg_catalog.pg_locks":
+		return (*Session).locksRows
 	case "pg_catalog.pg_shdepend":
 		return (*Session).shdependRows
 	case "pg_catalog.pg_views":

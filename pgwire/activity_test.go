@@ -128,6 +128,32 @@ func TestStatActivity(t *testing.T) {
 	if got := blockers(a.PgConn().PID()); len(got) != 0 {
 		t.Errorf("pg_blocking_pids(a) = %v, want none", got)
 	}
+	// pg_locks: a's lock on s and on its transaction, granted; b's wait
+	// for s, not granted, since it began.
+	locks := func() string {
+		rows, err := c.Query(ctx, `select locktype, coalesce(relation::regclass::text, ''), mode, granted, case pid when $1 then 'a' when $2 then 'b' end,
+			waitstart is not null, transactionid is not null, database is not null from pg_locks order by 1, 4 desc, 5`, int32(a.PgConn().PID()), int32(b.PgConn().PID()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for rows.Next() {
+			var typ, rel, mode, who string
+			var granted, waiting, xid, db bool
+			if err := rows.Scan(&typ, &rel, &mode, &granted, &who, &waiting, &xid, &db); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprint(typ, " ", rel, " ", mode, " ", granted, " ", who, " ", waiting, " ", xid, " ", db))
+		}
+		if rows.Err() != nil {
+			t.Fatal(rows.Err())
+		}
+		return strings.Join(out, "; ")
+	}
+	if got, want := locks(), "relation s ExclusiveLock true a false false true; relation s RowExclusiveLock false b true false true; "+
+		"transactionid  ExclusiveLock true a false true false"; got != want {
+		t.Errorf("pg_locks while b waits for a:\n got %s\nwant %s", got, want)
+	}
 	a.Exec(ctx, "select 1/0")
 	if r, _ := activityOf(t, c, a.PgConn().PID()); str(r.state) != "idle in transaction (aborted)" {
 		t.Errorf("a in a failed block: %s", str(r.state))
@@ -137,6 +163,9 @@ func TestStatActivity(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	if got := locks(); got != "" {
+		t.Errorf("pg_locks after the block: %s, want none", got)
 	}
 
 	// A CREATE waits for the block creating the same name.
@@ -149,6 +178,12 @@ func TestStatActivity(t *testing.T) {
 		r, _ := activityOf(t, c, b.PgConn().PID())
 		return str(r.waitType) == "Lock" && str(r.wait) == "transactionid"
 	}, "b waiting for the creating transaction")
+	var sameXid bool
+	if err := c.QueryRow(ctx, `select (select transactionid::text from pg_locks where pid = $1 and granted) =
+		(select transactionid::text from pg_locks where pid = $2 and not granted and mode = 'ShareLock')`,
+		int32(a.PgConn().PID()), int32(b.PgConn().PID())).Scan(&sameXid); err != nil || !sameXid {
+		t.Errorf("b's wait for a's transaction in pg_locks: %v %v", sameXid, err)
+	}
 	a.Exec(ctx, "rollback")
 	if err := <-done; err != nil {
 		t.Fatal(err)
