@@ -20,10 +20,17 @@ import (
 type Activity struct {
 	mu    sync.Mutex
 	byPID map[uint32]*backend
+	// since is when counting began (pg_stat_database.stats_reset); the
+	// rest are pg_stat_database's counters of the sessions that ended,
+	// under mu, the times in milliseconds.
+	since                                 time.Time
+	commits, rollbacks                    int64
+	deadlocks, sessions                   int64
+	sessionTime, activeTime, idleInTxTime float64
 }
 
 // NewActivity is an empty Activity.
-func NewActivity() *Activity { return &Activity{byPID: map[uint32]*backend{}} }
+func NewActivity() *Activity { return &Activity{byPID: map[uint32]*backend{}, since: time.Now()} }
 
 // maxActivityQuery bounds the statement text pg_stat_activity keeps of a
 // session, as PostgreSQL's track_activity_query_size (1024 bytes).
@@ -48,21 +55,50 @@ type backend struct {
 	queryStart time.Time
 	changed    time.Time // state_change
 	xactStart  time.Time
+	// pg_stat_database's counters of the session: transactions ended,
+	// deadlocks it was the victim of, and the milliseconds it spent
+	// running statements and idle in a transaction.
+	commits, rollbacks, deadlocks int64
+	activeTime, idleInTxTime      float64
+	activeSince                   time.Time // when it went active
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// counted records a transaction's end (commit or rollback) in the
+// session's counters.
+func (s *Session) counted(commit bool) {
+	b := s.backend
+	b.mu.Lock()
+	if commit {
+		b.commits++
+	} else {
+		b.rollbacks++
+	}
+	b.mu.Unlock()
 }
 
 // add registers a session; remove forgets it.
 func (a *Activity) add(b *backend) {
 	a.mu.Lock()
 	a.byPID[b.pid] = b
+	a.sessions++
 	a.mu.Unlock()
 }
 
 func (a *Activity) remove(b *backend) {
 	a.mu.Lock()
-	if a.byPID[b.pid] == b {
-		delete(a.byPID, b.pid)
+	defer a.mu.Unlock()
+	if a.byPID[b.pid] != b {
+		return
 	}
-	a.mu.Unlock()
+	delete(a.byPID, b.pid)
+	b.mu.Lock()
+	a.commits, a.rollbacks, a.deadlocks = a.commits+b.commits, a.rollbacks+b.rollbacks, a.deadlocks+b.deadlocks
+	a.sessionTime += ms(time.Since(b.start))
+	a.activeTime, a.idleInTxTime = a.activeTime+b.activeTime, a.idleInTxTime+b.idleInTxTime
+	b.mu.Unlock()
 }
 
 // lookup is session pid's entry, nil if none.
@@ -142,6 +178,12 @@ func (s *Session) activityBegin(text string) {
 	b := s.backend
 	now := time.Now()
 	b.mu.Lock()
+	if !b.active {
+		if b.status != 'I' && !b.changed.IsZero() {
+			b.idleInTxTime += ms(now.Sub(b.changed))
+		}
+		b.activeSince = now
+	}
 	b.active, b.query, b.queryStart, b.changed, b.disabled = true, text, now, now, false
 	if b.status == 'I' {
 		b.xactStart = now
@@ -168,7 +210,7 @@ func (s *Session) disableActivity() {
 		return
 	}
 	b.mu.Lock()
-	b.disabled, b.active, b.query = true, false, ""
+	b.disabled, b.active, b.query, b.activeSince = true, false, "", time.Time{}
 	b.queryStart, b.changed, b.xactStart = time.Time{}, time.Time{}, time.Time{}
 	b.mu.Unlock()
 }
@@ -188,7 +230,19 @@ func (s *Session) Idle() {
 		b.mu.Unlock()
 		s.appVersion = s.pathVersion
 	}
+	var commits, rollbacks int64
+	if !s.tx.open && !s.implicit { // a transaction ended, if a statement ran
+		if s.xactRan && s.xactFailed {
+			rollbacks = 1
+		} else if s.xactRan {
+			commits = 1
+		}
+		s.xactRan, s.xactFailed = false, false
+	}
 	if !s.tracking() {
+		if commits+rollbacks > 0 {
+			s.counted(commits > 0)
+		}
 		s.disableActivity()
 		return
 	}
@@ -196,8 +250,13 @@ func (s *Session) Idle() {
 	if status == 'I' && s.implicit {
 		status = 'T' // the implicit transaction goes on to its Sync
 	}
+
 	now := time.Now()
 	b.mu.Lock()
+	b.commits, b.rollbacks = b.commits+commits, b.rollbacks+rollbacks
+	if b.active && !b.activeSince.IsZero() {
+		b.activeTime += ms(now.Sub(b.activeSince))
+	}
 	if b.active || b.status != status || b.disabled {
 		b.changed = now
 	}
@@ -266,4 +325,57 @@ func (s *Session) timestamptz(t time.Time) eval.Datum {
 		return eval.Null
 	}
 	return eval.Timestamptz(t, s.location())
+}
+
+// statDatabaseRows are pg_stat_database's rows: the shared objects' (no
+// database; seqd counts nothing of them) and the database's, counted
+// since the server started (stats_reset) over every front end's
+// sessions. seqd has no tables, blocks, temporary files or recovery
+// conflicts (their counters are 0), keeps no data checksums (NULL, as
+// PostgreSQL without them) and does not count how sessions ended
+// (sessions_abandoned, _fatal and _killed are NULL).
+func (s *Session) statDatabaseRows() ([][]eval.Datum, error) {
+	a := s.cfg.Activity
+	a.mu.Lock()
+	commits, rollbacks, deadlocks, sessions := a.commits, a.rollbacks, a.deadlocks, a.sessions
+	sessionTime, activeTime, idleInTx := a.sessionTime, a.activeTime, a.idleInTxTime
+	live := make([]*backend, 0, len(a.byPID))
+	for _, b := range a.byPID {
+		live = append(live, b)
+	}
+	since := a.since
+	a.mu.Unlock()
+	now := time.Now()
+	backends := 0
+	for _, b := range live {
+		if b.db == s.cfg.Database {
+			backends++
+		}
+		b.mu.Lock()
+		commits, rollbacks, deadlocks = commits+b.commits, rollbacks+b.rollbacks, deadlocks+b.deadlocks
+		sessionTime += ms(now.Sub(b.start))
+		activeTime, idleInTx = activeTime+b.activeTime, idleInTx+b.idleInTxTime
+		if b.active && !b.activeSince.IsZero() {
+			activeTime += ms(now.Sub(b.activeSince))
+		} else if b.status != 'I' && !b.changed.IsZero() {
+			idleInTx += ms(now.Sub(b.changed))
+		}
+		b.mu.Unlock()
+	}
+	zero, f0 := eval.Int(0), eval.Float(0)
+	shared := []eval.Datum{zero, eval.Null, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero,
+		eval.Null, eval.Null, f0, f0, f0, f0, f0, zero, zero, zero, zero, eval.Null}
+	db := []eval.Datum{eval.Int(seqdDatabaseOID), eval.Text(s.cfg.Database), eval.Int(int64(backends)), eval.Int(commits), eval.Int(rollbacks),
+		zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, eval.Int(deadlocks), eval.Null, eval.Null, f0, f0,
+		eval.Float(sessionTime), eval.Float(activeTime), eval.Float(idleInTx), eval.Int(sessions), eval.Null, eval.Null, eval.Null,
+		s.timestamptz(since)}
+	return [][]eval.Datum{shared, db}, nil
+}
+
+// statConflictsRows are pg_stat_database_conflicts' rows: the database's,
+// with no queries canceled by recovery conflicts (a seqd standby has
+// none: it replays no data a query could be reading).
+func (s *Session) statConflictsRows() ([][]eval.Datum, error) {
+	zero := eval.Int(0)
+	return [][]eval.Datum{{eval.Int(seqdDatabaseOID), eval.Text(s.cfg.Database), zero, zero, zero, zero, zero}}, nil
 }

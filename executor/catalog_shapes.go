@@ -103,6 +103,10 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).roleColumnGrantsRows
 	case "information_schema.columns":
 		return (*Session).columnsRows
+	case "pg_catalog.pg_stat_database":
+		return (*Session).statDatabaseRows
+	case "pg_catalog.pg_stat_database_conflicts":
+		return (*Session).statConflictsRows
 	case "pg_catalog.pg_locks":
 		return (*Session).locksRows
 	case "pg_catalog.pg_shdepend":

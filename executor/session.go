@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -116,7 +117,11 @@ type Session struct {
 	// name trust authentication let in), so that its role's being dropped
 	// later takes its privileges away rather than making it a superuser.
 	userWasRole bool
-	timeouts    timeoutCache // parsed statement_timeout, lock_timeout, ... (budget.go)
+	// xactRan: a statement ran since the last transaction ended;
+	// xactFailed: an error or a rollback ends it (pg_stat_database's
+	// xact_commit and xact_rollback, counted at Idle).
+	xactRan, xactFailed bool
+	timeouts            timeoutCache // parsed statement_timeout, lock_timeout, ... (budget.go)
 	// loginUser is who authenticated (PostgreSQL's session user before any
 	// SET SESSION AUTHORIZATION); cfg.User is the current user, which
 	// SET SESSION AUTHORIZATION changes (syncUser).
@@ -261,6 +266,7 @@ func (s *Session) TxStatus() byte { return s.tx.status() }
 // of them without one): what it did since can only be undone now, and a
 // deadlock's victim so frees the other block.
 func (s *Session) Abort() {
+	s.xactFailed = true
 	s.tx.abort()
 	switch {
 	case s.tx.open && len(s.tx.savepoints) > 0:
@@ -294,7 +300,11 @@ func (s *Session) EndImplicit(ctx context.Context, commit bool) error {
 	if s.tx.open {
 		return nil
 	}
-	return s.endDDL(ctx, commit && !s.tx.aborted)
+	err := s.endDDL(ctx, commit && !s.tx.aborted)
+	if err != nil {
+		s.xactFailed = true
+	}
+	return err
 }
 
 // preventInBlock refuses a command that cannot run in a transaction, as
@@ -505,11 +515,17 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []eval.Datum)
 	}
 	s.activityBegin(p.text)
 	p.runs++
+	s.xactRan = true
 	r, err := p.run(ctx, params)
 	if s.implicit {
 		s.executed++
 	}
 	if err != nil {
+		if errors.Is(err, engine.ErrDeadlock) {
+			s.backend.mu.Lock()
+			s.backend.deadlocks++
+			s.backend.mu.Unlock()
+		}
 		return nil, err
 	}
 	if len(s.reported) > 0 {

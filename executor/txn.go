@@ -205,6 +205,7 @@ func (s *Session) end(ctx context.Context, tag string, commit bool) (*Result, er
 		commit = false
 	}
 	err := s.endDDL(ctx, commit)
+	s.xactFailed = s.xactFailed || !commit || err != nil
 	if !commit || err != nil {
 		s.restoreSettings(s.tx.saved)
 	}

@@ -296,3 +296,88 @@ func TestProtocolStatementsListed(t *testing.T) {
 		t.Errorf("after closing named_one:\n postgres:\n%s\n seqd:\n%s", want, got)
 	}
 }
+
+// TestStatDatabase: pg_stat_database counts, over the server's sessions,
+// the transactions that committed and rolled back (a statement outside a
+// block is one, a block one, a Query of several statements one), the
+// deadlocks, the sessions and their times, as PostgreSQL 15 counts them.
+func TestStatDatabase(t *testing.T) {
+	dsn := startSeqd(t)
+	ctx := context.Background()
+	connect := func() *pgx.Conn {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(ctx) })
+		return c
+	}
+	type stats struct {
+		backends, commits, rollbacks, deadlocks, sessions int64
+		sessionTime, activeTime                           float64
+		reset                                             bool
+	}
+	reader := connect()
+	read := func() stats {
+		var st stats
+		err := reader.QueryRow(ctx, `select numbackends, xact_commit, xact_rollback, deadlocks, sessions, session_time, active_time,
+			stats_reset is not null from pg_stat_database where datname = current_database()`).
+			Scan(&st.backends, &st.commits, &st.rollbacks, &st.deadlocks, &st.sessions, &st.sessionTime, &st.activeTime, &st.reset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	before := read()
+	a, b := connect(), connect()
+	for _, q := range []string{"create sequence d1", "create sequence d2", "select 1", "begin", "select nextval('d1')", "commit",
+		"begin", "rollback", "select 1; select 2"} {
+		if _, err := a.Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	a.Exec(ctx, "select 1/0") // a rollback
+	// a and b each lock one sequence, then wait for the other's: one of
+	// them is the deadlock's victim.
+	for _, c := range []struct {
+		conn *pgx.Conn
+		seq  string
+	}{{a, "d1"}, {b, "d2"}} {
+		if _, err := c.conn.Exec(ctx, "begin; alter sequence "+c.seq+" increment 2"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, 2)
+	go func() {
+		_, err := a.Exec(ctx, "alter sequence d2 increment 3")
+		errs <- err
+	}()
+	polls := int64(0) // each a transaction of the reader's
+	for n := 0; n != 1; polls++ {
+		if err := reader.QueryRow(ctx, "select count(*) from pg_locks where not granted").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, errB := b.Exec(ctx, "alter sequence d1 increment 3")
+	errA := <-errs
+	if (errA == nil) == (errB == nil) || !strings.Contains(fmt.Sprint(errA, errB), "40P01") {
+		t.Fatalf("a: %v, b: %v; want one 40P01", errA, errB)
+	}
+	for _, c := range []*pgx.Conn{a, b} {
+		if _, err := c.Exec(ctx, "rollback"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := read()
+	// a: 2 creates, select 1, a block, the Query of two = 5 commits;
+	// the rolled back block, 1/0 and its deadlocked block = 3 rollbacks;
+	// b's block rolled back; the reader's first read and its polls
+	// committed.
+	want := stats{backends: 3, commits: before.commits + 6 + polls, rollbacks: before.rollbacks + 4, deadlocks: before.deadlocks + 1,
+		sessions: before.sessions + 2, reset: true}
+	got := after
+	got.sessionTime, got.activeTime = 0, 0
+	if got != want || after.sessionTime <= before.sessionTime || after.activeTime <= before.activeTime {
+		t.Errorf("pg_stat_database: %+v after %+v, want %+v and more session and active time", after, before, want)
+	}
+}

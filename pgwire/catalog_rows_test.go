@@ -108,6 +108,8 @@ var catalogRowQueries = []string{
 		when 'pg_database'::regclass then (select datname::text from pg_database where oid = objid) end, objsubid, refclassid::regclass, refobjid::regrole, deptype,
 		dbid = (select oid from pg_database where datname = current_database())
 	 from pg_shdepend where refobjid in (select oid from pg_roles where rolname like 'cr\_%') order by 2, 5, 6`,
+	`select datid = (select oid from pg_database where datname = current_database()), datname, confl_tablespace, confl_lock, confl_snapshot,
+		confl_bufferpin, confl_deadlock from pg_stat_database_conflicts where datname = current_database()`,
 	`select * from pg_views where schemaname in ('pg_catalog', 'information_schema') and viewname not like 'seqd%' order by 1, 2`,
 	`select * from information_schema.views where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' order by 2, 3`,
 	`select pg_get_viewdef('pg_roles'::regclass) = pg_get_viewdef('pg_roles'), pg_get_viewdef('pg_class'::regclass), pg_get_viewdef('pg_class'),
