@@ -16,9 +16,6 @@ import (
 var catalogNotYet = map[string]string{
 	"pg_catalog.pg_backend_memory_contexts": "its memory",
 	"pg_catalog.pg_file_settings":           "its configuration file",
-	"pg_catalog.pg_statio_all_sequences":    "its sequences' statistics (seqd_stat_sequences has them)",
-	"pg_catalog.pg_statio_sys_sequences":    "its sequences' statistics (seqd_stat_sequences has them)",
-	"pg_catalog.pg_statio_user_sequences":   "its sequences' statistics (seqd_stat_sequences has them)",
 	"pg_catalog.pg_timezone_abbrevs":        "its time zones",
 	"pg_catalog.pg_timezone_names":          "its time zones",
 

@@ -103,6 +103,12 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).roleColumnGrantsRows
 	case "information_schema.columns":
 		return (*Session).columnsRows
+	case "pg_catalog.pg_statio_all_sequences":
+		return statioRows("all")
+	case "pg_catalog.pg_statio_sys_sequences":
+		return statioRows("sys")
+	case "pg_catalog.pg_statio_user_sequences":
+		return statioRows("user")
 	case "pg_catalog.pg_stat_database":
 		return (*Session).statDatabaseRows
 	case "pg_catalog.pg_stat_database_conflicts":
