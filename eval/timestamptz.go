@@ -1,10 +1,12 @@
 package eval
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	_ "time/tzdata" // TimeZone names resolve without the system's zoneinfo
 
 	"github.com/seqd/seqd/sqlerr"
 )
@@ -86,6 +88,17 @@ func timestamptzIn(text string, loc *time.Location) (Datum, error) {
 		return Null, sqlerr.Errorf(sqlerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", text)
 	}
 	return Null, sqlerr.Errorf(sqlerr.InvalidDatetimeFormat, "invalid input syntax for type timestamp with time zone: \"%s\"", text)
+}
+
+// Interval is an interval of whole seconds less than a day, as a time
+// zone's offset from UTC: its microseconds, and its text form
+// ("-03:30:00").
+func Interval(seconds int64) Datum {
+	sign, a := "", seconds
+	if a < 0 {
+		sign, a = "-", -a
+	}
+	return Datum{Kind: KInt, I: seconds * 1e6, S: fmt.Sprintf("%s%02d:%02d:%02d", sign, a/3600, a/60%60, a%60)}
 }
 
 // isDateTime reports whether t is a date/time type (PostgreSQL's

@@ -42,6 +42,9 @@ func (t *Type) OID() uint32 { return t.oid }
 // Name is the type's pg_type.typname ("int8").
 func (t *Type) Name() string { return t.name }
 
+// Category is the type's pg_type.typcategory ('S' for strings).
+func (t *Type) Category() byte { return t.category }
+
 // Len is typlen: the size of a fixed-width type, -1 or -2 for variable ones.
 func (t *Type) Len() int16 { return t.len }
 
@@ -85,6 +88,7 @@ const (
 	OIDBpchar       = 1042
 	OIDVarchar      = 1043
 	OIDTimestamptz  = 1184
+	OIDInterval     = 1186
 	OIDInet         = 869
 	OIDNumeric      = 1700
 	OIDRegprocedure = 2202
@@ -255,7 +259,7 @@ func Output(t *Type, d Datum) (string, bool) {
 func AppendOutput(b []byte, t *Type, d Datum) []byte {
 	switch d.Kind {
 	case KInt:
-		if d.S != "" && t != nil && (IsReg(t) || t.oid == OIDTimestamptz) {
+		if d.S != "" && t != nil && (IsReg(t) || t.oid == OIDTimestamptz || t.oid == OIDInterval) {
 			return append(b, d.S...)
 		}
 		if t != nil && t.oid == OIDOid {

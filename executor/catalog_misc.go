@@ -6,6 +6,7 @@ package executor
 
 import (
 	"crypto/tls"
+	"fmt"
 	"strings"
 
 	"github.com/seqd/seqd/eval"
@@ -142,4 +143,42 @@ func cipherName(id uint16) (string, int64) {
 		bits = 256
 	}
 	return name, bits
+}
+
+// implementationInfoRows are information_schema.sql_implementation_info's
+// rows: PostgreSQL 15's facts of its implementation, which seqd's SQL
+// shares (cursors without HOLD close at COMMIT, READ COMMITTED, names
+// stored as written, NULLs sorted high, DDL in transactions), with seqd's
+// version (ServerVersion, as initdb writes PostgreSQL's).
+func implementationInfoRows(*Session) ([][]eval.Datum, error) {
+	// n < 0: no integer_value; text "-": no character_value.
+	row := func(id, name string, n int64, text, comments string) []eval.Datum {
+		r := []eval.Datum{eval.Text(id), eval.Text(name), eval.Null, eval.Text(text), eval.Null}
+		if n >= 0 {
+			r[2] = eval.Int(n)
+		}
+		if text == "-" {
+			r[3] = eval.Null
+		}
+		if comments != "" {
+			r[4] = eval.Text(comments)
+		}
+		return r
+	}
+	major, minor, _ := strings.Cut(strings.Fields(ServerVersion)[0], ".")
+	version := fmt.Sprintf("%02s.%02s.0000", major, minor)
+	return [][]eval.Datum{
+		row("10003", "CATALOG NAME", -1, "Y", ""),
+		row("10004", "COLLATING SEQUENCE", -1, "-", ""),
+		row("23", "CURSOR COMMIT BEHAVIOR", 1, "-", "close cursors and retain prepared statements"),
+		row("2", "DATA SOURCE NAME", -1, "", ""),
+		row("17", "DBMS NAME", -1, "PostgreSQL", ""),
+		row("26", "DEFAULT TRANSACTION ISOLATION", 2, "-", "READ COMMITTED; user-settable"),
+		row("28", "IDENTIFIER CASE", 3, "-", "stored in mixed case - case sensitive"),
+		row("85", "NULL COLLATION", 0, "-", "nulls higher than non-nulls"),
+		row("13", "SERVER NAME", -1, "", ""),
+		row("94", "SPECIAL CHARACTERS", -1, "", "all non-ASCII characters allowed"),
+		row("46", "TRANSACTION CAPABLE", 2, "-", "both DML and DDL"),
+		row("18", "DBMS VERSION", -1, version, ""),
+	}, nil
 }

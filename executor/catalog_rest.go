@@ -7,31 +7,6 @@ import (
 	"github.com/seqd/seqd/sqlerr"
 )
 
-// catalogNotYet are the relations of PostgreSQL 15's catalog that would
-// describe things seqd has but does not list yet: its sessions, roles'
-// secrets, grants, the catalog's own relations. Empty, they would be wrong answers (no sessions, no
-// functions), so reading one is an error that says what is missing; the
-// rest of the catalog seqd does not populate is empty because seqd has no
-// such objects (indexes, triggers, extensions, publications, ...).
-var catalogNotYet = map[string]string{
-	"pg_catalog.pg_backend_memory_contexts": "its memory",
-	"pg_catalog.pg_file_settings":           "its configuration file",
-	"pg_catalog.pg_timezone_abbrevs":        "its time zones",
-	"pg_catalog.pg_timezone_names":          "its time zones",
-
-	"information_schema.sql_features":            "its SQL conformance",
-	"information_schema.sql_implementation_info": "its SQL conformance",
-	"information_schema.sql_parts":               "its SQL conformance",
-	"information_schema.sql_sizing":              "its SQL conformance",
-}
-
-// notYet is a relation's rows: an error naming what it does not list.
-func notYet(schema, name, what string) func(*Session) ([][]eval.Datum, error) {
-	return func(*Session) ([][]eval.Datum, error) {
-		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not list %s in %s.%s yet", what, schema, name)
-	}
-}
-
 // restRelations are the relations of PostgreSQL 15's catalog past the
 // sequences', roles' and settings' that seqd populates: its tablespaces
 // (PostgreSQL's two, which pg_database names) and its database's name.

@@ -113,6 +113,10 @@ var catalogRowQueries = []string{
 	`select relid::regclass, schemaname, relname from pg_statio_all_sequences where schemaname = 'cr' order by 3`,
 	`select relid::regclass, schemaname, relname from pg_statio_user_sequences where schemaname = 'cr' order by 3`,
 	`select count(*) from pg_statio_sys_sequences`,
+	`select * from pg_timezone_names where name in ('UTC', 'Europe/Paris', 'Asia/Kolkata', 'America/St_Johns', 'Etc/GMT+5', 'Australia/Lord_Howe')
+	 order by 1`,
+	`select count(*), count(distinct name) from pg_timezone_names where name not like 'posix/%'`,
+	`select * from information_schema.sql_implementation_info where implementation_info_name <> 'DBMS VERSION'`,
 	`select * from pg_views where schemaname in ('pg_catalog', 'information_schema') and viewname not like 'seqd%' order by 1, 2`,
 	`select * from information_schema.views where table_schema in ('pg_catalog', 'information_schema') and table_name not like 'seqd%' order by 2, 3`,
 	`select pg_get_viewdef('pg_roles'::regclass) = pg_get_viewdef('pg_roles'), pg_get_viewdef('pg_class'::regclass), pg_get_viewdef('pg_class'),

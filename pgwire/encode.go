@@ -212,6 +212,11 @@ func appendBinary(buf []byte, t *eval.Type, d eval.Datum) ([]byte, bool) {
 			return buf, false
 		}
 		return binary.BigEndian.AppendUint64(buf, uint64(d.I)), true
+	case eval.OIDInterval: // microseconds, days, months
+		if d.Kind != eval.KInt {
+			return buf, false
+		}
+		return append(binary.BigEndian.AppendUint64(buf, uint64(d.I)), 0, 0, 0, 0, 0, 0, 0, 0), true
 	case eval.OIDInt4, eval.OIDOid, eval.OIDRegclass, eval.OIDRegtype, eval.OIDRegproc, eval.OIDRegnsp, eval.OIDRegrole:
 		return binary.BigEndian.AppendUint32(buf, uint32(d.I)), true
 	case eval.OIDInt2:
@@ -231,7 +236,7 @@ func appendBinary(buf []byte, t *eval.Type, d eval.Datum) ([]byte, bool) {
 	case eval.OIDVoid:
 		return buf, true
 	}
-	if d.Kind == eval.KText {
+	if d.Kind == eval.KText && (t.Category() == 'S' || t.OID() == eval.OIDUnknown) { // a string's binary form is its text
 		return append(buf, d.S...), true
 	}
 	if et := t.Elem(); et != nil && d.Kind == eval.KArray {
