@@ -162,6 +162,9 @@ func makeCatalogAttributes() [][]eval.Datum {
 	catalogOnce.Do(registerCatalog)
 	var out [][]eval.Datum
 	for _, r := range catalogOrder {
+		if r.kind == 'r' {
+			out = append(out, systemAttributes(r.oid)...)
+		}
 		for k, c := range r.cols {
 			coll, kind := r.column(k)
 			storage := "p"
@@ -226,4 +229,25 @@ func typeKind(t *eval.Type) columnKind {
 		k.collation = "C"
 	}
 	return k
+}
+
+// systemColumns are a table's or sequence's system columns, as
+// pg_attribute lists them (negative attnum, in PostgreSQL's order).
+var systemColumns = []struct {
+	name string
+	typ  uint32
+	num  int64
+}{{"tableoid", eval.OIDOid, -6}, {"cmax", 29, -5}, {"xmax", 28, -4}, {"cmin", 29, -3}, {"xmin", 28, -2}, {"ctid", 27, -1}}
+
+// systemAttributes are relation rel's system columns' pg_attribute rows.
+func systemAttributes(rel uint32) [][]eval.Datum {
+	out := make([][]eval.Datum, 0, len(systemColumns))
+	for _, c := range systemColumns {
+		t := eval.TypeByOID(c.typ)
+		out = append(out, []eval.Datum{eval.Int(int64(rel)), eval.Text(c.name), eval.Int(int64(c.typ)), eval.Int(0), eval.Int(int64(t.Len())),
+			eval.Int(c.num), eval.Int(0), eval.Int(-1), eval.Int(-1), eval.Bool(t.ByVal()), eval.Text(string(t.Align())), eval.Text("p"),
+			eval.Text(""), eval.Bool(true), eval.Bool(false), eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0),
+			eval.Int(0), eval.Null, eval.Null, eval.Null, eval.Null})
+	}
+	return out
 }

@@ -537,6 +537,7 @@ func describingRelations() []*relation {
 			rows: func(s *Session) ([][]eval.Datum, error) {
 				out := catalogAttributes()
 				for _, i := range s.sequences() {
+					out = append(out, systemAttributes(i.oid)...)
 					for k, c := range sequenceColumns {
 						out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(-1), eval.Int(int64(c.Type.Len())),
 							eval.Int(int64(k + 1)), eval.Int(0), eval.Int(-1), eval.Int(-1), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text("p"), eval.Text(""), eval.Bool(true), eval.Bool(false),

@@ -55,7 +55,9 @@ var catalogRowQueries = []string{
 	`select attrelid::regclass, attname, atttypid::regtype, attstattarget, attlen, attnum, attndims, attcacheoff, atttypmod, attbyval,
 		attalign, attstorage, attcompression, attnotnull, atthasdef, atthasmissing, attidentity, attgenerated, attisdropped, attislocal,
 		attinhcount, attcollation, attacl, attoptions, attfdwoptions, attmissingval
-	 from pg_attribute where attrelid::regclass::text like 'cr.%' and attnum > 0 order by 1, attnum`,
+	 from pg_attribute where attrelid::regclass::text like 'cr.%' order by 1, attnum`,
+	`select attrelid::regclass, attname, atttypid::regtype, attstattarget, attlen, attnum, attbyval, attalign, attnotnull from pg_attribute
+	 where attrelid in ('pg_class'::regclass, 'pg_roles'::regclass) and attnum < 0 order by 1, attnum`,
 	`select classid::regclass, objid::regclass, objsubid, refclassid::regclass, refobjid::regnamespace, refobjsubid, deptype from pg_depend
 	 where classid = 'pg_class'::regclass and objid::regclass::text like 'cr.%' order by 2`,
 	`select objoid::regclass, classoid::regclass, objsubid, description from pg_description
