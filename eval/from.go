@@ -193,6 +193,9 @@ func (r *relSource) open(e *Env) (Rows, error) {
 		return nil, err
 	}
 	if !ok {
+		if r.rel.Stream != nil {
+			return r.rel.Stream()
+		}
 		if rows, err = r.rel.Rows(); err != nil {
 			return nil, err
 		}

@@ -52,6 +52,9 @@ type Relation struct {
 	// Rows reads the relation's rows for the session it was resolved
 	// for.
 	Rows func() ([][]Datum, error)
+	// Stream, when set, reads the same rows as Rows, made as they are
+	// read: a scan keeps one row at a time, not the relation.
+	Stream func() (Rows, error)
 	// Lookup, when set, reads the rows whose column col equals v, or at
 	// least every such row (the query filters what it returns); ok false
 	// means it cannot look up by that column or value, and Rows is read.

@@ -251,3 +251,15 @@ func systemAttributes(rel uint32) [][]eval.Datum {
 	}
 	return out
 }
+
+// sequenceAttributes are sequence i's pg_attribute rows: its system
+// columns and its three.
+func sequenceAttributes(i seqInfo) [][]eval.Datum {
+	out := systemAttributes(i.oid)
+	for k, c := range sequenceColumns {
+		out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(-1), eval.Int(int64(c.Type.Len())),
+			eval.Int(int64(k + 1)), eval.Int(0), eval.Int(-1), eval.Int(-1), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text("p"), eval.Text(""), eval.Bool(true), eval.Bool(false),
+			eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0), eval.Int(0), eval.Null, eval.Null, eval.Null, eval.Null})
+	}
+	return out
+}

@@ -52,6 +52,14 @@ func (v *evalView) Relation(q pgsql.QName) (*eval.Relation, error) {
 			}
 			return rel.rows(s)
 		}}
+	if rel.stream != nil {
+		r.Stream = func() (eval.Rows, error) {
+			if err := s.checkCatalogRead(rel); err != nil {
+				return nil, err
+			}
+			return rel.stream(s), nil
+		}
+	}
 	if rel.by != nil {
 		r.Lookup = rel.by.lookup(s)
 		if rel.by.nameCol >= 0 {

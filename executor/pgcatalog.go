@@ -21,6 +21,9 @@ type relation struct {
 	kind         byte // relkind: 'r' table, 'v' view
 	cols         []eval.RelColumn
 	rows         func(s *Session) ([][]eval.Datum, error)
+	// stream, when set, makes the same rows as they are read (a relation
+	// with rows per sequence: stream.go).
+	stream func(s *Session) eval.Rows
 	// by, when set, looks up the rows of named sequences (lookup.go).
 	by *seqLookup
 	// acl and insertable are PostgreSQL's, from its shape
@@ -293,6 +296,21 @@ func seqRow(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
 	return seqRows(s, false, f)
 }
 
+// catalogClassRows are the catalog relations' pg_class rows.
+func catalogClassRows(s *Session) [][]eval.Datum {
+	catalogOnce.Do(registerCatalog)
+	out := make([][]eval.Datum, 0, len(catalogOrder))
+	for _, r := range catalogOrder {
+		out = append(out, catalogRow(s, r, s.oids().forSchema(r.schema)))
+	}
+	return out
+}
+
+// dependRow is a sequence's pg_depend row: on its schema.
+func dependRow(i seqInfo) []eval.Datum {
+	return []eval.Datum{eval.Int(pgClassOID), eval.Int(int64(i.oid)), eval.Int(0), eval.Int(pgNamespaceOID), eval.Int(int64(i.nsp)), eval.Int(0), eval.Text("n")}
+}
+
 // pgSequencesRow is a sequence's pg_sequences row.
 func pgSequencesRow(s *Session, i seqInfo) []eval.Datum {
 	o := i.Options
@@ -359,11 +377,10 @@ func classRelations() []*relation {
 	return []*relation{
 		{oid: pgClassOID, schema: "pg_catalog", name: "pg_class", kind: 'r', cols: classCols, rows: func(s *Session) ([][]eval.Datum, error) {
 			out, _ := seqRow(s, func(i seqInfo) []eval.Datum { return classRow(s, i) })
-			catalogOnce.Do(registerCatalog)
-			for _, r := range catalogOrder {
-				out = append(out, catalogRow(s, r, s.oids().forSchema(r.schema)))
-			}
-			return out, nil
+			return append(out, catalogClassRows(s)...), nil
+		}, stream: func(s *Session) eval.Rows {
+			return &seqStream{s: s, seqs: s.sequences(), per: func(i seqInfo) [][]eval.Datum { return [][]eval.Datum{classRow(s, i)} },
+				after: func() [][]eval.Datum { return catalogClassRows(s) }}
 		}, by: &seqLookup{nameCol: 1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, col int, v eval.Datum, prefix bool) ([][]eval.Datum, error) {
 			out, _ := rowsOf(s, seqs, false, func(i seqInfo) []eval.Datum { return classRow(s, i) })
 			catalogOnce.Do(registerCatalog)
@@ -385,12 +402,13 @@ func classRelations() []*relation {
 		{oid: 2224, schema: "pg_catalog", name: "pg_sequence", kind: 'r',
 			cols: eval.Columns("seqrelid", eval.TOid, "seqtypid", eval.TOid, "seqstart", eval.TInt8, "seqincrement", eval.TInt8, "seqmax", eval.TInt8,
 				"seqmin", eval.TInt8, "seqcache", eval.TInt8, "seqcycle", eval.TBool),
-			rows: func(s *Session) ([][]eval.Datum, error) { return seqRow(s, pgSequenceRow) },
+			rows:   func(s *Session) ([][]eval.Datum, error) { return seqRow(s, pgSequenceRow) },
+			stream: func(s *Session) eval.Rows { return streamOf(s, false, pgSequenceRow) },
 			by: &seqLookup{nameCol: -1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum, _ bool) ([][]eval.Datum, error) {
 				return rowsOf(s, seqs, false, pgSequenceRow)
 			}}},
 		{oid: 12048, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols,
-			rows: rowsBy(true, pgSequencesRow), by: lookupBy(1, true, pgSequencesRow)},
+			rows: rowsBy(true, pgSequencesRow), stream: streamBy(true, pgSequencesRow), by: lookupBy(1, true, pgSequencesRow)},
 		{oid: 1247, schema: "pg_catalog", name: "pg_type", kind: 'r', cols: eval.PgTypeColumns,
 			rows: func(s *Session) ([][]eval.Datum, error) { return s.pgTypeRows(), nil }},
 	}
@@ -522,12 +540,9 @@ func describingRelations() []*relation {
 				return out, nil
 			}},
 		{oid: 2608, schema: "pg_catalog", name: "pg_depend", kind: 'r',
-			cols: eval.Columns("classid", eval.TOid, "objid", eval.TOid, "objsubid", eval.TInt4, "refclassid", eval.TOid, "refobjid", eval.TOid, "refobjsubid", eval.TInt4, "deptype", eval.TChar),
-			rows: func(s *Session) ([][]eval.Datum, error) {
-				return seqRow(s, func(i seqInfo) []eval.Datum {
-					return []eval.Datum{eval.Int(pgClassOID), eval.Int(int64(i.oid)), eval.Int(0), eval.Int(pgNamespaceOID), eval.Int(int64(i.nsp)), eval.Int(0), eval.Text("n")}
-				})
-			}},
+			cols:   eval.Columns("classid", eval.TOid, "objid", eval.TOid, "objsubid", eval.TInt4, "refclassid", eval.TOid, "refobjid", eval.TOid, "refobjsubid", eval.TInt4, "deptype", eval.TChar),
+			rows:   func(s *Session) ([][]eval.Datum, error) { return seqRow(s, dependRow) },
+			stream: func(s *Session) eval.Rows { return streamOf(s, false, dependRow) }},
 		{oid: 1249, schema: "pg_catalog", name: "pg_attribute", kind: 'r',
 			cols: eval.Columns("attrelid", eval.TOid, "attname", eval.TName, "atttypid", eval.TOid, "attstattarget", eval.TInt4, "attlen", eval.TInt2, "attnum", eval.TInt2,
 				"attndims", eval.TInt4, "attcacheoff", eval.TInt4, "atttypmod", eval.TInt4, "attbyval", eval.TBool, "attalign", eval.TChar, "attstorage", eval.TChar, "attcompression", eval.TChar,
@@ -537,14 +552,12 @@ func describingRelations() []*relation {
 			rows: func(s *Session) ([][]eval.Datum, error) {
 				out := catalogAttributes()
 				for _, i := range s.sequences() {
-					out = append(out, systemAttributes(i.oid)...)
-					for k, c := range sequenceColumns {
-						out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(-1), eval.Int(int64(c.Type.Len())),
-							eval.Int(int64(k + 1)), eval.Int(0), eval.Int(-1), eval.Int(-1), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text("p"), eval.Text(""), eval.Bool(true), eval.Bool(false),
-							eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0), eval.Int(0), eval.Null, eval.Null, eval.Null, eval.Null})
-					}
+					out = append(out, sequenceAttributes(i)...)
 				}
 				return out, nil
+			},
+			stream: func(s *Session) eval.Rows {
+				return &seqStream{s: s, before: catalogAttributes(), seqs: s.sequences(), per: sequenceAttributes}
 			}},
 	}
 }
@@ -556,13 +569,13 @@ func viewRelations() []*relation {
 			cols: eval.Columns("schemaname", eval.TName, "sequencename", eval.TName, "last_value", eval.TInt8, "reserved_values", eval.TInt8,
 				"remaining_values", eval.TFloat8, "fraction_used", eval.TFloat8, "unlogged", eval.TBool, "shape", eval.TText, "last_counter", eval.TInt8,
 				"burned_crash", eval.TInt8, "burned_failover", eval.TInt8, "burned_release", eval.TInt8, "noorder", eval.TBool),
-			rows: rowsBy(true, statRow), by: lookupBy(1, true, statRow)},
+			rows: rowsBy(true, statRow), stream: streamBy(true, statRow), by: lookupBy(1, true, statRow)},
 		{oid: 13386, schema: "information_schema", name: "sequences", kind: 'v',
 			cols: eval.Columns("sequence_catalog", tSQLIdentifier, "sequence_schema", tSQLIdentifier, "sequence_name", tSQLIdentifier,
 				"data_type", tCharacterData, "numeric_precision", tCardinalNumber, "numeric_precision_radix", tCardinalNumber,
 				"numeric_scale", tCardinalNumber, "start_value", tCharacterData, "minimum_value", tCharacterData,
 				"maximum_value", tCharacterData, "increment", tCharacterData, "cycle_option", tYesOrNo),
-			rows: rowsBy(false, infoSequencesRow), by: lookupBy(2, false, infoSequencesRow)},
+			rows: rowsBy(false, infoSequencesRow), stream: streamBy(false, infoSequencesRow), by: lookupBy(2, false, infoSequencesRow)},
 		{oid: 13382, schema: "information_schema", name: "schemata", kind: 'v',
 			cols: eval.Columns("catalog_name", tSQLIdentifier, "schema_name", tSQLIdentifier, "schema_owner", tSQLIdentifier,
 				"default_character_set_catalog", tSQLIdentifier, "default_character_set_schema", tSQLIdentifier,
@@ -678,6 +691,14 @@ func infoSequencesRow(s *Session, i seqInfo) []eval.Datum {
 	prec := map[string]int64{"bigint": 64, "integer": 32, "smallint": 16}[o.Type.String()]
 	return []eval.Datum{eval.Text(s.cfg.Database), eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text(o.Type.String()), eval.Int(prec), eval.Int(2), eval.Int(0),
 		eval.Text(fmt.Sprint(o.Start)), eval.Text(fmt.Sprint(o.Min)), eval.Text(fmt.Sprint(o.Max)), eval.Text(fmt.Sprint(o.Increment)), boolText(o.Cycle)}
+}
+
+// streamBy streams the rows of a relation with a row per sequence, as
+// rowsBy makes them.
+func streamBy(reserved bool, row func(*Session, seqInfo) []eval.Datum) func(*Session) eval.Rows {
+	return func(s *Session) eval.Rows {
+		return streamOf(s, reserved, func(i seqInfo) []eval.Datum { return row(s, i) })
+	}
 }
 
 // rowsBy is the rows of a relation with a row per sequence, made by row;
