@@ -31,7 +31,8 @@ func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, err
 	a := &aggCall{name: name, distinct: fc.AggDistinct}
 	saved := c.aggs
 	c.aggs = nil // no aggregates inside aggregates
-	defer func() { c.aggs = saved }()
+	c.inAgg++
+	defer func() { c.aggs = saved; c.inAgg-- }()
 	if fc.AggFilter != nil {
 		f, err := c.boolArg(sc, fc.AggFilter)
 		if err != nil {

@@ -24,6 +24,23 @@ type Compiler struct {
 	// outer is the scope of the query a subquery (a SubLink) stands in,
 	// for its correlated column references (subquery.go).
 	outer *outerScope
+	// grouping records the columns of a grouped query's scope that its
+	// select list, HAVING and ORDER BY read outside aggregates (inAgg
+	// counts the aggregates whose arguments are being compiled).
+	grouping *groupCheck
+	inAgg    int
+}
+
+// groupCheck is a grouped query's scope and its column references
+// outside aggregates.
+type groupCheck struct {
+	sc   *Scope
+	refs []groupRef
+}
+
+type groupRef struct {
+	idx int
+	loc int32
 }
 
 // maxParams is the most parameters a statement may have.
@@ -154,6 +171,9 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 		}
 	}
 	if found != nil {
+		if ce, ok := found.(*colExpr); ok && c.grouping != nil && c.grouping.sc == sc && c.inAgg == 0 {
+			c.grouping.refs = append(c.grouping.refs, groupRef{ce.idx, ref.Location})
+		}
 		return found, nil
 	}
 	if x, ok, err := c.outerRef(ref, schema, table, col); ok || err != nil {

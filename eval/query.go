@@ -115,6 +115,9 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 		}
 		q.groupBy = append(q.groupBy, c.settle(x))
 	}
+	savedGrouping := c.grouping
+	c.grouping = &groupCheck{sc: sc}
+	defer func() { c.grouping = savedGrouping }()
 	var aggs []*aggCall
 	c.aggs = &aggs
 	for _, t := range st.TargetList {
@@ -138,6 +141,9 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	c.aggs = nil
 	q.aggs = aggs
 	q.grouped = q.grouped || len(aggs) > 0
+	if err := c.checkGrouped(q, sc); err != nil {
+		return nil, err
+	}
 	q.hidden = len(q.targets) - visible
 	if len(q.srfs) > 0 && q.grouped {
 		return nil, c.ErrAt(-1, sqlerr.FeatureNotSupported, "seqd does not support set-returning functions in the select list of a grouped query")
@@ -153,6 +159,42 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	}
 	q.planBulk()
 	return q, nil
+}
+
+// checkGrouped refuses, as PostgreSQL does (42803), a grouped query
+// whose select list, HAVING or ORDER BY reads a column outside an
+// aggregate that it does not group by (its value would be an arbitrary
+// row's). Where a GROUP BY item is an expression rather than a column,
+// a column inside an equal expression is grouped too; seqd does not
+// compare expressions, and checks only queries grouped by columns alone.
+func (c *Compiler) checkGrouped(q *Query, sc *Scope) error {
+	if !q.grouped || c.grouping == nil {
+		return nil
+	}
+	grouped := map[int]bool{}
+	for _, g := range q.groupBy {
+		ce, ok := g.(*colExpr)
+		if !ok {
+			return nil
+		}
+		grouped[ce.idx] = true
+	}
+	for _, r := range c.grouping.refs {
+		if grouped[r.idx] {
+			continue
+		}
+		name := ""
+		for _, it := range sc.items {
+			if r.idx >= it.offset && r.idx < it.offset+len(it.cols) {
+				name = it.cols[r.idx-it.offset].Name
+				if it.alias != "" {
+					name = it.alias + "." + name
+				}
+			}
+		}
+		return c.ErrAt(r.loc, sqlerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name)
+	}
+	return nil
 }
 
 // groupKey compiles a GROUP BY item as PostgreSQL reads it: a bare

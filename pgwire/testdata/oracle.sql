@@ -142,6 +142,15 @@ select x % 2 as a, x % 3 as b, count(*) from generate_series(1, 12) x group by 2
 select count(*) from generate_series(1, 3) x group by 2
 select count(*) from generate_series(1, 3) x group by 0
 select x, count(*) from generate_series(1, 3) x group by nosuch
+select x, count(*) from generate_series(1, 3) x
+select x, y, count(*) from (values (1, 2), (1, 3)) v(x, y) group by x
+select v.x, count(*) from (values (1, 2), (1, 3)) v(x, y) group by x
+select x + 1, count(*) from (values (1, 2), (1, 3)) v(x, y) group by x
+select count(*) from (values (1, 2)) v(x, y) having x > 0
+select count(*) from (values (1, 2)) v(x, y) group by x order by y
+select x, (select count(*) from generate_series(1, x)) from (values (1, 2)) v(x, y) group by x
+select max(x), y from (values (1, 2)) v(x, y)
+select sum(x) filter (where y > 0) from (values (1, 2)) v(x, y)
 select sequencename, increment_by from pg_sequences where sequencename = 'ev' order by 1
 select sequence_name, data_type, start_value, cycle_option from information_schema.sequences where sequence_name = 'ev'
 select relname, relkind from pg_class where relname = 'ev'
