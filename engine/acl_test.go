@@ -215,12 +215,12 @@ func TestSchemaAndDatabaseACL(t *testing.T) {
 
 func TestSchemaRecord(t *testing.T) {
 	a := ACL{Owner: "o", Grants: map[string]Privs{Public: PrivUsage, "x": SchemaPrivs}}
-	b, err := decodeSchema(encodeSchema(a))
+	b, _, err := decodeSchema(encodeSchema(a, nil))
 	if err != nil || b.Owner != "o" || b.Grants["x"] != SchemaPrivs || b.Grants[Public] != PrivUsage {
 		t.Fatalf("%+v %v", b, err)
 	}
-	for _, bad := range [][]byte{nil, {0}, {3}, {2}, {1, 0}} {
-		if _, err := decodeSchema(bad); err == nil {
+	for _, bad := range [][]byte{nil, {0}, {4}, {2}, {1, 0}} {
+		if _, _, err := decodeSchema(bad); err == nil {
 			t.Errorf("%v decoded", bad)
 		}
 	}

@@ -43,8 +43,12 @@ const (
 	secretKey     = catalogPrefix + "secret"
 	databaseKey   = catalogPrefix + "database"
 	schemaVersion = 1
-	// schemaACLVersion is a schema record's version with its ACL.
-	schemaACLVersion = 2
+	// schemaACLVersion is a schema record's version with its ACL;
+	// schemaCommentVersion's has its comment after it (COMMENT ON SCHEMA
+	// made it: "" is a comment removed, which for public is not
+	// PostgreSQL's initial "standard public schema").
+	schemaACLVersion     = 2
+	schemaCommentVersion = 3
 )
 
 // Sentinel errors of schemas.
@@ -60,6 +64,7 @@ const DefaultSchema = "public"
 // schema is one schema's state. REQUIRES: catMu for every field.
 type schema struct {
 	acl      ACL
+	comment  *string // nil: none ever set
 	rev      storage.Rev
 	writing  bool // its record is being written or deleted
 	dropping bool // DROP SCHEMA is under way: nothing may be created in it
@@ -105,11 +110,11 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 		}
 		e.dbACL = aclRecord{acl: a, rev: kv.Rev}
 	case strings.HasPrefix(kv.Key, schemaKey):
-		a, err := decodeSchema(kv.Value)
+		a, comment, err := decodeSchema(kv.Value)
 		if err != nil {
 			return fmt.Errorf("%w: key %q", err, kv.Key)
 		}
-		e.schemas[kv.Key[len(schemaKey):]] = &schema{acl: a, rev: kv.Rev}
+		e.schemas[kv.Key[len(schemaKey):]] = &schema{acl: a, comment: comment, rev: kv.Rev}
 	default:
 		return fmt.Errorf("seqd: unknown catalog record %q", kv.Key)
 	}
@@ -131,7 +136,7 @@ func (e *Engine) migrateCatalog(ctx context.Context) error {
 	ops := []storage.Op{{Key: catalogKey, Value: []byte{schemaVersion}}}
 	for name := range names {
 		if e.schemas[name] == nil {
-			ops = append(ops, storage.Op{Key: schemaKey + name, Value: encodeSchema(legacySchemaACL())})
+			ops = append(ops, storage.Op{Key: schemaKey + name, Value: encodeSchema(legacySchemaACL(), nil)})
 		}
 	}
 	rev, err := e.store.Commit(ctx, e.token, ops)
@@ -155,16 +160,60 @@ func legacySchemaACL() ACL { return ACL{Grants: map[string]Privs{Public: PrivUsa
 // PostgreSQL's defaults.
 func defaultDatabaseACL() ACL { return ACL{Grants: map[string]Privs{Public: PrivConnect | PrivTemp}} }
 
-func encodeSchema(a ACL) []byte { return append([]byte{schemaACLVersion}, a.encode()...) }
+// encodeSchema is a schema's record: version 2 and its ACL, or, once it
+// has had a comment, version 3, the ACL's length (uvarint), the ACL and
+// the comment.
+func encodeSchema(a ACL, comment *string) []byte {
+	if comment == nil {
+		return append([]byte{schemaACLVersion}, a.encode()...)
+	}
+	acl := a.encode()
+	b := binary.AppendUvarint([]byte{schemaCommentVersion}, uint64(len(acl)))
+	return append(append(b, acl...), *comment...)
+}
 
-func decodeSchema(b []byte) (ACL, error) {
+func decodeSchema(b []byte) (ACL, *string, error) {
 	switch {
 	case len(b) == 1 && b[0] == schemaVersion:
-		return legacySchemaACL(), nil
+		return legacySchemaACL(), nil, nil
 	case len(b) > 1 && b[0] == schemaACLVersion:
-		return decodeACL(b[1:])
+		a, err := decodeACL(b[1:])
+		return a, nil, err
+	case len(b) > 1 && b[0] == schemaCommentVersion:
+		n, k := binary.Uvarint(b[1:])
+		if k <= 0 || n > uint64(len(b)-1-k) {
+			break
+		}
+		a, err := decodeACL(b[1+k : 1+k+int(n)])
+		comment := string(b[1+k+int(n):])
+		return a, &comment, err
 	}
-	return ACL{}, fmt.Errorf("seqd: corrupt schema record (%d bytes)", len(b))
+	return ACL{}, nil, fmt.Errorf("seqd: corrupt schema record (%d bytes)", len(b))
+}
+
+// SchemaComment is the schema's comment; ok is false when none was ever
+// set (COMMENT ON SCHEMA).
+func (e *Engine) SchemaComment(name string) (comment string, ok bool, err error) {
+	e.catMu.RLock()
+	defer e.catMu.RUnlock()
+	if err := e.schemaUsableLocked(name); err != nil {
+		return "", false, err
+	}
+	if c := e.schemas[name].comment; c != nil {
+		return *c, true, nil
+	}
+	return "", false, nil
+}
+
+// SetSchemaComment sets the schema's comment durably, as a transaction
+// of its own; "" removes it.
+func (e *Engine) SetSchemaComment(ctx context.Context, name, text string) error {
+	t := e.Begin()
+	defer t.Rollback()
+	if err := t.SetSchemaComment(ctx, name, text); err != nil {
+		return err
+	}
+	return t.Commit(ctx)
 }
 
 // SchemaACL is the schema's owner and grants.
@@ -297,7 +346,7 @@ func (e *Engine) CreateSchema(ctx context.Context, name, owner string, ifNotExis
 	sc := &schema{acl: acl, writing: true}
 	e.schemas[name] = sc
 	e.catMu.Unlock()
-	rev, err := e.writeCatalog(storage.Op{Key: schemaKey + name, Value: encodeSchema(acl)})
+	rev, err := e.writeCatalog(storage.Op{Key: schemaKey + name, Value: encodeSchema(acl, nil)})
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
 	sc.writing = false

@@ -425,3 +425,101 @@ func TestSecret(t *testing.T) {
 		t.Fatal("two stores have one secret")
 	}
 }
+
+// TestSchemaComment: COMMENT ON SCHEMA is durable with the schema's
+// record (ACL kept), transactional (a rollback or a ROLLBACK TO undoes
+// it), "" removes it but stays set (public's initial comment does not
+// come back), a schema dropped and made again has none, and a record of
+// each version reads back.
+func TestSchemaComment(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	comment := func(name string) (string, bool) {
+		t.Helper()
+		c, ok, err := e.SchemaComment(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, ok
+	}
+	if _, ok := comment("public"); ok {
+		t.Fatal("public has a comment before any was made")
+	}
+	if _, err := e.CreateSchema(ctx, "app", "alice", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetSchemaComment(ctx, "app", "the application's"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetSchemaComment(ctx, "public", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetSchemaComment(ctx, "nosuch", "x"); !errors.Is(err, ErrNoSchema) {
+		t.Fatalf("a missing schema: %v", err)
+	}
+	// A block's comment goes with its rollback, and with ROLLBACK TO.
+	tx := e.Begin()
+	if err := tx.SetSchemaComment(ctx, "app", "rolled back"); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := tx.SchemaComment("app"); c != "rolled back" {
+		t.Fatalf("the block sees %q", c)
+	}
+	if c, _ := comment("app"); c != "the application's" {
+		t.Fatalf("others see %q before the commit", c)
+	}
+	tx.Rollback()
+	tx = e.Begin()
+	sp := tx.Savepoint()
+	if err := tx.SetSchemaComment(ctx, "app", "undone"); err != nil {
+		t.Fatal(err)
+	}
+	tx.RollbackTo(sp)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openFS(t, fs)
+	if c, ok := comment("app"); c != "the application's" || !ok {
+		t.Fatalf("app after restart: %q %v", c, ok)
+	}
+	if c, ok := comment("public"); c != "" || !ok {
+		t.Fatalf("public after its comment was removed: %q %v", c, ok)
+	}
+	if a, err := e.SchemaACL("app"); err != nil || a.Owner != "alice" {
+		t.Fatalf("app's owner kept with its comment: %+v %v", a, err)
+	}
+	// Dropped and made again in one block: no comment.
+	tx = e.Begin()
+	if _, err := tx.DropSchema(ctx, "app", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.CreateSchema(ctx, "app", "bob", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := comment("app"); ok || c != "" {
+		t.Fatalf("app made again: %q %v", c, ok)
+	}
+	e.Close()
+
+	for _, c := range []struct {
+		rec     []byte
+		comment *string
+	}{{[]byte{schemaVersion}, nil}, {encodeSchema(ACL{Owner: "o"}, nil), nil}, {encodeSchema(ACL{Owner: "o"}, ptr("x")), ptr("x")},
+		{encodeSchema(ACL{Owner: "o"}, ptr("")), ptr("")}} {
+		_, got, err := decodeSchema(c.rec)
+		if err != nil || (got == nil) != (c.comment == nil) || got != nil && *got != *c.comment {
+			t.Errorf("decode %x: %v %v", c.rec, got, err)
+		}
+	}
+	for _, bad := range [][]byte{{schemaCommentVersion}, {schemaCommentVersion, 200}, {schemaCommentVersion, 0xff, 0xff, 0xff}} {
+		if _, _, err := decodeSchema(bad); err == nil {
+			t.Errorf("decode %x: no error", bad)
+		}
+	}
+}

@@ -48,13 +48,17 @@ type Txn struct {
 	// schemaACLs are the ACLs of the schemas it created or changed the
 	// privileges of; dbACL the database's, if it changed them.
 	schemaACLs map[string]ACL
-	dbACL      *ACL
-	roles      map[string]*Role       // roles created or changed (nil: dropped)
-	roleRevs   map[string]storage.Rev // each changed role's revision when first touched (0: absent)
-	renames    []RoleRename           // roles renamed, in order
-	locked     []*seq                 // committed sequences whose lock it holds
-	names      []string               // name locks it holds
-	done       chan struct{}          // closed when it ends
+	// schemaComments are the comments of the schemas it created (nil:
+	// none) or commented on; each has its ACL in schemaACLs, and the
+	// record is written with both.
+	schemaComments map[string]*string
+	dbACL          *ACL
+	roles          map[string]*Role       // roles created or changed (nil: dropped)
+	roleRevs       map[string]storage.Rev // each changed role's revision when first touched (0: absent)
+	renames        []RoleRename           // roles renamed, in order
+	locked         []*seq                 // committed sequences whose lock it holds
+	names          []string               // name locks it holds
+	done           chan struct{}          // closed when it ends
 	// released is closed when ROLLBACK TO releases locks, then replaced.
 	// REQUIRES: e.lockMu.
 	released chan struct{}
@@ -85,19 +89,20 @@ func (e *Engine) Begin() *Txn { return e.BeginOwned(0) }
 // which a WaitState names to those waiting for its locks.
 func (e *Engine) BeginOwned(owner uint32) *Txn {
 	return &Txn{
-		owner:      owner,
-		num:        e.txnSeq.Add(1),
-		e:          e,
-		entries:    map[string]entry{},
-		hidden:     map[string]bool{},
-		comments:   map[uint64]*string{},
-		acls:       map[uint64]ACL{},
-		schemas:    map[string]bool{},
-		schemaACLs: map[string]ACL{},
-		roles:      map[string]*Role{},
-		roleRevs:   map[string]storage.Rev{},
-		done:       make(chan struct{}),
-		released:   make(chan struct{}),
+		owner:          owner,
+		num:            e.txnSeq.Add(1),
+		e:              e,
+		entries:        map[string]entry{},
+		hidden:         map[string]bool{},
+		comments:       map[uint64]*string{},
+		acls:           map[uint64]ACL{},
+		schemas:        map[string]bool{},
+		schemaACLs:     map[string]ACL{},
+		schemaComments: map[string]*string{},
+		roles:          map[string]*Role{},
+		roleRevs:       map[string]storage.Rev{},
+		done:           make(chan struct{}),
+		released:       make(chan struct{}),
 	}
 }
 

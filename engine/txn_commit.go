@@ -252,7 +252,7 @@ func (c *commitPlan) plan() ([]storage.Op, error) {
 		if sc := e.schemas[name]; sc != nil {
 			expect = sc.rev
 		}
-		put(storage.Op{Key: schemaKey + name, Value: encodeSchema(a), Expect: expect})
+		put(storage.Op{Key: schemaKey + name, Value: encodeSchema(a, t.schemaComment(name)), Expect: expect})
 	}
 	if t.dbACL != nil {
 		put(storage.Op{Key: databaseKey, Value: t.dbACL.encode(), Expect: e.dbACL.rev})
@@ -353,10 +353,11 @@ func (c *commitPlan) apply(rev storage.Rev) {
 		}
 	}
 	for name, a := range t.schemaACLs {
+		comment := t.schemaComment(name)
 		if sc := e.schemas[name]; sc != nil {
-			sc.acl, sc.rev = a.clone(), rev
+			sc.acl, sc.comment, sc.rev = a.clone(), comment, rev
 		} else {
-			e.schemas[name] = &schema{acl: a.clone(), rev: rev}
+			e.schemas[name] = &schema{acl: a.clone(), comment: comment, rev: rev}
 		}
 	}
 	if t.dbACL != nil {

@@ -204,7 +204,27 @@ func (t *Txn) CreateSchema(ctx context.Context, name, owner string, ifNotExists 
 	}
 	t.schemas[name] = true
 	t.schemaACLs[name] = ACL{Owner: owner, Grants: map[string]Privs{}}
+	t.schemaComments[name] = nil
 	return true, nil
+}
+
+// SetSchemaComment sets the schema's comment in the transaction ("":
+// removed), which holds the schema's name lock until it ends, as
+// UpdateSchemaACL.
+func (t *Txn) SetSchemaComment(ctx context.Context, name, text string) error {
+	if !t.schemaExists(name) {
+		return noSchema(name)
+	}
+	if err := t.lockName(ctx, schemaKey+name); err != nil {
+		return err
+	}
+	a, err := t.SchemaACL(name) // after the wait: it may be gone
+	if err != nil {
+		return err
+	}
+	t.schemaACLs[name] = a
+	t.schemaComments[name] = &text
+	return nil
 }
 
 // UpdateSchemaACL changes the schema's ACL in the transaction, which
@@ -283,5 +303,6 @@ func (t *Txn) DropSchema(ctx context.Context, name string, cascade bool) ([]Name
 		delete(t.schemas, name)
 	}
 	delete(t.schemaACLs, name)
+	delete(t.schemaComments, name)
 	return dropped, nil
 }

@@ -10,9 +10,10 @@ type Savepoint struct {
 	acls     map[uint64]ACL
 	schemas  map[string]bool
 	// schemaACLs and dbACL: the transaction's, as in Txn.
-	schemaACLs map[string]ACL
-	dbACL      *ACL
-	roles      map[string]*Role
+	schemaACLs     map[string]ACL
+	schemaComments map[string]*string
+	dbACL          *ACL
+	roles          map[string]*Role
 	// nLocked and nNames: how many locks the transaction held; nRenames,
 	// how many roles it had renamed.
 	nLocked, nNames, nRenames int
@@ -29,7 +30,7 @@ func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 // Savepoint records the transaction's changes so far.
 func (t *Txn) Savepoint() Savepoint {
 	return Savepoint{entries: cloneMap(t.entries), hidden: cloneMap(t.hidden), comments: cloneMap(t.comments), acls: cloneACLs(t.acls),
-		schemas: cloneMap(t.schemas), schemaACLs: cloneACLs(t.schemaACLs), dbACL: t.dbACL, roles: cloneMap(t.roles),
+		schemas: cloneMap(t.schemas), schemaACLs: cloneACLs(t.schemaACLs), schemaComments: cloneMap(t.schemaComments), dbACL: t.dbACL, roles: cloneMap(t.roles),
 		nLocked: len(t.locked), nNames: len(t.names), nRenames: len(t.renames)}
 }
 
@@ -49,7 +50,7 @@ func cloneACLs[K comparable](m map[K]ACL) map[K]ACL {
 // handed out, as in PostgreSQL.
 func (t *Txn) RollbackTo(sp Savepoint) {
 	t.entries, t.hidden, t.comments, t.schemas, t.roles = cloneMap(sp.entries), cloneMap(sp.hidden), cloneMap(sp.comments), cloneMap(sp.schemas), cloneMap(sp.roles)
-	t.acls, t.schemaACLs, t.dbACL = cloneACLs(sp.acls), cloneACLs(sp.schemaACLs), sp.dbACL
+	t.acls, t.schemaACLs, t.schemaComments, t.dbACL = cloneACLs(sp.acls), cloneACLs(sp.schemaACLs), cloneMap(sp.schemaComments), sp.dbACL
 	t.renames = t.renames[:sp.nRenames]
 	t.releaseSince(sp.nLocked, sp.nNames)
 }

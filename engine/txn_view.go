@@ -171,6 +171,33 @@ func (t *Txn) SchemaACL(name string) (ACL, error) {
 	return t.e.SchemaACL(name)
 }
 
+// SchemaComment is the schema's comment as the transaction sees it; ok
+// is false when none was ever set.
+func (t *Txn) SchemaComment(name string) (comment string, ok bool, err error) {
+	if !t.schemaExists(name) {
+		return "", false, noSchema(name)
+	}
+	if c, set := t.schemaComments[name]; set {
+		if c == nil {
+			return "", false, nil
+		}
+		return *c, true, nil
+	}
+	return t.e.SchemaComment(name)
+}
+
+// schemaComment is the comment its commit writes with the schema's
+// record: the transaction's, else the committed one.
+func (t *Txn) schemaComment(name string) *string {
+	if c, set := t.schemaComments[name]; set {
+		return c
+	}
+	if sc := t.e.schemas[name]; sc != nil {
+		return sc.comment
+	}
+	return nil
+}
+
 // DatabaseACL is the database's owner and grants as the transaction sees
 // them.
 func (t *Txn) DatabaseACL() ACL {

@@ -160,8 +160,11 @@ func (c *planner) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 	}), nil
 }
 
-// commentOn is COMMENT ON SEQUENCE s IS 'text' | NULL.
+// commentOn is COMMENT ON SEQUENCE s | SCHEMA n IS 'text' | NULL.
 func (c *planner) commentOn(st *pg.CommentStmt) (*Prepared, error) {
+	if st.Objtype == pg.ObjectType_OBJECT_SCHEMA {
+		return c.commentOnSchema(st.Object.GetString_().GetSval(), st.Comment)
+	}
 	if st.Objtype != pg.ObjectType_OBJECT_SEQUENCE {
 		return nil, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd does not support COMMENT ON %s: it serves sequences only", objectWord(st.Objtype))
 	}
@@ -179,6 +182,28 @@ func (c *planner) commentOn(st *pg.CommentStmt) (*Prepared, error) {
 			return nil, err
 		}
 		if err := s.ddlFor(n).SetComment(ctx, n, text); err != nil {
+			return nil, err
+		}
+		return commandResult("COMMENT"), nil
+	}), nil
+}
+
+// commentOnSchema is COMMENT ON SCHEMA name IS 'text' | NULL: its owner's
+// (or a superuser's), as in PostgreSQL.
+func (c *planner) commentOnSchema(name, text string) (*Prepared, error) {
+	s := c.s
+	return command(func(ctx context.Context) (*Result, error) {
+		if err := s.checkWritable("COMMENT"); err != nil {
+			return nil, err
+		}
+		a, err := s.userSchemaACL(name, "comment")
+		if err != nil {
+			return nil, err
+		}
+		if !s.isSuperuser(s.cfg.User) && !s.hasPrivsOfRole(s.schemaOwner(a)) {
+			return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be owner of schema %s", name)
+		}
+		if err := s.ddlCat().SetSchemaComment(ctx, name, text); err != nil {
 			return nil, err
 		}
 		return commandResult("COMMENT"), nil

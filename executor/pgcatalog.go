@@ -534,8 +534,10 @@ func describingRelations() []*relation {
 						out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Int(pgClassOID), eval.Int(0), eval.Text(c)})
 					}
 				}
-				if c := s.schemaComment(publicSchemaOID); !c.IsNull() {
-					out = append(out, []eval.Datum{eval.Int(publicSchemaOID), eval.Int(pgNamespaceOID), eval.Int(0), c})
+				for _, n := range s.cat().Schemas() {
+					if c := s.schemaCommentNamed(n); !c.IsNull() {
+						out = append(out, []eval.Datum{eval.Int(int64(s.oids().forSchema(n))), eval.Int(pgNamespaceOID), eval.Int(0), c})
+					}
 				}
 				return out, nil
 			}},
@@ -717,10 +719,27 @@ func lookupBy(nameCol int, reserved bool, row func(*Session, seqInfo) []eval.Dat
 	}}
 }
 
-// schemaComment is a schema's description: the public schema's, as
-// PostgreSQL's initdb sets it ("standard public schema").
+// schemaComment is a schema's description, by OID (obj_description).
 func (s *Session) schemaComment(oid uint32) eval.Datum {
-	if oid == publicSchemaOID && s.cat().SchemaExists("public") && s.oids().forSchema("public") == publicSchemaOID {
+	for _, n := range s.cat().Schemas() {
+		if s.oids().forSchema(n) == oid {
+			return s.schemaCommentNamed(n)
+		}
+	}
+	return eval.Null
+}
+
+// schemaCommentNamed is a schema's description: its COMMENT ON SCHEMA,
+// or the public schema's as PostgreSQL's initdb sets it ("standard public
+// schema") until one is made.
+func (s *Session) schemaCommentNamed(n string) eval.Datum {
+	c, set, err := s.cat().SchemaComment(n)
+	switch {
+	case err != nil || set && c == "":
+		return eval.Null
+	case set:
+		return eval.Text(c)
+	case n == "public" && s.oids().forSchema(n) == publicSchemaOID:
 		return eval.Text("standard public schema")
 	}
 	return eval.Null

@@ -40,6 +40,8 @@ type seqCatalog interface {
 	DropSchema(ctx context.Context, name string, cascade bool) ([]engine.Name, error)
 	SchemaACL(name string) (engine.ACL, error)
 	UpdateSchemaACL(ctx context.Context, name string, f func(*engine.ACL) error) error
+	SchemaComment(name string) (comment string, ok bool, err error)
+	SetSchemaComment(ctx context.Context, name, text string) error
 	DatabaseACL() engine.ACL
 	UpdateDatabaseACL(ctx context.Context, f func(*engine.ACL) error) error
 }

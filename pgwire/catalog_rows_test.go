@@ -30,6 +30,7 @@ var catalogSetup = []string{
 	"create sequence cr.s_small as smallint increment -1",
 	"alter sequence cr.s_int owner to cr_owner",
 	"comment on sequence cr.s_big is 'a plain one'",
+	"comment on schema cr is 'the catalog rows'' schema'",
 	"grant select, usage on cr.s_big to cr_reader",
 	"grant update on cr.s_int to cr_reader",
 	// (nextval of a cached sequence would differ: PostgreSQL's last_value
