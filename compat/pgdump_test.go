@@ -17,22 +17,26 @@ import (
 
 // pgDumpSetup makes sequences of PostgreSQL's options (dumpSetup's, but
 // the shaped one, which PostgreSQL's SQL cannot say), with a comment and
-// grants on a sequence and a schema to a role both servers have.
+// grants on a sequence and a schema to a role both servers have, and a
+// schema's comment.
 var pgDumpSetup = append(slices.DeleteFunc(slices.Clone(dumpSetup), func(q string) bool { return strings.Contains(q, "d_shaped") }),
 	"comment on sequence d_cached is 'cached, 50 at a time'",
 	"grant select, usage on sequence d_plain to pgdump_reader",
 	"grant usage on sequence d_other.\"Mixed Case\" to pgdump_reader, public",
-	"grant usage on schema d_other to pgdump_reader")
+	"grant usage on schema d_other to pgdump_reader",
+	"comment on schema d_other is 'the other schema'")
 
 // dumpState is what a dump must carry over: the sequences with their
-// positions, comments, owners and grants, and the schemas' grants.
+// positions, comments, owners and grants, and the schemas' grants and
+// comments.
 func dumpState(t *testing.T, c *pgx.Conn) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(sequencesOf(t, c))
 	rows, err := c.Query(context.Background(), `select n.nspname, c.relname, pg_get_userbyid(c.relowner), coalesce(c.relacl::text, ''),
 		coalesce(obj_description(c.oid, 'pg_class'), '') from pg_class c join pg_namespace n on n.oid = c.relnamespace
-		where c.relkind = 'S' union all select nspname, '', pg_get_userbyid(nspowner), coalesce(nspacl::text, ''), '' from pg_namespace
+		where c.relkind = 'S' union all select nspname, '', pg_get_userbyid(nspowner), coalesce(nspacl::text, ''),
+		coalesce(obj_description(oid, 'pg_namespace'), '') from pg_namespace
 		where nspname = 'd_other' order by 1, 2`)
 	if err != nil {
 		t.Fatal(err)
