@@ -59,6 +59,7 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 			if js.on, err = c.boolArg(sc, j.Quals); err != nil {
 				return nil, err
 			}
+			c.lookupJoin(sc, js, j.Quals)
 		}
 		if len(j.UsingClause) > 0 {
 			if js.on, err = c.using(sc, j, sc.items[first:mid], sc.items[mid:]); err != nil {
@@ -218,8 +219,9 @@ type joinSource struct {
 	l, r   source
 	kind   pg.JoinType
 	on     Expr
-	offset int        // where the join's columns start in the FROM row
-	total  func() int // the FROM row's width, known once compiled
+	by     *joinLookup // nil: the right side's rows are held
+	offset int         // where the join's columns start in the FROM row
+	total  func() int  // the FROM row's width, known once compiled
 }
 
 func (j *joinSource) width() int { return j.l.width() + j.r.width() }
@@ -229,6 +231,22 @@ func (j *joinSource) open(e *Env) (Rows, error) {
 	if err != nil {
 		return nil, err
 	}
+	je := &Env{Ctx: e.Ctx, Session: e.Session, params: e.params, row: make([]Datum, j.total()), b: e.budget()}
+	if j.by != nil {
+		// The right relation's rows that a constant of the WHERE clause
+		// picks are fewer than any left row's: take those if it can.
+		rows, ok, err := j.by.src.lookup(e)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return &joinRows{j: j, e: je, l: lrows, ri: -1, by: j.by}, nil
+		}
+		if err := charge(e, rows); err != nil {
+			return nil, err
+		}
+		return &joinRows{j: j, e: je, l: lrows, right: rows, matched: make([]bool, len(rows)), ri: -1}, nil
+	}
 	rr, err := j.r.open(e)
 	if err != nil {
 		return nil, err
@@ -237,14 +255,73 @@ func (j *joinSource) open(e *Env) (Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &joinRows{j: j, e: &Env{Ctx: e.Ctx, Session: e.Session, params: e.params, row: make([]Datum, j.total()), b: e.budget()}, l: lrows, right: right,
-		matched: make([]bool, len(right)), ri: -1}, nil
+	return &joinRows{j: j, e: je, l: lrows, right: right, matched: make([]bool, len(right)), ri: -1}, nil
+}
+
+// charge accounts rows held for a statement.
+func charge(e *Env, rows [][]Datum) error {
+	for _, r := range rows {
+		if err := e.charge(rowSize(r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// joinLookup is a join whose right side is a relation that can look up
+// the rows whose column col equals a column of the left side's (key): an
+// inner or left join reads, for each left row, those rows only, neither
+// holding nor scanning the right relation whole (psql's \d joins
+// pg_attribute on attrelid = pg_class.oid).
+type joinLookup struct {
+	src *relSource
+	col int
+	key Expr // a column of the left side, in the FROM row
+}
+
+// lookupJoin plans js as a joinLookup where its condition holds, among
+// its AND terms, left column = right column and the right side is a
+// relation that can look up by that column.
+func (c *Compiler) lookupJoin(sc *Scope, js *joinSource, quals *pg.Node) {
+	rs, ok := js.r.(*relSource)
+	if !ok || rs.rel.Lookup == nil || js.kind != pg.JoinType_JOIN_INNER && js.kind != pg.JoinType_JOIN_LEFT {
+		return
+	}
+	lFrom, rFrom := js.offset, js.offset+js.l.width()
+	for _, n := range conjuncts(quals) {
+		e := n.GetAExpr()
+		if e == nil || e.Kind != pg.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 || e.Name[0].GetString_().GetSval() != "=" {
+			continue
+		}
+		a, b := e.Lexpr.GetColumnRef(), e.Rexpr.GetColumnRef()
+		if a == nil || b == nil {
+			continue
+		}
+		x, err1 := c.columnRef(sc, a)
+		y, err2 := c.columnRef(sc, b)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		xc, ok1 := x.(*colExpr)
+		yc, ok2 := y.(*colExpr)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if xc.idx >= rFrom {
+			xc, yc = yc, xc
+		}
+		if xc.idx >= lFrom && xc.idx < rFrom && yc.idx >= rFrom && yc.idx < rFrom+rs.width() {
+			js.by = &joinLookup{src: rs, col: yc.idx - rFrom, key: xc}
+			return
+		}
+	}
 }
 
 type joinRows struct {
 	j       *joinSource
 	e       *Env
 	l       Rows
+	by      *joinLookup // set: right holds the current left row's lookup
 	lrow    []Datum
 	right   [][]Datum
 	matched []bool
@@ -270,6 +347,11 @@ func (r *joinRows) Next() ([]Datum, bool, error) {
 			}
 			r.lrow = append(r.lrow[:0], row...)
 			r.ri, r.lhit = 0, false
+			if r.by != nil {
+				if err := r.lookup(lw); err != nil {
+					return nil, false, err
+				}
+			}
 		}
 		for r.ri < len(r.right) {
 			if err := r.e.tick(); err != nil {
@@ -291,7 +373,9 @@ func (r *joinRows) Next() ([]Datum, bool, error) {
 				}
 			}
 			r.lhit = true
-			r.matched[i] = true
+			if r.matched != nil {
+				r.matched[i] = true
+			}
 			return r.out, true, nil
 		}
 		r.ri = -1
@@ -303,6 +387,36 @@ func (r *joinRows) Next() ([]Datum, bool, error) {
 			return r.out, true, nil
 		}
 	}
+}
+
+// lookup reads the right rows for the current left row (all of them,
+// held from then on, when the relation cannot look up by that value).
+func (r *joinRows) lookup(lw int) error {
+	copy(r.e.row[r.j.offset:], r.lrow)
+	v, err := r.by.key.Eval(r.e)
+	if err != nil {
+		return err
+	}
+	if v.IsNull() {
+		r.right = nil // = NULL matches nothing
+		return nil
+	}
+	rows, ok, err := r.by.src.rel.Lookup(r.by.col, v)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		rr, err := r.j.r.open(r.e)
+		if err != nil {
+			return err
+		}
+		if rows, err = Collect(r.e, rr); err != nil {
+			return err
+		}
+		r.by = nil // the whole relation, for every left row
+	}
+	r.right = rows
+	return nil
 }
 
 func (r *joinRows) unmatchedRight(lw int) ([]Datum, bool, error) {

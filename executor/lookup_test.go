@@ -43,6 +43,16 @@ func TestCatalogLookups(t *testing.T) {
 			"select n.nspname, c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relname || '' = 'a' and n.nspname = 'x'"},
 		{"select c.relname, s.seqstart from pg_class c left join pg_sequence s on s.seqrelid = c.oid where c.relname = 'a' order by 2",
 			"select c.relname, s.seqstart from pg_class c left join pg_sequence s on s.seqrelid = c.oid where c.relname || '' = 'a' order by 2"},
+		// A join reads the right relation's rows for each left row's key
+		// (psql's \d joins pg_attribute on attrelid = pg_class.oid).
+		{"select c.relname, a.attname, a.attnum from pg_class c join pg_attribute a on a.attrelid = c.oid where c.relname = 'a' order by 1, 3",
+			"select c.relname, a.attname, a.attnum from pg_class c join pg_attribute a on a.attrelid::int8 = c.oid::int8 where c.relname = 'a' order by 1, 3"},
+		{"select c.relname, count(a.attname) from pg_class c left join pg_attribute a on c.oid = a.attrelid and a.attnum > 0 where c.relname = 'a' group by 1 order by 1",
+			"select c.relname, count(a.attname) from pg_class c left join pg_attribute a on c.oid::int8 = a.attrelid::int8 and a.attnum > 0 where c.relname = 'a' group by 1 order by 1"},
+		{"select c.relname, count(a.attname) from pg_class c join pg_attribute a on c.oid = a.attrelid where c.relname = 'pg_am' group by 1",
+			"select c.relname, count(a.attname) from pg_class c join pg_attribute a on c.oid::int8 = a.attrelid::int8 where c.relname = 'pg_am' group by 1"},
+		{"select d.refobjid::regnamespace::text, c.relname from pg_depend d join pg_class c on c.oid = d.objid where d.objid = 'x.b'::regclass",
+			"select d.refobjid::regnamespace::text, c.relname from pg_depend d join pg_class c on c.oid::int8 = d.objid::int8 where d.objid::int8 = 'x.b'::regclass::int8"},
 		{"select s.seqstart from pg_sequence s where s.seqrelid = 'x.a'::regclass", "select s.seqstart from pg_sequence s where s.seqrelid::int8 = 'x.a'::regclass::int8"},
 		{"select sequence_schema, start_value from information_schema.sequences where sequence_name = 'a' order by 1",
 			"select sequence_schema, start_value from information_schema.sequences where sequence_name || '' = 'a' order by 1"},

@@ -544,7 +544,11 @@ func describingRelations() []*relation {
 		{oid: 2608, schema: "pg_catalog", name: "pg_depend", kind: 'r',
 			cols:   eval.Columns("classid", eval.TOid, "objid", eval.TOid, "objsubid", eval.TInt4, "refclassid", eval.TOid, "refobjid", eval.TOid, "refobjsubid", eval.TInt4, "deptype", eval.TChar),
 			rows:   func(s *Session) ([][]eval.Datum, error) { return seqRow(s, dependRow) },
-			stream: func(s *Session) eval.Rows { return streamOf(s, false, dependRow) }},
+			stream: func(s *Session) eval.Rows { return streamOf(s, false, dependRow) },
+			// By objid: a sequence's dependency on its schema.
+			by: &seqLookup{nameCol: -1, oidCol: 1, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum, _ bool) ([][]eval.Datum, error) {
+				return rowsOf(s, seqs, false, dependRow)
+			}}},
 		{oid: 1249, schema: "pg_catalog", name: "pg_attribute", kind: 'r',
 			cols: eval.Columns("attrelid", eval.TOid, "attname", eval.TName, "atttypid", eval.TOid, "attstattarget", eval.TInt4, "attlen", eval.TInt2, "attnum", eval.TInt2,
 				"attndims", eval.TInt4, "attcacheoff", eval.TInt4, "atttypmod", eval.TInt4, "attbyval", eval.TBool, "attalign", eval.TChar, "attstorage", eval.TChar, "attcompression", eval.TChar,
@@ -560,7 +564,23 @@ func describingRelations() []*relation {
 			},
 			stream: func(s *Session) eval.Rows {
 				return &seqStream{s: s, before: catalogAttributes(), seqs: s.sequences(), per: sequenceAttributes}
-			}},
+			},
+			// By attrelid: a sequence's, or a catalog relation's.
+			by: &seqLookup{nameCol: -1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, _ int, v eval.Datum, _ bool) ([][]eval.Datum, error) {
+				var out [][]eval.Datum
+				s.seqRowsMade += len(seqs)
+				for _, i := range seqs {
+					out = append(out, sequenceAttributes(i)...)
+				}
+				if oid, ok := oidOf(v); ok && catalogByOID(oid) != nil {
+					for _, row := range catalogAttributes() {
+						if uint32(row[0].I) == oid {
+							out = append(out, row)
+						}
+					}
+				}
+				return out, nil
+			}}},
 	}
 }
 
