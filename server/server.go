@@ -20,6 +20,7 @@ import (
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/httpapi"
 	"github.com/seqd/seqd/mysqlwire"
 	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/storage"
@@ -34,6 +35,11 @@ type Config struct {
 	// MySQLListen, when set, is host:port for MySQL's protocol, on the
 	// same engine, roles and connection budget (mysqlwire).
 	MySQLListen string
+	// APIListen, when set, is host:port for the HTTP/JSON API (httpapi),
+	// on the same engine, roles and connection budget; off loopback it
+	// needs TLS (-tls-cert) unless APIInsecure.
+	APIListen   string
+	APIInsecure bool
 	// MySQLDefaultAuth is the authentication plugin MySQL's handshake
 	// announces (mysqlwire.Config.DefaultAuth).
 	MySQLDefaultAuth string
@@ -135,6 +141,8 @@ type Server struct {
 	node    *node          // cluster mode
 	pg      *pgwire.Server
 	my      *mysqlwire.Server // nil without -mysql-listen
+	api     *httpapi.Server   // nil without -api-listen
+	apiLn   net.Listener
 	ln      net.Listener
 	done    chan error
 	// storeErr is why the embedded store failed while serving (its
@@ -270,12 +278,24 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 		go s.my.Serve()
 		cfg.Logger.Printf("MySQL protocol on %s, authentication %s", ml.Addr(), mysqlAuth(cfg.Auth, cfg.MySQLListen))
 	}
+	if cfg.APIListen != "" {
+		if err := s.listenAPI(cfg, pc); err != nil {
+			ln.Close()
+			if s.my != nil {
+				s.my.Close()
+			}
+			return err
+		}
+	}
 	if cfg.HTTP != "" {
 		hl, err := net.Listen("tcp", cfg.HTTP)
 		if err != nil {
 			ln.Close()
 			if s.my != nil {
 				s.my.Close()
+			}
+			if s.api != nil {
+				s.api.Shutdown(context.Background())
 			}
 			return fmt.Errorf("seqd: http listen: %w", err)
 		}
@@ -285,6 +305,48 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 	}
 	go func() { s.done <- s.pg.Serve(ln) }()
 	return nil
+}
+
+// listenAPI starts the HTTP/JSON API: TLS with the server's certificate
+// when it has one, required off loopback unless waived; authentication
+// trust only where -auth is trust and the API's address is loopback too,
+// else the roles' passwords (HTTP Basic).
+func (s *Server) listenAPI(cfg Config, pc pgwire.Config) error {
+	if pc.TLS == nil && AuthFor(cfg.APIListen) != pgwire.AuthTrust && !cfg.APIInsecure {
+		return fmt.Errorf("seqd: -api-listen %s is not loopback: it needs TLS (-tls-cert, -tls-key), or -api-insecure to send passwords in the clear", cfg.APIListen)
+	}
+	al, err := net.Listen("tcp", cfg.APIListen)
+	if err != nil {
+		return fmt.Errorf("seqd: api listen: %w", err)
+	}
+	s.apiLn = al
+	s.api = httpapi.NewServer(httpapi.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, cfg.APIListen),
+		Superuser: cfg.Superuser, TLS: pc.TLS, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
+		SessionDefaults: cfg.SessionDefaults, OnStatement: s.metrics.onStatement, Logger: cfg.Logger})
+	go s.api.Serve(al)
+	scheme := "http"
+	if pc.TLS != nil {
+		scheme = "https"
+	}
+	cfg.Logger.Printf("HTTP API on %s://%s, authentication %s", scheme, al.Addr(), apiAuth(cfg.Auth, cfg.APIListen))
+	return nil
+}
+
+// apiAuth is the HTTP API's authentication under -auth method, as
+// mysqlAuth.
+func apiAuth(method, listen string) string {
+	if method == pgwire.AuthTrust && AuthFor(listen) == pgwire.AuthTrust {
+		return httpapi.AuthTrust
+	}
+	return httpapi.AuthPassword
+}
+
+// APIAddr is the HTTP API's listener's address, nil without one.
+func (s *Server) APIAddr() net.Addr {
+	if s.apiLn == nil {
+		return nil
+	}
+	return s.apiLn.Addr()
 }
 
 // checkAuth checks that the authentication asked for can work: a known
@@ -370,6 +432,9 @@ func (s *Server) SetAuth(ctx context.Context, method string) error {
 	if s.my != nil {
 		s.my.SetAuth(mysqlAuth(method, cfg.MySQLListen))
 	}
+	if s.api != nil {
+		s.api.SetAuth(apiAuth(method, cfg.APIListen))
+	}
 	s.cfg.Auth = method
 	s.log.Printf("authentication of new connections: %s", method)
 	return nil
@@ -423,6 +488,9 @@ func (s *Server) HTTPAddr() net.Addr {
 func (s *Server) Shutdown(ctx context.Context) error {
 	if s.my != nil {
 		s.my.Close()
+	}
+	if s.api != nil {
+		s.api.Shutdown(ctx)
 	}
 	err := s.pg.Shutdown(ctx)
 	close(s.stop)

@@ -98,6 +98,8 @@ func parseFlags() *options {
 	flag.StringVar(&o.cfg.Listen, "listen", "127.0.0.1:6543", "address for the PostgreSQL protocol")
 	flag.StringVar(&o.cfg.MySQLDefaultAuth, "mysql-default-auth", "mysql_native_password", "the authentication plugin MySQL's handshake announces: mysql_native_password (MariaDB's default) or caching_sha2_password (MySQL 8's; its full authentication without TLS encrypts the password with -mysql-rsa-key); a client may ask for the other")
 	flag.StringVar(&o.cfg.MySQLRSAKey, "mysql-rsa-key", "", "PEM RSA private key for caching_sha2_password without TLS, whose public half clients ask for or are given (empty: one generated when first needed, new with each start)")
+	flag.StringVar(&o.cfg.APIListen, "api-listen", "", "address for the HTTP/JSON API, e.g. 127.0.0.1:8080 (empty: off); off loopback it needs -tls-cert, and the roles' passwords (HTTP Basic)")
+	flag.BoolVar(&o.cfg.APIInsecure, "api-insecure", false, "let -api-listen off loopback serve plain HTTP (passwords in the clear)")
 	flag.StringVar(&o.cfg.MySQLListen, "mysql-listen", "", "address for MySQL's protocol, e.g. 127.0.0.1:3306 (empty: off); authentication trust only where -auth is trust and this address is loopback too, else the roles' passwords")
 	flag.Int64Var(&o.cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
 	flag.IntVar(&o.cfg.MaxConns, "max-connections", 10_000, "most client connections at once; more are refused with SQLSTATE 53300")

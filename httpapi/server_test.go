@@ -1,0 +1,247 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/seqd/seqd/auth"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// start serves the API over a fresh engine; the roles are made first.
+func start(t *testing.T, method string, roles ...engine.Role) (string, *engine.Engine) {
+	t.Helper()
+	eng := testenv.MemEngine(t)
+	for _, r := range roles {
+		if err := eng.PutRole(context.Background(), r, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Config{Engine: eng, Auth: method, MaxBulkRows: 1000})
+	go s.Serve(l)
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	return "http://" + l.Addr().String(), eng
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   map[string]any
+}
+
+// call sends a request (body: JSON text, "" for none) as user (none: "").
+func call(t *testing.T, method, url, body, user, password string) answer {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user != "" {
+		req.SetBasicAuth(user, password)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	a := answer{status: resp.StatusCode, header: resp.Header}
+	b, _ := io.ReadAll(resp.Body)
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &a.body); err != nil {
+			t.Fatalf("%s %s: not JSON: %q", method, url, b)
+		}
+	}
+	return a
+}
+
+// problem checks that a is a problem of status and SQLSTATE.
+func (a answer) problem(t *testing.T, what string, status int, sqlstate string) {
+	t.Helper()
+	if a.status != status || a.body["sqlstate"] != sqlstate || a.header.Get("Content-Type") != "application/problem+json" ||
+		a.body["status"] != float64(status) || a.body["detail"] == "" {
+		t.Errorf("%s: %d %v (%s), want %d with SQLSTATE %s", what, a.status, a.body, a.header.Get("Content-Type"), status, sqlstate)
+	}
+}
+
+// TestValues: values one by one and by count, concurrently from many
+// callers, all distinct and in order per caller; a range reserved and
+// its tail released; the definition and position; create, alter, drop.
+func TestValues(t *testing.T) {
+	base, _ := start(t, AuthTrust)
+	seq := base + "/v1/sequences/public/ids"
+	if a := call(t, "PUT", seq, `{"start": "10", "increment": "2", "cache": "20"}`, "", ""); a.status != http.StatusCreated ||
+		a.body["start"] != "10" || a.body["increment"] != "2" || a.body["type"] != "bigint" || a.body["last_value"] != nil {
+		t.Fatalf("create: %d %v", a.status, a.body)
+	}
+	const callers, each = 8, 50
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			last := int64(0)
+			for i := range each {
+				body := ""
+				if i%2 == 1 {
+					body = `{"count": "3"}`
+				}
+				a := call(t, "POST", seq+"/nextval", body, "", "")
+				vals, _ := a.body["values"].([]any)
+				if a.status != http.StatusOK || len(vals) != 1+2*(i%2) {
+					t.Errorf("nextval: %d %v", a.status, a.body)
+					return
+				}
+				mu.Lock()
+				for _, v := range vals {
+					n, _ := strconv.ParseInt(v.(string), 10, 64)
+					if seen[v.(string)] || n <= last || (n-10)%2 != 0 {
+						t.Errorf("value %s: repeated, out of order or off the increment (last %d)", v, last)
+					}
+					seen[v.(string)], last = true, n
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if want := callers * each * 2; len(seen) != want {
+		t.Errorf("%d distinct values, want %d", len(seen), want)
+	}
+
+	r := call(t, "POST", seq+"/reserve", `{"count": 100}`, "", "")
+	first, _ := strconv.ParseInt(fmt.Sprint(r.body["first"]), 10, 64)
+	last, _ := strconv.ParseInt(fmt.Sprint(r.body["last"]), 10, 64)
+	if r.status != http.StatusOK || last-first != 198 || r.body["increment"] != "2" {
+		t.Fatalf("reserve: %d %v", r.status, r.body)
+	}
+	// Give back all but the first ten: the next value follows them; a
+	// second release of the same tail changes nothing.
+	rel := call(t, "POST", seq+"/release", fmt.Sprintf(`{"first": "%d", "last": "%d"}`, first+20, last), "", "")
+	if rel.status != http.StatusOK || rel.body["released"] != true {
+		t.Fatalf("release: %d %v", rel.status, rel.body)
+	}
+	if again := call(t, "POST", seq+"/release", fmt.Sprintf(`{"first": "%d", "last": "%d"}`, first+20, last), "", ""); again.body["released"] != false {
+		t.Fatalf("release again: %d %v", again.status, again.body)
+	}
+	if a := call(t, "POST", seq+"/nextval", "", "", ""); a.status != http.StatusOK || a.body["values"].([]any)[0] != strconv.FormatInt(first+20, 10) {
+		t.Errorf("nextval after the release: %v, want %d", a.body, first+20)
+	}
+	if a := call(t, "GET", seq, "", "", ""); a.status != http.StatusOK || a.body["last_value"] != strconv.FormatInt(first+20, 10) ||
+		a.body["maxvalue"] != "9223372036854775807" || a.body["cycle"] != false || a.body["owner"] != "seqd" {
+		t.Errorf("describe: %d %v", a.status, a.body)
+	}
+	if a := call(t, "PATCH", seq, `{"increment": "-1", "minvalue": "-5", "cycle": true, "type": "integer"}`, "", ""); a.status != http.StatusOK ||
+		a.body["increment"] != "-1" || a.body["cycle"] != true || a.body["type"] != "integer" || a.body["maxvalue"] != "2147483647" {
+		t.Errorf("alter: %d %v", a.status, a.body)
+	}
+	// Names as stored: case and odd characters kept, no SQL from them.
+	odd := base + "/v1/sequences/public/" + "Odd%20'name%22;%20drop"
+	if a := call(t, "PUT", odd, "", "", ""); a.status != http.StatusCreated || a.body["name"] != `Odd 'name"; drop` {
+		t.Errorf("create an odd name: %d %v", a.status, a.body)
+	}
+	if a := call(t, "POST", odd+"/nextval", "", "", ""); a.status != http.StatusOK {
+		t.Errorf("nextval of the odd name: %d %v", a.status, a.body)
+	}
+	if a := call(t, "DELETE", odd, "", "", ""); a.status != http.StatusNoContent {
+		t.Errorf("drop: %d %v", a.status, a.body)
+	}
+	call(t, "GET", odd, "", "", "").problem(t, "describe a dropped sequence", http.StatusNotFound, "42P01")
+
+	// The problems a caller acts on.
+	call(t, "PUT", seq, "", "", "").problem(t, "create again", http.StatusConflict, "42P07")
+	call(t, "POST", base+"/v1/sequences/public/nosuch/nextval", "", "", "").problem(t, "no such sequence", http.StatusNotFound, "42P01")
+	call(t, "PUT", base+"/v1/sequences/nosuch/s", "", "", "").problem(t, "no such schema", http.StatusNotFound, "3F000")
+	call(t, "POST", seq+"/nextval", `{"count": "0"}`, "", "").problem(t, "count 0", http.StatusBadRequest, "22023")
+	call(t, "POST", seq+"/nextval", `{"count": "1001"}`, "", "").problem(t, "count over the limit", http.StatusBadRequest, "22023")
+	call(t, "POST", seq+"/nextval", `{"count": "x"}`, "", "").problem(t, "count not a number", http.StatusBadRequest, "22023")
+	call(t, "POST", seq+"/nextval", `[1]`, "", "").problem(t, "not an object", http.StatusBadRequest, "22023")
+	call(t, "PUT", base+"/v1/sequences/public/x", `{"start": "1", "bogus": 1}`, "", "").problem(t, "an unknown option", http.StatusBadRequest, "22023")
+	call(t, "PUT", base+"/v1/sequences/public/x", `{"type": "text"}`, "", "").problem(t, "a bad type", http.StatusBadRequest, "22023")
+	call(t, "PUT", base+"/v1/sequences/public/x", `{"minvalue": "5", "maxvalue": "1"}`, "", "").problem(t, "min over max", http.StatusBadRequest, "22023")
+	call(t, "POST", seq+"/nextval", `{"count": "`+strings.Repeat("9", 70000)+`"}`, "", "").problem(t, "a body too large", http.StatusRequestEntityTooLarge, "54000")
+	call(t, "GET", base+"/v2/nothing", "", "", "").problem(t, "no such endpoint", http.StatusNotFound, "XX000")
+	small := base + "/v1/sequences/public/small"
+	if a := call(t, "PUT", small, `{"maxvalue": "2"}`, "", ""); a.status != http.StatusCreated {
+		t.Fatalf("create small: %d %v", a.status, a.body)
+	}
+	call(t, "POST", small+"/nextval", `{"count": "2"}`, "", "")
+	call(t, "POST", small+"/nextval", "", "", "").problem(t, "a sequence at its limit", http.StatusConflict, "2200H")
+	if a := call(t, "GET", base+"/v1/openapi.json", "", "", ""); a.status != http.StatusOK || a.body["openapi"] != "3.1.0" {
+		t.Errorf("openapi.json: %d %v", a.status, a.body["openapi"])
+	}
+}
+
+// TestAuthentication: under AuthPassword a role's password (HTTP Basic,
+// checked against its verifier), 401 without or with a wrong one or for
+// a role that may not log in; a role without the privilege gets 403; a
+// changed password takes effect at once (the cache follows the roles).
+func TestAuthentication(t *testing.T) {
+	ctx := context.Background()
+	pw := func(p string) *engine.Verifier {
+		v, err := auth.NewVerifier(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	base, eng := start(t, AuthPassword, engine.Role{Name: "seqd", Superuser: true, Login: true, Verifier: pw("root")},
+		engine.Role{Name: "app", Login: true, Verifier: pw("app pw")}, engine.Role{Name: "nologin", Verifier: pw("x")})
+	seq := base + "/v1/sequences/public/s"
+	if a := call(t, "PUT", seq, "", "seqd", "root"); a.status != http.StatusCreated {
+		t.Fatalf("create as seqd: %d %v", a.status, a.body)
+	}
+	a := call(t, "POST", seq+"/nextval", "", "", "")
+	a.problem(t, "no credentials", http.StatusUnauthorized, "28000")
+	if !strings.HasPrefix(a.header.Get("WWW-Authenticate"), "Basic ") {
+		t.Errorf("no WWW-Authenticate: %v", a.header)
+	}
+	call(t, "POST", seq+"/nextval", "", "app", "wrong").problem(t, "a wrong password", http.StatusUnauthorized, "28P01")
+	call(t, "POST", seq+"/nextval", "", "nologin", "x").problem(t, "a role that may not log in", http.StatusUnauthorized, "28P01")
+	call(t, "POST", seq+"/nextval", "", "nobody", "x").problem(t, "no such role", http.StatusUnauthorized, "28P01")
+	call(t, "POST", seq+"/nextval", "", "app", "app pw").problem(t, "app without USAGE", http.StatusForbidden, "42501")
+	call(t, "DELETE", seq, "", "app", "app pw").problem(t, "app dropping seqd's", http.StatusForbidden, "42501")
+	if err := eng.UpdateACL(ctx, mustName(t, "public", "s"), func(a *engine.ACL) error {
+		a.Grants["app"] = engine.PrivUsage
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if a := call(t, "POST", seq+"/nextval", "", "app", "app pw"); a.status != http.StatusOK {
+		t.Errorf("app with USAGE: %d %v", a.status, a.body)
+	}
+	// A new password: the old one fails at once, though it was cached.
+	if err := eng.PutRole(ctx, engine.Role{Name: "app", Login: true, Verifier: pw("new pw")}, false); err != nil {
+		t.Fatal(err)
+	}
+	call(t, "POST", seq+"/nextval", "", "app", "app pw").problem(t, "the old password", http.StatusUnauthorized, "28P01")
+	if a := call(t, "POST", seq+"/nextval", "", "app", "new pw"); a.status != http.StatusOK {
+		t.Errorf("the new password: %d %v", a.status, a.body)
+	}
+}
+
+func mustName(t *testing.T, schema, rel string) engine.Name {
+	n, err := engine.NewName(schema, rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
