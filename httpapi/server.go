@@ -583,8 +583,9 @@ func (c *credentialCache) check(user, password string, v *engine.Verifier, versi
 }
 
 // session is a pooled session: its ID in the registry (its
-// pg_backend_pid, which pg_cancel_backend cancels the request under way
-// by) and the engine it serves.
+// pg_backend_pid in pg_stat_activity; a cancel through the registry ends
+// the request under way, as the client's going away does) and the
+// engine it serves.
 type session struct {
 	*executor.Session
 	id     uint32

@@ -94,6 +94,13 @@ if ! "$VENV/bin/python" -c "from importlib.metadata import version; assert versi
   "$VENV/bin/pip" install -q "pgcli==$PGCLI" >&2
 fi
 
+# httpx and openapi-spec-validator (with the JSON Schema validators it
+# brings) drive and check the HTTP API (compat TestHTTPAPI), pinned.
+HTTPX=0.28.1 OASV=0.9.0
+if ! "$VENV/bin/python" -c "from importlib.metadata import version; assert (version('httpx'), version('openapi-spec-validator')) == ('$HTTPX', '$OASV')" 2>/dev/null; then
+  "$VENV/bin/pip" install -q "httpx==$HTTPX" "openapi-spec-validator==$OASV" >&2
+fi
+
 # mysqlclient (MySQLdb) builds against MariaDB's C connector; sysbench
 # runs the MySQL driver matrix's Lua script. Both from Debian's packages.
 if ! pkg-config --exists libmariadb 2>/dev/null || ! command -v sysbench >/dev/null; then
@@ -129,6 +136,7 @@ stamp_ok() { # stamp_ok DIR FILES...: DIR was built from these very files
 stamp() { cat "${@:2}" | sha256sum >"$1/.stamp"; }
 
 NODEDIR=${SEQD_TEST_NODE_DIR:-/var/tmp/seqd-compat-node}
+need_cmd curl curl # the HTTP API's shell client (compat TestHTTPAPI)
 need_cmd node nodejs npm
 need_cmd npm npm
 if ! stamp_ok "$NODEDIR" "$here/compat/node/package.json" "$here/compat/node/package-lock.json"; then
