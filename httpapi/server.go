@@ -199,7 +199,7 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 			return
 		}
 		eng, standby := s.engine()
-		sess, err := s.pool.get(user, eng, func() (*session, error) { return s.newSession(r, user, eng, standby) })
+		sess, err := s.pool.get(user, eng, standby, func() (*session, error) { return s.newSession(r, user, eng, standby) })
 		if err != nil {
 			s.fail(w, err)
 			return
@@ -240,7 +240,7 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 
 // newSession starts a session of user's for the pool.
 func (s *Server) newSession(r *http.Request, user string, eng *engine.Engine, standby bool) (*session, error) {
-	sess := &session{eng: eng, reg: s.cfg.Registry}
+	sess := &session{eng: eng, standby: standby, reg: s.cfg.Registry}
 	id, _, ok := s.cfg.Registry.Register(sess.interrupt)
 	if !ok {
 		return nil, &problem{status: http.StatusTooManyRequests, code: "53300", msg: "sorry, too many clients already", retry: true}
@@ -537,7 +537,7 @@ func (s *Server) authenticate(r *http.Request) (string, error) {
 	eng, _ := s.engine()
 	role, found := eng.Role(user)
 	if !found || !role.Login || role.Verifier == nil {
-		auth.CheckPassword(nil, password) // the same cost as for a role
+		auth.CheckPassword(dummyVerifier(), password) // the same cost as for a role: no telling which roles exist
 		return "", fail
 	}
 	if !s.creds.check(user, password, role.Verifier, eng.AuthVersion()) {
@@ -545,6 +545,13 @@ func (s *Server) authenticate(r *http.Request) (string, error) {
 	}
 	return user, nil
 }
+
+// dummyVerifier is checked against for a role that does not exist or may
+// not log in, so that such a refusal takes as long as a wrong password.
+var dummyVerifier = sync.OnceValue(func() *engine.Verifier {
+	v, _ := auth.NewVerifier("no role has this password")
+	return v
+})
 
 // credentialCache remembers the credentials checked since the roles last
 // changed, so that a client sending its password with every request
@@ -588,11 +595,12 @@ func (c *credentialCache) check(user, password string, v *engine.Verifier, versi
 // engine it serves.
 type session struct {
 	*executor.Session
-	id     uint32
-	eng    *engine.Engine
-	reg    *frontend.Registry
-	mu     sync.Mutex
-	cancel context.CancelFunc // the request under way's
+	id      uint32
+	eng     *engine.Engine
+	standby bool
+	reg     *frontend.Registry
+	mu      sync.Mutex
+	cancel  context.CancelFunc // the request under way's
 }
 
 // running makes ctx the request under way's, which a cancel ends.
@@ -624,7 +632,8 @@ func (s *session) close() {
 
 // sessionPool keeps idle sessions per role, so that a request does not
 // pay a session's start; a session of an engine no longer serving (a
-// new term) is closed instead of reused.
+// new term), or made while the node was a standby and it leads now (or
+// the other way), is closed instead of reused.
 type sessionPool struct {
 	mu     sync.Mutex
 	byUser map[string][]*session
@@ -635,7 +644,7 @@ type sessionPool struct {
 // the server's connection slots (-max-conns) while it waits.
 const maxIdlePerUser = 8
 
-func (p *sessionPool) get(user string, eng *engine.Engine, make func() (*session, error)) (*session, error) {
+func (p *sessionPool) get(user string, eng *engine.Engine, standby bool, make func() (*session, error)) (*session, error) {
 	var stale []*session
 	defer func() {
 		for _, s := range stale {
@@ -646,7 +655,7 @@ func (p *sessionPool) get(user string, eng *engine.Engine, make func() (*session
 	for list := p.byUser[user]; len(list) > 0; list = p.byUser[user] {
 		s := list[len(list)-1]
 		p.byUser[user] = list[:len(list)-1]
-		if s.eng == eng {
+		if s.eng == eng && s.standby == standby {
 			p.mu.Unlock()
 			return s, nil
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // start serves the API over a fresh engine; the roles are made first.
@@ -244,4 +245,42 @@ func mustName(t *testing.T, schema, rel string) engine.Name {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestStandby: on a standby, what writes is 503 with Retry-After (25006),
+// reads are served; once the node leads, the same role's pooled sessions
+// are not reused and writes succeed.
+func TestStandby(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	if _, err := eng.Create(context.Background(), mustName(t, "public", "s"), seqmath.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	standby := true
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Config{Node: func() (*engine.Engine, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return eng, standby
+	}})
+	go s.Serve(l)
+	defer s.Shutdown(context.Background())
+	base := "http://" + l.Addr().String() + "/v1/sequences/public/"
+	a := call(t, "PUT", base+"t", "", "", "")
+	a.problem(t, "create on a standby", http.StatusServiceUnavailable, "25006")
+	if a.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After from a standby")
+	}
+	if a := call(t, "GET", base+"s", "", "", ""); a.status != http.StatusOK {
+		t.Errorf("describe on a standby: %d %v", a.status, a.body)
+	}
+	mu.Lock()
+	standby = false
+	mu.Unlock()
+	if a := call(t, "PUT", base+"t", "", "", ""); a.status != http.StatusCreated {
+		t.Errorf("create once the node leads: %d %v", a.status, a.body)
+	}
 }
