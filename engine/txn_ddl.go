@@ -209,20 +209,13 @@ func (t *Txn) CreateSchema(ctx context.Context, name, owner string, ifNotExists 
 }
 
 // SetSchemaComment sets the schema's comment in the transaction ("":
-// removed), which holds the schema's name lock until it ends, as
-// UpdateSchemaACL.
+// removed). The comment is written with the schema's record, so it is a
+// change of the record as UpdateSchemaACL's (its ACL as it is): the
+// transaction holds the schema's name lock until it ends.
 func (t *Txn) SetSchemaComment(ctx context.Context, name, text string) error {
-	if !t.schemaExists(name) {
-		return noSchema(name)
-	}
-	if err := t.lockName(ctx, schemaKey+name); err != nil {
+	if err := t.UpdateSchemaACL(ctx, name, func(*ACL) error { return nil }); err != nil {
 		return err
 	}
-	a, err := t.SchemaACL(name) // after the wait: it may be gone
-	if err != nil {
-		return err
-	}
-	t.schemaACLs[name] = a
 	t.schemaComments[name] = &text
 	return nil
 }
