@@ -170,10 +170,13 @@ type request struct {
 	body         map[string]json.RawMessage
 }
 
-// qualified is the request's sequence as SQL names it.
+// qualified is the request's sequence as SQL names it, each name
+// quoted (taken as it is: no case folding).
 func (q *request) qualified() string {
-	return pgsql.QuoteIdent(q.schema) + "." + pgsql.QuoteIdent(q.name)
+	return quoteIdent(q.schema) + "." + quoteIdent(q.name)
 }
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // handle runs f for an authenticated request with a pooled session of
 // its role, within the connection budget, and writes its answer: a JSON
@@ -276,26 +279,22 @@ func readBody(w http.ResponseWriter, r *http.Request, into *map[string]json.RawM
 	return nil
 }
 
-// run executes one statement of the request's session, with params in
-// their text form, and returns its rows (the statement timeout applies,
-// as in the SQL front ends).
-func (q *request) run(sql string, texts ...string) ([][]eval.Datum, error) {
+// run executes one statement of the request's session and returns its
+// rows (the statement timeout applies, as in the SQL front ends). The
+// statement holds its values as literals: names quoted, integers
+// formatted here, so that a statement seen before (the same sequence's
+// next value) reuses its parse and its plan (PrepareCached).
+func (q *request) run(sql string) ([][]eval.Datum, error) {
 	stmts, err := pgsql.Parse(sql)
 	if err != nil {
 		return nil, err
 	}
-	p, err := q.sess.Prepare(&stmts[0], nil)
+	p, err := q.sess.PrepareCached(&stmts[0])
 	if err != nil {
 		q.sess.Abort()
 		return nil, err
 	}
-	params := make([]eval.Datum, len(texts))
-	for i, text := range texts {
-		if params[i], err = q.sess.Input(p.ParamTypes[i], text); err != nil {
-			q.sess.Abort()
-			return nil, err
-		}
-	}
+	var params []eval.Datum
 	ctx, cancel := context.WithCancel(q.ctx)
 	if d := q.sess.StatementTimeout(); d > 0 {
 		ctx, cancel = context.WithTimeoutCause(q.ctx, d, eval.ErrStatementTimeout)
@@ -362,7 +361,11 @@ func (s *Server) nextval(q *request) (int, any, error) {
 	if count < 1 || count > s.cfg.MaxBulkRows {
 		return 0, nil, badRequest(fmt.Sprintf("count must be between 1 and %d", s.cfg.MaxBulkRows))
 	}
-	rows, err := q.run("select nextval("+quoteLiteral(q.qualified())+") from generate_series(1, $1::int8)", strconv.FormatInt(count, 10))
+	sql := fmt.Sprintf("select nextval(%s) from generate_series(1, %d)", quoteLiteral(q.qualified()), count)
+	if count == 1 {
+		sql = "select nextval(" + quoteLiteral(q.qualified()) + ")" // nextval's own path, not a range's
+	}
+	rows, err := q.run(sql)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -380,7 +383,7 @@ func (s *Server) reserve(q *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rows, err := q.run("select first, last, increment, shape from seqd_reserve($1, $2::int8)", q.qualified(), strconv.FormatInt(count, 10))
+	rows, err := q.run(fmt.Sprintf("select first, last, increment, shape from seqd_reserve(%s, %d)", quoteLiteral(q.qualified()), count))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -407,7 +410,7 @@ func (s *Server) release(q *request) (int, any, error) {
 	if _, ok := q.body["last"]; !ok {
 		return 0, nil, badRequest("release needs first and last")
 	}
-	rows, err := q.run("select seqd_release($1, $2::int8, $3::int8)", q.qualified(), strconv.FormatInt(first, 10), strconv.FormatInt(last, 10))
+	rows, err := q.run(fmt.Sprintf("select seqd_release(%s, %d, %d)", quoteLiteral(q.qualified()), first, last))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -419,7 +422,7 @@ func (s *Server) release(q *request) (int, any, error) {
 func (s *Server) describe(q *request) (int, any, error) {
 	rows, err := q.run(`select format_type(s.seqtypid, null), s.seqstart, s.seqmin, s.seqmax, s.seqincrement, s.seqcycle, s.seqcache,
 		pg_sequence_last_value(c.oid), pg_get_userbyid(c.relowner)
-		from pg_class c join pg_sequence s on s.seqrelid = c.oid where c.oid = $1::regclass`, q.qualified())
+		from pg_class c join pg_sequence s on s.seqrelid = c.oid where c.oid = ` + quoteLiteral(q.qualified()) + `::regclass`)
 	if err != nil {
 		return 0, nil, err
 	}
