@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
@@ -197,6 +198,12 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 			return
 		}
 		q := &request{ctx: r.Context(), schema: r.PathValue("schema"), name: r.PathValue("name")}
+		for _, n := range []string{q.schema, q.name} {
+			if err := validName(n); err != nil {
+				s.fail(w, err)
+				return
+			}
+		}
 		if err := readBody(w, r, &q.body); err != nil {
 			s.fail(w, err)
 			return
@@ -520,7 +527,20 @@ func (s *Server) drop(q *request) (int, any, error) {
 	return http.StatusNoContent, nil, nil
 }
 
-func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+// validName refuses a name no statement can hold: not UTF-8, or with a
+// NUL byte, as PostgreSQL refuses such bytes in any text (22021).
+func validName(n string) error {
+	if !utf8.ValidString(n) || strings.IndexByte(n, 0) >= 0 {
+		return &problem{status: http.StatusBadRequest, code: "22021", msg: fmt.Sprintf("invalid byte sequence for encoding \"UTF8\" in name %q", n)}
+	}
+	return nil
+}
+
+// quoteLiteral is s as an escape string literal (E'...'), whose meaning
+// standard_conforming_strings does not change.
+func quoteLiteral(s string) string {
+	return "E'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
 
 // authenticate is the request's user: HTTP Basic's, checked against the
 // role's verifier under AuthPassword (a login role's only), or under

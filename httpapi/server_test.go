@@ -155,8 +155,8 @@ func TestValues(t *testing.T) {
 		t.Errorf("alter: %d %v", a.status, a.body)
 	}
 	// Names as stored: case and odd characters kept, no SQL from them.
-	odd := base + "/v1/sequences/public/" + "Odd%20'name%22;%20drop"
-	if a := call(t, "PUT", odd, "", "", ""); a.status != http.StatusCreated || a.body["name"] != `Odd 'name"; drop` {
+	odd := base + "/v1/sequences/public/" + "Odd%20'name%22;%5C'%20drop"
+	if a := call(t, "PUT", odd, "", "", ""); a.status != http.StatusCreated || a.body["name"] != `Odd 'name";\' drop` {
 		t.Errorf("create an odd name: %d %v", a.status, a.body)
 	}
 	if a := call(t, "POST", odd+"/nextval", "", "", ""); a.status != http.StatusOK {
@@ -180,6 +180,8 @@ func TestValues(t *testing.T) {
 	call(t, "PUT", base+"/v1/sequences/public/x", `{"minvalue": "5", "maxvalue": "1"}`, "", "").problem(t, "min over max", http.StatusBadRequest, "22023")
 	call(t, "POST", seq+"/nextval", `{"count": "`+strings.Repeat("9", 70000)+`"}`, "", "").problem(t, "a body too large", http.StatusRequestEntityTooLarge, "54000")
 	call(t, "GET", base+"/v2/nothing", "", "", "").problem(t, "no such endpoint", http.StatusNotFound, "XX000")
+	call(t, "GET", base+"/v1/sequences/public/%FF", "", "", "").problem(t, "a name not UTF-8", http.StatusBadRequest, "22021")
+	call(t, "GET", base+"/v1/sequences/public/a%00b", "", "", "").problem(t, "a name with NUL", http.StatusBadRequest, "22021")
 	small := base + "/v1/sequences/public/small"
 	if a := call(t, "PUT", small, `{"maxvalue": "2"}`, "", ""); a.status != http.StatusCreated {
 		t.Fatalf("create small: %d %v", a.status, a.body)
