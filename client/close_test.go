@@ -15,7 +15,7 @@ import (
 // sequence's tail gives the unused values back, and the next caller gets
 // them; one whose range is no longer the tail burns them and says so.
 func TestCloseGivesBackTheTail(t *testing.T) {
-	for _, kind := range []string{"seqd", "postgres-table", "mysql-table"} {
+	for _, kind := range []string{"seqd", "seqd-http", "postgres-table", "mysql-table"} {
 		t.Run(kind, func(t *testing.T) {
 			ctx := context.Background()
 			src := source(t, kind, 1)

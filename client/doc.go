@@ -3,7 +3,8 @@
 // application already runs.
 //
 // Two ideas compose. A Source reserves ranges of a named sequence: Seqd
-// (a seqd server, over pgx), Table (a sequences(name, next_value) table in
+// (a seqd server, over pgx), SeqdHTTP (a seqd server over its HTTP API,
+// for processes that hold no database connection), Table (a sequences(name, next_value) table in
 // PostgreSQL, MySQL, MariaDB or TiDB), and Native (PostgreSQL's or
 // MariaDB's own sequences, for comparison). A generator hands the values
 // out:

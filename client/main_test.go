@@ -19,8 +19,8 @@ import (
 )
 
 // seqdURL is the address of the seqd that TestMain runs in this process
-// for the tests and examples.
-var seqdURL string
+// for the tests and examples; seqdAPI its HTTP API's.
+var seqdURL, seqdAPI string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "seqd-client-test")
@@ -28,11 +28,12 @@ func TestMain(m *testing.M) {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	srv, err := server.Start(ctx, server.Config{DataDir: dir, Listen: "127.0.0.1:0", MaxBulkRows: 1 << 20})
+	srv, err := server.Start(ctx, server.Config{DataDir: dir, Listen: "127.0.0.1:0", APIListen: "127.0.0.1:0", MaxBulkRows: 1 << 20})
 	if err != nil {
 		log.Fatal(err)
 	}
 	seqdURL = fmt.Sprintf("postgres://seqd@%s/seqd?sslmode=disable", srv.Addr())
+	seqdAPI = "http://" + srv.APIAddr().String()
 	code := m.Run()
 	if err := srv.Shutdown(ctx); err != nil {
 		log.Print(err)
@@ -42,7 +43,7 @@ func TestMain(m *testing.M) {
 }
 
 // kinds are the sources every test runs against.
-var kinds = []string{"seqd", "postgres-table", "mysql-table", "postgres-native", "mariadb-native"}
+var kinds = []string{"seqd", "seqd-http", "postgres-table", "mysql-table", "postgres-native", "mariadb-native"}
 
 var nameSeq atomic.Int64
 
@@ -86,6 +87,8 @@ func source(t testing.TB, kind string, inc int64) client.Source {
 	switch kind {
 	case "seqd":
 		return client.NewSeqd(seqdPool(t), client.SeqdOptions{})
+	case "seqd-http":
+		return client.NewSeqdHTTP(seqdAPI, client.SeqdHTTPOptions{})
 	case "postgres-table", "mysql-table":
 		src, _ := tableSource(t, kind)
 		return src
