@@ -51,16 +51,23 @@ type Seqd struct {
 // after a failover its new connections find the new leader, and a pooled
 // connection whose server answers 25006 is closed rather than reused.
 func NewSeqd(q Querier, o SeqdOptions) *Seqd {
-	if o.Retry.Attempts == 0 {
-		o.Retry.Attempts = 20
-	}
-	if o.Retry.Backoff == 0 {
-		o.Retry.Backoff = 10 * time.Millisecond
-	}
-	if o.Retry.MaxBackoff == 0 {
-		o.Retry.MaxBackoff = time.Second
-	}
+	o.Retry = o.Retry.failover()
 	return &Seqd{q: q, o: o}
+}
+
+// failover is r with the seqd sources' defaults: 20 attempts, waits from
+// 10ms doubling to 1s, longer in all than a failover.
+func (r Retry) failover() Retry {
+	if r.Attempts == 0 {
+		r.Attempts = 20
+	}
+	if r.Backoff == 0 {
+		r.Backoff = 10 * time.Millisecond
+	}
+	if r.MaxBackoff == 0 {
+		r.MaxBackoff = time.Second
+	}
+	return r
 }
 
 // row runs a one-row query, sending it again while it fails with

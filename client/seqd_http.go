@@ -24,10 +24,10 @@ type SeqdHTTPOptions struct {
 	User, Password string
 	// Schema holds the sequences; "" means public.
 	Schema string
-	// Cache and Retry are as SeqdOptions': what Create gives new
-	// sequences, and how often a request that failed with
-	// ErrUnavailable (a 503 of a standby or a shutdown, a 429, the server
-	// out of reach) is sent again.
+	// Cache and Retry are as SeqdOptions' (the same defaults): what
+	// Create gives new sequences, and how often a request that failed
+	// with ErrUnavailable (a 503 of a standby or a shutdown, a 429, the
+	// server out of reach) is sent again.
 	Cache int64
 	Retry Retry
 }
@@ -51,6 +51,7 @@ func NewSeqdHTTP(base string, o SeqdHTTPOptions) *SeqdHTTP {
 	if o.Schema == "" {
 		o.Schema = "public"
 	}
+	o.Retry = o.Retry.failover()
 	return &SeqdHTTP{base: base, c: c, o: o}
 }
 
