@@ -178,6 +178,21 @@ func TestNodeMySQL(t *testing.T) {
 	runNode(t, "mysql_drivers.mjs", host, port)
 }
 
+// TestNodeHTTP: Node's own fetch against the HTTP API, under SCRAM.
+func TestNodeHTTP(t *testing.T) {
+	srv := seqdtest.Start(t, server.Config{APIListen: "127.0.0.1:0", Auth: "scram-sha-256", Password: "pw"})
+	c, err := pgx.Connect(context.Background(), "postgres://seqd:pw@"+srv.Addr().String()+"/seqd?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if _, err := c.Exec(context.Background(), "create role app login password 'app pw'"); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := net.SplitHostPort(srv.APIAddr().String())
+	runNode(t, "http_api.mjs", host, port)
+}
+
 // runNode runs compat/node's script against host and port.
 func runNode(t *testing.T, script, host, port string) {
 	t.Helper()

@@ -29,9 +29,13 @@ def check(op, path, resp):
     """Checks resp against the schema op documents for its status."""
     exercised.add(op)
     item = doc["paths"][path]
-    operation = next(o for o in item.values() if isinstance(o, dict) and o.get("operationId") == op)
+    operation = next(
+        o for o in item.values() if isinstance(o, dict) and o.get("operationId") == op
+    )
     documented = operation["responses"].get(str(resp.status_code))
-    assert documented is not None, f"{op}: status {resp.status_code} is not documented: {resp.text}"
+    assert (
+        documented is not None
+    ), f"{op}: status {resp.status_code} is not documented: {resp.text}"
     content = documented.get("content")
     if not content:
         assert not resp.content, f"{op}: a body where none is documented"
@@ -47,7 +51,14 @@ def check(op, path, resp):
 def resolve_refs(node):
     """schema with its local $refs pointing into the registered document."""
     if isinstance(node, dict):
-        return {k: ("urn:seqd-api" + v if k == "$ref" and v.startswith("#") else resolve_refs(v)) for k, v in node.items()}
+        return {
+            k: (
+                "urn:seqd-api" + v
+                if k == "$ref" and v.startswith("#")
+                else resolve_refs(v)
+            )
+            for k, v in node.items()
+        }
     if isinstance(node, list):
         return [resolve_refs(v) for v in node]
     return node
@@ -58,7 +69,11 @@ su_client = httpx.Client(base_url=base, auth=(su, su_pw))
 app = httpx.Client(base_url=base, auth=(role, role_pw))
 url = "/v1/sequences/public/py_ids"
 
-body = check("create", SEQ, su_client.put(url, json={"start": "100", "increment": "5", "cache": "10"}))
+body = check(
+    "create",
+    SEQ,
+    su_client.put(url, json={"start": "100", "increment": "5", "cache": "10"}),
+)
 assert body["start"] == "100" and body["last_value"] is None, body
 dup = check("create", SEQ, su_client.put(url))
 assert dup["sqlstate"] == "42P07" and dup["status"] == 409, dup
@@ -81,26 +96,47 @@ with concurrent.futures.ThreadPoolExecutor(8) as pool:
 assert len(values) == 8 * sum(2 if i % 2 else 1 for i in range(25)), len(values)
 assert len(set(values)) == len(values), "a value was handed out twice"
 
-rng = check("reserve", SEQ + "/reserve", su_client.post(url + "/reserve", json={"count": "50"}))
+rng = check(
+    "reserve", SEQ + "/reserve", su_client.post(url + "/reserve", json={"count": "50"})
+)
 first, last = int(rng["first"]), int(rng["last"])
 assert last - first == 49, rng
-rel = check("release", SEQ + "/release", su_client.post(url + "/release", json={"first": str(first + 10), "last": str(last)}))
+rel = check(
+    "release",
+    SEQ + "/release",
+    su_client.post(
+        url + "/release", json={"first": str(first + 10), "last": str(last)}
+    ),
+)
 assert rel["released"] is True, rel
 nxt = check("nextval", SEQ + "/nextval", su_client.post(url + "/nextval"))
 assert nxt["values"] == [str(first + 10)], (nxt, first)
 
-missing = check("nextval", SEQ + "/nextval", su_client.post("/v1/sequences/public/nosuch/nextval"))
+missing = check(
+    "nextval", SEQ + "/nextval", su_client.post("/v1/sequences/public/nosuch/nextval")
+)
 assert missing["status"] == 404 and missing["sqlstate"] == "42P01", missing
 denied = check("nextval", SEQ + "/nextval", app.post(url + "/nextval"))
 assert denied["status"] == 403 and denied["sqlstate"] == "42501", denied
 bad = httpx.post(base + url + "/nextval", auth=(role, "wrong"))
-assert bad.status_code == 401 and bad.json()["sqlstate"] == "28P01" and bad.headers["www-authenticate"].startswith("Basic"), bad.text
+assert (
+    bad.status_code == 401
+    and bad.json()["sqlstate"] == "28P01"
+    and bad.headers["www-authenticate"].startswith("Basic")
+), bad.text
 
 check("drop", SEQ, su_client.delete(url))
 gone = check("describe", SEQ, su_client.get(url))
 assert gone["status"] == 404, gone
 check("openapi", "/v1/openapi.json", httpx.get(base + "/v1/openapi.json"))
 
-documented = {o["operationId"] for item in doc["paths"].values() for o in item.values() if isinstance(o, dict) and "operationId" in o}
-assert documented == exercised, f"documented but not exercised: {documented - exercised}"
+documented = {
+    o["operationId"]
+    for item in doc["paths"].values()
+    for o in item.values()
+    if isinstance(o, dict) and "operationId" in o
+}
+assert (
+    documented == exercised
+), f"documented but not exercised: {documented - exercised}"
 print(json.dumps({"values": len(values), "operations": sorted(exercised)}))
