@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -44,6 +46,7 @@ func TestClusterFailover(t *testing.T) {
 	f := (first + 1) % 3
 	follower := fc.checkStandby(f)
 	fc.checkNoOrder(c, follower, first, f)
+	fc.checkAPI(first, f)
 
 	// The leader shuts down (a clean handover): another node leads, and
 	// the client's next connection finds it.
@@ -71,7 +74,7 @@ func TestClusterFailover(t *testing.T) {
 		t.Fatal("the node that shut down still leads")
 	}
 	fc.take(c2, 50)
-	if len(fc.seen) != 100 {
+	if len(fc.seen) != 103 {
 		t.Fatalf("%d distinct values", len(fc.seen))
 	}
 
@@ -120,7 +123,7 @@ func startFailoverCluster(t *testing.T) *failoverCluster {
 	for range 3 {
 		s, err := Start(fc.ctx, Config{Listen: "127.0.0.1:0", Etcd: fc.cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
 			EtcdSecurity: EtcdSecurity{CA: fc.cl.TLS.CA, Cert: fc.cl.TLS.ClientCert, Key: fc.cl.TLS.ClientKey},
-			HTTP:         "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
+			HTTP:         "127.0.0.1:0", APIListen: "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,6 +214,59 @@ func (fc *failoverCluster) takeU(c *pgx.Conn, node, n int) {
 	fc.t.Helper()
 	if err := fc.tryU(c, node, n); err != nil {
 		fc.t.Fatalf("node %d: nextval('u'): %v", node, err)
+	}
+}
+
+// checkAPI: every node serves the HTTP API. The leader's hands out the
+// ORDER sequence's values in order after the SQL ones; a follower's
+// answers it 503 with Retry-After (25006, a standby's), as its SQL front
+// end refuses it, and serves the NOORDER sequence from its own blocks.
+func (fc *failoverCluster) checkAPI(leader, follower int) {
+	t := fc.t
+	t.Helper()
+	take := func(node int, seq string) (int, string, []string) {
+		resp, err := http.Post("http://"+fc.nodes[node].APIAddr().String()+"/v1/sequences/public/"+seq+"/nextval", "application/json",
+			strings.NewReader(`{"count": "3"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Values   []string
+			SQLState string `json:"sqlstate"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
+			t.Errorf("node %d: 503 without Retry-After", node)
+		}
+		return resp.StatusCode, body.SQLState, body.Values
+	}
+	status, _, values := take(leader, "s")
+	if status != http.StatusOK || len(values) != 3 {
+		t.Fatalf("the leader's API, nextval of s: %d %v", status, values)
+	}
+	for _, v := range values {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		if fc.seen[n] || n <= fc.top {
+			t.Fatalf("the leader's API gave %d after %d", n, fc.top)
+		}
+		fc.seen[n], fc.top = true, n
+	}
+	if status, code, _ := take(follower, "s"); status != http.StatusServiceUnavailable || code != "25006" {
+		t.Errorf("a follower's API, nextval of the ORDER s: %d %s, want 503 25006", status, code)
+	}
+	status, _, values = take(follower, "u")
+	if status != http.StatusOK || len(values) != 3 {
+		t.Fatalf("a follower's API, nextval of the NOORDER u: %d %v", status, values)
+	}
+	for _, v := range values {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		if prev, ok := fc.useen[n]; ok || n <= fc.utop[follower] {
+			t.Fatalf("node %d's API: nextval('u') = %d after %d (node %d gave it before: %v)", follower, n, fc.utop[follower], prev, ok)
+		}
+		fc.useen[n], fc.utop[follower] = follower, n
 	}
 }
 
