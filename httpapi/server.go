@@ -255,6 +255,13 @@ func (s *Server) newSession(r *http.Request, user string, eng *engine.Engine, st
 	if !ok {
 		return nil, &problem{status: http.StatusTooManyRequests, code: "53300", msg: "sorry, too many clients already", retry: true}
 	}
+	// The last slots are superusers', as for the SQL front ends
+	// (-reserved-conns).
+	if role, isRole := eng.Role(user); !s.cfg.Registry.MayUseSlot(!isRole || role.Superuser) {
+		s.cfg.Registry.Unregister(id)
+		return nil, &problem{status: http.StatusTooManyRequests, code: "53300", retry: true,
+			msg: "remaining connection slots are reserved for roles with the SUPERUSER attribute"}
+	}
 	es, err := executor.NewSession(executor.Config{Engine: eng, MaxBulkRows: s.cfg.MaxBulkRows, MaxStatementMemory: s.cfg.MaxStatementMemory,
 		Defaults: s.cfg.SessionDefaults, Superuser: s.cfg.Superuser, User: user, Database: "seqd", Standby: standby, BackendPID: id,
 		Params: map[string]string{"application_name": "seqd http api"}, Activity: s.cfg.Registry.Activity(), ClientAddr: r.RemoteAddr, TLS: r.TLS})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/seqmath"
 )
@@ -284,5 +285,55 @@ func TestStandby(t *testing.T) {
 	mu.Unlock()
 	if a := call(t, "PUT", base+"t", "", "", ""); a.status != http.StatusCreated {
 		t.Errorf("create once the node leads: %d %v", a.status, a.body)
+	}
+}
+
+// TestSlots: a session takes one of the server's connection slots, the
+// last of which are superusers': a role past them gets 429 with
+// Retry-After (53300), a superuser still gets in.
+func TestSlots(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ctx := context.Background()
+	if _, err := eng.Create(ctx, mustName(t, "public", "s"), seqmath.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{"app", "app2"} {
+		if err := eng.PutRole(ctx, engine.Role{Name: r, Login: true}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := eng.UpdateACL(ctx, mustName(t, "public", "s"), func(a *engine.ACL) error {
+		a.Grants[engine.Public] = engine.PrivUsage
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	reg := frontend.NewRegistry(3, 1)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Config{Engine: eng, Registry: reg})
+	go s.Serve(l)
+	defer s.Shutdown(ctx)
+	url := "http://" + l.Addr().String() + "/v1/sequences/public/s/nextval"
+	if a := call(t, "POST", url, "", "app", ""); a.status != http.StatusOK {
+		t.Fatalf("app, slots free: %d %v", a.status, a.body)
+	}
+	// app's idle session and another connection hold the two slots not
+	// reserved: app2's session would take the reserved one.
+	if _, _, ok := reg.Register(func() {}); !ok {
+		t.Fatal("the registry is full already")
+	}
+	a := call(t, "POST", url, "", "app2", "")
+	a.problem(t, "app2 in the reserved slot", http.StatusTooManyRequests, "53300")
+	if a.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+	if a := call(t, "POST", url, "", "seqd", ""); a.status != http.StatusOK {
+		t.Errorf("the superuser in the reserved slot: %d %v", a.status, a.body)
+	}
+	if a := call(t, "POST", url, "", "app", ""); a.status != http.StatusOK {
+		t.Errorf("app, its session pooled: %d %v", a.status, a.body)
 	}
 }
