@@ -71,6 +71,30 @@ type Config struct {
 // sequence's options.
 const maxBody = 64 << 10
 
+// maxValues bounds the values one nextval request takes (with
+// -max-bulk-rows): an answer of them is about 20 bytes each, held whole
+// until sent. A larger batch is a range (reserve), whose answer is three
+// numbers however many values it holds.
+const maxValues = 100_000
+
+// decimals is {"values": [...]} of vs, each a decimal string, made
+// without reflection.
+type decimals []int64
+
+func (d decimals) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 13+22*len(d))
+	b = append(b, `{"values":[`...)
+	for i, v := range d {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = strconv.AppendInt(b, v, 10)
+		b = append(b, '"')
+	}
+	return append(b, "]}"...), nil
+}
+
 // Server serves the API on a listener.
 type Server struct {
 	cfg   Config
@@ -299,42 +323,50 @@ func readBody(w http.ResponseWriter, r *http.Request, into *map[string]json.RawM
 // formatted here, so that a statement seen before (the same sequence's
 // next value) reuses its parse and its plan (PrepareCached).
 func (q *request) run(sql string) ([][]eval.Datum, error) {
+	var rows [][]eval.Datum
+	err := q.each(sql, func(row []eval.Datum) {
+		rows = append(rows, append([]eval.Datum(nil), row...))
+	})
+	return rows, err
+}
+
+// each runs sql as run does, handing each row to f as it is read (f may
+// not keep it).
+func (q *request) each(sql string, f func([]eval.Datum)) error {
 	stmts, err := pgsql.Parse(sql)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p, err := q.sess.PrepareCached(&stmts[0])
 	if err != nil {
 		q.sess.Abort()
-		return nil, err
+		return err
 	}
-	var params []eval.Datum
 	ctx, cancel := context.WithCancel(q.ctx)
 	if d := q.sess.StatementTimeout(); d > 0 {
 		ctx, cancel = context.WithTimeoutCause(q.ctx, d, eval.ErrStatementTimeout)
 	}
 	defer cancel()
-	res, err := q.sess.Execute(ctx, p, params)
+	res, err := q.sess.Execute(ctx, p, nil)
 	if err != nil {
 		q.sess.Abort()
-		return nil, err
+		return err
 	}
 	defer q.sess.Release(res)
-	var rows [][]eval.Datum
-	if res.Rows != nil {
-		for {
-			row, ok, err := res.Rows.Next()
-			if err != nil {
-				q.sess.Abort()
-				return nil, err
-			}
-			if !ok {
-				break
-			}
-			rows = append(rows, append([]eval.Datum(nil), row...))
-		}
+	if res.Rows == nil {
+		return nil
 	}
-	return rows, nil
+	for {
+		row, ok, err := res.Rows.Next()
+		if err != nil {
+			q.sess.Abort()
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		f(row)
+	}
 }
 
 // integer reads field name of the body as a decimal string (or a JSON
@@ -372,22 +404,18 @@ func (s *Server) nextval(q *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if count < 1 || count > s.cfg.MaxBulkRows {
-		return 0, nil, badRequest(fmt.Sprintf("count must be between 1 and %d", s.cfg.MaxBulkRows))
+	if limit := min(s.cfg.MaxBulkRows, maxValues); count < 1 || count > limit {
+		return 0, nil, badRequest(fmt.Sprintf("count must be between 1 and %d (reserve takes a range of any size)", limit))
 	}
 	sql := fmt.Sprintf("select nextval(%s) from generate_series(1, %d)", quoteLiteral(q.qualified()), count)
 	if count == 1 {
 		sql = "select nextval(" + quoteLiteral(q.qualified()) + ")" // nextval's own path, not a range's
 	}
-	rows, err := q.run(sql)
-	if err != nil {
+	values := make([]int64, 0, count)
+	if err := q.each(sql, func(row []eval.Datum) { values = append(values, row[0].I) }); err != nil {
 		return 0, nil, err
 	}
-	values := make([]any, len(rows))
-	for i, r := range rows {
-		values[i] = text(r[0])
-	}
-	return http.StatusOK, map[string]any{"values": values}, nil
+	return http.StatusOK, decimals(values), nil
 }
 
 // reserve reserves count values as a range seqd_reserve gives:
