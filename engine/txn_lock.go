@@ -133,10 +133,21 @@ func WithWaitState(ctx context.Context, w *WaitState) context.Context {
 	return context.WithValue(ctx, waitStateKey{}, w)
 }
 
-// waitTxn waits until holder ends or releases locks; me (nil outside a
+// releasedOf is the channel holder's next release of locks (ROLLBACK TO)
+// closes. A waiter takes it while holder still holds the lock it waits
+// for (under that lock's mutex): taken after, it could be the channel
+// made by the release that freed the lock, and never close.
+func (e *Engine) releasedOf(holder *Txn) <-chan struct{} {
+	e.lockMu.Lock()
+	defer e.lockMu.Unlock()
+	return holder.released
+}
+
+// waitTxn waits until holder ends or releases locks (released, taken
+// with releasedOf); me (nil outside a
 // transaction) is the waiter, event what it waits for (WaitState). A wait
 // that would close a cycle fails with ErrDeadlock at once.
-func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn, event *string, what LockInfo) error {
+func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn, released <-chan struct{}, event *string, what LockInfo) error {
 	if me != nil {
 		e.lockMu.Lock()
 		for u := holder; u != nil; u = u.waitingFor {
@@ -153,9 +164,6 @@ func (e *Engine) waitTxn(ctx context.Context, me, holder *Txn, event *string, wh
 			e.lockMu.Unlock()
 		}()
 	}
-	e.lockMu.Lock()
-	released := holder.released
-	e.lockMu.Unlock()
 	var expired <-chan time.Time
 	if d, ok := ctx.Value(lockTimeoutKey{}).(time.Duration); ok && d > 0 {
 		t := time.NewTimer(d)
@@ -205,9 +213,10 @@ func (e *Engine) waitLockLocked(ctx context.Context, s *seq, mode string) (bool,
 	waited := false
 	for s.lockedBy != nil && s.lockedBy != me {
 		holder := s.lockedBy
+		released := e.releasedOf(holder) // while it still holds s's lock
 		n, _ := nameFromKey(s.key)
 		s.mu.Unlock()
-		err := e.waitTxn(ctx, me, holder, &waitRelation, LockInfo{Seq: n, ID: s.id, Mode: mode})
+		err := e.waitTxn(ctx, me, holder, released, &waitRelation, LockInfo{Seq: n, ID: s.id, Mode: mode})
 		s.mu.Lock()
 		if err != nil {
 			return true, err
@@ -226,8 +235,9 @@ func (e *Engine) waitNameLocked(ctx context.Context, key string) (bool, error) {
 	if holder == nil || holder == me {
 		return false, nil
 	}
+	released := e.releasedOf(holder) // while it still holds the name lock
 	e.catMu.Unlock()
-	err := e.waitTxn(ctx, me, holder, &waitTransactionID, LockInfo{})
+	err := e.waitTxn(ctx, me, holder, released, &waitTransactionID, LockInfo{})
 	e.catMu.Lock()
 	return true, err
 }
