@@ -52,8 +52,8 @@ type Relation struct {
 	// Rows reads the relation's rows for the session it was resolved
 	// for.
 	Rows func() ([][]Datum, error)
-	// Stream, when set, reads the same rows as Rows, made as they are
-	// read: a scan keeps one row at a time, not the relation.
+	// Stream, set instead of Rows, reads the rows as they are made: a
+	// scan keeps one row at a time, not the relation.
 	Stream func() (Rows, error)
 	// Lookup, when set, reads the rows whose column col equals v, or at
 	// least every such row (the query filters what it returns); ok false

@@ -45,19 +45,20 @@ func (v *evalView) Relation(q pgsql.QName) (*eval.Relation, error) {
 		}
 		return nil, err
 	}
-	r := &eval.Relation{OID: rel.oid, Schema: rel.schema, Name: rel.name, Cols: rel.cols,
-		Rows: func() ([][]eval.Datum, error) {
-			if err := s.checkCatalogRead(rel); err != nil {
-				return nil, err
-			}
-			return rel.rows(s)
-		}}
+	r := &eval.Relation{OID: rel.oid, Schema: rel.schema, Name: rel.name, Cols: rel.cols}
 	if rel.stream != nil {
 		r.Stream = func() (eval.Rows, error) {
 			if err := s.checkCatalogRead(rel); err != nil {
 				return nil, err
 			}
 			return rel.stream(s), nil
+		}
+	} else {
+		r.Rows = func() ([][]eval.Datum, error) {
+			if err := s.checkCatalogRead(rel); err != nil {
+				return nil, err
+			}
+			return rel.rows(s)
 		}
 	}
 	if rel.by != nil {

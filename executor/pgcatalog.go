@@ -21,8 +21,8 @@ type relation struct {
 	kind         byte // relkind: 'r' table, 'v' view
 	cols         []eval.RelColumn
 	rows         func(s *Session) ([][]eval.Datum, error)
-	// stream, when set, makes the same rows as they are read (a relation
-	// with rows per sequence: stream.go).
+	// stream, set instead of rows for a relation with rows per sequence,
+	// makes them as they are read (stream.go).
 	stream func(s *Session) eval.Rows
 	// by, when set, looks up the rows of named sequences (lookup.go).
 	by *seqLookup
@@ -270,14 +270,9 @@ func catalogRelations() []*relation {
 	return slices.Concat(classRelations(), roleRelations(), describingRelations(), viewRelations(), restRelations())
 }
 
-// seqRows makes a row of each sequence; reserved first reads a NOORDER
-// sequence's position from the store, in cluster mode (the views that show
-// last_value).
-func seqRows(s *Session, reserved bool, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
-	return rowsOf(s, s.sequences(), reserved, f)
-}
-
-// rowsOf makes a row of each of seqs, as seqRows.
+// rowsOf makes a row of each of seqs; reserved first reads a NOORDER
+// sequence's position from the store, in cluster mode (the views that
+// show last_value).
 func rowsOf(s *Session, seqs []seqInfo, reserved bool, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
 	s.seqRowsMade += len(seqs)
 	var out [][]eval.Datum
@@ -291,9 +286,6 @@ func rowsOf(s *Session, seqs []seqInfo, reserved bool, f func(seqInfo) []eval.Da
 		out = append(out, f(info))
 	}
 	return out, nil
-}
-func seqRow(s *Session, f func(seqInfo) []eval.Datum) ([][]eval.Datum, error) {
-	return seqRows(s, false, f)
 }
 
 // catalogClassRows are the catalog relations' pg_class rows.
@@ -375,10 +367,7 @@ var pgSequencesCols = eval.Columns("schemaname", eval.TName, "sequencename", eva
 // pg_namespace, pg_sequence, pg_sequences, pg_type.
 func classRelations() []*relation {
 	return []*relation{
-		{oid: pgClassOID, schema: "pg_catalog", name: "pg_class", kind: 'r', cols: classCols, rows: func(s *Session) ([][]eval.Datum, error) {
-			out, _ := seqRow(s, func(i seqInfo) []eval.Datum { return classRow(s, i) })
-			return append(out, catalogClassRows(s)...), nil
-		}, stream: func(s *Session) eval.Rows {
+		{oid: pgClassOID, schema: "pg_catalog", name: "pg_class", kind: 'r', cols: classCols, stream: func(s *Session) eval.Rows {
 			return &seqStream{s: s, seqs: s.sequences(), per: func(i seqInfo) [][]eval.Datum { return [][]eval.Datum{classRow(s, i)} },
 				after: func() [][]eval.Datum { return catalogClassRows(s) }}
 		}, by: &seqLookup{nameCol: 1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, col int, v eval.Datum, prefix bool) ([][]eval.Datum, error) {
@@ -402,13 +391,12 @@ func classRelations() []*relation {
 		{oid: 2224, schema: "pg_catalog", name: "pg_sequence", kind: 'r',
 			cols: eval.Columns("seqrelid", eval.TOid, "seqtypid", eval.TOid, "seqstart", eval.TInt8, "seqincrement", eval.TInt8, "seqmax", eval.TInt8,
 				"seqmin", eval.TInt8, "seqcache", eval.TInt8, "seqcycle", eval.TBool),
-			rows:   func(s *Session) ([][]eval.Datum, error) { return seqRow(s, pgSequenceRow) },
 			stream: func(s *Session) eval.Rows { return streamOf(s, false, pgSequenceRow) },
 			by: &seqLookup{nameCol: -1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum, _ bool) ([][]eval.Datum, error) {
 				return rowsOf(s, seqs, false, pgSequenceRow)
 			}}},
 		{oid: 12048, schema: "pg_catalog", name: "pg_sequences", kind: 'v', cols: pgSequencesCols,
-			rows: rowsBy(true, pgSequencesRow), stream: streamBy(true, pgSequencesRow), by: lookupBy(1, true, pgSequencesRow)},
+			stream: streamBy(true, pgSequencesRow), by: lookupBy(1, true, pgSequencesRow)},
 		{oid: 1247, schema: "pg_catalog", name: "pg_type", kind: 'r', cols: eval.PgTypeColumns,
 			rows: func(s *Session) ([][]eval.Datum, error) { return s.pgTypeRows(), nil }},
 	}
@@ -543,7 +531,6 @@ func describingRelations() []*relation {
 			}},
 		{oid: 2608, schema: "pg_catalog", name: "pg_depend", kind: 'r',
 			cols:   eval.Columns("classid", eval.TOid, "objid", eval.TOid, "objsubid", eval.TInt4, "refclassid", eval.TOid, "refobjid", eval.TOid, "refobjsubid", eval.TInt4, "deptype", eval.TChar),
-			rows:   func(s *Session) ([][]eval.Datum, error) { return seqRow(s, dependRow) },
 			stream: func(s *Session) eval.Rows { return streamOf(s, false, dependRow) },
 			// By objid: a sequence's dependency on its schema.
 			by: &seqLookup{nameCol: -1, oidCol: 1, rows: func(s *Session, seqs []seqInfo, _ int, _ eval.Datum, _ bool) ([][]eval.Datum, error) {
@@ -555,13 +542,6 @@ func describingRelations() []*relation {
 				"attnotnull", eval.TBool, "atthasdef", eval.TBool, "atthasmissing", eval.TBool, "attidentity", eval.TChar, "attgenerated", eval.TChar,
 				"attisdropped", eval.TBool, "attislocal", eval.TBool, "attinhcount", eval.TInt4, "attcollation", eval.TOid, "attacl", eval.TAclArr,
 				"attoptions", eval.TTextArr, "attfdwoptions", eval.TTextArr, "attmissingval", eval.TypeByOID(2277)),
-			rows: func(s *Session) ([][]eval.Datum, error) {
-				out := catalogAttributes()
-				for _, i := range s.sequences() {
-					out = append(out, sequenceAttributes(i)...)
-				}
-				return out, nil
-			},
 			stream: func(s *Session) eval.Rows {
 				return &seqStream{s: s, before: catalogAttributes(), seqs: s.sequences(), per: sequenceAttributes}
 			},
@@ -591,13 +571,13 @@ func viewRelations() []*relation {
 			cols: eval.Columns("schemaname", eval.TName, "sequencename", eval.TName, "last_value", eval.TInt8, "reserved_values", eval.TInt8,
 				"remaining_values", eval.TFloat8, "fraction_used", eval.TFloat8, "unlogged", eval.TBool, "shape", eval.TText, "last_counter", eval.TInt8,
 				"burned_crash", eval.TInt8, "burned_failover", eval.TInt8, "burned_release", eval.TInt8, "noorder", eval.TBool),
-			rows: rowsBy(true, statRow), stream: streamBy(true, statRow), by: lookupBy(1, true, statRow)},
+			stream: streamBy(true, statRow), by: lookupBy(1, true, statRow)},
 		{oid: 13386, schema: "information_schema", name: "sequences", kind: 'v',
 			cols: eval.Columns("sequence_catalog", tSQLIdentifier, "sequence_schema", tSQLIdentifier, "sequence_name", tSQLIdentifier,
 				"data_type", tCharacterData, "numeric_precision", tCardinalNumber, "numeric_precision_radix", tCardinalNumber,
 				"numeric_scale", tCardinalNumber, "start_value", tCharacterData, "minimum_value", tCharacterData,
 				"maximum_value", tCharacterData, "increment", tCharacterData, "cycle_option", tYesOrNo),
-			rows: rowsBy(false, infoSequencesRow), stream: streamBy(false, infoSequencesRow), by: lookupBy(2, false, infoSequencesRow)},
+			stream: streamBy(false, infoSequencesRow), by: lookupBy(2, false, infoSequencesRow)},
 		{oid: 13382, schema: "information_schema", name: "schemata", kind: 'v',
 			cols: eval.Columns("catalog_name", tSQLIdentifier, "schema_name", tSQLIdentifier, "schema_owner", tSQLIdentifier,
 				"default_character_set_catalog", tSQLIdentifier, "default_character_set_schema", tSQLIdentifier,
@@ -715,19 +695,11 @@ func infoSequencesRow(s *Session, i seqInfo) []eval.Datum {
 		eval.Text(fmt.Sprint(o.Start)), eval.Text(fmt.Sprint(o.Min)), eval.Text(fmt.Sprint(o.Max)), eval.Text(fmt.Sprint(o.Increment)), boolText(o.Cycle)}
 }
 
-// streamBy streams the rows of a relation with a row per sequence, as
-// rowsBy makes them.
+// streamBy streams the rows of a relation with a row per sequence, made
+// by row; reserved as rowsOf.
 func streamBy(reserved bool, row func(*Session, seqInfo) []eval.Datum) func(*Session) eval.Rows {
 	return func(s *Session) eval.Rows {
 		return streamOf(s, reserved, func(i seqInfo) []eval.Datum { return row(s, i) })
-	}
-}
-
-// rowsBy is the rows of a relation with a row per sequence, made by row;
-// reserved as seqRows.
-func rowsBy(reserved bool, row func(*Session, seqInfo) []eval.Datum) func(*Session) ([][]eval.Datum, error) {
-	return func(s *Session) ([][]eval.Datum, error) {
-		return seqRows(s, reserved, func(i seqInfo) []eval.Datum { return row(s, i) })
 	}
 }
 
