@@ -24,7 +24,6 @@ import (
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/pgsql"
-	"github.com/seqd/seqd/sqlerr"
 )
 
 // Authentication methods (Config.Auth).
@@ -248,18 +247,19 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 		} else {
 			sess.close()
 		}
-		if s.cfg.OnStatement != nil {
-			code := "00000"
-			if err != nil {
-				code = problemOf(err).code
+		var p *problem
+		code := "00000"
+		if err != nil {
+			if p = problemOf(err); standby && p.code == "25006" {
+				p.msg = "this node is a standby: send writes to the leader"
 			}
+			code = p.code
+		}
+		if s.cfg.OnStatement != nil {
 			s.cfg.OnStatement("HTTP "+op, code)(time.Since(began))
 		}
-		if err != nil {
-			if standby && frontend.KindOf(err) == sqlerr.ReadOnlyTransaction {
-				err = &problem{status: http.StatusServiceUnavailable, code: "25006", msg: "this node is a standby: send writes to the leader", retry: true}
-			}
-			s.fail(w, err)
+		if p != nil {
+			s.fail(w, p)
 			return
 		}
 		if v == nil {

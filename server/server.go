@@ -335,7 +335,7 @@ func (s *Server) listenAPI(cfg Config, pc pgwire.Config) error {
 // apiAuth is the HTTP API's authentication under -auth method, as
 // mysqlAuth.
 func apiAuth(method, listen string) string {
-	if method == pgwire.AuthTrust && AuthFor(listen) == pgwire.AuthTrust {
+	if trusted(method, listen) {
 		return httpapi.AuthTrust
 	}
 	return httpapi.AuthPassword
@@ -368,13 +368,19 @@ func checkAuth(cfg Config) error {
 }
 
 // mysqlAuth is MySQL's protocol's authentication under -auth method:
-// trust when the method is trust and the MySQL address is loopback too,
-// passwords against the roles' verifiers otherwise.
+// trust when trusted, passwords against the roles' verifiers otherwise.
 func mysqlAuth(method, listen string) string {
-	if method == pgwire.AuthTrust && AuthFor(listen) == pgwire.AuthTrust {
+	if trusted(method, listen) {
 		return mysqlwire.AuthTrust
 	}
 	return mysqlwire.AuthPassword
+}
+
+// trusted reports whether a front end other than PostgreSQL's listening
+// on listen lets anyone in: only where -auth is trust and its address
+// is loopback too.
+func trusted(method, listen string) bool {
+	return method == pgwire.AuthTrust && AuthFor(listen) == pgwire.AuthTrust
 }
 
 // bootstrap checks the authentication settings and, under SCRAM, makes
