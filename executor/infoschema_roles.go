@@ -107,14 +107,7 @@ func (s *Session) usagePrivilegesRows() ([][]eval.Datum, error) {
 // roleUsageGrantsRows are usage_privileges' rows granted by or to an
 // enabled role.
 func (s *Session) roleUsageGrantsRows() ([][]eval.Datum, error) {
-	rows, err := s.usagePrivilegesRows()
-	var out [][]eval.Datum
-	for _, r := range rows {
-		if s.isEnabledRole(r[0].S) || s.isEnabledRole(r[1].S) {
-			out = append(out, r)
-		}
-	}
-	return out, err
+	return s.byEnabledRoles(s.usagePrivilegesRows())
 }
 
 // isEnabledRole reports whether name is a role the current user holds
