@@ -8,7 +8,7 @@
 // the role it authenticated as, statements of the shared executor (so
 // privileges, limits, statement_timeout, pg_stat_activity and the
 // engine's guarantees are the SQL front ends'), from a pool of sessions
-// per role. Go's net/http serves it (HTTP/1.1 with keep-alive): nothing
+// per role that package apicore keeps for both driverless APIs. Go's net/http serves it (HTTP/1.1 with keep-alive): nothing
 // here is a protocol of its own.
 //
 // Every integer in a request or a response is a decimal string, as JSON

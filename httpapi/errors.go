@@ -6,8 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/seqd/seqd/frontend"
-	"github.com/seqd/seqd/sqlerr"
+	"github.com/seqd/seqd/apicore"
 )
 
 // problem is an error as the API answers it: an HTTP status, the
@@ -21,9 +20,7 @@ type problem struct {
 
 func (p *problem) Error() string { return p.msg }
 
-func badRequest(msg string) error {
-	return &problem{status: http.StatusBadRequest, code: "22023", msg: msg}
-}
+func badRequest(msg string) error { return apicore.BadRequest(msg) }
 
 // statusOf is the HTTP status of an error of SQLSTATE code: what a
 // caller can act on.
@@ -60,9 +57,9 @@ func statusOf(code string) (status int, retry bool) {
 func problemOf(err error) *problem {
 	var p *problem
 	if !errors.As(err, &p) {
-		code := sqlerr.SQLState(frontend.KindOf(err))
-		status, retry := statusOf(code)
-		p = &problem{status: status, code: code, msg: err.Error(), retry: retry}
+		e := apicore.ErrorOf(err)
+		status, retry := statusOf(e.Code)
+		p = &problem{status: status, code: e.Code, msg: e.Msg, retry: retry}
 	}
 	return p
 }

@@ -1,0 +1,546 @@
+// Package apicore is what seqd's driverless APIs share: the HTTP/JSON API
+// (httpapi) and the gRPC service (grpcapi) authenticate a role the same
+// way, run its calls in pooled executor sessions of that role, and take
+// values, reserve and release ranges with the same statements. Each API
+// is then only its transport: decoding a request, and answering a value
+// or an Error (a SQLSTATE and a message) in its own terms.
+//
+// A call runs statements of the shared executor as the role it
+// authenticated as, so privileges, limits, statement_timeout,
+// pg_stat_activity and the engine's guarantees are the SQL front ends'.
+// Names reach a statement only as escape string literals (E'...') or
+// quoted identifiers, never as SQL text of their own.
+package apicore
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/seqd/seqd/auth"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
+)
+
+// Authentication methods (Config.Auth).
+const (
+	// AuthTrust lets anyone in as the user the request names (the
+	// bootstrap superuser without one), as PostgreSQL's trust.
+	AuthTrust = "trust"
+	// AuthPassword wants the credentials of a role that may log in,
+	// checked against its stored verifier.
+	AuthPassword = "password"
+)
+
+// MaxValues bounds the values one call takes (with -max-bulk-rows): an
+// answer of them is held whole until sent. A larger batch is a range
+// (Reserve), whose answer is three numbers however many values it holds.
+const MaxValues = 100_000
+
+// Config configures a Core.
+type Config struct {
+	// Engine serves the calls; Node, when set, is asked at each call
+	// which engine serves it, and whether as a standby (which refuses
+	// what writes: 25006).
+	Engine *engine.Engine
+	Node   func() (eng *engine.Engine, standby bool)
+	// Registry is the connection budget and session IDs shared with the
+	// other front ends: a pooled session holds a slot.
+	Registry *frontend.Registry
+	// Auth is AuthTrust or AuthPassword; the zero value is AuthTrust.
+	Auth string
+	// Superuser is the bootstrap superuser (executor.Config's): the user
+	// of a call without credentials under trust.
+	Superuser string
+	// MaxBulkRows bounds the values one call takes; MaxStatementMemory
+	// and SessionDefaults are the executor's, as the SQL front ends'.
+	MaxBulkRows        int64
+	MaxStatementMemory int64
+	SessionDefaults    map[string]string
+	// AppName is the sessions' application_name (pg_stat_activity).
+	AppName string
+}
+
+// Core authenticates calls and runs them in pooled sessions.
+type Core struct {
+	cfg   Config
+	pool  sessionPool
+	creds credentialCache
+	mu    sync.Mutex
+	auth  string
+}
+
+// New makes a Core.
+func New(cfg Config) *Core {
+	if cfg.Registry == nil {
+		cfg.Registry = frontend.NewRegistry(10000, 3)
+	}
+	if cfg.Superuser == "" {
+		cfg.Superuser = "seqd"
+	}
+	if cfg.MaxBulkRows <= 0 {
+		cfg.MaxBulkRows = 1 << 20
+	}
+	c := &Core{cfg: cfg, auth: cfg.Auth}
+	c.pool.byUser = map[string][]*session{}
+	c.creds.ok = map[[32]byte]struct{ version uint64 }{}
+	return c
+}
+
+// Registry is the connection budget the calls share.
+func (c *Core) Registry() *frontend.Registry { return c.cfg.Registry }
+
+// MaxCount is the most values one call may take.
+func (c *Core) MaxCount() int64 { return min(c.cfg.MaxBulkRows, MaxValues) }
+
+// SetAuth changes the authentication of new calls.
+func (c *Core) SetAuth(method string) {
+	c.mu.Lock()
+	c.auth = method
+	c.mu.Unlock()
+}
+
+// AuthMethod is the authentication of new calls.
+func (c *Core) AuthMethod() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.auth
+}
+
+// Engine is the engine a call runs on, and whether as a standby.
+func (c *Core) Engine() (*engine.Engine, bool) {
+	if c.cfg.Node != nil {
+		return c.cfg.Node()
+	}
+	return c.cfg.Engine, false
+}
+
+// Close closes the pooled sessions; a session in use is closed when its
+// call ends.
+func (c *Core) Close() { c.pool.closeAll() }
+
+// Error is a call's failure as the APIs answer it: the SQLSTATE the SQL
+// front ends give and the message.
+type Error struct {
+	Code string
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// BadRequest is an invalid argument (22023).
+func BadRequest(msg string) error { return &Error{Code: "22023", Msg: msg} }
+
+// ErrorOf is err as an Error, with the SQLSTATE the SQL front ends give
+// for it.
+func ErrorOf(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: sqlerr.SQLState(frontend.KindOf(err)), Msg: err.Error()}
+}
+
+// Retryable reports whether a call failing with SQLSTATE code may
+// succeed if sent again shortly (to this node or, after a failover, the
+// next leader): too many clients, a standby, a server shutting down or
+// starting, a store unavailable, a cancelled statement.
+func Retryable(code string) bool {
+	switch code {
+	case "53300", "25006", "57P01", "57P03", "58030", "53100", "57014":
+		return true
+	}
+	return false
+}
+
+// Authenticate is the call's user. Under AuthPassword: the credentials'
+// (given reports whether the call had any), checked against a login
+// role's verifier (28000 without credentials, 28P01 for wrong ones).
+// Under trust: the name given, or the bootstrap superuser without one.
+func (c *Core) Authenticate(user, password string, given bool) (string, error) {
+	if c.AuthMethod() != AuthPassword {
+		if !given || user == "" {
+			return c.cfg.Superuser, nil
+		}
+		return user, nil
+	}
+	if !given {
+		return "", &Error{Code: "28000", Msg: "this API wants the credentials of a role that may log in"}
+	}
+	fail := &Error{Code: "28P01", Msg: fmt.Sprintf("password authentication failed for user \"%s\"", user)}
+	eng, _ := c.Engine()
+	role, found := eng.Role(user)
+	if !found || !role.Login || role.Verifier == nil {
+		auth.CheckPassword(dummyVerifier(), password) // the same cost as for a role: no telling which roles exist
+		return "", fail
+	}
+	if !c.creds.check(user, password, role.Verifier, eng.AuthVersion()) {
+		return "", fail
+	}
+	return user, nil
+}
+
+// dummyVerifier is checked against for a role that does not exist or may
+// not log in, so that such a refusal takes as long as a wrong password.
+var dummyVerifier = sync.OnceValue(func() *engine.Verifier {
+	v, _ := auth.NewVerifier("no role has this password")
+	return v
+})
+
+// credentialCache remembers the credentials checked since the roles last
+// changed, so that a client sending its password with every call pays
+// the verifier's key derivation once, not per call. It keeps a digest of
+// each, never the password, and at most maxCredentials.
+type credentialCache struct {
+	mu sync.Mutex
+	ok map[[32]byte]struct{ version uint64 }
+}
+
+const maxCredentials = 4096
+
+func (c *credentialCache) check(user, password string, v *engine.Verifier, version uint64) bool {
+	key := sha256.Sum256([]byte(user + "\x00" + password + "\x00" + auth.VerifierText(v)))
+	c.mu.Lock()
+	cr, hit := c.ok[key]
+	c.mu.Unlock()
+	if hit && cr.version == version {
+		return true
+	}
+	if !auth.CheckPassword(v, password) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.ok) >= maxCredentials {
+		for k := range c.ok { // drop one at random
+			delete(c.ok, k)
+			break
+		}
+	}
+	c.ok[key] = struct{ version uint64 }{version}
+	return true
+}
+
+// Client is who a call comes from, as pg_stat_activity shows it.
+type Client struct {
+	Addr string
+	TLS  *tls.ConnectionState
+}
+
+// Call is one authenticated call's session: a pooled session of its
+// role on the engine serving now. End gives it back.
+type Call struct {
+	// Standby reports whether the engine serves as a standby.
+	Standby bool
+	ctx     context.Context
+	sess    *session
+	core    *Core
+	user    string
+	done    context.CancelFunc
+}
+
+// Begin starts a call of user's from client: a pooled session of the
+// role (a new one when none is idle: 53300 when the budget has no slot
+// for it). The call's statements run under ctx, which a cancel through
+// the registry (pg_cancel_backend) ends too.
+func (c *Core) Begin(ctx context.Context, user string, client Client) (*Call, error) {
+	eng, standby := c.Engine()
+	sess, err := c.pool.get(user, eng, standby, func() (*session, error) { return c.newSession(user, eng, standby, client) })
+	if err != nil {
+		return nil, err
+	}
+	ctx, done := sess.running(ctx)
+	return &Call{Standby: standby, ctx: ctx, sess: sess, core: c, user: user, done: done}, nil
+}
+
+// End ends the call: its session goes back to the pool, or is closed if
+// a transaction is left open in it.
+func (q *Call) End() {
+	q.done()
+	q.sess.Idle()
+	if q.sess.TxStatus() == 'I' {
+		q.core.pool.put(q.user, q.sess)
+	} else {
+		q.sess.close()
+	}
+}
+
+// Fail is err as the call answers it: on a standby, 25006 says where
+// writes go.
+func (q *Call) Fail(err error) *Error {
+	e := ErrorOf(err)
+	if q.Standby && e.Code == "25006" {
+		e = &Error{Code: e.Code, Msg: "this node is a standby: send writes to the leader"}
+	}
+	return e
+}
+
+// newSession starts a session of user's for the pool.
+func (c *Core) newSession(user string, eng *engine.Engine, standby bool, client Client) (*session, error) {
+	sess := &session{eng: eng, standby: standby, reg: c.cfg.Registry}
+	id, _, ok := c.cfg.Registry.Register(sess.interrupt)
+	if !ok {
+		return nil, &Error{Code: "53300", Msg: "sorry, too many clients already"}
+	}
+	// The last slots are superusers', as for the SQL front ends
+	// (-reserved-conns).
+	if role, isRole := eng.Role(user); !c.cfg.Registry.MayUseSlot(!isRole || role.Superuser) {
+		c.cfg.Registry.Unregister(id)
+		return nil, &Error{Code: "53300", Msg: "remaining connection slots are reserved for roles with the SUPERUSER attribute"}
+	}
+	app := c.cfg.AppName
+	if app == "" {
+		app = "seqd api"
+	}
+	es, err := executor.NewSession(executor.Config{Engine: eng, MaxBulkRows: c.cfg.MaxBulkRows, MaxStatementMemory: c.cfg.MaxStatementMemory,
+		Defaults: c.cfg.SessionDefaults, Superuser: c.cfg.Superuser, User: user, Database: "seqd", Standby: standby, BackendPID: id,
+		Params: map[string]string{"application_name": app}, Activity: c.cfg.Registry.Activity(), ClientAddr: client.Addr, TLS: client.TLS})
+	if err != nil {
+		c.cfg.Registry.Unregister(id)
+		return nil, err
+	}
+	sess.id, sess.Session = id, es
+	return sess, nil
+}
+
+// Run executes one statement in the call's session and returns its rows
+// (the statement timeout applies, as in the SQL front ends). The
+// statement holds its values as literals: names quoted, integers
+// formatted here, so that a statement seen before (the same sequence's
+// next value) reuses its parse and its plan (PrepareCached).
+func (q *Call) Run(sql string) ([][]eval.Datum, error) {
+	var rows [][]eval.Datum
+	err := q.Each(sql, func(row []eval.Datum) {
+		rows = append(rows, append([]eval.Datum(nil), row...))
+	})
+	return rows, err
+}
+
+// Each runs sql as Run does, handing each row to f as it is read (f may
+// not keep it).
+func (q *Call) Each(sql string, f func([]eval.Datum)) error {
+	stmts, err := pgsql.Parse(sql)
+	if err != nil {
+		return err
+	}
+	p, err := q.sess.PrepareCached(&stmts[0])
+	if err != nil {
+		q.sess.Abort()
+		return err
+	}
+	ctx, cancel := context.WithCancel(q.ctx)
+	if d := q.sess.StatementTimeout(); d > 0 {
+		ctx, cancel = context.WithTimeoutCause(q.ctx, d, eval.ErrStatementTimeout)
+	}
+	defer cancel()
+	res, err := q.sess.Execute(ctx, p, nil)
+	if err != nil {
+		q.sess.Abort()
+		return err
+	}
+	defer q.sess.Release(res)
+	if res.Rows == nil {
+		return nil
+	}
+	for {
+		row, ok, err := res.Rows.Next()
+		if err != nil {
+			q.sess.Abort()
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		f(row)
+	}
+}
+
+// Next takes count values of the sequence schema.name.
+func (q *Call) Next(schema, name string, count int64) ([]int64, error) {
+	if limit := q.core.MaxCount(); count < 1 || count > limit {
+		return nil, BadRequest(fmt.Sprintf("count must be between 1 and %d (reserve takes a range of any size)", limit))
+	}
+	seq := QuoteLiteral(Qualified(schema, name))
+	sql := fmt.Sprintf("select nextval(%s) from generate_series(1, %d)", seq, count)
+	if count == 1 {
+		sql = "select nextval(" + seq + ")" // nextval's own path, not a range's
+	}
+	values := make([]int64, 0, count)
+	if err := q.Each(sql, func(row []eval.Datum) { values = append(values, row[0].I) }); err != nil {
+		return nil, err
+	}
+	return values, nil
+}
+
+// Range is a reserved range, as seqd_reserve gives it: the values from
+// First to Last by Increment, or for a shaped (NOORDER) sequence the
+// counters First to Last mapped to values by Shape ("" for an ordered
+// sequence: seqd_reserve's NULL).
+type Range struct {
+	First, Last, Increment int64
+	Shape                  string
+}
+
+// Reserve reserves count values of the sequence as one range.
+func (q *Call) Reserve(schema, name string, count int64) (Range, error) {
+	rows, err := q.Run(fmt.Sprintf("select first, last, increment, shape from seqd_reserve(%s, %d)", QuoteLiteral(Qualified(schema, name)), count))
+	if err != nil {
+		return Range{}, err
+	}
+	r := rows[0]
+	return Range{First: r[0].I, Last: r[1].I, Increment: r[2].I, Shape: r[3].S}, nil
+}
+
+// Release gives back the unused tail first..last of a reserved range, as
+// seqd_release: true when it was the tail of what the sequence handed
+// out last (the next caller gets first again), false when anything came
+// between (the values stay burned).
+func (q *Call) Release(schema, name string, first, last int64) (bool, error) {
+	rows, err := q.Run(fmt.Sprintf("select seqd_release(%s, %d, %d)", QuoteLiteral(Qualified(schema, name)), first, last))
+	if err != nil {
+		return false, err
+	}
+	return rows[0][0].Truth(), nil
+}
+
+// Text is the datum as a decimal string, nil for NULL.
+func Text(d eval.Datum) any {
+	if d.IsNull() {
+		return nil
+	}
+	if d.Kind == eval.KText {
+		return d.S
+	}
+	return strconv.FormatInt(d.I, 10)
+}
+
+// Qualified is the sequence schema.name as SQL names it, each name quoted
+// (taken as it is: no case folding).
+func Qualified(schema, name string) string { return QuoteIdent(schema) + "." + QuoteIdent(name) }
+
+// QuoteIdent is s as a quoted identifier.
+func QuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// QuoteLiteral is s as an escape string literal (E'...'), whose meaning
+// standard_conforming_strings does not change.
+func QuoteLiteral(s string) string {
+	return "E'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
+
+// ValidName refuses a name no statement can hold: not UTF-8, or with a
+// NUL byte, as PostgreSQL refuses such bytes in any text (22021).
+func ValidName(n string) error {
+	if !utf8.ValidString(n) || strings.IndexByte(n, 0) >= 0 {
+		return &Error{Code: "22021", Msg: fmt.Sprintf("invalid byte sequence for encoding \"UTF8\" in name %q", n)}
+	}
+	return nil
+}
+
+// session is a pooled session: its ID in the registry (its
+// pg_backend_pid in pg_stat_activity; a cancel through the registry ends
+// the call under way, as the client's going away does) and the engine it
+// serves.
+type session struct {
+	*executor.Session
+	id      uint32
+	eng     *engine.Engine
+	standby bool
+	reg     *frontend.Registry
+	mu      sync.Mutex
+	cancel  context.CancelFunc // the call under way's
+}
+
+// running makes ctx the call under way's, which a cancel ends.
+func (s *session) running(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel()
+	}
+}
+
+func (s *session) interrupt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+func (s *session) close() {
+	s.Session.Close()
+	s.reg.Unregister(s.id)
+}
+
+// sessionPool keeps idle sessions per role, so that a call does not pay
+// a session's start; a session of an engine no longer serving (a new
+// term), or made while the node was a standby and it leads now (or the
+// other way), is closed instead of reused.
+type sessionPool struct {
+	mu     sync.Mutex
+	byUser map[string][]*session
+	closed bool
+}
+
+// maxIdlePerUser bounds the idle sessions kept of a role: each holds one
+// of the server's connection slots (-max-conns) while it waits.
+const maxIdlePerUser = 8
+
+func (p *sessionPool) get(user string, eng *engine.Engine, standby bool, make func() (*session, error)) (*session, error) {
+	var stale []*session
+	defer func() {
+		for _, s := range stale {
+			s.close()
+		}
+	}()
+	p.mu.Lock()
+	for list := p.byUser[user]; len(list) > 0; list = p.byUser[user] {
+		s := list[len(list)-1]
+		p.byUser[user] = list[:len(list)-1]
+		if s.eng == eng && s.standby == standby {
+			p.mu.Unlock()
+			return s, nil
+		}
+		stale = append(stale, s)
+	}
+	p.mu.Unlock()
+	return make()
+}
+
+func (p *sessionPool) put(user string, s *session) {
+	p.mu.Lock()
+	if p.closed || len(p.byUser[user]) >= maxIdlePerUser {
+		p.mu.Unlock()
+		s.close()
+		return
+	}
+	p.byUser[user] = append(p.byUser[user], s)
+	p.mu.Unlock()
+}
+
+func (p *sessionPool) closeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for _, list := range p.byUser {
+		for _, s := range list {
+			s.close()
+		}
+	}
+	p.byUser = map[string][]*session{}
+}
