@@ -148,7 +148,14 @@ func ErrorOf(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return &Error{Code: sqlerr.SQLState(frontend.KindOf(err)), Msg: err.Error()}
+	e = &Error{Code: sqlerr.SQLState(frontend.KindOf(err)), Msg: err.Error()}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded): // the statement's timeout or the caller's deadline
+		e.Msg = "canceling statement due to statement timeout or the call's deadline"
+	case errors.Is(err, context.Canceled):
+		e.Msg = "canceling statement due to user request"
+	}
+	return e
 }
 
 // Retryable reports whether a call failing with SQLSTATE code may

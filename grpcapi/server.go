@@ -1,0 +1,443 @@
+// Package grpcapi is seqd's gRPC service (-grpc-listen): callers with
+// only a gRPC stub take values, reserve and release ranges, and keep
+// ranges flowing over one bidirectional stream (seqd.v1.Sequences,
+// defined in proto/seqd/v1/sequences.proto; the Go code in seqdv1 is
+// generated from it by scripts/gen-proto and checked in). The standard
+// health service (grpc.health.v1: seqd.v1.Sequences is SERVING where the
+// node leads or stands alone, NOT_SERVING on a standby) and server
+// reflection (grpcurl needs no .proto) are served beside it.
+//
+// It is a front end in package frontend's sense, on grpc-go: every call
+// authenticates and runs in a pooled executor session of its role as
+// the HTTP API's do (package apicore), so privileges, limits,
+// statement_timeout and the engine's guarantees are the SQL front ends'.
+// A call's deadline and its cancellation end the statement under way.
+// A failure's status code is what a caller acts on (NOT_FOUND,
+// PERMISSION_DENIED, UNAUTHENTICATED, ALREADY_EXISTS, ABORTED for a
+// lock conflict or deadlock, FAILED_PRECONDITION for a sequence at its
+// limit, RESOURCE_EXHAUSTED, UNAVAILABLE with a RetryInfo on a standby,
+// a deposed leader or a server shutting down, DEADLINE_EXCEEDED,
+// CANCELLED, INVALID_ARGUMENT); its SQLSTATE goes with it as a
+// google.rpc.ErrorInfo (reason: the SQLSTATE, domain "seqd") and as the
+// trailer seqd-sqlstate.
+package grpcapi
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"strings"
+	"time"
+
+	"golang.org/x/net/netutil"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/seqd/seqd/apicore"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/grpcapi/seqdv1"
+)
+
+// Authentication methods (Config.Auth): apicore's.
+const (
+	AuthTrust    = apicore.AuthTrust
+	AuthPassword = apicore.AuthPassword
+)
+
+// ServiceName is the service's full name, as the health service knows
+// it.
+const ServiceName = "seqd.v1.Sequences"
+
+// Config configures a Server.
+type Config struct {
+	// Engine, Node, Registry, Auth, Superuser, MaxBulkRows,
+	// MaxStatementMemory and SessionDefaults are apicore.Config's.
+	Engine             *engine.Engine
+	Node               func() (eng *engine.Engine, standby bool)
+	Registry           *frontend.Registry
+	Auth               string
+	Superuser          string
+	MaxBulkRows        int64
+	MaxStatementMemory int64
+	SessionDefaults    map[string]string
+	// TLS, when set, serves only TLS.
+	TLS *tls.Config
+	// MaxConns bounds the TCP connections open at once (0: 1000); each
+	// call takes a slot of the Registry's budget while it runs.
+	MaxConns int
+	// OnStatement, when set, is told of each call (and each range of a
+	// stream), as pgwire's: its operation ("gRPC Next"), SQLSTATE
+	// ("00000": success) and duration (the server's metrics).
+	OnStatement func(command, sqlstate string) func(d time.Duration)
+	Logger      *log.Logger
+}
+
+// maxMessage bounds a request message: the largest is a sequence's two
+// names.
+const maxMessage = 64 << 10
+
+// Server serves the service on a listener.
+type Server struct {
+	cfg    Config
+	core   *apicore.Core
+	grpc   *grpc.Server
+	health *health.Server
+	stop   chan struct{}
+}
+
+// NewServer makes a server; Serve starts it.
+func NewServer(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = log.New(io.Discard, "", 0)
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = 1000
+	}
+	s := &Server{cfg: cfg, stop: make(chan struct{}), health: health.NewServer(),
+		core: apicore.New(apicore.Config{Engine: cfg.Engine, Node: cfg.Node, Registry: cfg.Registry, Auth: cfg.Auth,
+			Superuser: cfg.Superuser, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
+			SessionDefaults: cfg.SessionDefaults, AppName: "seqd grpc"})}
+	opts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(maxMessage),
+		grpc.MaxConcurrentStreams(256),
+		grpc.ConnectionTimeout(10 * time.Second),
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: 2 * time.Minute, Time: time.Minute, Timeout: 20 * time.Second}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+	}
+	if cfg.TLS != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
+	}
+	s.grpc = grpc.NewServer(opts...)
+	seqdv1.RegisterSequencesServer(s.grpc, service{s: s})
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	reflection.Register(s.grpc)
+	s.watchHealth()
+	return s
+}
+
+// Serve serves l until Shutdown.
+func (s *Server) Serve(l net.Listener) error {
+	err := s.grpc.Serve(netutil.LimitListener(l, s.cfg.MaxConns))
+	if errors.Is(err, grpc.ErrServerStopped) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown says NOT_SERVING, stops accepting calls, waits for those
+// under way (streams included) until ctx ends, then ends the rest, and
+// closes the pooled sessions.
+func (s *Server) Shutdown(ctx context.Context) error {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	s.health.Shutdown()
+	stopped := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(stopped)
+	}()
+	var err error
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		s.grpc.Stop()
+		err = ctx.Err()
+	}
+	s.core.Close()
+	return err
+}
+
+// SetAuth changes the authentication of new calls.
+func (s *Server) SetAuth(method string) { s.core.SetAuth(method) }
+
+// watchHealth keeps the service's health what the node is: SERVING where
+// it leads or stands alone, NOT_SERVING on a standby (which refuses
+// ORDER sequences' values; those without ORDER it still serves).
+func (s *Server) watchHealth() {
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	set := func() {
+		st := healthpb.HealthCheckResponse_SERVING
+		if _, standby := s.core.Engine(); standby {
+			st = healthpb.HealthCheckResponse_NOT_SERVING
+		}
+		s.health.SetServingStatus(ServiceName, st)
+	}
+	set()
+	if s.cfg.Node == nil {
+		return
+	}
+	go func() {
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+				set()
+			}
+		}
+	}()
+}
+
+// begin admits and authenticates a call (one unary call, or a whole
+// stream) and gives it a pooled session of its role. end gives back the
+// session and the slot.
+func (s *Server) begin(ctx context.Context) (call *apicore.Call, end func(), err error) {
+	reg := s.core.Registry()
+	if !reg.Admit() {
+		return nil, nil, &apicore.Error{Code: "53300", Msg: "sorry, too many clients already"}
+	}
+	user, password, given, err := basicAuth(ctx)
+	if err == nil {
+		user, err = s.core.Authenticate(user, password, given)
+	}
+	if err != nil {
+		reg.Leave()
+		return nil, nil, err
+	}
+	client := apicore.Client{}
+	if p, ok := peer.FromContext(ctx); ok {
+		client.Addr = p.Addr.String()
+		if ti, ok := p.AuthInfo.(credentials.TLSInfo); ok {
+			client.TLS = &ti.State
+		}
+	}
+	call, err = s.core.Begin(ctx, user, client)
+	if err != nil {
+		reg.Leave()
+		return nil, nil, err
+	}
+	return call, func() {
+		call.End()
+		reg.Leave()
+	}, nil
+}
+
+// basicAuth reads the call's "authorization" metadata: "Basic " and
+// base64(user:password), as HTTP Basic; given is false without one.
+func basicAuth(ctx context.Context) (user, password string, given bool, err error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	vals := md.Get("authorization")
+	if len(vals) == 0 {
+		return "", "", false, nil
+	}
+	bad := &apicore.Error{Code: "28000", Msg: `authorization metadata must be "Basic " and base64(role:password)`}
+	scheme, encoded, ok := strings.Cut(vals[0], " ")
+	if len(vals) > 1 || !ok || !strings.EqualFold(scheme, "basic") {
+		return "", "", false, bad
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(encoded))
+	if err != nil {
+		return "", "", false, bad
+	}
+	user, password, ok = strings.Cut(string(raw), ":")
+	if !ok {
+		return "", "", false, bad
+	}
+	return user, password, true, nil
+}
+
+// names checks a request's sequence names.
+func names(seq *seqdv1.Sequence) (schema, name string, err error) {
+	schema, name = seq.GetSchema(), seq.GetName()
+	if name == "" {
+		return "", "", apicore.BadRequest("the request names no sequence (sequence.name)")
+	}
+	if schema == "" {
+		schema = "public"
+	}
+	for _, n := range []string{schema, name} {
+		if err := apicore.ValidName(n); err != nil {
+			return "", "", err
+		}
+	}
+	return schema, name, nil
+}
+
+// unary runs f as a call named op: admitted, authenticated, in a pooled
+// session, counted in the metrics, its error made a status.
+func (s *Server) unary(ctx context.Context, op string, seq *seqdv1.Sequence, f func(call *apicore.Call, schema, name string) error) error {
+	began := time.Now()
+	schema, name, err := names(seq)
+	var call *apicore.Call
+	if err == nil {
+		var end func()
+		if call, end, err = s.begin(ctx); err == nil {
+			err = f(call, schema, name)
+			end()
+		}
+	}
+	return s.finish(ctx, call, op, began, err)
+}
+
+// finish counts a call in the metrics and makes its error a status.
+func (s *Server) finish(ctx context.Context, call *apicore.Call, op string, began time.Time, err error) error {
+	var e *apicore.Error
+	code := "00000"
+	if err != nil {
+		if call != nil {
+			e = call.Fail(err)
+		} else {
+			e = apicore.ErrorOf(err)
+		}
+		code = e.Code
+	}
+	if s.cfg.OnStatement != nil {
+		s.cfg.OnStatement("gRPC "+op, code)(time.Since(began))
+	}
+	if err == nil {
+		return nil
+	}
+	grpc.SetTrailer(ctx, metadata.Pairs("seqd-sqlstate", e.Code))
+	return statusOf(e, err).Err()
+}
+
+// statusOf is a failure as gRPC answers it: the code a caller acts on,
+// the message, and the SQLSTATE (and, where sending again may succeed,
+// when to) in its details.
+func statusOf(e *apicore.Error, err error) *status.Status {
+	c := codeOf(e.Code, err)
+	st := status.New(c, e.Msg)
+	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: e.Code, Domain: "seqd", Metadata: map[string]string{"sqlstate": e.Code}}}
+	if apicore.Retryable(e.Code) && c != codes.Canceled && c != codes.DeadlineExceeded {
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(time.Second)})
+	}
+	if withDetails, derr := st.WithDetails(details...); derr == nil {
+		return withDetails
+	}
+	return st
+}
+
+// codeOf is the gRPC code of a failure of SQLSTATE code.
+func codeOf(code string, err error) codes.Code {
+	switch code {
+	case "42P01", "3F000", "42704":
+		return codes.NotFound
+	case "42501":
+		return codes.PermissionDenied
+	case "28000", "28P01":
+		return codes.Unauthenticated
+	case "42P07", "42P06":
+		return codes.AlreadyExists
+	case "55P03", "40P01", "40001":
+		return codes.Aborted
+	case "2200H", "55006", "2BP01":
+		return codes.FailedPrecondition
+	case "53300", "54000", "53200":
+		return codes.ResourceExhausted
+	case "25006", "57P01", "57P03", "58030", "53100":
+		return codes.Unavailable
+	case "57014":
+		if errors.Is(err, context.DeadlineExceeded) {
+			return codes.DeadlineExceeded
+		}
+		return codes.Canceled
+	}
+	switch {
+	case strings.HasPrefix(code, "22"), strings.HasPrefix(code, "42"), code == "0A000", code == "08P01":
+		return codes.InvalidArgument
+	}
+	return codes.Internal
+}
+
+// service implements seqdv1.SequencesServer.
+type service struct {
+	seqdv1.UnimplementedSequencesServer
+	s *Server
+}
+
+var _ seqdv1.SequencesServer = service{}
+
+func (v service) Next(ctx context.Context, r *seqdv1.NextRequest) (*seqdv1.NextResponse, error) {
+	var values []int64
+	err := v.s.unary(ctx, "Next", r.GetSequence(), func(call *apicore.Call, schema, name string) (err error) {
+		count := r.GetCount()
+		if count == 0 {
+			count = 1
+		}
+		values, err = call.Next(schema, name, count)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &seqdv1.NextResponse{Values: values}, nil
+}
+
+func (v service) Reserve(ctx context.Context, r *seqdv1.ReserveRequest) (*seqdv1.Range, error) {
+	var rg apicore.Range
+	err := v.s.unary(ctx, "Reserve", r.GetSequence(), func(call *apicore.Call, schema, name string) (err error) {
+		rg, err = call.Reserve(schema, name, max(r.GetCount(), 1))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &seqdv1.Range{First: rg.First, Last: rg.Last, Increment: rg.Increment, Shape: rg.Shape}, nil
+}
+
+func (v service) Release(ctx context.Context, r *seqdv1.ReleaseRequest) (*seqdv1.ReleaseResponse, error) {
+	var released bool
+	err := v.s.unary(ctx, "Release", r.GetSequence(), func(call *apicore.Call, schema, name string) (err error) {
+		released, err = call.Release(schema, name, r.GetFirst(), r.GetLast())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &seqdv1.ReleaseResponse{Released: released}, nil
+}
+
+// Ranges answers each request of the stream with a range, in order, in
+// one session held while the stream is open.
+func (v service) Ranges(stream grpc.BidiStreamingServer[seqdv1.ReserveRequest, seqdv1.Range]) error {
+	ctx := stream.Context()
+	began := time.Now()
+	call, end, err := v.s.begin(ctx)
+	if err != nil {
+		return v.s.finish(ctx, nil, "Ranges", began, err)
+	}
+	defer end()
+	for {
+		r, err := stream.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err // the client went away or cancelled: nothing to answer
+		}
+		began = time.Now()
+		schema, name, err := names(r.GetSequence())
+		var rg apicore.Range
+		if err == nil {
+			rg, err = call.Reserve(schema, name, max(r.GetCount(), 1))
+		}
+		if err != nil {
+			return v.s.finish(ctx, call, "Ranges", began, err)
+		}
+		v.s.finish(ctx, call, "Ranges", began, nil)
+		if err := stream.Send(&seqdv1.Range{First: rg.First, Last: rg.Last, Increment: rg.Increment, Shape: rg.Shape}); err != nil {
+			return err
+		}
+	}
+}

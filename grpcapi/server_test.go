@@ -1,0 +1,363 @@
+package grpcapi
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/seqd/seqd/auth"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/grpcapi/seqdv1"
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/seqmath"
+)
+
+// serve starts a server of cfg (its Engine a fresh one unless set) and
+// dials it.
+func serve(t *testing.T, cfg Config) (seqdv1.SequencesClient, *grpc.ClientConn, *engine.Engine) {
+	t.Helper()
+	if cfg.Engine == nil && cfg.Node == nil {
+		cfg.Engine = testenv.MemEngine(t)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(cfg)
+	go s.Serve(l)
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return seqdv1.NewSequencesClient(conn), conn, cfg.Engine
+}
+
+func create(t *testing.T, eng *engine.Engine, name string, spec seqmath.Spec) {
+	t.Helper()
+	n, err := engine.NewName("public", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Create(context.Background(), n, spec, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ptr(v int64) *int64 { return &v }
+
+func seq(name string) *seqdv1.Sequence { return &seqdv1.Sequence{Schema: "public", Name: name} }
+
+// fails checks that err is a status of code carrying sqlstate, in its
+// details and in the trailer tr (when given).
+func fails(t *testing.T, what string, err error, code codes.Code, sqlstate string, tr metadata.MD) {
+	t.Helper()
+	st, _ := status.FromError(err)
+	var reason string
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == "seqd" {
+			reason = info.Reason
+		}
+	}
+	if err == nil || st.Code() != code || reason != sqlstate || st.Message() == "" {
+		t.Errorf("%s: %v (details %v), want %s with SQLSTATE %s", what, err, st.Details(), code, sqlstate)
+	}
+	if tr != nil && (len(tr.Get("seqd-sqlstate")) != 1 || tr.Get("seqd-sqlstate")[0] != sqlstate) {
+		t.Errorf("%s: trailer %v, want seqd-sqlstate %s", what, tr, sqlstate)
+	}
+}
+
+// TestValues: values one by one and by count from concurrent callers,
+// all distinct and in order per caller; a range reserved and its tail
+// released; ranges over a stream, in order and disjoint; the failures a
+// caller acts on, by code and SQLSTATE.
+func TestValues(t *testing.T) {
+	c, _, eng := serve(t, Config{MaxBulkRows: 1000})
+	ctx := context.Background()
+	create(t, eng, "ids", seqmath.Spec{Start: ptr(10), Increment: ptr(2), Cache: ptr(20)})
+	const callers, each = 8, 50
+	var mu sync.Mutex
+	seen := map[int64]bool{}
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			last := int64(0)
+			for i := range each {
+				count := int64(1 + 2*(i%2))
+				r, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("ids"), Count: count})
+				if err != nil || int64(len(r.Values)) != count {
+					t.Errorf("Next: %v %v", r, err)
+					return
+				}
+				mu.Lock()
+				for _, v := range r.Values {
+					if seen[v] || v <= last || (v-10)%2 != 0 {
+						t.Errorf("value %d: repeated, out of order or off the increment (last %d)", v, last)
+					}
+					seen[v], last = true, v
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if want := callers * each * 2; len(seen) != want {
+		t.Errorf("%d distinct values, want %d", len(seen), want)
+	}
+
+	rg, err := c.Reserve(ctx, &seqdv1.ReserveRequest{Sequence: seq("ids"), Count: 100})
+	if err != nil || rg.Last-rg.First != 198 || rg.Increment != 2 || rg.Shape != "" {
+		t.Fatalf("Reserve: %v %v", rg, err)
+	}
+	rel, err := c.Release(ctx, &seqdv1.ReleaseRequest{Sequence: seq("ids"), First: rg.First + 20, Last: rg.Last})
+	if err != nil || !rel.Released {
+		t.Fatalf("Release: %v %v", rel, err)
+	}
+	if again, err := c.Release(ctx, &seqdv1.ReleaseRequest{Sequence: seq("ids"), First: rg.First + 20, Last: rg.Last}); err != nil || again.Released {
+		t.Fatalf("Release again: %v %v", again, err)
+	}
+	if r, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("ids")}); err != nil || len(r.Values) != 1 || r.Values[0] != rg.First+20 {
+		t.Errorf("Next after the release: %v %v, want %d", r, err, rg.First+20)
+	}
+
+	// The stream: requests sent ahead of their answers (three in
+	// flight), each answered by its range, in order.
+	st, err := c.Ranges(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{5, 50, 500} {
+		if err := st.Send(&seqdv1.ReserveRequest{Sequence: seq("ids"), Count: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prev := int64(0)
+	for _, n := range []int64{5, 50, 500} {
+		r, err := st.Recv()
+		if err != nil || (r.Last-r.First)/2+1 != n || r.First <= prev {
+			t.Fatalf("range of %d: %v %v (after %d)", n, r, err, prev)
+		}
+		prev = r.Last
+	}
+	st.CloseSend()
+	if _, err := st.Recv(); err != io.EOF {
+		t.Errorf("the stream after CloseSend: %v, want EOF", err)
+	}
+	// A failing request ends the stream with its status.
+	st, _ = c.Ranges(ctx)
+	st.Send(&seqdv1.ReserveRequest{Sequence: seq("ids"), Count: 1})
+	st.Send(&seqdv1.ReserveRequest{Sequence: seq("nosuch"), Count: 1})
+	if _, err := st.Recv(); err != nil {
+		t.Fatalf("the stream's first range: %v", err)
+	}
+	_, err = st.Recv()
+	fails(t, "the stream, no such sequence", err, codes.NotFound, "42P01", st.Trailer())
+
+	var tr metadata.MD
+	_, err = c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("nosuch")}, grpc.Trailer(&tr))
+	fails(t, "no such sequence", err, codes.NotFound, "42P01", tr)
+	_, err = c.Next(ctx, &seqdv1.NextRequest{Sequence: &seqdv1.Sequence{Schema: "nosuch", Name: "s"}})
+	fails(t, "no such schema", err, codes.NotFound, "3F000", nil)
+	_, err = c.Next(ctx, &seqdv1.NextRequest{})
+	fails(t, "no name", err, codes.InvalidArgument, "22023", nil)
+	_, err = c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("ids"), Count: 1001})
+	fails(t, "count over the limit", err, codes.InvalidArgument, "22023", nil)
+	_, err = c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("ids"), Count: -1})
+	fails(t, "a negative count", err, codes.InvalidArgument, "22023", nil)
+	_, err = c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("a\x00b")})
+	fails(t, "a name with NUL", err, codes.InvalidArgument, "22021", nil)
+	if r, err := c.Release(ctx, &seqdv1.ReleaseRequest{Sequence: seq("ids"), First: 5, Last: 1}); err != nil || r.Released {
+		t.Errorf("a release of what was not the tail: %v %v", r, err)
+	}
+	create(t, eng, "small", seqmath.Spec{Max: ptr(2)})
+	c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("small"), Count: 2})
+	_, err = c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("small")})
+	fails(t, "a sequence at its limit", err, codes.FailedPrecondition, "2200H", nil)
+	// A message past the bound is the library's RESOURCE_EXHAUSTED.
+	_, err = c.Next(ctx, &seqdv1.NextRequest{Sequence: seq(string(make([]byte, 70000)))})
+	if st, _ := status.FromError(err); st.Code() != codes.ResourceExhausted {
+		t.Errorf("a message too large: %v", err)
+	}
+}
+
+// basic is an authorization header's value for role and password.
+func basic(role, password string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(role+":"+password))
+}
+
+// TestAuthentication: under AuthPassword the role's password (Basic in
+// the authorization metadata) against its verifier, UNAUTHENTICATED
+// without, with a wrong one, for a role that may not log in; a role
+// without the privilege gets PERMISSION_DENIED; a stream authenticates
+// once.
+func TestAuthentication(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ctx := context.Background()
+	for _, r := range []struct{ name, pw string }{{"seqd", "root"}, {"app", "app pw"}, {"nologin", "x"}} {
+		v, err := auth.NewVerifier(r.pw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := eng.PutRole(ctx, engine.Role{Name: r.name, Superuser: r.name == "seqd", Login: r.name != "nologin", Verifier: v}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, _ := engine.NewName("public", "s")
+	if _, err := eng.CreateWith(ctx, n, seqmath.Spec{}, engine.CreateOptions{Owner: "seqd"}); err != nil {
+		t.Fatal(err)
+	}
+	c, _, _ := serve(t, Config{Engine: eng, Auth: AuthPassword})
+	as := func(role, pw string) context.Context {
+		return metadata.AppendToOutgoingContext(ctx, "authorization", basic(role, pw))
+	}
+	next := func(ctx context.Context) error {
+		_, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")})
+		return err
+	}
+	if err := next(as("seqd", "root")); err != nil {
+		t.Fatalf("the superuser: %v", err)
+	}
+	fails(t, "no credentials", next(ctx), codes.Unauthenticated, "28000", nil)
+	fails(t, "not Basic", next(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer x")), codes.Unauthenticated, "28000", nil)
+	fails(t, "not base64", next(metadata.AppendToOutgoingContext(ctx, "authorization", "Basic !!")), codes.Unauthenticated, "28000", nil)
+	fails(t, "a wrong password", next(as("app", "wrong")), codes.Unauthenticated, "28P01", nil)
+	fails(t, "a role that may not log in", next(as("nologin", "x")), codes.Unauthenticated, "28P01", nil)
+	fails(t, "no such role", next(as("nobody", "x")), codes.Unauthenticated, "28P01", nil)
+	fails(t, "app without USAGE", next(as("app", "app pw")), codes.PermissionDenied, "42501", nil)
+	st, err := c.Ranges(as("app", "wrong"))
+	if err == nil {
+		st.Send(&seqdv1.ReserveRequest{Sequence: seq("s"), Count: 1})
+		_, err = st.Recv()
+	}
+	fails(t, "a stream with a wrong password", err, codes.Unauthenticated, "28P01", nil)
+	if err := eng.UpdateACL(ctx, n, func(a *engine.ACL) error {
+		a.Grants["app"] = engine.PrivUsage
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := next(as("app", "app pw")); err != nil {
+		t.Errorf("app with USAGE: %v", err)
+	}
+}
+
+// TestStandby: on a standby an ORDER sequence's values are UNAVAILABLE
+// with a RetryInfo (25006) and the health service says NOT_SERVING for
+// the service; once the node leads, both change.
+func TestStandby(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	create(t, eng, "s", seqmath.Spec{})
+	var mu sync.Mutex
+	standby := true
+	c, conn, _ := serve(t, Config{Node: func() (*engine.Engine, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return eng, standby
+	}})
+	ctx := context.Background()
+	h := healthpb.NewHealthClient(conn)
+	health := func() healthpb.HealthCheckResponse_ServingStatus {
+		r, err := h.Check(ctx, &healthpb.HealthCheckRequest{Service: ServiceName})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Status
+	}
+	if s := health(); s != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("health on a standby: %v", s)
+	}
+	_, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")})
+	fails(t, "Next on a standby", err, codes.Unavailable, "25006", nil)
+	st, _ := status.FromError(err)
+	retry := false
+	for _, d := range st.Details() {
+		_, ok := d.(*errdetails.RetryInfo)
+		retry = retry || ok
+	}
+	if !retry {
+		t.Errorf("no RetryInfo from a standby: %v", st.Details())
+	}
+	mu.Lock()
+	standby = false
+	mu.Unlock()
+	if _, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")}); err != nil {
+		t.Errorf("Next once the node leads: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for health() != healthpb.HealthCheckResponse_SERVING {
+		if time.Now().After(deadline) {
+			t.Fatal("health still NOT_SERVING once the node leads")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestDeadline: a call waiting for a lock ends with DEADLINE_EXCEEDED at
+// its deadline and CANCELLED when its caller cancels it; the session is
+// fine afterwards (the next call succeeds once the lock is free).
+func TestDeadline(t *testing.T) {
+	c, _, eng := serve(t, Config{})
+	create(t, eng, "s", seqmath.Spec{})
+	ctx := context.Background()
+	holder, err := executor.NewSession(executor.Config{Engine: eng, User: "seqd", Superuser: "seqd", Database: "seqd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	exec := func(sql string) {
+		t.Helper()
+		stmts, err := pgsql.Parse(sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range stmts {
+			p, err := holder.Prepare(&stmts[i], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := holder.Execute(ctx, p, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+			holder.Release(res)
+		}
+	}
+	exec("begin; alter sequence s restart with 100")
+	dctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_, err = c.Next(dctx, &seqdv1.NextRequest{Sequence: seq("s")})
+	if st, _ := status.FromError(err); st.Code() != codes.DeadlineExceeded {
+		t.Errorf("Next past its deadline: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		cancel()
+	}()
+	_, err = c.Next(cctx, &seqdv1.NextRequest{Sequence: seq("s")})
+	if st, _ := status.FromError(err); st.Code() != codes.Canceled || !errors.Is(cctx.Err(), context.Canceled) {
+		t.Errorf("Next cancelled: %v", err)
+	}
+	exec("commit")
+	if r, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")}); err != nil || r.Values[0] != 100 {
+		t.Errorf("Next once the lock is free: %v %v", r, err)
+	}
+}
