@@ -17,7 +17,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	grpcstatus "google.golang.org/grpc/status"
 
+	"github.com/seqd/seqd/grpcapi/seqdv1"
 	"github.com/seqd/seqd/internal/etcdtest"
 )
 
@@ -74,7 +79,7 @@ func TestClusterFailover(t *testing.T) {
 		t.Fatal("the node that shut down still leads")
 	}
 	fc.take(c2, 50)
-	if len(fc.seen) != 103 {
+	if len(fc.seen) != 106 { // 50 + 50 by SQL, 3 by HTTP, 3 by gRPC
 		t.Fatalf("%d distinct values", len(fc.seen))
 	}
 
@@ -123,7 +128,7 @@ func startFailoverCluster(t *testing.T) *failoverCluster {
 	for range 3 {
 		s, err := Start(fc.ctx, Config{Listen: "127.0.0.1:0", Etcd: fc.cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
 			EtcdSecurity: EtcdSecurity{CA: fc.cl.TLS.CA, Cert: fc.cl.TLS.ClientCert, Key: fc.cl.TLS.ClientKey},
-			HTTP:         "127.0.0.1:0", APIListen: "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
+			HTTP:         "127.0.0.1:0", APIListen: "127.0.0.1:0", GRPCListen: "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,10 +222,11 @@ func (fc *failoverCluster) takeU(c *pgx.Conn, node, n int) {
 	}
 }
 
-// checkAPI: every node serves the HTTP API. The leader's hands out the
-// ORDER sequence's values in order after the SQL ones; a follower's
-// answers it 503 with Retry-After (25006, a standby's), as its SQL front
-// end refuses it, and serves the NOORDER sequence from its own blocks.
+// checkAPI: every node serves the HTTP API and the gRPC service. The
+// leader's hand out the ORDER sequence's values in order after the SQL
+// ones; a follower's answer it 503 with Retry-After (gRPC: UNAVAILABLE;
+// 25006, a standby's), as its SQL front end refuses it, and serve the
+// NOORDER sequence from its own blocks.
 func (fc *failoverCluster) checkAPI(leader, follower int) {
 	t := fc.t
 	t.Helper()
@@ -265,6 +271,38 @@ func (fc *failoverCluster) checkAPI(leader, follower int) {
 		n, _ := strconv.ParseInt(v, 10, 64)
 		if prev, ok := fc.useen[n]; ok || n <= fc.utop[follower] {
 			t.Fatalf("node %d's API: nextval('u') = %d after %d (node %d gave it before: %v)", follower, n, fc.utop[follower], prev, ok)
+		}
+		fc.useen[n], fc.utop[follower] = follower, n
+	}
+	grpcTake := func(node int, seq string) ([]int64, error) {
+		conn, err := grpc.NewClient(fc.nodes[node].GRPCAddr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		r, err := seqdv1.NewSequencesClient(conn).Next(fc.ctx, &seqdv1.NextRequest{Sequence: &seqdv1.Sequence{Schema: "public", Name: seq}, Count: 3})
+		return r.GetValues(), err
+	}
+	gvalues, err := grpcTake(leader, "s")
+	if err != nil || len(gvalues) != 3 {
+		t.Fatalf("the leader's gRPC Next of s: %v %v", gvalues, err)
+	}
+	for _, n := range gvalues {
+		if fc.seen[n] || n <= fc.top {
+			t.Fatalf("the leader's gRPC service gave %d after %d", n, fc.top)
+		}
+		fc.seen[n], fc.top = true, n
+	}
+	if _, err := grpcTake(follower, "s"); grpcstatus.Code(err) != codes.Unavailable {
+		t.Errorf("a follower's gRPC Next of the ORDER s: %v, want UNAVAILABLE", err)
+	}
+	gvalues, err = grpcTake(follower, "u")
+	if err != nil || len(gvalues) != 3 {
+		t.Fatalf("a follower's gRPC Next of the NOORDER u: %v %v", gvalues, err)
+	}
+	for _, n := range gvalues {
+		if prev, ok := fc.useen[n]; ok || n <= fc.utop[follower] {
+			t.Fatalf("node %d's gRPC service: nextval('u') = %d after %d (node %d gave it before: %v)", follower, n, fc.utop[follower], prev, ok)
 		}
 		fc.useen[n], fc.utop[follower] = follower, n
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/grpcapi"
 	"github.com/seqd/seqd/httpapi"
 	"github.com/seqd/seqd/mysqlwire"
 	"github.com/seqd/seqd/pgwire"
@@ -38,7 +39,11 @@ type Config struct {
 	// APIListen, when set, is host:port for the HTTP/JSON API (httpapi),
 	// on the same engine, roles and connection budget; off loopback it
 	// needs TLS (-tls-cert) unless APIInsecure.
-	APIListen   string
+	APIListen string
+	// GRPCListen, when set, is host:port for the gRPC service (grpcapi),
+	// under the same rules as APIListen (APIInsecure waives TLS for
+	// both).
+	GRPCListen  string
 	APIInsecure bool
 	// MySQLDefaultAuth is the authentication plugin MySQL's handshake
 	// announces (mysqlwire.Config.DefaultAuth).
@@ -143,6 +148,8 @@ type Server struct {
 	my      *mysqlwire.Server // nil without -mysql-listen
 	api     *httpapi.Server   // nil without -api-listen
 	apiLn   net.Listener
+	grpc    *grpcapi.Server // nil without -grpc-listen
+	grpcLn  net.Listener
 	ln      net.Listener
 	done    chan error
 	// storeErr is why the embedded store failed while serving (its
@@ -278,14 +285,15 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 		go s.my.Serve()
 		cfg.Logger.Printf("MySQL protocol on %s, authentication %s", ml.Addr(), mysqlAuth(cfg.Auth, cfg.MySQLListen))
 	}
-	if cfg.APIListen != "" {
-		if err := s.listenAPI(cfg, pc); err != nil {
-			ln.Close()
-			if s.my != nil {
-				s.my.Close()
-			}
-			return err
+	if err := s.listenAPIs(cfg, pc); err != nil {
+		ln.Close()
+		if s.my != nil {
+			s.my.Close()
 		}
+		if s.api != nil {
+			s.api.Shutdown(context.Background())
+		}
+		return err
 	}
 	if cfg.HTTP != "" {
 		hl, err := net.Listen("tcp", cfg.HTTP)
@@ -297,6 +305,9 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 			if s.api != nil {
 				s.api.Shutdown(context.Background())
 			}
+			if s.grpc != nil {
+				s.grpc.Shutdown(context.Background())
+			}
 			return fmt.Errorf("seqd: http listen: %w", err)
 		}
 		s.httpLn = hl
@@ -307,38 +318,72 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 	return nil
 }
 
-// listenAPI starts the HTTP/JSON API: TLS with the server's certificate
-// when it has one, required off loopback unless waived; authentication
-// trust only where -auth is trust and the API's address is loopback too,
-// else the roles' passwords (HTTP Basic).
-func (s *Server) listenAPI(cfg Config, pc pgwire.Config) error {
-	if pc.TLS == nil && AuthFor(cfg.APIListen) != pgwire.AuthTrust && !cfg.APIInsecure {
-		return fmt.Errorf("seqd: -api-listen %s is not loopback: it needs TLS (-tls-cert, -tls-key), or -api-insecure to send passwords in the clear", cfg.APIListen)
+// listenAPIs starts the driverless APIs asked for: the HTTP/JSON API
+// and the gRPC service, each with TLS (the server's certificate) when it
+// has one, required off loopback unless waived; authentication trust
+// only where -auth is trust and the API's address is loopback too, else
+// the roles' passwords.
+func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
+	listen := func(flag, addr string) (net.Listener, error) {
+		if pc.TLS == nil && AuthFor(addr) != pgwire.AuthTrust && !cfg.APIInsecure {
+			return nil, fmt.Errorf("seqd: -%s %s is not loopback: it needs TLS (-tls-cert, -tls-key), or -api-insecure to send passwords in the clear", flag, addr)
+		}
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("seqd: %s: %w", flag, err)
+		}
+		return l, nil
 	}
-	al, err := net.Listen("tcp", cfg.APIListen)
-	if err != nil {
-		return fmt.Errorf("seqd: api listen: %w", err)
-	}
-	s.apiLn = al
-	s.api = httpapi.NewServer(httpapi.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, cfg.APIListen),
-		Superuser: cfg.Superuser, TLS: pc.TLS, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-		SessionDefaults: cfg.SessionDefaults, OnStatement: s.metrics.onStatement, Logger: cfg.Logger})
-	go s.api.Serve(al)
-	scheme := "http"
+	secure := ""
 	if pc.TLS != nil {
-		scheme = "https"
+		secure = "s"
 	}
-	cfg.Logger.Printf("HTTP API on %s://%s, authentication %s", scheme, al.Addr(), apiAuth(cfg.Auth, cfg.APIListen))
+	if cfg.APIListen != "" {
+		al, err := listen("api-listen", cfg.APIListen)
+		if err != nil {
+			return err
+		}
+		s.apiLn = al
+		s.api = httpapi.NewServer(httpapi.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, cfg.APIListen),
+			Superuser: cfg.Superuser, TLS: pc.TLS, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
+			SessionDefaults: cfg.SessionDefaults, OnStatement: s.metrics.onStatement, Logger: cfg.Logger})
+		go s.api.Serve(al)
+		cfg.Logger.Printf("HTTP API on http%s://%s, authentication %s", secure, al.Addr(), apiAuth(cfg.Auth, cfg.APIListen))
+	}
+	if cfg.GRPCListen != "" {
+		gl, err := listen("grpc-listen", cfg.GRPCListen)
+		if err != nil {
+			return err
+		}
+		s.grpcLn = gl
+		s.grpc = grpcapi.NewServer(grpcapi.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, cfg.GRPCListen),
+			Superuser: cfg.Superuser, TLS: pc.TLS, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
+			SessionDefaults: cfg.SessionDefaults, MaxConns: cfg.MaxConns, OnStatement: s.metrics.onStatement, Logger: cfg.Logger})
+		go s.grpc.Serve(gl)
+		tls := "plaintext"
+		if pc.TLS != nil {
+			tls = "TLS"
+		}
+		cfg.Logger.Printf("gRPC service on %s (%s), authentication %s", gl.Addr(), tls, apiAuth(cfg.Auth, cfg.GRPCListen))
+	}
 	return nil
 }
 
-// apiAuth is the HTTP API's authentication under -auth method, as
+// apiAuth is the driverless APIs' authentication under -auth method, as
 // mysqlAuth.
 func apiAuth(method, listen string) string {
 	if trusted(method, listen) {
 		return httpapi.AuthTrust
 	}
 	return httpapi.AuthPassword
+}
+
+// GRPCAddr is the gRPC service's listener's address, nil without one.
+func (s *Server) GRPCAddr() net.Addr {
+	if s.grpcLn == nil {
+		return nil
+	}
+	return s.grpcLn.Addr()
 }
 
 // APIAddr is the HTTP API's listener's address, nil without one.
@@ -441,6 +486,9 @@ func (s *Server) SetAuth(ctx context.Context, method string) error {
 	if s.api != nil {
 		s.api.SetAuth(apiAuth(method, cfg.APIListen))
 	}
+	if s.grpc != nil {
+		s.grpc.SetAuth(apiAuth(method, cfg.GRPCListen))
+	}
 	s.cfg.Auth = method
 	s.log.Printf("authentication of new connections: %s", method)
 	return nil
@@ -497,6 +545,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if s.api != nil {
 		s.api.Shutdown(ctx)
+	}
+	if s.grpc != nil {
+		s.grpc.Shutdown(ctx)
 	}
 	err := s.pg.Shutdown(ctx)
 	close(s.stop)
