@@ -196,6 +196,12 @@ func TestNodeHTTP(t *testing.T) {
 // runNode runs compat/node's script against host and port.
 func runNode(t *testing.T, script, host, port string) {
 	t.Helper()
+	run(t, nodeCommand(t, script, host, port))
+}
+
+// nodeCommand is compat/node's script to run with args.
+func nodeCommand(t *testing.T, script string, args ...string) *exec.Cmd {
+	t.Helper()
 	modules := need(t, "SEQD_TEST_NODE_MODULES")
 	node := testenv.Command(t, "node")
 	// ES modules resolve packages beside the script: run a copy of it
@@ -211,7 +217,7 @@ func runNode(t *testing.T, script, host, port string) {
 	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	run(t, exec.Command(node, filepath.Join(dir, script), host, port))
+	return exec.Command(node, append([]string{filepath.Join(dir, script)}, args...)...)
 }
 
 // TestJava: pgjdbc, pgjdbc with preferQueryMode=simple, and HikariCP.

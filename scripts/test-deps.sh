@@ -5,11 +5,13 @@
 # 10.11 on 127.0.0.1 with a user and database for the tests, and a Python
 # virtualenv with psycopg, and the drivers of the compatibility matrix
 # (compat/): psycopg2, asyncpg, SQLAlchemy, PyMySQL,
-# mysql-connector-python and pgcli from PyPI (and for sdk/python
-# pytest, psycopg-pool and setuptools), node-postgres,
-# postgres.js, Sequelize, mysql2 and mariadb from npm (and for sdk/typescript typescript and prettier), pgjdbc and HikariCP from Maven Central (and
-# for sdk/java JUnit and Hibernate ORM), and
-# tokio-postgres from crates.io, each cached under /var/tmp. Prints shell
+# mysql-connector-python, pgcli, httpx, openapi-spec-validator and
+# grpcio from PyPI (and for sdk/python pytest, psycopg-pool and
+# setuptools), node-postgres, postgres.js, Sequelize, mysql2, mariadb and
+# @grpc/grpc-js from npm (and for sdk/typescript typescript and
+# prettier), pgjdbc and HikariCP from Maven Central (and for sdk/java
+# JUnit and Hibernate ORM), tokio-postgres from crates.io and grpcurl
+# from the Go module proxy, each cached under /var/tmp. Prints shell
 # exports that tell the tests where they are; scripts/test evaluates them.
 set -euo pipefail
 PGBIN=/usr/lib/postgresql/15/bin
@@ -99,6 +101,24 @@ fi
 HTTPX=0.28.1 OASV=0.9.0
 if ! "$VENV/bin/python" -c "from importlib.metadata import version; assert (version('httpx'), version('openapi-spec-validator')) == ('$HTTPX', '$OASV')" 2>/dev/null; then
   "$VENV/bin/pip" install -q "httpx==$HTTPX" "openapi-spec-validator==$OASV" >&2
+fi
+
+# grpcio (and grpcio-tools, which compiles the service's .proto at test
+# time, and grpcio-status, which reads a status's details) drive the
+# gRPC service (compat TestGRPCAPI), pinned.
+GRPCIO=1.85.1
+if ! "$VENV/bin/python" -c "from importlib.metadata import version; assert {version(p) for p in ('grpcio', 'grpcio-tools', 'grpcio-status')} == {'$GRPCIO'}" 2>/dev/null; then
+  "$VENV/bin/pip" install -q "grpcio==$GRPCIO" "grpcio-tools==$GRPCIO" "grpcio-status==$GRPCIO" "protobuf==7.36.2" >&2
+fi
+
+# grpcurl, the gRPC service's command-line client (it reads the service
+# through reflection), built pinned from the Go module proxy.
+GOTOOLS=${SEQD_TEST_GOBIN:-/var/tmp/seqd-test-gobin}
+GRPCURL=v1.9.3
+if [ "$(cat "$GOTOOLS/grpcurl.version" 2>/dev/null)" != "$GRPCURL" ] || [ ! -x "$GOTOOLS/grpcurl" ]; then
+  mkdir -p "$GOTOOLS"
+  (cd / && GOBIN=$GOTOOLS go install "github.com/fullstorydev/grpcurl/cmd/grpcurl@$GRPCURL" >&2)
+  echo "$GRPCURL" >"$GOTOOLS/grpcurl.version"
 fi
 
 # mysqlclient (MySQLdb) builds against MariaDB's C connector; sysbench
@@ -203,6 +223,7 @@ if ! command -v prometheus >/dev/null; then
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >&2
 fi
+echo "export SEQD_TEST_GRPCURL='$GOTOOLS/grpcurl'"
 echo "export SEQD_TEST_PROMETHEUS='$(command -v prometheus)'"
 
 echo "export SEQD_TEST_PG_REGRESS='$REGRESS/sequence.sql'"

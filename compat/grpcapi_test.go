@@ -1,0 +1,218 @@
+package compat
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/seqd/seqd/grpcapi/seqdv1"
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/server"
+)
+
+// TestGRPCAPI: callers with only a gRPC stub reach the same sequences as
+// SQL clients, under SCRAM with a role's password: grpcurl through
+// reflection (services, a call, the health service, an error by code),
+// Python's grpcio and Node's @grpc/grpc-js with stubs from the
+// repository's .proto (concurrent values, a range and its release, the
+// stream, 404/403/409-like failures by code and SQLSTATE); and values of
+// one ORDER sequence taken at once over PostgreSQL's protocol, the HTTP
+// API and a gRPC stream, all distinct and in order per caller.
+func TestGRPCAPI(t *testing.T) {
+	grpcurl := need(t, "SEQD_TEST_GRPCURL")
+	ctx := context.Background()
+	srv, err := server.Start(ctx, server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", APIListen: "127.0.0.1:0", GRPCListen: "127.0.0.1:0",
+		Auth: "scram-sha-256", Password: "root pw", MaxConns: 100, Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(ctx)
+	addr := srv.GRPCAddr().String()
+	sd, err := pgx.Connect(ctx, "postgres://seqd:root%20pw@"+srv.Addr().String()+"/seqd?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sd.Close(ctx)
+	exec1 := func(q string) {
+		t.Helper()
+		if _, err := sd.Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	for _, q := range []string{"create role app login password 'app pw'", "create sequence shared", "create sequence small minvalue 0 maxvalue 1 start 1",
+		"create sequence mixed"} {
+		exec1(q)
+	}
+	auth := "authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("seqd:root pw"))
+
+	// grpcurl, as a shell script would, knowing the service only through
+	// reflection.
+	curl := func(args ...string) (string, error) {
+		out, err := exec.Command(grpcurl, append([]string{"-plaintext"}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := curl(addr, "list"); err != nil || !strings.Contains(out, "seqd.v1.Sequences\n") || !strings.Contains(out, "grpc.health.v1.Health\n") {
+		t.Errorf("grpcurl list: %v\n%s", err, out)
+	}
+	if out, err := curl(addr, "describe", "seqd.v1.Sequences.Ranges"); err != nil || !strings.Contains(out, "stream .seqd.v1.ReserveRequest") {
+		t.Errorf("grpcurl describe: %v\n%s", err, out)
+	}
+	out, err := curl("-H", auth, "-d", `{"sequence": {"schema": "public", "name": "shared"}, "count": "3"}`, addr, "seqd.v1.Sequences/Next")
+	var next struct{ Values []string }
+	if err != nil || json.Unmarshal([]byte(out), &next) != nil || strings.Join(next.Values, ",") != "1,2,3" {
+		t.Errorf("grpcurl Next: %v\n%s", err, out)
+	}
+	if out, err := curl("-d", `{"service": "seqd.v1.Sequences"}`, addr, "grpc.health.v1.Health/Check"); err != nil || !strings.Contains(out, `"SERVING"`) {
+		t.Errorf("grpcurl health: %v\n%s", err, out)
+	}
+	if out, err := curl("-H", auth, "-d", `{"sequence": {"name": "nosuch"}}`, addr, "seqd.v1.Sequences/Next"); err == nil ||
+		!strings.Contains(out, "Code: NotFound") || !strings.Contains(out, "42P01") {
+		t.Errorf("grpcurl on a missing sequence: %v\n%s", err, out)
+	}
+	if out, err := curl("-d", `{"sequence": {"name": "shared"}}`, addr, "seqd.v1.Sequences/Next"); err == nil || !strings.Contains(out, "Code: Unauthenticated") {
+		t.Errorf("grpcurl without credentials: %v\n%s", err, out)
+	}
+
+	protoRoot, err := filepath.Abs("../proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out2, err := exec.Command(testenv.Python(t), "python/grpc_api.py", addr, protoRoot, "seqd", "root pw", "app", "app pw").CombinedOutput()
+	if err != nil {
+		t.Fatalf("python/grpc_api.py: %v\n%s", err, out2)
+	}
+	if s := strings.TrimSpace(string(out2)); s != `{"values": 392, "ranges": 3}` {
+		t.Errorf("python/grpc_api.py: %s", s)
+	}
+	exec1("alter sequence small restart")
+	out2, err = nodeCommand(t, "grpc_api.mjs", addr, protoRoot, "seqd", "root pw", "app", "app pw").CombinedOutput()
+	if err != nil {
+		t.Fatalf("node/grpc_api.mjs: %v\n%s", err, out2)
+	}
+	if s := strings.TrimSpace(string(out2)); s != `{"values":392,"ranges":3}` {
+		t.Errorf("node/grpc_api.mjs: %s", s)
+	}
+
+	// SQL, HTTP and gRPC stream callers on one ORDER sequence at once: all
+	// distinct, each caller's in order.
+	var mu sync.Mutex
+	seen := map[int64]string{}
+	record := func(by string, vs ...int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, v := range vs {
+			if prev, dup := seen[v]; dup {
+				t.Errorf("value %d handed out to %s and to %s", v, prev, by)
+			}
+			seen[v] = by
+		}
+	}
+	inOrder := func(by string, vs []int64) {
+		for i := 1; i < len(vs); i++ {
+			if vs[i] <= vs[i-1] {
+				t.Errorf("%s: %d after %d", by, vs[i], vs[i-1])
+			}
+		}
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	gctx := metadata.AppendToOutgoingContext(ctx, "authorization", strings.TrimPrefix(auth, "authorization: "))
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(3)
+		go func() { // SQL
+			defer wg.Done()
+			c, err := pgx.Connect(ctx, "postgres://seqd:root%20pw@"+srv.Addr().String()+"/seqd?sslmode=disable")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer c.Close(ctx)
+			var got []int64
+			for range 100 {
+				var v int64
+				if err := c.QueryRow(ctx, "select nextval('mixed')").Scan(&v); err != nil {
+					t.Error(err)
+					return
+				}
+				got = append(got, v)
+			}
+			record(fmt.Sprintf("sql %d", i), got...)
+			inOrder(fmt.Sprintf("sql %d", i), got)
+		}()
+		go func() { // HTTP
+			defer wg.Done()
+			var got []int64
+			for range 50 {
+				req, _ := http.NewRequest("POST", "http://"+srv.APIAddr().String()+"/v1/sequences/public/mixed/nextval", strings.NewReader(`{"count": "2"}`))
+				req.SetBasicAuth("seqd", "root pw")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var r struct{ Values []json.Number }
+				err = json.NewDecoder(resp.Body).Decode(&r)
+				resp.Body.Close()
+				if err != nil || len(r.Values) != 2 {
+					t.Errorf("http nextval: %v %v", r, err)
+					return
+				}
+				for _, v := range r.Values {
+					n, _ := v.Int64()
+					got = append(got, n)
+				}
+			}
+			record(fmt.Sprintf("http %d", i), got...)
+			inOrder(fmt.Sprintf("http %d", i), got)
+		}()
+		go func() { // a gRPC stream of ranges, two requests in flight
+			defer wg.Done()
+			st, err := seqdv1.NewSequencesClient(conn).Ranges(gctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			req := &seqdv1.ReserveRequest{Sequence: &seqdv1.Sequence{Schema: "public", Name: "mixed"}, Count: 4}
+			st.Send(req)
+			var got []int64
+			for k := range 25 {
+				if k < 24 {
+					st.Send(req)
+				}
+				r, err := st.Recv()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for v := r.First; v <= r.Last; v += r.Increment {
+					got = append(got, v)
+				}
+			}
+			st.CloseSend()
+			record(fmt.Sprintf("grpc %d", i), got...)
+			inOrder(fmt.Sprintf("grpc %d", i), got)
+		}()
+	}
+	wg.Wait()
+	if want := 3 * (100 + 100 + 100); len(seen) != want {
+		t.Errorf("%d distinct values, want %d", len(seen), want)
+	}
+}
