@@ -409,7 +409,9 @@ func (v service) Release(ctx context.Context, r *seqdv1.ReleaseRequest) (*seqdv1
 }
 
 // Ranges answers each request of the stream with a range, in order, in
-// one session held while the stream is open.
+// one session held while the stream is open. A server shutting down ends
+// the stream between requests with UNAVAILABLE (57P01), as PostgreSQL's
+// front end ends its idle sessions.
 func (v service) Ranges(stream grpc.BidiStreamingServer[seqdv1.ReserveRequest, seqdv1.Range]) error {
 	ctx := stream.Context()
 	began := time.Now()
@@ -418,19 +420,44 @@ func (v service) Ranges(stream grpc.BidiStreamingServer[seqdv1.ReserveRequest, s
 		return v.s.finish(ctx, nil, "Ranges", began, err)
 	}
 	defer end()
+	type received struct {
+		r   *seqdv1.ReserveRequest
+		err error
+	}
+	// The requests, read ahead by one so that a shutdown need not wait
+	// for the client's next one; the pump ends with the stream.
+	requests := make(chan received)
+	go func() {
+		for {
+			r, err := stream.Recv()
+			select {
+			case requests <- received{r, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	for {
-		r, err := stream.Recv()
-		if err == io.EOF {
+		var in received
+		select {
+		case in = <-requests:
+		case <-v.s.stop:
+			return v.s.finish(ctx, call, "Ranges", time.Now(), &apicore.Error{Code: "57P01", Msg: "terminating the stream: the server is shutting down"})
+		}
+		if in.err == io.EOF {
 			return nil
 		}
-		if err != nil {
-			return err // the client went away or cancelled: nothing to answer
+		if in.err != nil {
+			return in.err // the client went away or cancelled: nothing to answer
 		}
 		began = time.Now()
-		schema, name, err := names(r.GetSequence())
+		schema, name, err := names(in.r.GetSequence())
 		var rg apicore.Range
 		if err == nil {
-			rg, err = call.Reserve(schema, name, max(r.GetCount(), 1))
+			rg, err = call.Reserve(schema, name, max(in.r.GetCount(), 1))
 		}
 		if err != nil {
 			return v.s.finish(ctx, call, "Ranges", began, err)

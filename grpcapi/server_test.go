@@ -361,3 +361,38 @@ func TestDeadline(t *testing.T) {
 		t.Errorf("Next once the lock is free: %v %v", r, err)
 	}
 }
+
+// TestShutdownEndsStreams: a server shutting down ends an open stream
+// between its requests with UNAVAILABLE (57P01) instead of waiting for
+// the client to close it, and stops in time.
+func TestShutdownEndsStreams(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	create(t, eng, "s", seqmath.Spec{})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Config{Engine: eng})
+	go s.Serve(l)
+	conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := context.Background()
+	st, err := seqdv1.NewSequencesClient(conn).Ranges(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Send(&seqdv1.ReserveRequest{Sequence: seq("s"), Count: 10})
+	if _, err := st.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := s.Shutdown(sctx); err != nil {
+		t.Errorf("Shutdown with a stream open: %v", err)
+	}
+	_, err = st.Recv()
+	fails(t, "the stream at shutdown", err, codes.Unavailable, "57P01", st.Trailer())
+}

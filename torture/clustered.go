@@ -56,6 +56,12 @@ type ClusteredConfig struct {
 	// MySQLClients take values of the ORDER sequences over MySQL's
 	// protocol, trying the nodes in order (default 2; negative: none).
 	MySQLClients int
+	// HTTPClients take values of the ORDER sequences over the HTTP API,
+	// GRPCClients ranges of them over gRPC streams, each moving to the
+	// next node when one refuses or fails (default 1 each; negative:
+	// none).
+	HTTPClients int
+	GRPCClients int
 	// NoOrderClients take values of a NOORDER sequence from each node,
 	// connected to it alone (default 1 per node; negative: none).
 	NoOrderClients int
@@ -109,6 +115,10 @@ type ClusteredReport struct {
 	// first value a MySQL client asked for after it got (sorted).
 	MySQLValues      int
 	MySQLUnavailable []time.Duration
+	// HTTPValues and GRPCValues, HTTPUnavailable and GRPCUnavailable:
+	// the same for the HTTP and gRPC clients.
+	HTTPValues, GRPCValues           int
+	HTTPUnavailable, GRPCUnavailable []time.Duration
 	// Leaderless are the waits of over a second, before a failover, for
 	// the cluster to have a leader to fail over (after the last one).
 	Leaderless []time.Duration
@@ -125,9 +135,15 @@ func (r *ClusteredReport) String() string {
 		fmt.Fprintf(&b, "unavailable after a failover: p50 %v, p99 %v, max %v\n", u[len(u)/2].Round(time.Millisecond),
 			u[len(u)*99/100].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond))
 	}
-	if u := r.MySQLUnavailable; len(u) > 0 {
-		fmt.Fprintf(&b, "MySQL clients: %d values; unavailable after a failover: p50 %v, p99 %v, max %v\n", r.MySQLValues,
-			u[len(u)/2].Round(time.Millisecond), u[len(u)*99/100].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond))
+	for _, c := range []struct {
+		name   string
+		values int
+		u      []time.Duration
+	}{{"MySQL", r.MySQLValues, r.MySQLUnavailable}, {"HTTP", r.HTTPValues, r.HTTPUnavailable}, {"gRPC stream", r.GRPCValues, r.GRPCUnavailable}} {
+		if u := c.u; len(u) > 0 {
+			fmt.Fprintf(&b, "%s clients: %d values; unavailable after a failover: p50 %v, p99 %v, max %v\n", c.name, c.values,
+				u[len(u)/2].Round(time.Millisecond), u[len(u)*99/100].Round(time.Millisecond), u[len(u)-1].Round(time.Millisecond))
+		}
 	}
 	if len(r.NoOrderWait) > 0 {
 		w := append([]time.Duration(nil), r.NoOrderWait...)
@@ -187,6 +203,10 @@ type clusterRun struct {
 	myAddrs      []string
 	myDBs        []*sql.DB
 	mysqlClients map[int]bool
+	// apiAddrs and grpcAddrs are the nodes' HTTP API and gRPC addresses;
+	// httpClients and grpcClients the client IDs of their clients.
+	apiAddrs, grpcAddrs      []string
+	httpClients, grpcClients map[int]bool
 	// proxies stand between each node and each etcd member (LeaderCut).
 	proxies [][]*proxy
 	dsn     string
@@ -225,7 +245,8 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 		return nil, err
 	}
 	defer cli.Close()
-	r := &clusterRun{cfg: cfg, h: NewHistory(), cli: cli, prefix: fmt.Sprintf("/torture%d/", cfg.Seed%1_000_000), log: logf, mysqlClients: map[int]bool{}}
+	r := &clusterRun{cfg: cfg, h: NewHistory(), cli: cli, prefix: fmt.Sprintf("/torture%d/", cfg.Seed%1_000_000), log: logf, mysqlClients: map[int]bool{},
+		httpClients: map[int]bool{}, grpcClients: map[int]bool{}}
 	defer r.closeProxies()
 	defer r.closeMySQL()
 	if err := r.startNodes(); err != nil {
@@ -274,6 +295,20 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 		seed := rng.Uint64()
 		go func() { defer wg.Done(); r.mysqlClient(id, seed, stop) }()
 	}
+	next := cfg.Clients + cfg.Nodes*max(cfg.NoOrderClients, 0) + max(cfg.MySQLClients, 0)
+	for k := range max(cfg.HTTPClients, 0) {
+		wg.Add(1)
+		id, seed := next+k, rng.Uint64()
+		r.httpClients[id] = true
+		go func() { defer wg.Done(); r.httpClient(id, seed, stop) }()
+	}
+	next += max(cfg.HTTPClients, 0)
+	for k := range max(cfg.GRPCClients, 0) {
+		wg.Add(1)
+		id, seed := next+k, rng.Uint64()
+		r.grpcClients[id] = true
+		go func() { defer wg.Done(); r.grpcClient(id, seed, stop) }()
+	}
 	rep := &ClusteredReport{Failovers: map[string]int{}, Outcomes: map[string]int{}}
 	if err := r.failovers(rng, rep, progress); err != nil {
 		close(stop)
@@ -303,6 +338,12 @@ func (cfg ClusteredConfig) withDefaults() ClusteredConfig {
 	}
 	if cfg.NoOrderClients == 0 {
 		cfg.NoOrderClients = 1
+	}
+	if cfg.HTTPClients == 0 {
+		cfg.HTTPClients = 1
+	}
+	if cfg.GRPCClients == 0 {
+		cfg.GRPCClients = 1
 	}
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = 2 * time.Second
@@ -337,11 +378,14 @@ func (r *clusterRun) startNodes() error {
 		if err != nil {
 			return err
 		}
-		myAddr, err := loopback.FreeAddr()
-		if err != nil {
-			return err
+		var more [3]string // MySQL's, the HTTP API's and gRPC's
+		for k := range more {
+			if more[k], err = loopback.FreeAddr(); err != nil {
+				return err
+			}
 		}
-		r.addrs, r.myAddrs = append(r.addrs, addr), append(r.myAddrs, myAddr)
+		r.addrs, r.myAddrs = append(r.addrs, addr), append(r.myAddrs, more[0])
+		r.apiAddrs, r.grpcAddrs = append(r.apiAddrs, more[1]), append(r.grpcAddrs, more[2])
 		h, p, _ := strings.Cut(addr, ":")
 		hosts, ports = append(hosts, h), append(ports, p)
 		p0, err := r.start(i)
@@ -390,7 +434,8 @@ func (r *clusterRun) start(i int) (*proc, error) {
 		eps = append(eps, p.scheme+"://"+p.addr())
 	}
 	args := []string{"-etcd", strings.Join(eps, ","), "-etcd-prefix", r.prefix, "-name", fmt.Sprintf("node%d", i),
-		"-lease-ttl", r.cfg.LeaseTTL.String(), "-idle-timeout", "0", "-mysql-listen", r.myAddrs[i]}
+		"-lease-ttl", r.cfg.LeaseTTL.String(), "-idle-timeout", "0", "-mysql-listen", r.myAddrs[i],
+		"-api-listen", r.apiAddrs[i], "-grpc-listen", r.grpcAddrs[i]}
 	args = append(args, EtcdFlags(r.cfg.EtcdSecurity)...)
 	return startProc(r.cfg.Binary, filepath.Join(r.cfg.Dir, fmt.Sprintf("node%d", i)), r.addrs[i], false, 0, nil, r.log, args...)
 }

@@ -45,7 +45,12 @@ func (r *clusterRun) check(rep *ClusteredReport) {
 		rep.Violations = append(rep.Violations, v...)
 	}
 	r.checkNoOrder(ops, rep)
-	r.mysqlUnavailable(ops, rep)
+	r.mu.Lock()
+	mysql := r.mysqlClients
+	r.mu.Unlock()
+	rep.MySQLValues, rep.MySQLUnavailable = r.clientsUnavailable(ops, mysql)
+	rep.HTTPValues, rep.HTTPUnavailable = r.clientsUnavailable(ops, r.httpClients)
+	rep.GRPCValues, rep.GRPCUnavailable = r.clientsUnavailable(ops, r.grpcClients)
 }
 
 // CheckFailoverGap bounds the largest skip in seq's values over a
@@ -146,7 +151,7 @@ func maxGap(ops []Op, seq string) (gap, unknown int64) {
 		}
 		vs = append(vs, op.Values...)
 		if op.Outcome == Unknown && len(op.Values) == 0 {
-			unknown++
+			unknown += max(op.Want, 1) // a range of unknown outcome may have taken all of it
 		}
 	}
 	sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })

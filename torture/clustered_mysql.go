@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
-	"sort"
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -131,33 +130,4 @@ func (r *clusterRun) mysqlOutcome(err error) Outcome {
 		return Failed
 	}
 	return Unknown
-}
-
-// mysqlUnavailable measures, per failover, the time from the fault to
-// the first value a MySQL client asked for after it got.
-func (r *clusterRun) mysqlUnavailable(ops []Op, rep *ClusteredReport) {
-	r.mu.Lock()
-	windows := append([]faultWindow(nil), r.windows...)
-	clients := r.mysqlClients
-	r.mu.Unlock()
-	var returns []int64 // of MySQL clients' values, called after a fault at the earliest
-	var calls []int64
-	for _, op := range ops {
-		if clients[op.Client] && op.Outcome == OK {
-			rep.MySQLValues += len(op.Values)
-			returns, calls = append(returns, op.Return), append(calls, op.Call)
-		}
-	}
-	for _, w := range windows {
-		first := int64(-1)
-		for i, ret := range returns {
-			if calls[i] >= w.from && (first < 0 || ret < first) {
-				first = ret
-			}
-		}
-		if first >= 0 {
-			rep.MySQLUnavailable = append(rep.MySQLUnavailable, time.Duration(first-w.from))
-		}
-	}
-	sort.Slice(rep.MySQLUnavailable, func(i, j int) bool { return rep.MySQLUnavailable[i] < rep.MySQLUnavailable[j] })
 }

@@ -22,7 +22,9 @@ var failovers = flag.Int("torture.failovers", 10, "failovers of TestClusterTortu
 // across every failover for the ORDER sequences, and in order per node
 // for the NOORDER one, which a client on each node takes from it alone;
 // two clients take values over MySQL's protocol, failing over as MySQL's
-// drivers do (a standby refuses them).
+// drivers do (a standby refuses them), one over the HTTP API and one
+// keeps ranges flowing over a gRPC stream, each moving to the next node
+// when one refuses (503 / UNAVAILABLE) or fails.
 func TestClusterTorture(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three nodes and etcd")
@@ -50,7 +52,8 @@ func TestClusterTorture(t *testing.T) {
 	if len(rep.Violations) > 0 {
 		t.Fatalf("%d violations:\n%s", len(rep.Violations), strings.Join(rep.Violations, "\n"))
 	}
-	if rep.Outcomes["ok"] < 500 || rep.Porcupine < 500 || rep.NoOrderValues < 300 || rep.MySQLValues < 100 || len(rep.MySQLUnavailable) < *failovers/2 {
+	if rep.Outcomes["ok"] < 500 || rep.Porcupine < 500 || rep.NoOrderValues < 300 || rep.MySQLValues < 100 || len(rep.MySQLUnavailable) < *failovers/2 ||
+		rep.HTTPValues < 100 || len(rep.HTTPUnavailable) < *failovers/2 || rep.GRPCValues < 100 || len(rep.GRPCUnavailable) < *failovers/2 {
 		t.Fatalf("too little happened: %s", rep)
 	}
 	for _, f := range []string{LeaderKill, LeaderStop, LeaderTerm, LeaderCut, EtcdKill} {
