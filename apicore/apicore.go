@@ -345,11 +345,12 @@ func (q *Call) Each(sql string, f func([]eval.Datum)) error {
 		q.sess.Abort()
 		return err
 	}
-	ctx, cancel := context.WithCancel(q.ctx)
+	ctx := q.ctx // the call's: a cancel through the registry ends it
 	if d := q.sess.StatementTimeout(); d > 0 {
+		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(q.ctx, d, eval.ErrStatementTimeout)
+		defer cancel()
 	}
-	defer cancel()
 	res, err := q.sess.Execute(ctx, p, nil)
 	if err != nil {
 		q.sess.Abort()
@@ -378,9 +379,9 @@ func (q *Call) Next(schema, name string, count int64) ([]int64, error) {
 		return nil, BadRequest(fmt.Sprintf("count must be between 1 and %d (reserve takes a range of any size)", limit))
 	}
 	seq := QuoteLiteral(Qualified(schema, name))
-	sql := fmt.Sprintf("select nextval(%s) from generate_series(1, %d)", seq, count)
-	if count == 1 {
-		sql = "select nextval(" + seq + ")" // nextval's own path, not a range's
+	sql := "select nextval(" + seq + ")" // nextval's own path, not a range's
+	if count > 1 {
+		sql = fmt.Sprintf("select nextval(%s) from generate_series(1, %d)", seq, count)
 	}
 	values := make([]int64, 0, count)
 	if err := q.Each(sql, func(row []eval.Datum) { values = append(values, row[0].I) }); err != nil {

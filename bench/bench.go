@@ -147,6 +147,16 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			if t.Kind == SeqdMySQL || t.Kind == NoopMySQL {
 				return nil, fmt.Errorf("target %s runs the nextval, ceiling and insert workloads only", t.Name)
 			}
+			if t.api() {
+				return nil, fmt.Errorf("target %s runs the nextval and ceiling workloads only", t.Name)
+			}
+		}
+	}
+	if cfg.Workload == "insert" {
+		for _, t := range cfg.Targets {
+			if t.api() {
+				return nil, fmt.Errorf("target %s runs the nextval and ceiling workloads only", t.Name)
+			}
 		}
 	}
 	switch cfg.Workload {

@@ -266,3 +266,51 @@ func TestMySQLWorkloads(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIWorkloads: seqd-http and seqd-grpc in the ceiling workload
+// beside the in-process no-op HTTP and gRPC ceilings it starts, and
+// seqd-grpc pipelined over its stream beside seqd pipelined over
+// PostgreSQL's protocol; every value checked distinct by the runner, the
+// pipelines' counts whole; the other workloads refuse them.
+func TestAPIWorkloads(t *testing.T) {
+	srv := seqdtest.Start(t, server.Config{APIListen: "127.0.0.1:0", GRPCListen: "127.0.0.1:0"})
+	ts, err := ParseTargets("seqd,seqd-http,seqd-grpc", map[string]string{
+		Seqd:     seqdtest.DSN(srv, "bench", "bench"),
+		SeqdHTTP: "http://" + srv.APIAddr().String(),
+		SeqdGRPC: srv.GRPCAddr().String(),
+	}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		cfg    Config
+		labels []string
+	}{
+		{Config{Workload: "ceiling", Targets: ts[1:], Threads: []int{2}, Duration: 150 * time.Millisecond},
+			[]string{"seqd-http", "seqd-grpc", "noop", "noop-http", "noop-grpc"}},
+		{Config{Workload: "nextval", Targets: []Target{ts[0], ts[2]}, Threads: []int{2}, Duration: 150 * time.Millisecond, Pipeline: 8},
+			[]string{"seqd pipeline 8", "seqd-grpc stream 8"}},
+	} {
+		rs, err := Run(ctx, tc.cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.cfg.Workload, err)
+		}
+		var got []string
+		for _, r := range rs {
+			got = append(got, r.Label())
+			if r.Ops == 0 || r.Values == 0 || (tc.cfg.Pipeline > 1 && r.Values != r.Ops*int64(tc.cfg.Pipeline)) {
+				t.Errorf("%s %s: %d ops, %d values", tc.cfg.Workload, r.Label(), r.Ops, r.Values)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(tc.labels, ",") {
+			t.Errorf("%s: results %q, want %q", tc.cfg.Workload, got, tc.labels)
+		}
+	}
+	if _, err := Run(ctx, Config{Workload: "bulk", Targets: ts[1:2], Threads: []int{1}, Duration: 50 * time.Millisecond}); err == nil {
+		t.Fatal("the bulk workload ran on seqd-http")
+	}
+	if _, err := Run(ctx, Config{Workload: "nextval", Targets: ts[1:2], Threads: []int{1}, Duration: 50 * time.Millisecond, Pipeline: 4}); err == nil {
+		t.Fatal("seqd-http pipelined")
+	}
+}

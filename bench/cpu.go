@@ -46,7 +46,9 @@ func probeFor(t Target) *cpuProbe {
 // with tcp(host:port)).
 func dsnPort(t Target) int {
 	hostport := ""
-	if u, err := url.Parse(t.DSN); err == nil && u.Host != "" {
+	if _, _, err := net.SplitHostPort(t.DSN); err == nil {
+		hostport = t.DSN // a gRPC target's host:port
+	} else if u, err := url.Parse(t.DSN); err == nil && u.Host != "" {
 		hostport = u.Host
 	} else if i := strings.Index(t.DSN, "tcp("); i >= 0 {
 		rest := t.DSN[i+4:]

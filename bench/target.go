@@ -28,6 +28,16 @@ const (
 	// NoopMySQL is the no-op responder over MySQL's protocol
 	// (noop.MySQLServer, on the library seqd's MySQL front end uses).
 	NoopMySQL = "noop-mysql"
+	// SeqdHTTP and SeqdGRPC are seqd's HTTP/JSON API (-api-listen; DSN
+	// its base URL) and gRPC service (-grpc-listen; DSN host:port), their
+	// sequences made over PostgreSQL's protocol (Target.Setup); NoopHTTP
+	// and NoopGRPC their no-op ceilings on the same server libraries
+	// (noop.HTTPServer, noop.GRPCServer). The nextval and ceiling
+	// workloads only; -pipeline on gRPC pipelines over its stream.
+	SeqdHTTP = "seqd-http"
+	SeqdGRPC = "seqd-grpc"
+	NoopHTTP = "noop-http"
+	NoopGRPC = "noop-grpc"
 )
 
 // Target is one system under test.
@@ -45,6 +55,9 @@ type Target struct {
 	// Spread, when set, are the DSNs the sessions of a grid connect to in
 	// turn (one per node of a cluster); DSN still creates the sequences.
 	Spread []string
+	// Setup is the pgx connection string that creates an API target's
+	// sequences (the same seqd's PostgreSQL protocol).
+	Setup string
 }
 
 // session returns the target as its w-th session connects to it.
@@ -72,9 +85,14 @@ type session interface {
 func (t Target) mysql() bool { return t.Kind == MariaDB || t.Kind == SeqdMySQL || t.Kind == NoopMySQL }
 
 // noop reports whether t is a no-op responder.
-func (t Target) noop() bool { return t.Kind == Noop || t.Kind == NoopMySQL }
+func (t Target) noop() bool {
+	return t.Kind == Noop || t.Kind == NoopMySQL || t.Kind == NoopHTTP || t.Kind == NoopGRPC
+}
 
 func connect(ctx context.Context, t Target) (session, error) {
+	if t.api() {
+		return connectAPI(ctx, t)
+	}
 	if t.mysql() {
 		// Client-side parameters (the text protocol, sysbench's
 		// default). With server-side prepared statements MariaDB
@@ -245,6 +263,9 @@ func (s *mysqlSession) close() {
 type dialect struct{ t Target }
 
 func (d dialect) nextval(seq string) string {
+	if d.t.api() {
+		return seq // the name the API's request carries
+	}
 	if d.t.mysql() {
 		return "SELECT NEXTVAL(" + seq + ")"
 	}
@@ -293,7 +314,8 @@ func (d dialect) cacheClause() string {
 
 // ParseTargets reads "name=kind:cache" style target lists: each name in
 // names is one of seqd, seqd-nocache, postgres, postgres-nocache, mariadb,
-// mariadb-nocache, seqd-mysql, noop, noop-mysql; dsns gives each kind's address; cache is the
+// mariadb-nocache, seqd-mysql, seqd-http, seqd-grpc, noop, noop-mysql,
+// noop-http, noop-grpc; dsns gives each kind's address; cache is the
 // CACHE of the cached variants.
 func ParseTargets(names string, dsns map[string]string, cache int64) ([]Target, error) {
 	var ts []Target
@@ -303,17 +325,20 @@ func ParseTargets(names string, dsns map[string]string, cache int64) ([]Target, 
 			continue
 		}
 		kind, variant, _ := strings.Cut(n, "-")
-		for _, k := range []string{SeqdMySQL, NoopMySQL} {
+		for _, k := range []string{SeqdMySQL, NoopMySQL, SeqdHTTP, SeqdGRPC, NoopHTTP, NoopGRPC} {
 			if rest, ok := strings.CutPrefix(n, k); ok {
 				kind, variant = k, strings.TrimPrefix(rest, "-")
 			}
 		}
 		switch kind {
-		case Seqd, Postgres, MariaDB, SeqdMySQL, Noop, NoopMySQL:
+		case Seqd, Postgres, MariaDB, SeqdMySQL, Noop, NoopMySQL, SeqdHTTP, SeqdGRPC, NoopHTTP, NoopGRPC:
 		default:
-			return nil, fmt.Errorf("unknown target %q (want seqd, seqd-mysql, postgres, mariadb, noop, noop-mysql, optionally with -nocache)", n)
+			return nil, fmt.Errorf("unknown target %q (want seqd, seqd-mysql, seqd-http, seqd-grpc, postgres, mariadb, noop, noop-mysql, noop-http, noop-grpc, optionally with -nocache)", n)
 		}
 		t := Target{Name: n, Kind: kind, DSN: dsns[kind], Cache: cache}
+		if kind == SeqdHTTP || kind == SeqdGRPC {
+			t.Setup = dsns[Seqd]
+		}
 		switch variant {
 		case "":
 		case "nocache":

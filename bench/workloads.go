@@ -33,6 +33,19 @@ func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
 		defer stop()
 		targets = append(targets, t)
 	}
+	for _, c := range []struct {
+		seqd, noop string
+		start      func() (Target, func(), error)
+	}{{SeqdHTTP, NoopHTTP, startNoopHTTP}, {SeqdGRPC, NoopGRPC, startNoopGRPC}} {
+		if cfg.Workload == "ceiling" && hasKind(targets, c.seqd) && !hasKind(targets, c.noop) {
+			t, stop, err := c.start()
+			if err != nil {
+				return nil, err
+			}
+			defer stop()
+			targets = append(targets, t)
+		}
+	}
 	var out []Result
 	for _, threads := range cfg.Threads {
 		for _, t := range targets {
@@ -62,6 +75,9 @@ func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
 			}
 			if cfg.Pipeline > 1 {
 				variant = fmt.Sprintf("pipeline %d", cfg.Pipeline)
+				if t.Kind == SeqdGRPC || t.Kind == NoopGRPC {
+					variant = fmt.Sprintf("stream %d", cfg.Pipeline)
+				}
 				do = func(ctx context.Context, w int, vs *values) error {
 					return ss[w].pipeline(ctx, q, cfg.Pipeline, vs.add)
 				}
@@ -108,6 +124,26 @@ func startNoopMySQL() (Target, func(), error) {
 	return Target{Name: NoopMySQL, Kind: NoopMySQL, DSN: fmt.Sprintf("bench@tcp(%s)/bench", ln.Addr())}, func() { ln.Close() }, nil
 }
 
+// startNoopHTTP runs the HTTP API's no-op ceiling in this process.
+func startNoopHTTP() (Target, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Target{}, nil, err
+	}
+	go (&noop.HTTPServer{}).Serve(ln)
+	return Target{Name: NoopHTTP, Kind: NoopHTTP, DSN: "http://" + ln.Addr().String()}, func() { ln.Close() }, nil
+}
+
+// startNoopGRPC runs the gRPC service's no-op ceiling in this process.
+func startNoopGRPC() (Target, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Target{}, nil, err
+	}
+	go (&noop.GRPCServer{}).Serve(ln)
+	return Target{Name: NoopGRPC, Kind: NoopGRPC, DSN: ln.Addr().String()}, func() { ln.Close() }, nil
+}
+
 // prepare runs setup statements on a session of their own.
 // awaitSpread waits until every DSN a spread target's sessions use
 // serves q: a cluster's followers see a new sequence within a refresh of
@@ -134,6 +170,9 @@ func awaitSpread(ctx context.Context, t Target, q string) error {
 }
 
 func prepare(ctx context.Context, t Target, setup func(s session) error) error {
+	if t.Setup != "" { // an API target's sequences are made over SQL
+		t.Kind, t.DSN = Seqd, t.Setup
+	}
 	s, err := connect(ctx, t)
 	if err != nil {
 		return err

@@ -208,12 +208,21 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
+		if d, ok := v.(decimals); ok { // the hot path: no reflection
+			b, _ := d.MarshalJSON()
+			w.Write(append(b, '\n'))
+			return
+		}
 		json.NewEncoder(w).Encode(v)
 	}
 }
 
 // readBody decodes a request's JSON object, if it has a body.
 func readBody(w http.ResponseWriter, r *http.Request, into *map[string]json.RawMessage) error {
+	if r.ContentLength == 0 { // none (a chunked body's length is -1)
+		*into = map[string]json.RawMessage{}
+		return nil
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	b, err := io.ReadAll(r.Body)
 	var tooLarge *http.MaxBytesError

@@ -19,12 +19,16 @@ import (
 func main() {
 	var (
 		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot, cluster or cluster-idle")
-		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, seqd-mysql, postgres, mariadb, noop, each optionally -nocache (e.g. postgres-nocache)")
+		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, seqd-mysql, seqd-http, seqd-grpc, postgres, mariadb, noop, noop-mysql, noop-http, noop-grpc, each optionally -nocache (e.g. postgres-nocache)")
 		seqdDSN  = flag.String("seqd", "postgres://seqbench@127.0.0.1:6543/seqbench?sslmode=disable", "seqd address (pgx connection string)")
 		pgDSN    = flag.String("postgres", os.Getenv("SEQD_TEST_PG_DSN"), "PostgreSQL address (pgx connection string)")
 		myDSN    = flag.String("mariadb", os.Getenv("SEQD_TEST_MARIADB_DSN"), "MariaDB address (go-sql-driver/mysql DSN)")
 		seqdMy   = flag.String("seqd-mysql", "seqbench@tcp(127.0.0.1:3306)/public", "seqd's MySQL protocol address (go-sql-driver/mysql DSN; seqd -mysql-listen)")
+		seqdHTTP = flag.String("seqd-http", "http://127.0.0.1:8080", "seqd's HTTP API base URL (seqd -api-listen); its sequences are made through -seqd")
+		seqdGRPC = flag.String("seqd-grpc", "127.0.0.1:9090", "seqd's gRPC service address (seqd -grpc-listen); its sequences are made through -seqd")
 		noopDSN  = flag.String("noop", "", "no-op responder address (cmd/pgnoop); ceiling starts one in-process if empty")
+		noopHTTP = flag.String("noop-http", "", "no-op HTTP API base URL (cmd/pgnoop -http); ceiling starts one in-process if empty and seqd-http is a target")
+		noopGRPC = flag.String("noop-grpc", "", "no-op gRPC service address (cmd/pgnoop -grpc); ceiling starts one in-process if empty and seqd-grpc is a target")
 		noopMy   = flag.String("noop-mysql", "", "no-op MySQL responder address (go-sql-driver/mysql DSN; cmd/pgnoop -mysql); ceiling starts one in-process if empty and seqd-mysql is a target")
 		prepared = flag.Bool("mysql-prepared", false, "nextval, ceiling: MySQL targets use server-side prepared statements (default: text, parameters interpolated)")
 		cache    = flag.Int64("cache", 1000, "CACHE of the sequences of cached targets (-nocache targets: 1)")
@@ -70,7 +74,8 @@ func main() {
 		cluster(*seqdBin, *failovers, *cache, *threads, *duration, *rate, !*quiet, *csvOut, *jsonOut, *pngOut)
 		return
 	}
-	ts, err := bench.ParseTargets(*targets, map[string]string{bench.Seqd: *seqdDSN, bench.Postgres: *pgDSN, bench.MariaDB: *myDSN, bench.SeqdMySQL: *seqdMy, bench.Noop: *noopDSN, bench.NoopMySQL: *noopMy}, *cache)
+	ts, err := bench.ParseTargets(*targets, map[string]string{bench.Seqd: *seqdDSN, bench.Postgres: *pgDSN, bench.MariaDB: *myDSN, bench.SeqdMySQL: *seqdMy, bench.Noop: *noopDSN, bench.NoopMySQL: *noopMy,
+		bench.SeqdHTTP: *seqdHTTP, bench.SeqdGRPC: *seqdGRPC, bench.NoopHTTP: *noopHTTP, bench.NoopGRPC: *noopGRPC}, *cache)
 	check(err)
 	cfg := bench.Config{Workload: *workload, Targets: ts, Duration: *duration, Rate: *rate,
 		Mode: *mode, Iterations: *iterations, BatchSize: *batchSize, LowWatermark: *lowWater, TxnTime: *txn,
