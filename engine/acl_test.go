@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
@@ -242,6 +243,9 @@ func TestRoleRecord(t *testing.T) {
 		{Name: "h", Settings: []Setting{{"lock_timeout", "1s"}}},
 		{Name: "i", Login: true, Verifier: &Verifier{Salt: []byte("salt"), Iterations: 4096, StoredKey: make([]byte, 32), ServerKey: make([]byte, 32),
 			Native: []byte("0123456789abcdefghij")}, Settings: []Setting{{"lock_timeout", "1s"}}},
+		{Name: "j", Login: true, Verifier: v, Settings: []Setting{{"lock_timeout", "1s"}}, Tokens: []Token{
+			{ID: [16]byte{1, 2}, Hash: [32]byte{3, 4}, Label: "ci deploy", Created: time.UnixMicro(1_795_000_000_000_001), Expires: time.UnixMicro(1_800_000_000_000_000)},
+			{ID: [16]byte{5}, Hash: [32]byte{6}, Created: time.UnixMicro(1), Expires: time.UnixMicro(2)}}},
 	} {
 		got, err := decodeRole(r.Name, r.encode())
 		if err != nil {
@@ -249,25 +253,35 @@ func TestRoleRecord(t *testing.T) {
 		}
 		if got.Superuser != r.Superuser || got.Login != r.Login || got.CreateRole != r.CreateRole || (got.Verifier == nil) != (r.Verifier == nil) ||
 			fmt.Sprint(got.MemberOf) != fmt.Sprint(r.MemberOf) || fmt.Sprint(got.Settings) != fmt.Sprint(r.Settings) ||
-			r.Verifier != nil && string(got.Verifier.Native) != string(r.Verifier.Native) {
+			r.Verifier != nil && string(got.Verifier.Native) != string(r.Verifier.Native) || fmt.Sprint(got.Tokens) != fmt.Sprint(r.Tokens) {
 			t.Fatalf("%s: decoded %+v from %+v", r.Name, got, r)
 		}
 		// A record without a native hash is version 1, as before there was
 		// one, so that a seqd of before reads it.
-		if want := byte(1); r.Verifier != nil && r.Verifier.Native != nil {
+		// Tokens make it version 3.
+		want := byte(1)
+		if r.Verifier != nil && r.Verifier.Native != nil {
 			want = 2
-			if r.encode()[0] != want {
-				t.Fatalf("%s: version %d, want %d", r.Name, r.encode()[0], want)
-			}
-		} else if r.encode()[0] != want {
+		}
+		if len(r.Tokens) > 0 {
+			want = 3
+		}
+		if r.encode()[0] != want {
 			t.Fatalf("%s: version %d, want %d", r.Name, r.encode()[0], want)
+		}
+		// Every strict prefix is refused as damage.
+		enc := r.encode()
+		for n := 2; n < len(enc); n++ {
+			if _, err := decodeRole(r.Name, enc[:n]); err == nil && len(r.Tokens) > 0 {
+				t.Fatalf("%s: %d of %d bytes decoded", r.Name, n, len(enc))
+			}
 		}
 	}
 	// Written by an older seqd: superuser and login, no password.
 	if got, err := decodeRole("old", []byte{1, 3}); err != nil || !got.Superuser || !got.Login || got.CreateRole {
 		t.Fatalf("older record: %+v, %v", got, err)
 	}
-	for _, bad := range [][]byte{{1, 128}, {1, 64 | 4}, {2, 64}} {
+	for _, bad := range [][]byte{{1, 128}, {2, 128}, {1, 64 | 4}, {2, 64}} {
 		if _, err := decodeRole("new", append(bad, make([]byte, 90)...)); err == nil {
 			t.Fatalf("a record with flags %08b in version %d was accepted", bad[1], bad[0])
 		}
@@ -280,8 +294,8 @@ func TestNewerRecords(t *testing.T) {
 	if _, err := decodeRecord([]byte{9, 0}); err == nil || !strings.Contains(err.Error(), "written by a newer seqd") {
 		t.Fatalf("sequence record of version 9: %v", err)
 	}
-	if _, err := decodeRole("r", []byte{3, 0}); err == nil || !strings.Contains(err.Error(), "written by a newer seqd") {
-		t.Fatalf("role record of version 3: %v", err)
+	if _, err := decodeRole("r", []byte{4, 0}); err == nil || !strings.Contains(err.Error(), "written by a newer seqd") {
+		t.Fatalf("role record of version 4: %v", err)
 	}
 }
 

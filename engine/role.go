@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/seqd/seqd/storage"
 )
@@ -21,14 +22,17 @@ import (
 //	[iterations (u32 BE) | salt length (u8) | salt | StoredKey (32) | ServerKey (32) |
 //	 [native hash (20)]] |
 //	[count (u16 BE) | count x (admin option (u8) | name length (u8) | name)] |
-//	[count (u16 BE) | count x (name length (u8) | name | value length (u16 BE) | value)]
+//	[count (u16 BE) | count x (name length (u8) | name | value length (u16 BE) | value)] |
+//	[count (u16 BE) | count x (id (16) | SHA-256 of the secret (32) |
+//	 created, expires (unix microseconds, i64 BE each) | label length (u8) | label)]
 //
+// The last part (flags bit 7, ver 3 only) is the role's bearer tokens.
 // The memberships (GRANT role TO this role) live in the member's record,
 // so that they change with it, transactionally.
 // The password itself is never stored.
 const (
 	roleKey     = catalogPrefix + "role:"
-	roleVersion = 2 // 1 for records without a native hash, as before it
+	roleVersion = 3 // 1 for records without a native hash, 2 without tokens, as before them
 )
 
 // Sentinel errors of roles.
@@ -73,8 +77,28 @@ type Role struct {
 	// SET; pg_roles.rolconfig), in the order set.
 	Settings []Setting
 	Verifier *Verifier // nil: no password, so no password login
-	rev      storage.Rev
+	// Tokens are the bearer tokens the role made for the driverless APIs,
+	// in the order made (at most MaxTokens).
+	Tokens []Token
+	rev    storage.Rev
 }
+
+// Token is a bearer token: its ID, the SHA-256 of its secret (the secret
+// is shown once, when made, and never stored), a label, and when it was
+// made and expires.
+type Token struct {
+	ID               [16]byte
+	Hash             [32]byte
+	Label            string
+	Created, Expires time.Time
+}
+
+// MaxTokens bounds a role's tokens (its record's size); MaxTokenLabel a
+// token's label, in bytes.
+const (
+	MaxTokens     = 100
+	MaxTokenLabel = 255
+)
 
 func (r Role) encode() []byte {
 	b := []byte{1, 0}
@@ -121,6 +145,18 @@ func (r Role) encode() []byte {
 			b = append(b, st.Value...)
 		}
 	}
+	if len(r.Tokens) > 0 {
+		b[0], b[1] = 3, b[1]|128
+		b = binary.BigEndian.AppendUint16(b, uint16(len(r.Tokens)))
+		for _, t := range r.Tokens {
+			b = append(b, t.ID[:]...)
+			b = append(b, t.Hash[:]...)
+			b = binary.BigEndian.AppendUint64(b, uint64(t.Created.UnixMicro()))
+			b = binary.BigEndian.AppendUint64(b, uint64(t.Expires.UnixMicro()))
+			b = append(b, byte(len(t.Label)))
+			b = append(b, t.Label...)
+		}
+	}
 	return b
 }
 
@@ -129,7 +165,7 @@ func decodeRole(name string, b []byte) (Role, error) {
 		return Role{}, newerRecord("role", b[0], roleVersion)
 	}
 	bad := fmt.Errorf("seqd: corrupt role record %q", name)
-	if len(b) < 2 || b[0] < 1 || b[1]>>7 != 0 || b[1]&64 != 0 && (b[0] < 2 || b[1]&4 == 0) {
+	if len(b) < 2 || b[0] < 1 || b[1]&128 != 0 && b[0] < 3 || b[1]&64 != 0 && (b[0] < 2 || b[1]&4 == 0) {
 		return Role{}, bad
 	}
 	r := Role{Name: name, Superuser: b[1]&1 != 0, Login: b[1]&2 != 0, CreateRole: b[1]&8 != 0}
@@ -183,6 +219,27 @@ func decodeRole(name string, b []byte) (Role, error) {
 			}
 			r.Settings = append(r.Settings, Setting{Name: name, Value: string(rest[2 : 2+n])})
 			rest = rest[2+n:]
+		}
+	}
+	if b[1]&128 != 0 {
+		if len(rest) < 2 {
+			return Role{}, bad
+		}
+		count := int(binary.BigEndian.Uint16(rest))
+		rest = rest[2:]
+		for range count {
+			const fixed = 16 + 32 + 8 + 8 + 1
+			if len(rest) < fixed || len(rest) < fixed+int(rest[fixed-1]) {
+				return Role{}, bad
+			}
+			var t Token
+			copy(t.ID[:], rest[:16])
+			copy(t.Hash[:], rest[16:48])
+			t.Created = time.UnixMicro(int64(binary.BigEndian.Uint64(rest[48:])))
+			t.Expires = time.UnixMicro(int64(binary.BigEndian.Uint64(rest[56:])))
+			t.Label = string(rest[fixed : fixed+int(rest[fixed-1])])
+			r.Tokens = append(r.Tokens, t)
+			rest = rest[fixed+int(rest[fixed-1]):]
 		}
 	}
 	if len(rest) != 0 {

@@ -572,6 +572,8 @@ func viewRelations() []*relation {
 				"remaining_values", eval.TFloat8, "fraction_used", eval.TFloat8, "unlogged", eval.TBool, "shape", eval.TText, "last_counter", eval.TInt8,
 				"burned_crash", eval.TInt8, "burned_failover", eval.TInt8, "burned_release", eval.TInt8, "noorder", eval.TBool),
 			stream: streamBy(true, statRow), by: lookupBy(1, true, statRow)},
+		{oid: 12301, schema: "pg_catalog", name: "seqd_tokens", kind: 'v', cols: tokenColumns,
+			rows: func(s *Session) ([][]eval.Datum, error) { return s.tokenRows(), nil }},
 		{oid: 13386, schema: "information_schema", name: "sequences", kind: 'v',
 			cols: eval.Columns("sequence_catalog", tSQLIdentifier, "sequence_schema", tSQLIdentifier, "sequence_name", tSQLIdentifier,
 				"data_type", tCharacterData, "numeric_precision", tCardinalNumber, "numeric_precision_radix", tCardinalNumber,

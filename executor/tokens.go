@@ -1,0 +1,183 @@
+package executor
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/sqlerr"
+)
+
+// Bearer tokens for the driverless APIs (HTTP and gRPC): a role makes its
+// own with seqd_create_token, sees them in seqd_tokens and revokes them
+// with seqd_revoke_token. A token is
+//
+//	seqd.<base64url of the role's name>.<the ID, hex>.<base64url of a 256-bit secret>
+//
+// The role's record keeps the ID, the SHA-256 of the secret, a label and
+// the expiry (engine.Token): never the secret, which is shown once. A
+// token names its role, so renaming the role ends its tokens; dropping
+// it drops them with its record.
+
+const (
+	tokenPrefix      = "seqd."
+	defaultTokenDays = 90
+	maxTokenDays     = 3650
+)
+
+func init() {
+	create := func(e *eval.Env, label string, days int64) (eval.Datum, error) {
+		return sessionOf(e).createToken(e, label, days)
+	}
+	eval.Define("seqd_create_token", eval.TText, false, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+		return create(e, a[0].S, defaultTokenDays)
+	}, eval.TText)
+	eval.Define("seqd_create_token", eval.TText, false, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+		if a[1].IsNull() {
+			return eval.Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_create_token: the days a token is valid for cannot be NULL")
+		}
+		return create(e, a[0].S, a[1].I)
+	}, eval.TText, eval.TInt4)
+	eval.Define("seqd_revoke_token", eval.TBool, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
+		return sessionOf(e).revokeToken(e, a[0].S)
+	}, eval.TText)
+}
+
+// createToken makes a token of the session's role, valid for days, and
+// returns it: the only time its secret is seen.
+func (s *Session) createToken(e *eval.Env, label string, days int64) (eval.Datum, error) {
+	if err := s.checkWritable("seqd_create_token()"); err != nil {
+		return eval.Null, err
+	}
+	if days < 1 || days > maxTokenDays {
+		return eval.Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_create_token: a token is valid for 1 to %d days, not %d", maxTokenDays, days)
+	}
+	if len(label) > engine.MaxTokenLabel {
+		return eval.Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_create_token: a label is at most %d bytes", engine.MaxTokenLabel)
+	}
+	user := s.cfg.User
+	r, ok := s.roles().Role(user)
+	if !ok {
+		return eval.Null, sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", user)
+	}
+	now := time.Now()
+	// Expired tokens go as a new one comes; a fresh slice, so that the
+	// catalog's copy of the role is not changed in place.
+	kept := make([]engine.Token, 0, len(r.Tokens)+1)
+	for _, t := range r.Tokens {
+		if t.Expires.After(now) {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) >= engine.MaxTokens {
+		return eval.Null, sqlerr.Errorf(sqlerr.ProgramLimitExceeded, "role \"%s\" has %d tokens already, the most it may hold: revoke one (seqd_revoke_token)", user, len(kept))
+	}
+	var secret [32]byte
+	t := engine.Token{Label: label, Created: now, Expires: now.Add(time.Duration(days) * 24 * time.Hour)}
+	rand.Read(t.ID[:])
+	rand.Read(secret[:])
+	t.Hash = sha256.Sum256(secret[:])
+	r.Tokens = append(kept, t)
+	if err := s.roleDDL().PutRole(e.Ctx, r, false); err != nil {
+		return eval.Null, err
+	}
+	return eval.Text(tokenPrefix + base64.RawURLEncoding.EncodeToString([]byte(user)) + "." + hex.EncodeToString(t.ID[:]) + "." +
+		base64.RawURLEncoding.EncodeToString(secret[:])), nil
+}
+
+// revokeToken drops the token of ID id (hex) from the session's role, or
+// for a superuser from any role's: true if there was one.
+func (s *Session) revokeToken(e *eval.Env, id string) (eval.Datum, error) {
+	if err := s.checkWritable("seqd_revoke_token()"); err != nil {
+		return eval.Null, err
+	}
+	raw, err := hex.DecodeString(id)
+	if err != nil || len(raw) != 16 {
+		return eval.Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_revoke_token: %q is not a token's ID (32 hexadecimal digits, as seqd_tokens shows it)", id)
+	}
+	roles := []engine.Role{}
+	if s.isSuperuser(s.cfg.User) {
+		roles = s.roles().Roles()
+	} else if r, ok := s.roles().Role(s.cfg.User); ok {
+		roles = append(roles, r)
+	}
+	for _, r := range roles {
+		i := slices.IndexFunc(r.Tokens, func(t engine.Token) bool { return string(t.ID[:]) == string(raw) })
+		if i < 0 {
+			continue
+		}
+		r.Tokens = slices.Delete(slices.Clone(r.Tokens), i, i+1)
+		if err := s.roleDDL().PutRole(e.Ctx, r, false); err != nil {
+			return eval.Null, err
+		}
+		return eval.Bool(true), nil
+	}
+	return eval.Bool(false), nil
+}
+
+// tokenRows are seqd_tokens' rows: the session's role's tokens, every
+// role's for a superuser; never a secret.
+func (s *Session) tokenRows() [][]eval.Datum {
+	var out [][]eval.Datum
+	for _, r := range s.roles().Roles() {
+		if r.Name != s.cfg.User && !s.isSuperuser(s.cfg.User) {
+			continue
+		}
+		for _, t := range r.Tokens {
+			label := eval.Null
+			if t.Label != "" {
+				label = eval.Text(t.Label)
+			}
+			out = append(out, []eval.Datum{eval.Text(r.Name), eval.Text(hex.EncodeToString(t.ID[:])), label,
+				eval.Timestamptz(t.Created, s.location()), eval.Timestamptz(t.Expires, s.location())})
+		}
+	}
+	return out
+}
+
+// VerifyToken is the role a bearer token authenticates: one that may log
+// in, holding the token unexpired. The comparison of the secret's hash
+// takes the same time wherever it differs.
+func VerifyToken(eng *engine.Engine, token string, now time.Time) (string, error) {
+	bad := sqlerr.Errorf(sqlerr.InvalidPassword, "the bearer token is not valid (malformed, revoked, expired, or its role may not log in)")
+	rest, ok := strings.CutPrefix(token, tokenPrefix)
+	if !ok {
+		return "", bad
+	}
+	parts := strings.Split(rest, ".")
+	if len(parts) != 3 {
+		return "", bad
+	}
+	name, err1 := base64.RawURLEncoding.DecodeString(parts[0])
+	id, err2 := hex.DecodeString(parts[1])
+	secret, err3 := base64.RawURLEncoding.DecodeString(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil || len(id) != 16 || len(secret) != 32 || !utf8.Valid(name) {
+		return "", bad
+	}
+	r, ok := eng.Role(string(name))
+	if !ok || !r.Login {
+		return "", bad
+	}
+	hash := sha256.Sum256(secret)
+	for _, t := range r.Tokens {
+		if string(t.ID[:]) == string(id) {
+			if subtle.ConstantTimeCompare(t.Hash[:], hash[:]) != 1 || !now.Before(t.Expires) {
+				return "", bad
+			}
+			return r.Name, nil
+		}
+	}
+	return "", bad
+}
+
+// tokenColumns are seqd_tokens' columns.
+var tokenColumns = eval.Columns("rolname", eval.TName, "id", eval.TText, "label", eval.TText,
+	"created", eval.TypeByOID(1184), "expires", eval.TypeByOID(1184))
