@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/seqd/seqd/auth"
@@ -170,31 +171,47 @@ func Retryable(code string) bool {
 	return false
 }
 
-// Authenticate is the call's user. Under AuthPassword: the credentials'
-// (given reports whether the call had any), checked against a login
-// role's verifier (28000 without credentials, 28P01 for wrong ones).
-// Under trust: the name given, or the bootstrap superuser without one.
-func (c *Core) Authenticate(user, password string, given bool) (string, error) {
+// Credentials are what a call presents: a role's name and password
+// (Basic: HTTP Basic, or the same in gRPC's metadata), a bearer token
+// (Token), or nothing.
+type Credentials struct {
+	User, Password string
+	Basic          bool
+	// Bearer: the call presented Token as a bearer token.
+	Bearer bool
+	Token  string
+}
+
+// Authenticate is the call's user. A bearer token authenticates the role
+// it was made by (one that may log in; 28P01 for a token malformed,
+// revoked or expired), under any method. Otherwise, under AuthPassword:
+// Basic credentials checked against a login role's verifier (28000
+// without, 28P01 for wrong ones); under trust: the name given, or the
+// bootstrap superuser without one.
+func (c *Core) Authenticate(cr Credentials) (string, error) {
+	eng, _ := c.Engine()
+	if cr.Bearer {
+		return executor.VerifyToken(eng, cr.Token, time.Now())
+	}
 	if c.AuthMethod() != AuthPassword {
-		if !given || user == "" {
+		if !cr.Basic || cr.User == "" {
 			return c.cfg.Superuser, nil
 		}
-		return user, nil
+		return cr.User, nil
 	}
-	if !given {
-		return "", &Error{Code: "28000", Msg: "this API wants the credentials of a role that may log in"}
+	if !cr.Basic {
+		return "", &Error{Code: "28000", Msg: "this API wants the credentials of a role that may log in (Basic) or a bearer token"}
 	}
-	fail := &Error{Code: "28P01", Msg: fmt.Sprintf("password authentication failed for user \"%s\"", user)}
-	eng, _ := c.Engine()
-	role, found := eng.Role(user)
+	fail := &Error{Code: "28P01", Msg: fmt.Sprintf("password authentication failed for user \"%s\"", cr.User)}
+	role, found := eng.Role(cr.User)
 	if !found || !role.Login || role.Verifier == nil {
-		auth.CheckPassword(dummyVerifier(), password) // the same cost as for a role: no telling which roles exist
+		auth.CheckPassword(dummyVerifier(), cr.Password) // the same cost as for a role: no telling which roles exist
 		return "", fail
 	}
-	if !c.creds.check(user, password, role.Verifier, eng.AuthVersion()) {
+	if !c.creds.check(cr.User, cr.Password, role.Verifier, eng.AuthVersion()) {
 		return "", fail
 	}
-	return user, nil
+	return cr.User, nil
 }
 
 // dummyVerifier is checked against for a role that does not exist or may

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/seqd/seqd/client"
@@ -63,6 +66,36 @@ func seqdPool(t testing.TB) *pgxpool.Pool {
 	return pool
 }
 
+// apiToken is a bearer token for the HTTP API, made once.
+func apiToken(t testing.TB) string {
+	t.Helper()
+	tokenOnce.Do(func() {
+		// A role of its own: the bootstrap superuser of a server under
+		// trust has no record to keep a token in.
+		ctx := context.Background()
+		if _, err := seqdPool(t).Exec(ctx, "create role client_api superuser login"); err != nil {
+			t.Fatal(err)
+		}
+		c, err := pgx.Connect(ctx, strings.Replace(seqdURL, "://seqd@", "://client_api@", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		if err := c.QueryRow(ctx, "select seqd_create_token('client tests', 1)").Scan(&token); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if token == "" {
+		t.Fatal("no API token")
+	}
+	return token
+}
+
+var (
+	tokenOnce sync.Once
+	token     string
+)
+
 func openDB(t testing.TB, driver, dsn string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open(driver, dsn)
@@ -88,7 +121,8 @@ func source(t testing.TB, kind string, inc int64) client.Source {
 	case "seqd":
 		return client.NewSeqd(seqdPool(t), client.SeqdOptions{})
 	case "seqd-http":
-		return client.NewSeqdHTTP(seqdAPI, client.SeqdHTTPOptions{})
+		// With a bearer token, as a deployed caller would hold.
+		return client.NewSeqdHTTP(seqdAPI, client.SeqdHTTPOptions{Token: apiToken(t)})
 	case "postgres-table", "mysql-table":
 		src, _ := tableSource(t, kind)
 		return src

@@ -22,6 +22,9 @@ type SeqdHTTPOptions struct {
 	// User and Password are HTTP Basic's: a role that may log in (none
 	// where the API runs under trust).
 	User, Password string
+	// Token, when set, is a bearer token of the role (seqd_create_token,
+	// POST /v1/tokens), sent instead of User and Password.
+	Token string
 	// Schema holds the sequences; "" means public.
 	Schema string
 	// Cache and Retry are as SeqdOptions' (the same defaults): what
@@ -94,7 +97,10 @@ func (s *SeqdHTTP) call(ctx context.Context, op, method, name, action string, bo
 		if body != nil {
 			req.Header.Set("Content-Type", "application/json")
 		}
-		if s.o.User != "" {
+		switch {
+		case s.o.Token != "":
+			req.Header.Set("Authorization", "Bearer "+s.o.Token)
+		case s.o.User != "":
 			req.SetBasicAuth(s.o.User, s.o.Password)
 		}
 		resp, err := s.c.Do(req)

@@ -70,7 +70,7 @@ func TestHTTPAPI(t *testing.T) {
 		Values     int
 		Operations []string
 	}
-	if err := json.Unmarshal(out, &summary); err != nil || summary.Values != 296 || len(summary.Operations) != 8 {
+	if err := json.Unmarshal(out, &summary); err != nil || summary.Values != 296 || len(summary.Operations) != 11 {
 		t.Errorf("python/http_api.py: %s (%v)", out, err)
 	}
 

@@ -207,9 +207,10 @@ func (s *Server) begin(ctx context.Context) (call *apicore.Call, end func(), err
 	if !reg.Admit() {
 		return nil, nil, &apicore.Error{Code: "53300", Msg: "sorry, too many clients already"}
 	}
-	user, password, given, err := basicAuth(ctx)
+	cr, err := credentialsOf(ctx)
+	var user string
 	if err == nil {
-		user, err = s.core.Authenticate(user, password, given)
+		user, err = s.core.Authenticate(cr)
 	}
 	if err != nil {
 		reg.Leave()
@@ -233,28 +234,34 @@ func (s *Server) begin(ctx context.Context) (call *apicore.Call, end func(), err
 	}, nil
 }
 
-// basicAuth reads the call's "authorization" metadata: "Basic " and
-// base64(user:password), as HTTP Basic; given is false without one.
-func basicAuth(ctx context.Context) (user, password string, given bool, err error) {
+// credentialsOf reads the call's "authorization" metadata: "Basic " and
+// base64(role:password), as HTTP Basic, or "Bearer " and a token; none
+// when absent.
+func credentialsOf(ctx context.Context) (apicore.Credentials, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	vals := md.Get("authorization")
 	if len(vals) == 0 {
-		return "", "", false, nil
+		return apicore.Credentials{}, nil
 	}
-	bad := &apicore.Error{Code: "28000", Msg: `authorization metadata must be "Basic " and base64(role:password)`}
-	scheme, encoded, ok := strings.Cut(vals[0], " ")
-	if len(vals) > 1 || !ok || !strings.EqualFold(scheme, "basic") {
-		return "", "", false, bad
+	bad := &apicore.Error{Code: "28000", Msg: `authorization metadata must be "Basic " and base64(role:password), or "Bearer " and a token`}
+	scheme, rest, ok := strings.Cut(vals[0], " ")
+	switch {
+	case len(vals) > 1 || !ok:
+		return apicore.Credentials{}, bad
+	case strings.EqualFold(scheme, "bearer"):
+		return apicore.Credentials{Bearer: true, Token: strings.TrimSpace(rest)}, nil
+	case !strings.EqualFold(scheme, "basic"):
+		return apicore.Credentials{}, bad
 	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(encoded))
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
 	if err != nil {
-		return "", "", false, bad
+		return apicore.Credentials{}, bad
 	}
-	user, password, ok = strings.Cut(string(raw), ":")
+	user, password, ok := strings.Cut(string(raw), ":")
 	if !ok {
-		return "", "", false, bad
+		return apicore.Credentials{}, bad
 	}
-	return user, password, true, nil
+	return apicore.Credentials{User: user, Password: password, Basic: true}, nil
 }
 
 // names checks a request's sequence names.

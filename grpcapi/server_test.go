@@ -21,6 +21,7 @@ import (
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/grpcapi/seqdv1"
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/pgsql"
@@ -236,7 +237,8 @@ func TestAuthentication(t *testing.T) {
 		t.Fatalf("the superuser: %v", err)
 	}
 	fails(t, "no credentials", next(ctx), codes.Unauthenticated, "28000", nil)
-	fails(t, "not Basic", next(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer x")), codes.Unauthenticated, "28000", nil)
+	fails(t, "not Basic nor Bearer", next(metadata.AppendToOutgoingContext(ctx, "authorization", "Digest x")), codes.Unauthenticated, "28000", nil)
+	fails(t, "a bearer token not valid", next(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer x")), codes.Unauthenticated, "28P01", nil)
 	fails(t, "not base64", next(metadata.AppendToOutgoingContext(ctx, "authorization", "Basic !!")), codes.Unauthenticated, "28000", nil)
 	fails(t, "a wrong password", next(as("app", "wrong")), codes.Unauthenticated, "28P01", nil)
 	fails(t, "a role that may not log in", next(as("nologin", "x")), codes.Unauthenticated, "28P01", nil)
@@ -257,6 +259,42 @@ func TestAuthentication(t *testing.T) {
 	if err := next(as("app", "app pw")); err != nil {
 		t.Errorf("app with USAGE: %v", err)
 	}
+	// A bearer token app made authenticates it, until revoked.
+	sess, err := executor.NewSession(executor.Config{Engine: eng, User: "app", Superuser: "seqd", Database: "seqd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	sql := func(q string) string {
+		stmts, _ := pgsql.Parse(q)
+		p, err := sess.Prepare(&stmts[0], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sess.Execute(ctx, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sess.Release(res)
+		row, _, _ := res.Rows.Next()
+		return row[0].S
+	}
+	token := sql("select seqd_create_token('grpc')")
+	withToken := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+	if err := next(withToken); err != nil {
+		t.Errorf("app's token: %v", err)
+	}
+	st, err = c.Ranges(withToken)
+	if err == nil {
+		st.Send(&seqdv1.ReserveRequest{Sequence: seq("s"), Count: 5})
+		_, err = st.Recv()
+		st.CloseSend()
+	}
+	if err != nil {
+		t.Errorf("a stream with app's token: %v", err)
+	}
+	sql("select seqd_revoke_token(id)::text from seqd_tokens")
+	fails(t, "a revoked token", next(withToken), codes.Unauthenticated, "28P01", nil)
 }
 
 // TestStandby: on a standby an ORDER sequence's values are UNAVAILABLE
@@ -314,10 +352,14 @@ func TestStandby(t *testing.T) {
 // its deadline and CANCELLED when its caller cancels it; the session is
 // fine afterwards (the next call succeeds once the lock is free).
 func TestDeadline(t *testing.T) {
-	c, _, eng := serve(t, Config{})
+	reg := frontend.NewRegistry(100, 3)
+	c, _, eng := serve(t, Config{Registry: reg})
 	create(t, eng, "s", seqmath.Spec{})
 	ctx := context.Background()
-	holder, err := executor.NewSession(executor.Config{Engine: eng, User: "seqd", Superuser: "seqd", Database: "seqd"})
+	// The holder sees the service's sessions in pg_stat_activity.
+	pid, _, _ := reg.Register(func() {})
+	holder, err := executor.NewSession(executor.Config{Engine: eng, User: "seqd", Superuser: "seqd", Database: "seqd",
+		Activity: reg.Activity(), BackendPID: pid})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,6 +397,31 @@ func TestDeadline(t *testing.T) {
 	_, err = c.Next(cctx, &seqdv1.NextRequest{Sequence: seq("s")})
 	if st, _ := status.FromError(err); st.Code() != codes.Canceled || !errors.Is(cctx.Err(), context.Canceled) {
 		t.Errorf("Next cancelled: %v", err)
+	}
+	// A cancel reaches the server after the client gives up: wait until
+	// no call waits for the lock any more, or one might still take the
+	// value once it is free (a value burned, as for any call whose
+	// outcome the client did not learn).
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		stmts, _ := pgsql.Parse("select count(*) from pg_stat_activity where wait_event_type = 'Lock'")
+		p, err := holder.Prepare(&stmts[0], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := holder.Execute(ctx, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, _, _ := res.Rows.Next()
+		n := row[0].I
+		holder.Release(res)
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls still wait for the lock after their cancel", n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	exec("commit")
 	if r, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")}); err != nil || r.Values[0] != 100 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/seqd/seqd/apicore"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/frontend"
 )
 
@@ -107,6 +108,9 @@ func NewServer(cfg Config) *Server {
 	mux.HandleFunc("PUT "+seq, s.handle("create", s.create))
 	mux.HandleFunc("PATCH "+seq, s.handle("alter", s.alter))
 	mux.HandleFunc("DELETE "+seq, s.handle("drop", s.drop))
+	mux.HandleFunc("POST /v1/tokens", s.handle("create token", s.createToken))
+	mux.HandleFunc("GET /v1/tokens", s.handle("list tokens", s.listTokens))
+	mux.HandleFunc("DELETE /v1/tokens/{id}", s.handle("revoke token", s.revokeToken))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusNotFound, "XX000", "no such endpoint: "+r.Method+" "+r.URL.Path+" (see /v1/openapi.json)")
 	})
@@ -145,6 +149,18 @@ type request struct {
 	*apicore.Call
 	schema, name string
 	body         map[string]json.RawMessage
+	bearer       bool // authenticated by a bearer token
+	http         *http.Request
+}
+
+// credentialsOf reads a request's Authorization: HTTP Basic, or a bearer
+// token.
+func credentialsOf(r *http.Request) apicore.Credentials {
+	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "bearer") {
+		return apicore.Credentials{Bearer: true, Token: strings.TrimSpace(token)}
+	}
+	user, password, ok := r.BasicAuth()
+	return apicore.Credentials{User: user, Password: password, Basic: ok}
 }
 
 // qualified is the request's sequence as SQL names it.
@@ -163,14 +179,15 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 			return
 		}
 		defer reg.Leave()
-		bu, bp, given := r.BasicAuth()
-		user, err := s.core.Authenticate(bu, bp, given)
+		cr := credentialsOf(r)
+		user, err := s.core.Authenticate(cr)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Basic realm="seqd", charset="UTF-8"`)
+			w.Header().Add("WWW-Authenticate", `Basic realm="seqd", charset="UTF-8"`)
+			w.Header().Add("WWW-Authenticate", `Bearer realm="seqd"`)
 			s.fail(w, err)
 			return
 		}
-		q := &request{schema: r.PathValue("schema"), name: r.PathValue("name")}
+		q := &request{schema: r.PathValue("schema"), name: r.PathValue("name"), bearer: cr.Bearer, http: r}
 		for _, n := range []string{q.schema, q.name} {
 			if err := apicore.ValidName(n); err != nil {
 				s.fail(w, err)
@@ -192,7 +209,9 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 		var p *problem
 		code := "00000"
 		if err != nil {
-			p = problemOf(call.Fail(err))
+			if !errors.As(err, &p) { // the API's own problems stand as they are
+				p = problemOf(call.Fail(err))
+			}
 			code = p.code
 		}
 		if s.cfg.OnStatement != nil {
@@ -327,7 +346,7 @@ func (s *Server) describe(q *request) (int, any, error) {
 		return 0, nil, err
 	}
 	if len(rows) == 0 {
-		return 0, nil, &problem{status: http.StatusNotFound, code: "42P01", msg: fmt.Sprintf("relation \"%s\" is not a sequence", q.qualified())}
+		return 0, nil, &problem{status: http.StatusNotFound, code: "42P01", msg: fmt.Sprintf("relation \"%s.%s\" is not a sequence", q.schema, q.name)}
 	}
 	r := rows[0]
 	return http.StatusOK, map[string]any{"schema": q.schema, "name": q.name, "type": apicore.Text(r[0]), "start": apicore.Text(r[1]), "minvalue": apicore.Text(r[2]),
@@ -416,6 +435,105 @@ func (s *Server) drop(q *request) (int, any, error) {
 	}
 	if _, err := q.Run("drop sequence " + q.qualified()); err != nil {
 		return 0, nil, err
+	}
+	return http.StatusNoContent, nil, nil
+}
+
+// createToken makes a bearer token of the request's role: 201 and the
+// token, shown this once. A request authenticated by a token may not
+// make one (a token would outlive itself).
+func (s *Server) createToken(q *request) (int, any, error) {
+	if q.bearer {
+		return 0, nil, &problem{status: http.StatusForbidden, code: "42501", msg: "a bearer token cannot make tokens: authenticate with the role's password"}
+	}
+	for k := range q.body {
+		if k != "label" && k != "valid_days" {
+			return 0, nil, badRequest(fmt.Sprintf("unknown field %q (want label, valid_days)", k))
+		}
+	}
+	label := "null"
+	if raw, ok := q.body["label"]; ok {
+		var l string
+		if json.Unmarshal(raw, &l) != nil {
+			return 0, nil, badRequest("label must be a string")
+		}
+		if err := apicore.ValidName(l); err != nil {
+			return 0, nil, err
+		}
+		label = apicore.QuoteLiteral(l)
+	}
+	days, err := q.integer("valid_days", 90)
+	if err != nil {
+		return 0, nil, err
+	}
+	if days < 1 || days > 3650 {
+		return 0, nil, badRequest("valid_days must be between 1 and 3650")
+	}
+	rows, err := q.Run(fmt.Sprintf("select seqd_create_token(%s, %d)", label, days))
+	if err != nil {
+		return 0, nil, err
+	}
+	token := rows[0][0].S
+	parts := strings.Split(token, ".")
+	list, err := s.tokens(q, parts[2])
+	if err != nil || len(list) != 1 {
+		return 0, nil, fmt.Errorf("the token made is not in seqd_tokens: %v", err)
+	}
+	list[0]["token"] = token
+	return http.StatusCreated, list[0], nil
+}
+
+// tokens lists the tokens the request's role may see (its own; every
+// role's for a superuser), or the one of ID id.
+func (s *Server) tokens(q *request, id string) ([]map[string]any, error) {
+	sql := "select rolname, id, label, created, expires from seqd_tokens"
+	if id != "" {
+		sql += " where id = " + apicore.QuoteLiteral(id)
+	}
+	rows, err := q.Run(sql + " order by created, id")
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, r := range rows {
+		t := map[string]any{"role": r[0].S, "id": r[1].S, "label": nil, "created": timestamp(r[3]), "expires": timestamp(r[4])}
+		if !r[2].IsNull() {
+			t["label"] = r[2].S
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// timestamp is a timestamptz datum in RFC 3339, UTC.
+func timestamp(d eval.Datum) string {
+	const pgEpoch = 946_684_800_000_000 // 2000-01-01 UTC in Unix microseconds
+	return time.UnixMicro(d.I + pgEpoch).UTC().Format(time.RFC3339Nano)
+}
+
+// listTokens lists the role's tokens (a superuser's: every role's):
+// never a secret.
+func (s *Server) listTokens(q *request) (int, any, error) {
+	list, err := s.tokens(q, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, map[string]any{"tokens": list}, nil
+}
+
+// revokeToken revokes the token of ID id: 204, or 404 when the role
+// (a superuser: any role) holds none of that ID.
+func (s *Server) revokeToken(q *request) (int, any, error) {
+	id := q.http.PathValue("id")
+	if err := apicore.ValidName(id); err != nil {
+		return 0, nil, err
+	}
+	rows, err := q.Run("select seqd_revoke_token(" + apicore.QuoteLiteral(id) + ")")
+	if err != nil {
+		return 0, nil, err
+	}
+	if !rows[0][0].Truth() {
+		return 0, nil, &problem{status: http.StatusNotFound, code: "42704", msg: fmt.Sprintf("no token of ID %q", id)}
 	}
 	return http.StatusNoContent, nil, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
@@ -167,6 +168,7 @@ func TestValues(t *testing.T) {
 		t.Errorf("drop: %d %v", a.status, a.body)
 	}
 	call(t, "GET", odd, "", "", "").problem(t, "describe a dropped sequence", http.StatusNotFound, "42P01")
+	call(t, "GET", base+"/v1/sequences/pg_catalog/pg_class", "", "", "").problem(t, "describe a relation not a sequence", http.StatusNotFound, "42P01")
 
 	// The problems a caller acts on.
 	call(t, "PUT", seq, "", "", "").problem(t, "create again", http.StatusConflict, "42P07")
@@ -336,4 +338,74 @@ func TestSlots(t *testing.T) {
 	if a := call(t, "POST", url, "", "app", ""); a.status != http.StatusOK {
 		t.Errorf("app, its session pooled: %d %v", a.status, a.body)
 	}
+}
+
+// bearer sends a request with a bearer token.
+func bearer(t *testing.T, method, url, body, token string) answer {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	a := answer{status: resp.StatusCode, header: resp.Header}
+	if b, _ := io.ReadAll(resp.Body); len(b) > 0 {
+		if err := json.Unmarshal(b, &a.body); err != nil {
+			t.Fatalf("%s %s: not JSON: %q", method, url, b)
+		}
+	}
+	return a
+}
+
+// TestTokens: a role makes a bearer token with its password, which then
+// authenticates it; a token cannot make tokens; the role lists its
+// tokens (never a secret) and revokes one, which fails at once after.
+func TestTokens(t *testing.T) {
+	ctx := context.Background()
+	v, err := auth.NewVerifier("app pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, eng := start(t, AuthPassword, engine.Role{Name: "app", Login: true, Verifier: v})
+	if _, err := eng.Create(ctx, mustName(t, "public", "s"), seqmath.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	a := call(t, "POST", base+"/v1/tokens", `{"label": "deploy", "valid_days": "7"}`, "app", "app pw")
+	token, _ := a.body["token"].(string)
+	if a.status != http.StatusCreated || !strings.HasPrefix(token, "seqd.") || a.body["label"] != "deploy" || a.body["role"] != "app" {
+		t.Fatalf("create a token: %d %v", a.status, a.body)
+	}
+	created, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(a.body["created"]))
+	expires, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(a.body["expires"]))
+	if d := expires.Sub(created); d != 7*24*time.Hour {
+		t.Errorf("valid for %v, want 7 days", d)
+	}
+	if a := bearer(t, "POST", base+"/v1/sequences/public/s/nextval", "", token); a.status != http.StatusOK {
+		t.Errorf("nextval with the token: %d %v", a.status, a.body)
+	}
+	bearer(t, "POST", base+"/v1/tokens", "", token).problem(t, "a token making a token", http.StatusForbidden, "42501")
+	l := bearer(t, "GET", base+"/v1/tokens", "", token)
+	list, _ := l.body["tokens"].([]any)
+	if l.status != http.StatusOK || len(list) != 1 || list[0].(map[string]any)["id"] != a.body["id"] || list[0].(map[string]any)["token"] != nil {
+		t.Fatalf("list: %d %v", l.status, l.body)
+	}
+	call(t, "POST", base+"/v1/tokens", `{"valid_days": "0"}`, "app", "app pw").problem(t, "0 days", http.StatusBadRequest, "22023")
+	call(t, "POST", base+"/v1/tokens", `{"expires": "never"}`, "app", "app pw").problem(t, "an unknown field", http.StatusBadRequest, "22023")
+	call(t, "POST", base+"/v1/tokens", `{"label": 5}`, "app", "app pw").problem(t, "a label not a string", http.StatusBadRequest, "22023")
+	if a := call(t, "DELETE", base+"/v1/tokens/"+fmt.Sprint(a.body["id"]), "", "app", "app pw"); a.status != http.StatusNoContent {
+		t.Fatalf("revoke: %d %v", a.status, a.body)
+	}
+	bearer(t, "POST", base+"/v1/sequences/public/s/nextval", "", token).problem(t, "a revoked token", http.StatusUnauthorized, "28P01")
+	bearer(t, "GET", base+"/v1/tokens", "", "seqd.x.y.z").problem(t, "a malformed token", http.StatusUnauthorized, "28P01")
+	call(t, "DELETE", base+"/v1/tokens/"+fmt.Sprint(a.body["id"]), "", "app", "app pw").problem(t, "revoke again", http.StatusNotFound, "42704")
+	call(t, "DELETE", base+"/v1/tokens/nothex", "", "app", "app pw").problem(t, "revoke a malformed ID", http.StatusBadRequest, "22023")
 }

@@ -2,7 +2,8 @@
 every answer against the API's own OpenAPI 3.1 document (validated by
 openapi-spec-validator): values taken concurrently are all distinct, a
 range is reserved and its tail released, 404, 403 and 409 come with their
-SQLSTATEs, and every documented operation is exercised.
+SQLSTATEs, a bearer token is made, used, listed and revoked, and every
+documented operation is exercised.
 
 Usage: http_api.py BASE_URL SUPERUSER PASSWORD ROLE ROLE_PASSWORD
 Prints a JSON summary; exits non-zero on the first failure."""
@@ -124,6 +125,25 @@ assert (
     and bad.json()["sqlstate"] == "28P01"
     and bad.headers["www-authenticate"].startswith("Basic")
 ), bad.text
+
+# A bearer token: made with the password, used, listed, revoked.
+made = check(
+    "createToken",
+    "/v1/tokens",
+    su_client.post("/v1/tokens", json={"label": "py", "valid_days": "1"}),
+)
+holder = httpx.Client(
+    base_url=base, headers={"Authorization": "Bearer " + made["token"]}
+)
+taken = check("nextval", SEQ + "/nextval", holder.post(url + "/nextval"))
+assert len(taken["values"]) == 1, taken
+refused = check("createToken", "/v1/tokens", holder.post("/v1/tokens"))
+assert refused["status"] == 403 and refused["sqlstate"] == "42501", refused
+listed = check("listTokens", "/v1/tokens", holder.get("/v1/tokens"))
+assert [t["id"] for t in listed["tokens"]] == [made["id"]], listed
+check("revokeToken", "/v1/tokens/{id}", su_client.delete("/v1/tokens/" + made["id"]))
+after = holder.post(url + "/nextval")
+assert after.status_code == 401 and after.json()["sqlstate"] == "28P01", after.text
 
 check("drop", SEQ, su_client.delete(url))
 gone = check("describe", SEQ, su_client.get(url))

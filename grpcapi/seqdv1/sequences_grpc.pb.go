@@ -35,7 +35,8 @@ const (
 // seqd_reserve, seqd_release), with their privileges, limits and
 // guarantees: a value is never handed out twice.
 //
-// Authentication: metadata "authorization" with "Basic " and
+// Authentication: metadata "authorization" with "Bearer " and a token
+// the role made (seqd_create_token), or "Basic " and
 // base64(role:password), as HTTP Basic. A failure's status carries the
 // SQLSTATE the SQL front ends give, as google.rpc.ErrorInfo (reason: the
 // SQLSTATE, domain "seqd") in its details and as the trailer
@@ -117,7 +118,8 @@ type Sequences_RangesClient = grpc.BidiStreamingClient[ReserveRequest, Range]
 // seqd_reserve, seqd_release), with their privileges, limits and
 // guarantees: a value is never handed out twice.
 //
-// Authentication: metadata "authorization" with "Basic " and
+// Authentication: metadata "authorization" with "Bearer " and a token
+// the role made (seqd_create_token), or "Basic " and
 // base64(role:password), as HTTP Basic. A failure's status carries the
 // SQLSTATE the SQL front ends give, as google.rpc.ErrorInfo (reason: the
 // SQLSTATE, domain "seqd") in its details and as the trailer
