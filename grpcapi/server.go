@@ -31,6 +31,7 @@ import (
 	"log"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/net/netutil"
@@ -38,6 +39,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
@@ -86,7 +88,19 @@ type Config struct {
 	// ("00000": success) and duration (the server's metrics).
 	OnStatement func(command, sqlstate string) func(d time.Duration)
 	Logger      *log.Logger
+	// Forward, when set, is asked where the leader's gRPC service
+	// answers when a call is refused as a standby's (25006): the call is
+	// made there, once (never a forwarded one again), with the caller's
+	// credentials, and its answer relayed; a stream relays its requests
+	// from there on. ForwardTLS is the client side of that, for a leader
+	// serving TLS.
+	Forward    func() (addr string, ok bool)
+	ForwardTLS *tls.Config
 }
+
+// forwardedKey marks, in a call's metadata, a call a follower forwarded:
+// it is not forwarded again.
+const forwardedKey = "seqd-forwarded"
 
 // maxMessage bounds a request message: the largest is a sequence's two
 // names.
@@ -99,6 +113,10 @@ type Server struct {
 	grpc   *grpc.Server
 	health *health.Server
 	stop   chan struct{}
+	// conns are the connections to leaders calls were forwarded to, by
+	// address.
+	connMu sync.Mutex
+	conns  map[string]*grpc.ClientConn
 }
 
 // NewServer makes a server; Serve starts it.
@@ -163,6 +181,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = ctx.Err()
 	}
 	s.core.Close()
+	s.connMu.Lock()
+	for _, c := range s.conns {
+		c.Close()
+	}
+	s.conns = nil
+	s.connMu.Unlock()
 	return err
 }
 
@@ -283,7 +307,11 @@ func names(seq *seqdv1.Sequence) (schema, name string, err error) {
 
 // unary runs f as a call named op: admitted, authenticated, in a pooled
 // session, counted in the metrics, its error made a status.
-func (s *Server) unary(ctx context.Context, op string, seq *seqdv1.Sequence, f func(call *apicore.Call, schema, name string) error) error {
+//
+// A call this node refuses as a standby is made on the leader instead
+// (fwd, with the caller's credentials) when Config.Forward finds one.
+func (s *Server) unary(ctx context.Context, op string, seq *seqdv1.Sequence, f func(call *apicore.Call, schema, name string) error,
+	fwd func(ctx context.Context, c seqdv1.SequencesClient) error) error {
 	began := time.Now()
 	schema, name, err := names(seq)
 	var call *apicore.Call
@@ -294,7 +322,61 @@ func (s *Server) unary(ctx context.Context, op string, seq *seqdv1.Sequence, f f
 			end()
 		}
 	}
+	if err != nil && call != nil && call.Standby && call.Fail(err).Code == "25006" {
+		if c, fctx, ok := s.leader(ctx); ok {
+			ferr := fwd(fctx, c)
+			if s.cfg.OnStatement != nil && ferr == nil {
+				s.cfg.OnStatement("gRPC "+op+" forwarded", "00000")(time.Since(began))
+			}
+			if status.Code(ferr) != codes.Unavailable || ferr == nil {
+				return ferr // the leader's answer, whatever it is
+			}
+			// The leader out of reach, or no longer leading: the
+			// refusal stands (the client retries).
+			s.cfg.Logger.Printf("grpc: forwarding %s to the leader: %v", op, ferr)
+		}
+	}
 	return s.finish(ctx, call, op, began, err)
+}
+
+// leader is a client of the leader's service to forward a call to, with
+// the caller's credentials and the forwarded mark in fctx's metadata;
+// false when there is none, or the call was forwarded to this node.
+func (s *Server) leader(ctx context.Context) (seqdv1.SequencesClient, context.Context, bool) {
+	if s.cfg.Forward == nil {
+		return nil, nil, false
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	if len(md.Get(forwardedKey)) > 0 {
+		return nil, nil, false
+	}
+	addr, ok := s.cfg.Forward()
+	if !ok {
+		return nil, nil, false
+	}
+	s.connMu.Lock()
+	conn := s.conns[addr]
+	if conn == nil {
+		creds := insecure.NewCredentials()
+		if s.cfg.ForwardTLS != nil {
+			creds = credentials.NewTLS(s.cfg.ForwardTLS)
+		}
+		var err error
+		if conn, err = grpc.NewClient(addr, grpc.WithTransportCredentials(creds)); err != nil {
+			s.connMu.Unlock()
+			return nil, nil, false
+		}
+		if s.conns == nil {
+			s.conns = map[string]*grpc.ClientConn{}
+		}
+		s.conns[addr] = conn
+	}
+	s.connMu.Unlock()
+	out := metadata.Pairs(forwardedKey, "1")
+	if a := md.Get("authorization"); len(a) > 0 {
+		out.Set("authorization", a...)
+	}
+	return seqdv1.NewSequencesClient(conn), metadata.NewOutgoingContext(ctx, out), true
 }
 
 // finish counts a call in the metrics and makes its error a status.
@@ -384,6 +466,10 @@ func (v service) Next(ctx context.Context, r *seqdv1.NextRequest) (*seqdv1.NextR
 		}
 		values, err = call.Next(schema, name, count)
 		return err
+	}, func(ctx context.Context, c seqdv1.SequencesClient) error {
+		resp, err := c.Next(ctx, r)
+		values = resp.GetValues()
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -396,6 +482,10 @@ func (v service) Reserve(ctx context.Context, r *seqdv1.ReserveRequest) (*seqdv1
 	err := v.s.unary(ctx, "Reserve", r.GetSequence(), func(call *apicore.Call, schema, name string) (err error) {
 		rg, err = call.Reserve(schema, name, max(r.GetCount(), 1))
 		return err
+	}, func(ctx context.Context, c seqdv1.SequencesClient) error {
+		resp, err := c.Reserve(ctx, r)
+		rg = apicore.Range{First: resp.GetFirst(), Last: resp.GetLast(), Increment: resp.GetIncrement(), Shape: resp.GetShape()}
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -407,6 +497,10 @@ func (v service) Release(ctx context.Context, r *seqdv1.ReleaseRequest) (*seqdv1
 	var released bool
 	err := v.s.unary(ctx, "Release", r.GetSequence(), func(call *apicore.Call, schema, name string) (err error) {
 		released, err = call.Release(schema, name, r.GetFirst(), r.GetLast())
+		return err
+	}, func(ctx context.Context, c seqdv1.SequencesClient) error {
+		resp, err := c.Release(ctx, r)
+		released = resp.GetReleased()
 		return err
 	})
 	if err != nil {
@@ -427,10 +521,6 @@ func (v service) Ranges(stream grpc.BidiStreamingServer[seqdv1.ReserveRequest, s
 		return v.s.finish(ctx, nil, "Ranges", began, err)
 	}
 	defer end()
-	type received struct {
-		r   *seqdv1.ReserveRequest
-		err error
-	}
 	// The requests, read ahead by one so that a shutdown need not wait
 	// for the client's next one; the pump ends with the stream.
 	requests := make(chan received)
@@ -467,10 +557,70 @@ func (v service) Ranges(stream grpc.BidiStreamingServer[seqdv1.ReserveRequest, s
 			rg, err = call.Reserve(schema, name, max(in.r.GetCount(), 1))
 		}
 		if err != nil {
+			if call.Standby && call.Fail(err).Code == "25006" {
+				if c, fctx, ok := v.s.leader(ctx); ok {
+					return v.s.relay(stream, c, fctx, in.r, requests)
+				}
+			}
 			return v.s.finish(ctx, call, "Ranges", began, err)
 		}
 		v.s.finish(ctx, call, "Ranges", began, nil)
 		if err := stream.Send(&seqdv1.Range{First: rg.First, Last: rg.Last, Increment: rg.Increment, Shape: rg.Shape}); err != nil {
+			return err
+		}
+	}
+}
+
+// received is a stream's request as read, or why none was.
+type received struct {
+	r   *seqdv1.ReserveRequest
+	err error
+}
+
+// relay carries the rest of a stream this node refused as a standby to
+// the leader's: first, then each request as it comes, the leader's
+// ranges back in order; it ends as either side does.
+func (s *Server) relay(stream grpc.BidiStreamingServer[seqdv1.ReserveRequest, seqdv1.Range], c seqdv1.SequencesClient, ctx context.Context,
+	first *seqdv1.ReserveRequest, requests <-chan received) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	up, err := c.Ranges(ctx)
+	if err != nil {
+		return err
+	}
+	if err := up.Send(first); err != nil {
+		_, err = up.Recv() // the reason the stream failed
+		return err
+	}
+	go func() {
+		for {
+			var in received
+			select {
+			case in = <-requests:
+			case <-ctx.Done():
+				return
+			case <-s.stop:
+				cancel()
+				return
+			}
+			if in.err != nil { // the client closed its side, or went away
+				up.CloseSend()
+				return
+			}
+			if up.Send(in.r) != nil {
+				return
+			}
+		}
+	}()
+	for {
+		r, err := up.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err // the leader's status, as it gave it
+		}
+		if err := stream.Send(r); err != nil {
 			return err
 		}
 	}

@@ -463,3 +463,74 @@ func TestShutdownEndsStreams(t *testing.T) {
 	_, err = st.Recv()
 	fails(t, "the stream at shutdown", err, codes.Unavailable, "57P01", st.Trailer())
 }
+
+// TestForward: a standby makes on the leader the calls it refuses (an
+// ORDER sequence's Next, Reserve, Release) with the caller's
+// credentials, relays a stream's ranges from the leader once it refuses
+// one, and never forwards a forwarded call again.
+func TestForward(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	create(t, eng, "s", seqmath.Spec{})
+	ctx := context.Background()
+	start := func(standby bool, forward func() (string, bool)) (seqdv1.SequencesClient, string) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewServer(Config{Node: func() (*engine.Engine, bool) { return eng, standby }, Forward: forward})
+		go s.Serve(l)
+		t.Cleanup(func() { s.Shutdown(ctx) })
+		conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return seqdv1.NewSequencesClient(conn), l.Addr().String()
+	}
+	leader, leaderAddr := start(false, nil)
+	follower, _ := start(true, func() (string, bool) { return leaderAddr, true })
+	r, err := follower.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s"), Count: 2})
+	if err != nil || len(r.Values) != 2 || r.Values[0] != 1 {
+		t.Fatalf("Next through a standby: %v %v", r, err)
+	}
+	rg, err := follower.Reserve(ctx, &seqdv1.ReserveRequest{Sequence: seq("s"), Count: 10})
+	if err != nil || rg.First != 3 || rg.Last != 12 {
+		t.Fatalf("Reserve through a standby: %v %v", rg, err)
+	}
+	if rel, err := follower.Release(ctx, &seqdv1.ReleaseRequest{Sequence: seq("s"), First: 8, Last: 12}); err != nil || !rel.Released {
+		t.Fatalf("Release through a standby: %v %v", rel, err)
+	}
+	_, err = follower.Next(ctx, &seqdv1.NextRequest{Sequence: seq("nosuch")})
+	fails(t, "the leader's NOT_FOUND, through a standby", err, codes.NotFound, "42P01", nil)
+	// A stream: its requests, sent ahead, answered in order by the
+	// leader once the standby refuses the first.
+	st, err := follower.Ranges(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		st.Send(&seqdv1.ReserveRequest{Sequence: seq("s"), Count: 5})
+	}
+	prev := int64(7)
+	for i := range 3 {
+		r, err := st.Recv()
+		if err != nil || r.First != prev+1 || r.Last != prev+5 {
+			t.Fatalf("range %d through a standby's stream: %v %v (after %d)", i, r, err, prev)
+		}
+		prev = r.Last
+	}
+	st.CloseSend()
+	if _, err := st.Recv(); err != io.EOF {
+		t.Errorf("the relayed stream after CloseSend: %v", err)
+	}
+	// Two standbys taking each other for the leader: the refusal.
+	var aAddr, bAddr string
+	a, aListen := start(true, func() (string, bool) { return bAddr, true })
+	_, bAddr = start(true, func() (string, bool) { return aAddr, true })
+	aAddr = aListen
+	_, err = a.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")})
+	fails(t, "a standby forwarding to a standby", err, codes.Unavailable, "25006", nil)
+	if r, err := leader.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")}); err != nil || r.Values[0] != 23 {
+		t.Errorf("the leader after: %v %v", r, err)
+	}
+}

@@ -23,7 +23,7 @@ func FuzzRequestBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		req := httptest.NewRequest("POST", "/", strings.NewReader(body))
 		q := &request{}
-		if err := readBody(httptest.NewRecorder(), req, &q.body); err != nil {
+		if _, err := readBody(httptest.NewRecorder(), req, &q.body); err != nil {
 			if p := problemOf(err); p.status != 400 && p.status != 413 {
 				t.Fatalf("%q: %d", body, p.status)
 			}

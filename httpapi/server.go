@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	_ "embed"
@@ -55,7 +56,18 @@ type Config struct {
 	// duration (the server's metrics).
 	OnStatement func(command, sqlstate string) func(d time.Duration)
 	Logger      *log.Logger
+	// Forward, when set, is asked where the leader's API answers (its
+	// base URL) when a request is refused as a standby's (25006): the
+	// request is sent on there, once (never a forwarded one again), and
+	// its answer relayed. ForwardTLS is the client side of that, for a
+	// leader serving HTTPS.
+	Forward    func() (base string, ok bool)
+	ForwardTLS *tls.Config
 }
+
+// forwardedHeader marks a request a follower forwarded: it is not
+// forwarded again.
+const forwardedHeader = "Seqd-Forwarded"
 
 // maxBody bounds a request's body: the largest a request needs is a
 // sequence's options.
@@ -85,6 +97,7 @@ type Server struct {
 	http *http.Server
 	log  *log.Logger
 	core *apicore.Core
+	fwd  *http.Client // to the leader (Config.Forward)
 }
 
 // NewServer makes a server; Serve starts it.
@@ -95,6 +108,8 @@ func NewServer(cfg Config) *Server {
 	s := &Server{cfg: cfg, log: cfg.Logger, core: apicore.New(apicore.Config{Engine: cfg.Engine, Node: cfg.Node, Registry: cfg.Registry,
 		Auth: cfg.Auth, Superuser: cfg.Superuser, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
 		SessionDefaults: cfg.SessionDefaults, AppName: "seqd http api"})}
+	s.fwd = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg.ForwardTLS, MaxIdleConnsPerHost: 16,
+		IdleConnTimeout: time.Minute, ResponseHeaderTimeout: 10 * time.Second}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -151,6 +166,7 @@ type request struct {
 	body         map[string]json.RawMessage
 	bearer       bool // authenticated by a bearer token
 	http         *http.Request
+	raw          []byte // the body as sent
 }
 
 // credentialsOf reads a request's Authorization: HTTP Basic, or a bearer
@@ -194,7 +210,7 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 				return
 			}
 		}
-		if err := readBody(w, r, &q.body); err != nil {
+		if q.raw, err = readBody(w, r, &q.body); err != nil {
 			s.fail(w, err)
 			return
 		}
@@ -213,6 +229,12 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 				p = problemOf(call.Fail(err))
 			}
 			code = p.code
+			if call.Standby && code == "25006" && s.forward(w, r, q.raw) {
+				if s.cfg.OnStatement != nil {
+					s.cfg.OnStatement("HTTP "+op+" forwarded", "00000")(time.Since(began))
+				}
+				return
+			}
 		}
 		if s.cfg.OnStatement != nil {
 			s.cfg.OnStatement("HTTP "+op, code)(time.Since(began))
@@ -236,28 +258,67 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 	}
 }
 
-// readBody decodes a request's JSON object, if it has a body.
-func readBody(w http.ResponseWriter, r *http.Request, into *map[string]json.RawMessage) error {
+// readBody decodes a request's JSON object, if it has a body, and
+// returns the body as sent.
+func readBody(w http.ResponseWriter, r *http.Request, into *map[string]json.RawMessage) ([]byte, error) {
 	if r.ContentLength == 0 { // none (a chunked body's length is -1)
 		*into = map[string]json.RawMessage{}
-		return nil
+		return nil, nil
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	b, err := io.ReadAll(r.Body)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return &problem{status: http.StatusRequestEntityTooLarge, code: "54000", msg: fmt.Sprintf("request body exceeds %d bytes", maxBody)}
+		return nil, &problem{status: http.StatusRequestEntityTooLarge, code: "54000", msg: fmt.Sprintf("request body exceeds %d bytes", maxBody)}
 	case err != nil:
-		return &problem{status: http.StatusBadRequest, code: "08P01", msg: "could not read the request body: " + err.Error()}
+		return nil, &problem{status: http.StatusBadRequest, code: "08P01", msg: "could not read the request body: " + err.Error()}
 	case len(strings.TrimSpace(string(b))) == 0:
 		*into = map[string]json.RawMessage{}
-		return nil
+		return b, nil
 	}
 	if err := json.Unmarshal(b, into); err != nil || *into == nil {
-		return badRequest("the request body is not a JSON object")
+		return nil, badRequest("the request body is not a JSON object")
 	}
-	return nil
+	return b, nil
+}
+
+// forward sends a request this node refused as a standby on to the
+// leader's API and relays its answer; false (the refusal stands) when
+// there is no leader to send it to, the request was forwarded to this
+// node already, or the leader did not answer.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	if s.cfg.Forward == nil || r.Header.Get(forwardedHeader) != "" {
+		return false
+	}
+	base, ok := s.cfg.Forward()
+	if !ok {
+		return false
+	}
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, strings.TrimSuffix(base, "/")+r.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	for _, h := range []string{"Authorization", "Content-Type"} {
+		if v := r.Header.Get(h); v != "" {
+			req.Header.Set(h, v)
+		}
+	}
+	req.Header.Set(forwardedHeader, "1")
+	resp, err := s.fwd.Do(req)
+	if err != nil {
+		s.log.Printf("http api: forwarding %s %s to the leader at %s: %v", r.Method, r.URL.Path, base, err)
+		return false
+	}
+	defer resp.Body.Close()
+	for _, h := range []string{"Content-Type", "Retry-After", "WWW-Authenticate"} {
+		for _, v := range resp.Header.Values(h) {
+			w.Header().Add(h, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, io.LimitReader(resp.Body, 16<<20)) // the largest answer: MaxValues values
+	return true
 }
 
 // integer reads field name of the body as a decimal string (or a JSON

@@ -409,3 +409,59 @@ func TestTokens(t *testing.T) {
 	call(t, "DELETE", base+"/v1/tokens/"+fmt.Sprint(a.body["id"]), "", "app", "app pw").problem(t, "revoke again", http.StatusNotFound, "42704")
 	call(t, "DELETE", base+"/v1/tokens/nothex", "", "app", "app pw").problem(t, "revoke a malformed ID", http.StatusBadRequest, "22023")
 }
+
+// TestForward: a standby sends what it refuses (an ORDER sequence's
+// values, DDL) on to the leader's API with the caller's credentials and
+// relays the answer; a request forwarded once is not forwarded again
+// (two standbys pointing at each other answer 503, not a loop).
+func TestForward(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	v, err := auth.NewVerifier("app pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := eng.PutRole(ctx, engine.Role{Name: "app", Login: true, Superuser: true, Verifier: v}, true); err != nil {
+		t.Fatal(err)
+	}
+	serve := func(standby bool, forward func() (string, bool)) string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewServer(Config{Node: func() (*engine.Engine, bool) { return eng, standby }, Auth: AuthPassword, Forward: forward})
+		go s.Serve(l)
+		t.Cleanup(func() { s.Shutdown(ctx) })
+		return "http://" + l.Addr().String()
+	}
+	leader := serve(false, nil)
+	follower := serve(true, func() (string, bool) { return leader, true })
+	if a := call(t, "PUT", follower+"/v1/sequences/public/s", `{"start": "10"}`, "app", "app pw"); a.status != http.StatusCreated {
+		t.Fatalf("create through a standby: %d %v", a.status, a.body)
+	}
+	for i, want := range []string{"10", "11"} {
+		a := call(t, "POST", follower+"/v1/sequences/public/s/nextval", "", "app", "app pw")
+		if vals, _ := a.body["values"].([]any); a.status != http.StatusOK || len(vals) != 1 || vals[0] != want {
+			t.Errorf("nextval %d through a standby: %d %v", i, a.status, a.body)
+		}
+	}
+	call(t, "POST", follower+"/v1/sequences/public/s/nextval", "", "app", "wrong").problem(t, "a wrong password", http.StatusUnauthorized, "28P01")
+	// Two standbys, each taking the other for the leader.
+	var other string
+	a := serve(true, func() (string, bool) { return other, true })
+	other = serve(true, func() (string, bool) { return a, true })
+	r := call(t, "POST", a+"/v1/sequences/public/s/nextval", "", "app", "app pw")
+	r.problem(t, "two standbys", http.StatusServiceUnavailable, "25006")
+	if r.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+	// No leader to be found: the standby's refusal.
+	none := serve(true, func() (string, bool) { return "", false })
+	call(t, "POST", none+"/v1/sequences/public/s/nextval", "", "app", "app pw").problem(t, "no leader", http.StatusServiceUnavailable, "25006")
+	// The leader out of reach: the refusal too.
+	gone := serve(true, func() (string, bool) { return "http://127.0.0.1:1", true })
+	call(t, "POST", gone+"/v1/sequences/public/s/nextval", "", "app", "app pw").problem(t, "the leader out of reach", http.StatusServiceUnavailable, "25006")
+	if a := call(t, "POST", leader+"/v1/sequences/public/s/nextval", "", "app", "app pw"); a.body["values"].([]any)[0] != "12" {
+		t.Errorf("the leader after: %v", a.body)
+	}
+}

@@ -18,9 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
-	grpcstatus "google.golang.org/grpc/status"
 
 	"github.com/seqd/seqd/grpcapi/seqdv1"
 	"github.com/seqd/seqd/internal/etcdtest"
@@ -79,7 +77,7 @@ func TestClusterFailover(t *testing.T) {
 		t.Fatal("the node that shut down still leads")
 	}
 	fc.take(c2, 50)
-	if len(fc.seen) != 106 { // 50 + 50 by SQL, 3 by HTTP, 3 by gRPC
+	if len(fc.seen) != 112 { // 50 + 50 by SQL, 3 + 3 by HTTP, 3 + 3 by gRPC (a follower's forwarded)
 		t.Fatalf("%d distinct values", len(fc.seen))
 	}
 
@@ -224,9 +222,8 @@ func (fc *failoverCluster) takeU(c *pgx.Conn, node, n int) {
 
 // checkAPI: every node serves the HTTP API and the gRPC service. The
 // leader's hand out the ORDER sequence's values in order after the SQL
-// ones; a follower's answer it 503 with Retry-After (gRPC: UNAVAILABLE;
-// 25006, a standby's), as its SQL front end refuses it, and serve the
-// NOORDER sequence from its own blocks.
+// ones; a follower's forward it to the leader's (its values continue
+// the order), and serve the NOORDER sequence from their own blocks.
 func (fc *failoverCluster) checkAPI(leader, follower int) {
 	t := fc.t
 	t.Helper()
@@ -260,8 +257,18 @@ func (fc *failoverCluster) checkAPI(leader, follower int) {
 		}
 		fc.seen[n], fc.top = true, n
 	}
-	if status, code, _ := take(follower, "s"); status != http.StatusServiceUnavailable || code != "25006" {
-		t.Errorf("a follower's API, nextval of the ORDER s: %d %s, want 503 25006", status, code)
+	// A follower forwards the ORDER sequence's request to the leader:
+	// its values continue the leader's, in order.
+	status, _, values = take(follower, "s")
+	if status != http.StatusOK || len(values) != 3 {
+		t.Fatalf("a follower's API, nextval of the ORDER s (forwarded): %d %v", status, values)
+	}
+	for _, v := range values {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		if fc.seen[n] || n <= fc.top {
+			t.Fatalf("the follower's API (forwarded) gave %d after %d", n, fc.top)
+		}
+		fc.seen[n], fc.top = true, n
 	}
 	status, _, values = take(follower, "u")
 	if status != http.StatusOK || len(values) != 3 {
@@ -293,8 +300,15 @@ func (fc *failoverCluster) checkAPI(leader, follower int) {
 		}
 		fc.seen[n], fc.top = true, n
 	}
-	if _, err := grpcTake(follower, "s"); grpcstatus.Code(err) != codes.Unavailable {
-		t.Errorf("a follower's gRPC Next of the ORDER s: %v, want UNAVAILABLE", err)
+	gvalues, err = grpcTake(follower, "s")
+	if err != nil || len(gvalues) != 3 {
+		t.Fatalf("a follower's gRPC Next of the ORDER s (forwarded): %v %v", gvalues, err)
+	}
+	for _, n := range gvalues {
+		if fc.seen[n] || n <= fc.top {
+			t.Fatalf("the follower's gRPC service (forwarded) gave %d after %d", n, fc.top)
+		}
+		fc.seen[n], fc.top = true, n
 	}
 	gvalues, err = grpcTake(follower, "u")
 	if err != nil || len(gvalues) != 3 {

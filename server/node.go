@@ -45,6 +45,8 @@ type node struct {
 	snapRev    int64
 	snapPrefix string
 	watch      *storeWatch
+	// apis caches the nodes' API addresses (forward.go).
+	apis apiCache
 }
 
 // startNode connects to etcd and opens the first snapshot; lead then

@@ -5,6 +5,8 @@ package server
 import (
 	"context"
 	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log"
@@ -344,9 +346,17 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 			return err
 		}
 		s.apiLn = al
-		s.api = httpapi.NewServer(httpapi.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, cfg.APIListen),
+		hc := httpapi.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, cfg.APIListen),
 			Superuser: cfg.Superuser, TLS: pc.TLS, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-			SessionDefaults: cfg.SessionDefaults, OnStatement: s.metrics.onStatement, Logger: cfg.Logger})
+			SessionDefaults: cfg.SessionDefaults, OnStatement: s.metrics.onStatement, Logger: cfg.Logger}
+		if n := s.node; n != nil {
+			hc.Forward = func() (string, bool) {
+				a, ok := n.leaderAPIs()
+				return a.HTTP, ok && a.HTTP != ""
+			}
+			hc.ForwardTLS = s.peerTLS()
+		}
+		s.api = httpapi.NewServer(hc)
 		go s.api.Serve(al)
 		cfg.Logger.Printf("HTTP API on http%s://%s, authentication %s", secure, al.Addr(), apiAuth(cfg.Auth, cfg.APIListen))
 	}
@@ -356,9 +366,17 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 			return err
 		}
 		s.grpcLn = gl
-		s.grpc = grpcapi.NewServer(grpcapi.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, cfg.GRPCListen),
+		gc := grpcapi.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, cfg.GRPCListen),
 			Superuser: cfg.Superuser, TLS: pc.TLS, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-			SessionDefaults: cfg.SessionDefaults, MaxConns: cfg.MaxConns, OnStatement: s.metrics.onStatement, Logger: cfg.Logger})
+			SessionDefaults: cfg.SessionDefaults, MaxConns: cfg.MaxConns, OnStatement: s.metrics.onStatement, Logger: cfg.Logger}
+		if n := s.node; n != nil {
+			gc.Forward = func() (string, bool) {
+				a, ok := n.leaderAPIs()
+				return a.GRPC, ok && a.GRPC != ""
+			}
+			gc.ForwardTLS = s.peerTLS()
+		}
+		s.grpc = grpcapi.NewServer(gc)
 		go s.grpc.Serve(gl)
 		tls := "plaintext"
 		if pc.TLS != nil {
@@ -367,6 +385,23 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 		cfg.Logger.Printf("gRPC service on %s (%s), authentication %s", gl.Addr(), tls, apiAuth(cfg.Auth, cfg.GRPCListen))
 	}
 	return nil
+}
+
+// peerTLS is how a follower reaches the leader's APIs when they serve
+// TLS: verifying the leader's certificate against -tls-ca when given,
+// else the system's roots; nil without TLS.
+func (s *Server) peerTLS() *tls.Config {
+	if s.tls == nil {
+		return nil
+	}
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
+	if s.cfg.TLSClientCA != "" {
+		if pem, err := os.ReadFile(s.cfg.TLSClientCA); err == nil {
+			c.RootCAs = x509.NewCertPool()
+			c.RootCAs.AppendCertsFromPEM(pem)
+		}
+	}
+	return c
 }
 
 // apiAuth is the driverless APIs' authentication under -auth method, as
@@ -606,6 +641,24 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 		n.mu.Lock()                           // /readyz may read it already
 		n.cfg.NodeName = s.ln.Addr().String() // a port chosen at listen
 		n.mu.Unlock()
+	}
+	if s.apiLn != nil || s.grpcLn != nil {
+		var a apiAddrs
+		if s.apiLn != nil {
+			scheme := "http://"
+			if s.tls != nil {
+				scheme = "https://"
+			}
+			a.HTTP = scheme + advertised(s.apiLn.Addr(), n.cfg.NodeName)
+		}
+		if s.grpcLn != nil {
+			a.GRPC = advertised(s.grpcLn.Addr(), n.cfg.NodeName)
+		}
+		// Without it, this node's APIs answer a standby's 503 instead of
+		// forwarding while it follows.
+		if err := n.publishAPIs(a); err != nil {
+			cfg.Logger.Printf("cluster: could not record this node's API addresses in etcd (followers answer 503 for the leader's requests): %v", err)
+		}
 	}
 	go n.lead(s.metrics.onCommit)
 	go s.watch.run(func() ([]engine.Info, bool) {
