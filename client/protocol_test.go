@@ -178,6 +178,11 @@ func TestProtocolErrors(t *testing.T) {
 		if got := kindOf(sqlStateError(c.SQLState)); got != want {
 			t.Errorf("%s: %v, want %v (%s)", c.SQLState, got, want, c.Kind)
 		}
+		// Over the HTTP API the SQLSTATE comes in the problem: the same
+		// kind (SeqdHTTP's errors).
+		if got := kindOf(&apiError{Status: 400, Code: c.SQLState, Detail: "x"}); got != want {
+			t.Errorf("%s over HTTP: %v, want %v (%s)", c.SQLState, got, want, c.Kind)
+		}
 		// Only the kinds the table calls transient may be retried.
 		transient := want == ErrConflict || want == ErrUnavailable
 		if transient != (c.Retry != "no") {
