@@ -34,7 +34,7 @@ func connectAPI(ctx context.Context, t Target) (session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Name, err)
 	}
-	return &grpcSession{conn: conn, c: seqdv1.NewSequencesClient(conn)}, nil
+	return &grpcSession{conn: conn, c: seqdv1.NewSequencesClient(conn), count: max(t.StreamRange, 1)}, nil
 }
 
 // httpSession takes values over the HTTP API: q is the sequence's name
@@ -83,9 +83,10 @@ func (s *httpSession) pipeline(context.Context, string, int, func(int64)) error 
 func (s *httpSession) close() { s.c.CloseIdleConnections() }
 
 // grpcSession takes values over the gRPC service: value is a unary Next,
-// pipeline n requests of one value each on the session's Ranges stream
-// before reading their n answers.
+// pipeline n requests of count values each (one by default) on the
+// session's Ranges stream before reading their n answers.
 type grpcSession struct {
+	count  int64 // values per Ranges request
 	conn   *grpc.ClientConn
 	c      seqdv1.SequencesClient
 	stream grpc.BidiStreamingClient[seqdv1.ReserveRequest, seqdv1.Range]
@@ -114,7 +115,7 @@ func (s *grpcSession) pipeline(_ context.Context, q string, n int, each func(int
 		}
 		s.stream, s.cancel = st, cancel
 	}
-	req := &seqdv1.ReserveRequest{Sequence: &seqdv1.Sequence{Schema: "public", Name: q}, Count: 1}
+	req := &seqdv1.ReserveRequest{Sequence: &seqdv1.Sequence{Schema: "public", Name: q}, Count: s.count}
 	for range n {
 		if err := s.stream.Send(req); err != nil {
 			return err
@@ -125,10 +126,12 @@ func (s *grpcSession) pipeline(_ context.Context, q string, n int, each func(int
 		if err != nil {
 			return err
 		}
-		if r.First != r.Last {
-			return fmt.Errorf("a range of %d..%d for one value", r.First, r.Last)
+		if r.Increment != 1 || r.Last-r.First+1 != s.count {
+			return fmt.Errorf("a range of %d..%d by %d for %d values", r.First, r.Last, r.Increment, s.count)
 		}
-		each(r.First)
+		for v := r.First; v <= r.Last; v++ {
+			each(v)
+		}
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ type Config struct {
 	// Pipeline, for nextval and ceiling: statements sent per round trip
 	// (pgx batches, as pgbench's \startpipeline); 0 or 1 means one.
 	Pipeline int
+	// StreamRange, for seqd-grpc's pipeline: values per Ranges request
+	// (default 1: one value per message, as a pipelined nextval).
+	StreamRange int64
 	// Prepared: the nextval workload's MySQL sessions use server-side
 	// prepared statements (COM_STMT_PREPARE once, then COM_STMT_EXECUTE
 	// and the binary protocol) instead of text with the parameters

@@ -291,6 +291,8 @@ func TestAPIWorkloads(t *testing.T) {
 			[]string{"seqd-http", "seqd-grpc", "noop", "noop-http", "noop-grpc"}},
 		{Config{Workload: "nextval", Targets: []Target{ts[0], ts[2]}, Threads: []int{2}, Duration: 150 * time.Millisecond, Pipeline: 8},
 			[]string{"seqd pipeline 8", "seqd-grpc stream 8"}},
+		{Config{Workload: "nextval", Targets: ts[2:], Threads: []int{2}, Duration: 150 * time.Millisecond, Pipeline: 4, StreamRange: 10},
+			[]string{"seqd-grpc stream 4 x10"}},
 	} {
 		rs, err := Run(ctx, tc.cfg)
 		if err != nil {
@@ -299,7 +301,11 @@ func TestAPIWorkloads(t *testing.T) {
 		var got []string
 		for _, r := range rs {
 			got = append(got, r.Label())
-			if r.Ops == 0 || r.Values == 0 || (tc.cfg.Pipeline > 1 && r.Values != r.Ops*int64(tc.cfg.Pipeline)) {
+			per := int64(tc.cfg.Pipeline) * max(tc.cfg.StreamRange, 1)
+			if r.Label() == "seqd pipeline 8" {
+				per = 8
+			}
+			if r.Ops == 0 || r.Values == 0 || (tc.cfg.Pipeline > 1 && r.Values != r.Ops*per) {
 				t.Errorf("%s %s: %d ops, %d values", tc.cfg.Workload, r.Label(), r.Ops, r.Values)
 			}
 		}

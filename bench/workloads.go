@@ -49,7 +49,7 @@ func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
 	var out []Result
 	for _, threads := range cfg.Threads {
 		for _, t := range targets {
-			t.Prepared = cfg.Prepared
+			t.Prepared, t.StreamRange = cfg.Prepared, cfg.StreamRange
 			d := dialect{t}
 			if err := prepare(ctx, t, func(s session) error { return d.createSequence(ctx, s, "seqbench_s", 1, 1) }); err != nil {
 				return nil, err
@@ -77,6 +77,9 @@ func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
 				variant = fmt.Sprintf("pipeline %d", cfg.Pipeline)
 				if t.Kind == SeqdGRPC || t.Kind == NoopGRPC {
 					variant = fmt.Sprintf("stream %d", cfg.Pipeline)
+					if cfg.StreamRange > 1 {
+						variant += fmt.Sprintf(" x%d", cfg.StreamRange)
+					}
 				}
 				do = func(ctx context.Context, w int, vs *values) error {
 					return ss[w].pipeline(ctx, q, cfg.Pipeline, vs.add)

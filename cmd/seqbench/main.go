@@ -48,7 +48,8 @@ func main() {
 		insTime   = flag.Duration("insert-time", 0, "insert: insert for this long at each point instead of -rows (fixed time)")
 		bulkSize  = flag.Int("bulk-size", 100000, "bulk: values per call")
 		sequences = flag.Int("sequences", 8, "multi: K sequences")
-		pipeline  = flag.Int("pipeline", 1, "nextval, ceiling: statements per round trip (pgx batches)")
+		pipeline  = flag.Int("pipeline", 1, "nextval, ceiling: statements per round trip (pgx batches; seqd-grpc: requests in flight on its Ranges stream)")
+		streamRng = flag.Int64("stream-range", 1, "seqd-grpc with -pipeline: values per Ranges request")
 
 		hotRows    = flag.Int("hot-rows", 100000, "hotspot: rows inserted per point")
 		nodes      = flag.Int("nodes", 12, "hotspot model: storage nodes (the TiDB article's TiKV cluster had 12)")
@@ -79,7 +80,7 @@ func main() {
 	check(err)
 	cfg := bench.Config{Workload: *workload, Targets: ts, Duration: *duration, Rate: *rate,
 		Mode: *mode, Iterations: *iterations, BatchSize: *batchSize, LowWatermark: *lowWater, TxnTime: *txn,
-		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline, HotRows: *hotRows, Prepared: *prepared, InsertTime: *insTime}
+		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline, StreamRange: *streamRng, HotRows: *hotRows, Prepared: *prepared, InsertTime: *insTime}
 	if *threads != "" {
 		cfg.Threads, err = ints(*threads)
 		check(err)
