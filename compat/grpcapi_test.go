@@ -26,7 +26,9 @@ import (
 
 // TestGRPCAPI: callers with only a gRPC stub reach the same sequences as
 // SQL clients, under SCRAM with a role's password: grpcurl through
-// reflection (services, a call, the health service, an error by code),
+// reflection (services, calls from four processes at once, a range and
+// its release, the health service, NOT_FOUND, PERMISSION_DENIED and
+// FAILED_PRECONDITION by code and SQLSTATE),
 // Python's grpcio and Node's @grpc/grpc-js with stubs from the
 // repository's .proto (concurrent values, a range and its release, the
 // stream, 404/403/409-like failures by code and SQLSTATE); and values of
@@ -54,7 +56,7 @@ func TestGRPCAPI(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"create role app login password 'app pw'", "create sequence shared", "create sequence small minvalue 0 maxvalue 1 start 1",
-		"create sequence mixed"} {
+		"create sequence mixed", "create sequence curled", "create sequence tiny minvalue 0 maxvalue 1 start 1"} {
 		exec1(q)
 	}
 	auth := "authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("seqd:root pw"))
@@ -85,6 +87,56 @@ func TestGRPCAPI(t *testing.T) {
 	}
 	if out, err := curl("-d", `{"sequence": {"name": "shared"}}`, addr, "seqd.v1.Sequences/Next"); err == nil || !strings.Contains(out, "Code: Unauthenticated") {
 		t.Errorf("grpcurl without credentials: %v\n%s", err, out)
+	}
+	// Four grpcurl processes at once, three values each: all distinct.
+	var gmu sync.Mutex
+	got := map[string]bool{}
+	var gwg sync.WaitGroup
+	for range 4 {
+		gwg.Add(1)
+		go func() {
+			defer gwg.Done()
+			out, err := curl("-H", auth, "-d", `{"sequence": {"name": "curled"}, "count": "3"}`, addr, "seqd.v1.Sequences/Next")
+			var r struct{ Values []string }
+			if err != nil || json.Unmarshal([]byte(out), &r) != nil || len(r.Values) != 3 {
+				t.Errorf("grpcurl Next at once: %v\n%s", err, out)
+				return
+			}
+			gmu.Lock()
+			defer gmu.Unlock()
+			for _, v := range r.Values {
+				if got[v] {
+					t.Errorf("grpcurl: %s twice", v)
+				}
+				got[v] = true
+			}
+		}()
+	}
+	gwg.Wait()
+	if len(got) != 12 {
+		t.Errorf("grpcurl at once: %d distinct values, want 12", len(got))
+	}
+	// A range and its tail released, then PERMISSION_DENIED for a role
+	// without USAGE and FAILED_PRECONDITION for a sequence at its limit,
+	// each with its SQLSTATE.
+	out, err = curl("-H", auth, "-d", `{"sequence": {"name": "curled"}, "count": "10"}`, addr, "seqd.v1.Sequences/Reserve")
+	var rg struct{ First, Last string }
+	if err != nil || json.Unmarshal([]byte(out), &rg) != nil || rg.First != "13" || rg.Last != "22" {
+		t.Errorf("grpcurl Reserve: %v\n%s", err, out)
+	}
+	if out, err := curl("-H", auth, "-d", `{"sequence": {"name": "curled"}, "first": "15", "last": "22"}`, addr, "seqd.v1.Sequences/Release"); err != nil ||
+		!strings.Contains(out, `"released": true`) {
+		t.Errorf("grpcurl Release: %v\n%s", err, out)
+	}
+	appAuth := "authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("app:app pw"))
+	if out, err := curl("-H", appAuth, "-d", `{"sequence": {"name": "curled"}}`, addr, "seqd.v1.Sequences/Next"); err == nil ||
+		!strings.Contains(out, "Code: PermissionDenied") || !strings.Contains(out, "42501") {
+		t.Errorf("grpcurl as a role without USAGE: %v\n%s", err, out)
+	}
+	curl("-H", auth, "-d", `{"sequence": {"name": "tiny"}}`, addr, "seqd.v1.Sequences/Next")
+	if out, err := curl("-H", auth, "-d", `{"sequence": {"name": "tiny"}}`, addr, "seqd.v1.Sequences/Next"); err == nil ||
+		!strings.Contains(out, "Code: FailedPrecondition") || !strings.Contains(out, "2200H") {
+		t.Errorf("grpcurl on a sequence at its limit: %v\n%s", err, out)
 	}
 
 	protoRoot, err := filepath.Abs("../proto")

@@ -18,7 +18,9 @@ import (
 )
 
 // TestHTTPAPI: callers without a database driver reach the same
-// sequences as SQL clients: curl, and a Python service on httpx whose
+// sequences as SQL clients: curl (values, a range and its release, 404,
+// 403 and 409 by status and SQLSTATE, and callers at once below), and a
+// Python service on httpx whose
 // every answer is checked against the API's OpenAPI 3.1 document
 // (validated by openapi-spec-validator), all under SCRAM with a role's
 // password; values taken at once over PostgreSQL's protocol and the API
@@ -60,6 +62,33 @@ func TestHTTPAPI(t *testing.T) {
 	}
 	if out := curl("-X", "POST", "-H", "Content-Type: application/json", "-d", `{"count": "3"}`, base+"/v1/sequences/public/shared/nextval"); out != `{"values":["2","3","4"]}`+"\n" {
 		t.Errorf("curl nextval count 3: %q", out)
+	}
+	// A range reserved and its tail released; then the problems a
+	// script acts on, by status and SQLSTATE: 403 for a role without
+	// USAGE, 409 for a name taken.
+	if out := curl("-X", "POST", "-d", `{"count": "10"}`, base+"/v1/sequences/public/shared/reserve"); out != `{"first":"5","increment":"1","last":"14","shape":null}`+"\n" {
+		t.Errorf("curl reserve: %q", out)
+	}
+	if out := curl("-X", "POST", "-d", `{"first": "8", "last": "14"}`, base+"/v1/sequences/public/shared/release"); out != `{"released":true}`+"\n" {
+		t.Errorf("curl release: %q", out)
+	}
+	problem := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("curl", append([]string{"-sS", "-w", " %{http_code}"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("curl %v: %v", args, err)
+		}
+		var p struct{ SQLState string }
+		text := strings.TrimSpace(string(out))
+		i := strings.LastIndexByte(text, ' ')
+		json.Unmarshal([]byte(text[:max(i, 0)]), &p)
+		return text[i+1:] + " " + p.SQLState
+	}
+	if got := problem("-u", "app:app pw", "-X", "POST", base+"/v1/sequences/public/shared/nextval"); got != "403 42501" {
+		t.Errorf("curl as a role without USAGE: %q", got)
+	}
+	if got := problem("-u", "seqd:root pw", "-X", "PUT", base+"/v1/sequences/public/shared"); got != "409 42P07" {
+		t.Errorf("curl creating a name taken: %q", got)
 	}
 
 	out, err := exec.Command(testenv.Python(t), "python/http_api.py", base, "seqd", "root pw", "app", "app pw").CombinedOutput()
