@@ -51,8 +51,6 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/seqd/seqd/apicore"
-	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/grpcapi/seqdv1"
 )
 
@@ -68,16 +66,10 @@ const ServiceName = "seqd.v1.Sequences"
 
 // Config configures a Server.
 type Config struct {
-	// Engine, Node, Registry, Auth, Superuser, MaxBulkRows,
-	// MaxStatementMemory and SessionDefaults are apicore.Config's.
-	Engine             *engine.Engine
-	Node               func() (eng *engine.Engine, standby bool)
-	Registry           *frontend.Registry
-	Auth               string
-	Superuser          string
-	MaxBulkRows        int64
-	MaxStatementMemory int64
-	SessionDefaults    map[string]string
+	// Config is the engine or node, the connection budget,
+	// authentication, the bootstrap superuser, limits and session
+	// defaults.
+	apicore.Config
 	// TLS, when set, serves only TLS.
 	TLS *tls.Config
 	// MaxConns bounds the TCP connections open at once (0: 1000); each
@@ -127,10 +119,11 @@ func NewServer(cfg Config) *Server {
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = 1000
 	}
+	if cfg.AppName == "" {
+		cfg.AppName = "seqd grpc"
+	}
 	s := &Server{cfg: cfg, stop: make(chan struct{}), health: health.NewServer(),
-		core: apicore.New(apicore.Config{Engine: cfg.Engine, Node: cfg.Node, Registry: cfg.Registry, Auth: cfg.Auth,
-			Superuser: cfg.Superuser, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-			SessionDefaults: cfg.SessionDefaults, AppName: "seqd grpc"})}
+		core: apicore.New(cfg.Config)}
 	opts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(maxMessage),
 		grpc.MaxConcurrentStreams(256),

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/seqd/seqd/apicore"
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
@@ -89,7 +90,7 @@ func fails(t *testing.T, what string, err error, code codes.Code, sqlstate strin
 // released; ranges over a stream, in order and disjoint; the failures a
 // caller acts on, by code and SQLSTATE.
 func TestValues(t *testing.T) {
-	c, _, eng := serve(t, Config{MaxBulkRows: 1000})
+	c, _, eng := serve(t, Config{Config: apicore.Config{MaxBulkRows: 1000}})
 	ctx := context.Background()
 	create(t, eng, "ids", seqmath.Spec{Start: ptr(10), Increment: ptr(2), Cache: ptr(20)})
 	const callers, each = 8, 50
@@ -225,7 +226,7 @@ func TestAuthentication(t *testing.T) {
 	if _, err := eng.CreateWith(ctx, n, seqmath.Spec{}, engine.CreateOptions{Owner: "seqd"}); err != nil {
 		t.Fatal(err)
 	}
-	c, _, _ := serve(t, Config{Engine: eng, Auth: AuthPassword})
+	c, _, _ := serve(t, Config{Config: apicore.Config{Engine: eng, Auth: AuthPassword}})
 	as := func(role, pw string) context.Context {
 		return metadata.AppendToOutgoingContext(ctx, "authorization", basic(role, pw))
 	}
@@ -305,11 +306,11 @@ func TestStandby(t *testing.T) {
 	create(t, eng, "s", seqmath.Spec{})
 	var mu sync.Mutex
 	standby := true
-	c, conn, _ := serve(t, Config{Node: func() (*engine.Engine, bool) {
+	c, conn, _ := serve(t, Config{Config: apicore.Config{Node: func() (*engine.Engine, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		return eng, standby
-	}})
+	}}})
 	ctx := context.Background()
 	h := healthpb.NewHealthClient(conn)
 	health := func() healthpb.HealthCheckResponse_ServingStatus {
@@ -353,7 +354,7 @@ func TestStandby(t *testing.T) {
 // fine afterwards (the next call succeeds once the lock is free).
 func TestDeadline(t *testing.T) {
 	reg := frontend.NewRegistry(100, 3)
-	c, _, eng := serve(t, Config{Registry: reg})
+	c, _, eng := serve(t, Config{Config: apicore.Config{Registry: reg}})
 	create(t, eng, "s", seqmath.Spec{})
 	ctx := context.Background()
 	// The holder sees the service's sessions in pg_stat_activity.
@@ -439,7 +440,7 @@ func TestShutdownEndsStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(Config{Engine: eng})
+	s := NewServer(Config{Config: apicore.Config{Engine: eng}})
 	go s.Serve(l)
 	conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -477,7 +478,7 @@ func TestForward(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := NewServer(Config{Node: func() (*engine.Engine, bool) { return eng, standby }, Forward: forward})
+		s := NewServer(Config{Config: apicore.Config{Node: func() (*engine.Engine, bool) { return eng, standby }}, Forward: forward})
 		go s.Serve(l)
 		t.Cleanup(func() { s.Shutdown(ctx) })
 		conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))

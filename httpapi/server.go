@@ -17,9 +17,7 @@ import (
 	"time"
 
 	"github.com/seqd/seqd/apicore"
-	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
-	"github.com/seqd/seqd/frontend"
 )
 
 // Authentication methods (Config.Auth): apicore's.
@@ -28,29 +26,14 @@ const (
 	AuthPassword = apicore.AuthPassword
 )
 
-// Config configures a Server.
+// Config configures a Server: apicore.Config (the engine or node, the
+// connection budget, authentication, the bootstrap superuser, limits and
+// session defaults; a standby refuses what writes, 503 with
+// Retry-After), and what is HTTP's.
 type Config struct {
-	// Engine serves the requests; Node, when set, is asked at each
-	// request which engine serves it, and whether as a standby (which
-	// refuses what writes, 503 with Retry-After).
-	Engine *engine.Engine
-	Node   func() (eng *engine.Engine, standby bool)
-	// Registry is the connection budget and session IDs shared with the
-	// other front ends: a request holds a slot while it runs.
-	Registry *frontend.Registry
-	// Auth is AuthTrust or AuthPassword; the zero value is AuthTrust.
-	Auth string
-	// Superuser is the bootstrap superuser (executor.Config's): the user
-	// of a request without credentials under trust.
-	Superuser string
+	apicore.Config
 	// TLS, when set, serves HTTPS only.
 	TLS *tls.Config
-	// MaxBulkRows bounds the values one request takes (count);
-	// MaxStatementMemory and SessionDefaults are the executor's, as the
-	// SQL front ends'.
-	MaxBulkRows        int64
-	MaxStatementMemory int64
-	SessionDefaults    map[string]string
 	// OnStatement, when set, is told of each request, as pgwire's: its
 	// operation ("HTTP nextval"), SQLSTATE ("00000": success) and
 	// duration (the server's metrics).
@@ -105,9 +88,11 @@ func NewServer(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(io.Discard, "", 0)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, core: apicore.New(apicore.Config{Engine: cfg.Engine, Node: cfg.Node, Registry: cfg.Registry,
-		Auth: cfg.Auth, Superuser: cfg.Superuser, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-		SessionDefaults: cfg.SessionDefaults, AppName: "seqd http api"})}
+	cc := cfg.Config
+	if cc.AppName == "" {
+		cc.AppName = "seqd http api"
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, core: apicore.New(cc)}
 	s.fwd = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg.ForwardTLS, MaxIdleConnsPerHost: 16,
 		IdleConnTimeout: time.Minute, ResponseHeaderTimeout: 10 * time.Second}}
 	mux := http.NewServeMux()

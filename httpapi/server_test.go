@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seqd/seqd/apicore"
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/frontend"
@@ -33,7 +34,7 @@ func start(t *testing.T, method string, roles ...engine.Role) (string, *engine.E
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(Config{Engine: eng, Auth: method, MaxBulkRows: 1000})
+	s := NewServer(Config{Config: apicore.Config{Engine: eng, Auth: method, MaxBulkRows: 1000}})
 	go s.Serve(l)
 	t.Cleanup(func() { s.Shutdown(context.Background()) })
 	return "http://" + l.Addr().String(), eng
@@ -266,11 +267,11 @@ func TestStandby(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(Config{Node: func() (*engine.Engine, bool) {
+	s := NewServer(Config{Config: apicore.Config{Node: func() (*engine.Engine, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		return eng, standby
-	}})
+	}}})
 	go s.Serve(l)
 	defer s.Shutdown(context.Background())
 	base := "http://" + l.Addr().String() + "/v1/sequences/public/"
@@ -315,7 +316,7 @@ func TestSlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(Config{Engine: eng, Registry: reg})
+	s := NewServer(Config{Config: apicore.Config{Engine: eng, Registry: reg}})
 	go s.Serve(l)
 	defer s.Shutdown(ctx)
 	url := "http://" + l.Addr().String() + "/v1/sequences/public/s/nextval"
@@ -429,7 +430,7 @@ func TestForward(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := NewServer(Config{Node: func() (*engine.Engine, bool) { return eng, standby }, Auth: AuthPassword, Forward: forward})
+		s := NewServer(Config{Config: apicore.Config{Node: func() (*engine.Engine, bool) { return eng, standby }, Auth: AuthPassword}, Forward: forward})
 		go s.Serve(l)
 		t.Cleanup(func() { s.Shutdown(ctx) })
 		return "http://" + l.Addr().String()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/seqd/seqd/apicore"
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/grpcapi"
@@ -346,9 +347,7 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 			return err
 		}
 		s.apiLn = al
-		hc := httpapi.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, cfg.APIListen),
-			Superuser: cfg.Superuser, TLS: pc.TLS, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-			SessionDefaults: cfg.SessionDefaults, OnStatement: s.metrics.onStatement, Logger: cfg.Logger}
+		hc := httpapi.Config{Config: s.apiCore(cfg, pc, cfg.APIListen), TLS: pc.TLS, OnStatement: s.metrics.onStatement, Logger: cfg.Logger}
 		if n := s.node; n != nil {
 			hc.Forward = func() (string, bool) {
 				a, ok := n.leaderAPIs()
@@ -366,9 +365,8 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 			return err
 		}
 		s.grpcLn = gl
-		gc := grpcapi.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, cfg.GRPCListen),
-			Superuser: cfg.Superuser, TLS: pc.TLS, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-			SessionDefaults: cfg.SessionDefaults, MaxConns: cfg.MaxConns, OnStatement: s.metrics.onStatement, Logger: cfg.Logger}
+		gc := grpcapi.Config{Config: s.apiCore(cfg, pc, cfg.GRPCListen), TLS: pc.TLS, MaxConns: cfg.MaxConns, OnStatement: s.metrics.onStatement,
+			Logger: cfg.Logger}
 		if n := s.node; n != nil {
 			gc.Forward = func() (string, bool) {
 				a, ok := n.leaderAPIs()
@@ -385,6 +383,14 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 		cfg.Logger.Printf("gRPC service on %s (%s), authentication %s", gl.Addr(), tls, apiAuth(cfg.Auth, cfg.GRPCListen))
 	}
 	return nil
+}
+
+// apiCore is what the driverless APIs listening on listen share with
+// the SQL front ends: the engine or node, the connection budget, the
+// roles' authentication under -auth, limits and session defaults.
+func (s *Server) apiCore(cfg Config, pc pgwire.Config, listen string) apicore.Config {
+	return apicore.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, listen), Superuser: cfg.Superuser,
+		MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory, SessionDefaults: cfg.SessionDefaults}
 }
 
 // peerTLS is how a follower reaches the leader's APIs when they serve
