@@ -611,6 +611,11 @@ func (s *Server) relay(stream grpc.BidiStreamingServer[seqdv1.ReserveRequest, se
 			return nil
 		}
 		if err != nil {
+			select {
+			case <-s.stop: // this node shutting down cut the relay
+				return s.finish(stream.Context(), nil, "Ranges", time.Now(), &apicore.Error{Code: "57P01", Msg: "terminating the stream: the server is shutting down"})
+			default:
+			}
 			return err // the leader's status, as it gave it
 		}
 		if err := stream.Send(r); err != nil {
