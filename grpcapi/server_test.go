@@ -473,6 +473,7 @@ func TestForward(t *testing.T) {
 	eng := testenv.MemEngine(t)
 	create(t, eng, "s", seqmath.Spec{})
 	ctx := context.Background()
+	var last *Server
 	start := func(standby bool, forward func() (string, bool)) (seqdv1.SequencesClient, string) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -486,6 +487,7 @@ func TestForward(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { conn.Close() })
+		last = s
 		return seqdv1.NewSequencesClient(conn), l.Addr().String()
 	}
 	leader, leaderAddr := start(false, nil)
@@ -524,6 +526,24 @@ func TestForward(t *testing.T) {
 	if _, err := st.Recv(); err != io.EOF {
 		t.Errorf("the relayed stream after CloseSend: %v", err)
 	}
+	// The standby shutting down with a relayed stream open: the stream
+	// ends UNAVAILABLE (57P01), and the shutdown does not wait for it.
+	f2, _ := start(true, func() (string, bool) { return leaderAddr, true })
+	st, err = f2.Ranges(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Send(&seqdv1.ReserveRequest{Sequence: seq("s"), Count: 1})
+	if _, err := st.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := last.Shutdown(sctx); err != nil {
+		t.Errorf("shutting down with a relayed stream: %v", err)
+	}
+	_, err = st.Recv()
+	fails(t, "a relayed stream at shutdown", err, codes.Unavailable, "57P01", nil)
 	// Two standbys taking each other for the leader: the refusal.
 	var aAddr, bAddr string
 	a, aListen := start(true, func() (string, bool) { return bAddr, true })
@@ -531,7 +551,7 @@ func TestForward(t *testing.T) {
 	aAddr = aListen
 	_, err = a.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")})
 	fails(t, "a standby forwarding to a standby", err, codes.Unavailable, "25006", nil)
-	if r, err := leader.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")}); err != nil || r.Values[0] != 23 {
+	if r, err := leader.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")}); err != nil || r.Values[0] != 24 {
 		t.Errorf("the leader after: %v %v", r, err)
 	}
 }
