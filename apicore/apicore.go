@@ -395,10 +395,11 @@ func (q *Call) Next(schema, name string, count int64) ([]int64, error) {
 	if limit := q.core.MaxCount(); count < 1 || count > limit {
 		return nil, BadRequest(fmt.Sprintf("count must be between 1 and %d (reserve takes a range of any size)", limit))
 	}
-	seq := QuoteLiteral(Qualified(schema, name))
-	sql := "select nextval(" + seq + ")" // nextval's own path, not a range's
-	if count > 1 {
-		sql = fmt.Sprintf("select nextval(%s) from generate_series(1, %d)", seq, count)
+	var sql string
+	if count == 1 {
+		sql = q.sess.nextvalSQL(schema, name) // nextval's own path, not a range's
+	} else {
+		sql = fmt.Sprintf("select nextval(%s) from generate_series(1, %d)", QuoteLiteral(Qualified(schema, name)), count)
 	}
 	values := make([]int64, 0, count)
 	if err := q.Each(sql, func(row []eval.Datum) { values = append(values, row[0].I) }); err != nil {
@@ -483,6 +484,23 @@ type session struct {
 	reg     *frontend.Registry
 	mu      sync.Mutex
 	cancel  context.CancelFunc // the call under way's
+	// nextvals are the nextval statements of the sequences the session
+	// took values of lately, by schema and name: made once, not per call.
+	nextvals map[[2]string]string
+}
+
+// nextvalSQL is the statement taking one value of schema.name.
+func (s *session) nextvalSQL(schema, name string) string {
+	key := [2]string{schema, name}
+	if sql, ok := s.nextvals[key]; ok {
+		return sql
+	}
+	if s.nextvals == nil || len(s.nextvals) >= 64 {
+		s.nextvals = map[[2]string]string{}
+	}
+	sql := "select nextval(" + QuoteLiteral(Qualified(schema, name)) + ")"
+	s.nextvals[key] = sql
+	return sql
 }
 
 // running makes ctx the call under way's, which a cancel ends.

@@ -48,6 +48,10 @@ type Config struct {
 	ForwardTLS *tls.Config
 }
 
+// contentJSON is the Content-Type of an answer, set without
+// canonicalizing the header's name on every request.
+var contentJSON = []string{"application/json"}
+
 // forwardedHeader marks a request a follower forwarded: it is not
 // forwarded again.
 const forwardedHeader = "Seqd-Forwarded"
@@ -171,6 +175,7 @@ func (q *request) qualified() string { return apicore.Qualified(q.schema, q.name
 // its role, within the connection budget, and writes its answer: a JSON
 // value, or the problem its error is.
 func (s *Server) handle(op string, f func(*request) (int, any, error)) http.HandlerFunc {
+	command, forwarded := "HTTP "+op, "HTTP "+op+" forwarded" // the metrics' names, made once
 	return func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
 		reg := s.core.Registry()
@@ -216,13 +221,13 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 			code = p.code
 			if call.Standby && code == "25006" && s.forward(w, r, q.raw) {
 				if s.cfg.OnStatement != nil {
-					s.cfg.OnStatement("HTTP "+op+" forwarded", "00000")(time.Since(began))
+					s.cfg.OnStatement(forwarded, "00000")(time.Since(began))
 				}
 				return
 			}
 		}
 		if s.cfg.OnStatement != nil {
-			s.cfg.OnStatement("HTTP "+op, code)(time.Since(began))
+			s.cfg.OnStatement(command, code)(time.Since(began))
 		}
 		if p != nil {
 			s.fail(w, p)
@@ -232,7 +237,7 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 			w.WriteHeader(status)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
+		w.Header()["Content-Type"] = contentJSON
 		w.WriteHeader(status)
 		if d, ok := v.(decimals); ok { // the hot path: no reflection
 			b, _ := d.MarshalJSON()
