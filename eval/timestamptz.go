@@ -40,6 +40,11 @@ func Timestamptz(t time.Time, loc *time.Location) Datum {
 	return Datum{Kind: KInt, I: t.UnixMicro() - pgEpoch.UnixMicro(), S: string(b)}
 }
 
+// TimeOf is the instant a timestamptz datum holds, in UTC.
+func TimeOf(d Datum) time.Time {
+	return time.UnixMicro(d.I + pgEpoch.UnixMicro()).UTC()
+}
+
 // timestampLayouts are the ISO forms timestamptzIn reads, with and
 // without a zone (a fraction of a second may follow the seconds).
 var timestampLayouts = []struct {

@@ -427,8 +427,6 @@ func codeOf(code string, err error) codes.Code {
 		return codes.FailedPrecondition
 	case "53300", "54000", "53200":
 		return codes.ResourceExhausted
-	case "25006", "57P01", "57P03", "58030", "53100":
-		return codes.Unavailable
 	case "57014":
 		if errors.Is(err, context.DeadlineExceeded) {
 			return codes.DeadlineExceeded
@@ -436,6 +434,8 @@ func codeOf(code string, err error) codes.Code {
 		return codes.Canceled
 	}
 	switch {
+	case apicore.Retryable(code): // a standby, a shutdown, a store unavailable
+		return codes.Unavailable
 	case strings.HasPrefix(code, "22"), strings.HasPrefix(code, "42"), code == "0A000", code == "08P01":
 		return codes.InvalidArgument
 	}

@@ -10,12 +10,12 @@ import (
 )
 
 // problem is an error as the API answers it: an HTTP status, the
-// SQLSTATE, the message, and whether to send Retry-After.
+// SQLSTATE and the message (with Retry-After where the SQLSTATE is one
+// sending again may cure: apicore.Retryable).
 type problem struct {
 	status int
 	code   string
 	msg    string
-	retry  bool
 }
 
 func (p *problem) Error() string { return p.msg }
@@ -24,32 +24,30 @@ func badRequest(msg string) error { return apicore.BadRequest(msg) }
 
 // statusOf is the HTTP status of an error of SQLSTATE code: what a
 // caller can act on.
-func statusOf(code string) (status int, retry bool) {
+func statusOf(code string) int {
 	switch code {
 	case "42P01", "3F000", "42704":
-		return http.StatusNotFound, false
+		return http.StatusNotFound
 	case "42501":
-		return http.StatusForbidden, false
+		return http.StatusForbidden
 	case "28000", "28P01":
-		return http.StatusUnauthorized, false
+		return http.StatusUnauthorized
 	case "42P07", "42P06", "2200H", "55P03", "40P01", "40001", "55006", "2BP01":
-		return http.StatusConflict, false
+		return http.StatusConflict
 	case "54000":
-		return http.StatusRequestEntityTooLarge, false
+		return http.StatusRequestEntityTooLarge
 	case "53300":
-		return http.StatusTooManyRequests, true
-	case "25006", "57P01", "57P03", "58030", "53100", "57014":
-		return http.StatusServiceUnavailable, true
+		return http.StatusTooManyRequests
 	case "53200":
-		return http.StatusBadRequest, false // the statement asked for more than one may hold
+		return http.StatusBadRequest // the statement asked for more than one may hold
 	}
 	switch {
+	case apicore.Retryable(code): // a standby, a shutdown, a store unavailable, a statement cancelled
+		return http.StatusServiceUnavailable
 	case strings.HasPrefix(code, "22"), strings.HasPrefix(code, "42"), code == "0A000", code == "08P01":
-		return http.StatusBadRequest, false
-	case strings.HasPrefix(code, "XX"):
-		return http.StatusInternalServerError, false
+		return http.StatusBadRequest
 	}
-	return http.StatusInternalServerError, false
+	return http.StatusInternalServerError
 }
 
 // problemOf is err as a problem, with the SQLSTATE the SQL front ends
@@ -58,8 +56,7 @@ func problemOf(err error) *problem {
 	var p *problem
 	if !errors.As(err, &p) {
 		e := apicore.ErrorOf(err)
-		status, retry := statusOf(e.Code)
-		p = &problem{status: status, code: e.Code, msg: e.Msg, retry: retry}
+		p = &problem{status: statusOf(e.Code), code: e.Code, msg: e.Msg}
 	}
 	return p
 }
@@ -67,7 +64,7 @@ func problemOf(err error) *problem {
 // fail writes err as a problem.
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	p := problemOf(err)
-	if p.retry {
+	if apicore.Retryable(p.code) {
 		w.Header().Set("Retry-After", "1")
 	}
 	if p.status >= 500 && p.code != "25006" && p.code != "57P01" {

@@ -180,8 +180,7 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 		began := time.Now()
 		reg := s.core.Registry()
 		if !reg.Admit() {
-			w.Header().Set("Retry-After", "1")
-			writeProblem(w, http.StatusTooManyRequests, "53300", "sorry, too many clients already")
+			s.fail(w, &apicore.Error{Code: "53300", Msg: "sorry, too many clients already"})
 			return
 		}
 		defer reg.Leave()
@@ -557,10 +556,7 @@ func (s *Server) tokens(q *request, id string) ([]map[string]any, error) {
 }
 
 // timestamp is a timestamptz datum in RFC 3339, UTC.
-func timestamp(d eval.Datum) string {
-	const pgEpoch = 946_684_800_000_000 // 2000-01-01 UTC in Unix microseconds
-	return time.UnixMicro(d.I + pgEpoch).UTC().Format(time.RFC3339Nano)
-}
+func timestamp(d eval.Datum) string { return eval.TimeOf(d).Format(time.RFC3339Nano) }
 
 // listTokens lists the role's tokens (a superuser's: every role's):
 // never a secret.
