@@ -21,6 +21,7 @@ import (
 	"github.com/seqd/seqd/apicore"
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/grpcapi/seqdv1"
@@ -200,6 +201,36 @@ func TestValues(t *testing.T) {
 	}
 }
 
+// runSQL runs the statements of q in s and returns the first value of
+// the last one that returns rows (NULL if none did).
+func runSQL(t *testing.T, s *executor.Session, q string) eval.Datum {
+	t.Helper()
+	stmts, err := pgsql.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := eval.Null
+	for i := range stmts {
+		p, err := s.Prepare(&stmts[i], nil)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		res, err := s.Execute(context.Background(), p, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if res.Rows != nil {
+			if row, ok, err := res.Rows.Next(); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			} else if ok {
+				v = row[0]
+			}
+		}
+		s.Release(res)
+	}
+	return v
+}
+
 // basic is an authorization header's value for role and password.
 func basic(role, password string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(role+":"+password))
@@ -266,21 +297,7 @@ func TestAuthentication(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	sql := func(q string) string {
-		stmts, _ := pgsql.Parse(q)
-		p, err := sess.Prepare(&stmts[0], nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := sess.Execute(ctx, p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sess.Release(res)
-		row, _, _ := res.Rows.Next()
-		return row[0].S
-	}
-	token := sql("select seqd_create_token('grpc')")
+	token := runSQL(t, sess, "select seqd_create_token('grpc')").S
 	withToken := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 	if err := next(withToken); err != nil {
 		t.Errorf("app's token: %v", err)
@@ -294,7 +311,7 @@ func TestAuthentication(t *testing.T) {
 	if err != nil {
 		t.Errorf("a stream with app's token: %v", err)
 	}
-	sql("select seqd_revoke_token(id)::text from seqd_tokens")
+	runSQL(t, sess, "select seqd_revoke_token(id) from seqd_tokens")
 	fails(t, "a revoked token", next(withToken), codes.Unauthenticated, "28P01", nil)
 }
 
@@ -365,25 +382,7 @@ func TestDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Close()
-	exec := func(sql string) {
-		t.Helper()
-		stmts, err := pgsql.Parse(sql)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range stmts {
-			p, err := holder.Prepare(&stmts[i], nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := holder.Execute(ctx, p, nil)
-			if err != nil {
-				t.Fatalf("%s: %v", sql, err)
-			}
-			holder.Release(res)
-		}
-	}
-	exec("begin; alter sequence s restart with 100")
+	runSQL(t, holder, "begin; alter sequence s restart with 100")
 	dctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	_, err = c.Next(dctx, &seqdv1.NextRequest{Sequence: seq("s")})
@@ -404,18 +403,7 @@ func TestDeadline(t *testing.T) {
 	// value once it is free (a value burned, as for any call whose
 	// outcome the client did not learn).
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		stmts, _ := pgsql.Parse("select count(*) from pg_stat_activity where wait_event_type = 'Lock'")
-		p, err := holder.Prepare(&stmts[0], nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := holder.Execute(ctx, p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		row, _, _ := res.Rows.Next()
-		n := row[0].I
-		holder.Release(res)
+		n := runSQL(t, holder, "select count(*) from pg_stat_activity where wait_event_type = 'Lock'").I
 		if n == 0 {
 			break
 		}
@@ -424,7 +412,7 @@ func TestDeadline(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	exec("commit")
+	runSQL(t, holder, "commit")
 	if r, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")}); err != nil || r.Values[0] != 100 {
 		t.Errorf("Next once the lock is free: %v %v", r, err)
 	}

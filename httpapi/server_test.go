@@ -49,6 +49,23 @@ type answer struct {
 // call sends a request (body: JSON text, "" for none) as user (none: "").
 func call(t *testing.T, method, url, body, user, password string) answer {
 	t.Helper()
+	return send(t, method, url, body, func(req *http.Request) {
+		if user != "" {
+			req.SetBasicAuth(user, password)
+		}
+	})
+}
+
+// bearer sends a request with a bearer token.
+func bearer(t *testing.T, method, url, body, token string) answer {
+	t.Helper()
+	return send(t, method, url, body, func(req *http.Request) { req.Header.Set("Authorization", "Bearer "+token) })
+}
+
+// send sends a request, its credentials set by auth, and reads the
+// answer's JSON.
+func send(t *testing.T, method, url, body string, auth func(*http.Request)) answer {
+	t.Helper()
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
@@ -57,9 +74,7 @@ func call(t *testing.T, method, url, body, user, password string) answer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if user != "" {
-		req.SetBasicAuth(user, password)
-	}
+	auth(req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -339,32 +354,6 @@ func TestSlots(t *testing.T) {
 	if a := call(t, "POST", url, "", "app", ""); a.status != http.StatusOK {
 		t.Errorf("app, its session pooled: %d %v", a.status, a.body)
 	}
-}
-
-// bearer sends a request with a bearer token.
-func bearer(t *testing.T, method, url, body, token string) answer {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	a := answer{status: resp.StatusCode, header: resp.Header}
-	if b, _ := io.ReadAll(resp.Body); len(b) > 0 {
-		if err := json.Unmarshal(b, &a.body); err != nil {
-			t.Fatalf("%s %s: not JSON: %q", method, url, b)
-		}
-	}
-	return a
 }
 
 // TestTokens: a role makes a bearer token with its password, which then
