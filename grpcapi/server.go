@@ -95,8 +95,12 @@ type Config struct {
 const forwardedKey = "seqd-forwarded"
 
 // maxMessage bounds a request message: the largest is a sequence's two
-// names.
-const maxMessage = 64 << 10
+// names. maxHeaders bounds a call's metadata (grpc-go's default is 16
+// MiB), as the HTTP API's headers are bounded: credentials are short.
+const (
+	maxMessage = 64 << 10
+	maxHeaders = 16 << 10
+)
 
 // Server serves the service on a listener.
 type Server struct {
@@ -105,6 +109,9 @@ type Server struct {
 	grpc   *grpc.Server
 	health *health.Server
 	stop   chan struct{}
+	// streamGrace is how long Shutdown waits for the calls under way
+	// before it closes the connections left (streamGrace).
+	streamGrace time.Duration
 	// conns are the connections to leaders calls were forwarded to, by
 	// address.
 	connMu sync.Mutex
@@ -122,10 +129,11 @@ func NewServer(cfg Config) *Server {
 	if cfg.AppName == "" {
 		cfg.AppName = "seqd grpc"
 	}
-	s := &Server{cfg: cfg, stop: make(chan struct{}), health: health.NewServer(),
+	s := &Server{cfg: cfg, stop: make(chan struct{}), health: health.NewServer(), streamGrace: streamGrace,
 		core: apicore.New(cfg.Config)}
 	opts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(maxMessage),
+		grpc.MaxHeaderListSize(maxHeaders),
 		grpc.MaxConcurrentStreams(256),
 		grpc.ConnectionTimeout(10 * time.Second),
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: 2 * time.Minute, Time: time.Minute, Timeout: 20 * time.Second}),
@@ -151,9 +159,15 @@ func (s *Server) Serve(l net.Listener) error {
 	return err
 }
 
+// streamGrace bounds Shutdown's wait for the calls under way: a stream
+// whose client never reads its answers would otherwise hold it until
+// ctx ends (seqd's is 30 s, shared with the other front ends').
+const streamGrace = 5 * time.Second
+
 // Shutdown says NOT_SERVING, stops accepting calls, waits for those
-// under way (streams included) until ctx ends, then ends the rest, and
-// closes the pooled sessions.
+// under way (streams end between requests) for up to streamGrace or
+// until ctx ends, then closes the connections left, and closes the
+// pooled sessions.
 func (s *Server) Shutdown(ctx context.Context) error {
 	select {
 	case <-s.stop:
@@ -166,9 +180,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.grpc.GracefulStop()
 		close(stopped)
 	}()
+	// Streams end between requests once stop is closed; one whose client
+	// stopped reading is stuck sending and ends only with its connection.
+	grace := time.NewTimer(s.streamGrace)
+	defer grace.Stop()
 	var err error
 	select {
 	case <-stopped:
+	case <-grace.C:
+		s.grpc.Stop()
+		<-stopped
 	case <-ctx.Done():
 		s.grpc.Stop()
 		err = ctx.Err()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -541,5 +542,74 @@ func TestForward(t *testing.T) {
 	fails(t, "a standby forwarding to a standby", err, codes.Unavailable, "25006", nil)
 	if r, err := leader.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")}); err != nil || r.Values[0] != 24 {
 		t.Errorf("the leader after: %v %v", r, err)
+	}
+}
+
+// TestShutdownStuckStream: a stream whose client sends and never reads
+// its answers (the server stuck sending) does not hold a shutdown until
+// its deadline: its connection is closed after the grace period.
+func TestShutdownStuckStream(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	create(t, eng, "s", seqmath.Spec{})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Config{Config: apicore.Config{Engine: eng}})
+	s.streamGrace = 200 * time.Millisecond
+	go s.Serve(l)
+	conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := context.Background()
+	st, err := seqdv1.NewSequencesClient(conn).Ranges(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Requests until the flow control stops them: the server's answers
+	// fill the window the client never reads from.
+	sent := make(chan int, 1)
+	go func() {
+		n := 0
+		for ; n < 1_000_000 && st.Send(&seqdv1.ReserveRequest{Sequence: seq("s"), Count: 1}) == nil; n++ {
+		}
+		sent <- n
+	}()
+	// Stuck: the sequence stops moving while the client still sends.
+	n, _ := engine.NewName("public", "s")
+	last := int64(-1)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		v, _ := eng.Info(n)
+		if v.State.Last > 0 && v.State.Last == last {
+			break
+		}
+		last = v.State.Last
+		if time.Now().After(deadline) {
+			t.Fatal("the stream never filled its window")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := s.Shutdown(sctx); err != nil {
+		t.Fatalf("shutdown with a stream stuck sending: %v", err)
+	}
+	<-sent
+}
+
+// TestHeaderBound: a call whose metadata exceeds the bound is refused
+// and the connection's next call is served.
+func TestHeaderBound(t *testing.T) {
+	c, _, eng := serve(t, Config{})
+	create(t, eng, "s", seqmath.Spec{})
+	ctx := context.Background()
+	big := metadata.AppendToOutgoingContext(ctx, "x-padding", strings.Repeat("x", 64<<10))
+	if _, err := c.Next(big, &seqdv1.NextRequest{Sequence: seq("s")}); err == nil {
+		t.Fatal("64 KiB of metadata accepted")
+	}
+	if r, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")}); err != nil || r.Values[0] != 1 {
+		t.Fatalf("the next call: %v %v", r, err)
 	}
 }
