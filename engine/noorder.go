@@ -434,7 +434,7 @@ var errPeek = errors.New("seqd: read only")
 // began), and the op that, in the leader's commit, checks that no node
 // reserved more since (and removes the range record).
 func (r *Ranges) position(ctx context.Context, key string, id, epoch uint64, cur seqmath.State) (seqmath.State, storage.Op, error) {
-	pos, op := cur, storage.Op{Key: rangeKey(id)}
+	pos, op := cur, storage.Op{Key: rangeKey(id), Shared: true}
 	err := r.st.Swap(ctx, key, rangeKey(id), func(_, c storage.KV) ([]byte, error) {
 		pos, op.Expect = cur, c.Rev
 		if c.Rev != 0 {

@@ -494,7 +494,7 @@ func (e *Engine) markRunning(ctx context.Context) error {
 	}
 	for id, rev := range e.rangeRevs {
 		if !live[id] && len(ops) < maxCleanup {
-			ops = append(ops, storage.Op{Key: rangeKey(id), Expect: rev})
+			ops = append(ops, storage.Op{Key: rangeKey(id), Expect: rev, Shared: true})
 		}
 	}
 	var resets []reset

@@ -49,6 +49,11 @@ type Op struct {
 	Key    string
 	Value  []byte // nil deletes the record
 	Expect Rev    // the record's current revision; 0: the record must not exist
+	// Shared marks a record that writers other than the owner change
+	// (a Swapper's): a store that makes a large commit in steps compares
+	// and writes it in the step that decides the commit, since its
+	// revision may move while the others are checked.
+	Shared bool
 }
 
 // KV is a stored record.
@@ -79,11 +84,15 @@ type Store interface {
 	Acquire(ctx context.Context) (Token, error)
 	// Load calls fn for every record, in key order.
 	Load(ctx context.Context, fn func(KV) error) error
-	// Commit applies ops atomically and durably, all at one new revision,
-	// which it returns. It fails with ErrFenced when token is not the
-	// owner's, with ErrConflict when an op's Expect does not match; then
-	// nothing was applied. Any other error leaves the outcome unknown: the
-	// writes may or may not be durable.
+	// Commit applies ops atomically and durably and returns the revision
+	// they are at: a later Commit expecting that revision of any of them
+	// expects what this one wrote. (A store may write a commit too large
+	// for one of its transactions over several revisions, made visible
+	// all at once; it then answers for them all under the last.) It fails
+	// with ErrFenced when token is not the owner's, with ErrConflict when
+	// an op's Expect does not match; then nothing was applied. Any other
+	// error leaves the outcome unknown: the writes may or may not be
+	// durable.
 	Commit(ctx context.Context, token Token, ops []Op) (Rev, error)
 	// Close releases the store. Commits after Close fail with ErrClosed.
 	Close() error

@@ -16,11 +16,12 @@
 // is still the term's, and every Commit compares it, so a node whose term
 // ended, however it learns of it, writes nothing.
 //
-// Limits. A Commit holds at most MaxOps records (etcd's --max-txn-ops,
-// 128 by default, counts the comparisons too), and every call has a
-// deadline, so a partitioned etcd fails the call rather than hangs it; a
-// Commit that fails that way has an unknown outcome, as storage.Store
-// says.
+// Limits. One etcd transaction holds at most MaxOps records (etcd's
+// --max-txn-ops, 128 by default, counts the comparisons too); a Commit of
+// more is staged and made visible by one small transaction (staged.go).
+// Every call has a deadline, so a partitioned etcd fails the call rather
+// than hangs it; a Commit that fails that way has an unknown outcome, as
+// storage.Store says.
 package etcdstore
 
 import (
@@ -28,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,8 +38,9 @@ import (
 	"github.com/seqd/seqd/storage"
 )
 
-// MaxOps is the most records one Commit writes: etcd's default
-// --max-txn-ops (128) less the owner comparison.
+// MaxOps is the most records one transaction writes: etcd's default
+// --max-txn-ops (128) less the owner comparison. A Commit of more is
+// staged.
 const MaxOps = 127
 
 // Config configures Open.
@@ -70,6 +73,17 @@ type Store struct {
 	timeout time.Duration
 	closed  atomic.Bool
 	loaded  atomic.Int64 // the revision the last Load read at
+
+	stage   string // prefix of staged commits' chunks (staged.go)
+	pending string // the key of a made commit not yet applied
+
+	amu     sync.Mutex
+	aliases map[string]alias // records a staged commit wrote, by key
+
+	// stop, set by tests, is asked after each step of a staged commit
+	// ("stage", "decide", "apply"): an error ends the commit there, as
+	// the writer's death would.
+	stop func(step string) error
 }
 
 // Open returns the store under cfg.Prefix. It does not contact etcd.
@@ -89,7 +103,8 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.Owner == "" {
 		cfg.Owner = "seqd"
 	}
-	return &Store{c: cfg.Client, data: cfg.Prefix + "data/", owner: cfg.Prefix + "owner", leader: cfg.Prefix + "leader", term: cfg.Term, name: cfg.Owner, timeout: cfg.Timeout}, nil
+	return &Store{c: cfg.Client, data: cfg.Prefix + "data/", owner: cfg.Prefix + "owner", leader: cfg.Prefix + "leader", term: cfg.Term, name: cfg.Owner, timeout: cfg.Timeout,
+		stage: cfg.Prefix + "staged/", pending: cfg.Prefix + "pending"}, nil
 }
 
 func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -98,10 +113,26 @@ func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
 
 // Acquire makes the caller the owner: the owner key is written, and its
 // mod revision is the token. Every earlier token is fenced off from then.
+// A commit the last owner made and did not finish applying is applied
+// first, and its unmade ones' stages deleted (staged.go).
 func (s *Store) Acquire(ctx context.Context) (storage.Token, error) {
 	if s.closed.Load() {
 		return 0, storage.ErrClosed
 	}
+	tok, err := s.acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.finish(ctx, tok); err != nil {
+		if errors.Is(err, storage.ErrFenced) {
+			return 0, err
+		}
+		return 0, fmt.Errorf("etcdstore: acquire: %w", err)
+	}
+	return tok, nil
+}
+
+func (s *Store) acquire(ctx context.Context) (storage.Token, error) {
 	ctx, cancel := s.ctx(ctx)
 	defer cancel()
 	if s.term != 0 {
@@ -131,40 +162,85 @@ func (s *Store) fence(token storage.Token) (clientv3.Cmp, string) {
 }
 
 // Load calls fn for every record, in key order, from one consistent
-// snapshot (every page is read at the first page's revision).
+// snapshot: every page is read at one revision, and a commit made by
+// then but not yet wholly applied (staged.go) is read whole, its pending
+// ops over the records (at the pending key's revision, or the record's
+// own once applied).
 func (s *Store) Load(ctx context.Context, fn func(storage.KV) error) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
+	cctx, cancel := s.ctx(ctx)
+	p, err := s.c.Get(cctx, s.pending)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("etcdstore: load: %w", err)
+	}
+	rev := p.Header.Revision
+	var over []storage.Op
+	var made storage.Rev
+	if len(p.Kvs) > 0 {
+		if _, over, err = s.readPending(ctx, p.Kvs[0].Value, rev); err != nil {
+			return fmt.Errorf("etcdstore: load: %w", err)
+		}
+		made = storage.Rev(p.Kvs[0].ModRevision)
+	}
+	// emit gives fn the pending ops before key (all of them for ""):
+	// their records not yet written, or deleted (a record before the
+	// pending key's revision is not yet applied).
+	emit := func(key string) error {
+		for len(over) > 0 && (key == "" || over[0].Key < key) {
+			if op := over[0]; op.Value != nil {
+				if err := fn(storage.KV{Key: op.Key, Value: op.Value, Rev: made}); err != nil {
+					return err
+				}
+			}
+			over = over[1:]
+		}
+		return nil
+	}
 	const page = 1000
 	end := clientv3.GetPrefixRangeEnd(s.data)
 	from := s.data
-	var rev int64
 	for {
 		cctx, cancel := s.ctx(ctx)
-		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(page), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend)}
-		if rev != 0 {
-			opts = append(opts, clientv3.WithRev(rev))
-		}
-		r, err := s.c.Get(cctx, from, opts...)
+		r, err := s.c.Get(cctx, from, clientv3.WithRange(end), clientv3.WithLimit(page), clientv3.WithRev(rev),
+			clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
 		cancel()
 		if err != nil {
 			return fmt.Errorf("etcdstore: load: %w", err)
 		}
-		if rev == 0 {
-			rev = r.Header.Revision
-			s.loaded.Store(rev)
-		}
 		for _, kv := range r.Kvs {
-			if err := fn(storage.KV{Key: string(kv.Key[len(s.data):]), Value: kv.Value, Rev: storage.Rev(kv.ModRevision)}); err != nil {
+			key := string(kv.Key[len(s.data):])
+			if err := emit(key); err != nil {
+				return err
+			}
+			if len(over) > 0 && over[0].Key == key {
+				op := over[0]
+				over = over[1:]
+				if storage.Rev(kv.ModRevision) < made {
+					if op.Value != nil {
+						if err := fn(storage.KV{Key: key, Value: op.Value, Rev: made}); err != nil {
+							return err
+						}
+					}
+					continue
+				}
+			}
+			if err := fn(storage.KV{Key: key, Value: kv.Value, Rev: storage.Rev(kv.ModRevision)}); err != nil {
 				return err
 			}
 		}
 		if !r.More || len(r.Kvs) == 0 {
-			return nil
+			break
 		}
 		from = string(r.Kvs[len(r.Kvs)-1].Key) + "\x00"
 	}
+	if err := emit(""); err != nil {
+		return err
+	}
+	s.loaded.Store(rev)
+	return nil
 }
 
 // Loaded is the etcd revision the last Load read the records at (0
@@ -174,30 +250,24 @@ func (s *Store) Loaded() int64 { return s.loaded.Load() }
 // DataPrefix is the prefix of the records' keys, for a watch on them.
 func (s *Store) DataPrefix() string { return s.data }
 
-// Commit applies ops in one etcd transaction, fenced by token.
+// Commit applies ops in one etcd transaction, fenced by token; more ops
+// than one transaction takes are a staged commit (staged.go).
 func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.Op) (storage.Rev, error) {
 	if s.closed.Load() {
 		return 0, storage.ErrClosed
 	}
+	ops = s.translate(ops)
 	if len(ops) > MaxOps {
-		return 0, fmt.Errorf("%w: a commit of %d records exceeds etcd's transaction limit of %d (nothing was written)", storage.ErrTooLarge, len(ops), MaxOps)
+		rev, err := s.commitStaged(ctx, token, ops)
+		return rev, err
 	}
 	cmps := make([]clientv3.Cmp, 0, len(ops)+1)
 	fence, fenceKey := s.fence(token)
 	cmps = append(cmps, fence)
 	then := make([]clientv3.Op, 0, len(ops))
 	for _, op := range ops {
-		key := s.data + op.Key
-		if op.Expect == 0 {
-			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
-		} else {
-			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(key), "=", int64(op.Expect)))
-		}
-		if op.Value == nil {
-			then = append(then, clientv3.OpDelete(key))
-		} else {
-			then = append(then, clientv3.OpPut(key, string(op.Value)))
-		}
+		cmps = append(cmps, s.expect(op))
+		then = append(then, s.write(op))
 	}
 	cctx, cancel := s.ctx(ctx)
 	defer cancel()
@@ -206,17 +276,40 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 		return 0, fmt.Errorf("etcdstore: commit: %w", err) // outcome unknown
 	}
 	if r.Succeeded {
+		s.forget(ops)
 		return storage.Rev(r.Header.Revision), nil
 	}
-	// Which comparison failed: the owner's (fenced) or a record's.
-	kvs := r.Responses[0].GetResponseRange().GetKvs()
-	switch {
-	case len(kvs) == 0,
-		s.term == 0 && kvs[0].ModRevision != int64(token),
-		s.term != 0 && kvs[0].CreateRevision != int64(token):
+	if s.wasFenced(r, token) {
 		return 0, storage.ErrFenced
 	}
 	return 0, storage.ErrConflict
+}
+
+// expect is the comparison of op's expectation.
+func (s *Store) expect(op storage.Op) clientv3.Cmp {
+	key := s.data + op.Key
+	if op.Expect == 0 {
+		return clientv3.Compare(clientv3.CreateRevision(key), "=", 0)
+	}
+	return clientv3.Compare(clientv3.ModRevision(key), "=", int64(op.Expect))
+}
+
+// write is op's put or delete.
+func (s *Store) write(op storage.Op) clientv3.Op {
+	if op.Value == nil {
+		return clientv3.OpDelete(s.data + op.Key)
+	}
+	return clientv3.OpPut(s.data+op.Key, string(op.Value))
+}
+
+// wasFenced tells, of a transaction that failed and read the fence key
+// in its Else branch first, whether the fence was what failed (else a
+// record's comparison did).
+func (s *Store) wasFenced(r *clientv3.TxnResponse, token storage.Token) bool {
+	kvs := r.Responses[0].GetResponseRange().GetKvs()
+	return len(kvs) == 0 ||
+		s.term == 0 && kvs[0].ModRevision != int64(token) ||
+		s.term != 0 && kvs[0].CreateRevision != int64(token)
 }
 
 // Close releases the store; it does not close the client.
@@ -244,10 +337,21 @@ func (s *Store) Swap(ctx context.Context, guard, key string, fn func(guard, cur 
 			return err
 		}
 		cctx, cancel := s.ctx(ctx)
-		r, err := s.c.Txn(cctx).Then(clientv3.OpGet(gk), clientv3.OpGet(kk)).Commit()
+		r, err := s.c.Txn(cctx).Then(clientv3.OpGet(gk), clientv3.OpGet(kk), clientv3.OpGet(s.pending, clientv3.WithCountOnly())).Commit()
 		if err != nil {
 			cancel()
 			return fmt.Errorf("etcdstore: swap: %w", err)
+		}
+		if r.Responses[2].GetResponseRange().GetCount() > 0 {
+			// A commit is made and not yet applied: the records may be
+			// half written. Its owner (or the next) applies it soon.
+			cancel()
+			select {
+			case <-time.After(pendingWait):
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		var got [2]storage.KV
 		for i, k := range []string{guard, key} {
@@ -261,7 +365,7 @@ func (s *Store) Swap(ctx context.Context, guard, key string, fn func(guard, cur 
 			cancel()
 			return err
 		}
-		w, err := s.c.Txn(cctx).If(unchanged(gk, got[0]), unchanged(kk, got[1])).Then(clientv3.OpPut(kk, string(v))).Commit()
+		w, err := s.c.Txn(cctx).If(unchanged(gk, got[0]), unchanged(kk, got[1]), clientv3.Compare(clientv3.CreateRevision(s.pending), "=", 0)).Then(clientv3.OpPut(kk, string(v))).Commit()
 		cancel()
 		if err != nil {
 			return fmt.Errorf("etcdstore: swap: %w", err) // outcome unknown

@@ -20,6 +20,7 @@ func Run(t *testing.T, newStorage func(t *testing.T) Opener) {
 	t.Run("CompareAndSet", func(t *testing.T) { testCompareAndSet(t, newStorage) })
 	t.Run("Fencing", func(t *testing.T) { testFencing(t, newStorage) })
 	t.Run("Reopen", func(t *testing.T) { testReopen(t, newStorage) })
+	t.Run("Large", func(t *testing.T) { testLarge(t, newStorage) })
 }
 
 func openStore(t *testing.T, o Opener) storage.Store {
@@ -78,6 +79,71 @@ func testCompareAndSet(t *testing.T, newStorage func(t *testing.T) Opener) {
 	// Deleting an absent record conflicts.
 	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "b", Expect: r1}}); !errors.Is(err, storage.ErrConflict) {
 		t.Fatalf("delete absent: %v", err)
+	}
+}
+
+// testLarge: commits of more records than an etcd transaction takes are
+// atomic too, and a later commit may expect the revision a large one
+// returned, or the one Load reads, of any of its records.
+func testLarge(t *testing.T, newStorage func(t *testing.T) Opener) {
+	ctx := context.Background()
+	s := openStore(t, newStorage(t))
+	defer s.Close()
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	puts := func(v string, expect storage.Rev) []storage.Op {
+		ops := make([]storage.Op, n)
+		for i := range ops {
+			ops[i] = storage.Op{Key: fmt.Sprintf("k%04d", i), Value: []byte(v + fmt.Sprint(i)), Expect: expect}
+		}
+		return ops
+	}
+	// One op of a thousand conflicting (its record exists) applies none.
+	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "k0500", Value: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit(ctx, tok, puts("a", 0)); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("a large commit with one conflict: %v", err)
+	}
+	if got := loadStore(t, s); len(got) != 1 {
+		t.Fatalf("after a conflicting large commit: %d records", len(got))
+	}
+	r0 := loadStore(t, s)["k0500"].Rev
+	ops := puts("a", 0)
+	ops[500].Expect = r0
+	r1, err := s.Commit(ctx, tok, ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := loadStore(t, s)
+	if len(got) != n || string(got["k0000"].Value) != "a0" || string(got["k0999"].Value) != "a999" {
+		t.Fatalf("after a large commit: %d records", len(got))
+	}
+	// Half updated expecting the revision the commit returned, half
+	// deleted expecting the one Load read, in one large commit.
+	ops = puts("b", r1)
+	for i := range ops {
+		if i%2 == 1 {
+			ops[i].Value, ops[i].Expect = nil, got[ops[i].Key].Rev
+		}
+	}
+	r2, err := s.Commit(ctx, tok, ops)
+	if err != nil || r2 <= r1 {
+		t.Fatalf("a large update and delete: rev %d after %d, %v", r2, r1, err)
+	}
+	got = loadStore(t, s)
+	if len(got) != n/2 || string(got["k0998"].Value) != "b998" || got["k0999"].Key != "" {
+		t.Fatalf("after a large update and delete: %d records", len(got))
+	}
+	// And a small commit expecting either revision of one of them.
+	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "k0000", Value: []byte("c"), Expect: r2}, {Key: "k0002", Value: []byte("c"), Expect: got["k0002"].Rev}}); err != nil {
+		t.Fatalf("a small commit after a large one: %v", err)
+	}
+	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "k0004", Value: []byte("c"), Expect: r1}}); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("expecting a revision its record no longer has: %v", err)
 	}
 }
 

@@ -1,0 +1,224 @@
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/storage"
+)
+
+var errCrash = errors.New("crashed")
+
+// bigCommit is a commit of n records with values of about 200 bytes, so
+// that its stage takes more than one chunk.
+func bigCommit(n int, v string) []storage.Op {
+	ops := make([]storage.Op, n)
+	for i := range ops {
+		ops[i] = storage.Op{Key: fmt.Sprintf("s%05d", i), Value: []byte(v + strings.Repeat(".", 200) + fmt.Sprint(i))}
+	}
+	return ops
+}
+
+// TestStagedCrash: a writer that stops at any step of a large commit
+// leaves it all or nothing. Stopped before the decision, no reader sees
+// any of it, and the next owner deletes its stage; stopped after, every
+// reader sees all of it though it is half applied, a swap waits rather
+// than act on half-written records, and the next owner applies the
+// rest before anything else. The stopped writer writes nothing more.
+func TestStagedCrash(t *testing.T) {
+	ctx := context.Background()
+	cl := etcdtest.Start(t, 1)
+	cli := cl.Client(t)
+	const n = 3000
+	for _, tc := range []struct {
+		step string
+		at   int // the how-manieth time the step is reached
+		made bool
+	}{
+		{"stage", 1, false},
+		{"stage", 2, false},
+		{"decide", 1, true},
+		{"apply", 1, true},
+		{"apply", 12, true},
+		{"apply", 24, true}, // every record written, the pending key not yet deleted
+	} {
+		t.Run(fmt.Sprintf("%s%d", tc.step, tc.at), func(t *testing.T) {
+			prefix := fresh()
+			open := func(owner string) *Store {
+				s, err := Open(Config{Client: cli, Prefix: prefix, Owner: owner})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			a, reader := open("a"), open("reader")
+			tok, err := a.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.Commit(ctx, tok, []storage.Op{{Key: "before", Value: []byte("1")}}); err != nil {
+				t.Fatal(err)
+			}
+			reached := 0
+			a.stop = func(step string) error {
+				if step == tc.step {
+					reached++
+					if reached == tc.at {
+						return errCrash
+					}
+				}
+				return nil
+			}
+			if _, err := a.Commit(ctx, tok, bigCommit(n, "v")); !errors.Is(err, errCrash) {
+				t.Fatalf("the commit stopped at %s %d: %v (reached %d)", tc.step, tc.at, err, reached)
+			}
+			want := 0
+			if tc.made {
+				want = n
+			}
+			// check: the commit's records all there or none, in order,
+			// beside the one before it.
+			check := func(when string) {
+				t.Helper()
+				got, before := 0, false
+				if err := reader.Load(ctx, func(kv storage.KV) error {
+					before = before || kv.Key == "before"
+					if !strings.HasPrefix(kv.Key, "s") {
+						return nil
+					}
+					if w := fmt.Sprintf("v%s%d", strings.Repeat(".", 200), got); kv.Key != fmt.Sprintf("s%05d", got) || string(kv.Value) != w {
+						return fmt.Errorf("record %d is %s", got, kv.Key)
+					}
+					got++
+					return nil
+				}); err != nil {
+					t.Fatalf("%s: %v", when, err)
+				}
+				if got != want || !before {
+					t.Fatalf("%s: %d records, want %d (the one before: %v)", when, got, want, before)
+				}
+			}
+			check("stopped")
+			swap := func(wait time.Duration) error {
+				sctx, cancel := context.WithTimeout(ctx, wait)
+				defer cancel()
+				return reader.Swap(sctx, "s00001", "\x00range:1", func(_, cur storage.KV) ([]byte, error) {
+					return []byte(fmt.Sprint(cur.Rev)), nil
+				})
+			}
+			err = swap(300 * time.Millisecond)
+			if tc.made != errors.Is(err, context.DeadlineExceeded) || !tc.made && err != nil {
+				t.Fatalf("a swap while the commit is stopped: %v (made: %v)", err, tc.made)
+			}
+
+			b := open("b")
+			tb, err := b.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{b.pending, b.stage} {
+				if r, err := cli.Get(ctx, k, clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil || r.Count != 0 {
+					t.Fatalf("after the next owner took over: %d keys under %s, %v", r.Count, k, err)
+				}
+			}
+			check("taken over")
+			if err := swap(5 * time.Second); err != nil {
+				t.Fatalf("a swap after the takeover: %v", err)
+			}
+			if _, err := a.Commit(ctx, tok, []storage.Op{{Key: "late", Value: []byte("1")}}); !errors.Is(err, storage.ErrFenced) {
+				t.Fatalf("the stopped writer's next commit: %v", err)
+			}
+			// The next owner writes over what it loaded.
+			revs := map[string]storage.Rev{}
+			if err := b.Load(ctx, func(kv storage.KV) error { revs[kv.Key] = kv.Rev; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			next := bigCommit(n, "w")
+			for i := range next {
+				next[i].Expect = revs[next[i].Key]
+			}
+			if _, err := b.Commit(ctx, tb, next); err != nil {
+				t.Fatalf("the next owner's large commit over what it loaded: %v", err)
+			}
+		})
+	}
+}
+
+// TestStagedShared: a large commit's records that others also write (a
+// NOORDER range record) are compared in its deciding transaction: one
+// another writer moved fails the commit whole, its stage deleted; more
+// of them than one transaction compares is refused before anything is
+// written.
+func TestStagedShared(t *testing.T) {
+	ctx := context.Background()
+	cl := etcdtest.Start(t, 1)
+	cli := cl.Client(t)
+	prefix := fresh()
+	s, err := Open(Config{Client: cli, Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "guard", Value: []byte("g")}}); err != nil {
+		t.Fatal(err)
+	}
+	var seen storage.Rev
+	bump := func() {
+		if err := s.Swap(ctx, "guard", "range", func(_, cur storage.KV) ([]byte, error) { seen = cur.Rev; return []byte("r"), nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bump()
+	bump() // seen is now the range record's revision before this swap
+	ops := append(bigCommit(500, "v"), storage.Op{Key: "range", Expect: seen, Shared: true})
+	if _, err := s.Commit(ctx, tok, ops); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("a large commit expecting a range record another moved: %v", err)
+	}
+	n := 0
+	if err := s.Load(ctx, func(storage.KV) error { n++; return nil }); err != nil || n != 2 {
+		t.Fatalf("after the conflict: %d records, %v", n, err)
+	}
+	if r, err := cli.Get(ctx, s.stage, clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil || r.Count != 0 {
+		t.Fatalf("the conflicting commit's stage: %d keys, %v", r.Count, err)
+	}
+	var cur storage.Rev
+	if err := s.Load(ctx, func(kv storage.KV) error {
+		if kv.Key == "range" {
+			cur = kv.Rev
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ops[len(ops)-1].Expect = cur
+	if _, err := s.Commit(ctx, tok, ops); err != nil {
+		t.Fatalf("the same commit expecting the range record's revision: %v", err)
+	}
+	n = 0
+	if err := s.Load(ctx, func(kv storage.KV) error {
+		if kv.Key == "range" {
+			t.Error("the range record survived its delete")
+		}
+		n++
+		return nil
+	}); err != nil || n != 501 {
+		t.Fatalf("after the large commit: %d records, %v", n, err)
+	}
+	var many []storage.Op
+	for i := range MaxOps + 1 {
+		many = append(many, storage.Op{Key: fmt.Sprintf("r%d", i), Value: []byte("1"), Shared: true})
+	}
+	if _, err := s.Commit(ctx, tok, many); !errors.Is(err, storage.ErrTooLarge) {
+		t.Fatalf("a commit of %d shared records: %v", len(many), err)
+	}
+}
