@@ -24,6 +24,12 @@ type ClusterIdleReport struct {
 	// Snapshots are the full reads of the store the followers made in
 	// the idle stretch (seqd_cluster_snapshots_total).
 	Snapshots float64
+	// RSS is each node's resident memory after the idle stretch, leader
+	// first, in bytes.
+	RSS []int64
+	// Failover is the leader's kill -9 to the next value a new
+	// multi-host connection took, after the idle stretch.
+	Failover time.Duration
 }
 
 func (r *ClusterIdleReport) String() string {
@@ -31,15 +37,21 @@ func (r *ClusterIdleReport) String() string {
 	for _, d := range r.NodeCPU {
 		nodes = append(nodes, fmt.Sprintf("%.1f ms/s", float64(d.Microseconds())/1000))
 	}
-	return fmt.Sprintf("%d sequences (created in %v); idle %v: etcd members %.1f ms CPU/s, nodes (leader first) %s; followers' full reads of the store: %.0f\n",
-		r.Sequences, r.Create.Round(time.Millisecond), r.Idle, float64(r.EtcdCPU.Microseconds())/1000, strings.Join(nodes, ", "), r.Snapshots)
+	var mem []string
+	for _, b := range r.RSS {
+		mem = append(mem, fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)))
+	}
+	return fmt.Sprintf("%d sequences (created in %v); idle %v: etcd members %.1f ms CPU/s, nodes (leader first) %s; followers' full reads of the store: %.0f; RSS %s; leader kill -9 to the next value %v\n",
+		r.Sequences, r.Create.Round(time.Millisecond), r.Idle, float64(r.EtcdCPU.Microseconds())/1000, strings.Join(nodes, ", "), r.Snapshots,
+		strings.Join(mem, ", "), r.Failover.Round(time.Millisecond))
 }
 
 // RunClusterIdle starts a three-node cluster, creates n sequences
-// through the leader (50 to a transaction block: etcd takes at most 127
-// records in one), waits until every follower lists them, and measures
-// the CPU the etcd members and each node spend over idle with no
-// traffic: what a cluster at rest costs with n sequences.
+// through the leader (1,000 to a transaction block), waits until every
+// follower lists them, and measures the CPU the etcd members and each
+// node spend over idle with no traffic: what a cluster at rest costs with
+// n sequences. Then it kills the leader (-9) and measures the time to the
+// next value through a multi-host connection.
 func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time.Duration) (*ClusterIdleReport, error) {
 	if cc.LeaseTTL <= 0 {
 		cc.LeaseTTL = 2 * time.Second
@@ -54,27 +66,20 @@ func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	for i := 0; i < n; i += 50 {
-		var b strings.Builder
-		b.WriteString("begin;")
-		for j := i; j < min(i+50, n); j++ {
-			fmt.Fprintf(&b, "create sequence idle_%d;", j)
-		}
-		b.WriteString("commit")
-		if _, err := c.Exec(ctx, b.String()); err != nil {
-			c.Close(ctx)
-			return nil, fmt.Errorf("creating sequences %d..: %w", i, err)
-		}
+	rep.Create, err = createMany(ctx, c, n, 1000)
+	if err == nil {
+		_, err = c.Exec(ctx, "create sequence seqbench_s") // the failover's
 	}
 	c.Close(ctx)
-	rep.Create = time.Since(start)
+	if err != nil {
+		return nil, err
+	}
 	leader := cb.leader()
 	for i, m := range cb.members {
 		if i == leader {
 			continue
 		}
-		if err := waitListed(ctx, m, n, time.Minute); err != nil {
+		if err := waitListed(ctx, m, n+1, time.Minute); err != nil {
 			return nil, err
 		}
 	}
@@ -115,6 +120,19 @@ func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time
 		rep.NodeCPU = append(rep.NodeCPU, per(after-before[i]))
 	}
 	rep.Snapshots = snaps() - snapsBefore
+	for _, m := range order {
+		b, err := rss(m.cmd.Process.Pid)
+		if err != nil {
+			return nil, err
+		}
+		rep.RSS = append(rep.RSS, b)
+	}
+	began := time.Now()
+	order[0].kill()
+	if err := waitValue(ctx, cb.clusterT, 60*time.Second); err != nil {
+		return nil, fmt.Errorf("after the leader's kill: %w", err)
+	}
+	rep.Failover = time.Since(began)
 	return rep, nil
 }
 

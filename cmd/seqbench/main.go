@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,7 @@ import (
 
 func main() {
 	var (
-		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot, cluster or cluster-idle")
+		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot, cluster, cluster-idle or scale")
 		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, seqd-mysql, seqd-http, seqd-grpc, postgres, mariadb, noop, noop-mysql, noop-http, noop-grpc, each optionally -nocache (e.g. postgres-nocache)")
 		seqdDSN  = flag.String("seqd", "postgres://seqbench@127.0.0.1:6543/seqbench?sslmode=disable", "seqd address (pgx connection string)")
 		pgDSN    = flag.String("postgres", os.Getenv("SEQD_TEST_PG_DSN"), "PostgreSQL address (pgx connection string)")
@@ -60,6 +61,9 @@ func main() {
 		seqdBin   = flag.String("seqd-binary", "", "cluster: the seqd binary the nodes run (go build -o /tmp/seqd ./cmd/seqd)")
 		failovers = flag.Int("failovers", 10, "cluster: leader kills measured")
 		idleSeqs  = flag.Int("idle-sequences", 10000, "cluster-idle: sequences in the store while the cluster's idle CPU is measured (for -duration)")
+		scaleN    = flag.Int("scale-sequences", 100000, "scale: sequences in seqd's store")
+		scalePG   = flag.Int("scale-postgres-sequences", 100000, "scale: sequences in PostgreSQL's (-postgres; none if it is empty)")
+		scaleCl   = flag.Bool("scale-cluster", false, "scale: also a three-node cluster holding -scale-sequences (cluster-idle's measures, for -duration)")
 
 		csvOut  = flag.String("csv", "", "write results as CSV to this file")
 		jsonOut = flag.String("json", "", "write results and ratios as JSON to this file")
@@ -69,6 +73,10 @@ func main() {
 	flag.Parse()
 	if *workload == "cluster-idle" {
 		clusterIdle(*seqdBin, *idleSeqs, *duration)
+		return
+	}
+	if *workload == "scale" {
+		scale(*seqdBin, *scaleN, *pgDSN, *scalePG, *scaleCl, *duration, !*quiet)
 		return
 	}
 	if *workload == "cluster" {
@@ -178,6 +186,33 @@ func clusterIdle(bin string, n int, idle time.Duration) {
 	rep, err := bench.RunClusterIdle(ctx, bench.ClusterBenchConfig{Binary: bin, Dir: dir}, n, idle)
 	check(err)
 	fmt.Print(rep)
+}
+
+// scale runs the scale workload: n sequences on one node beside
+// PostgreSQL holding pgn, and, with cluster, in a three-node cluster.
+func scale(bin string, n int, pgDSN string, pgn int, cluster bool, idle time.Duration, progress bool) {
+	if bin == "" {
+		check(fmt.Errorf("-workload scale needs -seqd-binary (go build -o /tmp/seqd ./cmd/seqd)"))
+	}
+	dir, err := os.MkdirTemp("", "seqbench-scale")
+	check(err)
+	defer os.RemoveAll(dir)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	sc := bench.ScaleConfig{Binary: bin, Dir: dir, N: n, Postgres: pgDSN, PGN: pgn}
+	if progress {
+		sc.Progress = func(s string) { fmt.Fprintln(os.Stderr, s) }
+	}
+	rep, err := bench.RunScale(ctx, sc)
+	check(err)
+	fmt.Print(rep)
+	if cluster {
+		cdir := filepath.Join(dir, "cluster")
+		check(os.Mkdir(cdir, 0o700))
+		crep, err := bench.RunClusterIdle(ctx, bench.ClusterBenchConfig{Binary: bin, Dir: cdir}, n, idle)
+		check(err)
+		fmt.Print("cluster of three: ", crep)
+	}
 }
 
 func ints(s string) ([]int, error) {
