@@ -566,3 +566,40 @@ func (e *Engine) closeSeq(s *seq) chan error {
 	}})
 	return done
 }
+
+// Follow applies to a read-only engine (a cluster follower's snapshot) a
+// record the store changed since the engine read it, where that change
+// leaves the catalog as it was: an ORDER sequence's new position (the
+// leader's mark), or a NOORDER range record (which a follower's engine
+// does not read; the nodes reserve through the store). It reports false
+// for any other change (a sequence made, dropped or altered, a NOORDER
+// sequence's record, a role, a privilege, a comment), which only a new
+// snapshot shows. A nil value is a deleted record.
+func (e *Engine) Follow(kv storage.KV) bool {
+	if !e.readOnly {
+		return false
+	}
+	if strings.HasPrefix(kv.Key, catalogPrefix) {
+		return strings.HasPrefix(kv.Key, rangePrefix)
+	}
+	if kv.Value == nil {
+		return false
+	}
+	rec, err := decodeRecord(kv.Value)
+	if err != nil || rec.frozen || rec.opts.NoOrder {
+		return false
+	}
+	e.catMu.RLock()
+	s := e.seqs[kv.Key]
+	e.catMu.RUnlock()
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.id != rec.id || s.opts != rec.opts || s.unlogged != rec.unlogged || s.epoch != rec.epoch || kv.Rev < s.rev {
+		return false
+	}
+	s.cur, s.rev = rec.state, kv.Rev
+	return true
+}

@@ -2,12 +2,15 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/storage"
 )
 
 // metricValue is a counter's value in a server's /metrics.
@@ -79,12 +82,54 @@ func TestFollowerWatch(t *testing.T) {
 	if now := metricValue(t, fc.nodes[f], "seqd_cluster_snapshots_total"); now <= reads {
 		t.Fatal("the follower listed a new sequence without reading the store")
 	}
+
+	// Under traffic on the leader, the follower takes the leader's marks
+	// in place: a session open since before sees the sequence move, and
+	// the follower reads the store no more.
+	held := fc.connect(f)
+	defer held.Close(ctx)
+	last := func() int64 {
+		t.Helper()
+		var v int64
+		if err := held.QueryRow(ctx, "select coalesce(last_value, 0) from pg_sequences where sequencename = 'later'").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// Wait for the watch to start from the read that found later.
+	checks = metricValue(t, fc.nodes[f], "seqd_cluster_follower_checks_total")
+	for deadline := time.Now().Add(30 * time.Second); metricValue(t, fc.nodes[f], "seqd_cluster_follower_checks_total") < checks+1; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no interval kept after the full read")
+		}
+	}
+	reads = metricValue(t, fc.nodes[f], "seqd_cluster_snapshots_total")
+	applied := metricValue(t, fc.nodes[f], "seqd_cluster_follower_applied_total")
+	before := last()
+	var v int64
+	for range 2000 {
+		if err := c.QueryRow(ctx, "select nextval('later')").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); last() <= before || metricValue(t, fc.nodes[f], "seqd_cluster_follower_applied_total") == applied; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the follower's open session shows later at %d after the leader handed out %d", last(), v)
+		}
+	}
+	if got := last(); got < v-1000 || got > v+1000 {
+		t.Fatalf("the follower shows later at %d, the leader handed out %d", got, v)
+	}
+	if now := metricValue(t, fc.nodes[f], "seqd_cluster_snapshots_total"); now != reads {
+		t.Fatalf("the follower read the store %d times under traffic", now-reads)
+	}
 }
 
 // TestStoreWatch: a follower's watch on the records says the store is
 // unchanged after its snapshot's revision, up to a later revision, once
 // etcd confirms every event up to it was delivered: also when the
-// revision moved for keys elsewhere; not once a record changed.
+// revision moved for keys elsewhere, or a record changed in a way the
+// snapshot applied; not once a record changed in a way it did not.
 func TestStoreWatch(t *testing.T) {
 	cl := etcdtest.Start(t, 1)
 	cli, err := EtcdClient(cl.Endpoints, EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey})
@@ -100,7 +145,11 @@ func TestStoreWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := watchStore(cli, "/w/data/", r.Header.Revision)
+	var applied []storage.KV
+	w := watchStore(cli, "/w/data/", r.Header.Revision, func(kv storage.KV) bool {
+		applied = append(applied, kv)
+		return strings.HasPrefix(kv.Key, "m") && kv.Value != nil
+	})
 	defer w.stop()
 	if !w.unchangedUpTo(cli, r.Header.Revision, 10*time.Second) {
 		t.Fatal("unchanged at the snapshot's own revision: false (the event at it counted, or no progress)")
@@ -115,7 +164,19 @@ func TestStoreWatch(t *testing.T) {
 	if !w.unchangedUpTo(cli, p.Header.Revision, 10*time.Second) {
 		t.Fatal("unchanged after writes outside the records: false")
 	}
-	if _, err := cli.Put(ctx, "/w/data/b", "2"); err != nil {
+	if p, err = cli.Put(ctx, "/w/data/m1", "3"); err != nil {
+		t.Fatal(err)
+	}
+	if !w.unchangedUpTo(cli, p.Header.Revision, 10*time.Second) {
+		t.Fatal("unchanged after a change the snapshot applied: false")
+	}
+	w.mu.Lock()
+	got := fmt.Sprint(applied)
+	w.mu.Unlock()
+	if want := fmt.Sprintf("[{m1 [51] %d}]", p.Header.Revision); got != want || w.takeApplied() != 1 || w.takeApplied() != 0 {
+		t.Fatalf("applied %s, want %s", got, want)
+	}
+	if _, err := cli.Delete(ctx, "/w/data/m1"); err != nil {
 		t.Fatal(err)
 	}
 	r, err = cli.Get(ctx, "/w/leader")

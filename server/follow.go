@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/seqd/seqd/cluster"
+	"github.com/seqd/seqd/storage"
 	"google.golang.org/grpc/metadata"
 )
 
@@ -15,11 +17,14 @@ import (
 // watches the records from the revision of its last full read, and each
 // interval asks etcd, through a linearizable read of the leader key,
 // where the store is now. If the watch has delivered every event up to
-// that revision (etcd's progress notification says so) and none of
-// them was a record's, the node's snapshot is still the store: its
-// NOORDER view is renewed as of that read, with no full read. Any change
-// to a record, a watch that ends or lags, or an unanswered progress
-// request means a full read, which starts the watch again after it.
+// that revision (etcd's progress notification says so) and each was a
+// change the snapshot took in place as it came (engine.Follow: a
+// leader's mark moving an ORDER sequence, a NOORDER range record), the
+// node's snapshot is still the store: its NOORDER view is renewed as of
+// that read, with no full read. Any other change to a record (a
+// sequence made, dropped or altered, a role, a privilege), a watch that
+// ends or lags, or an unanswered progress request means a full read,
+// which starts the watch again after it.
 
 // storeWatch is a watch on the store's records' changes after a
 // revision. It watches from that revision itself, whose events it
@@ -31,14 +36,16 @@ type storeWatch struct {
 	ctx    context.Context // the watch stream's, for RequestProgress
 
 	mu       sync.Mutex
-	changed  bool  // a record changed, or the watch ended
+	changed  bool  // a record changed in a way not applied, or the watch ended
 	progress int64 // every event up to this revision has been delivered
+	applied  int   // changes applied in place
 	notify   chan struct{}
 }
 
 // watchStore starts a watch on the changes under prefix after revision
-// after.
-func watchStore(cli *clientv3.Client, prefix string, after int64) *storeWatch {
+// after; apply is given each change (its key without prefix, a nil value
+// for a delete) until one it does not take.
+func watchStore(cli *clientv3.Client, prefix string, after int64, apply func(storage.KV) bool) *storeWatch {
 	ctx, cancel := context.WithCancel(context.Background())
 	// A stream of the watch's own (the client groups watches into
 	// streams by their context's metadata, and a progress request is
@@ -54,7 +61,16 @@ func watchStore(cli *clientv3.Client, prefix string, after int64) *storeWatch {
 				w.changed = true
 			}
 			for _, ev := range r.Events {
-				if ev.Kv.ModRevision > after {
+				if ev.Kv.ModRevision <= after || w.changed {
+					continue
+				}
+				kv := storage.KV{Key: strings.TrimPrefix(string(ev.Kv.Key), prefix), Rev: storage.Rev(ev.Kv.ModRevision)}
+				if ev.Type == clientv3.EventTypePut {
+					kv.Value = ev.Kv.Value
+				}
+				if apply(kv) {
+					w.applied++
+				} else {
 					w.changed = true
 				}
 			}
@@ -109,6 +125,15 @@ func (w *storeWatch) unchangedUpTo(cli *clientv3.Client, rev int64, wait time.Du
 	}
 }
 
+// takeApplied returns the changes applied since it was last called.
+func (w *storeWatch) takeApplied() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.applied
+	w.applied = 0
+	return n
+}
+
 func (w *storeWatch) stop() { w.cancel() }
 
 // stopWatch ends the follower's watch: the node leads, or shuts down.
@@ -132,7 +157,7 @@ func (n *node) keepUp() {
 		n.watch = nil
 	}
 	if n.watch == nil && rev > 0 {
-		n.watch = watchStore(n.cli, prefix, rev)
+		n.watch = watchStore(n.cli, prefix, rev, eng.Follow)
 	}
 	w := n.watch
 	n.mu.Unlock()
@@ -151,6 +176,7 @@ func (n *node) keepUp() {
 			n.contact, n.leader = at, name
 			n.mu.Unlock()
 			n.metrics.followerChecks.Inc()
+			n.metrics.followerApplied.Add(float64(w.takeApplied()))
 			return
 		}
 	}

@@ -54,8 +54,9 @@ type clusterMetrics struct {
 	terms prometheus.Counter
 	ends  *prometheus.CounterVec
 	// snapshots are full reads of the store; followerChecks the
-	// intervals a follower's watch showed the store unchanged.
-	snapshots, followerChecks prometheus.Counter
+	// intervals a follower's watch showed the store unchanged (or changed
+	// only in what it applied: followerApplied counts those changes).
+	snapshots, followerChecks, followerApplied prometheus.Counter
 }
 
 // registerCluster adds cluster mode's metrics; leading reports whether
@@ -69,9 +70,11 @@ func (m *metrics) registerCluster(leading func() bool, ranges *engine.Ranges) *c
 		snapshots: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_snapshots_total",
 			Help: "Full reads of the store this node made for a snapshot (following, or standing by after a term)."}),
 		followerChecks: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_follower_checks_total",
-			Help: "Intervals in which this follower's watch showed the store's records unchanged, so that it kept its snapshot without a full read."}),
+			Help: "Intervals in which this follower's watch showed the store's records unchanged, or changed only in sequences' positions it applied, so that it kept its snapshot without a full read."}),
+		followerApplied: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_follower_applied_total",
+			Help: "Record changes this follower's watch applied to its snapshot in place (an ORDER sequence's position, a NOORDER range record) instead of reading the store again."}),
 	}
-	m.reg.MustRegister(c.terms, c.ends, c.snapshots, c.followerChecks, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_leader",
+	m.reg.MustRegister(c.terms, c.ends, c.snapshots, c.followerChecks, c.followerApplied, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_leader",
 		Help: "1 while this node leads the cluster and serves, 0 while it stands by."}, func() float64 {
 		if leading() {
 			return 1
