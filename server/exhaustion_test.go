@@ -31,7 +31,7 @@ func TestExhaustionWatch(t *testing.T) {
 	}
 	w := newExhaustionWatch(30 * 24 * time.Hour)
 	t0 := time.Unix(1_000_000, 0)
-	if near := w.check(eng.List(), t0); len(near) != 0 {
+	if near := w.check(eng.Each, t0); len(near) != 0 {
 		t.Fatalf("a first check projects nothing: %v", near)
 	}
 	for _, n := range []engine.Name{small, big} {
@@ -39,18 +39,18 @@ func TestExhaustionWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	near := w.check(eng.List(), t0.Add(time.Hour))
+	near := w.check(eng.Each, t0.Add(time.Hour))
 	if len(near) != 1 || near[0] != small.String() || w.Near() != 1 {
 		t.Fatalf("near exhaustion: %v", near)
 	}
 	// Logged once a day: the same sequence an hour later is still near,
 	// not logged again (the log is not captured; the warned time is).
-	first := w.warned[small.String()]
+	first := w.warned[smallID(t, eng)]
 	if _, err := eng.Setval(ctx, small, 6552, true); err != nil {
 		t.Fatal(err)
 	}
-	w.check(eng.List(), t0.Add(2*time.Hour))
-	if w.warned[small.String()] != first {
+	w.check(eng.Each, t0.Add(2*time.Hour))
+	if w.warned[smallID(t, eng)] != first {
 		t.Fatal("warned twice within a day")
 	}
 }
@@ -69,18 +69,18 @@ func TestExhaustionWatchFollows(t *testing.T) {
 	}
 	w := newExhaustionWatch(30 * 24 * time.Hour)
 	t0 := time.Unix(1_000_000, 0)
-	w.check(eng.List(), t0)
+	w.check(eng.Each, t0)
 	if _, err := eng.Setval(ctx, small, 3276, true); err != nil {
 		t.Fatal(err)
 	}
-	if w.check(eng.List(), t0.Add(time.Hour)); w.Near() != 1 {
+	if w.check(eng.Each, t0.Add(time.Hour)); w.Near() != 1 {
 		t.Fatal("not near while leading")
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	calls := make(chan struct{}, 1)
 	go func() {
-		w.run(func() ([]engine.Info, bool) {
+		w.run(func() (func(func(engine.Info)), bool) {
 			select {
 			case calls <- struct{}{}:
 			default:
@@ -95,4 +95,14 @@ func TestExhaustionWatchFollows(t *testing.T) {
 	if w.Near() != 0 || len(w.last) != 0 {
 		t.Fatalf("a follower kept its leadership's figures: near %d, %d samples", w.Near(), len(w.last))
 	}
+}
+
+func smallID(t *testing.T, eng *engine.Engine) uint64 {
+	t.Helper()
+	n, _ := engine.NewName("public", "small")
+	info, err := eng.Info(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.ID
 }

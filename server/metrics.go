@@ -1,6 +1,7 @@
 package server
 
 import (
+	"container/heap"
 	"net"
 	"net/http"
 	"sort"
@@ -109,6 +110,28 @@ func (m *metrics) onCommit(records int, d time.Duration) {
 	m.commit.Observe(d.Seconds())
 }
 
+// row is a sequence a scrape exports, and how much of its range it used.
+type row struct {
+	info        engine.Info
+	used, total float64
+}
+
+func (r row) share() float64 { return r.used / r.total }
+
+// nearest is a min-heap of rows by share: the least used at the top.
+type nearest []row
+
+func (h nearest) Len() int           { return len(h) }
+func (h nearest) Less(i, j int) bool { return h[i].share() < h[j].share() }
+func (h nearest) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *nearest) Push(x any)        { *h = append(*h, x.(row)) }
+func (h *nearest) Pop() any {
+	old := *h
+	r := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return r
+}
+
 // engineCollector reads the engine at scrape time: its counters, and the
 // sequences nearest their limit with their rate since the last scrape.
 type engineCollector struct {
@@ -157,21 +180,24 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	for reason, n := range burnedReasons(st.Burned) {
 		ch <- prometheus.MustNewConstMetric(descBurned, prometheus.CounterValue, float64(n), reason)
 	}
-	list := eng.List()
-	ch <- prometheus.MustNewConstMetric(descSequences, prometheus.GaugeValue, float64(len(list)))
-	type row struct {
-		info        engine.Info
-		used, total float64
-	}
-	rows := make([]row, 0, len(list))
-	for _, info := range list {
+	// The MaxSequenceSeries nearest their limit, kept in a heap as every
+	// sequence passes (a million Infos at once would be 170 MB a scrape).
+	var rows nearest
+	count := 0
+	eng.Each(func(info engine.Info) {
+		count++
 		used, total := info.RangeUse()
-		rows = append(rows, row{info, used, total})
-	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].used/rows[i].total > rows[j].used/rows[j].total })
-	if len(rows) > MaxSequenceSeries {
-		rows = rows[:MaxSequenceSeries]
-	}
+		r := row{info, used, total}
+		switch {
+		case len(rows) < MaxSequenceSeries:
+			heap.Push(&rows, r)
+		case r.share() > rows[0].share():
+			rows[0] = r
+			heap.Fix(&rows, 0)
+		}
+	})
+	ch <- prometheus.MustNewConstMetric(descSequences, prometheus.GaugeValue, float64(count))
+	sort.Slice(rows, func(i, j int) bool { return rows[i].share() > rows[j].share() })
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -9,7 +10,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // startHTTP runs seqd with its HTTP listener on a fresh store.
@@ -126,5 +131,53 @@ func TestMetrics(t *testing.T) {
 	}
 	if code, _ := get(t, s, "/readyz"); code != 200 {
 		t.Errorf("/readyz: %d", code)
+	}
+}
+
+// TestMetricsNearest: of more sequences than a scrape exports, it exports
+// the MaxSequenceSeries that have used the largest share of their range,
+// and counts them all.
+func TestMetricsNearest(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ctx := context.Background()
+	const n = MaxSequenceSeries + 50
+	for i := range n {
+		name, _ := engine.NewName("public", fmt.Sprintf("s%d", i))
+		typ := seqmath.Smallint
+		if _, err := eng.Create(ctx, name, seqmath.Spec{Type: &typ}, false); err != nil {
+			t.Fatal(err)
+		}
+		// s0 .. s999 have used something, s(i) more than s(i+1); the
+		// last 50 nothing.
+		if i < MaxSequenceSeries {
+			if _, err := eng.Setval(ctx, name, int64(30000-i*20), true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&engineCollector{eng: func() *engine.Engine { return eng }, seen: map[string]rateSample{}})
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		switch f.GetName() {
+		case "seqd_sequences":
+			if v := f.GetMetric()[0].GetGauge().GetValue(); v != n {
+				t.Errorf("seqd_sequences %v, want %d", v, n)
+			}
+		case "seqd_sequence_last_value":
+			if len(f.GetMetric()) != MaxSequenceSeries {
+				t.Errorf("%d series of last_value, want %d", len(f.GetMetric()), MaxSequenceSeries)
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "sequence" && strings.TrimPrefix(l.GetValue(), "s") >= "1000" && len(l.GetValue()) == 5 {
+						t.Errorf("exported %s, which used nothing", l.GetValue())
+					}
+				}
+			}
+		}
 	}
 }

@@ -242,7 +242,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			n.resign(term)
 			continue
 		}
-		n.log.Printf("cluster: %s leads (term %d), serving %d sequences", n.cfg.NodeName, term.Token, len(eng.List()))
+		n.log.Printf("cluster: %s leads (term %d), serving %d sequences", n.cfg.NodeName, term.Token, eng.Count())
 		n.metrics.terms.Inc()
 		n.mu.Lock()
 		snap := n.eng
