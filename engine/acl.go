@@ -76,6 +76,16 @@ func (a ACL) clone() ACL {
 	return ACL{Owner: a.Owner, Grants: g}
 }
 
+// kept is the ACL as the engine keeps it, never to be modified (clone
+// makes one to modify): no map when there are no grants, the common case
+// of a million sequences each with an ACL of its owner alone.
+func (a ACL) kept() ACL {
+	if len(a.Grants) == 0 {
+		return ACL{Owner: a.Owner}
+	}
+	return a.clone()
+}
+
 // ACL records are catalog records keyed by the sequence's ID, so that
 // they follow it through renames. A sequence without one was created
 // before privileges existed, when every role could do everything: it is
@@ -147,7 +157,10 @@ func decodeACL(b []byte) (ACL, error) {
 	}
 	n := int(binary.BigEndian.Uint16(b))
 	b = b[2:]
-	a := ACL{Owner: owner, Grants: make(map[string]Privs, n)}
+	a := ACL{Owner: owner}
+	if n > 0 {
+		a.Grants = make(map[string]Privs, n)
+	}
 	for range n {
 		r, ok := str()
 		if !ok || len(b) < 1 || Privs(b[0])&^privEvery != 0 || b[0] == 0 {
@@ -170,6 +183,12 @@ func (e *Engine) loadACL(kv storage.KV) error {
 	a, err := decodeACL(kv.Value)
 	if err != nil {
 		return fmt.Errorf("%w: key %q", err, kv.Key)
+	}
+	// The owners' names are few: one string each, not one per sequence.
+	if o, ok := e.owners[a.Owner]; ok {
+		a.Owner = o
+	} else {
+		e.owners[a.Owner] = a.Owner
 	}
 	e.acls[id] = aclRecord{acl: a, rev: kv.Rev}
 	return nil
@@ -223,7 +242,7 @@ func (e *Engine) UpdateACL(ctx context.Context, n Name, f func(*ACL) error) erro
 		return err
 	}
 	e.catMu.Lock()
-	e.acls[info.ID] = aclRecord{acl: a, rev: rev}
+	e.acls[info.ID] = aclRecord{acl: a.kept(), rev: rev}
 	e.catMu.Unlock()
 	e.authVersion.Add(1)
 	return nil

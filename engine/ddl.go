@@ -95,7 +95,7 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec seqmath.Spec, co C
 	}
 	if co.Owner != "" {
 		e.catMu.Lock()
-		e.acls[id] = aclRecord{acl: acl, rev: aclRev}
+		e.acls[id] = aclRecord{acl: acl.kept(), rev: aclRev}
 		e.catMu.Unlock()
 	}
 	e.catalogVersion.Add(1)

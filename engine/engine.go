@@ -123,6 +123,8 @@ type Engine struct {
 	// acls are the sequences' owners and grants by sequence ID; their
 	// writes are serialized by commentMu too.
 	acls map[uint64]aclRecord
+	// owners interns the ACLs' owners' names as they are loaded.
+	owners map[string]string
 	// dbACL is the database's (rev 0: none recorded, the defaults).
 	dbACL aclRecord
 	// hot caches the lookups of up to maxHot names (name -> *seq), so
@@ -205,6 +207,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		schemas:       make(map[string]*schema),
 		comments:      make(map[uint64]comment),
 		acls:          make(map[uint64]aclRecord),
+		owners:        make(map[string]string),
 		onCommit:      cfg.OnCommit,
 		leadership:    cfg.Leadership,
 		commitTimeout: cfg.CommitTimeout,

@@ -31,25 +31,55 @@ type seq struct {
 	// state the store resumes from (cur advanced by remaining): durable,
 	// not yet handed out.
 	remaining int64
-	window    int64         // prefetch size, adapted to the rate within CACHE-1
-	demand    int64         // values wanted by callers blocked on this sequence
-	granted   int64         // size of the last range handed out, ending at cur; 0: none may be released
-	changed   chan struct{} // closed when a write completes; made on demand
-	err       *Error        // sticky: storage failure or engine closed
-	// refused is why the last extension of the mark was refused before
-	// anything was written (storage.Refused): the callers that waited
-	// for it fail with it; the next newcomer tries again.
-	refused    *Error
-	lastRefill int32                 // engine clock in ticks (see tick) at the last prefetch
-	carved     atomic.Pointer[carve] // values nextval takes without mu (carve.go); nil: none
-	writing    bool                  // a write of this sequence's record is in flight
-	gone       bool                  // dropped
-	unlogged   bool                  // UNLOGGED: reset to its start after a crash
-	epoch      uint64                // NOORDER: times the position was set (record.epoch)
-	burned     Burned                // values skipped since Open (Engine.Burned)
+	window    int64                 // prefetch size, adapted to the rate within CACHE-1
+	demand    int64                 // values wanted by callers blocked on this sequence
+	granted   int64                 // size of the last range handed out, ending at cur; 0: none may be released
+	changed   chan struct{}         // closed when a write completes; made on demand
+	err       *Error                // sticky: storage failure or engine closed
+	carved    atomic.Pointer[carve] // values nextval takes without mu (carve.go); nil: none
+	epoch     uint64                // NOORDER: times the position was set (record.epoch)
+	// rare holds what few sequences ever have (values burned, a refused
+	// extension); nil until one does.
+	rare       *seqRare
+	lastRefill int32 // engine clock in ticks (see tick) at the last prefetch
+	writing    bool  // a write of this sequence's record is in flight
+	gone       bool  // dropped
+	unlogged   bool  // UNLOGGED: reset to its start after a crash
 	// lockedBy is the transaction holding the sequence's lock (txn.go):
 	// everyone else's nextval, setval and DDL wait for it to end.
 	lockedBy *Txn
+}
+
+// seqRare is what a sequence seldom has: kept apart, so that a million
+// sequences' records stay small.
+type seqRare struct {
+	burned Burned // values skipped since Open (Engine.Burned)
+	// refused is why the last extension of the mark was refused before
+	// anything was written (storage.Refused): the callers that waited
+	// for it fail with it; the next newcomer tries again.
+	refused *Error
+}
+
+// rareLocked returns s.rare, made if it was nil.
+func (s *seq) rareLocked() *seqRare {
+	if s.rare == nil {
+		s.rare = &seqRare{}
+	}
+	return s.rare
+}
+
+// refusedLocked is why the last extension was refused (nil: it was not).
+func (s *seq) refusedLocked() *Error {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.refused
+}
+
+func (s *seq) setRefusedLocked(err *Error) {
+	if err != nil || s.rare != nil {
+		s.rareLocked().refused = err
+	}
 }
 
 // durableLocked is the mark the store holds: every value handed out is at
@@ -73,7 +103,11 @@ func (s *seq) usableLocked() error {
 
 func (s *seq) infoLocked() Info {
 	cur, window := s.currentLocked()
-	return Info{Name: s.name(), ID: s.id, Options: s.opts, State: cur, Window: window, Unlogged: s.unlogged, Burned: s.burned, Epoch: s.epoch}
+	info := Info{Name: s.name(), ID: s.id, Options: s.opts, State: cur, Window: window, Unlogged: s.unlogged, Epoch: s.epoch}
+	if s.rare != nil {
+		info.Burned = s.rare.burned
+	}
+	return info
 }
 
 // handedOutLocked is how many values first..last holds when it is a run
@@ -166,13 +200,13 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 		if e.deposed.Load() {
 			return seqmath.Range{}, deposedError() // invariant 7
 		}
-		if s.refused != nil {
+		if refused := s.refusedLocked(); refused != nil {
 			if waits > 0 && !s.writing {
 				// The write this caller waited for was refused.
-				return seqmath.Range{}, s.refused
+				return seqmath.Range{}, refused
 			}
 			if waits == 0 {
-				s.refused = nil // a newcomer tries again
+				s.setRefusedLocked(nil) // a newcomer tries again
 			}
 		}
 		if n0 {
@@ -271,7 +305,7 @@ func (e *Engine) refillLocked(s *seq) {
 			s.writing = false
 			defer s.broadcastLocked()
 			if storage.Refused(err) {
-				s.refused = storageError(s, err) // the mark is as it was
+				s.setRefusedLocked(storageError(s, err)) // the mark is as it was
 				return
 			}
 			if err != nil {
@@ -279,7 +313,7 @@ func (e *Engine) refillLocked(s *seq) {
 				s.drainLocked() // invariants 6 and 7: nothing more handed out
 				return
 			}
-			s.refused = nil
+			s.setRefusedLocked(nil)
 			s.rev = rev
 			s.remaining += advanced
 			e.meter.add(e.now(), advanced)

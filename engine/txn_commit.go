@@ -400,7 +400,7 @@ func (c *commitPlan) apply(rev storage.Rev) {
 	}
 	for id, a := range t.acls {
 		if !c.gone[id] {
-			e.acls[id] = aclRecord{acl: a.clone(), rev: rev}
+			e.acls[id] = aclRecord{acl: a.kept(), rev: rev}
 		}
 	}
 	for _, s := range c.marked {

@@ -98,15 +98,16 @@ type Options struct {
 	Cache     int64
 	Type      Type
 	Cycle     bool
+	// NoOrder: in cluster mode every node hands out values from blocks
+	// of CACHE it reserves for itself, unique across the cluster and
+	// ordered per node only (Oracle RAC's NOORDER). One node serves a
+	// NOORDER sequence as it serves any other. (Beside the other flags:
+	// a million sequences' options are 8 MB smaller than after Shape.)
+	NoOrder bool
 	// Shape maps the counter (everything above counts in counters) to
 	// the values handed out. A shaped sequence counts 1, 2, ... up to
 	// Shape.MaxCounter(), is a bigint and does not cycle.
 	Shape Shape
-	// NoOrder: in cluster mode every node hands out values from blocks
-	// of CACHE it reserves for itself, unique across the cluster and
-	// ordered per node only (Oracle RAC's NOORDER). One node serves a
-	// NOORDER sequence as it serves any other.
-	NoOrder bool
 }
 
 // Spec is the set of options one CREATE or ALTER SEQUENCE names. A nil
