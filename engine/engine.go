@@ -77,6 +77,12 @@ type Config struct {
 	// written; every write fails. Close leaves the store open (an owner
 	// may share it).
 	ReadOnly bool
+	// Lineage, when set, names the catalog the engine is a view of: a
+	// cluster node's successive snapshots and terms share one, since a
+	// sequence's ID means the same sequence in each (IDs are never
+	// reused), and so may what is derived from it (the OIDs sessions
+	// show). Default: the engine itself.
+	Lineage any
 }
 
 // Engine serves sequences. It is safe for concurrent use.
@@ -170,6 +176,7 @@ type Engine struct {
 	leadership    func() bool // Config.Leadership
 	readOnly      bool        // Config.ReadOnly
 	ranges        *Ranges     // Config.Ranges
+	lineage       any         // Config.Lineage
 	commitTimeout time.Duration
 	onCommit      func(int, time.Duration)
 	nextID        uint64 // low 32 bits of the next new sequence ID
@@ -228,6 +235,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.now = func() int64 { return int64(time.Since(start)) }
 	}
 	e.ranges = cfg.Ranges
+	e.lineage = cfg.Lineage
+	if e.lineage == nil {
+		e.lineage = e
+	}
 	if cfg.ReadOnly {
 		e.readOnly = true
 		e.store = readOnlyStore{cfg.Store}
@@ -569,6 +580,9 @@ func (e *Engine) closeSeq(s *seq) chan error {
 	}})
 	return done
 }
+
+// Lineage is the catalog the engine is a view of (Config.Lineage).
+func (e *Engine) Lineage() any { return e.lineage }
 
 // Follow applies to a read-only engine (a cluster follower's snapshot) a
 // record the store changed since the engine read it, where that change

@@ -62,7 +62,7 @@ func (s *Session) renameSequence(ctx context.Context, from, to engine.Name) erro
 	if err := eng.Rename(ctx, from, to); err != nil {
 		return err
 	}
-	s.atCommit(func() { s.oids().renamed(s.baseFor(to), info.ID, to) })
+	s.atCommit(func() { s.oids().renamed(s.oidEng(s.baseFor(to)), info.ID, to) })
 	return nil
 }
 

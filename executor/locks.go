@@ -17,7 +17,7 @@ func (s *Session) locksRows() ([][]eval.Datum, error) {
 		locktype, db, rel, xid := "transactionid", eval.Null, eval.Null, eval.Null
 		if l.Seq != (engine.Name{}) {
 			locktype, db = "relation", eval.Int(seqdDatabaseOID)
-			rel = eval.Int(int64(s.oids().forSequence(s.eng, engine.Info{ID: l.ID, Name: l.Seq})))
+			rel = eval.Int(int64(s.oids().forSequence(nil, engine.Info{ID: l.ID, Name: l.Seq})))
 		} else {
 			xid = eval.Int(int64(l.Txn))
 		}

@@ -65,7 +65,7 @@ func (l seqLookup) prefixLookup(s *Session) func(col int, prefix string) ([][]ev
 				continue
 			}
 			for _, info := range eng.InfosWithPrefix(prefix) {
-				seqs = append(seqs, seqInfo{Info: info, oid: s.oids().forSequence(eng, info), nsp: s.oids().forSchema(info.Name.Schema())})
+				seqs = append(seqs, seqInfo{Info: info, oid: s.oids().forSequence(s.oidEng(eng), info), nsp: s.oids().forSchema(info.Name.Schema())})
 			}
 		}
 		rows, err := l.rows(s, seqs, col, eval.Text(prefix), true)
@@ -106,7 +106,7 @@ func (s *Session) sequencesNamed(rel string) []seqInfo {
 		}
 		slices.SortFunc(infos, func(a, b engine.Info) int { return strings.Compare(a.Name.String(), b.Name.String()) })
 		for _, info := range infos {
-			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(eng, info), nsp: s.oids().forSchema(info.Name.Schema())})
+			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(s.oidEng(eng), info), nsp: s.oids().forSchema(info.Name.Schema())})
 		}
 	})
 	return out

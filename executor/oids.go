@@ -1,6 +1,6 @@
 // OIDs: the numbers pg_catalog gives sequences, schemas and roles, made
 // on first sight and kept for the process, shared by the sessions of one
-// engine.
+// catalog (engine.Lineage: a cluster node's snapshots and terms are one).
 
 package executor
 
@@ -23,8 +23,9 @@ type oidRegistry struct {
 	next    uint32
 }
 
-// seqKey names a sequence across engines (a session's temporary engine
-// numbers its sequences on its own).
+// seqKey names a sequence across engines: eng is nil for the catalog's
+// own (whichever of its engines a session reads), a session's temporary
+// engine for its sequences (numbered on their own).
 type seqKey struct {
 	eng *engine.Engine
 	id  uint64
@@ -43,16 +44,26 @@ func newOIDRegistry() *oidRegistry {
 		schemas: map[string]uint32{"pg_catalog": 11, "pg_toast": 99, "public": 2200, "information_schema": 13207}}
 }
 
-// registries holds one OID registry per engine: sessions of one engine
-// share OIDs, engines in one process (tests) do not.
-var registries sync.Map // *engine.Engine -> *oidRegistry
+// registries holds one OID registry per catalog: sessions of one share
+// OIDs, also as a follower's snapshots replace one another; catalogs in
+// one process (tests) do not.
+var registries sync.Map // engine.Lineage() -> *oidRegistry
 
 func (s *Session) oids() *oidRegistry {
 	if s.reg == nil {
-		r, _ := registries.LoadOrStore(s.eng, newOIDRegistry())
+		r, _ := registries.LoadOrStore(s.eng.Lineage(), newOIDRegistry())
 		s.reg = r.(*oidRegistry)
 	}
 	return s.reg
+}
+
+// oidEng is eng as the registry keys its sequences: nil for the
+// session's catalog, the engine itself for its temporary one.
+func (s *Session) oidEng(eng *engine.Engine) *engine.Engine {
+	if eng == s.eng {
+		return nil
+	}
+	return eng
 }
 
 func (r *oidRegistry) forSequence(eng *engine.Engine, info engine.Info) uint32 {

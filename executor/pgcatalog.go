@@ -136,7 +136,7 @@ func (s *Session) sequences() []seqInfo {
 	var out []seqInfo
 	s.eachCatalog(func(eng *engine.Engine, cat seqCatalog) {
 		for _, info := range cat.List() {
-			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(eng, info), nsp: s.oids().forSchema(info.Name.Schema())})
+			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(s.oidEng(eng), info), nsp: s.oids().forSchema(info.Name.Schema())})
 		}
 	})
 	return out
@@ -658,7 +658,7 @@ func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &relation{oid: s.oids().forSequence(s.baseFor(n), info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: sequenceColumns,
+	return &relation{oid: s.oids().forSequence(s.oidEng(s.baseFor(n)), info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: sequenceColumns,
 		rows: func(s *Session) ([][]eval.Datum, error) {
 			if err := s.checkPrivilege(n, engine.PrivSelect); err != nil {
 				return nil, err

@@ -125,7 +125,7 @@ func (c *planner) dropSchema(st *pg.DropStmt) (*Prepared, error) {
 		byCreation(dropped)
 		for _, n := range dropped {
 			id := created[n]
-			s.atCommit(func() { s.oids().forget(s.eng, id) })
+			s.atCommit(func() { s.oids().forget(nil, id) })
 		}
 		switch len(dropped) {
 		case 0:

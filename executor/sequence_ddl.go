@@ -334,6 +334,6 @@ func (s *Session) dropSequence(ctx context.Context, n engine.Name) error {
 		return err
 	}
 	base := s.baseFor(n)
-	s.atCommit(func() { s.oids().forget(base, info.ID) })
+	s.atCommit(func() { s.oids().forget(s.oidEng(base), info.ID) })
 	return nil
 }

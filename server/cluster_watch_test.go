@@ -69,6 +69,10 @@ func TestFollowerWatch(t *testing.T) {
 	}
 	fcn := fc.connect(f)
 	fc.takeU(fcn, f, 3)
+	var oid uint32
+	if err := fcn.QueryRow(ctx, "select 'u'::regclass::oid").Scan(&oid); err != nil {
+		t.Fatal(err)
+	}
 	fcn.Close(ctx)
 
 	if _, err := c.Exec(ctx, "create sequence later"); err != nil {
@@ -82,6 +86,14 @@ func TestFollowerWatch(t *testing.T) {
 	if now := metricValue(t, fc.nodes[f], "seqd_cluster_snapshots_total"); now <= reads {
 		t.Fatal("the follower listed a new sequence without reading the store")
 	}
+	// The new snapshot shows u under the OID the old one did, as
+	// PostgreSQL's standby would.
+	fcn = fc.connect(f)
+	var again, other uint32
+	if err := fcn.QueryRow(ctx, "select 'later'::regclass::oid, 'u'::regclass::oid").Scan(&other, &again); err != nil || again != oid || other == oid {
+		t.Fatalf("u's OID on the follower: %d after its snapshot was read again, %d before (%v)", again, oid, err)
+	}
+	fcn.Close(ctx)
 
 	// Under traffic on the leader, the follower takes the leader's marks
 	// in place: a session open since before sees the sequence move, and

@@ -173,7 +173,7 @@ func (n *node) snapshot(ctx context.Context) (*engine.Engine, error) {
 		return nil, err
 	}
 	at := time.Now()
-	e, err := engine.Open(ctx, engine.Config{Store: st, ReadOnly: true, Ranges: n.ranges})
+	e, err := engine.Open(ctx, engine.Config{Store: st, ReadOnly: true, Ranges: n.ranges, Lineage: n})
 	if err == nil {
 		n.ranges.Observe(at, e)
 		n.mu.Lock()
@@ -228,7 +228,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL})
 		var eng *engine.Engine
 		if err == nil {
-			eng, err = engine.Open(n.ctx, engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps, Ranges: n.ranges})
+			eng, err = engine.Open(n.ctx, engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps, Ranges: n.ranges, Lineage: n})
 		}
 		if err == nil {
 			cfg := n.cfg
