@@ -66,7 +66,12 @@ type ClusteredConfig struct {
 	// connected to it alone (default 1 per node; negative: none).
 	NoOrderClients int
 	Load           time.Duration
-	LeaseTTL       time.Duration // default 2 s
+	// Ballast is how many sequences besides the run's own the store
+	// holds (made first, a thousand to a transaction block): followers
+	// read, watch and take over a store of that size (default 10,000;
+	// negative: none).
+	Ballast  int
+	LeaseTTL time.Duration // default 2 s
 	// ConnectTimeout is the clients' connect_timeout, per host (whole
 	// seconds, default 2): how long a client waits on a node that accepts
 	// a connection and never answers (a stopped one) before the next.
@@ -89,6 +94,7 @@ func EtcdFlags(sec server.EtcdSecurity) []string {
 
 // ClusteredReport is what RunClustered found.
 type ClusteredReport struct {
+	Sequences int // in the store: the ballast and the run's own
 	Failovers map[string]int
 	Ops       int
 	Outcomes  map[string]int
@@ -127,8 +133,8 @@ type ClusteredReport struct {
 
 func (r *ClusteredReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d failovers (%s); %d operations (%s), %d values; porcupine checked %d\n",
-		len(r.Unavailable), mapString(r.Failovers), r.Ops, mapString(r.Outcomes), r.Values, r.Porcupine)
+	fmt.Fprintf(&b, "%d failovers (%s) of a store of %d sequences; %d operations (%s), %d values; porcupine checked %d\n",
+		len(r.Unavailable), mapString(r.Failovers), r.Sequences, r.Ops, mapString(r.Outcomes), r.Values, r.Porcupine)
 	if len(r.Unavailable) > 0 {
 		u := append([]time.Duration(nil), r.Unavailable...)
 		sort.Slice(u, func(i, j int) bool { return u[i] < u[j] })
@@ -309,7 +315,7 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 		r.grpcClients[id] = true
 		go func() { defer wg.Done(); r.grpcClient(id, seed, stop) }()
 	}
-	rep := &ClusteredReport{Failovers: map[string]int{}, Outcomes: map[string]int{}}
+	rep := &ClusteredReport{Failovers: map[string]int{}, Outcomes: map[string]int{}, Sequences: max(cfg.Ballast, 0) + len(clusterSeqs) + 1}
 	if err := r.failovers(rng, rep, progress); err != nil {
 		close(stop)
 		wg.Wait()
@@ -347,6 +353,9 @@ func (cfg ClusteredConfig) withDefaults() ClusteredConfig {
 	}
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = 2 * time.Second
+	}
+	if cfg.Ballast == 0 {
+		cfg.Ballast = 10_000
 	}
 	if cfg.Load <= 0 {
 		cfg.Load = time.Second
@@ -463,6 +472,17 @@ func (r *clusterRun) setup() error {
 		return err
 	}
 	defer c.Close(context.Background())
+	for i := 0; i < r.cfg.Ballast; i += 1000 {
+		var b strings.Builder
+		b.WriteString("begin;")
+		for j := i; j < min(i+1000, r.cfg.Ballast); j++ {
+			fmt.Fprintf(&b, "create sequence ballast_%d;", j)
+		}
+		b.WriteString("commit")
+		if _, err := c.Exec(context.Background(), b.String()); err != nil {
+			return fmt.Errorf("the ballast's sequences %d..: %w", i, err)
+		}
+	}
 	for _, s := range clusterSeqs {
 		if _, err := c.Exec(context.Background(), fmt.Sprintf("create sequence %s cache %d", s.Name, s.cache)); err != nil {
 			return err
