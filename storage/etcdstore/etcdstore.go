@@ -33,6 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/seqd/seqd/storage"
@@ -161,6 +162,23 @@ func (s *Store) fence(token storage.Token) (clientv3.Cmp, string) {
 	return clientv3.Compare(clientv3.ModRevision(s.owner), "=", int64(token)), s.owner
 }
 
+// loadPage is how many records one request of Load reads at most. A
+// request with a limit costs etcd a visit of every key to the end of its
+// range (it counts them for the response), so paging through N records
+// costs it N²/2/loadPage visits: a million records in pages of 1,000 are
+// 500 million. So Load pages within ranges: those between every
+// loadPage-th key the last Load read (loadCuts), each about a page, so
+// that etcd visits each key about twice. Keys made since land in the
+// range they sort into, which takes more pages (the first Load's one
+// range, the whole prefix, pages as before).
+const loadPage = 10_000
+
+// loadCuts holds, per client and prefix, the keys at which the last Load
+// cut its reads.
+var loadCuts sync.Map
+
+func (s *Store) cutsKey() string { return fmt.Sprintf("%p %s", s.c, s.data) }
+
 // Load calls fn for every record, in key order, from one consistent
 // snapshot: every page is read at one revision, and a commit made by
 // then but not yet wholly applied (staged.go) is read whole, its pending
@@ -199,43 +217,74 @@ func (s *Store) Load(ctx context.Context, fn func(storage.KV) error) error {
 		}
 		return nil
 	}
-	const page = 1000
-	end := clientv3.GetPrefixRangeEnd(s.data)
-	from := s.data
-	for {
-		cctx, cancel := s.ctx(ctx)
-		r, err := s.c.Get(cctx, from, clientv3.WithRange(end), clientv3.WithLimit(page), clientv3.WithRev(rev),
-			clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
-		cancel()
-		if err != nil {
-			return fmt.Errorf("etcdstore: load: %w", err)
+	// take gives fn one record read, the pending ops before it first.
+	take := func(kv *mvccpb.KeyValue) error {
+		key := string(kv.Key[len(s.data):])
+		if err := emit(key); err != nil {
+			return err
 		}
-		for _, kv := range r.Kvs {
-			key := string(kv.Key[len(s.data):])
-			if err := emit(key); err != nil {
-				return err
-			}
-			if len(over) > 0 && over[0].Key == key {
-				op := over[0]
-				over = over[1:]
-				if storage.Rev(kv.ModRevision) < made {
-					if op.Value != nil {
-						if err := fn(storage.KV{Key: key, Value: op.Value, Rev: made}); err != nil {
-							return err
-						}
-					}
-					continue
+		if len(over) > 0 && over[0].Key == key {
+			op := over[0]
+			over = over[1:]
+			if storage.Rev(kv.ModRevision) < made {
+				if op.Value != nil {
+					return fn(storage.KV{Key: key, Value: op.Value, Rev: made})
 				}
+				return nil
 			}
-			if err := fn(storage.KV{Key: key, Value: kv.Value, Rev: storage.Rev(kv.ModRevision)}); err != nil {
+		}
+		return fn(storage.KV{Key: key, Value: kv.Value, Rev: storage.Rev(kv.ModRevision)})
+	}
+	// Every loadPage-th key read is where the next Load cuts its reads.
+	var cuts []string
+	n := 0
+	read := func(kvs []*mvccpb.KeyValue) error {
+		for _, kv := range kvs {
+			if n > 0 && n%loadPage == 0 {
+				cuts = append(cuts, string(kv.Key))
+			}
+			n++
+			if err := take(kv); err != nil {
 				return err
 			}
 		}
-		if !r.More || len(r.Kvs) == 0 {
-			break
-		}
-		from = string(r.Kvs[len(r.Kvs)-1].Key) + "\x00"
+		return nil
 	}
+	get := func(from, to string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+		cctx, cancel := s.ctx(ctx)
+		defer cancel()
+		r, err := s.c.Get(cctx, from, append(opts, clientv3.WithRange(to), clientv3.WithRev(rev))...)
+		if err != nil {
+			return nil, fmt.Errorf("etcdstore: load: %w", err)
+		}
+		return r, nil
+	}
+	// Each range between the cuts the last Load made (the whole prefix,
+	// the first time) read in pages.
+	bounds := []string{s.data}
+	if last, ok := loadCuts.Load(s.cutsKey()); ok {
+		bounds = append(bounds, last.([]string)...)
+	}
+	bounds = append(bounds, clientv3.GetPrefixRangeEnd(s.data))
+	for i := 0; i+1 < len(bounds); i++ {
+		for from := bounds[i]; ; {
+			// No sort option: etcd answers in key order anyway, and a
+			// sorted request reads every record to the end of the range
+			// for each page (its limit is applied after the sort).
+			r, err := get(from, bounds[i+1], clientv3.WithLimit(loadPage))
+			if err == nil {
+				err = read(r.Kvs)
+			}
+			if err != nil {
+				return err
+			}
+			if !r.More || len(r.Kvs) == 0 {
+				break
+			}
+			from = string(r.Kvs[len(r.Kvs)-1].Key) + "\x00"
+		}
+	}
+	loadCuts.Store(s.cutsKey(), cuts)
 	if err := emit(""); err != nil {
 		return err
 	}

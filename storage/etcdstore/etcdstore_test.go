@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -92,13 +93,49 @@ func TestLimits(t *testing.T) {
 		t.Fatalf("a commit over the limit: revision %d after %d, %v", rev, r.Header.Revision, err)
 	}
 	n += MaxOps + 1
-	var got []string
-	if err := s.Load(ctx, func(kv storage.KV) error { got = append(got, kv.Key); return nil }); err != nil {
+	// More than two pages: a first Load pages through the prefix, a
+	// second reads between the cuts the first made, a third also the keys
+	// made since, inside the cut ranges and past the last.
+	if _, err := s.Commit(ctx, tok, ops(n, 2*loadPage)); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != n || got[0] != "k00000" || got[n-1] != fmt.Sprintf("k%05d", n-1) {
+	n += 2 * loadPage
+	load := func(s *Store, want []string) []string {
+		t.Helper()
+		var got []string
+		if err := s.Load(ctx, func(kv storage.KV) error { got = append(got, kv.Key); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if want != nil && !slices.Equal(got, want) {
+			t.Fatalf("loaded %d records, want %d", len(got), len(want))
+		}
+		return got
+	}
+	got := load(s, nil)
+	if len(got) != n || !slices.IsSorted(got) || got[0] != "k00000" || got[n-1] != fmt.Sprintf("k%05d", n-1) {
 		t.Fatalf("loaded %d of %d records", len(got), n)
 	}
+	cuts, _ := loadCuts.Load(s.cutsKey())
+	if c := cuts.([]string); len(c) != n/loadPage {
+		t.Fatalf("%d cuts after reading %d records", len(c), n)
+	}
+	other, err := Open(Config{Client: cli, Prefix: s.data[:len(s.data)-len("data/")]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load(other, got)
+	var more []storage.Op
+	for _, k := range []string{"a", "k00000x", "k12345x", "k22222x", "z"} {
+		more = append(more, storage.Op{Key: k, Value: []byte("v")})
+	}
+	if _, err := s.Commit(ctx, tok, more); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range more {
+		got = append(got, op.Key)
+	}
+	slices.Sort(got)
+	load(other, got)
 }
 
 // TestDeadline: with etcd gone, every call fails within its deadline

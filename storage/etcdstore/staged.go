@@ -314,7 +314,7 @@ func (s *Store) readPending(ctx context.Context, value []byte, rev int64) (strin
 	from, end := s.stagePrefix(id), clientv3.GetPrefixRangeEnd(s.stagePrefix(id))
 	seen := 0
 	for {
-		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(2), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend)}
+		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(2)}
 		if rev != 0 {
 			opts = append(opts, clientv3.WithRev(rev))
 		}
