@@ -133,6 +133,7 @@ type Term struct {
 	// term, and the store fences writes by it.
 	Token int64
 	Name  string
+	Won   time.Time // when the election was won
 
 	lease  *Lease
 	cli    *clientv3.Client
@@ -146,7 +147,7 @@ type Term struct {
 
 func startTerm(cfg Config, l *Lease, token int64) *Term {
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &Term{Token: token, Name: cfg.Name, lease: l, cli: cfg.Client, key: LeaderKey(cfg.Prefix), cancel: cancel, done: make(chan struct{})}
+	t := &Term{Token: token, Name: cfg.Name, Won: time.Now(), lease: l, cli: cfg.Client, key: LeaderKey(cfg.Prefix), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		err := l.KeepAlive(ctx, cfg.Healthy)
 		if err == nil {

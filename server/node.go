@@ -225,6 +225,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		if term == nil {
 			return // shut down
 		}
+		began := time.Now()
 		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL})
 		var eng *engine.Engine
 		if err == nil {
@@ -242,7 +243,8 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			n.resign(term)
 			continue
 		}
-		n.log.Printf("cluster: %s leads (term %d), serving %d sequences", n.cfg.NodeName, term.Token, eng.Count())
+		n.log.Printf("cluster: %s leads (term %d), serving %d sequences (took over in %v, %v after its election)", n.cfg.NodeName, term.Token, eng.Count(),
+			time.Since(began).Round(time.Millisecond), time.Since(term.Won).Round(time.Millisecond))
 		n.metrics.terms.Inc()
 		n.mu.Lock()
 		snap := n.eng
