@@ -259,6 +259,25 @@ func (s *Session) Reported() []ParamStatus {
 // failed block.
 func (s *Session) TxStatus() byte { return s.tx.status() }
 
+// Move makes the session read eng from its next statement on: a newer
+// view of the same catalog (engine.Lineage), as a cluster follower's
+// sessions move to its newest snapshot between transactions, so that
+// they see sequences made since they connected. It reports false, and
+// stays, inside a transaction, an implicit one or while a cursor is open
+// (they read the view they began with). Names and plans are resolved
+// again in the new view; the memory of currval and lastval stays (a
+// sequence's ID is the same in every view).
+func (s *Session) Move(eng *engine.Engine) bool {
+	if eng == s.eng || eng.Lineage() != s.eng.Lineage() || s.tx.open || s.implicit || s.txn != nil || len(s.cursors) > 0 {
+		return false
+	}
+	s.eng, s.cfg.Engine = eng, eng
+	s.pathVersion++ // every cached resolution and plan is of the old view
+	s.privCache = privCache{}
+	s.authSeen = eng.AuthVersion()
+	return true
+}
+
 // Abort records that a statement failed: an open block then refuses
 // commands until it ends. Front ends call it for every error, including
 // those of row streams and of the protocol. As in PostgreSQL, a failed

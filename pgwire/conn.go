@@ -291,8 +291,32 @@ func msgType(msg pgproto3.FrontendMessage) byte {
 	return b[0]
 }
 
+// follow moves a standby's session, between transactions, to the node's
+// newest snapshot (executor.Session.Move), under the server's lock as a
+// connection takes its first, so that Uses sees it at once.
+func (c *conn) follow() {
+	if !c.standby || c.srv.cfg.Node == nil || c.sess == nil || c.sess.TxStatus() != 'I' {
+		return
+	}
+	if eng, _ := c.srv.cfg.Node(); eng == c.eng {
+		return // the common case, without the server's lock
+	}
+	c.srv.mu.Lock()
+	defer c.srv.mu.Unlock()
+	eng, standby := c.srv.cfg.Node()
+	if !standby || eng == c.eng || !c.sess.Move(eng) {
+		return
+	}
+	c.mu.Lock()
+	c.eng = eng
+	c.mu.Unlock()
+}
+
 // handle processes one message; false ends the connection.
 func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
+	if _, query := msg.(*pgproto3.Query); query || !c.inRequest {
+		c.follow()
+	}
 	switch msg.(type) {
 	case *pgproto3.Query, *pgproto3.Sync, *pgproto3.Terminate:
 		c.inRequest = false

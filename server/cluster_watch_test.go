@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/seqd/seqd/internal/etcdtest"
 	"github.com/seqd/seqd/storage"
 )
@@ -197,5 +198,61 @@ func TestStoreWatch(t *testing.T) {
 	}
 	if w.unchangedUpTo(cli, r.Header.Revision, 10*time.Second) {
 		t.Fatal("unchanged after a record changed: true")
+	}
+}
+
+// TestFollowerSessionsMove: a session open on a follower moves to the
+// node's newest snapshot between transactions, seeing a sequence made
+// on the leader since it connected without reconnecting; one inside a
+// transaction block keeps the view it began with until the block ends.
+func TestFollowerSessionsMove(t *testing.T) {
+	if testing.Short() {
+		t.Skip("etcd and three nodes")
+	}
+	fc := startFailoverCluster(t)
+	ctx := fc.ctx
+	c, first := fc.leader()
+	defer c.Close(ctx)
+	f := (first + 1) % 3
+	held, block := fc.connect(f), fc.connect(f)
+	defer held.Close(ctx)
+	defer block.Close(ctx)
+	count := func(c *pgx.Conn) int {
+		t.Helper()
+		var n int
+		if err := c.QueryRow(ctx, "select count(*) from pg_sequences where sequencename = 'fresh'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, err := block.Exec(ctx, "begin"); err != nil {
+		t.Fatal(err)
+	}
+	if count(held) != 0 || count(block) != 0 {
+		t.Fatal("fresh exists before it was made")
+	}
+	if _, err := c.Exec(ctx, "create sequence fresh"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); count(held) != 1; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a session open on the follower never saw a sequence made since it connected")
+		}
+	}
+	if count(block) != 0 {
+		t.Fatal("a transaction block on the follower saw the catalog change under it")
+	}
+	if _, err := block.Exec(ctx, "commit"); err != nil {
+		t.Fatal(err)
+	}
+	if count(block) != 1 {
+		t.Fatal("after its block, the session did not move to the newest snapshot")
+	}
+	var a, b uint32
+	if err := held.QueryRow(ctx, "select 'fresh'::regclass::oid").Scan(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := block.QueryRow(ctx, "select 'fresh'::regclass::oid").Scan(&b); err != nil || a != b {
+		t.Fatalf("fresh's OID: %d in one session, %d in the other (%v)", a, b, err)
 	}
 }
