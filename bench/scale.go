@@ -35,8 +35,8 @@ type ScaleConfig struct {
 	// of its own, dropped after.
 	Postgres string
 	PGN      int
-	Reps     int    // runs of each lookup; 0 means 5
-	Block    int    // CREATE SEQUENCE per transaction block; 0 means 1,000
+	Reps     int // runs of each lookup; 0 means 5
+	Block    int // CREATE SEQUENCE per transaction block; 0 means 1,000
 	Progress func(string)
 }
 
