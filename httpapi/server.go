@@ -85,7 +85,16 @@ type Server struct {
 	log  *log.Logger
 	core *apicore.Core
 	fwd  *http.Client // to the leader (Config.Forward)
+	// grace bounds Shutdown's wait for the requests under way
+	// (shutdownGrace).
+	grace time.Duration
 }
+
+// shutdownGrace bounds Shutdown's wait for the requests under way: one
+// whose client stopped reading its answer is stuck writing it, and would
+// hold the shutdown until ctx ends (seqd's is 30 s, shared with the other
+// front ends) and its connection until the write timeout.
+const shutdownGrace = 5 * time.Second
 
 // NewServer makes a server; Serve starts it.
 func NewServer(cfg Config) *Server {
@@ -118,6 +127,7 @@ func NewServer(cfg Config) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusNotFound, "XX000", "no such endpoint: "+r.Method+" "+r.URL.Path+" (see /v1/openapi.json)")
 	})
+	s.grace = shutdownGrace
 	s.http = &http.Server{Handler: mux, TLSConfig: cfg.TLS, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10, ErrorLog: cfg.Logger}
 	return s
@@ -137,10 +147,19 @@ func (s *Server) Serve(l net.Listener) error {
 	return err
 }
 
-// Shutdown stops accepting requests, waits for those under way (until
-// ctx ends) and closes the pooled sessions.
+// Shutdown stops accepting requests, waits for those under way for up to
+// shutdownGrace or until ctx ends, closes the connections left, and
+// closes the pooled sessions. It fails only when ctx ended first.
 func (s *Server) Shutdown(ctx context.Context) error {
-	err := s.http.Shutdown(ctx)
+	gctx, cancel := context.WithTimeout(ctx, s.grace)
+	defer cancel()
+	err := s.http.Shutdown(gctx)
+	if err != nil {
+		s.http.Close() // the stuck ones: their writes fail, their handlers end
+		if ctx.Err() == nil {
+			err = nil
+		}
+	}
 	s.core.Close()
 	return err
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -453,5 +454,64 @@ func TestForward(t *testing.T) {
 	call(t, "POST", gone+"/v1/sequences/public/s/nextval", "", "app", "app pw").problem(t, "the leader out of reach", http.StatusServiceUnavailable, "25006")
 	if a := call(t, "POST", leader+"/v1/sequences/public/s/nextval", "", "app", "app pw"); a.body["values"].([]any)[0] != "12" {
 		t.Errorf("the leader after: %v", a.body)
+	}
+}
+
+// TestShutdownStuckClient: a client that sends requests for large
+// answers and never reads them (the server stuck writing) does not hold
+// a shutdown until its deadline: its connection is closed after the
+// grace period.
+func TestShutdownStuckClient(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ctx := context.Background()
+	if _, err := eng.Create(ctx, mustName(t, "public", "s"), seqmath.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Config{Config: apicore.Config{Engine: eng}})
+	s.grace = 200 * time.Millisecond
+	go s.Serve(l)
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := `{"count": "100000"}`
+	req := fmt.Sprintf("POST /v1/sequences/public/s/nextval HTTP/1.1\r\nHost: seqd\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	go func() {
+		for range 200 {
+			if _, err := c.Write([]byte(req)); err != nil {
+				return
+			}
+		}
+	}()
+	// Stuck: the sequence stops moving while requests wait to be read.
+	n := mustName(t, "public", "s")
+	last := int64(-1)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		v, _ := eng.Info(n)
+		if v.State.Last > 0 && v.State.Last == last {
+			break
+		}
+		last = v.State.Last
+		if time.Now().After(deadline) {
+			t.Fatal("the answers never filled the connection")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := s.Shutdown(sctx); err != nil {
+		t.Fatalf("shutdown with a client stuck: %v", err)
+	}
+	// Its connection was closed (reset: it had requests unread): reading
+	// ends before the deadline.
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var ne net.Error
+	if _, err := io.Copy(io.Discard, c); errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the stuck connection is still open after the shutdown: %v", err)
 	}
 }
