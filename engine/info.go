@@ -99,6 +99,32 @@ func (e *Engine) Each(f func(Info)) {
 	}
 }
 
+// Matching describes, sorted by name, the sequences whose ACL and
+// comment keep accepts, without describing the others: for catalogs of
+// a few rows over many sequences (pg_description: those with a comment).
+// keep runs under the catalog's lock: it must not call the engine, nor
+// keep the ACL (it may not be modified).
+func (e *Engine) Matching(keep func(acl ACL, comment string) bool) []Info {
+	e.catMu.RLock()
+	var seqs []*seq
+	for _, s := range e.seqs {
+		if keep(e.aclOfLocked(s.id).acl, e.comments[s.id].text) {
+			seqs = append(seqs, s)
+		}
+	}
+	e.catMu.RUnlock()
+	out := make([]Info, 0, len(seqs))
+	for _, s := range seqs {
+		s.mu.Lock()
+		if s.usableLocked() == nil {
+			out = append(out, s.infoLocked())
+		}
+		s.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name.key < out[j].Name.key })
+	return out
+}
+
 // Stats counts the engine's commits and the records they wrote (records
 // per commit is the group-commit factor), the mark extensions among
 // them, and the commits that failed.

@@ -75,7 +75,12 @@ func (s *Session) usagePrivilegesRows() ([][]eval.Datum, error) {
 	for _, c := range builtinCollations {
 		out = append(out, row(super, "PUBLIC", "pg_catalog", c, "COLLATION", false))
 	}
-	for _, i := range s.sequences() {
+	// A sequence without grants has no rows (its aclitem[] is NULL).
+	granted, err := s.sequencesWhere(func(a engine.ACL, _ string) bool { return len(a.Grants) > 0 })
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range granted {
 		a, err := s.engFor(i.Name).ACL(i.Name)
 		if err != nil {
 			return nil, err

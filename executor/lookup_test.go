@@ -141,3 +141,63 @@ func TestCatalogEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseCatalogs: pg_description, pg_shdepend and
+// information_schema.usage_privileges list only the few sequences with a
+// comment, an owner other than the bootstrap superuser, or grants; read
+// from the engine's records without describing the others, and from a
+// transaction block's view (which lists them all) alike.
+func TestSparseCatalogs(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	s, err := NewSession(Config{Engine: eng, MaxBulkRows: 1000, User: "seqd", Database: "seqd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"create role app", "create sequence plain", "create sequence noted", "comment on sequence noted is 'n'",
+		"create sequence shared", "grant usage on sequence shared to app", "create sequence owned", "alter sequence owned owner to app",
+		"create temp sequence tnoted", "comment on sequence tnoted is 't'"} {
+		if out := execTranscript(s, q); strings.Contains(out, "ERROR") {
+			t.Fatalf("%s: %s", q, out)
+		}
+	}
+	queries := []string{
+		"select objoid::regclass::text, description from pg_description where classoid = 'pg_class'::regclass order by 1",
+		"select objid::regclass::text, deptype from pg_shdepend where classid = 'pg_class'::regclass order by 1, 2",
+		"select object_name, grantee from information_schema.usage_privileges where object_type = 'SEQUENCE' order by 1, 2",
+	}
+	want := []string{
+		"noted n\ntnoted t",
+		"owned o\nshared a",
+		"shared app\nshared seqd",
+	}
+	rows := func(q string) string {
+		t.Helper()
+		out := execTranscript(s, q)
+		if strings.Contains(out, "ERROR") {
+			t.Fatalf("%s: %s", q, out)
+		}
+		// The header, the rows, the command tag, the status.
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		return strings.Join(lines[1:len(lines)-2], "\n")
+	}
+	for i, q := range queries {
+		if got := rows(q); got != want[i] {
+			t.Errorf("%s:\n%s\nwant:\n%s", q, got, want[i])
+		}
+	}
+	// In a block that changed the catalog: its view.
+	if out := execTranscript(s, "begin; comment on sequence plain is 'p'; grant usage on sequence plain to app"); strings.Contains(out, "ERROR") {
+		t.Fatal(out)
+	}
+	want = []string{
+		"noted n\nplain p\ntnoted t",
+		"owned o\nplain a\nshared a",
+		"plain app\nplain seqd\nshared app\nshared seqd",
+	}
+	for i, q := range queries {
+		if got := rows(q); got != want[i] {
+			t.Errorf("in the block, %s:\n%s\nwant:\n%s", q, got, want[i])
+		}
+	}
+	execTranscript(s, "rollback")
+}

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -140,6 +141,37 @@ func (s *Session) sequences() []seqInfo {
 		}
 	})
 	return out
+}
+
+// sequencesWhere are the sequences the session sees whose ACL and
+// comment keep accepts, as sequences lists them: read from the engine's
+// records without describing the others (engine.Matching), or, in a
+// transaction that changed the catalog, from its list.
+func (s *Session) sequencesWhere(keep func(a engine.ACL, comment string) bool) ([]seqInfo, error) {
+	var out []seqInfo
+	var err error
+	s.eachCatalog(func(eng *engine.Engine, cat seqCatalog) {
+		var infos []engine.Info
+		if e, ok := cat.(*engine.Engine); ok {
+			infos = e.Matching(keep)
+		} else {
+			for _, info := range cat.List() {
+				a, aerr := cat.ACL(info.Name)
+				c, cerr := cat.Comment(info.Name)
+				if aerr != nil || cerr != nil {
+					err = errors.Join(aerr, cerr)
+					return
+				}
+				if keep(a, c) {
+					infos = append(infos, info)
+				}
+			}
+		}
+		for _, info := range infos {
+			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(s.oidEng(eng), info), nsp: s.oids().forSchema(info.Name.Schema())})
+		}
+	})
+	return out, err
 }
 
 // schemaNames are the schemas that exist: the catalog's and the durable
@@ -517,7 +549,11 @@ func describingRelations() []*relation {
 			cols: eval.Columns("objoid", eval.TOid, "classoid", eval.TOid, "objsubid", eval.TInt4, "description", eval.TText),
 			rows: func(s *Session) ([][]eval.Datum, error) {
 				var out [][]eval.Datum
-				for _, i := range s.sequences() {
+				commented, err := s.sequencesWhere(func(_ engine.ACL, c string) bool { return c != "" })
+				if err != nil {
+					return nil, err
+				}
+				for _, i := range commented {
 					if c, err := s.engFor(i.Name).Comment(i.Name); err == nil && c != "" {
 						out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Int(pgClassOID), eval.Int(0), eval.Text(c)})
 					}

@@ -39,7 +39,14 @@ func (s *Session) shdependRows() ([][]eval.Datum, error) {
 		}
 		add(seqdDatabaseOID, pgNamespaceOID, s.oids().forSchema(n), a, s.schemaOwnerOID(n))
 	}
-	for _, i := range s.sequences() {
+	// Only sequences owned by another role than the bootstrap superuser,
+	// or with grants, have rows.
+	boot := s.bootstrapUser()
+	seqs, err := s.sequencesWhere(func(a engine.ACL, _ string) bool { return a.Owner != "" && a.Owner != boot || len(a.Grants) > 0 })
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range seqs {
 		a, err := s.engFor(i.Name).ACL(i.Name)
 		if err != nil {
 			return nil, err
