@@ -57,34 +57,42 @@ func (e *Engine) Info(n Name) (Info, error) {
 
 // List describes every sequence, sorted by name.
 func (e *Engine) List() []Info {
-	e.catMu.RLock()
-	seqs := make([]*seq, 0, len(e.seqs))
-	for _, s := range e.seqs {
-		seqs = append(seqs, s)
-	}
-	e.catMu.RUnlock()
-	out := make([]Info, 0, len(seqs))
-	for _, s := range seqs {
-		s.mu.Lock()
-		if s.usableLocked() == nil {
-			out = append(out, s.infoLocked())
-		}
-		s.mu.Unlock()
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name.key < out[j].Name.key })
-	return out
+	return describeSorted(e.pick(func(*seq) bool { return true }))
 }
 
 // Each calls f with every sequence's description, in no order, without
 // making them all at once (a million Infos are 170 MB): for what reads
 // every sequence and keeps little of each.
 func (e *Engine) Each(f func(Info)) {
+	eachUsable(e.pick(func(*seq) bool { return true }), f)
+}
+
+// Matching describes, sorted by name, the sequences whose ACL and
+// comment keep accepts, without describing the others: for catalogs of
+// a few rows over many sequences (pg_description: those with a comment).
+// keep runs under the catalog's lock: it must not call the engine, nor
+// keep the ACL (it may not be modified).
+func (e *Engine) Matching(keep func(acl ACL, comment string) bool) []Info {
+	return describeSorted(e.pick(func(s *seq) bool { return keep(e.aclOfLocked(s.id).acl, e.comments[s.id].text) }))
+}
+
+// pick lists the sequences keep accepts. keep runs under catMu's read
+// lock.
+func (e *Engine) pick(keep func(*seq) bool) []*seq {
 	e.catMu.RLock()
-	seqs := make([]*seq, 0, len(e.seqs))
+	defer e.catMu.RUnlock()
+	var seqs []*seq
 	for _, s := range e.seqs {
-		seqs = append(seqs, s)
+		if keep(s) {
+			seqs = append(seqs, s)
+		}
 	}
-	e.catMu.RUnlock()
+	return seqs
+}
+
+// eachUsable calls f with the description of each of seqs still usable
+// (not dropped, not failed), taken under its lock; f runs without it.
+func eachUsable(seqs []*seq, f func(Info)) {
 	for _, s := range seqs {
 		s.mu.Lock()
 		ok := s.usableLocked() == nil
@@ -99,28 +107,10 @@ func (e *Engine) Each(f func(Info)) {
 	}
 }
 
-// Matching describes, sorted by name, the sequences whose ACL and
-// comment keep accepts, without describing the others: for catalogs of
-// a few rows over many sequences (pg_description: those with a comment).
-// keep runs under the catalog's lock: it must not call the engine, nor
-// keep the ACL (it may not be modified).
-func (e *Engine) Matching(keep func(acl ACL, comment string) bool) []Info {
-	e.catMu.RLock()
-	var seqs []*seq
-	for _, s := range e.seqs {
-		if keep(e.aclOfLocked(s.id).acl, e.comments[s.id].text) {
-			seqs = append(seqs, s)
-		}
-	}
-	e.catMu.RUnlock()
+// describeSorted describes the usable ones of seqs, sorted by name.
+func describeSorted(seqs []*seq) []Info {
 	out := make([]Info, 0, len(seqs))
-	for _, s := range seqs {
-		s.mu.Lock()
-		if s.usableLocked() == nil {
-			out = append(out, s.infoLocked())
-		}
-		s.mu.Unlock()
-	}
+	eachUsable(seqs, func(i Info) { out = append(out, i) })
 	sort.Slice(out, func(i, j int) bool { return out[i].Name.key < out[j].Name.key })
 	return out
 }
@@ -215,14 +205,5 @@ func (e *Engine) InfosWithPrefix(prefix string) []Info {
 		return true
 	})
 	e.catMu.RUnlock()
-	out := make([]Info, 0, len(seqs))
-	for _, s := range seqs {
-		s.mu.Lock()
-		if s.usableLocked() == nil {
-			out = append(out, s.infoLocked())
-		}
-		s.mu.Unlock()
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name.key < out[j].Name.key })
-	return out
+	return describeSorted(seqs)
 }

@@ -578,19 +578,7 @@ func TestShutdownStuckStream(t *testing.T) {
 		sent <- n
 	}()
 	// Stuck: the sequence stops moving while the client still sends.
-	n, _ := engine.NewName("public", "s")
-	last := int64(-1)
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		v, _ := eng.Info(n)
-		if v.State.Last > 0 && v.State.Last == last {
-			break
-		}
-		last = v.State.Last
-		if time.Now().After(deadline) {
-			t.Fatal("the stream never filled its window")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	testenv.WaitStuck(t, eng)
 	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if err := s.Shutdown(sctx); err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
@@ -180,4 +181,24 @@ func (l *LogBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return strings.ReplaceAll(l.b.String(), `\"`, `"`)
+}
+
+// WaitStuck waits until public.s has moved and then stays put for 200 ms
+// (a client that sends and never reads has stalled the server), failing
+// the test if that takes more than 20 s.
+func WaitStuck(tb testing.TB, eng *engine.Engine) {
+	tb.Helper()
+	n, _ := engine.NewName("public", "s")
+	last := int64(-1)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		v, _ := eng.Info(n)
+		if v.State.Last > 0 && v.State.Last == last {
+			return
+		}
+		last = v.State.Last
+		if time.Now().After(deadline) {
+			tb.Fatal("the answers never filled the connection")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
