@@ -76,6 +76,36 @@ func (e *Engine) Matching(keep func(acl ACL, comment string) bool) []Info {
 	return describeSorted(e.pick(func(s *seq) bool { return keep(e.aclOfLocked(s.id).acl, e.comments[s.id].text) }))
 }
 
+// Keys are every sequence's key, sorted as List sorts: for a scan that
+// describes them a batch at a time (Describe), keeping 16 bytes a
+// sequence rather than a description's 170.
+func (e *Engine) Keys() []string {
+	e.catMu.RLock()
+	keys := make([]string, 0, len(e.seqs))
+	for k := range e.seqs {
+		keys = append(keys, k)
+	}
+	e.catMu.RUnlock()
+	sort.Strings(keys)
+	return keys
+}
+
+// Describe describes the sequences of keys that are still there and
+// usable, in the order of keys.
+func (e *Engine) Describe(keys []string) []Info {
+	e.catMu.RLock()
+	seqs := make([]*seq, 0, len(keys))
+	for _, k := range keys {
+		if s := e.seqs[k]; s != nil {
+			seqs = append(seqs, s)
+		}
+	}
+	e.catMu.RUnlock()
+	out := make([]Info, 0, len(seqs))
+	eachUsable(seqs, func(i Info) { out = append(out, i) })
+	return out
+}
+
 // pick lists the sequences keep accepts. keep runs under catMu's read
 // lock.
 func (e *Engine) pick(keep func(*seq) bool) []*seq {

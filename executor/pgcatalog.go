@@ -400,7 +400,7 @@ var pgSequencesCols = eval.Columns("schemaname", eval.TName, "sequencename", eva
 func classRelations() []*relation {
 	return []*relation{
 		{oid: pgClassOID, schema: "pg_catalog", name: "pg_class", kind: 'r', cols: classCols, stream: func(s *Session) eval.Rows {
-			return &seqStream{s: s, seqs: s.sequences(), per: func(i seqInfo) [][]eval.Datum { return [][]eval.Datum{classRow(s, i)} },
+			return &seqStream{s: s, more: s.sequenceBatches(), per: func(i seqInfo) [][]eval.Datum { return [][]eval.Datum{classRow(s, i)} },
 				after: func() [][]eval.Datum { return catalogClassRows(s) }}
 		}, by: &seqLookup{nameCol: 1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, col int, v eval.Datum, prefix bool) ([][]eval.Datum, error) {
 			out, _ := rowsOf(s, seqs, false, func(i seqInfo) []eval.Datum { return classRow(s, i) })
@@ -579,7 +579,7 @@ func describingRelations() []*relation {
 				"attisdropped", eval.TBool, "attislocal", eval.TBool, "attinhcount", eval.TInt4, "attcollation", eval.TOid, "attacl", eval.TAclArr,
 				"attoptions", eval.TTextArr, "attfdwoptions", eval.TTextArr, "attmissingval", eval.TypeByOID(2277)),
 			stream: func(s *Session) eval.Rows {
-				return &seqStream{s: s, before: catalogAttributes(), seqs: s.sequences(), per: sequenceAttributes}
+				return &seqStream{s: s, before: catalogAttributes(), more: s.sequenceBatches(), per: sequenceAttributes}
 			},
 			// By attrelid: a sequence's, or a catalog relation's.
 			by: &seqLookup{nameCol: -1, oidCol: 0, rows: func(s *Session, seqs []seqInfo, _ int, v eval.Datum, _ bool) ([][]eval.Datum, error) {
