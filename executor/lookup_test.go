@@ -2,11 +2,14 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/seqmath"
 
 	"github.com/seqd/seqd/internal/testenv"
 )
@@ -198,6 +201,52 @@ func TestSparseCatalogs(t *testing.T) {
 		if got := rows(q); got != want[i] {
 			t.Errorf("in the block, %s:\n%s\nwant:\n%s", q, got, want[i])
 		}
+	}
+	execTranscript(s, "rollback")
+}
+
+// TestScanBatches: a full scan over more sequences than it describes at a
+// time lists each once, across batches and schemas, a temporary one
+// too, and in a block that made one, its view.
+func TestScanBatches(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ctx := context.Background()
+	for i := range 2*scanBatch + 500 {
+		schema := []string{"public", "x"}[i%2]
+		if i < 2 {
+			if _, err := eng.CreateSchema(ctx, "x", "", true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, _ := engine.NewName(schema, fmt.Sprintf("s%d", i))
+		if _, err := eng.Create(ctx, n, seqmath.Spec{}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := NewSession(Config{Engine: eng, MaxBulkRows: 10000, User: "seqd", Database: "seqd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(q string) string {
+		t.Helper()
+		out := execTranscript(s, q)
+		if strings.Contains(out, "ERROR") {
+			t.Fatalf("%s: %s", q, out)
+		}
+		return strings.Split(strings.TrimSpace(out), "\n")[1]
+	}
+	const q = "select count(*), count(distinct oid), count(distinct relnamespace::regnamespace::text || '.' || relname) from pg_class where relkind = 'S'"
+	if got := count(q); got != "2500 2500 2500" {
+		t.Fatalf("a scan of 2,500 sequences: %s", got)
+	}
+	if got := count("select count(*) from pg_sequences"); got != "2500" {
+		t.Fatalf("pg_sequences: %s", got)
+	}
+	if out := execTranscript(s, "create temp sequence t; begin; create sequence y1"); strings.Contains(out, "ERROR") {
+		t.Fatal(out)
+	}
+	if got := count(q); got != "2502 2502 2502" {
+		t.Fatalf("with a temporary sequence and in a block that made one: %s", got)
 	}
 	execTranscript(s, "rollback")
 }
