@@ -159,6 +159,60 @@ func ErrorOf(err error) *Error {
 	return e
 }
 
+// Class is what the caller of an API can do about a failure, by its
+// SQLSTATE (ClassOf): each transport answers each class with a status of
+// its own, from this one table.
+type Class int
+
+const (
+	Internal        Class = iota
+	NotFound              // no such sequence, schema or object
+	Forbidden             // a privilege is missing
+	Unauthenticated       // no or wrong credentials
+	Exists                // what it would make exists
+	Contended             // a lock, a deadlock, a serialization failure
+	Precondition          // the sequence's state refuses it (run out, in use)
+	TooMany               // every connection slot in use
+	TooLarge              // a request or statement too large
+	OutOfMemory           // the statement asked for more than one may hold
+	Canceled              // cancelled or past its deadline
+	Unavailable           // the rest of Retryable: a standby, a shutdown, a store unavailable
+	Invalid               // the request is wrong
+)
+
+// ClassOf is the class of a failure of SQLSTATE code.
+func ClassOf(code string) Class {
+	switch code {
+	case "42P01", "3F000", "42704":
+		return NotFound
+	case "42501":
+		return Forbidden
+	case "28000", "28P01":
+		return Unauthenticated
+	case "42P07", "42P06":
+		return Exists
+	case "55P03", "40P01", "40001":
+		return Contended
+	case "2200H", "55006", "2BP01":
+		return Precondition
+	case "53300":
+		return TooMany
+	case "54000":
+		return TooLarge
+	case "53200":
+		return OutOfMemory
+	case "57014":
+		return Canceled
+	}
+	switch {
+	case Retryable(code):
+		return Unavailable
+	case strings.HasPrefix(code, "22"), strings.HasPrefix(code, "42"), code == "0A000", code == "08P01":
+		return Invalid
+	}
+	return Internal
+}
+
 // Retryable reports whether a call failing with SQLSTATE code may
 // succeed if sent again shortly (to this node or, after a failover, the
 // next leader): too many clients, a standby, a server shutting down or

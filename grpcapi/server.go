@@ -433,31 +433,29 @@ func statusOf(e *apicore.Error, err error) *status.Status {
 
 // codeOf is the gRPC code of a failure of SQLSTATE code.
 func codeOf(code string, err error) codes.Code {
-	switch code {
-	case "42P01", "3F000", "42704":
+	switch apicore.ClassOf(code) {
+	case apicore.NotFound:
 		return codes.NotFound
-	case "42501":
+	case apicore.Forbidden:
 		return codes.PermissionDenied
-	case "28000", "28P01":
+	case apicore.Unauthenticated:
 		return codes.Unauthenticated
-	case "42P07", "42P06":
+	case apicore.Exists:
 		return codes.AlreadyExists
-	case "55P03", "40P01", "40001":
+	case apicore.Contended:
 		return codes.Aborted
-	case "2200H", "55006", "2BP01":
+	case apicore.Precondition:
 		return codes.FailedPrecondition
-	case "53300", "54000", "53200":
+	case apicore.TooMany, apicore.TooLarge, apicore.OutOfMemory:
 		return codes.ResourceExhausted
-	case "57014":
+	case apicore.Canceled:
 		if errors.Is(err, context.DeadlineExceeded) {
 			return codes.DeadlineExceeded
 		}
 		return codes.Canceled
-	}
-	switch {
-	case apicore.Retryable(code): // a standby, a shutdown, a store unavailable
+	case apicore.Unavailable: // a standby, a shutdown, a store unavailable
 		return codes.Unavailable
-	case strings.HasPrefix(code, "22"), strings.HasPrefix(code, "42"), code == "0A000", code == "08P01":
+	case apicore.Invalid:
 		return codes.InvalidArgument
 	}
 	return codes.Internal

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/seqd/seqd/apicore"
 )
@@ -25,26 +24,24 @@ func badRequest(msg string) error { return apicore.BadRequest(msg) }
 // statusOf is the HTTP status of an error of SQLSTATE code: what a
 // caller can act on.
 func statusOf(code string) int {
-	switch code {
-	case "42P01", "3F000", "42704":
+	switch apicore.ClassOf(code) {
+	case apicore.NotFound:
 		return http.StatusNotFound
-	case "42501":
+	case apicore.Forbidden:
 		return http.StatusForbidden
-	case "28000", "28P01":
+	case apicore.Unauthenticated:
 		return http.StatusUnauthorized
-	case "42P07", "42P06", "2200H", "55P03", "40P01", "40001", "55006", "2BP01":
+	case apicore.Exists, apicore.Contended, apicore.Precondition:
 		return http.StatusConflict
-	case "54000":
+	case apicore.TooLarge:
 		return http.StatusRequestEntityTooLarge
-	case "53300":
+	case apicore.TooMany:
 		return http.StatusTooManyRequests
-	case "53200":
+	case apicore.OutOfMemory:
 		return http.StatusBadRequest // the statement asked for more than one may hold
-	}
-	switch {
-	case apicore.Retryable(code): // a standby, a shutdown, a store unavailable, a statement cancelled
+	case apicore.Canceled, apicore.Unavailable: // a statement cancelled, a standby, a shutdown, a store unavailable
 		return http.StatusServiceUnavailable
-	case strings.HasPrefix(code, "22"), strings.HasPrefix(code, "42"), code == "0A000", code == "08P01":
+	case apicore.Invalid:
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
