@@ -38,11 +38,18 @@ func serve(t *testing.T, cfg Config) (seqdv1.SequencesClient, *grpc.ClientConn, 
 	if cfg.Engine == nil && cfg.Node == nil {
 		cfg.Engine = testenv.MemEngine(t)
 	}
+	conn := dial(t, NewServer(cfg))
+	return seqdv1.NewSequencesClient(conn), conn, cfg.Engine
+}
+
+// dial serves s on a loopback port until the test ends (or it shuts s
+// down itself) and connects to it.
+func dial(t *testing.T, s *Server) *grpc.ClientConn {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(cfg)
 	go s.Serve(l)
 	t.Cleanup(func() { s.Shutdown(context.Background()) })
 	conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -50,7 +57,7 @@ func serve(t *testing.T, cfg Config) (seqdv1.SequencesClient, *grpc.ClientConn, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return seqdv1.NewSequencesClient(conn), conn, cfg.Engine
+	return conn
 }
 
 func create(t *testing.T, eng *engine.Engine, name string, spec seqmath.Spec) {
@@ -425,17 +432,8 @@ func TestDeadline(t *testing.T) {
 func TestShutdownEndsStreams(t *testing.T) {
 	eng := testenv.MemEngine(t)
 	create(t, eng, "s", seqmath.Spec{})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := NewServer(Config{Config: apicore.Config{Engine: eng}})
-	go s.Serve(l)
-	conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dial(t, s)
 	ctx := context.Background()
 	st, err := seqdv1.NewSequencesClient(conn).Ranges(ctx)
 	if err != nil {
@@ -464,20 +462,10 @@ func TestForward(t *testing.T) {
 	ctx := context.Background()
 	var last *Server
 	start := func(standby bool, forward func() (string, bool)) (seqdv1.SequencesClient, string) {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
 		s := NewServer(Config{Config: apicore.Config{Node: func() (*engine.Engine, bool) { return eng, standby }}, Forward: forward})
-		go s.Serve(l)
-		t.Cleanup(func() { s.Shutdown(ctx) })
-		conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
+		conn := dial(t, s)
 		last = s
-		return seqdv1.NewSequencesClient(conn), l.Addr().String()
+		return seqdv1.NewSequencesClient(conn), conn.Target()
 	}
 	leader, leaderAddr := start(false, nil)
 	follower, _ := start(true, func() (string, bool) { return leaderAddr, true })
@@ -551,18 +539,9 @@ func TestForward(t *testing.T) {
 func TestShutdownStuckStream(t *testing.T) {
 	eng := testenv.MemEngine(t)
 	create(t, eng, "s", seqmath.Spec{})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := NewServer(Config{Config: apicore.Config{Engine: eng}})
 	s.streamGrace = 200 * time.Millisecond
-	go s.Serve(l)
-	conn, err := grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dial(t, s)
 	ctx := context.Background()
 	st, err := seqdv1.NewSequencesClient(conn).Ranges(ctx)
 	if err != nil {
