@@ -80,6 +80,7 @@ type Store struct {
 
 	amu     sync.Mutex
 	aliases map[string]alias // records a staged commit wrote, by key
+	chunks  chunkCache       // of a pending commit, for Swap
 
 	// stop, set by tests, is asked after each step of a staged commit
 	// ("stage", "decide", "apply"): an error ends the commit there, as
@@ -421,27 +422,41 @@ func (s *Store) Swap(ctx context.Context, guard, key string, fn func(guard, cur 
 			return err
 		}
 		cctx, cancel := s.ctx(ctx)
-		r, err := s.c.Txn(cctx).Then(clientv3.OpGet(gk), clientv3.OpGet(kk), clientv3.OpGet(s.pending, clientv3.WithCountOnly())).Commit()
+		r, err := s.c.Txn(cctx).Then(clientv3.OpGet(gk), clientv3.OpGet(kk), clientv3.OpGet(s.pending)).Commit()
 		if err != nil {
 			cancel()
 			return fmt.Errorf("etcdstore: swap: %w", err)
 		}
-		if r.Responses[2].GetResponseRange().GetCount() > 0 {
-			// A commit is made and not yet applied: the records may be
-			// half written. Its owner (or the next) applies it soon.
-			cancel()
-			select {
-			case <-time.After(pendingWait):
-				continue
-			case <-ctx.Done():
-				return ctx.Err()
+		var stored, got [2]storage.KV
+		for i, k := range []string{guard, key} {
+			stored[i].Key = k
+			if kvs := r.Responses[i].GetResponseRange().GetKvs(); len(kvs) > 0 {
+				stored[i].Value, stored[i].Rev = kvs[0].Value, storage.Rev(kvs[0].ModRevision)
 			}
 		}
-		var got [2]storage.KV
-		for i, k := range []string{guard, key} {
-			got[i].Key = k
-			if kvs := r.Responses[i].GetResponseRange().GetKvs(); len(kvs) > 0 {
-				got[i].Value, got[i].Rev = kvs[0].Value, storage.Rev(kvs[0].ModRevision)
+		got = stored
+		// No commit pending, or the same one still, when it writes.
+		pending := clientv3.Compare(clientv3.CreateRevision(s.pending), "=", 0)
+		if p := r.Responses[2].GetResponseRange().GetKvs(); len(p) > 0 {
+			// A commit is made and may not be applied yet: a record it
+			// writes and that is older than it is read through it.
+			made := storage.Rev(p[0].ModRevision)
+			pending = clientv3.Compare(clientv3.ModRevision(s.pending), "=", int64(made))
+			for i := range got {
+				if got[i].Rev >= made {
+					continue
+				}
+				op, ok, err := s.pendingOp(ctx, p[0].Value, r.Header.Revision, got[i].Key)
+				if err != nil {
+					cancel()
+					return fmt.Errorf("etcdstore: swap: %w", err)
+				}
+				if ok {
+					got[i].Value, got[i].Rev = op.Value, made
+					if op.Value == nil {
+						got[i].Rev = 0
+					}
+				}
 			}
 		}
 		v, err := fn(got[0], got[1])
@@ -449,7 +464,7 @@ func (s *Store) Swap(ctx context.Context, guard, key string, fn func(guard, cur 
 			cancel()
 			return err
 		}
-		w, err := s.c.Txn(cctx).If(unchanged(gk, got[0]), unchanged(kk, got[1]), clientv3.Compare(clientv3.CreateRevision(s.pending), "=", 0)).Then(clientv3.OpPut(kk, string(v))).Commit()
+		w, err := s.c.Txn(cctx).If(unchanged(gk, stored[0]), unchanged(kk, stored[1]), pending).Then(clientv3.OpPut(kk, string(v))).Commit()
 		cancel()
 		if err != nil {
 			return fmt.Errorf("etcdstore: swap: %w", err) // outcome unknown

@@ -26,10 +26,12 @@ package etcdstore
 // stage that nothing reads: the next Acquire deletes it, and the commit
 // was not made. One that stops after step 3 leaves a made commit half
 // applied, which every Load reads whole; the next Acquire applies the
-// rest before its owner reads or writes anything. A Swap does not act
-// while a commit is pending (it waits for the pending key to go, and
-// its write compares its absence): no reservation sees records half
-// applied.
+// rest before its owner reads or writes anything. A Swap made while a
+// commit is pending reads its guard through it (the pending key names
+// each chunk's first key, so the one chunk that may hold the guard is
+// read) and compares the pending key with the revision it saw: a
+// reservation never acts on a record half applied, nor waits for a
+// large commit to finish applying.
 //
 // The records of step 4 are written at several revisions; Commit returns
 // the last, and the store remembers each record's own (aliases), so
@@ -39,11 +41,13 @@ package etcdstore
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -130,7 +134,7 @@ func (s *Store) commitStaged(ctx context.Context, token storage.Token, ops []sto
 
 	// 2. Stage.
 	id := fmt.Sprintf("%016x", first)
-	chunks := encodeChunks(own)
+	chunks, firsts := encodeChunks(own)
 	for i, c := range chunks {
 		if err := s.fenced(ctx, token, fence, fenceKey, clientv3.OpPut(s.stageKey(id, i), string(c))); err != nil {
 			if errors.Is(err, storage.ErrFenced) {
@@ -145,7 +149,7 @@ func (s *Store) commitStaged(ctx context.Context, token storage.Token, ops []sto
 
 	// 3. Decide.
 	cmps := []clientv3.Cmp{fence, clientv3.Compare(clientv3.CreateRevision(s.pending), "=", 0)}
-	then := []clientv3.Op{clientv3.OpPut(s.pending, id+" "+strconv.Itoa(len(chunks)))}
+	then := []clientv3.Op{clientv3.OpPut(s.pending, pendingValue(id, firsts))}
 	for _, op := range shared {
 		cmps = append(cmps, s.expect(op))
 		then = append(then, s.write(op))
@@ -305,11 +309,11 @@ func (s *Store) discard(ctx context.Context, token storage.Token, id string) {
 // readPending reads the stage a pending key's value names (as of rev,
 // when not 0), its ops in key order.
 func (s *Store) readPending(ctx context.Context, value []byte, rev int64) (string, []storage.Op, error) {
-	id, n, ok := strings.Cut(string(value), " ")
-	chunks, err := strconv.Atoi(n)
-	if !ok || err != nil {
-		return "", nil, fmt.Errorf("etcdstore: corrupt pending commit %q", value)
+	id, firsts, err := parsePending(value)
+	if err != nil {
+		return "", nil, err
 	}
+	chunks := len(firsts)
 	var ops []storage.Op
 	from, end := s.stagePrefix(id), clientv3.GetPrefixRangeEnd(s.stagePrefix(id))
 	seen := 0
@@ -340,6 +344,80 @@ func (s *Store) readPending(ctx context.Context, value []byte, rev int64) (strin
 		return "", nil, fmt.Errorf("etcdstore: pending commit %s has %d of its %d chunks", id, seen, chunks)
 	}
 	return id, ops, nil
+}
+
+// pendingOp returns the op the made commit of a pending key's value
+// (read at rev) has on key, if it has one: the one chunk whose key range
+// holds key is read, and kept for the next Swap while the commit is
+// pending.
+func (s *Store) pendingOp(ctx context.Context, value []byte, rev int64, key string) (storage.Op, bool, error) {
+	id, firsts, err := parsePending(value)
+	if err != nil {
+		return storage.Op{}, false, err
+	}
+	i := sort.Search(len(firsts), func(j int) bool { return firsts[j] > key }) - 1
+	if i < 0 {
+		return storage.Op{}, false, nil
+	}
+	ops, err := s.chunk(ctx, id, i, rev)
+	if err != nil {
+		return storage.Op{}, false, err
+	}
+	j := sort.Search(len(ops), func(j int) bool { return ops[j].Key >= key })
+	if j == len(ops) || ops[j].Key != key {
+		return storage.Op{}, false, nil
+	}
+	return ops[j], true, nil
+}
+
+// chunkCache is the decoded chunks of one stage that Swaps read.
+type chunkCache struct {
+	mu  sync.Mutex
+	id  string
+	ops map[int][]storage.Op
+}
+
+// keptChunks is how many decoded chunks (each from up to stageBytes) a
+// store keeps for Swaps.
+const keptChunks = 8
+
+// chunk returns the decoded chunk i of stage id, read at rev.
+func (s *Store) chunk(ctx context.Context, id string, i int, rev int64) ([]storage.Op, error) {
+	c := &s.chunks
+	c.mu.Lock()
+	if c.id == id {
+		if ops, ok := c.ops[i]; ok {
+			c.mu.Unlock()
+			return ops, nil
+		}
+	}
+	c.mu.Unlock()
+	cctx, cancel := s.ctx(ctx)
+	r, err := s.c.Get(cctx, s.stageKey(id, i), clientv3.WithRev(rev))
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("reading a pending commit: %w", err)
+	}
+	if len(r.Kvs) == 0 {
+		return nil, fmt.Errorf("pending commit %s has no chunk %d", id, i)
+	}
+	ops, err := decodeChunk(nil, r.Kvs[0].Value)
+	if err != nil {
+		return nil, fmt.Errorf("pending commit %s: %w", id, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id != id {
+		c.id, c.ops = id, map[int][]storage.Op{}
+	}
+	if len(c.ops) >= keptChunks {
+		for k := range c.ops {
+			delete(c.ops, k)
+			break
+		}
+	}
+	c.ops[i] = ops
+	return ops, nil
 }
 
 // fenced runs ops in one transaction if the fence holds: ErrFenced if
@@ -373,15 +451,52 @@ func (s *Store) stagePrefix(id string) string { return s.stage + id + "/" }
 
 func (s *Store) stageKey(id string, i int) string { return fmt.Sprintf("%s%06d", s.stagePrefix(id), i) }
 
+// pendingValue is the pending key's value for a stage: its id, then
+// each chunk's first key, hex-encoded, one a line.
+func pendingValue(id string, firsts []string) string {
+	var b strings.Builder
+	b.WriteString(id)
+	b.WriteString(" ")
+	b.WriteString(strconv.Itoa(len(firsts)))
+	for _, k := range firsts {
+		b.WriteString("\n")
+		b.WriteString(hex.EncodeToString([]byte(k)))
+	}
+	return b.String()
+}
+
+// parsePending reads a pending key's value: the stage's id and each
+// chunk's first key.
+func parsePending(value []byte) (string, []string, error) {
+	lines := strings.Split(string(value), "\n")
+	id, n, ok := strings.Cut(lines[0], " ")
+	chunks, err := strconv.Atoi(n)
+	if !ok || err != nil || chunks != len(lines)-1 {
+		return "", nil, fmt.Errorf("etcdstore: corrupt pending commit %q", value)
+	}
+	firsts := make([]string, chunks)
+	for i, l := range lines[1:] {
+		k, err := hex.DecodeString(l)
+		if err != nil || i > 0 && string(k) <= firsts[i-1] {
+			return "", nil, fmt.Errorf("etcdstore: corrupt pending commit %q", value)
+		}
+		firsts[i] = string(k)
+	}
+	return id, firsts, nil
+}
+
 // encodeChunks encodes ops into chunks of at most stageBytes (one op
 // larger than that is a chunk of its own): per op, the key's length and
-// the key, 0 (a delete) or 1 and the value's length and the value.
-func encodeChunks(ops []storage.Op) [][]byte {
-	var chunks [][]byte
+// the key, 0 (a delete) or 1 and the value's length and the value. It
+// returns each chunk's first key beside.
+func encodeChunks(ops []storage.Op) (chunks [][]byte, firsts []string) {
 	var b []byte
 	for _, op := range ops {
 		if len(b) > 0 && len(b)+len(op.Key)+len(op.Value)+21 > stageBytes {
 			chunks, b = append(chunks, b), nil
+		}
+		if len(b) == 0 {
+			firsts = append(firsts, op.Key)
 		}
 		b = binary.AppendUvarint(b, uint64(len(op.Key)))
 		b = append(b, op.Key...)
@@ -396,7 +511,7 @@ func encodeChunks(ops []storage.Op) [][]byte {
 	if len(b) > 0 {
 		chunks = append(chunks, b)
 	}
-	return chunks
+	return chunks, firsts
 }
 
 var errCorruptChunk = errors.New("corrupt stage chunk")

@@ -29,9 +29,9 @@ func bigCommit(n int, v string) []storage.Op {
 // TestStagedCrash: a writer that stops at any step of a large commit
 // leaves it all or nothing. Stopped before the decision, no reader sees
 // any of it, and the next owner deletes its stage; stopped after, every
-// reader sees all of it though it is half applied, a swap waits rather
-// than act on half-written records, and the next owner applies the
-// rest before anything else. The stopped writer writes nothing more.
+// reader sees all of it though it is half applied, as does a swap
+// guarded by one of its records (without waiting for it), and the next
+// owner applies the rest before anything else. The stopped writer writes nothing more.
 func TestStagedCrash(t *testing.T) {
 	ctx := context.Background()
 	cl := etcdtest.Start(t, 1)
@@ -106,16 +106,30 @@ func TestStagedCrash(t *testing.T) {
 				}
 			}
 			check("stopped")
-			swap := func(wait time.Duration) error {
+			// A swap reads its guard through a made commit, applied or
+			// not, in any chunk, and does not wait for it.
+			swap := func(guard string, wait time.Duration) (storage.KV, error) {
 				sctx, cancel := context.WithTimeout(ctx, wait)
 				defer cancel()
-				return reader.Swap(sctx, "s00001", "\x00range:1", func(_, cur storage.KV) ([]byte, error) {
+				var seen storage.KV
+				err := reader.Swap(sctx, guard, "\x00range:"+guard, func(g, cur storage.KV) ([]byte, error) {
+					seen = g
 					return []byte(fmt.Sprint(cur.Rev)), nil
 				})
+				return seen, err
 			}
-			err = swap(300 * time.Millisecond)
-			if tc.made != errors.Is(err, context.DeadlineExceeded) || !tc.made && err != nil {
-				t.Fatalf("a swap while the commit is stopped: %v (made: %v)", err, tc.made)
+			for _, i := range []int{0, 1, n / 2, n - 1} {
+				guard := fmt.Sprintf("s%05d", i)
+				g, err := swap(guard, 5*time.Second)
+				if err != nil {
+					t.Fatalf("a swap guarded by %s while the commit is stopped: %v", guard, err)
+				}
+				if w := fmt.Sprintf("v%s%d", strings.Repeat(".", 200), i); tc.made != (string(g.Value) == w && g.Rev != 0) || !tc.made && g.Rev != 0 {
+					t.Fatalf("a swap guarded by %s while the commit is stopped saw %q at %d (made: %v)", guard, g.Value, g.Rev, tc.made)
+				}
+			}
+			if g, err := swap("before", 5*time.Second); err != nil || string(g.Value) != "1" {
+				t.Fatalf("a swap guarded by a record the commit does not write: %q, %v", g.Value, err)
 			}
 
 			b := open("b")
@@ -129,8 +143,8 @@ func TestStagedCrash(t *testing.T) {
 				}
 			}
 			check("taken over")
-			if err := swap(5 * time.Second); err != nil {
-				t.Fatalf("a swap after the takeover: %v", err)
+			if g, err := swap("s00001", 5*time.Second); err != nil || tc.made != (g.Rev != 0) {
+				t.Fatalf("a swap after the takeover: %q at %d, %v", g.Value, g.Rev, err)
 			}
 			if _, err := a.Commit(ctx, tok, []storage.Op{{Key: "late", Value: []byte("1")}}); !errors.Is(err, storage.ErrFenced) {
 				t.Fatalf("the stopped writer's next commit: %v", err)
@@ -220,5 +234,55 @@ func TestStagedShared(t *testing.T) {
 	}
 	if _, err := s.Commit(ctx, tok, many); !errors.Is(err, storage.ErrTooLarge) {
 		t.Fatalf("a commit of %d shared records: %v", len(many), err)
+	}
+}
+
+// TestSwapAcrossApply: a swap that read its guard through a pending
+// commit does not write once the commit has been applied meanwhile (the
+// pending key it compares is gone): it reads again, and acts on the
+// applied record.
+func TestSwapAcrossApply(t *testing.T) {
+	ctx := context.Background()
+	cl := etcdtest.Start(t, 1)
+	cli := cl.Client(t)
+	prefix := fresh()
+	open := func(owner string) *Store {
+		s, err := Open(Config{Client: cli, Prefix: prefix, Owner: owner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a, reader := open("a"), open("reader")
+	tok, err := a.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.stop = func(step string) error {
+		if step == "decide" {
+			return errCrash
+		}
+		return nil
+	}
+	if _, err := a.Commit(ctx, tok, bigCommit(1000, "v")); !errors.Is(err, errCrash) {
+		t.Fatalf("the commit stopped after its decision: %v", err)
+	}
+	var seen []storage.Rev
+	err = reader.Swap(ctx, "s00500", "range", func(g, _ storage.KV) ([]byte, error) {
+		seen = append(seen, g.Rev)
+		if len(seen) == 1 {
+			// The next owner applies the commit between this read and
+			// the swap's write.
+			if _, err := open("b").Acquire(ctx); err != nil {
+				return nil, err
+			}
+		}
+		return []byte("r"), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seen[0] == 0 || seen[1] <= seen[0] {
+		t.Fatalf("the swap read its guard at revisions %v: want the pending commit's, then the applied record's", seen)
 	}
 }
