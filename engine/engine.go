@@ -77,6 +77,13 @@ type Config struct {
 	// written; every write fails. Close leaves the store open (an owner
 	// may share it).
 	ReadOnly bool
+	// MaxTxnLocks bounds the locks one transaction holds: sequences it
+	// creates, changes or drops, and names and schemas it creates. The
+	// next one fails with ErrTooManyLocks, and the transaction can still
+	// be rolled back. It bounds a transaction block's memory and its
+	// commit (in cluster mode, how long a large commit takes to apply).
+	// Default DefaultMaxTxnLocks; negative: no limit.
+	MaxTxnLocks int
 	// Lineage, when set, names the catalog the engine is a view of: a
 	// cluster node's successive snapshots and terms share one, since a
 	// sequence's ID means the same sequence in each (IDs are never
@@ -115,6 +122,7 @@ type Config struct {
 type Engine struct {
 	store        storage.Store
 	token        storage.Token
+	maxLocks     int   // Config.MaxTxnLocks; 0: no limit
 	refillPeriod int32 // in ticks
 	now          func() int64
 
@@ -293,6 +301,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if err := e.markRunning(ctx); err != nil {
 			return nil, err
 		}
+	}
+	switch {
+	case cfg.MaxTxnLocks == 0:
+		e.maxLocks = DefaultMaxTxnLocks
+	case cfg.MaxTxnLocks > 0:
+		e.maxLocks = cfg.MaxTxnLocks
 	}
 	maxBatch := cfg.MaxBatch
 	if maxBatch <= 0 {

@@ -6,6 +6,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 )
@@ -16,6 +17,24 @@ var ErrDeadlock = errors.New("seqd: deadlock detected")
 // ErrLockTimeout is the kind of a wait for a lock that outlasted the
 // caller's lock timeout (WithLockTimeout).
 var ErrLockTimeout = errors.New("seqd: lock timeout")
+
+// ErrTooManyLocks is the kind of a lock one transaction would take past
+// Config.MaxTxnLocks.
+var ErrTooManyLocks = errors.New("seqd: too many locks in one transaction")
+
+// DefaultMaxTxnLocks is Config.MaxTxnLocks's default: ten times the
+// largest block of CREATE SEQUENCE cluster mode is measured to commit
+// atomically (docs/cluster.md).
+const DefaultMaxTxnLocks = 100_000
+
+// lockRoom fails when t holds all the locks it may.
+func (t *Txn) lockRoom() error {
+	if n := t.e.maxLocks; n > 0 && len(t.locked)+len(t.names) >= n {
+		return &Error{Kind: ErrTooManyLocks, Msg: fmt.Sprintf("a transaction may lock at most %d sequences and names", n),
+			Hint: "Commit in smaller blocks, or raise the server's -max-transaction-locks."}
+	}
+	return nil
+}
 
 // WaitState is what a session is waiting for, as PostgreSQL's
 // pg_stat_activity names it (wait_event_type Lock): the caller gives it
@@ -318,6 +337,9 @@ func (t *Txn) lockName(ctx context.Context, key string) error {
 		}
 	}
 	if e.nameLocks[key] == nil {
+		if err := t.lockRoom(); err != nil {
+			return err
+		}
 		e.nameLocks[key] = t
 		t.names = append(t.names, key)
 	}
@@ -349,6 +371,9 @@ func (t *Txn) lockSeq(ctx context.Context, s *seq) error {
 		}
 	}
 	if s.lockedBy == nil {
+		if err := t.lockRoom(); err != nil {
+			return err
+		}
 		s.lockedBy = t
 		t.locked = append(t.locked, s)
 		t.e.heldMu.Lock()

@@ -15,6 +15,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/seqd/seqd/seqmath"
+	"github.com/seqd/seqd/storage/embedded"
 )
 
 // catalogState is what a test expects the store to hold: each sequence's
@@ -491,5 +492,68 @@ func TestTxnRollbackToReleases(t *testing.T) {
 	tx.Rollback()
 	if v := <-onA; v != 1 {
 		t.Fatalf("nextval on a after ROLLBACK: %d", v)
+	}
+}
+
+// TestTxnLockLimit: a transaction locks at most Config.MaxTxnLocks
+// sequences and names; the next CREATE or ALTER fails with
+// ErrTooManyLocks, the transaction still rolls back whole, and the
+// next one starts afresh. Locks it already holds are taken again freely.
+func TestTxnLockLimit(t *testing.T) {
+	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(ctx, Config{Store: st, MaxTxnLocks: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	a, b := mustName(t, "a"), mustName(t, "b")
+	for _, n := range []Name{a, b} {
+		if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx := e.Begin()
+	for _, n := range []Name{a, b} {
+		if err := tx.Alter(ctx, n, seqmath.Spec{Increment: i64(2)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 2 {
+		if _, err := tx.CreateWith(ctx, mustName(t, fmt.Sprintf("c%d", i)), seqmath.Spec{}, CreateOptions{}); err != nil {
+			t.Fatalf("create %d: %v", i, err)
+		}
+	}
+	if err := tx.Alter(ctx, a, seqmath.Spec{Increment: i64(3)}); err != nil {
+		t.Fatalf("altering a sequence it holds the lock of: %v", err)
+	}
+	_, err = tx.CreateWith(ctx, mustName(t, "c2"), seqmath.Spec{}, CreateOptions{})
+	var ee *Error
+	if !errors.Is(err, ErrTooManyLocks) || !errors.As(err, &ee) || ee.Hint == "" {
+		t.Fatalf("a fifth lock: %v", err)
+	}
+	tx.Rollback()
+	if i, err := e.Info(a); err != nil || i.Options.Increment != 1 {
+		t.Fatalf("after the rollback a is %+v, %v", i.Options, err)
+	}
+	if _, err := e.Info(mustName(t, "c0")); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("after the rollback c0: %v", err)
+	}
+	tx = e.Begin()
+	for i := range 4 {
+		if _, err := tx.CreateWith(ctx, mustName(t, fmt.Sprintf("d%d", i)), seqmath.Spec{}, CreateOptions{}); err != nil {
+			t.Fatalf("the next transaction's create %d: %v", i, err)
+		}
+	}
+	if err := tx.Alter(ctx, b, seqmath.Spec{Increment: i64(5)}); !errors.Is(err, ErrTooManyLocks) {
+		t.Fatalf("an ALTER past the limit: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatalf("committing the four creates: %v", err)
+	}
+	if _, err := e.Info(mustName(t, "d3")); err != nil {
+		t.Fatal(err)
 	}
 }

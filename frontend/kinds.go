@@ -48,6 +48,8 @@ func KindOf(err error) sqlerr.Kind {
 		return sqlerr.IOError
 	case errors.Is(err, engine.ErrDeadlock):
 		return sqlerr.DeadlockDetected
+	case errors.Is(err, engine.ErrTooManyLocks):
+		return sqlerr.ProgramLimitExceeded
 	case errors.Is(err, engine.ErrLockTimeout):
 		return sqlerr.LockNotAvailable
 	case errors.Is(err, engine.ErrSerialization):

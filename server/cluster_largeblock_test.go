@@ -16,13 +16,15 @@ import (
 // cluster mode, staged (storage/etcdstore TestStagedCrash stops it at
 // every step): the leader keeps its term and serves them, a follower's
 // snapshot shows them all, and so does the next leader, which drops them
-// all in one statement. A failing block of as many makes none.
+// all in one statement. A failing block of as many makes none, and so
+// does one that locks more sequences than -max-transaction-locks (here
+// the block's size): SQLSTATE 54000.
 func TestClusterLargeBlock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("etcd and three nodes")
 	}
 	const n = 2000
-	fc := startFailoverCluster(t)
+	fc := startFailoverCluster(t, func(c *Config) { c.MaxTxnLocks = n })
 	ctx := fc.ctx
 	c, first := fc.leader()
 	defer c.Close(ctx)
@@ -47,6 +49,12 @@ func TestClusterLargeBlock(t *testing.T) {
 	var pe *pgconn.PgError
 	if err := block(c, "bad", "select nextval('absent')"); !errors.As(err, &pe) || pe.Code != "42P01" {
 		t.Fatalf("a failing block: %v", err)
+	}
+	if _, err := c.Exec(ctx, "rollback"); err != nil {
+		t.Fatal(err)
+	}
+	if err := block(c, "bad", "create sequence bad_more"); !errors.As(err, &pe) || pe.Code != "54000" || !strings.Contains(pe.Hint, "-max-transaction-locks") {
+		t.Fatalf("a block of one CREATE past -max-transaction-locks: %v", err)
 	}
 	if _, err := c.Exec(ctx, "rollback"); err != nil {
 		t.Fatal(err)

@@ -119,14 +119,18 @@ type failoverCluster struct {
 	utop  map[int]int64 // node: the last value of u it gave
 }
 
-func startFailoverCluster(t *testing.T) *failoverCluster {
+func startFailoverCluster(t *testing.T, opts ...func(*Config)) *failoverCluster {
 	fc := &failoverCluster{t: t, ctx: context.Background(), cl: etcdtest.Start(t, 3), down: make([]bool, 3),
 		seen: map[int64]bool{}, useen: map[int64]int{}, utop: map[int]int64{}}
 	prefix := fmt.Sprintf("/cluster%d/", clusterPrefixes.Add(1))
 	for range 3 {
-		s, err := Start(fc.ctx, Config{Listen: "127.0.0.1:0", Etcd: fc.cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
+		cfg := Config{Listen: "127.0.0.1:0", Etcd: fc.cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
 			EtcdSecurity: EtcdSecurity{CA: fc.cl.TLS.CA, Cert: fc.cl.TLS.ClientCert, Key: fc.cl.TLS.ClientKey},
-			HTTP:         "127.0.0.1:0", APIListen: "127.0.0.1:0", GRPCListen: "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
+			HTTP:         "127.0.0.1:0", APIListen: "127.0.0.1:0", GRPCListen: "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)}
+		for _, o := range opts {
+			o(&cfg)
+		}
+		s, err := Start(fc.ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -229,7 +229,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL})
 		var eng *engine.Engine
 		if err == nil {
-			eng, err = engine.Open(n.ctx, engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps, Ranges: n.ranges, Lineage: n})
+			eng, err = engine.Open(n.ctx, engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps, Ranges: n.ranges, Lineage: n, MaxTxnLocks: n.cfg.MaxTxnLocks})
 		}
 		if err == nil {
 			cfg := n.cfg

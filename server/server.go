@@ -56,6 +56,9 @@ type Config struct {
 	// (mysqlwire.Config.RSAKey); unset, one is generated when needed.
 	MySQLRSAKey string
 	MaxBulkRows int64
+	// MaxTxnLocks bounds the sequences and names one transaction locks
+	// (engine.Config.MaxTxnLocks: 0 its default, negative none).
+	MaxTxnLocks int
 	MaxConns    int
 	MaxMessage  int // bytes of one protocol message (a statement)
 	// MaxStatementMemory bounds the memory one statement keeps (53200
@@ -198,7 +201,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon), stop: make(chan struct{})}
 	s.metrics = newMetrics(s.engine, func() int { return s.pg.Conns() }, s.watch.Near)
 	opened := time.Now()
-	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit})
+	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit, MaxTxnLocks: cfg.MaxTxnLocks})
 	if err != nil {
 		st.Close()
 		return nil, err

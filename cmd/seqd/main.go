@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/server"
@@ -103,6 +104,7 @@ func parseFlags() *options {
 	flag.BoolVar(&o.cfg.APIInsecure, "api-insecure", false, "let -api-listen and -grpc-listen off loopback serve without TLS (passwords in the clear)")
 	flag.StringVar(&o.cfg.MySQLListen, "mysql-listen", "", "address for MySQL's protocol, e.g. 127.0.0.1:3306 (empty: off); authentication trust only where -auth is trust and this address is loopback too, else the roles' passwords")
 	flag.Int64Var(&o.cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
+	flag.IntVar(&o.cfg.MaxTxnLocks, "max-transaction-locks", engine.DefaultMaxTxnLocks, "most sequences and names one transaction creates, alters, renames, drops, comments on or grants on (each holds a lock until it ends); the next fails with SQLSTATE 54000 (negative: no limit)")
 	flag.IntVar(&o.cfg.MaxConns, "max-connections", 10_000, "most client connections at once; more are refused with SQLSTATE 53300")
 	flag.IntVar(&o.cfg.MaxMessage, "max-statement-bytes", 1<<20, "longest protocol message (and so statement); longer ends the connection with SQLSTATE 54000")
 	flag.IntVar(&o.cfg.ReservedConns, "superuser-reserved-connections", 3, "of -max-connections, how many only superusers may use")
