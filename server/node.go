@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -32,6 +33,10 @@ type node struct {
 	mu      sync.Mutex
 	eng     *engine.Engine
 	standby bool
+	// served is eng and standby as of their last change (publishLocked),
+	// which current reads without mu: every standby session asks at
+	// every query.
+	served  atomic.Pointer[served]
 	term    *cluster.Term // while leading
 	metrics *clusterMetrics
 	retired []*engine.Engine // snapshots replaced, closed once no session uses them
@@ -72,7 +77,10 @@ func startNode(ctx context.Context, cfg Config, fronts func() []frontEnd) (*node
 		}
 		return nil, err
 	}
+	n.mu.Lock()
 	n.eng, n.standby = snap, true
+	n.publishLocked()
+	n.mu.Unlock()
 	n.see(ctx)
 	return n, nil
 }
@@ -160,10 +168,19 @@ func endReason(err error) string {
 
 // current is what a new connection serves.
 func (n *node) current() (*engine.Engine, bool) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.eng, n.standby
+	v := n.served.Load()
+	return v.eng, v.standby
 }
+
+// served is what a node serves: its engine, and whether as a standby.
+type served struct {
+	eng     *engine.Engine
+	standby bool
+}
+
+// publishLocked makes n.eng and n.standby what current returns.
+// REQUIRES: n.mu.
+func (n *node) publishLocked() { n.served.Store(&served{n.eng, n.standby}) }
 
 // snapshot opens a read-only engine over the store as it is now, and
 // makes it the node's view of its NOORDER sequences.
@@ -249,6 +266,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		n.mu.Lock()
 		snap := n.eng
 		n.eng, n.standby, n.term = eng, false, term
+		n.publishLocked()
 		n.retired = append(n.retired, snap)
 		n.mu.Unlock()
 		n.stopEngine(snap) // its sessions reconnect to the leader: here
@@ -270,6 +288,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		// move on. The engine writes nothing more: the term is over.
 		n.mu.Lock()
 		n.standby, n.term = true, nil
+		n.publishLocked()
 		n.mu.Unlock()
 		n.stopEngine(eng)
 		snap = nil
@@ -285,6 +304,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			n.mu.Lock()
 			n.retired = append(n.retired, n.eng) // closed by refresh once unused
 			n.eng = snap
+			n.publishLocked()
 			n.mu.Unlock()
 			n.see(n.ctx)
 		}
@@ -348,6 +368,7 @@ func (n *node) refresh() {
 	}
 	retired := append(n.retired, n.eng)
 	n.eng, n.retired = snap, nil
+	n.publishLocked()
 	n.mu.Unlock()
 	// A connection takes its engine from current under the protocol
 	// server's lock (pgwire.Config.Node), so one that took a replaced
