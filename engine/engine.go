@@ -4,9 +4,13 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -168,7 +172,15 @@ type Engine struct {
 	runningRev storage.Rev
 	rangeRevs  map[uint64]storage.Rev // NOORDER range records at Open, by sequence ID
 	rangeAt    map[uint64]rangeRecord // and what they said (MovePast)
-	frozen     []*seq                 // NOORDER sequences left frozen (record.frozen) at Open
+	// known, in a read-only engine, are the positions handed out below
+	// the marks of its ORDER sequences' records (record.known), as Open
+	// read them and Follow keeps them: what Promote counts as burned.
+	known map[*seq]seqmath.State
+	// followMu guards rangeRevs, rangeAt, known, runningRev, epoch and
+	// epochRev in a read-only engine, which Follow keeps current once it
+	// serves (an owner's are written only by itself).
+	followMu sync.Mutex
+	frozen   []*seq // NOORDER sequences left frozen (record.frozen) at Open
 	// epoch counts the opens of the store, this one included once
 	// markRunning has written it; epochRev is its record's revision.
 	epoch          uint64
@@ -209,6 +221,147 @@ type Engine struct {
 
 // Open recovers every sequence from cfg.Store and starts the writer.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	e, err := newEngine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ReadOnly {
+		e.readOnly = true
+		e.store = readOnlyStore{cfg.Store}
+		e.known = map[*seq]seqmath.State{}
+	} else {
+		tok, err := cfg.Store.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		e.token = tok
+	}
+	known := map[*seq]seqmath.State{} // positions recorded with marks ahead of them
+	if e.known != nil {
+		known = e.known
+	}
+	err = cfg.Store.Load(ctx, func(kv storage.KV) error {
+		if strings.HasPrefix(kv.Key, catalogPrefix) {
+			return e.loadCatalog(kv)
+		}
+		rec, err := decodeRecord(kv.Value)
+		if err != nil {
+			return fmt.Errorf("%w: key %q", err, kv.Key)
+		}
+		if _, ok := nameFromKey(kv.Key); !ok {
+			return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
+		}
+		s := &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged, epoch: rec.epoch}
+		e.seqs[kv.Key] = s
+		e.byRel.ReplaceOrInsert(kv.Key)
+		if rec.hasKnown && !rec.unlogged {
+			known[s] = rec.known
+		}
+		if rec.frozen {
+			e.frozen = append(e.frozen, s)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := e.start(ctx, cfg, known); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// ErrStale is Promote's when the snapshot is not the store as it is now.
+var ErrStale = errors.New("seqd: the snapshot is not the store as it is now")
+
+// Promote opens cfg.Store as its owner, as Open does, but takes the
+// catalog and every sequence's position from snap, a read-only engine
+// over the same store (a cluster follower's snapshot, kept current by
+// Follow), instead of reading the store: a new leader at a million
+// sequences takes over in a fraction of a second instead of reading two
+// million records. Once the store is acquired, current is asked whether
+// snap holds every change to the store up to now (its watch delivered
+// and Follow took every event up to a revision read after the
+// acquisition); if not, Promote fails with ErrStale and the caller opens
+// the store afresh. snap is not changed: its sessions may go on reading
+// it while the new engine serves (the two share nothing but cfg.Ranges).
+func Promote(ctx context.Context, cfg Config, snap *Engine, current func(context.Context) bool) (*Engine, error) {
+	if cfg.ReadOnly || snap == nil || !snap.readOnly {
+		return nil, errors.New("seqd: Promote takes a read-only engine and opens a writable one")
+	}
+	e, err := newEngine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := cfg.Store.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.token = tok
+	if !current(ctx) {
+		return nil, ErrStale
+	}
+	known := snap.copyInto(e)
+	if err := e.start(ctx, cfg, known); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// copyInto gives e a copy of everything Open loaded into the read-only
+// engine o, as Follow has kept it: sequences (new ones, at o's positions
+// and revisions), schemas, comments, privileges, roles and the catalog's
+// markers. It returns the positions handed out below marks, by e's
+// sequences.
+func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
+	// The write lock: o's sessions wait the copy out, as the index's
+	// Clone must not run beside another use of it.
+	o.catMu.Lock()
+	defer o.catMu.Unlock()
+	known := make(map[*seq]seqmath.State, len(o.known))
+	copies := make([]seq, len(o.seqs)) // one allocation
+	i := 0
+	for key, os := range o.seqs {
+		s := &copies[i]
+		i++
+		os.mu.Lock()
+		s.key, s.id, s.opts, s.cur, s.rev, s.unlogged, s.epoch = os.key, os.id, os.opts, os.cur, os.rev, os.unlogged, os.epoch
+		os.mu.Unlock()
+		e.seqs[key] = s
+	}
+	o.followMu.Lock()
+	for os, k := range o.known {
+		known[e.seqs[os.key]] = k
+	}
+	maps.Copy(e.rangeRevs, o.rangeRevs)
+	maps.Copy(e.rangeAt, o.rangeAt)
+	e.runningRev, e.epoch, e.epochRev = o.runningRev, o.epoch, o.epochRev
+	o.followMu.Unlock()
+	e.byRel = o.byRel.Clone()
+	for _, os := range o.frozen {
+		e.frozen = append(e.frozen, e.seqs[os.key])
+	}
+	for name, sc := range o.schemas {
+		c := *sc
+		c.acl = sc.acl.clone()
+		e.schemas[name] = &c
+	}
+	maps.Copy(e.comments, o.comments)
+	for id, a := range o.acls {
+		e.acls[id] = aclRecord{acl: a.acl.clone(), rev: a.rev}
+	}
+	maps.Copy(e.owners, o.owners)
+	e.dbACL = aclRecord{acl: o.dbACL.acl.clone(), rev: o.dbACL.rev}
+	for name, r := range o.roles {
+		r.MemberOf, r.Settings = slices.Clone(r.MemberOf), slices.Clone(r.Settings)
+		e.roles[name] = r
+	}
+	e.catalogRev, e.secret = o.catalogRev, o.secret
+	return known
+}
+
+// newEngine is an engine of cfg with nothing loaded.
+func newEngine(cfg Config) (*Engine, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("seqd: engine needs a store")
 	}
@@ -247,43 +400,20 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if e.lineage == nil {
 		e.lineage = e
 	}
-	if cfg.ReadOnly {
-		e.readOnly = true
-		e.store = readOnlyStore{cfg.Store}
-	} else {
-		tok, err := cfg.Store.Acquire(ctx)
-		if err != nil {
-			return nil, err
-		}
-		e.token = tok
+	switch {
+	case cfg.MaxTxnLocks == 0:
+		e.maxLocks = DefaultMaxTxnLocks
+	case cfg.MaxTxnLocks > 0:
+		e.maxLocks = cfg.MaxTxnLocks
 	}
-	known := map[*seq]seqmath.State{} // positions recorded with marks ahead of them
-	err := cfg.Store.Load(ctx, func(kv storage.KV) error {
-		if strings.HasPrefix(kv.Key, catalogPrefix) {
-			return e.loadCatalog(kv)
-		}
-		rec, err := decodeRecord(kv.Value)
-		if err != nil {
-			return fmt.Errorf("%w: key %q", err, kv.Key)
-		}
-		if _, ok := nameFromKey(kv.Key); !ok {
-			return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
-		}
-		s := &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged, epoch: rec.epoch}
-		e.seqs[kv.Key] = s
-		e.byRel.ReplaceOrInsert(kv.Key)
-		if rec.hasKnown && !rec.unlogged {
-			known[s] = rec.known
-		}
-		if rec.frozen {
-			e.frozen = append(e.frozen, s)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if e.runningRev != 0 && !cfg.ReadOnly { // the last run did not close cleanly
+	return e, nil
+}
+
+// start completes an open once the catalog is loaded: the values a
+// crash skipped counted as burned, the catalog migrated and the store
+// marked in use (an owner's), and the writer started.
+func (e *Engine) start(ctx context.Context, cfg Config, known map[*seq]seqmath.State) error {
+	if e.runningRev != 0 && !e.readOnly { // the last run did not close cleanly
 		reason := BurnedCrash
 		if cfg.Leadership != nil {
 			reason = BurnedFailover
@@ -296,24 +426,18 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	if !e.readOnly {
 		if err := e.migrateCatalog(ctx); err != nil {
-			return nil, err
+			return err
 		}
 		if err := e.markRunning(ctx); err != nil {
-			return nil, err
+			return err
 		}
-	}
-	switch {
-	case cfg.MaxTxnLocks == 0:
-		e.maxLocks = DefaultMaxTxnLocks
-	case cfg.MaxTxnLocks > 0:
-		e.maxLocks = cfg.MaxTxnLocks
 	}
 	maxBatch := cfg.MaxBatch
 	if maxBatch <= 0 {
 		maxBatch = 1024
 	}
 	e.w.start(e, maxBatch)
-	return e, nil
+	return nil
 }
 
 // tickShift makes the engine's clock ticks about a millisecond (2^20 ns):
@@ -598,11 +722,17 @@ func (e *Engine) closeSeq(s *seq) chan error {
 // Lineage is the catalog the engine is a view of (Config.Lineage).
 func (e *Engine) Lineage() any { return e.lineage }
 
+// ReadOnly reports whether the engine is a read-only snapshot
+// (Config.ReadOnly).
+func (e *Engine) ReadOnly() bool { return e.readOnly }
+
 // Follow applies to a read-only engine (a cluster follower's snapshot) a
 // record the store changed since the engine read it, where that change
 // leaves the catalog as it was: an ORDER sequence's new position (the
-// leader's mark), or a NOORDER range record (which a follower's engine
-// does not read; the nodes reserve through the store). It reports false
+// leader's mark), a NOORDER range record (which a follower's engine
+// does not serve from; the nodes reserve through the store), or the
+// markers an owner writes as it opens and closes; Promote takes them all
+// over. It reports false
 // for any other change (a sequence made, dropped or altered, a NOORDER
 // sequence's record, a role, a privilege, a comment), which only a new
 // snapshot shows. A nil value is a deleted record.
@@ -610,8 +740,48 @@ func (e *Engine) Follow(kv storage.KV) bool {
 	if !e.readOnly {
 		return false
 	}
+	switch kv.Key {
+	case runningKey:
+		// An owner opening (markRunning) or closing cleanly: what a
+		// promotion tells a crash by.
+		e.followMu.Lock()
+		defer e.followMu.Unlock()
+		e.runningRev = kv.Rev
+		if kv.Value == nil {
+			e.runningRev = 0
+		}
+		return true
+	case epochKey:
+		if len(kv.Value) != 9 || kv.Value[0] != schemaVersion {
+			return false
+		}
+		e.followMu.Lock()
+		defer e.followMu.Unlock()
+		e.epoch, e.epochRev = binary.BigEndian.Uint64(kv.Value[1:]), kv.Rev
+		return true
+	}
 	if strings.HasPrefix(kv.Key, catalogPrefix) {
-		return strings.HasPrefix(kv.Key, rangePrefix)
+		if !strings.HasPrefix(kv.Key, rangePrefix) {
+			return false
+		}
+		id, err := strconv.ParseUint(kv.Key[len(rangePrefix):], 16, 64)
+		if err != nil {
+			return false
+		}
+		e.followMu.Lock()
+		defer e.followMu.Unlock()
+		if kv.Value == nil {
+			delete(e.rangeRevs, id)
+			delete(e.rangeAt, id)
+			return true
+		}
+		e.rangeRevs[id] = kv.Rev
+		if r, err := decodeRangeRecord(kv.Value); err == nil {
+			e.rangeAt[id] = r
+		} else {
+			delete(e.rangeAt, id)
+		}
+		return true
 	}
 	if kv.Value == nil {
 		return false
@@ -632,5 +802,12 @@ func (e *Engine) Follow(kv storage.KV) bool {
 		return false
 	}
 	s.cur, s.rev = rec.state, kv.Rev
+	e.followMu.Lock()
+	if rec.hasKnown && !rec.unlogged {
+		e.known[s] = rec.known
+	} else {
+		delete(e.known, s)
+	}
+	e.followMu.Unlock()
 	return true
 }

@@ -112,6 +112,7 @@ type failoverCluster struct {
 	hosts, ports []string
 	down         []bool
 	dsn          string // multi-host, target_session_attrs=read-write
+	prefix       string // the nodes' etcd prefix
 
 	seen  map[int64]bool
 	top   int64
@@ -123,6 +124,7 @@ func startFailoverCluster(t *testing.T, opts ...func(*Config)) *failoverCluster 
 	fc := &failoverCluster{t: t, ctx: context.Background(), cl: etcdtest.Start(t, 3), down: make([]bool, 3),
 		seen: map[int64]bool{}, useen: map[int64]int{}, utop: map[int]int64{}}
 	prefix := fmt.Sprintf("/cluster%d/", clusterPrefixes.Add(1))
+	fc.prefix = prefix
 	for range 3 {
 		cfg := Config{Listen: "127.0.0.1:0", Etcd: fc.cl.Endpoints, EtcdPrefix: prefix, LeaseTTL: 2 * time.Second,
 			EtcdSecurity: EtcdSecurity{CA: fc.cl.TLS.CA, Cert: fc.cl.TLS.ClientCert, Key: fc.cl.TLS.ClientKey},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/seqd/seqd/cluster"
 	"github.com/seqd/seqd/internal/etcdtest"
 	"github.com/seqd/seqd/storage"
 )
@@ -254,5 +255,81 @@ func TestFollowerSessionsMove(t *testing.T) {
 	}
 	if err := block.QueryRow(ctx, "select 'fresh'::regclass::oid").Scan(&b); err != nil || a != b {
 		t.Fatalf("fresh's OID: %d in one session, %d in the other (%v)", a, b, err)
+	}
+}
+
+// TestTakeoverFromSnapshot: a leader that loses its term without closing
+// the store (its leader key gone, as when its lease lapses) is replaced
+// by a follower that takes over from its own snapshot, which its watch
+// kept current, without reading the store (engine TestPromote compares
+// such an engine with one that read it): seqd_cluster_promotions_total
+// counts it, it serves every sequence with its comment, and its values
+// go on past every one the last leader handed out.
+func TestTakeoverFromSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("etcd and three nodes")
+	}
+	fc := startFailoverCluster(t)
+	ctx := fc.ctx
+	c, first := fc.leader()
+	var b strings.Builder
+	b.WriteString("begin; create sequence s cache 10;")
+	for i := range 200 {
+		fmt.Fprintf(&b, "create sequence t_%d;", i)
+	}
+	b.WriteString("comment on sequence t_7 is 'seven'; commit")
+	if _, err := c.Exec(ctx, b.String(), pgx.QueryExecModeSimpleProtocol); err != nil {
+		t.Fatal(err)
+	}
+	fc.take(c, 30)
+	// Both followers keep an interval after the read that found them.
+	for i := range 3 {
+		if i == first {
+			continue
+		}
+		checks := metricValue(t, fc.nodes[i], "seqd_cluster_follower_checks_total")
+		for deadline := time.Now().Add(30 * time.Second); metricValue(t, fc.nodes[i], "seqd_cluster_follower_checks_total") < checks+2; time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("follower %d kept no interval", i)
+			}
+		}
+	}
+	fc.take(c, 30) // marks the followers take in place
+	var v int64
+	if err := c.QueryRow(ctx, "select nextval('t_199')").Scan(&v); err != nil || v != 1 {
+		t.Fatalf("t_199: %d, %v", v, err)
+	}
+	cli := fc.cl.Client(t)
+	if _, err := cli.Delete(ctx, cluster.LeaderKey(fc.prefix)); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(ctx)
+	var c2 *pgx.Conn
+	second := first
+	for deadline := time.Now().Add(30 * time.Second); second == first; {
+		if c2 != nil {
+			c2.Close(ctx)
+			time.Sleep(100 * time.Millisecond)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no other node took over")
+		}
+		c2, second = fc.leader()
+	}
+	defer c2.Close(ctx)
+	if got := metricValue(t, fc.nodes[second], "seqd_cluster_promotions_total"); got != 1 {
+		t.Fatalf("the new leader began %d terms from its snapshot, want 1", got)
+	}
+	fc.take(c2, 30)
+	var k int
+	var comment string
+	if err := c2.QueryRow(ctx, "select count(*), obj_description('t_7'::regclass) from pg_sequences where sequencename like 't\\_%'").Scan(&k, &comment); err != nil || k != 200 || comment != "seven" {
+		t.Fatalf("the new leader: %d sequences, t_7's comment %q, %v", k, comment, err)
+	}
+	if err := c2.QueryRow(ctx, "select nextval('t_199')").Scan(&v); err != nil || v <= 1 {
+		t.Fatalf("t_199 on the new leader: %d after 1, %v", v, err)
+	}
+	if _, err := c2.Exec(ctx, "alter sequence t_3 increment 5; drop sequence t_4; create sequence after_takeover"); err != nil {
+		t.Fatalf("DDL on the new leader: %v", err)
 	}
 }

@@ -58,6 +58,9 @@ type clusterMetrics struct {
 	// intervals a follower's watch showed the store unchanged (or changed
 	// only in what it applied: followerApplied counts those changes).
 	snapshots, followerChecks, followerApplied prometheus.Counter
+	// promoted counts the terms begun from the node's snapshot rather
+	// than a full read of the store.
+	promoted prometheus.Counter
 }
 
 // registerCluster adds cluster mode's metrics; leading reports whether
@@ -74,8 +77,10 @@ func (m *metrics) registerCluster(leading func() bool, ranges *engine.Ranges) *c
 			Help: "Intervals in which this follower's watch showed the store's records unchanged, or changed only in sequences' positions it applied, so that it kept its snapshot without a full read."}),
 		followerApplied: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_follower_applied_total",
 			Help: "Record changes this follower's watch applied to its snapshot in place (an ORDER sequence's position, a NOORDER range record) instead of reading the store again."}),
+		promoted: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_promotions_total",
+			Help: "Terms this node began from its own snapshot, which its watch showed to be the store as of its election, instead of reading the whole store (seqd_cluster_terms_total counts them all)."}),
 	}
-	m.reg.MustRegister(c.terms, c.ends, c.snapshots, c.followerChecks, c.followerApplied, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_leader",
+	m.reg.MustRegister(c.terms, c.ends, c.snapshots, c.followerChecks, c.followerApplied, c.promoted, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_leader",
 		Help: "1 while this node leads the cluster and serves, 0 while it stands by."}, func() float64 {
 		if leading() {
 			return 1

@@ -212,6 +212,54 @@ const snapshotInterval = 2 * time.Second
 // second), and how long a DROP of one waits before it returns.
 const noorderLease = 2*snapshotInterval + time.Second
 
+// takeOver opens the store as the owner in term: from the node's
+// snapshot when its watch shows it to be the store as of a read after
+// the term began (engine.Promote: no full read, so a takeover does not
+// grow with the number of sequences), else by reading the store. The
+// watch ends either way. promoted says which.
+func (n *node) takeOver(term *cluster.Term, onCommit func(int, time.Duration)) (eng *engine.Engine, promoted bool, err error) {
+	defer n.stopWatch()
+	open := func() (engine.Config, error) {
+		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL})
+		return engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps, Ranges: n.ranges, Lineage: n, MaxTxnLocks: n.cfg.MaxTxnLocks}, err
+	}
+	n.mu.Lock()
+	snap, w := n.eng, n.watch
+	if w != nil && (w.after != n.snapRev || !snap.ReadOnly()) {
+		w = nil // the watch is of an older snapshot
+	}
+	n.mu.Unlock()
+	if w != nil {
+		cfg, err := open()
+		if err != nil {
+			return nil, false, err
+		}
+		// current: every change up to a linearizable read made after
+		// the store was acquired (the last leader's writes all came
+		// before: they are fenced by the leader key this term made) was
+		// delivered by the watch and taken in place by the snapshot.
+		current := func(ctx context.Context) bool {
+			ctx, cancel := context.WithTimeout(ctx, n.cfg.LeaseTTL)
+			defer cancel()
+			r, err := n.cli.Get(ctx, cluster.LeaderKey(n.cfg.EtcdPrefix))
+			return err == nil && w.unchangedUpTo(n.cli, r.Header.Revision, snapshotInterval/2)
+		}
+		eng, err = engine.Promote(n.ctx, cfg, snap, current)
+		if err == nil {
+			return eng, true, nil
+		}
+		cfg.Store.Close()
+		if !errors.Is(err, engine.ErrStale) {
+			n.log.Printf("cluster: taking over from this node's snapshot: %v (reading the store instead)", err)
+		}
+	}
+	cfg, err := open()
+	if err == nil {
+		eng, err = engine.Open(n.ctx, cfg)
+	}
+	return eng, false, err
+}
+
 // lead campaigns, leads while its term is valid, and campaigns again,
 // until Shutdown. While it follows, it refreshes its snapshot.
 func (n *node) lead(onCommit func(int, time.Duration)) {
@@ -238,16 +286,12 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			}
 		}
 		stop()
-		n.stopWatch()
 		if term == nil {
+			n.stopWatch()
 			return // shut down
 		}
 		began := time.Now()
-		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL})
-		var eng *engine.Engine
-		if err == nil {
-			eng, err = engine.Open(n.ctx, engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps, Ranges: n.ranges, Lineage: n, MaxTxnLocks: n.cfg.MaxTxnLocks})
-		}
+		eng, promoted, err := n.takeOver(term, onCommit)
 		if err == nil {
 			cfg := n.cfg
 			err = bootstrap(n.ctx, eng, &cfg)
@@ -260,8 +304,13 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			n.resign(term)
 			continue
 		}
-		n.log.Printf("cluster: %s leads (term %d), serving %d sequences (took over in %v, %v after its election)", n.cfg.NodeName, term.Token, eng.Count(),
-			time.Since(began).Round(time.Millisecond), time.Since(term.Won).Round(time.Millisecond))
+		from := "reading the store"
+		if promoted {
+			from = "from its snapshot"
+			n.metrics.promoted.Inc()
+		}
+		n.log.Printf("cluster: %s leads (term %d), serving %d sequences (took over %s in %v, %v after its election)", n.cfg.NodeName, term.Token, eng.Count(),
+			from, time.Since(began).Round(time.Millisecond), time.Since(term.Won).Round(time.Millisecond))
 		n.metrics.terms.Inc()
 		n.mu.Lock()
 		snap := n.eng

@@ -128,6 +128,10 @@ type ClusteredReport struct {
 	// Leaderless are the waits of over a second, before a failover, for
 	// the cluster to have a leader to fail over (after the last one).
 	Leaderless []time.Duration
+	// Takeovers counts the terms the nodes began, by how (their log
+	// lines): "snapshot" from the node's own snapshot, "store" by
+	// reading the store.
+	Takeovers  map[string]int
 	Violations []string
 }
 
@@ -166,6 +170,7 @@ func (r *ClusteredReport) String() string {
 	if len(r.Leaderless) > 0 {
 		fmt.Fprintf(&b, "no leader for over a second after a failover's first value, %d times: %v\n", len(r.Leaderless), r.Leaderless)
 	}
+	fmt.Fprintf(&b, "terms begun: %s\n", mapString(r.Takeovers))
 	fmt.Fprintf(&b, "largest skip by sequence: %s\nviolations: %d\n", mapString(r.MaxGap), len(r.Violations))
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "  %s\n", v)
@@ -325,7 +330,26 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 	close(stop)
 	wg.Wait()
 	r.check(rep)
+	rep.Takeovers = takeovers(filepath.Join(cfg.Dir, "seqd.log"))
 	return rep, nil
+}
+
+// takeovers counts the nodes' log lines of terms begun, by how.
+func takeovers(log string) map[string]int {
+	out := map[string]int{}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		return out
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.Contains(l, "took over from its snapshot"):
+			out["snapshot"]++
+		case strings.Contains(l, "took over reading the store"):
+			out["store"]++
+		}
+	}
+	return out
 }
 
 // withDefaults fills in what cfg leaves zero.

@@ -97,3 +97,15 @@ func (s *Store) Reopen() *Store {
 	s.closed = false
 	return s
 }
+
+// Clone returns a copy of the store's records and revisions, as a copy
+// of a disk store's files would be, with no owner.
+func (s *Store) Clone() *Store {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &Store{kvs: make(map[string]storage.KV, len(s.kvs)), rev: s.rev}
+	for k, kv := range s.kvs {
+		c.kvs[k] = kv
+	}
+	return c
+}
