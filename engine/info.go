@@ -29,16 +29,53 @@ type Info struct {
 
 // RangeUse is how many values the sequence has used of how many its range
 // holds, counted in increments (CYCLE: before it wraps).
-func (i Info) RangeUse() (used, total float64) {
-	o := i.Options
+func (i Info) RangeUse() (used, total float64) { return rangeUse(i.Options, i.State) }
+
+func rangeUse(o seqmath.Options, st seqmath.State) (used, total float64) {
 	inc := math.Abs(float64(o.Increment))
 	total = math.Max((float64(o.Max)-float64(o.Min))/inc, 1)
 	if o.Increment > 0 {
-		used = (float64(i.State.Last) - float64(o.Min)) / inc
+		used = (float64(st.Last) - float64(o.Min)) / inc
 	} else {
-		used = (float64(o.Max) - float64(i.State.Last)) / inc
+		used = (float64(o.Max) - float64(st.Last)) / inc
 	}
 	return math.Max(used, 0), total
+}
+
+// Use is how much of its range a sequence has used (Info.RangeUse), as
+// a pass over every sequence sees it (EachUse).
+type Use struct {
+	ID          uint64
+	Used, Total float64
+	key         string
+}
+
+// Name is the sequence's name.
+func (u Use) Name() Name {
+	n, _ := nameFromKey(u.key)
+	return n
+}
+
+// EachUse calls f with the range use of every sequence, one at a time,
+// in no order: for watches over all of them (the exhaustion warning, the
+// metrics' nearest to their limits), which keep little of each. It
+// describes none (a million descriptions at once are 170 MB, and
+// describing each as it passes costs more than the rest of the pass).
+func (e *Engine) EachUse(f func(Use)) {
+	for _, s := range e.pick(func(*seq) bool { return true }) {
+		s.mu.Lock()
+		ok := s.usableLocked() == nil
+		var u Use
+		if ok {
+			cur, _ := s.currentLocked()
+			u.ID, u.key = s.id, s.key
+			u.Used, u.Total = rangeUse(s.opts, cur)
+		}
+		s.mu.Unlock()
+		if ok {
+			f(u)
+		}
+	}
 }
 
 // Info describes the named sequence.
@@ -58,13 +95,6 @@ func (e *Engine) Info(n Name) (Info, error) {
 // List describes every sequence, sorted by name.
 func (e *Engine) List() []Info {
 	return describeSorted(e.pick(func(*seq) bool { return true }))
-}
-
-// Each calls f with every sequence's description, in no order, without
-// making them all at once (a million Infos are 170 MB): for what reads
-// every sequence and keeps little of each.
-func (e *Engine) Each(f func(Info)) {
-	eachUsable(e.pick(func(*seq) bool { return true }), f)
 }
 
 // Matching describes, sorted by name, the sequences whose ACL and

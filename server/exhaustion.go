@@ -16,48 +16,66 @@ type exhaustionWatch struct {
 	horizon time.Duration
 
 	mu     sync.Mutex
-	at     time.Time          // the previous check
-	last   map[uint64]float64 // by sequence ID: values used at the previous check
+	at     time.Time         // the previous check
+	last   map[uint64]sample // by sequence ID, updated in place
+	gen    uint32            // the checks made
 	warned map[uint64]time.Time
 	near   int // sequences within the horizon at the last check
 }
 
+// sample is how many values a sequence had used at the check numbered
+// gen.
+type sample struct {
+	used float64
+	gen  uint32
+}
+
 func newExhaustionWatch(horizon time.Duration) *exhaustionWatch {
-	return &exhaustionWatch{horizon: horizon, last: map[uint64]float64{}, warned: map[uint64]time.Time{}}
+	return &exhaustionWatch{horizon: horizon, last: map[uint64]sample{}, warned: map[uint64]time.Time{}}
 }
 
 // check samples every sequence each gives at now and warns of those
 // projected to run out within the horizon; it returns their names. What
 // it keeps of each sequence is its ID and how much of its range it had
-// used (a million sequences: about 30 MB).
-func (w *exhaustionWatch) check(each func(func(engine.Info)), now time.Time) []string {
+// used, updated in place (a million sequences: about 40 MB, and no new
+// map a check); the samples of sequences gone are dropped.
+func (w *exhaustionWatch) check(each func(func(engine.Use)), now time.Time) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var near []string
-	next := make(map[uint64]float64, len(w.last))
 	elapsed := now.Sub(w.at).Seconds()
-	each(func(info engine.Info) {
-		used, total := info.RangeUse()
-		next[info.ID] = used
-		prev, ok := w.last[info.ID]
-		if !ok || used <= prev {
+	w.gen++
+	seen := 0
+	each(func(u engine.Use) {
+		seen++
+		prev, ok := w.last[u.ID]
+		w.last[u.ID] = sample{used: u.Used, gen: w.gen}
+		if !ok || u.Used <= prev.used || prev.gen != w.gen-1 {
 			return
 		}
-		rate := (used - prev) / elapsed
-		seconds := (total - used) / rate // as a float: it may not fit a Duration
+		rate := (u.Used - prev.used) / elapsed
+		seconds := (u.Total - u.Used) / rate // as a float: it may not fit a Duration
 		if seconds > w.horizon.Seconds() {
 			return
 		}
 		eta := time.Duration(seconds * float64(time.Second))
-		key := info.Name.String()
+		key := u.Name().String()
 		near = append(near, key)
-		if t, ok := w.warned[info.ID]; !ok || now.Sub(t) >= 24*time.Hour {
-			w.warned[info.ID] = now
+		if t, ok := w.warned[u.ID]; !ok || now.Sub(t) >= 24*time.Hour {
+			w.warned[u.ID] = now
 			slog.Warn("sequence projected to reach its limit", "sequence", key, "in", eta.Round(time.Minute).String(),
-				"values_left", total-used, "per_second", rate)
+				"values_left", u.Total-u.Used, "per_second", rate)
 		}
 	})
-	w.last, w.at, w.near = next, now, len(near)
+	if len(w.last) > seen {
+		for id, s := range w.last {
+			if s.gen != w.gen {
+				delete(w.last, id)
+				delete(w.warned, id)
+			}
+		}
+	}
+	w.at, w.near = now, len(near)
 	return near
 }
 
@@ -72,14 +90,14 @@ func (w *exhaustionWatch) Near() int {
 // check; ok false (a cluster node that does not lead: the leader warns)
 // checks nothing and forgets the rates seen, which a new leadership
 // measures afresh.
-func (w *exhaustionWatch) run(sequences func() (each func(func(engine.Info)), ok bool), period time.Duration, stop <-chan struct{}) {
+func (w *exhaustionWatch) run(sequences func() (each func(func(engine.Use)), ok bool), period time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(period)
 	defer t.Stop()
 	check := func(now time.Time) {
 		each, ok := sequences()
 		if !ok {
 			w.mu.Lock()
-			w.last, w.near = map[uint64]float64{}, 0
+			w.last, w.near = map[uint64]sample{}, 0
 			w.mu.Unlock()
 			return
 		}

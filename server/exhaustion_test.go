@@ -31,7 +31,7 @@ func TestExhaustionWatch(t *testing.T) {
 	}
 	w := newExhaustionWatch(30 * 24 * time.Hour)
 	t0 := time.Unix(1_000_000, 0)
-	if near := w.check(eng.Each, t0); len(near) != 0 {
+	if near := w.check(eng.EachUse, t0); len(near) != 0 {
 		t.Fatalf("a first check projects nothing: %v", near)
 	}
 	for _, n := range []engine.Name{small, big} {
@@ -39,7 +39,7 @@ func TestExhaustionWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	near := w.check(eng.Each, t0.Add(time.Hour))
+	near := w.check(eng.EachUse, t0.Add(time.Hour))
 	if len(near) != 1 || near[0] != small.String() || w.Near() != 1 {
 		t.Fatalf("near exhaustion: %v", near)
 	}
@@ -49,9 +49,21 @@ func TestExhaustionWatch(t *testing.T) {
 	if _, err := eng.Setval(ctx, small, 6552, true); err != nil {
 		t.Fatal(err)
 	}
-	w.check(eng.Each, t0.Add(2*time.Hour))
-	if w.warned[smallID(t, eng)] != first {
+	w.check(eng.EachUse, t0.Add(2*time.Hour))
+	id := smallID(t, eng)
+	if w.warned[id] != first {
 		t.Fatal("warned twice within a day")
+	}
+	// A sequence dropped leaves no sample behind.
+	if err := eng.Drop(ctx, small); err != nil {
+		t.Fatal(err)
+	}
+	w.check(eng.EachUse, t0.Add(3*time.Hour))
+	if _, ok := w.last[id]; ok || len(w.last) != 2 || w.Near() != 0 {
+		t.Fatalf("after the drop: %d samples (small's kept: %v), %d near", len(w.last), ok, w.Near())
+	}
+	if _, ok := w.warned[id]; ok {
+		t.Fatal("a dropped sequence's warning is remembered")
 	}
 }
 
@@ -69,18 +81,18 @@ func TestExhaustionWatchFollows(t *testing.T) {
 	}
 	w := newExhaustionWatch(30 * 24 * time.Hour)
 	t0 := time.Unix(1_000_000, 0)
-	w.check(eng.Each, t0)
+	w.check(eng.EachUse, t0)
 	if _, err := eng.Setval(ctx, small, 3276, true); err != nil {
 		t.Fatal(err)
 	}
-	if w.check(eng.Each, t0.Add(time.Hour)); w.Near() != 1 {
+	if w.check(eng.EachUse, t0.Add(time.Hour)); w.Near() != 1 {
 		t.Fatal("not near while leading")
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	calls := make(chan struct{}, 1)
 	go func() {
-		w.run(func() (func(func(engine.Info)), bool) {
+		w.run(func() (func(func(engine.Use)), bool) {
 			select {
 			case calls <- struct{}{}:
 			default:
