@@ -69,7 +69,7 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec seqmath.Spec, co C
 	}
 	// The new sequence is visible at once but hands out nothing until its
 	// record is durable: writing is set and the window is empty.
-	s := &seq{key: n.key, id: id, opts: opts, cur: state, writing: true, unlogged: co.Unlogged}
+	s := &seq{key: n.key, id: id, opts: internOptions(opts), cur: state, writing: true, unlogged: co.Unlogged}
 	e.setSeqLocked(n.key, s)
 	e.catMu.Unlock()
 
@@ -106,7 +106,7 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec seqmath.Spec, co C
 // exact position (or from RESTART's value), with nothing skipped.
 func (e *Engine) Alter(ctx context.Context, n Name, spec seqmath.Spec) error {
 	return e.mutate(ctx, n, spec.Restarts(), func(s *seq) (seqmath.Options, seqmath.State, error) {
-		return seqmath.Alter(s.opts, s.cur, spec)
+		return seqmath.Alter(*s.opts, s.cur, spec)
 	})
 }
 
@@ -116,7 +116,7 @@ func (e *Engine) Setval(ctx context.Context, n Name, v int64, called bool) (id u
 	err = e.mutate(ctx, n, true, func(s *seq) (seqmath.Options, seqmath.State, error) {
 		sid = s.id
 		st, err := s.opts.Setval(v, called, s.name().Rel())
-		return s.opts, st, err
+		return *s.opts, st, err
 	})
 	return sid, err
 }
@@ -133,10 +133,10 @@ func (e *Engine) SetvalAhead(ctx context.Context, n Name, v int64, called bool) 
 	err = e.mutate(ctx, n, true, func(s *seq) (seqmath.Options, seqmath.State, error) {
 		sid = s.id
 		if !s.opts.Shape.Shaped() && !ahead(s.opts.Increment, s.cur, v, called) {
-			return s.opts, s.cur, errNotAhead
+			return *s.opts, s.cur, errNotAhead
 		}
 		st, err := s.opts.Setval(v, called, s.name().Rel())
-		return s.opts, st, err
+		return *s.opts, st, err
 	})
 	if errors.Is(err, errNotAhead) {
 		return sid, false, nil
@@ -182,7 +182,7 @@ func (e *Engine) SetLogged(ctx context.Context, n Name, logged bool) error {
 		return nil
 	}
 	s.writing, s.remaining, s.granted = true, 0, 0
-	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: !logged, epoch: s.epoch}
+	rec := record{id: s.id, opts: *s.opts, state: s.cur, unlogged: !logged, epoch: s.epoch}
 	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
 	s.mu.Unlock()
 	return e.commit(s, op, func(rev storage.Rev) {
@@ -280,12 +280,12 @@ func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) 
 		return err
 	}
 	s.writing, s.remaining, s.granted = true, 0, 0
-	epoch := nextEpoch(s.opts, opts, s.epoch, restart)
+	epoch := nextEpoch(*s.opts, opts, s.epoch, restart)
 	rec := record{id: s.id, opts: opts, state: state, unlogged: s.unlogged, epoch: epoch}
 	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
 	s.mu.Unlock()
 	apply := func(rev storage.Rev) {
-		s.opts, s.cur, s.rev, s.epoch = opts, state, rev, epoch
+		s.opts, s.cur, s.rev, s.epoch = internOptions(opts), state, rev, epoch
 		s.window, s.lastRefill = 0, 0
 	}
 	if ranged && !opts.NoOrder {
@@ -389,7 +389,7 @@ func nextEpoch(old, new seqmath.Options, epoch uint64, restart bool) uint64 {
 // and idle (lookupIdle); on error nothing is locked.
 func (e *Engine) freeze(ctx context.Context, s *seq, n Name) (*seq, error) {
 	s.writing, s.remaining, s.granted = true, 0, 0
-	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch, frozen: true}
+	rec := record{id: s.id, opts: *s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch, frozen: true}
 	op := storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}
 	s.mu.Unlock()
 	if err := e.commit(s, op, func(rev storage.Rev) { s.rev = rev }); err != nil {

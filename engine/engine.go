@@ -251,7 +251,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if _, ok := nameFromKey(kv.Key); !ok {
 			return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
 		}
-		s := &seq{key: kv.Key, id: rec.id, opts: rec.opts, cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged, epoch: rec.epoch}
+		s := &seq{key: kv.Key, id: rec.id, opts: internOptions(rec.opts), cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged, epoch: rec.epoch}
 		e.seqs[kv.Key] = s
 		e.byRel.ReplaceOrInsert(kv.Key)
 		if rec.hasKnown && !rec.unlogged {
@@ -706,7 +706,7 @@ func (e *Engine) closeSeq(s *seq) chan error {
 	if s.remaining == 0 {
 		return nil // the record already holds the exact position
 	}
-	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
+	rec := record{id: s.id, opts: *s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
 	done := make(chan error, 1)
 	s.writing = true
 	e.w.submit(&write{op: storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, done: func(rev storage.Rev, err error) {
@@ -798,7 +798,7 @@ func (e *Engine) Follow(kv storage.KV) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.id != rec.id || s.opts != rec.opts || s.unlogged != rec.unlogged || s.epoch != rec.epoch || kv.Rev < s.rev {
+	if s.id != rec.id || *s.opts != rec.opts || s.unlogged != rec.unlogged || s.epoch != rec.epoch || kv.Rev < s.rev {
 		return false
 	}
 	s.cur, s.rev = rec.state, kv.Rev

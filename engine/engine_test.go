@@ -373,3 +373,47 @@ func TestSetvalAhead(t *testing.T) {
 		t.Fatal("values past the int64 range")
 	}
 }
+
+// TestSharedOptions: sequences with the same options share one copy of
+// them (a million sequences keep a pointer each), and changing one
+// sequence's options, in a statement or a transaction, changes no other.
+func TestSharedOptions(t *testing.T) {
+	e := openFS(t, vfs.NewMem())
+	defer e.Close()
+	a, b, c := mustName(t, "a"), mustName(t, "b"), mustName(t, "c")
+	for _, n := range []Name{a, b, c} {
+		if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sa, _ := e.lookup(a)
+	sb, _ := e.lookup(b)
+	if sa.opts != sb.opts {
+		t.Fatal("two sequences of the same options keep a copy each")
+	}
+	if err := e.Alter(ctx, a, seqmath.Spec{Increment: i64(5)}); err != nil {
+		t.Fatal(err)
+	}
+	tx := e.Begin()
+	if err := tx.Alter(ctx, c, seqmath.Spec{Cache: i64(7)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[Name][2]int64{a: {5, 1}, b: {1, 1}, c: {1, 7}} {
+		i, err := e.Info(n)
+		if err != nil || i.Options.Increment != want[0] || i.Options.Cache != want[1] {
+			t.Fatalf("%s: increment %d cache %d, want %v (%v)", n.Rel(), i.Options.Increment, i.Options.Cache, want, err)
+		}
+	}
+	if v := next(t, e, b); v != 1 {
+		t.Fatalf("b's first value %d", v)
+	}
+	if next(t, e, a); next(t, e, a) != 6 {
+		t.Fatal("a does not count by 5")
+	}
+	if p := internOptions(*sb.opts); p != sb.opts {
+		t.Fatal("the shared copy is not the one interned")
+	}
+}

@@ -69,7 +69,7 @@ func (e *Engine) EachUse(f func(Use)) {
 		if ok {
 			cur, _ := s.currentLocked()
 			u.ID, u.key = s.id, s.key
-			u.Used, u.Total = rangeUse(s.opts, cur)
+			u.Used, u.Total = rangeUse(*s.opts, cur)
 		}
 		s.mu.Unlock()
 		if ok {
@@ -249,7 +249,7 @@ func (e *Engine) StoredSize(n Name) (int64, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
+	rec := record{id: s.id, opts: *s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
 	return int64(len(s.key) + len(rec.encode())), nil
 }
 

@@ -43,7 +43,7 @@ func (e *Engine) Rename(ctx context.Context, from, to Name) error {
 	e.setSeqLocked(to.key, s)
 	e.catMu.Unlock()
 	s.writing, s.remaining, s.granted = true, 0, 0
-	rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
+	rec := record{id: s.id, opts: *s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
 	del := storage.Op{Key: s.key, Expect: s.rev}
 	s.mu.Unlock()
 	err = e.commit(s, storage.Op{Key: to.key, Value: rec.encode()}, func(rev storage.Rev) {

@@ -503,11 +503,11 @@ func (e *Engine) markRunning(ctx context.Context) error {
 			if !s.unlogged {
 				continue
 			}
-			_, st, err := seqmath.Alter(s.opts, s.cur, seqmath.Spec{Restart: true})
+			_, st, err := seqmath.Alter(*s.opts, s.cur, seqmath.Spec{Restart: true})
 			if err != nil {
 				return err
 			}
-			rec := record{id: s.id, opts: s.opts, state: st, unlogged: true, epoch: s.epoch + 1}
+			rec := record{id: s.id, opts: *s.opts, state: st, unlogged: true, epoch: s.epoch + 1}
 			ops = append(ops, storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev})
 			resets = append(resets, reset{s, st})
 		}
@@ -518,7 +518,7 @@ func (e *Engine) markRunning(ctx context.Context) error {
 	var thawed []*seq
 	for _, s := range e.frozen {
 		if !crashed || !s.unlogged {
-			rec := record{id: s.id, opts: s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
+			rec := record{id: s.id, opts: *s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
 			ops = append(ops, storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev})
 			thawed = append(thawed, s)
 		}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
@@ -24,9 +26,9 @@ type seq struct {
 	mu   sync.Mutex
 	key  string
 	id   uint64
-	opts seqmath.Options
-	cur  seqmath.State // position of the last value handed out
-	rev  storage.Rev   // revision of the stored record
+	opts *seqmath.Options // interned (internOptions): never written through
+	cur  seqmath.State    // position of the last value handed out
+	rev  storage.Rev      // revision of the stored record
 	// remaining counts the values after cur up to the durable mark, the
 	// state the store resumes from (cur advanced by remaining): durable,
 	// not yet handed out.
@@ -49,6 +51,40 @@ type seq struct {
 	// everyone else's nextval, setval and DDL wait for it to end.
 	lockedBy *Txn
 }
+
+// internOptions returns the one shared copy of o: most sequences have
+// the same options, and a million sequences keep a pointer each instead
+// of 64 bytes each. Copies no sequence refers to any more are collected.
+// The value must never be changed through the pointer.
+func internOptions(o seqmath.Options) *seqmath.Options {
+	optionsMu.Lock()
+	defer optionsMu.Unlock()
+	if w, ok := optionsTable[o]; ok {
+		if p := w.Value(); p != nil {
+			return p
+		}
+	}
+	p := new(seqmath.Options)
+	*p = o
+	optionsTable[o] = weak.Make(p)
+	runtime.AddCleanup(p, forgetOptions, o)
+	return p
+}
+
+// forgetOptions drops o's entry once its copy is collected (unless a new
+// copy took its place).
+func forgetOptions(o seqmath.Options) {
+	optionsMu.Lock()
+	defer optionsMu.Unlock()
+	if w, ok := optionsTable[o]; ok && w.Value() == nil {
+		delete(optionsTable, o)
+	}
+}
+
+var (
+	optionsMu    sync.Mutex
+	optionsTable = map[seqmath.Options]weak.Pointer[seqmath.Options]{}
+)
 
 // seqRare is what a sequence seldom has: kept apart, so that a million
 // sequences' records stay small.
@@ -103,7 +139,7 @@ func (s *seq) usableLocked() error {
 
 func (s *seq) infoLocked() Info {
 	cur, window := s.currentLocked()
-	info := Info{Name: s.name(), ID: s.id, Options: s.opts, State: cur, Window: window, Unlogged: s.unlogged, Epoch: s.epoch}
+	info := Info{Name: s.name(), ID: s.id, Options: *s.opts, State: cur, Window: window, Unlogged: s.unlogged, Epoch: s.epoch}
 	if s.rare != nil {
 		info.Burned = s.rare.burned
 	}
@@ -296,7 +332,7 @@ func (e *Engine) refillLocked(s *seq) {
 				return storage.Op{}, false
 			}
 			known, _ := s.currentLocked()
-			rec := record{id: s.id, opts: s.opts, state: mark, unlogged: s.unlogged, known: known, hasKnown: known != mark, epoch: s.epoch}
+			rec := record{id: s.id, opts: *s.opts, state: mark, unlogged: s.unlogged, known: known, hasKnown: known != mark, epoch: s.epoch}
 			return storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, true
 		},
 		done: func(rev storage.Rev, err error) {

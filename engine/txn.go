@@ -174,7 +174,7 @@ func (t *Txn) state(ent entry) (seqmath.Options, seqmath.State, bool, uint64, er
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.drainLocked()
-	return s.opts, s.cur, s.unlogged, s.epoch, nil
+	return *s.opts, s.cur, s.unlogged, s.epoch, nil
 }
 
 // copyOf puts a new copy of a sequence into the shadow engine and returns
@@ -189,7 +189,7 @@ func (t *Txn) copyOf(ctx context.Context, id uint64, o seqmath.Options, st seqma
 	}
 	t.nshadow++
 	n, _ := NewName("t", strconv.Itoa(t.nshadow))
-	s := &seq{key: n.key, id: id, opts: o, cur: st, writing: true, unlogged: unlogged, epoch: epoch}
+	s := &seq{key: n.key, id: id, opts: internOptions(o), cur: st, writing: true, unlogged: unlogged, epoch: epoch}
 	t.shadow.catMu.Lock()
 	t.shadow.setSeqLocked(n.key, s)
 	t.shadow.catMu.Unlock()

@@ -176,7 +176,7 @@ func (c *commitPlan) freezeNoOrder(ctx context.Context) error {
 		}
 		f.s.mu.Lock()
 		noOrder, epoch, cur := f.s.opts.NoOrder, f.s.epoch, f.s.cur
-		frozen := record{id: f.s.id, opts: f.s.opts, state: cur, unlogged: f.s.unlogged, epoch: epoch, frozen: true}
+		frozen := record{id: f.s.id, opts: *f.s.opts, state: cur, unlogged: f.s.unlogged, epoch: epoch, frozen: true}
 		freeze := storage.Op{Key: f.s.key, Value: frozen.encode(), Expect: f.s.rev}
 		f.s.mu.Unlock()
 		if !noOrder || f.rec.epoch != epoch {
@@ -367,7 +367,7 @@ func (c *commitPlan) apply(rev storage.Rev) {
 		s := f.s
 		if s == nil {
 			n := f.ent.view
-			ns := &seq{key: n.key, id: f.rec.id, opts: f.rec.opts, cur: f.rec.state, rev: rev, unlogged: f.rec.unlogged, epoch: f.rec.epoch}
+			ns := &seq{key: n.key, id: f.rec.id, opts: internOptions(f.rec.opts), cur: f.rec.state, rev: rev, unlogged: f.rec.unlogged, epoch: f.rec.epoch}
 			e.setSeqLocked(n.key, ns)
 			continue
 		}
@@ -383,7 +383,7 @@ func (c *commitPlan) apply(rev storage.Rev) {
 		} else {
 			s.key = f.ent.view.key
 			e.setSeqLocked(s.key, s)
-			s.opts, s.cur, s.unlogged, s.rev, s.epoch = f.rec.opts, f.rec.state, f.rec.unlogged, rev, f.rec.epoch
+			s.opts, s.cur, s.unlogged, s.rev, s.epoch = internOptions(f.rec.opts), f.rec.state, f.rec.unlogged, rev, f.rec.epoch
 			s.remaining, s.granted, s.window, s.lastRefill = 0, 0, 0, 0
 		}
 		s.writing = false
@@ -439,7 +439,7 @@ func (t *Txn) failed(finals []final, err error) {
 			continue
 		}
 		if key := f.ent.view.key; e.seqs[key] == nil {
-			ph := &seq{key: key, id: f.rec.id, opts: f.rec.opts, cur: f.rec.state}
+			ph := &seq{key: key, id: f.rec.id, opts: internOptions(f.rec.opts), cur: f.rec.state}
 			ph.err = storageError(ph, err)
 			e.setSeqLocked(key, ph)
 		}
