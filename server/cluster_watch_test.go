@@ -320,6 +320,20 @@ func TestTakeoverFromSnapshot(t *testing.T) {
 	if got := metricValue(t, fc.nodes[second], "seqd_cluster_promotions_total"); got != 1 {
 		t.Fatalf("the new leader began %d terms from its snapshot, want 1", got)
 	}
+	// The snapshot it began from is closed once its sessions are gone,
+	// not held for the term.
+	nd := fc.nodes[second].node
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		nd.mu.Lock()
+		held := len(nd.retired)
+		nd.mu.Unlock()
+		if held == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new leader still holds %d replaced engines", held)
+		}
+	}
 	fc.take(c2, 30)
 	var k int
 	var comment string

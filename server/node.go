@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,7 @@ type node struct {
 	term    *cluster.Term // while leading
 	metrics *clusterMetrics
 	retired []*engine.Engine // snapshots replaced, closed once no session uses them
+	freed   time.Time        // when closeRetired last handed memory back
 	// contact is when a follower last read the store and the leader key;
 	// leader is the leader it found then ("": none).
 	contact time.Time
@@ -351,7 +353,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		}
 		if snap != nil {
 			n.mu.Lock()
-			n.retired = append(n.retired, n.eng) // closed by refresh once unused
+			n.retired = append(n.retired, n.eng) // closed by closeRetired once unused
 			n.eng = snap
 			n.publishLocked()
 			n.mu.Unlock()
@@ -372,6 +374,7 @@ func (n *node) serve(term *cluster.Term, eng *engine.Engine) (ok bool, validAt t
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	validAt = time.Now()
+	ticks := 0
 	for {
 		select {
 		case <-term.Done():
@@ -381,6 +384,11 @@ func (n *node) serve(term *cluster.Term, eng *engine.Engine) (ok bool, validAt t
 		case <-tick.C:
 			if now := time.Now(); term.Valid() {
 				validAt = now
+			}
+			// The snapshot the term began from, once its sessions
+			// have gone.
+			if ticks++; ticks%10 == 0 {
+				n.closeRetired()
 			}
 			if err := eng.Healthy(); err != nil {
 				n.log.Printf("cluster: resigning term %d: %v", term.Token, err)
@@ -415,25 +423,50 @@ func (n *node) refresh() {
 		snap.Close()
 		return
 	}
-	retired := append(n.retired, n.eng)
-	n.eng, n.retired = snap, nil
+	n.retired = append(n.retired, n.eng)
+	n.eng = snap
 	n.publishLocked()
 	n.mu.Unlock()
+	n.closeRetired()
+}
+
+// closeRetired closes the engines the node replaced that no session uses
+// any more, and hands the memory of large ones back to the system (at
+// most once a minute: it costs a collection), so that a node at a
+// million sequences does not go on holding two snapshots' worth.
+func (n *node) closeRetired() {
+	n.mu.Lock()
+	retired := n.retired
+	n.retired = nil
+	n.mu.Unlock()
+	if len(retired) == 0 {
+		return
+	}
 	// A connection takes its engine from current under the protocol
 	// server's lock (pgwire.Config.Node), so one that took a replaced
-	// snapshot already shows in Uses.
+	// engine already shows in Uses.
 	var keep []*engine.Engine
+	closed := 0
 	for _, e := range retired {
 		if n.uses(e) {
 			keep = append(keep, e)
-		} else {
-			e.Close()
+			continue
 		}
+		closed += e.Count()
+		e.Close()
 	}
 	n.mu.Lock()
 	n.retired = append(n.retired, keep...)
 	n.mu.Unlock()
+	if closed >= freeAfterSequences && time.Since(n.freed) >= time.Minute {
+		n.freed = time.Now()
+		go debug.FreeOSMemory()
+	}
 }
+
+// freeAfterSequences is how many sequences the engines closed at once
+// must hold for their memory to be handed back to the system at once.
+const freeAfterSequences = 100_000
 
 // discard closes a node whose lead never started.
 func (n *node) discard() {
