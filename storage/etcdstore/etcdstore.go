@@ -437,6 +437,7 @@ func (s *Store) Swap(ctx context.Context, guard, key string, fn func(guard, cur 
 		got = stored
 		// No commit pending, or the same one still, when it writes.
 		pending := clientv3.Compare(clientv3.CreateRevision(s.pending), "=", 0)
+		stale := false
 		if p := r.Responses[2].GetResponseRange().GetKvs(); len(p) > 0 {
 			// A commit is made and may not be applied yet: a record it
 			// writes and that is older than it is read through it.
@@ -446,7 +447,11 @@ func (s *Store) Swap(ctx context.Context, guard, key string, fn func(guard, cur 
 				if got[i].Rev >= made {
 					continue
 				}
-				op, ok, err := s.pendingOp(ctx, p[0].Value, r.Header.Revision, got[i].Key)
+				op, ok, err := s.pendingOp(ctx, p[0].Value, got[i].Key)
+				if errors.Is(err, errStageGone) {
+					stale = true // applied since: read again
+					break
+				}
 				if err != nil {
 					cancel()
 					return fmt.Errorf("etcdstore: swap: %w", err)
@@ -458,6 +463,10 @@ func (s *Store) Swap(ctx context.Context, guard, key string, fn func(guard, cur 
 					}
 				}
 			}
+		}
+		if stale {
+			cancel()
+			continue
 		}
 		v, err := fn(got[0], got[1])
 		if err != nil {

@@ -346,11 +346,16 @@ func (s *Store) readPending(ctx context.Context, value []byte, rev int64) (strin
 	return id, ops, nil
 }
 
-// pendingOp returns the op the made commit of a pending key's value
-// (read at rev) has on key, if it has one: the one chunk whose key range
-// holds key is read, and kept for the next Swap while the commit is
-// pending.
-func (s *Store) pendingOp(ctx context.Context, value []byte, rev int64, key string) (storage.Op, bool, error) {
+// errStageGone is pendingOp's when the stage it reads is gone: the
+// commit has been applied (or its owner's successor is applying it)
+// since the pending key was read.
+var errStageGone = errors.New("the pending commit's stage is gone")
+
+// pendingOp returns the op the made commit of a pending key's value has
+// on key, if it has one: the one chunk whose key range holds key is read
+// (a stage's chunks never change while it exists), and kept for the
+// next Swap while the commit is pending.
+func (s *Store) pendingOp(ctx context.Context, value []byte, key string) (storage.Op, bool, error) {
 	id, firsts, err := parsePending(value)
 	if err != nil {
 		return storage.Op{}, false, err
@@ -359,7 +364,7 @@ func (s *Store) pendingOp(ctx context.Context, value []byte, rev int64, key stri
 	if i < 0 {
 		return storage.Op{}, false, nil
 	}
-	ops, err := s.chunk(ctx, id, i, rev)
+	ops, err := s.chunk(ctx, id, i)
 	if err != nil {
 		return storage.Op{}, false, err
 	}
@@ -381,8 +386,8 @@ type chunkCache struct {
 // store keeps for Swaps.
 const keptChunks = 8
 
-// chunk returns the decoded chunk i of stage id, read at rev.
-func (s *Store) chunk(ctx context.Context, id string, i int, rev int64) ([]storage.Op, error) {
+// chunk returns the decoded chunk i of stage id.
+func (s *Store) chunk(ctx context.Context, id string, i int) ([]storage.Op, error) {
 	c := &s.chunks
 	c.mu.Lock()
 	if c.id == id {
@@ -393,13 +398,13 @@ func (s *Store) chunk(ctx context.Context, id string, i int, rev int64) ([]stora
 	}
 	c.mu.Unlock()
 	cctx, cancel := s.ctx(ctx)
-	r, err := s.c.Get(cctx, s.stageKey(id, i), clientv3.WithRev(rev))
+	r, err := s.c.Get(cctx, s.stageKey(id, i))
 	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("reading a pending commit: %w", err)
 	}
 	if len(r.Kvs) == 0 {
-		return nil, fmt.Errorf("pending commit %s has no chunk %d", id, i)
+		return nil, errStageGone
 	}
 	ops, err := decodeChunk(nil, r.Kvs[0].Value)
 	if err != nil {
