@@ -16,6 +16,20 @@ import (
 
 var errCrash = errors.New("crashed")
 
+// opener returns a function that opens a store under one fresh prefix
+// as the owner it names.
+func opener(t *testing.T, cli *clientv3.Client) func(owner string) *Store {
+	prefix := fresh()
+	return func(owner string) *Store {
+		t.Helper()
+		s, err := Open(Config{Client: cli, Prefix: prefix, Owner: owner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
 // bigCommit is a commit of n records with values of about 200 bytes, so
 // that its stage takes more than one chunk.
 func bigCommit(n int, v string) []storage.Op {
@@ -50,14 +64,7 @@ func TestStagedCrash(t *testing.T) {
 		{"apply", 24, true}, // every record written, the pending key not yet deleted
 	} {
 		t.Run(fmt.Sprintf("%s%d", tc.step, tc.at), func(t *testing.T) {
-			prefix := fresh()
-			open := func(owner string) *Store {
-				s, err := Open(Config{Client: cli, Prefix: prefix, Owner: owner})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}
+			open := opener(t, cli)
 			a, reader := open("a"), open("reader")
 			tok, err := a.Acquire(ctx)
 			if err != nil {
@@ -244,15 +251,7 @@ func TestStagedShared(t *testing.T) {
 func TestSwapAcrossApply(t *testing.T) {
 	ctx := context.Background()
 	cl := etcdtest.Start(t, 1)
-	cli := cl.Client(t)
-	prefix := fresh()
-	open := func(owner string) *Store {
-		s, err := Open(Config{Client: cli, Prefix: prefix, Owner: owner})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	open := opener(t, cl.Client(t))
 	a, reader := open("a"), open("reader")
 	tok, err := a.Acquire(ctx)
 	if err != nil {
