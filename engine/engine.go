@@ -319,6 +319,7 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 	o.catMu.Lock()
 	defer o.catMu.Unlock()
 	known := make(map[*seq]seqmath.State, len(o.known))
+	e.seqs = make(map[string]*seq, len(o.seqs))
 	copies := make([]seq, len(o.seqs)) // one allocation
 	i := 0
 	for key, os := range o.seqs {

@@ -489,8 +489,12 @@ func (e *Engine) markRunning(ctx context.Context) error {
 	// The range records of NOORDER sequences dropped since: no node can
 	// write them any more (a reservation compares the sequence's record).
 	live := map[uint64]bool{}
-	for _, s := range e.seqs {
-		live[s.id] = true
+	if len(e.rangeRevs) > 0 {
+		for _, s := range e.seqs {
+			if _, ok := e.rangeRevs[s.id]; ok {
+				live[s.id] = true
+			}
+		}
 	}
 	for id, rev := range e.rangeRevs {
 		if !live[id] && len(ops) < maxCleanup {
