@@ -330,17 +330,37 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 		os.mu.Unlock()
 		e.seqs[key] = s
 	}
+	// Follow takes a sequence's mu, then followMu: the positions below
+	// marks are read under followMu alone, then each sequence's key
+	// under its mu.
+	type below struct {
+		s *seq
+		k seqmath.State
+	}
 	o.followMu.Lock()
+	belows := make([]below, 0, len(o.known))
 	for os, k := range o.known {
-		known[e.seqs[os.key]] = k
+		belows = append(belows, below{os, k})
 	}
 	maps.Copy(e.rangeRevs, o.rangeRevs)
 	maps.Copy(e.rangeAt, o.rangeAt)
 	e.runningRev, e.epoch, e.epochRev = o.runningRev, o.epoch, o.epochRev
 	o.followMu.Unlock()
+	keyOf := func(os *seq) string {
+		os.mu.Lock()
+		defer os.mu.Unlock()
+		return os.key
+	}
+	for _, b := range belows {
+		if s := e.seqs[keyOf(b.s)]; s != nil {
+			known[s] = b.k
+		}
+	}
 	e.byRel = o.byRel.Clone()
 	for _, os := range o.frozen {
-		e.frozen = append(e.frozen, e.seqs[os.key])
+		if s := e.seqs[keyOf(os)]; s != nil {
+			e.frozen = append(e.frozen, s)
+		}
 	}
 	for name, sc := range o.schemas {
 		c := *sc
