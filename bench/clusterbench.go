@@ -53,6 +53,9 @@ type ClusterBenchConfig struct {
 	Failovers int           // leader kills; 0 means 10
 	LeaseTTL  time.Duration // 0 means 2 s
 	Cache     int64         // the sequence's CACHE; 0 means 1000
+	// IdleProfile, for cluster-idle, is a file to write a CPU profile of
+	// this process (the etcd members) over the idle stretch to.
+	IdleProfile string
 }
 
 // ClusterBenchReport is what the cluster workload measured besides the

@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -104,12 +106,24 @@ func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time
 			return nil, err
 		}
 	}
+	if cc.IdleProfile != "" {
+		f, err := os.Create(cc.IdleProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+	}
 	selfBefore, snapsBefore := selfCPU(), snaps()
 	select {
 	case <-time.After(idle):
 	case <-ctx.Done():
+		pprof.StopCPUProfile()
 		return nil, ctx.Err()
 	}
+	pprof.StopCPUProfile() // nothing when none was started
 	per := func(d time.Duration) time.Duration { return time.Duration(float64(d) / idle.Seconds()) }
 	rep.EtcdCPU = per(selfCPU() - selfBefore)
 	for i, m := range order {

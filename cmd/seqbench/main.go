@@ -61,6 +61,7 @@ func main() {
 		seqdBin   = flag.String("seqd-binary", "", "cluster: the seqd binary the nodes run (go build -o /tmp/seqd ./cmd/seqd)")
 		failovers = flag.Int("failovers", 10, "cluster: leader kills measured")
 		idleSeqs  = flag.Int("idle-sequences", 10000, "cluster-idle: sequences in the store while the cluster's idle CPU is measured (for -duration)")
+		idleProf  = flag.String("idle-cpuprofile", "", "cluster-idle: write a CPU profile of the etcd members (this process) over the idle stretch to this file")
 		scaleN    = flag.Int("scale-sequences", 100000, "scale: sequences in seqd's store")
 		scalePG   = flag.Int("scale-postgres-sequences", 100000, "scale: sequences in PostgreSQL's (-postgres; none if it is empty)")
 		scaleCl   = flag.Bool("scale-cluster", false, "scale: also a three-node cluster holding -scale-sequences (cluster-idle's measures, for -duration)")
@@ -72,7 +73,7 @@ func main() {
 	)
 	flag.Parse()
 	if *workload == "cluster-idle" {
-		clusterIdle(*seqdBin, *idleSeqs, *duration)
+		clusterIdle(*seqdBin, *idleSeqs, *duration, *idleProf)
 		return
 	}
 	if *workload == "scale" {
@@ -174,7 +175,7 @@ func cluster(bin string, failovers int, cache int64, threads string, duration ti
 
 // clusterIdle runs the cluster-idle workload: a three-node cluster's CPU
 // at rest with n sequences in its store.
-func clusterIdle(bin string, n int, idle time.Duration) {
+func clusterIdle(bin string, n int, idle time.Duration, profile string) {
 	if bin == "" {
 		check(fmt.Errorf("-workload cluster-idle needs -seqd-binary (go build -o /tmp/seqd ./cmd/seqd)"))
 	}
@@ -183,7 +184,7 @@ func clusterIdle(bin string, n int, idle time.Duration) {
 	defer os.RemoveAll(dir)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rep, err := bench.RunClusterIdle(ctx, bench.ClusterBenchConfig{Binary: bin, Dir: dir}, n, idle)
+	rep, err := bench.RunClusterIdle(ctx, bench.ClusterBenchConfig{Binary: bin, Dir: dir, IdleProfile: profile}, n, idle)
 	check(err)
 	fmt.Print(rep)
 }
