@@ -26,6 +26,19 @@ func metricValue(t *testing.T, s *Server, name string) int {
 	return v
 }
 
+// waitKept waits, at most within, until follower s has kept n more
+// intervals without a full read (seqd_cluster_follower_checks_total)
+// than when called; it fails the test with what if not.
+func waitKept(t *testing.T, s *Server, n int, within time.Duration, what string) {
+	t.Helper()
+	checks := metricValue(t, s, "seqd_cluster_follower_checks_total")
+	for deadline := time.Now().Add(within); metricValue(t, s, "seqd_cluster_follower_checks_total") < checks+n; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal(what)
+		}
+	}
+}
+
 // TestFollowerWatch: a follower of a cluster at rest keeps its snapshot
 // without reading the store again: its watch on the records shows them
 // unchanged interval after interval (seqd_cluster_follower_checks_total
@@ -58,14 +71,9 @@ func TestFollowerWatch(t *testing.T) {
 		}
 	}
 	reads := metricValue(t, fc.nodes[f], "seqd_cluster_snapshots_total")
-	checks := metricValue(t, fc.nodes[f], "seqd_cluster_follower_checks_total")
 	// Three checks: longer than the NOORDER view's lease (two intervals
 	// and a second) since the last full read.
-	for deadline := time.Now().Add(60 * time.Second); metricValue(t, fc.nodes[f], "seqd_cluster_follower_checks_total") < checks+3; time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the follower's watch showed no unchanged intervals")
-		}
-	}
+	waitKept(t, fc.nodes[f], 3, 60*time.Second, "the follower's watch showed no unchanged intervals")
 	if now := metricValue(t, fc.nodes[f], "seqd_cluster_snapshots_total"); now != reads {
 		t.Fatalf("an idle follower read the store %d times", now-reads)
 	}
@@ -111,12 +119,7 @@ func TestFollowerWatch(t *testing.T) {
 		return v
 	}
 	// Wait for the watch to start from the read that found later.
-	checks = metricValue(t, fc.nodes[f], "seqd_cluster_follower_checks_total")
-	for deadline := time.Now().Add(30 * time.Second); metricValue(t, fc.nodes[f], "seqd_cluster_follower_checks_total") < checks+1; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no interval kept after the full read")
-		}
-	}
+	waitKept(t, fc.nodes[f], 1, 30*time.Second, "no interval kept after the full read")
 	reads = metricValue(t, fc.nodes[f], "seqd_cluster_snapshots_total")
 	applied := metricValue(t, fc.nodes[f], "seqd_cluster_follower_applied_total")
 	before := last()
@@ -287,12 +290,7 @@ func TestTakeoverFromSnapshot(t *testing.T) {
 		if i == first {
 			continue
 		}
-		checks := metricValue(t, fc.nodes[i], "seqd_cluster_follower_checks_total")
-		for deadline := time.Now().Add(30 * time.Second); metricValue(t, fc.nodes[i], "seqd_cluster_follower_checks_total") < checks+2; time.Sleep(100 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("follower %d kept no interval", i)
-			}
-		}
+		waitKept(t, fc.nodes[i], 2, 30*time.Second, fmt.Sprintf("follower %d kept no interval", i))
 	}
 	fc.take(c, 30) // marks the followers take in place
 	var v int64
