@@ -236,9 +236,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		e.token = tok
 	}
-	known := map[*seq]seqmath.State{} // positions recorded with marks ahead of them
-	if e.known != nil {
-		known = e.known
+	// Positions recorded with marks ahead of them: a read-only engine
+	// keeps them (Follow, Promote), an owner counts from them at start.
+	known := e.known
+	if known == nil {
+		known = map[*seq]seqmath.State{}
 	}
 	err = cfg.Store.Load(ctx, func(kv storage.KV) error {
 		if strings.HasPrefix(kv.Key, catalogPrefix) {
