@@ -18,6 +18,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,8 +78,10 @@ type Core struct {
 	cfg   Config
 	pool  sessionPool
 	creds credentialCache
-	mu    sync.Mutex
-	auth  string
+	// sweeper links long calls to their callers' contexts.
+	sweeper sweeper
+	mu      sync.Mutex
+	auth    string
 }
 
 // New makes a Core.
@@ -128,7 +131,10 @@ func (c *Core) Engine() (*engine.Engine, bool) {
 
 // Close closes the pooled sessions; a session in use is closed when its
 // call ends.
-func (c *Core) Close() { c.pool.closeAll() }
+func (c *Core) Close() {
+	c.pool.closeAll()
+	c.sweeper.stop()
+}
 
 // Error is a call's failure as the APIs answer it: the SQLSTATE the SQL
 // front ends give and the message.
@@ -324,27 +330,49 @@ type Call struct {
 	sess    *session
 	core    *Core
 	user    string
-	done    context.CancelFunc
+	done    context.CancelFunc // the call's deadline's, when it has one
 }
 
 // Begin starts a call of user's from client: a pooled session of the
 // role (a new one when none is idle: 53300 when the budget has no slot
-// for it). The call's statements run under ctx, which a cancel through
-// the registry (pg_cancel_backend) ends too.
+// for it). The call's statements run under the session's context, which
+// a cancel through the registry (pg_cancel_backend) ends, bounded by
+// ctx's deadline; ctx's end (the caller gone or cancelling) ends them
+// too once the call has run for a while (see sweep).
 func (c *Core) Begin(ctx context.Context, user string, client Client) (*Call, error) {
+	q := new(Call)
+	if err := c.Start(q, ctx, user, client); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// Start is Begin into a Call the caller holds (one allocation less on
+// the hot path).
+func (c *Core) Start(q *Call, ctx context.Context, user string, client Client) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	eng, standby := c.Engine()
 	sess, err := c.pool.get(user, eng, standby, func() (*session, error) { return c.newSession(user, eng, standby, client) })
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ctx, done := sess.running(ctx)
-	return &Call{Standby: standby, ctx: ctx, sess: sess, core: c, user: user, done: done}, nil
+	*q = Call{Standby: standby, sess: sess, core: c, user: user}
+	q.ctx = sess.begin(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		q.ctx, q.done = context.WithDeadline(q.ctx, d)
+	}
+	return nil
 }
 
 // End ends the call: its session goes back to the pool, or is closed if
 // a transaction is left open in it.
 func (q *Call) End() {
-	q.done()
+	if q.done != nil {
+		q.done()
+	}
+	q.sess.end()
 	q.sess.Idle()
 	if q.sess.TxStatus() == 'I' {
 		q.core.pool.put(q.user, q.sess)
@@ -365,7 +393,7 @@ func (q *Call) Fail(err error) *Error {
 
 // newSession starts a session of user's for the pool.
 func (c *Core) newSession(user string, eng *engine.Engine, standby bool, client Client) (*session, error) {
-	sess := &session{eng: eng, standby: standby, reg: c.cfg.Registry}
+	sess := &session{eng: eng, standby: standby, reg: c.cfg.Registry, sw: &c.sweeper}
 	id, _, ok := c.cfg.Registry.Register(sess.interrupt)
 	if !ok {
 		return nil, &Error{Code: "53300", Msg: "sorry, too many clients already"}
@@ -388,6 +416,7 @@ func (c *Core) newSession(user string, eng *engine.Engine, standby bool, client 
 		return nil, err
 	}
 	sess.id, sess.Session = id, es
+	c.sweeper.add(sess)
 	return sess, nil
 }
 
@@ -446,6 +475,11 @@ func (q *Call) Each(sql string, f func([]eval.Datum)) error {
 
 // Next takes count values of the sequence schema.name.
 func (q *Call) Next(schema, name string, count int64) ([]int64, error) {
+	return q.NextInto(nil, schema, name, count)
+}
+
+// NextInto is Next appending the values to dst.
+func (q *Call) NextInto(dst []int64, schema, name string, count int64) ([]int64, error) {
 	if limit := q.core.MaxCount(); count < 1 || count > limit {
 		return nil, BadRequest(fmt.Sprintf("count must be between 1 and %d (reserve takes a range of any size)", limit))
 	}
@@ -455,7 +489,7 @@ func (q *Call) Next(schema, name string, count int64) ([]int64, error) {
 	} else {
 		sql = fmt.Sprintf("select nextval(%s) from generate_series(1, %d)", QuoteLiteral(Qualified(schema, name)), count)
 	}
-	values := make([]int64, 0, count)
+	values := slices.Grow(dst, int(count))
 	if err := q.Each(sql, func(row []eval.Datum) { values = append(values, row[0].I) }); err != nil {
 		return nil, err
 	}
@@ -528,7 +562,7 @@ func ValidName(n string) error {
 
 // session is a pooled session: its ID in the registry (its
 // pg_backend_pid in pg_stat_activity; a cancel through the registry ends
-// the call under way, as the client's going away does) and the engine it
+// the call under way, as the caller's going away does) and the engine it
 // serves.
 type session struct {
 	*executor.Session
@@ -536,8 +570,21 @@ type session struct {
 	eng     *engine.Engine
 	standby bool
 	reg     *frontend.Registry
+	sw      *sweeper
 	mu      sync.Mutex
-	cancel  context.CancelFunc // the call under way's
+	// ctx is what the session's statements run under, cancel its
+	// cancel: made once and used by call after call until a cancel ends
+	// it (then a new one), so that a call costs no context of its own.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// call is the caller's context of the call under way (nil between
+	// calls), calls counts the calls begun, seen is calls as the sweeper
+	// last saw it, and unlink undoes the link the sweeper made from
+	// call's end to cancel.
+	call   context.Context
+	calls  uint64
+	seen   uint64
+	unlink func() bool
 	// nextvals are the nextval statements of the sequences the session
 	// took values of lately, by schema and name: made once, not per call.
 	nextvals map[[2]string]string
@@ -557,31 +604,132 @@ func (s *session) nextvalSQL(schema, name string) string {
 	return sql
 }
 
-// running makes ctx the call under way's, which a cancel ends.
-func (s *session) running(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
+// begin makes call the call under way and returns the context its
+// statements run under.
+func (s *session) begin(call context.Context) context.Context {
 	s.mu.Lock()
-	s.cancel = cancel
+	defer s.mu.Unlock()
+	if s.ctx == nil || s.ctx.Err() != nil {
+		s.ctx, s.cancel = context.WithCancel(context.Background())
+	}
+	s.call = call
+	s.calls++
+	return s.ctx
+}
+
+// end ends the call under way.
+func (s *session) end() {
+	s.mu.Lock()
+	unlink := s.unlink
+	s.call, s.unlink = nil, nil
 	s.mu.Unlock()
-	return ctx, func() {
-		s.mu.Lock()
-		s.cancel = nil
-		s.mu.Unlock()
-		cancel()
+	if unlink != nil {
+		unlink()
 	}
 }
 
+// interrupt cancels the call under way, if any.
 func (s *session) interrupt() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cancel != nil {
+	if s.call != nil {
 		s.cancel()
 	}
+}
+
+// sweep links the end of the caller's context to the session's cancel
+// for a call that was under way at the last sweep too.
+func (s *session) sweep() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.call != nil && s.calls == s.seen && s.unlink == nil {
+		call := s.calls
+		s.unlink = context.AfterFunc(s.call, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.calls == call && s.call != nil { // still that call
+				s.cancel()
+			}
+		})
+	}
+	s.seen = s.calls
 }
 
 func (s *session) close() {
 	s.Session.Close()
 	s.reg.Unregister(s.id)
+	s.sw.remove(s)
+}
+
+// A call whose caller goes away or cancels should stop, but a context
+// derived from the caller's for each call costs more than the rest of a
+// call's own work (allocations, and a map in the caller's context), for
+// the rare call that lasts. So the calls run under their sessions'
+// contexts, and once every sweepInterval one goroutine of the Core looks
+// at every session: a call under way at its last look too (it has run
+// for at least sweepInterval) gets its caller's context linked to its
+// session's cancel (context.AfterFunc), and from then on ends as soon as
+// its caller does. A deadline is applied to each call exactly (Start).
+const sweepInterval = 250 * time.Millisecond
+
+// sweeper is the Core's sessions and the goroutine that sweeps them,
+// started with the first session.
+type sweeper struct {
+	mu       sync.Mutex
+	sessions map[*session]struct{}
+	quit     chan struct{}
+	stopped  bool
+}
+
+func (w *sweeper) add(s *session) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.sessions == nil {
+		w.sessions = map[*session]struct{}{}
+	}
+	w.sessions[s] = struct{}{}
+	if w.quit == nil && !w.stopped {
+		w.quit = make(chan struct{})
+		go w.run(w.quit)
+	}
+}
+
+func (w *sweeper) remove(s *session) {
+	w.mu.Lock()
+	delete(w.sessions, s)
+	w.mu.Unlock()
+}
+
+func (w *sweeper) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stopped && w.quit != nil {
+		close(w.quit)
+	}
+	w.stopped = true
+}
+
+func (w *sweeper) run(quit chan struct{}) {
+	t := time.NewTicker(sweepInterval)
+	defer t.Stop()
+	var sessions []*session
+	for {
+		select {
+		case <-quit:
+			return
+		case <-t.C:
+		}
+		w.mu.Lock()
+		sessions = sessions[:0]
+		for s := range w.sessions {
+			sessions = append(sessions, s)
+		}
+		w.mu.Unlock()
+		for _, s := range sessions {
+			s.sweep()
+		}
+		clear(sessions)
+	}
 }
 
 // sessionPool keeps idle sessions per role, so that a call does not pay
