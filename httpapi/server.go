@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/seqd/seqd/apicore"
@@ -65,7 +66,11 @@ const maxBody = 64 << 10
 type decimals []int64
 
 func (d decimals) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 13+22*len(d))
+	return d.append(make([]byte, 0, 13+22*len(d))), nil
+}
+
+// append appends the JSON text to b.
+func (d decimals) append(b []byte) []byte {
 	b = append(b, `{"values":[`...)
 	for i, v := range d {
 		if i > 0 {
@@ -75,7 +80,7 @@ func (d decimals) MarshalJSON() ([]byte, error) {
 		b = strconv.AppendInt(b, v, 10)
 		b = append(b, '"')
 	}
-	return append(b, "]}"...), nil
+	return append(b, "]}"...)
 }
 
 // Server serves the API on a listener.
@@ -169,12 +174,17 @@ func (s *Server) SetAuth(method string) { s.core.SetAuth(method) }
 
 // request is one authenticated request's session and what it names.
 type request struct {
-	*apicore.Call
+	apicore.Call
 	schema, name string
 	body         map[string]json.RawMessage
 	bearer       bool // authenticated by a bearer token
 	http         *http.Request
 	raw          []byte // the body as sent
+	// one, taken and text hold a nextval's answer: one value allocates
+	// neither the value nor its text.
+	one   [1]int64
+	taken decimals
+	text  [64]byte
 }
 
 // credentialsOf reads a request's Authorization: HTTP Basic, or a bearer
@@ -186,6 +196,10 @@ func credentialsOf(r *http.Request) apicore.Credentials {
 	user, password, ok := r.BasicAuth()
 	return apicore.Credentials{User: user, Password: password, Basic: ok}
 }
+
+// requests are the handlers' requests, reused: each is as large as a
+// small answer's text.
+var requests = sync.Pool{New: func() any { return new(request) }}
 
 // qualified is the request's sequence as SQL names it.
 func (q *request) qualified() string { return apicore.Qualified(q.schema, q.name) }
@@ -211,7 +225,12 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 			s.fail(w, err)
 			return
 		}
-		q := &request{schema: r.PathValue("schema"), name: r.PathValue("name"), bearer: cr.Bearer, http: r}
+		q := requests.Get().(*request)
+		defer func() {
+			*q = request{}
+			requests.Put(q)
+		}()
+		q.schema, q.name, q.bearer, q.http = r.PathValue("schema"), r.PathValue("name"), cr.Bearer, r
 		for _, n := range []string{q.schema, q.name} {
 			if err := apicore.ValidName(n); err != nil {
 				s.fail(w, err)
@@ -222,18 +241,20 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 			s.fail(w, err)
 			return
 		}
-		call, err := s.core.Begin(r.Context(), user, apicore.Client{Addr: r.RemoteAddr, TLS: r.TLS})
-		if err != nil {
+		if err := s.core.Start(&q.Call, r.Context(), user, apicore.Client{Addr: r.RemoteAddr, TLS: r.TLS}); err != nil {
 			s.fail(w, err)
 			return
 		}
-		q.Call = call
+		call := &q.Call
 		status, v, err := f(q)
 		call.End()
 		var p *problem
 		code := "00000"
 		if err != nil {
-			if !errors.As(err, &p) { // the API's own problems stand as they are
+			var own *problem // declared here: allocated only on failure
+			if errors.As(err, &own) {
+				p = own // the API's own problems stand as they are
+			} else {
 				p = problemOf(call.Fail(err))
 			}
 			code = p.code
@@ -257,9 +278,8 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 		}
 		w.Header()["Content-Type"] = contentJSON
 		w.WriteHeader(status)
-		if d, ok := v.(decimals); ok { // the hot path: no reflection
-			b, _ := d.MarshalJSON()
-			w.Write(append(b, '\n'))
+		if d, ok := v.(*decimals); ok { // the hot path: no reflection
+			w.Write(append(d.append(q.text[:0]), '\n'))
 			return
 		}
 		json.NewEncoder(w).Encode(v)
@@ -269,8 +289,7 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 // readBody decodes a request's JSON object, if it has a body, and
 // returns the body as sent.
 func readBody(w http.ResponseWriter, r *http.Request, into *map[string]json.RawMessage) ([]byte, error) {
-	if r.ContentLength == 0 { // none (a chunked body's length is -1)
-		*into = map[string]json.RawMessage{}
+	if r.ContentLength == 0 { // none (a chunked body's length is -1); a nil map reads as empty
 		return nil, nil
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
@@ -282,7 +301,6 @@ func readBody(w http.ResponseWriter, r *http.Request, into *map[string]json.RawM
 	case err != nil:
 		return nil, &problem{status: http.StatusBadRequest, code: "08P01", msg: "could not read the request body: " + err.Error()}
 	case len(strings.TrimSpace(string(b))) == 0:
-		*into = map[string]json.RawMessage{}
 		return b, nil
 	}
 	if err := json.Unmarshal(b, into); err != nil || *into == nil {
@@ -353,11 +371,12 @@ func (s *Server) nextval(q *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	values, err := q.Next(q.schema, q.name, count)
+	values, err := q.NextInto(q.one[:0], q.schema, q.name, count)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, decimals(values), nil
+	q.taken = values
+	return http.StatusOK, &q.taken, nil
 }
 
 // reserve reserves count values as a range seqd_reserve gives:

@@ -26,7 +26,16 @@ type metrics struct {
 	durations  *prometheus.HistogramVec
 	batch      prometheus.Histogram
 	commit     prometheus.Histogram
+	// observers are onStatement's answers by command and class, made
+	// once: a label lookup and a closure per statement cost more than
+	// the statement's own count.
+	observersMu sync.RWMutex
+	observers   map[[2]string]func(time.Duration)
 }
+
+// maxObservers bounds the observers kept (commands are tags and API
+// operations, classes SQLSTATE classes: far fewer in practice).
+const maxObservers = 4096
 
 func newMetrics(eng func() *engine.Engine, conns func() int, near func() int) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
@@ -102,12 +111,28 @@ func (m *metrics) onStatement(command, sqlstate string) func(time.Duration) {
 	if command == "" {
 		command = "failed"
 	}
-	count := m.statements.WithLabelValues(command, sqlstate[:2])
+	key := [2]string{command, sqlstate[:2]}
+	m.observersMu.RLock()
+	f, ok := m.observers[key]
+	m.observersMu.RUnlock()
+	if ok {
+		return f
+	}
+	count := m.statements.WithLabelValues(key[0], key[1])
 	duration := m.durations.WithLabelValues(command)
-	return func(d time.Duration) {
+	f = func(d time.Duration) {
 		count.Inc()
 		duration.Observe(d.Seconds())
 	}
+	m.observersMu.Lock()
+	if m.observers == nil {
+		m.observers = map[[2]string]func(time.Duration){}
+	}
+	if len(m.observers) < maxObservers {
+		m.observers[key] = f
+	}
+	m.observersMu.Unlock()
+	return f
 }
 
 func (m *metrics) onCommit(records int, d time.Duration) {
