@@ -507,12 +507,11 @@ type Range struct {
 
 // Reserve reserves count values of the sequence as one range.
 func (q *Call) Reserve(schema, name string, count int64) (Range, error) {
-	rows, err := q.Run(fmt.Sprintf("select first, last, increment, shape from seqd_reserve(%s, %d)", QuoteLiteral(Qualified(schema, name)), count))
-	if err != nil {
-		return Range{}, err
-	}
-	r := rows[0]
-	return Range{First: r[0].I, Last: r[1].I, Increment: r[2].I, Shape: r[3].S}, nil
+	var rg Range
+	err := q.Each(q.sess.reserveSQL(schema, name, count), func(r []eval.Datum) {
+		rg = Range{First: r[0].I, Last: r[1].I, Increment: r[2].I, Shape: r[3].S}
+	})
+	return rg, err
 }
 
 // Release gives back the unused tail first..last of a reserved range, as
@@ -586,8 +585,30 @@ type session struct {
 	seen   uint64
 	unlink func() bool
 	// nextvals are the nextval statements of the sequences the session
-	// took values of lately, by schema and name: made once, not per call.
+	// took values of lately, by schema and name, and reserves the
+	// seqd_reserve statements by sequence and count: made once, not per
+	// call (a stream asks for the same range again and again).
 	nextvals map[[2]string]string
+	reserves map[reserveKey]string
+}
+
+type reserveKey struct {
+	schema, name string
+	count        int64
+}
+
+// reserveSQL is the statement reserving count values of schema.name.
+func (s *session) reserveSQL(schema, name string, count int64) string {
+	key := reserveKey{schema, name, count}
+	if sql, ok := s.reserves[key]; ok {
+		return sql
+	}
+	if s.reserves == nil || len(s.reserves) >= 64 {
+		s.reserves = map[reserveKey]string{}
+	}
+	sql := fmt.Sprintf("select first, last, increment, shape from seqd_reserve(%s, %d)", QuoteLiteral(Qualified(schema, name)), count)
+	s.reserves[key] = sql
+	return sql
 }
 
 // nextvalSQL is the statement taking one value of schema.name.
