@@ -34,7 +34,7 @@ func connectAPI(ctx context.Context, t Target) (session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Name, err)
 	}
-	return &grpcSession{conn: conn, c: seqdv1.NewSequencesClient(conn), count: max(t.StreamRange, 1)}, nil
+	return &grpcSession{conn: conn, c: seqdv1.NewSequencesClient(conn), count: max(t.StreamRange, 1), batch: t.StreamBatch}, nil
 }
 
 // httpSession takes values over the HTTP API: q is the sequence's name
@@ -84,9 +84,11 @@ func (s *httpSession) close() { s.c.CloseIdleConnections() }
 
 // grpcSession takes values over the gRPC service: value is a unary Next,
 // pipeline n requests of count values each (one by default) on the
-// session's Ranges stream before reading their n answers.
+// session's Ranges stream before reading their n answers, or with batch
+// one request of n x count values.
 type grpcSession struct {
 	count  int64 // values per Ranges request
+	batch  bool
 	conn   *grpc.ClientConn
 	c      seqdv1.SequencesClient
 	stream grpc.BidiStreamingClient[seqdv1.ReserveRequest, seqdv1.Range]
@@ -116,6 +118,11 @@ func (s *grpcSession) pipeline(_ context.Context, q string, n int, each func(int
 		s.stream, s.cancel = st, cancel
 	}
 	req := &seqdv1.ReserveRequest{Sequence: &seqdv1.Sequence{Schema: "public", Name: q}, Count: s.count}
+	count := s.count
+	if s.batch {
+		req.Count *= int64(n)
+		count, n = req.Count, 1
+	}
 	for range n {
 		if err := s.stream.Send(req); err != nil {
 			return err
@@ -126,8 +133,8 @@ func (s *grpcSession) pipeline(_ context.Context, q string, n int, each func(int
 		if err != nil {
 			return err
 		}
-		if r.Increment != 1 || r.Last-r.First+1 != s.count {
-			return fmt.Errorf("a range of %d..%d by %d for %d values", r.First, r.Last, r.Increment, s.count)
+		if r.Increment != 1 || r.Last-r.First+1 != count {
+			return fmt.Errorf("a range of %d..%d by %d for %d values", r.First, r.Last, r.Increment, count)
 		}
 		for v := r.First; v <= r.Last; v++ {
 			each(v)

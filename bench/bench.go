@@ -53,6 +53,11 @@ type Config struct {
 	// StreamRange, for seqd-grpc's pipeline: values per Ranges request
 	// (default 1: one value per message, as a pipelined nextval).
 	StreamRange int64
+	// StreamBatch, for seqd-grpc's pipeline: the pipeline's values asked
+	// for in one Ranges request (pipeline x StreamRange values), as PD's
+	// TSO client sends its waiting callers' timestamps as one request,
+	// instead of one request per value.
+	StreamBatch bool
 	// Prepared: the nextval workload's MySQL sessions use server-side
 	// prepared statements (COM_STMT_PREPARE once, then COM_STMT_EXECUTE
 	// and the binary protocol) instead of text with the parameters

@@ -293,6 +293,8 @@ func TestAPIWorkloads(t *testing.T) {
 			[]string{"seqd pipeline 8", "seqd-grpc stream 8"}},
 		{Config{Workload: "nextval", Targets: ts[2:], Threads: []int{2}, Duration: 150 * time.Millisecond, Pipeline: 4, StreamRange: 10},
 			[]string{"seqd-grpc stream 4 x10"}},
+		{Config{Workload: "nextval", Targets: ts[2:], Threads: []int{2}, Duration: 150 * time.Millisecond, Pipeline: 4, StreamRange: 10, StreamBatch: true},
+			[]string{"seqd-grpc stream 4 x10 batched"}},
 	} {
 		rs, err := Run(ctx, tc.cfg)
 		if err != nil {

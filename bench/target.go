@@ -58,8 +58,10 @@ type Target struct {
 	// Setup is the pgx connection string that creates an API target's
 	// sequences (the same seqd's PostgreSQL protocol).
 	Setup string
-	// StreamRange is Config.StreamRange, for a gRPC target's sessions.
+	// StreamRange and StreamBatch are Config's, for a gRPC target's
+	// sessions.
 	StreamRange int64
+	StreamBatch bool
 }
 
 // session returns the target as its w-th session connects to it.

@@ -49,7 +49,7 @@ func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
 	var out []Result
 	for _, threads := range cfg.Threads {
 		for _, t := range targets {
-			t.Prepared, t.StreamRange = cfg.Prepared, cfg.StreamRange
+			t.Prepared, t.StreamRange, t.StreamBatch = cfg.Prepared, cfg.StreamRange, cfg.StreamBatch
 			d := dialect{t}
 			if err := prepare(ctx, t, func(s session) error { return d.createSequence(ctx, s, "seqbench_s", 1, 1) }); err != nil {
 				return nil, err
@@ -79,6 +79,9 @@ func runNextval(ctx context.Context, cfg Config) ([]Result, error) {
 					variant = fmt.Sprintf("stream %d", cfg.Pipeline)
 					if cfg.StreamRange > 1 {
 						variant += fmt.Sprintf(" x%d", cfg.StreamRange)
+					}
+					if cfg.StreamBatch {
+						variant += " batched"
 					}
 				}
 				do = func(ctx context.Context, w int, vs *values) error {

@@ -51,6 +51,7 @@ func main() {
 		sequences = flag.Int("sequences", 8, "multi: K sequences")
 		pipeline  = flag.Int("pipeline", 1, "nextval, ceiling: statements per round trip (pgx batches; seqd-grpc: requests in flight on its Ranges stream)")
 		streamRng = flag.Int64("stream-range", 1, "seqd-grpc with -pipeline: values per Ranges request")
+		streamBat = flag.Bool("stream-batch", false, "seqd-grpc with -pipeline: the pipeline's values in one Ranges request (as PD's TSO client batches its callers)")
 
 		hotRows    = flag.Int("hot-rows", 100000, "hotspot: rows inserted per point")
 		nodes      = flag.Int("nodes", 12, "hotspot model: storage nodes (the TiDB article's TiKV cluster had 12)")
@@ -89,7 +90,7 @@ func main() {
 	check(err)
 	cfg := bench.Config{Workload: *workload, Targets: ts, Duration: *duration, Rate: *rate,
 		Mode: *mode, Iterations: *iterations, BatchSize: *batchSize, LowWatermark: *lowWater, TxnTime: *txn,
-		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline, StreamRange: *streamRng, HotRows: *hotRows, Prepared: *prepared, InsertTime: *insTime}
+		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline, StreamRange: *streamRng, StreamBatch: *streamBat, HotRows: *hotRows, Prepared: *prepared, InsertTime: *insTime}
 	if *threads != "" {
 		cfg.Threads, err = ints(*threads)
 		check(err)
