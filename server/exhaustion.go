@@ -14,6 +14,14 @@ import (
 // warns before a sequence runs out; users ask for exactly that.
 type exhaustionWatch struct {
 	horizon time.Duration
+	// period is how often run checks (0: check samples every sequence).
+	// A sequence is sampled only once it has used period/(2 horizon) of
+	// its range: one that would reach its limit within the horizon uses
+	// at least period/horizon of it per period, so it passes that mark
+	// within a period of starting at such a rate, and is projected one
+	// check later at most. A million sequences each barely used keep no
+	// samples.
+	period time.Duration
 
 	mu     sync.Mutex
 	at     time.Time         // the previous check
@@ -30,24 +38,35 @@ type sample struct {
 	gen  uint32
 }
 
-func newExhaustionWatch(horizon time.Duration) *exhaustionWatch {
-	return &exhaustionWatch{horizon: horizon, last: map[uint64]sample{}, warned: map[uint64]time.Time{}}
+// exhaustionPeriod is how often a server's watch checks.
+const exhaustionPeriod = time.Minute
+
+func newExhaustionWatch(horizon, period time.Duration) *exhaustionWatch {
+	return &exhaustionWatch{horizon: horizon, period: period, last: map[uint64]sample{}, warned: map[uint64]time.Time{}}
 }
 
 // check samples every sequence each gives at now and warns of those
 // projected to run out within the horizon; it returns their names. What
 // it keeps of each sequence is its ID and how much of its range it had
-// used, updated in place (a million sequences: about 40 MB, and no new
-// map a check); the samples of sequences gone are dropped.
+// used, updated in place (no new map a check), of the sequences past
+// the mark (period); the samples of sequences gone or back below it are
+// dropped.
 func (w *exhaustionWatch) check(each func(func(engine.Use)), now time.Time) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var near []string
 	elapsed := now.Sub(w.at).Seconds()
 	w.gen++
-	seen := 0
+	kept := 0
+	share := 0.0 // of its range a sequence must have used to be sampled
+	if w.period > 0 && w.horizon > 0 {
+		share = w.period.Seconds() / (2 * w.horizon.Seconds())
+	}
 	each(func(u engine.Use) {
-		seen++
+		if u.Used < share*u.Total {
+			return
+		}
+		kept++
 		prev, ok := w.last[u.ID]
 		w.last[u.ID] = sample{used: u.Used, gen: w.gen}
 		if !ok || u.Used <= prev.used || prev.gen != w.gen-1 {
@@ -67,7 +86,7 @@ func (w *exhaustionWatch) check(each func(func(engine.Use)), now time.Time) []st
 				"values_left", u.Total-u.Used, "per_second", rate)
 		}
 	})
-	if len(w.last) > seen {
+	if len(w.last) > kept {
 		for id, s := range w.last {
 			if s.gen != w.gen {
 				delete(w.last, id)
@@ -90,8 +109,8 @@ func (w *exhaustionWatch) Near() int {
 // check; ok false (a cluster node that does not lead: the leader warns)
 // checks nothing and forgets the rates seen, which a new leadership
 // measures afresh.
-func (w *exhaustionWatch) run(sequences func() (each func(func(engine.Use)), ok bool), period time.Duration, stop <-chan struct{}) {
-	t := time.NewTicker(period)
+func (w *exhaustionWatch) run(sequences func() (each func(func(engine.Use)), ok bool), stop <-chan struct{}) {
+	t := time.NewTicker(w.period)
 	defer t.Stop()
 	check := func(now time.Time) {
 		each, ok := sequences()

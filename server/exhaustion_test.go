@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func TestExhaustionWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := newExhaustionWatch(30 * 24 * time.Hour)
+	w := newExhaustionWatch(30*24*time.Hour, 0)
 	t0 := time.Unix(1_000_000, 0)
 	if near := w.check(eng.EachUse, t0); len(near) != 0 {
 		t.Fatalf("a first check projects nothing: %v", near)
@@ -79,7 +80,7 @@ func TestExhaustionWatchFollows(t *testing.T) {
 	if _, err := eng.Create(ctx, small, seqmath.Spec{Type: &typ}, false); err != nil {
 		t.Fatal(err)
 	}
-	w := newExhaustionWatch(30 * 24 * time.Hour)
+	w := newExhaustionWatch(30*24*time.Hour, 0)
 	t0 := time.Unix(1_000_000, 0)
 	w.check(eng.EachUse, t0)
 	if _, err := eng.Setval(ctx, small, 3276, true); err != nil {
@@ -88,6 +89,7 @@ func TestExhaustionWatchFollows(t *testing.T) {
 	if w.check(eng.EachUse, t0.Add(time.Hour)); w.Near() != 1 {
 		t.Fatal("not near while leading")
 	}
+	w.period = time.Hour
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	calls := make(chan struct{}, 1)
@@ -98,7 +100,7 @@ func TestExhaustionWatchFollows(t *testing.T) {
 			default:
 			}
 			return nil, false
-		}, time.Hour, stop)
+		}, stop)
 		close(done)
 	}()
 	<-calls
@@ -106,6 +108,49 @@ func TestExhaustionWatchFollows(t *testing.T) {
 	<-done
 	if w.Near() != 0 || len(w.last) != 0 {
 		t.Fatalf("a follower kept its leadership's figures: near %d, %d samples", w.Near(), len(w.last))
+	}
+}
+
+// TestExhaustionWatchMark: with a check a minute and a 30-day horizon,
+// a million sequences used once keep no samples; a sequence starting at a
+// rate that reaches its limit within the horizon is projected two checks
+// later (one to pass the mark, one for the rate).
+func TestExhaustionWatchMark(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ctx := context.Background()
+	for i := range 1000 {
+		n, _ := engine.NewName("public", fmt.Sprintf("s%d", i))
+		if _, err := eng.Create(ctx, n, seqmath.Spec{}, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := eng.Nextval(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typ := seqmath.Integer
+	hot, _ := engine.NewName("public", "hot")
+	if _, err := eng.Create(ctx, hot, seqmath.Spec{Type: &typ}, false); err != nil {
+		t.Fatal(err)
+	}
+	w := newExhaustionWatch(30*24*time.Hour, time.Minute)
+	t0 := time.Unix(1_000_000, 0)
+	// int's 2^31 values in 20 days: 1,243 a second, 74,565 a minute.
+	const perMinute = 74_565
+	var near []string
+	for i := range 3 {
+		near = w.check(eng.EachUse, t0.Add(time.Duration(i)*time.Minute))
+		if len(w.last) > 1 {
+			t.Fatalf("check %d: %d samples, want at most hot's", i, len(w.last))
+		}
+		if i < 2 && len(near) != 0 {
+			t.Fatalf("check %d: near %v before a rate was measured", i, near)
+		}
+		if _, err := eng.Setval(ctx, hot, int64(i+1)*perMinute, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(near) != 1 || near[0] != hot.String() {
+		t.Fatalf("the third check: near %v, want hot", near)
 	}
 }
 

@@ -198,7 +198,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.ExhaustionHorizon <= 0 {
 		cfg.ExhaustionHorizon = 30 * 24 * time.Hour
 	}
-	s := &Server{log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon), stop: make(chan struct{})}
+	s := &Server{log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon, exhaustionPeriod), stop: make(chan struct{})}
 	s.metrics = newMetrics(s.engine, func() int { return s.pg.Conns() }, s.watch.Near)
 	opened := time.Now()
 	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit, MaxTxnLocks: cfg.MaxTxnLocks})
@@ -228,7 +228,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		eng.Close()
 		return nil, err
 	}
-	go s.watch.run(func() (func(func(engine.Use)), bool) { return eng.EachUse, true }, time.Minute, s.stop)
+	go s.watch.run(func() (func(func(engine.Use)), bool) { return eng.EachUse, true }, s.stop)
 	go func() {
 		select {
 		case err := <-storeFailed:
@@ -634,7 +634,7 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 	if err := checkAuth(cfg); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon), stop: make(chan struct{})}
+	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon, exhaustionPeriod), stop: make(chan struct{})}
 	s.metrics = newMetrics(s.engine, func() int { return s.pg.Conns() }, s.watch.Near)
 	n, err := startNode(ctx, cfg, s.frontEnds)
 	if err != nil {
@@ -676,7 +676,7 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		eng, _ := n.current()
 		return eng.EachUse, true
-	}, time.Minute, s.stop)
+	}, s.stop)
 	cfg.Logger.Printf("seqd cluster node %s listening on %s (etcd %v, prefix %s), authentication %s, TLS %v",
 		n.cfg.NodeName, s.ln.Addr(), cfg.Etcd, cfg.EtcdPrefix, cfg.Auth, s.tls != nil)
 	return s, nil
