@@ -112,10 +112,65 @@ func legacyACL() ACL { return ACL{Grants: map[string]Privs{Public: PrivAll}} }
 
 // aclOfLocked is sequence id's ACL. REQUIRES: catMu held.
 func (e *Engine) aclOfLocked(id uint64) aclRecord {
-	if r, ok := e.acls[id]; ok {
+	if r, ok := e.aclRecLocked(id); ok {
 		return r
 	}
 	return aclRecord{acl: legacyACL()}
+}
+
+// ownerRecord is a kept ACL of its owner alone: the owner's index in
+// ownerNames, and the record's revision.
+type ownerRecord struct {
+	owner uint32
+	rev   storage.Rev
+}
+
+// aclRecLocked is the sequence's ACL record, if it has one (its ACL as
+// kept: never to be modified).
+// REQUIRES: catMu held.
+func (e *Engine) aclRecLocked(id uint64) (aclRecord, bool) {
+	if o, ok := e.ownerOnly[id]; ok {
+		return aclRecord{acl: ACL{Owner: e.ownerNames[o.owner]}, rev: o.rev}, true
+	}
+	r, ok := e.acls[id]
+	return r, ok
+}
+
+// putACLLocked keeps a (as kept: never modified after) as the sequence's
+// ACL record at rev.
+// REQUIRES: catMu held for writing.
+func (e *Engine) putACLLocked(id uint64, a ACL, rev storage.Rev) {
+	if len(a.Grants) > 0 {
+		delete(e.ownerOnly, id)
+		e.acls[id] = aclRecord{acl: a, rev: rev}
+		return
+	}
+	i, ok := e.ownerIdx[a.Owner]
+	if !ok {
+		i = uint32(len(e.ownerNames))
+		e.ownerNames = append(e.ownerNames, a.Owner)
+		e.ownerIdx[a.Owner] = i
+	}
+	delete(e.acls, id)
+	e.ownerOnly[id] = ownerRecord{owner: i, rev: rev}
+}
+
+// dropACLLocked forgets the sequence's ACL record.
+// REQUIRES: catMu held for writing.
+func (e *Engine) dropACLLocked(id uint64) {
+	delete(e.acls, id)
+	delete(e.ownerOnly, id)
+}
+
+// eachACLLocked calls f with every sequence's ACL record.
+// REQUIRES: catMu held.
+func (e *Engine) eachACLLocked(f func(id uint64, r aclRecord)) {
+	for id, r := range e.acls {
+		f(id, r)
+	}
+	for id, o := range e.ownerOnly {
+		f(id, aclRecord{acl: ACL{Owner: e.ownerNames[o.owner]}, rev: o.rev})
+	}
 }
 
 func (a ACL) encode() []byte {
@@ -184,13 +239,7 @@ func (e *Engine) loadACL(kv storage.KV) error {
 	if err != nil {
 		return fmt.Errorf("%w: key %q", err, kv.Key)
 	}
-	// The owners' names are few: one string each, not one per sequence.
-	if o, ok := e.owners[a.Owner]; ok {
-		a.Owner = o
-	} else {
-		e.owners[a.Owner] = a.Owner
-	}
-	e.acls[id] = aclRecord{acl: a, rev: kv.Rev}
+	e.putACLLocked(id, a, kv.Rev)
 	return nil
 }
 
@@ -210,10 +259,8 @@ func (e *Engine) ACL(n Name) (ACL, error) {
 func (e *Engine) ACLs() map[uint64]ACL {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
-	out := make(map[uint64]ACL, len(e.acls))
-	for id, r := range e.acls {
-		out[id] = r.acl.clone()
-	}
+	out := make(map[uint64]ACL, len(e.acls)+len(e.ownerOnly))
+	e.eachACLLocked(func(id uint64, r aclRecord) { out[id] = r.acl.clone() })
 	return out
 }
 
@@ -242,7 +289,7 @@ func (e *Engine) UpdateACL(ctx context.Context, n Name, f func(*ACL) error) erro
 		return err
 	}
 	e.catMu.Lock()
-	e.acls[info.ID] = aclRecord{acl: a.kept(), rev: rev}
+	e.putACLLocked(info.ID, a.kept(), rev)
 	e.catMu.Unlock()
 	e.authVersion.Add(1)
 	return nil

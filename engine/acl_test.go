@@ -79,6 +79,72 @@ func TestACLDurable(t *testing.T) {
 	}
 }
 
+// TestACLOwnerOnly: a sequence whose ACL is its owner alone is kept
+// without a pointer (ownerOnly, one name per owner); a grant moves it to
+// the full records and revoking it back; the representation changes
+// nothing a caller sees, after a reopen either, and a drop forgets both.
+func TestACLOwnerOnly(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	var names []Name
+	for i := range 3 {
+		n := mustName(t, fmt.Sprintf("s%d", i))
+		names = append(names, n)
+		if _, err := e.CreateWith(ctx, n, seqmath.Spec{}, CreateOptions{Owner: "alice"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	layout := func(what string, ownerOnly, full int) {
+		t.Helper()
+		e.catMu.RLock()
+		defer e.catMu.RUnlock()
+		if len(e.ownerOnly) != ownerOnly || len(e.acls) != full || len(e.ownerNames) != 1 {
+			t.Fatalf("%s: %d owner-only, %d full, owners %q; want %d, %d, [alice]", what, len(e.ownerOnly), len(e.acls), e.ownerNames, ownerOnly, full)
+		}
+	}
+	layout("created", 3, 0)
+	grant := func(p Privs) {
+		t.Helper()
+		if err := e.UpdateACL(ctx, names[1], func(a *ACL) error { a.Grants["bob"] = p; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grant(PrivUsage)
+	layout("granted", 2, 1)
+	if a, err := e.ACL(names[1]); err != nil || a.Owner != "alice" || a.Grants["bob"] != PrivUsage {
+		t.Fatalf("granted: %+v %v", a, err)
+	}
+	if a, err := e.ACL(names[0]); err != nil || a.Owner != "alice" || len(a.Grants) != 0 {
+		t.Fatalf("owner alone: %+v %v", a, err)
+	}
+	grant(0)
+	layout("revoked", 3, 0)
+	grant(PrivSelect)
+	e.Close()
+	e = openFS(t, fs)
+	defer e.Close()
+	layout("reopened", 2, 1)
+	acls := e.ACLs()
+	if len(acls) != 3 || acls[mustInfo(t, e, names[1]).ID].Grants["bob"] != PrivSelect || acls[mustInfo(t, e, names[2]).ID].Owner != "alice" {
+		t.Fatalf("ACLs after reopening: %v", acls)
+	}
+	for _, n := range names[:2] {
+		if err := e.Drop(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	layout("two dropped", 1, 0)
+}
+
+func mustInfo(t *testing.T, e *Engine, n Name) Info {
+	t.Helper()
+	info, err := e.Info(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
 func TestACLRecord(t *testing.T) {
 	a := ACL{Owner: "o", Grants: map[string]Privs{Public: PrivSelect, "x": PrivAll}}
 	b, err := decodeACL(a.encode())

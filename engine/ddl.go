@@ -95,7 +95,7 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec seqmath.Spec, co C
 	}
 	if co.Owner != "" {
 		e.catMu.Lock()
-		e.acls[id] = aclRecord{acl: acl.kept(), rev: aclRev}
+		e.putACLLocked(id, acl.kept(), aclRev)
 		e.catMu.Unlock()
 	}
 	e.catalogVersion.Add(1)
@@ -222,7 +222,7 @@ func (e *Engine) drop(ctx context.Context, n Name) (noOrder bool, err error) {
 	if c, ok := e.comments[s.id]; ok {
 		extra = append(extra, storage.Op{Key: commentKey(s.id), Expect: c.rev})
 	}
-	if a, ok := e.acls[s.id]; ok {
+	if a, ok := e.aclRecLocked(s.id); ok {
 		extra = append(extra, storage.Op{Key: aclKey(s.id), Expect: a.rev})
 	}
 	e.catMu.RUnlock()
@@ -235,7 +235,7 @@ func (e *Engine) drop(ctx context.Context, n Name) (noOrder bool, err error) {
 		e.delSeqLocked(s.key)
 	}
 	delete(e.comments, s.id)
-	delete(e.acls, s.id)
+	e.dropACLLocked(s.id)
 	e.catMu.Unlock()
 	e.catalogVersion.Add(1)
 	return noOrder, nil

@@ -138,11 +138,17 @@ type Engine struct {
 	schemas map[string]*schema
 	// comments are the sequences' comments by sequence ID.
 	comments map[uint64]comment
-	// acls are the sequences' owners and grants by sequence ID; their
-	// writes are serialized by commentMu too.
-	acls map[uint64]aclRecord
-	// owners interns the ACLs' owners' names as they are loaded.
-	owners map[string]string
+	// acls are the sequences' owners and grants by sequence ID, for
+	// those with grants; ownerOnly those of sequences whose ACL is their
+	// owner alone (nearly all), without a pointer (no work for the
+	// collector) and in 24 bytes instead of 40. Their writes are
+	// serialized by commentMu too (aclRecLocked, putACLLocked).
+	acls      map[uint64]aclRecord
+	ownerOnly map[uint64]ownerRecord
+	// ownerNames are the owners' names ownerOnly refers to, ownerIdx
+	// their indexes: one string per owner, not one per sequence.
+	ownerNames []string
+	ownerIdx   map[string]uint32
 	// dbACL is the database's (rev 0: none recorded, the defaults).
 	dbACL aclRecord
 	// hot caches the lookups of up to maxHot names (name -> *seq), so
@@ -369,11 +375,10 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 		c.acl = sc.acl.clone()
 		e.schemas[name] = &c
 	}
-	maps.Copy(e.comments, o.comments)
-	for id, a := range o.acls {
-		e.acls[id] = aclRecord{acl: a.acl.clone(), rev: a.rev}
-	}
-	maps.Copy(e.owners, o.owners)
+	// One allocation each, of the size needed; kept ACLs are never
+	// modified: shared.
+	e.comments, e.acls, e.ownerOnly = maps.Clone(o.comments), maps.Clone(o.acls), maps.Clone(o.ownerOnly)
+	e.ownerNames, e.ownerIdx = slices.Clone(o.ownerNames), maps.Clone(o.ownerIdx)
 	e.dbACL = aclRecord{acl: o.dbACL.acl.clone(), rev: o.dbACL.rev}
 	for name, r := range o.roles {
 		r.MemberOf, r.Settings = slices.Clone(r.MemberOf), slices.Clone(r.Settings)
@@ -398,7 +403,8 @@ func newEngine(cfg Config) (*Engine, error) {
 		schemas:       make(map[string]*schema),
 		comments:      make(map[uint64]comment),
 		acls:          make(map[uint64]aclRecord),
-		owners:        make(map[string]string),
+		ownerOnly:     make(map[uint64]ownerRecord),
+		ownerIdx:      make(map[string]uint32),
 		onCommit:      cfg.OnCommit,
 		leadership:    cfg.Leadership,
 		commitTimeout: cfg.CommitTimeout,

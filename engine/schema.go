@@ -451,9 +451,7 @@ func (e *Engine) nextEpoch() (uint64, error) {
 		for id := range e.comments {
 			next = max(next, id>>32+1)
 		}
-		for id := range e.acls {
-			next = max(next, id>>32+1)
-		}
+		e.eachACLLocked(func(id uint64, _ aclRecord) { next = max(next, id>>32+1) })
 	}
 	if next >= 1<<32 {
 		return 0, fmt.Errorf("seqd: the store has been opened %d times, more than sequence IDs can tell apart", next)

@@ -234,7 +234,7 @@ func (c *commitPlan) plan() ([]storage.Op, error) {
 				if cm, ok := e.comments[f.s.id]; ok {
 					ops[commentKey(f.s.id)] = storage.Op{Key: commentKey(f.s.id), Expect: cm.rev}
 				}
-				if a, ok := e.acls[f.s.id]; ok {
+				if a, ok := e.aclRecLocked(f.s.id); ok {
 					ops[aclKey(f.s.id)] = storage.Op{Key: aclKey(f.s.id), Expect: a.rev}
 				}
 			}
@@ -283,7 +283,8 @@ func (c *commitPlan) plan() ([]storage.Op, error) {
 		if c.gone[id] {
 			continue
 		}
-		put(storage.Op{Key: aclKey(id), Value: a.encode(), Expect: e.acls[id].rev})
+		old, _ := e.aclRecLocked(id)
+		put(storage.Op{Key: aclKey(id), Value: a.encode(), Expect: old.rev})
 	}
 	for name, r := range t.roles {
 		switch rev := t.roleRevs[name]; {
@@ -378,7 +379,7 @@ func (c *commitPlan) apply(rev storage.Rev) {
 		if f.gone {
 			s.gone = true
 			delete(e.comments, s.id)
-			delete(e.acls, s.id)
+			e.dropACLLocked(s.id)
 			t.droppedNoOrder = t.droppedNoOrder || e.ranges != nil && s.opts.NoOrder
 		} else {
 			s.key = f.ent.view.key
@@ -400,7 +401,7 @@ func (c *commitPlan) apply(rev storage.Rev) {
 	}
 	for id, a := range t.acls {
 		if !c.gone[id] {
-			e.acls[id] = aclRecord{acl: a.kept(), rev: rev}
+			e.putACLLocked(id, a.kept(), rev)
 		}
 	}
 	for _, s := range c.marked {
