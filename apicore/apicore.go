@@ -341,7 +341,7 @@ type Call struct {
 // too once the call has run for a while (see sweep).
 func (c *Core) Begin(ctx context.Context, user string, client Client) (*Call, error) {
 	q := new(Call)
-	if err := c.Start(q, ctx, user, client); err != nil {
+	if err := c.Start(ctx, q, user, client); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -349,7 +349,7 @@ func (c *Core) Begin(ctx context.Context, user string, client Client) (*Call, er
 
 // Start is Begin into a Call the caller holds (one allocation less on
 // the hot path).
-func (c *Core) Start(q *Call, ctx context.Context, user string, client Client) error {
+func (c *Core) Start(ctx context.Context, q *Call, user string, client Client) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

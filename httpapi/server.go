@@ -241,7 +241,7 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 			s.fail(w, err)
 			return
 		}
-		if err := s.core.Start(&q.Call, r.Context(), user, apicore.Client{Addr: r.RemoteAddr, TLS: r.TLS}); err != nil {
+		if err := s.core.Start(r.Context(), &q.Call, user, apicore.Client{Addr: r.RemoteAddr, TLS: r.TLS}); err != nil {
 			s.fail(w, err)
 			return
 		}
