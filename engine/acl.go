@@ -189,9 +189,11 @@ func (a ACL) encode() []byte {
 }
 
 func decodeACL(b []byte) (ACL, error) {
-	bad := fmt.Errorf("seqd: corrupt privileges record (%d bytes)", len(b))
+	// Made only when needed: a load decodes every sequence's record.
+	size := len(b)
+	bad := func() error { return fmt.Errorf("seqd: corrupt privileges record (%d bytes)", size) }
 	if len(b) < 1 || b[0] != aclVersion {
-		return ACL{}, bad
+		return ACL{}, bad()
 	}
 	b = b[1:]
 	str := func() (string, bool) {
@@ -208,7 +210,7 @@ func decodeACL(b []byte) (ACL, error) {
 	}
 	owner, ok := str()
 	if !ok || len(b) < 2 {
-		return ACL{}, bad
+		return ACL{}, bad()
 	}
 	n := int(binary.BigEndian.Uint16(b))
 	b = b[2:]
@@ -219,13 +221,13 @@ func decodeACL(b []byte) (ACL, error) {
 	for range n {
 		r, ok := str()
 		if !ok || len(b) < 1 || Privs(b[0])&^privEvery != 0 || b[0] == 0 {
-			return ACL{}, bad
+			return ACL{}, bad()
 		}
 		a.Grants[r] = Privs(b[0])
 		b = b[1:]
 	}
 	if len(b) != 0 {
-		return ACL{}, bad
+		return ACL{}, bad()
 	}
 	return a, nil
 }

@@ -147,7 +147,8 @@ func decodeRecord(b []byte) (record, error) {
 	if len(b) > 0 && b[0] > shapedVersion {
 		return record{}, newerRecord("sequence", b[0], shapedVersion)
 	}
-	corrupt := fmt.Errorf("seqd: corrupt sequence record (%d bytes)", len(b))
+	// Made only when needed: a load decodes every record.
+	corrupt := func() error { return fmt.Errorf("seqd: corrupt sequence record (%d bytes)", len(b)) }
 	extra := 0
 	if len(b) > 1 && b[1]&32 != 0 {
 		extra = knownSize
@@ -157,7 +158,7 @@ func decodeRecord(b []byte) (record, error) {
 	}
 	ok := len(b) == recordSize+extra && b[0] == recordVersion || len(b) == shapedSize+extra && b[0] == shapedVersion
 	if !ok || b[1]&32 == 0 && b[1]&64 != 0 || seqmath.Type(b[1]>>2&3) > seqmath.Smallint {
-		return record{}, corrupt
+		return record{}, corrupt()
 	}
 	var r record
 	tail := b[len(b)-extra:]
@@ -186,10 +187,10 @@ func decodeRecord(b []byte) (record, error) {
 		if kind&4 != 0 {
 			sh = sh.WithSkip(lo, hi)
 		} else if lo != 0 || hi != 0 {
-			return record{}, corrupt
+			return record{}, corrupt()
 		}
 		if kind>>3 != 0 || !sh.Shaped() || sh.Kind > seqmath.Sharded {
-			return record{}, corrupt
+			return record{}, corrupt()
 		}
 		r.opts.Shape = sh
 	}

@@ -23,33 +23,37 @@ const initialWindow = 16
 // included (a rename or a transaction's commit moves it, holding mu), is
 // guarded by mu. It is kept small: a million of them must fit in 256 MiB.
 type seq struct {
-	mu   sync.Mutex
+	// The fields holding pointers come first: the collector scans an
+	// object only up to its last pointer, 64 of these 152 bytes.
 	key  string
-	id   uint64
 	opts *seqmath.Options // interned (internOptions): never written through
-	cur  seqmath.State    // position of the last value handed out
-	rev  storage.Rev      // revision of the stored record
-	// remaining counts the values after cur up to the durable mark, the
-	// state the store resumes from (cur advanced by remaining): durable,
-	// not yet handed out.
-	remaining int64
-	window    int64                 // prefetch size, adapted to the rate within CACHE-1
-	demand    int64                 // values wanted by callers blocked on this sequence
-	granted   int64                 // size of the last range handed out, ending at cur; 0: none may be released
-	changed   chan struct{}         // closed when a write completes; made on demand
-	err       *Error                // sticky: storage failure or engine closed
-	carved    atomic.Pointer[carve] // values nextval takes without mu (carve.go); nil: none
-	epoch     uint64                // NOORDER: times the position was set (record.epoch)
+	// changed is closed when a write completes; made on demand.
+	changed chan struct{}
+	err     *Error                // sticky: storage failure or engine closed
+	carved  atomic.Pointer[carve] // values nextval takes without mu (carve.go); nil: none
 	// rare holds what few sequences ever have (values burned, a refused
 	// extension); nil until one does.
-	rare       *seqRare
-	lastRefill int32 // engine clock in ticks (see tick) at the last prefetch
-	writing    bool  // a write of this sequence's record is in flight
-	gone       bool  // dropped
-	unlogged   bool  // UNLOGGED: reset to its start after a crash
+	rare *seqRare
 	// lockedBy is the transaction holding the sequence's lock (txn.go):
 	// everyone else's nextval, setval and DDL wait for it to end.
 	lockedBy *Txn
+
+	mu  sync.Mutex
+	id  uint64
+	cur seqmath.State // position of the last value handed out
+	rev storage.Rev   // revision of the stored record
+	// remaining counts the values after cur up to the durable mark, the
+	// state the store resumes from (cur advanced by remaining): durable,
+	// not yet handed out.
+	remaining  int64
+	window     int64  // prefetch size, adapted to the rate within CACHE-1
+	demand     int64  // values wanted by callers blocked on this sequence
+	granted    int64  // size of the last range handed out, ending at cur; 0: none may be released
+	epoch      uint64 // NOORDER: times the position was set (record.epoch)
+	lastRefill int32  // engine clock in ticks (see tick) at the last prefetch
+	writing    bool   // a write of this sequence's record is in flight
+	gone       bool   // dropped
+	unlogged   bool   // UNLOGGED: reset to its start after a crash
 }
 
 // internOptions returns the one shared copy of o: most sequences have
