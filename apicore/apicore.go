@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -80,8 +81,7 @@ type Core struct {
 	creds credentialCache
 	// sweeper links long calls to their callers' contexts.
 	sweeper sweeper
-	mu      sync.Mutex
-	auth    string
+	auth    atomic.Pointer[string] // the method, read by every call
 }
 
 // New makes a Core.
@@ -95,7 +95,8 @@ func New(cfg Config) *Core {
 	if cfg.MaxBulkRows <= 0 {
 		cfg.MaxBulkRows = 1 << 20
 	}
-	c := &Core{cfg: cfg, auth: cfg.Auth}
+	c := &Core{cfg: cfg}
+	c.auth.Store(&cfg.Auth)
 	c.pool.byUser = map[string][]*session{}
 	c.creds.ok = map[[32]byte]struct{ version uint64 }{}
 	return c
@@ -108,18 +109,10 @@ func (c *Core) Registry() *frontend.Registry { return c.cfg.Registry }
 func (c *Core) MaxCount() int64 { return min(c.cfg.MaxBulkRows, MaxValues) }
 
 // SetAuth changes the authentication of new calls.
-func (c *Core) SetAuth(method string) {
-	c.mu.Lock()
-	c.auth = method
-	c.mu.Unlock()
-}
+func (c *Core) SetAuth(method string) { c.auth.Store(&method) }
 
 // AuthMethod is the authentication of new calls.
-func (c *Core) AuthMethod() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.auth
-}
+func (c *Core) AuthMethod() string { return *c.auth.Load() }
 
 // Engine is the engine a call runs on, and whether as a standby.
 func (c *Core) Engine() (*engine.Engine, bool) {
@@ -440,7 +433,12 @@ func (q *Call) Each(sql string, f func([]eval.Datum)) error {
 	if err != nil {
 		return err
 	}
-	p, err := q.sess.PrepareCached(&stmts[0])
+	return q.each(&stmts[0], f)
+}
+
+// each runs a parsed statement as Each does.
+func (q *Call) each(st *pgsql.Statement, f func([]eval.Datum)) error {
+	p, err := q.sess.PrepareCached(st)
 	if err != nil {
 		q.sess.Abort()
 		return err
@@ -483,14 +481,18 @@ func (q *Call) NextInto(dst []int64, schema, name string, count int64) ([]int64,
 	if limit := q.core.MaxCount(); count < 1 || count > limit {
 		return nil, BadRequest(fmt.Sprintf("count must be between 1 and %d (reserve takes a range of any size)", limit))
 	}
-	var sql string
-	if count == 1 {
-		sql = q.sess.nextvalSQL(schema, name) // nextval's own path, not a range's
-	} else {
-		sql = fmt.Sprintf("select nextval(%s) from generate_series(1, %d)", QuoteLiteral(Qualified(schema, name)), count)
-	}
 	values := slices.Grow(dst, int(count))
-	if err := q.Each(sql, func(row []eval.Datum) { values = append(values, row[0].I) }); err != nil {
+	add := func(row []eval.Datum) { values = append(values, row[0].I) }
+	var err error
+	if count == 1 {
+		var st *pgsql.Statement
+		if st, err = q.sess.nextvalStatement(schema, name); err == nil { // nextval's own path, not a range's
+			err = q.each(st, add)
+		}
+	} else {
+		err = q.Each(fmt.Sprintf("select nextval(%s) from generate_series(1, %d)", QuoteLiteral(Qualified(schema, name)), count), add)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return values, nil
@@ -507,8 +509,12 @@ type Range struct {
 
 // Reserve reserves count values of the sequence as one range.
 func (q *Call) Reserve(schema, name string, count int64) (Range, error) {
+	st, err := q.sess.reserveStatement(schema, name, count)
+	if err != nil {
+		return Range{}, err
+	}
 	var rg Range
-	err := q.Each(q.sess.reserveSQL(schema, name, count), func(r []eval.Datum) {
+	err = q.each(st, func(r []eval.Datum) {
 		rg = Range{First: r[0].I, Last: r[1].I, Increment: r[2].I, Shape: r[3].S}
 	})
 	return rg, err
@@ -586,10 +592,10 @@ type session struct {
 	unlink func() bool
 	// nextvals are the nextval statements of the sequences the session
 	// took values of lately, by schema and name, and reserves the
-	// seqd_reserve statements by sequence and count: made once, not per
-	// call (a stream asks for the same range again and again).
-	nextvals map[[2]string]string
-	reserves map[reserveKey]string
+	// seqd_reserve statements by sequence and count, parsed: made once,
+	// not per call (a stream asks for the same range again and again).
+	nextvals map[[2]string]*pgsql.Statement
+	reserves map[reserveKey]*pgsql.Statement
 }
 
 type reserveKey struct {
@@ -597,32 +603,48 @@ type reserveKey struct {
 	count        int64
 }
 
-// reserveSQL is the statement reserving count values of schema.name.
-func (s *session) reserveSQL(schema, name string, count int64) string {
+// reserveStatement is the statement reserving count values of
+// schema.name.
+func (s *session) reserveStatement(schema, name string, count int64) (*pgsql.Statement, error) {
 	key := reserveKey{schema, name, count}
-	if sql, ok := s.reserves[key]; ok {
-		return sql
+	if st, ok := s.reserves[key]; ok {
+		return st, nil
+	}
+	st, err := parseOne(fmt.Sprintf("select first, last, increment, shape from seqd_reserve(%s, %d)", QuoteLiteral(Qualified(schema, name)), count))
+	if err != nil {
+		return nil, err
 	}
 	if s.reserves == nil || len(s.reserves) >= 64 {
-		s.reserves = map[reserveKey]string{}
+		s.reserves = map[reserveKey]*pgsql.Statement{}
 	}
-	sql := fmt.Sprintf("select first, last, increment, shape from seqd_reserve(%s, %d)", QuoteLiteral(Qualified(schema, name)), count)
-	s.reserves[key] = sql
-	return sql
+	s.reserves[key] = st
+	return st, nil
 }
 
-// nextvalSQL is the statement taking one value of schema.name.
-func (s *session) nextvalSQL(schema, name string) string {
+// parseOne parses a statement of the API's own making.
+func parseOne(sql string) (*pgsql.Statement, error) {
+	stmts, err := pgsql.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	return &stmts[0], nil
+}
+
+// nextvalStatement is the statement taking one value of schema.name.
+func (s *session) nextvalStatement(schema, name string) (*pgsql.Statement, error) {
 	key := [2]string{schema, name}
-	if sql, ok := s.nextvals[key]; ok {
-		return sql
+	if st, ok := s.nextvals[key]; ok {
+		return st, nil
+	}
+	st, err := parseOne("select nextval(" + QuoteLiteral(Qualified(schema, name)) + ")")
+	if err != nil {
+		return nil, err
 	}
 	if s.nextvals == nil || len(s.nextvals) >= 64 {
-		s.nextvals = map[[2]string]string{}
+		s.nextvals = map[[2]string]*pgsql.Statement{}
 	}
-	sql := "select nextval(" + QuoteLiteral(Qualified(schema, name)) + ")"
-	s.nextvals[key] = sql
-	return sql
+	s.nextvals[key] = st
+	return st, nil
 }
 
 // begin makes call the call under way and returns the context its

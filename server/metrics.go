@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,9 +29,11 @@ type metrics struct {
 	commit     prometheus.Histogram
 	// observers are onStatement's answers by command and class, made
 	// once: a label lookup and a closure per statement cost more than
-	// the statement's own count.
-	observersMu sync.RWMutex
-	observers   map[[2]string]func(time.Duration)
+	// the statement's own count. The map is replaced, never changed
+	// (observersMu serializes the replacements), so that a statement
+	// reads it without writing to memory other cores read.
+	observersMu sync.Mutex
+	observers   atomic.Pointer[map[[2]string]func(time.Duration)]
 }
 
 // maxObservers bounds the observers kept (commands are tags and API
@@ -112,26 +115,29 @@ func (m *metrics) onStatement(command, sqlstate string) func(time.Duration) {
 		command = "failed"
 	}
 	key := [2]string{command, sqlstate[:2]}
-	m.observersMu.RLock()
-	f, ok := m.observers[key]
-	m.observersMu.RUnlock()
-	if ok {
-		return f
+	if obs := m.observers.Load(); obs != nil {
+		if f, ok := (*obs)[key]; ok {
+			return f
+		}
 	}
 	count := m.statements.WithLabelValues(key[0], key[1])
 	duration := m.durations.WithLabelValues(command)
-	f = func(d time.Duration) {
+	f := func(d time.Duration) {
 		count.Inc()
 		duration.Observe(d.Seconds())
 	}
 	m.observersMu.Lock()
-	if m.observers == nil {
-		m.observers = map[[2]string]func(time.Duration){}
+	defer m.observersMu.Unlock()
+	old := m.observers.Load()
+	if old == nil || len(*old) < maxObservers {
+		obs := map[[2]string]func(time.Duration){key: f}
+		if old != nil {
+			for k, v := range *old {
+				obs[k] = v
+			}
+		}
+		m.observers.Store(&obs)
 	}
-	if len(m.observers) < maxObservers {
-		m.observers[key] = f
-	}
-	m.observersMu.Unlock()
 	return f
 }
 
