@@ -486,7 +486,7 @@ func (q *Call) NextInto(dst []int64, schema, name string, count int64) ([]int64,
 	var err error
 	if count == 1 {
 		var st *pgsql.Statement
-		if st, err = q.sess.nextvalStatement(schema, name); err == nil { // nextval's own path, not a range's
+		if st, err = q.sess.statement(statementKey{schema: schema, name: name}); err == nil { // nextval's own path, not a range's
 			err = q.each(st, add)
 		}
 	} else {
@@ -509,7 +509,7 @@ type Range struct {
 
 // Reserve reserves count values of the sequence as one range.
 func (q *Call) Reserve(schema, name string, count int64) (Range, error) {
-	st, err := q.sess.reserveStatement(schema, name, count)
+	st, err := q.sess.statement(statementKey{schema: schema, name: name, reserve: true, count: count})
 	if err != nil {
 		return Range{}, err
 	}
@@ -590,61 +590,39 @@ type session struct {
 	calls  uint64
 	seen   uint64
 	unlink func() bool
-	// nextvals are the nextval statements of the sequences the session
-	// took values of lately, by schema and name, and reserves the
-	// seqd_reserve statements by sequence and count, parsed: made once,
-	// not per call (a stream asks for the same range again and again).
-	nextvals map[[2]string]*pgsql.Statement
-	reserves map[reserveKey]*pgsql.Statement
+	// statements are the nextval and seqd_reserve statements of the
+	// sequences the session took values of lately, parsed: made once, not
+	// per call (a stream asks for the same range again and again).
+	statements map[statementKey]*pgsql.Statement
 }
 
-type reserveKey struct {
+// statementKey names a statement of statements: a nextval of
+// schema.name, or (reserve) a seqd_reserve of count values of it.
+type statementKey struct {
 	schema, name string
+	reserve      bool
 	count        int64
 }
 
-// reserveStatement is the statement reserving count values of
-// schema.name.
-func (s *session) reserveStatement(schema, name string, count int64) (*pgsql.Statement, error) {
-	key := reserveKey{schema, name, count}
-	if st, ok := s.reserves[key]; ok {
+// statement is the statement key names, parsed.
+func (s *session) statement(key statementKey) (*pgsql.Statement, error) {
+	if st, ok := s.statements[key]; ok {
 		return st, nil
 	}
-	st, err := parseOne(fmt.Sprintf("select first, last, increment, shape from seqd_reserve(%s, %d)", QuoteLiteral(Qualified(schema, name)), count))
-	if err != nil {
-		return nil, err
+	seq := QuoteLiteral(Qualified(key.schema, key.name))
+	sql := "select nextval(" + seq + ")"
+	if key.reserve {
+		sql = fmt.Sprintf("select first, last, increment, shape from seqd_reserve(%s, %d)", seq, key.count)
 	}
-	if s.reserves == nil || len(s.reserves) >= 64 {
-		s.reserves = map[reserveKey]*pgsql.Statement{}
-	}
-	s.reserves[key] = st
-	return st, nil
-}
-
-// parseOne parses a statement of the API's own making.
-func parseOne(sql string) (*pgsql.Statement, error) {
 	stmts, err := pgsql.Parse(sql)
 	if err != nil {
 		return nil, err
 	}
+	if s.statements == nil || len(s.statements) >= 64 {
+		s.statements = map[statementKey]*pgsql.Statement{}
+	}
+	s.statements[key] = &stmts[0]
 	return &stmts[0], nil
-}
-
-// nextvalStatement is the statement taking one value of schema.name.
-func (s *session) nextvalStatement(schema, name string) (*pgsql.Statement, error) {
-	key := [2]string{schema, name}
-	if st, ok := s.nextvals[key]; ok {
-		return st, nil
-	}
-	st, err := parseOne("select nextval(" + QuoteLiteral(Qualified(schema, name)) + ")")
-	if err != nil {
-		return nil, err
-	}
-	if s.nextvals == nil || len(s.nextvals) >= 64 {
-		s.nextvals = map[[2]string]*pgsql.Statement{}
-	}
-	s.nextvals[key] = st
-	return st, nil
 }
 
 // begin makes call the call under way and returns the context its

@@ -130,7 +130,7 @@ type ownerRecord struct {
 // REQUIRES: catMu held.
 func (e *Engine) aclRecLocked(id uint64) (aclRecord, bool) {
 	if o, ok := e.ownerOnly[id]; ok {
-		return aclRecord{acl: ACL{Owner: e.ownerNames[o.owner]}, rev: o.rev}, true
+		return e.ownerRecordLocked(o), true
 	}
 	r, ok := e.acls[id]
 	return r, ok
@@ -169,8 +169,14 @@ func (e *Engine) eachACLLocked(f func(id uint64, r aclRecord)) {
 		f(id, r)
 	}
 	for id, o := range e.ownerOnly {
-		f(id, aclRecord{acl: ACL{Owner: e.ownerNames[o.owner]}, rev: o.rev})
+		f(id, e.ownerRecordLocked(o))
 	}
+}
+
+// ownerRecordLocked is o as the ACL record it stands for.
+// REQUIRES: catMu held.
+func (e *Engine) ownerRecordLocked(o ownerRecord) aclRecord {
+	return aclRecord{acl: ACL{Owner: e.ownerNames[o.owner]}, rev: o.rev}
 }
 
 func (a ACL) encode() []byte {
