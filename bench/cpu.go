@@ -45,16 +45,19 @@ func probeFor(t Target) *cpuProbe {
 // dsnPort is the TCP port of a target's DSN (a URL or a go-sql-driver DSN
 // with tcp(host:port)).
 func dsnPort(t Target) int {
+	// A go-sql-driver DSN first: one without a password
+	// ("user@tcp(127.0.0.1:3306)/db") has a single colon, and would
+	// otherwise read as a gRPC target's host:port.
 	hostport := ""
-	if _, _, err := net.SplitHostPort(t.DSN); err == nil {
-		hostport = t.DSN // a gRPC target's host:port
-	} else if u, err := url.Parse(t.DSN); err == nil && u.Host != "" {
-		hostport = u.Host
-	} else if i := strings.Index(t.DSN, "tcp("); i >= 0 {
+	if i := strings.Index(t.DSN, "tcp("); i >= 0 {
 		rest := t.DSN[i+4:]
 		if j := strings.IndexByte(rest, ')'); j >= 0 {
 			hostport = rest[:j]
 		}
+	} else if u, err := url.Parse(t.DSN); err == nil && u.Host != "" {
+		hostport = u.Host
+	} else {
+		hostport = t.DSN // a gRPC target's host:port
 	}
 	_, p, err := net.SplitHostPort(hostport)
 	if err != nil {

@@ -48,7 +48,16 @@ func TestCPUProbe(t *testing.T) {
 	if after <= before {
 		t.Fatalf("CPU time did not grow over 300ms of work (%d iterations): %v then %v", x, before, after)
 	}
-	if dsnPort(Target{DSN: "u:p@tcp(127.0.0.1:3306)/db"}) != 3306 {
-		t.Fatal("MySQL DSN port")
+	for dsn, want := range map[string]int{
+		"u:p@tcp(127.0.0.1:3306)/db":                     3306,
+		"seqbench@tcp(127.0.0.1:3307)/public":            3307, // no password: one colon
+		"postgres://u@127.0.0.1:6543/db?sslmode=disable": 6543,
+		"127.0.0.1:9090":                                 9090, // gRPC
+		"http://127.0.0.1:8080":                          8080,
+		"host=/tmp dbname=x":                             0,
+	} {
+		if got := dsnPort(Target{DSN: dsn}); got != want {
+			t.Errorf("dsnPort(%q) = %d, want %d", dsn, got, want)
+		}
 	}
 }
