@@ -42,9 +42,15 @@ type conn struct {
 	// (most send the same few again and again), by database and text.
 	plans map[planKey][]step
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // the running statement's
-	eng    *engine.Engine     // its session's, for StopEngine
+	mu sync.Mutex
+	// ctx is the context statements run under, cancel its cancel: kept
+	// from statement to statement (a statement costs no context of its
+	// own) and renewed after a cancel; running counts the statements
+	// under way, which cancelStatement cancels.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	running int
+	eng     *engine.Engine // its session's, for StopEngine
 }
 
 // handler is the listener's Handler: it finds a connection's conn.
@@ -178,9 +184,52 @@ func (cn *conn) translate(query string) ([]step, error) {
 func (cn *conn) cancelStatement() {
 	cn.mu.Lock()
 	defer cn.mu.Unlock()
-	if cn.cancel != nil {
+	if cn.running > 0 {
 		cn.cancel()
 	}
+}
+
+// statement begins a statement: the context it runs under, cancelled by
+// cancelStatement (KILL QUERY, shutdown) and bounded by the session's
+// statement_timeout, and what endStatement ends. The connection's
+// context serves every statement until one is cancelled, so a statement
+// costs no context of its own; a caller's context that can end (none of
+// the listener's can) cancels the statement too.
+func (cn *conn) statement(caller context.Context, sess *executor.Session) (context.Context, statementEnd) {
+	cn.mu.Lock()
+	if cn.ctx == nil || cn.ctx.Err() != nil {
+		cn.ctx, cn.cancel = context.WithCancel(context.Background())
+	}
+	ctx := cn.ctx
+	cn.running++
+	cn.mu.Unlock()
+	var end statementEnd
+	if caller.Done() != nil {
+		end.unlink = context.AfterFunc(caller, cn.cancelStatement)
+	}
+	if d := sess.StatementTimeout(); d > 0 {
+		ctx, end.cancel = context.WithTimeoutCause(ctx, d, eval.ErrStatementTimeout)
+	}
+	return ctx, end
+}
+
+// statementEnd is what ending a statement releases besides its count.
+type statementEnd struct {
+	unlink func() bool        // from its caller's context
+	cancel context.CancelFunc // its statement_timeout's
+}
+
+// endStatement ends a statement statement began.
+func (cn *conn) endStatement(end statementEnd) {
+	if end.unlink != nil {
+		end.unlink()
+	}
+	if end.cancel != nil {
+		end.cancel()
+	}
+	cn.mu.Lock()
+	cn.running--
+	cn.mu.Unlock()
 }
 
 // show has pg_stat_activity show text, the client's statement, while
@@ -373,19 +422,8 @@ func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, name
 // cancellable (KILL QUERY), and builds its result, its columns named as
 // st says.
 func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *executor.Prepared, st *step, params []eval.Datum) (*sqltypes.Result, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	if d := sess.StatementTimeout(); d > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, d, eval.ErrStatementTimeout)
-	}
-	cn.mu.Lock()
-	cn.cancel = cancel
-	cn.mu.Unlock()
-	defer func() {
-		cn.mu.Lock()
-		cn.cancel = nil
-		cn.mu.Unlock()
-		cancel()
-	}()
+	ctx, end := cn.statement(ctx, sess)
+	defer cn.endStatement(end)
 	res, err := sess.Execute(ctx, p, params)
 	if err != nil {
 		sess.Abort()
@@ -393,21 +431,21 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 		return nil, err
 	}
 	defer sess.Release(res)
-	out := &sqltypes.Result{}
 	if res.Columns == nil {
 		if err := sess.EndImplicit(ctx, true); err != nil {
 			return nil, err
 		}
-		return out, nil
+		return &sqltypes.Result{}, nil
 	}
-	types := make([]querypb.Type, len(res.Columns))
+	r := newResult(len(res.Columns))
+	out, types := &r.res, r.types
 	for i, col := range res.Columns {
 		types[i] = fieldType(col.Type)
 		name := col.Name
 		if i < len(st.names) && st.names[i] != "" {
 			name = st.names[i]
 		}
-		out.Fields = append(out.Fields, field(name, types[i]))
+		setField(out.Fields[i], name, types[i])
 	}
 	for n := 0; ; n++ {
 		row, ok, err := res.Rows.Next()
@@ -424,9 +462,9 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 			sess.EndImplicit(ctx, false)
 			return nil, sqlerr.Errorf(sqlerr.ProgramLimitExceeded, "a result of more than %d rows is not supported over MySQL's protocol", cn.srv.cfg.MaxRows)
 		}
-		vals := make([]sqltypes.Value, len(row))
+		vals := r.row()
 		for i, d := range row {
-			vals[i] = value(types[i], res.Columns[i].Type, d)
+			vals[i] = r.value(types[i], res.Columns[i].Type, d)
 		}
 		out.Rows = append(out.Rows, vals)
 	}

@@ -261,6 +261,37 @@ func TestStandby(t *testing.T) {
 // TestKill: KILL QUERY n cancels the statement connection n runs (its
 // client gets 1317, the connection goes on); another role may not
 // (1095); an unknown id is 1094; KILL CONNECTION n ends the connection.
+// TestStatementTimeout: statement_timeout ends a statement over MySQL as
+// over PostgreSQL (1317 with its words), and the next one runs.
+func TestStatementTimeout(t *testing.T) {
+	addr, eng := startServer(t, Config{SessionDefaults: map[string]string{"statement_timeout": "200ms"}})
+	root := open(t, addr, "root", "public")
+	root.SetMaxOpenConns(1)
+	if _, err := root.Exec("CREATE SEQUENCE s"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := engine.NewName("public", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := eng.Begin()
+	inc := int64(2)
+	if err := tx.Alter(ctx, n, seqmath.Spec{Increment: &inc}); err != nil {
+		t.Fatal(err)
+	}
+	var v int64
+	err = root.QueryRow("SELECT NEXTVAL(s)").Scan(&v)
+	tx.Rollback()
+	if number(err) != 1317 || !strings.Contains(err.Error(), "statement timeout") {
+		t.Fatalf("a nextval waiting past statement_timeout: %v, want 1317 canceling statement due to statement timeout", err)
+	}
+	for i := int64(1); i <= 3; i++ {
+		if err := root.QueryRow("SELECT NEXTVAL(s)").Scan(&v); err != nil || v != i {
+			t.Fatalf("nextval %d after the timeout: %d, %v", i, v, err)
+		}
+	}
+}
+
 func TestKill(t *testing.T) {
 	addr, eng := startServer(t, Config{})
 	root := open(t, addr, "root", "")
@@ -310,6 +341,14 @@ func TestKill(t *testing.T) {
 			var one int64
 			if err := waiter.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 				t.Fatalf("the connection after KILL QUERY: %v", err)
+			}
+			// A KILL QUERY finding the connection idle cancels nothing
+			// it runs later.
+			if _, err := root.Exec(fmt.Sprintf("KILL QUERY %d", id)); err != nil {
+				t.Fatal(err)
+			}
+			if err := waiter.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+				t.Fatalf("a statement after a KILL QUERY of the idle connection: %v", err)
 			}
 			if _, err := root.Exec(fmt.Sprintf("KILL %d", id)); err != nil {
 				t.Fatal(err)

@@ -27,23 +27,105 @@ func fieldType(t *eval.Type) querypb.Type {
 
 // field is a result column as MySQL's protocol describes it.
 func field(name string, typ querypb.Type) *querypb.Field {
-	f := &querypb.Field{Name: name, Type: typ, Charset: 33, ColumnLength: 255}
-	if sqltypes.IsIntegral(typ) || sqltypes.IsFloat(typ) {
-		f.Charset, f.ColumnLength = 63, 20 // binary, as MySQL's numbers
-	}
+	f := &querypb.Field{}
+	setField(f, name, typ)
 	return f
 }
 
-// value is d in MySQL's text protocol.
-func value(typ querypb.Type, t *eval.Type, d eval.Datum) sqltypes.Value {
+// setField makes f the column name of type typ.
+func setField(f *querypb.Field, name string, typ querypb.Type) {
+	f.Name, f.Type, f.Charset, f.ColumnLength = name, typ, 33, 255
+	if sqltypes.IsIntegral(typ) || sqltypes.IsFloat(typ) {
+		f.Charset, f.ColumnLength = 63, 20 // binary, as MySQL's numbers
+	}
+}
+
+// The text of the booleans' values, shared: the protocol library only
+// reads a value's bytes.
+var (
+	textTrue  = []byte("1")
+	textFalse = []byte("0")
+)
+
+// fixedValue is d's value when it needs no text of its own: NULL and the
+// booleans.
+func fixedValue(typ querypb.Type, t *eval.Type, d eval.Datum) (sqltypes.Value, bool) {
 	if d.Kind == eval.KNull {
-		return sqltypes.NULL
+		return sqltypes.NULL, true
 	}
 	if t.OID() == eval.OIDBool {
 		if d.Truth() {
-			return sqltypes.MakeTrusted(typ, []byte("1"))
+			return sqltypes.MakeTrusted(typ, textTrue), true
 		}
-		return sqltypes.MakeTrusted(typ, []byte("0"))
+		return sqltypes.MakeTrusted(typ, textFalse), true
 	}
-	return sqltypes.MakeTrusted(typ, eval.AppendOutput(nil, t, d))
+	return sqltypes.Value{}, false
+}
+
+// result is a statement's result as the protocol library takes it (it
+// writes a result and keeps nothing of it), built in few allocations: a
+// one-column, one-row result such as nextval's is a single one.
+type result struct {
+	res   sqltypes.Result
+	types []querypb.Type
+	vals  []sqltypes.Value // values rows have not taken yet
+	text  []byte           // the values' text, appended
+
+	// The parts of a one-column result.
+	ptr   [1]*querypb.Field
+	field querypb.Field
+	typ   [1]querypb.Type
+	rows  [1][]sqltypes.Value
+	val   [1]sqltypes.Value
+	buf   [textInline]byte
+}
+
+// textInline is the text a result holds without another allocation
+// (any integer's is at most 20 bytes).
+const textInline = 24
+
+// newResult is a result of n > 0 columns, its fields to be set.
+func newResult(n int) *result {
+	r := &result{}
+	r.text = r.buf[:0]
+	r.res.Rows = r.rows[:0]
+	if n == 1 {
+		r.ptr[0] = &r.field
+		r.res.Fields, r.types, r.vals = r.ptr[:], r.typ[:], r.val[:]
+		return r
+	}
+	fields := make([]querypb.Field, n)
+	r.res.Fields = make([]*querypb.Field, n)
+	for i := range fields {
+		r.res.Fields[i] = &fields[i]
+	}
+	r.types = make([]querypb.Type, n)
+	return r
+}
+
+// rowsPerBlock is how many rows' values one allocation holds.
+const rowsPerBlock = 16
+
+// row is the values of a new row, to be set.
+func (r *result) row() []sqltypes.Value {
+	n := len(r.res.Fields)
+	if len(r.vals) < n {
+		r.vals = make([]sqltypes.Value, n*rowsPerBlock)
+	}
+	v := r.vals[:n:n]
+	r.vals = r.vals[n:]
+	return v
+}
+
+// value is d in MySQL's text protocol, its text in the result's.
+func (r *result) value(typ querypb.Type, t *eval.Type, d eval.Datum) sqltypes.Value {
+	if v, ok := fixedValue(typ, t, d); ok {
+		return v
+	}
+	if cap(r.text)-len(r.text) < textInline {
+		r.text = make([]byte, 0, 1024)
+	}
+	start := len(r.text)
+	r.text = eval.AppendOutput(r.text, t, d)
+	return sqltypes.MakeTrusted(typ, r.text[start:len(r.text):len(r.text)])
 }

@@ -165,6 +165,11 @@ type Conn struct {
 	readHeader [4]byte
 	sequence   uint8
 
+	// query is execQuery's state for the query under way, queryResults
+	// its callback, made at the connection's first query (seqd).
+	query        queryState
+	queryResults func(*sqltypes.Result, bool) error
+
 	// fields contains the fields definitions for an on-going
 	// streaming query. It is set by ExecuteStreamFetch, and
 	// cleared by the last FetchNext().  It is nil if no streaming
@@ -1526,45 +1531,13 @@ func formatID(original string) string {
 func (c *Conn) execQuery(ctx context.Context, query string, handler Handler, multiStatements bool) (string, error) {
 	defer trace.StartRegion(ctx, "query").End()
 
-	fieldSent := false
-	// sendFinished is set if the response should just be an OK packet.
-	sendFinished := false
-
-	resultsCB := func(qr *sqltypes.Result, more bool) error {
-		flag := c.StatusFlags
-		if more {
-			flag |= ServerMoreResultsExists
-		}
-		if sendFinished {
-			// Failsafe: Unreachable if server is well-behaved.
-			return io.EOF
-		}
-
-		if !fieldSent {
-			fieldSent = true
-
-			if len(qr.Fields) == 0 {
-				sendFinished = true
-
-				// A successful callback with no fields means that this was a
-				// DML or other write-only operation.
-				//
-				// We should not send any more packets after this, but make sure
-				// to extract the affected rows and last insert id from the result
-				// struct here since clients expect it.
-				if qr.Info != "" {
-					return c.writeOKPacketWithInfo(qr.RowsAffected, qr.InsertID, flag, handler.WarningCount(c), qr.Info)
-				} else {
-					return c.writeOKPacket(qr.RowsAffected, qr.InsertID, flag, handler.WarningCount(c))
-				}
-			}
-			if err := c.writeFields(qr); err != nil {
-				return err
-			}
-		}
-
-		return c.writeRows(qr)
+	// seqd: the callback's state is the connection's, and the callback
+	// is made once per connection (upstream: a closure per query).
+	c.query = queryState{handler: handler}
+	if c.queryResults == nil {
+		c.queryResults = c.sendQueryResults
 	}
+	resultsCB := c.queryResults
 
 	var err error
 	var remainder string
@@ -1574,6 +1547,8 @@ func (c *Conn) execQuery(ctx context.Context, query string, handler Handler, mul
 	} else {
 		err = handler.ComQuery(ctx, c, query, resultsCB)
 	}
+	fieldSent, sendFinished := c.query.fieldSent, c.query.sendFinished
+	c.query = queryState{}
 
 	// If no field was sent, we expect an error.
 	if !fieldSent {
@@ -1607,6 +1582,53 @@ func (c *Conn) execQuery(ctx context.Context, query string, handler Handler, mul
 	}
 
 	return remainder, nil
+}
+
+// queryState is execQuery's state for the query under way (seqd).
+type queryState struct {
+	handler Handler
+	// fieldSent is set once the fields or an OK packet are written;
+	// sendFinished if the response was just an OK packet.
+	fieldSent, sendFinished bool
+}
+
+// sendQueryResults is execQuery's results callback (seqd: a method, so
+// that a query makes no closure).
+func (c *Conn) sendQueryResults(qr *sqltypes.Result, more bool) error {
+	handler := c.query.handler
+	flag := c.StatusFlags
+	if more {
+		flag |= ServerMoreResultsExists
+	}
+	if c.query.sendFinished {
+		// Failsafe: Unreachable if server is well-behaved.
+		return io.EOF
+	}
+
+	if !c.query.fieldSent {
+		c.query.fieldSent = true
+
+		if len(qr.Fields) == 0 {
+			c.query.sendFinished = true
+
+			// A successful callback with no fields means that this was a
+			// DML or other write-only operation.
+			//
+			// We should not send any more packets after this, but make sure
+			// to extract the affected rows and last insert id from the result
+			// struct here since clients expect it.
+			if qr.Info != "" {
+				return c.writeOKPacketWithInfo(qr.RowsAffected, qr.InsertID, flag, handler.WarningCount(c), qr.Info)
+			} else {
+				return c.writeOKPacket(qr.RowsAffected, qr.InsertID, flag, handler.WarningCount(c))
+			}
+		}
+		if err := c.writeFields(qr); err != nil {
+			return err
+		}
+	}
+
+	return c.writeRows(qr)
 }
 
 // execPrepareStatement runs the query identified by the statement ID, and writes the expected packets to the connection
