@@ -138,6 +138,10 @@ type Result struct {
 	// microseconds (user + system, its child processes included); 0 when
 	// the server could not be measured (see cpu.go).
 	ServerCPUUs float64 `json:"server_cpu_us_per_op,omitempty"`
+	// ServerSysUs is the part of ServerCPUUs spent in the kernel
+	// (system time: the system calls of reading requests and writing
+	// answers, the network stack, waking the client).
+	ServerSysUs float64 `json:"server_sys_us_per_op,omitempty"`
 	// IndexBytes is the primary key's size after the point (hotspot).
 	IndexBytes int64 `json:"index_bytes,omitempty"`
 }
@@ -199,6 +203,7 @@ func point(workload string, t Target, variant string, threads int, m measured) R
 	}
 	if m.cpuKnown && m.ops > 0 {
 		r.ServerCPUUs = float64(m.serverCPU.Microseconds()) / float64(m.ops)
+		r.ServerSysUs = float64(m.serverSys.Microseconds()) / float64(m.ops)
 	}
 	return r
 }

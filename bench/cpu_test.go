@@ -3,6 +3,7 @@ package bench
 import (
 	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -47,6 +48,23 @@ func TestCPUProbe(t *testing.T) {
 	}
 	if after <= before {
 		t.Fatalf("CPU time did not grow over 300ms of work (%d iterations): %v then %v", x, before, after)
+	}
+	// System time: it grows with system calls, and is part of the total.
+	total0, sys0, err := p.readSplit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for start := time.Now(); time.Since(start) < 300*time.Millisecond; calls++ {
+		syscall.Getppid()
+		os.Stat("/proc/self/stat")
+	}
+	total1, sys1, err := p.readSplit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys1 <= sys0 || sys1 > total1 || sys1-sys0 > total1-total0 {
+		t.Fatalf("system time over 300ms of system calls (%d): %v then %v, of totals %v then %v", calls, sys0, sys1, total0, total1)
 	}
 	for dsn, want := range map[string]int{
 		"u:p@tcp(127.0.0.1:3306)/db":                     3306,

@@ -22,15 +22,16 @@ func (r Result) Label() string {
 // WriteTable prints results as an aligned table, then the ratios.
 func WriteTable(w io.Writer, rs []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\ttarget\tthreads\tsize\tops\tvalues\tseconds\tvalues/s\tmean ms\tp50 ms\tp75 ms\tp90 ms\tp99 ms\tmax ms\tserver CPU µs/op\t")
+	fmt.Fprintln(tw, "workload\ttarget\tthreads\tsize\tops\tvalues\tseconds\tvalues/s\tmean ms\tp50 ms\tp75 ms\tp90 ms\tp99 ms\tmax ms\tserver CPU µs/op\tof it system\t")
 	for _, r := range rs {
-		cpu := "-"
+		cpu, sys := "-", "-"
 		if r.ServerCPUUs > 0 {
 			cpu = strconv.FormatFloat(r.ServerCPUUs, 'f', 2, 64)
+			sys = strconv.FormatFloat(r.ServerSysUs, 'f', 2, 64)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\t\n",
 			r.Workload, r.Label(), r.Threads, r.Size, r.Ops, r.Values, r.Seconds, r.ValsPerS,
-			r.MeanMs, r.P50Ms, r.P75Ms, r.P90Ms, r.P99Ms, r.MaxMs, cpu)
+			r.MeanMs, r.P50Ms, r.P75Ms, r.P90Ms, r.P99Ms, r.MaxMs, cpu, sys)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -98,7 +99,7 @@ func Ratios(rs []Result) []Ratio {
 }
 
 var csvHeader = []string{"workload", "target", "variant", "threads", "size", "ops", "values", "seconds",
-	"ops_per_s", "values_per_s", "mean_ms", "p50_ms", "p75_ms", "p90_ms", "p99_ms", "max_ms", "server_cpu_us_per_op", "index_bytes"}
+	"ops_per_s", "values_per_s", "mean_ms", "p50_ms", "p75_ms", "p90_ms", "p99_ms", "max_ms", "server_cpu_us_per_op", "index_bytes", "server_sys_us_per_op"}
 
 // WriteCSV writes one row per result, with a header.
 func WriteCSV(w io.Writer, rs []Result) error {
@@ -108,7 +109,7 @@ func WriteCSV(w io.Writer, rs []Result) error {
 	for _, r := range rs {
 		cw.Write([]string{r.Workload, r.Target, r.Variant, strconv.Itoa(r.Threads), strconv.Itoa(r.Size),
 			strconv.FormatInt(r.Ops, 10), strconv.FormatInt(r.Values, 10), f(r.Seconds), f(r.OpsPerS), f(r.ValsPerS),
-			f(r.MeanMs), f(r.P50Ms), f(r.P75Ms), f(r.P90Ms), f(r.P99Ms), f(r.MaxMs), f(r.ServerCPUUs), strconv.FormatInt(r.IndexBytes, 10)})
+			f(r.MeanMs), f(r.P50Ms), f(r.P75Ms), f(r.P90Ms), f(r.P99Ms), f(r.MaxMs), f(r.ServerCPUUs), strconv.FormatInt(r.IndexBytes, 10), f(r.ServerSysUs)})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -82,6 +82,7 @@ type measured struct {
 	// serverCPU is the server's CPU time during the point; cpuKnown is
 	// false when the server could not be measured.
 	serverCPU time.Duration
+	serverSys time.Duration // of serverCPU, in the kernel
 	cpuKnown  bool
 }
 
@@ -116,11 +117,11 @@ func (l loop) run(ctx context.Context, do op) (measured, error) {
 	if l.rate > 0 {
 		interval = time.Duration(float64(time.Second) * float64(l.threads) / l.rate)
 	}
-	var cpuBefore time.Duration
+	var cpuBefore, sysBefore time.Duration
 	cpuKnown := l.server != nil
 	if cpuKnown {
 		var err error
-		if cpuBefore, err = l.server.read(); err != nil {
+		if cpuBefore, sysBefore, err = l.server.readSplit(); err != nil {
 			cpuKnown = false
 		}
 	}
@@ -173,10 +174,10 @@ func (l loop) run(ctx context.Context, do op) (measured, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	var serverCPU time.Duration
+	var serverCPU, serverSys time.Duration
 	if cpuKnown {
-		after, err := l.server.read()
-		serverCPU, cpuKnown = after-cpuBefore, err == nil
+		after, sysAfter, err := l.server.readSplit()
+		serverCPU, serverSys, cpuKnown = after-cpuBefore, sysAfter-sysBefore, err == nil
 	}
 	stop()
 	for _, err := range errs {
@@ -184,7 +185,7 @@ func (l loop) run(ctx context.Context, do op) (measured, error) {
 			return measured{}, fmt.Errorf("%s: %w", l.label, err)
 		}
 	}
-	m := measured{ops: ops.Load(), elapsed: elapsed, hist: newHistogram(), sets: sets, serverCPU: serverCPU, cpuKnown: cpuKnown}
+	m := measured{ops: ops.Load(), elapsed: elapsed, hist: newHistogram(), sets: sets, serverCPU: serverCPU, serverSys: serverSys, cpuKnown: cpuKnown}
 	for w := range l.threads {
 		m.hist.Merge(hists[w])
 		m.vals += sets[w].count
