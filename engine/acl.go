@@ -308,7 +308,7 @@ func (e *Engine) UpdateACL(ctx context.Context, n Name, f func(*ACL) error) erro
 func (e *Engine) Privileges(n Name, role string, superuser bool) (Privs, error) {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
-	s := e.seqs[n.key]
+	s := e.seqs.get(n.key)
 	if s == nil {
 		return 0, notFound(n)
 	}

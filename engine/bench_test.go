@@ -120,7 +120,7 @@ func BenchmarkMemory1M(b *testing.B) {
 		runtime.GC()
 		var m1 runtime.MemStats
 		runtime.ReadMemStats(&m1)
-		if got := len(e.seqs); got != count {
+		if got := e.seqs.len(); got != count {
 			b.Fatalf("%d sequences after reopen", got)
 		}
 		// Every sequence in use: one value each, so each has a window.
@@ -137,7 +137,7 @@ func BenchmarkMemory1M(b *testing.B) {
 				}
 			}()
 		}
-		for _, s := range e.seqs {
+		for s := range e.seqs.values() {
 			all <- s
 		}
 		close(all)

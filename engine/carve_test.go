@@ -24,7 +24,7 @@ func TestCarveExactPosition(t *testing.T) {
 			t.Fatalf("nextval %d, want %d", v, want)
 		}
 	}
-	if s := e.seqs[n.key]; s.carved.Load() == nil {
+	if s := e.seqs.get(n.key); s.carved.Load() == nil {
 		t.Fatal("no carve after ten nextval calls with CACHE 1000")
 	}
 	info, err := e.Info(n)

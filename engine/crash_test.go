@@ -276,7 +276,7 @@ func TestCrashSkipBound(t *testing.T) {
 			quiesce(e)
 		}
 		clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: rng.IntN(101), RNG: rand.New(rand.NewPCG(uint64(it), 2))})
-		opts := e.seqs[n.key].opts
+		opts := e.seqs.get(n.key).opts
 		e.Close()
 		e = openFS(t, clone)
 		info, err := e.Info(n)

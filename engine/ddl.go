@@ -38,7 +38,7 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec seqmath.Spec, co C
 		e.catMu.Unlock()
 		return false, err
 	}
-	if old := e.seqs[n.key]; old != nil {
+	if old := e.seqs.get(n.key); old != nil {
 		e.catMu.Unlock()
 		// One whose creation failed to persist may or may not exist
 		// after a restart: say so rather than that it exists.
@@ -85,7 +85,7 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec seqmath.Spec, co C
 	if err := e.commit(s, storage.Op{Key: n.key, Value: rec.encode()}, func(rev storage.Rev) { s.rev, aclRev = rev, rev }, extra...); err != nil {
 		if storage.Refused(err) {
 			e.catMu.Lock()
-			if e.seqs[n.key] == s {
+			if e.seqs.get(n.key) == s {
 				e.delSeqLocked(n.key)
 				e.catalogVersion.Add(1)
 			}
@@ -231,7 +231,7 @@ func (e *Engine) drop(ctx context.Context, n Name) (noOrder bool, err error) {
 		return false, err
 	}
 	e.catMu.Lock()
-	if e.seqs[s.key] == s {
+	if e.seqs.get(s.key) == s {
 		e.delSeqLocked(s.key)
 	}
 	delete(e.comments, s.id)

@@ -131,7 +131,7 @@ type Engine struct {
 	now          func() int64
 
 	catMu sync.RWMutex
-	seqs  map[string]*seq
+	seqs  seqIndex
 	// byRel orders the keys of seqs by relation name, then schema:
 	// prefix lookups of names (InfosWithPrefix) read only the matches.
 	byRel   *btree.BTreeG[string]
@@ -260,7 +260,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
 		}
 		s := &seq{key: kv.Key, id: rec.id, opts: internOptions(rec.opts), cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged, epoch: rec.epoch}
-		e.seqs[kv.Key] = s
+		e.seqs.set(kv.Key, s)
 		e.byRel.ReplaceOrInsert(kv.Key)
 		if rec.hasKnown && !rec.unlogged {
 			known[s] = rec.known
@@ -327,16 +327,16 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 	o.catMu.Lock()
 	defer o.catMu.Unlock()
 	known := make(map[*seq]seqmath.State, len(o.known))
-	e.seqs = make(map[string]*seq, len(o.seqs))
-	copies := make([]seq, len(o.seqs)) // one allocation
+	e.seqs = newSeqIndex(o.seqs.len())
+	copies := make([]seq, o.seqs.len()) // one allocation
 	i := 0
-	for key, os := range o.seqs {
+	for key, os := range o.seqs.all() {
 		s := &copies[i]
 		i++
 		os.mu.Lock()
 		s.key, s.id, s.opts, s.cur, s.rev, s.unlogged, s.epoch = os.key, os.id, os.opts, os.cur, os.rev, os.unlogged, os.epoch
 		os.mu.Unlock()
-		e.seqs[key] = s
+		e.seqs.set(key, s)
 	}
 	// Follow takes a sequence's mu, then followMu: the positions below
 	// marks are read under followMu alone, then each sequence's key
@@ -360,13 +360,13 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 		return os.key
 	}
 	for _, b := range belows {
-		if s := e.seqs[keyOf(b.s)]; s != nil {
+		if s := e.seqs.get(keyOf(b.s)); s != nil {
 			known[s] = b.k
 		}
 	}
 	e.byRel = o.byRel.Clone()
 	for _, os := range o.frozen {
-		if s := e.seqs[keyOf(os)]; s != nil {
+		if s := e.seqs.get(keyOf(os)); s != nil {
 			e.frozen = append(e.frozen, s)
 		}
 	}
@@ -396,7 +396,7 @@ func newEngine(cfg Config) (*Engine, error) {
 	e := &Engine{
 		store:         cfg.Store,
 		refillPeriod:  int32(cfg.RefillPeriod >> tickShift),
-		seqs:          make(map[string]*seq),
+		seqs:          newSeqIndex(0),
 		byRel:         newRelIndex(),
 		rangeRevs:     make(map[uint64]storage.Rev),
 		rangeAt:       make(map[uint64]rangeRecord),
@@ -494,13 +494,13 @@ const maxHot = 4096
 // setSeqLocked maps key to s; delSeqLocked removes key. Both keep the
 // lookup cache right. REQUIRES: catMu held for writing.
 func (e *Engine) setSeqLocked(key string, s *seq) {
-	e.seqs[key] = s
+	e.seqs.set(key, s)
 	e.byRel.ReplaceOrInsert(key)
 	e.forgetLocked(key)
 }
 
 func (e *Engine) delSeqLocked(key string) {
-	delete(e.seqs, key)
+	e.seqs.del(key)
 	e.byRel.Delete(key)
 	e.forgetLocked(key)
 }
@@ -550,7 +550,7 @@ func (e *Engine) find(n Name) (*seq, error) {
 		return v.(*seq), nil
 	}
 	e.catMu.RLock()
-	s := e.seqs[n.key]
+	s := e.seqs.get(n.key)
 	if s != nil && e.hotSize.Load() < maxHot {
 		if _, had := e.hot.LoadOrStore(n.key, s); !had {
 			e.hotSize.Add(1)
@@ -667,8 +667,8 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	e.closing = true
-	seqs := make([]*seq, 0, len(e.seqs))
-	for _, s := range e.seqs {
+	seqs := make([]*seq, 0, e.seqs.len())
+	for s := range e.seqs.values() {
 		seqs = append(seqs, s)
 	}
 	e.catMu.Unlock()
@@ -820,7 +820,7 @@ func (e *Engine) Follow(kv storage.KV) bool {
 		return false
 	}
 	e.catMu.RLock()
-	s := e.seqs[kv.Key]
+	s := e.seqs.get(kv.Key)
 	e.catMu.RUnlock()
 	if s == nil {
 		return false

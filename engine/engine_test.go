@@ -55,7 +55,7 @@ func quiesce(e *Engine) {
 	for {
 		busy := false
 		e.catMu.RLock()
-		for _, s := range e.seqs {
+		for s := range e.seqs.values() {
 			s.mu.Lock()
 			busy = busy || s.writing
 			s.waitIdleLocked(ctx)

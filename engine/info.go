@@ -111,8 +111,8 @@ func (e *Engine) Matching(keep func(acl ACL, comment string) bool) []Info {
 // sequence rather than a description's 170.
 func (e *Engine) Keys() []string {
 	e.catMu.RLock()
-	keys := make([]string, 0, len(e.seqs))
-	for k := range e.seqs {
+	keys := make([]string, 0, e.seqs.len())
+	for k := range e.seqs.all() {
 		keys = append(keys, k)
 	}
 	e.catMu.RUnlock()
@@ -126,7 +126,7 @@ func (e *Engine) Describe(keys []string) []Info {
 	e.catMu.RLock()
 	seqs := make([]*seq, 0, len(keys))
 	for _, k := range keys {
-		if s := e.seqs[k]; s != nil {
+		if s := e.seqs.get(k); s != nil {
 			seqs = append(seqs, s)
 		}
 	}
@@ -142,7 +142,7 @@ func (e *Engine) pick(keep func(*seq) bool) []*seq {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
 	var seqs []*seq
-	for _, s := range e.seqs {
+	for s := range e.seqs.values() {
 		if keep(s) {
 			seqs = append(seqs, s)
 		}
@@ -191,7 +191,7 @@ type Stats struct {
 func (e *Engine) Count() int {
 	e.catMu.RLock()
 	defer e.catMu.RUnlock()
-	return len(e.seqs)
+	return e.seqs.len()
 }
 
 // Stats returns counters since Open.
@@ -261,7 +261,7 @@ func (e *Engine) InfosWithPrefix(prefix string) []Info {
 	e.catMu.RLock()
 	var seqs []*seq
 	keysWithRelPrefix(e.byRel, prefix, func(key string) bool {
-		seqs = append(seqs, e.seqs[key])
+		seqs = append(seqs, e.seqs.get(key))
 		return true
 	})
 	e.catMu.RUnlock()

@@ -142,7 +142,7 @@ func NewRanges(st storage.Swapper, lease time.Duration) *Ranges {
 func (r *Ranges) Observe(at time.Time, e *Engine) {
 	v := &rangeView{at: at, seqs: map[uint64]uint64{}, from: e}
 	e.catMu.RLock()
-	for _, s := range e.seqs {
+	for s := range e.seqs.values() {
 		s.mu.Lock()
 		if s.opts.NoOrder && !s.gone {
 			v.seqs[s.id] = s.epoch

@@ -29,7 +29,7 @@ func (e *Engine) Rename(ctx context.Context, from, to Name) error {
 		err = &Error{Kind: ErrExists, Msg: fmt.Sprintf("relation \"%s\" already exists in schema \"%s\"", to.Rel(), to.Schema())}
 	case e.closing:
 		err = closedError()
-	case e.seqs[to.key] != nil:
+	case e.seqs.get(to.key) != nil:
 		err = &Error{Kind: ErrExists, Msg: fmt.Sprintf("relation \"%s\" already exists in schema \"%s\"", to.Rel(), to.Schema())}
 	default:
 		err = e.schemaUsableLocked(to.Schema())
@@ -53,12 +53,12 @@ func (e *Engine) Rename(ctx context.Context, from, to Name) error {
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
 	if err != nil {
-		if e.seqs[to.key] == s {
+		if e.seqs.get(to.key) == s {
 			e.delSeqLocked(to.key)
 		}
 		return err
 	}
-	if e.seqs[from.key] == s {
+	if e.seqs.get(from.key) == s {
 		e.delSeqLocked(from.key)
 	}
 	e.catalogVersion.Add(1)

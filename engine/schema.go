@@ -127,9 +127,9 @@ func (e *Engine) migrateCatalog(ctx context.Context) error {
 	if e.catalogRev != 0 {
 		return nil
 	}
-	e.fresh = len(e.seqs) == 0 && len(e.schemas) == 0
+	e.fresh = e.seqs.len() == 0 && len(e.schemas) == 0
 	names := map[string]bool{DefaultSchema: true}
-	for key := range e.seqs {
+	for key := range e.seqs.all() {
 		n, _ := nameFromKey(key)
 		names[n.Schema()] = true
 	}
@@ -367,7 +367,7 @@ func (e *Engine) CreateSchema(ctx context.Context, name, owner string, ifNotExis
 func (e *Engine) SchemaSequences(name string) []Name {
 	e.catMu.RLock()
 	var seqs []*seq
-	for key, s := range e.seqs {
+	for key, s := range e.seqs.all() {
 		if n, _ := nameFromKey(key); n.Schema() == name {
 			seqs = append(seqs, s)
 		}
@@ -445,7 +445,7 @@ func (e *Engine) DropSchema(ctx context.Context, name string, cascade bool) (dro
 func (e *Engine) nextEpoch() (uint64, error) {
 	next := e.epoch + 1
 	if e.epochRev == 0 {
-		for _, s := range e.seqs {
+		for s := range e.seqs.values() {
 			next = max(next, s.id>>32+1)
 		}
 		for id := range e.comments {
@@ -488,7 +488,7 @@ func (e *Engine) markRunning(ctx context.Context) error {
 	// write them any more (a reservation compares the sequence's record).
 	live := map[uint64]bool{}
 	if len(e.rangeRevs) > 0 {
-		for _, s := range e.seqs {
+		for s := range e.seqs.values() {
 			if _, ok := e.rangeRevs[s.id]; ok {
 				live[s.id] = true
 			}
@@ -501,7 +501,7 @@ func (e *Engine) markRunning(ctx context.Context) error {
 	}
 	var resets []reset
 	if crashed {
-		for _, s := range e.seqs {
+		for s := range e.seqs.values() {
 			if !s.unlogged {
 				continue
 			}

@@ -373,7 +373,7 @@ func (c *commitPlan) apply(rev storage.Rev) {
 			continue
 		}
 		s.mu.Lock()
-		if e.seqs[s.key] == s {
+		if e.seqs.get(s.key) == s {
 			e.delSeqLocked(s.key)
 		}
 		if f.gone {
@@ -439,7 +439,7 @@ func (t *Txn) failed(finals []final, err error) {
 		if f.gone || f.s != nil && f.ent.view.key == f.s.key {
 			continue
 		}
-		if key := f.ent.view.key; e.seqs[key] == nil {
+		if key := f.ent.view.key; e.seqs.get(key) == nil {
 			ph := &seq{key: key, id: f.rec.id, opts: internOptions(f.rec.opts), cur: f.rec.state}
 			ph.err = storageError(ph, err)
 			e.setSeqLocked(key, ph)
