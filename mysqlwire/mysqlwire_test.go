@@ -258,9 +258,23 @@ func TestStandby(t *testing.T) {
 	}
 }
 
-// TestKill: KILL QUERY n cancels the statement connection n runs (its
-// client gets 1317, the connection goes on); another role may not
-// (1095); an unknown id is 1094; KILL CONNECTION n ends the connection.
+// holdS has a block of the engine's own hold public.s (an ALTER not yet
+// committed): a nextval of s waits until it is rolled back.
+func holdS(t *testing.T, eng *engine.Engine) *engine.Txn {
+	t.Helper()
+	n, err := engine.NewName("public", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := eng.Begin()
+	inc := int64(2)
+	if err := tx.Alter(ctx, n, seqmath.Spec{Increment: &inc}); err != nil {
+		tx.Rollback()
+		t.Fatal(err)
+	}
+	return tx
+}
+
 // TestStatementTimeout: statement_timeout ends a statement over MySQL as
 // over PostgreSQL (1317 with its words), and the next one runs.
 func TestStatementTimeout(t *testing.T) {
@@ -270,17 +284,9 @@ func TestStatementTimeout(t *testing.T) {
 	if _, err := root.Exec("CREATE SEQUENCE s"); err != nil {
 		t.Fatal(err)
 	}
-	n, err := engine.NewName("public", "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx := eng.Begin()
-	inc := int64(2)
-	if err := tx.Alter(ctx, n, seqmath.Spec{Increment: &inc}); err != nil {
-		t.Fatal(err)
-	}
+	tx := holdS(t, eng)
 	var v int64
-	err = root.QueryRow("SELECT NEXTVAL(s)").Scan(&v)
+	err := root.QueryRow("SELECT NEXTVAL(s)").Scan(&v)
 	tx.Rollback()
 	if number(err) != 1317 || !strings.Contains(err.Error(), "statement timeout") {
 		t.Fatalf("a nextval waiting past statement_timeout: %v, want 1317 canceling statement due to statement timeout", err)
@@ -292,23 +298,16 @@ func TestStatementTimeout(t *testing.T) {
 	}
 }
 
+// TestKill: KILL QUERY n cancels the statement connection n runs (its
+// client gets 1317, the connection goes on); another role may not
+// (1095); an unknown id is 1094; KILL CONNECTION n ends the connection.
 func TestKill(t *testing.T) {
 	addr, eng := startServer(t, Config{})
 	root := open(t, addr, "root", "")
 	if _, err := root.Exec("CREATE SEQUENCE s"); err != nil {
 		t.Fatal(err)
 	}
-	// A block of the engine's own holds s: a nextval waits for it.
-	n, err := engine.NewName("public", "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx := eng.Begin()
-	defer tx.Rollback()
-	inc := int64(2)
-	if err := tx.Alter(ctx, n, seqmath.Spec{Increment: &inc}); err != nil {
-		t.Fatal(err)
-	}
+	defer holdS(t, eng).Rollback()
 	waiter, err := open(t, addr, "root", "public").Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
