@@ -136,13 +136,21 @@ func TestBothProtocols(t *testing.T) {
 		}
 	}()
 	my.SetMaxOpenConns(0)
-	for {
+	for retries := 0; ; {
 		c, err := my.Conn(ctx)
 		if err == nil {
 			err = c.PingContext(ctx)
 		}
 		var me *gomysql.MySQLError
 		if errors.As(err, &me) && me.Number == 1040 {
+			// A connection a client closed (database/sql discards one
+			// it finds bad) holds its slot until the server has seen it
+			// go: below the budget, try again once that has happened.
+			if my.Stats().OpenConnections+int(pg.Stat().TotalConns()) < 12 && retries < 40 {
+				retries++
+				time.Sleep(50 * time.Millisecond)
+				continue
+			}
 			break
 		}
 		if err != nil {
@@ -153,8 +161,11 @@ func TestBothProtocols(t *testing.T) {
 			t.Fatal("more MySQL connections than the budget allows")
 		}
 	}
-	if len(held)+int(pg.Stat().TotalConns()) != 12 {
-		t.Fatalf("%d MySQL and %d PostgreSQL connections before 1040, want 12 together", len(held), pg.Stat().TotalConns())
+	// database/sql may have opened a connection beyond those held (its
+	// opener answers waiting requests in the background): what the
+	// budget counts is every connection open.
+	if open := my.Stats().OpenConnections; open+int(pg.Stat().TotalConns()) != 12 {
+		t.Fatalf("%d MySQL connections open (%d held) and %d PostgreSQL ones before 1040, want 12 together", open, len(held), pg.Stat().TotalConns())
 	}
 }
 
