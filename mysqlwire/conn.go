@@ -76,6 +76,11 @@ func (h handler) NewConnection(c *mysql.Conn) {
 
 func (h handler) ConnectionClosed(c *mysql.Conn) {
 	cn := h.conn(c)
+	cn.mu.Lock()
+	if cn.cancel != nil {
+		cn.cancel() // the statements' context
+	}
+	cn.mu.Unlock()
 	if cn.sess != nil {
 		cn.sess.Close()
 	}
