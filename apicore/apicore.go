@@ -443,12 +443,9 @@ func (q *Call) each(st *pgsql.Statement, f func([]eval.Datum)) error {
 		q.sess.Abort()
 		return err
 	}
-	ctx := q.ctx // the call's: a cancel through the registry ends it
-	if d := q.sess.StatementTimeout(); d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(q.ctx, d, eval.ErrStatementTimeout)
-		defer cancel()
-	}
+	// The call's context: a cancel through the registry ends it.
+	ctx, cancel := q.sess.StatementContext(q.ctx)
+	defer cancel()
 	res, err := q.sess.Execute(ctx, p, nil)
 	if err != nil {
 		q.sess.Abort()

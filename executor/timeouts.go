@@ -1,9 +1,11 @@
 package executor
 
 import (
+	"context"
 	"fmt"
 	"time"
 
+	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/sqlerr"
 )
 
@@ -41,8 +43,21 @@ func (s *Session) timeout(which int) time.Duration {
 
 // StatementTimeout is the session's statement_timeout: how long one
 // statement may run (0: no limit). A front end puts it on the statement's
-// context with ErrStatementTimeout as the cause.
+// context with StatementContext.
 func (s *Session) StatementTimeout() time.Duration { return s.timeout(statementTimeout) }
+
+// StatementContext is ctx bounded by the session's statement_timeout:
+// past it the statement's context ends with eval.ErrStatementTimeout as
+// its cause, and the statement with 57014. Without a timeout it is ctx
+// itself, and cancel does nothing (nothing is allocated).
+func (s *Session) StatementContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := s.StatementTimeout(); d > 0 {
+		return context.WithTimeoutCause(ctx, d, eval.ErrStatementTimeout)
+	}
+	return ctx, noCancel
+}
+
+func noCancel() {}
 
 // IdleTimeout is how long the session may wait for its client's next
 // message as it stands (idle_in_transaction_session_timeout inside a

@@ -212,16 +212,14 @@ func (cn *conn) statement(caller context.Context, sess *executor.Session) (conte
 	if caller.Done() != nil {
 		end.unlink = context.AfterFunc(caller, cn.cancelStatement)
 	}
-	if d := sess.StatementTimeout(); d > 0 {
-		ctx, end.cancel = context.WithTimeoutCause(ctx, d, eval.ErrStatementTimeout)
-	}
+	ctx, end.cancel = sess.StatementContext(ctx)
 	return ctx, end
 }
 
 // statementEnd is what ending a statement releases besides its count.
 type statementEnd struct {
 	unlink func() bool        // from its caller's context
-	cancel context.CancelFunc // its statement_timeout's
+	cancel context.CancelFunc // its statement_timeout's (Session.StatementContext)
 }
 
 // endStatement ends a statement statement began.
@@ -229,9 +227,7 @@ func (cn *conn) endStatement(end statementEnd) {
 	if end.unlink != nil {
 		end.unlink()
 	}
-	if end.cancel != nil {
-		end.cancel()
-	}
+	end.cancel()
 	cn.mu.Lock()
 	cn.running--
 	cn.mu.Unlock()

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seqd/seqd/eval"
-
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/seqd/seqd/engine"
@@ -360,9 +358,9 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		if c.srv.cfg.OnStatement != nil && isExecute {
 			began = time.Now()
 		}
-		sctx, cancel := ctx, noCancel
+		sctx, cancel := ctx, context.CancelFunc(func() {})
 		if isExecute {
-			sctx, cancel = c.statementContext(ctx)
+			sctx, cancel = c.sess.StatementContext(ctx)
 		}
 		err := c.extended(sctx, msg)
 		cancel()
@@ -391,18 +389,6 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		return false
 	}
 }
-
-// statementContext is ctx bounded by the session's statement_timeout:
-// past it the statement's context ends with eval.ErrStatementTimeout
-// as its cause, and the statement with 57014.
-func (c *conn) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if d := c.sess.StatementTimeout(); d > 0 {
-		return context.WithTimeoutCause(ctx, d, eval.ErrStatementTimeout)
-	}
-	return ctx, noCancel
-}
-
-func noCancel() {}
 
 // logFailure logs a statement that failed (frontend.LogFailure), unless
 // the portal was only suspended.

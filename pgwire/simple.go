@@ -37,7 +37,7 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		if c.srv.cfg.OnStatement != nil {
 			began = time.Now()
 		}
-		sctx, cancel := c.statementContext(ctx)
+		sctx, cancel := c.sess.StatementContext(ctx)
 		tag, err := c.simpleStatement(sctx, &stmts[i])
 		cancel()
 		c.observe(tag, err, began)
