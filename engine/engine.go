@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/btree"
 	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
 )
@@ -131,10 +130,10 @@ type Engine struct {
 	now          func() int64
 
 	catMu sync.RWMutex
-	seqs  seqIndex
-	// byRel orders the keys of seqs by relation name, then schema:
-	// prefix lookups of names (InfosWithPrefix) read only the matches.
-	byRel   *btree.BTreeG[string]
+	// seqs are the sequences by key, and in the order of their relation
+	// names: prefix lookups of names (InfosWithPrefix) read only the
+	// matches.
+	seqs    *seqIndex
 	schemas map[string]*schema
 	// comments are the sequences' comments by sequence ID.
 	comments map[uint64]comment
@@ -261,7 +260,6 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		s := &seq{key: kv.Key, id: rec.id, opts: internOptions(rec.opts), cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged, epoch: rec.epoch}
 		e.seqs.set(kv.Key, s)
-		e.byRel.ReplaceOrInsert(kv.Key)
 		if rec.hasKnown && !rec.unlogged {
 			known[s] = rec.known
 		}
@@ -327,17 +325,16 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 	o.catMu.Lock()
 	defer o.catMu.Unlock()
 	known := make(map[*seq]seqmath.State, len(o.known))
-	e.seqs = newSeqIndex(o.seqs.len())
 	copies := make([]seq, o.seqs.len()) // one allocation
 	i := 0
-	for key, os := range o.seqs.all() {
+	e.seqs = o.seqs.clone(func(os *seq) *seq {
 		s := &copies[i]
 		i++
 		os.mu.Lock()
 		s.key, s.id, s.opts, s.cur, s.rev, s.unlogged, s.epoch = os.key, os.id, os.opts, os.cur, os.rev, os.unlogged, os.epoch
 		os.mu.Unlock()
-		e.seqs.set(key, s)
-	}
+		return s
+	})
 	// Follow takes a sequence's mu, then followMu: the positions below
 	// marks are read under followMu alone, then each sequence's key
 	// under its mu.
@@ -364,7 +361,6 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 			known[s] = b.k
 		}
 	}
-	e.byRel = o.byRel.Clone()
 	for _, os := range o.frozen {
 		if s := e.seqs.get(keyOf(os)); s != nil {
 			e.frozen = append(e.frozen, s)
@@ -397,7 +393,6 @@ func newEngine(cfg Config) (*Engine, error) {
 		store:         cfg.Store,
 		refillPeriod:  int32(cfg.RefillPeriod >> tickShift),
 		seqs:          newSeqIndex(0),
-		byRel:         newRelIndex(),
 		rangeRevs:     make(map[uint64]storage.Rev),
 		rangeAt:       make(map[uint64]rangeRecord),
 		schemas:       make(map[string]*schema),
@@ -495,13 +490,11 @@ const maxHot = 4096
 // lookup cache right. REQUIRES: catMu held for writing.
 func (e *Engine) setSeqLocked(key string, s *seq) {
 	e.seqs.set(key, s)
-	e.byRel.ReplaceOrInsert(key)
 	e.forgetLocked(key)
 }
 
 func (e *Engine) delSeqLocked(key string) {
 	e.seqs.del(key)
-	e.byRel.Delete(key)
 	e.forgetLocked(key)
 }
 

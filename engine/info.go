@@ -260,8 +260,8 @@ func (e *Engine) StoredSize(n Name) (int64, error) {
 func (e *Engine) InfosWithPrefix(prefix string) []Info {
 	e.catMu.RLock()
 	var seqs []*seq
-	keysWithRelPrefix(e.byRel, prefix, func(key string) bool {
-		seqs = append(seqs, e.seqs.get(key))
+	e.seqs.withRelPrefix(prefix, func(_ string, s *seq) bool {
+		seqs = append(seqs, s)
 		return true
 	})
 	e.catMu.RUnlock()

@@ -2,55 +2,54 @@ package engine
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// TestSeqIndex: the index answers as a map from key to *seq would, reuses
-// the positions drops free, and lists sequences by position.
+// TestSeqIndex: the index answers as a map from key to *seq would, with
+// its own hash and with one under which keys of a length collide; reuses
+// the positions drops free; lists sequences by position; finds relation
+// name prefixes in order, through an order built on the first search and
+// kept by every change after it; and a clone is the same index.
 func TestSeqIndex(t *testing.T) {
+	t.Run("maphash", func(t *testing.T) { testSeqIndex(t, nil) })
+	t.Run("collisions", func(t *testing.T) {
+		testSeqIndex(t, func(_ maphash.Seed, key string) uint64 { return uint64(len(key)) })
+	})
+}
+
+func testSeqIndex(t *testing.T, hash func(maphash.Seed, string) uint64) {
 	x := newSeqIndex(0)
+	if hash != nil {
+		x.hash = hash
+	}
 	model := map[string]*seq{}
 	check := func(when string) {
 		t.Helper()
-		if x.len() != len(model) {
-			t.Fatalf("%s: len %d, want %d", when, x.len(), len(model))
-		}
-		for k, s := range model {
-			if got := x.get(k); got != s {
-				t.Fatalf("%s: get(%q) = %p, want %p", when, k, got, s)
-			}
-		}
-		seen := map[string]bool{}
-		for k, s := range x.all() {
-			if model[k] != s || seen[k] {
-				t.Fatalf("%s: all() gave %q -> %p (model %p, seen %v)", when, k, s, model[k], seen[k])
-			}
-			seen[k] = true
-		}
-		n := 0
-		for s := range x.values() {
-			if model[s.key] != s {
-				t.Fatalf("%s: values() gave %q, not in the index", when, s.key)
-			}
-			n++
-		}
-		if len(seen) != len(model) || n != len(model) {
-			t.Fatalf("%s: all() listed %d, values() %d, want %d", when, len(seen), n, len(model))
-		}
+		checkSeqIndex(t, x, model, when)
+		checkSeqIndex(t, x.clone(func(s *seq) *seq { return s }), model, when+", a clone")
+	}
+	add := func(key string) *seq {
+		s := &seq{key: key}
+		x.set(key, s)
+		model[key] = s
+		return s
 	}
 	var order []*seq
 	for i := range 100 {
-		s := &seq{key: fmt.Sprintf("public.s%d", i)}
-		x.set(s.key, s)
-		model[s.key] = s
-		order = append(order, s)
+		schema := "public"
+		if i%3 == 0 {
+			schema = "a"
+		}
+		order = append(order, add(fmt.Sprintf("%s.s%d", schema, i)))
 	}
 	check("after 100 sets")
 	if got := slices.Collect(x.values()); !slices.Equal(got, order) {
 		t.Fatal("values() is not in the order the sequences were added")
 	}
-	if x.get("public.nothing") != nil {
+	if x.get("public.nothing") != nil || x.get("public.s0") != nil {
 		t.Fatal("get of a key never set is not nil")
 	}
 	// Replacing a key's sequence keeps its position.
@@ -72,16 +71,62 @@ func TestSeqIndex(t *testing.T) {
 	check("after deletes in all()")
 	// New keys take the freed positions before the list grows.
 	for i := range 10 {
-		s := &seq{key: fmt.Sprintf("public.n%d", i)}
-		x.set(s.key, s)
-		model[s.key] = s
+		add(fmt.Sprintf("public.n%d", i))
 	}
 	check("after reuse")
 	if len(x.seqs) != 100 || len(x.free) != 0 {
 		t.Fatalf("10 new keys after 10 deletes: list %d, free %d; want 100, 0", len(x.seqs), len(x.free))
 	}
-	s := &seq{key: "public.grow"}
-	x.set(s.key, s)
-	model[s.key] = s
+	add("public.grow")
+	add("b.s1") // a relation name in a third schema
 	check("after growing")
+}
+
+// checkSeqIndex compares x with model, a map from key to sequence.
+func checkSeqIndex(t *testing.T, x *seqIndex, model map[string]*seq, when string) {
+	t.Helper()
+	if x.len() != len(model) {
+		t.Fatalf("%s: len %d, want %d", when, x.len(), len(model))
+	}
+	for k, s := range model {
+		if got := x.get(k); got != s {
+			t.Fatalf("%s: get(%q) = %p, want %p", when, k, got, s)
+		}
+	}
+	seen := map[string]bool{}
+	for k, s := range x.all() {
+		if model[k] != s || seen[k] {
+			t.Fatalf("%s: all() gave %q -> %p (model %p, seen %v)", when, k, s, model[k], seen[k])
+		}
+		seen[k] = true
+	}
+	n := 0
+	for s := range x.values() {
+		if model[s.key] != s {
+			t.Fatalf("%s: values() gave %q, not in the index", when, s.key)
+		}
+		n++
+	}
+	if len(seen) != len(model) || n != len(model) {
+		t.Fatalf("%s: all() listed %d, values() %d, want %d", when, len(seen), n, len(model))
+	}
+	for _, prefix := range []string{"", "s", "s1", "s2", "s9", "n", "g", "s100", "t"} {
+		var want, got []string
+		for k := range model {
+			if _, rel := splitKey(k); strings.HasPrefix(rel, prefix) {
+				want = append(want, k)
+			}
+		}
+		slices.SortFunc(want, relCompare)
+		x.withRelPrefix(prefix, func(k string, s *seq) bool {
+			if model[k] != s {
+				t.Fatalf("%s: prefix %q gave %q -> %p (model %p)", when, prefix, k, s, model[k])
+			}
+			got = append(got, k)
+			return true
+		})
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: prefix %q gave %q, want %q", when, prefix, got, want)
+		}
+	}
 }
