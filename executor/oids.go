@@ -15,17 +15,26 @@ import (
 // IDs are never reused, so a sequence dropped and created again gets a
 // new one); OIDs are not kept across restarts, which clients do not
 // assume for relations. It is safe for concurrent use.
+//
+// The catalog's own sequences (a million entries after one scan of the
+// catalog at a million sequences) are kept without a pointer: the
+// collector neither walks those maps nor visits a name per entry, which
+// cost every collection of such a heap about a third of its CPU. A
+// session's temporary sequences, few, are kept apart.
 type oidRegistry struct {
-	mu      sync.Mutex
-	byID    map[seqKey]uint32
-	seqs    map[uint32]oidEntry
-	schemas map[string]uint32
-	next    uint32
+	mu    sync.Mutex
+	byID  map[uint64]uint32 // the catalog's sequences: ID -> OID
+	seqs  map[uint32]oidSeq // OID -> the catalog's sequence
+	names nameArena         // their names
+	// temp and tempSeqs are the same for sessions' temporary sequences.
+	temp     map[seqKey]uint32
+	tempSeqs map[uint32]oidEntry
+	schemas  map[string]uint32
+	next     uint32
 }
 
-// seqKey names a sequence across engines: eng is nil for the catalog's
-// own (whichever of its engines a session reads), a session's temporary
-// engine for its sequences (numbered on their own).
+// seqKey names a session's temporary sequence: eng is the session's
+// temporary engine.
 type seqKey struct {
 	eng *engine.Engine
 	id  uint64
@@ -36,11 +45,19 @@ type oidEntry struct {
 	name engine.Name
 }
 
+// oidSeq is one of the catalog's sequences: its ID and where its name
+// is in the registry's arena.
+type oidSeq struct {
+	id   uint64
+	name nameRef
+}
+
 // firstUserOID is PostgreSQL's FirstNormalObjectId.
 const firstUserOID = 16384
 
 func newOIDRegistry() *oidRegistry {
-	return &oidRegistry{byID: map[seqKey]uint32{}, seqs: map[uint32]oidEntry{}, next: firstUserOID,
+	return &oidRegistry{byID: map[uint64]uint32{}, seqs: map[uint32]oidSeq{},
+		temp: map[seqKey]uint32{}, tempSeqs: map[uint32]oidEntry{}, next: firstUserOID,
 		schemas: map[string]uint32{"pg_catalog": 11, "pg_toast": 99, "public": 2200, "information_schema": 13207}}
 }
 
@@ -67,16 +84,30 @@ func (s *Session) oidEng(eng *engine.Engine) *engine.Engine {
 }
 
 func (r *oidRegistry) forSequence(eng *engine.Engine, info engine.Info) uint32 {
-	k := seqKey{eng, info.ID}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if oid, ok := r.byID[k]; ok {
+	if eng != nil {
+		k := seqKey{eng, info.ID}
+		if oid, ok := r.temp[k]; ok {
+			return oid
+		}
+		oid := r.nextLocked()
+		r.temp[k] = oid
+		r.tempSeqs[oid] = oidEntry{seqKey: k, name: info.Name}
 		return oid
 	}
+	if oid, ok := r.byID[info.ID]; ok {
+		return oid
+	}
+	oid := r.nextLocked()
+	r.byID[info.ID] = oid
+	r.seqs[oid] = oidSeq{id: info.ID, name: r.names.add(info.Name)}
+	return oid
+}
+
+func (r *oidRegistry) nextLocked() uint32 {
 	oid := r.next
 	r.next++
-	r.byID[k] = oid
-	r.seqs[oid] = oidEntry{seqKey: k, name: info.Name}
 	return oid
 }
 
@@ -85,16 +116,24 @@ func (r *oidRegistry) forSequence(eng *engine.Engine, info engine.Info) uint32 {
 func (r *oidRegistry) forget(eng *engine.Engine, id uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if id != 0 {
-		k := seqKey{eng, id}
-		delete(r.seqs, r.byID[k])
-		delete(r.byID, k)
-		return
-	}
-	for k, oid := range r.byID {
-		if k.eng == eng {
-			delete(r.byID, k)
+	switch {
+	case eng == nil:
+		if oid, ok := r.byID[id]; ok {
+			r.names.drop(r.seqs[oid].name)
 			delete(r.seqs, oid)
+			delete(r.byID, id)
+			r.compactLocked()
+		}
+	case id != 0:
+		k := seqKey{eng, id}
+		delete(r.tempSeqs, r.temp[k])
+		delete(r.temp, k)
+	default:
+		for k, oid := range r.temp {
+			if k.eng == eng {
+				delete(r.temp, k)
+				delete(r.tempSeqs, oid)
+			}
 		}
 	}
 }
@@ -103,19 +142,77 @@ func (r *oidRegistry) forget(eng *engine.Engine, id uint64) {
 func (r *oidRegistry) renamed(eng *engine.Engine, id uint64, to engine.Name) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	k := seqKey{eng, id}
-	if oid, ok := r.byID[k]; ok {
-		r.seqs[oid] = oidEntry{seqKey: k, name: to}
+	if eng != nil {
+		k := seqKey{eng, id}
+		if oid, ok := r.temp[k]; ok {
+			r.tempSeqs[oid] = oidEntry{seqKey: k, name: to}
+		}
+		return
 	}
+	if oid, ok := r.byID[id]; ok {
+		e := r.seqs[oid]
+		r.names.drop(e.name)
+		e.name = r.names.add(to)
+		r.seqs[oid] = e
+		r.compactLocked()
+	}
+}
+
+// compactLocked copies the names in use to a new arena once the old one
+// is mostly names dropped or renamed: the arena stays within about twice
+// what is in use.
+func (r *oidRegistry) compactLocked() {
+	if !r.names.wasteful() {
+		return
+	}
+	var c nameArena
+	for oid, e := range r.seqs {
+		e.name = c.add(r.names.name(e.name))
+		r.seqs[oid] = e
+	}
+	r.names = c
 }
 
 // sequence is the sequence an OID names, and its ID.
 func (r *oidRegistry) sequence(oid uint32) (engine.Name, uint64, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e, ok := r.seqs[oid]
+	if e, ok := r.seqs[oid]; ok {
+		return r.names.name(e.name), e.id, true
+	}
+	e, ok := r.tempSeqs[oid]
 	return e.name, e.id, ok
 }
+
+// nameArena keeps names as bytes in one block, without a pointer per
+// name; a name dropped leaves its bytes until the arena is compacted.
+type nameArena struct {
+	b    []byte
+	live int // bytes of the names in use
+}
+
+// nameRef is a name in a nameArena: its key's bytes, and where its
+// relation name begins.
+type nameRef struct{ off, len, rel uint32 }
+
+func (a *nameArena) add(n engine.Name) nameRef {
+	key := n.String()
+	r := nameRef{off: uint32(len(a.b)), len: uint32(len(key)), rel: uint32(len(n.Schema()) + 1)}
+	a.b = append(a.b, key...)
+	a.live += len(key)
+	return r
+}
+
+func (a *nameArena) drop(r nameRef) { a.live -= int(r.len) }
+
+func (a *nameArena) name(r nameRef) engine.Name {
+	key := a.b[r.off : r.off+r.len]
+	n, _ := engine.NewName(string(key[:r.rel-1]), string(key[r.rel:]))
+	return n
+}
+
+// wasteful reports whether the arena is mostly bytes no name uses.
+func (a *nameArena) wasteful() bool { return len(a.b) > 2*a.live+64<<10 }
 
 func (r *oidRegistry) forSchema(name string) uint32 {
 	r.mu.Lock()
@@ -123,8 +220,7 @@ func (r *oidRegistry) forSchema(name string) uint32 {
 	if oid, ok := r.schemas[name]; ok {
 		return oid
 	}
-	oid := r.next
-	r.next++
+	oid := r.nextLocked()
 	r.schemas[name] = oid
 	return oid
 }
