@@ -208,7 +208,8 @@ func TestStoreWatch(t *testing.T) {
 // TestFollowerSessionsMove: a session open on a follower moves to the
 // node's newest snapshot between transactions, seeing a sequence made
 // on the leader since it connected without reconnecting; one inside a
-// transaction block keeps the view it began with until the block ends.
+// transaction block keeps the view it began with until the block ends;
+// the snapshot they left is closed, the store at rest.
 func TestFollowerSessionsMove(t *testing.T) {
 	if testing.Short() {
 		t.Skip("etcd and three nodes")
@@ -258,6 +259,22 @@ func TestFollowerSessionsMove(t *testing.T) {
 	}
 	if err := block.QueryRow(ctx, "select 'fresh'::regclass::oid").Scan(&b); err != nil || a != b {
 		t.Fatalf("fresh's OID: %d in one session, %d in the other (%v)", a, b, err)
+	}
+	// The snapshot the sessions used when the follower replaced it is
+	// closed once they have moved, with the store at rest since (no
+	// further full read): a follower at a million sequences does not go
+	// on holding two snapshots' worth.
+	nd := fc.nodes[f].node
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		nd.mu.Lock()
+		held := len(nd.retired)
+		nd.mu.Unlock()
+		if held == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the follower, at rest, still holds %d replaced snapshots its sessions left", held)
+		}
 	}
 }
 

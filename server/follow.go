@@ -177,6 +177,9 @@ func (n *node) keepUp() {
 			n.mu.Unlock()
 			n.metrics.followerChecks.Inc()
 			n.metrics.followerApplied.Add(float64(w.takeApplied()))
+			// Snapshots replaced while a session used them are closed
+			// once it has moved on, also while the store is at rest.
+			n.closeRetired()
 			return
 		}
 	}
