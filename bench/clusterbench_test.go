@@ -41,3 +41,25 @@ func TestCluster(t *testing.T) {
 		t.Errorf("burned at the failover: %d", b)
 	}
 }
+
+// TestClusterIdle runs the cluster-idle workload small: every node's CPU,
+// memory and scrape measured, the failover after it measured. No timing
+// is asserted.
+func TestClusterIdle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("etcd and four seqd processes")
+	}
+	rep, err := RunClusterIdle(context.Background(), ClusterBenchConfig{Binary: testenv.SeqdBinary(t), Dir: t.TempDir()}, 300, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(rep)
+	if rep.Sequences != 300 || rep.Create <= 0 || len(rep.NodeCPU) != 3 || len(rep.RSS) != 3 || len(rep.Scrape) != 3 || rep.Failover <= 0 {
+		t.Fatalf("report: %+v", rep)
+	}
+	for i, b := range rep.RSS {
+		if b < 1<<20 || rep.NodeCPU[i] < 0 || rep.Scrape[i] < 0 {
+			t.Errorf("node %d: RSS %d, CPU %v/s, scrape %v", i, b, rep.NodeCPU[i], rep.Scrape[i])
+		}
+	}
+}

@@ -30,6 +30,10 @@ type ClusterIdleReport struct {
 	// RSS is each node's resident memory after the idle stretch, leader
 	// first, in bytes.
 	RSS []int64
+	// Scrape is the CPU a scrape of each node's /metrics took after the
+	// stretch (the mean of five), leader first: a scraper's cost, which grows with the
+	// sequences (it passes over them for the ones nearest their limit).
+	Scrape []time.Duration
 	// Failover is the leader's kill -9 to the next value a new
 	// multi-host connection took, after the idle stretch.
 	Failover time.Duration
@@ -69,13 +73,16 @@ func (r *ClusterIdleReport) String() string {
 	for _, d := range r.NodeCPU {
 		nodes = append(nodes, fmt.Sprintf("%.1f ms/s", float64(d.Microseconds())/1000))
 	}
-	var mem []string
+	var mem, scrape []string
 	for _, b := range r.RSS {
 		mem = append(mem, fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)))
 	}
-	return fmt.Sprintf("%d sequences (created in %v; their history compacted in %v); idle %v: etcd members %.1f ms CPU/s, nodes (leader first) %s; followers' full reads of the store: %.0f; RSS %s; leader kill -9 to the next value %v\n",
+	for _, d := range r.Scrape {
+		scrape = append(scrape, fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000))
+	}
+	return fmt.Sprintf("%d sequences (created in %v; their history compacted in %v); idle %v: etcd members %.1f ms CPU/s, nodes (leader first) %s; followers' full reads of the store: %.0f; RSS %s; a /metrics scrape %s of CPU; leader kill -9 to the next value %v\n",
 		r.Sequences, r.Create.Round(time.Millisecond), r.Compaction.Round(time.Millisecond), r.Idle, float64(r.EtcdCPU.Microseconds())/1000, strings.Join(nodes, ", "), r.Snapshots,
-		strings.Join(mem, ", "), r.Failover.Round(time.Millisecond))
+		strings.Join(mem, ", "), strings.Join(scrape, ", "), r.Failover.Round(time.Millisecond))
 }
 
 // RunClusterIdle starts a three-node cluster, creates n sequences
@@ -136,6 +143,11 @@ func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time
 		}
 		return s
 	}
+	// The snapshot counter is read before the stretch begins and after
+	// it ends: a scrape of a node's metrics passes over every sequence
+	// (the ones nearest their limit), which is the scraper's cost, not
+	// the cluster's at rest.
+	snapsBefore := snaps()
 	before := make([]time.Duration, len(order))
 	for i, m := range order {
 		if before[i], err = (&cpuProbe{pid: m.cmd.Process.Pid}).read(); err != nil {
@@ -152,7 +164,7 @@ func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time
 			return nil, err
 		}
 	}
-	selfBefore, snapsBefore := selfCPU(), snaps()
+	selfBefore := selfCPU()
 	select {
 	case <-time.After(idle):
 	case <-ctx.Done():
@@ -176,6 +188,22 @@ func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time
 			return nil, err
 		}
 		rep.RSS = append(rep.RSS, b)
+	}
+	for _, m := range order {
+		probe := &cpuProbe{pid: m.cmd.Process.Pid}
+		c0, err := probe.read()
+		if err != nil {
+			return nil, err
+		}
+		const scrapes = 5 // the kernel counts CPU in ticks of 10 ms
+		for range scrapes {
+			m.metric("seqd_sequences", nil)
+		}
+		c1, err := probe.read()
+		if err != nil {
+			return nil, err
+		}
+		rep.Scrape = append(rep.Scrape, (c1-c0)/scrapes)
 	}
 	began := time.Now()
 	order[0].kill()
