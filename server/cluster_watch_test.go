@@ -264,16 +264,22 @@ func TestFollowerSessionsMove(t *testing.T) {
 	// closed once they have moved, with the store at rest since (no
 	// further full read): a follower at a million sequences does not go
 	// on holding two snapshots' worth.
-	nd := fc.nodes[f].node
+	waitRetiredClosed(t, fc.nodes[f].node, "the follower, at rest,")
+}
+
+// waitRetiredClosed waits until node nd holds no replaced engine: who
+// says what nd is in the failure.
+func waitRetiredClosed(t *testing.T, nd *node, who string) {
+	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		nd.mu.Lock()
 		held := len(nd.retired)
 		nd.mu.Unlock()
 		if held == 0 {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the follower, at rest, still holds %d replaced snapshots its sessions left", held)
+			t.Fatalf("%s still holds %d replaced engines its sessions left", who, held)
 		}
 	}
 }
@@ -337,18 +343,7 @@ func TestTakeoverFromSnapshot(t *testing.T) {
 	}
 	// The snapshot it began from is closed once its sessions are gone,
 	// not held for the term.
-	nd := fc.nodes[second].node
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		nd.mu.Lock()
-		held := len(nd.retired)
-		nd.mu.Unlock()
-		if held == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the new leader still holds %d replaced engines", held)
-		}
-	}
+	waitRetiredClosed(t, fc.nodes[second].node, "the new leader")
 	fc.take(c2, 30)
 	var k int
 	var comment string
