@@ -247,6 +247,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if known == nil {
 		known = map[*seq]seqmath.State{}
 	}
+	e.seqs.deferOrder() // sorted once, after
 	err = cfg.Store.Load(ctx, func(kv storage.KV) error {
 		if strings.HasPrefix(kv.Key, catalogPrefix) {
 			return e.loadCatalog(kv)
@@ -271,6 +272,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.seqs.buildOrder()
 	if err := e.start(ctx, cfg, known); err != nil {
 		return nil, err
 	}

@@ -1,15 +1,14 @@
 package engine
 
 import (
+	"fmt"
 	"hash/maphash"
 	"iter"
 	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strings"
-	"sync"
-
-	"github.com/google/btree"
 )
 
 // seqIndex is the engine's sequences by key, and their keys in the order
@@ -26,13 +25,13 @@ import (
 //     another key already holds go to a small map of their own.
 //   - Keys and sequences are listed by position, in the order they were
 //     added, which is mostly the order they were allocated in.
-//   - The order by relation name is a B-tree of positions, compared
-//     through the list of keys, not a B-tree of strings; it is built on
-//     the first prefix search, so that loading the store does not pay
-//     for it.
+//   - The order by relation name is a list of positions, in sorted
+//     chunks (relOrder), compared through the list of keys: not a
+//     B-tree of strings. Loading the store builds it once at the end,
+//     from the store's order (by schema, then name: already sorted
+//     within each schema), and a copy of the index copies its chunks.
 //
 // REQUIRES: the engine's catMu, for reading or writing as for a map.
-// Prefix searches, which run under its read lock, serialize on their own.
 type seqIndex struct {
 	seed maphash.Seed
 	hash func(seed maphash.Seed, key string) uint64 // maphash.String; tests collide it
@@ -45,20 +44,32 @@ type seqIndex struct {
 	free []uint32
 
 	// byRel orders the positions in use by relation name, then schema;
-	// nil until the first search (relMu). Writers, who hold catMu for
-	// writing and so exclude every search, keep it once it is built.
-	relMu sync.Mutex
-	byRel *btree.BTreeG[uint32]
-	probe string // the key of position probePos during a search (relMu)
+	// nil while a load defers it (deferOrder, buildOrder).
+	byRel *relOrder
 }
-
-// probePos is no sequence's position: a search's pivot, whose key is
-// probe.
-const probePos = math.MaxUint32
 
 func newSeqIndex(n int) *seqIndex {
 	return &seqIndex{seed: maphash.MakeSeed(), hash: maphash.String,
-		pos: make(map[uint64]uint32, n), keys: make([]string, 0, n), seqs: make([]*seq, 0, n)}
+		pos: make(map[uint64]uint32, n), keys: make([]string, 0, n), seqs: make([]*seq, 0, n), byRel: &relOrder{}}
+}
+
+// deferOrder stops keeping the order by relation name until buildOrder:
+// for a load of many sequences, which sorts them once instead of
+// placing each.
+func (x *seqIndex) deferOrder() { x.byRel = nil }
+
+// buildOrder builds the order by relation name of the positions in use.
+func (x *seqIndex) buildOrder() {
+	in := make([]uint32, 0, x.len())
+	for i, s := range x.seqs {
+		if s != nil {
+			in = append(in, uint32(i))
+		}
+	}
+	// Nearly sorted when loaded from the store (by key: schema, then
+	// name), which the sort finds in linear time.
+	slices.SortFunc(in, func(a, b uint32) int { return relCompare(x.keys[a], x.keys[b]) })
+	x.byRel = newRelOrder(in)
 }
 
 // find is key's position.
@@ -92,7 +103,7 @@ func (x *seqIndex) set(key string, s *seq) {
 		i, x.free = x.free[n-1], x.free[:n-1]
 		x.keys[i], x.seqs[i] = key, s
 	} else {
-		if len(x.seqs) == probePos {
+		if len(x.seqs) == math.MaxUint32 {
 			panic("seqd: more sequences than the index can number")
 		}
 		i = uint32(len(x.seqs))
@@ -108,7 +119,7 @@ func (x *seqIndex) set(key string, s *seq) {
 		x.pos[h] = i
 	}
 	if x.byRel != nil {
-		x.byRel.ReplaceOrInsert(i)
+		x.byRel.insert(i, key, x.keyAt)
 	}
 }
 
@@ -119,7 +130,7 @@ func (x *seqIndex) del(key string) {
 		return
 	}
 	if x.byRel != nil {
-		x.byRel.Delete(i) // while its key is there to compare
+		x.byRel.delete(i, key, x.keyAt)
 	}
 	if h := x.hash(x.seed, key); x.atHash(h, i) {
 		delete(x.pos, h)
@@ -171,6 +182,9 @@ func (x *seqIndex) clone(copy func(*seq) *seq) *seqIndex {
 	if x.more != nil {
 		c.more = maps.Clone(x.more)
 	}
+	if x.byRel != nil {
+		c.byRel = x.byRel.clone()
+	}
 	for i, s := range x.seqs {
 		if s != nil {
 			c.seqs[i] = copy(s)
@@ -179,16 +193,8 @@ func (x *seqIndex) clone(copy func(*seq) *seq) *seqIndex {
 	return c
 }
 
-// relKey is position i's key, the probe's for probePos.
-func (x *seqIndex) relKey(i uint32) string {
-	if i == probePos {
-		return x.probe
-	}
-	return x.keys[i]
-}
-
-// relLessAt orders positions by their keys' relation names, then schemas.
-func (x *seqIndex) relLessAt(a, b uint32) bool { return relCompare(x.relKey(a), x.relKey(b)) < 0 }
+// keyAt is position i's key.
+func (x *seqIndex) keyAt(i uint32) string { return x.keys[i] }
 
 // relCompare orders keys ("schema.rel") by relation name, then schema.
 func relCompare(a, b string) int {
@@ -208,34 +214,109 @@ func splitKey(key string) (schema, rel string) {
 
 // withRelPrefix calls f with each key, and its sequence, whose relation
 // name begins with prefix, in order of relation name then schema, while
-// f returns true. f must not search the index again.
+// f returns true.
 func (x *seqIndex) withRelPrefix(prefix string, f func(key string, s *seq) bool) {
-	x.relMu.Lock()
-	defer x.relMu.Unlock()
 	if x.byRel == nil {
-		x.byRel = x.buildByRel()
+		x.buildOrder() // a load that did not end (not reached: Open builds it)
 	}
 	// From "." + prefix: the empty schema sorts before every schema.
-	x.probe = "." + prefix
-	defer func() { x.probe = "" }()
-	x.byRel.AscendGreaterOrEqual(probePos, func(i uint32) bool {
-		_, rel := splitKey(x.keys[i])
-		return strings.HasPrefix(rel, prefix) && f(x.keys[i], x.seqs[i])
-	})
-}
-
-// buildByRel is the order by relation name of the positions in use.
-func (x *seqIndex) buildByRel() *btree.BTreeG[uint32] {
-	in := make([]uint32, 0, x.len())
-	for i, s := range x.seqs {
-		if s != nil {
-			in = append(in, uint32(i))
+	for i := range x.byRel.from("."+prefix, x.keyAt) {
+		if _, rel := splitKey(x.keys[i]); !strings.HasPrefix(rel, prefix) || !f(x.keys[i], x.seqs[i]) {
+			return
 		}
 	}
-	slices.SortFunc(in, func(a, b uint32) int { return relCompare(x.keys[a], x.keys[b]) })
-	t := btree.NewG(32, x.relLessAt)
-	for _, i := range in {
-		t.ReplaceOrInsert(i)
+}
+
+// relOrder is positions sorted by their keys (relCompare), which it is
+// given by a function: a list of sorted chunks of at most relChunk
+// positions, a few pointers for the collector at a million positions,
+// built from a sorted list in linear time, copied with a copy of each
+// chunk. Keys are unique: no two positions compare equal.
+type relOrder struct{ chunks [][]uint32 }
+
+// relChunk is the most positions a chunk holds; a full chunk splits in
+// two.
+const relChunk = 512
+
+// newRelOrder is the order of sorted, in chunks three quarters full.
+func newRelOrder(sorted []uint32) *relOrder {
+	o := &relOrder{}
+	for len(sorted) > 0 {
+		n := min(len(sorted), relChunk*3/4)
+		o.chunks = append(o.chunks, slices.Clone(sorted[:n]))
+		sorted = sorted[n:]
 	}
-	return t
+	return o
+}
+
+// seek is where key is, or would be: the chunk and the place in it of
+// the first position whose key is not before key (len(chunks), 0: none).
+func (o *relOrder) seek(key string, keyOf func(uint32) string) (c, j int) {
+	c = sort.Search(len(o.chunks), func(c int) bool {
+		ch := o.chunks[c]
+		return relCompare(keyOf(ch[len(ch)-1]), key) >= 0
+	})
+	if c == len(o.chunks) {
+		return c, 0
+	}
+	ch := o.chunks[c]
+	return c, sort.Search(len(ch), func(j int) bool { return relCompare(keyOf(ch[j]), key) >= 0 })
+}
+
+// insert places position i, whose key is key.
+func (o *relOrder) insert(i uint32, key string, keyOf func(uint32) string) {
+	if len(o.chunks) == 0 {
+		o.chunks = [][]uint32{{i}}
+		return
+	}
+	c, j := o.seek(key, keyOf)
+	if c == len(o.chunks) { // after every key: at the end of the last chunk
+		c = len(o.chunks) - 1
+		j = len(o.chunks[c])
+	}
+	ch := slices.Insert(o.chunks[c], j, i)
+	if len(ch) <= relChunk {
+		o.chunks[c] = ch
+		return
+	}
+	half := len(ch) / 2
+	o.chunks[c] = ch[:half:half]
+	o.chunks = slices.Insert(o.chunks, c+1, slices.Clone(ch[half:]))
+}
+
+// delete removes position i, whose key is key.
+func (o *relOrder) delete(i uint32, key string, keyOf func(uint32) string) {
+	c, j := o.seek(key, keyOf)
+	if c == len(o.chunks) || o.chunks[c][j] != i {
+		panic(fmt.Sprintf("seqd: the order by relation name lost %q", key))
+	}
+	if ch := slices.Delete(o.chunks[c], j, j+1); len(ch) > 0 {
+		o.chunks[c] = ch
+	} else {
+		o.chunks = slices.Delete(o.chunks, c, c+1)
+	}
+}
+
+// from lists the positions in order from the first whose key is not
+// before key.
+func (o *relOrder) from(key string, keyOf func(uint32) string) iter.Seq[uint32] {
+	return func(yield func(uint32) bool) {
+		c, j := o.seek(key, keyOf)
+		for ; c < len(o.chunks); c, j = c+1, 0 {
+			for _, i := range o.chunks[c][j:] {
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// clone is a copy of o.
+func (o *relOrder) clone() *relOrder {
+	c := &relOrder{chunks: make([][]uint32, len(o.chunks))}
+	for k, ch := range o.chunks {
+		c.chunks[k] = slices.Clone(ch)
+	}
+	return c
 }

@@ -3,7 +3,10 @@ package engine
 import (
 	"fmt"
 	"hash/maphash"
+	"maps"
+	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -11,8 +14,8 @@ import (
 // TestSeqIndex: the index answers as a map from key to *seq would, with
 // its own hash and with one under which keys of a length collide; reuses
 // the positions drops free; lists sequences by position; finds relation
-// name prefixes in order, through an order built on the first search and
-// kept by every change after it; and a clone is the same index.
+// name prefixes in order, through an order kept by every change and one
+// built at once (as a load does); and a clone is the same index.
 func TestSeqIndex(t *testing.T) {
 	t.Run("maphash", func(t *testing.T) { testSeqIndex(t, nil) })
 	t.Run("collisions", func(t *testing.T) {
@@ -80,6 +83,83 @@ func testSeqIndex(t *testing.T, hash func(maphash.Seed, string) uint64) {
 	add("public.grow")
 	add("b.s1") // a relation name in a third schema
 	check("after growing")
+	x.deferOrder()
+	add("b.s2")
+	x.buildOrder()
+	check("after a deferred order")
+}
+
+// TestRelOrder: positions inserted and deleted at random, through chunk
+// splits and emptied chunks, stay in their keys' order; a search from a
+// key starts at the first not before it; a built order and a clone
+// answer the same and a clone changes apart.
+func TestRelOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var keys []string
+	keyOf := func(i uint32) string { return keys[i] }
+	for i := range 20000 {
+		keys = append(keys, fmt.Sprintf("s%d.r%05d_%d", i%3, rng.IntN(100000), i)) // unique, as keys are
+	}
+	in := map[uint32]bool{}
+	o := &relOrder{}
+	check := func(o *relOrder, in map[uint32]bool, when string) {
+		t.Helper()
+		var got, want []uint32
+		for _, ch := range o.chunks {
+			if len(ch) == 0 || len(ch) > relChunk {
+				t.Fatalf("%s: a chunk of %d", when, len(ch))
+			}
+			got = append(got, ch...)
+		}
+		for i := range in {
+			want = append(want, i)
+		}
+		slices.SortFunc(want, func(a, b uint32) int { return relCompare(keys[a], keys[b]) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: %d positions out of order or missing (want %d)", when, len(got), len(want))
+		}
+		for _, probe := range []string{".r00000", ".r5", "s1.r50000", "s9.r99999", ".zz"} {
+			var from []uint32
+			for i := range o.from(probe, keyOf) {
+				from = append(from, i)
+			}
+			k := sort.Search(len(want), func(k int) bool { return relCompare(keys[want[k]], probe) >= 0 })
+			if !slices.Equal(from, want[k:]) {
+				t.Fatalf("%s: from %q gave %d positions, want %d", when, probe, len(from), len(want)-k)
+			}
+		}
+	}
+	for round := range 6 {
+		for range 3000 {
+			i := uint32(rng.IntN(len(keys)))
+			if in[i] {
+				o.delete(i, keys[i], keyOf)
+				delete(in, i)
+			} else {
+				o.insert(i, keys[i], keyOf)
+				in[i] = true
+			}
+		}
+		check(o, in, fmt.Sprintf("round %d", round))
+	}
+	c, cin := o.clone(), maps.Clone(in)
+	for i := range in { // every position gone from the clone, chunk by chunk
+		c.delete(i, keys[i], keyOf)
+		delete(cin, i)
+	}
+	check(c, cin, "the clone emptied")
+	check(o, in, "the original after its clone emptied")
+	sorted := slices.Collect(maps.Keys(in))
+	slices.SortFunc(sorted, func(a, b uint32) int { return relCompare(keys[a], keys[b]) })
+	b := newRelOrder(sorted)
+	check(b, in, "built")
+	for i := range uint32(len(keys)) {
+		if !in[i] {
+			b.insert(i, keys[i], keyOf)
+			in[i] = true
+		}
+	}
+	check(b, in, "built, then filled")
 }
 
 // checkSeqIndex compares x with model, a map from key to sequence.
