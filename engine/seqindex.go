@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"hash/maphash"
 	"iter"
 	"maps"
@@ -288,13 +287,28 @@ func (o *relOrder) insert(i uint32, key string, keyOf func(uint32) string) {
 func (o *relOrder) delete(i uint32, key string, keyOf func(uint32) string) {
 	c, j := o.seek(key, keyOf)
 	if c == len(o.chunks) || o.chunks[c][j] != i {
-		panic(fmt.Sprintf("seqd: the order by relation name lost %q", key))
+		// Not where its key says: never so while keys are unique and
+		// unchanged in the order. Looked for everywhere rather than
+		// left behind.
+		if c, j = o.locate(i); c < 0 {
+			return
+		}
 	}
 	if ch := slices.Delete(o.chunks[c], j, j+1); len(ch) > 0 {
 		o.chunks[c] = ch
 	} else {
 		o.chunks = slices.Delete(o.chunks, c, c+1)
 	}
+}
+
+// locate is where position i is, by looking at every chunk (-1: nowhere).
+func (o *relOrder) locate(i uint32) (c, j int) {
+	for c, ch := range o.chunks {
+		if j := slices.Index(ch, i); j >= 0 {
+			return c, j
+		}
+	}
+	return -1, 0
 }
 
 // from lists the positions in order from the first whose key is not

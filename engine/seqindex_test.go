@@ -160,6 +160,11 @@ func TestRelOrder(t *testing.T) {
 		}
 	}
 	check(b, in, "built, then filled")
+	// A delete given a key that is not the position's finds it anyway.
+	b.delete(7, "s0.zzz", keyOf)
+	delete(in, 7)
+	b.delete(7, "s0.zzz", keyOf) // and one of a position not there is nothing
+	check(b, in, "after deletes by the wrong key")
 }
 
 // checkSeqIndex compares x with model, a map from key to sequence.
