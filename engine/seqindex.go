@@ -58,7 +58,11 @@ func newSeqIndex(n int) *seqIndex {
 func (x *seqIndex) deferOrder() { x.byRel = nil }
 
 // buildOrder builds the order by relation name of the positions in use.
-func (x *seqIndex) buildOrder() {
+func (x *seqIndex) buildOrder() { x.byRel = x.sortedOrder() }
+
+// sortedOrder is the order by relation name of the positions in use,
+// made afresh.
+func (x *seqIndex) sortedOrder() *relOrder {
 	in := make([]uint32, 0, x.len())
 	for i, s := range x.seqs {
 		if s != nil {
@@ -68,7 +72,7 @@ func (x *seqIndex) buildOrder() {
 	// Nearly sorted when loaded from the store (by key: schema, then
 	// name), which the sort finds in linear time.
 	slices.SortFunc(in, func(a, b uint32) int { return relCompare(x.keys[a], x.keys[b]) })
-	x.byRel = newRelOrder(in)
+	return newRelOrder(in)
 }
 
 // find is key's position.
@@ -215,11 +219,12 @@ func splitKey(key string) (schema, rel string) {
 // name begins with prefix, in order of relation name then schema, while
 // f returns true.
 func (x *seqIndex) withRelPrefix(prefix string, f func(key string, s *seq) bool) {
-	if x.byRel == nil {
-		x.buildOrder() // a load that did not end (not reached: Open builds it)
+	o := x.byRel
+	if o == nil { // during a load (not reached: Open builds it after)
+		o = x.sortedOrder()
 	}
 	// From "." + prefix: the empty schema sorts before every schema.
-	for i := range x.byRel.from("."+prefix, x.keyAt) {
+	for i := range o.from("."+prefix, x.keyAt) {
 		if _, rel := splitKey(x.keys[i]); !strings.HasPrefix(rel, prefix) || !f(x.keys[i], x.seqs[i]) {
 			return
 		}
