@@ -85,6 +85,7 @@ func testSeqIndex(t *testing.T, hash func(maphash.Seed, string) uint64) {
 	check("after growing")
 	x.deferOrder()
 	add("b.s2")
+	check("with the order deferred")
 	x.buildOrder()
 	check("after a deferred order")
 }
