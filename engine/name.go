@@ -24,6 +24,9 @@ func NewName(schema, rel string) (Name, error) {
 	return Name{key: schema + "." + rel, rel: len(schema) + 1}, nil
 }
 
+// NameFromKey is the name whose String is key, if key is one.
+func NameFromKey(key string) (Name, bool) { return nameFromKey(key) }
+
 func nameFromKey(key string) (Name, bool) {
 	i := strings.IndexByte(key, '.')
 	if i <= 0 || i == len(key)-1 {

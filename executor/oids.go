@@ -191,13 +191,12 @@ type nameArena struct {
 	live int // bytes of the names in use
 }
 
-// nameRef is a name in a nameArena: its key's bytes, and where its
-// relation name begins.
-type nameRef struct{ off, len, rel uint32 }
+// nameRef is a name in a nameArena: where its key's bytes are.
+type nameRef struct{ off, len uint32 }
 
 func (a *nameArena) add(n engine.Name) nameRef {
 	key := n.String()
-	r := nameRef{off: uint32(len(a.b)), len: uint32(len(key)), rel: uint32(len(n.Schema()) + 1)}
+	r := nameRef{off: uint32(len(a.b)), len: uint32(len(key))}
 	a.b = append(a.b, key...)
 	a.live += len(key)
 	return r
@@ -205,9 +204,10 @@ func (a *nameArena) add(n engine.Name) nameRef {
 
 func (a *nameArena) drop(r nameRef) { a.live -= int(r.len) }
 
+// name is the name at r: one allocation, its key (sequenceByOID calls
+// it for every nextval whose argument is an OID).
 func (a *nameArena) name(r nameRef) engine.Name {
-	key := a.b[r.off : r.off+r.len]
-	n, _ := engine.NewName(string(key[:r.rel-1]), string(key[r.rel:]))
+	n, _ := engine.NameFromKey(string(a.b[r.off : r.off+r.len]))
 	return n
 }
 

@@ -11,7 +11,7 @@ import (
 // OIDs of their own that stay theirs; an OID names its sequence's current
 // name through renames, and nothing once the sequence is forgotten; the
 // names' arena stays within about twice what is in use after many
-// renames and drops.
+// renames and drops; naming a sequence by OID allocates its key alone.
 func TestOIDRegistry(t *testing.T) {
 	r := newOIDRegistry()
 	name := func(schema, rel string) engine.Name {
@@ -59,6 +59,9 @@ func TestOIDRegistry(t *testing.T) {
 		r.renamed(nil, 7, name("b", fmt.Sprintf("renamed_%d", i)))
 	}
 	want(oid7, name("b", "renamed_19999"), 7)
+	if n := testing.AllocsPerRun(100, func() { r.sequence(oid7) }); n > 1 {
+		t.Fatalf("naming a sequence by its OID allocates %v times, want its key alone", n)
+	}
 	for id := uint64(1); id <= 100; id++ {
 		if id != 7 {
 			want(r.forSequence(nil, engine.Info{ID: id}), name("public", fmt.Sprintf("s%d", id)), id)
