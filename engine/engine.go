@@ -160,6 +160,10 @@ type Engine struct {
 	hotSize     atomic.Int64  // entries in hot, at most maxHot
 	authVersion atomic.Uint64 // see AuthVersion
 	meter       advanceMeter  // see Rate
+	// markWatches are the MarkWatches noteWritten tells, replaced whole
+	// under markWatchMu (the writer reads them without a lock).
+	markWatches atomic.Pointer[[]*MarkWatch]
+	markWatchMu sync.Mutex
 	// roles are who may connect; roleMu serializes their writes.
 	roles  map[string]Role
 	roleMu sync.Mutex
@@ -833,5 +837,8 @@ func (e *Engine) Follow(kv storage.KV) bool {
 		delete(e.known, s)
 	}
 	e.followMu.Unlock()
+	if len(e.markWatchers()) > 0 {
+		e.noteWritten([]storage.Op{{Key: kv.Key}}, kv.Rev)
+	}
 	return true
 }

@@ -47,7 +47,11 @@ func rangeUse(o seqmath.Options, st seqmath.State) (used, total float64) {
 type Use struct {
 	ID          uint64
 	Used, Total float64
-	key         string
+	// Reserved is Used up to the durable mark: what the sequence may have
+	// handed out, within CACHE of Used. It moves only with a write of
+	// the sequence's record (MarkWatch).
+	Reserved float64
+	key      string
 }
 
 // Name is the sequence's name.
@@ -67,15 +71,22 @@ func (e *Engine) EachUse(f func(Use)) {
 		ok := s.usableLocked() == nil
 		var u Use
 		if ok {
-			cur, _ := s.currentLocked()
-			u.ID, u.key = s.id, s.key
-			u.Used, u.Total = rangeUse(*s.opts, cur)
+			u = s.useLocked()
 		}
 		s.mu.Unlock()
 		if ok {
 			f(u)
 		}
 	}
+}
+
+// useLocked is s's range use. REQUIRES: s.mu held.
+func (s *seq) useLocked() Use {
+	cur, _ := s.currentLocked()
+	u := Use{ID: s.id, key: s.key}
+	u.Used, u.Total = rangeUse(*s.opts, cur)
+	u.Reserved, _ = rangeUse(*s.opts, s.durableLocked())
+	return u
 }
 
 // Info describes the named sequence.

@@ -147,6 +147,9 @@ func (w *writer) loop() {
 		for _, wr := range batch {
 			wr.done(rev, err)
 		}
+		if err == nil {
+			w.e.noteWritten(ops, rev) // after done: most have applied the write
+		}
 		clear(batch)
 	}
 }
