@@ -156,7 +156,7 @@ func TestMetricsNearest(t *testing.T) {
 		}
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(&engineCollector{eng: func() *engine.Engine { return eng }, seen: map[string]rateSample{}})
+	reg.MustRegister(newEngineCollector(func() *engine.Engine { return eng }))
 	fams, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
