@@ -80,6 +80,22 @@ func (e *Engine) EachUse(f func(Use)) {
 	}
 }
 
+// UseOf is the named sequence's range use (EachUse's, for one).
+func (e *Engine) UseOf(n Name) (Use, bool) {
+	e.catMu.RLock()
+	s := e.seqs.get(n.key) // not through hot: a watch's look is no lookup to cache
+	e.catMu.RUnlock()
+	if s == nil {
+		return Use{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.usableLocked() != nil {
+		return Use{}, false
+	}
+	return s.useLocked(), true
+}
+
 // useLocked is s's range use. REQUIRES: s.mu held.
 func (s *seq) useLocked() Use {
 	cur, _ := s.currentLocked()

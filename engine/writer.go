@@ -144,11 +144,14 @@ func (w *writer) loop() {
 		if w.e.onCommit != nil {
 			w.e.onCommit(len(batch), time.Since(began))
 		}
+		if err == nil {
+			// Before done, so that a write is noted once its caller
+			// returns (a drain before a sequence applies it sees its
+			// revision behind, and reports it again: MarkWatch.Drain).
+			w.e.noteWritten(ops, rev)
+		}
 		for _, wr := range batch {
 			wr.done(rev, err)
-		}
-		if err == nil {
-			w.e.noteWritten(ops, rev) // after done: most have applied the write
 		}
 		clear(batch)
 	}

@@ -3,6 +3,9 @@ package server
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,7 +35,7 @@ func TestExhaustionWatch(t *testing.T) {
 	}
 	w := newExhaustionWatch(30*24*time.Hour, 0)
 	t0 := time.Unix(1_000_000, 0)
-	if near := w.check(eng.EachUse, t0); len(near) != 0 {
+	if near := w.check(eng, t0); len(near) != 0 {
 		t.Fatalf("a first check projects nothing: %v", near)
 	}
 	for _, n := range []engine.Name{small, big} {
@@ -40,7 +43,7 @@ func TestExhaustionWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	near := w.check(eng.EachUse, t0.Add(time.Hour))
+	near := w.check(eng, t0.Add(time.Hour))
 	if len(near) != 1 || near[0] != small.String() || w.Near() != 1 {
 		t.Fatalf("near exhaustion: %v", near)
 	}
@@ -50,7 +53,7 @@ func TestExhaustionWatch(t *testing.T) {
 	if _, err := eng.Setval(ctx, small, 6552, true); err != nil {
 		t.Fatal(err)
 	}
-	w.check(eng.EachUse, t0.Add(2*time.Hour))
+	w.check(eng, t0.Add(2*time.Hour))
 	id := smallID(t, eng)
 	if w.warned[id] != first {
 		t.Fatal("warned twice within a day")
@@ -59,7 +62,7 @@ func TestExhaustionWatch(t *testing.T) {
 	if err := eng.Drop(ctx, small); err != nil {
 		t.Fatal(err)
 	}
-	w.check(eng.EachUse, t0.Add(3*time.Hour))
+	w.check(eng, t0.Add(3*time.Hour))
 	if _, ok := w.last[id]; ok || len(w.last) != 2 || w.Near() != 0 {
 		t.Fatalf("after the drop: %d samples (small's kept: %v), %d near", len(w.last), ok, w.Near())
 	}
@@ -82,11 +85,11 @@ func TestExhaustionWatchFollows(t *testing.T) {
 	}
 	w := newExhaustionWatch(30*24*time.Hour, 0)
 	t0 := time.Unix(1_000_000, 0)
-	w.check(eng.EachUse, t0)
+	w.check(eng, t0)
 	if _, err := eng.Setval(ctx, small, 3276, true); err != nil {
 		t.Fatal(err)
 	}
-	if w.check(eng.EachUse, t0.Add(time.Hour)); w.Near() != 1 {
+	if w.check(eng, t0.Add(time.Hour)); w.Near() != 1 {
 		t.Fatal("not near while leading")
 	}
 	w.period = time.Hour
@@ -94,7 +97,7 @@ func TestExhaustionWatchFollows(t *testing.T) {
 	done := make(chan struct{})
 	calls := make(chan struct{}, 1)
 	go func() {
-		w.run(func() (func(func(engine.Use)), bool) {
+		w.run(func() (*engine.Engine, bool) {
 			select {
 			case calls <- struct{}{}:
 			default:
@@ -138,7 +141,7 @@ func TestExhaustionWatchMark(t *testing.T) {
 	const perMinute = 74_565
 	var near []string
 	for i := range 3 {
-		near = w.check(eng.EachUse, t0.Add(time.Duration(i)*time.Minute))
+		near = w.check(eng, t0.Add(time.Duration(i)*time.Minute))
 		if len(w.last) > 1 {
 			t.Fatalf("check %d: %d samples, want at most hot's", i, len(w.last))
 		}
@@ -163,3 +166,103 @@ func smallID(t *testing.T, eng *engine.Engine) uint64 {
 	}
 	return info.ID
 }
+
+// TestExhaustionWatchWritten: a watch that looks only at the sequences
+// sampled and those written since its last check warns and samples as
+// one that passes over every sequence each check, through random
+// nextval (CACHE 1 and 50: positions that move without a write), setval,
+// drop, rename and create; and passes over them all only at its first
+// check.
+func TestExhaustionWatchWritten(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 17))
+	typ := seqmath.Smallint
+	var names []engine.Name
+	made := 0
+	create := func() {
+		n, _ := engine.NewName("public", fmt.Sprintf("x%d", made))
+		made++
+		if _, err := eng.Create(ctx, n, seqmath.Spec{Type: &typ, Cache: i64([]int64{1, 50}[rng.IntN(2)])}, false); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	for range 60 {
+		create()
+	}
+	// A 20-day horizon and a check a minute: a smallint sequence is
+	// sampled from its first value reserved, and near at 2 a minute.
+	written := newExhaustionWatch(20*24*time.Hour, time.Minute)
+	all := newExhaustionWatch(20*24*time.Hour, time.Minute)
+	t0 := time.Unix(1_000_000, 0)
+	// settle waits for the prefetches nextval and CREATE start in the
+	// background, so that both watches see the same marks.
+	settle := func() {
+		marks := func() map[uint64]float64 {
+			m := map[uint64]float64{}
+			eng.EachUse(func(u engine.Use) { m[u.ID] = u.Reserved })
+			return m
+		}
+		for prev, deadline := marks(), time.Now().Add(2*time.Second); time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+			now := marks()
+			if maps.Equal(prev, now) {
+				return
+			}
+			prev = now
+		}
+	}
+	warned := 0
+	for round := range 150 {
+		now := t0.Add(time.Duration(round) * time.Minute)
+		settle()
+		got := written.check(eng, now)
+		all.stopMarks() // a new engine each time: a pass over every sequence
+		want := all.check(eng, now)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: near %v, a pass over all says %v", round, got, want)
+		}
+		warned += len(got)
+		if !maps.EqualFunc(written.last, all.last, func(a, b sample) bool { return a.used == b.used && a.name == b.name }) {
+			t.Fatalf("round %d: samples %v, a pass over all keeps %v", round, written.last, all.last)
+		}
+		for range rng.IntN(6) + 1 {
+			i := rng.IntN(len(names))
+			n := names[i]
+			switch op := rng.IntN(12); {
+			case op < 7:
+				for range rng.IntN(5) {
+					eng.Nextval(ctx, n)
+				}
+			case op < 9:
+				eng.Setval(ctx, n, int64(rng.IntN(20)+1), true)
+			case op < 10:
+				if err := eng.Drop(ctx, n); err != nil {
+					t.Fatal(err)
+				}
+				names = append(names[:i], names[i+1:]...)
+				create()
+			case op < 11:
+				to, _ := engine.NewName("public", fmt.Sprintf("y%d", made))
+				made++
+				if err := eng.Rename(ctx, n, to); err != nil {
+					t.Fatal(err)
+				}
+				names[i] = to
+			default:
+				create()
+			}
+		}
+	}
+	if written.passes != 1 {
+		t.Errorf("%d passes over every sequence, want 1 (the first check)", written.passes)
+	}
+	if warned == 0 {
+		t.Error("no sequence was ever near its limit: the test checks nothing")
+	}
+}
+
+func i64(v int64) *int64 { return &v }

@@ -228,7 +228,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		eng.Close()
 		return nil, err
 	}
-	go s.watch.run(func() (func(func(engine.Use)), bool) { return eng.EachUse, true }, s.stop)
+	go s.watch.run(func() (*engine.Engine, bool) { return eng, true }, s.stop)
 	go func() {
 		select {
 		case err := <-storeFailed:
@@ -670,12 +670,12 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	go n.lead(s.metrics.onCommit)
-	go s.watch.run(func() (func(func(engine.Use)), bool) {
+	go s.watch.run(func() (*engine.Engine, bool) {
 		if !n.leading() {
 			return nil, false
 		}
 		eng, _ := n.current()
-		return eng.EachUse, true
+		return eng, true
 	}, s.stop)
 	cfg.Logger.Printf("seqd cluster node %s listening on %s (etcd %v, prefix %s), authentication %s, TLS %v",
 		n.cfg.NodeName, s.ln.Addr(), cfg.Etcd, cfg.EtcdPrefix, cfg.Auth, s.tls != nil)
