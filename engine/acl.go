@@ -141,16 +141,24 @@ func (e *Engine) aclRecLocked(id uint64) (aclRecord, bool) {
 // REQUIRES: catMu held for writing.
 func (e *Engine) putACLLocked(id uint64, a ACL, rev storage.Rev) {
 	if len(a.Grants) > 0 {
-		delete(e.ownerOnly, id)
+		e.dropOwnerOnlyLocked(id)
 		e.acls[id] = aclRecord{acl: a, rev: rev}
 		return
 	}
 	i, ok := e.ownerIdx[a.Owner]
 	if !ok {
-		i = uint32(len(e.ownerNames))
-		e.ownerNames = append(e.ownerNames, a.Owner)
+		if n := len(e.ownerFree); n > 0 {
+			i, e.ownerFree = e.ownerFree[n-1], e.ownerFree[:n-1]
+			e.ownerNames[i] = a.Owner
+		} else {
+			i = uint32(len(e.ownerNames))
+			e.ownerNames = append(e.ownerNames, a.Owner)
+			e.ownerRefs = append(e.ownerRefs, 0)
+		}
 		e.ownerIdx[a.Owner] = i
 	}
+	e.ownerRefs[i]++ // before the old one's release: the same owner stays
+	e.dropOwnerOnlyLocked(id)
 	delete(e.acls, id)
 	e.ownerOnly[id] = ownerRecord{owner: i, rev: rev}
 }
@@ -159,7 +167,24 @@ func (e *Engine) putACLLocked(id uint64, a ACL, rev storage.Rev) {
 // REQUIRES: catMu held for writing.
 func (e *Engine) dropACLLocked(id uint64) {
 	delete(e.acls, id)
+	e.dropOwnerOnlyLocked(id)
+}
+
+// dropOwnerOnlyLocked forgets the sequence's owner-only record, if it
+// has one, and the owner's name once no record refers to it (roles come
+// and go: their names must not pile up).
+// REQUIRES: catMu held for writing.
+func (e *Engine) dropOwnerOnlyLocked(id uint64) {
+	o, ok := e.ownerOnly[id]
+	if !ok {
+		return
+	}
 	delete(e.ownerOnly, id)
+	if e.ownerRefs[o.owner]--; e.ownerRefs[o.owner] == 0 {
+		delete(e.ownerIdx, e.ownerNames[o.owner])
+		e.ownerNames[o.owner] = ""
+		e.ownerFree = append(e.ownerFree, o.owner)
+	}
 }
 
 // eachACLLocked calls f with every sequence's ACL record.

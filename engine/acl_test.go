@@ -3,6 +3,9 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage"
+	"github.com/seqd/seqd/storage/memstore"
 )
 
 func TestACLDurable(t *testing.T) {
@@ -429,5 +433,100 @@ func TestRoleRenameDurable(t *testing.T) {
 	}
 	if a := e.DatabaseACL(); a.Grants["alicia"] != PrivUsage || a.Names("alice") {
 		t.Fatalf("database: %+v", a)
+	}
+}
+
+// TestACLOwnerNames: the owners' names are kept while a record refers to
+// them and reclaimed after (roles come and go: a name per role ever seen
+// would grow without bound), through random creates, owner changes,
+// grants, revokes and drops checked against a model, and a clone.
+func TestACLOwnerNames(t *testing.T) {
+	e, err := Open(ctx, Config{Store: memstore.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	owners := map[Name]string{}
+	granted := map[Name]bool{}
+	var names []Name
+	check := func(round int, e *Engine) {
+		t.Helper()
+		for _, n := range names {
+			if a, err := e.ACL(n); err != nil || a.Owner != owners[n] || len(a.Grants) > 0 != granted[n] {
+				t.Fatalf("round %d: %s: %+v %v, want owner %s, granted %v", round, n, a, err, owners[n], granted[n])
+			}
+		}
+		e.catMu.RLock()
+		defer e.catMu.RUnlock()
+		want := map[string]uint32{}
+		for _, n := range names {
+			if !granted[n] {
+				want[owners[n]]++
+			}
+		}
+		if len(e.ownerIdx) != len(want) {
+			t.Fatalf("round %d: %d owners' names kept, %d referred to", round, len(e.ownerIdx), len(want))
+		}
+		for name, refs := range want {
+			i, ok := e.ownerIdx[name]
+			if !ok || e.ownerNames[i] != name || e.ownerRefs[i] != refs {
+				t.Fatalf("round %d: owner %s: index %d (%v), refs %d, want %d", round, name, i, ok, e.ownerRefs[i], refs)
+			}
+		}
+		if len(e.ownerNames)-len(e.ownerFree) != len(want) || len(e.ownerNames) > 8 {
+			t.Fatalf("round %d: %d names, %d free, for %d owners", round, len(e.ownerNames), len(e.ownerFree), len(want))
+		}
+	}
+	for round := range 400 {
+		role := fmt.Sprintf("role%d", round/3) // a few rounds each, then gone
+		switch op := rng.IntN(5); {
+		case op == 0 || len(names) == 0:
+			n := mustName(t, fmt.Sprintf("o%d", round))
+			if _, err := e.CreateWith(ctx, n, seqmath.Spec{}, CreateOptions{Owner: role}); err != nil {
+				t.Fatal(err)
+			}
+			names, owners[n] = append(names, n), role
+		case op == 1:
+			n := names[rng.IntN(len(names))]
+			if err := e.UpdateACL(ctx, n, func(a *ACL) error { a.Owner = role; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			owners[n] = role
+		case op == 2:
+			n := names[rng.IntN(len(names))]
+			if err := e.UpdateACL(ctx, n, func(a *ACL) error {
+				if granted[n] {
+					clear(a.Grants)
+				} else {
+					a.Grants["bob"] = PrivUsage
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			granted[n] = !granted[n]
+		default:
+			i := rng.IntN(len(names))
+			if err := e.Drop(ctx, names[i]); err != nil {
+				t.Fatal(err)
+			}
+			delete(owners, names[i])
+			delete(granted, names[i])
+			names = append(names[:i], names[i+1:]...)
+		}
+		check(round, e)
+	}
+	p, err := newEngine(Config{Store: memstore.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.copyInto(p) // as Promote makes its engine
+	p.catMu.RLock()
+	same := slices.Equal(p.ownerNames, e.ownerNames) && maps.Equal(p.ownerIdx, e.ownerIdx) &&
+		slices.Equal(p.ownerRefs, e.ownerRefs) && slices.Equal(p.ownerFree, e.ownerFree) && maps.Equal(p.ownerOnly, e.ownerOnly)
+	p.catMu.RUnlock()
+	if !same {
+		t.Fatal("a copy's owners differ")
 	}
 }

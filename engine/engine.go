@@ -146,8 +146,12 @@ type Engine struct {
 	ownerOnly map[uint64]ownerRecord
 	// ownerNames are the owners' names ownerOnly refers to, ownerIdx
 	// their indexes: one string per owner, not one per sequence.
+	// ownerRefs counts the records referring to each; ownerFree are the
+	// indexes no record refers to, for the next new owner.
 	ownerNames []string
 	ownerIdx   map[string]uint32
+	ownerRefs  []uint32
+	ownerFree  []uint32
 	// dbACL is the database's (rev 0: none recorded, the defaults).
 	dbACL aclRecord
 	// hot caches the lookups of up to maxHot names (name -> *seq), so
@@ -381,6 +385,7 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 	// modified: shared.
 	e.comments, e.acls, e.ownerOnly = maps.Clone(o.comments), maps.Clone(o.acls), maps.Clone(o.ownerOnly)
 	e.ownerNames, e.ownerIdx = slices.Clone(o.ownerNames), maps.Clone(o.ownerIdx)
+	e.ownerRefs, e.ownerFree = slices.Clone(o.ownerRefs), slices.Clone(o.ownerFree)
 	e.dbACL = aclRecord{acl: o.dbACL.acl.clone(), rev: o.dbACL.rev}
 	for name, r := range o.roles {
 		r.MemberOf, r.Settings = slices.Clone(r.MemberOf), slices.Clone(r.Settings)
