@@ -79,8 +79,13 @@ type Store struct {
 	pending string // the key of a made commit not yet applied
 
 	amu     sync.Mutex
-	aliases map[string]alias // records a staged commit wrote, by key
-	chunks  chunkCache       // of a pending commit, for Swap
+	aliases map[string]alias // shared records a staged commit wrote, by key
+	// applied are the staged commits' revision ranges, by the revision
+	// Commit returned: each record of its own it wrote has its own
+	// revision in [first, returned] (read when a later commit expects
+	// the returned one: translate).
+	applied map[storage.Rev]storage.Rev
+	chunks  chunkCache // of a pending commit, for Swap
 
 	// stop, set by tests, is asked after each step of a staged commit
 	// ("stage", "decide", "apply"): an error ends the commit there, as
@@ -341,7 +346,10 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 	if s.closed.Load() {
 		return 0, storage.ErrClosed
 	}
-	ops = s.translate(ops)
+	ops, err := s.translate(ctx, ops)
+	if err != nil {
+		return 0, err
+	}
 	if len(ops) > MaxOps {
 		rev, err := s.commitStaged(ctx, token, ops)
 		return rev, err

@@ -66,28 +66,72 @@ const (
 	pendingWait = 20 * time.Millisecond
 )
 
-// alias is a record written by a staged commit: the revision Commit
-// returned for it, and its own.
+// alias is a shared record written by a staged commit: the revision
+// Commit returned for it, and its own.
 type alias struct{ returned, own storage.Rev }
 
-// translate returns ops with each expectation of a returned revision
-// replaced by the record's own.
-func (s *Store) translate(ops []storage.Op) []storage.Op {
+// translate returns ops with each expectation of a staged commit's
+// returned revision replaced by the record's own: a shared record's
+// from its alias, one of the owner's own read from etcd (written only
+// by the owner, its record is as the commit left it if its revision is
+// within the commit's; the compare then checks it did not move since).
+// The owner's records are not remembered one by one: a block of a
+// million CREATE SEQUENCE would keep a million aliases until each was
+// written again.
+func (s *Store) translate(ctx context.Context, ops []storage.Op) ([]storage.Op, error) {
 	s.amu.Lock()
-	defer s.amu.Unlock()
-	if len(s.aliases) == 0 {
-		return ops
+	if len(s.aliases) == 0 && len(s.applied) == 0 {
+		s.amu.Unlock()
+		return ops, nil
 	}
 	out := ops
-	for i, op := range ops {
-		if a, ok := s.aliases[op.Key]; ok && op.Expect != 0 && op.Expect == a.returned {
-			if &out[0] == &ops[0] {
-				out = append([]storage.Op(nil), ops...)
-			}
-			out[i].Expect = a.own
+	copied := func() {
+		if &out[0] == &ops[0] {
+			out = append([]storage.Op(nil), ops...) // the caller's are its own
 		}
 	}
-	return out
+	var read []int // ops whose record's revision is to be read
+	for i, op := range ops {
+		if op.Expect == 0 {
+			continue
+		}
+		if a, ok := s.aliases[op.Key]; ok && op.Expect == a.returned {
+			copied()
+			out[i].Expect = a.own
+		} else if _, ok := s.applied[op.Expect]; ok && !op.Shared {
+			read = append(read, i)
+		}
+	}
+	applied := make(map[storage.Rev]storage.Rev, len(read))
+	for _, i := range read {
+		applied[ops[i].Expect] = s.applied[ops[i].Expect]
+	}
+	s.amu.Unlock()
+	for from := 0; from < len(read); from += MaxOps {
+		chunk := read[from:min(from+MaxOps, len(read))]
+		gets := make([]clientv3.Op, len(chunk))
+		for j, i := range chunk {
+			gets[j] = clientv3.OpGet(s.data+ops[i].Key, clientv3.WithKeysOnly())
+		}
+		cctx, cancel := s.ctx(ctx)
+		r, err := s.c.Txn(cctx).Then(gets...).Commit()
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("etcdstore: reading the revisions of records a staged commit wrote: %w", err) // nothing written
+		}
+		for j, i := range chunk {
+			kvs := r.Responses[j].GetResponseRange().GetKvs()
+			if len(kvs) == 0 {
+				continue // gone: the compare fails
+			}
+			rev, returned := storage.Rev(kvs[0].ModRevision), ops[i].Expect
+			if rev >= applied[returned] && rev <= returned {
+				copied()
+				out[i].Expect = rev
+			}
+		}
+	}
+	return out, nil
 }
 
 // forget drops the aliases of records a commit wrote again.
@@ -178,15 +222,16 @@ func (s *Store) commitStaged(ctx context.Context, token storage.Token, ops []sto
 	}
 	s.amu.Lock()
 	if s.aliases == nil {
-		s.aliases = map[string]alias{}
+		s.aliases, s.applied = map[string]alias{}, map[storage.Rev]storage.Rev{}
 	}
+	lowest := last
 	for _, op := range own {
+		delete(s.aliases, op.Key)
 		if op.Value != nil {
-			s.aliases[op.Key] = alias{returned: last, own: own2[op.Key]}
-		} else {
-			delete(s.aliases, op.Key)
+			lowest = min(lowest, own2[op.Key])
 		}
 	}
+	s.applied[last] = lowest
 	for _, op := range shared {
 		if op.Value != nil {
 			s.aliases[op.Key] = alias{returned: last, own: storage.Rev(r.Header.Revision)}

@@ -285,3 +285,78 @@ func TestSwapAcrossApply(t *testing.T) {
 		t.Fatalf("the swap read its guard at revisions %v: want the pending commit's, then the applied record's", seen)
 	}
 }
+
+// TestStagedRewrite: a commit expecting the revision a staged commit
+// returned, for records that commit wrote, compares each record's own
+// revision: it succeeds while the record is as the staged commit left
+// it, alone or in a staged commit of its own, and fails once anything
+// moved or deleted it. The store keeps a revision range per staged
+// commit, not an alias per record.
+func TestStagedRewrite(t *testing.T) {
+	ctx := context.Background()
+	cl := etcdtest.Start(t, 1)
+	cli := cl.Client(t)
+	s := opener(t, cli)("")
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := bigCommit(500, "v")
+	rev, err := s.Commit(ctx, tok, ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.aliases) != 0 || len(s.applied) != 1 {
+		t.Fatalf("after a staged commit of 500 records: %d aliases, %d ranges", len(s.aliases), len(s.applied))
+	}
+	put := func(key string, expect storage.Rev) error {
+		_, err := s.Commit(ctx, tok, []storage.Op{{Key: key, Value: []byte("w"), Expect: expect}})
+		return err
+	}
+	if err := put("s00010", rev); err != nil {
+		t.Fatalf("rewriting a record as the staged commit left it: %v", err)
+	}
+	if err := put("s00010", rev); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("expecting the staged commit's revision of a record written since: %v", err)
+	}
+	if _, err := cli.Put(ctx, s.data+"s00011", "moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put("s00011", rev); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("a record moved behind the store's back: %v", err)
+	}
+	if _, err := cli.Delete(ctx, s.data+"s00012"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put("s00012", rev); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("a record deleted behind the store's back: %v", err)
+	}
+	// Staged again: 300 records expecting rev (more than one read).
+	again := bigCommit(320, "w")[20:]
+	for i := range again {
+		again[i].Expect = rev
+	}
+	rev2, err := s.Commit(ctx, tok, again)
+	if err != nil {
+		t.Fatalf("a staged commit rewriting 300 records the last left: %v", err)
+	}
+	n := 0
+	if err := s.Load(ctx, func(kv storage.KV) error {
+		if kv.Key >= "s00020" && kv.Key < "s00320" && !strings.HasPrefix(string(kv.Value), "w") {
+			t.Errorf("%s not rewritten", kv.Key)
+		}
+		n++
+		return nil
+	}); err != nil || n != 499 {
+		t.Fatalf("%d records, %v", n, err)
+	}
+	if len(s.aliases) != 0 || len(s.applied) != 2 {
+		t.Fatalf("after two staged commits: %d aliases, %d ranges", len(s.aliases), len(s.applied))
+	}
+	if err := put("s00030", rev2); err != nil {
+		t.Fatalf("rewriting a record the second staged commit left: %v", err)
+	}
+	if err := put("s00400", rev2); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("expecting the second commit's revision of a record it did not write: %v", err)
+	}
+}
