@@ -34,9 +34,10 @@ package etcdstore
 // large commit to finish applying.
 //
 // The records of step 4 are written at several revisions; Commit returns
-// the last, and the store remembers each record's own (aliases), so
-// that a later Commit expecting the returned revision compares the
-// record's.
+// the last. A later Commit expecting that revision of a record compares
+// the record's own: a shared record's the store remembers (aliases), one
+// of the owner's it reads, and takes if it lies within the staged
+// commit's revisions (applied: a range per staged commit).
 
 import (
 	"context"
