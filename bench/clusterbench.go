@@ -56,6 +56,11 @@ type ClusterBenchConfig struct {
 	// IdleProfile, for cluster-idle, is a file to write a CPU profile of
 	// this process (the etcd members) over the idle stretch to.
 	IdleProfile string
+	// IdleSettle, for cluster-idle, is the most it waits after the
+	// followers listed the sequences for every node to collect the
+	// listing's garbage, then an eighth of it more for the memory to be
+	// handed back, before the stretch (0: it begins at once).
+	IdleSettle time.Duration
 }
 
 // ClusterBenchReport is what the cluster workload measured besides the
@@ -148,6 +153,21 @@ func (n *node) get(path string) (int, string) {
 
 // metric is the value of a counter or gauge the node exports, summed over
 // the series whose labels include match (0 if none).
+// gcCycles is how many garbage collection cycles the node's runtime has
+// completed (go_gc_duration_seconds' count; 0 if it does not answer).
+func (n *node) gcCycles() float64 {
+	code, body := n.get("/metrics")
+	if code != 200 {
+		return 0
+	}
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil || fams["go_gc_duration_seconds"] == nil || len(fams["go_gc_duration_seconds"].GetMetric()) == 0 {
+		return 0
+	}
+	return float64(fams["go_gc_duration_seconds"].GetMetric()[0].GetSummary().GetSampleCount())
+}
+
 func (n *node) metric(name string, match map[string]string) float64 {
 	code, body := n.get("/metrics")
 	if code != 200 {

@@ -49,12 +49,12 @@ func TestClusterIdle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("etcd and four seqd processes")
 	}
-	rep, err := RunClusterIdle(context.Background(), ClusterBenchConfig{Binary: testenv.SeqdBinary(t), Dir: t.TempDir()}, 300, 2*time.Second)
+	rep, err := RunClusterIdle(context.Background(), ClusterBenchConfig{Binary: testenv.SeqdBinary(t), Dir: t.TempDir(), IdleSettle: 40 * time.Second}, 300, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Log(rep)
-	if rep.Sequences != 300 || rep.Create <= 0 || len(rep.NodeCPU) != 3 || len(rep.RSS) != 3 || len(rep.Scrape) != 3 || rep.Failover <= 0 {
+	if rep.Sequences != 300 || rep.Create <= 0 || rep.Settle < 5*time.Second || len(rep.NodeCPU) != 3 || len(rep.RSS) != 3 || len(rep.Scrape) != 3 || rep.Failover <= 0 {
 		t.Fatalf("report: %+v", rep)
 	}
 	for i, b := range rep.RSS {

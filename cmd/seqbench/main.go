@@ -63,6 +63,7 @@ func main() {
 		failovers = flag.Int("failovers", 10, "cluster: leader kills measured")
 		idleSeqs  = flag.Int("idle-sequences", 10000, "cluster-idle: sequences in the store while the cluster's idle CPU is measured (for -duration)")
 		idleProf  = flag.String("idle-cpuprofile", "", "cluster-idle: write a CPU profile of the etcd members (this process) over the idle stretch to this file")
+		idleWait  = flag.Duration("idle-settle", 2*time.Minute, "cluster-idle: the most to wait, before the idle stretch, for every node to collect the garbage of the followers' listing of the sequences (then an eighth of it more); 0: none")
 		scaleN    = flag.Int("scale-sequences", 100000, "scale: sequences in seqd's store")
 		scalePG   = flag.Int("scale-postgres-sequences", 100000, "scale: sequences in PostgreSQL's (-postgres; none if it is empty)")
 		scaleCl   = flag.Bool("scale-cluster", false, "scale: also a three-node cluster holding -scale-sequences (cluster-idle's measures, for -duration)")
@@ -74,11 +75,11 @@ func main() {
 	)
 	flag.Parse()
 	if *workload == "cluster-idle" {
-		clusterIdle(*seqdBin, *idleSeqs, *duration, *idleProf)
+		clusterIdle(bench.ClusterBenchConfig{Binary: *seqdBin, IdleProfile: *idleProf, IdleSettle: *idleWait}, *idleSeqs, *duration)
 		return
 	}
 	if *workload == "scale" {
-		scale(*seqdBin, *scaleN, *pgDSN, *scalePG, *scaleCl, *duration, !*quiet)
+		scale(*seqdBin, *scaleN, *pgDSN, *scalePG, *scaleCl, *idleWait, *duration, !*quiet)
 		return
 	}
 	if *workload == "cluster" {
@@ -176,8 +177,8 @@ func cluster(bin string, failovers int, cache int64, threads string, duration ti
 
 // clusterIdle runs the cluster-idle workload: a three-node cluster's CPU
 // at rest with n sequences in its store.
-func clusterIdle(bin string, n int, idle time.Duration, profile string) {
-	if bin == "" {
+func clusterIdle(cc bench.ClusterBenchConfig, n int, idle time.Duration) {
+	if cc.Binary == "" {
 		check(fmt.Errorf("-workload cluster-idle needs -seqd-binary (go build -o /tmp/seqd ./cmd/seqd)"))
 	}
 	dir, err := os.MkdirTemp("", "seqbench-cluster-idle")
@@ -185,14 +186,15 @@ func clusterIdle(bin string, n int, idle time.Duration, profile string) {
 	defer os.RemoveAll(dir)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rep, err := bench.RunClusterIdle(ctx, bench.ClusterBenchConfig{Binary: bin, Dir: dir, IdleProfile: profile}, n, idle)
+	cc.Dir = dir
+	rep, err := bench.RunClusterIdle(ctx, cc, n, idle)
 	check(err)
 	fmt.Print(rep)
 }
 
 // scale runs the scale workload: n sequences on one node beside
 // PostgreSQL holding pgn, and, with cluster, in a three-node cluster.
-func scale(bin string, n int, pgDSN string, pgn int, cluster bool, idle time.Duration, progress bool) {
+func scale(bin string, n int, pgDSN string, pgn int, cluster bool, settle, idle time.Duration, progress bool) {
 	if bin == "" {
 		check(fmt.Errorf("-workload scale needs -seqd-binary (go build -o /tmp/seqd ./cmd/seqd)"))
 	}
@@ -211,7 +213,7 @@ func scale(bin string, n int, pgDSN string, pgn int, cluster bool, idle time.Dur
 	if cluster {
 		cdir := filepath.Join(dir, "cluster")
 		check(os.Mkdir(cdir, 0o700))
-		crep, err := bench.RunClusterIdle(ctx, bench.ClusterBenchConfig{Binary: bin, Dir: cdir}, n, idle)
+		crep, err := bench.RunClusterIdle(ctx, bench.ClusterBenchConfig{Binary: bin, Dir: cdir, IdleSettle: settle}, n, idle)
 		check(err)
 		fmt.Print("cluster of three: ", crep)
 	}
