@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/seqd/seqd/storage"
 )
@@ -18,7 +19,10 @@ import (
 // says so (Drain's complete false), and its reader passes over them all
 // again.
 type MarkWatch struct {
-	e        *Engine
+	// e is weak: a watch kept by a reader that stopped reading (a
+	// scraper gone) does not keep a replaced engine, a follower's old
+	// snapshot, in memory.
+	e        weak.Pointer[Engine]
 	mu       sync.Mutex
 	pending  map[string]storage.Rev // sequence keys written, at the revision of their write
 	overflow bool
@@ -31,7 +35,7 @@ const markWatchMax = 1 << 16
 // WatchMarks starts a watch of e's sequences' records: from now on,
 // Drain reports each one written. Stop ends it.
 func (e *Engine) WatchMarks() *MarkWatch {
-	w := &MarkWatch{e: e, pending: map[string]storage.Rev{}, limit: markWatchMax}
+	w := &MarkWatch{e: weak.Make(e), pending: map[string]storage.Rev{}, limit: markWatchMax}
 	e.markWatchMu.Lock()
 	defer e.markWatchMu.Unlock()
 	ws := append(append([]*MarkWatch(nil), e.markWatchers()...), w)
@@ -39,9 +43,15 @@ func (e *Engine) WatchMarks() *MarkWatch {
 	return w
 }
 
+// Engine is the engine w watches, nil once it was collected.
+func (w *MarkWatch) Engine() *Engine { return w.e.Value() }
+
 // Stop ends w: nothing is noted for it any more.
 func (w *MarkWatch) Stop() {
-	e := w.e
+	e := w.e.Value()
+	if e == nil {
+		return
+	}
 	e.markWatchMu.Lock()
 	defer e.markWatchMu.Unlock()
 	var ws []*MarkWatch
@@ -91,20 +101,24 @@ func (e *Engine) noteWritten(ops []storage.Op, rev storage.Rev) {
 // written since the last Drain, and gone with the name of each written
 // that is no longer there (dropped, or renamed: its new name is among
 // those used). complete is false if more were written than the watch
-// keeps: some were not reported, and the caller must pass over every
-// sequence (EachUse) to know where they are. A sequence whose write is
+// keeps, or its engine was collected: some were not reported, and the
+// caller must pass over every sequence (EachUse) to know where they are. A sequence whose write is
 // committed but not yet applied in memory is reported now and again at
 // the next Drain.
 func (w *MarkWatch) Drain(use func(Use), gone func(Name)) (complete bool) {
+	e := w.e.Value()
+	if e == nil {
+		return false
+	}
 	w.mu.Lock()
 	pending, overflow := w.pending, w.overflow
 	w.pending, w.overflow = map[string]storage.Rev{}, false
 	w.mu.Unlock()
 	later := map[string]storage.Rev{}
 	for key, rev := range pending {
-		w.e.catMu.RLock()
-		s := w.e.seqs.get(key)
-		w.e.catMu.RUnlock()
+		e.catMu.RLock()
+		s := e.seqs.get(key)
+		e.catMu.RUnlock()
 		var u Use
 		ok := false
 		if s != nil {

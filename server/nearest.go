@@ -20,8 +20,7 @@ import (
 // above it (floor -1: no sequence is outside).
 type nearestSet struct {
 	max   int
-	eng   *engine.Engine
-	watch *engine.MarkWatch
+	watch *engine.MarkWatch // on the engine last scraped (held weakly)
 	rows  byShare
 	floor float64
 	// passes counts the passes over every sequence (for tests).
@@ -70,12 +69,12 @@ func (b *byShare) Pop() any {
 // update brings the selection up to date with eng and returns its
 // members, in no order.
 func (n *nearestSet) update(eng *engine.Engine) []*member {
-	if eng != n.eng {
+	if n.watch == nil || n.watch.Engine() != eng {
 		if n.watch != nil {
 			n.watch.Stop()
 		}
-		n.eng, n.watch = eng, eng.WatchMarks() // before the pass: no write is missed
-		n.pass()
+		n.watch = eng.WatchMarks() // before the pass: no write is missed
+		n.pass(eng)
 		return n.rows.h
 	}
 	stale := false
@@ -90,7 +89,7 @@ func (n *nearestSet) update(eng *engine.Engine) []*member {
 		}
 	})
 	if stale || !complete {
-		n.pass()
+		n.pass(eng)
 	}
 	return n.rows.h
 }
@@ -116,12 +115,12 @@ func (n *nearestSet) offer(c *member) bool {
 	return true
 }
 
-// pass selects again from every sequence.
-func (n *nearestSet) pass() {
+// pass selects again from every sequence of eng.
+func (n *nearestSet) pass(eng *engine.Engine) {
 	n.passes++
 	n.rows = byShare{byName: map[string]*member{}}
 	n.floor = -1
-	n.eng.EachUse(func(u engine.Use) {
+	eng.EachUse(func(u engine.Use) {
 		share := u.Reserved / u.Total
 		switch {
 		case len(n.rows.h) < n.max:
@@ -141,5 +140,5 @@ func (n *nearestSet) stop() {
 	if n.watch != nil {
 		n.watch.Stop()
 	}
-	n.eng, n.watch = nil, nil
+	n.watch = nil
 }

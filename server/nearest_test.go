@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/seqmath"
+	"github.com/seqd/seqd/storage/memstore"
 )
 
 // TestNearestSet: the selection kept between scrapes is, after every
@@ -155,4 +158,33 @@ func TestNearestSetFloor(t *testing.T) {
 	if got := selected(); !slices.Equal(got, []string{"a", "c"}) {
 		t.Errorf("selected %v, want [a c]", got)
 	}
+}
+
+// TestNearestSetLetsGo: a selection kept after its engine was replaced
+// (a follower's new snapshot) and never updated again (its scraper gone)
+// does not keep the engine in memory.
+func TestNearestSetLetsGo(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, engine.Config{Store: memstore.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, _ := engine.NewName("public", "a")
+	if _, err := eng.Create(ctx, name, seqmath.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	n := nearestSet{max: 10}
+	if len(n.update(eng)) != 1 {
+		t.Fatal("the selection misses the one sequence")
+	}
+	gone := weak.Make(eng)
+	eng.Close()
+	eng = nil
+	for i := 0; i < 10 && gone.Value() != nil; i++ {
+		runtime.GC()
+	}
+	if gone.Value() != nil {
+		t.Fatal("the selection keeps its engine in memory")
+	}
+	n.stop()
 }
