@@ -183,16 +183,21 @@ func TestExhaustionWatchWritten(t *testing.T) {
 	create := func() {
 		n, _ := engine.NewName("public", fmt.Sprintf("x%d", made))
 		made++
-		if _, err := eng.Create(ctx, n, seqmath.Spec{Type: &typ, Cache: i64([]int64{1, 50}[rng.IntN(2)])}, false); err != nil {
+		spec := seqmath.Spec{Cache: i64([]int64{1, 50}[rng.IntN(2)])}
+		if rng.IntN(4) == 0 {
+			spec.Type = &typ // sampled once used: a quarter of them
+		}
+		if _, err := eng.Create(ctx, n, spec, false); err != nil {
 			t.Fatal(err)
 		}
 		names = append(names, n)
 	}
-	for range 60 {
+	for range 200 {
 		create()
 	}
 	// A 20-day horizon and a check a minute: a smallint sequence is
-	// sampled from its first value reserved, and near at 2 a minute.
+	// sampled from its first value reserved, and near at 2 a minute; a
+	// bigint one never here.
 	written := newExhaustionWatch(20*24*time.Hour, time.Minute)
 	all := newExhaustionWatch(20*24*time.Hour, time.Minute)
 	t0 := time.Unix(1_000_000, 0)
@@ -262,6 +267,41 @@ func TestExhaustionWatchWritten(t *testing.T) {
 	}
 	if warned == 0 {
 		t.Error("no sequence was ever near its limit: the test checks nothing")
+	}
+}
+
+// TestExhaustionWatchMostSampled: when most sequences are sampled (small
+// ones, each used), a check passes over them all rather than look each
+// up by name, and still warns of the one near its limit.
+func TestExhaustionWatchMostSampled(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	ctx := context.Background()
+	typ := seqmath.Smallint
+	var names []engine.Name
+	for i := range 10 {
+		n, _ := engine.NewName("public", fmt.Sprintf("m%d", i))
+		if _, err := eng.Create(ctx, n, seqmath.Spec{Type: &typ}, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Setval(ctx, n, 10, true); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	w := newExhaustionWatch(20*24*time.Hour, time.Minute)
+	t0 := time.Unix(1_000_000, 0)
+	var near []string
+	for i := range 3 {
+		near = w.check(eng, t0.Add(time.Duration(i)*time.Minute))
+		if _, err := eng.Setval(ctx, names[3], int64(20+10*i), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.passes != 3 || len(w.last) != 10 {
+		t.Errorf("%d passes in 3 checks, %d samples; want 3 and 10", w.passes, len(w.last))
+	}
+	if len(near) != 1 || near[0] != names[3].String() {
+		t.Errorf("near %v, want %s", near, names[3])
 	}
 }
 
