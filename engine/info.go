@@ -67,14 +67,7 @@ func (u Use) Name() Name {
 // describing each as it passes costs more than the rest of the pass).
 func (e *Engine) EachUse(f func(Use)) {
 	for _, s := range e.pick(func(*seq) bool { return true }) {
-		s.mu.Lock()
-		ok := s.usableLocked() == nil
-		var u Use
-		if ok {
-			u = s.useLocked()
-		}
-		s.mu.Unlock()
-		if ok {
+		if u, ok := s.use(); ok {
 			f(u)
 		}
 	}
@@ -88,6 +81,12 @@ func (e *Engine) UseOf(n Name) (Use, bool) {
 	if s == nil {
 		return Use{}, false
 	}
+	return s.use()
+}
+
+// use is s's range use, taken under its lock; false if s is dropped or
+// failed.
+func (s *seq) use() (Use, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.usableLocked() != nil {
