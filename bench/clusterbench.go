@@ -151,23 +151,13 @@ func (n *node) get(path string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// metric is the value of a counter or gauge the node exports, summed over
-// the series whose labels include match (0 if none).
 // gcCycles is how many garbage collection cycles the node's runtime has
 // completed (go_gc_duration_seconds' count; 0 if it does not answer).
-func (n *node) gcCycles() float64 {
-	code, body := n.get("/metrics")
-	if code != 200 {
-		return 0
-	}
-	var p expfmt.TextParser
-	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
-	if err != nil || fams["go_gc_duration_seconds"] == nil || len(fams["go_gc_duration_seconds"].GetMetric()) == 0 {
-		return 0
-	}
-	return float64(fams["go_gc_duration_seconds"].GetMetric()[0].GetSummary().GetSampleCount())
-}
+func (n *node) gcCycles() float64 { return n.metric("go_gc_duration_seconds", nil) }
 
+// metric is the value of a counter or gauge the node exports (of a
+// summary, its count), summed over the series whose labels include match
+// (0 if none).
 func (n *node) metric(name string, match map[string]string) float64 {
 	code, body := n.get("/metrics")
 	if code != 200 {
@@ -196,6 +186,8 @@ func (n *node) metric(name string, match map[string]string) float64 {
 			sum += m.GetCounter().GetValue()
 		case m.GetGauge() != nil:
 			sum += m.GetGauge().GetValue()
+		case m.GetSummary() != nil:
+			sum += float64(m.GetSummary().GetSampleCount())
 		}
 	}
 	return sum
