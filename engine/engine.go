@@ -330,10 +330,10 @@ func Promote(ctx context.Context, cfg Config, snap *Engine, current func(context
 // markers. It returns the positions handed out below marks, by e's
 // sequences.
 func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
-	// The write lock: o's sessions wait the copy out, as the index's
-	// Clone must not run beside another use of it.
-	o.catMu.Lock()
-	defer o.catMu.Unlock()
+	// A read lock: readers of the catalog only read it, so o's sessions
+	// go on beside the copy.
+	o.catMu.RLock()
+	defer o.catMu.RUnlock()
 	known := make(map[*seq]seqmath.State, len(o.known))
 	copies := make([]seq, o.seqs.len()) // one allocation
 	i := 0
