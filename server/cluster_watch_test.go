@@ -45,7 +45,8 @@ func waitKept(t *testing.T, s *Server, n int, within time.Duration, what string)
 // grows, seqd_cluster_snapshots_total does not), and each such check
 // renews its NOORDER view, so that it still serves a NOORDER sequence
 // after longer than the view's lease without a full read. A sequence
-// created on the leader then reaches the follower through a full read.
+// created on the leader then reaches the follower through a snapshot
+// derived from its last one, again without a full read.
 func TestFollowerWatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("etcd and three nodes")
@@ -93,8 +94,11 @@ func TestFollowerWatch(t *testing.T) {
 			t.Fatal("the follower does not list a sequence created since its last full read")
 		}
 	}
-	if now := metricValue(t, fc.nodes[f], "seqd_cluster_snapshots_total"); now <= reads {
-		t.Fatal("the follower listed a new sequence without reading the store")
+	if now := metricValue(t, fc.nodes[f], "seqd_cluster_snapshots_total"); now != reads {
+		t.Fatalf("the follower read the store %d times for a new sequence", now-reads)
+	}
+	if metricValue(t, fc.nodes[f], "seqd_cluster_snapshots_derived_total") == 0 {
+		t.Fatal("the follower listed a new sequence without a new snapshot")
 	}
 	// The new snapshot shows u under the OID the old one did, as
 	// PostgreSQL's standby would.
@@ -203,6 +207,41 @@ func TestStoreWatch(t *testing.T) {
 	if w.unchangedUpTo(cli, r.Header.Revision, 10*time.Second) {
 		t.Fatal("unchanged after a record changed: true")
 	}
+	// What it did not take, and every change after it, it keeps for a
+	// derived snapshot, up to the revision etcd confirmed.
+	if _, err := cli.Put(ctx, "/w/data/m2", "4"); err != nil {
+		t.Fatal(err)
+	}
+	p, err = cli.Put(ctx, "/w/data/b", "5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, at, ok := w.upTo(cli, p.Header.Revision, 10*time.Second)
+	if want := fmt.Sprintf("[{m1 [] %d} {m2 [52] %d} {b [53] %d}]", r.Header.Revision, p.Header.Revision-1, p.Header.Revision); !ok || at < p.Header.Revision || fmt.Sprint(changes) != want {
+		t.Fatalf("changes up to %d: %v up to %d (%v), want %s", p.Header.Revision, changes, at, ok, want)
+	}
+	if w.takeApplied() != 0 {
+		t.Fatal("a change kept for a derived snapshot was also applied")
+	}
+
+	// A watch that would keep more changes than its limit is lost: a
+	// full read then costs less.
+	lw := watchStoreLimited(cli, "/w/data/", p.Header.Revision, func(storage.KV) bool { return false }, 3, 1<<20)
+	defer lw.stop()
+	for i := range 3 {
+		if p, err = cli.Put(ctx, fmt.Sprintf("/w/data/n%d", i), "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if changes, _, ok := lw.upTo(cli, p.Header.Revision, 10*time.Second); !ok || len(changes) != 3 {
+		t.Fatalf("3 changes within the limit: %v, %v", changes, ok)
+	}
+	if p, err = cli.Put(ctx, "/w/data/n3", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := lw.upTo(cli, p.Header.Revision, 10*time.Second); ok {
+		t.Fatal("a watch past its limit of changes still offers them")
+	}
 }
 
 // TestFollowerSessionsMove: a session open on a follower moves to the
@@ -288,9 +327,11 @@ func waitRetiredClosed(t *testing.T, nd *node, who string) {
 // the store (its leader key gone, as when its lease lapses) is replaced
 // by a follower that takes over from its own snapshot, which its watch
 // kept current, without reading the store (engine TestPromote compares
-// such an engine with one that read it): seqd_cluster_promotions_total
-// counts it, it serves every sequence with its comment, and its values
-// go on past every one the last leader handed out.
+// such an engine with one that read it), also when DDL came just
+// before (it derives its snapshot from the changes its watch holds
+// first): seqd_cluster_promotions_total counts it, it serves every
+// sequence with its comment, and its values go on past every one the
+// last leader handed out.
 func TestTakeoverFromSnapshot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("etcd and three nodes")
@@ -320,6 +361,11 @@ func TestTakeoverFromSnapshot(t *testing.T) {
 	if err := c.QueryRow(ctx, "select nextval('t_199')").Scan(&v); err != nil || v != 1 {
 		t.Fatalf("t_199: %d, %v", v, err)
 	}
+	// DDL just before the leader goes: the new leader derives its
+	// snapshot from the changes its watch holds, then takes over from it.
+	if _, err := c.Exec(ctx, "create sequence late; comment on sequence late is 'late'; drop sequence t_198"); err != nil {
+		t.Fatal(err)
+	}
 	cli := fc.cl.Client(t)
 	if _, err := cli.Delete(ctx, cluster.LeaderKey(fc.prefix)); err != nil {
 		t.Fatal(err)
@@ -347,8 +393,11 @@ func TestTakeoverFromSnapshot(t *testing.T) {
 	fc.take(c2, 30)
 	var k int
 	var comment string
-	if err := c2.QueryRow(ctx, "select count(*), obj_description('t_7'::regclass) from pg_sequences where sequencename like 't\\_%'").Scan(&k, &comment); err != nil || k != 200 || comment != "seven" {
+	if err := c2.QueryRow(ctx, "select count(*), obj_description('t_7'::regclass) from pg_sequences where sequencename like 't\\_%'").Scan(&k, &comment); err != nil || k != 199 || comment != "seven" {
 		t.Fatalf("the new leader: %d sequences, t_7's comment %q, %v", k, comment, err)
+	}
+	if err := c2.QueryRow(ctx, "select obj_description('late'::regclass)").Scan(&comment); err != nil || comment != "late" {
+		t.Fatalf("the new leader: late's comment %q, %v", comment, err)
 	}
 	if err := c2.QueryRow(ctx, "select nextval('t_199')").Scan(&v); err != nil || v <= 1 {
 		t.Fatalf("t_199 on the new leader: %d after 1, %v", v, err)

@@ -9,22 +9,35 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/seqd/seqd/cluster"
+	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/storage"
+	"github.com/seqd/seqd/storage/etcdstore"
 	"google.golang.org/grpc/metadata"
 )
 
 // A follower does not read the whole store every snapshotInterval: it
-// watches the records from the revision of its last full read, and each
+// watches the records from the revision of its last read, and each
 // interval asks etcd, through a linearizable read of the leader key,
 // where the store is now. If the watch has delivered every event up to
 // that revision (etcd's progress notification says so) and each was a
 // change the snapshot took in place as it came (engine.Follow: a
 // leader's mark moving an ORDER sequence, a NOORDER range record), the
 // node's snapshot is still the store: its NOORDER view is renewed as of
-// that read, with no full read. Any other change to a record (a
-// sequence made, dropped or altered, a role, a privilege), a watch that
-// ends or lags, or an unanswered progress request means a full read,
-// which starts the watch again after it.
+// that read, with no full read. From the first change it cannot take in
+// place (a sequence made, dropped or altered, a role, a privilege), the
+// watch keeps the changes instead, and the node derives a new snapshot
+// from its current one and them (engine.Derive: a copy, no read of the
+// store). A watch that ends, lags or keeps more than maxPending changes,
+// or an unanswered progress request, means a full read, which starts
+// the watch again after it.
+
+// maxPending bounds the changes a watch keeps for a derived snapshot, by
+// count and by bytes: more means a full read (a migration of a million
+// sequences is cheaper to read than to keep as events).
+const (
+	maxPending      = 65536
+	maxPendingBytes = 64 << 20
+)
 
 // storeWatch is a watch on the store's records' changes after a
 // revision. It watches from that revision itself, whose events it
@@ -35,17 +48,30 @@ type storeWatch struct {
 	cancel context.CancelFunc
 	ctx    context.Context // the watch stream's, for RequestProgress
 
-	mu       sync.Mutex
-	changed  bool  // a record changed in a way not applied, or the watch ended
-	progress int64 // every event up to this revision has been delivered
-	applied  int   // changes applied in place
-	notify   chan struct{}
+	mu sync.Mutex
+	// lost: the watch ended or kept too many changes; only a full read
+	// knows the store.
+	lost bool
+	// pending are the changes from the first one not applied in place,
+	// in the order delivered; pendingBytes their keys' and values' size.
+	pending      []storage.KV
+	pendingBytes int
+	progress     int64 // every event up to this revision has been delivered
+	applied      int   // changes applied in place
+	notify       chan struct{}
 }
 
 // watchStore starts a watch on the changes under prefix after revision
 // after; apply is given each change (its key without prefix, a nil value
-// for a delete) until one it does not take.
+// for a delete) until one it does not take, which the watch keeps with
+// every change after it.
 func watchStore(cli *clientv3.Client, prefix string, after int64, apply func(storage.KV) bool) *storeWatch {
+	return watchStoreLimited(cli, prefix, after, apply, maxPending, maxPendingBytes)
+}
+
+// watchStoreLimited is watchStore keeping at most limit changes, of at
+// most limitBytes, for a derived snapshot.
+func watchStoreLimited(cli *clientv3.Client, prefix string, after int64, apply func(storage.KV) bool, limit, limitBytes int) *storeWatch {
 	ctx, cancel := context.WithCancel(context.Background())
 	// A stream of the watch's own (the client groups watches into
 	// streams by their context's metadata, and a progress request is
@@ -58,20 +84,24 @@ func watchStore(cli *clientv3.Client, prefix string, after int64, apply func(sto
 		for r := range ch {
 			w.mu.Lock()
 			if r.Err() != nil || r.Canceled {
-				w.changed = true
+				w.loseLocked()
 			}
 			for _, ev := range r.Events {
-				if ev.Kv.ModRevision <= after || w.changed {
+				if ev.Kv.ModRevision <= after || w.lost {
 					continue
 				}
 				kv := storage.KV{Key: strings.TrimPrefix(string(ev.Kv.Key), prefix), Rev: storage.Rev(ev.Kv.ModRevision)}
 				if ev.Type == clientv3.EventTypePut {
 					kv.Value = ev.Kv.Value
 				}
-				if apply(kv) {
+				switch {
+				case len(w.pending) == 0 && apply(kv):
 					w.applied++
-				} else {
-					w.changed = true
+				case len(w.pending) == limit || w.pendingBytes+len(kv.Key)+len(kv.Value) > limitBytes:
+					w.loseLocked()
+				default:
+					w.pending = append(w.pending, kv)
+					w.pendingBytes += len(kv.Key) + len(kv.Value)
 				}
 			}
 			if r.IsProgressNotify() && r.Header.Revision > w.progress {
@@ -84,16 +114,29 @@ func watchStore(cli *clientv3.Client, prefix string, after int64, apply func(sto
 			}
 		}
 		w.mu.Lock()
-		w.changed = true // ended: nothing more is known
+		w.loseLocked() // ended: nothing more is known
 		w.mu.Unlock()
 	}()
 	return w
 }
 
+func (w *storeWatch) loseLocked() { w.lost, w.pending, w.pendingBytes = true, nil, 0 }
+
 // unchangedUpTo reports whether no record changed after w.after up to
-// revision rev, waiting at most wait for etcd to confirm that every
-// event up to rev was delivered.
+// revision rev, other than in what the snapshot took in place, waiting
+// at most wait for etcd to confirm that every event up to rev was
+// delivered.
 func (w *storeWatch) unchangedUpTo(cli *clientv3.Client, rev int64, wait time.Duration) bool {
+	changes, _, ok := w.upTo(cli, rev, wait)
+	return ok && changes == nil
+}
+
+// upTo waits at most wait for etcd to confirm that every event up to
+// revision rev was delivered; ok is false if it does not, or if the
+// watch was lost. Then at (at least rev) is a revision up to which
+// every event was delivered, and changes are those up to at that the
+// snapshot did not take in place, in order: nil if there were none.
+func (w *storeWatch) upTo(cli *clientv3.Client, rev int64, wait time.Duration) (changes []storage.KV, at int64, ok bool) {
 	ctx, cancel := context.WithTimeout(w.ctx, wait)
 	defer cancel()
 	// etcd answers a progress request only once the watch has caught up
@@ -101,28 +144,44 @@ func (w *storeWatch) unchangedUpTo(cli *clientv3.Client, rev int64, wait time.Du
 	ask := time.NewTicker(100 * time.Millisecond)
 	defer ask.Stop()
 	if err := cli.RequestProgress(w.ctx); err != nil {
-		return false
+		return nil, 0, false
 	}
 	for {
 		w.mu.Lock()
-		changed, progress := w.changed, w.progress
+		lost, progress := w.lost, w.progress
+		if !lost && progress >= rev {
+			for _, kv := range w.pending {
+				if int64(kv.Rev) > progress {
+					break
+				}
+				changes = append(changes, kv)
+			}
+		}
 		w.mu.Unlock()
-		if changed {
-			return false
+		if lost {
+			return nil, 0, false
 		}
 		if progress >= rev {
-			return true
+			return changes, progress, true
 		}
 		select {
 		case <-w.notify:
 		case <-ask.C:
 			if err := cli.RequestProgress(w.ctx); err != nil {
-				return false
+				return nil, 0, false
 			}
 		case <-ctx.Done():
-			return false
+			return nil, 0, false
 		}
 	}
+}
+
+// hasPending reports whether the watch holds changes the snapshot did
+// not take.
+func (w *storeWatch) hasPending() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.pending) > 0
 }
 
 // takeApplied returns the changes applied since it was last called.
@@ -146,9 +205,11 @@ func (n *node) stopWatch() {
 	}
 }
 
-// keepUp is a follower's turn, each snapshotInterval: a full read of the
-// store when it changed (refresh), or else a renewal of the snapshot's
-// NOORDER view as of a linearizable read of the leader key.
+// keepUp is a follower's turn, each snapshotInterval: a renewal of the
+// snapshot's NOORDER view as of a linearizable read of the leader key
+// when its watch shows the store unchanged, a snapshot derived from the
+// current one and the watch's changes when it shows them all, or else a
+// full read of the store (refresh).
 func (n *node) keepUp() {
 	n.mu.Lock()
 	eng, rev, prefix := n.eng, n.snapRev, n.snapPrefix
@@ -166,22 +227,87 @@ func (n *node) keepUp() {
 		ctx, cancel := context.WithTimeout(n.ctx, n.cfg.LeaseTTL)
 		r, err := n.cli.Get(ctx, cluster.LeaderKey(n.cfg.EtcdPrefix))
 		cancel()
-		if err == nil && w.unchangedUpTo(n.cli, r.Header.Revision, snapshotInterval/2) {
-			name := ""
-			if len(r.Kvs) > 0 {
-				name = string(r.Kvs[0].Value)
+		if err == nil {
+			if changes, upTo, ok := w.upTo(n.cli, r.Header.Revision, snapshotInterval/2); ok {
+				name := ""
+				if len(r.Kvs) > 0 {
+					name = string(r.Kvs[0].Value)
+				}
+				if changes == nil {
+					n.ranges.Renew(at, eng)
+				} else if !n.derive(eng, w, changes, upTo, at) {
+					n.refresh()
+					return
+				}
+				n.mu.Lock()
+				n.contact, n.leader = at, name
+				n.mu.Unlock()
+				n.metrics.followerChecks.Inc()
+				n.metrics.followerApplied.Add(float64(w.takeApplied()))
+				// Snapshots replaced while a session used them are closed
+				// once it has moved on, also while the store is at rest.
+				n.closeRetired()
+				return
 			}
-			n.ranges.Renew(at, eng)
-			n.mu.Lock()
-			n.contact, n.leader = at, name
-			n.mu.Unlock()
-			n.metrics.followerChecks.Inc()
-			n.metrics.followerApplied.Add(float64(w.takeApplied()))
-			// Snapshots replaced while a session used them are closed
-			// once it has moved on, also while the store is at rest.
-			n.closeRetired()
-			return
 		}
 	}
 	n.refresh()
+}
+
+// derive replaces the follower's snapshot eng by one derived from it and
+// changes, the store as of revision rev, which etcd confirmed after at;
+// the watch w, whose changes they are, gives way to one from rev. It
+// reports false if that failed, or if the node leads now.
+func (n *node) derive(eng *engine.Engine, w *storeWatch, changes []storage.KV, rev int64, at time.Time) bool {
+	st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Timeout: n.cfg.LeaseTTL})
+	if err != nil {
+		return false
+	}
+	d, err := eng.Derive(n.ctx, engine.Config{Store: st, ReadOnly: true, Ranges: n.ranges, Lineage: n}, changes)
+	if err != nil {
+		n.log.Printf("cluster: deriving a snapshot from %d changes: %v (reading the store instead)", len(changes), err)
+		return false
+	}
+	n.ranges.Observe(at, d)
+	n.mu.Lock()
+	if !n.standby || n.eng != eng || n.watch != w {
+		n.mu.Unlock()
+		d.Close()
+		return false
+	}
+	n.watch.stop()
+	n.snapRev = rev
+	n.watch = watchStore(n.cli, n.snapPrefix, rev, d.Follow)
+	n.retired = append(n.retired, n.eng)
+	n.eng = d
+	n.publishLocked()
+	n.mu.Unlock()
+	if n.metrics != nil {
+		n.metrics.derived.Inc()
+	}
+	return true
+}
+
+// deriveNow is a taking over's derive: the snapshot derived from snap
+// and the changes its watch w holds up to a linearizable read, and a
+// watch from there; nil, nil if that could not be done (the caller
+// reads the store).
+func (n *node) deriveNow(snap *engine.Engine, w *storeWatch) (*engine.Engine, *storeWatch) {
+	at := time.Now()
+	ctx, cancel := context.WithTimeout(n.ctx, n.cfg.LeaseTTL)
+	r, err := n.cli.Get(ctx, cluster.LeaderKey(n.cfg.EtcdPrefix))
+	cancel()
+	if err != nil {
+		return nil, nil
+	}
+	changes, upTo, ok := w.upTo(n.cli, r.Header.Revision, snapshotInterval/2)
+	if !ok {
+		return nil, nil
+	}
+	if changes != nil && !n.derive(snap, w, changes, upTo, at) {
+		return nil, nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.eng, n.watch
 }

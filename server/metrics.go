@@ -68,8 +68,9 @@ type clusterMetrics struct {
 	ends  *prometheus.CounterVec
 	// snapshots are full reads of the store; followerChecks the
 	// intervals a follower's watch showed the store unchanged (or changed
-	// only in what it applied: followerApplied counts those changes).
-	snapshots, followerChecks, followerApplied prometheus.Counter
+	// only in what it applied: followerApplied counts those changes), or
+	// showed every change, from which it derived a snapshot (derived).
+	snapshots, followerChecks, followerApplied, derived prometheus.Counter
 	// promoted counts the terms begun from the node's snapshot rather
 	// than a full read of the store.
 	promoted prometheus.Counter
@@ -86,13 +87,15 @@ func (m *metrics) registerCluster(leading func() bool, ranges *engine.Ranges) *c
 		snapshots: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_snapshots_total",
 			Help: "Full reads of the store this node made for a snapshot (following, or standing by after a term)."}),
 		followerChecks: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_follower_checks_total",
-			Help: "Intervals in which this follower's watch showed the store's records unchanged, or changed only in sequences' positions it applied, so that it kept its snapshot without a full read."}),
+			Help: "Intervals in which this follower's watch showed the store's records unchanged, or changed only in sequences' positions it applied, or showed every change, from which it derived a snapshot (seqd_cluster_snapshots_derived_total): no full read."}),
 		followerApplied: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_follower_applied_total",
 			Help: "Record changes this follower's watch applied to its snapshot in place (an ORDER sequence's position, a NOORDER range record) instead of reading the store again."}),
+		derived: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_snapshots_derived_total",
+			Help: "Snapshots this follower derived from its last one and the changes its watch delivered (sequences made, dropped or altered, roles, privileges), instead of reading the whole store."}),
 		promoted: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_promotions_total",
 			Help: "Terms this node began from its own snapshot, which its watch showed to be the store as of its election, instead of reading the whole store (seqd_cluster_terms_total counts them all)."}),
 	}
-	m.reg.MustRegister(c.terms, c.ends, c.snapshots, c.followerChecks, c.followerApplied, c.promoted, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_leader",
+	m.reg.MustRegister(c.terms, c.ends, c.snapshots, c.followerChecks, c.followerApplied, c.derived, c.promoted, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_leader",
 		Help: "1 while this node leads the cluster and serves, 0 while it stands by."}, func() float64 {
 		if leading() {
 			return 1

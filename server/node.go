@@ -231,6 +231,11 @@ func (n *node) takeOver(term *cluster.Term, onCommit func(int, time.Duration)) (
 		w = nil // the watch is of an older snapshot
 	}
 	n.mu.Unlock()
+	if w != nil && w.hasPending() {
+		// Changes the snapshot could not take (DDL since the last
+		// turn): derive the snapshot they make, and watch from it.
+		snap, w = n.deriveNow(snap, w)
+	}
 	if w != nil {
 		cfg, err := open()
 		if err != nil {
