@@ -131,7 +131,9 @@ type ClusteredReport struct {
 	// Takeovers counts the terms the nodes began, by how (their log
 	// lines): "snapshot" from the node's own snapshot, "store" by
 	// reading the store.
-	Takeovers  map[string]int
+	Takeovers map[string]int
+	// DDL counts the DDL client's statements answered.
+	DDL        int
 	Violations []string
 }
 
@@ -170,7 +172,7 @@ func (r *ClusteredReport) String() string {
 	if len(r.Leaderless) > 0 {
 		fmt.Fprintf(&b, "no leader for over a second after a failover's first value, %d times: %v\n", len(r.Leaderless), r.Leaderless)
 	}
-	fmt.Fprintf(&b, "terms begun: %s\n", mapString(r.Takeovers))
+	fmt.Fprintf(&b, "terms begun: %s; DDL statements answered: %d\n", mapString(r.Takeovers), r.DDL)
 	fmt.Fprintf(&b, "largest skip by sequence: %s\nviolations: %d\n", mapString(r.MaxGap), len(r.Violations))
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "  %s\n", v)
@@ -232,6 +234,7 @@ type clusterRun struct {
 	epoch atomic.Int64
 
 	mu         sync.Mutex
+	churn      churn // the DDL client's
 	violations []string
 	windows    []faultWindow
 	leaderless []time.Duration // waits over a second for a leader to fail over
@@ -257,7 +260,7 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 	}
 	defer cli.Close()
 	r := &clusterRun{cfg: cfg, h: NewHistory(), cli: cli, prefix: fmt.Sprintf("/torture%d/", cfg.Seed%1_000_000), log: logf, mysqlClients: map[int]bool{},
-		httpClients: map[int]bool{}, grpcClients: map[int]bool{}}
+		httpClients: map[int]bool{}, grpcClients: map[int]bool{}, churn: churn{known: map[string]bool{}, unknown: map[string]bool{}}}
 	defer r.closeProxies()
 	defer r.closeMySQL()
 	if err := r.startNodes(); err != nil {
@@ -320,6 +323,9 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 		r.grpcClients[id] = true
 		go func() { defer wg.Done(); r.grpcClient(id, seed, stop) }()
 	}
+	wg.Add(1)
+	ddlSeed := rng.Uint64()
+	go func() { defer wg.Done(); r.ddlClient(ddlSeed, stop) }()
 	rep := &ClusteredReport{Failovers: map[string]int{}, Outcomes: map[string]int{}, Sequences: max(cfg.Ballast, 0) + len(clusterSeqs) + 1}
 	if err := r.failovers(rng, rep, progress); err != nil {
 		close(stop)
@@ -330,6 +336,7 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 	close(stop)
 	wg.Wait()
 	r.check(rep)
+	r.checkDDL(rep)
 	rep.Takeovers = takeovers(filepath.Join(cfg.Dir, "seqd.log"))
 	return rep, nil
 }

@@ -24,7 +24,10 @@ var failovers = flag.Int("torture.failovers", 10, "failovers of TestClusterTortu
 // two clients take values over MySQL's protocol, failing over as MySQL's
 // drivers do (a standby refuses them), one over the HTTP API and one
 // keeps ranges flowing over a gRPC stream, each moving to the next node
-// when one refuses (503 / UNAVAILABLE) or fails.
+// when one refuses (503 / UNAVAILABLE) or fails; one makes and drops
+// sequences throughout, which the leader and every follower must list
+// as the answers said (followers derive their snapshots from such
+// changes, and take over from them).
 func TestClusterTorture(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three nodes and etcd")
@@ -53,7 +56,7 @@ func TestClusterTorture(t *testing.T) {
 		t.Fatalf("%d violations:\n%s", len(rep.Violations), strings.Join(rep.Violations, "\n"))
 	}
 	if rep.Outcomes["ok"] < 500 || rep.Porcupine < 500 || rep.NoOrderValues < 300 || rep.MySQLValues < 100 || len(rep.MySQLUnavailable) < *failovers/2 ||
-		rep.HTTPValues < 100 || len(rep.HTTPUnavailable) < *failovers/2 || rep.GRPCValues < 100 || len(rep.GRPCUnavailable) < *failovers/2 {
+		rep.HTTPValues < 100 || len(rep.HTTPUnavailable) < *failovers/2 || rep.GRPCValues < 100 || len(rep.GRPCUnavailable) < *failovers/2 || rep.DDL < 20 {
 		t.Fatalf("too little happened: %s", rep)
 	}
 	for _, f := range []string{LeaderKill, LeaderStop, LeaderTerm, LeaderCut, EtcdKill} {
