@@ -42,6 +42,7 @@ type node struct {
 	metrics *clusterMetrics
 	retired []*engine.Engine // snapshots replaced, closed once no session uses them
 	freed   time.Time        // when closeRetired last handed memory back
+	unfreed int              // sequences of the engines closed since
 	// contact is when a follower last read the store and the leader key;
 	// leader is the leader it found then ("": none).
 	contact time.Time
@@ -437,16 +438,14 @@ func (n *node) refresh() {
 
 // closeRetired closes the engines the node replaced that no session uses
 // any more, and hands the memory of large ones back to the system (at
-// most once a minute: it costs a collection), so that a node at a
-// million sequences does not go on holding two snapshots' worth.
+// most once a minute: it costs a collection; memory closed within the
+// minute is handed back at the first call after it), so that a node at
+// a million sequences does not go on holding two snapshots' worth.
 func (n *node) closeRetired() {
 	n.mu.Lock()
 	retired := n.retired
 	n.retired = nil
 	n.mu.Unlock()
-	if len(retired) == 0 {
-		return
-	}
 	// A connection takes its engine from current under the protocol
 	// server's lock (pgwire.Config.Node), so one that took a replaced
 	// engine already shows in Uses.
@@ -463,8 +462,8 @@ func (n *node) closeRetired() {
 	n.mu.Lock()
 	n.retired = append(n.retired, keep...)
 	n.mu.Unlock()
-	if closed >= freeAfterSequences && time.Since(n.freed) >= time.Minute {
-		n.freed = time.Now()
+	if n.unfreed += closed; n.unfreed >= freeAfterSequences && time.Since(n.freed) >= time.Minute {
+		n.freed, n.unfreed = time.Now(), 0
 		go debug.FreeOSMemory()
 	}
 }
