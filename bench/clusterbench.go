@@ -61,6 +61,14 @@ type ClusterBenchConfig struct {
 	// listing's garbage, then an eighth of it more for the memory to be
 	// handed back, before the stretch (0: it begins at once).
 	IdleSettle time.Duration
+	// IdleDDL, for cluster-idle, is a stretch after the idle one in which
+	// one CREATE SEQUENCE every ddlEvery goes through the leader (0:
+	// none): what a tenant's sign-up costs the followers and etcd.
+	IdleDDL time.Duration
+	// IdleDDLRest is how long after the DDL stretch the nodes' memory is
+	// measured again; 0 means 70 s (a node hands the memory of closed
+	// snapshots back at most once a minute).
+	IdleDDLRest time.Duration
 }
 
 // ClusterBenchReport is what the cluster workload measured besides the

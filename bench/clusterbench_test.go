@@ -43,19 +43,24 @@ func TestCluster(t *testing.T) {
 }
 
 // TestClusterIdle runs the cluster-idle workload small: every node's CPU,
-// memory and scrape measured, the failover after it measured. No timing
-// is asserted.
+// memory and scrape measured, then a DDL stretch, in which the followers
+// derive their snapshots from the changes, and the failover after it
+// measured. No timing is asserted.
 func TestClusterIdle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("etcd and four seqd processes")
 	}
-	rep, err := RunClusterIdle(context.Background(), ClusterBenchConfig{Binary: testenv.SeqdBinary(t), Dir: t.TempDir(), IdleSettle: 40 * time.Second}, 300, 2*time.Second)
+	rep, err := RunClusterIdle(context.Background(), ClusterBenchConfig{Binary: testenv.SeqdBinary(t), Dir: t.TempDir(), IdleSettle: 40 * time.Second,
+		IdleDDL: 8 * time.Second, IdleDDLRest: time.Second}, 300, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Log(rep)
 	if rep.Sequences != 300 || rep.Create <= 0 || rep.Settle < 5*time.Second || len(rep.NodeCPU) != 3 || len(rep.RSS) != 3 || len(rep.Scrape) != 3 || rep.Failover <= 0 {
 		t.Fatalf("report: %+v", rep)
+	}
+	if d := rep.DDL; d == nil || d.Statements < 4 || d.Derived < 1 || len(d.NodeCPU) != 3 || len(d.RSS) != 3 || len(d.RSSLater) != 3 {
+		t.Fatalf("DDL stretch: %+v", rep.DDL)
 	}
 	for i, b := range rep.RSS {
 		if b < 1<<20 || rep.NodeCPU[i] < 0 || rep.Scrape[i] < 0 {

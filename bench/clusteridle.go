@@ -47,6 +47,54 @@ type ClusterIdleReport struct {
 	// Compaction is how long etcd took to compact the creation's history
 	// (physically, on every member), before the idle stretch.
 	Compaction time.Duration
+	// DDL is what the DDL stretch measured (ClusterBenchConfig.IdleDDL),
+	// nil without one.
+	DDL *ClusterDDLReport
+}
+
+// ClusterDDLReport is what cluster-idle's DDL stretch measured: the
+// cluster of the idle stretch, with one CREATE SEQUENCE every ddlEvery
+// through the leader.
+type ClusterDDLReport struct {
+	Stretch    time.Duration
+	Statements int
+	// EtcdCPU and NodeCPU (leader first) are per second of the stretch,
+	// as in the idle one.
+	EtcdCPU time.Duration
+	NodeCPU []time.Duration
+	// Snapshots are the followers' full reads of the store in the
+	// stretch, Derived the snapshots they derived from changes instead
+	// (seqd_cluster_snapshots_derived_total).
+	Snapshots, Derived float64
+	// RSS is each node's resident memory at the end of the stretch, and
+	// RSSLater Rest later, at rest (leader first).
+	RSS, RSSLater []int64
+	Rest          time.Duration
+}
+
+// ddlEvery is how often the DDL stretch creates a sequence: every
+// follower's check then finds one.
+const ddlEvery = 2 * time.Second
+
+func (r *ClusterDDLReport) String() string {
+	return fmt.Sprintf("one CREATE SEQUENCE every %v for %v (%d statements): etcd members %.1f ms CPU/s, nodes (leader first) %s; followers' full reads of the store: %.0f, snapshots derived: %.0f; RSS %s, %v later %s\n",
+		ddlEvery, r.Stretch, r.Statements, float64(r.EtcdCPU.Microseconds())/1000, perSecond(r.NodeCPU), r.Snapshots, r.Derived, mib(r.RSS), r.Rest, mib(r.RSSLater))
+}
+
+func perSecond(ds []time.Duration) string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, fmt.Sprintf("%.1f ms/s", float64(d.Microseconds())/1000))
+	}
+	return strings.Join(out, ", ")
+}
+
+func mib(bs []int64) string {
+	var out []string
+	for _, b := range bs {
+		out = append(out, fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)))
+	}
+	return strings.Join(out, ", ")
 }
 
 // compact compacts the store's history up to its current revision: the
@@ -76,20 +124,17 @@ func (cb *clusterBench) compact(ctx context.Context) (time.Duration, error) {
 }
 
 func (r *ClusterIdleReport) String() string {
-	var nodes []string
-	for _, d := range r.NodeCPU {
-		nodes = append(nodes, fmt.Sprintf("%.1f ms/s", float64(d.Microseconds())/1000))
-	}
-	var mem, scrape []string
-	for _, b := range r.RSS {
-		mem = append(mem, fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)))
-	}
+	var scrape []string
 	for _, d := range r.Scrape {
 		scrape = append(scrape, fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000))
 	}
-	return fmt.Sprintf("%d sequences (created in %v; their history compacted in %v; the listing's garbage collected %v after it); idle %v: etcd members %.1f ms CPU/s, nodes (leader first) %s; followers' full reads of the store: %.0f; RSS %s; a /metrics scrape %s of CPU; leader kill -9 to the next value %v\n",
-		r.Sequences, r.Create.Round(time.Millisecond), r.Compaction.Round(time.Millisecond), r.Settle.Round(time.Second), r.Idle, float64(r.EtcdCPU.Microseconds())/1000, strings.Join(nodes, ", "), r.Snapshots,
-		strings.Join(mem, ", "), strings.Join(scrape, ", "), r.Failover.Round(time.Millisecond))
+	ddl := ""
+	if r.DDL != nil {
+		ddl = "; then " + r.DDL.String()
+	}
+	return fmt.Sprintf("%d sequences (created in %v; their history compacted in %v; the listing's garbage collected %v after it); idle %v: etcd members %.1f ms CPU/s, nodes (leader first) %s; followers' full reads of the store: %.0f; RSS %s; a /metrics scrape %s of CPU%s; leader kill -9 to the next value %v\n",
+		r.Sequences, r.Create.Round(time.Millisecond), r.Compaction.Round(time.Millisecond), r.Settle.Round(time.Second), r.Idle, float64(r.EtcdCPU.Microseconds())/1000, perSecond(r.NodeCPU), r.Snapshots,
+		mib(r.RSS), strings.Join(scrape, ", "), strings.TrimSuffix(ddl, "\n"), r.Failover.Round(time.Millisecond))
 }
 
 // RunClusterIdle starts a three-node cluster, creates n sequences
@@ -230,6 +275,15 @@ func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time
 		}
 		rep.Scrape = append(rep.Scrape, (c1-c0)/scrapes)
 	}
+	if cc.IdleDDL > 0 {
+		rest := cc.IdleDDLRest
+		if rest <= 0 {
+			rest = 70 * time.Second
+		}
+		if rep.DDL, err = ddlStretch(ctx, cb, order, cc.IdleDDL, rest); err != nil {
+			return nil, err
+		}
+	}
 	began := time.Now()
 	order[0].kill()
 	if err := waitValue(ctx, cb.clusterT, 60*time.Second); err != nil {
@@ -286,4 +340,77 @@ func selfCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// ddlStretch creates a sequence through the leader every ddlEvery for
+// stretch, measuring what the cluster (order: the leader first) spends,
+// then waits rest and measures memory again.
+func ddlStretch(ctx context.Context, cb *clusterBench, order []*node, stretch, rest time.Duration) (*ClusterDDLReport, error) {
+	rep := &ClusterDDLReport{Stretch: stretch, Rest: rest}
+	counts := func(name string) float64 {
+		var s float64
+		for _, m := range order[1:] {
+			s += m.metric(name, nil)
+		}
+		return s
+	}
+	snaps, derived := counts("seqd_cluster_snapshots_total"), counts("seqd_cluster_snapshots_derived_total")
+	c, err := pgx.Connect(ctx, cb.clusterT.DSN)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close(ctx)
+	before := make([]time.Duration, len(order))
+	for i, m := range order {
+		if before[i], err = (&cpuProbe{pid: m.cmd.Process.Pid}).read(); err != nil {
+			return nil, err
+		}
+	}
+	selfBefore := selfCPU()
+	began := time.Now()
+	tick := time.NewTicker(ddlEvery)
+	defer tick.Stop()
+	for time.Since(began) < stretch {
+		if _, err := c.Exec(ctx, fmt.Sprintf("create sequence seqbench_ddl_%d", rep.Statements)); err != nil {
+			return nil, err
+		}
+		rep.Statements++
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	took := time.Since(began)
+	per := func(d time.Duration) time.Duration { return time.Duration(float64(d) / took.Seconds()) }
+	rep.EtcdCPU = per(selfCPU() - selfBefore)
+	for i, m := range order {
+		after, err := (&cpuProbe{pid: m.cmd.Process.Pid}).read()
+		if err != nil {
+			return nil, err
+		}
+		rep.NodeCPU = append(rep.NodeCPU, per(after-before[i]))
+	}
+	rep.Snapshots = counts("seqd_cluster_snapshots_total") - snaps
+	rep.Derived = counts("seqd_cluster_snapshots_derived_total") - derived
+	for _, m := range order {
+		b, err := rss(m.cmd.Process.Pid)
+		if err != nil {
+			return nil, err
+		}
+		rep.RSS = append(rep.RSS, b)
+	}
+	select {
+	case <-time.After(rest):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	for _, m := range order {
+		b, err := rss(m.cmd.Process.Pid)
+		if err != nil {
+			return nil, err
+		}
+		rep.RSSLater = append(rep.RSSLater, b)
+	}
+	return rep, nil
 }

@@ -64,6 +64,7 @@ func main() {
 		idleSeqs  = flag.Int("idle-sequences", 10000, "cluster-idle: sequences in the store while the cluster's idle CPU is measured (for -duration)")
 		idleProf  = flag.String("idle-cpuprofile", "", "cluster-idle: write a CPU profile of the etcd members (this process) over the idle stretch to this file")
 		idleWait  = flag.Duration("idle-settle", 2*time.Minute, "cluster-idle: the most to wait, before the idle stretch, for every node to collect the garbage of the followers' listing of the sequences (then an eighth of it more); 0: none")
+		idleDDL   = flag.Duration("idle-ddl", 0, "cluster-idle: after the idle stretch, one of this long with a CREATE SEQUENCE every 2 s through the leader, measured the same way (0: none)")
 		scaleN    = flag.Int("scale-sequences", 100000, "scale: sequences in seqd's store")
 		scalePG   = flag.Int("scale-postgres-sequences", 100000, "scale: sequences in PostgreSQL's (-postgres; none if it is empty)")
 		scaleCl   = flag.Bool("scale-cluster", false, "scale: also a three-node cluster holding -scale-sequences (cluster-idle's measures, for -duration)")
@@ -75,7 +76,7 @@ func main() {
 	)
 	flag.Parse()
 	if *workload == "cluster-idle" {
-		clusterIdle(bench.ClusterBenchConfig{Binary: *seqdBin, IdleProfile: *idleProf, IdleSettle: *idleWait}, *idleSeqs, *duration)
+		clusterIdle(bench.ClusterBenchConfig{Binary: *seqdBin, IdleProfile: *idleProf, IdleSettle: *idleWait, IdleDDL: *idleDDL}, *idleSeqs, *duration)
 		return
 	}
 	if *workload == "scale" {
