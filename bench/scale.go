@@ -83,15 +83,26 @@ func (r *ScaleReport) String() string {
 }
 
 // scaleLookups are the lookups by name the issue measured: %[1]s is a
-// sequence's name, %[2]s its schema, %[3]s a prefix of its name.
-var scaleLookups = []struct{ name, q string }{
-	{"select nextval(name)", "select nextval('%[2]s.%[1]s')"},
-	{"pg_sequences where sequencename =", "select * from pg_sequences where sequencename = '%[1]s'"},
-	{"has_sequence (SQLAlchemy 2)", `SELECT pg_catalog.pg_class.relname FROM pg_catalog.pg_class JOIN pg_catalog.pg_namespace ON pg_catalog.pg_namespace.oid = pg_catalog.pg_class.relnamespace WHERE pg_catalog.pg_class.relname = '%[1]s' AND pg_catalog.pg_class.relkind = ANY (ARRAY['S']) AND pg_catalog.pg_namespace.nspname = '%[2]s'`},
-	{"information_schema.sequences where name =", "select * from information_schema.sequences where sequence_name = '%[1]s'"},
-	{"name::regclass", "select '%[2]s.%[1]s'::regclass::oid"},
-	{`psql \d name`, `SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relname OPERATOR(pg_catalog.~) '^(%[1]s)$' COLLATE pg_catalog.default AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 2, 3`},
-	{`psql \ds prefix*`, `SELECT n.nspname as "Schema", c.relname as "Name", CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type", pg_catalog.pg_get_userbyid(c.relowner) as "Owner" FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('S','') AND n.nspname !~ '^pg_toast' AND c.relname OPERATOR(pg_catalog.~) '^(%[3]s.*)$' COLLATE pg_catalog.default AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 1,2`},
+// sequence's name, %[2]s its schema, %[3]s a prefix of its name; seqd,
+// where set, is what seqd runs instead of q.
+//
+// nextval is measured twice. On a sequence of PostgreSQL's default
+// CACHE 1, seqd makes every value durable before it returns it (an
+// fsync per call, shared by concurrent callers), where PostgreSQL logs
+// 32 values ahead (SEQ_LOG_VALS) and flushes that record at the commit
+// of the call that wrote it: one WAL flush per 32 calls, a crash
+// skipping up to 32 values. The second row compares seqd at that same
+// bound, CACHE 32 (values from memory, the mark written ahead in the
+// background), with PostgreSQL's default.
+var scaleLookups = []struct{ name, q, seqd string }{
+	{"select nextval(name)", "select nextval('%[2]s.%[1]s')", ""},
+	{"nextval, seqd CACHE 32 (PG's bound)", "select nextval('%[2]s.%[1]s')", "select nextval('%[2]s.s_cache32')"},
+	{"pg_sequences where sequencename =", "select * from pg_sequences where sequencename = '%[1]s'", ""},
+	{"has_sequence (SQLAlchemy 2)", `SELECT pg_catalog.pg_class.relname FROM pg_catalog.pg_class JOIN pg_catalog.pg_namespace ON pg_catalog.pg_namespace.oid = pg_catalog.pg_class.relnamespace WHERE pg_catalog.pg_class.relname = '%[1]s' AND pg_catalog.pg_class.relkind = ANY (ARRAY['S']) AND pg_catalog.pg_namespace.nspname = '%[2]s'`, ""},
+	{"information_schema.sequences where name =", "select * from information_schema.sequences where sequence_name = '%[1]s'", ""},
+	{"name::regclass", "select '%[2]s.%[1]s'::regclass::oid", ""},
+	{`psql \d name`, `SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relname OPERATOR(pg_catalog.~) '^(%[1]s)$' COLLATE pg_catalog.default AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 2, 3`, ""},
+	{`psql \ds prefix*`, `SELECT n.nspname as "Schema", c.relname as "Name", CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type", pg_catalog.pg_get_userbyid(c.relowner) as "Owner" FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('S','') AND n.nspname !~ '^pg_toast' AND c.relname OPERATOR(pg_catalog.~) '^(%[3]s.*)$' COLLATE pg_catalog.default AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 1,2`, ""},
 }
 
 // RunScale runs the scale workload's single-node part.
@@ -146,7 +157,10 @@ func RunScale(ctx context.Context, sc ScaleConfig) (*ScaleReport, error) {
 	}
 
 	progress("lookups")
-	if rep.Lookups, err = lookups(ctx, c, sc.N, "public", sc.Reps); err != nil {
+	if _, err = c.Exec(ctx, "create sequence s_cache32 cache 32"); err != nil {
+		return nil, err
+	}
+	if rep.Lookups, err = lookups(ctx, c, sc.N, "public", sc.Reps, true); err != nil {
 		return nil, err
 	}
 	if rep.RSS, err = rss(n.cmd.Process.Pid); err != nil {
@@ -200,7 +214,7 @@ func RunScale(ctx context.Context, sc ScaleConfig) (*ScaleReport, error) {
 		return nil, err
 	}
 	progress("PostgreSQL: lookups")
-	pl, err := lookups(ctx, pc, sc.PGN, "seqbench_scale", sc.Reps)
+	pl, err := lookups(ctx, pc, sc.PGN, "seqbench_scale", sc.Reps, false)
 	if err != nil {
 		return nil, err
 	}
@@ -288,13 +302,17 @@ func createMany(ctx context.Context, c *pgx.Conn, n, block int) (time.Duration, 
 }
 
 // lookups runs each lookup reps times (after one unmeasured run) on c,
-// whose store holds s_0 .. s_(n-1) in schema, and keeps the medians.
-func lookups(ctx context.Context, c *pgx.Conn, n int, schema string, reps int) ([]ScaleLookup, error) {
+// whose store holds s_0 .. s_(n-1) in schema (seqd's: and s_cache32),
+// and keeps the medians.
+func lookups(ctx context.Context, c *pgx.Conn, n int, schema string, reps int, seqd bool) ([]ScaleLookup, error) {
 	name := fmt.Sprintf("s_%d", n/2)
 	prefix := name[:min(len(name), 6)]
 	var out []ScaleLookup
 	for _, l := range scaleLookups {
 		q := fmt.Sprintf(l.q, name, schema, prefix)
+		if seqd && l.seqd != "" {
+			q = fmt.Sprintf(l.seqd, name, schema, prefix)
+		}
 		var times []time.Duration
 		rows := 0
 		for k := range reps + 1 {
