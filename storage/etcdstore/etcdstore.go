@@ -25,9 +25,11 @@
 package etcdstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -339,6 +341,56 @@ func (s *Store) Loaded() int64 { return s.loaded.Load() }
 
 // DataPrefix is the prefix of the records' keys, for a watch on them.
 func (s *Store) DataPrefix() string { return s.data }
+
+// ChangesAt turns the changes a watch on DataPrefix delivered after
+// revision after (keys without the prefix, in order, up to rev at
+// least), into what changed for a reader of the store between a Load
+// at after and one at rev, in the order to apply them: the changes up
+// to rev, and a commit made after after and not yet wholly applied at
+// rev (staged.go) put in whole at the revision it was made, before its
+// records that were applied by rev, as Load reads it. Without it, a
+// reader of the changes alone would see such a commit in part, or not
+// at all before its records are written. A commit made by after is in
+// the view at after already (Load put it in). The changes may leave out
+// some that the reader took as they came (they then precede the first
+// change given): a record of the commit it so took after the commit was
+// made is newer than the commit's op on it. The result is nil if
+// nothing changed.
+func (s *Store) ChangesAt(ctx context.Context, changes []storage.KV, after, rev int64) ([]storage.KV, error) {
+	if s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	for i, kv := range changes {
+		if int64(kv.Rev) > rev {
+			changes = changes[:i]
+			break
+		}
+	}
+	cctx, cancel := s.ctx(ctx)
+	p, err := s.c.Get(cctx, s.pending, clientv3.WithRev(rev))
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("etcdstore: reading the pending commit at revision %d: %w", rev, err)
+	}
+	if len(p.Kvs) == 0 || p.Kvs[0].ModRevision <= after {
+		if len(changes) == 0 {
+			return nil, nil
+		}
+		return changes, nil
+	}
+	made := storage.Rev(p.Kvs[0].ModRevision)
+	_, ops, err := s.readPending(ctx, p.Kvs[0].Value, rev)
+	if err != nil {
+		return nil, err
+	}
+	at, _ := slices.BinarySearchFunc(changes, made, func(kv storage.KV, r storage.Rev) int { return cmp.Compare(kv.Rev, r) })
+	out := make([]storage.KV, 0, len(changes)+len(ops))
+	out = append(out, changes[:at]...)
+	for _, op := range ops {
+		out = append(out, storage.KV{Key: op.Key, Value: op.Value, Rev: made})
+	}
+	return append(out, changes[at:]...), nil
+}
 
 // Commit applies ops in one etcd transaction, fenced by token; more ops
 // than one transaction takes are a staged commit (staged.go).
