@@ -17,8 +17,10 @@ import (
 // read. It costs a copy of o (no read of the store), where a full read
 // at a million sequences takes seconds of the node's and etcd's time.
 // changes are records as Load gives them, a nil value for a deleted
-// one; those Follow took in place must not be among them. o is not
-// changed: its sessions may go on reading it.
+// one; those Follow took in place must not be among them, and a put of
+// a sequence's record older than the record o holds (one Follow took
+// after it) is passed over. o is not changed: its sessions may go on
+// reading it.
 func (o *Engine) Derive(ctx context.Context, cfg Config, changes []storage.KV) (*Engine, error) {
 	if !cfg.ReadOnly || !o.readOnly {
 		return nil, errors.New("seqd: Derive takes a read-only engine and opens another")
@@ -55,6 +57,13 @@ func (e *Engine) apply(kv storage.KV) error {
 		return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
 	}
 	if old := e.seqs.get(kv.Key); old != nil {
+		if kv.Value != nil && old.rev > kv.Rev {
+			// A store's commit made at kv.Rev and applied later, whose
+			// record the engine took as it came (Follow): what it
+			// holds is newer. (Such a commit deletes no record that
+			// anything wrote after it was made.)
+			return nil
+		}
 		e.delSeqLocked(kv.Key)
 		delete(e.known, old)
 		e.frozen = slices.DeleteFunc(e.frozen, func(s *seq) bool { return s == old })
