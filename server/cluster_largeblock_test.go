@@ -59,7 +59,39 @@ func TestClusterLargeBlock(t *testing.T) {
 	if _, err := c.Exec(ctx, "rollback"); err != nil {
 		t.Fatal(err)
 	}
-	if err := block(c, "big", "comment on sequence big_7 is 'seven'"); err != nil {
+	// A follower shows none of the block or all of it, also while the
+	// leader writes its records, in many etcd transactions after the one
+	// that made it.
+	f := (first + 1) % 3
+	fc1 := fc.connect(f)
+	defer fc1.Close(ctx)
+	watching := make(chan struct{})
+	seen := make(chan []int, 1)
+	go func() {
+		var partial []int
+		defer func() { seen <- partial }()
+		for {
+			var k int
+			if err := fc1.QueryRow(ctx, "select count(*) from pg_sequences where sequencename like 'big\\_%'").Scan(&k); err != nil {
+				partial = append(partial, -1)
+				return
+			}
+			if k != 0 && k != n {
+				partial = append(partial, k)
+			}
+			select {
+			case <-watching:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	err := block(c, "big", "comment on sequence big_7 is 'seven'")
+	close(watching)
+	if partial := <-seen; len(partial) > 0 {
+		t.Fatalf("while the block committed, a follower showed %v of its %d sequences (-1: a query failed)", partial, n)
+	}
+	if err != nil {
 		t.Fatalf("a block of %d CREATE SEQUENCE in cluster mode: %v", n, err)
 	}
 	if k := count(c, "big"); k != n {
@@ -72,7 +104,6 @@ func TestClusterLargeBlock(t *testing.T) {
 	if !fc.nodes[first].node.leading() {
 		t.Fatal("the leader no longer leads after the block")
 	}
-	f := (first + 1) % 3
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		fcn := fc.connect(f)
 		k, bad := count(fcn, "big"), count(fcn, "bad")

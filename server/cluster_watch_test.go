@@ -172,7 +172,11 @@ func TestStoreWatch(t *testing.T) {
 		return strings.HasPrefix(kv.Key, "m") && kv.Value != nil
 	})
 	defer w.stop()
-	if !w.unchangedUpTo(cli, r.Header.Revision, 10*time.Second) {
+	unchanged := func(rev int64) bool {
+		changes, ok := w.upTo(cli, rev, 10*time.Second)
+		return ok && changes == nil
+	}
+	if !unchanged(r.Header.Revision) {
 		t.Fatal("unchanged at the snapshot's own revision: false (the event at it counted, or no progress)")
 	}
 	if _, err := cli.Put(ctx, "/w/leader", "n1"); err != nil {
@@ -182,13 +186,13 @@ func TestStoreWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !w.unchangedUpTo(cli, p.Header.Revision, 10*time.Second) {
+	if !unchanged(p.Header.Revision) {
 		t.Fatal("unchanged after writes outside the records: false")
 	}
 	if p, err = cli.Put(ctx, "/w/data/m1", "3"); err != nil {
 		t.Fatal(err)
 	}
-	if !w.unchangedUpTo(cli, p.Header.Revision, 10*time.Second) {
+	if !unchanged(p.Header.Revision) {
 		t.Fatal("unchanged after a change the snapshot applied: false")
 	}
 	w.mu.Lock()
@@ -204,7 +208,7 @@ func TestStoreWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.unchangedUpTo(cli, r.Header.Revision, 10*time.Second) {
+	if unchanged(r.Header.Revision) {
 		t.Fatal("unchanged after a record changed: true")
 	}
 	// What it did not take, and every change after it, it keeps for a
@@ -216,9 +220,15 @@ func TestStoreWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes, at, ok := w.upTo(cli, p.Header.Revision, 10*time.Second)
-	if want := fmt.Sprintf("[{m1 [] %d} {m2 [52] %d} {b [53] %d}]", r.Header.Revision, p.Header.Revision-1, p.Header.Revision); !ok || at < p.Header.Revision || fmt.Sprint(changes) != want {
-		t.Fatalf("changes up to %d: %v up to %d (%v), want %s", p.Header.Revision, changes, at, ok, want)
+	changes, ok := w.upTo(cli, p.Header.Revision, 10*time.Second)
+	if want := fmt.Sprintf("[{m1 [] %d} {m2 [52] %d} {b [53] %d}]", r.Header.Revision, p.Header.Revision-1, p.Header.Revision); !ok || fmt.Sprint(changes) != want {
+		t.Fatalf("changes up to %d: %v (%v), want %s", p.Header.Revision, changes, ok, want)
+	}
+	// Up to an earlier revision: the changes after it are left out,
+	// though the watch delivered them.
+	changes, ok = w.upTo(cli, p.Header.Revision-1, 10*time.Second)
+	if want := fmt.Sprintf("[{m1 [] %d} {m2 [52] %d}]", r.Header.Revision, p.Header.Revision-1); !ok || fmt.Sprint(changes) != want {
+		t.Fatalf("changes up to %d: %v (%v), want %s", p.Header.Revision-1, changes, ok, want)
 	}
 	if w.takeApplied() != 0 {
 		t.Fatal("a change kept for a derived snapshot was also applied")
@@ -233,13 +243,13 @@ func TestStoreWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if changes, _, ok := lw.upTo(cli, p.Header.Revision, 10*time.Second); !ok || len(changes) != 3 {
+	if changes, ok := lw.upTo(cli, p.Header.Revision, 10*time.Second); !ok || len(changes) != 3 {
 		t.Fatalf("3 changes within the limit: %v, %v", changes, ok)
 	}
 	if p, err = cli.Put(ctx, "/w/data/n3", "x"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := lw.upTo(cli, p.Header.Revision, 10*time.Second); ok {
+	if _, ok := lw.upTo(cli, p.Header.Revision, 10*time.Second); ok {
 		t.Fatal("a watch past its limit of changes still offers them")
 	}
 }

@@ -27,9 +27,14 @@ import (
 // place (a sequence made, dropped or altered, a role, a privilege), the
 // watch keeps the changes instead, and the node derives a new snapshot
 // from its current one and them (engine.Derive: a copy, no read of the
-// store). A watch that ends, lags or keeps more than maxPending changes,
-// or an unanswered progress request, means a full read, which starts
-// the watch again after it.
+// store). Both look at the pending key too (one small read): a commit
+// of more records than etcd takes in one transaction is made at one
+// revision and its records written after it in many (staged), so that
+// a commit made since the last look is put in whole, as a full read
+// would, and no view shows part of it, or misses it while its records
+// are still to be written (storeAt). A watch that ends, lags or keeps
+// more than maxPending changes, or an unanswered progress request,
+// means a full read, which starts the watch again after it.
 
 // maxPending bounds the changes a watch keeps for a derived snapshot, by
 // count and by bytes: more means a full read (a migration of a million
@@ -122,21 +127,11 @@ func watchStoreLimited(cli *clientv3.Client, prefix string, after int64, apply f
 
 func (w *storeWatch) loseLocked() { w.lost, w.pending, w.pendingBytes = true, nil, 0 }
 
-// unchangedUpTo reports whether no record changed after w.after up to
-// revision rev, other than in what the snapshot took in place, waiting
-// at most wait for etcd to confirm that every event up to rev was
-// delivered.
-func (w *storeWatch) unchangedUpTo(cli *clientv3.Client, rev int64, wait time.Duration) bool {
-	changes, _, ok := w.upTo(cli, rev, wait)
-	return ok && changes == nil
-}
-
 // upTo waits at most wait for etcd to confirm that every event up to
 // revision rev was delivered; ok is false if it does not, or if the
-// watch was lost. Then at (at least rev) is a revision up to which
-// every event was delivered, and changes are those up to at that the
-// snapshot did not take in place, in order: nil if there were none.
-func (w *storeWatch) upTo(cli *clientv3.Client, rev int64, wait time.Duration) (changes []storage.KV, at int64, ok bool) {
+// watch was lost. Then changes are those up to rev that the snapshot
+// did not take in place, in order: nil if there were none.
+func (w *storeWatch) upTo(cli *clientv3.Client, rev int64, wait time.Duration) (changes []storage.KV, ok bool) {
 	ctx, cancel := context.WithTimeout(w.ctx, wait)
 	defer cancel()
 	// etcd answers a progress request only once the watch has caught up
@@ -144,14 +139,14 @@ func (w *storeWatch) upTo(cli *clientv3.Client, rev int64, wait time.Duration) (
 	ask := time.NewTicker(100 * time.Millisecond)
 	defer ask.Stop()
 	if err := cli.RequestProgress(w.ctx); err != nil {
-		return nil, 0, false
+		return nil, false
 	}
 	for {
 		w.mu.Lock()
 		lost, progress := w.lost, w.progress
 		if !lost && progress >= rev {
 			for _, kv := range w.pending {
-				if int64(kv.Rev) > progress {
+				if int64(kv.Rev) > rev {
 					break
 				}
 				changes = append(changes, kv)
@@ -159,21 +154,46 @@ func (w *storeWatch) upTo(cli *clientv3.Client, rev int64, wait time.Duration) (
 		}
 		w.mu.Unlock()
 		if lost {
-			return nil, 0, false
+			return nil, false
 		}
 		if progress >= rev {
-			return changes, progress, true
+			return changes, true
 		}
 		select {
 		case <-w.notify:
 		case <-ask.C:
 			if err := cli.RequestProgress(w.ctx); err != nil {
-				return nil, 0, false
+				return nil, false
 			}
 		case <-ctx.Done():
-			return nil, 0, false
+			return nil, false
 		}
 	}
+}
+
+// storeAt is what changed in the store after the revision w follows
+// from up to revision rev, for a snapshot that took the rest in place:
+// the changes w kept, and a large commit made in that span (whose
+// records its writer may be still applying) whole, as a read of the
+// store at rev sees it (etcdstore.Store.ChangesAt). ok is false if etcd
+// did not confirm within wait that w delivered every change up to rev,
+// if w was lost, or if the store could not be read.
+func (n *node) storeAt(w *storeWatch, rev int64, wait time.Duration) (changes []storage.KV, ok bool) {
+	kept, ok := w.upTo(n.cli, rev, wait)
+	if !ok {
+		return nil, false
+	}
+	st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Timeout: n.cfg.LeaseTTL})
+	if err != nil {
+		return nil, false
+	}
+	defer st.Close()
+	changes, err = st.ChangesAt(n.ctx, kept, w.after, rev)
+	if err != nil {
+		n.log.Printf("cluster: %v (reading the store instead)", err)
+		return nil, false
+	}
+	return changes, true
 }
 
 // hasPending reports whether the watch holds changes the snapshot did
@@ -228,14 +248,14 @@ func (n *node) keepUp() {
 		r, err := n.cli.Get(ctx, cluster.LeaderKey(n.cfg.EtcdPrefix))
 		cancel()
 		if err == nil {
-			if changes, upTo, ok := w.upTo(n.cli, r.Header.Revision, snapshotInterval/2); ok {
+			if changes, ok := n.storeAt(w, r.Header.Revision, snapshotInterval/2); ok {
 				name := ""
 				if len(r.Kvs) > 0 {
 					name = string(r.Kvs[0].Value)
 				}
 				if changes == nil {
 					n.ranges.Renew(at, eng)
-				} else if !n.derive(eng, w, changes, upTo, at) {
+				} else if !n.derive(eng, w, changes, r.Header.Revision, at) {
 					n.refresh()
 					return
 				}
@@ -300,11 +320,11 @@ func (n *node) deriveNow(snap *engine.Engine, w *storeWatch) (*engine.Engine, *s
 	if err != nil {
 		return nil, nil
 	}
-	changes, upTo, ok := w.upTo(n.cli, r.Header.Revision, snapshotInterval/2)
+	changes, ok := n.storeAt(w, r.Header.Revision, snapshotInterval/2)
 	if !ok {
 		return nil, nil
 	}
-	if changes != nil && !n.derive(snap, w, changes, upTo, at) {
+	if changes != nil && !n.derive(snap, w, changes, r.Header.Revision, at) {
 		return nil, nil
 	}
 	n.mu.Lock()

@@ -250,7 +250,11 @@ func (n *node) takeOver(term *cluster.Term, onCommit func(int, time.Duration)) (
 			ctx, cancel := context.WithTimeout(ctx, n.cfg.LeaseTTL)
 			defer cancel()
 			r, err := n.cli.Get(ctx, cluster.LeaderKey(n.cfg.EtcdPrefix))
-			return err == nil && w.unchangedUpTo(n.cli, r.Header.Revision, snapshotInterval/2)
+			if err != nil {
+				return false
+			}
+			changes, ok := n.storeAt(w, r.Header.Revision, snapshotInterval/2)
+			return ok && changes == nil
 		}
 		eng, err = engine.Promote(n.ctx, cfg, snap, current)
 		if err == nil {

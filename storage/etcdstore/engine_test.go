@@ -3,11 +3,14 @@ package etcdstore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/etcdtest"
 	"github.com/seqd/seqd/seqmath"
+	"github.com/seqd/seqd/storage"
 )
 
 // TestEngineTakeover: the engine over etcd, as two nodes of a cluster
@@ -85,5 +88,148 @@ func TestEngineTakeover(t *testing.T) {
 	_, v, err := e3.Nextval(ctx, n)
 	if err != nil || v <= top {
 		t.Fatalf("after the takeovers: %d (%v), not above %d", v, err, top)
+	}
+}
+
+// TestDeriveAcrossStaged: a follower's view over etcd (a read-only engine
+// that takes marks as they come and derives a new snapshot from the
+// other changes a watch delivered, through ChangesAt) shows a
+// transaction block too large for one etcd transaction all or nothing:
+// wherever its writer stops, made or not, and once the next owner
+// finished it, the derived view serves what a read of the store at the
+// same revision does.
+func TestDeriveAcrossStaged(t *testing.T) {
+	ctx := context.Background()
+	cl := etcdtest.Start(t, 1)
+	cli := cl.Client(t)
+	name := func(f string, i int) engine.Name {
+		n, err := engine.NewName("public", fmt.Sprintf(f, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// view is what a follower's sessions see of the sequences.
+	view := func(e *engine.Engine) string {
+		var b strings.Builder
+		for _, info := range e.List() {
+			c, _ := e.Comment(info.Name)
+			fmt.Fprintf(&b, "%s %d %+v %+v %v %q\n", info.Name.Rel(), info.ID, info.Options, info.State, info.Unlogged, c)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		step string
+		at   int
+	}{{"stage", 1}, {"decide", 1}, {"apply", 1}, {"apply", 2}, {"apply", 4}, {"", 0}} {
+		t.Run(fmt.Sprintf("%s%d", tc.step, tc.at), func(t *testing.T) {
+			open := opener(t, cli)
+			a, reader := open("a"), open("reader")
+			ea, err := engine.Open(ctx, engine.Config{Store: a, MaxBatch: MaxOps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ea.Close()
+			for i := range 10 {
+				if _, err := ea.Create(ctx, name("old_%d", i), seqmath.Spec{}, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			snap, err := engine.Open(ctx, engine.Config{Store: reader, ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { snap.Close() }()
+			after := reader.Loaded()
+			for range 3 { // marks the follower takes as they come
+				if _, _, err := ea.Nextval(ctx, name("old_%d", 0)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			reached := 0
+			a.stop = func(step string) error {
+				if step == tc.step {
+					if reached++; reached == tc.at {
+						return errCrash
+					}
+				}
+				return nil
+			}
+			tx := ea.Begin()
+			for i := range 400 {
+				if _, err := tx.CreateWith(ctx, name("new_%d", i), seqmath.Spec{}, engine.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			inc := int64(7)
+			if err := tx.Alter(ctx, name("old_%d", 1), seqmath.Spec{Increment: &inc}); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Drop(ctx, name("old_%d", 2)); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.SetComment(ctx, name("new_%d", 7), "seven"); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(ctx); (err != nil) != (tc.step != "") {
+				t.Fatalf("the block's commit: %v", err)
+			}
+			made := tc.step != "stage"
+			// check derives the follower's next snapshot from its last
+			// one and the changes since, as keepUp does, and compares it
+			// with a read of the store.
+			check := func(when string, marks bool) {
+				t.Helper()
+				g, err := cli.Get(ctx, "/elsewhere")
+				if err != nil {
+					t.Fatal(err)
+				}
+				rev := g.Header.Revision
+				var kept []storage.KV
+				followed := 0
+				for _, kv := range watchUpTo(t, cli, reader, after, rev) {
+					if len(kept) == 0 && snap.Follow(kv) {
+						followed++
+						continue
+					}
+					kept = append(kept, kv)
+				}
+				if marks && followed == 0 {
+					t.Fatalf("%s: the follower took no mark as it came", when)
+				}
+				changes, err := reader.ChangesAt(ctx, kept, after, rev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, err := snap.Derive(ctx, engine.Config{Store: reader, ReadOnly: true}, changes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				snap.Close()
+				snap, after = d, rev
+				f, err := engine.Open(ctx, engine.Config{Store: open("fresh"), ReadOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				got, want := view(d), view(f)
+				if got != want {
+					t.Fatalf("%s: derived at %d:\n%s\nread:\n%s", when, rev, got, want)
+				}
+				if n := strings.Count(got, "new_"); made && n != 400 || !made && n != 0 {
+					t.Fatalf("%s: %d of the block's 400 sequences (made: %v)", when, n, made)
+				}
+			}
+			check("stopped", true)
+			if tc.step == "" {
+				return
+			}
+			eb, err := engine.Open(ctx, engine.Config{Store: open("b"), MaxBatch: MaxOps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eb.Close()
+			check("the next owner finished it", false)
+		})
 	}
 }
