@@ -154,15 +154,7 @@ func TestChangesAt(t *testing.T) {
 			}
 			base := loadView(t, reader)
 			after := reader.Loaded()
-			reached := 0
-			a.stop = func(step string) error {
-				if step == tc.step {
-					if reached++; reached == tc.at {
-						return errCrash
-					}
-				}
-				return nil
-			}
+			stopAt(a, tc.step, tc.at)
 			if _, err := a.Commit(ctx, tok, ops); (err != nil) != (tc.step != "") {
 				t.Fatalf("the large commit: %v", err)
 			}

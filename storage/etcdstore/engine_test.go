@@ -146,15 +146,7 @@ func TestDeriveAcrossStaged(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			reached := 0
-			a.stop = func(step string) error {
-				if step == tc.step {
-					if reached++; reached == tc.at {
-						return errCrash
-					}
-				}
-				return nil
-			}
+			stopAt(a, tc.step, tc.at)
 			tx := ea.Begin()
 			for i := range 400 {
 				if _, err := tx.CreateWith(ctx, name("new_%d", i), seqmath.Spec{}, engine.CreateOptions{}); err != nil {

@@ -30,6 +30,20 @@ func opener(t *testing.T, cli *clientv3.Client) func(owner string) *Store {
 	}
 }
 
+// stopAt makes s's writer stop a staged commit the at-th time it
+// reaches step, as its death there would ("": never).
+func stopAt(s *Store, step string, at int) {
+	reached := 0
+	s.stop = func(got string) error {
+		if got == step {
+			if reached++; reached == at {
+				return errCrash
+			}
+		}
+		return nil
+	}
+}
+
 // bigCommit is a commit of n records with values of about 200 bytes, so
 // that its stage takes more than one chunk.
 func bigCommit(n int, v string) []storage.Op {
@@ -73,18 +87,9 @@ func TestStagedCrash(t *testing.T) {
 			if _, err := a.Commit(ctx, tok, []storage.Op{{Key: "before", Value: []byte("1")}}); err != nil {
 				t.Fatal(err)
 			}
-			reached := 0
-			a.stop = func(step string) error {
-				if step == tc.step {
-					reached++
-					if reached == tc.at {
-						return errCrash
-					}
-				}
-				return nil
-			}
+			stopAt(a, tc.step, tc.at)
 			if _, err := a.Commit(ctx, tok, bigCommit(n, "v")); !errors.Is(err, errCrash) {
-				t.Fatalf("the commit stopped at %s %d: %v (reached %d)", tc.step, tc.at, err, reached)
+				t.Fatalf("the commit stopped at %s %d: %v", tc.step, tc.at, err)
 			}
 			want := 0
 			if tc.made {
