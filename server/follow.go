@@ -11,7 +11,6 @@ import (
 	"github.com/seqd/seqd/cluster"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/storage"
-	"github.com/seqd/seqd/storage/etcdstore"
 	"google.golang.org/grpc/metadata"
 )
 
@@ -183,7 +182,7 @@ func (n *node) storeAt(w *storeWatch, rev int64, wait time.Duration) (changes []
 	if !ok {
 		return nil, false
 	}
-	st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Timeout: n.cfg.LeaseTTL})
+	st, err := n.readStore()
 	if err != nil {
 		return nil, false
 	}
@@ -279,7 +278,7 @@ func (n *node) keepUp() {
 // the watch w, whose changes they are, gives way to one from rev. It
 // reports false if that failed, or if the node leads now.
 func (n *node) derive(eng *engine.Engine, w *storeWatch, changes []storage.KV, rev int64, at time.Time) bool {
-	st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Timeout: n.cfg.LeaseTTL})
+	st, err := n.readStore()
 	if err != nil {
 		return false
 	}

@@ -185,10 +185,16 @@ type served struct {
 // REQUIRES: n.mu.
 func (n *node) publishLocked() { n.served.Store(&served{n.eng, n.standby}) }
 
+// readStore is the store as a node that does not own it reads it: for
+// its snapshots and what its watch cannot tell alone.
+func (n *node) readStore() (*etcdstore.Store, error) {
+	return etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Timeout: n.cfg.LeaseTTL})
+}
+
 // snapshot opens a read-only engine over the store as it is now, and
 // makes it the node's view of its NOORDER sequences.
 func (n *node) snapshot(ctx context.Context) (*engine.Engine, error) {
-	st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Timeout: n.cfg.LeaseTTL})
+	st, err := n.readStore()
 	if err != nil {
 		return nil, err
 	}
