@@ -343,10 +343,10 @@ func (s *Store) Loaded() int64 { return s.loaded.Load() }
 func (s *Store) DataPrefix() string { return s.data }
 
 // ChangesAt turns the changes a watch on DataPrefix delivered after
-// revision after (keys without the prefix, in order, up to rev at
-// least), into what changed for a reader of the store between a Load
-// at after and one at rev, in the order to apply them: the changes up
-// to rev, and a commit made after after and not yet wholly applied at
+// revision after up to revision rev (keys without the prefix, in
+// order), into what changed for a reader of the store between a Load
+// at after and one at rev, in the order to apply them: the changes,
+// and a commit made after after and not yet wholly applied at
 // rev (staged.go) put in whole at the revision it was made, before its
 // records that were applied by rev, as Load reads it. Without it, a
 // reader of the changes alone would see such a commit in part, or not
@@ -359,12 +359,6 @@ func (s *Store) DataPrefix() string { return s.data }
 func (s *Store) ChangesAt(ctx context.Context, changes []storage.KV, after, rev int64) ([]storage.KV, error) {
 	if s.closed.Load() {
 		return nil, storage.ErrClosed
-	}
-	for i, kv := range changes {
-		if int64(kv.Rev) > rev {
-			changes = changes[:i]
-			break
-		}
 	}
 	cctx, cancel := s.ctx(ctx)
 	p, err := s.c.Get(cctx, s.pending, clientv3.WithRev(rev))
