@@ -360,7 +360,12 @@ const fromPlaceholder = "seqd_sequence_table"
 // MariaDB's sequence columns (next_not_cached_value, minimum_value,
 // maximum_value, start_value, increment, cache_size, cycle_option,
 // cycle_count): the sequence becomes that relation, made of its
-// pg_sequences row.
+// pg_sequences row and its position read from the sequence relation
+// itself. That read is PostgreSQL 15's SELECT ... FROM s, which the
+// executor allows only with SELECT on the sequence (USAGE is not enough)
+// and which fails for a sequence that is not there: a role without
+// SELECT gets InsufficientPrivilege (1142), never pg_sequences' position,
+// which is NULL to it and would read as start_value.
 func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
 	j := n.From.TableRefs
 	ts, ok := j.Left.(*ast.TableSource)
@@ -423,10 +428,10 @@ func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
 	if info != nil {
 		return step{sql: strings.Replace(text, quote(fromPlaceholder), info.rel, 1), names: names}, nil
 	}
-	rel := `(SELECT CASE WHEN last_value IS NULL THEN start_value ELSE last_value + increment_by END AS next_not_cached_value,
+	rel := `(SELECT CASE WHEN seqd_called THEN seqd_last + increment_by ELSE start_value END AS next_not_cached_value,
  min_value AS minimum_value, max_value AS maximum_value, start_value, increment_by AS increment,
  CASE WHEN cache_size = 1 THEN 0 ELSE cache_size END AS cache_size, CASE WHEN cycle THEN 1 ELSE 0 END AS cycle_option, 0 AS cycle_count
- FROM pg_catalog.pg_sequences, (SELECT ` + literal(qualifiedName(schema, name)) + `::regclass) AS seqd_exists
+ FROM (SELECT last_value AS seqd_last, is_called AS seqd_called FROM ` + qualifiedName(schema, name) + `) AS seqd_position, pg_catalog.pg_sequences
  WHERE ` + sequenceRow(schema, name) + `)`
 	text = strings.Replace(text, quote(fromPlaceholder), rel, 1)
 	return step{sql: text, names: names, table: tableName(named, name)}, nil
@@ -458,7 +463,8 @@ func noSuchTable(table string) error {
 	return mysql.NewSQLError(1146, "42S02", "Table '%s' doesn't exist", table)
 }
 
-// qualifiedName is schema.name quoted for PostgreSQL's regclass input.
+// qualifiedName is schema.name as PostgreSQL's text names a relation,
+// each part in double quotes (name alone: found along the search path).
 func qualifiedName(schema, name string) string {
 	if schema == "" {
 		return quote(name)

@@ -1,0 +1,134 @@
+package mysqlwire
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/pgsql"
+)
+
+// TestSelectFromNeedsSelect: MariaDB's read of a sequence as a table
+// (SELECT ... FROM s) answers as PostgreSQL 15's read of a sequence
+// relation does: a role with SELECT on the sequence sees its true
+// next_not_cached_value; a role without it, USAGE or not, gets 1142
+// (42000) and no row, as MariaDB 10.11 answers a user without SELECT on
+// the sequence, never a made-up position (pg_sequences' last_value is
+// NULL to a role without privileges, which once showed as start_value).
+// information_schema shows no position to anyone: its tables read the
+// same however far the sequence has gone.
+func TestSelectFromNeedsSelect(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	root := open(t, addr, "root", "public")
+	for _, q := range []string{"CREATE SEQUENCE s START WITH 1 CACHE 10", "SELECT NEXTVAL(s)", "SELECT NEXTVAL(s)"} {
+		if _, err := root.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	info := infoSchemaTables(t, open(t, addr, "app", "public"))
+	if _, err := root.Exec("SELECT NEXTVAL(s)"); err != nil { // after information_schema was read
+		t.Fatal(err)
+	}
+	want := table(t, root, "SELECT next_not_cached_value FROM s")
+	if want == "next_not_cached_value\n1" {
+		t.Fatalf("the superuser's read: %q, want the advanced position", want)
+	}
+	reads := []struct {
+		db, q string
+		args  []any // some: prepared (COM_STMT_PREPARE, EXECUTE)
+	}{
+		{"public", "SELECT * FROM s", nil},
+		{"public", "SELECT next_not_cached_value FROM s", nil},
+		{"", "SELECT next_not_cached_value FROM public.s", nil},
+		{"public", "SELECT next_not_cached_value FROM s WHERE increment = ?", []any{1}},
+	}
+	denied := func(when string) {
+		t.Helper()
+		for _, r := range reads {
+			rows, err := open(t, addr, "app", r.db).Query(r.q, r.args...)
+			if err == nil {
+				cols, vals, _ := testenv.RowStrings(rows)
+				rows.Close()
+				t.Errorf("%s: %s gave %v %v, want 1142", when, r.q, cols, vals)
+				continue
+			}
+			if number(err) != 1142 || sqlState(err) != "42000" {
+				t.Errorf("%s: %s: %v, want 1142 (42000)", when, r.q, err)
+			}
+		}
+	}
+	denied("no privileges")
+
+	pgExec(t, eng, "GRANT SELECT ON SEQUENCE public.s TO app")
+	app := open(t, addr, "app", "public")
+	if got := table(t, app, "SELECT next_not_cached_value FROM s"); got != want {
+		t.Errorf("with SELECT: %q, want %q", got, want)
+	}
+	if got, all := table(t, app, "SELECT * FROM s"), table(t, root, "SELECT * FROM s"); got != all {
+		t.Errorf("with SELECT, SELECT *: %q, want %q", got, all)
+	}
+	if got := table(t, open(t, addr, "app", ""), "SELECT next_not_cached_value FROM public.s"); got != want {
+		t.Errorf("with SELECT, qualified: %q, want %q", got, want)
+	}
+	var prepared string
+	if err := app.QueryRow("SELECT next_not_cached_value FROM s WHERE increment = ?", 1).Scan(&prepared); err != nil ||
+		"next_not_cached_value\n"+prepared != want {
+		t.Errorf("with SELECT, prepared: %q, %v; want %q", prepared, err, want)
+	}
+
+	// USAGE lets a role take values (NEXT VALUE FOR), not read the
+	// sequence's row: PostgreSQL 15 reads a sequence relation only with
+	// SELECT.
+	pgExec(t, eng, "REVOKE SELECT ON SEQUENCE public.s FROM app")
+	pgExec(t, eng, "GRANT USAGE ON SEQUENCE public.s TO app")
+	if _, err := app.Exec("SELECT NEXT VALUE FOR s"); err != nil {
+		t.Fatalf("NEXT VALUE FOR with USAGE: %v", err)
+	}
+	denied("USAGE only")
+
+	if got := infoSchemaTables(t, open(t, addr, "app", "public")); got != info {
+		t.Errorf("information_schema changed as the sequence advanced:\n%s\nwas\n%s", got, info)
+	}
+	if got := infoSchemaTables(t, root); got != info {
+		t.Errorf("information_schema to the superuser:\n%s\nto a role without privileges:\n%s", got, info)
+	}
+}
+
+// infoSchemaTables is every information_schema table seqd answers, as
+// text.
+func infoSchemaTables(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	out := ""
+	for _, name := range []string{"SCHEMATA", "TABLES", "SEQUENCES"} {
+		out += table(t, db, "SELECT * FROM information_schema."+name) + "\n"
+	}
+	return out
+}
+
+// pgExec runs q, PostgreSQL's text, as the superuser root on eng.
+func pgExec(t *testing.T, eng *engine.Engine, q string) {
+	t.Helper()
+	s, err := executor.NewSession(executor.Config{Engine: eng, User: "root", Superuser: "root", Database: "seqd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stmts, err := pgsql.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range stmts {
+		p, err := s.Prepare(&stmts[i], nil)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		res, err := s.Execute(context.Background(), p, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		s.Release(res)
+	}
+}
