@@ -21,7 +21,9 @@ func mysqlSchemas(col string) string {
 // TABLE_TYPE is SEQUENCE; the sizes and times MariaDB's storage keeps
 // are 0 and NULL), and SEQUENCES as TiDB shows it (MariaDB 10.11 has no
 // such table). Every role sees every sequence, as in PostgreSQL's
-// pg_sequences and SHOW TABLES.
+// pg_sequences and SHOW TABLES, and no table shows a position
+// (pg_sequences' last_value, which a role reads only with SELECT or
+// USAGE): they are made of names and options alone.
 var infoSchema = map[string]*infoTable{
 	"schemata": {
 		rel: `(SELECT 'def' AS catalog_name, 'information_schema' AS schema_name, 'utf8mb3' AS default_character_set_name,
