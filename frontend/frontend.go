@@ -1,6 +1,6 @@
 // Package frontend is what seqd's protocol front ends share, so that each
-// front end is a small room: the PostgreSQL protocol (pgwire) today,
-// MySQL's and an HTTP API next.
+// front end is a small room: PostgreSQL's protocol (pgwire), MySQL's
+// (mysqlwire), the HTTP API (httpapi) and gRPC (grpcapi).
 //
 // Everything a statement means is the executor's (executor.Session).
 // A front end implements:
@@ -17,12 +17,16 @@
 //
 // and it uses from here the connection budget every front end shares
 // (Registry: -max-connections counted from accept, the slots reserved
-// for superusers, session IDs and cancel keys), the kind of an error of
+// for superusers, session IDs and cancel keys), the accept loop that
+// counts, evicts, times out and retries (Listener), the kind of an error of
 // any layer (KindOf, which its table maps), and the handling of a failed
 // or panicking statement (Contain, LogFailure).
+//
+// Every listener passes the conformance suite in frontend/frontendtest.
 package frontend
 
 import (
+	"container/list"
 	"crypto/rand"
 	"crypto/subtle"
 	"crypto/tls"
@@ -31,6 +35,7 @@ import (
 	"net"
 	"runtime/debug"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/seqd/seqd/executor"
@@ -46,9 +51,10 @@ type Registry struct {
 	max, reserved int
 	activity      *executor.Activity
 
-	mu       sync.Mutex
-	admitted int // connections accepted and not yet ended
-	byID     map[uint32]*entry
+	mu        sync.Mutex
+	admitted  int // connections accepted and not yet ended
+	byID      map[uint32]*entry
+	evictable list.List // of *Conn: not yet authenticated, or idle; oldest first
 }
 
 type entry struct {
@@ -79,6 +85,57 @@ func (r *Registry) Admit() bool {
 	}
 	r.admitted++
 	return true
+}
+
+// admitConn admits nc as a Conn, in the place of the oldest evictable
+// connection when the budget is full (which it closes); nil when none is
+// evictable. A Conn not authenticated within authTimeout (if positive)
+// is closed.
+func (r *Registry) admitConn(nc net.Conn, authTimeout time.Duration) *Conn {
+	c := &Conn{Conn: nc, reg: r}
+	r.mu.Lock()
+	var evicted *Conn
+	var stop *time.Timer
+	if r.admitted >= r.max {
+		e := r.evictable.Front()
+		if e == nil {
+			r.mu.Unlock()
+			return nil
+		}
+		evicted = e.Value.(*Conn)
+		evicted.left.Store(true) // its slot is the new one's
+		r.admitted--
+		r.unlistLocked(evicted)
+		stop, evicted.authTimer = evicted.authTimer, nil
+	}
+	r.admitted++
+	c.evictable = r.evictable.PushBack(c)
+	if authTimeout > 0 {
+		c.authTimer = time.AfterFunc(authTimeout, func() { c.Close() })
+	}
+	r.mu.Unlock()
+	if stop != nil {
+		stop.Stop()
+	}
+	if evicted != nil {
+		evicted.Conn.Close()
+	}
+	return c
+}
+
+// unlistLocked takes c out of the evictable list. REQUIRES: r.mu held.
+func (r *Registry) unlistLocked(c *Conn) {
+	if c.evictable != nil {
+		r.evictable.Remove(c.evictable)
+		c.evictable = nil
+	}
+}
+
+// Admitted is how many connections are counted now.
+func (r *Registry) Admitted() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.admitted
 }
 
 // Leave ends an admitted connection.

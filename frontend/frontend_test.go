@@ -3,9 +3,15 @@ package frontend
 import (
 	"bytes"
 	"errors"
+	"io"
 	"log"
+	"net"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/seqd/seqd/sqlerr"
 )
@@ -87,4 +93,139 @@ func TestContain(t *testing.T) {
 	if !strings.Contains(buf.String(), "a statement panicked (connection 7): boom") {
 		t.Fatalf("log: %s", buf.String())
 	}
+}
+
+// pipeListener hands out the server ends of net.Pipe pairs, after
+// failing its first Accepts with EMFILE.
+type pipeListener struct {
+	conns    chan net.Conn
+	failures atomic.Int32
+	closed   chan struct{}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	if l.failures.Add(-1) >= 0 {
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE}
+	}
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+func (l *pipeListener) Close() error   { close(l.closed); return nil }
+func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{} }
+
+// dial makes a connection for l to accept, and returns the client's end.
+func (l *pipeListener) dial() net.Conn {
+	client, server := net.Pipe()
+	l.conns <- server
+	return client
+}
+
+// isClosed reports whether the server closed c's other end.
+func isClosed(c net.Conn) bool {
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	_, err := c.Read(make([]byte, 1))
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe)
+}
+
+// TestListener: accept failures are retried and logged; connections are
+// counted from accept; over the budget the oldest unauthenticated or idle
+// one gives its place, and when none can, the new one is refused; one
+// that does not authenticate in time is closed.
+func TestListener(t *testing.T) {
+	reg := NewRegistry(2, 0)
+	pl := &pipeListener{conns: make(chan net.Conn, 8), closed: make(chan struct{})}
+	pl.failures.Store(3)
+	var logged bytes.Buffer
+	var mu sync.Mutex
+	refused := make(chan struct{}, 8)
+	l := Listen(pl, ListenerConfig{Registry: reg, Name: "test", AuthTimeout: time.Hour,
+		Logger: log.New(lockedWriter{&mu, &logged}, "", 0), Refuse: func(net.Conn) { refused <- struct{}{} }})
+	accepted := make(chan net.Conn)
+	acceptor := func(l *Listener) {
+		for {
+			nc, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- nc
+		}
+	}
+	go acceptor(l)
+	accept := func() *Conn {
+		t.Helper()
+		return (<-accepted).(*Conn)
+	}
+	c1 := pl.dial()
+	a1 := accept()
+	mu.Lock()
+	if !strings.Contains(logged.String(), "test: accept failed (1 in a row)") || !strings.Contains(logged.String(), "accepting again after 3 failed accepts") {
+		t.Fatalf("log: %s", logged.String())
+	}
+	mu.Unlock()
+	c2 := pl.dial()
+	a2 := accept()
+	a2.Authenticated()
+	// Full: the third takes the place of the first, which never
+	// authenticated.
+	c3 := pl.dial()
+	a3 := accept()
+	if !isClosed(c1) {
+		t.Fatal("the unauthenticated connection was not evicted for a new one")
+	}
+	a3.Authenticated()
+	// Full of authenticated connections: the fourth is refused.
+	c4 := pl.dial()
+	<-refused
+	if !isClosed(c4) {
+		t.Fatal("a connection over the budget was not closed")
+	}
+	// An idle one gives its place; a busy one does not.
+	a2.SetIdle(true)
+	a2.SetIdle(false)
+	a3.SetIdle(true)
+	c5 := pl.dial()
+	a5 := accept()
+	if !isClosed(c3) {
+		t.Fatal("the idle connection was not evicted")
+	}
+	a1.Close() // evicted already: its slot is not left twice
+	a5.Close()
+	a2.Close()
+	if n := reg.Admitted(); n != 0 {
+		t.Fatalf("%d connections counted after all closed", n)
+	}
+	_, _ = c2, c5
+
+	// The authentication timeout.
+	pl.Close()
+	pl = &pipeListener{conns: make(chan net.Conn, 8), closed: make(chan struct{})}
+	l = Listen(pl, ListenerConfig{Registry: reg, AuthTimeout: 50 * time.Millisecond})
+	go acceptor(l)
+	c6 := pl.dial()
+	accept()
+	if !isClosed(c6) {
+		t.Fatal("a connection that never authenticated was not closed")
+	}
+	for reg.Admitted() != 0 {
+		time.Sleep(time.Millisecond)
+	}
+	pl.Close()
+	if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Accept on a closed listener: %v", err)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
 }
