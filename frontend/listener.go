@@ -171,6 +171,10 @@ func (c *Conn) SetIdle(idle bool) {
 	}
 }
 
+// NetConn is the connection as accepted (as tls.Conn's NetConn), for
+// what needs its descriptor.
+func (c *Conn) NetConn() net.Conn { return c.Conn }
+
 // Close closes the connection and leaves the budget (once).
 func (c *Conn) Close() error {
 	c.leave()

@@ -1,7 +1,6 @@
 package pgwire
 
 import (
-	"crypto/tls"
 	"errors"
 	"net"
 	"syscall"
@@ -68,8 +67,12 @@ func (c *conn) runningLong() (net.Conn, bool) {
 // end of file at once. Data waiting (a pipelined message) means it is
 // there; anything unknown counts as there.
 func peerClosed(nc net.Conn) bool {
-	if tc, ok := nc.(*tls.Conn); ok {
-		nc = tc.NetConn()
+	for { // a TLS connection's, an admitted connection's
+		w, ok := nc.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		nc = w.NetConn()
 	}
 	sc, ok := nc.(syscall.Conn)
 	if !ok {

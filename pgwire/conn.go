@@ -25,6 +25,8 @@ import (
 type conn struct {
 	srv *Server
 	nc  net.Conn          // replaced, under mu, by the TLS connection after startTLS
+	// admitted is the connection as accepted, counted in the budget.
+	admitted *frontend.Conn
 	be  *pgproto3.Backend // reads messages; send and flush write them
 	w   io.Writer         // where flush writes (the connection, with its write timeout)
 	// wbuf holds the messages sent and not yet flushed. It keeps its
@@ -169,6 +171,7 @@ func (c *conn) serve() {
 	if !c.startup() {
 		return
 	}
+	c.admitted.Authenticated()
 	c.stmts = map[string]*prepared{}
 	c.portals = map[string]*portal{}
 	defer func() {

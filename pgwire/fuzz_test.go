@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"bytes"
+	"github.com/seqd/seqd/frontend"
 	"io"
 	"net"
 	"testing"
@@ -26,12 +27,36 @@ func encode(tb testing.TB, msgs ...pgproto3.FrontendMessage) []byte {
 
 var fuzzStartup = &pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "fuzz"}}
 
+// oneConn is a listener that hands out one connection, then is closed.
+type oneConn struct {
+	net.Listener
+	nc net.Conn
+}
+
+func (l *oneConn) Accept() (net.Conn, error) {
+	if l.nc == nil {
+		return nil, net.ErrClosed
+	}
+	nc := l.nc
+	l.nc = nil
+	return nc, nil
+}
+
+// admit counts nc in srv's budget, as its listener would have.
+func admit(t *testing.T, srv *Server, nc net.Conn) *frontend.Conn {
+	c, err := frontend.Listen(&oneConn{nc: nc}, frontend.ListenerConfig{Registry: srv.reg, AuthTimeout: -1}).Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.(*frontend.Conn)
+}
+
 // serveBytes runs one connection whose client sends in and then closes its
 // side, at once or (wait) once the server has ended the connection; it
 // returns what the server wrote, or fails if the connection does not end.
 func serveBytes(t *testing.T, srv *Server, in []byte, wait bool) []byte {
 	client, server := net.Pipe()
-	c, _ := srv.track(server)
+	c, _ := srv.track(admit(t, srv, server))
 	done := make(chan struct{})
 	go func() { srv.serveConn(c); close(done) }()
 	out := make(chan []byte)

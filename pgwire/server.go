@@ -23,6 +23,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"log"
 	"net"
 	"sync"
@@ -180,9 +181,15 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.ln = append(s.ln, ln)
 	s.mu.Unlock()
 	s.sweeping.Do(func() { go s.sweepAlive() })
-	var backoff time.Duration
+	// Counted from accept, evicted while unauthenticated when the budget
+	// is full, ended at AuthTimeout, accept failures retried: the
+	// Listener's rules, as every front end's.
+	fl := frontend.Listen(ln, frontend.ListenerConfig{Registry: s.reg, AuthTimeout: s.cfg.AuthTimeout, Name: "pgwire", Logger: s.log,
+		Refuse: func(nc net.Conn) {
+			(&conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, nc), w: nc}).fatal(sqlerr.TooManyConnections, "sorry, too many clients already")
+		}})
 	for {
-		nc, err := ln.Accept()
+		nc, err := fl.Accept()
 		if err != nil {
 			s.mu.Lock()
 			down := s.shutdown
@@ -190,57 +197,30 @@ func (s *Server) Serve(ln net.Listener) error {
 			if down {
 				return nil
 			}
-			if errors.Is(err, net.ErrClosed) {
-				return err
-			}
-			// Out of file descriptors (EMFILE, ENFILE), a connection
-			// reset before it was accepted (ECONNABORTED), no buffers:
-			// the listener itself is fine. Log, wait (5 ms doubling to
-			// 1 s, as net/http does) and accept again; never stop
-			// serving the connections already in.
-			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-			s.log.Printf("pgwire: accept failed, retrying in %v: %v", backoff, err)
-			time.Sleep(backoff)
-			continue
+			return err // closed
 		}
-		backoff = 0
-		c, down := s.track(nc)
+		c, down := s.track(nc.(*frontend.Conn))
 		if down {
 			return nil
-		}
-		if c == nil {
-			continue // refused: too many connections
 		}
 		go s.serveConn(c)
 	}
 }
 
 // track makes a connection of nc, counted until serveConn ends; nil (and
-// nc closed) once the server is shutting down (down) or when MaxConns
-// connections are open (told so first).
-func (s *Server) track(nc net.Conn) (c *conn, down bool) {
-	w := nc
+// nc closed) once the server is shutting down.
+func (s *Server) track(nc *frontend.Conn) (c *conn, down bool) {
+	var w io.Writer = nc
 	if s.cfg.IdleTimeout > 0 {
 		w = writeTimeout{nc, s.cfg.IdleTimeout}
 	}
-	c = &conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, w), w: w}
+	c = &conn{srv: s, nc: nc, admitted: nc, be: pgproto3.NewBackend(nc, w), w: w}
 	c.be.SetMaxBodyLen(s.cfg.MaxMessage)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shutdown {
 		nc.Close()
 		return nil, true
-	}
-	if !s.reg.Admit() {
-		// Refused before anything is read: a flood of connections that
-		// never start holds no more than this many descriptors.
-		refused := c
-		go func() {
-			nc.SetWriteDeadline(time.Now().Add(time.Second))
-			refused.fatal(sqlerr.TooManyConnections, "sorry, too many clients already")
-			nc.Close()
-		}()
-		return nil, false
 	}
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
@@ -260,7 +240,7 @@ func (s *Server) serveConn(c *conn) {
 	if c.pid != 0 {
 		s.reg.Unregister(c.pid)
 	}
-	s.reg.Leave()
+	c.admitted.Close() // leaves the budget
 }
 
 // Conns is how many client connections are open.
