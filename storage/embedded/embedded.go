@@ -117,6 +117,9 @@ type Store struct {
 
 	stop    chan struct{} // closed by Close: the watcher ends
 	watched chan struct{} // closed when the watcher has ended
+	// spare is a descriptor the watcher holds in reserve to look with
+	// (watch.go); Open takes it, then only the watcher touches it.
+	spare *os.File
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -185,6 +188,7 @@ func Open(dir string, o Options) (*Store, error) {
 		os.WriteFile(filepath.Join(dir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	}
 	s.stop, s.watched = make(chan struct{}), make(chan struct{})
+	s.holdSpare()
 	go s.watch()
 	return s, nil
 }
@@ -544,7 +548,7 @@ func (l logger) Fatalf(format string, args ...any) {
 		// A removed directory can reach Pebble before the watcher sees
 		// it, in a path where the panic below cannot be recovered (Pebble
 		// then ends the process): say why first.
-		if _, err := os.Stat(l.dir); err != nil {
+		if _, err := os.Stat(l.dir); placeGone(err) {
 			log.Printf("seqd: store failed: its directory %s was removed or replaced (%v): stopping", l.dir, err)
 		}
 	}

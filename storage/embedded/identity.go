@@ -180,21 +180,33 @@ func newStoreID() string {
 // read). A copy of a directory, or one restored into the same path, has
 // another inode.
 func placeOf(fs vfs.FS, dir string) (string, uint64) {
+	inode, _ := inodeOf(fs, dir)
+	return absDir(dir), inode
+}
+
+func absDir(dir string) string {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		abs = dir
+		return dir
 	}
+	return abs
+}
+
+// inodeOf is dir's inode on the operating system's file system, 0 on
+// another or where the system has none; an error only if it cannot be
+// read.
+func inodeOf(fs vfs.FS, dir string) (uint64, error) {
 	if fs != vfs.Default {
-		return abs, 0
+		return 0, nil
 	}
-	fi, err := os.Stat(abs)
+	fi, err := os.Stat(absDir(dir))
 	if err != nil {
-		return abs, 0
+		return 0, err
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return abs, st.Ino
+		return st.Ino, nil
 	}
-	return abs, 0
+	return 0, nil
 }
 
 // hasPebbleFiles reports whether dir holds a Pebble store (its manifest
