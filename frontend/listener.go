@@ -7,6 +7,7 @@ import (
 	"log"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -206,4 +207,27 @@ func Warn(logger *log.Logger, format string, args ...any) {
 		return
 	}
 	logger.Printf(format, args...)
+}
+
+// HTTPConnState is an http.Server's ConnState for connections accepted
+// through a Listener: the first request ends a connection's
+// unauthenticated time (the requests authenticate themselves), and a
+// connection is evictable while idle between requests.
+func HTTPConnState(nc net.Conn, st http.ConnState) {
+	for {
+		if c, ok := nc.(*Conn); ok {
+			switch st {
+			case http.StateActive:
+				c.Authenticated()
+			case http.StateIdle:
+				c.SetIdle(true)
+			}
+			return
+		}
+		w, ok := nc.(interface{ NetConn() net.Conn })
+		if !ok {
+			return
+		}
+		nc = w.NetConn()
+	}
 }

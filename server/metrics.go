@@ -1,6 +1,7 @@
 package server
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/frontend"
 )
 
 // MaxSequenceSeries bounds the per-sequence series a scrape exports: a
@@ -241,6 +243,9 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 
 // serveHTTP serves /metrics, /healthz (the process answers) and /readyz
 // (every write reached the store), in Kubernetes' conventions.
+// metricsConns bounds the metrics and health listener's connections.
+const metricsConns = 64
+
 func (s *Server) serveHTTP(ln net.Listener) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
@@ -259,6 +264,14 @@ func (s *Server) serveHTTP(ln net.Listener) {
 		}
 		w.Write([]byte(text + "\n"))
 	})
-	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	s.httpSrv.Serve(ln)
+	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
+		IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10, ConnState: frontend.HTTPConnState, ErrorLog: s.log}
+	// A budget of its own, which nobody authenticates into: a flood of it
+	// neither reaches the clients' budget nor holds more than this many
+	// descriptors, and a scraper still gets in (idle and silent
+	// connections give their place).
+	s.httpSrv.Serve(frontend.Listen(ln, frontend.ListenerConfig{Registry: frontend.NewRegistry(metricsConns, 0), Name: "http",
+		Logger: s.log, Refuse: func(nc net.Conn) {
+			io.WriteString(nc, "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+		}}))
 }
