@@ -1,6 +1,7 @@
 package frontend
 
 import (
+	"context"
 	"container/list"
 	"errors"
 	"fmt"
@@ -198,12 +199,17 @@ func (c *Conn) leave() {
 	}
 }
 
-// Warn logs a warning: through log/slog's default handler at level WARN
-// when logger is nil or the standard logger (seqd's binary, whose log
-// lines slog shows at INFO), else to logger (a test's).
+// Warn logs a warning (Logf's rule).
 func Warn(logger *log.Logger, format string, args ...any) {
+	Logf(logger, slog.LevelWarn, format, args...)
+}
+
+// Logf logs a line at level: through log/slog's default handler when
+// logger is nil or the standard logger (seqd's binary, whose log lines
+// slog shows at INFO), else to logger (a test's).
+func Logf(logger *log.Logger, level slog.Level, format string, args ...any) {
 	if logger == nil || logger == log.Default() {
-		slog.Warn(fmt.Sprintf(format, args...))
+		slog.Log(context.Background(), level, fmt.Sprintf(format, args...))
 		return
 	}
 	logger.Printf(format, args...)

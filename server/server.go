@@ -23,6 +23,7 @@ import (
 	"github.com/seqd/seqd/apicore"
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/grpcapi"
 	"github.com/seqd/seqd/httpapi"
 	"github.com/seqd/seqd/mysqlwire"
@@ -233,7 +234,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		select {
 		case err := <-storeFailed:
 			s.storeErr.Store(&err)
-			cfg.Logger.Printf("%v; stopping", err)
+			frontend.Logf(cfg.Logger, slog.LevelError, "%v; stopping", err)
 			select {
 			case s.done <- err:
 			default:

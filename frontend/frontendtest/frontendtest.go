@@ -23,14 +23,11 @@ import (
 type Kind int
 
 const (
-	Other          Kind = iota
-	TooMany             // the connection budget is full (53300, 1040, 503)
-	AuthFailed          // the role, its password or its right to log in
-	TooLarge            // a message past the listener's bound
-	Canceled            // a statement timeout or a cancellation
-	TLSRequired         // refused for want of TLS
-	NoStatements        // the protocol runs no statement of the client's (Session.Slow)
-	ConnectionLost      // the server ended the connection without its protocol's error
+	Other      Kind = iota
+	TooMany         // the connection budget is full (53300, 1040, 503)
+	AuthFailed      // the role, its password or its right to log in
+	TooLarge        // a message past the listener's bound
+	Canceled        // a statement timeout or a cancellation
 )
 
 // ErrNoStatements is Session.Slow's answer on a protocol that runs only
