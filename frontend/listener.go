@@ -1,8 +1,8 @@
 package frontend
 
 import (
-	"context"
 	"container/list"
+	"context"
 	"errors"
 	"fmt"
 	"log"
