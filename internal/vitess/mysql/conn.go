@@ -165,6 +165,12 @@ type Conn struct {
 	readHeader [4]byte
 	sequence   uint8
 
+	// maxPacket, when positive, bounds what one packet read may hold,
+	// its continuation packets included (seqd: a server connection's is
+	// its Listener's MaxPacket; a packet past it is ErrPacketTooLarge,
+	// refused before its body is read or any room is made for it).
+	maxPacket int
+
 	// query is execQuery's state for the query under way, queryResults
 	// its callback, made at the connection's first query (seqd).
 	query        queryState
@@ -264,6 +270,7 @@ func newServerConn(conn net.Conn, listener *Listener) *Conn {
 		listener:    listener,
 		closed:      sync2.NewAtomicBool(false),
 		PrepareData: make(map[uint32]*PrepareData),
+		maxPacket:   listener.MaxPacket, // seqd: bounded reading
 	}
 	if listener.connReadBufferSize > 0 {
 		c.bufferedReader = bufio.NewReaderSize(conn, listener.connReadBufferSize)
@@ -387,6 +394,9 @@ func (c *Conn) readEphemeralPacket(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 
+	if c.tooLarge(0, length) { // seqd: bounded reading
+		return nil, ErrPacketTooLarge
+	}
 	c.currentEphemeralPolicy = ephemeralRead
 	if length == 0 {
 		// This can be caused by the packet after a packet of
@@ -411,7 +421,7 @@ func (c *Conn) readEphemeralPacket(ctx context.Context) ([]byte, error) {
 		return nil, vterrors.Wrapf(err, "io.ReadFull(packet body of length %v) failed", length)
 	}
 	for {
-		next, err := c.readOnePacket(ctx)
+		next, err := c.readOnePacket(ctx, len(data))
 		if err != nil {
 			return nil, err
 		}
@@ -445,6 +455,9 @@ func (c *Conn) readEphemeralPacketDirect(ctx context.Context) ([]byte, error) {
 	length, err := c.readHeaderFrom(ctx, r)
 	if err != nil {
 		return nil, err
+	}
+	if c.tooLarge(0, length) { // seqd: bounded reading
+		return nil, ErrPacketTooLarge
 	}
 
 	c.currentEphemeralPolicy = ephemeralRead
@@ -480,12 +493,17 @@ func (c *Conn) recycleReadPacket() {
 	c.currentEphemeralPolicy = ephemeralUnused
 }
 
-// readOnePacket reads a single packet into a newly allocated buffer.
-func (c *Conn) readOnePacket(ctx context.Context) ([]byte, error) {
+// readOnePacket reads a single packet into a newly allocated buffer;
+// have is how much of the same message was read before it (seqd: for
+// maxPacket).
+func (c *Conn) readOnePacket(ctx context.Context, have int) ([]byte, error) {
 	r := c.getReader()
 	length, err := c.readHeaderFrom(ctx, r)
 	if err != nil {
 		return nil, err
+	}
+	if c.tooLarge(have, length) { // seqd: bounded reading
+		return nil, ErrPacketTooLarge
 	}
 	if length == 0 {
 		// This can be caused by the packet after a packet of
@@ -505,7 +523,7 @@ func (c *Conn) readOnePacket(ctx context.Context) ([]byte, error) {
 // This method returns a generic error, not a SQLError.
 func (c *Conn) readPacket(ctx context.Context) ([]byte, error) {
 	// Optimize for a single packet case.
-	data, err := c.readOnePacket(ctx)
+	data, err := c.readOnePacket(ctx, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -517,7 +535,7 @@ func (c *Conn) readPacket(ctx context.Context) ([]byte, error) {
 
 	// There is more than one packet, read them all.
 	for {
-		next, err := c.readOnePacket(ctx)
+		next, err := c.readOnePacket(ctx, len(data))
 		if err != nil {
 			return nil, err
 		}
@@ -543,10 +561,25 @@ func (c *Conn) readPacket(ctx context.Context) ([]byte, error) {
 func (c *Conn) ReadPacket(ctx context.Context) ([]byte, error) {
 	defer trace.StartRegion(ctx, "read-packet").End()
 	result, err := c.readPacket(ctx)
+	if err == ErrPacketTooLarge { // seqd: the server's error for the client, as it is
+		return nil, err
+	}
 	if err != nil {
 		return nil, NewSQLError(CRServerLost, SSUnknownSQLState, "%v", err)
 	}
 	return result, err
+}
+
+// ErrPacketTooLarge is a packet (with its continuation packets) past the
+// connection's bound (seqd: Listener.MaxPacket): MySQL's and MariaDB's
+// error for a packet past max_allowed_packet, which ends the connection.
+var ErrPacketTooLarge = NewSQLError(ERNetPacketTooLarge, SSNetError, "Got a packet bigger than 'max_allowed_packet' bytes")
+
+// tooLarge reports whether a packet of length bytes after have bytes of
+// the same message is past the connection's bound (seqd: bounded
+// reading).
+func (c *Conn) tooLarge(have, length int) bool {
+	return c.maxPacket > 0 && length > c.maxPacket-have
 }
 
 // writePacket writes a packet, possibly cutting it into multiple
@@ -964,7 +997,14 @@ func (c *Conn) handleNextCommand(ctx context.Context, handler Handler) error {
 		if err != io.EOF {
 			log.Errorf("Error reading packet from %s: %v", c, err)
 		}
+		if err == ErrPacketTooLarge { // seqd: told, as MySQL tells it, before the connection ends
+			c.writeErrorPacketFromError(err)
+		}
 		return err
+	}
+	if len(data) == 0 { // seqd: a command of no bytes (data[0] would panic)
+		c.recycleReadPacket()
+		return errors.New("an empty command packet")
 	}
 
 	switch data[0] {

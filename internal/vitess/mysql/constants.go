@@ -368,6 +368,10 @@ const (
 	// unavailable
 	ERServerShutdown = 1053
 
+	// seqd: the server side answers a handshake response it cannot
+	// parse with ER_HANDSHAKE_ERROR, as MariaDB does.
+	ERHandshakeError = 1043
+
 	// not found
 	ERFormNotFound          = 1029
 	ERKeyNotFound           = 1032

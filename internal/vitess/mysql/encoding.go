@@ -159,7 +159,7 @@ func readByte(data []byte, pos int) (byte, int, bool) {
 }
 
 func readBytes(data []byte, pos int, size int) ([]byte, int, bool) {
-	if pos+size-1 >= len(data) {
+	if size < 0 || size > len(data) || pos+size-1 >= len(data) { // seqd: a negative size, or one past int's when added, is none
 		return nil, 0, false
 	}
 	return data[pos : pos+size], pos + size, true
@@ -168,7 +168,7 @@ func readBytes(data []byte, pos int, size int) ([]byte, int, bool) {
 // readBytesCopy returns a copy of the bytes in the packet.
 // Useful to remember contents of ephemeral packets.
 func readBytesCopy(data []byte, pos int, size int) ([]byte, int, bool) {
-	if pos+size-1 >= len(data) {
+	if size < 0 || size > len(data) || pos+size-1 >= len(data) { // seqd: as readBytes
 		return nil, 0, false
 	}
 	result := make([]byte, size)
@@ -177,6 +177,9 @@ func readBytesCopy(data []byte, pos int, size int) ([]byte, int, bool) {
 }
 
 func readNullString(data []byte, pos int) (string, int, bool) {
+	if pos > len(data) { // seqd: past the end (a handshake shorter than its fixed part) is no string
+		return "", 0, false
+	}
 	end := bytes.IndexByte(data[pos:], 0)
 	if end == -1 {
 		return "", 0, false
@@ -256,6 +259,9 @@ func readLenEncString(data []byte, pos int) (string, int, bool) {
 	if !ok {
 		return "", 0, false
 	}
+	if size > uint64(len(data)) { // seqd: a length past int's is none
+		return "", 0, false
+	}
 	s := int(size)
 	if pos+s-1 >= len(data) {
 		return "", 0, false
@@ -266,6 +272,9 @@ func readLenEncString(data []byte, pos int) (string, int, bool) {
 func skipLenEncString(data []byte, pos int) (int, bool) {
 	size, pos, ok := readLenEncInt(data, pos)
 	if !ok {
+		return 0, false
+	}
+	if size > uint64(len(data)) { // seqd: a length past int's is none
 		return 0, false
 	}
 	s := int(size)
@@ -280,6 +289,9 @@ func readLenEncStringAsBytes(data []byte, pos int) ([]byte, int, bool) {
 	if !ok {
 		return nil, 0, false
 	}
+	if size > uint64(len(data)) { // seqd: a length past int's is none
+		return nil, 0, false
+	}
 	s := int(size)
 	if pos+s-1 >= len(data) {
 		return nil, 0, false
@@ -290,6 +302,9 @@ func readLenEncStringAsBytes(data []byte, pos int) ([]byte, int, bool) {
 func readLenEncStringAsBytesCopy(data []byte, pos int) ([]byte, int, bool) {
 	size, pos, ok := readLenEncInt(data, pos)
 	if !ok {
+		return nil, 0, false
+	}
+	if size > uint64(len(data)) { // seqd: a length past int's is none
 		return nil, 0, false
 	}
 	s := int(size)

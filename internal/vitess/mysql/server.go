@@ -253,6 +253,12 @@ type Listener struct {
 
 	// RequireSecureTransport configures the server to reject connections from insecure clients
 	RequireSecureTransport bool
+
+	// MaxPacket, when positive, bounds what a client may send in one
+	// packet with its continuation packets, from its handshake response
+	// on: past it the connection gets ErrPacketTooLarge and ends, as
+	// MariaDB ends one past max_allowed_packet (seqd: bounded reading).
+	MaxPacket int
 }
 
 // NewFromListener creates a new mysql listener from an existing net.Listener
@@ -452,12 +458,15 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 				"Cannot read client handshake response from %s: %v, "+
 					"it may not be a valid MySQL client", c, err))
 		}
+		c.writeHandshakeReadError(err) // seqd: bounded reading
 		return
 	}
 	user, clientAuthMethod, clientAuthResponse, err := l.parseClientHandshakePacket(c, true, response)
 	if err != nil {
 		l.handleConnectionError(c, fmt.Sprintf(
 			"Cannot parse client handshake response from %s: %v", c, err))
+		c.recycleReadPacket()
+		c.writeErrorPacketFromError(errBadHandshake) // seqd: as MariaDB
 		return
 	}
 
@@ -469,6 +478,7 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 		if err != nil {
 			l.handleConnectionError(c, fmt.Sprintf(
 				"Cannot read post-SSL client handshake response from %s: %v", c, err))
+			c.writeHandshakeReadError(err) // seqd: bounded reading
 			return
 		}
 
@@ -478,6 +488,7 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 		if err != nil {
 			l.handleConnectionError(c, fmt.Sprintf(
 				"Cannot parse post-SSL client handshake response from %s: %v", c, err))
+			c.writeErrorPacketFromError(errBadHandshake) // seqd: as MariaDB
 			return
 		}
 
@@ -543,6 +554,7 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 		data, err := c.readEphemeralPacket(context.Background())
 		if err != nil {
 			l.handleConnectionError(c, fmt.Sprintf("Error reading auth switch response for %s: %v", c, err))
+			c.writeHandshakeReadError(err) // seqd: bounded reading
 			return
 		}
 
@@ -600,6 +612,20 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 		if err != nil {
 			return
 		}
+	}
+}
+
+// errBadHandshake is MySQL's and MariaDB's answer to a handshake response
+// that cannot be parsed (seqd: upstream closed the connection without
+// one).
+var errBadHandshake = NewSQLError(ERHandshakeError, SSNetError, "Bad handshake")
+
+// writeHandshakeReadError tells the client why its handshake response
+// was not read, when it is its fault: a packet past MaxPacket (seqd:
+// bounded reading).
+func (c *Conn) writeHandshakeReadError(err error) {
+	if err == ErrPacketTooLarge {
+		c.writeErrorPacketFromError(err)
 	}
 }
 
