@@ -502,7 +502,14 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 		}
 	} else {
 		if l.RequireSecureTransport {
-			c.writeErrorPacketFromError(vterrors.Errorf(vtrpc.Code_UNAVAILABLE, "server does not allow insecure connections, client must use SSL/TLS"))
+			// seqd: refused, before any authentication (upstream wrote
+			// the error, then authenticated the client and served it
+			// without TLS). MariaDB 10.11 with require_secure_transport
+			// answers 1045, in the words of a wrong password, whatever
+			// the password: so does this, without looking at it.
+			l.handleConnectionWarning(c, fmt.Sprintf("Refused %s: it did not ask for TLS, which the server requires", c))
+			c.writeErrorPacketFromError(AccessDenied(user, c.RemoteAddr(), len(clientAuthResponse) > 0))
+			return
 		}
 		connCountByTLSVer.Add(versionNoTLS, 1)
 		defer connCountByTLSVer.Add(versionNoTLS, -1)
@@ -627,6 +634,21 @@ func (c *Conn) writeHandshakeReadError(err error) {
 	if err == ErrPacketTooLarge {
 		c.writeErrorPacketFromError(err)
 	}
+}
+
+// AccessDenied is MariaDB's 1045 for user connecting from addr, as it
+// refuses a wrong password (seqd: for RequireSecureTransport, and for a
+// Handler's AuthServer to word its refusals the same).
+func AccessDenied(user string, addr net.Addr, usingPassword bool) *SQLError {
+	host := addr.String()
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	yes := "NO"
+	if usingPassword {
+		yes = "YES"
+	}
+	return NewSQLError(ERAccessDeniedError, SSAccessDeniedError, "Access denied for user '%s'@'%s' (using password: %s)", user, host, yes)
 }
 
 // handleConnectionError logs |reason| as an error and notifies the handler that a connection has been aborted.
