@@ -154,6 +154,17 @@ type PrepareParser interface {
 	ParsesPrepared() bool
 }
 
+// AuthenticatedHandler is implemented by a Handler that is told when a
+// connection's client authenticated (seqd: seqd's connection budget
+// ends the connection's authentication timeout then, and keeps its
+// reserved places for superusers). The listener calls
+// ConnectionAuthenticated once the authentication succeeded, before the
+// connection's database is set and its OK packet sent; an error is sent
+// in place of the OK packet, and the connection ends.
+type AuthenticatedHandler interface {
+	ConnectionAuthenticated(c *Conn) error
+}
+
 // BinlogReplicaHandler is an extension to the Handler interface, to add support for binlog replication server commands.
 type BinlogReplicaHandler interface {
 	// ComRegisterReplica is called when a connection receives a ComRegisterReplica request
@@ -582,6 +593,13 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 	}
 	c.User = user
 	c.UserData = userData
+	if ah, ok := l.handler.(AuthenticatedHandler); ok { // seqd: AuthenticatedHandler
+		if err := ah.ConnectionAuthenticated(c); err != nil {
+			l.handleConnectionWarning(c, fmt.Sprintf("Refused %s after authenticating it: %v", c, err))
+			c.writeErrorPacketFromError(err)
+			return
+		}
+	}
 
 	if c.User != "" {
 		connCountPerUser.Add(c.User, 1)
