@@ -241,6 +241,13 @@ type PrepareData struct {
 	ParamsType  []int32
 	ColumnNames []string
 	BindVars    map[string]*querypb.BindVariable
+
+	// longData is how many bytes of COM_STMT_SEND_LONG_DATA the
+	// statement holds for its next EXECUTE, longDataErr the error that
+	// EXECUTE fails with when long data broke the Listener's bounds
+	// (seqd: longdata.go).
+	longData    int64
+	longDataErr *SQLError
 }
 
 // bufPool is used to allocate and free buffers in an efficient way.
@@ -1258,6 +1265,16 @@ func (c *Conn) handleNextCommand(ctx context.Context, handler Handler) error {
 
 		stmtID, cursorType, err := c.parseComStmtExecute(c.PrepareData, data)
 		c.recycleReadPacket()
+		// seqd: the statement's parameters and long data end with this
+		// EXECUTE, whatever its outcome (upstream kept those of one
+		// that failed to parse for the next); long data past the
+		// bounds is this EXECUTE's error (longdata.go).
+		if prepare := c.PrepareData[stmtID]; prepare != nil {
+			defer c.endLongData(prepare)
+			if prepare.longDataErr != nil {
+				err = prepare.longDataErr
+			}
+		}
 		if err != nil {
 			if werr := c.writeErrorPacketFromError(err); werr != nil {
 				// If we can't even write the error, we're done.
@@ -1267,13 +1284,6 @@ func (c *Conn) handleNextCommand(ctx context.Context, handler Handler) error {
 			return c.flush(ctx)
 		}
 
-		if stmtID != uint32(0) {
-			defer func() {
-				// Allocate a new bindvar map every time since VTGate.Execute() mutates it.
-				prepare := c.PrepareData[stmtID]
-				prepare.BindVars = make(map[string]*querypb.BindVariable, prepare.ParamsCount)
-			}()
-		}
 		queryStart := time.Now()
 
 		if err = c.execPrepareStatement(ctx, stmtID, cursorType, handler); err != nil {
@@ -1294,32 +1304,18 @@ func (c *Conn) handleNextCommand(ctx context.Context, handler Handler) error {
 			return err
 		}
 
-		prepare, ok := c.PrepareData[stmtID]
-		if !ok {
-			err := fmt.Errorf("got wrong statement id from client %v, statement ID(%v) is not found from record", c.ConnectionID, stmtID)
-			log.Error(err.Error())
-			return err
-		}
-
-		if prepare.BindVars == nil ||
-			prepare.ParamsCount == uint16(0) ||
-			paramID >= prepare.ParamsCount {
-			err := fmt.Errorf("invalid parameter Number from client %v, statement: %v", c.ConnectionID, prepare.PrepareStmt)
-			log.Error(err.Error())
-			return err
-		}
-
-		key := fmt.Sprintf("v%d", paramID+1)
-		if val, ok := prepare.BindVars[key]; ok {
-			val.Value = append(val.Value, chunk...)
-		} else {
-			prepare.BindVars[key] = sqltypes.BytesBindVariable(chunk)
-		}
+		// seqd: bounded, and never an answer nor the connection's end
+		// (longdata.go).
+		c.appendLongData(stmtID, paramID, chunk)
 	case ComStmtClose:
 		stmtID, ok := c.parseComStmtClose(data)
 		c.recycleReadPacket()
-		if ok {
+		if prepare := c.PrepareData[stmtID]; ok && prepare != nil {
+			c.endLongData(prepare) // seqd: longdata.go
 			delete(c.PrepareData, stmtID)
+			if closer, isCloser := handler.(StmtCloser); isCloser { // seqd: StmtCloser
+				closer.ComStmtClose(c, stmtID)
+			}
 		}
 		c.discardCursor()
 	case ComStmtReset:
@@ -1331,22 +1327,24 @@ func (c *Conn) handleNextCommand(ctx context.Context, handler Handler) error {
 				log.Errorf("Error writing error packet to client: %v", err)
 				return err
 			}
+			return nil // seqd: upstream went on, with no statement
 		}
 
 		prepare, ok := c.PrepareData[stmtID]
 		if !ok {
-			log.Errorf("Commands were executed in an improper order from client %v", c.ConnectionID)
-			if werr := c.writeErrorPacket(CRCommandsOutOfSync, SSUnknownComError, "commands were executed in an improper order"); werr != nil {
-				log.Errorf("Error writing error packet to client: %v", err)
+			// seqd: MySQL's and MariaDB's error, and no further (upstream
+			// went on to a nil statement, and a second answer).
+			if werr := c.writeErrorPacket(ERUnknownStmtHandler, SSUnknownSQLState, "Unknown prepared statement handler (%d) given to mysqld_stmt_reset", stmtID); werr != nil {
+				log.Errorf("Error writing error packet to client: %v", werr)
 				return werr
 			}
+			return nil
 		}
 
-		if prepare.BindVars != nil {
-			for k := range prepare.BindVars {
-				prepare.BindVars[k] = nil
-			}
-		}
+		// seqd: the long data is gone, and any error it caused (upstream
+		// set each parameter to nil, which the next long data for it
+		// dereferenced).
+		c.endLongData(prepare)
 
 		c.discardCursor()
 
@@ -1436,6 +1434,7 @@ func (c *Conn) handleNextCommand(ctx context.Context, handler Handler) error {
 			c.writeErrorPacketFromError(err)
 		}
 		// Reset prepared statements
+		c.endAllLongData() // seqd: longdata.go
 		c.PrepareData = make(map[uint32]*PrepareData)
 		err = c.writeOKPacket(0, 0, 0, 0)
 		if err != nil {

@@ -368,9 +368,13 @@ const (
 	// unavailable
 	ERServerShutdown = 1053
 
-	// seqd: the server side answers a handshake response it cannot
-	// parse with ER_HANDSHAKE_ERROR, as MariaDB does.
-	ERHandshakeError = 1043
+	// seqd: the errors the server side answers for a bad handshake
+	// (ER_HANDSHAKE_ERROR), a prepared statement it does not have
+	// (ER_UNKNOWN_STMT_HANDLER) and one too many prepared statements
+	// (ER_MAX_PREPARED_STMT_COUNT_REACHED), as MariaDB answers them.
+	ERHandshakeError              = 1043
+	ERUnknownStmtHandler          = 1243
+	ERMaxPreparedStmtCountReached = 1461
 
 	// not found
 	ERFormNotFound          = 1029

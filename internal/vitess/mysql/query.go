@@ -617,7 +617,8 @@ func (c *Conn) parseComStmtExecute(prepareData map[uint32]*PrepareData, data []b
 	}
 	prepare, ok := prepareData[stmtID]
 	if !ok {
-		return 0, 0, NewSQLError(CRCommandsOutOfSync, SSUnknownSQLState, "statement ID is not found from record")
+		// seqd: MySQL's and MariaDB's error (upstream: 2014, a client's).
+		return 0, 0, NewSQLError(ERUnknownStmtHandler, SSUnknownSQLState, "Unknown prepared statement handler (%d) given to mysqld_stmt_execute", stmtID)
 	}
 
 	// cursor type flags

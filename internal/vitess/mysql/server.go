@@ -165,6 +165,16 @@ type AuthenticatedHandler interface {
 	ConnectionAuthenticated(c *Conn) error
 }
 
+// StmtCloser is implemented by a Handler that keeps state of its own for
+// each prepared statement (seqd: for max_prepared_stmt_count): the
+// listener calls ComStmtClose when the client closes one of the
+// connection's statements (COM_STMT_CLOSE). COM_RESET_CONNECTION
+// (ComResetConnection) and the connection's end (ConnectionClosed) end
+// them all.
+type StmtCloser interface {
+	ComStmtClose(c *Conn, stmtID uint32)
+}
+
 // BinlogReplicaHandler is an extension to the Handler interface, to add support for binlog replication server commands.
 type BinlogReplicaHandler interface {
 	// ComRegisterReplica is called when a connection receives a ComRegisterReplica request
@@ -270,6 +280,13 @@ type Listener struct {
 	// on: past it the connection gets ErrPacketTooLarge and ends, as
 	// MariaDB ends one past max_allowed_packet (seqd: bounded reading).
 	MaxPacket int
+	// MaxLongData and MaxLongDataStatement, when positive, bound the
+	// long data (COM_STMT_SEND_LONG_DATA) of one parameter and of all
+	// of one statement's parameters: past either, the statement's next
+	// EXECUTE fails and the data is dropped (seqd: longdata.go).
+	MaxLongData, MaxLongDataStatement int64
+	// longData is the long data the listener's connections hold.
+	longData atomic.Int64
 }
 
 // NewFromListener creates a new mysql listener from an existing net.Listener
@@ -449,6 +466,7 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 	defer connCount.Add(-1)
 
 	defer c.discardCursor()
+	defer c.endAllLongData() // seqd: longdata.go
 
 	// First build and send the server handshake packet.
 	serverAuthPluginData, err := c.writeHandshakeV10(l.ServerVersion, l.authServer, l.TLSConfig != nil)
