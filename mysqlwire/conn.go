@@ -28,14 +28,16 @@ import (
 // its first statement, once authenticated), its database, its session
 // variables and the cancel function of its running statement.
 type conn struct {
-	srv    *Server
-	c      *mysql.Conn
-	id     uint32 // its session ID in the Registry, 0 if none
-	sess   *executor.Session
-	parser *parser.Parser
-	db     string
-	vars   map[string]string // the session variables SET changed
-	stmts  map[uint32]*prepared
+	srv *Server
+	c   *mysql.Conn
+	// admitted is the connection under c's, counted in the budget.
+	admitted *admitted
+	id       uint32 // its session ID in the Registry, 0 if none
+	sess     *executor.Session
+	parser   *parser.Parser
+	db       string
+	vars     map[string]string // the session variables SET changed
+	stmts    map[uint32]*prepared
 	// showing is the client's statement being run (show).
 	showing string
 	// plans are translations of the query strings the connection sent
@@ -59,9 +61,9 @@ type handler struct{ srv *Server }
 func (h handler) conn(c *mysql.Conn) *conn { return c.ClientData.(*conn) }
 
 // NewConnection registers the connection's session ID (the budget
-// counted it when it was accepted: admitting).
+// counted it when it was accepted: accepting).
 func (h handler) NewConnection(c *mysql.Conn) {
-	cn := &conn{srv: h.srv, c: c, parser: newParser()}
+	cn := &conn{srv: h.srv, c: c, admitted: admittedOf(c.Conn), parser: newParser()}
 	c.ClientData = cn
 	c.StatusFlags |= mysql.ServerStatusAutocommit
 	if id, _, ok := h.srv.cfg.Registry.Register(cn.cancelStatement); ok {
@@ -72,6 +74,22 @@ func (h handler) NewConnection(c *mysql.Conn) {
 		h.srv.conns[id] = cn
 		h.srv.mu.Unlock()
 	}
+}
+
+// ConnectionAuthenticated ends the connection's authentication timeout:
+// its client proved who it is (the library's AuthenticatedHandler).
+// Past the places any role may take, only a superuser (or, under trust,
+// a name that is no role) may stay, as in PostgreSQL: others get 1040.
+func (h handler) ConnectionAuthenticated(c *mysql.Conn) error {
+	if a := h.conn(c).admitted; a != nil {
+		a.fc.Authenticated()
+	}
+	eng, _ := h.srv.engine()
+	r, isRole := eng.Role(c.User)
+	if !h.srv.cfg.Registry.MayUseSlot(!isRole || r.Superuser) {
+		return tooMany
+	}
+	return nil
 }
 
 func (h handler) ConnectionClosed(c *mysql.Conn) {

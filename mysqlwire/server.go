@@ -84,17 +84,24 @@ type Config struct {
 	MaxRows int
 	// MaxMessage bounds what a client may send between two of the
 	// server's answers (a command, with its continuation packets or long
-	// data): past it the connection ends, as MySQL ends one past
+	// data; its handshake response too): past it the client gets 1153
+	// and the connection ends, as MySQL ends one past
 	// max_allowed_packet, which shows this value. Default 1 MiB, as
 	// pgwire's.
 	MaxMessage int
+	// AuthTimeout bounds a connection's time from accept until its
+	// client authenticated (TLS and handshake included): the connection
+	// is closed then. 0 is frontend.DefaultAuthTimeout; negative, no
+	// bound.
+	AuthTimeout time.Duration
 	// IdleTimeout, when positive, ends a connection idle that long.
 	IdleTimeout time.Duration
 	// Logger receives failures; nil means the standard logger.
 	Logger *log.Logger
 }
 
-// Server serves MySQL's protocol on one listener.
+// Server serves MySQL's protocol on one listener. It is safe for
+// concurrent use.
 type Server struct {
 	cfg   Config
 	log   *log.Logger
@@ -130,6 +137,9 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	if cfg.MaxMessage <= 0 {
 		cfg.MaxMessage = 1 << 20
 	}
+	if cfg.AuthTimeout == 0 {
+		cfg.AuthTimeout = frontend.DefaultAuthTimeout
+	}
 	switch cfg.DefaultAuth {
 	case "":
 		cfg.DefaultAuth = string(mysql.MysqlNativePassword)
@@ -143,7 +153,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	}
 	routeLibraryLog(s.log)
 	s.SetAuth(cfg.Auth)
-	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{Listener: admitting{ln, s, cfg.MaxMessage}, AuthServer: &passwordServer{srv: s}, Handler: handler{srv: s},
+	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{Listener: s.listen(ln), AuthServer: &passwordServer{srv: s}, Handler: handler{srv: s},
 		ConnReadTimeout: cfg.IdleTimeout, ConnWriteTimeout: cfg.IdleTimeout,
 		// Without a read buffer the listener cannot switch a connection
 		// to TLS (it resets the buffer onto the TLS connection).
@@ -156,6 +166,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 		l.TLSConfig = cfg.TLS
 	}
 	l.RequireSecureTransport = cfg.TLSRequired
+	l.MaxPacket = cfg.MaxMessage
 	s.l = l
 	return s, nil
 }
@@ -266,83 +277,6 @@ func (s *Server) role(user string) (engine.Role, bool) {
 	eng, _ := s.engine()
 	r, ok := eng.Role(user)
 	return r, ok && r.Login
-}
-
-// admitting counts every connection it accepts in the budget the front
-// ends share, from the moment it is accepted until it is closed. One over
-// the budget gets MySQL's error packet for it (1040, 08004) in place of
-// the handshake, and is closed, as MySQL's server does; so does one that
-// reaches a cluster's standby (errStandby).
-type admitting struct {
-	net.Listener
-	srv        *Server
-	maxMessage int
-}
-
-func (a admitting) Accept() (net.Conn, error) {
-	reg := a.srv.cfg.Registry
-	for {
-		c, err := a.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		if a.srv.standby() {
-			refuse(c, errStandby)
-			continue
-		}
-		if reg.Admit() {
-			return &admitted{Conn: c, reg: reg, max: int64(a.maxMessage), log: a.srv.log}, nil
-		}
-		refuse(c, mysql.NewSQLError(mysql.ERConCount, "08004", "Too many connections"))
-	}
-}
-
-// refuse sends err in place of the handshake (an error packet, sequence
-// number 0) and closes c.
-func refuse(c net.Conn, err *mysql.SQLError) {
-	code := uint16(err.Number())
-	p := []byte{0, 0, 0, 0, 0xff, byte(code), byte(code >> 8), '#'}
-	p = append(append(p, err.SQLState()...), err.Message...)
-	p[0], p[1], p[2] = byte(len(p)-4), byte((len(p)-4)>>8), byte((len(p)-4)>>16)
-	c.SetWriteDeadline(time.Now().Add(time.Second))
-	c.Write(p)
-	c.Close()
-}
-
-// admitted is an admitted connection: closing it leaves the budget, once.
-// It bounds what the client sends between two of the server's writes
-// (MySQL's protocol is a request and its answer: a command is read whole
-// before anything is written back), which the listener would otherwise
-// gather without end, continuation packet after continuation packet.
-type admitted struct {
-	net.Conn
-	reg  *frontend.Registry
-	once sync.Once
-	max  int64
-	log  *log.Logger
-	read atomic.Int64 // bytes read since the last write
-}
-
-// errTooLarge ends a connection that sent more than MaxMessage at once.
-var errTooLarge = errors.New("seqd: a MySQL client sent more than max_allowed_packet at once")
-
-func (a *admitted) Read(p []byte) (int, error) {
-	n, err := a.Conn.Read(p)
-	if a.read.Add(int64(n)) > a.max {
-		a.log.Printf("mysql: connection from %s ended: more than %d bytes at once (max_allowed_packet)", a.RemoteAddr(), a.max)
-		return n, errTooLarge
-	}
-	return n, err
-}
-
-func (a *admitted) Write(p []byte) (int, error) {
-	a.read.Store(0)
-	return a.Conn.Write(p)
-}
-
-func (a *admitted) Close() error {
-	a.once.Do(a.reg.Leave)
-	return a.Conn.Close()
 }
 
 // user is an authenticated user, as the listener keeps it.

@@ -1,0 +1,148 @@
+package mysqlwire
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seqd/seqd/frontend"
+)
+
+// What a client with network access and at most an ordinary role can do
+// to the MySQL listener before it is served, and what it gets.
+
+// TestSilentConnectionsDropped: connections that never answer the
+// handshake count in the budget the front ends share, but a client that
+// logs in takes the place of the oldest of them when it is full, and the
+// server closes each after AuthTimeout (they used to hold their places
+// for ever: as many as -max-connections locked every protocol out). A
+// connection that authenticated, with TLS or without, is not closed.
+func TestSilentConnectionsDropped(t *testing.T) {
+	tc, _ := serverTLS(t)
+	addr, _ := startServer(t, Config{Registry: frontend.NewRegistry(4, 0), TLS: tc, AuthTimeout: 500 * time.Millisecond})
+	var silent []*rawConn
+	for range 4 {
+		silent = append(silent, dialRaw(t, addr)) // reads the handshake, answers nothing
+	}
+	var in []*sql.Conn
+	for _, params := range []string{"tls=false", "tls=skip-verify"} {
+		db, err := sql.Open("mysql", fmt.Sprintf("app:app pw@tcp(%s)/?%s", addr, params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatalf("logging in (%s) with the budget full of silent connections: %v", params, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		in = append(in, c)
+	}
+	for i, s := range silent {
+		if !s.closed(10 * time.Second) {
+			t.Fatalf("silent connection %d still open after 10 s (AuthTimeout 500 ms)", i)
+		}
+	}
+	time.Sleep(600 * time.Millisecond) // the logged-in ones past AuthTimeout too
+	for i, c := range in {
+		var one int
+		if err := c.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+			t.Fatalf("an authenticated connection (%d) after AuthTimeout: %v", i, err)
+		}
+	}
+}
+
+// TestReservedSlots: past -max-connections less the reserved places,
+// an ordinary role is refused once authenticated (1040, as a connection
+// over the budget), a superuser gets in, as in PostgreSQL (an ordinary
+// role used to take the reserved places too).
+func TestReservedSlots(t *testing.T) {
+	addr, _ := startServer(t, Config{Registry: frontend.NewRegistry(4, 2)})
+	var held []*rawConn
+	for range 2 {
+		c := dialRaw(t, addr)
+		c.mustLogin("app", "app pw")
+		held = append(held, c)
+	}
+	if p := dialRaw(t, addr).login("app", "app pw", "mysql_native_password"); !isError(p, 1040, "08004", "Too many connections") {
+		t.Fatalf("a third ordinary session of four places, two reserved: %s, want 1040", describe(p))
+	}
+	dialRaw(t, addr).mustLogin("root", "root pw")
+}
+
+// TestTLSRequiredRefusesPlaintext: with TLSRequired, a client that does
+// not ask for TLS is refused before it is authenticated, in MariaDB
+// 10.11's words (require_secure_transport answers 1045, as a wrong
+// password, whatever the password), and the connection is closed: a
+// client that goes on as if it had not been refused is never answered
+// (it used to be authenticated and served without TLS). Drivers get in
+// over TLS only.
+func TestTLSRequiredRefusesPlaintext(t *testing.T) {
+	tc, _ := serverTLS(t)
+	addr, _ := startServer(t, Config{TLS: tc, TLSRequired: true})
+	c := dialRaw(t, addr)
+	p := c.login("root", "root pw", "mysql_native_password")
+	if n, state := errorOf(p); n != 1045 || state != "28000" || !strings.HasSuffix(string(p), "Access denied for user 'root'@'127.0.0.1' (using password: YES)") {
+		t.Fatalf("a client without TLS: %s, want 1045 (28000)", describe(p))
+	}
+	c.write(handshakeResponse(rawCaps, "root", "mysql_native_password", nil))
+	c.seen = nil
+	if !c.closed(5 * time.Second) {
+		t.Fatalf("the refused connection answered: %s", describe(c.seen[0]))
+	}
+	login := func(params string) error {
+		db, err := sql.Open("mysql", fmt.Sprintf("app:app pw@tcp(%s)/?%s", addr, params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		return db.Ping()
+	}
+	if err := login("tls=false"); number(err) != 1045 {
+		t.Fatalf("go-sql-driver without TLS: %v, want 1045", err)
+	}
+	if err := login("tls=skip-verify"); err != nil {
+		t.Fatalf("go-sql-driver over TLS: %v", err)
+	}
+}
+
+// TestHandshakeBounded: a handshake response longer than
+// max_allowed_packet gets MariaDB's 1153 before it is read, and one that
+// cannot be parsed its 1043 (it used to panic in the parser, or end
+// without a word); the connection ends either way, and others go on.
+func TestHandshakeBounded(t *testing.T) {
+	addr, _ := startServer(t, Config{MaxMessage: 64 << 10})
+	for _, c := range []struct {
+		name   string
+		packet []byte // with its header
+		want   string
+	}{
+		{"a 1 MiB packet", append([]byte{0, 0, 0x10, 1}, make([]byte, 100)...), "ERROR 1153 (08S01): Got a packet bigger than 'max_allowed_packet' bytes"},
+		{"two bytes", []byte{2, 0, 0, 1, 0xff, 0xff}, "ERROR 1043 (08S01): Bad handshake"},
+		{"ten bytes", append([]byte{10, 0, 0, 1, 0, 2, 0, 0}, make([]byte, 8)...), "ERROR 1043 (08S01): Bad handshake"},
+		{"an auth response of 2^64-1 bytes", func() []byte {
+			p := handshakeResponse(rawCaps, "app", "mysql_native_password", nil)
+			i := bytes.Index(p, []byte("app\x00")) + 4
+			p = append(p[:i:i], append([]byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, p[i+1:]...)...)
+			return append([]byte{byte(len(p)), 0, 0, 1}, p...)
+		}(), "ERROR 1043 (08S01): Bad handshake"},
+	} {
+		r := dialRaw(t, addr)
+		r.nc.Write(c.packet)
+		r.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		p, err := r.read()
+		if err != nil || describe(p) != c.want {
+			t.Errorf("%s: %s %v, want %s", c.name, describe(p), err, c.want)
+		}
+		if !r.closed(5 * time.Second) {
+			t.Errorf("%s: the connection goes on", c.name)
+		}
+	}
+	if err := open(t, addr, "app", "").PingContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
