@@ -504,8 +504,12 @@ type Range struct {
 	Shape                  string
 }
 
-// Reserve reserves count values of the sequence as one range.
+// Reserve reserves count values of the sequence as one range: count
+// from 1 to MaxBulkRows.
 func (q *Call) Reserve(schema, name string, count int64) (Range, error) {
+	if limit := q.core.cfg.MaxBulkRows; count < 1 || count > limit {
+		return Range{}, BadRequest(fmt.Sprintf("count must be between 1 and %d, not %d", limit, count))
+	}
 	st, err := q.sess.statement(statementKey{schema: schema, name: name, reserve: true, count: count})
 	if err != nil {
 		return Range{}, err
@@ -520,13 +524,33 @@ func (q *Call) Reserve(schema, name string, count int64) (Range, error) {
 // Release gives back the unused tail first..last of a reserved range, as
 // seqd_release: true when it was the tail of what the sequence handed
 // out last (the next caller gets first again), false when anything came
-// between (the values stay burned).
+// between (the values stay burned). Bounds that run against the
+// sequence's increment (first > last for an ascending sequence, first <
+// last for a descending one) are no range it handed out: 22023.
 func (q *Call) Release(schema, name string, first, last int64) (bool, error) {
-	rows, err := q.Run(fmt.Sprintf("select seqd_release(%s, %d, %d)", QuoteLiteral(Qualified(schema, name)), first, last))
+	seq := QuoteLiteral(Qualified(schema, name))
+	rows, err := q.Run(fmt.Sprintf("select seqd_release(%s, %d, %d)", seq, first, last))
 	if err != nil {
 		return false, err
 	}
-	return rows[0][0].Truth(), nil
+	if released := rows[0][0].Truth(); released || first == last {
+		return released, nil
+	}
+	// Not given back: say why when the bounds themselves are wrong (a
+	// second statement, only on this path; seqd_release checked the
+	// privilege already and gave nothing back for such bounds).
+	rows, err = q.Run("select seqincrement from pg_sequence where seqrelid = " + seq + "::regclass")
+	if err != nil || len(rows) != 1 {
+		return false, err
+	}
+	if inc := rows[0][0].I; inc > 0 && first > last || inc < 0 && first < last {
+		dir := "up"
+		if inc < 0 {
+			dir = "down"
+		}
+		return false, BadRequest(fmt.Sprintf("first (%d) and last (%d) run against the sequence's increment (%d): a range of it runs from first %s to last", first, last, inc, dir))
+	}
+	return false, nil
 }
 
 // Text is the datum as a decimal string, nil for NULL.
@@ -558,6 +582,23 @@ func QuoteLiteral(s string) string {
 func ValidName(n string) error {
 	if !utf8.ValidString(n) || strings.IndexByte(n, 0) >= 0 {
 		return &Error{Code: "22021", Msg: fmt.Sprintf("invalid byte sequence for encoding \"UTF8\" in name %q", n)}
+	}
+	return nil
+}
+
+// CheckName refuses a sequence's schema or name (the request's field
+// field) that names no sequence as given: empty (22023), not valid text
+// (ValidName: 22021), or longer than an identifier may be (42622:
+// PostgreSQL would cut it to its first 63 bytes and name another
+// sequence).
+func CheckName(field, n string) error {
+	switch {
+	case n == "":
+		return BadRequest(field + " is empty")
+	case ValidName(n) != nil:
+		return &Error{Code: "22021", Msg: fmt.Sprintf("%s: invalid byte sequence for encoding \"UTF8\" in %q", field, n)}
+	case len(n) > pgsql.MaxIdentifierLength:
+		return &Error{Code: "42622", Msg: fmt.Sprintf("%s is %d bytes long: at most %d", field, len(n), pgsql.MaxIdentifierLength)}
 	}
 	return nil
 }
