@@ -302,21 +302,29 @@ func credentialsOf(ctx context.Context) (apicore.Credentials, error) {
 	return apicore.Credentials{User: user, Password: password, Basic: true}, nil
 }
 
-// names checks a request's sequence names.
+// names checks a request's sequence names: an empty schema is public
+// (documented), every other field as apicore.CheckName says.
 func names(seq *seqdv1.Sequence) (schema, name string, err error) {
 	schema, name = seq.GetSchema(), seq.GetName()
-	if name == "" {
-		return "", "", apicore.BadRequest("the request names no sequence (sequence.name)")
-	}
 	if schema == "" {
 		schema = "public"
 	}
-	for _, n := range []string{schema, name} {
-		if err := apicore.ValidName(n); err != nil {
-			return "", "", err
-		}
+	if err := apicore.CheckName("sequence.schema", schema); err != nil {
+		return "", "", err
+	}
+	if err := apicore.CheckName("sequence.name", name); err != nil {
+		return "", "", err
 	}
 	return schema, name, nil
+}
+
+// count is a request's count: 0 (proto3's unset) is 1, as documented;
+// any other value goes to apicore, which refuses one out of range.
+func count(c int64) int64 {
+	if c == 0 {
+		return 1
+	}
+	return c
 }
 
 // unary runs f as a call named op: admitted, authenticated, in a pooled
@@ -472,11 +480,7 @@ var _ seqdv1.SequencesServer = service{}
 func (v service) Next(ctx context.Context, r *seqdv1.NextRequest) (*seqdv1.NextResponse, error) {
 	var values []int64
 	err := v.s.unary(ctx, "Next", r.GetSequence(), func(call *apicore.Call, schema, name string) (err error) {
-		count := r.GetCount()
-		if count == 0 {
-			count = 1
-		}
-		values, err = call.Next(schema, name, count)
+		values, err = call.Next(schema, name, count(r.GetCount()))
 		return err
 	}, func(ctx context.Context, c seqdv1.SequencesClient) error {
 		resp, err := c.Next(ctx, r)
@@ -492,7 +496,7 @@ func (v service) Next(ctx context.Context, r *seqdv1.NextRequest) (*seqdv1.NextR
 func (v service) Reserve(ctx context.Context, r *seqdv1.ReserveRequest) (*seqdv1.Range, error) {
 	var rg apicore.Range
 	err := v.s.unary(ctx, "Reserve", r.GetSequence(), func(call *apicore.Call, schema, name string) (err error) {
-		rg, err = call.Reserve(schema, name, max(r.GetCount(), 1))
+		rg, err = call.Reserve(schema, name, count(r.GetCount()))
 		return err
 	}, func(ctx context.Context, c seqdv1.SequencesClient) error {
 		resp, err := c.Reserve(ctx, r)
@@ -604,7 +608,7 @@ func (r *ranges) answer(in *seqdv1.ReserveRequest) (done bool, _ error) {
 	schema, name, err := names(in.GetSequence())
 	var rg apicore.Range
 	if err == nil {
-		rg, err = call.Reserve(schema, name, max(in.GetCount(), 1))
+		rg, err = call.Reserve(schema, name, count(in.GetCount()))
 	}
 	if err != nil {
 		if call.Standby && call.Fail(err).Code == "25006" {

@@ -12,6 +12,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,16 +120,16 @@ func NewServer(cfg Config) *Server {
 		w.Write(openAPI)
 	})
 	seq := "/v1/sequences/{schema}/{name}"
-	mux.HandleFunc("POST "+seq+"/nextval", s.handle("nextval", s.nextval))
-	mux.HandleFunc("POST "+seq+"/reserve", s.handle("reserve", s.reserve))
-	mux.HandleFunc("POST "+seq+"/release", s.handle("release", s.release))
-	mux.HandleFunc("GET "+seq, s.handle("describe", s.describe))
-	mux.HandleFunc("PUT "+seq, s.handle("create", s.create))
-	mux.HandleFunc("PATCH "+seq, s.handle("alter", s.alter))
-	mux.HandleFunc("DELETE "+seq, s.handle("drop", s.drop))
-	mux.HandleFunc("POST /v1/tokens", s.handle("create token", s.createToken))
-	mux.HandleFunc("GET /v1/tokens", s.handle("list tokens", s.listTokens))
-	mux.HandleFunc("DELETE /v1/tokens/{id}", s.handle("revoke token", s.revokeToken))
+	mux.HandleFunc("POST "+seq+"/nextval", s.handle("nextval", true, s.nextval))
+	mux.HandleFunc("POST "+seq+"/reserve", s.handle("reserve", true, s.reserve))
+	mux.HandleFunc("POST "+seq+"/release", s.handle("release", true, s.release))
+	mux.HandleFunc("GET "+seq, s.handle("describe", true, s.describe))
+	mux.HandleFunc("PUT "+seq, s.handle("create", true, s.create))
+	mux.HandleFunc("PATCH "+seq, s.handle("alter", true, s.alter))
+	mux.HandleFunc("DELETE "+seq, s.handle("drop", true, s.drop))
+	mux.HandleFunc("POST /v1/tokens", s.handle("create token", false, s.createToken))
+	mux.HandleFunc("GET /v1/tokens", s.handle("list tokens", false, s.listTokens))
+	mux.HandleFunc("DELETE /v1/tokens/{id}", s.handle("revoke token", false, s.revokeToken))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusNotFound, "XX000", "no such endpoint: "+r.Method+" "+r.URL.Path+" (see /v1/openapi.json)")
 	})
@@ -207,7 +208,10 @@ func (q *request) qualified() string { return apicore.Qualified(q.schema, q.name
 // handle runs f for an authenticated request with a pooled session of
 // its role, within the connection budget, and writes its answer: a JSON
 // value, or the problem its error is.
-func (s *Server) handle(op string, f func(*request) (int, any, error)) http.HandlerFunc {
+//
+// An endpoint of a sequence (sequence) has its schema and name checked
+// first (apicore.CheckName).
+func (s *Server) handle(op string, sequence bool, f func(*request) (int, any, error)) http.HandlerFunc {
 	command, forwarded := "HTTP "+op, "HTTP "+op+" forwarded" // the metrics' names, made once
 	return func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
@@ -231,10 +235,12 @@ func (s *Server) handle(op string, f func(*request) (int, any, error)) http.Hand
 			requests.Put(q)
 		}()
 		q.schema, q.name, q.bearer, q.http = r.PathValue("schema"), r.PathValue("name"), cr.Bearer, r
-		for _, n := range []string{q.schema, q.name} {
-			if err := apicore.ValidName(n); err != nil {
-				s.fail(w, err)
-				return
+		if sequence {
+			for _, n := range [...]struct{ field, name string }{{"schema", q.schema}, {"name", q.name}} {
+				if err := apicore.CheckName(n.field, n.name); err != nil {
+					s.fail(w, err)
+					return
+				}
 			}
 		}
 		if q.raw, err = readBody(w, r, &q.body); err != nil {
@@ -365,8 +371,22 @@ func (q *request) integer(name string, def int64) (int64, error) {
 	return v, nil
 }
 
+// only refuses a body with a field other than fields: a misspelt one
+// would otherwise be a default taken silently.
+func (q *request) only(fields ...string) error {
+	for k := range q.body {
+		if !slices.Contains(fields, k) {
+			return badRequest(fmt.Sprintf("unknown field %q (want %s)", k, strings.Join(fields, ", ")))
+		}
+	}
+	return nil
+}
+
 // nextval takes count values (1 by default): {"values": [...]}.
 func (s *Server) nextval(q *request) (int, any, error) {
+	if err := q.only("count"); err != nil {
+		return 0, nil, err
+	}
 	count, err := q.integer("count", 1)
 	if err != nil {
 		return 0, nil, err
@@ -382,6 +402,9 @@ func (s *Server) nextval(q *request) (int, any, error) {
 // reserve reserves count values as a range seqd_reserve gives:
 // {"first", "last", "increment", "shape"}.
 func (s *Server) reserve(q *request) (int, any, error) {
+	if err := q.only("count"); err != nil {
+		return 0, nil, err
+	}
 	count, err := q.integer("count", 1)
 	if err != nil {
 		return 0, nil, err
@@ -403,6 +426,9 @@ func (s *Server) reserve(q *request) (int, any, error) {
 // sequence handed out last (the next caller gets first again), false
 // when anything came between (the values stay burned).
 func (s *Server) release(q *request) (int, any, error) {
+	if err := q.only("first", "last"); err != nil {
+		return 0, nil, err
+	}
 	first, err := q.integer("first", 0)
 	if err != nil {
 		return 0, nil, err
