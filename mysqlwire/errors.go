@@ -60,6 +60,7 @@ var myErrors = map[sqlerr.Kind]myError{
 	sqlerr.InvalidDatetimeFormat:        {1292, "22007"}, // ER_TRUNCATED_WRONG_VALUE
 	sqlerr.DatetimeFieldOverflow:        {1292, "22007"},
 	sqlerr.DatatypeMismatch:             {1105, "HY000"},
+	sqlerr.InvalidStatementName:         {1243, "HY000"}, // ER_UNKNOWN_STMT_HANDLER
 }
 
 // unknownError is ER_UNKNOWN_ERROR.

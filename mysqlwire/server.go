@@ -21,6 +21,7 @@ import (
 
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
 )
 
@@ -74,7 +75,10 @@ type Config struct {
 	// is a seqd schema).
 	Database string
 	// MaxBulkRows, MaxStatementMemory, SessionDefaults and Superuser
-	// are the executor's, as pgwire's.
+	// are the executor's, as pgwire's. MaxStatementMemory (0:
+	// executor.DefaultMaxStatementMemory; negative, no bound) also bounds
+	// the long data of all of one prepared statement's parameters
+	// together: past it the EXECUTE fails as past MaxMessage.
 	MaxBulkRows        int64
 	MaxStatementMemory int64
 	SessionDefaults    map[string]string
@@ -86,7 +90,10 @@ type Config struct {
 	// server's answers (a command, with its continuation packets or long
 	// data; its handshake response too): past it the client gets 1153
 	// and the connection ends, as MySQL ends one past
-	// max_allowed_packet, which shows this value. Default 1 MiB, as
+	// max_allowed_packet, which shows this value. It bounds each
+	// parameter's long data (COM_STMT_SEND_LONG_DATA) too, whatever the
+	// client sends in between: past it the statement's EXECUTE fails
+	// (1105, MariaDB's words) and the data is dropped. Default 1 MiB, as
 	// pgwire's.
 	MaxMessage int
 	// AuthTimeout bounds a connection's time from accept until its
@@ -140,6 +147,13 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	if cfg.AuthTimeout == 0 {
 		cfg.AuthTimeout = frontend.DefaultAuthTimeout
 	}
+	longDataStatement := cfg.MaxStatementMemory
+	switch {
+	case longDataStatement == 0:
+		longDataStatement = executor.DefaultMaxStatementMemory
+	case longDataStatement < 0:
+		longDataStatement = 0 // none
+	}
 	switch cfg.DefaultAuth {
 	case "":
 		cfg.DefaultAuth = string(mysql.MysqlNativePassword)
@@ -167,6 +181,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	}
 	l.RequireSecureTransport = cfg.TLSRequired
 	l.MaxPacket = cfg.MaxMessage
+	l.MaxLongData, l.MaxLongDataStatement = int64(cfg.MaxMessage), longDataStatement
 	s.l = l
 	return s, nil
 }
