@@ -37,7 +37,10 @@ type conn struct {
 	parser   *parser.Parser
 	db       string
 	vars     map[string]string // the session variables SET changed
-	stmts    map[uint32]*prepared
+	// stmts are its prepared statements, stmtBytes their memory
+	// (preparedCost).
+	stmts     map[uint32]*prepared
+	stmtBytes int64
 	// showing is the client's statement being run (show).
 	showing string
 	// plans are translations of the query strings the connection sent
@@ -94,6 +97,7 @@ func (h handler) ConnectionAuthenticated(c *mysql.Conn) error {
 
 func (h handler) ConnectionClosed(c *mysql.Conn) {
 	cn := h.conn(c)
+	cn.forgetAll()
 	cn.mu.Lock()
 	if cn.cancel != nil {
 		cn.cancel() // the statements' context
@@ -154,7 +158,8 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 		cn.sess.Close()
 		cn.sess = nil
 	}
-	cn.vars, cn.stmts = nil, nil // prepared statements end with the session
+	cn.vars = nil
+	cn.forgetAll() // prepared statements end with the session
 	cn.status(nil)
 	if cn.db != "" {
 		if err := cn.use(cn.db); err != nil {
@@ -540,8 +545,14 @@ func (cn *conn) variable(name string) (string, bool) {
 	if v, ok := cn.vars[name]; ok {
 		return v, true
 	}
-	if name == "max_allowed_packet" {
+	switch name {
+	case "max_allowed_packet":
 		return strconv.Itoa(cn.srv.cfg.MaxMessage), true
+	case "max_prepared_stmt_count":
+		if n := cn.srv.cfg.MaxPreparedStatements; n > 0 {
+			return strconv.Itoa(n), true
+		}
+		return "4294967295", true // no bound: MariaDB's largest
 	}
 	v, ok := variables[name]
 	return v, ok

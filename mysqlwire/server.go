@@ -96,6 +96,15 @@ type Config struct {
 	// (1105, MariaDB's words) and the data is dropped. Default 1 MiB, as
 	// pgwire's.
 	MaxMessage int
+	// MaxPreparedStatements is MariaDB's max_prepared_stmt_count: the
+	// prepared statements of all connections at once; one more is 1461.
+	// Default 16382, MariaDB's; negative, no bound.
+	MaxPreparedStatements int
+	// MaxPreparedMemory bounds the memory one connection's prepared
+	// statements hold, as estimated from their text, parse trees and
+	// columns (preparedCost): one more past it is 1041. Default 16 MiB;
+	// negative, no bound.
+	MaxPreparedMemory int64
 	// AuthTimeout bounds a connection's time from accept until its
 	// client authenticated (TLS and handshake included): the connection
 	// is closed then. 0 is frontend.DefaultAuthTimeout; negative, no
@@ -114,6 +123,9 @@ type Server struct {
 	log   *log.Logger
 	l     *mysql.Listener
 	trust atomic.Bool
+	// prepared counts the prepared statements of all connections
+	// (MaxPreparedStatements).
+	prepared atomic.Int64
 
 	rsaOnce sync.Once
 	rsaErr  error
@@ -146,6 +158,12 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	}
 	if cfg.AuthTimeout == 0 {
 		cfg.AuthTimeout = frontend.DefaultAuthTimeout
+	}
+	if cfg.MaxPreparedStatements == 0 {
+		cfg.MaxPreparedStatements = DefaultMaxPreparedStatements
+	}
+	if cfg.MaxPreparedMemory == 0 {
+		cfg.MaxPreparedMemory = DefaultMaxPreparedMemory
 	}
 	longDataStatement := cfg.MaxStatementMemory
 	switch {
