@@ -72,6 +72,11 @@ type Config struct {
 	SessionDefaults    map[string]string
 	// AppName is the sessions' application_name (pg_stat_activity).
 	AppName string
+	// AuthTimeout bounds a connection's time from accept until a request
+	// on it authenticates (HTTP) or it makes its first call (gRPC): the
+	// listener closes it then (frontend.ListenerConfig's). 0 is
+	// frontend.DefaultAuthTimeout, 10 s; negative, no bound.
+	AuthTimeout time.Duration
 }
 
 // Core authenticates calls and runs them in pooled sessions.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/seqd/seqd/apicore"
 	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/frontend"
 )
 
 // Authentication methods (Config.Auth): apicore's.
@@ -29,8 +30,9 @@ const (
 )
 
 // Config configures a Server: apicore.Config (the engine or node, the
-// connection budget, authentication, the bootstrap superuser, limits and
-// session defaults; a standby refuses what writes, 503 with
+// connection budget, in which every connection is counted from accept,
+// the authentication timeout, authentication, the bootstrap superuser,
+// limits and session defaults; a standby refuses what writes, 503 with
 // Retry-After), and what is HTTP's.
 type Config struct {
 	apicore.Config
@@ -135,17 +137,35 @@ func NewServer(cfg Config) *Server {
 	})
 	s.grace = shutdownGrace
 	s.http = &http.Server{Handler: mux, TLSConfig: cfg.TLS, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10, ErrorLog: cfg.Logger}
+		WriteTimeout: writeTimeout, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10, ErrorLog: cfg.Logger,
+		ConnState: connState, ConnContext: connContext, HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100,
+			MaxReceiveBufferPerStream: maxBody, MaxReceiveBufferPerConnection: 1 << 20, WriteByteTimeout: 30 * time.Second}}
 	return s
 }
 
-// Serve serves l until Shutdown.
+// writeTimeout bounds a request from its headers read to its answer
+// written: the statement and the answer (at most MaxValues values, 2.2
+// MB). The connection is busy, never evicted, for that long, so it is a
+// minute, not more: a client that stops reading its answer holds its
+// place no longer than that.
+const writeTimeout = time.Minute
+
+// Serve serves l until Shutdown: its connections counted in the
+// Registry's budget from accept, evicted while unauthenticated or idle
+// when it is full, closed at AuthTimeout unless a request on them
+// authenticates by then (conns.go); one the budget has no room for is
+// answered 429 (53300) over plain HTTP, and closed.
 func (s *Server) Serve(l net.Listener) error {
+	lc := frontend.ListenerConfig{Registry: s.core.Registry(), AuthTimeout: s.cfg.AuthTimeout, Name: "http", Logger: s.log}
+	if s.cfg.TLS == nil {
+		lc.Refuse = refuse
+	}
+	ln := listener{frontend.Listen(l, lc)}
 	var err error
 	if s.cfg.TLS != nil {
-		err = s.http.ServeTLS(l, "", "")
+		err = s.http.ServeTLS(ln, "", "")
 	} else {
-		err = s.http.Serve(l)
+		err = s.http.Serve(ln)
 	}
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -206,8 +226,9 @@ var requests = sync.Pool{New: func() any { return new(request) }}
 func (q *request) qualified() string { return apicore.Qualified(q.schema, q.name) }
 
 // handle runs f for an authenticated request with a pooled session of
-// its role, within the connection budget, and writes its answer: a JSON
-// value, or the problem its error is.
+// its role, and writes its answer: a JSON value, or the problem its
+// error is. The request's connection is counted in the budget already
+// (Serve): a request takes no slot of its own.
 //
 // An endpoint of a sequence (sequence) has its schema and name checked
 // first (apicore.CheckName).
@@ -215,12 +236,6 @@ func (s *Server) handle(op string, sequence bool, f func(*request) (int, any, er
 	command, forwarded := "HTTP "+op, "HTTP "+op+" forwarded" // the metrics' names, made once
 	return func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
-		reg := s.core.Registry()
-		if !reg.Admit() {
-			s.fail(w, &apicore.Error{Code: "53300", Msg: "sorry, too many clients already"})
-			return
-		}
-		defer reg.Leave()
 		cr := credentialsOf(r)
 		user, err := s.core.Authenticate(cr)
 		if err != nil {
@@ -229,6 +244,7 @@ func (s *Server) handle(op string, sequence bool, f func(*request) (int, any, er
 			s.fail(w, err)
 			return
 		}
+		authenticated(r.Context()) // its connection busy until it answers (conns.go)
 		q := requests.Get().(*request)
 		defer func() {
 			*q = request{}

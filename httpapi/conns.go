@@ -1,0 +1,144 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/seqd/seqd/frontend"
+)
+
+// The API's connections are counted in the shared budget from accept
+// (frontend.Listener), and each says how far it got:
+//
+//  1. accepted, and while no request on it authenticated: evictable,
+//     and closed at AuthTimeout (the headers of its first request are
+//     read within ReadHeaderTimeout, both 10 s);
+//  2. from its first request that authenticates (in handle): busy while
+//     a request is under way (http.StateActive, from its headers read to
+//     its answer written; for HTTP/2, while any stream is), idle and
+//     evictable between requests (StateIdle), so a kept-alive connection
+//     gives its place to a new client when the budget is full.
+//
+// A connection that sends a byte does not leave step 1: only
+// credentials make a connection's place one it cannot lose.
+
+// conn is an accepted connection and whether a request on it
+// authenticated. It is safe for concurrent use.
+type conn struct {
+	*frontend.Conn
+	authenticated atomic.Bool
+}
+
+// authenticate marks a request on c authenticated (step 2): from now on
+// it is busy while a request is under way.
+func (c *conn) authenticate() {
+	if !c.authenticated.Load() {
+		c.authenticated.Store(true)
+		c.Conn.Authenticated()
+	}
+}
+
+// listener is the frontend.Listener wrapping what it accepts in conn.
+type listener struct {
+	net.Listener // a *frontend.Listener
+}
+
+func (l listener) Accept() (net.Conn, error) {
+	nc, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &conn{Conn: nc.(*frontend.Conn)}, nil
+}
+
+// connOf is the conn under nc (a *tls.Conn's), nil if none.
+func connOf(nc net.Conn) *conn {
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	c, _ := nc.(*conn)
+	return c
+}
+
+type connKey struct{}
+
+// connContext keeps a connection's conn in its requests' contexts, for
+// handle to mark it authenticated (http.Server.ConnContext).
+func connContext(ctx context.Context, nc net.Conn) context.Context {
+	if c := connOf(nc); c != nil {
+		return context.WithValue(ctx, connKey{}, c)
+	}
+	return ctx
+}
+
+// authenticated marks the connection of an authenticated request's
+// context.
+func authenticated(ctx context.Context) {
+	if c, _ := ctx.Value(connKey{}).(*conn); c != nil {
+		c.authenticate()
+	}
+}
+
+// connState is http.Server.ConnState: busy while a request is under way
+// on a connection that authenticated one, evictable between requests.
+func connState(nc net.Conn, st http.ConnState) {
+	c := connOf(nc)
+	if c == nil {
+		return
+	}
+	switch st {
+	case http.StateActive:
+		if c.authenticated.Load() {
+			c.SetIdle(false)
+		}
+	case http.StateIdle:
+		c.SetIdle(true)
+	}
+}
+
+// refusal is what a connection the budget has no room for is answered,
+// before it sent anything: 53300 as a request would have it (429, the
+// problem document, Retry-After), and the connection closed.
+var refusal = func() []byte {
+	var body bytes.Buffer
+	w := &headerWriter{h: http.Header{}, body: &body}
+	writeProblem(w, statusOf("53300"), "53300", "sorry, too many clients already")
+	w.h.Set("Retry-After", "1")
+	resp := &http.Response{StatusCode: w.status, ProtoMajor: 1, ProtoMinor: 1, Header: w.h, Close: true,
+		ContentLength: int64(body.Len()), Body: io.NopCloser(&body)}
+	var out bytes.Buffer
+	resp.Write(&out)
+	return out.Bytes()
+}()
+
+// headerWriter is the http.ResponseWriter refusal is written with.
+type headerWriter struct {
+	h      http.Header
+	status int
+	body   io.Writer
+}
+
+func (w *headerWriter) Header() http.Header         { return w.h }
+func (w *headerWriter) Write(b []byte) (int, error) { return w.body.Write(b) }
+func (w *headerWriter) WriteHeader(status int)      { w.status = status }
+
+// refuse answers a connection the budget has no room for with refusal
+// over plain HTTP (under TLS it is only closed: a handshake to refuse
+// it would cost more than it tells). The Listener bounds it to a second
+// and closes the connection after; reading what the client sent until
+// then lets the client read the answer before the close, instead of a
+// reset that would lose it.
+func refuse(nc net.Conn) {
+	if _, err := nc.Write(refusal); err != nil {
+		return
+	}
+	if tc, ok := nc.(interface{ CloseWrite() error }); ok {
+		tc.CloseWrite()
+	}
+	io.Copy(io.Discard, io.LimitReader(nc, 64<<10))
+}
