@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -8,6 +9,8 @@ import (
 	"crypto/tls"
 	"database/sql"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"testing"
 
@@ -41,7 +44,7 @@ func sha2Scramble(password string, nonce []byte) []byte {
 // encrypted) succeeded against the role's SCRAM verifier; then the right
 // scramble is accepted and a wrong one sent back to the full
 // authentication. A wrong password or an unknown role is refused; a role
-// that may not log in is unknown.
+// that may not log in is unknown; neither has a fast path of its own.
 func TestCachingSha2(t *testing.T) {
 	eng := testenv.MemEngine(t)
 	ctx := context.Background()
@@ -58,7 +61,7 @@ func TestCachingSha2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewServer(Config{Engine: eng, Auth: AuthPassword}, ln)
+	s, err := NewServer(Config{Engine: eng, Auth: AuthPassword, Logger: log.New(io.Discard, "", 0)}, ln)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +94,12 @@ func TestCachingSha2(t *testing.T) {
 	if _, state, _ := p.UserEntryWithCacheHash(nil, nonce, "app", sha2Scramble("wrong", nonce), addr); state == mysql.AuthAccepted {
 		t.Fatal("a wrong password's scramble was accepted")
 	}
-	if _, state, err := p.UserEntryWithCacheHash(nil, nonce, "nobody", sha2Scramble("right pw", nonce), addr); err == nil || state != mysql.AuthRejected {
-		t.Fatalf("an unknown role's fast path: %v %v, want AuthRejected", state, err)
+	for _, u := range []string{"nobody", "nologin"} {
+		// As a role the cache has nothing for: the full authentication
+		// refuses it, in the same words.
+		if _, state, err := p.UserEntryWithCacheHash(nil, nonce, u, sha2Scramble("right pw", nonce), addr); err != nil || state != mysql.AuthNeedMoreData {
+			t.Fatalf("%s's fast path: %v %v, want AuthNeedMoreData", u, state, err)
+		}
 	}
 	// A new password: the old one's fast path is gone.
 	nv, err := auth.NewVerifier("new pw")
@@ -184,6 +191,62 @@ func TestCachingSha2Driver(t *testing.T) {
 	}
 	if err := login(pinned, "app pw", "serverPubKey=seqd-test"); err != nil {
 		t.Fatalf("the password encrypted with the server's key, given to the client: %v", err)
+	}
+}
+
+// TestAuthFailuresAlike: an unknown role, one that may not log in, one
+// without a password and one whose password predates
+// mysql_native_password's hash get from the server exactly the packets a
+// role with a wrong password gets (their names aside), under both
+// methods: caching_sha2_password used to refuse unknown roles at once
+// and ask real ones for the full authentication, and
+// mysql_native_password to say when a role's hash was missing. The right
+// password still logs in.
+func TestAuthFailuresAlike(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	v, err := auth.NewVerifier("right pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := *v
+	old.Native = nil
+	for _, r := range []engine.Role{{Name: "nol", Verifier: v}, {Name: "nov", Login: true}, {Name: "old", Login: true, Verifier: &old}} {
+		if err := eng.PutRole(ctx, r, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := serve(t, eng, Config{}).Addr().String() // and "app" (password "app pw")
+	for _, method := range []string{"mysql_native_password", "caching_sha2_password"} {
+		seen := func(user, password string) (string, []byte) {
+			c := dialRaw(t, addr)
+			last := c.login(user, password, method)
+			var all []byte
+			for _, p := range c.seen {
+				all = append(all, bytes.ReplaceAll(p, []byte(user), []byte("???"))...)
+				all = append(all, '|')
+			}
+			return string(all), last
+		}
+		want, last := seen("app", "wrong")
+		if n, _ := errorOf(last); n != 1045 {
+			t.Fatalf("%s, a wrong password: %s", method, describe(last))
+		}
+		for _, r := range []struct{ user, password string }{{"unk", "right pw"}, {"nol", "right pw"}, {"nov", "right pw"}, {"old", "wrong"}} {
+			if method == "mysql_native_password" && r.user == "old" {
+				r.password = "right pw" // which its missing hash cannot prove
+			}
+			if got, _ := seen(r.user, r.password); got != want {
+				t.Errorf("%s, role %s:\n%q\nwrong password:\n%q", method, r.user, got, want)
+			}
+		}
+		if _, last := seen("app", "app pw"); last[0] != 0 {
+			t.Fatalf("%s, the right password: %s", method, describe(last))
+		}
+	}
+	// The password of a role without mysql_native_password's hash is
+	// checked by caching_sha2_password's full authentication.
+	if last := dialRaw(t, addr).login("old", "right pw", "caching_sha2_password"); last[0] != 0 {
+		t.Fatalf("old, caching_sha2_password: %s", describe(last))
 	}
 }
 

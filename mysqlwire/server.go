@@ -1,13 +1,8 @@
 package mysqlwire
 
 import (
-	"bytes"
-	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"fmt"
 	"log"
 	"net"
@@ -16,10 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
-	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
@@ -123,6 +116,11 @@ type Server struct {
 	log   *log.Logger
 	l     *mysql.Listener
 	trust atomic.Bool
+	// dummy and dummyFast are what a name that is no role's (or a
+	// role's that may not log in) is checked against: a verifier and a
+	// fast path hash no password matches (passwordServer).
+	dummy     *engine.Verifier
+	dummyFast []byte
 	// prepared counts the prepared statements of all connections
 	// (MaxPreparedStatements).
 	prepared atomic.Int64
@@ -179,7 +177,11 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	default:
 		return nil, fmt.Errorf("seqd: MySQL authentication plugin %q: want mysql_native_password or caching_sha2_password", cfg.DefaultAuth)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, fast: map[string]fastEntry{}, conns: map[uint32]*conn{}}
+	dummy, dummyFast, err := newDummy()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, dummy: dummy, dummyFast: dummyFast, fast: map[string]fastEntry{}, conns: map[uint32]*conn{}}
 	if s.log == nil {
 		s.log = log.Default()
 	}
@@ -310,122 +312,4 @@ func (s *Server) role(user string) (engine.Role, bool) {
 	eng, _ := s.engine()
 	r, ok := eng.Role(user)
 	return r, ok && r.Login
-}
-
-// user is an authenticated user, as the listener keeps it.
-type user string
-
-func (u user) Get() *querypb.VTGateCallerID { return &querypb.VTGateCallerID{Username: string(u)} }
-
-// passwordServer checks passwords against the roles' verifiers (under
-// AuthTrust it lets anyone in as any user):
-// mysql_native_password against the stored hash; caching_sha2_password by
-// the password itself (over TLS, or RSA-encrypted) against the SCRAM
-// verifier, then by the fast path, from the SHA256(SHA256(password)) kept
-// in memory after that, as MySQL's server does.
-type passwordServer struct{ srv *Server }
-
-func (p *passwordServer) AuthMethods() []mysql.AuthMethod {
-	return []mysql.AuthMethod{
-		mysql.NewMysqlNativeAuthMethod(p, p),
-		mysql.NewSha2CachingAuthMethodRSA(p, p, p, p.srv.rsaKey),
-	}
-}
-
-// rsaKey is the configured RSA key, or one generated when first needed.
-func (s *Server) rsaKey() (*rsa.PrivateKey, error) {
-	s.rsaOnce.Do(func() {
-		if s.cfg.RSAKey == nil {
-			s.cfg.RSAKey, s.rsaErr = rsa.GenerateKey(rand.Reader, 2048)
-		}
-	})
-	return s.cfg.RSAKey, s.rsaErr
-}
-
-func (p *passwordServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
-	return mysql.AuthMethodDescription(p.srv.cfg.DefaultAuth)
-}
-
-func (p *passwordServer) HandleUser(string, net.Addr) bool { return true }
-
-// denied is MySQL's access denied error (1045).
-func denied(u string, addr net.Addr) error {
-	host := addr.String()
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	return mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "Access denied for user '%s'@'%s' (using password: YES)", u, host)
-}
-
-func (p *passwordServer) UserEntryWithHash(_ []*x509.Certificate, salt []byte, u string, response []byte, addr net.Addr) (mysql.Getter, error) {
-	if p.srv.trust.Load() {
-		return user(u), nil
-	}
-	r, ok := p.srv.role(u)
-	if !ok {
-		return nil, denied(u, addr)
-	}
-	if err := auth.CheckNative(r.Verifier, salt, response); err != nil {
-		if errors.Is(err, auth.ErrNativeUnset) {
-			return nil, mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError,
-				"Access denied for user '%s': its password was set before seqd spoke MySQL's protocol; set it again (ALTER ROLE %s PASSWORD '...')", u, u)
-		}
-		return nil, denied(u, addr)
-	}
-	return user(u), nil
-}
-
-func (p *passwordServer) UserEntryWithPassword(_ []*x509.Certificate, u, password string, addr net.Addr) (mysql.Getter, error) {
-	if p.srv.trust.Load() {
-		return user(u), nil
-	}
-	r, ok := p.srv.role(u)
-	if !ok || !auth.CheckPassword(r.Verifier, password) {
-		return nil, denied(u, addr)
-	}
-	h1 := sha256.Sum256([]byte(password))
-	h2 := sha256.Sum256(h1[:])
-	p.srv.mu.Lock()
-	p.srv.fast[u] = fastEntry{hash: h2[:], storedKey: r.Verifier.StoredKey}
-	p.srv.mu.Unlock()
-	return user(u), nil
-}
-
-func (p *passwordServer) UserEntryWithCacheHash(_ []*x509.Certificate, salt []byte, u string, response []byte, addr net.Addr) (mysql.Getter, mysql.CacheState, error) {
-	if p.srv.trust.Load() {
-		return user(u), mysql.AuthAccepted, nil
-	}
-	r, ok := p.srv.role(u)
-	if !ok || r.Verifier == nil {
-		return nil, mysql.AuthRejected, denied(u, addr)
-	}
-	p.srv.mu.Lock()
-	cached, ok := p.srv.fast[u]
-	if ok && !bytes.Equal(cached.storedKey, r.Verifier.StoredKey) {
-		delete(p.srv.fast, u) // the password changed since
-		ok = false
-	}
-	p.srv.mu.Unlock()
-	if !ok || !fastAuth(cached.hash, salt, response) {
-		return nil, mysql.AuthNeedMoreData, nil // the full authentication decides
-	}
-	return user(u), mysql.AuthAccepted, nil
-}
-
-// fastAuth checks caching_sha2_password's scramble: XOR(SHA256(password),
-// SHA256(SHA256(SHA256(password)), nonce)) against the cached
-// SHA256(SHA256(password)).
-func fastAuth(cached, nonce, scramble []byte) bool {
-	if len(scramble) != sha256.Size {
-		return false
-	}
-	h := sha256.New()
-	h.Write(cached)
-	h.Write(nonce)
-	m := h.Sum(nil)
-	for i := range m {
-		m[i] ^= scramble[i]
-	}
-	got := sha256.Sum256(m)
-	return string(got[:]) == string(cached)
 }
