@@ -20,15 +20,23 @@
 // CREATE/ALTER/DROP SEQUENCE and NEXT VALUE FOR); dialect.go says how
 // they reach the executor. A MySQL database is a seqd schema.
 //
-// Authentication (Config.Auth): mysql_native_password against the hash
-// each role keeps beside its SCRAM verifier (auth.CheckNative; a role
-// whose password predates the hash is told to set it again), and
-// caching_sha2_password: the full authentication (over TLS, or the
+// Authentication (Config.Auth, auth.go): mysql_native_password against
+// the hash each role keeps beside its SCRAM verifier (auth.CheckNative),
+// and caching_sha2_password: the full authentication (over TLS, or the
 // password encrypted) against the SCRAM verifier, after which the fast
 // path checks against SHA256(SHA256(password)) kept in memory only, as
-// MySQL's server does. Connections count in the budget every front end
-// shares (frontend.Registry): one over it gets 1040 in place of the
-// handshake.
+// MySQL's server does. A role that does not exist or may not log in, has
+// no password or no mysql_native_password hash, fails exactly as a wrong
+// password does (the log says which).
+//
+// Connections are accepted through frontend.Listener (listener.go): they
+// count in the budget every front end shares from accept, the oldest
+// unauthenticated one gives its place when it is full (else 1040 in place
+// of the handshake), and one not authenticated within AuthTimeout is
+// closed. What a client sends is bounded: a packet by MaxMessage
+// (max_allowed_packet, 1153), long data per parameter and per statement,
+// prepared statements per server in count and per connection in memory
+// (prepare.go).
 //
 // Prepared statements (COM_STMT_PREPARE/EXECUTE, the binary protocol):
 // compiled once with their ? markers as the executor's parameters,
