@@ -34,7 +34,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/net/netutil"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -51,6 +50,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/seqd/seqd/apicore"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/grpcapi/seqdv1"
 )
 
@@ -66,14 +66,17 @@ const ServiceName = "seqd.v1.Sequences"
 
 // Config configures a Server.
 type Config struct {
-	// Config is the engine or node, the connection budget,
+	// Config is the engine or node, the connection budget (every
+	// connection counted in it from accept), the authentication timeout,
 	// authentication, the bootstrap superuser, limits and session
 	// defaults.
 	apicore.Config
 	// TLS, when set, serves only TLS.
 	TLS *tls.Config
-	// MaxConns bounds the TCP connections open at once (0: 1000); each
-	// call takes a slot of the Registry's budget while it runs.
+	// MaxConns is ignored: the connections are counted in the
+	// Registry's budget, shared with the other front ends.
+	//
+	// Deprecated: set the Registry's size (-max-connections).
 	MaxConns int
 	// OnStatement, when set, is told of each call (and each range of a
 	// stream), as pgwire's: its operation ("gRPC Next"), SQLSTATE
@@ -123,9 +126,6 @@ func NewServer(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(io.Discard, "", 0)
 	}
-	if cfg.MaxConns <= 0 {
-		cfg.MaxConns = 1000
-	}
 	if cfg.AppName == "" {
 		cfg.AppName = "seqd grpc"
 	}
@@ -138,6 +138,8 @@ func NewServer(cfg Config) *Server {
 		grpc.ConnectionTimeout(10 * time.Second),
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: 2 * time.Minute, Time: time.Minute, Timeout: 20 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.ChainUnaryInterceptor(unaryCalled),
+		grpc.ChainStreamInterceptor(streamCalled),
 	}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
@@ -150,9 +152,15 @@ func NewServer(cfg Config) *Server {
 	return s
 }
 
-// Serve serves l until Shutdown.
+// Serve serves l until Shutdown: its connections counted in the
+// Registry's budget from accept, evicted while they have no
+// authenticated call under way when it is full, closed at AuthTimeout
+// unless they make a call by then (conns.go); one the budget has no room
+// for is closed at once.
 func (s *Server) Serve(l net.Listener) error {
-	err := s.grpc.Serve(netutil.LimitListener(l, s.cfg.MaxConns))
+	fl := frontend.Listen(l, frontend.ListenerConfig{Registry: s.core.Registry(), AuthTimeout: s.cfg.AuthTimeout, Name: "grpc",
+		Logger: s.cfg.Logger})
+	err := s.grpc.Serve(listener{fl})
 	if errors.Is(err, grpc.ErrServerStopped) {
 		return nil
 	}
@@ -237,21 +245,18 @@ func (s *Server) watchHealth() {
 	}()
 }
 
-// begin admits and authenticates a call (one unary call, or a whole
-// stream) and gives it a pooled session of its role. end gives back the
-// session and the slot.
+// begin authenticates a call (one unary call, or a whole stream) and
+// gives it a pooled session of its role; end gives back the session. Its
+// connection is counted in the budget already (Serve): a call takes no
+// slot of its own, and MaxConcurrentStreams bounds the calls of one
+// connection.
 func (s *Server) begin(ctx context.Context) (call *apicore.Call, end func(), err error) {
-	reg := s.core.Registry()
-	if !reg.Admit() {
-		return nil, nil, &apicore.Error{Code: "53300", Msg: "sorry, too many clients already"}
-	}
 	cr, err := credentialsOf(ctx)
 	var user string
 	if err == nil {
 		user, err = s.core.Authenticate(cr)
 	}
 	if err != nil {
-		reg.Leave()
 		return nil, nil, err
 	}
 	client := apicore.Client{}
@@ -263,13 +268,9 @@ func (s *Server) begin(ctx context.Context) (call *apicore.Call, end func(), err
 	}
 	call, err = s.core.Begin(ctx, user, client)
 	if err != nil {
-		reg.Leave()
 		return nil, nil, err
 	}
-	return call, func() {
-		call.End()
-		reg.Leave()
-	}, nil
+	return call, call.End, nil
 }
 
 // credentialsOf reads the call's "authorization" metadata: "Basic " and
@@ -340,6 +341,7 @@ func (s *Server) unary(ctx context.Context, op string, seq *seqdv1.Sequence, f f
 	if err == nil {
 		var end func()
 		if call, end, err = s.begin(ctx); err == nil {
+			defer busy(ctx).ended() // authenticated: its connection is not evicted until it answers
 			err = f(call, schema, name)
 			end()
 		}
@@ -541,6 +543,7 @@ func (v service) Ranges(stream grpc.BidiStreamingServer[seqdv1.ReserveRequest, s
 		return v.s.finish(ctx, nil, "Ranges", began, err)
 	}
 	defer end()
+	defer busy(ctx).ended() // authenticated: its connection is not evicted while it is open
 	r := &ranges{v: v, stream: stream, call: call}
 	done := make(chan error, 1)
 	go func() { done <- r.serve() }()
