@@ -54,9 +54,10 @@ func (a accepting) Accept() (net.Conn, error) {
 			continue
 		}
 		// Slack for a packet's header and the reader's read-ahead (and
-		// TLS's records): a packet within MaxMessage is the library's to
-		// refuse (mysql.ErrPacketTooLarge, which the client is told).
-		return &admitted{Conn: fc, fc: fc, max: int64(a.srv.cfg.MaxMessage) + 64<<10, log: a.srv.log}, nil
+		// TLS's records), and for the one packet past MaxMessage the
+		// library reads and drops (at most mysql.MaxPacketSize) so that
+		// its client is told mysql.ErrPacketTooLarge.
+		return &admitted{Conn: fc, fc: fc, max: int64(a.srv.cfg.MaxMessage) + mysql.MaxPacketSize + 64<<10, log: a.srv.log}, nil
 	}
 }
 

@@ -402,6 +402,7 @@ func (c *Conn) readEphemeralPacket(ctx context.Context) ([]byte, error) {
 	}
 
 	if c.tooLarge(0, length) { // seqd: bounded reading
+		c.skipRest(r, length)
 		return nil, ErrPacketTooLarge
 	}
 	c.currentEphemeralPolicy = ephemeralRead
@@ -464,6 +465,7 @@ func (c *Conn) readEphemeralPacketDirect(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	if c.tooLarge(0, length) { // seqd: bounded reading
+		c.skipRest(r, length)
 		return nil, ErrPacketTooLarge
 	}
 
@@ -510,6 +512,7 @@ func (c *Conn) readOnePacket(ctx context.Context, have int) ([]byte, error) {
 		return nil, err
 	}
 	if c.tooLarge(have, length) { // seqd: bounded reading
+		c.skipRest(r, length)
 		return nil, ErrPacketTooLarge
 	}
 	if length == 0 {
@@ -588,6 +591,19 @@ var ErrPacketTooLarge = NewSQLError(ERNetPacketTooLarge, SSNetError, "Got a pack
 func (c *Conn) tooLarge(have, length int) bool {
 	return c.maxPacket > 0 && length > c.maxPacket-have
 }
+
+// skipRest reads and drops the body of a packet past the bound (length
+// bytes, at most MaxPacketSize), for at most skipRestTime, so that a
+// client still writing it reads ErrPacketTooLarge instead of a
+// connection reset: MySQL's my_net_skip_rest (seqd: bounded reading).
+// Nothing of it is kept.
+func (c *Conn) skipRest(r io.Reader, length int) {
+	c.Conn.SetReadDeadline(time.Now().Add(skipRestTime))
+	io.CopyN(io.Discard, r, int64(length))
+}
+
+// skipRestTime bounds skipRest.
+const skipRestTime = 2 * time.Second
 
 // writePacket writes a packet, possibly cutting it into multiple
 // chunks.  Note this is not very efficient, as the client probably
