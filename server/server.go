@@ -283,7 +283,7 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 		}
 		s.my, err = mysqlwire.NewServer(mysqlwire.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(),
 			Auth: mysqlAuth(cfg.Auth, cfg.MySQLListen), DefaultAuth: cfg.MySQLDefaultAuth, RSAKey: key, TLS: pc.TLS, TLSRequired: cfg.TLSRequired, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-			SessionDefaults: cfg.SessionDefaults, Superuser: cfg.Superuser, IdleTimeout: cfg.IdleTimeout, MaxMessage: cfg.MaxMessage, Logger: cfg.Logger}, ml)
+			SessionDefaults: cfg.SessionDefaults, Superuser: cfg.Superuser, IdleTimeout: cfg.IdleTimeout, MaxMessage: cfg.MaxMessage, AuthTimeout: cfg.AuthTimeout, Logger: cfg.Logger}, ml)
 		if err != nil {
 			ml.Close()
 			ln.Close()
@@ -369,7 +369,7 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 			return err
 		}
 		s.grpcLn = gl
-		gc := grpcapi.Config{Config: s.apiCore(cfg, pc, cfg.GRPCListen), TLS: pc.TLS, MaxConns: cfg.MaxConns, OnStatement: s.metrics.onStatement,
+		gc := grpcapi.Config{Config: s.apiCore(cfg, pc, cfg.GRPCListen), TLS: pc.TLS, OnStatement: s.metrics.onStatement,
 			Logger: cfg.Logger}
 		if n := s.node; n != nil {
 			gc.Forward = func() (string, bool) {
@@ -394,7 +394,7 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 // roles' authentication under -auth, limits and session defaults.
 func (s *Server) apiCore(cfg Config, pc pgwire.Config, listen string) apicore.Config {
 	return apicore.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(), Auth: apiAuth(cfg.Auth, listen), Superuser: cfg.Superuser,
-		MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory, SessionDefaults: cfg.SessionDefaults}
+		MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory, SessionDefaults: cfg.SessionDefaults, AuthTimeout: cfg.AuthTimeout}
 }
 
 // peerTLS is how a follower reaches the leader's APIs when they serve

@@ -1,0 +1,391 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/seqd/seqd/frontend/frontendtest"
+	"github.com/seqd/seqd/grpcapi/seqdv1"
+	"github.com/seqd/seqd/internal/selfsigned"
+)
+
+// TestFrontEndConformance runs the front-end conformance suite against
+// every listener seqd has: PostgreSQL's protocol, MySQL's, the HTTP API,
+// gRPC, and the metrics and health listener.
+func TestFrontEndConformance(t *testing.T) {
+	frontendtest.Run(t, startConformance)
+}
+
+// runaway is a statement that would run for hours.
+const runaway = "select count(*) from generate_series(1, 200000) a, generate_series(1, 200000) b"
+
+func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cert, key, err := selfsigned.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{DataDir: filepath.Join(dir, "d"), Listen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0", APIListen: "127.0.0.1:0",
+		GRPCListen: "127.0.0.1:0", HTTP: "127.0.0.1:0", Auth: "scram-sha-256", Password: "pw",
+		MySQLDefaultAuth: "caching_sha2_password", // MySQL 8's: its full authentication is where roles leaked
+		MaxConns:         o.MaxConns, ReservedConns: o.ReservedConns, AuthTimeout: o.AuthTimeout, TLSRequired: o.TLSRequired,
+		Logger: log.New(io.Discard, "", 0)}
+	if o.TLSRequired { // with a certificate the APIs serve TLS alone
+		cfg.TLSCert, cfg.TLSKey = cert, key
+	}
+	if o.StatementTimeout > 0 {
+		cfg.SessionDefaults = map[string]string{"statement_timeout": strconv.Itoa(int(o.StatementTimeout.Milliseconds()))}
+	}
+	srv, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(ctx) })
+	pgDSN := func(user, password string, useTLS bool) string {
+		mode := "disable"
+		if useTLS {
+			mode = "require"
+		}
+		return fmt.Sprintf("postgres://%s:%s@%s/db?sslmode=%s&connect_timeout=10", user, password, srv.Addr(), mode)
+	}
+	setup, err := pgx.Connect(ctx, pgDSN("seqd", "pw", o.TLSRequired))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"create sequence s", "create sequence slow",
+		"create role app login password '" + frontendtest.AppPassword + "'", "grant usage, select on sequence s to app",
+		"create role nologin password '" + frontendtest.AppPassword + "'",
+	} {
+		if _, err := setup.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	setup.Close(ctx)
+	for srv.pg.Registry().Admitted() > 0 { // the server sees the close a moment later
+		time.Sleep(time.Millisecond)
+	}
+	clientTLS := &tls.Config{InsecureSkipVerify: true}
+	pg := frontendtest.Protocol{Name: "pgwire", Addr: srv.Addr().String(),
+		// A startup message's length and protocol version.
+		Hello: []byte{0, 0, 0, 40, 0, 3, 0, 0},
+		Login: func(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
+			c, err := pgx.Connect(ctx, pgDSN(user, password, useTLS))
+			if err != nil {
+				return nil, err
+			}
+			return pgSession{c}, nil
+		},
+		Kind: pgKind,
+	}
+	my := frontendtest.Protocol{Name: "mysql", Addr: srv.MySQLAddr().String(),
+		Login: func(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
+			mc := mysql.NewConfig()
+			mc.User, mc.Passwd, mc.Net, mc.Addr, mc.DBName = user, password, "tcp", srv.MySQLAddr().String(), "public"
+			mc.Timeout = 10 * time.Second
+			if useTLS {
+				mc.TLS = clientTLS
+			}
+			conn, err := mysql.NewConnector(mc)
+			if err != nil {
+				return nil, err
+			}
+			db := sql.OpenDB(conn)
+			db.SetMaxOpenConns(1)
+			c, err := db.Conn(ctx)
+			if err != nil {
+				db.Close()
+				return nil, err
+			}
+			return &mySession{db: db, c: c, pgDSN: pgDSN("seqd", "pw", o.TLSRequired)}, nil
+		},
+		Kind: myKind,
+	}
+	api := frontendtest.Protocol{Name: "http", Addr: srv.APIAddr().String(), Hello: []byte("POST /v1/sequences/public/s/nextval HTTP/1.1\r\n"),
+		Login: func(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
+			scheme := "http"
+			tr := &http.Transport{MaxConnsPerHost: 1}
+			if useTLS {
+				scheme, tr.TLSClientConfig = "https", clientTLS
+			}
+			s := &httpSession{base: scheme + "://" + srv.APIAddr().String(), user: user, password: password, c: &http.Client{Transport: tr, Timeout: 20 * time.Second}}
+			// The API authenticates each request: this one checks the
+			// credentials now, as a login would.
+			_, err := s.Nextval(ctx, "s")
+			if err != nil {
+				s.Close()
+				return nil, err
+			}
+			return s, nil
+		},
+		Kind: httpKind,
+	}
+	rpc := frontendtest.Protocol{Name: "grpc", Addr: srv.GRPCAddr().String(), Hello: []byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+		Login: func(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
+			creds := insecure.NewCredentials()
+			if useTLS {
+				creds = credentials.NewTLS(clientTLS)
+			}
+			cc, err := grpc.NewClient(srv.GRPCAddr().String(), grpc.WithTransportCredentials(creds))
+			if err != nil {
+				return nil, err
+			}
+			s := &grpcSession{cc: cc, c: seqdv1.NewSequencesClient(cc),
+				auth: "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))}
+			if _, err := s.Nextval(ctx, "s"); err != nil {
+				cc.Close()
+				return nil, err
+			}
+			return s, nil
+		},
+		Kind: grpcKind,
+	}
+	metrics := frontendtest.Protocol{Name: "metrics", Addr: srv.HTTPAddr().String(), Hello: []byte("GET /metrics HTTP/1.1\r\n"), OwnBudget: metricsConns,
+		Probe: func(ctx context.Context) error {
+			req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+srv.HTTPAddr().String()+"/readyz", nil)
+			c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			resp, err := c.Do(req)
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("/readyz: %s", resp.Status)
+			}
+			return nil
+		},
+		Kind: func(error) frontendtest.Kind { return frontendtest.Other },
+	}
+	return &frontendtest.Target{
+		Protocols: []frontendtest.Protocol{pg, my, api, rpc, metrics},
+		Admitted:  srv.pg.Registry().Admitted,
+		Stopped: func() error {
+			select {
+			case err := <-srv.Done():
+				return fmt.Errorf("stopped: %v", err)
+			default:
+			}
+			if e := srv.storeErr.Load(); e != nil {
+				return *e
+			}
+			return nil
+		},
+		Superuser: "seqd", Password: "pw",
+	}
+}
+
+type pgSession struct{ c *pgx.Conn }
+
+func (s pgSession) Nextval(ctx context.Context, seq string) (v int64, err error) {
+	err = s.c.QueryRow(ctx, "select nextval($1)", seq).Scan(&v)
+	return v, err
+}
+func (s pgSession) Slow(ctx context.Context) error {
+	_, err := s.c.Exec(ctx, runaway)
+	return err
+}
+func (s pgSession) Oversize(ctx context.Context) error {
+	_, err := s.c.Exec(ctx, "select '"+strings.Repeat("x", 2<<20)+"'")
+	return err
+}
+func (s pgSession) Close() error { return s.c.Close(context.Background()) }
+
+func pgKind(err error) frontendtest.Kind {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return frontendtest.Other
+	}
+	switch pe.Code {
+	case "53300":
+		return frontendtest.TooMany
+	case "28P01", "28000":
+		return frontendtest.AuthFailed
+	case "54000":
+		return frontendtest.TooLarge
+	case "57014":
+		return frontendtest.Canceled
+	}
+	return frontendtest.Other
+}
+
+type mySession struct {
+	db    *sql.DB
+	c     *sql.Conn
+	pgDSN string // the superuser's, to hold a lock
+}
+
+func (s *mySession) Nextval(ctx context.Context, seq string) (v int64, err error) {
+	err = s.c.QueryRowContext(ctx, "SELECT NEXTVAL("+seq+")").Scan(&v)
+	return v, err
+}
+
+// Slow waits for a sequence another session holds locked (MySQL's dialect
+// has no runaway query as cheap to write).
+func (s *mySession) Slow(ctx context.Context) error {
+	holder, err := pgx.Connect(context.Background(), s.pgDSN)
+	if err != nil {
+		return err
+	}
+	defer holder.Close(context.Background())
+	if _, err := holder.Exec(context.Background(), "begin; alter sequence slow increment 1"); err != nil {
+		return err
+	}
+	var v int64
+	return s.c.QueryRowContext(ctx, "SELECT NEXTVAL(slow)").Scan(&v)
+}
+func (s *mySession) Oversize(ctx context.Context) error {
+	_, err := s.c.ExecContext(ctx, "SELECT '"+strings.Repeat("x", 2<<20)+"'")
+	return err
+}
+func (s *mySession) Close() error {
+	s.c.Close()
+	return s.db.Close()
+}
+
+func myKind(err error) frontendtest.Kind {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return frontendtest.Other
+	}
+	switch me.Number {
+	case 1040:
+		return frontendtest.TooMany
+	case 1045:
+		return frontendtest.AuthFailed
+	case 1153:
+		return frontendtest.TooLarge
+	case 1317:
+		return frontendtest.Canceled
+	}
+	return frontendtest.Other
+}
+
+type httpSession struct {
+	base, user, password string
+	c                    *http.Client
+}
+
+// httpError is a problem the API answered.
+type httpError struct {
+	status int
+	body   string
+}
+
+func (e *httpError) Error() string { return fmt.Sprintf("%d %s", e.status, e.body) }
+
+func (s *httpSession) post(ctx context.Context, path, body string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, "POST", s.base+path, strings.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.SetBasicAuth(s.user, s.password)
+	resp, err := s.c.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return "", &httpError{resp.StatusCode, strings.TrimSpace(string(b))}
+	}
+	return string(b), nil
+}
+
+func (s *httpSession) Nextval(ctx context.Context, seq string) (int64, error) {
+	b, err := s.post(ctx, "/v1/sequences/public/"+seq+"/nextval", "")
+	if err != nil {
+		return 0, err
+	}
+	_, v, _ := strings.Cut(b, `["`)
+	v, _, _ = strings.Cut(v, `"`)
+	return strconv.ParseInt(v, 10, 64)
+}
+func (s *httpSession) Slow(context.Context) error { return frontendtest.ErrNoStatements }
+func (s *httpSession) Oversize(ctx context.Context) error {
+	_, err := s.post(ctx, "/v1/sequences/public/s/reserve", `{"count": "1", "pad": "`+strings.Repeat("x", 2<<20)+`"}`)
+	return err
+}
+func (s *httpSession) Close() error {
+	s.c.CloseIdleConnections()
+	return nil
+}
+
+func httpKind(err error) frontendtest.Kind {
+	var he *httpError
+	if !errors.As(err, &he) {
+		return frontendtest.Other
+	}
+	switch {
+	case strings.Contains(he.body, `"53300"`):
+		return frontendtest.TooMany
+	case he.status == http.StatusUnauthorized:
+		return frontendtest.AuthFailed
+	case he.status == http.StatusRequestEntityTooLarge:
+		return frontendtest.TooLarge
+	case strings.Contains(he.body, `"57014"`):
+		return frontendtest.Canceled
+	}
+	return frontendtest.Other
+}
+
+type grpcSession struct {
+	cc   *grpc.ClientConn
+	c    seqdv1.SequencesClient
+	auth string
+}
+
+func (s *grpcSession) Nextval(ctx context.Context, seq string) (int64, error) {
+	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", s.auth)
+	r, err := s.c.Next(ctx, &seqdv1.NextRequest{Sequence: &seqdv1.Sequence{Name: seq}})
+	if err != nil {
+		return 0, err
+	}
+	return r.GetValues()[0], nil
+}
+func (s *grpcSession) Slow(context.Context) error { return frontendtest.ErrNoStatements }
+func (s *grpcSession) Oversize(ctx context.Context) error {
+	_, err := s.Nextval(ctx, strings.Repeat("x", 2<<20))
+	return err
+}
+func (s *grpcSession) Close() error { return s.cc.Close() }
+
+func grpcKind(err error) frontendtest.Kind {
+	st, ok := status.FromError(err)
+	if !ok {
+		return frontendtest.Other
+	}
+	switch {
+	case strings.Contains(st.Message(), "too many clients"), strings.Contains(st.Message(), "slots are reserved"):
+		return frontendtest.TooMany
+	case st.Code() == codes.Unauthenticated:
+		return frontendtest.AuthFailed
+	case st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "larger than max"):
+		return frontendtest.TooLarge
+	case st.Code() == codes.Canceled || st.Code() == codes.DeadlineExceeded:
+		return frontendtest.Canceled
+	}
+	return frontendtest.Other
+}
