@@ -24,11 +24,11 @@ import (
 // conn is one client connection, served by one goroutine.
 type conn struct {
 	srv *Server
-	nc  net.Conn          // replaced, under mu, by the TLS connection after startTLS
+	nc  net.Conn // replaced, under mu, by the TLS connection after startTLS
 	// admitted is the connection as accepted, counted in the budget.
 	admitted *frontend.Conn
-	be  *pgproto3.Backend // reads messages; send and flush write them
-	w   io.Writer         // where flush writes (the connection, with its write timeout)
+	be       *pgproto3.Backend // reads messages; send and flush write them
+	w        io.Writer         // where flush writes (the connection, with its write timeout)
 	// wbuf holds the messages sent and not yet flushed. It keeps its
 	// capacity across flushes, where pgproto3's Backend shrinks its own
 	// to 1 KiB after each, so a pipeline's answer would grow it afresh
