@@ -241,11 +241,12 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	c.seen = seen
 }
 
-// serveHTTP serves /metrics, /healthz (the process answers) and /readyz
-// (every write reached the store), in Kubernetes' conventions.
 // metricsConns bounds the metrics and health listener's connections.
 const metricsConns = 64
 
+// serveHTTP starts serving /metrics, /healthz (the process answers) and
+// /readyz (every write reached the store), in Kubernetes' conventions.
+// REQUIRES: called before Shutdown may run (it sets s.httpSrv).
 func (s *Server) serveHTTP(ln net.Listener) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
@@ -270,8 +271,9 @@ func (s *Server) serveHTTP(ln net.Listener) {
 	// neither reaches the clients' budget nor holds more than this many
 	// descriptors, and a scraper still gets in (idle and silent
 	// connections give their place).
-	s.httpSrv.Serve(frontend.Listen(ln, frontend.ListenerConfig{Registry: frontend.NewRegistry(metricsConns, 0), Name: "http",
+	fl := frontend.Listen(ln, frontend.ListenerConfig{Registry: frontend.NewRegistry(metricsConns, 0), Name: "http",
 		Logger: s.log, Refuse: func(nc net.Conn) {
 			io.WriteString(nc, "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
-		}}))
+		}})
+	go s.httpSrv.Serve(fl)
 }

@@ -318,7 +318,7 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 			return fmt.Errorf("seqd: http listen: %w", err)
 		}
 		s.httpLn = hl
-		go s.serveHTTP(hl)
+		s.serveHTTP(hl)
 		cfg.Logger.Printf("metrics and health on http://%s", hl.Addr())
 	}
 	go func() { s.done <- s.pg.Serve(ln) }()
@@ -351,7 +351,8 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 			return err
 		}
 		s.apiLn = al
-		hc := httpapi.Config{Config: s.apiCore(cfg, pc, cfg.APIListen), TLS: pc.TLS, OnStatement: s.metrics.onStatement, Logger: cfg.Logger}
+		// Each its own copy: net/http adds HTTP/2 to the one it serves.
+		hc := httpapi.Config{Config: s.apiCore(cfg, pc, cfg.APIListen), TLS: pc.TLS.Clone(), OnStatement: s.metrics.onStatement, Logger: cfg.Logger}
 		if n := s.node; n != nil {
 			hc.Forward = func() (string, bool) {
 				a, ok := n.leaderAPIs()
@@ -369,7 +370,7 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 			return err
 		}
 		s.grpcLn = gl
-		gc := grpcapi.Config{Config: s.apiCore(cfg, pc, cfg.GRPCListen), TLS: pc.TLS, OnStatement: s.metrics.onStatement,
+		gc := grpcapi.Config{Config: s.apiCore(cfg, pc, cfg.GRPCListen), TLS: pc.TLS.Clone(), OnStatement: s.metrics.onStatement,
 			Logger: cfg.Logger}
 		if n := s.node; n != nil {
 			gc.Forward = func() (string, bool) {
