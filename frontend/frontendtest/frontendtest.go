@@ -120,6 +120,16 @@ func login(ctx context.Context, tg *Target, p Protocol) (Session, error) {
 	return p.Login(ctx, tg.Superuser, tg.Password, false)
 }
 
+// draw logs in to p as user and draws a value of "s".
+func draw(ctx context.Context, p Protocol, user, password string, useTLS bool) error {
+	s, err := p.Login(ctx, user, password, useTLS)
+	if err == nil {
+		_, err = s.Nextval(ctx, "s")
+		s.Close()
+	}
+	return err
+}
+
 // serves checks that every listener serves the superuser, within wait
 // (connections being closed may hold the budget a moment).
 func serves(t *testing.T, tg *Target) {
@@ -253,20 +263,10 @@ func testReserved(t *testing.T, start Start) {
 		if p.Login == nil {
 			continue
 		}
-		s, err := p.Login(ctx, "app", AppPassword, false)
-		if err == nil {
-			_, err = s.Nextval(ctx, "s")
-			s.Close()
-		}
-		if p.Kind(err) != TooMany {
+		if err := draw(ctx, p, "app", AppPassword, false); p.Kind(err) != TooMany {
 			t.Errorf("%s: the ordinary role past the unreserved slots: %v, want too many connections", p.Name, err)
 		}
-		s, err = p.Login(ctx, tg.Superuser, tg.Password, false)
-		if err == nil {
-			_, err = s.Nextval(ctx, "s")
-			s.Close()
-		}
-		if err != nil {
+		if err := draw(ctx, p, tg.Superuser, tg.Password, false); err != nil {
 			t.Errorf("%s: the superuser in a reserved slot: %v", p.Name, err)
 		}
 	}
@@ -347,11 +347,7 @@ func testAuthentication(t *testing.T, start Start) {
 		}
 		t.Run(p.Name, func(t *testing.T) {
 			answer := func(user, password string) string {
-				s, err := p.Login(ctx, user, password, false)
-				if err == nil {
-					_, err = s.Nextval(ctx, "s")
-					s.Close()
-				}
+				err := draw(ctx, p, user, password, false)
 				if p.Kind(err) != AuthFailed {
 					t.Fatalf("%s with password %q: %v, want an authentication failure", user, password, err)
 				}
@@ -378,19 +374,10 @@ func testTLSRequired(t *testing.T, start Start) {
 			continue
 		}
 		t.Run(p.Name, func(t *testing.T) {
-			s, err := p.Login(ctx, tg.Superuser, tg.Password, false)
-			if err == nil {
-				_, err = s.Nextval(ctx, "s")
-				s.Close()
-			}
-			if err == nil {
+			if draw(ctx, p, tg.Superuser, tg.Password, false) == nil {
 				t.Fatal("served without TLS where TLS is required")
 			}
-			if s, err = p.Login(ctx, tg.Superuser, tg.Password, true); err != nil {
-				t.Fatalf("with TLS: %v", err)
-			}
-			defer s.Close()
-			if _, err := s.Nextval(ctx, "s"); err != nil {
+			if err := draw(ctx, p, tg.Superuser, tg.Password, true); err != nil {
 				t.Fatalf("with TLS: %v", err)
 			}
 		})
