@@ -1,7 +1,9 @@
 // Command seqtorture is the long-run form of the torture test: it runs
 // the seqd binary through thousands of fault cycles under concurrent
-// clients and checks the whole history (see package torture). It exits
-// with status 1 if it found a violation.
+// clients and checks the whole history (see package torture). With
+// -hostile it runs the hostile soak instead: seqd on all its listeners
+// under attack, its ordinary clients checked against a quiet run. It
+// exits with status 1 if it found a violation.
 package main
 
 import (
@@ -31,6 +33,16 @@ func main() {
 	secure := flag.Bool("secure", true, "run seqd with SCRAM-SHA-256 authentication and TLS, every client connecting through both")
 	connectTimeout := flag.Duration("connect-timeout", 2*time.Second, "with -cluster: the clients' connect_timeout per host (whole seconds)")
 	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many failovers (leader kill -9, SIGSTOP past the lease, clean shutdown, cut off from etcd by a proxy, etcd leader member killed and restarted, in shuffled rounds) of three seqd nodes on three etcd members run in this process (8 clients unless -clients)")
+	hostile := flag.Duration("hostile", 0, "instead: the hostile soak for this long (e.g. 10m): seqd on its five listeners under floods, slowloris, oversized and malformed messages, slow readers, disconnects, bad logins and privilege probes, after a quiet run of its ordinary clients alone (docs/reliability.md)")
+	var hc torture.HostileConfig
+	flag.DurationVar(&hc.Quiet, "hostile-quiet", time.Minute, "with -hostile: the quiet run's length")
+	flag.IntVar(&hc.Clients, "hostile-clients", 2, "with -hostile: ordinary clients per protocol")
+	flag.IntVar(&hc.MaxConnections, "hostile-max-connections", 200, "with -hostile: seqd's -max-connections")
+	flag.IntVar(&hc.NoFile, "hostile-nofile", 1024, "with -hostile: seqd's descriptor limit, ulimit -n (negative: this process's)")
+	flag.IntVar(&hc.Flood, "hostile-flood", 250, "with -hostile: connections per flood, per listener")
+	rssMiB := flag.Int64("hostile-max-rss", 512, "with -hostile: the bound on seqd's resident memory, MiB")
+	flag.Float64Var(&hc.P99Factor, "hostile-p99-factor", 10, "with -hostile: the bound on each protocol's p99 under attack, as a multiple of its quiet p99")
+	flag.Float64Var(&hc.MaxErrorRate, "hostile-error-rate", 0.001, "with -hostile: the bound on each protocol's share of failed draws and connects")
 	flag.Parse()
 
 	work := *dir
@@ -48,6 +60,11 @@ func main() {
 		if err != nil {
 			log.Fatalf("build seqd: %v\n%s", err, out)
 		}
+	}
+	if *hostile > 0 {
+		hc.Binary, hc.Dir, hc.Duration, hc.Seed, hc.MaxRSS = *bin, work, *hostile, *seed, *rssMiB<<20
+		hc.Progress = func(s string) { log.Print(s) }
+		os.Exit(runHostile(hc, *dir == ""))
 	}
 	if *clustered > 0 {
 		// Eight clients unless asked: porcupine's search over a sequence
@@ -124,6 +141,25 @@ func runCluster(bin, work string, failovers, clients int, load, connectTimeout t
 	if remove {
 		etcd.Close() // before its data goes: a member closing on a removed directory may exit the process
 		os.RemoveAll(work)
+	}
+	return 0
+}
+
+// runHostile is -hostile. It returns the exit status.
+func runHostile(cfg torture.HostileConfig, remove bool) int {
+	log.Printf("seed %d, scratch in %s", cfg.Seed, cfg.Dir)
+	rep, err := torture.RunHostile(cfg)
+	if err != nil {
+		log.Printf("%v (scratch kept in %s)", err, cfg.Dir)
+		return 1
+	}
+	fmt.Print(rep)
+	if len(rep.Failures) > 0 {
+		log.Printf("scratch kept in %s", cfg.Dir)
+		return 1
+	}
+	if remove {
+		os.RemoveAll(cfg.Dir)
 	}
 	return 0
 }
