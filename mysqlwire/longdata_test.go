@@ -90,6 +90,26 @@ func heapAlloc() int64 {
 // ignored, and its EXECUTE is 1243; long data for a parameter the
 // statement does not have fails its next EXECUTE with 1210, as in
 // MariaDB.
+// TestReplicationCommands: COM_REGISTER_SLAVE and COM_BINLOG_DUMP_GTID,
+// which seqd does not serve, are answered as unknown commands and the
+// connection goes on (the library's next read panicked).
+func TestReplicationCommands(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	c := dialRaw(t, addr)
+	c.mustLogin("app", "app pw")
+	for _, cmd := range []byte{0x15, 0x1e} {
+		c.command(cmd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+		if p := c.mustRead(); p[0] != 0xff {
+			t.Fatalf("command 0x%02x: %s, want an error", cmd, describe(p))
+		} else if n, _ := errorOf(p); n != 1047 {
+			t.Fatalf("command 0x%02x: %s, want 1047", cmd, describe(p))
+		}
+		if p := c.ping(); p[0] != 0 {
+			t.Fatalf("COM_PING after command 0x%02x: %s", cmd, describe(p))
+		}
+	}
+}
+
 func TestStmtErrors(t *testing.T) {
 	addr, _ := startServer(t, Config{})
 	c := dialRaw(t, addr)

@@ -1483,11 +1483,24 @@ func (c *Conn) handleNextCommand(ctx context.Context, handler Handler) error {
 	return nil
 }
 
+// refuseReplication answers a replication command to a handler that
+// does not replicate as an unknown command is answered (seqd: upstream
+// returned without recycling the read packet, and the next read
+// panicked).
+func (c *Conn) refuseReplication(command byte) (kontinue bool) {
+	c.recycleReadPacket()
+	if err := c.writeErrorPacket(ERUnknownComError, SSUnknownComError, "command handling not implemented yet: %v", command); err != nil {
+		log.Errorf("Error writing error packet to %s: %s", c, err)
+		return false
+	}
+	return true
+}
+
 func (c *Conn) handleComRegisterReplica(handler Handler, data []byte) (kontinue bool) {
 	binlogReplicaHandler, ok := handler.(BinlogReplicaHandler)
 	if !ok {
 		log.Warningf("received COM_REGISTER_REPLICA command, but handler does not implement BinlogReplicaHandler")
-		return true
+		return c.refuseReplication(ComRegisterReplica) // seqd: answered, and the packet recycled
 	}
 
 	replicaHost, replicaPort, replicaUser, replicaPassword, err := c.parseComRegisterReplica(data)
@@ -1513,7 +1526,7 @@ func (c *Conn) handleComBinlogDumpGTID(handler Handler, data []byte) (kontinue b
 	binlogReplicaHandler, ok := handler.(BinlogReplicaHandler)
 	if !ok {
 		log.Warningf("received BINLOG_DUMP_GTID command, but handler does not implement BinlogReplicaHandler")
-		return true
+		return c.refuseReplication(ComBinlogDumpGTID) // seqd: answered, and the packet recycled
 	}
 
 	kontinue = true
