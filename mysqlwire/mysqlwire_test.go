@@ -370,13 +370,26 @@ func TestMaxMessage(t *testing.T) {
 	if err := db.QueryRow("SELECT @@max_allowed_packet").Scan(&max); err != nil || max != 64<<10 {
 		t.Fatalf("@@max_allowed_packet: %d %v", max, err)
 	}
-	long := "SELECT '" + strings.Repeat("x", 200<<10) + "'"
-	if _, err := db.Exec(long); err == nil {
+	other, err := db.Conn(ctx) // a connection of its own, before
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	long, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer long.Close()
+	if _, err := long.ExecContext(ctx, "SELECT '"+strings.Repeat("x", 200<<10)+"'"); err == nil {
 		t.Fatal("a 200 KiB statement ran under a 64 KiB bound")
 	}
+	var one int64
+	if err := long.QueryRowContext(ctx, "SELECT 1").Scan(&one); err == nil {
+		t.Fatal("the connection that sent a 200 KiB statement still answers")
+	}
 	var s string
-	if err := db.QueryRow("SELECT '" + strings.Repeat("y", 32<<10) + "'").Scan(&s); err != nil || len(s) != 32<<10 {
-		t.Fatalf("a 32 KiB statement after: %d bytes, %v", len(s), err)
+	if err := other.QueryRowContext(ctx, "SELECT '"+strings.Repeat("y", 32<<10)+"'").Scan(&s); err != nil || len(s) != 32<<10 {
+		t.Fatalf("a 32 KiB statement on another connection: %d bytes, %v", len(s), err)
 	}
 }
 
