@@ -18,14 +18,17 @@ import (
 //  1. accepted, and while no request on it authenticated: evictable,
 //     and closed at AuthTimeout (the headers of its first request are
 //     read within ReadHeaderTimeout, both 10 s);
-//  2. from its first request that authenticates (in handle): busy while
-//     a request is under way (http.StateActive, from its headers read to
-//     its answer written; for HTTP/2, while any stream is), idle and
-//     evictable between requests (StateIdle), so a kept-alive connection
-//     gives its place to a new client when the budget is full.
+//  2. from its first request that authenticates (in handle, once its
+//     body is read): busy until its answer is written, idle and
+//     evictable between requests (http.StateIdle; for HTTP/2, once no
+//     stream is open), so a kept-alive connection gives its place to a
+//     new client when the budget is full. A later request is busy too
+//     only once its body is read and it is authenticated: a body sent
+//     slowly leaves its connection evictable.
 //
-// A connection that sends a byte does not leave step 1: only
-// credentials make a connection's place one it cannot lose.
+// A connection that sends a byte does not leave step 1, and a
+// connection holds a place it cannot lose only while the server works
+// for credentials it accepted, not while it waits for a client.
 
 // conn is an accepted connection and whether a request on it
 // authenticated. It is safe for concurrent use.
@@ -34,13 +37,15 @@ type conn struct {
 	authenticated atomic.Bool
 }
 
-// authenticate marks a request on c authenticated (step 2): from now on
-// it is busy while a request is under way.
+// authenticate marks c busy with an authenticated request whose body
+// has been read (step 2), until its answer is written.
 func (c *conn) authenticate() {
 	if !c.authenticated.Load() {
 		c.authenticated.Store(true)
 		c.Conn.Authenticated()
+		return
 	}
+	c.SetIdle(false)
 }
 
 // listener is the frontend.Listener wrapping what it accepts in conn.
@@ -84,19 +89,15 @@ func authenticated(ctx context.Context) {
 	}
 }
 
-// connState is http.Server.ConnState: busy while a request is under way
-// on a connection that authenticated one, evictable between requests.
+// connState is http.Server.ConnState: evictable between requests (a
+// request is busy only once authenticated and its body read:
+// authenticate).
 func connState(nc net.Conn, st http.ConnState) {
 	c := connOf(nc)
 	if c == nil {
 		return
 	}
-	switch st {
-	case http.StateActive:
-		if c.authenticated.Load() {
-			c.SetIdle(false)
-		}
-	case http.StateIdle:
+	if st == http.StateIdle {
 		c.SetIdle(true)
 	}
 }

@@ -28,6 +28,13 @@ import (
 // public.s, its connections counted in reg, and returns its address.
 func startBudget(t *testing.T, reg *frontend.Registry, authTimeout time.Duration) string {
 	t.Helper()
+	addr, _ := startBudgetEngine(t, reg, authTimeout)
+	return addr
+}
+
+// startBudgetEngine is startBudget returning the engine too.
+func startBudgetEngine(t *testing.T, reg *frontend.Registry, authTimeout time.Duration) (string, *engine.Engine) {
+	t.Helper()
 	eng := testenv.MemEngine(t)
 	if _, err := eng.Create(context.Background(), mustName(t, "public", "s"), seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
@@ -39,7 +46,28 @@ func startBudget(t *testing.T, reg *frontend.Registry, authTimeout time.Duration
 	s := NewServer(Config{Config: apicore.Config{Engine: eng, Registry: reg, AuthTimeout: authTimeout}})
 	go s.Serve(l)
 	t.Cleanup(func() { s.Shutdown(context.Background()) })
-	return l.Addr().String()
+	return l.Addr().String(), eng
+}
+
+// holdS holds public.s's lock in an ALTER not yet committed, so a
+// nextval of it waits, until the returned release.
+func holdS(t *testing.T, eng *engine.Engine) (release func()) {
+	t.Helper()
+	tx := eng.Begin()
+	inc := int64(2)
+	if err := tx.Alter(context.Background(), mustName(t, "public", "s"), seqmath.Spec{Increment: &inc}); err != nil {
+		tx.Rollback()
+		t.Fatal(err)
+	}
+	released := false
+	release = func() {
+		if !released {
+			released = true
+			tx.Rollback()
+		}
+	}
+	t.Cleanup(release)
+	return release
 }
 
 // rawConn is a client connection spoken to byte by byte.
@@ -239,22 +267,23 @@ func TestSilentClosedAtAuthTimeout(t *testing.T) {
 }
 
 // TestBusyRefused: with the budget full of connections whose
-// authenticated requests are under way (a body sent slowly), a new
-// connection is answered at once, before it sends anything, with 429 and
-// the problem document of 53300, and closed; the places come back as the
-// requests end.
+// authenticated requests are under way (each nextval waiting for the
+// sequence's lock), a new connection is answered at once, before it
+// sends anything, with 429 and the problem document of 53300, and
+// closed; the places come back as the requests end.
 func TestBusyRefused(t *testing.T) {
 	const n = 3
 	reg := frontend.NewRegistry(n, 0)
-	addr := startBudget(t, reg, time.Minute)
+	addr, eng := startBudgetEngine(t, reg, time.Minute)
+	release := holdS(t, eng)
 	var busy []*rawConn
 	for range n {
 		c := dialRaw(t, addr)
-		c.nextval(t, "Content-Type: application/json\r\nContent-Length: 14\r\n", `{"count"`) // the rest to come
+		c.nextval(t, "", "")
 		busy = append(busy, c)
 	}
 	waitAdmitted(t, reg, n)
-	time.Sleep(50 * time.Millisecond) // the handlers reading the bodies
+	time.Sleep(50 * time.Millisecond) // the handlers waiting for the lock
 	c := dialRaw(t, addr)
 	resp := c.answer(t)
 	var p map[string]any
@@ -269,10 +298,10 @@ func TestBusyRefused(t *testing.T) {
 	if reg.Admitted() != n {
 		t.Fatalf("the budget counts %d connections, want %d", reg.Admitted(), n)
 	}
+	release()
 	for _, b := range busy {
-		io.WriteString(b, `: "2"}`)
 		if resp := b.answer(t); resp.StatusCode != http.StatusOK {
-			t.Fatalf("a slow request: %s", resp.Status)
+			t.Fatalf("a waiting request: %s", resp.Status)
 		}
 	}
 	c = dialRaw(t, addr)
@@ -282,13 +311,48 @@ func TestBusyRefused(t *testing.T) {
 	}
 }
 
+// TestSlowBodyEvictable: a request whose body is still coming holds no
+// place its sender cannot lose, whether it is the connection's first
+// (not authenticated yet) or a later one on a connection that
+// authenticated: with the budget full of such, a new client is served
+// and the oldest slow one is closed. (A slowloris with one login's
+// credentials must not lock everyone out.)
+func TestSlowBodyEvictable(t *testing.T) {
+	const n = 2
+	reg := frontend.NewRegistry(n, 0)
+	addr := startBudget(t, reg, time.Minute)
+	first := dialRaw(t, addr) // a first request's body to come
+	first.nextval(t, "Content-Type: application/json\r\nContent-Length: 14\r\n", `{"count"`)
+	later := dialRaw(t, addr) // a later request's body to come
+	later.nextval(t, "", "")
+	if resp := later.answer(t); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a first request: %s", resp.Status)
+	}
+	later.nextval(t, "Content-Type: application/json\r\nContent-Length: 14\r\n", `{"count"`)
+	waitAdmitted(t, reg, n)
+	time.Sleep(50 * time.Millisecond) // the handlers reading the bodies
+	for i, slow := range []*rawConn{first, later} {
+		c := dialRaw(t, addr)
+		c.nextval(t, "", "")
+		if resp := c.answer(t); resp.StatusCode != http.StatusOK {
+			t.Fatalf("new client %d, the budget full of slow bodies: %s", i, resp.Status)
+		}
+		if !slow.closed(5 * time.Second) {
+			t.Fatalf("slow connection %d was not closed for the new client", i)
+		}
+		// c, kept alive, is now younger than the other slow one.
+		waitAdmitted(t, reg, n)
+	}
+}
+
 // TestBudgetShared: the API's connections and another front end's are
 // counted in one budget: with the other's holding all but one place, one
 // API connection fits and a second is refused.
 func TestBudgetShared(t *testing.T) {
 	const n = 3
 	reg := frontend.NewRegistry(n, 0)
-	addr := startBudget(t, reg, time.Minute)
+	addr, eng := startBudgetEngine(t, reg, time.Minute)
+	release := holdS(t, eng)
 	other, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -305,14 +369,14 @@ func TestBudgetShared(t *testing.T) {
 		defer fc.Close()
 	}
 	c := dialRaw(t, addr)
-	c.nextval(t, "Content-Type: application/json\r\nContent-Length: 2\r\n", `{`) // busy
+	c.nextval(t, "", "") // busy, waiting for the lock
 	waitAdmitted(t, reg, n)
 	time.Sleep(50 * time.Millisecond)
 	refused := dialRaw(t, addr)
 	if resp := refused.answer(t); resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("an API connection past the shared budget: %s", resp.Status)
 	}
-	io.WriteString(c, "}")
+	release()
 	if resp := c.answer(t); resp.StatusCode != http.StatusOK {
 		t.Fatalf("the API's connection: %s", resp.Status)
 	}

@@ -244,7 +244,6 @@ func (s *Server) handle(op string, sequence bool, f func(*request) (int, any, er
 			s.fail(w, err)
 			return
 		}
-		authenticated(r.Context()) // its connection busy until it answers (conns.go)
 		q := requests.Get().(*request)
 		defer func() {
 			*q = request{}
@@ -263,6 +262,9 @@ func (s *Server) handle(op string, sequence bool, f func(*request) (int, any, er
 			s.fail(w, err)
 			return
 		}
+		// Busy from here until it answers (conns.go): while its body was
+		// still coming, its connection could be evicted.
+		authenticated(r.Context())
 		if err := s.core.Start(r.Context(), &q.Call, user, apicore.Client{Addr: r.RemoteAddr, TLS: r.TLS}); err != nil {
 			s.fail(w, err)
 			return
