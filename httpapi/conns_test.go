@@ -480,3 +480,39 @@ func TestHTTP2Bounded(t *testing.T) {
 		t.Fatalf("the budget counts %d connections, want 2", reg.Admitted())
 	}
 }
+
+// TestHTTP2ReloadedTLS: HTTP/2 is offered in ALPN also when the TLS
+// configuration comes from GetConfigForClient, as seqd's does (it reloads
+// its certificate files), and HTTP/1.1 still to clients asking for it.
+func TestHTTP2ReloadedTLS(t *testing.T) {
+	certFile, keyFile, err := selfsigned.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	cfg := &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) { return current, nil }}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Config{Config: apicore.Config{Engine: testenv.MemEngine(t)}, TLS: cfg})
+	go s.Serve(l)
+	defer s.Shutdown(context.Background())
+	for _, want := range []string{"h2", "http/1.1"} {
+		c, err := tls.Dial("tcp", l.Addr().String(), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{want}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := c.ConnectionState().NegotiatedProtocol; p != want {
+			t.Errorf("a client offering only %s negotiated %q", want, p)
+		}
+		c.Close()
+	}
+	if current.NextProtos != nil {
+		t.Error("the configuration GetConfigForClient returned was changed")
+	}
+}

@@ -136,11 +136,33 @@ func NewServer(cfg Config) *Server {
 		writeProblem(w, http.StatusNotFound, "XX000", "no such endpoint: "+r.Method+" "+r.URL.Path+" (see /v1/openapi.json)")
 	})
 	s.grace = shutdownGrace
-	s.http = &http.Server{Handler: mux, TLSConfig: cfg.TLS, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	s.http = &http.Server{Handler: mux, TLSConfig: alpn(cfg.TLS), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: writeTimeout, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10, ErrorLog: cfg.Logger,
 		ConnState: connState, ConnContext: connContext, HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100,
 			MaxReceiveBufferPerStream: maxBody, MaxReceiveBufferPerConnection: 1 << 20, WriteByteTimeout: 30 * time.Second}}
 	return s
+}
+
+// alpn is cfg with HTTP/2 and HTTP/1.1 offered in ALPN, also by the
+// configurations its GetConfigForClient returns (seqd's, which reload
+// the certificate files): http.Server adds them to cfg's NextProtos
+// only, which a configuration returned for a client replaces.
+func alpn(cfg *tls.Config) *tls.Config {
+	if cfg == nil || cfg.GetConfigForClient == nil {
+		return cfg
+	}
+	cfg = cfg.Clone()
+	get := cfg.GetConfigForClient
+	cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		c, err := get(hello)
+		if err != nil || c == nil || len(c.NextProtos) > 0 {
+			return c, err
+		}
+		c = c.Clone()
+		c.NextProtos = []string{"h2", "http/1.1"}
+		return c, nil
+	}
+	return cfg
 }
 
 // writeTimeout bounds a request from its headers read to its answer
