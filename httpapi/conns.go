@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/seqd/seqd/frontend"
 )
 
@@ -35,6 +37,37 @@ import (
 type conn struct {
 	*frontend.Conn
 	authenticated atomic.Bool
+	// answers is the room for the answers its requests make, until
+	// each is written (answerRoom).
+	answers *semaphore.Weighted
+}
+
+// answerRoom bounds the bytes of the answers one connection's requests
+// hold at once, made or being made and not yet written: over HTTP/2 a
+// client that reads nothing would otherwise have each of its 100
+// streams hold the largest answer (MaxValues values, 3.2 MB with the
+// values themselves) until the write timeout. One largest answer fits;
+// a request beyond waits for room (while its client waits anyway), or
+// until its stream is cancelled. HTTP/1.1 has one request at a time.
+const answerRoom = 4 << 20
+
+// bytesPerValue is what one value of an answer holds while it is made
+// and written: the value, and its text in the JSON ("-9223372036854775808",).
+const bytesPerValue = 8 + 23
+
+// roomFor waits for n bytes of the answer room of the request's
+// connection (all of it, if n is more), and returns what gives them
+// back once the answer is written.
+func roomFor(ctx context.Context, n int64) (release func(), err error) {
+	c, _ := ctx.Value(connKey{}).(*conn)
+	if c == nil {
+		return func() {}, nil
+	}
+	n = min(n, answerRoom)
+	if err := c.answers.Acquire(ctx, n); err != nil {
+		return nil, err
+	}
+	return func() { c.answers.Release(n) }, nil
 }
 
 // authenticate marks c busy with an authenticated request whose body
@@ -58,7 +91,7 @@ func (l listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Conn: nc.(*frontend.Conn)}, nil
+	return &conn{Conn: nc.(*frontend.Conn), answers: semaphore.NewWeighted(answerRoom)}, nil
 }
 
 // connOf is the conn under nc (a *tls.Conn's), nil if none.

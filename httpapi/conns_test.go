@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -514,5 +515,56 @@ func TestHTTP2ReloadedTLS(t *testing.T) {
 	}
 	if current.NextProtos != nil {
 		t.Error("the configuration GetConfigForClient returned was changed")
+	}
+}
+
+// TestAnswerRoom: the room a connection's answers take is given back as
+// they are written: many HTTP/2 requests for the most values a call
+// takes, at once on one connection, all end (each waits for room the
+// others give back), and so do those of a second round.
+func TestAnswerRoom(t *testing.T) {
+	certFile, keyFile, err := selfsigned.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := testenv.MemEngine(t)
+	if _, err := eng.Create(context.Background(), mustName(t, "public", "s"), seqmath.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(Config{Config: apicore.Config{Engine: eng, Registry: frontend.NewRegistry(10, 0)}, TLS: &tls.Config{Certificates: []tls.Certificate{cert}}})
+	go s.Serve(l)
+	defer s.Shutdown(context.Background())
+	c := &http.Client{Transport: &http2.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, Timeout: time.Minute}
+	body := fmt.Sprintf(`{"count": "%d"}`, apicore.MaxValues)
+	for round := range 2 {
+		errs := make(chan error, 8)
+		for range cap(errs) {
+			go func() {
+				resp, err := c.Post("https://"+l.Addr().String()+"/v1/sequences/public/s/nextval", "application/json", strings.NewReader(body))
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer resp.Body.Close()
+				var v struct{ Values []string }
+				if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || resp.ProtoMajor != 2 || len(v.Values) != apicore.MaxValues {
+					err = fmt.Errorf("%s over HTTP/%d: %d values, %v", resp.Status, resp.ProtoMajor, len(v.Values), err)
+				}
+				errs <- err
+			}()
+		}
+		for range cap(errs) {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: a request for %d values: %v", round, apicore.MaxValues, err)
+			}
+		}
 	}
 }

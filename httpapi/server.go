@@ -223,6 +223,7 @@ type request struct {
 	bearer       bool // authenticated by a bearer token
 	http         *http.Request
 	raw          []byte // the body as sent
+	release      func() // gives back the room its answer took (roomFor), nil if none
 	// one, taken and text hold a nextval's answer: one value allocates
 	// neither the value nor its text.
 	one   [1]int64
@@ -268,6 +269,9 @@ func (s *Server) handle(op string, sequence bool, f func(*request) (int, any, er
 		}
 		q := requests.Get().(*request)
 		defer func() {
+			if q.release != nil {
+				q.release()
+			}
 			*q = request{}
 			requests.Put(q)
 		}()
@@ -430,6 +434,13 @@ func (s *Server) nextval(q *request) (int, any, error) {
 	count, err := q.integer("count", 1)
 	if err != nil {
 		return 0, nil, err
+	}
+	if count > 1 {
+		// Room for the answer, given back once it is written (handle).
+		// (A count past MaxValues is refused by NextInto.)
+		if q.release, err = roomFor(q.http.Context(), min(count, apicore.MaxValues)*bytesPerValue); err != nil {
+			return 0, nil, err
+		}
 	}
 	values, err := q.NextInto(q.one[:0], q.schema, q.name, count)
 	if err != nil {
