@@ -5,6 +5,7 @@ import (
 	"net"
 	"sync"
 
+	"golang.org/x/sync/semaphore"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/peer"
 
@@ -42,6 +43,8 @@ type tracked struct {
 	mu    sync.Mutex
 	spoke bool // made a call
 	busy  int  // authenticated calls under way
+	// answers is the room of the answers its calls hold (answers.go).
+	answers *semaphore.Weighted
 }
 
 // called marks a call made on the connection (step 2).
@@ -127,7 +130,7 @@ func (l listener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	fc := nc.(*frontend.Conn)
-	return &conn{Conn: fc, addr: remoteAddr{Addr: fc.RemoteAddr(), t: &tracked{fc: fc}}}, nil
+	return &conn{Conn: fc, addr: remoteAddr{Addr: fc.RemoteAddr(), t: &tracked{fc: fc, answers: semaphore.NewWeighted(answerRoom)}}}, nil
 }
 
 // conn is an accepted connection whose RemoteAddr carries its state.

@@ -3,6 +3,7 @@ package grpcapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"testing"
@@ -268,5 +269,33 @@ func TestBudgetShared(t *testing.T) {
 	defer c.Close()
 	if !closedRaw(c, 2*time.Second) {
 		t.Fatal("a connection past the shared budget was left open")
+	}
+}
+
+// TestAnswerRoom: the room a connection's answers take is given back as
+// they are written: many calls for the most values a call takes, at once
+// and one after another on one connection, all end (each waits for room
+// the others give back), and so do those of a second round.
+func TestAnswerRoom(t *testing.T) {
+	addr := serveBudget(t, frontend.NewRegistry(10, 0), "scram-sha-256", time.Minute)
+	c := seqdv1.NewSequencesClient(client(t, addr))
+	ctx, cancel := context.WithTimeout(asApp(context.Background()), time.Minute)
+	defer cancel()
+	for round := range 2 {
+		errs := make(chan error, 12)
+		for range cap(errs) {
+			go func() {
+				r, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s"), Count: apicore.MaxValues})
+				if err == nil && len(r.GetValues()) != apicore.MaxValues {
+					err = fmt.Errorf("%d values", len(r.GetValues()))
+				}
+				errs <- err
+			}()
+		}
+		for range cap(errs) {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: a call for %d values: %v", round, apicore.MaxValues, err)
+			}
+		}
 	}
 }

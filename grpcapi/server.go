@@ -140,6 +140,7 @@ func NewServer(cfg Config) *Server {
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(unaryCalled),
 		grpc.ChainStreamInterceptor(streamCalled),
+		grpc.ForceServerCodecV2(newAnswerCodec()),
 	}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
@@ -480,6 +481,15 @@ type service struct {
 var _ seqdv1.SequencesServer = service{}
 
 func (v service) Next(ctx context.Context, r *seqdv1.NextRequest) (*seqdv1.NextResponse, error) {
+	var release func() // the answer's room, if it took any
+	if c := count(r.GetCount()); c > 1 {
+		// Room for the answer, given back once it is written (answers.go).
+		// (A count past MaxValues is refused by Next.)
+		var err error
+		if release, err = roomFor(ctx, min(c, apicore.MaxValues)*bytesPerValue); err != nil {
+			return nil, status.FromContextError(err).Err()
+		}
+	}
 	var values []int64
 	err := v.s.unary(ctx, "Next", r.GetSequence(), func(call *apicore.Call, schema, name string) (err error) {
 		values, err = call.Next(schema, name, count(r.GetCount()))
@@ -490,9 +500,16 @@ func (v service) Next(ctx context.Context, r *seqdv1.NextRequest) (*seqdv1.NextR
 		return err
 	})
 	if err != nil {
+		if release != nil {
+			release()
+		}
 		return nil, err
 	}
-	return &seqdv1.NextResponse{Values: values}, nil
+	resp := &seqdv1.NextResponse{Values: values}
+	if release != nil {
+		pending.Store(resp, release)
+	}
+	return resp, nil
 }
 
 func (v service) Reserve(ctx context.Context, r *seqdv1.ReserveRequest) (*seqdv1.Range, error) {

@@ -33,7 +33,7 @@ import (
 
 // serve starts a server of cfg (its Engine a fresh one unless set) and
 // dials it.
-func serve(t *testing.T, cfg Config) (seqdv1.SequencesClient, *grpc.ClientConn, *engine.Engine) {
+func serve(t testing.TB, cfg Config) (seqdv1.SequencesClient, *grpc.ClientConn, *engine.Engine) {
 	t.Helper()
 	if cfg.Engine == nil && cfg.Node == nil {
 		cfg.Engine = testenv.MemEngine(t)
@@ -44,7 +44,7 @@ func serve(t *testing.T, cfg Config) (seqdv1.SequencesClient, *grpc.ClientConn, 
 
 // dial serves s on a loopback port until the test ends (or it shuts s
 // down itself) and connects to it.
-func dial(t *testing.T, s *Server) *grpc.ClientConn {
+func dial(t testing.TB, s *Server) *grpc.ClientConn {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -60,7 +60,7 @@ func dial(t *testing.T, s *Server) *grpc.ClientConn {
 	return conn
 }
 
-func create(t *testing.T, eng *engine.Engine, name string, spec seqmath.Spec) {
+func create(t testing.TB, eng *engine.Engine, name string, spec seqmath.Spec) {
 	t.Helper()
 	n, err := engine.NewName("public", name)
 	if err != nil {
