@@ -1,16 +1,20 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"database/sql"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,13 +23,17 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/seqd/seqd/apicore"
 	"github.com/seqd/seqd/frontend/frontendtest"
 	"github.com/seqd/seqd/grpcapi/seqdv1"
 	"github.com/seqd/seqd/internal/selfsigned"
@@ -53,9 +61,11 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 		MySQLDefaultAuth: "caching_sha2_password", // MySQL 8's: its full authentication is where roles leaked
 		MaxConns:         o.MaxConns, ReservedConns: o.ReservedConns, AuthTimeout: o.AuthTimeout, TLSRequired: o.TLSRequired,
 		Logger: log.New(io.Discard, "", 0)}
-	if o.TLSRequired { // with a certificate the APIs serve TLS alone
+	useTLS := o.TLS || o.TLSRequired
+	if useTLS { // with a certificate the APIs serve TLS alone
 		cfg.TLSCert, cfg.TLSKey = cert, key
 	}
+	cfg.IdleTimeout = o.IdleTimeout
 	if o.StatementTimeout > 0 {
 		cfg.SessionDefaults = map[string]string{"statement_timeout": strconv.Itoa(int(o.StatementTimeout.Milliseconds()))}
 	}
@@ -71,7 +81,7 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 		}
 		return fmt.Sprintf("postgres://%s:%s@%s/db?sslmode=%s&connect_timeout=10", user, password, srv.Addr(), mode)
 	}
-	setup, err := pgx.Connect(ctx, pgDSN("seqd", "pw", o.TLSRequired))
+	setup, err := pgx.Connect(ctx, pgDSN("seqd", "pw", useTLS))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +109,21 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 			}
 			return pgSession{c}, nil
 		},
-		Kind: pgKind,
+		Unread: func(ctx context.Context, user, password string) (frontendtest.Stall, error) {
+			c, err := pgx.Connect(ctx, pgDSN(user, password, useTLS))
+			if err != nil {
+				return nil, err
+			}
+			// Five million rows, far more than the sockets' buffers
+			// hold, not one of them read past the first.
+			if _, err := c.Query(ctx, "select * from generate_series(1, 5000000)"); err != nil {
+				c.Close(ctx)
+				return nil, err
+			}
+			return rawStall{c.PgConn().Conn()}, nil
+		},
+		ClosesUnread: true,
+		Kind:         pgKind,
 	}
 	my := frontendtest.Protocol{Name: "mysql", Addr: srv.MySQLAddr().String(),
 		Login: func(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
@@ -120,9 +144,49 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 				db.Close()
 				return nil, err
 			}
-			return &mySession{db: db, c: c, pgDSN: pgDSN("seqd", "pw", o.TLSRequired)}, nil
+			return &mySession{db: db, c: c, pgDSN: pgDSN("seqd", "pw", useTLS)}, nil
 		},
-		Kind: myKind,
+		// MySQL's commands one after another, never read: each of
+		// MySQL's statements answers little (seqd's dialect has no
+		// large result), so the stall is a long pipeline.
+		Unread: func(ctx context.Context, user, password string) (frontendtest.Stall, error) {
+			mc := mysql.NewConfig()
+			mc.User, mc.Passwd, mc.Net, mc.Addr, mc.DBName = user, password, "tcp", srv.MySQLAddr().String(), "public"
+			var nc net.Conn
+			mc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+				nc = c
+				return c, err
+			}
+			conn, err := mysql.NewConnector(mc)
+			if err != nil {
+				return nil, err
+			}
+			db := sql.OpenDB(conn)
+			c, err := db.Conn(ctx)
+			if err != nil {
+				db.Close()
+				return nil, err
+			}
+			defer c.Close() // nc stays open: the driver is done with it, and the stall closes it
+			if err := c.PingContext(ctx); err != nil {
+				db.Close()
+				return nil, err
+			}
+			query := "SHOW VARIABLES"
+			packet := append([]byte{byte(len(query) + 1), 0, 0, 0, 3}, query...) // COM_QUERY, sequence 0
+			batch := bytes.Repeat(packet, 1000)
+			nc.SetWriteDeadline(time.Now().Add(2 * time.Second))
+			for {
+				if _, err := nc.Write(batch); err != nil {
+					break // the buffers full: the server answers no more
+				}
+			}
+			nc.SetWriteDeadline(time.Time{})
+			return rawStall{nc}, nil
+		},
+		ClosesUnread: true,
+		Kind:         myKind,
 	}
 	api := frontendtest.Protocol{Name: "http", Addr: srv.APIAddr().String(), Hello: []byte("POST /v1/sequences/public/s/nextval HTTP/1.1\r\n"),
 		Login: func(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
@@ -132,6 +196,10 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 				scheme, tr.TLSClientConfig = "https", clientTLS
 			}
 			s := &httpSession{base: scheme + "://" + srv.APIAddr().String(), user: user, password: password, c: &http.Client{Transport: tr, Timeout: 20 * time.Second}}
+			if useTLS {
+				// HTTP/2, as a client over TLS speaks it.
+				tr.ForceAttemptHTTP2 = true
+			}
 			// The API authenticates each request: this one checks the
 			// credentials now, as a login would.
 			_, err := s.Nextval(ctx, "s")
@@ -140,6 +208,18 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 				return nil, err
 			}
 			return s, nil
+		},
+		// HTTP/2 streams, as many as a connection may have, each
+		// for the most values a call takes, and a window of 0.
+		Unread: func(ctx context.Context, user, password string) (frontendtest.Stall, error) {
+			nc, err := tls.Dial("tcp", srv.APIAddr().String(), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+			if err != nil {
+				return nil, err
+			}
+			body := []byte(`{"count": "100000"}`)
+			return h2Unread(nc, "https", "/v1/sequences/public/s/nextval", [][2]string{
+				{"authorization", basic(user, password)}, {"content-type", "application/json"},
+				{"content-length", strconv.Itoa(len(body))}}, body, 100)
 		},
 		Kind: httpKind,
 	}
@@ -160,6 +240,26 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 				return nil, err
 			}
 			return s, nil
+		},
+		Unread: func(ctx context.Context, user, password string) (frontendtest.Stall, error) {
+			var nc net.Conn
+			var err error
+			if useTLS {
+				nc, err = tls.Dial("tcp", srv.GRPCAddr().String(), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+			} else {
+				nc, err = net.Dial("tcp", srv.GRPCAddr().String())
+			}
+			if err != nil {
+				return nil, err
+			}
+			m, err := proto.Marshal(&seqdv1.NextRequest{Sequence: &seqdv1.Sequence{Name: "s"}, Count: apicore.MaxValues})
+			if err != nil {
+				return nil, err
+			}
+			body := binary.BigEndian.AppendUint32([]byte{0}, uint32(len(m))) // not compressed, its length
+			return h2Unread(nc, "http", "/seqd.v1.Sequences/Next", [][2]string{
+				{"authorization", basic(user, password)}, {"content-type", "application/grpc"}, {"te", "trailers"}},
+				append(body, m...), 256)
 		},
 		Kind: grpcKind,
 	}
@@ -182,6 +282,13 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 	return &frontendtest.Target{
 		Protocols: []frontendtest.Protocol{pg, my, api, rpc, metrics},
 		Admitted:  srv.pg.Registry().Admitted,
+		HeapAlloc: func() uint64 {
+			var ms runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			return ms.HeapAlloc
+		},
+		TLS: useTLS,
 		Stopped: func() error {
 			select {
 			case err := <-srv.Done():
@@ -195,6 +302,75 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 		},
 		Superuser: "seqd", Password: "pw",
 	}
+}
+
+// rawStall is a connection whose peer reads nothing.
+type rawStall struct{ nc net.Conn }
+
+func (s rawStall) Closed(d time.Duration) error {
+	s.nc.SetReadDeadline(time.Now().Add(d))
+	_, err := io.Copy(io.Discard, s.nc)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("still open after %v", d)
+	}
+	return nil // EOF, reset: closed
+}
+func (s rawStall) Close() error { return s.nc.Close() }
+
+// h2Unread starts HTTP/2 on nc, sends streams requests (the headers
+// given besides the pseudo-headers, and body) and reads no answer: the
+// server's settings are acknowledged (a server closes a connection that
+// does not), and each stream's window is 0, so that nothing of an
+// answer can be sent.
+func h2Unread(nc net.Conn, scheme, path string, header [][2]string, body []byte, streams int) (frontendtest.Stall, error) {
+	fail := func(err error) (frontendtest.Stall, error) {
+		nc.Close()
+		return nil, err
+	}
+	if _, err := io.WriteString(nc, http2.ClientPreface); err != nil {
+		return fail(err)
+	}
+	fr := http2.NewFramer(nc, nc)
+	if err := fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0}); err != nil {
+		return fail(err)
+	}
+	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return fail(err)
+		}
+		if sf, ok := f.(*http2.SettingsFrame); ok && !sf.IsAck() {
+			if err := fr.WriteSettingsAck(); err != nil {
+				return fail(err)
+			}
+			break
+		}
+	}
+	nc.SetReadDeadline(time.Time{})
+	var hb bytes.Buffer
+	enc := hpack.NewEncoder(&hb)
+	fields := append([][2]string{{":method", "POST"}, {":scheme", scheme}, {":path", path}, {":authority", "seqd"}}, header...)
+	for i := range streams {
+		hb.Reset()
+		for _, f := range fields {
+			enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+		}
+		id := uint32(2*i + 1)
+		if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: hb.Bytes(), EndHeaders: true}); err != nil {
+			return fail(err)
+		}
+		if err := fr.WriteData(id, true, body); err != nil {
+			return fail(err)
+		}
+	}
+	return rawStall{nc}, nil
+}
+
+// basic is an HTTP Basic authorization.
+func basic(user, password string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
 }
 
 type pgSession struct{ c *pgx.Conn }

@@ -48,6 +48,14 @@ type Session interface {
 	Close() error
 }
 
+// Stall is a connection whose peer never reads (Protocol.Unread).
+type Stall interface {
+	// Closed reads what the server sent, until it closes the connection
+	// (nil) or d passes.
+	Closed(d time.Duration) error
+	Close() error
+}
+
 // Protocol is a listener's adapter.
 type Protocol struct {
 	Name string
@@ -59,6 +67,17 @@ type Protocol struct {
 	// nil on a listener nobody logs in to (the metrics listener), which
 	// has Probe and a budget of its own instead.
 	Login func(ctx context.Context, user, password string, tls bool) (Session, error)
+	// Unread logs in as user on a connection of its own (over TLS where
+	// the listener serves TLS alone) and sends requests whose answers
+	// are the largest the protocol has, as many as one connection may
+	// have under way (pipelined, or on concurrent streams), reading
+	// none of the answers; nil where Login is.
+	Unread func(ctx context.Context, user, password string) (Stall, error)
+	// ClosesUnread says that the listener ends a connection that reads
+	// none of its answers for Options.IdleTimeout (-idle-timeout), as
+	// PostgreSQL's and MySQL's do; the APIs' bound is their write
+	// timeout (a minute), which their own packages test.
+	ClosesUnread bool
 	// Probe is a request that needs no role (Login == nil).
 	Probe func(ctx context.Context) error
 	// OwnBudget is the size of the listener's own budget, 0 where it
@@ -74,6 +93,8 @@ type Options struct {
 	AuthTimeout             time.Duration
 	StatementTimeout        time.Duration // 0: none
 	TLSRequired             bool
+	TLS                     bool          // serve TLS where it can (the APIs: alone), not requiring it
+	IdleTimeout             time.Duration // 0: none
 }
 
 // Target is a server the harness started for a case.
@@ -83,8 +104,14 @@ type Target struct {
 	Protocols []Protocol
 	// Admitted is how many connections the shared budget counts.
 	Admitted func() int
+	// HeapAlloc is the server process's live heap after a garbage
+	// collection.
+	HeapAlloc func() uint64
 	// Stopped reports an error once the server stopped serving.
 	Stopped func() error
+	// TLS says that clients use TLS (the APIs serve it alone when the
+	// server has a certificate).
+	TLS bool
 	// Superuser and Password log in as the superuser; the role "app"
 	// (password AppPassword) may log in and use the sequence "s"; the
 	// role "nologin" has a password and may not log in.
@@ -107,6 +134,7 @@ func Run(t *testing.T, start Start) {
 	t.Run("Authentication", func(t *testing.T) { testAuthentication(t, start) })
 	t.Run("TLSRequired", func(t *testing.T) { testTLSRequired(t, start) })
 	t.Run("Statements", func(t *testing.T) { testStatements(t, start) })
+	t.Run("NeverReads", func(t *testing.T) { testNeverReads(t, start) })
 	t.Run("Descriptors", func(t *testing.T) { testDescriptors(t, start) })
 }
 
@@ -117,7 +145,7 @@ func login(ctx context.Context, tg *Target, p Protocol) (Session, error) {
 	if p.Login == nil {
 		return nil, p.Probe(ctx)
 	}
-	return p.Login(ctx, tg.Superuser, tg.Password, false)
+	return p.Login(ctx, tg.Superuser, tg.Password, tg.TLS)
 }
 
 // draw logs in to p as user and draws a value of "s".
@@ -416,6 +444,69 @@ func testStatements(t *testing.T, start Start) {
 			if err == nil {
 				t.Fatal("a cancelled statement succeeded")
 			}
+			serves(t, tg)
+		})
+	}
+}
+
+// stallMemory bounds what the server may keep for one connection whose
+// peer reads none of its answers: its socket's buffers are the kernel's,
+// and what it has made of an answer not yet written is one answer, or a
+// few on a connection with streams.
+const stallMemory = 8 << 20
+
+// testNeverReads: on every listener, peers that send requests with the
+// largest answers, pipelined or on as many streams as they may, and read
+// none of them, cost the server a bounded memory each, leave the other
+// clients served, and (where the listener has -idle-timeout) are closed
+// at it; their places come back when they go.
+func testNeverReads(t *testing.T, start Start) {
+	const idle, stalls = 3 * time.Second, 3
+	tg := start(t, Options{MaxConns: 100, TLS: true, IdleTimeout: idle})
+	ctx := context.Background()
+	for _, p := range tg.Protocols {
+		if p.Login == nil {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			base, heap := tg.Admitted(), tg.HeapAlloc()
+			var stalled []Stall
+			defer func() {
+				for _, s := range stalled {
+					s.Close()
+				}
+			}()
+			for range stalls {
+				s, err := p.Unread(ctx, "app", AppPassword)
+				if err != nil {
+					t.Fatalf("a peer that never reads: %v", err)
+				}
+				stalled = append(stalled, s)
+			}
+			// Others are served meanwhile, and the server has made what
+			// it will of the answers.
+			for range 3 {
+				if err := draw(ctx, p, tg.Superuser, tg.Password, true); err != nil {
+					t.Fatalf("a client beside peers that never read: %v", err)
+				}
+				time.Sleep(300 * time.Millisecond)
+			}
+			if grown := int64(tg.HeapAlloc()) - int64(heap); grown > stalls*stallMemory {
+				t.Errorf("%d peers that never read hold %d MiB of the server's heap, more than %d MiB each",
+					stalls, grown>>20, stallMemory>>20)
+			}
+			if p.ClosesUnread {
+				for _, s := range stalled {
+					if err := s.Closed(idle + wait); err != nil {
+						t.Fatalf("a peer that never reads, past -idle-timeout: %v", err)
+					}
+				}
+			}
+			for _, s := range stalled {
+				s.Close()
+			}
+			stalled = nil
+			waitAdmitted(t, tg, base)
 			serves(t, tg)
 		})
 	}
