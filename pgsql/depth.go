@@ -102,6 +102,8 @@ func estimateDepth(tokens []*pg.ScanToken) int {
 			}
 		}
 		switch {
+		case t.Token == pg.Token_SQL_COMMENT || t.Token == pg.Token_C_COMMENT:
+			continue // no node
 		case chains(t):
 			top.nest++
 			top.run = 0

@@ -85,6 +85,14 @@ func TestDepthLimit(t *testing.T) {
 	if _, err := parse("select 1" + strings.Repeat("+1", MaxDepth-10)); err != nil {
 		t.Fatalf("under the bound: %v", err)
 	}
+	// Comments are no nodes: 5,000 of them, of both kinds, in a statement
+	// are not refused.
+	q := "select 1" + strings.Repeat(" /* c */ -- c\n", 5000) + "+ 1"
+	if st, err := parse(q); err != nil {
+		t.Fatalf("5,000 comments: %v", err)
+	} else {
+		checkEstimate(t, q, st)
+	}
 	// Long but flat statements are not refused: 100,000 list elements.
 	if _, err := parse("select 1 in (" + strings.Repeat("1,", 100000) + "1)"); err != nil {
 		t.Fatalf("long IN list: %v", err)
