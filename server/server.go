@@ -60,13 +60,18 @@ type Config struct {
 	// MaxTxnLocks bounds the sequences and names one transaction locks
 	// (engine.Config.MaxTxnLocks: 0 its default, negative none).
 	MaxTxnLocks int
-	MaxConns    int
-	MaxMessage  int // bytes of one protocol message (a statement)
+	// MaxConns bounds the clients' connections, every protocol's
+	// together (0: DefaultMaxConns); MaxMessage one protocol message, and
+	// so a statement, in bytes (0: 1 MiB). Validate gives their ranges,
+	// and the others'.
+	MaxConns   int
+	MaxMessage int
 	// MaxStatementMemory bounds the memory one statement keeps (53200
 	// past it); 0: the executor's default, negative: none.
 	MaxStatementMemory int64
 	// ReservedConns and AuthTimeout: pgwire.Config's (superuser slots,
-	// the bound on a connection's startup).
+	// 0 DefaultReservedConns and negative none; the bound on a
+	// connection's startup, 0 10 s), on every front end.
 	ReservedConns int
 	AuthTimeout   time.Duration
 	// SessionDefaults are settings every session starts with
@@ -166,10 +171,13 @@ type Server struct {
 }
 
 // Start opens the data directory, recovers every sequence and starts
-// listening.
+// listening. A limit out of its range (Validate) is refused first.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.Default()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if len(cfg.Etcd) > 0 {
 		return startCluster(ctx, cfg)

@@ -116,3 +116,98 @@ func TestNoLibraryFlags(t *testing.T) {
 		}
 	})
 }
+
+// TestLimitsRefused: a limit out of its range, on the command line or in
+// the configuration file, is refused before anything is opened, naming
+// the flag and its range, with exit status 2 as for a value the flag
+// package cannot parse. Each would have broken a listener (a negative
+// idle timeout ended every MySQL read at once), been taken for another
+// value (a 0 for the default, a negative authentication timeout for none
+// on MySQL's protocol but 10 s on PostgreSQL's), or left a server nobody,
+// or no ordinary role, could use.
+func TestLimitsRefused(t *testing.T) {
+	bin := testenv.SeqdBinary(t)
+	for _, tc := range []struct {
+		args []string
+		file string // the configuration file, if any
+		want string
+	}{
+		{args: []string{"-idle-timeout", "-1s"}, want: `invalid value "-1s" for flag -idle-timeout: must be positive, or 0 for none`},
+		{args: []string{"-authentication-timeout", "-1s"}, want: `invalid value "-1s" for flag -authentication-timeout: must be positive`},
+		{args: []string{"-authentication-timeout", "0"}, want: `invalid value "0s" for flag -authentication-timeout: must be positive`},
+		{args: []string{"-max-connections", "0"}, want: `invalid value "0" for flag -max-connections: must be at least 2`},
+		{args: []string{"-max-connections", "-5"}, want: `invalid value "-5" for flag -max-connections: must be at least 2`},
+		{args: []string{"-max-connections", "1", "-superuser-reserved-connections", "0"}, want: `invalid value "1" for flag -max-connections: must be at least 2`},
+		{args: []string{"-max-connections", "3"}, want: `invalid value "3" for flag -superuser-reserved-connections: must be less than -max-connections (3)`},
+		{args: []string{"-superuser-reserved-connections", "-1"}, want: `invalid value "-1" for flag -superuser-reserved-connections: must be 0 (none) or more`},
+		{args: []string{"-max-statement-bytes", "0"}, want: `invalid value "0" for flag -max-statement-bytes: must be at least 1024`},
+		{args: []string{"-max-statement-bytes", "100"}, want: `invalid value "100" for flag -max-statement-bytes: must be at least 1024`},
+		{args: []string{"-max-bulk-rows", "-1"}, want: `invalid value "-1" for flag -max-bulk-rows: must be at least 1`},
+		{args: []string{"-max-statement-memory", "0"}, want: `invalid value "0" for flag -max-statement-memory: must be at least 1, or negative for no limit`},
+		{args: []string{"-max-transaction-locks", "0"}, want: `invalid value "0" for flag -max-transaction-locks: must be at least 1, or negative for no limit`},
+		{args: []string{"-min-free-space", "0"}, want: `invalid value "0" for flag -min-free-space: must be at least 1, or negative for no reserve`},
+		{args: []string{"-exhaustion-horizon", "0"}, want: `invalid value "0s" for flag -exhaustion-horizon: must be positive`},
+		{file: "max-connections = 0\n", want: `invalid value "0" for flag -max-connections: must be at least 2`},
+	} {
+		name := strings.Join(tc.args, " ")
+		if tc.file != "" {
+			name = "file " + strings.TrimSpace(tc.file)
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"-data", dir + "/data", "-listen", testenv.FreeAddr(t)}, tc.args...)
+			if tc.file != "" {
+				if err := os.WriteFile(dir+"/seqd.conf", []byte(tc.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "-config", dir+"/seqd.conf")
+			}
+			cmd, _, out := runUntilListening(t, bin, args...)
+			if cmd != nil {
+				t.Fatalf("seqd started:\n%s", out)
+			}
+			if !strings.Contains(out, tc.want) || !strings.HasSuffix(out, "exit: exit status 2") {
+				t.Fatalf("want %q and exit status 2:\n%s", tc.want, out)
+			}
+			if _, err := os.Stat(dir + "/data"); err == nil {
+				t.Error("the store was created before the refusal")
+			}
+		})
+	}
+}
+
+// TestConfigFileLimits: the configuration file's limits apply at start
+// (they were read, then dropped: a copy of the flags' values was taken
+// before the file set them), and -superuser-reserved-connections 0 leaves
+// no slot reserved (server.Config's 0 is its default of 3).
+func TestConfigFileLimits(t *testing.T) {
+	bin := testenv.SeqdBinary(t)
+	dir, addr := t.TempDir(), testenv.FreeAddr(t)
+	conf := dir + "/seqd.conf"
+	if err := os.WriteFile(conf, []byte("max-bulk-rows = 5\nmax-connections = 3\nsuperuser-reserved-connections = 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, lt, out := runUntilListening(t, bin, "-data", dir+"/data", "-listen", addr, "-config", conf)
+	if cmd == nil {
+		t.Fatalf("seqd did not start:\n%s", out)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); lt.rest(); cmd.Wait() }()
+	ctx := context.Background()
+	c := connect(t, addr)
+	var n int
+	if err := c.QueryRow(ctx, "select count(*) from generate_series(1, 6)").Scan(&n); err == nil || !strings.Contains(err.Error(), "54000") {
+		t.Errorf("6 rows past the file's max-bulk-rows 5: %d, %v", n, err)
+	}
+	if _, err := c.Exec(ctx, "create role app login"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(ctx)
+	// Every one of the 3 connections is an ordinary role's.
+	for i := range 3 {
+		app, err := pgx.Connect(ctx, "postgres://app@"+addr+"/db?sslmode=disable")
+		if err != nil {
+			t.Fatalf("app's session %d of 3 with no slot reserved: %v", i+1, err)
+		}
+		defer app.Close(ctx)
+	}
+}

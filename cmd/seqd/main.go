@@ -34,6 +34,11 @@ func main() {
 	o := parseFlags()
 	var level slog.LevelVar
 	cfg, conf, err := o.config(&level)
+	if le := (*server.LimitError)(nil); errors.As(err, &le) {
+		// As the flag package refuses a value it cannot parse.
+		fmt.Fprintln(flag.CommandLine.Output(), err)
+		os.Exit(2)
+	}
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -105,9 +110,9 @@ func parseFlags() *options {
 	flag.StringVar(&o.cfg.MySQLListen, "mysql-listen", "", "address for MySQL's protocol, e.g. 127.0.0.1:3306 (empty: off); authentication trust only where -auth is trust and this address is loopback too, else the roles' passwords")
 	flag.Int64Var(&o.cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
 	flag.IntVar(&o.cfg.MaxTxnLocks, "max-transaction-locks", engine.DefaultMaxTxnLocks, "most sequences and names one transaction creates, alters, renames, drops, comments on or grants on (each holds a lock until it ends); the next fails with SQLSTATE 54000 (negative: no limit)")
-	flag.IntVar(&o.cfg.MaxConns, "max-connections", 10_000, "most client connections at once; more are refused with SQLSTATE 53300")
-	flag.IntVar(&o.cfg.MaxMessage, "max-statement-bytes", 1<<20, "longest protocol message (and so statement); longer ends the connection with SQLSTATE 54000")
-	flag.IntVar(&o.cfg.ReservedConns, "superuser-reserved-connections", 3, "of -max-connections, how many only superusers may use")
+	flag.IntVar(&o.cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections at once; more are refused with SQLSTATE 53300")
+	flag.IntVar(&o.cfg.MaxMessage, "max-statement-bytes", 1<<20, "longest protocol message (and so statement); longer ends the connection with SQLSTATE 54000 (at least 1024)")
+	flag.IntVar(&o.cfg.ReservedConns, "superuser-reserved-connections", server.DefaultReservedConns, "of -max-connections, how many only superusers may use (0: none)")
 	flag.DurationVar(&o.cfg.AuthTimeout, "authentication-timeout", 10*time.Second, "how long a connection may take to start: TLS, startup message and authentication")
 	flag.Int64Var(&o.cfg.MaxStatementMemory, "max-statement-memory", 256<<20, "bytes one statement may keep (rows held for sorts, DISTINCT, joins, groups, array_agg); past it the statement fails with SQLSTATE 53200 (negative: no limit)")
 	o.sessionDefaults = map[string]*string{}
@@ -137,21 +142,25 @@ func parseFlags() *options {
 	return o
 }
 
-// config completes the configuration from the parsed flags: the etcd
-// endpoints, the configuration file (returned, for SIGHUP), the session
-// defaults (checked as SET would), the log level and handler, and the
-// passwords from their files or environment variables.
+// config completes the configuration from the parsed flags: the
+// configuration file (returned, for SIGHUP), the limits (checked:
+// checkLimits), the etcd endpoints, the session defaults (checked as SET
+// would), the log level and handler, and the passwords from their files
+// or environment variables.
 func (o *options) config(level *slog.LevelVar) (server.Config, *config, error) {
-	cfg := o.cfg
-	if *o.etcd != "" {
-		cfg.Etcd = strings.Split(*o.etcd, ",")
-	}
 	var conf *config
 	if *o.configFile != "" {
 		var err error
 		if conf, err = loadConfig(*o.configFile, level); err != nil {
-			return cfg, nil, fmt.Errorf("-config: %w", err)
+			return o.cfg, nil, fmt.Errorf("-config: %w", err)
 		}
+	}
+	cfg := o.cfg // with what the file set
+	if err := checkLimits(&cfg); err != nil {
+		return cfg, nil, err
+	}
+	if *o.etcd != "" {
+		cfg.Etcd = strings.Split(*o.etcd, ",")
 	}
 	for name, v := range o.sessionDefaults {
 		if *v == "0" {
