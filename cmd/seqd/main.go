@@ -42,6 +42,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	fitDescriptors(&cfg)
 	if *o.cpuprofile != "" {
 		f, err := os.Create(*o.cpuprofile)
 		if err != nil {
@@ -110,7 +111,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.cfg.MySQLListen, "mysql-listen", "", "address for MySQL's protocol, e.g. 127.0.0.1:3306 (empty: off); authentication trust only where -auth is trust and this address is loopback too, else the roles' passwords")
 	flag.Int64Var(&o.cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
 	flag.IntVar(&o.cfg.MaxTxnLocks, "max-transaction-locks", engine.DefaultMaxTxnLocks, "most sequences and names one transaction creates, alters, renames, drops, comments on or grants on (each holds a lock until it ends); the next fails with SQLSTATE 54000 (negative: no limit)")
-	flag.IntVar(&o.cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections at once; more are refused with SQLSTATE 53300")
+	flag.IntVar(&o.cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections at once, every protocol's; more are refused with SQLSTATE 53300 (fewer are served where the descriptor limit, ulimit -n, holds fewer: the log says so at start)")
 	flag.IntVar(&o.cfg.MaxMessage, "max-statement-bytes", 1<<20, "longest protocol message (and so statement); longer ends the connection with SQLSTATE 54000 (at least 1024)")
 	flag.IntVar(&o.cfg.ReservedConns, "superuser-reserved-connections", server.DefaultReservedConns, "of -max-connections, how many only superusers may use (0: none)")
 	flag.DurationVar(&o.cfg.AuthTimeout, "authentication-timeout", 10*time.Second, "how long a connection may take to start: TLS, startup message and authentication")
