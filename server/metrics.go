@@ -42,7 +42,9 @@ type metrics struct {
 // operations, classes SQLSTATE classes: far fewer in practice).
 const maxObservers = 4096
 
-func newMetrics(eng func() *engine.Engine, conns func() int, near func() int) *metrics {
+// newMetrics registers the metrics: conns is how many client
+// connections are open, maxConns the budget they share.
+func newMetrics(eng func() *engine.Engine, conns func() int, maxConns int, near func() int) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.statements = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "seqd_statements_total",
 		Help: "Statements run, by command tag and SQLSTATE class (00: success)."}, []string{"command", "class"})
@@ -53,8 +55,12 @@ func newMetrics(eng func() *engine.Engine, conns func() int, near func() int) *m
 	m.commit = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "seqd_group_commit_seconds",
 		Help: "Time of one group commit (the store's synced write).", Buckets: prometheus.ExponentialBuckets(50e-6, 2, 14)})
 	m.reg.MustRegister(m.statements, m.durations, m.batch, m.commit,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_connections", Help: "Open client connections."},
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_connections",
+			Help: "Open client connections, of every protocol (PostgreSQL's, MySQL's, the HTTP API, gRPC), each from its accept, as -max-connections counts them."},
 			func() float64 { return float64(conns()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_connections_max",
+			Help: "The client connections' budget: -max-connections, or fewer where the descriptor limit holds fewer (logged at start)."},
+			func() float64 { return float64(maxConns) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_sequences_near_exhaustion",
 			Help: "Sequences projected, at their rate over the last minute, to reach their limit within the horizon (-exhaustion-horizon)."},
 			func() float64 { return float64(near()) }),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -179,5 +181,71 @@ func TestMetricsNearest(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// gauge is a gauge's value in s's /metrics.
+func gauge(t *testing.T, s *Server, name string) float64 {
+	t.Helper()
+	_, body := get(t, s, "/metrics")
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("exposition does not parse: %v", err)
+	}
+	f, ok := fams[name]
+	if !ok || len(f.GetMetric()) != 1 {
+		t.Fatalf("no single series of %s:\n%s", name, body)
+	}
+	return f.GetMetric()[0].GetGauge().GetValue()
+}
+
+// TestMetricsConnections: seqd_connections counts every client
+// connection of the budget the protocols share, each from its accept
+// (one that has not said a word yet too), and seqd_connections_max is
+// that budget.
+func TestMetricsConnections(t *testing.T) {
+	ctx := context.Background()
+	s, err := Start(ctx, Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0", APIListen: "127.0.0.1:0",
+		GRPCListen: "127.0.0.1:0", HTTP: "127.0.0.1:0", MaxConns: 50, Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(ctx) })
+	c, err := pgx.Connect(ctx, "postgres://seqd@"+s.Addr().String()+"/seqd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	want := func(n float64) {
+		t.Helper()
+		for i := 0; ; i++ {
+			got := gauge(t, s, "seqd_connections")
+			if got == n {
+				return
+			}
+			if i == 100 {
+				t.Fatalf("seqd_connections %v, want %v", got, n)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	want(1)
+	var silent []net.Conn
+	for _, addr := range []net.Addr{s.MySQLAddr(), s.APIAddr(), s.GRPCAddr()} {
+		nc, err := net.Dial("tcp", addr.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		silent = append(silent, nc)
+	}
+	want(4)
+	for _, nc := range silent {
+		nc.Close()
+	}
+	want(1)
+	if got := gauge(t, s, "seqd_connections_max"); got != 50 {
+		t.Errorf("seqd_connections_max %v, want 50", got)
 	}
 }

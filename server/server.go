@@ -208,7 +208,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.ExhaustionHorizon = 30 * 24 * time.Hour
 	}
 	s := &Server{log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon, exhaustionPeriod), stop: make(chan struct{})}
-	s.metrics = newMetrics(s.engine, func() int { return s.pg.Conns() }, s.watch.Near)
+	s.metrics = newMetrics(s.engine, s.admitted, cfg.maxConns(), s.watch.Near)
 	opened := time.Now()
 	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit, MaxTxnLocks: cfg.MaxTxnLocks})
 	if err != nil {
@@ -561,6 +561,10 @@ func (s *Server) Reload() error {
 	return nil
 }
 
+// admitted is how many client connections are open, of every protocol,
+// as the budget they share counts them (from accept).
+func (s *Server) admitted() int { return s.pg.Registry().Admitted() }
+
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
@@ -645,7 +649,7 @@ func startCluster(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon, exhaustionPeriod), stop: make(chan struct{})}
-	s.metrics = newMetrics(s.engine, func() int { return s.pg.Conns() }, s.watch.Near)
+	s.metrics = newMetrics(s.engine, s.admitted, cfg.maxConns(), s.watch.Near)
 	n, err := startNode(ctx, cfg, s.frontEnds)
 	if err != nil {
 		return nil, err
