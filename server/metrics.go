@@ -251,7 +251,8 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 const metricsConns = 64
 
 // serveHTTP starts serving /metrics, /healthz (the process answers) and
-// /readyz (every write reached the store), in Kubernetes' conventions.
+// /readyz (every write reached the store), in Kubernetes' conventions, to
+// GET and HEAD (withoutBodies).
 // REQUIRES: called before Shutdown may run (it sets s.httpSrv).
 func (s *Server) serveHTTP(ln net.Listener) {
 	mux := http.NewServeMux()
@@ -271,7 +272,7 @@ func (s *Server) serveHTTP(ln net.Listener) {
 		}
 		w.Write([]byte(text + "\n"))
 	})
-	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
+	s.httpSrv = &http.Server{Handler: withoutBodies(mux), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10, ConnState: frontend.HTTPConnState, ErrorLog: s.log}
 	// A budget of its own, which nobody authenticates into: a flood of it
 	// neither reaches the clients' budget nor holds more than this many
@@ -282,4 +283,32 @@ func (s *Server) serveHTTP(ln net.Listener) {
 			io.WriteString(nc, "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
 		}})
 	go s.httpSrv.Serve(fl)
+}
+
+// withoutBodies serves h to GET and HEAD and answers any other method 405
+// Method Not Allowed (Allow: GET, HEAD), closing its connection. No
+// request body is read: a request that sends one (any method; -1 is a
+// body of unknown length) is answered and its connection closed with the
+// body unread. net/http would read what remains of a body after the
+// answer (up to 256 KiB, for as long as ReadTimeout), and a connection
+// with a request under way is not one the listener's budget may evict:
+// 64 slow POSTs held every place, and probes got 503.
+func withoutBodies(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		get := r.Method == http.MethodGet || r.Method == http.MethodHead
+		if !get || r.ContentLength != 0 {
+			w.Header().Set("Connection", "close")
+		}
+		if r.ContentLength != 0 {
+			// Reading what remains of the body fails at once: the
+			// connection closes as soon as the answer is written.
+			http.NewResponseController(w).SetReadDeadline(time.Now())
+		}
+		if !get {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed: GET or HEAD", http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

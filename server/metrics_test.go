@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -247,5 +248,70 @@ func TestMetricsConnections(t *testing.T) {
 	want(1)
 	if got := gauge(t, s, "seqd_connections_max"); got != 50 {
 		t.Errorf("seqd_connections_max %v, want 50", got)
+	}
+}
+
+// TestMetricsMethods: the metrics and health listener answers a method
+// other than GET and HEAD 405 and closes the connection; it reads no
+// request body, so that clients sending one slowly, as many as the
+// listener has places, neither hold a place past their answer nor lock
+// out the probes.
+func TestMetricsMethods(t *testing.T) {
+	s, _ := startHTTP(t)
+	resp, err := http.Post("http://"+s.HTTPAddr().String()+"/healthz", "text/plain", strings.NewReader("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" || !resp.Close {
+		t.Fatalf("POST /healthz: %s, Allow %q, close %v", resp.Status, resp.Header.Get("Allow"), resp.Close)
+	}
+	if resp, err := http.Head("http://" + s.HTTPAddr().String() + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("HEAD /healthz: %v, %v", resp, err)
+	}
+
+	// Every place taken by a request whose body comes slowly: a POST, and
+	// a GET that sends a body. Each is answered at once, its body unread.
+	type slow struct {
+		nc net.Conn
+		br *bufio.Reader
+	}
+	var slows []slow
+	for i := range metricsConns {
+		nc, err := net.Dial("tcp", s.HTTPAddr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		method := "POST /metrics"
+		if i%2 == 1 {
+			method = "GET /healthz"
+		}
+		if _, err := io.WriteString(nc, method+" HTTP/1.1\r\nHost: seqd\r\nContent-Length: 100000\r\n\r\nsome of it"); err != nil {
+			t.Fatal(err)
+		}
+		slows = append(slows, slow{nc, bufio.NewReader(nc)})
+	}
+	for i, sl := range slows {
+		sl.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(sl.br, nil)
+		if err != nil {
+			t.Fatalf("slow request %d: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if want := []int{http.StatusMethodNotAllowed, http.StatusOK}[i%2]; resp.StatusCode != want {
+			t.Fatalf("slow request %d: %s, want %d", i, resp.Status, want)
+		}
+	}
+	// The probes get in while the bodies are still due.
+	if code, body := get(t, s, "/healthz"); code != 200 {
+		t.Fatalf("/healthz beside %d slow bodies: %d %s", metricsConns, code, body)
+	}
+	for i, sl := range slows {
+		sl.nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+		if _, err := sl.br.ReadByte(); err != io.EOF {
+			t.Fatalf("slow request %d: its connection is still open after the answer: %v", i, err)
+		}
 	}
 }
