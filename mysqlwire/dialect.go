@@ -642,13 +642,14 @@ func translateShow(n *ast.ShowStmt, db string) (step, error) {
 		if db == "" {
 			return step{}, sqlerr.Errorf(sqlerr.UndefinedSchema, "No database selected")
 		}
-		q := "SELECT sequencename"
+		// The sequences the role sees, as information_schema.TABLES.
+		q := "SELECT c.relname"
 		names := []string{"Tables_in_" + db}
 		if n.Full {
 			q += ", 'SEQUENCE'"
 			names = append(names, "Table_type")
 		}
-		return step{sql: q + " FROM pg_catalog.pg_sequences WHERE schemaname = " + literal(db) + " ORDER BY 1", names: names}, nil
+		return step{sql: q + seenSequences + " AND n.nspname = " + literal(db) + " ORDER BY 1", names: names}, nil
 	case ast.ShowCreateSequence:
 		schema, named := n.Table.Schema.O, n.Table.Schema.O
 		if named == "" {

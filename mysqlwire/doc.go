@@ -48,6 +48,9 @@
 // KILL [QUERY | CONNECTION] n cancels a statement of, or ends, one of
 // this front end's connections: a role's own, or any for a superuser.
 //
+// SHOW TABLES and information_schema list a role the sequences it holds
+// a privilege on or owns (infoschema.go), as MariaDB's list a user's.
+//
 // In cluster mode only the leader serves: a standby refuses connections
 // in place of the handshake (1053, 08S01), which MySQL's drivers take
 // as a host that is down, moving on to the next host they list (they

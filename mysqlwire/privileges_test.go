@@ -3,6 +3,7 @@ package mysqlwire
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/seqd/seqd/engine"
@@ -19,7 +20,8 @@ import (
 // the sequence, never a made-up position (pg_sequences' last_value is
 // NULL to a role without privileges, which once showed as start_value).
 // information_schema shows no position to anyone: its tables read the
-// same however far the sequence has gone.
+// same however far the sequence has gone, to the superuser and to a role
+// it lists the sequence to.
 func TestSelectFromNeedsSelect(t *testing.T) {
 	addr, eng := startServer(t, Config{})
 	root := open(t, addr, "root", "public")
@@ -28,7 +30,7 @@ func TestSelectFromNeedsSelect(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	info := infoSchemaTables(t, open(t, addr, "app", "public"))
+	info := infoSchemaTables(t, root)
 	if _, err := root.Exec("SELECT NEXTVAL(s)"); err != nil { // after information_schema was read
 		t.Fatal(err)
 	}
@@ -89,11 +91,88 @@ func TestSelectFromNeedsSelect(t *testing.T) {
 	}
 	denied("USAGE only")
 
-	if got := infoSchemaTables(t, open(t, addr, "app", "public")); got != info {
+	if got := infoSchemaTables(t, root); got != info {
 		t.Errorf("information_schema changed as the sequence advanced:\n%s\nwas\n%s", got, info)
 	}
-	if got := infoSchemaTables(t, root); got != info {
-		t.Errorf("information_schema to the superuser:\n%s\nto a role without privileges:\n%s", got, info)
+	if got := infoSchemaTables(t, open(t, addr, "app", "public")); got != info {
+		t.Errorf("information_schema to a role with USAGE:\n%s\nto the superuser:\n%s", got, info)
+	}
+}
+
+// TestInformationSchemaPrivileges: SHOW [FULL] TABLES and
+// information_schema's TABLES and SEQUENCES list to a role only the
+// sequences it holds a privilege on (USAGE on their schema or not) or
+// owns, as MariaDB lists a user the tables it holds some privilege on and
+// PostgreSQL's information_schema.sequences a role its sequences; a
+// superuser sees every one. They used to list every sequence to anyone.
+func TestInformationSchemaPrivileges(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	for _, q := range []string{"CREATE SEQUENCE public.granted", "CREATE SEQUENCE public.hidden", "CREATE SEQUENCE public.owned",
+		"CREATE SCHEMA other", "CREATE SEQUENCE other.elsewhere", "CREATE SEQUENCE other.unseen",
+		"GRANT UPDATE ON SEQUENCE public.granted TO app", "ALTER SEQUENCE public.owned OWNER TO app",
+		"GRANT SELECT ON SEQUENCE other.elsewhere TO app"} { // app has no USAGE on other
+		pgExec(t, eng, q)
+	}
+	lists := func(user string) string {
+		db := open(t, addr, user, "public")
+		var out []string
+		for _, q := range []string{"SHOW TABLES", "SHOW FULL TABLES FROM other",
+			"SELECT table_schema, table_name, table_type FROM information_schema.tables ORDER BY 1, 2",
+			"SELECT sequence_schema, sequence_name FROM information_schema.SEQUENCES ORDER BY 1, 2",
+			"SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'hidden'"} {
+			out = append(out, table(t, db, q))
+		}
+		return strings.Join(out, "\n\n")
+	}
+	for _, c := range []struct{ user, want string }{
+		{"app", `Tables_in_public
+granted
+owned
+
+Tables_in_other,Table_type
+elsewhere,SEQUENCE
+
+table_schema,table_name,table_type
+other,elsewhere,SEQUENCE
+public,granted,SEQUENCE
+public,owned,SEQUENCE
+
+sequence_schema,sequence_name
+other,elsewhere
+public,granted
+public,owned
+
+n
+0`},
+		{"root", `Tables_in_public
+granted
+hidden
+owned
+
+Tables_in_other,Table_type
+elsewhere,SEQUENCE
+unseen,SEQUENCE
+
+table_schema,table_name,table_type
+other,elsewhere,SEQUENCE
+other,unseen,SEQUENCE
+public,granted,SEQUENCE
+public,hidden,SEQUENCE
+public,owned,SEQUENCE
+
+sequence_schema,sequence_name
+other,elsewhere
+other,unseen
+public,granted
+public,hidden
+public,owned
+
+n
+1`},
+	} {
+		if got := lists(c.user); got != c.want {
+			t.Errorf("to %s:\n%s\nwant\n%s", c.user, got, c.want)
+		}
 	}
 }
 
