@@ -32,7 +32,8 @@ type conn struct {
 	c   *mysql.Conn
 	// admitted is the connection under c's, counted in the budget.
 	admitted *admitted
-	id       uint32 // its session ID in the Registry, 0 if none
+	thread   uint32 // the thread ID its handshake announced
+	id       uint32 // its session ID in the Registry once authenticated, else 0; set under srv.mu
 	sess     *executor.Session
 	parser   *parser.Parser
 	db       string
@@ -63,30 +64,42 @@ type handler struct{ srv *Server }
 
 func (h handler) conn(c *mysql.Conn) *conn { return c.ClientData.(*conn) }
 
-// NewConnection registers the connection's session ID (the budget
-// counted it when it was accepted: accepting).
+// NewConnection gives the connection the thread ID its handshake
+// announces (the budget counted it when it was accepted: accepting).
 func (h handler) NewConnection(c *mysql.Conn) {
 	cn := &conn{srv: h.srv, c: c, admitted: admittedOf(c.Conn), parser: newParser()}
 	c.ClientData = cn
 	c.StatusFlags |= mysql.ServerStatusAutocommit
-	if id, _, ok := h.srv.cfg.Registry.Register(cn.cancelStatement); ok {
-		// The handshake is not sent yet: it shows the session's ID,
-		// which CONNECTION_ID() and pg_backend_pid() show too.
-		cn.id, c.ConnectionID = id, id
-		h.srv.mu.Lock()
-		h.srv.conns[id] = cn
-		h.srv.mu.Unlock()
-	}
+	h.srv.mu.Lock()
+	cn.thread = h.srv.threadIDLocked()
+	h.srv.conns[cn.thread] = cn
+	h.srv.mu.Unlock()
+	c.ConnectionID = cn.thread
 }
 
 // ConnectionAuthenticated ends the connection's authentication timeout:
-// its client proved who it is (the library's AuthenticatedHandler).
-// Past the places any role may take, only a superuser (or, under trust,
-// a name that is no role) may stay, as in PostgreSQL: others get 1040.
+// its client proved who it is (the library's AuthenticatedHandler). Its
+// session is registered only now, so that connections not yet
+// authenticated, silent ones included, take none of the places the
+// Registry counts for MayUseSlot (they are bounded as every protocol's
+// are: accepting); from now on its session ID is CONNECTION_ID(),
+// pg_backend_pid() and pg_stat_activity's pid. Past the places any role
+// may take, only a superuser (or, under trust, a name that is no role)
+// may stay, as in PostgreSQL: others get 1040.
 func (h handler) ConnectionAuthenticated(c *mysql.Conn) error {
-	if a := h.conn(c).admitted; a != nil {
+	cn := h.conn(c)
+	if a := cn.admitted; a != nil {
 		a.fc.Authenticated()
 	}
+	id, _, ok := h.srv.cfg.Registry.Register(cn.cancelStatement)
+	if !ok {
+		return tooMany
+	}
+	h.srv.mu.Lock()
+	cn.id = id
+	h.srv.sessions[id] = cn
+	h.srv.mu.Unlock()
+	c.ConnectionID = id
 	eng, _ := h.srv.engine()
 	r, isRole := eng.Role(c.User)
 	if !h.srv.cfg.Registry.MayUseSlot(!isRole || r.Superuser) {
@@ -106,11 +119,15 @@ func (h handler) ConnectionClosed(c *mysql.Conn) {
 	if cn.sess != nil {
 		cn.sess.Close()
 	}
-	if cn.id != 0 {
-		h.srv.cfg.Registry.Unregister(cn.id)
-		h.srv.mu.Lock()
-		delete(h.srv.conns, cn.id)
-		h.srv.mu.Unlock()
+	h.srv.mu.Lock()
+	delete(h.srv.conns, cn.thread)
+	id := cn.id
+	if id != 0 {
+		delete(h.srv.sessions, id)
+	}
+	h.srv.mu.Unlock()
+	if id != 0 {
+		h.srv.cfg.Registry.Unregister(id)
 	}
 }
 

@@ -33,10 +33,12 @@
 // count in the budget every front end shares from accept, the oldest
 // unauthenticated one gives its place when it is full (else 1040 in place
 // of the handshake), and one not authenticated within AuthTimeout is
-// closed. What a client sends is bounded: a packet by MaxMessage
-// (max_allowed_packet, 1153), long data per parameter and per statement,
-// prepared statements per server in count and per connection in memory
-// (prepare.go).
+// closed. A connection's session is registered (its ID, the places the
+// Registry counts, KILL) only once it authenticated: the ID its handshake
+// announces is a thread ID of its own, which KILL takes too. What a
+// client sends is bounded: a packet by MaxMessage (max_allowed_packet,
+// 1153), long data per parameter and per statement, prepared statements
+// per server in count and per connection in memory (prepare.go).
 //
 // Prepared statements (COM_STMT_PREPARE/EXECUTE, the binary protocol):
 // compiled once with their ? markers as the executor's parameters,

@@ -5,11 +5,18 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"log"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/pgwire"
 )
 
 // What a client with network access and at most an ordinary role can do
@@ -72,6 +79,67 @@ func TestReservedSlots(t *testing.T) {
 		t.Fatalf("a third ordinary session of four places, two reserved: %s, want 1040", describe(p))
 	}
 	dialRaw(t, addr).mustLogin("root", "root pw")
+}
+
+// TestSilentConnectionsHoldNoPlaces: connections not yet authenticated
+// hold none of the places an ordinary role may take: with the budget
+// full of silent MySQL connections, an ordinary role logs in at once,
+// over MySQL and over PostgreSQL (on the same Registry), each in the
+// place of a silent one. Each used to register a session at accept,
+// which the check of the places reserved for superusers counted: an
+// ordinary role was refused (1040, 53300) until the silent connections
+// timed out, on every protocol.
+func TestSilentConnectionsHoldNoPlaces(t *testing.T) {
+	const max, reserved = 6, 2
+	reg := frontend.NewRegistry(max, reserved)
+	eng := testenv.MemEngine(t)
+	addr := serve(t, eng, Config{Registry: reg}).Addr().String()
+	pg := pgwire.NewServer(pgwire.Config{Engine: eng, Registry: reg, Logger: log.New(io.Discard, "", 0)})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go pg.Serve(ln)
+	t.Cleanup(func() { pg.Shutdown(context.Background()) })
+	for range max {
+		dialRaw(t, addr) // reads the handshake, answers nothing
+	}
+	if n := reg.Admitted(); n != max {
+		t.Fatalf("the budget counts %d connections, want %d", n, max)
+	}
+	if p := dialRaw(t, addr).login("app", "app pw", "mysql_native_password"); p[0] != 0 {
+		t.Errorf("an ordinary role over MySQL, the budget full of silent MySQL connections: %s", describe(p))
+	}
+	pc, err := pgx.Connect(ctx, fmt.Sprintf("postgres://app@%s/seqd?sslmode=disable", ln.Addr()))
+	if err != nil {
+		t.Fatalf("an ordinary role over PostgreSQL, the budget full of silent MySQL connections: %v", err)
+	}
+	defer pc.Close(ctx)
+	var one int
+	if err := pc.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKillByThreadID: KILL finds a connection by the connection ID its
+// handshake announced (which the mysql client's ^C and Connector/J's
+// Statement.cancel send) as by CONNECTION_ID(), its session's ID; a
+// connection not yet authenticated has none to KILL (1094).
+func TestKillByThreadID(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	silent := dialRaw(t, addr)
+	app := open(t, addr, "app", "")
+	if _, err := app.Exec(fmt.Sprintf("KILL %d", silent.thread)); number(err) != 1094 {
+		t.Fatalf("KILL of a connection not yet authenticated: %v, want 1094", err)
+	}
+	target := dialRaw(t, addr)
+	target.mustLogin("app", "app pw")
+	if _, err := app.Exec(fmt.Sprintf("KILL %d", target.thread)); err != nil {
+		t.Fatalf("KILL by the handshake's connection ID: %v", err)
+	}
+	if !target.closed(5 * time.Second) {
+		t.Fatal("the connection KILL named by its handshake's ID goes on")
+	}
 }
 
 // TestTLSRequiredRefusesPlaintext: with TLSRequired, a client that does

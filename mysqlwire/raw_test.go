@@ -24,7 +24,9 @@ type rawConn struct {
 	nc   net.Conn
 	seq  byte
 	salt []byte // the handshake's 20 bytes
-	seen [][]byte
+	// thread is the connection ID the handshake announced.
+	thread uint32
+	seen   [][]byte
 }
 
 // Client capabilities the raw client announces.
@@ -63,7 +65,9 @@ func dialRaw(t testing.TB, addr string) *rawConn {
 	// protocol version, server version NUL, connection ID (4), salt (8),
 	// filler, capabilities (2), charset, status (2), capabilities (2),
 	// salt length, reserved (10), the salt's 12 more bytes and a NUL.
-	pos := 1 + bytes.IndexByte(hs[1:], 0) + 1 + 4
+	pos := 1 + bytes.IndexByte(hs[1:], 0) + 1
+	c.thread = binary.LittleEndian.Uint32(hs[pos:])
+	pos += 4
 	c.salt = append(append([]byte{}, hs[pos:pos+8]...), hs[pos+8+1+2+1+2+2+1+10:][:12]...)
 	c.seen = nil
 	return c
