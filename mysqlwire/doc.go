@@ -37,7 +37,8 @@
 // Registry counts, KILL) only once it authenticated: the ID its handshake
 // announces is a thread ID of its own, which KILL takes too. What a
 // client sends is bounded: a packet by MaxMessage (max_allowed_packet,
-// 1153), long data per parameter and per statement, prepared statements
+// 1153), before authentication by mysql.MaxHandshakePacket (16 KiB,
+// 1043), long data per parameter and per statement, prepared statements
 // per server in count and per connection in memory (prepare.go).
 //
 // Prepared statements (COM_STMT_PREPARE/EXECUTE, the binary protocol):

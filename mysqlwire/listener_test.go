@@ -16,6 +16,7 @@ import (
 
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/internal/vitess/mysql"
 	"github.com/seqd/seqd/pgwire"
 )
 
@@ -179,8 +180,10 @@ func TestTLSRequiredRefusesPlaintext(t *testing.T) {
 }
 
 // TestHandshakeBounded: a handshake response longer than
-// max_allowed_packet gets MariaDB's 1153 before it is read, and one that
-// cannot be parsed its 1043 (it used to panic in the parser, or end
+// mysql.MaxHandshakePacket gets MariaDB's 1043 before it is read, even
+// when it is a login max_allowed_packet would let in (a client not yet
+// authenticated made the server hold max_allowed_packet), and one that
+// cannot be parsed gets 1043 too (it used to panic in the parser, or end
 // without a word); the connection ends either way, and others go on.
 func TestHandshakeBounded(t *testing.T) {
 	addr, _ := startServer(t, Config{MaxMessage: 64 << 10})
@@ -189,7 +192,9 @@ func TestHandshakeBounded(t *testing.T) {
 		packet []byte // with its header
 		want   string
 	}{
-		{"a 1 MiB packet", append([]byte{0, 0, 0x10, 1}, make([]byte, 100)...), "ERROR 1153 (08S01): Got a packet bigger than 'max_allowed_packet' bytes"},
+		{"a 1 MiB packet", append([]byte{0, 0, 0x10, 1}, make([]byte, 100)...), "ERROR 1043 (08S01): Bad handshake"},
+		{"20 KiB of connection attributes", withHeader(1, withAttrs(handshakeResponse(rawCaps|capConnAttrs, "app", "", nil), 20<<10)),
+			"ERROR 1043 (08S01): Bad handshake"},
 		{"two bytes", []byte{2, 0, 0, 1, 0xff, 0xff}, "ERROR 1043 (08S01): Bad handshake"},
 		{"ten bytes", append([]byte{10, 0, 0, 1, 0, 2, 0, 0}, make([]byte, 8)...), "ERROR 1043 (08S01): Bad handshake"},
 		{"an auth response of 2^64-1 bytes", func() []byte {
@@ -213,4 +218,102 @@ func TestHandshakeBounded(t *testing.T) {
 	if err := open(t, addr, "app", "").PingContext(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestHandshakeNotHeld: before authentication the server keeps no more
+// than mysql.MaxHandshakePacket of a packet, whatever max_allowed_packet
+// allows: a handshake response, an auth switch's reply or
+// caching_sha2_password's more data announced longer gets 1043 "Bad
+// handshake" (MariaDB's answer to connection attributes past its bound)
+// without the server waiting for its body, and the connection ends. It
+// used to wait for up to max_allowed_packet (1 MiB) and hold it: 10 GiB
+// for 10,000 connections that log in to nothing.
+func TestHandshakeNotHeld(t *testing.T) {
+	addr, _ := startServer(t, Config{DefaultAuth: "caching_sha2_password"})
+	big := make([]byte, mysql.MaxHandshakePacket+1)
+	for _, c := range []struct {
+		name string
+		send func(*rawConn) // up to the packet past the bound
+	}{
+		{"a handshake response, its body not sent", func(r *rawConn) {
+			r.nc.Write([]byte{0xff, 0xff, 0x0f, 1}) // 1 MiB less one byte
+			r.nc.Write(handshakeResponse(rawCaps, "app", "", nil))
+		}},
+		{"a reply to an auth switch", func(r *rawConn) {
+			r.write(handshakeResponse(rawCaps, "app", "dialog", nil))
+			if p := r.mustRead(); p[0] != 0xfe {
+				t.Fatalf("a handshake response naming a plugin the server does not have: %s, want an auth switch", describe(p))
+			}
+			r.write(big)
+		}},
+		{"caching_sha2_password's more data", func(r *rawConn) {
+			r.write(handshakeResponse(rawCaps, "app", "caching_sha2_password", mysql.ScrambleCachingSha2Password(r.salt, []byte("app pw"))))
+			if p := r.mustRead(); len(p) != 2 || p[0] != 1 || p[1] != 4 {
+				t.Fatalf("caching_sha2_password without a cache: %s, want perform full authentication", describe(p))
+			}
+			r.write(big)
+		}},
+	} {
+		r := dialRaw(t, addr)
+		c.send(r)
+		r.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		p, err := r.read()
+		if err != nil || !isError(p, 1043, "08S01", "Bad handshake") {
+			t.Errorf("%s past %d bytes: %s %v, want 1043 (08S01) Bad handshake", c.name, mysql.MaxHandshakePacket, describe(p), err)
+		}
+		if !r.closed(5 * time.Second) {
+			t.Errorf("%s: the connection goes on", c.name)
+		}
+	}
+	if err := open(t, addr, "app", "").PingContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHandshakeAttributes: go-sql-driver logs in with 40 connection
+// attributes (about 2 KB, ten times its own), far below
+// mysql.MaxHandshakePacket; past it, it is told "Bad handshake".
+func TestHandshakeAttributes(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	attrs := func(n, size int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, ",attribute_%d:%s", i, strings.Repeat("v", size))
+		}
+		return b.String()[1:]
+	}
+	login := func(attrs string) error {
+		db, err := sql.Open("mysql", fmt.Sprintf("app:app pw@tcp(%s)/?connectionAttributes=%s", addr, attrs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		return db.Ping()
+	}
+	if err := login(attrs(40, 30)); err != nil {
+		t.Fatalf("40 connection attributes: %v", err)
+	}
+	if err := login(attrs(40, 500)); number(err) != 1043 {
+		t.Fatalf("20 KB of connection attributes: %v, want 1043", err)
+	}
+}
+
+// capConnAttrs is CLIENT_CONNECT_ATTRS.
+const capConnAttrs = 0x100000
+
+// withAttrs is handshake response p with connection attributes of about
+// size bytes.
+func withAttrs(p []byte, size int) []byte {
+	var kv []byte
+	for i := 0; len(kv) < size; i++ {
+		k, v := fmt.Sprintf("attribute_%d", i), strings.Repeat("v", 200)
+		kv = append(append(append(append(kv, byte(len(k))), k...), byte(len(v))), v...)
+	}
+	p = append(p, 0xfc, byte(len(kv)), byte(len(kv)>>8)) // a length below 64 KiB
+	return append(p, kv...)
+}
+
+// withHeader is p with its packet header.
+func withHeader(seq byte, p []byte) []byte {
+	return append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), seq}, p...)
 }

@@ -79,11 +79,12 @@ type Config struct {
 	// MaxRows bounds a result sent over MySQL's protocol, which is built
 	// whole before it is sent. Default 100000.
 	MaxRows int
-	// MaxMessage bounds what a client may send between two of the
-	// server's answers (a command, with its continuation packets or long
-	// data; its handshake response too): past it the client gets 1153
-	// and the connection ends, as MySQL ends one past
-	// max_allowed_packet, which shows this value. It bounds each
+	// MaxMessage bounds what an authenticated client may send between
+	// two of the server's answers (a command, with its continuation
+	// packets or long data): past it the client gets 1153 and the
+	// connection ends, as MySQL ends one past max_allowed_packet, which
+	// shows this value. Before it authenticated, each packet is bounded
+	// by mysql.MaxHandshakePacket (16 KiB) too, past which it gets 1043. It bounds each
 	// parameter's long data (COM_STMT_SEND_LONG_DATA) too, whatever the
 	// client sends in between: past it the statement's EXECUTE fails
 	// (1105, MariaDB's words) and the data is dropped. Default 1 MiB, as

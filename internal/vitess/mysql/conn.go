@@ -167,7 +167,8 @@ type Conn struct {
 
 	// maxPacket, when positive, bounds what one packet read may hold,
 	// its continuation packets included (seqd: a server connection's is
-	// its Listener's MaxPacket; a packet past it is ErrPacketTooLarge,
+	// handshakeBound until its client is authenticated, then its
+	// Listener's MaxPacket; a packet past it is ErrPacketTooLarge,
 	// refused before its body is read or any room is made for it).
 	maxPacket int
 
@@ -277,7 +278,7 @@ func newServerConn(conn net.Conn, listener *Listener) *Conn {
 		listener:    listener,
 		closed:      sync2.NewAtomicBool(false),
 		PrepareData: make(map[uint32]*PrepareData),
-		maxPacket:   listener.MaxPacket, // seqd: bounded reading
+		maxPacket:   handshakeBound(listener.MaxPacket), // seqd: bounded before authentication; MaxPacket after
 	}
 	if listener.connReadBufferSize > 0 {
 		c.bufferedReader = bufio.NewReaderSize(conn, listener.connReadBufferSize)

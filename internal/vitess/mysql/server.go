@@ -276,9 +276,10 @@ type Listener struct {
 	RequireSecureTransport bool
 
 	// MaxPacket, when positive, bounds what a client may send in one
-	// packet with its continuation packets, from its handshake response
-	// on: past it the connection gets ErrPacketTooLarge and ends, as
-	// MariaDB ends one past max_allowed_packet (seqd: bounded reading).
+	// packet with its continuation packets once it is authenticated:
+	// past it the connection gets ErrPacketTooLarge and ends, as MariaDB
+	// ends one past max_allowed_packet (seqd: bounded reading). Before,
+	// the bound is MaxHandshakePacket (or MaxPacket, if smaller).
 	MaxPacket int
 	// MaxLongData and MaxLongDataStatement, when positive, bound the
 	// long data (COM_STMT_SEND_LONG_DATA) of one parameter and of all
@@ -606,7 +607,7 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 	userData, err := negotiatedAuthMethod.HandleAuthPluginData(c, user, serverAuthPluginData, clientAuthResponse, conn.RemoteAddr())
 	if err != nil {
 		l.handleConnectionWarning(c, fmt.Sprintf("Error authenticating user %s using: %s", user, negotiatedAuthMethod.Name()))
-		c.writeErrorPacketFromError(err)
+		c.writeErrorPacketFromError(handshakeError(err)) // seqd: bounded before authentication
 		return
 	}
 	c.User = user
@@ -618,6 +619,7 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 			return
 		}
 	}
+	c.maxPacket = l.MaxPacket // seqd: bounded before authentication; MaxPacket from here on
 
 	if c.User != "" {
 		connCountPerUser.Add(c.User, 1)
@@ -658,18 +660,55 @@ func (l *Listener) handle(ctx context.Context, conn net.Conn, connectionID uint3
 	}
 }
 
+// MaxHandshakePacket bounds each packet a client sends before it is
+// authenticated (its handshake response, before and after TLS, its reply
+// to an auth switch, caching_sha2_password's more data): past it the
+// client gets errBadHandshake, the packet is dropped unread as one past
+// MaxPacket is (skipRest), and the connection ends (seqd: upstream held
+// up to 16 MiB for a connection not yet authenticated, and seqd's
+// MaxPacket 1 MiB: 10 GiB for 10,000 such connections). Clients send a
+// few hundred bytes (go-sql-driver 150, the mariadb client 188, MySQL's
+// Connector/J 182 and MariaDB's 202; about 1.9 KB with 40 connection
+// attributes more; an RSA-encrypted password is 256 bytes for a 2048-bit
+// key); MariaDB 10.11 answers "Bad handshake" to connection attributes
+// past 64 KiB. 16 KiB is the buffer pool's smallest size and the read
+// buffer each connection has anyway.
+const MaxHandshakePacket = 16 << 10
+
+// handshakeBound is what bounds a packet before authentication: the
+// smaller of MaxHandshakePacket and maxPacket (none when not positive)
+// (seqd: bounded before authentication).
+func handshakeBound(maxPacket int) int {
+	if maxPacket > 0 && maxPacket < MaxHandshakePacket {
+		return maxPacket
+	}
+	return MaxHandshakePacket
+}
+
 // errBadHandshake is MySQL's and MariaDB's answer to a handshake response
 // that cannot be parsed (seqd: upstream closed the connection without
 // one).
 var errBadHandshake = NewSQLError(ERHandshakeError, SSNetError, "Bad handshake")
 
 // writeHandshakeReadError tells the client why its handshake response
-// was not read, when it is its fault: a packet past MaxPacket (seqd:
-// bounded reading).
+// was not read, when it is its fault: a packet past the bound before
+// authentication (seqd: bounded reading).
 func (c *Conn) writeHandshakeReadError(err error) {
 	if err == ErrPacketTooLarge {
-		c.writeErrorPacketFromError(err)
+		c.writeErrorPacketFromError(handshakeError(err))
 	}
+}
+
+// handshakeError is what the client is told of err, which ended its
+// authentication: a packet past the bound before authentication
+// (ErrPacketTooLarge, from handshakeBound) is a bad handshake, as MariaDB
+// answers connection attributes past its bound (seqd: bounded before
+// authentication).
+func handshakeError(err error) error {
+	if err == ErrPacketTooLarge {
+		return errBadHandshake
+	}
+	return err
 }
 
 // AccessDenied is MariaDB's 1045 for user connecting from addr, as it
