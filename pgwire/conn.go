@@ -57,9 +57,14 @@ type conn struct {
 	ctx            context.Context // the running message's; canceled by a CancelRequest or a shutdown's deadline
 	cancel         context.CancelCauseFunc
 
-	stmts   map[string]*prepared
-	portals map[string]*portal
-	failed  bool // an extended-protocol error: skip until Sync
+	// stmts and portals are the extended protocol's, by name;
+	// preparedBytes is what the named ones hold, as estimated, bounded
+	// with their count (prepared.go).
+	stmts         map[string]*prepared
+	portals       map[string]*portal
+	preparedBytes int64
+
+	failed bool // an extended-protocol error: skip until Sync
 	// idleArmed: a read deadline for idleness is set; idleKind says which
 	// timeout it is (armIdle).
 	idleArmed bool

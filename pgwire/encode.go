@@ -16,21 +16,6 @@ import (
 	"github.com/seqd/seqd/sqlerr"
 )
 
-// prepared is a parsed and compiled statement of the extended protocol.
-type prepared struct {
-	p    *executor.Prepared // nil for an empty query
-	text string             // the query, for the log of a failure
-}
-
-// portal is a bound statement, possibly suspended by an Execute row limit.
-type portal struct {
-	p       *executor.Prepared
-	params  []eval.Datum
-	formats []int16          // result formats, as Bind gave them
-	res     *executor.Result // set once executed; rows may remain
-	text    string           // its statement's query, for the log of a failure
-}
-
 func paramOIDs(p *executor.Prepared) []uint32 {
 	if p == nil {
 		return nil
@@ -353,12 +338,12 @@ func (c *conn) complete(res *executor.Result) error {
 	}
 	switch {
 	case res.DeallocateAll:
-		clear(c.stmts)
+		c.dropStatements()
 	case res.Deallocate != "":
 		if c.stmts[res.Deallocate] == nil {
 			return sqlerr.Errorf(sqlerr.InvalidStatementName, "prepared statement \"%s\" does not exist", res.Deallocate)
 		}
-		delete(c.stmts, res.Deallocate)
+		c.dropStatement(res.Deallocate)
 	}
 	if res.Columns == nil {
 		c.commandComplete(append(c.tag[:0], res.Tag...))

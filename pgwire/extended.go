@@ -35,12 +35,18 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 			return sqlerr.Errorf(sqlerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
 		}
 		p := &prepared{text: m.Query}
+		var st *pgsql.Statement // nil for an empty query
 		if len(stmts) == 1 {
-			if p.p, err = c.sess.Prepare(&stmts[0], m.ParameterOIDs); err != nil {
+			st = &stmts[0]
+			if p.p, err = c.sess.Prepare(st, m.ParameterOIDs); err != nil {
 				return err
 			}
 		}
-		c.stmts[m.Name] = p
+		p.cost = statementCost(m.Query, st, p.p)
+		if err := c.roomFor(m.Name, p.cost, nil); err != nil {
+			return err
+		}
+		c.keepStatement(m.Name, p)
 		c.sess.NameStatement(m.Name, m.Query, p.p)
 		c.send(&pgproto3.ParseComplete{})
 	case *pgproto3.Bind:
@@ -52,17 +58,14 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 		if err != nil {
 			return err
 		}
-		pt := c.portals[m.DestinationPortal]
-		if pt != nil {
-			c.sess.Release(pt.res) // the portal it replaces is gone
+		pt := portal{p: p.p, params: params, formats: m.ResultFormatCodes, text: p.text}
+		if name := m.DestinationPortal; named(name) {
+			pt.cost = portalCost(p, params, m.ResultFormatCodes)
+			if err := c.roomFor(name, pt.cost, c.portals[name]); err != nil {
+				return err
+			}
 		}
-		if pt == nil || m.DestinationPortal != "" {
-			// A named portal is a new object each time; the unnamed one,
-			// rebound on every request of most drivers, is reused.
-			pt = &portal{}
-			c.portals[m.DestinationPortal] = pt
-		}
-		*pt = portal{p: p.p, params: params, formats: m.ResultFormatCodes, text: p.text}
+		c.keepPortal(m.DestinationPortal, pt)
 		c.send(&pgproto3.BindComplete{})
 	case *pgproto3.Describe:
 		return c.describe(m)
@@ -105,13 +108,10 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 		return err
 	case *pgproto3.Close:
 		if m.ObjectType == 'S' {
-			delete(c.stmts, m.Name)
+			c.dropStatement(m.Name)
 			c.sess.ForgetStatement(m.Name)
 		} else {
-			if pt := c.portals[m.Name]; pt != nil {
-				c.sess.Release(pt.res)
-			}
-			delete(c.portals, m.Name)
+			c.dropPortal(m.Name)
 		}
 		c.send(&pgproto3.CloseComplete{})
 	}

@@ -9,6 +9,7 @@
 //	startup.go   the startup message, TLS, authentication (SCRAM, cert)
 //	simple.go    the simple query protocol (Query)
 //	extended.go  the extended protocol (Parse, Bind, Describe, Execute)
+//	prepared.go  its prepared statements and portals, and their bounds
 //	encode.go    rows and parameters in text and binary formats
 //	errors.go    the one table from error kinds to SQLSTATEs
 //
@@ -51,6 +52,18 @@ type Config struct {
 	// MaxMessage bounds one protocol message, and so a statement: a longer
 	// one ends its connection with SQLSTATE 54000. Default 1 MiB.
 	MaxMessage int
+	// MaxPrepared bounds the extended protocol's named prepared
+	// statements and named portals one connection holds at once: a
+	// Parse or Bind of one more fails with 54000, and closing one
+	// (Close, DEALLOCATE, DISCARD ALL) makes room (prepared.go). Default
+	// DefaultMaxPrepared (16382); negative, no bound.
+	MaxPrepared int
+	// MaxPreparedMemory bounds the memory those statements and portals
+	// hold, as estimated from their text, parse trees, parameter types
+	// and bound values (statementCost, portalCost): one more past it
+	// fails as past MaxPrepared. Default DefaultMaxPreparedMemory
+	// (64 MiB); negative, no bound.
+	MaxPreparedMemory int64
 	// MaxStatementMemory bounds the memory one statement may keep: past
 	// it the statement fails with 53200 (executor.Config). 0 takes
 	// executor.DefaultMaxStatementMemory; negative means no limit.
@@ -144,6 +157,18 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.MaxMessage <= 0 {
 		cfg.MaxMessage = 1 << 20
+	}
+	switch {
+	case cfg.MaxPrepared == 0:
+		cfg.MaxPrepared = DefaultMaxPrepared
+	case cfg.MaxPrepared < 0:
+		cfg.MaxPrepared = 0
+	}
+	switch {
+	case cfg.MaxPreparedMemory == 0:
+		cfg.MaxPreparedMemory = DefaultMaxPreparedMemory
+	case cfg.MaxPreparedMemory < 0:
+		cfg.MaxPreparedMemory = 0
 	}
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = 10_000
