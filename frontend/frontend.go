@@ -52,11 +52,13 @@ type Registry struct {
 	activity      *executor.Activity
 
 	mu        sync.Mutex
-	admitted  int // connections accepted and not yet ended
-	byID      map[uint32]*entry
-	evictable list.List // of *Conn: not yet authenticated, or idle; oldest first
+	admitted  int               // connections accepted and not yet ended
+	byID      map[uint32]*entry // sessions, and IDs reserved (ReserveID)
+	sessions  int               // the entries of byID that are sessions
+	evictable list.List         // of *Conn: not yet authenticated, or idle; oldest first
 }
 
+// entry is a session's, or an ID reserved for one (cancel nil).
 type entry struct {
 	key    [4]byte
 	cancel func()
@@ -152,24 +154,72 @@ func (r *Registry) Register(cancel func()) (id uint32, key [4]byte, ok bool) {
 	rand.Read(key[:])
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.byID) >= r.max {
+	if r.sessions >= r.max {
 		return 0, key, false
 	}
+	if cancel == nil {
+		cancel = func() {}
+	}
+	id = r.newIDLocked()
+	r.byID[id] = &entry{key: key, cancel: cancel}
+	r.sessions++
+	return id, key, true
+}
+
+// ReserveID takes an ID no session has for a connection that must name
+// itself before it authenticates (MySQL's handshake announces its thread
+// ID, which CONNECTION_ID() shows after): not a session, so not counted
+// (MayUseSlot) and cancelling nothing, until RegisterID makes it one.
+// Unregister gives it back.
+func (r *Registry) ReserveID() uint32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := r.newIDLocked()
+	r.byID[id] = &entry{}
+	return id
+}
+
+// RegisterID registers the session of an ID ReserveID gave, as Register
+// does a new one.
+func (r *Registry) RegisterID(id uint32, cancel func()) (key [4]byte, ok bool) {
+	rand.Read(key[:])
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.byID[id]
+	if e == nil || e.cancel != nil || r.sessions >= r.max {
+		return key, false
+	}
+	if cancel == nil {
+		cancel = func() {}
+	}
+	e.key, e.cancel = key, cancel
+	r.sessions++
+	return key, true
+}
+
+// newIDLocked is an ID no session or reservation has. REQUIRES: r.mu
+// held.
+func (r *Registry) newIDLocked() uint32 {
 	for {
 		var b [4]byte
 		rand.Read(b[:])
-		id = binary.BigEndian.Uint32(b[:]) >> 1 // positive as a PostgreSQL pid
+		id := binary.BigEndian.Uint32(b[:]) >> 1 // positive as a PostgreSQL pid
 		if id != 0 && r.byID[id] == nil {
-			r.byID[id] = &entry{key: key, cancel: cancel}
-			return id, key, true
+			return id
 		}
 	}
 }
 
-// Unregister forgets a session (its connection ended).
+// Unregister forgets a session (its connection ended), or an ID
+// reserved.
 func (r *Registry) Unregister(id uint32) {
 	r.mu.Lock()
-	delete(r.byID, id)
+	if e := r.byID[id]; e != nil {
+		if e.cancel != nil {
+			r.sessions--
+		}
+		delete(r.byID, id)
+	}
 	r.mu.Unlock()
 }
 
@@ -178,7 +228,7 @@ func (r *Registry) Unregister(id uint32) {
 // superuser_reserved_connections, decided after authentication).
 func (r *Registry) MayUseSlot(superuser bool) bool {
 	r.mu.Lock()
-	n := len(r.byID)
+	n := r.sessions
 	r.mu.Unlock()
 	return n <= r.max-r.reserved || superuser
 }
@@ -188,12 +238,16 @@ func (r *Registry) MayUseSlot(superuser bool) bool {
 // for a request that races with the statement's end.
 func (r *Registry) Cancel(id uint32, key []byte) bool {
 	r.mu.Lock()
-	e := r.byID[id]
+	var cancel func()
+	var want [4]byte
+	if e := r.byID[id]; e != nil {
+		cancel, want = e.cancel, e.key
+	}
 	r.mu.Unlock()
-	if e == nil || subtle.ConstantTimeCompare(key, e.key[:]) != 1 {
+	if cancel == nil || subtle.ConstantTimeCompare(key, want[:]) != 1 {
 		return false
 	}
-	e.cancel()
+	cancel()
 	return true
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -75,6 +76,55 @@ func TestRegistry(t *testing.T) {
 	}
 	if _, _, ok := r.Register(func() {}); !ok {
 		t.Fatal("no session registered after one ended")
+	}
+}
+
+// TestReserveID: an ID reserved (a MySQL handshake's) is no session's:
+// not counted, cancelling nothing, taken by no other; RegisterID makes
+// it one within the limit, and Unregister gives it back either way.
+func TestReserveID(t *testing.T) {
+	r := NewRegistry(2, 1)
+	var reserved []uint32
+	for range 10 { // more than the limit: they count for nothing
+		reserved = append(reserved, r.ReserveID())
+	}
+	if !r.MayUseSlot(false) {
+		t.Fatal("IDs reserved counted as sessions")
+	}
+	id, _, ok := r.Register(func() {})
+	if !ok || slices.Contains(reserved, id) {
+		t.Fatalf("a session registered beside reserved IDs: %d %v", id, ok)
+	}
+	if r.Cancel(reserved[0], make([]byte, 4)) {
+		t.Fatal("a reserved ID cancelled something")
+	}
+	cancelled := false
+	key, ok := r.RegisterID(reserved[0], func() { cancelled = true })
+	if !ok || r.MayUseSlot(false) || !r.MayUseSlot(true) {
+		t.Fatalf("registering a reserved ID: %v; it is not counted", ok)
+	}
+	if _, ok := r.RegisterID(reserved[0], func() {}); ok {
+		t.Fatal("an ID registered twice")
+	}
+	if _, ok := r.RegisterID(reserved[1], func() {}); ok {
+		t.Fatal("a reserved ID registered past the limit")
+	}
+	if _, ok := r.RegisterID(12345, func() {}); ok && !slices.Contains(reserved, 12345) {
+		t.Fatal("an ID never reserved registered")
+	}
+	if !r.Cancel(reserved[0], key[:]) || !cancelled {
+		t.Fatal("the session of a reserved ID not cancelled with its key")
+	}
+	r.Unregister(reserved[0])
+	r.Unregister(reserved[1]) // reserved, never registered
+	if !r.MayUseSlot(false) {
+		t.Fatal("a session gone still counted")
+	}
+	if _, ok := r.RegisterID(reserved[1], func() {}); ok {
+		t.Fatal("an ID given back registered")
+	}
+	if _, ok := r.RegisterID(reserved[2], func() {}); !ok {
+		t.Fatal("a reserved ID refused with room")
 	}
 }
 

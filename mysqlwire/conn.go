@@ -32,8 +32,8 @@ type conn struct {
 	c   *mysql.Conn
 	// admitted is the connection under c's, counted in the budget.
 	admitted *admitted
-	thread   uint32 // the thread ID its handshake announced
-	id       uint32 // its session ID in the Registry once authenticated, else 0; set under srv.mu
+	thread   uint32 // the thread ID its handshake announced, reserved in the Registry
+	id       uint32 // thread once its session is registered (authenticated), else 0; set under srv.mu
 	sess     *executor.Session
 	parser   *parser.Parser
 	db       string
@@ -65,13 +65,15 @@ type handler struct{ srv *Server }
 func (h handler) conn(c *mysql.Conn) *conn { return c.ClientData.(*conn) }
 
 // NewConnection gives the connection the thread ID its handshake
-// announces (the budget counted it when it was accepted: accepting).
+// announces (the budget counted it when it was accepted: accepting): an
+// ID the Registry reserves, which becomes its session's once it
+// authenticates, so that CONNECTION_ID() and pg_backend_pid() show it.
 func (h handler) NewConnection(c *mysql.Conn) {
 	cn := &conn{srv: h.srv, c: c, admitted: admittedOf(c.Conn), parser: newParser()}
 	c.ClientData = cn
 	c.StatusFlags |= mysql.ServerStatusAutocommit
+	cn.thread = h.srv.cfg.Registry.ReserveID()
 	h.srv.mu.Lock()
-	cn.thread = h.srv.threadIDLocked()
 	h.srv.conns[cn.thread] = cn
 	h.srv.mu.Unlock()
 	c.ConnectionID = cn.thread
@@ -82,8 +84,8 @@ func (h handler) NewConnection(c *mysql.Conn) {
 // session is registered only now, so that connections not yet
 // authenticated, silent ones included, take none of the places the
 // Registry counts for MayUseSlot (they are bounded as every protocol's
-// are: accepting); from now on its session ID is CONNECTION_ID(),
-// pg_backend_pid() and pg_stat_activity's pid. Past the places any role
+// are: accepting); its session ID is the thread ID its handshake
+// announced. Past the places any role
 // may take, only a superuser (or, under trust, a name that is no role)
 // may stay, as in PostgreSQL: others get 1040.
 func (h handler) ConnectionAuthenticated(c *mysql.Conn) error {
@@ -91,15 +93,12 @@ func (h handler) ConnectionAuthenticated(c *mysql.Conn) error {
 	if a := cn.admitted; a != nil {
 		a.fc.Authenticated()
 	}
-	id, _, ok := h.srv.cfg.Registry.Register(cn.cancelStatement)
-	if !ok {
+	if _, ok := h.srv.cfg.Registry.RegisterID(cn.thread, cn.cancelStatement); !ok {
 		return tooMany
 	}
 	h.srv.mu.Lock()
-	cn.id = id
-	h.srv.sessions[id] = cn
+	cn.id = cn.thread
 	h.srv.mu.Unlock()
-	c.ConnectionID = id
 	eng, _ := h.srv.engine()
 	r, isRole := eng.Role(c.User)
 	if !h.srv.cfg.Registry.MayUseSlot(!isRole || r.Superuser) {
@@ -121,14 +120,8 @@ func (h handler) ConnectionClosed(c *mysql.Conn) {
 	}
 	h.srv.mu.Lock()
 	delete(h.srv.conns, cn.thread)
-	id := cn.id
-	if id != 0 {
-		delete(h.srv.sessions, id)
-	}
 	h.srv.mu.Unlock()
-	if id != 0 {
-		h.srv.cfg.Registry.Unregister(id)
-	}
+	h.srv.cfg.Registry.Unregister(cn.thread) // its session, or the ID reserved
 }
 
 func (h handler) ConnectionAborted(c *mysql.Conn, reason string) error { return nil }

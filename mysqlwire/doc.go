@@ -34,8 +34,9 @@
 // unauthenticated one gives its place when it is full (else 1040 in place
 // of the handshake), and one not authenticated within AuthTimeout is
 // closed. A connection's session is registered (its ID, the places the
-// Registry counts, KILL) only once it authenticated: the ID its handshake
-// announces is a thread ID of its own, which KILL takes too. What a
+// Registry counts, KILL) only once it authenticated; the ID its handshake
+// announces is reserved then (frontend.Registry.ReserveID) and becomes
+// its session's, CONNECTION_ID(). What a
 // client sends is bounded: a packet by MaxMessage (max_allowed_packet,
 // 1153), before authentication by mysql.MaxHandshakePacket (16 KiB,
 // 1043), long data per parameter and per statement, prepared statements

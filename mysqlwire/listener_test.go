@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"log"
@@ -122,10 +123,11 @@ func TestSilentConnectionsHoldNoPlaces(t *testing.T) {
 	}
 }
 
-// TestKillByThreadID: KILL finds a connection by the connection ID its
-// handshake announced (which the mysql client's ^C and Connector/J's
-// Statement.cancel send) as by CONNECTION_ID(), its session's ID; a
-// connection not yet authenticated has none to KILL (1094).
+// TestKillByThreadID: the connection ID a handshake announces is
+// CONNECTION_ID() once the connection authenticated, and KILL finds the
+// connection by it (the mysql client's ^C and Connector/J's
+// Statement.cancel send it); a connection not yet authenticated has no
+// session to KILL (1094).
 func TestKillByThreadID(t *testing.T) {
 	addr, _ := startServer(t, Config{})
 	silent := dialRaw(t, addr)
@@ -135,6 +137,10 @@ func TestKillByThreadID(t *testing.T) {
 	}
 	target := dialRaw(t, addr)
 	target.mustLogin("app", "app pw")
+	if _, rows := target.execute(target.prepare("SELECT CONNECTION_ID()"), 0); len(rows) != 1 ||
+		binary.LittleEndian.Uint32(rows[0][2:]) != target.thread {
+		t.Fatalf("CONNECTION_ID() %x, the handshake announced %d", rows, target.thread)
+	}
 	if _, err := app.Exec(fmt.Sprintf("KILL %d", target.thread)); err != nil {
 		t.Fatalf("KILL by the handshake's connection ID: %v", err)
 	}

@@ -132,12 +132,8 @@ type Server struct {
 	mu   sync.Mutex
 	fast map[string]fastEntry // by user, after a full authentication
 	// conns are the connections from accept to close, by the thread ID
-	// their handshake announced (threadIDLocked); sessions are those
-	// authenticated, by their session ID in the Registry, which
-	// CONNECTION_ID() shows. KILL finds a connection by either.
-	conns      map[uint32]*conn
-	sessions   map[uint32]*conn
-	nextThread uint32
+	// their handshake announced, their session ID once authenticated.
+	conns map[uint32]*conn
 }
 
 // fastEntry is caching_sha2_password's cache of a role: SHA256(SHA256(
@@ -189,7 +185,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, dummy: dummy, dummyFast: dummyFast, fast: map[string]fastEntry{},
-		conns: map[uint32]*conn{}, sessions: map[uint32]*conn{}}
+		conns: map[uint32]*conn{}}
 	if s.log == nil {
 		s.log = log.Default()
 	}
@@ -239,35 +235,18 @@ func (s *Server) Close() {
 	}
 }
 
-// threadIDLocked is the thread ID a new connection's handshake
-// announces: one no other connection has, at or above 2^31, where no
-// session ID is (the Registry's are positive as PostgreSQL's pids), so
-// that KILL finds a connection by either. The session ID cannot be
-// announced: a connection has one only once authenticated, so that
-// connections not yet authenticated hold none of the places the Registry
-// counts (MayUseSlot). REQUIRES: s.mu held.
-func (s *Server) threadIDLocked() uint32 {
-	for {
-		s.nextThread++
-		if id := s.nextThread | 1<<31; s.conns[id] == nil {
-			return id
-		}
-	}
-}
-
 // kill is KILL [QUERY | CONNECTION] id from the connection by: the
 // statement the connection runs is cancelled (1317 for its client), and
-// for KILL CONNECTION the connection ends. id is a session ID
-// (CONNECTION_ID(), pg_stat_activity's pid) or the thread ID the
-// connection's handshake announced, which the mysql client's ^C and
-// Connector/J's Statement.cancel send; a connection not yet
-// authenticated has neither to KILL. A role may kill its own
-// connections; a superuser any.
+// for KILL CONNECTION the connection ends. id is the session's ID
+// (CONNECTION_ID(), pg_stat_activity's pid, the thread ID its handshake
+// announced, which the mysql client's ^C and Connector/J's
+// Statement.cancel send); a connection not yet authenticated has no
+// session to KILL. A role may kill its own connections; a superuser any.
 func (s *Server) kill(by *conn, id uint32, query bool) error {
 	s.mu.Lock()
-	target := s.sessions[id]
-	if t := s.conns[id]; target == nil && t != nil && t.id != 0 {
-		target = t
+	target := s.conns[id]
+	if target != nil && target.id == 0 {
+		target = nil
 	}
 	s.mu.Unlock()
 	if target == nil {
