@@ -34,6 +34,7 @@ const (
 	myComQuery      = 0x03
 	myComPing       = 0x0e
 	myNativePlugin  = "mysql_native_password"
+	mySha2Plugin    = "caching_sha2_password"
 	myMaxPacketSize = 1<<24 - 1
 )
 
@@ -94,8 +95,13 @@ func lenenc(s []byte) []byte {
 }
 
 // myHandshake is a handshake response for user with auth, and pad bytes
-// of connection attributes.
+// of connection attributes, asking for mysql_native_password.
 func myHandshake(user string, auth []byte, pad int) []byte {
+	return myHandshakePlugin(user, myNativePlugin, auth, pad)
+}
+
+// myHandshakePlugin is myHandshake asking for plugin.
+func myHandshakePlugin(user, plugin string, auth []byte, pad int) []byte {
 	caps := uint32(myLongPassword | myProtocol41 | myTransactions | mySecureConn | myMultiResults | myPluginAuth)
 	if pad > 0 {
 		caps |= myConnectAttrs
@@ -106,7 +112,7 @@ func myHandshake(user string, auth []byte, pad int) []byte {
 	b = append(b, make([]byte, 23)...)
 	b = append(append(b, user...), 0)
 	b = append(b, lenenc(auth)...)
-	b = append(append(b, myNativePlugin...), 0)
+	b = append(append(b, plugin...), 0)
 	if pad > 0 {
 		kv := append(lenenc([]byte("_pad")), lenenc(bytes.Repeat([]byte("p"), pad))...)
 		b = append(b, lenenc(kv)...)

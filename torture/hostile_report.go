@@ -39,7 +39,12 @@ type HostileReport struct {
 	LogBytes int64
 	// HealthPolls and HealthFailed count /healthz's polls.
 	HealthPolls, HealthFailed int
-	Failures                  []string
+	// Logins are the login timing's figures, by authentication method;
+	// LoginFactor and LoginFloor the bound they were held to.
+	Logins      []HostileLoginTiming
+	LoginFactor float64
+	LoginFloor  time.Duration
+	Failures    []string
 }
 
 // HostileProtocol is one protocol's ordinary clients in each phase.
@@ -235,6 +240,9 @@ func (rep *HostileReport) String() string {
 		fmt.Fprintf(&b, "  %-22s %8d  %s\n", k, rep.Attacks[k], topOutcomes(rep.Outcomes[k], 4))
 	}
 	fmt.Fprintf(&b, "slowloris, longest open: %s (limit %v)\n", joinOr(sortedDurations(rep.SlowlorisHeld), "none"), hostileAuthTimeout+hostileSlowMargin)
+	if len(rep.Logins) > 0 {
+		loginTimingString(&b, rep)
+	}
 	fmt.Fprintf(&b, "failures: %d\n", len(rep.Failures))
 	for _, f := range rep.Failures {
 		fmt.Fprintf(&b, "  %s\n", f)
