@@ -445,6 +445,47 @@ func TestFailedStatementsLogged(t *testing.T) {
 	}
 }
 
+// TestAuthenticatingHoldsNoPlaces: connections in the middle of SCRAM
+// (their proof never sent) hold none of the places ordinary roles may
+// take: with as many of them as those places, an ordinary role still
+// logs in.
+func TestAuthenticatingHoldsNoPlaces(t *testing.T) {
+	const max, reserved = 6, 2
+	dsn, srv := startServerWith(t, Config{Auth: AuthSCRAM, MaxConns: max, ReservedConns: reserved, AuthTimeout: time.Minute})
+	ctx := context.Background()
+	v, err := auth.NewVerifier("right")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.cfg.Engine.PutRole(ctx, engine.Role{Name: "app", Login: true, Verifier: v}, true); err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.Split(strings.Split(dsn, "@")[1], "/")[0]
+	for range max - reserved {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		nc.SetDeadline(time.Now().Add(10 * time.Second))
+		fe := pgproto3.NewFrontend(nc, nc)
+		fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "app", "database": "db"}})
+		if err := fe.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := fe.Receive(); err != nil {
+			t.Fatal(err)
+		} else if _, ok := m.(*pgproto3.AuthenticationSASL); !ok {
+			t.Fatalf("the server's first answer: %T", m)
+		}
+	}
+	app, err := pgx.Connect(ctx, strings.Replace(dsn, "//u@", "//app:right@", 1))
+	if err != nil {
+		t.Fatalf("an ordinary role beside %d connections still authenticating: %v", max-reserved, err)
+	}
+	app.Close(ctx)
+}
+
 // TestSCRAMNoRoleLeak: on the wire, an unknown role, a role that may not
 // log in and a wrong password go through the same SCRAM exchange (the
 // server's first message with a salt, then the failure after the proof)

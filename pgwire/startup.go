@@ -86,15 +86,9 @@ func (c *conn) startTLS() bool {
 	return true
 }
 
-// accept registers a connection whose startup message arrived and sets up
-// its session.
+// accept authenticates a connection whose startup message arrived,
+// registers it and sets up its session.
 func (c *conn) accept(m *pgproto3.StartupMessage) bool {
-	if !c.srv.register(c) {
-		// As PostgreSQL at max_connections, before authentication; a
-		// CancelRequest (startup) still reaches the connections that are in.
-		c.fatal(sqlerr.TooManyConnections, "sorry, too many clients already")
-		return false
-	}
 	// Under the server's lock, so that Uses sees the engine as soon as
 	// Node has handed it out.
 	c.srv.mu.Lock()
@@ -125,6 +119,15 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 		if !c.authenticateCert(m.Parameters["user"]) {
 			return false
 		}
+	}
+	// Registered only once authenticated, so that connections still
+	// authenticating (a client that stops in the middle of SCRAM) hold
+	// none of the places MayUseSlot counts; they are bounded as every
+	// connection is (frontend.Listener). A CancelRequest still reaches
+	// the connections that are in.
+	if !c.srv.register(c) {
+		c.fatal(sqlerr.TooManyConnections, "sorry, too many clients already")
+		return false
 	}
 	if !c.srv.mayUseSlot(c, m.Parameters["user"]) {
 		c.fatal(sqlerr.TooManyConnections, "remaining connection slots are reserved for non-replication superuser connections")
