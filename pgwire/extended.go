@@ -42,9 +42,16 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 				return err
 			}
 		}
-		p.cost = statementCost(m.Query, st, p.p)
-		if err := c.roomFor(m.Name, p.cost, nil); err != nil {
-			return err
+		if named(m.Name) {
+			p.cost = statementCost(m.Query, st, p.p)
+			if err := c.roomFor(m.Name, p.cost, nil); err != nil {
+				return err
+			}
+		} else {
+			// Measured only if a named portal is bound from it: the
+			// unnamed statement, replaced at every Parse of the
+			// drivers that do not prepare, counts in no bound (4).
+			p.st = st
 		}
 		c.keepStatement(m.Name, p)
 		c.sess.NameStatement(m.Name, m.Query, p.p)

@@ -60,7 +60,22 @@ const (
 type prepared struct {
 	p    *executor.Prepared // nil for an empty query
 	text string             // the query, for the log of a failure
-	cost int64              // its estimated memory (statementCost)
+	// cost is its estimated memory (statementCost), measured when it is
+	// named, or when a named portal is bound from it (costOf) from st,
+	// its parse tree, until then (nil for an empty query, or once
+	// measured).
+	cost int64
+	st   *pgsql.Statement
+}
+
+// costOf is ps's cost, measured now if it was not yet (the unnamed
+// statement's).
+func (ps *prepared) costOf() int64 {
+	if ps.cost == 0 {
+		ps.cost = statementCost(ps.text, ps.st, ps.p)
+		ps.st = nil
+	}
+	return ps.cost
 }
 
 // portal is a bound statement, possibly suspended by an Execute row limit.
@@ -102,7 +117,7 @@ func statementCost(text string, st *pgsql.Statement, p *executor.Prepared) int64
 // 7.2 MB: 7.2 MB; of 100,000 one-letter texts 7.4 MB: 7.3 MB; a text of
 // 100 KB 107 KB: 113 KB.
 func portalCost(ps *prepared, params []eval.Datum, formats []int16) int64 {
-	cost := ps.cost + 2*int64(len(formats)) + 256
+	cost := ps.costOf() + 2*int64(len(formats)) + 256
 	for i := range params {
 		cost += datumCost(&params[i])
 	}
