@@ -14,10 +14,12 @@ package apicore
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -240,16 +242,22 @@ type Credentials struct {
 	Token  string
 }
 
-// Authenticate is the call's user. A bearer token authenticates the role
-// it was made by (one that may log in; 28P01 for a token malformed,
-// revoked or expired), under any method. Otherwise, under AuthPassword:
-// Basic credentials checked against a login role's verifier (28000
-// without, 28P01 for wrong ones); under trust: the name given, or the
-// bootstrap superuser without one.
-func (c *Core) Authenticate(cr Credentials) (string, error) {
+// Authenticate is the call's user, for a call from the address from. A
+// bearer token authenticates the role it was made by (one that may log
+// in; 28P01 for a token malformed, revoked or expired), under any method.
+// Otherwise, under AuthPassword: Basic credentials checked against a
+// login role's verifier (28000 without, 28P01 for wrong ones); under
+// trust: the name given, or the bootstrap superuser without one. A
+// failure is logged at WARN with its reason, as the SQL front ends log
+// theirs; the caller is told only that it failed.
+func (c *Core) Authenticate(cr Credentials, from string) (string, error) {
 	eng, _ := c.Engine()
 	if cr.Bearer {
-		return executor.VerifyToken(eng, cr.Token, time.Now())
+		user, err := executor.VerifyToken(eng, cr.Token, time.Now())
+		if err != nil {
+			slog.Warn("authentication failed", "api", c.cfg.AppName, "from", from, "reason", "bearer token not valid")
+		}
+		return user, err
 	}
 	if c.AuthMethod() != AuthPassword {
 		if !cr.Basic || cr.User == "" {
@@ -258,24 +266,37 @@ func (c *Core) Authenticate(cr Credentials) (string, error) {
 		return cr.User, nil
 	}
 	if !cr.Basic {
+		slog.Warn("authentication failed", "api", c.cfg.AppName, "from", from, "reason", "no credentials")
 		return "", &Error{Code: "28000", Msg: "this API wants the credentials of a role that may log in (Basic) or a bearer token"}
 	}
-	fail := &Error{Code: "28P01", Msg: fmt.Sprintf("password authentication failed for user \"%s\"", cr.User)}
 	role, found := eng.Role(cr.User)
-	if !found || !role.Login || role.Verifier == nil {
-		auth.CheckPassword(dummyVerifier(), cr.Password) // the same cost as for a role: no telling which roles exist
-		return "", fail
+	v, why := role.Verifier, "wrong password"
+	switch {
+	case !found:
+		why = "no such role"
+	case !role.Login:
+		why = "role cannot log in"
+	case role.Verifier == nil:
+		why = "role has no password"
 	}
-	if !c.creds.check(cr.User, cr.Password, role.Verifier, eng.AuthVersion()) {
-		return "", fail
+	if why != "wrong password" {
+		// The same check, at the same cost, as for a role: no telling
+		// which roles exist.
+		v = dummyVerifier()
+	}
+	if ok := c.creds.check(cr.User, cr.Password, v, eng.AuthVersion()); !ok || why != "wrong password" {
+		slog.Warn("authentication failed", "api", c.cfg.AppName, "user", cr.User, "from", from, "reason", why)
+		return "", &Error{Code: "28P01", Msg: fmt.Sprintf("password authentication failed for user \"%s\"", cr.User)}
 	}
 	return cr.User, nil
 }
 
 // dummyVerifier is checked against for a role that does not exist or may
 // not log in, so that such a refusal takes as long as a wrong password.
+// Its password is random, known to no one: no credentials match it,
+// so none is cached for a name that is no role's.
 var dummyVerifier = sync.OnceValue(func() *engine.Verifier {
-	v, _ := auth.NewVerifier("no role has this password")
+	v, _ := auth.NewVerifier(rand.Text())
 	return v
 })
 

@@ -255,7 +255,11 @@ func (s *Server) begin(ctx context.Context) (call *apicore.Call, end func(), err
 	cr, err := credentialsOf(ctx)
 	var user string
 	if err == nil {
-		user, err = s.core.Authenticate(cr)
+		from := ""
+		if p, ok := peer.FromContext(ctx); ok {
+			from = p.Addr.String()
+		}
+		user, err = s.core.Authenticate(cr, from)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -260,7 +260,7 @@ func (s *Server) handle(op string, sequence bool, f func(*request) (int, any, er
 	return func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
 		cr := credentialsOf(r)
-		user, err := s.core.Authenticate(cr)
+		user, err := s.core.Authenticate(cr, r.RemoteAddr)
 		if err != nil {
 			w.Header().Add("WWW-Authenticate", `Basic realm="seqd", charset="UTF-8"`)
 			w.Header().Add("WWW-Authenticate", `Bearer realm="seqd"`)
