@@ -31,8 +31,8 @@ type HostileReport struct {
 	SlowlorisHeld map[string]time.Duration
 	// RSS is seqd's largest resident memory in each phase (quiet,
 	// hostile, after), RSSEnd its last sample under attack, RSSBound the
-	// bound; Connections its largest seqd_connections (which counts
-	// PostgreSQL's protocol's connections only).
+	// bound; Connections its largest seqd_connections (every client
+	// connection of the shared budget, whatever its protocol).
 	RSS, Connections [phases]int64
 	RSSEnd, RSSBound int64
 	// LogBytes is the size of seqd's log at the end.
@@ -204,7 +204,7 @@ func (rep *HostileReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "hostile soak: quiet run %v, hostile run %v; seqd with -max-connections %d and %d descriptors; the attackers replayed %s\n",
 		rep.Quiet, rep.Hostile, rep.MaxConnections, rep.NoFile, rep.Corpus)
-	fmt.Fprintf(&b, "seqd: /healthz %d polls, %d failed; resident memory at most %d MiB quiet, %d MiB hostile (%d MiB at its end; bound %d MiB); PostgreSQL connections (seqd_connections) at most %d quiet, %d hostile; log %d MiB\n",
+	fmt.Fprintf(&b, "seqd: /healthz %d polls, %d failed; resident memory at most %d MiB quiet, %d MiB hostile (%d MiB at its end; bound %d MiB); client connections (seqd_connections) at most %d quiet, %d hostile; log %d MiB\n",
 		rep.HealthPolls, rep.HealthFailed, rep.RSS[phaseQuiet]>>20, rep.RSS[phaseHostile]>>20, rep.RSSEnd>>20, rep.RSSBound>>20,
 		rep.Connections[phaseQuiet], rep.Connections[phaseHostile], rep.LogBytes>>20)
 	fmt.Fprintf(&b, "%-8s %22s %22s %22s %22s %16s\n", "clients", "values quiet/hostile", "p50 quiet/hostile", "p99 quiet/hostile", "max quiet/hostile", "errors q/h")
