@@ -25,6 +25,12 @@ type cursor struct {
 	at   time.Time
 }
 
+// maxCursors bounds the cursors one session keeps open (each holds its
+// query's plan and state, and what its rows keep, up to
+// -max-statement-memory): as many as the extended protocol's named
+// statements and portals (pgwire). A variable for the tests.
+var maxCursors = 16382
+
 // PostgreSQL's cursor option bits (parsenodes.h).
 const (
 	cursorBinary = 0x0001
@@ -53,6 +59,10 @@ func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 		}
 		if _, dup := s.cursors[name]; dup {
 			return nil, sqlerr.Errorf(sqlerr.DuplicateCursor, "cursor \"%s\" already exists", name)
+		}
+		if len(s.cursors) >= maxCursors {
+			return nil, sqlerr.Errorf(sqlerr.ProgramLimitExceeded, "this session already has %d open cursors, the most it may", maxCursors).
+				WithHint("Close the cursors it no longer reads.")
 		}
 		// The cursor outlives this statement: its rows are read under a
 		// context of their own, not the DECLARE's.
