@@ -38,12 +38,85 @@ type budget struct {
 	limit int64 // bytes; 0: no limit
 	used  int64
 	ticks uint32
+	// kept is the memory its session keeps for results that outlive
+	// their statement, counted with used; nil where nothing is kept.
+	kept *Kept
+	// held: this statement's result is one of them (Memory.Keep), its
+	// used counted in kept already.
+	held bool
 }
 
-// budget is e's statement budget, made at its first use.
+// Kept is what a session keeps for the results that outlive their
+// statement: an open cursor's rows (a sort's, a DISTINCT's), a portal's
+// suspended with rows left. A session may have thousands, each up to
+// the statement's limit; so what they keep counts against every
+// statement's limit with what the statement keeps itself: a statement
+// fails with 53200 when the two together pass it. Its owner (a cursor, a
+// portal) keeps a result's Memory (Memory.Keep) and gives it back when
+// it closes (Memory.Release). A Kept is its session's: used by one
+// goroutine at a time.
+type Kept struct{ used int64 }
+
+// Used is how many bytes the results kept hold, as charged.
+func (k *Kept) Used() int64 { return k.used }
+
+// Memory is one statement execution's budget, which the Envs of its
+// query share: made by the executor (NewMemory) and given to them in
+// their context (WithMemory) when the result may be kept. The zero
+// value is not usable.
+type Memory struct{ b budget }
+
+// NewMemory is a statement's budget of limit bytes (0: none), counted
+// with kept (nil: no results kept).
+func NewMemory(limit int64, kept *Kept) *Memory {
+	return &Memory{b: budget{limit: limit, kept: kept}}
+}
+
+// Keep counts what the statement's result holds, now and as it goes on,
+// as kept by its session until Release.
+func (m *Memory) Keep() {
+	if m.b.held || m.b.kept == nil {
+		return
+	}
+	m.b.held = true
+	m.b.kept.used += m.b.used
+}
+
+// Release gives back what Keep counted (a cursor closed, a portal
+// dropped).
+func (m *Memory) Release() {
+	if !m.b.held {
+		return
+	}
+	m.b.held = false
+	m.b.kept.used -= m.b.used
+}
+
+type memoryKey struct{}
+
+// WithMemory is ctx carrying m: the Envs of a query opened under it
+// charge m.
+func WithMemory(ctx context.Context, m *Memory) context.Context {
+	return context.WithValue(ctx, memoryKey{}, m)
+}
+
+func ctxMemory(ctx context.Context) (*Memory, bool) {
+	if ctx == nil {
+		return nil, false
+	}
+	m, ok := ctx.Value(memoryKey{}).(*Memory)
+	return m, ok
+}
+
+// budget is e's statement budget, made at its first use: the statement's
+// Memory in its context if any.
 func (e *Env) budget() *budget {
 	if e.b == nil {
-		e.b = &budget{limit: e.Session.StatementMemory()}
+		if m, ok := ctxMemory(e.Ctx); ok {
+			e.b = &m.b
+		} else {
+			e.b = &budget{limit: e.Session.StatementMemory(), kept: e.Session.KeptMemory()}
+		}
 	}
 	return e.b
 }
@@ -52,9 +125,27 @@ func (e *Env) budget() *budget {
 func (e *Env) charge(n int64) error {
 	b := e.budget()
 	b.used += n
-	if b.limit > 0 && b.used > b.limit {
+	if b.held {
+		b.kept.used += n
+	}
+	if b.limit <= 0 {
+		return nil
+	}
+	if b.used > b.limit {
 		return sqlerr.Errorf(sqlerr.OutOfMemory, "out of memory").
 			WithDetail(fmt.Sprintf("The statement kept more than %s, the most one statement may hold (-max-statement-memory).", formatBytes(b.limit)))
+	}
+	if b.kept == nil {
+		return nil
+	}
+	total := b.kept.used // with b.used, once held
+	if !b.held {
+		total += b.used
+	}
+	if total > b.limit {
+		return sqlerr.Errorf(sqlerr.OutOfMemory, "out of memory").
+			WithDetail(fmt.Sprintf("The statement and the results its session keeps (open cursors, portals suspended with rows left) would hold more than %s, the most they may together (-max-statement-memory).", formatBytes(b.limit))).
+			WithHint("Close the cursors and portals the session no longer reads.")
 	}
 	return nil
 }

@@ -35,6 +35,10 @@ type Session interface {
 	// StatementMemory is how many bytes a statement may keep (0: no
 	// bound); MaxRows the most rows one generate_series may produce.
 	StatementMemory() int64
+	// KeptMemory is what the session keeps for results that outlive
+	// their statement, which counts against StatementMemory too (nil:
+	// none).
+	KeptMemory() *Kept
 	MaxRows() int64
 	// Queried tells the session a query ran in its transaction.
 	Queried()

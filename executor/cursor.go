@@ -16,6 +16,7 @@ import (
 type cursor struct {
 	cols []eval.Column
 	rows eval.Rows
+	mem  *eval.Memory // what its rows keep, kept by the session until it closes (dropCursor)
 	hold bool
 	done bool
 	// binary: DECLARE BINARY; its rows go in binary (Result.Binary).
@@ -65,13 +66,19 @@ func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 				WithHint("Close the cursors it no longer reads.")
 		}
 		// The cursor outlives this statement: its rows are read under a
-		// context of their own, not the DECLARE's.
-		rows, err := q.Open(context.WithoutCancel(ctx), params, nil)
+		// context of their own, not the DECLARE's, and what they keep
+		// counts as kept by the session until it closes.
+		mem := eval.NewMemory(s.cfg.MaxStatementMemory, &s.kept)
+		rctx := eval.WithMemory(context.WithoutCancel(ctx), mem)
+		rows, err := q.Open(rctx, params, nil)
 		if err != nil {
 			return nil, err
 		}
 		if hold {
-			all, err := eval.Collect(&eval.Env{Ctx: ctx, Session: (*evalView)(s)}, rows)
+			// Its rows, collected now, are what it keeps; the query's
+			// own (a sort's) are garbage once they are.
+			mem = eval.NewMemory(s.cfg.MaxStatementMemory, &s.kept)
+			all, err := eval.Collect(&eval.Env{Ctx: eval.WithMemory(ctx, mem), Session: (*evalView)(s)}, rows)
 			if err != nil {
 				return nil, err
 			}
@@ -80,7 +87,8 @@ func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 		if s.cursors == nil {
 			s.cursors = map[string]*cursor{}
 		}
-		s.cursors[name] = &cursor{cols: q.Columns, rows: rows, hold: hold, binary: binary, text: text, at: time.Now()}
+		mem.Keep()
+		s.cursors[name] = &cursor{cols: q.Columns, rows: rows, mem: mem, hold: hold, binary: binary, text: text, at: time.Now()}
 		return commandResult("DECLARE CURSOR"), nil
 	}}, nil
 }
@@ -151,14 +159,25 @@ func (f *fetchRows) Next() ([]eval.Datum, bool, error) {
 
 func (s *Session) closeCursor(name string) (*Result, error) {
 	if name == "" {
-		clear(s.cursors)
+		for name := range s.cursors {
+			s.dropCursor(name)
+		}
 		return commandResult("CLOSE CURSOR"), nil
 	}
 	if _, ok := s.cursors[name]; !ok {
 		return nil, sqlerr.Errorf(sqlerr.InvalidCursorName, "cursor \"%s\" does not exist", name)
 	}
-	delete(s.cursors, name)
+	s.dropCursor(name)
 	return commandResult("CLOSE CURSOR"), nil
+}
+
+// dropCursor closes a cursor: what its rows kept is the session's no
+// more.
+func (s *Session) dropCursor(name string) {
+	if c := s.cursors[name]; c != nil {
+		c.mem.Release()
+		delete(s.cursors, name)
+	}
 }
 
 // Cursor is an open SQL cursor's columns and remaining rows: in

@@ -29,6 +29,7 @@ func (v *evalView) CurrentSchema() eval.Datum { return v.s().currentSchema() }
 func (v *evalView) StatementMemory() int64 {
 	return v.cfg.MaxStatementMemory
 }
+func (v *evalView) KeptMemory() *eval.Kept                     { return &v.s().kept }
 func (v *evalView) MaxRows() int64                             { return v.maxRows }
 func (v *evalView) Queried()                                   { v.tx.queried = true }
 func (v *evalView) Location() *time.Location                   { return v.s().location() }

@@ -103,6 +103,7 @@ type Session struct {
 	settings        settings
 	tx              txState
 	cursors         map[string]*cursor
+	kept            eval.Kept               // what its cursors and the front end's suspended portals keep
 	plans           map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
 	planBytes       int64                   // the plans' trees' estimated size
 	// pathVersion counts setting changes: with the engine's catalog
@@ -370,6 +371,11 @@ type Result struct {
 	// Binary: the rows are a BINARY cursor's (FETCH), which PostgreSQL's
 	// simple protocol sends in binary format.
 	Binary bool
+	// Memory is what a query's rows keep (nil for other statements): a
+	// front end that keeps the result with rows left (a portal
+	// suspended) keeps it counted (eval.Memory.Keep) until it drops the
+	// result (Release), against the session's later statements' limit.
+	Memory *eval.Memory
 
 	// row is the one-row result this Result lives in, when it does:
 	// Release gives its memory to the statement's next execution.
@@ -385,11 +391,15 @@ type oneRow struct {
 }
 
 // Release tells the session that res (from Execute) is no longer used,
-// nor anything it holds: its memory may serve the next execution of the
+// nor anything it holds: what its rows keep counts as kept no more
+// (Result.Memory), and its memory may serve the next execution of the
 // same statement. The pipelined path then allocates nothing per
 // statement for its result. Releasing is optional; a released result
 // must not be touched again.
 func (s *Session) Release(res *Result) {
+	if res != nil && res.Memory != nil {
+		res.Memory.Release() // no more the session's (a portal suspended)
+	}
 	if res == nil || res.row == nil {
 		return
 	}

@@ -57,11 +57,14 @@ func (c *planner) statement(n *pg.Node) (*Prepared, error) {
 			}}, nil
 		}
 		return &Prepared{Columns: visible, run: func(ctx context.Context, params []eval.Datum) (*Result, error) {
-			rows, err := q.Open(ctx, params, nil)
+			// Its own budget, which a front end keeps counted while it
+			// keeps the result with rows left (a suspended portal).
+			mem := eval.NewMemory(s.cfg.MaxStatementMemory, &s.kept)
+			rows, err := q.Open(eval.WithMemory(ctx, mem), params, nil)
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Columns: visible, Rows: rows, Tag: "SELECT"}, nil
+			return &Result{Columns: visible, Rows: rows, Tag: "SELECT", Memory: mem}, nil
 		}}, nil
 	case n.GetCreateSeqStmt() != nil:
 		return c.createSequence(n.GetCreateSeqStmt())

@@ -213,7 +213,7 @@ func (s *Session) end(ctx context.Context, tag string, commit bool) (*Result, er
 	s.tx = txState{}
 	for name, c := range s.cursors {
 		if !c.hold {
-			delete(s.cursors, name)
+			s.dropCursor(name)
 		}
 	}
 	if err != nil {

@@ -106,11 +106,21 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 		}
 		err := c.sendRows(ctx, pt.res, pt.formats, int64(m.MaxRows))
 		if errors.Is(err, errSuspended) {
+			// What its rows keep stays the session's, counted against
+			// its later statements, until the portal is dropped
+			// (dropPortal, keepPortal: Session.Release) or read to its
+			// end.
+			if m := pt.res.Memory; m != nil {
+				m.Keep()
+			}
 			c.send(&pgproto3.PortalSuspended{})
 			return nil
 		}
 		if err == nil {
 			pt.res.Rows = noRows{} // a further Execute completes with no rows
+			if m := pt.res.Memory; m != nil {
+				m.Release()
+			}
 		}
 		return err
 	case *pgproto3.Close:

@@ -564,3 +564,59 @@ func TestSCRAMNoRoleLeak(t *testing.T) {
 		t.Errorf("the right password: %s", got)
 	}
 }
+
+// TestKeptMemory: what a session's statements keep past their end, open
+// cursors and portals suspended with rows left, counts with what a
+// statement keeps against MaxStatementMemory: one cursor or portal over
+// a large sort fits, a second does not (53200), and once the first is
+// closed the same fits again; the session goes on throughout.
+func TestKeptMemory(t *testing.T) {
+	dsn, _ := startServerWith(t, Config{MaxStatementMemory: 16 << 20})
+	ctx := context.Background()
+	const sorted = "select g from generate_series(1, 120000) g order by g desc"
+	c := mustConnect(t, dsn, "create sequence s", "begin", "declare c1 cursor for "+sorted, "fetch 1 from c1")
+	_, err := c.Exec(ctx, "declare c2 cursor for "+sorted)
+	if code, msg := pgCode(err); code != "53200" || msg != "out of memory" {
+		t.Fatalf("a second cursor over a sort: %v, want 53200", err)
+	}
+	for _, q := range []string{"rollback", "begin", "declare c3 cursor for " + sorted, "fetch 1 from c3", "close c3",
+		"declare c4 cursor for " + sorted, "fetch 1 from c4", "commit",
+		"declare h1 cursor with hold for " + sorted, "close h1", "declare h2 cursor with hold for " + sorted} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s, the cursor before closed: %v", q, err)
+		}
+	}
+	if _, err := c.Exec(ctx, "declare h3 cursor with hold for "+sorted); err == nil {
+		t.Fatal("a second WITH HOLD cursor over a sort fits")
+	}
+	if _, err := c.Exec(ctx, "close all"); err != nil {
+		t.Fatal(err)
+	}
+	mustNextval(t, c, "s")
+
+	r := dialRaw(t, dsn)
+	r.send(&pgproto3.Query{String: "begin"})
+	r.until(&pgproto3.ReadyForQuery{})
+	step := func(msgs ...pgproto3.FrontendMessage) string {
+		r.send(append(msgs, &pgproto3.Sync{})...)
+		return strings.Join(r.until(&pgproto3.ReadyForQuery{}), " ")
+	}
+	parse := &pgproto3.Parse{Query: sorted}
+	if got := step(parse, &pgproto3.Bind{DestinationPortal: "p1"}, &pgproto3.Execute{Portal: "p1", MaxRows: 1}); !strings.Contains(got, "D 120000") || !strings.Contains(got, "PortalSuspended") {
+		t.Fatalf("a portal suspended over a sort: %s", got)
+	}
+	if got := step(parse, &pgproto3.Bind{DestinationPortal: "p2"}, &pgproto3.Execute{Portal: "p2", MaxRows: 1}); !strings.Contains(got, "E 53200") {
+		t.Fatalf("a second portal over a sort, the first suspended: %s", got)
+	}
+	r.send(&pgproto3.Query{String: "rollback"})
+	r.until(&pgproto3.ReadyForQuery{})
+	r.send(&pgproto3.Query{String: "begin"})
+	r.until(&pgproto3.ReadyForQuery{})
+	if got := step(&pgproto3.Close{ObjectType: 'P', Name: "p1"}, parse, &pgproto3.Bind{DestinationPortal: "p2"}, &pgproto3.Execute{Portal: "p2", MaxRows: 1}); !strings.Contains(got, "D 120000") {
+		t.Fatalf("a portal over a sort once the first is closed: %s", got)
+	}
+	// Read to its end, a portal keeps nothing counted.
+	if got := step(&pgproto3.Execute{Portal: "p2"}, parse, &pgproto3.Bind{DestinationPortal: "p3"}, &pgproto3.Execute{Portal: "p3", MaxRows: 1}); !strings.Contains(got, "PortalSuspended") || strings.Contains(got, "E ") {
+		t.Fatalf("a portal over a sort once the other was read to its end: %.200s", got)
+	}
+}

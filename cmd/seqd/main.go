@@ -115,7 +115,7 @@ func parseFlags() *options {
 	flag.IntVar(&o.cfg.MaxMessage, "max-statement-bytes", 1<<20, "longest protocol message (and so statement); longer ends the connection with SQLSTATE 54000 (at least 1024)")
 	flag.IntVar(&o.cfg.ReservedConns, "superuser-reserved-connections", server.DefaultReservedConns, "of -max-connections, how many only superusers may use (0: none)")
 	flag.DurationVar(&o.cfg.AuthTimeout, "authentication-timeout", 10*time.Second, "how long a connection may take to start: TLS, startup message and authentication")
-	flag.Int64Var(&o.cfg.MaxStatementMemory, "max-statement-memory", 256<<20, "bytes one statement may keep (rows held for sorts, DISTINCT, joins, groups, array_agg); past it the statement fails with SQLSTATE 53200 (negative: no limit)")
+	flag.Int64Var(&o.cfg.MaxStatementMemory, "max-statement-memory", 256<<20, "bytes one statement may keep (rows held for sorts, DISTINCT, joins, groups, array_agg), with what the session's open cursors and suspended portals keep; past it the statement fails with SQLSTATE 53200 (negative: no limit)")
 	o.sessionDefaults = map[string]*string{}
 	for _, name := range []string{"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "idle_session_timeout"} {
 		o.sessionDefaults[name] = flag.String(strings.ReplaceAll(name, "_", "-"), "0", "every session's "+name+" (PostgreSQL's setting: milliseconds, or with a unit: 5s, 1min; 0: none); a session may SET its own")
