@@ -237,7 +237,9 @@ func (c *planner) discard(st *pg.DiscardStmt) (*Prepared, error) {
 			s.settings.resetAll()
 			s.syncUser()
 			s.pathVersion++
-			clear(s.cursors)
+			for name := range s.cursors {
+				s.dropCursor(name) // what they keep given back
+			}
 			s.deallocate("", true)
 			s.clearPlans()
 			s.discardSequences()
