@@ -272,7 +272,9 @@ func (s *Server) serveHTTP(ln net.Listener) {
 		}
 		w.Write([]byte(text + "\n"))
 	})
-	s.httpSrv = &http.Server{Handler: withoutBodies(mux), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
+	// DisableGeneralOptionsHandler: net/http answers "OPTIONS *" itself,
+	// reading its body, before withoutBodies sees it.
+	s.httpSrv = &http.Server{Handler: withoutBodies(mux), DisableGeneralOptionsHandler: true, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10, ConnState: frontend.HTTPConnState, ErrorLog: s.log}
 	// A budget of its own, which nobody authenticates into: a flood of it
 	// neither reaches the clients' budget nor holds more than this many
