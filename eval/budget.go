@@ -122,8 +122,15 @@ func (e *Env) budget() *budget {
 }
 
 // charge accounts n more bytes kept by the statement.
-func (e *Env) charge(n int64) error {
-	b := e.budget()
+func (e *Env) charge(n int64) error { return e.budget().charge(n) }
+
+// Charge counts n more bytes as what the statement keeps (a cursor's
+// text and plan, which outlive it), failing as a charge past the limit
+// does.
+func (m *Memory) Charge(n int64) error { return m.b.charge(n) }
+
+// charge accounts n more bytes kept by the statement.
+func (b *budget) charge(n int64) error {
 	b.used += n
 	if b.held {
 		b.kept.used += n

@@ -623,3 +623,28 @@ func TestKeptMemory(t *testing.T) {
 		t.Fatalf("a portal over a sort once the other was read to its end: %.200s", got)
 	}
 }
+
+// TestCursorTextKept: a cursor's text and plan count as what it keeps:
+// cursors of a large statement that keep no rows still meet the
+// session's bound (53200), and closing them gives it back.
+func TestCursorTextKept(t *testing.T) {
+	dsn, _ := startServerWith(t, Config{MaxStatementMemory: 16 << 20})
+	ctx := context.Background()
+	big := "select 1 where '" + strings.Repeat("x", 512<<10) + "' = ''"
+	c := mustConnect(t, dsn, "create sequence s")
+	var err error
+	n := 0
+	for ; n < 100 && err == nil; n++ {
+		_, err = c.Exec(ctx, fmt.Sprintf("declare c%d cursor with hold for %s", n, big))
+	}
+	if code, _ := pgCode(err); code != "53200" || n > 10 {
+		t.Fatalf("after %d cursors of a 512 KiB statement: %v, want 53200 within 16 MiB", n, err)
+	}
+	if _, err := c.Exec(ctx, "close all"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "declare again cursor with hold for "+big); err != nil {
+		t.Fatalf("a cursor once the others closed: %v", err)
+	}
+	mustNextval(t, c, "s")
+}
