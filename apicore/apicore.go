@@ -413,13 +413,15 @@ func (q *Call) Fail(err error) *Error {
 // newSession starts a session of user's for the pool.
 func (c *Core) newSession(user string, eng *engine.Engine, standby bool, client Client) (*session, error) {
 	sess := &session{eng: eng, standby: standby, reg: c.cfg.Registry, sw: &c.sweeper}
-	id, _, ok := c.cfg.Registry.Register(sess.interrupt)
-	if !ok {
-		return nil, &Error{Code: "53300", Msg: "sorry, too many clients already"}
-	}
-	// The last slots are superusers', as for the SQL front ends
-	// (-reserved-conns).
-	if role, isRole := eng.Role(user); !c.cfg.Registry.MayUseSlot(!isRole || role.Superuser) {
+	// The session takes no place of its own: the connections of the
+	// calls it serves hold theirs, counted from accept (a gRPC
+	// connection's streams may each hold a session, and the pool keeps
+	// idle ones; counted, they locked other roles out).
+	id := c.cfg.Registry.Track(sess.interrupt)
+	// The last places are superusers', as for the SQL front ends
+	// (-superuser-reserved-connections): past the others, an ordinary
+	// role's calls are refused.
+	if role, isRole := eng.Role(user); !c.cfg.Registry.MayTrack(!isRole || role.Superuser) {
 		c.cfg.Registry.Unregister(id)
 		return nil, &Error{Code: "53300", Msg: "remaining connection slots are reserved for roles with the SUPERUSER attribute"}
 	}

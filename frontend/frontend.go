@@ -62,6 +62,9 @@ type Registry struct {
 type entry struct {
 	key    [4]byte
 	cancel func()
+	// counted: the session counts in sessions (Register, RegisterID),
+	// not one Track registered.
+	counted bool
 }
 
 // NewRegistry is a registry of at most max connections at once, the last
@@ -161,9 +164,28 @@ func (r *Registry) Register(cancel func()) (id uint32, key [4]byte, ok bool) {
 		cancel = func() {}
 	}
 	id = r.newIDLocked()
-	r.byID[id] = &entry{key: key, cancel: cancel}
+	r.byID[id] = &entry{key: key, cancel: cancel, counted: true}
 	r.sessions++
 	return id, key, true
+}
+
+// Track registers a session that takes no place of its own: one of the
+// HTTP API's and gRPC's pooled sessions, whose clients' connections
+// hold their places (a gRPC connection's streams may each hold a
+// session, and a pool keeps idle ones). It has an ID and a key, for
+// pg_stat_activity and a cancel, but is not counted (MayUseSlot) nor
+// bounded by the budget. Unregister forgets it.
+func (r *Registry) Track(cancel func()) (id uint32) {
+	if cancel == nil {
+		cancel = func() {}
+	}
+	var key [4]byte
+	rand.Read(key[:])
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id = r.newIDLocked()
+	r.byID[id] = &entry{key: key, cancel: cancel}
+	return id
 }
 
 // ReserveID takes an ID no session has for a connection that must name
@@ -192,7 +214,7 @@ func (r *Registry) RegisterID(id uint32, cancel func()) (key [4]byte, ok bool) {
 	if cancel == nil {
 		cancel = func() {}
 	}
-	e.key, e.cancel = key, cancel
+	e.key, e.cancel, e.counted = key, cancel, true
 	r.sessions++
 	return key, true
 }
@@ -215,7 +237,7 @@ func (r *Registry) newIDLocked() uint32 {
 func (r *Registry) Unregister(id uint32) {
 	r.mu.Lock()
 	if e := r.byID[id]; e != nil {
-		if e.cancel != nil {
+		if e.counted {
 			r.sessions--
 		}
 		delete(r.byID, id)
@@ -231,6 +253,16 @@ func (r *Registry) MayUseSlot(superuser bool) bool {
 	n := r.sessions
 	r.mu.Unlock()
 	return n <= r.max-r.reserved || superuser
+}
+
+// MayTrack reports whether a session Track registers may be made
+// for a role (a superuser or not): while the sessions counted hold every
+// place any role may take, only a superuser's.
+func (r *Registry) MayTrack(superuser bool) bool {
+	r.mu.Lock()
+	n := r.sessions
+	r.mu.Unlock()
+	return n < r.max-r.reserved || superuser
 }
 
 // Cancel cancels what session id is running, if anything, when key is

@@ -279,3 +279,34 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	return w.w.Write(p)
 }
+
+// TestTrack: a session Track registers (an API's pooled one) has an ID
+// and a key but takes no place: however many there are, the places
+// sessions count stay free; MayTrack refuses an ordinary role's once
+// the counted sessions hold every place any role may take.
+func TestTrack(t *testing.T) {
+	r := NewRegistry(3, 1)
+	cancelled := false
+	var ids []uint32
+	for i := range 10 {
+		ids = append(ids, r.Track(func() { cancelled = i == 0 }))
+	}
+	if !r.MayUseSlot(false) || !r.MayTrack(false) {
+		t.Fatal("tracked sessions took places")
+	}
+	for range 2 {
+		if _, _, ok := r.Register(func() {}); !ok {
+			t.Fatal("a session refused beside tracked ones")
+		}
+	}
+	if r.MayTrack(false) || !r.MayTrack(true) {
+		t.Fatal("with the places any role may take held, an ordinary role's tracked session allowed, or a superuser's refused")
+	}
+	r.Unregister(ids[1])
+	if _, _, ok := r.Register(func() {}); !ok {
+		t.Fatal("the reserved place refused")
+	}
+	if r.Cancel(ids[0], make([]byte, 4)) || cancelled {
+		t.Fatal("a tracked session cancelled with a wrong key")
+	}
+}

@@ -299,3 +299,32 @@ func TestAnswerRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamsTakeNoPlaces: the sessions a connection's streams hold take
+// no place of their own (the connection holds its one): with one
+// connection's 20 Ranges streams open and a budget of 10 (2 reserved),
+// ordinary roles' sessions still take all 8 places not reserved.
+func TestStreamsTakeNoPlaces(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reg := frontend.NewRegistry(10, 2)
+	addr := serveBudget(t, reg, AuthPassword, time.Minute)
+	c := seqdv1.NewSequencesClient(client(t, addr))
+	for range 20 {
+		st, err := c.Ranges(asApp(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Send(&seqdv1.ReserveRequest{Sequence: seq("s"), Count: 10}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Recv(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 8 {
+		if _, _, ok := reg.Register(func() {}); !ok || !reg.MayUseSlot(false) {
+			t.Fatalf("an ordinary role's session %d of the 8 places, beside 20 streams: refused", i+1)
+		}
+	}
+}
