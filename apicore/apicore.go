@@ -417,7 +417,10 @@ func (c *Core) newSession(user string, eng *engine.Engine, standby bool, client 
 	// calls it serves hold theirs, counted from accept (a gRPC
 	// connection's streams may each hold a session, and the pool keeps
 	// idle ones; counted, they locked other roles out).
-	id := c.cfg.Registry.Track(sess.interrupt)
+	id, ok := c.cfg.Registry.Track(sess.interrupt)
+	if !ok {
+		return nil, &Error{Code: "53300", Msg: "sorry, too many clients already"}
+	}
 	// The last places are superusers', as for the SQL front ends
 	// (-superuser-reserved-connections): past the others, an ordinary
 	// role's calls are refused.

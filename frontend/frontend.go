@@ -54,7 +54,8 @@ type Registry struct {
 	mu        sync.Mutex
 	admitted  int               // connections accepted and not yet ended
 	byID      map[uint32]*entry // sessions, and IDs reserved (ReserveID)
-	sessions  int               // the entries of byID that are sessions
+	sessions  int               // the entries of byID that are sessions counted
+	tracked   int               // the entries of byID that Track made
 	evictable list.List         // of *Conn: not yet authenticated, or idle; oldest first
 }
 
@@ -62,9 +63,9 @@ type Registry struct {
 type entry struct {
 	key    [4]byte
 	cancel func()
-	// counted: the session counts in sessions (Register, RegisterID),
-	// not one Track registered.
-	counted bool
+	// counted: the session counts in sessions (Register, RegisterID);
+	// tracked: in tracked (Track).
+	counted, tracked bool
 }
 
 // NewRegistry is a registry of at most max connections at once, the last
@@ -173,9 +174,10 @@ func (r *Registry) Register(cancel func()) (id uint32, key [4]byte, ok bool) {
 // HTTP API's and gRPC's pooled sessions, whose clients' connections
 // hold their places (a gRPC connection's streams may each hold a
 // session, and a pool keeps idle ones). It has an ID and a key, for
-// pg_stat_activity and a cancel, but is not counted (MayUseSlot) nor
-// bounded by the budget. Unregister forgets it.
-func (r *Registry) Track(cancel func()) (id uint32) {
+// pg_stat_activity and a cancel, but is not counted (MayUseSlot). At
+// most as many as the budget's connections are tracked at once (each
+// is a session's memory): past that, false. Unregister forgets it.
+func (r *Registry) Track(cancel func()) (id uint32, ok bool) {
 	if cancel == nil {
 		cancel = func() {}
 	}
@@ -183,9 +185,13 @@ func (r *Registry) Track(cancel func()) (id uint32) {
 	rand.Read(key[:])
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.tracked >= r.max {
+		return 0, false
+	}
 	id = r.newIDLocked()
-	r.byID[id] = &entry{key: key, cancel: cancel}
-	return id
+	r.byID[id] = &entry{key: key, cancel: cancel, tracked: true}
+	r.tracked++
+	return id, true
 }
 
 // ReserveID takes an ID no session has for a connection that must name
@@ -239,6 +245,9 @@ func (r *Registry) Unregister(id uint32) {
 	if e := r.byID[id]; e != nil {
 		if e.counted {
 			r.sessions--
+		}
+		if e.tracked {
+			r.tracked--
 		}
 		delete(r.byID, id)
 	}

@@ -281,15 +281,22 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 }
 
 // TestTrack: a session Track registers (an API's pooled one) has an ID
-// and a key but takes no place: however many there are, the places
-// sessions count stay free; MayTrack refuses an ordinary role's once
+// and a key but takes no place: the places sessions count stay free
+// (and at most the budget's number are tracked); MayTrack refuses an ordinary role's once
 // the counted sessions hold every place any role may take.
 func TestTrack(t *testing.T) {
 	r := NewRegistry(3, 1)
 	cancelled := false
 	var ids []uint32
-	for i := range 10 {
-		ids = append(ids, r.Track(func() { cancelled = i == 0 }))
+	for i := range 3 {
+		id, ok := r.Track(func() { cancelled = i == 0 })
+		if !ok {
+			t.Fatalf("tracked session %d of 3 refused", i+1)
+		}
+		ids = append(ids, id)
+	}
+	if _, ok := r.Track(func() {}); ok {
+		t.Fatal("more sessions tracked than the budget's connections")
 	}
 	if !r.MayUseSlot(false) || !r.MayTrack(false) {
 		t.Fatal("tracked sessions took places")

@@ -302,12 +302,12 @@ func TestAnswerRoom(t *testing.T) {
 
 // TestStreamsTakeNoPlaces: the sessions a connection's streams hold take
 // no place of their own (the connection holds its one): with one
-// connection's 20 Ranges streams open and a budget of 10 (2 reserved),
-// ordinary roles' sessions still take all 8 places not reserved.
+// connection's 20 Ranges streams open and a budget of 30 (2 reserved),
+// ordinary roles' sessions still take all 28 places not reserved.
 func TestStreamsTakeNoPlaces(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	reg := frontend.NewRegistry(10, 2)
+	reg := frontend.NewRegistry(30, 2)
 	addr := serveBudget(t, reg, AuthPassword, time.Minute)
 	c := seqdv1.NewSequencesClient(client(t, addr))
 	for range 20 {
@@ -322,9 +322,9 @@ func TestStreamsTakeNoPlaces(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i := range 8 {
+	for i := range 28 {
 		if _, _, ok := reg.Register(func() {}); !ok || !reg.MayUseSlot(false) {
-			t.Fatalf("an ordinary role's session %d of the 8 places, beside 20 streams: refused", i+1)
+			t.Fatalf("an ordinary role's session %d of the 28 places, beside 20 streams: refused", i+1)
 		}
 	}
 }
