@@ -17,6 +17,7 @@ type cursor struct {
 	cols []eval.Column
 	rows eval.Rows
 	mem  *eval.Memory // what its rows keep, kept by the session until it closes (dropCursor)
+	seq  uint64       // the session's cursorSeq when it was declared
 	hold bool
 	done bool
 	// binary: DECLARE BINARY; its rows go in binary (Result.Binary).
@@ -94,7 +95,8 @@ func (c *planner) declare(st *pg.DeclareCursorStmt) (*Prepared, error) {
 			return nil, err
 		}
 		mem.Keep()
-		s.cursors[name] = &cursor{cols: q.Columns, rows: rows, mem: mem, hold: hold, binary: binary, text: text, at: time.Now()}
+		s.cursorSeq++
+		s.cursors[name] = &cursor{cols: q.Columns, rows: rows, mem: mem, seq: s.cursorSeq, hold: hold, binary: binary, text: text, at: time.Now()}
 		return commandResult("DECLARE CURSOR"), nil
 	}}, nil
 }

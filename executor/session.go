@@ -103,6 +103,7 @@ type Session struct {
 	settings        settings
 	tx              txState
 	cursors         map[string]*cursor
+	cursorSeq       uint64                  // counts the cursors declared (cursor.seq)
 	kept            eval.Kept               // what its cursors and the front end's suspended portals keep
 	plans           map[*pg.Node]cachedPlan // simple-protocol plans by parse tree
 	planBytes       int64                   // the plans' trees' estimated size

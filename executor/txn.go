@@ -20,6 +20,7 @@ type txState struct {
 	queried       bool // a query ran: READ WRITE can no longer be set
 	savepoints    []savepoint
 	saved         map[string]string // settings at BEGIN
+	cursors       uint64            // Session.cursorSeq at BEGIN
 	// onCommit is what COMMIT does in the session once the DDL is
 	// durable (OID bookkeeping of renamed and dropped sequences).
 	onCommit []func()
@@ -32,6 +33,7 @@ type savepoint struct {
 	// yet); onCommit the length of txState.onCommit.
 	txn, tempTxn *engine.Savepoint
 	onCommit     int
+	cursors      uint64 // Session.cursorSeq at the savepoint
 }
 
 // rewindDDL undoes the block's DDL since sp and releases the locks taken
@@ -126,7 +128,7 @@ func (s *Session) begin(tag string, readOnly *bool) (*Result, error) {
 	}
 	// BEGIN in a Query's implicit transaction makes it a block, with
 	// what the statements before it did.
-	s.tx = txState{open: true, readOnly: ro, saved: s.settings.snapshot(), onCommit: s.tx.onCommit}
+	s.tx = txState{open: true, readOnly: ro, saved: s.settings.snapshot(), onCommit: s.tx.onCommit, cursors: s.cursorSeq}
 	return commandResult(tag), nil
 }
 
@@ -210,9 +212,12 @@ func (s *Session) end(ctx context.Context, tag string, commit bool) (*Result, er
 		s.restoreSettings(s.tx.saved)
 	}
 	s.endLocal()
+	begun := s.tx.cursors
 	s.tx = txState{}
+	// Cursors without HOLD end with the block; a rollback ends those
+	// with HOLD it declared too, as in PostgreSQL.
 	for name, c := range s.cursors {
-		if !c.hold {
+		if !c.hold || (!commit || err != nil) && c.seq > begun {
 			s.dropCursor(name)
 		}
 	}
@@ -253,7 +258,7 @@ func (s *Session) savepoint(name string) (*Result, error) {
 	if !s.tx.open {
 		return nil, sqlerr.Errorf(sqlerr.NoActiveTransaction, "SAVEPOINT can only be used in transaction blocks")
 	}
-	sp := savepoint{name: name, settings: s.settings.snapshot(), onCommit: len(s.tx.onCommit)}
+	sp := savepoint{name: name, settings: s.settings.snapshot(), onCommit: len(s.tx.onCommit), cursors: s.cursorSeq}
 	if s.txn != nil {
 		t := s.txn.Savepoint()
 		sp.txn = &t
@@ -299,6 +304,11 @@ func (s *Session) rollbackTo(name string) (*Result, error) {
 	sp := s.tx.savepoints[i]
 	s.restoreSettings(sp.settings)
 	s.rewindDDL(sp)
+	for name, c := range s.cursors { // those declared since, as in PostgreSQL
+		if c.seq > sp.cursors {
+			s.dropCursor(name)
+		}
+	}
 	s.tx.savepoints = s.tx.savepoints[:i+1]
 	s.tx.aborted = false
 	return commandResult("ROLLBACK"), nil
