@@ -79,12 +79,18 @@ func loadConfig(path string, level *slog.LevelVar) (*config, error) {
 			continue
 		}
 		if err := flag.Set(name, v); err != nil {
-			return nil, fmt.Errorf("invalid value for parameter \"%s\": \"%s\": %v", name, v, err)
+			return nil, badValue{fmt.Errorf("invalid value for parameter \"%s\": \"%s\": %v", name, v, err)}
 		}
 		c.applied[name] = v
 	}
 	return c, nil
 }
+
+// badValue is a value of the file that its flag does not parse: seqd
+// exits with status 2, as the flag package does for the command line's.
+type badValue struct{ error }
+
+func (e badValue) Unwrap() error { return e.error }
 
 // reloader is what a reload changes in the running server.
 type reloader interface {

@@ -148,6 +148,8 @@ func TestLimitsRefused(t *testing.T) {
 		{args: []string{"-min-free-space", "0"}, want: `invalid value "0" for flag -min-free-space: must be at least 1, or negative for no reserve`},
 		{args: []string{"-exhaustion-horizon", "0"}, want: `invalid value "0s" for flag -exhaustion-horizon: must be positive`},
 		{file: "max-connections = 0\n", want: `invalid value "0" for flag -max-connections: must be at least 2`},
+		{file: "max-connections = 1e4\n", want: `-config: invalid value for parameter "max-connections": "1e4"`},
+		{file: "idle-timeout = 5\n", want: `-config: invalid value for parameter "idle-timeout": "5"`},
 	} {
 		name := strings.Join(tc.args, " ")
 		if tc.file != "" {

@@ -34,7 +34,7 @@ func main() {
 	o := parseFlags()
 	var level slog.LevelVar
 	cfg, conf, err := o.config(&level)
-	if le := (*server.LimitError)(nil); errors.As(err, &le) {
+	if le, bv := (*server.LimitError)(nil), (badValue{}); errors.As(err, &le) || errors.As(err, &bv) {
 		// As the flag package refuses a value it cannot parse.
 		fmt.Fprintln(flag.CommandLine.Output(), err)
 		os.Exit(2)
