@@ -72,6 +72,23 @@ func next(ctx context.Context, conn *grpc.ClientConn) error {
 	return err
 }
 
+// openRanges opens a Ranges stream as app on c and takes a range over
+// it: an authenticated call under way until ctx ends.
+func openRanges(t *testing.T, ctx context.Context, c seqdv1.SequencesClient) grpc.BidiStreamingClient[seqdv1.ReserveRequest, seqdv1.Range] {
+	t.Helper()
+	st, err := c.Ranges(asApp(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Send(&seqdv1.ReserveRequest{Sequence: seq("s"), Count: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // waitAdmitted waits until reg counts n connections.
 func waitAdmitted(t *testing.T, reg *frontend.Registry, n int) {
 	t.Helper()
@@ -198,17 +215,7 @@ func TestBusyRefused(t *testing.T) {
 	addr := serveBudget(t, reg, AuthPassword, time.Minute)
 	var streams []grpc.BidiStreamingClient[seqdv1.ReserveRequest, seqdv1.Range]
 	for range n {
-		st, err := seqdv1.NewSequencesClient(client(t, addr)).Ranges(asApp(ctx))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Send(&seqdv1.ReserveRequest{Sequence: seq("s"), Count: 10}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Recv(); err != nil {
-			t.Fatal(err)
-		}
-		streams = append(streams, st)
+		streams = append(streams, openRanges(t, ctx, seqdv1.NewSequencesClient(client(t, addr))))
 	}
 	waitAdmitted(t, reg, n)
 	c, err := net.Dial("tcp", addr)
@@ -311,16 +318,7 @@ func TestStreamsTakeNoPlaces(t *testing.T) {
 	addr := serveBudget(t, reg, AuthPassword, time.Minute)
 	c := seqdv1.NewSequencesClient(client(t, addr))
 	for range 20 {
-		st, err := c.Ranges(asApp(ctx))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Send(&seqdv1.ReserveRequest{Sequence: seq("s"), Count: 10}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Recv(); err != nil {
-			t.Fatal(err)
-		}
+		openRanges(t, ctx, c)
 	}
 	for i := range 28 {
 		if _, _, ok := reg.Register(func() {}); !ok || !reg.MayUseSlot(false) {

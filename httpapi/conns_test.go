@@ -71,6 +71,20 @@ func holdS(t *testing.T, eng *engine.Engine) (release func()) {
 	return release
 }
 
+// testCert is a self-signed certificate for the server's TLS.
+func testCert(t *testing.T) tls.Certificate {
+	t.Helper()
+	certFile, keyFile, err := selfsigned.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}
+
 // rawConn is a client connection spoken to byte by byte.
 type rawConn struct {
 	net.Conn
@@ -389,14 +403,7 @@ func TestBudgetShared(t *testing.T) {
 // evicted as HTTP/1's are: an idle one after a request, an
 // unauthenticated one that made none.
 func TestHTTP2Bounded(t *testing.T) {
-	certFile, keyFile, err := selfsigned.Write(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := testCert(t)
 	eng := testenv.MemEngine(t)
 	ctx := context.Background()
 	if _, err := eng.Create(ctx, mustName(t, "public", "s"), seqmath.Spec{}, false); err != nil {
@@ -486,14 +493,7 @@ func TestHTTP2Bounded(t *testing.T) {
 // configuration comes from GetConfigForClient, as seqd's does (it reloads
 // its certificate files), and HTTP/1.1 still to clients asking for it.
 func TestHTTP2ReloadedTLS(t *testing.T) {
-	certFile, keyFile, err := selfsigned.Write(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := testCert(t)
 	current := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	cfg := &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) { return current, nil }}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -523,14 +523,7 @@ func TestHTTP2ReloadedTLS(t *testing.T) {
 // takes, at once on one connection, all end (each waits for room the
 // others give back), and so do those of a second round.
 func TestAnswerRoom(t *testing.T) {
-	certFile, keyFile, err := selfsigned.Write(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := testCert(t)
 	eng := testenv.MemEngine(t)
 	if _, err := eng.Create(context.Background(), mustName(t, "public", "s"), seqmath.Spec{}, false); err != nil {
 		t.Fatal(err)
