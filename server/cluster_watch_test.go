@@ -416,3 +416,46 @@ func TestTakeoverFromSnapshot(t *testing.T) {
 		t.Fatalf("DDL on the new leader: %v", err)
 	}
 }
+
+// TestStoreWatchUnreachable: with etcd out of reach, starting a watch
+// returns at once (keepUp starts one under the node's lock, which
+// /readyz and Shutdown take: the watch's first call to etcd blocked, with
+// the lock held, until etcd came back), and stop ends it.
+func TestStoreWatchUnreachable(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	cli, err := EtcdClient(cl.Endpoints, EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	r, err := cli.Put(context.Background(), "/u/data/a", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.Stop(0)
+	started := make(chan *storeWatch, 1)
+	go func() {
+		started <- watchStore(cli, "/u/data/", r.Header.Revision, func(storage.KV) bool { return true })
+	}()
+	var w *storeWatch
+	select {
+	case w = <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("watchStore waited for an etcd out of reach")
+	}
+	if _, ok := w.upTo(cli, r.Header.Revision, 200*time.Millisecond); ok {
+		t.Fatal("a watch on an etcd out of reach confirmed its revision")
+	}
+	w.stop()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		w.mu.Lock()
+		lost := w.lost
+		w.mu.Unlock()
+		if lost {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watch did not end when stopped")
+		}
+	}
+}

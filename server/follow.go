@@ -83,8 +83,12 @@ func watchStoreLimited(cli *clientv3.Client, prefix string, after int64, apply f
 	// leader.
 	ctx = clientv3.WithRequireLeader(metadata.AppendToOutgoingContext(ctx, "seqd-watch", "records"))
 	w := &storeWatch{after: after, cancel: cancel, ctx: ctx, notify: make(chan struct{}, 1)}
-	ch := cli.Watch(ctx, prefix, clientv3.WithPrefix(), clientv3.WithRev(after))
 	go func() {
+		// Watch, in the goroutine: it returns only once etcd has taken
+		// the request on a stream, which with etcd out of reach is when
+		// stop cancels ctx. The caller (keepUp, under the node's lock)
+		// must not wait for it: /readyz and Shutdown take that lock.
+		ch := cli.Watch(ctx, prefix, clientv3.WithPrefix(), clientv3.WithRev(after))
 		for r := range ch {
 			w.mu.Lock()
 			if r.Err() != nil || r.Canceled {
@@ -137,7 +141,9 @@ func (w *storeWatch) upTo(cli *clientv3.Client, rev int64, wait time.Duration) (
 	// (a new one has not yet): ask again until it does.
 	ask := time.NewTicker(100 * time.Millisecond)
 	defer ask.Stop()
-	if err := cli.RequestProgress(w.ctx); err != nil {
+	// ctx, not w.ctx: a request waits for the stream to take it, which
+	// with etcd out of reach is never. Its metadata names the same stream.
+	if err := cli.RequestProgress(ctx); err != nil {
 		return nil, false
 	}
 	for {
@@ -161,7 +167,7 @@ func (w *storeWatch) upTo(cli *clientv3.Client, rev int64, wait time.Duration) (
 		select {
 		case <-w.notify:
 		case <-ask.C:
-			if err := cli.RequestProgress(w.ctx); err != nil {
+			if err := cli.RequestProgress(ctx); err != nil {
 				return nil, false
 			}
 		case <-ctx.Done():
