@@ -39,7 +39,9 @@ func startHTTP(t *testing.T) (*Server, *pgx.Conn) {
 
 func get(t *testing.T, s *Server, path string) (int, string) {
 	t.Helper()
-	resp, err := http.Get("http://" + s.HTTPAddr().String() + path)
+	// Bounded as a probe's is: a handler that blocks fails the test, not
+	// the package's timeout.
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Get("http://" + s.HTTPAddr().String() + path)
 	if err != nil {
 		t.Fatal(err)
 	}
