@@ -31,9 +31,6 @@ func (c *planner) rename(st *pg.RenameStmt) (*Prepared, error) {
 		if skip != nil || err != nil {
 			return skip, err
 		}
-		if err := s.checkOwner(n); err != nil {
-			return nil, err
-		}
 		to, err := engine.NewName(n.Schema(), newName)
 		if err != nil {
 			return nil, err
@@ -78,9 +75,6 @@ func (c *planner) setSchema(st *pg.AlterObjectSchemaStmt) (*Prepared, error) {
 		n, skip, err := s.alterTarget(tag, q, st.MissingOk)
 		if skip != nil || err != nil {
 			return skip, err
-		}
-		if err := s.checkOwner(n); err != nil {
-			return nil, err
 		}
 		schema := st.Newschema
 		if t, ok := s.tempName(schema); ok {
@@ -139,9 +133,6 @@ func (c *planner) alterTable(st *pg.AlterTableStmt) (*Prepared, error) {
 		n, skip, err := s.alterTarget(tag, q, st.MissingOk)
 		if skip != nil || err != nil {
 			return skip, err
-		}
-		if err := s.checkOwner(n); err != nil {
-			return nil, err
 		}
 		if newOwner != "" {
 			if err := s.changeOwner(ctx, n, newOwner); err != nil {

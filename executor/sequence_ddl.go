@@ -247,9 +247,6 @@ func (c *planner) alterSequence(st *pg.AlterSeqStmt) (*Prepared, error) {
 		if skip != nil || err != nil {
 			return skip, err // PostgreSQL gives these no position
 		}
-		if err := s.checkOwner(n); err != nil {
-			return nil, err
-		}
 		if err := s.ddlFor(n).Alter(ctx, n, sp); err != nil {
 			return nil, err
 		}

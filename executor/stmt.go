@@ -169,9 +169,10 @@ func qnameOf(rv *pg.RangeVar) pgsql.QName {
 	return pgsql.QName{Catalog: rv.Catalogname, Schema: rv.Schemaname, Rel: rv.Relname}
 }
 
-// alterTarget begins an ALTER of an existing sequence: the read-only
-// check, then the lookup. A missing sequence under IF EXISTS gives the
-// result to answer instead (skip), with PostgreSQL's notice.
+// alterTarget begins every ALTER of an existing sequence: the read-only
+// check, the lookup, then the ownership check. A missing sequence under
+// IF EXISTS gives the result to answer instead (skip), with PostgreSQL's
+// notice.
 func (s *Session) alterTarget(tag string, q pgsql.QName, missingOK bool) (n engine.Name, skip *Result, err error) {
 	if err := s.checkWritable(tag); err != nil {
 		return n, nil, err
@@ -180,5 +181,8 @@ func (s *Session) alterTarget(tag string, q pgsql.QName, missingOK bool) (n engi
 	if missingOK && missing(err) {
 		return n, commandResult(tag, notice(sqlerr.SuccessfulCompletion, "relation \"%s\" does not exist, skipping", q.Rel)), nil
 	}
-	return n, nil, err
+	if err != nil {
+		return n, nil, err
+	}
+	return n, nil, s.checkOwner(n)
 }
