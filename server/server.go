@@ -162,8 +162,11 @@ type Server struct {
 	apiLn   net.Listener
 	grpc    *grpcapi.Server // nil without -grpc-listen
 	grpcLn  net.Listener
-	ln      net.Listener
-	done    chan error
+	// others are the protocols' servers besides PostgreSQL's, in the
+	// order they started: SetAuth, Shutdown and a failed start walk them.
+	others []door
+	ln     net.Listener
+	done   chan error
 	// storeErr is why the embedded store failed while serving (its
 	// directory removed or replaced, damage found): /readyz fails and
 	// the server stops.
@@ -297,32 +300,24 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 			ln.Close()
 			return err
 		}
-		go s.my.Serve()
+		my := s.my
+		s.others = append(s.others, door{
+			setAuth: func(method string) { my.SetAuth(mysqlAuth(method, cfg.MySQLListen)) },
+			stop:    func(context.Context) { my.Close() },
+		})
+		go my.Serve()
 		cfg.Logger.Printf("MySQL protocol on %s, authentication %s", ml.Addr(), mysqlAuth(cfg.Auth, cfg.MySQLListen))
 	}
 	if err := s.listenAPIs(cfg, pc); err != nil {
 		ln.Close()
-		if s.my != nil {
-			s.my.Close()
-		}
-		if s.api != nil {
-			s.api.Shutdown(context.Background())
-		}
+		s.stopOthers(context.Background())
 		return err
 	}
 	if cfg.HTTP != "" {
 		hl, err := net.Listen("tcp", cfg.HTTP)
 		if err != nil {
 			ln.Close()
-			if s.my != nil {
-				s.my.Close()
-			}
-			if s.api != nil {
-				s.api.Shutdown(context.Background())
-			}
-			if s.grpc != nil {
-				s.grpc.Shutdown(context.Background())
-			}
+			s.stopOthers(context.Background())
 			return fmt.Errorf("seqd: http listen: %w", err)
 		}
 		s.httpLn = hl
@@ -368,8 +363,13 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 			}
 			hc.ForwardTLS = s.peerTLS()
 		}
-		s.api = httpapi.NewServer(hc)
-		go s.api.Serve(al)
+		api := httpapi.NewServer(hc)
+		s.api = api
+		s.others = append(s.others, door{
+			setAuth: func(method string) { api.SetAuth(apiAuth(method, cfg.APIListen)) },
+			stop:    func(ctx context.Context) { api.Shutdown(ctx) },
+		})
+		go api.Serve(al)
 		cfg.Logger.Printf("HTTP API on http%s://%s, authentication %s", secure, al.Addr(), apiAuth(cfg.Auth, cfg.APIListen))
 	}
 	if cfg.GRPCListen != "" {
@@ -387,8 +387,13 @@ func (s *Server) listenAPIs(cfg Config, pc pgwire.Config) error {
 			}
 			gc.ForwardTLS = s.peerTLS()
 		}
-		s.grpc = grpcapi.NewServer(gc)
-		go s.grpc.Serve(gl)
+		gs := grpcapi.NewServer(gc)
+		s.grpc = gs
+		s.others = append(s.others, door{
+			setAuth: func(method string) { gs.SetAuth(apiAuth(method, cfg.GRPCListen)) },
+			stop:    func(ctx context.Context) { gs.Shutdown(ctx) },
+		})
+		go gs.Serve(gl)
 		tls := "plaintext"
 		if pc.TLS != nil {
 			tls = "TLS"
@@ -534,14 +539,8 @@ func (s *Server) SetAuth(ctx context.Context, method string) error {
 		return err
 	}
 	s.pg.SetAuth(method)
-	if s.my != nil {
-		s.my.SetAuth(mysqlAuth(method, cfg.MySQLListen))
-	}
-	if s.api != nil {
-		s.api.SetAuth(apiAuth(method, cfg.APIListen))
-	}
-	if s.grpc != nil {
-		s.grpc.SetAuth(apiAuth(method, cfg.GRPCListen))
+	for _, d := range s.others {
+		d.setAuth(method)
 	}
 	s.cfg.Auth = method
 	s.log.Printf("authentication of new connections: %s", method)
@@ -571,6 +570,20 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // Done reports a listener failure.
 func (s *Server) Done() <-chan error { return s.done }
 
+// door is a protocol's server, other than PostgreSQL's, as Server drives
+// it once it listens.
+type door struct {
+	setAuth func(method string) // the method as this listener takes it
+	stop    func(ctx context.Context)
+}
+
+// stopOthers stops the servers of the protocols besides PostgreSQL's.
+func (s *Server) stopOthers(ctx context.Context) {
+	for _, d := range s.others {
+		d.stop(ctx)
+	}
+}
+
 // frontEnds are the protocols' servers running.
 func (s *Server) frontEnds() []frontEnd {
 	if s.my != nil {
@@ -598,15 +611,7 @@ func (s *Server) HTTPAddr() net.Addr {
 // Shutdown stops accepting, finishes in-flight requests, writes the
 // clean-shutdown record of every sequence and closes the store.
 func (s *Server) Shutdown(ctx context.Context) error {
-	if s.my != nil {
-		s.my.Close()
-	}
-	if s.api != nil {
-		s.api.Shutdown(ctx)
-	}
-	if s.grpc != nil {
-		s.grpc.Shutdown(ctx)
-	}
+	s.stopOthers(ctx)
 	err := s.pg.Shutdown(ctx)
 	close(s.stop)
 	if s.httpSrv != nil {
