@@ -21,9 +21,13 @@ import (
 // public key.
 const cachingSha2RequestPublicKey = 2
 
-// NewSha2CachingAuthMethodRSA is NewSha2CachingAuthMethod that also
-// takes the full authentication without TLS, the password encrypted with
-// the RSA key key returns (called when a client first needs it).
+// NewSha2CachingAuthMethodRSA creates an AuthMethod that implements the
+// `caching_sha2_password` handshake: the cache for the fast path, the
+// plain text storage for the full authentication, which upstream's
+// NewSha2CachingAuthMethod takes only over TLS or a Unix socket, and this
+// also without, the password encrypted with the RSA key key returns
+// (called when a client first needs it). With a nil key it is upstream's
+// NewSha2CachingAuthMethod, deleted as seqd does not use it.
 func NewSha2CachingAuthMethodRSA(layer1 CachingStorage, layer2 PlainTextStorage, validator UserValidator, key func() (*rsa.PrivateKey, error)) AuthMethod {
 	return &mysqlCachingSha2AuthMethod{cache: layer1, storage: layer2, validator: validator, rsaKey: key}
 }

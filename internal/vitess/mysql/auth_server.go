@@ -17,19 +17,14 @@ limitations under the License.
 package mysql
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha1"
 	"crypto/sha256"
-	"crypto/subtle"
 	"crypto/x509"
-	"encoding/hex"
 	"net"
-	"strings"
 
-	"github.com/dolthub/vitess/go/vt/log"
 	"github.com/dolthub/vitess/go/vt/proto/vtrpc"
 	"github.com/dolthub/vitess/go/vt/vterrors"
 )
@@ -80,11 +75,6 @@ type AuthMethod interface {
 	// depends on what you have.
 	HandleUser(conn *Conn, user string) bool
 
-	// AllowClearTextWithoutTLS identifies if an auth method is allowed
-	// on a plain text connection. This check is only enforced
-	// if the listener has AllowClearTextWithoutTLS() disabled.
-	AllowClearTextWithoutTLS() bool
-
 	// AuthPluginData generates the information for the auth plugin.
 	// This is included in for example the auth switch request. This
 	// is auth plugin specific and opaque to the Mysql handshake
@@ -127,18 +117,17 @@ const (
 // HashStorage describes an object that is suitable to retrieve user information
 // based on the hashed authentication response for mysql_native_password.
 // In general, an implementation of this would use an internally stored password
-// that is hashed twice with SHA1.
-// The VerifyHashedMysqlNativePassword helper method can be used to verify
-// such a hash based on the salt and auth response provided here after retrieving
-// the hashed password from the storage.
+// that is hashed twice with SHA1 (seqd: upstream's helpers to verify one,
+// VerifyHashedMysqlNativePassword and DecodeMysqlNativePasswordHex, are
+// deleted: seqd verifies with its own).
 type HashStorage interface {
 	UserEntryWithHash(userCerts []*x509.Certificate, salt []byte, user string, authResponse []byte, remoteAddr net.Addr) (Getter, error)
 }
 
 // PlainTextStorage describes an object that is suitable to retrieve user information
-// based on the plain text password of a user. This can be obtained through various
-// Mysql authentication methods, such as `mysql_clear_passwrd`, `dialog` or
-// `caching_sha2_password` in the full authentication handshake case of the latter.
+// based on the plain text password of a user, as `caching_sha2_password`'s full
+// authentication obtains it (seqd: `mysql_clear_password` and `dialog`, which
+// obtained it too, are deleted).
 //
 // This mechanism also would allow for picking your own password storage in the backend,
 // such as BCrypt, SCrypt, PBKDF2 or Argon2 once the plain text is obtained.
@@ -154,10 +143,6 @@ type PlainTextStorage interface {
 // authentication method.
 //
 // The cache would hash the password internally as `SHA256(SHA256(password))`.
-//
-// The VerifyHashedCachingSha2Password helper method can be used to verify
-// such a hash based on the salt and auth response provided here after retrieving
-// the hashed password from the cache.
 type CachingStorage interface {
 	UserEntryWithCacheHash(userCerts []*x509.Certificate, salt []byte, user string, authResponse []byte, remoteAddr net.Addr) (Getter, CacheState, error)
 }
@@ -171,97 +156,6 @@ func NewMysqlNativeAuthMethod(layer HashStorage, validator UserValidator) AuthMe
 		validator: validator,
 	}
 	return &authMethod
-}
-
-// NewMysqlClearAuthMethod will create a new AuthMethod that implements the
-// `mysql_clear_password` handshake. The caller will need to provide a storage
-// object for plain text passwords and validator that will be called during the
-// handshake phase.
-func NewMysqlClearAuthMethod(layer PlainTextStorage, validator UserValidator) AuthMethod {
-	authMethod := mysqlClearAuthMethod{
-		storage:   layer,
-		validator: validator,
-	}
-	return &authMethod
-}
-
-// Constants for the dialog plugin.
-const (
-	// Default message if no custom message
-	// is configured. This is used when the message
-	// is the empty string.
-	mysqlDialogDefaultMessage = "Enter password: "
-
-	// Dialog plugin is similar to clear text, but can respond to multiple
-	// prompts in a row. This is not yet implemented.
-	// Follow questions should be prepended with a `cmd` byte:
-	// 0x02 - ordinary question
-	// 0x03 - last question
-	// 0x04 - password question
-	// 0x05 - last password
-	mysqlDialogAskPassword = 0x04
-)
-
-// NewMysqlDialogAuthMethod will create a new AuthMethod that implements the
-// `dialog` handshake. The caller will need to provide a storage object for plain
-// text passwords and validator that will be called during the handshake phase.
-// The message given will be sent as part of the dialog. If the empty string is
-// provided, the default message of "Enter password: " will be used.
-func NewMysqlDialogAuthMethod(layer PlainTextStorage, validator UserValidator, msg string) AuthMethod {
-	if msg == "" {
-		msg = mysqlDialogDefaultMessage
-	}
-	authMethod := mysqlDialogAuthMethod{
-		storage:   layer,
-		validator: validator,
-		msg:       msg,
-	}
-	return &authMethod
-}
-
-// NewSha2CachingAuthMethod will create a new AuthMethod that implements the
-// `caching_sha2_password` handshake. The caller will need to provide a cache
-// object for the fast auth path and a plain text storage object that will
-// be called if the return of the first layer indicates the full auth dance is
-// needed.
-//
-// Right now we only support caching_sha2_password over TLS or a Unix socket.
-//
-// If TLS is not enabled, the client needs to encrypt it with the public
-// key of the server. In that case, Vitess is already configured with
-// a certificate anyway, so we recommend to use TLS if you want to use
-// caching_sha2_password in that case instead of allowing the plain
-// text fallback path here.
-//
-// This might change in the future if there's a good argument and implementation
-// for allowing the plain text path here as well.
-func NewSha2CachingAuthMethod(layer1 CachingStorage, layer2 PlainTextStorage, validator UserValidator) AuthMethod {
-	authMethod := mysqlCachingSha2AuthMethod{
-		cache:     layer1,
-		storage:   layer2,
-		validator: validator,
-	}
-	return &authMethod
-}
-
-// authServers is a registry of AuthServer implementations.
-var authServers = make(map[string]AuthServer)
-
-// RegisterAuthServer registers an implementations of AuthServer.
-func RegisterAuthServer(name string, authServer AuthServer) {
-	if _, ok := authServers[name]; ok {
-		log.Fatalf("AuthServer named %v already exists", name)
-	}
-	authServers[name] = authServer
-}
-
-// GetAuthServer returns an AuthServer by name, or log.Fatalf.
-func GetAuthServer(name string) AuthServer {
-	authServer, ok := authServers[name]
-	if !ok {
-		log.Fatalf("no AuthServer name %v registered", name)
-	}
-	return authServer
 }
 
 // NewSalt returns a 20 character salt.
@@ -304,179 +198,6 @@ func readPacketPasswordString(c *Conn) (string, error) {
 	return string(data[:len(data)-1]), nil
 }
 
-// ScramblePassword computes the hash of the password using 4.1+ method.
-func ScramblePassword(salt, password []byte) []byte {
-	if len(password) == 0 {
-		return nil
-	}
-
-	// stage1Hash = SHA1(password)
-	crypt := sha1.New()
-	crypt.Write(password)
-	stage1 := crypt.Sum(nil)
-
-	// scrambleHash = SHA1(salt + SHA1(stage1Hash))
-	// inner Hash
-	crypt.Reset()
-	crypt.Write(stage1)
-	hash := crypt.Sum(nil)
-	// outer Hash
-	crypt.Reset()
-	crypt.Write(salt)
-	crypt.Write(hash)
-	scramble := crypt.Sum(nil)
-
-	// token = scrambleHash XOR stage1Hash
-	for i := range scramble {
-		scramble[i] ^= stage1[i]
-	}
-	return scramble
-}
-
-func isPassScrambleMysqlNativePassword(reply, salt []byte, mysqlNativePassword string) bool {
-	/*
-		SERVER:  recv(reply)
-				 hash_stage1=xor(reply, sha1(salt,hash))
-				 candidate_hash2=sha1(hash_stage1)
-				 check(candidate_hash2==hash)
-	*/
-	if len(reply) == 0 {
-		return false
-	}
-
-	if mysqlNativePassword == "" {
-		return false
-	}
-
-	if strings.Contains(mysqlNativePassword, "*") {
-		mysqlNativePassword = mysqlNativePassword[1:]
-	}
-
-	hash, err := hex.DecodeString(mysqlNativePassword)
-	if err != nil {
-		return false
-	}
-
-	// scramble = SHA1(salt+hash)
-	crypt := sha1.New()
-	crypt.Write(salt)
-	crypt.Write(hash)
-	scramble := crypt.Sum(nil)
-
-	// token = scramble XOR stage1Hash
-	for i := range scramble {
-		scramble[i] ^= reply[i]
-	}
-	hashStage1 := scramble
-
-	crypt.Reset()
-	crypt.Write(hashStage1)
-	candidateHash2 := crypt.Sum(nil)
-
-	return bytes.Equal(candidateHash2, hash)
-}
-
-// AuthServerReadPacketString is a helper method to read a packet
-// as a null terminated string. It is used by the mysql_clear_password
-// and dialog plugins.
-func AuthServerReadPacketString(c *Conn) (string, error) {
-	// Read a packet, the password is the payload, as a
-	// zero terminated string.
-	data, err := c.ReadPacket(context.Background())
-	if err != nil {
-		return "", err
-	}
-	if len(data) == 0 || data[len(data)-1] != 0 {
-		return "", vterrors.Errorf(vtrpc.Code_INTERNAL, "received invalid response packet, datalen=%v", len(data))
-	}
-	return string(data[:len(data)-1]), nil
-}
-
-// AuthServerNegotiateClearOrDialog will finish a negotiation based on
-// the method type for the connection. Only supports
-// MysqlClearPassword and MysqlDialog.
-func AuthServerNegotiateClearOrDialog(c *Conn, method string) (string, error) {
-	switch AuthMethodDescription(method) {
-	case MysqlClearPassword:
-		// The password is the next packet in plain text.
-		return AuthServerReadPacketString(c)
-
-	case MysqlDialog:
-		return AuthServerReadPacketString(c)
-
-	default:
-		return "", vterrors.Errorf(vtrpc.Code_INTERNAL, "unrecognized method: %v", method)
-	}
-}
-
-// DecodeMysqlNativePasswordHex decodes the standard format used by MySQL
-// for 4.1 style password hashes. It drops the optionally leading * before
-// decoding the rest as a hex encoded string.
-func DecodeMysqlNativePasswordHex(hexEncodedPassword string) ([]byte, error) {
-	if hexEncodedPassword[0] == '*' {
-		hexEncodedPassword = hexEncodedPassword[1:]
-	}
-	return hex.DecodeString(hexEncodedPassword)
-}
-
-// VerifyHashedMysqlNativePassword verifies a client reply against a stored hash.
-//
-// This can be used for example inside a `mysql_native_password` plugin implementation
-// if the backend storage where the stored password is a SHA1(SHA1(password)).
-//
-// All values here are non encoded byte slices, so if you store for example the double
-// SHA1 of the password as hex encoded characters, you need to decode that first.
-// See DecodeMysqlNativePasswordHex for a decoding helper for the standard encoding
-// format of this hash used by MySQL.
-func VerifyHashedMysqlNativePassword(reply, salt, hashedNativePassword []byte) bool {
-	if len(reply) == 0 || len(hashedNativePassword) == 0 {
-		return false
-	}
-
-	// scramble = SHA1(salt+hash)
-	crypt := sha1.New()
-	crypt.Write(salt)
-	crypt.Write(hashedNativePassword)
-	scramble := crypt.Sum(nil)
-	for i := range scramble {
-		scramble[i] ^= reply[i]
-	}
-	hashStage1 := scramble
-	crypt.Reset()
-	crypt.Write(hashStage1)
-	candidateHash2 := crypt.Sum(nil)
-	return subtle.ConstantTimeCompare(candidateHash2, hashedNativePassword) == 1
-}
-
-// VerifyHashedCachingSha2Password verifies a client reply against a stored hash.
-//
-// This can be used for example inside a `caching_sha2_password` plugin implementation
-// if the cache storage uses password keys with SHA256(SHA256(password)).
-//
-// All values here are non encoded byte slices, so if you store for example the double
-// SHA256 of the password as hex encoded characters, you need to decode that first.
-func VerifyHashedCachingSha2Password(reply, salt, hashedCachingSha2Password []byte) bool {
-	if len(reply) == 0 || len(hashedCachingSha2Password) == 0 {
-		return false
-	}
-
-	crypt := sha256.New()
-	crypt.Write(hashedCachingSha2Password)
-	crypt.Write(salt)
-	scramble := crypt.Sum(nil)
-
-	// token = scramble XOR stage1Hash
-	for i := range scramble {
-		scramble[i] ^= reply[i]
-	}
-	hashStage1 := scramble
-
-	crypt.Reset()
-	crypt.Write(hashStage1)
-	candidateHash2 := crypt.Sum(nil)
-	return subtle.ConstantTimeCompare(candidateHash2, hashedCachingSha2Password) == 1
-}
-
 type mysqlNativePasswordAuthMethod struct {
 	storage   HashStorage
 	validator UserValidator
@@ -498,66 +219,12 @@ func (n *mysqlNativePasswordAuthMethod) AuthPluginData() ([]byte, error) {
 	return append(salt, 0), nil
 }
 
-func (n *mysqlNativePasswordAuthMethod) AllowClearTextWithoutTLS() bool {
-	return true
-}
-
 func (n *mysqlNativePasswordAuthMethod) HandleAuthPluginData(conn *Conn, user string, serverAuthPluginData []byte, clientAuthPluginData []byte, remoteAddr net.Addr) (Getter, error) {
 	if serverAuthPluginData[len(serverAuthPluginData)-1] != 0x00 {
 		return nil, NewSQLError(ERAccessDeniedError, SSAccessDeniedError, "Access denied for user '%v'", user)
 	}
 	salt := serverAuthPluginData[:len(serverAuthPluginData)-1]
 	return n.storage.UserEntryWithHash(conn.GetTLSClientCerts(), salt, user, clientAuthPluginData, remoteAddr)
-}
-
-type mysqlClearAuthMethod struct {
-	storage   PlainTextStorage
-	validator UserValidator
-}
-
-func (n *mysqlClearAuthMethod) Name() AuthMethodDescription {
-	return MysqlClearPassword
-}
-func (n *mysqlClearAuthMethod) HandleUser(conn *Conn, user string) bool {
-	return n.validator.HandleUser(user, conn.RemoteAddr())
-}
-func (n *mysqlClearAuthMethod) AuthPluginData() ([]byte, error) {
-	return nil, nil
-}
-func (n *mysqlClearAuthMethod) AllowClearTextWithoutTLS() bool {
-	return false
-}
-func (n *mysqlClearAuthMethod) HandleAuthPluginData(conn *Conn, user string, serverAuthPluginData []byte, clientAuthPluginData []byte, remoteAddr net.Addr) (Getter, error) {
-	password := ""
-	if len(clientAuthPluginData) > 0 {
-		password = string(clientAuthPluginData[:len(clientAuthPluginData)-1])
-	}
-	return n.storage.UserEntryWithPassword(conn.GetTLSClientCerts(), user, password, remoteAddr)
-}
-
-type mysqlDialogAuthMethod struct {
-	storage   PlainTextStorage
-	validator UserValidator
-	msg       string
-}
-
-func (n *mysqlDialogAuthMethod) Name() AuthMethodDescription {
-	return MysqlDialog
-}
-func (n *mysqlDialogAuthMethod) HandleUser(conn *Conn, user string) bool {
-	return n.validator.HandleUser(user, conn.RemoteAddr())
-}
-func (n *mysqlDialogAuthMethod) AllowClearTextWithoutTLS() bool {
-	return false
-}
-func (n *mysqlDialogAuthMethod) AuthPluginData() ([]byte, error) {
-	result := make([]byte, len(n.msg)+2)
-	result[0] = mysqlDialogAskPassword
-	writeNullString(result, 1, n.msg)
-	return result, nil
-}
-func (n *mysqlDialogAuthMethod) HandleAuthPluginData(conn *Conn, user string, serverAuthPluginData []byte, clientAuthPluginData []byte, remoteAddr net.Addr) (Getter, error) {
-	return n.storage.UserEntryWithPassword(conn.GetTLSClientCerts(), user, string(clientAuthPluginData[:len(clientAuthPluginData)-1]), remoteAddr)
 }
 
 type mysqlCachingSha2AuthMethod struct {
@@ -578,10 +245,6 @@ func (n *mysqlCachingSha2AuthMethod) HandleUser(conn *Conn, user string) bool {
 		return false
 	}
 	return n.validator.HandleUser(user, conn.RemoteAddr())
-}
-
-func (n *mysqlCachingSha2AuthMethod) AllowClearTextWithoutTLS() bool {
-	return true
 }
 
 func (n *mysqlCachingSha2AuthMethod) AuthPluginData() ([]byte, error) {

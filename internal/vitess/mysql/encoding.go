@@ -191,11 +191,6 @@ func readEOFString(data []byte, pos int) (string, int, bool) {
 	return string(data[pos:]), len(data) - pos, true
 }
 
-func readUint8(data []byte, pos int) (uint8, int, bool) {
-	b, pos, ok := readByte(data, pos)
-	return uint8(b), pos, ok
-}
-
 func readUint16(data []byte, pos int) (uint16, int, bool) {
 	if pos+1 >= len(data) {
 		return 0, 0, false
@@ -252,51 +247,6 @@ func readLenEncInt(data []byte, pos int) (uint64, int, bool) {
 			uint64(data[pos+8])<<56, pos + 9, true
 	}
 	return uint64(data[pos]), pos + 1, true
-}
-
-func readLenEncString(data []byte, pos int) (string, int, bool) {
-	size, pos, ok := readLenEncInt(data, pos)
-	if !ok {
-		return "", 0, false
-	}
-	if size > uint64(len(data)) { // seqd: a length past int's is none
-		return "", 0, false
-	}
-	s := int(size)
-	if pos+s-1 >= len(data) {
-		return "", 0, false
-	}
-	return string(data[pos : pos+s]), pos + s, true
-}
-
-func skipLenEncString(data []byte, pos int) (int, bool) {
-	size, pos, ok := readLenEncInt(data, pos)
-	if !ok {
-		return 0, false
-	}
-	if size > uint64(len(data)) { // seqd: a length past int's is none
-		return 0, false
-	}
-	s := int(size)
-	if pos+s-1 >= len(data) {
-		return 0, false
-	}
-	return pos + s, true
-}
-
-func readLenEncStringAsBytes(data []byte, pos int) ([]byte, int, bool) {
-	size, pos, ok := readLenEncInt(data, pos)
-	if !ok {
-		return nil, 0, false
-	}
-	if size > uint64(len(data)) { // seqd: a length past int's is none
-		return nil, 0, false
-	}
-	s := int(size)
-	if pos+s-1 >= len(data) {
-		return nil, 0, false
-	}
-	return data[pos : pos+s], pos + s, true
 }
 
 func readLenEncStringAsBytesCopy(data []byte, pos int) ([]byte, int, bool) {

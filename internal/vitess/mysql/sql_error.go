@@ -19,13 +19,6 @@ package mysql
 import (
 	"bytes"
 	"fmt"
-	"regexp"
-	"strconv"
-
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-	"github.com/dolthub/vitess/go/vt/vterrors"
-
-	vtrpcpb "github.com/dolthub/vitess/go/vt/proto/vtrpc"
 )
 
 // SQLError is the error structure returned from calling a db library function
@@ -33,7 +26,8 @@ type SQLError struct {
 	Num     int
 	State   string
 	Message string
-	Query   string
+	// seqd: upstream's Query, the query a client's error was for, is
+	// deleted with the client.
 }
 
 // NewSQLError creates a new SQLError.
@@ -57,13 +51,9 @@ func (se *SQLError) Error() string {
 
 	// Add MySQL errno and SQLSTATE in a format that we can later parse.
 	// There's no avoiding string parsing because all errors
-	// are converted to strings anyway at RPC boundaries.
-	// See NewSQLErrorFromError.
+	// are converted to strings anyway at RPC boundaries (seqd:
+	// upstream's NewSQLErrorFromError, which parsed it, is deleted).
 	fmt.Fprintf(buf, " (errno %v) (sqlstate %v)", se.Num, se.State)
-
-	if se.Query != "" {
-		fmt.Fprintf(buf, " during query: %s", sqlparser.TruncateForLog(se.Query))
-	}
 
 	return buf.String()
 }
@@ -76,88 +66,4 @@ func (se *SQLError) Number() int {
 // SQLState returns the SQLSTATE value.
 func (se *SQLError) SQLState() string {
 	return se.State
-}
-
-var errExtract = regexp.MustCompile(`.*\(errno ([0-9]*)\) \(sqlstate ([0-9a-zA-Z]{5})\).*`)
-
-// NewSQLErrorFromError returns a *SQLError from the provided error.
-// If it's not the right type, it still tries to get it from a regexp.
-func NewSQLErrorFromError(err error) error {
-	if err == nil {
-		return nil
-	}
-
-	if serr, ok := err.(*SQLError); ok {
-		return serr
-	}
-
-	msg := err.Error()
-	match := errExtract.FindStringSubmatch(msg)
-	if len(match) < 2 {
-		// Map vitess error codes into the mysql equivalent
-		code := vterrors.Code(err)
-		num := ERUnknownError
-		switch code {
-		case vtrpcpb.Code_CANCELED:
-			num = ERQueryInterrupted
-		case vtrpcpb.Code_UNKNOWN:
-			num = ERUnknownError
-		case vtrpcpb.Code_INVALID_ARGUMENT:
-			// TODO/demmer there are several more appropriate mysql error
-			// codes for the various invalid argument cases.
-			// it would be better to change the call sites to use
-			// the mysql style "(errno X) (sqlstate Y)" format rather than
-			// trying to add vitess error codes for all these cases
-			num = ERUnknownError
-		case vtrpcpb.Code_DEADLINE_EXCEEDED:
-			num = ERQueryInterrupted
-		case vtrpcpb.Code_NOT_FOUND:
-			num = ERUnknownError
-		case vtrpcpb.Code_ALREADY_EXISTS:
-			num = ERUnknownError
-		case vtrpcpb.Code_PERMISSION_DENIED:
-			num = ERAccessDeniedError
-		case vtrpcpb.Code_UNAUTHENTICATED:
-			num = ERAccessDeniedError
-		case vtrpcpb.Code_RESOURCE_EXHAUSTED:
-			num = ERTooManyUserConnections
-		case vtrpcpb.Code_FAILED_PRECONDITION:
-			num = ERUnknownError
-		case vtrpcpb.Code_ABORTED:
-			num = ERQueryInterrupted
-		case vtrpcpb.Code_OUT_OF_RANGE:
-			num = ERUnknownError
-		case vtrpcpb.Code_UNIMPLEMENTED:
-			num = ERNotSupportedYet
-		case vtrpcpb.Code_INTERNAL:
-			num = ERUnknownError
-		case vtrpcpb.Code_UNAVAILABLE:
-			num = ERUnknownError
-		case vtrpcpb.Code_DATA_LOSS:
-			num = ERUnknownError
-		}
-
-		// Not found, build a generic SQLError.
-		return &SQLError{
-			Num:     num,
-			State:   SSUnknownSQLState,
-			Message: msg,
-		}
-	}
-
-	num, err := strconv.Atoi(match[1])
-	if err != nil {
-		return &SQLError{
-			Num:     ERUnknownError,
-			State:   SSUnknownSQLState,
-			Message: msg,
-		}
-	}
-
-	serr := &SQLError{
-		Num:     num,
-		State:   match[2],
-		Message: msg,
-	}
-	return serr
 }
