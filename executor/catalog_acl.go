@@ -6,6 +6,7 @@
 package executor
 
 import (
+	"github.com/seqd/seqd/catalog"
 	"strings"
 
 	"github.com/seqd/seqd/engine"
@@ -60,7 +61,7 @@ func (s *Session) catalogACL(r *relation) eval.Datum {
 	if r.acl == "" {
 		return eval.Null
 	}
-	owner := aclName(s.roleName(superuserOID))
+	owner := catalog.ACLName(s.roleName(superuserOID))
 	var items []eval.Datum
 	for _, item := range strings.Split(r.acl, ",") {
 		items = append(items, eval.Text(strings.ReplaceAll(item, "OWNER", owner)))

@@ -25,11 +25,11 @@ func (s *Session) groupRows() ([][]eval.Datum, error) {
 		for _, r := range roles {
 			for _, m := range r.MemberOf {
 				if m.Role == g.Name {
-					members = append(members, eval.Int(int64(r.oid)))
+					members = append(members, eval.Int(int64(r.OID)))
 				}
 			}
 		}
-		out = append(out, []eval.Datum{eval.Text(g.Name), eval.Int(int64(g.oid)), eval.Array(members...)})
+		out = append(out, []eval.Datum{eval.Text(g.Name), eval.Int(int64(g.OID)), eval.Array(members...)})
 	}
 	return out, nil
 }

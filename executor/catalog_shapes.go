@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"github.com/seqd/seqd/catalog"
 	"slices"
 	"sync"
 
@@ -50,22 +51,26 @@ type columnKind struct {
 	updatable                                                        bool
 }
 
-// relation is the shape as a relation without rows.
-func (sh catalogShape) relation() *relation {
+// view is the shape as a catalog view: with the rows of the relations
+// seqd populates, PostgreSQL's built-in rows, or none.
+func (sh catalogShape) view() *catalog.View {
 	cols := make([]eval.RelColumn, len(sh.cols))
 	for i, c := range sh.cols {
 		cols[i] = eval.RelColumn{Name: c.name, Type: eval.TypeByOID(c.typ)}
 	}
-	r := &relation{oid: sh.oid, schema: sh.schema, name: sh.name, kind: sh.kind, cols: cols,
-		acl: sh.acl, publicColumns: sh.publicColumns, insertable: sh.insertable,
-		rows: func(*Session) ([][]eval.Datum, error) { return nil, nil }}
+	v := &catalog.View{OID: sh.oid, Schema: sh.schema, Name: sh.name, Kind: sh.kind, Columns: cols,
+		Rows: func(catalog.Source) ([][]eval.Datum, error) { return nil, nil }}
+	var rows func(*Session) ([][]eval.Datum, error)
 	if _, ok := pgBuiltinRows[sh.name]; ok && sh.schema == "pg_catalog" {
-		r.rows = func(s *Session) ([][]eval.Datum, error) { return s.builtinRows(r) }
+		rows = func(s *Session) ([][]eval.Datum, error) { return s.builtinRows(v.Name, v.Columns) }
 	}
-	if rows := shapeRows(sh.schema + "." + sh.name); rows != nil {
-		r.rows = rows
+	if r := shapeRows(sh.schema + "." + sh.name); r != nil {
+		rows = r
 	}
-	return r
+	if rows != nil {
+		v.Rows = func(src catalog.Source) ([][]eval.Datum, error) { return rows(sessionOfSource(src)) }
+	}
+	return v
 }
 
 // shapeRows are the rows of the relations whose columns are the
@@ -163,7 +168,7 @@ func makeCatalogAttributes() [][]eval.Datum {
 	var out [][]eval.Datum
 	for _, r := range catalogOrder {
 		if r.kind == 'r' {
-			out = append(out, systemAttributes(r.oid)...)
+			out = append(out, catalog.SystemAttributes(r.oid)...)
 		}
 		for k, c := range r.cols {
 			coll, kind := r.column(k)
@@ -229,37 +234,4 @@ func typeKind(t *eval.Type) columnKind {
 		k.collation = "C"
 	}
 	return k
-}
-
-// systemColumns are a table's or sequence's system columns, as
-// pg_attribute lists them (negative attnum, in PostgreSQL's order).
-var systemColumns = []struct {
-	name string
-	typ  uint32
-	num  int64
-}{{"tableoid", eval.OIDOid, -6}, {"cmax", 29, -5}, {"xmax", 28, -4}, {"cmin", 29, -3}, {"xmin", 28, -2}, {"ctid", 27, -1}}
-
-// systemAttributes are relation rel's system columns' pg_attribute rows.
-func systemAttributes(rel uint32) [][]eval.Datum {
-	out := make([][]eval.Datum, 0, len(systemColumns))
-	for _, c := range systemColumns {
-		t := eval.TypeByOID(c.typ)
-		out = append(out, []eval.Datum{eval.Int(int64(rel)), eval.Text(c.name), eval.Int(int64(c.typ)), eval.Int(0), eval.Int(int64(t.Len())),
-			eval.Int(c.num), eval.Int(0), eval.Int(-1), eval.Int(-1), eval.Bool(t.ByVal()), eval.Text(string(t.Align())), eval.Text("p"),
-			eval.Text(""), eval.Bool(true), eval.Bool(false), eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0),
-			eval.Int(0), eval.Null, eval.Null, eval.Null, eval.Null})
-	}
-	return out
-}
-
-// sequenceAttributes are sequence i's pg_attribute rows: its system
-// columns and its three.
-func sequenceAttributes(i seqInfo) [][]eval.Datum {
-	out := systemAttributes(i.oid)
-	for k, c := range sequenceColumns {
-		out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Text(c.Name), eval.Int(int64(c.Type.OID())), eval.Int(-1), eval.Int(int64(c.Type.Len())),
-			eval.Int(int64(k + 1)), eval.Int(0), eval.Int(-1), eval.Int(-1), eval.Bool(c.Type.ByVal()), eval.Text(string(c.Type.Align())), eval.Text("p"), eval.Text(""), eval.Bool(true), eval.Bool(false),
-			eval.Bool(false), eval.Text(""), eval.Text(""), eval.Bool(false), eval.Bool(true), eval.Int(0), eval.Int(0), eval.Null, eval.Null, eval.Null, eval.Null})
-	}
-	return out
 }

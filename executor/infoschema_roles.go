@@ -6,6 +6,7 @@
 package executor
 
 import (
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
 )
@@ -86,7 +87,7 @@ func (s *Session) usagePrivilegesRows() ([][]eval.Datum, error) {
 			return nil, err
 		}
 		owner := s.ownerName(a)
-		if aclItems(a, owner, aclSequence).IsNull() {
+		if catalog.ACLItems(a, owner, catalog.ACLSequence).IsNull() {
 			continue
 		}
 		visible := s.hasPrivsOfRole(owner)

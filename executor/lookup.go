@@ -1,8 +1,8 @@
 package executor
 
 import (
+	"github.com/seqd/seqd/catalog"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/seqd/seqd/engine"
@@ -37,7 +37,7 @@ func (l seqLookup) lookup(s *Session) func(col int, v eval.Datum) ([][]eval.Datu
 		case col == l.nameCol && v.Kind == eval.KText && len(v.S) < maxNameLen:
 			seqs = s.sequencesNamed(v.S)
 		case col == l.oidCol:
-			oid, ok := oidOf(v)
+			oid, ok := catalog.OIDOf(v)
 			if !ok {
 				return nil, false, nil
 			}
@@ -65,27 +65,12 @@ func (l seqLookup) prefixLookup(s *Session) func(col int, prefix string) ([][]ev
 				continue
 			}
 			for _, info := range eng.InfosWithPrefix(prefix) {
-				seqs = append(seqs, seqInfo{Info: info, oid: s.oids().forSequence(s.oidEng(eng), info), nsp: s.oids().forSchema(info.Name.Schema())})
+				seqs = append(seqs, seqInfo{Info: info, OID: s.oids().forSequence(s.oidEng(eng), info), Namespace: s.oids().forSchema(info.Name.Schema())})
 			}
 		}
 		rows, err := l.rows(s, seqs, col, eval.Text(prefix), true)
 		return rows, err == nil, err
 	}
-}
-
-// oidOf is an OID from a datum: an integer, a reg* value, or the text
-// of a number.
-func oidOf(v eval.Datum) (uint32, bool) {
-	switch v.Kind {
-	case eval.KInt:
-		if v.I >= 0 && v.I <= 1<<32-1 {
-			return uint32(v.I), true
-		}
-	case eval.KText:
-		n, err := strconv.ParseUint(v.S, 10, 32)
-		return uint32(n), err == nil
-	}
-	return 0, false
 }
 
 // sequencesNamed are the sequences named rel in any schema, as
@@ -106,7 +91,7 @@ func (s *Session) sequencesNamed(rel string) []seqInfo {
 		}
 		slices.SortFunc(infos, func(a, b engine.Info) int { return strings.Compare(a.Name.String(), b.Name.String()) })
 		for _, info := range infos {
-			out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(s.oidEng(eng), info), nsp: s.oids().forSchema(info.Name.Schema())})
+			out = append(out, seqInfo{Info: info, OID: s.oids().forSequence(s.oidEng(eng), info), Namespace: s.oids().forSchema(info.Name.Schema())})
 		}
 	})
 	return out
@@ -120,7 +105,7 @@ func (s *Session) seqInfoByOID(oid uint32) []seqInfo {
 		return nil
 	}
 	for _, info := range s.sequencesNamed(n.Rel()) {
-		if info.oid == oid {
+		if info.OID == oid {
 			return []seqInfo{info}
 		}
 	}

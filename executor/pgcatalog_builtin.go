@@ -186,9 +186,10 @@ func atou(s string) uint32 {
 	return uint32(n)
 }
 
-// builtinRows are a relation's kept rows as datums of its columns.
-func (s *Session) builtinRows(r *relation) ([][]eval.Datum, error) {
-	rows := s.builtinCatalog().rows[r.name]
+// builtinRows are the kept rows of relation name as datums of its
+// columns.
+func (s *Session) builtinRows(name string, cols []eval.RelColumn) ([][]eval.Datum, error) {
+	rows := s.builtinCatalog().rows[name]
 	out := make([][]eval.Datum, 0, len(rows))
 	for _, row := range rows {
 		ds := make([]eval.Datum, len(row))
@@ -197,9 +198,9 @@ func (s *Session) builtinRows(r *relation) ([][]eval.Datum, error) {
 				ds[i] = eval.Null
 				continue
 			}
-			d, err := s.Input(r.cols[i].Type, v)
+			d, err := s.Input(cols[i].Type, v)
 			if err != nil {
-				return nil, fmt.Errorf("%s.%s: %w", r.name, r.cols[i].Name, err)
+				return nil, fmt.Errorf("%s.%s: %w", name, cols[i].Name, err)
 			}
 			ds[i] = d
 		}

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/seqd/seqd/eval"
-
 	"github.com/seqd/seqd/sqlerr"
 )
 
@@ -268,19 +266,4 @@ func (p *pgSetting) baseUnits(v string) string {
 		return strconv.FormatInt(n, 10)
 	}
 	return v
-}
-
-func textOrNull(s string) eval.Datum {
-	if s == "" {
-		return eval.Null
-	}
-	return eval.Text(s)
-}
-
-func textArray(ss []string) eval.Datum {
-	a := make([]eval.Datum, len(ss))
-	for i, s := range ss {
-		a[i] = eval.Text(s)
-	}
-	return eval.Array(a...)
 }

@@ -46,7 +46,7 @@ func (s *Session) regIn(typ uint32, text string) (eval.Datum, error) {
 		}
 		for _, r := range s.regRoles() {
 			if r.Name == parts[0] {
-				return eval.Datum{Kind: eval.KInt, I: int64(r.oid), S: pgsql.QuoteIdent(r.Name)}, nil
+				return eval.Datum{Kind: eval.KInt, I: int64(r.OID), S: pgsql.QuoteIdent(r.Name)}, nil
 			}
 		}
 		return eval.Null, sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", parts[0])
@@ -69,7 +69,7 @@ func (s *Session) regOut(typ, oid uint32) eval.Datum {
 		}
 	case eval.OIDRegrole:
 		for _, r := range s.regRoles() {
-			if r.oid == oid {
+			if r.OID == oid {
 				d.S = pgsql.QuoteIdent(r.Name)
 			}
 		}
@@ -82,7 +82,7 @@ func (s *Session) regOut(typ, oid uint32) eval.Datum {
 // regRoles are the roles regrole knows: seqd's, and the predefined role
 // that owns the public schema.
 func (s *Session) regRoles() []roleRow {
-	return append(s.roleList(), roleRow{Role: engine.Role{Name: "pg_database_owner"}, oid: dbOwnerOID})
+	return append(s.roleList(), roleRow{Role: engine.Role{Name: "pg_database_owner"}, OID: dbOwnerOID})
 }
 
 // procIn is regproc's and regprocedure's input: a function's name

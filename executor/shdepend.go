@@ -51,7 +51,7 @@ func (s *Session) shdependRows() ([][]eval.Datum, error) {
 		if err != nil {
 			return nil, err
 		}
-		add(seqdDatabaseOID, pgClassOID, i.oid, a, s.ownerOID(s.ownerName(a)))
+		add(seqdDatabaseOID, pgClassOID, i.OID, a, s.ownerOID(s.ownerName(a)))
 	}
 	return out, nil
 }

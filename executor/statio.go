@@ -27,7 +27,7 @@ func statioRows(which string) func(*Session) ([][]eval.Datum, error) {
 			if which == "sys" && !sys || which == "user" && sys {
 				continue
 			}
-			out = append(out, []eval.Datum{eval.Int(int64(i.oid)), eval.Text(schema), eval.Text(i.Name.Rel()), eval.Int(0), eval.Int(0)})
+			out = append(out, []eval.Datum{eval.Int(int64(i.OID)), eval.Text(schema), eval.Text(i.Name.Rel()), eval.Int(0), eval.Int(0)})
 		}
 		return out, nil
 	}

@@ -58,11 +58,6 @@ func (g *seqStream) Next() ([]eval.Datum, bool, error) {
 	}
 }
 
-// streamOf streams a row per sequence, made by row.
-func streamOf(s *Session, reserved bool, row func(seqInfo) []eval.Datum) eval.Rows {
-	return &seqStream{s: s, more: s.sequenceBatches(), reserved: reserved, per: func(i seqInfo) [][]eval.Datum { return [][]eval.Datum{row(i)} }}
-}
-
 // scanBatch is how many sequences a scan describes at a time.
 const scanBatch = 1000
 
@@ -104,7 +99,7 @@ func (s *Session) sequenceBatches() func() []seqInfo {
 			}
 			out := make([]seqInfo, 0, len(infos))
 			for _, info := range infos {
-				out = append(out, seqInfo{Info: info, oid: s.oids().forSequence(s.oidEng(src.eng), info), nsp: s.oids().forSchema(info.Name.Schema())})
+				out = append(out, seqInfo{Info: info, OID: s.oids().forSequence(s.oidEng(src.eng), info), Namespace: s.oids().forSchema(info.Name.Schema())})
 			}
 			if len(out) > 0 {
 				return out

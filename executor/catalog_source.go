@@ -1,0 +1,113 @@
+package executor
+
+import (
+	"github.com/seqd/seqd/catalog"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/eval"
+)
+
+// catalogSource is the session as the catalog's views read it
+// (catalog.Source).
+type catalogSource Session
+
+var _ catalog.Source = (*catalogSource)(nil)
+
+// source is s as the catalog's views read it.
+func (s *Session) source() catalog.Source { return (*catalogSource)(s) }
+
+// sessionOfSource is the session a catalogSource is.
+func sessionOfSource(src catalog.Source) *Session { return (*Session)(src.(*catalogSource)) }
+
+func (c *catalogSource) s() *Session { return (*Session)(c) }
+
+func (c *catalogSource) Database() string                 { return c.cfg.Database }
+func (c *catalogSource) User() string                     { return c.cfg.User }
+func (c *catalogSource) Superuser() bool                  { return c.s().isSuperuser(c.cfg.User) }
+func (c *catalogSource) BootstrapUser() string            { return c.s().bootstrapUser() }
+func (c *catalogSource) Roles() []catalog.Role            { return c.s().roleList() }
+func (c *catalogSource) StoredRoles() []engine.Role       { return c.s().roles().Roles() }
+func (c *catalogSource) RoleName(oid int64) string        { return c.s().roleName(oid) }
+func (c *catalogSource) RoleOID(name string) int64        { return c.s().ownerOID(name) }
+func (c *catalogSource) DatabaseACL() engine.ACL          { return c.s().cat().DatabaseACL() }
+func (c *catalogSource) SchemaOID(name string) uint32     { return c.s().oids().forSchema(name) }
+func (c *catalogSource) SchemaACL(name string) eval.Datum { return c.s().schemaACLItems(name) }
+func (c *catalogSource) Owner(a engine.ACL) string        { return c.s().ownerName(a) }
+func (c *catalogSource) Temporary(n engine.Name) bool     { return c.s().isTemp(n) }
+func (c *catalogSource) RelationACL(v *catalog.View) eval.Datum {
+	return c.s().catalogACL(catalogOIDs[v.OID])
+}
+func (c *catalogSource) RelationAttributes() [][]eval.Datum { return catalogAttributes() }
+func (c *catalogSource) TypeRows() [][]eval.Datum           { return c.s().pgTypeRows() }
+func (c *catalogSource) TokenRows() [][]eval.Datum          { return c.s().tokenRows() }
+
+func (c *catalogSource) SchemaPrivileges(name string) (engine.Privs, error) {
+	return c.s().schemaPrivileges(name, c.cfg.User)
+}
+
+func (c *catalogSource) SequenceACL(n engine.Name) (engine.ACL, error) {
+	return c.s().engFor(n).ACL(n)
+}
+
+func (c *catalogSource) SequencePrivileges(n engine.Name) (engine.Privs, error) {
+	return c.s().privilegesOn(n)
+}
+
+// Schemas are pg_namespace's: the schemas that exist, in OID order.
+func (c *catalogSource) Schemas() []catalog.Schema {
+	s := c.s()
+	var out []catalog.Schema
+	for _, n := range s.schemaNames() {
+		out = append(out, catalog.Schema{Name: n, OID: s.oids().forSchema(n), Owner: s.schemaOwnerOID(n), ACL: s.schemaACLItems(n)})
+	}
+	return out
+}
+
+// SchemaComments are the durable schemas' descriptions.
+func (c *catalogSource) SchemaComments() []catalog.Comment {
+	s := c.s()
+	var out []catalog.Comment
+	for _, n := range s.cat().Schemas() {
+		if d := s.schemaCommentNamed(n); !d.IsNull() {
+			out = append(out, catalog.Comment{OID: s.oids().forSchema(n), Text: d})
+		}
+	}
+	return out
+}
+
+// SequenceComments are the descriptions of the sequences the session
+// sees, read from the engines' records of those that have one.
+func (c *catalogSource) SequenceComments() ([]catalog.Comment, error) {
+	s := c.s()
+	commented, err := s.sequencesWhere(func(_ engine.ACL, c string) bool { return c != "" })
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.Comment
+	for _, i := range commented {
+		if d, err := s.engFor(i.Name).Comment(i.Name); err == nil && d != "" {
+			out = append(out, catalog.Comment{OID: i.OID, Text: eval.Text(d)})
+		}
+	}
+	return out, nil
+}
+
+// Settings are pg_settings': each setting's value and reset value, in
+// PostgreSQL's base unit for its parameters.
+func (c *catalogSource) Settings() []catalog.Setting {
+	s := c.s()
+	var out []catalog.Setting
+	for _, name := range s.settings.names() {
+		d := settingDefs[name]
+		reset := d.value
+		if v, ok := s.settings.defaults[name]; ok {
+			reset = v
+		}
+		st := catalog.Setting{Name: settingDisplay(name), Value: first(s.settingValue(name)), Reset: reset, Boot: d.value, Desc: d.desc, Fixed: d.fixed}
+		if p := pgSettingByName[name]; p != nil {
+			st.Value, st.Reset = p.baseUnits(st.Value), p.baseUnits(reset)
+			st.PG = &catalog.PGSetting{Unit: p.unit, Context: p.context, Vartype: p.vartype, Min: p.min, Max: p.max, Boot: p.boot, Enumvals: p.enumvals}
+		}
+		out = append(out, st)
+	}
+	return out
+}
