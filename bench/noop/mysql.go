@@ -8,7 +8,6 @@ import (
 
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 )
 
@@ -50,10 +49,6 @@ func (h mysqlHandler) ConnectionAborted(*mysql.Conn, string) error { return nil 
 func (h mysqlHandler) ComInitDB(*mysql.Conn, string) error         { return nil }
 func (h mysqlHandler) WarningCount(*mysql.Conn) uint16             { return 0 }
 func (h mysqlHandler) ComResetConnection(*mysql.Conn) error        { return nil }
-func (h mysqlHandler) ParserOptionsForConnection(*mysql.Conn) (sqlparser.ParserOptions, error) {
-	return sqlparser.ParserOptions{}, nil
-}
-
 func (h mysqlHandler) ComQuery(_ context.Context, _ *mysql.Conn, _ string, callback mysql.ResultSpoolFn) error {
 	return callback(h.s.result(), false)
 }
