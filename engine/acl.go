@@ -303,7 +303,7 @@ func (e *Engine) UpdateACL(ctx context.Context, n Name, f func(*ACL) error) erro
 	if err := e.waitUnlocked(ctx, n); err != nil {
 		return err
 	}
-	e.commentMu.Lock()
+	e.commentMu.Lock() // invariant 9
 	defer e.commentMu.Unlock()
 	info, err := e.Info(n)
 	if err != nil {

@@ -46,7 +46,7 @@ func (e *Engine) SetComment(ctx context.Context, n Name, text string) error {
 	if err := e.waitUnlocked(ctx, n); err != nil {
 		return err
 	}
-	e.commentMu.Lock()
+	e.commentMu.Lock() // invariant 9
 	defer e.commentMu.Unlock()
 	info, err := e.Info(n)
 	if err != nil {

@@ -216,7 +216,7 @@ func (e *Engine) drop(ctx context.Context, n Name) (noOrder bool, err error) {
 	noOrder = e.ranges != nil && s.opts.NoOrder
 	s.mu.Unlock()
 	var extra []storage.Op
-	e.commentMu.Lock()
+	e.commentMu.Lock() // invariant 9: the comment's and ACL's deletes
 	defer e.commentMu.Unlock()
 	e.catMu.RLock()
 	if c, ok := e.comments[s.id]; ok {

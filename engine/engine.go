@@ -4,13 +4,9 @@ package engine
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,8 +116,76 @@ type Config struct {
 //     no sequence hands out anything more: a deposed owner stops at once
 //     for all of them, never only for the one whose write failed.
 //
-// Locks: catMu is taken before a seq.mu, never the other way; no two
-// seq.mu are held at once; the writer's queue lock is taken last.
+// Locks, in the order they are taken: a goroutine holding one of them
+// takes only locks below it, never one above; none is taken twice at
+// once (catMu's read lock neither: a reader waiting behind a writer
+// would wait for itself). Each protects the invariant whose number
+// follows it.
+//
+//	roleMu                 8
+//	commentMu              9
+//	catMu                  10
+//	seq.mu (one at a time) 11
+//	leaves, which take no other lock:
+//	  followMu             12
+//	  lockMu               13
+//	  heldMu               14
+//	  writer.mu            15
+//	  renameMu             16
+//	  markWatchMu, MarkWatch.mu 17
+//	  meter.mu, optionsMu  18
+//
+// Ranges (noorder.go) takes a block's mu, then Ranges.mu (19), holding
+// no lock of an engine and taken under none. A transaction's shadow
+// engine (Txn.shadow) is an Engine of its own: its locks are taken with
+// at most this engine's roleMu and commentMu held (a commit reads its
+// copies), never under catMu or a seq.mu. A goroutine waiting (for a
+// write, a transaction, the store) holds no seq.mu nor catMu, except
+// that DDL reads a NOORDER sequence's reservations from the store under
+// the sequence's mu (mutate).
+//
+//  8. A role's record is written only under roleMu, expecting the
+//     revision read under it, and e.roles changes after the write, under
+//     catMu: writes of roles never conflict. A commit that changes roles
+//     holds roleMu from its check of their revisions to its apply.
+//  9. Comment and ACL records that exist (a sequence's; a schema's or the
+//     database's, which transactions change) are rewritten or deleted only
+//     under commentMu, each write expecting the revision the one before it
+//     left, read under it: a conflict would fail the whole group commit
+//     the write rides in. New ones are written with what they belong to
+//     (CreateWith, CreateSchema), which nobody else writes meanwhile.
+//  10. The catalog (seqs, schemas, comments, ACLs and their owner tables,
+//     dbACL, roles, nameLocks, nextID, closing) is read under catMu's read
+//     lock and changed under its write lock. An entry of hot is stored
+//     under the read lock and deleted under the write lock, so that none
+//     outlives its mapping.
+//  11. A sequence's fields, id and carved aside, are read and written
+//     under its mu (seq's comment); it is released to wait (waitLocked,
+//     waitLockLocked), and whoever waited looks at the sequence again.
+//  12. In a read-only engine rangeRevs, rangeAt, known, runningRev, epoch
+//     and epochRev change under followMu (Follow) and are read under it
+//     (copyInto); an owner's are written only while it opens, before it
+//     is shared.
+//  13. A transaction's waitingFor and released change under lockMu; a
+//     waiter takes its holder's released under lockMu while the mutex of
+//     the lock it waits for (seq.mu, catMu) still shows the holder, so
+//     that it cannot miss the release that frees it (releasedOf).
+//  14. held lists a sequence exactly when a transaction holds its lock
+//     (seq.lockedBy): both change under the sequence's mu, held under
+//     heldMu within it.
+//  15. The writer's queue changes under writer.mu, held only to append or
+//     take writes: the writer runs prepare and done with no lock held.
+//  16. A commit's role renames are noted with the AuthVersion it brings
+//     under renameMu, so that RoleRenamesSince returns every rename up to
+//     the version it returns.
+//  17. markWatches is replaced whole under markWatchMu and read without a
+//     lock; a MarkWatch's pending keys change under its mu.
+//  18. meter.mu guards the advance meter's buckets, optionsMu the table
+//     of interned options.
+//  19. One goroutine at a time reserves a block of a NOORDER sequence for
+//     this node, holding the block's mu across the store's transaction
+//     (a prefetch holds fetching instead); Ranges.mu guards the blocks
+//     map, taken under a block's mu to forget it, never the other way.
 type Engine struct {
 	store        storage.Store
 	token        storage.Token
@@ -129,7 +193,7 @@ type Engine struct {
 	refillPeriod int32 // in ticks
 	now          func() int64
 
-	catMu sync.RWMutex
+	catMu sync.RWMutex // invariant 10
 	// seqs are the sequences by key, and in the order of their relation
 	// names: prefix lookups of names (InfosWithPrefix) read only the
 	// matches.
@@ -141,7 +205,8 @@ type Engine struct {
 	// those with grants; ownerOnly those of sequences whose ACL is their
 	// owner alone (nearly all), without a pointer (no work for the
 	// collector) and in 24 bytes instead of 40. Their writes are
-	// serialized by commentMu too (aclRecLocked, putACLLocked).
+	// serialized by commentMu too (aclRecLocked, putACLLocked; invariant
+	// 9).
 	acls      map[uint64]aclRecord
 	ownerOnly map[uint64]ownerRecord
 	// ownerNames are the owners' names ownerOnly refers to, ownerIdx
@@ -159,25 +224,27 @@ type Engine struct {
 	// writes its reader count, which under contention cost more than the
 	// rest of nextval. Entries are stored under catMu's read lock and
 	// deleted under its write lock (setSeqLocked, delSeqLocked), so none
-	// outlives its mapping.
+	// outlives its mapping (invariant 10).
 	hot         sync.Map
 	hotSize     atomic.Int64  // entries in hot, at most maxHot
 	authVersion atomic.Uint64 // see AuthVersion
 	meter       advanceMeter  // see Rate
 	// markWatches are the MarkWatches noteWritten tells, replaced whole
-	// under markWatchMu (the writer reads them without a lock).
+	// under markWatchMu (the writer reads them without a lock; invariant
+	// 17).
 	markWatches atomic.Pointer[[]*MarkWatch]
 	markWatchMu sync.Mutex
-	// roles are who may connect; roleMu serializes their writes.
+	// roles are who may connect; roleMu serializes their writes
+	// (invariant 8).
 	roles  map[string]Role
 	roleMu sync.Mutex
 	// renames are the latest role renames (RoleRenamesSince); renameMu
-	// guards them and orders them with authVersion.
+	// guards them and orders them with authVersion (invariant 16).
 	renames  []RoleRename
 	renameMu sync.Mutex
 	// commentMu serializes the writes of comment records: each expects
 	// the revision the one before it left (a conflict would fail the
-	// whole group commit it rides in).
+	// whole group commit it rides in; invariant 9).
 	commentMu sync.Mutex
 	// catalogRev is the catalog marker's revision, 0 before migration;
 	// runningRev the running marker's (see markRunning).
@@ -191,7 +258,7 @@ type Engine struct {
 	known map[*seq]seqmath.State
 	// followMu guards rangeRevs, rangeAt, known, runningRev, epoch and
 	// epochRev in a read-only engine, which Follow keeps current once it
-	// serves (an owner's are written only by itself).
+	// serves (an owner's are written only by itself; invariant 12).
 	followMu sync.Mutex
 	frozen   []*seq // NOORDER sequences left frozen (record.frozen) at Open
 	// epoch counts the opens of the store, this one included once
@@ -218,12 +285,12 @@ type Engine struct {
 	// schemaKey+name for schemas): other creators wait (txn.go).
 	// REQUIRES: catMu.
 	nameLocks map[string]*Txn
-	// lockMu guards the transactions' waitingFor (deadlock detection);
-	// it is taken last.
+	// lockMu guards the transactions' waitingFor (deadlock detection)
+	// and released (invariant 13); a leaf of the lock order.
 	lockMu sync.Mutex
 	// heldMu guards held, the committed sequences whose lock a
-	// transaction holds, as Locks lists them; it is taken last, after a
-	// sequence's mu.
+	// transaction holds, as Locks lists them (invariant 14); a leaf of
+	// the lock order, taken under a sequence's mu.
 	heldMu sync.Mutex
 	held   map[*seq]*Txn
 	// txnSeq numbers the transactions (Locks' transaction numbers).
@@ -285,114 +352,6 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
-}
-
-// ErrStale is Promote's when the snapshot is not the store as it is now.
-var ErrStale = errors.New("seqd: the snapshot is not the store as it is now")
-
-// Promote opens cfg.Store as its owner, as Open does, but takes the
-// catalog and every sequence's position from snap, a read-only engine
-// over the same store (a cluster follower's snapshot, kept current by
-// Follow), instead of reading the store: a new leader at a million
-// sequences takes over in a fraction of a second instead of reading two
-// million records. Once the store is acquired, current is asked whether
-// snap holds every change to the store up to now (its watch delivered
-// and Follow took every event up to a revision read after the
-// acquisition); if not, Promote fails with ErrStale and the caller opens
-// the store afresh. snap is not changed: its sessions may go on reading
-// it while the new engine serves (the two share nothing but cfg.Ranges).
-func Promote(ctx context.Context, cfg Config, snap *Engine, current func(context.Context) bool) (*Engine, error) {
-	if cfg.ReadOnly || snap == nil || !snap.readOnly {
-		return nil, errors.New("seqd: Promote takes a read-only engine and opens a writable one")
-	}
-	e, err := newEngine(cfg)
-	if err != nil {
-		return nil, err
-	}
-	tok, err := cfg.Store.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	e.token = tok
-	if !current(ctx) {
-		return nil, ErrStale
-	}
-	known := snap.copyInto(e)
-	if err := e.start(ctx, cfg, known); err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
-// copyInto gives e a copy of everything Open loaded into the read-only
-// engine o, as Follow has kept it: sequences (new ones, at o's positions
-// and revisions), schemas, comments, privileges, roles and the catalog's
-// markers. It returns the positions handed out below marks, by e's
-// sequences.
-func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
-	// A read lock: readers of the catalog only read it, so o's sessions
-	// go on beside the copy.
-	o.catMu.RLock()
-	defer o.catMu.RUnlock()
-	known := make(map[*seq]seqmath.State, len(o.known))
-	copies := make([]seq, o.seqs.len()) // one allocation
-	i := 0
-	e.seqs = o.seqs.clone(func(os *seq) *seq {
-		s := &copies[i]
-		i++
-		os.mu.Lock()
-		s.key, s.id, s.opts, s.cur, s.rev, s.unlogged, s.epoch = os.key, os.id, os.opts, os.cur, os.rev, os.unlogged, os.epoch
-		os.mu.Unlock()
-		return s
-	})
-	// Follow takes a sequence's mu, then followMu: the positions below
-	// marks are read under followMu alone, then each sequence's key
-	// under its mu.
-	type below struct {
-		s *seq
-		k seqmath.State
-	}
-	o.followMu.Lock()
-	belows := make([]below, 0, len(o.known))
-	for os, k := range o.known {
-		belows = append(belows, below{os, k})
-	}
-	maps.Copy(e.rangeRevs, o.rangeRevs)
-	maps.Copy(e.rangeAt, o.rangeAt)
-	e.runningRev, e.epoch, e.epochRev = o.runningRev, o.epoch, o.epochRev
-	o.followMu.Unlock()
-	keyOf := func(os *seq) string {
-		os.mu.Lock()
-		defer os.mu.Unlock()
-		return os.key
-	}
-	for _, b := range belows {
-		if s := e.seqs.get(keyOf(b.s)); s != nil {
-			known[s] = b.k
-		}
-	}
-	for _, os := range o.frozen {
-		if s := e.seqs.get(keyOf(os)); s != nil {
-			e.frozen = append(e.frozen, s)
-		}
-	}
-	for name, sc := range o.schemas {
-		c := *sc
-		c.acl = sc.acl.clone()
-		e.schemas[name] = &c
-	}
-	// One allocation each, of the size needed; kept ACLs are never
-	// modified: shared.
-	e.comments, e.acls, e.ownerOnly = maps.Clone(o.comments), maps.Clone(o.acls), maps.Clone(o.ownerOnly)
-	e.ownerNames, e.ownerIdx = slices.Clone(o.ownerNames), maps.Clone(o.ownerIdx)
-	e.ownerRefs, e.ownerFree = slices.Clone(o.ownerRefs), slices.Clone(o.ownerFree)
-	e.dbACL = aclRecord{acl: o.dbACL.acl.clone(), rev: o.dbACL.rev}
-	for name, r := range o.roles {
-		r.MemberOf, r.Settings = slices.Clone(r.MemberOf), slices.Clone(r.Settings)
-		e.roles[name] = r
-	}
-	e.catalogRev, e.secret = o.catalogRev, o.secret
-	return known
 }
 
 // newEngine is an engine of cfg with nothing loaded.
@@ -555,7 +514,7 @@ func (e *Engine) find(n Name) (*seq, error) {
 	}
 	e.catMu.RLock()
 	s := e.seqs.get(n.key)
-	if s != nil && e.hotSize.Load() < maxHot {
+	if s != nil && e.hotSize.Load() < maxHot { // invariant 10: stored under the read lock
 		if _, had := e.hot.LoadOrStore(n.key, s); !had {
 			e.hotSize.Add(1)
 		}
@@ -661,189 +620,11 @@ func (e *Engine) Healthy() error {
 	return nil
 }
 
-// Close stops handing out values, writes every sequence's exact position
-// (the clean-shutdown record), stops the writer and closes the store.
-// Calls blocked on a sequence return ErrClosed.
-func (e *Engine) Close() error {
-	e.catMu.Lock()
-	if e.closing {
-		e.catMu.Unlock()
-		return nil
-	}
-	e.closing = true
-	seqs := make([]*seq, 0, e.seqs.len())
-	for s := range e.seqs.values() {
-		seqs = append(seqs, s)
-	}
-	e.catMu.Unlock()
-
-	var pending []chan error
-	owner := !e.readOnly && (e.leadership == nil || e.leadership())
-	if !owner {
-		// Not the owner any more: nothing is written back, not even
-		// where it would be fenced off.
-		seqs = nil
-		e.deposed.Store(true)
-	}
-	for _, s := range seqs {
-		if done := e.closeSeq(s); done != nil {
-			pending = append(pending, done)
-		}
-	}
-	var errs []error
-	for _, done := range pending {
-		if err := <-done; err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) == 0 && owner {
-		// Every position is exact: the run ends cleanly.
-		if _, err := e.writeCatalog(storage.Op{Key: runningKey, Expect: e.runningRev}); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	e.w.stop()
-	errs = append(errs, e.store.Close())
-	return errors.Join(errs...)
-}
-
-// readOnlyStore is the store of a ReadOnly engine: every write fails,
-// and closing it leaves the store open.
-type readOnlyStore struct{ storage.Store }
-
-func (readOnlyStore) Close() error { return nil }
-
-func (readOnlyStore) Commit(context.Context, storage.Token, []storage.Op) (storage.Rev, error) {
-	return 0, errors.New("seqd: this engine is a read-only snapshot")
-}
-
 func closedError() *Error { return &Error{Kind: ErrClosed, Msg: "the server is shutting down"} }
 
 func deposedError() *Error {
 	return &Error{Kind: ErrDeposed, Msg: "this server no longer owns the store: another took it over, and serves its sequences"}
 }
 
-// closeSeq fences s off and, if its durable record is a mark ahead of the
-// exact position, submits the exact position. It returns the write's
-// completion, or nil when nothing needs writing.
-func (e *Engine) closeSeq(s *seq) chan error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.waitIdleLocked(context.Background())
-	s.drainLocked() // invariant 5: the exact position, untaken values back
-	if s.gone || s.err != nil {
-		return nil
-	}
-	s.err = closedError()
-	defer s.broadcastLocked()
-	if s.remaining == 0 {
-		return nil // the record already holds the exact position
-	}
-	rec := record{id: s.id, opts: *s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
-	done := make(chan error, 1)
-	s.writing = true
-	e.w.submit(&write{op: storage.Op{Key: s.key, Value: rec.encode(), Expect: s.rev}, done: func(rev storage.Rev, err error) {
-		s.mu.Lock()
-		s.writing = false
-		s.broadcastLocked()
-		s.mu.Unlock()
-		done <- err
-	}})
-	return done
-}
-
 // Lineage is the catalog the engine is a view of (Config.Lineage).
 func (e *Engine) Lineage() any { return e.lineage }
-
-// ReadOnly reports whether the engine is a read-only snapshot
-// (Config.ReadOnly).
-func (e *Engine) ReadOnly() bool { return e.readOnly }
-
-// Follow applies to a read-only engine (a cluster follower's snapshot) a
-// record the store changed since the engine read it, where that change
-// leaves the catalog as it was: an ORDER sequence's new position (the
-// leader's mark), a NOORDER range record (which a follower's engine
-// does not serve from; the nodes reserve through the store), or the
-// markers an owner writes as it opens and closes; Promote takes them all
-// over. It reports false
-// for any other change (a sequence made, dropped or altered, a NOORDER
-// sequence's record, a role, a privilege, a comment), which only a new
-// snapshot shows. A nil value is a deleted record.
-func (e *Engine) Follow(kv storage.KV) bool {
-	if !e.readOnly {
-		return false
-	}
-	switch kv.Key {
-	case runningKey:
-		// An owner opening (markRunning) or closing cleanly: what a
-		// promotion tells a crash by.
-		e.followMu.Lock()
-		defer e.followMu.Unlock()
-		e.runningRev = kv.Rev
-		if kv.Value == nil {
-			e.runningRev = 0
-		}
-		return true
-	case epochKey:
-		if len(kv.Value) != 9 || kv.Value[0] != schemaVersion {
-			return false
-		}
-		e.followMu.Lock()
-		defer e.followMu.Unlock()
-		e.epoch, e.epochRev = binary.BigEndian.Uint64(kv.Value[1:]), kv.Rev
-		return true
-	}
-	if strings.HasPrefix(kv.Key, catalogPrefix) {
-		if !strings.HasPrefix(kv.Key, rangePrefix) {
-			return false
-		}
-		id, err := strconv.ParseUint(kv.Key[len(rangePrefix):], 16, 64)
-		if err != nil {
-			return false
-		}
-		e.followMu.Lock()
-		defer e.followMu.Unlock()
-		if kv.Value == nil {
-			delete(e.rangeRevs, id)
-			delete(e.rangeAt, id)
-			return true
-		}
-		e.rangeRevs[id] = kv.Rev
-		if r, err := decodeRangeRecord(kv.Value); err == nil {
-			e.rangeAt[id] = r
-		} else {
-			delete(e.rangeAt, id)
-		}
-		return true
-	}
-	if kv.Value == nil {
-		return false
-	}
-	rec, err := decodeRecord(kv.Value)
-	if err != nil || rec.frozen || rec.opts.NoOrder {
-		return false
-	}
-	e.catMu.RLock()
-	s := e.seqs.get(kv.Key)
-	e.catMu.RUnlock()
-	if s == nil {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.id != rec.id || *s.opts != rec.opts || s.unlogged != rec.unlogged || s.epoch != rec.epoch || kv.Rev < s.rev {
-		return false
-	}
-	s.cur, s.rev = rec.state, kv.Rev
-	e.followMu.Lock()
-	if rec.hasKnown && !rec.unlogged {
-		e.known[s] = rec.known
-	} else {
-		delete(e.known, s)
-	}
-	e.followMu.Unlock()
-	if len(e.markWatchers()) > 0 {
-		e.noteWritten([]storage.Op{{Key: kv.Key}}, kv.Rev)
-	}
-	return true
-}

@@ -23,7 +23,7 @@ type MarkWatch struct {
 	// scraper gone) does not keep a replaced engine, a follower's old
 	// snapshot, in memory.
 	e        weak.Pointer[Engine]
-	mu       sync.Mutex
+	mu       sync.Mutex             // invariant 17: a leaf, taken under a seq.mu by Follow
 	pending  map[string]storage.Rev // sequence keys written, at the revision of their write
 	overflow bool
 	limit    int // most keys pending: markWatchMax (tests: fewer)
@@ -113,7 +113,7 @@ func (w *MarkWatch) Drain(use func(Use), gone func(Name)) (complete bool) {
 	w.mu.Lock()
 	pending, overflow := w.pending, w.overflow
 	w.pending, w.overflow = map[string]storage.Rev{}, false
-	w.mu.Unlock()
+	w.mu.Unlock() // before catMu and a seq.mu: a leaf (invariant 17)
 	later := map[string]storage.Rev{}
 	for key, rev := range pending {
 		e.catMu.RLock()

@@ -72,7 +72,9 @@ func decodeRangeRecord(b []byte) (rangeRecord, error) {
 
 // Ranges serves a node's NOORDER sequences: the blocks it reserved, kept
 // across the engines the node opens (a follower opens a snapshot every
-// few seconds), by sequence ID. Safe for concurrent use.
+// few seconds), by sequence ID. Safe for concurrent use. Locks: a
+// block's mu, then mu, never the other way, with no engine lock held
+// (Engine's invariant 19).
 type Ranges struct {
 	st storage.Swapper
 
@@ -252,7 +254,7 @@ func (r *Ranges) take(ctx context.Context, name Name, key string, id, epoch uint
 		}
 		epoch = max(epoch, latest)
 	}
-	b := r.block(id)
+	b := r.block(id) // Ranges.mu released: it is taken under b.mu only (invariant 19)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.epoch < epoch {

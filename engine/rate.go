@@ -31,7 +31,7 @@ func (e *Engine) Rate() AdvanceRate {
 // RateWindow, in one-second buckets: a few additions per refill, which
 // already costs a commit.
 type advanceMeter struct {
-	mu      sync.Mutex
+	mu      sync.Mutex // invariant 18: a leaf, taken under a seq.mu
 	buckets [RateWindow / time.Second]struct{ sec, n int64 }
 	peak    int64
 }

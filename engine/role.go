@@ -285,7 +285,7 @@ func (e *Engine) PutRole(ctx context.Context, r Role, create bool) error {
 	if r.Name == "" || strings.ContainsRune(r.Name, 0) {
 		return &Error{Kind: ErrInvalidName, Msg: fmt.Sprintf("invalid role name %q", r.Name)}
 	}
-	e.roleMu.Lock()
+	e.roleMu.Lock() // invariant 8
 	defer e.roleMu.Unlock()
 	old, exists := e.Role(r.Name)
 	switch {
@@ -308,7 +308,7 @@ func (e *Engine) PutRole(ctx context.Context, r Role, create bool) error {
 
 // DropRole removes a role durably.
 func (e *Engine) DropRole(ctx context.Context, name string) error {
-	e.roleMu.Lock()
+	e.roleMu.Lock() // invariant 8
 	defer e.roleMu.Unlock()
 	old, exists := e.Role(name)
 	if !exists {
@@ -353,7 +353,7 @@ func (e *Engine) bumpAuth(renames []RoleRename) {
 		e.authVersion.Add(1)
 		return
 	}
-	e.renameMu.Lock()
+	e.renameMu.Lock() // invariant 16: the renames with their version
 	defer e.renameMu.Unlock()
 	v := e.authVersion.Add(1)
 	for _, r := range renames {

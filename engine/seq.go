@@ -21,7 +21,8 @@ const initialWindow = 16
 // seq is one sequence in memory. id never changes; carved is atomic (the
 // nextval path takes from it without mu); every other field, key
 // included (a rename or a transaction's commit moves it, holding mu), is
-// guarded by mu. It is kept small: a million of them must fit in 256 MiB.
+// guarded by mu (Engine's invariant 11: no two held at once, taken after
+// catMu). It is kept small: a million of them must fit in 256 MiB.
 type seq struct {
 	// The fields holding pointers come first: the collector scans an
 	// object only up to its last pointer, 64 of these 152 bytes.
@@ -86,7 +87,7 @@ func forgetOptions(o seqmath.Options) {
 }
 
 var (
-	optionsMu    sync.Mutex
+	optionsMu    sync.Mutex // Engine's invariant 18: a leaf of the lock order
 	optionsTable = map[seqmath.Options]weak.Pointer[seqmath.Options]{}
 )
 

@@ -45,8 +45,8 @@ func (t *Txn) commit(ctx context.Context) error {
 		return nil
 	}
 	e := t.e
-	// Roles are written under roleMu (taken before commentMu, as PutRole
-	// takes it before anything else); one changed meanwhile by another
+	// Roles are written under roleMu (invariant 8; taken before
+	// commentMu, in the lock order); one changed meanwhile by another
 	// session fails the commit before anything is written.
 	if len(t.roles) > 0 {
 		e.roleMu.Lock()
@@ -58,7 +58,8 @@ func (t *Txn) commit(ctx context.Context) error {
 		}
 	}
 	// Comment and ACL records are written under commentMu, each expecting
-	// the revision the one before left: so are this commit's.
+	// the revision the one before left: so are this commit's (invariant
+	// 9).
 	e.commentMu.Lock()
 	defer e.commentMu.Unlock()
 	c := &commitPlan{t: t, inWrite: map[*seq]bool{}, gone: map[uint64]bool{}, ops: map[string]storage.Op{}}
@@ -88,7 +89,7 @@ func (t *Txn) commit(ctx context.Context) error {
 // write (one atomic commit), apply (everyone sees it, under catMu). From
 // collect on, every way out releases the marked sequences (release).
 // REQUIRES: throughout, the transaction's goroutine holds e.commentMu
-// (and e.roleMu when it changes roles).
+// (invariant 9) and e.roleMu when it changes roles (invariant 8).
 type commitPlan struct {
 	t        *Txn
 	finals   []final

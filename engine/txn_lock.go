@@ -140,7 +140,7 @@ func (e *Engine) Locks() []LockInfo {
 	return out
 }
 
-// unhold forgets s's lock in held. REQUIRES: s.mu.
+// unhold forgets s's lock in held (invariant 14). REQUIRES: s.mu.
 func (e *Engine) unhold(s *seq) {
 	e.heldMu.Lock()
 	delete(e.held, s)
@@ -158,7 +158,8 @@ func WithWaitState(ctx context.Context, w *WaitState) context.Context {
 // releasedOf is the channel holder's next release of locks (ROLLBACK TO)
 // closes. A waiter takes it while holder still holds the lock it waits
 // for (under that lock's mutex): taken after, it could be the channel
-// made by the release that freed the lock, and never close.
+// made by the release that freed the lock, and never close (invariant
+// 13).
 func (e *Engine) releasedOf(holder *Txn) <-chan struct{} {
 	e.lockMu.Lock()
 	defer e.lockMu.Unlock()
@@ -379,7 +380,7 @@ func (t *Txn) lockSeq(ctx context.Context, s *seq) error {
 		}
 		s.lockedBy = t
 		t.locked = append(t.locked, s)
-		t.e.heldMu.Lock()
+		t.e.heldMu.Lock() // invariant 14: under s.mu, with lockedBy
 		if t.e.held == nil {
 			t.e.held = map[*seq]*Txn{}
 		}
@@ -416,7 +417,7 @@ func (t *Txn) releaseSince(nLocked, nNames int) {
 	}
 	e.catMu.Unlock()
 	t.names = t.names[:nNames]
-	e.lockMu.Lock()
+	e.lockMu.Lock() // invariant 13
 	close(t.released)
 	t.released = make(chan struct{})
 	e.lockMu.Unlock()

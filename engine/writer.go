@@ -36,7 +36,7 @@ type writer struct {
 	e        *Engine
 	maxBatch int
 
-	mu    sync.Mutex
+	mu    sync.Mutex // invariant 15: a leaf of the lock order
 	queue []*write
 
 	wake    chan struct{}
@@ -57,7 +57,8 @@ func (w *writer) start(e *Engine, maxBatch int) {
 	go w.loop()
 }
 
-// submit queues a write; it never blocks on I/O.
+// submit queues a write; it never blocks on I/O, and takes writer.mu
+// alone (invariant 15): callers may hold any other lock.
 func (w *writer) submit(wr *write) {
 	w.mu.Lock()
 	w.queue = append(w.queue, wr)
