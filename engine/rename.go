@@ -22,6 +22,17 @@ func (e *Engine) Rename(ctx context.Context, from, to Name) error {
 	if err != nil {
 		return err
 	}
+	// The sequence is made busy (writing, its window empty: no value is
+	// handed out, no write of it starts) before its mu is released, so
+	// that catMu is taken with no seq.mu held (the lock order, Engine's
+	// comment: invariants 10 and 11).
+	// remaining and granted are kept for a refusal to put back: nothing
+	// moves cur while it is busy.
+	remaining, granted := s.remaining, s.granted
+	s.writing, s.remaining, s.granted = true, 0, 0
+	rec := record{id: s.id, opts: *s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
+	del := storage.Op{Key: s.key, Expect: s.rev}
+	s.mu.Unlock()
 	e.catMu.Lock()
 	switch {
 	case e.creatorLocked(ctx, to) != nil:
@@ -36,16 +47,14 @@ func (e *Engine) Rename(ctx context.Context, from, to Name) error {
 	}
 	if err != nil {
 		e.catMu.Unlock()
+		s.mu.Lock()
+		s.writing, s.remaining, s.granted = false, remaining, granted
+		s.broadcastLocked()
 		s.mu.Unlock()
 		return err
 	}
-	// REQUIRES: catMu before s.mu (the lock order); s is idle and ours.
 	e.setSeqLocked(to.key, s)
 	e.catMu.Unlock()
-	s.writing, s.remaining, s.granted = true, 0, 0
-	rec := record{id: s.id, opts: *s.opts, state: s.cur, unlogged: s.unlogged, epoch: s.epoch}
-	del := storage.Op{Key: s.key, Expect: s.rev}
-	s.mu.Unlock()
 	err = e.commit(s, storage.Op{Key: to.key, Value: rec.encode()}, func(rev storage.Rev) {
 		s.key, s.rev = to.key, rev
 		s.window, s.lastRefill = 0, 0
