@@ -2,8 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/seqd/seqd/eval"
@@ -16,60 +14,187 @@ import (
 	"github.com/seqd/seqd/sqlerr"
 )
 
-// seqFunc describes a sequence function: its PostgreSQL name, arity, and
-// whether it is a MariaDB spelling (first argument a bare name).
-type seqFunc struct {
-	name             string
-	minArgs, maxArgs int
-	maria            bool
+// SeqFunc describes one sequence function, once: the evaluator's
+// registration, the privilege and read-only checks, the typed session
+// operations (seqops.go), the catalog's pg_proc rows and the MySQL
+// dialect's names all read it (SequenceFunctions). A descriptor is never
+// changed after init: safe for concurrent reads.
+type SeqFunc struct {
+	// Name is the name SQL calls it by; Stands is the function it is
+	// (an unaliased call's column): PostgreSQL's name for a MariaDB
+	// spelling.
+	Name, Stands string
+	// MariaDB: a MariaDB spelling, with MariaDB's semantics: its
+	// sequence a bare name (a column reference), LASTVAL(s) NULL until
+	// the session used s, SETVAL NULL where it would move back.
+	MariaDB bool
+	// Sequence: the first argument names the sequence (a regclass, a
+	// literal resolved when compiled, or for MariaDB a bare name);
+	// lastval() takes none.
+	Sequence bool
+	// Args are the types of the arguments after the sequence, in order;
+	// Required is how many of them a call must give.
+	Args     []*eval.Type
+	Required int
+	// Result is the result's type; Columns, when set, the columns of the
+	// row it returns (seqd_reserve, in FROM or as a select list's).
+	Result  *eval.Type
+	Columns []eval.RelColumn
+	// Privs are the privileges on the sequence, any one of which a call
+	// needs (checked before Writes, as PostgreSQL does). lastval()
+	// checks them on the sequence it remembers.
+	Privs engine.Privs
+	// Writes says whether it changes a sequence, which a read-only
+	// transaction refuses (temporary sequences aside).
+	Writes Writes
+	// FastPath: a call whose sequence is a literal (resolved when
+	// compiled) skips the generic call's steps (Eval), and SELECT it
+	// FROM generate_series(a, b) streams values from ranges (Series).
+	FastPath bool
+	// run carries out a call on sequence n (the zero Name for one
+	// without Sequence), its arguments checked and not NULL; nil is
+	// NULL.
+	run func(ctx context.Context, s *Session, f *SeqFunc, n engine.Name, args []eval.Datum) ([]eval.Datum, error)
 }
 
-var seqFuncs = map[string]seqFunc{
-	"nextval":      {"nextval", 1, 1, false},
-	"currval":      {"currval", 1, 1, false},
-	"lastval":      {"lastval", 0, 0, false},
-	"setval":       {"setval", 2, 3, false},
-	"seqd_reserve": {"seqd_reserve", 2, 2, false},
-	"seqd_release": {"seqd_release", 3, 3, false},
-	// Spanner's: the counter behind the last value handed out.
-	"get_internal_sequence_state": {"get_internal_sequence_state", 1, 1, false},
-	"seqd_mariadb_nextval":        {"nextval", 1, 1, true},
-	"seqd_mariadb_lastval":        {"lastval", 1, 1, true},
-	"seqd_mariadb_setval":         {"setval", 2, 4, true},
+// Writes is how a sequence function changes a sequence.
+type Writes uint8
+
+const (
+	// ReadsOnly: it changes nothing.
+	ReadsOnly Writes = iota
+	// TakesValues: it takes or gives back values (nextval, seqd_reserve,
+	// seqd_release): refused in a read-only transaction but on a standby
+	// for a NOORDER sequence, whose blocks are the node's (checkTakes).
+	TakesValues
+	// SetsPosition: it moves the sequence (setval): refused in any
+	// read-only transaction (checkWritable).
+	SetsPosition
+)
+
+// The descriptors' indexes in seqFuncTable, for the typed operations.
+const (
+	fnNextval = iota
+	fnCurrval
+	fnLastval
+	fnSetval
+	fnReserve
+	fnRelease
+	fnInternalState
+	fnMariaNextval
+	fnMariaLastval
+	fnMariaSetval
+)
+
+// usage are the privileges nextval and the functions that take values
+// need; reading the position needs USAGE or SELECT.
+const (
+	takePrivs = engine.PrivUsage | engine.PrivUpdate
+	readPrivs = engine.PrivUsage | engine.PrivSelect
+)
+
+// seqFuncTable is every sequence function, as PostgreSQL 15's (seqd_reserve
+// and seqd_release as nextval; get_internal_sequence_state is Spanner's:
+// the counter behind the last value handed out).
+var seqFuncTable = [...]SeqFunc{
+	fnNextval: {Name: "nextval", Stands: "nextval", Sequence: true, Result: eval.TInt8, Privs: takePrivs, Writes: TakesValues,
+		FastPath: true, run: runNextval},
+	fnCurrval:       {Name: "currval", Stands: "currval", Sequence: true, Result: eval.TInt8, Privs: readPrivs, run: runCurrval},
+	fnLastval:       {Name: "lastval", Stands: "lastval", Result: eval.TInt8, Privs: readPrivs, run: runLastval},
+	fnSetval:        {Name: "setval", Stands: "setval", Sequence: true, Args: []*eval.Type{eval.TInt8, eval.TBool}, Required: 1, Result: eval.TInt8, Privs: engine.PrivUpdate, Writes: SetsPosition, run: runSetval},
+	fnReserve:       {Name: "seqd_reserve", Stands: "seqd_reserve", Sequence: true, Args: []*eval.Type{eval.TInt8}, Required: 1, Result: eval.TInt8, Columns: reserveColumns, Privs: takePrivs, Writes: TakesValues, run: runReserve},
+	fnRelease:       {Name: "seqd_release", Stands: "seqd_release", Sequence: true, Args: []*eval.Type{eval.TInt8, eval.TInt8}, Required: 2, Result: eval.TBool, Privs: takePrivs, Writes: TakesValues, run: runRelease},
+	fnInternalState: {Name: "get_internal_sequence_state", Stands: "get_internal_sequence_state", Sequence: true, Result: eval.TInt8, Privs: readPrivs, run: runInternalState},
+	// MariaDB's SETVAL(s, n, is_used, round): integers; round is ignored.
+	fnMariaNextval: {Name: "seqd_mariadb_nextval", Stands: "nextval", MariaDB: true, Sequence: true, Result: eval.TInt8, Privs: takePrivs, Writes: TakesValues, run: runNextval},
+	fnMariaLastval: {Name: "seqd_mariadb_lastval", Stands: "lastval", MariaDB: true, Sequence: true, Result: eval.TInt8, Privs: readPrivs, run: runCurrval},
+	fnMariaSetval: {Name: "seqd_mariadb_setval", Stands: "setval", MariaDB: true, Sequence: true, Args: []*eval.Type{eval.TInt8, eval.TInt8, eval.TInt8}, Required: 1,
+		Result: eval.TInt8, Privs: engine.PrivUpdate, Writes: SetsPosition, run: runSetval},
+}
+
+// SequenceFunctions are the sequence functions' descriptors, in a fixed
+// order: what the catalog lists in pg_proc and the MySQL dialect
+// spells. The caller must not change them.
+func SequenceFunctions() []*SeqFunc {
+	out := make([]*SeqFunc, len(seqFuncTable))
+	for i := range seqFuncTable {
+		out[i] = &seqFuncTable[i]
+	}
+	return out
+}
+
+// MariaDBSpelling is the function a MariaDB call of name (nextval,
+// lastval, setval, in any case) is compiled to: seqd_mariadb_nextval
+// and the like; false for a name that is no MariaDB sequence function.
+func MariaDBSpelling(name string) (string, bool) {
+	for i := range seqFuncTable {
+		if f := &seqFuncTable[i]; f.MariaDB && strings.EqualFold(f.Stands, name) {
+			return f.Name, true
+		}
+	}
+	return "", false
+}
+
+// ArgTypes are the types of a call's arguments as pg_proc lists them:
+// regclass for the sequence, then Args.
+func (f *SeqFunc) ArgTypes() []*eval.Type {
+	if !f.Sequence {
+		return nil
+	}
+	return append([]*eval.Type{eval.TRegclass}, f.Args...)
+}
+
+// minArgs and maxArgs bound a call's arguments, the sequence counted.
+func (f *SeqFunc) minArgs() int { return len(f.ArgTypes()) - len(f.Args) + f.Required }
+func (f *SeqFunc) maxArgs() int { return len(f.ArgTypes()) }
+
+// check makes a call's checks on sequence n: the privilege, then the
+// read-only transaction's refusal (not for a temporary sequence, which
+// changes in read-only transactions too), as PostgreSQL makes them.
+func (f *SeqFunc) check(s *Session, n engine.Name) error {
+	if f.Privs != 0 {
+		if err := s.checkPrivilege(n, f.Privs); err != nil {
+			return err
+		}
+	}
+	if f.Writes == ReadsOnly || s.isTemp(n) {
+		return nil
+	}
+	command := f.Stands + "()"
+	if f.Writes == TakesValues {
+		return s.checkTakes(n, command)
+	}
+	return s.checkWritable(command)
+}
+
+func init() {
+	for i := range seqFuncTable {
+		f := &seqFuncTable[i]
+		eval.DefineCompiled(f.Name, eval.CompiledFunc{Column: f.Stands, Compile: f.compile})
+	}
+	eval.DefineCompiled("pg_sequence_parameters", eval.CompiledFunc{Column: "pg_sequence_parameters", SetReturning: true, Compile: compileSequenceParameters})
 }
 
 // seqExpr calls a sequence function. The sequence is named either at
 // compile time (a literal, resolved then, as PostgreSQL resolves
 // nextval('s') at parse) or by an expression evaluated per call.
 type seqExpr struct {
-	f       seqFunc
+	f       *SeqFunc
 	name    engine.Name
 	hasName bool
 	seqArg  eval.Expr // when !hasName
 	args    []eval.Expr
 }
 
-func (x *seqExpr) Type() *eval.Type {
-	if x.f.name == "seqd_release" {
-		return eval.TBool
-	}
-	return eval.TInt8
-}
-
-func init() {
-	for name, f := range seqFuncs {
-		eval.DefineCompiled(name, eval.CompiledFunc{Column: f.name, Compile: f.compile})
-	}
-	eval.DefineCompiled("pg_sequence_parameters", eval.CompiledFunc{Column: "pg_sequence_parameters", SetReturning: true, Compile: compileSequenceParameters})
-}
+func (x *seqExpr) Type() *eval.Type { return x.f.Result }
 
 // compilingFor is the session a Compiler compiles for: every Compiler the
 // executor makes carries its session's evalView.
 func compilingFor(c *eval.Compiler) *Session { return (*Session)(c.Session.(*evalView)) }
 
 // compile compiles a call of a sequence function.
-func (f seqFunc) compile(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) (eval.Expr, error) {
-	if len(fc.Args) < f.minArgs || len(fc.Args) > f.maxArgs {
+func (f *SeqFunc) compile(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) (eval.Expr, error) {
+	if len(fc.Args) < f.minArgs() || len(fc.Args) > f.maxArgs() {
 		args := make([]eval.Expr, 0, len(fc.Args))
 		for _, a := range fc.Args {
 			x, err := c.Expr(sc, a)
@@ -78,84 +203,80 @@ func (f seqFunc) compile(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) (eva
 			}
 			args = append(args, x)
 		}
-		return nil, c.NoFunction(f.name, args, fc.Location)
+		return nil, c.NoFunction(f.Stands, args, fc.Location)
 	}
 	x := &seqExpr{f: f}
-	if len(fc.Args) > 0 {
-		a := fc.Args[0]
-		switch {
-		case f.maria && a.GetColumnRef() != nil:
-			names := eval.NodeStrings(a.GetColumnRef().Fields)
-			q := pgsql.QName{Rel: names[len(names)-1]}
-			if len(names) >= 2 {
-				q.Schema = names[len(names)-2]
-			}
-			n, err := compilingFor(c).lookupSequence(q)
-			if err != nil {
-				return nil, eval.Position(err, c.SQL, eval.Location(a))
-			}
-			x.name, x.hasName = n, true
-		case a.GetAConst() != nil && a.GetAConst().GetSval() != nil:
-			n, err := compilingFor(c).sequenceByText(a.GetAConst().GetSval().Sval)
-			if err != nil {
-				return nil, eval.Position(err, c.SQL, eval.Location(a))
-			}
-			x.name, x.hasName = n, true
-		default:
-			arg, err := c.Expr(sc, a)
-			if err != nil {
-				return nil, err
-			}
-			reg, err := c.Coerce(arg, eval.TRegclass, eval.Location(a), "argument")
-			if err != nil {
-				return nil, c.NoFunction(f.name, []eval.Expr{arg}, fc.Location)
-			}
-			x.seqArg = reg
+	if f.Sequence {
+		if err := x.compileSequence(c, sc, fc); err != nil {
+			return nil, err
 		}
-	}
-	want := []*eval.Type{eval.TInt8, eval.TBool, eval.TBool}
-	if f.name == "seqd_release" {
-		want = []*eval.Type{eval.TInt8, eval.TInt8}
 	}
 	for i, a := range fc.Args[min(1, len(fc.Args)):] {
 		arg, err := c.Expr(sc, a)
 		if err != nil {
 			return nil, err
 		}
-		t := want[min(i, len(want)-1)]
-		if f.maria && i >= 1 {
-			t = eval.TInt8 // MariaDB's SETVAL(s, n, is_used, round): integers; round is ignored
-		}
-		if arg, err = c.Coerce(arg, t, eval.Location(a), "argument"); err != nil {
+		if arg, err = c.Coerce(arg, f.Args[i], eval.Location(a), "argument"); err != nil {
 			return nil, err
 		}
 		x.args = append(x.args, arg)
 	}
-	if f.name == "seqd_reserve" {
-		return &reserveExpr{x}, nil
+	if f.Columns != nil {
+		return &rowSeqExpr{x}, nil
 	}
 	return x, nil
 }
 
-// reserveExpr is seqd_reserve: a row of four columns (reserveColumns).
-type reserveExpr struct{ *seqExpr }
+// compileSequence compiles the call's first argument, its sequence.
+func (x *seqExpr) compileSequence(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) error {
+	a := fc.Args[0]
+	switch {
+	case x.f.MariaDB && a.GetColumnRef() != nil:
+		names := eval.NodeStrings(a.GetColumnRef().Fields)
+		q := pgsql.QName{Rel: names[len(names)-1]}
+		if len(names) >= 2 {
+			q.Schema = names[len(names)-2]
+		}
+		n, err := compilingFor(c).lookupSequence(q)
+		if err != nil {
+			return eval.Position(err, c.SQL, eval.Location(a))
+		}
+		x.name, x.hasName = n, true
+	case a.GetAConst() != nil && a.GetAConst().GetSval() != nil:
+		n, err := compilingFor(c).sequenceByText(a.GetAConst().GetSval().Sval)
+		if err != nil {
+			return eval.Position(err, c.SQL, eval.Location(a))
+		}
+		x.name, x.hasName = n, true
+	default:
+		arg, err := c.Expr(sc, a)
+		if err != nil {
+			return err
+		}
+		reg, err := c.Coerce(arg, eval.TRegclass, eval.Location(a), "argument")
+		if err != nil {
+			return c.NoFunction(x.f.Stands, []eval.Expr{arg}, fc.Location)
+		}
+		x.seqArg = reg
+	}
+	return nil
+}
 
-func (r *reserveExpr) Columns() []eval.RelColumn                 { return reserveColumns }
-func (r *reserveExpr) EvalRow(e *eval.Env) ([]eval.Datum, error) { return r.call(e) }
+// rowSeqExpr is a sequence function returning a row (seqd_reserve's
+// four columns).
+type rowSeqExpr struct{ *seqExpr }
 
-func (x *seqExpr) CanSeries() bool { return x.f.name == "nextval" && x.hasName }
+func (r *rowSeqExpr) Columns() []eval.RelColumn                 { return r.f.Columns }
+func (r *rowSeqExpr) EvalRow(e *eval.Env) ([]eval.Datum, error) { return r.call(e) }
+
+func (x *seqExpr) CanSeries() bool { return x.f.FastPath && x.hasName }
 
 // Series is SELECT nextval('s') FROM generate_series(a, b): the checks
 // nextval makes, then values streamed from ranges.
 func (x *seqExpr) Series(e *eval.Env, count func() (int64, error)) (eval.Rows, error) {
 	s := sessionOf(e)
-	if err := s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
+	if err := x.f.check(s, x.name); err != nil {
 		return nil, err
-	}
-	if !s.isTemp(x.name) {
-		if err := s.checkTakes(x.name, "nextval()"); err != nil {
-			return nil, err
-		}
 	}
 	n, err := count()
 	if err != nil {
@@ -165,32 +286,16 @@ func (x *seqExpr) Series(e *eval.Env, count func() (int64, error)) (eval.Rows, e
 }
 
 func (x *seqExpr) Eval(e *eval.Env) (eval.Datum, error) {
-	if x.f.name == "nextval" && x.hasName {
+	if x.f.FastPath && x.hasName {
 		// The hot path: nextval('s'), resolved when compiled.
 		s := sessionOf(e)
-		temp := s.tempEng != nil && s.isTemp(x.name)
-		// Privilege first, then read-only, as PostgreSQL checks them.
-		if err := s.checkPrivilege(x.name, engine.PrivUsage|engine.PrivUpdate); err != nil {
+		if err := x.f.check(s, x.name); err != nil {
 			return eval.Null, err
 		}
-		if !temp {
-			if err := s.checkTakes(x.name, "nextval()"); err != nil {
-				return eval.Null, err
-			}
-		}
-		var id uint64
-		var v int64
-		var err error
-		if temp || s.txn != nil {
-			id, v, err = s.engFor(x.name).Nextval(e.Ctx, x.name)
-		} else {
-			id, v, err = s.eng.Nextval(e.Ctx, x.name) // no interface call on the hot path
-		}
+		v, err := s.nextval(e.Ctx, x.name)
 		if err != nil {
 			return eval.Null, err
 		}
-		s.seqs.Nextval(s.memoryID(x.name, id), v)
-		s.lastName = x.name
 		return eval.Int(v), nil
 	}
 	row, err := x.call(e)
@@ -200,12 +305,12 @@ func (x *seqExpr) Eval(e *eval.Env) (eval.Datum, error) {
 	return row[0], nil
 }
 
-// call evaluates the function; seqd_reserve returns three values, the
-// others one; nil means NULL.
+// call evaluates the function: its sequence, its arguments (a NULL one
+// makes the call NULL, before any check), the checks, then its run.
 func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 	s := sessionOf(e)
-	if x.f.name == "lastval" && !x.f.maria {
-		return s.lastval()
+	if !x.f.Sequence {
+		return x.f.run(e.Ctx, s, x.f, engine.Name{}, nil)
 	}
 	n := x.name
 	if !x.hasName {
@@ -217,7 +322,8 @@ func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 			return nil, err
 		}
 	}
-	var args [3]eval.Datum
+	var buf [3]eval.Datum
+	args := buf[:len(x.args)]
 	for i, a := range x.args {
 		d, err := a.Eval(e)
 		if err != nil {
@@ -228,123 +334,61 @@ func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 		}
 		args[i] = d
 	}
-	ctx := e.Ctx
-	eng := s.engFor(n)
-	if want := funcPrivileges[x.f.name]; want != 0 {
-		if err := s.checkPrivilege(n, want); err != nil {
-			return nil, err
-		}
+	if err := x.f.check(s, n); err != nil {
+		return nil, err
 	}
-	switch x.f.name {
-	case "nextval", "setval", "seqd_reserve", "seqd_release":
-		if s.isTemp(n) {
-			break // temporary sequences change in read-only transactions too
-		}
-		command := x.f.name + "()"
-		if x.f.name != "setval" { // a NOORDER sequence's blocks are the node's
-			if err := s.checkTakes(n, command); err != nil {
-				return nil, err
-			}
-		} else if err := s.checkWritable(command); err != nil {
-			return nil, err
-		}
-	}
-	return x.run(ctx, s, eng, n, args)
+	return x.f.run(e.Ctx, s, x.f, n, args)
 }
 
-// run carries out the function on sequence n, its arguments checked and
-// not NULL.
-func (x *seqExpr) run(ctx context.Context, s *Session, eng seqCatalog, n engine.Name, args [3]eval.Datum) ([]eval.Datum, error) {
-	switch x.f.name {
-	case "nextval":
-		id, v, err := eng.Nextval(ctx, n)
-		if err != nil {
-			return nil, err
-		}
-		s.seqs.Nextval(s.memoryID(n, id), v)
-		s.lastName = n
-		return []eval.Datum{eval.Int(v)}, nil
-	case "currval", "lastval":
-		info, err := eng.Info(n)
-		if err != nil {
-			return nil, err
-		}
-		v, ok := s.seqs.Currval(s.memoryID(n, info.ID))
-		if !ok && x.f.maria {
-			return nil, nil // MariaDB: NULL until the session used s
-		}
-		if !ok {
-			return nil, sqlerr.Errorf(sqlerr.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", n.Rel())
-		}
-		return []eval.Datum{eval.Int(v)}, nil
-	case "setval":
-		called := true
-		if len(x.args) >= 2 {
-			called = args[1].I != 0
-		}
-		var id uint64
-		var err error
-		if x.f.maria {
-			// MariaDB's: NULL, and no change, where it would move the
-			// sequence back.
-			var moved bool
-			if id, moved, err = eng.SetvalAhead(ctx, n, args[0].I, called); err == nil && !moved {
-				return nil, nil
-			}
-		} else {
-			id, err = eng.Setval(ctx, n, args[0].I, called)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if called {
-			s.seqs.Setval(s.memoryID(n, id), args[0].I)
-		}
-		return []eval.Datum{args[0]}, nil
-	case "seqd_reserve":
-		count := args[0].I
-		if count < 1 || count > s.maxRows {
-			return nil, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_reserve count must be between 1 and %d, not %d", s.maxRows, count)
-		}
-		id, r, err := eng.Reserve(ctx, n, count)
-		if err != nil {
-			return nil, err
-		}
-		// A shaped sequence's range is one of counters; its shape, taken
-		// with it, says how the caller maps them to values, and currval
-		// is the last value the range holds.
-		shape := eval.Null
-		if r.Shape.Shaped() {
-			shape = eval.Text(r.Shape.String())
-		}
-		last, ok := r.LastValue()
-		if ok {
-			s.seqs.Nextval(s.memoryID(n, id), last)
-			s.lastName = n
-		}
-		return []eval.Datum{eval.Int(r.First), eval.Int(r.Last()), eval.Int(r.Increment), shape}, nil
-	case "get_internal_sequence_state":
-		info, err := eng.Info(n)
-		if err != nil {
-			return nil, err
-		}
-		if !info.State.Called {
-			return []eval.Datum{eval.Null}, nil
-		}
-		return []eval.Datum{eval.Int(info.State.Last)}, nil
-	case "seqd_release":
-		k, err := eng.Release(n, args[0].I, args[1].I)
-		if err != nil {
-			return nil, err
-		}
-		return []eval.Datum{eval.Bool(k > 0)}, nil
+// nextval takes sequence n's next value and remembers it (currval,
+// lastval): nextval's one implementation, which the SQL functions, the
+// generate_series stream and the typed operations call. The caller made
+// the checks (SeqFunc.check).
+func (s *Session) nextval(ctx context.Context, n engine.Name) (int64, error) {
+	var id uint64
+	var v int64
+	var err error
+	if s.txn != nil || s.isTemp(n) {
+		id, v, err = s.engFor(n).Nextval(ctx, n)
+	} else {
+		id, v, err = s.eng.Nextval(ctx, n) // no interface call on the hot path
 	}
-	return nil, sqlerr.Errorf(sqlerr.UndefinedFunction, "function %s does not exist", x.f.name)
+	if err != nil {
+		return 0, err
+	}
+	s.seqs.Nextval(s.memoryID(n, id), v)
+	s.lastName = n
+	return v, nil
 }
 
-// lastval is PostgreSQL's lastval(): the value nextval last gave the
+func runNextval(ctx context.Context, s *Session, _ *SeqFunc, n engine.Name, _ []eval.Datum) ([]eval.Datum, error) {
+	v, err := s.nextval(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	return []eval.Datum{eval.Int(v)}, nil
+}
+
+// runCurrval is currval(s), and MariaDB's LASTVAL(s): NULL until the
+// session used s (PostgreSQL's fails).
+func runCurrval(_ context.Context, s *Session, f *SeqFunc, n engine.Name, _ []eval.Datum) ([]eval.Datum, error) {
+	info, err := s.engFor(n).Info(n)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := s.seqs.Currval(s.memoryID(n, info.ID))
+	if !ok && f.MariaDB {
+		return nil, nil
+	}
+	if !ok {
+		return nil, sqlerr.Errorf(sqlerr.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", n.Rel())
+	}
+	return []eval.Datum{eval.Int(v)}, nil
+}
+
+// runLastval is PostgreSQL's lastval(): the value nextval last gave the
 // session, if its sequence is still the one it came from.
-func (s *Session) lastval() ([]eval.Datum, error) {
+func runLastval(_ context.Context, s *Session, f *SeqFunc, _ engine.Name, _ []eval.Datum) ([]eval.Datum, error) {
 	id, v, ok := s.seqs.Lastval()
 	if ok {
 		if info, err := s.engFor(s.lastName).Info(s.lastName); err != nil || s.memoryID(s.lastName, info.ID) != id {
@@ -354,19 +398,93 @@ func (s *Session) lastval() ([]eval.Datum, error) {
 	if !ok {
 		return nil, sqlerr.Errorf(sqlerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 	}
-	if err := s.checkPrivilege(s.lastName, engine.PrivUsage|engine.PrivSelect); err != nil {
+	if err := s.checkPrivilege(s.lastName, f.Privs); err != nil {
 		return nil, err
 	}
 	return []eval.Datum{eval.Int(v)}, nil
 }
 
-// funcPrivileges are the privileges, any one of which a sequence function
-// needs, as PostgreSQL's (seqd_reserve and seqd_release as nextval).
-var funcPrivileges = map[string]engine.Privs{
-	"nextval": engine.PrivUsage | engine.PrivUpdate, "seqd_reserve": engine.PrivUsage | engine.PrivUpdate,
-	"seqd_release": engine.PrivUsage | engine.PrivUpdate, "setval": engine.PrivUpdate,
-	"currval": engine.PrivUsage | engine.PrivSelect, "lastval": engine.PrivUsage | engine.PrivSelect,
-	"get_internal_sequence_state": engine.PrivUsage | engine.PrivSelect,
+// runSetval is setval(s, v[, is_called]), and MariaDB's SETVAL: NULL,
+// and no change, where it would move the sequence back.
+func runSetval(ctx context.Context, s *Session, f *SeqFunc, n engine.Name, args []eval.Datum) ([]eval.Datum, error) {
+	v, err := s.setval(ctx, f, n, args[0].I, len(args) < 2 || args[1].I != 0)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return []eval.Datum{eval.Int(*v)}, nil
+}
+
+// setval moves n to v (called: v was handed out), as f (setval or
+// MariaDB's SETVAL, which moves only ahead: nil when it does not move).
+func (s *Session) setval(ctx context.Context, f *SeqFunc, n engine.Name, v int64, called bool) (*int64, error) {
+	eng := s.engFor(n)
+	var id uint64
+	var err error
+	if f.MariaDB {
+		var moved bool
+		if id, moved, err = eng.SetvalAhead(ctx, n, v, called); err == nil && !moved {
+			return nil, nil
+		}
+	} else {
+		id, err = eng.Setval(ctx, n, v, called)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if called {
+		s.seqs.Setval(s.memoryID(n, id), v)
+	}
+	return &v, nil
+}
+
+func runReserve(ctx context.Context, s *Session, _ *SeqFunc, n engine.Name, args []eval.Datum) ([]eval.Datum, error) {
+	r, err := s.reserve(ctx, n, args[0].I)
+	if err != nil {
+		return nil, err
+	}
+	// A shaped sequence's range is one of counters; its shape, taken
+	// with it, says how the caller maps them to values.
+	shape := eval.Null
+	if r.Shape.Shaped() {
+		shape = eval.Text(r.Shape.String())
+	}
+	return []eval.Datum{eval.Int(r.First), eval.Int(r.Last()), eval.Int(r.Increment), shape}, nil
+}
+
+// reserve reserves count values of n as one range (seqd_reserve); currval
+// is the last value the range holds.
+func (s *Session) reserve(ctx context.Context, n engine.Name, count int64) (seqmath.Range, error) {
+	if count < 1 || count > s.maxRows {
+		return seqmath.Range{}, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_reserve count must be between 1 and %d, not %d", s.maxRows, count)
+	}
+	id, r, err := s.engFor(n).Reserve(ctx, n, count)
+	if err != nil {
+		return seqmath.Range{}, err
+	}
+	if last, ok := r.LastValue(); ok {
+		s.seqs.Nextval(s.memoryID(n, id), last)
+		s.lastName = n
+	}
+	return r, nil
+}
+
+func runRelease(_ context.Context, s *Session, _ *SeqFunc, n engine.Name, args []eval.Datum) ([]eval.Datum, error) {
+	k, err := s.engFor(n).Release(n, args[0].I, args[1].I)
+	if err != nil {
+		return nil, err
+	}
+	return []eval.Datum{eval.Bool(k > 0)}, nil
+}
+
+func runInternalState(_ context.Context, s *Session, _ *SeqFunc, n engine.Name, _ []eval.Datum) ([]eval.Datum, error) {
+	info, err := s.engFor(n).Info(n)
+	if err != nil {
+		return nil, err
+	}
+	if !info.State.Called {
+		return []eval.Datum{eval.Null}, nil
+	}
+	return []eval.Datum{eval.Int(info.State.Last)}, nil
 }
 
 // reserveColumns are seqd_reserve's result columns: shape is NULL for an
@@ -391,17 +509,32 @@ type bulkNextval struct {
 }
 
 func (b *bulkNextval) Next() ([]eval.Datum, bool, error) {
+	v, ok, err := b.next()
+	if !ok || err != nil {
+		return nil, false, err
+	}
+	b.row[0] = eval.Int(v)
+	return b.row[:], true, nil
+}
+
+// next is the stream's next value, false past its last.
+func (b *bulkNextval) next() (int64, bool, error) {
 	eng := b.s.engFor(b.name)
 	for b.left > 0 {
 		if b.i == b.r.Count {
 			if b.r.Shape.HasSkip() {
 				// A skip range may pass over any number of counters:
 				// nextval jumps them rather than stream them.
-				return b.nextval(eng)
+				v, err := b.s.nextval(b.ctx, b.name)
+				if err != nil {
+					return 0, false, err
+				}
+				b.left--
+				return v, true, nil
 			}
 			id, r, err := eng.ReserveUpTo(b.ctx, b.name, min(b.left, bulkChunk))
 			if err != nil {
-				return nil, false, err
+				return 0, false, err
 			}
 			b.id, b.r, b.i = id, r, 0
 		}
@@ -417,190 +550,7 @@ func (b *bulkNextval) Next() ([]eval.Datum, bool, error) {
 			b.s.seqs.Nextval(b.s.memoryID(b.name, b.id), v)
 			b.s.lastName = b.name
 		}
-		b.row[0] = eval.Int(v)
-		return b.row[:], true, nil
+		return v, true, nil
 	}
-	return nil, false, nil
-}
-
-// nextval is one row of the stream from nextval.
-func (b *bulkNextval) nextval(eng seqCatalog) ([]eval.Datum, bool, error) {
-	id, v, err := eng.Nextval(b.ctx, b.name)
-	if err != nil {
-		return nil, false, err
-	}
-	b.left--
-	b.s.seqs.Nextval(b.s.memoryID(b.name, id), v)
-	b.s.lastName = b.name
-	b.row[0] = eval.Int(v)
-	return b.row[:], true, nil
-}
-
-// sequenceByText resolves the text form of a sequence name, which must
-// exist. The last name resolved is remembered: clients repeat the same
-// nextval('s'), and it stands until a name could resolve differently.
-func (s *Session) sequenceByText(text string) (engine.Name, error) {
-	epoch := s.planEpoch()
-	if text == s.regText && epoch == s.regEpoch && text != "" {
-		return s.regName, nil
-	}
-	q, err := pgsql.ParseQualifiedName(text)
-	if err != nil {
-		return engine.Name{}, err
-	}
-	n, err := s.lookupSequence(q)
-	if err != nil {
-		if rel, rerr := s.resolveRelation(q); rerr == nil && rel.kind != 'S' {
-			return engine.Name{}, sqlerr.Errorf(sqlerr.DatatypeMismatch, "\"%s\" is not a sequence", q.Rel)
-		}
-		return engine.Name{}, err
-	}
-	s.regText, s.regName, s.regEpoch = text, n, epoch
-	return n, nil
-}
-
-// sequenceByOID names the sequence an OID (a regclass value) stands for.
-func (s *Session) sequenceByOID(oid uint32) (engine.Name, error) {
-	n, id, ok := s.oids().sequence(oid)
-	if info, err := s.engFor(n).Info(n); ok && (errors.Is(err, engine.ErrNotFound) || err == nil && info.ID != id) {
-		ok = false // dropped, or dropped and created again
-	}
-	if !ok {
-		if rel := catalogByOID(oid); rel != nil {
-			return engine.Name{}, sqlerr.Errorf(sqlerr.DatatypeMismatch, "\"%s\" is not a sequence", rel.name)
-		}
-		return engine.Name{}, sqlerr.Errorf(sqlerr.UndefinedTable, "could not open relation with OID %d", oid)
-	}
-	return n, nil
-}
-
-// regclassIn is regclass's input function: a relation name (a sequence or
-// a catalog relation) along the search path, or a numeric OID.
-func (s *Session) regclassIn(text string) (eval.Datum, error) {
-	if t := strings.TrimSpace(text); t != "" && t[0] >= '0' && t[0] <= '9' {
-		d, err := s.Input(eval.TOid, t)
-		if err != nil {
-			return eval.Null, err
-		}
-		return s.regclassOf(uint32(d.I)), nil
-	}
-	q, err := pgsql.ParseQualifiedName(text)
-	if err != nil {
-		return eval.Null, err
-	}
-	rel, err := s.resolveRelation(q)
-	if err != nil {
-		return eval.Null, err
-	}
-	if rel.kind != 'S' {
-		return s.regclassOf(rel.oid), nil
-	}
-	n, _ := engine.NewName(rel.schema, rel.name)
-	return eval.Datum{Kind: eval.KInt, I: int64(rel.oid), S: s.displayRel(n)}, nil
-}
-
-// regclassOf is the regclass value of an OID, named if it is known.
-func (s *Session) regclassOf(oid uint32) eval.Datum {
-	if n, _, ok := s.oids().sequence(oid); ok {
-		return eval.Datum{Kind: eval.KInt, I: int64(oid), S: s.displayRel(n)}
-	}
-	if rel := catalogByOID(oid); rel != nil {
-		name := pgsql.QuoteIdent(rel.name)
-		if !s.catalogVisible(rel) {
-			name = pgsql.QuoteIdent(rel.schema) + "." + name
-		}
-		return eval.Datum{Kind: eval.KInt, I: int64(oid), S: name}
-	}
-	return eval.Datum{Kind: eval.KInt, I: int64(oid), S: fmt.Sprint(oid)}
-}
-
-func (s *Session) sequenceLastValue(oid uint32) (eval.Datum, error) {
-	n, err := s.sequenceByOID(oid)
-	if err != nil {
-		return eval.Null, err
-	}
-	if err := s.checkPrivilege(n, engine.PrivUsage|engine.PrivSelect); err != nil {
-		return eval.Null, err
-	}
-	info, err := s.engFor(n).Info(n)
-	if err == nil {
-		info, err = s.reserved(info)
-	}
-	if err != nil {
-		return eval.Null, err
-	}
-	if !info.State.Called {
-		return eval.Null, nil
-	}
-	return eval.Int(info.Options.Value(info.State.Last)), nil
-}
-
-// sequenceComment is obj_description() of a relation: its comment, NULL if
-// it has none.
-func (s *Session) sequenceComment(oid uint32) eval.Datum {
-	n, err := s.sequenceByOID(oid)
-	if err != nil {
-		return eval.Null
-	}
-	if c, err := s.engFor(n).Comment(n); err == nil && c != "" {
-		return eval.Text(c)
-	}
-	return eval.Null
-}
-
-// sequenceParametersColumns are pg_sequence_parameters' result columns.
-var sequenceParametersColumns = eval.Columns("start_value", eval.TInt8, "minimum_value", eval.TInt8, "maximum_value", eval.TInt8, "increment", eval.TInt8,
-	"cycle_option", eval.TBool, "cache_size", eval.TInt8, "data_type", eval.TOid)
-
-// compileSequenceParameters compiles FROM pg_sequence_parameters(oid).
-func compileSequenceParameters(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) (eval.Expr, error) {
-	if len(fc.Args) != 1 {
-		return nil, c.ErrAt(fc.Location, sqlerr.UndefinedFunction, "function pg_sequence_parameters does not exist")
-	}
-	arg, err := c.Expr(sc, fc.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	if arg, err = c.Coerce(arg, eval.TOid, eval.Location(fc.Args[0]), "argument"); err != nil {
-		return nil, err
-	}
-	return &sequenceParameters{arg: arg}, nil
-}
-
-// sequenceParameters is pg_sequence_parameters(oid): a sequence's options.
-type sequenceParameters struct{ arg eval.Expr }
-
-func (p *sequenceParameters) Type() *eval.Type          { return eval.TInt8 }
-func (p *sequenceParameters) Columns() []eval.RelColumn { return sequenceParametersColumns }
-func (p *sequenceParameters) Eval(e *eval.Env) (eval.Datum, error) {
-	row, err := p.EvalRow(e)
-	if err != nil || row == nil {
-		return eval.Null, err
-	}
-	return row[0], nil
-}
-
-func (p *sequenceParameters) EvalRow(e *eval.Env) ([]eval.Datum, error) {
-	d, err := p.arg.Eval(e)
-	if err != nil || d.Kind == eval.KNull {
-		return nil, err
-	}
-	s := sessionOf(e)
-	n, err := s.sequenceByOID(uint32(d.I))
-	if err != nil {
-		return nil, err
-	}
-	// PostgreSQL 15: SELECT, UPDATE or USAGE on the sequence.
-	if p, err := s.privilegesOn(n); err != nil {
-		return nil, err
-	} else if p&(engine.PrivSelect|engine.PrivUpdate|engine.PrivUsage) == 0 {
-		return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied for sequence %s", n.Rel())
-	}
-	info, err := s.engFor(n).Info(n)
-	if err != nil {
-		return nil, err
-	}
-	o := info.Options
-	return []eval.Datum{eval.Int(o.Start), eval.Int(o.Min), eval.Int(o.Max), eval.Int(o.Increment), eval.Bool(o.Cycle), eval.Int(o.Cache),
-		eval.Int(int64(eval.TypeByName(sqlTypeName(o.Type.String())).OID()))}, nil
+	return 0, false, nil
 }

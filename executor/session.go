@@ -85,6 +85,8 @@ type Session struct {
 	regName   engine.Name
 	regEpoch  planEpoch // the epoch regName was resolved in
 
+	typed map[typedKey]*typedSeq // sequences the typed operations named (seqops.go)
+
 	reg *oidRegistry // this engine's OIDs
 	// tempEng holds the temporary sequences, in tempSchema; nil until the
 	// first is created.
@@ -536,26 +538,10 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []eval.Datum)
 	if len(params) < len(p.ParamTypes) {
 		return nil, sqlerr.Errorf(sqlerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))
 	}
-	if ctx != s.waitParent {
-		s.waitParent, s.waitCtx = ctx, engine.WithWaitState(ctx, &s.backend.wait)
-	}
-	ctx = s.waitCtx
-	if d := s.timeout(lockTimeout); d > 0 {
-		ctx = engine.WithLockTimeout(ctx, d)
-	}
-	s.activityBegin(p.text)
+	ctx = s.statementBegin(ctx, p.text)
 	p.runs++
-	s.xactRan = true
 	r, err := p.run(ctx, params)
-	if s.implicit {
-		s.executed++
-	}
-	if err != nil {
-		if errors.Is(err, engine.ErrDeadlock) {
-			s.backend.mu.Lock()
-			s.backend.deadlocks++
-			s.backend.mu.Unlock()
-		}
+	if err := s.statementEnd(err); err != nil {
 		return nil, err
 	}
 	if len(s.reported) > 0 {
@@ -566,6 +552,39 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []eval.Datum)
 		r.Notices = s.visibleNotices(r.Notices)
 	}
 	return r, nil
+}
+
+// statementBegin is what every statement does as it starts to run, a
+// prepared one (Execute) or a typed operation (seqops.go): its context
+// with the session's wait state (pg_stat_activity's wait events) and
+// lock_timeout, the session shown active running text, the transaction
+// marked as having run one.
+func (s *Session) statementBegin(ctx context.Context, text string) context.Context {
+	if ctx != s.waitParent {
+		s.waitParent, s.waitCtx = ctx, engine.WithWaitState(ctx, &s.backend.wait)
+	}
+	ctx = s.waitCtx
+	if d := s.timeout(lockTimeout); d > 0 {
+		ctx = engine.WithLockTimeout(ctx, d)
+	}
+	s.activityBegin(text)
+	s.xactRan = true
+	return ctx
+}
+
+// statementEnd is what every statement does once it ran, with its error
+// (returned): counted in a Query's implicit transaction, and a
+// deadlock's victim counted.
+func (s *Session) statementEnd(err error) error {
+	if s.implicit {
+		s.executed++
+	}
+	if err != nil && errors.Is(err, engine.ErrDeadlock) {
+		s.backend.mu.Lock()
+		s.backend.deadlocks++
+		s.backend.mu.Unlock()
+	}
+	return err
 }
 
 // messageLevels orders client_min_messages' values.

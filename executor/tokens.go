@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -35,7 +36,11 @@ const (
 
 func init() {
 	create := func(e *eval.Env, label string, days int64) (eval.Datum, error) {
-		return sessionOf(e).createToken(e, label, days)
+		token, err := sessionOf(e).createToken(e.Ctx, label, days)
+		if err != nil {
+			return eval.Null, err
+		}
+		return eval.Text(token), nil
 	}
 	eval.Define("seqd_create_token", eval.TText, false, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
 		return create(e, a[0].S, defaultTokenDays)
@@ -47,26 +52,30 @@ func init() {
 		return create(e, a[0].S, a[1].I)
 	}, eval.TText, eval.TInt4)
 	eval.Define("seqd_revoke_token", eval.TBool, true, func(e *eval.Env, a []eval.Datum) (eval.Datum, error) {
-		return sessionOf(e).revokeToken(e, a[0].S)
+		revoked, err := sessionOf(e).revokeToken(e.Ctx, a[0].S)
+		if err != nil {
+			return eval.Null, err
+		}
+		return eval.Bool(revoked), nil
 	}, eval.TText)
 }
 
 // createToken makes a token of the session's role, valid for days, and
 // returns it: the only time its secret is seen.
-func (s *Session) createToken(e *eval.Env, label string, days int64) (eval.Datum, error) {
+func (s *Session) createToken(ctx context.Context, label string, days int64) (string, error) {
 	if err := s.checkWritable("seqd_create_token()"); err != nil {
-		return eval.Null, err
+		return "", err
 	}
 	if days < 1 || days > maxTokenDays {
-		return eval.Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_create_token: a token is valid for 1 to %d days, not %d", maxTokenDays, days)
+		return "", sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_create_token: a token is valid for 1 to %d days, not %d", maxTokenDays, days)
 	}
 	if len(label) > engine.MaxTokenLabel {
-		return eval.Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_create_token: a label is at most %d bytes", engine.MaxTokenLabel)
+		return "", sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_create_token: a label is at most %d bytes", engine.MaxTokenLabel)
 	}
 	user := s.cfg.User
 	r, ok := s.roles().Role(user)
 	if !ok {
-		return eval.Null, sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", user)
+		return "", sqlerr.Errorf(sqlerr.UndefinedObject, "role \"%s\" does not exist", user)
 	}
 	now := time.Now()
 	// Expired tokens go as a new one comes; a fresh slice, so that the
@@ -78,7 +87,7 @@ func (s *Session) createToken(e *eval.Env, label string, days int64) (eval.Datum
 		}
 	}
 	if len(kept) >= engine.MaxTokens {
-		return eval.Null, sqlerr.Errorf(sqlerr.ProgramLimitExceeded, "role \"%s\" has %d tokens already, the most it may hold: revoke one (seqd_revoke_token)", user, len(kept))
+		return "", sqlerr.Errorf(sqlerr.ProgramLimitExceeded, "role \"%s\" has %d tokens already, the most it may hold: revoke one (seqd_revoke_token)", user, len(kept))
 	}
 	var secret [32]byte
 	t := engine.Token{Label: label, Created: now, Expires: now.Add(time.Duration(days) * 24 * time.Hour)}
@@ -86,22 +95,22 @@ func (s *Session) createToken(e *eval.Env, label string, days int64) (eval.Datum
 	rand.Read(secret[:])
 	t.Hash = sha256.Sum256(secret[:])
 	r.Tokens = append(kept, t)
-	if err := s.roleDDL().PutRole(e.Ctx, r, false); err != nil {
-		return eval.Null, err
+	if err := s.roleDDL().PutRole(ctx, r, false); err != nil {
+		return "", err
 	}
-	return eval.Text(tokenPrefix + base64.RawURLEncoding.EncodeToString([]byte(user)) + "." + hex.EncodeToString(t.ID[:]) + "." +
-		base64.RawURLEncoding.EncodeToString(secret[:])), nil
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString([]byte(user)) + "." + hex.EncodeToString(t.ID[:]) + "." +
+		base64.RawURLEncoding.EncodeToString(secret[:]), nil
 }
 
 // revokeToken drops the token of ID id (hex) from the session's role, or
 // for a superuser from any role's: true if there was one.
-func (s *Session) revokeToken(e *eval.Env, id string) (eval.Datum, error) {
+func (s *Session) revokeToken(ctx context.Context, id string) (bool, error) {
 	if err := s.checkWritable("seqd_revoke_token()"); err != nil {
-		return eval.Null, err
+		return false, err
 	}
 	raw, err := hex.DecodeString(id)
 	if err != nil || len(raw) != 16 {
-		return eval.Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_revoke_token: %q is not a token's ID (32 hexadecimal digits, as seqd_tokens shows it)", id)
+		return false, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_revoke_token: %q is not a token's ID (32 hexadecimal digits, as seqd_tokens shows it)", id)
 	}
 	roles := []engine.Role{}
 	if s.isSuperuser(s.cfg.User) {
@@ -115,12 +124,12 @@ func (s *Session) revokeToken(e *eval.Env, id string) (eval.Datum, error) {
 			continue
 		}
 		r.Tokens = slices.Delete(slices.Clone(r.Tokens), i, i+1)
-		if err := s.roleDDL().PutRole(e.Ctx, r, false); err != nil {
-			return eval.Null, err
+		if err := s.roleDDL().PutRole(ctx, r, false); err != nil {
+			return false, err
 		}
-		return eval.Bool(true), nil
+		return true, nil
 	}
-	return eval.Bool(false), nil
+	return false, nil
 }
 
 // tokenRows are seqd_tokens' rows: the session's role's tokens, every
