@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/internal/testenv"
 )
 
@@ -22,7 +23,7 @@ func TestCallerGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Run("create sequence s"); err != nil {
+	if err := q.CreateSequence("public", "s", executor.SequenceOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	q.End()
@@ -31,10 +32,11 @@ func TestCallerGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := holder.Run("begin"); err != nil {
+	if err := holder.Begin(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := holder.Run("alter sequence s restart with 100"); err != nil {
+	restart := int64(100)
+	if err := holder.AlterSequence("public", "s", executor.SequenceOptions{Restart: &restart}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -58,7 +60,7 @@ func TestCallerGone(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the waiting call did not end after its caller's context did")
 	}
-	if _, err := holder.Run("commit"); err != nil {
+	if err := holder.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	holder.End()

@@ -1,29 +1,44 @@
 package apicore
 
 import (
+	"context"
 	"testing"
 
-	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/internal/testenv"
 )
 
-// FuzzNames: any schema and name make one statement whose string literal
-// is exactly the quoted qualified name: nothing of a name leaves its
-// literal.
+// FuzzNames: any name CheckName lets through reaches the session as it
+// was given: a sequence made under it is the one taken from, described
+// and dropped under it, whatever quotes, backslashes, case or SQL it
+// holds (no text is made of it).
 func FuzzNames(f *testing.F) {
-	for _, seed := range [][2]string{{"public", "s"}, {`a"b`, `c'd`}, {`\`, `'\''`}, {"x", `'); drop sequence s; --`}, {"", ""}} {
-		f.Add(seed[0], seed[1])
+	for _, seed := range []string{"s", `a"b`, `c'd`, `\`, `'\''`, `'); drop sequence s; --`, "", "CASE", "a.b"} {
+		f.Add(seed)
 	}
-	f.Fuzz(func(t *testing.T, schema, name string) {
-		if ValidName(schema) != nil || ValidName(name) != nil {
-			return // refused before any statement (the APIs call ValidName first)
+	eng := testenv.MemEngine(f)
+	c := New(Config{Engine: eng})
+	f.Cleanup(c.Close)
+	f.Fuzz(func(t *testing.T, name string) {
+		if CheckName("name", name) != nil {
+			return // refused before any call (the APIs call CheckName first)
 		}
-		stmts, err := pgsql.Parse("select nextval(" + QuoteLiteral(Qualified(schema, name)) + ")")
-		if err != nil || len(stmts) != 1 {
-			t.Fatalf("%q.%q: %v (%d statements)", schema, name, err, len(stmts))
+		q, err := c.Begin(context.Background(), "", Client{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		fc := stmts[0].Node.GetSelectStmt().GetTargetList()[0].GetResTarget().GetVal().GetFuncCall()
-		if fc == nil || len(fc.Args) != 1 || fc.Args[0].GetAConst().GetSval().GetSval() != Qualified(schema, name) {
-			t.Fatalf("%q.%q: the statement's argument is not the name: %v", schema, name, stmts[0].Node)
+		defer q.End()
+		if err := q.CreateSequence("public", name, executor.SequenceOptions{}); err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if v, err := q.Next("public", name, 1); err != nil || v[0] != 1 {
+			t.Fatalf("%q: nextval %v %v", name, v, err)
+		}
+		if d, err := q.Describe("public", name); err != nil || !d.Called || d.LastValue != 1 {
+			t.Fatalf("%q: describe %+v %v", name, d, err)
+		}
+		if err := q.DropSequence("public", name); err != nil {
+			t.Fatalf("%q: drop %v", name, err)
 		}
 	})
 }

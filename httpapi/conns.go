@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // The API's connections are counted in the shared budget from accept
@@ -141,7 +142,7 @@ func connState(nc net.Conn, st http.ConnState) {
 var refusal = func() []byte {
 	var body bytes.Buffer
 	w := &headerWriter{h: http.Header{}, body: &body}
-	writeProblem(w, statusOf("53300"), "53300", "sorry, too many clients already")
+	writeProblem(w, statusOf(sqlerr.TooManyConnections), sqlerr.SQLState(sqlerr.TooManyConnections), "sorry, too many clients already")
 	w.h.Set("Retry-After", "1")
 	resp := &http.Response{StatusCode: w.status, ProtoMajor: 1, ProtoMinor: 1, Header: w.h, Close: true,
 		ContentLength: int64(body.Len()), Body: io.NopCloser(&body)}

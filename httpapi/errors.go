@@ -6,25 +6,32 @@ import (
 	"net/http"
 
 	"github.com/seqd/seqd/apicore"
+	"github.com/seqd/seqd/sqlerr"
 )
 
-// problem is an error as the API answers it: an HTTP status, the
-// SQLSTATE and the message (with Retry-After where the SQLSTATE is one
-// sending again may cure: apicore.Retryable).
+// problem is an error as the API answers it: an HTTP status, the error's
+// kind, its SQLSTATE and the message (with Retry-After where the kind is
+// one sending again may cure: apicore.RetryableKind).
 type problem struct {
 	status int
+	kind   sqlerr.Kind
 	code   string
 	msg    string
 }
 
 func (p *problem) Error() string { return p.msg }
 
+// newProblem is a problem of kind answered with status.
+func newProblem(status int, kind sqlerr.Kind, msg string) *problem {
+	return &problem{status: status, kind: kind, code: sqlerr.SQLState(kind), msg: msg}
+}
+
 func badRequest(msg string) error { return apicore.BadRequest(msg) }
 
-// statusOf is the HTTP status of an error of SQLSTATE code: what a
-// caller can act on.
-func statusOf(code string) int {
-	switch apicore.ClassOf(code) {
+// statusOf is the HTTP status of an error of kind: what a caller can act
+// on.
+func statusOf(kind sqlerr.Kind) int {
+	switch apicore.ClassOfKind(kind) {
 	case apicore.NotFound:
 		return http.StatusNotFound
 	case apicore.Forbidden:
@@ -47,13 +54,12 @@ func statusOf(code string) int {
 	return http.StatusInternalServerError
 }
 
-// problemOf is err as a problem, with the SQLSTATE the SQL front ends
-// give for it.
+// problemOf is err as a problem, of the kind the SQL front ends give it.
 func problemOf(err error) *problem {
 	var p *problem
 	if !errors.As(err, &p) {
 		e := apicore.ErrorOf(err)
-		p = &problem{status: statusOf(e.Code), code: e.Code, msg: e.Msg}
+		p = &problem{status: statusOf(e.Kind), kind: e.Kind, code: e.Code, msg: e.Msg}
 	}
 	return p
 }
@@ -61,10 +67,10 @@ func problemOf(err error) *problem {
 // fail writes err as a problem.
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	p := problemOf(err)
-	if apicore.Retryable(p.code) {
+	if apicore.RetryableKind(p.kind) {
 		w.Header().Set("Retry-After", "1")
 	}
-	if p.status >= 500 && p.code != "25006" && p.code != "57P01" {
+	if p.status >= 500 && p.kind != sqlerr.ReadOnlyTransaction && p.kind != sqlerr.AdminShutdown {
 		s.log.Printf("http api: %s %s", p.code, p.msg)
 	}
 	writeProblem(w, p.status, p.code, p.msg)

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/seqd/seqd/apicore"
-	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Authentication methods (Config.Auth): apicore's.
@@ -245,9 +245,6 @@ func credentialsOf(r *http.Request) apicore.Credentials {
 // small answer's text.
 var requests = sync.Pool{New: func() any { return new(request) }}
 
-// qualified is the request's sequence as SQL names it.
-func (q *request) qualified() string { return apicore.Qualified(q.schema, q.name) }
-
 // handle runs f for an authenticated request with a pooled session of
 // its role, and writes its answer: a JSON value, or the problem its
 // error is. The request's connection is counted in the budget already
@@ -308,7 +305,7 @@ func (s *Server) handle(op string, sequence bool, f func(*request) (int, any, er
 				p = problemOf(call.Fail(err))
 			}
 			code = p.code
-			if call.Standby && code == "25006" && s.forward(w, r, q.raw) {
+			if call.Standby && p.kind == sqlerr.ReadOnlyTransaction && s.forward(w, r, q.raw) {
 				if s.cfg.OnStatement != nil {
 					s.cfg.OnStatement(forwarded, "00000")(time.Since(began))
 				}
@@ -347,9 +344,9 @@ func readBody(w http.ResponseWriter, r *http.Request, into *map[string]json.RawM
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return nil, &problem{status: http.StatusRequestEntityTooLarge, code: "54000", msg: fmt.Sprintf("request body exceeds %d bytes", maxBody)}
+		return nil, newProblem(http.StatusRequestEntityTooLarge, sqlerr.ProgramLimitExceeded, fmt.Sprintf("request body exceeds %d bytes", maxBody))
 	case err != nil:
-		return nil, &problem{status: http.StatusBadRequest, code: "08P01", msg: "could not read the request body: " + err.Error()}
+		return nil, newProblem(http.StatusBadRequest, sqlerr.ProtocolViolation, "could not read the request body: "+err.Error())
 	case len(strings.TrimSpace(string(b))) == 0:
 		return b, nil
 	}
@@ -424,280 +421,6 @@ func (q *request) only(fields ...string) error {
 		}
 	}
 	return nil
-}
-
-// nextval takes count values (1 by default): {"values": [...]}.
-func (s *Server) nextval(q *request) (int, any, error) {
-	if err := q.only("count"); err != nil {
-		return 0, nil, err
-	}
-	count, err := q.integer("count", 1)
-	if err != nil {
-		return 0, nil, err
-	}
-	if count > 1 {
-		// Room for the answer, given back once it is written (handle).
-		// (A count past MaxValues is refused by NextInto.)
-		if q.release, err = roomFor(q.http.Context(), min(count, apicore.MaxValues)*bytesPerValue); err != nil {
-			return 0, nil, err
-		}
-	}
-	values, err := q.NextInto(q.one[:0], q.schema, q.name, count)
-	if err != nil {
-		return 0, nil, err
-	}
-	q.taken = values
-	return http.StatusOK, &q.taken, nil
-}
-
-// reserve reserves count values as a range seqd_reserve gives:
-// {"first", "last", "increment", "shape"}.
-func (s *Server) reserve(q *request) (int, any, error) {
-	if err := q.only("count"); err != nil {
-		return 0, nil, err
-	}
-	count, err := q.integer("count", 1)
-	if err != nil {
-		return 0, nil, err
-	}
-	r, err := q.Reserve(q.schema, q.name, count)
-	if err != nil {
-		return 0, nil, err
-	}
-	var shape any // null: an ordered sequence's range
-	if r.Shape != "" {
-		shape = r.Shape
-	}
-	return http.StatusOK, map[string]any{"first": strconv.FormatInt(r.First, 10), "last": strconv.FormatInt(r.Last, 10),
-		"increment": strconv.FormatInt(r.Increment, 10), "shape": shape}, nil
-}
-
-// release gives back the unused tail of a reserved range, as
-// seqd_release: {"released": true} when it was the tail of what the
-// sequence handed out last (the next caller gets first again), false
-// when anything came between (the values stay burned).
-func (s *Server) release(q *request) (int, any, error) {
-	if err := q.only("first", "last"); err != nil {
-		return 0, nil, err
-	}
-	first, err := q.integer("first", 0)
-	if err != nil {
-		return 0, nil, err
-	}
-	last, err := q.integer("last", 0)
-	if err != nil {
-		return 0, nil, err
-	}
-	if _, ok := q.body["first"]; !ok {
-		return 0, nil, badRequest("release needs first and last")
-	}
-	if _, ok := q.body["last"]; !ok {
-		return 0, nil, badRequest("release needs first and last")
-	}
-	released, err := q.Release(q.schema, q.name, first, last)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, map[string]any{"released": released}, nil
-}
-
-// describe is the sequence's definition and position, as pg_sequences
-// shows them.
-func (s *Server) describe(q *request) (int, any, error) {
-	rows, err := q.Run(`select format_type(s.seqtypid, null), s.seqstart, s.seqmin, s.seqmax, s.seqincrement, s.seqcycle, s.seqcache,
-		pg_sequence_last_value(c.oid), pg_get_userbyid(c.relowner)
-		from pg_class c join pg_sequence s on s.seqrelid = c.oid where c.oid = ` + apicore.QuoteLiteral(q.qualified()) + `::regclass`)
-	if err != nil {
-		return 0, nil, err
-	}
-	if len(rows) == 0 {
-		return 0, nil, &problem{status: http.StatusNotFound, code: "42P01", msg: fmt.Sprintf("relation \"%s.%s\" is not a sequence", q.schema, q.name)}
-	}
-	r := rows[0]
-	return http.StatusOK, map[string]any{"schema": q.schema, "name": q.name, "type": apicore.Text(r[0]), "start": apicore.Text(r[1]), "minvalue": apicore.Text(r[2]),
-		"maxvalue": apicore.Text(r[3]), "increment": apicore.Text(r[4]), "cycle": r[5].Truth(), "cache": apicore.Text(r[6]), "last_value": apicore.Text(r[7]), "owner": apicore.Text(r[8])}, nil
-}
-
-// options are CREATE and ALTER SEQUENCE's options from the body: each
-// value checked (an integer, a type of the three, a boolean), so that
-// what reaches the statement is only what it says.
-func (q *request) options(alter bool) (string, error) {
-	var b strings.Builder
-	known := map[string]bool{"type": true, "start": true, "increment": true, "minvalue": true, "maxvalue": true, "cache": true, "cycle": true, "restart": alter}
-	for k := range q.body {
-		if !known[k] {
-			return "", badRequest(fmt.Sprintf("unknown option %q", k))
-		}
-	}
-	if raw, ok := q.body["type"]; ok {
-		var t string
-		if json.Unmarshal(raw, &t) != nil || t != "smallint" && t != "integer" && t != "bigint" {
-			return "", badRequest("type must be smallint, integer or bigint")
-		}
-		b.WriteString(" as " + t)
-	}
-	for _, o := range []struct{ field, sql string }{{"increment", "increment by"}, {"minvalue", "minvalue"}, {"maxvalue", "maxvalue"},
-		{"start", "start with"}, {"restart", "restart with"}, {"cache", "cache"}} {
-		if _, ok := q.body[o.field]; !ok {
-			continue
-		}
-		v, err := q.integer(o.field, 0)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, " %s %d", o.sql, v)
-	}
-	if raw, ok := q.body["cycle"]; ok {
-		var c bool
-		if json.Unmarshal(raw, &c) != nil {
-			return "", badRequest("cycle must be true or false")
-		}
-		if c {
-			b.WriteString(" cycle")
-		} else {
-			b.WriteString(" no cycle")
-		}
-	}
-	return b.String(), nil
-}
-
-// create makes the sequence (201; 409 if the name is taken).
-func (s *Server) create(q *request) (int, any, error) {
-	opts, err := q.options(false)
-	if err != nil {
-		return 0, nil, err
-	}
-	if _, err := q.Run("create sequence " + q.qualified() + opts); err != nil {
-		return 0, nil, err
-	}
-	return s.describeAs(q, http.StatusCreated)
-}
-
-// alter changes the sequence's options.
-func (s *Server) alter(q *request) (int, any, error) {
-	opts, err := q.options(true)
-	if err != nil {
-		return 0, nil, err
-	}
-	if opts == "" {
-		return 0, nil, badRequest("no option to change")
-	}
-	if _, err := q.Run("alter sequence " + q.qualified() + opts); err != nil {
-		return 0, nil, err
-	}
-	return s.describeAs(q, http.StatusOK)
-}
-
-func (s *Server) describeAs(q *request, status int) (int, any, error) {
-	_, v, err := s.describe(q)
-	return status, v, err
-}
-
-// drop drops the sequence (204).
-func (s *Server) drop(q *request) (int, any, error) {
-	if len(q.body) > 0 {
-		return 0, nil, badRequest("DELETE takes no body")
-	}
-	if _, err := q.Run("drop sequence " + q.qualified()); err != nil {
-		return 0, nil, err
-	}
-	return http.StatusNoContent, nil, nil
-}
-
-// createToken makes a bearer token of the request's role: 201 and the
-// token, shown this once. A request authenticated by a token may not
-// make one (a token would outlive itself).
-func (s *Server) createToken(q *request) (int, any, error) {
-	if q.bearer {
-		return 0, nil, &problem{status: http.StatusForbidden, code: "42501", msg: "a bearer token cannot make tokens: authenticate with the role's password"}
-	}
-	for k := range q.body {
-		if k != "label" && k != "valid_days" {
-			return 0, nil, badRequest(fmt.Sprintf("unknown field %q (want label, valid_days)", k))
-		}
-	}
-	label := "null"
-	if raw, ok := q.body["label"]; ok {
-		var l string
-		if json.Unmarshal(raw, &l) != nil {
-			return 0, nil, badRequest("label must be a string")
-		}
-		if err := apicore.ValidName(l); err != nil {
-			return 0, nil, err
-		}
-		label = apicore.QuoteLiteral(l)
-	}
-	days, err := q.integer("valid_days", 90)
-	if err != nil {
-		return 0, nil, err
-	}
-	if days < 1 || days > 3650 {
-		return 0, nil, badRequest("valid_days must be between 1 and 3650")
-	}
-	rows, err := q.Run(fmt.Sprintf("select seqd_create_token(%s, %d)", label, days))
-	if err != nil {
-		return 0, nil, err
-	}
-	token := rows[0][0].S
-	parts := strings.Split(token, ".")
-	list, err := s.tokens(q, parts[2])
-	if err != nil || len(list) != 1 {
-		return 0, nil, fmt.Errorf("the token made is not in seqd_tokens: %v", err)
-	}
-	list[0]["token"] = token
-	return http.StatusCreated, list[0], nil
-}
-
-// tokens lists the tokens the request's role may see (its own; every
-// role's for a superuser), or the one of ID id.
-func (s *Server) tokens(q *request, id string) ([]map[string]any, error) {
-	sql := "select rolname, id, label, created, expires from seqd_tokens"
-	if id != "" {
-		sql += " where id = " + apicore.QuoteLiteral(id)
-	}
-	rows, err := q.Run(sql + " order by created, id")
-	if err != nil {
-		return nil, err
-	}
-	out := []map[string]any{}
-	for _, r := range rows {
-		t := map[string]any{"role": r[0].S, "id": r[1].S, "label": nil, "created": timestamp(r[3]), "expires": timestamp(r[4])}
-		if !r[2].IsNull() {
-			t["label"] = r[2].S
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-// timestamp is a timestamptz datum in RFC 3339, UTC.
-func timestamp(d eval.Datum) string { return eval.TimeOf(d).Format(time.RFC3339Nano) }
-
-// listTokens lists the role's tokens (a superuser's: every role's):
-// never a secret.
-func (s *Server) listTokens(q *request) (int, any, error) {
-	list, err := s.tokens(q, "")
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, map[string]any{"tokens": list}, nil
-}
-
-// revokeToken revokes the token of ID id: 204, or 404 when the role
-// (a superuser: any role) holds none of that ID.
-func (s *Server) revokeToken(q *request) (int, any, error) {
-	id := q.http.PathValue("id")
-	if err := apicore.ValidName(id); err != nil {
-		return 0, nil, err
-	}
-	rows, err := q.Run("select seqd_revoke_token(" + apicore.QuoteLiteral(id) + ")")
-	if err != nil {
-		return 0, nil, err
-	}
-	if !rows[0][0].Truth() {
-		return 0, nil, &problem{status: http.StatusNotFound, code: "42704", msg: fmt.Sprintf("no token of ID %q", id)}
-	}
-	return http.StatusNoContent, nil, nil
 }
 
 //go:embed openapi.json

@@ -32,6 +32,7 @@ const (
 	InvalidDatetimeFormat         Kind = "invalid_datetime_format"
 	DatetimeFieldOverflow         Kind = "datetime_field_overflow"
 	InvalidBinaryRepresentation   Kind = "invalid_binary_representation"
+	CharacterNotInRepertoire      Kind = "character_not_in_repertoire"
 	DatatypeMismatch              Kind = "datatype_mismatch"
 	CannotCoerce                  Kind = "cannot_coerce"
 	IndeterminateDatatype         Kind = "indeterminate_datatype"
@@ -164,6 +165,7 @@ var sqlstates = map[Kind]string{
 	InvalidDatetimeFormat:         "22007",
 	DatetimeFieldOverflow:         "22008",
 	InvalidBinaryRepresentation:   "22P03",
+	CharacterNotInRepertoire:      "22021",
 	InvalidTransactionState:       "25000",
 	ActiveTransaction:             "25001",
 	NoActiveTransaction:           "25P01",
