@@ -334,7 +334,7 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	if err := cn.before(ctx, sess, st); err != nil {
 		return nil, err
 	}
-	res, err = cn.atomically(ctx, sess, st, func() (*sqltypes.Result, error) { return cn.exec(ctx, sess, st.sql, st.names) })
+	res, err = cn.atomically(ctx, sess, st, func() (*sqltypes.Result, error) { return cn.runStep(ctx, sess, st) })
 	return res, st.tableErr(err)
 }
 
@@ -435,8 +435,20 @@ func (cn *conn) status(sess *executor.Session) {
 // serverStatusInTrans is SERVER_STATUS_IN_TRANS.
 const serverStatusInTrans = 0x0001
 
+// runStep runs a translated statement: its tree when it was built, else
+// its text.
+func (cn *conn) runStep(ctx context.Context, sess *executor.Session, st *step) (*sqltypes.Result, error) {
+	if st.stmt == nil || st.params > 0 {
+		return cn.exec(ctx, sess, st.sql, st.names)
+	}
+	return cn.execStmt(ctx, sess, st.stmt, st.names)
+}
+
 // exec runs PostgreSQL text on the session.
 func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, names []string) (*sqltypes.Result, error) {
+	if parseHook != nil {
+		parseHook(q)
+	}
 	stmts, err := pgsql.Parse(q)
 	if err != nil {
 		return nil, err
@@ -444,10 +456,19 @@ func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, name
 	if len(stmts) != 1 {
 		return nil, unsupported("this statement")
 	}
-	p, err := sess.PrepareCached(&stmts[0])
+	return cn.execStmt(ctx, sess, &stmts[0], names)
+}
+
+// parseHook, when set (by tests), is told each text exec parses.
+var parseHook func(q string)
+
+// execStmt runs a statement on the session, its result's columns named
+// as names says.
+func (cn *conn) execStmt(ctx context.Context, sess *executor.Session, st *pgsql.Statement, names []string) (*sqltypes.Result, error) {
+	p, err := sess.PrepareCached(st)
 	if err != nil {
 		sess.Abort()
-		return nil, stmts[0].Locate(err)
+		return nil, st.Locate(err)
 	}
 	return cn.runPrepared(ctx, sess, p, &step{names: names}, nil)
 }

@@ -1,16 +1,19 @@
 package mysqlwire
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // the parser's literal values
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
+	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/sqlerr"
 )
 
@@ -30,6 +33,12 @@ type step struct {
 	// names, when set, name its result columns.
 	sql   string
 	names []string
+	// stmt is the statement to run, built from TiDB's tree (build.go),
+	// when it was; node its tree until translate makes it the statement,
+	// params how many ? markers it holds.
+	stmt   *pgsql.Statement
+	node   *pg.Node
+	params int
 	// ddl: MariaDB commits the open transaction before it, and the
 	// statement commits itself; txControl: BEGIN, COMMIT, ROLLBACK.
 	ddl, txControl bool
@@ -224,6 +233,9 @@ func translate(p *parser.Parser, q, db string) ([]step, error) {
 		for r, m := range typed { // as sent, for logs and pg_stat_activity
 			s.text = strings.ReplaceAll(s.text, r, m)
 		}
+		if s.node != nil {
+			s.stmt, s.node = statement(s.node, s.text), nil
+		}
 		for i := range s.names {
 			for r, m := range typed {
 				s.names[i] = strings.ReplaceAll(s.names[i], r, m)
@@ -348,8 +360,29 @@ func translateSelect(n *ast.SelectStmt, db string) (step, error) {
 	for _, f := range n.Fields.Fields {
 		f.AsName = ast.CIStr{}
 	}
-	text, err := restore(n)
-	return step{sql: text, names: names}, err
+	return built(n, names)
+}
+
+// alsoRestore, set by tests, has built keep the restored text of every
+// statement, which they parse to compare with the tree built.
+var alsoRestore bool
+
+// built is a SELECT's step: its tree built, or else its restored text.
+// A statement with ? markers keeps its text too, for the text protocol,
+// where a marker is PostgreSQL's grammar's error, as it was.
+func built(n *ast.SelectStmt, names []string) (step, error) {
+	var b builder
+	node, err := b.selectStmt(n)
+	if err != nil && !errors.Is(err, errNotBuilt) {
+		return step{}, err
+	}
+	s := step{node: node, params: b.number(), names: names}
+	if node == nil || s.params > 0 || alsoRestore {
+		if s.sql, err = restore(n); err != nil {
+			return step{}, err
+		}
+	}
+	return s, nil
 }
 
 // fromPlaceholder stands for the sequence in a SELECT's restored text,

@@ -34,7 +34,7 @@ func startServer(t *testing.T, cfg Config) (string, *engine.Engine) {
 }
 
 // serve serves MySQL's protocol on eng, as startServer.
-func serve(t *testing.T, eng *engine.Engine, cfg Config) *Server {
+func serve(t testing.TB, eng *engine.Engine, cfg Config) *Server {
 	t.Helper()
 	ctx := context.Background()
 	for _, r := range []engine.Role{{Name: "root", Superuser: true, Login: true, CreateRole: true}, {Name: "app", Login: true}} {
@@ -561,13 +561,13 @@ func TestTemporaryMarks(t *testing.T) {
 	}
 	var got []string
 	for _, s := range steps {
-		got = append(got, s.sql)
+		got = append(got, shown(t, s))
 	}
 	want := []string{
 		"", // answered here
 		`CREATE SEQUENCE "a" CACHE 1000 MAXVALUE 9223372036854775806`,
 		`CREATE TEMPORARY SEQUENCE "b" START WITH 7 CACHE 1000 MAXVALUE 9223372036854775806`,
-		`SELECT SEQD_MARIADB_NEXTVAL("b")`,
+		`SELECT seqd_mariadb_nextval(b)`,
 		`CREATE SEQUENCE "c" CACHE 1000 MAXVALUE 9223372036854775806`,
 		`DROP SEQUENCE "pg_temp"."b", "pg_temp"."d"`,
 		`DROP SEQUENCE "a"`,

@@ -140,17 +140,25 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 		if err != nil {
 			return nil, err
 		}
-		text, n := numberMarkers(ps.st.sql)
-		stmts, err := pgsql.Parse(text)
-		if err != nil {
-			return nil, err
+		st, n := ps.st.stmt, ps.st.params
+		if st == nil {
+			var text string
+			text, n = numberMarkers(ps.st.sql)
+			if parseHook != nil {
+				parseHook(text)
+			}
+			stmts, err := pgsql.Parse(text)
+			if err != nil {
+				return nil, err
+			}
+			if len(stmts) != 1 {
+				return nil, unsupported("this statement")
+			}
+			st = &stmts[0]
 		}
-		if len(stmts) != 1 {
-			return nil, unsupported("this statement")
-		}
-		tree = stmts[0].Node
-		if ps.p, err = sess.Prepare(&stmts[0], nil); err != nil {
-			return nil, ps.st.tableErr(stmts[0].Locate(err))
+		tree = st.Node
+		if ps.p, err = sess.Prepare(st, nil); err != nil {
+			return nil, ps.st.tableErr(st.Locate(err))
 		}
 		ps.params = ps.p.ParamTypes
 		if len(ps.params) != n {

@@ -1,0 +1,69 @@
+package mysqlwire
+
+import (
+	"database/sql"
+	"fmt"
+	"testing"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// benchPool is one connection of go-sql-driver/mysql to a server on an
+// in-memory engine, in database bench with a sequence s of CACHE 100000.
+func benchPool(b *testing.B) *sql.DB {
+	b.Helper()
+	eng := testenv.MemEngine(b)
+	s := serve(b, eng, Config{})
+	root, err := sql.Open("mysql", fmt.Sprintf("root:root pw@tcp(%s)/", s.Addr()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer root.Close()
+	for _, q := range []string{"CREATE DATABASE bench", "CREATE SEQUENCE bench.s CACHE 100000"} {
+		if _, err := root.Exec(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pool, err := sql.Open("mysql", fmt.Sprintf("root:root pw@tcp(%s)/bench", s.Addr()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pool.SetMaxOpenConns(1)
+	b.Cleanup(func() { pool.Close() })
+	return pool
+}
+
+// BenchmarkNextval is the MySQL protocol's hot path: one value of a
+// sequence, as text (COM_QUERY) and prepared (COM_STMT_EXECUTE), in each
+// spelling.
+func BenchmarkNextval(b *testing.B) {
+	for _, q := range []string{"SELECT NEXTVAL(s)", "SELECT NEXT VALUE FOR s"} {
+		b.Run("text/"+q, func(b *testing.B) {
+			pool := benchPool(b)
+			var v int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := pool.QueryRow(q).Scan(&v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("prepared/"+q, func(b *testing.B) {
+			pool := benchPool(b)
+			stmt, err := pool.Prepare(q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer stmt.Close()
+			var v int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := stmt.QueryRow().Scan(&v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
