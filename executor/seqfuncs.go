@@ -55,6 +55,9 @@ type SeqFunc struct {
 	// without Sequence), its arguments checked and not NULL; nil is
 	// NULL.
 	run func(ctx context.Context, s *Session, f *SeqFunc, n engine.Name, args []eval.Datum) ([]eval.Datum, error)
+	// command names it in a read-only transaction's refusal
+	// ("nextval()"), made once (init).
+	command string
 }
 
 // Writes is how a sequence function changes a sequence.
@@ -160,16 +163,16 @@ func (f *SeqFunc) check(s *Session, n engine.Name) error {
 	if f.Writes == ReadsOnly || s.isTemp(n) {
 		return nil
 	}
-	command := f.Stands + "()"
 	if f.Writes == TakesValues {
-		return s.checkTakes(n, command)
+		return s.checkTakes(n, f.command)
 	}
-	return s.checkWritable(command)
+	return s.checkWritable(f.command)
 }
 
 func init() {
 	for i := range seqFuncTable {
 		f := &seqFuncTable[i]
+		f.command = f.Stands + "()"
 		eval.DefineCompiled(f.Name, eval.CompiledFunc{Column: f.Stands, Compile: f.compile})
 	}
 	eval.DefineCompiled("pg_sequence_parameters", eval.CompiledFunc{Column: "pg_sequence_parameters", SetReturning: true, Compile: compileSequenceParameters})
