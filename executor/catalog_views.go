@@ -6,31 +6,15 @@
 package executor
 
 import (
-	_ "embed"
-	"strings"
-	"sync"
-
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/pgsql"
 )
 
-//go:embed pgcatalog_views.txt
-var pgViewsText string
-
-// viewDefinitions are the catalog views' definitions by "schema.name".
-var viewDefinitions = sync.OnceValue(func() map[string]string {
-	out := map[string]string{}
-	for _, v := range strings.Split(pgViewsText, "@@ ")[1:] {
-		name, def, _ := strings.Cut(v, "\n")
-		out[name] = strings.TrimSuffix(def, "\n")
-	}
-	return out
-})
-
 // viewDefinition is catalog view r's definition, NULL for a relation
 // that is not one of PostgreSQL's views.
 func viewDefinition(r *relation) eval.Datum {
-	if def, ok := viewDefinitions()[r.schema+"."+r.name]; ok && r.kind == 'v' {
+	if def, ok := catalog.ViewDefinitions()[r.schema+"."+r.name]; ok && r.kind == 'v' {
 		return eval.Text(def)
 	}
 	return eval.Null

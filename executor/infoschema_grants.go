@@ -149,7 +149,7 @@ func granteeName(g string) eval.Datum {
 
 // columnsRows are information_schema.columns' rows: the columns of the
 // catalog's tables and views that the current user holds a privilege on
-// (or owns), described as PostgreSQL describes them (pgColumnKinds).
+// (or owns), described as PostgreSQL describes them (catalog.ColumnKinds).
 func (s *Session) columnsRows() ([][]eval.Datum, error) {
 	catalogOnce.Do(registerCatalog)
 	owner := s.bootstrapUser()
@@ -183,16 +183,16 @@ func (s *Session) columnsRows() ([][]eval.Datum, error) {
 			}
 			_, k := r.column(i)
 			collSchema := ""
-			if k.collation != "" {
+			if k.Collation != "" {
 				collSchema = "pg_catalog"
 			}
 			out = append(out, []eval.Datum{db, eval.Text(r.schema), eval.Text(r.name), eval.Text(c.Name), eval.Int(int64(i + 1)), eval.Null,
-				yesNo(k.nullable), eval.Text(k.dataType), num(k.charMax), num(k.octetMax), num(k.numPrecision), num(k.numRadix), num(k.numScale),
-				num(k.dtPrecision), text(k.intervalType), num(k.intervalPrecision), eval.Null, eval.Null, eval.Null,
-				orDB(k.collation), text(collSchema), text(k.collation), orDB(k.domainName), text(k.domainSchema), text(k.domainName),
-				db, eval.Text(k.udtSchema), eval.Text(k.udtName), eval.Null, eval.Null, eval.Null, eval.Null, eval.Text(strconv.Itoa(i + 1)),
+				yesNo(k.Nullable), eval.Text(k.DataType), num(k.CharMax), num(k.OctetMax), num(k.NumPrecision), num(k.NumRadix), num(k.NumScale),
+				num(k.DTPrecision), text(k.IntervalType), num(k.IntervalPrecision), eval.Null, eval.Null, eval.Null,
+				orDB(k.Collation), text(collSchema), text(k.Collation), orDB(k.DomainName), text(k.DomainSchema), text(k.DomainName),
+				db, eval.Text(k.UDTSchema), eval.Text(k.UDTName), eval.Null, eval.Null, eval.Null, eval.Null, eval.Text(strconv.Itoa(i + 1)),
 				eval.Text("NO"), eval.Text("NO"), eval.Null, eval.Null, eval.Null, eval.Null, eval.Null, eval.Text("NO"),
-				eval.Text("NEVER"), eval.Null, yesNo(k.updatable)})
+				eval.Text("NEVER"), eval.Null, yesNo(k.Updatable)})
 		}
 	}
 	return out, nil

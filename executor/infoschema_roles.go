@@ -56,7 +56,7 @@ func (s *Session) administrableRolesRows() ([][]eval.Datum, error) {
 	return out, err
 }
 
-// builtinCollations are pg_collation's rows' names (pgBuiltinRows).
+// builtinCollations are pg_collation's rows' names (catalog.BuiltinRows).
 var builtinCollations = []string{"default", "C", "POSIX"}
 
 // usagePrivilegesRows are the USAGE grants the current user may see

@@ -27,7 +27,7 @@ type relation struct {
 	// by, when set, looks up the rows of named sequences (lookup.go).
 	by *seqLookup
 	// acl and insertable are PostgreSQL's, from its shape
-	// (catalogShape); a relation seqd adds has none, and PUBLIC reads it.
+	// (catalog.Shape); a relation seqd adds has none, and PUBLIC reads it.
 	acl                       string
 	publicColumns, insertable bool
 }
@@ -45,14 +45,14 @@ var (
 // rows of those seqd populates), as the session's relations.
 func registerCatalog() {
 	catalogViews = catalog.New()
-	for _, sh := range pgCatalogShapes {
-		if catalogViews.Lookup(sh.schema, sh.name) == nil {
-			catalogViews.Add(sh.view())
+	for _, sh := range catalog.Shapes {
+		if catalogViews.Lookup(sh.Schema, sh.Name) == nil {
+			catalogViews.Add(shapeView(sh))
 		}
 	}
-	shapes := map[string]catalogShape{}
-	for _, sh := range pgCatalogShapes {
-		shapes[sh.schema+"."+sh.name] = sh
+	shapes := map[string]catalog.Shape{}
+	for _, sh := range catalog.Shapes {
+		shapes[sh.Schema+"."+sh.Name] = sh
 	}
 	catalogRels = map[string]*relation{}
 	catalogOIDs = map[uint32]*relation{}
@@ -60,7 +60,7 @@ func registerCatalog() {
 		r := viewRelation(v)
 		r.acl = publicACL
 		if sh, ok := shapes[r.schema+"."+r.name]; ok {
-			r.acl, r.publicColumns, r.insertable = sh.acl, sh.publicColumns, sh.insertable
+			r.acl, r.publicColumns, r.insertable = sh.ACL, sh.PublicColumns, sh.Insertable
 		}
 		catalogRels[r.schema+"."+r.name] = r
 		catalogOIDs[r.oid] = r

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/pgsql"
 )
@@ -13,7 +14,7 @@ import (
 // The built-in functions, aggregates, operators, casts, languages and
 // collations seqd has, as pg_proc, pg_aggregate, pg_operator, pg_cast,
 // pg_language and pg_collation list them: PostgreSQL 15's rows
-// (pgcatalog_builtin_rows.go, by scripts/gen-pgcatalog), those of them the
+// (catalog.BuiltinRows, by scripts/gen-pgcatalog), those of them the
 // evaluator accepts. A function or operator is listed when a call of it
 // with NULLs of its argument types compiles, a cast when the evaluator
 // makes it in the same context; the types' input and output functions
@@ -60,7 +61,7 @@ var typeFunctionOIDs = sync.OnceValue(func() map[string]uint32 {
 		io[n] = true
 	}
 	out := map[string]uint32{}
-	for _, r := range pgBuiltinRows["pg_proc"] {
+	for _, r := range catalog.BuiltinRows["pg_proc"] {
 		if io[r[procName]] {
 			out[r[procName]] = atou(r[procOID])
 		}
@@ -86,7 +87,7 @@ func makeBuiltinCatalog(s *Session) builtinCatalog {
 		return err == nil
 	}
 	langs := map[string]bool{}
-	for _, r := range pgBuiltinRows["pg_proc"] {
+	for _, r := range catalog.BuiltinRows["pg_proc"] {
 		args := oidList(r[procArgtypes])
 		if _, ok := io[r[procName]]; !ok {
 			call, ok := sampleCall(r[procName], args, r[procVariadic] != "0")
@@ -105,12 +106,12 @@ func makeBuiltinCatalog(s *Session) builtinCatalog {
 		b.rows["pg_proc"] = append(b.rows["pg_proc"], r)
 		langs[r[procLang]] = true
 	}
-	for _, r := range pgBuiltinRows["pg_aggregate"] {
+	for _, r := range catalog.BuiltinRows["pg_aggregate"] {
 		if _, ok := b.procs[atou(r[0])]; ok {
 			b.rows["pg_aggregate"] = append(b.rows["pg_aggregate"], r)
 		}
 	}
-	for _, r := range pgBuiltinRows["pg_operator"] {
+	for _, r := range catalog.BuiltinRows["pg_operator"] {
 		l, rt := eval.TypeByOID(atou(r[7])), eval.TypeByOID(atou(r[8]))
 		var q string
 		switch {
@@ -127,18 +128,18 @@ func makeBuiltinCatalog(s *Session) builtinCatalog {
 			b.rows["pg_operator"] = append(b.rows["pg_operator"], r)
 		}
 	}
-	for _, r := range pgBuiltinRows["pg_cast"] {
+	for _, r := range catalog.BuiltinRows["pg_cast"] {
 		from, to := eval.TypeByOID(atou(r[1])), eval.TypeByOID(atou(r[2]))
 		if from != nil && to != nil && eval.Castable(from, to) && (r[4] == "i") == eval.ImplicitCast(from, to) {
 			b.rows["pg_cast"] = append(b.rows["pg_cast"], r)
 		}
 	}
-	for _, r := range pgBuiltinRows["pg_language"] {
+	for _, r := range catalog.BuiltinRows["pg_language"] {
 		if langs[r[0]] {
 			b.rows["pg_language"] = append(b.rows["pg_language"], r)
 		}
 	}
-	b.rows["pg_collation"] = pgBuiltinRows["pg_collation"]
+	b.rows["pg_collation"] = catalog.BuiltinRows["pg_collation"]
 	return b
 }
 

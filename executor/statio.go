@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/eval"
 )
 
@@ -38,8 +39,8 @@ func statioRows(which string) func(*Session) ([][]eval.Datum, error) {
 // with their abbreviation, offset from UTC and daylight saving time now.
 func (s *Session) timezoneNamesRows() ([][]eval.Datum, error) {
 	now := time.Now()
-	out := make([][]eval.Datum, 0, len(pgTimezoneNames))
-	for _, name := range pgTimezoneNames {
+	out := make([][]eval.Datum, 0, len(catalog.TimezoneNames))
+	for _, name := range catalog.TimezoneNames {
 		loc, ok := eval.ZoneNamed(name)
 		if !ok {
 			continue
