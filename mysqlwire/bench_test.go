@@ -33,6 +33,35 @@ func benchPool(b *testing.B) *sql.DB {
 	return pool
 }
 
+// BenchmarkCompile is what a statement costs the first time: prepared
+// (COM_STMT_PREPARE and COM_STMT_CLOSE), and sent as a text the
+// connection has not sent before.
+func BenchmarkCompile(b *testing.B) {
+	b.Run("prepare", func(b *testing.B) {
+		pool := benchPool(b)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			stmt, err := pool.Prepare("SELECT NEXT VALUE FOR s")
+			if err != nil {
+				b.Fatal(err)
+			}
+			stmt.Close()
+		}
+	})
+	b.Run("new-text", func(b *testing.B) {
+		pool := benchPool(b)
+		var v int64
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if err := pool.QueryRow(fmt.Sprintf("SELECT NEXTVAL(s) + %d", i)).Scan(&v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkNextval is the MySQL protocol's hot path: one value of a
 // sequence, as text (COM_QUERY) and prepared (COM_STMT_EXECUTE), in each
 // spelling.

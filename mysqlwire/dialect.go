@@ -272,26 +272,33 @@ func translateStmt(st ast.StmtNode, db string) (step, error) {
 	case *ast.SelectStmt:
 		return translateSelect(n, db)
 	case *ast.CreateSequenceStmt:
-		return translateCreateSequence(n)
-	case *ast.AlterSequenceStmt, *ast.DropSequenceStmt:
-		text, err := restore(n)
-		return step{sql: text, ddl: true}, err
+		return translateCreateSequence(n, false)
+	case *ast.AlterSequenceStmt:
+		node, err := alterSequenceNode(n)
+		s, err := builtStep(node, err, func() (string, error) { return restore(n) })
+		s.ddl = true
+		return s, err
+	case *ast.DropSequenceStmt:
+		return translateDropSequence(n)
 	case *ast.BeginStmt:
-		return step{sql: "BEGIN", txControl: true}, nil
+		return txStep(pg.TransactionStmtKind_TRANS_STMT_BEGIN, "BEGIN"), nil
 	case *ast.CommitStmt:
-		return step{sql: "COMMIT", txControl: true}, nil
+		return txStep(pg.TransactionStmtKind_TRANS_STMT_COMMIT, "COMMIT"), nil
 	case *ast.RollbackStmt:
-		return step{sql: "ROLLBACK", txControl: true}, nil
+		return txStep(pg.TransactionStmtKind_TRANS_STMT_ROLLBACK, "ROLLBACK"), nil
 	case *ast.SetStmt:
 		return step{answer: func(c *conn) (*answer, error) { return nil, c.set(n) }, acts: true}, nil
 	case *ast.UseStmt:
 		return step{answer: func(c *conn) (*answer, error) { return nil, c.use(n.DBName) }, acts: true}, nil
 	case *ast.CreateDatabaseStmt:
-		q := "CREATE SCHEMA " + quote(n.Name.O)
-		if n.IfNotExists {
-			q = "CREATE SCHEMA IF NOT EXISTS " + quote(n.Name.O)
-		}
-		return step{sql: q, ddl: true}, nil
+		s, err := builtStep(createSchemaNode(n.Name.O, n.IfNotExists), nil, func() (string, error) {
+			if n.IfNotExists {
+				return "CREATE SCHEMA IF NOT EXISTS " + quote(n.Name.O), nil
+			}
+			return "CREATE SCHEMA " + quote(n.Name.O), nil
+		})
+		s.ddl = true
+		return s, err
 	case *ast.ShowStmt:
 		return translateShow(n, db)
 	case *ast.RenameTableStmt:
@@ -308,6 +315,15 @@ func translateStmt(st ast.StmtNode, db string) (step, error) {
 		return step{answer: func(c *conn) (*answer, error) { return nil, c.srv.kill(c, id, n.Query) }, acts: true}, nil
 	}
 	return step{}, unsupported(fmt.Sprintf("this statement (%s)", strings.TrimPrefix(fmt.Sprintf("%T", st), "*ast.")))
+}
+
+// txStep is BEGIN, COMMIT or ROLLBACK (text, for tests: alsoRestore).
+func txStep(kind pg.TransactionStmtKind, text string) step {
+	s := step{node: transactionNode(kind), txControl: true}
+	if alsoRestore {
+		s.sql = text
+	}
+	return s
 }
 
 // sequenceFuncs are MySQL's sequence functions and the MariaDB
@@ -588,15 +604,16 @@ func isDatabaseFunc(f *ast.FuncCallExpr) bool {
 // MINVALUE -(2^63-1) going down)
 // and CACHE 0 as NOCACHE; ENGINE= and other table options are accepted
 // and have no effect.
-func translateCreateSequence(n *ast.CreateSequenceStmt) (step, error) {
-	text, err := createSequence(n)
-	return step{sql: text, ddl: true}, err
+func translateCreateSequence(n *ast.CreateSequenceStmt, temporary bool) (step, error) {
+	node, err := createSequenceNode(n, temporary)
+	s, err := builtStep(node, err, func() (string, error) { return createSequence(n, temporary) })
+	s.ddl = true
+	return s, err
 }
 
-// createSequence is CREATE SEQUENCE's PostgreSQL text, with MariaDB's
-// defaults.
-func createSequence(n *ast.CreateSequenceStmt) (string, error) {
-	hasCache, hasMax, hasMin, down := false, false, false, false
+// seqDefaults says which of MariaDB's defaults a CREATE SEQUENCE leaves
+// to them, and makes its CACHE 0 NOCACHE.
+func seqDefaults(n *ast.CreateSequenceStmt) (hasCache, hasMax, hasMin, down bool) {
 	for _, o := range n.SeqOptions {
 		switch o.Tp {
 		case ast.SequenceCache:
@@ -614,6 +631,13 @@ func createSequence(n *ast.CreateSequenceStmt) (string, error) {
 			down = o.IntValue < 0
 		}
 	}
+	return hasCache, hasMax, hasMin, down
+}
+
+// createSequence is CREATE SEQUENCE's PostgreSQL text, with MariaDB's
+// defaults.
+func createSequence(n *ast.CreateSequenceStmt, temporary bool) (string, error) {
+	hasCache, hasMax, hasMin, down := seqDefaults(n)
 	n.TblOptions = nil
 	text, err := restore(n)
 	if err != nil {
@@ -628,7 +652,30 @@ func createSequence(n *ast.CreateSequenceStmt) (string, error) {
 	if !hasMin && down {
 		text += " MINVALUE -9223372036854775807"
 	}
+	if temporary {
+		rest, ok := strings.CutPrefix(text, "CREATE SEQUENCE ")
+		if !ok {
+			return "", unsupported("this CREATE TEMPORARY SEQUENCE")
+		}
+		text = "CREATE TEMPORARY SEQUENCE " + rest
+	}
 	return text, nil
+}
+
+// builtStep is the step of a statement built as node, with err; text
+// makes its restored text, which the step runs when the builder did not
+// convert the statement, and which tests compare (alsoRestore).
+func builtStep(node *pg.Node, err error, text func() (string, error)) (step, error) {
+	if err != nil && !errors.Is(err, errNotBuilt) {
+		return step{}, err
+	}
+	s := step{node: node}
+	if node == nil || alsoRestore {
+		if s.sql, err = text(); err != nil {
+			return step{}, err
+		}
+	}
+	return s, nil
 }
 
 // translateTemporary is CREATE and DROP TEMPORARY SEQUENCE: a sequence
@@ -644,23 +691,20 @@ func translateTemporary(st ast.StmtNode) (step, error) {
 	switch n := st.(type) {
 	case *ast.CreateSequenceStmt:
 		n.Name.Schema = ast.CIStr{}
-		text, err := createSequence(n)
-		if err != nil {
-			return step{}, err
-		}
-		rest, ok := strings.CutPrefix(text, "CREATE SEQUENCE ")
-		if !ok {
-			return step{}, unsupported("this CREATE TEMPORARY SEQUENCE")
-		}
-		return step{sql: "CREATE TEMPORARY SEQUENCE " + rest, ddl: true}, nil
+		return translateCreateSequence(n, true)
 	case *ast.DropSequenceStmt:
 		for _, t := range n.Sequences {
 			t.Schema = ast.NewCIStr("pg_temp")
 		}
-		text, err := restore(n)
-		return step{sql: text, ddl: true}, err
+		return translateDropSequence(n)
 	}
 	return step{}, unsupported("TEMPORARY here")
+}
+
+func translateDropSequence(n *ast.DropSequenceStmt) (step, error) {
+	s, err := builtStep(dropSequenceNode(n), nil, func() (string, error) { return restore(n) })
+	s.ddl = true
+	return s, err
 }
 
 func translateShow(n *ast.ShowStmt, db string) (step, error) {

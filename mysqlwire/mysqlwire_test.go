@@ -565,12 +565,12 @@ func TestTemporaryMarks(t *testing.T) {
 	}
 	want := []string{
 		"", // answered here
-		`CREATE SEQUENCE "a" CACHE 1000 MAXVALUE 9223372036854775806`,
-		`CREATE TEMPORARY SEQUENCE "b" START WITH 7 CACHE 1000 MAXVALUE 9223372036854775806`,
+		`CREATE SEQUENCE a CACHE 1000 MAXVALUE 9223372036854775806`,
+		`CREATE TEMPORARY SEQUENCE b START 7 CACHE 1000 MAXVALUE 9223372036854775806`,
 		`SELECT seqd_mariadb_nextval(b)`,
-		`CREATE SEQUENCE "c" CACHE 1000 MAXVALUE 9223372036854775806`,
-		`DROP SEQUENCE "pg_temp"."b", "pg_temp"."d"`,
-		`DROP SEQUENCE "a"`,
+		`CREATE SEQUENCE c CACHE 1000 MAXVALUE 9223372036854775806`,
+		`DROP SEQUENCE pg_temp.b, pg_temp.d`,
+		`DROP SEQUENCE a`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
