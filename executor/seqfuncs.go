@@ -148,8 +148,16 @@ func (f *SeqFunc) ArgTypes() []*eval.Type {
 }
 
 // minArgs and maxArgs bound a call's arguments, the sequence counted.
-func (f *SeqFunc) minArgs() int { return len(f.ArgTypes()) - len(f.Args) + f.Required }
-func (f *SeqFunc) maxArgs() int { return len(f.ArgTypes()) }
+func (f *SeqFunc) minArgs() int { return f.seqArgs() + f.Required }
+func (f *SeqFunc) maxArgs() int { return f.seqArgs() + len(f.Args) }
+
+// seqArgs is 1 for a function taking a sequence, else 0.
+func (f *SeqFunc) seqArgs() int {
+	if f.Sequence {
+		return 1
+	}
+	return 0
+}
 
 // check makes a call's checks on sequence n: the privilege, then the
 // read-only transaction's refusal (not for a temporary sequence, which
