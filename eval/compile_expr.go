@@ -373,6 +373,9 @@ func (c *Compiler) constant(k *pg.A_Const) (Expr, error) {
 		return &constExpr{t: TInt4, d: Int(int64(v.Ival.Ival))}, nil
 	case *pg.A_Const_Fval:
 		if i, err := strconv.ParseInt(v.Fval.Fval, 10, 64); err == nil {
+			if i == int64(int32(i)) {
+				return &constExpr{t: TInt4, d: Int(i)}, nil // -2147483648, negated by the parser
+			}
 			return &constExpr{t: TInt8, d: Int(i)}, nil
 		}
 		f, err := strconv.ParseFloat(v.Fval.Fval, 64)

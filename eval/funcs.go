@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -58,11 +59,17 @@ func init() {
 	Define("pg_size_pretty", TText, true, func(_ *Env, a []Datum) (Datum, error) { return Text(sizePretty(a[0].I)), nil }, TInt8)
 	Define("lower", TText, true, textFn(strings.ToLower), TText)
 	Define("upper", TText, true, textFn(strings.ToUpper), TText)
-	Define("btrim", TText, true, textFn(strings.TrimSpace), TText)
+	// btrim(text) and trim take off spaces only, not other white space.
+	Define("btrim", TText, true, textFn(func(s string) string { return strings.Trim(s, " ") }), TText)
 	Define("length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, TText)
 	Define("octet_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len(a[0].S))), nil }, TText)
 	Define("char_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, TText)
-	Define("replace", TText, true, func(_ *Env, a []Datum) (Datum, error) { return Text(strings.ReplaceAll(a[0].S, a[1].S, a[2].S)), nil }, TText, TText, TText)
+	Define("replace", TText, true, func(_ *Env, a []Datum) (Datum, error) {
+		if a[1].S == "" {
+			return a[0], nil // an empty pattern matches nowhere, as PostgreSQL's
+		}
+		return Text(strings.ReplaceAll(a[0].S, a[1].S, a[2].S)), nil
+	}, TText, TText, TText)
 	Define("strpos", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
 		i := strings.Index(a[0].S, a[1].S)
 		if i < 0 {
@@ -82,15 +89,6 @@ func init() {
 		}
 		return Text(string(r[:min(n, len(r))])), nil
 	}, TText, TInt4)
-	builtins["concat"] = []funcDef{{args: []*Type{nil}, variadic: true, ret: TText, fn: func(e *Env, a []Datum) (Datum, error) {
-		var b strings.Builder
-		for _, d := range a {
-			if d.Kind != KNull {
-				b.WriteString(d.S)
-			}
-		}
-		return Text(b.String()), nil
-	}}}
 	Define("array_to_string", TText, true, func(_ *Env, a []Datum) (Datum, error) {
 		var parts []string
 		for _, d := range a[0].A {
@@ -141,12 +139,45 @@ func init() {
 		}
 		return d, nil
 	}, TText)
-	Define("abs", TInt8, true, func(_ *Env, a []Datum) (Datum, error) {
-		if a[0].I < 0 {
-			return checkedInt(TInt8, -a[0].I, a[0].I == -1<<63)
+	// concat is compiled (Compiler.concat): its arguments' types print them.
+	builtins["concat"] = []funcDef{{args: []*Type{nil}, variadic: true, ret: TText}}
+	// abs of each numeric type is of that type; an unknown argument
+	// resolves to double precision, the preferred numeric type, first.
+	Define("abs", TFloat8, true, absFloat, TFloat8)
+	for _, t := range []*Type{TInt2, TInt4, TInt8} {
+		Define("abs", t, true, func(_ *Env, a []Datum) (Datum, error) {
+			if a[0].I < 0 {
+				return checkedInt(t, -a[0].I, a[0].I == math.MinInt64)
+			}
+			return a[0], nil
+		}, t)
+	}
+	Define("abs", tFloat4, true, absFloat, tFloat4)
+	Define("abs", tNumeric, true, absFloat, tNumeric)
+}
+
+func absFloat(_ *Env, a []Datum) (Datum, error) { return Float(math.Abs(a[0].F)), nil }
+
+// concat compiles concat(any, ...): its arguments' text forms, NULLs
+// left out.
+func (c *Compiler) concat(args []Expr, loc int32) (Expr, error) {
+	if len(args) == 0 {
+		return nil, c.NoFunction("concat", nil, loc)
+	}
+	types := make([]*Type, len(args))
+	for i, a := range args {
+		args[i] = c.settle(a)
+		types[i] = args[i].Type()
+	}
+	return &funcExpr{t: TText, args: args, fn: func(_ *Env, a []Datum) (Datum, error) {
+		var b []byte
+		for i, d := range a {
+			if d.Kind != KNull {
+				b = AppendOutput(b, types[i], d)
+			}
 		}
-		return a[0], nil
-	}, TInt8)
+		return Text(string(b)), nil
+	}}, nil
 }
 
 func substr(_ *Env, a []Datum) (Datum, error) {
@@ -172,7 +203,10 @@ func formatType(_ *Env, a []Datum) (Datum, error) {
 		return Null, nil
 	}
 	t := TypeByOID(uint32(a[0].I))
-	if t == nil {
+	switch {
+	case a[0].I == 0:
+		return Text("-"), nil // InvalidOid
+	case t == nil:
 		return Text("???"), nil
 	}
 	name := t.sqlName
@@ -273,6 +307,9 @@ func (c *Compiler) funcCall(sc *Scope, fc *pg.FuncCall) (Expr, error) {
 			return nil, err
 		}
 	}
+	if name == "concat" {
+		return c.concat(args, fc.Location)
+	}
 	if name == "pg_typeof" && len(args) == 1 {
 		t := c.settle(args[0]).Type()
 		return &constExpr{t: TRegtype, d: t.Regtype()}, nil
@@ -283,7 +320,17 @@ func (c *Compiler) funcCall(sc *Scope, fc *pg.FuncCall) (Expr, error) {
 // resolveCall picks the signature of name that args fit, with implicit
 // casts, and compiles the call.
 func (c *Compiler) resolveCall(name string, args []Expr, nodes []*pg.Node, loc int32) (Expr, error) {
-	for _, d := range builtins[name] {
+	// A signature the known argument types match exactly is chosen before
+	// one they reach by implicit casts, as PostgreSQL's func_select_candidate
+	// prefers it; then the first that fits, in the order they are defined.
+	defs := builtins[name]
+	for i, d := range defs {
+		if i > 0 && exactFit(d, args) {
+			defs = append([]funcDef{d}, defs...)
+			break
+		}
+	}
+	for _, d := range defs {
 		if !d.variadic && len(d.args) != len(args) || d.variadic && len(args) < len(d.args)-1 {
 			continue
 		}
@@ -322,6 +369,25 @@ func (c *Compiler) resolveCall(name string, args []Expr, nodes []*pg.Node, loc i
 		return &funcExpr{t: ret, fn: d.fn, args: fit, strict: d.strict}, nil
 	}
 	return nil, c.NoFunction(name, args, loc)
+}
+
+// exactFit reports whether d takes args' number, and each known type
+// (there is one at least) as it is.
+func exactFit(d funcDef, args []Expr) bool {
+	if d.variadic || len(d.args) != len(args) {
+		return false
+	}
+	known := false
+	for i, a := range args {
+		switch {
+		case isUnknown(a):
+		case d.args[i] != nil && a.Type() != d.args[i]:
+			return false
+		default:
+			known = true
+		}
+	}
+	return known
 }
 
 // NoFunction is PostgreSQL's error for a call no signature of name fits.

@@ -172,6 +172,7 @@ var (
 	TText      = TypeByOID(OIDText)
 	TOid       = TypeByOID(OIDOid)
 	TFloat8    = TypeByOID(OIDFloat8)
+	tFloat4    = TypeByOID(OIDFloat4)
 	tNumeric   = TypeByOID(OIDNumeric)
 	tUnknown   = TypeByOID(OIDUnknown)
 	TVarchar   = TypeByOID(OIDVarchar)
