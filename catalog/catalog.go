@@ -41,6 +41,10 @@ type View struct {
 	// PerSequence, for a view with rows per sequence, says how they are
 	// made, so that the caller streams them and looks them up.
 	PerSequence *PerSequence
+	// ACL, PublicColumns and Insertable are PostgreSQL's, from its shape
+	// (Shape); a view seqd adds has PublicACL.
+	ACL                       string
+	PublicColumns, Insertable bool
 }
 
 // PerSequence describes a view with rows per sequence: Row's for each
@@ -69,15 +73,18 @@ type Catalog struct {
 	order  []*View
 }
 
-// New is the catalog of the views this package defines, in pg_class's
-// order; Add adds more (PostgreSQL's relations seqd has no rows for).
+// New is the catalog: the views this package defines, then the rest of
+// PostgreSQL's relations from their shapes (Shapes), in pg_class's
+// order.
 func New() *Catalog {
 	c := &Catalog{byName: map[string]*View{}, byOID: map[uint32]*View{}}
 	for _, list := range [][]*View{c.classViews(), roleViews(), c.describingViews(), infoViews(), c.restViews()} {
 		for _, v := range list {
+			v.ACL = PublicACL
 			c.Add(v)
 		}
 	}
+	c.addShapes()
 	return c
 }
 
@@ -86,6 +93,13 @@ func (c *Catalog) Add(v *View) {
 	c.byName[v.Schema+"."+v.Name] = v
 	c.byOID[v.OID] = v
 	c.order = append(c.order, v)
+}
+
+// SetRows makes rows the rows of view schema.name, one of PostgreSQL's
+// this package has no rows for yet (the executor's session still makes
+// them). REQUIRES: the catalog is not yet shared.
+func (c *Catalog) SetRows(schema, name string, rows func(Source) ([][]eval.Datum, error)) {
+	c.byName[schema+"."+name].Rows = rows
 }
 
 // Lookup finds a view by schema and name; nil for none.

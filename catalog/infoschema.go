@@ -146,7 +146,7 @@ func (c *Catalog) initPrivsRows(src Source) ([][]eval.Datum, error) {
 		out = append(out, []eval.Datum{eval.Int(int64(src.SchemaOID(n))), eval.Int(PgNamespaceOID), eval.Int(0), eval.Text("i"), src.SchemaACL(n)})
 	}
 	for _, r := range c.order {
-		if acl := src.RelationACL(r); !acl.IsNull() {
+		if acl := RelationACL(src, r); !acl.IsNull() {
 			out = append(out, []eval.Datum{eval.Int(int64(r.OID)), eval.Int(PgClassOID), eval.Int(0), eval.Text("i"), acl})
 		}
 	}

@@ -79,7 +79,7 @@ func relationClassRow(src Source, r *View) []eval.Datum {
 	return []eval.Datum{eval.Int(int64(r.OID)), eval.Text(r.Name), eval.Int(int64(src.SchemaOID(r.Schema))), eval.Int(0), eval.Int(0), eval.Int(SuperuserOID), eval.Int(0), eval.Int(0), eval.Int(0),
 		eval.Int(0), eval.Float(-1), eval.Int(0), eval.Int(0), eval.Bool(false), eval.Bool(false), eval.Text("p"), eval.Text(string(r.Kind)), eval.Int(int64(len(r.Columns))), eval.Int(0),
 		eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(false), eval.Bool(true), eval.Text("n"), eval.Bool(false), eval.Int(0), eval.Int(0), eval.Int(0),
-		src.RelationACL(r), eval.Null, eval.Null}
+		RelationACL(src, r), eval.Null, eval.Null}
 }
 
 // classRow is a sequence's pg_class row.

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"time"
+
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
 )
@@ -16,6 +18,14 @@ type Source interface {
 	Database() string
 	User() string
 	Superuser() bool
+
+	// HasPrivsOfRole reports whether the current role holds role's
+	// privileges: it is role, a member of it, or a superuser.
+	HasPrivsOfRole(role string) bool
+	// ServerVersion is the version seqd reports ("15.0 (seqd)"); Now is
+	// the time now, as pg_timezone_names reads its zones' offsets.
+	ServerVersion() string
+	Now() time.Time
 
 	// BootstrapUser is the bootstrap superuser's name (OID 10).
 	BootstrapUser() string
@@ -55,8 +65,6 @@ type Source interface {
 
 	// Settings are the session's settings, as pg_settings lists them.
 	Settings() []Setting
-	// RelationACL is a catalog relation's relacl.
-	RelationACL(v *View) eval.Datum
 	// RelationAttributes are the catalog relations' columns as
 	// pg_attribute rows.
 	RelationAttributes() [][]eval.Datum

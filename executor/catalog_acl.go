@@ -6,7 +6,6 @@
 package executor
 
 import (
-	"github.com/seqd/seqd/catalog"
 	"strings"
 
 	"github.com/seqd/seqd/engine"
@@ -14,10 +13,6 @@ import (
 	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/sqlerr"
 )
-
-// publicACL is the ACL of a relation seqd adds (seqd_stat_sequences,
-// ...): the owner's, and PUBLIC reads it.
-const publicACL = "OWNER=arwdDxt/OWNER,=r/OWNER"
 
 // tablePrivs are table privileges: a catalog relation's (a sequence
 // holds SELECT and UPDATE of them).
@@ -53,20 +48,6 @@ func (r *relation) publicPrivs() tablePrivs {
 		}
 	}
 	return p
-}
-
-// catalogACL is r's relacl: its ACL with the bootstrap superuser as
-// owner, NULL where PostgreSQL's is.
-func (s *Session) catalogACL(r *relation) eval.Datum {
-	if r.acl == "" {
-		return eval.Null
-	}
-	owner := catalog.ACLName(s.roleName(superuserOID))
-	var items []eval.Datum
-	for _, item := range strings.Split(r.acl, ",") {
-		items = append(items, eval.Text(strings.ReplaceAll(item, "OWNER", owner)))
-	}
-	return eval.Array(items...)
 }
 
 // catalogPrivileges are role's privileges on r: all for a superuser (its
@@ -165,27 +146,4 @@ func tablePrivilege(e *eval.Env, a []eval.Datum, anyColumn bool) (eval.Datum, er
 		have |= tableUpdate
 	}
 	return hasPrivilege(have, want, wantGrantable&(tableSelect|tableUpdate), owns), nil
-}
-
-// tablesRows are information_schema.tables' rows: the catalog's tables
-// and views the current user holds any privilege on (seqd has no other
-// tables; sequences are not listed there, as in PostgreSQL).
-func (s *Session) tablesRows() ([][]eval.Datum, error) {
-	catalogOnce.Do(registerCatalog)
-	var out [][]eval.Datum
-	for _, r := range catalogOrder {
-		if s.relationPrivileges(r, s.cfg.User, true) == 0 {
-			continue
-		}
-		typ, insertable := "BASE TABLE", "NO"
-		if r.kind == 'v' {
-			typ = "VIEW"
-		}
-		if r.insertable {
-			insertable = "YES"
-		}
-		out = append(out, []eval.Datum{eval.Text(s.cfg.Database), eval.Text(r.schema), eval.Text(r.name), eval.Text(typ),
-			eval.Null, eval.Null, eval.Null, eval.Null, eval.Null, eval.Text(insertable), eval.Text("NO"), eval.Null})
-	}
-	return out, nil
 }

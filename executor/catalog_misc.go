@@ -6,33 +6,10 @@ package executor
 
 import (
 	"crypto/tls"
-	"fmt"
 	"strings"
 
 	"github.com/seqd/seqd/eval"
 )
-
-// groupRows are pg_group's: the roles that cannot log in, each with its
-// members' OIDs.
-func (s *Session) groupRows() ([][]eval.Datum, error) {
-	roles := s.roleList()
-	var out [][]eval.Datum
-	for _, g := range roles {
-		if g.Login {
-			continue
-		}
-		members := []eval.Datum{}
-		for _, r := range roles {
-			for _, m := range r.MemberOf {
-				if m.Role == g.Name {
-					members = append(members, eval.Int(int64(r.OID)))
-				}
-			}
-		}
-		out = append(out, []eval.Datum{eval.Text(g.Name), eval.Int(int64(g.OID)), eval.Array(members...)})
-	}
-	return out, nil
-}
 
 // gssapiRows are pg_stat_gssapi's: seqd authenticates no session with
 // GSSAPI nor encrypts one with it. Of a session whose role the reader
@@ -45,34 +22,6 @@ func (s *Session) gssapiRows() ([][]eval.Datum, error) {
 			row[1], row[3] = eval.Bool(false), eval.Bool(false)
 		}
 		out = append(out, row)
-	}
-	return out, nil
-}
-
-// characterSetsRows are information_schema.character_sets': the
-// database's encoding, UTF8 (its collation, C.UTF-8, is none of
-// pg_collation's, so no default collation is named).
-func (s *Session) characterSetsRows() ([][]eval.Datum, error) {
-	return [][]eval.Datum{{eval.Null, eval.Null, eval.Text("UTF8"), eval.Text("UCS"), eval.Text("UTF8"), eval.Text(s.cfg.Database), eval.Null, eval.Null}}, nil
-}
-
-// collationsRows are information_schema.collations': pg_collation's
-// (builtinCollations), all for any encoding.
-func (s *Session) collationsRows() ([][]eval.Datum, error) {
-	var out [][]eval.Datum
-	for _, c := range builtinCollations {
-		out = append(out, []eval.Datum{eval.Text(s.cfg.Database), eval.Text("pg_catalog"), eval.Text(c), eval.Text("NO PAD")})
-	}
-	return out, nil
-}
-
-// collationApplicabilityRows are
-// information_schema.collation_character_set_applicability's: each
-// collation applies to UTF8.
-func (s *Session) collationApplicabilityRows() ([][]eval.Datum, error) {
-	var out [][]eval.Datum
-	for _, c := range builtinCollations {
-		out = append(out, []eval.Datum{eval.Text(s.cfg.Database), eval.Text("pg_catalog"), eval.Text(c), eval.Null, eval.Null, eval.Text("UTF8")})
 	}
 	return out, nil
 }
@@ -143,42 +92,4 @@ func cipherName(id uint16) (string, int64) {
 		bits = 256
 	}
 	return name, bits
-}
-
-// implementationInfoRows are information_schema.sql_implementation_info's
-// rows: PostgreSQL 15's facts of its implementation, which seqd's SQL
-// shares (cursors without HOLD close at COMMIT, READ COMMITTED, names
-// stored as written, NULLs sorted high, DDL in transactions), with seqd's
-// version (ServerVersion, as initdb writes PostgreSQL's).
-func implementationInfoRows(*Session) ([][]eval.Datum, error) {
-	// n < 0: no integer_value; text "-": no character_value.
-	row := func(id, name string, n int64, text, comments string) []eval.Datum {
-		r := []eval.Datum{eval.Text(id), eval.Text(name), eval.Null, eval.Text(text), eval.Null}
-		if n >= 0 {
-			r[2] = eval.Int(n)
-		}
-		if text == "-" {
-			r[3] = eval.Null
-		}
-		if comments != "" {
-			r[4] = eval.Text(comments)
-		}
-		return r
-	}
-	major, minor, _ := strings.Cut(strings.Fields(ServerVersion)[0], ".")
-	version := fmt.Sprintf("%02s.%02s.0000", major, minor)
-	return [][]eval.Datum{
-		row("10003", "CATALOG NAME", -1, "Y", ""),
-		row("10004", "COLLATING SEQUENCE", -1, "-", ""),
-		row("23", "CURSOR COMMIT BEHAVIOR", 1, "-", "close cursors and retain prepared statements"),
-		row("2", "DATA SOURCE NAME", -1, "", ""),
-		row("17", "DBMS NAME", -1, "PostgreSQL", ""),
-		row("26", "DEFAULT TRANSACTION ISOLATION", 2, "-", "READ COMMITTED; user-settable"),
-		row("28", "IDENTIFIER CASE", 3, "-", "stored in mixed case - case sensitive"),
-		row("85", "NULL COLLATION", 0, "-", "nulls higher than non-nulls"),
-		row("13", "SERVER NAME", -1, "", ""),
-		row("94", "SPECIAL CHARACTERS", -1, "", "all non-ASCII characters allowed"),
-		row("46", "TRANSACTION CAPABLE", 2, "-", "both DML and DDL"),
-		row("18", "DBMS VERSION", -1, version, ""),
-	}, nil
 }

@@ -12,30 +12,23 @@ import (
 // their shapes (catalog.Shapes), and the catalog's own columns as
 // pg_attribute lists them.
 
-// shapeView is the shape as a catalog view: with the rows of the
-// relations seqd populates, PostgreSQL's built-in rows, or none.
-func shapeView(sh catalog.Shape) *catalog.View {
-	cols := make([]eval.RelColumn, len(sh.Columns))
-	for i, c := range sh.Columns {
-		cols[i] = eval.RelColumn{Name: c.Name, Type: eval.TypeByOID(c.Type)}
+// sessionRows are the rows the session makes of the shapes' relations
+// the catalog has no rows for yet: PostgreSQL's built-in rows the
+// evaluator accepts, and the views that read the session's own state;
+// nil for the others.
+func sessionRows(v *catalog.View) func(*Session) ([][]eval.Datum, error) {
+	if r := shapeRows(v.Schema + "." + v.Name); r != nil {
+		return r
 	}
-	v := &catalog.View{OID: sh.OID, Schema: sh.Schema, Name: sh.Name, Kind: sh.Kind, Columns: cols,
-		Rows: func(catalog.Source) ([][]eval.Datum, error) { return nil, nil }}
-	var rows func(*Session) ([][]eval.Datum, error)
-	if _, ok := catalog.BuiltinRows[sh.Name]; ok && sh.Schema == "pg_catalog" {
-		rows = func(s *Session) ([][]eval.Datum, error) { return s.builtinRows(v.Name, v.Columns) }
+	if _, ok := catalog.BuiltinRows[v.Name]; ok && v.Schema == "pg_catalog" {
+		return func(s *Session) ([][]eval.Datum, error) { return s.builtinRows(v.Name, v.Columns) }
 	}
-	if r := shapeRows(sh.Schema + "." + sh.Name); r != nil {
-		rows = r
-	}
-	if rows != nil {
-		v.Rows = func(src catalog.Source) ([][]eval.Datum, error) { return rows(sessionOfSource(src)) }
-	}
-	return v
+	return nil
 }
 
 // shapeRows are the rows of the relations whose columns are the
-// generated shape's, for those seqd populates (nil for the others).
+// generated shape's, for those the session still populates (nil for the
+// others).
 func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 	switch name {
 	case "pg_catalog.pg_stat_activity":
@@ -44,8 +37,6 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).preparedRows
 	case "pg_catalog.pg_cursors":
 		return (*Session).cursorRows
-	case "information_schema.tables":
-		return (*Session).tablesRows
 	case "information_schema.enabled_roles":
 		return (*Session).enabledRolesRows
 	case "information_schema.applicable_roles":
@@ -74,20 +65,12 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return statioRows("user")
 	case "pg_catalog.pg_stat_database":
 		return (*Session).statDatabaseRows
-	case "information_schema.sql_implementation_info":
-		return implementationInfoRows
-	case "pg_catalog.pg_timezone_names":
-		return (*Session).timezoneNamesRows
 	case "pg_catalog.pg_stat_database_conflicts":
 		return (*Session).statConflictsRows
 	case "pg_catalog.pg_locks":
 		return (*Session).locksRows
 	case "pg_catalog.pg_shdepend":
 		return (*Session).shdependRows
-	case "pg_catalog.pg_views":
-		return (*Session).pgViewsRows
-	case "information_schema.views":
-		return (*Session).infoViewsRows
 	case "information_schema.routines":
 		return (*Session).routinesRows
 	case "information_schema.parameters":
@@ -96,18 +79,10 @@ func shapeRows(name string) func(*Session) ([][]eval.Datum, error) {
 		return (*Session).routinePrivilegesRows
 	case "information_schema.role_routine_grants":
 		return (*Session).roleRoutineGrantsRows
-	case "pg_catalog.pg_group":
-		return (*Session).groupRows
 	case "pg_catalog.pg_stat_gssapi":
 		return (*Session).gssapiRows
 	case "pg_catalog.pg_stat_ssl":
 		return (*Session).sslRows
-	case "information_schema.character_sets":
-		return (*Session).characterSetsRows
-	case "information_schema.collations":
-		return (*Session).collationsRows
-	case "information_schema.collation_character_set_applicability":
-		return (*Session).collationApplicabilityRows
 	}
 	return nil
 }

@@ -14,46 +14,10 @@ import (
 // viewDefinition is catalog view r's definition, NULL for a relation
 // that is not one of PostgreSQL's views.
 func viewDefinition(r *relation) eval.Datum {
-	if def, ok := catalog.ViewDefinitions()[r.schema+"."+r.name]; ok && r.kind == 'v' {
-		return eval.Text(def)
+	if r.view == nil {
+		return eval.Null
 	}
-	return eval.Null
-}
-
-// pgViewsRows are pg_views' rows: the catalog's views, owned by the
-// bootstrap superuser.
-func (s *Session) pgViewsRows() ([][]eval.Datum, error) {
-	catalogOnce.Do(registerCatalog)
-	owner := eval.Text(s.bootstrapUser())
-	var out [][]eval.Datum
-	for _, r := range catalogOrder {
-		if r.kind == 'v' {
-			out = append(out, []eval.Datum{eval.Text(r.schema), eval.Text(r.name), owner, viewDefinition(r)})
-		}
-	}
-	return out, nil
-}
-
-// infoViewsRows are information_schema.views' rows: the catalog's views
-// the current user holds a privilege on, with their definitions for the
-// owner's members only.
-func (s *Session) infoViewsRows() ([][]eval.Datum, error) {
-	catalogOnce.Do(registerCatalog)
-	owns := s.hasPrivsOfRole(s.bootstrapUser())
-	db := eval.Text(s.cfg.Database)
-	var out [][]eval.Datum
-	for _, r := range catalogOrder {
-		if r.kind != 'v' || !owns && s.relationPrivileges(r, s.cfg.User, true) == 0 {
-			continue
-		}
-		def := eval.Null
-		if owns {
-			def = viewDefinition(r)
-		}
-		out = append(out, []eval.Datum{db, eval.Text(r.schema), eval.Text(r.name), def, eval.Text("NONE"), yesNo(r.insertable),
-			yesNo(r.insertable), eval.Text("NO"), eval.Text("NO"), eval.Text("NO")})
-	}
-	return out, nil
+	return catalog.ViewDefinition(r.view)
 }
 
 func init() {

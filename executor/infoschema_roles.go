@@ -56,9 +56,6 @@ func (s *Session) administrableRolesRows() ([][]eval.Datum, error) {
 	return out, err
 }
 
-// builtinCollations are pg_collation's rows' names (catalog.BuiltinRows).
-var builtinCollations = []string{"default", "C", "POSIX"}
-
 // usagePrivilegesRows are the USAGE grants the current user may see
 // (granted by or to a role it holds, or to PUBLIC): every collation's
 // implicit one to PUBLIC, and each sequence's, as PostgreSQL lists them:
@@ -73,7 +70,7 @@ func (s *Session) usagePrivilegesRows() ([][]eval.Datum, error) {
 	}
 	var out [][]eval.Datum
 	super := s.roleName(superuserOID)
-	for _, c := range builtinCollations {
+	for _, c := range catalog.BuiltinCollations {
 		out = append(out, row(super, "PUBLIC", "pg_catalog", c, "COLLATION", false))
 	}
 	// A sequence without grants has no rows (its aclitem[] is NULL).

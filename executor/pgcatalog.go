@@ -30,6 +30,9 @@ type relation struct {
 	// (catalog.Shape); a relation seqd adds has none, and PUBLIC reads it.
 	acl                       string
 	publicColumns, insertable bool
+	// view is the catalog's view of a catalog relation; nil for a
+	// sequence.
+	view *catalog.View
 }
 
 var (
@@ -45,23 +48,16 @@ var (
 // rows of those seqd populates), as the session's relations.
 func registerCatalog() {
 	catalogViews = catalog.New()
-	for _, sh := range catalog.Shapes {
-		if catalogViews.Lookup(sh.Schema, sh.Name) == nil {
-			catalogViews.Add(shapeView(sh))
+	for _, v := range catalogViews.Views() {
+		if rows := sessionRows(v); rows != nil {
+			catalogViews.SetRows(v.Schema, v.Name, func(src catalog.Source) ([][]eval.Datum, error) { return rows(sessionOfSource(src)) })
 		}
-	}
-	shapes := map[string]catalog.Shape{}
-	for _, sh := range catalog.Shapes {
-		shapes[sh.Schema+"."+sh.Name] = sh
 	}
 	catalogRels = map[string]*relation{}
 	catalogOIDs = map[uint32]*relation{}
 	for _, v := range catalogViews.Views() {
 		r := viewRelation(v)
-		r.acl = publicACL
-		if sh, ok := shapes[r.schema+"."+r.name]; ok {
-			r.acl, r.publicColumns, r.insertable = sh.ACL, sh.PublicColumns, sh.Insertable
-		}
+		r.acl, r.publicColumns, r.insertable = v.ACL, v.PublicColumns, v.Insertable
 		catalogRels[r.schema+"."+r.name] = r
 		catalogOIDs[r.oid] = r
 		catalogOrder = append(catalogOrder, r)
@@ -71,7 +67,7 @@ func registerCatalog() {
 // viewRelation is the relation of a catalog view: its rows, or, for a
 // view with rows per sequence, its stream and lookups.
 func viewRelation(v *catalog.View) *relation {
-	r := &relation{oid: v.OID, schema: v.Schema, name: v.Name, kind: v.Kind, cols: v.Columns}
+	r := &relation{oid: v.OID, schema: v.Schema, name: v.Name, kind: v.Kind, cols: v.Columns, view: v}
 	ps := v.PerSequence
 	if ps == nil {
 		r.rows = func(s *Session) ([][]eval.Datum, error) { return v.Rows(s.source()) }

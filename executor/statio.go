@@ -5,9 +5,7 @@ package executor
 
 import (
 	"strings"
-	"time"
 
-	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/eval"
 )
 
@@ -32,22 +30,4 @@ func statioRows(which string) func(*Session) ([][]eval.Datum, error) {
 		}
 		return out, nil
 	}
-}
-
-// timezoneNamesRows are pg_timezone_names' rows: the zones PostgreSQL 15
-// names that seqd's tzdata knows (every one, with Go's embedded tzdata),
-// with their abbreviation, offset from UTC and daylight saving time now.
-func (s *Session) timezoneNamesRows() ([][]eval.Datum, error) {
-	now := time.Now()
-	out := make([][]eval.Datum, 0, len(catalog.TimezoneNames))
-	for _, name := range catalog.TimezoneNames {
-		loc, ok := eval.ZoneNamed(name)
-		if !ok {
-			continue
-		}
-		t := now.In(loc)
-		abbrev, off := t.Zone()
-		out = append(out, []eval.Datum{eval.Text(name), eval.Text(abbrev), eval.Interval(int64(off)), eval.Bool(t.IsDST())})
-	}
-	return out, nil
 }
