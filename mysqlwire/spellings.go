@@ -1,0 +1,129 @@
+package mysqlwire
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Two MariaDB spellings TiDB's grammar does not take are renamed before
+// parsing into calls it parses as any function's, numbered so that each
+// column keeps its name as typed: PREVIOUS VALUE FOR s (LASTVAL(s)), and
+// SETVAL( with any arguments (TiDB's takes a literal second argument
+// only, MariaDB's a parameter, and a third and fourth).
+//
+// A third, CREATE and DROP TEMPORARY SEQUENCE, loses its TEMPORARY,
+// and the statement it begins is marked as temporary by where it stands.
+var (
+	previousValue = regexp.MustCompile("(?i)\\bPREVIOUS\\s+VALUE\\s+FOR\\s+((?:`[^`]+`|\\w+)(?:\\s*\\.\\s*(?:`[^`]+`|\\w+))?)")
+	setval        = regexp.MustCompile(`(?i)\bSETVAL\s*\(`)
+	temporary     = regexp.MustCompile(`(?i)\b(CREATE|DROP)\s+TEMPORARY\s+SEQUENCE\b`)
+)
+
+// renamedPrefix begins the renamed calls' names; renamedFuncs says what
+// each kind stands for.
+const renamedPrefix = "seqd_renamed_"
+
+var renamedFuncs = map[string]string{"lastval": "seqd_mariadb_lastval", "setval": "seqd_mariadb_setval"}
+
+// rename renames the spellings above in q; typed maps each renamed text
+// to the text as typed, and temps are the offsets in the renamed text of
+// the temporary sequence statements' CREATE or DROP.
+func rename(q string) (_ string, typed map[string]string, temps []int) {
+	n := 0
+	mark := func(kind, m, r string) string {
+		if typed == nil {
+			typed = map[string]string{}
+		}
+		n++
+		r = fmt.Sprintf("%s%s_%d%s", strings.ToUpper(renamedPrefix), kind, n, r)
+		typed[r] = m
+		return r
+	}
+	q = replaceCode(q, previousValue, func(_ int, m []string) string { return mark("LASTVAL", m[0], "("+m[1]+")") })
+	q = replaceCode(q, setval, func(_ int, m []string) string { return mark("SETVAL", m[0], "(") })
+	q = replaceCode(q, temporary, func(at int, m []string) string {
+		temps = append(temps, at)
+		return m[1] + " SEQUENCE"
+	})
+	return q, typed, temps
+}
+
+// replaceCode replaces the matches of re in q that start outside string
+// literals, quoted identifiers and comments, with what with makes of the
+// match and its groups (told where the replacement begins in the
+// result); text in quotes stays as written.
+func replaceCode(q string, re *regexp.Regexp, with func(at int, m []string) string) string {
+	ms := re.FindAllStringSubmatchIndex(q, -1)
+	if ms == nil {
+		return q
+	}
+	quoted := quotedSpans(q)
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		if inSpan(quoted, m[0]) {
+			continue
+		}
+		groups := make([]string, len(m)/2)
+		for i := range groups {
+			if m[2*i] >= 0 {
+				groups[i] = q[m[2*i]:m[2*i+1]]
+			}
+		}
+		b.WriteString(q[last:m[0]])
+		b.WriteString(with(b.Len(), groups))
+		last = m[1]
+	}
+	b.WriteString(q[last:])
+	return b.String()
+}
+
+// quotedSpans are the byte spans of q's string literals ('...', "...",
+// with backslash escapes and doubled quotes), quoted identifiers (`...`)
+// and comments (-- and # to the line's end, /* */).
+func quotedSpans(q string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(q); i++ {
+		start := i
+		switch ch := q[i]; {
+		case ch == '\'' || ch == '"' || ch == '`':
+			for i++; i < len(q); i++ {
+				if q[i] == '\\' && ch != '`' {
+					i++
+				} else if q[i] == ch {
+					if i+1 < len(q) && q[i+1] == ch {
+						i++
+						continue
+					}
+					break
+				}
+			}
+		case ch == '#' || ch == '-' && strings.HasPrefix(q[i:], "-- "):
+			for i < len(q) && q[i] != '\n' {
+				i++
+			}
+		case ch == '/' && strings.HasPrefix(q[i:], "/*"):
+			end := strings.Index(q[i+2:], "*/")
+			if end < 0 {
+				i = len(q)
+			} else {
+				i += 2 + end + 1
+			}
+		default:
+			continue
+		}
+		out = append(out, [2]int{start, min(i+1, len(q))})
+	}
+	return out
+}
+
+// inSpan reports whether offset i lies in one of spans.
+func inSpan(spans [][2]int, i int) bool {
+	for _, s := range spans {
+		if i >= s[0] && i < s[1] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,264 @@
+package mysqlwire
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/seqd/seqd/internal/vitess/mysql"
+
+	"github.com/seqd/seqd/sqlerr"
+)
+
+// What a connection answers itself: its session variables, SET, the
+// session functions of a select list, SHOW VARIABLES.
+
+// variables are the session variables connectors read, with MariaDB
+// 10.11's values; SET changes them for the connection (autocommit = 0:
+// a statement begins a transaction, which COMMIT or ROLLBACK ends).
+var variables = map[string]string{
+	"autocommit": "1", "auto_increment_increment": "1", "auto_increment_offset": "1",
+	"character_set_client": "utf8mb4", "character_set_connection": "utf8mb4", "character_set_results": "utf8mb4",
+	"character_set_server": "utf8mb4", "character_set_database": "utf8mb4", "collation_connection": "utf8mb4_general_ci",
+	"collation_server": "utf8mb4_general_ci", "collation_database": "utf8mb4_general_ci",
+	"init_connect": "", "interactive_timeout": "28800", "wait_timeout": "28800", "net_write_timeout": "60", "net_buffer_length": "16384",
+	"license": "GPL", "lower_case_table_names": "0", "max_allowed_packet": "16777216", "performance_schema": "0",
+	"query_cache_size": "0", "query_cache_type": "OFF", "sql_mode": "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
+	"system_time_zone": "UTC", "time_zone": "SYSTEM", "transaction_isolation": "REPEATABLE-READ", "tx_isolation": "REPEATABLE-READ",
+	"tx_read_only": "0", "transaction_read_only": "0", "version": ServerVersion, "version_comment": "seqd",
+	"version_compile_os": "Linux", "version_compile_machine": "x86_64", "have_ssl": "DISABLED", "sql_auto_is_null": "0",
+	"sql_select_limit": "18446744073709551615", "lc_messages": "en_US", "default_storage_engine": "InnoDB", "storage_engine": "InnoDB",
+	"session_track_schema": "ON", "session_track_state_change": "OFF", "session_track_transaction_info": "OFF",
+	"session_track_system_variables": "autocommit,character_set_client,character_set_connection,character_set_results,time_zone",
+	"character_set_system":           "utf8mb3", "redirect_url": "", "net_read_timeout": "30", "max_statement_time": "0",
+}
+
+// variable is a session variable's value.
+func (cn *conn) variable(name string) (string, bool) {
+	name = strings.ToLower(name)
+	if v, ok := cn.vars[name]; ok {
+		return v, true
+	}
+	switch name {
+	case "max_allowed_packet":
+		return strconv.Itoa(cn.srv.cfg.MaxMessage), true
+	case "max_prepared_stmt_count":
+		if n := cn.srv.cfg.MaxPreparedStatements; n > 0 {
+			return strconv.Itoa(n), true
+		}
+		return "4294967295", true // no bound: MariaDB's largest
+	}
+	v, ok := variables[name]
+	return v, ok
+}
+
+// set carries out SET: names, autocommit and the variables above.
+func (cn *conn) set(n *ast.SetStmt) error {
+	for _, v := range n.Variables {
+		name := strings.ToLower(v.Name)
+		switch {
+		case name == strings.ToLower(ast.SetNames) || name == strings.ToLower(ast.SetCharset):
+			continue
+		case !v.IsSystem:
+			return unsupported("user variables")
+		case v.IsGlobal:
+			return unsupported("SET GLOBAL")
+		}
+		if _, known := variables[name]; !known {
+			return sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", v.Name)
+		}
+		val, err := cn.setValue(v.Value)
+		if err != nil {
+			return err
+		}
+		if name == "autocommit" {
+			switch strings.ToLower(val) {
+			case "1", "on", "true":
+				val = "1"
+				// MySQL: turning autocommit on commits an open
+				// transaction.
+				if cn.sess != nil && cn.sess.TxStatus() != 'I' {
+					if _, err := cn.exec(context.Background(), cn.sess, "COMMIT", nil); err != nil {
+						return err
+					}
+				}
+			case "0", "off", "false":
+				val = "0"
+			default:
+				return sqlerr.Errorf(sqlerr.InvalidParameterValue, "Variable 'autocommit' can't be set to the value of '%s'", val)
+			}
+		}
+		if cn.vars == nil {
+			cn.vars = map[string]string{}
+		}
+		cn.vars[name] = val
+	}
+	return nil
+}
+
+// setValue is a SET's value as text: a literal, a bare word (SET
+// sql_mode = ANSI), DEFAULT, a variable, or CONCAT of these (MariaDB
+// Connector/J's sql_mode = concat(@@sql_mode, ',STRICT_TRANS_TABLES')).
+func (cn *conn) setValue(x ast.ExprNode) (string, error) {
+	switch x := x.(type) {
+	case ast.ValueExpr:
+		return fmt.Sprint(x.GetValue()), nil
+	case *ast.ColumnNameExpr:
+		return x.Name.Name.O, nil
+	case *ast.DefaultExpr:
+		return "", nil
+	case *ast.VariableExpr:
+		if v, ok := cn.variable(x.Name); ok && x.IsSystem {
+			return v, nil
+		}
+		return "", sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", x.Name)
+	case *ast.FuncCallExpr:
+		if x.FnName.L == "concat" {
+			var b strings.Builder
+			for _, a := range x.Args {
+				v, err := cn.setValue(a)
+				if err != nil {
+					return "", err
+				}
+				b.WriteString(v)
+			}
+			return b.String(), nil
+		}
+	}
+	return "", unsupported("an expression as a variable's value")
+}
+
+// evalSession answers a select list of variables, session functions and
+// literals.
+func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Limit) (*answer, error) {
+	row := make([]any, len(exprs))
+	for i, x := range exprs {
+		switch x := x.(type) {
+		case *ast.VariableExpr:
+			v, ok := cn.variable(x.Name)
+			if !ok {
+				return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", x.Name)
+			}
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				row[i] = n
+			} else {
+				row[i] = v
+			}
+		case *ast.FuncCallExpr:
+			switch x.FnName.L {
+			case "database", "schema":
+				if cn.db == "" {
+					row[i] = nil
+				} else {
+					row[i] = cn.db
+				}
+			case "connection_id":
+				row[i] = int64(cn.c.ConnectionID)
+			case "last_insert_id":
+				row[i] = int64(0) // no AUTO_INCREMENT here
+			case "version":
+				row[i] = ServerVersion
+			default:
+				row[i] = cn.c.User + "@" + hostOf(cn.c)
+			}
+		case ast.ValueExpr:
+			switch v := x.GetValue().(type) {
+			case int64:
+				row[i] = v
+			case uint64:
+				row[i] = int64(v)
+			case nil:
+				row[i] = nil
+			default:
+				row[i] = fmt.Sprint(v)
+			}
+		}
+	}
+	a := &answer{cols: names, rows: [][]any{row}}
+	if limit != nil {
+		if c, ok := limit.Count.(ast.ValueExpr); ok && fmt.Sprint(c.GetValue()) == "0" {
+			a.rows = nil
+		}
+	}
+	return a, nil
+}
+
+// hostOf is the client's host, as USER() shows it.
+func hostOf(c *mysql.Conn) string {
+	host := c.RemoteAddr().String()
+	if i := strings.LastIndex(host, ":"); i >= 0 {
+		host = host[:i]
+	}
+	return host
+}
+
+// showVariables is SHOW VARIABLES [LIKE pattern].
+func (cn *conn) showVariables(pattern string) *answer {
+	var re *regexp.Regexp
+	if pattern != "" {
+		var b strings.Builder
+		b.WriteString("(?i)^")
+		for _, r := range pattern {
+			switch r {
+			case '%':
+				b.WriteString(".*")
+			case '_':
+				b.WriteString(".")
+			default:
+				b.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		b.WriteString("$")
+		re = regexp.MustCompile(b.String())
+	}
+	names := make([]string, 0, len(variables))
+	for n := range variables {
+		if re == nil || re.MatchString(n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	a := &answer{cols: []string{"Variable_name", "Value"}}
+	for _, n := range names {
+		v, _ := cn.variable(n)
+		a.rows = append(a.rows, []any{n, v})
+	}
+	return a
+}
+
+// result is the answer in MySQL's terms: integers as BIGINT, the rest
+// text.
+func (a *answer) result() *sqltypes.Result {
+	out := &sqltypes.Result{}
+	types := make([]querypb.Type, len(a.cols))
+	for i := range a.cols {
+		types[i] = querypb.Type_VARCHAR
+		for _, r := range a.rows {
+			if _, ok := r[i].(int64); ok {
+				types[i] = querypb.Type_INT64
+			}
+		}
+		out.Fields = append(out.Fields, field(a.cols[i], types[i]))
+	}
+	for _, r := range a.rows {
+		vals := make([]sqltypes.Value, len(r))
+		for i, v := range r {
+			switch v := v.(type) {
+			case nil:
+				vals[i] = sqltypes.NULL
+			case int64:
+				vals[i] = sqltypes.MakeTrusted(types[i], []byte(strconv.FormatInt(v, 10)))
+			default:
+				vals[i] = sqltypes.MakeTrusted(types[i], []byte(fmt.Sprint(v)))
+			}
+		}
+		out.Rows = append(out.Rows, vals)
+	}
+	return out
+}
