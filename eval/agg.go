@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -25,7 +26,12 @@ type aggCall struct {
 }
 
 func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, error) {
-	if c.aggs == nil {
+	switch {
+	case c.aggs == nil && c.inAgg > 0:
+		return nil, c.ErrAt(fc.Location, sqlerr.GroupingError, "aggregate function calls cannot be nested")
+	case c.aggs == nil && c.aggClause != "":
+		return nil, c.ErrAt(fc.Location, sqlerr.GroupingError, "aggregate functions are not allowed in %s", c.aggClause)
+	case c.aggs == nil:
 		return nil, c.ErrAt(fc.Location, sqlerr.GroupingError, "aggregate functions are not allowed here")
 	}
 	a := &aggCall{name: name, distinct: fc.AggDistinct}
@@ -53,57 +59,77 @@ func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, err
 			a.order, a.keys = append(a.order, k), append(a.keys, c.settle(x))
 		}
 	}
-	switch {
-	case fc.AggStar:
+	if fc.AggStar {
 		if name != "count" {
 			return nil, c.ErrAt(fc.Location, sqlerr.SyntaxError, "%s(*) must be used to call a parameterless aggregate function", name)
 		}
 		a.t = TInt8
-	case len(fc.Args) == 0:
-		return nil, c.NoFunction(name, nil, fc.Location)
-	default:
-		x, err := c.Expr(sc, fc.Args[0])
-		if err != nil {
-			return nil, err
-		}
-		a.arg = c.settle(x)
-		switch name {
-		case "count":
-			a.t = TInt8
-		case "sum":
-			if a.arg.Type().class != KInt && a.arg.Type().class != KFloat {
-				return nil, c.NoFunction(name, []Expr{a.arg}, fc.Location)
-			}
-			a.t = tNumeric
-			if a.arg.Type() == TInt2 || a.arg.Type() == TInt4 {
-				a.t = TInt8
-			}
-		case "bool_and", "bool_or":
-			if a.arg, err = c.Coerce(a.arg, TBool, Location(fc.Args[0]), "argument"); err != nil {
-				return nil, err
-			}
-			a.t = TBool
-		case "array_agg":
-			a.t = TypeByOID(a.arg.Type().array)
-			if a.t == nil {
-				return nil, c.NoFunction(name, []Expr{a.arg}, fc.Location)
-			}
-		case "string_agg":
-			if len(fc.Args) != 2 {
-				return nil, c.NoFunction(name, []Expr{a.arg}, fc.Location)
-			}
-			sep, err := c.Expr(sc, fc.Args[1])
-			if err != nil {
-				return nil, err
-			}
-			a.sep = c.settle(sep)
-			a.t = TText
-		default:
-			a.t = a.arg.Type()
-		}
+	} else if err := c.aggArgs(sc, a, fc); err != nil {
+		return nil, err
 	}
 	*saved = append(*saved, a)
 	return &aggRef{t: a.t, idx: len(*saved) - 1}, nil
+}
+
+// aggArgs compiles an aggregate's arguments (each takes one, string_agg
+// two) and gives the call its type, as PostgreSQL's signatures do.
+func (c *Compiler) aggArgs(sc *Scope, a *aggCall, fc *pg.FuncCall) error {
+	args := make([]Expr, len(fc.Args))
+	for i, n := range fc.Args {
+		x, err := c.Expr(sc, n)
+		if err != nil {
+			return err
+		}
+		args[i] = x
+	}
+	want := 1
+	if a.name == "string_agg" {
+		want = 2
+	}
+	if len(args) != want {
+		return c.NoFunction(a.name, args, fc.Location)
+	}
+	if isUnknown(args[0]) && (a.name == "sum" || a.name == "array_agg") {
+		// Several signatures take any of the types a literal may become.
+		return c.ErrAt(fc.Location, sqlerr.AmbiguousFunction, "function %s(unknown) is not unique", a.name).
+			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
+	}
+	a.arg = c.settle(args[0])
+	at := a.arg.Type()
+	switch a.name {
+	case "count":
+		a.t = TInt8
+	case "sum":
+		switch {
+		case at == TInt2 || at == TInt4:
+			a.t = TInt8
+		case at == TInt8 || at == tNumeric:
+			a.t = tNumeric
+		case at == tFloat4 || at == TFloat8:
+			a.t = at
+		default:
+			return c.NoFunction(a.name, []Expr{a.arg}, fc.Location)
+		}
+	case "bool_and", "bool_or":
+		x, err := c.Coerce(args[0], TBool, Location(fc.Args[0]), "argument")
+		if err != nil {
+			return err
+		}
+		a.arg, a.t = x, TBool
+	case "array_agg":
+		if a.t = TypeByOID(at.array); a.t == nil {
+			return c.NoFunction(a.name, []Expr{a.arg}, fc.Location)
+		}
+	case "string_agg":
+		a.sep = c.settle(args[1])
+		if !isString(at) || !isString(a.sep.Type()) {
+			return c.NoFunction(a.name, args, fc.Location)
+		}
+		a.t = TText
+	default:
+		a.t = at
+	}
+	return nil
 }
 
 // group runs the aggregation: rows are grouped by the GROUP BY keys, each
@@ -326,6 +352,17 @@ func (st *aggState) result() (Datum, error) {
 			st.vals = append(st.vals, r[len(r)-1])
 		}
 		st.sorted = nil
+	}
+	if st.a.distinct && len(st.a.keys) == 0 {
+		// PostgreSQL sorts to find the distinct values: they come sorted,
+		// NULL last.
+		slices.SortStableFunc(st.vals, func(x, y Datum) int {
+			switch {
+			case x.Kind == KNull || y.Kind == KNull:
+				return int(y.Kind) - int(x.Kind) // KNull is 0
+			}
+			return compare(x, y)
+		})
 	}
 	switch st.a.name {
 	case "count":

@@ -29,6 +29,18 @@ type Compiler struct {
 	// counts the aggregates whose arguments are being compiled).
 	grouping *groupCheck
 	inAgg    int
+	// aggClause names the clause being compiled where aggregates are not
+	// allowed ("WHERE"), for the error; "" elsewhere.
+	aggClause string
+}
+
+// inClause compiles n as an expression of clause, where aggregates are
+// not allowed.
+func (c *Compiler) inClause(clause string, compile func() error) error {
+	saved := c.aggClause
+	c.aggClause = clause
+	defer func() { c.aggClause = saved }()
+	return compile()
 }
 
 // groupCheck is a grouped query's scope and its column references

@@ -328,6 +328,14 @@ func compare(a, b Datum) int {
 	case a.Kind == KFloat || b.Kind == KFloat:
 		x, y := asFloat(a), asFloat(b)
 		switch {
+		case x != x || y != y: // NaN: equal to itself, above every number, as PostgreSQL orders it
+			switch {
+			case x == x:
+				return -1
+			case y == y:
+				return 1
+			}
+			return 0
 		case x < y:
 			return -1
 		case x > y:

@@ -54,7 +54,7 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 		}
 		js := &joinSource{l: l, r: r, kind: j.Jointype, total: func() int { return sc.width }, offset: sc.width - l.width() - r.width()}
 		if j.Quals != nil {
-			if js.on, err = c.boolArg(sc, j.Quals); err != nil {
+			if err = c.inClause("JOIN conditions", func() (err error) { js.on, err = c.boolArg(sc, j.Quals); return err }); err != nil {
 				return nil, err
 			}
 			c.lookupJoin(sc, js, j.Quals)

@@ -100,14 +100,15 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	q.width = sc.width
 	var err error
 	if st.WhereClause != nil {
-		if q.where, err = c.boolArg(sc, st.WhereClause); err != nil {
+		if err = c.inClause("WHERE", func() (err error) { q.where, err = c.boolArg(sc, st.WhereClause); return err }); err != nil {
 			return nil, err
 		}
 		c.pushDown(sc, st.WhereClause)
 	}
 	q.grouped = len(st.GroupClause) > 0 || st.HavingClause != nil
 	for _, g := range st.GroupClause {
-		x, err := c.groupKey(sc, st.TargetList, g)
+		var x Expr
+		err := c.inClause("GROUP BY", func() (err error) { x, err = c.groupKey(sc, st.TargetList, g); return err })
 		if err != nil {
 			return nil, err
 		}
