@@ -143,26 +143,7 @@ func (w *sweeper) stop() {
 }
 
 func (w *sweeper) run(quit chan struct{}) {
-	t := time.NewTicker(sweepInterval)
-	defer t.Stop()
-	var sessions []*session
-	for {
-		select {
-		case <-quit:
-			return
-		case <-t.C:
-		}
-		w.mu.Lock()
-		sessions = sessions[:0]
-		for s := range w.sessions {
-			sessions = append(sessions, s)
-		}
-		w.mu.Unlock()
-		for _, s := range sessions {
-			s.sweep()
-		}
-		clear(sessions)
-	}
+	frontend.Sweep(sweepInterval, quit, &w.mu, w.sessions, (*session).sweep)
 }
 
 // sessionPool keeps idle sessions per role, so that a call does not pay

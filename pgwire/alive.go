@@ -5,6 +5,8 @@ import (
 	"net"
 	"syscall"
 	"time"
+
+	"github.com/seqd/seqd/frontend"
 )
 
 // A client that goes away while its statement runs should not leave the
@@ -26,31 +28,15 @@ var errClientGone = errors.New("the client closed its connection")
 // sweepAlive checks the connections' clients every aliveInterval until
 // the server shuts down.
 func (s *Server) sweepAlive() {
-	t := time.NewTicker(aliveInterval)
-	defer t.Stop()
-	var conns []*conn
-	for {
-		select {
-		case <-s.stopSweep:
-			return
-		case <-t.C:
-		}
-		s.mu.Lock()
-		conns = conns[:0]
-		for c := range s.conns {
-			conns = append(conns, c)
-		}
-		s.mu.Unlock()
-		for _, c := range conns {
-			if nc, long := c.runningLong(); long && peerClosed(nc) {
-				c.mu.Lock()
-				if c.busy && c.statement && c.ctx != nil {
-					c.cancel(errClientGone)
-				}
-				c.mu.Unlock()
+	frontend.Sweep(aliveInterval, s.stopSweep, &s.mu, s.conns, func(c *conn) {
+		if nc, long := c.runningLong(); long && peerClosed(nc) {
+			c.mu.Lock()
+			if c.busy && c.statement && c.ctx != nil {
+				c.cancel(errClientGone)
 			}
+			c.mu.Unlock()
 		}
-	}
+	})
 }
 
 // runningLong reports whether c has run the same statement since the
