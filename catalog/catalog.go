@@ -68,9 +68,11 @@ type PerSequence struct {
 
 // Catalog is the table of views, in the order pg_class lists them.
 type Catalog struct {
-	byName map[string]*View // "schema.name"
-	byOID  map[uint32]*View
-	order  []*View
+	byName     map[string]*View // "schema.name"
+	byOID      map[uint32]*View
+	order      []*View
+	shapes     map[uint32]*Shape // Shapes by OID
+	attributes [][]eval.Datum    // Attributes'
 }
 
 // New is the catalog: the views this package defines, then the rest of
@@ -85,10 +87,12 @@ func New() *Catalog {
 		}
 	}
 	c.addShapes()
+	c.attributes = c.makeAttributes()
 	return c
 }
 
-// Add appends v to the table. REQUIRES: no view of its name or OID.
+// Add appends v to the table. REQUIRES: no view of its name or OID; New
+// has not returned (Attributes are made once the table is).
 func (c *Catalog) Add(v *View) {
 	c.byName[v.Schema+"."+v.Name] = v
 	c.byOID[v.OID] = v

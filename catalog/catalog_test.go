@@ -499,16 +499,5 @@ func (f *fakeSource) SequenceComments() ([]Comment, error) {
 
 func (f *fakeSource) Settings() []Setting { return f.settings }
 
-// RelationAttributes are the catalog relations' system columns only.
-func (f *fakeSource) RelationAttributes() [][]eval.Datum {
-	var out [][]eval.Datum
-	for _, v := range f.c.Views() {
-		if v.Name == "pg_namespace" {
-			out = append(out, SystemAttributes(v.OID)...)
-		}
-	}
-	return out
-}
-
 func (f *fakeSource) TypeRows() [][]eval.Datum  { return nil }
 func (f *fakeSource) TokenRows() [][]eval.Datum { return nil }

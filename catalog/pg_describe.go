@@ -55,11 +55,11 @@ func (c *Catalog) describingViews() []*View {
 				"attoptions", eval.TTextArr, "attfdwoptions", eval.TTextArr, "attmissingval", eval.TypeByOID(2277)),
 			// By attrelid: a sequence's, or a catalog relation's.
 			PerSequence: &PerSequence{Row: func(_ Source, i Sequence) [][]eval.Datum { return sequenceAttributes(i) }, NameCol: -1, OIDCol: 0,
-				Before: func(src Source) [][]eval.Datum { return src.RelationAttributes() },
-				Fixed: func(src Source, _ int, v eval.Datum, _ bool) [][]eval.Datum {
+				Before: func(Source) [][]eval.Datum { return c.Attributes() },
+				Fixed: func(_ Source, _ int, v eval.Datum, _ bool) [][]eval.Datum {
 					var out [][]eval.Datum
 					if oid, ok := OIDOf(v); ok && c.ByOID(oid) != nil {
-						for _, row := range src.RelationAttributes() {
+						for _, row := range c.attributes {
 							if uint32(row[0].I) == oid {
 								out = append(out, row)
 							}

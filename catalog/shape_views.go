@@ -18,6 +18,10 @@ const PublicACL = "OWNER=arwdDxt/OWNER,=r/OWNER"
 // those it has their shape's ACL.
 func (c *Catalog) addShapes() {
 	rows := c.shapeRows()
+	c.shapes = map[uint32]*Shape{}
+	for i := range Shapes {
+		c.shapes[Shapes[i].OID] = &Shapes[i]
+	}
 	for _, sh := range Shapes {
 		if v := c.Lookup(sh.Schema, sh.Name); v != nil {
 			v.ACL, v.PublicColumns, v.Insertable = sh.ACL, sh.PublicColumns, sh.Insertable

@@ -65,9 +65,6 @@ type Source interface {
 
 	// Settings are the session's settings, as pg_settings lists them.
 	Settings() []Setting
-	// RelationAttributes are the catalog relations' columns as
-	// pg_attribute rows.
-	RelationAttributes() [][]eval.Datum
 	// TypeRows are pg_type's rows; TokenRows seqd_tokens'.
 	TypeRows() [][]eval.Datum
 	TokenRows() [][]eval.Datum

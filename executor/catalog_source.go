@@ -22,25 +22,24 @@ func sessionOfSource(src catalog.Source) *Session { return (*Session)(src.(*cata
 
 func (c *catalogSource) s() *Session { return (*Session)(c) }
 
-func (c *catalogSource) Database() string                   { return c.cfg.Database }
-func (c *catalogSource) User() string                       { return c.cfg.User }
-func (c *catalogSource) Superuser() bool                    { return c.s().isSuperuser(c.cfg.User) }
-func (c *catalogSource) BootstrapUser() string              { return c.s().bootstrapUser() }
-func (c *catalogSource) Roles() []catalog.Role              { return c.s().roleList() }
-func (c *catalogSource) StoredRoles() []engine.Role         { return c.s().roles().Roles() }
-func (c *catalogSource) RoleName(oid int64) string          { return c.s().roleName(oid) }
-func (c *catalogSource) RoleOID(name string) int64          { return c.s().ownerOID(name) }
-func (c *catalogSource) DatabaseACL() engine.ACL            { return c.s().cat().DatabaseACL() }
-func (c *catalogSource) SchemaOID(name string) uint32       { return c.s().oids().forSchema(name) }
-func (c *catalogSource) SchemaACL(name string) eval.Datum   { return c.s().schemaACLItems(name) }
-func (c *catalogSource) Owner(a engine.ACL) string          { return c.s().ownerName(a) }
-func (c *catalogSource) Temporary(n engine.Name) bool       { return c.s().isTemp(n) }
-func (c *catalogSource) HasPrivsOfRole(role string) bool    { return c.s().hasPrivsOfRole(role) }
-func (c *catalogSource) ServerVersion() string              { return ServerVersion }
-func (c *catalogSource) Now() time.Time                     { return time.Now() }
-func (c *catalogSource) RelationAttributes() [][]eval.Datum { return catalogAttributes() }
-func (c *catalogSource) TypeRows() [][]eval.Datum           { return c.s().pgTypeRows() }
-func (c *catalogSource) TokenRows() [][]eval.Datum          { return c.s().tokenRows() }
+func (c *catalogSource) Database() string                 { return c.cfg.Database }
+func (c *catalogSource) User() string                     { return c.cfg.User }
+func (c *catalogSource) Superuser() bool                  { return c.s().isSuperuser(c.cfg.User) }
+func (c *catalogSource) BootstrapUser() string            { return c.s().bootstrapUser() }
+func (c *catalogSource) Roles() []catalog.Role            { return c.s().roleList() }
+func (c *catalogSource) StoredRoles() []engine.Role       { return c.s().roles().Roles() }
+func (c *catalogSource) RoleName(oid int64) string        { return c.s().roleName(oid) }
+func (c *catalogSource) RoleOID(name string) int64        { return c.s().ownerOID(name) }
+func (c *catalogSource) DatabaseACL() engine.ACL          { return c.s().cat().DatabaseACL() }
+func (c *catalogSource) SchemaOID(name string) uint32     { return c.s().oids().forSchema(name) }
+func (c *catalogSource) SchemaACL(name string) eval.Datum { return c.s().schemaACLItems(name) }
+func (c *catalogSource) Owner(a engine.ACL) string        { return c.s().ownerName(a) }
+func (c *catalogSource) Temporary(n engine.Name) bool     { return c.s().isTemp(n) }
+func (c *catalogSource) HasPrivsOfRole(role string) bool  { return c.s().hasPrivsOfRole(role) }
+func (c *catalogSource) ServerVersion() string            { return ServerVersion }
+func (c *catalogSource) Now() time.Time                   { return time.Now() }
+func (c *catalogSource) TypeRows() [][]eval.Datum         { return c.s().pgTypeRows() }
+func (c *catalogSource) TokenRows() [][]eval.Datum        { return c.s().tokenRows() }
 
 func (c *catalogSource) SchemaPrivileges(name string) (engine.Privs, error) {
 	return c.s().schemaPrivileges(name, c.cfg.User)

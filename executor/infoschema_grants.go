@@ -181,7 +181,7 @@ func (s *Session) columnsRows() ([][]eval.Datum, error) {
 			if !owns && p&columnPrivs == 0 && (!r.publicColumns || c.Name == "subconninfo") {
 				continue
 			}
-			_, k := r.column(i)
+			_, k := catalogViews.Column(r.view, i)
 			collSchema := ""
 			if k.Collation != "" {
 				collSchema = "pg_catalog"
