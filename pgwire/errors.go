@@ -16,7 +16,7 @@ import (
 func sqlstate(k sqlerr.Kind) string { return sqlerr.SQLState(k) }
 
 // toErrorResponse is err as PostgreSQL reports it, its SQLSTATE from the
-// table above.
+// kind's row of sqlerr's table (sqlerr/errors.go).
 func toErrorResponse(err error) *pgproto3.ErrorResponse {
 	kind := frontend.KindOf(err)
 	r := &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: sqlstate(kind), Message: err.Error()}
