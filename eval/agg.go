@@ -40,7 +40,7 @@ func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, err
 	c.inAgg++
 	defer func() { c.aggs = saved; c.inAgg-- }()
 	if fc.AggFilter != nil {
-		f, err := c.boolArg(sc, fc.AggFilter)
+		f, err := c.boolArg(sc, fc.AggFilter, "FILTER")
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ package eval
 
 import (
 	"math"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -87,6 +88,9 @@ func (c *Compiler) Coerce(x Expr, t *Type, loc int32, what string) (Expr, error)
 		return &constExpr{t: t, d: d}, nil
 	}
 	if implicitOK(x.Type(), t) {
+		if x.Type().oid == OIDBpchar && t.oid != OIDBpchar {
+			return &castExpr{arg: x, to: t, loc: -1, q: c.SQL}, nil // without its padding
+		}
 		if x.Type().class == t.class && (t.class != KInt || !isPlainInt(t) || implicitOK(x.Type(), t)) && !IsReg(t) {
 			return retype(x, t), nil
 		}
@@ -157,6 +161,22 @@ func cast(s Session, d Datum, from, to *Type) (Datum, error) {
 	if d.Kind == KNull || from == to {
 		return d, nil
 	}
+	switch {
+	case from.oid == OIDChar && isPlainInt(to):
+		// "char" to integer is its byte, signed.
+		if d.S == "" {
+			return Int(0), nil
+		}
+		return Int(int64(int8(d.S[0]))), nil
+	case to.oid == OIDChar && isPlainInt(from):
+		if d.I < math.MinInt8 || d.I > math.MaxInt8 {
+			return Null, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "\"char\" out of range")
+		}
+		if d.I == 0 {
+			return Text(""), nil
+		}
+		return Text(string([]byte{byte(d.I)})), nil
+	}
 	switch to.class {
 	case KInt:
 		var v int64
@@ -206,11 +226,14 @@ func cast(s Session, d Datum, from, to *Type) (Datum, error) {
 		default:
 			text = string(AppendOutput(nil, from, d))
 		}
-		if to.oid == OIDTimestamptz || isDateTime(to) {
+		if to.oid == OIDTimestamptz || isDateTime(to) || to.oid == OIDBytea {
 			return Input(s, to, text)
 		}
 		if to.oid == OIDChar && len(text) > 1 {
 			text = text[:1]
+		}
+		if from.oid == OIDBpchar && to.oid != OIDBpchar {
+			text = strings.TrimRight(text, " ") // bpchar's padding is not kept
 		}
 		return Text(text), nil
 	case KBool:

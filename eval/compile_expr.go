@@ -29,6 +29,9 @@ type Compiler struct {
 	// counts the aggregates whose arguments are being compiled).
 	grouping *groupCheck
 	inAgg    int
+	// wholeRowTarget is the select-list item being compiled when it is
+	// a bare name, which may name a FROM item's whole row.
+	wholeRowTarget *pg.ColumnRef
 	// aggClause names the clause being compiled where aggregates are not
 	// allowed ("WHERE"), for the error; "" elsewhere.
 	aggClause string
@@ -188,6 +191,11 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 		}
 		return found, nil
 	}
+	if table == "" {
+		if x, ok, err := c.wholeRow(sc, ref, col); ok || err != nil {
+			return x, err
+		}
+	}
 	if x, ok, err := c.outerRef(ref, schema, table, col); ok || err != nil {
 		return x, err
 	}
@@ -227,7 +235,11 @@ func (c *Compiler) Expr(sc *Scope, n *pg.Node) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return c.explicitCast(arg, t, tc.Location)
+		x, err := c.explicitCast(arg, t, tc.Location)
+		if err != nil {
+			return nil, err
+		}
+		return c.withTypmod(x, tc.TypeName)
 	case n.GetFuncCall() != nil:
 		return c.funcCall(sc, n.GetFuncCall())
 	case n.GetAExpr() != nil:
@@ -235,9 +247,10 @@ func (c *Compiler) Expr(sc *Scope, n *pg.Node) (Expr, error) {
 	case n.GetBoolExpr() != nil:
 		b := n.GetBoolExpr()
 		op := map[pg.BoolExprType]byte{pg.BoolExprType_AND_EXPR: '&', pg.BoolExprType_OR_EXPR: '|', pg.BoolExprType_NOT_EXPR: '!'}[b.Boolop]
+		what := map[byte]string{'&': "AND", '|': "OR", '!': "NOT"}[op]
 		out := &boolExpr{op: op}
 		for _, a := range b.Args {
-			x, err := c.boolArg(sc, a)
+			x, err := c.boolArg(sc, a, what)
 			if err != nil {
 				return nil, err
 			}
@@ -291,7 +304,10 @@ func (c *Compiler) Expr(sc *Scope, n *pg.Node) (Expr, error) {
 
 // booleanTest compiles x IS [NOT] TRUE, FALSE, UNKNOWN.
 func (c *Compiler) booleanTest(sc *Scope, t *pg.BooleanTest) (Expr, error) {
-	x, err := c.boolArg(sc, t.Arg)
+	what := map[pg.BoolTestType]string{pg.BoolTestType_IS_TRUE: "IS TRUE", pg.BoolTestType_IS_NOT_TRUE: "IS NOT TRUE",
+		pg.BoolTestType_IS_FALSE: "IS FALSE", pg.BoolTestType_IS_NOT_FALSE: "IS NOT FALSE",
+		pg.BoolTestType_IS_UNKNOWN: "IS UNKNOWN", pg.BoolTestType_IS_NOT_UNKNOWN: "IS NOT UNKNOWN"}[t.Booltesttype]
+	x, err := c.boolArg(sc, t.Arg, what)
 	if err != nil {
 		return nil, err
 	}
@@ -366,12 +382,14 @@ func NodeName(n *pg.Node) string {
 	return name
 }
 
-func (c *Compiler) boolArg(sc *Scope, n *pg.Node) (Expr, error) {
+// boolArg compiles n, which must be boolean: the argument of what
+// ("WHERE", "NOT"), as PostgreSQL's messages name it.
+func (c *Compiler) boolArg(sc *Scope, n *pg.Node, what string) (Expr, error) {
 	x, err := c.Expr(sc, n)
 	if err != nil {
 		return nil, err
 	}
-	return c.Coerce(x, TBool, Location(n), "argument of boolean expression")
+	return c.Coerce(x, TBool, Location(n), "argument of "+what)
 }
 
 // constant compiles a literal: an integer is int4 if it fits, else int8,
@@ -476,7 +494,7 @@ func (c *Compiler) caseExpr(sc *Scope, ce *pg.CaseExpr) (Expr, error) {
 				return nil, err
 			}
 			out.arg, cond = xs[0], xs[1]
-		} else if cond, err = c.boolArg(sc, cw.Expr); err != nil {
+		} else if cond, err = c.boolArg(sc, cw.Expr, "CASE/WHEN"); err != nil {
 			return nil, err
 		}
 		out.whens = append(out.whens, cond)

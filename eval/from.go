@@ -9,6 +9,23 @@ import (
 
 // fromItem compiles one FROM item, adding its columns to sc.
 func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
+	before := len(sc.items)
+	src, err := c.fromNode(sc, n)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range sc.items[before:] {
+		for _, prev := range sc.items[:before] {
+			if it.alias != "" && it.alias == prev.alias && it.schema == prev.schema {
+				return nil, c.ErrAt(-1, sqlerr.DuplicateAlias, "table name \"%s\" specified more than once", it.alias)
+			}
+		}
+	}
+	return src, nil
+}
+
+// fromNode compiles one FROM item (fromItem checks its names).
+func (c *Compiler) fromNode(sc *Scope, n *pg.Node) (source, error) {
 	switch {
 	case n.GetRangeVar() != nil:
 		rv := n.GetRangeVar()
@@ -54,7 +71,7 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 		}
 		js := &joinSource{l: l, r: r, kind: j.Jointype, total: func() int { return sc.width }, offset: sc.width - l.width() - r.width()}
 		if j.Quals != nil {
-			if err = c.inClause("JOIN conditions", func() (err error) { js.on, err = c.boolArg(sc, j.Quals); return err }); err != nil {
+			if err = c.inClause("JOIN conditions", func() (err error) { js.on, err = c.boolArg(sc, j.Quals, "JOIN/ON"); return err }); err != nil {
 				return nil, err
 			}
 			c.lookupJoin(sc, js, j.Quals)

@@ -142,6 +142,9 @@ func (c *Compiler) in(sc *Scope, op string, a *pg.A_Expr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i, x := range xs {
+		xs[i] = unpadded(x)
+	}
 	cmp := "="
 	if op == "<>" {
 		cmp = "<>"
@@ -169,9 +172,9 @@ func (c *Compiler) prefixOp(sc *Scope, op string, a *pg.A_Expr) (Expr, error) {
 	switch op {
 	case "-":
 		if isUnknown(x) {
-			if x, err = c.Coerce(x, TInt4, Location(a.Rexpr), "operand"); err != nil {
-				return nil, err
-			}
+			// Every numeric type has a prefix -: a literal picks none.
+			return nil, c.ErrAt(a.Location, sqlerr.AmbiguousFunction, "operator is not unique: - unknown").
+				WithHint("Could not choose a best candidate operator. You might need to add an explicit type cast.")
 		}
 		t := x.Type()
 		if t.class != KInt && t.class != KFloat {
@@ -298,6 +301,11 @@ func (c *Compiler) binaryExprs(op string, l, r Expr, ln, rn *pg.Node, loc int32)
 		if r, err = c.Coerce(r, l.Type(), Location(rn), "operand"); err != nil {
 			return nil, err
 		}
+	}
+	if op == "||" || isCmpOp(op) {
+		// character(n) is compared, and concatenated, without the spaces
+		// that pad it.
+		l, r = unpadded(l), unpadded(r)
 	}
 	lt, rt := l.Type(), r.Type()
 	noOp := func() error {

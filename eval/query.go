@@ -100,7 +100,7 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	q.width = sc.width
 	var err error
 	if st.WhereClause != nil {
-		if err = c.inClause("WHERE", func() (err error) { q.where, err = c.boolArg(sc, st.WhereClause); return err }); err != nil {
+		if err = c.inClause("WHERE", func() (err error) { q.where, err = c.boolArg(sc, st.WhereClause, "WHERE"); return err }); err != nil {
 			return nil, err
 		}
 		c.pushDown(sc, st.WhereClause)
@@ -125,7 +125,7 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 		}
 	}
 	if st.HavingClause != nil {
-		if q.having, err = c.boolArg(sc, st.HavingClause); err != nil {
+		if q.having, err = c.boolArg(sc, st.HavingClause, "HAVING"); err != nil {
 			return nil, err
 		}
 	}
@@ -273,7 +273,9 @@ func (c *Compiler) target(sc *Scope, q *Query, rt *pg.ResTarget) error {
 	}
 	x, ok, err := c.srfTarget(sc, q, rt.Val)
 	if !ok && err == nil {
+		c.wholeRowTarget = rt.Val.GetColumnRef()
 		x, err = c.Expr(sc, rt.Val)
+		c.wholeRowTarget = nil
 	}
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -62,6 +63,7 @@ func (t *Type) IsArray() bool { return t.category == 'A' && t.elem != 0 }
 // The OIDs seqd's own code names.
 const (
 	OIDBool         = 16
+	OIDBytea        = 17
 	OIDChar         = 18
 	OIDName         = 19
 	OIDInt8         = 20
@@ -273,6 +275,11 @@ func AppendOutput(b []byte, t *Type, d Datum) []byte {
 		}
 		return append(b, 'f')
 	case KText:
+		if t != nil && t.oid == OIDBytea {
+			// bytea_output = hex.
+			b = append(b, `\x`...)
+			return hex.AppendEncode(b, []byte(d.S))
+		}
 		return append(b, d.S...)
 	case KFloat:
 		return appendFloat(b, d.F)
@@ -399,6 +406,9 @@ func Input(s Session, t *Type, text string) (Datum, error) {
 			}
 			return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", name, text)
 		}
+		if t.oid == OIDOid && v < 0 && v >= math.MinInt32 {
+			v += 1 << 32 // oidin takes a negative int4 as its unsigned value
+		}
 		if v < lo || v > hi {
 			return Null, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", text, name)
 		}
@@ -412,18 +422,116 @@ func Input(s Session, t *Type, text string) (Datum, error) {
 		}
 		return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "invalid input syntax for type boolean: \"%s\"", text)
 	case KFloat:
-		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-		if err != nil {
-			return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", t.sqlName, text)
-		}
-		return Float(f), nil
+		return floatIn(t, text)
 	case KArray:
 		return arrayIn(s, t, text)
 	}
-	if t.oid == OIDChar && len(text) > 1 {
+	switch {
+	case t.oid == OIDChar && len(text) > 1:
 		text = text[:1]
+	case t.oid == OIDBytea:
+		return byteaIn(text)
 	}
 	return Text(text), nil
+}
+
+// byteaIn is byteain: \x and hex digits (white space between pairs
+// allowed), or the escape format, in which \\ is a backslash and \nnn
+// an octal byte.
+func byteaIn(text string) (Datum, error) {
+	if strings.HasPrefix(text, `\x`) {
+		var out []byte
+		for i := 2; i < len(text); {
+			c := text[i]
+			if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				i++
+				continue
+			}
+			hi, ok := unhex(c)
+			if !ok {
+				return Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "invalid hexadecimal digit: \"%c\"", c)
+			}
+			if i+1 >= len(text) {
+				return Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "invalid hexadecimal data: odd number of digits")
+			}
+			lo, ok := unhex(text[i+1])
+			if !ok {
+				return Null, sqlerr.Errorf(sqlerr.InvalidParameterValue, "invalid hexadecimal digit: \"%c\"", text[i+1])
+			}
+			out = append(out, hi<<4|lo)
+			i += 2
+		}
+		return Text(string(out)), nil
+	}
+	out := make([]byte, 0, len(text))
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c != '\\':
+			out = append(out, c)
+		case i+1 < len(text) && text[i+1] == '\\':
+			out = append(out, '\\')
+			i++
+		case i+3 < len(text) && isOctal(text[i+1]) && text[i+1] <= '3' && isOctal(text[i+2]) && isOctal(text[i+3]):
+			out = append(out, (text[i+1]-'0')<<6|(text[i+2]-'0')<<3|(text[i+3]-'0'))
+			i += 3
+		default:
+			return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "invalid input syntax for type bytea")
+		}
+	}
+	return Text(string(out)), nil
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// floatIn is float8in, float4in (and, for now, numeric_in): a value
+// beyond the type's range, or too small for it but not zero, is out of
+// range.
+func floatIn(t *Type, text string) (Datum, error) {
+	in := strings.TrimSpace(text)
+	f, err := strconv.ParseFloat(in, 64)
+	ne, _ := err.(*strconv.NumError)
+	if err != nil && (ne == nil || ne.Err != strconv.ErrRange) {
+		return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", t.sqlName, text)
+	}
+	if t.oid == OIDNumeric {
+		return Float(f), nil
+	}
+	lo, hi := math.SmallestNonzeroFloat64, math.MaxFloat64
+	if t.oid == OIDFloat4 {
+		lo, hi = math.SmallestNonzeroFloat32, math.MaxFloat32
+	}
+	a := math.Abs(f)
+	if err != nil || !math.IsInf(f, 0) && a > hi || a == 0 && nonzeroDigit(in) || a != 0 && a < lo {
+		return Null, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "\"%s\" is out of range for type %s", text, t.sqlName)
+	}
+	return Float(f), nil
+}
+
+// nonzeroDigit reports whether a number's mantissa has a digit other
+// than 0.
+func nonzeroDigit(s string) bool {
+	for _, c := range s {
+		switch {
+		case c == 'e' || c == 'E':
+			return false
+		case c >= '1' && c <= '9':
+			return true
+		}
+	}
+	return false
 }
 
 // arrayIn parses a one-dimensional array literal: {a,"b c",NULL}.
