@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -240,8 +241,12 @@ type aggState struct {
 	n     int64 // values counted
 	acc   Datum // sum, min, max, bool_and/or so far (KNull: none yet)
 	float bool  // sum: of floats (the first value's kind decides, as before)
-	vals  []Datum
-	seen  map[string]bool
+	// wide: sum of bigint, whose value is acc.I plus wide times 2**64
+	// (PostgreSQL sums bigint as numeric: the running sum may pass
+	// bigint's range).
+	wide int64
+	vals []Datum
+	seen map[string]bool
 	// sorted: each value of vals after its ORDER BY keys, for the
 	// ordered aggregates.
 	sorted [][]Datum
@@ -303,6 +308,12 @@ func (st *aggState) add(e *Env, row []Datum) error {
 		}
 		if st.float {
 			st.acc.F += d.F
+			return nil
+		}
+		if a.arg.Type() == TInt8 {
+			lo, carry := bits.Add64(uint64(st.acc.I), uint64(d.I), 0)
+			st.wide += d.I>>63 + int64(carry) // d's sign extended, and the carry
+			st.acc.I = int64(lo)
 			return nil
 		}
 		sum, err := intArith(TInt8, "+", st.acc.I, d.I)
@@ -387,6 +398,11 @@ func (st *aggState) result() (Datum, error) {
 	}
 	if st.n == 0 {
 		return Null, nil
+	}
+	if st.wide != st.acc.I>>63 {
+		// The sum is past bigint's range, which seqd's numeric (a double)
+		// would not hold exactly.
+		return Null, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd's numeric does not hold a sum of bigint beyond bigint's range")
 	}
 	return st.acc, nil
 }
