@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"math/bits"
 	"slices"
 	"strings"
 
@@ -90,7 +89,7 @@ func (c *Compiler) aggArgs(sc *Scope, a *aggCall, fc *pg.FuncCall) error {
 	if len(args) != want {
 		return c.NoFunction(a.name, args, fc.Location)
 	}
-	if isUnknown(args[0]) && (a.name == "sum" || a.name == "array_agg") {
+	if isUnknown(args[0]) && (a.name == "sum" || a.name == "avg" || a.name == "array_agg") {
 		// Several signatures take any of the types a literal may become.
 		return c.ErrAt(fc.Location, sqlerr.AmbiguousFunction, "function %s(unknown) is not unique", a.name).
 			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
@@ -100,16 +99,21 @@ func (c *Compiler) aggArgs(sc *Scope, a *aggCall, fc *pg.FuncCall) error {
 	switch a.name {
 	case "count":
 		a.t = TInt8
-	case "sum":
+	case "sum", "avg":
+		// sum of smallint and integer is bigint, of bigint and numeric
+		// numeric, of real and double their own type; avg of the
+		// integers and numeric is numeric, of real and double double.
 		switch {
-		case at == TInt2 || at == TInt4:
+		case !isNumber(at):
+			return c.NoFunction(a.name, []Expr{a.arg}, fc.Location)
+		case a.name == "sum" && (at == TInt2 || at == TInt4):
 			a.t = TInt8
-		case at == TInt8 || at == tNumeric:
-			a.t = tNumeric
-		case at == tFloat4 || at == TFloat8:
+		case at.class == KFloat && a.name == "avg":
+			a.t = TFloat8
+		case at.class == KFloat:
 			a.t = at
 		default:
-			return c.NoFunction(a.name, []Expr{a.arg}, fc.Location)
+			a.t = tNumeric
 		}
 	case "bool_and", "bool_or":
 		x, err := c.Coerce(args[0], TBool, Location(fc.Args[0]), "argument")
@@ -171,7 +175,11 @@ func (q *Query) group(e *Env, in Rows) (Rows, error) {
 				return nil, err
 			}
 			key = append(key, byte(d.Kind))
-			key = AppendOutput(key, g.Type(), d)
+			if d.Kind == KNumeric {
+				key = append(key, numericKey(d)...) // 1.5 and 1.50 are one group
+			} else {
+				key = AppendOutput(key, g.Type(), d)
+			}
 			key = append(key, 0)
 		}
 		gr := groups[string(key)]
@@ -237,14 +245,10 @@ func (q *Query) group(e *Env, in Rows) (Rows, error) {
 // string_agg and DISTINCT keep what they must, charged to the statement's
 // budget.
 type aggState struct {
-	a     *aggCall
-	n     int64 // values counted
-	acc   Datum // sum, min, max, bool_and/or so far (KNull: none yet)
-	float bool  // sum: of floats (the first value's kind decides, as before)
-	// wide: sum of bigint, whose value is acc.I plus wide times 2**64
-	// (PostgreSQL sums bigint as numeric: the running sum may pass
-	// bigint's range).
-	wide int64
+	a    *aggCall
+	n    int64 // values counted
+	acc  Datum // sum, min, max, bool_and/or so far (KNull: none yet)
+	sum  sumState
 	vals []Datum
 	seen map[string]bool
 	// sorted: each value of vals after its ORDER BY keys, for the
@@ -276,6 +280,9 @@ func (st *aggState) add(e *Env, row []Datum) error {
 	}
 	if a.distinct {
 		k := string(AppendOutput([]byte{byte(d.Kind)}, a.arg.Type(), d))
+		if d.Kind == KNumeric {
+			k = numericKey(d)
+		}
 		if st.seen[k] {
 			return nil
 		}
@@ -297,30 +304,8 @@ func (st *aggState) add(e *Env, row []Datum) error {
 	st.n++
 	switch a.name {
 	case "count":
-	case "sum":
-		if st.n == 1 {
-			st.float = d.Kind == KFloat
-			if st.float {
-				st.acc = Float(0)
-			} else {
-				st.acc = Int(0)
-			}
-		}
-		if st.float {
-			st.acc.F += d.F
-			return nil
-		}
-		if a.arg.Type() == TInt8 {
-			lo, carry := bits.Add64(uint64(st.acc.I), uint64(d.I), 0)
-			st.wide += d.I>>63 + int64(carry) // d's sign extended, and the carry
-			st.acc.I = int64(lo)
-			return nil
-		}
-		sum, err := intArith(TInt8, "+", st.acc.I, d.I)
-		if err != nil {
-			return err
-		}
-		st.acc = sum
+	case "sum", "avg":
+		return st.addSum(d)
 	case "min", "max":
 		if c := compare(d, st.acc); st.n == 1 || c < 0 && a.name == "min" || c > 0 && a.name == "max" {
 			st.acc = d
@@ -399,10 +384,8 @@ func (st *aggState) result() (Datum, error) {
 	if st.n == 0 {
 		return Null, nil
 	}
-	if st.wide != st.acc.I>>63 {
-		// The sum is past bigint's range, which seqd's numeric (a double)
-		// would not hold exactly.
-		return Null, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd's numeric does not hold a sum of bigint beyond bigint's range")
+	if st.a.name == "sum" || st.a.name == "avg" {
+		return st.sumResult()
 	}
 	return st.acc, nil
 }

@@ -5,6 +5,7 @@ package eval
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -41,7 +42,7 @@ func implicitOK(from, to *Type) bool {
 		lf, hf, _ := intRange(from)
 		lt, ht, _ := intRange(to)
 		return lt <= lf && hf <= ht
-	case from.class == KInt && isPlainInt(from) && to.class == KFloat:
+	case from.class == KInt && isPlainInt(from) && (to.class == KFloat || to.class == KNumeric):
 		return true
 	case from.class == KInt && isPlainInt(from) && (to.oid == OIDOid || IsReg(to)):
 		return true
@@ -147,6 +148,8 @@ func castable(from, to *Type) bool {
 		return true // and an input function
 	case from.class == KInt && to.class == KInt, from.class == KFloat && to.class == KInt, from.class == KInt && to.class == KFloat:
 		return true
+	case from.class == KNumeric && isPlainInt(to), from.class == KFloat && to.class == KNumeric:
+		return true
 	case from.oid == OIDInt4 && to.oid == OIDBool, from.oid == OIDBool && to.oid == OIDInt4:
 		return true
 	case from.IsArray() && to.IsArray():
@@ -162,6 +165,16 @@ func cast(s Session, d Datum, from, to *Type) (Datum, error) {
 		return d, nil
 	}
 	switch {
+	case to.class == KNumeric:
+		return toNumeric(s, d, from)
+	case from.class == KNumeric && isPlainInt(to):
+		return numericInt(d, to)
+	case from.class == KNumeric && to.class == KFloat:
+		f := numericFloat(d)
+		if to.oid == OIDFloat4 && !math.IsInf(f, 0) && math.Abs(f) > math.MaxFloat32 {
+			return Null, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value out of range: overflow")
+		}
+		return Float(f), nil
 	case from.oid == OIDChar && isPlainInt(to):
 		// "char" to integer is its byte, signed.
 		if d.S == "" {
@@ -264,6 +277,23 @@ func cast(s Session, d Datum, from, to *Type) (Datum, error) {
 		return Array(out...), nil
 	}
 	return d, nil
+}
+
+// toNumeric converts to numeric: an integer exactly, a double by its
+// 15 significant digits (a real by 6), text by numeric_in.
+func toNumeric(s Session, d Datum, from *Type) (Datum, error) {
+	switch d.Kind {
+	case KInt, KBool:
+		return Datum{Kind: KNumeric, S: strconv.FormatInt(d.I, 10)}, nil
+	case KFloat:
+		if from.oid == OIDFloat4 {
+			return floatNumeric(float64(float32(d.F)), 6), nil
+		}
+		return floatNumeric(d.F, 15), nil
+	case KNumeric:
+		return d, nil
+	}
+	return Input(s, tNumeric, d.S)
 }
 
 func outOfRange(t *Type) error {

@@ -408,11 +408,11 @@ func (c *Compiler) constant(k *pg.A_Const) (Expr, error) {
 			}
 			return &constExpr{t: TInt8, d: Int(i)}, nil
 		}
-		f, err := strconv.ParseFloat(v.Fval.Fval, 64)
+		d, err := numericIn(v.Fval.Fval)
 		if err != nil {
-			return nil, c.ErrAt(k.Location, sqlerr.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%s\"", v.Fval.Fval)
+			return nil, Position(err, c.SQL, k.Location)
 		}
-		return &constExpr{t: tNumeric, d: Datum{Kind: KFloat, F: f, S: v.Fval.Fval}}, nil
+		return &constExpr{t: tNumeric, d: d}, nil
 	case *pg.A_Const_Boolval:
 		return &constExpr{t: TBool, d: Bool(v.Boolval.Boolval)}, nil
 	case *pg.A_Const_Sval:

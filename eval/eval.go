@@ -325,6 +325,8 @@ func cmpHolds(op string, k int) bool {
 // compare orders two non-NULL datums of comparable types.
 func compare(a, b Datum) int {
 	switch {
+	case a.Kind == KNumeric && b.Kind != KFloat || b.Kind == KNumeric && a.Kind != KFloat:
+		return numericCompare(a, b)
 	case a.Kind == KFloat || b.Kind == KFloat:
 		x, y := asFloat(a), asFloat(b)
 		switch {
@@ -365,8 +367,11 @@ func compare(a, b Datum) int {
 }
 
 func asFloat(d Datum) float64 {
-	if d.Kind == KFloat {
+	switch d.Kind {
+	case KFloat:
 		return d.F
+	case KNumeric:
+		return numericFloat(d)
 	}
 	return float64(d.I)
 }

@@ -153,7 +153,17 @@ func init() {
 		}, t)
 	}
 	Define("abs", tFloat4, true, absFloat, tFloat4)
-	Define("abs", tNumeric, true, absFloat, tNumeric)
+	Define("abs", tNumeric, true, func(_ *Env, a []Datum) (Datum, error) { return numericAbs(a[0]), nil }, tNumeric)
+	// round and trunc: of a double to an integral double (round half to
+	// even, as rint), of numeric to s digits after the point (half away
+	// from zero).
+	Define("round", TFloat8, true, func(_ *Env, a []Datum) (Datum, error) { return Float(math.RoundToEven(a[0].F)), nil }, TFloat8)
+	Define("trunc", TFloat8, true, func(_ *Env, a []Datum) (Datum, error) { return Float(math.Trunc(a[0].F)), nil }, TFloat8)
+	for _, name := range []string{"round", "trunc"} {
+		down := name == "trunc"
+		Define(name, tNumeric, true, func(_ *Env, a []Datum) (Datum, error) { return numericRound(a[0], 0, down), nil }, tNumeric)
+		Define(name, tNumeric, true, func(_ *Env, a []Datum) (Datum, error) { return numericRound(a[0], a[1].I, down), nil }, tNumeric, TInt4)
+	}
 }
 
 func absFloat(_ *Env, a []Datum) (Datum, error) { return Float(math.Abs(a[0].F)), nil }
@@ -216,7 +226,7 @@ func formatType(_ *Env, a []Datum) (Datum, error) {
 	return Text(name), nil
 }
 
-var aggregates = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "bool_and": true, "bool_or": true, "array_agg": true, "string_agg": true}
+var aggregates = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "avg": true, "bool_and": true, "bool_or": true, "array_agg": true, "string_agg": true}
 
 var setReturning = map[string]bool{"generate_series": true, "unnest": true, "pg_options_to_table": true}
 

@@ -161,8 +161,12 @@ func isCmpOp(op string) bool {
 }
 
 func comparable(a, b *Type) bool {
-	return a.class == b.class || a.class == KInt && b.class == KFloat || a.class == KFloat && b.class == KInt
+	return a.class == b.class || a.class == KInt && b.class == KFloat || a.class == KFloat && b.class == KInt || isNumber(a) && isNumber(b)
 }
+
+// isNumber reports whether t is one of the numeric category's types seqd
+// computes with: the plain integers, the doubles and numeric.
+func isNumber(t *Type) bool { return isPlainInt(t) || t.class == KFloat || t.class == KNumeric }
 
 func (c *Compiler) prefixOp(sc *Scope, op string, a *pg.A_Expr) (Expr, error) {
 	x, err := c.Expr(sc, a.Rexpr)
@@ -177,13 +181,16 @@ func (c *Compiler) prefixOp(sc *Scope, op string, a *pg.A_Expr) (Expr, error) {
 				WithHint("Could not choose a best candidate operator. You might need to add an explicit type cast.")
 		}
 		t := x.Type()
-		if t.class != KInt && t.class != KFloat {
+		if t.class != KInt && t.class != KFloat && t.class != KNumeric {
 			return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: - %s", t.sqlName).
 				WithHint("No operator matches the given name and argument type. You might need to add an explicit type cast.")
 		}
 		return &funcExpr{t: t, strict: true, args: []Expr{x}, fn: func(_ *Env, args []Datum) (Datum, error) {
-			if args[0].Kind == KFloat {
+			switch args[0].Kind {
+			case KFloat:
 				return Float(-args[0].F), nil
+			case KNumeric:
+				return numericNeg(args[0]), nil
 			}
 			return checkedInt(t, -args[0].I, args[0].I == math.MinInt64)
 		}}, nil
@@ -332,16 +339,17 @@ func (c *Compiler) binaryExprs(op string, l, r Expr, ln, rn *pg.Node, loc int32)
 			return Text(string(AppendOutput(AppendOutput(nil, lt, a[0]), rt, a[1]))), nil
 		}}, nil
 	case "+", "-", "*", "/", "%":
-		if (lt.class != KInt && lt.class != KFloat) || (rt.class != KInt && rt.class != KFloat) || !isPlainInt(lt) && lt.class == KInt || !isPlainInt(rt) && rt.class == KInt {
+		if !isNumber(lt) || !isNumber(rt) {
 			return nil, noOp()
 		}
 		if lt.class == KFloat || rt.class == KFloat {
-			t := TFloat8
-			if lt == tNumeric && rt.class != KFloat || rt == tNumeric && lt.class != KFloat || lt == tNumeric && rt == tNumeric {
-				t = tNumeric
-			}
-			return &funcExpr{t: t, strict: true, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
+			return &funcExpr{t: TFloat8, strict: true, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
 				return floatArith(op, asFloat(a[0]), asFloat(a[1]))
+			}}, nil
+		}
+		if lt.class == KNumeric || rt.class == KNumeric {
+			return &funcExpr{t: tNumeric, strict: true, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
+				return numericArith(op, a[0], a[1])
 			}}, nil
 		}
 		t := lt

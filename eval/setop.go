@@ -208,7 +208,11 @@ func rowKey(row []Datum, width int) string {
 	var key strings.Builder
 	for _, d := range row[:width] {
 		key.WriteByte(byte(d.Kind))
-		key.Write(AppendOutput(nil, nil, d))
+		if d.Kind == KNumeric {
+			key.WriteString(numericKey(d)) // 1.5 and 1.50 are one value
+		} else {
+			key.Write(AppendOutput(nil, nil, d))
+		}
 		key.WriteByte(0)
 	}
 	return key.String()

@@ -133,8 +133,10 @@ func buildTypes() (map[uint32]*Type, map[string]*Type) {
 		case r.oid == OIDInt2 || r.oid == OIDInt4 || r.oid == OIDInt8 || r.oid == OIDOid || r.category == 'N' && strings.HasPrefix(r.name, "reg") ||
 			r.name == "xid" || r.name == "cid" || r.name == "xid8":
 			t.class = KInt
-		case r.oid == OIDFloat4 || r.oid == OIDFloat8 || r.oid == OIDNumeric:
+		case r.oid == OIDFloat4 || r.oid == OIDFloat8:
 			t.class = KFloat
+		case r.oid == OIDNumeric:
+			t.class = KNumeric
 		default:
 			t.class = KText
 		}
@@ -197,12 +199,13 @@ type Kind uint8
 
 // Datum kinds.
 const (
-	KNull  Kind = iota
-	KInt        // I: integers, OIDs and reg* types (S: a reg* value's name)
-	KBool       // I: 0 or 1
-	KText       // S
-	KFloat      // F
-	KArray      // A
+	KNull    Kind = iota
+	KInt          // I: integers, OIDs and reg* types (S: a reg* value's name)
+	KBool         // I: 0 or 1
+	KText         // S
+	KFloat        // F
+	KArray        // A
+	KNumeric      // S: numeric_out's text (numeric.go)
 )
 
 // Datum is one value. A reg* value (regclass, regtype) holds its OID in I
@@ -274,6 +277,8 @@ func AppendOutput(b []byte, t *Type, d Datum) []byte {
 			return append(b, 't')
 		}
 		return append(b, 'f')
+	case KNumeric:
+		return append(b, d.S...)
 	case KText:
 		if t != nil && t.oid == OIDBytea {
 			// bytea_output = hex.
@@ -423,6 +428,8 @@ func Input(s Session, t *Type, text string) (Datum, error) {
 		return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "invalid input syntax for type boolean: \"%s\"", text)
 	case KFloat:
 		return floatIn(t, text)
+	case KNumeric:
+		return numericIn(text)
 	case KArray:
 		return arrayIn(s, t, text)
 	}
@@ -496,7 +503,7 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
-// floatIn is float8in, float4in (and, for now, numeric_in): a value
+// floatIn is float8in and float4in: a value
 // beyond the type's range, or too small for it but not zero, is out of
 // range.
 func floatIn(t *Type, text string) (Datum, error) {
@@ -505,9 +512,6 @@ func floatIn(t *Type, text string) (Datum, error) {
 	ne, _ := err.(*strconv.NumError)
 	if err != nil && (ne == nil || ne.Err != strconv.ErrRange) {
 		return Null, sqlerr.Errorf(sqlerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", t.sqlName, text)
-	}
-	if t.oid == OIDNumeric {
-		return Float(f), nil
 	}
 	lo, hi := math.SmallestNonzeroFloat64, math.MaxFloat64
 	if t.oid == OIDFloat4 {

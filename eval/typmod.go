@@ -15,6 +15,9 @@ import (
 // Other types' modifiers are not kept.
 func (c *Compiler) withTypmod(x Expr, tn *pg.TypeName) (Expr, error) {
 	t := x.Type()
+	if t.oid == OIDNumeric && len(tn.Typmods) > 0 && len(tn.ArrayBounds) == 0 {
+		return c.numericTypmod(x, tn)
+	}
 	if t.oid != OIDVarchar && t.oid != OIDBpchar || len(tn.Typmods) == 0 || len(tn.ArrayBounds) > 0 {
 		return x, nil
 	}
@@ -71,4 +74,40 @@ func unpadded(x Expr) Expr {
 	return &funcExpr{t: x.Type(), strict: true, args: []Expr{x}, fn: func(_ *Env, a []Datum) (Datum, error) {
 		return Text(strings.TrimRight(a[0].S, " ")), nil
 	}}
+}
+
+// numericTypmod applies numeric(p, s) to a cast's result.
+func (c *Compiler) numericTypmod(x Expr, tn *pg.TypeName) (Expr, error) {
+	var mods []int32
+	for _, m := range tn.Typmods {
+		k := m.GetAConst()
+		if k == nil || k.GetIval() == nil {
+			return nil, c.ErrAt(tn.Location, sqlerr.InvalidParameterValue, "invalid type modifier")
+		}
+		mods = append(mods, k.GetIval().Ival)
+	}
+	if len(mods) > 2 {
+		return nil, c.ErrAt(tn.Location, sqlerr.InvalidParameterValue, "invalid NUMERIC type modifier")
+	}
+	p, s := mods[0], int32(0)
+	if len(mods) == 2 {
+		s = mods[1]
+	}
+	if p < 1 || p > 1000 {
+		return nil, c.ErrAt(tn.Location, sqlerr.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", p)
+	}
+	if s < -1000 || s > 1000 {
+		return nil, c.ErrAt(tn.Location, sqlerr.InvalidParameterValue, "NUMERIC scale %d must be between -1000 and 1000", s)
+	}
+	if k, ok := x.(*constExpr); ok {
+		if k.d.Kind == KNull {
+			return x, nil
+		}
+		d, err := numericTypmod(k.d, p, s)
+		if err != nil {
+			return nil, err
+		}
+		return &constExpr{t: tNumeric, d: d}, nil
+	}
+	return &funcExpr{t: tNumeric, strict: true, args: []Expr{x}, fn: func(_ *Env, a []Datum) (Datum, error) { return numericTypmod(a[0], p, s) }}, nil
 }
