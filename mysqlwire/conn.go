@@ -8,6 +8,7 @@ import (
 
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
@@ -373,41 +374,64 @@ func (cn *conn) showCreateSequence(schema, name, table string) (*answer, error) 
 
 // atomically runs a statement as MySQL runs one in a transaction: a
 // failure undoes the statement, not the transaction (PostgreSQL's would
-// fail the whole block), by a savepoint around it.
+// fail the whole block), by a savepoint around it, which the session
+// sets, rolls back to and releases as its typed operations.
 func (cn *conn) atomically(ctx context.Context, sess *executor.Session, st *step, f func() (*sqltypes.Result, error)) (*sqltypes.Result, error) {
 	if st.txControl || sess.TxStatus() != 'T' {
 		return f()
 	}
-	if _, err := cn.exec(ctx, sess, "SAVEPOINT seqd_statement", nil); err != nil {
+	if err := cn.typed(ctx, sess, func(ctx context.Context) error { return sess.Savepoint(ctx, statementSavepoint) }); err != nil {
 		return nil, err
 	}
 	res, err := f()
 	if err != nil {
-		cn.exec(ctx, sess, "ROLLBACK TO SAVEPOINT seqd_statement", nil)
-		cn.exec(ctx, sess, "RELEASE SAVEPOINT seqd_statement", nil)
+		cn.typed(ctx, sess, func(ctx context.Context) error { return sess.RollbackToSavepoint(ctx, statementSavepoint) })
+		cn.typed(ctx, sess, func(ctx context.Context) error { return sess.ReleaseSavepoint(ctx, statementSavepoint) })
 		return nil, err
 	}
-	if _, err := cn.exec(ctx, sess, "RELEASE SAVEPOINT seqd_statement", nil); err != nil {
+	if err := cn.typed(ctx, sess, func(ctx context.Context) error { return sess.ReleaseSavepoint(ctx, statementSavepoint) }); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
+// statementSavepoint is the savepoint atomically sets around a statement.
+const statementSavepoint = "seqd_statement"
+
 // before does what MariaDB does before a statement: DDL commits the open
 // transaction; with autocommit off any other statement begins one, which
 // COMMIT or ROLLBACK ends.
 func (cn *conn) before(ctx context.Context, sess *executor.Session, st *step) error {
-	var q string
 	switch {
 	case st.ddl && sess.TxStatus() != 'I':
-		q = "COMMIT"
+		return cn.commit(ctx, sess)
 	case !st.ddl && !st.txControl && cn.manual() && sess.TxStatus() == 'I':
-		q = "BEGIN"
-	default:
-		return nil
+		return cn.begin(ctx, sess)
 	}
-	_, err := cn.exec(ctx, sess, q, nil)
-	return err
+	return nil
+}
+
+// begin, commit and rollback are the session's BEGIN, COMMIT and
+// ROLLBACK, run as the client's statements are (typed).
+func (cn *conn) begin(ctx context.Context, sess *executor.Session) error {
+	return cn.typed(ctx, sess, func(ctx context.Context) error { _, err := sess.Begin(ctx, nil); return err })
+}
+
+func (cn *conn) commit(ctx context.Context, sess *executor.Session) error {
+	return cn.typed(ctx, sess, func(ctx context.Context) error { _, err := sess.Commit(ctx); return err })
+}
+
+func (cn *conn) rollback(ctx context.Context, sess *executor.Session) error {
+	return cn.typed(ctx, sess, func(ctx context.Context) error { _, err := sess.Rollback(ctx); return err })
+}
+
+// typed runs one of the session's typed operations as a statement of
+// the connection's: cancelled by KILL QUERY and shutdown, as a statement
+// run from its text is (runPrepared).
+func (cn *conn) typed(ctx context.Context, sess *executor.Session, op func(ctx context.Context) error) error {
+	ctx, end := cn.statement(ctx, sess)
+	defer cn.endStatement(end)
+	return op(ctx)
 }
 
 // manual reports whether autocommit is off.
@@ -430,11 +454,27 @@ func (cn *conn) status(sess *executor.Session) {
 // serverStatusInTrans is SERVER_STATUS_IN_TRANS.
 const serverStatusInTrans = 0x0001
 
-// runStep runs a translated statement: its tree when it was built, else
-// its text.
+// runStep runs a translated statement: BEGIN, COMMIT and ROLLBACK as
+// the session's typed operations, another statement as its tree when it
+// was built, else as its text.
 func (cn *conn) runStep(ctx context.Context, sess *executor.Session, st *step) (*sqltypes.Result, error) {
 	if st.stmt == nil || st.params > 0 {
 		return cn.exec(ctx, sess, st.sql, st.names)
+	}
+	if t := st.stmt.Node.GetTransactionStmt(); st.txControl && t != nil {
+		var err error
+		switch t.Kind {
+		case pg.TransactionStmtKind_TRANS_STMT_BEGIN:
+			err = cn.begin(ctx, sess)
+		case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
+			err = cn.commit(ctx, sess)
+		default:
+			err = cn.rollback(ctx, sess)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &sqltypes.Result{}, nil
 	}
 	return cn.execStmt(ctx, sess, st.stmt, st.names)
 }

@@ -46,21 +46,20 @@ func (cn *conn) rename(rs []renaming) error {
 	defer cn.status(sess)
 	ctx := context.Background()
 	if sess.TxStatus() != 'I' {
-		if _, err := cn.exec(ctx, sess, "COMMIT", nil); err != nil {
+		if err := cn.commit(ctx, sess); err != nil {
 			return err
 		}
 	}
-	if _, err := cn.exec(ctx, sess, "BEGIN", nil); err != nil {
+	if err := cn.begin(ctx, sess); err != nil {
 		return err
 	}
 	for _, r := range rs {
 		if err := cn.renameOne(ctx, sess, r); err != nil {
-			cn.exec(ctx, sess, "ROLLBACK", nil)
+			cn.rollback(ctx, sess)
 			return err
 		}
 	}
-	_, err = cn.exec(ctx, sess, "COMMIT", nil)
-	return err
+	return cn.commit(ctx, sess)
 }
 
 // renameOne renames one sequence: its name, then its schema. A name

@@ -84,7 +84,7 @@ func (cn *conn) set(n *ast.SetStmt) error {
 				// MySQL: turning autocommit on commits an open
 				// transaction.
 				if cn.sess != nil && cn.sess.TxStatus() != 'I' {
-					if _, err := cn.exec(context.Background(), cn.sess, "COMMIT", nil); err != nil {
+					if err := cn.commit(context.Background(), cn.sess); err != nil {
 						return err
 					}
 				}
