@@ -43,10 +43,17 @@ func (c *Core) Authenticate(cr Credentials, from string) (string, error) {
 		return user, err
 	}
 	if c.AuthMethod() != AuthPassword {
-		if !cr.Basic || cr.User == "" {
-			return c.cfg.Superuser, nil
+		user := c.cfg.Superuser
+		if cr.Basic && cr.User != "" {
+			user = cr.User
 		}
-		return cr.User, nil
+		// Trust skips the password, not the role's LOGIN: PostgreSQL
+		// refuses a NOLOGIN role under any method (28000).
+		if role, found := eng.Role(user); found && !role.Login {
+			slog.Warn("authentication failed", "api", c.cfg.AppName, "user", user, "from", from, "reason", "role cannot log in")
+			return "", NewError(sqlerr.InvalidAuthorization, fmt.Sprintf("role \"%s\" is not permitted to log in", user))
+		}
+		return user, nil
 	}
 	if !cr.Basic {
 		slog.Warn("authentication failed", "api", c.cfg.AppName, "from", from, "reason", "no credentials")

@@ -3,6 +3,7 @@ package apicore
 import (
 	"context"
 	"crypto/tls"
+	"slices"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
@@ -87,7 +88,10 @@ func (q *Call) Fail(err error) *Error {
 
 // newSession starts a session of user's for the pool.
 func (c *Core) newSession(user string, eng *engine.Engine, standby bool, client Client) (*session, error) {
-	sess := &session{eng: eng, standby: standby, reg: c.cfg.Registry, sw: &c.sweeper}
+	sess := &session{eng: eng, standby: standby, reg: c.cfg.Registry, sw: &c.sweeper, auth: eng.AuthVersion()}
+	if role, ok := eng.Role(user); ok { // read after auth: a change between them is seen at the next get
+		sess.settings = slices.Clone(role.Settings)
+	}
 	// The session takes no place of its own: the connections of the
 	// calls it serves hold theirs, counted from accept (a gRPC
 	// connection's streams may each hold a session, and the pool keeps

@@ -2,6 +2,7 @@ package apicore
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,9 +20,15 @@ type session struct {
 	id      uint32
 	eng     *engine.Engine
 	standby bool
-	reg     *frontend.Registry
-	sw      *sweeper
-	mu      sync.Mutex
+	// auth is the engine's AuthVersion when settings were last seen to
+	// be the role's (ALTER ROLE ... SET), which the session took at its
+	// start: a session whose role's settings changed is not reused, as
+	// a new connection has the new ones.
+	auth     uint64
+	settings []engine.Setting
+	reg      *frontend.Registry
+	sw       *sweeper
+	mu       sync.Mutex
 	// ctx is what the session's statements run under, cancel its
 	// cancel: made once and used by call after call until a cancel ends
 	// it (then a new one), so that a call costs no context of its own.
@@ -171,7 +178,7 @@ func (p *sessionPool) get(user string, eng *engine.Engine, standby bool, make fu
 	for list := p.byUser[user]; len(list) > 0; list = p.byUser[user] {
 		s := list[len(list)-1]
 		p.byUser[user] = list[:len(list)-1]
-		if s.eng == eng && s.standby == standby {
+		if s.eng == eng && s.standby == standby && s.current(user) {
 			p.mu.Unlock()
 			return s, nil
 		}
@@ -179,6 +186,21 @@ func (p *sessionPool) get(user string, eng *engine.Engine, standby bool, make fu
 	}
 	p.mu.Unlock()
 	return make()
+}
+
+// current reports whether the session still has its role's settings
+// (ALTER ROLE ... SET): looked at only once the roles changed.
+func (s *session) current(user string) bool {
+	v := s.eng.AuthVersion()
+	if v == s.auth {
+		return true
+	}
+	role, _ := s.eng.Role(user)
+	if !slices.Equal(role.Settings, s.settings) {
+		return false
+	}
+	s.auth = v
+	return true
 }
 
 func (p *sessionPool) put(user string, s *session) {
