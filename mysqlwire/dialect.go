@@ -12,6 +12,7 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // the parser's literal values
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
+	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/sqlerr"
 )
@@ -202,10 +203,6 @@ func txStep(kind pg.TransactionStmtKind, text string) step {
 	}
 	return s
 }
-
-// sequenceFuncs are MySQL's sequence functions and the MariaDB
-// spellings the executor runs them as.
-var sequenceFuncs = map[string]string{"nextval": "seqd_mariadb_nextval", "lastval": "seqd_mariadb_lastval", "setval": "seqd_mariadb_setval"}
 
 // sessionFuncs are the functions of the session a select list may hold,
 // answered here.
@@ -441,10 +438,12 @@ func (v *seqFuncs) Enter(n ast.Node) (ast.Node, bool) {
 		if kind, ok := strings.CutPrefix(n.FnName.L, renamedPrefix); ok && len(n.Args) > 0 {
 			// A renamed spelling: a plain call, its sequence a column.
 			kind, _, _ = strings.Cut(kind, "_")
-			if _, col := n.Args[0].(*ast.ColumnNameExpr); col && renamedFuncs[kind] != "" {
-				n.FnName = ast.NewCIStr(renamedFuncs[kind])
+			if to, ok := renamedSpelling(kind); ok {
+				if _, col := n.Args[0].(*ast.ColumnNameExpr); col {
+					n.FnName = ast.NewCIStr(to)
+				}
 			}
-		} else if to, ok := sequenceFuncs[n.FnName.L]; ok && len(n.Args) > 0 {
+		} else if to, ok := executor.MariaDBSpelling(n.FnName.L); ok && len(n.Args) > 0 {
 			if _, named := n.Args[0].(*ast.TableNameExpr); named { // NEXT VALUE FOR s, NEXTVAL(s), ...
 				n.FnName = ast.NewCIStr(to)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/seqd/seqd/executor"
 )
 
 // Two MariaDB spellings TiDB's grammar does not take are renamed before
@@ -20,11 +22,19 @@ var (
 	temporary     = regexp.MustCompile(`(?i)\b(CREATE|DROP)\s+TEMPORARY\s+SEQUENCE\b`)
 )
 
-// renamedPrefix begins the renamed calls' names; renamedFuncs says what
-// each kind stands for.
+// renamedPrefix begins the renamed calls' names.
 const renamedPrefix = "seqd_renamed_"
 
-var renamedFuncs = map[string]string{"lastval": "seqd_mariadb_lastval", "setval": "seqd_mariadb_setval"}
+// renamedSpelling is the function a renamed call of kind (lower case:
+// lastval or setval, as rename names them) stands for, as the
+// executor's table of sequence functions spells MariaDB's; false for a
+// kind rename does not make.
+func renamedSpelling(kind string) (string, bool) {
+	if kind != "lastval" && kind != "setval" {
+		return "", false
+	}
+	return executor.MariaDBSpelling(kind)
+}
 
 // rename renames the spellings above in q; typed maps each renamed text
 // to the text as typed, and temps are the offsets in the renamed text of
