@@ -39,12 +39,12 @@ func (s *Session) sequenceByText(text string) (engine.Name, error) {
 }
 
 // sequenceByQName resolves a sequence's name, as sequenceByText its text:
-// a relation that is not a sequence is 42804.
+// a relation that is not a sequence is 42809, as in PostgreSQL 15.
 func (s *Session) sequenceByQName(q pgsql.QName) (engine.Name, error) {
 	n, err := s.lookupSequence(q)
 	if err != nil {
 		if rel, rerr := s.resolveRelation(q); rerr == nil && rel.kind != 'S' {
-			return engine.Name{}, sqlerr.Errorf(sqlerr.DatatypeMismatch, "\"%s\" is not a sequence", q.Rel)
+			return engine.Name{}, sqlerr.Errorf(sqlerr.WrongObjectType, "\"%s\" is not a sequence", q.Rel)
 		}
 		return engine.Name{}, err
 	}
@@ -59,7 +59,7 @@ func (s *Session) sequenceByOID(oid uint32) (engine.Name, error) {
 	}
 	if !ok {
 		if rel := catalogByOID(oid); rel != nil {
-			return engine.Name{}, sqlerr.Errorf(sqlerr.DatatypeMismatch, "\"%s\" is not a sequence", rel.name)
+			return engine.Name{}, sqlerr.Errorf(sqlerr.WrongObjectType, "\"%s\" is not a sequence", rel.name)
 		}
 		return engine.Name{}, sqlerr.Errorf(sqlerr.UndefinedTable, "could not open relation with OID %d", oid)
 	}

@@ -87,7 +87,7 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 
 // typedSequence resolves schema.rel as nextval('"schema"."rel"')
 // resolves its literal (sequenceByText): the sequence must exist, a
-// relation that is not one is 42804.
+// relation that is not one is 42809.
 func (s *Session) typedSequence(key typedKey) (*typedSeq, error) {
 	epoch := s.planEpoch()
 	if t, ok := s.typed[key]; ok && t.epoch == epoch {

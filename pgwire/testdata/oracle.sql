@@ -4,6 +4,9 @@
 create sequence o_a
 select nextval('o_a')
 select currval('o_a')
+select nextval('pg_class')
+select currval('pg_class')
+select setval('pg_class', 1)
 select lastval()
 select nextval('o_a') from generate_series(1, 5)
 select currval('o_a')
