@@ -206,74 +206,11 @@ func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time
 			order = append(order, m)
 		}
 	}
-	snaps := func() float64 {
-		var s float64
-		for _, m := range order[1:] {
-			s += m.metric("seqd_cluster_snapshots_total", nil)
-		}
-		return s
+	if err := idleStretch(ctx, cc, order, idle, rep); err != nil {
+		return nil, err
 	}
-	// The snapshot counter is read before the stretch begins and after
-	// it ends: a scrape of a node's metrics passes over every sequence
-	// (the ones nearest their limit), which is the scraper's cost, not
-	// the cluster's at rest.
-	snapsBefore := snaps()
-	before := make([]time.Duration, len(order))
-	for i, m := range order {
-		if before[i], err = (&cpuProbe{pid: m.cmd.Process.Pid}).read(); err != nil {
-			return nil, err
-		}
-	}
-	if cc.IdleProfile != "" {
-		f, err := os.Create(cc.IdleProfile)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return nil, err
-		}
-	}
-	selfBefore := selfCPU()
-	select {
-	case <-time.After(idle):
-	case <-ctx.Done():
-		pprof.StopCPUProfile()
-		return nil, ctx.Err()
-	}
-	pprof.StopCPUProfile() // nothing when none was started
-	per := func(d time.Duration) time.Duration { return time.Duration(float64(d) / idle.Seconds()) }
-	rep.EtcdCPU = per(selfCPU() - selfBefore)
-	for i, m := range order {
-		after, err := (&cpuProbe{pid: m.cmd.Process.Pid}).read()
-		if err != nil {
-			return nil, err
-		}
-		rep.NodeCPU = append(rep.NodeCPU, per(after-before[i]))
-	}
-	rep.Snapshots = snaps() - snapsBefore
-	for _, m := range order {
-		b, err := rss(m.cmd.Process.Pid)
-		if err != nil {
-			return nil, err
-		}
-		rep.RSS = append(rep.RSS, b)
-	}
-	for _, m := range order {
-		probe := &cpuProbe{pid: m.cmd.Process.Pid}
-		c0, err := probe.read()
-		if err != nil {
-			return nil, err
-		}
-		const scrapes = 5 // the kernel counts CPU in ticks of 10 ms
-		for range scrapes {
-			m.metric("seqd_sequences", nil)
-		}
-		c1, err := probe.read()
-		if err != nil {
-			return nil, err
-		}
-		rep.Scrape = append(rep.Scrape, (c1-c0)/scrapes)
+	if err := restFigures(order, rep); err != nil {
+		return nil, err
 	}
 	if cc.IdleDDL > 0 {
 		rest := cc.IdleDDLRest
@@ -291,6 +228,90 @@ func RunClusterIdle(ctx context.Context, cc ClusterBenchConfig, n int, idle time
 	}
 	rep.Failover = time.Since(began)
 	return rep, nil
+}
+
+// idleStretch measures the cluster at rest for idle: the CPU of each
+// node (order: the leader first) and of the etcd members (this process),
+// and the followers' snapshots, into rep; with cc.IdleProfile, a CPU
+// profile of the etcd members over the stretch.
+func idleStretch(ctx context.Context, cc ClusterBenchConfig, order []*node, idle time.Duration, rep *ClusterIdleReport) error {
+	var err error
+	snaps := func() float64 {
+		var s float64
+		for _, m := range order[1:] {
+			s += m.metric("seqd_cluster_snapshots_total", nil)
+		}
+		return s
+	}
+	// The snapshot counter is read before the stretch begins and after
+	// it ends: a scrape of a node's metrics passes over every sequence
+	// (the ones nearest their limit), which is the scraper's cost, not
+	// the cluster's at rest.
+	snapsBefore := snaps()
+	before := make([]time.Duration, len(order))
+	for i, m := range order {
+		if before[i], err = (&cpuProbe{pid: m.cmd.Process.Pid}).read(); err != nil {
+			return err
+		}
+	}
+	if cc.IdleProfile != "" {
+		f, err := os.Create(cc.IdleProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
+	selfBefore := selfCPU()
+	select {
+	case <-time.After(idle):
+	case <-ctx.Done():
+		pprof.StopCPUProfile()
+		return ctx.Err()
+	}
+	pprof.StopCPUProfile() // nothing when none was started
+	per := func(d time.Duration) time.Duration { return time.Duration(float64(d) / idle.Seconds()) }
+	rep.EtcdCPU = per(selfCPU() - selfBefore)
+	for i, m := range order {
+		after, err := (&cpuProbe{pid: m.cmd.Process.Pid}).read()
+		if err != nil {
+			return err
+		}
+		rep.NodeCPU = append(rep.NodeCPU, per(after-before[i]))
+	}
+	rep.Snapshots = snaps() - snapsBefore
+	return nil
+}
+
+// restFigures adds each node's RSS after the stretch, and the CPU a
+// scrape of its metrics costs, to rep.
+func restFigures(order []*node, rep *ClusterIdleReport) error {
+	for _, m := range order {
+		b, err := rss(m.cmd.Process.Pid)
+		if err != nil {
+			return err
+		}
+		rep.RSS = append(rep.RSS, b)
+	}
+	for _, m := range order {
+		probe := &cpuProbe{pid: m.cmd.Process.Pid}
+		c0, err := probe.read()
+		if err != nil {
+			return err
+		}
+		const scrapes = 5 // the kernel counts CPU in ticks of 10 ms
+		for range scrapes {
+			m.metric("seqd_sequences", nil)
+		}
+		c1, err := probe.read()
+		if err != nil {
+			return err
+		}
+		rep.Scrape = append(rep.Scrape, (c1-c0)/scrapes)
+	}
+	return nil
 }
 
 // waitCollected waits until each of nodes has run a garbage collection
