@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/dolthub/vitess/go/sqltypes"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/seqd/seqd/internal/vitess/mysql"
@@ -174,15 +173,6 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 	}
 	return nil
 }
-
-func (h handler) ParserOptionsForConnection(c *mysql.Conn) (sqlparser.ParserOptions, error) {
-	return sqlparser.ParserOptions{}, nil
-}
-
-// ParsesPrepared: the listener leaves a statement to prepare to
-// ComPrepare, which parses it with TiDB's grammar as a query is, rather
-// than first with Dolt's, which refuses sequence DDL and MariaDB's forms.
-func (h handler) ParsesPrepared() bool { return true }
 
 // planKey is a kept translation's database and text.
 type planKey struct{ db, query string }

@@ -44,9 +44,9 @@
 //
 // Prepared statements (COM_STMT_PREPARE/EXECUTE, the binary protocol):
 // compiled once with their ? markers as the executor's parameters,
-// parsed with the same grammar as a query (the fork's PrepareParser: the
-// listener's own grammar, Dolt's, would refuse sequence DDL and MariaDB's
-// forms). A statement answered here that changes something (SET, USE,
+// parsed with the same grammar as a query (the fork hands the statement
+// to prepare to ComPrepare unparsed; upstream's listener parsed it first
+// with Dolt's grammar, which refuses sequence DDL and MariaDB's forms). A statement answered here that changes something (SET, USE,
 // KILL, RENAME TABLE) acts when executed, not when prepared.
 //
 // KILL [QUERY | CONNECTION] n cancels a statement of, or ends, one of
