@@ -24,6 +24,8 @@ type sumState struct {
 func (st *aggState) addSum(d Datum) error {
 	s := &st.sum
 	switch t := st.a.arg.Type(); {
+	case t == tFloat4 && st.a.name == "sum":
+		s.f = float64(float32(s.f + d.F)) // real's sum is real's arithmetic (avg's is double's)
 	case t.class == KFloat:
 		s.f += d.F
 	case t == TInt8:

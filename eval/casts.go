@@ -148,7 +148,7 @@ func castable(from, to *Type) bool {
 		return true // and an input function
 	case from.class == KInt && to.class == KInt, from.class == KFloat && to.class == KInt, from.class == KInt && to.class == KFloat:
 		return true
-	case from.class == KNumeric && isPlainInt(to), from.class == KFloat && to.class == KNumeric:
+	case from.class == KNumeric && isPlainInt(to), from.class == KFloat && to.class == KNumeric, from.class == KFloat && to.class == KFloat:
 		return true
 	case from.oid == OIDInt4 && to.oid == OIDBool, from.oid == OIDBool && to.oid == OIDInt4:
 		return true
@@ -169,12 +169,12 @@ func cast(s Session, d Datum, from, to *Type) (Datum, error) {
 		return toNumeric(s, d, from)
 	case from.class == KNumeric && isPlainInt(to):
 		return numericInt(d, to)
+	case to.oid == OIDFloat4 && d.Kind == KNumeric:
+		return floatIn(to, d.S) // numeric_float4 reads numeric's text
+	case to.oid == OIDFloat4 && (d.Kind == KInt || d.Kind == KFloat):
+		return toFloat4(asFloat(d))
 	case from.class == KNumeric && to.class == KFloat:
-		f := numericFloat(d)
-		if to.oid == OIDFloat4 && !math.IsInf(f, 0) && math.Abs(f) > math.MaxFloat32 {
-			return Null, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value out of range: overflow")
-		}
-		return Float(f), nil
+		return Float(numericFloat(d)), nil
 	case from.oid == OIDChar && isPlainInt(to):
 		// "char" to integer is its byte, signed.
 		if d.S == "" {

@@ -342,6 +342,16 @@ func (c *Compiler) binaryExprs(op string, l, r Expr, ln, rn *pg.Node, loc int32)
 		if !isNumber(lt) || !isNumber(rt) {
 			return nil, noOp()
 		}
+		if lt == tFloat4 && rt == tFloat4 {
+			// real with real is real: computed in double, rounded back.
+			return &funcExpr{t: tFloat4, strict: true, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
+				d, err := floatArith(op, a[0].F, a[1].F)
+				if err != nil {
+					return d, err
+				}
+				return toFloat4(d.F)
+			}}, nil
+		}
 		if lt.class == KFloat || rt.class == KFloat {
 			return &funcExpr{t: TFloat8, strict: true, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
 				return floatArith(op, asFloat(a[0]), asFloat(a[1]))

@@ -287,6 +287,9 @@ func AppendOutput(b []byte, t *Type, d Datum) []byte {
 		}
 		return append(b, d.S...)
 	case KFloat:
+		if t != nil && t.oid == OIDFloat4 {
+			return appendFloat4(b, d.F)
+		}
 		return appendFloat(b, d.F)
 	case KArray:
 		var et *Type
@@ -346,6 +349,34 @@ func appendFloat(b []byte, f float64) []byte {
 		return strconv.AppendFloat(b, f, 'e', -1, 64)
 	}
 	return strconv.AppendFloat(b, f, 'f', -1, 64)
+}
+
+// appendFloat4 is float4out: a real's shortest exact digits, in
+// exponent form below 1e-4 and from 1e6 on.
+func appendFloat4(b []byte, f float64) []byte {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return appendFloat(b, f)
+	}
+	// The shortest digits' exponent decides (0.0001 as a real is just
+	// below 1e-4).
+	e := strconv.AppendFloat(nil, f, 'e', -1, 32)
+	exp, _ := strconv.Atoi(string(e[strings.IndexByte(string(e), 'e')+1:]))
+	if f != 0 && (exp < -4 || exp >= 6) {
+		return append(b, e...)
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 32)
+}
+
+// toFloat4 rounds a double to a real, whose range it must be in.
+func toFloat4(f float64) (Datum, error) {
+	r := float32(f)
+	if math.IsInf(float64(r), 0) && !math.IsInf(f, 0) {
+		return Null, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value out of range: overflow")
+	}
+	if r == 0 && f != 0 {
+		return Null, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value out of range: underflow")
+	}
+	return Float(float64(r)), nil
 }
 
 func needsArrayQuote(s []byte) bool {
@@ -459,6 +490,9 @@ func floatIn(t *Type, text string) (Datum, error) {
 	a := math.Abs(f)
 	if err != nil || !math.IsInf(f, 0) && a > hi || a == 0 && nonzeroDigit(in) || a != 0 && a < lo {
 		return Null, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "\"%s\" is out of range for type %s", text, t.sqlName)
+	}
+	if t.oid == OIDFloat4 {
+		f = float64(float32(f)) // a real holds a float's precision
 	}
 	return Float(f), nil
 }
