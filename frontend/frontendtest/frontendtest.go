@@ -498,12 +498,21 @@ func testNeverReads(t *testing.T, start Start) {
 					stalls, grown>>20, stallMemory>>20)
 			}
 			if p.ClosesUnread {
-				// Past the timeout before reading anything: a peer that
-				// starts reading lets the server go on with what it was
-				// sent.
-				time.Sleep(idle + time.Second)
+				// The server closes them while they still read nothing:
+				// their places come back. Only then does the test read
+				// what they were sent, to the end: a peer that started
+				// reading earlier would let the server go on with the
+				// rest of its pipeline, which on a loaded machine takes
+				// longer than any bound here.
+				deadline := time.Now().Add(idle + wait)
+				for tg.Admitted() > base {
+					if time.Now().After(deadline) {
+						t.Fatalf("peers that never read, past -idle-timeout: %d still open after %v", tg.Admitted()-base, idle+wait)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
 				for _, s := range stalled {
-					if err := s.Closed(idle + wait); err != nil {
+					if err := s.Closed(wait); err != nil {
 						t.Fatalf("a peer that never reads, past -idle-timeout: %v", err)
 					}
 				}
