@@ -190,8 +190,10 @@ func appendBinary(buf []byte, t *eval.Type, d eval.Datum) ([]byte, bool) {
 		return append(append(buf, family, byte(8*len(b)), 0, byte(len(b))), b...), true
 	case eval.OIDNumeric:
 		if d.Kind == eval.KText {
-			return appendNumericInt(buf, d.S)
+			return appendNumeric(buf, d.S)
 		}
+		// The evaluator's decimals: their output text, then its form.
+		return appendNumeric(buf, string(eval.AppendOutput(nil, t, d)))
 	case eval.OIDTimestamptz:
 		if d.Kind != eval.KInt {
 			return buf, false
@@ -351,36 +353,62 @@ func (c *conn) complete(res *executor.Result) error {
 	return nil
 }
 
-// appendNumericInt appends an integer's decimal text in numeric's binary
-// form (numeric_send: base-10000 digits with their weight, trailing zero
-// digits dropped); false for text that is no integer.
-func appendNumericInt(buf []byte, text string) ([]byte, bool) {
-	sign, digits := uint16(0), strings.TrimLeft(strings.TrimPrefix(text, "-"), "0")
-	if text == "" || strings.Trim(strings.TrimPrefix(text, "-"), "0123456789") != "" || text == "-" {
+// appendNumeric appends a numeric's output text (an integer, a decimal
+// with its scale's digits, NaN, Infinity or -Infinity) in numeric's
+// binary form, as PostgreSQL's numeric_send: the count of base-10000
+// digits, the weight of the first, the sign (or NaN, ±Infinity), the
+// display scale, then the digits, with leading and trailing zero digits
+// dropped. False for text that is none of these.
+func appendNumeric(buf []byte, text string) ([]byte, bool) {
+	head := func(ndigits, weight int, sign, dscale uint16) []byte {
+		buf = binary.BigEndian.AppendUint16(buf, uint16(ndigits))
+		buf = binary.BigEndian.AppendUint16(buf, uint16(int16(weight)))
+		buf = binary.BigEndian.AppendUint16(buf, sign)
+		return binary.BigEndian.AppendUint16(buf, dscale)
+	}
+	switch text {
+	case "NaN":
+		return head(0, 0, 0xC000, 0), true
+	case "Infinity": // with the display scale PostgreSQL 15 sends for them
+		return head(0, 0, 0xD000, 0x20), true
+	case "-Infinity":
+		return head(0, 0, 0xF000, 0x20), true
+	}
+	sign, abs := uint16(0), text
+	if rest, ok := strings.CutPrefix(text, "-"); ok {
+		sign, abs = 0x4000, rest
+	}
+	intPart, frac, _ := strings.Cut(abs, ".")
+	if intPart == "" && frac == "" || strings.Trim(intPart, "0123456789") != "" || strings.Trim(frac, "0123456789") != "" ||
+		len(frac) > math.MaxInt16 {
 		return buf, false
 	}
-	if strings.HasPrefix(text, "-") && digits != "" {
-		sign = 0x4000
+	dscale := uint16(len(frac))
+	// Whole base-10000 digits on each side of the point: the integer
+	// part padded on the left, the fraction on the right.
+	if pad := (4 - len(intPart)%4) % 4; pad > 0 {
+		intPart = strings.Repeat("0", pad) + intPart
 	}
-	if pad := (4 - len(digits)%4) % 4; pad > 0 {
-		digits = strings.Repeat("0", pad) + digits
+	if pad := (4 - len(frac)%4) % 4; pad > 0 {
+		frac += strings.Repeat("0", pad)
 	}
-	var groups []uint16
-	for i := 0; i < len(digits); i += 4 {
-		g, _ := strconv.Atoi(digits[i : i+4])
+	all := intPart + frac
+	groups := make([]uint16, 0, len(all)/4)
+	for i := 0; i < len(all); i += 4 {
+		g, _ := strconv.Atoi(all[i : i+4])
 		groups = append(groups, uint16(g))
 	}
-	weight := len(groups) - 1
+	weight := len(intPart)/4 - 1
+	for len(groups) > 0 && groups[0] == 0 {
+		groups, weight = groups[1:], weight-1
+	}
 	for len(groups) > 0 && groups[len(groups)-1] == 0 {
 		groups = groups[:len(groups)-1]
 	}
 	if len(groups) == 0 {
-		weight = 0
+		sign, weight = 0, 0 // zero: numeric_send's, whatever its sign
 	}
-	buf = binary.BigEndian.AppendUint16(buf, uint16(len(groups)))
-	buf = binary.BigEndian.AppendUint16(buf, uint16(int16(weight)))
-	buf = binary.BigEndian.AppendUint16(buf, sign)
-	buf = binary.BigEndian.AppendUint16(buf, 0)
+	buf = head(len(groups), weight, sign, dscale)
 	for _, g := range groups {
 		buf = binary.BigEndian.AppendUint16(buf, g)
 	}
