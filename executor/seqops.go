@@ -11,7 +11,6 @@ package executor
 
 import (
 	"context"
-	"strings"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
@@ -77,13 +76,10 @@ const maxTypedSeqs = 64
 // text is what pg_stat_activity shows of op on the sequence.
 func (t *typedSeq) text(op typedOp, key typedKey) string {
 	if t.texts[op] == "" {
-		t.texts[op] = typedText(op, quoteLiteral(pgsql.QuoteIdent(key.schema)+"."+pgsql.QuoteIdent(key.rel)))
+		t.texts[op] = typedText(op, pgsql.QuoteLiteral(pgsql.QuoteIdent(key.schema)+"."+pgsql.QuoteIdent(key.rel)))
 	}
 	return t.texts[op]
 }
-
-// quoteLiteral is s as a standard string literal.
-func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // typedSequence resolves schema.rel as nextval('"schema"."rel"')
 // resolves its literal (sequenceByText): the sequence must exist, a

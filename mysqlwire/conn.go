@@ -561,7 +561,7 @@ func (cn *conn) use(db string) error {
 	if err != nil {
 		return err
 	}
-	res, err := cn.exec(context.Background(), sess, "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = "+literal(db), nil)
+	res, err := cn.exec(context.Background(), sess, "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = "+pgsql.QuoteLiteral(db), nil)
 	if err != nil {
 		return err
 	}

@@ -366,9 +366,9 @@ func translateSelectFrom(n *ast.SelectStmt, db string) (step, error) {
 // the current schema's (as in MariaDB), or else the current schema's.
 func sequenceRow(schema, name string) string {
 	if schema != "" {
-		return "schemaname = " + literal(schema) + " AND sequencename = " + literal(name)
+		return "schemaname = " + pgsql.QuoteLiteral(schema) + " AND sequencename = " + pgsql.QuoteLiteral(name)
 	}
-	return "sequencename = " + literal(name) + ` AND (schemaname = current_schema() OR schemaname LIKE 'pg\_temp\_%')
+	return "sequencename = " + pgsql.QuoteLiteral(name) + ` AND (schemaname = current_schema() OR schemaname LIKE 'pg\_temp\_%')
  ORDER BY schemaname LIKE 'pg\_temp\_%' DESC LIMIT 1`
 }
 
@@ -602,7 +602,7 @@ func translateShow(n *ast.ShowStmt, db string) (step, error) {
 			q += ", 'SEQUENCE'"
 			names = append(names, "Table_type")
 		}
-		return step{sql: q + seenSequences + " AND n.nspname = " + literal(db) + " ORDER BY 1", names: names}, nil
+		return step{sql: q + seenSequences + " AND n.nspname = " + pgsql.QuoteLiteral(db) + " ORDER BY 1", names: names}, nil
 	case ast.ShowCreateSequence:
 		schema, named := n.Table.Schema.O, n.Table.Schema.O
 		if named == "" {
@@ -632,7 +632,6 @@ func restore(n ast.Node) (string, error) {
 	return b.String(), nil
 }
 
-// quote is an identifier in double quotes; literal a string in single
-// quotes.
-func quote(s string) string   { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+// quote is an identifier in double quotes (always, unlike
+// pgsql.QuoteIdent).
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

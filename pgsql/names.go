@@ -110,6 +110,10 @@ func QuoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
+// QuoteLiteral is s as a standard string literal (standard_conforming_strings
+// on: quotes doubled, backslashes as they are).
+func QuoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
 // MaxIdentifierLength is PostgreSQL's NAMEDATALEN-1: longer identifiers are
 // truncated to it.
 const MaxIdentifierLength = 63
