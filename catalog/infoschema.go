@@ -78,11 +78,11 @@ func infoSequencesRow(src Source, i Sequence) []eval.Datum {
 	o := i.Options
 	prec := map[string]int64{"bigint": 64, "integer": 32, "smallint": 16}[o.Type.String()]
 	return []eval.Datum{eval.Text(src.Database()), eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text(o.Type.String()), eval.Int(prec), eval.Int(2), eval.Int(0),
-		eval.Text(fmt.Sprint(o.Start)), eval.Text(fmt.Sprint(o.Min)), eval.Text(fmt.Sprint(o.Max)), eval.Text(fmt.Sprint(o.Increment)), yesNo(o.Cycle)}
+		eval.Text(fmt.Sprint(o.Start)), eval.Text(fmt.Sprint(o.Min)), eval.Text(fmt.Sprint(o.Max)), eval.Text(fmt.Sprint(o.Increment)), YesNo(o.Cycle)}
 }
 
-// yesNo is a yes_or_no: YES or NO.
-func yesNo(b bool) eval.Datum {
+// YesNo is information_schema's yes_or_no: YES or NO.
+func YesNo(b bool) eval.Datum {
 	if b {
 		return eval.Text("YES")
 	}

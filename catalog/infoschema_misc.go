@@ -25,7 +25,7 @@ func (c *Catalog) tablesRows(src Source) ([][]eval.Datum, error) {
 			typ = "VIEW"
 		}
 		out = append(out, []eval.Datum{eval.Text(src.Database()), eval.Text(v.Schema), eval.Text(v.Name), eval.Text(typ),
-			eval.Null, eval.Null, eval.Null, eval.Null, eval.Null, yesNo(v.Insertable), eval.Text("NO"), eval.Null})
+			eval.Null, eval.Null, eval.Null, eval.Null, eval.Null, YesNo(v.Insertable), eval.Text("NO"), eval.Null})
 	}
 	return out, nil
 }
@@ -45,8 +45,8 @@ func (c *Catalog) infoViewsRows(src Source) ([][]eval.Datum, error) {
 		if owns {
 			def = ViewDefinition(v)
 		}
-		out = append(out, []eval.Datum{db, eval.Text(v.Schema), eval.Text(v.Name), def, eval.Text("NONE"), yesNo(v.Insertable),
-			yesNo(v.Insertable), eval.Text("NO"), eval.Text("NO"), eval.Text("NO")})
+		out = append(out, []eval.Datum{db, eval.Text(v.Schema), eval.Text(v.Name), def, eval.Text("NONE"), YesNo(v.Insertable),
+			YesNo(v.Insertable), eval.Text("NO"), eval.Text("NO"), eval.Text("NO")})
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/eval"
 )
 
@@ -70,11 +71,11 @@ func (s *Session) tablePrivilegesRows() ([][]eval.Datum, error) {
 			if !s.grantVisible(owner, g.grantee) {
 				continue
 			}
-			grantee, grantable := granteeName(g.grantee), yesNo(g.grantee != "" && s.isMemberOf(g.grantee, owner))
+			grantee, grantable := granteeName(g.grantee), catalog.YesNo(g.grantee != "" && s.isMemberOf(g.grantee, owner))
 			for _, p := range tablePrivOrder {
 				if g.privs&p.p != 0 {
 					out = append(out, []eval.Datum{eval.Text(owner), grantee, db, eval.Text(r.schema), eval.Text(r.name),
-						eval.Text(p.name), grantable, yesNo(p.p == tableSelect)})
+						eval.Text(p.name), grantable, catalog.YesNo(p.p == tableSelect)})
 				}
 			}
 		}
@@ -103,7 +104,7 @@ func (s *Session) columnPrivilegesRows() ([][]eval.Datum, error) {
 				if g.privs&columnPrivs == 0 || !s.grantVisible(owner, g.grantee) {
 					continue
 				}
-				grantee, grantable := granteeName(g.grantee), yesNo(g.grantee != "" && s.isMemberOf(g.grantee, owner))
+				grantee, grantable := granteeName(g.grantee), catalog.YesNo(g.grantee != "" && s.isMemberOf(g.grantee, owner))
 				for _, p := range tablePrivOrder {
 					if g.privs&columnPrivs&p.p != 0 {
 						out = append(out, []eval.Datum{eval.Text(owner), grantee, db, eval.Text(r.schema), eval.Text(r.name),
@@ -187,12 +188,12 @@ func (s *Session) columnsRows() ([][]eval.Datum, error) {
 				collSchema = "pg_catalog"
 			}
 			out = append(out, []eval.Datum{db, eval.Text(r.schema), eval.Text(r.name), eval.Text(c.Name), eval.Int(int64(i + 1)), eval.Null,
-				yesNo(k.Nullable), eval.Text(k.DataType), num(k.CharMax), num(k.OctetMax), num(k.NumPrecision), num(k.NumRadix), num(k.NumScale),
+				catalog.YesNo(k.Nullable), eval.Text(k.DataType), num(k.CharMax), num(k.OctetMax), num(k.NumPrecision), num(k.NumRadix), num(k.NumScale),
 				num(k.DTPrecision), text(k.IntervalType), num(k.IntervalPrecision), eval.Null, eval.Null, eval.Null,
 				orDB(k.Collation), text(collSchema), text(k.Collation), orDB(k.DomainName), text(k.DomainSchema), text(k.DomainName),
 				db, eval.Text(k.UDTSchema), eval.Text(k.UDTName), eval.Null, eval.Null, eval.Null, eval.Null, eval.Text(strconv.Itoa(i + 1)),
 				eval.Text("NO"), eval.Text("NO"), eval.Null, eval.Null, eval.Null, eval.Null, eval.Null, eval.Text("NO"),
-				eval.Text("NEVER"), eval.Null, yesNo(k.Updatable)})
+				eval.Text("NEVER"), eval.Null, catalog.YesNo(k.Updatable)})
 		}
 	}
 	return out, nil

@@ -34,10 +34,10 @@ func (s *Session) applicableRolesRows() ([][]eval.Datum, error) {
 			continue
 		}
 		for _, m := range r.MemberOf {
-			out = append(out, []eval.Datum{eval.Text(r.Name), eval.Text(m.Role), yesNo(m.Admin)})
+			out = append(out, []eval.Datum{eval.Text(r.Name), eval.Text(m.Role), catalog.YesNo(m.Admin)})
 		}
 		if r.Name == dba {
-			out = append(out, []eval.Datum{eval.Text(r.Name), eval.Text("pg_database_owner"), yesNo(false)})
+			out = append(out, []eval.Datum{eval.Text(r.Name), eval.Text("pg_database_owner"), catalog.YesNo(false)})
 		}
 	}
 	return out, nil
@@ -66,7 +66,7 @@ func (s *Session) usagePrivilegesRows() ([][]eval.Datum, error) {
 	db := eval.Text(s.cfg.Database)
 	row := func(grantor, grantee, schema, name, kind string, grantable bool) []eval.Datum {
 		return []eval.Datum{eval.Text(grantor), eval.Text(grantee), db, eval.Text(schema), eval.Text(name), eval.Text(kind),
-			eval.Text("USAGE"), yesNo(grantable)}
+			eval.Text("USAGE"), catalog.YesNo(grantable)}
 	}
 	var out [][]eval.Datum
 	super := s.roleName(superuserOID)
@@ -121,11 +121,4 @@ func (s *Session) isEnabledRole(name string) bool {
 	}
 	_, ok := s.roles().Role(name)
 	return ok && s.hasPrivsOfRole(name)
-}
-
-func yesNo(b bool) eval.Datum {
-	if b {
-		return eval.Text("YES")
-	}
-	return eval.Text("NO")
 }

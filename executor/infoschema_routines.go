@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/eval"
 )
 
@@ -100,7 +101,7 @@ func (s *Session) routinesRows() ([][]eval.Datum, error) {
 			"specific_catalog": db, "specific_schema": eval.Text("pg_catalog"), "specific_name": eval.Text(p[procName] + "_" + p[procOID]),
 			"routine_catalog": db, "routine_schema": eval.Text("pg_catalog"), "routine_name": eval.Text(p[procName]),
 			"routine_body": eval.Text("EXTERNAL"), "external_language": eval.Text(strings.ToUpper(lang)),
-			"parameter_style": eval.Text("GENERAL"), "is_deterministic": yesNo(p[procVolatile] == "i"),
+			"parameter_style": eval.Text("GENERAL"), "is_deterministic": catalog.YesNo(p[procVolatile] == "i"),
 			"sql_data_access": eval.Text("MODIFIES"), "schema_level_routine": eval.Text("YES"),
 			"max_dynamic_result_sets": eval.Int(0), "security_type": eval.Text("INVOKER"), "as_locator": eval.Text("NO"),
 			"is_udt_dependent": eval.Text("NO"),
@@ -124,7 +125,7 @@ func (s *Session) routinesRows() ([][]eval.Datum, error) {
 			v["security_type"] = eval.Text("DEFINER")
 		}
 		if p[procKind] != "p" {
-			v["is_null_call"] = yesNo(p[procStrict] == "t")
+			v["is_null_call"] = catalog.YesNo(p[procStrict] == "t")
 			v["dtd_identifier"] = eval.Text("0")
 			if t := eval.TypeByOID(atou(p[procRettype])); t != nil {
 				v["data_type"], v["type_udt_catalog"], v["type_udt_schema"], v["type_udt_name"] = typeDataType(t), db, eval.Text("pg_catalog"), eval.Text(t.Name())
@@ -193,7 +194,7 @@ func (s *Session) routinePrivilegesRows() ([][]eval.Datum, error) {
 			}
 			out = append(out, []eval.Datum{eval.Text(owner), granteeName(g.grantee), db, eval.Text("pg_catalog"),
 				eval.Text(p[procName] + "_" + p[procOID]), db, eval.Text("pg_catalog"), eval.Text(p[procName]), eval.Text("EXECUTE"),
-				yesNo(g.grantOK || g.grantee != "" && s.isMemberOf(g.grantee, owner))})
+				catalog.YesNo(g.grantOK || g.grantee != "" && s.isMemberOf(g.grantee, owner))})
 		}
 	}
 	return out, nil
