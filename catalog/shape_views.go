@@ -74,15 +74,26 @@ var tableLetters = map[byte]TablePrivs{'r': TableSelect, 'a': TableInsert, 'w': 
 	'D': TableTruncate, 'x': TableReferences, 't': TableTrigger}
 
 // PublicPrivs are the privileges v's ACL grants PUBLIC.
-func (v *View) PublicPrivs() TablePrivs {
+func (v *View) PublicPrivs() TablePrivs { return PublicPrivsIn(v.ACL) }
+
+// PublicPrivsIn are the privileges an ACL's text (aclitems, comma
+// separated) grants PUBLIC.
+func PublicPrivsIn(acl string) TablePrivs {
 	var p TablePrivs
-	for _, item := range strings.Split(v.ACL, ",") {
+	for _, item := range strings.Split(acl, ",") {
 		if rest, ok := strings.CutPrefix(item, "="); ok {
 			letters, _, _ := strings.Cut(rest, "/")
-			for i := 0; i < len(letters); i++ {
-				p |= tableLetters[letters[i]]
-			}
+			p |= TablePrivsOf(letters)
 		}
+	}
+	return p
+}
+
+// TablePrivsOf are the privileges an aclitem's letters name.
+func TablePrivsOf(letters string) TablePrivs {
+	var p TablePrivs
+	for i := 0; i < len(letters); i++ {
+		p |= tableLetters[letters[i]]
 	}
 	return p
 }

@@ -6,8 +6,7 @@
 package executor
 
 import (
-	"strings"
-
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/pgsql"
@@ -15,40 +14,25 @@ import (
 )
 
 // tablePrivs are table privileges: a catalog relation's (a sequence
-// holds SELECT and UPDATE of them).
-type tablePrivs uint16
+// holds SELECT and UPDATE of them), the catalog's.
+type tablePrivs = catalog.TablePrivs
 
 const (
-	tableSelect tablePrivs = 1 << iota
-	tableInsert
-	tableUpdate
-	tableDelete
-	tableTruncate
-	tableReferences
-	tableTrigger
+	tableSelect     = catalog.TableSelect
+	tableInsert     = catalog.TableInsert
+	tableUpdate     = catalog.TableUpdate
+	tableDelete     = catalog.TableDelete
+	tableTruncate   = catalog.TableTruncate
+	tableReferences = catalog.TableReferences
+	tableTrigger    = catalog.TableTrigger
 )
-
-// tableLetters are their letters in aclitem's text.
-var tableLetters = map[byte]tablePrivs{'r': tableSelect, 'a': tableInsert, 'w': tableUpdate, 'd': tableDelete,
-	'D': tableTruncate, 'x': tableReferences, 't': tableTrigger}
 
 // tablePrivNames are has_table_privilege's privilege names.
 var tablePrivNames = map[string]tablePrivs{"select": tableSelect, "insert": tableInsert, "update": tableUpdate,
 	"delete": tableDelete, "truncate": tableTruncate, "references": tableReferences, "trigger": tableTrigger}
 
 // publicPrivs are the privileges r's ACL grants PUBLIC.
-func (r *relation) publicPrivs() tablePrivs {
-	var p tablePrivs
-	for _, item := range strings.Split(r.acl, ",") {
-		if rest, ok := strings.CutPrefix(item, "="); ok {
-			letters, _, _ := strings.Cut(rest, "/")
-			for i := 0; i < len(letters); i++ {
-				p |= tableLetters[letters[i]]
-			}
-		}
-	}
-	return p
-}
+func (r *relation) publicPrivs() tablePrivs { return catalog.PublicPrivsIn(r.acl) }
 
 // catalogPrivileges are role's privileges on r: all for a superuser (its
 // owner), else PUBLIC's.

@@ -40,14 +40,10 @@ func (r *relation) grants(owner string) []aclGrant {
 	for _, item := range strings.Split(r.acl, ",") {
 		who, rest, _ := strings.Cut(item, "=")
 		letters, _, _ := strings.Cut(rest, "/")
-		var p tablePrivs
-		for i := 0; i < len(letters); i++ {
-			p |= tableLetters[letters[i]]
-		}
 		if who == "OWNER" {
 			who = owner
 		}
-		out = append(out, aclGrant{who, p})
+		out = append(out, aclGrant{who, catalog.TablePrivsOf(letters)})
 	}
 	return out
 }
