@@ -13,7 +13,7 @@ import (
 )
 
 // The answers a connection's calls hold until they are written are
-// bounded (answerRoom): grpc-go queues a unary call's answer, encoded,
+// bounded (frontend.AnswerRoomSize: two of the largest fit): grpc-go queues a unary call's answer, encoded,
 // once its handler returns, and holds it until the client's flow-control
 // window lets it out. A client that reads nothing (a window of 0) would
 // otherwise have each of its 256 streams hold the largest answer
@@ -27,10 +27,6 @@ import (
 //     back when grpc-go frees it: once written, or dropped with its
 //     stream or a failed call.
 
-// answerRoom is the room of one connection's answers: two of the
-// largest fit.
-const answerRoom = 4 << 20
-
 // bytesPerValue is what one value of an answer holds while it is made
 // and written: the value, and its varint (10 bytes at most).
 const bytesPerValue = 8 + 10
@@ -42,12 +38,7 @@ func roomFor(ctx context.Context, n int64) (release func(), err error) {
 	if t == nil {
 		return func() {}, nil
 	}
-	n = min(n, answerRoom)
-	if err := t.answers.Acquire(ctx, n); err != nil {
-		return nil, err
-	}
-	var once sync.Once
-	return func() { once.Do(func() { t.answers.Release(n) }) }, nil
+	return t.answers.Take(ctx, n)
 }
 
 // pending is the room of each answer a handler returned and the codec

@@ -5,7 +5,6 @@ import (
 	"net"
 	"sync"
 
-	"golang.org/x/sync/semaphore"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/peer"
 
@@ -44,7 +43,7 @@ type tracked struct {
 	spoke bool // made a call
 	busy  int  // authenticated calls under way
 	// answers is the room of the answers its calls hold (answers.go).
-	answers *semaphore.Weighted
+	answers *frontend.AnswerRoom
 }
 
 // called marks a call made on the connection (step 2).
@@ -130,7 +129,7 @@ func (l listener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	fc := nc.(*frontend.Conn)
-	return &conn{Conn: fc, addr: remoteAddr{Addr: fc.RemoteAddr(), t: &tracked{fc: fc, answers: semaphore.NewWeighted(answerRoom)}}}, nil
+	return &conn{Conn: fc, addr: remoteAddr{Addr: fc.RemoteAddr(), t: &tracked{fc: fc, answers: frontend.NewAnswerRoom()}}}, nil
 }
 
 // conn is an accepted connection whose RemoteAddr carries its state.

@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"sync/atomic"
 
-	"golang.org/x/sync/semaphore"
-
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sqlerr"
 )
@@ -39,18 +37,10 @@ type conn struct {
 	*frontend.Conn
 	authenticated atomic.Bool
 	// answers is the room for the answers its requests make, until
-	// each is written (answerRoom).
-	answers *semaphore.Weighted
+	// each is written (frontend.AnswerRoomSize: HTTP/1.1 has one request
+	// at a time, HTTP/2 up to 100).
+	answers *frontend.AnswerRoom
 }
-
-// answerRoom bounds the bytes of the answers one connection's requests
-// hold at once, made or being made and not yet written: over HTTP/2 a
-// client that reads nothing would otherwise have each of its 100
-// streams hold the largest answer (MaxValues values, 3.2 MB with the
-// values themselves) until the write timeout. One largest answer fits;
-// a request beyond waits for room (while its client waits anyway), or
-// until its stream is cancelled. HTTP/1.1 has one request at a time.
-const answerRoom = 4 << 20
 
 // bytesPerValue is what one value of an answer holds while it is made
 // and written: the value, and its text in the JSON ("-9223372036854775808",).
@@ -64,11 +54,7 @@ func roomFor(ctx context.Context, n int64) (release func(), err error) {
 	if c == nil {
 		return func() {}, nil
 	}
-	n = min(n, answerRoom)
-	if err := c.answers.Acquire(ctx, n); err != nil {
-		return nil, err
-	}
-	return func() { c.answers.Release(n) }, nil
+	return c.answers.Take(ctx, n)
 }
 
 // authenticate marks c busy with an authenticated request whose body
@@ -92,7 +78,7 @@ func (l listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Conn: nc.(*frontend.Conn), answers: semaphore.NewWeighted(answerRoom)}, nil
+	return &conn{Conn: nc.(*frontend.Conn), answers: frontend.NewAnswerRoom()}, nil
 }
 
 // connOf is the conn under nc (a *tls.Conn's), nil if none.
