@@ -40,6 +40,7 @@ func textFn(f func(string) string) func(*Env, []Datum) (Datum, error) {
 	return func(_ *Env, a []Datum) (Datum, error) { return Text(f(a[0].S)), nil }
 }
 
+// The catalog's information functions.
 func init() {
 	Define("pg_type_is_visible", TBool, true, func(e *Env, a []Datum) (Datum, error) { return Bool(TypeByOID(uint32(a[0].I)) != nil), nil }, TOid)
 	Define("format_type", TText, false, formatType, TOid, TInt4)
@@ -52,8 +53,10 @@ func init() {
 		}
 		return Text(""), nil
 	}, TInt4)
-	// pg_get_expr decompiles an expression seqd never stores (column
-	// defaults, policies, partition bounds: their relations are empty).
+}
+
+// The text functions.
+func init() {
 	Define("quote_ident", TText, true, textFn(pgsql.QuoteIdent), TText)
 	Define("quote_literal", TText, true, textFn(quoteLiteral), TText)
 	Define("pg_size_pretty", TText, true, func(_ *Env, a []Datum) (Datum, error) { return Text(sizePretty(a[0].I)), nil }, TInt8)
@@ -89,6 +92,13 @@ func init() {
 		}
 		return Text(string(r[:min(n, len(r))])), nil
 	}, TText, TInt4)
+	// concat is compiled (Compiler.concat): its arguments' types print them.
+	builtins["concat"] = []funcDef{{args: []*Type{nil}, variadic: true, ret: TText}}
+}
+
+// The array functions, and the regclass and regtype lookups that give
+// NULL for a name that finds nothing.
+func init() {
 	Define("array_to_string", TText, true, func(_ *Env, a []Datum) (Datum, error) {
 		var parts []string
 		for _, d := range a[0].A {
@@ -139,8 +149,10 @@ func init() {
 		}
 		return d, nil
 	}, TText)
-	// concat is compiled (Compiler.concat): its arguments' types print them.
-	builtins["concat"] = []funcDef{{args: []*Type{nil}, variadic: true, ret: TText}}
+}
+
+// The numeric functions.
+func init() {
 	// abs of each numeric type is of that type; an unknown argument
 	// resolves to double precision, the preferred numeric type, first.
 	Define("abs", TFloat8, true, absFloat, TFloat8)
