@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // kindOf maps a database error to one of the package's sentinels, or nil.
@@ -25,19 +27,20 @@ func kindOf(err error) error {
 	var pg interface{ SQLState() string }
 	if errors.As(err, &pg) {
 		// docs/protocol.md's table; testdata/protocol.json's vectors.
+		// What is worth sending again is sqlerr's one table's to say.
 		code := pg.SQLState()
-		switch code {
-		case "42P01": // undefined_table: no such sequence
+		switch kind := sqlerr.KindOfCode(code); {
+		case kind == sqlerr.UndefinedTable: // no such sequence
 			return ErrNotFound
-		case "2200H", "22003": // sequence_generator_limit_exceeded, numeric_value_out_of_range
+		case kind == sqlerr.SequenceLimitExceeded, kind == sqlerr.NumericValueOutOfRange:
 			return ErrLimitReached
-		case "40001", "40P01": // serialization_failure, deadlock_detected
+		case kind == sqlerr.SerializationFailure, kind == sqlerr.DeadlockDetected:
 			return ErrConflict
-		case "22023", "42601": // invalid_parameter_value, syntax_error
+		case kind == sqlerr.InvalidParameterValue, kind == sqlerr.SyntaxError:
 			return ErrInvalid
-		case "28P01", "42501": // invalid_password, insufficient_privilege
+		case kind == sqlerr.InvalidPassword, kind == sqlerr.InsufficientPrivilege:
 			return ErrAuth
-		case "25006", "58030", "57P01", "57P02", "57P03", "53300", "53100", "57014":
+		case sqlerr.Retryable(kind):
 			// read_only_sql_transaction (a standby or deposed owner),
 			// io_error, shutdowns, too many connections, disk full,
 			// cancelled

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/seqd/seqd/seqmath"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // SeqdHTTPOptions configure a source over seqd's HTTP API. The zero value
@@ -137,11 +138,10 @@ func (s *SeqdHTTP) call(ctx context.Context, op, method, name, action string, bo
 // sending again: the API's own when it says so, else 57P03
 // (cannot_connect_now).
 func unavailableCode(code string) string {
-	switch code {
-	case "25006", "57P01", "57P03", "53300", "57014", "58030", "53100":
+	if sqlerr.Retryable(sqlerr.KindOfCode(code)) {
 		return code
 	}
-	return "57P03"
+	return sqlerr.SQLState(sqlerr.CannotConnectNow)
 }
 
 // Create makes the sequence unless it exists.

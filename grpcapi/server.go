@@ -450,28 +450,28 @@ func statusOf(e *apicore.Error, err error) *status.Status {
 // codeOf is the gRPC code of a failure, by its kind's class.
 func codeOf(e *apicore.Error, err error) codes.Code {
 	switch e.Class() {
-	case apicore.NotFound:
+	case sqlerr.ClassNotFound:
 		return codes.NotFound
-	case apicore.Forbidden:
+	case sqlerr.ClassForbidden:
 		return codes.PermissionDenied
-	case apicore.Unauthenticated:
+	case sqlerr.ClassUnauthenticated:
 		return codes.Unauthenticated
-	case apicore.Exists:
+	case sqlerr.ClassExists:
 		return codes.AlreadyExists
-	case apicore.Contended:
+	case sqlerr.ClassContended:
 		return codes.Aborted
-	case apicore.Precondition:
+	case sqlerr.ClassPrecondition:
 		return codes.FailedPrecondition
-	case apicore.TooMany, apicore.TooLarge, apicore.OutOfMemory:
+	case sqlerr.ClassTooMany, sqlerr.ClassTooLarge, sqlerr.ClassOutOfMemory:
 		return codes.ResourceExhausted
-	case apicore.Canceled:
+	case sqlerr.ClassCanceled:
 		if errors.Is(err, context.DeadlineExceeded) {
 			return codes.DeadlineExceeded
 		}
 		return codes.Canceled
-	case apicore.Unavailable: // a standby, a shutdown, a store unavailable
+	case sqlerr.ClassUnavailable: // a standby, a shutdown, a store unavailable
 		return codes.Unavailable
-	case apicore.Invalid:
+	case sqlerr.ClassInvalid:
 		return codes.InvalidArgument
 	}
 	return codes.Internal

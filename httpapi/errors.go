@@ -11,7 +11,7 @@ import (
 
 // problem is an error as the API answers it: an HTTP status, the error's
 // kind, its SQLSTATE and the message (with Retry-After where the kind is
-// one sending again may cure: apicore.RetryableKind).
+// one sending again may cure: sqlerr.Retryable).
 type problem struct {
 	status int
 	kind   sqlerr.Kind
@@ -31,24 +31,24 @@ func badRequest(msg string) error { return apicore.BadRequest(msg) }
 // statusOf is the HTTP status of an error of kind: what a caller can act
 // on.
 func statusOf(kind sqlerr.Kind) int {
-	switch apicore.ClassOfKind(kind) {
-	case apicore.NotFound:
+	switch sqlerr.ClassOf(kind) {
+	case sqlerr.ClassNotFound:
 		return http.StatusNotFound
-	case apicore.Forbidden:
+	case sqlerr.ClassForbidden:
 		return http.StatusForbidden
-	case apicore.Unauthenticated:
+	case sqlerr.ClassUnauthenticated:
 		return http.StatusUnauthorized
-	case apicore.Exists, apicore.Contended, apicore.Precondition:
+	case sqlerr.ClassExists, sqlerr.ClassContended, sqlerr.ClassPrecondition:
 		return http.StatusConflict
-	case apicore.TooLarge:
+	case sqlerr.ClassTooLarge:
 		return http.StatusRequestEntityTooLarge
-	case apicore.TooMany:
+	case sqlerr.ClassTooMany:
 		return http.StatusTooManyRequests
-	case apicore.OutOfMemory:
+	case sqlerr.ClassOutOfMemory:
 		return http.StatusBadRequest // the statement asked for more than one may hold
-	case apicore.Canceled, apicore.Unavailable: // a statement cancelled, a standby, a shutdown, a store unavailable
+	case sqlerr.ClassCanceled, sqlerr.ClassUnavailable: // a statement cancelled, a standby, a shutdown, a store unavailable
 		return http.StatusServiceUnavailable
-	case apicore.Invalid:
+	case sqlerr.ClassInvalid:
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
@@ -67,7 +67,7 @@ func problemOf(err error) *problem {
 // fail writes err as a problem.
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	p := problemOf(err)
-	if apicore.RetryableKind(p.kind) {
+	if sqlerr.Retryable(p.kind) {
 		w.Header().Set("Retry-After", "1")
 	}
 	if p.status >= 500 && p.kind != sqlerr.ReadOnlyTransaction && p.kind != sqlerr.AdminShutdown {

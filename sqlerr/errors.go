@@ -91,6 +91,8 @@ const (
 	WarningPrivilegeNotGranted    Kind = "privilege_not_granted"
 	WarningPrivilegeNotRevoked    Kind = "privilege_not_revoked"
 	UndefinedDatabase             Kind = "invalid_catalog_name"
+	CrashShutdown                 Kind = "crash_shutdown"
+	CannotConnectNow              Kind = "cannot_connect_now"
 )
 
 // Error is a failure in PostgreSQL's terms: a Kind, PostgreSQL's message,
@@ -146,94 +148,150 @@ func CharPos(q string, off int) int {
 	return n
 }
 
-// sqlstates maps every error kind to its SQLSTATE: the one table where
-// seqd chooses SQLSTATEs (every front end reports them).
-var sqlstates = map[Kind]string{
-	SuccessfulCompletion:          "00000",
-	Warning:                       "01000",
-	ProtocolViolation:             "08P01",
-	FeatureNotSupported:           "0A000",
-	CardinalityViolation:          "21000",
-	NumericValueOutOfRange:        "22003",
-	DivisionByZero:                "22012",
-	SubstringError:                "22011",
-	InvalidParameterValue:         "22023",
-	InvalidRegularExpression:      "2201B",
-	InvalidRowCountInLimit:        "2201W",
-	InvalidRowCountInOffset:       "2201X",
-	InvalidTextRepresentation:     "22P02",
-	InvalidDatetimeFormat:         "22007",
-	DatetimeFieldOverflow:         "22008",
-	InvalidBinaryRepresentation:   "22P03",
-	CharacterNotInRepertoire:      "22021",
-	InvalidTransactionState:       "25000",
-	ActiveTransaction:             "25001",
-	NoActiveTransaction:           "25P01",
-	InFailedTransaction:           "25P02",
-	InvalidStatementName:          "26000",
-	InvalidTransactionTermination: "2D000",
-	InvalidCursorName:             "34000",
-	InvalidSavepoint:              "3B001",
-	UndefinedSchema:               "3F000",
-	SyntaxError:                   "42601",
-	UndefinedColumn:               "42703",
-	UndefinedFunction:             "42883",
-	UndefinedTable:                "42P01",
-	UndefinedParameter:            "42P02",
-	UndefinedObject:               "42704",
-	DuplicateCursor:               "42P03",
-	DuplicatePreparedStatement:    "42P05",
-	DuplicateTable:                "42P07",
-	DuplicateObject:               "42710",
-	AmbiguousColumn:               "42702",
-	AmbiguousFunction:             "42725",
-	GroupingError:                 "42803",
-	DatatypeMismatch:              "42804",
-	CannotCoerce:                  "42846",
-	IndeterminateDatatype:         "42P18",
-	InvalidColumnReference:        "42P10",
-	DuplicateAlias:                "42712",
-	InvalidName:                   "42602",
-	ProgramLimitExceeded:          "54000",
-	StatementTooComplex:           "54001",
-	ObjectNotInPrerequisiteState:  "55000",
-	CantChangeRuntimeParam:        "55P02",
-	InvalidCursorState:            "24000",
-	DuplicateSchema:               "42P06",
-	InvalidTableDefinition:        "42P16",
-	DependentObjectsStillExist:    "2BP01",
-	ReservedName:                  "42939",
-	ReadOnlyTransaction:           "25006",
-	NameTooLong:                   "42622",
-	InvalidPassword:               "28P01",
-	InvalidAuthorization:          "28000",
-	ObjectInUse:                   "55006",
-	TooManyConnections:            "53300",
-	OutOfMemory:                   "53200",
-	IdleSessionTimeout:            "57P05",
-	IdleInTransactionTimeout:      "25P03",
-	LockNotAvailable:              "55P03",
-	AdminShutdown:                 "57P01",
-	QueryCanceled:                 "57014",
-	DeadlockDetected:              "40P01",
-	SerializationFailure:          "40001",
-	IOError:                       "58030",
-	DiskFull:                      "53100",
-	InsufficientPrivilege:         "42501",
-	UndefinedDatabase:             "3D000",
-	InvalidGrantOperation:         "0LP01",
-	WrongObjectType:               "42809",
-	WarningPrivilegeNotGranted:    "01007",
-	WarningPrivilegeNotRevoked:    "01006",
-	SequenceLimitExceeded:         "2200H",
-	InternalError:                 "XX000",
+// Class is what the caller of an API can do about a failure, by its
+// kind: each transport (HTTP's statuses, gRPC's codes, the client
+// library's sentinels) answers each class in a table of its own.
+type Class int
+
+const (
+	ClassInternal        Class = iota
+	ClassNotFound              // no such sequence, schema or object
+	ClassForbidden             // a privilege is missing
+	ClassUnauthenticated       // no or wrong credentials
+	ClassExists                // what it would make exists
+	ClassContended             // a lock, a deadlock, a serialization failure
+	ClassPrecondition          // the sequence's state refuses it (run out, in use)
+	ClassTooMany               // every connection slot in use
+	ClassTooLarge              // a request or statement too large
+	ClassOutOfMemory           // the statement asked for more than one may hold
+	ClassCanceled              // cancelled or past its deadline
+	ClassUnavailable           // a standby, a shutdown, a store unavailable: worth sending again
+	ClassInvalid               // the request is wrong (data exceptions, syntax, access rules)
+)
+
+// kindInfo is what the one table says of a kind: its SQLSTATE, its class,
+// and whether sending the request again shortly (to this node or, after
+// a failover, the next leader) may cure it.
+type kindInfo struct {
+	code  string
+	class Class
+	retry bool
 }
+
+// kinds is the one table where seqd chooses each error kind's SQLSTATE
+// (every front end reports them, MySQL's beside its own numbers), its
+// class and whether it is retryable. Retryable are too many clients, a
+// standby or deposed leader (read_only_sql_transaction), a server
+// shutting down or not yet up, a store unavailable or full, a cancelled
+// statement.
+var kinds = map[Kind]kindInfo{
+	SuccessfulCompletion:          {"00000", ClassInternal, false},
+	Warning:                       {"01000", ClassInternal, false},
+	ProtocolViolation:             {"08P01", ClassInvalid, false},
+	FeatureNotSupported:           {"0A000", ClassInvalid, false},
+	CardinalityViolation:          {"21000", ClassInternal, false},
+	NumericValueOutOfRange:        {"22003", ClassInvalid, false},
+	DivisionByZero:                {"22012", ClassInvalid, false},
+	SubstringError:                {"22011", ClassInvalid, false},
+	InvalidParameterValue:         {"22023", ClassInvalid, false},
+	InvalidRegularExpression:      {"2201B", ClassInvalid, false},
+	InvalidRowCountInLimit:        {"2201W", ClassInvalid, false},
+	InvalidRowCountInOffset:       {"2201X", ClassInvalid, false},
+	InvalidTextRepresentation:     {"22P02", ClassInvalid, false},
+	InvalidDatetimeFormat:         {"22007", ClassInvalid, false},
+	DatetimeFieldOverflow:         {"22008", ClassInvalid, false},
+	InvalidBinaryRepresentation:   {"22P03", ClassInvalid, false},
+	CharacterNotInRepertoire:      {"22021", ClassInvalid, false},
+	InvalidTransactionState:       {"25000", ClassInternal, false},
+	ActiveTransaction:             {"25001", ClassInternal, false},
+	NoActiveTransaction:           {"25P01", ClassInternal, false},
+	InFailedTransaction:           {"25P02", ClassInternal, false},
+	InvalidStatementName:          {"26000", ClassInternal, false},
+	InvalidTransactionTermination: {"2D000", ClassInternal, false},
+	InvalidCursorName:             {"34000", ClassInternal, false},
+	InvalidSavepoint:              {"3B001", ClassInternal, false},
+	UndefinedSchema:               {"3F000", ClassNotFound, false},
+	SyntaxError:                   {"42601", ClassInvalid, false},
+	UndefinedColumn:               {"42703", ClassInvalid, false},
+	UndefinedFunction:             {"42883", ClassInvalid, false},
+	UndefinedTable:                {"42P01", ClassNotFound, false},
+	UndefinedParameter:            {"42P02", ClassInvalid, false},
+	UndefinedObject:               {"42704", ClassNotFound, false},
+	DuplicateCursor:               {"42P03", ClassInvalid, false},
+	DuplicatePreparedStatement:    {"42P05", ClassInvalid, false},
+	DuplicateTable:                {"42P07", ClassExists, false},
+	DuplicateObject:               {"42710", ClassInvalid, false},
+	AmbiguousColumn:               {"42702", ClassInvalid, false},
+	AmbiguousFunction:             {"42725", ClassInvalid, false},
+	GroupingError:                 {"42803", ClassInvalid, false},
+	DatatypeMismatch:              {"42804", ClassInvalid, false},
+	CannotCoerce:                  {"42846", ClassInvalid, false},
+	IndeterminateDatatype:         {"42P18", ClassInvalid, false},
+	InvalidColumnReference:        {"42P10", ClassInvalid, false},
+	DuplicateAlias:                {"42712", ClassInvalid, false},
+	InvalidName:                   {"42602", ClassInvalid, false},
+	ProgramLimitExceeded:          {"54000", ClassTooLarge, false},
+	StatementTooComplex:           {"54001", ClassInternal, false},
+	ObjectNotInPrerequisiteState:  {"55000", ClassInternal, false},
+	CantChangeRuntimeParam:        {"55P02", ClassInternal, false},
+	InvalidCursorState:            {"24000", ClassInternal, false},
+	DuplicateSchema:               {"42P06", ClassExists, false},
+	InvalidTableDefinition:        {"42P16", ClassInvalid, false},
+	DependentObjectsStillExist:    {"2BP01", ClassPrecondition, false},
+	ReservedName:                  {"42939", ClassInvalid, false},
+	ReadOnlyTransaction:           {"25006", ClassUnavailable, true},
+	NameTooLong:                   {"42622", ClassInvalid, false},
+	InvalidPassword:               {"28P01", ClassUnauthenticated, false},
+	InvalidAuthorization:          {"28000", ClassUnauthenticated, false},
+	ObjectInUse:                   {"55006", ClassPrecondition, false},
+	TooManyConnections:            {"53300", ClassTooMany, true},
+	OutOfMemory:                   {"53200", ClassOutOfMemory, false},
+	IdleSessionTimeout:            {"57P05", ClassInternal, false},
+	IdleInTransactionTimeout:      {"25P03", ClassInternal, false},
+	LockNotAvailable:              {"55P03", ClassContended, false},
+	AdminShutdown:                 {"57P01", ClassUnavailable, true},
+	QueryCanceled:                 {"57014", ClassCanceled, true},
+	DeadlockDetected:              {"40P01", ClassContended, false},
+	SerializationFailure:          {"40001", ClassContended, false},
+	IOError:                       {"58030", ClassUnavailable, true},
+	DiskFull:                      {"53100", ClassUnavailable, true},
+	InsufficientPrivilege:         {"42501", ClassForbidden, false},
+	UndefinedDatabase:             {"3D000", ClassInternal, false},
+	InvalidGrantOperation:         {"0LP01", ClassInternal, false},
+	WrongObjectType:               {"42809", ClassInvalid, false},
+	WarningPrivilegeNotGranted:    {"01007", ClassInternal, false},
+	WarningPrivilegeNotRevoked:    {"01006", ClassInternal, false},
+	SequenceLimitExceeded:         {"2200H", ClassPrecondition, false},
+	InternalError:                 {"XX000", ClassInternal, false},
+	CrashShutdown:                 {"57P02", ClassUnavailable, true},
+	CannotConnectNow:              {"57P03", ClassUnavailable, true},
+}
+
+// byCode is kinds by SQLSTATE, for clients that read one off the wire.
+var byCode = func() map[string]Kind {
+	m := make(map[string]Kind, len(kinds))
+	for k, i := range kinds {
+		m[i.code] = k
+	}
+	return m
+}()
+
+// KindOfCode is the kind of SQLSTATE code, "" for one seqd has no kind
+// for.
+func KindOfCode(code string) Kind { return byCode[code] }
+
+// ClassOf is kind's class (ClassInternal for one not in the table).
+func ClassOf(k Kind) Class { return kinds[k].class }
+
+// Retryable reports whether a request failing with kind may succeed if
+// sent again shortly.
+func Retryable(k Kind) bool { return kinds[k].retry }
 
 // SQLState is kind's SQLSTATE, XX000 (internal error) for one not in
 // the table.
 func SQLState(k Kind) string {
-	if code, ok := sqlstates[k]; ok {
-		return code
+	if i, ok := kinds[k]; ok {
+		return i.code
 	}
 	return "XX000"
 }
