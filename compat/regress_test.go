@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -46,8 +47,11 @@ func TestRegressSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	pg, sd, _, _, _ := connectBoth(t, "seqd_regress", "drop role if exists regress_seq_user")
-
+	_, _, cfg, host, port := connectBoth(t, "seqd_regress", "drop role if exists regress_seq_user")
+	pg, pgNotices := connectNoticed(t, cfg)
+	sdCfg := cfg.Copy()
+	sdCfg.Host, sdCfg.Port, sdCfg.TLSConfig, sdCfg.Fallbacks = host, port, nil, nil
+	sd, sdNotices := connectNoticed(t, sdCfg)
 	tainted := map[string]bool{}
 	compared, skipped := 0, map[string]int{}
 	for _, unit := range regressUnits(t, string(text)) {
@@ -66,7 +70,7 @@ func TestRegressSequence(t *testing.T) {
 			}
 		}
 		for _, st := range unit {
-			want := outcomeOf(ctx, pg, st)
+			want := outcomeOf(ctx, pg, st) + pgNotices.take()
 			if reason != "" {
 				skipped[reason]++
 				for _, m := range createdNames.FindAllStringSubmatch(st, -1) {
@@ -75,7 +79,7 @@ func TestRegressSequence(t *testing.T) {
 				continue
 			}
 			compared++
-			if got := outcomeOf(ctx, sd, st); got != want {
+			if got := outcomeOf(ctx, sd, st) + sdNotices.take(); got != want {
 				t.Errorf("%s\n postgres: %s\n     seqd: %s", st, want, got)
 			}
 		}
@@ -87,6 +91,68 @@ func TestRegressSequence(t *testing.T) {
 	if compared != wantCompared {
 		t.Errorf("%d statements compared, want exactly %d", compared, wantCompared)
 	}
+}
+
+// TestNoticesIfExists: what an IF EXISTS skipped is named in
+// PostgreSQL's words, a missing schema before a missing sequence.
+func TestNoticesIfExists(t *testing.T) {
+	_, _, cfg, host, port := connectBoth(t, "seqd_notices")
+	pg, pgNotices := connectNoticed(t, cfg)
+	sdCfg := cfg.Copy()
+	sdCfg.Host, sdCfg.Port, sdCfg.TLSConfig, sdCfg.Fallbacks = host, port, nil, nil
+	sd, sdNotices := connectNoticed(t, sdCfg)
+	ctx := context.Background()
+	for _, st := range []string{
+		"create sequence n_a",
+		"drop sequence if exists no_such_schema.n_x",
+		"drop sequence if exists public.n_x",
+		"drop sequence if exists n_x, no_such_schema.n_y, n_a",
+		"drop sequence if exists pg_temp.n_x",
+		"alter sequence if exists no_such_schema.n_x restart",
+		"alter sequence if exists n_x restart",
+		"drop schema if exists no_such_schema",
+	} {
+		want := outcomeOf(ctx, pg, st) + pgNotices.take()
+		if got := outcomeOf(ctx, sd, st) + sdNotices.take(); got != want {
+			t.Errorf("%s\n postgres: %s\n     seqd: %s", st, want, got)
+		}
+	}
+}
+
+// noticeLog is what notices a connection received since it was last
+// read.
+type noticeLog struct {
+	mu  sync.Mutex
+	got []string
+}
+
+// take is the notices received since the last take, as " NOTICE <text>"
+// each.
+func (l *noticeLog) take() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := strings.Join(l.got, "")
+	l.got = nil
+	return out
+}
+
+// connectNoticed connects with cfg, keeping the notices the server sends
+// (the regression test compares them too: PostgreSQL's say what an IF
+// EXISTS skipped).
+func connectNoticed(t *testing.T, cfg *pgx.ConnConfig) (*pgx.Conn, *noticeLog) {
+	l := &noticeLog{}
+	cfg = cfg.Copy()
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		l.mu.Lock()
+		l.got = append(l.got, fmt.Sprintf(" %s %s %s", n.Severity, n.Code, n.Message))
+		l.mu.Unlock()
+	}
+	c, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c, l
 }
 
 // regressUnits splits the file into statements (psql's backslash commands

@@ -300,7 +300,13 @@ func (c *planner) drop(st *pg.DropStmt) (*Prepared, error) {
 				err = s.checkOwner(n)
 			}
 			if st.MissingOk && missing(err) {
-				r.Notices = append(r.Notices, notice(sqlerr.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", q.Rel))
+				// PostgreSQL names what is missing: a named schema, else
+				// the sequence.
+				if q.Schema != "" && !s.schemaExists(q.Schema) {
+					r.Notices = append(r.Notices, notice(sqlerr.SuccessfulCompletion, "schema \"%s\" does not exist, skipping", q.Schema))
+				} else {
+					r.Notices = append(r.Notices, notice(sqlerr.SuccessfulCompletion, "sequence \"%s\" does not exist, skipping", q.Rel))
+				}
 				continue
 			}
 			if missing(err) {
