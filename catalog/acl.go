@@ -66,14 +66,18 @@ func ACLName(name string) string {
 // item and one per grantee, PUBLIC's first (a database's: PUBLIC's,
 // then the owner's, as acldefault orders them).
 func ACLItems(a engine.ACL, owner string, k ACLKind) eval.Datum {
-	if len(a.Grants) == 0 && k.public == 0 || len(a.Grants) == 1 && k.public != 0 && a.Grants[engine.Public] == k.public {
+	if a.OwnerRevoked == 0 && (len(a.Grants) == 0 && k.public == 0 || len(a.Grants) == 1 && k.public != 0 && a.Grants[engine.Public] == k.public) {
 		return eval.Null
 	}
 	var items []eval.Datum
 	if p := a.Grants[engine.Public]; k.public != 0 && p != 0 {
 		items = append(items, eval.Text(ACLItem(engine.Public, p, owner)))
 	}
-	items = append(items, eval.Text(ACLItem(owner, k.owner, owner)))
+	// The owner's item: what it has not revoked from itself (none, once
+	// it revoked all, as PostgreSQL shows it).
+	if p := k.owner&^a.OwnerRevoked | a.Grants[owner]&k.owner; p != 0 {
+		items = append(items, eval.Text(ACLItem(owner, p, owner)))
+	}
 	for _, g := range a.Grantees() {
 		if g == owner && g != engine.Public || g == engine.Public && k.public != 0 {
 			continue

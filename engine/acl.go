@@ -32,21 +32,50 @@ const (
 // Public is the grantee every role is part of (GRANT ... TO PUBLIC).
 const Public = ""
 
-// ACL is a sequence's owner and what others were granted. The owner has
-// every privilege. Grants maps a role (Public for PUBLIC) to its
-// privileges; it holds no empty entries.
+// ACL is a sequence's owner and what others were granted. The owner
+// holds every privilege but those it revoked from itself: OwnerRevoked
+// (as in PostgreSQL, where the owner's rights are an ACL entry like any
+// other, which REVOKE ... FROM the owner takes; ownership itself, to
+// ALTER, DROP and GRANT, stays). Grants maps a role (Public for PUBLIC)
+// to its privileges; it holds no empty entries.
 type ACL struct {
-	Owner  string
-	Grants map[string]Privs
+	Owner        string
+	Grants       map[string]Privs
+	OwnerRevoked Privs
 }
 
 // Privileges of role, a superuser or not, on an object with this ACL:
-// its owner holds every privilege the object has.
+// its owner holds every privilege the object has but those it revoked
+// from itself.
 func (a ACL) Privileges(role string, superuser bool) Privs {
-	if superuser || role == a.Owner && role != Public {
+	if superuser {
 		return privEvery
 	}
+	if role == a.Owner && role != Public {
+		return privEvery&^a.OwnerRevoked | a.Grants[role] | a.Grants[Public]
+	}
 	return a.Grants[role] | a.Grants[Public]
+}
+
+// Grant gives grantee want (GRANT): to the owner, what it had revoked
+// from itself.
+func (a *ACL) Grant(grantee string, want Privs) {
+	if grantee == a.Owner && grantee != Public {
+		a.OwnerRevoked &^= want
+		return
+	}
+	a.Grants[grantee] |= want
+}
+
+// Revoke takes want from grantee (REVOKE): from the owner, its own
+// rights to them.
+func (a *ACL) Revoke(grantee string, want Privs) {
+	if grantee == a.Owner && grantee != Public {
+		a.OwnerRevoked |= want
+	}
+	if p, ok := a.Grants[grantee]; ok {
+		a.Grants[grantee] = p &^ want
+	}
 }
 
 // Grantees are the roles with grants, sorted (Public first).
@@ -73,7 +102,7 @@ func (a ACL) clone() ACL {
 	for k, v := range a.Grants {
 		g[k] = v
 	}
-	return ACL{Owner: a.Owner, Grants: g}
+	return ACL{Owner: a.Owner, Grants: g, OwnerRevoked: a.OwnerRevoked}
 }
 
 // kept is the ACL as the engine keeps it, never to be modified (clone
@@ -81,7 +110,7 @@ func (a ACL) clone() ACL {
 // of a million sequences each with an ACL of its owner alone.
 func (a ACL) kept() ACL {
 	if len(a.Grants) == 0 {
-		return ACL{Owner: a.Owner}
+		return ACL{Owner: a.Owner, OwnerRevoked: a.OwnerRevoked}
 	}
 	return a.clone()
 }
@@ -95,9 +124,17 @@ func (a ACL) kept() ACL {
 //
 //	version (1) | owner length (u16 BE) | owner | grants (u16 BE), each:
 //	    role length (u16 BE) | role ("" for PUBLIC) | privileges (1 byte)
+//	version 2 only: what the owner revoked from itself (1 byte)
+//
+// Version 1 is written while the owner holds every privilege (as before
+// owners' rights were revocable, so that a store is read by the seqd
+// that wrote it before them until an owner revokes its own); one
+// without version 2 refuses such a record as corrupt rather than
+// grant the owner what it revoked.
 const (
-	aclPrefix  = catalogPrefix + "acl:"
-	aclVersion = 1
+	aclPrefix    = catalogPrefix + "acl:"
+	aclVersion   = 1
+	aclVersionV2 = 2
 )
 
 func aclKey(id uint64) string { return aclPrefix + strconv.FormatUint(id, 16) }
@@ -140,7 +177,8 @@ func (e *Engine) aclRecLocked(id uint64) (aclRecord, bool) {
 // ACL record at rev.
 // REQUIRES: catMu held for writing.
 func (e *Engine) putACLLocked(id uint64, a ACL, rev storage.Rev) {
-	if len(a.Grants) > 0 {
+	// The owner-only layout says the owner holds all: only while it does.
+	if len(a.Grants) > 0 || a.OwnerRevoked != 0 {
 		e.dropOwnerOnlyLocked(id)
 		e.acls[id] = aclRecord{acl: a, rev: rev}
 		return
@@ -206,6 +244,9 @@ func (e *Engine) ownerRecordLocked(o ownerRecord) aclRecord {
 
 func (a ACL) encode() []byte {
 	b := []byte{aclVersion}
+	if a.OwnerRevoked != 0 {
+		b[0] = aclVersionV2
+	}
 	str := func(s string) {
 		b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
 		b = append(b, s...)
@@ -216,6 +257,9 @@ func (a ACL) encode() []byte {
 		str(r)
 		b = append(b, byte(a.Grants[r]))
 	}
+	if a.OwnerRevoked != 0 {
+		b = append(b, byte(a.OwnerRevoked))
+	}
 	return b
 }
 
@@ -223,9 +267,10 @@ func decodeACL(b []byte) (ACL, error) {
 	// Made only when needed: a load decodes every sequence's record.
 	size := len(b)
 	bad := func() error { return fmt.Errorf("seqd: corrupt privileges record (%d bytes)", size) }
-	if len(b) < 1 || b[0] != aclVersion {
+	if len(b) < 1 || b[0] != aclVersion && b[0] != aclVersionV2 {
 		return ACL{}, bad()
 	}
+	v2 := b[0] == aclVersionV2
 	b = b[1:]
 	str := func() (string, bool) {
 		if len(b) < 2 {
@@ -255,6 +300,13 @@ func decodeACL(b []byte) (ACL, error) {
 			return ACL{}, bad()
 		}
 		a.Grants[r] = Privs(b[0])
+		b = b[1:]
+	}
+	if v2 {
+		if len(b) < 1 || Privs(b[0])&^privEvery != 0 || b[0] == 0 {
+			return ACL{}, bad()
+		}
+		a.OwnerRevoked = Privs(b[0])
 		b = b[1:]
 	}
 	if len(b) != 0 {

@@ -530,3 +530,69 @@ func TestACLOwnerNames(t *testing.T) {
 		t.Fatal("a copy's owners differ")
 	}
 }
+
+// TestACLOwnerRevoked: an owner's rights are revocable, as PostgreSQL's
+// (REVOKE ... FROM the owner, then GRANT some back); the record keeps
+// version 1 while the owner holds all, and the owner-only layout is used
+// only while it does.
+func TestACLOwnerRevoked(t *testing.T) {
+	a := ACL{Owner: "o", Grants: map[string]Privs{}}
+	a.Revoke("o", PrivAll)
+	if p := a.Privileges("o", false); p&PrivAll != 0 {
+		t.Fatalf("owner after REVOKE ALL: %b", p)
+	}
+	if p := a.Privileges("o", true); p&PrivAll != PrivAll {
+		t.Fatalf("a superuser owner: %b", p)
+	}
+	a.Grant("o", PrivSelect)
+	a.Grant(Public, PrivUsage)
+	if p := a.Privileges("o", false) & PrivAll; p != PrivSelect|PrivUsage {
+		t.Fatalf("owner with SELECT back and PUBLIC's USAGE: %b", p)
+	}
+	if len(a.Grants) != 1 {
+		t.Fatalf("the owner's rights went into Grants: %v", a.Grants)
+	}
+	enc := a.encode()
+	if enc[0] != aclVersionV2 {
+		t.Fatalf("version %d, want 2", enc[0])
+	}
+	b, err := decodeACL(enc)
+	if err != nil || b.OwnerRevoked != PrivUsage|PrivUpdate || b.Grants[Public] != PrivUsage {
+		t.Fatalf("decoded %+v %v", b, err)
+	}
+	for _, bad := range [][]byte{enc[:len(enc)-1], append(enc[:len(enc)-1:len(enc)-1], 0), append(enc[:len(enc)-1:len(enc)-1], 0x80)} {
+		if _, err := decodeACL(bad); err == nil {
+			t.Errorf("%v decoded", bad)
+		}
+	}
+	a.Grant("o", PrivAll)
+	if a.OwnerRevoked != 0 || a.encode()[0] != aclVersion {
+		t.Fatalf("all granted back: %+v, version %d", a, a.encode()[0])
+	}
+
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	n := mustName(t, "s")
+	if _, err := e.CreateWith(ctx, n, seqmath.Spec{}, CreateOptions{Owner: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.UpdateACL(ctx, n, func(a *ACL) error { a.Revoke("alice", PrivUpdate); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string) {
+		t.Helper()
+		if p, err := e.Privileges(n, "alice", false); err != nil || p != PrivUsage|PrivSelect {
+			t.Fatalf("%s: alice holds %b (%v), want USAGE and SELECT", what, p, err)
+		}
+		e.catMu.RLock()
+		defer e.catMu.RUnlock()
+		if len(e.ownerOnly) != 0 || len(e.acls) != 1 {
+			t.Fatalf("%s: %d owner-only, %d full: the owner-only layout would say alice holds all", what, len(e.ownerOnly), len(e.acls))
+		}
+	}
+	check("revoked")
+	e.Close()
+	e = openFS(t, fs)
+	defer e.Close()
+	check("reopened")
+}

@@ -290,9 +290,9 @@ func applyGrant(grant bool, grantees []string, want engine.Privs) func(*engine.A
 	return func(a *engine.ACL) error {
 		for _, g := range grantees {
 			if grant {
-				a.Grants[g] |= want
+				a.Grant(g, want)
 			} else {
-				a.Grants[g] &^= want
+				a.Revoke(g, want)
 			}
 		}
 		return nil
