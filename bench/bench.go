@@ -164,6 +164,14 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			}
 		}
 	}
+	for _, t := range cfg.Targets {
+		if t.redis() && cfg.Workload != "nextval" && cfg.Workload != "ceiling" {
+			return nil, fmt.Errorf("target %s runs the nextval and ceiling workloads only (and -workload crash)", t.Name)
+		}
+		if t.redis() && t.DSN == "" {
+			return nil, fmt.Errorf("target %s: no server (StartRedisTargets starts one)", t.Name)
+		}
+	}
 	if cfg.Workload == "insert" {
 		for _, t := range cfg.Targets {
 			if t.api() {

@@ -21,6 +21,14 @@ func (r Result) Label() string {
 
 // WriteTable prints results as an aligned table, then the ratios.
 func WriteTable(w io.Writer, rs []Result) error {
+	if err := writeResults(w, rs); err != nil {
+		return err
+	}
+	return writeRatios(w, Ratios(rs))
+}
+
+// writeResults prints results as an aligned table.
+func writeResults(w io.Writer, rs []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\ttarget\tthreads\tsize\tops\tvalues\tseconds\tvalues/s\tmean ms\tp50 ms\tp75 ms\tp90 ms\tp99 ms\tmax ms\tserver CPU µs/op\tof it system\t")
 	for _, r := range rs {
@@ -33,15 +41,17 @@ func WriteTable(w io.Writer, rs []Result) error {
 			r.Workload, r.Label(), r.Threads, r.Size, r.Ops, r.Values, r.Seconds, r.ValsPerS,
 			r.MeanMs, r.P50Ms, r.P75Ms, r.P90Ms, r.P99Ms, r.MaxMs, cpu, sys)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	ratios := Ratios(rs)
+	return tw.Flush()
+}
+
+// writeRatios prints ratios as an aligned table after a blank line
+// (nothing if there are none).
+func writeRatios(w io.Writer, ratios []Ratio) error {
 	if len(ratios) == 0 {
 		return nil
 	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\tthreads\tsize\tthis\tagainst\tratio\tof\t")
 	for _, q := range ratios {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.2fx\t%s\t\n", q.Workload, q.Threads, q.Size, q.This, q.Against, q.X, q.Of)
@@ -57,13 +67,15 @@ type Ratio struct {
 	This     string  // a seqd label (insert: an id scheme)
 	Against  string  // a peer's label (insert: the database's auto-increment)
 	X        float64 // This / Against
-	Of       string  // "values/s", or for insert "time" (lower is faster)
+	Of       string  // "values/s", "server CPU/value" (lower is cheaper), or for insert "time" (lower is faster)
 }
 
 // Ratios compares, at every (workload, threads, size) point and Spanner
-// mode, each seqd result with each peer's of the same cache class (cached
-// or -nocache) and with the no-op ceiling; for insert, each id scheme's
-// time with the auto-increment (identity) of the same database.
+// mode, each seqd result with each peer's of the same durability class
+// (cached, or every value durable before it is returned: -nocache and
+// redis-always) and with the no-op ceiling, in values/s and, where both
+// servers' CPU was measured, in server CPU per value; for insert, each id
+// scheme's time with the auto-increment (identity) of the same database.
 func Ratios(rs []Result) []Ratio {
 	var out []Ratio
 	for i, a := range rs {
@@ -89,13 +101,32 @@ func Ratios(rs []Result) []Ratio {
 			}
 			// Like with like: cached with cached, NO CACHE with NO CACHE;
 			// everything against the ceiling.
-			if b.Target != Noop && b.Target != NoopMySQL && strings.HasSuffix(a.Target, "-nocache") != strings.HasSuffix(b.Target, "-nocache") {
+			if b.Target != Noop && b.Target != NoopMySQL && durableEach(a.Target) != durableEach(b.Target) {
 				continue
 			}
 			out = append(out, Ratio{a.Workload, a.Threads, a.Size, a.Label(), b.Label(), a.ValsPerS / b.ValsPerS, "values/s"})
+			if ca, cb := a.cpuPerValue(), b.cpuPerValue(); ca > 0 && cb > 0 {
+				out = append(out, Ratio{a.Workload, a.Threads, a.Size, a.Label(), b.Label(), ca / cb, "server CPU/value"})
+			}
 		}
 	}
 	return out
+}
+
+// durableEach reports whether a target makes every value durable before
+// returning it: a NO CACHE sequence, or Redis with appendfsync always.
+func durableEach(target string) bool {
+	return strings.HasSuffix(target, "-nocache") || target == RedisAlways
+}
+
+// cpuPerValue is the server's CPU time per value received, in µs (0 if
+// not measured): ServerCPUUs is per operation, and a pipelined or bulk
+// operation brings many values.
+func (r Result) cpuPerValue() float64 {
+	if r.ServerCPUUs <= 0 || r.Values == 0 {
+		return 0
+	}
+	return r.ServerCPUUs * float64(r.Ops) / float64(r.Values)
 }
 
 var csvHeader = []string{"workload", "target", "variant", "threads", "size", "ops", "values", "seconds",

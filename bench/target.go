@@ -38,13 +38,16 @@ const (
 	SeqdGRPC = "seqd-grpc"
 	NoopHTTP = "noop-http"
 	NoopGRPC = "noop-grpc"
+	// RedisAlways and RedisEverysec (redis.go) are Redis 7's INCR with
+	// appendfsync always and everysec, on servers seqbench starts; the
+	// nextval, ceiling and crash workloads only.
 )
 
 // Target is one system under test.
 type Target struct {
 	Name  string // how tables and charts call it, e.g. "postgres-nocache"
-	Kind  string // Seqd, Postgres, MariaDB, SeqdMySQL, Noop or NoopMySQL
-	DSN   string // a pgx connection string, or a go-sql-driver/mysql DSN for MariaDB and SeqdMySQL
+	Kind  string // Seqd, Postgres, MariaDB, SeqdMySQL, Noop, NoopMySQL, an API's or a Redis kind
+	DSN   string // a pgx connection string, a go-sql-driver/mysql DSN for MariaDB and SeqdMySQL, a redis:// URL
 	Cache int64  // the CACHE of the sequences the workloads create; 1 is NO CACHE
 	// NoOrder creates the sequences NOORDER (seqd's cluster mode: every
 	// node serves them from blocks of its own).
@@ -96,6 +99,9 @@ func (t Target) noop() bool {
 func connect(ctx context.Context, t Target) (session, error) {
 	if t.api() {
 		return connectAPI(ctx, t)
+	}
+	if t.redis() {
+		return connectRedis(ctx, t)
 	}
 	if t.mysql() {
 		// Client-side parameters (the text protocol, sysbench's
@@ -267,8 +273,8 @@ func (s *mysqlSession) close() {
 type dialect struct{ t Target }
 
 func (d dialect) nextval(seq string) string {
-	if d.t.api() {
-		return seq // the name the API's request carries
+	if d.t.api() || d.t.redis() {
+		return seq // the name the API's request carries; Redis's key
 	}
 	if d.t.mysql() {
 		return "SELECT NEXTVAL(" + seq + ")"
@@ -288,6 +294,9 @@ func (d dialect) series(seq string, n int) string {
 func (d dialect) createSequence(ctx context.Context, s session, seq string, start, inc int64) error {
 	if d.t.noop() {
 		return nil
+	}
+	if d.t.redis() {
+		return createRedisCounter(ctx, s, seq, start, inc)
 	}
 	if err := s.exec(ctx, "DROP SEQUENCE IF EXISTS "+seq); err != nil {
 		return err
@@ -319,8 +328,9 @@ func (d dialect) cacheClause() string {
 // ParseTargets reads "name=kind:cache" style target lists: each name in
 // names is one of seqd, seqd-nocache, postgres, postgres-nocache, mariadb,
 // mariadb-nocache, seqd-mysql, seqd-http, seqd-grpc, noop, noop-mysql,
-// noop-http, noop-grpc; dsns gives each kind's address; cache is the
-// CACHE of the cached variants.
+// noop-http, noop-grpc, redis-always, redis-everysec; dsns gives each
+// kind's address (none for Redis: StartRedisTargets starts one); cache is
+// the CACHE of the cached variants.
 func ParseTargets(names string, dsns map[string]string, cache int64) ([]Target, error) {
 	var ts []Target
 	for _, n := range strings.Split(names, ",") {
@@ -329,15 +339,15 @@ func ParseTargets(names string, dsns map[string]string, cache int64) ([]Target, 
 			continue
 		}
 		kind, variant, _ := strings.Cut(n, "-")
-		for _, k := range []string{SeqdMySQL, NoopMySQL, SeqdHTTP, SeqdGRPC, NoopHTTP, NoopGRPC} {
+		for _, k := range []string{SeqdMySQL, NoopMySQL, SeqdHTTP, SeqdGRPC, NoopHTTP, NoopGRPC, RedisAlways, RedisEverysec} {
 			if rest, ok := strings.CutPrefix(n, k); ok {
 				kind, variant = k, strings.TrimPrefix(rest, "-")
 			}
 		}
 		switch kind {
-		case Seqd, Postgres, MariaDB, SeqdMySQL, Noop, NoopMySQL, SeqdHTTP, SeqdGRPC, NoopHTTP, NoopGRPC:
+		case Seqd, Postgres, MariaDB, SeqdMySQL, Noop, NoopMySQL, SeqdHTTP, SeqdGRPC, NoopHTTP, NoopGRPC, RedisAlways, RedisEverysec:
 		default:
-			return nil, fmt.Errorf("unknown target %q (want seqd, seqd-mysql, seqd-http, seqd-grpc, postgres, mariadb, noop, noop-mysql, noop-http, noop-grpc, optionally with -nocache)", n)
+			return nil, fmt.Errorf("unknown target %q (want seqd, seqd-mysql, seqd-http, seqd-grpc, postgres, mariadb, noop, noop-mysql, noop-http, noop-grpc, optionally with -nocache, or redis-always, redis-everysec)", n)
 		}
 		t := Target{Name: n, Kind: kind, DSN: dsns[kind], Cache: cache}
 		if kind == SeqdHTTP || kind == SeqdGRPC {
@@ -346,11 +356,14 @@ func ParseTargets(names string, dsns map[string]string, cache int64) ([]Target, 
 		switch variant {
 		case "":
 		case "nocache":
+			if t.redis() {
+				return nil, fmt.Errorf("target %s: Redis has no CACHE; redis-always is the NO CACHE peer", n)
+			}
 			t.Cache = 1
 		default:
 			return nil, fmt.Errorf("unknown target variant %q", n)
 		}
-		if t.DSN == "" {
+		if t.DSN == "" && !t.redis() {
 			return nil, fmt.Errorf("target %s: no address for %s", n, kind)
 		}
 		ts = append(ts, t)

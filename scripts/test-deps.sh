@@ -11,8 +11,9 @@
 # @grpc/grpc-js from npm (and for sdk/typescript typescript and
 # prettier), pgjdbc and HikariCP from Maven Central (and for sdk/java
 # JUnit and Hibernate ORM), tokio-postgres from crates.io and grpcurl
-# from the Go module proxy, each cached under /var/tmp. Prints shell
-# exports that tell the tests where they are; scripts/test evaluates them.
+# from the Go module proxy, each cached under /var/tmp, and Redis 7
+# (redis-server, seqbench's peer). Prints shell exports that tell the
+# tests where they are; scripts/test evaluates them.
 set -euo pipefail
 PGBIN=/usr/lib/postgresql/15/bin
 PGPORT=${SEQD_TEST_PG_PORT:-55432}
@@ -223,6 +224,17 @@ if ! command -v prometheus >/dev/null; then
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >&2
 fi
+# Redis 7 (Debian's redis-server), seqbench's peer for a fast counter
+# (the redis-always and redis-everysec targets, -workload crash) and the
+# bench tests': seqbench and the tests start their own servers on private
+# ports and directories, so a system-wide one is neither needed nor used.
+install_redis() {
+  command -v redis-server >/dev/null && return
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >&2
+}
+install_redis
+echo "export SEQD_TEST_REDIS_SERVER='$(command -v redis-server)'"
 echo "export SEQD_TEST_GRPCURL='$GOTOOLS/grpcurl'"
 echo "export SEQD_TEST_PROMETHEUS='$(command -v prometheus)'"
 

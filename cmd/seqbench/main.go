@@ -1,5 +1,5 @@
 // Command seqbench reruns the source articles' experiments against seqd,
-// PostgreSQL, MariaDB and a no-op responder, side by side. See package
+// PostgreSQL, MariaDB, Redis and a no-op responder, side by side. See package
 // bench; this file only binds flags.
 package main
 
@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -19,8 +20,8 @@ import (
 
 func main() {
 	var (
-		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot, cluster, cluster-idle or scale")
-		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, seqd-mysql, seqd-http, seqd-grpc, postgres, mariadb, noop, noop-mysql, noop-http, noop-grpc, each optionally -nocache (e.g. postgres-nocache)")
+		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot, cluster, cluster-idle, scale or crash")
+		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, seqd-mysql, seqd-http, seqd-grpc, postgres, mariadb, noop, noop-mysql, noop-http, noop-grpc, each optionally -nocache (e.g. postgres-nocache); redis-always, redis-everysec (Redis 7 INCR on servers seqbench starts)")
 		seqdDSN  = flag.String("seqd", "postgres://seqbench@127.0.0.1:6543/seqbench?sslmode=disable", "seqd address (pgx connection string)")
 		pgDSN    = flag.String("postgres", os.Getenv("SEQD_TEST_PG_DSN"), "PostgreSQL address (pgx connection string)")
 		myDSN    = flag.String("mariadb", os.Getenv("SEQD_TEST_MARIADB_DSN"), "MariaDB address (go-sql-driver/mysql DSN)")
@@ -73,8 +74,13 @@ func main() {
 		jsonOut = flag.String("json", "", "write results and ratios as JSON to this file")
 		pngOut  = flag.String("png", "", "write a chart to this PNG file")
 		quiet   = flag.Bool("q", false, "no progress line")
+
+		redisBin = flag.String("redis-server", envOr("SEQD_TEST_REDIS_SERVER", "redis-server"), "redis-server binary for the redis-* targets (scripts/test-deps.sh installs Debian's)")
+		runs     = flag.Int("runs", 1, "run the workload this many times and report each point's median and each ratio's median (nextval, ceiling, bulk, multi, spanner)")
+		kills    = flag.Int("kills", 5, "crash: kill -9s of each target's server, evenly spread over -duration")
 	)
 	flag.Parse()
+	defer cleanup()
 	if *workload == "cluster-idle" {
 		clusterIdle(bench.ClusterBenchConfig{Binary: *seqdBin, IdleProfile: *idleProf, IdleSettle: *idleWait, IdleDDL: *idleDDL}, *idleSeqs, *duration)
 		return
@@ -90,6 +96,11 @@ func main() {
 	ts, err := bench.ParseTargets(*targets, map[string]string{bench.Seqd: *seqdDSN, bench.Postgres: *pgDSN, bench.MariaDB: *myDSN, bench.SeqdMySQL: *seqdMy, bench.Noop: *noopDSN, bench.NoopMySQL: *noopMy,
 		bench.SeqdHTTP: *seqdHTTP, bench.SeqdGRPC: *seqdGRPC, bench.NoopHTTP: *noopHTTP, bench.NoopGRPC: *noopGRPC}, *cache)
 	check(err)
+	if *workload == "crash" {
+		crash(ts, *seqdBin, *redisBin, *threads, *duration, *kills, !*quiet, *jsonOut)
+		return
+	}
+	startRedis(ts, *redisBin)
 	cfg := bench.Config{Workload: *workload, Targets: ts, Duration: *duration, Rate: *rate,
 		Mode: *mode, Iterations: *iterations, BatchSize: *batchSize, LowWatermark: *lowWater, TxnTime: *txn,
 		Reps: *reps, RowsPerTx: *rowsPerTx, BulkSize: *bulkSize, Sequences: *sequences, Pipeline: *pipeline, StreamRange: *streamRng, StreamBatch: *streamBat, HotRows: *hotRows, Prepared: *prepared, InsertTime: *insTime}
@@ -108,12 +119,89 @@ func main() {
 		hotspot(ctx, cfg, bench.ModelConfig{Nodes: *nodes, SplitKeys: *splitKeys, Writes: *writes, NodeWrites: *nodeWrites}, *csvOut, *jsonOut, *pngOut)
 		return
 	}
+	if *runs > 1 {
+		repeated(ctx, cfg, *runs, *csvOut, *jsonOut, *pngOut)
+		return
+	}
 	rs, err := bench.Run(ctx, cfg)
 	check(err)
 	check(bench.WriteTable(os.Stdout, rs))
 	write(*csvOut, func(f *os.File) error { return bench.WriteCSV(f, rs) })
 	write(*jsonOut, func(f *os.File) error { return bench.WriteJSON(f, rs) })
 	write(*pngOut, func(f *os.File) error { return bench.WritePNG(f, rs, "seqbench "+*workload) })
+}
+
+// repeated runs cfg n times, printing each run's table, then the medians
+// (each point's figures, each ratio); the files get the medians (the
+// JSON every run's results too).
+func repeated(ctx context.Context, cfg bench.Config, n int, csvOut, jsonOut, pngOut string) {
+	var all [][]bench.Result
+	for i := range n {
+		rs, err := bench.Run(ctx, cfg)
+		check(err)
+		fmt.Printf("run %d of %d\n", i+1, n)
+		check(bench.WriteTable(os.Stdout, rs))
+		fmt.Println()
+		all = append(all, rs)
+	}
+	check(bench.WriteMedianTable(os.Stdout, all))
+	med := bench.MedianResults(all)
+	write(csvOut, func(f *os.File) error { return bench.WriteCSV(f, med) })
+	write(jsonOut, func(f *os.File) error { return bench.WriteMedianJSON(f, all) })
+	write(pngOut, func(f *os.File) error {
+		return bench.WritePNG(f, med, fmt.Sprintf("seqbench %s (medians of %d runs)", cfg.Workload, n))
+	})
+}
+
+// startRedis starts a redis-server for each Redis target, in a temporary
+// directory removed, with the servers, when seqbench ends.
+func startRedis(ts []bench.Target, bin string) {
+	dir, err := os.MkdirTemp("", "seqbench-redis")
+	check(err)
+	atExit(func() { os.RemoveAll(dir) })
+	stop, err := bench.StartRedisTargets(ts, redisPath(ts, bin), dir)
+	atExit(stop)
+	check(err)
+}
+
+// redisPath resolves the redis-server binary if a target needs it.
+func redisPath(ts []bench.Target, bin string) string {
+	for _, t := range ts {
+		if t.Kind == bench.RedisAlways || t.Kind == bench.RedisEverysec {
+			p, err := exec.LookPath(bin)
+			if err != nil {
+				check(fmt.Errorf("target %s: %w (scripts/test-deps.sh installs Redis)", t.Name, err))
+			}
+			return p
+		}
+	}
+	return bin
+}
+
+// crash runs the crash workload: each target's server killed -9 and
+// restarted kills times under load, the values returned twice counted.
+func crash(ts []bench.Target, seqdBin, redisBin, threads string, duration time.Duration, kills int, progress bool, jsonOut string) {
+	dir, err := os.MkdirTemp("", "seqbench-crash")
+	check(err)
+	atExit(func() { os.RemoveAll(dir) })
+	cc := bench.CrashConfig{Targets: ts, SeqdBinary: seqdBin, RedisBinary: redisPath(ts, redisBin), Dir: dir, Duration: duration, Kills: kills}
+	if threads != "" {
+		n, err := ints(threads)
+		check(err)
+		if len(n) != 1 {
+			check(fmt.Errorf("-workload crash takes one client count, not %q", threads))
+		}
+		cc.Threads = n[0]
+	}
+	if progress {
+		cc.Progress = os.Stderr
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rs, err := bench.RunCrash(ctx, cc)
+	check(err)
+	check(bench.WriteCrash(os.Stdout, rs))
+	write(jsonOut, func(f *os.File) error { return bench.WriteCrashJSON(f, rs) })
 }
 
 // hotspot runs the model, then the measurement on the database targets
@@ -242,8 +330,29 @@ func write(path string, fn func(*os.File) error) {
 	check(f.Close())
 }
 
+// cleanups run at the end, and before an exit on an error: the
+// servers seqbench started must not outlive it.
+var cleanups []func()
+
+func atExit(f func()) { cleanups = append(cleanups, f) }
+
+func cleanup() {
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
+	}
+	cleanups = nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
 func check(err error) {
 	if err != nil {
+		cleanup()
 		fmt.Fprintln(os.Stderr, "seqbench:", err)
 		os.Exit(1)
 	}
