@@ -99,13 +99,6 @@ func (c *Catalog) Add(v *View) {
 	c.order = append(c.order, v)
 }
 
-// SetRows makes rows the rows of view schema.name, one of PostgreSQL's
-// this package has no rows for yet (the executor's session still makes
-// them). REQUIRES: the catalog is not yet shared.
-func (c *Catalog) SetRows(schema, name string, rows func(Source) ([][]eval.Datum, error)) {
-	c.byName[schema+"."+name].Rows = rows
-}
-
 // Lookup finds a view by schema and name; nil for none.
 func (c *Catalog) Lookup(schema, name string) *View { return c.byName[schema+"."+name] }
 

@@ -17,9 +17,11 @@ import (
 // TestViews runs the stories in testdata, one catalog and one fake
 // source per file:
 //
-//	role NAME [superuser] [login] [createrole] [password] [member=ROLE] [setting=K=V]
+//	role NAME [superuser] [login] [createrole] [password] [member=ROLE] [admin=ROLE]
+//	    [setting=K=V] [token=LABEL]
 //	                       adds a role (the first is the bootstrap
-//	                       superuser, OID 10)
+//	                       superuser, OID 10); admin: a member WITH
+//	                       ADMIN OPTION; token: with a token of LABEL
 //	user NAME              makes NAME the current role
 //	schema NAME [owner=ROLE] [usage] [comment=TEXT]
 //	                       adds a schema (usage: the current role holds
@@ -35,6 +37,8 @@ import (
 //	                       without rows per sequence, those whose column
 //	                       N's text is V; mysql: MySQL's
 //	                       information_schema's VIEW)
+//
+// and those of fake_session_test.go.
 func TestViews(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		c := New()
@@ -54,7 +58,9 @@ func TestViews(t *testing.T) {
 			case "rows":
 				return src.show(t, d)
 			default:
-				t.Fatalf("unknown command %q", d.Cmd)
+				if !src.command(t, d) {
+					t.Fatalf("unknown command %q", d.Cmd)
+				}
 			}
 			return ""
 		})
@@ -101,11 +107,23 @@ type fakeSource struct {
 	settings  []Setting
 	nextOID   uint32
 	verifiers map[string]bool
+	// The session's facts (fake_session_test.go).
+	backends     []Backend
+	stats        DatabaseStats
+	prepared     []PreparedStatement
+	cursors      []Cursor
+	locks        []Lock
+	schemaGrants map[string]engine.ACL
+	functions    []string
+	operators    []string
+	seqFuncs     []SequenceFunction
+	builtins     *Builtins
 }
 
 func newFakeSource(c *Catalog) *fakeSource {
 	f := &fakeSource{c: c, usage: map[string]bool{}, comments: map[string]string{}, acls: map[engine.Name]engine.ACL{},
-		seqNotes: map[engine.Name]string{}, temp: map[engine.Name]bool{}, nextOID: 16384, verifiers: map[string]bool{}}
+		seqNotes: map[engine.Name]string{}, temp: map[engine.Name]bool{}, nextOID: 16384, verifiers: map[string]bool{},
+		schemaGrants: map[string]engine.ACL{}}
 	for _, n := range []struct {
 		name string
 		oid  uint32
@@ -137,6 +155,11 @@ func (f *fakeSource) addRole(t *testing.T, d *datadriven.TestData) {
 			r.Verifier = &engine.Verifier{Salt: []byte("salt"), Iterations: 4096, StoredKey: []byte("stored"), ServerKey: []byte("server")}
 		case "member":
 			r.MemberOf = append(r.MemberOf, engine.Membership{Role: a.Vals[0]})
+		case "admin":
+			r.MemberOf = append(r.MemberOf, engine.Membership{Role: a.Vals[0], Admin: true})
+		case "token":
+			r.Tokens = append(r.Tokens, engine.Token{ID: [16]byte{15: byte(len(r.Tokens) + 1)}, Label: a.Vals[0],
+				Created: f.Now().Add(-24 * time.Hour), Expires: f.Now().Add(89 * 24 * time.Hour)})
 		case "setting":
 			k, v, _ := strings.Cut(a.Vals[0], "=")
 			r.Settings = append(r.Settings, engine.Setting{Name: k, Value: v})
@@ -498,6 +521,3 @@ func (f *fakeSource) SequenceComments() ([]Comment, error) {
 }
 
 func (f *fakeSource) Settings() []Setting { return f.settings }
-
-func (f *fakeSource) TypeRows() [][]eval.Datum  { return nil }
-func (f *fakeSource) TokenRows() [][]eval.Datum { return nil }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/hex"
 	"fmt"
 
 	"github.com/seqd/seqd/engine"
@@ -32,7 +33,7 @@ func infoViews() []*View {
 				"burned_crash", eval.TInt8, "burned_failover", eval.TInt8, "burned_release", eval.TInt8, "noorder", eval.TBool),
 			PerSequence: &PerSequence{Row: one(statRow), Reserved: true, NameCol: 1, OIDCol: -1}},
 		{OID: 12301, Schema: "pg_catalog", Name: "seqd_tokens", Kind: 'v', Columns: tokenColumns,
-			Rows: func(src Source) ([][]eval.Datum, error) { return src.TokenRows(), nil }},
+			Rows: tokenRows},
 		{OID: 13386, Schema: "information_schema", Name: "sequences", Kind: 'v',
 			Columns: eval.Columns("sequence_catalog", TSQLIdentifier, "sequence_schema", TSQLIdentifier, "sequence_name", TSQLIdentifier,
 				"data_type", TCharacterData, "numeric_precision", TCardinalNumber, "numeric_precision_radix", TCardinalNumber,
@@ -56,6 +57,27 @@ func infoViews() []*View {
 				return out, nil
 			}},
 	}
+}
+
+// tokenRows are seqd_tokens' rows: the current role's tokens, every
+// role's for a superuser; never a secret (the Source has none).
+func tokenRows(src Source) ([][]eval.Datum, error) {
+	var out [][]eval.Datum
+	super := src.Superuser()
+	for _, r := range src.StoredRoles() {
+		if r.Name != src.User() && !super {
+			continue
+		}
+		for _, t := range r.Tokens {
+			label := eval.Null
+			if t.Label != "" {
+				label = eval.Text(t.Label)
+			}
+			out = append(out, []eval.Datum{eval.Text(r.Name), eval.Text(hex.EncodeToString(t.ID[:])), label,
+				eval.Timestamptz(t.Created, src.Location()), eval.Timestamptz(t.Expires, src.Location())})
+		}
+	}
+	return out, nil
 }
 
 // statRow is a sequence's seqd_stat_sequences row.

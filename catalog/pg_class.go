@@ -56,7 +56,7 @@ func (c *Catalog) classViews() []*View {
 		{OID: 12048, Schema: "pg_catalog", Name: "pg_sequences", Kind: 'v', Columns: pgSequencesCols,
 			PerSequence: &PerSequence{Row: one(pgSequencesRow), Reserved: true, NameCol: 1, OIDCol: -1}},
 		{OID: 1247, Schema: "pg_catalog", Name: "pg_type", Kind: 'r', Columns: eval.PgTypeColumns,
-			Rows: func(src Source) ([][]eval.Datum, error) { return src.TypeRows(), nil }},
+			Rows: typeRows},
 	}
 }
 

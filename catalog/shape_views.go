@@ -17,7 +17,7 @@ const PublicACL = "OWNER=arwdDxt/OWNER,=r/OWNER"
 // addShapes adds the shapes' relations the table has not, and gives
 // those it has their shape's ACL.
 func (c *Catalog) addShapes() {
-	rows := c.shapeRows()
+	rows, perSequence := c.shapeRows(), shapeSequenceRows()
 	c.shapes = map[uint32]*Shape{}
 	for i := range Shapes {
 		c.shapes[Shapes[i].OID] = &Shapes[i]
@@ -32,11 +32,31 @@ func (c *Catalog) addShapes() {
 			cols[i] = eval.RelColumn{Name: col.Name, Type: eval.TypeByOID(col.Type)}
 		}
 		v := &View{OID: sh.OID, Schema: sh.Schema, Name: sh.Name, Kind: sh.Kind, Columns: cols, ACL: sh.ACL, PublicColumns: sh.PublicColumns,
-			Insertable: sh.Insertable, Rows: rows[sh.Schema+"."+sh.Name]}
-		if v.Rows == nil {
-			v.Rows = func(Source) ([][]eval.Datum, error) { return nil, nil }
-		}
+			Insertable: sh.Insertable}
+		setShapeRows(v, rows, perSequence)
 		c.Add(v)
+	}
+}
+
+// setShapeRows gives shape relation v its rows: the views' of what seqd
+// has (shapeRows, shapeSequenceRows), PostgreSQL's built-in rows the
+// evaluator has (Builtins), none for the others.
+func setShapeRows(v *View, rows map[string]func(Source) ([][]eval.Datum, error), perSequence map[string]*PerSequence) {
+	name := v.Schema + "." + v.Name
+	_, builtin := BuiltinRows[v.Name]
+	switch {
+	case rows[name] != nil:
+		v.Rows = rows[name]
+	case perSequence[name] != nil:
+		v.PerSequence = perSequence[name]
+	case name == "information_schema.routines":
+		v.Rows = routinesRows(v.Columns)
+	case name == "information_schema.parameters":
+		v.Rows = parametersRows(v.Columns)
+	case builtin && v.Schema == "pg_catalog":
+		v.Rows = builtinRows(v.Name, v.Columns)
+	default:
+		v.Rows = func(Source) ([][]eval.Datum, error) { return nil, nil }
 	}
 }
 
@@ -53,6 +73,36 @@ func (c *Catalog) shapeRows() map[string]func(Source) ([][]eval.Datum, error) {
 		"information_schema.collation_character_set_applicability": collationApplicabilityRows,
 		"pg_catalog.pg_timezone_names":                             timezoneNamesRows,
 		"pg_catalog.pg_group":                                      groupRows,
+		"pg_catalog.pg_stat_activity":                              activityRows,
+		"pg_catalog.pg_stat_gssapi":                                gssapiRows,
+		"pg_catalog.pg_stat_ssl":                                   sslRows,
+		"pg_catalog.pg_stat_database":                              statDatabaseRows,
+		"pg_catalog.pg_stat_database_conflicts":                    statConflictsRows,
+		"pg_catalog.pg_prepared_statements":                        preparedRows,
+		"pg_catalog.pg_cursors":                                    cursorRows,
+		"pg_catalog.pg_locks":                                      locksRows,
+		"pg_catalog.pg_shdepend":                                   shdependRows,
+		"information_schema.enabled_roles":                         enabledRolesRows,
+		"information_schema.applicable_roles":                      applicableRolesRows,
+		"information_schema.administrable_role_authorizations":     administrableRolesRows,
+		"information_schema.usage_privileges":                      usagePrivilegesRows,
+		"information_schema.role_usage_grants":                     byEnabledRoles(usagePrivilegesRows),
+		"information_schema.table_privileges":                      c.tablePrivilegesRows,
+		"information_schema.role_table_grants":                     byEnabledRoles(c.tablePrivilegesRows),
+		"information_schema.column_privileges":                     c.columnPrivilegesRows,
+		"information_schema.role_column_grants":                    byEnabledRoles(c.columnPrivilegesRows),
+		"information_schema.columns":                               c.columnsRows,
+		"information_schema.routine_privileges":                    routinePrivilegesRows,
+		"information_schema.role_routine_grants":                   byEnabledRoles(routinePrivilegesRows),
+	}
+}
+
+// shapeSequenceRows are the shapes' relations with rows per sequence.
+func shapeSequenceRows() map[string]*PerSequence {
+	return map[string]*PerSequence{
+		"pg_catalog.pg_statio_all_sequences":  statioSequences("all"),
+		"pg_catalog.pg_statio_sys_sequences":  statioSequences("sys"),
+		"pg_catalog.pg_statio_user_sequences": statioSequences("user"),
 	}
 }
 

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"crypto/tls"
 	"time"
 
 	"github.com/seqd/seqd/engine"
@@ -63,11 +64,38 @@ type Source interface {
 	// SEQUENCE), those that have one.
 	SequenceComments() ([]Comment, error)
 
-	// Settings are the session's settings, as pg_settings lists them.
+	// SequenceACLs are the sequences the session sees whose ACL is not
+	// their default: owned by another role than the bootstrap superuser,
+	// or granting a privilege; with their ACLs.
+	SequenceACLs() ([]SequenceACL, error)
+	// SchemaACLs are the durable schemas (not the catalog's or a
+	// temporary one) with their owners' OIDs and their ACLs.
+	SchemaACLs() ([]SchemaACL, error)
+	// IsMemberOf reports whether role member holds role's privileges
+	// (it is role, a member of it, or a superuser), as grants'
+	// is_grantable reads it.
+	IsMemberOf(member, role string) bool
+
+	// Settings are the session's settings, as pg_settings lists them;
+	// Location is its TimeZone, in which timestamps are shown.
 	Settings() []Setting
-	// TypeRows are pg_type's rows; TokenRows seqd_tokens'.
-	TypeRows() [][]eval.Datum
-	TokenRows() [][]eval.Datum
+	Location() *time.Location
+
+	// Activity is every session of the server, the reading one included,
+	// as pg_stat_activity shows them; DatabaseStats the counters of
+	// pg_stat_database.
+	Activity() []Backend
+	DatabaseStats() DatabaseStats
+	// PreparedStatements and Cursors are the session's own (named
+	// prepared statements, DECLAREd cursors).
+	PreparedStatements() []PreparedStatement
+	Cursors() []Cursor
+	// Locks are the locks transactions hold and those sessions wait for.
+	Locks() []Lock
+
+	// Builtins are the built-in functions, operators and casts the
+	// evaluator has (NewBuiltins), made once and shared.
+	Builtins() *Builtins
 }
 
 // Role is a role as pg_roles shows it, with its OID.
@@ -117,4 +145,72 @@ type Setting struct {
 type PGSetting struct {
 	Unit, Context, Vartype, Min, Max, Boot string
 	Enumvals                               []string
+}
+
+// SequenceACL is a sequence with its ACL.
+type SequenceACL struct {
+	Sequence
+	ACL engine.ACL
+}
+
+// SchemaACL is a durable schema's identity, owner and ACL.
+type SchemaACL struct {
+	Name  string
+	OID   uint32
+	Owner int64 // the owner's OID
+	ACL   engine.ACL
+}
+
+// Backend is a session as pg_stat_activity shows it. Addr is
+// client_addr ("" when unknown), Port client_port (-1 for a Unix
+// socket). Active: it runs a statement (Query, since QueryStart);
+// else it waits for its client, in transaction status Status ('I',
+// 'T' or 'E'). Disabled: track_activities is off. WaitEvent is the lock
+// it waits for, "" for none. Zero times are NULL.
+type Backend struct {
+	PID                                   uint32
+	User, Database, Application           string
+	Addr                                  string
+	Port                                  int
+	TLS                                   *tls.ConnectionState
+	Active, Disabled                      bool
+	Status                                byte
+	Query, WaitEvent                      string
+	Start, XactStart, QueryStart, Changed time.Time
+}
+
+// DatabaseStats are pg_stat_database's counters of the database, over
+// every front end's sessions since Since: Backends connected to it now,
+// transactions ended, deadlocks, sessions begun, and the milliseconds
+// sessions lasted, ran statements and were idle in a transaction.
+type DatabaseStats struct {
+	Backends, Commits, Rollbacks, Deadlocks, Sessions int64
+	SessionTime, ActiveTime, IdleInTransactionTime    float64
+	Since                                             time.Time
+}
+
+// PreparedStatement is a named prepared statement: the text that
+// prepared it, when, its parameters' types, whether PREPARE made it
+// (else the protocol's Parse) and how many times it ran.
+type PreparedStatement struct {
+	Name, Text string
+	Prepared   time.Time
+	ParamTypes []*eval.Type
+	FromSQL    bool
+	Runs       int64
+}
+
+// Cursor is a DECLAREd cursor: its DECLARE, WITH HOLD, BINARY, and
+// when it was declared.
+type Cursor struct {
+	Name, Text   string
+	Hold, Binary bool
+	Declared     time.Time
+}
+
+// Lock is a lock held or waited for: Relation is the OID of its
+// sequence (a relation lock), 0 for a lock on a transaction.
+type Lock struct {
+	engine.LockInfo
+	Relation uint32
 }

@@ -1,5 +1,6 @@
-// The server's sessions as pg_stat_activity lists them: who is connected,
-// what each runs or last ran, since when, and which lock it waits for.
+// The server's sessions as pg_stat_activity lists them (the catalog
+// makes its rows): who is connected, what each runs or last ran, since
+// when, and which lock it waits for.
 
 package executor
 
@@ -11,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
 )
@@ -267,115 +269,49 @@ func (s *Session) Idle() {
 	b.mu.Unlock()
 }
 
-// activityRows are pg_stat_activity's rows: every session, the reading
-// session's included. Of a session whose role the reader does not hold
-// (and it is no superuser), only who it is shows, as in PostgreSQL: its
-// query reads <insufficient privilege>, the rest is NULL.
-func (s *Session) activityRows() ([][]eval.Datum, error) {
-	var out [][]eval.Datum
-	for _, b := range s.cfg.Activity.snapshot() {
-		row := []eval.Datum{eval.Int(seqdDatabaseOID), eval.Text(b.db), eval.Int(int64(b.pid)), eval.Null,
-			eval.Int(s.ownerOID(b.user)), eval.Text(b.user)}
-		if !s.hasPrivsOfRole(b.user) {
-			b.mu.Lock()
-			app := b.app
-			b.mu.Unlock()
-			row = append(row, eval.Text(app))
-			for range 12 { // client_addr ... backend_xmin
-				row = append(row, eval.Null)
-			}
-			row = append(row, eval.Null, eval.Text("<insufficient privilege>"), eval.Null)
-			out = append(out, row)
-			continue
-		}
-		addr, port := eval.Null, eval.Int(-1) // PostgreSQL's for a Unix socket
-		if b.addr != "" {
-			addr, port = eval.Text(b.addr), eval.Int(int64(b.port))
-		}
-		event := b.wait.Event()
+// backends are every session's entries as the catalog reads them
+// (catalog.Backend).
+func (a *Activity) backends() []catalog.Backend {
+	live := a.snapshot()
+	out := make([]catalog.Backend, 0, len(live))
+	for _, b := range live {
+		e := catalog.Backend{PID: b.pid, User: b.user, Database: b.db, Addr: b.addr, Port: b.port, TLS: b.tls, Start: b.start,
+			WaitEvent: b.wait.Event()}
 		b.mu.Lock()
-		app, active, status, query, disabled := b.app, b.active, b.status, b.query, b.disabled
-		queryStart, changed, xactStart := b.queryStart, b.changed, b.xactStart
+		e.Application, e.Active, e.Disabled, e.Status, e.Query = b.app, b.active, b.disabled, b.status, b.query
+		e.QueryStart, e.Changed, e.XactStart = b.queryStart, b.changed, b.xactStart
 		b.mu.Unlock()
-		state, waitType, wait := "active", eval.Null, eval.Null
-		switch {
-		case disabled:
-			state = "disabled"
-			if event != "" {
-				waitType, wait = eval.Text("Lock"), eval.Text(event)
-			}
-		case active && event != "":
-			waitType, wait = eval.Text("Lock"), eval.Text(event)
-		case !active:
-			waitType, wait = eval.Text("Client"), eval.Text("ClientRead")
-			state = map[byte]string{'I': "idle", 'T': "idle in transaction", 'E': "idle in transaction (aborted)"}[status]
-		}
-		row = append(row, eval.Text(app), addr, eval.Null, port, s.timestamptz(b.start), s.timestamptz(xactStart),
-			s.timestamptz(queryStart), s.timestamptz(changed), waitType, wait, eval.Text(state), eval.Null, eval.Null, eval.Null,
-			eval.Text(query), eval.Text("client backend"))
-		out = append(out, row)
+		out = append(out, e)
 	}
-	return out, nil
+	return out
 }
 
-// timestamptz is t as a timestamp with time zone, shown in the session's
-// TimeZone; NULL for the zero time.
-func (s *Session) timestamptz(t time.Time) eval.Datum {
-	if t.IsZero() {
-		return eval.Null
-	}
-	return eval.Timestamptz(t, s.location())
-}
-
-// statDatabaseRows are pg_stat_database's rows: the shared objects' (no
-// database; seqd counts nothing of them) and the database's, counted
-// since the server started (stats_reset) over every front end's
-// sessions. seqd has no tables, blocks, temporary files or recovery
-// conflicts (their counters are 0), keeps no data checksums (NULL, as
-// PostgreSQL without them) and does not count how sessions ended
-// (sessions_abandoned, _fatal and _killed are NULL).
-func (s *Session) statDatabaseRows() ([][]eval.Datum, error) {
-	a := s.cfg.Activity
+// databaseStats are pg_stat_database's counters of database db: the
+// ended sessions' and the live ones' so far (catalog.DatabaseStats).
+func (a *Activity) databaseStats(db string) catalog.DatabaseStats {
 	a.mu.Lock()
-	commits, rollbacks, deadlocks, sessions := a.commits, a.rollbacks, a.deadlocks, a.sessions
-	sessionTime, activeTime, idleInTx := a.sessionTime, a.activeTime, a.idleInTxTime
+	st := catalog.DatabaseStats{Commits: a.commits, Rollbacks: a.rollbacks, Deadlocks: a.deadlocks, Sessions: a.sessions,
+		SessionTime: a.sessionTime, ActiveTime: a.activeTime, IdleInTransactionTime: a.idleInTxTime, Since: a.since}
 	live := make([]*backend, 0, len(a.byPID))
 	for _, b := range a.byPID {
 		live = append(live, b)
 	}
-	since := a.since
 	a.mu.Unlock()
 	now := time.Now()
-	backends := 0
 	for _, b := range live {
-		if b.db == s.cfg.Database {
-			backends++
+		if b.db == db {
+			st.Backends++
 		}
 		b.mu.Lock()
-		commits, rollbacks, deadlocks = commits+b.commits, rollbacks+b.rollbacks, deadlocks+b.deadlocks
-		sessionTime += ms(now.Sub(b.start))
-		activeTime, idleInTx = activeTime+b.activeTime, idleInTx+b.idleInTxTime
+		st.Commits, st.Rollbacks, st.Deadlocks = st.Commits+b.commits, st.Rollbacks+b.rollbacks, st.Deadlocks+b.deadlocks
+		st.SessionTime += ms(now.Sub(b.start))
+		st.ActiveTime, st.IdleInTransactionTime = st.ActiveTime+b.activeTime, st.IdleInTransactionTime+b.idleInTxTime
 		if b.active && !b.activeSince.IsZero() {
-			activeTime += ms(now.Sub(b.activeSince))
+			st.ActiveTime += ms(now.Sub(b.activeSince))
 		} else if b.status != 'I' && !b.changed.IsZero() {
-			idleInTx += ms(now.Sub(b.changed))
+			st.IdleInTransactionTime += ms(now.Sub(b.changed))
 		}
 		b.mu.Unlock()
 	}
-	zero, f0 := eval.Int(0), eval.Float(0)
-	shared := []eval.Datum{zero, eval.Null, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero,
-		eval.Null, eval.Null, f0, f0, f0, f0, f0, zero, zero, zero, zero, eval.Null}
-	db := []eval.Datum{eval.Int(seqdDatabaseOID), eval.Text(s.cfg.Database), eval.Int(int64(backends)), eval.Int(commits), eval.Int(rollbacks),
-		zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, eval.Int(deadlocks), eval.Null, eval.Null, f0, f0,
-		eval.Float(sessionTime), eval.Float(activeTime), eval.Float(idleInTx), eval.Int(sessions), eval.Null, eval.Null, eval.Null,
-		s.timestamptz(since)}
-	return [][]eval.Datum{shared, db}, nil
-}
-
-// statConflictsRows are pg_stat_database_conflicts' rows: the database's,
-// with no queries canceled by recovery conflicts (a seqd standby has
-// none: it replays no data a query could be reading).
-func (s *Session) statConflictsRows() ([][]eval.Datum, error) {
-	zero := eval.Int(0)
-	return [][]eval.Datum{{eval.Int(seqdDatabaseOID), eval.Text(s.cfg.Database), zero, zero, zero, zero, zero}}, nil
+	return st
 }

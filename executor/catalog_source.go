@@ -17,9 +17,6 @@ var _ catalog.Source = (*catalogSource)(nil)
 // source is s as the catalog's views read it.
 func (s *Session) source() catalog.Source { return (*catalogSource)(s) }
 
-// sessionOfSource is the session a catalogSource is.
-func sessionOfSource(src catalog.Source) *Session { return (*Session)(src.(*catalogSource)) }
-
 func (c *catalogSource) s() *Session { return (*Session)(c) }
 
 func (c *catalogSource) Database() string                 { return c.cfg.Database }
@@ -38,8 +35,21 @@ func (c *catalogSource) Temporary(n engine.Name) bool     { return c.s().isTemp(
 func (c *catalogSource) HasPrivsOfRole(role string) bool  { return c.s().hasPrivsOfRole(role) }
 func (c *catalogSource) ServerVersion() string            { return ServerVersion }
 func (c *catalogSource) Now() time.Time                   { return time.Now() }
-func (c *catalogSource) TypeRows() [][]eval.Datum         { return c.s().pgTypeRows() }
-func (c *catalogSource) TokenRows() [][]eval.Datum        { return c.s().tokenRows() }
+func (c *catalogSource) Location() *time.Location         { return c.s().location() }
+func (c *catalogSource) Builtins() *catalog.Builtins      { return c.s().builtins() }
+func (c *catalogSource) Activity() []catalog.Backend      { return c.cfg.Activity.backends() }
+func (c *catalogSource) Cursors() []catalog.Cursor        { return c.s().declaredCursors() }
+func (c *catalogSource) Locks() []catalog.Lock            { return c.s().locks() }
+
+func (c *catalogSource) IsMemberOf(member, role string) bool { return c.s().isMemberOf(member, role) }
+
+func (c *catalogSource) DatabaseStats() catalog.DatabaseStats {
+	return c.cfg.Activity.databaseStats(c.cfg.Database)
+}
+
+func (c *catalogSource) PreparedStatements() []catalog.PreparedStatement {
+	return c.s().preparedStatements()
+}
 
 func (c *catalogSource) SchemaPrivileges(name string) (engine.Privs, error) {
 	return c.s().schemaPrivileges(name, c.cfg.User)
@@ -88,6 +98,40 @@ func (c *catalogSource) SequenceComments() ([]catalog.Comment, error) {
 		if d, err := s.engFor(i.Name).Comment(i.Name); err == nil && d != "" {
 			out = append(out, catalog.Comment{OID: i.OID, Text: eval.Text(d)})
 		}
+	}
+	return out, nil
+}
+
+// SequenceACLs are the sequences the session sees whose ACL is not their
+// default, read from the engines' records without describing the others.
+func (c *catalogSource) SequenceACLs() ([]catalog.SequenceACL, error) {
+	s := c.s()
+	boot := s.bootstrapUser()
+	seqs, err := s.sequencesWhere(func(a engine.ACL, _ string) bool { return a.Owner != "" && a.Owner != boot || len(a.Grants) > 0 })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]catalog.SequenceACL, 0, len(seqs))
+	for _, i := range seqs {
+		a, err := s.engFor(i.Name).ACL(i.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, catalog.SequenceACL{Sequence: i, ACL: a})
+	}
+	return out, nil
+}
+
+// SchemaACLs are the durable schemas' owners and ACLs.
+func (c *catalogSource) SchemaACLs() ([]catalog.SchemaACL, error) {
+	s := c.s()
+	var out []catalog.SchemaACL
+	for _, n := range s.cat().Schemas() {
+		a, err := s.cat().SchemaACL(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, catalog.SchemaACL{Name: n, OID: s.oids().forSchema(n), Owner: s.schemaOwnerOID(n), ACL: a})
 	}
 	return out, nil
 }

@@ -48,11 +48,6 @@ var (
 // rows of those seqd populates), as the session's relations.
 func registerCatalog() {
 	catalogViews = catalog.New()
-	for _, v := range catalogViews.Views() {
-		if rows := sessionRows(v); rows != nil {
-			catalogViews.SetRows(v.Schema, v.Name, func(src catalog.Source) ([][]eval.Datum, error) { return rows(sessionOfSource(src)) })
-		}
-	}
 	catalogRels = map[string]*relation{}
 	catalogOIDs = map[uint32]*relation{}
 	for _, v := range catalogViews.Views() {

@@ -88,14 +88,14 @@ func (s *Session) regRoles() []roleRow {
 // procIn is regproc's and regprocedure's input: a function's name
 // (regproc: one function only), or its name and argument types.
 func (s *Session) procIn(typ uint32, text string) (eval.Datum, error) {
-	b := s.builtinCatalog()
+	b := s.builtins()
 	name, args, hasArgs := strings.Cut(strings.TrimSpace(text), "(")
 	parts, ok := pgsql.SplitIdentifiers(name, '.')
 	if !ok || len(parts) == 0 || len(parts) > 2 || len(parts) == 2 && parts[0] != "pg_catalog" {
 		return eval.Null, sqlerr.Errorf(sqlerr.InvalidName, "invalid name syntax")
 	}
 	fn := parts[len(parts)-1]
-	oids := b.named[fn]
+	oids := b.Named(fn)
 	if typ == eval.OIDRegproc || !hasArgs {
 		switch {
 		case typ == eval.OIDRegprocedure:
@@ -122,7 +122,7 @@ func (s *Session) procIn(typ uint32, text string) (eval.Datum, error) {
 		}
 	}
 	for _, oid := range oids {
-		if slices.Equal(b.procs[oid].args, want) {
+		if p, _ := b.Proc(oid); slices.Equal(p.Args, want) {
 			return s.regOut(typ, oid), nil
 		}
 	}
@@ -131,34 +131,4 @@ func (s *Session) procIn(typ uint32, text string) (eval.Datum, error) {
 
 // procOut is a function's regproc (its name) or regprocedure (its name
 // and argument types) text, "" for an OID that is none.
-func (s *Session) procOut(typ, oid uint32) string {
-	p, ok := s.builtinCatalog().procs[oid]
-	if !ok {
-		return ""
-	}
-	if typ == eval.OIDRegproc {
-		return pgsql.QuoteIdent(p.name)
-	}
-	args := make([]string, len(p.args))
-	for i, a := range p.args {
-		if t := eval.TypeByOID(a); t != nil {
-			args[i] = t.SQLName()
-		}
-	}
-	return pgsql.QuoteIdent(p.name) + "(" + strings.Join(args, ",") + ")"
-}
-
-// pgTypeRows are pg_type's rows, their functions by OID (the types' own
-// functions, which pg_proc always lists: no evaluator check needed).
-func (s *Session) pgTypeRows() [][]eval.Datum {
-	rows := eval.PgTypeRows(superuserOID)
-	oids := typeFunctionOIDs()
-	for _, row := range rows {
-		for i, c := range eval.PgTypeColumns {
-			if c.Type == eval.TRegproc {
-				row[i].I = int64(oids[row[i].S]) // "-": 0
-			}
-		}
-	}
-	return rows
-}
+func (s *Session) procOut(typ, oid uint32) string { return s.builtins().RegOut(typ, oid).S }

@@ -6,7 +6,7 @@ package executor
 import (
 	"time"
 
-	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/catalog"
 )
 
 // listedStatement is a prepared statement as pg_prepared_statements
@@ -40,35 +40,26 @@ func (s *Session) NameStatement(name, text string, p *Prepared) {
 
 func (s *Session) ForgetStatement(name string) { delete(s.statements, name) }
 
-// preparedRows are pg_prepared_statements' rows. seqd has one plan for
-// every execution, which PostgreSQL would call generic: generic_plans
-// counts the executions, custom_plans is 0.
-func (s *Session) preparedRows() ([][]eval.Datum, error) {
-	var out [][]eval.Datum
+// preparedStatements are the named prepared statements as
+// pg_prepared_statements lists them (catalog.PreparedStatement).
+func (s *Session) preparedStatements() []catalog.PreparedStatement {
+	out := make([]catalog.PreparedStatement, 0, len(s.statements))
 	for name, st := range s.statements {
-		var types []eval.Datum
+		p := catalog.PreparedStatement{Name: name, Text: st.text, Prepared: st.at, FromSQL: st.fromSQL}
 		if st.p != nil {
-			for _, t := range st.p.ParamTypes {
-				types = append(types, eval.Datum{Kind: eval.KInt, I: int64(t.OID()), S: t.SQLName()})
-			}
+			p.ParamTypes, p.Runs = st.p.ParamTypes, st.p.runs
 		}
-		var runs int64
-		if st.p != nil {
-			runs = st.p.runs
-		}
-		out = append(out, []eval.Datum{eval.Text(name), eval.Text(st.text), s.timestamptz(st.at), eval.Array(types...),
-			eval.Bool(st.fromSQL), eval.Int(runs), eval.Int(0)})
+		out = append(out, p)
 	}
-	return out, nil
+	return out
 }
 
-// cursorRows are pg_cursors' rows: the DECLAREd cursors (not the
-// protocol's portals, as in PostgreSQL). seqd's cursors read forward
-// only.
-func (s *Session) cursorRows() ([][]eval.Datum, error) {
-	var out [][]eval.Datum
+// declaredCursors are the DECLAREd cursors as pg_cursors lists them
+// (catalog.Cursor): not the protocol's portals, as in PostgreSQL.
+func (s *Session) declaredCursors() []catalog.Cursor {
+	out := make([]catalog.Cursor, 0, len(s.cursors))
 	for name, c := range s.cursors {
-		out = append(out, []eval.Datum{eval.Text(name), eval.Text(c.text), eval.Bool(c.hold), eval.Bool(c.binary), eval.Bool(false), s.timestamptz(c.at)})
+		out = append(out, catalog.Cursor{Name: name, Text: c.text, Hold: c.hold, Binary: c.binary, Declared: c.at})
 	}
-	return out, nil
+	return out
 }

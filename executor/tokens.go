@@ -132,26 +132,6 @@ func (s *Session) revokeToken(ctx context.Context, id string) (bool, error) {
 	return false, nil
 }
 
-// tokenRows are seqd_tokens' rows: the session's role's tokens, every
-// role's for a superuser; never a secret.
-func (s *Session) tokenRows() [][]eval.Datum {
-	var out [][]eval.Datum
-	for _, r := range s.roles().Roles() {
-		if r.Name != s.cfg.User && !s.isSuperuser(s.cfg.User) {
-			continue
-		}
-		for _, t := range r.Tokens {
-			label := eval.Null
-			if t.Label != "" {
-				label = eval.Text(t.Label)
-			}
-			out = append(out, []eval.Datum{eval.Text(r.Name), eval.Text(hex.EncodeToString(t.ID[:])), label,
-				eval.Timestamptz(t.Created, s.location()), eval.Timestamptz(t.Expires, s.location())})
-		}
-	}
-	return out
-}
-
 // VerifyToken is the role a bearer token authenticates: one that may log
 // in, holding the token unexpired. The comparison of the secret's hash
 // takes the same time wherever it differs.
@@ -187,6 +167,9 @@ func VerifyToken(eng *engine.Engine, token string, now time.Time) (string, error
 	return "", bad
 }
 
-// tokenColumns are seqd_tokens' columns.
-var tokenColumns = eval.Columns("rolname", eval.TName, "id", eval.TText, "label", eval.TText,
-	"created", eval.TypeByOID(1184), "expires", eval.TypeByOID(1184))
+// tokenRows are seqd_tokens' rows, as the catalog makes them from the
+// session's roles (the typed Tokens reads them).
+func (s *Session) tokenRows() [][]eval.Datum {
+	rows, _ := catalogRelation("pg_catalog", "seqd_tokens").rows(s) // made of the roles, never an error
+	return rows
+}
