@@ -35,9 +35,10 @@ import (
 //	                       adds a lock held (or waited for)
 //	schemagrant SCHEMA ROLE:usage|create
 //	                       grants a privilege on a durable schema
-//	evaluator [functions=F,G] [operators=+,=]
-//	                       the functions and operators the evaluator
-//	                       compiles
+//	evaluator [functions=(F, G)] [operators=(bigint + bigint, text || text)]
+//	                       the functions the evaluator compiles (a call
+//	                       of any arguments), and the operators (of
+//	                       those operands' types)
 //	seqfunc NAME args=T,U min=N result=T
 //	                       adds a sequence function's descriptor
 
@@ -190,7 +191,16 @@ func (f *fakeSource) compiles(query string) bool {
 		}
 	}
 	for _, op := range f.operators {
-		if strings.Contains(query, " "+op+" NULL::") {
+		var use string
+		switch parts := strings.Fields(op); len(parts) {
+		case 2: // a prefix operator: "- bigint"
+			use = "select " + parts[0] + " NULL::" + parts[1]
+		case 3:
+			use = "select NULL::" + parts[0] + " " + parts[1] + " NULL::" + parts[2]
+		default:
+			panic("an operator is \"type op type\" or \"op type\": " + op)
+		}
+		if query == use {
 			return true
 		}
 	}
