@@ -73,6 +73,7 @@ func main() {
 		csvOut  = flag.String("csv", "", "write results as CSV to this file")
 		jsonOut = flag.String("json", "", "write results and ratios as JSON to this file")
 		pngOut  = flag.String("png", "", "write a chart to this PNG file")
+		cpuPNG  = flag.String("cpu-png", "", "write a chart of server CPU per value and values/s, a bar per client count, to this PNG file")
 		quiet   = flag.Bool("q", false, "no progress line")
 
 		redisBin = flag.String("redis-server", envOr("SEQD_TEST_REDIS_SERVER", "redis-server"), "redis-server binary for the redis-* targets (scripts/test-deps.sh installs Debian's)")
@@ -120,7 +121,7 @@ func main() {
 		return
 	}
 	if *runs > 1 {
-		repeated(ctx, cfg, *runs, *csvOut, *jsonOut, *pngOut)
+		repeated(ctx, cfg, *runs, *csvOut, *jsonOut, *pngOut, *cpuPNG)
 		return
 	}
 	rs, err := bench.Run(ctx, cfg)
@@ -129,12 +130,13 @@ func main() {
 	write(*csvOut, func(f *os.File) error { return bench.WriteCSV(f, rs) })
 	write(*jsonOut, func(f *os.File) error { return bench.WriteJSON(f, rs) })
 	write(*pngOut, func(f *os.File) error { return bench.WritePNG(f, rs, "seqbench "+*workload) })
+	write(*cpuPNG, func(f *os.File) error { return bench.WriteCPUPNG(f, rs, *workload) })
 }
 
 // repeated runs cfg n times, printing each run's table, then the medians
 // (each point's figures, each ratio); the files get the medians (the
 // JSON every run's results too).
-func repeated(ctx context.Context, cfg bench.Config, n int, csvOut, jsonOut, pngOut string) {
+func repeated(ctx context.Context, cfg bench.Config, n int, csvOut, jsonOut, pngOut, cpuPNG string) {
 	var all [][]bench.Result
 	for i := range n {
 		rs, err := bench.Run(ctx, cfg)
@@ -150,6 +152,9 @@ func repeated(ctx context.Context, cfg bench.Config, n int, csvOut, jsonOut, png
 	write(jsonOut, func(f *os.File) error { return bench.WriteMedianJSON(f, all) })
 	write(pngOut, func(f *os.File) error {
 		return bench.WritePNG(f, med, fmt.Sprintf("seqbench %s (medians of %d runs)", cfg.Workload, n))
+	})
+	write(cpuPNG, func(f *os.File) error {
+		return bench.WriteCPUPNG(f, med, fmt.Sprintf("%s, medians of %d runs", cfg.Workload, n))
 	})
 }
 
