@@ -4,10 +4,14 @@
 // A view is a name, an OID, columns and a function from a Source to rows
 // (Rows), or, for a view with a row per sequence, a function from one
 // sequence to its row (PerSequence), which the caller streams and looks up
-// by name or OID. The Source is what the catalog reads of a session: its
-// roles, schemas, settings and the sequences it sees, declared here and
-// implemented by the executor's session, so that a view is tested with a
-// fake Source and no session (catalog_test.go, testdata/).
+// by name or OID. The Source is what the catalog reads of a session, as
+// plain data: its roles and grants, schemas, settings, the sequences it
+// sees, the server's sessions and locks, its own prepared statements and
+// cursors, and the built-in functions the evaluator has (Builtins, with
+// the sequence functions' descriptors). It is declared here and
+// implemented by the executor's session, so that every view is tested
+// with a fake Source and no session (catalog_test.go,
+// fake_session_test.go, testdata/).
 //
 // The catalog holds no lock and keeps no state of its own past its table,
 // which is built once (New, then Add) and read only after: a *Catalog is

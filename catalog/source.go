@@ -8,10 +8,11 @@ import (
 	"github.com/seqd/seqd/eval"
 )
 
-// Source is what the views read of a session: the roles, schemas,
-// settings and sequences it sees, as its current role sees them. The
-// executor's session implements it; a Source is used by one goroutine at
-// a time, as a session is.
+// Source is what the views read of a session, as its current role sees
+// it: facts (roles, grants, schemas, settings, sequences, sessions,
+// locks, statements, cursors, built-in functions), never rows, which the
+// views make. The executor's session implements it; a Source is used by
+// one goroutine at a time, as a session is.
 type Source interface {
 	// Database is the database's name; User the current role (SET
 	// ROLE's), whose privileges filter the views; Superuser whether it is
