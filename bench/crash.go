@@ -111,6 +111,16 @@ func RunCrash(ctx context.Context, cc CrashConfig) ([]CrashResult, error) {
 	if cc.Kills <= 0 {
 		cc.Kills = 5
 	}
+	for _, t := range cc.Targets {
+		switch {
+		case t.redis() && cc.RedisBinary == "":
+			return nil, fmt.Errorf("target %s needs redis-server (scripts/test-deps.sh installs it)", t.Name)
+		case t.Kind == Seqd && cc.SeqdBinary == "":
+			return nil, fmt.Errorf("target %s needs -seqd-binary (a binary of ./cmd/seqd)", t.Name)
+		case !t.redis() && t.Kind != Seqd:
+			return nil, fmt.Errorf("target %s: the crash workload runs on seqd and Redis targets only", t.Name)
+		}
+	}
 	var out []CrashResult
 	for i, t := range cc.Targets {
 		dir := filepath.Join(cc.Dir, fmt.Sprintf("%s-%d", t.Name, i))
@@ -132,9 +142,6 @@ func RunCrash(ctx context.Context, cc CrashConfig) ([]CrashResult, error) {
 func startCrashServer(cc CrashConfig, t Target, dir string) (crashServer, Target, error) {
 	switch {
 	case t.redis():
-		if cc.RedisBinary == "" {
-			return nil, t, fmt.Errorf("target %s needs redis-server (scripts/test-deps.sh installs it)", t.Name)
-		}
 		s, err := StartRedis(cc.RedisBinary, dir, t.appendfsync())
 		if err != nil {
 			return nil, t, err
@@ -142,9 +149,6 @@ func startCrashServer(cc CrashConfig, t Target, dir string) (crashServer, Target
 		t.DSN = s.DSN()
 		return redisCrashServer{s}, t, nil
 	case t.Kind == Seqd:
-		if cc.SeqdBinary == "" {
-			return nil, t, fmt.Errorf("target %s needs -seqd-binary (go build -o /tmp/seqd ./cmd/seqd)", t.Name)
-		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, t, err
 		}
@@ -166,7 +170,7 @@ func startCrashServer(cc CrashConfig, t Target, dir string) (crashServer, Target
 		log.Close()
 		return nil, t, err
 	}
-	return nil, t, fmt.Errorf("target %s: the crash workload runs on seqd and Redis targets only", t.Name)
+	return nil, t, fmt.Errorf("target %s: not a seqd or Redis target", t.Name)
 }
 
 // crashTarget runs the clients against t and kills its server cc.Kills
