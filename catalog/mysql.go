@@ -103,3 +103,42 @@ func mysqlViews() []*View {
 			})}},
 	}
 }
+
+// MariaDBSequenceColumns are the columns of MariaDB's read of a sequence
+// as a table (SELECT ... FROM s), in its order.
+var MariaDBSequenceColumns = eval.Columns("next_not_cached_value", eval.TInt8, "minimum_value", eval.TInt8, "maximum_value", eval.TInt8,
+	"start_value", eval.TInt8, "increment", eval.TInt8, "cache_size", eval.TInt8, "cycle_option", eval.TInt4, "cycle_count", eval.TInt4)
+
+// MariaDBSequenceRow is a sequence's row as MariaDB's read of it as a
+// table shows it: next_not_cached_value is the value the next nextval
+// returns (the last one's successor once one was taken, else the
+// position it starts or was restarted at, as MariaDB shows it after
+// ALTER SEQUENCE ... RESTART WITH); CACHE 1 is MariaDB's NOCACHE, 0; a
+// sequence has never wrapped for MariaDB's cycle_count, which seqd does
+// not count.
+func MariaDBSequenceRow(i engine.Info) []eval.Datum {
+	o := &i.Options
+	next := o.Value(i.State.Last)
+	if i.State.Called {
+		// Past the bound (the sequence is spent, or wraps) it reads as
+		// the last value's successor all the same, as in MariaDB.
+		if n, ok := addInt64(next, o.Increment); ok {
+			next = n
+		}
+	}
+	cache, cycle := o.Cache, int64(0)
+	if cache == 1 {
+		cache = 0
+	}
+	if o.Cycle {
+		cycle = 1
+	}
+	return []eval.Datum{eval.Int(next), eval.Int(o.Min), eval.Int(o.Max), eval.Int(o.Start), eval.Int(o.Increment), eval.Int(cache),
+		eval.Int(cycle), eval.Int(0)}
+}
+
+// addInt64 is a+b; false when it overflows.
+func addInt64(a, b int64) (int64, bool) {
+	c := a + b
+	return c, (c > a) == (b > 0)
+}
