@@ -38,7 +38,10 @@ func (v *evalView) RegclassOut(oid uint32) eval.Datum          { return v.s().re
 
 func (v *evalView) Relation(q pgsql.QName) (*eval.Relation, error) {
 	s := v.s()
-	rel, err := s.resolveRelation(q)
+	rel, mysql, err := s.mysqlRelation(q) // the MySQL front end's names (seqops_mysql.go)
+	if !mysql {
+		rel, err = s.resolveRelation(q)
+	}
 	if err != nil {
 		if (q.Schema == "pg_catalog" || q.Schema == "information_schema" || strings.HasPrefix(q.Rel, "pg_")) && isNotFound(err) {
 			return nil, sqlerr.Errorf(sqlerr.UndefinedTable, "relation \"%s\" does not exist", eval.Qualified(q.Schema, q.Rel)).

@@ -1,0 +1,193 @@
+// What the MySQL front end asks of a session besides the sequence
+// functions and transactions: MySQL's relations (information_schema's
+// tables and MariaDB's read of a sequence as a table), by names its
+// built statements hold, and typed operations for the statements it
+// answers (USE, RENAME TABLE, SHOW CREATE SEQUENCE), so that it builds
+// no SQL text.
+
+package executor
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/catalog"
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/pgsql"
+	"github.com/seqd/seqd/sqlerr"
+)
+
+// MySQL's relations are named in mysqlSchema, a schema no one can create
+// (PostgreSQL reserves the prefix pg_) and that pg_namespace does not
+// list; nor does pg_class list the relations. A name there resolves only
+// in a FROM clause (eval's Relation): its catalog part says which
+// relation it is: information_schema for MySQL's information_schema
+// table of that name (catalog.MySQL), else MariaDB's read of the
+// sequence of that schema and name (empty: found along the search path)
+// as a table. A PostgreSQL client may read them too by writing such a
+// name; they show it nothing it could not read otherwise: the tables
+// list the sequences it holds a privilege on, a sequence's row needs
+// SELECT on it, as reading the sequence does.
+const mysqlSchema = "pg_seqd_mysql"
+
+// mysqlInfoCatalog is the catalog part of a name of MySQL's
+// information_schema.
+const mysqlInfoCatalog = "information_schema"
+
+// MySQLInformationSchema is the name of MySQL's information_schema table
+// table (lower case) as a built statement's FROM names it; false for a
+// table seqd does not have.
+func MySQLInformationSchema(table string) (pgsql.QName, bool) {
+	if mysqlCatalog().Lookup("information_schema", table) == nil {
+		return pgsql.QName{}, false
+	}
+	return pgsql.QName{Catalog: mysqlInfoCatalog, Schema: mysqlSchema, Rel: table}, true
+}
+
+// MariaDBSequenceTable is the name of MariaDB's read of the sequence
+// schema.rel as a table (catalog.MariaDBSequenceColumns) as a built
+// statement's FROM names it; an empty schema finds the sequence along the
+// search path, a temporary one first.
+func MariaDBSequenceTable(schema, rel string) pgsql.QName {
+	return pgsql.QName{Catalog: schema, Schema: mysqlSchema, Rel: rel}
+}
+
+var (
+	mysqlOnce  sync.Once
+	mysqlViews *catalog.Catalog
+	mysqlRels  map[string]*relation // by lower-case table name
+)
+
+func mysqlCatalog() *catalog.Catalog {
+	mysqlOnce.Do(registerMySQL)
+	return mysqlViews
+}
+
+// registerMySQL makes the relations of MySQL's information_schema, their
+// columns named in lower case: MySQL's names are not case-sensitive, and
+// the front end lowers those its statements write.
+func registerMySQL() {
+	mysqlViews = catalog.MySQL()
+	mysqlRels = map[string]*relation{}
+	for _, v := range mysqlViews.Views() {
+		r := viewRelation(v)
+		r.acl = catalog.PublicACL
+		r.cols = slices.Clone(r.cols)
+		for i := range r.cols {
+			r.cols[i].Name = strings.ToLower(r.cols[i].Name)
+		}
+		mysqlRels[v.Name] = r
+	}
+}
+
+// mysqlRelation resolves a name of mysqlSchema; ok is false for any other
+// name, which the caller resolves.
+func (s *Session) mysqlRelation(q pgsql.QName) (rel *relation, ok bool, err error) {
+	if q.Schema != mysqlSchema {
+		return nil, false, nil
+	}
+	if q.Catalog == mysqlInfoCatalog {
+		mysqlCatalog()
+		if rel := mysqlRels[q.Rel]; rel != nil {
+			return rel, true, nil
+		}
+		return nil, true, sqlerr.Errorf(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", q.Catalog, q.Rel)
+	}
+	rel, err = s.mariadbSequence(pgsql.QName{Schema: q.Catalog, Rel: q.Rel})
+	return rel, true, err
+}
+
+// mariadbSequence is the relation of MariaDB's read of a sequence as a
+// table: a row made of its options and position, read as PostgreSQL 15
+// reads a sequence relation, with SELECT on it (USAGE is not enough): a
+// role without gets InsufficientPrivilege, never a made-up position.
+func (s *Session) mariadbSequence(q pgsql.QName) (*relation, error) {
+	n, err := s.lookupSequence(q)
+	if err != nil {
+		return nil, err
+	}
+	eng := s.engFor(n)
+	info, err := eng.Info(n)
+	if err != nil {
+		return nil, err
+	}
+	return &relation{oid: s.oids().forSequence(s.oidEng(s.baseFor(n)), info), schema: n.Schema(), name: n.Rel(), kind: 'S',
+		cols: catalog.MariaDBSequenceColumns,
+		rows: func(s *Session) ([][]eval.Datum, error) {
+			if err := s.checkPrivilege(n, engine.PrivSelect); err != nil {
+				return nil, err
+			}
+			info, err := eng.Info(n)
+			if err == nil {
+				info, err = s.reserved(info)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return [][]eval.Datum{catalog.MariaDBSequenceRow(info)}, nil
+		}}, nil
+}
+
+// RenameSequence is ALTER SEQUENCE "fromSchema"."from" RENAME TO "to",
+// then ALTER SEQUENCE ... SET SCHEMA "toSchema", each through the
+// statement's own code (alter.go), with its checks and errors; the
+// rename is left out when only the schema changes. A rename to the name
+// it has, in the same schema, fails as PostgreSQL's does (42P07).
+func (s *Session) RenameSequence(ctx context.Context, fromSchema, from, toSchema, to string) error {
+	if to != from || toSchema == fromSchema {
+		err := s.ddlStatement(ctx, "ALTER SEQUENCE", func(c *planner) (*Prepared, error) {
+			return c.rename(&pg.RenameStmt{RenameType: pg.ObjectType_OBJECT_SEQUENCE, Relation: rangeVar(fromSchema, from), Newname: to})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if toSchema == fromSchema {
+		return nil
+	}
+	return s.ddlStatement(ctx, "ALTER SEQUENCE", func(c *planner) (*Prepared, error) {
+		return c.setSchema(&pg.AlterObjectSchemaStmt{ObjectType: pg.ObjectType_OBJECT_SEQUENCE, Relation: rangeVar(fromSchema, to), Newschema: toSchema})
+	})
+}
+
+// UseSchema is MySQL's USE: the schema must exist (as pg_namespace lists
+// it), and becomes the search path, as SET search_path = "schema" sets it.
+func (s *Session) UseSchema(ctx context.Context, schema string) error {
+	return s.ddlStatement(ctx, "SET", func(c *planner) (*Prepared, error) {
+		if !slices.Contains(s.schemaNames(), schema) {
+			return nil, sqlerr.Errorf(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", schema)
+		}
+		return c.set(&pg.VariableSetStmt{Kind: pg.VariableSetKind_VAR_SET_VALUE, Name: "search_path", Args: []*pg.Node{pg.MakeAConstStrNode(schema, -1)}})
+	})
+}
+
+// Definition is the sequence schema.rel's definition (an empty schema:
+// found along the search path, a temporary one first), its owner, type
+// and options, as pg_sequences shows them to any role: Describe without
+// the position, which needs no privilege.
+func (s *Session) Definition(ctx context.Context, schema, rel string) (Description, error) {
+	var d Description
+	err := s.typedStatement(ctx, "select * from pg_sequences", false, func(context.Context) error {
+		s.tx.queried = true
+		n, err := s.sequenceByQName(pgsql.QName{Schema: schema, Rel: rel})
+		if err != nil {
+			return err
+		}
+		eng := s.engFor(n)
+		info, err := eng.Info(n)
+		if err != nil {
+			return err
+		}
+		o := info.Options
+		a, _ := eng.ACL(n)
+		d = Description{Type: eval.TypeByName(sqlTypeName(o.Type.String())).SQLName(), Start: o.Start, Min: o.Min, Max: o.Max,
+			Increment: o.Increment, Cycle: o.Cycle, Cache: o.Cache, Owner: s.roleName(s.ownerOID(s.ownerName(a)))}
+		return nil
+	})
+	return d, err
+}
