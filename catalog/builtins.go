@@ -250,6 +250,8 @@ func (b *Builtins) datum(t *eval.Type, v string) (eval.Datum, error) {
 		}
 		return b.RegOut(t.OID(), uint32(n)), nil
 	}
+	// The other types' input asks nothing of a session (only names and
+	// times do), so none is passed.
 	if eval.IsReg(t) || t.OID() == eval.OIDTimestamptz {
 		return eval.Null, fmt.Errorf("no input of %s without a session", t.SQLName())
 	}
