@@ -1,7 +1,6 @@
 package mysqlwire
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,26 +14,23 @@ import (
 
 // MySQL's statements are compiled once: TiDB's tree of a statement,
 // translated (dialect.go), is built into the PostgreSQL parse tree the
-// executor runs, node by node, as PostgreSQL's grammar would have parsed
-// the statement's text: a pgsql.Statement whose Query is the client's own
-// text (what pg_stat_activity shows) and whose locations are -1, there
-// being no PostgreSQL text for them to index.
+// executor runs, node by node: a pgsql.Statement whose Query is the
+// client's own text (what pg_stat_activity shows) and whose locations are
+// -1, there being no PostgreSQL text for them to index. No SQL text is
+// made and none is parsed but the client's. What the builder cannot build
+// is the statement's error, ER_NOT_SUPPORTED_YET naming it (unsupported).
 //
-// What the builder does not convert yet is written out as PostgreSQL
-// text and parsed again, as every statement was before (restore); the
-// builder says so with errNotBuilt, and builtStatements's test lists
-// which statements of the corpus still take that way.
-
-// errNotBuilt: the statement holds a node the builder does not convert.
-var errNotBuilt = errors.New("mysqlwire: a node the builder does not convert")
-
-// notBuilt is errNotBuilt, for what.
-func notBuilt(what string) error { return &notBuiltError{what} }
-
-type notBuiltError struct{ what string }
-
-func (e *notBuiltError) Error() string { return "mysqlwire: not built: " + e.what }
-func (e *notBuiltError) Unwrap() error { return errNotBuilt }
+// The tree says what MySQL means where PostgreSQL's grammar would read
+// the same words otherwise: / divides exactly (to 4 digits past the
+// point, as MariaDB's div_precision_increment) and a division by zero is
+// NULL, as are DIV's and MOD's; XOR, <=>, IF, IFNULL and CONCAT's NULL
+// are MySQL's; a number where a condition stands is true unless 0; LIKE
+// ignores case, as MariaDB's default collation does; NULLs sort first,
+// as MySQL sorts them; column names are not case-sensitive (the tree
+// holds them in lower case, the relations name theirs so). What has no
+// such tree (bit operators on MySQL's unsigned integers, date and time
+// functions, window functions, ...) is refused, never answered with
+// PostgreSQL's meaning.
 
 // treeFactor is how many bytes of Go memory a parse tree takes per byte
 // of its protobuf encoding, as pgsql's parse cache counts it.
@@ -183,4 +179,64 @@ func asciiLower(s string) string {
 		}
 	}
 	return s
+}
+
+// typeName is a type as PostgreSQL's grammar names one of its own
+// (pg_catalog.int8 for bigint, ...), with its modifiers.
+func typeName(name string, mods ...int32) *pg.TypeName {
+	t := &pg.TypeName{Names: []*pg.Node{strNode("pg_catalog"), strNode(name)}, Typemod: -1, Location: noLoc}
+	if name == "text" { // a type name, not a keyword, for the grammar
+		t.Names = t.Names[1:]
+	}
+	for _, m := range mods {
+		t.Typmods = append(t.Typmods, aconst(&pg.A_Const{Val: &pg.A_Const_Ival{Ival: &pg.Integer{Ival: m}}}))
+	}
+	return t
+}
+
+// typeCast is x::t.
+func typeCast(x *pg.Node, t *pg.TypeName) *pg.Node {
+	return &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: x, TypeName: t, Location: noLoc}}}
+}
+
+// intConst is an integer constant.
+func intConst(n int32) *pg.Node {
+	return aconst(&pg.A_Const{Val: &pg.A_Const_Ival{Ival: &pg.Integer{Ival: n}}})
+}
+
+// caseWhen is CASE WHEN cond THEN then ELSE otherwise END (otherwise nil:
+// no ELSE).
+func caseWhen(cond, then, otherwise *pg.Node) *pg.Node {
+	when := &pg.Node{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{Expr: cond, Result: then, Location: noLoc}}}
+	return &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: &pg.CaseExpr{Args: []*pg.Node{when}, Defresult: otherwise, Location: noLoc}}}
+}
+
+func coalesce(args ...*pg.Node) *pg.Node {
+	return &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: args, Location: noLoc}}}
+}
+
+// nullIf is NULLIF(x, y).
+func nullIf(x, y *pg.Node) *pg.Node { return aexpr(pg.A_Expr_Kind_AEXPR_NULLIF, "=", x, y) }
+
+// resTarget is a select list's item named name ("": as the executor
+// names it).
+func resTarget(x *pg.Node, name string) *pg.Node {
+	return &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: name, Val: x, Location: noLoc}}}
+}
+
+// sortBy is an ORDER BY item, NULLs sorted as MySQL sorts them: first
+// going up, last going down (PostgreSQL's are the other way round).
+func sortBy(x *pg.Node, desc bool) *pg.Node {
+	dir, nulls := pg.SortByDir_SORTBY_ASC, pg.SortByNulls_SORTBY_NULLS_FIRST
+	if desc {
+		dir, nulls = pg.SortByDir_SORTBY_DESC, pg.SortByNulls_SORTBY_NULLS_LAST
+	}
+	return &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{Node: x, SortbyDir: dir, SortbyNulls: nulls, Location: noLoc}}}
+}
+
+// relation is the executor's relation q in a FROM clause, as alias.
+func relation(q pgsql.QName, alias string) *pg.Node {
+	n := rangeVar(q.Schema, q.Rel, alias)
+	n.GetRangeVar().Catalogname = q.Catalog
+	return n
 }

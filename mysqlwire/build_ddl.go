@@ -39,7 +39,7 @@ func seqOptions(opts []*ast.SequenceOption) ([]*pg.Node, error) {
 		case ast.SequenceRestartWith:
 			name, arg = "restart", v
 		default:
-			return nil, notBuilt("this sequence option")
+			return nil, unsupported("this sequence option")
 		}
 		out = append(out, defElem(name, arg))
 	}
@@ -72,7 +72,7 @@ func seqRangeVar(t *ast.TableName, temporary bool) *pg.RangeVar {
 }
 
 // createSequenceNode is CREATE SEQUENCE with MariaDB's defaults where
-// the statement leaves them (createSequence says which).
+// the statement leaves them (seqDefaults says which).
 func createSequenceNode(n *ast.CreateSequenceStmt, temporary bool) (*pg.Node, error) {
 	hasCache, hasMax, hasMin, down := seqDefaults(n)
 	opts, err := seqOptions(n.SeqOptions)

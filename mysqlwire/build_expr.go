@@ -14,10 +14,29 @@ import (
 )
 
 // builder builds TiDB's expressions and queries into PostgreSQL's parse
-// tree. markers are the ? markers built, which number numbers.
+// tree, for a connection whose session functions env answers. markers
+// are the ? markers built, which number numbers; tables the sequences
+// its FROM clauses read, which an error names as MariaDB does
+// (step.tableErr).
 type builder struct {
+	env     *stmtEnv
 	markers []marker
+	tables  []fromTable
 }
+
+// stmtEnv is what a connection's statements' session functions stand
+// for, fixed for the connection (its translations are kept by database:
+// conn.translate): its database ("" for none), its user as
+// CURRENT_USER() shows it (user@host), its thread ID.
+type stmtEnv struct {
+	db, user string
+	thread   uint32
+}
+
+// fromTable is a sequence a FROM clause reads: its schema ("" for the
+// one found along the search path) and name, and its name as MariaDB's
+// errors give it (db.name).
+type fromTable struct{ schema, name, named string }
 
 // marker is a ? marker: where it stands in the statement's text, and its
 // ParamRef.
@@ -36,21 +55,22 @@ func (b *builder) number() int {
 	return len(b.markers)
 }
 
-// binaryOps are the operators built as PostgreSQL's of the same
-// spelling (MySQL's != is PostgreSQL's <>, as its scanner reads it).
+// binaryOps are the operators built as PostgreSQL's of the same meaning
+// (MySQL's != is PostgreSQL's <>, as its scanner reads it).
 var binaryOps = map[opcode.Op]string{
 	opcode.GE: ">=", opcode.LE: "<=", opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.GT: ">",
-	opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*", opcode.Div: "/", opcode.Mod: "%",
-	opcode.And: "&", opcode.Or: "|", opcode.Xor: "^", opcode.LeftShift: "<<", opcode.RightShift: ">>",
+	opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*",
 }
 
-// specialCalls are the functions TiDB's tree holds as calls that are
-// MySQL syntax of their own (DATE 'x', TRIM(x FROM y), ...).
-var specialCalls = map[string]bool{
-	"convert": true, "adddate": true, "subdate": true, "date_add": true, "date_sub": true, "extract": true,
-	"position": true, "trim": true, ast.WeightString: true, ast.DateLiteral: true, ast.TimeLiteral: true,
-	ast.TimestampLiteral: true, ast.JSONMemberOf: true,
-}
+// comparisons are the comparison operators.
+var comparisons = map[opcode.Op]bool{opcode.GE: true, opcode.LE: true, opcode.EQ: true, opcode.NE: true, opcode.LT: true, opcode.GT: true,
+	opcode.NullEQ: true}
+
+// bitOps are MySQL's bit operators, which work on unsigned 64-bit
+// integers (~1 is 18446744073709551614): PostgreSQL's signed ones would
+// answer otherwise, and ^ is its power.
+var bitOps = map[opcode.Op]bool{opcode.And: true, opcode.Or: true, opcode.Xor: true, opcode.LeftShift: true, opcode.RightShift: true,
+	opcode.BitNeg: true}
 
 // exprs builds a list of expressions.
 func (b *builder) exprs(xs []ast.ExprNode) ([]*pg.Node, error) {
@@ -71,7 +91,7 @@ func (b *builder) expr(x ast.ExprNode) (*pg.Node, error) {
 	case ast.ParamMarkerExpr:
 		m, ok := x.(*driver.ParamMarkerExpr)
 		if !ok {
-			return nil, notBuilt("a marker")
+			return nil, unsupported("this ? marker")
 		}
 		ref := &pg.ParamRef{Location: noLoc}
 		b.markers = append(b.markers, marker{m.Offset, ref})
@@ -81,9 +101,9 @@ func (b *builder) expr(x ast.ExprNode) (*pg.Node, error) {
 	case *ast.ColumnNameExpr:
 		c := x.Name
 		if !pgText(c.Schema.O + c.Table.O + c.Name.O) {
-			return nil, notBuilt("a name PostgreSQL's text cannot hold")
+			return nil, unsupported("a name that is not valid UTF-8 or holds NUL")
 		}
-		return columnRef(c.Schema.O, c.Table.O, c.Name.O), nil
+		return columnRef(c.Schema.O, c.Table.O, c.Name.L), nil
 	case *ast.TableNameExpr:
 		return columnRef(x.Name.Schema.O, x.Name.Name.O), nil
 	case *ast.ParenthesesExpr:
@@ -94,6 +114,8 @@ func (b *builder) expr(x ast.ExprNode) (*pg.Node, error) {
 		return b.unary(x)
 	case *ast.FuncCallExpr:
 		return b.call(x)
+	case *ast.FuncCastExpr:
+		return b.cast(x)
 	case *ast.AggregateFuncExpr:
 		return b.aggregate(x)
 	case *ast.IsNullExpr:
@@ -107,7 +129,7 @@ func (b *builder) expr(x ast.ExprNode) (*pg.Node, error) {
 		}
 		return &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: arg, Nulltesttype: t, Location: noLoc}}}, nil
 	case *ast.IsTruthExpr:
-		arg, err := b.expr(x.Expr)
+		arg, err := b.cond(x.Expr)
 		if err != nil {
 			return nil, err
 		}
@@ -115,7 +137,7 @@ func (b *builder) expr(x ast.ExprNode) (*pg.Node, error) {
 			{false, false}: pg.BoolTestType_IS_FALSE, {false, true}: pg.BoolTestType_IS_NOT_FALSE}[[2]bool{x.True != 0, x.Not}]
 		return &pg.Node{Node: &pg.Node_BooleanTest{BooleanTest: &pg.BooleanTest{Arg: arg, Booltesttype: t, Location: noLoc}}}, nil
 	case *ast.BetweenExpr:
-		xs, err := b.exprs([]ast.ExprNode{x.Expr, x.Left, x.Right})
+		xs, err := b.shownList([]ast.ExprNode{x.Expr, x.Left, x.Right})
 		if err != nil {
 			return nil, err
 		}
@@ -135,14 +157,63 @@ func (b *builder) expr(x ast.ExprNode) (*pg.Node, error) {
 	case *ast.ExistsSubqueryExpr:
 		sub, ok := x.Sel.(*ast.SubqueryExpr)
 		if !ok {
-			return nil, notBuilt("EXISTS of this")
+			return nil, unsupported("EXISTS of this")
 		}
 		return b.sublink(pg.SubLinkType_EXISTS_SUBLINK, sub, x.Not)
+	case *ast.CompareSubqueryExpr:
+		return b.compareSubquery(x)
+	case *ast.VariableExpr:
+		return nil, unsupported("variables in an expression")
+	case *ast.PatternRegexpExpr:
+		return nil, unsupported("REGEXP")
+	case *ast.RowExpr:
+		return nil, unsupported("row constructors")
+	case *ast.WindowFuncExpr:
+		return nil, unsupported("window functions")
+	case *ast.DefaultExpr:
+		return nil, unsupported("DEFAULT in an expression")
 	}
-	return nil, notBuilt(fmt.Sprintf("%T", x))
+	return nil, unsupported(fmt.Sprintf("this expression (%s)", strings.TrimPrefix(fmt.Sprintf("%T", x), "*ast.")))
 }
 
-// value is a literal as PostgreSQL's scanner reads its restored text.
+// cond builds x where a condition stands: as it is when it is one (a
+// comparison, AND, NOT, IS ..., IN, ...), else x::boolean, as MySQL
+// takes a number for a truth value (0 false, any other true).
+func (b *builder) cond(x ast.ExprNode) (*pg.Node, error) {
+	n, err := b.expr(x)
+	if err != nil || isCondition(n) {
+		return n, err
+	}
+	return typeCast(n, typeName("bool")), nil
+}
+
+// isCondition reports whether n is a truth value as it is built.
+func isCondition(n *pg.Node) bool {
+	switch x := n.Node.(type) {
+	case *pg.Node_BoolExpr, *pg.Node_NullTest, *pg.Node_BooleanTest:
+		return true
+	case *pg.Node_AExpr:
+		switch x.AExpr.Kind {
+		case pg.A_Expr_Kind_AEXPR_OP:
+			op := x.AExpr.Name[0].GetString_().GetSval()
+			return op == "=" || op == "<>" || op == "<" || op == ">" || op == "<=" || op == ">="
+		case pg.A_Expr_Kind_AEXPR_NULLIF:
+			return false
+		}
+		return true // IN, BETWEEN, LIKE, IS [NOT] DISTINCT FROM
+	case *pg.Node_SubLink:
+		return x.SubLink.SubLinkType != pg.SubLinkType_EXPR_SUBLINK
+	case *pg.Node_AConst:
+		return x.AConst.GetBoolval() != nil
+	case *pg.Node_TypeCast:
+		return x.TypeCast.TypeName.Names[len(x.TypeCast.TypeName.Names)-1].GetString_().GetSval() == "bool"
+	}
+	return false
+}
+
+// value is a literal: NULL, a number as PostgreSQL's scanner reads its
+// text, a string (a hexadecimal or bit literal too: MySQL's binary
+// string, when its bytes are text).
 func value(v *driver.ValueExpr) (*pg.Node, error) {
 	switch v.Kind() {
 	case driver.KindNull:
@@ -164,52 +235,175 @@ func value(v *driver.ValueExpr) (*pg.Node, error) {
 		if s := v.GetString(); pgText(s) {
 			return strConst(s), nil
 		}
+		return nil, unsupported("a string that is not valid UTF-8 or holds NUL")
+	case driver.KindBinaryLiteral, driver.KindMysqlBit:
+		if s := string(v.GetBinaryLiteral()); pgText(s) {
+			return strConst(s), nil
+		}
+		return nil, unsupported("a binary string that is not valid UTF-8 or holds NUL")
 	}
-	return nil, notBuilt("this literal")
+	return nil, unsupported("this literal")
 }
 
 func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
-	l, err := b.expr(x.L)
+	switch {
+	case bitOps[x.Op]:
+		return nil, unsupported("the bit operator " + x.Op.String())
+	case x.Op == opcode.LogicAnd || x.Op == opcode.LogicOr || x.Op == opcode.LogicXor:
+		return b.logic(x)
+	}
+	operand := b.expr
+	if comparisons[x.Op] { // MySQL compares a quotient as it shows it
+		operand = b.shown
+	}
+	l, err := operand(x.L)
 	if err != nil {
 		return nil, err
 	}
-	r, err := b.expr(x.R)
+	r, err := operand(x.R)
 	if err != nil {
 		return nil, err
 	}
 	switch x.Op {
-	case opcode.LogicAnd, opcode.LogicOr:
-		// As PostgreSQL's grammar: a chain of ANDs (ORs) on the left is
-		// one BoolExpr.
-		op := pg.BoolExprType_AND_EXPR
-		if x.Op == opcode.LogicOr {
-			op = pg.BoolExprType_OR_EXPR
-		}
-		if be := l.GetBoolExpr(); be != nil && be.Boolop == op {
-			be.Args = append(be.Args, r)
-			return l, nil
-		}
-		return boolExpr(op, l, r), nil
+	case opcode.NullEQ:
+		return aexpr(pg.A_Expr_Kind_AEXPR_NOT_DISTINCT, "=", l, r), nil
+	case opcode.Div:
+		// MySQL's division is exact (its value is shown to scale's
+		// digits: rounded); by zero it is NULL.
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName("numeric")), nullIf(typeCast(r, typeName("numeric")), intConst(0))), nil
+	case opcode.IntDiv:
+		// DIV: the quotient's integer part, a BIGINT; by zero NULL.
+		q := aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName("numeric")), nullIf(typeCast(r, typeName("numeric")), intConst(0)))
+		return typeCast(funcCall("trunc", []*pg.Node{q}), typeName("int8")), nil
+	case opcode.Mod:
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "%", l, nullIf(r, intConst(0))), nil
 	}
 	op, ok := binaryOps[x.Op]
 	if !ok {
-		return nil, notBuilt("the operator " + x.Op.String())
+		return nil, unsupported("the operator " + x.Op.String())
 	}
 	return aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r), nil
 }
 
+// logic is AND, OR and XOR, of truth values (cond): a chain of ANDs
+// (ORs) on the left is one BoolExpr, as PostgreSQL's grammar makes it;
+// XOR is NULL when either side is, else whether they differ.
+func (b *builder) logic(x *ast.BinaryOperationExpr) (*pg.Node, error) {
+	l, err := b.cond(x.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.cond(x.R)
+	if err != nil {
+		return nil, err
+	}
+	if x.Op == opcode.LogicXor {
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "<>", l, r), nil
+	}
+	op := pg.BoolExprType_AND_EXPR
+	if x.Op == opcode.LogicOr {
+		op = pg.BoolExprType_OR_EXPR
+	}
+	if be := l.GetBoolExpr(); be != nil && be.Boolop == op {
+		be.Args = append(be.Args, r)
+		return l, nil
+	}
+	return boolExpr(op, l, r), nil
+}
+
+// shown is x built as a value MySQL shows: a quotient, which MySQL
+// computes exactly, rounded to the digits its type has (scale).
+func (b *builder) shown(x ast.ExprNode) (*pg.Node, error) {
+	n, err := b.expr(x)
+	if err != nil || !divides(x) {
+		return n, err
+	}
+	return funcCall("round", []*pg.Node{n, intConst(int32(scale(x)))}), nil
+}
+
+// shownList is shown of each of xs.
+func (b *builder) shownList(xs []ast.ExprNode) ([]*pg.Node, error) {
+	out := make([]*pg.Node, len(xs))
+	for i, x := range xs {
+		n, err := b.shown(x)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// divides reports whether x's arithmetic holds a division.
+func divides(x ast.ExprNode) bool {
+	switch x := x.(type) {
+	case *ast.ParenthesesExpr:
+		return divides(x.Expr)
+	case *ast.UnaryOperationExpr:
+		return x.Op == opcode.Minus && divides(x.V)
+	case *ast.BinaryOperationExpr:
+		switch x.Op {
+		case opcode.Div:
+			return true
+		case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Mod:
+			return divides(x.L) || divides(x.R)
+		}
+	}
+	return false
+}
+
+// scale is how many digits past the point MySQL's value of x has, as far
+// as x's text tells: a decimal literal's, a DECIMAL cast's, a division's
+// its dividend's and 4 more (div_precision_increment), up to 38; 0 for
+// an integer, a column (seqd's are integers) or what the text does not
+// tell.
+func scale(x ast.ExprNode) int {
+	switch x := x.(type) {
+	case *driver.ValueExpr:
+		if x.Kind() == driver.KindMysqlDecimal {
+			if _, frac, ok := strings.Cut(x.GetMysqlDecimal().String(), "."); ok {
+				return len(frac)
+			}
+		}
+	case *ast.ParenthesesExpr:
+		return scale(x.Expr)
+	case *ast.UnaryOperationExpr:
+		return scale(x.V)
+	case *ast.FuncCastExpr:
+		if x.Tp.GetType() == mysql.TypeNewDecimal {
+			return max(x.Tp.GetDecimal(), 0)
+		}
+	case *ast.BinaryOperationExpr:
+		switch x.Op {
+		case opcode.Div:
+			return min(scale(x.L)+4, 38)
+		case opcode.Mul:
+			return min(scale(x.L)+scale(x.R), 38)
+		case opcode.Plus, opcode.Minus, opcode.Mod:
+			return max(scale(x.L), scale(x.R))
+		}
+	}
+	return 0
+}
+
 func (b *builder) unary(x *ast.UnaryOperationExpr) (*pg.Node, error) {
+	if bitOps[x.Op] {
+		return nil, unsupported("the bit operator " + x.Op.String())
+	}
+	if x.Op == opcode.Not || x.Op == opcode.Not2 {
+		v, err := b.cond(x.V)
+		if err != nil {
+			return nil, err
+		}
+		return boolExpr(pg.BoolExprType_NOT_EXPR, v), nil
+	}
 	v, err := b.expr(x.V)
 	if err != nil {
 		return nil, err
 	}
 	switch x.Op {
-	case opcode.Not:
-		return boolExpr(pg.BoolExprType_NOT_EXPR, v), nil
 	case opcode.Plus:
 		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "+", nil, v), nil
-	case opcode.BitNeg:
-		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "~", nil, v), nil
 	case opcode.Minus:
 		// As PostgreSQL's grammar: a negated number is a negative number.
 		if c := v.GetAConst(); c != nil {
@@ -228,49 +422,18 @@ func (b *builder) unary(x *ast.UnaryOperationExpr) (*pg.Node, error) {
 		}
 		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "-", nil, v), nil
 	}
-	return nil, notBuilt("the operator " + x.Op.String())
-}
-
-// call is a function's call: the sequence functions as dialect.go
-// renamed them, any other as the function of its name.
-func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
-	if specialCalls[x.FnName.L] || x.Schema.O != "" || x.Tp == ast.FuncCallExprTypeGeneric {
-		return nil, notBuilt(x.FnName.O + "()")
-	}
-	name, ok := funcName(x.FnName.O)
-	if !ok {
-		return nil, notBuilt(x.FnName.O + "()")
-	}
-	args, err := b.exprs(x.Args)
-	if err != nil {
-		return nil, err
-	}
-	return funcCall(name, args), nil
-}
-
-func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
-	name, ok := funcName(x.F)
-	if !ok || name == "group_concat" || x.Order != nil {
-		return nil, notBuilt(x.F + "()")
-	}
-	args, err := b.exprs(x.Args)
-	if err != nil {
-		return nil, err
-	}
-	n := funcCall(name, args)
-	n.GetFuncCall().AggDistinct = x.Distinct
-	return n, nil
+	return nil, unsupported("the operator " + x.Op.String())
 }
 
 func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
-	l, err := b.expr(x.Expr)
+	l, err := b.shown(x.Expr)
 	if err != nil {
 		return nil, err
 	}
 	if x.Sel != nil {
 		sub, ok := x.Sel.(*ast.SubqueryExpr)
 		if !ok {
-			return nil, notBuilt("IN of this")
+			return nil, unsupported("IN of this")
 		}
 		n, err := b.sublink(pg.SubLinkType_ANY_SUBLINK, sub, x.Not)
 		if err != nil {
@@ -283,7 +446,7 @@ func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
 		link.Testexpr = l
 		return n, nil
 	}
-	list, err := b.exprs(x.List)
+	list, err := b.shownList(x.List)
 	if err != nil {
 		return nil, err
 	}
@@ -294,9 +457,12 @@ func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
 	return aexpr(pg.A_Expr_Kind_AEXPR_IN, op, l, listNode(list)), nil
 }
 
+// like is LIKE, without regard to case as MariaDB's default collation
+// compares (PostgreSQL's ILIKE), unless a side is a BINARY string.
+// (information_schema's names compare so too in MariaDB.)
 func (b *builder) like(x *ast.PatternLikeOrIlikeExpr) (*pg.Node, error) {
 	if x.Escape != '\\' {
-		return nil, notBuilt("LIKE with ESCAPE")
+		return nil, unsupported("LIKE with ESCAPE")
 	}
 	l, err := b.expr(x.Expr)
 	if err != nil {
@@ -306,14 +472,20 @@ func (b *builder) like(x *ast.PatternLikeOrIlikeExpr) (*pg.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind, op := pg.A_Expr_Kind_AEXPR_LIKE, "~~"
-	if !x.IsLike {
-		kind, op = pg.A_Expr_Kind_AEXPR_ILIKE, "~~*"
+	kind, op := pg.A_Expr_Kind_AEXPR_ILIKE, "~~*"
+	if x.IsLike && (isBinary(x.Expr) || isBinary(x.Pattern)) {
+		kind, op = pg.A_Expr_Kind_AEXPR_LIKE, "~~"
 	}
 	if x.Not {
 		op = "!" + op
 	}
 	return aexpr(kind, op, l, r), nil
+}
+
+// isBinary reports whether x is BINARY y.
+func isBinary(x ast.ExprNode) bool {
+	c, ok := x.(*ast.FuncCastExpr)
+	return ok && c.FunctionType == ast.CastBinaryOperator
 }
 
 func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
@@ -325,11 +497,20 @@ func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
 		}
 	}
 	for _, w := range x.WhenClauses {
-		xs, err := b.exprs([]ast.ExprNode{w.Expr, w.Result})
+		var when *pg.Node
+		if x.Value == nil {
+			when, err = b.cond(w.Expr)
+		} else {
+			when, err = b.expr(w.Expr)
+		}
 		if err != nil {
 			return nil, err
 		}
-		c.Args = append(c.Args, &pg.Node{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{Expr: xs[0], Result: xs[1], Location: noLoc}}})
+		then, err := b.expr(w.Result)
+		if err != nil {
+			return nil, err
+		}
+		c.Args = append(c.Args, &pg.Node{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{Expr: when, Result: then, Location: noLoc}}})
 	}
 	if x.ElseClause != nil {
 		if c.Defresult, err = b.expr(x.ElseClause); err != nil {
@@ -341,7 +522,7 @@ func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
 
 // sublink is a subquery as an expression; not: NOT before it.
 func (b *builder) sublink(kind pg.SubLinkType, sub *ast.SubqueryExpr, not bool) (*pg.Node, error) {
-	q, err := b.query(sub.Query)
+	q, _, err := b.query(sub.Query, false)
 	if err != nil {
 		return nil, err
 	}
@@ -349,5 +530,29 @@ func (b *builder) sublink(kind pg.SubLinkType, sub *ast.SubqueryExpr, not bool) 
 	if not {
 		return boolExpr(pg.BoolExprType_NOT_EXPR, n), nil
 	}
+	return n, nil
+}
+
+// compareSubquery is x op ANY|ALL (subquery).
+func (b *builder) compareSubquery(x *ast.CompareSubqueryExpr) (*pg.Node, error) {
+	op, ok := binaryOps[x.Op]
+	sub, isSub := x.R.(*ast.SubqueryExpr)
+	if !ok || !isSub || op == "+" || op == "-" || op == "*" {
+		return nil, unsupported("this comparison with a subquery")
+	}
+	l, err := b.expr(x.L)
+	if err != nil {
+		return nil, err
+	}
+	kind := pg.SubLinkType_ALL_SUBLINK
+	if !x.All {
+		kind = pg.SubLinkType_ANY_SUBLINK
+	}
+	n, err := b.sublink(kind, sub, false)
+	if err != nil {
+		return nil, err
+	}
+	link := n.GetSubLink()
+	link.Testexpr, link.OperName = l, []*pg.Node{strNode(op)}
 	return n, nil
 }

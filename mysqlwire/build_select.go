@@ -1,166 +1,424 @@
 package mysqlwire
 
 import (
+	"strings"
+	"sync"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+	"github.com/seqd/seqd/internal/vitess/mysql"
+
+	"github.com/seqd/seqd/catalog"
+	"github.com/seqd/seqd/executor"
 )
 
-// query builds a query: a SELECT (a subquery's, or the statement's).
-func (b *builder) query(q ast.ResultSetNode) (*pg.Node, error) {
-	s, ok := q.(*ast.SelectStmt)
-	if !ok {
-		return nil, notBuilt("this query")
+// query builds a query: a SELECT, or a UNION, EXCEPT or INTERSECT of
+// them. names are its columns as MySQL names them (nil when they cannot
+// be told: a * over a relation of unknown columns); derived: it is a
+// derived table's, whose columns the tree names so, in lower case, for
+// the query around it to name them.
+func (b *builder) query(q ast.Node, derived bool) (*pg.Node, []string, error) {
+	switch q := q.(type) {
+	case *ast.SelectStmt:
+		return b.selectStmt(q, derived)
+	case *ast.SetOprStmt:
+		if q.With != nil {
+			return nil, nil, unsupported("WITH")
+		}
+		n, names, err := b.setList(q.SelectList, derived)
+		if err != nil {
+			return nil, nil, err
+		}
+		return b.ordered(n, names, q.OrderBy, q.Limit)
 	}
-	return b.selectStmt(s)
+	return nil, nil, unsupported("this query")
 }
 
-// selectStmt builds a SELECT as its restored text reads: each field
-// named by its alias, if it has one (translateSelect drops the
-// statement's own, whose names the result carries).
-func (b *builder) selectStmt(s *ast.SelectStmt) (*pg.Node, error) {
-	o := s.SelectStmtOpts
+// setList is the queries of a set operation: INTERSECT first, then UNION
+// and EXCEPT from left to right, as MariaDB reads them.
+func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []string, error) {
+	if l.With != nil {
+		return nil, nil, unsupported("WITH")
+	}
+	type operand struct {
+		op   *ast.SetOprType
+		node *pg.Node
+	}
+	var list []operand
+	var names []string
+	for i, q := range l.Selects {
+		var n *pg.Node
+		var ns []string
+		var err error
+		var op *ast.SetOprType
+		switch q := q.(type) {
+		case *ast.SelectStmt:
+			n, ns, err = b.selectStmt(q, derived && i == 0)
+			op = q.AfterSetOperator
+		case *ast.SetOprSelectList:
+			n, ns, err = b.setList(q, derived && i == 0)
+			op = q.AfterSetOperator
+		default:
+			return nil, nil, unsupported("this query")
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if i == 0 {
+			names = ns
+		}
+		if k := len(list) - 1; op != nil && (*op == ast.Intersect || *op == ast.IntersectAll) {
+			list[k].node = setOperation(*op, list[k].node, n)
+			continue
+		}
+		list = append(list, operand{op, n})
+	}
+	n := list[0].node
+	for _, o := range list[1:] {
+		n = setOperation(*o.op, n, o.node)
+	}
+	return b.ordered(n, names, l.OrderBy, l.Limit)
+}
+
+// setOperation is l op r.
+func setOperation(op ast.SetOprType, l, r *pg.Node) *pg.Node {
+	kind := map[ast.SetOprType]pg.SetOperation{ast.Union: pg.SetOperation_SETOP_UNION, ast.UnionAll: pg.SetOperation_SETOP_UNION,
+		ast.Except: pg.SetOperation_SETOP_EXCEPT, ast.ExceptAll: pg.SetOperation_SETOP_EXCEPT,
+		ast.Intersect: pg.SetOperation_SETOP_INTERSECT, ast.IntersectAll: pg.SetOperation_SETOP_INTERSECT}[op]
+	all := op == ast.UnionAll || op == ast.ExceptAll || op == ast.IntersectAll
+	return selectNode(&pg.SelectStmt{Op: kind, All: all, Larg: l.GetSelectStmt(), Rarg: r.GetSelectStmt()})
+}
+
+// ordered is n with a set operation's ORDER BY and LIMIT, if it has them.
+func (b *builder) ordered(n *pg.Node, names []string, order *ast.OrderByClause, limit *ast.Limit) (*pg.Node, []string, error) {
+	if order == nil && limit == nil {
+		return n, names, nil
+	}
+	s := n.GetSelectStmt()
+	if len(s.SortClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil {
+		return nil, nil, unsupported("ORDER BY or LIMIT on a parenthesized query that has them")
+	}
+	var err error
+	if order != nil {
+		if s.SortClause, err = b.orderBy(order.Items); err != nil {
+			return nil, nil, err
+		}
+	}
+	return n, names, b.limit(s, limit)
+}
+
+// selectStmt builds a SELECT. Options that change how MySQL runs it,
+// not what it answers (SQL_NO_CACHE, HIGH_PRIORITY, STRAIGHT_JOIN, hints
+// ...), are left out.
+func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []string, error) {
 	switch {
-	case s.Kind != ast.SelectStmtKindSelect || s.Fields == nil || s.With != nil || len(s.WindowSpecs) > 0 || s.SelectIntoOpt != nil ||
-		len(s.TableHints) > 0 || s.LockInfo != nil && s.LockInfo.LockType != ast.SelectLockNone:
-		return nil, notBuilt("this SELECT")
-	case o != nil && (o.Priority > 0 || o.SQLSmallResult || o.SQLBigResult || o.SQLBufferResult || !o.SQLCache || o.CalcFoundRows || o.StraightJoin):
-		return nil, notBuilt("SELECT's options")
+	case s.Kind != ast.SelectStmtKindSelect || s.Fields == nil:
+		return nil, nil, unsupported("VALUES and TABLE statements")
+	case s.With != nil:
+		return nil, nil, unsupported("WITH")
+	case len(s.WindowSpecs) > 0:
+		return nil, nil, unsupported("window functions")
+	case s.SelectIntoOpt != nil:
+		return nil, nil, unsupported("SELECT ... INTO")
+	case s.LockInfo != nil && s.LockInfo.LockType != ast.SelectLockNone:
+		return nil, nil, unsupported("SELECT ... FOR UPDATE and LOCK IN SHARE MODE")
+	case s.SelectStmtOpts != nil && s.SelectStmtOpts.CalcFoundRows:
+		return nil, nil, unsupported("SQL_CALC_FOUND_ROWS")
 	}
 	out := &pg.SelectStmt{}
 	if s.Distinct {
 		out.DistinctClause = []*pg.Node{{}}
 	}
-	for _, f := range s.Fields.Fields {
-		t, err := b.field(f)
-		if err != nil {
-			return nil, err
-		}
-		out.TargetList = append(out.TargetList, t)
-	}
-	var err error
+	var sources []source
 	if s.From != nil {
-		from, err := b.tableRef(s.From.TableRefs)
+		from, srcs, err := b.tableRefs(s.From.TableRefs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out.FromClause = []*pg.Node{from}
+		out.FromClause, sources = []*pg.Node{from}, srcs
 	}
+	names, err := b.fields(out, s.Fields.Fields, sources, derived)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := b.clauses(out, s); err != nil {
+		return nil, nil, err
+	}
+	return selectNode(out), names, nil
+}
+
+// clauses builds a SELECT's WHERE, GROUP BY, HAVING, ORDER BY and LIMIT.
+func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt) error {
+	var err error
 	if s.Where != nil {
-		if out.WhereClause, err = b.expr(s.Where); err != nil {
-			return nil, err
+		if out.WhereClause, err = b.cond(s.Where); err != nil {
+			return err
 		}
 	}
 	if s.GroupBy != nil {
 		if s.GroupBy.Rollup {
-			return nil, notBuilt("WITH ROLLUP")
+			return unsupported("WITH ROLLUP")
 		}
 		for _, it := range s.GroupBy.Items {
 			if it.Desc {
-				return nil, notBuilt("GROUP BY ... DESC")
+				return unsupported("GROUP BY ... DESC")
 			}
-			x, err := b.expr(it.Expr)
+			x, err := b.byItem(it)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			out.GroupClause = append(out.GroupClause, x)
 		}
 	}
 	if s.Having != nil {
-		if out.HavingClause, err = b.expr(s.Having.Expr); err != nil {
-			return nil, err
+		if out.HavingClause, err = b.cond(s.Having.Expr); err != nil {
+			return err
 		}
 	}
 	if s.OrderBy != nil {
 		if out.SortClause, err = b.orderBy(s.OrderBy.Items); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := b.limit(out, s.Limit); err != nil {
-		return nil, err
-	}
-	return selectNode(out), nil
+	return b.limit(out, s.Limit)
 }
 
-// field is one item of a select list.
-func (b *builder) field(f *ast.SelectField) (*pg.Node, error) {
-	if w := f.WildCard; w != nil {
-		star := &pg.Node{Node: &pg.Node_AStar{AStar: &pg.A_Star{}}}
-		ref := columnRef(w.Schema.O, w.Table.O)
-		cr := ref.GetColumnRef()
-		cr.Fields = append(cr.Fields, star)
-		return &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: ref, Location: noLoc}}}, nil
+// fields builds a select list into out; names are its columns as MySQL
+// names them: an alias, a column's name, else the item's text.
+func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources []source, derived bool) ([]string, error) {
+	names, known := make([]string, 0, len(fields)), true
+	for _, f := range fields {
+		if w := f.WildCard; w != nil {
+			if len(sources) == 0 {
+				return nil, unsupported("* without FROM")
+			}
+			star := &pg.Node{Node: &pg.Node_AStar{AStar: &pg.A_Star{}}}
+			ref := columnRef(w.Schema.O, w.Table.O)
+			cr := ref.GetColumnRef()
+			cr.Fields = append(cr.Fields, star)
+			out.TargetList = append(out.TargetList, resTarget(ref, ""))
+			cols, ok := starColumns(w, sources)
+			names, known = append(names, cols...), known && ok
+			continue
+		}
+		x, err := b.shown(f.Expr)
+		if err != nil {
+			return nil, err
+		}
+		name := fieldName(f)
+		if !pgText(name) {
+			return nil, unsupported("a name that is not valid UTF-8 or holds NUL")
+		}
+		as := f.AsName.L
+		if _, col := f.Expr.(*ast.ColumnNameExpr); as == "" && derived && !col {
+			as = strings.ToLower(name)
+		}
+		out.TargetList = append(out.TargetList, resTarget(x, as))
+		names = append(names, name)
 	}
-	x, err := b.expr(f.Expr)
-	if err != nil {
-		return nil, err
+	if !known {
+		return nil, nil
 	}
-	if !pgText(f.AsName.O) {
-		return nil, notBuilt("a name PostgreSQL's text cannot hold")
+	return names, nil
+}
+
+// fieldName is a select list item's column name as MariaDB gives it:
+// its alias, a column's name, a string's value, else the item's text.
+func fieldName(f *ast.SelectField) string {
+	if f.AsName.O != "" {
+		return f.AsName.O
 	}
-	return &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: f.AsName.O, Val: x, Location: noLoc}}}, nil
+	switch x := f.Expr.(type) {
+	case *ast.ColumnNameExpr:
+		return x.Name.Name.O
+	case *driver.ValueExpr:
+		if x.Kind() == driver.KindString {
+			return x.GetString()
+		}
+	}
+	return f.Text()
+}
+
+// byItem is an item of GROUP BY or ORDER BY: a column's position in
+// the select list, or an expression.
+func (b *builder) byItem(it *ast.ByItem) (*pg.Node, error) {
+	if p, ok := it.Expr.(*ast.PositionExpr); ok {
+		if p.P != nil {
+			return nil, unsupported("a ? marker for a column's position")
+		}
+		return intConst(int32(min(p.N, 1<<31-1))), nil
+	}
+	return b.expr(it.Expr)
 }
 
 func (b *builder) orderBy(items []*ast.ByItem) ([]*pg.Node, error) {
 	var out []*pg.Node
 	for _, it := range items {
-		x, err := b.expr(it.Expr)
+		x, err := b.byItem(it)
 		if err != nil {
 			return nil, err
 		}
-		dir := pg.SortByDir_SORTBY_DEFAULT
-		if it.Desc {
-			dir = pg.SortByDir_SORTBY_DESC
-		}
-		out = append(out, &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{Node: x, SortbyDir: dir,
-			SortbyNulls: pg.SortByNulls_SORTBY_NULLS_DEFAULT, Location: noLoc}}})
+		out = append(out, sortBy(x, it.Desc))
 	}
 	return out, nil
 }
 
-// limit is LIMIT [offset,] count and LIMIT count OFFSET offset.
+// limit is LIMIT count, LIMIT offset, count and LIMIT count OFFSET
+// offset.
 func (b *builder) limit(out *pg.SelectStmt, l *ast.Limit) error {
 	if l == nil {
 		return nil
-	}
-	if l.Offset != nil {
-		// PostgreSQL's grammar refuses LIMIT offset, count, which is how
-		// TiDB's writes both forms out.
-		return notBuilt("LIMIT with an offset")
 	}
 	var err error
 	if out.LimitCount, err = b.expr(l.Count); err != nil {
 		return err
 	}
+	if l.Offset != nil {
+		if out.LimitOffset, err = b.expr(l.Offset); err != nil {
+			return err
+		}
+	}
 	out.LimitOption = pg.LimitOption_LIMIT_OPTION_COUNT
 	return nil
 }
 
-// tableRef is a FROM clause's table: a table by its name or a derived
-// table, with its alias.
-func (b *builder) tableRef(j *ast.Join) (*pg.Node, error) {
-	if j.Right != nil {
-		return nil, notBuilt("a join")
+// source is a FROM clause's relation as a * over it names its columns:
+// the name that qualifies them (its alias, else its table's name), and
+// their names as MySQL gives them (nil when unknown).
+type source struct {
+	name string
+	cols []string
+}
+
+// starColumns are the columns a * names, as MySQL names them; false when
+// some are unknown.
+func starColumns(w *ast.WildCardField, sources []source) ([]string, bool) {
+	var out []string
+	for _, s := range sources {
+		if w.Table.O != "" && s.name != w.Table.O {
+			continue
+		}
+		if s.cols == nil {
+			return nil, false
+		}
+		out = append(out, s.cols...)
 	}
-	ts, ok := j.Left.(*ast.TableSource)
-	if !ok {
-		return nil, notBuilt("this FROM")
+	return out, true
+}
+
+// tableRefs is a FROM clause: a relation, or a join of them.
+func (b *builder) tableRefs(j *ast.Join) (*pg.Node, []source, error) {
+	l, srcs, err := b.resultSet(j.Left)
+	if err != nil || j.Right == nil {
+		return l, srcs, err
 	}
+	r, rsrcs, err := b.resultSet(j.Right)
+	if err != nil {
+		return nil, nil, err
+	}
+	join := &pg.JoinExpr{Jointype: pg.JoinType_JOIN_INNER, Larg: l, Rarg: r, IsNatural: j.NaturalJoin}
+	switch j.Tp {
+	case ast.LeftJoin:
+		join.Jointype = pg.JoinType_JOIN_LEFT
+	case ast.RightJoin:
+		join.Jointype = pg.JoinType_JOIN_RIGHT
+	}
+	for _, c := range j.Using {
+		join.UsingClause = append(join.UsingClause, strNode(c.Name.L))
+	}
+	if j.On != nil {
+		if join.Quals, err = b.cond(j.On.Expr); err != nil {
+			return nil, nil, err
+		}
+	}
+	return &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: join}}, append(srcs, rsrcs...), nil
+}
+
+func (b *builder) resultSet(n ast.ResultSetNode) (*pg.Node, []source, error) {
+	switch n := n.(type) {
+	case *ast.Join:
+		return b.tableRefs(n)
+	case *ast.TableSource:
+		return b.tableSource(n)
+	}
+	return nil, nil, unsupported("this FROM")
+}
+
+// tableSource is a FROM clause's relation: a derived table, one of
+// information_schema's tables, else a sequence as MariaDB reads one as a
+// table (the database's, or a temporary one of that name).
+func (b *builder) tableSource(ts *ast.TableSource) (*pg.Node, []source, error) {
+	alias := ts.AsName.O
 	switch src := ts.Source.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		if alias == "" {
+			return nil, nil, mysql.NewSQLError(1248, "42000", "Every derived table must have its own alias")
+		}
+		q, names, err := b.query(src, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		sub := &pg.RangeSubselect{Subquery: q, Alias: &pg.Alias{Aliasname: alias}}
+		return &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: sub}}, []source{{alias, names}}, nil
 	case *ast.TableName:
 		if len(src.IndexHints) > 0 || len(src.PartitionNames) > 0 || src.TableSample != nil || src.AsOf != nil {
-			return nil, notBuilt("a table's options")
+			return nil, nil, unsupported("index hints, partitions, TABLESAMPLE and AS OF")
 		}
-		return rangeVar(src.Schema.O, src.Name.O, ts.AsName.O), nil
-	case *ast.SelectStmt:
-		q, err := b.selectStmt(src)
-		if err != nil {
-			return nil, err
+		if !pgText(src.Schema.O + src.Name.O + alias) {
+			return nil, nil, unsupported("a name that is not valid UTF-8 or holds NUL")
 		}
-		var alias *pg.Alias
-		if ts.AsName.O != "" {
-			alias = &pg.Alias{Aliasname: ts.AsName.O}
+		if alias == "" {
+			alias = src.Name.O
 		}
-		return &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{Subquery: q, Alias: alias}}}, nil
+		schema := src.Schema.O
+		switch strings.ToLower(schema) {
+		case "information_schema":
+			return b.infoTable(src.Name, alias)
+		case "mysql", "performance_schema", "sys":
+			return nil, nil, unsupported("the tables of " + schema)
+		case "":
+			if strings.EqualFold(b.env.db, "information_schema") {
+				return b.infoTable(src.Name, alias)
+			}
+		}
+		named := schema
+		if named == "" {
+			named = b.env.db
+		}
+		b.tables = append(b.tables, fromTable{schema, src.Name.O, tableName(named, src.Name.O)})
+		return relation(executor.MariaDBSequenceTable(schema, src.Name.O), alias), []source{{alias, mariadbSequenceColumns}}, nil
 	}
-	return nil, notBuilt("this FROM")
+	return nil, nil, unsupported("this FROM")
 }
+
+// infoTable is information_schema's table name: SCHEMATA, TABLES and
+// SEQUENCES (catalog.MySQL); another is MariaDB's 1109.
+func (b *builder) infoTable(name ast.CIStr, alias string) (*pg.Node, []source, error) {
+	q, ok := executor.MySQLInformationSchema(name.L)
+	if !ok {
+		return nil, nil, mysql.NewSQLError(1109, "42S02", "Unknown table '%s' in information_schema", name.O)
+	}
+	return relation(q, alias), []source{{alias, infoColumns()[name.L]}}, nil
+}
+
+// infoColumns name the columns of information_schema's tables, by table.
+var infoColumns = sync.OnceValue(func() map[string][]string {
+	out := map[string][]string{}
+	for _, v := range catalog.MySQL().Views() {
+		for _, c := range v.Columns {
+			out[v.Name] = append(out[v.Name], c.Name)
+		}
+	}
+	return out
+})
+
+// mariadbSequenceColumns name the columns of MariaDB's read of a
+// sequence as a table.
+var mariadbSequenceColumns = func() []string {
+	var out []string
+	for _, c := range catalog.MariaDBSequenceColumns {
+		out = append(out, c.Name)
+	}
+	return out
+}()

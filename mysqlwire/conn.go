@@ -3,6 +3,8 @@ package mysqlwire
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -192,7 +194,7 @@ func (cn *conn) translate(query string) ([]step, error) {
 	if steps, ok := cn.plans[key]; ok {
 		return steps, nil
 	}
-	steps, err := translate(cn.parser, query, cn.db)
+	steps, err := translate(cn.parser, query, cn.env())
 	if err != nil || len(query) > maxPlanText {
 		return steps, err
 	}
@@ -201,6 +203,11 @@ func (cn *conn) translate(query string) ([]step, error) {
 	}
 	cn.plans[key] = steps
 	return steps, nil
+}
+
+// env is what the connection's session functions stand for.
+func (cn *conn) env() stmtEnv {
+	return stmtEnv{db: cn.db, user: cn.c.User + "@" + hostOf(cn.c), thread: cn.c.ConnectionID}
 }
 
 // cancelStatement cancels the connection's running statement, if any
@@ -303,6 +310,9 @@ func (cn *conn) session() (*executor.Session, error) {
 // run runs one translated statement.
 func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err error) {
 	defer frontend.Contain(cn.srv.log, cn.c.ConnectionID, &err)
+	if stepHook != nil {
+		stepHook(st)
+	}
 	cn.show(st.text)
 	defer cn.idle()
 	if st.answer != nil {
@@ -324,42 +334,80 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	return res, st.tableErr(err)
 }
 
-// tableErr is err, but for a SELECT from a table that is not there
-// MariaDB's 1146 naming it.
+// stepHook, when set (by tests), is told each step a connection runs
+// or prepares.
+var stepHook func(st *step)
+
+// tableErr is err, but for a table of the statement's FROM clauses
+// that is not there (nor its database) MariaDB's 1146 naming it.
 func (st *step) tableErr(err error) error {
-	if err != nil && st.table != "" && frontend.KindOf(err) == sqlerr.UndefinedTable {
-		return noSuchTable(st.table)
+	if err == nil || len(st.tables) == 0 {
+		return err
+	}
+	var missing string
+	switch frontend.KindOf(err) {
+	case sqlerr.UndefinedTable:
+		if m := missingRelation.FindStringSubmatch(err.Error()); m != nil {
+			missing = m[1]
+		}
+	case sqlerr.UndefinedSchema:
+		if m := missingSchema.FindStringSubmatch(err.Error()); m != nil {
+			missing = m[1] + "."
+		}
+	default:
+		return err
+	}
+	for _, t := range st.tables {
+		if name := tableName(t.schema, t.name); name == missing || t.schema != "" && t.schema+"." == missing {
+			return noSuchTable(t.named)
+		}
 	}
 	return err
 }
 
-// showCreateSequence is SHOW CREATE SEQUENCE, in MariaDB's words;
-// table names it in the error for one that is not there.
+// missingSchema is the executor's message for a schema that is not there.
+var missingSchema = regexp.MustCompile(`^schema "(.*)" does not exist$`)
+
+// showCreateSequence is SHOW CREATE SEQUENCE, in MariaDB's words, of the
+// sequence's definition as the session gives it (Definition); table
+// names it in the error for one that is not there.
 func (cn *conn) showCreateSequence(schema, name, table string) (*answer, error) {
 	sess, err := cn.session()
 	if err != nil {
 		return nil, err
 	}
-	res, err := cn.exec(context.Background(), sess, "SELECT start_value, min_value, max_value, increment_by, cache_size, cycle FROM pg_catalog.pg_sequences WHERE "+
-		sequenceRow(schema, name), nil)
+	var d executor.Description
+	err = cn.guarded(sess, func(ctx context.Context) (err error) {
+		d, err = sess.Definition(ctx, schema, name)
+		return err
+	})
+	switch frontend.KindOf(err) {
+	case sqlerr.UndefinedTable, sqlerr.UndefinedSchema, sqlerr.WrongObjectType:
+		return nil, noSuchTable(table)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Rows) != 1 {
-		return nil, noSuchTable(table)
-	}
-	r := res.Rows[0]
-	cache := "cache " + r[4].ToString()
-	if r[4].ToString() == "1" {
+	cache := "cache " + strconv.FormatInt(d.Cache, 10)
+	if d.Cache == 1 {
 		cache = "nocache"
 	}
 	cycle := "nocycle"
-	if r[5].ToString() == "1" {
+	if d.Cycle {
 		cycle = "cycle"
 	}
-	text := fmt.Sprintf("CREATE SEQUENCE `%s` start with %s minvalue %s maxvalue %s increment by %s %s %s ENGINE=InnoDB",
-		strings.ReplaceAll(name, "`", "``"), r[0].ToString(), r[1].ToString(), r[2].ToString(), r[3].ToString(), cache, cycle)
+	text := fmt.Sprintf("CREATE SEQUENCE `%s` start with %d minvalue %d maxvalue %d increment by %d %s %s ENGINE=InnoDB",
+		strings.ReplaceAll(name, "`", "``"), d.Start, d.Min, d.Max, d.Increment, cache, cycle)
 	return &answer{cols: []string{"Table", "Create Table"}, rows: [][]any{{name, text}}}, nil
+}
+
+// guarded runs one of the session's typed operations for a statement
+// answered here: in a transaction, as atomically runs a statement, its
+// failure undoes it alone, not the transaction.
+func (cn *conn) guarded(sess *executor.Session, op func(ctx context.Context) error) error {
+	ctx := context.Background()
+	_, err := cn.atomically(ctx, sess, &step{}, func() (*sqltypes.Result, error) { return nil, cn.typed(ctx, sess, op) })
+	return err
 }
 
 // atomically runs a statement as MySQL runs one in a transaction: a
@@ -445,11 +493,10 @@ func (cn *conn) status(sess *executor.Session) {
 const serverStatusInTrans = 0x0001
 
 // runStep runs a translated statement: BEGIN, COMMIT and ROLLBACK as
-// the session's typed operations, another statement as its tree when it
-// was built, else as its text.
+// the session's typed operations, another statement as its tree.
 func (cn *conn) runStep(ctx context.Context, sess *executor.Session, st *step) (*sqltypes.Result, error) {
-	if st.stmt == nil || st.params > 0 {
-		return cn.exec(ctx, sess, st.sql, st.names)
+	if st.params > 0 {
+		return nil, markerError(st)
 	}
 	if t := st.stmt.Node.GetTransactionStmt(); st.txControl && t != nil {
 		var err error
@@ -468,24 +515,6 @@ func (cn *conn) runStep(ctx context.Context, sess *executor.Session, st *step) (
 	}
 	return cn.execStmt(ctx, sess, st.stmt, st.names)
 }
-
-// exec runs PostgreSQL text on the session.
-func (cn *conn) exec(ctx context.Context, sess *executor.Session, q string, names []string) (*sqltypes.Result, error) {
-	if parseHook != nil {
-		parseHook(q)
-	}
-	stmts, err := pgsql.Parse(q)
-	if err != nil {
-		return nil, err
-	}
-	if len(stmts) != 1 {
-		return nil, unsupported("this statement")
-	}
-	return cn.execStmt(ctx, sess, &stmts[0], names)
-}
-
-// parseHook, when set (by tests), is told each text exec parses.
-var parseHook func(q string)
 
 // execStmt runs a statement on the session, its result's columns named
 // as names says.
@@ -555,20 +584,17 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 }
 
 // use makes db the connection's database: its schema, which must exist,
-// first on the search path.
+// first on the search path (the session's UseSchema).
 func (cn *conn) use(db string) error {
 	sess, err := cn.session()
 	if err != nil {
 		return err
 	}
-	res, err := cn.exec(context.Background(), sess, "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = "+pgsql.QuoteLiteral(db), nil)
-	if err != nil {
-		return err
-	}
-	if len(res.Rows) != 1 || res.Rows[0][0].ToString() != "1" {
+	err = cn.guarded(sess, func(ctx context.Context) error { return sess.UseSchema(ctx, db) })
+	if frontend.KindOf(err) == sqlerr.UndefinedSchema {
 		return sqlerr.Errorf(sqlerr.UndefinedSchema, "Unknown database '%s'", db)
 	}
-	if _, err := cn.exec(context.Background(), sess, "SET search_path = "+quote(db), nil); err != nil {
+	if err != nil {
 		return err
 	}
 	cn.db = db

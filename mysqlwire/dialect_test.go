@@ -100,7 +100,7 @@ func TestRenameTable(t *testing.T) {
 func TestTemporaryMarks(t *testing.T) {
 	q := "SELECT 'create temporary sequence x' AS t; /* DROP TEMPORARY SEQUENCE y */ CREATE SEQUENCE a;\n" +
 		"create   Temporary\tsequence b start with 7; SELECT NEXTVAL(b); CREATE SEQUENCE c; DROP TEMPORARY SEQUENCE b, d; DROP SEQUENCE a"
-	steps, err := translate(newParser(), q, "db")
+	steps, err := translate(newParser(), q, stmtEnv{db: "db"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,9 @@
 // this front end's connections: a role's own, or any for a superuser.
 //
 // SHOW TABLES and information_schema list a role the sequences it holds
-// a privilege on or owns (infoschema.go), as MariaDB's list a user's.
+// a privilege on or owns (catalog.MySQL's views, which the executor
+// resolves for the trees built here: build_show.go), as MariaDB's list a
+// user's.
 //
 // In cluster mode only the leader serves: a standby refuses connections
 // in place of the handshake (1053, 08S01), which MySQL's drivers take

@@ -2,9 +2,7 @@ package mysqlwire
 
 import (
 	"context"
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/executor"
-	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/sqlerr"
 )
 
@@ -115,7 +112,7 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 			err = toSQLError(err)
 		}
 	}()
-	steps, err := translate(cn.parser, query, cn.db)
+	steps, err := translate(cn.parser, query, cn.env())
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +120,9 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 		return nil, unsupported("preparing several statements at once")
 	}
 	ps := &prepared{st: &steps[0]}
+	if stepHook != nil {
+		stepHook(ps.st)
+	}
 	var tree *pg.Node
 	switch {
 	case ps.st.acts:
@@ -141,21 +141,6 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 			return nil, err
 		}
 		st, n := ps.st.stmt, ps.st.params
-		if st == nil {
-			var text string
-			text, n = numberMarkers(ps.st.sql)
-			if parseHook != nil {
-				parseHook(text)
-			}
-			stmts, err := pgsql.Parse(text)
-			if err != nil {
-				return nil, err
-			}
-			if len(stmts) != 1 {
-				return nil, unsupported("this statement")
-			}
-			st = &stmts[0]
-		}
 		tree = st.Node
 		if ps.p, err = sess.Prepare(st, nil); err != nil {
 			return nil, ps.st.tableErr(st.Locate(err))
@@ -228,29 +213,4 @@ func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData
 	}
 	res, err = cn.atomically(ctx, sess, ps.st, func() (*sqltypes.Result, error) { return cn.runPrepared(ctx, sess, ps.p, ps.st, params) })
 	return res, ps.st.tableErr(err)
-}
-
-// numberMarkers turns the ? markers of restored text (outside quotes)
-// into PostgreSQL's $1, $2, ...; n is how many there were.
-func numberMarkers(q string) (string, int) {
-	var b strings.Builder
-	n := 0
-	var quote byte
-	for i := 0; i < len(q); i++ {
-		ch := q[i]
-		switch {
-		case quote != 0:
-			if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"':
-			quote = ch
-		case ch == '?':
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteByte(ch)
-	}
-	return b.String(), n
 }

@@ -62,21 +62,15 @@ func (cn *conn) rename(rs []renaming) error {
 	return cn.commit(ctx, sess)
 }
 
-// renameOne renames one sequence: its name, then its schema. A name
-// left as it is within its schema is taken (by itself): 1050, as in
-// MariaDB.
+// renameOne renames one sequence: its name, then its schema (the
+// session's RenameSequence). A name left as it is within its schema is
+// taken (by itself): 1050, as in MariaDB.
 func (cn *conn) renameOne(ctx context.Context, sess *executor.Session, r renaming) error {
-	if r.to != r.from || r.toSchema == r.fromSchema {
-		q := "ALTER SEQUENCE " + quote(r.fromSchema) + "." + quote(r.from) + " RENAME TO " + quote(r.to)
-		if _, err := cn.exec(ctx, sess, q, nil); err != nil {
-			return renameError(err, r)
-		}
-	}
-	if r.toSchema != r.fromSchema {
-		q := "ALTER SEQUENCE " + quote(r.fromSchema) + "." + quote(r.to) + " SET SCHEMA " + quote(r.toSchema)
-		if _, err := cn.exec(ctx, sess, q, nil); err != nil {
-			return renameError(err, r)
-		}
+	err := cn.typed(ctx, sess, func(ctx context.Context) error {
+		return sess.RenameSequence(ctx, r.fromSchema, r.from, r.toSchema, r.to)
+	})
+	if err != nil {
+		return renameError(err, r)
 	}
 	return nil
 }

@@ -175,6 +175,8 @@ func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Lim
 				row[i] = int64(v)
 			case nil:
 				row[i] = nil
+			case interface{ ToString() string }: // a hexadecimal or bit literal: its bytes
+				row[i] = v.ToString()
 			default:
 				row[i] = fmt.Sprint(v)
 			}

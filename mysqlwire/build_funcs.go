@@ -1,0 +1,354 @@
+package mysqlwire
+
+import (
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/types"
+	vmysql "github.com/seqd/seqd/internal/vitess/mysql"
+
+	"github.com/seqd/seqd/executor"
+)
+
+// The functions: the sequence functions in the spellings the executor
+// gives MariaDB's meaning (seqd_mariadb_nextval, ...), the session's as
+// the connection's values, MySQL's that PostgreSQL spells or means
+// otherwise as PostgreSQL's that mean the same, any other as the
+// function of its name.
+
+// specialCalls are the functions TiDB's tree holds as calls that are
+// MySQL syntax of their own (DATE 'x', EXTRACT(x FROM y), ...), and the
+// keyword functions of dates and times, which seqd does not have.
+var specialCalls = map[string]bool{
+	"adddate": true, "subdate": true, "date_add": true, "date_sub": true, "extract": true, ast.WeightString: true,
+	ast.DateLiteral: true, ast.TimeLiteral: true, ast.TimestampLiteral: true, ast.JSONMemberOf: true,
+	"now": true, "current_timestamp": true, "localtime": true, "localtimestamp": true, "sysdate": true, "curdate": true,
+	"current_date": true, "curtime": true, "current_time": true, "utc_date": true, "utc_time": true, "utc_timestamp": true,
+}
+
+// renamedFuncs are MySQL's functions built as PostgreSQL's of another
+// name: LENGTH counts bytes, CHAR_LENGTH characters.
+var renamedFuncs = map[string]string{"length": "octet_length", "char_length": "char_length", "character_length": "char_length",
+	"lcase": "lower", "ucase": "upper", "locate": "strpos", "position": "strpos", "std": "stddev_pop", "stddev": "stddev_pop",
+	"variance": "var_pop"}
+
+// call is a function's call.
+func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
+	name := x.FnName.L
+	if x.Schema.O != "" || x.Tp == ast.FuncCallExprTypeGeneric {
+		return nil, unsupported("stored functions (" + x.Schema.O + "." + x.FnName.O + "())")
+	}
+	if f, ok, err := b.sequenceCall(x); ok || err != nil {
+		return f, err
+	}
+	if n, ok := b.sessionCall(x); ok {
+		return n, nil
+	}
+	if specialCalls[name] {
+		return nil, unsupported(x.FnName.O + "()")
+	}
+	switch name {
+	case "if", "ifnull", "coalesce", "nullif", "greatest", "least":
+		return b.conditional(x)
+	case "concat":
+		return b.concat(x.Args)
+	case "trim":
+		return b.trim(x)
+	case "convert": // CONVERT(x USING charset): text is text in every UTF-8
+		if len(x.Args) != 2 {
+			return nil, unsupported("this CONVERT()")
+		}
+		if cs := strings.ToLower(valueText(x.Args[1])); cs == "utf8" || cs == "utf8mb3" || cs == "utf8mb4" {
+			return b.expr(x.Args[0])
+		}
+		return nil, unsupported("CONVERT(... USING " + valueText(x.Args[1]) + ")")
+	case "locate", "position":
+		if len(x.Args) != 2 {
+			return nil, unsupported(x.FnName.O + "() with a position to start from")
+		}
+		args, err := b.exprs([]ast.ExprNode{x.Args[1], x.Args[0]}) // strpos(string, substring)
+		if err != nil {
+			return nil, err
+		}
+		return funcCall("strpos", args), nil
+	}
+	if to, ok := renamedFuncs[name]; ok {
+		args, err := b.exprs(x.Args)
+		return funcCall(to, args), err
+	}
+	pgName, ok := funcName(x.FnName.O)
+	if !ok {
+		return nil, unsupported(x.FnName.O + "()")
+	}
+	args, err := b.exprs(x.Args)
+	if err != nil {
+		return nil, err
+	}
+	return funcCall(pgName, args), nil
+}
+
+// sequenceCall is a call of a sequence function: a spelling renamed
+// before parsing (a plain call, its sequence a column: rename), or
+// NEXTVAL(s), NEXT VALUE FOR s, LASTVAL(s), SETVAL(s, ...), their
+// sequence a table's name; as the spelling the executor gives MariaDB's
+// meaning. The sequence's name keeps its case.
+func (b *builder) sequenceCall(x *ast.FuncCallExpr) (*pg.Node, bool, error) {
+	if len(x.Args) == 0 {
+		return nil, false, nil
+	}
+	var to string
+	var seq *pg.Node
+	if kind, ok := strings.CutPrefix(x.FnName.L, renamedPrefix); ok {
+		kind, _, _ = strings.Cut(kind, "_")
+		c, col := x.Args[0].(*ast.ColumnNameExpr)
+		if to, ok = renamedSpelling(kind); !ok || !col {
+			return nil, false, nil
+		}
+		seq = columnRef(c.Name.Schema.O, c.Name.Table.O, c.Name.Name.O)
+	} else {
+		t, named := x.Args[0].(*ast.TableNameExpr)
+		if to, ok = executor.MariaDBSpelling(x.FnName.L); !ok || !named {
+			return nil, false, nil
+		}
+		seq = columnRef(t.Name.Schema.O, t.Name.Name.O)
+	}
+	args, err := b.exprs(x.Args[1:])
+	if err != nil {
+		return nil, false, err
+	}
+	return funcCall(to, append([]*pg.Node{seq}, args...)), true, nil
+}
+
+// sessionCall is a session function's value: the connection's database
+// (NULL for none), user, thread ID; LAST_INSERT_ID() is 0, there being
+// no AUTO_INCREMENT.
+func (b *builder) sessionCall(x *ast.FuncCallExpr) (*pg.Node, bool) {
+	if len(x.Args) > 0 {
+		return nil, false
+	}
+	switch x.FnName.L {
+	case "database", "schema":
+		if b.env.db == "" {
+			return nullConst(), true
+		}
+		return strConst(b.env.db), true
+	case "user", "current_user", "session_user", "system_user":
+		return strConst(b.env.user), true
+	case "connection_id":
+		return numConst(strconv.FormatUint(uint64(b.env.thread), 10)), true
+	case "last_insert_id":
+		return intConst(0), true
+	case "version":
+		return strConst(ServerVersion), true
+	}
+	return nil, false
+}
+
+// conditional is IF, IFNULL, COALESCE, NULLIF, GREATEST and LEAST.
+func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
+	name := x.FnName.L
+	want := map[string]int{"if": 3, "ifnull": 2, "nullif": 2}[name]
+	if want > 0 && len(x.Args) != want || len(x.Args) == 0 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	if name == "if" {
+		c, err := b.cond(x.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		xs, err := b.exprs(x.Args[1:])
+		if err != nil {
+			return nil, err
+		}
+		return caseWhen(c, xs[0], xs[1]), nil
+	}
+	args, err := b.exprs(x.Args)
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case "ifnull", "coalesce":
+		return coalesce(args...), nil
+	case "nullif":
+		return nullIf(args[0], args[1]), nil
+	}
+	// MySQL's GREATEST and LEAST are NULL when an argument is; PostgreSQL's
+	// skip NULLs. The arguments are read twice: only those a second read
+	// cannot change (no call, no subquery) are taken.
+	op := pg.MinMaxOp_IS_GREATEST
+	if name == "least" {
+		op = pg.MinMaxOp_IS_LEAST
+	}
+	var anyNull []*pg.Node
+	for _, a := range args {
+		if !readTwice(a) {
+			return nil, unsupported(x.FnName.O + "() of a function's call or a subquery")
+		}
+		anyNull = append(anyNull, &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: a, Nulltesttype: pg.NullTestType_IS_NULL, Location: noLoc}}})
+	}
+	mm := &pg.Node{Node: &pg.Node_MinMaxExpr{MinMaxExpr: &pg.MinMaxExpr{Op: op, Args: args, Location: noLoc}}}
+	if len(anyNull) == 1 {
+		return mm, nil
+	}
+	return caseWhen(boolExpr(pg.BoolExprType_OR_EXPR, anyNull...), nullConst(), mm), nil
+}
+
+// readTwice reports whether n reads the same each time it is read: it
+// holds no call and no subquery.
+func readTwice(n *pg.Node) bool {
+	switch x := n.Node.(type) {
+	case *pg.Node_AConst, *pg.Node_ColumnRef, *pg.Node_ParamRef:
+		return true
+	case *pg.Node_AExpr:
+		return (x.AExpr.Lexpr == nil || readTwice(x.AExpr.Lexpr)) && (x.AExpr.Rexpr == nil || readTwice(x.AExpr.Rexpr))
+	case *pg.Node_TypeCast:
+		return readTwice(x.TypeCast.Arg)
+	}
+	return false
+}
+
+// concat is CONCAT: its arguments' text, NULL when one is NULL
+// (PostgreSQL's concat skips NULLs; its || does not).
+func (b *builder) concat(xs []ast.ExprNode) (*pg.Node, error) {
+	if len(xs) == 0 {
+		return nil, wrongArgCount("CONCAT")
+	}
+	args := make([]*pg.Node, len(xs))
+	for i, x := range xs {
+		var err error
+		if args[i], err = b.shown(x); err != nil {
+			return nil, err
+		}
+	}
+	out := typeCast(args[0], typeName("text"))
+	for _, a := range args[1:] {
+		out = aexpr(pg.A_Expr_Kind_AEXPR_OP, "||", out, typeCast(a, typeName("text")))
+	}
+	return out, nil
+}
+
+// trim is TRIM([BOTH | LEADING | TRAILING] [remstr] FROM str): TiDB's
+// arguments are str, remstr and the direction.
+func (b *builder) trim(x *ast.FuncCallExpr) (*pg.Node, error) {
+	args, err := b.exprs(x.Args[:min(len(x.Args), 2)])
+	if err != nil {
+		return nil, err
+	}
+	name := "btrim"
+	if len(x.Args) == 3 {
+		if d, ok := x.Args[2].(*ast.TrimDirectionExpr); ok {
+			name = map[ast.TrimDirectionType]string{ast.TrimLeading: "ltrim", ast.TrimTrailing: "rtrim"}[d.Direction]
+			if name == "" {
+				name = "btrim"
+			}
+		}
+	}
+	return funcCall(name, args), nil
+}
+
+// valueText is a literal's text ("" for another expression).
+func valueText(x ast.ExprNode) string {
+	if v, ok := x.(ast.ValueExpr); ok {
+		if s, ok := v.GetValue().(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// cast is CAST(x AS type), CONVERT(x, type) and BINARY x (a string that
+// compares by its bytes: seqd's strings do, but for LIKE: like).
+func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
+	v, err := b.expr(x.Expr)
+	if err != nil || x.FunctionType == ast.CastBinaryOperator {
+		return v, err
+	}
+	tp := x.Tp
+	switch tp.GetType() {
+	case mysql.TypeLonglong:
+		if !mysql.HasUnsignedFlag(tp.GetFlag()) {
+			return typeCast(v, typeName("int8")), nil
+		}
+		// UNSIGNED: a negative number wraps around 2^64, as in MySQL.
+		wrap := numConst("18446744073709551616")
+		n := aexpr(pg.A_Expr_Kind_AEXPR_OP, "+", typeCast(v, typeName("numeric", 20, 0)), wrap)
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "%", n, numConst("18446744073709551616")), nil
+	case mysql.TypeVarString, mysql.TypeString:
+		if tp.GetCharset() == "binary" {
+			return nil, unsupported("CAST AS BINARY")
+		}
+		if n := tp.GetFlen(); n > 0 {
+			return typeCast(v, typeName("varchar", int32(min(n, 1<<20)))), nil
+		}
+		return typeCast(v, typeName("text")), nil
+	case mysql.TypeNewDecimal:
+		p, s := tp.GetFlen(), tp.GetDecimal()
+		if p <= 0 {
+			p = 10 // MySQL's DECIMAL is DECIMAL(10, 0)
+		}
+		return typeCast(v, typeName("numeric", int32(p), int32(max(s, 0)))), nil
+	case mysql.TypeDouble:
+		return typeCast(v, typeName("float8")), nil
+	case mysql.TypeFloat:
+		return typeCast(v, typeName("float4")), nil
+	}
+	return nil, unsupported("CAST AS " + strings.ToUpper(types.TypeStr(tp.GetType())))
+}
+
+// aggregate is an aggregate's call: GROUP_CONCAT as string_agg, of its
+// arguments' text (concat), its separator last in TiDB's arguments.
+func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
+	name := strings.ToLower(x.F)
+	if name == "group_concat" {
+		return b.groupConcat(x)
+	}
+	if strings.HasPrefix(name, "bit_") {
+		return nil, unsupported(x.F + "(), of unsigned integers")
+	}
+	if to, ok := renamedFuncs[name]; ok {
+		name = to
+	} else if pgName, ok := funcName(x.F); ok {
+		name = pgName
+	} else {
+		return nil, unsupported(x.F + "()")
+	}
+	args, err := b.exprs(x.Args)
+	if err != nil {
+		return nil, err
+	}
+	n := funcCall(name, args)
+	n.GetFuncCall().AggDistinct = x.Distinct
+	return n, nil
+}
+
+func (b *builder) groupConcat(x *ast.AggregateFuncExpr) (*pg.Node, error) {
+	if len(x.Args) < 2 {
+		return nil, unsupported("this GROUP_CONCAT()")
+	}
+	v, err := b.concat(x.Args[:len(x.Args)-1])
+	if err != nil {
+		return nil, err
+	}
+	sep, err := b.expr(x.Args[len(x.Args)-1])
+	if err != nil {
+		return nil, err
+	}
+	n := funcCall("string_agg", []*pg.Node{v, sep})
+	f := n.GetFuncCall()
+	f.AggDistinct = x.Distinct
+	if x.Order != nil {
+		if f.AggOrder, err = b.orderBy(x.Order.Items); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// wrongArgCount is MariaDB's error for a call of fn with a wrong number
+// of arguments (ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT).
+func wrongArgCount(fn string) error {
+	return vmysql.NewSQLError(1582, "42000", "Incorrect parameter count in the call to native function '%s'", fn)
+}
