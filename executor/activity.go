@@ -160,6 +160,13 @@ func newBackend(s *Session) {
 // what it was sent.
 func (s *Session) ShowAs(text string) { s.clientText = text }
 
+// StartsAt gives the time the front end read as the next statement
+// began (for its own metrics), which pg_stat_activity's query_start then
+// shares rather than reading the clock again; zero takes it back (the
+// session reads the clock itself). A front end sets it before Execute and
+// clears it after, so that no later statement takes it.
+func (s *Session) StartsAt(t time.Time) { s.startsAt = t }
+
 // activityBegin records that the session runs a statement of text (or
 // what ShowAs named).
 func (s *Session) activityBegin(text string) {
@@ -178,7 +185,10 @@ func (s *Session) activityBegin(text string) {
 		return
 	}
 	b := s.backend
-	now := time.Now()
+	now := s.startsAt
+	if now.IsZero() {
+		now = time.Now()
+	}
 	b.mu.Lock()
 	if !b.active {
 		if b.status != 'I' && !b.changed.IsZero() {
@@ -222,7 +232,11 @@ func (s *Session) disableActivity() {
 // request in full (the rows of a result are computed as they are sent),
 // where PostgreSQL's is ready for the next query. Until then the session
 // shows as active, with what Execute last ran.
-func (s *Session) Idle() {
+func (s *Session) Idle() { s.IdleAt(time.Time{}) }
+
+// IdleAt is Idle at time now, a time the front end has read already
+// (zero: the session reads the clock).
+func (s *Session) IdleAt(now time.Time) {
 	s.clientText = ""
 	b := s.backend
 	if s.appVersion != s.pathVersion { // a setting changed: application_name may have
@@ -253,7 +267,9 @@ func (s *Session) Idle() {
 		status = 'T' // the implicit transaction goes on to its Sync
 	}
 
-	now := time.Now()
+	if now.IsZero() {
+		now = time.Now()
+	}
 	b.mu.Lock()
 	b.commits, b.rollbacks = b.commits+commits, b.rollbacks+rollbacks
 	if b.active && !b.activeSince.IsZero() {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/seqd/seqd/eval"
 
@@ -142,7 +143,8 @@ type Session struct {
 	// track caches track_activities while trackVersion is pathVersion+1.
 	track        bool
 	trackVersion uint64
-	clientText   string // ShowAs
+	clientText   string    // ShowAs
+	startsAt     time.Time // StartsAt
 	// waitCtx is waitParent with the backend's WaitState: front ends
 	// that run statements under one long-lived context derive it once.
 	waitCtx, waitParent context.Context

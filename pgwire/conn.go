@@ -76,6 +76,9 @@ type conn struct {
 	rd        pgproto3.RowDescription  // rowDescription's scratch
 	tag       []byte                   // the command tag's scratch
 	cc        pgproto3.CommandComplete // commandComplete's reused message
+	// wallAt is the wall clock as now last read it, in this answer (zero:
+	// not yet; flush clears it).
+	wallAt time.Time
 	// observed is OnStatement's answer for the last (tag, code).
 	observed struct {
 		tag, code string
@@ -97,8 +100,23 @@ func (c *conn) send(msg pgproto3.BackendMessage) {
 // (a long result in the simple protocol) does not pin its memory.
 const maxKeptWrite = 1 << 20
 
+// now is the time, for a statement's metrics and pg_stat_activity: the
+// wall clock is read once per answer (flush clears it), and later times
+// are that reading advanced by the monotonic clock, one clock read where
+// time.Now makes two (the pipelined path read the clock five times per
+// statement: a tenth of its CPU). A step of the wall clock shows from the
+// next answer on.
+func (c *conn) now() time.Time {
+	if c.wallAt.IsZero() {
+		c.wallAt = time.Now()
+		return c.wallAt
+	}
+	return c.wallAt.Add(time.Since(c.wallAt))
+}
+
 // flush writes the messages sent so far.
 func (c *conn) flush() error {
+	c.wallAt = time.Time{}
 	if err := c.encodeErr; err != nil {
 		c.encodeErr = nil
 		c.wbuf = c.wbuf[:0]
@@ -335,7 +353,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		if errors.Is(context.Cause(ctx), errShutdown) {
 			return true // serve ends the connection with 57P01
 		}
-		c.sess.Idle()
+		c.sess.IdleAt(c.now())
 		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 		return c.flush() == nil
 	case *pgproto3.Sync:
@@ -345,7 +363,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 			c.send(toErrorResponse(err))
 		}
 		c.failed = false
-		c.sess.Idle()
+		c.sess.IdleAt(c.now())
 		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 		return c.flush() == nil
 	case *pgproto3.Flush:
@@ -356,22 +374,25 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		if c.failed {
 			return true // discarded until Sync, as PostgreSQL does
 		}
-		// Only an Execute is timed (a pipeline's other messages cost two
-		// clock reads each for nothing); a failed message before one (a
-		// Parse that does not parse, a Bind that does not bind) counts
-		// with the time of its own handling, read only then.
+		// Only an Execute is timed (a pipeline's other messages cost a
+		// clock read each for nothing), with one clock read that the
+		// session's pg_stat_activity shares (StartsAt); a failed message
+		// before one (a Parse that does not parse, a Bind that does not
+		// bind) counts with the time of its own handling, read only then.
 		c.sess.BeginImplicit(false)
 		var began time.Time
 		execute, isExecute := msg.(*pgproto3.Execute)
-		if c.srv.cfg.OnStatement != nil && isExecute {
-			began = time.Now()
-		}
-		sctx, cancel := ctx, context.CancelFunc(func() {})
+		var err error
 		if isExecute {
-			sctx, cancel = c.sess.StatementContext(ctx)
+			began = c.now()
+			c.sess.StartsAt(began)
+			sctx, cancel := c.sess.StatementContext(ctx)
+			err = c.extended(sctx, msg)
+			cancel()
+			c.sess.StartsAt(time.Time{})
+		} else {
+			err = c.extended(ctx, msg)
 		}
-		err := c.extended(sctx, msg)
-		cancel()
 		if c.srv.cfg.OnStatement != nil {
 			if isExecute {
 				tag := ""
@@ -380,7 +401,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 				}
 				c.observe(tag, err, began)
 			} else if err != nil {
-				c.observe("", err, time.Now()) // its handling's time is not known: 0
+				c.observe("", err, time.Time{}) // its handling's time is not known: 0
 			}
 		}
 		if err != nil {
@@ -450,5 +471,9 @@ func (c *conn) observe(tag string, err error, began time.Time) {
 	if o.f == nil || o.tag != tag || o.code != code {
 		o.tag, o.code, o.f = tag, code, c.srv.cfg.OnStatement(tag, code)
 	}
-	o.f(time.Since(began))
+	var d time.Duration
+	if !began.IsZero() {
+		d = time.Since(began)
+	}
+	o.f(d)
 }

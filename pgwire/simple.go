@@ -33,13 +33,12 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		c.sess.BeginImplicit(true)
 	}
 	for i := range stmts {
-		var began time.Time
-		if c.srv.cfg.OnStatement != nil {
-			began = time.Now()
-		}
+		began := c.now()
+		c.sess.StartsAt(began)
 		sctx, cancel := c.sess.StatementContext(ctx)
 		tag, err := c.simpleStatement(sctx, &stmts[i])
 		cancel()
+		c.sess.StartsAt(time.Time{})
 		c.observe(tag, err, began)
 		if err != nil {
 			c.sess.Abort()
