@@ -32,8 +32,7 @@ var specialCalls = map[string]bool{
 // renamedFuncs are MySQL's functions built as PostgreSQL's of another
 // name: LENGTH counts bytes, CHAR_LENGTH characters.
 var renamedFuncs = map[string]string{"length": "octet_length", "char_length": "char_length", "character_length": "char_length",
-	"lcase": "lower", "ucase": "upper", "locate": "strpos", "position": "strpos", "std": "stddev_pop", "stddev": "stddev_pop",
-	"variance": "var_pop"}
+	"lcase": "lower", "ucase": "upper", "std": "stddev_pop", "stddev": "stddev_pop", "variance": "var_pop"}
 
 // call is a function's call.
 func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
@@ -151,7 +150,7 @@ func (b *builder) sessionCall(x *ast.FuncCallExpr) (*pg.Node, bool) {
 func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 	name := x.FnName.L
 	want := map[string]int{"if": 3, "ifnull": 2, "nullif": 2}[name]
-	if want > 0 && len(x.Args) != want || len(x.Args) == 0 {
+	if want > 0 && len(x.Args) != want || len(x.Args) < 2 && name != "coalesce" || len(x.Args) == 0 {
 		return nil, wrongArgCount(x.FnName.O)
 	}
 	if name == "if" {
@@ -190,9 +189,6 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		anyNull = append(anyNull, &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: a, Nulltesttype: pg.NullTestType_IS_NULL, Location: noLoc}}})
 	}
 	mm := &pg.Node{Node: &pg.Node_MinMaxExpr{MinMaxExpr: &pg.MinMaxExpr{Op: op, Args: args, Location: noLoc}}}
-	if len(anyNull) == 1 {
-		return mm, nil
-	}
 	return caseWhen(boolExpr(pg.BoolExprType_OR_EXPR, anyNull...), nullConst(), mm), nil
 }
 

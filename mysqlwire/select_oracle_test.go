@@ -129,6 +129,11 @@ func TestSelectsRefused(t *testing.T) {
 			t.Errorf("%s: %v, want 1235 naming %s", c.q, err, c.what)
 		}
 	}
+	for _, q := range []string{"SELECT GREATEST(1)", "SELECT IF(1, 2)", "SELECT IFNULL(1)"} {
+		if _, err := db.Exec(q); number(err) != 1582 {
+			t.Errorf("%s: %v, want 1582 (a wrong number of arguments)", q, err)
+		}
+	}
 	for _, q := range []string{"SELECT ?", "SELECT NEXTVAL(s), ? FROM s"} {
 		_, err := db.Exec(q)
 		if number(err) != 1064 || !strings.Contains(err.Error(), "near '?") {
