@@ -110,8 +110,12 @@ type Store struct {
 	failed error       // set when Pebble reported a fatal commit error or the directory went
 	full   bool        // the last commit found the file system below the reserve
 	rev    storage.Rev // last committed revision
-	id     identity    // as last written (by Open, then the watcher, then Close); id.revision the revision recorded
-	fresh  bool        // Open created the store
+	// owner is ownerKey's value. Only this Store writes it (Pebble's lock
+	// keeps other processes out of the directory), so Commit fences with
+	// it rather than reading the key again: a read per commit.
+	owner uint64
+	id    identity // as last written (by Open, then the watcher, then Close); id.revision the revision recorded
+	fresh bool     // Open created the store
 	// records is how many records Open found (and so checked).
 	records int
 
@@ -240,7 +244,7 @@ func openPebble(fs vfs.FS, dir string, o Options, readOnly bool) (s *Store, err 
 	s.db = db
 	rev, err := s.getUint(revKey)
 	if err == nil {
-		_, err = s.getUint(ownerKey)
+		s.owner, err = s.getUint(ownerKey)
 	}
 	if err == nil {
 		err = s.verify(rev)
@@ -339,7 +343,10 @@ func (s *Store) Acquire(ctx context.Context) (storage.Token, error) {
 	b := s.db.NewBatch()
 	defer b.Close()
 	putUint(b, ownerKey, cur+1)
-	if err := s.commitLocked(b); err != nil {
+	err = s.commitLocked(b)
+	// Even when the outcome is unknown: the old token is fenced either way.
+	s.owner = cur + 1
+	if err != nil {
 		return 0, fmt.Errorf("seqd: acquire: %w", err)
 	}
 	return storage.Token(cur + 1), nil
@@ -383,12 +390,8 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 	if s.failed != nil {
 		return 0, s.failed
 	}
-	owner, err := s.getUint(ownerKey)
-	if err != nil {
-		return 0, err
-	}
-	if storage.Token(owner) != token {
-		return 0, fmt.Errorf("%w: token %d, owner %d", storage.ErrFenced, token, owner)
+	if storage.Token(s.owner) != token {
+		return 0, fmt.Errorf("%w: token %d, owner %d", storage.ErrFenced, token, s.owner)
 	}
 	if err := s.checkSpaceLocked(); err != nil {
 		return 0, err
