@@ -37,6 +37,18 @@ type Cluster struct {
 	TLS     selfsigned.Chain
 	stopped []bool
 	configs []func() *embed.Config // each member's configuration, for Restart
+	// peers are the proxies in front of each member's peer port, with
+	// Options.PeerProxies (nil without).
+	peers []*Proxy
+}
+
+// Options are a cluster's choices beyond its size. The zero value is
+// StartIn's cluster.
+type Options struct {
+	// PeerProxies puts a Proxy in front of every member's peer port, as
+	// the address its peers know it by, so that Isolate can cut a
+	// member off from its peers while its clients still reach it.
+	PeerProxies bool
 }
 
 // Stop stops member i (a crash, as far as its peers and clients see).
@@ -70,7 +82,11 @@ func freePorts(n int) ([]int, error) {
 
 // StartIn runs a cluster of n members with their data under dir, for
 // commands (the clustered soak); Close stops it.
-func StartIn(dir string, n int) (*Cluster, error) { return startIn(dir, n, "") }
+func StartIn(dir string, n int) (*Cluster, error) { return startIn(dir, n, "", Options{}) }
+
+// StartWith runs a cluster of n members with their data under dir, as
+// opts asks; Close stops it.
+func StartWith(dir string, n int, opts Options) (*Cluster, error) { return startIn(dir, n, "", opts) }
 
 // Snapshot saves the cluster's data to path, as `etcdctl snapshot save`
 // does.
@@ -88,9 +104,11 @@ func (c *Cluster) Snapshot(path string) error {
 // StartFromSnapshotIn runs a one-member cluster with its data under dir,
 // restored from an etcd snapshot as `etcdutl snapshot restore` does, with
 // etcd's own restore code.
-func StartFromSnapshotIn(dir, snapshot string) (*Cluster, error) { return startIn(dir, 1, snapshot) }
+func StartFromSnapshotIn(dir, snapshot string) (*Cluster, error) {
+	return startIn(dir, 1, snapshot, Options{})
+}
 
-func startIn(dir string, n int, snapshot string) (*Cluster, error) {
+func startIn(dir string, n int, snapshot string, opts Options) (*Cluster, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -98,19 +116,34 @@ func startIn(dir string, n int, snapshot string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each member's peers know it by its peer URL, or its proxy's.
+	c := &Cluster{}
+	advertised := make([]string, n)
 	var initial []string
 	for i := range n {
-		initial = append(initial, fmt.Sprintf("m%d=http://127.0.0.1:%d", i, ports[2*i+1]))
+		advertised[i] = fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])
+		if opts.PeerProxies {
+			p, err := newProxy(advertised[i], true)
+			if err != nil {
+				c.Close()
+				return nil, err
+			}
+			c.peers = append(c.peers, p)
+			advertised[i] = p.Addr()
+		}
+		initial = append(initial, fmt.Sprintf("m%d=http://%s", i, advertised[i]))
 	}
 	tlsDir := filepath.Join(dir, "tls")
 	if err := os.MkdirAll(tlsDir, 0o700); err != nil {
+		c.Close()
 		return nil, err
 	}
 	chain, err := selfsigned.WriteChain(tlsDir)
 	if err != nil {
+		c.Close()
 		return nil, err
 	}
-	c := &Cluster{TLS: chain}
+	c.TLS = chain
 	for i := range n {
 		config := func() *embed.Config {
 			cfg := embed.NewConfig()
@@ -120,8 +153,9 @@ func startIn(dir string, n int, snapshot string) (*Cluster, error) {
 			cfg.ClientTLSInfo = transport.TLSInfo{CertFile: chain.ServerCert, KeyFile: chain.ServerKey,
 				TrustedCAFile: chain.CA, ClientCertAuth: true}
 			pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]))
+			au, _ := url.Parse("http://" + advertised[i])
 			cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
-			cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
+			cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*au}
 			cfg.InitialCluster = strings.Join(initial, ",")
 			cfg.InitialClusterToken = "seqd-test"
 			// Warnings and errors to a file beside the data, for the
@@ -195,10 +229,36 @@ func (c *Cluster) Leader() int {
 	return -1
 }
 
-// Close stops every member.
+// Close stops every member (and the proxies in front of them).
 func (c *Cluster) Close() {
 	for i := range c.Members {
 		c.Stop(i)
+	}
+	for _, p := range c.peers {
+		p.Close()
+	}
+}
+
+// Isolate cuts member i off from its peers, both ways, as a network
+// partition would; its clients still reach it, and it still accepts
+// their requests. It needs Options.PeerProxies.
+func (c *Cluster) Isolate(i int) { c.isolate(i, true) }
+
+// Rejoin ends Isolate(i).
+func (c *Cluster) Rejoin(i int) { c.isolate(i, false) }
+
+func (c *Cluster) isolate(i int, cut bool) {
+	if c.peers == nil {
+		panic("localetcd: Isolate needs a cluster started with Options.PeerProxies")
+	}
+	id := c.Members[i].Server.MemberID().String()
+	for j, p := range c.peers {
+		switch {
+		case j != i:
+			p.cutMember(id, cut) // what i sends j
+		default:
+			p.set(func() { p.cutAll = cut }) // what anyone sends i
+		}
 	}
 }
 
