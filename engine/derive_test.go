@@ -20,268 +20,357 @@ import (
 // would, after every kind of change to the catalog; and promoted at the
 // end, what an owner opening the store would.
 func TestDerive(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 29))
-	st := memstore.New()
-	lead := func() bool { return true }
-	a, err := Open(ctx, Config{Store: st, Leadership: lead})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { a.Close() }()
-	if _, err := a.CreateSchema(ctx, "app", "", false); err != nil {
-		t.Fatal(err)
-	}
-	name := func(i int) Name {
-		schema := "public"
-		if i%4 == 3 {
-			schema = "app"
+	r := newDeriveRun(t)
+	ops := r.ops()
+	for round := range 600 {
+		for range 1 + r.rng.IntN(3) {
+			ops[r.rng.IntN(len(ops))]()
 		}
-		n, err := NewName(schema, fmt.Sprintf("s%d", i))
-		if err != nil {
-			t.Fatal(err)
+		quiesce(r.a)
+		r.watch()
+		if len(r.changes) == 0 || r.rng.IntN(3) > 0 {
+			continue
 		}
-		return n
+		r.deriveAndCompare(round)
 	}
-	live := map[int]bool{}
-	for i := range 20 {
-		if _, err := a.Create(ctx, name(i), seqmath.Spec{Cache: i64(int64(1 + 10*(i%3)))}, false); err != nil {
-			t.Fatal(err)
-		}
-		live[i] = true
+	if r.followed < 100 || r.derived < 50 {
+		t.Fatalf("followed %d changes in place and derived %d engines: too few to tell", r.followed, r.derived)
 	}
-	quiesce(a)
-	revs := map[string]storage.Rev{}
-	load := func() {
-		clear(revs)
-		if err := st.Load(ctx, func(kv storage.KV) error { revs[kv.Key] = kv.Rev; return nil }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	load()
-	snap, err := Open(ctx, Config{Store: st, ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r.promoteAndCompare()
+}
+
+// deriveRun is one run of TestDerive: an owner a changing the catalog at
+// random, and a follower's snapshot snap with the changes it has not
+// taken in place. Not safe for concurrent use.
+type deriveRun struct {
+	t    *testing.T
+	rng  *rand.Rand
+	st   *memstore.Store
+	lead func() bool
+	a    *Engine
+	// live holds the numbers of the sequences that exist (see name).
+	live map[int]bool
+	// revs is each key's revision in the store as the last load saw it.
+	revs map[string]storage.Rev
+	snap *Engine
 	// changes: those snap did not take in place, in the order a watch
 	// delivers them (by revision; deletes, whose revisions a listing
 	// does not show, first: no key is both deleted and written in one
 	// round, as the store ends up).
-	var changes []storage.KV
-	followed, derived := 0, 0
-	watch := func() {
-		before := maps.Clone(revs)
-		load()
-		var round []storage.KV
-		for k := range before {
-			if _, ok := revs[k]; !ok {
-				round = append(round, storage.KV{Key: k})
-			}
-		}
-		var puts []storage.KV
-		if err := st.Load(ctx, func(kv storage.KV) error {
-			if before[kv.Key] != kv.Rev {
-				puts = append(puts, storage.KV{Key: kv.Key, Value: slices.Clone(kv.Value), Rev: kv.Rev})
-			}
-			return nil
-		}); err != nil {
+	changes           []storage.KV
+	followed, derived int
+}
+
+// newDeriveRun opens the owner with schema app and sequences s0..s19,
+// and the follower's snapshot of them.
+func newDeriveRun(t *testing.T) *deriveRun {
+	r := &deriveRun{
+		t:    t,
+		rng:  rand.New(rand.NewPCG(7, 29)),
+		st:   memstore.New(),
+		lead: func() bool { return true },
+		live: map[int]bool{},
+		revs: map[string]storage.Rev{},
+	}
+	a, err := Open(ctx, Config{Store: r.st, Leadership: r.lead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.a = a
+	t.Cleanup(func() { a.Close() })
+	if _, err := a.CreateSchema(ctx, "app", "", false); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, err := a.Create(ctx, r.name(i), seqmath.Spec{Cache: i64(int64(1 + 10*(i%3)))}, false); err != nil {
 			t.Fatal(err)
 		}
-		slices.SortFunc(puts, func(x, y storage.KV) int { return int(x.Rev - y.Rev) })
-		for _, kv := range append(round, puts...) {
-			if len(changes) == 0 && snap.Follow(kv) {
-				followed++
-				continue
-			}
-			changes = append(changes, kv)
+		r.live[i] = true
+	}
+	quiesce(a)
+	r.load()
+	if r.snap, err = Open(ctx, Config{Store: r.st, ReadOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// name is sequence i's name: in schema app for every fourth, in public
+// for the rest.
+func (r *deriveRun) name(i int) Name {
+	schema := "public"
+	if i%4 == 3 {
+		schema = "app"
+	}
+	n, err := NewName(schema, fmt.Sprintf("s%d", i))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return n
+}
+
+// load reads every key's revision in the store into revs.
+func (r *deriveRun) load() {
+	clear(r.revs)
+	if err := r.st.Load(ctx, func(kv storage.KV) error { r.revs[kv.Key] = kv.Rev; return nil }); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// watch delivers what changed in the store since the last load as a
+// watch would: to snap's Follow until it takes one not, then to changes.
+func (r *deriveRun) watch() {
+	before := maps.Clone(r.revs)
+	r.load()
+	var round []storage.KV
+	for k := range before {
+		if _, ok := r.revs[k]; !ok {
+			round = append(round, storage.KV{Key: k})
 		}
 	}
-	fresh := func() *Engine {
-		f, err := Open(ctx, Config{Store: st, ReadOnly: true})
-		if err != nil {
-			t.Fatal(err)
+	var puts []storage.KV
+	if err := r.st.Load(ctx, func(kv storage.KV) error {
+		if before[kv.Key] != kv.Rev {
+			puts = append(puts, storage.KV{Key: kv.Key, Value: slices.Clone(kv.Value), Rev: kv.Rev})
 		}
-		return f
+		return nil
+	}); err != nil {
+		r.t.Fatal(err)
 	}
-	use := func() { // nextval moves marks: Follow's
-		for i := range live {
-			for range 1 + rng.IntN(15) {
-				next(t, a, name(i))
-			}
-		}
-	}
-	ops := []func(){use, use, use, use,
-		func() {
-			i := 20 + rng.IntN(40)
-			if _, err := a.Create(ctx, name(i), seqmath.Spec{Cache: i64(int64(1 + rng.IntN(20)))}, true); err != nil {
-				t.Fatal(err)
-			}
-			live[i] = true
-		},
-		func() {
-			for i := range live {
-				if err := a.Drop(ctx, name(i)); err != nil {
-					t.Fatal(err)
-				}
-				delete(live, i)
-				return
-			}
-		},
-		func() {
-			for i := range live {
-				if err := a.Alter(ctx, name(i), seqmath.Spec{Increment: i64(int64(1 + rng.IntN(5)))}); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-		},
-		func() {
-			for i := range live {
-				j := 100 + rng.IntN(1000)
-				if live[j] || (i%4 == 3) != (j%4 == 3) {
-					return
-				}
-				if err := a.Rename(ctx, name(i), name(j)); err != nil {
-					t.Fatal(err)
-				}
-				delete(live, i)
-				live[j] = true
-				return
-			}
-		},
-		func() {
-			for i := range live {
-				if _, err := a.Setval(ctx, name(i), int64(1000+rng.IntN(1000)), rng.IntN(2) == 0); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-		},
-		func() {
-			for i := range live {
-				text := ""
-				if rng.IntN(2) == 0 {
-					text = fmt.Sprintf("comment %d", rng.IntN(100))
-				}
-				if err := a.SetComment(ctx, name(i), text); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-		},
-		func() {
-			for i := range live {
-				if err := a.UpdateACL(ctx, name(i), func(acl *ACL) error {
-					switch rng.IntN(3) {
-					case 0:
-						acl.Grants = map[string]Privs{"app": PrivUsage}
-					case 1:
-						acl.Grants = nil
-					default:
-						acl.Owner = fmt.Sprintf("owner%d", rng.IntN(3))
-						acl.Grants = nil
-					}
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-		},
-		func() {
-			r := fmt.Sprintf("role%d", rng.IntN(4))
-			if _, ok := a.Role(r); ok {
-				if err := a.DropRole(ctx, r); err != nil {
-					t.Fatal(err)
-				}
-			} else if err := a.PutRole(ctx, Role{Name: r, Login: rng.IntN(2) == 0}, true); err != nil {
-				t.Fatal(err)
-			}
-		},
-		func() {
-			s := fmt.Sprintf("extra%d", rng.IntN(3))
-			if a.SchemaExists(s) {
-				if _, err := a.DropSchema(ctx, s, false); err != nil {
-					t.Fatal(err)
-				}
-			} else if _, err := a.CreateSchema(ctx, s, "", false); err != nil {
-				t.Fatal(err)
-			}
-		},
-		func() {
-			if err := a.SetSchemaComment(ctx, "app", fmt.Sprintf("app %d", rng.IntN(100))); err != nil {
-				t.Fatal(err)
-			}
-		},
-		func() {
-			if err := a.UpdateDatabaseACL(ctx, func(acl *ACL) error {
-				acl.Grants = map[string]Privs{fmt.Sprintf("role%d", rng.IntN(4)): PrivCreate}
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-		},
-	}
-	for round := range 600 {
-		for range 1 + rng.IntN(3) {
-			ops[rng.IntN(len(ops))]()
-		}
-		quiesce(a)
-		watch()
-		if len(changes) == 0 || rng.IntN(3) > 0 {
+	slices.SortFunc(puts, func(x, y storage.KV) int { return int(x.Rev - y.Rev) })
+	for _, kv := range append(round, puts...) {
+		if len(r.changes) == 0 && r.snap.Follow(kv) {
+			r.followed++
 			continue
 		}
-		before := dumpEngine(t, snap)
-		d, err := snap.Derive(ctx, Config{Store: st, ReadOnly: true}, changes)
-		if err != nil {
-			t.Fatalf("round %d: %v", round, err)
-		}
-		f := fresh()
-		if got, want := dumpEngine(t, d), dumpEngine(t, f); got != want {
-			t.Fatalf("round %d: derived from %d changes:\n%s\nread afresh:\n%s", round, len(changes), got, want)
-		}
-		if got, want := dumpKept(d), dumpKept(f); got != want {
-			t.Fatalf("round %d: derived from %d changes, it keeps %s; read afresh, %s", round, len(changes), got, want)
-		}
-		f.Close()
-		if dumpEngine(t, snap) != before {
-			t.Fatalf("round %d: the engine derived from changed", round)
-		}
-		snap.Close()
-		snap, changes = d, nil
-		derived++
+		r.changes = append(r.changes, kv)
 	}
-	if followed < 100 || derived < 50 {
-		t.Fatalf("followed %d changes in place and derived %d engines: too few to tell", followed, derived)
+}
+
+// fresh is a read-only engine reading the store afresh.
+func (r *deriveRun) fresh() *Engine {
+	f, err := Open(ctx, Config{Store: r.st, ReadOnly: true})
+	if err != nil {
+		r.t.Fatal(err)
 	}
-	// The owner dies; the last derived engine, with the changes since,
-	// promoted is what an owner reading the store afresh is.
-	if len(changes) > 0 {
-		d, err := snap.Derive(ctx, Config{Store: st, ReadOnly: true}, changes)
+	return f
+}
+
+// deriveAndCompare derives an engine from snap and the changes, checks
+// it against one read afresh and snap against what it was, and makes it
+// the new snap.
+func (r *deriveRun) deriveAndCompare(round int) {
+	t := r.t
+	before := dumpEngine(t, r.snap)
+	d, err := r.snap.Derive(ctx, Config{Store: r.st, ReadOnly: true}, r.changes)
+	if err != nil {
+		t.Fatalf("round %d: %v", round, err)
+	}
+	f := r.fresh()
+	if got, want := dumpEngine(t, d), dumpEngine(t, f); got != want {
+		t.Fatalf("round %d: derived from %d changes:\n%s\nread afresh:\n%s", round, len(r.changes), got, want)
+	}
+	if got, want := dumpKept(d), dumpKept(f); got != want {
+		t.Fatalf("round %d: derived from %d changes, it keeps %s; read afresh, %s", round, len(r.changes), got, want)
+	}
+	f.Close()
+	if dumpEngine(t, r.snap) != before {
+		t.Fatalf("round %d: the engine derived from changed", round)
+	}
+	r.snap.Close()
+	r.snap, r.changes = d, nil
+	r.derived++
+}
+
+// promoteAndCompare: the owner dies; the last derived engine, with the
+// changes since, promoted is what an owner reading the store afresh is.
+func (r *deriveRun) promoteAndCompare() {
+	t := r.t
+	if len(r.changes) > 0 {
+		d, err := r.snap.Derive(ctx, Config{Store: r.st, ReadOnly: true}, r.changes)
 		if err != nil {
 			t.Fatal(err)
 		}
-		snap = d
+		r.snap = d
 	}
-	f, err := Open(ctx, Config{Store: st.Clone(), Leadership: lead})
+	f, err := Open(ctx, Config{Store: r.st.Clone(), Leadership: r.lead})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	p, err := Promote(ctx, Config{Store: st, Leadership: lead}, snap, func(context.Context) bool { return true })
+	t.Cleanup(func() { f.Close() })
+	p, err := Promote(ctx, Config{Store: r.st, Leadership: r.lead}, r.snap, func(context.Context) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
 	if got, want := dumpEngine(t, p), dumpEngine(t, f); got != want {
 		t.Fatalf("promoted:\n%s\nopened afresh:\n%s", got, want)
 	}
 	if p.Stats().Burned != f.Stats().Burned || p.Stats().Burned.Failover == 0 {
 		t.Fatalf("burned: promoted %+v, opened afresh %+v", p.Stats().Burned, f.Stats().Burned)
 	}
-	for i := range live {
-		if v, w := next(t, p, name(i)), next(t, f, name(i)); v != w {
-			t.Fatalf("%s: promoted %d, opened afresh %d", name(i).Rel(), v, w)
+	for i := range r.live {
+		if v, w := next(t, p, r.name(i)), next(t, f, r.name(i)); v != w {
+			t.Fatalf("%s: promoted %d, opened afresh %d", r.name(i).Rel(), v, w)
 		}
+	}
+}
+
+// ops are the owner's operations a round picks from, use four times as
+// often as the rest.
+func (r *deriveRun) ops() []func() {
+	return []func(){r.use, r.use, r.use, r.use,
+		r.create, r.drop, r.alter, r.rename, r.setval, r.comment, r.updateACL,
+		r.putOrDropRole, r.createOrDropSchema, r.commentSchema, r.updateDatabaseACL}
+}
+
+// pick is one live sequence, any; false if there is none.
+func (r *deriveRun) pick() (int, bool) {
+	for i := range r.live {
+		return i, true
+	}
+	return 0, false
+}
+
+// use takes values of every live sequence: nextval moves marks, Follow's
+// part.
+func (r *deriveRun) use() {
+	for i := range r.live {
+		for range 1 + r.rng.IntN(15) {
+			next(r.t, r.a, r.name(i))
+		}
+	}
+}
+
+func (r *deriveRun) create() {
+	i := 20 + r.rng.IntN(40)
+	if _, err := r.a.Create(ctx, r.name(i), seqmath.Spec{Cache: i64(int64(1 + r.rng.IntN(20)))}, true); err != nil {
+		r.t.Fatal(err)
+	}
+	r.live[i] = true
+}
+
+func (r *deriveRun) drop() {
+	i, ok := r.pick()
+	if !ok {
+		return
+	}
+	if err := r.a.Drop(ctx, r.name(i)); err != nil {
+		r.t.Fatal(err)
+	}
+	delete(r.live, i)
+}
+
+func (r *deriveRun) alter() {
+	i, ok := r.pick()
+	if !ok {
+		return
+	}
+	if err := r.a.Alter(ctx, r.name(i), seqmath.Spec{Increment: i64(int64(1 + r.rng.IntN(5)))}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// rename renames a live sequence to an unused number in the same schema,
+// or does nothing if the number drawn does not fit.
+func (r *deriveRun) rename() {
+	i, ok := r.pick()
+	if !ok {
+		return
+	}
+	j := 100 + r.rng.IntN(1000)
+	if r.live[j] || (i%4 == 3) != (j%4 == 3) {
+		return
+	}
+	if err := r.a.Rename(ctx, r.name(i), r.name(j)); err != nil {
+		r.t.Fatal(err)
+	}
+	delete(r.live, i)
+	r.live[j] = true
+}
+
+func (r *deriveRun) setval() {
+	i, ok := r.pick()
+	if !ok {
+		return
+	}
+	if _, err := r.a.Setval(ctx, r.name(i), int64(1000+r.rng.IntN(1000)), r.rng.IntN(2) == 0); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// comment sets a live sequence's comment or, one time in two, clears it.
+func (r *deriveRun) comment() {
+	i, ok := r.pick()
+	if !ok {
+		return
+	}
+	text := ""
+	if r.rng.IntN(2) == 0 {
+		text = fmt.Sprintf("comment %d", r.rng.IntN(100))
+	}
+	if err := r.a.SetComment(ctx, r.name(i), text); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// updateACL grants usage on a live sequence, revokes its grants, or
+// gives it another owner.
+func (r *deriveRun) updateACL() {
+	i, ok := r.pick()
+	if !ok {
+		return
+	}
+	if err := r.a.UpdateACL(ctx, r.name(i), func(acl *ACL) error {
+		switch r.rng.IntN(3) {
+		case 0:
+			acl.Grants = map[string]Privs{"app": PrivUsage}
+		case 1:
+			acl.Grants = nil
+		default:
+			acl.Owner = fmt.Sprintf("owner%d", r.rng.IntN(3))
+			acl.Grants = nil
+		}
+		return nil
+	}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *deriveRun) putOrDropRole() {
+	role := fmt.Sprintf("role%d", r.rng.IntN(4))
+	if _, ok := r.a.Role(role); ok {
+		if err := r.a.DropRole(ctx, role); err != nil {
+			r.t.Fatal(err)
+		}
+	} else if err := r.a.PutRole(ctx, Role{Name: role, Login: r.rng.IntN(2) == 0}, true); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *deriveRun) createOrDropSchema() {
+	s := fmt.Sprintf("extra%d", r.rng.IntN(3))
+	if r.a.SchemaExists(s) {
+		if _, err := r.a.DropSchema(ctx, s, false); err != nil {
+			r.t.Fatal(err)
+		}
+	} else if _, err := r.a.CreateSchema(ctx, s, "", false); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *deriveRun) commentSchema() {
+	if err := r.a.SetSchemaComment(ctx, "app", fmt.Sprintf("app %d", r.rng.IntN(100))); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *deriveRun) updateDatabaseACL() {
+	if err := r.a.UpdateDatabaseACL(ctx, func(acl *ACL) error {
+		acl.Grants = map[string]Privs{fmt.Sprintf("role%d", r.rng.IntN(4)): PrivCreate}
+		return nil
+	}); err != nil {
+		r.t.Fatal(err)
 	}
 }
 
