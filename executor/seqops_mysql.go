@@ -170,8 +170,8 @@ func (s *Session) UseSchema(ctx context.Context, schema string) error {
 // found along the search path, a temporary one first), its owner, type
 // and options, as pg_sequences shows them to any role: Describe without
 // the position, which needs no privilege.
-func (s *Session) Definition(ctx context.Context, schema, rel string) (Description, error) {
-	var d Description
+func (s *Session) Definition(ctx context.Context, schema, rel string) (MariaDBDefinition, error) {
+	var d MariaDBDefinition
 	err := s.typedStatement(ctx, "select * from pg_sequences", false, func(context.Context) error {
 		s.tx.queried = true
 		n, err := s.sequenceByQName(pgsql.QName{Schema: schema, Rel: rel})
@@ -185,9 +185,18 @@ func (s *Session) Definition(ctx context.Context, schema, rel string) (Descripti
 		}
 		o := info.Options
 		a, _ := eng.ACL(n)
-		d = Description{Type: eval.TypeByName(sqlTypeName(o.Type.String())).SQLName(), Start: o.Start, Min: o.Min, Max: o.Max,
+		d.Description = Description{Type: eval.TypeByName(sqlTypeName(o.Type.String())).SQLName(), Start: o.Start, Min: o.Min, Max: o.Max,
 			Increment: o.Increment, Cycle: o.Cycle, Cache: o.Cache, Owner: s.roleName(s.ownerOID(s.ownerName(a)))}
-		return nil
+		d.Comment, err = eng.Comment(n)
+		return err
 	})
 	return d, err
+}
+
+// MariaDBDefinition is what SHOW CREATE SEQUENCE shows of a sequence:
+// its definition and its comment (COMMENT ON, MariaDB's COMMENT=; empty
+// for none).
+type MariaDBDefinition struct {
+	Description
+	Comment string
 }

@@ -2,15 +2,21 @@ package mysqlwire
 
 import (
 	"strconv"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/seqd/seqd/internal/vitess/mysql"
 )
 
 // seqOptions are a CREATE or ALTER SEQUENCE's options as PostgreSQL's
-// DefElems, in the order written: NOCACHE is CACHE 1, NOCYCLE NO CYCLE.
+// DefElems, in the order first written: NOCACHE is CACHE 1, NOCYCLE NO
+// CYCLE. An option written twice is MariaDB's 1225, but for MINVALUE n,
+// which MariaDB's grammar lets a later one replace (NO MINVALUE too):
+// the last one counts.
 func seqOptions(opts []*ast.SequenceOption) ([]*pg.Node, error) {
 	var out []*pg.Node
+	at := map[string]int{} // where out holds an option, by name
 	for _, o := range opts {
 		var name string
 		var arg *pg.Node
@@ -41,7 +47,16 @@ func seqOptions(opts []*ast.SequenceOption) ([]*pg.Node, error) {
 		default:
 			return nil, unsupported("this sequence option")
 		}
-		out = append(out, defElem(name, arg))
+		i, twice := at[name]
+		switch {
+		case twice && o.Tp == ast.SequenceMinValue:
+			out[i] = defElem(name, arg)
+		case twice:
+			return nil, mysql.NewSQLError(1225, "HY000", "Option '%s' used twice in statement", strings.ToUpper(name))
+		default:
+			at[name] = len(out)
+			out = append(out, defElem(name, arg))
+		}
 	}
 	return out, nil
 }

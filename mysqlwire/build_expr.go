@@ -17,11 +17,13 @@ import (
 // tree, for a connection whose session functions env answers. markers
 // are the ? markers built, which number numbers; tables the sequences
 // its FROM clauses read, which an error names as MariaDB does
-// (step.tableErr).
+// (step.tableErr); seqs the sequences its calls take values of, which
+// an error names as MariaDB does (runOut).
 type builder struct {
 	env     *stmtEnv
 	markers []marker
 	tables  []fromTable
+	seqs    []seqName
 }
 
 // stmtEnv is what a connection's statements' session functions stand

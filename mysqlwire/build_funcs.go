@@ -107,12 +107,14 @@ func (b *builder) sequenceCall(x *ast.FuncCallExpr) (*pg.Node, bool, error) {
 			return nil, false, nil
 		}
 		seq = columnRef(c.Name.Schema.O, c.Name.Table.O, c.Name.Name.O)
+		b.seqs = append(b.seqs, nameOf(&ast.TableName{Schema: c.Name.Table, Name: c.Name.Name}, b.env.db))
 	} else {
 		t, named := x.Args[0].(*ast.TableNameExpr)
 		if to, ok = executor.MariaDBSpelling(x.FnName.L); !ok || !named {
 			return nil, false, nil
 		}
 		seq = columnRef(t.Name.Schema.O, t.Name.Name.O)
+		b.seqs = append(b.seqs, nameOf(t.Name, b.env.db))
 	}
 	args, err := b.exprs(x.Args[1:])
 	if err != nil {
@@ -141,7 +143,7 @@ func (b *builder) sessionCall(x *ast.FuncCallExpr) (*pg.Node, bool) {
 	case "last_insert_id":
 		return intConst(0), true
 	case "version":
-		return strConst(ServerVersion), true
+		return strConst(Version), true
 	}
 	return nil, false
 }

@@ -330,8 +330,20 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	if err := cn.before(ctx, sess, st); err != nil {
 		return nil, err
 	}
-	res, err = cn.atomically(ctx, sess, st, func() (*sqltypes.Result, error) { return cn.runStep(ctx, sess, st) })
-	return res, st.tableErr(err)
+	if st.exec != nil {
+		res, err = st.exec(ctx, cn, sess)
+	} else {
+		res, err = cn.atomically(ctx, sess, st, func() (*sqltypes.Result, error) { return cn.runStep(ctx, sess, st) })
+	}
+	return res, st.failed(st.tableErr(err))
+}
+
+// failed is err as the step's fail words it.
+func (st *step) failed(err error) error {
+	if err == nil || st.fail == nil {
+		return err
+	}
+	return st.fail(err)
 }
 
 // stepHook, when set (by tests), is told each step a connection runs
@@ -376,7 +388,7 @@ func (cn *conn) showCreateSequence(schema, name, table string) (*answer, error) 
 	if err != nil {
 		return nil, err
 	}
-	var d executor.Description
+	var d executor.MariaDBDefinition
 	err = cn.guarded(sess, func(ctx context.Context) (err error) {
 		d, err = sess.Definition(ctx, schema, name)
 		return err
@@ -398,6 +410,9 @@ func (cn *conn) showCreateSequence(schema, name, table string) (*answer, error) 
 	}
 	text := fmt.Sprintf("CREATE SEQUENCE `%s` start with %d minvalue %d maxvalue %d increment by %d %s %s ENGINE=InnoDB",
 		strings.ReplaceAll(name, "`", "``"), d.Start, d.Min, d.Max, d.Increment, cache, cycle)
+	if d.Comment != "" {
+		text += " COMMENT='" + strings.ReplaceAll(d.Comment, "'", "''") + "'"
+	}
 	return &answer{cols: []string{"Table", "Create Table"}, rows: [][]any{{name, text}}}, nil
 }
 

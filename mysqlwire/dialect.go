@@ -1,15 +1,18 @@
 package mysqlwire
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/dolthub/vitess/go/sqltypes"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // the parser's literal values
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
+	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/sqlerr"
 )
@@ -50,6 +53,12 @@ type step struct {
 	// statement does, never when it is prepared; it returns no rows.
 	answer func(c *conn) (*answer, error)
 	acts   bool
+	// exec, when set, runs in place of stmt once before has run: a
+	// statement MariaDB answers as several of the executor's
+	// (mariadb_ddl.go). fail, when set, words the statement's failure
+	// as MariaDB does where PostgreSQL's words are not MariaDB's.
+	exec func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error)
+	fail func(err error) error
 	// text is the statement as sent, for logs.
 	text string
 }
@@ -84,7 +93,7 @@ func parseSQL(p *parser.Parser, q string) (stmts []ast.StmtNode, err error) {
 // translate parses q and translates its statements, for a connection
 // whose session functions env answers.
 func translate(p *parser.Parser, q string, env stmtEnv) ([]step, error) {
-	q, typed, temps := rename(q)
+	q, typed, marks := rename(q)
 	stmts, err := parseSQL(p, q)
 	if err != nil {
 		return nil, err
@@ -93,15 +102,12 @@ func translate(p *parser.Parser, q string, env stmtEnv) ([]step, error) {
 	start := 0 // of the statement's text: the statements' texts make up q
 	for _, st := range stmts {
 		end := start + len(st.Text())
-		temp := false
-		for _, at := range temps {
-			temp = temp || (at >= start && at < end)
-		}
+		temp, replace := marks.temporary.in(start, end), marks.replace.in(start, end)
 		var s step
 		if temp {
-			s, err = translateTemporary(st)
+			s, err = translateTemporary(st, replace, env.db)
 		} else {
-			s, err = translateStmt(st, &env)
+			s, err = translateStmt(st, &env, replace)
 		}
 		if err != nil {
 			return nil, err
@@ -151,19 +157,24 @@ func unsupported(what string) error {
 		"seqd does not support %s over MySQL's protocol; it serves sequences: CREATE/ALTER/DROP SEQUENCE, NEXT VALUE FOR, NEXTVAL, LASTVAL, SETVAL", what)
 }
 
-func translateStmt(st ast.StmtNode, env *stmtEnv) (step, error) {
+// translateStmt translates st; replace: it was written CREATE OR
+// REPLACE (rename took the words out).
+func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 	switch n := st.(type) {
 	case *ast.SelectStmt:
 		return translateSelect(n, env)
 	case *ast.SetOprStmt:
 		return builtQuery(n, env)
 	case *ast.CreateSequenceStmt:
-		return translateCreateSequence(n, false)
+		return translateCreate(n, false, replace, env.db)
 	case *ast.AlterSequenceStmt:
 		node, err := alterSequenceNode(n)
-		return step{node: node, ddl: true}, err
+		s := nameOf(n.Name, env.db)
+		return step{node: node, ddl: true, fail: func(err error) error { return ddlError(err, s) }}, err
 	case *ast.DropSequenceStmt:
-		return step{node: dropSequenceNode(n), ddl: true}, nil
+		return translateDrop(n, false, env.db)
+	case *ast.DropDatabaseStmt:
+		return translateDropDatabase(n)
 	case *ast.BeginStmt:
 		return step{node: transactionNode(pg.TransactionStmtKind_TRANS_STMT_BEGIN), txControl: true}, nil
 	case *ast.CommitStmt:
@@ -245,6 +256,9 @@ func builtQuery(q ast.Node, env *stmtEnv) (step, error) {
 		return step{}, err
 	}
 	s := step{node: node, names: names, params: b.number(), tables: b.tables}
+	if seqs := b.seqs; len(seqs) > 0 {
+		s.fail = func(err error) error { return callError(err, seqs) }
+	}
 	if s.params > 0 {
 		s.markerAt = b.markers[0].offset
 	}
@@ -287,16 +301,6 @@ func sessionExpr(x ast.ExprNode) bool {
 	return false
 }
 
-// translateCreateSequence is CREATE SEQUENCE with MariaDB's defaults
-// where the statement leaves them (CACHE 1000, MAXVALUE 2^63-2 going up,
-// MINVALUE -(2^63-1) going down)
-// and CACHE 0 as NOCACHE; ENGINE= and other table options are accepted
-// and have no effect.
-func translateCreateSequence(n *ast.CreateSequenceStmt, temporary bool) (step, error) {
-	node, err := createSequenceNode(n, temporary)
-	return step{node: node, ddl: true}, err
-}
-
 // seqDefaults says which of MariaDB's defaults a CREATE SEQUENCE leaves
 // to them, and makes its CACHE 0 NOCACHE.
 func seqDefaults(n *ast.CreateSequenceStmt) (hasCache, hasMax, hasMin, down bool) {
@@ -329,16 +333,13 @@ func seqDefaults(n *ast.CreateSequenceStmt) (hasCache, hasMax, hasMin, down bool
 // sequence outlives a ROLLBACK as MariaDB's does (what else a
 // transaction holds, DDL aside, is not undone by ROLLBACK in MariaDB
 // either: sequences' values).
-func translateTemporary(st ast.StmtNode) (step, error) {
+func translateTemporary(st ast.StmtNode, replace bool, db string) (step, error) {
 	switch n := st.(type) {
 	case *ast.CreateSequenceStmt:
 		n.Name.Schema = ast.CIStr{}
-		return translateCreateSequence(n, true)
+		return translateCreate(n, true, replace, db)
 	case *ast.DropSequenceStmt:
-		for _, t := range n.Sequences {
-			t.Schema = ast.NewCIStr("pg_temp")
-		}
-		return step{node: dropSequenceNode(n), ddl: true}, nil
+		return translateDrop(n, true, db)
 	}
 	return step{}, unsupported("TEMPORARY here")
 }

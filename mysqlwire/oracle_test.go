@@ -2,16 +2,19 @@ package mysqlwire
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/seqd/seqd/internal/testenv"
 )
 
 // corpus is run statement by statement on MariaDB 10.11 and on seqd's
 // MySQL front end, each on a fresh database of one connection; column
-// names, rows, error numbers and SQLSTATEs must be the same.
+// names, rows, error numbers, SQLSTATEs and messages must be the same.
 var corpus = []string{
 	"CREATE SEQUENCE s1",
 	"SELECT NEXT VALUE FOR s1",
@@ -110,6 +113,9 @@ var corpus = []string{
 	"DROP SEQUENCE IF EXISTS s2",
 }
 
+// corpusLen pins corpus's length (see ddlCorpusLen).
+const corpusLen = 95
+
 // outcome is a statement's result as the corpus compares it, sent as
 // text or, prepared, as COM_STMT_PREPARE and COM_STMT_EXECUTE.
 func outcome(db *sql.Conn, q string, prepared bool) string {
@@ -141,10 +147,11 @@ func outcome(db *sql.Conn, q string, prepared bool) string {
 	return b.String()
 }
 
-// errCode is a MySQL error's number and SQLSTATE.
+// errCode is a MySQL error's number, SQLSTATE and message.
 func errCode(err error) string {
-	if n := number(err); n != 0 {
-		return fmt.Sprintf("%d %s", n, sqlState(err))
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		return fmt.Sprintf("%d %s %s", me.Number, sqlState(err), me.Message)
 	}
 	return err.Error()
 }
@@ -167,14 +174,23 @@ func oracle(t *testing.T, name string, prepared bool) {
 		t.Fatal(err)
 	}
 	defer sc.Close()
+	if len(corpus) != corpusLen || len(ddlCorpus) != ddlCorpusLen {
+		t.Fatalf("the corpus has %d and %d statements, not %d and %d", len(corpus), len(ddlCorpus), corpusLen, ddlCorpusLen)
+	}
 	var diffs []string
-	for _, q := range corpus {
+	ran := 0
+	for _, q := range append(append([]string{}, corpus...), ddlCorpus...) {
+		q = strings.ReplaceAll(q, "{db}", dbName)
+		ran++
 		want, got := outcome(mc, q, prepared), outcome(sc, q, prepared)
 		if want != got {
 			diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "), strings.ReplaceAll(got, "\n", "\n           ")))
 		}
 	}
+	if ran != corpusLen+ddlCorpusLen {
+		t.Errorf("ran %d statements of %d", ran, corpusLen+ddlCorpusLen)
+	}
 	if len(diffs) > 0 {
-		t.Errorf("seqd differs from MariaDB 10.11 in %d of %d statements:\n%s", len(diffs), len(corpus), strings.Join(diffs, "\n"))
+		t.Errorf("seqd differs from MariaDB 10.11 in %d of %d statements:\n%s", len(diffs), ran, strings.Join(diffs, "\n"))
 	}
 }

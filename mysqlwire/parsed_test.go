@@ -23,7 +23,7 @@ func TestParsedOnce(t *testing.T) {
 			return
 		}
 		seen[current] = true
-		if st.answer == nil && (st.stmt == nil || located(st.stmt.Node) || st.stmt.Query != st.text) {
+		if st.answer == nil && st.exec == nil && (st.stmt == nil || located(st.stmt.Node) || st.stmt.Query != st.text) {
 			parsed[current] = true
 		}
 	}

@@ -143,7 +143,7 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 		st, n := ps.st.stmt, ps.st.params
 		tree = st.Node
 		if ps.p, err = sess.Prepare(st, nil); err != nil {
-			return nil, ps.st.tableErr(st.Locate(err))
+			return nil, ps.st.failed(ps.st.tableErr(st.Locate(err)))
 		}
 		ps.params = ps.p.ParamTypes
 		if len(ps.params) != n {
@@ -212,5 +212,5 @@ func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData
 		}
 	}
 	res, err = cn.atomically(ctx, sess, ps.st, func() (*sqltypes.Result, error) { return cn.runPrepared(ctx, sess, ps.p, ps.st, params) })
-	return res, ps.st.tableErr(err)
+	return res, ps.st.failed(ps.st.tableErr(err))
 }

@@ -21,7 +21,13 @@ import (
 // ServerVersion is the version the handshake announces: MariaDB's form
 // ("5.5.5-" before the version is how MariaDB tells MySQL's clients it
 // is MariaDB), the MariaDB release whose behaviour seqd follows.
-const ServerVersion = "5.5.5-10.11.99-MariaDB-seqd"
+const ServerVersion = "5.5.5-" + Version
+
+// Version is what VERSION() and @@version answer once connected: the
+// version without the handshake's "5.5.5-", as MariaDB answers them
+// (SQLAlchemy's MariaDB dialect reads a version from VERSION(), and
+// with "5.5.5-" would take the server for 5.5.5, which has no sequences).
+const Version = "10.11.99-MariaDB-seqd"
 
 // Authentication methods (Config.Auth), as pgwire's.
 const (

@@ -15,12 +15,31 @@ import (
 // only, MariaDB's a parameter, and a third and fourth).
 //
 // A third, CREATE and DROP TEMPORARY SEQUENCE, loses its TEMPORARY,
-// and the statement it begins is marked as temporary by where it stands.
+// and the statement it begins is marked as temporary by where it stands;
+// a fourth, CREATE OR REPLACE [TEMPORARY] SEQUENCE, loses its OR
+// REPLACE, and is marked the same way.
 var (
 	previousValue = regexp.MustCompile("(?i)\\bPREVIOUS\\s+VALUE\\s+FOR\\s+((?:`[^`]+`|\\w+)(?:\\s*\\.\\s*(?:`[^`]+`|\\w+))?)")
 	setval        = regexp.MustCompile(`(?i)\bSETVAL\s*\(`)
-	temporary     = regexp.MustCompile(`(?i)\b(CREATE|DROP)\s+TEMPORARY\s+SEQUENCE\b`)
+	ddlWords      = regexp.MustCompile(`(?i)\b(CREATE|DROP)(\s+OR\s+REPLACE)?(\s+TEMPORARY)?\s+SEQUENCE\b`)
 )
+
+// marks are where in the renamed text the statements rename marked
+// begin: offsets of their first word.
+type marks struct{ temporary, replace offsets }
+
+// offsets are offsets in a text.
+type offsets []int
+
+// in reports whether one of o lies in [start, end).
+func (o offsets) in(start, end int) bool {
+	for _, at := range o {
+		if at >= start && at < end {
+			return true
+		}
+	}
+	return false
+}
 
 // renamedPrefix begins the renamed calls' names.
 const renamedPrefix = "seqd_renamed_"
@@ -37,9 +56,8 @@ func renamedSpelling(kind string) (string, bool) {
 }
 
 // rename renames the spellings above in q; typed maps each renamed text
-// to the text as typed, and temps are the offsets in the renamed text of
-// the temporary sequence statements' CREATE or DROP.
-func rename(q string) (_ string, typed map[string]string, temps []int) {
+// to the text as typed, and m says where the marked statements stand.
+func rename(q string) (_ string, typed map[string]string, m marks) {
 	n := 0
 	mark := func(kind, m, r string) string {
 		if typed == nil {
@@ -52,11 +70,19 @@ func rename(q string) (_ string, typed map[string]string, temps []int) {
 	}
 	q = replaceCode(q, previousValue, func(_ int, m []string) string { return mark("LASTVAL", m[0], "("+m[1]+")") })
 	q = replaceCode(q, setval, func(_ int, m []string) string { return mark("SETVAL", m[0], "(") })
-	q = replaceCode(q, temporary, func(at int, m []string) string {
-		temps = append(temps, at)
-		return m[1] + " SEQUENCE"
+	q = replaceCode(q, ddlWords, func(at int, g []string) string {
+		if g[2] != "" && !strings.EqualFold(g[1], "CREATE") {
+			return g[0] // DROP OR REPLACE: the parser's syntax error
+		}
+		if g[2] != "" {
+			m.replace = append(m.replace, at)
+		}
+		if g[3] != "" {
+			m.temporary = append(m.temporary, at)
+		}
+		return g[1] + " SEQUENCE"
 	})
-	return q, typed, temps
+	return q, typed, m
 }
 
 // replaceCode replaces the matches of re in q that start outside string

@@ -31,7 +31,7 @@ var variables = map[string]string{
 	"license": "GPL", "lower_case_table_names": "0", "max_allowed_packet": "16777216", "performance_schema": "0",
 	"query_cache_size": "0", "query_cache_type": "OFF", "sql_mode": "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
 	"system_time_zone": "UTC", "time_zone": "SYSTEM", "transaction_isolation": "REPEATABLE-READ", "tx_isolation": "REPEATABLE-READ",
-	"tx_read_only": "0", "transaction_read_only": "0", "version": ServerVersion, "version_comment": "seqd",
+	"tx_read_only": "0", "transaction_read_only": "0", "version": Version, "version_comment": "seqd",
 	"version_compile_os": "Linux", "version_compile_machine": "x86_64", "have_ssl": "DISABLED", "sql_auto_is_null": "0",
 	"sql_select_limit": "18446744073709551615", "lc_messages": "en_US", "default_storage_engine": "InnoDB", "storage_engine": "InnoDB",
 	"session_track_schema": "ON", "session_track_state_change": "OFF", "session_track_transaction_info": "OFF",
@@ -163,7 +163,7 @@ func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Lim
 			case "last_insert_id":
 				row[i] = int64(0) // no AUTO_INCREMENT here
 			case "version":
-				row[i] = ServerVersion
+				row[i] = Version
 			default:
 				row[i] = cn.c.User + "@" + hostOf(cn.c)
 			}

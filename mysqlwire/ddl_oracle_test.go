@@ -1,0 +1,129 @@
+package mysqlwire
+
+import (
+	"strings"
+	"testing"
+)
+
+// ddlCorpus is MariaDB 10.11's sequence DDL as scripts and migration
+// tools write it, run after corpus (oracle): CREATE OR REPLACE, every
+// option form MariaDB takes with its checks (4085, 1225) and table
+// options (COMMENT= shown by SHOW CREATE SEQUENCE), DROP of several names
+// with MariaDB's partial drop, DROP DATABASE, and the sequence errors'
+// texts. {db} is the oracle's database; the databases made here are
+// named after it, so that runs side by side do not meet. No statement
+// drops a database of MariaDB's own (mysql, sys, performance_schema):
+// MariaDB would.
+var ddlCorpus = []string{
+	"CREATE OR REPLACE SEQUENCE r1 CACHE 1000",
+	"SELECT NEXTVAL(r1), NEXTVAL(r1)",
+	"CREATE OR REPLACE SEQUENCE r1 START WITH 50",
+	"SELECT NEXTVAL(r1)",
+	"create or replace sequence r1 maxvalue 0",
+	"SELECT NEXTVAL(r1)",
+	"CREATE OR REPLACE SEQUENCE IF NOT EXISTS r1",
+	"CREATE OR REPLACE TEMPORARY SEQUENCE rt START WITH 3",
+	"CREATE OR REPLACE TEMPORARY SEQUENCE rt START WITH 7",
+	"SELECT NEXTVAL(rt)",
+	"DROP TEMPORARY SEQUENCE rt",
+	"CREATE SEQUENCE r1",
+	"CREATE SEQUENCE {db}.r1",
+	"CREATE SEQUENCE nodb_x.r1",
+	"CREATE SEQUENCE o1 START WITH 9 MINVALUE=10",
+	"CREATE SEQUENCE o1 MINVALUE=100 MAXVALUE=10",
+	"CREATE SEQUENCE o1 START=5 MAXVALUE=4",
+	"CREATE SEQUENCE o1 CACHE=-1",
+	"CREATE SEQUENCE o1 CACHE 9223372036854775807",
+	"CREATE SEQUENCE o1 INCREMENT BY 9223372036854775807",
+	"CREATE SEQUENCE o1 START WITH -5",
+	"CREATE SEQUENCE o1 MAXVALUE 9223372036854775807",
+	"CREATE SEQUENCE o1 START 1 START 2",
+	"CREATE SEQUENCE o1 INCREMENT 1 INCREMENT 2",
+	"CREATE SEQUENCE o1 CACHE 1 CACHE 2",
+	"CREATE SEQUENCE o1 NOCACHE CACHE 5",
+	"CREATE SEQUENCE o1 MAXVALUE 5 NO MAXVALUE",
+	"CREATE SEQUENCE o1 NO MAXVALUE MAXVALUE 5",
+	"CREATE SEQUENCE o1 NOCYCLE CYCLE",
+	"CREATE SEQUENCE o1 NO MINVALUE NO MINVALUE",
+	"CREATE SEQUENCE o1 MINVALUE=5 NO MINVALUE",
+	"CREATE SEQUENCE o2 NO MINVALUE MINVALUE=1",
+	"CREATE SEQUENCE o3 MINVALUE 2 MINVALUE 3",
+	"CREATE SEQUENCE o4 CACHE +1",
+	"CREATE SEQUENCE o5 START 5",
+	"CREATE SEQUENCE o7 INCREMENT BY -1 MAXVALUE=13",
+	"CREATE SEQUENCE o8 MIN_ROWS=1 MAX_ROWS=2 COMMENT='hi' ENGINE=InnoDB",
+	"CREATE SEQUENCE o9 CACHE 1000 COMMENT='it''s' , ENGINE=InnoDB",
+	"CREATE SEQUENCE o10 COMMENT 'a' COMMENT 'b'",
+	"CREATE SEQUENCE o11 CACHE 0",
+	"SHOW CREATE SEQUENCE o2", "SHOW CREATE SEQUENCE o3", "SHOW CREATE SEQUENCE o5",
+	"SHOW CREATE SEQUENCE o7", "SHOW CREATE SEQUENCE o8", "SHOW CREATE SEQUENCE o9", "SHOW CREATE SEQUENCE o10", "SHOW CREATE SEQUENCE o11",
+	"CREATE OR REPLACE SEQUENCE o10 START WITH 4",
+	"SHOW CREATE SEQUENCE o10",
+	"SELECT NEXTVAL(o7), NEXTVAL(o7)",
+	"ALTER SEQUENCE o7 MINVALUE 200",
+	"ALTER SEQUENCE o7 MAXVALUE 0 START 5 START 6",
+	"ALTER SEQUENCE o7 RESTART RESTART WITH 5",
+	"ALTER SEQUENCE o7 CYCLE NOCYCLE",
+	"ALTER SEQUENCE o7 RESTART WITH 100 START WITH 5",
+	"ALTER SEQUENCE nope NOCACHE",
+	"ALTER SEQUENCE IF EXISTS nope NOCACHE",
+	"CREATE SEQUENCE d1 START WITH 1 MAXVALUE 1 NOCACHE",
+	"SELECT NEXTVAL(d1)",
+	"SELECT NEXTVAL(d1)",
+	"SELECT NEXTVAL({db}.d1)",
+	"DROP SEQUENCE d1, nope",
+	"SELECT NEXTVAL(d1)",
+	"DROP SEQUENCE nope",
+	"DROP SEQUENCE nodb_x.a, nodb_x.b, nope",
+	"DROP SEQUENCE IF EXISTS nope, o2",
+	"SELECT NEXTVAL(o2)",
+	"DROP SEQUENCE o3, o3",
+	"DROP SEQUENCE o3, {db}.o3",
+	"DROP SEQUENCE o3, o4",
+	"CREATE DATABASE {db}_x",
+	"CREATE SEQUENCE {db}_x.s",
+	"SELECT NEXTVAL({db}_x.s)",
+	"DROP DATABASE {db}_x",
+	"SELECT NEXTVAL({db}_x.s)",
+	"DROP DATABASE {db}_x",
+	"DROP DATABASE IF EXISTS {db}_x",
+	"DROP SCHEMA IF EXISTS {db}_x",
+	"CREATE DATABASE {db}_y",
+	"USE {db}_y",
+	"CREATE SEQUENCE y1",
+	"DROP DATABASE {db}_y",
+	"SELECT DATABASE()",
+	"CREATE SEQUENCE y2",
+	"USE {db}",
+	"SELECT VERSION() LIKE '10.11.%-MariaDB%'",
+}
+
+// ddlCorpusLen pins ddlCorpus's length: a statement left out is a
+// failure, not a smaller test.
+const ddlCorpusLen = 87
+
+// TestMariaDBSessionAnswers: what the oracle cannot compare, the user
+// and the version being seqd's own: DROP DATABASE information_schema is
+// MariaDB's 1044 naming the user, and VERSION() and @@version are the
+// version without the handshake's "5.5.5-", as MariaDB answers them.
+func TestMariaDBSessionAnswers(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	db := open(t, addr, "root", "")
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{"DROP DATABASE information_schema", "DROP DATABASE IF EXISTS INFORMATION_SCHEMA"} {
+		_, err := db.Exec(q)
+		if number(err) != 1044 || sqlState(err) != "42000" || !strings.Contains(err.Error(), "Access denied for user 'root'@'127.0.0.1' to database") {
+			t.Errorf("%s: %v, want 1044 42000 naming root@127.0.0.1", q, err)
+		}
+	}
+	var v, vv, comment string
+	if err := db.QueryRow("SELECT VERSION()").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow("SELECT @@version, @@version_comment").Scan(&vv, &comment); err != nil {
+		t.Fatal(err)
+	}
+	if v != Version || vv != Version || strings.HasPrefix(v, "5.5.5-") || ServerVersion != "5.5.5-"+Version || comment == "" {
+		t.Errorf("VERSION() %q, @@version %q, @@version_comment %q; want %q twice", v, vv, comment, Version)
+	}
+}
