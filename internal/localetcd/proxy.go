@@ -24,6 +24,7 @@ type Proxy struct {
 
 	mu      sync.Mutex
 	cutAll  bool
+	cutBack bool            // only what the target sends back is held
 	cutFrom map[string]bool // member IDs (hex) whose connections are cut
 	changed chan struct{}   // closed when the cuts change
 	conns   map[net.Conn]struct{}
@@ -49,8 +50,14 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 // Cut holds every connection's bytes, and new connections'.
 func (p *Proxy) Cut() { p.set(func() { p.cutAll = true }) }
 
+// CutReplies holds what the target sends back, and lets requests
+// through: a request is served, and its caller never hears of it.
+func (p *Proxy) CutReplies() { p.set(func() { p.cutBack = true }) }
+
 // Heal ends every cut: held bytes flow on.
-func (p *Proxy) Heal() { p.set(func() { p.cutAll, p.cutFrom = false, map[string]bool{} }) }
+func (p *Proxy) Heal() {
+	p.set(func() { p.cutAll, p.cutBack, p.cutFrom = false, false, map[string]bool{} })
+}
 
 // cutMember holds the bytes of the connections from the etcd member id
 // (or ends that cut).
@@ -100,8 +107,8 @@ func (p *Proxy) serve(c net.Conn) {
 	if p.peer {
 		first, from = sender(c)
 	}
-	go p.pipe(t, c, from, first)
-	p.pipe(c, t, from, nil)
+	go p.pipe(t, c, from, false, first)
+	p.pipe(c, t, from, true, nil)
 }
 
 // track records a connection's two ends, for Close; false if the proxy
@@ -122,7 +129,7 @@ func (p *Proxy) track(cs ...net.Conn) bool {
 // pipe copies src to dst, first what was read from src already, holding
 // each piece while the connection is cut; it closes both when either
 // ends.
-func (p *Proxy) pipe(dst, src net.Conn, from string, first []byte) {
+func (p *Proxy) pipe(dst, src net.Conn, from string, back bool, first []byte) {
 	defer func() {
 		dst.Close()
 		src.Close()
@@ -135,7 +142,7 @@ func (p *Proxy) pipe(dst, src net.Conn, from string, first []byte) {
 	piece := first
 	for {
 		if len(piece) > 0 {
-			if !p.wait(from) {
+			if !p.wait(from, back) {
 				return
 			}
 			if _, err := dst.Write(piece); err != nil {
@@ -150,12 +157,12 @@ func (p *Proxy) pipe(dst, src net.Conn, from string, first []byte) {
 	}
 }
 
-// wait returns once the connections from from are not cut: true, or
-// false if the proxy was closed.
-func (p *Proxy) wait(from string) bool {
+// wait returns once the connections from from are not cut, in the
+// direction back says: true, or false if the proxy was closed.
+func (p *Proxy) wait(from string, back bool) bool {
 	for {
 		p.mu.Lock()
-		closed, cut, changed := p.closed, p.cutAll || p.cutFrom[from], p.changed
+		closed, cut, changed := p.closed, p.cutAll || p.cutFrom[from] || back && p.cutBack, p.changed
 		p.mu.Unlock()
 		if closed || !cut {
 			return !closed

@@ -56,7 +56,8 @@ func roundTrip(t *testing.T, c net.Conn, msg string, wait time.Duration) bool {
 }
 
 // TestProxyCut: a cut proxy holds a connection's bytes, neither
-// forwarding nor refusing them, and delivers them once healed.
+// forwarding nor refusing them, and delivers them once healed; with its
+// replies cut, it holds only what comes back.
 func TestProxyCut(t *testing.T) {
 	p, err := NewProxy(echo(t))
 	if err != nil {
@@ -80,6 +81,18 @@ func TestProxyCut(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := io.ReadFull(c, got); err != nil || string(got) != "two" {
 		t.Fatalf("after Heal: %q, %v; want the held %q", got, err, "two")
+	}
+	// Replies cut: the request goes through (the echo answers it), its
+	// answer is held.
+	p.CutReplies()
+	if roundTrip(t, c, "three", 300*time.Millisecond) {
+		t.Fatal("a reply went through a proxy whose replies are cut")
+	}
+	p.Heal()
+	got = make([]byte, 5)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "three" {
+		t.Fatalf("after Heal: %q, %v; want the held reply %q", got, err, "three")
 	}
 }
 

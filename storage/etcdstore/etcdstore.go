@@ -25,6 +25,7 @@
 package etcdstore
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -35,6 +36,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -63,7 +65,16 @@ type Config struct {
 	// (cluster.LeaderKey(Prefix)) still having this create revision,
 	// instead of by the owner key.
 	Term int64
+	// Until, when set, is when the term may end (cluster.Term.Expiry),
+	// asked at every call: no call outlives it. A write made after the
+	// term has ended is of no use, and a request waiting for one must
+	// be refused then, not held until Timeout (ErrTermOver).
+	Until func() time.Time
 }
+
+// ErrTermOver: a call was cut short because the term it was made in has
+// ended (Config.Until); a write's outcome is unknown.
+var ErrTermOver = errors.New("etcdstore: the term has ended")
 
 // Store is a storage.Store in etcd. Safe for concurrent use.
 type Store struct {
@@ -74,6 +85,7 @@ type Store struct {
 	term    int64
 	name    string
 	timeout time.Duration
+	until   func() time.Time
 	closed  atomic.Bool
 	loaded  atomic.Int64 // the revision the last Load read at
 
@@ -112,12 +124,29 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.Owner == "" {
 		cfg.Owner = "seqd"
 	}
-	return &Store{c: cfg.Client, data: cfg.Prefix + "data/", owner: cfg.Prefix + "owner", leader: cfg.Prefix + "leader", term: cfg.Term, name: cfg.Owner, timeout: cfg.Timeout,
+	return &Store{c: cfg.Client, data: cfg.Prefix + "data/", owner: cfg.Prefix + "owner", leader: cfg.Prefix + "leader", term: cfg.Term, name: cfg.Owner, timeout: cfg.Timeout, until: cfg.Until,
 		stage: cfg.Prefix + "staged/", pending: cfg.Prefix + "pending"}, nil
 }
 
+// ctx bounds one call to etcd: by Timeout, and by the term's end. A call
+// cut short by the term's end fails with ErrTermOver (context.Cause).
 func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.until != nil {
+		if end := s.until(); end.Before(time.Now().Add(s.timeout)) {
+			ctx, cancel := context.WithDeadlineCause(ctx, end, ErrTermOver)
+			return ctx, cancel
+		}
+	}
 	return context.WithTimeout(ctx, s.timeout)
+}
+
+// failed is err, of a call made under cctx (s.ctx's), naming the term's
+// end when that is what cut it short.
+func failed(cctx context.Context, err error) error {
+	if cause := context.Cause(cctx); errors.Is(cause, ErrTermOver) {
+		return fmt.Errorf("%w: %w", ErrTermOver, err)
+	}
+	return err
 }
 
 // Acquire makes the caller the owner: the owner key is written, and its
@@ -408,11 +437,20 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 		cmps = append(cmps, s.expect(op))
 		then = append(then, s.write(op))
 	}
+	// Else reads the fence key, then each record: a try of this
+	// transaction that timed out may have been applied (HardenClient
+	// tries again), which the records then show.
+	reads := make([]clientv3.Op, 0, len(ops)+1)
+	reads = append(reads, clientv3.OpGet(fenceKey))
+	for _, op := range ops {
+		reads = append(reads, clientv3.OpGet(s.data+op.Key))
+	}
 	cctx, cancel := s.ctx(ctx)
 	defer cancel()
-	r, err := s.c.Txn(cctx).If(cmps...).Then(then...).Else(clientv3.OpGet(fenceKey)).Commit()
+	cctx, tries := countTries(cctx)
+	r, err := s.c.Txn(cctx).If(cmps...).Then(then...).Else(reads...).Commit()
 	if err != nil {
-		return 0, fmt.Errorf("etcdstore: commit: %w", err) // outcome unknown
+		return 0, fmt.Errorf("etcdstore: commit: %w", failed(cctx, err)) // outcome unknown
 	}
 	if r.Succeeded {
 		s.forget(ops)
@@ -421,7 +459,39 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 	if s.wasFenced(r, token) {
 		return 0, storage.ErrFenced
 	}
+	if rev := appliedAt(r.Responses[1:], ops); rev != 0 && tries.Load() > 1 {
+		s.forget(ops)
+		return rev, nil
+	}
 	return 0, storage.ErrConflict
+}
+
+// appliedAt tells, from the records as a failed commit of ops read them
+// (one response each, in order), whether they are what ops write, all
+// at one revision: asked only of a commit tried more than once, a try
+// of it was applied at that revision. Only the fence's holder writes, and at most one write of a
+// record is in flight at a time (engine invariant 2), so a record that
+// holds what this commit writes was written by it. It returns that
+// revision, or 0 if the records do not show one (a commit of deletes
+// alone shows none: it is reported as a conflict, which its caller
+// takes as it takes an unknown outcome).
+func appliedAt(reads []*pb.ResponseOp, ops []storage.Op) storage.Rev {
+	var rev storage.Rev
+	for i, op := range ops {
+		kvs := reads[i].GetResponseRange().GetKvs()
+		switch {
+		case op.Value == nil && len(kvs) == 0:
+			continue
+		case op.Value == nil || len(kvs) == 0 || !bytes.Equal(kvs[0].Value, op.Value):
+			return 0
+		case rev != 0 && storage.Rev(kvs[0].ModRevision) != rev:
+			return 0
+		case storage.Rev(kvs[0].ModRevision) <= op.Expect:
+			return 0
+		}
+		rev = storage.Rev(kvs[0].ModRevision)
+	}
+	return rev
 }
 
 // expect is the comparison of op's expectation.

@@ -193,24 +193,32 @@ func (s *Store) commitStaged(ctx context.Context, token storage.Token, ops []sto
 	}
 
 	// 3. Decide.
+	made := pendingValue(id, firsts)
 	cmps := []clientv3.Cmp{fence, clientv3.Compare(clientv3.CreateRevision(s.pending), "=", 0)}
-	then := []clientv3.Op{clientv3.OpPut(s.pending, pendingValue(id, firsts))}
+	then := []clientv3.Op{clientv3.OpPut(s.pending, made)}
 	for _, op := range shared {
 		cmps = append(cmps, s.expect(op))
 		then = append(then, s.write(op))
 	}
+	// Else reads the pending key too: a try of this transaction that
+	// timed out may have made the commit (HardenClient tries again);
+	// its stage must then not be discarded.
 	cctx, cancel := s.ctx(ctx)
-	r, err := s.c.Txn(cctx).If(cmps...).Then(then...).Else(clientv3.OpGet(fenceKey)).Commit()
+	r, err := s.c.Txn(cctx).If(cmps...).Then(then...).Else(clientv3.OpGet(fenceKey), clientv3.OpGet(s.pending)).Commit()
 	cancel()
 	if err != nil {
-		return 0, fmt.Errorf("etcdstore: commit: %w", err) // outcome unknown
+		return 0, fmt.Errorf("etcdstore: commit: %w", failed(cctx, err)) // outcome unknown
 	}
 	if !r.Succeeded {
 		if s.wasFenced(r, token) {
 			return 0, storage.ErrFenced
 		}
-		s.discard(ctx, token, id)
-		return 0, storage.ErrConflict
+		p := r.Responses[1].GetResponseRange().GetKvs()
+		if len(p) == 0 || string(p[0].Value) != made {
+			s.discard(ctx, token, id)
+			return 0, storage.ErrConflict
+		}
+		r.Header.Revision = p[0].ModRevision // made by the earlier try
 	}
 	if err := s.stopAt("decide"); err != nil {
 		return 0, err

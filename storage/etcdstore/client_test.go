@@ -1,0 +1,171 @@
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/seqd/seqd/internal/localetcd"
+	"github.com/seqd/seqd/storage"
+)
+
+// hardened is a client of cl set up as a node's is, each try bounded
+// by attempt, closed when the test ends.
+func hardened(t *testing.T, cl *localetcd.Cluster, endpoints []string, attempt time.Duration) *clientv3.Client {
+	t.Helper()
+	cfg, err := cl.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Endpoints = endpoints
+	HardenClient(&cfg, attempt)
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+func startCluster(t *testing.T, n int, opts localetcd.Options) *localetcd.Cluster {
+	t.Helper()
+	cl, err := localetcd.StartWith(t.TempDir(), n, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// TestIsolatedMember: with the etcd leader member cut off from its peers
+// (it still accepts requests, and holds them), a store on a hardened
+// client of all three members commits on: each commit made once the two
+// others have elected a leader completes without waiting for the
+// isolated member, and none fails.
+func TestIsolatedMember(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three etcd members")
+	}
+	ctx := context.Background()
+	cl := startCluster(t, 3, localetcd.Options{PeerProxies: true})
+	const attempt = 250 * time.Millisecond
+	s, err := Open(Config{Client: hardened(t, cl, cl.Endpoints, attempt), Prefix: fresh(), Timeout: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rev storage.Rev
+	commit := func(i int) time.Duration {
+		t.Helper()
+		began := time.Now()
+		r, err := s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: fmt.Appendf(nil, "%d", i), Expect: rev}})
+		if err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+		rev = r
+		return time.Since(began)
+	}
+	commit(0)
+	lead := cl.Leader()
+	cl.Isolate(lead)
+	defer cl.Rejoin(lead)
+	// The first commits may wait for the others' election.
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 1; ; i++ {
+		commit(i)
+		if l := cl.Leader(); l >= 0 && l != lead {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no new etcd leader within 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Then the isolated member knows it has no leader and refuses at
+	// once: no commit waits for it until its Timeout (15 s); the bound
+	// is loose for a loaded machine.
+	var slowest time.Duration
+	for i := 100; i < 130; i++ {
+		slowest = max(slowest, commit(i))
+	}
+	t.Logf("the slowest of 30 commits with the etcd leader member isolated: %v", slowest)
+	if slowest >= 3*time.Second {
+		t.Fatalf("the slowest of 30 commits took %v (a try times out after %v)", slowest, attempt)
+	}
+}
+
+// TestRetriedCommit: a commit whose first try was applied, and whose
+// reply was lost (held until the try timed out), is tried again; the
+// try that answers finds the record written, by the first. The commit
+// succeeds, at the revision its record holds, where a conflict would
+// make its caller take it for failed.
+func TestRetriedCommit(t *testing.T) {
+	ctx := context.Background()
+	cl := startCluster(t, 1, localetcd.Options{})
+	p, err := localetcd.NewProxy(strings.TrimPrefix(cl.Endpoints[0], "https://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	s, err := Open(Config{Client: hardened(t, cl, []string{"https://" + p.Addr()}, 200*time.Millisecond), Prefix: fresh(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		p.CutReplies()
+		time.AfterFunc(500*time.Millisecond, p.Heal)
+		rev, err := s.Commit(ctx, tok, []storage.Op{{Key: fmt.Sprintf("k%d", i), Value: []byte("v")}})
+		if err != nil {
+			t.Fatalf("commit %d, held then let through: %v", i, err)
+		}
+		r, err := s.c.Get(ctx, s.data+fmt.Sprintf("k%d", i))
+		if err != nil || len(r.Kvs) != 1 || storage.Rev(r.Kvs[0].ModRevision) != rev {
+			t.Fatalf("commit %d returned revision %d; the record: %v %v", i, rev, r, err)
+		}
+	}
+}
+
+// TestUntil: a call made in a term cut off from etcd fails when the term
+// may end (Config.Until), with ErrTermOver, not at its Timeout.
+func TestUntil(t *testing.T) {
+	ctx := context.Background()
+	cl := startCluster(t, 1, localetcd.Options{})
+	p, err := localetcd.NewProxy(strings.TrimPrefix(cl.Endpoints[0], "https://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var end time.Time
+	s, err := Open(Config{Client: hardened(t, cl, []string{"https://" + p.Addr()}, 200*time.Millisecond), Prefix: fresh(), Timeout: time.Minute,
+		Until: func() time.Time { return end }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end = time.Now().Add(time.Minute)
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Cut()
+	defer p.Heal()
+	end = time.Now().Add(time.Second)
+	_, err = s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("1")}})
+	if !errors.Is(err, ErrTermOver) {
+		t.Fatalf("a commit cut off from etcd past the term's end: %v, want ErrTermOver", err)
+	}
+	if late := time.Since(end); late > 5*time.Second {
+		t.Fatalf("the commit failed %v after the term's end", late)
+	}
+}
