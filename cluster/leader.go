@@ -31,6 +31,10 @@ type Config struct {
 	// Healthy, when set, is asked before every renewal; while it says
 	// false the lease is not renewed and the term lapses.
 	Healthy func() bool
+	// Clock is what the lease is counted on. Default SystemClock, which
+	// counts the time the machine was suspended; tests give one they
+	// move.
+	Clock Clock
 }
 
 func (c *Config) defaults() {
@@ -39,6 +43,9 @@ func (c *Config) defaults() {
 	}
 	if c.TTL <= 0 {
 		c.TTL = 5 * time.Second
+	}
+	if c.Clock == nil {
+		c.Clock = SystemClock
 	}
 }
 
@@ -67,7 +74,7 @@ func Campaign(ctx context.Context, cfg Config) (*Term, error) {
 	cfg.defaults()
 	cli, key := cfg.Client, LeaderKey(cfg.Prefix)
 	for {
-		l, err := Grant(ctx, cli, cfg.TTL)
+		l, err := grant(ctx, cli, cfg.TTL, cfg.Clock)
 		if err != nil {
 			if err := pause(ctx); err != nil {
 				return nil, err
@@ -81,6 +88,14 @@ func Campaign(ctx context.Context, cfg Config) (*Term, error) {
 			Commit()
 		if err == nil && r.Succeeded {
 			return startTerm(cfg, l, r.Header.Revision), nil
+		}
+		if err == nil {
+			// A try that timed out may have made the key, and this one
+			// found it (etcdstore.HardenClient): the key under this lease is
+			// this node's.
+			if kvs := r.Responses[0].GetResponseRange().GetKvs(); len(kvs) > 0 && kvs[0].Lease == int64(l.ID) {
+				return startTerm(cfg, l, kvs[0].CreateRevision), nil
+			}
 		}
 		rctx, cancel := context.WithTimeout(context.Background(), cfg.TTL)
 		l.Revoke(rctx) // best effort: it lapses anyway
@@ -159,18 +174,8 @@ func startTerm(cfg Config, l *Lease, token int64) *Term {
 	go func() {
 		// Ends the term when the lease's expiry passes by this node's
 		// clock, whether or not a renewal is still under way.
-		for {
-			timer := time.NewTimer(time.Until(l.Expiry()))
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				return
-			case <-timer.C:
-				if !l.Valid() {
-					t.end(ErrLeaseLost)
-					return
-				}
-			}
+		if err := l.lapse(ctx); err != nil {
+			t.end(err)
 		}
 	}()
 	return t

@@ -15,7 +15,12 @@
 //     granted. etcd restarts the TTL when it receives the request, which is
 //     no earlier, so etcd cannot expire the lease, and no other node can be
 //     elected, before this node's term has ended by its own clock (clock
-//     rates being about equal, as every lease assumes).
+//     rates being about equal, as every lease assumes). That clock counts
+//     the time the machine was suspended (Clock): a leader resumed after
+//     its lease lapsed knows it at once.
+//   - No single etcd member can stall a renewal: each try is bounded well
+//     inside the lease and requires a leader, and a failed one is tried
+//     again at once, on another member (etcdstore.HardenClient).
 //   - Keep-alives are sent by the term itself, and only while the caller says
 //     it is healthy: a leader whose store stalls stops renewing and lets its
 //     lease lapse, instead of keeping it alive through a healthy etcd peer
@@ -38,42 +43,50 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/seqd/seqd/storage/etcdstore"
 )
+
+// gone reports whether err says the lease is no longer at etcd.
+func gone(err error) bool { return errors.Is(err, rpctypes.ErrLeaseNotFound) }
 
 // ErrLeaseLost: etcd no longer has the lease (it expired, or was revoked).
 var ErrLeaseLost = errors.New("cluster: the lease is lost")
 
 // Lease is an etcd lease with the time before which etcd cannot have
-// expired it.
+// expired it. Safe for concurrent use.
 type Lease struct {
-	cli *clientv3.Client
-	ID  clientv3.LeaseID
-	TTL time.Duration
+	cli   *clientv3.Client
+	ID    clientv3.LeaseID
+	TTL   time.Duration
+	clock Clock
 
-	// expiry is in nanoseconds since base, on the monotonic clock: read
-	// on every value a leader hands out, so an atomic, not a lock.
+	// expiry is on clock, in nanoseconds: read on every value a leader
+	// hands out, so an atomic, not a lock.
 	expiry atomic.Int64
 }
 
-// base is the origin of the monotonic times leases keep.
-var base = time.Now()
-
-// Grant asks etcd for a lease of ttl (whole seconds, at least one).
+// Grant asks etcd for a lease of ttl (whole seconds, at least one),
+// counted on SystemClock.
 func Grant(ctx context.Context, cli *clientv3.Client, ttl time.Duration) (*Lease, error) {
+	return grant(ctx, cli, ttl, SystemClock)
+}
+
+func grant(ctx context.Context, cli *clientv3.Client, ttl time.Duration, clock Clock) (*Lease, error) {
 	secs := max(int64(ttl/time.Second), 1)
-	sent := time.Now()
+	sent := clock.Now()
 	r, err := cli.Grant(ctx, secs)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lease{cli: cli, ID: r.ID, TTL: time.Duration(secs) * time.Second}
+	l := &Lease{cli: cli, ID: r.ID, TTL: time.Duration(secs) * time.Second, clock: clock}
 	l.extend(sent, r.TTL)
 	return l, nil
 }
 
 // extend moves the expiry to sent+ttl seconds, never back.
-func (l *Lease) extend(sent time.Time, ttl int64) {
-	e := int64(sent.Sub(base) + time.Duration(ttl)*time.Second)
+func (l *Lease) extend(sent time.Duration, ttl int64) {
+	e := int64(sent + time.Duration(ttl)*time.Second)
 	for {
 		old := l.expiry.Load()
 		if e <= old || l.expiry.CompareAndSwap(old, e) {
@@ -82,18 +95,28 @@ func (l *Lease) extend(sent time.Time, ttl int64) {
 	}
 }
 
-// Expiry is the time before which etcd cannot have expired the lease.
-func (l *Lease) Expiry() time.Time { return base.Add(time.Duration(l.expiry.Load())) }
+// Remaining is how long the lease cannot yet have expired (0 or less:
+// it may have).
+func (l *Lease) Remaining() time.Duration {
+	return time.Duration(l.expiry.Load()) - l.clock.Now()
+}
+
+// Expiry is the time before which etcd cannot have expired the lease, as
+// of now on the wall clock: where a wait on Go's timers should end
+// (they too stop while the machine is suspended: Valid is the test).
+func (l *Lease) Expiry() time.Time { return time.Now().Add(l.Remaining()) }
 
 // Valid reports whether the lease cannot have expired yet.
-func (l *Lease) Valid() bool { return int64(time.Since(base)) < l.expiry.Load() }
+func (l *Lease) Valid() bool { return l.Remaining() > 0 }
 
 // KeepAlive renews the lease every third of its TTL until ctx ends (nil),
 // the lease is gone at etcd or has lapsed by this node's clock
 // (ErrLeaseLost), or healthy, when given, reports false: renewals stop
 // then and the lease lapses on its own, which KeepAlive waits for before
 // it returns ErrLeaseLost. A renewal that fails for another reason (an
-// etcd member down, a partition) is tried again at the next tick.
+// etcd member down, cut off or slow) is tried again at once, on another
+// member, each try bounded by AttemptTimeout, until one succeeds or the
+// lease lapses.
 func (l *Lease) KeepAlive(ctx context.Context, healthy func() bool) error {
 	tick := time.NewTicker(l.TTL / 3)
 	defer tick.Stop()
@@ -102,24 +125,10 @@ func (l *Lease) KeepAlive(ctx context.Context, healthy func() bool) error {
 			return ErrLeaseLost
 		}
 		if healthy != nil && !healthy() {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(time.Until(l.Expiry())):
-				return ErrLeaseLost
-			}
+			return l.lapse(ctx)
 		}
-		sent := time.Now()
-		cctx, cancel := context.WithTimeout(ctx, l.TTL/3)
-		r, err := l.cli.KeepAliveOnce(cctx, l.ID)
-		cancel()
-		switch {
-		case errors.Is(err, rpctypes.ErrLeaseNotFound):
-			return ErrLeaseLost
-		case err == nil && r.TTL <= 0:
-			return ErrLeaseLost
-		case err == nil:
-			l.extend(sent, r.TTL)
+		if err := l.renew(ctx, healthy); err != nil || ctx.Err() != nil {
+			return err
 		}
 		select {
 		case <-ctx.Done():
@@ -129,8 +138,67 @@ func (l *Lease) KeepAlive(ctx context.Context, healthy func() bool) error {
 	}
 }
 
-// Revoke gives the lease back to etcd: the keys under it go at once.
+// renew renews the lease once, trying member after member: nil once one
+// did, or when ctx ends; ErrLeaseLost when etcd no longer has the lease
+// or it lapsed first. While healthy says false it stops trying.
+func (l *Lease) renew(ctx context.Context, healthy func() bool) error {
+	attempt := etcdstore.AttemptTimeout(l.TTL)
+	for ctx.Err() == nil && l.Valid() {
+		if healthy != nil && !healthy() {
+			return nil // KeepAlive lets the lease lapse
+		}
+		sent := l.clock.Now()
+		cctx, cancel := context.WithTimeout(etcdstore.RequireLeader(ctx), attempt)
+		r, err := l.cli.KeepAliveOnce(cctx, l.ID)
+		cancel()
+		switch {
+		case gone(err), err == nil && r.TTL <= 0:
+			return ErrLeaseLost
+		case err == nil:
+			l.extend(sent, r.TTL)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return ErrLeaseLost
+}
+
+// lapse waits for the lease to lapse by this node's clock (ErrLeaseLost),
+// or ctx to end (nil). It looks at the clock every pollInterval, not
+// only when a timer set for the expiry fires: timers do not count the
+// time the machine was suspended.
+func (l *Lease) lapse(ctx context.Context) error {
+	for {
+		wait := min(l.Remaining(), pollInterval)
+		if wait <= 0 {
+			return ErrLeaseLost
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// pollInterval is how often a lease's expiry is looked at on its clock:
+// how late after a resume from suspension a term's Done is closed
+// (Valid, asked on every request, says so at once).
+const pollInterval = 100 * time.Millisecond
+
+// Revoke gives the lease back to etcd: the keys under it go at once. A
+// lease etcd no longer has is revoked already (an earlier try of this
+// request may have been applied: etcdstore.HardenClient).
 func (l *Lease) Revoke(ctx context.Context) error {
 	_, err := l.cli.Revoke(ctx, l.ID)
+	if gone(err) {
+		return nil
+	}
 	return err
 }

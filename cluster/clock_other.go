@@ -1,0 +1,5 @@
+//go:build !linux
+
+package cluster
+
+func newSystemClock() Clock { return newWallClock() }
