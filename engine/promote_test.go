@@ -58,6 +58,52 @@ func TestPromote(t *testing.T) {
 func testPromote(t *testing.T, clean bool) {
 	st := memstore.New()
 	lead := func() bool { return true }
+	a, names := openPromoteOwner(t, st, lead)
+	last := map[Name]int64{}
+	takeValues(t, a, names, last, 3)
+	revs := storeRevs(t, st)
+	snap, err := Open(ctx, Config{Store: st, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The owner goes on; the snapshot follows its marks.
+	takeValues(t, a, names, last, 25)
+	if clean {
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		st.Reopen()
+	}
+	followStore(t, st, snap, revs)
+	// The owner dies without closing; a copy of the store is what a
+	// full read would see.
+	fresh, err := Open(ctx, Config{Store: st.Clone(), Leadership: lead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+
+	p := promoteAsFresh(t, Config{Store: st, Leadership: lead}, snap, fresh, clean)
+	defer p.Close()
+	for _, n := range names {
+		v, w := next(t, p, n), next(t, fresh, n)
+		if v != w || v <= last[n] {
+			t.Fatalf("%s: the last owner handed out %d; promoted %d, opened afresh %d", n.Rel(), last[n], v, w)
+		}
+	}
+	checkPromotedWrites(t, p, snap, a, names)
+	if !clean {
+		a.Close()
+	}
+	if !reflect.DeepEqual(p.Schemas(), fresh.Schemas()) {
+		t.Fatal("schemas differ")
+	}
+}
+
+// openPromoteOwner opens the store's owner with sequences s0..s29, a
+// schema app, a comment on s1, a grant on s2 and a role app.
+func openPromoteOwner(t *testing.T, st storage.Store, lead func() bool) (*Engine, []Name) {
+	t.Helper()
 	a, err := Open(ctx, Config{Store: st, Leadership: lead})
 	if err != nil {
 		t.Fatal(err)
@@ -84,32 +130,36 @@ func testPromote(t *testing.T, clean bool) {
 	if err := a.PutRole(ctx, Role{Name: "app", Login: true}, true); err != nil {
 		t.Fatal(err)
 	}
-	last := map[Name]int64{}
-	take := func(k int) {
-		for _, n := range names {
-			for range k {
-				last[n] = next(t, a, n)
-			}
+	return a, names
+}
+
+// takeValues takes k values of every sequence from a, noting the last
+// of each in last, and waits for a's marks to be written.
+func takeValues(t *testing.T, a *Engine, names []Name, last map[Name]int64, k int) {
+	t.Helper()
+	for _, n := range names {
+		for range k {
+			last[n] = next(t, a, n)
 		}
-		quiesce(a)
 	}
-	take(3)
+	quiesce(a)
+}
+
+// storeRevs is every key's revision in st.
+func storeRevs(t *testing.T, st storage.Store) map[string]storage.Rev {
+	t.Helper()
 	revs := map[string]storage.Rev{}
 	if err := st.Load(ctx, func(kv storage.KV) error { revs[kv.Key] = kv.Rev; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := Open(ctx, Config{Store: st, ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The owner goes on; the snapshot follows its marks.
-	take(25)
-	if clean {
-		if err := a.Close(); err != nil {
-			t.Fatal(err)
-		}
-		st.Reopen()
-	}
+	return revs
+}
+
+// followStore hands snap, by Follow, every record of st written and
+// every key deleted since revs, failing if it does not take one or if
+// there was none.
+func followStore(t *testing.T, st storage.Store, snap *Engine, revs map[string]storage.Rev) {
+	t.Helper()
 	followed := 0
 	now := map[string]bool{}
 	if err := st.Load(ctx, func(kv storage.KV) error {
@@ -133,36 +183,37 @@ func testPromote(t *testing.T, clean bool) {
 	if followed == 0 {
 		t.Fatal("the owner moved no mark")
 	}
-	// The owner dies without closing; a copy of the store is what a
-	// full read would see.
-	fresh, err := Open(ctx, Config{Store: st.Clone(), Leadership: lead})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Close()
+}
 
-	if _, err := Promote(ctx, Config{Store: st, Leadership: lead}, snap, func(context.Context) bool { return false }); !errors.Is(err, ErrStale) {
+// promoteAsFresh promotes snap, checking that it is refused while not
+// known current, and that promoted it serves what fresh does and burns
+// what fresh burned: values by the failover unless the last owner
+// closed clean.
+func promoteAsFresh(t *testing.T, cfg Config, snap, fresh *Engine, clean bool) *Engine {
+	t.Helper()
+	if _, err := Promote(ctx, cfg, snap, func(context.Context) bool { return false }); !errors.Is(err, ErrStale) {
 		t.Fatalf("promoting a snapshot not known current: %v", err)
 	}
-	p, err := Promote(ctx, Config{Store: st, Leadership: lead}, snap, func(context.Context) bool { return true })
+	p, err := Promote(ctx, cfg, snap, func(context.Context) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
 	if got, want := dumpEngine(t, p), dumpEngine(t, fresh); got != want {
+		p.Close()
 		t.Fatalf("promoted:\n%s\nopened afresh:\n%s", got, want)
 	}
 	if p.Stats().Burned != fresh.Stats().Burned || clean != (p.Stats().Burned.Failover == 0) {
+		p.Close()
 		t.Fatalf("burned: promoted %+v, opened afresh %+v", p.Stats().Burned, fresh.Stats().Burned)
 	}
-	for _, n := range names {
-		v, w := next(t, p, n), next(t, fresh, n)
-		if v != w || v <= last[n] {
-			t.Fatalf("%s: the last owner handed out %d; promoted %d, opened afresh %d", n.Rel(), last[n], v, w)
-		}
-	}
-	// It writes over the records it took from the snapshot, and the
-	// snapshot is as it was.
+	return p
+}
+
+// checkPromotedWrites: the promoted engine p writes over the records it
+// took from the snapshot, and the snapshot is as it was; the last owner
+// a is fenced off.
+func checkPromotedWrites(t *testing.T, p, snap, a *Engine, names []Name) {
+	t.Helper()
 	if err := p.Alter(ctx, names[0], seqmath.Spec{Increment: i64(5)}); err != nil {
 		t.Fatalf("ALTER on the promoted engine: %v", err)
 	}
@@ -177,11 +228,5 @@ func testPromote(t *testing.T, clean bool) {
 	}
 	if _, err := a.Setval(ctx, names[3], 1000, true); err == nil {
 		t.Fatal("the last owner still writes")
-	}
-	if !clean {
-		a.Close()
-	}
-	if !reflect.DeepEqual(p.Schemas(), fresh.Schemas()) {
-		t.Fatal("schemas differ")
 	}
 }
