@@ -30,57 +30,53 @@ func TestArguments(t *testing.T) {
 	c, _, eng := serve(t, Config{Config: core})
 	create(t, eng, "up", seqmath.Spec{})
 	create(t, eng, "down", seqmath.Spec{Increment: ptr(-1)})
+	core.Engine = eng
+	base := serveHTTPAPI(t, core) + "/v1/sequences/"
+	calls := argCalls{c: c, ctx: context.Background()}
+	for _, tc := range argumentCases(calls) {
+		t.Run(tc.what, func(t *testing.T) {
+			if tc.grpc != nil {
+				checkGRPCRefuses(t, tc)
+			}
+			if tc.path != "" {
+				checkHTTPRefuses(t, base, tc)
+			}
+		})
+	}
+	checkUnsetIsDefault(t, calls)
+}
+
+// serveHTTPAPI serves the HTTP API on core until the test ends, and
+// returns its base URL.
+func serveHTTPAPI(t *testing.T, core apicore.Config) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	core.Engine = eng
 	hs := httpapi.NewServer(httpapi.Config{Config: core})
 	go hs.Serve(l)
-	defer hs.Shutdown(context.Background())
-	base := "http://" + l.Addr().String() + "/v1/sequences/"
-	ctx := context.Background()
+	t.Cleanup(func() { hs.Shutdown(context.Background()) })
+	return "http://" + l.Addr().String()
+}
 
+// argumentCase is one input out of range, over gRPC and over HTTP.
+type argumentCase struct {
+	what string
+	grpc func() error // nil: no such gRPC input
+	// path (under /v1/sequences/) and body of the same input over
+	// HTTP, "" when it has none
+	path, body string
+	sqlstate   string
+	field      string // the message names it
+}
+
+// argumentCases are TestArguments' rows; the gRPC inputs are calls made
+// with calls.
+func argumentCases(calls argCalls) []argumentCase {
 	long := strings.Repeat("x", 64) // one byte past an identifier
-	named := func(schema, name string) *seqdv1.Sequence { return &seqdv1.Sequence{Schema: schema, Name: name} }
-	next := func(sq *seqdv1.Sequence, count int64) func() error {
-		return func() error {
-			_, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: sq, Count: count})
-			return err
-		}
-	}
-	reserve := func(sq *seqdv1.Sequence, count int64) func() error {
-		return func() error {
-			_, err := c.Reserve(ctx, &seqdv1.ReserveRequest{Sequence: sq, Count: count})
-			return err
-		}
-	}
-	stream := func(sq *seqdv1.Sequence, count int64) func() error {
-		return func() error {
-			st, err := c.Ranges(ctx)
-			if err != nil {
-				return err
-			}
-			st.Send(&seqdv1.ReserveRequest{Sequence: sq, Count: count})
-			_, err = st.Recv()
-			return err
-		}
-	}
-	release := func(sq *seqdv1.Sequence, first, last int64) func() error {
-		return func() error {
-			_, err := c.Release(ctx, &seqdv1.ReleaseRequest{Sequence: sq, First: first, Last: last})
-			return err
-		}
-	}
-	for _, tc := range []struct {
-		what string
-		grpc func() error // nil: no such gRPC input
-		// path (under /v1/sequences/) and body of the same input over
-		// HTTP, "" when it has none
-		path, body string
-		sqlstate   string
-		field      string // the message names it
-	}{
+	next, reserve, stream, release := calls.next, calls.reserve, calls.stream, calls.release
+	return []argumentCase{
 		{"Next: no sequence", next(nil, 1), "", "", "22023", "sequence.name"},
 		{"Next: empty name", next(named("public", ""), 1), "", "", "22023", "sequence.name"},
 		{"Next: schema with NUL", next(named("a\x00", "up"), 1), "a%00/up/nextval", "", "22021", "schema"},
@@ -114,49 +110,99 @@ func TestArguments(t *testing.T) {
 		{"Release: first < last, descending", release(named("public", "down"), 1, 5), "public/down/release", `{"first": "1", "last": "5"}`, "22023", "first"},
 		{"Release: last missing over HTTP (over gRPC it is 0)", nil, "public/up/release", `{"first": "1"}`, "22023", "last"},
 		{"Release: an unknown field", nil, "public/up/release", `{"first": "1", "last": "2", "all": true}`, "22023", "all"},
-	} {
-		t.Run(tc.what, func(t *testing.T) {
-			if tc.grpc != nil {
-				err := tc.grpc()
-				want := codes.InvalidArgument
-				if tc.sqlstate == "42P01" {
-					want = codes.NotFound
-				}
-				fails(t, "gRPC", err, want, tc.sqlstate, nil)
-				if msg := status.Convert(err).Message(); !strings.Contains(msg, tc.field) {
-					t.Errorf("gRPC: %q names no %s", msg, tc.field)
-				}
-			}
-			if tc.path == "" {
-				return
-			}
-			req, err := http.NewRequest(http.MethodPost, base+tc.path, strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			var p struct {
-				SQLState string `json:"sqlstate"`
-				Detail   string `json:"detail"`
-			}
-			json.Unmarshal(b, &p)
-			want := http.StatusBadRequest
-			if tc.sqlstate == "42P01" {
-				want = http.StatusNotFound
-			}
-			if resp.StatusCode != want || p.SQLState != tc.sqlstate || !strings.Contains(p.Detail, tc.field) {
-				t.Errorf("HTTP: %d %s, want %d with SQLSTATE %s naming %s", resp.StatusCode, b, want, tc.sqlstate, tc.field)
-			}
-		})
 	}
+}
 
-	// What proto3 cannot tell from unset: count 0 is 1, first and last 0
-	// are a range of one value (0).
+func named(schema, name string) *seqdv1.Sequence { return &seqdv1.Sequence{Schema: schema, Name: name} }
+
+// argCalls makes the gRPC calls of argumentCases, each as a func to be
+// called in its subtest.
+type argCalls struct {
+	c   seqdv1.SequencesClient
+	ctx context.Context
+}
+
+func (a argCalls) next(sq *seqdv1.Sequence, count int64) func() error {
+	return func() error {
+		_, err := a.c.Next(a.ctx, &seqdv1.NextRequest{Sequence: sq, Count: count})
+		return err
+	}
+}
+
+func (a argCalls) reserve(sq *seqdv1.Sequence, count int64) func() error {
+	return func() error {
+		_, err := a.c.Reserve(a.ctx, &seqdv1.ReserveRequest{Sequence: sq, Count: count})
+		return err
+	}
+}
+
+func (a argCalls) stream(sq *seqdv1.Sequence, count int64) func() error {
+	return func() error {
+		st, err := a.c.Ranges(a.ctx)
+		if err != nil {
+			return err
+		}
+		st.Send(&seqdv1.ReserveRequest{Sequence: sq, Count: count})
+		_, err = st.Recv()
+		return err
+	}
+}
+
+func (a argCalls) release(sq *seqdv1.Sequence, first, last int64) func() error {
+	return func() error {
+		_, err := a.c.Release(a.ctx, &seqdv1.ReleaseRequest{Sequence: sq, First: first, Last: last})
+		return err
+	}
+}
+
+// checkGRPCRefuses: tc's gRPC call fails with INVALID_ARGUMENT (NOT_FOUND
+// for 42P01), tc's SQLSTATE, and a message naming tc's field.
+func checkGRPCRefuses(t *testing.T, tc argumentCase) {
+	t.Helper()
+	err := tc.grpc()
+	want := codes.InvalidArgument
+	if tc.sqlstate == "42P01" {
+		want = codes.NotFound
+	}
+	fails(t, "gRPC", err, want, tc.sqlstate, nil)
+	if msg := status.Convert(err).Message(); !strings.Contains(msg, tc.field) {
+		t.Errorf("gRPC: %q names no %s", msg, tc.field)
+	}
+}
+
+// checkHTTPRefuses: tc's HTTP request is answered 400 (404 for 42P01)
+// with tc's SQLSTATE and a detail naming tc's field.
+func checkHTTPRefuses(t *testing.T, base string, tc argumentCase) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+tc.path, strings.NewReader(tc.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var p struct {
+		SQLState string `json:"sqlstate"`
+		Detail   string `json:"detail"`
+	}
+	json.Unmarshal(b, &p)
+	want := http.StatusBadRequest
+	if tc.sqlstate == "42P01" {
+		want = http.StatusNotFound
+	}
+	if resp.StatusCode != want || p.SQLState != tc.sqlstate || !strings.Contains(p.Detail, tc.field) {
+		t.Errorf("HTTP: %d %s, want %d with SQLSTATE %s naming %s", resp.StatusCode, b, want, tc.sqlstate, tc.field)
+	}
+}
+
+// checkUnsetIsDefault: what proto3 cannot tell from unset: count 0 is 1,
+// first and last 0 are a range of one value (0).
+func checkUnsetIsDefault(t *testing.T, calls argCalls) {
+	t.Helper()
+	c, ctx := calls.c, calls.ctx
 	if r, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: named("public", "up")}); err != nil || len(r.Values) != 1 {
 		t.Errorf("Next, count unset: %v %v", r, err)
 	}
