@@ -51,28 +51,56 @@ func str(s *string) string {
 // waits for; a role that does not hold another session's role sees only
 // who it is; a session that ends leaves.
 func TestStatActivity(t *testing.T) {
-	dsn := startSeqd(t)
-	ctx := context.Background()
-	connect := func(user, app string) *pgx.Conn {
-		cfg, err := pgx.ParseConfig(strings.Replace(dsn, "//u@", "//"+user+"@", 1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.RuntimeParams["application_name"] = app
-		c, err := pgx.ConnectConfig(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close(ctx) })
-		return c
-	}
+	ar := &activityRun{t: t, ctx: context.Background(), dsn: startSeqd(t)}
 	before := time.Now().Add(-time.Second)
-	a, b := connect("u", "app_a"), connect("u", "app_b")
-	if _, err := a.Exec(ctx, "create sequence s; create role watcher login"); err != nil {
+	ar.a, ar.b = ar.connect("u", "app_a"), ar.connect("u", "app_b")
+	if _, err := ar.a.Exec(ar.ctx, "create sequence s; create role watcher login"); err != nil {
 		t.Fatal(err)
 	}
+	ar.checkIdle(before)
+	ar.checkInBlock()
+	ar.checkLockWait()
+	ar.checkCreateWait()
+	ar.checkUnprivilegedView()
+	ar.checkTrackActivitiesOff()
 
-	// An idle session: its last statement, its client, ClientRead.
+	// A session that ends leaves.
+	pid := ar.a.PgConn().PID()
+	ar.a.Close(ar.ctx)
+	waitFor(t, func() bool { _, ok := activityOf(t, ar.c, pid); return !ok }, "a's row to go")
+}
+
+// activityRun is TestStatActivity's sessions, which its phases, in
+// order, go on with. Not safe for concurrent use.
+type activityRun struct {
+	t   *testing.T
+	ctx context.Context
+	dsn string
+	// a and b are u's sessions; c, u's too, reads while b waits (from
+	// checkLockWait on); w is role watcher's (from checkUnprivilegedView on).
+	a, b, c, w *pgx.Conn
+}
+
+// connect opens a session as user with application_name app, closed
+// when the test ends.
+func (ar *activityRun) connect(user, app string) *pgx.Conn {
+	cfg, err := pgx.ParseConfig(strings.Replace(ar.dsn, "//u@", "//"+user+"@", 1))
+	if err != nil {
+		ar.t.Fatal(err)
+	}
+	cfg.RuntimeParams["application_name"] = app
+	c, err := pgx.ConnectConfig(ar.ctx, cfg)
+	if err != nil {
+		ar.t.Fatal(err)
+	}
+	ar.t.Cleanup(func() { c.Close(ar.ctx) })
+	return c
+}
+
+// checkIdle: an idle session shows its last statement, its client,
+// ClientRead; the reading session is active, running the read.
+func (ar *activityRun) checkIdle(before time.Time) {
+	t, a, b := ar.t, ar.a, ar.b
 	r, ok := activityOf(t, b, a.PgConn().PID())
 	if !ok {
 		t.Fatal("a's session is not in pg_stat_activity")
@@ -88,69 +116,51 @@ func TestStatActivity(t *testing.T) {
 		r.stateChange == nil || r.stateChange.Before(*r.queryStart) || time.Since(*r.stateChange) > time.Minute {
 		t.Errorf("a's times: start %v, query %v, state change %v", r.backendStart, r.queryStart, r.stateChange)
 	}
-	// The reading session is active, running the read.
 	if r, _ := activityOf(t, b, b.PgConn().PID()); str(r.state) != "active" || !strings.Contains(str(r.query), "from pg_stat_activity") || r.waitType != nil {
 		t.Errorf("b reading: state %s, query %s, wait %s", str(r.state), str(r.query), str(r.waitType))
 	}
+}
 
-	// In a block, then in a failed one; SET application_name shows.
+// checkInBlock: a in a block, where SET application_name shows; a stays
+// in it for checkLockWait.
+func (ar *activityRun) checkInBlock() {
+	t, a := ar.t, ar.a
 	for _, q := range []string{"begin", "set application_name = renamed", "alter sequence s increment 5"} {
-		if _, err := a.Exec(ctx, q); err != nil {
+		if _, err := a.Exec(ar.ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r, _ = activityOf(t, b, a.PgConn().PID())
+	r, _ := activityOf(t, ar.b, a.PgConn().PID())
 	if str(r.state) != "idle in transaction" || r.app != "renamed" || r.xactStart == nil || r.queryStart.Before(*r.xactStart) {
 		t.Errorf("a in a block: state %s, app %s, xact_start %v", str(r.state), r.app, r.xactStart)
 	}
+}
 
-	// b waits for the block's lock on s.
+// checkLockWait: b waits for a's block's lock on s, as
+// pg_stat_activity, pg_blocking_pids and pg_locks show; then a's block
+// fails (idle in transaction (aborted)) and rolls back, and b goes on.
+func (ar *activityRun) checkLockWait() {
+	t, a, b, ctx := ar.t, ar.a, ar.b, ar.ctx
 	done := make(chan error, 1)
 	go func() {
 		_, err := b.Exec(ctx, "select nextval('s')")
 		done <- err
 	}()
-	c := connect("u", "")
+	ar.c = ar.connect("u", "")
+	c := ar.c
 	waitFor(t, func() bool {
 		r, _ := activityOf(t, c, b.PgConn().PID())
 		return str(r.state) == "active" && str(r.waitType) == "Lock" && str(r.wait) == "relation" && str(r.query) == "select nextval('s')"
 	}, "b waiting for the relation's lock")
-	blockers := func(pid uint32) []int32 {
-		var out []int32
-		if err := c.QueryRow(ctx, "select pg_blocking_pids($1)", int32(pid)).Scan(&out); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	if got := blockers(b.PgConn().PID()); len(got) != 1 || uint32(got[0]) != a.PgConn().PID() {
+	if got := ar.blockers(b.PgConn().PID()); len(got) != 1 || uint32(got[0]) != a.PgConn().PID() {
 		t.Errorf("pg_blocking_pids(b) = %v, want a's %d", got, a.PgConn().PID())
 	}
-	if got := blockers(a.PgConn().PID()); len(got) != 0 {
+	if got := ar.blockers(a.PgConn().PID()); len(got) != 0 {
 		t.Errorf("pg_blocking_pids(a) = %v, want none", got)
 	}
 	// pg_locks: a's lock on s and on its transaction, granted; b's wait
 	// for s, not granted, since it began.
-	locks := func() string {
-		rows, err := c.Query(ctx, `select locktype, coalesce(relation::regclass::text, ''), mode, granted, case pid when $1 then 'a' when $2 then 'b' end,
-			waitstart is not null, transactionid is not null, database is not null from pg_locks order by 1, 4 desc, 5`, int32(a.PgConn().PID()), int32(b.PgConn().PID()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for rows.Next() {
-			var typ, rel, mode, who string
-			var granted, waiting, xid, db bool
-			if err := rows.Scan(&typ, &rel, &mode, &granted, &who, &waiting, &xid, &db); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, fmt.Sprint(typ, " ", rel, " ", mode, " ", granted, " ", who, " ", waiting, " ", xid, " ", db))
-		}
-		if rows.Err() != nil {
-			t.Fatal(rows.Err())
-		}
-		return strings.Join(out, "; ")
-	}
-	if got, want := locks(), "relation s ExclusiveLock true a false false true; relation s RowExclusiveLock false b true false true; "+
+	if got, want := ar.locks(), "relation s ExclusiveLock true a false false true; relation s RowExclusiveLock false b true false true; "+
 		"transactionid  ExclusiveLock true a false true false"; got != want {
 		t.Errorf("pg_locks while b waits for a:\n got %s\nwant %s", got, want)
 	}
@@ -164,11 +174,49 @@ func TestStatActivity(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if got := locks(); got != "" {
+	if got := ar.locks(); got != "" {
 		t.Errorf("pg_locks after the block: %s, want none", got)
 	}
+}
 
-	// A CREATE waits for the block creating the same name.
+// blockers is pg_blocking_pids(pid), read by c.
+func (ar *activityRun) blockers(pid uint32) []int32 {
+	var out []int32
+	if err := ar.c.QueryRow(ar.ctx, "select pg_blocking_pids($1)", int32(pid)).Scan(&out); err != nil {
+		ar.t.Fatal(err)
+	}
+	return out
+}
+
+// locks is pg_locks, read by c, a row a line with a's and b's sessions
+// named a and b.
+func (ar *activityRun) locks() string {
+	t := ar.t
+	rows, err := ar.c.Query(ar.ctx, `select locktype, coalesce(relation::regclass::text, ''), mode, granted, case pid when $1 then 'a' when $2 then 'b' end,
+		waitstart is not null, transactionid is not null, database is not null from pg_locks order by 1, 4 desc, 5`, int32(ar.a.PgConn().PID()), int32(ar.b.PgConn().PID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for rows.Next() {
+		var typ, rel, mode, who string
+		var granted, waiting, xid, db bool
+		if err := rows.Scan(&typ, &rel, &mode, &granted, &who, &waiting, &xid, &db); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprint(typ, " ", rel, " ", mode, " ", granted, " ", who, " ", waiting, " ", xid, " ", db))
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	return strings.Join(out, "; ")
+}
+
+// checkCreateWait: a CREATE waits for the block creating the same name,
+// on its transaction as pg_locks shows.
+func (ar *activityRun) checkCreateWait() {
+	t, a, b, c, ctx := ar.t, ar.a, ar.b, ar.c, ar.ctx
+	done := make(chan error, 1)
 	a.Exec(ctx, "begin; create sequence twin")
 	go func() {
 		_, err := b.Exec(ctx, "create sequence twin")
@@ -188,12 +236,16 @@ func TestStatActivity(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+}
 
-	// A role that does not hold u's privileges sees who the session is,
-	// not what it does; its own session in full. (a's SET
-	// application_name went with its block.)
-	w := connect("watcher", "w_app")
-	r, ok = activityOf(t, w, a.PgConn().PID())
+// checkUnprivilegedView: a role that does not hold u's privileges sees
+// who the session is, not what it does; its own session in full. (a's
+// SET application_name went with its block.)
+func (ar *activityRun) checkUnprivilegedView() {
+	t := ar.t
+	ar.w = ar.connect("watcher", "w_app")
+	w := ar.w
+	r, ok := activityOf(t, w, ar.a.PgConn().PID())
 	if !ok || r.usename != "u" || r.app != "app_a" || str(r.query) != "<insufficient privilege>" || r.state != nil ||
 		r.clientAddr != nil || r.backendStart != nil || r.waitType != nil || r.typeName != nil {
 		t.Errorf("a seen by watcher: %+v (query %s, state %s)", r, str(r.query), str(r.state))
@@ -202,12 +254,16 @@ func TestStatActivity(t *testing.T) {
 		t.Errorf("watcher's own: %+v", r)
 	}
 	var n int
-	if err := w.QueryRow(ctx, "select count(*) from pg_stat_activity").Scan(&n); err != nil || n != 4 {
+	if err := w.QueryRow(ar.ctx, "select count(*) from pg_stat_activity").Scan(&n); err != nil || n != 4 {
 		t.Errorf("watcher counts %d sessions (%v), want 4", n, err)
 	}
+}
 
-	// track_activities off (a superuser's setting): the session shows as
-	// disabled, with no statement and no times, as in PostgreSQL.
+// checkTrackActivitiesOff: track_activities off (a superuser's setting):
+// the session shows as disabled, with no statement and no times, as in
+// PostgreSQL.
+func (ar *activityRun) checkTrackActivitiesOff() {
+	t, a, c, ctx := ar.t, ar.a, ar.c, ar.ctx
 	if _, err := a.Exec(ctx, "set track_activities = off"); err != nil {
 		t.Fatal(err)
 	}
@@ -226,14 +282,9 @@ func TestStatActivity(t *testing.T) {
 	if r, _ := activityOf(t, c, a.PgConn().PID()); str(r.state) != "idle" || str(r.query) != "select 2" || r.queryStart == nil {
 		t.Errorf("a tracked again: state %s, query %q", str(r.state), str(r.query))
 	}
-	if _, err := w.Exec(ctx, "set track_activities = off"); err == nil || !strings.Contains(err.Error(), "42501") {
+	if _, err := ar.w.Exec(ctx, "set track_activities = off"); err == nil || !strings.Contains(err.Error(), "42501") {
 		t.Errorf("watcher setting track_activities: %v, want 42501", err)
 	}
-
-	// A session that ends leaves.
-	pid := a.PgConn().PID()
-	a.Close(ctx)
-	waitFor(t, func() bool { _, ok := activityOf(t, c, pid); return !ok }, "a's row to go")
 }
 
 // waitFor polls cond until it holds, failing after 10 s.
