@@ -10,6 +10,8 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/seqd/seqd/storage/etcdstore"
 )
 
 // EtcdSecurity is how a node proves itself to a secured etcd: TLS (the
@@ -23,10 +25,26 @@ type EtcdSecurity struct {
 }
 
 // EtcdClient connects to endpoints with sec, as every node and tool of
-// seqd does.
+// seqd does, for a lease of the default 5 s (etcdClient).
 func EtcdClient(endpoints []string, sec EtcdSecurity) (*clientv3.Client, error) {
+	return etcdClient(endpoints, sec, 5*time.Second)
+}
+
+// endpointsInterval is how often a client reads the cluster's
+// membership, to follow members replaced (cluster.KeepEndpoints).
+const endpointsInterval = 5 * time.Second
+
+// etcdClient connects to endpoints with sec, for a node whose lease is
+// lease: no etcd member can stall a request (etcdstore.HardenClient: each
+// try is bounded by a quarter of the lease, requires a leader, and is
+// tried again on another member), and the endpoints follow the
+// cluster's membership (etcdstore.KeepEndpoints). gRPC's keepalive notices a member that stopped
+// answering, so that requests stop being sent to it at all (etcd refuses
+// pings more often than every 5 s).
+func etcdClient(endpoints []string, sec EtcdSecurity, lease time.Duration) (*clientv3.Client, error) {
 	cfg := clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		Username: sec.User, Password: sec.Password}
+		Username: sec.User, Password: sec.Password, DialKeepAliveTime: 10 * time.Second, DialKeepAliveTimeout: 3 * time.Second}
+	etcdstore.HardenClient(&cfg, etcdstore.AttemptTimeout(lease))
 	if sec.CA != "" || sec.Cert != "" {
 		if (sec.Cert == "") != (sec.Key == "") {
 			return nil, fmt.Errorf("seqd: etcd: a client certificate needs both -etcd-cert and -etcd-key")
@@ -41,6 +59,7 @@ func EtcdClient(endpoints []string, sec EtcdSecurity) (*clientv3.Client, error) 
 	if err != nil {
 		return nil, fmt.Errorf("seqd: etcd: %w", err)
 	}
+	go etcdstore.KeepEndpoints(cli.Ctx(), cli, endpointsInterval)
 	return cli, nil
 }
 

@@ -69,7 +69,9 @@ func (n *node) leaderAPIs() (apiAddrs, bool) {
 	n.mu.Lock()
 	name, standby := n.leader, n.standby
 	n.mu.Unlock()
-	if !standby || name == "" {
+	// A node whose term has just ended may have seen itself lead last:
+	// it refuses rather than forward to itself.
+	if !standby || name == "" || name == n.cfg.NodeName {
 		return apiAddrs{}, false
 	}
 	return n.apis.get(name, func() (apiAddrs, error) {

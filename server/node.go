@@ -60,7 +60,7 @@ type node struct {
 // startNode connects to etcd and opens the first snapshot; lead then
 // campaigns.
 func startNode(ctx context.Context, cfg Config, fronts func() []frontEnd) (*node, error) {
-	cli, err := EtcdClient(cfg.Etcd, cfg.EtcdSecurity)
+	cli, err := etcdClient(cfg.Etcd, cfg.EtcdSecurity, cfg.LeaseTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,11 @@ const noorderLease = 2*snapshotInterval + time.Second
 func (n *node) takeOver(term *cluster.Term, onCommit func(int, time.Duration)) (eng *engine.Engine, promoted bool, err error) {
 	defer n.stopWatch()
 	open := func() (engine.Config, error) {
-		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL})
+		// Ended: a leader cut off from etcd refuses the requests that
+		// wait for a write when its term ends, rather than holding them
+		// for the store's timeout.
+		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL,
+			Ended: term.Done()})
 		return engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps, Ranges: n.ranges, Lineage: n, MaxTxnLocks: n.cfg.MaxTxnLocks}, err
 	}
 	n.mu.Lock()
@@ -348,6 +352,15 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		n.ranges.Observe(validAt, eng)
 		n.log.Printf("cluster: term %d ended: %v", term.Token, term.Err())
 		n.metrics.ends.WithLabelValues(endReason(term.Err())).Inc()
+		if term.Err() != nil {
+			// A term that lapsed by this node's clock (renewals failed
+			// while etcd elected, or the machine was suspended) may
+			// still hold the leader key at etcd, until etcd expires the
+			// lease: give it back as soon as etcd answers, so that the
+			// next leader need not wait for that. Only this term's key
+			// is deleted.
+			go n.resign(term)
+		}
 		// Stand by at once, before the store can be read again (etcd
 		// may be out of reach): new sessions are a standby's, on what
 		// the leader's engine holds (every write refused), and the

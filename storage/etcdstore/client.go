@@ -33,8 +33,9 @@ import (
 //     callers tell their own earlier write from another's (Commit, and
 //     cluster.Campaign).
 //
-// An attempt that times out is given twice the time the next time, up
-// to the lease, so that a large read on a slow etcd still completes.
+// From the third try on, a try that timed out gives the next twice the
+// time, up to the lease, so that a large read on a slow etcd still
+// completes.
 // The caller's context bounds the whole.
 //
 // KeepEndpoints keeps the client's endpoints those of the cluster's
@@ -83,8 +84,12 @@ func retryElsewhere(attempt, longest time.Duration) grpc.UnaryClientInterceptor 
 				return err
 			}
 			switch {
-			case timedOut:
+			case timedOut && tries >= 2:
+				// Tried on as many members as round robin gave, and
+				// timed out again: the request may need more time.
 				d = min(2*d, longest)
+			case timedOut:
+				// Maybe a member cut off: the next try goes to another.
 			case status.Code(err) == codes.Unavailable:
 				// Refused before or without an outcome of its own:
 				// no leader, no connection, or a leader change.

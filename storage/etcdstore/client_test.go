@@ -137,9 +137,10 @@ func TestRetriedCommit(t *testing.T) {
 	}
 }
 
-// TestUntil: a call made in a term cut off from etcd fails when the term
-// may end (Config.Until), with ErrTermOver, not at its Timeout.
-func TestUntil(t *testing.T) {
+// TestTermEnded: a call made in a term cut off from etcd fails when the
+// term ends (Config.Ended), with ErrTermOver, not at its Timeout; and
+// every call after fails at once.
+func TestTermEnded(t *testing.T) {
 	ctx := context.Background()
 	cl := startCluster(t, 1, localetcd.Options{})
 	p, err := localetcd.NewProxy(strings.TrimPrefix(cl.Endpoints[0], "https://"))
@@ -147,25 +148,30 @@ func TestUntil(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	var end time.Time
+	ended := make(chan struct{})
 	s, err := Open(Config{Client: hardened(t, cl, []string{"https://" + p.Addr()}, 200*time.Millisecond), Prefix: fresh(), Timeout: time.Minute,
-		Until: func() time.Time { return end }})
+		Ended: ended})
 	if err != nil {
 		t.Fatal(err)
 	}
-	end = time.Now().Add(time.Minute)
+	defer s.Close()
 	tok, err := s.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.Cut()
 	defer p.Heal()
-	end = time.Now().Add(time.Second)
+	end := time.Now().Add(time.Second)
+	time.AfterFunc(time.Second, func() { close(ended) })
 	_, err = s.Commit(ctx, tok, []storage.Op{{Key: "a", Value: []byte("1")}})
 	if !errors.Is(err, ErrTermOver) {
 		t.Fatalf("a commit cut off from etcd past the term's end: %v, want ErrTermOver", err)
 	}
 	if late := time.Since(end); late > 5*time.Second {
 		t.Fatalf("the commit failed %v after the term's end", late)
+	}
+	p.Heal()
+	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "b", Value: []byte("1")}}); !errors.Is(err, ErrTermOver) {
+		t.Fatalf("a commit after the term's end, etcd reachable: %v, want ErrTermOver", err)
 	}
 }

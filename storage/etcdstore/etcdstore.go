@@ -65,15 +65,16 @@ type Config struct {
 	// (cluster.LeaderKey(Prefix)) still having this create revision,
 	// instead of by the owner key.
 	Term int64
-	// Until, when set, is when the term may end (cluster.Term.Expiry),
-	// asked at every call: no call outlives it. A write made after the
-	// term has ended is of no use, and a request waiting for one must
-	// be refused then, not held until Timeout (ErrTermOver).
-	Until func() time.Time
+	// Ended, when set, is closed when the term ends (cluster.Term.Done):
+	// every call under way then ends, and every call after fails at
+	// once. A write made after the term is of no use, and a request
+	// waiting for one must be refused then, not held until Timeout
+	// (ErrTermOver).
+	Ended <-chan struct{}
 }
 
 // ErrTermOver: a call was cut short because the term it was made in has
-// ended (Config.Until); a write's outcome is unknown.
+// ended (Config.Ended); a write's outcome is unknown.
 var ErrTermOver = errors.New("etcdstore: the term has ended")
 
 // Store is a storage.Store in etcd. Safe for concurrent use.
@@ -85,9 +86,13 @@ type Store struct {
 	term    int64
 	name    string
 	timeout time.Duration
-	until   func() time.Time
-	closed  atomic.Bool
-	loaded  atomic.Int64 // the revision the last Load read at
+	// termCtx ends, with cause ErrTermOver, when Config.Ended is
+	// closed; closing ends the goroutine that waits for that.
+	termCtx   context.Context
+	closing   chan struct{}
+	closeOnce sync.Once
+	closed    atomic.Bool
+	loaded    atomic.Int64 // the revision the last Load read at
 
 	stage   string // prefix of staged commits' chunks (staged.go)
 	pending string // the key of a made commit not yet applied
@@ -124,20 +129,38 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.Owner == "" {
 		cfg.Owner = "seqd"
 	}
-	return &Store{c: cfg.Client, data: cfg.Prefix + "data/", owner: cfg.Prefix + "owner", leader: cfg.Prefix + "leader", term: cfg.Term, name: cfg.Owner, timeout: cfg.Timeout, until: cfg.Until,
-		stage: cfg.Prefix + "staged/", pending: cfg.Prefix + "pending"}, nil
+	s := &Store{c: cfg.Client, data: cfg.Prefix + "data/", owner: cfg.Prefix + "owner", leader: cfg.Prefix + "leader", term: cfg.Term, name: cfg.Owner, timeout: cfg.Timeout,
+		stage: cfg.Prefix + "staged/", pending: cfg.Prefix + "pending", closing: make(chan struct{})}
+	if cfg.Ended != nil {
+		ctx, end := context.WithCancelCause(context.Background())
+		s.termCtx = ctx
+		go func() {
+			select {
+			case <-cfg.Ended:
+				end(ErrTermOver)
+			case <-s.closing:
+				end(storage.ErrClosed)
+			}
+		}()
+	}
+	return s, nil
 }
 
 // ctx bounds one call to etcd: by Timeout, and by the term's end. A call
-// cut short by the term's end fails with ErrTermOver (context.Cause).
+// cut short by the term's end fails with ErrTermOver (context.Cause), at
+// once if the term has ended already.
 func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
-	if s.until != nil {
-		if end := s.until(); end.Before(time.Now().Add(s.timeout)) {
-			ctx, cancel := context.WithDeadlineCause(ctx, end, ErrTermOver)
-			return ctx, cancel
-		}
+	if s.termCtx == nil {
+		return context.WithTimeout(ctx, s.timeout)
 	}
-	return context.WithTimeout(ctx, s.timeout)
+	cctx, end := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(s.termCtx, func() { end(context.Cause(s.termCtx)) })
+	tctx, cancel := context.WithTimeout(cctx, s.timeout)
+	return tctx, func() {
+		cancel()
+		stop()
+		end(nil)
+	}
 }
 
 // failed is err, of a call made under cctx (s.ctx's), naming the term's
@@ -524,6 +547,7 @@ func (s *Store) wasFenced(r *clientv3.TxnResponse, token storage.Token) bool {
 // Close releases the store; it does not close the client.
 func (s *Store) Close() error {
 	s.closed.Store(true)
+	s.closeOnce.Do(func() { close(s.closing) })
 	return nil
 }
 
