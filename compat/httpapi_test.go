@@ -34,7 +34,7 @@ func TestHTTPAPI(t *testing.T) {
 	}
 	defer srv.Shutdown(ctx)
 	base := "http://" + srv.APIAddr().String()
-	sd, err := pgx.Connect(ctx, "postgres://seqd:root%20pw@"+srv.Addr().String()+"/seqd?sslmode=disable")
+	sd, err := pgx.Connect(ctx, rootDSN(srv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +44,16 @@ func TestHTTPAPI(t *testing.T) {
 			t.Fatal(q, err)
 		}
 	}
+	checkCurl(t, base)
+	checkPythonHTTPClient(t, base)
+	checkSQLAndHTTPAtOnce(t, ctx, srv, base)
+}
 
-	// curl, as a shell script would: a value, and a 404 by status.
+// checkCurl: curl, as a shell script would: values, a 404 by status, a
+// range reserved and its tail released; then the problems a script acts
+// on, by status and SQLSTATE: 403 for a role without USAGE, 409 for a
+// name taken.
+func checkCurl(t *testing.T, base string) {
 	curl := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command("curl", append([]string{"-sS", "-u", "seqd:root pw"}, args...)...).Output()
@@ -63,34 +71,38 @@ func TestHTTPAPI(t *testing.T) {
 	if out := curl("-X", "POST", "-H", "Content-Type: application/json", "-d", `{"count": "3"}`, base+"/v1/sequences/public/shared/nextval"); out != `{"values":["2","3","4"]}`+"\n" {
 		t.Errorf("curl nextval count 3: %q", out)
 	}
-	// A range reserved and its tail released; then the problems a
-	// script acts on, by status and SQLSTATE: 403 for a role without
-	// USAGE, 409 for a name taken.
 	if out := curl("-X", "POST", "-d", `{"count": "10"}`, base+"/v1/sequences/public/shared/reserve"); out != `{"first":"5","increment":"1","last":"14","shape":null}`+"\n" {
 		t.Errorf("curl reserve: %q", out)
 	}
 	if out := curl("-X", "POST", "-d", `{"first": "8", "last": "14"}`, base+"/v1/sequences/public/shared/release"); out != `{"released":true}`+"\n" {
 		t.Errorf("curl release: %q", out)
 	}
-	problem := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("curl", append([]string{"-sS", "-w", " %{http_code}"}, args...)...).Output()
-		if err != nil {
-			t.Fatalf("curl %v: %v", args, err)
-		}
-		var p struct{ SQLState string }
-		text := strings.TrimSpace(string(out))
-		i := strings.LastIndexByte(text, ' ')
-		json.Unmarshal([]byte(text[:max(i, 0)]), &p)
-		return text[i+1:] + " " + p.SQLState
-	}
-	if got := problem("-u", "app:app pw", "-X", "POST", base+"/v1/sequences/public/shared/nextval"); got != "403 42501" {
+	if got := curlProblem(t, "-u", "app:app pw", "-X", "POST", base+"/v1/sequences/public/shared/nextval"); got != "403 42501" {
 		t.Errorf("curl as a role without USAGE: %q", got)
 	}
-	if got := problem("-u", "seqd:root pw", "-X", "PUT", base+"/v1/sequences/public/shared"); got != "409 42P07" {
+	if got := curlProblem(t, "-u", "seqd:root pw", "-X", "PUT", base+"/v1/sequences/public/shared"); got != "409 42P07" {
 		t.Errorf("curl creating a name taken: %q", got)
 	}
+}
 
+// curlProblem runs curl with args and is the answer's status and the
+// SQLSTATE of its problem document, as "403 42501".
+func curlProblem(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("curl", append([]string{"-sS", "-w", " %{http_code}"}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("curl %v: %v", args, err)
+	}
+	var p struct{ SQLState string }
+	text := strings.TrimSpace(string(out))
+	i := strings.LastIndexByte(text, ' ')
+	json.Unmarshal([]byte(text[:max(i, 0)]), &p)
+	return text[i+1:] + " " + p.SQLState
+}
+
+// checkPythonHTTPClient runs the Python service on httpx, which checks
+// every answer against the API's OpenAPI document.
+func checkPythonHTTPClient(t *testing.T, base string) {
 	out, err := exec.Command(testenv.Python(t), "python/http_api.py", base, "seqd", "root pw", "app", "app pw").CombinedOutput()
 	if err != nil {
 		t.Fatalf("python/http_api.py: %v\n%s", err, out)
@@ -102,8 +114,11 @@ func TestHTTPAPI(t *testing.T) {
 	if err := json.Unmarshal(out, &summary); err != nil || summary.Values != 296 || len(summary.Operations) != 11 {
 		t.Errorf("python/http_api.py: %s (%v)", out, err)
 	}
+}
 
-	// SQL and HTTP callers on one sequence at once: all distinct.
+// checkSQLAndHTTPAtOnce: SQL and HTTP callers on one sequence at once:
+// all distinct.
+func checkSQLAndHTTPAtOnce(t *testing.T, ctx context.Context, srv *server.Server, base string) {
 	var mu sync.Mutex
 	seen := map[string]string{}
 	record := func(v, by string) {
@@ -119,7 +134,7 @@ func TestHTTPAPI(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			c, err := pgx.Connect(ctx, "postgres://seqd:root%20pw@"+srv.Addr().String()+"/seqd?sslmode=disable")
+			c, err := pgx.Connect(ctx, rootDSN(srv))
 			if err != nil {
 				t.Error(err)
 				return
