@@ -74,14 +74,46 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Shutdown(ctx) })
-	pgDSN := func(user, password string, useTLS bool) string {
-		mode := "disable"
-		if useTLS {
-			mode = "require"
-		}
-		return fmt.Sprintf("postgres://%s:%s@%s/db?sslmode=%s&connect_timeout=10", user, password, srv.Addr(), mode)
+	cs := conformanceServer{srv: srv, useTLS: useTLS, clientTLS: &tls.Config{InsecureSkipVerify: true}}
+	cs.createRolesAndSequences(t)
+	return &frontendtest.Target{
+		Protocols: []frontendtest.Protocol{cs.pgProtocol(), cs.mysqlProtocol(), cs.httpProtocol(), cs.grpcProtocol(), cs.metricsProtocol()},
+		Admitted:  srv.pg.Registry().Admitted,
+		HeapAlloc: func() uint64 {
+			var ms runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			return ms.HeapAlloc
+		},
+		TLS:       useTLS,
+		Stopped:   cs.stopped,
+		Superuser: "seqd", Password: "pw",
 	}
-	setup, err := pgx.Connect(ctx, pgDSN("seqd", "pw", useTLS))
+}
+
+// conformanceServer is a server started for the front-end conformance
+// suite, and how its clients reach it: with TLS when useTLS, trusting
+// any certificate (clientTLS).
+type conformanceServer struct {
+	srv       *Server
+	useTLS    bool
+	clientTLS *tls.Config
+}
+
+func (cs conformanceServer) pgDSN(user, password string, useTLS bool) string {
+	mode := "disable"
+	if useTLS {
+		mode = "require"
+	}
+	return fmt.Sprintf("postgres://%s:%s@%s/db?sslmode=%s&connect_timeout=10", user, password, cs.srv.Addr(), mode)
+}
+
+// createRolesAndSequences makes what the suite uses: sequences s and
+// slow, a role app with usage on s, and a role nologin; and waits for
+// the session that made them to leave.
+func (cs conformanceServer) createRolesAndSequences(t *testing.T) {
+	ctx := context.Background()
+	setup, err := pgx.Connect(ctx, cs.pgDSN("seqd", "pw", cs.useTLS))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,213 +127,236 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 		}
 	}
 	setup.Close(ctx)
-	for srv.pg.Registry().Admitted() > 0 { // the server sees the close a moment later
+	for cs.srv.pg.Registry().Admitted() > 0 { // the server sees the close a moment later
 		time.Sleep(time.Millisecond)
 	}
-	clientTLS := &tls.Config{InsecureSkipVerify: true}
-	pg := frontendtest.Protocol{Name: "pgwire", Addr: srv.Addr().String(),
+}
+
+// stopped says whether the server stopped or its store failed.
+func (cs conformanceServer) stopped() error {
+	select {
+	case err := <-cs.srv.Done():
+		return fmt.Errorf("stopped: %v", err)
+	default:
+	}
+	if e := cs.srv.storeErr.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+func (cs conformanceServer) pgProtocol() frontendtest.Protocol {
+	return frontendtest.Protocol{Name: "pgwire", Addr: cs.srv.Addr().String(),
 		// A startup message's length and protocol version.
 		Hello: []byte{0, 0, 0, 40, 0, 3, 0, 0},
 		Login: func(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
-			c, err := pgx.Connect(ctx, pgDSN(user, password, useTLS))
+			c, err := pgx.Connect(ctx, cs.pgDSN(user, password, useTLS))
 			if err != nil {
 				return nil, err
 			}
 			return pgSession{c}, nil
 		},
-		Unread: func(ctx context.Context, user, password string) (frontendtest.Stall, error) {
-			c, err := pgx.Connect(ctx, pgDSN(user, password, useTLS))
-			if err != nil {
-				return nil, err
-			}
-			// Five million rows, far more than the sockets' buffers
-			// hold, not one of them read past the first.
-			if _, err := c.Query(ctx, "select * from generate_series(1, 5000000)"); err != nil {
-				c.Close(ctx)
-				return nil, err
-			}
-			return rawStall{c.PgConn().Conn()}, nil
-		},
+		Unread:       cs.pgUnread,
 		ClosesUnread: true,
 		Kind:         pgKind,
 	}
-	my := frontendtest.Protocol{Name: "mysql", Addr: srv.MySQLAddr().String(),
-		Login: func(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
-			mc := mysql.NewConfig()
-			mc.User, mc.Passwd, mc.Net, mc.Addr, mc.DBName = user, password, "tcp", srv.MySQLAddr().String(), "public"
-			mc.Timeout = 10 * time.Second
-			if useTLS {
-				mc.TLS = clientTLS
-			}
-			conn, err := mysql.NewConnector(mc)
-			if err != nil {
-				return nil, err
-			}
-			db := sql.OpenDB(conn)
-			db.SetMaxOpenConns(1)
-			c, err := db.Conn(ctx)
-			if err != nil {
-				db.Close()
-				return nil, err
-			}
-			return &mySession{db: db, c: c, pgDSN: pgDSN("seqd", "pw", useTLS)}, nil
-		},
-		// MySQL's commands one after another, never read: each of
-		// MySQL's statements answers little (seqd's dialect has no
-		// large result), so the stall is a long pipeline.
-		Unread: func(ctx context.Context, user, password string) (frontendtest.Stall, error) {
-			mc := mysql.NewConfig()
-			mc.User, mc.Passwd, mc.Net, mc.Addr, mc.DBName = user, password, "tcp", srv.MySQLAddr().String(), "public"
-			var nc net.Conn
-			mc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-				nc = c
-				return c, err
-			}
-			conn, err := mysql.NewConnector(mc)
-			if err != nil {
-				return nil, err
-			}
-			db := sql.OpenDB(conn)
-			c, err := db.Conn(ctx)
-			if err != nil {
-				db.Close()
-				return nil, err
-			}
-			defer c.Close() // nc stays open: the driver is done with it, and the stall closes it
-			if err := c.PingContext(ctx); err != nil {
-				db.Close()
-				return nil, err
-			}
-			query := "SHOW VARIABLES"
-			packet := append([]byte{byte(len(query) + 1), 0, 0, 0, 3}, query...) // COM_QUERY, sequence 0
-			batch := bytes.Repeat(packet, 1000)
-			nc.SetWriteDeadline(time.Now().Add(2 * time.Second))
-			for {
-				if _, err := nc.Write(batch); err != nil {
-					break // the buffers full: the server answers no more
-				}
-			}
-			nc.SetWriteDeadline(time.Time{})
-			return rawStall{nc}, nil
-		},
+}
+
+// pgUnread: five million rows, far more than the sockets' buffers hold,
+// not one of them read past the first.
+func (cs conformanceServer) pgUnread(ctx context.Context, user, password string) (frontendtest.Stall, error) {
+	c, err := pgx.Connect(ctx, cs.pgDSN(user, password, cs.useTLS))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Query(ctx, "select * from generate_series(1, 5000000)"); err != nil {
+		c.Close(ctx)
+		return nil, err
+	}
+	return rawStall{c.PgConn().Conn()}, nil
+}
+
+func (cs conformanceServer) mysqlProtocol() frontendtest.Protocol {
+	return frontendtest.Protocol{Name: "mysql", Addr: cs.srv.MySQLAddr().String(),
+		Login:        cs.mysqlLogin,
+		Unread:       cs.mysqlUnread,
 		ClosesUnread: true,
 		Kind:         myKind,
 	}
-	api := frontendtest.Protocol{Name: "http", Addr: srv.APIAddr().String(), Hello: []byte("POST /v1/sequences/public/s/nextval HTTP/1.1\r\n"),
-		Login: func(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
-			scheme := "http"
-			tr := &http.Transport{MaxConnsPerHost: 1}
-			if useTLS {
-				scheme, tr.TLSClientConfig = "https", clientTLS
-			}
-			s := &httpSession{base: scheme + "://" + srv.APIAddr().String(), user: user, password: password, c: &http.Client{Transport: tr, Timeout: 20 * time.Second}}
-			if useTLS {
-				// HTTP/2, as a client over TLS speaks it.
-				tr.ForceAttemptHTTP2 = true
-			}
-			// The API authenticates each request: this one checks the
-			// credentials now, as a login would.
-			_, err := s.Nextval(ctx, "s")
-			if err != nil {
-				s.Close()
-				return nil, err
-			}
-			return s, nil
-		},
-		// HTTP/2 streams, as many as a connection may have, each
-		// for the most values a call takes, and a window of 0.
-		Unread: func(ctx context.Context, user, password string) (frontendtest.Stall, error) {
-			nc, err := tls.Dial("tcp", srv.APIAddr().String(), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
-			if err != nil {
-				return nil, err
-			}
-			body := []byte(`{"count": "100000"}`)
-			return h2Unread(nc, "https", "/v1/sequences/public/s/nextval", [][2]string{
-				{"authorization", basic(user, password)}, {"content-type", "application/json"},
-				{"content-length", strconv.Itoa(len(body))}}, body, 100)
-		},
-		Kind: httpKind,
+}
+
+func (cs conformanceServer) mysqlLogin(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
+	mc := mysql.NewConfig()
+	mc.User, mc.Passwd, mc.Net, mc.Addr, mc.DBName = user, password, "tcp", cs.srv.MySQLAddr().String(), "public"
+	mc.Timeout = 10 * time.Second
+	if useTLS {
+		mc.TLS = cs.clientTLS
 	}
-	rpc := frontendtest.Protocol{Name: "grpc", Addr: srv.GRPCAddr().String(), Hello: []byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
-		Login: func(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
-			creds := insecure.NewCredentials()
-			if useTLS {
-				creds = credentials.NewTLS(clientTLS)
-			}
-			cc, err := grpc.NewClient(srv.GRPCAddr().String(), grpc.WithTransportCredentials(creds))
-			if err != nil {
-				return nil, err
-			}
-			s := &grpcSession{cc: cc, c: seqdv1.NewSequencesClient(cc),
-				auth: "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))}
-			if _, err := s.Nextval(ctx, "s"); err != nil {
-				cc.Close()
-				return nil, err
-			}
-			return s, nil
-		},
-		Unread: func(ctx context.Context, user, password string) (frontendtest.Stall, error) {
-			var nc net.Conn
-			var err error
-			if useTLS {
-				nc, err = tls.Dial("tcp", srv.GRPCAddr().String(), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
-			} else {
-				nc, err = net.Dial("tcp", srv.GRPCAddr().String())
-			}
-			if err != nil {
-				return nil, err
-			}
-			m, err := proto.Marshal(&seqdv1.NextRequest{Sequence: &seqdv1.Sequence{Name: "s"}, Count: apicore.MaxValues})
-			if err != nil {
-				return nil, err
-			}
-			body := binary.BigEndian.AppendUint32([]byte{0}, uint32(len(m))) // not compressed, its length
-			return h2Unread(nc, "http", "/seqd.v1.Sequences/Next", [][2]string{
-				{"authorization", basic(user, password)}, {"content-type", "application/grpc"}, {"te", "trailers"}},
-				append(body, m...), 256)
-		},
-		Kind: grpcKind,
+	conn, err := mysql.NewConnector(mc)
+	if err != nil {
+		return nil, err
 	}
-	metrics := frontendtest.Protocol{Name: "metrics", Addr: srv.HTTPAddr().String(), Hello: []byte("GET /metrics HTTP/1.1\r\n"), OwnBudget: metricsConns,
-		Probe: func(ctx context.Context) error {
-			req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+srv.HTTPAddr().String()+"/readyz", nil)
-			c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-			resp, err := c.Do(req)
-			if err != nil {
-				return err
-			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("/readyz: %s", resp.Status)
-			}
-			return nil
-		},
-		Kind: func(error) frontendtest.Kind { return frontendtest.Other },
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(1)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
 	}
-	return &frontendtest.Target{
-		Protocols: []frontendtest.Protocol{pg, my, api, rpc, metrics},
-		Admitted:  srv.pg.Registry().Admitted,
-		HeapAlloc: func() uint64 {
-			var ms runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&ms)
-			return ms.HeapAlloc
-		},
-		TLS: useTLS,
-		Stopped: func() error {
-			select {
-			case err := <-srv.Done():
-				return fmt.Errorf("stopped: %v", err)
-			default:
-			}
-			if e := srv.storeErr.Load(); e != nil {
-				return *e
-			}
-			return nil
-		},
-		Superuser: "seqd", Password: "pw",
+	return &mySession{db: db, c: c, pgDSN: cs.pgDSN("seqd", "pw", useTLS)}, nil
+}
+
+// mysqlUnread: MySQL's commands one after another, never read: each of
+// MySQL's statements answers little (seqd's dialect has no large
+// result), so the stall is a long pipeline.
+func (cs conformanceServer) mysqlUnread(ctx context.Context, user, password string) (frontendtest.Stall, error) {
+	mc := mysql.NewConfig()
+	mc.User, mc.Passwd, mc.Net, mc.Addr, mc.DBName = user, password, "tcp", cs.srv.MySQLAddr().String(), "public"
+	var nc net.Conn
+	mc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		nc = c
+		return c, err
 	}
+	conn, err := mysql.NewConnector(mc)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(conn)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	defer c.Close() // nc stays open: the driver is done with it, and the stall closes it
+	if err := c.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	query := "SHOW VARIABLES"
+	packet := append([]byte{byte(len(query) + 1), 0, 0, 0, 3}, query...) // COM_QUERY, sequence 0
+	batch := bytes.Repeat(packet, 1000)
+	nc.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	for {
+		if _, err := nc.Write(batch); err != nil {
+			break // the buffers full: the server answers no more
+		}
+	}
+	nc.SetWriteDeadline(time.Time{})
+	return rawStall{nc}, nil
+}
+
+func (cs conformanceServer) httpProtocol() frontendtest.Protocol {
+	return frontendtest.Protocol{Name: "http", Addr: cs.srv.APIAddr().String(), Hello: []byte("POST /v1/sequences/public/s/nextval HTTP/1.1\r\n"),
+		Login:  cs.httpLogin,
+		Unread: cs.httpUnread,
+		Kind:   httpKind,
+	}
+}
+
+func (cs conformanceServer) httpLogin(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
+	scheme := "http"
+	tr := &http.Transport{MaxConnsPerHost: 1}
+	if useTLS {
+		scheme, tr.TLSClientConfig = "https", cs.clientTLS
+	}
+	s := &httpSession{base: scheme + "://" + cs.srv.APIAddr().String(), user: user, password: password, c: &http.Client{Transport: tr, Timeout: 20 * time.Second}}
+	if useTLS {
+		// HTTP/2, as a client over TLS speaks it.
+		tr.ForceAttemptHTTP2 = true
+	}
+	// The API authenticates each request: this one checks the
+	// credentials now, as a login would.
+	_, err := s.Nextval(ctx, "s")
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// httpUnread: HTTP/2 streams, as many as a connection may have, each
+// for the most values a call takes, and a window of 0.
+func (cs conformanceServer) httpUnread(ctx context.Context, user, password string) (frontendtest.Stall, error) {
+	nc, err := tls.Dial("tcp", cs.srv.APIAddr().String(), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+	if err != nil {
+		return nil, err
+	}
+	body := []byte(`{"count": "100000"}`)
+	return h2Unread(nc, "https", "/v1/sequences/public/s/nextval", [][2]string{
+		{"authorization", basic(user, password)}, {"content-type", "application/json"},
+		{"content-length", strconv.Itoa(len(body))}}, body, 100)
+}
+
+func (cs conformanceServer) grpcProtocol() frontendtest.Protocol {
+	return frontendtest.Protocol{Name: "grpc", Addr: cs.srv.GRPCAddr().String(), Hello: []byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+		Login:  cs.grpcLogin,
+		Unread: cs.grpcUnread,
+		Kind:   grpcKind,
+	}
+}
+
+func (cs conformanceServer) grpcLogin(ctx context.Context, user, password string, useTLS bool) (frontendtest.Session, error) {
+	creds := insecure.NewCredentials()
+	if useTLS {
+		creds = credentials.NewTLS(cs.clientTLS)
+	}
+	cc, err := grpc.NewClient(cs.srv.GRPCAddr().String(), grpc.WithTransportCredentials(creds))
+	if err != nil {
+		return nil, err
+	}
+	s := &grpcSession{cc: cc, c: seqdv1.NewSequencesClient(cc),
+		auth: "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))}
+	if _, err := s.Nextval(ctx, "s"); err != nil {
+		cc.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// grpcUnread: HTTP/2 streams of Next for the most values a call takes,
+// and a window of 0.
+func (cs conformanceServer) grpcUnread(ctx context.Context, user, password string) (frontendtest.Stall, error) {
+	var nc net.Conn
+	var err error
+	if cs.useTLS {
+		nc, err = tls.Dial("tcp", cs.srv.GRPCAddr().String(), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+	} else {
+		nc, err = net.Dial("tcp", cs.srv.GRPCAddr().String())
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := proto.Marshal(&seqdv1.NextRequest{Sequence: &seqdv1.Sequence{Name: "s"}, Count: apicore.MaxValues})
+	if err != nil {
+		return nil, err
+	}
+	body := binary.BigEndian.AppendUint32([]byte{0}, uint32(len(m))) // not compressed, its length
+	return h2Unread(nc, "http", "/seqd.v1.Sequences/Next", [][2]string{
+		{"authorization", basic(user, password)}, {"content-type", "application/grpc"}, {"te", "trailers"}},
+		append(body, m...), 256)
+}
+
+func (cs conformanceServer) metricsProtocol() frontendtest.Protocol {
+	return frontendtest.Protocol{Name: "metrics", Addr: cs.srv.HTTPAddr().String(), Hello: []byte("GET /metrics HTTP/1.1\r\n"), OwnBudget: metricsConns,
+		Probe: cs.probeReady,
+		Kind:  func(error) frontendtest.Kind { return frontendtest.Other },
+	}
+}
+
+// probeReady asks /readyz, on a connection of its own.
+func (cs conformanceServer) probeReady(ctx context.Context) error {
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+cs.srv.HTTPAddr().String()+"/readyz", nil)
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/readyz: %s", resp.Status)
+	}
+	return nil
 }
 
 // rawStall is a connection whose peer reads nothing.
