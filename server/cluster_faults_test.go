@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -314,3 +315,53 @@ func TestLeaderCutOff(t *testing.T) {
 
 // faultLog receives the nodes' logs (os.Stderr to follow a run).
 var faultLog io.Writer = io.Discard
+
+// TestEtcdMemberReplaced: the etcd leader member is replaced while the
+// nodes serve (removed, and a new member added on new ports): ORDER
+// sequences go without a value for at most the lease plus 2 s, and every
+// node's client comes to name the new member and not the removed one.
+func TestEtcdMemberReplaced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("etcd and three nodes, under faults")
+	}
+	cl, err := localetcd.StartWith(t.TempDir(), 3, localetcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	eps := slices.Clone(cl.Endpoints)
+	fc := startFaultCluster(t, cl, func(int) []string { return eps })
+	c, _ := fc.leader()
+	if _, err := c.Exec(fc.ctx, "create sequence s cache 1"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(fc.ctx)
+	p := fc.probeOrder("s")
+	time.Sleep(2 * time.Second)
+	member := cl.Leader()
+	removed := cl.Endpoints[member]
+	from := time.Now()
+	if err := cl.Replace(member); err != nil {
+		t.Fatal(err)
+	}
+	added := cl.Endpoints[member]
+	time.Sleep(3 * time.Second)
+	gap := p.end(from, time.Now())
+	t.Logf("etcd leader member replaced: the longest time without an ORDER value: %v", gap.Round(time.Millisecond))
+	if limit := faultLease + 2*time.Second; gap > limit {
+		t.Fatalf("ORDER sequences had no value for %v while the etcd leader member was replaced; the bound is %v", gap, limit)
+	}
+	for i, s := range fc.nodes {
+		deadline := time.Now().Add(4*endpointsInterval + 10*time.Second)
+		for {
+			got := s.node.cli.Endpoints()
+			if slices.Contains(got, added) && !slices.Contains(got, removed) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %d's etcd endpoints %v; want %s in place of %s", i, got, added, removed)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}

@@ -39,7 +39,45 @@ type Cluster struct {
 	configs []func() *embed.Config // each member's configuration, for Restart
 	// peers are the proxies in front of each member's peer port, with
 	// Options.PeerProxies (nil without).
-	peers []*Proxy
+	peers    []*Proxy
+	dir      string
+	replaced int // members replaced, for their names
+}
+
+// member is how one member is set up.
+type member struct {
+	name                 string
+	clientPort, peerPort int
+	advertisedPeer       string // host:port its peers know it by
+	initial, state       string // the cluster it starts in, new or existing
+}
+
+// memberConfig returns m's configuration.
+func (c *Cluster) memberConfig(m member) func() *embed.Config {
+	return func() *embed.Config {
+		cfg := embed.NewConfig()
+		cfg.Name = m.name
+		cfg.Dir = filepath.Join(c.dir, cfg.Name)
+		cu, _ := url.Parse(fmt.Sprintf("https://127.0.0.1:%d", m.clientPort))
+		cfg.ClientTLSInfo = transport.TLSInfo{CertFile: c.TLS.ServerCert, KeyFile: c.TLS.ServerKey,
+			TrustedCAFile: c.TLS.CA, ClientCertAuth: true}
+		pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", m.peerPort))
+		au, _ := url.Parse("http://" + m.advertisedPeer)
+		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
+		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*au}
+		cfg.InitialCluster = m.initial
+		cfg.ClusterState = m.state
+		cfg.InitialClusterToken = "seqd-test"
+		// Warnings and errors to a file beside the data, for the
+		// post-mortem of a long run.
+		cfg.LogOutputs = []string{filepath.Join(c.dir, cfg.Name+".log")}
+		cfg.LogLevel = "warn"
+		// History is compacted every minute, as operators set etcd
+		// up (docs/cluster.md): every mark and NOORDER block is a
+		// revision, and a soak's would otherwise fill the database.
+		cfg.AutoCompactionMode, cfg.AutoCompactionRetention = "periodic", "1m"
+		return cfg
+	}
 }
 
 // Options are a cluster's choices beyond its size. The zero value is
@@ -138,36 +176,15 @@ func startIn(dir string, n int, snapshot string, opts Options) (*Cluster, error)
 		c.Close()
 		return nil, err
 	}
-	chain, err := selfsigned.WriteChain(tlsDir)
+	c.TLS, err = selfsigned.WriteChain(tlsDir)
 	if err != nil {
 		c.Close()
 		return nil, err
 	}
-	c.TLS = chain
+	c.dir = dir
 	for i := range n {
-		config := func() *embed.Config {
-			cfg := embed.NewConfig()
-			cfg.Name = fmt.Sprintf("m%d", i)
-			cfg.Dir = filepath.Join(dir, cfg.Name)
-			cu, _ := url.Parse(fmt.Sprintf("https://127.0.0.1:%d", ports[2*i]))
-			cfg.ClientTLSInfo = transport.TLSInfo{CertFile: chain.ServerCert, KeyFile: chain.ServerKey,
-				TrustedCAFile: chain.CA, ClientCertAuth: true}
-			pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]))
-			au, _ := url.Parse("http://" + advertised[i])
-			cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
-			cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*au}
-			cfg.InitialCluster = strings.Join(initial, ",")
-			cfg.InitialClusterToken = "seqd-test"
-			// Warnings and errors to a file beside the data, for the
-			// post-mortem of a long run.
-			cfg.LogOutputs = []string{filepath.Join(dir, cfg.Name+".log")}
-			cfg.LogLevel = "warn"
-			// History is compacted every minute, as operators set etcd
-			// up (docs/cluster.md): every mark and NOORDER block is a
-			// revision, and a soak's would otherwise fill the database.
-			cfg.AutoCompactionMode, cfg.AutoCompactionRetention = "periodic", "1m"
-			return cfg
-		}
+		config := c.memberConfig(member{name: fmt.Sprintf("m%d", i), clientPort: ports[2*i], peerPort: ports[2*i+1],
+			advertisedPeer: advertised[i], initial: strings.Join(initial, ","), state: embed.ClusterStateFlagNew})
 		if snapshot != "" {
 			cfg := config()
 			err := snapshotutl.NewV3(zap.NewNop()).Restore(snapshotutl.RestoreConfig{SnapshotPath: snapshot, Name: cfg.Name,

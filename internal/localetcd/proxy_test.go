@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"testing"
 	"time"
 
@@ -191,5 +192,54 @@ func TestIsolate(t *testing.T) {
 			t.Fatalf("the member that rejoined: %v %v", r, err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestReplace: a member replaced (removed, and a new one added on new
+// ports) leaves a cluster of as many members that serves, and lists the
+// new member in place of the old.
+func TestReplace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three etcd members")
+	}
+	c, err := StartWith(t.TempDir(), 3, Options{PeerProxies: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	lead := c.Leader()
+	old := c.Endpoints[lead]
+	if err := c.Replace(lead); err != nil {
+		t.Fatal(err)
+	}
+	if c.Endpoints[lead] == old {
+		t.Fatal("the replacement kept the old endpoint")
+	}
+	cli := c.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err := cli.MemberList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, m := range r.Members {
+		urls = append(urls, m.ClientURLs...)
+	}
+	if len(r.Members) != 3 || !slices.Contains(urls, c.Endpoints[lead]) || slices.Contains(urls, old) {
+		t.Fatalf("members after the replacement: %v; want %s in place of %s", urls, c.Endpoints[lead], old)
+	}
+	only, err := c.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	only.Endpoints = []string{c.Endpoints[lead]}
+	nc, err := clientv3.New(only)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := nc.Put(ctx, "k", "v"); err != nil {
+		t.Fatalf("the new member: %v", err)
 	}
 }
