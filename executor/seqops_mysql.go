@@ -200,3 +200,28 @@ type MariaDBDefinition struct {
 	Description
 	Comment string
 }
+
+// DiscardWindow is what MariaDB's ALTER SEQUENCE does first to the
+// sequence schema.rel (an empty schema: found along the search path, a
+// temporary one first): the values reserved beyond its last one are
+// given up, and its next value is the one after its durable mark
+// (engine.DiscardWindow), as MariaDB's is its next_not_cached_value. It
+// only moves the sequence ahead, as taking values does, and needs what
+// nextval needs.
+func (s *Session) DiscardWindow(ctx context.Context, schema, rel string) error {
+	return s.seqStatement(ctx, opNextval, schema, rel, func(ctx context.Context, n engine.Name) error {
+		if err := seqFuncTable[fnNextval].check(s, n); err != nil {
+			return err
+		}
+		if d, ok := s.engFor(n).(windowDiscarder); ok {
+			return d.DiscardWindow(ctx, n)
+		}
+		return nil // a transaction's view: MariaDB's DDL runs in none
+	})
+}
+
+// windowDiscarder is the engine's DiscardWindow, which a transaction's
+// view of the catalog does not offer.
+type windowDiscarder interface {
+	DiscardWindow(ctx context.Context, n engine.Name) error
+}

@@ -168,9 +168,7 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 	case *ast.CreateSequenceStmt:
 		return translateCreate(n, false, replace, env.db)
 	case *ast.AlterSequenceStmt:
-		node, err := alterSequenceNode(n)
-		s := nameOf(n.Name, env.db)
-		return step{node: node, ddl: true, fail: func(err error) error { return ddlError(err, s) }}, err
+		return translateAlter(n, env.db)
 	case *ast.DropSequenceStmt:
 		return translateDrop(n, false, env.db)
 	case *ast.DropDatabaseStmt:

@@ -124,6 +124,33 @@ func translateCreate(n *ast.CreateSequenceStmt, temporary, replace bool, db stri
 	return step{exec: exec, acts: true, ddl: true, fail: fail}, nil
 }
 
+// translateAlter is ALTER SEQUENCE. Unless it restarts the sequence,
+// MariaDB's gives up its cache first: the sequence continues from its
+// next_not_cached_value, whatever it changes, at the new increment from
+// there. seqd's gives up its window (Session.DiscardWindow), the values
+// reserved up to its durable mark, and continues from the value after
+// the mark; the ALTER then keeps that position. A discard that fails
+// (no such sequence, no privilege) leaves the ALTER to fail in its own
+// words.
+func translateAlter(n *ast.AlterSequenceStmt, db string) (step, error) {
+	node, err := alterSequenceNode(n)
+	if err != nil {
+		return step{}, err
+	}
+	s := nameOf(n.Name, db)
+	fail := func(err error) error { return ddlError(err, s) }
+	for _, o := range n.SeqOptions {
+		if o.Tp == ast.SequenceRestart || o.Tp == ast.SequenceRestartWith {
+			return step{node: node, ddl: true, fail: fail}, nil
+		}
+	}
+	exec := func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error) {
+		cn.typed(ctx, sess, func(ctx context.Context) error { return sess.DiscardWindow(ctx, s.schema, s.name) })
+		return cn.execStmt(ctx, sess, statement(node, ""), nil)
+	}
+	return step{node: node, exec: exec, acts: true, ddl: true, fail: fail}, nil
+}
+
 // inTransaction runs nodes one after another, all or none: in a
 // transaction of their own when there are several (a DDL statement
 // runs with none open: before committed it).
