@@ -433,7 +433,7 @@ func (s *Session) setval(ctx context.Context, f *SeqFunc, n engine.Name, v int64
 	var err error
 	if f.MariaDB {
 		var moved bool
-		if id, moved, err = eng.SetvalAhead(ctx, n, v, called); err == nil && !moved {
+		if id, moved, err = mariadbSetval(ctx, eng, n, v, called); err == nil && !moved {
 			return nil, nil
 		}
 	} else {
@@ -442,7 +442,7 @@ func (s *Session) setval(ctx context.Context, f *SeqFunc, n engine.Name, v int64
 	if err != nil {
 		return nil, err
 	}
-	if called {
+	if called && !f.MariaDB { // MariaDB's SETVAL leaves PREVIOUS VALUE FOR as it was
 		s.seqs.Setval(s.memoryID(n, id), v)
 	}
 	return &v, nil

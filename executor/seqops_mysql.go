@@ -225,3 +225,23 @@ func (s *Session) DiscardWindow(ctx context.Context, schema, rel string) error {
 type windowDiscarder interface {
 	DiscardWindow(ctx context.Context, n engine.Name) error
 }
+
+// mariadbSetval is MariaDB's SETVAL(n, v, is_used) on eng: SetvalAhead,
+// but a value beyond the bound the sequence runs towards (above
+// MAXVALUE going up, below MINVALUE going down) is taken, as MariaDB
+// takes it, and leaves the sequence spent: its last value the bound, so
+// that the next NEXT VALUE FOR reports it run out (or, CYCLE, wraps),
+// and next_not_cached_value shows the bound's successor, as MariaDB's.
+// (A value beyond the other bound is behind the sequence: NULL.)
+func mariadbSetval(ctx context.Context, eng seqCatalog, n engine.Name, v int64, called bool) (uint64, bool, error) {
+	if info, err := eng.Info(n); err == nil && !info.Options.Shape.Shaped() {
+		o := info.Options
+		switch {
+		case o.Increment > 0 && v > o.Max:
+			v, called = o.Max, true
+		case o.Increment < 0 && v < o.Min:
+			v, called = o.Min, true
+		}
+	}
+	return eng.SetvalAhead(ctx, n, v, called)
+}

@@ -96,11 +96,70 @@ var ddlCorpus = []string{
 	"CREATE SEQUENCE y2",
 	"USE {db}",
 	"SELECT VERSION() LIKE '10.11.%-MariaDB%'",
+	// MariaDB's cache where it shows: ALTER without RESTART continues
+	// from next_not_cached_value (here, NOCACHE and CACHE 1, the value
+	// after the last, at the new increment from there; with a cache see
+	// TestAlterDiscardsWindow), PREVIOUS VALUE FOR kept by ALTER and
+	// SETVAL, NULL after DROP and CREATE or CREATE OR REPLACE; SETVAL
+	// beyond the bound taken, the sequence spent.
+	"CREATE SEQUENCE w1 NOCACHE",
+	"SELECT NEXTVAL(w1), NEXTVAL(w1), NEXTVAL(w1)",
+	"ALTER SEQUENCE w1 INCREMENT BY 2",
+	"SELECT PREVIOUS VALUE FOR w1, next_not_cached_value FROM w1",
+	"SELECT NEXTVAL(w1), NEXTVAL(w1)",
+	"ALTER SEQUENCE w1 MINVALUE 0",
+	"SELECT NEXTVAL(w1)",
+	"ALTER SEQUENCE w1 MAXVALUE 100000",
+	"SELECT next_not_cached_value FROM w1",
+	"ALTER SEQUENCE w1 CYCLE",
+	"SELECT NEXTVAL(w1), LASTVAL(w1)",
+	"ALTER SEQUENCE w1 RESTART",
+	"SELECT PREVIOUS VALUE FOR w1, next_not_cached_value FROM w1",
+	"SELECT NEXTVAL(w1)",
+	"ALTER SEQUENCE w1 RESTART WITH 50",
+	"SELECT NEXTVAL(w1), PREVIOUS VALUE FOR w1",
+	"CREATE SEQUENCE w2 CACHE 1",
+	"SELECT NEXTVAL(w2), NEXTVAL(w2)",
+	"ALTER SEQUENCE w2 INCREMENT BY 5",
+	"SELECT next_not_cached_value FROM w2",
+	"SELECT NEXTVAL(w2)",
+	"ALTER SEQUENCE w2 INCREMENT BY -1 MINVALUE 1",
+	"SELECT NEXTVAL(w2)",
+	"DROP SEQUENCE w2",
+	"CREATE SEQUENCE w2",
+	"SELECT PREVIOUS VALUE FOR w2, LASTVAL(w2)",
+	"SELECT NEXTVAL(w2)",
+	"CREATE OR REPLACE SEQUENCE w2",
+	"SELECT PREVIOUS VALUE FOR w2, LASTVAL(w2)",
+	"CREATE SEQUENCE w3 MAXVALUE 100 NOCACHE",
+	"SELECT NEXTVAL(w3), NEXTVAL(w3)",
+	"SELECT SETVAL(w3, 200)",
+	"SELECT PREVIOUS VALUE FOR w3, next_not_cached_value FROM w3",
+	"SELECT NEXTVAL(w3)",
+	"SELECT SETVAL(w3, 150)",
+	"SELECT SETVAL(w3, 50)",
+	"CREATE OR REPLACE SEQUENCE w3 MAXVALUE 100 NOCACHE",
+	"SELECT SETVAL(w3, 100, 0), next_not_cached_value FROM w3",
+	"SELECT NEXTVAL(w3)",
+	"SELECT SETVAL(w3, 101, 0)",
+	"SELECT next_not_cached_value FROM w3",
+	"SELECT NEXTVAL(w3)",
+	"CREATE SEQUENCE w4 MINVALUE 10 MAXVALUE 100 NOCACHE",
+	"SELECT NEXTVAL(w4)",
+	"SELECT SETVAL(w4, 5), SETVAL(w4, 5, 0), next_not_cached_value FROM w4",
+	"SELECT SETVAL(w4, 50, 1)",
+	"SELECT PREVIOUS VALUE FOR w4, NEXTVAL(w4)",
+	"CREATE SEQUENCE w5 INCREMENT BY -1 MINVALUE 1 MAXVALUE 10 NOCACHE",
+	"SELECT NEXTVAL(w5)",
+	"SELECT SETVAL(w5, 0)",
+	"SELECT NEXTVAL(w5)",
+	"SELECT SETVAL(w5, 20)",
+	"DROP SEQUENCE w1, w2, w3, w4, w5",
 }
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 87
+const ddlCorpusLen = 140
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is
