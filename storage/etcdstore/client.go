@@ -64,11 +64,20 @@ func RequireLeader(ctx context.Context) context.Context {
 	return clientv3.WithRequireLeader(ctx)
 }
 
+// authenticate is the method of etcd's password check.
+const authenticate = "/etcdserverpb.Auth/Authenticate"
+
 // retryElsewhere is the interceptor of HardenClient. etcd's own
 // retrying interceptor runs around it (it is the first of the chain),
 // and sees only what this one gives up on.
 func retryElsewhere(attempt, longest time.Duration) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if method == authenticate {
+			// A password check costs the member a bcrypt hash, and is
+			// made once per client (and per token expired): the
+			// caller's deadline bounds it alone.
+			return invoker(ctx, method, req, reply, cc, opts...)
+		}
 		ctx = RequireLeader(ctx)
 		counted, _ := ctx.Value(triesKey{}).(*atomic.Int32)
 		d := attempt
@@ -80,6 +89,7 @@ func retryElsewhere(attempt, longest time.Duration) grpc.UnaryClientInterceptor 
 			err := invoker(actx, method, req, reply, cc, opts...)
 			timedOut := actx.Err() != nil
 			cancel()
+
 			if err == nil || ctx.Err() != nil {
 				return err
 			}
