@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/seqd/seqd/internal/localetcd"
 	"github.com/seqd/seqd/internal/loopback"
 	"github.com/seqd/seqd/server"
 )
@@ -48,7 +49,11 @@ type ClusteredConfig struct {
 	EtcdSecurity server.EtcdSecurity
 	// Members, when set, adds the fault EtcdKill: the etcd leader member
 	// is stopped and, once a value was served again, restarted.
-	Members   EtcdMembers
+	Members EtcdMembers
+	// Nemeses, when set (a cluster started with PeerProxies), adds the
+	// etcd nemeses (clustered_nemesis.go): members killed, paused,
+	// isolated and replaced, etcd's quota exceeded.
+	Nemeses   *localetcd.Cluster
 	Dir       string // scratch: the nodes' logs
 	Nodes     int    // default 3
 	Failovers int    // faults, drawn in shuffled rounds of the three kinds
@@ -103,6 +108,12 @@ type ClusteredReport struct {
 	// Unavailable is, per failover, the time from the fault to the first
 	// nextval a multi-host client got from the next leader.
 	Unavailable []time.Duration
+	// ByKind is, per fault kind, each fault's Unavailable; OrderGap the
+	// longest any ORDER sequence went without a value while it held
+	// (clustered_kinds.go); OverBound the faults of one etcd member or a
+	// minority whose OrderGap passed the lease and 2 s.
+	ByKind, OrderGap map[string][]time.Duration
+	OverBound        []string
 	// MaxGap is, per sequence, the most values skipped at one point of
 	// its history (burned by a failover).
 	MaxGap map[string]int64
@@ -172,6 +183,7 @@ func (r *ClusteredReport) String() string {
 	if len(r.Leaderless) > 0 {
 		fmt.Fprintf(&b, "no leader for over a second after a failover's first value, %d times: %v\n", len(r.Leaderless), r.Leaderless)
 	}
+	r.byKindString(&b)
 	fmt.Fprintf(&b, "terms begun: %s; DDL statements answered: %d\n", mapString(r.Takeovers), r.DDL)
 	fmt.Fprintf(&b, "largest skip by sequence: %s\nviolations: %d\n", mapString(r.MaxGap), len(r.Violations))
 	for _, v := range r.Violations {
@@ -326,7 +338,7 @@ func RunClustered(cfg ClusteredConfig) (*ClusteredReport, error) {
 	wg.Add(1)
 	ddlSeed := rng.Uint64()
 	go func() { defer wg.Done(); r.ddlClient(ddlSeed, stop) }()
-	rep := &ClusteredReport{Failovers: map[string]int{}, Outcomes: map[string]int{}, Sequences: max(cfg.Ballast, 0) + len(clusterSeqs) + 1}
+	rep := &ClusteredReport{Failovers: map[string]int{}, Outcomes: map[string]int{}, ByKind: map[string][]time.Duration{}, Sequences: max(cfg.Ballast, 0) + len(clusterSeqs) + 1}
 	if err := r.failovers(rng, rep, progress); err != nil {
 		close(stop)
 		wg.Wait()
@@ -440,17 +452,14 @@ func (r *clusterRun) startNodes() error {
 	return nil
 }
 
-// failovers runs cfg.Failovers failovers, the faults in shuffled rounds,
+// failovers runs cfg.Failovers faults, the kinds in shuffled rounds,
 // cfg.Load apart.
 func (r *clusterRun) failovers(rng *rand.Rand, rep *ClusteredReport, progress func(string)) error {
 	cfg := r.cfg
 	var round []string
 	for n := range cfg.Failovers {
 		if len(round) == 0 {
-			round = []string{LeaderKill, LeaderStop, LeaderTerm, LeaderCut}
-			if cfg.Members != nil {
-				round = append(round, EtcdKill)
-			}
+			round = r.faultKinds()
 			rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
 		}
 		fault := round[0]
@@ -462,6 +471,7 @@ func (r *clusterRun) failovers(rng *rand.Rand, rep *ClusteredReport, progress fu
 		}
 		rep.Failovers[fault]++
 		rep.Unavailable = append(rep.Unavailable, d)
+		rep.ByKind[fault] = append(rep.ByKind[fault], d)
 		progress(fmt.Sprintf("failover %d: %s, next leader serving after %v", n, fault, d.Round(time.Millisecond)))
 	}
 	return nil

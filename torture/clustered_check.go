@@ -45,6 +45,7 @@ func (r *clusterRun) check(rep *ClusteredReport) {
 		rep.Violations = append(rep.Violations, v...)
 	}
 	r.checkNoOrder(ops, rep)
+	r.orderGaps(ops, rep)
 	r.mu.Lock()
 	mysql := r.mysqlClients
 	r.mu.Unlock()

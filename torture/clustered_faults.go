@@ -19,6 +19,9 @@ func (r *clusterRun) failover(fault string) (time.Duration, error) {
 	if fault == EtcdKill {
 		return r.etcdKill()
 	}
+	if d, ok, err := r.nemesis(fault); ok {
+		return d, err
+	}
 	// The last fault's aftermath may still be settling (etcd electing,
 	// a lease lapsing): wait for a leader, and report how long it took.
 	var name string

@@ -6,19 +6,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seqd/seqd/internal/etcdtest"
+	"github.com/seqd/seqd/internal/localetcd"
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/server"
 )
 
-var failovers = flag.Int("torture.failovers", 10, "failovers of TestClusterTorture (drawn in shuffled rounds of the five kinds)")
+var failovers = flag.Int("torture.failovers", 13, "faults of TestClusterTorture (drawn in shuffled rounds of the thirteen kinds: one of each by default)")
 
 // TestClusterTorture is the bounded clustered run CI does: three seqd
 // nodes (the race-detector build) on three etcd members in this process,
 // clients on a multi-host connection string, and the leader killed,
 // stopped past its lease, shut down and cut off from etcd (by a proxy,
 // its clients still reaching it) in turn, and the etcd leader member
-// killed and restarted. Every value is checked: unique, linearizable
+// killed and restarted; and the etcd nemeses (clustered_nemesis.go):
+// a follower member killed, paused, isolated, the leader member
+// isolated and replaced while serving, the leader's links to etcd slow
+// and lossy, etcd's quota exceeded and cleared. Every value is checked: unique, linearizable
 // across every failover for the ORDER sequences, and in order per node
 // for the NOORDER one, which a client on each node takes from it alone;
 // two clients take values over MySQL's protocol, failing over as MySQL's
@@ -32,7 +35,11 @@ func TestClusterTorture(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three nodes and etcd")
 	}
-	cl := etcdtest.Start(t, 3)
+	cl, cerr := localetcd.StartWith(t.TempDir(), 3, localetcd.Options{PeerProxies: true})
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	t.Cleanup(cl.Close)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rep, err := RunClustered(ClusteredConfig{
@@ -40,6 +47,7 @@ func TestClusterTorture(t *testing.T) {
 		Etcd:         cl.Endpoints,
 		EtcdSecurity: server.EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey},
 		Members:      cl,
+		Nemeses:      cl,
 		Dir:          t.TempDir(),
 		Failovers:    *failovers,
 		Clients:      6,
@@ -59,8 +67,10 @@ func TestClusterTorture(t *testing.T) {
 		rep.HTTPValues < 100 || len(rep.HTTPUnavailable) < *failovers/2 || rep.GRPCValues < 100 || len(rep.GRPCUnavailable) < *failovers/2 || rep.DDL < 20 {
 		t.Fatalf("too little happened: %s", rep)
 	}
-	for _, f := range []string{LeaderKill, LeaderStop, LeaderTerm, LeaderCut, EtcdKill} {
-		if *failovers >= 5 && rep.Failovers[f] == 0 {
+	kinds := []string{LeaderKill, LeaderStop, LeaderTerm, LeaderCut, EtcdKill, LinkSlow, LinkLossy, EtcdFollowerKill,
+		EtcdFollowerPause, EtcdIsolateLeader, EtcdIsolateFollower, EtcdNoSpace, EtcdReplace}
+	for _, f := range kinds {
+		if *failovers >= len(kinds) && rep.Failovers[f] == 0 {
 			t.Errorf("no %s", f)
 		}
 	}

@@ -20,6 +20,7 @@ type proxy struct {
 	mu    sync.Mutex
 	cut   bool
 	conns map[net.Conn]bool // open connections, both sides
+	link  impairment        // slow or lossy link (clustered_links.go)
 }
 
 func newProxy(target string) (*proxy, error) {
@@ -65,7 +66,7 @@ func (p *proxy) handle(c net.Conn) {
 		drain(c, nil, p) // held, as a partition holds it, until heal
 		return
 	}
-	t, err := net.Dial("tcp", p.target)
+	t, err := net.Dial("tcp", p.dialTarget())
 	if err != nil {
 		return
 	}
@@ -85,6 +86,9 @@ func drain(src, dst net.Conn, p *proxy) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
+		if n > 0 && dst != nil {
+			p.impair()
+		}
 		if n > 0 && dst != nil && !p.isCut() {
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				src.Close()
@@ -104,6 +108,13 @@ func (p *proxy) isCut() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.cut
+}
+
+// dialTarget is where new connections go (retarget changes it).
+func (p *proxy) dialTarget() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.target
 }
 
 // partition starts dropping everything.

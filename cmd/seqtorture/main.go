@@ -32,7 +32,8 @@ func main() {
 	faults := flag.String("faults", "", "comma-separated fault kinds (default: all): "+kinds())
 	secure := flag.Bool("secure", true, "run seqd with SCRAM-SHA-256 authentication and TLS, every client connecting through both")
 	connectTimeout := flag.Duration("connect-timeout", 2*time.Second, "with -cluster: the clients' connect_timeout per host (whole seconds)")
-	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many failovers (leader kill -9, SIGSTOP past the lease, clean shutdown, cut off from etcd by a proxy, etcd leader member killed and restarted, in shuffled rounds) of three seqd nodes on three etcd members run in this process (8 clients unless -clients)")
+	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many faults (leader kill -9, SIGSTOP past the lease, clean shutdown, cut off from etcd by a proxy, its links to etcd slow and lossy; etcd members killed, paused, isolated and replaced, etcd's quota exceeded, in shuffled rounds: docs/cluster.md) of three seqd nodes on etcd members run in this process (8 clients unless -clients)")
+	etcdMembers := flag.Int("etcd-members", 3, "with -cluster: etcd members (5 adds the minority partition)")
 	hostile := flag.Duration("hostile", 0, "instead: the hostile soak for this long (e.g. 10m): seqd on its five listeners under floods, slowloris, oversized and malformed messages, slow readers, disconnects, bad logins and privilege probes, after a quiet run of its ordinary clients alone (docs/reliability.md)")
 	var hc torture.HostileConfig
 	flag.DurationVar(&hc.Quiet, "hostile-quiet", time.Minute, "with -hostile: the quiet run's length")
@@ -76,7 +77,7 @@ func main() {
 				n = *clients
 			}
 		})
-		os.Exit(runCluster(*bin, work, *clustered, n, *load, *connectTimeout, *seed, *dir == ""))
+		os.Exit(runCluster(*bin, work, *clustered, *etcdMembers, n, *load, *connectTimeout, *seed, *dir == ""))
 	}
 	cfg := torture.Config{Binary: *bin, Dir: work, Clients: *clients, Load: *load, Secure: *secure, Progress: func(s string) { log.Print(s) }}
 	if *faults != "" {
@@ -119,15 +120,15 @@ func kinds() string {
 
 // runCluster is -cluster: etcd members in this process, the nodes as
 // processes. It returns the exit status.
-func runCluster(bin, work string, failovers, clients int, load, connectTimeout time.Duration, seed uint64, remove bool) int {
-	etcd, err := localetcd.StartIn(filepath.Join(work, "etcd"), 3)
+func runCluster(bin, work string, failovers, members, clients int, load, connectTimeout time.Duration, seed uint64, remove bool) int {
+	etcd, err := localetcd.StartWith(filepath.Join(work, "etcd"), members, localetcd.Options{PeerProxies: true})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer etcd.Close()
 	log.Printf("seed %d, scratch in %s", seed, work)
 	sec := server.EtcdSecurity{CA: etcd.TLS.CA, Cert: etcd.TLS.ClientCert, Key: etcd.TLS.ClientKey}
-	rep, err := torture.RunClustered(torture.ClusteredConfig{Binary: bin, Etcd: etcd.Endpoints, EtcdSecurity: sec, Members: etcd, Dir: work, Failovers: failovers,
+	rep, err := torture.RunClustered(torture.ClusteredConfig{Binary: bin, Etcd: etcd.Endpoints, EtcdSecurity: sec, Members: etcd, Nemeses: etcd, Dir: work, Failovers: failovers,
 		Clients: clients, Load: load, ConnectTimeout: connectTimeout, Seed: seed, Progress: func(s string) { log.Print(s) }})
 	if err != nil {
 		log.Printf("%v (scratch kept in %s)", err, work)

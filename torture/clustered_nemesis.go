@@ -1,0 +1,291 @@
+// The clustered run's nemeses of etcd itself and of the links to it,
+// after Jepsen's: etcd members killed, paused, isolated and replaced,
+// slow and lossy links, and etcd's quota exceeded. Each is held a while
+// under the clients' load, measured, and undone.
+
+package torture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/seqd/seqd/cluster"
+)
+
+// The nemeses, in addition to the failover faults (clustered.go).
+const (
+	EtcdFollowerKill    = "etcd follower member killed, then restarted"
+	EtcdFollowerPause   = "etcd follower member paused, then resumed"
+	EtcdIsolateLeader   = "etcd leader member isolated from its peers"
+	EtcdIsolateFollower = "etcd follower member isolated from its peers"
+	EtcdMinority        = "etcd minority isolated, each member alone"
+	LinkSlow            = "slow links between the leader and etcd"
+	LinkLossy           = "lossy links between the leader and etcd"
+	EtcdNoSpace         = "etcd quota exceeded (NOSPACE), then cleared"
+	EtcdReplace         = "etcd leader member replaced while serving"
+)
+
+// singleMember are the faults of one etcd member, or of a minority of
+// them: a quorum stays, so ORDER values must flow again within the
+// lease and 2 s (docs/cluster.md), which the report checks.
+var singleMember = map[string]bool{EtcdKill: true, EtcdFollowerKill: true, EtcdFollowerPause: true, EtcdIsolateLeader: true,
+	EtcdIsolateFollower: true, EtcdMinority: true, EtcdReplace: true}
+
+// faultKinds are the kinds the run draws its rounds from: the failover
+// faults, and the nemeses the configuration allows.
+func (r *clusterRun) faultKinds() []string {
+	kinds := []string{LeaderKill, LeaderStop, LeaderTerm, LeaderCut, LinkSlow, LinkLossy}
+	if r.cfg.Members != nil {
+		kinds = append(kinds, EtcdKill)
+	}
+	if c := r.cfg.Nemeses; c != nil {
+		kinds = append(kinds, EtcdFollowerKill, EtcdFollowerPause, EtcdIsolateLeader, EtcdIsolateFollower, EtcdNoSpace, EtcdReplace)
+		if len(c.Members) >= 5 {
+			kinds = append(kinds, EtcdMinority)
+		}
+	}
+	return kinds
+}
+
+// nemesis applies fault if it is one of this file's, holds it for hold
+// and undoes it; it returns how long a multi-host client waited for a
+// value from its start (from its end for EtcdNoSpace, during which no
+// write can succeed), and false if fault is no nemesis.
+func (r *clusterRun) nemesis(fault string) (time.Duration, bool, error) {
+	c := r.cfg.Nemeses
+	var undo func() error
+	node := -1
+	// The last fault's aftermath may still be settling: etcd electing.
+	if err := r.etcdLeader(); err != nil {
+		return 0, true, err
+	}
+	var err error
+	began, from := time.Now(), r.h.Now()
+	r.epoch.Add(1)
+	switch fault {
+	case LinkSlow, LinkLossy:
+		node, undo, err = r.impairLeader(fault)
+	case EtcdFollowerKill:
+		// An embedded member's Close drains its clients' streams for
+		// seconds: the cluster is measured meanwhile, as a crash
+		// would leave it.
+		i := r.follower()
+		stopped := make(chan struct{})
+		go func() { c.Stop(i); close(stopped) }()
+		undo = func() error { <-stopped; return c.Restart(i) }
+	case EtcdFollowerPause:
+		undo = r.pause(r.follower())
+	case EtcdIsolateLeader, EtcdIsolateFollower:
+		i := c.Leader()
+		if fault == EtcdIsolateFollower {
+			i = r.follower()
+		}
+		c.Isolate(i)
+		undo = func() error { c.Rejoin(i); return nil }
+	case EtcdMinority:
+		undo = r.isolateMinority()
+	case EtcdNoSpace:
+		return r.noSpace(began, from)
+	case EtcdReplace:
+		d, err := r.replace(from)
+		return d, true, err
+	default:
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, true, err
+	}
+	err = r.firstValue()
+	d := time.Since(began)
+	time.Sleep(time.Until(began.Add(r.hold())))
+	r.window(fault, node, from)
+	if uerr := undo(); uerr != nil && err == nil {
+		err = fmt.Errorf("undoing: %w", uerr)
+	}
+	return d, true, err
+}
+
+// hold is how long a nemesis lasts: past a lease, so that a node that
+// cannot renew its term loses it while the fault holds.
+func (r *clusterRun) hold() time.Duration { return r.cfg.LeaseTTL + time.Second }
+
+// follower is a running etcd member that does not lead.
+func (r *clusterRun) follower() int {
+	c := r.cfg.Nemeses
+	return (max(c.Leader(), 0) + 1 + rand.IntN(len(c.Members)-1)) % len(c.Members)
+}
+
+// impairLeader makes the links between the seqd leader and every etcd
+// member slow or lossy; it returns the leader and the undoing.
+func (r *clusterRun) impairLeader(fault string) (int, func() error, error) {
+	i, err := r.leaderNode()
+	if err != nil {
+		return 0, nil, err
+	}
+	l := slowLink
+	if fault == LinkLossy {
+		l = lossyLink
+	}
+	for _, p := range r.proxies[i] {
+		p.setLink(l)
+	}
+	return i, func() error {
+		for _, p := range r.proxies[i] {
+			p.setLink(impairment{})
+		}
+		return nil
+	}, nil
+}
+
+// pause plays a paused member: the members run in this process, so no
+// SIGSTOP; instead its peers' and its clients' bytes are held both ways,
+// which is what a stopped process shows the network, and flow on (to
+// peers) when resumed. Its own timers run on, unlike a stopped
+// process's: resumed, it may campaign (etcd's pre-vote keeps that from
+// deposing the leader).
+func (r *clusterRun) pause(i int) func() error {
+	c := r.cfg.Nemeses
+	c.Isolate(i)
+	for _, ps := range r.proxies {
+		ps[i].partition()
+	}
+	return func() error {
+		c.Rejoin(i)
+		for _, ps := range r.proxies {
+			ps[i].heal()
+		}
+		return nil
+	}
+}
+
+// isolateMinority isolates the etcd leader member and as many others as
+// still leave a quorum, each alone.
+func (r *clusterRun) isolateMinority() func() error {
+	c := r.cfg.Nemeses
+	n := len(c.Members)
+	lead := max(c.Leader(), 0)
+	var cut []int
+	for k := range (n - 1) / 2 {
+		cut = append(cut, (lead+k)%n)
+	}
+	for _, i := range cut {
+		c.Isolate(i)
+	}
+	return func() error {
+		for _, i := range cut {
+			c.Rejoin(i)
+		}
+		return nil
+	}
+}
+
+// replace replaces the etcd leader member while the clients take values
+// (localetcd's Replace: member remove, then member add of a new one on
+// new ports), measured to the first value from its start. The nodes then
+// follow the membership to the new member's own address, past the run's
+// proxies; so the proxies are pointed at it and the nodes restarted
+// cleanly one by one, the leader last (a LeaderTerm failover), to reach
+// etcd through them again.
+func (r *clusterRun) replace(from int64) (time.Duration, error) {
+	c := r.cfg.Nemeses
+	i := c.Leader()
+	if i < 0 {
+		return 0, errors.New("no etcd member leads")
+	}
+	began := time.Now()
+	replaced := make(chan error, 1)
+	go func() { replaced <- c.Replace(i) }()
+	err := r.firstValue()
+	d := time.Since(began)
+	if rerr := <-replaced; rerr != nil {
+		return 0, rerr
+	}
+	r.window(EtcdReplace, -1, from)
+	if err != nil {
+		return d, err
+	}
+	_, hostPort, _ := strings.Cut(c.Endpoints[i], "://")
+	for _, ps := range r.proxies {
+		ps[i].retarget(hostPort)
+	}
+	return d, r.restartNodes()
+}
+
+// restartNodes shuts every node down cleanly and starts it again, the
+// followers first, then the leader as a LeaderTerm failover.
+func (r *clusterRun) restartNodes() error {
+	lead, err := r.leaderNode()
+	if err != nil {
+		return err
+	}
+	for j, p := range r.nodes {
+		if j == lead {
+			continue
+		}
+		p.signal(syscall.SIGTERM)
+		if code, err := p.wait(30 * time.Second); err != nil || code != 0 {
+			r.violation(fmt.Sprintf("restarting node%d after a replacement: exit status %d %v", j, code, err))
+		}
+		np, err := r.start(j)
+		if err != nil {
+			return fmt.Errorf("restarting node%d: %w", j, err)
+		}
+		r.nodes[j] = np
+	}
+	_, err = r.failover(LeaderTerm)
+	return err
+}
+
+// noSpace raises etcd's NOSPACE alarm, as a member whose database
+// reached its quota does (--quota-backend-bytes), checks that etcd then
+// refuses a write, holds it, and clears it as an operator does:
+// compaction, defragmentation of every member, the alarm disarmed.
+// localetcd's members take the default quota (2 GiB), which a run
+// cannot fill, so the alarm is raised through etcd's maintenance API,
+// as etcd's own tests raise it; what the nodes see is the same: every
+// write refused with "etcdserver: mvcc: database space exceeded".
+func (r *clusterRun) noSpace(began time.Time, from int64) (time.Duration, bool, error) {
+	if err := r.raiseNoSpace(); err != nil {
+		return 0, true, err
+	}
+	time.Sleep(time.Until(began.Add(r.hold())))
+	if err := r.clearNoSpace(); err != nil {
+		return 0, true, err
+	}
+	cleared := time.Now()
+	err := r.firstValue()
+	d := time.Since(cleared)
+	r.window(EtcdNoSpace, -1, from)
+	return d, true, err
+}
+
+// etcdLeader waits until an etcd member leads.
+func (r *clusterRun) etcdLeader() error {
+	for asked := time.Now(); time.Since(asked) < time.Minute; time.Sleep(50 * time.Millisecond) {
+		if r.cfg.Nemeses.Leader() >= 0 {
+			return nil
+		}
+	}
+	return errors.New("no etcd member led for a minute")
+}
+
+// leaderNode waits until etcd names a seqd leader, and returns it.
+func (r *clusterRun) leaderNode() (int, error) {
+	var name string
+	var err error
+	for asked := time.Now(); time.Since(asked) < time.Minute; time.Sleep(50 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		name, _, err = cluster.Leader(ctx, r.cli, r.prefix)
+		cancel()
+		var i int
+		if _, serr := fmt.Sscanf(name, "node%d", &i); err == nil && serr == nil && i < len(r.nodes) {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("no seqd leader for a minute: %q %v", name, err)
+}
