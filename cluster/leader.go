@@ -107,7 +107,7 @@ func Campaign(ctx context.Context, cfg Config) (*Term, error) {
 			continue
 		}
 		if kvs := r.Responses[0].GetResponseRange().GetKvs(); len(kvs) > 0 {
-			if err := waitGone(ctx, cli, key, r.Header.Revision+1); err != nil {
+			if err := waitGone(ctx, cli, key, r.Header.Revision+1, cfg.TTL/2); err != nil {
 				return nil, err
 			}
 		}
@@ -125,21 +125,38 @@ func pause(ctx context.Context) error {
 }
 
 // waitGone waits until key is deleted at or after revision from (or the
-// watch ends for another reason: the caller campaigns again and finds out).
-func waitGone(ctx context.Context, cli *clientv3.Client, key string, from int64) error {
+// watch ends for another reason: the caller campaigns again and finds
+// out). It also reads the key every recheck: a watch's stream may be on
+// a member that stopped answering (paused, cut off before it knew), from
+// which no event, and no error, ever comes.
+func waitGone(ctx context.Context, cli *clientv3.Client, key string, from int64, recheck time.Duration) error {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
-	for resp := range cli.Watch(wctx, key, clientv3.WithRev(from)) {
-		if resp.Err() != nil {
-			break
-		}
-		for _, ev := range resp.Events {
-			if ev.Type == clientv3.EventTypeDelete {
-				return nil
+	events := cli.Watch(wctx, key, clientv3.WithRev(from))
+	tick := time.NewTicker(recheck)
+	defer tick.Stop()
+	for {
+		select {
+		case resp, ok := <-events:
+			if !ok || resp.Err() != nil {
+				return ctx.Err()
 			}
+			for _, ev := range resp.Events {
+				if ev.Type == clientv3.EventTypeDelete {
+					return nil
+				}
+			}
+		case <-tick.C:
+			rctx, rcancel := context.WithTimeout(ctx, recheck)
+			r, err := cli.Get(rctx, key)
+			rcancel()
+			if err == nil && (len(r.Kvs) == 0 || r.Kvs[0].ModRevision >= from) {
+				return nil // gone, or made again since: campaign again
+			}
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	return ctx.Err()
 }
 
 // Term is one leadership of this node.
