@@ -2,7 +2,9 @@ package compat
 
 import (
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,4 +78,34 @@ func TestSQLAlchemyMariaDB(t *testing.T) {
 	sameLines(t, ormServers(t), func(s ormServer) *exec.Cmd {
 		return exec.Command(py, append([]string{"testdata/mariadb_orm/python/sqlalchemy_mariadb.py"}, s.args()...)...)
 	}, "unknown:")
+}
+
+// TestJavaMariaDBORMs: Hibernate ORM 6 with MariaDBDialect and jOOQ with
+// SQLDialect.MARIADB, over MariaDB Connector/J with their defaults
+// (compat/testdata/mariadb_orm/java), compiled once, one JVM each for both
+// servers. Hibernate: @SequenceGenerator at allocationSize 1 and 50, 200
+// ids each from four threads with sessions of their own, all distinct
+// (persisted on MariaDB; on seqd, which has no tables, from the entity's
+// own identifier generator), an unknown sequence's SQLGrammarException.
+// jOOQ: 200 values from four threads, an unknown sequence's
+// DataAccessException. The programs check that the exception's class,
+// SQLSTATE and error number are the same on both servers.
+func TestJavaMariaDBORMs(t *testing.T) {
+	lib := need(t, "SEQD_TEST_JAVA_ORM_LIB")
+	javac, java := testenv.Command(t, "javac"), testenv.Command(t, "java")
+	servers := ormServers(t)
+	var args []string
+	for _, s := range servers {
+		args = append(append(args, s.name), s.args()...)
+	}
+	classes := t.TempDir()
+	cp := filepath.Join(lib, "*")
+	srcs, _ := filepath.Glob("testdata/mariadb_orm/java/src/main/java/seqd/orm/*.java")
+	run(t, exec.Command(javac, append([]string{"-d", classes, "-cp", cp}, srcs...)...))
+	for _, main := range []string{"HibernateMariaDB", "JooqMariaDB"} {
+		t.Run(main, func(t *testing.T) {
+			run(t, exec.Command(java, append([]string{"-Dorg.jooq.no-logo=true", "-Dorg.jooq.no-tips=true",
+				"-cp", classes + string(os.PathListSeparator) + cp, "seqd.orm." + main}, args...)...))
+		})
+	}
 }

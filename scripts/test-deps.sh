@@ -195,6 +195,17 @@ if ! stamp_ok "$JAVASDK" "$here/sdk/java/pom.xml"; then
   stamp "$JAVASDK" "$here/sdk/java/pom.xml"
 fi
 
+# The Java ORMs on MariaDB's dialect (compat TestJavaMariaDBORMs:
+# Hibernate ORM 6 and jOOQ over MariaDB Connector/J), pinned by their pom.
+JAVAORMLIB=${SEQD_TEST_JAVA_ORM_LIB:-/var/tmp/seqd-compat-java-orm}
+ORMPOM=$here/compat/testdata/mariadb_orm/java/pom.xml
+if ! stamp_ok "$JAVAORMLIB" "$ORMPOM"; then
+  rm -rf "$JAVAORMLIB" && mkdir -p "$JAVAORMLIB"
+  mvn -q -B -Dmaven.repo.local=/var/tmp/seqd-m2 -f "$ORMPOM" \
+    dependency:copy-dependencies -DoutputDirectory="$JAVAORMLIB" >&2
+  stamp "$JAVAORMLIB" "$ORMPOM"
+fi
+
 RUSTTARGET=${SEQD_TEST_CARGO_TARGET:-/var/tmp/seqd-compat-cargo}
 [ -x "$HOME/.cargo/bin/cargo" ] && PATH=$HOME/.cargo/bin:$PATH
 need_cmd cargo cargo
@@ -242,6 +253,7 @@ echo "export SEQD_TEST_PG_REGRESS='$REGRESS/sequence.sql'"
 echo "export SEQD_TEST_NODE_MODULES='$NODEDIR/node_modules'"
 echo "export SEQD_TEST_TS_MODULES='$TSDIR/node_modules'"
 echo "export SEQD_TEST_JAVA_LIB='$JAVALIB'"
+echo "export SEQD_TEST_JAVA_ORM_LIB='$JAVAORMLIB'"
 echo "export SEQD_TEST_RUST_DRIVERS='$RUSTTARGET/release/seqd-compat'"
 echo "export SEQD_TEST_PG_DSN='postgres://postgres@127.0.0.1:$PGPORT/postgres?sslmode=disable'"
 echo "export SEQD_TEST_MARIADB_DSN='seqd:seqd@tcp(127.0.0.1:$MYPORT)/seqd_test'"
