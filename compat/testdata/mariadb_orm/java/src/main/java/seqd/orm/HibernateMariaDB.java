@@ -34,8 +34,8 @@ import org.hibernate.tool.schema.spi.SchemaFilterProvider;
  * Hibernate must choose MariaDBDialect itself. Two entities take their ids
  * from @SequenceGenerator sequences, one with allocationSize 1 and one with
  * 50 (Hibernate's pooled optimizer); hbm2ddl makes the sequences with
- * Hibernate's own DDL, and a second boot reads them back to check their
- * INCREMENT.
+ * Hibernate's own DDL, and a second session factory boots where they
+ * exist, as an application's restart does.
  * Four threads, each with sessions of its own, take 50 ids each per entity
  * from the entity's own identifier generator, all 200 distinct. seqd has no
  * tables, so there the ids come from the generator alone (the schema filter
@@ -193,8 +193,7 @@ public final class HibernateMariaDB {
       String server = a[i];
       boolean tables = !server.equals("seqd");
       // The first factory creates the sequences and takes ids; the second
-      // boots on them, reading each one's INCREMENT (information_schema
-      // and the sequence's row) to check it against allocationSize.
+      // boots where they exist (create-drop makes them again, then drops).
       try (SessionFactory sf = factory(a, i, tables, "create")) {
         Dialect d = sf.unwrap(SessionFactoryImplementor.class).getJdbcServices().getDialect();
         check(d instanceof MariaDBDialect, server + ": dialect " + d);
