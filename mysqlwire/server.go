@@ -271,9 +271,11 @@ func (s *Server) kill(by *conn, id uint32, query bool) error {
 	return nil
 }
 
-// logFailure logs a failed statement, as pgwire logs one.
+// logFailure logs a failed statement, as pgwire logs one: with the
+// number and message its client was sent.
 func (s *Server) logFailure(c *mysql.Conn, err error, text string) {
-	frontend.LogFailure(s.log, strconv.Itoa(int(codes(frontend.KindOf(err)).number)), err.Error(), c.User, c.ConnectionID, text)
+	e := toSQLError(err)
+	frontend.LogFailure(s.log, strconv.Itoa(e.Number()), e.Message, c.User, c.ConnectionID, text)
 }
 
 // engine is the engine a new session serves.
