@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/etcdtest"
 	"github.com/seqd/seqd/seqmath"
@@ -99,129 +101,146 @@ func TestEngineTakeover(t *testing.T) {
 // finished it, the derived view serves what a read of the store at the
 // same revision does.
 func TestDeriveAcrossStaged(t *testing.T) {
-	ctx := context.Background()
 	cl := etcdtest.Start(t, 1)
 	cli := cl.Client(t)
-	name := func(f string, i int) engine.Name {
-		n, err := engine.NewName("public", fmt.Sprintf(f, i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	// view is what a follower's sessions see of the sequences.
-	view := func(e *engine.Engine) string {
-		var b strings.Builder
-		for _, info := range e.List() {
-			c, _ := e.Comment(info.Name)
-			fmt.Fprintf(&b, "%s %d %+v %+v %v %q\n", info.Name.Rel(), info.ID, info.Options, info.State, info.Unlogged, c)
-		}
-		return b.String()
-	}
 	for _, tc := range []struct {
 		step string
 		at   int
 	}{{"stage", 1}, {"decide", 1}, {"apply", 1}, {"apply", 2}, {"apply", 4}, {"", 0}} {
-		t.Run(fmt.Sprintf("%s%d", tc.step, tc.at), func(t *testing.T) {
-			open := opener(t, cli)
-			a, reader := open("a"), open("reader")
-			ea, err := engine.Open(ctx, engine.Config{Store: a, MaxBatch: MaxOps})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ea.Close()
-			for i := range 10 {
-				if _, err := ea.Create(ctx, name("old_%d", i), seqmath.Spec{}, false); err != nil {
-					t.Fatal(err)
-				}
-			}
-			snap, err := engine.Open(ctx, engine.Config{Store: reader, ReadOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { snap.Close() }()
-			after := reader.Loaded()
-			for range 3 { // marks the follower takes as they come
-				if _, _, err := ea.Nextval(ctx, name("old_%d", 0)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			stopAt(a, tc.step, tc.at)
-			tx := ea.Begin()
-			for i := range 400 {
-				if _, err := tx.CreateWith(ctx, name("new_%d", i), seqmath.Spec{}, engine.CreateOptions{}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			inc := int64(7)
-			if err := tx.Alter(ctx, name("old_%d", 1), seqmath.Spec{Increment: &inc}); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.Drop(ctx, name("old_%d", 2)); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.SetComment(ctx, name("new_%d", 7), "seven"); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.Commit(ctx); (err != nil) != (tc.step != "") {
-				t.Fatalf("the block's commit: %v", err)
-			}
-			made := tc.step != "stage"
-			// check derives the follower's next snapshot from its last
-			// one and the changes since, as keepUp does, and compares it
-			// with a read of the store.
-			check := func(when string, marks bool) {
-				t.Helper()
-				g, err := cli.Get(ctx, "/elsewhere")
-				if err != nil {
-					t.Fatal(err)
-				}
-				rev := g.Header.Revision
-				var kept []storage.KV
-				followed := 0
-				for _, kv := range watchUpTo(t, cli, reader, after, rev) {
-					if len(kept) == 0 && snap.Follow(kv) {
-						followed++
-						continue
-					}
-					kept = append(kept, kv)
-				}
-				if marks && followed == 0 {
-					t.Fatalf("%s: the follower took no mark as it came", when)
-				}
-				changes, err := reader.ChangesAt(ctx, kept, after, rev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				d, err := snap.Derive(ctx, engine.Config{Store: reader, ReadOnly: true}, changes)
-				if err != nil {
-					t.Fatal(err)
-				}
-				snap.Close()
-				snap, after = d, rev
-				f, err := engine.Open(ctx, engine.Config{Store: open("fresh"), ReadOnly: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				got, want := view(d), view(f)
-				if got != want {
-					t.Fatalf("%s: derived at %d:\n%s\nread:\n%s", when, rev, got, want)
-				}
-				if n := strings.Count(got, "new_"); made && n != 400 || !made && n != 0 {
-					t.Fatalf("%s: %d of the block's 400 sequences (made: %v)", when, n, made)
-				}
-			}
-			check("stopped", true)
-			if tc.step == "" {
-				return
-			}
-			eb, err := engine.Open(ctx, engine.Config{Store: open("b"), MaxBatch: MaxOps})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer eb.Close()
-			check("the next owner finished it", false)
-		})
+		t.Run(fmt.Sprintf("%s%d", tc.step, tc.at), func(t *testing.T) { deriveAcrossStaged(t, cli, tc.step, tc.at) })
 	}
+}
+
+// stagedName is the sequence public.<f with i>.
+func stagedName(t *testing.T, f string, i int) engine.Name {
+	t.Helper()
+	n, err := engine.NewName("public", fmt.Sprintf(f, i))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// followerView is what a follower's sessions see of the sequences.
+func followerView(e *engine.Engine) string {
+	var b strings.Builder
+	for _, info := range e.List() {
+		c, _ := e.Comment(info.Name)
+		fmt.Fprintf(&b, "%s %d %+v %+v %v %q\n", info.Name.Rel(), info.ID, info.Options, info.State, info.Unlogged, c)
+	}
+	return b.String()
+}
+
+// commitBlock commits a transaction block of 400 creations, an ALTER, a
+// DROP and a comment, stopped at step (the at-th time), failing unless
+// it fails exactly when stopped.
+func commitBlock(t *testing.T, ea *engine.Engine, step string) {
+	t.Helper()
+	ctx := context.Background()
+	tx := ea.Begin()
+	for i := range 400 {
+		if _, err := tx.CreateWith(ctx, stagedName(t, "new_%d", i), seqmath.Spec{}, engine.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inc := int64(7)
+	if err := tx.Alter(ctx, stagedName(t, "old_%d", 1), seqmath.Spec{Increment: &inc}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Drop(ctx, stagedName(t, "old_%d", 2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.SetComment(ctx, stagedName(t, "new_%d", 7), "seven"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); (err != nil) != (step != "") {
+		t.Fatalf("the block's commit: %v", err)
+	}
+}
+
+// deriveAcrossStaged is one case of TestDeriveAcrossStaged: a block's
+// commit stopped at step, the follower's snapshot derived across it.
+func deriveAcrossStaged(t *testing.T, cli *clientv3.Client, step string, at int) {
+	ctx := context.Background()
+	open := opener(t, cli)
+	a, reader := open("a"), open("reader")
+	ea, err := engine.Open(ctx, engine.Config{Store: a, MaxBatch: MaxOps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ea.Close()
+	for i := range 10 {
+		if _, err := ea.Create(ctx, stagedName(t, "old_%d", i), seqmath.Spec{}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := engine.Open(ctx, engine.Config{Store: reader, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { snap.Close() }()
+	after := reader.Loaded()
+	for range 3 { // marks the follower takes as they come
+		if _, _, err := ea.Nextval(ctx, stagedName(t, "old_%d", 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stopAt(a, step, at)
+	commitBlock(t, ea, step)
+	made := step != "stage"
+	// check derives the follower's next snapshot from its last one and
+	// the changes since, as keepUp does, and compares it with a read of
+	// the store.
+	check := func(when string, marks bool) {
+		t.Helper()
+		g, err := cli.Get(ctx, "/elsewhere")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev := g.Header.Revision
+		var kept []storage.KV
+		followed := 0
+		for _, kv := range watchUpTo(t, cli, reader, after, rev) {
+			if len(kept) == 0 && snap.Follow(kv) {
+				followed++
+				continue
+			}
+			kept = append(kept, kv)
+		}
+		if marks && followed == 0 {
+			t.Fatalf("%s: the follower took no mark as it came", when)
+		}
+		changes, err := reader.ChangesAt(ctx, kept, after, rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := snap.Derive(ctx, engine.Config{Store: reader, ReadOnly: true}, changes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap.Close()
+		snap, after = d, rev
+		f, err := engine.Open(ctx, engine.Config{Store: open("fresh"), ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		got, want := followerView(d), followerView(f)
+		if got != want {
+			t.Fatalf("%s: derived at %d:\n%s\nread:\n%s", when, rev, got, want)
+		}
+		if n := strings.Count(got, "new_"); made && n != 400 || !made && n != 0 {
+			t.Fatalf("%s: %d of the block's 400 sequences (made: %v)", when, n, made)
+		}
+	}
+	check("stopped", true)
+	if step == "" {
+		return
+	}
+	eb, err := engine.Open(ctx, engine.Config{Store: open("b"), MaxBatch: MaxOps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eb.Close()
+	check("the next owner finished it", false)
 }
