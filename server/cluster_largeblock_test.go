@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,24 +29,8 @@ func TestClusterLargeBlock(t *testing.T) {
 	ctx := fc.ctx
 	c, first := fc.leader()
 	defer c.Close(ctx)
-	block := func(c *pgx.Conn, tag string, last string) error {
-		var b strings.Builder
-		b.WriteString("begin;")
-		for i := range n {
-			fmt.Fprintf(&b, "create sequence %s_%d;", tag, i)
-		}
-		b.WriteString(last + ";commit")
-		_, err := c.Exec(ctx, b.String(), pgx.QueryExecModeSimpleProtocol)
-		return err
-	}
-	count := func(c *pgx.Conn, tag string) int {
-		t.Helper()
-		var k int
-		if err := c.QueryRow(ctx, "select count(*) from pg_sequences where sequencename like $1", tag+"\\_%").Scan(&k); err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
+	block := func(c *pgx.Conn, tag string, last string) error { return largeBlock(ctx, c, n, tag, last) }
+	count := func(c *pgx.Conn, tag string) int { t.Helper(); return countSequences(t, c, tag) }
 	var pe *pgconn.PgError
 	if err := block(c, "bad", "select nextval('absent')"); !errors.As(err, &pe) || pe.Code != "42P01" {
 		t.Fatalf("a failing block: %v", err)
@@ -65,30 +50,9 @@ func TestClusterLargeBlock(t *testing.T) {
 	f := (first + 1) % 3
 	fc1 := fc.connect(f)
 	defer fc1.Close(ctx)
-	watching := make(chan struct{})
-	seen := make(chan []int, 1)
-	go func() {
-		var partial []int
-		defer func() { seen <- partial }()
-		for {
-			var k int
-			if err := fc1.QueryRow(ctx, "select count(*) from pg_sequences where sequencename like 'big\\_%'").Scan(&k); err != nil {
-				partial = append(partial, -1)
-				return
-			}
-			if k != 0 && k != n {
-				partial = append(partial, k)
-			}
-			select {
-			case <-watching:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
+	stopWatching := watchPartial(ctx, fc1, n)
 	err := block(c, "big", "comment on sequence big_7 is 'seven'")
-	close(watching)
-	if partial := <-seen; len(partial) > 0 {
+	if partial := stopWatching(); len(partial) > 0 {
 		t.Fatalf("while the block committed, a follower showed %v of its %d sequences (-1: a query failed)", partial, n)
 	}
 	if err != nil {
@@ -104,20 +68,7 @@ func TestClusterLargeBlock(t *testing.T) {
 	if !fc.nodes[first].node.leading() {
 		t.Fatal("the leader no longer leads after the block")
 	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		fcn := fc.connect(f)
-		k, bad := count(fcn, "big"), count(fcn, "bad")
-		fcn.Close(ctx)
-		if bad != 0 {
-			t.Fatalf("a follower shows %d sequences of the failed block", bad)
-		}
-		if k == n {
-			break
-		}
-		if k != 0 || time.Now().After(deadline) {
-			t.Fatalf("a follower shows %d of the block's %d sequences", k, n)
-		}
-	}
+	awaitFollowerBlock(t, fc, f, n)
 	c.Close(ctx)
 	if err := fc.nodes[first].Shutdown(ctx); err != nil {
 		t.Fatal(err)
@@ -141,5 +92,80 @@ func TestClusterLargeBlock(t *testing.T) {
 	}
 	if k := count(c, "big"); k != 0 {
 		t.Fatalf("%d left after the drop", k)
+	}
+}
+
+// largeBlock runs a transaction block of n CREATE SEQUENCE tag_i, then
+// last, then COMMIT, in one simple query.
+func largeBlock(ctx context.Context, c *pgx.Conn, n int, tag, last string) error {
+	var b strings.Builder
+	b.WriteString("begin;")
+	for i := range n {
+		fmt.Fprintf(&b, "create sequence %s_%d;", tag, i)
+	}
+	b.WriteString(last + ";commit")
+	_, err := c.Exec(ctx, b.String(), pgx.QueryExecModeSimpleProtocol)
+	return err
+}
+
+// countSequences is how many sequences named tag_... c sees.
+func countSequences(t *testing.T, c *pgx.Conn, tag string) int {
+	t.Helper()
+	var k int
+	if err := c.QueryRow(context.Background(), "select count(*) from pg_sequences where sequencename like $1", tag+"\\_%").Scan(&k); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// watchPartial counts a follower's big_... sequences every 20 ms until
+// the function it returns is called, which returns the counts seen that
+// were neither none nor all n (-1: a query failed).
+func watchPartial(ctx context.Context, c *pgx.Conn, n int) func() []int {
+	watching := make(chan struct{})
+	seen := make(chan []int, 1)
+	go func() {
+		var partial []int
+		defer func() { seen <- partial }()
+		for {
+			var k int
+			if err := c.QueryRow(ctx, "select count(*) from pg_sequences where sequencename like 'big\\_%'").Scan(&k); err != nil {
+				partial = append(partial, -1)
+				return
+			}
+			if k != 0 && k != n {
+				partial = append(partial, k)
+			}
+			select {
+			case <-watching:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return func() []int {
+		close(watching)
+		return <-seen
+	}
+}
+
+// awaitFollowerBlock waits for follower f to show all n of the block's
+// sequences and none of the failed block's, failing on a part of them.
+func awaitFollowerBlock(t *testing.T, fc *failoverCluster, f, n int) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		fcn := fc.connect(f)
+		k, bad := countSequences(t, fcn, "big"), countSequences(t, fcn, "bad")
+		fcn.Close(ctx)
+		if bad != 0 {
+			t.Fatalf("a follower shows %d sequences of the failed block", bad)
+		}
+		if k == n {
+			return
+		}
+		if k != 0 || time.Now().After(deadline) {
+			t.Fatalf("a follower shows %d of the block's %d sequences", k, n)
+		}
 	}
 }
