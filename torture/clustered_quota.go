@@ -19,7 +19,7 @@ func (r *clusterRun) raiseNoSpace() error {
 	c := r.cfg.Nemeses
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	id := uint64(c.Members[c.Leader()].Server.MemberID())
+	id := uint64(c.Members[max(c.Leader(), 0)].Server.MemberID())
 	mc := pb.NewMaintenanceClient(r.cli.ActiveConnection())
 	if _, err := mc.Alarm(ctx, &pb.AlarmRequest{Action: pb.AlarmRequest_ACTIVATE, MemberID: id, Alarm: pb.AlarmType_NOSPACE}); err != nil {
 		return fmt.Errorf("raising NOSPACE: %w", err)
@@ -38,7 +38,7 @@ func (r *clusterRun) clearNoSpace() error {
 	c := r.cfg.Nemeses
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	st, err := r.cli.Status(ctx, c.Endpoints[c.Leader()])
+	st, err := r.cli.Status(ctx, c.Endpoints[max(c.Leader(), 0)])
 	if err != nil {
 		return err
 	}
