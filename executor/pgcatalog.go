@@ -340,12 +340,21 @@ func (s *Session) resolveRelation(q pgsql.QName) (*relation, error) {
 
 // sequenceRelation is SELECT ... FROM s.
 func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
+	return s.sequenceRelationOf(n, catalog.SequenceColumns, func(info engine.Info) []eval.Datum {
+		return []eval.Datum{eval.Int(info.Options.Value(info.State.Last)), eval.Int(info.Window), eval.Bool(info.State.Called)}
+	})
+}
+
+// sequenceRelationOf is sequence n read as a relation of cols, whose one
+// row is row of its Info as it stands when read: with SELECT on it, as
+// PostgreSQL 15 reads a sequence relation (USAGE is not enough).
+func (s *Session) sequenceRelationOf(n engine.Name, cols []eval.RelColumn, row func(engine.Info) []eval.Datum) (*relation, error) {
 	eng := s.engFor(n)
 	info, err := eng.Info(n)
 	if err != nil {
 		return nil, err
 	}
-	return &relation{oid: s.oids().forSequence(s.oidEng(s.baseFor(n)), info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: catalog.SequenceColumns,
+	return &relation{oid: s.oids().forSequence(s.oidEng(s.baseFor(n)), info), schema: n.Schema(), name: n.Rel(), kind: 'S', cols: cols,
 		rows: func(s *Session) ([][]eval.Datum, error) {
 			if err := s.checkPrivilege(n, engine.PrivSelect); err != nil {
 				return nil, err
@@ -357,7 +366,7 @@ func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 			if err != nil {
 				return nil, err
 			}
-			return [][]eval.Datum{{eval.Int(info.Options.Value(info.State.Last)), eval.Int(info.Window), eval.Bool(info.State.Called)}}, nil
+			return [][]eval.Datum{row(info)}, nil
 		}}, nil
 }
 

@@ -111,26 +111,7 @@ func (s *Session) mariadbSequence(q pgsql.QName) (*relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng := s.engFor(n)
-	info, err := eng.Info(n)
-	if err != nil {
-		return nil, err
-	}
-	return &relation{oid: s.oids().forSequence(s.oidEng(s.baseFor(n)), info), schema: n.Schema(), name: n.Rel(), kind: 'S',
-		cols: catalog.MariaDBSequenceColumns,
-		rows: func(s *Session) ([][]eval.Datum, error) {
-			if err := s.checkPrivilege(n, engine.PrivSelect); err != nil {
-				return nil, err
-			}
-			info, err := eng.Info(n)
-			if err == nil {
-				info, err = s.reserved(info)
-			}
-			if err != nil {
-				return nil, err
-			}
-			return [][]eval.Datum{catalog.MariaDBSequenceRow(info)}, nil
-		}}, nil
+	return s.sequenceRelationOf(n, catalog.MariaDBSequenceColumns, catalog.MariaDBSequenceRow)
 }
 
 // RenameSequence is ALTER SEQUENCE "fromSchema"."from" RENAME TO "to",
