@@ -372,3 +372,84 @@ func TestEtcdMemberReplaced(t *testing.T) {
 		}
 	}
 }
+
+// A node started while etcd does not answer yet (members starting or
+// electing, as when a deployment starts everything at once) waits for
+// it, saying so, rather than exiting on its first read's deadline; one
+// whose etcd refuses its certificate fails at once.
+func TestNodeStartWaitsForEtcd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("etcd")
+	}
+	cl, err := localetcd.StartWith(t.TempDir(), 1, localetcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	ps, eps := proxies(t, cl)
+	ps[0].Cut()
+	var logged syncBuffer
+	cfg := Config{Listen: "127.0.0.1:0", Etcd: eps, EtcdPrefix: fmt.Sprintf("/cluster%d/", clusterPrefixes.Add(1)), LeaseTTL: time.Second,
+		EtcdSecurity: EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey}, Logger: log.New(&logged, "", 0)}
+	type started struct {
+		s   *Server
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		s, err := Start(context.Background(), cfg)
+		done <- started{s, err}
+	}()
+	time.Sleep(4 * cfg.LeaseTTL) // the first read's deadline is the lease
+	select {
+	case r := <-done:
+		t.Fatalf("Start returned while etcd did not answer: %v", r.err)
+	default:
+	}
+	if !strings.Contains(logged.String(), "etcd did not answer the first read of the store") {
+		t.Errorf("the node did not say what it waits for; its log:\n%s", logged.String())
+	}
+	ps[0].Heal()
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("Start after etcd answered: %v", r.err)
+	}
+	defer r.s.Shutdown(context.Background())
+	c, err := pgx.Connect(context.Background(), fmt.Sprintf("postgres://app@%s/app?sslmode=disable", r.s.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var v int64
+	if err := c.QueryRow(context.Background(), "SELECT 1").Scan(&v); err != nil || v != 1 {
+		t.Fatalf("SELECT 1 = %d, %v", v, err)
+	}
+
+	bad := cfg
+	bad.Etcd, bad.EtcdSecurity = cl.Endpoints, EtcdSecurity{CA: cl.TLS.CA} // no client certificate
+	at := time.Now()
+	if s, err := Start(context.Background(), bad); err == nil {
+		s.Shutdown(context.Background())
+		t.Fatal("a node without the client certificate etcd requires started")
+	} else if took := time.Since(at); took > startWait/2 {
+		t.Errorf("a refused certificate took %v to report (%v)", took, err)
+	}
+}
+
+// syncBuffer is a buffer a logger and the test share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

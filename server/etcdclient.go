@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -92,6 +93,12 @@ func diagnoseEtcd(endpoints []string, sec EtcdSecurity) string {
 			if ne, ok := err.(net.Error); ok && ne.Timeout() {
 				err = nil
 			}
+		}
+		var ne net.Error
+		var op *net.OpError
+		if errors.As(err, &ne) && ne.Timeout() || errors.As(err, &op) && op.Op == "dial" {
+			// Not a refusal: the member is not there, or not answering.
+			continue
 		}
 		if err != nil {
 			return fmt.Sprintf("etcd at %s: %v; see -etcd-ca, -etcd-cert and -etcd-key", ep, err)

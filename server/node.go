@@ -72,12 +72,9 @@ func startNode(ctx context.Context, cfg Config, fronts func() []frontEnd) (*node
 		return nil, err
 	}
 	n.ranges = engine.NewRanges(rst, noorderLease)
-	snap, err := n.snapshot(ctx)
+	snap, err := n.firstSnapshot(ctx)
 	if err != nil {
 		cli.Close()
-		if why := diagnoseEtcd(cfg.Etcd, cfg.EtcdSecurity); why != "" {
-			return nil, fmt.Errorf("%w (%s)", err, why)
-		}
 		return nil, err
 	}
 	n.mu.Lock()
@@ -86,6 +83,38 @@ func startNode(ctx context.Context, cfg Config, fronts func() []frontEnd) (*node
 	n.mu.Unlock()
 	n.see(ctx)
 	return n, nil
+}
+
+// startWait is how long a node starting waits for etcd to answer its
+// first read: members still starting or electing (a cluster started at
+// once, as a deployment or a test starts it) answer within seconds.
+const startWait = 30 * time.Second
+
+// firstSnapshot is the node's first read of the store, tried again while
+// etcd is unavailable (no leader yet, a member not answering within the
+// try's deadline) for up to startWait, and at once an error for what
+// waiting does not mend: a TLS or password refusal, a store this
+// version cannot read.
+func (n *node) firstSnapshot(ctx context.Context) (*engine.Engine, error) {
+	deadline := time.Now().Add(startWait)
+	for {
+		snap, err := n.snapshot(ctx)
+		if err == nil {
+			return snap, nil
+		}
+		if why := diagnoseEtcd(n.cfg.Etcd, n.cfg.EtcdSecurity); why != "" {
+			return nil, fmt.Errorf("%w (%s)", err, why)
+		}
+		if !etcdstore.Unavailable(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, err
+		}
+		n.log.Printf("cluster: etcd did not answer the first read of the store (%v); trying again", err)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(n.cfg.LeaseTTL / 4):
+		}
+	}
 }
 
 // see notes which node leads, as a follower's readiness reports it.

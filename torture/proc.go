@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -39,7 +40,9 @@ func startProc(bin, dir, addr string, faults bool, seed uint64, sec *secure, log
 	if sec != nil {
 		cmd.Env = append(os.Environ(), "SEQD_PASSWORD="+sec.password)
 	}
-	cmd.Stdout, cmd.Stderr = log, log
+	tail := &tailWriter{}
+	cmd.Stdout = io.MultiWriter(log, tail)
+	cmd.Stderr = cmd.Stdout
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -57,7 +60,7 @@ func startProc(bin, dir, addr string, faults bool, seed uint64, sec *secure, log
 	for time.Now().Before(deadline) {
 		select {
 		case <-p.exited:
-			return nil, fmt.Errorf("seqd exited at start: %v", p.state)
+			return nil, fmt.Errorf("seqd exited at start: %v; its last output:\n%s", p.state, tail.String())
 		default:
 		}
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
@@ -67,7 +70,33 @@ func startProc(bin, dir, addr string, faults bool, seed uint64, sec *secure, log
 		time.Sleep(10 * time.Millisecond)
 	}
 	p.kill()
-	return nil, errors.New("seqd did not start within 30s")
+	return nil, fmt.Errorf("seqd did not start within 30s; its last output:\n%s", tail.String())
+}
+
+// tailWriter keeps the last tailSize bytes written to it: the reason a
+// process gave for exiting at start, which its log file (removed with
+// the test's directory) would not keep.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 4 << 10
+
+func (w *tailWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, b...)
+	if over := len(w.buf) - tailSize; over > 0 {
+		w.buf = append(w.buf[:0], w.buf[over:]...)
+	}
+	return len(b), nil
+}
+
+func (w *tailWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.buf)
 }
 
 func (p *proc) signal(sig syscall.Signal) { p.cmd.Process.Signal(sig) }

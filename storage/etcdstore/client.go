@@ -2,6 +2,7 @@ package etcdstore
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -173,4 +174,19 @@ type triesKey struct{}
 func countTries(ctx context.Context) (context.Context, *atomic.Int32) {
 	n := new(atomic.Int32)
 	return context.WithValue(ctx, triesKey{}, n), n
+}
+
+// Unavailable reports whether err is etcd being out of reach for now:
+// a deadline passed, no leader, no member answering. Waiting may mend
+// it; a refused password or a fenced token it does not.
+func Unavailable(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, rpctypes.ErrNoLeader) || errors.Is(err, rpctypes.ErrGRPCNoLeader) {
+		return true
+	}
+	var ee rpctypes.EtcdError
+	if errors.As(err, &ee) {
+		return ee.Code() == codes.Unavailable
+	}
+	c := status.Code(err)
+	return c == codes.Unavailable || c == codes.DeadlineExceeded
 }
