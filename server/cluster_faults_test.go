@@ -192,12 +192,10 @@ func TestEtcdMemberFaults(t *testing.T) {
 	}{
 		{"isolated", bound, func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) { cl.Isolate(i) },
 			func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) { cl.Rejoin(i) }},
-		// Paused: the bound is not met every time yet (gaps of 5.2 to
-		// 6.7 s in about one run of three, where the leader's write did
-		// not complete within its store timeout while its renewals did);
-		// the limit asserted is that the fault no longer stalls ORDER
-		// sequences for the whole cut.
-		{"paused", 10 * time.Second, func(cl *localetcd.Cluster, ps []*localetcd.Proxy, i int) { cl.Isolate(i); ps[i].Cut() },
+		// Paused: the member's connections stay open and silent; the
+		// nodes' clients set it aside after one try timed out on it
+		// (etcdstore.Endpoints).
+		{"paused", bound, func(cl *localetcd.Cluster, ps []*localetcd.Proxy, i int) { cl.Isolate(i); ps[i].Cut() },
 			func(cl *localetcd.Cluster, ps []*localetcd.Proxy, i int) { ps[i].Heal(); cl.Rejoin(i) }},
 		{"stopped", bound, func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) { cl.Stop(i) },
 			func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) {

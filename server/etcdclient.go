@@ -32,20 +32,21 @@ func EtcdClient(endpoints []string, sec EtcdSecurity) (*clientv3.Client, error) 
 }
 
 // endpointsInterval is how often a client reads the cluster's
-// membership, to follow members replaced (cluster.KeepEndpoints).
+// membership, to follow members replaced (etcdstore.Endpoints.Keep).
 const endpointsInterval = 5 * time.Second
 
 // etcdClient connects to endpoints with sec, for a node whose lease is
 // lease: no etcd member can stall a request (etcdstore.HardenClient: each
 // try is bounded by a quarter of the lease, requires a leader, and is
-// tried again on another member), and the endpoints follow the
-// cluster's membership (etcdstore.KeepEndpoints). gRPC's keepalive notices a member that stopped
+// tried again on another member, and a member on which a try timed out
+// is set aside for a while), and the endpoints follow the cluster's
+// membership (etcdstore.Endpoints). gRPC's keepalive notices a member that stopped
 // answering, so that requests stop being sent to it at all (etcd refuses
 // pings more often than every 5 s).
 func etcdClient(endpoints []string, sec EtcdSecurity, lease time.Duration) (*clientv3.Client, error) {
 	cfg := clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
 		Username: sec.User, Password: sec.Password, DialKeepAliveTime: 10 * time.Second, DialKeepAliveTimeout: 3 * time.Second}
-	etcdstore.HardenClient(&cfg, etcdstore.AttemptTimeout(lease))
+	eps := etcdstore.HardenClient(&cfg, etcdstore.AttemptTimeout(lease))
 	if sec.CA != "" || sec.Cert != "" {
 		if (sec.Cert == "") != (sec.Key == "") {
 			return nil, fmt.Errorf("seqd: etcd: a client certificate needs both -etcd-cert and -etcd-key")
@@ -60,7 +61,8 @@ func etcdClient(endpoints []string, sec EtcdSecurity, lease time.Duration) (*cli
 	if err != nil {
 		return nil, fmt.Errorf("seqd: etcd: %w", err)
 	}
-	go etcdstore.KeepEndpoints(cli.Ctx(), cli, endpointsInterval)
+	eps.Bind(cli)
+	go eps.Keep(cli.Ctx(), endpointsInterval)
 	return cli, nil
 }
 

@@ -3,7 +3,10 @@ package etcdstore
 import (
 	"context"
 	"errors"
+	"net"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 )
 
@@ -39,7 +43,7 @@ import (
 // completes.
 // The caller's context bounds the whole.
 //
-// KeepEndpoints keeps the client's endpoints those of the cluster's
+// Endpoints.Keep keeps the client's endpoints those of the cluster's
 // members, as members are replaced.
 
 // AttemptTimeout is how long one attempt of an etcd request may take
@@ -51,9 +55,194 @@ func AttemptTimeout(lease time.Duration) time.Duration {
 
 // HardenClient sets cfg up so that no single member can stall a request
 // (above): every unary request requires a leader, and is tried again on
-// another member after attempt or when refused as unavailable.
-func HardenClient(cfg *clientv3.Config, attempt time.Duration) {
-	cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(retryElsewhere(attempt, 4*attempt)))
+// another member when a try times out or finds none. The Endpoints it
+// returns must be bound to the client made from cfg (Bind): a member on
+// which a try timed out is then set aside until it answers again, so
+// that the tries after it, of every request, go to the others.
+func HardenClient(cfg *clientv3.Config, attempt time.Duration) *Endpoints {
+	e := &Endpoints{all: slices.Clone(cfg.Endpoints), aside: map[string]bool{}, attempt: attempt, cfg: cfg, own: len(cfg.DialOptions)}
+	cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(retryElsewhere(e, attempt, 4*attempt)))
+	return e
+}
+
+// Endpoints is a hardened client's view of the members it sends to:
+// those it was given, or learned from the membership (Keep), less those
+// set aside. A member held by a fault that keeps its connections open
+// (a paused process, a cut network path) keeps its place in gRPC's round
+// robin, and every request's first try has its share of the chance to
+// wait there a full try's deadline. So a member on which a try timed out
+// is taken out of the client's endpoints, and asked for its status on a
+// connection of its own every try's length: it is given back once it
+// answers (with anything but silence: a member that only lost its
+// leader refuses at once, which costs a try nothing). Timeouts on
+// healthy members while etcd elects set them aside for one such round.
+// The last member not set aside never is.
+type Endpoints struct {
+	timeouts atomic.Int64 // tries that timed out, ever
+
+	mu      sync.Mutex
+	cli     *clientv3.Client
+	all     []string
+	aside   map[string]bool
+	attempt time.Duration
+	cfg     *clientv3.Config // HardenClient's, as Bind finds it
+	own     int              // the index of HardenClient's option in cfg.DialOptions
+	probes  clientv3.Config  // cfg for the probes, without that option
+}
+
+// Bind makes cli, made from the configuration HardenClient set up, the
+// client whose endpoints e sets.
+func (e *Endpoints) Bind(cli *clientv3.Client) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cli = cli
+	e.probes = *e.cfg
+	e.probes.DialOptions = slices.Delete(slices.Clone(e.cfg.DialOptions), e.own, e.own+1)
+	// Any answer will do, a refusal too; a password check would
+	// block New on the member set aside.
+	e.probes.Username, e.probes.Password = "", ""
+}
+
+// Aside is the endpoints set aside now.
+func (e *Endpoints) Aside() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, ep := range e.all {
+		if e.aside[ep] {
+			out = append(out, ep)
+		}
+	}
+	return out
+}
+
+// timedOut sets aside the endpoint at addr (a try's peer address) until
+// it answers.
+func (e *Endpoints) timedOut(addr net.Addr) {
+	e.timeouts.Add(1)
+	if addr == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ep := endpointAt(e.all, addr.String())
+	if e.cli == nil || ep == "" || e.aside[ep] || len(e.aside)+1 >= len(e.all) {
+		return
+	}
+	e.aside[ep] = true
+	e.applyLocked()
+	go e.probe(e.cli, ep)
+}
+
+// probe asks ep for its status every try's length until it answers
+// within one, then gives it back (unless it left the membership
+// meanwhile, or the client closed). It asks through a client of its
+// own: etcd's client reads its endpoints unguarded when it dials one
+// member (Status), which SetEndpoints would race with.
+func (e *Endpoints) probe(cli *clientv3.Client, ep string) {
+	cfg := e.probes
+	cfg.Endpoints, cfg.Context = []string{ep}, cli.Ctx()
+	pc, err := clientv3.New(cfg)
+	if err != nil {
+		e.mu.Lock()
+		delete(e.aside, ep)
+		e.applyLocked()
+		e.mu.Unlock()
+		return
+	}
+	defer pc.Close()
+	for {
+		select {
+		case <-cli.Ctx().Done():
+			return
+		case <-time.After(e.attempt):
+		}
+		ctx, cancel := context.WithTimeout(cli.Ctx(), e.attempt)
+		pc.Status(ctx, ep)
+		answered := ctx.Err() == nil
+		cancel()
+		e.mu.Lock()
+		if !e.aside[ep] {
+			e.mu.Unlock()
+			return
+		}
+		if answered {
+			delete(e.aside, ep)
+			e.applyLocked()
+			e.mu.Unlock()
+			return
+		}
+		e.mu.Unlock()
+	}
+}
+
+// setAll makes eps the members' endpoints (a membership change).
+func (e *Endpoints) setAll(eps []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.all = eps
+	for ep := range e.aside {
+		if !slices.Contains(eps, ep) {
+			delete(e.aside, ep)
+		}
+	}
+	e.applyLocked()
+}
+
+func (e *Endpoints) applyLocked() {
+	if e.cli == nil {
+		return
+	}
+	var eps []string
+	for _, ep := range e.all {
+		if !e.aside[ep] {
+			eps = append(eps, ep)
+		}
+	}
+	e.cli.SetEndpoints(eps...)
+}
+
+// endpointAt is the endpoint of eps whose host and port are addr's, or
+// whose host name resolves to addr's address; "" if none.
+func endpointAt(eps []string, addr string) string {
+	ahost, aport, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	var named []string
+	for _, ep := range eps {
+		host, port := endpointHostPort(ep)
+		switch {
+		case port != aport:
+		case host == ahost:
+			return ep
+		case net.ParseIP(host) == nil:
+			named = append(named, ep)
+		}
+	}
+	for _, ep := range named { // resolved only when a try timed out
+		host, _ := endpointHostPort(ep)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		ips, _ := net.DefaultResolver.LookupHost(ctx, host)
+		cancel()
+		if slices.Contains(ips, ahost) {
+			return ep
+		}
+	}
+	return ""
+}
+
+// endpointHostPort is the host and port of an endpoint, with or without
+// its scheme.
+func endpointHostPort(ep string) (string, string) {
+	if _, rest, ok := strings.Cut(ep, "://"); ok {
+		ep = rest
+	}
+	host, port, err := net.SplitHostPort(ep)
+	if err != nil {
+		return "", ""
+	}
+	return host, port
 }
 
 // RequireLeader is WithRequireLeader: a request, or a stream, that a
@@ -71,7 +260,7 @@ const authenticate = "/etcdserverpb.Auth/Authenticate"
 // retryElsewhere is the interceptor of HardenClient. etcd's own
 // retrying interceptor runs around it (it is the first of the chain),
 // and sees only what this one gives up on.
-func retryElsewhere(attempt, longest time.Duration) grpc.UnaryClientInterceptor {
+func retryElsewhere(e *Endpoints, attempt, longest time.Duration) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		if method == authenticate {
 			// A password check costs the member a bcrypt hash, and is
@@ -86,8 +275,9 @@ func retryElsewhere(attempt, longest time.Duration) grpc.UnaryClientInterceptor 
 			if counted != nil {
 				counted.Add(1)
 			}
+			var at peer.Peer
 			actx, cancel := context.WithTimeout(ctx, d)
-			err := invoker(actx, method, req, reply, cc, opts...)
+			err := invoker(actx, method, req, reply, cc, append(opts, grpc.Peer(&at))...)
 			timedOut := actx.Err() != nil
 			cancel()
 
@@ -100,7 +290,9 @@ func retryElsewhere(attempt, longest time.Duration) grpc.UnaryClientInterceptor 
 				// timed out again: the request may need more time.
 				d = min(2*d, longest)
 			case timedOut:
-				// Maybe a member cut off: the next try goes to another.
+				// Maybe a member cut off: the next try goes to another,
+				// and so do the next requests' (Endpoints).
+				e.timedOut(at.Addr)
 			case status.Code(err) == codes.Unavailable:
 				// Refused before or without an outcome of its own:
 				// no leader, no connection, or a leader change.
@@ -120,15 +312,18 @@ func retryElsewhere(attempt, longest time.Duration) grpc.UnaryClientInterceptor 
 	}
 }
 
-// KeepEndpoints keeps cli's endpoints those of the cluster's members
+// Keep keeps the client's endpoints those of the cluster's members
 // until ctx ends, reading the membership every interval: when it
 // changes (a member removed, added or moved), the endpoints become the
 // members' client URLs. The endpoints the client was given are kept
 // while the membership stays as first read: they may be names a
 // member does not advertise (a load balancer, a proxy, DNS).
-func KeepEndpoints(ctx context.Context, cli *clientv3.Client, interval time.Duration) {
+func (e *Endpoints) Keep(ctx context.Context, interval time.Duration) {
 	var known []string
 	for {
+		e.mu.Lock()
+		cli := e.cli
+		e.mu.Unlock()
 		rctx, cancel := context.WithTimeout(ctx, interval)
 		urls, err := memberURLs(rctx, cli)
 		cancel()
@@ -138,7 +333,7 @@ func KeepEndpoints(ctx context.Context, cli *clientv3.Client, interval time.Dura
 			known = urls
 		case !slices.Equal(urls, known):
 			known = urls
-			cli.SetEndpoints(urls...)
+			e.setAll(urls)
 		}
 		select {
 		case <-ctx.Done():

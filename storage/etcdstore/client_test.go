@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +175,88 @@ func TestTermEnded(t *testing.T) {
 	if _, err := s.Commit(ctx, tok, []storage.Op{{Key: "b", Value: []byte("1")}}); !errors.Is(err, ErrTermOver) {
 		t.Fatalf("a commit after the term's end, etcd reachable: %v, want ErrTermOver", err)
 	}
+}
+
+// TestPausedMember: with a member paused (cut off from its peers, and
+// its clients' connections held open and silent, as a stopped process
+// holds them), a hardened client sets it aside after the first try that
+// timed out on it: the commits after that do not try it again, where
+// round robin would send about one try in three to it, each waiting its
+// whole deadline.
+func TestPausedMember(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three etcd members")
+	}
+	ctx := context.Background()
+	cl := startCluster(t, 3, localetcd.Options{PeerProxies: true})
+	var ps []*localetcd.Proxy
+	var eps []string
+	for _, ep := range cl.Endpoints {
+		p, err := localetcd.NewProxy(strings.TrimPrefix(ep, "https://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		ps, eps = append(ps, p), append(eps, "https://"+p.Addr())
+	}
+	cfg, err := cl.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Endpoints = eps
+	e := HardenClient(&cfg, 500*time.Millisecond)
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	e.Bind(cli)
+	s, err := Open(Config{Client: cli, Prefix: fresh(), Timeout: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := func(key string) {
+		t.Helper()
+		if _, err := s.Commit(ctx, tok, []storage.Op{{Key: key, Value: []byte("v")}}); err != nil {
+			t.Fatalf("commit %s: %v", key, err)
+		}
+	}
+	commit("k0")
+	lead := cl.Leader()
+	cl.Isolate(lead)
+	ps[lead].Cut()
+	defer ps[lead].Heal()
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 1; !slices.Equal(e.Aside(), eps[lead:lead+1]); i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s of commits, set aside: %v; the paused member: %s", e.Aside(), eps[lead])
+		}
+		commit(fmt.Sprintf("k%d", i))
+	}
+	if got := cli.Endpoints(); slices.Contains(got, eps[lead]) || len(got) != 2 {
+		t.Fatalf("the client's endpoints with %s set aside: %v", eps[lead], got)
+	}
+	before := e.timeouts.Load()
+	for i := range 30 {
+		commit(fmt.Sprintf("m%d", i))
+	}
+	// Round robin over the three would have sent about ten of the 30
+	// first tries to the paused member; a try on a loaded machine may
+	// still time out elsewhere now and then.
+	if n := e.timeouts.Load() - before; n > 3 {
+		t.Fatalf("%d tries timed out in 30 commits with the paused member set aside", n)
+	}
+	// Resumed, it answers its status again, and is given back.
+	ps[lead].Heal()
+	cl.Rejoin(lead)
+	for deadline := time.Now().Add(30 * time.Second); len(e.Aside()) > 0 || len(cli.Endpoints()) != 3; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after the member resumed, set aside: %v, endpoints %v", e.Aside(), cli.Endpoints())
+		}
+	}
+	commit("resumed")
 }
