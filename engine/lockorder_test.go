@@ -27,7 +27,7 @@ func TestRenameLockOrder(t *testing.T) {
 		}
 	}
 	a, b := mustName(t, "s100"), mustName(t, "renamed")
-	r := NewRanges(nil, time.Minute)
+	r := NewRanges(nil, time.Minute, nil)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -38,7 +38,7 @@ func TestRenameLockOrder(t *testing.T) {
 			case <-stop:
 				return
 			default:
-				r.Observe(time.Now(), e)
+				r.Observe(r.Now(), e)
 			}
 		}
 	}()

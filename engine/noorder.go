@@ -88,12 +88,13 @@ type Ranges struct {
 	// store (Observe): an engine that does not lead serves from it.
 	view  atomic.Pointer[rangeView]
 	lease time.Duration
+	now   func() time.Duration // the clock views age by
 }
 
 // rangeView is a node's view of its NOORDER sequences: ID to epoch, as
-// of a read of the store begun at at.
+// of a read of the store begun at at (by the Ranges' clock).
 type rangeView struct {
-	at   time.Time
+	at   time.Duration
 	seqs map[uint64]uint64
 	from *Engine // the snapshot it was made of
 }
@@ -135,13 +136,26 @@ type blockState struct {
 // not lead serves on what it read, and how long a DROP of a NOORDER
 // sequence waits before it returns: the nodes' views of the catalog are
 // leases, as F1's and CockroachDB's schema leases are.
-func NewRanges(st storage.Swapper, lease time.Duration) *Ranges {
-	return &Ranges{st: st, blocks: map[uint64]*block{}, lease: lease}
+//
+// clock is what a view's age is counted on (nil: Go's monotonic clock).
+// It must count the time the machine was suspended (cluster.SystemClock),
+// as the leader's lease does: on the monotonic clock, which stops then, a
+// follower resumed after a DROP or a setval's new epoch had waited out
+// its lease would serve on from its old view.
+func NewRanges(st storage.Swapper, lease time.Duration, clock func() time.Duration) *Ranges {
+	if clock == nil {
+		origin := time.Now()
+		clock = func() time.Duration { return time.Since(origin) }
+	}
+	return &Ranges{st: st, blocks: map[uint64]*block{}, lease: lease, now: clock}
 }
 
-// Observe makes e, a snapshot of the store whose read began at at, the
-// node's view of its NOORDER sequences, if it is newer.
-func (r *Ranges) Observe(at time.Time, e *Engine) {
+// Now is the time by the Ranges' clock, for Observe and Renew.
+func (r *Ranges) Now() time.Duration { return r.now() }
+
+// Observe makes e, a snapshot of the store whose read began at at (by
+// Now), the node's view of its NOORDER sequences, if it is newer.
+func (r *Ranges) Observe(at time.Duration, e *Engine) {
 	v := &rangeView{at: at, seqs: map[uint64]uint64{}, from: e}
 	e.catMu.RLock()
 	for s := range e.seqs.values() {
@@ -159,7 +173,7 @@ func (r *Ranges) Observe(at time.Time, e *Engine) {
 func (r *Ranges) replace(v *rangeView) {
 	for {
 		old := r.view.Load()
-		if old != nil && !old.at.Before(v.at) || r.view.CompareAndSwap(old, v) {
+		if old != nil && old.at >= v.at || r.view.CompareAndSwap(old, v) {
 			return
 		}
 	}
@@ -169,7 +183,7 @@ func (r *Ranges) replace(v *rangeView) {
 // store as of at (a follower's watch says no record changed since e was
 // read): the view of e is kept, as of at, without going over e's
 // sequences again.
-func (r *Ranges) Renew(at time.Time, e *Engine) {
+func (r *Ranges) Renew(at time.Duration, e *Engine) {
 	if old := r.view.Load(); old != nil && old.from == e {
 		r.replace(&rangeView{at: at, seqs: old.seqs, from: e})
 		return
@@ -182,10 +196,10 @@ func (r *Ranges) Renew(at time.Time, e *Engine) {
 // is older than the lease (the node may not know of a DROP).
 func (r *Ranges) current(name Name, id uint64) (uint64, error) {
 	v := r.view.Load()
-	if v == nil || time.Since(v.at) > r.lease {
+	if v == nil || r.now()-v.at > r.lease {
 		age := "never read"
 		if v != nil {
-			age = fmt.Sprintf("last read %v ago", time.Since(v.at).Round(time.Millisecond))
+			age = fmt.Sprintf("last read %v ago", (r.now() - v.at).Round(time.Millisecond))
 		}
 		return 0, &Error{Kind: ErrStorage, Msg: fmt.Sprintf("cannot serve NOORDER sequence \"%s\": this node's view of the store is out of date (%s)", name.Rel(), age)}
 	}

@@ -33,11 +33,15 @@ type noorderCluster struct {
 func (c *noorderCluster) ranges() *engine.Ranges { return c.rangesLease(time.Minute) }
 
 func (c *noorderCluster) rangesLease(lease time.Duration) *engine.Ranges {
+	return c.rangesClock(lease, nil)
+}
+
+func (c *noorderCluster) rangesClock(lease time.Duration, clock func() time.Duration) *engine.Ranges {
 	st, err := etcdstore.Open(etcdstore.Config{Client: c.cl.Client(c.t), Prefix: c.prefix})
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return engine.NewRanges(st, lease)
+	return engine.NewRanges(st, lease, clock)
 }
 
 // snapshot opens a follower's read-only engine with the node's ranges,
@@ -47,7 +51,7 @@ func (c *noorderCluster) snapshot(r *engine.Ranges) *engine.Engine {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	at := time.Now()
+	at := r.Now()
 	e, err := engine.Open(context.Background(), engine.Config{Store: st, ReadOnly: true, Ranges: r})
 	if err != nil {
 		c.t.Fatal(err)
@@ -273,6 +277,33 @@ func TestNoOrderSetval(t *testing.T) {
 	}
 }
 
+// TestNoOrderSuspendedNode: a node's view of its NOORDER sequences ages
+// by the Ranges' clock, which counts the time the machine was suspended
+// (the server gives it CLOCK_BOOTTIME): a node whose clock jumps past
+// its lease, as a VM resumed after a pause finds it, serves nothing more
+// until it reads the store again, though Go's monotonic clock, which
+// stopped, would say its view is fresh.
+func TestNoOrderSuspendedNode(t *testing.T) {
+	ctx := context.Background()
+	c := newNoorderCluster(t)
+	n, _ := engine.NewName("public", "ids")
+	noorder(t, c.leader, n, 10, nil)
+	var clock atomic.Int64
+	rd := c.rangesClock(time.Minute, func() time.Duration { return time.Duration(clock.Load()) })
+	node := c.snapshot(rd)
+	if _, _, err := node.Nextval(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	clock.Add(int64(time.Minute + time.Second)) // suspended for a minute
+	if _, _, err := node.Nextval(ctx, n); !errors.Is(err, engine.ErrStorage) || !strings.Contains(err.Error(), "out of date (last read 1m1s ago)") {
+		t.Fatalf("a node resumed past its view's lease: %v", err)
+	}
+	node = c.snapshot(rd)
+	if _, _, err := node.Nextval(ctx, n); err != nil {
+		t.Fatalf("after a read of the store: %v", err)
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 // TestNoOrderToOrder: a NOORDER sequence made ORDER while two other nodes
@@ -386,7 +417,7 @@ func TestNoOrderFreeze(t *testing.T) {
 		hook := &hookSwapper{Swapper: st}
 		c.leader.Close()
 		lst, _ := etcdstore.Open(etcdstore.Config{Client: c.cl.Client(t), Prefix: c.prefix})
-		c.leader, err = engine.Open(ctx, engine.Config{Store: lst, MaxBatch: etcdstore.MaxOps, Ranges: engine.NewRanges(hook, time.Second)})
+		c.leader, err = engine.Open(ctx, engine.Config{Store: lst, MaxBatch: etcdstore.MaxOps, Ranges: engine.NewRanges(hook, time.Second, nil)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -248,7 +248,7 @@ func (n *node) keepUp() {
 	w := n.watch
 	n.mu.Unlock()
 	if w != nil {
-		at := time.Now()
+		at := n.ranges.Now()
 		ctx, cancel := context.WithTimeout(n.ctx, n.cfg.LeaseTTL)
 		r, err := n.cli.Get(ctx, cluster.LeaderKey(n.cfg.EtcdPrefix))
 		cancel()
@@ -283,7 +283,7 @@ func (n *node) keepUp() {
 // changes, the store as of revision rev, which etcd confirmed after at;
 // the watch w, whose changes they are, gives way to one from rev. It
 // reports false if that failed, or if the node leads now.
-func (n *node) derive(eng *engine.Engine, w *storeWatch, changes []storage.KV, rev int64, at time.Time) bool {
+func (n *node) derive(eng *engine.Engine, w *storeWatch, changes []storage.KV, rev int64, at time.Duration) bool {
 	st, err := n.readStore()
 	if err != nil {
 		return false
@@ -318,7 +318,7 @@ func (n *node) derive(eng *engine.Engine, w *storeWatch, changes []storage.KV, r
 // watch from there; nil, nil if that could not be done (the caller
 // reads the store).
 func (n *node) deriveNow(snap *engine.Engine, w *storeWatch) (*engine.Engine, *storeWatch) {
-	at := time.Now()
+	at := n.ranges.Now()
 	ctx, cancel := context.WithTimeout(n.ctx, n.cfg.LeaseTTL)
 	r, err := n.cli.Get(ctx, cluster.LeaderKey(n.cfg.EtcdPrefix))
 	cancel()

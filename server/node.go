@@ -43,9 +43,10 @@ type node struct {
 	retired []*engine.Engine // snapshots replaced, closed once no session uses them
 	freed   time.Time        // when closeRetired last handed memory back
 	unfreed int              // sequences of the engines closed since
-	// contact is when a follower last read the store and the leader key;
+	// contact is when a follower last read the store and the leader key
+	// (by the NOORDER ranges' clock, which counts suspended time);
 	// leader is the leader it found then ("": none).
-	contact time.Time
+	contact time.Duration
 	leader  string
 	// snapRev is the store revision the newest snapshot read at, under
 	// snapPrefix; watch follows the records from the revision after it
@@ -71,7 +72,7 @@ func startNode(ctx context.Context, cfg Config, fronts func() []frontEnd) (*node
 		cli.Close()
 		return nil, err
 	}
-	n.ranges = engine.NewRanges(rst, noorderLease)
+	n.ranges = engine.NewRanges(rst, noorderLease, cluster.SystemClock.Now)
 	snap, err := n.firstSnapshot(ctx)
 	if err != nil {
 		cli.Close()
@@ -126,7 +127,7 @@ func (n *node) see(ctx context.Context) {
 		return
 	}
 	n.mu.Lock()
-	n.contact, n.leader = time.Now(), name
+	n.contact, n.leader = n.ranges.Now(), name
 	n.mu.Unlock()
 }
 
@@ -145,7 +146,7 @@ func (n *node) ready() (string, error) {
 		}
 		return "leader " + n.cfg.NodeName, nil
 	}
-	if since := time.Since(n.contact); since > 2*snapshotInterval+n.cfg.LeaseTTL {
+	if since := n.ranges.Now() - n.contact; since > 2*snapshotInterval+n.cfg.LeaseTTL {
 		return "", fmt.Errorf("seqd: no view of the cluster for %s (etcd unreachable)", since.Round(time.Millisecond))
 	}
 	if n.leader == "" {
@@ -227,7 +228,7 @@ func (n *node) snapshot(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := time.Now()
+	at := n.ranges.Now()
 	e, err := engine.Open(ctx, engine.Config{Store: st, ReadOnly: true, Ranges: n.ranges, Lineage: n})
 	if err == nil {
 		n.ranges.Observe(at, e)
@@ -426,12 +427,12 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 // takes over from what the store holds, instead of keeping a term it
 // cannot serve in.
 //
-// validAt is the last time serve saw the term valid: no other node can
-// have led before it.
-func (n *node) serve(term *cluster.Term, eng *engine.Engine) (ok bool, validAt time.Time) {
+// validAt is the last time serve saw the term valid (by the NOORDER
+// ranges' clock): no other node can have led before it.
+func (n *node) serve(term *cluster.Term, eng *engine.Engine) (ok bool, validAt time.Duration) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	validAt = time.Now()
+	validAt = n.ranges.Now()
 	ticks := 0
 	for {
 		select {
@@ -440,7 +441,7 @@ func (n *node) serve(term *cluster.Term, eng *engine.Engine) (ok bool, validAt t
 		case <-n.ctx.Done():
 			return false, validAt
 		case <-tick.C:
-			if now := time.Now(); term.Valid() {
+			if now := n.ranges.Now(); term.Valid() {
 				validAt = now
 			}
 			// The snapshot the term began from, once its sessions
