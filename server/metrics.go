@@ -10,11 +10,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/storage/embedded"
 )
 
 // MaxSequenceSeries bounds the per-sequence series a scrape exports: a
@@ -247,14 +249,82 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	c.seen = seen
 }
 
+// registerServerMetrics adds the metrics that read the server rather
+// than its engine: the free space of the embedded store's file system
+// and, in cluster mode, the node's contact with etcd. serveHTTP calls it,
+// since only its listener serves them.
+// REQUIRES: s.cfg and s.node are set.
+func (s *Server) registerServerMetrics() {
+	if s.node != nil {
+		n := s.node
+		s.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_etcd_contact_age_seconds",
+			Help: "Seconds since this node last heard from etcd: 0 while it leads with a valid term (its lease is renewed there), else since its watch last read the store or confirmed it unchanged (every 2 s while etcd answers)."},
+			func() float64 { return n.etcdContactAge().Seconds() }))
+		return
+	}
+	if s.cfg.Store != nil {
+		return // not a store in a directory
+	}
+	fs := s.cfg.FS
+	if fs == nil {
+		fs = vfs.Default
+	}
+	reserve := s.cfg.MinFreeSpace
+	switch {
+	case reserve == 0:
+		reserve = embedded.DefaultMinFreeBytes
+	case reserve < 0:
+		reserve = 0 // none kept
+	}
+	s.metrics.reg.MustRegister(&spaceCollector{fs: fs, dir: s.cfg.DataDir, reserve: reserve})
+}
+
+// etcdContactAge is how long ago the node last heard from etcd: nothing
+// while it leads with a valid term (the term is valid only while its
+// lease is renewed at etcd), else since its last view of the store.
+func (n *node) etcdContactAge() time.Duration {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.standby && n.term != nil && n.term.Valid() {
+		return 0
+	}
+	return n.ranges.Now() - n.contact
+}
+
+var (
+	descFree    = prometheus.NewDesc("seqd_store_free_bytes", "Bytes free (to an unprivileged user) on the embedded store's file system.", nil, nil)
+	descReserve = prometheus.NewDesc("seqd_store_reserve_bytes", "The room the store keeps free on its file system (-min-free-space; 0: none): below it, writes are refused with 53100.", nil, nil)
+)
+
+// spaceCollector reads the embedded store's file system at scrape time
+// (one statfs, as each commit makes). A file system that cannot tell (in
+// memory) exports neither series.
+type spaceCollector struct {
+	fs      vfs.FS
+	dir     string
+	reserve int64
+}
+
+func (c *spaceCollector) Describe(ch chan<- *prometheus.Desc) { ch <- descFree; ch <- descReserve }
+
+func (c *spaceCollector) Collect(ch chan<- prometheus.Metric) {
+	u, err := c.fs.GetDiskUsage(c.dir)
+	if err != nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(descFree, prometheus.GaugeValue, float64(u.AvailBytes))
+	ch <- prometheus.MustNewConstMetric(descReserve, prometheus.GaugeValue, float64(c.reserve))
+}
+
 // metricsConns bounds the metrics and health listener's connections.
 const metricsConns = 64
 
 // serveHTTP starts serving /metrics, /healthz (the process answers) and
 // /readyz (every write reached the store), in Kubernetes' conventions, to
 // GET and HEAD (withoutBodies).
-// REQUIRES: called before Shutdown may run (it sets s.httpSrv).
+// REQUIRES: called once, before Shutdown may run (it sets s.httpSrv).
 func (s *Server) serveHTTP(ln net.Listener) {
+	s.registerServerMetrics()
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
