@@ -42,6 +42,12 @@ func NewGenerator(cfg Config, clock func() time.Time, mark Mark, durable int64) 
 	return &Generator{clock: clock, mark: mark, g: g, ctx: ctx, stop: stop}, nil
 }
 
+// maxRateWait is the longest Take waits for the clock when ids ran
+// ahead of it by more than MaxBehind: long enough for ids taken faster
+// than the layout holds, short enough that a clock stepped back past
+// the bound is refused at once, not waited out.
+const maxRateWait = 20 * time.Millisecond
+
 // ErrClosed: Take after Close.
 var ErrClosed = errors.New("timeid: generator closed")
 
@@ -54,7 +60,29 @@ func (x *Generator) Take(ctx context.Context, n int64) (first, count int64, err 
 		if x.ctx.Err() != nil {
 			return 0, 0, ErrClosed
 		}
-		t, err := x.g.Take(x.g.l.Units(x.clock()), n)
+		now := x.g.l.Units(x.clock())
+		t, err := x.g.Take(now, n)
+		if errors.Is(err, ErrClockBehind) {
+			// Ahead of the clock by a little more than allowed: a rate
+			// above the layout's (counters a unit times units a second)
+			// for MaxBehind. Wait for the clock, as Snowflake's
+			// generators do at every unit they use up; a clock stepped
+			// back further is refused at once.
+			if over := x.g.Behind(now) + x.g.l.Unit - time.Duration(x.g.maxBehind)*x.g.l.Unit; over <= maxRateWait {
+				x.mu.Unlock()
+				timer := time.NewTimer(over)
+				select {
+				case <-timer.C:
+				case <-ctx.Done():
+				}
+				timer.Stop()
+				x.mu.Lock()
+				if ctx.Err() != nil {
+					return 0, 0, ctx.Err()
+				}
+				continue
+			}
+		}
 		if err != nil {
 			return 0, 0, err
 		}

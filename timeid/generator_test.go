@@ -112,8 +112,11 @@ func TestGeneratorConcurrent(t *testing.T) {
 			}
 		}
 	}
-	if mark.saves < 2 {
-		t.Fatalf("%d saves of the mark", mark.saves)
+	mark.mu.Lock()
+	saves := mark.saves
+	mark.mu.Unlock()
+	if saves < 2 {
+		t.Fatalf("%d saves of the mark", saves)
 	}
 }
 

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -20,7 +21,7 @@ import (
 
 func main() {
 	var (
-		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot, cluster, cluster-idle, scale or crash")
+		workload = flag.String("workload", "nextval", "spanner, nextval, insert, bulk, multi, ceiling, hotspot, cluster, cluster-idle, scale, crash or timeids")
 		targets  = flag.String("targets", "seqd,postgres", "comma-separated: seqd, seqd-mysql, seqd-http, seqd-grpc, postgres, mariadb, noop, noop-mysql, noop-http, noop-grpc, each optionally -nocache (e.g. postgres-nocache); redis-always, redis-everysec (Redis 7 INCR on servers seqbench starts)")
 		seqdDSN  = flag.String("seqd", "postgres://seqbench@127.0.0.1:6543/seqbench?sslmode=disable", "seqd address (pgx connection string)")
 		pgDSN    = flag.String("postgres", os.Getenv("SEQD_TEST_PG_DSN"), "PostgreSQL address (pgx connection string)")
@@ -82,6 +83,10 @@ func main() {
 	)
 	flag.Parse()
 	defer cleanup()
+	if *workload == "timeids" {
+		timeIDs(*threads, *duration, *jsonOut)
+		return
+	}
 	if *workload == "cluster-idle" {
 		clusterIdle(bench.ClusterBenchConfig{Binary: *seqdBin, IdleProfile: *idleProf, IdleSettle: *idleWait, IdleDDL: *idleDDL}, *idleSeqs, *duration)
 		return
@@ -181,6 +186,24 @@ func redisPath(ts []bench.Target, bin string) string {
 		}
 	}
 	return bin
+}
+
+// timeIDs runs the timeids workload: time-ordered id generators in this
+// process (seqd's, Sonyflake, bwmarrin/snowflake), their speed and what
+// each does when restarted into a clock that went back.
+func timeIDs(threads string, duration time.Duration, jsonOut string) {
+	dir, err := os.MkdirTemp("", "seqbench-timeids")
+	check(err)
+	atExit(func() { os.RemoveAll(dir) })
+	cfg := bench.TimeIDsConfig{Dir: dir, Duration: duration}
+	if threads != "" {
+		cfg.Threads, err = ints(threads)
+		check(err)
+	}
+	res, err := bench.RunTimeIDs(cfg)
+	check(err)
+	check(bench.WriteTimeIDs(os.Stdout, res))
+	write(jsonOut, func(f *os.File) error { return json.NewEncoder(f).Encode(res) })
 }
 
 // crash runs the crash workload: each target's server killed -9 and
