@@ -122,6 +122,15 @@ if [ "$(cat "$GOTOOLS/grpcurl.version" 2>/dev/null)" != "$GRPCURL" ] || [ ! -x "
   echo "$GRPCURL" >"$GOTOOLS/grpcurl.version"
 fi
 
+# Helm, whose lint and template check the chart (deploy/helm/seqd), built
+# pinned from the Go module proxy.
+HELM=v3.19.5
+if [ "$(cat "$GOTOOLS/helm.version" 2>/dev/null)" != "$HELM" ] || [ ! -x "$GOTOOLS/helm" ]; then
+  mkdir -p "$GOTOOLS"
+  (cd / && GOBIN=$GOTOOLS go install "helm.sh/helm/v3/cmd/helm@$HELM" >&2)
+  echo "$HELM" >"$GOTOOLS/helm.version"
+fi
+
 # mysqlclient (MySQLdb) builds against MariaDB's C connector; sysbench
 # runs the MySQL driver matrix's Lua script. Both from Debian's packages.
 if ! pkg-config --exists libmariadb 2>/dev/null || ! command -v sysbench >/dev/null; then
@@ -248,6 +257,9 @@ install_redis
 echo "export SEQD_TEST_REDIS_SERVER='$(command -v redis-server)'"
 echo "export SEQD_TEST_GRPCURL='$GOTOOLS/grpcurl'"
 echo "export SEQD_TEST_PROMETHEUS='$(command -v prometheus)'"
+# promtool (rules' checks and unit tests) comes in the same package.
+echo "export SEQD_TEST_PROMTOOL='$(dirname "$(command -v prometheus)")/promtool'"
+echo "export SEQD_TEST_HELM='$GOTOOLS/helm'"
 
 echo "export SEQD_TEST_PG_REGRESS='$REGRESS/sequence.sql'"
 echo "export SEQD_TEST_NODE_MODULES='$NODEDIR/node_modules'"

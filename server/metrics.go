@@ -105,6 +105,12 @@ func (m *metrics) registerCluster(leading func() bool, ranges *engine.Ranges) *c
 		promoted: prometheus.NewCounter(prometheus.CounterOpts{Name: "seqd_cluster_promotions_total",
 			Help: "Terms this node began from its own snapshot, which its watch showed to be the store as of its election, instead of reading the whole store (seqd_cluster_terms_total counts them all)."}),
 	}
+	// Every reason's series from the start, at 0: a rate or increase
+	// over them (the failover panel, SeqdLeaderFlapping) then has data
+	// before the first term ends.
+	for _, reason := range []string{"lease", "deposed", "resigned", "error"} {
+		c.ends.WithLabelValues(reason)
+	}
 	m.reg.MustRegister(c.terms, c.ends, c.snapshots, c.followerChecks, c.followerApplied, c.derived, c.promoted, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_leader",
 		Help: "1 while this node leads the cluster and serves, 0 while it stands by."}, func() float64 {
 		if leading() {

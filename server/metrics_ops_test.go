@@ -2,13 +2,16 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/seqd/seqd/cluster"
 	"github.com/seqd/seqd/internal/etcdtest"
 	"github.com/seqd/seqd/storage/embedded"
 	"github.com/seqd/seqd/storage/faultfs"
@@ -48,7 +51,7 @@ func TestMetricsStoreSpace(t *testing.T) {
 
 // TestMetricsEtcdContact: a cluster node exports how long ago it heard
 // from etcd: nothing while it leads, and a standby's age of its last view
-// of the store. A node without a store in a directory exports no free
+// of the store; the reasons terms end for, at 0. A node without a store in a directory exports no free
 // space.
 func TestMetricsEtcdContact(t *testing.T) {
 	cl := etcdtest.Start(t, 1)
@@ -83,7 +86,15 @@ func TestMetricsEtcdContact(t *testing.T) {
 	if age := gauge(t, standby, "seqd_cluster_etcd_contact_age_seconds"); age < 0 {
 		t.Errorf("the standby's etcd contact age %v", age)
 	}
-	if body := scrape(t, standby); grepLines(body, "seqd_store_free_bytes") != "" {
+	// Every reason a term may end for is exported from the start, at 0
+	// on a node whose terms have not ended.
+	body := scrape(t, standby)
+	for _, err := range []error{cluster.ErrLeaseLost, cluster.ErrDeposed, nil, errors.New("other")} {
+		if want := fmt.Sprintf("seqd_cluster_term_ends_total{reason=%q} 0", endReason(err)); !strings.Contains(body, want) {
+			t.Errorf("no %s:\n%s", want, grepLines(body, "seqd_cluster_term_ends_total"))
+		}
+	}
+	if grepLines(body, "seqd_store_free_bytes") != "" {
 		t.Errorf("a cluster node exports the free space of a store it does not have:\n%s", grepLines(body, "seqd_store"))
 	}
 }
