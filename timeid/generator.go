@@ -25,6 +25,8 @@ type Generator struct {
 	ctx   context.Context // the saves'; Close cancels it
 	stop  context.CancelFunc
 
+	valid func() error // Guard's
+
 	mu     sync.Mutex
 	g      *Gen
 	saving chan struct{} // closed when the save in flight ends; nil: none
@@ -59,6 +61,11 @@ func (x *Generator) Take(ctx context.Context, n int64) (first, count int64, err 
 	for {
 		if x.ctx.Err() != nil {
 			return 0, 0, ErrClosed
+		}
+		if x.valid != nil {
+			if err := x.valid(); err != nil {
+				return 0, 0, err
+			}
 		}
 		now := x.g.l.Units(x.clock())
 		t, err := x.g.Take(now, n)
@@ -138,6 +145,11 @@ func (x *Generator) startSave(mark int64) {
 		close(done)
 	}()
 }
+
+// Guard makes every Take ask valid first, and fail with its error: a
+// node that lost its node id stops issuing (cluster.NodeID.Valid).
+// REQUIRES: called before the first Take.
+func (x *Generator) Guard(valid func() error) { x.valid = valid }
 
 // Behind is how far the ids run ahead of the clock now (Gen.Behind).
 func (x *Generator) Behind() time.Duration {
