@@ -96,6 +96,13 @@ func (c *conn) send(msg pgproto3.BackendMessage) {
 	c.wbuf = b
 }
 
+// sendReady sends ReadyForQuery with the session's transaction status,
+// encoded in place: the message of every answer, which send would
+// allocate (a pointer to it escapes through the interface).
+func (c *conn) sendReady() {
+	c.wbuf = append(c.wbuf, 'Z', 0, 0, 0, 5, c.sess.TxStatus())
+}
+
 // maxKeptWrite bounds the write buffer kept after a flush: a huge answer
 // (a long result in the simple protocol) does not pin its memory.
 const maxKeptWrite = 1 << 20
@@ -354,7 +361,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 			return true // serve ends the connection with 57P01
 		}
 		c.sess.IdleAt(c.now())
-		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+		c.sendReady()
 		return c.flush() == nil
 	case *pgproto3.Sync:
 		// The messages since the last Sync were one implicit
@@ -364,7 +371,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		}
 		c.failed = false
 		c.sess.IdleAt(c.now())
-		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+		c.sendReady()
 		return c.flush() == nil
 	case *pgproto3.Flush:
 		return c.flush() == nil
