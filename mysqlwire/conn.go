@@ -44,6 +44,11 @@ type conn struct {
 	// plans are translations of the query strings the connection sent
 	// (most send the same few again and again), by database and text.
 	plans map[planKey][]step
+	// diag is its diagnostics area (warnings.go); notices what the
+	// executor said of the statement running, which its step's noted
+	// makes MariaDB's notes.
+	diag    diagnostics
+	notices []executor.Notice
 
 	mu sync.Mutex
 	// ctx is the context statements run under, cancel its cancel: kept
@@ -124,7 +129,11 @@ func (h handler) ConnectionClosed(c *mysql.Conn) {
 func (h handler) ConnectionAborted(c *mysql.Conn, reason string) error { return nil }
 
 func (h handler) ComInitDB(c *mysql.Conn, db string) error {
-	if err := h.conn(c).use(db); err != nil {
+	cn := h.conn(c)
+	cn.begins(&step{})
+	err := cn.use(db)
+	cn.ended(&step{}, err)
+	if err != nil {
 		return toSQLError(err)
 	}
 	return nil
@@ -134,11 +143,15 @@ func (h handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, call
 	cn := h.conn(c)
 	steps, err := cn.translate(query)
 	if err != nil {
+		cn.begins(&step{})
+		cn.ended(&step{}, err)
 		h.srv.logFailure(c, err, query)
 		return toSQLError(err)
 	}
 	for i := range steps {
+		cn.begins(&steps[i])
 		res, err := cn.run(ctx, &steps[i])
+		cn.ended(&steps[i], err)
 		if err != nil {
 			h.srv.logFailure(c, err, steps[i].text)
 			return toSQLError(err)
@@ -154,7 +167,26 @@ func (h handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string,
 	return "", h.ComQuery(ctx, c, query, callback)
 }
 
-func (h handler) WarningCount(c *mysql.Conn) uint16 { return 0 }
+// WarningCount is the conditions the statement just run raised.
+func (h handler) WarningCount(c *mysql.Conn) uint16 { return h.conn(c).diag.warningCount() }
+
+// begins begins st's diagnostics (warnings.go); ended ends them, err
+// its failure.
+func (cn *conn) begins(st *step) {
+	cn.diag.start(st.clears)
+	cn.notices = cn.notices[:0]
+}
+
+func (cn *conn) ended(st *step, err error) {
+	switch {
+	case err != nil:
+		cn.diag.failed(err)
+	case st.noted != nil:
+		for _, c := range st.noted(cn.notices) {
+			cn.diag.push(c)
+		}
+	}
+}
 
 // ComResetConnection starts the connection's session again (settings,
 // sequence memory, transaction, prepared statements), in the database it
@@ -166,6 +198,7 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 		cn.sess = nil
 	}
 	cn.vars = nil
+	cn.diag = diagnostics{}
 	cn.forgetAll() // prepared statements end with the session
 	cn.status(nil)
 	if cn.db != "" {
@@ -555,6 +588,7 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 		return nil, err
 	}
 	defer sess.Release(res)
+	cn.notices = append(cn.notices, res.Notices...)
 	if res.Columns == nil {
 		if err := sess.EndImplicit(ctx, true); err != nil {
 			return nil, err

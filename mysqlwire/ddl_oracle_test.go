@@ -155,11 +155,52 @@ var ddlCorpus = []string{
 	"SELECT NEXTVAL(w5)",
 	"SELECT SETVAL(w5, 20)",
 	"DROP SEQUENCE w1, w2, w3, w4, w5",
+	// MariaDB's diagnostics (the oracle compares SHOW WARNINGS and
+	// @@warning_count after each statement): the notes of IF EXISTS and
+	// IF NOT EXISTS; a statement without a table (SELECT 1, SET, USE,
+	// CREATE DATABASE) keeps the last statement's, one with a table
+	// clears them; an error is the one row of level Error, two for a
+	// missing sequence called (4091, 1146).
+	"CREATE DATABASE IF NOT EXISTS {db}",
+	"SELECT 1",
+	"SET autocommit = 1",
+	"SHOW COUNT(*) WARNINGS",
+	"SHOW COUNT(*) ERRORS",
+	"SHOW ERRORS",
+	"SHOW WARNINGS",
+	"SELECT @@warning_count",
+	"CREATE SEQUENCE IF NOT EXISTS x1",
+	"CREATE SEQUENCE IF NOT EXISTS {db}.x1",
+	"SELECT NEXTVAL(x1)",
+	"CREATE TEMPORARY SEQUENCE IF NOT EXISTS x2",
+	"CREATE TEMPORARY SEQUENCE IF NOT EXISTS x2",
+	"SELECT * FROM (SELECT 1 AS a) t",
+	"DROP SEQUENCE IF EXISTS x1, nope, {db}.nope2, nodb_x.n3",
+	"DROP SEQUENCE IF EXISTS nope",
+	"DROP TEMPORARY SEQUENCE IF EXISTS x2, nope",
+	"ALTER SEQUENCE IF EXISTS nodb_x.s RESTART",
+	"ALTER SEQUENCE IF EXISTS nope RESTART WITH 5",
+	"CREATE DATABASE {db}_w",
+	"DROP DATABASE {db}_w",
+	"DROP DATABASE IF EXISTS {db}_w",
+	"CREATE DATABASE IF NOT EXISTS {db}_w",
+	"CREATE DATABASE IF NOT EXISTS {db}_w",
+	"USE {db}",
+	"DROP SCHEMA IF EXISTS {db}_w",
+	"SELECT NEXTVAL(nope)",
+	"SELECT 2",
+	"SHOW ERRORS",
+	"SHOW COUNT(*) ERRORS",
+	"SELECT PREVIOUS VALUE FOR {db}.nope",
+	"ALTER SEQUENCE nope NOCACHE",
+	"SELEC 1",
+	"SHOW FULL TABLES",
+	"SELECT @@warning_count, @@error_count",
 }
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 140
+const ddlCorpusLen = 175
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

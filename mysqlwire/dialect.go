@@ -61,12 +61,19 @@ type step struct {
 	fail func(err error) error
 	// text is the statement as sent, for logs.
 	text string
+	// clears: it uses a table, so MariaDB clears its diagnostics before
+	// it (warnings.go, rule 1). noted, when set, is the notes MariaDB
+	// raises where the executor gave the notices ns (noticed).
+	clears bool
+	noted  func(ns []executor.Notice) []condition
 }
 
 // answer is a result made here: columns with their rows, or none.
 type answer struct {
 	cols []string
 	rows [][]any // string, int64 or nil
+	// typed, when set, is the result, its columns typed as MariaDB's.
+	typed *sqltypes.Result
 }
 
 // newParser makes a parser of MySQL's grammar. Parsers are not safe for
@@ -112,6 +119,7 @@ func translate(p *parser.Parser, q string, env stmtEnv) ([]step, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.clears = s.clears || usesTable(st)
 		s.text = asTyped(st.Text(), typed) // as sent, for logs and pg_stat_activity
 		if s.params > 0 {
 			s.near = asTyped(strings.TrimSpace(q[min(max(s.markerAt, start), end):end]), typed)
@@ -184,7 +192,11 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 	case *ast.UseStmt:
 		return step{answer: func(c *conn) (*answer, error) { return nil, c.use(n.DBName) }, acts: true}, nil
 	case *ast.CreateDatabaseStmt:
-		return step{node: createSchemaNode(n.Name.O, n.IfNotExists), ddl: true}, nil
+		s := step{node: createSchemaNode(n.Name.O, n.IfNotExists), ddl: true}
+		if n.IfNotExists {
+			s.noted = noticed(sqlerr.DuplicateSchema, note(1007, "Can't create database '%s'; database exists", n.Name.O))
+		}
+		return s, nil
 	case *ast.ShowStmt:
 		return translateShow(n, env.db)
 	case *ast.RenameTableStmt:
@@ -253,7 +265,7 @@ func builtQuery(q ast.Node, env *stmtEnv) (step, error) {
 	if err != nil {
 		return step{}, err
 	}
-	s := step{node: node, names: names, params: b.number(), tables: b.tables}
+	s := step{node: node, names: names, params: b.number(), tables: b.tables, clears: len(b.seqs) > 0 || readsTable(q)}
 	if seqs := b.seqs; len(seqs) > 0 {
 		s.fail = func(err error) error { return callError(err, seqs) }
 	}
@@ -355,6 +367,8 @@ func translateShow(n *ast.ShowStmt, db string) (step, error) {
 		}
 		name := n.Table.Name.O
 		return step{answer: func(c *conn) (*answer, error) { return c.showCreateSequence(schema, name, tableName(named, name)) }}, nil
+	case ast.ShowWarnings, ast.ShowErrors:
+		return translateShowWarnings(n)
 	case ast.ShowVariables:
 		pattern := ""
 		if n.Pattern != nil {

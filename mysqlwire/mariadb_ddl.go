@@ -59,6 +59,8 @@ func ddlError(err error, s seqName) error {
 		return invalidOptions(s.named)
 	case sqlerr.DuplicateTable:
 		return mysql.NewSQLError(1050, "42S01", "Table '%s' already exists", s.name)
+	case sqlerr.UndefinedTable: // ALTER's
+		return unknownSequence(s)
 	case sqlerr.UndefinedSchema:
 		if s.schema != "" {
 			return mysql.NewSQLError(1049, "42000", "Unknown database '%s'", s.schema)
@@ -96,8 +98,12 @@ func translateCreate(n *ast.CreateSequenceStmt, temporary, replace bool, db stri
 		return step{}, err
 	}
 	fail := func(err error) error { return ddlError(err, s) }
+	var noted func([]executor.Notice) []condition
+	if n.IfNotExists {
+		noted = noticed(sqlerr.DuplicateTable, note(1050, "Table '%s' already exists", s.name))
+	}
 	if _, ok := tableComment(n.TblOptions); !ok && !replace {
-		return step{node: create, ddl: true, fail: fail}, nil
+		return step{node: create, ddl: true, fail: fail, noted: noted}, nil
 	}
 	nodes := []*pg.Node{create}
 	if replace {
@@ -121,7 +127,7 @@ func translateCreate(n *ast.CreateSequenceStmt, temporary, replace bool, db stri
 	exec := func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error) {
 		return cn.inTransaction(ctx, sess, nodes)
 	}
-	return step{exec: exec, acts: true, ddl: true, fail: fail}, nil
+	return step{exec: exec, acts: true, ddl: true, fail: fail, noted: noted}, nil
 }
 
 // translateAlter is ALTER SEQUENCE. Unless it restarts the sequence,
@@ -139,16 +145,20 @@ func translateAlter(n *ast.AlterSequenceStmt, db string) (step, error) {
 	}
 	s := nameOf(n.Name, db)
 	fail := func(err error) error { return ddlError(err, s) }
+	var noted func([]executor.Notice) []condition
+	if n.IfExists {
+		noted = noticed("", unknownNote(s.named))
+	}
 	for _, o := range n.SeqOptions {
 		if o.Tp == ast.SequenceRestart || o.Tp == ast.SequenceRestartWith {
-			return step{node: node, ddl: true, fail: fail}, nil
+			return step{node: node, ddl: true, fail: fail, noted: noted}, nil
 		}
 	}
 	exec := func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error) {
 		cn.typed(ctx, sess, func(ctx context.Context) error { return sess.DiscardWindow(ctx, s.schema, s.name) })
 		return cn.execStmt(ctx, sess, statement(node, ""), nil)
 	}
-	return step{node: node, exec: exec, acts: true, ddl: true, fail: fail}, nil
+	return step{node: node, exec: exec, acts: true, ddl: true, fail: fail, noted: noted}, nil
 }
 
 // inTransaction runs nodes one after another, all or none: in a
@@ -198,15 +208,18 @@ func translateDrop(n *ast.DropSequenceStmt, temporary bool, db string) (step, er
 			node.GetDropStmt().Objects[i] = listNode([]*pg.Node{strNode("pg_temp"), strNode(t.Name.O)})
 		}
 	}
-	if len(nodes) == 1 || n.IfExists {
+	if len(nodes) == 1 {
 		fail := func(err error) error {
-			switch frontend.KindOf(err) {
-			case sqlerr.UndefinedTable, sqlerr.UndefinedSchema:
+			if missingKind(err) {
 				return mysql.NewSQLError(4091, "42S02", "Unknown SEQUENCE: '%s'", names[0].named)
 			}
 			return err
 		}
-		return step{node: node, ddl: true, fail: fail}, nil
+		var noted func([]executor.Notice) []condition
+		if n.IfExists {
+			noted = noticed("", unknownNote(names[0].named))
+		}
+		return step{node: node, ddl: true, fail: fail, noted: noted}, nil
 	}
 	exec := func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error) {
 		var missing []string
@@ -221,7 +234,10 @@ func translateDrop(n *ast.DropSequenceStmt, temporary bool, db string) (step, er
 				return nil, err
 			}
 		}
-		if len(missing) > 0 && !n.IfExists {
+		switch {
+		case len(missing) > 0 && n.IfExists:
+			cn.diag.push(unknownNote(strings.Join(missing, ",")))
+		case len(missing) > 0:
 			return nil, mysql.NewSQLError(4091, "42S02", "Unknown SEQUENCE: '%s'", strings.Join(missing, ","))
 		}
 		return &sqltypes.Result{}, nil
@@ -231,11 +247,13 @@ func translateDrop(n *ast.DropSequenceStmt, temporary bool, db string) (step, er
 
 // translateDropDatabase is DROP DATABASE [IF EXISTS]: the schema with
 // its sequences. The connection that was in it is in none afterwards,
-// as in MariaDB (DATABASE() is NULL).
+// as in MariaDB (DATABASE() is NULL). IF EXISTS of one not there is
+// MariaDB's note 1008, its error's words: the schema's DROP runs
+// without IF EXISTS, so that its error, not a notice, says so.
 func translateDropDatabase(n *ast.DropDatabaseStmt) (step, error) {
 	name := n.Name.O
 	drop := &pg.Node{Node: &pg.Node_DropStmt{DropStmt: &pg.DropStmt{Objects: []*pg.Node{strNode(name)}, RemoveType: pg.ObjectType_OBJECT_SCHEMA,
-		Behavior: pg.DropBehavior_DROP_CASCADE, MissingOk: n.IfExists}}}
+		Behavior: pg.DropBehavior_DROP_CASCADE}}}
 	exec := func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error) {
 		if strings.EqualFold(name, "information_schema") {
 			return nil, mysql.NewSQLError(1044, "42000", "Access denied for user '%s'@'%s' to database '%s'", cn.c.User, hostOf(cn.c), name)
@@ -243,7 +261,12 @@ func translateDropDatabase(n *ast.DropDatabaseStmt) (step, error) {
 		res, err := cn.execStmt(ctx, sess, statement(drop, ""), nil)
 		switch frontend.KindOf(err) {
 		case sqlerr.UndefinedSchema:
-			return nil, mysql.NewSQLError(1008, "HY000", "Can't drop database '%s'; database doesn't exist", name)
+			const missing = "Can't drop database '%s'; database doesn't exist"
+			if n.IfExists {
+				cn.diag.push(note(1008, missing, name))
+				return &sqltypes.Result{}, nil
+			}
+			return nil, mysql.NewSQLError(1008, "HY000", missing, name)
 		case sqlerr.InsufficientPrivilege:
 			return nil, mysql.NewSQLError(1044, "42000", "Access denied for user '%s'@'%s' to database '%s'", cn.c.User, hostOf(cn.c), name)
 		}
@@ -272,7 +295,14 @@ func callError(err error, seqs []seqName) error {
 		m := missingSchema.FindStringSubmatch(err.Error())
 		for _, s := range seqs {
 			if m != nil && s.schema == m[1] {
-				return mysql.NewSQLError(4091, "42S02", "Unknown SEQUENCE: '%s'", s.name)
+				return unknownSequence(s)
+			}
+		}
+	case sqlerr.UndefinedTable:
+		m := missingRelation.FindStringSubmatch(err.Error())
+		for _, s := range seqs {
+			if m != nil && (m[1] == s.name || m[1] == s.schema+"."+s.name) {
+				return unknownSequence(s)
 			}
 		}
 	}

@@ -117,8 +117,22 @@ var corpus = []string{
 const corpusLen = 95
 
 // outcome is a statement's result as the corpus compares it, sent as
-// text or, prepared, as COM_STMT_PREPARE and COM_STMT_EXECUTE.
+// text or, prepared, as COM_STMT_PREPARE and COM_STMT_EXECUTE, and the
+// diagnostics it leaves: SHOW WARNINGS's rows (sent the same way, it
+// changes none) and @@warning_count, @@error_count.
 func outcome(db *sql.Conn, q string, prepared bool) string {
+	out := statementResult(db, q, prepared)
+	if w := statementResult(db, "SHOW WARNINGS", prepared); w != "Level | Code | Message" {
+		out += "\n SHOW WARNINGS: " + strings.ReplaceAll(w, "\n", "\n  ")
+	}
+	if c := statementResult(db, "SELECT @@warning_count, @@error_count", prepared); c != "@@warning_count | @@error_count\n 0 | 0" {
+		out += "\n " + c
+	}
+	return out
+}
+
+// statementResult is a statement's result: columns and rows, or its error.
+func statementResult(db *sql.Conn, q string, prepared bool) string {
 	var rows *sql.Rows
 	var err error
 	if prepared {

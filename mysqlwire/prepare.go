@@ -106,6 +106,8 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 	}
 	defer func() {
 		if err != nil {
+			cn.begins(&step{})
+			cn.ended(&step{}, err)
 			cn.srv.prepared.Add(-1)
 			delete(c.PrepareData, pd.StatementID)
 			cn.srv.logFailure(c, err, query)
@@ -174,7 +176,9 @@ func (h handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, pd *mysql.Pr
 	if ps == nil {
 		return toSQLError(sqlerr.Errorf(sqlerr.InvalidStatementName, "Unknown prepared statement handler (%d) given to mysqld_stmt_execute", pd.StatementID))
 	}
+	cn.begins(ps.st)
 	res, err := cn.execute(ctx, ps, pd)
+	cn.ended(ps.st, err)
 	if err != nil {
 		cn.srv.logFailure(c, err, ps.st.text)
 		return toSQLError(err)

@@ -64,6 +64,16 @@ var selects = []string{
 	"SELECT start_value FROM s1 JOIN (SELECT 1) t", "SELECT NEXTVAL(s1) FROM dual",
 }
 
+// exprWarnings are the selects whose expressions raise warnings in
+// MariaDB that seqd's do not (docs/mysql.md: a CAST that truncates,
+// 1292; a negative CAST AS UNSIGNED, 1105; a division by zero, 1365):
+// their warnings are not compared.
+var exprWarnings = map[string]bool{
+	"SELECT CAST(1 AS DECIMAL(5,2)), CAST('abc' AS CHAR), CAST('abc' AS CHAR(2)), CAST(1.5 AS FLOAT), CAST(1.5 AS DECIMAL)":  true,
+	"SELECT CAST('12' AS SIGNED), CAST(-1 AS UNSIGNED), CAST(7 AS DOUBLE), CONVERT(3, SIGNED), CONVERT('x' USING utf8mb4)":   true,
+	"SELECT 7/2, 7 DIV 2, 7 MOD 0, 1/0, -7 DIV 2, 7 % 3, 1.5/3, 2 * 3 - 1, 1/3/3, 1.25 * 2 / 4, CAST(1 AS DECIMAL(4,2)) / 3": true,
+}
+
 // selectsSetup makes the sequences selects read.
 var selectsSetup = []string{
 	"CREATE SEQUENCE s1 START WITH 5 INCREMENT BY 2 NOCACHE", "CREATE SEQUENCE s2 CACHE 10 CYCLE MAXVALUE 100",
@@ -90,6 +100,13 @@ func TestSelectsOracle(t *testing.T) {
 		var diffs []string
 		for _, q := range append(append([]string{}, selectsSetup...), selects...) {
 			want, got := outcome(mc, q, prepared), outcome(sc, q, prepared)
+			if exprWarnings[q] {
+				// Its results alone, and a statement that clears the
+				// warnings MariaDB's expressions raised.
+				want, got = statementResult(mc, q, prepared), statementResult(sc, q, prepared)
+				outcome(mc, "SHOW TABLES LIKE 'none'", prepared)
+				outcome(sc, "SHOW TABLES LIKE 'none'", prepared)
+			}
 			if want != got {
 				diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "),
 					strings.ReplaceAll(got, "\n", "\n           ")))

@@ -45,6 +45,9 @@ func (cn *conn) variable(name string) (string, bool) {
 	if v, ok := cn.vars[name]; ok {
 		return v, true
 	}
+	if v, ok := cn.diag.countVariable(name); ok {
+		return v, true
+	}
 	switch name {
 	case "max_allowed_packet":
 		return strconv.Itoa(cn.srv.cfg.MaxMessage), true
@@ -237,6 +240,9 @@ func (cn *conn) showVariables(pattern string) *answer {
 // result is the answer in MySQL's terms: integers as BIGINT, the rest
 // text.
 func (a *answer) result() *sqltypes.Result {
+	if a.typed != nil {
+		return a.typed
+	}
 	out := &sqltypes.Result{}
 	types := make([]querypb.Type, len(a.cols))
 	for i := range a.cols {
