@@ -11,7 +11,7 @@ import (
 
 // seqOptions are a CREATE or ALTER SEQUENCE's options as PostgreSQL's
 // DefElems, in the order first written: NOCACHE is CACHE 1, NOCYCLE NO
-// CYCLE. An option written twice is MariaDB's 1225, but for MINVALUE n,
+// CYCLE, INCREMENT BY 0 INCREMENT BY 1. An option written twice is MariaDB's 1225, but for MINVALUE n,
 // which MariaDB's grammar lets a later one replace (NO MINVALUE too):
 // the last one counts.
 func seqOptions(opts []*ast.SequenceOption) ([]*pg.Node, error) {
@@ -24,6 +24,11 @@ func seqOptions(opts []*ast.SequenceOption) ([]*pg.Node, error) {
 		switch o.Tp {
 		case ast.SequenceOptionIncrementBy:
 			name, arg = "increment", v
+			if o.IntValue == 0 {
+				// MariaDB steps by its global auto_increment_increment,
+				// which is 1 here (docs/mysql.md: shown as 1, not 0).
+				arg = optionValue(1)
+			}
 		case ast.SequenceStartWith:
 			name, arg = "start", v
 		case ast.SequenceNoMinValue:

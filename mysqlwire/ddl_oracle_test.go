@@ -196,11 +196,24 @@ var ddlCorpus = []string{
 	"SELEC 1",
 	"SHOW FULL TABLES",
 	"SELECT @@warning_count, @@error_count",
+	// INCREMENT BY 0 steps by MariaDB's global auto_increment_increment,
+	// 1 (SHOW CREATE SEQUENCE differs: docs/mysql.md).
+	"CREATE SEQUENCE i0 START WITH 5 INCREMENT BY 0 NOCACHE",
+	"SELECT NEXTVAL(i0), NEXTVAL(i0), PREVIOUS VALUE FOR i0",
+	"SET SESSION auto_increment_increment = 5",
+	"SELECT NEXTVAL(i0)",
+	"SET SESSION auto_increment_increment = 1",
+	"ALTER SEQUENCE i0 INCREMENT BY 0 MAXVALUE 8",
+	"SELECT NEXTVAL(i0), NEXTVAL(i0)",
+	"SELECT NEXTVAL(i0)",
+	"CREATE SEQUENCE i1 INCREMENT BY 0 MINVALUE 1 MAXVALUE 3 CYCLE NOCACHE",
+	"SELECT NEXTVAL(i1), NEXTVAL(i1), NEXTVAL(i1), NEXTVAL(i1)",
+	"DROP SEQUENCE i0, i1",
 }
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 175
+const ddlCorpusLen = 186
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is
