@@ -40,6 +40,7 @@ type Cluster struct {
 	// peers are the proxies in front of each member's peer port, with
 	// Options.PeerProxies (nil without).
 	peers    []*Proxy
+	cuts     cuts // what Isolate and CutLink cut, applied to peers
 	dir      string
 	replaced int // members replaced, for their names
 }
@@ -253,29 +254,6 @@ func (c *Cluster) Close() {
 	}
 	for _, p := range c.peers {
 		p.Close()
-	}
-}
-
-// Isolate cuts member i off from its peers, both ways, as a network
-// partition would; its clients still reach it, and it still accepts
-// their requests. It needs Options.PeerProxies.
-func (c *Cluster) Isolate(i int) { c.isolate(i, true) }
-
-// Rejoin ends Isolate(i).
-func (c *Cluster) Rejoin(i int) { c.isolate(i, false) }
-
-func (c *Cluster) isolate(i int, cut bool) {
-	if c.peers == nil {
-		panic("localetcd: Isolate needs a cluster started with Options.PeerProxies")
-	}
-	id := c.Members[i].Server.MemberID().String()
-	for j, p := range c.peers {
-		switch {
-		case j != i:
-			p.cutMember(id, cut) // what i sends j
-		default:
-			p.set(func() { p.cutAll = cut }) // what anyone sends i
-		}
 	}
 }
 

@@ -63,6 +63,12 @@ func (p *Proxy) Heal() {
 // (or ends that cut).
 func (p *Proxy) cutMember(id string, cut bool) { p.set(func() { p.cutFrom[id] = cut }) }
 
+// setCuts makes the proxy cut every connection (all), or those of the
+// members in from, and no other, as Cluster's cuts derive them.
+func (p *Proxy) setCuts(all bool, from map[string]bool) {
+	p.set(func() { p.cutAll, p.cutFrom = all, from })
+}
+
 func (p *Proxy) set(change func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -102,6 +102,10 @@ func (c *Cluster) Replace(i int) error {
 	if proxy != nil {
 		c.peers[i].Close()
 		c.peers[i] = proxy
+		// The cuts in place name the new member's ID now.
+		c.cuts.mu.Lock()
+		c.applyLocked()
+		c.cuts.mu.Unlock()
 	}
 	return nil
 }
