@@ -1,6 +1,7 @@
 // The clustered run's nemeses of etcd itself and of the links to it,
 // after Jepsen's: etcd members killed, paused, isolated and replaced,
-// slow and lossy links, and etcd's quota exceeded. Each is held a while
+// partial partitions of etcd's peers (a bridge, a majorities ring, random
+// halves), slow and lossy links, and etcd's quota exceeded. Each is held a while
 // under the clients' load, measured, and undone.
 
 package torture
@@ -24,29 +25,37 @@ const (
 	EtcdIsolateLeader   = "etcd leader member isolated from its peers"
 	EtcdIsolateFollower = "etcd follower member isolated from its peers"
 	EtcdMinority        = "etcd minority isolated, each member alone"
+	EtcdBridge          = "etcd bridge: two halves joined by one member"
+	EtcdRing            = "etcd majorities ring: each member sees its neighbours"
+	EtcdHalves          = "etcd random halves"
 	LinkSlow            = "slow links between the leader and etcd"
 	LinkLossy           = "lossy links between the leader and etcd"
 	EtcdNoSpace         = "etcd quota exceeded (NOSPACE), then cleared"
 	EtcdReplace         = "etcd leader member replaced while serving"
 )
 
-// singleMember are the faults of one etcd member, or of a minority of
-// them: a quorum stays, so ORDER values must flow again within the
-// lease and 2 s (docs/cluster.md), which the report checks.
+// singleMember are the faults of one etcd member, of a minority of them,
+// and the partial partitions (bridge, ring, halves), in each of which a
+// majority of the members still see one another: a quorum stays, so
+// ORDER values must flow again within the lease and 2 s
+// (docs/cluster.md), which the report checks.
 var singleMember = map[string]bool{EtcdKill: true, EtcdFollowerKill: true, EtcdFollowerPause: true, EtcdIsolateLeader: true,
-	EtcdIsolateFollower: true, EtcdMinority: true, EtcdReplace: true}
+	EtcdIsolateFollower: true, EtcdMinority: true, EtcdReplace: true, EtcdBridge: true, EtcdRing: true, EtcdHalves: true}
 
 // faultKinds are the kinds the run draws its rounds from: the failover
-// faults, and the nemeses the configuration allows.
+// faults, and the nemeses the configuration allows. With three members
+// the ring is left out (each member's two neighbours are all its peers:
+// no cut), and so are the halves (one member and two: EtcdIsolateLeader
+// or EtcdIsolateFollower); the minority, ring and halves need five.
 func (r *clusterRun) faultKinds() []string {
 	kinds := []string{LeaderKill, LeaderStop, LeaderTerm, LeaderCut, LinkSlow, LinkLossy}
 	if r.cfg.Members != nil {
 		kinds = append(kinds, EtcdKill)
 	}
 	if c := r.cfg.Nemeses; c != nil {
-		kinds = append(kinds, EtcdFollowerKill, EtcdFollowerPause, EtcdIsolateLeader, EtcdIsolateFollower, EtcdNoSpace, EtcdReplace)
+		kinds = append(kinds, EtcdFollowerKill, EtcdFollowerPause, EtcdIsolateLeader, EtcdIsolateFollower, EtcdBridge, EtcdNoSpace, EtcdReplace)
 		if len(c.Members) >= 5 {
-			kinds = append(kinds, EtcdMinority)
+			kinds = append(kinds, EtcdMinority, EtcdRing, EtcdHalves)
 		}
 	}
 	return kinds
@@ -89,6 +98,8 @@ func (r *clusterRun) nemesis(fault string) (time.Duration, bool, error) {
 		undo = func() error { c.Rejoin(i); return nil }
 	case EtcdMinority:
 		undo = r.isolateMinority()
+	case EtcdBridge, EtcdRing, EtcdHalves:
+		undo = r.cutLinks(partialPartition(fault, rand.Perm(len(c.Members))))
 	case EtcdNoSpace:
 		return r.noSpace(began, from)
 	case EtcdReplace:
@@ -179,6 +190,62 @@ func (r *clusterRun) isolateMinority() func() error {
 	return func() error {
 		for _, i := range cut {
 			c.Rejoin(i)
+		}
+		return nil
+	}
+}
+
+// partialPartition lists the links between etcd members that fault cuts,
+// the members laid out in the order perm (random: the etcd leader may be
+// anywhere in the layout), as Jepsen's partition nemeses draw them:
+//   - EtcdBridge: two halves joined by the middle member, which sees
+//     both; every link across is cut. With 3, {a} - b - {c}: the link
+//     a-c alone; with 5, {a,b} - c - {d,e}.
+//   - EtcdRing: the members in a ring, each seeing only its two
+//     neighbours: with 5, each sees a majority (itself and two), no two
+//     the same one.
+//   - EtcdHalves: the first n/2 members apart from the others (2 and 3
+//     of 5).
+//
+// In each, a majority of the members still see one another.
+func partialPartition(fault string, perm []int) [][2]int {
+	n := len(perm)
+	pos := make([]int, n) // each member's place in the layout
+	for k, m := range perm {
+		pos[m] = k
+	}
+	cut := func(i, j int) bool {
+		a, b := min(pos[i], pos[j]), max(pos[i], pos[j])
+		switch fault {
+		case EtcdBridge:
+			return a < n/2 && b > n/2
+		case EtcdRing:
+			return b-a != 1 && b-a != n-1
+		default: // EtcdHalves
+			return a < n/2 && b >= n/2
+		}
+	}
+	var links [][2]int
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			if cut(i, j) {
+				links = append(links, [2]int{i, j})
+			}
+		}
+	}
+	return links
+}
+
+// cutLinks cuts the peer traffic of each link between two etcd members,
+// both ways; it returns the undoing.
+func (r *clusterRun) cutLinks(links [][2]int) func() error {
+	c := r.cfg.Nemeses
+	for _, l := range links {
+		c.CutLink(l[0], l[1])
+	}
+	return func() error {
+		for _, l := range links {
+			c.HealLink(l[0], l[1])
 		}
 		return nil
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/seqd/seqd/server"
 )
 
-var failovers = flag.Int("torture.failovers", 13, "faults of TestClusterTorture (drawn in shuffled rounds of the thirteen kinds: one of each by default)")
+var failovers = flag.Int("torture.failovers", 14, "faults of TestClusterTorture (drawn in shuffled rounds of the fourteen kinds: one of each by default)")
 
 // TestClusterTorture is the bounded clustered run CI does: three seqd
 // nodes (the race-detector build) on three etcd members in this process,
@@ -20,7 +20,8 @@ var failovers = flag.Int("torture.failovers", 13, "faults of TestClusterTorture 
 // its clients still reaching it) in turn, and the etcd leader member
 // killed and restarted; and the etcd nemeses (clustered_nemesis.go):
 // a follower member killed, paused, isolated, the leader member
-// isolated and replaced while serving, the leader's links to etcd slow
+// isolated and replaced while serving, a bridge (the link between two
+// members cut, the third seeing both), the leader's links to etcd slow
 // and lossy, etcd's quota exceeded and cleared. Every value is checked: unique, linearizable
 // across every failover for the ORDER sequences, and in order per node
 // for the NOORDER one, which a client on each node takes from it alone;
@@ -68,7 +69,7 @@ func TestClusterTorture(t *testing.T) {
 		t.Fatalf("too little happened: %s", rep)
 	}
 	kinds := []string{LeaderKill, LeaderStop, LeaderTerm, LeaderCut, EtcdKill, LinkSlow, LinkLossy, EtcdFollowerKill,
-		EtcdFollowerPause, EtcdIsolateLeader, EtcdIsolateFollower, EtcdNoSpace, EtcdReplace}
+		EtcdFollowerPause, EtcdIsolateLeader, EtcdIsolateFollower, EtcdBridge, EtcdNoSpace, EtcdReplace}
 	for _, f := range kinds {
 		if *failovers >= len(kinds) && rep.Failovers[f] == 0 {
 			t.Errorf("no %s", f)

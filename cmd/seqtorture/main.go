@@ -32,8 +32,8 @@ func main() {
 	faults := flag.String("faults", "", "comma-separated fault kinds (default: all): "+kinds())
 	secure := flag.Bool("secure", true, "run seqd with SCRAM-SHA-256 authentication and TLS, every client connecting through both")
 	connectTimeout := flag.Duration("connect-timeout", 2*time.Second, "with -cluster: the clients' connect_timeout per host (whole seconds)")
-	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many faults (leader kill -9, SIGSTOP past the lease, clean shutdown, cut off from etcd by a proxy, its links to etcd slow and lossy; etcd members killed, paused, isolated and replaced, etcd's quota exceeded, in shuffled rounds: docs/cluster.md) of three seqd nodes on etcd members run in this process (8 clients unless -clients)")
-	etcdMembers := flag.Int("etcd-members", 3, "with -cluster: etcd members (5 adds the minority partition)")
+	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many faults (leader kill -9, SIGSTOP past the lease, clean shutdown, cut off from etcd by a proxy, its links to etcd slow and lossy; etcd members killed, paused, isolated and replaced, partial partitions of etcd's peers, etcd's quota exceeded, in shuffled rounds: docs/cluster.md) of three seqd nodes on etcd members run in this process (8 clients unless -clients)")
+	etcdMembers := flag.Int("etcd-members", 3, "with -cluster: etcd members (5 adds the minority partition, the majorities ring and random halves)")
 	hostile := flag.Duration("hostile", 0, "instead: the hostile soak for this long (e.g. 10m): seqd on its five listeners under floods, slowloris, oversized and malformed messages, slow readers, disconnects, bad logins and privilege probes, after a quiet run of its ordinary clients alone (docs/reliability.md)")
 	var hc torture.HostileConfig
 	flag.DurationVar(&hc.Quiet, "hostile-quiet", time.Minute, "with -hostile: the quiet run's length")
