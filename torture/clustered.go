@@ -105,6 +105,9 @@ type ClusteredReport struct {
 	Outcomes  map[string]int
 	Values    int
 	Porcupine int
+	// PorcupineTime is how long porcupine took to decide (or to give up,
+	// which is a violation).
+	PorcupineTime time.Duration
 	// Unavailable is, per failover, the time from the fault to the first
 	// nextval a multi-host client got from the next leader.
 	Unavailable []time.Duration
@@ -150,8 +153,8 @@ type ClusteredReport struct {
 
 func (r *ClusteredReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d failovers (%s) of a store of %d sequences; %d operations (%s), %d values; porcupine checked %d\n",
-		len(r.Unavailable), mapString(r.Failovers), r.Sequences, r.Ops, mapString(r.Outcomes), r.Values, r.Porcupine)
+	fmt.Fprintf(&b, "%d failovers (%s) of a store of %d sequences; %d operations (%s), %d values; porcupine checked %d in %v\n",
+		len(r.Unavailable), mapString(r.Failovers), r.Sequences, r.Ops, mapString(r.Outcomes), r.Values, r.Porcupine, r.PorcupineTime.Round(time.Millisecond))
 	if len(r.Unavailable) > 0 {
 		u := append([]time.Duration(nil), r.Unavailable...)
 		sort.Slice(u, func(i, j int) bool { return u[i] < u[j] })

@@ -33,6 +33,7 @@ func main() {
 	secure := flag.Bool("secure", true, "run seqd with SCRAM-SHA-256 authentication and TLS, every client connecting through both")
 	connectTimeout := flag.Duration("connect-timeout", 2*time.Second, "with -cluster: the clients' connect_timeout per host (whole seconds)")
 	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many faults (leader kill -9, SIGSTOP past the lease, clean shutdown, cut off from etcd by a proxy, its links to etcd slow and lossy; etcd members killed, paused, isolated and replaced, partial partitions of etcd's peers, etcd's quota exceeded, in shuffled rounds: docs/cluster.md) of three seqd nodes on etcd members run in this process (8 clients unless -clients)")
+	clusterRun := flag.Int("cluster-run", 48, "with -cluster: faults per run; a longer soak is several runs one after another, each on a new etcd cluster and new nodes, its history checked in full (porcupine included) and dropped before the next (0: one run)")
 	etcdMembers := flag.Int("etcd-members", 3, "with -cluster: etcd members (5 adds the minority partition, the majorities ring and random halves)")
 	hostile := flag.Duration("hostile", 0, "instead: the hostile soak for this long (e.g. 10m): seqd on its five listeners under floods, slowloris, oversized and malformed messages, slow readers, disconnects, bad logins and privilege probes, after a quiet run of its ordinary clients alone (docs/reliability.md)")
 	var hc torture.HostileConfig
@@ -77,7 +78,9 @@ func main() {
 				n = *clients
 			}
 		})
-		os.Exit(runCluster(*bin, work, *clustered, *etcdMembers, n, *load, *connectTimeout, *seed, *dir == ""))
+		cc := torture.ClusteredConfig{Binary: *bin, Failovers: *clustered, Clients: n, Load: *load, ConnectTimeout: *connectTimeout, Seed: *seed,
+			Progress: func(s string) { log.Print(s) }}
+		os.Exit(runCluster(cc, work, *etcdMembers, *clusterRun, *dir == ""))
 	}
 	cfg := torture.Config{Binary: *bin, Dir: work, Clients: *clients, Load: *load, Secure: *secure, Progress: func(s string) { log.Print(s) }}
 	if *faults != "" {
@@ -118,32 +121,76 @@ func kinds() string {
 	return strings.Join(out, ", ")
 }
 
-// runCluster is -cluster: etcd members in this process, the nodes as
-// processes. It returns the exit status.
-func runCluster(bin, work string, failovers, members, clients int, load, connectTimeout time.Duration, seed uint64, remove bool) int {
-	etcd, err := localetcd.StartWith(filepath.Join(work, "etcd"), members, localetcd.Options{PeerProxies: true})
-	if err != nil {
-		log.Fatal(err)
+// runCluster is -cluster: cfg.Failovers faults in runs of at most
+// perRun, one after another, each with etcd members in this process and
+// the nodes as processes, checked on its own. It stops at the first run
+// that found a violation, keeping its scratch. It returns the exit status.
+//
+// A run's history is checked whole, porcupine included, and its search
+// grows with the history: a 160-fault run's 4.5 million operations (a
+// million of them the ORDER sequences', which porcupine checks) ran out
+// of its budget. Runs of 48 faults (about 5 minutes, 300,000 such
+// operations) stay well within it. What runs apart cannot show is what
+// only builds up over hundreds of faults in one cluster; every property
+// the checks hold (unique, ordered, linearizable, bounded skips) is of
+// one cluster's history, and each run's is checked in full.
+func runCluster(cfg torture.ClusteredConfig, work string, members, perRun int, remove bool) int {
+	if perRun <= 0 {
+		perRun = cfg.Failovers
 	}
-	defer etcd.Close()
-	log.Printf("seed %d, scratch in %s", seed, work)
-	sec := server.EtcdSecurity{CA: etcd.TLS.CA, Cert: etcd.TLS.ClientCert, Key: etcd.TLS.ClientKey}
-	rep, err := torture.RunClustered(torture.ClusteredConfig{Binary: bin, Etcd: etcd.Endpoints, EtcdSecurity: sec, Members: etcd, Nemeses: etcd, Dir: work, Failovers: failovers,
-		Clients: clients, Load: load, ConnectTimeout: connectTimeout, Seed: seed, Progress: func(s string) { log.Print(s) }})
-	if err != nil {
-		log.Printf("%v (scratch kept in %s)", err, work)
-		return 1
+	log.Printf("seed %d, scratch in %s", cfg.Seed, work)
+	total := &torture.ClusteredReport{}
+	for done, k := 0, 0; done < cfg.Failovers; done, k = done+perRun, k+1 {
+		run := cfg
+		run.Failovers = min(perRun, cfg.Failovers-done)
+		run.Seed = cfg.Seed + uint64(done)
+		run.Dir = filepath.Join(work, fmt.Sprintf("run%d", k))
+		rep, err := runClusterOnce(run, members)
+		if err != nil {
+			log.Printf("faults %d-%d: %v (scratch kept in %s)", done, done+run.Failovers-1, err, work)
+			return 1
+		}
+		if cfg.Failovers > perRun {
+			fmt.Printf("faults %d-%d (seed %d):\n%s", done, done+run.Failovers-1, run.Seed, rep)
+		}
+		total.Add(rep)
+		if len(rep.Violations) > 0 {
+			break // keep this run's history and data for inspection
+		}
+		if remove {
+			os.RemoveAll(run.Dir)
+		}
 	}
-	fmt.Print(rep)
-	if len(rep.Violations) > 0 {
+	if cfg.Failovers > perRun {
+		fmt.Print("all runs:\n")
+	}
+	fmt.Print(total)
+	if len(total.Violations) > 0 {
 		log.Printf("scratch kept in %s", work)
 		return 1
 	}
 	if remove {
-		etcd.Close() // before its data goes: a member closing on a removed directory may exit the process
 		os.RemoveAll(work)
 	}
 	return 0
+}
+
+// runClusterOnce is one run of the clustered torture on an etcd cluster
+// of its own, of members members, under cfg.Dir.
+func runClusterOnce(cfg torture.ClusteredConfig, members int) (*torture.ClusteredReport, error) {
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	etcd, err := localetcd.StartWith(filepath.Join(cfg.Dir, "etcd"), members, localetcd.Options{PeerProxies: true})
+	if err != nil {
+		return nil, err
+	}
+	// Closed before its data may go: a member closing on a removed
+	// directory may exit the process.
+	defer etcd.Close()
+	cfg.Etcd, cfg.Members, cfg.Nemeses = etcd.Endpoints, etcd, etcd
+	cfg.EtcdSecurity = server.EtcdSecurity{CA: etcd.TLS.CA, Cert: etcd.TLS.ClientCert, Key: etcd.TLS.ClientKey}
+	return torture.RunClustered(cfg)
 }
 
 // runHostile is -hostile. It returns the exit status.
