@@ -141,6 +141,11 @@ func TestCutLink(t *testing.T) {
 	commits(t, clis[lead], "k", "leader")
 	commits(t, clis[b], "k", "follower")
 	reads(t, clis[lead], "k", "follower")
+	for deadline := time.Now().Add(20 * time.Second); c.Members[a].Server.Leader() != 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("member %d, cut off from the leader %d, still hears leader %v", a, lead, c.Members[a].Server.Leader())
+		}
+	}
 	if l := c.Leader(); l < 0 || l == a {
 		t.Fatalf("etcd leader %d with the link %d-%d cut", l, lead, a)
 	}
