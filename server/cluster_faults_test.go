@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 
 	"github.com/seqd/seqd/internal/localetcd"
 	"github.com/seqd/seqd/sqlerr"
@@ -450,4 +451,87 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestNoOrderCreatedInTerm: a NOORDER sequence created in the leader's
+// term, then the leader resigning because its store refuses writes
+// (etcd's NOSPACE alarm): its sessions' nextval of the sequence, as the
+// term ends, are refused as a standby's or a store's failure, never as a
+// concurrent change of the sequence (40001), which it was not. The node's
+// view of its NOORDER sequences was made when it took over, before the
+// sequence existed; serve makes it again from the leader's catalog.
+func TestNoOrderCreatedInTerm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("etcd and three nodes")
+	}
+	cl, err := localetcd.StartWith(t.TempDir(), 1, localetcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	fc := startFaultCluster(t, cl, func(int) []string { return cl.Endpoints })
+	c, leader := fc.leader()
+	// n's blocks outlast the test, so its nextval needs no store write
+	// and is served until the term ends; o's every value is a commit,
+	// which the alarm fails: the leader then resigns.
+	if _, err := c.Exec(fc.ctx, "create sequence n cache 100000 noorder; create sequence o cache 1"); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	codes := map[string]int{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 4 {
+		seq := "n"
+		if i == 0 {
+			seq = "o"
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				cc, err := pgx.Connect(fc.ctx, fmt.Sprintf("postgres://app@%s:%s/app?sslmode=disable&connect_timeout=2", fc.hosts[leader], fc.ports[leader]))
+				if err != nil {
+					time.Sleep(20 * time.Millisecond)
+					continue
+				}
+				for err == nil {
+					_, err = cc.Exec(fc.ctx, "select nextval($1)", seq)
+				}
+				cc.Close(fc.ctx)
+				var pe *pgconn.PgError
+				mu.Lock()
+				if errors.As(err, &pe) {
+					codes[seq+" "+pe.Code]++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	cli := cl.Client(t)
+	ctx, cancel := context.WithTimeout(fc.ctx, 10*time.Second)
+	defer cancel()
+	id := uint64(cl.Members[0].Server.MemberID())
+	if _, err := pb.NewMaintenanceClient(cli.ActiveConnection()).Alarm(ctx, &pb.AlarmRequest{Action: pb.AlarmRequest_ACTIVATE, MemberID: id, Alarm: pb.AlarmType_NOSPACE}); err != nil {
+		t.Fatal(err)
+	}
+	defer pb.NewMaintenanceClient(cli.ActiveConnection()).Alarm(ctx, &pb.AlarmRequest{Action: pb.AlarmRequest_DEACTIVATE, MemberID: id, Alarm: pb.AlarmType_NOSPACE})
+	time.Sleep(3 * time.Second)
+	close(stop)
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("errors by SQLSTATE while the leader resigned: %v", codes)
+	if n := codes["n "+sqlerr.SQLState(sqlerr.SerializationFailure)]; n > 0 {
+		t.Fatalf("nextval of a NOORDER sequence created in the term got 40001 %d times as the term ended", n)
+	}
+	if codes["o "+sqlerr.SQLState(sqlerr.ReadOnlyTransaction)] == 0 {
+		t.Fatalf("no nextval of o was refused as a standby's: the leader did not resign (%v)", codes)
+	}
 }

@@ -429,11 +429,20 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 //
 // validAt is the last time serve saw the term valid (by the NOORDER
 // ranges' clock): no other node can have led before it.
+//
+// The node's view of its NOORDER sequences (engine.Ranges) is what its
+// engine serves them by once it no longer leads; made when the node
+// took over, it would not hold a NOORDER sequence created in the term,
+// and the engine, its term just ended, would refuse it as changed
+// (40001) until the view is made again as the term ends. So serve makes
+// it again from the leader's catalog about every second while that
+// changes, and before it resigns.
 func (n *node) serve(term *cluster.Term, eng *engine.Engine) (ok bool, validAt time.Duration) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	validAt = n.ranges.Now()
 	ticks := 0
+	observed := eng.CatalogVersion()
 	for {
 		select {
 		case <-term.Done():
@@ -441,15 +450,23 @@ func (n *node) serve(term *cluster.Term, eng *engine.Engine) (ok bool, validAt t
 		case <-n.ctx.Done():
 			return false, validAt
 		case <-tick.C:
+			valid := false
 			if now := n.ranges.Now(); term.Valid() {
-				validAt = now
+				validAt, valid = now, true
 			}
 			// The snapshot the term began from, once its sessions
 			// have gone.
 			if ticks++; ticks%10 == 0 {
 				n.closeRetired()
+				if v := eng.CatalogVersion(); valid && v != observed {
+					observed = v
+					n.ranges.Observe(validAt, eng)
+				}
 			}
 			if err := eng.Healthy(); err != nil {
+				if valid {
+					n.ranges.Observe(validAt, eng)
+				}
 				n.log.Printf("cluster: resigning term %d: %v", term.Token, err)
 				n.resign(term)
 				return true, validAt
