@@ -201,6 +201,15 @@ func (c *conn) serve() {
 	if !c.startup() {
 		return
 	}
+	// A shutdown's stop during the startup set a read deadline that the
+	// startup's own deadline, cleared as it returned, wiped out: the
+	// connection would wait for its client's next message for good, and
+	// Shutdown for it. So it is set again.
+	c.mu.Lock()
+	if c.stopping {
+		c.nc.SetReadDeadline(time.Now())
+	}
+	c.mu.Unlock()
 	c.admitted.Authenticated()
 	c.stmts = map[string]*prepared{}
 	c.portals = map[string]*portal{}
