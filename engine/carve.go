@@ -26,6 +26,8 @@ type carve struct {
 	left atomic.Int64  // values not yet taken; the next one is count-left
 	r    seqmath.Range // the carved counters, with the shape that maps them (no skip range)
 	base seqmath.State // the sequence's position before the carve
+	// logsAlways: every fetch of the sequence logs (logAfter's always).
+	logsAlways bool
 }
 
 // carveMax is the most values one carve holds.
@@ -56,13 +58,15 @@ func (s *seq) drainLocked() {
 	}
 	if taken > 0 {
 		s.granted = 1 // the last value handed out was one nextval's
+		s.logCnt, s.logBlock = logAfter(s.opts, c.logsAlways, c.base, taken, s.logCnt, s.logBlock)
 	}
 }
 
 // carveLocked cuts a carve from the window for the nextval calls to come,
 // when the sequence keeps a window (CACHE > 1), nobody waits for a write,
-// and its shape has no skip range. REQUIRES: s.mu held, no carve active.
-func (s *seq) carveLocked() {
+// and its shape has no skip range. always: every fetch of s logs
+// (Engine.logsAlways). REQUIRES: s.mu held, no carve active.
+func (s *seq) carveLocked(always bool) {
 	if s.opts.Cache <= 1 || s.demand > 0 || s.lockedBy != nil || s.opts.Shape.HasSkip() || s.remaining < 2 {
 		return
 	}
@@ -72,7 +76,7 @@ func (s *seq) carveLocked() {
 	if err != nil || r.Count == 0 {
 		return
 	}
-	c := &carve{r: r, base: base}
+	c := &carve{r: r, base: base, logsAlways: always}
 	c.left.Store(r.Count)
 	s.cur = next
 	s.remaining -= r.Count
@@ -100,4 +104,19 @@ func (s *seq) currentLocked() (seqmath.State, int64) {
 	}
 	cur, _ := s.opts.Advance(c.base, c.r.Count-left)
 	return cur, s.remaining + left
+}
+
+// logCountLocked is s's log_cnt and the values left in the cache it
+// counts for (logcnt.go), counting a carve's values taken so far as
+// handed out. REQUIRES: s.mu held.
+func (s *seq) logCountLocked() (uint8, int64) {
+	c := s.carved.Load()
+	if c == nil {
+		return s.logCnt, s.logBlock
+	}
+	taken := c.r.Count - max(c.left.Load(), 0)
+	if taken <= 0 {
+		return s.logCnt, s.logBlock
+	}
+	return logAfter(s.opts, c.logsAlways, c.base, taken, s.logCnt, s.logBlock)
 }

@@ -105,7 +105,8 @@ func (e *Engine) CreateWith(ctx context.Context, n Name, spec seqmath.Spec, co C
 // Alter applies an ALTER SEQUENCE spec. The sequence continues from its
 // exact position (or from RESTART's value), with nothing skipped.
 func (e *Engine) Alter(ctx context.Context, n Name, spec seqmath.Spec) error {
-	return e.mutate(ctx, n, spec.Restarts(), func(s *seq) (seqmath.Options, seqmath.State, error) {
+	resets := func(old *seqmath.Options) bool { return logResets(spec, old) }
+	return e.mutateLogged(ctx, n, spec.Restarts(), resets, func(s *seq) (seqmath.Options, seqmath.State, error) {
 		return seqmath.Alter(*s.opts, s.cur, spec)
 	})
 }
@@ -253,6 +254,14 @@ func (e *Engine) drop(ctx context.Context, n Name) (noOrder bool, err error) {
 // that makes it ORDER checks that the blocks did not move all the same
 // (a conflict fails it with 40001, nothing written).
 func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) (seqmath.Options, seqmath.State, error)) error {
+	return e.mutateLogged(ctx, n, restart, func(*seqmath.Options) bool { return restart }, f)
+}
+
+// mutateLogged is mutate, where resetsLog says, from the options before,
+// whether the change sets log_cnt to 0 (logcnt.go); any change empties
+// the cache log_cnt counts for, as PostgreSQL's ALTER and setval empty
+// their session's.
+func (e *Engine) mutateLogged(ctx context.Context, n Name, restart bool, resetsLog func(*seqmath.Options) bool, f func(*seq) (seqmath.Options, seqmath.State, error)) error {
 	s, err := e.lookupIdle(ctx, n)
 	if err != nil {
 		return err
@@ -274,6 +283,10 @@ func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) 
 		}
 		s.cur, rangeOp = pos, op
 	}
+	logCnt := s.logCnt
+	if resetsLog(s.opts) {
+		logCnt = 0
+	}
 	opts, state, err := f(s)
 	if err != nil {
 		s.mu.Unlock()
@@ -287,6 +300,7 @@ func (e *Engine) mutate(ctx context.Context, n Name, restart bool, f func(*seq) 
 	apply := func(rev storage.Rev) {
 		s.opts, s.cur, s.rev, s.epoch = internOptions(opts), state, rev, epoch
 		s.window, s.lastRefill = 0, 0
+		s.logCnt, s.logBlock = logCnt, 0
 	}
 	if ranged && !opts.NoOrder {
 		return e.commitAlone(s, op, apply, rangeOp)

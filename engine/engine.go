@@ -83,6 +83,10 @@ type Config struct {
 	// commit (in cluster mode, how long a large commit takes to apply).
 	// Default DefaultMaxTxnLocks; negative: no limit.
 	MaxTxnLocks int
+	// Temporary says the engine holds a session's temporary sequences,
+	// which PostgreSQL does not WAL-log: their log_cnt is counted as an
+	// unlogged sequence's (logcnt.go).
+	Temporary bool
 	// Lineage, when set, names the catalog the engine is a view of: a
 	// cluster node's successive snapshots and terms share one, since a
 	// sequence's ID means the same sequence in each (IDs are never
@@ -275,6 +279,7 @@ type Engine struct {
 	deposed       atomic.Bool
 	leadership    func() bool // Config.Leadership
 	readOnly      bool        // Config.ReadOnly
+	temporary     bool        // Config.Temporary
 	ranges        *Ranges     // Config.Ranges
 	lineage       any         // Config.Lineage
 	commitTimeout time.Duration
@@ -373,6 +378,7 @@ func newEngine(cfg Config) (*Engine, error) {
 		onCommit:      cfg.OnCommit,
 		leadership:    cfg.Leadership,
 		commitTimeout: cfg.CommitTimeout,
+		temporary:     cfg.Temporary,
 		roles:         make(map[string]Role),
 		nameLocks:     make(map[string]*Txn),
 	}
@@ -605,6 +611,7 @@ func (e *Engine) Release(n Name, first, last int64) (released int64, err error) 
 		return 0, nil
 	}
 	s.cur, s.remaining, s.granted = ns, s.remaining+k, 0
+	s.logBlock += k // handed out again without a fetch, as from a cache
 	return k, nil
 }
 

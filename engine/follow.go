@@ -71,6 +71,7 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 		i++
 		os.mu.Lock()
 		s.key, s.id, s.opts, s.cur, s.rev, s.unlogged, s.epoch = os.key, os.id, os.opts, os.cur, os.rev, os.unlogged, os.epoch
+		s.logCnt, s.logBlock = os.logCnt, os.logBlock
 		os.mu.Unlock()
 		return s
 	})

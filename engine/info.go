@@ -17,8 +17,11 @@ type Info struct {
 	Options seqmath.Options
 	State   seqmath.State
 	// Window is how many values are durably reserved beyond State and not
-	// yet handed out (what a crash would skip); PostgreSQL's log_cnt.
+	// yet handed out (what a crash would skip).
 	Window int64
+	// LogCnt is PostgreSQL's log_cnt as PostgreSQL 15 would show it
+	// (logcnt.go).
+	LogCnt int64
 	// Unlogged sequences go back to their start after a crash.
 	Unlogged bool
 	// Burned counts the values it skipped since the engine opened.

@@ -12,3 +12,9 @@ import (
 func OpenMemory(ctx context.Context) (*Engine, error) {
 	return Open(ctx, Config{Store: memstore.New()})
 }
+
+// OpenTemporary is OpenMemory for a session's temporary sequences
+// (Config.Temporary).
+func OpenTemporary(ctx context.Context) (*Engine, error) {
+	return Open(ctx, Config{Store: memstore.New(), Temporary: true})
+}

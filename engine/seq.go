@@ -25,7 +25,7 @@ const initialWindow = 16
 // catMu). It is kept small: a million of them must fit in 256 MiB.
 type seq struct {
 	// The fields holding pointers come first: the collector scans an
-	// object only up to its last pointer, 64 of these 152 bytes.
+	// object only up to its last pointer, 64 of these 160 bytes.
 	key  string
 	opts *seqmath.Options // interned (internOptions): never written through
 	// changed is closed when a write completes; made on demand.
@@ -51,10 +51,12 @@ type seq struct {
 	demand     int64  // values wanted by callers blocked on this sequence
 	granted    int64  // size of the last range handed out, ending at cur; 0: none may be released
 	epoch      uint64 // NOORDER: times the position was set (record.epoch)
+	logBlock   int64  // values left in the cache of PostgreSQL's session that log_cnt counts for (logcnt.go)
 	lastRefill int32  // engine clock in ticks (see tick) at the last prefetch
 	writing    bool   // a write of this sequence's record is in flight
 	gone       bool   // dropped
 	unlogged   bool   // UNLOGGED: reset to its start after a crash
+	logCnt     uint8  // PostgreSQL's log_cnt (logcnt.go)
 }
 
 // internOptions returns the one shared copy of o: most sequences have
@@ -144,7 +146,8 @@ func (s *seq) usableLocked() error {
 
 func (s *seq) infoLocked() Info {
 	cur, window := s.currentLocked()
-	info := Info{Name: s.name(), ID: s.id, Options: *s.opts, State: cur, Window: window, Unlogged: s.unlogged, Epoch: s.epoch}
+	logCnt, _ := s.logCountLocked()
+	info := Info{Name: s.name(), ID: s.id, Options: *s.opts, State: cur, Window: window, LogCnt: int64(logCnt), Unlogged: s.unlogged, Epoch: s.epoch}
 	if s.rare != nil {
 		info.Burned = s.rare.burned
 	}
@@ -280,13 +283,15 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 					// Unreachable: a non-empty window lies before the limit.
 					return seqmath.Range{}, err
 				}
+				always := e.logsAlways(s)
+				s.logCnt, s.logBlock = logAfter(s.opts, always, s.cur, r.Count, s.logCnt, s.logBlock)
 				s.cur = next
 				s.remaining -= r.Count
 				s.granted = r.Count
 				e.refillLocked(s)
 				if n0 {
 					v := s.opts.Value(r.Last())
-					s.carveLocked() // for the nextval calls to come
+					s.carveLocked(always) // for the nextval calls to come
 					return seqmath.Range{First: v, Count: 1, Increment: 1}, nil
 				}
 				return r, nil

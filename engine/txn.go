@@ -177,6 +177,31 @@ func (t *Txn) state(ent entry) (seqmath.Options, seqmath.State, bool, uint64, er
 	return *s.opts, s.cur, s.unlogged, s.epoch, nil
 }
 
+// logState is the entry's log_cnt and the values left in the cache it
+// counts for (logcnt.go).
+func (t *Txn) logState(ent entry) (uint8, int64) {
+	s := ent.origin
+	if ent.shadow.key != "" {
+		sh, err := t.shadow.find(ent.shadow)
+		if err != nil {
+			return 0, 0
+		}
+		s = sh
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logCountLocked()
+}
+
+// setLog sets the log_cnt of the copy named n in the shadow engine.
+func (t *Txn) setLog(n Name, cnt uint8, block int64) {
+	if s, err := t.shadow.find(n); err == nil {
+		s.mu.Lock()
+		s.logCnt, s.logBlock = cnt, block
+		s.mu.Unlock()
+	}
+}
+
 // copyOf puts a new copy of a sequence into the shadow engine and returns
 // its name there.
 func (t *Txn) copyOf(ctx context.Context, id uint64, o seqmath.Options, st seqmath.State, unlogged bool, epoch uint64) (Name, error) {

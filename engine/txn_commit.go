@@ -23,6 +23,10 @@ type final struct {
 	ent  entry
 	rec  record
 	gone bool
+	// logCnt and logBlock are its log_cnt and the values left in the
+	// cache it counts for (logcnt.go).
+	logCnt   uint8
+	logBlock int64
 }
 
 // Commit makes the transaction's changes durable in one atomic write and
@@ -130,7 +134,8 @@ func (c *commitPlan) collect(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		c.finals = append(c.finals, final{ent: ent, rec: record{id: ent.id, opts: o, state: st, unlogged: unlogged, epoch: epoch}})
+		logCnt, logBlock := t.logState(ent)
+		c.finals = append(c.finals, final{ent: ent, rec: record{id: ent.id, opts: o, state: st, unlogged: unlogged, epoch: epoch}, logCnt: logCnt, logBlock: logBlock})
 	}
 	for _, s := range t.locked {
 		s.mu.Lock()
@@ -160,7 +165,8 @@ func (c *commitPlan) collect(ctx context.Context) error {
 			c.release(nil)
 			return err
 		}
-		c.finals = append(c.finals, final{s: s, ent: ent, rec: record{id: s.id, opts: o, state: st, unlogged: unlogged, epoch: epoch}})
+		logCnt, logBlock := t.logState(ent)
+		c.finals = append(c.finals, final{s: s, ent: ent, rec: record{id: s.id, opts: o, state: st, unlogged: unlogged, epoch: epoch}, logCnt: logCnt, logBlock: logBlock})
 		c.inWrite[s] = true
 	}
 	return nil
@@ -369,7 +375,8 @@ func (c *commitPlan) apply(rev storage.Rev) {
 		s := f.s
 		if s == nil {
 			n := f.ent.view
-			ns := &seq{key: n.key, id: f.rec.id, opts: internOptions(f.rec.opts), cur: f.rec.state, rev: rev, unlogged: f.rec.unlogged, epoch: f.rec.epoch}
+			ns := &seq{key: n.key, id: f.rec.id, opts: internOptions(f.rec.opts), cur: f.rec.state, rev: rev, unlogged: f.rec.unlogged, epoch: f.rec.epoch,
+				logCnt: f.logCnt, logBlock: f.logBlock}
 			e.setSeqLocked(n.key, ns)
 			continue
 		}
@@ -387,6 +394,7 @@ func (c *commitPlan) apply(rev storage.Rev) {
 			e.setSeqLocked(s.key, s)
 			s.opts, s.cur, s.unlogged, s.rev, s.epoch = internOptions(f.rec.opts), f.rec.state, f.rec.unlogged, rev, f.rec.epoch
 			s.remaining, s.granted, s.window, s.lastRefill = 0, 0, 0, 0
+			s.logCnt, s.logBlock = f.logCnt, f.logBlock
 		}
 		s.writing = false
 		s.mu.Unlock()

@@ -74,10 +74,15 @@ func (t *Txn) Alter(ctx context.Context, n Name, spec seqmath.Spec) error {
 	if err != nil {
 		return err
 	}
+	logCnt, _ := t.logState(ent)
+	if logResets(spec, &o) {
+		logCnt = 0
+	}
 	sh, err := t.copyOf(ctx, ent.id, no, ns, unlogged, nextEpoch(o, no, epoch, spec.Restarts()))
 	if err != nil {
 		return err
 	}
+	t.setLog(sh, logCnt, 0) // ALTER empties the cache
 	ent.shadow = sh
 	t.entries[n.key] = ent
 	return nil
@@ -97,10 +102,12 @@ func (t *Txn) SetLogged(ctx context.Context, n Name, logged bool) error {
 		}
 		return err
 	}
+	logCnt, logBlock := t.logState(ent)
 	sh, err := t.copyOf(ctx, ent.id, o, st, !logged, epoch)
 	if err != nil {
 		return err
 	}
+	t.setLog(sh, logCnt, logBlock)
 	ent.shadow = sh
 	t.entries[n.key] = ent
 	return nil

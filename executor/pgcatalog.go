@@ -341,7 +341,7 @@ func (s *Session) resolveRelation(q pgsql.QName) (*relation, error) {
 // sequenceRelation is SELECT ... FROM s.
 func (s *Session) sequenceRelation(n engine.Name) (*relation, error) {
 	return s.sequenceRelationOf(n, catalog.SequenceColumns, func(info engine.Info) []eval.Datum {
-		return []eval.Datum{eval.Int(info.Options.Value(info.State.Last)), eval.Int(info.Window), eval.Bool(info.State.Called)}
+		return []eval.Datum{eval.Int(info.Options.Value(info.State.Last)), eval.Int(info.LogCnt), eval.Bool(info.State.Called)}
 	})
 }
 

@@ -29,7 +29,7 @@ func (s *Session) tempNamespace(ctx context.Context) (string, error) {
 	if !s.isSuperuser(s.cfg.User) && s.cat().DatabaseACL().Privileges(s.cfg.User, false)&engine.PrivTemp == 0 {
 		return "", sqlerr.Errorf(sqlerr.InsufficientPrivilege, "permission denied to create temporary tables in database \"%s\"", s.cfg.Database)
 	}
-	eng, err := engine.OpenMemory(ctx)
+	eng, err := engine.OpenTemporary(ctx)
 	if err != nil {
 		return "", err
 	}
