@@ -61,12 +61,14 @@ func ACLName(name string) string {
 	return name
 }
 
-// ACLItems is an object's ACL as aclitem[]: NULL while it grants what
-// its kind grants by default (PostgreSQL's NULL acl), else the owner's
-// item and one per grantee, PUBLIC's first (a database's: PUBLIC's,
-// then the owner's, as acldefault orders them).
+// ACLItems is an object's ACL as aclitem[]: NULL while no GRANT or
+// REVOKE was made on it and it grants what its kind grants by default
+// (PostgreSQL's NULL acl), else the owner's item and one per grantee,
+// PUBLIC's first (a database's: PUBLIC's, then the owner's, as
+// acldefault orders them): after a GRANT and a REVOKE back to the
+// defaults, the default items, as PostgreSQL shows them.
 func ACLItems(a engine.ACL, owner string, k ACLKind) eval.Datum {
-	if a.OwnerRevoked == 0 && (len(a.Grants) == 0 && k.public == 0 || len(a.Grants) == 1 && k.public != 0 && a.Grants[engine.Public] == k.public) {
+	if !a.Explicit && a.OwnerRevoked == 0 && (len(a.Grants) == 0 && k.public == 0 || len(a.Grants) == 1 && k.public != 0 && a.Grants[engine.Public] == k.public) {
 		return eval.Null
 	}
 	var items []eval.Datum

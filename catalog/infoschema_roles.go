@@ -77,17 +77,14 @@ func usagePrivilegesRows(src Source) ([][]eval.Datum, error) {
 		return nil, err
 	}
 	for _, i := range seqs {
-		// A sequence without grants has no rows (its aclitem[] is NULL).
+		// A sequence whose aclitem[] is NULL has no rows.
 		a := i.ACL
-		if len(a.Grants) == 0 {
-			continue
-		}
 		owner := src.Owner(a)
 		if ACLItems(a, owner, ACLSequence).IsNull() {
 			continue
 		}
 		visible := src.HasPrivsOfRole(owner)
-		if visible {
+		if visible && (engine.PrivAll&^a.OwnerRevoked|a.Grants[owner])&engine.PrivUsage != 0 {
 			out = append(out, row(owner, owner, i.Name.Schema(), i.Name.Rel(), "SEQUENCE", true))
 		}
 		for _, g := range a.Grantees() {

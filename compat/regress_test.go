@@ -147,6 +147,45 @@ func TestLogCntOracle(t *testing.T) {
 	}
 }
 
+// TestRelaclOracle: a sequence's ACL as PostgreSQL shows it: NULL until
+// a GRANT or REVOKE is made on it, then its items even where they are
+// back to the defaults (a GRANT then its REVOKE; the owner's REVOKE ALL
+// then GRANT ALL), in relacl, has_sequence_privilege and
+// information_schema.
+func TestRelaclOracle(t *testing.T) {
+	pg, sd, _, _, _ := connectBoth(t, "seqd_relacl", "drop role if exists seqd_acl_r")
+	ctx := context.Background()
+	t.Cleanup(func() { pg.Exec(ctx, "drop role if exists seqd_acl_r") })
+	shown := func(s string) []string {
+		return []string{
+			"select relacl from pg_class where relname = '" + s + "'",
+			"select array_to_string(relacl, ',') from pg_class where relname = '" + s + "'",
+			"select has_sequence_privilege('seqd_acl_r', '" + s + "', 'select'), has_sequence_privilege('" + s + "', 'usage')",
+			"select grantee, privilege_type from information_schema.usage_privileges where object_name = '" + s + "' order by 1",
+			"select grantee, privilege_type from information_schema.role_usage_grants where object_name = '" + s + "' order by 1",
+		}
+	}
+	steps := []string{"create role seqd_acl_r", "create sequence s", "create sequence o"}
+	steps = append(steps, shown("s")...)
+	steps = append(steps, "grant select on s to seqd_acl_r")
+	steps = append(steps, shown("s")...)
+	steps = append(steps, "revoke select on s from seqd_acl_r")
+	steps = append(steps, shown("s")...)
+	steps = append(steps, "revoke all on o from current_user")
+	steps = append(steps, shown("o")...)
+	steps = append(steps, "grant all on o to current_user")
+	steps = append(steps, shown("o")...)
+	steps = append(steps, "begin", "grant usage on o to seqd_acl_r", "revoke usage on o from seqd_acl_r", "commit")
+	steps = append(steps, shown("o")...)
+	steps = append(steps, "drop sequence s, o", "drop role seqd_acl_r")
+	for _, st := range steps {
+		want := outcomeOf(ctx, pg, st)
+		if got := outcomeOf(ctx, sd, st); got != want {
+			t.Errorf("%s\n postgres: %s\n     seqd: %s", st, want, got)
+		}
+	}
+}
+
 // TestNoticesIfExists: what an IF EXISTS skipped is named in
 // PostgreSQL's words, a missing schema before a missing sequence.
 func TestNoticesIfExists(t *testing.T) {

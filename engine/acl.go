@@ -37,11 +37,15 @@ const Public = ""
 // (as in PostgreSQL, where the owner's rights are an ACL entry like any
 // other, which REVOKE ... FROM the owner takes; ownership itself, to
 // ALTER, DROP and GRANT, stays). Grants maps a role (Public for PUBLIC)
-// to its privileges; it holds no empty entries.
+// to its privileges; it holds no empty entries. Explicit says a GRANT or
+// REVOKE was made on the object: PostgreSQL's ACL is then an array of
+// its items even where they are the defaults (relacl
+// {owner=rwU/owner}), NULL only while none was ever made.
 type ACL struct {
 	Owner        string
 	Grants       map[string]Privs
 	OwnerRevoked Privs
+	Explicit     bool
 }
 
 // Privileges of role, a superuser or not, on an object with this ACL:
@@ -60,6 +64,7 @@ func (a ACL) Privileges(role string, superuser bool) Privs {
 // Grant gives grantee want (GRANT): to the owner, what it had revoked
 // from itself.
 func (a *ACL) Grant(grantee string, want Privs) {
+	a.Explicit = true
 	if grantee == a.Owner && grantee != Public {
 		a.OwnerRevoked &^= want
 		return
@@ -70,6 +75,7 @@ func (a *ACL) Grant(grantee string, want Privs) {
 // Revoke takes want from grantee (REVOKE): from the owner, its own
 // rights to them.
 func (a *ACL) Revoke(grantee string, want Privs) {
+	a.Explicit = true
 	if grantee == a.Owner && grantee != Public {
 		a.OwnerRevoked |= want
 	}
@@ -102,7 +108,7 @@ func (a ACL) clone() ACL {
 	for k, v := range a.Grants {
 		g[k] = v
 	}
-	return ACL{Owner: a.Owner, Grants: g, OwnerRevoked: a.OwnerRevoked}
+	return ACL{Owner: a.Owner, Grants: g, OwnerRevoked: a.OwnerRevoked, Explicit: a.Explicit}
 }
 
 // kept is the ACL as the engine keeps it, never to be modified (clone
@@ -110,7 +116,7 @@ func (a ACL) clone() ACL {
 // of a million sequences each with an ACL of its owner alone.
 func (a ACL) kept() ACL {
 	if len(a.Grants) == 0 {
-		return ACL{Owner: a.Owner, OwnerRevoked: a.OwnerRevoked}
+		return ACL{Owner: a.Owner, OwnerRevoked: a.OwnerRevoked, Explicit: a.Explicit}
 	}
 	return a.clone()
 }
@@ -125,16 +131,25 @@ func (a ACL) kept() ACL {
 //	version (1) | owner length (u16 BE) | owner | grants (u16 BE), each:
 //	    role length (u16 BE) | role ("" for PUBLIC) | privileges (1 byte)
 //	version 2 only: what the owner revoked from itself (1 byte)
+//	version 3 only: what the owner revoked from itself (1 byte, 0 for
+//	    nothing) | flags (1 byte: 1 explicit, the others 0)
 //
 // Version 1 is written while the owner holds every privilege (as before
 // owners' rights were revocable, so that a store is read by the seqd
 // that wrote it before them until an owner revokes its own); one
 // without version 2 refuses such a record as corrupt rather than
-// grant the owner what it revoked.
+// grant the owner what it revoked. Version 3 is written only where the
+// flag is not what the rest says (impliedExplicit: an ACL with grants or
+// an owner's revocation is explicit, as version 1 and 2 records are
+// read): an explicit ACL of its owner alone, after a GRANT and a REVOKE
+// back; one without version 3 refuses it as corrupt rather than show
+// NULL where PostgreSQL shows the items.
 const (
 	aclPrefix    = catalogPrefix + "acl:"
 	aclVersion   = 1
 	aclVersionV2 = 2
+	aclVersionV3 = 3
+	aclExplicit  = 1 // version 3's flag
 )
 
 func aclKey(id uint64) string { return aclPrefix + strconv.FormatUint(id, 16) }
@@ -177,8 +192,9 @@ func (e *Engine) aclRecLocked(id uint64) (aclRecord, bool) {
 // ACL record at rev.
 // REQUIRES: catMu held for writing.
 func (e *Engine) putACLLocked(id uint64, a ACL, rev storage.Rev) {
-	// The owner-only layout says the owner holds all: only while it does.
-	if len(a.Grants) > 0 || a.OwnerRevoked != 0 {
+	// The owner-only layout says the owner holds all, by default (no
+	// GRANT or REVOKE made): only while that is so.
+	if len(a.Grants) > 0 || a.OwnerRevoked != 0 || a.Explicit {
 		e.dropOwnerOnlyLocked(id)
 		e.acls[id] = aclRecord{acl: a, rev: rev}
 		return
@@ -242,9 +258,17 @@ func (e *Engine) ownerRecordLocked(o ownerRecord) aclRecord {
 	return aclRecord{acl: ACL{Owner: e.ownerNames[o.owner]}, rev: o.rev}
 }
 
+// impliedExplicit is what a version 1 or 2 record says of Explicit:
+// grants, or an owner's revocation, were made by GRANT or REVOKE.
+func (a ACL) impliedExplicit() bool { return len(a.Grants) > 0 || a.OwnerRevoked != 0 }
+
 func (a ACL) encode() []byte {
 	b := []byte{aclVersion}
-	if a.OwnerRevoked != 0 {
+	v3 := a.Explicit != a.impliedExplicit()
+	switch {
+	case v3:
+		b[0] = aclVersionV3
+	case a.OwnerRevoked != 0:
 		b[0] = aclVersionV2
 	}
 	str := func(s string) {
@@ -257,7 +281,12 @@ func (a ACL) encode() []byte {
 		str(r)
 		b = append(b, byte(a.Grants[r]))
 	}
-	if a.OwnerRevoked != 0 {
+	switch {
+	case v3 && a.Explicit:
+		b = append(b, byte(a.OwnerRevoked), aclExplicit)
+	case v3:
+		b = append(b, byte(a.OwnerRevoked), 0)
+	case a.OwnerRevoked != 0:
 		b = append(b, byte(a.OwnerRevoked))
 	}
 	return b
@@ -267,10 +296,10 @@ func decodeACL(b []byte) (ACL, error) {
 	// Made only when needed: a load decodes every sequence's record.
 	size := len(b)
 	bad := func() error { return fmt.Errorf("seqd: corrupt privileges record (%d bytes)", size) }
-	if len(b) < 1 || b[0] != aclVersion && b[0] != aclVersionV2 {
+	if len(b) < 1 || b[0] < aclVersion || b[0] > aclVersionV3 {
 		return ACL{}, bad()
 	}
-	v2 := b[0] == aclVersionV2
+	version := b[0]
 	b = b[1:]
 	str := func() (string, bool) {
 		if len(b) < 2 {
@@ -302,15 +331,29 @@ func decodeACL(b []byte) (ACL, error) {
 		a.Grants[r] = Privs(b[0])
 		b = b[1:]
 	}
-	if v2 {
+	switch version {
+	case aclVersionV2:
 		if len(b) < 1 || Privs(b[0])&^privEvery != 0 || b[0] == 0 {
 			return ACL{}, bad()
 		}
 		a.OwnerRevoked = Privs(b[0])
 		b = b[1:]
+	case aclVersionV3:
+		if len(b) < 2 || Privs(b[0])&^privEvery != 0 || b[1]&^aclExplicit != 0 {
+			return ACL{}, bad()
+		}
+		a.OwnerRevoked = Privs(b[0])
+		a.Explicit = b[1] == aclExplicit
+		b = b[2:]
+		if a.Explicit == a.impliedExplicit() {
+			return ACL{}, bad() // version 3 is written only where it differs
+		}
 	}
 	if len(b) != 0 {
 		return ACL{}, bad()
+	}
+	if version != aclVersionV3 {
+		a.Explicit = a.impliedExplicit()
 	}
 	return a, nil
 }

@@ -596,3 +596,57 @@ func TestACLOwnerRevoked(t *testing.T) {
 	defer e.Close()
 	check("reopened")
 }
+
+// TestACLExplicit: a GRANT and its REVOKE leave the ACL explicit (as
+// PostgreSQL's relacl is, no longer NULL), kept durably in a version 3
+// record only where nothing else in it says so, and out of the
+// owner-only layout; version 1 and 2 records read as before.
+func TestACLExplicit(t *testing.T) {
+	for _, tc := range []struct {
+		acl     ACL
+		version byte
+	}{
+		{ACL{Owner: "o"}, aclVersion},
+		{ACL{Owner: "o", Explicit: true}, aclVersionV3},
+		{ACL{Owner: "o", Grants: map[string]Privs{"r": PrivSelect}, Explicit: true}, aclVersion},
+		{ACL{Owner: "o", OwnerRevoked: PrivSelect, Explicit: true}, aclVersionV2},
+		{ACL{Owner: "o", Grants: map[string]Privs{Public: PrivConnect | PrivTemp}}, aclVersionV3}, // a database's default
+	} {
+		enc := tc.acl.encode()
+		got, err := decodeACL(enc)
+		if err != nil || enc[0] != tc.version || got.Explicit != tc.acl.Explicit || got.OwnerRevoked != tc.acl.OwnerRevoked || len(got.Grants) != len(tc.acl.Grants) {
+			t.Errorf("%+v: version %d, decoded %+v %v; want version %d", tc.acl, enc[0], got, err, tc.version)
+		}
+	}
+	// Version 3 saying what the rest says is written by nobody.
+	if _, err := decodeACL([]byte{aclVersionV3, 0, 1, 'o', 0, 0, 0, 0}); err == nil {
+		t.Error("a version 3 record of an ACL not explicit decoded")
+	}
+
+	fs := vfs.NewMem()
+	e := openFS(t, fs)
+	n := mustName(t, "s")
+	if _, err := e.CreateWith(ctx, n, seqmath.Spec{}, CreateOptions{Owner: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []func(*ACL){func(a *ACL) { a.Grant("bob", PrivSelect) }, func(a *ACL) { a.Revoke("bob", PrivSelect) }} {
+		if err := e.UpdateACL(ctx, n, func(a *ACL) error { f(a); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(what string) {
+		t.Helper()
+		a, err := e.ACL(n)
+		e.catMu.RLock()
+		_, ownerOnly := e.ownerOnly[mustInfo(t, e, n).ID]
+		e.catMu.RUnlock()
+		if err != nil || !a.Explicit || len(a.Grants) != 0 || a.OwnerRevoked != 0 || ownerOnly {
+			t.Fatalf("%s: %+v %v, owner-only layout %v", what, a, err, ownerOnly)
+		}
+	}
+	check("granted and revoked")
+	e.Close()
+	e = openFS(t, fs)
+	defer e.Close()
+	check("reopened")
+}

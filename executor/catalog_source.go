@@ -103,11 +103,14 @@ func (c *catalogSource) SequenceComments() ([]catalog.Comment, error) {
 }
 
 // SequenceACLs are the sequences the session sees whose ACL is not their
-// default, read from the engines' records without describing the others.
+// default, or explicit (a GRANT or REVOKE was made), read from the
+// engines' records without describing the others.
 func (c *catalogSource) SequenceACLs() ([]catalog.SequenceACL, error) {
 	s := c.s()
 	boot := s.bootstrapUser()
-	seqs, err := s.sequencesWhere(func(a engine.ACL, _ string) bool { return a.Owner != "" && a.Owner != boot || len(a.Grants) > 0 })
+	seqs, err := s.sequencesWhere(func(a engine.ACL, _ string) bool {
+		return a.Owner != "" && a.Owner != boot || len(a.Grants) > 0 || a.OwnerRevoked != 0 || a.Explicit
+	})
 	if err != nil {
 		return nil, err
 	}
