@@ -18,6 +18,7 @@ import (
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 
 	"github.com/seqd/seqd/internal/localetcd"
+	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/sqlerr"
 )
 
@@ -387,7 +388,7 @@ func TestNodeStartWaitsForEtcd(t *testing.T) {
 	t.Cleanup(cl.Close)
 	ps, eps := proxies(t, cl)
 	ps[0].Cut()
-	var logged syncBuffer
+	var logged testenv.LogBuffer
 	cfg := Config{Listen: "127.0.0.1:0", Etcd: eps, EtcdPrefix: fmt.Sprintf("/cluster%d/", clusterPrefixes.Add(1)), LeaseTTL: time.Second,
 		EtcdSecurity: EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey}, Logger: log.New(&logged, "", 0)}
 	type started struct {
@@ -433,24 +434,6 @@ func TestNodeStartWaitsForEtcd(t *testing.T) {
 	} else if took := time.Since(at); took > startWait/2 {
 		t.Errorf("a refused certificate took %v to report (%v)", took, err)
 	}
-}
-
-// syncBuffer is a buffer a logger and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestNoOrderCreatedInTerm: a NOORDER sequence created in the leader's
