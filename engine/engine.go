@@ -87,6 +87,12 @@ type Config struct {
 	// which PostgreSQL does not WAL-log: their log_cnt is counted as an
 	// unlogged sequence's (logcnt.go).
 	Temporary bool
+	// WallClock is the time Snowflake sequences follow (snowflake.go);
+	// nil means the system's. Tests step it back and forth.
+	WallClock func() time.Time
+	// NodeID is the node part of Snowflake sequences' values: a
+	// sequence whose node bits cannot hold it refuses to serve.
+	NodeID int64
 	// Lineage, when set, names the catalog the engine is a view of: a
 	// cluster node's successive snapshots and terms share one, since a
 	// sequence's ID means the same sequence in each (IDs are never
@@ -196,6 +202,11 @@ type Engine struct {
 	maxLocks     int   // Config.MaxTxnLocks; 0: no limit
 	refillPeriod int32 // in ticks
 	now          func() int64
+	wall         func() time.Time // Config.WallClock
+	nodeID       int64            // Config.NodeID
+	// snowflakeBehind: nanoseconds the last Snowflake id ran ahead of
+	// the clock (ClockBehind).
+	snowflakeBehind atomic.Int64
 
 	catMu sync.RWMutex // invariant 10
 	// seqs are the sequences by key, and in the order of their relation
@@ -395,6 +406,10 @@ func newEngine(cfg Config) (*Engine, error) {
 		start := time.Now()
 		e.now = func() int64 { return int64(time.Since(start)) }
 	}
+	e.wall, e.nodeID = cfg.WallClock, cfg.NodeID
+	if e.wall == nil {
+		e.wall = time.Now
+	}
 	e.ranges = cfg.Ranges
 	e.lineage = cfg.Lineage
 	if e.lineage == nil {
@@ -419,6 +434,9 @@ func (e *Engine) start(ctx context.Context, cfg Config, known map[*seq]seqmath.S
 			reason = BurnedFailover
 		}
 		for s, k := range known {
+			if s.opts.Shape.Kind == seqmath.Snowflake {
+				continue // its counters follow the clock: none is a value anyone waits for
+			}
 			if n, ok := s.opts.Steps(k, s.cur); ok {
 				e.burnLocked(s, reason, n)
 			}

@@ -36,7 +36,9 @@ import (
 //	| kind   | S      | R      | skip min (i64)  | skip max (i64)  |
 //	+--------+--------+--------+-----------------+-----------------+
 //
-// kind: bits 0-1 the seqmath.ShapeKind, bit 2 a skip range is set.
+// kind: bits 0-1 the seqmath.ShapeKind, bit 2 a skip range is set. A
+// Snowflake's (kind 3) has its node bits in S, its counter bits in R,
+// and its epoch and time unit (microseconds) where a skip range would be.
 //
 // A mark written ahead of the values handed out (an extension) also
 // records the position handed out when it was written: flags bit 5 says
@@ -120,7 +122,11 @@ func (r record) encode() []byte {
 		if skip {
 			kind |= 4
 		}
-		b = append(b, kind, sh.ShardBits, sh.RangeBits)
+		s, r := sh.ShardBits, sh.RangeBits
+		if sh.Kind == seqmath.Snowflake {
+			s, r, lo, hi = sh.NodeBits, sh.CounterBits, sh.EpochMicros, sh.UnitMicros
+		}
+		b = append(b, kind, s, r)
 		b = binary.BigEndian.AppendUint64(b, uint64(lo))
 		b = binary.BigEndian.AppendUint64(b, uint64(hi))
 	}
@@ -184,12 +190,18 @@ func decodeRecord(b []byte) (record, error) {
 		kind := b[recordSize]
 		sh := seqmath.Shape{Kind: seqmath.ShapeKind(kind & 3), ShardBits: b[recordSize+1], RangeBits: b[recordSize+2]}
 		lo, hi := int64(binary.BigEndian.Uint64(b[recordSize+3:])), int64(binary.BigEndian.Uint64(b[recordSize+11:]))
-		if kind&4 != 0 {
+		switch {
+		case sh.Kind == seqmath.Snowflake && kind&4 == 0:
+			var err error
+			if sh, err = seqmath.NewSnowflake(lo, hi, int64(sh.ShardBits), int64(sh.RangeBits)); err != nil {
+				return record{}, corrupt()
+			}
+		case kind&4 != 0:
 			sh = sh.WithSkip(lo, hi)
-		} else if lo != 0 || hi != 0 {
+		case lo != 0 || hi != 0:
 			return record{}, corrupt()
 		}
-		if kind>>3 != 0 || !sh.Shaped() || sh.Kind > seqmath.Sharded {
+		if kind>>3 != 0 || !sh.Shaped() {
 			return record{}, corrupt()
 		}
 		r.opts.Shape = sh

@@ -228,7 +228,8 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 	defer s.mu.Unlock()
 	s.drainLocked()
 	waits := 0
-	n0 := n == 0
+	n0, count := n == 0, n
+	snowflake := s.opts.Shape.Kind == seqmath.Snowflake
 	for {
 		if s.lockedBy != nil {
 			if waited, err := e.waitLockLocked(ctx, s, "RowExclusiveLock"); err != nil {
@@ -253,13 +254,23 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 				s.setRefusedLocked(nil) // a newcomer tries again
 			}
 		}
+		// Recomputed on every pass: DDL or setval may have moved cur,
+		// and the clock a Snowflake's lead.
+		n = count
 		if n0 {
-			// Recomputed on every pass: DDL or setval may have moved cur.
 			k, ok := s.opts.NextSteps(s.cur)
 			if !ok {
 				return seqmath.Range{}, s.opts.LimitError(s.name().Rel())
 			}
 			n = k
+		}
+		var lead int64
+		if snowflake {
+			var err error
+			if lead, err = e.snowflakeLeadLocked(s); err != nil {
+				return seqmath.Range{}, err
+			}
+			n += lead
 		}
 		// A newcomer leaves alone the values that callers already
 		// waiting have counted as their demand (the write in flight or
@@ -277,11 +288,15 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 			// an older window and leaving would turn that write into
 			// prefetch beyond CACHE, so it waits for all of it.
 			enough := avail >= n || avail >= s.opts.Left(s.cur)
-			if enough || (!whole && (waits == 0 || !s.writing)) {
+			if enough || (!whole && lead == 0 && (waits == 0 || !s.writing)) {
 				r, next, err := s.opts.Reserve(s.cur, min(n, avail), s.name().Rel())
 				if err != nil {
 					// Unreachable: a non-empty window lies before the limit.
 					return seqmath.Range{}, err
+				}
+				if r.Count <= lead {
+					// The clock's unit is past the layout's last.
+					return seqmath.Range{}, s.opts.LimitError(s.name().Rel())
 				}
 				always := e.logsAlways(s)
 				s.logCnt, s.logBlock = logAfter(s.opts, always, s.cur, r.Count, s.logCnt, s.logBlock)
@@ -289,8 +304,13 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 				s.remaining -= r.Count
 				s.granted = r.Count
 				e.refillLocked(s)
+				if snowflake {
+					r.First, r.Count = r.First+lead, r.Count-lead // increment 1
+					s.granted = r.Count
+					r = e.snowflakeRange(r)
+				}
 				if n0 {
-					v := s.opts.Value(r.Last())
+					v := r.Shape.Value(r.Last())
 					s.carveLocked(always) // for the nextval calls to come
 					return seqmath.Range{First: v, Count: 1, Increment: 1}, nil
 				}
@@ -324,7 +344,7 @@ func (e *Engine) refillLocked(s *seq) {
 	// A carve's untaken values are the window's too (invariant 3 counts
 	// them as prefetched).
 	window := s.remaining + s.carvedLeft()
-	if s.demand <= window && window > s.window/2 {
+	if s.demand <= window && window > s.window/2 && (s.opts.Shape.Kind != seqmath.Snowflake || !e.snowflakeDueLocked(s)) {
 		return
 	}
 	s.writing = true
@@ -362,7 +382,9 @@ func (e *Engine) refillLocked(s *seq) {
 			s.setRefusedLocked(nil)
 			s.rev = rev
 			s.remaining += advanced
-			e.meter.add(e.now(), advanced)
+			if s.opts.Shape.Kind != seqmath.Snowflake { // its marks follow the clock, not a rate
+				e.meter.add(e.now(), advanced)
+			}
 			e.refillLocked(s)
 		},
 	})
@@ -376,6 +398,9 @@ func (e *Engine) planLocked(s *seq) (seqmath.State, int64) {
 	durable := s.durableLocked()
 	if s.gone || s.err != nil {
 		return durable, 0
+	}
+	if s.opts.Shape.Kind == seqmath.Snowflake {
+		return e.snowflakePlanLocked(s)
 	}
 	need := max(s.demand-s.remaining, 0)
 	capacity := s.opts.Cache - 1

@@ -15,6 +15,7 @@ func TestShapedRecordRoundTrip(t *testing.T) {
 		{Kind: seqmath.BitReversed},
 		seqmath.Shape{Kind: seqmath.BitReversed}.WithSkip(-7, 1<<62),
 		seqmath.Shape{Kind: seqmath.Sharded, ShardBits: 15, RangeBits: 32}.WithSkip(1, 2),
+		{Kind: seqmath.Snowflake, NodeBits: 16, CounterBits: 8, EpochMicros: -5, UnitMicros: 10000},
 	} {
 		r := record{id: 9, opts: seqmath.Options{Increment: 1, Min: 1, Max: sh.MaxCounter(), Start: 3, Cache: 20, Shape: sh}, state: seqmath.State{Last: 77, Called: true}}
 		b := r.encode()

@@ -216,3 +216,35 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestSnowflakeClauses: SNOWFLAKE's clauses, EPOCH's and TIME_UNIT's
+// strings carried whatever quotes they hold; a string too long to carry,
+// or not a plain string, is left for the grammar to refuse.
+func TestSnowflakeClauses(t *testing.T) {
+	q := `create sequence ids snowflake epoch '2014-09-01 00:00:00+00' time_unit '10 ms' node_bits 16 counter_bits 8 cache 1`
+	st, err := Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range st[0].Clauses {
+		got = append(got, c.Name+"("+strings.Join(c.Args, ",")+")")
+	}
+	want := "snowflake() epoch(2014-09-01 00:00:00+00) time_unit(10 ms) node_bits(16) counter_bits(8)"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("clauses %v, want %s", got, want)
+	}
+	st, err = Parse(`create sequence ids snowflake epoch 'a"b''c'`)
+	if err != nil || len(st[0].Clauses) != 2 || st[0].Clauses[1].Args[0] != `a"b'c` {
+		t.Fatalf("quotes: %+v, %v", st, err)
+	}
+	for _, bad := range []string{
+		"create sequence ids snowflake epoch '" + strings.Repeat("1", 61) + "'",
+		"create sequence ids snowflake epoch E'2020-01-01'",
+		"create sequence ids snowflake time_unit 5",
+	} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("%s: parsed", bad)
+		}
+	}
+}

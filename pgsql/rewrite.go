@@ -37,6 +37,7 @@ import (
 //	SKIP RANGE min max, NO SKIP RANGE
 //	START COUNTER [WITH] n, RESTART COUNTER [WITH] n
 //	ORDER, NOORDER
+//	SNOWFLAKE, EPOCH 'timestamptz', TIME_UNIT 'interval', NODE_BITS n, COUNTER_BITS n
 //
 // The grammar has no room for them, so each takes the place of a sequence
 // option nothing else uses, SEQUENCE NAME pg_catalog.seqd_<clause>, and is
@@ -102,6 +103,7 @@ var seqClauseArgs = map[string]int{
 	"bit_reversed_positive": 0, "shard_bits": 1, "range_bits": 1, "skip_range": 2,
 	"no_skip_range": 0, "start_counter": 1, "restart_counter": 1,
 	"order": 0, "noorder": 0,
+	"snowflake": 0, "epoch": 1, "time_unit": 1, "node_bits": 1, "counter_bits": 1,
 }
 
 // tokens is a query string's scanner tokens, read by word.
@@ -158,6 +160,28 @@ func (t tokens) number(i int) (string, int, bool) {
 	return text, i + 1, true
 }
 
+// maxClauseText is the longest string a clause takes (EPOCH's, and
+// TIME_UNIT's): it is carried as an identifier, which the grammar cuts
+// at 63 bytes.
+const maxClauseText = 60
+
+// str reads a plain string constant at i ('...', its quotes doubled
+// inside), at most maxClauseText bytes.
+func (t tokens) str(i int) (string, bool) {
+	if i >= len(t.toks) || t.toks[i].Token != pg.Token_SCONST {
+		return "", false
+	}
+	raw := t.raw(i)
+	if len(raw) < 2 || raw[0] != '\'' || raw[len(raw)-1] != '\'' {
+		return "", false // E'', U&'', $$: not for a clause
+	}
+	text := strings.ReplaceAll(raw[1:len(raw)-1], "''", "'")
+	if len(text) > maxClauseText || strings.ContainsRune(text, 0) {
+		return "", false
+	}
+	return text, true
+}
+
 // skipSequenceName is the index of the last token of IF [NOT] EXISTS and
 // the (qualified) sequence name after SEQUENCE at i: a name is not a
 // clause, whatever it is called.
@@ -185,9 +209,15 @@ func (t tokens) seqClause(i int) (text string, end int, ok bool) {
 	var args []string
 	end = i
 	switch {
-	case w == "bit_reversed_positive", w == "order", w == "noorder":
+	case w == "bit_reversed_positive", w == "order", w == "noorder", w == "snowflake":
 		clause = w
-	case w == "shard_bits" || w == "range_bits":
+	case w == "epoch" || w == "time_unit":
+		text, ok := t.str(i + 1)
+		if !ok {
+			return "", 0, false
+		}
+		clause, args, end = w, []string{text}, i+1
+	case w == "shard_bits" || w == "range_bits" || w == "node_bits" || w == "counter_bits":
 		n, next, ok := t.number(i + 1)
 		if !ok {
 			return "", 0, false
@@ -217,7 +247,7 @@ func (t tokens) seqClause(i int) (text string, end int, ok bool) {
 	}
 	text = "SEQUENCE NAME pg_catalog." + seqClausePrefix + clause
 	for _, a := range args {
-		text += `."` + a + `"`
+		text += `."` + strings.ReplaceAll(a, `"`, `""`) + `"`
 	}
 	return text, end, true
 }
@@ -336,10 +366,11 @@ func isName(toks []*pg.ScanToken, i int) bool {
 // SEQUENCE, as data.
 type SeqClause struct {
 	// Name is the clause: bit_reversed_positive, shard_bits, range_bits,
-	// skip_range, no_skip_range, start_counter, restart_counter, order or
-	// noorder.
+	// skip_range, no_skip_range, start_counter, restart_counter, order,
+	// noorder, snowflake, epoch, time_unit, node_bits or counter_bits.
 	Name string
-	// Args are its numbers as written.
+	// Args are its numbers as written (EPOCH's and TIME_UNIT's: the
+	// string's text).
 	Args []string
 	// Location is where it stands in the statement's Query, as the parse
 	// tree's locations are.

@@ -170,10 +170,14 @@ func apply(o Options, s State, spec Spec, isInit bool) (Options, State, error) {
 		if !isInit {
 			return o, s, errorf(ErrInvalidOption, "ALTER SEQUENCE cannot change the shape of a sequence")
 		}
-		o.Shape = Shape{Kind: spec.Shape.Kind, ShardBits: spec.Shape.ShardBits, RangeBits: spec.Shape.RangeBits}
+		o.Shape = spec.Shape.WithoutSkip()
+		o.Shape.Node = 0
 		if err := o.Shape.check(); err != nil {
 			return o, s, err
 		}
+	}
+	if o.Shape.Kind == Snowflake {
+		return applySnowflake(o, s, spec, isInit)
 	}
 	if o.Shape.Shaped() {
 		return applyShaped(o, s, spec, isInit)
@@ -339,8 +343,11 @@ func typeName(t *Type) string {
 
 // kindName is how messages name the shape: the clause that makes it.
 func (sh Shape) kindName() string {
-	if sh.Kind == Sharded {
+	switch sh.Kind {
+	case Sharded:
 		return "SHARD_BITS"
+	case Snowflake:
+		return "SNOWFLAKE"
 	}
 	return "BIT_REVERSED_POSITIVE"
 }

@@ -22,6 +22,11 @@ const (
 	// Counter c is shard reverse_S(c mod 2^S) and position c >> S in it:
 	// any 2^S consecutive counters fill every shard once.
 	Sharded
+	// Snowflake is a time-ordered id (snowflake.go): a time part, a node
+	// part and a counter. The counter c is the time unit and the counter
+	// of one unit side by side, (unit << CounterBits | k), and its value
+	// puts the node part between them.
+	Snowflake
 )
 
 // Limits of the sharded layout, TiDB's for AUTO_RANDOM.
@@ -41,6 +46,15 @@ type Shape struct {
 	Kind      ShapeKind
 	ShardBits uint8 // Sharded: S
 	RangeBits uint8 // Sharded: R
+	// Snowflake's layout (NewSnowflake): the node and counter parts'
+	// widths (the time part has the rest of the 63 bits), the epoch in
+	// microseconds after the Unix epoch, the time unit in microseconds.
+	NodeBits, CounterBits uint8
+	EpochMicros           int64
+	UnitMicros            int64
+	// Node is a Snowflake range's node part: set by the engine that
+	// hands the range out, never stored, not compared by Equal.
+	Node int64
 	// skip: the values never handed out (the counters that map to them
 	// are passed over); nil for none. Behind a pointer, never changed in
 	// place, so that an ordered sequence's options stay small (a million
@@ -78,7 +92,8 @@ func (sh Shape) HasSkip() bool { return sh.skip != nil }
 func (sh Shape) Equal(o Shape) bool {
 	alo, ahi, aok := sh.Skip()
 	blo, bhi, bok := o.Skip()
-	return sh.Kind == o.Kind && sh.ShardBits == o.ShardBits && sh.RangeBits == o.RangeBits && aok == bok && alo == blo && ahi == bhi
+	return sh.Kind == o.Kind && sh.ShardBits == o.ShardBits && sh.RangeBits == o.RangeBits && aok == bok && alo == blo && ahi == bhi &&
+		sh.NodeBits == o.NodeBits && sh.CounterBits == o.CounterBits && sh.EpochMicros == o.EpochMicros && sh.UnitMicros == o.UnitMicros
 }
 
 // Shaped reports whether values differ from counters.
@@ -86,8 +101,11 @@ func (sh Shape) Shaped() bool { return sh.Kind != Ordered }
 
 // width is W, the counter's bits.
 func (sh Shape) width() uint {
-	if sh.Kind == Sharded {
+	switch sh.Kind {
+	case Sharded:
 		return uint(sh.RangeBits) - 1
+	case Snowflake:
+		return 63 - uint(sh.NodeBits)
 	}
 	return 63
 }
@@ -116,6 +134,9 @@ func (sh Shape) Value(c int64) int64 {
 		s, k := uint(sh.ShardBits), sh.width()-uint(sh.ShardBits)
 		shard := bits.Reverse64(uint64(c)) >> (64 - s)
 		return int64(shard<<k | uint64(c)>>s)
+	case Snowflake:
+		cb := uint(sh.CounterBits)
+		return c>>cb<<(cb+uint(sh.NodeBits)) | sh.Node<<cb | c&(1<<cb-1)
 	}
 	return c
 }
@@ -137,6 +158,13 @@ func (sh Shape) Counter(v int64) (c int64, ok bool) {
 		shard := uint64(v) >> k
 		low := bits.Reverse64(shard) >> (64 - s)
 		return int64((uint64(v)&(1<<k-1))<<s | low), true
+	case Snowflake:
+		// Whatever its node part: any node's id is a position.
+		if v < 0 {
+			return 0, false
+		}
+		cb := uint(sh.CounterBits)
+		return v>>(cb+uint(sh.NodeBits))<<cb | v&(1<<cb-1), true
 	}
 	return v, true
 }
@@ -210,6 +238,8 @@ func (sh Shape) String() string {
 		s = "bit_reversed_positive"
 	case Sharded:
 		s = fmt.Sprintf("sharded %d %d", sh.ShardBits, sh.RangeBits)
+	case Snowflake:
+		s = fmt.Sprintf("snowflake %d %d %d %d node %d", sh.EpochMicros, sh.UnitMicros, sh.NodeBits, sh.CounterBits, sh.Node)
 	default:
 		s = "ordered"
 	}
@@ -250,6 +280,11 @@ func ParseShape(text string) (Shape, error) {
 			return sh, bad
 		}
 		f = f[3:]
+	case "snowflake":
+		var ok bool
+		if sh, f, ok = parseSnowflake(f[1:]); !ok {
+			return sh, bad
+		}
 	default:
 		return sh, bad
 	}
@@ -280,11 +315,16 @@ func NewSharded(s, r int64) (Shape, error) {
 	return Shape{Kind: Sharded, ShardBits: uint8(s), RangeBits: uint8(r)}, nil
 }
 
-// check validates a sharded shape's bit counts (NewSharded's limits).
+// check validates a sharded shape's bit counts (NewSharded's limits)
+// and a Snowflake's layout (NewSnowflake's).
 func (sh Shape) check() error {
-	if sh.Kind != Sharded {
-		return nil
+	switch sh.Kind {
+	case Sharded:
+		_, err := NewSharded(int64(sh.ShardBits), int64(sh.RangeBits))
+		return err
+	case Snowflake:
+		_, err := NewSnowflake(sh.EpochMicros, sh.UnitMicros, int64(sh.NodeBits), int64(sh.CounterBits))
+		return err
 	}
-	_, err := NewSharded(int64(sh.ShardBits), int64(sh.RangeBits))
-	return err
+	return nil
 }

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/seqd/seqd/seqmath"
+	"github.com/seqd/seqd/timeid"
+)
+
+// A Snowflake sequence (seqmath.Snowflake) is a sequence like any other
+// to the engine, whose counter is (time unit << counter bits | counter of
+// the unit): the durable mark, group commit, fencing and the crash
+// guarantees are the ordinary ones, and three things follow the clock.
+//
+//  1. nextval and Reserve first move the counter up to the clock's time
+//     unit (snowflakeLeadLocked): the counters passed over are never
+//     handed out. A clock behind the counter (stepped back, or ids
+//     borrowed ahead above the counter's capacity) moves nothing: ids go
+//     on increasing, up to MaxBehind ahead of the clock, then are refused
+//     (timeid.ErrClockBehind) rather than repeated.
+//  2. The mark is extended by time, not by rate: to the end of the time
+//     unit a Window ahead of the clock, once the clock is within half a
+//     Window of it (PD saves its timestamps ahead in the same way). So no
+//     id's time is above the mark, and a restart, whatever the clock
+//     then reads, starts above every id handed out before (invariant 1).
+//  3. Every mark ends a time unit, so the next owner (a restart, a new
+//     leader with another node id) starts on a unit of its own: ids keep
+//     their order even when their node parts differ.
+//
+// Their values carry the engine's node id (Config.NodeID) between the
+// time and the counter.
+
+// snowflakeLeadLocked is how many counters the next value of Snowflake
+// sequence s passes over to reach the clock's time unit (0: none), or
+// the refusal when the ids ran more than MaxBehind ahead of the clock.
+// REQUIRES: s.mu held.
+func (e *Engine) snowflakeLeadLocked(s *seq) (int64, error) {
+	sh := s.opts.Shape
+	if e.nodeID > sh.MaxNode() {
+		return 0, &Error{Kind: seqmath.ErrInvalidOption, Msg: fmt.Sprintf("nextval: this server's node id %d does not fit SNOWFLAKE sequence \"%s\"'s %d node bits", e.nodeID, s.name().Rel(), sh.NodeBits)}
+	}
+	l := sh.Layout()
+	now := l.Units(e.wall())
+	next := s.cur.Last
+	if s.cur.Called {
+		if next >= s.opts.Max {
+			return 0, nil // the limit's error follows
+		}
+		next++
+	}
+	if first := sh.FirstOf(now); next < first {
+		return first - next, nil
+	}
+	behind := sh.UnitOf(next) - now
+	if limit := max(int64(timeid.DefaultMaxBehind/l.Unit), 1); behind > limit {
+		e.snowflakeBehind.Store(int64(time.Duration(behind) * l.Unit))
+		return 0, &Error{Kind: timeid.ErrClockBehind, Msg: fmt.Sprintf("nextval: the ids of SNOWFLAKE sequence \"%s\" reached %s, %v ahead of this server's clock (%s); more than %v would risk repeating them after a restart: they resume once the clock catches up",
+			s.name().Rel(), l.Time(sh.UnitOf(next)).UTC().Format(time.RFC3339Nano), time.Duration(behind)*l.Unit, l.Time(now).UTC().Format(time.RFC3339Nano), timeid.DefaultMaxBehind)}
+	}
+	e.snowflakeBehind.Store(int64(time.Duration(max(behind, 0)) * l.Unit))
+	return 0, nil
+}
+
+// snowflakeDueLocked reports whether Snowflake s's mark is within half a
+// Window of the clock. REQUIRES: s.mu held.
+func (e *Engine) snowflakeDueLocked(s *seq) bool {
+	l := s.opts.Shape.Layout()
+	half := max(int64(timeid.DefaultWindow/2/l.Unit), 1)
+	return s.opts.Shape.UnitOf(s.durableLocked().Last) < l.Units(e.wall())+half
+}
+
+// snowflakePlanLocked sizes an extension of Snowflake s's mark: past the
+// counters blocked callers asked for, to the end of the unit a Window
+// ahead of the clock. REQUIRES: s.mu held.
+func (e *Engine) snowflakePlanLocked(s *seq) (seqmath.State, int64) {
+	sh := s.opts.Shape
+	durable := s.durableLocked()
+	need := max(s.demand-s.remaining, 0)
+	l := sh.Layout()
+	target := sh.LastOf(l.Units(e.wall()) + max(int64(timeid.DefaultWindow/l.Unit), 1))
+	asked, _ := s.opts.Advance(durable, need)
+	target = max(target, sh.LastOf(sh.UnitOf(asked.Last)))
+	steps := target - durable.Last
+	if !durable.Called {
+		steps++
+	}
+	return s.opts.Advance(durable, steps)
+}
+
+// snowflakeRange is r, a Snowflake sequence's range, with this node's id.
+func (e *Engine) snowflakeRange(r seqmath.Range) seqmath.Range {
+	r.Shape.Node = e.nodeID
+	return r
+}
+
+// ClockBehind is how far the last Snowflake id handed out ran ahead of
+// the clock (0: it did not): a clock stepped back, or ids borrowed
+// ahead. seqd exports it.
+func (e *Engine) ClockBehind() time.Duration { return time.Duration(e.snowflakeBehind.Load()) }
