@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/seqd/seqd/seqmath"
+	"github.com/seqd/seqd/timeid"
 )
 
 // MovePast moves every sequence bound increments past everything it may
@@ -25,6 +28,15 @@ func (e *Engine) MovePast(ctx context.Context, bound int64) (int, error) {
 			if _, ahead := o.Steps(from, r.state); ahead {
 				from = r.state
 			}
+		}
+		if o.Shape.Kind == seqmath.Snowflake {
+			// Its ids were never more than MaxBehind ahead of the clock:
+			// above that, on this clock, they are new whatever bound.
+			if err := e.moveSnowflakePast(ctx, info.Name, o.Shape, from); err != nil {
+				return moved, err
+			}
+			moved++
+			continue
 		}
 		counter := from.Last
 		step := o.Increment
@@ -60,4 +72,22 @@ func (e *Engine) Backup(dir string) error {
 	// The advance rate, for restore to bound how far the original may
 	// move on after the backup.
 	return c.Checkpoint(dir, fmt.Sprintf("rate %d per %s observed %s", r.Peak, RateWindow, r.Observed.Round(time.Second)))
+}
+
+// moveSnowflakePast moves a restored Snowflake sequence to the end of the
+// time unit MaxBehind ahead of this server's clock (or leaves it where it
+// is, when it is further on): above every id the original handed out
+// before it stopped, if its clock agreed with this one. Its next ids are
+// refused (ErrClockBehind) until the clock has moved on by a unit.
+func (e *Engine) moveSnowflakePast(ctx context.Context, n Name, sh seqmath.Shape, from seqmath.State) error {
+	l := sh.Layout()
+	c := sh.LastOf(l.Units(e.wall()) + int64(timeid.DefaultMaxBehind/l.Unit))
+	if c <= from.Last {
+		return nil
+	}
+	sh.Node = 0
+	if _, err := e.Setval(ctx, n, sh.Value(c), true); err != nil {
+		return fmt.Errorf("%s: %w", n.String(), err)
+	}
+	return nil
 }

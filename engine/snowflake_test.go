@@ -118,3 +118,31 @@ func takeIDs(e *Engine, n Name, count int64) (func(int64) int64, int64, error) {
 	_, r, err := e.Reserve(ctx, n, count)
 	return func(i int64) int64 { v, _ := r.Value(i); return v }, r.Count, err
 }
+
+// TestSnowflakeMovePast: a restore moves a Snowflake sequence above every
+// id the original could have handed out (MaxBehind ahead of its clock),
+// whatever the bound in values, and ids resume once the clock has moved
+// on a unit.
+func TestSnowflakeMovePast(t *testing.T) {
+	wall := &fakeWall{}
+	wall.ns.Store(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC).UnixNano())
+	e := openWall(t, vfs.NewCrashableMem(), wall, 0)
+	defer e.Close()
+	n := mustName(t, "ids")
+	sh, _ := seqmath.NewSnowflake(seqmath.DefaultEpochMicros, 1000, seqmath.DefaultNodeBits, seqmath.DefaultCounterBits)
+	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh}, false); err != nil {
+		t.Fatal(err)
+	}
+	wall.add(-9 * time.Second) // the original's ids run 9 s ahead of the clock
+	last := next(t, e, n)
+	if _, err := e.MovePast(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.Nextval(ctx, n); !errors.Is(err, timeid.ErrClockBehind) {
+		t.Fatalf("nextval right after the move: %v, want ErrClockBehind", err)
+	}
+	wall.add(2 * time.Millisecond)
+	if v := next(t, e, n); v <= last {
+		t.Fatalf("after the move: %d, not above %d", v, last)
+	}
+}

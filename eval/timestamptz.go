@@ -162,3 +162,13 @@ func posixOffset(s string) (int, bool) {
 	}
 	return sign * off, true
 }
+
+// ParseTimestamptz reads text as timestamptz input does (a time without
+// a zone is in loc): the instant, or the input's error.
+func ParseTimestamptz(text string, loc *time.Location) (time.Time, error) {
+	d, err := timestamptzIn(text, loc)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return TimeOf(d), nil
+}

@@ -87,6 +87,7 @@ const (
 	fnMariaNextval
 	fnMariaLastval
 	fnMariaSetval
+	fnDecode
 )
 
 // usage are the privileges nextval and the functions that take values
@@ -113,6 +114,8 @@ var seqFuncTable = [...]SeqFunc{
 	fnMariaLastval: {Name: "seqd_mariadb_lastval", Stands: "lastval", MariaDB: true, Sequence: true, Result: eval.TInt8, Privs: readPrivs, run: runCurrval},
 	fnMariaSetval: {Name: "seqd_mariadb_setval", Stands: "setval", MariaDB: true, Sequence: true, Args: []*eval.Type{eval.TInt8, eval.TInt8, eval.TInt8}, Required: 1,
 		Result: eval.TInt8, Privs: engine.PrivUpdate, Writes: SetsPosition, run: runSetval},
+	// seqd_decode(s, id): a SNOWFLAKE sequence's id split into its parts.
+	fnDecode: {Name: "seqd_decode", Stands: "seqd_decode", Sequence: true, Args: []*eval.Type{eval.TInt8}, Required: 1, Result: eval.TTimestamp, Columns: decodeColumns, Privs: readPrivs, run: runDecode},
 }
 
 // SequenceFunctions are the sequence functions' descriptors, in a fixed
@@ -496,6 +499,26 @@ func runInternalState(_ context.Context, s *Session, _ *SeqFunc, n engine.Name, 
 		return []eval.Datum{eval.Null}, nil
 	}
 	return []eval.Datum{eval.Int(info.State.Last)}, nil
+}
+
+// decodeColumns are seqd_decode's result columns: the beginning of the
+// id's time unit, its node part and its counter.
+var decodeColumns = eval.Columns("time", eval.TTimestamp, "node", eval.TInt4, "counter", eval.TInt8)
+
+func runDecode(_ context.Context, s *Session, _ *SeqFunc, n engine.Name, args []eval.Datum) ([]eval.Datum, error) {
+	info, err := s.engFor(n).Info(n)
+	if err != nil {
+		return nil, err
+	}
+	sh := info.Options.Shape
+	if sh.Kind != seqmath.Snowflake {
+		return nil, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_decode: sequence \"%s\" is not a SNOWFLAKE sequence", n.Rel())
+	}
+	if args[0].I < 0 {
+		return nil, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_decode: %d is not an id of SNOWFLAKE sequence \"%s\" (ids are positive)", args[0].I, n.Rel())
+	}
+	t, node, counter := sh.Layout().Decode(args[0].I)
+	return []eval.Datum{eval.Timestamptz(t, s.location()), eval.Int(node), eval.Int(counter)}, nil
 }
 
 // reserveColumns are seqd_reserve's result columns: shape is NULL for an

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/seqd/seqd/eval"
 
@@ -46,7 +47,7 @@ func intOption(d *pg.DefElem, q string) (*int64, error) {
 func (c *planner) spec(opts []*pg.Node, clauses []pgsql.SeqClause) (seqmath.Spec, error) {
 	var sp seqmath.Spec
 	seen := map[string]bool{}
-	var shard, rangeBits *int64
+	var sc shapeClauses
 	type option struct {
 		d      *pg.DefElem      // PostgreSQL's option, or
 		clause *pgsql.SeqClause // seqd's clause
@@ -70,7 +71,7 @@ func (c *planner) spec(opts []*pg.Node, clauses []pgsql.SeqClause) (seqmath.Spec
 				return sp, c.ErrAt(o.loc, sqlerr.SyntaxError, "conflicting or redundant options")
 			}
 			seen[key] = true
-			if err := c.shapeOption(&sp, cl.Name, cl.Args, &shard, &rangeBits); err != nil {
+			if err := c.shapeOption(&sp, cl.Name, cl.Args, &sc); err != nil {
 				return sp, err
 			}
 			continue
@@ -138,44 +139,122 @@ func (c *planner) spec(opts []*pg.Node, clauses []pgsql.SeqClause) (seqmath.Spec
 			return sp, err
 		}
 	}
-	if rangeBits != nil && shard == nil {
-		return sp, sqlerr.Errorf(sqlerr.InvalidParameterValue, "RANGE_BITS requires SHARD_BITS")
+	if err := c.sharded(&sp, sc); err != nil {
+		return sp, err
 	}
-	if shard != nil {
-		if sp.Shape != nil {
-			return sp, sqlerr.Errorf(sqlerr.SyntaxError, "conflicting or redundant options: BIT_REVERSED_POSITIVE and SHARD_BITS")
-		}
-		r := int64(seqmath.MaxRangeBits)
-		if rangeBits != nil {
-			r = *rangeBits
-		}
-		sh, err := seqmath.NewSharded(*shard, r)
-		if err != nil {
-			return sp, err
-		}
-		sp.Shape = &sh
-	}
-	return sp, nil
+	return sp, c.snowflake(&sp, sc)
 }
 
-// shapeOption reads one of the shapes' clauses into sp (SHARD_BITS and
-// RANGE_BITS into shard and rangeBits, checked together at the end).
-func (c *planner) shapeOption(sp *seqmath.Spec, clause string, args []string, shard, rangeBits **int64) error {
-	nums := make([]int64, len(args))
-	for i, a := range args {
-		v, err := strconv.ParseInt(a, 10, 64)
-		if err != nil {
-			return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type bigint", a)
+// shapeClauses are the clauses of the shapes read together once all
+// are read: SHARD_BITS and RANGE_BITS, SNOWFLAKE and its layout's.
+type shapeClauses struct {
+	shard, rangeBits      *int64
+	snowflake             bool
+	epoch, unit           *string
+	nodeBits, counterBits *int64
+}
+
+// sharded makes the sharded shape of SHARD_BITS and RANGE_BITS.
+func (c *planner) sharded(sp *seqmath.Spec, sc shapeClauses) error {
+	if sc.rangeBits != nil && sc.shard == nil {
+		return sqlerr.Errorf(sqlerr.InvalidParameterValue, "RANGE_BITS requires SHARD_BITS")
+	}
+	if sc.shard == nil {
+		return nil
+	}
+	if sp.Shape != nil {
+		return sqlerr.Errorf(sqlerr.SyntaxError, "conflicting or redundant options: BIT_REVERSED_POSITIVE and SHARD_BITS")
+	}
+	r := int64(seqmath.MaxRangeBits)
+	if sc.rangeBits != nil {
+		r = *sc.rangeBits
+	}
+	sh, err := seqmath.NewSharded(*sc.shard, r)
+	if err != nil {
+		return err
+	}
+	sp.Shape = &sh
+	return nil
+}
+
+// snowflake makes the Snowflake shape of SNOWFLAKE and its layout's
+// clauses, Twitter's layout where they are left out: EPOCH a
+// timestamptz (in the session's TimeZone without a zone), TIME_UNIT an
+// interval of whole microseconds.
+func (c *planner) snowflake(sp *seqmath.Spec, sc shapeClauses) error {
+	if !sc.snowflake {
+		if sc.epoch != nil || sc.unit != nil || sc.nodeBits != nil || sc.counterBits != nil {
+			return sqlerr.Errorf(sqlerr.InvalidParameterValue, "EPOCH, TIME_UNIT, NODE_BITS and COUNTER_BITS require SNOWFLAKE")
 		}
-		nums[i] = v
+		return nil
+	}
+	if sp.Shape != nil {
+		other := "BIT_REVERSED_POSITIVE"
+		if sp.Shape.Kind == seqmath.Sharded {
+			other = "SHARD_BITS"
+		}
+		return sqlerr.Errorf(sqlerr.SyntaxError, "conflicting or redundant options: SNOWFLAKE and %s", other)
+	}
+	epoch, unit := seqmath.DefaultEpochMicros, int64(1000)
+	nb, cb := int64(seqmath.DefaultNodeBits), int64(seqmath.DefaultCounterBits)
+	if sc.epoch != nil {
+		t, err := eval.ParseTimestamptz(*sc.epoch, c.s.location())
+		if err != nil {
+			return err
+		}
+		epoch = t.UnixMicro()
+	}
+	if sc.unit != nil {
+		d, err := parseTimeUnit(*sc.unit)
+		if err != nil {
+			return err
+		}
+		unit = d.Microseconds()
+	}
+	if sc.nodeBits != nil {
+		nb = *sc.nodeBits
+	}
+	if sc.counterBits != nil {
+		cb = *sc.counterBits
+	}
+	sh, err := seqmath.NewSnowflake(epoch, unit, nb, cb)
+	if err != nil {
+		return err
+	}
+	sp.Shape = &sh
+	return nil
+}
+
+// shapeOption reads one of the shapes' clauses into sp, or into sc for
+// those read together at the end.
+func (c *planner) shapeOption(sp *seqmath.Spec, clause string, args []string, sc *shapeClauses) error {
+	nums := make([]int64, len(args))
+	if clause != "epoch" && clause != "time_unit" {
+		for i, a := range args {
+			v, err := strconv.ParseInt(a, 10, 64)
+			if err != nil {
+				return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type bigint", a)
+			}
+			nums[i] = v
+		}
 	}
 	switch clause {
 	case "bit_reversed_positive":
 		sp.Shape = &seqmath.Shape{Kind: seqmath.BitReversed}
 	case "shard_bits":
-		*shard = &nums[0]
+		sc.shard = &nums[0]
 	case "range_bits":
-		*rangeBits = &nums[0]
+		sc.rangeBits = &nums[0]
+	case "snowflake":
+		sc.snowflake = true
+	case "epoch":
+		sc.epoch = &args[0]
+	case "time_unit":
+		sc.unit = &args[0]
+	case "node_bits":
+		sc.nodeBits = &nums[0]
+	case "counter_bits":
+		sc.counterBits = &nums[0]
 	case "skip_range":
 		sp.Skip = &[2]int64{nums[0], nums[1]}
 	case "no_skip_range":
@@ -339,4 +418,36 @@ func (s *Session) dropSequence(ctx context.Context, n engine.Name) error {
 	base := s.baseFor(n)
 	s.atCommit(func() { s.oids().forget(s.oidEng(base), info.ID) })
 	return nil
+}
+
+// intervalUnits are the units TIME_UNIT reads, as PostgreSQL's interval
+// input spells them.
+var intervalUnits = map[string]time.Duration{
+	"us": time.Microsecond, "usec": time.Microsecond, "usecs": time.Microsecond, "microsecond": time.Microsecond, "microseconds": time.Microsecond,
+	"ms": time.Millisecond, "msec": time.Millisecond, "msecs": time.Millisecond, "millisecond": time.Millisecond, "milliseconds": time.Millisecond,
+	"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
+	"min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
+	"h": time.Hour, "hour": time.Hour, "hours": time.Hour,
+	"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
+}
+
+// parseTimeUnit reads TIME_UNIT's interval: a number and a unit ('1 ms',
+// '10 milliseconds', '0.5s'), whole microseconds.
+func parseTimeUnit(text string) (time.Duration, error) {
+	in := strings.ToLower(strings.TrimSpace(text))
+	split := strings.IndexFunc(in, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	bad := sqlerr.Errorf(sqlerr.InvalidDatetimeFormat, "invalid input syntax for type interval: \"%s\"", text)
+	if split <= 0 {
+		return 0, bad
+	}
+	n, err := strconv.ParseFloat(in[:split], 64)
+	unit, ok := intervalUnits[strings.TrimSpace(in[split:])]
+	if err != nil || !ok {
+		return 0, bad
+	}
+	d := n * float64(unit)
+	if d > float64(24*time.Hour) || d < float64(time.Microsecond) || d != float64(int64(d)/1000*1000) {
+		return 0, sqlerr.Errorf(sqlerr.InvalidParameterValue, "TIME_UNIT must be whole microseconds, from 1 microsecond to 1 day, not \"%s\"", text)
+	}
+	return time.Duration(d), nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/sqlerr"
 	"github.com/seqd/seqd/storage"
+	"github.com/seqd/seqd/timeid"
 )
 
 // KindOf classifies an error of any layer for a front end's table: SQL errors carry their kind;
@@ -62,6 +63,9 @@ func KindOf(err error) sqlerr.Kind {
 		return sqlerr.InvalidParameterValue
 	case errors.Is(err, seqmath.ErrOutOfBounds):
 		return sqlerr.NumericValueOutOfRange
+	case errors.Is(err, timeid.ErrClockBehind):
+		// A SNOWFLAKE sequence's ids ran too far ahead of the clock.
+		return sqlerr.ObjectNotInPrerequisiteState
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return sqlerr.QueryCanceled
 	}

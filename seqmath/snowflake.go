@@ -108,14 +108,14 @@ func applySnowflake(o Options, s State, spec Spec, isInit bool) (Options, State,
 		{spec.Min != nil || spec.NoMin, "MINVALUE"},
 		{spec.Max != nil || spec.NoMax, "MAXVALUE"},
 		{spec.Start != nil || spec.StartCounter != nil, "START"},
-		{spec.Restarts(), "RESTART (setval moves a SNOWFLAKE sequence)"},
+		{spec.Restarts(), "RESTART"},
 		{spec.Cycle != nil && *spec.Cycle, "CYCLE"},
-		{spec.Cache != nil, "CACHE (the mark is kept ahead of the clock instead)"},
+		{spec.Cache != nil, "CACHE"},
 		{spec.Skip != nil || spec.NoSkip, "SKIP RANGE"},
 		{spec.Order != nil && !*spec.Order, "NOORDER"},
 	} {
 		if c.given {
-			return o, s, errorf(ErrInvalidOption, "%s cannot be used with a SNOWFLAKE sequence", c.name)
+			return o, s, errorf(ErrInvalidOption, "%s cannot be used with a SNOWFLAKE sequence: its ids follow the clock (its mark is kept ahead of the clock), and setval moves it", c.name)
 		}
 	}
 	o.Type, o.Increment, o.Min, o.Max, o.Cycle, o.Cache, o.NoOrder = Bigint, 1, 1, o.Shape.MaxCounter(), false, 1, false
