@@ -26,6 +26,7 @@ func (e *Engine) Close() error {
 	}
 	e.catMu.Unlock()
 
+	e.closeTimeGens()
 	var pending []chan error
 	owner := !e.readOnly && (e.leadership == nil || e.leadership())
 	if !owner {

@@ -123,6 +123,8 @@ func (e *Engine) forgetCatalog(key string) error {
 			return err
 		}
 		e.dropACLLocked(id)
+	case strings.HasPrefix(key, timeMarkPrefix):
+		delete(e.timeMarks, key[len(timeMarkPrefix):])
 	case strings.HasPrefix(key, rangePrefix):
 		id, err := id(rangePrefix)
 		if err != nil {

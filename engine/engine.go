@@ -90,8 +90,8 @@ type Config struct {
 	// WallClock is the time Snowflake sequences follow (snowflake.go);
 	// nil means the system's. Tests step it back and forth.
 	WallClock func() time.Time
-	// NodeID is the node part of Snowflake sequences' values: a
-	// sequence whose node bits cannot hold it refuses to serve.
+	// NodeID is the node part of Snowflake sequences' values (its low
+	// NODE_BITS bits).
 	NodeID int64
 	// Lineage, when set, names the catalog the engine is a view of: a
 	// cluster node's successive snapshots and terms share one, since a
@@ -207,6 +207,11 @@ type Engine struct {
 	// snowflakeBehind: nanoseconds the last Snowflake id ran ahead of
 	// the clock (ClockBehind).
 	snowflakeBehind atomic.Int64
+	// timeMarks are the built-in generators' durable marks as loaded or
+	// followed (timegen.go), under followMu; times the generators made
+	// from them.
+	timeMarks map[string]timeMark
+	times     timeGens
 
 	catMu sync.RWMutex // invariant 10
 	// seqs are the sequences by key, and in the order of their relation
@@ -271,7 +276,7 @@ type Engine struct {
 	// the marks of its ORDER sequences' records (record.known), as Open
 	// read them and Follow keeps them: what Promote counts as burned.
 	known map[*seq]seqmath.State
-	// followMu guards rangeRevs, rangeAt, known, runningRev, epoch and
+	// followMu guards rangeRevs, rangeAt, known, runningRev, timeMarks, epoch and
 	// epochRev in a read-only engine, which Follow keeps current once it
 	// serves (an owner's are written only by itself; invariant 12).
 	followMu sync.Mutex
@@ -392,6 +397,7 @@ func newEngine(cfg Config) (*Engine, error) {
 		temporary:     cfg.Temporary,
 		roles:         make(map[string]Role),
 		nameLocks:     make(map[string]*Txn),
+		timeMarks:     make(map[string]timeMark),
 	}
 	if e.commitTimeout <= 0 {
 		e.commitTimeout = 30 * time.Second

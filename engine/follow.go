@@ -89,6 +89,7 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 	}
 	maps.Copy(e.rangeRevs, o.rangeRevs)
 	maps.Copy(e.rangeAt, o.rangeAt)
+	maps.Copy(e.timeMarks, o.timeMarks) // a new owner's generators start above them
 	e.runningRev, e.epoch, e.epochRev = o.runningRev, o.epoch, o.epochRev
 	o.followMu.Unlock()
 	keyOf := func(os *seq) string {
@@ -143,7 +144,8 @@ func (readOnlyStore) Commit(context.Context, storage.Token, []storage.Op) (stora
 // record the store changed since the engine read it, where that change
 // leaves the catalog as it was: an ORDER sequence's new position (the
 // leader's mark), a NOORDER range record (which a follower's engine
-// does not serve from; the nodes reserve through the store), or the
+// does not serve from; the nodes reserve through the store), a built-in
+// generator's time mark (timegen.go), or the
 // markers an owner writes as it opens and closes; Promote takes them all
 // over. It reports false
 // for any other change (a sequence made, dropped or altered, a NOORDER
@@ -172,6 +174,9 @@ func (e *Engine) Follow(kv storage.KV) bool {
 		defer e.followMu.Unlock()
 		e.epoch, e.epochRev = binary.BigEndian.Uint64(kv.Value[1:]), kv.Rev
 		return true
+	}
+	if strings.HasPrefix(kv.Key, timeMarkPrefix) {
+		return e.followTimeMark(kv)
 	}
 	if strings.HasPrefix(kv.Key, catalogPrefix) {
 		if !strings.HasPrefix(kv.Key, rangePrefix) {

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"time"
 
 	"github.com/seqd/seqd/seqmath"
+	"github.com/seqd/seqd/storage"
 	"github.com/seqd/seqd/timeid"
 )
 
@@ -50,7 +52,33 @@ func (e *Engine) MovePast(ctx context.Context, bound int64) (int, error) {
 		}
 		moved++
 	}
-	return moved, nil
+	return moved, e.moveTimeMarksPast(ctx)
+}
+
+// moveTimeMarksPast moves the built-in generators' marks (timegen.go),
+// used or not (the original may have used one since the backup), to
+// MaxBehind ahead of this server's clock: no id any of them handed out
+// was further ahead of the clock.
+func (e *Engine) moveTimeMarksPast(ctx context.Context) error {
+	for _, g := range []TimeGen{TSO, UUIDv7} {
+		l, _ := g.layout()
+		unit := l.Units(e.wall()) + int64(timeid.DefaultMaxBehind/l.Unit)
+		e.followMu.Lock()
+		m, had := e.timeMarks[string(g)]
+		e.followMu.Unlock()
+		if had && m.unit >= unit {
+			continue
+		}
+		value := binary.BigEndian.AppendUint64([]byte{schemaVersion}, uint64(unit))
+		rev, err := e.writeCatalog(storage.Op{Key: timeMarkPrefix + string(g), Value: value, Expect: m.rev})
+		if err != nil {
+			return fmt.Errorf("the time mark of %s: %w", g, err)
+		}
+		e.followMu.Lock()
+		e.timeMarks[string(g)] = timeMark{unit: unit, rev: rev}
+		e.followMu.Unlock()
+	}
+	return nil
 }
 
 // checkpointer is a store that can write a consistent copy of itself

@@ -93,6 +93,8 @@ func (e *Engine) loadCatalog(kv storage.KV) error {
 		return e.loadComment(kv)
 	case strings.HasPrefix(kv.Key, aclPrefix):
 		return e.loadACL(kv)
+	case strings.HasPrefix(kv.Key, timeMarkPrefix):
+		return e.loadTimeMark(kv)
 	case strings.HasPrefix(kv.Key, rangePrefix):
 		// A NOORDER sequence's reserved blocks: the nodes' (noorder.go).
 		id, err := strconv.ParseUint(kv.Key[len(rangePrefix):], 16, 64)

@@ -28,8 +28,8 @@ import (
 //     leader with another node id) starts on a unit of its own: ids keep
 //     their order even when their node parts differ.
 //
-// Their values carry the engine's node id (Config.NodeID) between the
-// time and the counter.
+// Their values carry the engine's node id (Config.NodeID, its low
+// NODE_BITS bits: snowflakeRange) between the time and the counter.
 
 // snowflakeLeadLocked is how many counters the next value of Snowflake
 // sequence s passes over to reach the clock's time unit (0: none), or
@@ -37,9 +37,6 @@ import (
 // REQUIRES: s.mu held.
 func (e *Engine) snowflakeLeadLocked(s *seq) (int64, error) {
 	sh := s.opts.Shape
-	if e.nodeID > sh.MaxNode() {
-		return 0, &Error{Kind: seqmath.ErrInvalidOption, Msg: fmt.Sprintf("nextval: this server's node id %d does not fit SNOWFLAKE sequence \"%s\"'s %d node bits", e.nodeID, s.name().Rel(), sh.NodeBits)}
-	}
 	l := sh.Layout()
 	now := l.Units(e.wall())
 	next := s.cur.Last
@@ -88,9 +85,14 @@ func (e *Engine) snowflakePlanLocked(s *seq) (seqmath.State, int64) {
 	return s.opts.Advance(durable, steps)
 }
 
-// snowflakeRange is r, a Snowflake sequence's range, with this node's id.
+// snowflakeRange is r, a Snowflake sequence's range, with this node's
+// id as its node part: the id's low NODE_BITS bits. One counter makes
+// the ids unique and ordered whatever their node parts (each owner
+// starts on a time unit of its own), so the node part says which node
+// served an id, and a sequence of fewer node bits than the id needs
+// serves all the same.
 func (e *Engine) snowflakeRange(r seqmath.Range) seqmath.Range {
-	r.Shape.Node = e.nodeID
+	r.Shape.Node = e.nodeID & r.Shape.MaxNode()
 	return r
 }
 

@@ -14,11 +14,22 @@ import (
 	"github.com/seqd/seqd/timeid"
 )
 
-// fakeWall is a wall clock a test steps.
-type fakeWall struct{ ns atomic.Int64 }
+// fakeWall is a wall clock a test steps: it runs as real time does
+// (a generator waiting for the clock to catch up waits in real time),
+// from the time the test stores, plus the steps.
+type fakeWall struct {
+	ns    atomic.Int64
+	start time.Time
+}
 
-func (c *fakeWall) now() time.Time      { return time.Unix(0, c.ns.Load()) }
+func (c *fakeWall) now() time.Time      { return time.Unix(0, c.ns.Load()).Add(time.Since(c.start)) }
 func (c *fakeWall) add(d time.Duration) { c.ns.Add(int64(d)) }
+
+func newWall() *fakeWall {
+	c := &fakeWall{start: time.Now()}
+	c.ns.Store(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
 
 func openWall(t testing.TB, fs *vfs.MemFS, wall *fakeWall, node int64) *Engine {
 	t.Helper()
@@ -42,8 +53,7 @@ func openWall(t testing.TB, fs *vfs.MemFS, wall *fakeWall, node int64) *Engine {
 // the ids resume above).
 func TestSnowflakeLives(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	wall := &fakeWall{}
-	wall.ns.Store(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC).UnixNano())
+	wall := newWall()
 	fs := vfs.NewCrashableMem()
 	n := mustName(t, "ids")
 	sh, _ := seqmath.NewSnowflake(seqmath.DefaultEpochMicros, 1000, seqmath.DefaultNodeBits, seqmath.DefaultCounterBits)
@@ -53,32 +63,40 @@ func TestSnowflakeLives(t *testing.T) {
 	}
 	l := sh.Layout()
 	var last int64
-	refused := 0
+	var offset time.Duration
+	step := func(d time.Duration) { wall.add(d - offset); offset = d }
+	// mattered counts lives that began on a clock behind the ids before
+	// them: only the durable mark kept their ids above.
+	refused, mattered := 0, 0
 	// slack: after a crash ids resume above the mark, which ran up to a
 	// Window (and a unit) ahead of the last id.
 	slack := int64(0)
 	for life := range 40 {
 		node := int64(life%3 + 1)
 		for range 300 {
-			switch rng.IntN(10) {
+			// True time moves on; the clock reads it plus a step back
+			// (within and past MaxBehind) that comes and goes.
+			wall.add(time.Duration(rng.Int64N(int64(20 * time.Millisecond))))
+			switch rng.IntN(20) {
 			case 0:
-				wall.add(-time.Duration(rng.Int64N(int64(15 * time.Second)))) // back, within and past MaxBehind
-			case 1:
+				step(-time.Duration(rng.Int64N(int64(15 * time.Second))))
+			case 1, 2:
+				step(0)
+			case 3:
 				wall.add(time.Duration(rng.Int64N(int64(time.Hour))))
-			default:
-				wall.add(time.Duration(rng.Int64N(int64(2 * time.Millisecond))))
 			}
 			count := int64(1)
 			if rng.IntN(4) == 0 {
 				count = rng.Int64N(20000) + 1 // above a unit's 4,096: borrows ahead
 			}
+			before := l.Units(wall.now())
 			first, got, err := takeIDs(e, n, count)
 			now := l.Units(wall.now())
 			if err != nil {
 				if !errors.Is(err, timeid.ErrClockBehind) {
 					t.Fatalf("life %d: %v", life, err)
 				}
-				if lastUnit := last >> (l.NodeBits + l.CounterBits); lastUnit+slack-now <= int64(timeid.DefaultMaxBehind/l.Unit) {
+				if lastUnit := last >> (l.NodeBits + l.CounterBits); lastUnit+slack-before <= int64(timeid.DefaultMaxBehind/l.Unit) {
 					t.Fatalf("life %d: refused with the clock %d units behind the last id: %v", life, lastUnit-now, err)
 				}
 				refused++
@@ -87,7 +105,7 @@ func TestSnowflakeLives(t *testing.T) {
 			for i := range got {
 				id := first(i)
 				unit, idNode := id>>(l.NodeBits+l.CounterBits), id>>l.CounterBits&l.MaxNode()
-				if id <= last || idNode != node || unit < now || unit-now > int64(timeid.DefaultMaxBehind/l.Unit)+1 {
+				if id <= last || idNode != node || unit < before || unit-now > int64(timeid.DefaultMaxBehind/l.Unit)+1 {
 					t.Fatalf("life %d: id %d (unit %d, node %d) after %d, clock unit %d, node %d", life, id, unit, idNode, last, now, node)
 				}
 				last = id
@@ -98,14 +116,17 @@ func TestSnowflakeLives(t *testing.T) {
 		e.Close()
 		fs = clone
 		if rng.IntN(2) == 0 {
-			wall.add(-time.Duration(rng.Int64N(int64(time.Minute)))) // a restart into a clock that went back
+			step(-time.Duration(rng.Int64N(int64(12 * time.Second)))) // a restart into a clock that went back
+		}
+		if l.Units(wall.now()) < last>>(l.NodeBits+l.CounterBits) {
+			mattered++
 		}
 		e = openWall(t, fs, wall, int64((life+1)%3+1))
 		slack = int64(timeid.DefaultWindow/l.Unit) + 1
 	}
 	e.Close()
-	if refused == 0 {
-		t.Fatal("no step back passed MaxBehind: the test did not test the refusal")
+	if refused == 0 || mattered < 5 {
+		t.Fatalf("%d refused, %d lives began behind the ids: the steps back did not test the bound or the mark", refused, mattered)
 	}
 }
 
@@ -124,8 +145,7 @@ func takeIDs(e *Engine, n Name, count int64) (func(int64) int64, int64, error) {
 // whatever the bound in values, and ids resume once the clock has moved
 // on a unit.
 func TestSnowflakeMovePast(t *testing.T) {
-	wall := &fakeWall{}
-	wall.ns.Store(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC).UnixNano())
+	wall := newWall()
 	e := openWall(t, vfs.NewCrashableMem(), wall, 0)
 	defer e.Close()
 	n := mustName(t, "ids")
@@ -133,15 +153,25 @@ func TestSnowflakeMovePast(t *testing.T) {
 	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh}, false); err != nil {
 		t.Fatal(err)
 	}
+	next(t, e, n)
 	wall.add(-9 * time.Second) // the original's ids run 9 s ahead of the clock
 	last := next(t, e, n)
 	if _, err := e.MovePast(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.Nextval(ctx, n); !errors.Is(err, timeid.ErrClockBehind) {
-		t.Fatalf("nextval right after the move: %v, want ErrClockBehind", err)
+	info, err := e.Info(n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wall.add(2 * time.Millisecond)
+	l := sh.Layout()
+	if got, want := sh.UnitOf(info.State.Last), l.Units(wall.now())+int64(timeid.DefaultMaxBehind/l.Unit)-100; got < want {
+		t.Fatalf("moved to unit %d, want at least %d (MaxBehind ahead of the clock)", got, want)
+	}
+	wall.add(-time.Second) // the move is MaxBehind ahead of the clock: a second back is past it
+	if _, _, err := e.Nextval(ctx, n); !errors.Is(err, timeid.ErrClockBehind) {
+		t.Fatalf("nextval after the move, the clock a second back: %v, want ErrClockBehind", err)
+	}
+	wall.add(time.Second + 2*time.Millisecond)
 	if v := next(t, e, n); v <= last {
 		t.Fatalf("after the move: %d, not above %d", v, last)
 	}

@@ -2,6 +2,8 @@ package executor
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"strings"
 
 	"github.com/seqd/seqd/eval"
@@ -12,6 +14,7 @@ import (
 	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/sqlerr"
+	"github.com/seqd/seqd/timeid"
 )
 
 // SeqFunc describes one sequence function, once: the evaluator's
@@ -88,6 +91,8 @@ const (
 	fnMariaLastval
 	fnMariaSetval
 	fnDecode
+	fnTSO
+	fnUUIDv7
 )
 
 // usage are the privileges nextval and the functions that take values
@@ -115,6 +120,12 @@ var seqFuncTable = [...]SeqFunc{
 	fnMariaSetval: {Name: "seqd_mariadb_setval", Stands: "setval", MariaDB: true, Sequence: true, Args: []*eval.Type{eval.TInt8, eval.TInt8, eval.TInt8}, Required: 1,
 		Result: eval.TInt8, Privs: engine.PrivUpdate, Writes: SetsPosition, run: runSetval},
 	// seqd_decode(s, id): a SNOWFLAKE sequence's id split into its parts.
+	// seqd_tso([count]): PD's timestamps, count of them consecutive in
+	// one millisecond (the first returned); seqd_uuidv7(): RFC 9562's
+	// UUIDv7, as text. Anyone may call them, in any transaction; the
+	// owner serves them (a follower answers 25006, as for nextval).
+	fnTSO:    {Name: "seqd_tso", Stands: "seqd_tso", Args: []*eval.Type{eval.TInt8}, Result: eval.TInt8, run: runTSO},
+	fnUUIDv7: {Name: "seqd_uuidv7", Stands: "seqd_uuidv7", Result: eval.TText, run: runUUIDv7},
 	fnDecode: {Name: "seqd_decode", Stands: "seqd_decode", Sequence: true, Args: []*eval.Type{eval.TInt8}, Required: 1, Result: eval.TTimestamp, Columns: decodeColumns, Privs: readPrivs, run: runDecode},
 }
 
@@ -145,7 +156,7 @@ func MariaDBSpelling(name string) (string, bool) {
 // regclass for the sequence, then Args.
 func (f *SeqFunc) ArgTypes() []*eval.Type {
 	if !f.Sequence {
-		return nil
+		return f.Args
 	}
 	return append([]*eval.Type{eval.TRegclass}, f.Args...)
 }
@@ -225,7 +236,7 @@ func (f *SeqFunc) compile(c *eval.Compiler, sc *eval.Scope, fc *pg.FuncCall) (ev
 			return nil, err
 		}
 	}
-	for i, a := range fc.Args[min(1, len(fc.Args)):] {
+	for i, a := range fc.Args[f.seqArgs():] {
 		arg, err := c.Expr(sc, a)
 		if err != nil {
 			return nil, err
@@ -323,11 +334,8 @@ func (x *seqExpr) Eval(e *eval.Env) (eval.Datum, error) {
 // makes the call NULL, before any check), the checks, then its run.
 func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 	s := sessionOf(e)
-	if !x.f.Sequence {
-		return x.f.run(e.Ctx, s, x.f, engine.Name{}, nil)
-	}
 	n := x.name
-	if !x.hasName {
+	if x.f.Sequence && !x.hasName {
 		d, err := x.seqArg.Eval(e)
 		if err != nil || d.Kind == eval.KNull {
 			return nil, err
@@ -348,8 +356,10 @@ func (x *seqExpr) call(e *eval.Env) ([]eval.Datum, error) {
 		}
 		args[i] = d
 	}
-	if err := x.f.check(s, n); err != nil {
-		return nil, err
+	if x.f.Sequence { // lastval checks the sequence it remembers
+		if err := x.f.check(s, n); err != nil {
+			return nil, err
+		}
 	}
 	return x.f.run(e.Ctx, s, x.f, n, args)
 }
@@ -499,6 +509,44 @@ func runInternalState(_ context.Context, s *Session, _ *SeqFunc, n engine.Name, 
 		return []eval.Datum{eval.Null}, nil
 	}
 	return []eval.Datum{eval.Int(info.State.Last)}, nil
+}
+
+func runTSO(ctx context.Context, s *Session, _ *SeqFunc, _ engine.Name, args []eval.Datum) ([]eval.Datum, error) {
+	count := int64(1)
+	if len(args) > 0 {
+		count = args[0].I
+	}
+	if count < 1 || count > timeid.TSO.MaxCounter()+1 {
+		return nil, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_tso count must be between 1 and %d (a millisecond's logical counter), not %d", timeid.TSO.MaxCounter()+1, count)
+	}
+	first, _, err := s.eng.TimeIDs(ctx, engine.TSO, count, true)
+	if err != nil {
+		return nil, err
+	}
+	return []eval.Datum{eval.Int(first)}, nil
+}
+
+func runUUIDv7(ctx context.Context, s *Session, _ *SeqFunc, _ engine.Name, _ []eval.Datum) ([]eval.Datum, error) {
+	id, _, err := s.eng.TimeIDs(ctx, engine.UUIDv7, 1, true)
+	if err != nil {
+		return nil, err
+	}
+	var random [8]byte
+	rand.Read(random[:]) // never fails (crypto/rand)
+	u := timeid.UUIDv7(id, random)
+	return []eval.Datum{eval.Text(formatUUID(u))}, nil
+}
+
+// formatUUID is u in the canonical 8-4-4-4-12 hexadecimal form.
+func formatUUID(u [16]byte) string {
+	var b [36]byte
+	hex.Encode(b[0:8], u[0:4])
+	hex.Encode(b[9:13], u[4:6])
+	hex.Encode(b[14:18], u[6:8])
+	hex.Encode(b[19:23], u[8:10])
+	hex.Encode(b[24:36], u[10:16])
+	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
+	return string(b[:])
 }
 
 // decodeColumns are seqd_decode's result columns: the beginning of the
