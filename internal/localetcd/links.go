@@ -3,7 +3,8 @@ package localetcd
 import "sync"
 
 // cuts are the partitions of a cluster's peer traffic: the members
-// isolated from all their peers, and the links cut between two members.
+// isolated from all their peers, the links cut between two members, and
+// the links impaired (slow or lossy).
 // Each member's peer proxy is set from them as a whole (apply), so that
 // the cuts compose: a member rejoined keeps its links that are cut, and a
 // link healed stays cut while either end is isolated. Safe for concurrent
@@ -12,6 +13,7 @@ type cuts struct {
 	mu       sync.Mutex
 	isolated map[int]bool
 	links    map[link]bool
+	impaired map[link]Impairment
 }
 
 // link is a pair of members, the lower index first.
@@ -44,9 +46,25 @@ func (c *Cluster) CutLink(i, j int) {
 // HealLink ends CutLink(i, j).
 func (c *Cluster) HealLink(i, j int) { c.change(func(k *cuts) { delete(k.links, newLink(i, j)) }) }
 
-// HealAll ends every Isolate and CutLink.
+// ImpairLink makes the peer traffic between members i and j slow or
+// lossy (imp), both ways; the zero Impairment ends it. Like CutLink it
+// tells apart only the peer requests that name their sender, and needs
+// Options.PeerProxies.
+func (c *Cluster) ImpairLink(i, j int, imp Impairment) {
+	c.change(func(k *cuts) {
+		if imp == (Impairment{}) {
+			delete(k.impaired, newLink(i, j))
+		} else {
+			k.impaired[newLink(i, j)] = imp
+		}
+	})
+}
+
+// HealAll ends every Isolate, CutLink and ImpairLink.
 func (c *Cluster) HealAll() {
-	c.change(func(k *cuts) { k.isolated, k.links = map[int]bool{}, map[link]bool{} })
+	c.change(func(k *cuts) {
+		k.isolated, k.links, k.impaired = map[int]bool{}, map[link]bool{}, map[link]Impairment{}
+	})
 }
 
 // change applies edit to the cuts and sets every peer proxy from them.
@@ -58,7 +76,7 @@ func (c *Cluster) change(edit func(*cuts)) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.isolated == nil {
-		k.isolated, k.links = map[int]bool{}, map[link]bool{}
+		k.isolated, k.links, k.impaired = map[int]bool{}, map[link]bool{}, map[link]Impairment{}
 	}
 	edit(k)
 	c.applyLocked()
@@ -67,14 +85,26 @@ func (c *Cluster) change(edit func(*cuts)) {
 // applyLocked sets every peer proxy from the cuts. REQUIRES: c.cuts.mu
 // held.
 func (c *Cluster) applyLocked() {
-	ids := make([]string, len(c.Members))
-	for i, e := range c.Members {
-		ids[i] = e.Server.MemberID().String()
+	ids := make([]string, len(c.ids))
+	for i, id := range c.ids {
+		ids[i] = id.String()
 	}
 	for j, p := range c.peers {
 		all, from := c.cuts.proxyCuts(j, ids)
-		p.setCuts(all, from)
+		p.setCuts(all, from, c.cuts.proxyImpairs(j, ids))
 	}
+}
+
+// proxyImpairs is how member j's peer proxy impairs the connections from
+// each member whose link to j is impaired.
+func (k *cuts) proxyImpairs(j int, ids []string) map[string]Impairment {
+	imp := map[string]Impairment{}
+	for i, id := range ids {
+		if l, ok := k.impaired[newLink(i, j)]; ok && i != j {
+			imp[id] = l
+		}
+	}
+	return imp
 }
 
 // proxyCuts is what member j's peer proxy cuts, ids being the members'

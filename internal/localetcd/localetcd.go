@@ -14,10 +14,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
+	"go.etcd.io/etcd/client/pkg/v3/types"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	clientsnap "go.etcd.io/etcd/client/v3/snapshot"
 	snapshotutl "go.etcd.io/etcd/etcdutl/v3/snapshot"
@@ -36,7 +38,9 @@ type Cluster struct {
 	// client certificate they accept.
 	TLS     selfsigned.Chain
 	stopped []bool
-	configs []func() *embed.Config // each member's configuration, for Restart
+	members []member      // how each member is set up, for Restart
+	ids     []types.ID    // each member's ID
+	procs   []*memberProc // the members run as processes (nil: in this one)
 	// peers are the proxies in front of each member's peer port, with
 	// Options.PeerProxies (nil without).
 	peers    []*Proxy
@@ -45,40 +49,41 @@ type Cluster struct {
 	replaced int // members replaced, for their names
 }
 
-// member is how one member is set up.
+// member is how one member is set up; a member run as a process is
+// handed it (JSON).
 type member struct {
-	name                 string
-	clientPort, peerPort int
-	advertisedPeer       string // host:port its peers know it by
-	initial, state       string // the cluster it starts in, new or existing
+	Name                 string
+	ClientPort, PeerPort int
+	AdvertisedPeer       string // host:port its peers know it by
+	Initial, State       string // the cluster it starts in, new or existing
+	ClusterDir           string // its data and log are under it
+	TLS                  selfsigned.Chain
 }
 
-// memberConfig returns m's configuration.
-func (c *Cluster) memberConfig(m member) func() *embed.Config {
-	return func() *embed.Config {
-		cfg := embed.NewConfig()
-		cfg.Name = m.name
-		cfg.Dir = filepath.Join(c.dir, cfg.Name)
-		cu, _ := url.Parse(fmt.Sprintf("https://127.0.0.1:%d", m.clientPort))
-		cfg.ClientTLSInfo = transport.TLSInfo{CertFile: c.TLS.ServerCert, KeyFile: c.TLS.ServerKey,
-			TrustedCAFile: c.TLS.CA, ClientCertAuth: true}
-		pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", m.peerPort))
-		au, _ := url.Parse("http://" + m.advertisedPeer)
-		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
-		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*au}
-		cfg.InitialCluster = m.initial
-		cfg.ClusterState = m.state
-		cfg.InitialClusterToken = "seqd-test"
-		// Warnings and errors to a file beside the data, for the
-		// post-mortem of a long run.
-		cfg.LogOutputs = []string{filepath.Join(c.dir, cfg.Name+".log")}
-		cfg.LogLevel = "warn"
-		// History is compacted every minute, as operators set etcd
-		// up (docs/cluster.md): every mark and NOORDER block is a
-		// revision, and a soak's would otherwise fill the database.
-		cfg.AutoCompactionMode, cfg.AutoCompactionRetention = "periodic", "1m"
-		return cfg
-	}
+// config is m's configuration.
+func (m member) config() *embed.Config {
+	cfg := embed.NewConfig()
+	cfg.Name = m.Name
+	cfg.Dir = filepath.Join(m.ClusterDir, cfg.Name)
+	cu, _ := url.Parse(fmt.Sprintf("https://127.0.0.1:%d", m.ClientPort))
+	cfg.ClientTLSInfo = transport.TLSInfo{CertFile: m.TLS.ServerCert, KeyFile: m.TLS.ServerKey,
+		TrustedCAFile: m.TLS.CA, ClientCertAuth: true}
+	pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", m.PeerPort))
+	au, _ := url.Parse("http://" + m.AdvertisedPeer)
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*au}
+	cfg.InitialCluster = m.Initial
+	cfg.ClusterState = m.State
+	cfg.InitialClusterToken = "seqd-test"
+	// Warnings and errors to a file beside the data, for the
+	// post-mortem of a long run.
+	cfg.LogOutputs = []string{filepath.Join(m.ClusterDir, cfg.Name+".log")}
+	cfg.LogLevel = "warn"
+	// History is compacted every minute, as operators set etcd up
+	// (docs/cluster.md): every mark and NOORDER block is a revision,
+	// and a soak's would otherwise fill the database.
+	cfg.AutoCompactionMode, cfg.AutoCompactionRetention = "periodic", "1m"
+	return cfg
 }
 
 // Options are a cluster's choices beyond its size. The zero value is
@@ -90,12 +95,19 @@ type Options struct {
 	PeerProxies bool
 }
 
-// Stop stops member i (a crash, as far as its peers and clients see).
+// Stop stops member i (a crash, as far as its peers and clients see; a
+// member run as a process is killed).
 func (c *Cluster) Stop(i int) {
-	if !c.stopped[i] {
-		c.stopped[i] = true
-		c.Members[i].Close()
+	if c.stopped[i] {
+		return
 	}
+	c.stopped[i] = true
+	if p := c.procs[i]; p != nil {
+		p.kill()
+		c.procs[i] = nil
+		return
+	}
+	c.Members[i].Close()
 }
 
 // freePorts reserves n loopback ports (closed again at once: a member
@@ -184,10 +196,10 @@ func startIn(dir string, n int, snapshot string, opts Options) (*Cluster, error)
 	}
 	c.dir = dir
 	for i := range n {
-		config := c.memberConfig(member{name: fmt.Sprintf("m%d", i), clientPort: ports[2*i], peerPort: ports[2*i+1],
-			advertisedPeer: advertised[i], initial: strings.Join(initial, ","), state: embed.ClusterStateFlagNew})
+		m := member{Name: fmt.Sprintf("m%d", i), ClientPort: ports[2*i], PeerPort: ports[2*i+1], AdvertisedPeer: advertised[i],
+			Initial: strings.Join(initial, ","), State: embed.ClusterStateFlagNew, ClusterDir: dir, TLS: c.TLS}
 		if snapshot != "" {
-			cfg := config()
+			cfg := m.config()
 			err := snapshotutl.NewV3(zap.NewNop()).Restore(snapshotutl.RestoreConfig{SnapshotPath: snapshot, Name: cfg.Name,
 				OutputDataDir: cfg.Dir, PeerURLs: []string{cfg.AdvertisePeerUrls[0].String()}, InitialCluster: cfg.InitialCluster,
 				InitialClusterToken: cfg.InitialClusterToken})
@@ -195,14 +207,16 @@ func startIn(dir string, n int, snapshot string, opts Options) (*Cluster, error)
 				return nil, fmt.Errorf("localetcd: restore %s: %w", snapshot, err)
 			}
 		}
-		e, err := embed.StartEtcd(config())
+		e, err := embed.StartEtcd(m.config())
 		if err != nil {
 			c.Close()
 			return nil, err
 		}
 		c.Members = append(c.Members, e)
 		c.stopped = append(c.stopped, false)
-		c.configs = append(c.configs, config)
+		c.members = append(c.members, m)
+		c.ids = append(c.ids, e.Server.MemberID())
+		c.procs = append(c.procs, nil)
 		c.Endpoints = append(c.Endpoints, e.Config().ListenClientUrls[0].String())
 	}
 	for _, e := range c.Members {
@@ -222,7 +236,7 @@ func (c *Cluster) Restart(i int) error {
 	if !c.stopped[i] {
 		return nil
 	}
-	e, err := embed.StartEtcd(c.configs[i]())
+	e, err := embed.StartEtcd(c.members[i].config())
 	if err != nil {
 		return err
 	}
@@ -237,15 +251,27 @@ func (c *Cluster) Restart(i int) error {
 }
 
 // Leader is the index of the member that leads the etcd cluster, -1 if
-// none of the running ones does.
+// none of the running ones does. A member run as a process is taken to
+// lead when the members in this process follow it.
 func (c *Cluster) Leader() int {
 	for i, e := range c.Members {
-		if !c.stopped[i] && e.Server.Leader() == e.Server.MemberID() {
+		if e != nil && !c.stopped[i] && e.Server.Leader() == e.Server.MemberID() {
 			return i
+		}
+	}
+	for i, e := range c.Members {
+		if e == nil || c.stopped[i] {
+			continue
+		}
+		if k := slices.Index(c.ids, e.Server.Leader()); k >= 0 && c.procs[k] != nil {
+			return k
 		}
 	}
 	return -1
 }
+
+// MemberID is member i's ID.
+func (c *Cluster) MemberID(i int) types.ID { return c.ids[i] }
 
 // Close stops every member (and the proxies in front of them).
 func (c *Cluster) Close() {

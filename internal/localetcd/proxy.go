@@ -12,7 +12,9 @@ import (
 // Proxy forwards TCP connections to one address, and cuts them as a
 // network partition does: while cut, the bytes of a connection are held
 // (neither forwarded nor refused, so its ends wait on their own
-// deadlines), and once healed they flow on. In front of an etcd member's
+// deadlines), and once healed they flow on. It also slows them, or
+// stalls them as loss does (Impairment), chunk by chunk in both
+// directions. In front of an etcd member's
 // peer port it tells the member each connection comes from (etcd's peers
 // name themselves in the X-Server-From header of every request), so that
 // the connections from one member alone can be cut. Safe for concurrent
@@ -26,9 +28,13 @@ type Proxy struct {
 	cutAll  bool
 	cutBack bool            // only what the target sends back is held
 	cutFrom map[string]bool // member IDs (hex) whose connections are cut
-	changed chan struct{}   // closed when the cuts change
-	conns   map[net.Conn]struct{}
-	closed  bool
+	impair  Impairment      // of every connection
+	// impairFrom impairs the connections of members (IDs in hex), in
+	// place of impair.
+	impairFrom map[string]Impairment
+	changed    chan struct{} // closed when the cuts change
+	conns      map[net.Conn]struct{}
+	closed     bool
 }
 
 // NewProxy listens on a loopback port and forwards to target.
@@ -59,14 +65,29 @@ func (p *Proxy) Heal() {
 	p.set(func() { p.cutAll, p.cutBack, p.cutFrom = false, false, map[string]bool{} })
 }
 
+// Impair impairs every connection from now on (the zero Impairment
+// ends it); chunks already read keep the hold they were given.
+func (p *Proxy) Impair(imp Impairment) { p.set(func() { p.impair = imp }) }
+
 // cutMember holds the bytes of the connections from the etcd member id
 // (or ends that cut).
 func (p *Proxy) cutMember(id string, cut bool) { p.set(func() { p.cutFrom[id] = cut }) }
 
 // setCuts makes the proxy cut every connection (all), or those of the
-// members in from, and no other, as Cluster's cuts derive them.
-func (p *Proxy) setCuts(all bool, from map[string]bool) {
-	p.set(func() { p.cutAll, p.cutFrom = all, from })
+// members in from, and no other, and impair those of the members in
+// impair, as Cluster's cuts derive them.
+func (p *Proxy) setCuts(all bool, from map[string]bool, impair map[string]Impairment) {
+	p.set(func() { p.cutAll, p.cutFrom, p.impairFrom = all, from, impair })
+}
+
+// impairment is how the connections from from are impaired.
+func (p *Proxy) impairment(from string) Impairment {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if imp, ok := p.impairFrom[from]; ok {
+		return imp
+	}
+	return p.impair
 }
 
 func (p *Proxy) set(change func()) {
@@ -132,9 +153,15 @@ func (p *Proxy) track(cs ...net.Conn) bool {
 	return !p.closed
 }
 
-// pipe copies src to dst, first what was read from src already, holding
-// each piece while the connection is cut; it closes both when either
-// ends.
+// chunk is a piece of a connection read, and when it may leave.
+type chunk struct {
+	data []byte
+	due  time.Time
+}
+
+// pipe copies src to dst, first what was read from src already: each
+// chunk leaves when its impairment lets it, in the order read, and is
+// held while the connection is cut. It closes both when either ends.
 func (p *Proxy) pipe(dst, src net.Conn, from string, back bool, first []byte) {
 	defer func() {
 		dst.Close()
@@ -144,14 +171,34 @@ func (p *Proxy) pipe(dst, src net.Conn, from string, back bool, first []byte) {
 		delete(p.conns, src)
 		p.mu.Unlock()
 	}()
+	chunks := make(chan chunk, 64)
+	done := make(chan struct{})
+	defer close(done)
+	go p.read(src, from, first, chunks, done)
+	for c := range chunks {
+		time.Sleep(time.Until(c.due))
+		if !p.wait(from, back) {
+			return
+		}
+		if _, err := dst.Write(c.data); err != nil {
+			return
+		}
+	}
+}
+
+// read reads src into chunks, each given the time it may leave, until src
+// ends (chunks is closed then) or done is.
+func (p *Proxy) read(src net.Conn, from string, first []byte, chunks chan<- chunk, done <-chan struct{}) {
+	defer close(chunks)
+	var last time.Time
 	buf := make([]byte, 32<<10)
 	piece := first
 	for {
 		if len(piece) > 0 {
-			if !p.wait(from, back) {
-				return
-			}
-			if _, err := dst.Write(piece); err != nil {
+			last = p.impairment(from).due(time.Now(), last)
+			select {
+			case chunks <- chunk{data: piece, due: last}:
+			case <-done:
 				return
 			}
 		}
@@ -159,7 +206,7 @@ func (p *Proxy) pipe(dst, src net.Conn, from string, back bool, first []byte) {
 		if err != nil && n == 0 {
 			return
 		}
-		piece = buf[:n]
+		piece = append([]byte(nil), buf[:n]...) // the queue keeps it
 	}
 }
 

@@ -22,38 +22,16 @@ import (
 // Options.PeerProxies); clients that still name the old endpoint find
 // nothing there.
 func (c *Cluster) Replace(i int) error {
-	cfg, err := c.ClientConfig()
-	if err != nil {
-		return err
-	}
-	var others []string
-	for j, ep := range c.Endpoints {
-		if j != i && !c.stopped[j] {
-			others = append(others, ep)
-		}
-	}
-	cfg.Endpoints = others
-	cli, err := clientv3.New(cfg)
+	cli, err := c.othersClient(i)
 	if err != nil {
 		return err
 	}
 	defer cli.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	// etcd refuses a removal until the members have been connected
-	// for a while (its strict reconfiguration check).
-	for {
-		_, err := cli.MemberRemove(ctx, uint64(c.Members[i].Server.MemberID()))
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, rpctypes.ErrUnhealthy) || ctx.Err() != nil {
-			return fmt.Errorf("localetcd: removing member %d: %w", i, err)
-		}
-		time.Sleep(200 * time.Millisecond)
+	if err := c.removeMember(ctx, cli, i); err != nil {
+		return err
 	}
-	c.Stop(i)
-
 	ports, err := freePorts(2)
 	if err != nil {
 		return err
@@ -66,39 +44,12 @@ func (c *Cluster) Replace(i int) error {
 		}
 		advertised = proxy.Addr()
 	}
-	members, id, err := addMember(ctx, cli, "http://"+advertised)
-	if err != nil {
+	if err := c.addInPlace(ctx, cli, i, member{ClientPort: ports[0], PeerPort: ports[1], AdvertisedPeer: advertised}); err != nil {
 		if proxy != nil {
 			proxy.Close()
 		}
-		return fmt.Errorf("localetcd: adding a member in place of %d: %w", i, err)
-	}
-	c.replaced++
-	name := fmt.Sprintf("m%d-%d", i, c.replaced)
-	var initial []string
-	for _, m := range members {
-		n := m.Name
-		if m.ID == id {
-			n = name
-		}
-		for _, u := range m.PeerURLs {
-			initial = append(initial, n+"="+u)
-		}
-	}
-	config := c.memberConfig(member{name: name, clientPort: ports[0], peerPort: ports[1], advertisedPeer: advertised,
-		initial: strings.Join(initial, ","), state: embed.ClusterStateFlagExisting})
-	e, err := embed.StartEtcd(config())
-	if err != nil {
 		return err
 	}
-	select {
-	case <-e.Server.ReadyNotify():
-	case <-time.After(30 * time.Second):
-		e.Close()
-		return fmt.Errorf("localetcd: the member replacing %d not ready after 30s", i)
-	}
-	c.Members[i], c.stopped[i], c.configs[i] = e, false, config
-	c.Endpoints[i] = e.Config().ListenClientUrls[0].String()
 	if proxy != nil {
 		c.peers[i].Close()
 		c.peers[i] = proxy
@@ -107,6 +58,103 @@ func (c *Cluster) Replace(i int) error {
 		c.applyLocked()
 		c.cuts.mu.Unlock()
 	}
+	return nil
+}
+
+// Renew replaces member i by a new member with no data on the same
+// addresses, as an operator recovers a member whose data is lost or
+// broken: etcdctl member remove, its data set aside, etcdctl member add
+// with the same peer URL, and the new member started in its place. Its
+// clients find it where they did.
+func (c *Cluster) Renew(i int) error {
+	cli, err := c.othersClient(i)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.removeMember(ctx, cli, i); err != nil {
+		return err
+	}
+	old := c.members[i]
+	if err := c.addInPlace(ctx, cli, i, member{ClientPort: old.ClientPort, PeerPort: old.PeerPort, AdvertisedPeer: old.AdvertisedPeer}); err != nil {
+		return err
+	}
+	if c.peers != nil {
+		c.cuts.mu.Lock()
+		c.applyLocked()
+		c.cuts.mu.Unlock()
+	}
+	return nil
+}
+
+// othersClient is a client of the running members other than i.
+func (c *Cluster) othersClient(i int) (*clientv3.Client, error) {
+	cfg, err := c.ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	var others []string
+	for j, ep := range c.Endpoints {
+		if j != i && !c.stopped[j] {
+			others = append(others, ep)
+		}
+	}
+	cfg.Endpoints = others
+	return clientv3.New(cfg)
+}
+
+// removeMember removes member i from the cluster and stops it.
+func (c *Cluster) removeMember(ctx context.Context, cli *clientv3.Client, i int) error {
+	// etcd refuses a removal until the members have been connected
+	// for a while (its strict reconfiguration check).
+	for {
+		_, err := cli.MemberRemove(ctx, uint64(c.ids[i]))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, rpctypes.ErrUnhealthy) || ctx.Err() != nil {
+			return fmt.Errorf("localetcd: removing member %d: %w", i, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	c.Stop(i)
+	return nil
+}
+
+// addInPlace adds a new member at m's ports and peer address, named
+// after i, and starts it (with no data) in i's place.
+func (c *Cluster) addInPlace(ctx context.Context, cli *clientv3.Client, i int, m member) error {
+	members, id, err := addMember(ctx, cli, "http://"+m.AdvertisedPeer)
+	if err != nil {
+		return fmt.Errorf("localetcd: adding a member in place of %d: %w", i, err)
+	}
+	c.replaced++
+	m.Name = fmt.Sprintf("m%d-%d", i, c.replaced)
+	var initial []string
+	for _, mm := range members {
+		n := mm.Name
+		if mm.ID == id {
+			n = m.Name
+		}
+		for _, u := range mm.PeerURLs {
+			initial = append(initial, n+"="+u)
+		}
+	}
+	m.Initial, m.State, m.ClusterDir, m.TLS = strings.Join(initial, ","), embed.ClusterStateFlagExisting, c.dir, c.TLS
+	e, err := embed.StartEtcd(m.config())
+	if err != nil {
+		return err
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(30 * time.Second):
+		e.Close()
+		return fmt.Errorf("localetcd: the member in place of %d not ready after 30s", i)
+	}
+	c.Members[i], c.stopped[i], c.members[i], c.ids[i] = e, false, m, e.Server.MemberID()
+	c.Endpoints[i] = e.Config().ListenClientUrls[0].String()
 	return nil
 }
 

@@ -1,0 +1,56 @@
+package localetcd
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// Impairment is what a slow or lossy link does to each chunk of a TCP
+// connection it carries, in each direction. Chunks are never reordered:
+// a chunk leaves no sooner than the one read before it, as a TCP stream
+// delivers. The zero value is a clean link.
+//
+// Loss is played as TCP shows it to the program above: a lost segment
+// is sent again after the retransmission timeout, and again after twice
+// that if lost again, and every byte behind it waits (head-of-line
+// blocking). So a lost chunk stalls the stream; dropping bytes from it
+// would corrupt the stream instead, which no real link does.
+type Impairment struct {
+	Delay  time.Duration // added to every chunk
+	Jitter time.Duration // up to this much more, drawn per chunk
+	// Loss is the chance a chunk is lost each time it is sent; each loss
+	// holds it (and what follows it) one more retransmission timeout:
+	// RTO, doubled on each further loss up to MaxRTO. Below 1: a link
+	// that loses everything is a cut (CutLink).
+	Loss float64
+}
+
+// RTO is the first retransmission timeout (Linux's floor), MaxRTO where
+// the impairment stops backing off.
+const (
+	RTO    = 200 * time.Millisecond
+	MaxRTO = 3200 * time.Millisecond
+)
+
+// hold is how long imp holds a chunk read now: its delay, jitter and
+// the stall of its losses.
+func (imp Impairment) hold() time.Duration {
+	d := imp.Delay
+	if imp.Jitter > 0 {
+		d += rand.N(imp.Jitter + 1)
+	}
+	for backoff := RTO; imp.Loss > 0 && rand.Float64() < imp.Loss; backoff = min(2*backoff, MaxRTO) {
+		d += backoff
+	}
+	return d
+}
+
+// due is when a chunk read at now leaves under imp, the chunk before it
+// leaving at last: never before last, so the stream keeps its order.
+func (imp Impairment) due(now, last time.Time) time.Time {
+	d := now.Add(imp.hold())
+	if d.Before(last) {
+		return last
+	}
+	return d
+}
