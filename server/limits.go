@@ -28,6 +28,7 @@ const MinMessage = 1024
 // (0 is the default only where a range says so).
 var limitRanges = map[string]string{
 	"max-connections":                "at least 2 (with 1, a session leaves no connection for its CancelRequest, nor for a superuser)",
+	"node-id":                        "0 to 4194303 (22 bits: uid-generator's node part, the widest layout's; a SNOWFLAKE sequence of fewer node bits takes the low ones)",
 	"superuser-reserved-connections": "0 (none) or more, and less than -max-connections (the rest are the ordinary roles')",
 	"authentication-timeout":         "positive",
 	"idle-timeout":                   "positive, or 0 for none",
@@ -60,6 +61,9 @@ func (e *LimitError) Error() string {
 // takes the field's default, as Start does; seqd's flags, whose defaults
 // are not zero, refuse a 0 the server would take for its default before
 // they get here. Start calls it.
+// MaxNodeID is the largest -node-id.
+const MaxNodeID = 1<<22 - 1
+
 func (cfg Config) Validate() error {
 	bad := func(flag, value string) error {
 		return &LimitError{Flag: flag, Value: value, Want: limitRanges[flag]}
@@ -83,6 +87,8 @@ func (cfg Config) Validate() error {
 		return badDuration("exhaustion-horizon", cfg.ExhaustionHorizon)
 	case cfg.LeaseTTL < 0:
 		return badDuration("lease-ttl", cfg.LeaseTTL)
+	case cfg.NodeID < 0 || cfg.NodeID > MaxNodeID:
+		return bad("node-id", strconv.FormatInt(cfg.NodeID, 10))
 	}
 	return nil
 }

@@ -30,6 +30,9 @@ func TestValidate(t *testing.T) {
 		{Config{MaxBulkRows: -1}, "max-bulk-rows"},
 		{Config{ExhaustionHorizon: -time.Hour}, "exhaustion-horizon"},
 		{Config{LeaseTTL: -time.Second}, "lease-ttl"},
+		{Config{NodeID: MaxNodeID}, ""},
+		{Config{NodeID: -1}, "node-id"},
+		{Config{NodeID: MaxNodeID + 1}, "node-id"},
 	} {
 		err := tc.cfg.Validate()
 		var le *LimitError

@@ -57,6 +57,13 @@ type Config struct {
 	// MaxTxnLocks bounds the sequences and names one transaction locks
 	// (engine.Config.MaxTxnLocks: 0 its default, negative none).
 	MaxTxnLocks int
+	// NodeID is this server's node part in SNOWFLAKE sequences' ids (its
+	// low NODE_BITS bits): which server handed an id out. Default 0.
+	NodeID int64
+	// WallClock is the clock SNOWFLAKE sequences, seqd_tso and
+	// seqd_uuidv7 follow; nil: the system's. The torture harness's build
+	// steps it (internal/faultclock).
+	WallClock func() time.Time
 	// MaxConns bounds the clients' connections, every protocol's
 	// together (0: DefaultMaxConns); MaxMessage one protocol message, and
 	// so a statement, in bytes (0: 1 MiB). Validate gives their ranges,
@@ -210,7 +217,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon, exhaustionPeriod), stop: make(chan struct{})}
 	s.metrics = newMetrics(s.engine, s.admitted, cfg.maxConns(), s.watch.Near)
 	opened := time.Now()
-	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit, MaxTxnLocks: cfg.MaxTxnLocks})
+	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit, MaxTxnLocks: cfg.MaxTxnLocks, NodeID: cfg.NodeID, WallClock: cfg.WallClock})
 	if err != nil {
 		st.Close()
 		return nil, err
