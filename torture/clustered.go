@@ -53,7 +53,10 @@ type ClusteredConfig struct {
 	// Nemeses, when set (a cluster started with PeerProxies), adds the
 	// etcd nemeses (clustered_nemesis.go): members killed, paused,
 	// isolated and replaced, etcd's quota exceeded.
-	Nemeses   *localetcd.Cluster
+	Nemeses *localetcd.Cluster
+	// Kinds, when set, are the only fault kinds drawn (of those the
+	// configuration allows); default every one.
+	Kinds     []string
 	Dir       string // scratch: the nodes' logs
 	Nodes     int    // default 3
 	Failovers int    // faults, drawn in shuffled rounds of the three kinds
@@ -142,6 +145,10 @@ type ClusteredReport struct {
 	// Leaderless are the waits of over a second, before a failover, for
 	// the cluster to have a leader to fail over (after the last one).
 	Leaderless []time.Duration
+	// LostWrites counts what the etcd members that lost their last
+	// writes did when started again: "exited" (raft refused the log) or
+	// "ran on".
+	LostWrites map[string]int
 	// Takeovers counts the terms the nodes began, by how (their log
 	// lines): "snapshot" from the node's own snapshot, "store" by
 	// reading the store.
@@ -185,6 +192,9 @@ func (r *ClusteredReport) String() string {
 	}
 	if len(r.Leaderless) > 0 {
 		fmt.Fprintf(&b, "no leader for over a second after a failover's first value, %d times: %v\n", len(r.Leaderless), r.Leaderless)
+	}
+	if len(r.LostWrites) > 0 {
+		fmt.Fprintf(&b, "etcd members started with their last writes lost: %s\n", mapString(r.LostWrites))
 	}
 	r.byKindString(&b)
 	fmt.Fprintf(&b, "terms begun: %s; DDL statements answered: %d\n", mapString(r.Takeovers), r.DDL)
@@ -253,6 +263,7 @@ type clusterRun struct {
 	violations []string
 	windows    []faultWindow
 	leaderless []time.Duration // waits over a second for a leader to fail over
+	lostWrites map[string]int  // ClusteredReport.LostWrites
 }
 
 // RunClustered runs seqd nodes on etcd with clients on a multi-host

@@ -26,6 +26,7 @@ func (r *clusterRun) check(rep *ClusteredReport) {
 	}
 	rep.Violations = append(rep.Violations, r.violations...)
 	rep.Leaderless = append(rep.Leaderless, r.leaderless...)
+	rep.LostWrites = addCounts(rep.LostWrites, r.lostWrites)
 	rep.Violations = append(rep.Violations, CheckUnique(ops)...)
 	rep.Violations = append(rep.Violations, CheckOrder(ops, seqs)...)
 	rep.Violations = append(rep.Violations, CheckNodeOrder(ops, noorderSeq.Name)...)

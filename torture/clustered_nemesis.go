@@ -11,11 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/seqd/seqd/cluster"
+	"github.com/seqd/seqd/internal/localetcd"
 )
 
 // The nemeses, in addition to the failover faults (clustered.go).
@@ -40,20 +42,32 @@ const (
 // ORDER values must flow again within the lease and 2 s
 // (docs/cluster.md), which the report checks.
 var singleMember = map[string]bool{EtcdKill: true, EtcdFollowerKill: true, EtcdFollowerPause: true, EtcdIsolateLeader: true,
-	EtcdIsolateFollower: true, EtcdMinority: true, EtcdReplace: true, EtcdBridge: true, EtcdRing: true, EtcdHalves: true}
+	EtcdIsolateFollower: true, EtcdMinority: true, EtcdReplace: true, EtcdBridge: true, EtcdRing: true, EtcdHalves: true,
+	EtcdPeersSlow: true, EtcdPeersLossy: true, EtcdMemberStop: true, EtcdLostWrites: true}
 
 // faultKinds are the kinds the run draws its rounds from: the failover
-// faults, and the nemeses the configuration allows. With three members
-// the ring is left out (each member's two neighbours are all its peers:
-// no cut), and so are the halves (one member and two: EtcdIsolateLeader
-// or EtcdIsolateFollower); the minority, ring and halves need five.
+// faults, and the nemeses the configuration allows, of those in
+// cfg.Kinds if it names any. With three members the ring is left out
+// (each member's two neighbours are all its peers: no cut), and so are
+// the halves (one member and two: EtcdIsolateLeader or
+// EtcdIsolateFollower); the minority, ring and halves need five.
 func (r *clusterRun) faultKinds() []string {
+	kinds := r.allowedKinds()
+	if len(r.cfg.Kinds) == 0 {
+		return kinds
+	}
+	return slices.DeleteFunc(kinds, func(k string) bool { return !slices.Contains(r.cfg.Kinds, k) })
+}
+
+// allowedKinds are the kinds the configuration allows.
+func (r *clusterRun) allowedKinds() []string {
 	kinds := []string{LeaderKill, LeaderStop, LeaderTerm, LeaderCut, LinkSlow, LinkLossy}
 	if r.cfg.Members != nil {
 		kinds = append(kinds, EtcdKill)
 	}
 	if c := r.cfg.Nemeses; c != nil {
-		kinds = append(kinds, EtcdFollowerKill, EtcdFollowerPause, EtcdIsolateLeader, EtcdIsolateFollower, EtcdBridge, EtcdNoSpace, EtcdReplace)
+		kinds = append(kinds, EtcdFollowerKill, EtcdFollowerPause, EtcdIsolateLeader, EtcdIsolateFollower, EtcdBridge, EtcdNoSpace, EtcdReplace,
+			EtcdPeersSlow, EtcdPeersLossy, EtcdMemberStop, EtcdLostWrites)
 		if len(c.Members) >= 5 {
 			kinds = append(kinds, EtcdMinority, EtcdRing, EtcdHalves)
 		}
@@ -72,6 +86,9 @@ func (r *clusterRun) nemesis(fault string) (time.Duration, bool, error) {
 	// The last fault's aftermath may still be settling: etcd electing.
 	if err := r.etcdLeader(); err != nil {
 		return 0, true, err
+	}
+	if d, ok, err := r.memberFault(fault); ok {
+		return d, true, err
 	}
 	var err error
 	began, from := time.Now(), r.h.Now()
@@ -147,7 +164,7 @@ func (r *clusterRun) impairLeader(fault string) (int, func() error, error) {
 	}
 	return i, func() error {
 		for _, p := range r.proxies[i] {
-			p.setLink(impairment{})
+			p.setLink(localetcd.Impairment{})
 		}
 		return nil
 	}, nil

@@ -19,7 +19,7 @@ func (r *clusterRun) raiseNoSpace() error {
 	c := r.cfg.Nemeses
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	id := uint64(c.Members[max(c.Leader(), 0)].Server.MemberID())
+	id := uint64(c.MemberID(max(c.Leader(), 0)))
 	mc := pb.NewMaintenanceClient(r.cli.ActiveConnection())
 	if _, err := mc.Alarm(ctx, &pb.AlarmRequest{Action: pb.AlarmRequest_ACTIVATE, MemberID: id, Alarm: pb.AlarmType_NOSPACE}); err != nil {
 		return fmt.Errorf("raising NOSPACE: %w", err)

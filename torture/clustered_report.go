@@ -25,6 +25,7 @@ func (r *ClusteredReport) Add(o *ClusteredReport) {
 	r.Failovers = addCounts(r.Failovers, o.Failovers)
 	r.Outcomes = addCounts(r.Outcomes, o.Outcomes)
 	r.Takeovers = addCounts(r.Takeovers, o.Takeovers)
+	r.LostWrites = addCounts(r.LostWrites, o.LostWrites)
 	r.Unavailable = append(r.Unavailable, o.Unavailable...)
 	r.NoOrderWait = append(r.NoOrderWait, o.NoOrderWait...)
 	r.Leaderless = append(r.Leaderless, o.Leaderless...)

@@ -3,6 +3,8 @@ package torture
 import (
 	"net"
 	"sync"
+
+	"github.com/seqd/seqd/internal/localetcd"
 )
 
 // A proxy stands between one seqd node and one etcd member, so that the
@@ -19,8 +21,8 @@ type proxy struct {
 
 	mu    sync.Mutex
 	cut   bool
-	conns map[net.Conn]bool // open connections, both sides
-	link  impairment        // slow or lossy link (clustered_links.go)
+	conns map[net.Conn]bool    // open connections, both sides
+	link  localetcd.Impairment // slow or lossy link (clustered_links.go)
 }
 
 func newProxy(target string) (*proxy, error) {

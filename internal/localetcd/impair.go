@@ -32,9 +32,9 @@ const (
 	MaxRTO = 3200 * time.Millisecond
 )
 
-// hold is how long imp holds a chunk read now: its delay, jitter and
+// Hold is how long imp holds a chunk read now: its delay, jitter and
 // the stall of its losses.
-func (imp Impairment) hold() time.Duration {
+func (imp Impairment) Hold() time.Duration {
 	d := imp.Delay
 	if imp.Jitter > 0 {
 		d += rand.N(imp.Jitter + 1)
@@ -48,7 +48,7 @@ func (imp Impairment) hold() time.Duration {
 // due is when a chunk read at now leaves under imp, the chunk before it
 // leaving at last: never before last, so the stream keeps its order.
 func (imp Impairment) due(now, last time.Time) time.Time {
-	d := now.Add(imp.hold())
+	d := now.Add(imp.Hold())
 	if d.Before(last) {
 		return last
 	}

@@ -49,7 +49,7 @@ func TestImpairmentLossStalls(t *testing.T) {
 	imp := Impairment{Loss: 0.2}
 	stalled := 0
 	for range 10000 {
-		if imp.hold() >= RTO {
+		if imp.Hold() >= RTO {
 			stalled++
 		}
 	}
