@@ -334,6 +334,9 @@ func (s *Server) serveHTTP(ln net.Listener) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
+	cons := s.newConsole()
+	mux.Handle("/console/", cons)
+	mux.Handle("/console", cons)
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
 		text, err := "ok", s.engine().Healthy()
 		if s.node != nil {
