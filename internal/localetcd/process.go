@@ -57,22 +57,38 @@ var memberBinary struct {
 
 // buildMember builds etcdmember once per process (the go command and
 // this module's source are at hand wherever localetcd runs: tests and
-// the torture commands run from the module).
+// the torture commands run from the module), into the user's cache
+// directory: one binary, replaced whole by each build (the go command's
+// cache makes a build after the first quick).
 func buildMember() (string, error) {
 	b := &memberBinary
 	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", "localetcd-member")
-		if err != nil {
-			b.err = err
-			return
-		}
-		b.path = filepath.Join(dir, "etcdmember")
-		out, err := exec.Command("go", "build", "-o", b.path, "github.com/seqd/seqd/internal/localetcd/etcdmember").CombinedOutput()
-		if err != nil {
-			b.err = fmt.Errorf("localetcd: building etcdmember: %v\n%s", err, out)
-		}
+		b.path, b.err = build()
 	})
 	return b.path, b.err
+}
+
+func build() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "seqd-localetcd")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, "etcdmember-*")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	out, err := exec.Command("go", "build", "-o", tmp.Name(), "github.com/seqd/seqd/internal/localetcd/etcdmember").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("localetcd: building etcdmember: %v\n%s", err, out)
+	}
+	path := filepath.Join(dir, "etcdmember")
+	return path, os.Rename(tmp.Name(), path)
 }
 
 // RestartProcess starts the stopped member i again on its data, as a
@@ -93,15 +109,17 @@ func (c *Cluster) RestartProcess(i int) error {
 	cmd := exec.Command(bin, string(spec))
 	// Killed with its parent: no member outlives a test.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Stderr, err = os.OpenFile(filepath.Join(c.dir, c.members[i].Name+".stderr"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	stderr, err := os.OpenFile(filepath.Join(c.dir, c.members[i].Name+".stderr"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
+	if err == nil {
+		err = cmd.Start()
 	}
-	if err := cmd.Start(); err != nil {
+	if err != nil {
+		stderr.Close()
 		return err
 	}
 	p := &memberProc{cmd: cmd, exited: make(chan struct{})}
@@ -112,7 +130,7 @@ func (c *Cluster) RestartProcess(i int) error {
 		for s.Scan() {
 		}
 		cmd.Wait()
-		cmd.Stderr.(*os.File).Close()
+		stderr.Close()
 		close(p.exited)
 	}()
 	if !<-ready {
