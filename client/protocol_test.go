@@ -28,7 +28,9 @@ type vectors struct {
 		Shape, First, Last string
 		Values             []string
 	} `json:"shape_ranges"`
-	Release []struct {
+	InvalidShapes []string                       `json:"invalid_shapes"`
+	ShapeTexts    []struct{ Text, Shape string } `json:"shape_texts"`
+	Release       []struct {
 		Current, Prefetched *struct{ First, Last, Increment string }
 		UsedCounters        string `json:"used_counters"`
 		Release             []struct{ First, Last string }
@@ -46,7 +48,8 @@ func loadVectors(t *testing.T) vectors {
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Ranges) == 0 || len(v.Shapes) == 0 || len(v.ShapeRanges) == 0 || len(v.Release) == 0 || len(v.Errors) == 0 {
+	if len(v.Ranges) == 0 || len(v.Shapes) == 0 || len(v.ShapeRanges) == 0 || len(v.Release) == 0 || len(v.Errors) == 0 ||
+		len(v.InvalidShapes) == 0 || len(v.ShapeTexts) == 0 {
 		t.Fatal("empty vectors")
 	}
 	return v
@@ -113,6 +116,29 @@ func TestProtocolShapes(t *testing.T) {
 			if got[i] != c.Values[i] {
 				t.Fatalf("%s %s..%s: %v, want %v", c.Shape, c.First, c.Last, got, c.Values)
 			}
+		}
+	}
+}
+
+// TestProtocolShapeTexts checks that seqd's parser agrees with the
+// vectors on what is a shape: the invalid texts are refused, the others
+// read as the shape seqd writes.
+func TestProtocolShapeTexts(t *testing.T) {
+	v := loadVectors(t)
+	for _, text := range v.InvalidShapes {
+		if sh, err := seqmath.ParseShape(text); err == nil {
+			t.Errorf("%q: read as %q, want an error", text, sh)
+		}
+	}
+	for _, c := range v.ShapeTexts {
+		sh, err := seqmath.ParseShape(c.Text)
+		if err != nil || sh.String() != c.Shape {
+			t.Errorf("%q: %q, %v; want %q", c.Text, sh, err, c.Shape)
+		}
+	}
+	for _, c := range v.Shapes {
+		if sh, err := seqmath.ParseShape(c.Shape); err != nil || sh.String() != c.Shape {
+			t.Errorf("%q: written as %q, %v", c.Shape, sh, err)
 		}
 	}
 }

@@ -78,7 +78,37 @@ def test_errors(case):
     assert seqd.retry_of(case["sqlstate"]) == case["retry"]
 
 
-def test_bad_shapes():
-    for bad in ["", "sharded 0 64", "sharded 4 65", "bit_reversed_positive skip 2 1", "nope"]:
-        with pytest.raises(ValueError):
-            seqd.parse_shape(bad)
+def test_invalid_shapes():
+    assert len(V["invalid_shapes"]) > 30
+    for text in V["invalid_shapes"]:
+        try:
+            sh = seqd.parse_shape(text)
+        except ValueError:
+            continue
+        pytest.fail(f"{text!r} read as {sh}")
+
+
+def test_shape_texts():
+    for c in V["shape_texts"]:
+        assert str(seqd.parse_shape(c["text"])) == c["shape"], c
+
+
+def test_snowflake_shapes():
+    """Every snowflake layout of the vectors is covered, each with its largest counter."""
+    texts = {c["shape"] for c in V["shapes"] if c["shape"].startswith("snowflake ")}
+    assert {
+        "snowflake 1288834974657000 1000 10 12 node 0",
+        "snowflake 1288834974657000 1000 10 12 node 1023",
+        "snowflake 1409529600000000 10000 16 8 node 7",
+        "snowflake 0 1000 0 18 node 0",
+    } <= texts
+    sh = seqd.parse_shape("snowflake 1288834974657000 1000 10 12 node 1023")
+    assert (sh.epoch_micros, sh.unit_micros, sh.node_bits, sh.counter_bits, sh.node) == (
+        1288834974657000,
+        1000,
+        10,
+        12,
+        1023,
+    )
+    assert sh.value((1 << 53) - 1) == (1 << 63) - 1
+    assert any(c["shape"].startswith("snowflake ") for c in V["shape_ranges"])

@@ -69,8 +69,37 @@ test("errors", () => {
   }
 });
 
-test("bad shapes", () => {
-  for (const bad of ["", "sharded 0 64", "sharded 4 65", "bit_reversed_positive skip 2 1", "nope"]) {
-    assert.throws(() => parseShape(bad), RangeError);
+test("invalid shapes", () => {
+  assert.ok(V.invalid_shapes.length > 30);
+  for (const bad of V.invalid_shapes) {
+    assert.throws(() => parseShape(bad), RangeError, JSON.stringify(bad));
+  }
+});
+
+test("shape texts", () => {
+  for (const c of V.shape_texts) {
+    assert.equal(parseShape(c.text).toString(), c.shape, JSON.stringify(c.text));
+  }
+});
+
+test("snowflake", () => {
+  const sh = parseShape("snowflake 1288834974657000 1000 10 12 node 1023");
+  assert.equal(sh.kind, "snowflake");
+  assert.deepEqual(sh.snowflake, {
+    epochMicros: 1288834974657000n,
+    unitMicros: 1000n,
+    nodeBits: 10,
+    counterBits: 12,
+    node: 1023n,
+  });
+  assert.equal(sh.value((1n << 53n) - 1n), (1n << 63n) - 1n);
+  const layouts = new Set(V.shapes.map((c) => c.shape));
+  for (const want of [
+    "snowflake 1288834974657000 1000 10 12 node 0",
+    "snowflake 1288834974657000 1000 10 12 node 1023",
+    "snowflake 1409529600000000 10000 16 8 node 7",
+    "snowflake 0 1000 0 18 node 0",
+  ]) {
+    assert.ok(layouts.has(want), want);
   }
 });

@@ -118,9 +118,41 @@ class VectorsTest {
   }
 
   @Test
-  void badShapes() {
-    for (String bad : new String[] {"", "sharded 0 64", "sharded 4 65", "bit_reversed_positive skip 2 1", "nope"}) {
+  void invalidShapes() {
+    assertTrue(v.get("invalid_shapes").size() > 30);
+    for (JsonNode c : v.get("invalid_shapes")) {
+      String bad = c.asText();
       assertThrows(IllegalArgumentException.class, () -> Shape.parse(bad), bad);
+    }
+  }
+
+  @Test
+  void shapeTexts() {
+    for (JsonNode c : v.get("shape_texts")) {
+      assertEquals(c.get("shape").asText(), Shape.parse(c.get("text").asText()).toString(), c.toString());
+    }
+  }
+
+  @Test
+  void snowflake() {
+    Shape sh = Shape.parse("snowflake 1288834974657000 1000 10 12 node 1023");
+    assertEquals(Shape.Kind.SNOWFLAKE, sh.kind());
+    assertEquals(1288834974657000L, sh.epochMicros());
+    assertEquals(1000, sh.unitMicros());
+    assertEquals(10, sh.nodeBits());
+    assertEquals(12, sh.counterBits());
+    assertEquals(1023, sh.node());
+    assertEquals(Long.MAX_VALUE, sh.value((1L << 53) - 1));
+    List<String> layouts = new ArrayList<>();
+    v.get("shapes").forEach(c -> layouts.add(c.get("shape").asText()));
+    for (String want :
+        new String[] {
+          "snowflake 1288834974657000 1000 10 12 node 0",
+          "snowflake 1288834974657000 1000 10 12 node 1023",
+          "snowflake 1409529600000000 10000 16 8 node 7",
+          "snowflake 0 1000 0 18 node 0"
+        }) {
+      assertTrue(layouts.contains(want), want);
     }
   }
 }
