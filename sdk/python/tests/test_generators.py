@@ -1,6 +1,7 @@
 """The generators against a real seqd."""
 
 import threading
+import time
 
 import pytest
 
@@ -92,6 +93,29 @@ def test_shaped_sequences(source, name, pool):
         got = [g.next() for _ in range(100)]
     assert got == want[:100]
     assert source.nextval(name) == want[100]  # the tail came back
+
+
+def test_snowflake_sequences(source, name, pool):
+    with pool.connection() as c:
+        c.execute(f'create sequence "{name}" snowflake')
+    sh = source.reserve(name, 10).shape
+    assert (sh.kind, sh.epoch_micros, sh.unit_micros, sh.node_bits, sh.counter_bits) == (
+        "snowflake",
+        1288834974657000,
+        1000,
+        10,
+        12,
+    )
+    with seqd.Batch(source, name, size=32) as g:
+        got = [g.next() for _ in range(100)]
+    with seqd.AsyncBatch(source, name, size=32, low_watermark=8) as g:
+        got += [g.next() for _ in range(100)]
+    assert got == sorted(set(got))  # every value new, in order
+    now = time.time() * 1e6
+    for v in got:
+        assert v >> 12 & 1023 == sh.node
+        # The time part is the clock's, or up to 10 s ahead of it.
+        assert abs(sh.epoch_micros + (v >> 22) * sh.unit_micros - now) < 600e6
 
 
 def test_errors_keep_sqlstate(source):

@@ -97,6 +97,31 @@ test("shaped sequences", async () => {
   assert.equal(await source.nextval(name), want[100]); // the tail came back
 });
 
+test("snowflake sequences", async () => {
+  const name = fresh();
+  await pool.query(`create sequence "${name}" snowflake`);
+  const sh = (await source.reserve(name, 10n)).shape;
+  assert.equal(sh.kind, "snowflake");
+  assert.equal(sh.toString(), `snowflake 1288834974657000 1000 10 12 node ${sh.snowflake.node}`);
+  const got = [];
+  for (const make of [
+    () => new Batch(source, name, { size: 32 }),
+    () => AsyncBatch(source, name, { size: 32, lowWatermark: 8 }),
+  ]) {
+    const g = make();
+    for (let i = 0; i < 100; i++) got.push(await g.next());
+    await g.close();
+  }
+  const now = BigInt(Date.now()) * 1000n;
+  got.forEach((v, i) => {
+    assert.ok(i === 0 || v > got[i - 1], "in order, every value new");
+    assert.equal((v >> 12n) & 1023n, sh.snowflake.node);
+    // The time part is the clock's, or up to 10 s ahead of it.
+    const t = sh.snowflake.epochMicros + (v >> 22n) * sh.snowflake.unitMicros;
+    assert.ok(t - now < 600_000_000n && now - t < 600_000_000n, `${v}: time ${t}, now ${now}`);
+  });
+});
+
 test("errors keep the SQLSTATE", async () => {
   await assert.rejects(
     new Batch(source, "no_such_sequence", { size: 10 }).next(),

@@ -123,6 +123,39 @@ class GeneratorsTest {
   }
 
   @Test
+  void snowflakeSequences() throws Exception {
+    String name = Env.fresh();
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("create sequence \"" + name + "\" snowflake");
+    }
+    Shape sh = source.reserve(name, 10).shape();
+    assertEquals(Shape.Kind.SNOWFLAKE, sh.kind());
+    assertEquals(
+        "snowflake 1288834974657000 1000 10 12 node " + sh.node(), sh.toString(), "Twitter's layout");
+    List<Long> got = new ArrayList<>();
+    try (Batch g = Batch.of(source, name, 32)) {
+      for (int i = 0; i < 100; i++) {
+        got.add(g.next());
+      }
+    }
+    try (IdGenerator g = Batch.async(source, name, 32, 8)) {
+      for (int i = 0; i < 100; i++) {
+        got.add(g.next());
+      }
+    }
+    long now = System.currentTimeMillis() * 1000;
+    for (int i = 0; i < got.size(); i++) {
+      long v = got.get(i);
+      assertTrue(i == 0 || v > got.get(i - 1), "in order, every value new");
+      assertEquals(sh.node(), v >>> 12 & 1023);
+      // The time part is the clock's, or up to 10 s ahead of it.
+      long t = sh.epochMicros() + (v >>> 22) * sh.unitMicros();
+      assertTrue(Math.abs(t - now) < 600_000_000L, v + ": time " + t + ", now " + now);
+    }
+  }
+
+  @Test
   void errorsKeepTheSqlState() {
     SeqdException e = assertThrows(SeqdException.class, () -> Batch.of(source, "no_such_sequence", 10).next());
     assertEquals(SeqdException.Kind.NOT_FOUND, e.kind());
