@@ -53,6 +53,7 @@ type Registry struct {
 
 	mu        sync.Mutex
 	admitted  int               // connections accepted and not yet ended
+	byName    map[string]int    // admitted, by the name of the Listener that accepted them
 	byID      map[uint32]*entry // sessions, and IDs reserved (ReserveID)
 	sessions  int               // the entries of byID that are sessions counted
 	tracked   int               // the entries of byID that Track made
@@ -71,7 +72,7 @@ type entry struct {
 // NewRegistry is a registry of at most max connections at once, the last
 // reserved of which only superusers may keep once authenticated.
 func NewRegistry(max, reserved int) *Registry {
-	return &Registry{max: max, reserved: reserved, byID: map[uint32]*entry{}, activity: executor.NewActivity()}
+	return &Registry{max: max, reserved: reserved, byID: map[uint32]*entry{}, byName: map[string]int{}, activity: executor.NewActivity()}
 }
 
 // Activity is the sessions of every front end, for their
@@ -96,9 +97,9 @@ func (r *Registry) Admit() bool {
 // admitConn admits nc as a Conn, in the place of the oldest evictable
 // connection when the budget is full (which it closes); nil when none is
 // evictable. A Conn not authenticated within authTimeout (if positive)
-// is closed.
-func (r *Registry) admitConn(nc net.Conn, authTimeout time.Duration) *Conn {
-	c := &Conn{Conn: nc, reg: r}
+// is closed. name is its Listener's (AdmittedBy).
+func (r *Registry) admitConn(nc net.Conn, authTimeout time.Duration, name string) *Conn {
+	c := &Conn{Conn: nc, reg: r, listener: name}
 	r.mu.Lock()
 	var evicted *Conn
 	var stop *time.Timer
@@ -111,10 +112,12 @@ func (r *Registry) admitConn(nc net.Conn, authTimeout time.Duration) *Conn {
 		evicted = e.Value.(*Conn)
 		evicted.left.Store(true) // its slot is the new one's
 		r.admitted--
+		r.byName[evicted.listener]--
 		r.unlistLocked(evicted)
 		stop, evicted.authTimer = evicted.authTimer, nil
 	}
 	r.admitted++
+	r.byName[name]++
 	c.evictable = r.evictable.PushBack(c)
 	if authTimeout > 0 {
 		c.authTimer = time.AfterFunc(authTimeout, func() { c.Close() })
@@ -142,6 +145,15 @@ func (r *Registry) Admitted() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.admitted
+}
+
+// AdmittedBy is how many of the connections counted now the Listener
+// named name accepted (ListenerConfig.Name: "pgwire", "mysql", "http",
+// "grpc").
+func (r *Registry) AdmittedBy(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byName[name]
 }
 
 // Leave ends an admitted connection.

@@ -227,6 +227,9 @@ func TestListener(t *testing.T) {
 		t.Fatal("the unauthenticated connection was not evicted for a new one")
 	}
 	a3.Authenticated()
+	if n := reg.AdmittedBy("test"); n != 2 {
+		t.Fatalf("AdmittedBy(test) = %d with two connections in", n)
+	}
 	// Full of authenticated connections: the fourth is refused.
 	c4 := pl.dial()
 	<-refused
@@ -245,8 +248,8 @@ func TestListener(t *testing.T) {
 	a1.Close() // evicted already: its slot is not left twice
 	a5.Close()
 	a2.Close()
-	if n := reg.Admitted(); n != 0 {
-		t.Fatalf("%d connections counted after all closed", n)
+	if n, m := reg.Admitted(), reg.AdmittedBy("test"); n != 0 || m != 0 {
+		t.Fatalf("%d connections counted (%d by the listener) after all closed", n, m)
 	}
 	_, _ = c2, c5
 

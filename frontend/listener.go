@@ -91,7 +91,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 			l.recovered()
 			backoff = 0
 		}
-		if c := l.cfg.Registry.admitConn(nc, l.cfg.AuthTimeout); c != nil {
+		if c := l.cfg.Registry.admitConn(nc, l.cfg.AuthTimeout, l.cfg.Name); c != nil {
 			return c, nil
 		}
 		go func() {
@@ -135,8 +135,9 @@ func (l *Listener) recovered() {
 // connection carries many); Close leaves the budget, once.
 type Conn struct {
 	net.Conn
-	reg  *Registry
-	left atomic.Bool
+	reg      *Registry
+	listener string // its Listener's name (Registry.AdmittedBy)
+	left     atomic.Bool
 	// evictable is the connection's place in the Registry's list while
 	// it may be evicted; nil otherwise. Guarded by reg.mu.
 	evictable *list.Element
@@ -190,6 +191,7 @@ func (c *Conn) leave() {
 	}
 	c.reg.mu.Lock()
 	c.reg.admitted--
+	c.reg.byName[c.listener]--
 	c.reg.unlistLocked(c)
 	t := c.authTimer
 	c.authTimer = nil
