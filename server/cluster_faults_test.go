@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/seqd/seqd/internal/localetcd"
 	"github.com/seqd/seqd/internal/testenv"
@@ -179,9 +180,10 @@ func (p *orderProbe) end(from, to time.Time) time.Duration {
 
 // TestEtcdMemberFaults: under each fault of the etcd leader member (cut
 // off from its peers while its clients still reach it; paused, as by
-// SIGSTOP: every connection to it held; stopped), ORDER sequences on
-// three nodes go without a value for at most the lease plus 2 s (paused:
-// see its limit), and their values stay in order.
+// SIGSTOP: every connection to it held; its process stopped by SIGSTOP,
+// its timers with it; stopped), ORDER sequences on three nodes go
+// without a value for at most the lease plus 2 s, and their values stay
+// in order.
 func TestEtcdMemberFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("etcd and three nodes, under faults")
@@ -191,20 +193,30 @@ func TestEtcdMemberFaults(t *testing.T) {
 		name        string
 		limit       time.Duration
 		make, clear func(cl *localetcd.Cluster, clients []*localetcd.Proxy, i int)
+		process     bool // the leader member runs as a process
 	}{
 		{"isolated", bound, func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) { cl.Isolate(i) },
-			func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) { cl.Rejoin(i) }},
+			func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) { cl.Rejoin(i) }, false},
 		// Paused: the member's connections stay open and silent; the
 		// nodes' clients set it aside after one try timed out on it
 		// (etcdstore.Endpoints).
 		{"paused", bound, func(cl *localetcd.Cluster, ps []*localetcd.Proxy, i int) { cl.Isolate(i); ps[i].Cut() },
-			func(cl *localetcd.Cluster, ps []*localetcd.Proxy, i int) { ps[i].Heal(); cl.Rejoin(i) }},
+			func(cl *localetcd.Cluster, ps []*localetcd.Proxy, i int) { ps[i].Heal(); cl.Rejoin(i) }, false},
+		{"SIGSTOP", bound, func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) {
+			if err := cl.Pause(i); err != nil {
+				t.Error(err)
+			}
+		}, func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) {
+			if err := cl.Resume(i); err != nil {
+				t.Error(err)
+			}
+		}, true},
 		{"stopped", bound, func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) { cl.Stop(i) },
 			func(cl *localetcd.Cluster, _ []*localetcd.Proxy, i int) {
 				if err := cl.Restart(i); err != nil {
 					t.Error(err)
 				}
-			}},
+			}, false},
 	}
 	for _, f := range faults {
 		t.Run(f.name, func(t *testing.T) {
@@ -213,6 +225,9 @@ func TestEtcdMemberFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(cl.Close)
+			if f.process {
+				leaderAsProcess(t, cl)
+			}
 			clients, eps := proxies(t, cl)
 			fc := startFaultCluster(t, cl, func(int) []string { return eps })
 			c, _ := fc.leader()
@@ -234,6 +249,41 @@ func TestEtcdMemberFaults(t *testing.T) {
 				t.Fatalf("ORDER sequences had no value for %v with the etcd leader member %s; the limit is %v", gap, f.name, f.limit)
 			}
 		})
+	}
+}
+
+// leaderAsProcess moves the etcd leader member to a process of its own
+// (localetcd RestartProcess: stopped, started again on its data), and
+// gives it the lead back (etcd's MoveLeader, asked of the leader).
+func leaderAsProcess(t *testing.T, cl *localetcd.Cluster) {
+	t.Helper()
+	i := cl.Leader()
+	cl.Stop(i)
+	if err := cl.RestartProcess(i); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := cl.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); cl.Leader() != i; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("etcd member %d, a process, did not take the lead in 30s", i)
+		}
+		l := cl.Leader()
+		if l < 0 {
+			continue
+		}
+		cfg.Endpoints = []string{cl.Endpoints[l]}
+		cli, err := clientv3.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err = cli.MoveLeader(ctx, uint64(cl.MemberID(i)))
+		cancel()
+		cli.Close()
+		t.Logf("moving the lead from etcd member %d to %d: %v", l, i, err)
 	}
 }
 
