@@ -321,10 +321,15 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 			_, _, err := s.opts.Reserve(s.cur, 1, s.name().Rel())
 			return seqmath.Range{}, err
 		}
-		s.demand += n
+		// A Snowflake's lead is counted once, by the extension's time
+		// (snowflakePlanLocked), not by every caller waiting: callers
+		// each counting it would move the mark on by their number of
+		// leads, hours ahead of the clock after a jump.
+		want := n - lead
+		s.demand += want
 		e.refillLocked(s)
 		err := s.waitLocked(ctx)
-		s.demand -= n
+		s.demand -= want
 		waits++
 		if err != nil {
 			return seqmath.Range{}, err

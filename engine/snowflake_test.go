@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -174,5 +175,40 @@ func TestSnowflakeMovePast(t *testing.T) {
 	wall.add(time.Second + 2*time.Millisecond)
 	if v := next(t, e, n); v <= last {
 		t.Fatalf("after the move: %d, not above %d", v, last)
+	}
+}
+
+// TestSnowflakeJumpMark: after the clock jumps ahead, callers waiting
+// together for the mark move it a Window past the clock, not a jump per
+// caller (which a crash would then turn into ids hours ahead of the
+// clock, refused for hours).
+func TestSnowflakeJumpMark(t *testing.T) {
+	wall := newWall()
+	e := openWall(t, vfs.NewCrashableMem(), wall, 0)
+	defer e.Close()
+	n := mustName(t, "ids")
+	sh, _ := seqmath.NewSnowflake(seqmath.DefaultEpochMicros, 1000, seqmath.DefaultNodeBits, seqmath.DefaultCounterBits)
+	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh}, false); err != nil {
+		t.Fatal(err)
+	}
+	next(t, e, n)
+	l := sh.Layout()
+	for range 5 {
+		wall.add(2 * time.Hour)
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Add(1)
+			go func() { defer wg.Done(); next(t, e, n) }()
+		}
+		wg.Wait()
+		quiesce(e)
+		info, err := e.Info(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mark, _ := info.Options.Advance(info.State, info.Window)
+		if ahead := time.Duration(sh.UnitOf(mark.Last)-l.Units(wall.now())) * l.Unit; ahead > timeid.DefaultWindow+time.Second {
+			t.Fatalf("the mark is %v ahead of the clock", ahead)
+		}
 	}
 }
