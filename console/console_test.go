@@ -13,8 +13,8 @@ import (
 
 	"github.com/seqd/seqd/apicore"
 	"github.com/seqd/seqd/engine"
-	"github.com/seqd/seqd/storage/memstore"
 	"github.com/seqd/seqd/seqmath"
+	"github.com/seqd/seqd/storage/memstore"
 )
 
 // fixture is a console on an engine with the roles the tests use: a
