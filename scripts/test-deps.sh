@@ -12,7 +12,8 @@
 # prettier), pgjdbc and HikariCP from Maven Central (and for sdk/java
 # JUnit and Hibernate ORM), tokio-postgres from crates.io and grpcurl
 # from the Go module proxy, each cached under /var/tmp, and Redis 7
-# (redis-server, seqbench's peer). Prints shell exports that tell the
+# (redis-server, seqbench's peer), and Chromium (the console's browser
+# test). Prints shell exports that tell the
 # tests where they are; scripts/test evaluates them.
 set -euo pipefail
 PGBIN=/usr/lib/postgresql/15/bin
@@ -243,6 +244,13 @@ fi
 if ! command -v prometheus >/dev/null; then
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >&2
+fi
+# Chromium (Debian's package), which the console's browser test drives
+# headless over the DevTools protocol (console TestBrowser); the test
+# finds it on PATH.
+if ! command -v chromium >/dev/null; then
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2
 fi
 # Redis 7 (Debian's redis-server), seqbench's peer for a fast counter
 # (the redis-always and redis-everysec targets, -workload crash) and the
