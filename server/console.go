@@ -30,9 +30,31 @@ func (s *Server) newConsole() *console.Console {
 	})
 	if s.node == nil {
 		s.ensureMonitorRole(context.Background(), s.eng)
+	} else {
+		go s.ensureMonitorRoleWhenLeading()
 	}
 	return c
 }
+
+// ensureMonitorRoleWhenLeading makes pg_monitor where it is missing, in
+// cluster mode: a standby's snapshot cannot be written, so the node
+// looks every monitorRoleCheck while it runs and makes it when it leads.
+func (s *Server) ensureMonitorRoleWhenLeading() {
+	t := time.NewTicker(monitorRoleCheck)
+	defer t.Stop()
+	for {
+		if eng, standby := s.node.current(); !standby {
+			s.ensureMonitorRole(s.node.ctx, eng)
+		}
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+const monitorRoleCheck = 10 * time.Second
 
 // ensureMonitorRole creates the predefined role pg_monitor (NOLOGIN, no
 // privilege of its own) where the store lacks it, as PostgreSQL 15 has
