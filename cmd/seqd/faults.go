@@ -20,15 +20,17 @@ import (
 // silently (a kill -9 lost everything).
 
 type faultConfig struct {
-	on    *bool
-	clock *bool
-	seed  *uint64
+	on     *bool
+	clock  *bool
+	offset *time.Duration
+	seed   *uint64
 }
 
 func faultFlags() faultConfig {
 	return faultConfig{
 		on:    flag.Bool("fault-injection", false, "testing only: keep the store in memory over -data, read fault commands from standard input (see packages faultfs and faultclock)"),
-		clock: flag.Bool("fault-clock", false, "testing only: read clock commands from standard input (see package faultclock); -fault-injection implies it"),
+		clock:  flag.Bool("fault-clock", false, "testing only: read clock commands from standard input (see package faultclock); -fault-injection implies it"),
+		offset: flag.Duration("fault-clock-offset", 0, "testing only: the wall clock's offset from the system's at start (a restart into a clock that moved)"),
 		seed: flag.Uint64("fault-seed", uint64(time.Now().UnixNano()), "testing only: seed of -fault-injection's crash clones"),
 	}
 }
@@ -43,6 +45,7 @@ func (f faultConfig) start(cfg *server.Config) func() error {
 		return nil
 	}
 	clock := faultclock.New(nil)
+	clock.Step(*f.offset)
 	cfg.WallClock = clock.Now
 	var ffs *faultfs.FS
 	if *f.on {
