@@ -28,10 +28,10 @@ type faultConfig struct {
 
 func faultFlags() faultConfig {
 	return faultConfig{
-		on:    flag.Bool("fault-injection", false, "testing only: keep the store in memory over -data, read fault commands from standard input (see packages faultfs and faultclock)"),
+		on:     flag.Bool("fault-injection", false, "testing only: keep the store in memory over -data, read fault commands from standard input (see packages faultfs and faultclock)"),
 		clock:  flag.Bool("fault-clock", false, "testing only: read clock commands from standard input (see package faultclock); -fault-injection implies it"),
 		offset: flag.Duration("fault-clock-offset", 0, "testing only: the wall clock's offset from the system's at start (a restart into a clock that moved)"),
-		seed: flag.Uint64("fault-seed", uint64(time.Now().UnixNano()), "testing only: seed of -fault-injection's crash clones"),
+		seed:   flag.Uint64("fault-seed", uint64(time.Now().UnixNano()), "testing only: seed of -fault-injection's crash clones"),
 	}
 }
 
