@@ -4,16 +4,21 @@ import (
 	"database/sql"
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/seqd/seqd/internal/testenv"
 )
 
 // benchPool is one connection of go-sql-driver/mysql to a server on an
-// in-memory engine, in database bench with a sequence s of CACHE 100000.
+// in-memory engine, in database bench with a sequence s of CACHE 100000,
+// whose statements are counted as the server's metrics count them
+// (benchOnStatement).
 func benchPool(b *testing.B) *sql.DB {
 	b.Helper()
 	eng := testenv.MemEngine(b)
-	s := serve(b, eng, Config{})
+	s := serve(b, eng, Config{OnStatement: benchOnStatement()})
 	root, err := sql.Open("mysql", fmt.Sprintf("root:root pw@tcp(%s)/", s.Addr()))
 	if err != nil {
 		b.Fatal(err)
@@ -31,6 +36,21 @@ func benchPool(b *testing.B) *sql.DB {
 	pool.SetMaxOpenConns(1)
 	b.Cleanup(func() { pool.Close() })
 	return pool
+}
+
+// benchOnStatement counts statements in a Prometheus counter and
+// histogram by command and SQLSTATE, the series resolved once per pair as
+// the server's metrics resolve them.
+func benchOnStatement() func(command, sqlstate string) func(time.Duration) {
+	count := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "statements"}, []string{"command", "class"})
+	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "seconds"}, []string{"command"})
+	return func(command, sqlstate string) func(time.Duration) {
+		c, h := count.WithLabelValues(command, sqlstate[:2]), duration.WithLabelValues(command)
+		return func(d time.Duration) {
+			c.Inc()
+			h.Observe(d.Seconds())
+		}
+	}
 }
 
 // BenchmarkCompile is what a statement costs the first time: prepared
@@ -94,5 +114,15 @@ func BenchmarkNextval(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkObserve is what counting a statement adds to it: the clock
+// read at its start and OnStatement's function, kept for the pair.
+func BenchmarkObserve(b *testing.B) {
+	cn := &conn{srv: &Server{cfg: Config{OnStatement: benchOnStatement()}}}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		cn.observe("SELECT", nil, cn.began())
 	}
 }

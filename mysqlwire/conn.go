@@ -49,6 +49,9 @@ type conn struct {
 	// makes MariaDB's notes.
 	diag    diagnostics
 	notices []executor.Notice
+	// observed is OnStatement's answer for its last statement's
+	// (command, SQLSTATE) (observe.go).
+	observed observed
 
 	mu sync.Mutex
 	// ctx is the context statements run under, cancel its cancel: kept
@@ -130,9 +133,11 @@ func (h handler) ConnectionAborted(c *mysql.Conn, reason string) error { return 
 
 func (h handler) ComInitDB(c *mysql.Conn, db string) error {
 	cn := h.conn(c)
+	began := cn.began()
 	cn.begins(&step{})
 	err := cn.use(db)
 	cn.ended(&step{}, err)
+	cn.observe("USE", err, began)
 	if err != nil {
 		return toSQLError(err)
 	}
@@ -141,22 +146,30 @@ func (h handler) ComInitDB(c *mysql.Conn, db string) error {
 
 func (h handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	cn := h.conn(c)
+	began := cn.began()
 	steps, err := cn.translate(query)
 	if err != nil {
 		cn.begins(&step{})
 		cn.ended(&step{}, err)
+		cn.observe("", err, began)
 		h.srv.logFailure(c, err, query)
 		return toSQLError(err)
 	}
 	for i := range steps {
+		if i > 0 {
+			began = cn.began()
+		}
 		cn.begins(&steps[i])
 		res, err := cn.run(ctx, &steps[i])
 		cn.ended(&steps[i], err)
 		if err != nil {
+			cn.observe(steps[i].command, err, began)
 			h.srv.logFailure(c, err, steps[i].text)
 			return toSQLError(err)
 		}
-		if err := callback(res, i < len(steps)-1); err != nil {
+		err = callback(res, i < len(steps)-1)
+		cn.observe(steps[i].command, nil, began) // it ran, whether or not its answer reached the client
+		if err != nil {
 			return err
 		}
 	}

@@ -59,8 +59,10 @@ type step struct {
 	// as MariaDB does where PostgreSQL's words are not MariaDB's.
 	exec func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error)
 	fail func(err error) error
-	// text is the statement as sent, for logs.
-	text string
+	// text is the statement as sent, for logs; command what it is
+	// counted as (commandOf).
+	text    string
+	command string
 	// clears: it uses a table, so MariaDB clears its diagnostics before
 	// it (warnings.go, rule 1). noted, when set, is the notes MariaDB
 	// raises where the executor gave the notices ns (noticed).
@@ -121,6 +123,7 @@ func translate(p *parser.Parser, q string, env stmtEnv) ([]step, error) {
 		}
 		s.clears = s.clears || usesTable(st)
 		s.text = asTyped(st.Text(), typed) // as sent, for logs and pg_stat_activity
+		s.command = commandOf(st)
 		if s.params > 0 {
 			s.near = asTyped(strings.TrimSpace(q[min(max(s.markerAt, start), end):end]), typed)
 		}

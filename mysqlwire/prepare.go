@@ -100,6 +100,7 @@ func (h handler) ComStmtClose(c *mysql.Conn, id uint32) { h.conn(c).forget(id) }
 
 func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd *mysql.PrepareData) (fields []*querypb.Field, err error) {
 	cn := h.conn(c)
+	began := cn.began()
 	if !cn.srv.reservePrepared() {
 		delete(c.PrepareData, pd.StatementID)
 		return nil, mysql.NewSQLError(mysql.ERMaxPreparedStmtCountReached, "42000", "Can't create more than max_prepared_stmt_count statements (current value: %d)", cn.srv.cfg.MaxPreparedStatements)
@@ -108,6 +109,7 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 		if err != nil {
 			cn.begins(&step{})
 			cn.ended(&step{}, err)
+			cn.observe("", err, began)
 			cn.srv.prepared.Add(-1)
 			delete(c.PrepareData, pd.StatementID)
 			cn.srv.logFailure(c, err, query)
@@ -172,18 +174,24 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 
 func (h handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, pd *mysql.PrepareData, callback func(*sqltypes.Result) error) (err error) {
 	cn := h.conn(c)
+	began := cn.began()
 	ps := cn.stmts[pd.StatementID]
 	if ps == nil {
-		return toSQLError(sqlerr.Errorf(sqlerr.InvalidStatementName, "Unknown prepared statement handler (%d) given to mysqld_stmt_execute", pd.StatementID))
+		err := sqlerr.Errorf(sqlerr.InvalidStatementName, "Unknown prepared statement handler (%d) given to mysqld_stmt_execute", pd.StatementID)
+		cn.observe("", err, began)
+		return toSQLError(err)
 	}
 	cn.begins(ps.st)
 	res, err := cn.execute(ctx, ps, pd)
 	cn.ended(ps.st, err)
 	if err != nil {
+		cn.observe(ps.st.command, err, began)
 		cn.srv.logFailure(c, err, ps.st.text)
 		return toSQLError(err)
 	}
-	return callback(res)
+	err = callback(res)
+	cn.observe(ps.st.command, nil, began)
+	return err
 }
 
 // execute runs a prepared statement with the parameters the client bound.

@@ -114,6 +114,19 @@ type Config struct {
 	IdleTimeout time.Duration
 	// Logger receives failures; nil means the standard logger.
 	Logger *log.Logger
+	// OnStatement, if set, is told of every statement run, as pgwire's
+	// (the server's metrics): each of a COM_QUERY's statements, a
+	// COM_STMT_EXECUTE, a COM_INIT_DB (as USE), and a COM_QUERY or
+	// COM_STMT_PREPARE that failed before it had a statement. Given its
+	// command (PostgreSQL's tag's words: "SELECT", "CREATE SEQUENCE",
+	// "SET", ...; "" if it failed before having one) and its SQLSTATE
+	// ("00000" on success; else the one its client was sent, MariaDB's:
+	// HY000 for most of MariaDB's own errors), it returns the
+	// function told how long the statement took, its answer sent. Each
+	// connection keeps the function of its last (command, SQLSTATE) and
+	// calls it again for the next statement with the same pair, so
+	// looking it up may cost more than calling it. Neither may block.
+	OnStatement func(command, sqlstate string) func(d time.Duration)
 }
 
 // Server serves MySQL's protocol on one listener. It is safe for
