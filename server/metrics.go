@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,14 +32,29 @@ type metrics struct {
 	durations  *prometheus.HistogramVec
 	batch      prometheus.Histogram
 	commit     prometheus.Histogram
-	// observers are onStatement's answers by command and class, made
-	// once: a label lookup and a closure per statement cost more than
-	// the statement's own count. The map is replaced, never changed
-	// (observersMu serializes the replacements), so that a statement
-	// reads it without writing to memory other cores read.
+	// observers are onStatement's answers by protocol, command and
+	// class, made once: a label lookup and a closure per statement cost
+	// more than the statement's own count. The map is replaced, never
+	// changed (observersMu serializes the replacements), so that a
+	// statement reads it without writing to memory other cores read.
 	observersMu sync.Mutex
-	observers   atomic.Pointer[map[[2]string]func(time.Duration)]
+	observers   atomic.Pointer[map[observerKey]func(time.Duration)]
 }
+
+// observerKey is a statement series' labels: protocol, command, class.
+type observerKey [3]string
+
+// The protocol label's values, one per front end: four at most.
+const (
+	protocolPostgreSQL = "postgresql"
+	protocolMySQL      = "mysql"
+	protocolHTTP       = "http"
+	protocolGRPC       = "grpc"
+)
+
+// protocolListeners are the protocols' listeners' names
+// (frontend.ListenerConfig.Name), which their connections are counted by.
+var protocolListeners = [...][2]string{{protocolPostgreSQL, "pgwire"}, {protocolMySQL, "mysql"}, {protocolHTTP, "http"}, {protocolGRPC, "grpc"}}
 
 // maxObservers bounds the observers kept (commands are tags and API
 // operations, classes SQLSTATE classes: far fewer in practice).
@@ -49,9 +65,9 @@ const maxObservers = 4096
 func newMetrics(eng func() *engine.Engine, conns func() int, maxConns int, near func() int) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.statements = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "seqd_statements_total",
-		Help: "Statements run, by command tag and SQLSTATE class (00: success)."}, []string{"command", "class"})
+		Help: "Statements run (the APIs' calls), by command tag, SQLSTATE class (00: success) and protocol (postgresql, mysql, http, grpc)."}, []string{"command", "class", "protocol"})
 	m.durations = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "seqd_statement_duration_seconds",
-		Help: "Time to run a statement and send its rows, by command tag.", Buckets: prometheus.ExponentialBuckets(10e-6, 4, 10)}, []string{"command"})
+		Help: "Time to run a statement and send its rows, by command tag and protocol.", Buckets: prometheus.ExponentialBuckets(10e-6, 4, 10)}, []string{"command", "protocol"})
 	m.batch = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "seqd_group_commit_records",
 		Help: "Records written by one group commit.", Buckets: prometheus.ExponentialBuckets(1, 2, 11)})
 	m.commit = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "seqd_group_commit_seconds",
@@ -127,20 +143,40 @@ func (m *metrics) registerCluster(leading func() bool, ranges *engine.Ranges) *c
 	return c
 }
 
-// onStatement is pgwire's OnStatement: the statement's series, looked up
-// by label values once per connection and (command, SQLSTATE) pair.
+// onStatement is the OnStatement of pgwire, the HTTP API and gRPC, whose
+// protocol its command tells: the APIs' begin with "HTTP " and "gRPC ".
 func (m *metrics) onStatement(command, sqlstate string) func(time.Duration) {
+	protocol := protocolPostgreSQL
+	switch {
+	case strings.HasPrefix(command, "HTTP "):
+		protocol = protocolHTTP
+	case strings.HasPrefix(command, "gRPC "):
+		protocol = protocolGRPC
+	}
+	return m.observer(protocol, command, sqlstate)
+}
+
+// onMySQLStatement is mysqlwire's OnStatement.
+func (m *metrics) onMySQLStatement(command, sqlstate string) func(time.Duration) {
+	return m.observer(protocolMySQL, command, sqlstate)
+}
+
+// observer is the function counting a statement of protocol in its
+// series, looked up by label values once per (protocol, command,
+// SQLSTATE class) and made once: the front ends keep it per connection
+// for the next statement with the same pair.
+func (m *metrics) observer(protocol, command, sqlstate string) func(time.Duration) {
 	if command == "" {
 		command = "failed"
 	}
-	key := [2]string{command, sqlstate[:2]}
+	key := observerKey{protocol, command, sqlstate[:2]}
 	if obs := m.observers.Load(); obs != nil {
 		if f, ok := (*obs)[key]; ok {
 			return f
 		}
 	}
-	count := m.statements.WithLabelValues(key[0], key[1])
-	duration := m.durations.WithLabelValues(command)
+	count := m.statements.WithLabelValues(command, key[2], protocol)
+	duration := m.durations.WithLabelValues(command, protocol)
 	f := func(d time.Duration) {
 		count.Inc()
 		duration.Observe(d.Seconds())
@@ -149,7 +185,7 @@ func (m *metrics) onStatement(command, sqlstate string) func(time.Duration) {
 	defer m.observersMu.Unlock()
 	old := m.observers.Load()
 	if old == nil || len(*old) < maxObservers {
-		obs := map[[2]string]func(time.Duration){key: f}
+		obs := map[observerKey]func(time.Duration){key: f}
 		if old != nil {
 			for k, v := range *old {
 				obs[k] = v
@@ -158,6 +194,18 @@ func (m *metrics) onStatement(command, sqlstate string) func(time.Duration) {
 		m.observers.Store(&obs)
 	}
 	return f
+}
+
+// registerConnections adds the open connections per protocol, as reg
+// counts them by listener (seqd_connections is their sum).
+func (m *metrics) registerConnections(reg *frontend.Registry) {
+	for _, pl := range protocolListeners {
+		listener := pl[1]
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_protocol_connections",
+			Help:        "Open client connections by protocol (postgresql, mysql, http: the HTTP API, grpc), each from its accept: seqd_connections is their sum.",
+			ConstLabels: prometheus.Labels{"protocol": pl[0]}},
+			func() float64 { return float64(reg.AdmittedBy(listener)) }))
+	}
 }
 
 func (m *metrics) onCommit(records int, d time.Duration) {
@@ -257,10 +305,11 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 
 // registerServerMetrics adds the metrics that read the server rather
 // than its engine: the free space of the embedded store's file system
-// and, in cluster mode, the node's contact with etcd. serveHTTP calls it,
-// since only its listener serves them.
-// REQUIRES: s.cfg and s.node are set.
+// and, in cluster mode, the node's contact with etcd; and the connections
+// per protocol. serveHTTP calls it, since only its listener serves them.
+// REQUIRES: s.cfg, s.node and s.pg are set.
 func (s *Server) registerServerMetrics() {
+	s.metrics.registerConnections(s.pg.Registry())
 	if s.node != nil {
 		n := s.node
 		s.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_etcd_contact_age_seconds",

@@ -3,9 +3,11 @@ package server
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -77,7 +79,7 @@ func TestMetrics(t *testing.T) {
 		for name := range fams {
 			have[name] = true
 		}
-		if !strings.Contains(body, `seqd_statements_total{class="42",command="failed"} 1`) ||
+		if !strings.Contains(body, `seqd_statements_total{class="42",command="failed",protocol="postgresql"} 1`) ||
 			!strings.Contains(body, `seqd_sequence_last_value{schema="public",sequence="m"} `+last) ||
 			!strings.Contains(body, `seqd_sequence_remaining_values{schema="public",sequence="m"} `+left) {
 			t.Fatalf("missing series:\n%s", body)
@@ -205,8 +207,8 @@ func gauge(t *testing.T, s *Server, name string) float64 {
 
 // TestMetricsConnections: seqd_connections counts every client
 // connection of the budget the protocols share, each from its accept
-// (one that has not said a word yet too), and seqd_connections_max is
-// that budget.
+// (one that has not said a word yet too), seqd_protocol_connections the
+// same per protocol, and seqd_connections_max is that budget.
 func TestMetricsConnections(t *testing.T) {
 	ctx := context.Background()
 	s, err := Start(ctx, Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0", APIListen: "127.0.0.1:0",
@@ -244,12 +246,102 @@ func TestMetricsConnections(t *testing.T) {
 		silent = append(silent, nc)
 	}
 	want(4)
+	wantProtocols(t, s, map[string]float64{"postgresql": 1, "mysql": 1, "http": 1, "grpc": 1})
 	for _, nc := range silent {
 		nc.Close()
 	}
 	want(1)
+	wantProtocols(t, s, map[string]float64{"postgresql": 1, "mysql": 0, "http": 0, "grpc": 0})
 	if got := gauge(t, s, "seqd_connections_max"); got != 50 {
 		t.Errorf("seqd_connections_max %v, want 50", got)
+	}
+}
+
+// wantProtocols waits until seqd_protocol_connections shows want, by
+// protocol (four series, always).
+func wantProtocols(t *testing.T, s *Server, want map[string]float64) {
+	t.Helper()
+	var got map[string]float64
+	for range 100 {
+		got = protocolSeries(t, s, "seqd_protocol_connections", nil)
+		if maps.Equal(got, want) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("seqd_protocol_connections %v, want %v", got, want)
+}
+
+// protocolSeries is family name's series by their protocol label: a
+// gauge's value, or a counter's summed over the series whose other
+// labels match (nil: every series).
+func protocolSeries(t *testing.T, s *Server, name string, match map[string]string) map[string]float64 {
+	t.Helper()
+	_, body := get(t, s, "/metrics")
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("exposition does not parse: %v", err)
+	}
+	out := map[string]float64{}
+next:
+	for _, m := range fams[name].GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		for k, v := range match {
+			if labels[k] != v {
+				continue next
+			}
+		}
+		out[labels["protocol"]] += m.GetGauge().GetValue() + m.GetCounter().GetValue()
+	}
+	return out
+}
+
+// TestMetricsProtocols: statements are counted by protocol, MySQL's
+// too: a nextval over PostgreSQL's protocol and NEXT VALUE FOR over
+// MySQL's, each its own protocol's, and a MySQL statement that fails
+// under its class.
+func TestMetricsProtocols(t *testing.T) {
+	ctx := context.Background()
+	s, err := Start(ctx, Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0", HTTP: "127.0.0.1:0", Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(ctx) })
+	c, err := pgx.Connect(ctx, "postgres://seqd@"+s.Addr().String()+"/seqd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for _, q := range []string{"create sequence p", "select nextval('p')"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	my, err := sql.Open("mysql", "seqd@tcp("+s.MySQLAddr().String()+")/public")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer my.Close()
+	var v int64
+	for range 2 {
+		if err := my.QueryRow("SELECT NEXT VALUE FOR p").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	my.Exec("SELECT NEXT VALUE FOR nope")
+	ok := protocolSeries(t, s, "seqd_statements_total", map[string]string{"command": "SELECT", "class": "00"})
+	if ok["postgresql"] != 1 || ok["mysql"] != 2 {
+		t.Errorf("SELECTs run by protocol: %v, want postgresql 1, mysql 2", ok)
+	}
+	if failed := protocolSeries(t, s, "seqd_statements_total", map[string]string{"command": "SELECT", "class": "42"}); failed["mysql"] != 1 {
+		t.Errorf("SELECTs failed (42) by protocol: %v, want mysql 1", failed)
+	}
+	if n := protocolSeries(t, s, "seqd_statement_duration_seconds", nil); len(n) != 2 {
+		t.Errorf("durations by protocol: %v, want postgresql's and mysql's", n)
 	}
 }
 

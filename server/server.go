@@ -298,7 +298,8 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 		}
 		s.my, err = mysqlwire.NewServer(mysqlwire.Config{Engine: pc.Engine, Node: pc.Node, Registry: s.pg.Registry(),
 			Auth: mysqlAuth(cfg.Auth, cfg.MySQLListen), DefaultAuth: cfg.MySQLDefaultAuth, RSAKey: key, TLS: pc.TLS, TLSRequired: cfg.TLSRequired, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
-			SessionDefaults: cfg.SessionDefaults, Superuser: cfg.Superuser, IdleTimeout: cfg.IdleTimeout, MaxMessage: cfg.MaxMessage, AuthTimeout: cfg.AuthTimeout, Logger: cfg.Logger}, ml)
+			SessionDefaults: cfg.SessionDefaults, Superuser: cfg.Superuser, IdleTimeout: cfg.IdleTimeout, MaxMessage: cfg.MaxMessage, AuthTimeout: cfg.AuthTimeout, Logger: cfg.Logger,
+			OnStatement: s.metrics.onMySQLStatement}, ml)
 		if err != nil {
 			ml.Close()
 			ln.Close()
