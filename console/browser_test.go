@@ -59,6 +59,7 @@ func TestBrowser(t *testing.T) {
 		{"see its privileges", poll(`document.querySelector('#privileges tbody').rows.length >= 1`)},
 		{"open the cluster page", chromedp.Click(chromedp.ID("nav-cluster"))},
 		{"see the node", poll(`document.querySelector('#cluster').textContent.includes('single')`)},
+		{"see the failures", poll(`document.querySelector('#failures-note').textContent.includes('kept')`)},
 	}
 	for _, s := range steps {
 		if err := chromedp.Do(tab, s.action); err != nil {

@@ -56,6 +56,9 @@ type Config struct {
 	Projection func(id uint64, used, total float64) (Projection, bool)
 	// Cluster describes the cluster and the connections; nil: none.
 	Cluster func() Cluster
+	// Failures are the recent failed statements the server logged,
+	// newest first; nil: none kept.
+	Failures func() []Failure
 	// SampleEvery is how often a viewed sequence's position is sampled
 	// for its chart (0: DefaultSampleEvery).
 	SampleEvery time.Duration
@@ -89,6 +92,7 @@ func New(cfg Config) *Console {
 	c.mux.HandleFunc("GET /console/api/sequences", c.api(c.sequences))
 	c.mux.HandleFunc("GET /console/api/sequence", c.api(c.sequence))
 	c.mux.HandleFunc("GET /console/api/cluster", c.api(c.cluster))
+	c.mux.HandleFunc("GET /console/api/failures", c.api(c.failures))
 	c.mux.HandleFunc("GET /console/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
 	})

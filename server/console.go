@@ -21,8 +21,12 @@ func (s *Server) newConsole() *console.Console {
 	cc := apicore.Config{Node: func() (*engine.Engine, bool) { return s.engine(), false }, Registry: s.pg.Registry(),
 		Auth: apiAuth(s.cfg.Auth, s.cfg.HTTP), Superuser: s.cfg.Superuser, AppName: "seqd console"}
 	core := apicore.New(cc)
-	c := console.New(console.Config{Engine: s.engine, Authenticate: core.Authenticate, Superuser: s.cfg.Superuser,
-		Plaintext: s.cfg.APIInsecure, Projection: s.watch.projection, Cluster: s.consoleCluster})
+	ccfg := console.Config{Engine: s.engine, Authenticate: core.Authenticate, Superuser: s.cfg.Superuser,
+		Plaintext: s.cfg.APIInsecure, Projection: s.watch.projection, Cluster: s.consoleCluster}
+	if f := failuresOf(s.log); f != nil {
+		ccfg.Failures = f.Recent
+	}
+	c := console.New(ccfg)
 	http := s.cfg.HTTP
 	s.others = append(s.others, door{
 		setAuth: func(method string) { core.SetAuth(apiAuth(method, http)) },

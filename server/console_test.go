@@ -5,6 +5,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,4 +57,28 @@ func TestConsoleAuth(t *testing.T) {
 	if got := status("mon", "pw"); got != 200 {
 		t.Errorf("mon, granted pg_monitor: %d, want 200", got)
 	}
+	c.Exec(ctx, "SELECT nextval('no_such_sequence')")
+	for _, tc := range []struct {
+		user, password string
+		statement      bool
+	}{{"seqd", "boot", true}, {"mon", "pw", false}} {
+		body := consoleGet(t, s, tc.user, tc.password, "/console/api/failures")
+		if !strings.Contains(body, "42P01") || strings.Contains(body, "no_such_sequence')") != tc.statement {
+			t.Errorf("%s's failures (statement shown: %v): %s", tc.user, tc.statement, body)
+		}
+	}
+}
+
+// consoleGet is the body of the console's answer to path, as user.
+func consoleGet(t *testing.T, s *Server, user, password, path string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, "http://"+s.HTTPAddr().String()+path, nil)
+	req.SetBasicAuth(user, password)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }

@@ -183,6 +183,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.Default()
 	}
+	if cfg.HTTP != "" {
+		cfg.Logger = logFailures(cfg.Logger) // the console's recent failures
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,10 @@ async function loadCluster() {
   if (c.mode === 'cluster') pairs.push(['etcd last heard', duration(c.etcd_contact_seconds) + ' ago']);
   pairs.push(['connections', c.connections + ' of ' + c.max_connections], ['sequences', c.sequences]);
   definition($('cluster'), pairs);
+  const f = await get('failures');
+  $('failures-note').textContent = f.failures.length + ' kept (the last 100 logged)' +
+    (f.statements_shown ? '' : '; the statements\' text is shown to superusers only');
+  $('failures').tBodies[0].replaceChildren(...f.failures.map(x => { const tr = el('tr'); tr.append(el('td', x.at), el('td', x.line)); return tr; }));
 }
 
 async function route() {
