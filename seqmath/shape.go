@@ -288,7 +288,7 @@ func ParseShape(text string) (Shape, error) {
 	default:
 		return sh, bad
 	}
-	if len(f) == 3 && f[0] == "skip" {
+	if len(f) == 3 && f[0] == "skip" && sh.Kind != Snowflake {
 		lo, ok1 := num(f[1], 64)
 		hi, ok2 := num(f[2], 64)
 		if !ok1 || !ok2 || lo > hi {

@@ -55,7 +55,7 @@ func TestSnowflakeLimits(t *testing.T) {
 			t.Errorf("NewSnowflake(unit %d, %d, %d) = %v, want ErrInvalidOption", c.unit, c.nb, c.cb, err)
 		}
 	}
-	for _, text := range []string{"snowflake 0 1000 10 12", "snowflake 0 1000 10 12 node 1024", "snowflake 0 1000 10 12 node -1", "snowflake 0 1000 10 12 nod 1"} {
+	for _, text := range []string{"snowflake 0 1000 10 12", "snowflake 0 1000 10 12 node 0 skip 1 2", "snowflake 0 1000 10 12 node 1024", "snowflake 0 1000 10 12 node -1", "snowflake 0 1000 10 12 nod 1"} {
 		if _, err := ParseShape(text); err == nil {
 			t.Errorf("ParseShape(%q) accepted", text)
 		}

@@ -129,7 +129,7 @@ export function parseShape(text: string | null): Shape {
   }
   let skip: [bigint, bigint] | null = null;
   if (rest.length > 0) {
-    if (rest.length !== 3 || rest[0] !== "skip") throw bad;
+    if (rest.length !== 3 || rest[0] !== "skip" || kind === "snowflake") throw bad;
     skip = [int(rest[1]), int(rest[2])];
     if (skip[0] > skip[1]) throw bad;
   }

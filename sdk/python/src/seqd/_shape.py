@@ -146,7 +146,7 @@ def parse_shape(text: Optional[str]) -> Shape:
         raise bad
     skip = None
     if rest:
-        if len(rest) != 3 or rest[0] != "skip":
+        if len(rest) != 3 or rest[0] != "skip" or kind == "snowflake":
             raise bad
         lo, hi = _int64(rest[1]), _int64(rest[2])
         if lo is None or hi is None or lo > hi:

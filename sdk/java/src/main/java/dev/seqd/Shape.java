@@ -187,7 +187,7 @@ public final class Shape {
     long lo = 0;
     long hi = 0;
     if (i != f.size()) {
-      if (f.size() != i + 3 || !f.get(i).equals("skip")) {
+      if (f.size() != i + 3 || !f.get(i).equals("skip") || kind == Kind.SNOWFLAKE) {
         throw bad;
       }
       lo = int64(f.get(i + 1), bad);
