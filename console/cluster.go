@@ -1,6 +1,9 @@
 package console
 
-import "net/http"
+import (
+	"net/http"
+	"time"
+)
 
 // Cluster is what the server tells of itself: the node, in cluster mode
 // its role and leader, and the connections against their budget.
@@ -15,9 +18,17 @@ type Cluster struct {
 	Error string `json:"error,omitempty"`
 	// EtcdContactSeconds is how long ago the node last heard from etcd.
 	EtcdContactSeconds float64 `json:"etcd_contact_seconds,omitempty"`
-	Connections        int     `json:"connections"`
-	MaxConnections     int     `json:"max_connections"`
-	Sequences          int     `json:"sequences"`
+	// Term is the leader's term (its leader key's revision), on the
+	// leader; LeaderSince when it won it.
+	Term        int64      `json:"term,omitempty"`
+	LeaderSince *time.Time `json:"leader_since,omitempty"`
+	// Members are etcd's members and their health, as this node reaches
+	// them; Failovers the changes of leader this node saw, newest first.
+	Members        []Member   `json:"members,omitempty"`
+	Failovers      []Failover `json:"failovers,omitempty"`
+	Connections    int        `json:"connections"`
+	MaxConnections int        `json:"max_connections"`
+	Sequences      int        `json:"sequences"`
 }
 
 // cluster describes the server.
@@ -28,4 +39,26 @@ func (c *Console) cluster(_ *viewer, _ *http.Request) (any, error) {
 	}
 	out.Sequences = c.cfg.Engine().Count()
 	return out, nil
+}
+
+// Member is one etcd member: its name, client URLs, and what its status
+// answered (Error when it did not).
+type Member struct {
+	Name      string   `json:"name"`
+	URLs      []string `json:"urls"`
+	Leader    bool     `json:"leader"`
+	RaftTerm  uint64   `json:"raft_term,omitempty"`
+	DBSize    int64    `json:"db_size,omitempty"`
+	Error     string   `json:"error,omitempty"`
+	IsLearner bool     `json:"learner,omitempty"`
+}
+
+// Failover is a change of seqd's leader as one node saw it: from whom,
+// to whom, and how long it saw no leader in between (to within its view
+// of the store's leader key, every few seconds).
+type Failover struct {
+	At      time.Time `json:"at"`
+	From    string    `json:"from"`
+	To      string    `json:"to"`
+	Seconds float64   `json:"seconds"`
 }

@@ -21,8 +21,9 @@ func (s *Server) newConsole() *console.Console {
 	cc := apicore.Config{Node: func() (*engine.Engine, bool) { return s.engine(), false }, Registry: s.pg.Registry(),
 		Auth: apiAuth(s.cfg.Auth, s.cfg.HTTP), Superuser: s.cfg.Superuser, AppName: "seqd console"}
 	core := apicore.New(cc)
+	view := &clusterView{}
 	ccfg := console.Config{Engine: s.engine, Authenticate: core.Authenticate, Superuser: s.cfg.Superuser,
-		Plaintext: s.cfg.APIInsecure, Projection: s.watch.projection, Cluster: s.consoleCluster}
+		Plaintext: s.cfg.APIInsecure, Projection: s.watch.projection, Cluster: func() console.Cluster { return s.consoleCluster(view) }}
 	if f := failuresOf(s.log); f != nil {
 		ccfg.Failures = f.Recent
 	}
@@ -36,6 +37,7 @@ func (s *Server) newConsole() *console.Console {
 		s.ensureMonitorRole(context.Background(), s.eng)
 	} else {
 		go s.ensureMonitorRoleWhenLeading()
+		go s.watchFailovers(&view.failovers)
 	}
 	return c
 }
@@ -94,28 +96,4 @@ func (w *exhaustionWatch) projection(id uint64, used, total float64) (console.Pr
 		return console.Projection{}, false
 	}
 	return console.Projection{Seconds: seconds, PerSecond: rate, Window: window}, true
-}
-
-// consoleCluster is what the console shows of the server.
-func (s *Server) consoleCluster() console.Cluster {
-	c := console.Cluster{Mode: "single", Connections: s.admitted(), MaxConnections: s.cfg.maxConns(), Ready: "ok"}
-	if err := s.engine().Healthy(); err != nil {
-		c.Ready, c.Error = "", err.Error()
-	}
-	if n := s.node; n != nil {
-		c.Mode, c.Node = "cluster", n.cfg.NodeName
-		ready, err := n.ready()
-		c.Ready, c.Error = ready, ""
-		if err != nil {
-			c.Ready, c.Error = "", err.Error()
-		}
-		c.EtcdContactSeconds = n.etcdContactAge().Seconds()
-		n.mu.Lock()
-		c.Role, c.Leader = "leader", n.cfg.NodeName
-		if n.standby {
-			c.Role, c.Leader = "standby", n.leader
-		}
-		n.mu.Unlock()
-	}
-	return c
 }

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -10,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/seqd/seqd/console"
 )
 
 // TestConsoleAuth runs the console behind the roles' passwords: a role
@@ -73,7 +77,9 @@ func TestConsoleAuth(t *testing.T) {
 func consoleGet(t *testing.T, s *Server, user, password, path string) string {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, "http://"+s.HTTPAddr().String()+path, nil)
-	req.SetBasicAuth(user, password)
+	if user != "" {
+		req.SetBasicAuth(user, password)
+	}
 	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -81,4 +87,52 @@ func consoleGet(t *testing.T, s *Server, user, password, path string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// TestConsoleCluster reads the cluster page's JSON of a cluster of three
+// on etcd: the leader's term, etcd's three members with one raft leader,
+// and, once the leader stops, the failover a standby saw.
+func TestConsoleCluster(t *testing.T) {
+	names := 0
+	fc := startFailoverCluster(t, func(c *Config) { c.NodeName = fmt.Sprintf("node%d", names); names++ })
+	c, first := fc.leader()
+	c.Close(fc.ctx)
+	view := func(i int) console.Cluster {
+		var v console.Cluster
+		body := consoleGet(t, fc.nodes[i], "", "", "/console/api/cluster")
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			t.Fatalf("%v: %s", err, body)
+		}
+		return v
+	}
+	v := view(first)
+	leaders := 0
+	for _, m := range v.Members {
+		if m.Leader {
+			leaders++
+		}
+		if m.Error != "" {
+			t.Errorf("member %s: %s", m.Name, m.Error)
+		}
+	}
+	if v.Role != "leader" || v.Term <= 0 || v.LeaderSince == nil || len(v.Members) != 3 || leaders != 1 {
+		t.Fatalf("the leader's view: %+v", v)
+	}
+	other := (first + 1) % 3
+	if v := view(other); v.Role != "standby" || v.Leader != fmt.Sprintf("node%d", first) {
+		t.Errorf("a standby's view: %+v", v)
+	}
+	fc.nodes[first].Shutdown(fc.ctx)
+	fc.down[first] = true
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v := view(other)
+		if len(v.Failovers) > 0 && v.Failovers[0].From == fmt.Sprintf("node%d", first) && v.Failovers[0].To != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no failover seen: %+v", v)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -135,9 +135,22 @@ async function loadCluster() {
   if (c.role) pairs.push(['role', c.role]);
   if (c.leader) pairs.push(['leader', c.leader]);
   pairs.push(['ready', c.error ? 'no: ' + c.error : c.ready]);
+  if (c.term) pairs.push(['term', c.term + ' (won ' + c.leader_since + ')']);
   if (c.mode === 'cluster') pairs.push(['etcd last heard', duration(c.etcd_contact_seconds) + ' ago']);
   pairs.push(['connections', c.connections + ' of ' + c.max_connections], ['sequences', c.sequences]);
   definition($('cluster'), pairs);
+  $('cluster-detail').hidden = c.mode !== 'cluster';
+  $('members').tBodies[0].replaceChildren(...(c.members || []).map(m => {
+    const tr = el('tr');
+    tr.append(el('td', m.name), el('td', (m.urls || []).join(' ')),
+      el('td', m.error ? 'unreachable: ' + m.error : (m.leader ? 'healthy, raft leader' : 'healthy') + (m.learner ? ', learner' : '')), el('td', m.raft_term || ''));
+    return tr;
+  }));
+  $('failovers').tBodies[0].replaceChildren(...(c.failovers || []).map(f => {
+    const tr = el('tr');
+    tr.append(el('td', f.at), el('td', f.from || '(none)'), el('td', f.to), el('td', duration(f.seconds)));
+    return tr;
+  }));
   const f = await get('failures');
   $('failures-note').textContent = f.failures.length + ' kept (the last 100 logged)' +
     (f.statements_shown ? '' : '; the statements\' text is shown to superusers only');
