@@ -2,6 +2,7 @@ package compat
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -235,8 +236,8 @@ func TestWithBool(t *testing.T) {
 }
 
 // TestPrometheusRulesAndDashboard: a real Prometheus scrapes a seqd and a
-// one-node cluster under a small load over PostgreSQL's protocol, the
-// HTTP API and gRPC, with seqd's rules loaded. Every rule evaluates
+// one-node cluster under a small load over PostgreSQL's and MySQL's
+// protocols, the HTTP API and gRPC, with seqd's rules loaded. Every rule evaluates
 // without error, every dashboard query and every rule's expression
 // returns data (an alert's with its comparisons made bool: quiet while
 // healthy, the series it reads are there).
@@ -246,7 +247,7 @@ func TestPrometheusRulesAndDashboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	single := seqdtest.Start(t, server.Config{HTTP: "127.0.0.1:0", APIListen: "127.0.0.1:0", GRPCListen: "127.0.0.1:0"})
+	single := seqdtest.Start(t, server.Config{HTTP: "127.0.0.1:0", APIListen: "127.0.0.1:0", GRPCListen: "127.0.0.1:0", MySQLListen: "127.0.0.1:0"})
 	cl := etcdtest.Start(t, 1)
 	node := seqdtest.Start(t, server.Config{HTTP: "127.0.0.1:0", Etcd: cl.Endpoints, LeaseTTL: 2 * time.Second,
 		EtcdSecurity: server.EtcdSecurity{CA: cl.TLS.CA, Cert: cl.TLS.ClientCert, Key: cl.TLS.ClientKey}})
@@ -289,6 +290,12 @@ func TestPrometheusRulesAndDashboard(t *testing.T) {
 				missing = append(missing, "panel "+title+": "+q)
 			}
 		}
+		// The protocols' series: MySQL's statements and connections.
+		for _, q := range []string{`seqd_statements_total{protocol="mysql",command="SELECT",class="00"} > 0`, `seqd_protocol_connections{protocol="mysql"} > 0`} {
+			if res, err := p.query(q); err != nil || len(res) == 0 {
+				missing = append(missing, q)
+			}
+		}
 		if len(missing) == 0 && len(rg.Groups) > 0 {
 			return
 		}
@@ -300,8 +307,8 @@ func TestPrometheusRulesAndDashboard(t *testing.T) {
 }
 
 // loadSeqd runs a small load until stop: nextval over PostgreSQL's
-// protocol on each server, and on the first nextval and reserve over the
-// HTTP API and gRPC.
+// protocol on each server, and on the first NEXT VALUE FOR over MySQL's
+// and nextval and reserve over the HTTP API and gRPC.
 func loadSeqd(t *testing.T, single, node *server.Server) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -326,9 +333,23 @@ func loadSeqd(t *testing.T, single, node *server.Server) (stop func()) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	wg.Add(3)
+	wg.Add(4)
 	go pg(single)
 	go pg(node)
+	go func() {
+		defer wg.Done()
+		my, err := sql.Open("mysql", "seqd@tcp("+single.MySQLAddr().String()+")/public")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer my.Close()
+		var v int64
+		for ctx.Err() == nil {
+			my.QueryRowContext(ctx, "SELECT NEXT VALUE FOR `load`").Scan(&v) // LOAD is a keyword; fails until pg made it
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
 	go func() {
 		defer wg.Done()
 		conn, err := grpc.NewClient(single.GRPCAddr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
