@@ -14,7 +14,8 @@ import (
 // is sent again after the retransmission timeout, and again after twice
 // that if lost again, and every byte behind it waits (head-of-line
 // blocking). So a lost chunk stalls the stream; dropping bytes from it
-// would corrupt the stream instead, which no real link does.
+// would corrupt the stream instead, which no real link does. Chunks read
+// during such a stall add none of their own (due).
 type Impairment struct {
 	Delay  time.Duration // added to every chunk
 	Jitter time.Duration // up to this much more, drawn per chunk
@@ -46,8 +47,16 @@ func (imp Impairment) Hold() time.Duration {
 }
 
 // due is when a chunk read at now leaves under imp, the chunk before it
-// leaving at last: never before last, so the stream keeps its order.
+// leaving at last: never before last, so the stream keeps its order. A
+// chunk read while the stream is held behind a lost one (last later than
+// the delay and jitter explain) takes no stall of its own: TCP repairs
+// the segments lost behind a stalled one while the stream waits
+// (selective acknowledgements, fast retransmit), so a busy stream waits
+// for its head's retransmission, not for the sum of every loss.
 func (imp Impairment) due(now, last time.Time) time.Time {
+	if last.After(now.Add(imp.Delay + imp.Jitter)) {
+		imp.Loss = 0
+	}
 	d := now.Add(imp.Hold())
 	if d.Before(last) {
 		return last

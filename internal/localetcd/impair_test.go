@@ -13,7 +13,8 @@ import (
 
 // TestImpairmentDue: a chunk leaves no sooner than its delay, no later
 // than delay and jitter on a link without loss, never before the chunk
-// read ahead of it, and a lost one stalls for its retransmissions.
+// read ahead of it, and a lost one stalls for its retransmissions, but
+// not one read while the stream is stalled already.
 func TestImpairmentDue(t *testing.T) {
 	now := time.Unix(1000, 0)
 	for _, tc := range []struct {
@@ -28,6 +29,10 @@ func TestImpairmentDue(t *testing.T) {
 			50 * time.Millisecond, 70 * time.Millisecond},
 		{"behind a later chunk", Impairment{Delay: 10 * time.Millisecond}, now.Add(time.Second), time.Second, time.Second},
 		{"half lost", Impairment{Loss: 0.5}, time.Time{}, 0, 1 << 62},
+		// Behind a stall, a chunk's own loss is repaired while it waits.
+		{"half lost, behind a stall", Impairment{Loss: 0.5}, now.Add(time.Second), time.Second, time.Second},
+		{"slow, half lost, behind a stall", Impairment{Delay: 100 * time.Millisecond, Loss: 0.5}, now.Add(time.Second),
+			time.Second, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for range 200 {
