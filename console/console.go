@@ -56,6 +56,11 @@ type Config struct {
 	Projection func(id uint64, used, total float64) (Projection, bool)
 	// Cluster describes the cluster and the connections; nil: none.
 	Cluster func() Cluster
+	// NoOrderBlock is this node's block of a NOORDER sequence (cluster
+	// mode), nil in single-node mode.
+	NoOrderBlock func(id uint64) (engine.NodeBlock, bool)
+	// Node names this node (cluster mode).
+	Node string
 	// Failures are the recent failed statements the server logged,
 	// newest first; nil: none kept.
 	Failures func() []Failure

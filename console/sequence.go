@@ -36,7 +36,29 @@ func (c *Console) sequence(v *viewer, r *http.Request) (any, error) {
 		"window": info.Window, "unlogged": info.Unlogged, "epoch": info.Epoch,
 		"burned": map[string]int64{"crash": info.Burned.Crash, "failover": info.Burned.Failover, "release": info.Burned.Release}}
 	return map[string]any{"sequence": c.rowOf(info), "definition": def, "privileges": grants(acl),
-		"samples": c.rates.view(n, info.ID), "sample_seconds": c.cfg.SampleEvery.Seconds()}, nil
+		"samples": c.rates.view(n, info.ID), "sample_seconds": c.cfg.SampleEvery.Seconds(), "noorder_block": c.block(info)}, nil
+}
+
+// nodeBlock is a NOORDER sequence's block on this node.
+type nodeBlock struct {
+	Node      string `json:"node"`
+	Last      string `json:"last"`
+	Called    bool   `json:"called"`
+	Remaining int64  `json:"remaining"`
+	Ahead     int64  `json:"ahead"`
+}
+
+// block is this node's block of info's sequence, nil if it holds none
+// (or is not NOORDER, or not in cluster mode).
+func (c *Console) block(info engine.Info) *nodeBlock {
+	if !info.Options.NoOrder || c.cfg.NoOrderBlock == nil {
+		return nil
+	}
+	b, ok := c.cfg.NoOrderBlock(info.ID)
+	if !ok {
+		return nil
+	}
+	return &nodeBlock{Node: c.cfg.Node, Last: strconv.FormatInt(b.Last, 10), Called: b.Called, Remaining: b.Remaining, Ahead: b.Ahead}
 }
 
 // grant is one role's privileges on a sequence, as aclitem letters.

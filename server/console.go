@@ -24,6 +24,9 @@ func (s *Server) newConsole() *console.Console {
 	view := &clusterView{}
 	ccfg := console.Config{Engine: s.engine, Authenticate: core.Authenticate, Superuser: s.cfg.Superuser,
 		Plaintext: s.cfg.APIInsecure, Projection: s.watch.projection, Cluster: func() console.Cluster { return s.consoleCluster(view) }}
+	if n := s.node; n != nil {
+		ccfg.NoOrderBlock, ccfg.Node = n.ranges.BlockOf, n.cfg.NodeName
+	}
 	if f := failuresOf(s.log); f != nil {
 		ccfg.Failures = f.Recent
 	}

@@ -96,7 +96,12 @@ func TestConsoleCluster(t *testing.T) {
 	names := 0
 	fc := startFailoverCluster(t, func(c *Config) { c.NodeName = fmt.Sprintf("node%d", names); names++ })
 	c, first := fc.leader()
-	c.Close(fc.ctx)
+	defer c.Close(fc.ctx)
+	if _, err := c.Exec(fc.ctx, "create sequence nb cache 20 noorder"); err != nil {
+		t.Fatal(err)
+	}
+	other := (first + 1) % 3
+	fc.checkNoOrderBlock(other)
 	view := func(i int) console.Cluster {
 		var v console.Cluster
 		body := consoleGet(t, fc.nodes[i], "", "", "/console/api/cluster")
@@ -118,7 +123,6 @@ func TestConsoleCluster(t *testing.T) {
 	if v.Role != "leader" || v.Term <= 0 || v.LeaderSince == nil || len(v.Members) != 3 || leaders != 1 {
 		t.Fatalf("the leader's view: %+v", v)
 	}
-	other := (first + 1) % 3
 	if v := view(other); v.Role != "standby" || v.Leader != fmt.Sprintf("node%d", first) {
 		t.Errorf("a standby's view: %+v", v)
 	}
@@ -134,5 +138,28 @@ func TestConsoleCluster(t *testing.T) {
 			t.Fatalf("no failover seen: %+v", v)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// checkNoOrderBlock takes a value of the NOORDER nb on node i, a standby,
+// and finds its block on that node's console.
+func (fc *failoverCluster) checkNoOrderBlock(i int) {
+	t := fc.t
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c := fc.connect(i)
+		_, err := c.Exec(fc.ctx, "select nextval('nb')")
+		c.Close(fc.ctx)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nextval of nb on node %d: %v", i, err)
+		}
+		time.Sleep(100 * time.Millisecond) // until its snapshot holds nb
+	}
+	body := consoleGet(t, fc.nodes[i], "", "", "/console/api/sequence?schema=public&name=nb")
+	if want := fmt.Sprintf(`"noorder_block":{"node":"node%d","last":"`, i); !strings.Contains(body, want) {
+		t.Errorf("the NOORDER sequence's page: %s, want %s", body, want)
 	}
 }

@@ -122,6 +122,10 @@ async function loadSequence(schema, name) {
     ['noorder', s.noorder ? 'yes' : 'no'], ['unlogged', d.unlogged ? 'yes' : 'no'], ['reserved ahead', d.window],
     ['range used', (100 * s.used / s.total).toFixed(4) + ' %'], ['runs out', projection(s.projection) || 'not projected'],
     ['burned (crash, failover, release)', d.burned.crash + ', ' + d.burned.failover + ', ' + d.burned.release]]);
+  const b = body.noorder_block;
+  $('seq-block').textContent = b ? 'node ' + b.node + ': last ' + b.last + (b.called ? '' : ' (not called)') + ', ' + b.remaining +
+    ' left in its block' + (b.ahead ? ', ' + b.ahead + ' in a block reserved ahead' : '') :
+    (s.noorder ? 'this node holds no block now (each node shows its own)' : 'not NOORDER');
   chart(body.samples);
   const tbody = $('privileges').tBodies[0];
   tbody.replaceChildren(...body.privileges.map(g => { const tr = el('tr'); tr.append(el('td', g.role), el('td', g.privileges)); return tr; }));
