@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"weak"
 
 	"github.com/seqd/seqd/seqmath"
@@ -197,6 +198,20 @@ func (s *seq) waitLocked(ctx context.Context) error {
 	}
 }
 
+// sleepLocked releases mu for d, or until ctx ends.
+func (s *seq) sleepLocked(ctx context.Context, d time.Duration) error {
+	s.mu.Unlock()
+	defer s.mu.Lock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // waitIdleLocked waits until no write of s is in flight.
 func (s *seq) waitIdleLocked(ctx context.Context) error {
 	for s.writing {
@@ -266,9 +281,16 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 		}
 		var lead int64
 		if snowflake {
+			var wait time.Duration
 			var err error
-			if lead, err = e.snowflakeLeadLocked(s); err != nil {
+			if lead, wait, err = e.snowflakeLeadLocked(s, n); err != nil {
 				return seqmath.Range{}, err
+			}
+			if wait > 0 {
+				if err := s.sleepLocked(ctx, wait); err != nil {
+					return seqmath.Range{}, err
+				}
+				continue
 			}
 			n += lead
 		}

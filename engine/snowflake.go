@@ -31,32 +31,50 @@ import (
 // Their values carry the engine's node id (Config.NodeID, its low
 // NODE_BITS bits: snowflakeRange) between the time and the counter.
 
-// snowflakeLeadLocked is how many counters the next value of Snowflake
-// sequence s passes over to reach the clock's time unit (0: none), or
-// the refusal when the ids ran more than MaxBehind ahead of the clock.
-// REQUIRES: s.mu held.
-func (e *Engine) snowflakeLeadLocked(s *seq) (int64, error) {
+// A call waits for the clock when the ids ran just past MaxBehind ahead
+// of it: a rate above the layout's (its counters a unit, times its units
+// a second) for MaxBehind, which is then held to the layout's rate, as
+// Snowflake's generators wait at every unit they use up. Just past is
+// maxRateWait, and the time a reservation of many ids spans (a batch of
+// 1<<20 of Twitter's layout spans 256 ms), up to maxSpanWait. A clock
+// stepped back further is refused at once (timeid.Generator waits in
+// the same way).
+const (
+	maxRateWait = 20 * time.Millisecond
+	maxSpanWait = time.Second
+)
+
+// snowflakeLeadLocked is how many counters the next n values of
+// Snowflake sequence s pass over to reach the clock's time unit (0:
+// none), or how long to wait for the clock (wait > 0), or the refusal
+// when the ids ran more than MaxBehind ahead of the clock. REQUIRES:
+// s.mu held.
+func (e *Engine) snowflakeLeadLocked(s *seq, n int64) (lead int64, wait time.Duration, err error) {
 	sh := s.opts.Shape
 	l := sh.Layout()
 	now := l.Units(e.wall())
 	next := s.cur.Last
 	if s.cur.Called {
 		if next >= s.opts.Max {
-			return 0, nil // the limit's error follows
+			return 0, 0, nil // the limit's error follows
 		}
 		next++
 	}
 	if first := sh.FirstOf(now); next < first {
-		return first - next, nil
+		return first - next, 0, nil
 	}
 	behind := sh.UnitOf(next) - now
 	if limit := max(int64(timeid.DefaultMaxBehind/l.Unit), 1); behind > limit {
 		e.snowflakeBehind.Store(int64(time.Duration(behind) * l.Unit))
-		return 0, &Error{Kind: timeid.ErrClockBehind, Msg: fmt.Sprintf("nextval: the ids of SNOWFLAKE sequence \"%s\" reached %s, %v ahead of this server's clock (%s); more than %v would risk repeating them after a restart: they resume once the clock catches up",
+		span := min(time.Duration(n>>sh.CounterBits)*l.Unit, maxSpanWait)
+		if over := time.Duration(behind-limit) * l.Unit; over <= maxRateWait+span {
+			return 0, over, nil
+		}
+		return 0, 0, &Error{Kind: timeid.ErrClockBehind, Msg: fmt.Sprintf("nextval: the ids of SNOWFLAKE sequence \"%s\" reached %s, %v ahead of this server's clock (%s); more than %v would risk repeating them after a restart: they resume once the clock catches up",
 			s.name().Rel(), l.Time(sh.UnitOf(next)).UTC().Format(time.RFC3339Nano), time.Duration(behind)*l.Unit, l.Time(now).UTC().Format(time.RFC3339Nano), timeid.DefaultMaxBehind)}
 	}
 	e.snowflakeBehind.Store(int64(time.Duration(max(behind, 0)) * l.Unit))
-	return 0, nil
+	return 0, 0, nil
 }
 
 // snowflakeDueLocked reports whether Snowflake s's mark is within half a

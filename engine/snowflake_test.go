@@ -106,7 +106,7 @@ func TestSnowflakeLives(t *testing.T) {
 			for i := range got {
 				id := first(i)
 				unit, idNode := id>>(l.NodeBits+l.CounterBits), id>>l.CounterBits&l.MaxNode()
-				if id <= last || idNode != node || unit < before || unit-now > int64(timeid.DefaultMaxBehind/l.Unit)+1 {
+				if id <= last || idNode != node || unit < before || unit-now > int64(timeid.DefaultMaxBehind/l.Unit)+1+got>>l.CounterBits {
 					t.Fatalf("life %d: id %d (unit %d, node %d) after %d, clock unit %d, node %d", life, id, unit, idNode, last, now, node)
 				}
 				last = id
