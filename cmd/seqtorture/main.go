@@ -35,6 +35,7 @@ func main() {
 	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many faults (leader kill -9, SIGSTOP past the lease, clean shutdown, cut off from etcd by a proxy, its links to etcd slow and lossy; etcd members killed, paused, isolated and replaced, partial partitions of etcd's peers, etcd's quota exceeded, in shuffled rounds: docs/cluster.md) of three seqd nodes on etcd members run in this process (8 clients unless -clients)")
 	clusterRun := flag.Int("cluster-run", 48, "with -cluster: faults per run; a longer soak is several runs one after another, each on a new etcd cluster and new nodes, its history checked in full (porcupine included) and dropped before the next (0: one run)")
 	etcdMembers := flag.Int("etcd-members", 3, "with -cluster: etcd members (5 adds the minority partition, the majorities ring and random halves)")
+	timeIDs := flag.Int("time-ids", 0, "instead: the clock torture with this many cycles, in runs of -segment: SNOWFLAKE sequences, seqd_tso and seqd_uuidv7 under clock steps back and forward, slews and steps at restarts, each cycle ended by kill -9, a power loss or a clean restart (docs/time-ids.md)")
 	hostile := flag.Duration("hostile", 0, "instead: the hostile soak for this long (e.g. 10m): seqd on its five listeners under floods, slowloris, oversized and malformed messages, slow readers, disconnects, bad logins and privilege probes, after a quiet run of its ordinary clients alone (docs/reliability.md)")
 	var hc torture.HostileConfig
 	flag.DurationVar(&hc.Quiet, "hostile-quiet", time.Minute, "with -hostile: the quiet run's length")
@@ -67,6 +68,10 @@ func main() {
 		hc.Binary, hc.Dir, hc.Duration, hc.Seed, hc.MaxRSS = *bin, work, *hostile, *seed, *rssMiB<<20
 		hc.Progress = func(s string) { log.Print(s) }
 		os.Exit(runHostile(hc, *dir == ""))
+	}
+	if *timeIDs > 0 {
+		os.Exit(runTimeIDs(torture.TimeConfig{Binary: *bin, Dir: work, Clients: *clients, Load: *load, Progress: func(s string) { log.Print(s) }},
+			*timeIDs, *segment, *seed, *dir == ""))
 	}
 	if *clustered > 0 {
 		// Eight clients unless asked: porcupine's search over a sequence
@@ -207,6 +212,35 @@ func runHostile(cfg torture.HostileConfig, remove bool) int {
 		return 1
 	}
 	if remove {
+		os.RemoveAll(cfg.Dir)
+	}
+	return 0
+}
+
+// runTimeIDs is -time-ids: cycles of the clock torture in runs of at most
+// segment, each on a new data directory, checked and dropped before the
+// next. It stops at the first run that found a violation, keeping its
+// scratch, and returns the exit status.
+func runTimeIDs(cfg torture.TimeConfig, cycles, segment int, seed uint64, clean bool) int {
+	log.Printf("seed %d, scratch in %s", seed, cfg.Dir)
+	ops, ids, refused := 0, 0, 0
+	for done := 0; done < cycles; done += cfg.Cycles {
+		cfg.Cycles = min(segment, cycles-done)
+		cfg.Seed = seed + uint64(done)
+		rep, err := torture.RunTimeIDs(cfg)
+		if err != nil {
+			log.Printf("%v (scratch kept in %s)", err, cfg.Dir)
+			return 1
+		}
+		ops, ids, refused = ops+rep.Ops, ids+rep.IDs, refused+rep.Refused
+		log.Printf("cycles %d-%d: %s", done, done+cfg.Cycles-1, rep)
+		if len(rep.Violations) > 0 {
+			log.Printf("scratch kept in %s", cfg.Dir)
+			return 1
+		}
+	}
+	fmt.Printf("%d clock torture cycles: %d operations, %d ids, %d refused (clock behind), no violation\n", cycles, ops, ids, refused)
+	if clean {
 		os.RemoveAll(cfg.Dir)
 	}
 	return 0
