@@ -28,7 +28,10 @@ type Cluster struct {
 	Failovers      []Failover `json:"failovers,omitempty"`
 	Connections    int        `json:"connections"`
 	MaxConnections int        `json:"max_connections"`
-	Sequences      int        `json:"sequences"`
+	// ByProtocol are the connections open by protocol (postgresql,
+	// mysql, http: the HTTP API, grpc).
+	ByProtocol map[string]int `json:"by_protocol,omitempty"`
+	Sequences  int            `json:"sequences"`
 }
 
 // cluster describes the server.

@@ -19,6 +19,10 @@ type clusterView struct {
 // consoleCluster is what the console shows of the server.
 func (s *Server) consoleCluster(v *clusterView) console.Cluster {
 	c := console.Cluster{Mode: "single", Connections: s.admitted(), MaxConnections: s.cfg.maxConns(), Ready: "ok"}
+	c.ByProtocol = map[string]int{}
+	for _, pl := range protocolListeners {
+		c.ByProtocol[pl[0]] = s.pg.Registry().AdmittedBy(pl[1])
+	}
 	if err := s.engine().Healthy(); err != nil {
 		c.Ready, c.Error = "", err.Error()
 	}

@@ -61,6 +61,9 @@ func TestConsoleAuth(t *testing.T) {
 	if got := status("mon", "pw"); got != 200 {
 		t.Errorf("mon, granted pg_monitor: %d, want 200", got)
 	}
+	if body := consoleGet(t, s, "mon", "pw", "/console/api/cluster"); !strings.Contains(body, `"by_protocol":{"grpc":0,"http":0,"mysql":0,"postgresql":1}`) {
+		t.Errorf("connections by protocol: %s", body)
+	}
 	c.Exec(ctx, "SELECT nextval('no_such_sequence')")
 	for _, tc := range []struct {
 		user, password string

@@ -141,7 +141,8 @@ async function loadCluster() {
   pairs.push(['ready', c.error ? 'no: ' + c.error : c.ready]);
   if (c.term) pairs.push(['term', c.term + ' (won ' + c.leader_since + ')']);
   if (c.mode === 'cluster') pairs.push(['etcd last heard', duration(c.etcd_contact_seconds) + ' ago']);
-  pairs.push(['connections', c.connections + ' of ' + c.max_connections], ['sequences', c.sequences]);
+  const by = Object.entries(c.by_protocol || {}).map(([p, n]) => p + ' ' + n).join(', ');
+  pairs.push(['connections', c.connections + ' of ' + c.max_connections + (by ? ' (' + by + ')' : '')], ['sequences', c.sequences]);
   definition($('cluster'), pairs);
   $('cluster-detail').hidden = c.mode !== 'cluster';
   $('members').tBodies[0].replaceChildren(...(c.members || []).map(m => {
