@@ -188,6 +188,14 @@ var ddlCorpus = []string{
 	"USE {db}",
 	"DROP SCHEMA IF EXISTS {db}_w",
 	"SELECT NEXTVAL(nope)",
+	// SHOW WARNINGS and SHOW ERRORS LIMIT [offset,] n, and LIMIT n
+	// OFFSET m (TiDB's grammar takes none: spellings.go).
+	"SHOW WARNINGS LIMIT 1",
+	"SHOW WARNINGS LIMIT 1, 1",
+	"SHOW ERRORS LIMIT 1 OFFSET 1",
+	"show errors limit 0",
+	"SHOW WARNINGS LIMIT 5, 10",
+	"SHOW ERRORS LIMIT 18446744073709551615",
 	"SELECT 2",
 	"SHOW ERRORS",
 	"SHOW COUNT(*) ERRORS",
@@ -213,7 +221,7 @@ var ddlCorpus = []string{
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 186
+const ddlCorpusLen = 192
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

@@ -121,6 +121,9 @@ func translate(p *parser.Parser, q string, env stmtEnv) ([]step, error) {
 		if err != nil {
 			return nil, err
 		}
+		if l, ok := marks.limitOf(start, end); ok {
+			s = l.limited(s)
+		}
 		s.clears = s.clears || usesTable(st)
 		s.text = asTyped(st.Text(), typed) // as sent, for logs and pg_stat_activity
 		s.command = commandOf(st)

@@ -2,6 +2,8 @@ package mysqlwire
 
 import (
 	"database/sql"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -119,6 +121,36 @@ func TestTemporaryMarks(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestShowLimitMarks: SHOW WARNINGS's and SHOW ERRORS's LIMIT, in
+// MariaDB's forms, is blanked out and marked where its statement begins
+// (other marks staying where their statements begin);
+// one in quotes, or followed by more than the statement's end (MariaDB's
+// 1064 too), stays.
+func TestShowLimitMarks(t *testing.T) {
+	for _, c := range []struct {
+		q, renamed string
+		limits     []showLimit
+	}{
+		{"SHOW WARNINGS LIMIT 1", "SHOW WARNINGS        ", []showLimit{{0, 0, 1}}},
+		{"show errors limit 2 , 3;", "show errors            ;", []showLimit{{0, 2, 3}}},
+		{"SHOW WARNINGS LIMIT 4 OFFSET 5", "SHOW WARNINGS" + strings.Repeat(" ", 17), []showLimit{{0, 5, 4}}},
+		{"SELECT 1; SHOW\tERRORS LIMIT 99999999999999999999", "SELECT 1; SHOW\tERRORS" + strings.Repeat(" ", 27), []showLimit{{10, 0, math.MaxInt}}},
+		// The temporary mark after it stays where its statement begins.
+		{"SHOW WARNINGS LIMIT 1; CREATE TEMPORARY SEQUENCE t", "SHOW WARNINGS        ; CREATE SEQUENCE t", []showLimit{{0, 0, 1}}},
+		{"SELECT 'SHOW WARNINGS LIMIT 1'", "SELECT 'SHOW WARNINGS LIMIT 1'", nil},
+		{"SHOW WARNINGS LIMIT 1 WHERE 1", "SHOW WARNINGS LIMIT 1 WHERE 1", nil},
+		{"SHOW WARNINGS LIMIT -1", "SHOW WARNINGS LIMIT -1", nil},
+	} {
+		q, _, m := rename(c.q)
+		if q != c.renamed || !slices.Equal(m.limits, c.limits) {
+			t.Errorf("rename(%q) = %q, %v; want %q, %v", c.q, q, m.limits, c.renamed, c.limits)
+		}
+		if at := strings.Index(q, "CREATE SEQUENCE"); at >= 0 && !m.temporary.in(at, at+1) {
+			t.Errorf("rename(%q): the temporary mark %v is not at %d", c.q, m.temporary, at)
+		}
 	}
 }
 

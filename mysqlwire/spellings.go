@@ -2,7 +2,9 @@ package mysqlwire
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/seqd/seqd/executor"
@@ -25,8 +27,51 @@ var (
 )
 
 // marks are where in the renamed text the statements rename marked
-// begin: offsets of their first word.
-type marks struct{ temporary, replace offsets }
+// begin: offsets of their first word; limits SHOW WARNINGS's and SHOW
+// ERRORS's LIMIT, by where the statement begins.
+type marks struct {
+	temporary, replace offsets
+	limits             []showLimit
+}
+
+// showLimit is SHOW WARNINGS's or SHOW ERRORS's LIMIT [offset,] count
+// (or LIMIT count OFFSET offset), which TiDB's grammar does not take:
+// rename blanks it out and the step answers only those rows.
+type showLimit struct{ at, offset, count int }
+
+// showLimitWords is that LIMIT, at the statement's end.
+var showLimitWords = regexp.MustCompile(`(?i)\b(SHOW\s+(?:WARNINGS|ERRORS))\s+LIMIT\s+(\d+)(?:\s*,\s*(\d+)|\s+OFFSET\s+(\d+))?(\s*(?:;|$))`)
+
+// limitOf is the LIMIT marked on the statement in [start, end).
+func (m marks) limitOf(start, end int) (showLimit, bool) {
+	for _, l := range m.limits {
+		if l.at >= start && l.at < end {
+			return l, true
+		}
+	}
+	return showLimit{}, false
+}
+
+// newShowLimit is the LIMIT of showLimitWords's groups g, at at.
+func newShowLimit(at int, g []string) showLimit {
+	l := showLimit{at: at, count: clampedInt(g[2])}
+	switch {
+	case g[3] != "": // LIMIT offset, count
+		l.offset, l.count = l.count, clampedInt(g[3])
+	case g[4] != "":
+		l.offset = clampedInt(g[4])
+	}
+	return l
+}
+
+// clampedInt is the digits d as an int, the largest int past it.
+func clampedInt(d string) int {
+	n, err := strconv.Atoi(d)
+	if err != nil {
+		return math.MaxInt
+	}
+	return n
+}
 
 // offsets are offsets in a text.
 type offsets []int
@@ -81,6 +126,11 @@ func rename(q string) (_ string, typed map[string]string, m marks) {
 			m.temporary = append(m.temporary, at)
 		}
 		return g[1] + " SEQUENCE"
+	})
+	// Blanked, not cut: the offsets marked above stay where they were.
+	q = replaceCode(q, showLimitWords, func(at int, g []string) string {
+		m.limits = append(m.limits, newShowLimit(at, g))
+		return g[1] + strings.Repeat(" ", len(g[0])-len(g[1])-len(g[5])) + g[5]
 	})
 	return q, typed, m
 }

@@ -157,7 +157,7 @@ func unknownNote(named string) condition {
 
 // translateShowWarnings is SHOW WARNINGS and SHOW ERRORS, and SHOW
 // COUNT(*) WARNINGS|ERRORS. (TiDB's grammar takes no LIMIT after SHOW
-// WARNINGS: it is a syntax error.)
+// WARNINGS: rename takes it out, and limited applies it.)
 func translateShowWarnings(n *ast.ShowStmt) (step, error) {
 	errorsOnly := n.Tp == ast.ShowErrors
 	if n.CountWarningsOrErrors {
@@ -170,6 +170,25 @@ func translateShowWarnings(n *ast.ShowStmt) (step, error) {
 		}}, nil
 	}
 	return step{answer: func(c *conn) (*answer, error) { return &answer{typed: c.diag.rows(errorsOnly)}, nil }}, nil
+}
+
+// limited is st, SHOW WARNINGS or SHOW ERRORS, answering l's rows only.
+func (l showLimit) limited(st step) step {
+	all := st.answer
+	if all == nil {
+		return st
+	}
+	st.answer = func(c *conn) (*answer, error) {
+		a, err := all(c)
+		if err != nil || a == nil || a.typed == nil {
+			return a, err
+		}
+		res := *a.typed
+		from := min(l.offset, len(res.Rows))
+		res.Rows = res.Rows[from : from+min(l.count, len(res.Rows)-from)]
+		return &answer{typed: &res}, nil
+	}
+	return st
 }
 
 // rows is SHOW WARNINGS's result (errorsOnly: SHOW ERRORS's), with
