@@ -24,7 +24,9 @@ import (
 // The timeids workload: time-ordered id generators run in this process
 // (no network: the ceiling of each), seqd's timeid.Generator on a real
 // durable mark (the embedded store, synced) beside Sonyflake and
-// bwmarrin/snowflake, the Go libraries teams use. Two experiments:
+// bwmarrin/snowflake, the Go libraries teams use; then seqd's SNOWFLAKE
+// sequences over the wire, and PostgreSQL's sequence when given
+// (timeids_server.go). Two experiments:
 //
 //   - speed: ids per second and CPU per id, on 1 and more goroutines;
 //   - a restart into a clock that went back: each generator issues ids
@@ -52,6 +54,9 @@ type TimeIDsConfig struct {
 	// finds no repeat of the libraries' only because their first life was
 	// shorter than the step.
 	Steps []time.Duration
+	// Postgres, when set, is a PostgreSQL whose sequence runs beside
+	// them (pgx connection string).
+	Postgres string
 }
 
 // TimeIDsSpeed is one generator at one goroutine count.
@@ -100,8 +105,8 @@ type idMaker struct {
 	make func(skew time.Duration) (*idGen, error)
 }
 
-func timeIDMakers(dir string) []idMaker {
-	return []idMaker{
+func timeIDMakers(dir, postgres string) []idMaker {
+	ms := []idMaker{
 		{"seqd timeid", func(skew time.Duration) (*idGen, error) { return seqdTimeID(dir, skew) }},
 		{"sonyflake", func(skew time.Duration) (*idGen, error) {
 			sf := sonyflake.NewSonyflake(sonyflake.Settings{StartTime: time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC).Add(skew), MachineID: func() (uint16, error) { return 1, nil }})
@@ -121,6 +126,11 @@ func timeIDMakers(dir string) []idMaker {
 			return &idGen{take: func() (int64, error) { return n.Generate().Int64(), nil }, close: func() {}}, nil
 		}},
 	}
+	ms = append(ms, seqdServerMakers(dir)...)
+	if postgres != "" {
+		ms = append(ms, postgresMaker(postgres))
+	}
+	return ms
 }
 
 // snowflakeMu guards bwmarrin/snowflake's package-level Epoch.
@@ -196,7 +206,7 @@ func RunTimeIDs(cfg TimeIDsConfig) (*TimeIDsResult, error) {
 		cfg.Steps = []time.Duration{10 * time.Millisecond, time.Second, time.Minute}
 	}
 	res := &TimeIDsResult{}
-	for _, mk := range timeIDMakers(cfg.Dir + "/speed") {
+	for _, mk := range timeIDMakers(cfg.Dir+"/speed", cfg.Postgres) {
 		for _, th := range cfg.Threads {
 			g, err := mk.make(0)
 			if err != nil {
@@ -207,7 +217,7 @@ func RunTimeIDs(cfg TimeIDsConfig) (*TimeIDsResult, error) {
 		}
 	}
 	for si, step := range cfg.Steps {
-		for _, mk := range timeIDMakers(fmt.Sprintf("%s/restart%d", cfg.Dir, si)) {
+		for _, mk := range timeIDMakers(fmt.Sprintf("%s/restart%d", cfg.Dir, si), cfg.Postgres) {
 			r, err := timeIDRestart(mk, step, cfg.Duration)
 			if err != nil {
 				return nil, fmt.Errorf("%s, a step of %v: %w", mk.name, step, err)

@@ -84,7 +84,7 @@ func main() {
 	flag.Parse()
 	defer cleanup()
 	if *workload == "timeids" {
-		timeIDs(*threads, *duration, *jsonOut)
+		timeIDs(*threads, *duration, *pgDSN, *jsonOut)
 		return
 	}
 	if *workload == "cluster-idle" {
@@ -189,13 +189,15 @@ func redisPath(ts []bench.Target, bin string) string {
 }
 
 // timeIDs runs the timeids workload: time-ordered id generators in this
-// process (seqd's, Sonyflake, bwmarrin/snowflake), their speed and what
-// each does when restarted into a clock that went back.
-func timeIDs(threads string, duration time.Duration, jsonOut string) {
+// process (seqd's, Sonyflake, bwmarrin/snowflake), seqd's SNOWFLAKE
+// sequences over the wire and PostgreSQL's sequence (-postgres, when
+// set), their speed and what each does when restarted into a clock that
+// went back.
+func timeIDs(threads string, duration time.Duration, postgres, jsonOut string) {
 	dir, err := os.MkdirTemp("", "seqbench-timeids")
 	check(err)
 	atExit(func() { os.RemoveAll(dir) })
-	cfg := bench.TimeIDsConfig{Dir: dir, Duration: duration}
+	cfg := bench.TimeIDsConfig{Dir: dir, Duration: duration, Postgres: postgres}
 	if threads != "" {
 		cfg.Threads, err = ints(threads)
 		check(err)
