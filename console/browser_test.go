@@ -3,6 +3,8 @@ package console_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -31,7 +33,9 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, q := range []string{"CREATE SEQUENCE orders", "CREATE SEQUENCE invoices AS integer", "SELECT nextval('invoices')"} {
+	for _, q := range []string{"CREATE SEQUENCE orders", "CREATE SEQUENCE invoices AS integer", "SELECT nextval('invoices')",
+		"CREATE SEQUENCE scattered BIT_REVERSED_POSITIVE", "CREATE SEQUENCE sharded SHARD_BITS 4",
+		"CREATE SEQUENCE nearly MAXVALUE 100", "SELECT setval('nearly', 95)"} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatal(q, err)
 		}
@@ -49,17 +53,22 @@ func TestBrowser(t *testing.T) {
 	}{
 		{"open the list", chromedp.Navigate(base)},
 		{"see orders", poll(`document.querySelector('#sequences tbody').textContent.includes('orders')`)},
+		{"see the shapes", poll(`(t => t.includes('bit_reversed_positive') && t.includes('shard_bits'))(document.querySelector('#sequences tbody').textContent)`)},
+		{"see nearly's bar", poll(`[...document.querySelectorAll('#sequences tbody tr')].some(r => r.textContent.includes('nearly') && r.querySelector('meter').value > 0.9)`)},
+		{"keep the list", shot("list")},
 		{"search", chromedp.SendKeys(chromedp.ID("search"), "invo")},
 		{"submit", chromedp.Click(chromedp.ID("search-button"))},
 		{"see the search's answer", poll(`(t => t.includes('invoices') && !t.includes('orders'))(document.querySelector('#sequences tbody').textContent)`)},
 		{"open invoices", chromedp.Click(chromedp.CSS("a.seq-link"))},
 		{"see its page", poll(`document.querySelector('#seq-title').textContent === 'public.invoices' && !document.querySelector('#sequence-view').hidden`)},
 		{"see its definition", poll(`document.querySelector('#seq-definition').textContent.includes('integer')`)},
-		{"see its chart", poll(`document.querySelectorAll('#chart polyline').length === 1`)},
+		{"see its chart", poll(`document.querySelectorAll('#chart polyline, #chart circle').length === 1`)},
 		{"see its privileges", poll(`document.querySelector('#privileges tbody').rows.length >= 1`)},
+		{"keep the sequence's page", shot("sequence")},
 		{"open the cluster page", chromedp.Click(chromedp.ID("nav-cluster"))},
 		{"see the node", poll(`document.querySelector('#cluster').textContent.includes('single')`)},
 		{"see the failures", poll(`document.querySelector('#failures-note').textContent.includes('kept')`)},
+		{"keep the node's page", shot("node")},
 	}
 	for _, s := range steps {
 		if err := chromedp.Do(tab, s.action); err != nil {
@@ -71,6 +80,22 @@ func TestBrowser(t *testing.T) {
 	}
 	if e := errs(); len(e) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(e, "\n"))
+	}
+}
+
+// shot keeps a screenshot of the page as console-name.png in the
+// directory SEQD_TEST_ARTIFACTS names, when it names one.
+func shot(name string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		dir := os.Getenv("SEQD_TEST_ARTIFACTS")
+		if dir == "" {
+			return chromedp.Void{}, nil
+		}
+		png, err := chromedp.FullScreenshot(100)(ctx, t) // 100: PNG
+		if err != nil {
+			return chromedp.Void{}, err
+		}
+		return chromedp.Void{}, os.WriteFile(filepath.Join(dir, "console-"+name+".png"), png, 0o644)
 	}
 }
 

@@ -68,7 +68,7 @@ func newRates(every time.Duration, max int, eng func() *engine.Engine) *rates {
 }
 
 // view tracks the sequence n (of ID id) from now, if it is not yet, and
-// returns its samples, the newest taken now.
+// returns its samples and one taken now.
 func (r *rates) view(n engine.Name, id uint64) []Sample {
 	u, ok := r.engine().UseOf(n)
 	now := time.Now()
@@ -83,10 +83,11 @@ func (r *rates) view(n engine.Name, id uint64) []Sample {
 	t.viewed = now
 	out := t.samples()
 	if ok && u.ID == id {
-		out = append(out, Sample{At: now.UnixMilli(), Used: u.Used})
-		if t.n == 0 {
-			t.add(out[len(out)-1])
+		s := Sample{At: now.UnixMilli(), Used: u.Used}
+		if t.n == 0 { // the first: kept, not shown twice
+			t.add(s)
 		}
+		out = append(out, s)
 	}
 	if !r.sampling && !r.stopped {
 		r.sampling = true

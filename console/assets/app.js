@@ -103,8 +103,12 @@ function chart(samples) {
   const t0 = samples[0].at, t1 = Math.max(samples[samples.length - 1].at, t0 + 1);
   const lo = Math.min(...samples.map(s => s.used)), hi = Math.max(lo + 1, ...samples.map(s => s.used));
   const pts = samples.map(s => [20 + 560 * (s.at - t0) / (t1 - t0), 180 - 160 * (s.used - lo) / (hi - lo)]);
-  const line = document.createElementNS(ns, 'polyline');
+  let line = document.createElementNS(ns, 'polyline');
   line.setAttribute('points', pts.map(p => p[0].toFixed(1) + ',' + p[1].toFixed(1)).join(' '));
+  if (t1 - t0 < 1000) { // one moment only: a dot
+    line = document.createElementNS(ns, 'circle');
+    line.setAttribute('cx', pts[0][0].toFixed(1)); line.setAttribute('cy', pts[0][1].toFixed(1)); line.setAttribute('r', '4');
+  }
   const top = document.createElementNS(ns, 'text');
   top.setAttribute('x', '22'); top.setAttribute('y', '14');
   const rate = (samples[samples.length - 1].used - samples[0].used) / Math.max((t1 - t0) / 1000, 0.001);
