@@ -118,12 +118,12 @@ func (e *Engine) Info(n Name) (Info, error) {
 	if err := s.usableLocked(); err != nil {
 		return Info{}, err
 	}
-	return s.infoLocked(), nil
+	return e.withNode(s.infoLocked()), nil
 }
 
 // List describes every sequence, sorted by name.
 func (e *Engine) List() []Info {
-	return describeSorted(e.pick(func(*seq) bool { return true }))
+	return e.describeSorted(e.pick(func(*seq) bool { return true }))
 }
 
 // Matching describes, sorted by name, the sequences whose ACL and
@@ -132,7 +132,7 @@ func (e *Engine) List() []Info {
 // keep runs under the catalog's lock: it must not call the engine, nor
 // keep the ACL (it may not be modified).
 func (e *Engine) Matching(keep func(acl ACL, comment string) bool) []Info {
-	return describeSorted(e.pick(func(s *seq) bool { return keep(e.aclOfLocked(s.id).acl, e.comments[s.id].text) }))
+	return e.describeSorted(e.pick(func(s *seq) bool { return keep(e.aclOfLocked(s.id).acl, e.comments[s.id].text) }))
 }
 
 // Keys are every sequence's key, sorted as List sorts: for a scan that
@@ -161,7 +161,7 @@ func (e *Engine) Describe(keys []string) []Info {
 	}
 	e.catMu.RUnlock()
 	out := make([]Info, 0, len(seqs))
-	eachUsable(seqs, func(i Info) { out = append(out, i) })
+	eachUsable(seqs, func(i Info) { out = append(out, e.withNode(i)) })
 	return out
 }
 
@@ -197,9 +197,9 @@ func eachUsable(seqs []*seq, f func(Info)) {
 }
 
 // describeSorted describes the usable ones of seqs, sorted by name.
-func describeSorted(seqs []*seq) []Info {
+func (e *Engine) describeSorted(seqs []*seq) []Info {
 	out := make([]Info, 0, len(seqs))
-	eachUsable(seqs, func(i Info) { out = append(out, i) })
+	eachUsable(seqs, func(i Info) { out = append(out, e.withNode(i)) })
 	sort.Slice(out, func(i, j int) bool { return out[i].Name.key < out[j].Name.key })
 	return out
 }
@@ -294,5 +294,5 @@ func (e *Engine) InfosWithPrefix(prefix string) []Info {
 		return true
 	})
 	e.catMu.RUnlock()
-	return describeSorted(seqs)
+	return e.describeSorted(seqs)
 }

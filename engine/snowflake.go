@@ -114,6 +114,15 @@ func (e *Engine) snowflakeRange(r seqmath.Range) seqmath.Range {
 	return r
 }
 
+// withNode is info with this node's node part in a Snowflake shape, so
+// that its position maps to the id this node handed out.
+func (e *Engine) withNode(info Info) Info {
+	if sh := &info.Options.Shape; sh.Kind == seqmath.Snowflake {
+		sh.Node = e.nodeID & sh.MaxNode()
+	}
+	return info
+}
+
 // ClockBehind is how far the last Snowflake id handed out ran ahead of
 // the clock (0: it did not): a clock stepped back, or ids borrowed
 // ahead. seqd exports it.

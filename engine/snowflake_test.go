@@ -212,3 +212,24 @@ func TestSnowflakeJumpMark(t *testing.T) {
 		}
 	}
 }
+
+// TestSnowflakeInfoNode: a sequence's description maps its position to
+// the id this node handed out, node part included.
+func TestSnowflakeInfoNode(t *testing.T) {
+	e := openWall(t, vfs.NewCrashableMem(), newWall(), 5)
+	defer e.Close()
+	n := mustName(t, "ids")
+	sh, _ := seqmath.NewSnowflake(seqmath.DefaultEpochMicros, 1000, seqmath.DefaultNodeBits, seqmath.DefaultCounterBits)
+	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh}, false); err != nil {
+		t.Fatal(err)
+	}
+	v := next(t, e, n)
+	info, err := e.Info(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := e.List()
+	if got := info.Options.Value(info.State.Last); got != v || len(listed) != 1 || listed[0].Options.Value(listed[0].State.Last) != v {
+		t.Fatalf("Info maps its position to %d, List to %d; nextval gave %d", got, listed[0].Options.Value(listed[0].State.Last), v)
+	}
+}

@@ -35,7 +35,7 @@ func (t *Txn) entryInfo(ent entry) (Info, error) {
 	} else {
 		s := ent.origin
 		s.mu.Lock()
-		info = s.infoLocked()
+		info = t.e.withNode(s.infoLocked())
 		s.mu.Unlock()
 	}
 	info.Name, info.ID = ent.view, ent.id
