@@ -10,6 +10,7 @@ import (
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"go.etcd.io/etcd/client/pkg/v3/types"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 )
@@ -130,6 +131,12 @@ func (c *Cluster) addInPlace(ctx context.Context, cli *clientv3.Client, i int, m
 	if err != nil {
 		return fmt.Errorf("localetcd: adding a member in place of %d: %w", i, err)
 	}
+	// A new member checks its initial cluster against the members a peer
+	// lists, and refuses to start if that peer has not applied the
+	// addition yet ("member count is unequal").
+	if err := c.awaitKnown(ctx, i, types.ID(id)); err != nil {
+		return err
+	}
 	c.replaced++
 	m.Name = fmt.Sprintf("m%d-%d", i, c.replaced)
 	var initial []string
@@ -156,6 +163,27 @@ func (c *Cluster) addInPlace(ctx context.Context, cli *clientv3.Client, i int, m
 	c.Members[i], c.stopped[i], c.members[i], c.ids[i] = e, false, m, e.Server.MemberID()
 	c.Endpoints[i] = e.Config().ListenClientUrls[0].String()
 	return nil
+}
+
+// awaitKnown waits until every running member in this process but i
+// has applied the addition of the member id.
+func (c *Cluster) awaitKnown(ctx context.Context, i int, id types.ID) error {
+	for {
+		known := true
+		for j, e := range c.Members {
+			if j != i && e != nil && !c.stopped[j] && e.Server.Cluster().Member(id) == nil {
+				known = false
+			}
+		}
+		if known {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("localetcd: the members did not learn of the member added in place of %d: %w", i, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // addMember adds a member at peerURL, trying again while the cluster
