@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5"
 
@@ -80,6 +82,22 @@ func TestBrowser(t *testing.T) {
 	}
 	if e := errs(); len(e) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(e, "\n"))
+	}
+	refused(ctx, t, tab, conn, base)
+}
+
+// refused checks that a role without pg_monitor, named in HTTP Basic (as
+// trust on loopback takes it), gets the console's refusal, not its page.
+func refused(ctx context.Context, t *testing.T, tab context.Context, conn *pgx.Conn, base string) {
+	if _, err := conn.Exec(ctx, "CREATE ROLE plain LOGIN"); err != nil {
+		t.Fatal(err)
+	}
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("plain:"))
+	if _, err := chromedp.Call(tab, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Authorization": basic}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tab, chromedp.Navigate(base), poll(`document.body.textContent.includes('permission denied') && !document.querySelector('#sequences')`)); err != nil {
+		t.Errorf("a role without pg_monitor: %v", err)
 	}
 }
 
