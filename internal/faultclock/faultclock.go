@@ -61,22 +61,25 @@ func (c *Clock) offsetLocked(now time.Time) time.Duration {
 	return c.offset + time.Duration(float64(c.slewTotal)*float64(max(elapsed, 0))/float64(c.slewPeriod))
 }
 
-// Step moves the clock by d at once (negative: back).
+// Step moves the clock by d at once (negative: back). A slew under way
+// goes on: the moves add up.
 func (c *Clock) Step(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.offset = c.offsetLocked(c.system()) + d
-	c.slewPeriod, c.slewTotal = 0, 0
+	c.offset += d
 }
 
-// Slew moves the clock by d gradually over period (a slew under way is
-// folded in where it stands). REQUIRES: period > 0.
+// Slew moves the clock by d gradually over period; what a slew under way
+// had still to move is moved over the new period too, so that the moves
+// add up. REQUIRES: period > 0.
 func (c *Clock) Slew(d, period time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.system()
-	c.offset = c.offsetLocked(now)
-	c.slewStart, c.slewPeriod, c.slewTotal = now, period, d
+	done := c.offsetLocked(now) - c.offset // the slew under way's progress
+	left := c.slewTotal - done
+	c.offset += done
+	c.slewStart, c.slewPeriod, c.slewTotal = now, period, d+left
 }
 
 // Reset makes the clock the system's again.

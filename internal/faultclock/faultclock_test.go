@@ -31,10 +31,15 @@ func TestStepSlewReset(t *testing.T) {
 	want(0) // half way: -5s + 5s
 	sys.t = sys.t.Add(30 * time.Second)
 	want(5 * time.Second) // done, folded in
-	c.Slew(-4*time.Second, time.Second)
-	c.Step(time.Hour) // a step folds in the slew where it stands (not yet begun)
-	sys.t = sys.t.Add(2 * time.Second)
-	want(5*time.Second + time.Hour)
+	c.Slew(-4*time.Second, 2*time.Second)
+	sys.t = sys.t.Add(time.Second)
+	c.Step(time.Hour) // the moves add up: the slew goes on
+	want(3*time.Second + time.Hour)
+	c.Slew(time.Second, 2*time.Second) // the 2 s the last one had left, and 1 s more, over 2 s
+	sys.t = sys.t.Add(time.Second)
+	want(2500*time.Millisecond + time.Hour)
+	sys.t = sys.t.Add(5 * time.Second)
+	want(2*time.Second + time.Hour)
 	c.Reset()
 	want(0)
 	for _, bad := range []string{"clock step", "clock step 5", "clock slew 1s 0s", "clock jump 1s"} {
