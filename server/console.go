@@ -31,9 +31,9 @@ func (s *Server) newConsole() *console.Console {
 		ccfg.Failures = f.Recent
 	}
 	c := console.New(ccfg)
-	http := s.cfg.HTTP
+	addr := s.cfg.HTTP
 	s.others = append(s.others, door{
-		setAuth: func(method string) { core.SetAuth(apiAuth(method, http)) },
+		setAuth: func(method string) { core.SetAuth(apiAuth(method, addr)) },
 		stop:    func(context.Context) { c.Close(); core.Close() },
 	})
 	if s.node == nil {
