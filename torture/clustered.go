@@ -606,5 +606,8 @@ func (r *clusterRun) firstValue() error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return errors.New("no value from any node within 30s")
+	return errNoValue
 }
+
+// errNoValue is firstValue's when no node served a value for 30 s.
+var errNoValue = errors.New("no value from any node within 30s")
