@@ -305,11 +305,15 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 
 // registerServerMetrics adds the metrics that read the server rather
 // than its engine: the free space of the embedded store's file system
-// and, in cluster mode, the node's contact with etcd; and the connections
-// per protocol. serveHTTP calls it, since only its listener serves them.
+// and, in cluster mode, the node's contact with etcd; the connections
+// per protocol; how far SNOWFLAKE ids ran ahead of the clock (of the
+// engine serving now). serveHTTP calls it, since only its listener serves them.
 // REQUIRES: s.cfg, s.node and s.pg are set.
 func (s *Server) registerServerMetrics() {
 	s.metrics.registerConnections(s.pg.Registry())
+	s.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_time_ids_clock_behind_seconds",
+		Help: "How far the last SNOWFLAKE id this node handed out ran ahead of its clock (0: not at all): a clock stepped back, or a rate above the layout's borrowing the time units to come; past 10 s its ids are refused (55000) until the clock catches up."},
+		func() float64 { return s.engine().ClockBehind().Seconds() }))
 	if s.node != nil {
 		n := s.node
 		s.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqd_cluster_etcd_contact_age_seconds",
