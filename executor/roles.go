@@ -295,6 +295,9 @@ func (c *planner) alterRole(st *pg.AlterRoleStmt) (*Prepared, error) {
 		if err != nil {
 			return nil, err
 		}
+		if strings.HasPrefix(r.Name, "pg_") { // pg_monitor, which seqd makes as PostgreSQL has it
+			return nil, sqlerr.Errorf(sqlerr.ReservedName, "role name \"%s\" is reserved", r.Name).WithDetail("Cannot alter reserved roles.")
+		}
 		if err := s.mayAlterRole(r, st.Options); err != nil {
 			return nil, err
 		}
@@ -331,6 +334,10 @@ func (c *planner) dropRole(st *pg.DropRoleStmt) (*Prepared, error) {
 		for _, name := range names {
 			if name == s.cfg.User {
 				return nil, sqlerr.Errorf(sqlerr.ObjectInUse, "current user cannot be dropped")
+			}
+			if _, ok := s.roles().Role(name); ok && strings.HasPrefix(name, "pg_") {
+				// pg_monitor, which seqd makes as PostgreSQL has it.
+				return nil, sqlerr.Errorf(sqlerr.DependentObjectsStillExist, "cannot drop role %s because it is required by the database system", name)
 			}
 			if target, ok := s.roles().Role(name); ok && target.Superuser && !s.isSuperuser(s.cfg.User) {
 				return nil, sqlerr.Errorf(sqlerr.InsufficientPrivilege, "must be superuser to drop superusers")
