@@ -26,6 +26,17 @@ type fakeWall struct {
 func (c *fakeWall) now() time.Time      { return time.Unix(0, c.ns.Load()).Add(time.Since(c.start)) }
 func (c *fakeWall) add(d time.Duration) { c.ns.Add(int64(d)) }
 
+// createSnowflake creates SNOWFLAKE sequence ids, of Twitter's layout.
+func createSnowflake(t *testing.T, e *Engine) (Name, seqmath.Shape) {
+	t.Helper()
+	n := mustName(t, "ids")
+	sh, _ := seqmath.NewSnowflake(seqmath.DefaultEpochMicros, 1000, seqmath.DefaultNodeBits, seqmath.DefaultCounterBits)
+	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh}, false); err != nil {
+		t.Fatal(err)
+	}
+	return n, sh
+}
+
 func newWall() *fakeWall {
 	c := &fakeWall{start: time.Now()}
 	c.ns.Store(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC).UnixNano())
@@ -56,12 +67,8 @@ func TestSnowflakeLives(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	wall := newWall()
 	fs := vfs.NewCrashableMem()
-	n := mustName(t, "ids")
-	sh, _ := seqmath.NewSnowflake(seqmath.DefaultEpochMicros, 1000, seqmath.DefaultNodeBits, seqmath.DefaultCounterBits)
 	e := openWall(t, fs, wall, 1)
-	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh}, false); err != nil {
-		t.Fatal(err)
-	}
+	n, sh := createSnowflake(t, e)
 	l := sh.Layout()
 	var last int64
 	var offset time.Duration
@@ -149,11 +156,7 @@ func TestSnowflakeMovePast(t *testing.T) {
 	wall := newWall()
 	e := openWall(t, vfs.NewCrashableMem(), wall, 0)
 	defer e.Close()
-	n := mustName(t, "ids")
-	sh, _ := seqmath.NewSnowflake(seqmath.DefaultEpochMicros, 1000, seqmath.DefaultNodeBits, seqmath.DefaultCounterBits)
-	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh}, false); err != nil {
-		t.Fatal(err)
-	}
+	n, sh := createSnowflake(t, e)
 	next(t, e, n)
 	wall.add(-9 * time.Second) // the original's ids run 9 s ahead of the clock
 	last := next(t, e, n)
@@ -186,11 +189,7 @@ func TestSnowflakeJumpMark(t *testing.T) {
 	wall := newWall()
 	e := openWall(t, vfs.NewCrashableMem(), wall, 0)
 	defer e.Close()
-	n := mustName(t, "ids")
-	sh, _ := seqmath.NewSnowflake(seqmath.DefaultEpochMicros, 1000, seqmath.DefaultNodeBits, seqmath.DefaultCounterBits)
-	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh}, false); err != nil {
-		t.Fatal(err)
-	}
+	n, sh := createSnowflake(t, e)
 	next(t, e, n)
 	l := sh.Layout()
 	for range 5 {
@@ -218,11 +217,7 @@ func TestSnowflakeJumpMark(t *testing.T) {
 func TestSnowflakeInfoNode(t *testing.T) {
 	e := openWall(t, vfs.NewCrashableMem(), newWall(), 5)
 	defer e.Close()
-	n := mustName(t, "ids")
-	sh, _ := seqmath.NewSnowflake(seqmath.DefaultEpochMicros, 1000, seqmath.DefaultNodeBits, seqmath.DefaultCounterBits)
-	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh}, false); err != nil {
-		t.Fatal(err)
-	}
+	n, _ := createSnowflake(t, e)
 	v := next(t, e, n)
 	info, err := e.Info(n)
 	if err != nil {
