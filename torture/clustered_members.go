@@ -162,35 +162,44 @@ func (r *clusterRun) loseWrites() (time.Duration, error) {
 	err := r.firstValue()
 	d := time.Since(began)
 	<-stopped
-	if rerr := r.restoreAndRenew(i); rerr != nil {
+	renewed, rerr := r.restoreAndRenew(i)
+	if rerr != nil {
 		return 0, rerr
 	}
 	r.window(EtcdLostWrites, -1, from)
-	return d, err
+	if err != nil || !renewed {
+		return d, err
+	}
+	// The nodes may have followed the membership, while the member was
+	// out of it, to the members' own addresses, past the run's proxies
+	// (as after EtcdReplace): restarted, they reach etcd through them
+	// again.
+	return d, r.restartNodes()
 }
 
 // restoreAndRenew puts member i's data back to its copy, starts it as a
-// process, and renews it once it exits; if it does not within 10 s (it
-// lost nothing it had acknowledged), it is moved back into this process.
-func (r *clusterRun) restoreAndRenew(i int) error {
+// process, and renews it once it exits (true); if it does not within
+// 10 s (it lost nothing it had acknowledged), it is moved back into this
+// process.
+func (r *clusterRun) restoreAndRenew(i int) (bool, error) {
 	c := r.cfg.Nemeses
 	if err := c.RestoreData(i); err != nil {
-		return err
+		return false, err
 	}
 	if err := c.RestartProcess(i); err == nil {
 		for deadline := time.Now().Add(10 * time.Second); !c.Exited(i); time.Sleep(100 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				r.countLostWrites("ran on")
 				r.backInProcess(i)
-				return nil
+				return false, nil
 			}
 		}
 	}
 	r.countLostWrites("exited")
 	if err := c.Renew(i); err != nil {
-		return errors.Join(errors.New("renewing the member that lost its writes"), err)
+		return false, errors.Join(errors.New("renewing the member that lost its writes"), err)
 	}
-	return nil
+	return true, nil
 }
 
 func (r *clusterRun) countLostWrites(outcome string) {
