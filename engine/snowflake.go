@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/seqd/seqd/seqmath"
@@ -63,18 +64,30 @@ func (e *Engine) snowflakeLeadLocked(s *seq, n int64) (lead int64, wait time.Dur
 	if first := sh.FirstOf(now); next < first {
 		return first - next, 0, nil
 	}
+	// In units, not durations: a clock before the epoch (EPOCH in the
+	// future) puts the ids thousands of years ahead, past what a
+	// time.Duration holds.
 	behind := sh.UnitOf(next) - now
 	if limit := max(int64(timeid.DefaultMaxBehind/l.Unit), 1); behind > limit {
-		e.snowflakeBehind.Store(int64(time.Duration(behind) * l.Unit))
-		span := min(time.Duration(n>>sh.CounterBits)*l.Unit, maxSpanWait)
-		if over := time.Duration(behind-limit) * l.Unit; over <= maxRateWait+span {
+		e.snowflakeBehind.Store(int64(unitsDuration(behind, l.Unit)))
+		span := min(unitsDuration(n>>sh.CounterBits, l.Unit), maxSpanWait)
+		if over := unitsDuration(behind-limit, l.Unit); over <= maxRateWait+span {
 			return 0, over, nil
 		}
 		return 0, 0, &Error{Kind: timeid.ErrClockBehind, Msg: fmt.Sprintf("nextval: the ids of SNOWFLAKE sequence \"%s\" reached %s, %v ahead of this server's clock (%s); more than %v would risk repeating them after a restart: they resume once the clock catches up",
-			s.name().Rel(), l.Time(sh.UnitOf(next)).UTC().Format(time.RFC3339Nano), time.Duration(behind)*l.Unit, l.Time(now).UTC().Format(time.RFC3339Nano), timeid.DefaultMaxBehind)}
+			s.name().Rel(), l.Time(sh.UnitOf(next)).UTC().Format(time.RFC3339Nano), unitsDuration(behind, l.Unit), l.Time(now).UTC().Format(time.RFC3339Nano), timeid.DefaultMaxBehind)}
 	}
-	e.snowflakeBehind.Store(int64(time.Duration(max(behind, 0)) * l.Unit))
+	e.snowflakeBehind.Store(int64(unitsDuration(max(behind, 0), l.Unit)))
 	return 0, 0, nil
+}
+
+// unitsDuration is u units of unit, at most the longest time.Duration.
+// REQUIRES: u >= 0.
+func unitsDuration(u int64, unit time.Duration) time.Duration {
+	if u > math.MaxInt64/int64(unit) {
+		return math.MaxInt64
+	}
+	return time.Duration(u) * unit
 }
 
 // snowflakeDueLocked reports whether Snowflake s's mark is within half a

@@ -228,3 +228,22 @@ func TestSnowflakeInfoNode(t *testing.T) {
 		t.Fatalf("Info maps its position to %d, List to %d; nextval gave %d", got, listed[0].Options.Value(listed[0].State.Last), v)
 	}
 }
+
+// TestSnowflakeEpochAhead: a clock before the epoch (EPOCH in the
+// future) puts the first id thousands of years ahead of it: refused,
+// not handed out (a duration's overflow once let it through).
+func TestSnowflakeEpochAhead(t *testing.T) {
+	e := openWall(t, vfs.NewCrashableMem(), newWall(), 0)
+	defer e.Close()
+	n := mustName(t, "later")
+	sh, _ := seqmath.NewSnowflake(time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC).UnixMicro(), 1000, 10, 12)
+	if _, err := e.Create(ctx, n, seqmath.Spec{Shape: &sh}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, v, err := e.Nextval(ctx, n); !errors.Is(err, timeid.ErrClockBehind) {
+		t.Fatalf("nextval = %d, %v; want ErrClockBehind", v, err)
+	}
+	if _, r, err := e.Reserve(ctx, n, MaxReserve); !errors.Is(err, timeid.ErrClockBehind) {
+		t.Fatalf("Reserve = %+v, %v; want ErrClockBehind", r, err)
+	}
+}
