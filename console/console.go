@@ -78,9 +78,10 @@ type Projection struct {
 
 // Console serves the console. It is safe for concurrent use.
 type Console struct {
-	cfg   Config
-	mux   *http.ServeMux
-	rates *rates
+	cfg     Config
+	mux     *http.ServeMux
+	rates   *rates
+	cursors *cursors
 }
 
 // New makes a console; mount it at /console/.
@@ -88,7 +89,7 @@ func New(cfg Config) *Console {
 	if cfg.SampleEvery <= 0 {
 		cfg.SampleEvery = DefaultSampleEvery
 	}
-	c := &Console{cfg: cfg, mux: http.NewServeMux()}
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), cursors: newCursors()}
 	c.rates = newRates(cfg.SampleEvery, maxTracked, cfg.Engine)
 	static, _ := fs.Sub(assets, "assets")
 	files := http.StripPrefix("/console/", http.FileServerFS(static))

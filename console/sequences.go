@@ -71,7 +71,7 @@ func shapeName(s seqmath.Shape) string {
 type listing struct {
 	search string
 	sort   string // "name" or "used" (most used first)
-	after  string // name: the key to continue after
+	after  string // name: the cursor (cursors) to continue after
 	offset int    // used: how many to skip
 	limit  int
 }
@@ -105,7 +105,7 @@ func parseListing(r *http.Request) (listing, error) {
 		return l, err
 	}
 	if l.sort == "name" && l.offset != 0 {
-		return l, badRequest("offset is for sort=used; sort=name continues after a name (after)")
+		return l, badRequest("offset is for sort=used; sort=name continues from a page's next (after)")
 	}
 	return l, nil
 }
@@ -133,10 +133,14 @@ func (c *Console) sequences(v *viewer, r *http.Request) (any, error) {
 	var infos []engine.Info
 	next := ""
 	if l.sort == "name" {
-		p := eng.PageByName(l.after, l.limit, maxScan, func(key string, acl engine.ACL) bool {
+		after, err := c.cursors.open(l.after)
+		if err != nil {
+			return nil, badRequest(err.Error())
+		}
+		p := eng.PageByName(after, l.limit, maxScan, func(key string, acl engine.ACL) bool {
 			return strings.Contains(key, l.search) && v.privileges(acl) != 0
 		})
-		infos, next = p.Infos, p.Next
+		infos, next = p.Infos, c.cursors.seal(p.Next)
 	} else {
 		infos = mostUsed(eng, v, l)
 		if len(infos) == l.limit {
