@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -15,9 +16,11 @@ type Failure struct {
 }
 
 // failures lists the recent failed statements. A statement's text may
-// hold what a role would not show others (a password it failed to set):
-// only a superuser sees it; members of pg_monitor see the error and who
-// sent it.
+// hold what a role would not show others (a password it failed to set),
+// and so may its error's message, which quotes what the parser stopped
+// at (syntax error at or near "secret"): only a superuser sees them;
+// members of pg_monitor see the code, the message with what it quotes
+// withheld, and who sent it.
 func (c *Console) failures(v *viewer, _ *http.Request) (any, error) {
 	var list []Failure
 	if c.cfg.Failures != nil {
@@ -26,11 +29,37 @@ func (c *Console) failures(v *viewer, _ *http.Request) (any, error) {
 	out := make([]Failure, 0, len(list))
 	for _, f := range list {
 		if !v.superuser {
-			if i := strings.Index(f.Line, " STATEMENT: "); i >= 0 {
-				f.Line = f.Line[:i]
-			}
+			f.Line = withheld(f.Line)
 		}
 		out = append(out, f)
 	}
 	return map[string]any{"failures": out, "statements_shown": v.superuser}, nil
+}
+
+// sender is how a failure's line names who sent it, at the end of what
+// comes before its statement: (user "name", connection 7).
+var sender = regexp.MustCompile(` \(user "(?:[^"\\]|\\.)*", connection \d+\)$`)
+
+// withheld is a failure's line (`code message (user "u", connection n)
+// STATEMENT: text`) without its statement's text, and its message
+// without what it quotes: from its first quotation mark to its last
+// (either kind: PostgreSQL quotes with ", MySQL with '), or to its end
+// when it has one only.
+func withheld(line string) string {
+	if i := strings.Index(line, " STATEMENT: "); i >= 0 {
+		line = line[:i]
+	}
+	code, msg, _ := strings.Cut(line, " ")
+	who := ""
+	if loc := sender.FindStringIndex(msg); loc != nil {
+		msg, who = msg[:loc[0]], msg[loc[0]:]
+	}
+	if i := strings.IndexAny(msg, `"'`); i >= 0 {
+		end := ""
+		if j := strings.LastIndexAny(msg, `"'`); j > i {
+			end = msg[j+1:]
+		}
+		msg = msg[:i] + `"…"` + end
+	}
+	return code + " " + msg + who
 }
