@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/seqd/seqd/apicore"
@@ -36,6 +37,14 @@ func viewerOf(ctx context.Context) *viewer { v, _ := ctx.Value(viewerKey{}).(*vi
 // its role may monitor: 401 (with a Basic challenge) without valid
 // credentials, 403 for a role without the privilege.
 func (c *Console) authorize(w http.ResponseWriter, r *http.Request) (*viewer, bool) {
+	if loopback(r.RemoteAddr) && !c.cfg.Plaintext && !loopbackHost(r.Host) {
+		// A page of another site whose name its DNS turned to 127.0.0.1
+		// (DNS rebinding) reaches a loopback listener as this browser's
+		// own, where -auth trust lets anyone in: its requests name that
+		// site as Host.
+		writeError(w, http.StatusMisdirectedRequest, "a client on this host reaches the console at a loopback address or localhost, not at "+strconv.Quote(r.Host)+" (-api-insecure, for a proxy in front, allows any name)")
+		return nil, false
+	}
 	cr := credentials(r)
 	if (cr.Basic || cr.Bearer) && r.TLS == nil && !c.cfg.Plaintext && !loopback(r.RemoteAddr) {
 		writeError(w, http.StatusForbidden, "credentials over plain HTTP from another host are refused (-api-insecure allows them behind a proxy that ends TLS)")
@@ -64,6 +73,20 @@ func credentials(r *http.Request) apicore.Credentials {
 		return apicore.Credentials{User: user, Password: password, Basic: true}
 	}
 	return apicore.Credentials{}
+}
+
+// loopbackHost reports whether a request's Host names this host: a
+// loopback address, localhost or a name under .localhost (which
+// browsers resolve to loopback themselves), or none (HTTP/1.0).
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.IsLoopback()
+	}
+	return host == "" || host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
 // loopback reports whether addr (host:port) is a loopback address.
