@@ -43,7 +43,8 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless)...)
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless,
+		chromedp.WindowSize(1024, 640))...) // the list's columns fit: the screenshots in docs/img are taken so
 	defer cancelAlloc()
 	tab, cancelTab := chromedp.NewContext(alloc)
 	defer cancelTab()
