@@ -371,6 +371,9 @@ func (e *Engine) refillLocked(s *seq) {
 	// A carve's untaken values are the window's too (invariant 3 counts
 	// them as prefetched).
 	window := s.remaining + s.carvedLeft()
+	if s.opts.Shape.Kind == seqmath.Snowflake {
+		window = e.snowflakeUsableLocked(s) + s.carvedLeft()
+	}
 	if s.demand <= window && window > s.window/2 && (s.opts.Shape.Kind != seqmath.Snowflake || !e.snowflakeDueLocked(s)) {
 		return
 	}

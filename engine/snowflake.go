@@ -47,38 +47,85 @@ const (
 
 // snowflakeLeadLocked is how many counters the next n values of
 // Snowflake sequence s pass over to reach the clock's time unit (0:
-// none), or how long to wait for the clock (wait > 0), or the refusal
-// when the ids ran more than MaxBehind ahead of the clock. REQUIRES:
-// s.mu held.
+// none), or how long to wait for the clock (wait > 0), or the refusal:
+// the clock has passed the layout's last unit (the limit's error), or the
+// last of the n ids would run more than MaxBehind ahead of the clock (a
+// reservation is checked by its last id, not its first: granted, a long
+// one put the sequence as far ahead, and every call after it was refused
+// for as long). REQUIRES: s.mu held.
 func (e *Engine) snowflakeLeadLocked(s *seq, n int64) (lead int64, wait time.Duration, err error) {
 	sh := s.opts.Shape
 	l := sh.Layout()
 	now := l.Units(e.wall())
-	next := s.cur.Last
-	if s.cur.Called {
-		if next >= s.opts.Max {
-			return 0, 0, nil // the limit's error follows
-		}
-		next++
+	if end := sh.UnitOf(s.opts.Max); now > end {
+		// No id of the layout has a time at or after the clock's.
+		return 0, 0, &Error{Kind: seqmath.ErrLimitReached, Msg: fmt.Sprintf("nextval: SNOWFLAKE sequence \"%s\" has no id left: the time of its layout's last (%s) has passed (this server's clock reads %s); a sequence of a later EPOCH or a longer TIME_UNIT is needed",
+			s.name().Rel(), l.Time(end).UTC().Format(time.RFC3339Nano), e.wall().UTC().Format(time.RFC3339Nano))}
 	}
-	if first := sh.FirstOf(now); next < first {
-		return first - next, 0, nil
+	next, ok := snowflakeNext(s)
+	if !ok {
+		return 0, 0, nil // the limit's error follows
+	}
+	start := max(next, sh.FirstOf(now))
+	last := s.opts.Max
+	if n-1 < s.opts.Max-start {
+		last = start + max(n-1, 0)
 	}
 	// In units, not durations: a clock before the epoch (EPOCH in the
 	// future) puts the ids thousands of years ahead, past what a
 	// time.Duration holds.
-	behind := sh.UnitOf(next) - now
+	behind := sh.UnitOf(last) - now
 	if limit := max(int64(timeid.DefaultMaxBehind/l.Unit), 1); behind > limit {
-		e.snowflakeBehind.Store(int64(unitsDuration(behind, l.Unit)))
+		e.snowflakeBehind.Store(int64(unitsDuration(sh.UnitOf(start)-now, l.Unit)))
 		span := min(unitsDuration(n>>sh.CounterBits, l.Unit), maxSpanWait)
 		if over := unitsDuration(behind-limit, l.Unit); over <= maxRateWait+span {
 			return 0, over, nil
 		}
-		return 0, 0, &Error{Kind: timeid.ErrClockBehind, Msg: fmt.Sprintf("nextval: the ids of SNOWFLAKE sequence \"%s\" reached %s, %v ahead of this server's clock (%s); more than %v would risk repeating them after a restart: they resume once the clock catches up",
-			s.name().Rel(), l.Time(sh.UnitOf(next)).UTC().Format(time.RFC3339Nano), unitsDuration(behind, l.Unit), l.Time(now).UTC().Format(time.RFC3339Nano), timeid.DefaultMaxBehind)}
+		what := "the ids of"
+		if n > 1 {
+			what = fmt.Sprintf("%d ids of", n)
+		}
+		return 0, 0, &Error{Kind: timeid.ErrClockBehind, Msg: fmt.Sprintf("nextval: %s SNOWFLAKE sequence \"%s\" would reach %s, %s ahead of this server's clock (%s); more than %v would risk repeating them after a restart: they resume once the clock catches up",
+			what, s.name().Rel(), l.Time(sh.UnitOf(last)).UTC().Format(time.RFC3339Nano), aheadText(behind, l.Unit), l.Time(now).UTC().Format(time.RFC3339Nano), timeid.DefaultMaxBehind)}
 	}
-	e.snowflakeBehind.Store(int64(unitsDuration(max(behind, 0), l.Unit)))
-	return 0, 0, nil
+	e.snowflakeBehind.Store(int64(unitsDuration(max(sh.UnitOf(start)-now, 0), l.Unit)))
+	return start - next, 0, nil
+}
+
+// snowflakeNext is the counter Snowflake s's next id would take, before
+// the clock moves it; false when the sequence is at its last.
+// REQUIRES: s.mu held.
+func snowflakeNext(s *seq) (int64, bool) {
+	if !s.cur.Called {
+		return s.cur.Last, true
+	}
+	if s.cur.Last >= s.opts.Max {
+		return 0, false
+	}
+	return s.cur.Last + 1, true
+}
+
+// snowflakeUsableLocked is how many of Snowflake s's window values lie at
+// or past the clock's time unit: the counters before it are passed over,
+// never handed out, so they serve no caller's demand.
+// REQUIRES: s.mu held.
+func (e *Engine) snowflakeUsableLocked(s *seq) int64 {
+	next, ok := snowflakeNext(s)
+	if !ok {
+		return s.remaining
+	}
+	sh := s.opts.Shape
+	lead := max(sh.FirstOf(sh.Layout().Units(e.wall()))-next, 0)
+	return max(s.remaining-lead, 0)
+}
+
+// aheadText is u units of unit as a duration, or in years past what a
+// time.Duration holds (292 years): an EPOCH in the far future.
+func aheadText(u int64, unit time.Duration) string {
+	if d := unitsDuration(u, unit); d < math.MaxInt64 {
+		return d.String()
+	}
+	return fmt.Sprintf("about %.0f years", float64(u)*unit.Hours()/(365.2425*24))
 }
 
 // unitsDuration is u units of unit, at most the longest time.Duration.
@@ -98,22 +145,31 @@ func (e *Engine) snowflakeDueLocked(s *seq) bool {
 	return s.opts.Shape.UnitOf(s.durableLocked().Last) < l.Units(e.wall())+half
 }
 
-// snowflakePlanLocked sizes an extension of Snowflake s's mark: past the
-// counters blocked callers asked for, to the end of the unit a Window
-// ahead of the clock. REQUIRES: s.mu held.
+// snowflakePlanLocked sizes an extension of Snowflake s's mark: to the
+// end of the unit a Window ahead of the clock, or past the counters the
+// blocked callers asked for counted from the clock's unit.
+// REQUIRES: s.mu held.
 func (e *Engine) snowflakePlanLocked(s *seq) (seqmath.State, int64) {
 	sh := s.opts.Shape
 	durable := s.durableLocked()
-	need := max(s.demand-s.remaining, 0)
 	l := sh.Layout()
-	target := sh.LastOf(l.Units(e.wall()) + max(int64(timeid.DefaultWindow/l.Unit), 1))
-	asked, _ := s.opts.Advance(durable, need)
-	target = max(target, sh.LastOf(sh.UnitOf(asked.Last)))
+	now := l.Units(e.wall())
+	target := sh.LastOf(now + max(int64(timeid.DefaultWindow/l.Unit), 1))
+	if next, ok := snowflakeNext(s); ok && s.demand > 0 {
+		// The callers blocked ask for counters from the clock's unit on,
+		// not from the end of the window: those before it are passed over.
+		start := max(next, sh.FirstOf(now))
+		asked := s.opts.Max
+		if s.demand-1 < s.opts.Max-start {
+			asked = start + s.demand - 1
+		}
+		target = max(target, sh.LastOf(sh.UnitOf(asked)))
+	}
 	steps := target - durable.Last
 	if !durable.Called {
 		steps++
 	}
-	return s.opts.Advance(durable, steps)
+	return s.opts.Advance(durable, max(steps, 0))
 }
 
 // snowflakeRange is r, a Snowflake sequence's range, with this node's
