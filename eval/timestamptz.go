@@ -20,6 +20,19 @@ import (
 // pgEpoch is PostgreSQL's epoch for timestamps: 2000-01-01 UTC.
 var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// PostgreSQL's timestamptz range: from 4714-11-24 BC (Julian day 0) up to
+// and not including 294277-01-01 (its END_TIMESTAMP).
+var (
+	minTimestamptz = time.Date(-4713, 11, 24, 0, 0, 0, 0, time.UTC)
+	endTimestamptz = time.Date(294277, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// TimestamptzInRange reports whether t is a timestamptz PostgreSQL
+// holds: outside its range, Timestamptz's microseconds would overflow.
+func TimestamptzInRange(t time.Time) bool {
+	return !t.Before(minTimestamptz) && t.Before(endTimestamptz)
+}
+
 // Timestamptz makes a timestamp with time zone datum of t, its text in
 // loc, in PostgreSQL's ISO DateStyle ("2026-11-24 12:05:20.123456+00").
 func Timestamptz(t time.Time, loc *time.Location) Datum {

@@ -566,6 +566,9 @@ func runDecode(_ context.Context, s *Session, _ *SeqFunc, n engine.Name, args []
 		return nil, sqlerr.Errorf(sqlerr.InvalidParameterValue, "seqd_decode: %d is not an id of SNOWFLAKE sequence \"%s\" (ids are positive)", args[0].I, n.Rel())
 	}
 	t, node, counter := sh.Layout().Decode(args[0].I)
+	if !eval.TimestamptzInRange(t) { // a long TIME_UNIT's last ids
+		return nil, sqlerr.Errorf(sqlerr.DatetimeFieldOverflow, "timestamp out of range")
+	}
 	return []eval.Datum{eval.Timestamptz(t, s.location()), eval.Int(node), eval.Int(counter)}, nil
 }
 

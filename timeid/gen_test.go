@@ -47,6 +47,16 @@ func TestLayouts(t *testing.T) {
 	if u := l.Units(TwitterEpoch.Add(-time.Nanosecond)); u != -1 {
 		t.Errorf("Units just before the epoch = %d, want -1", u)
 	}
+	// A long unit's last ids lie past what an int64 of seconds holds:
+	// their time is far past any a caller shows, never wrapped before
+	// the epoch.
+	day := Layout{Epoch: TwitterEpoch, Unit: 24 * time.Hour, TimeBits: 62, CounterBits: 1}
+	if got := day.Time(day.MaxUnit()); got.Year() < 1e9 {
+		t.Errorf("the last of 2^62 days: %v, want billions of years ahead", got)
+	}
+	if got := day.Time(1 << 40); !got.Equal(TwitterEpoch.AddDate(0, 0, 1<<40)) {
+		t.Errorf("2^40 days: %v", got)
+	}
 	for _, bad := range []Layout{
 		{TimeBits: 41, NodeBits: 10, CounterBits: 13},
 		{TimeBits: 40, NodeBits: 10},

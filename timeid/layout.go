@@ -60,8 +60,10 @@ var TwitterEpoch = time.UnixMilli(1288834974657).UTC()
 // here the node part is always above the counter, so Sonyflake's ids
 // and these order alike but do not have the same bits).
 var (
-	Twitter      = Layout{Epoch: TwitterEpoch, Unit: time.Millisecond, TimeBits: 41, NodeBits: 10, CounterBits: 12}
-	Sonyflake    = Layout{Epoch: time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC), Unit: 10 * time.Millisecond, TimeBits: 39, NodeBits: 16, CounterBits: 8}
+	Twitter   = Layout{Epoch: TwitterEpoch, Unit: time.Millisecond, TimeBits: 41, NodeBits: 10, CounterBits: 12}
+	Sonyflake = Layout{Epoch: time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC), Unit: 10 * time.Millisecond, TimeBits: 39, NodeBits: 16, CounterBits: 8}
+	// UIDGenerator's epoch is uid-generator's default, whose 28 bits
+	// of seconds ended on 2024-11-20: a generator needs a later Epoch.
 	UIDGenerator = Layout{Epoch: time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC), Unit: time.Second, TimeBits: 28, NodeBits: 22, CounterBits: 13}
 	// TSO is PD's timestamp: milliseconds since the Unix epoch above 18
 	// bits of logical counter.
@@ -133,13 +135,22 @@ const (
 	minDuration = -maxDuration
 )
 
-// Time is when unit u begins.
+// Time is when unit u begins; past the seconds an int64 holds (a long
+// unit's last ids: 2^62 days), 2^62 seconds from the epoch, billions of
+// years, which no caller takes for a time it can show.
 func (l Layout) Time(u int64) time.Time {
 	if d := time.Duration(u) * l.Unit; u == int64(d/l.Unit) && d > minDuration && d < maxDuration {
 		return l.Epoch.Add(d)
 	}
 	ns := new(big.Int).Mul(big.NewInt(u), big.NewInt(int64(l.Unit)))
 	sec, rem := new(big.Int).DivMod(ns, big.NewInt(1e9), new(big.Int))
+	if !sec.IsInt64() || sec.Int64() > 1<<62 || sec.Int64() < -1<<62 {
+		sec.SetInt64(1 << 62)
+		if ns.Sign() < 0 {
+			sec.Neg(sec)
+		}
+		rem.SetInt64(0)
+	}
 	return time.Unix(l.Epoch.Unix()+sec.Int64(), int64(l.Epoch.Nanosecond())+rem.Int64()).In(l.Epoch.Location())
 }
 
