@@ -6,6 +6,7 @@ import (
 
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sqlerr"
+	"github.com/seqd/seqd/timeid"
 )
 
 // Error is a call's failure as the APIs answer it: its error kind, the
@@ -15,6 +16,10 @@ type Error struct {
 	Kind sqlerr.Kind
 	Code string
 	Msg  string
+	// Later: the same call will succeed once time has passed, though
+	// its kind is not one sending again shortly cures (a SNOWFLAKE
+	// sequence's ids ahead of the clock): HTTP says Retry-After.
+	Later bool
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -34,6 +39,7 @@ func ErrorOf(err error) *Error {
 		return e
 	}
 	e = NewError(frontend.KindOf(err), err.Error())
+	e.Later = errors.Is(err, timeid.ErrClockBehind)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded): // the statement's timeout or the caller's deadline
 		e.Msg = "canceling statement due to statement timeout or the call's deadline"

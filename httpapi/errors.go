@@ -11,12 +11,14 @@ import (
 
 // problem is an error as the API answers it: an HTTP status, the error's
 // kind, its SQLSTATE and the message (with Retry-After where the kind is
-// one sending again may cure: sqlerr.Retryable).
+// one sending again may cure, sqlerr.Retryable, or the call will succeed
+// later: apicore.Error's Later).
 type problem struct {
 	status int
 	kind   sqlerr.Kind
 	code   string
 	msg    string
+	later  bool // apicore.Error's Later
 }
 
 func (p *problem) Error() string { return p.msg }
@@ -59,7 +61,7 @@ func problemOf(err error) *problem {
 	var p *problem
 	if !errors.As(err, &p) {
 		e := apicore.ErrorOf(err)
-		p = &problem{status: statusOf(e.Kind), kind: e.Kind, code: e.Code, msg: e.Msg}
+		p = &problem{status: statusOf(e.Kind), kind: e.Kind, code: e.Code, msg: e.Msg, later: e.Later}
 	}
 	return p
 }
@@ -67,7 +69,7 @@ func problemOf(err error) *problem {
 // fail writes err as a problem.
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	p := problemOf(err)
-	if sqlerr.Retryable(p.kind) {
+	if sqlerr.Retryable(p.kind) || p.later {
 		w.Header().Set("Retry-After", "1")
 	}
 	if p.status >= 500 && p.kind != sqlerr.ReadOnlyTransaction && p.kind != sqlerr.AdminShutdown {

@@ -232,7 +232,7 @@ var kinds = map[Kind]kindInfo{
 	InvalidName:                   {"42602", ClassInvalid, false},
 	ProgramLimitExceeded:          {"54000", ClassTooLarge, false},
 	StatementTooComplex:           {"54001", ClassInternal, false},
-	ObjectNotInPrerequisiteState:  {"55000", ClassInternal, false},
+	ObjectNotInPrerequisiteState:  {"55000", ClassPrecondition, false},
 	CantChangeRuntimeParam:        {"55P02", ClassInternal, false},
 	InvalidCursorState:            {"24000", ClassInternal, false},
 	DuplicateSchema:               {"42P06", ClassExists, false},

@@ -94,6 +94,7 @@ func TestClasses(t *testing.T) {
 		{FeatureNotSupported, ClassInvalid, false},
 		{ProtocolViolation, ClassInvalid, false},
 		{InternalError, ClassInternal, false},
+		{ObjectNotInPrerequisiteState, ClassPrecondition, false}, // currval before nextval, ids ahead of the clock
 	} {
 		if got := ClassOf(c.kind); got != c.class {
 			t.Errorf("ClassOf(%s) = %d, want %d", c.kind, got, c.class)
