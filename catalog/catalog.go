@@ -26,6 +26,7 @@ import (
 const (
 	SuperuserOID     = 10   // the bootstrap superuser, as initdb's
 	DBOwnerOID       = 6171 // pg_database_owner
+	MonitorOID       = 3373 // pg_monitor, which seqd makes when it serves -http
 	PgClassOID       = 1259
 	PgNamespaceOID   = 2615
 	PublicSchemaOID  = 2200

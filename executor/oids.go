@@ -7,6 +7,7 @@ package executor
 import (
 	"sync"
 
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/engine"
 )
 
@@ -55,10 +56,14 @@ type oidSeq struct {
 // firstUserOID is PostgreSQL's FirstNormalObjectId.
 const firstUserOID = 16384
 
+// newOIDRegistry is a registry with the OIDs that are PostgreSQL's own:
+// its schemas', and pg_monitor's, the predefined role seqd makes (CREATE
+// ROLE refuses its name, so no other role can take it).
 func newOIDRegistry() *oidRegistry {
 	return &oidRegistry{byID: map[uint64]uint32{}, seqs: map[uint32]oidSeq{},
 		temp: map[seqKey]uint32{}, tempSeqs: map[uint32]oidEntry{}, next: firstUserOID,
-		schemas: map[string]uint32{"pg_catalog": 11, "pg_toast": 99, "public": 2200, "information_schema": 13207}}
+		schemas: map[string]uint32{"pg_catalog": 11, "pg_toast": 99, "public": 2200, "information_schema": 13207,
+			roleOIDPrefix + "pg_monitor": catalog.MonitorOID}}
 }
 
 // registries holds one OID registry per catalog: sessions of one share
