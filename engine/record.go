@@ -52,12 +52,25 @@ import (
 // its position was set (setval, RESTART, becoming NOORDER). In cluster
 // mode the nodes reserve its values in blocks recorded apart (rangeKey);
 // the record's state is where they start from in a new epoch.
+//
+// A record of a sequence written with MariaDB's INCREMENT BY 0
+// (seqmath.Options.IncrementZero) is version 3: a version 1 or 2 record,
+// its optional fields included, then one byte of more flags: bit 0 the
+// increment written as 0 (its increment is 1), bit 1 the shape follows
+// the first 58 bytes, as in version 2. Version 3 is written only where
+// bit 0 is set, so that a seqd that does not know it refuses the record
+// as newer rather than show the increment as 1, and records of other
+// sequences are read by older seqds as before.
 const (
 	recordVersion = 1
 	recordSize    = 58
 
 	shapedVersion = 2
 	shapedSize    = recordSize + 19
+
+	flaggedVersion = 3
+	moreZeroInc    = 1 // version 3's flags
+	moreShaped     = 2
 )
 
 type record struct {
@@ -140,6 +153,14 @@ func (r record) encode() []byte {
 	if r.hasKnown {
 		b = binary.BigEndian.AppendUint64(b, uint64(r.known.Last))
 	}
+	if r.opts.IncrementZero {
+		more := byte(moreZeroInc)
+		if sh.Shaped() {
+			more |= moreShaped
+		}
+		b[0] = flaggedVersion
+		b = append(b, more)
+	}
 	return b
 }
 
@@ -150,11 +171,27 @@ func newerRecord(kind string, version, known byte) error {
 }
 
 func decodeRecord(b []byte) (record, error) {
-	if len(b) > 0 && b[0] > shapedVersion {
-		return record{}, newerRecord("sequence", b[0], shapedVersion)
+	if len(b) > 0 && b[0] > flaggedVersion {
+		return record{}, newerRecord("sequence", b[0], flaggedVersion)
 	}
 	// Made only when needed: a load decodes every record.
-	corrupt := func() error { return fmt.Errorf("seqd: corrupt sequence record (%d bytes)", len(b)) }
+	size := len(b)
+	corrupt := func() error { return fmt.Errorf("seqd: corrupt sequence record (%d bytes)", size) }
+	version, zeroInc := byte(0), false
+	if len(b) > 0 {
+		version = b[0]
+	}
+	if version == flaggedVersion {
+		// The version 1 or 2 record before the last byte, bit 0 set.
+		more := b[len(b)-1]
+		if more&^(moreZeroInc|moreShaped) != 0 || more&moreZeroInc == 0 {
+			return record{}, corrupt()
+		}
+		b, zeroInc, version = b[:len(b)-1], true, recordVersion
+		if more&moreShaped != 0 {
+			version = shapedVersion
+		}
+	}
 	extra := 0
 	if len(b) > 1 && b[1]&32 != 0 {
 		extra = knownSize
@@ -162,7 +199,7 @@ func decodeRecord(b []byte) (record, error) {
 	if len(b) > 1 && b[1]&128 != 0 {
 		extra += epochSize
 	}
-	ok := len(b) == recordSize+extra && b[0] == recordVersion || len(b) == shapedSize+extra && b[0] == shapedVersion
+	ok := len(b) == recordSize+extra && version == recordVersion || len(b) == shapedSize+extra && version == shapedVersion
 	if !ok || b[1]&32 == 0 && b[1]&64 != 0 || seqmath.Type(b[1]>>2&3) > seqmath.Smallint {
 		return record{}, corrupt()
 	}
@@ -186,7 +223,13 @@ func decodeRecord(b []byte) (record, error) {
 	field := func(i int) int64 { return int64(binary.BigEndian.Uint64(b[10+8*i:])) }
 	r.opts.Increment, r.opts.Min, r.opts.Max = field(0), field(1), field(2)
 	r.opts.Start, r.opts.Cache, r.state.Last = field(3), field(4), field(5)
-	if b[0] == shapedVersion {
+	if zeroInc {
+		if r.opts.Increment != 1 {
+			return record{}, corrupt()
+		}
+		r.opts.IncrementZero = true
+	}
+	if version == shapedVersion {
 		kind := b[recordSize]
 		sh := seqmath.Shape{Kind: seqmath.ShapeKind(kind & 3), ShardBits: b[recordSize+1], RangeBits: b[recordSize+2]}
 		lo, hi := int64(binary.BigEndian.Uint64(b[recordSize+3:])), int64(binary.BigEndian.Uint64(b[recordSize+11:]))

@@ -104,6 +104,11 @@ type Options struct {
 	// NOORDER sequence as it serves any other. (Beside the other flags:
 	// a million sequences' options are 8 MB smaller than after Shape.)
 	NoOrder bool
+	// IncrementZero: the sequence was written with MariaDB's INCREMENT
+	// BY 0, which steps by the server's auto_increment_increment (1
+	// here): Increment is 1, and MariaDB's views of the sequence show 0.
+	// Set only with Increment 1; any INCREMENT given later clears it.
+	IncrementZero bool
 	// Shape maps the counter (everything above counts in counters) to
 	// the values handed out. A shaped sequence counts 1, 2, ... up to
 	// Shape.MaxCounter(), is a bigint and does not cycle.
@@ -124,6 +129,9 @@ type Spec struct {
 	RestartWith *int64 // RESTART WITH n (implies Restart)
 	Cache       *int64
 	Cycle       *bool
+	// IncrementZero, with Increment 1: MariaDB's INCREMENT BY 0
+	// (Options.IncrementZero).
+	IncrementZero bool
 
 	// Shapes (CREATE only): BIT_REVERSED_POSITIVE or SHARD_BITS.
 	Shape *Shape
@@ -207,6 +215,7 @@ func apply(o Options, s State, spec Spec, isInit bool) (Options, State, error) {
 		if o.Increment == 0 {
 			return o, s, errorf(ErrInvalidOption, "INCREMENT must not be zero")
 		}
+		o.IncrementZero = spec.IncrementZero && o.Increment == 1
 	} else if isInit {
 		o.Increment = 1
 	}
