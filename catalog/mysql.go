@@ -5,6 +5,7 @@ import (
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/seqmath"
 )
 
 // MySQL's information_schema, as seqd answers it over MySQL's protocol:
@@ -99,7 +100,7 @@ func mysqlViews() []*View {
 					cycle = eval.Int(1)
 				}
 				return []eval.Datum{eval.Text("def"), eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), cache, cacheValue, cycle,
-					eval.Int(o.Increment), eval.Int(o.Max), eval.Int(o.Min), eval.Int(o.Start), eval.Text("")}
+					eval.Int(mariadbIncrement(&o)), eval.Int(o.Max), eval.Int(o.Min), eval.Int(o.Start), eval.Text("")}
 			})}},
 	}
 }
@@ -133,8 +134,17 @@ func MariaDBSequenceRow(i engine.Info) []eval.Datum {
 	if o.Cycle {
 		cycle = 1
 	}
-	return []eval.Datum{eval.Int(next), eval.Int(o.Min), eval.Int(o.Max), eval.Int(o.Start), eval.Int(o.Increment), eval.Int(cache),
+	return []eval.Datum{eval.Int(next), eval.Int(o.Min), eval.Int(o.Max), eval.Int(o.Start), eval.Int(mariadbIncrement(o)), eval.Int(cache),
 		eval.Int(cycle), eval.Int(0)}
+}
+
+// mariadbIncrement is a sequence's increment as MariaDB shows it: 0 for
+// one written with INCREMENT BY 0, which steps by 1.
+func mariadbIncrement(o *seqmath.Options) int64 {
+	if o.IncrementZero {
+		return 0
+	}
+	return o.Increment
 }
 
 // addInt64 is a+b; false when it overflows.

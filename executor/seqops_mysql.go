@@ -168,6 +168,9 @@ func (s *Session) Definition(ctx context.Context, schema, rel string) (MariaDBDe
 		a, _ := eng.ACL(n)
 		d.Description = Description{Type: eval.TypeByName(sqlTypeName(o.Type.String())).SQLName(), Start: o.Start, Min: o.Min, Max: o.Max,
 			Increment: o.Increment, Cycle: o.Cycle, Cache: o.Cache, Owner: s.roleName(s.ownerOID(s.ownerName(a)))}
+		if o.IncrementZero {
+			d.Increment = 0
+		}
 		d.Comment, err = eng.Comment(n)
 		return err
 	})
@@ -176,7 +179,8 @@ func (s *Session) Definition(ctx context.Context, schema, rel string) (MariaDBDe
 
 // MariaDBDefinition is what SHOW CREATE SEQUENCE shows of a sequence:
 // its definition and its comment (COMMENT ON, MariaDB's COMMENT=; empty
-// for none).
+// for none). Its Increment is 0 for a sequence written with MariaDB's
+// INCREMENT BY 0 (which steps by 1).
 type MariaDBDefinition struct {
 	Description
 	Comment string

@@ -23,6 +23,12 @@ import (
 	"github.com/seqd/seqd/sqlerr"
 )
 
+// MariaDBIncrementZero is the option the MySQL front end adds to
+// INCREMENT 1 for MariaDB's INCREMENT BY 0 (seqmath.Spec.IncrementZero):
+// no PostgreSQL statement has it, PostgreSQL's grammar naming its
+// sequence options itself.
+const MariaDBIncrementZero = "seqd_mariadb_increment_zero"
+
 func intOption(d *pg.DefElem, q string) (*int64, error) {
 	var text string
 	switch {
@@ -97,6 +103,8 @@ func (c *planner) spec(opts []*pg.Node, clauses []pgsql.SeqClause) (seqmath.Spec
 			sp.Type = &t
 		case "increment":
 			sp.Increment, err = intOption(d, c.SQL)
+		case MariaDBIncrementZero:
+			sp.IncrementZero = true
 		case "minvalue":
 			if d.Arg == nil {
 				sp.NoMin = true

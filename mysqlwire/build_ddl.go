@@ -7,13 +7,16 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/seqd/seqd/internal/vitess/mysql"
+
+	"github.com/seqd/seqd/executor"
 )
 
 // seqOptions are a CREATE or ALTER SEQUENCE's options as PostgreSQL's
 // DefElems, in the order first written: NOCACHE is CACHE 1, NOCYCLE NO
-// CYCLE, INCREMENT BY 0 INCREMENT BY 1. An option written twice is MariaDB's 1225, but for MINVALUE n,
-// which MariaDB's grammar lets a later one replace (NO MINVALUE too):
-// the last one counts.
+// CYCLE, INCREMENT BY 0 INCREMENT BY 1 with executor.MariaDBIncrementZero
+// (shown as 0). An option written twice is MariaDB's 1225, but for
+// MINVALUE n, which MariaDB's grammar lets a later one replace (NO
+// MINVALUE too): the last one counts.
 func seqOptions(opts []*ast.SequenceOption) ([]*pg.Node, error) {
 	var out []*pg.Node
 	at := map[string]int{} // where out holds an option, by name
@@ -26,8 +29,10 @@ func seqOptions(opts []*ast.SequenceOption) ([]*pg.Node, error) {
 			name, arg = "increment", v
 			if o.IntValue == 0 {
 				// MariaDB steps by its global auto_increment_increment,
-				// which is 1 here (docs/mysql.md: shown as 1, not 0).
+				// which is 1 here, and shows 0: the sequence keeps that
+				// it was written so.
 				arg = optionValue(1)
+				out = append(out, defElem(executor.MariaDBIncrementZero, nil))
 			}
 		case ast.SequenceStartWith:
 			name, arg = "start", v

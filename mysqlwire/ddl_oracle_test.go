@@ -205,8 +205,10 @@ var ddlCorpus = []string{
 	"SHOW FULL TABLES",
 	"SELECT @@warning_count, @@error_count",
 	// INCREMENT BY 0 steps by MariaDB's global auto_increment_increment,
-	// 1 (SHOW CREATE SEQUENCE differs: docs/mysql.md).
+	// 1, and is shown as 0 until an ALTER gives another INCREMENT.
 	"CREATE SEQUENCE i0 START WITH 5 INCREMENT BY 0 NOCACHE",
+	"SHOW CREATE SEQUENCE i0",
+	"SELECT * FROM i0",
 	"SELECT NEXTVAL(i0), NEXTVAL(i0), PREVIOUS VALUE FOR i0",
 	"SET SESSION auto_increment_increment = 5",
 	"SELECT NEXTVAL(i0)",
@@ -214,14 +216,29 @@ var ddlCorpus = []string{
 	"ALTER SEQUENCE i0 INCREMENT BY 0 MAXVALUE 8",
 	"SELECT NEXTVAL(i0), NEXTVAL(i0)",
 	"SELECT NEXTVAL(i0)",
+	"ALTER SEQUENCE i0 MAXVALUE 20",
+	"SELECT increment, maximum_value FROM i0",
+	"ALTER SEQUENCE i0 INCREMENT BY 2",
+	"SHOW CREATE SEQUENCE i0",
+	"SELECT NEXTVAL(i0), increment FROM i0",
 	"CREATE SEQUENCE i1 INCREMENT BY 0 MINVALUE 1 MAXVALUE 3 CYCLE NOCACHE",
 	"SELECT NEXTVAL(i1), NEXTVAL(i1), NEXTVAL(i1), NEXTVAL(i1)",
-	"DROP SEQUENCE i0, i1",
+	"CREATE SEQUENCE i2 INCREMENT BY 3 NOCACHE",
+	"ALTER SEQUENCE i2 INCREMENT BY 0",
+	"SHOW CREATE SEQUENCE i2",
+	"SELECT NEXTVAL(i2), NEXTVAL(i2), increment FROM i2",
+	"CREATE OR REPLACE SEQUENCE i1 INCREMENT BY 0 COMMENT='zero'",
+	"SHOW CREATE SEQUENCE i1",
+	"CREATE TEMPORARY SEQUENCE i3 INCREMENT BY 0 CACHE 10",
+	"SELECT * FROM i3",
+	"SHOW CREATE SEQUENCE i3",
+	"DROP TEMPORARY SEQUENCE i3",
+	"DROP SEQUENCE i0, i1, i2",
 }
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 192
+const ddlCorpusLen = 209
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

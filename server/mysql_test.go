@@ -299,3 +299,39 @@ func TestActivityBothProtocols(t *testing.T) {
 		}
 	}
 }
+
+// TestIncrementZeroBothProtocols: a sequence MariaDB's INCREMENT BY 0
+// made steps by 1 on both protocols; MySQL's views show 0, PostgreSQL's
+// its increment, 1 (PostgreSQL refuses INCREMENT 0 itself); an ALTER
+// from PostgreSQL that gives INCREMENT clears the 0.
+func TestIncrementZeroBothProtocols(t *testing.T) {
+	ctx := context.Background()
+	pg, my := startBoth(t, Config{MaxConns: 8}, 2)
+	my.SetMaxOpenConns(1)
+	if _, err := my.Exec("CREATE SEQUENCE z START WITH 5 INCREMENT BY 0 NOCACHE"); err != nil {
+		t.Fatal(err)
+	}
+	var a, b, inc int64
+	if err := my.QueryRow("SELECT NEXTVAL(z), increment FROM z").Scan(&a, &inc); err != nil || a != 5 || inc != 0 {
+		t.Fatalf("MySQL: %d, increment %d, %v", a, inc, err)
+	}
+	if err := pg.QueryRow(ctx, "select nextval('z'), increment_by from pg_sequences where sequencename = 'z'").Scan(&b, &inc); err != nil || b != 6 || inc != 1 {
+		t.Fatalf("PostgreSQL: %d, increment_by %d, %v", b, inc, err)
+	}
+	if _, err := pg.Exec(ctx, "create sequence z2 increment 0"); err == nil || !strings.Contains(err.Error(), "22023") {
+		t.Fatalf("PostgreSQL's INCREMENT 0: %v, want 22023", err)
+	}
+	if _, err := pg.Exec(ctx, "alter sequence z maxvalue 100"); err != nil {
+		t.Fatal(err)
+	}
+	var create string
+	if err := my.QueryRow("SHOW CREATE SEQUENCE z").Scan(new(string), &create); err != nil || !strings.Contains(create, "increment by 0") {
+		t.Fatalf("after ALTER MAXVALUE: %q, %v", create, err)
+	}
+	if _, err := pg.Exec(ctx, "alter sequence z increment 1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := my.QueryRow("SHOW CREATE SEQUENCE z").Scan(new(string), &create); err != nil || !strings.Contains(create, "increment by 1") {
+		t.Fatalf("after ALTER INCREMENT 1: %q, %v", create, err)
+	}
+}
