@@ -120,8 +120,10 @@ type Config struct {
 	// COM_STMT_PREPARE that failed before it had a statement. Given its
 	// command (PostgreSQL's tag's words: "SELECT", "CREATE SEQUENCE",
 	// "SET", ...; "" if it failed before having one) and its SQLSTATE
-	// ("00000" on success; else the one its client was sent, MariaDB's:
-	// HY000 for most of MariaDB's own errors), it returns the
+	// ("00000" on success; else its error kind's in sqlerr's table, as
+	// PostgreSQL's protocol and the APIs report it, not MariaDB's its
+	// client was sent: HY000 for most of MariaDB's own errors, such as
+	// a sequence run out, which is 2200H here), it returns the
 	// function told how long the statement took, its answer sent. Each
 	// connection keeps the function of its last (command, SQLSTATE) and
 	// calls it again for the next statement with the same pair, so
@@ -132,10 +134,11 @@ type Config struct {
 // Server serves MySQL's protocol on one listener. It is safe for
 // concurrent use.
 type Server struct {
-	cfg   Config
-	log   *log.Logger
-	l     *mysql.Listener
-	trust atomic.Bool
+	cfg      Config
+	log      *log.Logger
+	failures frontend.FailureLog // failed statements, bounded per code
+	l        *mysql.Listener
+	trust    atomic.Bool
 	// dummy and dummyFast are what a name that is no role's (or a
 	// role's that may not log in) is checked against: a verifier and a
 	// fast path hash no password matches (passwordServer).
@@ -208,6 +211,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	if s.log == nil {
 		s.log = log.Default()
 	}
+	s.failures.Logger = s.log
 	routeLibraryLog(s.log)
 	s.SetAuth(cfg.Auth)
 	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{Listener: s.listen(ln), AuthServer: &passwordServer{srv: s}, Handler: handler{srv: s},
@@ -288,7 +292,7 @@ func (s *Server) kill(by *conn, id uint32, query bool) error {
 // number and message its client was sent.
 func (s *Server) logFailure(c *mysql.Conn, err error, text string) {
 	e := toSQLError(err)
-	frontend.LogFailure(s.log, strconv.Itoa(e.Number()), e.Message, c.User, c.ConnectionID, text)
+	s.failures.Log(strconv.Itoa(e.Number()), e.Message, c.User, c.ConnectionID, text)
 }
 
 // engine is the engine a new session serves.

@@ -442,7 +442,7 @@ func (c *conn) logFailure(err error, text string) {
 		return
 	}
 	r := toErrorResponse(err)
-	frontend.LogFailure(c.srv.log, r.Code, r.Message, c.user, c.pid, text)
+	c.srv.failures.Log(r.Code, r.Message, c.user, c.pid, text)
 }
 
 // failedText is the query an extended-protocol message that failed

@@ -443,6 +443,15 @@ func TestFailedStatementsLogged(t *testing.T) {
 	if strings.Contains(got, "select 1\n") {
 		t.Error("a statement that succeeded was logged")
 	}
+	// A failing statement in a loop writes its burst, not a line each.
+	start := time.Now()
+	for range 500 {
+		c.Exec(ctx, "select 1/0", pgx.QueryExecModeSimpleProtocol)
+	}
+	// The burst of 100, and 10 a second after it.
+	if n, most := strings.Count(buf.String(), "ERROR 22012 "), 101+int(10*time.Since(start).Seconds()); n < 100 || n > most {
+		t.Errorf("%d lines for 500 failures of one statement in a loop, want 100 to %d", n, most)
+	}
 }
 
 // TestAuthenticatingHoldsNoPlaces: connections in the middle of SCRAM

@@ -130,9 +130,10 @@ const (
 
 // Server accepts PostgreSQL connections. It is safe for concurrent use.
 type Server struct {
-	cfg  Config
-	log  *log.Logger
-	auth atomic.Value // string: cfg.Auth, or what SetAuth set
+	cfg      Config
+	log      *log.Logger
+	failures frontend.FailureLog // failed statements, bounded per code
+	auth     atomic.Value        // string: cfg.Auth, or what SetAuth set
 
 	mu       sync.Mutex
 	ln       []net.Listener
@@ -189,6 +190,7 @@ func NewServer(cfg Config) *Server {
 	if s.log == nil {
 		s.log = log.Default()
 	}
+	s.failures.Logger = s.log
 	if s.reg == nil {
 		s.reg = frontend.NewRegistry(cfg.MaxConns, cfg.ReservedConns)
 	}

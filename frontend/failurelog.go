@@ -1,0 +1,85 @@
+package frontend
+
+import (
+	"fmt"
+	"log"
+	"sync"
+	"time"
+)
+
+// A failed statement's line is logged (LogFailure) at most failureBurst
+// times in a row for one error code, then failureRate times a second: a
+// client that sends a failing statement in a loop, or a clock stepped
+// back under load (every call of a SNOWFLAKE sequence refused with
+// 55000), would otherwise write a line for each, thousands a second.
+const (
+	failureBurst = 100
+	failureRate  = 10
+)
+
+// FailureLog logs a listener's failed statements (LogFailure), bounded
+// per error code; the lines left out are counted, and the next line
+// logged for the code says how many. The zero value logs to
+// log.Default(). Safe for concurrent use.
+type FailureLog struct {
+	Logger *log.Logger
+	Now    func() time.Time // default time.Now
+
+	mu    sync.Mutex
+	codes map[string]*failureBucket // by code: a listener's codes are a fixed set
+}
+
+// failureBucket is a code's token bucket and what it left out.
+type failureBucket struct {
+	tokens  float64
+	at      time.Time // when tokens was counted
+	skipped int64
+}
+
+// Log logs a failed statement as LogFailure does, unless its code has
+// used up its lines: then it counts it.
+func (f *FailureLog) Log(code, msg, user string, conn uint32, text string) {
+	skipped, ok := f.take(code)
+	if !ok {
+		return
+	}
+	logger := f.Logger
+	if logger == nil {
+		logger = log.Default()
+	}
+	if skipped > 0 {
+		msg = fmt.Sprintf("%s (and %d more failures with code %s not logged, at most %d a second after %d in a row)", msg, skipped, code, failureRate, failureBurst)
+	}
+	LogFailure(logger, code, msg, user, conn, text)
+}
+
+// take reports whether a line of code may be logged now, and how many
+// were left out before it.
+func (f *FailureLog) take(code string) (int64, bool) {
+	now := time.Now()
+	if f.Now != nil {
+		now = f.Now()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.codes == nil {
+		f.codes = map[string]*failureBucket{}
+	}
+	b := f.codes[code]
+	if b == nil {
+		b = &failureBucket{tokens: failureBurst, at: now}
+		f.codes[code] = b
+	}
+	if d := now.Sub(b.at); d > 0 {
+		b.tokens = min(b.tokens+d.Seconds()*failureRate, failureBurst)
+	}
+	b.at = now
+	if b.tokens < 1 {
+		b.skipped++
+		return 0, false
+	}
+	b.tokens--
+	skipped := b.skipped
+	b.skipped = 0
+	return skipped, true
+}
