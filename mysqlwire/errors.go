@@ -104,3 +104,64 @@ func toSQLError(err error) *mysql.SQLError {
 // missingRelation is the executor's message for a relation that is not
 // there.
 var missingRelation = regexp.MustCompile(`^relation "(.*)" does not exist$`)
+
+// kindOf is the kind of a statement's failure err, for the metrics, whose
+// class label is the kind's SQLSTATE class (sqlerr's table) on every
+// protocol: seqd's errors carry their kind; a MariaDB error mysqlwire
+// raises by its number (a *mysql.SQLError) is the kind myErrors gives
+// that number, or for a number no kind or several have, nativeKinds'.
+// A number in neither is an internal error.
+func kindOf(err error) sqlerr.Kind {
+	var me *mysql.SQLError
+	if !errors.As(err, &me) {
+		return frontend.KindOf(err)
+	}
+	if k, ok := numberKinds[uint16(me.Number())]; ok {
+		return k
+	}
+	return sqlerr.InternalError
+}
+
+// nativeKinds are the kinds of the MariaDB errors mysqlwire raises by
+// number that myErrors gives no kind, or several: PostgreSQL's condition
+// for the same failure.
+var nativeKinds = map[uint16]sqlerr.Kind{
+	1008: sqlerr.UndefinedSchema,       // ER_DB_DROP_EXISTS: a database is a schema
+	1041: sqlerr.ProgramLimitExceeded,  // ER_OUT_OF_RESOURCES
+	1044: sqlerr.InsufficientPrivilege, // ER_DBACCESS_DENIED_ERROR
+	1045: sqlerr.InvalidAuthorization,  // ER_ACCESS_DENIED_ERROR
+	1046: sqlerr.UndefinedSchema,       // ER_NO_DB_ERROR: PostgreSQL's "no schema has been selected"
+	1049: sqlerr.UndefinedSchema,       // ER_BAD_DB_ERROR
+	1066: sqlerr.DuplicateAlias,        // ER_NONUNIQ_TABLE
+	1094: sqlerr.InvalidParameterValue, // ER_NO_SUCH_THREAD
+	1095: sqlerr.InsufficientPrivilege, // ER_KILL_DENIED_ERROR
+	1105: sqlerr.InternalError,         // ER_UNKNOWN_ERROR (also every kind's myErrors lacks)
+	1109: sqlerr.UndefinedTable,        // ER_UNKNOWN_TABLE
+	1146: sqlerr.UndefinedTable,        // ER_NO_SUCH_TABLE
+	1213: sqlerr.DeadlockDetected,      // ER_LOCK_DEADLOCK
+	1221: sqlerr.SyntaxError,           // ER_WRONG_USAGE: PostgreSQL's "conflicting or redundant options"
+	1225: sqlerr.SyntaxError,           // ER_DUP_ARGUMENT: the same
+	1248: sqlerr.SyntaxError,           // ER_DERIVED_MUST_HAVE_ALIAS
+	1292: sqlerr.InvalidDatetimeFormat, // ER_TRUNCATED_WRONG_VALUE
+	1461: sqlerr.ProgramLimitExceeded,  // ER_MAX_PREPARED_STMT_COUNT_REACHED
+	1582: sqlerr.UndefinedFunction,     // ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT: no function of that many arguments
+}
+
+// numberKinds are the kinds of MariaDB's error numbers: myErrors' read
+// backwards where a number is one kind's, and nativeKinds.
+var numberKinds = func() map[uint16]sqlerr.Kind {
+	m, several := map[uint16]sqlerr.Kind{}, map[uint16]bool{}
+	for k, e := range myErrors {
+		if _, ok := m[e.number]; ok {
+			several[e.number] = true
+		}
+		m[e.number] = k
+	}
+	for n := range several {
+		delete(m, n)
+	}
+	for n, k := range nativeKinds {
+		m[n] = k
+	}
+	return m
+}()

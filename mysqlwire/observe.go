@@ -1,5 +1,7 @@
 // Statements told to Config.OnStatement (the server's metrics): each
-// statement's command, its outcome's SQLSTATE and its time.
+// statement's command, its outcome's SQLSTATE (its error kind's, as the
+// other protocols report it, not MariaDB's the client was sent) and its
+// time.
 
 package mysqlwire
 
@@ -7,6 +9,8 @@ import (
 	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // observed is OnStatement's answer for a connection's last (command,
@@ -36,7 +40,7 @@ func (cn *conn) observe(command string, err error, began time.Time) {
 	}
 	code := "00000"
 	if err != nil {
-		code = sqlstateOf(err)
+		code = sqlerr.SQLState(kindOf(err))
 	}
 	o := &cn.observed
 	if o.f == nil || o.command != command || o.code != code {
@@ -44,10 +48,6 @@ func (cn *conn) observe(command string, err error, began time.Time) {
 	}
 	o.f(time.Since(began))
 }
-
-// sqlstateOf is the SQLSTATE err's client is sent (MariaDB's: HY000
-// for most of MariaDB's own errors, such as a sequence run out).
-func sqlstateOf(err error) string { return toSQLError(err).SQLState() }
 
 // commandOf is the command a statement is counted under: PostgreSQL's
 // command tags' words, one per statement translate takes (a bounded
