@@ -247,6 +247,10 @@ func (t *Term) Valid() bool { return !t.ended.Load() && t.lease.Valid() }
 // this one resigns.
 func (t *Term) Expiry() time.Time { return t.lease.Expiry() }
 
+// Lease is the term's lease: what else the leader holds only while it
+// leads (its node id: AcquireNodeID) is held under it.
+func (t *Term) Lease() *Lease { return t.lease }
+
 // Resign ends the term and hands leadership on at once: the leader key
 // is deleted if it is still this term's, and the lease revoked.
 func (t *Term) Resign(ctx context.Context) error {

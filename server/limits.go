@@ -89,6 +89,8 @@ func (cfg Config) Validate() error {
 		return badDuration("lease-ttl", cfg.LeaseTTL)
 	case cfg.NodeID < 0 || cfg.NodeID > MaxNodeID:
 		return bad("node-id", strconv.FormatInt(cfg.NodeID, 10))
+	case len(cfg.Etcd) > 0 && cfg.NodeID != 0:
+		return &LimitError{Flag: "node-id", Value: strconv.FormatInt(cfg.NodeID, 10), Want: "left out with -etcd: each leader takes a node id from etcd"}
 	}
 	return nil
 }

@@ -39,6 +39,7 @@ type node struct {
 	// every query.
 	served  atomic.Pointer[served]
 	term    *cluster.Term // while leading
+	nodeID  atomic.Int64  // the node part of the last term led (acquireNodeID)
 	metrics *clusterMetrics
 	retired []*engine.Engine // snapshots replaced, closed once no session uses them
 	freed   time.Time        // when closeRetired last handed memory back
@@ -258,6 +259,10 @@ const noorderLease = 2*snapshotInterval + time.Second
 // watch ends either way. promoted says which.
 func (n *node) takeOver(term *cluster.Term, onCommit func(int, time.Duration)) (eng *engine.Engine, promoted bool, err error) {
 	defer n.stopWatch()
+	nodeID, err := n.acquireNodeID(term)
+	if err != nil {
+		return nil, false, err
+	}
 	open := func() (engine.Config, error) {
 		// Ended: a leader cut off from etcd refuses the requests that
 		// wait for a write when its term ends, rather than holding them
@@ -265,7 +270,7 @@ func (n *node) takeOver(term *cluster.Term, onCommit func(int, time.Duration)) (
 		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL,
 			Ended: term.Done()})
 		return engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps, Ranges: n.ranges, Lineage: n, MaxTxnLocks: n.cfg.MaxTxnLocks,
-			NodeID: n.cfg.NodeID, WallClock: n.cfg.WallClock}, err
+			NodeID: nodeID, WallClock: n.cfg.WallClock}, err
 	}
 	n.mu.Lock()
 	snap, w := n.eng, n.watch
@@ -311,6 +316,26 @@ func (n *node) takeOver(term *cluster.Term, onCommit func(int, time.Duration)) (
 		eng, err = engine.Open(n.ctx, cfg)
 	}
 	return eng, false, err
+}
+
+// acquireNodeID takes the node part of the SNOWFLAKE ids the leader of
+// term hands out: the lowest node id no live node holds in etcd, under
+// the term's lease (cluster.AcquireNodeID), so that it is held exactly
+// while the term is: a leader whose lease lapsed issues nothing (its
+// term is over), and a node id is another leader's only once it has.
+// Ids are unique and ordered whatever their node parts (one counter,
+// each owner on a time unit of its own): the node part tells which
+// node handed an id out, and two leaders that overlap (one cut off
+// from etcd, its lease not yet expired) never show one node part.
+func (n *node) acquireNodeID(term *cluster.Term) (int64, error) {
+	ctx, cancel := context.WithTimeout(n.ctx, n.cfg.LeaseTTL)
+	defer cancel()
+	id, err := cluster.AcquireNodeID(ctx, n.cli, n.cfg.EtcdPrefix, n.cfg.NodeName, MaxNodeID, term.Lease())
+	if err != nil {
+		return 0, fmt.Errorf("taking a node id: %w", err)
+	}
+	n.nodeID.Store(id.ID)
+	return id.ID, nil
 }
 
 // lead campaigns, leads while its term is valid, and campaigns again,
@@ -362,7 +387,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			from = "from its snapshot"
 			n.metrics.promoted.Inc()
 		}
-		n.log.Printf("cluster: %s leads (term %d), serving %d sequences (took over %s in %v, %v after its election)", n.cfg.NodeName, term.Token, eng.Count(),
+		n.log.Printf("cluster: %s leads (term %d, node id %d), serving %d sequences (took over %s in %v, %v after its election)", n.cfg.NodeName, term.Token, n.nodeID.Load(), eng.Count(),
 			from, time.Since(began).Round(time.Millisecond), time.Since(term.Won).Round(time.Millisecond))
 		n.metrics.terms.Inc()
 		n.mu.Lock()

@@ -110,7 +110,7 @@ func parseFlags() *options {
 	flag.BoolVar(&o.cfg.APIInsecure, "api-insecure", false, "let -api-listen and -grpc-listen off loopback serve without TLS (passwords in the clear)")
 	flag.StringVar(&o.cfg.MySQLListen, "mysql-listen", "", "address for MySQL's protocol, e.g. 127.0.0.1:3306 (empty: off); authentication trust only where -auth is trust and this address is loopback too, else the roles' passwords")
 	flag.Int64Var(&o.cfg.MaxBulkRows, "max-bulk-rows", 10_000_000, "most rows of one generate_series or seqd_reserve")
-	flag.Int64Var(&o.cfg.NodeID, "node-id", 0, "this server's node part in SNOWFLAKE sequences' ids (their low NODE_BITS bits of it): give each server of a fleet its own to tell which one handed an id out")
+	flag.Int64Var(&o.cfg.NodeID, "node-id", 0, "this server's node part in SNOWFLAKE sequences' ids (their low NODE_BITS bits of it): give each server of a fleet its own to tell which one handed an id out (not with -etcd: each leader takes one from etcd)")
 	flag.IntVar(&o.cfg.MaxTxnLocks, "max-transaction-locks", engine.DefaultMaxTxnLocks, "most sequences and names one transaction creates, alters, renames, drops, comments on or grants on (each holds a lock until it ends); the next fails with SQLSTATE 54000 (negative: no limit)")
 	flag.IntVar(&o.cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections at once, every protocol's; more are refused with SQLSTATE 53300 (fewer are served where the descriptor limit, ulimit -n, holds fewer: the log says so at start)")
 	flag.IntVar(&o.cfg.MaxMessage, "max-statement-bytes", 1<<20, "longest protocol message (and so statement); longer ends the connection with SQLSTATE 54000 (at least 1024)")
