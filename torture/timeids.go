@@ -91,14 +91,18 @@ type timeOp struct {
 
 // timeRun is a clock torture run's state.
 type timeRun struct {
-	cfg   TimeConfig
-	start time.Time
-	dsn   string
+	cfg     TimeConfig
+	start   time.Time
+	dsn     string
+	cluster bool // RunTimeIDsCluster's: a standby's refusal is expected
 
-	mu      sync.Mutex
-	ops     []timeOp
-	faults  map[string]int
-	offset  time.Duration // the server clock's offset from real time, as last set
+	mu     sync.Mutex
+	ops    []timeOp
+	faults map[string]int
+	offset time.Duration // the server clock's offset from real time, as last set
+	// skew is, in a cluster, each node's clock's offset from offset
+	// (set when the node starts).
+	skew    []time.Duration
 	changes []clockChange // the last few changes of it
 	// frontier bounds the ids' times (as harness time + offset): the
 	// latest server time the clock may have read, and a Window more at
@@ -198,21 +202,42 @@ func (r *timeRun) restartClock(rng *rand.Rand, cycle int) time.Duration {
 // setOffsetLocked records the server clock's new offset, reached over
 // slew (0: at once). REQUIRES: r.mu held.
 func (r *timeRun) setOffsetLocked(off, slew time.Duration) {
-	now := r.now()
-	r.changes = append(r.changes, clockChange{at: now, until: now + slew + settle, from: r.offset, to: off})
-	if len(r.changes) > 16 {
-		r.changes = r.changes[1:]
-	}
-	r.offset = off
+	r.moveLocked(func() { r.offset = off }, slew)
 }
 
-// bounds are the offsets the server clock may have had at t, and how far
-// ids may have run ahead of it then: the frontier, less the least it may
-// read now.
+// moveLocked makes change to the clocks' offsets and records the range
+// they spanned before and after it, reached over slew.
+// REQUIRES: r.mu held.
+func (r *timeRun) moveLocked(change func(), slew time.Duration) {
+	lo0, hi0 := r.rangeLocked()
+	change()
+	lo1, hi1 := r.rangeLocked()
+	now := r.now()
+	r.changes = append(r.changes, clockChange{at: now, until: now + slew + settle, from: lo0, to: lo1},
+		clockChange{at: now, until: now + slew + settle, from: hi0, to: hi1})
+	if len(r.changes) > 32 {
+		r.changes = r.changes[2:]
+	}
+}
+
+// rangeLocked is the least and the greatest of the servers' clock
+// offsets: the run's, each node's skew from it added (a cluster's).
+// REQUIRES: r.mu held.
+func (r *timeRun) rangeLocked() (lo, hi time.Duration) {
+	lo, hi = r.offset, r.offset
+	for _, s := range r.skew {
+		lo, hi = min(lo, r.offset+s), max(hi, r.offset+s)
+	}
+	return lo, hi
+}
+
+// bounds are the offsets the server clock may have had at t (in a
+// cluster, any node's), and how far ids may have run ahead of it then:
+// the frontier, less the least it may read now.
 func (r *timeRun) bounds(t time.Duration) (lo, hi, lead time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	lo, hi = r.offset, r.offset
+	lo, hi = r.rangeLocked()
 	for _, c := range r.changes {
 		if c.until > t {
 			lo, hi = min(lo, c.from, c.to), max(hi, c.from, c.to)
@@ -249,7 +274,7 @@ func (r *timeRun) cycle(p *proc, rng *rand.Rand, end string) error {
 		go func() { defer wg.Done(); r.worker(i, seed, stop) }()
 	}
 	load := r.cfg.Load/10 + time.Duration(rng.Int64N(int64(r.cfg.Load)))
-	err := r.clockFaults(p, rng, load)
+	err := r.clockFaults(p.fault, rng, load)
 	if end == "clean restart" || end == "clean stop" {
 		close(stop)
 		wg.Wait()
@@ -277,10 +302,11 @@ func (r *timeRun) cycle(p *proc, rng *rand.Rand, end string) error {
 	return err
 }
 
-// clockFaults moves the server's clock during load: each move a step
-// back within MaxBehind, a step back past it (put right after a while,
-// as an operator would), a step forward by minutes to hours, or a slew.
-func (r *timeRun) clockFaults(p *proc, rng *rand.Rand, load time.Duration) error {
+// clockFaults moves the server's clock during load (send gives the
+// faultinject build its command): each move a step back within
+// MaxBehind, a step back past it (put right after a while, as an
+// operator would), a step forward by minutes to hours, or a slew.
+func (r *timeRun) clockFaults(send func(string) error, rng *rand.Rand, load time.Duration) error {
 	moves := 2 + rng.IntN(3)
 	next := rng.IntN(4) // the kinds in turn: a short run has each
 	for i := range moves {
@@ -309,7 +335,7 @@ func (r *timeRun) clockFaults(p *proc, rng *rand.Rand, load time.Duration) error
 		r.setOffsetLocked(off, slew)
 		r.mu.Unlock()
 		r.faults[kind]++
-		if err := p.fault(cmd); err != nil {
+		if err := send(cmd); err != nil {
 			return err
 		}
 		if undo > 0 {
@@ -317,7 +343,7 @@ func (r *timeRun) clockFaults(p *proc, rng *rand.Rand, load time.Duration) error
 			r.mu.Lock()
 			r.setOffsetLocked(r.offset+undo, 0)
 			r.mu.Unlock()
-			if err := p.fault(fmt.Sprintf("clock step %v", undo)); err != nil {
+			if err := send(fmt.Sprintf("clock step %v", undo)); err != nil {
 				return err
 			}
 		}
