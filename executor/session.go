@@ -118,6 +118,7 @@ type Session struct {
 	roDefault bool
 	roVersion uint64
 	reported  []ParamStatus // reportable settings changed since the last Result
+	warnings  exprWarnings  // what its expressions raised (warnings.go)
 	// userWasRole: the user was a role when the session began (not a
 	// name trust authentication let in), so that its role's being dropped
 	// later takes its privileges away rather than making it a superuser.

@@ -23,7 +23,8 @@ import (
 // The tree says what MySQL means where PostgreSQL's grammar would read
 // the same words otherwise: / divides exactly (to 4 digits past the
 // point, as MariaDB's div_precision_increment) and a division by zero is
-// NULL, as are DIV's and MOD's; XOR, <=>, IF, IFNULL and CONCAT's NULL
+// NULL, as are DIV's and MOD's, with MariaDB's warning (CAST's too: the
+// seqd_mariadb_* functions of package eval, warnings.go); XOR, <=>, IF, IFNULL and CONCAT's NULL
 // are MySQL's; a number where a condition stands is true unless 0; LIKE
 // ignores case, as MariaDB's default collation does; NULLs sort first,
 // as MySQL sorts them; column names are not case-sensitive (the tree

@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -271,20 +272,61 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 		return aexpr(pg.A_Expr_Kind_AEXPR_NOT_DISTINCT, "=", l, r), nil
 	case opcode.Div:
 		// MySQL's division is exact (its value is shown to scale's
-		// digits: rounded); by zero it is NULL.
-		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName("numeric")), nullIf(typeCast(r, typeName("numeric")), intConst(0))), nil
+		// digits: rounded); by zero it is NULL, with MariaDB's warning
+		// (divisor).
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName("numeric")), divisor(x.R, typeCast(r, typeName("numeric")))), nil
 	case opcode.IntDiv:
 		// DIV: the quotient's integer part, a BIGINT; by zero NULL.
-		q := aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName("numeric")), nullIf(typeCast(r, typeName("numeric")), intConst(0)))
+		q := aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName("numeric")), divisor(x.R, typeCast(r, typeName("numeric"))))
 		return typeCast(funcCall("trunc", []*pg.Node{q}), typeName("int8")), nil
 	case opcode.Mod:
-		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "%", l, nullIf(r, intConst(0))), nil
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "%", l, divisor(x.R, r)), nil
 	}
 	op, ok := binaryOps[x.Op]
 	if !ok {
 		return nil, unsupported("the operator " + x.Op.String())
 	}
 	return aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r), nil
+}
+
+// divisor is n, built of x, as a divisor: NULL where it is 0, which
+// raises MariaDB's warning 1365 (eval's seqd_mariadb_divisor), read only
+// when the dividend is not NULL (the operator is strict), as MariaDB
+// reads it. A number written other than 0 is itself.
+func divisor(x ast.ExprNode, n *pg.Node) *pg.Node {
+	if sign, ok := numberLiteral(x); ok && sign != 0 {
+		return n
+	}
+	return funcCall("seqd_mariadb_divisor", []*pg.Node{n})
+}
+
+// numberLiteral is the sign of x when x is a number written as one (not
+// a string, NULL or TRUE): ok false for anything else.
+func numberLiteral(x ast.ExprNode) (sign int, ok bool) {
+	v, isValue := x.(*driver.ValueExpr)
+	if !isValue {
+		return 0, false
+	}
+	switch v.Kind() {
+	case driver.KindInt64:
+		if v.Type.GetFlag()&mysql.IsBooleanFlag != 0 {
+			return 0, false
+		}
+		return cmp.Compare(v.GetInt64(), 0), true
+	case driver.KindUint64:
+		return cmp.Compare(v.GetUint64(), 0), true
+	case driver.KindFloat32, driver.KindFloat64:
+		return cmp.Compare(v.GetFloat64(), 0), true
+	case driver.KindMysqlDecimal:
+		switch d := v.GetMysqlDecimal().String(); {
+		case strings.Trim(d, "-0.") == "":
+			return 0, true
+		case strings.HasPrefix(d, "-"):
+			return -1, true
+		}
+		return 1, true
+	}
+	return 0, false
 }
 
 // logic is AND, OR and XOR, of truth values (cond): a chain of ANDs

@@ -265,21 +265,42 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 		return v, err
 	}
 	tp := x.Tp
+	// A string is read as far as it is a number (the prefix functions
+	// of eval's seqd_mariadb_*, which raise MariaDB's 1292 for the
+	// rest), a string cast to CHAR(n) cut to n characters (1292 too), a
+	// negative number cast to UNSIGNED taken to its complement (1105).
+	// A number written as one needs neither reading nor, at or above 0,
+	// a complement.
+	sign, literal := numberLiteral(x.Expr)
+	prefix := func(kind string) *pg.Node {
+		if literal {
+			return v
+		}
+		return funcCall("seqd_mariadb_"+kind, []*pg.Node{v})
+	}
 	switch tp.GetType() {
 	case mysql.TypeLonglong:
 		if !mysql.HasUnsignedFlag(tp.GetFlag()) {
-			return typeCast(v, typeName("int8")), nil
+			return typeCast(prefix("integer"), typeName("int8")), nil
 		}
 		// UNSIGNED: a negative number wraps around 2^64, as in MySQL.
 		wrap := numConst("18446744073709551616")
-		n := aexpr(pg.A_Expr_Kind_AEXPR_OP, "+", typeCast(v, typeName("numeric", 20, 0)), wrap)
-		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "%", n, numConst("18446744073709551616")), nil
+		n := typeCast(prefix("integer"), typeName("numeric", 20, 0))
+		if !literal || sign < 0 {
+			n = funcCall("seqd_mariadb_unsigned", []*pg.Node{n})
+		}
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "%", aexpr(pg.A_Expr_Kind_AEXPR_OP, "+", n, wrap), numConst("18446744073709551616")), nil
 	case mysql.TypeVarString, mysql.TypeString:
 		if tp.GetCharset() == "binary" {
 			return nil, unsupported("CAST AS BINARY")
 		}
-		if n := tp.GetFlen(); n > 0 {
-			return typeCast(v, typeName("varchar", int32(min(n, 1<<20)))), nil
+		if n := tp.GetFlen(); n >= 0 {
+			n = min(n, 1<<20)
+			cut := funcCall("seqd_mariadb_chars", []*pg.Node{typeCast(v, typeName("text")), intConst(int32(n))})
+			if n == 0 { // no varchar(0): the empty string's text
+				return typeCast(cut, typeName("text")), nil
+			}
+			return typeCast(cut, typeName("varchar", int32(n))), nil
 		}
 		return typeCast(v, typeName("text")), nil
 	case mysql.TypeNewDecimal:
@@ -287,11 +308,11 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 		if p <= 0 {
 			p = 10 // MySQL's DECIMAL is DECIMAL(10, 0)
 		}
-		return typeCast(v, typeName("numeric", int32(p), int32(max(s, 0)))), nil
+		return typeCast(prefix("decimal"), typeName("numeric", int32(p), int32(max(s, 0)))), nil
 	case mysql.TypeDouble:
-		return typeCast(v, typeName("float8")), nil
+		return typeCast(prefix("double"), typeName("float8")), nil
 	case mysql.TypeFloat:
-		return typeCast(v, typeName("float4")), nil
+		return typeCast(prefix("double"), typeName("float4")), nil
 	}
 	return nil, unsupported("CAST AS " + strings.ToUpper(types.TypeStr(tp.GetType())))
 }

@@ -21,12 +21,15 @@ var builtStatements = []struct{ q, want string }{
 	{"SELECT 1, -5, -2147483648, 2147483648, 1.50, 1e3, 'a''b', NULL, TRUE, FALSE, x'41', 0x42",
 		"SELECT 1, -5, -2147483648, 2147483648, 1.50, 1e+03, 'a''b', NULL, true, false, 'A', 'B'"},
 	{"SELECT NEXTVAL(s) * 2 - 1 / 3 % 2",
-		"SELECT round((seqd_mariadb_nextval(s) * 2) - ((1::numeric / (NULLIF(3::numeric, 0))) % (NULLIF(2, 0))), 4)"},
+		"SELECT round((seqd_mariadb_nextval(s) * 2) - ((1::numeric / 3::numeric) % 2), 4)"},
+	{"SELECT 1 / 0, 1 DIV NEXTVAL(s), 2 MOD '0', 3 / 0.0", // a divisor not written as a number other than 0 is read
+		"SELECT round(1::numeric / seqd_mariadb_divisor(0::numeric), 4), trunc(1::numeric / seqd_mariadb_divisor(seqd_mariadb_nextval(s)::numeric))::bigint, " +
+			"2 % seqd_mariadb_divisor('0'), round(3::numeric / seqd_mariadb_divisor((0.0)::numeric), 4)"},
 	{"SELECT 1.50 / 3 / 3, CONCAT(1/3), ROUND(1/3, 6)", // computed exactly, shown to 10 and 4 digits
-		"SELECT round(((1.50)::numeric / (NULLIF(3::numeric, 0)))::numeric / (NULLIF(3::numeric, 0)), 10), " +
-			"round(1::numeric / (NULLIF(3::numeric, 0)), 4)::text, round(1::numeric / (NULLIF(3::numeric, 0)), 6)"},
+		"SELECT round(((1.50)::numeric / 3::numeric)::numeric / 3::numeric, 10), " +
+			"round(1::numeric / 3::numeric, 4)::text, round(1::numeric / 3::numeric, 6)"},
 	{"SELECT 7 DIV 2, 7 MOD 2, 1 XOR 0, NULL <=> 1",
-		"SELECT trunc(7::numeric / (NULLIF(2::numeric, 0)))::bigint, 7 % (NULLIF(2, 0)), 1::boolean <> 0::boolean, NULL IS NOT DISTINCT FROM 1"},
+		"SELECT trunc(7::numeric / 2::numeric)::bigint, 7 % 2, 1::boolean <> 0::boolean, NULL IS NOT DISTINCT FROM 1"},
 	{"SELECT 1 = 1 AND 2 <> 3 AND 3 != 4 OR NOT 5 > 6", "SELECT (1 = 1 AND 2 <> 3 AND 3 <> 4) OR NOT 5 > 6"},
 	{"SELECT 1 AND 0, NOT 2, IF(1, 'y', 'n'), CASE WHEN 1 THEN 'x' END",
 		"SELECT 1::boolean AND 0::boolean, NOT 2::boolean, CASE WHEN 1::boolean THEN 'y' ELSE 'n' END, CASE WHEN 1::boolean THEN 'x' END"},
@@ -45,8 +48,11 @@ var builtStatements = []struct{ q, want string }{
 		"SELECT COALESCE(NULL, 1), COALESCE(NULL, 2, 3), NULLIF(1, 1), CASE WHEN 1 IS NULL OR 2 IS NULL THEN NULL ELSE GREATEST(1, 2) END, " +
 			"CASE WHEN 1 IS NULL OR NULL IS NULL THEN NULL ELSE LEAST(1, NULL) END"},
 	{"SELECT CAST('12' AS SIGNED), CONVERT(-1, UNSIGNED), CAST(1 AS CHAR), CAST('abc' AS CHAR(2)), CAST(1.5 AS DECIMAL), CAST(1 AS DECIMAL(5,2)), CAST(1 AS DOUBLE)",
-		"SELECT '12'::bigint, ((-1)::numeric(20, 0) + 18446744073709551616) % 18446744073709551616, 1::text, 'abc'::varchar(2), " +
-			"(1.5)::numeric(10, 0), 1::numeric(5, 2), 1::double precision"},
+		"SELECT seqd_mariadb_integer('12')::bigint, (seqd_mariadb_unsigned(seqd_mariadb_integer(-1)::numeric(20, 0)) + 18446744073709551616) % 18446744073709551616, " +
+			"1::text, seqd_mariadb_chars('abc'::text, 2)::varchar(2), (1.5)::numeric(10, 0), 1::numeric(5, 2), 1::double precision"},
+	{"SELECT CAST(5 AS UNSIGNED), CAST('1.5' AS DECIMAL(3,1)), CONVERT('x', DOUBLE), CAST(1 AS CHAR(0))",
+		"SELECT (5::numeric(20, 0) + 18446744073709551616) % 18446744073709551616, seqd_mariadb_decimal('1.5')::numeric(3, 1), " +
+			"seqd_mariadb_double('x')::double precision, seqd_mariadb_chars(1::text, 0)::text"},
 	{"SELECT DATABASE(), SCHEMA(), CURRENT_USER, USER(), CONNECTION_ID(), CONCAT(DATABASE(), '.x')",
 		"SELECT 'db', 'db', 'app@host', 'app@host', 7, 'db'::text || '.x'::text"},
 	{"SELECT TRIM(' a '), TRIM(LEADING 'x' FROM 'xa'), POSITION('b' IN 'abc'), CONVERT('x' USING utf8mb4)",

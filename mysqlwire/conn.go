@@ -188,9 +188,19 @@ func (h handler) WarningCount(c *mysql.Conn) uint16 { return h.conn(c).diag.warn
 func (cn *conn) begins(st *step) {
 	cn.diag.start(st.clears)
 	cn.notices = cn.notices[:0]
+	if cn.sess != nil {
+		cn.sess.TakeWarnings() // none should be left: forget them
+	}
 }
 
 func (cn *conn) ended(st *step, err error) {
+	if cn.sess != nil {
+		kept, count := cn.sess.TakeWarnings()
+		for _, w := range kept {
+			cn.diag.push(exprCondition(w))
+		}
+		cn.diag.pushUnkept(count - len(kept))
+	}
 	switch {
 	case err != nil:
 		cn.diag.failed(err)

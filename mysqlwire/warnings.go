@@ -10,6 +10,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
+	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sqlerr"
@@ -37,7 +38,10 @@ import (
 // The executor's notices of IF EXISTS and IF NOT EXISTS are PostgreSQL's
 // words; each statement says which MariaDB note they are (step.noted),
 // by their kind or by its own knowledge of the names, never by their
-// text.
+// text. Its expressions' warnings (eval.Warning, taken from the session
+// after each statement: a division by zero, a CAST that truncates, a
+// negative CAST AS UNSIGNED) come before a failed statement's error, in
+// the order raised, each as MariaDB words it (exprCondition).
 
 // maxErrorCount is MariaDB's max_error_count default: the conditions the
 // list keeps.
@@ -45,8 +49,9 @@ const maxErrorCount = 64
 
 // MariaDB's condition levels, as SHOW WARNINGS words them.
 const (
-	levelNote  = "Note"
-	levelError = "Error"
+	levelNote    = "Note"
+	levelWarning = "Warning"
+	levelError   = "Error"
 )
 
 // condition is one row of SHOW WARNINGS.
@@ -100,6 +105,34 @@ func (d *diagnostics) push(c condition) {
 	if len(d.list) < maxErrorCount {
 		d.list = append(d.list, c)
 	}
+}
+
+// pushUnkept counts n conditions the running statement raised beyond
+// those it pushed, which the list has no room for (rule 4).
+func (d *diagnostics) pushUnkept(n int) {
+	if n <= 0 {
+		return
+	}
+	if !d.fresh {
+		d.clear()
+	}
+	d.stmt += n
+	d.count += n
+}
+
+// exprCondition is MariaDB's condition for an expression's warning.
+func exprCondition(w eval.Warning) condition {
+	switch w.Kind {
+	case eval.DivisionByZero:
+		return condition{levelWarning, 1365, "Division by 0"}
+	case eval.Truncated:
+		return condition{levelWarning, 1292, "Truncated incorrect " + w.Type + " value: '" + w.Value + "'"}
+	case eval.TruncatedSpaces:
+		return condition{levelNote, 1292, "Truncated incorrect " + w.Type + " value: '" + w.Value + "'"}
+	case eval.NegativeUnsigned:
+		return condition{levelNote, 1105, "Cast to unsigned converted negative integer to it's positive complement"}
+	}
+	return condition{levelWarning, 1105, "Unknown warning"}
 }
 
 // failed adds a failed statement's error (rule 3).

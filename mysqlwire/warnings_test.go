@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/seqd/seqd/internal/testenv"
@@ -87,6 +88,49 @@ func TestShowWarningsColumns(t *testing.T) {
 		}
 		if types[0] != types[1] {
 			t.Errorf("%s: MariaDB's columns %s, seqd's %s", q, types[0], types[1])
+		}
+	}
+}
+
+// TestExprWarningCountPackets: the EOF packet that ends a result carries
+// the number of warnings its expressions raised, as text and as a
+// prepared statement's binary result, all of them past the 64 kept.
+func TestExprWarningCountPackets(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	c := dialRaw(t, addr)
+	c.mustLogin("root", "root pw")
+	many := "SELECT 1/0 FROM (SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 69) + ") t"
+	for _, q := range []struct {
+		text     string
+		warnings uint16
+	}{
+		{"SELECT 1/0, 2/0", 2}, {"SELECT 1", 0}, {"SELECT CAST('1x' AS SIGNED), CAST(-1 AS UNSIGNED)", 2}, {many, 70},
+	} {
+		c.command(append([]byte{0x03}, q.text...)...) // COM_QUERY
+		if got := c.resultWarnings(); got != q.warnings {
+			t.Errorf("%s: %d warnings in its EOF, want %d", q.text, got, q.warnings)
+		}
+		stmt := c.prepare(q.text)
+		c.command(append(binary.LittleEndian.AppendUint32([]byte{comStmtExecute}, stmt), 0, 1, 0, 0, 0)...)
+		if got := c.resultWarnings(); got != q.warnings {
+			t.Errorf("%s prepared: %d warnings in its EOF, want %d", q.text, got, q.warnings)
+		}
+	}
+}
+
+// resultWarnings reads a result (its column count, definitions, EOF,
+// rows, EOF) and returns its last EOF's warning count.
+func (c *rawConn) resultWarnings() uint16 {
+	c.t.Helper()
+	if first := c.mustRead(); first[0] == 0 || first[0] == 0xff {
+		c.t.Fatalf("no result: %s", describe(first))
+	}
+	for eofs := 0; ; {
+		r := c.mustRead()
+		if r[0] == 0xfe && len(r) < 9 {
+			if eofs++; eofs == 2 {
+				return binary.LittleEndian.Uint16(r[1:])
+			}
 		}
 	}
 }
