@@ -93,6 +93,12 @@ type Config struct {
 	// NodeID is the node part of Snowflake sequences' values (its low
 	// NODE_BITS bits).
 	NodeID int64
+	// OnClockBehind, when set, is told how far Snowflake ids run ahead
+	// of the clock (a clock stepped back, or a rate above a layout's
+	// borrowing ahead) once that is a second or more, at most every 10
+	// seconds: the server logs it. It is called with a sequence's lock
+	// held, and must not call the engine.
+	OnClockBehind func(time.Duration)
 	// Lineage, when set, names the catalog the engine is a view of: a
 	// cluster node's successive snapshots and terms share one, since a
 	// sequence's ID means the same sequence in each (IDs are never
@@ -204,6 +210,8 @@ type Engine struct {
 	now          func() int64
 	wall         func() time.Time // Config.WallClock
 	nodeID       int64            // Config.NodeID
+	onBehind     func(time.Duration)
+	behindSaid   atomic.Int64 // when onBehind was last called (Unix nanoseconds)
 	// snowflakeBehind: nanoseconds the last Snowflake id ran ahead of
 	// the clock (ClockBehind).
 	snowflakeBehind atomic.Int64
@@ -412,7 +420,7 @@ func newEngine(cfg Config) (*Engine, error) {
 		start := time.Now()
 		e.now = func() int64 { return int64(time.Since(start)) }
 	}
-	e.wall, e.nodeID = cfg.WallClock, cfg.NodeID
+	e.wall, e.nodeID, e.onBehind = cfg.WallClock, cfg.NodeID, cfg.OnClockBehind
 	if e.wall == nil {
 		e.wall = time.Now
 	}

@@ -76,7 +76,7 @@ func (e *Engine) snowflakeLeadLocked(s *seq, n int64) (lead int64, wait time.Dur
 	// time.Duration holds.
 	behind := sh.UnitOf(last) - now
 	if limit := max(int64(timeid.DefaultMaxBehind/l.Unit), 1); behind > limit {
-		e.snowflakeBehind.Store(int64(unitsDuration(sh.UnitOf(start)-now, l.Unit)))
+		e.noteBehind(unitsDuration(sh.UnitOf(start)-now, l.Unit))
 		span := min(unitsDuration(n>>sh.CounterBits, l.Unit), maxSpanWait)
 		if over := unitsDuration(behind-limit, l.Unit); over <= maxRateWait+span {
 			return 0, over, nil
@@ -88,7 +88,7 @@ func (e *Engine) snowflakeLeadLocked(s *seq, n int64) (lead int64, wait time.Dur
 		return 0, 0, &Error{Kind: timeid.ErrClockBehind, Msg: fmt.Sprintf("nextval: %s SNOWFLAKE sequence \"%s\" would reach %s, %s ahead of this server's clock (%s); more than %v would risk repeating them after a restart: they resume once the clock catches up",
 			what, s.name().Rel(), l.Time(sh.UnitOf(last)).UTC().Format(time.RFC3339Nano), aheadText(behind, l.Unit), l.Time(now).UTC().Format(time.RFC3339Nano), timeid.DefaultMaxBehind)}
 	}
-	e.snowflakeBehind.Store(int64(unitsDuration(max(sh.UnitOf(start)-now, 0), l.Unit)))
+	e.noteBehind(unitsDuration(max(sh.UnitOf(start)-now, 0), l.Unit))
 	return start - next, 0, nil
 }
 
@@ -126,6 +126,25 @@ func aheadText(u int64, unit time.Duration) string {
 		return d.String()
 	}
 	return fmt.Sprintf("about %.0f years", float64(u)*unit.Hours()/(365.2425*24))
+}
+
+// clockSaidEvery is how often at most Config.OnClockBehind hears of ids
+// ahead of the clock.
+const clockSaidEvery = 10 * time.Second
+
+// noteBehind records how far Snowflake ids run ahead of the clock (for
+// ClockBehind), and tells Config.OnClockBehind once that is a second or
+// more, at most every clockSaidEvery.
+func (e *Engine) noteBehind(d time.Duration) {
+	e.snowflakeBehind.Store(int64(d))
+	if d < time.Second || e.onBehind == nil {
+		return
+	}
+	now, said := time.Now().UnixNano(), e.behindSaid.Load()
+	if now-said < int64(clockSaidEvery) || !e.behindSaid.CompareAndSwap(said, now) {
+		return
+	}
+	e.onBehind(d)
 }
 
 // unitsDuration is u units of unit, at most the longest time.Duration.

@@ -247,3 +247,41 @@ func TestSnowflakeEpochAhead(t *testing.T) {
 		t.Fatalf("Reserve = %+v, %v; want ErrClockBehind", r, err)
 	}
 }
+
+// TestSnowflakeClockBehindSaid: ids a second or more ahead of the clock
+// (here a clock stepped back 3 s) are told to OnClockBehind once, not at
+// every call; within a second they are not told at all.
+func TestSnowflakeClockBehindSaid(t *testing.T) {
+	wall := newWall()
+	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []time.Duration
+	var mu sync.Mutex
+	e, err := Open(ctx, Config{Store: st, WallClock: wall.now, OnClockBehind: func(d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		said = append(said, d)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	n, _ := createSnowflake(t, e)
+	next(t, e, n)
+	wall.add(-500 * time.Millisecond)
+	next(t, e, n)
+	wall.add(-2500 * time.Millisecond)
+	for range 100 {
+		next(t, e, n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(said) != 1 || said[0] < 2900*time.Millisecond || said[0] > 3100*time.Millisecond {
+		t.Errorf("told %v, want once, about 3s", said)
+	}
+	if b := e.ClockBehind(); b < 2900*time.Millisecond {
+		t.Errorf("ClockBehind %v, want about 3s", b)
+	}
+}

@@ -270,7 +270,7 @@ func (n *node) takeOver(term *cluster.Term, onCommit func(int, time.Duration)) (
 		st, err := etcdstore.Open(etcdstore.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Term: term.Token, Owner: n.cfg.NodeName, Timeout: n.cfg.LeaseTTL,
 			Ended: term.Done()})
 		return engine.Config{Store: st, OnCommit: onCommit, Leadership: term.Valid, MaxBatch: etcdstore.MaxOps, Ranges: n.ranges, Lineage: n, MaxTxnLocks: n.cfg.MaxTxnLocks,
-			NodeID: nodeID, WallClock: n.cfg.WallClock}, err
+			NodeID: nodeID, WallClock: n.cfg.WallClock, OnClockBehind: logClockBehind(n.log)}, err
 	}
 	n.mu.Lock()
 	snap, w := n.eng, n.watch

@@ -220,7 +220,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{log: cfg.Logger, done: make(chan error, 1), watch: newExhaustionWatch(cfg.ExhaustionHorizon, exhaustionPeriod), stop: make(chan struct{})}
 	s.metrics = newMetrics(s.engine, s.admitted, cfg.maxConns(), s.watch.Near)
 	opened := time.Now()
-	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit, MaxTxnLocks: cfg.MaxTxnLocks, NodeID: cfg.NodeID, WallClock: cfg.WallClock})
+	eng, err := engine.Open(ctx, engine.Config{Store: st, OnCommit: s.metrics.onCommit, MaxTxnLocks: cfg.MaxTxnLocks, NodeID: cfg.NodeID, WallClock: cfg.WallClock,
+		OnClockBehind: logClockBehind(s.log)})
 	if err != nil {
 		st.Close()
 		return nil, err
