@@ -57,6 +57,9 @@ type Config struct {
 	SessionDefaults    map[string]string
 	// AppName is the sessions' application_name (pg_stat_activity).
 	AppName string
+	// Protocol names the API the sessions serve, "http" or "grpc"
+	// (executor.Config's: the values they take are counted by it).
+	Protocol string
 	// AuthTimeout bounds a connection's time from accept until a request
 	// on it authenticates (HTTP) or it makes its first call (gRPC): the
 	// listener closes it then (frontend.ListenerConfig's). 0 is

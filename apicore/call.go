@@ -113,7 +113,8 @@ func (c *Core) newSession(user string, eng *engine.Engine, standby bool, client 
 	}
 	es, err := executor.NewSession(executor.Config{Engine: eng, MaxBulkRows: c.cfg.MaxBulkRows, MaxStatementMemory: c.cfg.MaxStatementMemory,
 		Defaults: c.cfg.SessionDefaults, Superuser: c.cfg.Superuser, User: user, Database: "seqd", Standby: standby, BackendPID: id,
-		Params: map[string]string{"application_name": app}, Activity: c.cfg.Registry.Activity(), ClientAddr: client.Addr, TLS: client.TLS})
+		Params: map[string]string{"application_name": app}, Activity: c.cfg.Registry.Activity(), ClientAddr: client.Addr, TLS: client.TLS,
+		Protocol: c.cfg.Protocol})
 	if err != nil {
 		c.cfg.Registry.Unregister(id)
 		return nil, err

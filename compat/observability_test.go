@@ -290,8 +290,10 @@ func TestPrometheusRulesAndDashboard(t *testing.T) {
 				missing = append(missing, "panel "+title+": "+q)
 			}
 		}
-		// The protocols' series: MySQL's statements and connections.
-		for _, q := range []string{`seqd_statements_total{protocol="mysql",command="SELECT",class="00"} > 0`, `seqd_protocol_connections{protocol="mysql"} > 0`} {
+		// The protocols' series: MySQL's statements and connections, and
+		// values handed out over each of the four (the values panel's).
+		for _, q := range []string{`seqd_statements_total{protocol="mysql",command="SELECT",class="00"} > 0`, `seqd_protocol_connections{protocol="mysql"} > 0`,
+			`count by (instance) (rate(seqd_values_total{protocol=~"postgresql|mysql|http|grpc"}[1m]) > 0) == 4`} {
 			if res, err := p.query(q); err != nil || len(res) == 0 {
 				missing = append(missing, q)
 			}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -29,17 +30,22 @@ type Activity struct {
 	commits, rollbacks                    int64
 	deadlocks, sessions                   int64
 	sessionTime, activeTime, idleInTxTime float64
+	// values are the values the sessions that ended took, by protocol
+	// (Config.Protocol).
+	values map[string]int64
 }
 
 // NewActivity is an empty Activity.
-func NewActivity() *Activity { return &Activity{byPID: map[uint32]*backend{}, since: time.Now()} }
+func NewActivity() *Activity {
+	return &Activity{byPID: map[uint32]*backend{}, since: time.Now(), values: map[string]int64{}}
+}
 
 // maxActivityQuery bounds the statement text pg_stat_activity keeps of a
 // session, as PostgreSQL's track_activity_query_size (1024 bytes).
 const maxActivityQuery = 1024
 
-// backend is one session's entry. pid, start, addr, port, user and db
-// never change; the rest is read under mu.
+// backend is one session's entry. pid, start, addr, port, user, db and
+// protocol never change; values is atomic; the rest is read under mu.
 type backend struct {
 	pid        uint32
 	start      time.Time
@@ -47,6 +53,7 @@ type backend struct {
 	port       int    // client_port; -1 when unknown (a Unix socket)
 	user, db   string
 	tls        *tls.ConnectionState
+	protocol   string // Config.Protocol
 	wait       engine.WaitState
 	mu         sync.Mutex
 	app        string
@@ -63,6 +70,10 @@ type backend struct {
 	commits, rollbacks, deadlocks int64
 	activeTime, idleInTxTime      float64
 	activeSince                   time.Time // when it went active
+	// values counts the values the session took (Session.took), not
+	// under mu: written by the session alone, so the add contends with
+	// nobody; Values reads it.
+	values atomic.Int64
 }
 
 // ms is d in milliseconds.
@@ -101,7 +112,30 @@ func (a *Activity) remove(b *backend) {
 	a.sessionTime += ms(time.Since(b.start))
 	a.activeTime, a.idleInTxTime = a.activeTime+b.activeTime, a.idleInTxTime+b.idleInTxTime
 	b.mu.Unlock()
+	a.values[b.protocol] += b.values.Load()
 }
+
+// Values are the values the server's sessions took from sequences since
+// it started, by protocol (Config.Protocol): nextval's one, a series'
+// and a reserved range's every one. The ended sessions' and the live
+// ones' so far, read under one lock, so that a session ending between
+// two reads is counted once and the sums only grow.
+func (a *Activity) Values() map[string]int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make(map[string]int64, len(a.values)+4)
+	for p, n := range a.values {
+		out[p] = n
+	}
+	for _, b := range a.byPID {
+		out[b.protocol] += b.values.Load()
+	}
+	return out
+}
+
+// took counts n values the session took from a sequence (Values): once
+// per call, whatever n is.
+func (s *Session) took(n int64) { s.backend.values.Add(n) }
 
 // lookup is session pid's entry, nil if none.
 func (a *Activity) lookup(pid uint32) *backend {
@@ -144,7 +178,7 @@ func newBackend(s *Session) {
 	}
 	now := time.Now()
 	b := &backend{pid: uint32(s.backendPID()), start: now, port: -1, user: s.loginUser, db: s.cfg.Database,
-		tls: s.cfg.TLS, status: 'I', changed: now}
+		tls: s.cfg.TLS, protocol: s.cfg.Protocol, status: 'I', changed: now}
 	if host, port, err := net.SplitHostPort(s.cfg.ClientAddr); err == nil {
 		b.addr = host
 		b.port, _ = strconv.Atoi(port)

@@ -380,6 +380,7 @@ func (s *Session) nextval(ctx context.Context, n engine.Name) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	s.took(1)
 	s.seqs.Nextval(s.memoryID(n, id), v)
 	s.lastName = n
 	return v, nil
@@ -485,6 +486,7 @@ func (s *Session) reserve(ctx context.Context, n engine.Name, count int64) (seqm
 	if err != nil {
 		return seqmath.Range{}, err
 	}
+	s.took(r.Count)
 	if last, ok := r.LastValue(); ok {
 		s.seqs.Nextval(s.memoryID(n, id), last)
 		s.lastName = n
@@ -621,6 +623,7 @@ func (b *bulkNextval) next() (int64, bool, error) {
 			if err != nil {
 				return 0, false, err
 			}
+			b.s.took(r.Count)
 			b.id, b.r, b.i = id, r, 0
 		}
 		v, ok := b.r.Value(b.i) // a shaped sequence's counters map to values

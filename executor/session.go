@@ -56,6 +56,10 @@ type Config struct {
 	ClientAddr string
 	// TLS is the connection's TLS state, nil without TLS (pg_stat_ssl).
 	TLS *tls.ConnectionState
+	// Protocol names the front end the session serves (its listener's
+	// name: pgwire, mysql, http, grpc), by which Activity.Values counts
+	// the values the session takes.
+	Protocol string
 	// Superuser is the bootstrap superuser's name (the role seqd makes
 	// at its first start): OID 10 in the catalog, the owner of its
 	// relations, the grantor of role grants. Empty: the connecting user.

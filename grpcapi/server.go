@@ -130,6 +130,7 @@ func NewServer(cfg Config) *Server {
 	if cfg.AppName == "" {
 		cfg.AppName = "seqd grpc"
 	}
+	cfg.Protocol = "grpc"
 	s := &Server{cfg: cfg, stop: make(chan struct{}), health: health.NewServer(), streamGrace: streamGrace,
 		core: apicore.New(cfg.Config)}
 	opts := []grpc.ServerOption{

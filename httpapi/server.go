@@ -113,6 +113,7 @@ func NewServer(cfg Config) *Server {
 	if cc.AppName == "" {
 		cc.AppName = "seqd http api"
 	}
+	cc.Protocol = "http"
 	s := &Server{cfg: cfg, log: cfg.Logger, core: apicore.New(cc)}
 	s.fwd = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg.ForwardTLS, MaxIdleConnsPerHost: 16,
 		IdleConnTimeout: time.Minute, ResponseHeaderTimeout: 10 * time.Second}}

@@ -354,7 +354,7 @@ func (cn *conn) session() (*executor.Session, error) {
 	cfg := cn.srv.cfg
 	s, err := executor.NewSession(executor.Config{Engine: eng, MaxBulkRows: cfg.MaxBulkRows, MaxStatementMemory: cfg.MaxStatementMemory,
 		Defaults: cfg.SessionDefaults, Superuser: cfg.Superuser, User: cn.c.User, Database: cfg.Database, BackendPID: cn.id, Standby: standby,
-		Activity: cfg.Registry.Activity(), ClientAddr: cn.c.RemoteAddr().String(), TLS: frontend.TLSState(cn.c.Conn)})
+		Activity: cfg.Registry.Activity(), ClientAddr: cn.c.RemoteAddr().String(), TLS: frontend.TLSState(cn.c.Conn), Protocol: "mysql"})
 	if err != nil {
 		return nil, err
 	}

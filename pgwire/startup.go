@@ -142,7 +142,7 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	sess, err := executor.NewSession(executor.Config{Engine: c.eng, MaxBulkRows: c.srv.cfg.MaxBulkRows, MaxStatementMemory: c.srv.cfg.MaxStatementMemory,
 		Defaults: c.srv.cfg.SessionDefaults, Superuser: c.srv.cfg.Superuser,
 		User: m.Parameters["user"], Database: m.Parameters["database"], Params: params, BackendPID: c.pid, Standby: c.standby,
-		Activity: c.srv.reg.Activity(), ClientAddr: c.nc.RemoteAddr().String(), TLS: frontend.TLSState(c.nc)})
+		Activity: c.srv.reg.Activity(), ClientAddr: c.nc.RemoteAddr().String(), TLS: frontend.TLSState(c.nc), Protocol: "pgwire"})
 	if err != nil {
 		r := toErrorResponse(err)
 		r.Severity, r.SeverityUnlocalized = "FATAL", "FATAL"

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/storage/embedded"
 )
@@ -205,6 +206,25 @@ func (m *metrics) registerConnections(reg *frontend.Registry) {
 			Help:        "Open client connections by protocol (postgresql, mysql, http: the HTTP API, grpc), each from its accept: seqd_connections is their sum.",
 			ConstLabels: prometheus.Labels{"protocol": pl[0]}},
 			func() float64 { return float64(reg.AdmittedBy(listener)) }))
+	}
+	m.reg.MustRegister(valuesCollector{reg.Activity()})
+}
+
+var descValues = prometheus.NewDesc("seqd_values_total",
+	"Values handed out from sequences since start, by protocol (postgresql, mysql, http, grpc): nextval's one, a generate_series', a reserve's or an API batch's every one.",
+	[]string{"protocol"}, nil)
+
+// valuesCollector reads the values the sessions took, by protocol, at
+// scrape time: each session counts its own (executor.Activity.Values),
+// so taking a value adds to no counter another core writes.
+type valuesCollector struct{ activity *executor.Activity }
+
+func (c valuesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- descValues }
+
+func (c valuesCollector) Collect(ch chan<- prometheus.Metric) {
+	values := c.activity.Values()
+	for _, pl := range protocolListeners {
+		ch <- prometheus.MustNewConstMetric(descValues, prometheus.CounterValue, float64(values[pl[1]]), pl[0])
 	}
 }
 
