@@ -20,6 +20,10 @@
 //     generate_series).
 //   - Relations come from Session.Relation: the catalog's virtual
 //     relations and sequences are the session package's.
+//   - A session that keeps expressions' warnings implements Warner:
+//     the functions of MariaDB's meaning the MySQL front end calls
+//     (mariadb.go) report a division by zero or a truncated CAST there,
+//     typed (Warning), never as text.
 //
 // A Compiler is one statement's compilation; a Query is a compiled SELECT,
 // run as often as its statement is executed, yielding Rows. Every

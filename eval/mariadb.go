@@ -62,13 +62,17 @@ func (e *Env) Warn(w Warning) {
 }
 
 func init() {
-	Define("seqd_mariadb_divisor", nil, true, func(e *Env, a []Datum) (Datum, error) {
-		if isZero(a[0]) {
-			e.Warn(Warning{Kind: DivisionByZero})
-			return Null, nil
-		}
-		return a[0], nil
-	}, nil)
+	// Of each number type, integer first: a parameter or a literal of
+	// no type yet is typed as NULLIF(x, 0) would type it.
+	for _, t := range []*Type{TInt4, TInt8, TInt2, tNumeric, TFloat8, tFloat4} {
+		Define("seqd_mariadb_divisor", nil, true, func(e *Env, a []Datum) (Datum, error) {
+			if isZero(a[0]) {
+				e.Warn(Warning{Kind: DivisionByZero})
+				return Null, nil
+			}
+			return a[0], nil
+		}, t)
+	}
 	for name, typ := range map[string]string{"seqd_mariadb_integer": "INTEGER", "seqd_mariadb_decimal": "DECIMAL", "seqd_mariadb_double": "DOUBLE"} {
 		integer := typ == "INTEGER"
 		Define(name, nil, true, func(e *Env, a []Datum) (Datum, error) {
@@ -113,9 +117,6 @@ func isZero(d Datum) bool {
 	case KNumeric:
 		x, _ := decimal(d)
 		return x.IsZero()
-	case KText:
-		n, err := numericIn(d.S)
-		return err == nil && isZero(n)
 	}
 	return false
 }

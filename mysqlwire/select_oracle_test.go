@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -75,6 +76,7 @@ var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
 	"SELECT 7 MOD 0, 7 DIV 0, 7 % 0, 5 MOD 0.0, 5.5 DIV 0",
 	"SELECT NULL/0, 0/NULL, 1.5/0, 1/0.0, NULL DIV 0, NULL MOD 0",
+	"SELECT 2 MOD '0', 7 / '0', '7' DIV 0",
 	"SELECT IF(0, 1/0, NULL)",
 	"SELECT CASE WHEN 1 THEN 'x' ELSE CONCAT(1/0) END, COALESCE('y', CONCAT(2/0))",
 	"SELECT 1 WHERE 1/0 IS NULL",
@@ -104,7 +106,7 @@ var exprWarnings = []string{
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 57
-	exprWarningsLen = 26
+	exprWarningsLen = 27
 )
 
 // selectsSetup makes the sequences selects read.
@@ -190,6 +192,48 @@ func TestSelectsRefused(t *testing.T) {
 		_, err := db.Exec(q)
 		if number(err) != 1064 || !strings.Contains(err.Error(), "near '?") {
 			t.Errorf("%s as text: %v, want 1064 near the marker", q, err)
+		}
+	}
+}
+
+// TestExprWarningsParams: the expressions that raise warnings, of
+// parameters a prepared statement is executed with (go-sql-driver sends
+// them typed: integers as BIGINT, strings as VARCHAR), on MariaDB and on
+// seqd: the same rows and SHOW WARNINGS.
+func TestExprWarningsParams(t *testing.T) {
+	mc, dbName := testenv.MariaDBConn(t, "seqd_exprparams")
+	addr, _ := startServer(t, Config{})
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := open(t, addr, "root", dbName).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	for _, c := range []struct {
+		q    string
+		args []any
+	}{
+		{"SELECT 10 / ?, 10 DIV ?, 10 MOD ?", []any{0, 0, 0}},
+		{"SELECT 10 / ?, ? / 0", []any{"0", nil}},
+		{"SELECT CAST(? AS SIGNED), CAST(? AS SIGNED), CAST(? AS UNSIGNED)", []any{"12abc", 7, -3}},
+		{"SELECT CAST(? AS CHAR(2)), CONVERT(?, CHAR(1)), CAST(? AS DECIMAL(4,1))", []any{"abc", 123, "2.5x"}},
+		{"SELECT CAST(? AS DOUBLE), CAST(? AS UNSIGNED)", []any{"1.5e1x", "-5"}},
+	} {
+		var got [2]string
+		for i, db := range []*sql.Conn{mc, sc} {
+			rows, err := db.QueryContext(ctx, c.q, c.args...)
+			if err != nil {
+				got[i] = "ERROR " + errCode(err)
+				continue
+			}
+			cols, vals, err := testenv.RowStrings(rows)
+			rows.Close()
+			got[i] = fmt.Sprint(cols, vals, err, " warnings: ", statementResult(db, "SHOW WARNINGS", false))
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s %v:\n  MariaDB: %s\n  seqd:    %s", c.q, c.args, got[0], got[1])
 		}
 	}
 }
