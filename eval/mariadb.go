@@ -1,9 +1,13 @@
 package eval
 
 import (
+	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
 )
 
 // MariaDB's meaning of the expressions whose evaluation raises a
@@ -16,12 +20,20 @@ import (
 //
 //	seqd_mariadb_divisor(x)    x, or NULL when x is 0 (DivisionByZero):
 //	                           the divisor of /, DIV and MOD
-//	seqd_mariadb_integer(s)    of a string, its longest prefix an integer
-//	seqd_mariadb_decimal(s)    reads (Truncated, or TruncatedSpaces when
-//	seqd_mariadb_double(s)     only spaces follow it; "0" for none); of
+//	seqd_mariadb_decimal(s)    of a string, its longest prefix a number
+//	seqd_mariadb_double(s)     reads (Truncated, or TruncatedSpaces when
+//	                           only spaces follow it; "0" for none); of
 //	                           another type, the value itself
+//	seqd_mariadb_signed(x)     CAST AS SIGNED: a string's integer prefix,
+//	                           past 64 bits its bound (Truncated), from
+//	                           2^63 its negative complement
+//	                           (SignedComplement); a number rounded
+//	seqd_mariadb_unsigned(x)   CAST AS UNSIGNED: a string's integer
+//	                           prefix, as above; a negative integer's
+//	                           complement (NegativeUnsigned, not after a
+//	                           bound); a number rounded, out of range
+//	                           its nearest bound (Overflow)
 //	seqd_mariadb_chars(s, n)   s's first n characters (Truncated)
-//	seqd_mariadb_unsigned(x)   x (NegativeUnsigned when below 0)
 
 // Warning is a condition an expression raised.
 type Warning struct {
@@ -46,6 +58,12 @@ const (
 	// NegativeUnsigned: CAST AS UNSIGNED took a negative number to its
 	// complement.
 	NegativeUnsigned
+	// SignedComplement: CAST AS SIGNED took a number past 2^63 - 1 to
+	// its negative complement.
+	SignedComplement
+	// Overflow: a number was out of the range of Type (UNSIGNED INT):
+	// its nearest bound was taken.
+	Overflow
 )
 
 // Warner is what a session that keeps expressions' warnings offers the
@@ -73,19 +91,20 @@ func init() {
 			return a[0], nil
 		}, t)
 	}
-	for name, typ := range map[string]string{"seqd_mariadb_integer": "INTEGER", "seqd_mariadb_decimal": "DECIMAL", "seqd_mariadb_double": "DOUBLE"} {
-		integer := typ == "INTEGER"
+	for name, typ := range map[string]string{"seqd_mariadb_decimal": "DECIMAL", "seqd_mariadb_double": "DOUBLE"} {
 		Define(name, nil, true, func(e *Env, a []Datum) (Datum, error) {
 			if a[0].Kind != KText {
 				return a[0], nil
 			}
-			prefix, kind := NumberPrefix(a[0].S, integer)
+			prefix, kind := NumberPrefix(a[0].S, false)
 			if kind != 0 {
 				e.Warn(Warning{Kind: kind, Type: typ, Value: a[0].S})
 			}
 			return Text(prefix), nil
 		}, nil)
 	}
+	Define("seqd_mariadb_signed", TInt8, true, castSigned, nil)
+	Define("seqd_mariadb_unsigned", tNumeric, true, castUnsigned, nil)
 	Define("seqd_mariadb_chars", TText, true, func(e *Env, a []Datum) (Datum, error) {
 		s, n := a[0].S, int(a[1].I)
 		if n < 0 || utf8.RuneCountInString(s) <= n {
@@ -99,12 +118,116 @@ func init() {
 		}
 		return Text(s[:i]), nil
 	}, TText, TInt4)
-	Define("seqd_mariadb_unsigned", nil, true, func(e *Env, a []Datum) (Datum, error) {
-		if k := a[0].Kind; k == KInt && a[0].I < 0 || k == KNumeric && strings.HasPrefix(a[0].S, "-") {
+}
+
+// The bounds of MariaDB's integers: BIGINT's and BIGINT UNSIGNED's.
+var (
+	two64  = new(big.Int).Lsh(big.NewInt(1), 64)
+	two63  = new(big.Int).Lsh(big.NewInt(1), 63)
+	maxU64 = new(big.Int).Sub(two64, big.NewInt(1))
+	minI64 = big.NewInt(math.MinInt64)
+)
+
+// stringInteger is MariaDB's reading of s as an integer: its prefix
+// (NumberPrefix), past BIGINT UNSIGNED's largest and BIGINT's smallest
+// the bound (clamped, Truncated).
+func stringInteger(e *Env, s string) (v *big.Int, clamped bool) {
+	prefix, kind := NumberPrefix(s, true)
+	v, _ = new(big.Int).SetString(prefix, 10)
+	switch {
+	case v.Cmp(maxU64) > 0:
+		v, kind, clamped = new(big.Int).Set(maxU64), Truncated, true
+	case v.Cmp(minI64) < 0:
+		v, kind, clamped = new(big.Int).Set(minI64), Truncated, true
+	}
+	if kind != 0 {
+		e.Warn(Warning{Kind: kind, Type: "INTEGER", Value: s})
+	}
+	return v, clamped
+}
+
+// castSigned is CAST(x AS SIGNED).
+func castSigned(e *Env, a []Datum) (Datum, error) {
+	switch d := a[0]; d.Kind {
+	case KText:
+		v, clamped := stringInteger(e, d.S)
+		if v.Cmp(two63) >= 0 {
+			v.Sub(v, two64)
+			if !clamped {
+				e.Warn(Warning{Kind: SignedComplement})
+			}
+		}
+		return Int(v.Int64()), nil
+	case KInt, KBool:
+		return Int(d.I), nil
+	case KFloat:
+		return cast(e.Session, d, TFloat8, TInt8)
+	}
+	return numericInt(a[0], TInt8)
+}
+
+// castUnsigned is CAST(x AS UNSIGNED), a numeric of 0 to 2^64 - 1.
+func castUnsigned(e *Env, a []Datum) (Datum, error) {
+	d := a[0]
+	var v *big.Int
+	switch d.Kind {
+	case KText:
+		var clamped bool
+		if v, clamped = stringInteger(e, d.S); v.Sign() < 0 && !clamped {
 			e.Warn(Warning{Kind: NegativeUnsigned})
 		}
-		return a[0], nil
-	}, nil)
+	case KInt, KBool:
+		if v = big.NewInt(d.I); v.Sign() < 0 {
+			e.Warn(Warning{Kind: NegativeUnsigned})
+		}
+	default:
+		var err error
+		if v, err = roundedInteger(d); err != nil {
+			return Null, err
+		}
+		if v.Sign() < 0 || v.Cmp(maxU64) > 0 {
+			text := d.S
+			if d.Kind == KFloat {
+				text = strings.Replace(strconv.FormatFloat(d.F, 'g', -1, 64), "e+", "e", 1)
+			}
+			e.Warn(Warning{Kind: Overflow, Type: "UNSIGNED INT", Value: text})
+			if v.Sign() < 0 {
+				return numericIn("0")
+			}
+			v.Set(maxU64)
+		}
+	}
+	if v.Sign() < 0 {
+		v.Add(v, two64)
+	}
+	return numericIn(v.String())
+}
+
+// roundedInteger is a numeric or double rounded half away from zero.
+func roundedInteger(d Datum) (*big.Int, error) {
+	if d.Kind == KFloat {
+		if math.IsNaN(d.F) || math.IsInf(d.F, 0) {
+			return nil, outOfRange(tNumeric)
+		}
+		v, _ := big.NewFloat(math.Round(d.F)).Int(nil)
+		return v, nil
+	}
+	x, _ := decimal(d)
+	if x.Form != apd.Finite {
+		return nil, outOfRange(tNumeric)
+	}
+	var r apd.Decimal
+	c := exact
+	c.Rounding = apd.RoundHalfUp
+	c.Precision = uint32(max(int64(x.NumDigits())+int64(x.Exponent)+2, 1))
+	if _, err := c.Quantize(&r, x, 0); err != nil {
+		return nil, outOfRange(tNumeric)
+	}
+	v, ok := new(big.Int).SetString(r.Text('f'), 10)
+	if !ok {
+		return nil, outOfRange(tNumeric)
+	}
+	return v, nil
 }
 
 // isZero reports whether d is a number equal to 0.

@@ -265,13 +265,12 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 		return v, err
 	}
 	tp := x.Tp
-	// A string is read as far as it is a number (the prefix functions
-	// of eval's seqd_mariadb_*, which raise MariaDB's 1292 for the
-	// rest), a string cast to CHAR(n) cut to n characters (1292 too), a
-	// negative number cast to UNSIGNED taken to its complement (1105).
-	// A number written as one needs neither reading nor, at or above 0,
-	// a complement.
-	sign, literal := numberLiteral(x.Expr)
+	// MariaDB's conversions, with its warnings (eval's seqd_mariadb_*):
+	// a string is read as far as it is a number (1292 for the rest), cut
+	// to CHAR(n) (1292 too); SIGNED and UNSIGNED take a number past
+	// their range to its complement (1105) or its bound (1916, 1292). A
+	// number written as one needs no reading.
+	_, literal := numberLiteral(x.Expr)
 	prefix := func(kind string) *pg.Node {
 		if literal {
 			return v
@@ -281,15 +280,12 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 	switch tp.GetType() {
 	case mysql.TypeLonglong:
 		if !mysql.HasUnsignedFlag(tp.GetFlag()) {
-			return typeCast(prefix("integer"), typeName("int8")), nil
+			if literal {
+				return typeCast(v, typeName("int8")), nil
+			}
+			return funcCall("seqd_mariadb_signed", []*pg.Node{v}), nil
 		}
-		// UNSIGNED: a negative number wraps around 2^64, as in MySQL.
-		wrap := numConst("18446744073709551616")
-		n := typeCast(prefix("integer"), typeName("numeric", 20, 0))
-		if !literal || sign < 0 {
-			n = funcCall("seqd_mariadb_unsigned", []*pg.Node{n})
-		}
-		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "%", aexpr(pg.A_Expr_Kind_AEXPR_OP, "+", n, wrap), numConst("18446744073709551616")), nil
+		return funcCall("seqd_mariadb_unsigned", []*pg.Node{v}), nil
 	case mysql.TypeVarString, mysql.TypeString:
 		if tp.GetCharset() == "binary" {
 			return nil, unsupported("CAST AS BINARY")

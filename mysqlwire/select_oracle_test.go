@@ -67,8 +67,10 @@ var selects = []string{
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
 // by zero (1365, NULL), a CAST that reads part of a string or cuts it
-// (1292, a Note where only spaces are left out), a negative number cast
-// AS UNSIGNED (a Note, 1105); per row, in the order raised, kept by a
+// (1292, a Note where only spaces are left out), a negative integer cast
+// AS UNSIGNED or one past 2^63 - 1 AS SIGNED (a Note, 1105), a string's
+// integer past 64 bits (1292), a decimal out of UNSIGNED's range (1916);
+// per row, in the order raised, kept by a
 // statement that uses no table and raises none (CASE and COALESCE do
 // not read what they do not need); past max_error_count (64) counted,
 // not kept.
@@ -99,6 +101,11 @@ var exprWarnings = []string{
 	"SELECT 3 FROM s1",
 	"SELECT CAST(start_value AS CHAR(0)), CAST(-start_value AS UNSIGNED) FROM s1",
 	"SELECT 1/0, NEXTVAL(nope)",
+	"SELECT CAST('9223372036854775808' AS SIGNED), CAST('18446744073709551615' AS SIGNED), CAST('99999999999999999999' AS SIGNED)",
+	"SELECT CAST('-99999999999999999999' AS SIGNED), CAST('-9223372036854775809' AS SIGNED), CAST('9223372036854775808x' AS SIGNED)",
+	"SELECT CAST('99999999999999999999' AS UNSIGNED), CAST('-99999999999999999999' AS UNSIGNED), CAST('18446744073709551615' AS UNSIGNED)",
+	"SELECT CAST(-1.5 AS UNSIGNED), CAST(18446744073709551616 AS UNSIGNED), CAST(1.5 AS UNSIGNED), CAST(2.5 AS SIGNED), CAST(-2.5 AS SIGNED)",
+	"SELECT CAST(-start_value AS UNSIGNED), CAST(start_value - 7 AS SIGNED), CAST(CONCAT(start_value, 'x') AS SIGNED) FROM s1",
 	"SELECT 1/0 FROM (SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 69) + ") t",
 }
 
@@ -106,7 +113,7 @@ var exprWarnings = []string{
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 57
-	exprWarningsLen = 27
+	exprWarningsLen = 32
 )
 
 // selectsSetup makes the sequences selects read.

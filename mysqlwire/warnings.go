@@ -131,6 +131,10 @@ func exprCondition(w eval.Warning) condition {
 		return condition{levelNote, 1292, "Truncated incorrect " + w.Type + " value: '" + w.Value + "'"}
 	case eval.NegativeUnsigned:
 		return condition{levelNote, 1105, "Cast to unsigned converted negative integer to it's positive complement"}
+	case eval.SignedComplement:
+		return condition{levelNote, 1105, "Cast to signed converted positive out-of-range integer to it's negative complement"}
+	case eval.Overflow:
+		return condition{levelWarning, 1916, "Got overflow when converting '" + w.Value + "' to " + w.Type + ". Value truncated"}
 	}
 	return condition{levelWarning, 1105, "Unknown warning"}
 }
