@@ -27,12 +27,13 @@ import (
 //	seqd_mariadb_signed(x)     CAST AS SIGNED: a string's integer prefix,
 //	                           past 64 bits its bound (Truncated), from
 //	                           2^63 its negative complement
-//	                           (SignedComplement); a number rounded
+//	                           (SignedComplement); a number rounded, out
+//	                           of range its nearest bound (Overflow,
+//	                           DoubleOverflow)
 //	seqd_mariadb_unsigned(x)   CAST AS UNSIGNED: a string's integer
 //	                           prefix, as above; a negative integer's
 //	                           complement (NegativeUnsigned, not after a
-//	                           bound); a number rounded, out of range
-//	                           its nearest bound (Overflow)
+//	                           bound); a number rounded, as above
 //	seqd_mariadb_chars(s, n)   s's first n characters (Truncated)
 
 // Warning is a condition an expression raised.
@@ -61,9 +62,11 @@ const (
 	// SignedComplement: CAST AS SIGNED took a number past 2^63 - 1 to
 	// its negative complement.
 	SignedComplement
-	// Overflow: a number was out of the range of Type (UNSIGNED INT):
-	// its nearest bound was taken.
+	// Overflow: a decimal was out of the range of Type (INT, UNSIGNED
+	// INT): its nearest bound was taken. DoubleOverflow: a double was
+	// (SIGNED BIGINT, UNSIGNED BIGINT).
 	Overflow
+	DoubleOverflow
 )
 
 // Warner is what a session that keeps expressions' warnings offers the
@@ -125,6 +128,7 @@ var (
 	two64  = new(big.Int).Lsh(big.NewInt(1), 64)
 	two63  = new(big.Int).Lsh(big.NewInt(1), 63)
 	maxU64 = new(big.Int).Sub(two64, big.NewInt(1))
+	maxI64 = big.NewInt(math.MaxInt64)
 	minI64 = big.NewInt(math.MinInt64)
 )
 
@@ -148,7 +152,8 @@ func stringInteger(e *Env, s string) (v *big.Int, clamped bool) {
 
 // castSigned is CAST(x AS SIGNED).
 func castSigned(e *Env, a []Datum) (Datum, error) {
-	switch d := a[0]; d.Kind {
+	d := a[0]
+	switch d.Kind {
 	case KText:
 		v, clamped := stringInteger(e, d.S)
 		if v.Cmp(two63) >= 0 {
@@ -160,10 +165,16 @@ func castSigned(e *Env, a []Datum) (Datum, error) {
 		return Int(v.Int64()), nil
 	case KInt, KBool:
 		return Int(d.I), nil
-	case KFloat:
-		return cast(e.Session, d, TFloat8, TInt8)
 	}
-	return numericInt(a[0], TInt8)
+	v, err := roundedInteger(d)
+	if err != nil {
+		return Null, err
+	}
+	if bound, out := outside(v, minI64, maxI64); out {
+		e.Warn(overflow(d, "SIGNED BIGINT", "INT"))
+		v = bound
+	}
+	return Int(v.Int64()), nil
 }
 
 // castUnsigned is CAST(x AS UNSIGNED), a numeric of 0 to 2^64 - 1.
@@ -185,16 +196,9 @@ func castUnsigned(e *Env, a []Datum) (Datum, error) {
 		if v, err = roundedInteger(d); err != nil {
 			return Null, err
 		}
-		if v.Sign() < 0 || v.Cmp(maxU64) > 0 {
-			text := d.S
-			if d.Kind == KFloat {
-				text = strings.Replace(strconv.FormatFloat(d.F, 'g', -1, 64), "e+", "e", 1)
-			}
-			e.Warn(Warning{Kind: Overflow, Type: "UNSIGNED INT", Value: text})
-			if v.Sign() < 0 {
-				return numericIn("0")
-			}
-			v.Set(maxU64)
+		if bound, out := outside(v, new(big.Int), maxU64); out {
+			e.Warn(overflow(d, "UNSIGNED BIGINT", "UNSIGNED INT"))
+			v = bound
 		}
 	}
 	if v.Sign() < 0 {
@@ -203,29 +207,51 @@ func castUnsigned(e *Env, a []Datum) (Datum, error) {
 	return numericIn(v.String())
 }
 
-// roundedInteger is a numeric or double rounded half away from zero.
+// outside reports whether v is outside [lo, hi], and the bound nearest.
+func outside(v, lo, hi *big.Int) (*big.Int, bool) {
+	switch {
+	case v.Cmp(lo) < 0:
+		return new(big.Int).Set(lo), true
+	case v.Cmp(hi) > 0:
+		return new(big.Int).Set(hi), true
+	}
+	return v, false
+}
+
+// overflow is the warning for d, a double or a decimal, out of an
+// integer type's range, which MariaDB names by the kind of number
+// (doubles: a Note).
+func overflow(d Datum, ofDouble, ofDecimal string) Warning {
+	if d.Kind == KFloat {
+		return Warning{Kind: DoubleOverflow, Type: ofDouble, Value: strings.Replace(strconv.FormatFloat(d.F, 'g', -1, 64), "e+", "e", 1)}
+	}
+	return Warning{Kind: Overflow, Type: ofDecimal, Value: d.S}
+}
+
+// roundedInteger is a double rounded half to even, as MariaDB rounds
+// it, or a numeric rounded half away from zero.
 func roundedInteger(d Datum) (*big.Int, error) {
 	if d.Kind == KFloat {
 		if math.IsNaN(d.F) || math.IsInf(d.F, 0) {
-			return nil, outOfRange(tNumeric)
+			return nil, outOfRange(TInt8)
 		}
-		v, _ := big.NewFloat(math.Round(d.F)).Int(nil)
+		v, _ := big.NewFloat(math.RoundToEven(d.F)).Int(nil)
 		return v, nil
 	}
 	x, _ := decimal(d)
 	if x.Form != apd.Finite {
-		return nil, outOfRange(tNumeric)
+		return nil, outOfRange(TInt8)
 	}
 	var r apd.Decimal
 	c := exact
 	c.Rounding = apd.RoundHalfUp
 	c.Precision = uint32(max(int64(x.NumDigits())+int64(x.Exponent)+2, 1))
 	if _, err := c.Quantize(&r, x, 0); err != nil {
-		return nil, outOfRange(tNumeric)
+		return nil, outOfRange(TInt8)
 	}
 	v, ok := new(big.Int).SetString(r.Text('f'), 10)
 	if !ok {
-		return nil, outOfRange(tNumeric)
+		return nil, outOfRange(TInt8)
 	}
 	return v, nil
 }

@@ -7,6 +7,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 	"github.com/pingcap/tidb/pkg/parser/types"
 	vmysql "github.com/seqd/seqd/internal/vitess/mysql"
 
@@ -271,6 +273,9 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 	// their range to its complement (1105) or its bound (1916, 1292). A
 	// number written as one needs no reading.
 	_, literal := numberLiteral(x.Expr)
+	if doubleLiteral(x.Expr) {
+		v = typeCast(v, typeName("float8")) // a DOUBLE, which converts as one
+	}
 	prefix := func(kind string) *pg.Node {
 		if literal {
 			return v
@@ -280,7 +285,11 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 	switch tp.GetType() {
 	case mysql.TypeLonglong:
 		if !mysql.HasUnsignedFlag(tp.GetFlag()) {
-			if literal {
+			switch lit, _ := x.Expr.(*driver.ValueExpr); {
+			case lit != nil && lit.Kind() == driver.KindUint64:
+				// BIGINT UNSIGNED: past 2^63 - 1 its complement, no warning.
+				return typeCast(numConst(strconv.FormatInt(int64(lit.GetUint64()), 10)), typeName("int8")), nil
+			case lit != nil && lit.Kind() == driver.KindInt64 && literal:
 				return typeCast(v, typeName("int8")), nil
 			}
 			return funcCall("seqd_mariadb_signed", []*pg.Node{v}), nil
@@ -311,6 +320,20 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 		return typeCast(prefix("double"), typeName("float4")), nil
 	}
 	return nil, unsupported("CAST AS " + strings.ToUpper(types.TypeStr(tp.GetType())))
+}
+
+// doubleLiteral reports whether x is a DOUBLE written as one (1e30,
+// -2.5e0), which the builder makes a numeric.
+func doubleLiteral(x ast.ExprNode) bool {
+	switch n := x.(type) {
+	case *driver.ValueExpr:
+		return n.Kind() == driver.KindFloat64 || n.Kind() == driver.KindFloat32
+	case *ast.UnaryOperationExpr:
+		return (n.Op == opcode.Minus || n.Op == opcode.Plus) && doubleLiteral(n.V)
+	case *ast.ParenthesesExpr:
+		return doubleLiteral(n.Expr)
+	}
+	return false
 }
 
 // aggregate is an aggregate's call: GROUP_CONCAT as string_agg, of its

@@ -135,6 +135,8 @@ func exprCondition(w eval.Warning) condition {
 		return condition{levelNote, 1105, "Cast to signed converted positive out-of-range integer to it's negative complement"}
 	case eval.Overflow:
 		return condition{levelWarning, 1916, "Got overflow when converting '" + w.Value + "' to " + w.Type + ". Value truncated"}
+	case eval.DoubleOverflow:
+		return condition{levelNote, 1916, "Got overflow when converting '" + w.Value + "' to " + w.Type + ". Value truncated"}
 	}
 	return condition{levelWarning, 1105, "Unknown warning"}
 }
