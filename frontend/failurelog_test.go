@@ -26,6 +26,12 @@ func TestFailureLog(t *testing.T) {
 	if !strings.Contains(buf.String(), "ERROR 42601 syntax error") {
 		t.Errorf("another code's first failure was not logged:\n%s", buf.String())
 	}
+	// Another role's failures of the code are its own: one role's flood
+	// hides nothing of another's.
+	f.Log("55000", "refused", "other", 8, "SELECT nextval('ids')")
+	if !strings.Contains(buf.String(), `(user "other", connection 8)`) {
+		t.Errorf("another role's failure was not logged:\n%s", buf.String())
+	}
 	buf.Reset()
 	now = now.Add(time.Second) // failureRate lines' worth
 	for i := range 2 * failureRate {
@@ -40,5 +46,29 @@ func TestFailureLog(t *testing.T) {
 	}
 	if strings.Contains(lines[1], "not logged") {
 		t.Errorf("the count was said twice: %q", lines[1])
+	}
+}
+
+// TestFailureLogBounded: the pairs kept are bounded: past failureKeys,
+// those whose bucket filled again are forgotten, and while every pair
+// is still failing a new role's failures share the code's bucket.
+func TestFailureLogBounded(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Unix(1e9, 0)
+	f := &FailureLog{Logger: log.New(&buf, "", 0), Now: func() time.Time { return now }}
+	for i := range failureKeys {
+		f.Log("42601", "syntax error", fmt.Sprint("role", i), 1, "SELEC 1")
+	}
+	f.Log("42601", "syntax error", "late", 1, "SELEC 1") // every pair still counting: shares the code's
+	if n := len(f.codes); n != failureKeys+1 {
+		t.Errorf("%d pairs kept, want %d", n, failureKeys+1)
+	}
+	now = now.Add(time.Second) // each pair's one line back: full again
+	f.Log("42601", "syntax error", "later", 1, "SELEC 1")
+	if n := len(f.codes); n != 1 { // the shared bucket filled again too
+		t.Errorf("%d pairs kept after they filled again, want 1", n)
+	}
+	if n := strings.Count(buf.String(), "\n"); n != failureKeys+2 {
+		t.Errorf("%d lines, want %d", n, failureKeys+2)
 	}
 }
