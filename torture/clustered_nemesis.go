@@ -11,10 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
 
 	"github.com/seqd/seqd/cluster"
 	"github.com/seqd/seqd/internal/localetcd"
@@ -57,6 +60,22 @@ func (r *clusterRun) faultKinds() []string {
 		return kinds
 	}
 	return slices.DeleteFunc(kinds, func(k string) bool { return !slices.Contains(r.cfg.Kinds, k) })
+}
+
+// KindsMatching are the fault kinds of a run on members etcd members
+// whose names expr matches (seqtorture -cluster-kinds): a soak of one
+// kind, or a few, to measure them alone.
+func KindsMatching(expr string, members int) ([]string, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, err
+	}
+	r := &clusterRun{cfg: ClusteredConfig{Members: &localetcd.Cluster{}, Nemeses: &localetcd.Cluster{Members: make([]*embed.Etcd, members)}}}
+	kinds := slices.DeleteFunc(r.allowedKinds(), func(k string) bool { return !re.MatchString(k) })
+	if len(kinds) == 0 {
+		return nil, fmt.Errorf("torture: no fault kind of a run on %d etcd members matches %q", members, expr)
+	}
+	return kinds, nil
 }
 
 // allowedKinds are the kinds the configuration allows.

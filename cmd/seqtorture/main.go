@@ -35,6 +35,7 @@ func main() {
 	clustered := flag.Int("cluster", 0, "instead: the clustered run, with this many faults (leader kill -9, SIGSTOP past the lease, clean shutdown, cut off from etcd by a proxy, its links to etcd slow and lossy; etcd members killed, paused, isolated and replaced, partial partitions of etcd's peers, etcd's quota exceeded, in shuffled rounds: docs/cluster.md) of three seqd nodes on etcd members run in this process (8 clients unless -clients)")
 	clusterRun := flag.Int("cluster-run", 48, "with -cluster: faults per run; a longer soak is several runs one after another, each on a new etcd cluster and new nodes, its history checked in full (porcupine included) and dropped before the next (0: one run)")
 	etcdMembers := flag.Int("etcd-members", 3, "with -cluster: etcd members (5 adds the minority partition, the majorities ring and random halves)")
+	clusterKinds := flag.String("cluster-kinds", "", "with -cluster: draw only the fault kinds whose names this regular expression matches (default every kind), e.g. 'slow links between the etcd leader member' for that kind alone")
 	timeIDs := flag.Int("time-ids", 0, "instead: the clock torture with this many cycles, in runs of -segment: SNOWFLAKE sequences, seqd_tso and seqd_uuidv7 under clock steps back and forward, slews and steps at restarts, each cycle ended by kill -9, a power loss or a clean restart (docs/time-ids.md)")
 	hostile := flag.Duration("hostile", 0, "instead: the hostile soak for this long (e.g. 10m): seqd on its five listeners under floods, slowloris, oversized and malformed messages, slow readers, disconnects, bad logins and privilege probes, after a quiet run of its ordinary clients alone (docs/reliability.md)")
 	var hc torture.HostileConfig
@@ -85,6 +86,13 @@ func main() {
 		})
 		cc := torture.ClusteredConfig{Binary: *bin, Failovers: *clustered, Clients: n, Load: *load, ConnectTimeout: *connectTimeout, Seed: *seed,
 			Progress: func(s string) { log.Print(s) }}
+		if *clusterKinds != "" {
+			kinds, err := torture.KindsMatching(*clusterKinds, *etcdMembers)
+			if err != nil {
+				log.Fatal(err)
+			}
+			cc.Kinds = kinds
+		}
 		os.Exit(runCluster(cc, work, *etcdMembers, *clusterRun, *dir == ""))
 	}
 	cfg := torture.Config{Binary: *bin, Dir: work, Clients: *clients, Load: *load, Secure: *secure, Progress: func(s string) { log.Print(s) }}
