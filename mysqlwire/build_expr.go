@@ -1,7 +1,6 @@
 package mysqlwire
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -267,6 +266,15 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if arithmetic[x.Op] {
+		l, r = numberOperand(x.L, l), numberOperand(x.R, r)
+	}
+	// A DOUBLE's division is a DOUBLE (numeric is the type of exact
+	// division); MOD of DOUBLEs is computed exactly.
+	quotient := "numeric"
+	if isDouble(x.L) || isDouble(x.R) {
+		quotient = "float8"
+	}
 	switch x.Op {
 	case opcode.NullEQ:
 		return aexpr(pg.A_Expr_Kind_AEXPR_NOT_DISTINCT, "=", l, r), nil
@@ -274,12 +282,15 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 		// MySQL's division is exact (its value is shown to scale's
 		// digits: rounded); by zero it is NULL, with MariaDB's warning
 		// (divisor).
-		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName("numeric")), divisor(x.R, typeCast(r, typeName("numeric")))), nil
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient)))), nil
 	case opcode.IntDiv:
 		// DIV: the quotient's integer part, a BIGINT; by zero NULL.
-		q := aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName("numeric")), divisor(x.R, typeCast(r, typeName("numeric"))))
+		q := aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient))))
 		return typeCast(funcCall("trunc", []*pg.Node{q}), typeName("int8")), nil
 	case opcode.Mod:
+		if quotient == "float8" {
+			l, r = typeCast(l, typeName("numeric")), typeCast(r, typeName("numeric"))
+		}
 		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "%", l, divisor(x.R, r)), nil
 	}
 	op, ok := binaryOps[x.Op]
@@ -287,46 +298,6 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 		return nil, unsupported("the operator " + x.Op.String())
 	}
 	return aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r), nil
-}
-
-// divisor is n, built of x, as a divisor: NULL where it is 0, which
-// raises MariaDB's warning 1365 (eval's seqd_mariadb_divisor), read only
-// when the dividend is not NULL (the operator is strict), as MariaDB
-// reads it. A number written other than 0 is itself.
-func divisor(x ast.ExprNode, n *pg.Node) *pg.Node {
-	if sign, ok := numberLiteral(x); ok && sign != 0 {
-		return n
-	}
-	return funcCall("seqd_mariadb_divisor", []*pg.Node{n})
-}
-
-// numberLiteral is the sign of x when x is a number written as one (not
-// a string, NULL or TRUE): ok false for anything else.
-func numberLiteral(x ast.ExprNode) (sign int, ok bool) {
-	v, isValue := x.(*driver.ValueExpr)
-	if !isValue {
-		return 0, false
-	}
-	switch v.Kind() {
-	case driver.KindInt64:
-		if v.Type.GetFlag()&mysql.IsBooleanFlag != 0 {
-			return 0, false
-		}
-		return cmp.Compare(v.GetInt64(), 0), true
-	case driver.KindUint64:
-		return cmp.Compare(v.GetUint64(), 0), true
-	case driver.KindFloat32, driver.KindFloat64:
-		return cmp.Compare(v.GetFloat64(), 0), true
-	case driver.KindMysqlDecimal:
-		switch d := v.GetMysqlDecimal().String(); {
-		case strings.Trim(d, "-0.") == "":
-			return 0, true
-		case strings.HasPrefix(d, "-"):
-			return -1, true
-		}
-		return 1, true
-	}
-	return 0, false
 }
 
 // logic is AND, OR and XOR, of truth values (cond): a chain of ANDs
@@ -378,8 +349,12 @@ func (b *builder) shownList(xs []ast.ExprNode) ([]*pg.Node, error) {
 	return out, nil
 }
 
-// divides reports whether x's arithmetic holds a division.
+// divides reports whether x's arithmetic holds a division (of exact
+// numbers: a DOUBLE's value is not rounded).
 func divides(x ast.ExprNode) bool {
+	if isDouble(x) {
+		return false
+	}
 	switch x := x.(type) {
 	case *ast.ParenthesesExpr:
 		return divides(x.Expr)
@@ -444,6 +419,13 @@ func (b *builder) unary(x *ast.UnaryOperationExpr) (*pg.Node, error) {
 	v, err := b.expr(x.V)
 	if err != nil {
 		return nil, err
+	}
+	if isString(x.V) {
+		// A string negated is a DOUBLE, 0 for none (MariaDB shows no -0).
+		v = numberOperand(x.V, v)
+		if x.Op == opcode.Minus {
+			return aexpr(pg.A_Expr_Kind_AEXPR_OP, "-", intConst(0), v), nil
+		}
 	}
 	switch x.Op {
 	case opcode.Plus:

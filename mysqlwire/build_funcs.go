@@ -7,7 +7,6 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 	"github.com/pingcap/tidb/pkg/parser/types"
 	vmysql "github.com/seqd/seqd/internal/vitess/mysql"
@@ -320,20 +319,6 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 		return typeCast(prefix("double"), typeName("float4")), nil
 	}
 	return nil, unsupported("CAST AS " + strings.ToUpper(types.TypeStr(tp.GetType())))
-}
-
-// doubleLiteral reports whether x is a DOUBLE written as one (1e30,
-// -2.5e0), which the builder makes a numeric.
-func doubleLiteral(x ast.ExprNode) bool {
-	switch n := x.(type) {
-	case *driver.ValueExpr:
-		return n.Kind() == driver.KindFloat64 || n.Kind() == driver.KindFloat32
-	case *ast.UnaryOperationExpr:
-		return (n.Op == opcode.Minus || n.Op == opcode.Plus) && doubleLiteral(n.V)
-	case *ast.ParenthesesExpr:
-		return doubleLiteral(n.Expr)
-	}
-	return false
 }
 
 // aggregate is an aggregate's call: GROUP_CONCAT as string_agg, of its

@@ -24,7 +24,10 @@ var builtStatements = []struct{ q, want string }{
 		"SELECT round((seqd_mariadb_nextval(s) * 2) - ((1::numeric / 3::numeric) % 2), 4)"},
 	{"SELECT 1 / 0, 1 DIV NEXTVAL(s), 2 MOD '0', 3 / 0.0", // a divisor not written as a number other than 0 is read
 		"SELECT round(1::numeric / seqd_mariadb_divisor(0::numeric), 4), trunc(1::numeric / seqd_mariadb_divisor(seqd_mariadb_nextval(s)::numeric))::bigint, " +
-			"2 % seqd_mariadb_divisor('0'), round(3::numeric / seqd_mariadb_divisor((0.0)::numeric), 4)"},
+			"2::numeric % seqd_mariadb_divisor(seqd_mariadb_double('0')::double precision::numeric), round(3::numeric / seqd_mariadb_divisor((0.0)::numeric), 4)"},
+	{"SELECT 'a' + 1, -'5', 1e0 / 3, 2.5e0 * 2", // a string or a DOUBLE in arithmetic is a DOUBLE
+		"SELECT seqd_mariadb_double('a')::double precision + 1, 0 - seqd_mariadb_double('5')::double precision, " +
+			"(1e+00)::double precision::double precision / 3::double precision, (2.5e+00)::double precision * 2"},
 	{"SELECT 1.50 / 3 / 3, CONCAT(1/3), ROUND(1/3, 6)", // computed exactly, shown to 10 and 4 digits
 		"SELECT round(((1.50)::numeric / 3::numeric)::numeric / 3::numeric, 10), " +
 			"round(1::numeric / 3::numeric, 4)::text, round(1::numeric / 3::numeric, 6)"},

@@ -109,6 +109,9 @@ var exprWarnings = []string{
 	"SELECT CAST(-1e30 AS SIGNED), CAST(1e30 AS UNSIGNED), CAST(-1e0 AS UNSIGNED), CAST(1.5e0 AS SIGNED), CAST(2.5e0 AS SIGNED), CAST(-2.5e0 AS UNSIGNED)",
 	"SELECT CAST(99999999999999999999 AS SIGNED), CAST(-99999999999999999999.5 AS SIGNED), CAST(9223372036854775807.5 AS SIGNED)",
 	"SELECT CAST(18446744073709551615 AS SIGNED), CAST(9223372036854775808 AS SIGNED), CAST(9223372036854775807 AS SIGNED)",
+	"SELECT 'abc' + 1, '1.5' + 1, '5' * '2', 1 - ' 3x', '12' DIV '5', '7' MOD '2', '1e1' + 0, '7.5' MOD 2",
+	"SELECT '6' / '4', '1' / '0', 1e0 / 3, 2.5e0 * 2, -'5', -'abc', '0.1' + '0.2', 10 DIV 4e0",
+	"SELECT start_value + '1x', start_value / '2' FROM s1",
 	"SELECT CAST(-start_value AS UNSIGNED), CAST(start_value - 7 AS SIGNED), CAST(CONCAT(start_value, 'x') AS SIGNED) FROM s1",
 	"SELECT 1/0 FROM (SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 69) + ") t",
 }
@@ -117,7 +120,7 @@ var exprWarnings = []string{
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 57
-	exprWarningsLen = 35
+	exprWarningsLen = 38
 )
 
 // selectsSetup makes the sequences selects read.
