@@ -38,17 +38,24 @@ import (
 //     callers tell their own earlier write from another's (Commit, and
 //     cluster.Campaign).
 //
-// From the third try on, a try that timed out gives the next twice the
-// time, up to the lease, so that a large read on a slow etcd still
-// completes.
-// The caller's context bounds the whole.
+// A first try's deadline is shared by the client's requests (pace):
+// while every member answers slowly alike (an etcd leader member on slow
+// links to its peers), answers that came late lengthen it, up to the
+// lease, so that requests complete instead of timing out on every member
+// in turn; it comes back down once etcd answers well inside it again.
+// Within a request, from its second try that timed out on, the next
+// try gets twice the time of the one before, up to the lease (the first
+// timeout only moves it to another member). The caller's context bounds
+// the whole.
 //
 // Endpoints.Keep keeps the client's endpoints those of the cluster's
 // members, as members are replaced.
 
 // AttemptTimeout is how long one attempt of an etcd request may take
 // before it is tried on another member, for a node whose lease is
-// lease: a quarter of it, at least 200 ms.
+// lease: a quarter of it, at least 200 ms. It is where a hardened
+// client's deadline starts, and comes back to (pace); etcd slow on every
+// member lengthens it up to four times that.
 func AttemptTimeout(lease time.Duration) time.Duration {
 	return max(lease/4, 200*time.Millisecond)
 }
@@ -60,8 +67,9 @@ func AttemptTimeout(lease time.Duration) time.Duration {
 // which a try timed out is then set aside until it answers again, so
 // that the tries after it, of every request, go to the others.
 func HardenClient(cfg *clientv3.Config, attempt time.Duration) *Endpoints {
-	e := &Endpoints{all: slices.Clone(cfg.Endpoints), aside: map[string]bool{}, attempt: attempt, cfg: cfg, own: len(cfg.DialOptions)}
-	cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(retryElsewhere(e, attempt, 4*attempt)))
+	e := &Endpoints{all: slices.Clone(cfg.Endpoints), aside: map[string]bool{}, attempt: attempt, cfg: cfg, own: len(cfg.DialOptions),
+		pace: newPace(attempt, 4*attempt)}
+	cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(retryElsewhere(e)))
 	return e
 }
 
@@ -79,6 +87,7 @@ func HardenClient(cfg *clientv3.Config, attempt time.Duration) *Endpoints {
 // The last member not set aside never is.
 type Endpoints struct {
 	timeouts atomic.Int64 // tries that timed out, ever
+	pace     *pace        // the deadline of every request's tries
 
 	mu      sync.Mutex
 	cli     *clientv3.Client
@@ -260,7 +269,7 @@ const authenticate = "/etcdserverpb.Auth/Authenticate"
 // retryElsewhere is the interceptor of HardenClient. etcd's own
 // retrying interceptor runs around it (it is the first of the chain),
 // and sees only what this one gives up on.
-func retryElsewhere(e *Endpoints, attempt, longest time.Duration) grpc.UnaryClientInterceptor {
+func retryElsewhere(e *Endpoints) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		if method == authenticate {
 			// A password check costs the member a bcrypt hash, and is
@@ -270,29 +279,42 @@ func retryElsewhere(e *Endpoints, attempt, longest time.Duration) grpc.UnaryClie
 		}
 		ctx = RequireLeader(ctx)
 		counted, _ := ctx.Value(triesKey{}).(*atomic.Int32)
-		d := attempt
+		d := e.pace.Deadline()
+		held := 0 // tries that timed out
 		for tries := 0; ; tries++ {
 			if counted != nil {
 				counted.Add(1)
 			}
 			var at peer.Peer
+			began := time.Now()
 			actx, cancel := context.WithTimeout(ctx, d)
 			err := invoker(actx, method, req, reply, cc, append(opts, grpc.Peer(&at))...)
-			timedOut := actx.Err() != nil
+			// A member may answer "request timed out" itself, as the
+			// deadline it was sent passes: held all the same.
+			took := time.Since(began)
+			timedOut := actx.Err() != nil || took >= d && Unavailable(err)
 			cancel()
 
+			if err == nil {
+				e.pace.Answered(took, began.Add(took))
+			}
 			if err == nil || ctx.Err() != nil {
 				return err
 			}
 			switch {
-			case timedOut && tries >= 2:
-				// Tried on as many members as round robin gave, and
-				// timed out again: the request may need more time.
-				d = min(2*d, longest)
 			case timedOut:
-				// Maybe a member cut off: the next try goes to another,
-				// and so do the next requests' (Endpoints).
-				e.timedOut(at.Addr)
+				if held++; held <= 2 {
+					// Maybe a member cut off: the next try goes to
+					// another, and so do the next requests' (Endpoints).
+					e.timedOut(at.Addr)
+				}
+				if held >= 2 {
+					// Held by a second member, or again by the only
+					// one left: maybe etcd is slow on every member, and
+					// its answers need more time (pace).
+					d = e.pace.Next(d)
+				}
+				continue // the try has waited already
 			case status.Code(err) == codes.Unavailable:
 				// Refused before or without an outcome of its own:
 				// no leader, no connection, or a leader change.
