@@ -20,10 +20,12 @@ import (
 //
 //	seqd_mariadb_divisor(x)    x, or NULL when x is 0 (DivisionByZero):
 //	                           the divisor of /, DIV and MOD
-//	seqd_mariadb_decimal(s)    of a string, its longest prefix a number
-//	seqd_mariadb_double(s)     reads (Truncated, or TruncatedSpaces when
-//	                           only spaces follow it; "0" for none); of
+//	seqd_mariadb_double(s)     of a string, its longest prefix a number
+//	                           reads (Truncated, or TruncatedSpaces when
+//	                           only spaces follow it; "0" for none), past
+//	                           DOUBLE's range its bound (Truncated); of
 //	                           another type, the value itself
+//	seqd_mariadb_decimal_cast  CAST AS DECIMAL(p,s) (mariadb_decimal.go)
 //	seqd_mariadb_signed(x)     CAST AS SIGNED: a string's integer prefix,
 //	                           past 64 bits its bound (Truncated), from
 //	                           2^63 its negative complement
@@ -41,7 +43,7 @@ type Warning struct {
 	Kind WarningKind
 	// Type and Value are a truncation's: the type read, as MariaDB
 	// names it (INTEGER, DECIMAL, DOUBLE, CHAR(n)), and the value as it
-	// was.
+	// was. An OutOfRange's Value is the column it names.
 	Type, Value string
 }
 
@@ -67,6 +69,9 @@ const (
 	// (SIGNED BIGINT, UNSIGNED BIGINT).
 	Overflow
 	DoubleOverflow
+	// OutOfRange: a CAST to DECIMAL(p,s) took a number out of its range
+	// to its nearest bound.
+	OutOfRange
 )
 
 // Warner is what a session that keeps expressions' warnings offers the
@@ -94,18 +99,19 @@ func init() {
 			return a[0], nil
 		}, t)
 	}
-	for name, typ := range map[string]string{"seqd_mariadb_decimal": "DECIMAL", "seqd_mariadb_double": "DOUBLE"} {
-		Define(name, nil, true, func(e *Env, a []Datum) (Datum, error) {
-			if a[0].Kind != KText {
-				return a[0], nil
-			}
-			prefix, kind := NumberPrefix(a[0].S, false)
-			if kind != 0 {
-				e.Warn(Warning{Kind: kind, Type: typ, Value: a[0].S})
-			}
-			return Text(prefix), nil
-		}, nil)
-	}
+	Define("seqd_mariadb_double", nil, true, func(e *Env, a []Datum) (Datum, error) {
+		if a[0].Kind != KText {
+			return a[0], nil
+		}
+		prefix, kind := NumberPrefix(a[0].S, false)
+		if bound, out := doubleBound(prefix); out {
+			prefix, kind = bound, Truncated
+		}
+		if kind != 0 {
+			e.Warn(Warning{Kind: kind, Type: "DOUBLE", Value: a[0].S})
+		}
+		return Text(prefix), nil
+	}, nil)
 	Define("seqd_mariadb_signed", TInt8, true, castSigned, nil)
 	Define("seqd_mariadb_unsigned", tNumeric, true, castUnsigned, nil)
 	Define("seqd_mariadb_chars", TText, true, func(e *Env, a []Datum) (Datum, error) {

@@ -24,6 +24,9 @@ type builder struct {
 	markers []marker
 	tables  []fromTable
 	seqs    []seqName
+	// item is the select list item being built, whose column a CAST
+	// standing for it names in its warnings (nil elsewhere).
+	item *ast.SelectField
 }
 
 // stmtEnv is what a connection's statements' session functions stand

@@ -269,17 +269,18 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 	// MariaDB's conversions, with its warnings (eval's seqd_mariadb_*):
 	// a string is read as far as it is a number (1292 for the rest), cut
 	// to CHAR(n) (1292 too); SIGNED and UNSIGNED take a number past
-	// their range to its complement (1105) or its bound (1916, 1292). A
-	// number written as one needs no reading.
+	// their range to its complement (1105) or its bound (1916, 1292),
+	// DECIMAL(p,s) to its bound (1264, naming the item's column, 1916
+	// past 81 digits). A number written as one needs no reading.
 	_, literal := numberLiteral(x.Expr)
 	if doubleLiteral(x.Expr) {
 		v = typeCast(v, typeName("float8")) // a DOUBLE, which converts as one
 	}
-	prefix := func(kind string) *pg.Node {
+	double := func() *pg.Node {
 		if literal {
 			return v
 		}
-		return funcCall("seqd_mariadb_"+kind, []*pg.Node{v})
+		return funcCall("seqd_mariadb_double", []*pg.Node{v})
 	}
 	switch tp.GetType() {
 	case mysql.TypeLonglong:
@@ -312,11 +313,17 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 		if p <= 0 {
 			p = 10 // MySQL's DECIMAL is DECIMAL(10, 0)
 		}
-		return typeCast(prefix("decimal"), typeName("numeric", int32(p), int32(max(s, 0)))), nil
+		s = max(s, 0)
+		column := "(null)" // MariaDB's name for a column it cannot name
+		if b.item != nil && b.item.Expr == ast.ExprNode(x) {
+			column = fieldName(b.item)
+		}
+		args := []*pg.Node{v, intConst(int32(p)), intConst(int32(s)), strConst(column)}
+		return typeCast(funcCall("seqd_mariadb_decimal_cast", args), typeName("numeric", int32(p), int32(s))), nil
 	case mysql.TypeDouble:
-		return typeCast(prefix("double"), typeName("float8")), nil
+		return typeCast(double(), typeName("float8")), nil
 	case mysql.TypeFloat:
-		return typeCast(prefix("double"), typeName("float4")), nil
+		return typeCast(double(), typeName("float4")), nil
 	}
 	return nil, unsupported("CAST AS " + strings.ToUpper(types.TypeStr(tp.GetType())))
 }

@@ -202,7 +202,10 @@ func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources 
 			names, known = append(names, cols...), known && ok
 			continue
 		}
+		outer := b.item
+		b.item = f
 		x, err := b.shown(f.Expr)
+		b.item = outer
 		if err != nil {
 			return nil, err
 		}

@@ -52,9 +52,9 @@ var builtStatements = []struct{ q, want string }{
 			"CASE WHEN 1 IS NULL OR NULL IS NULL THEN NULL ELSE LEAST(1, NULL) END"},
 	{"SELECT CAST('12' AS SIGNED), CONVERT(-1, UNSIGNED), CAST(1 AS CHAR), CAST('abc' AS CHAR(2)), CAST(1.5 AS DECIMAL), CAST(1 AS DECIMAL(5,2)), CAST(1 AS DOUBLE)",
 		"SELECT seqd_mariadb_signed('12'), seqd_mariadb_unsigned(-1), " +
-			"1::text, seqd_mariadb_chars('abc'::text, 2)::varchar(2), (1.5)::numeric(10, 0), 1::numeric(5, 2), 1::double precision"},
+			"1::text, seqd_mariadb_chars('abc'::text, 2)::varchar(2), seqd_mariadb_decimal_cast(1.5, 10, 0, 'CAST(1.5 AS DECIMAL)')::numeric(10, 0), seqd_mariadb_decimal_cast(1, 5, 2, 'CAST(1 AS DECIMAL(5,2))')::numeric(5, 2), 1::double precision"},
 	{"SELECT CAST(5 AS UNSIGNED), CAST(5 AS SIGNED), CAST('1.5' AS DECIMAL(3,1)), CONVERT('x', DOUBLE), CAST(1 AS CHAR(0))",
-		"SELECT seqd_mariadb_unsigned(5), 5::bigint, seqd_mariadb_decimal('1.5')::numeric(3, 1), " +
+		"SELECT seqd_mariadb_unsigned(5), 5::bigint, seqd_mariadb_decimal_cast('1.5', 3, 1, 'CAST(''1.5'' AS DECIMAL(3,1))')::numeric(3, 1), " +
 			"seqd_mariadb_double('x')::double precision, seqd_mariadb_chars(1::text, 0)::text"},
 	{"SELECT DATABASE(), SCHEMA(), CURRENT_USER, USER(), CONNECTION_ID(), CONCAT(DATABASE(), '.x')",
 		"SELECT 'db', 'db', 'app@host', 'app@host', 7, 'db'::text || '.x'::text"},

@@ -196,8 +196,8 @@ func (cn *conn) begins(st *step) {
 func (cn *conn) ended(st *step, err error) {
 	if cn.sess != nil {
 		kept, count := cn.sess.TakeWarnings()
-		for _, w := range kept {
-			cn.diag.push(exprCondition(w))
+		for _, c := range exprConditions(kept, st.clears) {
+			cn.diag.push(c)
 		}
 		cn.diag.pushUnkept(count - len(kept))
 	}

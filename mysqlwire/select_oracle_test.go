@@ -70,7 +70,9 @@ var selects = []string{
 // (1292, a Note where only spaces are left out), a negative integer cast
 // AS UNSIGNED or one past 2^63 - 1 AS SIGNED (a Note, 1105), a string's
 // integer past 64 bits (1292), a number out of SIGNED's or UNSIGNED's
-// range (1916, a Note for a DOUBLE);
+// range (1916, a Note for a DOUBLE), a number out of DECIMAL(p,s)'s
+// range (1264 naming its column, 1916 past 81 digits) or a string's out
+// of DOUBLE's (1292), clamped;
 // per row, in the order raised, kept by a
 // statement that uses no table and raises none (CASE and COALESCE do
 // not read what they do not need); past max_error_count (64) counted,
@@ -113,6 +115,13 @@ var exprWarnings = []string{
 	"SELECT '6' / '4', '1' / '0', 1e0 / 3, 2.5e0 * 2, -'5', -'abc', '0.1' + '0.2', 10 DIV 4e0",
 	"SELECT start_value + '1x', start_value / '2' FROM s1",
 	"SELECT CAST(-start_value AS UNSIGNED), CAST(start_value - 7 AS SIGNED), CAST(CONCAT(start_value, 'x') AS SIGNED) FROM s1",
+	"SELECT CAST(123.456 AS DECIMAL(4,2)), CAST(-123.456 AS DECIMAL(4,2)) AS x, CONVERT('123.456', DECIMAL(4,2)), CAST(12345 AS DECIMAL(3))",
+	"SELECT CAST(99.995 AS DECIMAL(4,2)), CAST(1.005 AS DECIMAL(4,2)), CAST(1.5 AS DECIMAL(2,2)), CAST(1e3 AS DECIMAL(2,0)), CAST(123.456e0 AS DECIMAL(4,2))",
+	"SELECT CAST('123abc' AS DECIMAL(4,2)), CAST('123 ' AS DECIMAL(4,2)), CAST('1e70' AS DECIMAL(4,2)), CAST('1e90' AS DECIMAL(4,2))",
+	"SELECT CAST(1e80 AS DECIMAL(4,2)), CAST(1e81 AS DECIMAL(4,2)), CAST(-1e300 AS DECIMAL(4,2)), CAST(1e81 AS DECIMAL(65,0)), CAST(1e70 AS DECIMAL(65,0))",
+	"SELECT CAST(start_value * 100 AS DECIMAL(2,0)), CAST(123.456 AS DECIMAL(4,2)) + 1 FROM s1",
+	"SELECT 1 FROM s1 WHERE CAST(123 AS DECIMAL(2,0)) > 0",
+	"SELECT CAST('1e400' AS DOUBLE), CAST('-1e400' AS DOUBLE), CAST('1e400abc' AS DOUBLE), CAST('1.5' AS DOUBLE)",
 	"SELECT 1/0 FROM (SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 69) + ") t",
 }
 
@@ -120,7 +129,7 @@ var exprWarnings = []string{
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 57
-	exprWarningsLen = 38
+	exprWarningsLen = 45
 )
 
 // selectsSetup makes the sequences selects read.

@@ -120,8 +120,22 @@ func (d *diagnostics) pushUnkept(n int) {
 	d.count += n
 }
 
-// exprCondition is MariaDB's condition for an expression's warning.
-func exprCondition(w eval.Warning) condition {
+// exprConditions are MariaDB's conditions for a statement's expressions'
+// warnings. A 1264 names row 1; in a statement that reads no table
+// (readsTable false), row 0 after another warning, as MariaDB counts it
+// (seqd does not count rows there: a 1264 on a later row of a table
+// names row 1 too).
+func exprConditions(ws []eval.Warning, readsTable bool) []condition {
+	out := make([]condition, len(ws))
+	for i, w := range ws {
+		out[i] = exprCondition(w, i > 0 && !readsTable)
+	}
+	return out
+}
+
+// exprCondition is MariaDB's condition for an expression's warning;
+// rowZero: a 1264 names row 0.
+func exprCondition(w eval.Warning, rowZero bool) condition {
 	switch w.Kind {
 	case eval.DivisionByZero:
 		return condition{levelWarning, 1365, "Division by 0"}
@@ -137,6 +151,12 @@ func exprCondition(w eval.Warning) condition {
 		return condition{levelWarning, 1916, "Got overflow when converting '" + w.Value + "' to " + w.Type + ". Value truncated"}
 	case eval.DoubleOverflow:
 		return condition{levelNote, 1916, "Got overflow when converting '" + w.Value + "' to " + w.Type + ". Value truncated"}
+	case eval.OutOfRange:
+		row := "1"
+		if rowZero {
+			row = "0"
+		}
+		return condition{levelWarning, 1264, "Out of range value for column '" + w.Value + "' at row " + row}
 	}
 	return condition{levelWarning, 1105, "Unknown warning"}
 }

@@ -1,0 +1,90 @@
+package eval
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// MariaDB's conversions of a number out of its type's range, which it
+// clamps with a warning where PostgreSQL's types refuse the value:
+//
+//	seqd_mariadb_decimal_cast(x, p, s, column)
+//	    CAST(x AS DECIMAL(p,s)): a string read as far as it is a number
+//	    (Truncated); past 81 integer digits, MariaDB's widest decimal,
+//	    DECIMAL(65)'s bound (Overflow, before a string's Truncated);
+//	    rounded to s digits half away from zero, out of DECIMAL(p,s)'s
+//	    range its nearest bound (OutOfRange, naming column)
+
+// maxDecimalDigits is how many integer digits MariaDB's decimal holds
+// before a conversion overflows (nine 9-digit words).
+const maxDecimalDigits = 81
+
+func init() {
+	Define("seqd_mariadb_decimal_cast", tNumeric, true, castDecimal, nil, TInt4, TInt4, TText)
+}
+
+// castDecimal is seqd_mariadb_decimal_cast.
+func castDecimal(e *Env, a []Datum) (Datum, error) {
+	p, s, column := int32(a[1].I), int32(a[2].I), a[3].S
+	var x *apd.Decimal
+	switch d := a[0]; d.Kind {
+	case KText:
+		prefix, kind := NumberPrefix(d.S, false)
+		x = new(apd.Decimal)
+		if _, _, err := x.SetString(prefix); err != nil {
+			x.SetInt64(0)
+		}
+		if overflowed := clampDecimal(e, x); overflowed && kind == 0 {
+			kind = Truncated
+		}
+		if kind != 0 {
+			e.Warn(Warning{Kind: kind, Type: "DECIMAL", Value: d.S})
+		}
+	case KFloat:
+		x, _ = decimal(Datum{Kind: KNumeric, S: strconv.FormatFloat(d.F, 'g', -1, 64)})
+		clampDecimal(e, x)
+	default:
+		x, _ = decimal(d)
+	}
+	if x.Form != apd.Finite {
+		return Null, outOfRange(tNumeric)
+	}
+	v := Numeric(x, s)
+	r, _ := decimal(v)
+	bound := new(apd.Decimal).SetFinite(1, p-s)
+	if _, err := exact.Sub(bound, bound, apd.New(1, -s)); err != nil {
+		return Null, err
+	}
+	if r.CmpTotal(bound) <= 0 && r.CmpTotal(new(apd.Decimal).Neg(bound)) >= 0 {
+		return v, nil
+	}
+	e.Warn(Warning{Kind: OutOfRange, Value: column})
+	bound.Negative = r.Negative
+	return Numeric(bound, s), nil
+}
+
+// clampDecimal takes x past MariaDB's widest decimal to DECIMAL(65)'s
+// bound with MariaDB's 1916, reporting whether it did.
+func clampDecimal(e *Env, x *apd.Decimal) bool {
+	if x.Form != apd.Finite || x.IsZero() || int64(x.NumDigits())+int64(x.Exponent) <= maxDecimalDigits {
+		return false
+	}
+	neg := x.Negative
+	x.SetFinite(1, 65)
+	_, _ = exact.Sub(x, x, apd.New(1, 0))
+	x.Negative = neg
+	e.Warn(Warning{Kind: Overflow, Type: "DECIMAL"})
+	return true
+}
+
+// doubleBound is a string's number past DOUBLE's range as MariaDB
+// reads it, its bound; ok false within the range.
+func doubleBound(prefix string) (string, bool) {
+	f, err := strconv.ParseFloat(prefix, 64)
+	if err == nil || !math.IsInf(f, 0) {
+		return "", false
+	}
+	return strconv.FormatFloat(math.Copysign(math.MaxFloat64, f), 'g', -1, 64), true
+}
