@@ -269,8 +269,11 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if arithmetic[x.Op] {
+	switch {
+	case arithmetic[x.Op]:
 		l, r = numberOperand(x.L, l), numberOperand(x.R, r)
+	case comparisons[x.Op] || x.Op == opcode.NullEQ:
+		l, r = comparedOperand(x.L, x.R, l, r), comparedOperand(x.R, x.L, r, l)
 	}
 	// A DOUBLE's division is a DOUBLE (numeric is the type of exact
 	// division); MOD of DOUBLEs is computed exactly.
@@ -429,6 +432,8 @@ func (b *builder) unary(x *ast.UnaryOperationExpr) (*pg.Node, error) {
 		if x.Op == opcode.Minus {
 			return aexpr(pg.A_Expr_Kind_AEXPR_OP, "-", intConst(0), v), nil
 		}
+	} else if mayBeString(x.V) {
+		v = numberOperand(x.V, v)
 	}
 	switch x.Op {
 	case opcode.Plus:

@@ -31,7 +31,93 @@ func numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
 	if doubleLiteral(x) {
 		return typeCast(n, typeName("float8")) // not the numeric it is built as
 	}
+	if mayBeString(x) { // a DOUBLE if the evaluator finds it a string
+		return funcCall("seqd_mariadb_number", []*pg.Node{n})
+	}
 	return n
+}
+
+// comparedOperand is n, built of x, compared with other (built as o): a
+// string compared with a number is read as one, a DECIMAL or a DOUBLE
+// as MariaDB reads it, with 1292 (eval's seqd_mariadb_number, which
+// knows both sides' types where the builder does not: a column's, a
+// function's result's).
+func comparedOperand(x, other ast.ExprNode, n, o *pg.Node) *pg.Node {
+	switch kx, ko := operandKind(x), operandKind(other); {
+	case kx == stringKind && (ko == numberKind || ko == unknownKind),
+		kx == unknownKind && ko == numberKind:
+		return funcCall("seqd_mariadb_number", []*pg.Node{n, o})
+	}
+	return n
+}
+
+// mayBeString reports whether x may be a string not written as one: a
+// column, a function's result (CONCAT), a CAST AS CHAR.
+func mayBeString(x ast.ExprNode) bool {
+	k := operandKind(x)
+	return k == unknownKind || k == stringKind && !isString(x)
+}
+
+// What the builder knows of an operand's type.
+const (
+	otherKind = iota
+	numberKind
+	stringKind
+	unknownKind // a column, or a function of no known type
+)
+
+// numberFuncs and stringFuncs are the functions whose results are
+// numbers and strings, by TiDB's lower-case names.
+var (
+	numberFuncs = map[string]bool{"nextval": true, "lastval": true, "setval": true, "connection_id": true, "last_insert_id": true,
+		"abs": true, "length": true, "char_length": true, "floor": true, "ceil": true, "ceiling": true, "round": true, "sign": true}
+	stringFuncs = map[string]bool{"concat": true, "concat_ws": true, "lower": true, "upper": true, "lcase": true, "ucase": true,
+		"substring": true, "substr": true, "left": true, "right": true, "trim": true, "ltrim": true, "rtrim": true, "replace": true,
+		"repeat": true, "reverse": true, "lpad": true, "rpad": true, "database": true, "schema": true, "user": true,
+		"current_user": true, "version": true, "hex": true}
+)
+
+// operandKind is what the builder knows of x's type.
+func operandKind(x ast.ExprNode) int {
+	if _, ok := numberLiteral(x); ok {
+		return numberKind
+	}
+	switch n := x.(type) {
+	case *driver.ValueExpr:
+		if n.Kind() == driver.KindString {
+			return stringKind
+		}
+	case *ast.ColumnNameExpr:
+		return unknownKind
+	case *ast.FuncCallExpr:
+		switch name := n.FnName.L; {
+		case numberFuncs[name]:
+			return numberKind
+		case stringFuncs[name]:
+			return stringKind
+		}
+		return unknownKind
+	case *ast.FuncCastExpr:
+		switch n.Tp.GetType() {
+		case mysql.TypeVarString, mysql.TypeString:
+			if n.FunctionType != ast.CastBinaryOperator {
+				return stringKind
+			}
+		case mysql.TypeLonglong, mysql.TypeNewDecimal, mysql.TypeDouble, mysql.TypeFloat:
+			return numberKind
+		}
+	case *ast.ParenthesesExpr:
+		return operandKind(n.Expr)
+	case *ast.UnaryOperationExpr:
+		if n.Op == opcode.Minus || n.Op == opcode.Plus {
+			return numberKind
+		}
+	case *ast.BinaryOperationExpr:
+		if arithmetic[n.Op] {
+			return numberKind
+		}
+	}
+	return otherKind
 }
 
 // isString reports whether x is a string written as one.
@@ -41,8 +127,9 @@ func isString(x ast.ExprNode) bool {
 }
 
 // isDouble reports whether x's arithmetic is MySQL's DOUBLE: a DOUBLE
-// written as one (1e3), a string read as a number, a CAST AS DOUBLE or
-// FLOAT, and arithmetic of one (but DIV, a BIGINT).
+// written as one (1e3), a string read as a number (a string function's
+// result too), a CAST AS DOUBLE or FLOAT, and arithmetic of one (but
+// DIV, a BIGINT).
 func isDouble(x ast.ExprNode) bool {
 	switch n := x.(type) {
 	case *driver.ValueExpr:
@@ -54,7 +141,9 @@ func isDouble(x ast.ExprNode) bool {
 		return (n.Op == opcode.Minus || n.Op == opcode.Plus) && isDouble(n.V)
 	case *ast.FuncCastExpr:
 		t := n.Tp.GetType()
-		return t == mysql.TypeDouble || t == mysql.TypeFloat
+		return t == mysql.TypeDouble || t == mysql.TypeFloat || operandKind(n) == stringKind
+	case *ast.FuncCallExpr:
+		return operandKind(n) == stringKind
 	case *ast.BinaryOperationExpr:
 		return arithmetic[n.Op] && n.Op != opcode.IntDiv && (isDouble(n.L) || isDouble(n.R))
 	}

@@ -122,6 +122,13 @@ var exprWarnings = []string{
 	"SELECT CAST(start_value * 100 AS DECIMAL(2,0)), CAST(123.456 AS DECIMAL(4,2)) + 1 FROM s1",
 	"SELECT 1 FROM s1 WHERE CAST(123 AS DECIMAL(2,0)) > 0",
 	"SELECT CAST('1e400' AS DOUBLE), CAST('-1e400' AS DOUBLE), CAST('1e400abc' AS DOUBLE), CAST('1.5' AS DOUBLE)",
+	"SELECT 'abc' = 0, '1x' = 1, '1.5' > 1, 2 < '10', '1e1' = 10, 'abc' = 'abc', '2' <=> 2",
+	"SELECT 'abc' = 0.0, '0.1' = 0.1, ' 1' = 1, '1 ' = 1, '1e400' > 1e0",
+	"SELECT CONCAT('1', 'x') + 1, CONCAT('2', '3') * 2, -CONCAT('5'), CONCAT('7') DIV 2, CONCAT('7') MOD 4, LOWER('2E0') * 1.5",
+	"SELECT CONCAT('1', 'x') = 1, UPPER('abc') < 1.5, CONCAT(1) = 1",
+	"SELECT start_value = '5x', '7' < start_value, CONCAT(start_value, 'x') + 1, CONCAT(start_value) = 5 FROM s1",
+	"SELECT 1 FROM s1 WHERE start_value = '5'",
+	"SELECT CONCAT('1') / 3, 7 / CONCAT('2'), CONCAT('7') / 0",
 	"SELECT 1/0 FROM (SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 69) + ") t",
 }
 
@@ -129,7 +136,7 @@ var exprWarnings = []string{
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 57
-	exprWarningsLen = 45
+	exprWarningsLen = 52
 )
 
 // selectsSetup makes the sequences selects read.
