@@ -373,8 +373,42 @@ func divides(x ast.ExprNode) bool {
 		case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Mod:
 			return divides(x.L) || divides(x.R)
 		}
+	case *ast.FuncCallExpr, *ast.CaseExpr:
+		// A choice among branches takes their common type: a quotient's
+		// digits for all when one divides and none is a DOUBLE or a
+		// string (IF(1, 1, 1/0) is 1.0000).
+		bs := branches(x)
+		return slices.ContainsFunc(bs, divides) && !slices.ContainsFunc(bs, func(b ast.ExprNode) bool {
+			return isDouble(b) || operandKind(b) == stringKind
+		})
 	}
 	return false
+}
+
+// branches are the values IF, IFNULL, COALESCE or CASE choose among
+// (none for another expression).
+func branches(x ast.ExprNode) []ast.ExprNode {
+	switch x := x.(type) {
+	case *ast.FuncCallExpr:
+		switch x.FnName.L {
+		case "if":
+			if len(x.Args) == 3 {
+				return x.Args[1:]
+			}
+		case "ifnull", "coalesce":
+			return x.Args
+		}
+	case *ast.CaseExpr:
+		var out []ast.ExprNode
+		for _, w := range x.WhenClauses {
+			out = append(out, w.Result)
+		}
+		if x.ElseClause != nil {
+			out = append(out, x.ElseClause)
+		}
+		return out
+	}
+	return nil
 }
 
 // scale is how many digits past the point MySQL's value of x has, as far
@@ -407,6 +441,12 @@ func scale(x ast.ExprNode) int {
 		case opcode.Plus, opcode.Minus, opcode.Mod:
 			return max(scale(x.L), scale(x.R))
 		}
+	case *ast.FuncCallExpr, *ast.CaseExpr:
+		n := 0
+		for _, b := range branches(x) {
+			n = max(n, scale(b))
+		}
+		return n
 	}
 	return 0
 }

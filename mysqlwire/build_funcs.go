@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -161,19 +162,24 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		xs, err := b.exprs(x.Args[1:])
+		xs, err := b.branchValues(x.Args[1:])
 		if err != nil {
 			return nil, err
 		}
 		return caseWhen(c, xs[0], xs[1]), nil
+	}
+	if name == "ifnull" || name == "coalesce" {
+		args, err := b.branchValues(x.Args)
+		if err != nil {
+			return nil, err
+		}
+		return coalesce(args...), nil
 	}
 	args, err := b.exprs(x.Args)
 	if err != nil {
 		return nil, err
 	}
 	switch name {
-	case "ifnull", "coalesce":
-		return coalesce(args...), nil
 	case "nullif":
 		return nullIf(args[0], args[1]), nil
 	}
@@ -193,6 +199,28 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 	}
 	mm := &pg.Node{Node: &pg.Node_MinMaxExpr{MinMaxExpr: &pg.MinMaxExpr{Op: op, Args: args, Location: noLoc}}}
 	return caseWhen(boolExpr(pg.BoolExprType_OR_EXPR, anyNull...), nullConst(), mm), nil
+}
+
+// branchValues builds the values IF, IFNULL or COALESCE choose among:
+// where a string written as one is among numbers, their common type is
+// a string, and each number is its text as MariaDB shows it
+// (IF(0, 'a', 1/3) is '0.3333').
+func (b *builder) branchValues(xs []ast.ExprNode) ([]*pg.Node, error) {
+	if !slices.ContainsFunc(xs, isString) || !slices.ContainsFunc(xs, func(x ast.ExprNode) bool { return operandKind(x) == numberKind }) {
+		return b.exprs(xs)
+	}
+	out := make([]*pg.Node, len(xs))
+	for i, x := range xs {
+		n, err := b.shown(x)
+		if err != nil {
+			return nil, err
+		}
+		if operandKind(x) == numberKind {
+			n = typeCast(n, typeName("text"))
+		}
+		out[i] = n
+	}
+	return out, nil
 }
 
 // readTwice reports whether n reads the same each time it is read: it

@@ -129,6 +129,9 @@ var exprWarnings = []string{
 	"SELECT start_value = '5x', '7' < start_value, CONCAT(start_value, 'x') + 1, CONCAT(start_value) = 5 FROM s1",
 	"SELECT 1 FROM s1 WHERE start_value = '5'",
 	"SELECT CONCAT('1') / 3, 7 / CONCAT('2'), CONCAT('7') / 0",
+	"SELECT IF(1, 1, 1/0), IFNULL(NULL, 1/3), IFNULL(2, 1/3), COALESCE(2/4, 1/0), CASE WHEN 1 THEN 2 ELSE 1/3 END, IF(1, 1.5, 1/3)",
+	"SELECT IF(1, 'a', 1/3), IF(0, 'a', 1/3), IF(0, 1, 1/3), CASE 1 WHEN 1 THEN 1/3 END, IF(1, 1, 1/7) * 3, IF(1, 1e0, 1/3), IF(1, 1.12345, 1/3)",
+	"SELECT IF(1, start_value, 1/3), COALESCE(NULL, 1/4, 2), IF(1, 2, 1/3) = 2, CASE WHEN 0 THEN 1 END FROM s1",
 	"SELECT 1/0 FROM (SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 69) + ") t",
 }
 
@@ -136,7 +139,7 @@ var exprWarnings = []string{
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 57
-	exprWarningsLen = 52
+	exprWarningsLen = 55
 )
 
 // selectsSetup makes the sequences selects read.
