@@ -57,6 +57,7 @@ func (c *Compiler) pushDown(sc *Scope, where *pg.Node) {
 		} else if col.GetColumnRef() == nil {
 			col, val = val, col
 		}
+		val = comparedString(val, col)
 		ref := col.GetColumnRef()
 		if ref == nil || !constant(val) {
 			continue
@@ -182,4 +183,32 @@ func patternPrefix(kind, p string) string {
 		return ""
 	}
 	return rest[:i]
+}
+
+// comparedString is val, or the string it reads when it is MySQL's
+// front end's seqd_mariadb_number(s, col) (mariadb_number.go): s where
+// col is a string, else the number s reads as far as it is one, which a
+// lookup by s's value in col's type finds too where s is all a number
+// (and where it is not, s is no value of col's type: no lookup).
+func comparedString(val, col *pg.Node) *pg.Node {
+	fc := val.GetFuncCall()
+	if fc == nil || len(fc.Funcname) != 1 || fc.Funcname[0].GetString_().GetSval() != "seqd_mariadb_number" ||
+		len(fc.Args) != 2 || !sameColumn(fc.Args[1], col) {
+		return val
+	}
+	return fc.Args[0]
+}
+
+// sameColumn reports whether a and b name one column alike.
+func sameColumn(a, b *pg.Node) bool {
+	x, y := a.GetColumnRef(), b.GetColumnRef()
+	if x == nil || y == nil || len(x.Fields) != len(y.Fields) {
+		return false
+	}
+	for i, f := range x.Fields {
+		if f.GetString_() == nil || f.GetString_().GetSval() != y.Fields[i].GetString_().GetSval() {
+			return false
+		}
+	}
+	return true
 }
