@@ -278,6 +278,9 @@ type cmpExpr struct {
 	op       string // = <> < <= > >=
 	l, r     Expr
 	distinct int // 1: IS DISTINCT FROM, -1: IS NOT DISTINCT FROM
+	// skipsAfterNull: r is not read when l is NULL (MariaDB's reading,
+	// seqd_mariadb_compare); PostgreSQL's reads both.
+	skipsAfterNull bool
 }
 
 func (c *cmpExpr) Type() *Type { return TBool }
@@ -285,6 +288,9 @@ func (c *cmpExpr) Eval(e *Env) (Datum, error) {
 	l, err := c.l.Eval(e)
 	if err != nil {
 		return Null, err
+	}
+	if c.skipsAfterNull && l.Kind == KNull && c.distinct == 0 {
+		return Null, nil
 	}
 	r, err := c.r.Eval(e)
 	if err != nil {

@@ -210,6 +210,9 @@ func isCondition(n *pg.Node) bool {
 		return x.SubLink.SubLinkType != pg.SubLinkType_EXPR_SUBLINK
 	case *pg.Node_AConst:
 		return x.AConst.GetBoolval() != nil
+	case *pg.Node_FuncCall:
+		name := x.FuncCall.Funcname[len(x.FuncCall.Funcname)-1].GetString_().GetSval()
+		return name == "seqd_mariadb_compare" || name == "seqd_mariadb_once" && isCondition(x.FuncCall.Args[0])
 	case *pg.Node_TypeCast:
 		return x.TypeCast.TypeName.Names[len(x.TypeCast.TypeName.Names)-1].GetString_().GetSval() == "bool"
 	}
@@ -302,6 +305,9 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	op, ok := binaryOps[x.Op]
 	if !ok {
 		return nil, unsupported("the operator " + x.Op.String())
+	}
+	if comparisons[x.Op] {
+		return comparison(op, x.R, l, r), nil
 	}
 	return aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r), nil
 }

@@ -155,6 +155,7 @@ func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt) error {
 		if out.WhereClause, err = b.cond(s.Where); err != nil {
 			return err
 		}
+		out.WhereClause = constantWhere(s.Where, out.WhereClause, s.From != nil)
 	}
 	if s.GroupBy != nil {
 		if s.GroupBy.Rollup {

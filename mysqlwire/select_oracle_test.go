@@ -72,11 +72,12 @@ var selects = []string{
 // integer past 64 bits (1292), a number out of SIGNED's or UNSIGNED's
 // range (1916, a Note for a DOUBLE), a number out of DECIMAL(p,s)'s
 // range (1264 naming its column, 1916 past 81 digits) or a string's out
-// of DOUBLE's (1292), clamped;
-// per row, in the order raised, kept by a
-// statement that uses no table and raises none (CASE and COALESCE do
-// not read what they do not need); past max_error_count (64) counted,
-// not kept.
+// of DOUBLE's (1292), clamped; a string compared with a number or in
+// arithmetic (1292); per row, in the order raised, kept by a statement
+// that uses no table and raises none (CASE and COALESCE do not read
+// what they do not need, a comparison its right side after a NULL left,
+// a constant WHERE of one predicate once a statement); past
+// max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
 	"SELECT 7 MOD 0, 7 DIV 0, 7 % 0, 5 MOD 0.0, 5.5 DIV 0",
@@ -132,6 +133,10 @@ var exprWarnings = []string{
 	"SELECT IF(1, 1, 1/0), IFNULL(NULL, 1/3), IFNULL(2, 1/3), COALESCE(2/4, 1/0), CASE WHEN 1 THEN 2 ELSE 1/3 END, IF(1, 1.5, 1/3)",
 	"SELECT IF(1, 'a', 1/3), IF(0, 'a', 1/3), IF(0, 1, 1/3), CASE 1 WHEN 1 THEN 1/3 END, IF(1, 1, 1/7) * 3, IF(1, 1e0, 1/3), IF(1, 1.12345, 1/3)",
 	"SELECT IF(1, start_value, 1/3), COALESCE(NULL, 1/4, 2), IF(1, 2, 1/3) = 2, CASE WHEN 0 THEN 1 END FROM s1",
+	"SELECT 1/0 = 1/0, 1/0 < 2/0, 1/0 + 2/0, 1/0 <=> 2/0, NULL <> CAST('x' AS SIGNED), 1 = CAST('x' AS SIGNED)",
+	"SELECT 1 FROM (SELECT 1 UNION ALL SELECT 2) t WHERE 1/0 IS NULL",
+	"SELECT start_value FROM s1 WHERE CAST('x' AS SIGNED) = 0",
+	"SELECT 2 FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) t WHERE (7 DIV 0 IS NULL)",
 	"SELECT 1/0 FROM (SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 69) + ") t",
 }
 
@@ -139,7 +144,7 @@ var exprWarnings = []string{
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 57
-	exprWarningsLen = 55
+	exprWarningsLen = 59
 )
 
 // selectsSetup makes the sequences selects read.

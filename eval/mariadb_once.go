@@ -1,0 +1,78 @@
+package eval
+
+import (
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
+// Where MariaDB reads an expression fewer times than PostgreSQL's
+// executor does, so that it raises its warnings fewer times:
+//
+//	seqd_mariadb_once(x)        a constant condition (no column, no
+//	                            subquery, no call that may change): read
+//	                            once for each execution of its query, as
+//	                            MariaDB reads a constant WHERE once for
+//	                            the statement
+//	seqd_mariadb_compare(op, l, r)
+//	                            l op r, a comparison whose right side is
+//	                            not read when its left is NULL (MariaDB's
+//	                            1/0 = 1/0 raises one 1365)
+
+func init() {
+	DefineCompiled("seqd_mariadb_once", CompiledFunc{Column: "seqd_mariadb_once", Compile: compileOnce})
+	DefineCompiled("seqd_mariadb_compare", CompiledFunc{Column: "seqd_mariadb_compare", Compile: compileCompare})
+}
+
+func compileOnce(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	if len(fc.Args) != 1 {
+		return nil, c.NoFunction("seqd_mariadb_once", nil, fc.Location)
+	}
+	x, err := c.Expr(sc, fc.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	return &onceExpr{x: x}, nil
+}
+
+// onceExpr is x read once for each Env it is evaluated in: a query's
+// execution evaluates its WHERE clause in one Env (Query.Open), a new
+// one each time. Safe for concurrent use.
+type onceExpr struct {
+	x Expr
+
+	mu  sync.Mutex
+	env *Env // the Env d was read in
+	d   Datum
+	err error
+}
+
+func (o *onceExpr) Type() *Type { return o.x.Type() }
+func (o *onceExpr) Eval(e *Env) (Datum, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.env != e {
+		o.d, o.err = o.x.Eval(e)
+		o.env = e
+	}
+	return o.d, o.err
+}
+
+func compileCompare(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	if len(fc.Args) != 3 || fc.Args[0].GetAConst().GetSval() == nil {
+		return nil, c.NoFunction("seqd_mariadb_compare", nil, fc.Location)
+	}
+	op := fc.Args[0].GetAConst().GetSval().GetSval()
+	l, r, err := c.operands(sc, fc.Args[1], fc.Args[2])
+	if err != nil {
+		return nil, err
+	}
+	x, err := c.binaryExprs(op, l, r, fc.Args[1], fc.Args[2], fc.Location)
+	if err != nil {
+		return nil, err
+	}
+	if cmp, ok := x.(*cmpExpr); ok {
+		cmp.skipsAfterNull = true
+	}
+	return x, nil
+}

@@ -1,0 +1,100 @@
+package mysqlwire
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+)
+
+// Where MariaDB reads an expression fewer times than the evaluator would
+// (eval's seqd_mariadb_once and seqd_mariadb_compare), so that it raises
+// as many warnings as MariaDB: a constant WHERE once for the statement,
+// a comparison's right side not after a NULL left side.
+
+// constantWhere is where, built as n, read once for each execution of
+// its query when it is constant (constant); from: the query has a FROM
+// clause (without, its one row reads it once anyway). Constant
+// conditions joined by AND, OR, XOR or NOT MariaDB's optimizer reads
+// several times, as many as it folds them: those are read per row.
+func constantWhere(where ast.ExprNode, n *pg.Node, from bool) *pg.Node {
+	if !from || !constant(where) || combined(where) {
+		return n
+	}
+	return funcCall("seqd_mariadb_once", []*pg.Node{n})
+}
+
+// comparison is l op r, built of x and y, as MariaDB reads it: where
+// y may raise a warning (warns), not read after a NULL l.
+func comparison(op string, y ast.ExprNode, l, r *pg.Node) *pg.Node {
+	if !warns(y) {
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r)
+	}
+	return funcCall("seqd_mariadb_compare", []*pg.Node{strConst(op), l, r})
+}
+
+// constant reports whether x reads the same throughout a statement: no
+// column, no subquery, no call but of the functions whose value only
+// their arguments make.
+func constant(x ast.ExprNode) bool {
+	v := exprFinder{found: func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ColumnNameExpr, *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.VariableExpr,
+			*ast.AggregateFuncExpr, *ast.WindowFuncExpr, *ast.DefaultExpr:
+			return true
+		case *ast.FuncCallExpr:
+			return !pureFuncs[n.FnName.L]
+		}
+		return false
+	}}
+	x.Accept(&v)
+	return !v.hit
+}
+
+// combined reports whether x joins conditions by AND, OR, XOR or NOT.
+func combined(x ast.ExprNode) bool {
+	switch x := x.(type) {
+	case *ast.ParenthesesExpr:
+		return combined(x.Expr)
+	case *ast.BinaryOperationExpr:
+		return x.Op == opcode.LogicAnd || x.Op == opcode.LogicOr || x.Op == opcode.LogicXor
+	case *ast.UnaryOperationExpr:
+		return x.Op == opcode.Not || x.Op == opcode.Not2
+	}
+	return false
+}
+
+// pureFuncs are the functions whose value only their arguments make.
+var pureFuncs = map[string]bool{"if": true, "ifnull": true, "coalesce": true, "nullif": true, "concat": true,
+	"concat_ws": true, "lower": true, "upper": true, "lcase": true, "ucase": true, "abs": true, "length": true,
+	"char_length": true, "floor": true, "ceil": true, "ceiling": true, "round": true, "sign": true}
+
+// warns reports whether x may raise a warning as it is read: it holds
+// arithmetic (a division by 0, a string read as a number) or a CAST or
+// CONVERT. A column or a string compared as it is keeps its equality
+// (column = value) for the evaluator's lookups.
+func warns(x ast.ExprNode) bool {
+	v := exprFinder{found: func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryOperationExpr:
+			return arithmetic[n.Op]
+		case *ast.FuncCastExpr:
+			return true
+		}
+		return false
+	}}
+	x.Accept(&v)
+	return v.hit
+}
+
+// exprFinder visits an expression until found holds for a node.
+type exprFinder struct {
+	found func(ast.Node) bool
+	hit   bool
+}
+
+func (v *exprFinder) Enter(n ast.Node) (ast.Node, bool) {
+	v.hit = v.hit || v.found(n)
+	return n, v.hit
+}
+
+func (v *exprFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
