@@ -40,9 +40,10 @@ import (
 //
 // A first try's deadline is shared by the client's requests (pace):
 // while every member answers slowly alike (an etcd leader member on slow
-// links to its peers), answers that came late lengthen it, up to the
-// lease, so that requests complete instead of timing out on every member
-// in turn; it comes back down once etcd answers well inside it again.
+// links to its peers), answers that came late lengthen it, up to half
+// the lease, so that requests complete instead of timing out on every
+// member in turn; it comes back down once etcd answers well inside it
+// again.
 // Within a request, from its second try that timed out on, the next
 // try gets twice the time of the one before, up to the lease (the first
 // timeout only moves it to another member). The caller's context bounds
@@ -55,7 +56,8 @@ import (
 // before it is tried on another member, for a node whose lease is
 // lease: a quarter of it, at least 200 ms. It is where a hardened
 // client's deadline starts, and comes back to (pace); etcd slow on every
-// member lengthens it up to four times that.
+// member lengthens a first try's up to twice that, a request's later
+// tries' up to four times.
 func AttemptTimeout(lease time.Duration) time.Duration {
 	return max(lease/4, 200*time.Millisecond)
 }

@@ -28,17 +28,22 @@ import (
 //     leader too, and tries lengthened then would hold on past the
 //     election, each for its whole deadline.
 //  2. An answer that took more than half the deadline (Answered) raises
-//     it, for every request, to twice that answer, up to longest: etcd
-//     is answering, slowly. So the first answers of a slow etcd set the
-//     deadline for the requests after them, which then complete at
-//     their first try.
+//     it, for every request, to twice that answer, up to half of
+//     longest: etcd is answering, slowly. So the first answers of a slow
+//     etcd set the deadline for the requests after them, which then
+//     complete at their first try. Half, because the deadline stays
+//     raised for a while after etcd is fast again, and a first try held
+//     by one member (paused, cut off) then must still leave a caller
+//     bounded by longest (a store call, by the lease) the time of a
+//     second try.
 //  3. Once a whole longest has passed since the deadline last changed,
 //     and the slowest answer since took less than a quarter of it, the
 //     deadline halves, down to base: back to AttemptTimeout a few leases
 //     after etcd is fast again.
 //
-// So the deadline never goes below base, where a member holding requests
-// is caught soonest, nor above longest (the lease): fencing, the lease
+// So a first try's deadline never goes below base, where a member
+// holding requests is caught soonest, nor above half of longest (the
+// lease), and no try's above longest: fencing, the lease
 // and the callers' own deadlines bound every request as before, and only
 // how soon a try is given up changes.
 //
@@ -72,7 +77,7 @@ func (p *pace) Next(d time.Duration) time.Duration { return min(2*d, p.longest) 
 func (p *pace) Answered(took time.Duration, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if 2*took > p.cur && p.raiseLocked(min(2*took, p.longest), now) {
+	if 2*took > p.cur && p.raiseLocked(min(2*took, max(p.base, p.longest/2)), now) {
 		return // rule 3 counts from here
 	}
 	p.slowest = max(p.slowest, took)

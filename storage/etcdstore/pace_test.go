@@ -29,34 +29,33 @@ func TestPace(t *testing.T) {
 			{at: 1000 * ms, next: 1000 * ms, want: 2000 * ms, deadline: 500 * ms},
 			{at: 3000 * ms, next: 2000 * ms, want: 2000 * ms, deadline: 500 * ms},
 		}},
-		{"its slow answer then sets every request's", []step{
+		{"its slow answer then sets every request's, up to half the lease", []step{
 			{at: 0, next: 500 * ms, want: 1000 * ms, deadline: 500 * ms},
-			{at: 800 * ms, answered: 800 * ms, deadline: 1600 * ms},
+			{at: 800 * ms, answered: 800 * ms, deadline: 1000 * ms},
 		}},
 		{"a late answer raises it before any timeout", []step{
-			{at: 0, answered: 400 * ms, deadline: 800 * ms},
-			{at: 100 * ms, answered: 700 * ms, deadline: 1400 * ms},
-			{at: 200 * ms, answered: 1500 * ms, deadline: 2000 * ms},
+			{at: 0, answered: 300 * ms, deadline: 600 * ms},
+			{at: 100 * ms, answered: 400 * ms, deadline: 800 * ms},
+			{at: 200 * ms, answered: 1500 * ms, deadline: 1000 * ms},
 		}},
 		{"back down a lease after etcd is fast again, halving", []step{
-			{at: 0, answered: 800 * ms, deadline: 1600 * ms},
-			{at: 1000 * ms, answered: 10 * ms, deadline: 1600 * ms}, // within a lease of the raise
-			{at: 2100 * ms, answered: 10 * ms, deadline: 800 * ms},
-			{at: 2200 * ms, answered: 10 * ms, deadline: 800 * ms},
-			{at: 4200 * ms, answered: 10 * ms, deadline: 500 * ms},
-			{at: 6300 * ms, answered: 10 * ms, deadline: 500 * ms},
+			{at: 0, answered: 300 * ms, deadline: 600 * ms},
+			{at: 100 * ms, answered: 450 * ms, deadline: 900 * ms},
+			{at: 1000 * ms, answered: 10 * ms, deadline: 900 * ms}, // within a lease of the raise
+			{at: 2200 * ms, answered: 10 * ms, deadline: 500 * ms}, // 450 halved: not below base
+			{at: 4300 * ms, answered: 10 * ms, deadline: 500 * ms},
 		}},
-		{"at the lease, late answers keep it there", []step{
-			{at: 0, answered: 1200 * ms, deadline: 2000 * ms},
-			{at: 1900 * ms, answered: 1500 * ms, deadline: 2000 * ms},
-			{at: 2100 * ms, answered: 10 * ms, deadline: 2000 * ms},
-			{at: 4200 * ms, answered: 10 * ms, deadline: 1000 * ms},
+		{"at its highest, late answers keep it there", []step{
+			{at: 0, answered: 1200 * ms, deadline: 1000 * ms},
+			{at: 1900 * ms, answered: 1500 * ms, deadline: 1000 * ms},
+			{at: 2100 * ms, answered: 10 * ms, deadline: 1000 * ms}, // the window's slowest: 1.5 s
+			{at: 4200 * ms, answered: 10 * ms, deadline: 500 * ms},
 		}},
 		{"kept while answers still need a quarter of it", []step{
-			{at: 0, answered: 800 * ms, deadline: 1600 * ms},
-			{at: 1500 * ms, answered: 450 * ms, deadline: 1600 * ms},
-			{at: 2100 * ms, answered: 10 * ms, deadline: 1600 * ms}, // the window's slowest: 450 ms
-			{at: 4200 * ms, answered: 10 * ms, deadline: 800 * ms},
+			{at: 0, answered: 800 * ms, deadline: 1000 * ms},
+			{at: 1500 * ms, answered: 300 * ms, deadline: 1000 * ms},
+			{at: 2100 * ms, answered: 10 * ms, deadline: 1000 * ms}, // the window's slowest: 300 ms
+			{at: 4200 * ms, answered: 10 * ms, deadline: 500 * ms},
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
