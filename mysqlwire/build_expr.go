@@ -150,7 +150,11 @@ func (b *builder) expr(x ast.ExprNode) (*pg.Node, error) {
 		if x.Not {
 			kind, op = pg.A_Expr_Kind_AEXPR_NOT_BETWEEN, "NOT BETWEEN"
 		}
-		return aexpr(kind, op, xs[0], listNode(xs[1:])), nil
+		// The evaluator reads BETWEEN's operand against each bound: a
+		// string operand is compared as PostgreSQL types it, not read
+		// twice with two warnings.
+		_, bounds := comparedAll(x.Expr, []ast.ExprNode{x.Left, x.Right}, xs[0], xs[1:])
+		return aexpr(kind, op, xs[0], listNode(bounds)), nil
 	case *ast.PatternInExpr:
 		return b.in(x)
 	case *ast.PatternLikeOrIlikeExpr:
@@ -534,6 +538,7 @@ func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
 	if x.Not {
 		op = "<>"
 	}
+	l, list = comparedAll(x.Expr, x.List, l, list)
 	return aexpr(pg.A_Expr_Kind_AEXPR_IN, op, l, listNode(list)), nil
 }
 

@@ -203,3 +203,66 @@ func doubleLiteral(x ast.ExprNode) bool {
 	}
 	return false
 }
+
+// comparedAll is x compared with each of xs (IN's list, BETWEEN's
+// bounds), built as n and ns, where all are written as strings and
+// numbers: MariaDB's common type of them, from the left (an integer and
+// a string make a DECIMAL, a DECIMAL and a string a DOUBLE), reads each
+// string (eval's seqd_mariadb_number, told the type by a NULL of the
+// type it reads against: BIGINT for DECIMAL, DOUBLE for DOUBLE).
+// Where one is neither, they are compared as PostgreSQL types them.
+func comparedAll(x ast.ExprNode, xs []ast.ExprNode, n *pg.Node, ns []*pg.Node) (*pg.Node, []*pg.Node) {
+	common := literalKind(x)
+	for _, y := range xs {
+		switch k := literalKind(y); {
+		case common == "" || k == "":
+			return n, ns
+		case common == k:
+		case common == "double" || k == "double":
+			common = "double"
+		case common == "string" && k == "int", common == "int" && k == "string", common == "int" && k == "decimal",
+			common == "decimal" && k == "int":
+			common = "decimal"
+		default: // a DECIMAL and a string
+			common = "double"
+		}
+	}
+	if common == "string" || common == "int" {
+		return n, ns
+	}
+	as := typeCast(nullConst(), typeName("int8")) // read against an integer: a DECIMAL
+	if common == "double" {
+		as = typeCast(nullConst(), typeName("float8"))
+	}
+	read := func(y ast.ExprNode, m *pg.Node) *pg.Node {
+		if !isString(y) {
+			return m
+		}
+		return funcCall("seqd_mariadb_number", []*pg.Node{m, as})
+	}
+	out := make([]*pg.Node, len(ns))
+	for i, y := range xs {
+		out[i] = read(y, ns[i])
+	}
+	return read(x, n), out
+}
+
+// literalKind is the type of x written as a literal: "int", "decimal",
+// "double" or "string"; "" for another expression.
+func literalKind(x ast.ExprNode) string {
+	v, ok := x.(*driver.ValueExpr)
+	switch {
+	case !ok:
+		return ""
+	case v.Kind() == driver.KindString:
+		return "string"
+	case doubleLiteral(x):
+		return "double"
+	case v.Kind() == driver.KindMysqlDecimal:
+		return "decimal"
+	}
+	if _, number := numberLiteral(x); number {
+		return "int"
+	}
+	return ""
+}

@@ -137,6 +137,8 @@ var exprWarnings = []string{
 	"SELECT 1 FROM (SELECT 1 UNION ALL SELECT 2) t WHERE 1/0 IS NULL",
 	"SELECT start_value FROM s1 WHERE CAST('x' AS SIGNED) = 0",
 	"SELECT 2 FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) t WHERE (7 DIV 0 IS NULL)",
+	"SELECT 1 IN ('1x', 2), '5' BETWEEN 1 AND 9, '5' IN (5, 6), 2 BETWEEN '1' AND '3x', 'b' IN ('a', 'b'), 1.5 IN ('1.5x', 2)",
+	"SELECT 3 NOT IN ('3 ', 4), 1.5 NOT BETWEEN 1e0 AND '2x', 2 IN (1, '2z'), 'a' BETWEEN 'a' AND 'b'",
 	"SELECT 1/0 FROM (SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 69) + ") t",
 }
 
@@ -144,7 +146,7 @@ var exprWarnings = []string{
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 57
-	exprWarningsLen = 59
+	exprWarningsLen = 61
 )
 
 // selectsSetup makes the sequences selects read.
