@@ -225,7 +225,10 @@ func (c *timeCluster) cycles(rng *rand.Rand) error {
 			return err
 		}
 		if r.cfg.Progress != nil {
-			r.cfg.Progress(fmt.Sprintf("cycle %d: %s (node%d), %d operations so far", cycle, end, i, len(r.ops)))
+			r.mu.Lock() // the clients append to ops meanwhile
+			ops := len(r.ops)
+			r.mu.Unlock()
+			r.cfg.Progress(fmt.Sprintf("cycle %d: %s (node%d), %d operations so far", cycle, end, i, ops))
 		}
 	}
 	if _, _, err := c.leader(term); err != nil { // the last leader's ids too
