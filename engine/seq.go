@@ -370,11 +370,14 @@ func (e *Engine) refillLocked(s *seq) {
 	}
 	// A carve's untaken values are the window's too (invariant 3 counts
 	// them as prefetched).
-	window := s.remaining + s.carvedLeft()
-	if s.opts.Shape.Kind == seqmath.Snowflake {
-		window = e.snowflakeUsableLocked(s) + s.carvedLeft()
+	// A Snowflake's counters before the clock's unit serve no demand.
+	snowflake := s.opts.Shape.Kind == seqmath.Snowflake
+	remaining := s.remaining
+	if snowflake {
+		remaining = e.snowflakeUsableLocked(s)
 	}
-	if s.demand <= window && window > s.window/2 && (s.opts.Shape.Kind != seqmath.Snowflake || !e.snowflakeDueLocked(s)) {
+	window := remaining + s.carvedLeft()
+	if s.demand <= window && window > s.window/2 && (!snowflake || !e.snowflakeDueLocked(s)) {
 		return
 	}
 	s.writing = true

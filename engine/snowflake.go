@@ -62,15 +62,11 @@ func (e *Engine) snowflakeLeadLocked(s *seq, n int64) (lead int64, wait time.Dur
 		return 0, 0, &Error{Kind: seqmath.ErrLimitReached, Msg: fmt.Sprintf("nextval: SNOWFLAKE sequence \"%s\" has no id left: the time of its layout's last (%s) has passed (this server's clock reads %s); a sequence of a later EPOCH or a longer TIME_UNIT is needed",
 			s.name().Rel(), l.Time(end).UTC().Format(time.RFC3339Nano), e.wall().UTC().Format(time.RFC3339Nano))}
 	}
-	next, ok := snowflakeNext(s)
+	next, start, ok := snowflakeStart(s, now)
 	if !ok {
 		return 0, 0, nil // the limit's error follows
 	}
-	start := max(next, sh.FirstOf(now))
-	last := s.opts.Max
-	if n-1 < s.opts.Max-start {
-		last = start + max(n-1, 0)
-	}
+	last := lastCounter(s, start, n)
 	// In units, not durations: a clock before the epoch (EPOCH in the
 	// future) puts the ids thousands of years ahead, past what a
 	// time.Duration holds.
@@ -92,17 +88,29 @@ func (e *Engine) snowflakeLeadLocked(s *seq, n int64) (lead int64, wait time.Dur
 	return start - next, 0, nil
 }
 
-// snowflakeNext is the counter Snowflake s's next id would take, before
-// the clock moves it; false when the sequence is at its last.
+// snowflakeStart is the counter Snowflake s's next id would take (next),
+// and the one it takes with the clock at time unit now (start: the
+// clock's unit's first, if that is later; the counters between are
+// passed over); false when the sequence is at its last.
 // REQUIRES: s.mu held.
-func snowflakeNext(s *seq) (int64, bool) {
-	if !s.cur.Called {
-		return s.cur.Last, true
+func snowflakeStart(s *seq, now int64) (next, start int64, ok bool) {
+	next = s.cur.Last
+	if s.cur.Called {
+		if next >= s.opts.Max {
+			return 0, 0, false
+		}
+		next++
 	}
-	if s.cur.Last >= s.opts.Max {
-		return 0, false
+	return next, max(next, s.opts.Shape.FirstOf(now)), true
+}
+
+// lastCounter is the last of n counters of s from start, at most its
+// last.
+func lastCounter(s *seq, start, n int64) int64 {
+	if n-1 < s.opts.Max-start {
+		return start + max(n-1, 0)
 	}
-	return s.cur.Last + 1, true
+	return s.opts.Max
 }
 
 // snowflakeUsableLocked is how many of Snowflake s's window values lie at
@@ -110,13 +118,11 @@ func snowflakeNext(s *seq) (int64, bool) {
 // never handed out, so they serve no caller's demand.
 // REQUIRES: s.mu held.
 func (e *Engine) snowflakeUsableLocked(s *seq) int64 {
-	next, ok := snowflakeNext(s)
+	next, start, ok := snowflakeStart(s, s.opts.Shape.Layout().Units(e.wall()))
 	if !ok {
 		return s.remaining
 	}
-	sh := s.opts.Shape
-	lead := max(sh.FirstOf(sh.Layout().Units(e.wall()))-next, 0)
-	return max(s.remaining-lead, 0)
+	return max(s.remaining-(start-next), 0)
 }
 
 // aheadText is u units of unit as a duration, or in years past what a
@@ -174,15 +180,10 @@ func (e *Engine) snowflakePlanLocked(s *seq) (seqmath.State, int64) {
 	l := sh.Layout()
 	now := l.Units(e.wall())
 	target := sh.LastOf(now + max(int64(timeid.DefaultWindow/l.Unit), 1))
-	if next, ok := snowflakeNext(s); ok && s.demand > 0 {
+	if _, start, ok := snowflakeStart(s, now); ok && s.demand > 0 {
 		// The callers blocked ask for counters from the clock's unit on,
 		// not from the end of the window: those before it are passed over.
-		start := max(next, sh.FirstOf(now))
-		asked := s.opts.Max
-		if s.demand-1 < s.opts.Max-start {
-			asked = start + s.demand - 1
-		}
-		target = max(target, sh.LastOf(sh.UnitOf(asked)))
+		target = max(target, sh.LastOf(sh.UnitOf(lastCounter(s, start, s.demand))))
 	}
 	steps := target - durable.Last
 	if !durable.Called {
@@ -210,6 +211,10 @@ func (e *Engine) withNode(info Info) Info {
 	}
 	return info
 }
+
+// NodeID is the node part of the Snowflake ids the engine hands out
+// (Config.NodeID).
+func (e *Engine) NodeID() int64 { return e.nodeID }
 
 // ClockBehind is how far the last Snowflake id handed out ran ahead of
 // the clock (0: it did not): a clock stepped back, or ids borrowed

@@ -39,7 +39,6 @@ type node struct {
 	// every query.
 	served  atomic.Pointer[served]
 	term    *cluster.Term // while leading
-	nodeID  atomic.Int64  // the node part of the last term led (acquireNodeID)
 	metrics *clusterMetrics
 	retired []*engine.Engine // snapshots replaced, closed once no session uses them
 	freed   time.Time        // when closeRetired last handed memory back
@@ -334,7 +333,6 @@ func (n *node) acquireNodeID(term *cluster.Term) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("taking a node id: %w", err)
 	}
-	n.nodeID.Store(id.ID)
 	return id.ID, nil
 }
 
@@ -387,7 +385,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 			from = "from its snapshot"
 			n.metrics.promoted.Inc()
 		}
-		n.log.Printf("cluster: %s leads (term %d, node id %d), serving %d sequences (took over %s in %v, %v after its election)", n.cfg.NodeName, term.Token, n.nodeID.Load(), eng.Count(),
+		n.log.Printf("cluster: %s leads (term %d, node id %d), serving %d sequences (took over %s in %v, %v after its election)", n.cfg.NodeName, term.Token, eng.NodeID(), eng.Count(),
 			from, time.Since(began).Round(time.Millisecond), time.Since(term.Won).Round(time.Millisecond))
 		n.metrics.terms.Inc()
 		n.mu.Lock()
