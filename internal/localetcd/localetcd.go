@@ -10,7 +10,6 @@ package localetcd
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -26,6 +25,7 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 
+	"github.com/seqd/seqd/internal/loopback"
 	"github.com/seqd/seqd/internal/selfsigned"
 )
 
@@ -110,23 +110,16 @@ func (c *Cluster) Stop(i int) {
 	c.Members[i].Close()
 }
 
-// freePorts reserves n loopback ports (closed again at once: a member
-// binds each a moment later).
+// freePorts finds n loopback ports for members to bind a moment later
+// (outside the ports the kernel hands out itself: internal/loopback).
 func freePorts(n int) ([]int, error) {
-	var ports []int
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports := make([]int, n)
+	for i := range ports {
+		p, err := loopback.FreePort()
 		if err != nil {
 			return nil, err
 		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ports[i] = p
 	}
 	return ports, nil
 }
@@ -176,7 +169,7 @@ func startIn(dir string, n int, snapshot string, opts Options) (*Cluster, error)
 		if opts.PeerProxies {
 			p, err := newProxy(advertised[i], true)
 			if err != nil {
-				c.Close()
+				c.abandon()
 				return nil, err
 			}
 			c.peers = append(c.peers, p)
@@ -186,12 +179,12 @@ func startIn(dir string, n int, snapshot string, opts Options) (*Cluster, error)
 	}
 	tlsDir := filepath.Join(dir, "tls")
 	if err := os.MkdirAll(tlsDir, 0o700); err != nil {
-		c.Close()
+		c.abandon()
 		return nil, err
 	}
 	c.TLS, err = selfsigned.WriteChain(tlsDir)
 	if err != nil {
-		c.Close()
+		c.abandon()
 		return nil, err
 	}
 	c.dir = dir
@@ -209,7 +202,7 @@ func startIn(dir string, n int, snapshot string, opts Options) (*Cluster, error)
 		}
 		e, err := embed.StartEtcd(m.config())
 		if err != nil {
-			c.Close()
+			c.abandon()
 			return nil, err
 		}
 		c.Members = append(c.Members, e)
@@ -223,7 +216,7 @@ func startIn(dir string, n int, snapshot string, opts Options) (*Cluster, error)
 		select {
 		case <-e.Server.ReadyNotify():
 		case <-time.After(30 * time.Second):
-			c.Close()
+			c.abandon()
 			return nil, fmt.Errorf("etcd member not ready after 30s")
 		}
 	}
@@ -282,6 +275,23 @@ func (c *Cluster) Close() {
 		p.Close()
 	}
 }
+
+// abandon closes what a start that failed had started, waiting for no
+// member longer than abandonWait: a member that never became ready can
+// wait in Close for peers that never came (its goroutines are left).
+func (c *Cluster) abandon() {
+	done := make(chan struct{})
+	go func() {
+		c.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(abandonWait):
+	}
+}
+
+const abandonWait = 20 * time.Second
 
 // ClientConfig is a client configuration for the cluster: its
 // endpoints, with the client certificate over TLS.
