@@ -84,10 +84,14 @@ func (r *clusterRun) impairPeers(fault string) func() {
 			c.ImpairLink(lead, j, imp)
 		}
 	}
+	// The requests its peers send it without naming themselves (a lease
+	// renewal a follower forwards) come over the same links.
+	c.ImpairUnnamed(lead, imp)
 	return func() {
 		for j := range c.Members {
 			c.ImpairLink(lead, j, localetcd.Impairment{})
 		}
+		c.ImpairUnnamed(lead, localetcd.Impairment{})
 	}
 }
 

@@ -173,3 +173,55 @@ func timedPut(t *testing.T, cli *clientv3.Client, value string) time.Duration {
 	}
 	return time.Since(began)
 }
+
+// TestImpairUnnamed: a lease renewal a follower forwards to the etcd
+// leader member names no sender, so the leader member's links impaired
+// (ImpairLink) leave it fast; ImpairUnnamed slows it (a round trip on
+// the link: twice the delay), and HealAll ends that.
+func TestImpairUnnamed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three etcd members")
+	}
+	c, err := StartWith(t.TempDir(), 3, Options{PeerProxies: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	lead := c.Leader()
+	if lead < 0 {
+		t.Fatal("no etcd leader")
+	}
+	cli := memberClient(t, c, (lead+1)%3)
+	ctx := context.Background()
+	g, err := cli.Grant(ctx, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renew := func() time.Duration {
+		t.Helper()
+		began := time.Now()
+		if _, err := cli.KeepAliveOnce(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(began)
+	}
+	slow := Impairment{Delay: 200 * time.Millisecond}
+	for _, j := range []int{(lead + 1) % 3, (lead + 2) % 3} {
+		c.ImpairLink(lead, j, slow)
+	}
+	if d := renew(); d >= 200*time.Millisecond {
+		t.Fatalf("a renewal through a follower took %v with the links impaired alone: it names its sender?", d)
+	}
+	c.ImpairUnnamed(lead, slow)
+	if d := renew(); d < 400*time.Millisecond {
+		t.Fatalf("a renewal through a follower took %v with the requests naming no sender impaired by 200 ms each way", d)
+	}
+	c.HealAll()
+	var d time.Duration
+	for range 20 { // the held chunks drain first
+		if d = renew(); d < 100*time.Millisecond {
+			return
+		}
+	}
+	t.Fatalf("a renewal through a follower still took %v once healed", d)
+}

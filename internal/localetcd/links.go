@@ -14,6 +14,7 @@ type cuts struct {
 	isolated map[int]bool
 	links    map[link]bool
 	impaired map[link]Impairment
+	unnamed  map[int]Impairment // of the requests into a member that name no sender
 }
 
 // link is a pair of members, the lower index first.
@@ -60,10 +61,25 @@ func (c *Cluster) ImpairLink(i, j int, imp Impairment) {
 	})
 }
 
-// HealAll ends every Isolate, CutLink and ImpairLink.
+// ImpairUnnamed makes the peer requests into member i that name no
+// sender (a lease renewal a follower forwards to its leader, a version
+// check) slow or lossy (imp), both ways; the zero Impairment ends it.
+// ImpairLink cannot tell whose they are: with every link of member i
+// impaired, they come over one of them. It needs Options.PeerProxies.
+func (c *Cluster) ImpairUnnamed(i int, imp Impairment) {
+	c.change(func(k *cuts) {
+		if imp == (Impairment{}) {
+			delete(k.unnamed, i)
+		} else {
+			k.unnamed[i] = imp
+		}
+	})
+}
+
+// HealAll ends every Isolate, CutLink, ImpairLink and ImpairUnnamed.
 func (c *Cluster) HealAll() {
 	c.change(func(k *cuts) {
-		k.isolated, k.links, k.impaired = map[int]bool{}, map[link]bool{}, map[link]Impairment{}
+		k.isolated, k.links, k.impaired, k.unnamed = map[int]bool{}, map[link]bool{}, map[link]Impairment{}, map[int]Impairment{}
 	})
 }
 
@@ -76,7 +92,7 @@ func (c *Cluster) change(edit func(*cuts)) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.isolated == nil {
-		k.isolated, k.links, k.impaired = map[int]bool{}, map[link]bool{}, map[link]Impairment{}
+		k.isolated, k.links, k.impaired, k.unnamed = map[int]bool{}, map[link]bool{}, map[link]Impairment{}, map[int]Impairment{}
 	}
 	edit(k)
 	c.applyLocked()
@@ -91,7 +107,7 @@ func (c *Cluster) applyLocked() {
 	}
 	for j, p := range c.peers {
 		all, from := c.cuts.proxyCuts(j, ids)
-		p.setCuts(all, from, c.cuts.proxyImpairs(j, ids))
+		p.setCuts(all, from, c.cuts.proxyImpairs(j, ids), c.cuts.unnamed[j])
 	}
 }
 

@@ -75,9 +75,9 @@ func (p *Proxy) cutMember(id string, cut bool) { p.set(func() { p.cutFrom[id] = 
 
 // setCuts makes the proxy cut every connection (all), or those of the
 // members in from, and no other, and impair those of the members in
-// impair, as Cluster's cuts derive them.
-func (p *Proxy) setCuts(all bool, from map[string]bool, impair map[string]Impairment) {
-	p.set(func() { p.cutAll, p.cutFrom, p.impairFrom = all, from, impair })
+// impair, and the others as unnamed says, as Cluster's cuts derive them.
+func (p *Proxy) setCuts(all bool, from map[string]bool, impair map[string]Impairment, unnamed Impairment) {
+	p.set(func() { p.cutAll, p.cutFrom, p.impairFrom, p.impair = all, from, impair, unnamed })
 }
 
 // impairment is how the connections from from are impaired.
