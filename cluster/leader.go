@@ -9,6 +9,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/seqd/seqd/storage/etcdstore"
 )
 
 // ErrDeposed: the leader key was deleted or replaced under the term.
@@ -35,7 +37,31 @@ type Config struct {
 	// counts the time the machine was suspended; tests give one they
 	// move.
 	Clock Clock
+	// Tries, when set, gives the deadlines of a renewal's tries: the
+	// client's own (etcdstore.Endpoints), lengthened while etcd answers
+	// slowly on every member. Without it each try has
+	// etcdstore.AttemptTimeout(TTL).
+	Tries Tries
 }
+
+// Tries sets the deadlines of the tries of a request, as a hardened
+// etcd client sets its own (etcdstore.Endpoints).
+type Tries interface {
+	// TryDeadline is the deadline of a request's first try.
+	TryDeadline() time.Duration
+	// NextTry is the deadline of the try after one of d that timed
+	// out, the request's second or later to.
+	NextTry(d time.Duration) time.Duration
+	// Answered notes a request etcd answered in took.
+	Answered(took time.Duration)
+}
+
+// fixedTries gives every try the same deadline.
+type fixedTries time.Duration
+
+func (f fixedTries) TryDeadline() time.Duration          { return time.Duration(f) }
+func (f fixedTries) NextTry(time.Duration) time.Duration { return time.Duration(f) }
+func (fixedTries) Answered(time.Duration)                {}
 
 func (c *Config) defaults() {
 	if c.Prefix == "" {
@@ -46,6 +72,9 @@ func (c *Config) defaults() {
 	}
 	if c.Clock == nil {
 		c.Clock = SystemClock
+	}
+	if c.Tries == nil {
+		c.Tries = fixedTries(etcdstore.AttemptTimeout(c.TTL))
 	}
 }
 
@@ -74,7 +103,7 @@ func Campaign(ctx context.Context, cfg Config) (*Term, error) {
 	cfg.defaults()
 	cli, key := cfg.Client, LeaderKey(cfg.Prefix)
 	for {
-		l, err := grant(ctx, cli, cfg.TTL, cfg.Clock)
+		l, err := grant(ctx, cli, cfg.TTL, cfg.Clock, cfg.Tries)
 		if err != nil {
 			if err := pause(ctx); err != nil {
 				return nil, err

@@ -60,6 +60,7 @@ type Lease struct {
 	ID    clientv3.LeaseID
 	TTL   time.Duration
 	clock Clock
+	tries Tries // the deadlines of a renewal's tries
 
 	// expiry is on clock, in nanoseconds: read on every value a leader
 	// hands out, so an atomic, not a lock.
@@ -69,17 +70,22 @@ type Lease struct {
 // Grant asks etcd for a lease of ttl (whole seconds, at least one),
 // counted on SystemClock.
 func Grant(ctx context.Context, cli *clientv3.Client, ttl time.Duration) (*Lease, error) {
-	return grant(ctx, cli, ttl, SystemClock)
+	return grant(ctx, cli, ttl, SystemClock, nil)
 }
 
-func grant(ctx context.Context, cli *clientv3.Client, ttl time.Duration, clock Clock) (*Lease, error) {
+// grant is Grant on clock, its renewals' tries bounded by tries
+// (AttemptTimeout of the TTL each when nil).
+func grant(ctx context.Context, cli *clientv3.Client, ttl time.Duration, clock Clock, tries Tries) (*Lease, error) {
 	secs := max(int64(ttl/time.Second), 1)
 	sent := clock.Now()
 	r, err := cli.Grant(ctx, secs)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lease{cli: cli, ID: r.ID, TTL: time.Duration(secs) * time.Second, clock: clock}
+	l := &Lease{cli: cli, ID: r.ID, TTL: time.Duration(secs) * time.Second, clock: clock, tries: tries}
+	if tries == nil {
+		l.tries = fixedTries(etcdstore.AttemptTimeout(l.TTL))
+	}
 	l.extend(sent, r.TTL)
 	return l, nil
 }
@@ -115,8 +121,8 @@ func (l *Lease) Valid() bool { return l.Remaining() > 0 }
 // then and the lease lapses on its own, which KeepAlive waits for before
 // it returns ErrLeaseLost. A renewal that fails for another reason (an
 // etcd member down, cut off or slow) is tried again at once, on another
-// member, each try bounded by AttemptTimeout, until one succeeds or the
-// lease lapses.
+// member, until one succeeds or the lease lapses; each try is bounded
+// as the client bounds its own requests' (Config.Tries).
 func (l *Lease) KeepAlive(ctx context.Context, healthy func() bool) error {
 	tick := time.NewTicker(l.TTL / 3)
 	defer tick.Stop()
@@ -141,22 +147,37 @@ func (l *Lease) KeepAlive(ctx context.Context, healthy func() bool) error {
 // renew renews the lease once, trying member after member: nil once one
 // did, or when ctx ends; ErrLeaseLost when etcd no longer has the lease
 // or it lapsed first. While healthy says false it stops trying.
+//
+// A keep-alive is a stream, which the hardened client's interceptor does
+// not see, so the tries are paced here as it paces its own: the first
+// try's deadline is the client's now (raised while etcd answers slowly
+// on every member, as when its leader member's links to its peers are
+// slow: a renewal through a follower is forwarded to the leader, which
+// confirms its leadership with its peers first), and from the second
+// try that timed out on, each has twice the time of the one before.
 func (l *Lease) renew(ctx context.Context, healthy func() bool) error {
-	attempt := etcdstore.AttemptTimeout(l.TTL)
+	d, held := l.tries.TryDeadline(), 0
 	for ctx.Err() == nil && l.Valid() {
 		if healthy != nil && !healthy() {
 			return nil // KeepAlive lets the lease lapse
 		}
-		sent := l.clock.Now()
-		cctx, cancel := context.WithTimeout(etcdstore.RequireLeader(ctx), attempt)
+		sent, began := l.clock.Now(), time.Now()
+		cctx, cancel := context.WithTimeout(etcdstore.RequireLeader(ctx), d)
 		r, err := l.cli.KeepAliveOnce(cctx, l.ID)
+		timedOut := cctx.Err() != nil
 		cancel()
 		switch {
 		case gone(err), err == nil && r.TTL <= 0:
 			return ErrLeaseLost
 		case err == nil:
+			l.tries.Answered(time.Since(began))
 			l.extend(sent, r.TTL)
 			return nil
+		case timedOut:
+			if held++; held >= 2 {
+				d = l.tries.NextTry(d)
+			}
+			continue // the try has waited already
 		}
 		select {
 		case <-ctx.Done():

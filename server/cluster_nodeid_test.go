@@ -25,7 +25,7 @@ func TestClusterNodeIDs(t *testing.T) {
 		if other != nil {
 			return
 		}
-		cli, err := etcdClient(cfg.Etcd, cfg.EtcdSecurity, time.Second)
+		cli, _, err := etcdClient(cfg.Etcd, cfg.EtcdSecurity, time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,8 @@ type EtcdSecurity struct {
 // EtcdClient connects to endpoints with sec, as every node and tool of
 // seqd does, for a lease of the default 5 s (etcdClient).
 func EtcdClient(endpoints []string, sec EtcdSecurity) (*clientv3.Client, error) {
-	return etcdClient(endpoints, sec, 5*time.Second)
+	cli, _, err := etcdClient(endpoints, sec, 5*time.Second)
+	return cli, err
 }
 
 // endpointsInterval is how often a client reads the cluster's
@@ -40,30 +41,31 @@ const endpointsInterval = 5 * time.Second
 // try is bounded by a quarter of the lease, requires a leader, and is
 // tried again on another member, and a member on which a try timed out
 // is set aside for a while), and the endpoints follow the cluster's
-// membership (etcdstore.Endpoints). gRPC's keepalive notices a member that stopped
+// membership (etcdstore.Endpoints, returned for the tries of the requests
+// the client does not pace itself: cluster.Config.Tries). gRPC's keepalive notices a member that stopped
 // answering, so that requests stop being sent to it at all (etcd refuses
 // pings more often than every 5 s).
-func etcdClient(endpoints []string, sec EtcdSecurity, lease time.Duration) (*clientv3.Client, error) {
+func etcdClient(endpoints []string, sec EtcdSecurity, lease time.Duration) (*clientv3.Client, *etcdstore.Endpoints, error) {
 	cfg := clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
 		Username: sec.User, Password: sec.Password, DialKeepAliveTime: 10 * time.Second, DialKeepAliveTimeout: 3 * time.Second}
 	eps := etcdstore.HardenClient(&cfg, etcdstore.AttemptTimeout(lease))
 	if sec.CA != "" || sec.Cert != "" {
 		if (sec.Cert == "") != (sec.Key == "") {
-			return nil, fmt.Errorf("seqd: etcd: a client certificate needs both -etcd-cert and -etcd-key")
+			return nil, nil, fmt.Errorf("seqd: etcd: a client certificate needs both -etcd-cert and -etcd-key")
 		}
 		tc, err := transport.TLSInfo{CertFile: sec.Cert, KeyFile: sec.Key, TrustedCAFile: sec.CA}.ClientConfig()
 		if err != nil {
-			return nil, fmt.Errorf("seqd: etcd TLS: %w", err)
+			return nil, nil, fmt.Errorf("seqd: etcd TLS: %w", err)
 		}
 		cfg.TLS = tc
 	}
 	cli, err := clientv3.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("seqd: etcd: %w", err)
+		return nil, nil, fmt.Errorf("seqd: etcd: %w", err)
 	}
 	eps.Bind(cli)
 	go eps.Keep(cli.Ctx(), endpointsInterval)
-	return cli, nil
+	return cli, eps, nil
 }
 
 // diagnoseEtcd says why a TLS endpoint refuses this node, which gRPC

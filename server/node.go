@@ -21,6 +21,7 @@ import (
 // leader or as a standby (a read-only snapshot of the store).
 type node struct {
 	cli    *clientv3.Client
+	eps    *etcdstore.Endpoints // cli's members and its tries' deadlines
 	cfg    Config
 	log    *log.Logger
 	fronts func() []frontEnd
@@ -61,11 +62,11 @@ type node struct {
 // startNode connects to etcd and opens the first snapshot; lead then
 // campaigns.
 func startNode(ctx context.Context, cfg Config, fronts func() []frontEnd) (*node, error) {
-	cli, err := etcdClient(cfg.Etcd, cfg.EtcdSecurity, cfg.LeaseTTL)
+	cli, eps, err := etcdClient(cfg.Etcd, cfg.EtcdSecurity, cfg.LeaseTTL)
 	if err != nil {
 		return nil, err
 	}
-	n := &node{cli: cli, cfg: cfg, log: cfg.Logger, fronts: fronts, loop: make(chan struct{})}
+	n := &node{cli: cli, eps: eps, cfg: cfg, log: cfg.Logger, fronts: fronts, loop: make(chan struct{})}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	rst, err := etcdstore.Open(etcdstore.Config{Client: cli, Prefix: cfg.EtcdPrefix, Timeout: cfg.LeaseTTL})
 	if err != nil {
@@ -345,7 +346,7 @@ func (n *node) lead(onCommit func(int, time.Duration)) {
 		won := make(chan *cluster.Term, 1)
 		go func() {
 			t, err := cluster.Campaign(campaign, cluster.Config{Client: n.cli, Prefix: n.cfg.EtcdPrefix, Name: n.cfg.NodeName,
-				TTL: n.cfg.LeaseTTL, Healthy: n.healthy})
+				TTL: n.cfg.LeaseTTL, Healthy: n.healthy, Tries: n.eps})
 			if err == nil {
 				won <- t
 			}

@@ -101,6 +101,19 @@ type Endpoints struct {
 	probes  clientv3.Config  // cfg for the probes, without that option
 }
 
+// TryDeadline is the deadline of a first try now (pace), for the
+// requests the client's interceptor does not see: a lease's keep-alive
+// is a stream (cluster.Lease).
+func (e *Endpoints) TryDeadline() time.Duration { return e.pace.Deadline() }
+
+// NextTry is the deadline of the try after one of d that timed out, the
+// request's second or later to.
+func (e *Endpoints) NextTry(d time.Duration) time.Duration { return e.pace.Next(d) }
+
+// Answered notes a request, made outside the interceptor, that etcd
+// answered in took.
+func (e *Endpoints) Answered(took time.Duration) { e.pace.Answered(took, time.Now()) }
+
 // Bind makes cli, made from the configuration HardenClient set up, the
 // client whose endpoints e sets.
 func (e *Endpoints) Bind(cli *clientv3.Client) {
