@@ -434,12 +434,12 @@ func (s *Server) finish(ctx context.Context, call *apicore.Call, op string, bega
 
 // statusOf is a failure as gRPC answers it: the code a caller acts on,
 // the message, and the SQLSTATE (and, where sending again may succeed,
-// when to) in its details.
+// shortly or once time has passed, when to) in its details.
 func statusOf(e *apicore.Error, err error) *status.Status {
 	c := codeOf(e, err)
 	st := status.New(c, e.Msg)
 	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: e.Code, Domain: "seqd", Metadata: map[string]string{"sqlstate": e.Code}}}
-	if e.Retryable() && c != codes.Canceled && c != codes.DeadlineExceeded {
+	if (e.Retryable() || e.Later) && c != codes.Canceled && c != codes.DeadlineExceeded {
 		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(time.Second)})
 	}
 	if withDetails, derr := st.WithDetails(details...); derr == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -29,6 +30,7 @@ import (
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/seqmath"
+	"github.com/seqd/seqd/timeid"
 )
 
 // serve starts a server of cfg (its Engine a fresh one unless set) and
@@ -578,5 +580,34 @@ func TestHeaderBound(t *testing.T) {
 	}
 	if r, err := c.Next(ctx, &seqdv1.NextRequest{Sequence: seq("s")}); err != nil || r.Values[0] != 1 {
 		t.Fatalf("the next call: %v %v", r, err)
+	}
+}
+
+// TestStatusRetryInfo: a failure that sending again may cure, shortly
+// (a standby: 25006) or once time has passed (a SNOWFLAKE sequence's ids
+// ahead of the clock: 55000), carries a RetryInfo; one that it cannot (a
+// sequence at its limit: 2200H) carries none.
+func TestStatusRetryInfo(t *testing.T) {
+	for _, tc := range []struct {
+		err   error
+		code  codes.Code
+		state string
+		retry bool
+	}{
+		{fmt.Errorf("nextval: %w", timeid.ErrClockBehind), codes.FailedPrecondition, "55000", true},
+		{engine.ErrDeposed, codes.Unavailable, "25006", true},
+		{seqmath.ErrLimitReached, codes.FailedPrecondition, "2200H", false},
+	} {
+		st := statusOf(apicore.ErrorOf(tc.err), tc.err)
+		retry := false
+		for _, d := range st.Details() {
+			if ri, ok := d.(*errdetails.RetryInfo); ok && ri.RetryDelay.AsDuration() > 0 {
+				retry = true
+			}
+		}
+		if st.Code() != tc.code || retry != tc.retry {
+			t.Errorf("%v: %v with RetryInfo %v, want %v with RetryInfo %v", tc.err, st.Code(), retry, tc.code, tc.retry)
+		}
+		fails(t, tc.err.Error(), st.Err(), tc.code, tc.state, nil)
 	}
 }
