@@ -27,6 +27,9 @@ type builder struct {
 	// item is the select list item being built, whose column a CAST
 	// standing for it names in its warnings (nil elsewhere).
 	item *ast.SelectField
+	// types are the result columns' types of the query built last
+	// (nil where not told: build_select.go).
+	types []colType
 }
 
 // stmtEnv is what a connection's statements' session functions stand

@@ -19,6 +19,7 @@ import (
 // derived table's, whose columns the tree names so, in lower case, for
 // the query around it to name them.
 func (b *builder) query(q ast.Node, derived bool) (*pg.Node, []string, error) {
+	b.types = nil
 	switch q := q.(type) {
 	case *ast.SelectStmt:
 		return b.selectStmt(q, derived)
@@ -30,6 +31,7 @@ func (b *builder) query(q ast.Node, derived bool) (*pg.Node, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		b.types = nil // a set operation's: not told here
 		return b.ordered(n, names, q.OrderBy, q.Limit)
 	}
 	return nil, nil, unsupported("this query")
@@ -138,13 +140,14 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 		}
 		out.FromClause, sources = []*pg.Node{from}, srcs
 	}
-	names, err := b.fields(out, s.Fields.Fields, sources, derived)
+	names, types, err := b.fields(out, s.Fields.Fields, sources, derived)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := b.clauses(out, s); err != nil {
 		return nil, nil, err
 	}
+	b.types = types
 	return selectNode(out), names, nil
 }
 
@@ -186,21 +189,24 @@ func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt) error {
 }
 
 // fields builds a select list into out; names are its columns as MySQL
-// names them: an alias, a column's name, else the item's text.
-func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources []source, derived bool) ([]string, error) {
+// names them: an alias, a column's name, else the item's text; types
+// their types as MariaDB tells them (a zero colType where not told
+// here).
+func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources []source, derived bool) ([]string, []colType, error) {
 	names, known := make([]string, 0, len(fields)), true
+	types := make([]colType, 0, len(fields))
 	for _, f := range fields {
 		if w := f.WildCard; w != nil {
 			if len(sources) == 0 {
-				return nil, unsupported("* without FROM")
+				return nil, nil, unsupported("* without FROM")
 			}
 			star := &pg.Node{Node: &pg.Node_AStar{AStar: &pg.A_Star{}}}
 			ref := columnRef(w.Schema.O, w.Table.O)
 			cr := ref.GetColumnRef()
 			cr.Fields = append(cr.Fields, star)
 			out.TargetList = append(out.TargetList, resTarget(ref, ""))
-			cols, ok := starColumns(w, sources)
-			names, known = append(names, cols...), known && ok
+			cols, ts, ok := starColumns(w, sources)
+			names, types, known = append(names, cols...), append(types, ts...), known && ok
 			continue
 		}
 		outer := b.item
@@ -208,12 +214,14 @@ func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources 
 		x, err := b.shown(f.Expr)
 		b.item = outer
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		name := fieldName(f)
 		if !pgText(name) {
-			return nil, unsupported("a name that is not valid UTF-8 or holds NUL")
+			return nil, nil, unsupported("a name that is not valid UTF-8 or holds NUL")
 		}
+		t, _ := exprType(f.Expr, sources)
+		types = append(types, t)
 		as := f.AsName.L
 		if _, col := f.Expr.(*ast.ColumnNameExpr); as == "" && derived && !col {
 			as = strings.ToLower(name)
@@ -222,9 +230,9 @@ func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources 
 		names = append(names, name)
 	}
 	if !known {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return names, nil
+	return names, types, nil
 }
 
 // fieldName is a select list item's column name as MariaDB gives it:
@@ -289,26 +297,41 @@ func (b *builder) limit(out *pg.SelectStmt, l *ast.Limit) error {
 
 // source is a FROM clause's relation as a * over it names its columns:
 // the name that qualifies them (its alias, else its table's name), and
-// their names as MySQL gives them (nil when unknown).
+// their names as MySQL gives them (nil when unknown), their types as
+// MariaDB's (zero where unknown); nullable: an outer join may leave them
+// NULL.
 type source struct {
-	name string
-	cols []string
+	name     string
+	cols     []string
+	types    []colType
+	nullable bool
 }
 
-// starColumns are the columns a * names, as MySQL names them; false when
-// some are unknown.
-func starColumns(w *ast.WildCardField, sources []source) ([]string, bool) {
+// starColumns are the columns a * names, as MySQL names them, and their
+// types; false when some are unknown.
+func starColumns(w *ast.WildCardField, sources []source) ([]string, []colType, bool) {
 	var out []string
+	var types []colType
 	for _, s := range sources {
 		if w.Table.O != "" && s.name != w.Table.O {
 			continue
 		}
 		if s.cols == nil {
-			return nil, false
+			return nil, nil, false
 		}
 		out = append(out, s.cols...)
+		for i := range s.cols {
+			var t colType
+			if i < len(s.types) {
+				t = s.types[i]
+				if s.nullable {
+					t.notNull = false
+				}
+			}
+			types = append(types, t)
+		}
 	}
-	return out, true
+	return out, types, true
 }
 
 // tableRefs is a FROM clause: a relation, or a join of them.
@@ -325,8 +348,10 @@ func (b *builder) tableRefs(j *ast.Join) (*pg.Node, []source, error) {
 	switch j.Tp {
 	case ast.LeftJoin:
 		join.Jointype = pg.JoinType_JOIN_LEFT
+		rsrcs = nullableSources(rsrcs)
 	case ast.RightJoin:
 		join.Jointype = pg.JoinType_JOIN_RIGHT
+		srcs = nullableSources(srcs)
 	}
 	for _, c := range j.Using {
 		join.UsingClause = append(join.UsingClause, strNode(c.Name.L))
@@ -363,8 +388,12 @@ func (b *builder) tableSource(ts *ast.TableSource) (*pg.Node, []source, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		types := b.types
+		for i := range types {
+			types[i].stored = true // MariaDB reads a derived table's columns as a table's
+		}
 		sub := &pg.RangeSubselect{Subquery: q, Alias: &pg.Alias{Aliasname: alias}}
-		return &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: sub}}, []source{{alias, names}}, nil
+		return &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: sub}}, []source{{name: alias, cols: names, types: types}}, nil
 	case *ast.TableName:
 		if len(src.IndexHints) > 0 || len(src.PartitionNames) > 0 || src.TableSample != nil || src.AsOf != nil {
 			return nil, nil, unsupported("index hints, partitions, TABLESAMPLE and AS OF")
@@ -391,7 +420,7 @@ func (b *builder) tableSource(ts *ast.TableSource) (*pg.Node, []source, error) {
 			named = b.env.db
 		}
 		b.tables = append(b.tables, fromTable{schema, src.Name.O, tableName(named, src.Name.O)})
-		return relation(executor.MariaDBSequenceTable(schema, src.Name.O), alias), []source{{alias, mariadbSequenceColumns}}, nil
+		return relation(executor.MariaDBSequenceTable(schema, src.Name.O), alias), []source{{name: alias, cols: mariadbSequenceColumns, types: sequenceColumnTypes}}, nil
 	}
 	return nil, nil, unsupported("this FROM")
 }
@@ -403,7 +432,19 @@ func (b *builder) infoTable(name ast.CIStr, alias string) (*pg.Node, []source, e
 	if !ok {
 		return nil, nil, mysql.NewSQLError(1109, "42S02", "Unknown table '%s' in information_schema", name.O)
 	}
-	return relation(q, alias), []source{{alias, infoColumns()[name.L]}}, nil
+	cols := infoColumns()[name.L]
+	return relation(q, alias), []source{{name: alias, cols: cols, types: infoTypes(name.L, cols)}}, nil
+}
+
+// nullableSources are srcs on the side of an outer join that may be
+// NULL.
+func nullableSources(srcs []source) []source {
+	out := make([]source, len(srcs))
+	for i, s := range srcs {
+		s.nullable = true
+		out[i] = s
+	}
+	return out
 }
 
 // infoColumns name the columns of information_schema's tables, by table.

@@ -48,7 +48,7 @@ func showList(n *ast.ShowStmt, table string, cols, names []string, where *pg.Nod
 		}
 		names[0] = fmt.Sprintf("%s (%s)", names[0], pattern)
 	}
-	return step{node: selectNode(s), names: names}, nil
+	return step{node: selectNode(s), names: names, types: infoTypes(table, cols)}, nil
 }
 
 // showDatabases is SHOW DATABASES [LIKE pattern].

@@ -469,7 +469,7 @@ func (cn *conn) showCreateSequence(schema, name, table string) (*answer, error) 
 	if d.Comment != "" {
 		text += " COMMENT='" + strings.ReplaceAll(d.Comment, "'", "''") + "'"
 	}
-	return &answer{cols: []string{"Table", "Create Table"}, rows: [][]any{{name, text}}}, nil
+	return &answer{cols: []string{"Table", "Create Table"}, rows: [][]any{{name, text}}, types: []colType{textExpr(64, true), textExpr(1024, true)}}, nil
 }
 
 // guarded runs one of the session's typed operations for a statement
@@ -584,7 +584,12 @@ func (cn *conn) runStep(ctx context.Context, sess *executor.Session, st *step) (
 		}
 		return &sqltypes.Result{}, nil
 	}
-	return cn.execStmt(ctx, sess, st.stmt, st.names)
+	p, err := sess.PrepareCached(st.stmt)
+	if err != nil {
+		sess.Abort()
+		return nil, st.stmt.Locate(err)
+	}
+	return cn.runPrepared(ctx, sess, p, st, nil)
 }
 
 // execStmt runs a statement on the session, its result's columns named
@@ -621,12 +626,11 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 	r := newResult(len(res.Columns))
 	out, types := &r.res, r.types
 	for i, col := range res.Columns {
-		types[i] = fieldType(col.Type)
 		name := col.Name
 		if i < len(st.names) && st.names[i] != "" {
 			name = st.names[i]
 		}
-		setField(out.Fields[i], name, types[i])
+		types[i] = setColumn(out.Fields[i], name, col.Type, st.types, i)
 	}
 	for n := 0; ; n++ {
 		row, ok, err := res.Rows.Next()

@@ -30,8 +30,10 @@ import (
 
 // step is one statement of a query string, translated.
 type step struct {
-	// names, when set, name its result columns.
+	// names, when set, name its result columns; types, when set, type
+	// them as MariaDB does (types.go), a zero colType where not told.
 	names []string
+	types []colType
 	// stmt is the statement to run, built from TiDB's tree; node its tree
 	// until translate makes it the statement, params how many ? markers
 	// it holds, markerAt where the first stands in the query string and
@@ -76,6 +78,8 @@ type answer struct {
 	rows [][]any // string, int64 or nil
 	// typed, when set, is the result, its columns typed as MariaDB's.
 	typed *sqltypes.Result
+	// types, when set, are cols' types as MariaDB's.
+	types []colType
 }
 
 // newParser makes a parser of MySQL's grammar. Parsers are not safe for
@@ -271,7 +275,7 @@ func builtQuery(q ast.Node, env *stmtEnv) (step, error) {
 	if err != nil {
 		return step{}, err
 	}
-	s := step{node: node, names: names, params: b.number(), tables: b.tables, clears: len(b.seqs) > 0 || readsTable(q)}
+	s := step{node: node, names: names, types: b.types, params: b.number(), tables: b.tables, clears: len(b.seqs) > 0 || readsTable(q)}
 	if seqs := b.seqs; len(seqs) > 0 {
 		s.fail = func(err error) error { return callError(err, seqs) }
 	}

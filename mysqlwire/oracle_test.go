@@ -120,7 +120,7 @@ const corpusLen = 95
 // text or, prepared, as COM_STMT_PREPARE and COM_STMT_EXECUTE, and the
 // diagnostics it leaves: SHOW WARNINGS's rows (sent the same way, it
 // changes none) and @@warning_count, @@error_count.
-func outcome(db *sql.Conn, q string, prepared bool) string {
+func outcome(db *oracleConn, q string, prepared bool) string {
 	out := statementResult(db, q, prepared)
 	if w := statementResult(db, "SHOW WARNINGS", prepared); w != "Level | Code | Message" {
 		out += "\n SHOW WARNINGS: " + strings.ReplaceAll(w, "\n", "\n  ")
@@ -131,8 +131,23 @@ func outcome(db *sql.Conn, q string, prepared bool) string {
 	return out
 }
 
-// statementResult is a statement's result: columns and rows, or its error.
-func statementResult(db *sql.Conn, q string, prepared bool) string {
+// statementResult is a statement's result: columns and rows, or its
+// error, and, where db's wire is kept, its columns' definitions.
+func statementResult(db *oracleConn, q string, prepared bool) string {
+	if db.wire != nil {
+		db.wire.reset()
+	}
+	res := queryResult(db.Conn, q, prepared)
+	if db.wire != nil {
+		if cols := columnsOf(db.wire.take(), prepared); cols != "" {
+			res += "\n types: " + cols
+		}
+	}
+	return res
+}
+
+// queryResult is a statement's result: columns and rows, or its error.
+func queryResult(db *sql.Conn, q string, prepared bool) string {
 	var rows *sql.Rows
 	var err error
 	if prepared {
@@ -161,6 +176,19 @@ func statementResult(db *sql.Conn, q string, prepared bool) string {
 	return b.String()
 }
 
+// oracleConns are a connection to MariaDB and one to seqd, each in a
+// new database dbName, their wires kept.
+func oracleConns(t *testing.T, name string) (mc, sc *oracleConn, dbName string) {
+	t.Helper()
+	_, dbName = testenv.MariaDBConn(t, name)
+	mc = tappedConn(t, testenv.MariaDBDSN(t), dbName)
+	addr, _ := startServer(t, Config{})
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
+		t.Fatal(err)
+	}
+	return mc, tappedConn(t, seqdDSN(addr, "root"), dbName), dbName
+}
+
 // errCode is a MySQL error's number, SQLSTATE and message.
 func errCode(err error) string {
 	var me *gomysql.MySQLError
@@ -178,16 +206,7 @@ func TestOracle(t *testing.T) { oracle(t, "seqd_oracle", false) }
 func TestOraclePrepared(t *testing.T) { oracle(t, "seqd_oracle_prep", true) }
 
 func oracle(t *testing.T, name string, prepared bool) {
-	mc, dbName := testenv.MariaDBConn(t, name)
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := open(t, addr, "root", dbName).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Close()
+	mc, sc, dbName := oracleConns(t, name)
 	if len(corpus) != corpusLen || len(ddlCorpus) != ddlCorpusLen {
 		t.Fatalf("the corpus has %d and %d statements, not %d and %d", len(corpus), len(ddlCorpus), corpusLen, ddlCorpusLen)
 	}

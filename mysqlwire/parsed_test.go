@@ -40,7 +40,7 @@ func TestParsedOnce(t *testing.T) {
 		}
 		for _, q := range all {
 			current = q
-			outcome(c, q, prepared)
+			outcome(&oracleConn{Conn: c}, q, prepared)
 			current = ""
 		}
 		c.Close()

@@ -158,7 +158,9 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 			if i < len(ps.st.names) && ps.st.names[i] != "" {
 				name = ps.st.names[i]
 			}
-			fields = append(fields, field(name, fieldType(col.Type)))
+			f := &querypb.Field{}
+			setColumn(f, name, col.Type, ps.st.types, i)
+			fields = append(fields, f)
 		}
 	}
 	ps.cost = preparedCost(query, tree, len(fields))

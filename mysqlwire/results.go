@@ -25,7 +25,8 @@ func fieldType(t *eval.Type) querypb.Type {
 	return querypb.Type_VARCHAR
 }
 
-// field is a result column as MySQL's protocol describes it.
+// field is a result column as MySQL's protocol describes it, of a type
+// of no more detail than typ.
 func field(name string, typ querypb.Type) *querypb.Field {
 	f := &querypb.Field{}
 	setField(f, name, typ)
@@ -34,10 +35,83 @@ func field(name string, typ querypb.Type) *querypb.Field {
 
 // setField makes f the column name of type typ.
 func setField(f *querypb.Field, name string, typ querypb.Type) {
-	f.Name, f.Type, f.Charset, f.ColumnLength = name, typ, 33, 255
+	f.Name, f.Type, f.Charset, f.ColumnLength = name, typ, charsetText, 255
 	if sqltypes.IsIntegral(typ) || sqltypes.IsFloat(typ) {
-		f.Charset, f.ColumnLength = 63, 20 // binary, as MySQL's numbers
+		f.Charset, f.ColumnLength = charsetBinary, 20 // binary, as MySQL's numbers
 	}
+}
+
+// The character sets a column definition names: MariaDB's binary, and
+// utf8mb4_general_ci, the collation of seqd's connections
+// (@@collation_connection), which its text is in.
+const (
+	charsetBinary = 63
+	charsetText   = 45
+)
+
+// colType is a result column's type as MariaDB 10.11 describes it in
+// its column definition (types.go says how it is told).
+type colType struct {
+	typ      querypb.Type // MYSQL_TYPE_*, UNSIGNED for the unsigned types
+	length   uint32       // the most characters a value takes (advisory)
+	decimals uint8        // digits past the point; decNotFixed for none
+	notNull  bool
+	// stored: a column of a table (a sequence's, information_schema's,
+	// a derived table's), whose numbers MariaDB describes without
+	// BINARY_FLAG, where an expression's have it.
+	stored bool
+	binary bool // a string of the binary character set
+	known  bool // false: not told (the zero colType)
+}
+
+// decString is the decimals MariaDB gives a string expression's column
+// (a DOUBLE's whose digits past the point are not fixed is 31,
+// NOT_FIXED_DEC).
+const decString = 39
+
+// MySQL's column flags a client decodes by (mysql_com.h).
+const (
+	flagNotNull  = uint32(querypb.MySqlFlag_NOT_NULL_FLAG)
+	flagUnsigned = uint32(querypb.MySqlFlag_UNSIGNED_FLAG)
+	flagBinary   = uint32(querypb.MySqlFlag_BINARY_FLAG)
+	flagNum      = uint32(querypb.MySqlFlag_NUM_FLAG)
+)
+
+// setField makes f the column name of type c.
+func (c colType) setField(f *querypb.Field, name string) {
+	f.Name, f.Type, f.ColumnLength, f.Decimals, f.Charset = name, c.typ, c.length, uint32(c.decimals), charsetText
+	var flags uint32
+	if c.notNull {
+		flags |= flagNotNull
+	}
+	if sqltypes.IsUnsigned(c.typ) {
+		flags |= flagUnsigned
+	}
+	switch {
+	case c.typ == querypb.Type_NULL_TYPE:
+		f.Charset, flags = charsetBinary, flags|flagBinary
+	case sqltypes.IsIntegral(c.typ) || sqltypes.IsFloat(c.typ) || c.typ == querypb.Type_DECIMAL:
+		f.Charset, flags = charsetBinary, flags|flagNum
+		if !c.stored {
+			flags |= flagBinary
+		}
+	case c.binary:
+		f.Charset, flags = charsetBinary, flags|flagBinary
+	}
+	f.Flags = flags
+}
+
+// setColumn makes f the result column name, the i'th of a result whose
+// columns MariaDB types as types says (where it says; else by t, the
+// executor's type), and returns its type.
+func setColumn(f *querypb.Field, name string, t *eval.Type, types []colType, i int) querypb.Type {
+	if i < len(types) && types[i].known {
+		types[i].setField(f, name)
+		return types[i].typ
+	}
+	typ := fieldType(t)
+	setField(f, name, typ)
+	return typ
 }
 
 // The text of the booleans' values, shared: the protocol library only

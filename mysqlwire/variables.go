@@ -39,6 +39,30 @@ var variables = map[string]string{
 	"character_set_system":           "utf8mb3", "redirect_url": "", "net_read_timeout": "30", "max_statement_time": "0",
 }
 
+// Kinds of MariaDB's system variables by the type SELECT @@name has:
+// a boolean's is a signed BIGINT, a number's an unsigned one (sysvar
+// ulong, ulonglong), any other a string.
+var (
+	booleanVariables = map[string]bool{"autocommit": true, "tx_read_only": true, "transaction_read_only": true,
+		"sql_auto_is_null": true, "performance_schema": true, "session_track_schema": true, "session_track_state_change": true}
+	// tUnsignedVariable is a number variable's type (warning_count's).
+	tUnsignedVariable = colType{typ: querypb.Type_UINT64, length: 21, known: true}
+)
+
+// variableType is the type of SELECT @@name, whose value is v.
+func variableType(name, v string) colType {
+	name = strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(name), "session."), "local."))
+	if booleanVariables[name] {
+		return colType{typ: querypb.Type_INT64, length: 1, known: true}
+	}
+	if _, err := strconv.ParseUint(v, 10, 64); err == nil && name != "version_comment" && name != "license" {
+		return tUnsignedVariable
+	}
+	t := textExpr(uint32(len([]rune(v))), false)
+	t.known = true
+	return t
+}
+
 // variable is a session variable's value.
 func (cn *conn) variable(name string) (string, bool) {
 	name = strings.ToLower(name)
@@ -141,6 +165,7 @@ func (cn *conn) setValue(x ast.ExprNode) (string, error) {
 // literals.
 func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Limit) (*answer, error) {
 	row := make([]any, len(exprs))
+	types := make([]colType, len(exprs))
 	for i, x := range exprs {
 		switch x := x.(type) {
 		case *ast.VariableExpr:
@@ -148,6 +173,7 @@ func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Lim
 			if !ok {
 				return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", x.Name)
 			}
+			types[i] = variableType(x.Name, v)
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 				row[i] = n
 			} else {
@@ -156,6 +182,7 @@ func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Lim
 		case *ast.FuncCallExpr:
 			switch x.FnName.L {
 			case "database", "schema":
+				types[i] = textExpr(64, false)
 				if cn.db == "" {
 					row[i] = nil
 				} else {
@@ -171,6 +198,7 @@ func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Lim
 				row[i] = cn.c.User + "@" + hostOf(cn.c)
 			}
 		case ast.ValueExpr:
+			types[i], _ = exprType(x, nil)
 			switch v := x.GetValue().(type) {
 			case int64:
 				row[i] = v
@@ -185,7 +213,7 @@ func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Lim
 			}
 		}
 	}
-	a := &answer{cols: names, rows: [][]any{row}}
+	a := &answer{cols: names, rows: [][]any{row}, types: types}
 	if limit != nil {
 		if c, ok := limit.Count.(ast.ValueExpr); ok && fmt.Sprint(c.GetValue()) == "0" {
 			a.rows = nil
@@ -246,6 +274,13 @@ func (a *answer) result() *sqltypes.Result {
 	out := &sqltypes.Result{}
 	types := make([]querypb.Type, len(a.cols))
 	for i := range a.cols {
+		if i < len(a.types) && a.types[i].known {
+			f := &querypb.Field{}
+			a.types[i].setField(f, a.cols[i])
+			types[i] = f.Type
+			out.Fields = append(out.Fields, f)
+			continue
+		}
 		types[i] = querypb.Type_VARCHAR
 		for _, r := range a.rows {
 			if _, ok := r[i].(int64); ok {

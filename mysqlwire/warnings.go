@@ -225,7 +225,7 @@ func translateShowWarnings(n *ast.ShowStmt) (step, error) {
 			if errorsOnly {
 				name, v = "@@session.error_count", c.diag.errors
 			}
-			return &answer{cols: []string{name}, rows: [][]any{{int64(v)}}}, nil
+			return &answer{cols: []string{name}, rows: [][]any{{int64(v)}}, types: []colType{tUnsignedVariable}}, nil
 		}}, nil
 	}
 	return step{answer: func(c *conn) (*answer, error) { return &answer{typed: c.diag.rows(errorsOnly)}, nil }}, nil
@@ -254,11 +254,10 @@ func (l showLimit) limited(st step) step {
 // MariaDB's columns: Level and Message VARCHAR, Code INT UNSIGNED, none
 // NULL.
 func (d *diagnostics) rows(errorsOnly bool) *sqltypes.Result {
-	const notNull, unsigned = uint32(querypb.MySqlFlag_NOT_NULL_FLAG), uint32(querypb.MySqlFlag_UNSIGNED_FLAG)
-	out := &sqltypes.Result{Fields: []*querypb.Field{field("Level", querypb.Type_VARCHAR), field("Code", querypb.Type_UINT32),
-		field("Message", querypb.Type_VARCHAR)}}
-	out.Fields[0].Flags, out.Fields[1].Flags, out.Fields[2].Flags = notNull, notNull|unsigned, notNull
-	out.Fields[1].ColumnLength = 4
+	out := &sqltypes.Result{Fields: []*querypb.Field{{}, {}, {}}}
+	textExpr(7, true).setField(out.Fields[0], "Level")
+	colType{typ: querypb.Type_UINT32, length: 4, notNull: true, known: true}.setField(out.Fields[1], "Code")
+	textExpr(512, true).setField(out.Fields[2], "Message")
 	for _, c := range d.list {
 		if errorsOnly && c.level != levelError {
 			continue

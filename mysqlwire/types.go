@@ -1,0 +1,196 @@
+package mysqlwire
+
+import (
+	"strconv"
+	"strings"
+
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// A result column's type is told as MariaDB 10.11 tells it, from the
+// MySQL expression (exprType) or the table column it reads, not from
+// the PostgreSQL type the executor computes it in: a table's column
+// keeps its declared type (a sequence's BIGINT(21) NOT NULL, its
+// cycle_option TINYINT(1) UNSIGNED, information_schema's VARCHAR(64)),
+// described without BINARY_FLAG; an expression's carries BINARY_FLAG
+// when it is a number and is nullable unless MariaDB knows it is not.
+// An expression not told here is described by its PostgreSQL type
+// (fieldType).
+
+// Types MariaDB's columns have.
+var (
+	// tBigint is a table's BIGINT(21) NOT NULL.
+	tBigint = colType{typ: querypb.Type_INT64, length: 21, notNull: true, stored: true, known: true}
+	// tSequenceValue is NEXT VALUE FOR's, LASTVAL's and SETVAL's: a
+	// nullable BIGINT expression.
+	tSequenceValue = colType{typ: querypb.Type_INT64, length: 20}
+	// tCount is COUNT's.
+	tCount = colType{typ: querypb.Type_INT64, length: 21, notNull: true}
+)
+
+// varchar is a table's VARCHAR(n) column in utf8mb4.
+func varchar(n uint32, notNull bool) colType {
+	return colType{typ: querypb.Type_VARCHAR, length: 4 * n, notNull: notNull, stored: true, known: true}
+}
+
+// textExpr is a string expression of n characters.
+func textExpr(n uint32, notNull bool) colType {
+	return colType{typ: querypb.Type_VARCHAR, length: 4 * n, decimals: decString, notNull: notNull, known: true}
+}
+
+// sequenceColumnTypes are the types of MariaDB's columns of a sequence
+// read as a table (catalog.MariaDBSequenceColumns's order).
+var sequenceColumnTypes = func() []colType {
+	cache := tBigint
+	cache.typ = querypb.Type_UINT64
+	cycle := colType{typ: querypb.Type_UINT8, length: 1, notNull: true, stored: true, known: true}
+	return []colType{tBigint, tBigint, tBigint, tBigint, tBigint, cache, cycle, tBigint}
+}()
+
+// infoColumnTypes are the types of the columns of information_schema's
+// tables as MariaDB 10.11 declares them (its information_schema.COLUMNS),
+// by table and upper-case column name. SEQUENCES is TiDB's table, which
+// MariaDB has not: its columns are described by their PostgreSQL types.
+var infoColumnTypes = func() map[string]map[string]colType {
+	unsigned := colType{typ: querypb.Type_UINT64, length: 21, stored: true, known: true}
+	datetime := colType{typ: querypb.Type_DATETIME, length: 19, stored: true, known: true}
+	return map[string]map[string]colType{
+		"schemata": {"CATALOG_NAME": varchar(512, true), "SCHEMA_NAME": varchar(64, true), "DEFAULT_CHARACTER_SET_NAME": varchar(32, true),
+			"DEFAULT_COLLATION_NAME": varchar(64, true), "SQL_PATH": varchar(512, false), "SCHEMA_COMMENT": varchar(1024, true)},
+		"tables": {"TABLE_CATALOG": varchar(512, true), "TABLE_SCHEMA": varchar(64, true), "TABLE_NAME": varchar(64, true),
+			"TABLE_TYPE": varchar(64, true), "ENGINE": varchar(64, false), "VERSION": unsigned, "ROW_FORMAT": varchar(10, false),
+			"TABLE_ROWS": unsigned, "AVG_ROW_LENGTH": unsigned, "DATA_LENGTH": unsigned, "MAX_DATA_LENGTH": unsigned,
+			"INDEX_LENGTH": unsigned, "DATA_FREE": unsigned, "AUTO_INCREMENT": unsigned, "CREATE_TIME": datetime,
+			"UPDATE_TIME": datetime, "CHECK_TIME": datetime, "TABLE_COLLATION": varchar(64, false), "CHECKSUM": unsigned,
+			"CREATE_OPTIONS": varchar(2048, false), "TABLE_COMMENT": varchar(2048, true), "MAX_INDEX_LENGTH": unsigned,
+			"TEMPORARY": varchar(1, false)},
+	}
+}()
+
+// infoTypes are the types of table's columns, in the order cols names
+// them; nil where one is not known.
+func infoTypes(table string, cols []string) []colType {
+	m, ok := infoColumnTypes[table]
+	if !ok {
+		return nil
+	}
+	out := make([]colType, len(cols))
+	for i, c := range cols {
+		if out[i], ok = m[strings.ToUpper(c)]; !ok {
+			return nil
+		}
+	}
+	return out
+}
+
+// exprType is x's type as MariaDB types it, in a select list whose FROM
+// clause reads sources; false where it is not told here.
+func exprType(x ast.ExprNode, sources []source) (colType, bool) {
+	t, ok := exprTypeOf(x, sources)
+	t.known = ok
+	return t, ok
+}
+
+func exprTypeOf(x ast.ExprNode, sources []source) (colType, bool) {
+	switch x := x.(type) {
+	case *ast.ParenthesesExpr:
+		return exprType(x.Expr, sources)
+	case *ast.ColumnNameExpr:
+		return columnType(x.Name, sources)
+	case *ast.FuncCallExpr:
+		switch x.FnName.L {
+		case ast.NextVal, ast.LastVal, ast.SetVal:
+			return tSequenceValue, true
+		case "database", "schema":
+			return textExpr(64, false), true
+		case "version", "user", "current_user", "session_user", "system_user":
+			return textExpr(64, true), true
+		}
+		if strings.HasPrefix(x.FnName.L, renamedPrefix) { // PREVIOUS VALUE FOR, SETVAL
+			return tSequenceValue, true
+		}
+	case *ast.BinaryOperationExpr:
+		switch x.Op {
+		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.LogicAnd, opcode.LogicOr, opcode.LogicXor:
+			return truth(x.L, x.R)
+		case opcode.NullEQ:
+			return truth()
+		}
+	case *ast.PatternLikeOrIlikeExpr:
+		return truth(x.Expr, x.Pattern)
+	case *ast.IsNullExpr, *ast.IsTruthExpr:
+		return truth()
+	case *ast.UnaryOperationExpr:
+		if x.Op == opcode.Not || x.Op == opcode.Not2 {
+			return truth(x.V)
+		}
+	case *ast.AggregateFuncExpr:
+		if strings.EqualFold(x.F, ast.AggFuncCount) {
+			return tCount, true
+		}
+	case *driver.ValueExpr:
+		return literalType(x)
+	}
+	return colType{}, false
+}
+
+// truth is the type of a comparison or a logical operator: MariaDB's
+// LONG(1), NOT NULL where none of operands is nullable (as MariaDB
+// tells an operand: a literal other than NULL is not; where it is not
+// told here, it is taken to be).
+func truth(operands ...ast.ExprNode) (colType, bool) {
+	t := colType{typ: querypb.Type_INT32, length: 1, notNull: true}
+	for _, o := range operands {
+		ot, ok := exprTypeOf(o, nil)
+		if !ok || !ot.notNull {
+			t.notNull = false
+		}
+	}
+	return t, true
+}
+
+// literalType is a literal's type: an integer's LONG, or LONGLONG past
+// nine digits; a string's VARCHAR; NULL's NULL.
+func literalType(x *driver.ValueExpr) (colType, bool) {
+	switch x.Kind() {
+	case driver.KindNull:
+		return colType{typ: querypb.Type_NULL_TYPE}, true
+	case driver.KindInt64:
+		n := x.GetInt64()
+		digits := uint32(len(strconv.FormatInt(n, 10))) // with its sign
+		if digits <= 9 {
+			return colType{typ: querypb.Type_INT32, length: digits, notNull: true}, true
+		}
+		return colType{typ: querypb.Type_INT64, length: digits, notNull: true}, true
+	case driver.KindString:
+		return textExpr(uint32(len([]rune(x.GetString()))), true), true
+	}
+	return colType{}, false
+}
+
+// columnType is the type of the column name in sources: a table's
+// column as declared (nullable when an outer join may leave it NULL).
+func columnType(name *ast.ColumnName, sources []source) (colType, bool) {
+	var found colType
+	n := 0
+	for _, s := range sources {
+		if name.Table.O != "" && !strings.EqualFold(s.name, name.Table.O) {
+			continue
+		}
+		for i, c := range s.cols {
+			if strings.EqualFold(c, name.Name.O) {
+				if i >= len(s.types) || !s.types[i].known {
+					return colType{}, false
+				}
+				found, n = s.types[i], n+1
+				if s.nullable {
+					found.notNull = false
+				}
+			}
+		}
+	}
+	return found, n == 1
+}
