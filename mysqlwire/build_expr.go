@@ -30,6 +30,9 @@ type builder struct {
 	// types are the result columns' types of the query built last
 	// (nil where not told: build_select.go).
 	types []colType
+	// manyRows: the FROM clause of the SELECT built last reads a
+	// relation of rows (source.manyRows).
+	manyRows bool
 }
 
 // stmtEnv is what a connection's statements' session functions stand

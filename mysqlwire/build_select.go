@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,8 +32,13 @@ func (b *builder) query(q ast.Node, derived bool) (*pg.Node, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		b.types = nil // a set operation's: not told here
-		return b.ordered(n, names, q.OrderBy, q.Limit)
+		types := b.types
+		n, names, err = b.ordered(n, names, q.OrderBy, q.Limit)
+		b.types = types
+		if types != nil && (q.OrderBy != nil || q.Limit != nil) {
+			b.types = storedTypes(types)
+		}
+		return n, names, err
 	}
 	return nil, nil, unsupported("this query")
 }
@@ -49,6 +55,8 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 	}
 	var list []operand
 	var names []string
+	var branches [][]colType
+	temporary := l.OrderBy != nil || l.Limit != nil // MariaDB writes the result into a temporary table
 	for i, q := range l.Selects {
 		var n *pg.Node
 		var ns []string
@@ -67,6 +75,10 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 		if err != nil {
 			return nil, nil, err
 		}
+		branches = append(branches, b.types)
+		if i > 0 && (op == nil || *op != ast.UnionAll) {
+			temporary = true // UNION, INTERSECT, EXCEPT: distinct rows, kept in a temporary table
+		}
 		if i == 0 {
 			names = ns
 		}
@@ -80,7 +92,13 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 	for _, o := range list[1:] {
 		n = setOperation(*o.op, n, o.node)
 	}
-	return b.ordered(n, names, l.OrderBy, l.Limit)
+	types := setTypes(branches)
+	n, names, err := b.ordered(n, names, l.OrderBy, l.Limit)
+	b.types = types
+	if temporary {
+		b.types = storedTypes(types)
+	}
+	return n, names, err
 }
 
 // setOperation is l op r.
@@ -140,6 +158,7 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 		}
 		out.FromClause, sources = []*pg.Node{from}, srcs
 	}
+	b.manyRows = slices.ContainsFunc(sources, func(s source) bool { return s.manyRows })
 	names, types, err := b.fields(out, s.Fields.Fields, sources, derived)
 	if err != nil {
 		return nil, nil, err
@@ -147,7 +166,7 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 	if err := b.clauses(out, s); err != nil {
 		return nil, nil, err
 	}
-	b.types = types
+	b.types = groupedTypes(s, sources, types)
 	return selectNode(out), names, nil
 }
 
@@ -305,6 +324,10 @@ type source struct {
 	cols     []string
 	types    []colType
 	nullable bool
+	// manyRows: MariaDB reads it as a table of rows, where a sequence
+	// (and a derived table of one) is a constant row, whose grouping and
+	// DISTINCT its optimizer leaves out (groupedTypes).
+	manyRows bool
 }
 
 // starColumns are the columns a * names, as MySQL names them, and their
@@ -389,11 +412,13 @@ func (b *builder) tableSource(ts *ast.TableSource) (*pg.Node, []source, error) {
 			return nil, nil, err
 		}
 		types := b.types
-		for i := range types {
-			types[i].stored = true // MariaDB reads a derived table's columns as a table's
+		if !mergeable(src) {
+			types = storedTypes(types) // MariaDB reads a derived table's columns as a table's
 		}
+		_, union := src.(*ast.SetOprStmt)
+		many := b.manyRows || union
 		sub := &pg.RangeSubselect{Subquery: q, Alias: &pg.Alias{Aliasname: alias}}
-		return &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: sub}}, []source{{name: alias, cols: names, types: types}}, nil
+		return &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: sub}}, []source{{name: alias, cols: names, types: types, manyRows: many}}, nil
 	case *ast.TableName:
 		if len(src.IndexHints) > 0 || len(src.PartitionNames) > 0 || src.TableSample != nil || src.AsOf != nil {
 			return nil, nil, unsupported("index hints, partitions, TABLESAMPLE and AS OF")
@@ -433,7 +458,7 @@ func (b *builder) infoTable(name ast.CIStr, alias string) (*pg.Node, []source, e
 		return nil, nil, mysql.NewSQLError(1109, "42S02", "Unknown table '%s' in information_schema", name.O)
 	}
 	cols := infoColumns()[name.L]
-	return relation(q, alias), []source{{name: alias, cols: cols, types: infoTypes(name.L, cols)}}, nil
+	return relation(q, alias), []source{{name: alias, cols: cols, types: infoTypes(name.L, cols), manyRows: true}}, nil
 }
 
 // nullableSources are srcs on the side of an outer join that may be

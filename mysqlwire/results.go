@@ -55,6 +55,8 @@ type colType struct {
 	typ      querypb.Type // MYSQL_TYPE_*, UNSIGNED for the unsigned types
 	length   uint32       // the most characters a value takes (advisory)
 	decimals uint8        // digits past the point; decNotFixed for none
+	prec     uint8        // a number's digits (MariaDB's decimal_precision), 0 for told by length
+	unsigned bool         // UNSIGNED_FLAG on a type other than a number's (a hexadecimal literal)
 	notNull  bool
 	// stored: a column of a table (a sequence's, information_schema's,
 	// a derived table's), whose numbers MariaDB describes without
@@ -84,7 +86,7 @@ func (c colType) setField(f *querypb.Field, name string) {
 	if c.notNull {
 		flags |= flagNotNull
 	}
-	if sqltypes.IsUnsigned(c.typ) {
+	if sqltypes.IsUnsigned(c.typ) || c.unsigned {
 		flags |= flagUnsigned
 	}
 	switch {

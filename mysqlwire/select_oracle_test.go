@@ -156,7 +156,8 @@ var selectsSetup = []string{
 }
 
 // TestSelectsOracle runs selects on MariaDB and on seqd, as text and
-// prepared, and compares.
+// prepared, and compares, the result columns' types too (types.go,
+// exprtypes.go).
 func TestSelectsOracle(t *testing.T) {
 	for _, prepared := range []bool{false, true} {
 		name := "seqd_selects"
@@ -172,7 +173,7 @@ func TestSelectsOracle(t *testing.T) {
 		all := append(append(append([]string{}, selectsSetup...), selects...), exprWarnings...)
 		for _, q := range all {
 			ran++
-			want, got := untyped(outcome(mc, q, prepared)), untyped(outcome(sc, q, prepared))
+			want, got := outcome(mc, q, prepared), outcome(sc, q, prepared)
 			if want != got {
 				diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "),
 					strings.ReplaceAll(got, "\n", "\n           ")))
@@ -185,22 +186,6 @@ func TestSelectsOracle(t *testing.T) {
 			t.Errorf("prepared %v: seqd differs from MariaDB 10.11 in %d statements:\n%s", prepared, len(diffs), strings.Join(diffs, "\n"))
 		}
 	}
-}
-
-// untyped is an outcome without its statement's own column types (the
-// diagnostics' are kept): the expressions of selects and exprWarnings
-// are not all typed as MariaDB's yet (docs/mysql.md).
-func untyped(outcome string) string {
-	lines := strings.Split(outcome, "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, " types: ") {
-			return strings.Join(append(lines[:i:i], lines[i+1:]...), "\n")
-		}
-		if strings.HasPrefix(l, " SHOW WARNINGS") {
-			break
-		}
-	}
-	return outcome
 }
 
 // TestSelectsRefused: what the builder cannot build as MySQL means it is

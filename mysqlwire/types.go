@@ -6,7 +6,6 @@ import (
 
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
@@ -16,9 +15,10 @@ import (
 // keeps its declared type (a sequence's BIGINT(21) NOT NULL, its
 // cycle_option TINYINT(1) UNSIGNED, information_schema's VARCHAR(64)),
 // described without BINARY_FLAG; an expression's carries BINARY_FLAG
-// when it is a number and is nullable unless MariaDB knows it is not.
-// An expression not told here is described by its PostgreSQL type
-// (fieldType).
+// when it is a number and is nullable unless MariaDB knows it is not
+// (exprtypes.go derives an operator's or function's type from its
+// operands'). An expression not told there is described by its
+// PostgreSQL type (fieldType).
 
 // Types MariaDB's columns have.
 var (
@@ -97,7 +97,7 @@ func exprType(x ast.ExprNode, sources []source) (colType, bool) {
 func exprTypeOf(x ast.ExprNode, sources []source) (colType, bool) {
 	switch x := x.(type) {
 	case *ast.ParenthesesExpr:
-		return exprType(x.Expr, sources)
+		return exprTypeOf(x.Expr, sources)
 	case *ast.ColumnNameExpr:
 		return columnType(x.Name, sources)
 	case *ast.FuncCallExpr:
@@ -106,27 +106,18 @@ func exprTypeOf(x ast.ExprNode, sources []source) (colType, bool) {
 			return tSequenceValue, true
 		case "database", "schema":
 			return textExpr(64, false), true
-		case "version", "user", "current_user", "session_user", "system_user":
+		case "version":
 			return textExpr(64, true), true
+		case "user", "current_user", "session_user", "system_user":
+			return textExpr(64, false), true
 		}
 		if strings.HasPrefix(x.FnName.L, renamedPrefix) { // PREVIOUS VALUE FOR, SETVAL
 			return tSequenceValue, true
 		}
-	case *ast.BinaryOperationExpr:
-		switch x.Op {
-		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.LogicAnd, opcode.LogicOr, opcode.LogicXor:
-			return truth(x.L, x.R)
-		case opcode.NullEQ:
-			return truth()
-		}
 	case *ast.PatternLikeOrIlikeExpr:
-		return truth(x.Expr, x.Pattern)
+		return truthOf(exprTyper{sources}.notNull(x.Expr, x.Pattern)), true
 	case *ast.IsNullExpr, *ast.IsTruthExpr:
-		return truth()
-	case *ast.UnaryOperationExpr:
-		if x.Op == opcode.Not || x.Op == opcode.Not2 {
-			return truth(x.V)
-		}
+		return truthOf(true), true
 	case *ast.AggregateFuncExpr:
 		if strings.EqualFold(x.F, ast.AggFuncCount) {
 			return tCount, true
@@ -134,39 +125,39 @@ func exprTypeOf(x ast.ExprNode, sources []source) (colType, bool) {
 	case *driver.ValueExpr:
 		return literalType(x)
 	}
-	return colType{}, false
-}
-
-// truth is the type of a comparison or a logical operator: MariaDB's
-// LONG(1), NOT NULL where none of operands is nullable (as MariaDB
-// tells an operand: a literal other than NULL is not; where it is not
-// told here, it is taken to be).
-func truth(operands ...ast.ExprNode) (colType, bool) {
-	t := colType{typ: querypb.Type_INT32, length: 1, notNull: true}
-	for _, o := range operands {
-		ot, ok := exprTypeOf(o, nil)
-		if !ok || !ot.notNull {
-			t.notNull = false
-		}
-	}
-	return t, true
+	return exprTyper{sources}.of(x)
 }
 
 // literalType is a literal's type: an integer's LONG, or LONGLONG past
-// nine digits; a string's VARCHAR; NULL's NULL.
+// nine characters (UNSIGNED past 2^63 - 1); a decimal's DECIMAL of its
+// digits; a DOUBLE's, its decimals not fixed; a string's VARCHAR; a
+// hexadecimal or bit literal's binary VARCHAR, UNSIGNED; NULL's NULL.
 func literalType(x *driver.ValueExpr) (colType, bool) {
 	switch x.Kind() {
 	case driver.KindNull:
 		return colType{typ: querypb.Type_NULL_TYPE}, true
 	case driver.KindInt64:
 		n := x.GetInt64()
-		digits := uint32(len(strconv.FormatInt(n, 10))) // with its sign
-		if digits <= 9 {
-			return colType{typ: querypb.Type_INT32, length: digits, notNull: true}, true
-		}
-		return colType{typ: querypb.Type_INT64, length: digits, notNull: true}, true
+		digits := len(strconv.FormatInt(n, 10)) // with its sign
+		t := intType(digits, false, true)
+		t.prec = uint8(len(strconv.FormatUint(uint64(max(n, -n)), 10)))
+		return t, true
+	case driver.KindUint64:
+		digits := len(strconv.FormatUint(x.GetUint64(), 10))
+		t := intType(digits, true, true)
+		t.prec = uint8(digits)
+		return t, true
+	case driver.KindMysqlDecimal:
+		d := strings.TrimPrefix(x.GetMysqlDecimal().String(), "-")
+		whole, frac, _ := strings.Cut(d, ".")
+		whole = strings.TrimLeft(whole, "0")
+		return decimalType(len(whole)+len(frac), len(frac), false, true), true
+	case driver.KindFloat32, driver.KindFloat64:
+		return doubleType(notFixedDec, true), true
 	case driver.KindString:
 		return textExpr(uint32(len([]rune(x.GetString()))), true), true
+	case driver.KindBinaryLiteral, driver.KindMysqlBit:
+		return colType{typ: querypb.Type_VARCHAR, length: uint32(len(x.GetBinaryLiteral())), notNull: true, binary: true, unsigned: true}, true
 	}
 	return colType{}, false
 }

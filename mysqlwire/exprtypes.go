@@ -1,0 +1,884 @@
+package mysqlwire
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// An expression's type, as MariaDB 10.11's Item::fix_length_and_dec and
+// its type handlers' aggregation give it (sql/item_func.cc,
+// item_cmpfunc.cc, sql_type.cc), from its operands' types:
+//
+//  1. An integer result is LONG while its length (digits and sign, as
+//     MariaDB's max_length counts them) is at most 9, else LONGLONG
+//     (type_handler_long_or_longlong); + and - take the longer operand's
+//     integer digits and one more, * the sum of the operands' digits.
+//  2. A DECIMAL result's scale is the larger operand's for + - and MOD,
+//     the sum of them for *, the dividend's and div_precision_increment
+//     (4) for /; an integer / an integer is a DECIMAL.
+//  3. A string, NULL or DOUBLE operand makes arithmetic DOUBLE, with the
+//     operands' largest decimals (4 more for /): a string's are not fixed
+//     (31 on the wire). DIV is an integer, of its dividend's digits.
+//  4. IF, IFNULL, COALESCE, CASE and UNION take their branches' common
+//     type: a string where one is, else a DOUBLE, else a DECIMAL, else the
+//     widest integer, a DECIMAL where signed and unsigned integers meet;
+//     GREATEST and LEAST compare NULL as a string, so NULL or a string
+//     among numbers makes them a DOUBLE.
+//  5. A function of strings is nullable (strict sql_mode: a result past
+//     max_allowed_packet is NULL), arithmetic and comparisons as their
+//     operands are, /, DIV and MOD and aggregates but COUNT always.
+
+// Limits of MariaDB's numbers (decimal.h, my_decimal.h).
+const (
+	decimalMaxScale = 38
+	decimalMaxPrec  = 65
+	notFixedDec     = 31 // a DOUBLE's decimals when they are not fixed
+	divPrecIncr     = 4  // @@div_precision_increment, MariaDB's default
+	// groupConcatMaxLen is @@group_concat_max_len, MariaDB's default:
+	// past 512 characters (CONVERT_IF_BIGGER_TO_BLOB) GROUP_CONCAT is a
+	// BLOB.
+	groupConcatMaxLen = 1 << 20
+)
+
+// What kind of value a type holds, as MariaDB's Item_result.
+type valueKind int
+
+const (
+	kindNull valueKind = iota
+	kindInt
+	kindDecimal
+	kindReal
+	kindString
+)
+
+func (c colType) kind() valueKind {
+	switch {
+	case c.typ == querypb.Type_NULL_TYPE:
+		return kindNull
+	case sqltypes.IsIntegral(c.typ):
+		return kindInt
+	case c.typ == querypb.Type_DECIMAL:
+		return kindDecimal
+	case sqltypes.IsFloat(c.typ):
+		return kindReal
+	}
+	return kindString
+}
+
+// unsignedType reports whether c is an unsigned number.
+func (c colType) unsignedType() bool { return sqltypes.IsUnsigned(c.typ) }
+
+// chars is c's length in characters (a text string's is 4 bytes each).
+func (c colType) chars() int {
+	if c.kind() == kindString && !c.binary {
+		return int(c.length) / 4
+	}
+	return int(c.length)
+}
+
+// scale is MariaDB's decimal_scale(): the digits past the point.
+func (c colType) scale() int {
+	if c.kind() == kindInt || c.kind() == kindNull {
+		return 0
+	}
+	if int(c.decimals) < notFixedDec {
+		return int(c.decimals)
+	}
+	return min(c.chars(), decimalMaxScale)
+}
+
+// precision is MariaDB's decimal_precision(): the digits of a number.
+func (c colType) precision() int {
+	switch c.kind() {
+	case kindInt:
+		if c.prec > 0 {
+			return int(c.prec)
+		}
+		p := int(c.length)
+		if !c.unsignedType() {
+			p--
+		}
+		return min(max(p, 1), decimalMaxPrec)
+	case kindDecimal:
+		return max(int(c.prec), 1)
+	}
+	return min(max(c.chars(), 1), decimalMaxPrec)
+}
+
+// intPart is MariaDB's decimal_int_part(): the digits before the point.
+func (c colType) intPart() int {
+	if c.kind() == kindString || c.kind() == kindNull {
+		return c.precision() // decimals not specified
+	}
+	return max(c.precision()-c.scale(), 0)
+}
+
+// intType is an integer expression of length characters: LONG or
+// LONGLONG (MariaDB's type_handler_long_or_longlong).
+func intType(length int, unsigned, notNull bool) colType {
+	t := colType{typ: querypb.Type_INT64, length: uint32(length), notNull: notNull}
+	if length <= 9 {
+		t.typ = querypb.Type_INT32
+	}
+	if unsigned {
+		t.typ = map[querypb.Type]querypb.Type{querypb.Type_INT32: querypb.Type_UINT32, querypb.Type_INT64: querypb.Type_UINT64}[t.typ]
+	}
+	return t
+}
+
+// intOfPrecision is an integer expression of prec digits.
+func intOfPrecision(prec int, unsigned, notNull bool) colType {
+	prec = min(max(prec, 1), decimalMaxPrec)
+	length := prec
+	if !unsigned {
+		length++
+	}
+	t := intType(length, unsigned, notNull)
+	t.prec = uint8(prec)
+	return t
+}
+
+// decimalType is a DECIMAL expression of prec digits, scale past the
+// point.
+func decimalType(prec, scale int, unsigned, notNull bool) colType {
+	scale = min(max(scale, 0), decimalMaxScale)
+	prec = min(max(prec, scale, 1), decimalMaxPrec)
+	length := prec
+	if scale > 0 {
+		length++
+	}
+	if !unsigned {
+		length++
+	}
+	return colType{typ: querypb.Type_DECIMAL, length: uint32(length), decimals: uint8(scale), prec: uint8(prec), notNull: notNull}
+}
+
+// doubleType is a DOUBLE expression with decimals digits past the point
+// (notFixedDec for not fixed).
+func doubleType(decimals int, notNull bool) colType {
+	return colType{typ: querypb.Type_FLOAT64, length: 22, decimals: uint8(min(decimals, notFixedDec)), notNull: notNull}
+}
+
+// stringType is a string expression of chars characters, binary or in
+// the connection's character set, its decimals MariaDB's for a string
+// function's (decString): a VARCHAR, or a BLOB (TEXT) past 65535 bytes.
+func stringType(chars int, binary, notNull bool) colType {
+	n := chars
+	if !binary {
+		n *= 4
+	}
+	t := colType{typ: querypb.Type_VARCHAR, length: uint32(min(n, 1<<32-1)), decimals: decString, notNull: notNull, binary: binary}
+	if n >= 65535 {
+		t.typ, t.decimals = querypb.Type_TEXT, 0
+	}
+	return t
+}
+
+// exprTyper tells the types of a select list's expressions over the
+// relations of its FROM clause.
+type exprTyper struct{ sources []source }
+
+// of is x's type; false where it is not told here.
+func (e exprTyper) of(x ast.ExprNode) (colType, bool) {
+	switch x := x.(type) {
+	case *ast.BinaryOperationExpr:
+		return e.binary(x)
+	case *ast.UnaryOperationExpr:
+		return e.unary(x)
+	case *ast.FuncCastExpr:
+		return e.cast(x)
+	case *ast.FuncCallExpr:
+		return e.call(x)
+	case *ast.CaseExpr:
+		return e.caseExpr(x)
+	case *ast.AggregateFuncExpr:
+		return e.aggregate(x)
+	case *ast.PatternInExpr:
+		if x.Sel != nil {
+			return truthOf(false), true
+		}
+		return truthOf(e.notNull(append([]ast.ExprNode{x.Expr}, x.List...)...)), true
+	case *ast.BetweenExpr:
+		return truthOf(e.notNull(x.Expr, x.Left, x.Right)), true
+	case *ast.ExistsSubqueryExpr:
+		return truthOf(true), true
+	case *ast.SubqueryExpr:
+		ts, ok := queryTypes(x.Query)
+		if !ok || len(ts) != 1 {
+			return colType{}, false
+		}
+		t := ts[0]
+		t.notNull, t.stored = false, false
+		if t.kind() == kindString && !t.binary && t.typ == querypb.Type_VARCHAR {
+			t.decimals = decString
+		}
+		return t, true
+	}
+	return colType{}, false
+}
+
+// notNull reports whether none of xs may be NULL, as MariaDB tells
+// (where a type is not told here, it may be).
+func (e exprTyper) notNull(xs ...ast.ExprNode) bool {
+	for _, x := range xs {
+		t, ok := exprTypeOf(x, e.sources)
+		if !ok || !t.notNull {
+			return false
+		}
+	}
+	return true
+}
+
+// types are the types of xs; false where one is not told.
+func (e exprTyper) types(xs []ast.ExprNode) ([]colType, bool) {
+	out := make([]colType, len(xs))
+	for i, x := range xs {
+		t, ok := exprTypeOf(x, e.sources)
+		if !ok {
+			return nil, false
+		}
+		out[i] = t
+	}
+	return out, true
+}
+
+// truthOf is a comparison's or logical operator's type: MariaDB's LONG(1).
+func truthOf(notNull bool) colType {
+	return colType{typ: querypb.Type_INT32, length: 1, prec: 1, notNull: notNull}
+}
+
+func (e exprTyper) binary(x *ast.BinaryOperationExpr) (colType, bool) {
+	switch x.Op {
+	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.LogicAnd, opcode.LogicOr, opcode.LogicXor:
+		return truthOf(e.notNull(x.L, x.R)), true
+	case opcode.NullEQ:
+		return truthOf(true), true
+	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
+	default:
+		return colType{}, false
+	}
+	l, lok := exprTypeOf(x.L, e.sources)
+	r, rok := exprTypeOf(x.R, e.sources)
+	if !lok || !rok {
+		return colType{}, false
+	}
+	return arithmeticType(x.Op, l, r), true
+}
+
+// arithmeticType is the type of l op r (rules 1 to 3).
+func arithmeticType(op opcode.Op, l, r colType) colType {
+	notNull := l.notNull && r.notNull && op != opcode.Div && op != opcode.IntDiv && op != opcode.Mod
+	if op == opcode.IntDiv {
+		t := intOfPrecision(min(l.intPart(), 20), l.unsignedType() || r.unsignedType(), false)
+		return intType(int(t.prec), t.unsignedType(), false) // MariaDB counts no sign here
+	}
+	lk, rk := l.kind(), r.kind()
+	switch {
+	case lk == kindString || rk == kindString || lk == kindNull || rk == kindNull || lk == kindReal || rk == kindReal:
+		dec := max(int(l.decimals), int(r.decimals))
+		if op == opcode.Div {
+			dec += divPrecIncr
+		}
+		return doubleType(dec, notNull)
+	case lk == kindDecimal || rk == kindDecimal || op == opcode.Div:
+		unsigned := l.unsignedType() && r.unsignedType()
+		switch op {
+		case opcode.Plus, opcode.Minus:
+			s := max(l.scale(), r.scale())
+			return decimalType(max(l.intPart(), r.intPart())+1+s, s, unsigned, notNull)
+		case opcode.Mul:
+			return decimalType(l.precision()+r.precision(), l.scale()+r.scale(), unsigned, notNull)
+		case opcode.Mod:
+			s := max(l.scale(), r.scale())
+			return decimalType(max(l.intPart(), r.intPart())+s, s, unsigned, notNull)
+		}
+		return decimalType(l.precision()+r.scale()+divPrecIncr, l.scale()+divPrecIncr, unsigned, notNull)
+	}
+	unsigned := l.unsignedType() || r.unsignedType()
+	switch op {
+	case opcode.Mul:
+		return intOfPrecision(l.precision()+r.precision(), unsigned, notNull)
+	case opcode.Mod:
+		return intType(max(int(l.length), int(r.length)), l.unsignedType(), notNull)
+	}
+	return intOfPrecision(max(l.intPart(), r.intPart())+1, unsigned, notNull)
+}
+
+func (e exprTyper) unary(x *ast.UnaryOperationExpr) (colType, bool) {
+	if x.Op == opcode.Not || x.Op == opcode.Not2 {
+		return truthOf(e.notNull(x.V)), true
+	}
+	if x.Op != opcode.Minus && x.Op != opcode.Plus {
+		return colType{}, false
+	}
+	t, ok := exprTypeOf(x.V, e.sources)
+	if !ok || x.Op == opcode.Plus {
+		return t, ok
+	}
+	switch t.kind() {
+	case kindInt:
+		out := intType(int(t.length)+1, false, t.notNull)
+		out.prec = uint8(t.precision())
+		return out, true
+	case kindDecimal:
+		return decimalType(t.precision(), t.scale(), false, t.notNull), true
+	}
+	return doubleType(int(t.decimals), t.notNull), true // a string's and NULL's too
+}
+
+// cast is CAST(x AS type) and CONVERT(x, type): the type named, SIGNED
+// and UNSIGNED of the length x's value may take.
+func (e exprTyper) cast(x *ast.FuncCastExpr) (colType, bool) {
+	if x.FunctionType == ast.CastBinaryOperator {
+		return colType{}, false
+	}
+	arg, ok := exprTypeOf(x.Expr, e.sources)
+	if !ok {
+		return colType{}, false
+	}
+	tp := x.Tp
+	switch tp.GetType() {
+	case mysql.TypeLonglong:
+		unsigned := mysql.HasUnsignedFlag(tp.GetFlag())
+		var chars int
+		switch arg.kind() {
+		case kindString, kindNull:
+			chars = min(arg.intPart(), 20)
+		case kindReal:
+			chars = 20
+		default:
+			chars = min(arg.chars(), 20)
+		}
+		if unsigned && !arg.unsignedType() {
+			chars = 20 // a negative number's complement
+		}
+		if !unsigned {
+			chars = max(chars, 2)
+		}
+		t := intType(chars, unsigned, arg.notNull)
+		if unsigned && chars <= 10 {
+			t.typ = querypb.Type_UINT32
+		}
+		return t, true
+	case mysql.TypeNewDecimal:
+		p, s := tp.GetFlen(), max(tp.GetDecimal(), 0)
+		if p <= 0 {
+			p = 10
+		}
+		return decimalType(p, s, false, arg.notNull), true
+	case mysql.TypeDouble:
+		return doubleType(notFixedDec, false), true
+	case mysql.TypeFloat:
+		t := doubleType(notFixedDec, false)
+		t.typ, t.length = querypb.Type_FLOAT32, 12
+		return t, true
+	case mysql.TypeVarString, mysql.TypeString:
+		n := tp.GetFlen()
+		if n < 0 {
+			n = arg.chars()
+		}
+		t := stringType(n, false, false)
+		t.decimals = 0
+		return t, true
+	}
+	return colType{}, false
+}
+
+// stringResultFuncs are MariaDB's string functions (Item_str_func) whose
+// result is as long as their first argument, or their arguments
+// together (concat).
+var stringResultFuncs = map[string]bool{"lower": true, "upper": true, "lcase": true, "ucase": true, "trim": true, "ltrim": true,
+	"rtrim": true, "reverse": true, "substring": true, "substr": true, "left": true, "right": true, "replace": true,
+	"lpad": true, "rpad": true, "repeat": true, "hex": true}
+
+// lengthFuncs are MariaDB's functions of strings whose result is a LONG
+// (Item_long_func), nullable as their arguments.
+var lengthFuncs = map[string]bool{"length": true, "octet_length": true, "char_length": true, "character_length": true,
+	"locate": true, "position": true, "instr": true, "ascii": true, "ord": true, "bit_length": true}
+
+func (e exprTyper) call(x *ast.FuncCallExpr) (colType, bool) {
+	name := x.FnName.L
+	switch name {
+	case "connection_id":
+		return colType{typ: querypb.Type_UINT32, length: 10, notNull: true}, true
+	case "last_insert_id":
+		return colType{typ: querypb.Type_UINT64, length: 21, notNull: true}, true
+	case "if":
+		if len(x.Args) != 3 {
+			return colType{}, false
+		}
+		return e.chosen(x.Args[1:], e.notNull(x.Args...))
+	case "ifnull", "coalesce":
+		ts, ok := e.types(x.Args)
+		if !ok || len(ts) == 0 {
+			return colType{}, false
+		}
+		t, ok := aggregateResult(ts)
+		t.notNull = false
+		for _, a := range ts {
+			t.notNull = t.notNull || a.notNull
+		}
+		return t, ok
+	case "nullif":
+		if len(x.Args) != 2 {
+			return colType{}, false
+		}
+		t, ok := exprTypeOf(x.Args[0], e.sources)
+		t.notNull, t.stored = false, false
+		return t, ok
+	case "greatest", "least":
+		ts, ok := e.types(x.Args)
+		if !ok || len(ts) == 0 {
+			return colType{}, false
+		}
+		t := aggregateMinMax(ts)
+		t.notNull = e.notNull(x.Args...)
+		return t, true
+	case "concat":
+		ts, ok := e.types(x.Args)
+		if !ok {
+			return colType{}, false
+		}
+		chars, binary := 0, false
+		for _, t := range ts {
+			chars += t.chars()
+			binary = binary || t.binary
+		}
+		return stringType(chars, binary, false), true
+	case "convert": // CONVERT(x USING charset)
+		if len(x.Args) == 2 {
+			t, ok := exprTypeOf(x.Args[0], e.sources)
+			return stringType(t.chars(), false, false), ok
+		}
+		return colType{}, false
+	case "round", "truncate":
+		return e.round(x)
+	case "abs":
+		if len(x.Args) == 1 {
+			t, ok := exprTypeOf(x.Args[0], e.sources)
+			t.stored = false
+			return t, ok && t.kind() != kindString
+		}
+	}
+	switch {
+	case stringResultFuncs[name] && len(x.Args) > 0:
+		t, ok := exprTypeOf(x.Args[0], e.sources)
+		return stringType(t.chars(), t.binary, false), ok
+	case lengthFuncs[name]:
+		return colType{typ: querypb.Type_INT32, length: 10, notNull: e.notNull(x.Args...)}, true
+	}
+	return colType{}, false
+}
+
+// round is ROUND(x[, d]) and TRUNCATE(x, d) with d written as an
+// integer: a DECIMAL's d digits past the point, a DOUBLE's, an
+// integer's type where d is not positive.
+func (e exprTyper) round(x *ast.FuncCallExpr) (colType, bool) {
+	if len(x.Args) == 0 || len(x.Args) > 2 {
+		return colType{}, false
+	}
+	t, ok := exprTypeOf(x.Args[0], e.sources)
+	if !ok {
+		return colType{}, false
+	}
+	d := 0
+	if len(x.Args) == 2 {
+		v, lit := x.Args[1].(*driver.ValueExpr)
+		if !lit || v.Kind() != driver.KindInt64 {
+			return colType{}, false
+		}
+		d = int(max(min(v.GetInt64(), 100), -100))
+	}
+	notNull := e.notNull(x.Args...)
+	switch t.kind() {
+	case kindDecimal:
+		d = min(max(d, 0), decimalMaxScale)
+		return decimalType(t.precision()-t.scale()+d+1, d, t.unsignedType(), notNull), true
+	case kindInt:
+		if d >= 0 {
+			out := t
+			out.notNull, out.stored = notNull, false
+			return out, true
+		}
+		return colType{}, false
+	}
+	return doubleType(min(max(d, 0), notFixedDec), notNull), true
+}
+
+// chosen is the type IF and CASE give the values xs they choose among.
+func (e exprTyper) chosen(xs []ast.ExprNode, notNull bool) (colType, bool) {
+	ts, ok := e.types(xs)
+	if !ok {
+		return colType{}, false
+	}
+	t, ok := aggregateResult(ts)
+	t.notNull = notNull
+	return t, ok
+}
+
+func (e exprTyper) caseExpr(x *ast.CaseExpr) (colType, bool) {
+	var values, all []ast.ExprNode
+	if x.Value != nil {
+		all = append(all, x.Value)
+	}
+	for _, w := range x.WhenClauses {
+		values, all = append(values, w.Result), append(all, w.Expr, w.Result)
+	}
+	if x.ElseClause != nil {
+		values, all = append(values, x.ElseClause), append(all, x.ElseClause)
+	}
+	return e.chosen(values, x.ElseClause != nil && e.notNull(all...))
+}
+
+// aggregateResult is the common type of ts (rule 4), as MariaDB's
+// Type_handler_hybrid_field_type::aggregate_for_result and the
+// attributes' aggregation give it; nullable where one is.
+func aggregateResult(ts []colType) (colType, bool) {
+	var kinds [kindString + 1]bool
+	notNull, binary := true, false
+	for _, t := range ts {
+		kinds[t.kind()] = true
+		notNull = notNull && t.notNull
+		binary = binary || t.binary && t.kind() == kindString
+	}
+	switch {
+	case kinds[kindString]:
+		chars := 0
+		for _, t := range ts {
+			chars = max(chars, t.chars())
+		}
+		return stringType(chars, binary, notNull), true
+	case kinds[kindReal]:
+		dec, float := 0, true
+		for _, t := range ts {
+			dec = max(dec, int(t.decimals))
+			float = float && (t.typ == querypb.Type_FLOAT32 || t.kind() == kindNull)
+		}
+		out := doubleType(dec, notNull)
+		if float {
+			out.typ = querypb.Type_FLOAT32
+		}
+		return out, true
+	case kinds[kindDecimal]:
+		return aggregateDecimal(ts, notNull), true
+	case kinds[kindInt]:
+		var out colType
+		signed, unsigned := false, false
+		for _, t := range ts {
+			if t.kind() != kindInt {
+				continue
+			}
+			signed, unsigned = signed || !t.unsignedType(), unsigned || t.unsignedType()
+			if intRank(t.typ) > intRank(out.typ) {
+				out.typ = t.typ
+			}
+			out.length = max(out.length, t.length)
+		}
+		if signed && unsigned { // a mixture of signed and unsigned: a DECIMAL
+			return aggregateDecimal(ts, notNull), true
+		}
+		if unsigned {
+			out.typ = unsignedOf[out.typ]
+		} else {
+			out.typ = signedOf[out.typ]
+		}
+		out.notNull = notNull
+		return out, true
+	}
+	return colType{typ: querypb.Type_NULL_TYPE}, true
+}
+
+// aggregateDecimal is the DECIMAL that holds each of ts.
+func aggregateDecimal(ts []colType, notNull bool) colType {
+	intPart, scale, unsigned := 0, 0, true
+	for _, t := range ts {
+		if t.kind() == kindNull {
+			continue
+		}
+		intPart, scale = max(intPart, t.intPart()), max(scale, t.scale())
+		unsigned = unsigned && t.unsignedType()
+	}
+	return decimalType(intPart+scale, scale, unsigned, notNull)
+}
+
+// aggregateMinMax is the type GREATEST and LEAST compare and return ts
+// in (Type_handler_hybrid_field_type::aggregate_for_min_max): NULL is
+// compared as a string.
+func aggregateMinMax(ts []colType) colType {
+	var kinds [kindString + 1]bool
+	for _, t := range ts {
+		k := t.kind()
+		if k == kindNull {
+			k = kindString
+		}
+		kinds[k] = true
+	}
+	numbers := kinds[kindInt] || kinds[kindDecimal] || kinds[kindReal]
+	switch {
+	case kinds[kindString] && !numbers:
+		t, _ := aggregateResult(ts)
+		return t
+	case kinds[kindString] || kinds[kindReal]:
+		dec := 0
+		for _, t := range ts {
+			dec = max(dec, int(t.decimals))
+		}
+		return doubleType(dec, false)
+	}
+	t, _ := aggregateResult(ts)
+	return t
+}
+
+// intRank orders the integer types by width.
+func intRank(t querypb.Type) int {
+	switch t {
+	case querypb.Type_INT8, querypb.Type_UINT8:
+		return 1
+	case querypb.Type_INT16, querypb.Type_UINT16:
+		return 2
+	case querypb.Type_INT24, querypb.Type_UINT24:
+		return 3
+	case querypb.Type_INT32, querypb.Type_UINT32:
+		return 4
+	case querypb.Type_INT64, querypb.Type_UINT64:
+		return 5
+	}
+	return 0
+}
+
+var (
+	unsignedOf = map[querypb.Type]querypb.Type{querypb.Type_INT8: querypb.Type_UINT8, querypb.Type_INT16: querypb.Type_UINT16,
+		querypb.Type_INT24: querypb.Type_UINT24, querypb.Type_INT32: querypb.Type_UINT32, querypb.Type_INT64: querypb.Type_UINT64,
+		querypb.Type_UINT8: querypb.Type_UINT8, querypb.Type_UINT16: querypb.Type_UINT16, querypb.Type_UINT24: querypb.Type_UINT24,
+		querypb.Type_UINT32: querypb.Type_UINT32, querypb.Type_UINT64: querypb.Type_UINT64}
+	signedOf = map[querypb.Type]querypb.Type{querypb.Type_UINT8: querypb.Type_INT8, querypb.Type_UINT16: querypb.Type_INT16,
+		querypb.Type_UINT24: querypb.Type_INT24, querypb.Type_UINT32: querypb.Type_INT32, querypb.Type_UINT64: querypb.Type_INT64,
+		querypb.Type_INT8: querypb.Type_INT8, querypb.Type_INT16: querypb.Type_INT16, querypb.Type_INT24: querypb.Type_INT24,
+		querypb.Type_INT32: querypb.Type_INT32, querypb.Type_INT64: querypb.Type_INT64}
+)
+
+// aggregate is an aggregate's type: COUNT's BIGINT, MAX's and MIN's
+// their argument's, SUM's and AVG's a DECIMAL of an exact number (AVG's
+// with div_precision_increment more digits), a DOUBLE of another,
+// GROUP_CONCAT's a string (a BLOB past 512 characters); all but COUNT
+// nullable.
+func (e exprTyper) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
+	name := strings.ToLower(x.F)
+	if name == ast.AggFuncCount {
+		return tCount, true
+	}
+	if name == ast.AggFuncGroupConcat {
+		ts, ok := e.types(x.Args[:max(len(x.Args)-1, 0)])
+		binary := false
+		for _, t := range ts {
+			binary = binary || t.binary
+		}
+		if groupConcatMaxLen > 512 {
+			t := colType{typ: querypb.Type_TEXT, length: 1<<32 - 1, binary: binary}
+			if binary {
+				t.typ = querypb.Type_BLOB
+			}
+			return t, ok
+		}
+		return stringType(groupConcatMaxLen, binary, false), ok
+	}
+	if len(x.Args) != 1 {
+		return colType{}, false
+	}
+	t, ok := exprTypeOf(x.Args[0], e.sources)
+	if !ok {
+		return colType{}, false
+	}
+	t.notNull, t.stored = false, false
+	switch name {
+	case ast.AggFuncMax, ast.AggFuncMin:
+		if t.kind() == kindString && t.typ == querypb.Type_VARCHAR && !t.binary {
+			t.decimals = decString
+		}
+		return t, true
+	case ast.AggFuncSum:
+		switch t.kind() {
+		case kindInt, kindDecimal:
+			return decimalType(t.precision()+22, t.scale(), false, false), true
+		}
+		return doubleType(int(t.decimals), false), true
+	case ast.AggFuncAvg:
+		switch t.kind() {
+		case kindInt, kindDecimal:
+			return decimalType(t.precision()+divPrecIncr, t.scale()+divPrecIncr, false, false), true
+		}
+		return doubleType(int(t.decimals)+divPrecIncr, false), true
+	}
+	return colType{}, false
+}
+
+// queryTypes are the result columns' types of a subquery that reads no
+// table (a SELECT without FROM, or a set operation of them); false
+// where they are not told here.
+func queryTypes(q ast.Node) ([]colType, bool) {
+	switch q := q.(type) {
+	case *ast.SelectStmt:
+		if q.From != nil || q.Fields == nil {
+			return nil, false
+		}
+		var out []colType
+		for _, f := range q.Fields.Fields {
+			if f.WildCard != nil {
+				return nil, false
+			}
+			t, ok := exprType(f.Expr, nil)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, t)
+		}
+		return out, true
+	case *ast.SetOprStmt:
+		return queryTypes(q.SelectList)
+	case *ast.SetOprSelectList:
+		var branches [][]colType
+		for _, s := range q.Selects {
+			ts, ok := queryTypes(s)
+			if !ok {
+				return nil, false
+			}
+			branches = append(branches, ts)
+		}
+		return setTypes(branches), true
+	}
+	return nil, false
+}
+
+// setTypes are the columns' types of a set operation of queries whose
+// columns' types are branches: each column the common type of the
+// branches' (MariaDB's Item_type_holder), nil where one is not told.
+func setTypes(branches [][]colType) []colType {
+	if len(branches) == 0 {
+		return nil
+	}
+	n := len(branches[0])
+	out := make([]colType, n)
+	for i := range n {
+		var ts []colType
+		for _, b := range branches {
+			if len(b) != n || !b[i].known {
+				return nil
+			}
+			ts = append(ts, b[i])
+		}
+		t, _ := aggregateResult(ts)
+		t.known = true
+		out[i] = t
+	}
+	return out
+}
+
+// stored is t as the column of a table MariaDB writes a result into (a
+// derived table's, a set operation's or a grouping's temporary table):
+// a number without BINARY_FLAG, a string of no decimals.
+func stored(t colType) colType {
+	t.stored = true
+	switch t.kind() {
+	case kindString:
+		if !t.binary {
+			t.decimals = 0
+		}
+	case kindInt: // a table's integer is as long as its type's display width
+		t.prec = 0
+		t.length = max(t.length, displayWidth[t.typ])
+	}
+	return t
+}
+
+// displayWidth is the length of MariaDB's integer columns of a type.
+var displayWidth = map[querypb.Type]uint32{querypb.Type_INT8: 4, querypb.Type_UINT8: 3, querypb.Type_INT16: 6,
+	querypb.Type_UINT16: 5, querypb.Type_INT24: 9, querypb.Type_UINT24: 8, querypb.Type_INT32: 11, querypb.Type_UINT32: 10,
+	querypb.Type_INT64: 20, querypb.Type_UINT64: 20}
+
+// groupedTypes are the types of the select list of s, types, where
+// MariaDB groups or makes its rows distinct in a temporary table (a
+// GROUP BY or DISTINCT over a relation of rows, not constant rows):
+// each item but a constant one is read from that table's column.
+func groupedTypes(s *ast.SelectStmt, sources []source, types []colType) []colType {
+	if types == nil || s.GroupBy == nil && !s.Distinct || !slices.ContainsFunc(sources, func(s source) bool { return s.manyRows }) {
+		return types
+	}
+	out := slices.Clone(types)
+	i := 0
+	for _, f := range s.Fields.Fields {
+		if f.WildCard != nil {
+			return types // columns, stored already; where a * stands the items are not counted here
+		}
+		if out[i].known && !constantItem(f.Expr) {
+			out[i] = stored(out[i])
+		}
+		i++
+	}
+	return out
+}
+
+// constantItem reports whether x reads no column, aggregate or sequence,
+// as MariaDB's const_item.
+func constantItem(x ast.ExprNode) bool {
+	v := &constantVisitor{constant: true}
+	x.Accept(v)
+	return v.constant
+}
+
+type constantVisitor struct{ constant bool }
+
+func (v *constantVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.ColumnNameExpr, *ast.AggregateFuncExpr, *ast.TableNameExpr:
+		v.constant = false
+	case *ast.FuncCallExpr:
+		switch name := n.FnName.L; {
+		case name == ast.NextVal, name == ast.LastVal, name == ast.SetVal, strings.HasPrefix(name, renamedPrefix):
+			v.constant = false
+		}
+	case *ast.SubqueryExpr:
+		return n, true // a subquery of its own columns
+	}
+	return n, !v.constant
+}
+
+func (v *constantVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// storedTypes are ts as stored (nil for nil).
+func storedTypes(ts []colType) []colType {
+	if ts == nil {
+		return nil
+	}
+	out := make([]colType, len(ts))
+	for i, t := range ts {
+		out[i] = t
+		if t.known {
+			out[i] = stored(t)
+		}
+	}
+	return out
+}
+
+// mergeable reports whether MariaDB merges the derived table q into the
+// query around it (derived_merge), its columns the expressions they
+// are, not a temporary table's: a SELECT of a table without grouping,
+// aggregates, DISTINCT or LIMIT.
+func mergeable(q ast.Node) bool {
+	s, ok := q.(*ast.SelectStmt)
+	if !ok || s.From == nil || s.GroupBy != nil || s.Having != nil || s.Distinct || s.Limit != nil {
+		return false
+	}
+	for _, f := range s.Fields.Fields {
+		if f.Expr != nil && ast.HasAggFlag(f.Expr) {
+			return false
+		}
+	}
+	return true
+}
