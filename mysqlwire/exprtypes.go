@@ -201,8 +201,13 @@ func (e exprTyper) of(x ast.ExprNode) (colType, bool) {
 	case *ast.AggregateFuncExpr:
 		return e.aggregate(x)
 	case *ast.PatternInExpr:
-		if x.Sel != nil {
-			return truthOf(false), true
+		if x.Sel != nil { // NULL where the subquery may find NULL or no row
+			sub, ok := x.Sel.(*ast.SubqueryExpr)
+			if !ok {
+				return colType{}, false
+			}
+			ts, ok := queryTypes(sub.Query)
+			return truthOf(ok && len(ts) == 1 && ts[0].notNull && e.notNull(x.Expr)), true
 		}
 		return truthOf(e.notNull(append([]ast.ExprNode{x.Expr}, x.List...)...)), true
 	case *ast.BetweenExpr:
@@ -215,7 +220,7 @@ func (e exprTyper) of(x ast.ExprNode) (colType, bool) {
 			return colType{}, false
 		}
 		t := ts[0]
-		t.notNull, t.stored = false, false
+		t.stored = false
 		if t.kind() == kindString && !t.binary && t.typ == querypb.Type_VARCHAR {
 			t.decimals = decString
 		}
@@ -356,8 +361,11 @@ func (e exprTyper) cast(x *ast.FuncCastExpr) (colType, bool) {
 		default:
 			chars = min(arg.chars(), 20)
 		}
-		if unsigned && !arg.unsignedType() {
-			chars = 20 // a negative number's complement
+		if sign, lit := numberLiteral(x.Expr); unsigned && !arg.unsignedType() && chars > 1 && !(lit && sign >= 0 && arg.kind() == kindInt) {
+			// A value that may be negative may be its complement: a
+			// signed one but of one character or an integer written
+			// as one not below 0.
+			chars = 20
 		}
 		if !unsigned {
 			chars = max(chars, 2)
@@ -728,6 +736,8 @@ func queryTypes(q ast.Node) ([]colType, bool) {
 		if q.From != nil || q.Fields == nil {
 			return nil, false
 		}
+		// A row but where WHERE, HAVING or LIMIT leave none: NULL then.
+		rows := q.Where == nil && q.Having == nil && q.Limit == nil
 		var out []colType
 		for _, f := range q.Fields.Fields {
 			if f.WildCard != nil {
@@ -737,6 +747,7 @@ func queryTypes(q ast.Node) ([]colType, bool) {
 			if !ok {
 				return nil, false
 			}
+			t.notNull = t.notNull && rows
 			out = append(out, t)
 		}
 		return out, true
@@ -751,7 +762,11 @@ func queryTypes(q ast.Node) ([]colType, bool) {
 			}
 			branches = append(branches, ts)
 		}
-		return setTypes(branches), true
+		ts := setTypes(branches)
+		for i := range ts {
+			ts[i].notNull = false // a set operation's subquery may find no row
+		}
+		return ts, ts != nil
 	}
 	return nil, false
 }
@@ -816,12 +831,22 @@ func groupedTypes(s *ast.SelectStmt, sources []source, types []colType) []colTyp
 		if f.WildCard != nil {
 			return types // columns, stored already; where a * stands the items are not counted here
 		}
-		if out[i].known && !constantItem(f.Expr) {
+		if out[i].known && !constantItem(f.Expr) && !isAvg(f.Expr) {
 			out[i] = stored(out[i])
 		}
 		i++
 	}
 	return out
+}
+
+// isAvg reports whether x is AVG(y), which MariaDB computes from its
+// temporary table's sum and count, not reads from a column of it.
+func isAvg(x ast.ExprNode) bool {
+	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
+		x = p.Expr
+	}
+	a, ok := x.(*ast.AggregateFuncExpr)
+	return ok && strings.EqualFold(a.F, ast.AggFuncAvg)
 }
 
 // constantItem reports whether x reads no column, aggregate or sequence,

@@ -16,7 +16,13 @@ import (
 // and the constructs of a SELECT it builds besides: FROM a sequence, a
 // derived table or information_schema, joins, WHERE, GROUP BY, HAVING,
 // ORDER BY, LIMIT with an offset, UNION, DIV, MOD, XOR, <=>, IF, IFNULL,
-// GROUP_CONCAT, the session's functions in an expression.
+// GROUP_CONCAT, the session's functions in an expression; and, for the
+// result columns' types (exprtypes.go), integer arithmetic either side
+// of LONG's nine digits, DECIMAL and DOUBLE operands, signed and
+// unsigned integers in IF, COALESCE and UNION, CAST AS UNSIGNED of
+// values that may or may not be negative, aggregates of each type,
+// subqueries that may find no row, derived tables merged or not, and
+// GROUP BY and DISTINCT over constant rows and over rows.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -63,6 +69,29 @@ var selects = []string{
 	"SHOW TABLES LIKE 's1'", "SHOW FULL TABLES LIKE 's%'", "SHOW TABLES LIKE 'none%'",
 	"SELECT * FROM nope", "SELECT * FROM nodb.s1", "SELECT a.start_value FROM s1 a JOIN nope b ON 1",
 	"SELECT start_value FROM s1 JOIN (SELECT 1) t", "SELECT NEXTVAL(s1) FROM dual",
+	"SELECT x + 1, x * 2, SUM(x), MAX(x), COUNT(*) FROM (SELECT 1 AS x UNION ALL SELECT 2) t GROUP BY x",
+	"SELECT DISTINCT x + 1 FROM (SELECT 1 AS x UNION ALL SELECT 2) t",
+	"SELECT a, COUNT(*), a + 1 FROM (SELECT 1 AS a) t GROUP BY a",
+	"SELECT 123456789 + 1, 12345678 * 10, 99999999 + 1, 1234567890, -123456789, 2147483647 + 0, 9999 * 9999, 99999 * 9999",
+	"SELECT 1.5 + 1, 1.5 * 1.25, 10 MOD 3.5, -1.5, 2.50 - 1, 1 + 1e0, 1.5 + '1', 1.5 / 0.25, 100 DIV 7, 1234567890 DIV 3",
+	"SELECT IF(1, cycle_option, 2), COALESCE(cycle_option, cache_size), IFNULL(cache_size, 1), GREATEST(cycle_option, 1), LEAST('a', 'b'), GREATEST(1e0, 2), GREATEST('1', 2) FROM s2",
+	"SELECT SUM(1.5), SUM(1e0), MIN('a'), MAX(1.5), SUM(cache_size), MAX(cycle_option) FROM s1",
+	"SELECT ROUND(1.2345, 2), ROUND(2.5), ROUND(7, 0), ROUND(1e0, 1), ABS(-2), ABS(-1.5), ABS(start_value) FROM s1",
+	"SELECT CAST(cycle_option AS UNSIGNED), CAST(1 AS UNSIGNED), CAST(12 AS UNSIGNED), CAST('5' AS UNSIGNED), CAST(1.5 AS DECIMAL(10,3)) * 2, CAST(1 AS CHAR(3)), CAST(NULL AS SIGNED), CAST(cache_size AS SIGNED) FROM s2",
+	"SELECT CONCAT(start_value, 'x'), LOWER(CONCAT('A', 1)), LENGTH(NULL), CHAR_LENGTH(CONCAT('a')), REPLACE('abc', 'b', 'x') FROM s1",
+	"SELECT (SELECT 'a'), (SELECT 1.5), (SELECT NULL), (SELECT 1 FROM dual WHERE 1), (SELECT 2 UNION ALL SELECT 2 LIMIT 1), 1 IN (SELECT 1 WHERE 0), NULL IN (SELECT 1), 1 IN (SELECT 1)",
+	"SELECT 'a' UNION ALL SELECT 'bc'",
+	"SELECT 1e0 AS x UNION ALL SELECT 2e0",
+	"SELECT cycle_option FROM s1 UNION ALL SELECT -1 FROM s2",
+	"SELECT start_value, 'a' FROM s1 UNION SELECT 2, NULL",
+	"SELECT CASE cycle_option WHEN 0 THEN 1.5 ELSE 2 END, CASE WHEN 1 THEN NULL ELSE 'a' END, NULLIF(1.5, 1) FROM s1",
+	"SELECT -start_value, -cache_size, -(7 DIV 2), start_value DIV 2, cache_size + 1, start_value * 1.5, start_value / 3, start_value MOD 2.5 FROM s2",
+	"SELECT GROUP_CONCAT(x'41'), GROUP_CONCAT(start_value), MAX(CONCAT(start_value, 'x')) FROM s1",
+	"SELECT x, y FROM (SELECT start_value + 1 AS x, CONCAT('a', start_value) AS y FROM s1) t",
+	"SELECT x + 1, y FROM (SELECT start_value AS x, 'a' AS y FROM s1 LIMIT 1) t",
+	"SELECT table_type, CONCAT(table_type, 'x'), LENGTH(table_type), 1 + 1, MAX(table_name) FROM information_schema.tables WHERE table_schema = DATABASE() GROUP BY table_type",
+	"SELECT DISTINCT CONCAT(table_type, 'x'), 2 * 3 FROM information_schema.tables WHERE table_schema = DATABASE()",
+	"SELECT 'a' LIKE NULL, NULL BETWEEN 1 AND 2, 1 IN (1, NULL), NOT NULL, 1 AND NULL, start_value IN (5, 6) FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -145,7 +174,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 57
+	selectsLen      = 80
 	exprWarningsLen = 61
 )
 
