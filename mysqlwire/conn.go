@@ -49,6 +49,9 @@ type conn struct {
 	// makes MariaDB's notes.
 	diag    diagnostics
 	notices []executor.Notice
+	// rowWarnings are the running statement's expressions' warnings
+	// taken as its rows are read (warnings.go).
+	rowWarnings rowWarnings
 	// observed is OnStatement's answer for its last statement's
 	// (command, SQLSTATE) (observe.go).
 	observed observed
@@ -188,6 +191,7 @@ func (h handler) WarningCount(c *mysql.Conn) uint16 { return h.conn(c).diag.warn
 func (cn *conn) begins(st *step) {
 	cn.diag.start(st.clears)
 	cn.notices = cn.notices[:0]
+	cn.rowWarnings.reset()
 	if cn.sess != nil {
 		cn.sess.TakeWarnings() // none should be left: forget them
 	}
@@ -195,11 +199,13 @@ func (cn *conn) begins(st *step) {
 
 func (cn *conn) ended(st *step, err error) {
 	if cn.sess != nil {
-		kept, count := cn.sess.TakeWarnings()
-		for _, c := range exprConditions(kept, st.clears) {
+		cn.rowWarnings.take(cn.sess, 1) // raised before its rows, or for none
+		ws := &cn.rowWarnings
+		for _, c := range exprConditions(ws.kept, ws.rows, st.clears) {
 			cn.diag.push(c)
 		}
-		cn.diag.pushUnkept(count - len(kept))
+		cn.diag.pushUnkept(ws.count - len(ws.kept))
+		ws.reset()
 	}
 	switch {
 	case err != nil:
@@ -642,6 +648,7 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 		if !ok {
 			break
 		}
+		cn.rowWarnings.take(sess, n+1) // those raised computing this row
 		if n >= cn.srv.cfg.MaxRows {
 			sess.Abort()
 			sess.EndImplicit(ctx, false)

@@ -121,21 +121,54 @@ func (d *diagnostics) pushUnkept(n int) {
 }
 
 // exprConditions are MariaDB's conditions for a statement's expressions'
-// warnings. A 1264 names row 1; in a statement that reads no table
-// (readsTable false), row 0 after another warning, as MariaDB counts it
-// (seqd does not count rows there: a 1264 on a later row of a table
-// names row 1 too).
-func exprConditions(ws []eval.Warning, readsTable bool) []condition {
+// warnings, each raised for the row of the result rows says (1 for one
+// raised before the first). A 1264 names that row; in a statement that
+// reads no table (readsTable false), row 0 after another warning, as
+// MariaDB counts it.
+func exprConditions(ws []eval.Warning, rows []int, readsTable bool) []condition {
 	out := make([]condition, len(ws))
 	for i, w := range ws {
-		out[i] = exprCondition(w, i > 0 && !readsTable)
+		row := 1
+		if i < len(rows) {
+			row = rows[i]
+		}
+		if i > 0 && !readsTable {
+			row = 0
+		}
+		out[i] = exprCondition(w, row)
 	}
 	return out
 }
 
-// exprCondition is MariaDB's condition for an expression's warning;
-// rowZero: a 1264 names row 0.
-func exprCondition(w eval.Warning, rowZero bool) condition {
+// rowWarnings are a statement's expressions' warnings, taken from the
+// session as its result's rows are read, so that each is known by the
+// row it was raised for, as MariaDB's 1264 names it (at row n: the
+// rows sent before it, and one). The first maxErrorCount are kept;
+// count counts them all. Not safe for concurrent use (a connection's).
+type rowWarnings struct {
+	kept  []eval.Warning
+	rows  []int
+	count int
+}
+
+// take takes the warnings sess raised since last asked as row's.
+func (r *rowWarnings) take(sess interface {
+	TakeWarnings() ([]eval.Warning, int)
+}, row int) {
+	kept, count := sess.TakeWarnings()
+	for _, w := range kept {
+		if len(r.kept) < maxErrorCount {
+			r.kept, r.rows = append(r.kept, w), append(r.rows, row)
+		}
+	}
+	r.count += count
+}
+
+func (r *rowWarnings) reset() { *r = rowWarnings{kept: r.kept[:0], rows: r.rows[:0]} }
+
+// exprCondition is MariaDB's condition for an expression's warning,
+// raised for row (which a 1264 names).
+func exprCondition(w eval.Warning, row int) condition {
 	switch w.Kind {
 	case eval.DivisionByZero:
 		return condition{levelWarning, 1365, "Division by 0"}
@@ -152,11 +185,7 @@ func exprCondition(w eval.Warning, rowZero bool) condition {
 	case eval.DoubleOverflow:
 		return condition{levelNote, 1916, "Got overflow when converting '" + w.Value + "' to " + w.Type + ". Value truncated"}
 	case eval.OutOfRange:
-		row := "1"
-		if rowZero {
-			row = "0"
-		}
-		return condition{levelWarning, 1264, "Out of range value for column '" + w.Value + "' at row " + row}
+		return condition{levelWarning, 1264, "Out of range value for column '" + w.Value + "' at row " + strconv.Itoa(row)}
 	}
 	return condition{levelWarning, 1105, "Unknown warning"}
 }
