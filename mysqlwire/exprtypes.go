@@ -34,6 +34,11 @@ import (
 //  5. A function of strings is nullable (strict sql_mode: a result past
 //     max_allowed_packet is NULL), arithmetic and comparisons as their
 //     operands are, /, DIV and MOD and aggregates but COUNT always.
+//  6. Where MariaDB writes a result into a temporary table (a derived
+//     table it does not merge, a set operation but a plain UNION ALL, a
+//     GROUP BY or DISTINCT over rows), the items but constant ones are
+//     read from that table's columns: no BINARY_FLAG, a string's
+//     decimals 0, an integer as long as its type's display width.
 
 // Limits of MariaDB's numbers (decimal.h, my_decimal.h).
 const (
@@ -280,9 +285,10 @@ func (e exprTyper) binary(x *ast.BinaryOperationExpr) (colType, bool) {
 // arithmeticType is the type of l op r (rules 1 to 3).
 func arithmeticType(op opcode.Op, l, r colType) colType {
 	notNull := l.notNull && r.notNull && op != opcode.Div && op != opcode.IntDiv && op != opcode.Mod
-	if op == opcode.IntDiv {
-		t := intOfPrecision(min(l.intPart(), 20), l.unsignedType() || r.unsignedType(), false)
-		return intType(int(t.prec), t.unsignedType(), false) // MariaDB counts no sign here
+	if op == opcode.IntDiv { // as long as the dividend's integer digits: MariaDB counts no sign here
+		t := intType(min(max(l.intPart(), 1), 20), l.unsignedType() || r.unsignedType(), false)
+		t.prec = uint8(t.length)
+		return t
 	}
 	lk, rk := l.kind(), r.kind()
 	switch {
