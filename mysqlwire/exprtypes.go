@@ -171,6 +171,10 @@ func doubleType(decimals int, notNull bool) colType {
 	return colType{typ: querypb.Type_FLOAT64, length: 22, decimals: uint8(min(decimals, notFixedDec)), notNull: notNull}
 }
 
+// nullString is the type MariaDB gives a NULL it cannot type otherwise
+// (a table's column of NULLs, IF's of NULLs): CHAR(0) BINARY.
+var nullString = colType{typ: querypb.Type_BINARY, binary: true, known: true}
+
 // stringType is a string expression of chars characters, binary or in
 // the connection's character set, its decimals MariaDB's for a string
 // function's (decString): a VARCHAR, or a BLOB (TEXT) past 65535 bytes.
@@ -428,7 +432,11 @@ func (e exprTyper) call(x *ast.FuncCallExpr) (colType, bool) {
 		if len(x.Args) != 3 {
 			return colType{}, false
 		}
-		return e.chosen(x.Args[1:], e.notNull(x.Args...))
+		t, ok := e.chosen(x.Args[1:], e.notNull(x.Args...))
+		if ok && t.kind() == kindNull { // IF of NULL and NULL: MariaDB's CHAR(0) BINARY
+			t = nullString
+		}
+		return t, ok
 	case "ifnull", "coalesce":
 		ts, ok := e.types(x.Args)
 		if !ok || len(ts) == 0 {
@@ -460,12 +468,17 @@ func (e exprTyper) call(x *ast.FuncCallExpr) (colType, bool) {
 		if !ok {
 			return colType{}, false
 		}
-		chars, binary := 0, false
+		// The arguments' character set: binary where one is, or where
+		// all are NULL (binary, but yielding to any other).
+		chars, binary, nulls := 0, false, 0
 		for _, t := range ts {
 			chars += t.chars()
 			binary = binary || t.binary
+			if t.kind() == kindNull {
+				nulls++
+			}
 		}
-		return stringType(chars, binary, false), true
+		return stringType(chars, binary || nulls == len(ts), false), true
 	case "convert": // CONVERT(x USING charset)
 		if len(x.Args) == 2 {
 			t, ok := exprTypeOf(x.Args[0], e.sources)
@@ -713,9 +726,6 @@ func (e exprTyper) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
 	t.notNull, t.stored = false, false
 	switch name {
 	case ast.AggFuncMax, ast.AggFuncMin:
-		if t.kind() == kindString && t.typ == querypb.Type_VARCHAR && !t.binary {
-			t.decimals = decString
-		}
 		return t, true
 	case ast.AggFuncSum:
 		switch t.kind() {
@@ -807,6 +817,9 @@ func setTypes(branches [][]colType) []colType {
 func stored(t colType) colType {
 	t.stored = true
 	switch t.kind() {
+	case kindNull: // a table has no column of type NULL: a CHAR(0) BINARY
+		t = nullString
+		t.stored = true
 	case kindString:
 		if !t.binary {
 			t.decimals = 0

@@ -21,8 +21,9 @@ import (
 // of LONG's nine digits, DECIMAL and DOUBLE operands, signed and
 // unsigned integers in IF, COALESCE and UNION, CAST AS UNSIGNED of
 // values that may or may not be negative, aggregates of each type,
-// subqueries that may find no row, derived tables merged or not, and
-// GROUP BY and DISTINCT over constant rows and over rows.
+// subqueries that may find no row, derived tables merged or not,
+// GROUP BY and DISTINCT over constant rows and over rows, NULL in
+// arithmetic, CONCAT, IF and a derived table's column.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -69,6 +70,16 @@ var selects = []string{
 	"SHOW TABLES LIKE 's1'", "SHOW FULL TABLES LIKE 's%'", "SHOW TABLES LIKE 'none%'",
 	"SELECT * FROM nope", "SELECT * FROM nodb.s1", "SELECT a.start_value FROM s1 a JOIN nope b ON 1",
 	"SELECT start_value FROM s1 JOIN (SELECT 1) t", "SELECT NEXTVAL(s1) FROM dual",
+	"SELECT 7.5 MOD 2, -1e0, -(1.5), IF(1, CAST(1 AS FLOAT), CAST(2 AS FLOAT)), IF(1, CAST(1 AS FLOAT), 2), COALESCE(NULL, NULL), IF(1, NULL, NULL)",
+	"SELECT 1 + NULL, NULL * 2, NULL DIV 2, 2 DIV NULL, CAST(NULL AS DECIMAL(3,1)), CONCAT(NULL), IFNULL(NULL, NULL)",
+	"SELECT 12345678 + 1, 123456789 * 1, 1234 * 12345, 9 DIV 1, 123456789012 DIV 2, 18446744073709551615, 18446744073709551615 + 0",
+	"SELECT start_value + 0.5, cache_size * 2, cache_size DIV 3, cycle_option + 1, -cycle_option, cycle_option * cycle_option FROM s2",
+	"SELECT IF(0, 1, 'a'), IF(0, 1.5, 'a'), IF(0, x'41', 'a'), COALESCE(1, 2.5, 3e0), CASE WHEN 0 THEN 1 WHEN 1 THEN 2.25 ELSE 3 END",
+	"SELECT GREATEST(1, 2.5), LEAST(1, '2'), GREATEST('a', NULL), GREATEST(1, 1e0), LEAST(cycle_option, cache_size) FROM s2",
+	"SELECT MIN(start_value + 1), MAX(CAST(start_value AS CHAR)), MIN(-start_value), SUM(-cycle_option) FROM s2",
+	"SELECT COUNT(start_value), COUNT(DISTINCT start_value), GROUP_CONCAT(start_value, 'x' SEPARATOR '') FROM s2",
+	"SELECT x * 2, y FROM (SELECT 1.5 AS x, CONCAT('a', 'b') AS y UNION ALL SELECT 2.5, 'c') t",
+	"SELECT * FROM (SELECT 1e0 AS d, 1.25 AS n, -5 AS i, CAST(1 AS UNSIGNED) AS u, NULL AS z) t",
 	"SELECT x + 1, x * 2, SUM(x), MAX(x), COUNT(*) FROM (SELECT 1 AS x UNION ALL SELECT 2) t GROUP BY x",
 	"SELECT DISTINCT x + 1 FROM (SELECT 1 AS x UNION ALL SELECT 2) t",
 	"SELECT a, COUNT(*), a + 1 FROM (SELECT 1 AS a) t GROUP BY a",
@@ -177,7 +188,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 80
+	selectsLen      = 90
 	exprWarningsLen = 64
 )
 
