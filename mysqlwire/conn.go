@@ -630,13 +630,13 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 		return &sqltypes.Result{}, nil
 	}
 	r := newResult(len(res.Columns))
-	out, types := &r.res, r.types
+	out := &r.res
 	for i, col := range res.Columns {
 		name := col.Name
 		if i < len(st.names) && st.names[i] != "" {
 			name = st.names[i]
 		}
-		types[i] = setColumn(out.Fields[i], name, col.Type, st.types, i)
+		r.setColumn(i, name, col.Type, st.types)
 	}
 	for n := 0; ; n++ {
 		row, ok, err := res.Rows.Next()
@@ -656,7 +656,7 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 		}
 		vals := r.row()
 		for i, d := range row {
-			vals[i] = r.value(types[i], res.Columns[i].Type, d)
+			vals[i] = r.value(i, res.Columns[i].Type, d)
 		}
 		out.Rows = append(out.Rows, vals)
 	}

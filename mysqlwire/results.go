@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"github.com/cockroachdb/apd/v3"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
@@ -144,13 +145,18 @@ func fixedValue(typ querypb.Type, t *eval.Type, d eval.Datum) (sqltypes.Value, b
 type result struct {
 	res   sqltypes.Result
 	types []querypb.Type
-	vals  []sqltypes.Value // values rows have not taken yet
-	text  []byte           // the values' text, appended
+	// scales are the DECIMAL columns' scales their values are shown at
+	// (as MariaDB shows a DECIMAL at its column's), -1 for a column
+	// shown as the executor computes it.
+	scales []int
+	vals   []sqltypes.Value // values rows have not taken yet
+	text   []byte           // the values' text, appended
 
 	// The parts of a one-column result.
 	ptr   [1]*querypb.Field
 	field querypb.Field
 	typ   [1]querypb.Type
+	scale [1]int
 	rows  [1][]sqltypes.Value
 	val   [1]sqltypes.Value
 	buf   [textInline]byte
@@ -167,7 +173,7 @@ func newResult(n int) *result {
 	r.res.Rows = r.rows[:0]
 	if n == 1 {
 		r.ptr[0] = &r.field
-		r.res.Fields, r.types, r.vals = r.ptr[:], r.typ[:], r.val[:]
+		r.res.Fields, r.types, r.scales, r.vals = r.ptr[:], r.typ[:], r.scale[:], r.val[:]
 		return r
 	}
 	fields := make([]querypb.Field, n)
@@ -175,7 +181,7 @@ func newResult(n int) *result {
 	for i := range fields {
 		r.res.Fields[i] = &fields[i]
 	}
-	r.types = make([]querypb.Type, n)
+	r.types, r.scales = make([]querypb.Type, n), make([]int, n)
 	return r
 }
 
@@ -193,8 +199,20 @@ func (r *result) row() []sqltypes.Value {
 	return v
 }
 
-// value is d in MySQL's text protocol, its text in the result's.
-func (r *result) value(typ querypb.Type, t *eval.Type, d eval.Datum) sqltypes.Value {
+// setColumn makes column i of the result the column name (setColumn
+// above), its values shown at the scale types gives a DECIMAL.
+func (r *result) setColumn(i int, name string, t *eval.Type, types []colType) {
+	r.types[i] = setColumn(r.res.Fields[i], name, t, types, i)
+	r.scales[i] = -1
+	if i < len(types) && types[i].known && types[i].typ == querypb.Type_DECIMAL {
+		r.scales[i] = int(types[i].decimals)
+	}
+}
+
+// value is d, the value of column i, in MySQL's text protocol, its text
+// in the result's.
+func (r *result) value(i int, t *eval.Type, d eval.Datum) sqltypes.Value {
+	typ := r.types[i]
 	if v, ok := fixedValue(typ, t, d); ok {
 		return v
 	}
@@ -202,6 +220,24 @@ func (r *result) value(typ querypb.Type, t *eval.Type, d eval.Datum) sqltypes.Va
 		r.text = make([]byte, 0, 1024)
 	}
 	start := len(r.text)
-	r.text = eval.AppendOutput(r.text, t, d)
+	if s := r.scales[i]; s >= 0 && (d.Kind == eval.KNumeric || d.Kind == eval.KInt) {
+		r.text = appendDecimal(r.text, d, s)
+	} else {
+		r.text = eval.AppendOutput(r.text, t, d)
+	}
 	return sqltypes.MakeTrusted(typ, r.text[start:len(r.text):len(r.text)])
+}
+
+// appendDecimal appends d, a number, at scale digits past the point,
+// rounded half away from zero, as MariaDB shows a DECIMAL column's value
+// (AVG's and a quotient's at their type's scale, an integer among
+// DECIMALs in a UNION or GREATEST with its zeros).
+func appendDecimal(b []byte, d eval.Datum, scale int) []byte {
+	var x apd.Decimal
+	if d.Kind == eval.KInt {
+		x.SetInt64(d.I)
+	} else if _, _, err := x.SetString(d.S); err != nil || x.Form != apd.Finite {
+		return append(b, d.S...)
+	}
+	return append(b, eval.Numeric(&x, int32(scale)).S...)
 }

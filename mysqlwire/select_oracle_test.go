@@ -23,7 +23,9 @@ import (
 // values that may or may not be negative, aggregates of each type,
 // subqueries that may find no row, derived tables merged or not,
 // GROUP BY and DISTINCT over constant rows and over rows, NULL in
-// arithmetic, CONCAT, IF and a derived table's column.
+// arithmetic, CONCAT, IF and a derived table's column; DECIMAL values
+// shown at their column's scale (AVG, SUM and MAX of quotients, an
+// integer in a UNION or GREATEST with DECIMALs).
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -103,6 +105,11 @@ var selects = []string{
 	"SELECT table_type, CONCAT(table_type, 'x'), LENGTH(table_type), 1 + 1, MAX(table_name) FROM information_schema.tables WHERE table_schema = DATABASE() GROUP BY table_type",
 	"SELECT DISTINCT CONCAT(table_type, 'x'), 2 * 3 FROM information_schema.tables WHERE table_schema = DATABASE()",
 	"SELECT 'a' LIKE NULL, NULL BETWEEN 1 AND 2, 1 IN (1, NULL), NOT NULL, 1 AND NULL, start_value IN (5, 6) FROM s1",
+	"SELECT AVG(1), SUM(1/1), MAX(1/1), AVG(1.5), AVG(1/3), SUM(2/3), AVG(CAST(1 AS DECIMAL(5,2)))",
+	"SELECT AVG(x), SUM(x / 3), MAX(x / 3), AVG(x * 1.25), MIN(x / 7) FROM (SELECT 1 AS x UNION ALL SELECT 2) t",
+	"SELECT AVG(start_value), SUM(start_value / 4), MAX(cache_size / 3) FROM s2",
+	"SELECT 1 UNION SELECT 1.0", "SELECT 1.25 UNION ALL SELECT 2 UNION ALL SELECT -3",
+	"SELECT GREATEST(1.5, 2), LEAST(1, 2.25), GREATEST(3, 1.5), LEAST(2.5, 10)",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -188,7 +195,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 90
+	selectsLen      = 96
 	exprWarningsLen = 64
 )
 
