@@ -37,6 +37,10 @@ import (
 //	                           complement (NegativeUnsigned, not after a
 //	                           bound); a number rounded, as above
 //	seqd_mariadb_chars(s, n)   s's first n characters (Truncated)
+//	seqd_mariadb_repeat(s, n, max)
+//	                           s n times, '' for n < 1; NULL past max
+//	                           bytes, MariaDB's max_allowed_packet
+//	                           (PacketOverflow)
 
 // Warning is a condition an expression raised.
 type Warning struct {
@@ -72,6 +76,9 @@ const (
 	// OutOfRange: a CAST to DECIMAL(p,s) took a number out of its range
 	// to its nearest bound.
 	OutOfRange
+	// PacketOverflow: a string function's result (Type names it) would
+	// pass Value bytes, max_allowed_packet: it was NULL.
+	PacketOverflow
 )
 
 // Warner is what a session that keeps expressions' warnings offers the
@@ -127,6 +134,17 @@ func init() {
 		}
 		return Text(s[:i]), nil
 	}, TText, TInt4)
+	Define("seqd_mariadb_repeat", TText, true, func(e *Env, a []Datum) (Datum, error) {
+		s, n, limit := a[0].S, a[1].I, a[2].I
+		if n < 1 || s == "" {
+			return Text(""), nil
+		}
+		if n > limit/int64(len(s)) {
+			e.Warn(Warning{Kind: PacketOverflow, Type: "repeat", Value: strconv.FormatInt(limit, 10)})
+			return Null, nil
+		}
+		return Text(strings.Repeat(s, int(n))), nil
+	}, TText, TInt8, TInt8)
 }
 
 // The bounds of MariaDB's integers: BIGINT's and BIGINT UNSIGNED's.

@@ -33,6 +33,9 @@ type builder struct {
 	// manyRows: the FROM clause of the SELECT built last reads a
 	// relation of rows (source.manyRows).
 	manyRows bool
+	// sources are the relations the FROM clause of the SELECT being
+	// built reads, which its expressions' types are told over.
+	sources []source
 }
 
 // stmtEnv is what a connection's statements' session functions stand
@@ -481,6 +484,9 @@ func (b *builder) unary(x *ast.UnaryOperationExpr) (*pg.Node, error) {
 	v, err := b.expr(x.V)
 	if err != nil {
 		return nil, err
+	}
+	if nullLiteral(x.V) {
+		return typeCast(v, typeName("float8")), nil // MariaDB's -NULL: a DOUBLE's NULL
 	}
 	if isString(x.V) {
 		// A string negated is a DOUBLE, 0 for none (MariaDB shows no -0).

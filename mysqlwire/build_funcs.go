@@ -58,6 +58,15 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return b.concat(x.Args)
 	case "trim":
 		return b.trim(x)
+	case "repeat":
+		return b.repeat(x)
+	case "upper", "lower", "ucase", "lcase":
+		// MariaDB's case conversions leave a binary string as it is.
+		if len(x.Args) == 1 {
+			if t, ok := exprType(x.Args[0], b.sources); ok && t.binary {
+				return b.expr(x.Args[0])
+			}
+		}
 	case "convert": // CONVERT(x USING charset): text is text in every UTF-8
 		if len(x.Args) != 2 {
 			return nil, unsupported("this CONVERT()")
@@ -257,6 +266,32 @@ func (b *builder) concat(xs []ast.ExprNode) (*pg.Node, error) {
 	return out, nil
 }
 
+// maxAllowedPacket is @@max_allowed_packet, MariaDB's default: the
+// longest string a function makes before it is NULL.
+const maxAllowedPacket = 16 << 20
+
+// repeat is REPEAT(str, count): str's text count times, NULL past
+// max_allowed_packet with MariaDB's 1301 (eval's seqd_mariadb_repeat);
+// a string count read as an integer as far as it is one, with 1292.
+func (b *builder) repeat(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) != 2 {
+		return nil, wrongArgCount("REPEAT")
+	}
+	s, err := b.shown(x.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	n, err := b.expr(x.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	if isString(x.Args[1]) || mayBeString(x.Args[1]) { // read as CAST AS SIGNED reads it, with its 1292
+		n = funcCall("seqd_mariadb_signed", []*pg.Node{n})
+	}
+	return funcCall("seqd_mariadb_repeat", []*pg.Node{typeCast(s, typeName("text")), typeCast(n, typeName("int8")),
+		numConst(strconv.Itoa(maxAllowedPacket))}), nil
+}
+
 // trim is TRIM([BOTH | LEADING | TRAILING] [remstr] FROM str): TiDB's
 // arguments are str, remstr and the direction.
 func (b *builder) trim(x *ast.FuncCallExpr) (*pg.Node, error) {
@@ -356,8 +391,15 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 	return nil, unsupported("CAST AS " + strings.ToUpper(types.TypeStr(tp.GetType())))
 }
 
+// numberAggregates are the aggregates (by the name they are built as)
+// whose argument MariaDB reads as a number: a string as a DOUBLE as far
+// as it is one (with 1292 for the rest), NULL as a DOUBLE's.
+var numberAggregates = map[string]bool{"sum": true, "avg": true, "stddev_pop": true, "var_pop": true, "stddev_samp": true,
+	"var_samp": true}
+
 // aggregate is an aggregate's call: GROUP_CONCAT as string_agg, of its
-// arguments' text (concat), its separator last in TiDB's arguments.
+// arguments' text (concat), its separator last in TiDB's arguments; the
+// arguments of numberAggregates read as numbers.
 func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 	name := strings.ToLower(x.F)
 	if name == "group_concat" {
@@ -376,6 +418,15 @@ func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 	args, err := b.exprs(x.Args)
 	if err != nil {
 		return nil, err
+	}
+	if numberAggregates[name] {
+		for i, a := range x.Args {
+			if nullLiteral(a) {
+				args[i] = typeCast(args[i], typeName("float8")) // MariaDB's SUM(NULL): a DOUBLE's NULL
+			} else if operandKind(a) == stringKind {
+				args[i] = numberOperand(a, args[i])
+			}
+		}
 	}
 	n := funcCall(name, args)
 	n.GetFuncCall().AggDistinct = x.Distinct

@@ -37,6 +37,20 @@ func numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
 	return n
 }
 
+// nullLiteral reports whether x is NULL written as one (in parentheses
+// too).
+func nullLiteral(x ast.ExprNode) bool {
+	for {
+		p, ok := x.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		x = p.Expr
+	}
+	v, ok := x.(*driver.ValueExpr)
+	return ok && v.Kind() == driver.KindNull
+}
+
 // comparedOperand is n, built of x, compared with other (built as o): a
 // string compared with a number is read as one, a DECIMAL or a DOUBLE
 // as MariaDB reads it, with 1292 (eval's seqd_mariadb_number, which

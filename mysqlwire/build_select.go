@@ -56,6 +56,7 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 	var list []operand
 	var names []string
 	var branches [][]colType
+	var nodes []*pg.Node
 	temporary := l.OrderBy != nil || l.Limit != nil // MariaDB writes the result into a temporary table
 	for i, q := range l.Selects {
 		var n *pg.Node
@@ -75,7 +76,7 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 		if err != nil {
 			return nil, nil, err
 		}
-		branches = append(branches, b.types)
+		branches, nodes = append(branches, b.types), append(nodes, n)
 		if i > 0 && (op == nil || *op != ast.UnionAll) {
 			temporary = true // UNION, INTERSECT, EXCEPT: distinct rows, kept in a temporary table
 		}
@@ -93,12 +94,36 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 		n = setOperation(*o.op, n, o.node)
 	}
 	types := setTypes(branches)
+	for i, t := range types {
+		if t.kind() == kindString && slices.ContainsFunc(branches, func(ts []colType) bool { return ts[i].kind() != kindString }) {
+			for _, n := range nodes {
+				textColumn(n.GetSelectStmt(), i)
+			}
+		}
+	}
 	n, names, err := b.ordered(n, names, l.OrderBy, l.Limit)
 	b.types = types
 	if temporary {
 		b.types = storedTypes(types)
 	}
 	return n, names, err
+}
+
+// textColumn makes column i of sel, a query or a set operation of
+// queries, its value's text: a set operation's column MariaDB makes a
+// string where one of its queries' is a number ('a' UNION 1), which
+// PostgreSQL would read every query's as.
+func textColumn(sel *pg.SelectStmt, i int) {
+	if sel.Op != pg.SetOperation_SETOP_NONE {
+		textColumn(sel.Larg, i)
+		textColumn(sel.Rarg, i)
+		return
+	}
+	if i < len(sel.TargetList) {
+		if t := sel.TargetList[i].GetResTarget(); t != nil {
+			t.Val = typeCast(t.Val, typeName("text"))
+		}
+	}
 }
 
 // setOperation is l op r.
@@ -159,6 +184,9 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 		out.FromClause, sources = []*pg.Node{from}, srcs
 	}
 	b.manyRows = slices.ContainsFunc(sources, func(s source) bool { return s.manyRows })
+	outer := b.sources
+	b.sources = sources
+	defer func() { b.sources = outer }()
 	names, types, err := b.fields(out, s.Fields.Fields, sources, derived)
 	if err != nil {
 		return nil, nil, err

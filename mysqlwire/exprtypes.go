@@ -416,6 +416,25 @@ var stringResultFuncs = map[string]bool{"lower": true, "upper": true, "lcase": t
 	"rtrim": true, "reverse": true, "substring": true, "substr": true, "left": true, "right": true, "replace": true,
 	"lpad": true, "rpad": true, "repeat": true, "hex": true}
 
+// moreStringArgs are the arguments past the first of stringResultFuncs
+// that are strings, whose character sets MariaDB aggregates with the
+// first's: NULL is binary, but yields to any other.
+var moreStringArgs = map[string][]int{"replace": {1, 2}, "lpad": {2}, "rpad": {2}, "trim": {1}}
+
+// allNull reports whether xs[0] and the xs at more are NULL written as
+// one.
+func (e exprTyper) allNull(xs []ast.ExprNode, more []int) bool {
+	if !nullLiteral(xs[0]) {
+		return false
+	}
+	for _, i := range more {
+		if i < len(xs) && !nullLiteral(xs[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // lengthFuncs are MariaDB's functions of strings whose result is a LONG
 // (Item_long_func), nullable as their arguments.
 var lengthFuncs = map[string]bool{"length": true, "octet_length": true, "char_length": true, "character_length": true,
@@ -497,7 +516,15 @@ func (e exprTyper) call(x *ast.FuncCallExpr) (colType, bool) {
 	switch {
 	case stringResultFuncs[name] && len(x.Args) > 0:
 		t, ok := exprTypeOf(x.Args[0], e.sources)
-		return stringType(t.chars(), t.binary, false), ok
+		binary := name != "hex" && (t.binary || e.allNull(x.Args, moreStringArgs[name]))
+		if name == "repeat" && len(x.Args) == 2 && !constantItem(x.Args[1]) {
+			// A count MariaDB cannot read before the rows: as long as
+			// max_allowed_packet allows, a BLOB (TEXT).
+			r := stringType(maxAllowedPacket, binary, false)
+			r.decimals = decString
+			return r, ok
+		}
+		return stringType(t.chars(), binary, false), ok
 	case lengthFuncs[name]:
 		return colType{typ: querypb.Type_INT32, length: 10, notNull: e.notNull(x.Args...)}, true
 	}

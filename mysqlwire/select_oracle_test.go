@@ -25,7 +25,9 @@ import (
 // GROUP BY and DISTINCT over constant rows and over rows, NULL in
 // arithmetic, CONCAT, IF and a derived table's column; DECIMAL values
 // shown at their column's scale (AVG, SUM and MAX of quotients, an
-// integer in a UNION or GREATEST with DECIMALs).
+// integer in a UNION or GREATEST with DECIMALs); UPPER and LOWER of
+// binary strings, a string function's NULL, REPEAT; -NULL and SUM or
+// AVG of NULL and of strings (DOUBLEs); a UNION of numbers and strings.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -110,6 +112,15 @@ var selects = []string{
 	"SELECT AVG(start_value), SUM(start_value / 4), MAX(cache_size / 3) FROM s2",
 	"SELECT 1 UNION SELECT 1.0", "SELECT 1.25 UNION ALL SELECT 2 UNION ALL SELECT -3",
 	"SELECT GREATEST(1.5, 2), LEAST(1, 2.25), GREATEST(3, 1.5), LEAST(2.5, 10)",
+	"SELECT UPPER(x'61'), LOWER(x'41'), UPPER('a'), LOWER(CONCAT(x'41')), UPPER(CONCAT(x'61', 'b'))",
+	"SELECT -NULL, SUM(NULL), AVG(NULL), -(NULL)",
+	"SELECT AVG('2'), SUM('2'), AVG('1.5')",
+	"SELECT REPEAT('ab', 3), REPEAT('a', 0), REPEAT(NULL, 2), REPEAT(x'41', 2), REPEAT('a', NULL), REPEAT(5, 2), REPEAT('a', 1.6)",
+	"SELECT UPPER(NULL), LOWER(NULL), REPLACE(NULL, 'a', 'b'), TRIM(NULL), REPLACE('a', NULL, 'b'), REPEAT('é', 2)",
+	"SELECT 1 UNION SELECT 'a'", "SELECT 'b' UNION ALL SELECT 2.5",
+	"SELECT 1.5 UNION SELECT 'a'", "SELECT 1e0, 2 UNION ALL SELECT 'a', NULL", "SELECT start_value FROM s1 UNION SELECT 'x' UNION SELECT 1.5",
+	"SELECT UPPER(b), LOWER(c) FROM (SELECT x'61' AS b, 'A' AS c) t",
+	"SELECT AVG(CONCAT('1', 'x')), SUM(-NULL), AVG(DISTINCT '3'), SUM(CONCAT('2'))",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -120,7 +131,8 @@ var selects = []string{
 // range (1916, a Note for a DOUBLE), a number out of DECIMAL(p,s)'s
 // range (1264 naming its column and row, 1916 past 81 digits) or a string's out
 // of DOUBLE's (1292), clamped; a string compared with a number or in
-// arithmetic (1292); per row, in the order raised, kept by a statement
+// arithmetic or an aggregate's argument (1292); a REPEAT past
+// max_allowed_packet (NULL, 1301); per row, in the order raised, kept by a statement
 // that uses no table and raises none (CASE and COALESCE do not read
 // what they do not need, a comparison its right side after a NULL left,
 // a constant WHERE of one predicate once a statement); past
@@ -189,14 +201,16 @@ var exprWarnings = []string{
 	"SELECT 2 FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) t WHERE (7 DIV 0 IS NULL)",
 	"SELECT 1 IN ('1x', 2), '5' BETWEEN 1 AND 9, '5' IN (5, 6), 2 BETWEEN '1' AND '3x', 'b' IN ('a', 'b'), 1.5 IN ('1.5x', 2)",
 	"SELECT 3 NOT IN ('3 ', 4), 1.5 NOT BETWEEN 1e0 AND '2x', 2 IN (1, '2z'), 'a' BETWEEN 'a' AND 'b'",
+	"SELECT AVG('1x'), SUM('2y')",
+	"SELECT LENGTH(REPEAT('ab', 10000000)), REPEAT('a', 16777216) IS NULL, LENGTH(REPEAT('a', 16777215))",
 	"SELECT 1/0 FROM (SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 69) + ") t",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 96
-	exprWarningsLen = 64
+	selectsLen      = 108
+	exprWarningsLen = 66
 )
 
 // selectsSetup makes the sequences selects read.

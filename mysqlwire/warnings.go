@@ -186,6 +186,8 @@ func exprCondition(w eval.Warning, row int) condition {
 		return condition{levelNote, 1916, "Got overflow when converting '" + w.Value + "' to " + w.Type + ". Value truncated"}
 	case eval.OutOfRange:
 		return condition{levelWarning, 1264, "Out of range value for column '" + w.Value + "' at row " + strconv.Itoa(row)}
+	case eval.PacketOverflow:
+		return condition{levelWarning, 1301, "Result of " + w.Type + "() was larger than max_allowed_packet (" + w.Value + ") - truncated"}
 	}
 	return condition{levelWarning, 1105, "Unknown warning"}
 }
