@@ -61,3 +61,36 @@ func FuzzNumberPrefix(f *testing.F) {
 		}
 	})
 }
+
+// warnings is a session that keeps the warnings an expression raises.
+type warnings struct {
+	Session
+	got []Warning
+}
+
+func (w *warnings) Warn(x Warning) { w.got = append(w.got, x) }
+
+// TestMariaDBRepeat: seqd_mariadb_repeat at and past its limit, as
+// MariaDB's REPEAT at and past max_allowed_packet (the oracle in
+// mysqlwire compares REPEAT itself with a live MariaDB).
+func TestMariaDBRepeat(t *testing.T) {
+	repeat := builtins["seqd_mariadb_repeat"][0].fn
+	for _, c := range []struct {
+		s      string
+		n      int64
+		want   Datum
+		warned bool
+	}{
+		{"ab", 3, Text("ababab"), false}, {"ab", 0, Text(""), false}, {"ab", -1, Text(""), false},
+		{"ab", 8, Text("abababababababab"), false}, {"ab", 9, Null, true}, {"", 1 << 40, Text(""), false},
+	} {
+		w := &warnings{}
+		got, err := repeat(&Env{Session: w}, []Datum{Text(c.s), Int(c.n), Int(16)})
+		if err != nil || got.Kind != c.want.Kind || got.S != c.want.S || (len(w.got) > 0) != c.warned {
+			t.Errorf("repeat(%q, %d, 16) = %v, %v, warnings %v; want %v, warned %v", c.s, c.n, got, err, w.got, c.want, c.warned)
+		}
+		if c.warned && (w.got[0] != Warning{Kind: PacketOverflow, Type: "repeat", Value: "16"}) {
+			t.Errorf("repeat(%q, %d, 16) warned %v", c.s, c.n, w.got)
+		}
+	}
+}
