@@ -40,7 +40,8 @@ import (
 //	seqd_mariadb_repeat(s, n, max)
 //	                           s n times, '' for n < 1; NULL past max
 //	                           bytes, MariaDB's max_allowed_packet
-//	                           (PacketOverflow)
+//	                           (PacketOverflow); charged to the
+//	                           statement's memory
 
 // Warning is a condition an expression raised.
 type Warning struct {
@@ -139,9 +140,16 @@ func init() {
 		if n < 1 || s == "" {
 			return Text(""), nil
 		}
-		if n > limit/int64(len(s)) {
+		if limit <= 0 || n > limit/int64(len(s)) {
 			e.Warn(Warning{Kind: PacketOverflow, Type: "repeat", Value: strconv.FormatInt(limit, 10)})
 			return Null, nil
+		}
+		// The one function whose result is many times its input: it is
+		// charged to the statement's memory (53200 past it) before it
+		// is made, so that neither a limit given from PostgreSQL's side
+		// nor many calls in one statement can take more.
+		if err := e.charge(int64(len(s)) * n); err != nil {
+			return Null, err
 		}
 		return Text(strings.Repeat(s, int(n))), nil
 	}, TText, TInt8, TInt8)

@@ -1,9 +1,13 @@
 package eval
 
 import (
+	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // TestNumberPrefix: what MariaDB 10.11 reads of a string cast to a
@@ -85,7 +89,7 @@ func TestMariaDBRepeat(t *testing.T) {
 		{"ab", 8, Text("abababababababab"), false}, {"ab", 9, Null, true}, {"", 1 << 40, Text(""), false},
 	} {
 		w := &warnings{}
-		got, err := repeat(&Env{Session: w}, []Datum{Text(c.s), Int(c.n), Int(16)})
+		got, err := repeat(&Env{Ctx: WithMemory(context.Background(), NewMemory(0, nil)), Session: w}, []Datum{Text(c.s), Int(c.n), Int(16)})
 		if err != nil || got.Kind != c.want.Kind || got.S != c.want.S || (len(w.got) > 0) != c.warned {
 			t.Errorf("repeat(%q, %d, 16) = %v, %v, warnings %v; want %v, warned %v", c.s, c.n, got, err, w.got, c.want, c.warned)
 		}
@@ -93,4 +97,29 @@ func TestMariaDBRepeat(t *testing.T) {
 			t.Errorf("repeat(%q, %d, 16) warned %v", c.s, c.n, w.got)
 		}
 	}
+}
+
+// TestMariaDBRepeatCharged: REPEAT's result is charged to the
+// statement's memory before it is made: a limit given from PostgreSQL's
+// side (the function is callable there) cannot make it larger than the
+// statement may hold, nor can many calls in one statement.
+func TestMariaDBRepeatCharged(t *testing.T) {
+	repeat := builtins["seqd_mariadb_repeat"][0].fn
+	env := &Env{Ctx: WithMemory(context.Background(), NewMemory(1<<20, nil)), Session: &warnings{}}
+	if _, err := repeat(env, []Datum{Text("x"), Int(2 << 30), Int(1 << 62)}); !oom(err) {
+		t.Fatalf("2 GiB under a 1 MiB statement limit: %v, want 53200", err)
+	}
+	env = &Env{Ctx: WithMemory(context.Background(), NewMemory(1<<20, nil)), Session: &warnings{}}
+	if got, err := repeat(env, []Datum{Text("ab"), Int(300 << 10), Int(1 << 62)}); err != nil || len(got.S) != 600<<10 {
+		t.Fatalf("600 KiB under a 1 MiB statement limit: %d bytes, %v", len(got.S), err)
+	}
+	if _, err := repeat(env, []Datum{Text("ab"), Int(300 << 10), Int(1 << 62)}); !oom(err) {
+		t.Fatalf("a second 600 KiB in the same statement: %v, want 53200", err)
+	}
+}
+
+// oom reports whether err is 53200, out of memory.
+func oom(err error) bool {
+	var e *sqlerr.Error
+	return errors.As(err, &e) && e.Kind == sqlerr.OutOfMemory
 }
