@@ -152,9 +152,9 @@ func (l *Lease) KeepAlive(ctx context.Context, healthy func() bool) error {
 // not see, so the tries are paced here as it paces its own: the first
 // try's deadline is the client's now (raised while etcd answers slowly
 // on every member, as when its leader member's links to its peers are
-// slow: a renewal through a follower is forwarded to the leader, which
-// confirms its leadership with its peers first), and from the second
-// try that timed out on, each has twice the time of the one before.
+// slow: a renewal through a follower is forwarded to the leader member,
+// a round trip on the follower's link to it), and from the second try
+// that timed out on, each has twice the time of the one before.
 func (l *Lease) renew(ctx context.Context, healthy func() bool) error {
 	d, held := l.tries.TryDeadline(), 0
 	for ctx.Err() == nil && l.Valid() {
