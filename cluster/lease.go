@@ -149,39 +149,79 @@ func (l *Lease) KeepAlive(ctx context.Context, healthy func() bool) error {
 // or it lapsed first. While healthy says false it stops trying.
 //
 // A keep-alive is a stream, which the hardened client's interceptor does
-// not see, so the tries are paced here as it paces its own: the first
-// try's deadline is the client's now (raised while etcd answers slowly
-// on every member, as when its leader member's links to its peers are
-// slow: a renewal through a follower is forwarded to the leader member,
-// a round trip on the follower's link to it), and from the second try
-// that timed out on, each has twice the time of the one before.
+// not see, so its tries are paced here, and hedged rather than given up:
+// a try not answered within its deadline (Config.Tries: the client's own
+// of the moment) stays out, bounded by the lease, and another is sent
+// beside it, which round robin gives to another member; the first
+// answer counts. So a member that holds requests (paused, cut off) costs
+// a renewal one deadline, and a renewal that every member answers slowly
+// alike still completes: one sent to a follower is forwarded to the etcd
+// leader member, a round trip on the follower's link to it, 0.6 s when
+// that link is slow (300 ms each way), more than a 2 s lease's 500 ms
+// deadline. From the second try on, the next is sent after twice the
+// time, and at most maxTries are out at once.
 func (l *Lease) renew(ctx context.Context, healthy func() bool) error {
-	d, held := l.tries.TryDeadline(), 0
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the tries still out
+	type answer struct {
+		sent time.Duration // on l.clock
+		took time.Duration
+		ttl  int64
+		err  error
+	}
+	answers := make(chan answer)
+	out := 0
+	send := func() {
+		out++
+		sent, began := l.clock.Now(), time.Now()
+		// An answer after the lease lapsed is of no use.
+		tctx, tcancel := context.WithTimeout(etcdstore.RequireLeader(rctx), max(l.Remaining(), time.Millisecond))
+		go func() {
+			defer tcancel()
+			r, err := l.cli.KeepAliveOnce(tctx, l.ID)
+			a := answer{sent: sent, took: time.Since(began), err: err}
+			if err == nil {
+				a.ttl = r.TTL
+			}
+			select {
+			case answers <- a:
+			case <-rctx.Done():
+			}
+		}()
+	}
+	d, tries := l.tries.TryDeadline(), 0
+	var next <-chan time.Time // when to send another try beside those out
 	for ctx.Err() == nil && l.Valid() {
 		if healthy != nil && !healthy() {
 			return nil // KeepAlive lets the lease lapse
 		}
-		sent, began := l.clock.Now(), time.Now()
-		cctx, cancel := context.WithTimeout(etcdstore.RequireLeader(ctx), d)
-		r, err := l.cli.KeepAliveOnce(cctx, l.ID)
-		timedOut := cctx.Err() != nil
-		cancel()
-		switch {
-		case gone(err), err == nil && r.TTL <= 0:
-			return ErrLeaseLost
-		case err == nil:
-			l.tries.Answered(time.Since(began))
-			l.extend(sent, r.TTL)
-			return nil
-		case timedOut:
-			if held++; held >= 2 {
+		if next == nil && out < maxTries {
+			if tries++; tries > 2 {
 				d = l.tries.NextTry(d)
 			}
-			continue // the try has waited already
+			send()
+			next = time.After(d)
 		}
 		select {
+		case a := <-answers:
+			out--
+			switch {
+			case gone(a.err), a.err == nil && a.ttl <= 0:
+				return ErrLeaseLost
+			case a.err == nil:
+				l.tries.Answered(a.took)
+				l.extend(a.sent, a.ttl)
+				return nil
+			}
+			if out == 0 {
+				// Refused (no leader, no connection), and no other try
+				// out: ask again a little later.
+				next = time.After(50 * time.Millisecond)
+			}
+		case <-next:
+			next = nil // a try is due, beside those out
 		case <-ctx.Done():
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(min(max(l.Remaining(), 0), pollInterval)):
 		}
 	}
 	if ctx.Err() != nil {
@@ -189,6 +229,9 @@ func (l *Lease) renew(ctx context.Context, healthy func() bool) error {
 	}
 	return ErrLeaseLost
 }
+
+// maxTries is how many tries of one renewal may be out at once.
+const maxTries = 4
 
 // lapse waits for the lease to lapse by this node's clock (ErrLeaseLost),
 // or ctx to end (nil). It looks at the clock every pollInterval, not

@@ -15,13 +15,15 @@ import (
 // forwarded to the etcd leader member, over the follower's link to it: a
 // round trip on that link. With the leader member's links to its peers
 // slow (300 ms each way), that is 0.6 s, over a try's deadline for a 2 s
-// lease (AttemptTimeout, 500 ms): with every try so bounded, no renewal
-// through a follower ever succeeds and the term lapses within a lease.
-// A renewal's tries are paced as the client paces its own requests
-// (Config.Tries): from the second try that timed out on, each has twice
-// the time, and an answer that came late raises the first try's
-// deadline for the renewals after it. The term then lasts the whole
-// fault.
+// lease (AttemptTimeout, 500 ms): with every try given up at its
+// deadline, no renewal through a follower ever succeeds and the term
+// lapses within a lease (it did, before renewals were hedged: without
+// the store's requests to raise the client's deadline first, as here,
+// three tries of 0.5, 0.5 and 1 s ended past the lease). A renewal's
+// try not answered within its deadline now stays out beside the next
+// (Lease.renew), and an answer that came late raises the first try's
+// deadline for the renewals after it (Config.Tries). The term then lasts
+// the whole fault.
 //
 // The node's client is given the followers alone, as in etcdstore's
 // TestSlowLeaderPeerLinks, so that no renewal reaches the leader member
