@@ -19,6 +19,9 @@ type Compiler struct {
 	// aggs collects the aggregate calls of the select list being compiled
 	// under GROUP BY; nil when aggregates are not allowed.
 	aggs *[]*aggCall
+	// typed collects the expressions the query being compiled reads as
+	// it opens (seqd_mariadb_typed); nil outside a query's clauses.
+	typed *[]Expr
 	// ctes are the WITH queries visible here, outermost first (with.go).
 	ctes []*cte
 	// outer is the scope of the query a subquery (a SubLink) stands in,

@@ -18,10 +18,33 @@ import (
 //	                            l op r, a comparison whose right side is
 //	                            not read when its left is NULL (MariaDB's
 //	                            1/0 = 1/0 raises one 1365)
+//	seqd_mariadb_typed(x)       x, read once more as its query opens,
+//	                            before its rows (and where it has none):
+//	                            MariaDB reads a constant argument as it
+//	                            types its function's result (REPEAT's
+//	                            count), and again for each row
 
 func init() {
 	DefineCompiled("seqd_mariadb_once", CompiledFunc{Column: "seqd_mariadb_once", Compile: compileOnce})
 	DefineCompiled("seqd_mariadb_compare", CompiledFunc{Column: "seqd_mariadb_compare", Compile: compileCompare})
+	DefineCompiled("seqd_mariadb_typed", CompiledFunc{Column: "seqd_mariadb_typed", Compile: compileTyped})
+}
+
+// compileTyped compiles seqd_mariadb_typed(x): x, which the query whose
+// select list, WHERE or HAVING holds it reads once as it opens
+// (Query.typed); outside a query's clauses, x alone.
+func compileTyped(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	if len(fc.Args) != 1 {
+		return nil, c.NoFunction("seqd_mariadb_typed", nil, fc.Location)
+	}
+	x, err := c.Expr(sc, fc.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if c.typed != nil {
+		*c.typed = append(*c.typed, x)
+	}
+	return x, nil
 }
 
 func compileOnce(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {

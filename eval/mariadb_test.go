@@ -123,3 +123,36 @@ func oom(err error) bool {
 	var e *sqlerr.Error
 	return errors.As(err, &e) && e.Kind == sqlerr.OutOfMemory
 }
+
+// TestMariaDBTyped: seqd_mariadb_typed's argument is read once as its
+// query opens, before its rows and where it has none, and once a row, as
+// MariaDB reads REPEAT's constant count as it types the result and for
+// each row (the oracle in mysqlwire compares the warnings with a live
+// MariaDB).
+func TestMariaDBTyped(t *testing.T) {
+	const count = "seqd_mariadb_typed(seqd_mariadb_signed('2x'))::bigint"
+	for _, c := range []struct {
+		q    string
+		want int
+	}{
+		{"SELECT seqd_mariadb_repeat('a', " + count + ", 16)", 2},
+		{"SELECT seqd_mariadb_repeat('a', " + count + ", 16) FROM (VALUES (1), (2), (3)) t", 4},
+		{"SELECT seqd_mariadb_repeat('a', " + count + ", 16) FROM (VALUES (1), (2)) t WHERE false", 1},
+		{"SELECT 1 FROM (VALUES (1), (2)) t WHERE seqd_mariadb_repeat('a', " + count + ", 16) = 'aa'", 3},
+		{"SELECT (SELECT seqd_mariadb_repeat('a', " + count + ", 16)) FROM (VALUES (1)) t", 2},
+		{"SELECT seqd_mariadb_repeat('a', seqd_mariadb_signed('2x')::bigint, 16) FROM (VALUES (1), (2)) t WHERE false", 0},
+	} {
+		w := &warnings{Session: newTestSession()}
+		if out := runEval(w, c.q); strings.HasPrefix(out, "ERROR") {
+			t.Fatalf("%s: %s", c.q, out)
+		}
+		if len(w.got) != c.want {
+			t.Errorf("%s: %d warnings, want %d: %v", c.q, len(w.got), c.want, w.got)
+		}
+		for _, x := range w.got {
+			if (x != Warning{Kind: Truncated, Type: "INTEGER", Value: "2x"}) {
+				t.Errorf("%s: warned %v", c.q, x)
+			}
+		}
+	}
+}

@@ -35,6 +35,9 @@ type Query struct {
 	distinct bool
 	limit    Expr
 	offset   Expr
+	// typed are read once as the query opens, before its rows
+	// (seqd_mariadb_typed).
+	typed []Expr
 	// bulk is set for a SeriesExpr over generate_series(a, b) (SELECT
 	// nextval('s') FROM generate_series(a, b)): its values come at once.
 	bulk *bulkPlan
@@ -85,6 +88,9 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 		return c.values(st)
 	}
 	q := &Query{s: c.Session}
+	savedTyped := c.typed
+	c.typed = &q.typed
+	defer func() { c.typed = savedTyped }()
 	sc := &Scope{}
 	for _, n := range st.FromClause {
 		src, err := c.fromItem(sc, n)

@@ -18,6 +18,11 @@ import (
 func (q *Query) Open(ctx context.Context, params []Datum, into *SingleRow) (Rows, error) {
 	q.s.Queried()
 	ctx = q.withCTEs(ctx)
+	for _, x := range q.typed {
+		if _, err := x.Eval(&Env{Ctx: ctx, Session: q.s, params: params}); err != nil {
+			return nil, err
+		}
+	}
 	if q.setop != nil || q.values != nil || q.recursion != nil {
 		e := &Env{Ctx: ctx, Session: q.s, params: params}
 		var all [][]Datum

@@ -87,7 +87,7 @@ func TestTranscriptsPostgres(t *testing.T) {
 }
 
 // runEval compiles and runs one SELECT on the evaluator.
-func runEval(s *testSession, q string) string {
+func runEval(s Session, q string) string {
 	stmts, err := pgsql.Parse(q)
 	if err != nil {
 		return errText(err)

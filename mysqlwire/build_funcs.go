@@ -272,7 +272,9 @@ const maxAllowedPacket = 16 << 20
 
 // repeat is REPEAT(str, count): str's text count times, NULL past
 // max_allowed_packet with MariaDB's 1301 (eval's seqd_mariadb_repeat);
-// a string count read as an integer as far as it is one, with 1292.
+// a string count read as an integer as far as it is one, with 1292. A
+// constant count MariaDB reads once more as it types the result, before
+// the rows (typedOnce).
 func (b *builder) repeat(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if len(x.Args) != 2 {
 		return nil, wrongArgCount("REPEAT")
@@ -285,8 +287,13 @@ func (b *builder) repeat(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isString(x.Args[1]) || mayBeString(x.Args[1]) { // read as CAST AS SIGNED reads it, with its 1292
+	_, param := x.Args[1].(*driver.ParamMarkerExpr)
+	_, subquery := x.Args[1].(*ast.SubqueryExpr)
+	if isString(x.Args[1]) || mayBeString(x.Args[1]) || param || subquery { // read as CAST AS SIGNED reads it, with its 1292
 		n = funcCall("seqd_mariadb_signed", []*pg.Node{n})
+	}
+	if typedOnce(x.Args[1]) {
+		n = funcCall("seqd_mariadb_typed", []*pg.Node{n})
 	}
 	return funcCall("seqd_mariadb_repeat", []*pg.Node{typeCast(s, typeName("text")), typeCast(n, typeName("int8")),
 		numConst(strconv.Itoa(maxAllowedPacket))}), nil

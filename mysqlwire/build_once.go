@@ -7,9 +7,11 @@ import (
 )
 
 // Where MariaDB reads an expression fewer times than the evaluator would
-// (eval's seqd_mariadb_once and seqd_mariadb_compare), so that it raises
-// as many warnings as MariaDB: a constant WHERE once for the statement,
-// a comparison's right side not after a NULL left side.
+// (eval's seqd_mariadb_once and seqd_mariadb_compare), or more (eval's
+// seqd_mariadb_typed), so that it raises as many warnings as MariaDB: a
+// constant WHERE once for the statement, a comparison's right side not
+// after a NULL left side, a constant argument that types a function's
+// result once as the statement starts and once a row.
 
 // constantWhere is where, built as n, read once for each execution of
 // its query when it is constant (constant); from: the query has a FROM
@@ -30,6 +32,17 @@ func comparison(op string, y ast.ExprNode, l, r *pg.Node) *pg.Node {
 		return aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r)
 	}
 	return funcCall("seqd_mariadb_compare", []*pg.Node{strConst(op), l, r})
+}
+
+// typedOnce reports whether x, an argument that types its function's
+// result (REPEAT's count), is read once more as the statement starts,
+// before its rows: it is constant (a parameter is: MariaDB types a
+// prepared statement again as it executes it with its values), and may
+// raise a warning as it is read (a number or NULL written as one may
+// not).
+func typedOnce(x ast.ExprNode) bool {
+	_, number := numberLiteral(x)
+	return !number && !nullLiteral(x) && constant(x)
 }
 
 // constant reports whether x reads the same throughout a statement: no

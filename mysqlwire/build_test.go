@@ -62,7 +62,7 @@ var builtStatements = []struct{ q, want string }{
 		"SELECT btrim(' a '), ltrim('xa', 'x'), strpos('abc', 'b'), 'x'"},
 	{"SELECT UPPER(x'61'), LOWER('A'), -NULL, SUM(NULL), AVG('2'), REPEAT('ab', '3')",
 		"SELECT 'a', lower('A'), NULL::double precision, sum(NULL::double precision), avg(seqd_mariadb_double('2')::double precision), " +
-			"seqd_mariadb_repeat('ab'::text, seqd_mariadb_signed('3')::bigint, 16777216)"},
+			"seqd_mariadb_repeat('ab'::text, seqd_mariadb_typed(seqd_mariadb_signed('3'))::bigint, 16777216)"},
 	{"SELECT 1, 2 UNION SELECT 'a', 3", "SELECT 1::text, 2 UNION SELECT 'a'::text, 3"},
 	{"SELECT DISTINCT 1 LIMIT 1", "SELECT DISTINCT 1 LIMIT 1"}, {"SELECT ALL NEXTVAL(s)", "SELECT seqd_mariadb_nextval(s)"},
 	{"SELECT +2, -(3), -x, !1, NOT NOT 0", "SELECT + 2, -3, - seqd_mariadb_number(x), NOT 1::boolean, NOT NOT 0::boolean"},

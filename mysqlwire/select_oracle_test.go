@@ -132,7 +132,8 @@ var selects = []string{
 // range (1264 naming its column and row, 1916 past 81 digits) or a string's out
 // of DOUBLE's (1292), clamped; a string compared with a number or in
 // arithmetic or an aggregate's argument (1292); a REPEAT past
-// max_allowed_packet (NULL, 1301); per row, in the order raised, kept by a statement
+// max_allowed_packet (NULL, 1301), a REPEAT's constant count read once
+// as the statement starts (where it has no row too) and once a row; per row, in the order raised, kept by a statement
 // that uses no table and raises none (CASE and COALESCE do not read
 // what they do not need, a comparison its right side after a NULL left,
 // a constant WHERE of one predicate once a statement); past
@@ -204,13 +205,22 @@ var exprWarnings = []string{
 	"SELECT AVG('1x'), SUM('2y')",
 	"SELECT LENGTH(REPEAT('ab', 10000000)), REPEAT('a', 16777216) IS NULL, LENGTH(REPEAT('a', 16777215))",
 	"SELECT 1/0 FROM (SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 69) + ") t",
+	"SELECT REPEAT('a', '2x'), REPEAT('b', CONCAT('3y')), REPEAT('c', ' 2'), REPEAT('d', '2 ')",
+	"SELECT 1/0, REPEAT('a', '2x'), REPEAT('a', 1/0), REPEAT('a', CAST('2z' AS SIGNED)), REPEAT('a', '2w' + 0)",
+	"SELECT REPEAT('a', '2x') FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) t",
+	"SELECT REPEAT('a', '2x') FROM (SELECT 1 AS a UNION ALL SELECT 2) t WHERE a > 5",
+	"SELECT REPEAT('a', '2x') FROM s1 WHERE 1/0 IS NULL",
+	"SELECT LENGTH(REPEAT('a', CONCAT(start_value, 'x'))), REPEAT(start_value, '2v') FROM s1",
+	"SELECT LENGTH(REPEAT('a', x)) FROM (SELECT '2x' AS x UNION ALL SELECT '3y') t",
+	"SELECT 1 FROM s1 WHERE REPEAT('a', '2x') = 'aa'",
+	"SELECT LENGTH(REPEAT('a', x)) FROM (SELECT '2x' AS x) t", "SELECT REPEAT('a', (SELECT 2)), REPEAT('b', (SELECT NULL))",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 108
-	exprWarningsLen = 66
+	exprWarningsLen = 76
 )
 
 // selectsSetup makes the sequences selects read.
@@ -316,6 +326,7 @@ func TestExprWarningsParams(t *testing.T) {
 		{"SELECT CAST(? AS SIGNED), CAST(? AS SIGNED), CAST(? AS UNSIGNED)", []any{"12abc", 7, -3}},
 		{"SELECT CAST(? AS CHAR(2)), CONVERT(?, CHAR(1)), CAST(? AS DECIMAL(4,1))", []any{"abc", 123, "2.5x"}},
 		{"SELECT CAST(? AS DOUBLE), CAST(? AS UNSIGNED)", []any{"1.5e1x", "-5"}},
+		{"SELECT REPEAT('a', ?), REPEAT(?, CONCAT(?, 'x'))", []any{"2x", "b", "3"}},
 	} {
 		var got [2]string
 		for i, db := range []*sql.Conn{mc, sc} {
