@@ -9,11 +9,13 @@ import (
 // Where MariaDB reads an expression fewer times than PostgreSQL's
 // executor does, so that it raises its warnings fewer times:
 //
-//	seqd_mariadb_once(x)        a constant condition (no column, no
-//	                            subquery, no call that may change): read
-//	                            once for each execution of its query, as
-//	                            MariaDB reads a constant WHERE once for
-//	                            the statement
+//	seqd_mariadb_once(x)        a constant (no column, no subquery, no
+//	                            call that may change): read once for each
+//	                            execution of its query, where first read,
+//	                            as MariaDB reads a constant WHERE once for
+//	                            the statement, and a constant string
+//	                            compared with a column as a number; a
+//	                            literal is itself
 //	seqd_mariadb_compare(op, l, r)
 //	                            l op r, a comparison whose right side is
 //	                            not read when its left is NULL (MariaDB's
@@ -54,6 +56,9 @@ func compileOnce(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 	x, err := c.Expr(sc, fc.Args[0])
 	if err != nil {
 		return nil, err
+	}
+	if _, literal := x.(*constExpr); literal || isUnknown(x) {
+		return x, nil // read alike each time, and typed where it stands
 	}
 	return &onceExpr{x: x}, nil
 }

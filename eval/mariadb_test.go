@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -153,6 +154,45 @@ func TestMariaDBTyped(t *testing.T) {
 			if (x != Warning{Kind: Truncated, Type: "INTEGER", Value: "2x"}) {
 				t.Errorf("%s: warned %v", c.q, x)
 			}
+		}
+	}
+}
+
+// TestMariaDBInBetween: seqd_mariadb_in reads its list up to its first
+// match, each item in the type of its pair with the operand, and the
+// operand once for each such type; seqd_mariadb_between reads its
+// operand once and no bound after a NULL operand (the oracle in
+// mysqlwire compares IN and BETWEEN themselves with a live MariaDB).
+func TestMariaDBInBetween(t *testing.T) {
+	const zero = "(1 / seqd_mariadb_divisor(0))" // NULL, with a DivisionByZero each read
+	for _, c := range []struct {
+		q, want string
+		warned  []Warning
+	}{
+		{"SELECT seqd_mariadb_in('iiis', 2, 1, 2, '2z')", "t", nil},
+		{"SELECT seqd_mariadb_in('iiis', 3, 1, 2, '2z')", "f", []Warning{{Kind: Truncated, Type: "DECIMAL", Value: "2z"}}},
+		{"SELECT seqd_mariadb_in('drss', 2.5, 2e0, '2.5z', 'x')", "t", []Warning{{Kind: Truncated, Type: "DOUBLE", Value: "2.5z"}}},
+		{"SELECT seqd_mariadb_in('iiis', 3, 1, NULL, '3')", "t", nil},
+		{"SELECT seqd_mariadb_in('iii', 3, 1, NULL)", "NULL", nil},
+		{"SELECT seqd_mariadb_in('dis', " + zero + ", 1, '2z')", "NULL", []Warning{{Kind: DivisionByZero}, {Kind: DivisionByZero}}},
+		{"SELECT seqd_mariadb_between(seqd_mariadb_number('a', NULL::bigint), 0, 1)", "t", []Warning{{Kind: Truncated, Type: "DECIMAL", Value: "a"}}},
+		{"SELECT seqd_mariadb_between(NULL, " + zero + ", 2)", "NULL", nil},
+		{"SELECT seqd_mariadb_between(5, 6, " + zero + ")", "f", []Warning{{Kind: DivisionByZero}}},
+		{"SELECT seqd_mariadb_between(" + zero + ", 1, 2)", "NULL", []Warning{{Kind: DivisionByZero}}},
+		{"SELECT seqd_mariadb_between('b', 'a', 'c')", "t", nil},
+	} {
+		w := &warnings{Session: newTestSession()}
+		out := runEval(w, c.q)
+		if rows := strings.Split(strings.TrimSpace(out), "\n"); len(rows) != 2 || rows[1] != c.want {
+			t.Errorf("%s: %q, want %s", c.q, out, c.want)
+		}
+		if fmt.Sprint(w.got) != fmt.Sprint(c.warned) {
+			t.Errorf("%s: warned %v, want %v", c.q, w.got, c.warned)
+		}
+	}
+	for _, q := range []string{"SELECT seqd_mariadb_in('ix', 1, 2)", "SELECT seqd_mariadb_in('i', 1)", "SELECT seqd_mariadb_between(1, 'a', 2)"} {
+		if out := runEval(newTestSession(), q); !strings.HasPrefix(out, "ERROR") {
+			t.Errorf("%s: %q, want an error", q, out)
 		}
 	}
 }

@@ -155,15 +155,26 @@ func (b *builder) expr(x ast.ExprNode) (*pg.Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		// MariaDB reads BETWEEN's operand once (eval's
+		// seqd_mariadb_between), PostgreSQL's against each bound: where
+		// a string is read as a number, or a second read would show
+		// (a call, a warning), it is MariaDB's.
+		if nullLiteral(x.Expr) { // MariaDB's NULL BETWEEN ... reads neither bound
+			return typeCast(nullConst(), typeName("bool")), nil
+		}
+		operand, bounds, read := b.comparedAll(x.Expr, []ast.ExprNode{x.Left, x.Right}, xs[0], xs[1:])
+		if read || b.betweenOnce(x) {
+			n := funcCall("seqd_mariadb_between", append([]*pg.Node{operand}, bounds...))
+			if x.Not {
+				n = boolExpr(pg.BoolExprType_NOT_EXPR, n)
+			}
+			return n, nil
+		}
 		kind, op := pg.A_Expr_Kind_AEXPR_BETWEEN, "BETWEEN"
 		if x.Not {
 			kind, op = pg.A_Expr_Kind_AEXPR_NOT_BETWEEN, "NOT BETWEEN"
 		}
-		// The evaluator reads BETWEEN's operand against each bound: a
-		// string operand is compared as PostgreSQL types it, not read
-		// twice with two warnings.
-		_, bounds := comparedAll(x.Expr, []ast.ExprNode{x.Left, x.Right}, xs[0], xs[1:])
-		return aexpr(kind, op, xs[0], listNode(bounds)), nil
+		return aexpr(kind, op, xs[0], listNode(xs[1:])), nil
 	case *ast.PatternInExpr:
 		return b.in(x)
 	case *ast.PatternLikeOrIlikeExpr:
@@ -542,16 +553,92 @@ func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
 		link.Testexpr = l
 		return n, nil
 	}
+	switch {
+	case nullLiteral(x.Expr): // MariaDB's NULL IN (...) reads no item of its list
+		return typeCast(nullConst(), typeName("bool")), nil
+	case len(x.List) == 1: // MariaDB's x IN (y) is x = y
+		op := opcode.EQ
+		if x.Not {
+			op = opcode.NE
+		}
+		return b.expr(&ast.BinaryOperationExpr{Op: op, L: x.Expr, R: x.List[0]})
+	}
 	list, err := b.shownList(x.List)
 	if err != nil {
 		return nil, err
+	}
+	if types, ok := b.inTypes(x); ok {
+		n := funcCall("seqd_mariadb_in", append([]*pg.Node{strConst(types), l}, list...))
+		if x.Not {
+			n = boolExpr(pg.BoolExprType_NOT_EXPR, n)
+		}
+		return n, nil
 	}
 	op := "="
 	if x.Not {
 		op = "<>"
 	}
-	l, list = comparedAll(x.Expr, x.List, l, list)
 	return aexpr(pg.A_Expr_Kind_AEXPR_IN, op, l, listNode(list)), nil
+}
+
+// inTypes are the types of IN's operand and list as eval's
+// seqd_mariadb_in takes them (a letter each: i, d, r, s), where MariaDB
+// reads the list in order up to its first match: its types are not all
+// one (a string among numbers: each compared with the operand in the
+// type of the pair, the string read as a number), or an item is not
+// constant (a column, a call). ok is false where the builder does not
+// know a type (cmpKind), or all are constants of one type, which
+// MariaDB compares as PostgreSQL does.
+func (b *builder) inTypes(x *ast.PatternInExpr) (types string, ok bool) {
+	letters := map[string]byte{"int": 'i', "decimal": 'd', "double": 'r', "string": 's'}
+	first, known := letters[b.cmpKind(x.Expr)]
+	if !known {
+		return "", false
+	}
+	out := []byte{first}
+	loop := false
+	for _, y := range x.List {
+		if nullLiteral(y) {
+			out = append(out, first) // passed by, read in no type
+			continue
+		}
+		t, known := letters[b.cmpKind(y)]
+		if !known {
+			return "", false
+		}
+		loop = loop || t != first || !constant(y)
+		out = append(out, t)
+	}
+	return string(out), loop
+}
+
+// betweenOnce reports whether BETWEEN is built as MariaDB reads it
+// (eval's seqd_mariadb_between), where nothing is read as a number: an
+// item is not a column or a literal (a second read of the operand, or a
+// bound not read after the first fails, would show), and the builder
+// knows each item's type, or it is NULL.
+func (b *builder) betweenOnce(x *ast.BetweenExpr) bool {
+	items := []ast.ExprNode{x.Expr, x.Left, x.Right}
+	alike := true
+	for _, y := range items {
+		if !nullLiteral(y) && b.cmpKind(y) == "" {
+			return false
+		}
+		alike = alike && readsAlike(y)
+	}
+	return !alike
+}
+
+// readsAlike reports whether x reads the same, and raises nothing,
+// each time it is read: a column or a literal.
+func readsAlike(x ast.ExprNode) bool {
+	switch x := x.(type) {
+	case *ast.ParenthesesExpr:
+		return readsAlike(x.Expr)
+	case *ast.ColumnNameExpr, *driver.ValueExpr:
+		return true
+	}
+	return false
 }
 
 // like is LIKE, without regard to case as MariaDB's default collation

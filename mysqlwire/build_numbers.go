@@ -9,6 +9,9 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 )
 
 // Numbers as MySQL reads them where the tree would read them otherwise:
@@ -55,11 +58,18 @@ func nullLiteral(x ast.ExprNode) bool {
 // string compared with a number is read as one, a DECIMAL or a DOUBLE
 // as MariaDB reads it, with 1292 (eval's seqd_mariadb_number, which
 // knows both sides' types where the builder does not: a column's, a
-// function's result's).
+// function's result's). A constant string compared with what is not
+// constant is read once for the statement, when first compared (eval's
+// seqd_mariadb_once), as MariaDB caches its value converted.
 func comparedOperand(x, other ast.ExprNode, n, o *pg.Node) *pg.Node {
 	switch kx, ko := operandKind(x), operandKind(other); {
-	case kx == stringKind && (ko == numberKind || ko == unknownKind),
-		kx == unknownKind && ko == numberKind:
+	case kx == stringKind && (ko == numberKind || ko == unknownKind):
+		n = funcCall("seqd_mariadb_number", []*pg.Node{n, o})
+		if constant(x) && !constant(other) {
+			n = funcCall("seqd_mariadb_once", []*pg.Node{n})
+		}
+		return n
+	case kx == unknownKind && ko == numberKind:
 		return funcCall("seqd_mariadb_number", []*pg.Node{n, o})
 	}
 	return n
@@ -218,19 +228,20 @@ func doubleLiteral(x ast.ExprNode) bool {
 	return false
 }
 
-// comparedAll is x compared with each of xs (IN's list, BETWEEN's
-// bounds), built as n and ns, where all are written as strings and
-// numbers: MariaDB's common type of them, from the left (an integer and
-// a string make a DECIMAL, a DECIMAL and a string a DOUBLE), reads each
-// string (eval's seqd_mariadb_number, told the type by a NULL of the
-// type it reads against: BIGINT for DECIMAL, DOUBLE for DOUBLE).
-// Where one is neither, they are compared as PostgreSQL types them.
-func comparedAll(x ast.ExprNode, xs []ast.ExprNode, n *pg.Node, ns []*pg.Node) (*pg.Node, []*pg.Node) {
-	common := literalKind(x)
+// comparedAll is x compared with each of xs (BETWEEN's bounds), built
+// as n and ns, where strings meet numbers: MariaDB's common type of them
+// all, from the left (an integer and a string make a DECIMAL, a DECIMAL
+// and a string a DOUBLE), reads each string (eval's seqd_mariadb_number,
+// told the type by a NULL of the type it reads against: BIGINT for
+// DECIMAL, DOUBLE for DOUBLE); read reports whether one is. Where the
+// builder does not know one's type (cmpKind), they are compared as
+// PostgreSQL types them.
+func (b *builder) comparedAll(x ast.ExprNode, xs []ast.ExprNode, n *pg.Node, ns []*pg.Node) (_ *pg.Node, _ []*pg.Node, read bool) {
+	common := b.cmpKind(x)
 	for _, y := range xs {
-		switch k := literalKind(y); {
+		switch k := b.cmpKind(y); {
 		case common == "" || k == "":
-			return n, ns
+			return n, ns, false
 		case common == k:
 		case common == "double" || k == "double":
 			common = "double"
@@ -242,23 +253,71 @@ func comparedAll(x ast.ExprNode, xs []ast.ExprNode, n *pg.Node, ns []*pg.Node) (
 		}
 	}
 	if common == "string" || common == "int" {
-		return n, ns
+		return n, ns, false
 	}
 	as := typeCast(nullConst(), typeName("int8")) // read against an integer: a DECIMAL
 	if common == "double" {
 		as = typeCast(nullConst(), typeName("float8"))
 	}
-	read := func(y ast.ExprNode, m *pg.Node) *pg.Node {
-		if !isString(y) {
+	readAs := func(y ast.ExprNode, m *pg.Node) *pg.Node {
+		if b.cmpKind(y) != "string" {
 			return m
 		}
+		read = true
 		return funcCall("seqd_mariadb_number", []*pg.Node{m, as})
 	}
 	out := make([]*pg.Node, len(ns))
 	for i, y := range xs {
-		out[i] = read(y, ns[i])
+		out[i] = readAs(y, ns[i])
 	}
-	return read(x, n), out
+	return readAs(x, n), out, read
+}
+
+// cmpKind is x's type as MariaDB compares it: "int", "decimal",
+// "double" or "string"; "" where the builder does not know it or it is
+// none of them (NULL, a parameter, a binary string, a truth value).
+func (b *builder) cmpKind(x ast.ExprNode) string {
+	if k := literalKind(x); k != "" {
+		return k
+	}
+	if doubleLiteral(x) {
+		return "double"
+	}
+	if _, ok := x.(*driver.ValueExpr); ok || isTruth(x) {
+		return ""
+	}
+	t, ok := exprType(x, b.sources)
+	switch {
+	case !ok || t.binary:
+		return ""
+	case sqltypes.IsIntegral(t.typ):
+		return "int"
+	case t.typ == querypb.Type_DECIMAL:
+		return "decimal"
+	case sqltypes.IsFloat(t.typ):
+		return "double"
+	case sqltypes.IsText(t.typ):
+		return "string"
+	}
+	return ""
+}
+
+// isTruth reports whether x is a condition MariaDB gives a number as its
+// truth value (a comparison, IN, LIKE, AND, ...), which the evaluator
+// holds as a boolean.
+func isTruth(x ast.ExprNode) bool {
+	switch x := x.(type) {
+	case *ast.ParenthesesExpr:
+		return isTruth(x.Expr)
+	case *ast.BinaryOperationExpr:
+		return !arithmetic[x.Op]
+	case *ast.UnaryOperationExpr:
+		return x.Op == opcode.Not || x.Op == opcode.Not2
+	case *ast.PatternInExpr, *ast.BetweenExpr, *ast.PatternLikeOrIlikeExpr, *ast.IsNullExpr, *ast.IsTruthExpr,
+		*ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
+		return true
+	}
+	return false
 }
 
 // literalKind is the type of x written as a literal: "int", "decimal",

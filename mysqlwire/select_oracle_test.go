@@ -129,15 +129,19 @@ var selects = []string{
 // AS UNSIGNED or one past 2^63 - 1 AS SIGNED (a Note, 1105), a string's
 // integer past 64 bits (1292), a number out of SIGNED's or UNSIGNED's
 // range (1916, a Note for a DOUBLE), a number out of DECIMAL(p,s)'s
-// range (1264 naming its column and row, 1916 past 81 digits) or a string's out
-// of DOUBLE's (1292), clamped; a string compared with a number or in
-// arithmetic or an aggregate's argument (1292); a REPEAT past
+// range (1264 naming its column and row, 1916 past 81 digits) or a
+// string's out of DOUBLE's (1292), clamped; a string compared with a
+// number or in arithmetic or an aggregate's argument (1292), in IN and
+// BETWEEN too (a constant string compared with a column once a
+// statement, an IN list up to its first match, its operand once for
+// each type it is compared in, BETWEEN's once); a REPEAT past
 // max_allowed_packet (NULL, 1301), a REPEAT's constant count read once
-// as the statement starts (where it has no row too) and once a row; per row, in the order raised, kept by a statement
-// that uses no table and raises none (CASE and COALESCE do not read
-// what they do not need, a comparison its right side after a NULL left,
-// a constant WHERE of one predicate once a statement); past
-// max_error_count (64) counted, not kept.
+// as the statement starts (where it has no row too) and once a row; per
+// row, in the order raised, kept by a statement that uses no table and
+// raises none (CASE and COALESCE do not read what they do not need, a
+// comparison its right side after a NULL left, a constant WHERE of one
+// predicate once a statement); past max_error_count (64) counted, not
+// kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
 	"SELECT 7 MOD 0, 7 DIV 0, 7 % 0, 5 MOD 0.0, 5.5 DIV 0",
@@ -214,13 +218,26 @@ var exprWarnings = []string{
 	"SELECT LENGTH(REPEAT('a', x)) FROM (SELECT '2x' AS x UNION ALL SELECT '3y') t",
 	"SELECT 1 FROM s1 WHERE REPEAT('a', '2x') = 'aa'",
 	"SELECT LENGTH(REPEAT('a', x)) FROM (SELECT '2x' AS x) t", "SELECT REPEAT('a', (SELECT 2)), REPEAT('b', (SELECT NULL))",
+	"SELECT 2 IN (1, 2, '2z'), 3 IN (1, 2, '2z'), 2 IN (1.5, '2z'), 2 IN (1e0, '2z'), 2.5 IN ('2.5z', 1), 2 NOT IN (1, NULL, '2x'), 3 NOT IN (1, NULL, '2x'), 5 IN (NULL, '5')",
+	"SELECT 'a' BETWEEN 0 AND 1, 'a' BETWEEN 'a' AND 1, 2 BETWEEN 1.5 AND '3x', 2 BETWEEN '1x' AND 3, 2.0 BETWEEN '1x' AND 3, '2' BETWEEN '1x' AND 3",
+	"SELECT NULL BETWEEN 1/0 AND 2, 1 BETWEEN NULL AND 1/0, 5 BETWEEN 6 AND 1/0, 1/0 BETWEEN 1 AND 2, NULL IN (1/0, '2z'), NULL NOT IN (1), 1/0 IN (1, '2z'), 2 IN (1, 2, 1/0)",
+	"SELECT start_value BETWEEN '1x' AND 9, start_value IN ('5x', 5), CONCAT(start_value) BETWEEN 1 AND 9 FROM s1",
+	"SELECT start_value IN ('5x'), start_value NOT IN ('6x') FROM s1",
+	"SELECT start_value IN (1, start_value, '7z'), start_value IN ('7z', start_value), increment NOT IN ('2x', 3), cycle_option BETWEEN '0' AND '1y' FROM s1",
+	"SELECT x NOT IN ('1x'), '1x' IN (x), x IN ('1x', 2, '3y'), x BETWEEN '1x' AND x + '1z', x NOT BETWEEN 0 AND '1.5w' FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3) t",
+	"SELECT x = '5x', x < '3y', CONCAT('4z') <> x FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 5) t",
+	"SELECT 1/0, x IN ('5x') FROM (SELECT 1 AS x UNION ALL SELECT 2) t",
+	"SELECT table_name IN (1, 's1'), table_name NOT IN ('s2', 0), table_name BETWEEN 0 AND 's2' FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name < 's3'",
+	"SELECT LENGTH(table_name) BETWEEN '1x' AND 9, LENGTH(table_name) = '2y' FROM information_schema.tables WHERE table_schema = DATABASE()",
+	"SELECT NEXTVAL(s3) IN (1, '2z'), LASTVAL(s3)", "SELECT 13 IN (1, 13, NEXTVAL(s3)), LASTVAL(s3), NEXTVAL(s3) BETWEEN 1 AND 1000, LASTVAL(s3)",
+	"SELECT NEXTVAL(s3) IN ('2z', '3z', 5), LASTVAL(s3), NEXTVAL(s3)",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 108
-	exprWarningsLen = 76
+	exprWarningsLen = 90
 )
 
 // selectsSetup makes the sequences selects read.
