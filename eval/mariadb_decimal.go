@@ -88,3 +88,36 @@ func doubleBound(prefix string) (string, bool) {
 	}
 	return strconv.FormatFloat(math.Copysign(math.MaxFloat64, f), 'g', -1, 64), true
 }
+
+// MariaDB's decimal quotient as it holds it, before it is shown at its
+// type's scale (which a string column of a UNION does not do: MariaDB
+// writes this value into it):
+//
+//	seqd_mariadb_quotient(x, y, f)
+//	    x / y truncated to f digits past the point, shown with all f
+//	    (MariaDB's division keeps whole 9-digit words of fraction: the
+//	    MySQL front end computes f from the operands' digits)
+
+func init() {
+	Define("seqd_mariadb_quotient", tNumeric, true, func(_ *Env, a []Datum) (Datum, error) {
+		x, _ := decimal(a[0])
+		y, _ := decimal(a[1])
+		f := int32(a[2].I)
+		if x.Form != apd.Finite || y.Form != apd.Finite || y.IsZero() || f < 0 || f > 1000 {
+			return Null, nil
+		}
+		msd := int64(x.NumDigits()) + int64(x.Exponent) - int64(y.NumDigits()) - int64(y.Exponent) + 1
+		c := exact
+		c.Rounding = apd.RoundDown
+		c.Precision = uint32(max(msd+int64(f)+2, 1))
+		var q, t apd.Decimal
+		if _, err := c.Quo(&q, x, y); err != nil {
+			return Null, nil
+		}
+		c.Precision = uint32(max(int64(q.NumDigits())+int64(q.Exponent)+int64(f)+1, 1))
+		if _, err := c.Quantize(&t, &q, -f); err != nil {
+			return Null, nil
+		}
+		return Numeric(&t, f), nil
+	}, tNumeric, tNumeric, TInt4)
+}

@@ -196,3 +196,22 @@ func TestMariaDBInBetween(t *testing.T) {
 		}
 	}
 }
+
+// TestMariaDBQuotient: seqd_mariadb_quotient truncates to the digits
+// asked for and shows them all (the oracle in mysqlwire compares the
+// quotients MariaDB writes into a UNION's string column).
+func TestMariaDBQuotient(t *testing.T) {
+	for _, c := range []struct{ q, want string }{
+		{"SELECT seqd_mariadb_quotient(1, 3, 9)", "0.333333333"},
+		{"SELECT seqd_mariadb_quotient(-2, 3, 9)", "-0.666666666"},
+		{"SELECT seqd_mariadb_quotient(1.5, 3, 9)", "0.500000000"},
+		{"SELECT seqd_mariadb_quotient(0.333333333, 7, 18)", "0.047619047571428571"},
+		{"SELECT seqd_mariadb_quotient(12345678901234567890, 7, 9)", "1763668414462081127.142857142"},
+		{"SELECT seqd_mariadb_quotient(1, 0, 9)", "NULL"},
+	} {
+		out := runEval(newTestSession(), c.q)
+		if rows := strings.Split(strings.TrimSpace(out), "\n"); len(rows) != 2 || rows[1] != c.want {
+			t.Errorf("%s: %q, want %s", c.q, out, c.want)
+		}
+	}
+}

@@ -36,6 +36,10 @@ type builder struct {
 	// sources are the relations the FROM clause of the SELECT being
 	// built reads, which its expressions' types are told over.
 	sources []source
+	// held are the select list items whose value MariaDB holds with
+	// more digits than it shows (a quotient's: heldDecimal), which a
+	// UNION's string column takes (textColumn).
+	held map[*pg.ResTarget]*pg.Node
 }
 
 // stmtEnv is what a connection's statements' session functions stand

@@ -339,3 +339,94 @@ func literalKind(x ast.ExprNode) string {
 	}
 	return ""
 }
+
+// divIncrement is @@div_precision_increment, MariaDB's default: the
+// digits a quotient's scale has past its dividend's.
+const divIncrement = 4
+
+// heldDecimal is x, arithmetic of exact numbers holding a division
+// (+, -, *, /, MOD, DIV and - of integers and decimals written as
+// literals or integer columns), as MariaDB holds its value before it
+// shows it at its type's scale: a quotient truncated to whole 9-digit
+// words of fraction, enough for its operands' digits and
+// div_precision_increment more (eval's seqd_mariadb_quotient; 1/3 is
+// 0.333333333, 1/3/7 0.047619047571428571), a product with its
+// operands' digits, a sum and a remainder with the larger's. ok is false for anything else, which MariaDB holds
+// as it shows it.
+func (b *builder) heldDecimal(x ast.ExprNode) (n *pg.Node, ok bool, err error) {
+	if isDouble(x) || !divides(x) {
+		return nil, false, nil
+	}
+	n, _, ok, err = b.heldValue(x)
+	return n, ok, err
+}
+
+// heldValue is heldDecimal's x and the digits past its point.
+func (b *builder) heldValue(x ast.ExprNode) (*pg.Node, int, bool, error) {
+	switch x := x.(type) {
+	case *ast.ParenthesesExpr:
+		return b.heldValue(x.Expr)
+	case *ast.UnaryOperationExpr:
+		if x.Op != opcode.Minus {
+			return nil, 0, false, nil
+		}
+		v, frac, ok, err := b.heldValue(x.V)
+		if !ok || err != nil {
+			return nil, 0, false, err
+		}
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "-", nil, v), frac, true, nil
+	case *ast.BinaryOperationExpr:
+		if x.Op == opcode.IntDiv { // an integer, held as shown
+			n, err := b.expr(x)
+			return typeCast(n, typeName("numeric")), 0, err == nil, err
+		}
+		if !arithmetic[x.Op] {
+			return nil, 0, false, nil
+		}
+		l, lf, ok, err := b.heldValue(x.L)
+		if !ok || err != nil {
+			return nil, 0, false, err
+		}
+		r, rf, ok, err := b.heldValue(x.R)
+		if !ok || err != nil {
+			return nil, 0, false, err
+		}
+		switch x.Op {
+		case opcode.Div:
+			frac := (lf + rf + divIncrement + 8) / 9 * 9
+			return funcCall("seqd_mariadb_quotient", []*pg.Node{l, divisor(x.R, r), intConst(int32(frac))}), frac, true, nil
+		case opcode.Mul:
+			return aexpr(pg.A_Expr_Kind_AEXPR_OP, "*", l, r), lf + rf, true, nil
+		case opcode.Mod:
+			return aexpr(pg.A_Expr_Kind_AEXPR_OP, "%", l, divisor(x.R, r)), max(lf, rf), true, nil
+		}
+		op := "+"
+		if x.Op == opcode.Minus {
+			op = "-"
+		}
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r), max(lf, rf), true, nil
+	case *driver.ValueExpr:
+		switch x.Kind() {
+		case driver.KindInt64, driver.KindUint64:
+			if _, number := numberLiteral(x); !number {
+				return nil, 0, false, nil
+			}
+		case driver.KindMysqlDecimal:
+		default:
+			return nil, 0, false, nil
+		}
+		n, err := b.expr(x)
+		frac := ""
+		if x.Kind() == driver.KindMysqlDecimal {
+			_, frac, _ = strings.Cut(x.GetMysqlDecimal().String(), ".")
+		}
+		return typeCast(n, typeName("numeric")), len(frac), err == nil, err
+	case *ast.ColumnNameExpr:
+		if b.cmpKind(x) != "int" {
+			return nil, 0, false, nil
+		}
+		n, err := b.expr(x)
+		return typeCast(n, typeName("numeric")), 0, err == nil, err
+	}
+	return nil, 0, false, nil
+}

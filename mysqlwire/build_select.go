@@ -96,8 +96,12 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 	types := setTypes(branches)
 	for i, t := range types {
 		if t.kind() == kindString && slices.ContainsFunc(branches, func(ts []colType) bool { return ts[i].kind() != kindString }) {
+			chars := t.length // a binary string's length is its bytes', a text's four bytes a character
+			if !t.binary {
+				chars /= 4
+			}
 			for _, n := range nodes {
-				textColumn(n.GetSelectStmt(), i)
+				b.textColumn(n.GetSelectStmt(), i, chars)
 			}
 		}
 	}
@@ -112,15 +116,22 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 // textColumn makes column i of sel, a query or a set operation of
 // queries, its value's text: a set operation's column MariaDB makes a
 // string where one of its queries' is a number ('a' UNION 1), which
-// PostgreSQL would read every query's as.
-func textColumn(sel *pg.SelectStmt, i int) {
+// PostgreSQL would read every query's as. A value MariaDB holds with
+// more digits than it shows (b.held) is written with them all, cut to
+// the column's length in characters, as MariaDB writes it into the
+// string column of its temporary table (1/3 UNION 'a': 0.33333).
+func (b *builder) textColumn(sel *pg.SelectStmt, i int, length uint32) {
 	if sel.Op != pg.SetOperation_SETOP_NONE {
-		textColumn(sel.Larg, i)
-		textColumn(sel.Rarg, i)
+		b.textColumn(sel.Larg, i, length)
+		b.textColumn(sel.Rarg, i, length)
 		return
 	}
 	if i < len(sel.TargetList) {
 		if t := sel.TargetList[i].GetResTarget(); t != nil {
+			if held, ok := b.held[t]; ok && length > 0 {
+				t.Val = funcCall("substr", []*pg.Node{typeCast(held, typeName("text")), intConst(1), intConst(int32(min(length, 1<<20)))})
+				return
+			}
 			t.Val = typeCast(t.Val, typeName("text"))
 		}
 	}
@@ -275,6 +286,14 @@ func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources 
 		}
 		out.TargetList = append(out.TargetList, resTarget(x, as))
 		names = append(names, name)
+		if held, ok, err := b.heldDecimal(f.Expr); err != nil {
+			return nil, nil, err
+		} else if ok {
+			if b.held == nil {
+				b.held = map[*pg.ResTarget]*pg.Node{}
+			}
+			b.held[out.TargetList[len(out.TargetList)-1].GetResTarget()] = held
+		}
 	}
 	if !known {
 		return nil, nil, nil

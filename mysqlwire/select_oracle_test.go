@@ -27,7 +27,8 @@ import (
 // shown at their column's scale (AVG, SUM and MAX of quotients, an
 // integer in a UNION or GREATEST with DECIMALs); UPPER and LOWER of
 // binary strings, a string function's NULL, REPEAT; -NULL and SUM or
-// AVG of NULL and of strings (DOUBLEs); a UNION of numbers and strings.
+// AVG of NULL and of strings (DOUBLEs); a UNION of numbers and strings,
+// quotients in it written with the digits MariaDB holds.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -121,6 +122,12 @@ var selects = []string{
 	"SELECT 1.5 UNION SELECT 'a'", "SELECT 1e0, 2 UNION ALL SELECT 'a', NULL", "SELECT start_value FROM s1 UNION SELECT 'x' UNION SELECT 1.5",
 	"SELECT UPPER(b), LOWER(c) FROM (SELECT x'61' AS b, 'A' AS c) t",
 	"SELECT AVG(CONCAT('1', 'x')), SUM(-NULL), AVG(DISTINCT '3'), SUM(CONCAT('2'))",
+	"SELECT 1/3 UNION SELECT 'a'", "SELECT 'a' UNION ALL SELECT 2/3 UNION ALL SELECT 1/7 UNION ALL SELECT 10/3 UNION ALL SELECT -1/3",
+	"SELECT 1/3 AS x, 100/7 UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'a'",
+	"SELECT 1/3/3 AS x UNION ALL SELECT 'abcdefghijklmnopqrstuvwxyz' UNION ALL SELECT (1/3)/7 UNION ALL SELECT 1.5/3 UNION ALL SELECT 1/0.3",
+	"SELECT 1/3 * 2, 1/3 + 1, 1.25/3 - 0.5, 7 MOD 3 / 2, 7 DIV 2 / 3, 1/3 MOD 0.1 UNION SELECT 'a', 'b', 'c', 'd', 'e', 'f'",
+	"SELECT start_value / 3 AS x FROM s1 UNION SELECT 'abcdefghijklmnopqrstuvwxyz' UNION SELECT cache_size / 7 FROM s2",
+	"SELECT 1/3 UNION SELECT 1.5 UNION SELECT 'a' ORDER BY 1", "SELECT * FROM (SELECT 1/3 AS x UNION SELECT 'a') t",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -231,13 +238,14 @@ var exprWarnings = []string{
 	"SELECT LENGTH(table_name) BETWEEN '1x' AND 9, LENGTH(table_name) = '2y' FROM information_schema.tables WHERE table_schema = DATABASE()",
 	"SELECT NEXTVAL(s3) IN (1, '2z'), LASTVAL(s3)", "SELECT 13 IN (1, 13, NEXTVAL(s3)), LASTVAL(s3), NEXTVAL(s3) BETWEEN 1 AND 1000, LASTVAL(s3)",
 	"SELECT NEXTVAL(s3) IN ('2z', '3z', 5), LASTVAL(s3), NEXTVAL(s3)",
+	"SELECT 1/0 UNION SELECT 'a' UNION SELECT 1/3 MOD 0",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 108
-	exprWarningsLen = 90
+	selectsLen      = 116
+	exprWarningsLen = 91
 )
 
 // selectsSetup makes the sequences selects read.
