@@ -215,3 +215,35 @@ func TestMariaDBQuotient(t *testing.T) {
 		}
 	}
 }
+
+// TestMariaDBSent: a select list item marked seqd_mariadb_sent is
+// computed after the sort, for the rows LIMIT and OFFSET leave in, in
+// the order sent; unmarked, as PostgreSQL computes it, for every row
+// before the sort (the oracle in mysqlwire compares the warnings and a
+// NEXTVAL's values with a live MariaDB).
+func TestMariaDBSent(t *testing.T) {
+	const rows = " FROM (VALUES (1, '1a'), (3, '3a'), (2, '2a')) t(x, s)"
+	for _, c := range []struct {
+		q    string
+		want []string // the values read, in the order read
+	}{
+		{"SELECT x, seqd_mariadb_sent(seqd_mariadb_signed(s))" + rows + " ORDER BY x DESC", []string{"3a", "2a", "1a"}},
+		{"SELECT x, seqd_mariadb_sent(seqd_mariadb_signed(s))" + rows + " ORDER BY x DESC LIMIT 1 OFFSET 1", []string{"2a"}},
+		{"SELECT x, seqd_mariadb_sent(seqd_mariadb_signed(s)) AS v" + rows + " ORDER BY v LIMIT 1", []string{"1a", "3a", "2a", "1a"}},
+		{"SELECT x, seqd_mariadb_sent(seqd_mariadb_signed(s))" + rows + " OFFSET 2", []string{"2a"}},
+		{"SELECT x, seqd_mariadb_signed(s)" + rows + " ORDER BY x DESC LIMIT 1", []string{"1a", "3a", "2a"}},
+		{"SELECT x, seqd_mariadb_sent(seqd_mariadb_signed(s))" + rows + " ORDER BY x LIMIT 0", nil},
+	} {
+		w := &warnings{Session: newTestSession()}
+		if out := runEval(w, c.q); strings.HasPrefix(out, "ERROR") {
+			t.Fatalf("%s: %s", c.q, out)
+		}
+		var got []string
+		for _, x := range w.got {
+			got = append(got, x.Value)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: read %v, want %v", c.q, got, c.want)
+		}
+	}
+}

@@ -38,6 +38,9 @@ type Query struct {
 	// typed are read once as the query opens, before its rows
 	// (seqd_mariadb_typed).
 	typed []Expr
+	// late are the targets computed as the sorted rows are read
+	// (seqd_mariadb_sent).
+	late []int
 	// bulk is set for a SeriesExpr over generate_series(a, b) (SELECT
 	// nextval('s') FROM generate_series(a, b)): its values come at once.
 	bulk *bulkPlan
@@ -162,6 +165,7 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	if err := c.limits(q, st); err != nil {
 		return nil, err
 	}
+	q.sentTargets()
 	q.planBulk()
 	return q, nil
 }

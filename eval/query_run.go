@@ -71,6 +71,13 @@ func (q *Query) Open(ctx context.Context, params []Datum, into *SingleRow) (Rows
 	if q.where != nil {
 		in = &filterRows{in: in, e: e, cond: q.where}
 	}
+	if len(q.late) > 0 {
+		out, err := q.sentLate(e, in)
+		if err != nil {
+			return nil, err
+		}
+		return q.limited(e, out)
+	}
 	var out Rows
 	if q.grouped {
 		rows, err := q.group(e, in)
@@ -286,13 +293,26 @@ func (t *trimRows) Next() ([]Datum, bool, error) {
 type limitRows struct {
 	in          Rows
 	limit, skip int64
+	skipped     int64
 }
+
+// Skipped is how many rows the query's OFFSET has passed by so far,
+// which MariaDB's warnings count in the row they name.
+func (l *limitRows) Skipped() int64 { return l.skipped }
 
 func (l *limitRows) Next() ([]Datum, bool, error) {
 	for ; l.skip > 0; l.skip-- {
-		if _, ok, err := l.in.Next(); err != nil || !ok {
+		var ok bool
+		var err error
+		if s, sent := l.in.(*sentRows); sent { // skipped uncomputed, as MariaDB skips them
+			ok, err = s.skipRow()
+		} else {
+			_, ok, err = l.in.Next()
+		}
+		if err != nil || !ok {
 			return nil, ok, err
 		}
+		l.skipped++
 	}
 	if l.limit == 0 {
 		return nil, false, nil

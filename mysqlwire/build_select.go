@@ -205,8 +205,28 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 	if err := b.clauses(out, s); err != nil {
 		return nil, nil, err
 	}
+	if (s.OrderBy != nil || s.Limit != nil && s.Limit.Offset != nil) && s.GroupBy == nil && !s.Distinct {
+		sentAfterSort(out, s.Fields.Fields)
+	}
 	b.types = groupedTypes(s, sources, types)
 	return selectNode(out), names, nil
+}
+
+// sentAfterSort marks the items of a select list that sorts or skips
+// rows (ORDER BY, OFFSET) that are not a column or a literal to be
+// computed after the sort, for each row as it is sent (eval's
+// seqd_mariadb_sent), as MariaDB computes them: a NEXTVAL's values
+// follow the order sent and are not taken for rows LIMIT or OFFSET
+// leaves out, a CAST's 1264 names the row sent.
+func sentAfterSort(out *pg.SelectStmt, fields []*ast.SelectField) {
+	for i, f := range fields {
+		if f.WildCard != nil || readsAlike(f.Expr) || i >= len(out.TargetList) {
+			continue
+		}
+		if t := out.TargetList[i].GetResTarget(); t != nil {
+			t.Val = funcCall("seqd_mariadb_sent", []*pg.Node{t.Val})
+		}
+	}
 }
 
 // clauses builds a SELECT's WHERE, GROUP BY, HAVING, ORDER BY and LIMIT.

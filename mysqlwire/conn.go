@@ -648,7 +648,7 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 		if !ok {
 			break
 		}
-		cn.rowWarnings.take(sess, n+1) // those raised computing this row
+		cn.rowWarnings.take(sess, n+1+skipped(res.Rows)) // those raised computing this row
 		if n >= cn.srv.cfg.MaxRows {
 			sess.Abort()
 			sess.EndImplicit(ctx, false)
@@ -664,6 +664,15 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 		return nil, err
 	}
 	return out, nil
+}
+
+// skipped is how many rows an OFFSET has passed by in rows so far, which
+// MariaDB counts in the row its warnings name (eval's limitRows).
+func skipped(rows eval.Rows) int {
+	if s, ok := rows.(interface{ Skipped() int64 }); ok {
+		return int(s.Skipped())
+	}
+	return 0
 }
 
 // use makes db the connection's database: its schema, which must exist,

@@ -143,7 +143,9 @@ var selects = []string{
 // statement, an IN list up to its first match, its operand once for
 // each type it is compared in, BETWEEN's once); a REPEAT past
 // max_allowed_packet (NULL, 1301), a REPEAT's constant count read once
-// as the statement starts (where it has no row too) and once a row; per
+// as the statement starts (where it has no row too) and once a row; the
+// items of a result that ORDER BY sorts or OFFSET skips computed as each
+// row is sent (a 1264 names it, a NEXTVAL's values follow it); per
 // row, in the order raised, kept by a statement that uses no table and
 // raises none (CASE and COALESCE do not read what they do not need, a
 // comparison its right side after a NULL left, a constant WHERE of one
@@ -239,13 +241,23 @@ var exprWarnings = []string{
 	"SELECT NEXTVAL(s3) IN (1, '2z'), LASTVAL(s3)", "SELECT 13 IN (1, 13, NEXTVAL(s3)), LASTVAL(s3), NEXTVAL(s3) BETWEEN 1 AND 1000, LASTVAL(s3)",
 	"SELECT NEXTVAL(s3) IN ('2z', '3z', 5), LASTVAL(s3), NEXTVAL(s3)",
 	"SELECT 1/0 UNION SELECT 'a' UNION SELECT 1/3 MOD 0",
+	"SELECT x, CAST(x * 1000 AS DECIMAL(2,0)) AS c, 1/0 FROM (SELECT 1 AS x UNION ALL SELECT 0 UNION ALL SELECT 3) t ORDER BY x DESC",
+	"SELECT x, CAST(x * 1000 AS DECIMAL(2,0)) AS c FROM (SELECT 1 AS x UNION ALL SELECT 0 UNION ALL SELECT 3) t ORDER BY c",
+	"SELECT x, CAST(x * 1000 AS DECIMAL(2,0)) AS c FROM (SELECT 1 AS x UNION ALL SELECT 0 UNION ALL SELECT 3) t ORDER BY x LIMIT 2",
+	"SELECT x FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 0) t ORDER BY CAST(x * 1000 AS DECIMAL(2,0)), x",
+	"SELECT x, CAST(x * 1000 AS DECIMAL(2,0)) AS c FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 0) t WHERE x > 0 ORDER BY x DESC",
+	"SELECT x, NEXTVAL(s3) FROM (SELECT 1 AS x UNION ALL SELECT 3 UNION ALL SELECT 2) t ORDER BY x DESC",
+	"SELECT x, NEXTVAL(s3), CAST(x * 100 AS DECIMAL(2,0)) FROM (SELECT 1 AS x UNION ALL SELECT 3 UNION ALL SELECT 2) t ORDER BY x DESC LIMIT 1 OFFSET 1",
+	"SELECT NEXTVAL(s3)",
+	"SELECT x, CAST(x * 1000 AS DECIMAL(2,0)) AS c FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) t LIMIT 2 OFFSET 1",
+	"SELECT x, NEXTVAL(s3) FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3) t LIMIT 1, 1", "SELECT LASTVAL(s3)",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 116
-	exprWarningsLen = 91
+	exprWarningsLen = 102
 )
 
 // selectsSetup makes the sequences selects read.
