@@ -436,7 +436,8 @@ func TestModel(t *testing.T) {
 	e.Close()
 }
 
-// TestInjectedErrors fails the WAL's writes and syncs mid-run: the engine
+// TestInjectedErrors fails the store's commit log's writes and syncs
+// mid-run: the engine
 // must report the failure, stop handing out values of the affected
 // sequences, and never have handed out a value that is not durable.
 func TestInjectedErrors(t *testing.T) {
@@ -444,7 +445,7 @@ func TestInjectedErrors(t *testing.T) {
 		t.Run(fmt.Sprint(kind), func(t *testing.T) {
 			mem := vfs.NewCrashableMem()
 			toggle := &errorfs.Toggle{Injector: errorfs.InjectorFunc(func(op errorfs.Op) error {
-				if strings.HasSuffix(op.Path, ".log") && (op.Kind == kind || kind == errorfs.OpFileSync && op.Kind == errorfs.OpFileSyncData) {
+				if strings.HasSuffix(op.Path, ".seqlog") && (op.Kind == kind || kind == errorfs.OpFileSync && op.Kind == errorfs.OpFileSyncData || kind == errorfs.OpFileWrite && op.Kind == errorfs.OpFileWriteAt) {
 					return errorfs.ErrInjected
 				}
 				return nil
@@ -486,7 +487,7 @@ func TestInjectedErrors(t *testing.T) {
 						h.add(t, n.key, seqmath.Range{First: v, Count: 1, Increment: 1})
 					}
 					if !failed {
-						t.Errorf("%s: 2000 values with a failing WAL", n)
+						t.Errorf("%s: 2000 values with a failing commit log", n)
 					}
 				}()
 			}

@@ -128,6 +128,8 @@ func truncate(fs vfs.FS, path string, n int64) error {
 // fileKind names a store file's kind for the matrix's coverage.
 func fileKind(name string) string {
 	switch {
+	case strings.HasSuffix(name, logSuffix):
+		return "commit log"
 	case strings.HasSuffix(name, ".log"):
 		return "wal"
 	case strings.HasSuffix(name, ".sst"):
@@ -220,7 +222,7 @@ func TestCorruptionMatrix(t *testing.T) {
 			}
 		})
 	}
-	for _, kind := range []string{"wal", "sstable", "manifest", "options", "marker", "identity"} {
+	for _, kind := range []string{"commit log", "sstable", "manifest", "options", "marker", "identity"} {
 		if covered[kind] == 0 {
 			t.Errorf("no %s file was damaged", kind)
 		}
@@ -279,7 +281,7 @@ func TestLostWritesRefused(t *testing.T) {
 	clone := crashedStore(t, dir)
 	names, _ := clone.List(dir)
 	for _, n := range names {
-		if strings.HasSuffix(n, ".log") {
+		if strings.HasSuffix(n, logSuffix) {
 			if err := truncate(clone, clone.PathJoin(dir, n), 0); err != nil {
 				t.Fatal(err)
 			}

@@ -1,5 +1,6 @@
-// Package embedded is seqd's default store: a local Pebble database whose
-// every commit is synced to disk before it returns.
+// Package embedded is seqd's default store: a local Pebble database,
+// every commit of which is synced to the store's own commit log before it
+// returns (commitlog.go).
 package embedded
 
 import (
@@ -124,6 +125,11 @@ type Store struct {
 	// spare is a descriptor the watcher holds in reserve to look with
 	// (watch.go); Open takes it, then only the watcher touches it.
 	spare *os.File
+
+	log      commitLog
+	trimming bool           // a trimLog is under way
+	trims    sync.WaitGroup // trimLog goroutines, waited for by Close
+	noTrim   bool           // tests: segments stay until Close
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -166,15 +172,25 @@ func Open(dir string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	replayed, err := s.replay()
+	if err != nil {
+		s.db.Close()
+		return nil, err
+	}
 	s.fresh = !existed
 	if hasID && uint64(s.rev) < id.revision {
 		s.db.Close()
-		return nil, fmt.Errorf("%w: %s holds writes up to revision %d, but the store had durably reached revision %d (recorded in %s): its latest writes are lost (a damaged write-ahead log?), and values handed out since could be handed out again; refusing to start", ErrDamaged, dir, s.rev, id.revision, identityFile)
+		return nil, fmt.Errorf("%w: %s holds writes up to revision %d, but the store had durably reached revision %d (recorded in %s): its latest writes are lost (a damaged commit log?), and values handed out since could be handed out again; refusing to start", ErrDamaged, dir, s.rev, id.revision, identityFile)
 	}
 	place, inode := placeOf(fs, dir)
 	if hasID && !o.Adopt && (id.place != place || id.inode != 0 && inode != 0 && id.inode != inode) {
 		s.db.Close()
 		return nil, fmt.Errorf("%w: store %s was created in %s (inode %d) and is opened from %s (inode %d): it may be a copy of a store that still serves, and both would hand out the same values; if this is now its only copy, start once with -adopt-store", ErrMoved, id.id, id.place, id.inode, place, inode)
+	}
+	// Only now, with nothing to refuse, is the replayed log let go.
+	if err := s.settle(replayed); err != nil {
+		s.db.Close()
+		return nil, err
 	}
 	if !hasID {
 		// A new store, or one written before identity files (format 1):
@@ -202,12 +218,14 @@ func Open(dir string, o Options) (*Store, error) {
 // naming it (Pebble reports some as panics). readOnly opens it without
 // writing (seqd check).
 func openPebble(fs vfs.FS, dir string, o Options, readOnly bool) (s *Store, err error) {
-	s = &Store{fs: fs, dir: dir, o: o}
+	s = &Store{fs: fs, dir: dir, o: o, log: commitLog{fs: fs, dir: dir}}
 	lg := logger{info: o.Logger}
 	if fs == vfs.Default {
 		lg.dir = dir
 	}
-	opts := &pebble.Options{FS: fs, Logger: lg, ReadOnly: readOnly}
+	// The commit log is the store's write-ahead log: Pebble writes none
+	// (it still replays one a store of format 3 left, and flushes it).
+	opts := &pebble.Options{FS: fs, Logger: lg, ReadOnly: readOnly, DisableWAL: true}
 	// Damage Pebble's checksums find, in a read or in a background job,
 	// fails the store (its default is Fatalf, which would end the
 	// process from a goroutine of Pebble's).
@@ -260,6 +278,60 @@ func openPebble(fs vfs.FS, dir string, o Options, readOnly bool) (s *Store, err 
 	}
 	s.rev = storage.Rev(rev)
 	return s, nil
+}
+
+// replay applies the commit log past the revision Pebble holds, and
+// returns the log's segments.
+func (s *Store) replay() ([]string, error) {
+	cur, err := replayLog(s.fs, s.dir, s.rev, func(rev storage.Rev, ops []storage.Op) error {
+		b := s.db.NewBatch()
+		defer b.Close()
+		s.stage(b, rev, ops)
+		return b.Commit(pebble.NoSync)
+	})
+	if err != nil {
+		if errors.Is(err, ErrDamaged) {
+			return nil, fmt.Errorf("%w; refusing to start", err)
+		}
+		return nil, fmt.Errorf("seqd: open store %s: replay the commit log: %w", s.dir, err)
+	}
+	segs, err := segments(s.fs, s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("seqd: open store %s: %w", s.dir, err)
+	}
+	s.rev = cur
+	return segs, nil
+}
+
+// settle flushes what replay applied into Pebble's tables and removes
+// the segments it read: the log starts again with the next commit, in a
+// segment of its own.
+func (s *Store) settle(segs []string) error {
+	if len(segs) == 0 {
+		return nil
+	}
+	if err := s.db.Flush(); err != nil {
+		return fmt.Errorf("seqd: open store %s: flush the replayed log: %w", s.dir, err)
+	}
+	if err := removeSegments(s.fs, s.dir, segs); err != nil {
+		return fmt.Errorf("seqd: open store %s: remove the replayed log: %w", s.dir, err)
+	}
+	return nil
+}
+
+// stage adds a commit's ops at rev, and rev itself, to b.
+func (s *Store) stage(b *pebble.Batch, rev storage.Rev, ops []storage.Op) {
+	for _, op := range ops {
+		k := []byte(recordPrefix + op.Key)
+		if op.Value == nil {
+			b.Delete(k, nil)
+			continue
+		}
+		v := make([]byte, 8, 8+len(op.Value))
+		binary.BigEndian.PutUint64(v, uint64(rev))
+		b.Set(k, append(v, op.Value...), nil)
+	}
+	putUint(b, revKey, uint64(rev))
 }
 
 // verify reads every record, checking each block's checksum on the way,
@@ -344,6 +416,12 @@ func (s *Store) Acquire(ctx context.Context) (storage.Token, error) {
 	defer b.Close()
 	putUint(b, ownerKey, cur+1)
 	err = s.commitLocked(b)
+	if err == nil {
+		// Not through the log: a flush makes it durable.
+		if err = s.db.Flush(); err != nil {
+			err = fmt.Errorf("seqd: flush: %w", err)
+		}
+	}
 	// Even when the outcome is unknown: the old token is fenced either way.
 	s.owner = cur + 1
 	if err != nil {
@@ -379,8 +457,9 @@ func (s *Store) Load(ctx context.Context, fn func(storage.KV) error) error {
 	return it.Error()
 }
 
-// Commit checks the token and every op's revision, then writes all ops and
-// the new revision in one synced batch.
+// Commit checks the token and every op's revision, appends the ops to the
+// commit log and syncs it, then writes them and the new revision to Pebble
+// in one batch.
 func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.Op) (storage.Rev, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -406,24 +485,67 @@ func (s *Store) Commit(ctx context.Context, token storage.Token, ops []storage.O
 		}
 	}
 	rev := s.rev + 1
+	if err := s.log.append(rev, ops); err != nil {
+		if storage.Refused(err) {
+			return 0, err
+		}
+		// Outcome unknown, as for a failed fdatasync anywhere: the
+		// store takes no more commits, and a restart recovers what is
+		// durable.
+		s.failed = fmt.Errorf("seqd: store failed: %w", err)
+		log.Printf("%v: every later write fails until seqd restarts (it then recovers what is durable)", s.failed)
+		return 0, s.failed
+	}
 	b := s.db.NewBatch()
 	defer b.Close()
-	for _, op := range ops {
-		k := []byte(recordPrefix + op.Key)
-		if op.Value == nil {
-			b.Delete(k, nil)
-			continue
-		}
-		v := make([]byte, 8, 8+len(op.Value))
-		binary.BigEndian.PutUint64(v, uint64(rev))
-		b.Set(k, append(v, op.Value...), nil)
-	}
-	putUint(b, revKey, uint64(rev))
+	s.stage(b, rev, ops)
 	if err := s.commitLocked(b); err != nil {
-		return 0, err
+		// Durable in the log, not in Pebble: only a restart's replay
+		// makes the store whole again.
+		if s.failed == nil {
+			s.failed = fmt.Errorf("seqd: store failed: %w", err)
+		}
+		return 0, s.failed
 	}
 	s.rev = rev
+	if s.log.full() && !s.trimming && !s.noTrim {
+		s.trimming = true
+		s.trims.Add(1)
+		go s.trimLog()
+	}
 	return rev, nil
+}
+
+// trimLog removes the log's segments before the current one once Pebble
+// holds what they hold: every commit they hold was applied before the
+// current segment began, so a flush begun now writes them all to tables.
+// It goes on while segments fill faster than it removes them.
+func (s *Store) trimLog() {
+	defer s.trims.Done()
+	for {
+		s.mu.Lock()
+		old := s.log.old
+		s.log.old = nil
+		if len(old) == 0 || s.closed {
+			s.log.old = old
+			s.trimming = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		err := s.db.Flush()
+		if err == nil {
+			err = removeSegments(s.fs, s.dir, old)
+		}
+		if err != nil {
+			s.mu.Lock()
+			s.log.old = append(old, s.log.old...) // the next full segment tries again
+			s.trimming = false
+			s.mu.Unlock()
+			log.Printf("seqd: remove the commit log's older segments from %s: %v (tried again when the next segment fills)", s.dir, err)
+			return
+		}
+	}
 }
 
 // checkSpaceLocked refuses a commit when the file system has less free
@@ -453,10 +575,11 @@ func (s *Store) checkSpaceLocked() error {
 	return err
 }
 
-// commitLocked commits b with a sync. Pebble treats a failed WAL write or
-// sync as fatal (its commit pipeline cannot continue), which reaches us as a
-// panic from logger.Fatalf: the store then fails every later call, and the
-// outcome of b is unknown. REQUIRES: s.mu held.
+// commitLocked applies b to Pebble's memtable (the commit log, or a flush,
+// makes it durable). Pebble treats some failures as fatal (its commit
+// pipeline cannot continue), which reach us as a panic from
+// logger.Fatalf: the store then fails every later call, and the outcome
+// of b is unknown. REQUIRES: s.mu held.
 func (s *Store) commitLocked(b *pebble.Batch) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -469,7 +592,7 @@ func (s *Store) commitLocked(b *pebble.Batch) (err error) {
 			log.Printf("%v: every later write fails until seqd restarts (it then recovers what is durable)", s.failed)
 		}
 	}()
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := b.Commit(pebble.NoSync); err != nil {
 		err = fmt.Errorf("seqd: commit: %w", err)
 		log.Printf("%v", err) // at the moment it happens (ENOSPC, EIO), not only to the client
 		return err
@@ -508,8 +631,10 @@ func (s *Store) Close() error {
 		close(s.stop)
 		<-s.watched
 	}
+	s.trims.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.log.close()
 	if s.failed != nil {
 		// A failed Pebble cannot be closed cleanly; the process should
 		// restart to recover from what is durable.
@@ -524,6 +649,14 @@ func (s *Store) Close() error {
 	if err := writeIdentity(s.fs, s.dir, id); err != nil {
 		s.db.Close()
 		return fmt.Errorf("seqd: close store: write %s: %w", identityFile, err)
+	}
+	// Pebble's tables hold every commit: the log is not needed again.
+	segs, err := segments(s.fs, s.dir)
+	if err == nil {
+		err = removeSegments(s.fs, s.dir, segs)
+	}
+	if err != nil {
+		log.Printf("seqd: close store: remove the commit log: %v (the next start replays what it holds past the tables)", err)
 	}
 	return s.db.Close()
 }

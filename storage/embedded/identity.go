@@ -18,6 +18,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/seqd/seqd/storage"
 )
 
 // A store's identity: what Pebble's own files cannot say about themselves.
@@ -49,13 +51,15 @@ import (
 //
 // The formats: 1, a store written before the identity file existed; 2,
 // with it; 3, whose catalog may hold the store's secret (engine.Secret),
-// which a binary reading format 2 would take for an unknown record. Open
+// which a binary reading format 2 would take for an unknown record; 4,
+// whose latest commits may be in the store's own commit log
+// (commitlog.go), which a binary reading format 3 would not replay. Open
 // upgrades an older store by writing the file with storeFormat (the
 // engine adds the secret at the same open). A format above storeFormat is
 // refused.
 const (
 	identityFile = "IDENTITY-SEQD"
-	storeFormat  = 3
+	storeFormat  = 4
 )
 
 // identity is the content of the identity file.
@@ -302,7 +306,27 @@ func Check(dir string, fs vfs.FS) (Report, error) {
 		return r, err
 	}
 	defer s.db.Close()
-	r.Revision, r.Records, r.Verified = uint64(s.rev), s.records, true
+	// The commit log's records are checked, not applied: nothing is
+	// written. Records counts the records its commits add.
+	added := map[string]bool{}
+	rev, err := replayLog(fs, dir, s.rev, func(_ storage.Rev, ops []storage.Op) error {
+		for _, op := range ops {
+			if op.Value == nil {
+				continue
+			}
+			_, closer, err := s.db.Get([]byte(recordPrefix + op.Key))
+			if errors.Is(err, pebble.ErrNotFound) {
+				added[op.Key] = true
+			} else if err == nil {
+				closer.Close()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return r, err
+	}
+	r.Revision, r.Records, r.Verified = uint64(rev), s.records+len(added), true
 	if r.Revision < r.Recorded {
 		return r, fmt.Errorf("%w: its data reaches revision %d, but it had durably reached revision %d: its latest writes are lost", ErrDamaged, r.Revision, r.Recorded)
 	}
@@ -371,8 +395,12 @@ func (s *Store) Checkpoint(dir string, notes ...string) error {
 		return fmt.Errorf("seqd: backup: the store is closed or failed")
 	}
 	rev, id := s.rev, s.id.id
-	// Under mu no commit runs: the checkpoint holds exactly revision rev.
-	err := s.db.Checkpoint(dir, pebble.WithFlushedWAL())
+	// Under mu no commit runs: the checkpoint holds exactly revision rev,
+	// once the memtables (durable only in the commit log) are flushed.
+	err := s.db.Flush()
+	if err == nil {
+		err = s.db.Checkpoint(dir)
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("seqd: backup: %w", err)
