@@ -26,6 +26,20 @@ func smallSegments(t *testing.T, n int64) {
 	t.Cleanup(func() { logSegmentSize = old })
 }
 
+// openOwned opens the store in dir and acquires it.
+func openOwned(t *testing.T, dir string, o Options) (*Store, storage.Token) {
+	t.Helper()
+	s, err := Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, tok
+}
+
 // modelOps is what commit i writes: a set of one of seven keys, and
 // every fifth commit a delete of another, or a set of an empty value.
 func modelOps(i int) []storage.Op {
@@ -126,14 +140,7 @@ func TestCommitLogCrashes(t *testing.T) {
 	smallSegments(t, 2<<10)
 	const dir = "db"
 	fs := vfs.NewCrashableMem()
-	s, err := Open(dir, Options{FS: fs, WatchInterval: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := s.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tok := openOwned(t, dir, Options{FS: fs, WatchInterval: time.Millisecond})
 	var acked atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -201,15 +208,8 @@ func logged(t *testing.T, n int) (vfs.FS, []string) {
 	smallSegments(t, 1<<10)
 	const dir = "db"
 	fs := vfs.NewCrashableMem()
-	s, err := Open(dir, Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tok := openOwned(t, dir, Options{FS: fs})
 	s.noTrim = true
-	tok, err := s.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	var acked atomic.Int64
 	commitModel(t, s, tok, n, nil, &acked)
 	clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
@@ -316,14 +316,7 @@ func TestCommitLogDamageRefused(t *testing.T) {
 func TestCommitLogTrimmed(t *testing.T) {
 	smallSegments(t, 1<<10)
 	fs := vfs.NewMem()
-	s, err := Open("db", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := s.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tok := openOwned(t, "db", Options{FS: fs})
 	var acked atomic.Int64
 	commitModel(t, s, tok, 300, nil, &acked)
 	s.trims.Wait()
@@ -337,7 +330,7 @@ func TestCommitLogTrimmed(t *testing.T) {
 	if segs, _ := segments(fs, "db"); len(segs) != 0 {
 		t.Fatalf("after a clean close: %v", segs)
 	}
-	s, err = Open("db", Options{FS: fs})
+	s, err := Open("db", Options{FS: fs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,14 +371,7 @@ func (f failingFile) SyncData() error {
 func TestCommitLogSyncFailure(t *testing.T) {
 	mem := vfs.NewCrashableMem()
 	fs := &failingFS{FS: mem}
-	s, err := Open("db", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := s.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tok := openOwned(t, "db", Options{FS: fs})
 	var acked atomic.Int64
 	commitModel(t, s, tok, 20, nil, &acked)
 	fs.fail.Store(true)
@@ -407,7 +393,7 @@ func TestCommitLogSyncFailure(t *testing.T) {
 	}
 	clone := mem.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
 	s.Close()
-	s, err = Open("db", Options{FS: clone})
+	s, err := Open("db", Options{FS: clone})
 	if err != nil {
 		t.Fatal(err)
 	}
