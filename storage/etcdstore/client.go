@@ -64,7 +64,8 @@ func AttemptTimeout(lease time.Duration) time.Duration {
 
 // HardenClient sets cfg up so that no single member can stall a request
 // (above): every unary request requires a leader, and is tried again on
-// another member when a try times out or finds none. The Endpoints it
+// another member when a try times out, finds none, or finds its member
+// stopping (removed from the cluster). The Endpoints it
 // returns must be bound to the client made from cfg (Bind): a member on
 // which a try timed out is then set aside until it answers again, so
 // that the tries after it, of every request, go to the others.
@@ -144,6 +145,11 @@ func (e *Endpoints) Aside() []string {
 // it answers.
 func (e *Endpoints) timedOut(addr net.Addr) {
 	e.timeouts.Add(1)
+	e.setAside(addr)
+}
+
+// setAside sets aside the endpoint at addr until it answers.
+func (e *Endpoints) setAside(addr net.Addr) {
 	if addr == nil {
 		return
 	}
@@ -333,6 +339,12 @@ func retryElsewhere(e *Endpoints) grpc.UnaryClientInterceptor {
 			case status.Code(err) == codes.Unavailable:
 				// Refused before or without an outcome of its own:
 				// no leader, no connection, or a leader change.
+			case memberStopped(err):
+				// The member is being removed or shut down: its
+				// proposal may or may not have reached the others (an
+				// outcome unknown, as a try that timed out), and the
+				// others are the ones to ask.
+				e.setAside(at.Addr)
 			default:
 				return err
 			}
@@ -406,6 +418,15 @@ type triesKey struct{}
 func countTries(ctx context.Context) (context.Context, *atomic.Int32) {
 	n := new(atomic.Int32)
 	return context.WithValue(ctx, triesKey{}, n), n
+}
+
+// memberStopped reports whether err is a member's answer that its raft
+// node stopped under the request (raft.ErrStopped, which etcd's server
+// does not translate, so it arrives with code Unknown): the member is
+// being removed from the cluster or shut down.
+func memberStopped(err error) bool {
+	s, ok := status.FromError(err)
+	return ok && s.Code() == codes.Unknown && s.Message() == "raft: stopped"
 }
 
 // Unavailable reports whether err is etcd being out of reach for now:

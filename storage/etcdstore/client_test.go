@@ -260,3 +260,72 @@ func TestPausedMember(t *testing.T) {
 	}
 	commit("resumed")
 }
+
+// TestReplacedMemberCommits: while the etcd leader member is removed
+// from the cluster and replaced, stores on hardened clients of all three
+// members commit on without a failure. A commit in flight on the
+// removed member is answered "raft: stopped", with its outcome unknown;
+// it is tried on another member, whose answer (the records written by
+// the first try, or not) settles it.
+func TestReplacedMemberCommits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three etcd members")
+	}
+	ctx := context.Background()
+	cl := startCluster(t, 3, localetcd.Options{})
+	const writers = 8
+	cli := hardened(t, cl, slices.Clone(cl.Endpoints), 500*time.Millisecond)
+	s, err := Open(Config{Client: cli, Prefix: fresh(), Timeout: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	type result struct {
+		commits int
+		err     error
+	}
+	results := make(chan result, writers)
+	for w := range writers {
+		go func() {
+			var rev storage.Rev
+			n := 0
+			for {
+				select {
+				case <-stop:
+					results <- result{n, nil}
+					return
+				default:
+				}
+				r, err := s.Commit(ctx, tok, []storage.Op{{Key: fmt.Sprintf("w%d", w), Value: fmt.Appendf(nil, "%d", n), Expect: rev}})
+				if err != nil {
+					results <- result{n, fmt.Errorf("writer %d, commit %d: %w", w, n, err)}
+					return
+				}
+				rev = r
+				n++
+			}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cl.Replace(cl.Leader()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	close(stop)
+	total := 0
+	for range writers {
+		r := <-results
+		if r.err != nil {
+			t.Error(r.err)
+		}
+		total += r.commits
+	}
+	t.Logf("%d commits by %d writers while the etcd leader member was replaced", total, writers)
+	if total == 0 {
+		t.Fatal("no commit was made")
+	}
+}
