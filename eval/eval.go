@@ -281,6 +281,9 @@ type cmpExpr struct {
 	// skipsAfterNull: r is not read when l is NULL (MariaDB's reading,
 	// seqd_mariadb_compare); PostgreSQL's reads both.
 	skipsAfterNull bool
+	// ci: two strings compared by MariaDB's utf8mb4_general_ci
+	// (seqd_mariadb_ci); PostgreSQL's by their bytes.
+	ci bool
 }
 
 func (c *cmpExpr) Type() *Type { return TBool }
@@ -302,14 +305,21 @@ func (c *cmpExpr) Eval(e *Env) (Datum, error) {
 		case l.Kind == KNull || r.Kind == KNull:
 			same = l.Kind == r.Kind
 		default:
-			same = compare(l, r) == 0
+			same = c.compare(l, r) == 0
 		}
 		return Bool(same == (c.distinct < 0)), nil
 	}
 	if l.Kind == KNull || r.Kind == KNull {
 		return Null, nil
 	}
-	return Bool(cmpHolds(c.op, compare(l, r))), nil
+	return Bool(cmpHolds(c.op, c.compare(l, r))), nil
+}
+
+func (c *cmpExpr) compare(l, r Datum) int {
+	if c.ci {
+		return compareCI(l, r)
+	}
+	return compare(l, r)
 }
 
 func cmpHolds(op string, k int) bool {

@@ -17,7 +17,8 @@ import (
 //	                           each for x, a1, ...: i an integer, d a
 //	                           DECIMAL, r a DOUBLE, s a string): two
 //	                           integers as integers, two strings as
-//	                           strings, a string and an integer as
+//	                           strings (by utf8mb4_general_ci, as
+//	                           seqd_mariadb_ci compares them), a string and an integer as
 //	                           DECIMALs, a string and a DECIMAL or a
 //	                           DOUBLE as DOUBLEs, else as numbers; the
 //	                           string read as far as it is a number
@@ -30,7 +31,8 @@ import (
 //	                           bounds not read when x is NULL, both read
 //	                           else; all three numbers or all strings,
 //	                           or NULL (the MySQL front end reads strings
-//	                           among numbers as numbers first)
+//	                           among numbers as numbers first); strings
+//	                           compared by utf8mb4_general_ci
 //
 // PostgreSQL's IN reads its whole list, and its BETWEEN its operand
 // against each bound; its statements call neither.
@@ -125,7 +127,7 @@ func (in *mariadbIn) Eval(e *Env) (Datum, error) {
 			sawNull = true
 			continue
 		}
-		if compare(slot.d, readAs(e, d, t)) == 0 {
+		if compareCI(slot.d, readAs(e, d, t)) == 0 {
 			return Bool(true), nil
 		}
 	}
@@ -213,7 +215,7 @@ func (b *mariadbBetween) Eval(e *Env) (Datum, error) {
 		return Null, err
 	}
 	switch {
-	case lo.Kind != KNull && compare(x, lo) < 0, hi.Kind != KNull && compare(x, hi) > 0:
+	case lo.Kind != KNull && compareCI(x, lo) < 0, hi.Kind != KNull && compareCI(x, hi) > 0:
 		return Bool(false), nil
 	case lo.Kind == KNull || hi.Kind == KNull:
 		return Null, nil

@@ -167,7 +167,7 @@ func (b *builder) expr(x ast.ExprNode) (*pg.Node, error) {
 			return typeCast(nullConst(), typeName("bool")), nil
 		}
 		operand, bounds, read := b.comparedAll(x.Expr, []ast.ExprNode{x.Left, x.Right}, xs[0], xs[1:])
-		if read || b.betweenOnce(x) {
+		if read || b.betweenOnce(x) || b.betweenStrings(x) {
 			n := funcCall("seqd_mariadb_between", append([]*pg.Node{operand}, bounds...))
 			if x.Not {
 				n = boolExpr(pg.BoolExprType_NOT_EXPR, n)
@@ -314,6 +314,9 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	}
 	switch x.Op {
 	case opcode.NullEQ:
+		if b.collated(x.L, x.R) {
+			return funcCall("seqd_mariadb_ci", []*pg.Node{strConst("<=>"), l, r}), nil
+		}
 		return aexpr(pg.A_Expr_Kind_AEXPR_NOT_DISTINCT, "=", l, r), nil
 	case opcode.Div:
 		// MySQL's division is exact (its value is shown to scale's
@@ -335,7 +338,7 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 		return nil, unsupported("the operator " + x.Op.String())
 	}
 	if comparisons[x.Op] {
-		return comparison(op, x.R, l, r), nil
+		return b.comparison(op, x.L, x.R, l, r), nil
 	}
 	return aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r), nil
 }
@@ -590,9 +593,11 @@ func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
 // reads the list in order up to its first match: its types are not all
 // one (a string among numbers: each compared with the operand in the
 // type of the pair, the string read as a number), or an item is not
-// constant (a column, a call). ok is false where the builder does not
-// know a type (cmpKind), or all are constants of one type, which
-// MariaDB compares as PostgreSQL does.
+// constant (a column, a call), or strings are compared (by the
+// connection's collation, utf8mb4_general_ci). ok is false where the
+// builder does not know a type (cmpKind: a binary string's is not), or
+// all are constant numbers of one type, which MariaDB compares as
+// PostgreSQL does.
 func (b *builder) inTypes(x *ast.PatternInExpr) (types string, ok bool) {
 	letters := map[string]byte{"int": 'i', "decimal": 'd', "double": 'r', "string": 's'}
 	first, known := letters[b.cmpKind(x.Expr)]
@@ -610,7 +615,7 @@ func (b *builder) inTypes(x *ast.PatternInExpr) (types string, ok bool) {
 		if !known {
 			return "", false
 		}
-		loop = loop || t != first || !constant(y)
+		loop = loop || t != first || !constant(y) || t == 's' // strings compared by the collation
 		out = append(out, t)
 	}
 	return string(out), loop
@@ -631,6 +636,19 @@ func (b *builder) betweenOnce(x *ast.BetweenExpr) bool {
 		alike = alike && readsAlike(y)
 	}
 	return !alike
+}
+
+// betweenStrings reports whether BETWEEN compares strings, which
+// MariaDB compares by the connection's collation, utf8mb4_general_ci
+// (eval's seqd_mariadb_between): each item is a string the builder knows
+// (cmpKind: not a binary one) or NULL.
+func (b *builder) betweenStrings(x *ast.BetweenExpr) bool {
+	for _, y := range []ast.ExprNode{x.Expr, x.Left, x.Right} {
+		if !nullLiteral(y) && b.cmpKind(y) != "string" {
+			return false
+		}
+	}
+	return true
 }
 
 // readsAlike reports whether x reads the same, and raises nothing,

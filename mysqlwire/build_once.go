@@ -1,9 +1,12 @@
 package mysqlwire
 
 import (
+	"strings"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // Where MariaDB reads an expression fewer times than the evaluator would
@@ -26,8 +29,12 @@ func constantWhere(where ast.ExprNode, n *pg.Node, from bool) *pg.Node {
 }
 
 // comparison is l op r, built of x and y, as MariaDB reads it: where
-// y may raise a warning (warns), not read after a NULL l.
-func comparison(op string, y ast.ExprNode, l, r *pg.Node) *pg.Node {
+// y may raise a warning (warns), not read after a NULL l; two strings
+// compared by the connection's collation (collated).
+func (b *builder) comparison(op string, x, y ast.ExprNode, l, r *pg.Node) *pg.Node {
+	if b.collated(x, y) {
+		return funcCall("seqd_mariadb_ci", []*pg.Node{strConst(op), l, r})
+	}
 	if !warns(y) {
 		return aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r)
 	}
@@ -111,3 +118,48 @@ func (v *exprFinder) Enter(n ast.Node) (ast.Node, bool) {
 }
 
 func (v *exprFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// collated reports whether x and y, compared, are compared as MariaDB
+// compares two strings by the connection's collation, utf8mb4_general_ci
+// (eval's seqd_mariadb_ci: without regard to case, and to the accents of
+// most letters; trailing spaces ignored): one is a string and the other
+// is not a number, and neither compares by its bytes (bytewise).
+func (b *builder) collated(x, y ast.ExprNode) bool {
+	kx, ky := b.cmpKind(x), b.cmpKind(y)
+	switch {
+	case kx != "string" && ky != "string", kx != "string" && kx != "", ky != "string" && ky != "":
+		return false
+	}
+	return !b.bytewise(x) && !b.bytewise(y)
+}
+
+// bytewise reports whether x compares by its bytes: a binary string (a
+// hexadecimal or bit literal, BINARY y, a function of one), or a column
+// of information_schema, whose names MariaDB looks up as they are
+// written where = compares them with a constant (table_schema =
+// 'TEST' finds no row) and seqd compares as they are written
+// throughout.
+func (b *builder) bytewise(x ast.ExprNode) bool {
+	switch n := x.(type) {
+	case *ast.ParenthesesExpr:
+		return b.bytewise(n.Expr)
+	case *driver.ValueExpr:
+		k := n.Kind()
+		return k == driver.KindBinaryLiteral || k == driver.KindMysqlBit
+	case *ast.ColumnNameExpr:
+		for _, s := range b.sources {
+			if s.infoSchema && (n.Name.Table.O == "" || strings.EqualFold(s.name, n.Name.Table.O)) {
+				for _, c := range s.cols {
+					if strings.EqualFold(c, n.Name.Name.O) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	if isBinary(x) {
+		return true
+	}
+	t, ok := exprType(x, b.sources)
+	return ok && t.binary && t.kind() == kindString
+}

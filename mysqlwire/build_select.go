@@ -395,6 +395,10 @@ type source struct {
 	// (and a derived table of one) is a constant row, whose grouping and
 	// DISTINCT its optimizer leaves out (groupedTypes).
 	manyRows bool
+	// infoSchema: a table of information_schema, whose names MariaDB
+	// looks up by their bytes where = compares them with a constant;
+	// the builder compares its columns so (collated).
+	infoSchema bool
 }
 
 // starColumns are the columns a * names, as MySQL names them, and their
@@ -525,7 +529,7 @@ func (b *builder) infoTable(name ast.CIStr, alias string) (*pg.Node, []source, e
 		return nil, nil, mysql.NewSQLError(1109, "42S02", "Unknown table '%s' in information_schema", name.O)
 	}
 	cols := infoColumns()[name.L]
-	return relation(q, alias), []source{{name: alias, cols: cols, types: infoTypes(name.L, cols), manyRows: true}}, nil
+	return relation(q, alias), []source{{name: alias, cols: cols, types: infoTypes(name.L, cols), manyRows: true, infoSchema: true}}, nil
 }
 
 // nullableSources are srcs on the side of an outer join that may be

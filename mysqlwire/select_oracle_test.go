@@ -28,7 +28,9 @@ import (
 // integer in a UNION or GREATEST with DECIMALs); UPPER and LOWER of
 // binary strings, a string function's NULL, REPEAT; -NULL and SUM or
 // AVG of NULL and of strings (DOUBLEs); a UNION of numbers and strings,
-// quotients in it written with the digits MariaDB holds.
+// quotients in it written with the digits MariaDB holds; strings
+// compared by utf8mb4_general_ci (=, <=>, <, IN, BETWEEN), binary
+// strings and information_schema's names by their bytes.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -118,6 +120,11 @@ var selects = []string{
 	"SELECT AVG('2'), SUM('2'), AVG('1.5')",
 	"SELECT REPEAT('ab', 3), REPEAT('a', 0), REPEAT(NULL, 2), REPEAT(x'41', 2), REPEAT('a', NULL), REPEAT(5, 2), REPEAT('a', 1.6)",
 	"SELECT UPPER(NULL), LOWER(NULL), REPLACE(NULL, 'a', 'b'), TRIM(NULL), REPLACE('a', NULL, 'b'), REPEAT('é', 2)",
+	"SELECT 'a' = 'A', 'a' = 'a ', 'a' <=> 'A', 'a' < 'B', 'a\\t' < 'a', 'é' = 'E', 'ß' = 's', 'Æ' = 'æ', 'ÿ' = 'Y', CONCAT('a', 'B') = 'Ab', 'a' = x'41', BINARY 'a' = 'A', UPPER(x'61') = 'a'",
+	"SELECT 'a' IN ('A', 1), 'a' IN ('B', 'A'), 'a' NOT IN ('B', 'A'), 'b' BETWEEN 'A' AND 'C', 'b' NOT BETWEEN 'A' AND 'C', 'A' IN ('a', NULL), 'a' BETWEEN NULL AND 'b', 'a' = NULL",
+	"SELECT x FROM (SELECT 'abc' AS x UNION ALL SELECT 'abd') t WHERE x = 'ABC' OR x > 'ABC '",
+	"SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('S1', 'x')",
+	"SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'S1'",
 	"SELECT 1 UNION SELECT 'a'", "SELECT 'b' UNION ALL SELECT 2.5",
 	"SELECT 1.5 UNION SELECT 'a'", "SELECT 1e0, 2 UNION ALL SELECT 'a', NULL", "SELECT start_value FROM s1 UNION SELECT 'x' UNION SELECT 1.5",
 	"SELECT UPPER(b), LOWER(c) FROM (SELECT x'61' AS b, 'A' AS c) t",
@@ -256,7 +263,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 116
+	selectsLen      = 121
 	exprWarningsLen = 102
 )
 

@@ -1,0 +1,118 @@
+package eval
+
+import (
+	"sort"
+	"unicode/utf8"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
+// Strings as MariaDB compares them by its connection's default
+// collation, utf8mb4_general_ci (what go-sql-driver, mysql2 and the
+// other drivers of the compatibility matrix get): each character by its
+// weight (generalCIPairs: the upper case of a letter, without its accent
+// for most of Latin, Greek and Cyrillic), a character outside the Basic
+// Multilingual Plane as U+FFFD, and the shorter string as if padded with
+// spaces (PAD SPACE: 'a' = 'a ', 'a\t' < 'a').
+//
+//	seqd_mariadb_ci(op, l, r)  l op r (=, <>, <, <=, >, >=, <=>), two
+//	                           strings compared so, the right side not
+//	                           read after a NULL left (but for <=>), as
+//	                           MariaDB reads a comparison
+//
+// seqd_mariadb_in and seqd_mariadb_between compare their strings so too.
+// PostgreSQL's statements call none of them: their text compares by its
+// bytes (the C collation).
+
+func init() {
+	DefineCompiled("seqd_mariadb_ci", CompiledFunc{Column: "seqd_mariadb_ci", Compile: compileCI})
+}
+
+// generalCIWeight is r's weight in utf8mb4_general_ci.
+func generalCIWeight(r rune) rune {
+	if r > 0xFFFF {
+		return 0xFFFD
+	}
+	n := len(generalCIPairs) / 2
+	i := sort.Search(n, func(i int) bool { return rune(generalCIPairs[2*i]) >= r })
+	if i < n && rune(generalCIPairs[2*i]) == r {
+		return rune(generalCIPairs[2*i+1])
+	}
+	return r
+}
+
+// compareGeneralCI orders a and b as utf8mb4_general_ci does. A byte
+// that is not UTF-8 weighs as itself above the plane, after every
+// character.
+func compareGeneralCI(a, b string) int {
+	next := func(s string) (rune, string) {
+		r, n := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError && n <= 1 {
+			return 0x10000 + rune(s[0]), s[1:]
+		}
+		if r > 0xFFFF {
+			return 0xFFFD, s[n:]
+		}
+		return generalCIWeight(r), s[n:]
+	}
+	for a != "" && b != "" {
+		var x, y rune
+		x, a = next(a)
+		y, b = next(b)
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	sign := 1 // the rest of a against spaces
+	if a == "" {
+		a, sign = b, -1
+	}
+	for a != "" {
+		var x rune
+		x, a = next(a)
+		switch {
+		case x < ' ':
+			return -sign
+		case x > ' ':
+			return sign
+		}
+	}
+	return 0
+}
+
+// compareCI is compare, two texts ordered by utf8mb4_general_ci.
+func compareCI(a, b Datum) int {
+	if a.Kind == KText && b.Kind == KText {
+		return compareGeneralCI(a.S, b.S)
+	}
+	return compare(a, b)
+}
+
+// compileCI compiles seqd_mariadb_ci.
+func compileCI(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	if len(fc.Args) != 3 || fc.Args[0].GetAConst().GetSval() == nil {
+		return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
+	}
+	op := fc.Args[0].GetAConst().GetSval().GetSval()
+	l, r, err := c.operands(sc, fc.Args[1], fc.Args[2])
+	if err != nil {
+		return nil, err
+	}
+	distinct := 0
+	if op == "<=>" {
+		op, distinct = "=", -1
+	}
+	x, err := c.binaryExprs(op, l, r, fc.Args[1], fc.Args[2], fc.Location)
+	if err != nil {
+		return nil, err
+	}
+	cmp, ok := x.(*cmpExpr)
+	if !ok {
+		return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
+	}
+	cmp.ci, cmp.distinct, cmp.skipsAfterNull = true, distinct, distinct == 0
+	return cmp, nil
+}
