@@ -55,6 +55,8 @@ var ddlCorpus = []string{
 	"CREATE SEQUENCE o9 CACHE 1000 COMMENT='it''s' , ENGINE=InnoDB",
 	"CREATE SEQUENCE o10 COMMENT 'a' COMMENT 'b'",
 	"CREATE SEQUENCE o11 CACHE 0",
+	"create sequence o12 maxvalue=13, increment by -1", "ALTER SEQUENCE o5 MAXVALUE=14, CYCLE", "CREATE SEQUENCE o12 NOCACHE ,  CYCLE",
+	"CREATE SEQUENCE o12 NOCACHE,", "CREATE SEQUENCE o12, o13", "CREATE SEQUENCE o12 START WITH 1,2",
 	"SHOW CREATE SEQUENCE o2", "SHOW CREATE SEQUENCE o3", "SHOW CREATE SEQUENCE o5",
 	"SHOW CREATE SEQUENCE o7", "SHOW CREATE SEQUENCE o8", "SHOW CREATE SEQUENCE o9", "SHOW CREATE SEQUENCE o10", "SHOW CREATE SEQUENCE o11",
 	"CREATE OR REPLACE SEQUENCE o10 START WITH 4",
@@ -238,7 +240,7 @@ var ddlCorpus = []string{
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 209
+const ddlCorpusLen = 215
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

@@ -154,12 +154,16 @@ func asTyped(text string, typed map[string]string) string {
 	return text
 }
 
-// syntaxError is the parser's error as MySQL words it (1064).
+// syntaxError is the parser's error as MySQL words it (1064). Where the
+// parser stopped at a comma, MariaDB's text is what follows the comma,
+// its spaces too (its lexer starts the next token after a comma:
+// `maxvalue=13, increment by -1` is near ' increment by -1').
 func syntaxError(err error) error {
 	msg := err.Error()
 	near := ""
 	if i := strings.Index(msg, " near \""); i >= 0 {
 		near = strings.TrimSuffix(strings.TrimSpace(msg[i+len(" near \""):]), "\"")
+		near = strings.TrimPrefix(near, ",")
 	}
 	line := "1"
 	if _, err := fmt.Sscanf(msg, "line %s", &line); err != nil {

@@ -48,6 +48,7 @@ var corpus = []string{
 	"ALTER SEQUENCE s4 RESTART WITH 2",
 	"SELECT NEXTVAL(s4)",
 	"SELEC 1",
+	"SELECT 1,, 2",
 	"SELECT @@version_comment LIMIT 0",
 	"SELECT @@autocommit, @@auto_increment_increment, @@tx_isolation",
 	"SET NAMES utf8mb4",
@@ -114,7 +115,7 @@ var corpus = []string{
 }
 
 // corpusLen pins corpus's length (see ddlCorpusLen).
-const corpusLen = 95
+const corpusLen = 96
 
 // outcome is a statement's result as the corpus compares it, sent as
 // text or, prepared, as COM_STMT_PREPARE and COM_STMT_EXECUTE, and the
