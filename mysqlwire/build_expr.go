@@ -38,8 +38,16 @@ type builder struct {
 	sources []source
 	// held are the select list items whose value MariaDB holds with
 	// more digits than it shows (a quotient's: heldDecimal), which a
-	// UNION's string column takes (textColumn).
-	held map[*pg.ResTarget]*pg.Node
+	// UNION's string column takes (textColumn), or a subquery holding
+	// it passes on (heldPassed).
+	held map[*pg.ResTarget]heldItem
+}
+
+// heldItem is a select list item's value as MariaDB holds it (n), and
+// the digits past its point (heldValue).
+type heldItem struct {
+	n    *pg.Node
+	frac int
 }
 
 // stmtEnv is what a connection's statements' session functions stand

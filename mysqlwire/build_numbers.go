@@ -2,6 +2,7 @@ package mysqlwire
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -353,12 +354,76 @@ const divIncrement = 4
 // 0.333333333, 1/3/7 0.047619047571428571), a product with its
 // operands' digits, a sum and a remainder with the larger's. ok is false for anything else, which MariaDB holds
 // as it shows it.
-func (b *builder) heldDecimal(x ast.ExprNode) (n *pg.Node, ok bool, err error) {
-	if isDouble(x) || !divides(x) {
-		return nil, false, nil
+func (b *builder) heldDecimal(x ast.ExprNode) (n *pg.Node, frac int, ok bool, err error) {
+	if isDouble(x) || !holdsQuotient(x) {
+		return nil, 0, false, nil
 	}
-	n, _, ok, err = b.heldValue(x)
-	return n, ok, err
+	return b.heldValue(x)
+}
+
+// holdsQuotient reports whether x holds a division's value (divides):
+// its arithmetic does, or it is a scalar subquery of one item that
+// does, ABS of one, or a choice (IF, IFNULL, COALESCE, CASE) among
+// values one of which does and none is a DOUBLE or a string. MariaDB
+// passes such a value on with all its digits.
+func holdsQuotient(x ast.ExprNode) bool {
+	if isDouble(x) {
+		return false
+	}
+	switch x := x.(type) {
+	case *ast.ParenthesesExpr:
+		return holdsQuotient(x.Expr)
+	case *ast.UnaryOperationExpr:
+		return x.Op == opcode.Minus && holdsQuotient(x.V)
+	case *ast.BinaryOperationExpr:
+		switch x.Op {
+		case opcode.Div:
+			return true
+		case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Mod:
+			return holdsQuotient(x.L) || holdsQuotient(x.R)
+		}
+	case *ast.SubqueryExpr:
+		f, ok := subqueryItem(x)
+		return ok && holdsQuotient(f)
+	case *ast.FuncCallExpr:
+		if x.FnName.L == "abs" {
+			return len(x.Args) == 1 && holdsQuotient(x.Args[0])
+		}
+		return heldBranches(x)
+	case *ast.CaseExpr:
+		return heldBranches(x)
+	}
+	return false
+}
+
+// heldBranches reports whether x chooses among values (branches) one of
+// which holds a quotient and none is a DOUBLE or a string.
+func heldBranches(x ast.ExprNode) bool {
+	bs := branches(x)
+	return slices.ContainsFunc(bs, holdsQuotient) && !slices.ContainsFunc(bs, func(b ast.ExprNode) bool {
+		return isDouble(b) || operandKind(b) == stringKind
+	})
+}
+
+// subqueryItem is the one item of x's SELECT, a query without a set
+// operation; false for another query.
+func subqueryItem(x *ast.SubqueryExpr) (ast.ExprNode, bool) {
+	sel, ok := x.Query.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.Fields.Fields[0].WildCard != nil {
+		return nil, false
+	}
+	return sel.Fields.Fields[0].Expr, true
+}
+
+// hasMarker reports whether x holds a ? marker, which heldValue does not
+// build a second time (its parameter would be numbered twice).
+func hasMarker(x ast.ExprNode) bool {
+	v := exprFinder{found: func(n ast.Node) bool {
+		_, ok := n.(ast.ParamMarkerExpr)
+		return ok
+	}}
+	x.Accept(&v)
+	return v.hit
 }
 
 // heldValue is heldDecimal's x and the digits past its point.
@@ -427,6 +492,86 @@ func (b *builder) heldValue(x ast.ExprNode) (*pg.Node, int, bool, error) {
 		}
 		n, err := b.expr(x)
 		return typeCast(n, typeName("numeric")), 0, err == nil, err
+	case *ast.SubqueryExpr, *ast.FuncCallExpr, *ast.CaseExpr:
+		if hasMarker(x) || !holdsQuotient(x) {
+			return nil, 0, false, nil
+		}
+		return b.heldPassed(x)
+	}
+	return nil, 0, false, nil
+}
+
+// heldPassed is heldValue of x, a subquery or a function that passes on
+// the value it is given (holdsQuotient): built again, with the value its
+// item or argument holds where the built x has its value shown.
+func (b *builder) heldPassed(x ast.ExprNode) (*pg.Node, int, bool, error) {
+	// held is y's held value; a NULL written as one is NULL.
+	held := func(y ast.ExprNode) (*pg.Node, int, bool, error) {
+		if nullLiteral(y) {
+			return typeCast(nullConst(), typeName("numeric")), 0, true, nil
+		}
+		return b.heldValue(y)
+	}
+	switch x := x.(type) {
+	case *ast.SubqueryExpr:
+		n, err := b.expr(x)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		t := n.GetSubLink().GetSubselect().GetSelectStmt().GetTargetList()[0].GetResTarget()
+		h, ok := b.held[t] // the item's, as the subquery's select list built it
+		if !ok {
+			return nil, 0, false, nil
+		}
+		t.Val = h.n
+		return n, h.frac, true, nil
+	case *ast.FuncCallExpr:
+		var args []*pg.Node
+		frac := 0
+		for _, a := range x.Args {
+			if x.FnName.L == "if" && len(args) == 0 {
+				c, err := b.cond(a)
+				if err != nil {
+					return nil, 0, false, err
+				}
+				args = append(args, c)
+				continue
+			}
+			n, f, ok, err := held(a)
+			if !ok || err != nil {
+				return nil, 0, false, err
+			}
+			args, frac = append(args, n), max(frac, f)
+		}
+		switch x.FnName.L {
+		case "abs":
+			return funcCall("abs", args), frac, true, nil
+		case "if":
+			return caseWhen(args[0], args[1], args[2]), frac, true, nil
+		}
+		return coalesce(args...), frac, true, nil // IFNULL, COALESCE
+	case *ast.CaseExpr:
+		n, err := b.caseExpr(x)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		c := n.GetCaseExpr()
+		frac := 0
+		for i, w := range x.WhenClauses {
+			r, f, ok, err := held(w.Result)
+			if !ok || err != nil {
+				return nil, 0, false, err
+			}
+			c.Args[i].GetCaseWhen().Result, frac = r, max(frac, f)
+		}
+		if x.ElseClause != nil {
+			r, f, ok, err := held(x.ElseClause)
+			if !ok || err != nil {
+				return nil, 0, false, err
+			}
+			c.Defresult, frac = r, max(frac, f)
+		}
+		return n, frac, true, nil
 	}
 	return nil, 0, false, nil
 }

@@ -129,7 +129,7 @@ func (b *builder) textColumn(sel *pg.SelectStmt, i int, length uint32) {
 	if i < len(sel.TargetList) {
 		if t := sel.TargetList[i].GetResTarget(); t != nil {
 			if held, ok := b.held[t]; ok && length > 0 {
-				t.Val = funcCall("substr", []*pg.Node{typeCast(held, typeName("text")), intConst(1), intConst(int32(min(length, 1<<20)))})
+				t.Val = funcCall("substr", []*pg.Node{typeCast(held.n, typeName("text")), intConst(1), intConst(int32(min(length, 1<<20)))})
 				return
 			}
 			t.Val = typeCast(t.Val, typeName("text"))
@@ -306,13 +306,13 @@ func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources 
 		}
 		out.TargetList = append(out.TargetList, resTarget(x, as))
 		names = append(names, name)
-		if held, ok, err := b.heldDecimal(f.Expr); err != nil {
+		if held, frac, ok, err := b.heldDecimal(f.Expr); err != nil {
 			return nil, nil, err
 		} else if ok {
 			if b.held == nil {
-				b.held = map[*pg.ResTarget]*pg.Node{}
+				b.held = map[*pg.ResTarget]heldItem{}
 			}
-			b.held[out.TargetList[len(out.TargetList)-1].GetResTarget()] = held
+			b.held[out.TargetList[len(out.TargetList)-1].GetResTarget()] = heldItem{held, frac}
 		}
 	}
 	if !known {

@@ -342,8 +342,10 @@ func (e exprTyper) unary(x *ast.UnaryOperationExpr) (colType, bool) {
 		out := intType(int(t.length)+1, false, t.notNull)
 		out.prec = uint8(t.precision())
 		return out, true
-	case kindDecimal:
-		return decimalType(t.precision(), t.scale(), false, t.notNull), true
+	case kindDecimal: // one character longer for the sign (Item_func_neg)
+		out := decimalType(t.precision(), t.scale(), false, t.notNull)
+		out.length = t.length + 1
+		return out, true
 	}
 	return doubleType(int(t.decimals), t.notNull), true // a string's and NULL's too
 }

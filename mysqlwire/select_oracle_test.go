@@ -30,7 +30,9 @@ import (
 // AVG of NULL and of strings (DOUBLEs); a UNION of numbers and strings,
 // quotients in it written with the digits MariaDB holds; strings
 // compared by utf8mb4_general_ci (=, <=>, <, IN, BETWEEN), binary
-// strings and information_schema's names by their bytes.
+// strings and information_schema's names by their bytes; a quotient a
+// subquery, ABS, IF, IFNULL, COALESCE or CASE passes to a UNION's
+// string column.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -125,6 +127,10 @@ var selects = []string{
 	"SELECT x FROM (SELECT 'abc' AS x UNION ALL SELECT 'abd') t WHERE x = 'ABC' OR x > 'ABC '",
 	"SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('S1', 'x')",
 	"SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'S1'",
+	"SELECT (SELECT 1/3) UNION SELECT 'a'", "SELECT -(1/3) UNION SELECT 'a'",
+	"SELECT -(SELECT 1/3), ABS(1/3), IFNULL(1/3, 0), IF(1, 1/3, 2), CASE WHEN 1 THEN 1/3 END UNION SELECT 'a', 'b', 'c', 'd', 'e'",
+	"SELECT (SELECT 2/3) * 2, (SELECT (SELECT 1/3)), (SELECT 1/7 FROM dual WHERE 1), COALESCE(NULL, 1/3), -(-(1/3)) UNION ALL SELECT 'a', 'b', 'abcdefghijklmnop', 'd', 'e'",
+	"SELECT CASE 2 WHEN 1 THEN 2 ELSE 2/3 END, ABS((SELECT 1/3) / 7), IF(0, 1/3, NULL), (SELECT 2/7 FROM dual) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'a', 'b', 'abcdefghijklmnop'",
 	"SELECT 1 UNION SELECT 'a'", "SELECT 'b' UNION ALL SELECT 2.5",
 	"SELECT 1.5 UNION SELECT 'a'", "SELECT 1e0, 2 UNION ALL SELECT 'a', NULL", "SELECT start_value FROM s1 UNION SELECT 'x' UNION SELECT 1.5",
 	"SELECT UPPER(b), LOWER(c) FROM (SELECT x'61' AS b, 'A' AS c) t",
@@ -263,7 +269,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 121
+	selectsLen      = 126
 	exprWarningsLen = 102
 )
 
