@@ -288,7 +288,11 @@ func (b *builder) repeat(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return nil, err
 	}
 	_, param := x.Args[1].(*driver.ParamMarkerExpr)
-	_, subquery := x.Args[1].(*ast.SubqueryExpr)
+	count := x.Args[1]
+	for p, ok := count.(*ast.ParenthesesExpr); ok; p, ok = count.(*ast.ParenthesesExpr) {
+		count = p.Expr
+	}
+	_, subquery := count.(*ast.SubqueryExpr)
 	if isString(x.Args[1]) || mayBeString(x.Args[1]) || param || subquery { // read as CAST AS SIGNED reads it, with its 1292
 		n = funcCall("seqd_mariadb_signed", []*pg.Node{n})
 	}

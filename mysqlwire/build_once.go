@@ -44,12 +44,42 @@ func (b *builder) comparison(op string, x, y ast.ExprNode, l, r *pg.Node) *pg.No
 // typedOnce reports whether x, an argument that types its function's
 // result (REPEAT's count), is read once more as the statement starts,
 // before its rows: it is constant (a parameter is: MariaDB types a
-// prepared statement again as it executes it with its values), and may
+// prepared statement again as it executes it with its values; a
+// subquery of constants is: constantSubquery), and may
 // raise a warning as it is read (a number or NULL written as one may
 // not).
 func typedOnce(x ast.ExprNode) bool {
 	_, number := numberLiteral(x)
-	return !number && !nullLiteral(x) && constant(x)
+	return !number && !nullLiteral(x) && (constant(x) || constantSubquery(x))
+}
+
+// constantSubquery reports whether x is a subquery MariaDB finds
+// constant as it types its function's result, and reads then: a SELECT
+// of no table (FROM dual at most), of constant items and WHERE, without
+// GROUP BY, HAVING, ORDER BY, LIMIT or a set operation.
+func constantSubquery(x ast.ExprNode) bool {
+	for {
+		p, ok := x.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		x = p.Expr
+	}
+	sub, ok := x.(*ast.SubqueryExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := sub.Query.(*ast.SelectStmt)
+	if !ok || sel.From != nil || sel.Fields == nil || sel.GroupBy != nil || sel.Having != nil || sel.OrderBy != nil ||
+		sel.Limit != nil || sel.With != nil || sel.Distinct {
+		return false
+	}
+	for _, f := range sel.Fields.Fields {
+		if f.WildCard != nil || !constant(f.Expr) {
+			return false
+		}
+	}
+	return sel.Where == nil || constant(sel.Where)
 }
 
 // constant reports whether x reads the same throughout a statement: no

@@ -155,8 +155,9 @@ var selects = []string{
 // BETWEEN too (a constant string compared with a column once a
 // statement, an IN list up to its first match, its operand once for
 // each type it is compared in, BETWEEN's once); a REPEAT past
-// max_allowed_packet (NULL, 1301), a REPEAT's constant count read once
-// as the statement starts (where it has no row too) and once a row; the
+// max_allowed_packet (NULL, 1301), a REPEAT's constant count (a
+// subquery of constants too) read once as the statement starts (where
+// it has no row too) and once a row; the
 // items of a result that ORDER BY sorts or OFFSET skips computed as each
 // row is sent (a 1264 names it, a NEXTVAL's values follow it); per
 // row, in the order raised, kept by a statement that uses no table and
@@ -240,6 +241,9 @@ var exprWarnings = []string{
 	"SELECT LENGTH(REPEAT('a', x)) FROM (SELECT '2x' AS x UNION ALL SELECT '3y') t",
 	"SELECT 1 FROM s1 WHERE REPEAT('a', '2x') = 'aa'",
 	"SELECT LENGTH(REPEAT('a', x)) FROM (SELECT '2x' AS x) t", "SELECT REPEAT('a', (SELECT 2)), REPEAT('b', (SELECT NULL))",
+	"SELECT REPEAT('a', (SELECT '2x'))", "SELECT REPEAT('a', ((SELECT '2x'))), REPEAT('b', (SELECT 1/0))",
+	"SELECT REPEAT('a', (SELECT '2x' FROM dual WHERE 1 = 1)) FROM s1", "SELECT REPEAT('a', (SELECT CONCAT('3', 'y'))) FROM (SELECT 1 UNION ALL SELECT 2) t",
+	"SELECT REPEAT('a', (SELECT '2x' WHERE 0))",
 	"SELECT 2 IN (1, 2, '2z'), 3 IN (1, 2, '2z'), 2 IN (1.5, '2z'), 2 IN (1e0, '2z'), 2.5 IN ('2.5z', 1), 2 NOT IN (1, NULL, '2x'), 3 NOT IN (1, NULL, '2x'), 5 IN (NULL, '5')",
 	"SELECT 'a' BETWEEN 0 AND 1, 'a' BETWEEN 'a' AND 1, 2 BETWEEN 1.5 AND '3x', 2 BETWEEN '1x' AND 3, 2.0 BETWEEN '1x' AND 3, '2' BETWEEN '1x' AND 3",
 	"SELECT NULL BETWEEN 1/0 AND 2, 1 BETWEEN NULL AND 1/0, 5 BETWEEN 6 AND 1/0, 1/0 BETWEEN 1 AND 2, NULL IN (1/0, '2z'), NULL NOT IN (1), 1/0 IN (1, '2z'), 2 IN (1, 2, 1/0)",
@@ -270,7 +274,7 @@ var exprWarnings = []string{
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 126
-	exprWarningsLen = 102
+	exprWarningsLen = 107
 )
 
 // selectsSetup makes the sequences selects read.
