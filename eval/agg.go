@@ -16,6 +16,9 @@ type aggCall struct {
 	sep      Expr // string_agg's delimiter
 	distinct bool
 	t        *Type
+	// ci: MIN and MAX compare two strings by utf8mb4_general_ci
+	// (seqd_mariadb_ci); PostgreSQL's by their bytes.
+	ci bool
 	// filter is FILTER (WHERE ...): the rows it is not true of are not
 	// fed. order is ORDER BY within the call, for the aggregates whose
 	// result depends on their input's order (array_agg, string_agg);
@@ -307,7 +310,13 @@ func (st *aggState) add(e *Env, row []Datum) error {
 	case "sum", "avg":
 		return st.addSum(d)
 	case "min", "max":
-		if c := compare(d, st.acc); st.n == 1 || c < 0 && a.name == "min" || c > 0 && a.name == "max" {
+		c := 0
+		if st.n > 1 && a.ci {
+			c = compareCI(d, st.acc)
+		} else if st.n > 1 {
+			c = compare(d, st.acc)
+		}
+		if st.n == 1 || c < 0 && a.name == "min" || c > 0 && a.name == "max" {
 			st.acc = d
 		}
 	case "bool_and", "bool_or":

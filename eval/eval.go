@@ -202,6 +202,7 @@ type caseExpr struct {
 	whens []Expr
 	thens []Expr
 	els   Expr
+	ci    bool // arg and whens, two strings, compared by utf8mb4_general_ci (seqd_mariadb_ci)
 }
 
 func (c *caseExpr) Type() *Type { return c.t }
@@ -221,7 +222,7 @@ func (c *caseExpr) Eval(e *Env) (Datum, error) {
 		}
 		match := d.Truth()
 		if c.arg != nil {
-			match = d.Kind != KNull && subject.Kind != KNull && compare(subject, d) == 0
+			match = d.Kind != KNull && subject.Kind != KNull && (c.ci && compareCI(subject, d) == 0 || !c.ci && compare(subject, d) == 0)
 		}
 		if match {
 			return c.thens[i].Eval(e)
@@ -253,6 +254,7 @@ type minMaxExpr struct {
 	t     *Type
 	least bool
 	args  []Expr
+	ci    bool // two strings compared by utf8mb4_general_ci (seqd_mariadb_ci)
 }
 
 func (m *minMaxExpr) Type() *Type { return m.t }
@@ -266,7 +268,15 @@ func (m *minMaxExpr) Eval(e *Env) (Datum, error) {
 		if d.Kind == KNull {
 			continue
 		}
-		if out.Kind == KNull || (compare(d, out) < 0) == m.least && compare(d, out) != 0 {
+		if out.Kind == KNull {
+			out = d
+			continue
+		}
+		k := compare(d, out)
+		if m.ci {
+			k = compareCI(d, out)
+		}
+		if (k < 0) == m.least && k != 0 {
 			out = d
 		}
 	}

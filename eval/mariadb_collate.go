@@ -19,6 +19,11 @@ import (
 //	                           strings compared so, the right side not
 //	                           read after a NULL left (but for <=>), as
 //	                           MariaDB reads a comparison
+//	seqd_mariadb_ci(x)         x, a CASE with an operand, GREATEST, LEAST,
+//	                           NULLIF, MIN or MAX, whose strings it
+//	                           compares so
+//	                           (what its branches and arguments compare
+//	                           within them as they are built)
 //
 // seqd_mariadb_in and seqd_mariadb_between compare their strings so too.
 // PostgreSQL's statements call none of them: their text compares by its
@@ -93,6 +98,9 @@ func compareCI(a, b Datum) int {
 
 // compileCI compiles seqd_mariadb_ci.
 func compileCI(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	if len(fc.Args) == 1 {
+		return compileCIOf(c, sc, fc)
+	}
 	if len(fc.Args) != 3 || fc.Args[0].GetAConst().GetSval() == nil {
 		return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
 	}
@@ -115,4 +123,46 @@ func compileCI(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 	}
 	cmp.ci, cmp.distinct, cmp.skipsAfterNull = true, distinct, distinct == 0
 	return cmp, nil
+}
+
+// compileCIOf compiles seqd_mariadb_ci(x).
+func compileCIOf(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	n := fc.Args[0]
+	if a := n.GetAExpr(); a != nil && a.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
+		x, err := c.binaryOp(sc, "=", a.Lexpr, a.Rexpr, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		cmp, ok := x.(*cmpExpr)
+		if !ok {
+			return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
+		}
+		return &funcExpr{t: cmp.l.Type(), args: []Expr{cmp.l, cmp.r}, fn: func(_ *Env, args []Datum) (Datum, error) {
+			if args[0].Kind != KNull && args[1].Kind != KNull && compareCI(args[0], args[1]) == 0 {
+				return Null, nil
+			}
+			return args[0], nil
+		}}, nil
+	}
+	x, err := c.Expr(sc, n)
+	if err != nil {
+		return nil, err
+	}
+	switch x := x.(type) {
+	case *minMaxExpr:
+		x.ci = true
+	case *caseExpr:
+		if x.arg == nil {
+			return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
+		}
+		x.ci = true
+	case *aggRef: // MIN or MAX, just compiled
+		if c.aggs == nil || x.idx >= len(*c.aggs) || (*c.aggs)[x.idx].name != "min" && (*c.aggs)[x.idx].name != "max" {
+			return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
+		}
+		(*c.aggs)[x.idx].ci = true
+	default:
+		return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
+	}
+	return x, nil
 }

@@ -731,7 +731,17 @@ func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
 			return nil, err
 		}
 	}
-	return &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: c}}, nil
+	n := &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: c}}
+	if x.Value != nil {
+		compared := []ast.ExprNode{x.Value}
+		for _, w := range x.WhenClauses {
+			compared = append(compared, w.Expr)
+		}
+		if b.stringsCollated(compared) { // CASE x WHEN 'A': MariaDB compares strings by the collation
+			n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
+		}
+	}
+	return n, nil
 }
 
 // sublink is a subquery as an expression; not: NOT before it.

@@ -190,6 +190,9 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 	}
 	switch name {
 	case "nullif":
+		if b.collated(x.Args[0], x.Args[1]) {
+			return funcCall("seqd_mariadb_ci", []*pg.Node{nullIf(args[0], args[1])}), nil
+		}
 		return nullIf(args[0], args[1]), nil
 	}
 	// MySQL's GREATEST and LEAST are NULL when an argument is; PostgreSQL's
@@ -207,6 +210,9 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		anyNull = append(anyNull, &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: a, Nulltesttype: pg.NullTestType_IS_NULL, Location: noLoc}}})
 	}
 	mm := &pg.Node{Node: &pg.Node_MinMaxExpr{MinMaxExpr: &pg.MinMaxExpr{Op: op, Args: args, Location: noLoc}}}
+	if b.stringsCollated(x.Args) {
+		mm = funcCall("seqd_mariadb_ci", []*pg.Node{mm})
+	}
 	return caseWhen(boolExpr(pg.BoolExprType_OR_EXPR, anyNull...), nullConst(), mm), nil
 }
 
@@ -441,6 +447,9 @@ func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 	}
 	n := funcCall(name, args)
 	n.GetFuncCall().AggDistinct = x.Distinct
+	if (name == "min" || name == "max") && len(x.Args) == 1 && b.stringsCollated(x.Args) {
+		n = funcCall("seqd_mariadb_ci", []*pg.Node{n}) // MariaDB orders strings by the collation
+	}
 	return n, nil
 }
 

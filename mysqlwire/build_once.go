@@ -193,3 +193,22 @@ func (b *builder) bytewise(x ast.ExprNode) bool {
 	t, ok := exprType(x, b.sources)
 	return ok && t.binary && t.kind() == kindString
 }
+
+// stringsCollated reports whether xs, compared with each other (GREATEST,
+// LEAST, CASE x WHEN), are compared as strings by the connection's
+// collation (eval's seqd_mariadb_ci): each is a string the builder knows
+// (cmpKind: not a binary one) or NULL, one at least a string, and none
+// compares by its bytes (bytewise).
+func (b *builder) stringsCollated(xs []ast.ExprNode) bool {
+	strs := 0
+	for _, x := range xs {
+		switch {
+		case nullLiteral(x):
+		case b.cmpKind(x) != "string" || b.bytewise(x):
+			return false
+		default:
+			strs++
+		}
+	}
+	return strs > 0
+}

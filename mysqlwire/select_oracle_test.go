@@ -29,7 +29,8 @@ import (
 // binary strings, a string function's NULL, REPEAT; -NULL and SUM or
 // AVG of NULL and of strings (DOUBLEs); a UNION of numbers and strings,
 // quotients in it written with the digits MariaDB holds; strings
-// compared by utf8mb4_general_ci (=, <=>, <, IN, BETWEEN), binary
+// compared by utf8mb4_general_ci (=, <=>, <, IN, BETWEEN, GREATEST,
+// LEAST, NULLIF, CASE x WHEN, MIN, MAX), binary
 // strings and information_schema's names by their bytes; a quotient a
 // subquery, ABS, IF, IFNULL, COALESCE or CASE passes to a UNION's
 // string column.
@@ -127,6 +128,9 @@ var selects = []string{
 	"SELECT x FROM (SELECT 'abc' AS x UNION ALL SELECT 'abd') t WHERE x = 'ABC' OR x > 'ABC '",
 	"SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('S1', 'x')",
 	"SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'S1'",
+	"SELECT GREATEST('a', 'B'), LEAST('a', 'B'), GREATEST('a', 'A'), GREATEST('A', 'a'), LEAST('b', 'B', 'c'), GREATEST('é', 'f'), GREATEST('a', x'42'), LEAST('a', NULL)",
+	"SELECT NULLIF('a', 'A'), NULLIF('a', 'b'), NULLIF(x'41', 'a'), NULLIF('a', NULL), CASE 'a' WHEN 'A' THEN 1 ELSE 0 END, CASE 'a' WHEN 'b' THEN 1 WHEN 'A ' THEN 2 END, CASE x'61' WHEN 'A' THEN 1 ELSE 0 END, CASE NULL WHEN 'a' THEN 1 ELSE 2 END",
+	"SELECT y, MIN(x), MAX(x) FROM (SELECT 1 AS y, 'a' AS x UNION ALL SELECT 1, 'A' UNION ALL SELECT 1, 'b' UNION ALL SELECT 1, 'C') t GROUP BY y HAVING MAX(x) = 'c'",
 	"SELECT (SELECT 1/3) UNION SELECT 'a'", "SELECT -(1/3) UNION SELECT 'a'",
 	"SELECT -(SELECT 1/3), ABS(1/3), IFNULL(1/3, 0), IF(1, 1/3, 2), CASE WHEN 1 THEN 1/3 END UNION SELECT 'a', 'b', 'c', 'd', 'e'",
 	"SELECT (SELECT 2/3) * 2, (SELECT (SELECT 1/3)), (SELECT 1/7 FROM dual WHERE 1), COALESCE(NULL, 1/3), -(-(1/3)) UNION ALL SELECT 'a', 'b', 'abcdefghijklmnop', 'd', 'e'",
@@ -273,7 +277,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 126
+	selectsLen      = 129
 	exprWarningsLen = 107
 )
 
