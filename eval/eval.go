@@ -586,6 +586,9 @@ type subqueryExpr struct {
 	array  bool // ARRAY(SELECT ...)
 	// correlated: the subquery reads the row it is evaluated for.
 	correlated bool
+	// ci: in and the rows, two strings, compared by utf8mb4_general_ci
+	// (seqd_mariadb_ci).
+	ci bool
 }
 
 func (q *subqueryExpr) Type() *Type { return q.t }
@@ -643,7 +646,7 @@ func (q *subqueryExpr) Eval(e *Env) (Datum, error) {
 		case q.in != nil:
 			if x.Kind == KNull || row[0].Kind == KNull {
 				sawNull = true
-			} else if compare(x, row[0]) == 0 {
+			} else if q.ci && compareCI(x, row[0]) == 0 || !q.ci && compare(x, row[0]) == 0 {
 				return Bool(true), nil
 			}
 		default:

@@ -20,8 +20,8 @@ import (
 //	                           read after a NULL left (but for <=>), as
 //	                           MariaDB reads a comparison
 //	seqd_mariadb_ci(x)         x, a CASE with an operand, GREATEST, LEAST,
-//	                           NULLIF, MIN or MAX, whose strings it
-//	                           compares so
+//	                           NULLIF, MIN, MAX or x IN (SELECT ...),
+//	                           whose strings it compares so
 //	                           (what its branches and arguments compare
 //	                           within them as they are built)
 //
@@ -153,6 +153,11 @@ func compileCIOf(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 		x.ci = true
 	case *caseExpr:
 		if x.arg == nil {
+			return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
+		}
+		x.ci = true
+	case *subqueryExpr:
+		if x.in == nil {
 			return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
 		}
 		x.ci = true

@@ -566,6 +566,13 @@ func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
 			link = n.GetBoolExpr().Args[0].GetSubLink()
 		}
 		link.Testexpr = l
+		if b.subqueryCollated(x.Expr, sub) {
+			if x.Not {
+				n.GetBoolExpr().Args[0] = funcCall("seqd_mariadb_ci", []*pg.Node{n.GetBoolExpr().Args[0]})
+			} else {
+				n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
+			}
+		}
 		return n, nil
 	}
 	switch {
@@ -778,5 +785,8 @@ func (b *builder) compareSubquery(x *ast.CompareSubqueryExpr) (*pg.Node, error) 
 	}
 	link := n.GetSubLink()
 	link.Testexpr, link.OperName = l, []*pg.Node{strNode(op)}
+	if op == "=" && !x.All && b.subqueryCollated(x.L, sub) {
+		n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
+	}
 	return n, nil
 }

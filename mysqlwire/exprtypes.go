@@ -219,6 +219,13 @@ func (e exprTyper) of(x ast.ExprNode) (colType, bool) {
 			return truthOf(ok && len(ts) == 1 && ts[0].notNull && e.notNull(x.Expr)), true
 		}
 		return truthOf(e.notNull(append([]ast.ExprNode{x.Expr}, x.List...)...)), true
+	case *ast.CompareSubqueryExpr: // as IN (subquery)
+		sub, ok := x.R.(*ast.SubqueryExpr)
+		if !ok {
+			return colType{}, false
+		}
+		ts, ok := queryTypes(sub.Query)
+		return truthOf(ok && len(ts) == 1 && ts[0].notNull && e.notNull(x.L)), true
 	case *ast.BetweenExpr:
 		return truthOf(e.notNull(x.Expr, x.Left, x.Right)), true
 	case *ast.ExistsSubqueryExpr:
