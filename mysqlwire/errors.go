@@ -57,6 +57,7 @@ var myErrors = map[sqlerr.Kind]myError{
 	sqlerr.InvalidAuthorization:         {1045, "28000"}, // ER_ACCESS_DENIED_ERROR
 	sqlerr.InvalidPassword:              {1045, "28000"},
 	sqlerr.DivisionByZero:               {1365, "22012"}, // ER_DIVISION_BY_ZERO
+	sqlerr.CardinalityViolation:         {1242, "21000"}, // ER_SUBQUERY_NO_1_ROW
 	sqlerr.InvalidDatetimeFormat:        {1292, "22007"}, // ER_TRUNCATED_WRONG_VALUE
 	sqlerr.DatetimeFieldOverflow:        {1292, "22007"},
 	sqlerr.DatatypeMismatch:             {1105, "HY000"},
@@ -90,6 +91,9 @@ func toSQLError(err error) *mysql.SQLError {
 		if errors.Is(err, context.DeadlineExceeded) {
 			msg = eval.ErrStatementTimeout.Error()
 		}
+	}
+	if kind == sqlerr.CardinalityViolation { // a scalar subquery's second row: MariaDB's words
+		msg = "Subquery returns more than 1 row"
 	}
 	if m := missingRelation.FindStringSubmatch(msg); kind == sqlerr.UndefinedTable && m != nil {
 		// MariaDB's words for ER_UNKNOWN_SEQUENCES, naming the
