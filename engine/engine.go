@@ -191,6 +191,9 @@ type Config struct {
 //     heldMu within it.
 //  15. The writer's queue changes under writer.mu, held only to append or
 //     take writes: the writer runs prepare and done with no lock held.
+//     Its linger's expectations are the writer goroutine's alone; it
+//     reads a sequence's demand under the sequence's mu, holding no
+//     other lock, and a caller adding demand nudges it without blocking.
 //  16. A commit's role renames are noted with the AuthVersion it brings
 //     under renameMu, so that RoleRenamesSince returns every rename up to
 //     the version it returns.

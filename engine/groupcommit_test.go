@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
@@ -127,4 +128,86 @@ func waitFor(t *testing.T, cond func() bool) {
 		runtime.Gosched()
 	}
 	t.Fatal("condition never held")
+}
+
+// slowStore makes every commit take d, as a slow fsync does.
+type slowStore struct {
+	storage.Store
+	d time.Duration
+}
+
+func (s *slowStore) Commit(ctx context.Context, tok storage.Token, ops []storage.Op) (storage.Rev, error) {
+	time.Sleep(s.d)
+	return s.Store.Commit(ctx, tok, ops)
+}
+
+// TestLingerOneGroup: callers of a NO CACHE sequence, each calling again
+// as soon as it has its value, are served by commits that carry all of
+// them (the writer lingers for the callers the last commit served), not
+// by commits that alternate between two halves of them; and a caller
+// that does not come back holds the others at most one linger.
+func TestLingerOneGroup(t *testing.T) {
+	defer func(d time.Duration) { maxLinger = d }(maxLinger)
+	// A linger is bounded by the last commit's length (the store's
+	// 50 ms) too; a second is never reached.
+	maxLinger = time.Second
+	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(ctx, Config{Store: &slowStore{Store: st, d: 50 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	n := mustName(t, "s")
+	if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	const callers, calls = 8, 10
+	before := e.Stats()
+	var mu sync.Mutex
+	got := map[int64]bool{}
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			for range calls {
+				_, v, err := e.Nextval(ctx, n)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				got[v] = true
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	after := e.Stats()
+	if len(got) != callers*calls {
+		t.Fatalf("%d distinct values of %d calls", len(got), callers*calls)
+	}
+	commits := after.Commits - before.Commits
+	lingers, expired := after.Lingers-before.Lingers, after.LingersExpired-before.LingersExpired
+	t.Logf("%d values in %d commits, %d lingers (%v), %d of them expired", callers*calls, commits, lingers, after.Lingered-before.Lingered, expired)
+	// One commit per round of the 8 callers, and a few more as they
+	// start and finish out of step; two halves taking turns would make
+	// 20.
+	if commits > calls+4 {
+		t.Fatalf("%d values took %d commits; one per round of callers is %d", callers*calls, commits, calls)
+	}
+	if lingers == 0 {
+		t.Fatal("the writer never lingered")
+	}
+	// A linger ends as the last caller expected comes back (it nudges
+	// the writer), not at its bound: only as the callers finish out of
+	// step does one wait for a caller that is gone.
+	if expired > 2 {
+		t.Fatalf("%d of %d lingers waited out their bound", expired, lingers)
+	}
+	// The callers are gone: the next call's commit lingers at most once.
+	if _, _, err := e.Nextval(ctx, n); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -6,6 +6,7 @@ package engine
 import (
 	"math"
 	"sort"
+	"time"
 
 	"github.com/seqd/seqd/seqmath"
 )
@@ -212,7 +213,13 @@ type Stats struct {
 	Records    int64
 	Extensions int64
 	Failures   int64
-	Burned     Burned // every sequence's
+	// Lingers counts the commits the writer held for callers on their
+	// way back (linger.go), LingersExpired those of them whose callers
+	// did not all come back within the hold's bound, Lingered their
+	// holds in all.
+	Lingers, LingersExpired int64
+	Lingered                time.Duration
+	Burned                  Burned // every sequence's
 }
 
 // Count is how many sequences the engine serves: cheap, where List
@@ -226,6 +233,7 @@ func (e *Engine) Count() int {
 // Stats returns counters since Open.
 func (e *Engine) Stats() Stats {
 	return Stats{Commits: e.w.commits.Load(), Records: e.w.records.Load(), Extensions: e.extensions.Load(), Failures: e.w.failures.Load(),
+		Lingers: e.w.lingers.Load(), LingersExpired: e.w.lingersExpired.Load(), Lingered: time.Duration(e.w.lingered.Load()),
 		Burned: Burned{Crash: e.burned[BurnedCrash].Load(), Failover: e.burned[BurnedFailover].Load(), Release: e.burned[BurnedRelease].Load()}}
 }
 

@@ -350,6 +350,7 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 		want := n - lead
 		s.demand += want
 		e.refillLocked(s)
+		e.w.nudgeIfWatchedLocked(s)
 		err := s.waitLocked(ctx)
 		s.demand -= want
 		waits++
@@ -385,6 +386,7 @@ func (e *Engine) refillLocked(s *seq) {
 	var advanced int64
 	e.extensions.Add(1)
 	e.w.submit(&write{
+		seq: s,
 		prepare: func() (storage.Op, bool) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
@@ -403,6 +405,7 @@ func (e *Engine) refillLocked(s *seq) {
 			defer s.mu.Unlock()
 			s.writing = false
 			defer s.broadcastLocked()
+			e.w.expectLocked(s)
 			if storage.Refused(err) {
 				s.setRefusedLocked(storageError(s, err)) // the mark is as it was
 				return

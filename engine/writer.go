@@ -27,6 +27,9 @@ type write struct {
 	// a record other nodes write: a NOORDER sequence's range record), or
 	// storage.ErrTooLarge (a transaction of many records).
 	alone bool
+	// seq is the sequence whose mark this write extends (refillLocked),
+	// for the writer's linger; nil for every other write.
+	seq *seq
 }
 
 // writer is the one goroutine that owns the store's write path. It takes
@@ -43,6 +46,19 @@ type writer struct {
 	quit    chan struct{}
 	stopped chan struct{}
 
+	// The linger (linger.go): the callers each contended sequence's
+	// last commit left waiting or served, who may be back for its next
+	// (the writer goroutine's alone), and the sequence the writer
+	// lingers for now, until its demand reaches watchedFor.
+	expect         map[*seq]int64
+	lastCommit     time.Duration // the last commit's length
+	more           chan struct{}
+	watched        atomic.Pointer[seq]
+	watchedFor     atomic.Int64
+	lingers        atomic.Int64 // commits the writer lingered before
+	lingersExpired atomic.Int64 // of them, those whose callers did not all come back in time
+	lingered       atomic.Int64 // their lingers, in nanoseconds
+
 	commits  atomic.Int64
 	records  atomic.Int64
 	failures atomic.Int64 // commits whose outcome is unknown (storage.Refused ones are not)
@@ -54,6 +70,8 @@ func (w *writer) start(e *Engine, maxBatch int) {
 	w.wake = make(chan struct{}, 1)
 	w.quit = make(chan struct{})
 	w.stopped = make(chan struct{})
+	w.more = make(chan struct{}, 1)
+	w.expect = map[*seq]int64{}
 	go w.loop()
 }
 
@@ -76,31 +94,48 @@ func (w *writer) stop() {
 	<-w.stopped
 }
 
+// take appends to batch the writes queued, up to maxBatch in all. A
+// write that must be alone is taken only into an empty batch, and alone.
+func (w *writer) take(batch []*write) []*write {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(batch) > 0 && batch[0].alone {
+		return batch
+	}
+	n := min(len(w.queue), w.maxBatch-len(batch))
+	for i, wr := range w.queue[:n] {
+		if wr.alone {
+			if len(batch) == 0 && i == 0 {
+				n = 1 // it alone
+			} else {
+				n = i // the writes before it
+			}
+			break
+		}
+	}
+	batch = append(batch, w.queue[:n]...)
+	rest := copy(w.queue, w.queue[n:])
+	clear(w.queue[rest:])
+	w.queue = w.queue[:rest]
+	return batch
+}
+
 func (w *writer) loop() {
 	defer close(w.stopped)
 	var batch []*write
 	var ops []storage.Op
 	for {
-		w.mu.Lock()
-		n := min(len(w.queue), w.maxBatch)
-		for i, wr := range w.queue[:n] {
-			if wr.alone {
-				n = max(i, 1) // the writes before it, or it alone
-				break
-			}
-		}
-		batch = append(batch[:0], w.queue[:n]...)
-		rest := copy(w.queue, w.queue[n:])
-		clear(w.queue[rest:])
-		w.queue = w.queue[:rest]
-		w.mu.Unlock()
-		if n == 0 {
+		batch = w.take(batch[:0])
+		if len(batch) == 0 {
 			select {
 			case <-w.wake:
 				continue
 			case <-w.quit:
 				return
 			}
+		}
+		if w.linger(batch) {
+			batch = w.take(batch)
 		}
 		ops = ops[:0]
 		kept := batch[:0]
@@ -125,6 +160,7 @@ func (w *writer) loop() {
 		ctx, cancel := context.WithTimeout(context.Background(), w.e.commitTimeout)
 		rev, err := w.e.store.Commit(ctx, w.e.token, ops)
 		cancel()
+		w.lastCommit = time.Since(began)
 		w.commits.Add(1)
 		w.records.Add(int64(len(batch)))
 		switch {

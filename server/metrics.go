@@ -255,6 +255,8 @@ var (
 	descCommits    = prometheus.NewDesc("seqd_group_commits_total", "Group commits (synced writes) since start.", nil, nil)
 	descRecords    = prometheus.NewDesc("seqd_group_commit_records_total", "Records written by group commits since start.", nil, nil)
 	descExtensions = prometheus.NewDesc("seqd_mark_extensions_total", "Durable-mark extensions (prefetches) since start.", nil, nil)
+	descLingers    = prometheus.NewDesc("seqd_group_commit_lingers_total", "Group commits held for callers of a sequence that waits for every value, on their way back from the last commit, so that one commit serves them all (at most the last commit's length, 1 ms).", []string{"outcome"}, nil)
+	descLingered   = prometheus.NewDesc("seqd_group_commit_linger_seconds_total", "Time group commits were held for callers on their way back, in all.", nil, nil)
 	descFailures   = prometheus.NewDesc("seqd_store_write_failures_total", "Group commits that failed since start.", nil, nil)
 	descSequences  = prometheus.NewDesc("seqd_sequences", "Sequences in the store.", nil, nil)
 	descLast       = prometheus.NewDesc("seqd_sequence_last_value", "A sequence's last value handed out (or its start).", []string{"schema", "sequence"}, nil)
@@ -271,7 +273,7 @@ func burnedReasons(b engine.Burned) map[string]int64 {
 }
 
 func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCommits, descRecords, descExtensions, descFailures, descSequences, descLast, descWindow, descLeft, descExhaust, descBurned, descSeqBurned} {
+	for _, d := range []*prometheus.Desc{descCommits, descRecords, descLingers, descLingered, descExtensions, descFailures, descSequences, descLast, descWindow, descLeft, descExhaust, descBurned, descSeqBurned} {
 		ch <- d
 	}
 }
@@ -281,6 +283,9 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	st := eng.Stats()
 	ch <- prometheus.MustNewConstMetric(descCommits, prometheus.CounterValue, float64(st.Commits))
 	ch <- prometheus.MustNewConstMetric(descRecords, prometheus.CounterValue, float64(st.Records))
+	ch <- prometheus.MustNewConstMetric(descLingers, prometheus.CounterValue, float64(st.Lingers-st.LingersExpired), "returned")
+	ch <- prometheus.MustNewConstMetric(descLingers, prometheus.CounterValue, float64(st.LingersExpired), "expired")
+	ch <- prometheus.MustNewConstMetric(descLingered, prometheus.CounterValue, st.Lingered.Seconds())
 	ch <- prometheus.MustNewConstMetric(descExtensions, prometheus.CounterValue, float64(st.Extensions))
 	ch <- prometheus.MustNewConstMetric(descFailures, prometheus.CounterValue, float64(st.Failures))
 	for reason, n := range burnedReasons(st.Burned) {

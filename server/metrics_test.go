@@ -88,7 +88,7 @@ func TestMetrics(t *testing.T) {
 	}
 	have := scrape("100", "32667")
 	for _, name := range []string{"seqd_statements_total", "seqd_statement_duration_seconds", "seqd_group_commit_records",
-		"seqd_group_commit_seconds", "seqd_connections", "seqd_mark_extensions_total", "seqd_sequences", "seqd_sequence_reserved_values"} {
+		"seqd_group_commit_seconds", "seqd_group_commit_lingers_total", "seqd_group_commit_linger_seconds_total", "seqd_connections", "seqd_mark_extensions_total", "seqd_sequences", "seqd_sequence_reserved_values"} {
 		if !have[name] {
 			t.Errorf("no %s", name)
 		}
