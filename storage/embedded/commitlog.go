@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"log"
 	"os"
 	"sort"
 	"strconv"
@@ -59,6 +60,21 @@ const (
 // logSegmentSize is a segment's preallocated size (a var: tests make
 // segments small, to rotate and trim often).
 var logSegmentSize int64 = 4 << 20
+
+// spareName is the next segment, prepared (preallocated and synced) in
+// the background while the current one fills: a segment filling takes it
+// by a rename, where writing its successor's zeros would hold the
+// committing goroutine, under the store's lock, for as long as a write
+// of logSegmentSize takes. It is not part of the log (segments does not
+// list it): Open and Close remove it.
+const spareName = "COMMITS.next" + logSuffix
+
+// spare is a spare segment's preparation, done.
+type spare struct {
+	f    vfs.File
+	size int64
+	err  error
+}
 
 func segmentName(first storage.Rev) string {
 	return fmt.Sprintf("%s%020d%s", logPrefix, first, logSuffix)
@@ -238,25 +254,31 @@ type commitLog struct {
 	// old are the segments before f, which the next trim removes once
 	// Pebble has flushed what they hold.
 	old []string
+	// next receives the spare segment being prepared (prepare); nil
+	// when none is.
+	next chan spare
+	// spares counts the segments started from a spare.
+	spares int
 }
 
 // start begins a new segment whose first record is of revision first,
 // preallocated to hold at least need bytes.
+// The segment is the spare if one is ready and large enough (a rename),
+// else made here; either way the next spare is begun.
 func (l *commitLog) start(first storage.Rev, need int) error {
 	size := max(logSegmentSize, int64(need))
 	name := segmentName(first)
 	path := l.fs.PathJoin(l.dir, name)
-	f, err := l.fs.Create(path, vfs.WriteCategoryUnspecified)
+	f, err := l.fromSpare(path, size)
 	if err != nil {
 		return err
 	}
-	if err := l.fill(f, size); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if f == nil {
+		if f, err = newSegment(l.fs, path, size); err != nil {
+			return err
+		}
+	} else {
+		l.spares++
 	}
 	if err := syncDir(l.fs, l.dir); err != nil {
 		f.Close()
@@ -267,7 +289,61 @@ func (l *commitLog) start(first storage.Rev, need int) error {
 		l.old = append(l.old, l.name)
 	}
 	l.f, l.name, l.off, l.size = f, name, 0, size
+	l.prepare()
 	return nil
+}
+
+// newSegment creates the file at path, preallocated to size and synced.
+func newSegment(fs vfs.FS, path string, size int64) (vfs.File, error) {
+	f, err := fs.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return nil, err
+	}
+	if err := fill(fs, f, size); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// prepare begins making the spare segment in the background.
+func (l *commitLog) prepare() {
+	ch := make(chan spare, 1)
+	l.next = ch
+	fs, path, size := l.fs, l.fs.PathJoin(l.dir, spareName), logSegmentSize
+	go func() {
+		f, err := newSegment(fs, path, size)
+		ch <- spare{f, size, err}
+	}()
+}
+
+// fromSpare waits for the spare being prepared, if any, and renames it to
+// path if it holds size: it returns the segment, or nil if there is no
+// spare to take (none, too small, or its preparation failed: the caller
+// makes the segment itself, and meets the failure there if it lasts).
+// The rename is durable once the caller syncs the directory.
+func (l *commitLog) fromSpare(path string, size int64) (vfs.File, error) {
+	if l.next == nil {
+		return nil, nil
+	}
+	sp := <-l.next
+	l.next = nil
+	if sp.err != nil {
+		return nil, nil
+	}
+	if sp.size < size {
+		sp.f.Close()
+		return nil, nil
+	}
+	if err := l.fs.Rename(l.fs.PathJoin(l.dir, spareName), path); err != nil {
+		sp.f.Close()
+		return nil, err
+	}
+	return sp.f, nil
 }
 
 // fill gives a new segment its size. On the operating system's file
@@ -277,8 +353,8 @@ func (l *commitLog) start(first storage.Rev, need int) error {
 // a file that grows has its size to sync too. Elsewhere (the file
 // systems of tests, in memory, whose sync copies the whole file) the
 // segment grows with its records; a reader sees the same either way.
-func (l *commitLog) fill(f vfs.File, size int64) error {
-	if l.fs != vfs.Default {
+func fill(fs vfs.FS, f vfs.File, size int64) error {
+	if fs != vfs.Default {
 		return nil
 	}
 	zeros := make([]byte, 256<<10)
@@ -318,10 +394,26 @@ func (l *commitLog) append(rev storage.Rev, ops []storage.Op) error {
 // full reports whether the segment has filled: the next trim may go.
 func (l *commitLog) full() bool { return len(l.old) > 0 }
 
+// close closes the segment, and waits for the spare and removes it.
 func (l *commitLog) close() {
 	if l.f != nil {
 		l.f.Close()
 		l.f = nil
+	}
+	if l.next != nil {
+		if sp := <-l.next; sp.f != nil {
+			sp.f.Close()
+		}
+		l.next = nil
+		removeSpare(l.fs, l.dir)
+	}
+}
+
+// removeSpare removes a spare segment from dir, if there is one (a crash
+// leaves the one it was preparing).
+func removeSpare(fs vfs.FS, dir string) {
+	if err := fs.Remove(fs.PathJoin(dir, spareName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		log.Printf("seqd: remove the commit log's spare segment from %s: %v", dir, err)
 	}
 }
 

@@ -279,12 +279,10 @@ func TestFlippedLogAfterCleanStop(t *testing.T) {
 func TestLostWritesRefused(t *testing.T) {
 	const dir = "db"
 	clone := crashedStore(t, dir)
-	names, _ := clone.List(dir)
-	for _, n := range names {
-		if strings.HasSuffix(n, logSuffix) {
-			if err := truncate(clone, clone.PathJoin(dir, n), 0); err != nil {
-				t.Fatal(err)
-			}
+	segs, _ := segments(clone, dir)
+	for _, n := range segs {
+		if err := truncate(clone, clone.PathJoin(dir, n), 0); err != nil {
+			t.Fatal(err)
 		}
 	}
 	unprotected := cloneMem(t, clone, dir)

@@ -307,6 +307,7 @@ func (s *Store) replay() ([]string, error) {
 // the segments it read: the log starts again with the next commit, in a
 // segment of its own.
 func (s *Store) settle(segs []string) error {
+	removeSpare(s.fs, s.dir)
 	if len(segs) == 0 {
 		return nil
 	}
