@@ -19,6 +19,9 @@ import (
 //	                           strings compared so, the right side not
 //	                           read after a NULL left (but for <=>), as
 //	                           MariaDB reads a comparison
+//	ORDER BY seqd_mariadb_ci(x)
+//	                           ORDER BY x (a name or position of the
+//	                           select list too), two strings ordered so
 //	seqd_mariadb_ci(x)         x, a CASE with an operand, GREATEST, LEAST,
 //	                           NULLIF, MIN, MAX or x IN (SELECT ...),
 //	                           whose strings it compares so
@@ -170,4 +173,14 @@ func compileCIOf(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 		return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
 	}
 	return x, nil
+}
+
+// uncollatedSort is sb without seqd_mariadb_ci(x) around its key, and
+// whether it had it.
+func uncollatedSort(sb *pg.SortBy) (*pg.SortBy, bool) {
+	fc := sb.Node.GetFuncCall()
+	if fc == nil || len(fc.Args) != 1 || len(fc.Funcname) != 1 || fc.Funcname[0].GetString_().GetSval() != "seqd_mariadb_ci" {
+		return sb, false
+	}
+	return &pg.SortBy{Node: fc.Args[0], SortbyDir: sb.SortbyDir, SortbyNulls: sb.SortbyNulls, UseOp: sb.UseOp, Location: sb.Location}, true
 }

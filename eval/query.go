@@ -61,6 +61,7 @@ type sortKey struct {
 	col        int
 	desc       bool
 	nullsFirst bool
+	ci         bool // two strings ordered by utf8mb4_general_ci (seqd_mariadb_ci)
 }
 
 type bulkPlan struct {
@@ -460,6 +461,7 @@ func sortOrder(sb *pg.SortBy) sortKey {
 
 func (c *Compiler) sortKey(sc *Scope, q *Query, sb *pg.SortBy, visible int) (sortKey, error) {
 	k := sortOrder(sb)
+	sb, k.ci = uncollatedSort(sb)
 	if a := sb.Node.GetAConst(); a != nil && a.GetIval() != nil {
 		pos := int(a.GetIval().Ival)
 		if pos < 1 || pos > visible {

@@ -173,6 +173,9 @@ func sortRows(rows [][]Datum, keys []sortKey) {
 				return (a.Kind == KNull) == k.nullsFirst
 			}
 			c := compare(a, b)
+			if k.ci {
+				c = compareCI(a, b)
+			}
 			if c == 0 {
 				continue
 			}

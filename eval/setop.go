@@ -97,6 +97,7 @@ func (c *Compiler) setOperation(st *pg.SelectStmt) (*Query, error) {
 // column's name or position, nothing else (PostgreSQL's rule).
 func (c *Compiler) setOpSortKey(q *Query, sb *pg.SortBy, name string) (sortKey, error) {
 	k := sortOrder(sb)
+	sb, k.ci = uncollatedSort(sb)
 	if ref := sb.Node.GetColumnRef(); ref != nil && len(ref.Fields) == 1 && ref.Fields[0].GetString_() != nil {
 		want := ref.Fields[0].GetString_().Sval
 		for i, col := range q.Columns {

@@ -469,7 +469,7 @@ func (b *builder) groupConcat(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 	f := n.GetFuncCall()
 	f.AggDistinct = x.Distinct
 	if x.Order != nil {
-		if f.AggOrder, err = b.orderBy(x.Order.Items); err != nil {
+		if f.AggOrder, err = b.orderBy(x.Order.Items, nil, nil, false); err != nil { // by bytes: GROUP_CONCAT's ORDER BY is not collated here
 			return nil, err
 		}
 	}

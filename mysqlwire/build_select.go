@@ -33,7 +33,7 @@ func (b *builder) query(q ast.Node, derived bool) (*pg.Node, []string, error) {
 			return nil, nil, err
 		}
 		types := b.types
-		n, names, err = b.ordered(n, names, q.OrderBy, q.Limit)
+		n, names, err = b.ordered(n, names, types, q.OrderBy, q.Limit)
 		b.types = types
 		if types != nil && (q.OrderBy != nil || q.Limit != nil) {
 			b.types = storedTypes(types)
@@ -105,7 +105,7 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 			}
 		}
 	}
-	n, names, err := b.ordered(n, names, l.OrderBy, l.Limit)
+	n, names, err := b.ordered(n, names, types, l.OrderBy, l.Limit)
 	b.types = types
 	if temporary {
 		b.types = storedTypes(types)
@@ -147,7 +147,7 @@ func setOperation(op ast.SetOprType, l, r *pg.Node) *pg.Node {
 }
 
 // ordered is n with a set operation's ORDER BY and LIMIT, if it has them.
-func (b *builder) ordered(n *pg.Node, names []string, order *ast.OrderByClause, limit *ast.Limit) (*pg.Node, []string, error) {
+func (b *builder) ordered(n *pg.Node, names []string, types []colType, order *ast.OrderByClause, limit *ast.Limit) (*pg.Node, []string, error) {
 	if order == nil && limit == nil {
 		return n, names, nil
 	}
@@ -157,7 +157,7 @@ func (b *builder) ordered(n *pg.Node, names []string, order *ast.OrderByClause, 
 	}
 	var err error
 	if order != nil {
-		if s.SortClause, err = b.orderBy(order.Items); err != nil {
+		if s.SortClause, err = b.orderBy(order.Items, names, types, false); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -202,7 +202,7 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := b.clauses(out, s); err != nil {
+	if err := b.clauses(out, s, names, types); err != nil {
 		return nil, nil, err
 	}
 	if (s.OrderBy != nil || s.Limit != nil && s.Limit.Offset != nil) && s.GroupBy == nil && !s.Distinct {
@@ -230,7 +230,7 @@ func sentAfterSort(out *pg.SelectStmt, fields []*ast.SelectField) {
 }
 
 // clauses builds a SELECT's WHERE, GROUP BY, HAVING, ORDER BY and LIMIT.
-func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt) error {
+func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt, names []string, types []colType) error {
 	var err error
 	if s.Where != nil {
 		if out.WhereClause, err = b.cond(s.Where); err != nil {
@@ -259,7 +259,7 @@ func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt) error {
 		}
 	}
 	if s.OrderBy != nil {
-		if out.SortClause, err = b.orderBy(s.OrderBy.Items); err != nil {
+		if out.SortClause, err = b.orderBy(s.OrderBy.Items, names, types, true); err != nil {
 			return err
 		}
 	}
@@ -350,16 +350,48 @@ func (b *builder) byItem(it *ast.ByItem) (*pg.Node, error) {
 	return b.expr(it.Expr)
 }
 
-func (b *builder) orderBy(items []*ast.ByItem) ([]*pg.Node, error) {
+// orderBy builds ORDER BY items of a query whose columns are named names
+// and typed types (nil where not told); exprs: an item may be an
+// expression of the query's FROM clause (not a set operation's). A
+// string, not a binary one, is ordered by the connection's collation,
+// as MariaDB orders it (eval's ORDER BY seqd_mariadb_ci(x)).
+func (b *builder) orderBy(items []*ast.ByItem, names []string, types []colType, exprs bool) ([]*pg.Node, error) {
 	var out []*pg.Node
 	for _, it := range items {
 		x, err := b.byItem(it)
 		if err != nil {
 			return nil, err
 		}
+		if b.orderedString(it.Expr, names, types, exprs) {
+			x = funcCall("seqd_mariadb_ci", []*pg.Node{x})
+		}
 		out = append(out, sortBy(x, it.Desc))
 	}
 	return out, nil
+}
+
+// orderedString reports whether the ORDER BY item x is a string, not a
+// binary one, as the builder types it: a position or a name of the
+// query's columns, else (exprs) an expression of its FROM clause.
+func (b *builder) orderedString(x ast.ExprNode, names []string, types []colType, exprs bool) bool {
+	text := func(t colType) bool { return t.known && t.kind() == kindString && !t.binary }
+	switch e := x.(type) {
+	case *ast.PositionExpr:
+		return e.P == nil && e.N >= 1 && e.N <= len(types) && text(types[e.N-1])
+	case *ast.ColumnNameExpr:
+		if e.Name.Table.O == "" {
+			for i, n := range names {
+				if strings.EqualFold(n, e.Name.Name.O) {
+					return i < len(types) && text(types[i])
+				}
+			}
+		}
+	}
+	if !exprs {
+		return false
+	}
+	t, ok := exprType(x, b.sources)
+	return ok && text(t)
 }
 
 // limit is LIMIT count, LIMIT offset, count and LIMIT count OFFSET

@@ -30,7 +30,8 @@ import (
 // AVG of NULL and of strings (DOUBLEs); a UNION of numbers and strings,
 // quotients in it written with the digits MariaDB holds; strings
 // compared by utf8mb4_general_ci (=, <=>, <, IN, BETWEEN, GREATEST,
-// LEAST, NULLIF, CASE x WHEN, MIN, MAX, IN and = ANY of a subquery),
+// LEAST, NULLIF, CASE x WHEN, MIN, MAX, IN and = ANY of a subquery,
+// ORDER BY),
 // binary
 // strings and information_schema's names by their bytes; a quotient a
 // subquery, ABS, IF, IFNULL, COALESCE or CASE passes to a UNION's
@@ -132,6 +133,10 @@ var selects = []string{
 	"SELECT GREATEST('a', 'B'), LEAST('a', 'B'), GREATEST('a', 'A'), GREATEST('A', 'a'), LEAST('b', 'B', 'c'), GREATEST('é', 'f'), GREATEST('a', x'42'), LEAST('a', NULL)",
 	"SELECT NULLIF('a', 'A'), NULLIF('a', 'b'), NULLIF(x'41', 'a'), NULLIF('a', NULL), CASE 'a' WHEN 'A' THEN 1 ELSE 0 END, CASE 'a' WHEN 'b' THEN 1 WHEN 'A ' THEN 2 END, CASE x'61' WHEN 'A' THEN 1 ELSE 0 END, CASE NULL WHEN 'a' THEN 1 ELSE 2 END",
 	"SELECT y, MIN(x), MAX(x) FROM (SELECT 1 AS y, 'a' AS x UNION ALL SELECT 1, 'A' UNION ALL SELECT 1, 'b' UNION ALL SELECT 1, 'C') t GROUP BY y HAVING MAX(x) = 'c'",
+	"SELECT x FROM (SELECT 'b' x UNION ALL SELECT 'C' UNION ALL SELECT 'a' UNION ALL SELECT 'D') t ORDER BY x",
+	"SELECT x AS y FROM (SELECT 'b' x UNION ALL SELECT 'C' UNION ALL SELECT 'a') t ORDER BY y DESC, CONCAT(x, '')",
+	"SELECT 'b' AS x UNION ALL SELECT 'C' UNION ALL SELECT 'a' ORDER BY x", "SELECT 'b' AS x UNION SELECT 'C' UNION SELECT 'a' ORDER BY 1 DESC",
+	"SELECT x, y FROM (SELECT 'b' x, 1 y UNION ALL SELECT 'A', 2 UNION ALL SELECT 'a', 3 UNION ALL SELECT 'B', 4 UNION ALL SELECT 'á', 5) t ORDER BY x, y DESC",
 	"SELECT (SELECT 1 UNION SELECT 2)", "SELECT 1 FROM s1 WHERE start_value = (SELECT 5 UNION ALL SELECT 5)",
 	"SELECT 'a' IN (SELECT 'A'), 'a' NOT IN (SELECT 'A'), 'a' = ANY (SELECT 'A'), 'a' IN (SELECT 'b' UNION SELECT 'A '), 'a' IN (SELECT x'41'), x'61' IN (SELECT 'A'), 'a' IN (SELECT 'b'), 'ß' IN (SELECT 's'), 2 = ANY (SELECT 1 UNION SELECT 2)",
 	"SELECT (SELECT 1/3) UNION SELECT 'a'", "SELECT -(1/3) UNION SELECT 'a'",
@@ -280,7 +285,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 132
+	selectsLen      = 137
 	exprWarningsLen = 107
 )
 
