@@ -471,7 +471,8 @@ func (c *conn) failedText(msg pgproto3.FrontendMessage) string {
 }
 
 // panicHook, when a test sets it, is called with each simple-query
-// statement's text before it runs (to prove that a panic is contained).
+// statement's text before it runs, and each Parse message's (to prove
+// that a panic is contained).
 var panicHook func(text string)
 
 // observe reports a statement to OnStatement.

@@ -84,12 +84,14 @@ func TestPanicContained(t *testing.T) {
 	t.Cleanup(func() { panicHook = nil })
 	dsn, _ := startServer(t)
 	c := mustConnect(t, dsn, "create sequence s")
-	_, err := c.Exec(context.Background(), "select 'boom'", pgx.QueryExecModeSimpleProtocol)
-	if code, msg := pgCode(err); code != "XX000" || msg != "internal error: planted" {
-		t.Fatalf("got %v, want XX000", err)
-	}
-	if v := mustNextval(t, c, "s"); v != 1 {
-		t.Fatalf("nextval after the panic: %d", v)
+	for i, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement} {
+		_, err := c.Exec(context.Background(), "select 'boom'", mode)
+		if code, msg := pgCode(err); code != "XX000" || msg != "internal error: planted" {
+			t.Fatalf("%v: got %v, want XX000", mode, err)
+		}
+		if v := mustNextval(t, c, "s"); v != int64(i+1) {
+			t.Fatalf("%v: nextval after the panic: %d", mode, v)
+		}
 	}
 }
 
