@@ -25,6 +25,9 @@ import (
 //	seqd_mariadb_ci(x)         x, a CASE with an operand, GREATEST, LEAST,
 //	                           NULLIF, MIN, MAX or x IN (SELECT ...),
 //	                           whose strings it compares so
+//	seqd_mariadb_ci_column(x)  x, a select list's item, whose column's
+//	                           strings DISTINCT and a set operation
+//	                           take for one where they are equal so
 //	                           (what its branches and arguments compare
 //	                           within them as they are built)
 //
@@ -34,6 +37,7 @@ import (
 
 func init() {
 	DefineCompiled("seqd_mariadb_ci", CompiledFunc{Column: "seqd_mariadb_ci", Compile: compileCI})
+	DefineCompiled("seqd_mariadb_ci_column", CompiledFunc{Column: "seqd_mariadb_ci_column", Compile: compileCIColumn})
 }
 
 // generalCIWeight is r's weight in utf8mb4_general_ci.
@@ -173,6 +177,46 @@ func compileCIOf(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 		return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
 	}
 	return x, nil
+}
+
+// compileCIColumn compiles seqd_mariadb_ci_column(x) where it is not a
+// select list's item (which uncollatedColumn unwraps): x.
+func compileCIColumn(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	if len(fc.Args) != 1 {
+		return nil, c.NoFunction("seqd_mariadb_ci_column", nil, fc.Location)
+	}
+	return c.Expr(sc, fc.Args[0])
+}
+
+// uncollatedColumn is a select list's item n without
+// seqd_mariadb_ci_column(x) around it, and whether it had it (its
+// column's strings are one where utf8mb4_general_ci finds them equal:
+// Column.ci).
+func uncollatedColumn(n *pg.Node) (*pg.Node, bool) {
+	fc := n.GetFuncCall()
+	if fc == nil || len(fc.Args) != 1 || len(fc.Funcname) != 1 || fc.Funcname[0].GetString_().GetSval() != "seqd_mariadb_ci_column" {
+		return n, false
+	}
+	return fc.Args[0], true
+}
+
+// generalCIKey is a key of s equal to another's where utf8mb4_general_ci
+// finds them equal: its weights, without the spaces that end it.
+func generalCIKey(s string) string {
+	var b []byte
+	for s != "" {
+		r, n := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError && n <= 1 {
+			r, n = 0x10000+rune(s[0]), 1 // a byte not UTF-8, as compareGeneralCI weighs it
+		} else {
+			r = generalCIWeight(r)
+		}
+		b, s = utf8.AppendRune(b, r), s[n:]
+	}
+	for len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return string(b)
 }
 
 // uncollatedSort is sb without seqd_mariadb_ci(x) around its key, and

@@ -277,22 +277,23 @@ func (c *Compiler) limitExpr(sc *Scope, n *pg.Node) (Expr, error) {
 
 // target compiles one select-list item.
 func (c *Compiler) target(sc *Scope, q *Query, rt *pg.ResTarget) error {
-	if ref := rt.Val.GetColumnRef(); ref != nil {
+	val, ci := uncollatedColumn(rt.Val)
+	if ref := val.GetColumnRef(); ref != nil {
 		if last := ref.Fields[len(ref.Fields)-1]; last.GetAStar() != nil {
 			return c.star(sc, q, ref)
 		}
 	}
-	x, ok, err := c.srfTarget(sc, q, rt.Val)
+	x, ok, err := c.srfTarget(sc, q, val)
 	if !ok && err == nil {
-		c.wholeRowTarget = rt.Val.GetColumnRef()
-		x, err = c.Expr(sc, rt.Val)
+		c.wholeRowTarget = val.GetColumnRef()
+		x, err = c.Expr(sc, val)
 		c.wholeRowTarget = nil
 	}
 	if err != nil {
 		return err
 	}
 	// SELECT seqd_reserve('s', n): its values are as many columns.
-	if rx, ok := x.(RowExpr); ok && rt.Val.GetFuncCall() != nil {
+	if rx, ok := x.(RowExpr); ok && val.GetFuncCall() != nil {
 		row := &rowTarget{x: rx}
 		for i, rc := range rx.Columns() {
 			q.targets = append(q.targets, &rowTargetCol{r: row, i: i})
@@ -303,9 +304,9 @@ func (c *Compiler) target(sc *Scope, q *Query, rt *pg.ResTarget) error {
 	x = c.settle(x)
 	name := rt.Name
 	if name == "" {
-		name = columnName(rt.Val)
+		name = columnName(val)
 	}
-	col := Column{Name: name, Type: x.Type()}
+	col := Column{Name: name, Type: x.Type(), ci: ci}
 	if ce, ok := x.(*colExpr); ok {
 		col.TableOID, col.AttNum = sc.origin(ce.idx)
 	}

@@ -5,6 +5,7 @@ package eval
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/seqd/seqd/sqlerr"
@@ -100,7 +101,7 @@ func (q *Query) Open(ctx context.Context, params []Datum, into *SingleRow) (Rows
 			q.sort(all)
 		}
 		if q.distinct {
-			all = distinct(all, len(q.targets)-q.hidden)
+			all = distinctOf(all, q.Columns, len(q.targets)-q.hidden)
 		}
 		out = &SliceRows{Rows: all}
 	}
@@ -186,6 +187,24 @@ func sortRows(rows [][]Datum, keys []sortKey) {
 }
 
 func distinct(rows [][]Datum, width int) [][]Datum { return unseen(map[string]bool{}, rows, width) }
+
+// distinctOf is distinct of rows whose columns are cols: the strings of a
+// column marked ci one where utf8mb4_general_ci finds them equal, the
+// first read kept.
+func distinctOf(rows [][]Datum, cols []Column, width int) [][]Datum {
+	if !slices.ContainsFunc(cols[:min(width, len(cols))], func(c Column) bool { return c.ci }) {
+		return distinct(rows, width)
+	}
+	seen := map[string]bool{}
+	out := rows[:0]
+	for _, r := range rows {
+		if k := rowKeyOf(r, cols, width); !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // unseen keeps, in place, the rows whose first width columns seen does
 // not hold yet, and adds them to it.

@@ -8,6 +8,9 @@ type Column struct {
 	// of a relation; zero otherwise.
 	TableOID uint32
 	AttNum   int16
+	// ci: its strings are one where utf8mb4_general_ci finds them equal,
+	// for DISTINCT and a set operation (seqd_mariadb_ci).
+	ci bool
 }
 
 // Rows yields a result's rows one at a time: a long generate_series is

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -147,7 +148,7 @@ func (so *setOp) rows(ctx context.Context, e *Env, params []Datum) ([][]Datum, e
 	case pg.SetOperation_SETOP_UNION:
 		out := append(l, r...)
 		if !so.all {
-			out = distinct(out, width)
+			out = distinctOf(out, so.l.Columns, width)
 		}
 		return out, nil
 	}
@@ -155,11 +156,11 @@ func (so *setOp) rows(ctx context.Context, e *Env, params []Datum) ([][]Datum, e
 	// as many as the counts allow; without ALL, each row once).
 	counts := map[string]int{}
 	for _, row := range r {
-		counts[rowKey(row, width)]++
+		counts[rowKeyOf(row, so.l.Columns, width)]++
 	}
 	var out [][]Datum
 	for _, row := range l {
-		k := rowKey(row, width)
+		k := rowKeyOf(row, so.l.Columns, width)
 		n, seen := counts[k]
 		switch so.op {
 		case pg.SetOperation_SETOP_INTERSECT:
@@ -205,6 +206,21 @@ func castColumns(e *Env, rows [][]Datum, cols []Column, casts []*Type) error {
 
 // rowKey identifies a row's first width values, NULLs equal to each
 // other as set operations take them.
+// rowKeyOf is rowKey of a row whose columns are cols: a string of a
+// column marked ci keyed by its utf8mb4_general_ci weights.
+func rowKeyOf(row []Datum, cols []Column, width int) string {
+	if !slices.ContainsFunc(cols[:min(width, len(cols))], func(c Column) bool { return c.ci }) {
+		return rowKey(row, width)
+	}
+	r := slices.Clone(row[:width])
+	for i := range r {
+		if i < len(cols) && cols[i].ci && r[i].Kind == KText {
+			r[i] = Text(generalCIKey(r[i].S))
+		}
+	}
+	return rowKey(r, width)
+}
+
 func rowKey(row []Datum, width int) string {
 	var key strings.Builder
 	for _, d := range row[:width] {

@@ -105,12 +105,52 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 			}
 		}
 	}
+	if distinctSetOp(n.GetSelectStmt()) {
+		collatedColumns(n.GetSelectStmt(), types)
+	}
 	n, names, err := b.ordered(n, names, types, l.OrderBy, l.Limit)
 	b.types = types
 	if temporary {
 		b.types = storedTypes(types)
 	}
 	return n, names, err
+}
+
+// collatedColumns marks the columns of sel, a SELECT DISTINCT or a set
+// operation (its leftmost query's items, which name its columns), whose
+// type (types: nil where not told) is a string, not a binary one: their
+// strings are one where the connection's collation, utf8mb4_general_ci,
+// finds them equal, as MariaDB's DISTINCT and UNION take them (eval's
+// seqd_mariadb_ci_column: 'a' UNION 'A' is one row, the first).
+func collatedColumns(sel *pg.SelectStmt, types []colType) {
+	for sel != nil && sel.Larg != nil {
+		sel = sel.Larg
+	}
+	if sel == nil || len(sel.TargetList) != len(types) {
+		return // a * among the items, or types not told
+	}
+	for i, t := range types {
+		rt := sel.TargetList[i].GetResTarget()
+		if !t.known || t.kind() != kindString || t.binary || rt == nil {
+			continue
+		}
+		if ref := rt.Val.GetColumnRef(); ref != nil && ref.Fields[len(ref.Fields)-1].GetAStar() != nil {
+			return
+		}
+		if fc := rt.Val.GetFuncCall(); fc != nil && fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval() == "seqd_mariadb_ci_column" {
+			continue
+		}
+		rt.Val = funcCall("seqd_mariadb_ci_column", []*pg.Node{rt.Val})
+	}
+}
+
+// distinctSetOp reports whether sel is a set operation that takes rows
+// once (UNION, INTERSECT, EXCEPT without ALL), or holds one.
+func distinctSetOp(sel *pg.SelectStmt) bool {
+	if sel == nil || sel.Larg == nil {
+		return false
+	}
+	return !sel.All || distinctSetOp(sel.Larg) || distinctSetOp(sel.Rarg)
 }
 
 // textColumn makes column i of sel, a query or a set operation of
@@ -207,6 +247,9 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 	}
 	if (s.OrderBy != nil || s.Limit != nil && s.Limit.Offset != nil) && s.GroupBy == nil && !s.Distinct {
 		sentAfterSort(out, s.Fields.Fields)
+	}
+	if s.Distinct {
+		collatedColumns(out, types)
 	}
 	b.types = groupedTypes(s, sources, types)
 	return selectNode(out), names, nil
