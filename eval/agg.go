@@ -172,10 +172,13 @@ func (q *Query) group(e *Env, in Rows) (Rows, error) {
 		}
 		e.row = row
 		key = key[:0]
-		for _, g := range q.groupBy {
+		for i, g := range q.groupBy {
 			d, err := g.Eval(e)
 			if err != nil {
 				return nil, err
+			}
+			if q.groupCI[i] && d.Kind == KText {
+				d = Text(generalCIKey(d.S)) // the key only: the group's row keeps the value read first
 			}
 			key = append(key, byte(d.Kind))
 			if d.Kind == KNumeric {

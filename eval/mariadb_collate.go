@@ -27,7 +27,9 @@ import (
 //	                           whose strings it compares so
 //	seqd_mariadb_ci_column(x)  x, a select list's item, whose column's
 //	                           strings DISTINCT and a set operation
-//	                           take for one where they are equal so
+//	                           take for one where they are equal so; a
+//	                           GROUP BY item, whose strings are one group
+//	                           where they are equal so
 //	                           (what its branches and arguments compare
 //	                           within them as they are built)
 //

@@ -28,6 +28,7 @@ type Query struct {
 	// the longest (srf.go).
 	srfs     []int
 	groupBy  []Expr
+	groupCI  []bool // a GROUP BY item's strings one where utf8mb4_general_ci finds them equal (seqd_mariadb_ci_column)
 	aggs     []*aggCall
 	grouped  bool
 	having   Expr
@@ -118,11 +119,12 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	q.grouped = len(st.GroupClause) > 0 || st.HavingClause != nil
 	for _, g := range st.GroupClause {
 		var x Expr
+		g, ci := uncollatedColumn(g)
 		err := c.inClause("GROUP BY", func() (err error) { x, err = c.groupKey(sc, st.TargetList, g); return err })
 		if err != nil {
 			return nil, err
 		}
-		q.groupBy = append(q.groupBy, c.settle(x))
+		q.groupBy, q.groupCI = append(q.groupBy, c.settle(x)), append(q.groupCI, ci)
 	}
 	savedGrouping := c.grouping
 	c.grouping = &groupCheck{sc: sc}

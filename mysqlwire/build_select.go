@@ -293,6 +293,9 @@ func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt, names []string,
 			if err != nil {
 				return err
 			}
+			if b.orderedString(it.Expr, names, types, true) { // strings grouped by the collation, as MariaDB's
+				x = funcCall("seqd_mariadb_ci_column", []*pg.Node{x})
+			}
 			out.GroupClause = append(out.GroupClause, x)
 		}
 	}

@@ -31,7 +31,7 @@ import (
 // quotients in it written with the digits MariaDB holds; strings
 // compared by utf8mb4_general_ci (=, <=>, <, IN, BETWEEN, GREATEST,
 // LEAST, NULLIF, CASE x WHEN, MIN, MAX, IN and = ANY of a subquery,
-// ORDER BY, DISTINCT, UNION, INTERSECT, EXCEPT),
+// ORDER BY, GROUP BY, DISTINCT, UNION, INTERSECT, EXCEPT),
 // binary
 // strings and information_schema's names by their bytes; a quotient a
 // subquery, ABS, IF, IFNULL, COALESCE or CASE passes to a UNION's
@@ -142,6 +142,9 @@ var selects = []string{
 	"SELECT 1 UNION SELECT 'a' UNION SELECT 'A'", "SELECT COUNT(*) FROM (SELECT 'a' AS x UNION SELECT 'A') t",
 	"SELECT DISTINCT x FROM (SELECT 'b' x UNION ALL SELECT 'A' UNION ALL SELECT 'a' UNION ALL SELECT 'B') t",
 	"SELECT DISTINCT x, y FROM (SELECT 'b' x, 1 y UNION ALL SELECT 'B', 1 UNION ALL SELECT 'B', 2) t",
+	"SELECT x, COUNT(*) FROM (SELECT 'b' AS x UNION ALL SELECT 'A' UNION ALL SELECT 'a' UNION ALL SELECT 'B') t GROUP BY 1 ORDER BY 1 DESC",
+	"SELECT x AS y, COUNT(*) FROM (SELECT 'a' AS x UNION ALL SELECT 'A' UNION ALL SELECT 'a ') t GROUP BY y",
+	"SELECT CONCAT(x, ''), COUNT(*) FROM (SELECT 'a' AS x UNION ALL SELECT 'A') t GROUP BY CONCAT(x, '')",
 	"SELECT (SELECT 1 UNION SELECT 2)", "SELECT 1 FROM s1 WHERE start_value = (SELECT 5 UNION ALL SELECT 5)",
 	"SELECT 'a' IN (SELECT 'A'), 'a' NOT IN (SELECT 'A'), 'a' = ANY (SELECT 'A'), 'a' IN (SELECT 'b' UNION SELECT 'A '), 'a' IN (SELECT x'41'), x'61' IN (SELECT 'A'), 'a' IN (SELECT 'b'), 'ß' IN (SELECT 's'), 2 = ANY (SELECT 1 UNION SELECT 2)",
 	"SELECT (SELECT 1/3) UNION SELECT 'a'", "SELECT -(1/3) UNION SELECT 'a'",
@@ -290,7 +293,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 147
+	selectsLen      = 150
 	exprWarningsLen = 107
 )
 
