@@ -304,8 +304,13 @@ func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt, names []string,
 			return err
 		}
 	}
-	if s.OrderBy != nil {
+	switch {
+	case s.OrderBy != nil:
 		if out.SortClause, err = b.orderBy(s.OrderBy.Items, names, types, true); err != nil {
+			return err
+		}
+	case s.GroupBy != nil: // MariaDB's GROUP BY sorts its groups by its items, as ORDER BY them would
+		if out.SortClause, err = b.orderBy(s.GroupBy.Items, names, types, true); err != nil {
 			return err
 		}
 	}

@@ -145,6 +145,10 @@ var selects = []string{
 	"SELECT x, COUNT(*) FROM (SELECT 'b' AS x UNION ALL SELECT 'A' UNION ALL SELECT 'a' UNION ALL SELECT 'B') t GROUP BY 1 ORDER BY 1 DESC",
 	"SELECT x AS y, COUNT(*) FROM (SELECT 'a' AS x UNION ALL SELECT 'A' UNION ALL SELECT 'a ') t GROUP BY y",
 	"SELECT CONCAT(x, ''), COUNT(*) FROM (SELECT 'a' AS x UNION ALL SELECT 'A') t GROUP BY CONCAT(x, '')",
+	"SELECT x, COUNT(*) FROM (SELECT 'b' AS x UNION ALL SELECT 'A' UNION ALL SELECT 'a' UNION ALL SELECT 'B') t GROUP BY x",
+	"SELECT x, y, COUNT(*) FROM (SELECT 2 AS x, 'b' y UNION ALL SELECT 1, 'a' UNION ALL SELECT 2, 'A') t GROUP BY x, y",
+	"SELECT x + 1 AS z FROM (SELECT 2 AS x UNION ALL SELECT 1) t GROUP BY z", "SELECT x FROM (SELECT 2 AS x UNION ALL SELECT 1) t GROUP BY x ORDER BY NULL",
+	"SELECT x FROM (SELECT 2 AS x UNION ALL SELECT 1 UNION ALL SELECT 3) t GROUP BY -x LIMIT 2",
 	"SELECT (SELECT 1 UNION SELECT 2)", "SELECT 1 FROM s1 WHERE start_value = (SELECT 5 UNION ALL SELECT 5)",
 	"SELECT 'a' IN (SELECT 'A'), 'a' NOT IN (SELECT 'A'), 'a' = ANY (SELECT 'A'), 'a' IN (SELECT 'b' UNION SELECT 'A '), 'a' IN (SELECT x'41'), x'61' IN (SELECT 'A'), 'a' IN (SELECT 'b'), 'ß' IN (SELECT 's'), 2 = ANY (SELECT 1 UNION SELECT 2)",
 	"SELECT (SELECT 1/3) UNION SELECT 'a'", "SELECT -(1/3) UNION SELECT 'a'",
@@ -293,7 +297,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 150
+	selectsLen      = 155
 	exprWarningsLen = 107
 )
 
