@@ -16,7 +16,8 @@ type aggCall struct {
 	sep      Expr // string_agg's delimiter
 	distinct bool
 	t        *Type
-	// ci: MIN and MAX compare two strings by utf8mb4_general_ci
+	// ci: MIN and MAX compare two strings by utf8mb4_general_ci, and
+	// DISTINCT takes them for one where it finds them equal
 	// (seqd_mariadb_ci); PostgreSQL's by their bytes.
 	ci bool
 	// filter is FILTER (WHERE ...): the rows it is not true of are not
@@ -52,12 +53,13 @@ func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, err
 	if name == "array_agg" || name == "string_agg" {
 		// The others' results do not depend on the order they are fed in.
 		for i, o := range fc.AggOrder {
-			sb := o.GetSortBy()
+			sb, ci := uncollatedSort(o.GetSortBy())
 			x, err := c.Expr(sc, sb.Node)
 			if err != nil {
 				return nil, err
 			}
 			k := sortOrder(sb)
+			k.ci = ci
 			k.col = i
 			a.order, a.keys = append(a.order, k), append(a.keys, c.settle(x))
 		}
@@ -286,8 +288,11 @@ func (st *aggState) add(e *Env, row []Datum) error {
 	}
 	if a.distinct {
 		k := string(AppendOutput([]byte{byte(d.Kind)}, a.arg.Type(), d))
-		if d.Kind == KNumeric {
+		switch {
+		case d.Kind == KNumeric:
 			k = numericKey(d)
+		case a.ci && d.Kind == KText:
+			k = string(byte(KText)) + generalCIKey(d.S)
 		}
 		if st.seen[k] {
 			return nil
@@ -368,6 +373,9 @@ func (st *aggState) result() (Datum, error) {
 			switch {
 			case x.Kind == KNull || y.Kind == KNull:
 				return int(y.Kind) - int(x.Kind) // KNull is 0
+			}
+			if st.a.ci {
+				return compareCI(x, y)
 			}
 			return compare(x, y)
 		})

@@ -23,8 +23,10 @@ import (
 //	                           ORDER BY x (a name or position of the
 //	                           select list too), two strings ordered so
 //	seqd_mariadb_ci(x)         x, a CASE with an operand, GREATEST, LEAST,
-//	                           NULLIF, MIN, MAX or x IN (SELECT ...),
-//	                           whose strings it compares so
+//	                           NULLIF, MIN, MAX, an aggregate of DISTINCT
+//	                           or x IN (SELECT ...), whose strings it
+//	                           compares so (an aggregate's ORDER BY
+//	                           seqd_mariadb_ci(y) orders them so)
 //	seqd_mariadb_ci_column(x)  x, a select list's item, whose column's
 //	                           strings DISTINCT and a set operation
 //	                           take for one where they are equal so; a
@@ -170,8 +172,11 @@ func compileCIOf(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 			return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
 		}
 		x.ci = true
-	case *aggRef: // MIN or MAX, just compiled
-		if c.aggs == nil || x.idx >= len(*c.aggs) || (*c.aggs)[x.idx].name != "min" && (*c.aggs)[x.idx].name != "max" {
+	case *aggRef: // MIN, MAX, or an aggregate of DISTINCT, just compiled
+		if c.aggs == nil || x.idx >= len(*c.aggs) {
+			return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
+		}
+		if a := (*c.aggs)[x.idx]; a.name != "min" && a.name != "max" && !a.distinct {
 			return nil, c.NoFunction("seqd_mariadb_ci", nil, fc.Location)
 		}
 		(*c.aggs)[x.idx].ci = true

@@ -447,8 +447,9 @@ func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 	}
 	n := funcCall(name, args)
 	n.GetFuncCall().AggDistinct = x.Distinct
-	if (name == "min" || name == "max") && len(x.Args) == 1 && b.stringsCollated(x.Args) {
-		n = funcCall("seqd_mariadb_ci", []*pg.Node{n}) // MariaDB orders strings by the collation
+	if (name == "min" || name == "max") && len(x.Args) == 1 && b.stringsCollated(x.Args) ||
+		name == "count" && x.Distinct && len(x.Args) == 1 && b.orderedString(x.Args[0], nil, nil, true) {
+		n = funcCall("seqd_mariadb_ci", []*pg.Node{n}) // MariaDB orders and tells apart strings by the collation
 	}
 	return n, nil
 }
@@ -469,9 +470,12 @@ func (b *builder) groupConcat(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 	f := n.GetFuncCall()
 	f.AggDistinct = x.Distinct
 	if x.Order != nil {
-		if f.AggOrder, err = b.orderBy(x.Order.Items, nil, nil, false); err != nil { // by bytes: GROUP_CONCAT's ORDER BY is not collated here
+		if f.AggOrder, err = b.orderBy(x.Order.Items, nil, nil, true); err != nil {
 			return nil, err
 		}
+	}
+	if x.Distinct && !slices.ContainsFunc(x.Args[:len(x.Args)-1], b.binaryString) { // its strings told apart by the collation
+		n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
 	}
 	return n, nil
 }

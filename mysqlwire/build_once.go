@@ -225,3 +225,23 @@ func (b *builder) subqueryCollated(x ast.ExprNode, sub *ast.SubqueryExpr) bool {
 	ts, ok := queryTypes(sub.Query)
 	return ok && len(ts) == 1 && ts[0].kind() == kindString && !ts[0].binary
 }
+
+// binaryString reports whether x is a binary string: a hexadecimal or bit
+// literal, BINARY y, a function of one.
+func (b *builder) binaryString(x ast.ExprNode) bool {
+	for {
+		p, ok := x.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		x = p.Expr
+	}
+	if v, ok := x.(*driver.ValueExpr); ok && (v.Kind() == driver.KindBinaryLiteral || v.Kind() == driver.KindMysqlBit) {
+		return true
+	}
+	if isBinary(x) {
+		return true
+	}
+	t, ok := exprType(x, b.sources)
+	return ok && t.binary && t.kind() == kindString
+}

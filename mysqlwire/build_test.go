@@ -81,8 +81,9 @@ var builtStatements = []struct{ q, want string }{
 		"SELECT t.table_name FROM information_schema.pg_seqd_mysql.tables t WHERE table_schema = seqd_mariadb_number('db', table_schema) LIMIT 1 OFFSET 2"},
 	{"SELECT COUNT(*), GROUP_CONCAT(table_name ORDER BY table_name DESC SEPARATOR ';'), GROUP_CONCAT(DISTINCT table_schema, '.', table_name) " +
 		"FROM information_schema.tables GROUP BY table_schema HAVING COUNT(*) > 1",
-		"SELECT count(1), string_agg(table_name::text, ';' ORDER BY table_name DESC NULLS LAST), " +
-			"string_agg(DISTINCT (table_schema::text || '.'::text) || table_name::text, ',') FROM information_schema.pg_seqd_mysql.tables tables GROUP BY seqd_mariadb_ci_column(table_schema) HAVING count(1) > 1 ORDER BY seqd_mariadb_ci(table_schema) ASC NULLS FIRST"},
+		"SELECT count(1), string_agg(table_name::text, ';' ORDER BY seqd_mariadb_ci(table_name) DESC NULLS LAST), " +
+			"seqd_mariadb_ci(string_agg(DISTINCT (table_schema::text || '.'::text) || table_name::text, ',')) FROM information_schema.pg_seqd_mysql.tables tables " +
+			"GROUP BY seqd_mariadb_ci_column(table_schema) HAVING count(1) > 1 ORDER BY seqd_mariadb_ci(table_schema) ASC NULLS FIRST"},
 	{"SELECT a.start_value, b.start_value FROM s1 a JOIN s2 b ON a.increment = b.increment LEFT JOIN s3 c ON 1, s4 RIGHT JOIN s5 USING (cache_size)",
 		"SELECT a.start_value, b.start_value FROM pg_seqd_mysql.s1 a JOIN pg_seqd_mysql.s2 b ON a.increment = b.increment " +
 			"LEFT JOIN pg_seqd_mysql.s3 c ON 1::boolean CROSS JOIN (pg_seqd_mysql.s4 s4 RIGHT JOIN pg_seqd_mysql.s5 s5 USING (cache_size))"},
