@@ -35,6 +35,12 @@ import (
 //	                           (what its branches and arguments compare
 //	                           within them as they are built)
 //
+//	seqd_mariadb_ci_fold(x)    x's characters each as its weight (a
+//	                           letter's upper case, without its accent),
+//	                           for LIKE: two folded strings are alike
+//	                           where utf8mb4_general_ci's LIKE finds them
+//	                           alike (no weight is %, _ or \ but theirs)
+//
 // seqd_mariadb_in and seqd_mariadb_between compare their strings so too.
 // PostgreSQL's statements call none of them: their text compares by its
 // bytes (the C collation).
@@ -42,6 +48,7 @@ import (
 func init() {
 	DefineCompiled("seqd_mariadb_ci", CompiledFunc{Column: "seqd_mariadb_ci", Compile: compileCI})
 	DefineCompiled("seqd_mariadb_ci_column", CompiledFunc{Column: "seqd_mariadb_ci_column", Compile: compileCIColumn})
+	DefineCompiled("seqd_mariadb_ci_fold", CompiledFunc{Column: "seqd_mariadb_ci_fold", Compile: compileCIFold})
 }
 
 // generalCIWeight is r's weight in utf8mb4_general_ci.
@@ -234,4 +241,36 @@ func uncollatedSort(sb *pg.SortBy) (*pg.SortBy, bool) {
 		return sb, false
 	}
 	return &pg.SortBy{Node: fc.Args[0], SortbyDir: sb.SortbyDir, SortbyNulls: sb.SortbyNulls, UseOp: sb.UseOp, Location: sb.Location}, true
+}
+
+// compileCIFold compiles seqd_mariadb_ci_fold.
+func compileCIFold(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	if len(fc.Args) != 1 {
+		return nil, c.NoFunction("seqd_mariadb_ci_fold", nil, fc.Location)
+	}
+	x, err := c.Expr(sc, fc.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if x, err = c.Coerce(x, TText, Location(fc.Args[0]), "seqd_mariadb_ci_fold"); err != nil {
+		return nil, err
+	}
+	return &funcExpr{t: TText, strict: true, args: []Expr{x}, fn: func(_ *Env, a []Datum) (Datum, error) {
+		return Text(generalCIFold(a[0].S)), nil
+	}}, nil
+}
+
+// generalCIFold is s with each character its weight in
+// utf8mb4_general_ci, one character for one (a byte not UTF-8 kept).
+func generalCIFold(s string) string {
+	var b []byte
+	for s != "" {
+		r, n := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError && n <= 1 {
+			b, s = append(b, s[0]), s[1:]
+			continue
+		}
+		b, s = utf8.AppendRune(b, generalCIWeight(r)), s[n:]
+	}
+	return string(b)
 }

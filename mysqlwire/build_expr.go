@@ -678,8 +678,9 @@ func readsAlike(x ast.ExprNode) bool {
 	return false
 }
 
-// like is LIKE, without regard to case as MariaDB's default collation
-// compares (PostgreSQL's ILIKE), unless a side is a BINARY string.
+// like is LIKE as MariaDB's default collation compares (its characters'
+// weights in utf8mb4_general_ci, where the builder knows both sides'
+// types; else PostgreSQL's ILIKE), unless a side is a binary string.
 // (information_schema's names compare so too in MariaDB.)
 func (b *builder) like(x *ast.PatternLikeOrIlikeExpr) (*pg.Node, error) {
 	if x.Escape != '\\' {
@@ -694,7 +695,21 @@ func (b *builder) like(x *ast.PatternLikeOrIlikeExpr) (*pg.Node, error) {
 		return nil, err
 	}
 	kind, op := pg.A_Expr_Kind_AEXPR_ILIKE, "~~*"
-	if x.IsLike && (isBinary(x.Expr) || isBinary(x.Pattern)) {
+	switch {
+	case x.IsLike && (b.binaryString(x.Expr) || b.binaryString(x.Pattern)):
+		kind, op = pg.A_Expr_Kind_AEXPR_LIKE, "~~"
+	case x.IsLike && b.cmpKind(x.Expr) != "" && b.cmpKind(x.Pattern) != "":
+		// Strings (a number as its text), each character folded to its
+		// weight in the connection's collation (eval's
+		// seqd_mariadb_ci_fold): alike as MariaDB's LIKE finds them
+		// ('é' LIKE 'e', 'ß' LIKE 's').
+		fold := func(y ast.ExprNode, n *pg.Node) *pg.Node {
+			if b.cmpKind(y) != "string" {
+				n = typeCast(n, typeName("text"))
+			}
+			return funcCall("seqd_mariadb_ci_fold", []*pg.Node{n})
+		}
+		l, r = fold(x.Expr, l), fold(x.Pattern, r)
 		kind, op = pg.A_Expr_Kind_AEXPR_LIKE, "~~"
 	}
 	if x.Not {

@@ -32,7 +32,7 @@ import (
 // compared by utf8mb4_general_ci (=, <=>, <, IN, BETWEEN, GREATEST,
 // LEAST, NULLIF, CASE x WHEN, MIN, MAX, IN and = ANY of a subquery,
 // ORDER BY, GROUP BY, DISTINCT, UNION, INTERSECT, EXCEPT, COUNT and
-// GROUP_CONCAT of DISTINCT),
+// GROUP_CONCAT of DISTINCT, LIKE),
 // binary
 // strings and information_schema's names by their bytes; a quotient a
 // subquery, ABS, IF, IFNULL, COALESCE or CASE passes to a UNION's
@@ -153,6 +153,8 @@ var selects = []string{
 	"SELECT COUNT(DISTINCT x), GROUP_CONCAT(DISTINCT x), GROUP_CONCAT(DISTINCT x ORDER BY x DESC) FROM (SELECT 'b' AS x UNION ALL SELECT 'A' UNION ALL SELECT 'a' UNION ALL SELECT 'B' UNION ALL SELECT 'c') t",
 	"SELECT GROUP_CONCAT(x ORDER BY x) FROM (SELECT 'b' AS x UNION ALL SELECT 'C' UNION ALL SELECT 'a') t", "SELECT GROUP_CONCAT(DISTINCT x'61', 'A'), COUNT(DISTINCT 1)",
 	"SELECT GROUP_CONCAT(DISTINCT x, y) FROM (SELECT 'a' AS x, 1 y UNION ALL SELECT 'A', 1 UNION ALL SELECT 'a', 2) t",
+	"SELECT 'é' LIKE 'e', 'a ' LIKE 'a', 'ß' LIKE 's', 'É' LIKE 'é%', 'ab' LIKE 'A_', 'a%' LIKE 'A\\\\%', 'ax' LIKE 'A\\\\%', 'é' NOT LIKE 'E', x'61' LIKE 'A', 'a' LIKE x'41', CONCAT('É', 'x') LIKE 'ex'",
+	"SELECT 1 LIKE '1', 12 LIKE '1%', 1.50 LIKE '1.5%', 'ab' LIKE BINARY 'A%', NULL LIKE 'a', 'a' LIKE NULL",
 	"SELECT (SELECT 1 UNION SELECT 2)", "SELECT 1 FROM s1 WHERE start_value = (SELECT 5 UNION ALL SELECT 5)",
 	"SELECT 'a' IN (SELECT 'A'), 'a' NOT IN (SELECT 'A'), 'a' = ANY (SELECT 'A'), 'a' IN (SELECT 'b' UNION SELECT 'A '), 'a' IN (SELECT x'41'), x'61' IN (SELECT 'A'), 'a' IN (SELECT 'b'), 'ß' IN (SELECT 's'), 2 = ANY (SELECT 1 UNION SELECT 2)",
 	"SELECT (SELECT 1/3) UNION SELECT 'a'", "SELECT -(1/3) UNION SELECT 'a'",
@@ -301,7 +303,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 159
+	selectsLen      = 161
 	exprWarningsLen = 107
 )
 
