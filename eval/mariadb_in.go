@@ -26,6 +26,13 @@ import (
 //	                           is compared in, as MariaDB reads it (a
 //	                           call in it is made as often); an ai that
 //	                           is NULL is passed by
+//	seqd_mariadb_case(types, x, w1, ..., wn)
+//	                           CASE x WHEN w1 ... WHEN wn's choice: the
+//	                           number of the first wi equal to x (1 to
+//	                           n), 0 where none is, each pair compared
+//	                           and read as seqd_mariadb_in compares and
+//	                           reads it (MariaDB's simple CASE compares
+//	                           as its IN does)
 //	seqd_mariadb_between(x, lo, hi)
 //	                           x BETWEEN lo AND hi, x read once, the
 //	                           bounds not read when x is NULL, both read
@@ -39,11 +46,27 @@ import (
 
 func init() {
 	DefineCompiled("seqd_mariadb_in", CompiledFunc{Column: "seqd_mariadb_in", Compile: compileIn})
+	DefineCompiled("seqd_mariadb_case", CompiledFunc{Column: "seqd_mariadb_case", Compile: compileCase})
 	DefineCompiled("seqd_mariadb_between", CompiledFunc{Column: "seqd_mariadb_between", Compile: compileBetween})
 }
 
 // compileIn compiles seqd_mariadb_in.
 func compileIn(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	return compileInList(c, sc, fc, "seqd_mariadb_in")
+}
+
+// compileCase compiles seqd_mariadb_case.
+func compileCase(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	in, err := compileInList(c, sc, fc, "seqd_mariadb_case")
+	if err != nil {
+		return nil, err
+	}
+	return &mariadbCase{in: in}, nil
+}
+
+// compileInList compiles the arguments seqd_mariadb_in and
+// seqd_mariadb_case (name) take.
+func compileInList(c *Compiler, sc *Scope, fc *pg.FuncCall, name string) (*mariadbIn, error) {
 	var types string
 	if len(fc.Args) > 2 {
 		if s := fc.Args[0].GetAConst().GetSval(); s != nil {
@@ -51,7 +74,7 @@ func compileIn(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 		}
 	}
 	if len(types) != len(fc.Args)-1 || !validCompareTypes(types) {
-		return nil, c.NoFunction("seqd_mariadb_in", nil, fc.Location)
+		return nil, c.NoFunction(name, nil, fc.Location)
 	}
 	xs := make([]Expr, len(fc.Args)-1)
 	for i, n := range fc.Args[1:] {
@@ -100,11 +123,37 @@ type mariadbIn struct {
 
 func (in *mariadbIn) Type() *Type { return TBool }
 func (in *mariadbIn) Eval(e *Env) (Datum, error) {
+	i, sawNull, err := in.match(e)
+	switch {
+	case err != nil:
+		return Null, err
+	case i >= 0:
+		return Bool(true), nil
+	case sawNull:
+		return Null, nil
+	}
+	return Bool(false), nil
+}
+
+// mariadbCase is seqd_mariadb_case.
+type mariadbCase struct{ in *mariadbIn }
+
+func (c *mariadbCase) Type() *Type { return TInt4 }
+func (c *mariadbCase) Eval(e *Env) (Datum, error) {
+	i, _, err := c.in.match(e)
+	if err != nil {
+		return Null, err
+	}
+	return Int(int64(i + 1)), nil
+}
+
+// match is the index in list of the first item equal to x, -1 where
+// none is; sawNull reports whether a comparison before it was NULL.
+func (in *mariadbIn) match(e *Env) (i int, sawNull bool, err error) {
 	var read [4]struct {
 		done bool
 		d    Datum
 	}
-	sawNull := false
 	for i, a := range in.list {
 		if isNull(a) {
 			sawNull = true
@@ -115,26 +164,23 @@ func (in *mariadbIn) Eval(e *Env) (Datum, error) {
 		if !slot.done {
 			d, err := in.x.Eval(e)
 			if err != nil {
-				return Null, err
+				return -1, false, err
 			}
 			slot.d, slot.done = readAs(e, d, t), true
 		}
 		d, err := a.Eval(e)
 		if err != nil {
-			return Null, err
+			return -1, false, err
 		}
 		if slot.d.Kind == KNull || d.Kind == KNull {
 			sawNull = true
 			continue
 		}
 		if compareCI(slot.d, readAs(e, d, t)) == 0 {
-			return Bool(true), nil
+			return i, sawNull, nil
 		}
 	}
-	if sawNull {
-		return Null, nil
-	}
-	return Bool(false), nil
+	return -1, sawNull, nil
 }
 
 // compareSlot numbers the types a pair is compared in.

@@ -160,7 +160,8 @@ func TestMariaDBTyped(t *testing.T) {
 
 // TestMariaDBInBetween: seqd_mariadb_in reads its list up to its first
 // match, each item in the type of its pair with the operand, and the
-// operand once for each such type; seqd_mariadb_between reads its
+// operand once for each such type (seqd_mariadb_case so too, giving the
+// match's number); seqd_mariadb_between reads its
 // operand once and no bound after a NULL operand (the oracle in
 // mysqlwire compares IN and BETWEEN themselves with a live MariaDB).
 func TestMariaDBInBetween(t *testing.T) {
@@ -176,6 +177,8 @@ func TestMariaDBInBetween(t *testing.T) {
 		{"SELECT seqd_mariadb_in('iii', 3, 1, NULL)", "NULL", nil},
 		{"SELECT seqd_mariadb_in('dis', " + zero + ", 1, '2z')", "NULL", []Warning{{Kind: DivisionByZero}, {Kind: DivisionByZero}}},
 		{"SELECT seqd_mariadb_between(seqd_mariadb_number('a', NULL::bigint), 0, 1)", "t", []Warning{{Kind: Truncated, Type: "DECIMAL", Value: "a"}}},
+		{"SELECT seqd_mariadb_case('siis', '2x', 1, 2, 'a')", "2", []Warning{{Kind: Truncated, Type: "DECIMAL", Value: "2x"}}},
+		{"SELECT seqd_mariadb_case('is', 1, 'a')", "0", []Warning{{Kind: Truncated, Type: "DECIMAL", Value: "a"}}},
 		{"SELECT seqd_mariadb_between(NULL, " + zero + ", 2)", "NULL", nil},
 		{"SELECT seqd_mariadb_between(5, 6, " + zero + ")", "f", []Warning{{Kind: DivisionByZero}}},
 		{"SELECT seqd_mariadb_between(" + zero + ", 1, 2)", "NULL", []Warning{{Kind: DivisionByZero}}},

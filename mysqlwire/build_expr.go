@@ -727,16 +727,33 @@ func isBinary(x ast.ExprNode) bool {
 func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
 	c := &pg.CaseExpr{Location: noLoc}
 	var err error
-	if x.Value != nil {
+	types, mixed := b.caseTypes(x)
+	if mixed {
+		// A string among numbers: each WHEN compared with the value as
+		// MariaDB's IN compares them (eval's seqd_mariadb_case gives the
+		// number of the WHEN that matches).
+		args := []*pg.Node{strConst(types)}
+		for _, y := range append([]ast.ExprNode{x.Value}, whens(x)...) {
+			n, err := b.shown(y)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, n)
+		}
+		c.Arg = funcCall("seqd_mariadb_case", args)
+	} else if x.Value != nil {
 		if c.Arg, err = b.expr(x.Value); err != nil {
 			return nil, err
 		}
 	}
-	for _, w := range x.WhenClauses {
+	for i, w := range x.WhenClauses {
 		var when *pg.Node
-		if x.Value == nil {
+		switch {
+		case mixed:
+			when = intConst(int32(i + 1))
+		case x.Value == nil:
 			when, err = b.cond(w.Expr)
-		} else {
+		default:
 			when, err = b.expr(w.Expr)
 		}
 		if err != nil {
@@ -754,16 +771,49 @@ func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
 		}
 	}
 	n := &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: c}}
-	if x.Value != nil {
-		compared := []ast.ExprNode{x.Value}
-		for _, w := range x.WhenClauses {
-			compared = append(compared, w.Expr)
-		}
-		if b.stringsCollated(compared) { // CASE x WHEN 'A': MariaDB compares strings by the collation
+	if x.Value != nil && !mixed {
+		if b.stringsCollated(append([]ast.ExprNode{x.Value}, whens(x)...)) { // CASE x WHEN 'A': MariaDB compares strings by the collation
 			n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
 		}
 	}
 	return n, nil
+}
+
+// whens are a CASE's WHEN expressions.
+func whens(x *ast.CaseExpr) []ast.ExprNode {
+	out := make([]ast.ExprNode, len(x.WhenClauses))
+	for i, w := range x.WhenClauses {
+		out[i] = w.Expr
+	}
+	return out
+}
+
+// caseTypes are the types of a simple CASE's value and WHENs as eval's
+// seqd_mariadb_case takes them (inTypes' letters); mixed reports
+// whether a string is compared with a number there, which MariaDB reads
+// as a number in the type of the pair, as its IN does. mixed is false
+// where the builder does not know a type or a string is compared by its
+// bytes.
+func (b *builder) caseTypes(x *ast.CaseExpr) (types string, mixed bool) {
+	if x.Value == nil {
+		return "", false
+	}
+	letters := map[string]byte{"int": 'i', "decimal": 'd', "double": 'r', "string": 's'}
+	var out []byte
+	strs, numbers := false, false
+	for i, y := range append([]ast.ExprNode{x.Value}, whens(x)...) {
+		if i > 0 && nullLiteral(y) {
+			out = append(out, out[0]) // passed by, read in no type
+			continue
+		}
+		t, known := letters[b.cmpKind(y)]
+		if !known || t == 's' && b.bytewise(y) {
+			return "", false
+		}
+		strs, numbers = strs || t == 's', numbers || t != 's'
+		out = append(out, t)
+	}
+	return string(out), strs && numbers
 }
 
 // sublink is a subquery as an expression; not: NOT before it.

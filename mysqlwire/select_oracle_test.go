@@ -193,8 +193,9 @@ var selects = []string{
 // row, in the order raised, kept by a statement that uses no table and
 // raises none (CASE and COALESCE do not read what they do not need, a
 // comparison its right side after a NULL left, a constant WHERE of one
-// predicate once a statement); past max_error_count (64) counted, not
-// kept.
+// predicate once a statement); a simple CASE of strings and numbers,
+// each WHEN compared as IN compares it, up to the first match (1292);
+// past max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
 	"SELECT 7 MOD 0, 7 DIV 0, 7 % 0, 5 MOD 0.0, 5.5 DIV 0",
@@ -298,13 +299,17 @@ var exprWarnings = []string{
 	"SELECT NEXTVAL(s3)",
 	"SELECT x, CAST(x * 1000 AS DECIMAL(2,0)) AS c FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) t LIMIT 2 OFFSET 1",
 	"SELECT x, NEXTVAL(s3) FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3) t LIMIT 1, 1", "SELECT LASTVAL(s3)",
+	"SELECT CASE 'a' WHEN 1 THEN 1 ELSE 0 END",
+	"SELECT CASE '2x' WHEN 1 THEN 'one' WHEN 2 THEN 'two' WHEN 'a' THEN 'a' END, CASE 1 WHEN 'a' THEN 1 WHEN '1' THEN 2 END, CASE 2.5 WHEN '2.5z' THEN 1 END, CASE 'b' WHEN 'B' THEN 1 WHEN 0 THEN 2 END, CASE 'b' WHEN NULL THEN 1 WHEN 0 THEN 2 ELSE 3 END",
+	"SELECT CASE start_value WHEN '5x' THEN 'five' ELSE 'no' END, CASE 'q' WHEN increment THEN 1 END FROM s1",
+	"SELECT CASE x WHEN 'a' THEN 1 WHEN 2 THEN 2 ELSE 0 END FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3) t",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 161
-	exprWarningsLen = 107
+	exprWarningsLen = 111
 )
 
 // selectsSetup makes the sequences selects read.
