@@ -313,6 +313,12 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 		l, r = numberOperand(x.L, l), numberOperand(x.R, r)
 	case comparisons[x.Op] || x.Op == opcode.NullEQ:
 		l, r = comparedOperand(x.L, x.R, l, r), comparedOperand(x.R, x.L, r, l)
+		if sub, ok := x.R.(*ast.SubqueryExpr); ok {
+			l = nullCompared(sub, l)
+		}
+		if sub, ok := x.L.(*ast.SubqueryExpr); ok {
+			r = nullCompared(sub, r)
+		}
 	}
 	// A DOUBLE's division is a DOUBLE (numeric is the type of exact
 	// division); MOD of DOUBLEs is computed exactly.
@@ -565,7 +571,7 @@ func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
 		if x.Not {
 			link = n.GetBoolExpr().Args[0].GetSubLink()
 		}
-		link.Testexpr = l
+		link.Testexpr = nullCompared(sub, l)
 		if b.subqueryCollated(x.Expr, sub) {
 			if x.Not {
 				n.GetBoolExpr().Args[0] = funcCall("seqd_mariadb_ci", []*pg.Node{n.GetBoolExpr().Args[0]})
@@ -779,6 +785,39 @@ func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
 	return n, nil
 }
 
+// nullCompared is l, compared with sub's column (IN, ANY, ALL, or sub's
+// value), as text
+// where that column is NULL written as one in each of sub's selects:
+// the evaluator types such a column text, as PostgreSQL does, and
+// compares no number with it, where MariaDB compares anything with it
+// (1 IN (SELECT NULL) is NULL). What is compared with NULL is NULL as
+// any type; l is read as before.
+func nullCompared(sub *ast.SubqueryExpr, l *pg.Node) *pg.Node {
+	if !nullColumn(sub.Query) {
+		return l
+	}
+	return typeCast(l, typeName("text"))
+}
+
+// nullColumn reports whether q has one column, NULL written as one in
+// each of its selects.
+func nullColumn(q ast.Node) bool {
+	switch q := q.(type) {
+	case *ast.SelectStmt:
+		return q.Fields != nil && len(q.Fields.Fields) == 1 && q.Fields.Fields[0].WildCard == nil && nullLiteral(q.Fields.Fields[0].Expr)
+	case *ast.SetOprStmt:
+		return nullColumn(q.SelectList)
+	case *ast.SetOprSelectList:
+		for _, s := range q.Selects {
+			if !nullColumn(s) {
+				return false
+			}
+		}
+		return len(q.Selects) > 0
+	}
+	return false
+}
+
 // whens are a CASE's WHEN expressions.
 func whens(x *ast.CaseExpr) []ast.ExprNode {
 	out := make([]ast.ExprNode, len(x.WhenClauses))
@@ -849,7 +888,7 @@ func (b *builder) compareSubquery(x *ast.CompareSubqueryExpr) (*pg.Node, error) 
 		return nil, err
 	}
 	link := n.GetSubLink()
-	link.Testexpr, link.OperName = l, []*pg.Node{strNode(op)}
+	link.Testexpr, link.OperName = nullCompared(sub, l), []*pg.Node{strNode(op)}
 	if op == "=" && !x.All && b.subqueryCollated(x.L, sub) {
 		n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
 	}

@@ -36,7 +36,8 @@ import (
 // binary
 // strings and information_schema's names by their bytes; a quotient a
 // subquery, ABS, IF, IFNULL, COALESCE or CASE passes to a UNION's
-// string column.
+// string column; a number compared with a subquery of NULL (IN, = ANY,
+// =, <=>).
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -171,6 +172,10 @@ var selects = []string{
 	"SELECT 1/3 * 2, 1/3 + 1, 1.25/3 - 0.5, 7 MOD 3 / 2, 7 DIV 2 / 3, 1/3 MOD 0.1 UNION SELECT 'a', 'b', 'c', 'd', 'e', 'f'",
 	"SELECT start_value / 3 AS x FROM s1 UNION SELECT 'abcdefghijklmnopqrstuvwxyz' UNION SELECT cache_size / 7 FROM s2",
 	"SELECT 1/3 UNION SELECT 1.5 UNION SELECT 'a' ORDER BY 1", "SELECT * FROM (SELECT 1/3 AS x UNION SELECT 'a') t",
+	"SELECT 1 IN (SELECT NULL), 1 = ANY (SELECT NULL), 1 NOT IN (SELECT NULL), 1.5 IN (SELECT NULL UNION SELECT NULL), 1 IN (SELECT NULL UNION SELECT 1), 'a' IN (SELECT NULL)",
+	"SELECT 1 IN (SELECT NULL FROM s1), 1 IN (SELECT NULL FROM s1 WHERE 0), 2 = ANY (SELECT NULL FROM s1), start_value IN (SELECT NULL) FROM s1",
+	"SELECT 1 = (SELECT NULL), (SELECT NULL) < 2, 1 <=> (SELECT NULL), (SELECT NULL) <=> (SELECT NULL), 1 = (SELECT NULL FROM s1 WHERE 0), start_value <> (SELECT NULL) FROM s1",
+	"SELECT x IN (SELECT NULL), x = (SELECT NULL) FROM (SELECT 1 AS x) t",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -308,7 +313,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 161
+	selectsLen      = 165
 	exprWarningsLen = 111
 )
 
