@@ -41,6 +41,9 @@ type builder struct {
 	// UNION's string column takes (textColumn), or a subquery holding
 	// it passes on (heldPassed).
 	held map[*pg.ResTarget]heldItem
+	// typed are the subqueries with a FROM clause whose types the
+	// builder told, held in typedQueries while it builds.
+	typed []*ast.SelectStmt
 }
 
 // heldItem is a select list item's value as MariaDB holds it (n), and
@@ -860,6 +863,10 @@ func (b *builder) sublink(kind pg.SubLinkType, sub *ast.SubqueryExpr, not bool) 
 	q, _, err := b.query(sub.Query, false)
 	if err != nil {
 		return nil, err
+	}
+	if sel, ok := sub.Query.(*ast.SelectStmt); ok && sel.From != nil && b.types != nil {
+		typedQueries.Store(sel, slices.Clone(b.types))
+		b.typed = append(b.typed, sel)
 	}
 	n := &pg.Node{Node: &pg.Node_SubLink{SubLink: &pg.SubLink{SubLinkType: kind, Subselect: q, Location: noLoc}}}
 	if not {

@@ -216,8 +216,8 @@ func (b *builder) stringsCollated(xs []ast.ExprNode) bool {
 // subqueryCollated reports whether x IN (sub) compares strings by the
 // connection's collation (eval's seqd_mariadb_ci): x is a string the
 // builder knows (cmpKind), not compared by its bytes, and sub's one
-// column a string, not a binary one, as the builder types it (a
-// subquery without FROM).
+// column a string, not a binary one, as the builder types it
+// (queryTypes).
 func (b *builder) subqueryCollated(x ast.ExprNode, sub *ast.SubqueryExpr) bool {
 	if b.cmpKind(x) != "string" || b.bytewise(x) {
 		return false

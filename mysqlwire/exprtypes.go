@@ -3,6 +3,7 @@ package mysqlwire
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -779,13 +780,47 @@ func (e exprTyper) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
 	return colType{}, false
 }
 
+// typedQueries are the result columns' types of the subqueries with a
+// FROM clause (*ast.SelectStmt to []colType) the builder has built and
+// typed over their FROM clause's sources, which a subquery's type here
+// cannot read; held while the builder builds the statement that holds
+// them (builder.forgetSubqueries). Safe for concurrent use: each entry
+// is one statement's, keyed by its own tree.
+var typedQueries sync.Map
+
+// typedQuery is typedQueries' entry for q, each column nullable: the
+// subquery may find no row.
+func typedQuery(q *ast.SelectStmt) ([]colType, bool) {
+	v, ok := typedQueries.Load(q)
+	if !ok {
+		return nil, false
+	}
+	ts := slices.Clone(v.([]colType))
+	for i := range ts {
+		ts[i].notNull = false
+	}
+	return ts, true
+}
+
+// forgetSubqueries removes the builder's subqueries from typedQueries.
+func (b *builder) forgetSubqueries() {
+	for _, q := range b.typed {
+		typedQueries.Delete(q)
+	}
+	b.typed = nil
+}
+
 // queryTypes are the result columns' types of a subquery that reads no
-// table (a SELECT without FROM, or a set operation of them); false
-// where they are not told here.
+// table (a SELECT without FROM, or a set operation of them), or of a
+// SELECT with FROM the builder has typed (typedQueries); false where
+// they are not told here.
 func queryTypes(q ast.Node) ([]colType, bool) {
 	switch q := q.(type) {
 	case *ast.SelectStmt:
-		if q.From != nil || q.Fields == nil {
+		if q.From != nil {
+			return typedQuery(q)
+		}
+		if q.Fields == nil {
 			return nil, false
 		}
 		// A row but where WHERE, HAVING or LIMIT leave none: NULL then.

@@ -37,7 +37,8 @@ import (
 // strings and information_schema's names by their bytes; a quotient a
 // subquery, ABS, IF, IFNULL, COALESCE or CASE passes to a UNION's
 // string column; a number compared with a subquery of NULL (IN, = ANY,
-// =, <=>).
+// =, <=>); a subquery that reads a table, typed over its FROM clause (in
+// a UNION with a string, IN of strings).
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -176,6 +177,10 @@ var selects = []string{
 	"SELECT 1 IN (SELECT NULL FROM s1), 1 IN (SELECT NULL FROM s1 WHERE 0), 2 = ANY (SELECT NULL FROM s1), start_value IN (SELECT NULL) FROM s1",
 	"SELECT 1 = (SELECT NULL), (SELECT NULL) < 2, 1 <=> (SELECT NULL), (SELECT NULL) <=> (SELECT NULL), 1 = (SELECT NULL FROM s1 WHERE 0), start_value <> (SELECT NULL) FROM s1",
 	"SELECT x IN (SELECT NULL), x = (SELECT NULL) FROM (SELECT 1 AS x) t",
+	"SELECT (SELECT start_value FROM s1) UNION SELECT 'a'", "SELECT 'a' UNION SELECT (SELECT start_value FROM s1)",
+	"SELECT (SELECT start_value FROM s1), (SELECT start_value FROM s1 WHERE 0), (SELECT CONCAT(increment, 'x') FROM s1)",
+	"SELECT (SELECT start_value / 3 FROM s1) UNION SELECT 'a'", "SELECT (SELECT MAX(start_value) FROM s1) UNION ALL SELECT 'a'",
+	"SELECT 5 IN (SELECT start_value FROM s1), 'A' IN (SELECT 'a' FROM s1), 'A' = ANY (SELECT CONCAT('a') FROM s1)",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -313,7 +318,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 165
+	selectsLen      = 171
 	exprWarningsLen = 111
 )
 
