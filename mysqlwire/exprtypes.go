@@ -760,9 +760,16 @@ func (e exprTyper) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
 	if !ok {
 		return colType{}, false
 	}
+	stored := t.stored
 	t.notNull, t.stored = false, false
 	switch name {
 	case ast.AggFuncMax, ast.AggFuncMin:
+		// Of a table's string column (a derived table's too), a string
+		// expression's decimals, not the column's, and no UNSIGNED (a
+		// hexadecimal literal's); of an expression, its own.
+		if stored && t.kind() == kindString && t.typ == querypb.Type_VARCHAR {
+			t.decimals, t.unsigned = decString, false
+		}
 		return t, true
 	case ast.AggFuncSum:
 		switch t.kind() {

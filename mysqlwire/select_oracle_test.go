@@ -38,7 +38,8 @@ import (
 // subquery, ABS, IF, IFNULL, COALESCE or CASE passes to a UNION's
 // string column; a number compared with a subquery of NULL (IN, = ANY,
 // =, <=>); a subquery that reads a table, typed over its FROM clause (in
-// a UNION with a string, IN of strings).
+// a UNION with a string, IN of strings); MIN and MAX of a derived
+// table's string column.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -181,6 +182,9 @@ var selects = []string{
 	"SELECT (SELECT start_value FROM s1), (SELECT start_value FROM s1 WHERE 0), (SELECT CONCAT(increment, 'x') FROM s1)",
 	"SELECT (SELECT start_value / 3 FROM s1) UNION SELECT 'a'", "SELECT (SELECT MAX(start_value) FROM s1) UNION ALL SELECT 'a'",
 	"SELECT 5 IN (SELECT start_value FROM s1), 'A' IN (SELECT 'a' FROM s1), 'A' = ANY (SELECT CONCAT('a') FROM s1)",
+	"SELECT MIN(x), MAX(x) FROM (SELECT 'a' AS x) t", "SELECT MIN(x), MAX(x), MIN(y) FROM (SELECT 'a' AS x, 1 AS y UNION ALL SELECT 'b', 2) t",
+	"SELECT MIN(x) FROM (SELECT 'a' AS x UNION SELECT 'b') t GROUP BY x", "SELECT MIN(x), MAX(x), MIN(x'41') FROM (SELECT x'41' AS x) t",
+	"SELECT MAX(x), MIN(y) FROM (SELECT CONCAT(x'41', 'b') AS x, 'c' AS y FROM s1) t",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -318,7 +322,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 171
+	selectsLen      = 176
 	exprWarningsLen = 111
 )
 
