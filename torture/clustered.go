@@ -487,8 +487,25 @@ func (r *clusterRun) failovers(rng *rand.Rand, rep *ClusteredReport, progress fu
 		rep.Unavailable = append(rep.Unavailable, d)
 		rep.ByKind[fault] = append(rep.ByKind[fault], d)
 		progress(fmt.Sprintf("failover %d: %s, next leader serving after %v", n, fault, d.Round(time.Millisecond)))
+		r.awaitOrderFlowing()
 	}
 	return nil
+}
+
+// awaitOrderFlowing waits, after a fault was undone, until the workload's
+// clients have values of every ORDER sequence again (for at most 30 s),
+// so that the next fault begins once this one's aftermath has ended: a
+// stretch without values is then the fault's whose window it overlaps
+// (orderGaps), not the sum of two faults'. A stretch that outlasts the
+// wait is still measured whole.
+func (r *clusterRun) awaitOrderFlowing() {
+	t := r.h.Now()
+	deadline := time.Now().Add(30 * time.Second)
+	for _, s := range clusterSeqs {
+		for !r.h.answeredSince(s.Name, t) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 // start runs node i, which reaches etcd through its proxies.

@@ -88,6 +88,19 @@ func (h *History) okSince(epoch int, t int64) bool {
 	return false
 }
 
+// answeredSince reports whether a workload client's request for seq
+// called after t was answered, looking at the latest operations only.
+func (h *History) answeredSince(seq string, t int64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := len(h.ops) - 1; i >= 0 && i >= len(h.ops)-10_000; i-- {
+		if op := h.ops[i]; op.Seq == seq && op.Client >= 0 && op.Call > t && op.Outcome == OK {
+			return true
+		}
+	}
+	return false
+}
+
 // Ops is a snapshot of the operations so far.
 func (h *History) Ops() []Op {
 	h.mu.Lock()
