@@ -211,3 +211,34 @@ func TestLingerOneGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLingerNotForRanges: a caller of a range waits for its values as
+// a round of nextval callers does, but its demand counts values, not
+// callers: the writer holds no commit for it (each reservation would
+// otherwise wait out the linger's bound for callers that do not exist).
+func TestLingerNotForRanges(t *testing.T) {
+	defer func(d time.Duration) { maxLinger = d }(maxLinger)
+	maxLinger = time.Second
+	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(ctx, Config{Store: &slowStore{Store: st, d: 20 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	n := mustName(t, "s")
+	cache := int64(100)
+	if _, err := e.Create(ctx, n, seqmath.Spec{Cache: &cache}, false); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if _, _, err := e.Reserve(ctx, n, 1000); err != nil {
+			t.Fatalf("reservation %d: %v", i, err)
+		}
+	}
+	if st := e.Stats(); st.Lingers != 0 {
+		t.Fatalf("%d lingers (%v) for a caller of ranges alone", st.Lingers, st.Lingered)
+	}
+}

@@ -18,7 +18,8 @@ import "time"
 // back, and those it left waiting), for at most as long as that commit took and never more than
 // maxLinger. A caller that does not come back costs the others one such
 // wait, and the commit after it no longer counts that caller. A write
-// that no caller waits for (a prefetch) is never held.
+// that no caller waits for (a prefetch) is never held, nor one that a
+// caller of a range or a bulk reservation waits for.
 
 // maxLinger bounds one linger, whatever the store's commits take.
 var maxLinger = time.Millisecond
@@ -32,7 +33,7 @@ const maxExpected = 4096
 // demand now, the callers this write served and those it left waiting.
 func (w *writer) expectLocked(s *seq) {
 	switch {
-	case s.demand > 1:
+	case s.demand > 1 && !s.rangedLocked():
 		if len(w.expect) >= maxExpected {
 			clear(w.expect)
 		}
@@ -111,6 +112,11 @@ func (w *writer) linger(batch []*write) bool {
 // their values in remaining, until they wake and take them).
 func (s *seq) needLocked() int64 { return s.demand - s.remaining }
 
+// rangedLocked reports whether a caller waiting on s wants more than one
+// value: demand then counts values, not callers, and no linger is held
+// for it (a bulk reservation's next statement would wait out the bound).
+func (s *seq) rangedLocked() bool { return s.rare != nil && s.rare.ranged > 0 }
+
 // short returns the first sequence of batch with callers waiting beyond
 // its durable values, but fewer than expected, and how many are
 // expected.
@@ -125,9 +131,9 @@ func (w *writer) short(batch []*write) (*seq, int64) {
 			continue
 		}
 		s.mu.Lock()
-		d := s.needLocked()
+		d, ranged := s.needLocked(), s.rangedLocked()
 		s.mu.Unlock()
-		if d > 0 && d < want {
+		if d > 0 && d < want && !ranged {
 			return s, want
 		}
 		delete(w.expect, s)

@@ -102,6 +102,10 @@ type seqRare struct {
 	// anything was written (storage.Refused): the callers that waited
 	// for it fail with it; the next newcomer tries again.
 	refused *Error
+	// ranged counts the callers waiting for more than one value (a range
+	// or a bulk reservation): the writer's linger, which counts callers
+	// by the values they wait for, holds no commit for them.
+	ranged int
 }
 
 // rareLocked returns s.rare, made if it was nil.
@@ -349,10 +353,16 @@ func (e *Engine) reserve(ctx context.Context, s *seq, n int64, whole bool) (seqm
 		// leads, hours ahead of the clock after a jump.
 		want := n - lead
 		s.demand += want
+		if want > 1 {
+			s.rareLocked().ranged++
+		}
 		e.refillLocked(s)
 		e.w.nudgeIfWatchedLocked(s)
 		err := s.waitLocked(ctx)
 		s.demand -= want
+		if want > 1 {
+			s.rare.ranged--
+		}
 		waits++
 		if err != nil {
 			return seqmath.Range{}, err
