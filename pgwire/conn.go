@@ -210,7 +210,6 @@ func (c *conn) serve() {
 		c.nc.SetReadDeadline(time.Now())
 	}
 	c.mu.Unlock()
-	c.admitted.Authenticated()
 	c.stmts = map[string]*prepared{}
 	c.portals = map[string]*portal{}
 	defer func() {

@@ -316,6 +316,66 @@ func TestIdleTimeouts(t *testing.T) {
 // superusers (53300 with PostgreSQL's message for others); connections
 // that never start count against MaxConns, the next is refused at once,
 // and they are dropped after AuthTimeout, after which others get in.
+// TestInBeforeTold: a connection is out of eviction's reach before its
+// client is told it is in (ReadyForQuery). Marked after, a connection
+// accepted in between, with the budget full, took the place of a
+// session its client already held, as a CI run once found.
+func TestInBeforeTold(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(Config{Engine: testenv.MemEngine(t)})
+	var told, evictable atomic.Int32
+	go srv.Serve(watchWrites{ln, func(b []byte) {
+		// A flush that ends with ReadyForQuery, idle: the startup's.
+		if len(b) >= 6 && string(b[len(b)-6:]) == "Z\x00\x00\x00\x05I" {
+			told.Add(1)
+			evictable.Add(int32(srv.Registry().Evictable()))
+		}
+	}})
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	ctx := context.Background()
+	for range 3 {
+		c, err := pgx.Connect(ctx, fmt.Sprintf("postgres://u@%s/db?sslmode=disable", ln.Addr()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+	}
+	if told.Load() < 3 {
+		t.Fatalf("%d ReadyForQuery seen in 3 startups", told.Load())
+	}
+	if n := evictable.Load(); n != 0 {
+		t.Fatalf("%d connections evictable as their clients were told they were in", n)
+	}
+}
+
+// watchWrites is a listener whose connections show what the server
+// writes to seen before writing it.
+type watchWrites struct {
+	net.Listener
+	seen func([]byte)
+}
+
+func (l watchWrites) Accept() (net.Conn, error) {
+	nc, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return watchedConn{nc, l.seen}, nil
+}
+
+type watchedConn struct {
+	net.Conn
+	seen func([]byte)
+}
+
+func (c watchedConn) Write(b []byte) (int, error) {
+	c.seen(b)
+	return c.Conn.Write(b)
+}
+
 func TestConnectionSlots(t *testing.T) {
 	dsn, srv := startServerWith(t, Config{MaxConns: 4, ReservedConns: 2, AuthTimeout: 500 * time.Millisecond})
 	ctx := context.Background()

@@ -270,11 +270,11 @@ func (s *Server) serveConn(c *conn) {
 	c.admitted.Close() // leaves the budget
 }
 
-// Conns is how many client connections are open.
 // Registry is the connection budget and session IDs this server counts
 // in, for another front end of the same server to share.
 func (s *Server) Registry() *frontend.Registry { return s.reg }
 
+// Conns is how many client connections are open.
 func (s *Server) Conns() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

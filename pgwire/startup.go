@@ -133,6 +133,9 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 		c.fatal(sqlerr.TooManyConnections, "remaining connection slots are reserved for non-replication superuser connections")
 		return false
 	}
+	// In, before the client is told so: a connection its client holds
+	// as a session must not be evicted by the next one accepted.
+	c.admitted.Authenticated()
 	params := map[string]string{}
 	for k, v := range m.Parameters {
 		if k != "user" && k != "database" && k != "replication" {
