@@ -147,6 +147,14 @@ func (r *Registry) Admitted() int {
 	return r.admitted
 }
 
+// Evictable is how many of the connections counted now a new one may
+// take the place of: not yet authenticated, or idle between requests.
+func (r *Registry) Evictable() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.evictable.Len()
+}
+
 // AdmittedBy is how many of the connections counted now the Listener
 // named name accepted (ListenerConfig.Name: "pgwire", "mysql", "http",
 // "grpc").

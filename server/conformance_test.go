@@ -79,6 +79,7 @@ func startConformance(t *testing.T, o frontendtest.Options) *frontendtest.Target
 	return &frontendtest.Target{
 		Protocols: []frontendtest.Protocol{cs.pgProtocol(), cs.mysqlProtocol(), cs.httpProtocol(), cs.grpcProtocol(), cs.metricsProtocol()},
 		Admitted:  srv.pg.Registry().Admitted,
+		Evictable: srv.pg.Registry().Evictable,
 		HeapAlloc: func() uint64 {
 			var ms runtime.MemStats
 			runtime.GC()
@@ -158,6 +159,7 @@ func (cs conformanceServer) pgProtocol() frontendtest.Protocol {
 		},
 		Unread:       cs.pgUnread,
 		ClosesUnread: true,
+		Sessions:     true,
 		Kind:         pgKind,
 	}
 }
@@ -181,6 +183,7 @@ func (cs conformanceServer) mysqlProtocol() frontendtest.Protocol {
 		Login:        cs.mysqlLogin,
 		Unread:       cs.mysqlUnread,
 		ClosesUnread: true,
+		Sessions:     true,
 		Kind:         myKind,
 	}
 }

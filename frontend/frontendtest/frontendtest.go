@@ -78,6 +78,10 @@ type Protocol struct {
 	// PostgreSQL's and MySQL's do; the APIs' bound is their write
 	// timeout (a minute), which their own packages test.
 	ClosesUnread bool
+	// Sessions says that a logged-in Session holds its connection (a
+	// PostgreSQL or MySQL session, not an API client's keep-alive,
+	// which is evictable while idle): it is never evicted.
+	Sessions bool
 	// Probe is a request that needs no role (Login == nil).
 	Probe func(ctx context.Context) error
 	// OwnBudget is the size of the listener's own budget, 0 where it
@@ -104,6 +108,9 @@ type Target struct {
 	Protocols []Protocol
 	// Admitted is how many connections the shared budget counts.
 	Admitted func() int
+	// Evictable is how many of them a new connection may take the place
+	// of (not yet authenticated, or idle between requests).
+	Evictable func() int
 	// HeapAlloc is the server process's live heap after a garbage
 	// collection.
 	HeapAlloc func() uint64
@@ -129,6 +136,7 @@ type Start func(t *testing.T, o Options) *Target
 func Run(t *testing.T, start Start) {
 	t.Run("Budget", func(t *testing.T) { testBudget(t, start) })
 	t.Run("Reserved", func(t *testing.T) { testReserved(t, start) })
+	t.Run("SessionsHeld", func(t *testing.T) { testSessionsHeld(t, start) })
 	t.Run("SlowClients", func(t *testing.T) { testSlowClients(t, start) })
 	t.Run("Oversize", func(t *testing.T) { testOversize(t, start) })
 	t.Run("Authentication", func(t *testing.T) { testAuthentication(t, start) })
@@ -297,6 +305,57 @@ func testReserved(t *testing.T, start Start) {
 		if err := draw(ctx, p, tg.Superuser, tg.Password, false); err != nil {
 			t.Errorf("%s: the superuser in a reserved slot: %v", p.Name, err)
 		}
+	}
+}
+
+// testSessionsHeld: a session is out of reach of eviction from the
+// moment its client is told it is in, on every listener whose sessions
+// hold their connections. Once sessions fill the budget, a new
+// connection is refused and every session still serves.
+func testSessionsHeld(t *testing.T, start Start) {
+	const max = 4
+	tg := start(t, Options{MaxConns: max, ReservedConns: 1, AuthTimeout: 10 * time.Second})
+	ctx := context.Background()
+	for _, p := range tg.Protocols {
+		if !p.Sessions {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			base := tg.Admitted()
+			var held []Session
+			defer func() {
+				for _, s := range held {
+					s.Close()
+				}
+			}()
+			for i := range max {
+				s, err := p.Login(ctx, tg.Superuser, tg.Password, tg.TLS)
+				if err != nil {
+					t.Fatalf("session %d: %v", i+1, err)
+				}
+				held = append(held, s)
+				// Told it is in: not one connection may be evicted now
+				// (the others are sessions too).
+				if n := tg.Evictable(); n != 0 {
+					t.Fatalf("session %d is in and %d connections are evictable", i+1, n)
+				}
+			}
+			// Refused at once: well before the authentication timeout
+			// would close it had it been let in.
+			if err := closedBy(dial(t, p), 3*time.Second); err != nil {
+				t.Fatalf("a connection past a budget full of sessions: %v", err)
+			}
+			for i, s := range held {
+				if _, err := s.Nextval(ctx, "s"); err != nil {
+					t.Fatalf("session %d after a connection past the budget: %v", i+1, err)
+				}
+			}
+			for _, s := range held {
+				s.Close()
+			}
+			held = nil
+			waitAdmitted(t, tg, base)
+		})
 	}
 }
 
