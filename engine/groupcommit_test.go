@@ -151,19 +151,7 @@ func TestLingerOneGroup(t *testing.T) {
 	// A linger is bounded by the last commit's length (the store's
 	// 50 ms) too; a second is never reached.
 	maxLinger = time.Second
-	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Open(ctx, Config{Store: &slowStore{Store: st, d: 50 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	n := mustName(t, "s")
-	if _, err := e.Create(ctx, n, seqmath.Spec{}, false); err != nil {
-		t.Fatal(err)
-	}
+	e, n := openLingering(t, 50*time.Millisecond, seqmath.Spec{})
 	const callers, calls = 8, 10
 	before := e.Stats()
 	var mu sync.Mutex
@@ -216,23 +204,31 @@ func TestLingerOneGroup(t *testing.T) {
 // a round of nextval callers does, but its demand counts values, not
 // callers: the writer holds no commit for it (each reservation would
 // otherwise wait out the linger's bound for callers that do not exist).
-func TestLingerNotForRanges(t *testing.T) {
-	defer func(d time.Duration) { maxLinger = d }(maxLinger)
-	maxLinger = time.Second
+// openLingering opens an engine over a store whose commits take d, with
+// a sequence "s" of spec, closed when the test ends.
+func openLingering(t *testing.T, d time.Duration, spec seqmath.Spec) (*Engine, Name) {
+	t.Helper()
 	st, err := embedded.Open("db", embedded.Options{FS: vfs.NewMem()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Open(ctx, Config{Store: &slowStore{Store: st, d: 20 * time.Millisecond}})
+	e, err := Open(ctx, Config{Store: &slowStore{Store: st, d: d}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	t.Cleanup(func() { e.Close() })
 	n := mustName(t, "s")
-	cache := int64(100)
-	if _, err := e.Create(ctx, n, seqmath.Spec{Cache: &cache}, false); err != nil {
+	if _, err := e.Create(ctx, n, spec, false); err != nil {
 		t.Fatal(err)
 	}
+	return e, n
+}
+
+func TestLingerNotForRanges(t *testing.T) {
+	defer func(d time.Duration) { maxLinger = d }(maxLinger)
+	maxLinger = time.Second
+	cache := int64(100)
+	e, n := openLingering(t, 20*time.Millisecond, seqmath.Spec{Cache: &cache})
 	for i := range 6 {
 		if _, _, err := e.Reserve(ctx, n, 1000); err != nil {
 			t.Fatalf("reservation %d: %v", i, err)

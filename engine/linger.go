@@ -15,8 +15,8 @@ import "time"
 // So the writer, about to commit a write of such a sequence, lingers
 // until the sequence's demand beyond its durable values reaches what its
 // last commit left it (the callers that commit served, on their way
-// back, and those it left waiting), for at most as long as that commit took and never more than
-// maxLinger. A caller that does not come back costs the others one such
+// back, and those it left waiting), for at most as long as that commit
+// took and never more than maxLinger. A caller that does not come back costs the others one such
 // wait, and the commit after it no longer counts that caller. A write
 // that no caller waits for (a prefetch) is never held, nor one that a
 // caller of a range or a bulk reservation waits for.
@@ -54,6 +54,7 @@ func (w *writer) linger(batch []*write) bool {
 	var began time.Time
 	var timer *time.Timer
 	defer func() {
+		w.watched.Store(nil)
 		if timer != nil {
 			timer.Stop()
 		}
@@ -76,24 +77,18 @@ func (w *writer) linger(batch []*write) bool {
 			began = time.Now()
 			timer = time.NewTimer(bound)
 		}
-		// Watched, then read again: a caller adding demand after this
-		// read sees the watch and nudges (nudgeIfWatched), one before
-		// it is seen here.
-		w.watchedFor.Store(want)
-		w.watched.Store(s)
-		s.mu.Lock()
-		reached := s.needLocked() >= want
-		s.mu.Unlock()
-		if reached {
-			w.watched.Store(nil)
+		if w.watched.Load() != s || w.watchedFor.Load() != want {
+			// Watched, then read again (short): a caller adding demand
+			// after that read sees the watch and nudges
+			// (nudgeIfWatchedLocked), one before it is seen there.
+			w.watchedFor.Store(want)
+			w.watched.Store(s)
 			continue
 		}
 		select {
 		case <-w.more:
-			w.watched.Store(nil)
 			continue
 		case <-timer.C:
-			w.watched.Store(nil)
 			w.lingersExpired.Add(1)
 		}
 		break
