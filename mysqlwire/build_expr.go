@@ -41,9 +41,16 @@ type builder struct {
 	// UNION's string column takes (textColumn), or a subquery holding
 	// it passes on (heldPassed).
 	held map[*pg.ResTarget]heldItem
-	// typed are the subqueries with a FROM clause whose types the
-	// builder told, held in typedQueries while it builds.
-	typed []*ast.SelectStmt
+	// subqueryTypes are the result columns' types of the subqueries
+	// with a FROM clause whose types the builder told, by the
+	// statement's own tree (typeScope).
+	subqueryTypes map[*ast.SelectStmt][]colType
+}
+
+// scope is what the expressions of the SELECT being built are typed
+// over: its FROM clause's sources and the subqueries typed so far.
+func (b *builder) scope() typeScope {
+	return typeScope{sources: b.sources, subqueries: b.subqueryTypes}
 }
 
 // heldItem is a select list item's value as MariaDB holds it (n), and
@@ -865,8 +872,10 @@ func (b *builder) sublink(kind pg.SubLinkType, sub *ast.SubqueryExpr, not bool) 
 		return nil, err
 	}
 	if sel, ok := sub.Query.(*ast.SelectStmt); ok && sel.From != nil && b.types != nil {
-		typedQueries.Store(sel, slices.Clone(b.types))
-		b.typed = append(b.typed, sel)
+		if b.subqueryTypes == nil {
+			b.subqueryTypes = map[*ast.SelectStmt][]colType{}
+		}
+		b.subqueryTypes[sel] = slices.Clone(b.types)
 	}
 	n := &pg.Node{Node: &pg.Node_SubLink{SubLink: &pg.SubLink{SubLinkType: kind, Subselect: q, Location: noLoc}}}
 	if not {

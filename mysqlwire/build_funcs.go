@@ -63,7 +63,7 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 	case "upper", "lower", "ucase", "lcase":
 		// MariaDB's case conversions leave a binary string as it is.
 		if len(x.Args) == 1 {
-			if t, ok := exprType(x.Args[0], b.sources); ok && t.binary {
+			if t, ok := exprType(x.Args[0], b.scope()); ok && t.binary {
 				return b.expr(x.Args[0])
 			}
 		}

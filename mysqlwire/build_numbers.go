@@ -287,7 +287,7 @@ func (b *builder) cmpKind(x ast.ExprNode) string {
 	if _, ok := x.(*driver.ValueExpr); ok || isTruth(x) {
 		return ""
 	}
-	t, ok := exprType(x, b.sources)
+	t, ok := exprType(x, b.scope())
 	switch {
 	case !ok || t.binary:
 		return ""

@@ -190,7 +190,7 @@ func (b *builder) bytewise(x ast.ExprNode) bool {
 	if isBinary(x) {
 		return true
 	}
-	t, ok := exprType(x, b.sources)
+	t, ok := exprType(x, b.scope())
 	return ok && t.binary && t.kind() == kindString
 }
 
@@ -222,7 +222,7 @@ func (b *builder) subqueryCollated(x ast.ExprNode, sub *ast.SubqueryExpr) bool {
 	if b.cmpKind(x) != "string" || b.bytewise(x) {
 		return false
 	}
-	ts, ok := queryTypes(sub.Query)
+	ts, ok := b.scope().queryTypes(sub.Query)
 	return ok && len(ts) == 1 && ts[0].kind() == kindString && !ts[0].binary
 }
 
@@ -242,6 +242,6 @@ func (b *builder) binaryString(x ast.ExprNode) bool {
 	if isBinary(x) {
 		return true
 	}
-	t, ok := exprType(x, b.sources)
+	t, ok := exprType(x, b.scope())
 	return ok && t.binary && t.kind() == kindString
 }

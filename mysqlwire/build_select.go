@@ -349,7 +349,7 @@ func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources 
 		if !pgText(name) {
 			return nil, nil, unsupported("a name that is not valid UTF-8 or holds NUL")
 		}
-		t, _ := exprType(f.Expr, sources)
+		t, _ := exprType(f.Expr, b.scope()) // b.sources are sources here
 		types = append(types, t)
 		as := f.AsName.L
 		if _, col := f.Expr.(*ast.ColumnNameExpr); as == "" && derived && !col {
@@ -441,7 +441,7 @@ func (b *builder) orderedString(x ast.ExprNode, names []string, types []colType,
 	if !exprs {
 		return false
 	}
-	t, ok := exprType(x, b.sources)
+	t, ok := exprType(x, b.scope())
 	return ok && text(t)
 }
 

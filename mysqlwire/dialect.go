@@ -275,7 +275,6 @@ func sessionSelect(n *ast.SelectStmt) bool {
 // builtQuery is the step of a query, its tree built.
 func builtQuery(q ast.Node, env *stmtEnv) (step, error) {
 	b := builder{env: env}
-	defer b.forgetSubqueries()
 	node, names, err := b.query(q, false)
 	if err != nil {
 		return step{}, err

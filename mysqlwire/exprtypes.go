@@ -3,7 +3,6 @@ package mysqlwire
 import (
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -191,12 +190,20 @@ func stringType(chars int, binary, notNull bool) colType {
 	return t
 }
 
-// exprTyper tells the types of a select list's expressions over the
-// relations of its FROM clause.
-type exprTyper struct{ sources []source }
+// typeScope is what a select list's expressions are typed over: the
+// relations of its FROM clause, and the result columns' types of the
+// subqueries with a FROM clause the builder has built and typed over
+// their own FROM clause's sources (builder.subqueryTypes), which a
+// subquery's type here cannot read. The zero typeScope types an
+// expression that reads no relation. Not safe for concurrent use with
+// the builder that owns its subqueries.
+type typeScope struct {
+	sources    []source
+	subqueries map[*ast.SelectStmt][]colType
+}
 
 // of is x's type; false where it is not told here.
-func (e exprTyper) of(x ast.ExprNode) (colType, bool) {
+func (e typeScope) of(x ast.ExprNode) (colType, bool) {
 	switch x := x.(type) {
 	case *ast.BinaryOperationExpr:
 		return e.binary(x)
@@ -216,7 +223,7 @@ func (e exprTyper) of(x ast.ExprNode) (colType, bool) {
 			if !ok {
 				return colType{}, false
 			}
-			ts, ok := queryTypes(sub.Query)
+			ts, ok := e.queryTypes(sub.Query)
 			return truthOf(ok && len(ts) == 1 && ts[0].notNull && e.notNull(x.Expr)), true
 		}
 		return truthOf(e.notNull(append([]ast.ExprNode{x.Expr}, x.List...)...)), true
@@ -225,14 +232,14 @@ func (e exprTyper) of(x ast.ExprNode) (colType, bool) {
 		if !ok {
 			return colType{}, false
 		}
-		ts, ok := queryTypes(sub.Query)
+		ts, ok := e.queryTypes(sub.Query)
 		return truthOf(ok && len(ts) == 1 && ts[0].notNull && e.notNull(x.L)), true
 	case *ast.BetweenExpr:
 		return truthOf(e.notNull(x.Expr, x.Left, x.Right)), true
 	case *ast.ExistsSubqueryExpr:
 		return truthOf(true), true
 	case *ast.SubqueryExpr:
-		ts, ok := queryTypes(x.Query)
+		ts, ok := e.queryTypes(x.Query)
 		if !ok || len(ts) != 1 {
 			return colType{}, false
 		}
@@ -248,9 +255,9 @@ func (e exprTyper) of(x ast.ExprNode) (colType, bool) {
 
 // notNull reports whether none of xs may be NULL, as MariaDB tells
 // (where a type is not told here, it may be).
-func (e exprTyper) notNull(xs ...ast.ExprNode) bool {
+func (e typeScope) notNull(xs ...ast.ExprNode) bool {
 	for _, x := range xs {
-		t, ok := exprTypeOf(x, e.sources)
+		t, ok := exprTypeOf(x, e)
 		if !ok || !t.notNull {
 			return false
 		}
@@ -259,10 +266,10 @@ func (e exprTyper) notNull(xs ...ast.ExprNode) bool {
 }
 
 // types are the types of xs; false where one is not told.
-func (e exprTyper) types(xs []ast.ExprNode) ([]colType, bool) {
+func (e typeScope) types(xs []ast.ExprNode) ([]colType, bool) {
 	out := make([]colType, len(xs))
 	for i, x := range xs {
-		t, ok := exprTypeOf(x, e.sources)
+		t, ok := exprTypeOf(x, e)
 		if !ok {
 			return nil, false
 		}
@@ -276,7 +283,7 @@ func truthOf(notNull bool) colType {
 	return colType{typ: querypb.Type_INT32, length: 1, prec: 1, notNull: notNull}
 }
 
-func (e exprTyper) binary(x *ast.BinaryOperationExpr) (colType, bool) {
+func (e typeScope) binary(x *ast.BinaryOperationExpr) (colType, bool) {
 	switch x.Op {
 	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.LogicAnd, opcode.LogicOr, opcode.LogicXor:
 		return truthOf(e.notNull(x.L, x.R)), true
@@ -286,8 +293,8 @@ func (e exprTyper) binary(x *ast.BinaryOperationExpr) (colType, bool) {
 	default:
 		return colType{}, false
 	}
-	l, lok := exprTypeOf(x.L, e.sources)
-	r, rok := exprTypeOf(x.R, e.sources)
+	l, lok := exprTypeOf(x.L, e)
+	r, rok := exprTypeOf(x.R, e)
 	if !lok || !rok {
 		return colType{}, false
 	}
@@ -334,14 +341,14 @@ func arithmeticType(op opcode.Op, l, r colType) colType {
 	return intOfPrecision(max(l.intPart(), r.intPart())+1, unsigned, notNull)
 }
 
-func (e exprTyper) unary(x *ast.UnaryOperationExpr) (colType, bool) {
+func (e typeScope) unary(x *ast.UnaryOperationExpr) (colType, bool) {
 	if x.Op == opcode.Not || x.Op == opcode.Not2 {
 		return truthOf(e.notNull(x.V)), true
 	}
 	if x.Op != opcode.Minus && x.Op != opcode.Plus {
 		return colType{}, false
 	}
-	t, ok := exprTypeOf(x.V, e.sources)
+	t, ok := exprTypeOf(x.V, e)
 	if !ok || x.Op == opcode.Plus {
 		return t, ok
 	}
@@ -360,11 +367,11 @@ func (e exprTyper) unary(x *ast.UnaryOperationExpr) (colType, bool) {
 
 // cast is CAST(x AS type) and CONVERT(x, type): the type named, SIGNED
 // and UNSIGNED of the length x's value may take.
-func (e exprTyper) cast(x *ast.FuncCastExpr) (colType, bool) {
+func (e typeScope) cast(x *ast.FuncCastExpr) (colType, bool) {
 	if x.FunctionType == ast.CastBinaryOperator {
 		return colType{}, false
 	}
-	arg, ok := exprTypeOf(x.Expr, e.sources)
+	arg, ok := exprTypeOf(x.Expr, e)
 	if !ok {
 		return colType{}, false
 	}
@@ -433,7 +440,7 @@ var moreStringArgs = map[string][]int{"replace": {1, 2}, "lpad": {2}, "rpad": {2
 
 // allNull reports whether xs[0] and the xs at more are NULL written as
 // one.
-func (e exprTyper) allNull(xs []ast.ExprNode, more []int) bool {
+func (e typeScope) allNull(xs []ast.ExprNode, more []int) bool {
 	if !nullLiteral(xs[0]) {
 		return false
 	}
@@ -450,7 +457,7 @@ func (e exprTyper) allNull(xs []ast.ExprNode, more []int) bool {
 var lengthFuncs = map[string]bool{"length": true, "octet_length": true, "char_length": true, "character_length": true,
 	"locate": true, "position": true, "instr": true, "ascii": true, "ord": true, "bit_length": true}
 
-func (e exprTyper) call(x *ast.FuncCallExpr) (colType, bool) {
+func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 	name := x.FnName.L
 	switch name {
 	case "connection_id":
@@ -481,7 +488,7 @@ func (e exprTyper) call(x *ast.FuncCallExpr) (colType, bool) {
 		if len(x.Args) != 2 {
 			return colType{}, false
 		}
-		t, ok := exprTypeOf(x.Args[0], e.sources)
+		t, ok := exprTypeOf(x.Args[0], e)
 		t.notNull, t.stored = false, false
 		return t, ok
 	case "greatest", "least":
@@ -510,7 +517,7 @@ func (e exprTyper) call(x *ast.FuncCallExpr) (colType, bool) {
 		return stringType(chars, binary || nulls == len(ts), false), true
 	case "convert": // CONVERT(x USING charset)
 		if len(x.Args) == 2 {
-			t, ok := exprTypeOf(x.Args[0], e.sources)
+			t, ok := exprTypeOf(x.Args[0], e)
 			return stringType(t.chars(), false, false), ok
 		}
 		return colType{}, false
@@ -518,14 +525,14 @@ func (e exprTyper) call(x *ast.FuncCallExpr) (colType, bool) {
 		return e.round(x)
 	case "abs":
 		if len(x.Args) == 1 {
-			t, ok := exprTypeOf(x.Args[0], e.sources)
+			t, ok := exprTypeOf(x.Args[0], e)
 			t.stored = false
 			return t, ok && t.kind() != kindString
 		}
 	}
 	switch {
 	case stringResultFuncs[name] && len(x.Args) > 0:
-		t, ok := exprTypeOf(x.Args[0], e.sources)
+		t, ok := exprTypeOf(x.Args[0], e)
 		binary := name != "hex" && (t.binary || e.allNull(x.Args, moreStringArgs[name]))
 		if name == "repeat" && len(x.Args) == 2 && !constantItem(x.Args[1]) {
 			// A count MariaDB cannot read before the rows: as long as
@@ -544,11 +551,11 @@ func (e exprTyper) call(x *ast.FuncCallExpr) (colType, bool) {
 // round is ROUND(x[, d]) and TRUNCATE(x, d) with d written as an
 // integer: a DECIMAL's d digits past the point, a DOUBLE's, an
 // integer's type where d is not positive.
-func (e exprTyper) round(x *ast.FuncCallExpr) (colType, bool) {
+func (e typeScope) round(x *ast.FuncCallExpr) (colType, bool) {
 	if len(x.Args) == 0 || len(x.Args) > 2 {
 		return colType{}, false
 	}
-	t, ok := exprTypeOf(x.Args[0], e.sources)
+	t, ok := exprTypeOf(x.Args[0], e)
 	if !ok {
 		return colType{}, false
 	}
@@ -577,7 +584,7 @@ func (e exprTyper) round(x *ast.FuncCallExpr) (colType, bool) {
 }
 
 // chosen is the type IF and CASE give the values xs they choose among.
-func (e exprTyper) chosen(xs []ast.ExprNode, notNull bool) (colType, bool) {
+func (e typeScope) chosen(xs []ast.ExprNode, notNull bool) (colType, bool) {
 	ts, ok := e.types(xs)
 	if !ok {
 		return colType{}, false
@@ -587,7 +594,7 @@ func (e exprTyper) chosen(xs []ast.ExprNode, notNull bool) (colType, bool) {
 	return t, ok
 }
 
-func (e exprTyper) caseExpr(x *ast.CaseExpr) (colType, bool) {
+func (e typeScope) caseExpr(x *ast.CaseExpr) (colType, bool) {
 	var values, all []ast.ExprNode
 	if x.Value != nil {
 		all = append(all, x.Value)
@@ -733,7 +740,7 @@ var (
 // with div_precision_increment more digits), a DOUBLE of another,
 // GROUP_CONCAT's a string (a BLOB past 512 characters); all but COUNT
 // nullable.
-func (e exprTyper) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
+func (e typeScope) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
 	name := strings.ToLower(x.F)
 	if name == ast.AggFuncCount {
 		return tCount, true
@@ -756,7 +763,7 @@ func (e exprTyper) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
 	if len(x.Args) != 1 {
 		return colType{}, false
 	}
-	t, ok := exprTypeOf(x.Args[0], e.sources)
+	t, ok := exprTypeOf(x.Args[0], e)
 	if !ok {
 		return colType{}, false
 	}
@@ -787,45 +794,29 @@ func (e exprTyper) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
 	return colType{}, false
 }
 
-// typedQueries are the result columns' types of the subqueries with a
-// FROM clause (*ast.SelectStmt to []colType) the builder has built and
-// typed over their FROM clause's sources, which a subquery's type here
-// cannot read; held while the builder builds the statement that holds
-// them (builder.forgetSubqueries). Safe for concurrent use: each entry
-// is one statement's, keyed by its own tree.
-var typedQueries sync.Map
-
-// typedQuery is typedQueries' entry for q, each column nullable: the
+// typedQuery is the builder's types of q's columns, each nullable: the
 // subquery may find no row.
-func typedQuery(q *ast.SelectStmt) ([]colType, bool) {
-	v, ok := typedQueries.Load(q)
+func (e typeScope) typedQuery(q *ast.SelectStmt) ([]colType, bool) {
+	ts, ok := e.subqueries[q]
 	if !ok {
 		return nil, false
 	}
-	ts := slices.Clone(v.([]colType))
+	ts = slices.Clone(ts)
 	for i := range ts {
 		ts[i].notNull = false
 	}
 	return ts, true
 }
 
-// forgetSubqueries removes the builder's subqueries from typedQueries.
-func (b *builder) forgetSubqueries() {
-	for _, q := range b.typed {
-		typedQueries.Delete(q)
-	}
-	b.typed = nil
-}
-
 // queryTypes are the result columns' types of a subquery that reads no
 // table (a SELECT without FROM, or a set operation of them), or of a
-// SELECT with FROM the builder has typed (typedQueries); false where
+// SELECT with FROM the builder has typed (typedQuery); false where
 // they are not told here.
-func queryTypes(q ast.Node) ([]colType, bool) {
+func (e typeScope) queryTypes(q ast.Node) ([]colType, bool) {
 	switch q := q.(type) {
 	case *ast.SelectStmt:
 		if q.From != nil {
-			return typedQuery(q)
+			return e.typedQuery(q)
 		}
 		if q.Fields == nil {
 			return nil, false
@@ -837,7 +828,7 @@ func queryTypes(q ast.Node) ([]colType, bool) {
 			if f.WildCard != nil {
 				return nil, false
 			}
-			t, ok := exprType(f.Expr, nil)
+			t, ok := exprType(f.Expr, typeScope{subqueries: e.subqueries})
 			if !ok {
 				return nil, false
 			}
@@ -846,11 +837,11 @@ func queryTypes(q ast.Node) ([]colType, bool) {
 		}
 		return out, true
 	case *ast.SetOprStmt:
-		return queryTypes(q.SelectList)
+		return e.queryTypes(q.SelectList)
 	case *ast.SetOprSelectList:
 		var branches [][]colType
 		for _, s := range q.Selects {
-			ts, ok := queryTypes(s)
+			ts, ok := e.queryTypes(s)
 			if !ok {
 				return nil, false
 			}

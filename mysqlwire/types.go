@@ -86,20 +86,21 @@ func infoTypes(table string, cols []string) []colType {
 	return out
 }
 
-// exprType is x's type as MariaDB types it, in a select list whose FROM
-// clause reads sources; false where it is not told here.
-func exprType(x ast.ExprNode, sources []source) (colType, bool) {
-	t, ok := exprTypeOf(x, sources)
+// exprType is x's type as MariaDB types it, in a select list typed over
+// scope (its FROM clause's sources, the builder's typed subqueries);
+// false where it is not told here.
+func exprType(x ast.ExprNode, scope typeScope) (colType, bool) {
+	t, ok := exprTypeOf(x, scope)
 	t.known = ok
 	return t, ok
 }
 
-func exprTypeOf(x ast.ExprNode, sources []source) (colType, bool) {
+func exprTypeOf(x ast.ExprNode, scope typeScope) (colType, bool) {
 	switch x := x.(type) {
 	case *ast.ParenthesesExpr:
-		return exprTypeOf(x.Expr, sources)
+		return exprTypeOf(x.Expr, scope)
 	case *ast.ColumnNameExpr:
-		return columnType(x.Name, sources)
+		return columnType(x.Name, scope.sources)
 	case *ast.FuncCallExpr:
 		switch x.FnName.L {
 		case ast.NextVal, ast.LastVal, ast.SetVal:
@@ -115,7 +116,7 @@ func exprTypeOf(x ast.ExprNode, sources []source) (colType, bool) {
 			return tSequenceValue, true
 		}
 	case *ast.PatternLikeOrIlikeExpr:
-		return truthOf(exprTyper{sources}.notNull(x.Expr, x.Pattern)), true
+		return truthOf(scope.notNull(x.Expr, x.Pattern)), true
 	case *ast.IsNullExpr, *ast.IsTruthExpr:
 		return truthOf(true), true
 	case *ast.AggregateFuncExpr:
@@ -125,7 +126,7 @@ func exprTypeOf(x ast.ExprNode, sources []source) (colType, bool) {
 	case *driver.ValueExpr:
 		return literalType(x)
 	}
-	return exprTyper{sources}.of(x)
+	return scope.of(x)
 }
 
 // literalType is a literal's type: an integer's LONG, or LONGLONG past

@@ -198,7 +198,7 @@ func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Lim
 				row[i] = cn.c.User + "@" + hostOf(cn.c)
 			}
 		case ast.ValueExpr:
-			types[i], _ = exprType(x, nil)
+			types[i], _ = exprType(x, typeScope{})
 			switch v := x.GetValue().(type) {
 			case int64:
 				row[i] = v
