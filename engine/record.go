@@ -61,6 +61,15 @@ import (
 // bit 0 is set, so that a seqd that does not know it refuses the record
 // as newer rather than show the increment as 1, and records of other
 // sequences are read by older seqds as before.
+//
+// A record of a sequence written with MariaDB's CACHE 1
+// (seqmath.Options.CacheOne; its cache is 1, as NOCACHE's) is version 4:
+// version 3's layout, its more flags with bit 2 set, the cache written
+// as CACHE 1, and bit 0 set or not. Version 3 has no bit 2, and version
+// 4 is written only where it is set, so that a seqd that reads versions
+// up to 3 refuses the record as newer rather than call the bit damage
+// or show the cache as NOCACHE; every other record is written as
+// before.
 const (
 	recordVersion = 1
 	recordSize    = 58
@@ -68,9 +77,11 @@ const (
 	shapedVersion = 2
 	shapedSize    = recordSize + 19
 
-	flaggedVersion = 3
-	moreZeroInc    = 1 // version 3's flags
-	moreShaped     = 2
+	flaggedVersion  = 3
+	cacheOneVersion = 4
+	moreZeroInc     = 1 // version 3's and 4's flags
+	moreShaped      = 2
+	moreCacheOne    = 4 // version 4's only
 )
 
 type record struct {
@@ -153,12 +164,19 @@ func (r record) encode() []byte {
 	if r.hasKnown {
 		b = binary.BigEndian.AppendUint64(b, uint64(r.known.Last))
 	}
-	if r.opts.IncrementZero {
-		more := byte(moreZeroInc)
+	if r.opts.IncrementZero || r.opts.CacheOne {
+		var more byte
+		b[0] = flaggedVersion
+		if r.opts.IncrementZero {
+			more |= moreZeroInc
+		}
 		if sh.Shaped() {
 			more |= moreShaped
 		}
-		b[0] = flaggedVersion
+		if r.opts.CacheOne {
+			more |= moreCacheOne
+			b[0] = cacheOneVersion
+		}
 		b = append(b, more)
 	}
 	return b
@@ -171,23 +189,29 @@ func newerRecord(kind string, version, known byte) error {
 }
 
 func decodeRecord(b []byte) (record, error) {
-	if len(b) > 0 && b[0] > flaggedVersion {
-		return record{}, newerRecord("sequence", b[0], flaggedVersion)
+	if len(b) > 0 && b[0] > cacheOneVersion {
+		return record{}, newerRecord("sequence", b[0], cacheOneVersion)
 	}
 	// Made only when needed: a load decodes every record.
 	size := len(b)
 	corrupt := func() error { return fmt.Errorf("seqd: corrupt sequence record (%d bytes)", size) }
-	version, zeroInc := byte(0), false
+	version, zeroInc, cacheOne := byte(0), false, false
 	if len(b) > 0 {
 		version = b[0]
 	}
-	if version == flaggedVersion {
-		// The version 1 or 2 record before the last byte, bit 0 set.
+	if version == flaggedVersion || version == cacheOneVersion {
+		// The version 1 or 2 record before the last byte: version 3's
+		// with bit 0 set, version 4's with bit 2.
 		more := b[len(b)-1]
-		if more&^(moreZeroInc|moreShaped) != 0 || more&moreZeroInc == 0 {
+		known, required := byte(moreZeroInc|moreShaped), byte(moreZeroInc)
+		if version == cacheOneVersion {
+			known, required = known|moreCacheOne, moreCacheOne
+		}
+		if more&^known != 0 || more&required == 0 {
 			return record{}, corrupt()
 		}
-		b, zeroInc, version = b[:len(b)-1], true, recordVersion
+		b, version = b[:len(b)-1], recordVersion
+		zeroInc, cacheOne = more&moreZeroInc != 0, more&moreCacheOne != 0
 		if more&moreShaped != 0 {
 			version = shapedVersion
 		}
@@ -228,6 +252,12 @@ func decodeRecord(b []byte) (record, error) {
 			return record{}, corrupt()
 		}
 		r.opts.IncrementZero = true
+	}
+	if cacheOne {
+		if r.opts.Cache != 1 {
+			return record{}, corrupt()
+		}
+		r.opts.CacheOne = true
 	}
 	if version == shapedVersion {
 		kind := b[recordSize]

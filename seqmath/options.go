@@ -109,6 +109,12 @@ type Options struct {
 	// here): Increment is 1, and MariaDB's views of the sequence show 0.
 	// Set only with Increment 1; any INCREMENT given later clears it.
 	IncrementZero bool
+	// CacheOne: the sequence was written with MariaDB's CACHE 1, which
+	// MariaDB tells apart from NOCACHE (and CACHE 0): Cache is 1 either
+	// way, and MariaDB's views show cache 1 rather than nocache. Set
+	// only with Cache 1; any CACHE given later clears it. PostgreSQL's
+	// CACHE 1 is its default and does not set it.
+	CacheOne bool
 	// Shape maps the counter (everything above counts in counters) to
 	// the values handed out. A shaped sequence counts 1, 2, ... up to
 	// Shape.MaxCounter(), is a bigint and does not cycle.
@@ -132,6 +138,8 @@ type Spec struct {
 	// IncrementZero, with Increment 1: MariaDB's INCREMENT BY 0
 	// (Options.IncrementZero).
 	IncrementZero bool
+	// CacheOne, with Cache 1: MariaDB's CACHE 1 (Options.CacheOne).
+	CacheOne bool
 
 	// Shapes (CREATE only): BIT_REVERSED_POSITIVE or SHARD_BITS.
 	Shape *Shape
@@ -368,6 +376,7 @@ func applyCache(o Options, s State, spec Spec, isInit bool) (Options, State, err
 		if o.Cache <= 0 {
 			return o, s, errorf(ErrInvalidOption, "CACHE (%d) must be greater than zero", o.Cache)
 		}
+		o.CacheOne = spec.CacheOne && o.Cache == 1
 	} else if isInit {
 		o.Cache = 1
 	}
