@@ -93,7 +93,7 @@ func mysqlViews() []*View {
 			PerSequence: &PerSequence{NameCol: 2, OIDCol: -1, Row: mysqlSeen(func(i Sequence) []eval.Datum {
 				o := i.Options
 				cache, cacheValue, cycle := eval.Int(0), eval.Null, eval.Int(0)
-				if o.Cache > 1 {
+				if o.Cache > 1 || o.CacheOne {
 					cache, cacheValue = eval.Int(1), eval.Int(o.Cache)
 				}
 				if o.Cycle {
@@ -114,7 +114,8 @@ var MariaDBSequenceColumns = eval.Columns("next_not_cached_value", eval.TInt8, "
 // table shows it: next_not_cached_value is the value the next nextval
 // returns (the last one's successor once one was taken, else the
 // position it starts or was restarted at, as MariaDB shows it after
-// ALTER SEQUENCE ... RESTART WITH); CACHE 1 is MariaDB's NOCACHE, 0; a
+// ALTER SEQUENCE ... RESTART WITH); a cache of 1 is MariaDB's NOCACHE,
+// 0, unless it was written as MariaDB's CACHE 1 (Options.CacheOne); a
 // sequence has never wrapped for MariaDB's cycle_count, which seqd does
 // not count.
 func MariaDBSequenceRow(i engine.Info) []eval.Datum {
@@ -128,7 +129,7 @@ func MariaDBSequenceRow(i engine.Info) []eval.Datum {
 		}
 	}
 	cache, cycle := o.Cache, int64(0)
-	if cache == 1 {
+	if cache == 1 && !o.CacheOne {
 		cache = 0
 	}
 	if o.Cycle {

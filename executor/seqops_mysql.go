@@ -171,6 +171,9 @@ func (s *Session) Definition(ctx context.Context, schema, rel string) (MariaDBDe
 		if o.IncrementZero {
 			d.Increment = 0
 		}
+		if o.Cache == 1 && !o.CacheOne {
+			d.Cache = 0
+		}
 		d.Comment, err = eng.Comment(n)
 		return err
 	})
@@ -180,7 +183,8 @@ func (s *Session) Definition(ctx context.Context, schema, rel string) (MariaDBDe
 // MariaDBDefinition is what SHOW CREATE SEQUENCE shows of a sequence:
 // its definition and its comment (COMMENT ON, MariaDB's COMMENT=; empty
 // for none). Its Increment is 0 for a sequence written with MariaDB's
-// INCREMENT BY 0 (which steps by 1).
+// INCREMENT BY 0 (which steps by 1), and its Cache MariaDB's cache_size:
+// 0 for NOCACHE (a cache of 1 not written as MariaDB's CACHE 1).
 type MariaDBDefinition struct {
 	Description
 	Comment string

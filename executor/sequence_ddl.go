@@ -29,6 +29,11 @@ import (
 // sequence options itself.
 const MariaDBIncrementZero = "seqd_mariadb_increment_zero"
 
+// MariaDBCacheOne is the option the MySQL front end adds to CACHE 1 for
+// MariaDB's CACHE 1, which MariaDB tells apart from NOCACHE
+// (seqmath.Spec.CacheOne); PostgreSQL's CACHE 1 has no such option.
+const MariaDBCacheOne = "seqd_mariadb_cache_one"
+
 func intOption(d *pg.DefElem, q string) (*int64, error) {
 	var text string
 	switch {
@@ -105,6 +110,8 @@ func (c *planner) spec(opts []*pg.Node, clauses []pgsql.SeqClause) (seqmath.Spec
 			sp.Increment, err = intOption(d, c.SQL)
 		case MariaDBIncrementZero:
 			sp.IncrementZero = true
+		case MariaDBCacheOne:
+			sp.CacheOne = true
 		case "minvalue":
 			if d.Arg == nil {
 				sp.NoMin = true

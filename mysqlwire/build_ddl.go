@@ -12,11 +12,12 @@ import (
 )
 
 // seqOptions are a CREATE or ALTER SEQUENCE's options as PostgreSQL's
-// DefElems, in the order first written: NOCACHE is CACHE 1, NOCYCLE NO
-// CYCLE, INCREMENT BY 0 INCREMENT BY 1 with executor.MariaDBIncrementZero
-// (shown as 0). An option written twice is MariaDB's 1225, but for
-// MINVALUE n, which MariaDB's grammar lets a later one replace (NO
-// MINVALUE too): the last one counts.
+// DefElems, in the order first written: NOCACHE and CACHE 0 are CACHE 1,
+// CACHE 1 CACHE 1 with executor.MariaDBCacheOne (shown as cache 1, not
+// nocache), NOCYCLE NO CYCLE, INCREMENT BY 0 INCREMENT BY 1 with
+// executor.MariaDBIncrementZero (shown as 0). An option written twice is
+// MariaDB's 1225, but for MINVALUE n, which MariaDB's grammar lets a
+// later one replace (NO MINVALUE too): the last one counts.
 func seqOptions(opts []*ast.SequenceOption) ([]*pg.Node, error) {
 	var out []*pg.Node
 	at := map[string]int{} // where out holds an option, by name
@@ -48,6 +49,12 @@ func seqOptions(opts []*ast.SequenceOption) ([]*pg.Node, error) {
 			name, arg = "cache", optionValue(1)
 		case ast.SequenceCache:
 			name, arg = "cache", v
+			switch o.IntValue {
+			case 0:
+				arg = optionValue(1)
+			case 1:
+				out = append(out, defElem(executor.MariaDBCacheOne, nil))
+			}
 		case ast.SequenceNoCycle, ast.SequenceCycle:
 			name, arg = "cycle", &pg.Node{Node: &pg.Node_Boolean{Boolean: &pg.Boolean{Boolval: o.Tp == ast.SequenceCycle}}}
 		case ast.SequenceRestart:

@@ -463,7 +463,7 @@ func (cn *conn) showCreateSequence(schema, name, table string) (*answer, error) 
 		return nil, err
 	}
 	cache := "cache " + strconv.FormatInt(d.Cache, 10)
-	if d.Cache == 1 {
+	if d.Cache == 0 {
 		cache = "nocache"
 	}
 	cycle := "nocycle"

@@ -1,8 +1,14 @@
 package mysqlwire
 
 import (
+	"context"
+	"database/sql"
 	"strings"
 	"testing"
+
+	"github.com/seqd/seqd/engine"
+	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/pgsql"
 )
 
 // ddlCorpus is MariaDB 10.11's sequence DDL as scripts and migration
@@ -236,11 +242,44 @@ var ddlCorpus = []string{
 	"SHOW CREATE SEQUENCE i3",
 	"DROP TEMPORARY SEQUENCE i3",
 	"DROP SEQUENCE i0, i1, i2",
+	// CACHE 1 is cache_size 1 (shown cache 1), NOCACHE and CACHE 0 are
+	// 0 (nocache); an ALTER that gives CACHE sets it, one that does not
+	// keeps it. CACHE 1 and NOCACHE hand out the same values.
+	"CREATE SEQUENCE c1 CACHE 1",
+	"CREATE SEQUENCE c2 NOCACHE",
+	"CREATE SEQUENCE c3 CACHE 0",
+	"CREATE SEQUENCE c4 CACHE 2",
+	"SHOW CREATE SEQUENCE c1", "SHOW CREATE SEQUENCE c2", "SHOW CREATE SEQUENCE c3", "SHOW CREATE SEQUENCE c4",
+	"SELECT cache_size FROM c1", "SELECT cache_size FROM c2", "SELECT cache_size FROM c3", "SELECT cache_size FROM c4",
+	"SELECT NEXTVAL(c1), NEXTVAL(c1), NEXTVAL(c2), NEXTVAL(c2), next_not_cached_value FROM c1",
+	"ALTER SEQUENCE c2 CACHE 1",
+	"SHOW CREATE SEQUENCE c2",
+	"SELECT cache_size, next_not_cached_value FROM c2",
+	"ALTER SEQUENCE c2 MAXVALUE 100",
+	"SELECT cache_size, maximum_value FROM c2",
+	"ALTER SEQUENCE c2 NOCACHE",
+	"SHOW CREATE SEQUENCE c2",
+	"ALTER SEQUENCE c1 INCREMENT BY 2 CYCLE",
+	"SHOW CREATE SEQUENCE c1",
+	"ALTER SEQUENCE c1 CACHE 0",
+	"SELECT cache_size FROM c1",
+	"ALTER SEQUENCE c1 CACHE +1",
+	"ALTER SEQUENCE c4 CACHE 1",
+	"ALTER SEQUENCE c4 CACHE 3",
+	"SELECT * FROM c1", "SELECT cache_size FROM c4",
+	"CREATE OR REPLACE SEQUENCE c3 CACHE 1 COMMENT='one'",
+	"SHOW CREATE SEQUENCE c3",
+	"CREATE OR REPLACE SEQUENCE c3",
+	"SELECT cache_size FROM c3",
+	"CREATE TEMPORARY SEQUENCE c5 CACHE 1",
+	"SELECT cache_size FROM c5",
+	"DROP TEMPORARY SEQUENCE c5",
+	"DROP SEQUENCE c1, c2, c3, c4",
 }
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 215
+const ddlCorpusLen = 252
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is
@@ -266,4 +305,86 @@ func TestMariaDBSessionAnswers(t *testing.T) {
 	if v != Version || vv != Version || strings.HasPrefix(v, "5.5.5-") || ServerVersion != "5.5.5-"+Version || comment == "" {
 		t.Errorf("VERSION() %q, @@version %q, @@version_comment %q; want %q twice", v, vv, comment, Version)
 	}
+}
+
+// TestCacheOneBothFronts: MariaDB's CACHE 1 is kept apart from NOCACHE
+// for MySQL's views only (information_schema.SEQUENCES's CACHE and
+// CACHE_VALUE too, as TiDB shows them): PostgreSQL's pg_sequences shows cache_size 1
+// either way, and an ALTER from PostgreSQL that gives CACHE (its own
+// CACHE 1 too) clears it, one that gives none keeps it.
+func TestCacheOneBothFronts(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	db := open(t, addr, "root", "")
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{"CREATE DATABASE d", "CREATE SEQUENCE d.c CACHE 1", "CREATE SEQUENCE d.n NOCACHE"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	mysqlCache := func(name string) (cache int64, create string) {
+		t.Helper()
+		if err := db.QueryRow("SELECT cache_size FROM d." + name).Scan(&cache); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow("SHOW CREATE SEQUENCE d."+name).Scan(new(string), &create); err != nil {
+			t.Fatal(err)
+		}
+		return cache, create
+	}
+	if c, create := mysqlCache("c"); c != 1 || !strings.Contains(create, " cache 1 ") {
+		t.Fatalf("CACHE 1: cache_size %d, %q", c, create)
+	}
+	if c, create := mysqlCache("n"); c != 0 || !strings.Contains(create, " nocache ") {
+		t.Fatalf("NOCACHE: cache_size %d, %q", c, create)
+	}
+	for name, want := range map[string]sql.NullInt64{"c": {Int64: 1, Valid: true}, "n": {}} {
+		var cache int64
+		var value sql.NullInt64
+		err := db.QueryRow("SELECT CACHE, CACHE_VALUE FROM information_schema.SEQUENCES WHERE SEQUENCE_SCHEMA = 'd' AND SEQUENCE_NAME = ?", name).Scan(&cache, &value)
+		if err != nil || cache != want.Int64 || value != want {
+			t.Errorf("information_schema.SEQUENCES of %s: CACHE %d, CACHE_VALUE %v, %v; want %d, %v", name, cache, value, err, want.Int64, want)
+		}
+	}
+	for _, name := range []string{"c", "n"} {
+		if c := pgInt(t, eng, "select cache_size from pg_sequences where schemaname = 'd' and sequencename = '"+name+"'"); c != 1 {
+			t.Errorf("pg_sequences' cache_size of %s: %d, want 1", name, c)
+		}
+	}
+	pgExec(t, eng, "alter sequence d.c maxvalue 100")
+	if c, create := mysqlCache("c"); c != 1 || !strings.Contains(create, " cache 1 ") {
+		t.Fatalf("after PostgreSQL's ALTER MAXVALUE: cache_size %d, %q", c, create)
+	}
+	pgExec(t, eng, "alter sequence d.c cache 1")
+	if c, create := mysqlCache("c"); c != 0 || !strings.Contains(create, " nocache ") {
+		t.Fatalf("after PostgreSQL's ALTER CACHE 1: cache_size %d, %q", c, create)
+	}
+}
+
+// pgInt is the integer q, PostgreSQL's text, answers first, run as the
+// superuser root on eng.
+func pgInt(t *testing.T, eng *engine.Engine, q string) int64 {
+	t.Helper()
+	s, err := executor.NewSession(executor.Config{Engine: eng, User: "root", Superuser: "root", Database: "seqd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stmts, err := pgsql.Parse(q)
+	if err != nil || len(stmts) != 1 {
+		t.Fatalf("%s: %v", q, err)
+	}
+	p, err := s.Prepare(&stmts[0], nil)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	res, err := s.Execute(context.Background(), p, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer s.Release(res)
+	row, ok, err := res.Rows.Next()
+	if err != nil || !ok || len(row) == 0 {
+		t.Fatalf("%s: %v, %v", q, ok, err)
+	}
+	return row[0].I
 }
