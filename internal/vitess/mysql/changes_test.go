@@ -168,3 +168,50 @@ func TestBinaryTemporal(t *testing.T) {
 		}
 	}
 }
+
+// TestBlobTypes: a Text or Blob field marked MediumBlobFlag or
+// LongBlobFlag is sent as MYSQL_TYPE_MEDIUM_BLOB (250) or
+// MYSQL_TYPE_LONG_BLOB (251), and its flags' 16 bits without the mark;
+// the marks mean nothing on another type (item 16 of the README).
+func TestBlobTypes(t *testing.T) {
+	listener, sConn, cConn := createSocketPair(t)
+	defer func() {
+		listener.Close()
+		sConn.Close()
+		cConn.Close()
+	}()
+	binary := uint32(querypb.MySqlFlag_BINARY_FLAG)
+	for _, test := range []struct {
+		typ         querypb.Type
+		flags       uint32
+		wantType    byte
+		wantFlags   uint16
+		description string
+	}{
+		{querypb.Type_TEXT, 0, 252, 0, "a Text field"},
+		{querypb.Type_BLOB, 0, 252, uint16(binary), "a Blob field, its flags TypeToMySQL's"},
+		{querypb.Type_TEXT, MediumBlobFlag, 250, 0, "a Text field marked MediumBlobFlag"},
+		{querypb.Type_TEXT, LongBlobFlag, 251, 0, "a Text field marked LongBlobFlag"},
+		{querypb.Type_BLOB, LongBlobFlag | binary, 251, uint16(binary), "a Blob field marked LongBlobFlag"},
+		{querypb.Type_BLOB, MediumBlobFlag | binary | 1, 250, uint16(binary | 1), "a NOT NULL Blob field marked MediumBlobFlag"},
+		{querypb.Type_VARCHAR, LongBlobFlag, 253, 0, "a VarChar field marked LongBlobFlag"},
+	} {
+		if err := sConn.writeColumnDefinition(&querypb.Field{Name: "x", Type: test.typ, Flags: test.flags}, false); err != nil {
+			t.Fatalf("%s: %v", test.description, err)
+		}
+		data, err := cConn.ReadPacket(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", test.description, err)
+		}
+		// "def", four empty names but the column's "x", 0x0c, the
+		// character set and the length before the type.
+		const typeAt = 4 + 1 + 1 + 1 + 2 + 1 + 1 + 2 + 4
+		if len(data) < typeAt+3 {
+			t.Fatalf("%s: a column definition of %d bytes", test.description, len(data))
+		}
+		typ, flags := data[typeAt], uint16(data[typeAt+1])|uint16(data[typeAt+2])<<8
+		if typ != test.wantType || flags != test.wantFlags {
+			t.Errorf("%s: sent as type %d, flags %d; want %d, %d", test.description, typ, flags, test.wantType, test.wantFlags)
+		}
+	}
+}

@@ -31,6 +31,26 @@ const (
 	protocolVersion = 10
 )
 
+// seqd: MediumBlobFlag and LongBlobFlag, in a Text or Blob Field's
+// Flags past the 16 bits a column definition carries, send it as
+// MYSQL_TYPE_MEDIUM_BLOB (250) or MYSQL_TYPE_LONG_BLOB (251), which
+// querypb's types have none for, rather than as MYSQL_TYPE_BLOB (252,
+// sqltypes.TypeToMySQL's): MariaDB sends those for an expression's
+// string longer than a BLOB's 65535 bytes or a MEDIUMBLOB's 16 MiB - 1
+// (its Type_handler::blob_type_handler), where a client may tell them
+// apart. Bits 16 and 17 are querypb's UNIQUE_FLAG and BINCMP_FLAG.
+const (
+	MediumBlobFlag = 1 << 24
+	LongBlobFlag   = 1 << 25
+)
+
+// The MySQL types of a column definition a blob may be sent as.
+const (
+	typeMediumBlob = 250
+	typeLongBlob   = 251
+	typeBlob       = 252
+)
+
 // AuthMethodDescription is the type for different supported and
 // implemented authentication methods.
 type AuthMethodDescription string

@@ -170,6 +170,7 @@ func (c *Conn) writeColumnDefinition(field *querypb.Field, withDefaults bool) er
 	if field.Flags != 0 {
 		flags = int64(field.Flags)
 	}
+	typ = blobType(typ, field.Flags) // seqd: MediumBlobFlag, LongBlobFlag
 
 	data := c.startEphemeralPacket(length)
 	pos := 0
@@ -197,6 +198,21 @@ func (c *Conn) writeColumnDefinition(field *querypb.Field, withDefaults bool) er
 	}
 
 	return c.writeEphemeralPacket()
+}
+
+// blobType is the MySQL type a field of MySQL type typ and flags is sent
+// as: a BLOB marked MediumBlobFlag or LongBlobFlag as a MEDIUMBLOB or
+// LONGBLOB (seqd: item 16 of the README).
+func blobType(typ int64, flags uint32) int64 {
+	switch {
+	case typ != typeBlob:
+		return typ
+	case flags&LongBlobFlag != 0:
+		return typeLongBlob
+	case flags&MediumBlobFlag != 0:
+		return typeMediumBlob
+	}
+	return typ
 }
 
 func (c *Conn) writeRow(row []sqltypes.Value) error {
