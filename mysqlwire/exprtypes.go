@@ -39,6 +39,12 @@ import (
 //     GROUP BY or DISTINCT over rows), the items but constant ones are
 //     read from that table's columns: no BINARY_FLAG, a string's
 //     decimals 0, an integer as long as its type's display width.
+//  7. A string expression is a VARCHAR up to 65531 bytes, a BLOB from
+//     65532, sent as a MEDIUMBLOB past 65535 and a LONGBLOB past
+//     16 MiB - 1 (Type_handler::blob_type_handler); REPEAT is as long as
+//     an integer literal count makes it, or max_allowed_packet allows
+//     where the count is read with the rows. A table's BLOB column (a
+//     temporary table's too) and GROUP_CONCAT's are sent as BLOBs.
 
 // Limits of MariaDB's numbers (decimal.h, my_decimal.h).
 const (
@@ -177,18 +183,25 @@ var nullString = colType{typ: querypb.Type_BINARY, binary: true, known: true}
 
 // stringType is a string expression of chars characters, binary or in
 // the connection's character set, its decimals MariaDB's for a string
-// function's (decString): a VARCHAR, or a BLOB (TEXT) past 65535 bytes.
+// function's (decString): a VARCHAR, or from 65532 bytes a BLOB (TEXT),
+// sent as a MEDIUMBLOB or LONGBLOB past 65535 bytes or 16 MiB - 1
+// (colType.sized).
 func stringType(chars int, binary, notNull bool) colType {
-	n := chars
+	n := min(chars, 1<<32-1)
 	if !binary {
 		n *= 4
 	}
 	t := colType{typ: querypb.Type_VARCHAR, length: uint32(min(n, 1<<32-1)), decimals: decString, notNull: notNull, binary: binary}
-	if n >= 65535 {
-		t.typ, t.decimals = querypb.Type_TEXT, 0
+	if n >= varcharMaxBytes {
+		t.typ, t.sized = querypb.Type_TEXT, true
 	}
 	return t
 }
+
+// varcharMaxBytes is the length in bytes from which MariaDB 10.11 types a
+// string expression as a BLOB, not a VARCHAR (REPEAT(x'61', 65531) is a
+// VARCHAR, REPEAT(x'61', 65532) and REPEAT('a', 16383) BLOBs).
+const varcharMaxBytes = 65532
 
 // typeScope is what a select list's expressions are typed over: the
 // relations of its FROM clause, and the result columns' types of the
@@ -534,18 +547,66 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 	case stringResultFuncs[name] && len(x.Args) > 0:
 		t, ok := exprTypeOf(x.Args[0], e)
 		binary := name != "hex" && (t.binary || e.allNull(x.Args, moreStringArgs[name]))
-		if name == "repeat" && len(x.Args) == 2 && !constantItem(x.Args[1]) {
-			// A count MariaDB cannot read before the rows: as long as
-			// max_allowed_packet allows, a BLOB (TEXT).
-			r := stringType(maxAllowedPacket, binary, false)
-			r.decimals = decString
-			return r, ok
+		if name == "repeat" && len(x.Args) == 2 {
+			if countWithRows(x.Args[1]) {
+				// A count MariaDB cannot read before the rows: as long
+				// as max_allowed_packet allows, a LONGBLOB (LONGTEXT).
+				return stringType(maxAllowedPacket, binary, false), ok
+			}
+			if n, lit := intLiteral(x.Args[1]); lit { // as long as count times the string
+				return stringType(t.chars()*int(min(max(n, 0), 1<<32)), binary, false), ok
+			}
 		}
 		return stringType(t.chars(), binary, false), ok
 	case lengthFuncs[name]:
 		return colType{typ: querypb.Type_INT32, length: 10, notNull: e.notNull(x.Args...)}, true
 	}
 	return colType{}, false
+}
+
+// countWithRows reports whether x, REPEAT's count, is one MariaDB
+// cannot read as it types the result, before the rows: one of a row's
+// columns, or of a subquery that is not constant (constantSubquery: one
+// that reads a table).
+func countWithRows(x ast.ExprNode) bool {
+	if !constantItem(x) {
+		return true
+	}
+	v := exprFinder{found: func(n ast.Node) bool {
+		sub, ok := n.(*ast.SubqueryExpr)
+		return ok && !constantSubquery(sub)
+	}}
+	x.Accept(&v)
+	return v.hit
+}
+
+// intLiteral is x's value where x is an integer written as one (in
+// parentheses, signed).
+func intLiteral(x ast.ExprNode) (int64, bool) {
+	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
+		x = p.Expr
+	}
+	neg := false
+	if u, ok := x.(*ast.UnaryOperationExpr); ok && u.Op == opcode.Minus {
+		x, neg = u.V, true
+	}
+	v, ok := x.(*driver.ValueExpr)
+	if !ok {
+		return 0, false
+	}
+	var n int64
+	switch v.Kind() {
+	case driver.KindInt64:
+		n = v.GetInt64()
+	case driver.KindUint64:
+		n = int64(min(v.GetUint64(), 1<<62))
+	default:
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // round is ROUND(x[, d]) and TRUNCATE(x, d) with d written as an
@@ -884,7 +945,7 @@ func setTypes(branches [][]colType) []colType {
 // derived table's, a set operation's or a grouping's temporary table):
 // a number without BINARY_FLAG, a string of no decimals.
 func stored(t colType) colType {
-	t.stored = true
+	t.stored, t.sized = true, false // a table's BLOB is sent as a BLOB
 	switch t.kind() {
 	case kindNull: // a table has no column of type NULL: a CHAR(0) BINARY
 		t = nullString

@@ -6,6 +6,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
 	"github.com/seqd/seqd/eval"
+	"github.com/seqd/seqd/internal/vitess/mysql"
 )
 
 // fieldType is the MySQL column type of a PostgreSQL type: integers as
@@ -65,6 +66,11 @@ type colType struct {
 	stored bool
 	binary bool // a string of the binary character set
 	known  bool // false: not told (the zero colType)
+	// sized: a BLOB (TEXT) sent by its length, as MariaDB sends a
+	// string expression's (Type_handler::blob_type_handler): past 65535
+	// bytes a MEDIUMBLOB, past 16 MiB - 1 a LONGBLOB; a table's column
+	// and GROUP_CONCAT's are BLOBs whatever their length.
+	sized bool
 }
 
 // decString is the decimals MariaDB gives a string expression's column
@@ -100,6 +106,14 @@ func (c colType) setField(f *querypb.Field, name string) {
 		}
 	case c.binary:
 		f.Charset, flags = charsetBinary, flags|flagBinary
+	}
+	if c.sized {
+		switch {
+		case c.length > 1<<24-1:
+			flags |= mysql.LongBlobFlag
+		case c.length > 1<<16-1:
+			flags |= mysql.MediumBlobFlag
+		}
 	}
 	f.Flags = flags
 }
