@@ -35,7 +35,7 @@ func (b *builder) query(q ast.Node, derived bool) (*pg.Node, []string, error) {
 		types := b.types
 		n, names, err = b.ordered(n, names, types, q.OrderBy, q.Limit)
 		b.types = types
-		if types != nil && (q.OrderBy != nil || q.Limit != nil) {
+		if types != nil && q.OrderBy != nil { // a LIMIT alone leaves a UNION ALL's rows where they are
 			b.types = storedTypes(types)
 		}
 		return n, names, err
@@ -57,7 +57,7 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 	var names []string
 	var branches [][]colType
 	var nodes []*pg.Node
-	temporary := l.OrderBy != nil || l.Limit != nil // MariaDB writes the result into a temporary table
+	temporary := l.OrderBy != nil // MariaDB sorts the result in a temporary table (not for a LIMIT alone)
 	for i, q := range l.Selects {
 		var n *pg.Node
 		var ns []string

@@ -35,7 +35,8 @@ import (
 //     max_allowed_packet is NULL), arithmetic and comparisons as their
 //     operands are, /, DIV and MOD and aggregates but COUNT always.
 //  6. Where MariaDB writes a result into a temporary table (a derived
-//     table it does not merge, a set operation but a plain UNION ALL, a
+//     table it does not merge, a set operation but a UNION ALL that
+//     ORDER BY does not sort (a LIMIT alone does not make one), a
 //     GROUP BY or DISTINCT over rows), the items but constant ones are
 //     read from that table's columns: no BINARY_FLAG, a string's
 //     decimals 0, an integer as long as its type's display width.

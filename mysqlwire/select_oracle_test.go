@@ -199,6 +199,9 @@ var selects = []string{
 	"SELECT REPEAT('a', 16382), REPEAT('a', 16383), REPEAT('a', 16384), REPEAT('a', 4194304), REPEAT(x'61', 65531), REPEAT(x'61', 65532), REPEAT(x'61', 65536), REPEAT(x'61', 16777216), REPEAT('ab', -1) LIMIT 0",
 	"SELECT CAST('a' AS CHAR(16383)), CAST('a' AS CHAR(20000)), CAST('a' AS CHAR(5000000)), LENGTH(CONCAT(REPEAT('a', 10000), REPEAT('b', 10000)))",
 	"SELECT CONCAT(REPEAT('a', 10000), REPEAT('b', 10000)) LIMIT 0",
+	"SELECT 1 UNION ALL SELECT 2 LIMIT 1", "SELECT 1/3 UNION ALL SELECT 'a' LIMIT 2", "SELECT REPEAT('a', 16384) UNION ALL SELECT 'b' LIMIT 0",
+	"SELECT 1 UNION ALL SELECT 2.5 LIMIT 1 OFFSET 1", "SELECT start_value FROM s1 UNION ALL SELECT 2 LIMIT 1",
+	"SELECT (SELECT 1 UNION ALL SELECT 2 LIMIT 1), 3 UNION ALL SELECT 4, 5 LIMIT 1", "(SELECT 1 UNION ALL SELECT 2 LIMIT 1) UNION ALL SELECT 3",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -336,7 +339,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 191
+	selectsLen      = 198
 	exprWarningsLen = 111
 )
 
