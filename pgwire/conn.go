@@ -27,8 +27,8 @@ type conn struct {
 	nc  net.Conn // replaced, under mu, by the TLS connection after startTLS
 	// admitted is the connection as accepted, counted in the budget.
 	admitted *frontend.Conn
-	be       *pgproto3.Backend // reads messages; send and flush write them
-	w        io.Writer         // where flush writes (the connection, with its write timeout)
+	recv     *receiver // reads messages; send and flush write them
+	w        io.Writer // where flush writes (the connection, with its write timeout)
 	// wbuf holds the messages sent and not yet flushed. It keeps its
 	// capacity across flushes, where pgproto3's Backend shrinks its own
 	// to 1 KiB after each, so a pipeline's answer would grow it afresh
@@ -221,7 +221,7 @@ func (c *conn) serve() {
 	}()
 	for {
 		c.armIdle()
-		msg, err := c.be.Receive()
+		msg, err := c.recv.receive()
 		// Shutting down: a request under way (extended-protocol messages
 		// up to their Sync) is finished; no new one is started.
 		ctx, stopping := c.begin(runsStatement(msg))

@@ -31,8 +31,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgproto3"
-
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sqlerr"
@@ -213,7 +211,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	// Listener's rules, as every front end's.
 	fl := frontend.Listen(ln, frontend.ListenerConfig{Registry: s.reg, AuthTimeout: s.cfg.AuthTimeout, Name: "pgwire", Logger: s.log,
 		Refuse: func(nc net.Conn) {
-			(&conn{srv: s, nc: nc, be: pgproto3.NewBackend(nc, nc), w: nc}).fatal(sqlerr.TooManyConnections, "sorry, too many clients already")
+			(&conn{srv: s, nc: nc, w: nc}).fatal(sqlerr.TooManyConnections, "sorry, too many clients already")
 		}})
 	for {
 		nc, err := fl.Accept()
@@ -241,8 +239,7 @@ func (s *Server) track(nc *frontend.Conn) (c *conn, down bool) {
 	if s.cfg.IdleTimeout > 0 {
 		w = writeTimeout{nc, s.cfg.IdleTimeout}
 	}
-	c = &conn{srv: s, nc: nc, admitted: nc, be: pgproto3.NewBackend(nc, w), w: w}
-	c.be.SetMaxBodyLen(s.cfg.MaxMessage)
+	c = &conn{srv: s, nc: nc, admitted: nc, recv: newReceiver(nc, s.cfg.MaxMessage), w: w}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shutdown {

@@ -28,7 +28,7 @@ func (c *conn) startup() bool {
 	c.nc.SetDeadline(time.Now().Add(c.srv.cfg.AuthTimeout))
 	defer c.nc.SetDeadline(time.Time{})
 	for {
-		msg, err := c.be.ReceiveStartupMessage()
+		msg, err := c.recv.receiveStartup()
 		if err != nil {
 			return false
 		}
@@ -62,7 +62,7 @@ func (c *conn) startup() bool {
 
 // startTLS answers an SSLRequest with 'S' and runs the TLS handshake; the
 // connection then speaks the protocol over TLS. The client sends nothing
-// before it reads 'S', so nothing is left buffered in the clear.
+// before it reads 'S': what it did is refused, not read.
 func (c *conn) startTLS() bool {
 	if _, err := c.nc.Write([]byte{'S'}); err != nil {
 		return false
@@ -78,11 +78,17 @@ func (c *conn) startTLS() bool {
 	if c.srv.cfg.IdleTimeout > 0 {
 		w = writeTimeout{tc, c.srv.cfg.IdleTimeout}
 	}
-	be := pgproto3.NewBackend(tc, w)
-	be.SetMaxBodyLen(c.srv.cfg.MaxMessage)
+	clear := c.recv
 	c.mu.Lock()
-	c.nc, c.be, c.w, c.tls = tc, be, w, true
+	c.nc, c.recv, c.w, c.tls = tc, newReceiver(tc, c.srv.cfg.MaxMessage), w, true
 	c.mu.Unlock()
+	if clear.buffered() {
+		// Sent after the SSLRequest, before the handshake: not
+		// encrypted, and maybe a man in the middle's (PostgreSQL's
+		// answer since CVE-2021-23214).
+		c.fatal(sqlerr.ProtocolViolation, "received unencrypted data after SSL request")
+		return false
+	}
 	return true
 }
 
@@ -194,10 +200,8 @@ func (c *conn) authenticate(user string) bool {
 		return false
 	}
 	for _, step := range []uint32{pgproto3.AuthTypeSASL, pgproto3.AuthTypeSASLContinue} {
-		if err := c.be.SetAuthType(step); err != nil {
-			return false
-		}
-		msg, err := c.be.Receive()
+		c.recv.authType = step
+		msg, err := c.recv.receive()
 		if err != nil {
 			return false // the client went away
 		}

@@ -1,0 +1,346 @@
+package pgwire
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// receiver reads a client's messages: the framing of pgproto3.Backend's
+// ReceiveStartupMessage and Receive, with their bounds and errors, and
+// pgproto3's messages. The messages of the prepared path, Bind and
+// Execute, are decoded into ones it keeps, their slices reused and
+// their names kept while a client repeats them, so that a prepared
+// statement allocates nothing to be read (pgproto3 allocates their
+// slices and names afresh at every message). As Backend's, a message
+// and what it holds are valid until the next call.
+type receiver struct {
+	br      *bufio.Reader
+	big     []byte // the body of a message past br's buffer
+	maxBody int    // a message's largest body; 0: no bound
+	// authType is what a password message ('p') answers:
+	// pgproto3.AuthTypeSASL or AuthTypeSASLContinue.
+	authType uint32
+
+	startup   pgproto3.StartupMessage
+	ssl       pgproto3.SSLRequest
+	cancel    pgproto3.CancelRequest
+	gssEnc    pgproto3.GSSEncRequest
+	bind      pgproto3.Bind
+	execute   pgproto3.Execute
+	close     pgproto3.Close
+	describe  pgproto3.Describe
+	parse     pgproto3.Parse
+	query     pgproto3.Query
+	sync      pgproto3.Sync
+	flush     pgproto3.Flush
+	terminate pgproto3.Terminate
+	function  pgproto3.FunctionCall
+	copyData  pgproto3.CopyData
+	copyDone  pgproto3.CopyDone
+	copyFail  pgproto3.CopyFail
+
+	// names are the statement and portal names last read, kept while a
+	// client names them again.
+	stmtName, portalName string
+}
+
+const (
+	receiveBuffer = 8 << 10 // br's size, as pgproto3's reader's
+	// maxKeptRead bounds the body buffer kept for the next message past
+	// br's buffer, as maxKeptWrite bounds the write buffer.
+	maxKeptRead = 1 << 20
+	// A startup packet's length bounds, as PostgreSQL's (and
+	// pgproto3's): a version or code, up to MAX_STARTUP_PACKET_LENGTH.
+	minStartupPacket, maxStartupPacket = 4, 10_000
+	// maxKeptSlots bounds the Bind slices kept for the next Bind: a
+	// message with more parameters or formats has its own.
+	maxKeptSlots = 1024
+)
+
+// Startup packet codes (PostgreSQL's pqcomm.h).
+const (
+	sslRequestCode    = 80877103
+	cancelRequestCode = 80877102
+	gssEncRequestCode = 80877104
+)
+
+func newReceiver(r io.Reader, maxBody int) *receiver {
+	return &receiver{br: bufio.NewReaderSize(r, receiveBuffer), maxBody: maxBody}
+}
+
+// buffered reports whether the client sent more than was read: after an
+// SSLRequest, bytes it sent in the clear before the TLS handshake.
+func (r *receiver) buffered() bool { return r.br.Buffered() > 0 }
+
+// next reads the next n bytes, valid until the next read.
+func (r *receiver) next(n int) ([]byte, error) {
+	if n <= receiveBuffer {
+		b, err := r.br.Peek(n)
+		if err != nil {
+			return nil, unexpectedEOF(err)
+		}
+		r.br.Discard(n)
+		return b, nil
+	}
+	if cap(r.big) < n {
+		r.big = make([]byte, n)
+	}
+	b := r.big[:n]
+	if _, err := io.ReadFull(r.br, b); err != nil {
+		return nil, unexpectedEOF(err)
+	}
+	return b, nil
+}
+
+// unexpectedEOF is pgproto3's translation: a message cut short.
+func unexpectedEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// receiveStartup reads a startup packet: a StartupMessage, an SSLRequest,
+// a GSSEncRequest or a CancelRequest.
+func (r *receiver) receiveStartup() (pgproto3.FrontendMessage, error) {
+	r.release()
+	head, err := r.next(4)
+	if err != nil {
+		return nil, err
+	}
+	size := int(int32(binary.BigEndian.Uint32(head))) - 4
+	if size < minStartupPacket || size > maxStartupPacket {
+		return nil, fmt.Errorf("invalid length of startup packet: %d", size)
+	}
+	body, err := r.next(size)
+	if err != nil {
+		return nil, err
+	}
+	var msg pgproto3.FrontendMessage
+	switch code := binary.BigEndian.Uint32(body); code {
+	case pgproto3.ProtocolVersion30, pgproto3.ProtocolVersion32:
+		msg = &r.startup
+	case sslRequestCode:
+		msg = &r.ssl
+	case cancelRequestCode:
+		msg = &r.cancel
+	case gssEncRequestCode:
+		msg = &r.gssEnc
+	default:
+		return nil, fmt.Errorf("unknown startup message code: %d", code)
+	}
+	if err := msg.Decode(body); err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+// receive reads a message after the startup packet.
+func (r *receiver) receive() (pgproto3.FrontendMessage, error) {
+	r.release()
+	head, err := r.next(5)
+	if err != nil {
+		return nil, err
+	}
+	typ, length := head[0], int(int32(binary.BigEndian.Uint32(head[1:])))
+	if length < 4 {
+		return nil, fmt.Errorf("invalid message length: %d", length)
+	}
+	size := length - 4
+	if r.maxBody > 0 && size > r.maxBody {
+		return nil, &pgproto3.ExceededMaxBodyLenErr{MaxExpectedBodyLen: r.maxBody, ActualBodyLen: size}
+	}
+	var msg pgproto3.FrontendMessage
+	switch typ {
+	case 'B':
+		msg = &r.bind
+	case 'E':
+		msg = &r.execute
+	case 'S':
+		msg = &r.sync
+	case 'P':
+		msg = &r.parse
+	case 'D':
+		msg = &r.describe
+	case 'C':
+		msg = &r.close
+	case 'Q':
+		msg = &r.query
+	case 'H':
+		msg = &r.flush
+	case 'X':
+		msg = &r.terminate
+	case 'F':
+		msg = &r.function
+	case 'd':
+		msg = &r.copyData
+	case 'c':
+		msg = &r.copyDone
+	case 'f':
+		msg = &r.copyFail
+	case 'p':
+		if r.authType == pgproto3.AuthTypeSASL {
+			msg = &pgproto3.SASLInitialResponse{}
+		} else {
+			msg = &pgproto3.SASLResponse{}
+		}
+	default:
+		return nil, fmt.Errorf("unknown message type: %c", typ)
+	}
+	body, err := r.next(size)
+	if err != nil {
+		return nil, err
+	}
+	switch typ {
+	case 'B':
+		err = r.decodeBind(body)
+	case 'E':
+		err = r.decodeExecute(body)
+	default:
+		err = msg.Decode(body)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+// release lets go of a large body buffer before the next message.
+func (r *receiver) release() {
+	if cap(r.big) > maxKeptRead {
+		r.big = nil
+	}
+}
+
+// A message whose body does not hold what its type says (pgproto3's
+// words for it).
+var (
+	errBadBind    = errors.New("Bind body is invalid")
+	errBadExecute = errors.New("Execute body is invalid")
+)
+
+// name returns b as a string, *last when it names the same (no
+// allocation), else a new string kept in *last.
+func name(b []byte, last *string) string {
+	if string(b) != *last {
+		*last = string(b)
+	}
+	return *last
+}
+
+// cstring splits src at its first NUL.
+func cstring(src []byte) (s, rest []byte, ok bool) {
+	i := bytes.IndexByte(src, 0)
+	if i < 0 {
+		return nil, nil, false
+	}
+	return src[:i], src[i+1:], true
+}
+
+// The result formats of nearly every Bind: none, all text, all binary.
+// Shared, and never written: a portal keeps its formats.
+var textResults, binaryResults = []int16{0}, []int16{1}
+
+// decodeBind decodes a Bind into r.bind as pgproto3's Bind.Decode does,
+// reusing its parameter slices.
+func (r *receiver) decodeBind(src []byte) error {
+	m, bad := &r.bind, errBadBind
+	portal, src, ok := cstring(src)
+	if !ok {
+		return bad
+	}
+	stmt, src, ok := cstring(src)
+	if !ok {
+		return bad
+	}
+	m.DestinationPortal, m.PreparedStatement = name(portal, &r.portalName), name(stmt, &r.stmtName)
+	if m.ParameterFormatCodes, src, ok = formatCodes(m.ParameterFormatCodes[:0], src); !ok {
+		return bad
+	}
+	if len(src) < 2 {
+		return bad
+	}
+	n := int(binary.BigEndian.Uint16(src))
+	src = src[2:]
+	if len(src) < 4*n { // each parameter's length at least
+		return bad
+	}
+	params := m.Parameters[:0]
+	if cap(params) < n || cap(params) > maxKeptSlots {
+		params = make([][]byte, 0, n)
+	}
+	for range n {
+		if len(src) < 4 {
+			return bad
+		}
+		size := int(int32(binary.BigEndian.Uint32(src)))
+		src = src[4:]
+		if size == -1 {
+			params = append(params, nil)
+			continue
+		}
+		if size < 0 || len(src) < size {
+			return bad
+		}
+		params = append(params, src[:size:size])
+		src = src[size:]
+	}
+	m.Parameters = params
+	// The result formats: a portal keeps them past this message, so
+	// they are not reused, and the usual ones are shared.
+	var results []int16
+	switch {
+	case len(src) >= 4 && binary.BigEndian.Uint16(src) == 1 && binary.BigEndian.Uint16(src[2:]) == 0:
+		results = textResults
+	case len(src) >= 4 && binary.BigEndian.Uint16(src) == 1 && binary.BigEndian.Uint16(src[2:]) == 1:
+		results = binaryResults
+	default:
+		if results, _, ok = formatCodes(nil, src); !ok {
+			return bad
+		}
+	}
+	m.ResultFormatCodes = results
+	return nil
+}
+
+// formatCodes reads a Bind's count of format codes and the codes from
+// src into dst (reused if it can hold them, and not too large to keep);
+// nil for none.
+func formatCodes(dst []int16, src []byte) (codes []int16, rest []byte, ok bool) {
+	if len(src) < 2 {
+		return nil, nil, false
+	}
+	n := int(binary.BigEndian.Uint16(src))
+	src = src[2:]
+	if len(src) < 2*n {
+		return nil, nil, false
+	}
+	if n == 0 {
+		return nil, src, true
+	}
+	if cap(dst) < n || cap(dst) > maxKeptSlots {
+		dst = make([]int16, 0, n)
+	}
+	dst = dst[:n]
+	for i := range dst {
+		dst[i] = int16(binary.BigEndian.Uint16(src[2*i:]))
+	}
+	return dst, src[2*n:], true
+}
+
+// decodeExecute decodes an Execute into r.execute.
+func (r *receiver) decodeExecute(src []byte) error {
+	portal, src, ok := cstring(src)
+	if !ok || len(src) < 4 {
+		return errBadExecute
+	}
+	r.execute.Portal = name(portal, &r.portalName)
+	r.execute.MaxRows = binary.BigEndian.Uint32(src)
+	return nil
+}
