@@ -193,6 +193,15 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		if b.collated(x.Args[0], x.Args[1]) {
 			return funcCall("seqd_mariadb_ci", []*pg.Node{nullIf(args[0], args[1])}), nil
 		}
+		if (divides(x.Args[0]) || divides(x.Args[1])) && !inexact(x.Args[0]) && !inexact(x.Args[1]) && quietTwice(x.Args[0]) {
+			// A quotient compared at the digits it shows, as MariaDB
+			// compares it (NULLIF(1/3, 0.3333) is NULL), its value kept.
+			l, r, err := b.shownPair(x.Args[0], x.Args[1])
+			if err != nil {
+				return nil, err
+			}
+			return caseWhen(aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", l, r), nullConst(), args[0]), nil
+		}
 		return nullIf(args[0], args[1]), nil
 	}
 	// MySQL's GREATEST and LEAST are NULL when an argument is; PostgreSQL's
@@ -214,6 +223,16 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		mm = funcCall("seqd_mariadb_ci", []*pg.Node{mm})
 	}
 	return caseWhen(boolExpr(pg.BoolExprType_OR_EXPR, anyNull...), nullConst(), mm), nil
+}
+
+// shownPair is shown of x and y.
+func (b *builder) shownPair(x, y ast.ExprNode) (*pg.Node, *pg.Node, error) {
+	l, err := b.shown(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := b.shown(y)
+	return l, r, err
 }
 
 // branchValues builds the values IF, IFNULL or COALESCE choose among:

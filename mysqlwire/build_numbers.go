@@ -386,23 +386,40 @@ func holdsQuotient(x ast.ExprNode) bool {
 		f, ok := subqueryItem(x)
 		return ok && holdsQuotient(f)
 	case *ast.FuncCallExpr:
-		if x.FnName.L == "abs" {
+		switch x.FnName.L {
+		case "abs":
 			return len(x.Args) == 1 && holdsQuotient(x.Args[0])
+		case "greatest", "least": // the argument chosen, compared as held
+			return slices.ContainsFunc(x.Args, holdsQuotient) && !slices.ContainsFunc(x.Args, inexact)
+		case "nullif": // its first argument, or NULL
+			return len(x.Args) == 2 && holdsQuotient(x.Args[0]) && !inexact(x.Args[1])
 		}
 		return heldBranches(x)
 	case *ast.CaseExpr:
 		return heldBranches(x)
+	case *ast.AggregateFuncExpr:
+		if len(x.Args) != 1 {
+			return false
+		}
+		switch strings.ToLower(x.F) {
+		case ast.AggFuncAvg: // its own quotient, of an exact number read again quietly
+			return !inexact(x.Args[0]) && !nullLiteral(x.Args[0]) && quietTwice(x.Args[0])
+		case ast.AggFuncSum, ast.AggFuncMax, ast.AggFuncMin:
+			return holdsQuotient(x.Args[0])
+		}
 	}
 	return false
 }
+
+// inexact reports whether x is a DOUBLE or a string, which a value held
+// with its digits does not meet.
+func inexact(x ast.ExprNode) bool { return isDouble(x) || operandKind(x) == stringKind }
 
 // heldBranches reports whether x chooses among values (branches) one of
 // which holds a quotient and none is a DOUBLE or a string.
 func heldBranches(x ast.ExprNode) bool {
 	bs := branches(x)
-	return slices.ContainsFunc(bs, holdsQuotient) && !slices.ContainsFunc(bs, func(b ast.ExprNode) bool {
-		return isDouble(b) || operandKind(b) == stringKind
-	})
+	return slices.ContainsFunc(bs, holdsQuotient) && !slices.ContainsFunc(bs, inexact)
 }
 
 // subqueryItem is the one item of x's SELECT, a query without a set
@@ -497,8 +514,45 @@ func (b *builder) heldValue(x ast.ExprNode) (*pg.Node, int, bool, error) {
 			return nil, 0, false, nil
 		}
 		return b.heldPassed(x)
+	case *ast.AggregateFuncExpr:
+		if hasMarker(x) || !holdsQuotient(x) {
+			return nil, 0, false, nil
+		}
+		return b.heldAggregate(x)
 	}
 	return nil, 0, false, nil
+}
+
+// heldAggregate is heldValue of x, SUM, MAX or MIN of a value held with
+// its digits, which MariaDB adds and compares as held (SUM(1/3) is
+// 0.333333333), or AVG of an exact number: the sum of its values as held
+// divided by their count as MariaDB divides, truncated to whole 9-digit
+// words of fraction past the sum's and div_precision_increment (AVG(1) is
+// 1.000000000, AVG(1/3) 0.333333333000000000). SUM and AVG of DISTINCT
+// values take them as MariaDB keeps them apart, at their type's digits
+// (SUM(DISTINCT x/3) over 1 and 2 is 1.0000); MAX and MIN ignore
+// DISTINCT.
+func (b *builder) heldAggregate(x *ast.AggregateFuncExpr) (*pg.Node, int, bool, error) {
+	name := strings.ToLower(x.F)
+	distinct := x.Distinct && (name == ast.AggFuncSum || name == ast.AggFuncAvg)
+	v, frac, ok, err := b.heldValue(x.Args[0])
+	if distinct {
+		v, err = b.shown(x.Args[0])
+		v, frac, ok = typeCast(v, typeName("numeric")), scale(x.Args[0]), err == nil
+	}
+	if !ok || err != nil {
+		return nil, 0, false, err
+	}
+	agg := func(name string) *pg.Node {
+		n := funcCall(name, []*pg.Node{v})
+		n.GetFuncCall().AggDistinct = distinct
+		return n
+	}
+	if name == ast.AggFuncAvg {
+		f := (frac + divIncrement + 8) / 9 * 9
+		return funcCall("seqd_mariadb_quotient", []*pg.Node{agg("sum"), agg("count"), intConst(int32(f))}), f, true, nil
+	}
+	return agg(name), frac, true, nil
 }
 
 // heldPassed is heldValue of x, a subquery or a function that passes on
@@ -526,6 +580,12 @@ func (b *builder) heldPassed(x ast.ExprNode) (*pg.Node, int, bool, error) {
 		t.Val = h.n
 		return n, h.frac, true, nil
 	case *ast.FuncCallExpr:
+		switch x.FnName.L {
+		case "greatest", "least":
+			return b.heldMinMax(x, held)
+		case "nullif":
+			return b.heldNullIf(x)
+		}
 		var args []*pg.Node
 		frac := 0
 		for _, a := range x.Args {
@@ -574,4 +634,72 @@ func (b *builder) heldPassed(x ast.ExprNode) (*pg.Node, int, bool, error) {
 		return n, frac, true, nil
 	}
 	return nil, 0, false, nil
+}
+
+// heldMinMax is heldPassed of GREATEST or LEAST: the argument whose held
+// value is the greatest (least), the first of equal ones, as held; NULL
+// where one is NULL. held is each argument's held value. The arguments
+// are read twice, as the plain call reads them (conditional): the
+// builder has refused the call where a second read would differ.
+func (b *builder) heldMinMax(x *ast.FuncCallExpr, held func(ast.ExprNode) (*pg.Node, int, bool, error)) (*pg.Node, int, bool, error) {
+	op := pg.MinMaxOp_IS_GREATEST
+	if x.FnName.L == "least" {
+		op = pg.MinMaxOp_IS_LEAST
+	}
+	var args, anyNull []*pg.Node
+	frac := 0
+	for _, a := range x.Args {
+		n, f, ok, err := held(a)
+		if !ok || err != nil {
+			return nil, 0, false, err
+		}
+		args, frac = append(args, n), max(frac, f)
+		anyNull = append(anyNull, &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: n, Nulltesttype: pg.NullTestType_IS_NULL, Location: noLoc}}})
+	}
+	mm := &pg.Node{Node: &pg.Node_MinMaxExpr{MinMaxExpr: &pg.MinMaxExpr{Op: op, Args: args, Location: noLoc}}}
+	return caseWhen(boolExpr(pg.BoolExprType_OR_EXPR, anyNull...), nullConst(), mm), frac, true, nil
+}
+
+// heldNullIf is heldPassed of NULLIF(x, y): NULL where x equals y as
+// MariaDB compares them, at the digits each shows (NULLIF(2/3, 0.6667) is
+// NULL), else x as held. x is read twice, so only where a second read
+// cannot change it or raise a warning again (quietTwice).
+func (b *builder) heldNullIf(x *ast.FuncCallExpr) (*pg.Node, int, bool, error) {
+	if !quietTwice(x.Args[0]) {
+		return nil, 0, false, nil
+	}
+	l, err := b.shown(x.Args[0])
+	if err != nil {
+		return nil, 0, false, err
+	}
+	r, err := b.shown(x.Args[1])
+	if err != nil {
+		return nil, 0, false, err
+	}
+	v, frac, ok, err := b.heldValue(x.Args[0])
+	if !ok || err != nil {
+		return nil, 0, false, err
+	}
+	return caseWhen(aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", l, r), typeCast(nullConst(), typeName("numeric")), v), frac, true, nil
+}
+
+// quietTwice reports whether x reads the same, without a warning, each
+// time it is read: numbers and columns in arithmetic whose divisors are
+// numbers written other than 0, no call, cast or subquery.
+func quietTwice(x ast.ExprNode) bool {
+	v := exprFinder{found: func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryOperationExpr:
+			switch n.Op {
+			case opcode.Div, opcode.IntDiv, opcode.Mod:
+				sign, ok := numberLiteral(n.R)
+				return !ok || sign == 0
+			}
+		case *ast.FuncCallExpr, *ast.FuncCastExpr, *ast.SubqueryExpr, *ast.AggregateFuncExpr, *ast.VariableExpr:
+			return true
+		}
+		return false
+	}}
+	x.Accept(&v)
+	return !v.hit
 }

@@ -242,6 +242,7 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 	if err != nil {
 		return nil, nil, err
 	}
+	b.forgetStored(s, out, sources)
 	if err := b.clauses(out, s, names, types); err != nil {
 		return nil, nil, err
 	}
@@ -254,6 +255,66 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 	b.types = groupedTypes(s, sources, types)
 	return selectNode(out), names, nil
 }
+
+// forgetStored drops the held values (b.held) of the items of s, built
+// into out, that MariaDB writes into a table before a UNION's string
+// column takes them, and so holds with its type's digits: where it
+// groups or makes distinct rows (groupedTypes), each item but a constant
+// one and AVG, computed from its table's sum and count (SUM(x/3) and
+// x/3 with GROUP BY x are 0.3333, 1/3 and AVG(x) 0.333333333 and
+// 1.000000000); where it aggregates without GROUP BY, each item of no
+// aggregate (1/3 beside SUM(1) is 0.3333), but beside COUNT alone over a
+// sequence, which MariaDB answers without reading its row.
+func (b *builder) forgetStored(s *ast.SelectStmt, out *pg.SelectStmt, sources []source) {
+	if len(b.held) == 0 || len(out.TargetList) != len(s.Fields.Fields) {
+		return
+	}
+	many := slices.ContainsFunc(sources, func(s source) bool { return s.manyRows })
+	grouped := (s.GroupBy != nil || s.Distinct) && many
+	aggregated := false
+	for _, f := range s.Fields.Fields {
+		v := aggFinder{found: func(a *ast.AggregateFuncExpr) bool {
+			return !strings.EqualFold(a.F, ast.AggFuncCount) || s.From == nil || many
+		}}
+		if f.Expr != nil {
+			f.Expr.Accept(&v)
+		}
+		aggregated = aggregated || v.hit
+	}
+	aggregated = aggregated && s.GroupBy == nil
+	for i, f := range s.Fields.Fields {
+		t := out.TargetList[i].GetResTarget()
+		if _, ok := b.held[t]; !ok || f.Expr == nil {
+			continue
+		}
+		if grouped && !constantItem(f.Expr) && !isAvg(f.Expr) || aggregated && !ast.HasAggFlag(f.Expr) {
+			// As its column of the table holds it: at its type's scale.
+			ty, ok := exprType(f.Expr, b.scope())
+			if !ok || ty.kind() != kindDecimal {
+				delete(b.held, t)
+				continue
+			}
+			b.held[t] = heldItem{funcCall("round", []*pg.Node{typeCast(t.Val, typeName("numeric")), intConst(int32(ty.decimals))}), int(ty.decimals)}
+		}
+	}
+}
+
+// aggFinder visits an expression, not the subqueries in it, until found
+// holds for an aggregate.
+type aggFinder struct {
+	found func(*ast.AggregateFuncExpr) bool
+	hit   bool
+}
+
+func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if a, ok := n.(*ast.AggregateFuncExpr); ok {
+		v.hit = v.hit || v.found(a)
+	}
+	_, sub := n.(*ast.SubqueryExpr)
+	return n, v.hit || sub
+}
+
+func (v *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // sentAfterSort marks the items of a select list that sorts or skips
 // rows (ORDER BY, OFFSET) that are not a column or a literal to be

@@ -38,8 +38,11 @@ import (
 // GROUP_CONCAT of DISTINCT, LIKE),
 // binary
 // strings and information_schema's names by their bytes; a quotient a
-// subquery, ABS, IF, IFNULL, COALESCE or CASE passes to a UNION's
-// string column; a number compared with a subquery of NULL (IN, = ANY,
+// subquery, ABS, IF, IFNULL, COALESCE, CASE, GREATEST, LEAST, NULLIF or
+// an aggregate passes to a UNION's string column (at its type's digits
+// where MariaDB writes it into a table first: grouped, beside an
+// aggregate, a DISTINCT aggregate's values), NULLIF's comparison of one
+// at the digits it shows; a number compared with a subquery of NULL (IN, = ANY,
 // =, <=>); a subquery that reads a table, typed over its FROM clause (in
 // a UNION with a string, IN of strings); MIN and MAX of a derived
 // table's string column.
@@ -202,6 +205,36 @@ var selects = []string{
 	"SELECT 1 UNION ALL SELECT 2 LIMIT 1", "SELECT 1/3 UNION ALL SELECT 'a' LIMIT 2", "SELECT REPEAT('a', 16384) UNION ALL SELECT 'b' LIMIT 0",
 	"SELECT 1 UNION ALL SELECT 2.5 LIMIT 1 OFFSET 1", "SELECT start_value FROM s1 UNION ALL SELECT 2 LIMIT 1",
 	"SELECT (SELECT 1 UNION ALL SELECT 2 LIMIT 1), 3 UNION ALL SELECT 4, 5 LIMIT 1", "(SELECT 1 UNION ALL SELECT 2 LIMIT 1) UNION ALL SELECT 3",
+	"SELECT GREATEST(1/3, 0.1) UNION SELECT 'a'",
+	"SELECT LEAST(1/3, 0.5) UNION SELECT 'a'",
+	"SELECT SUM(1/3) UNION SELECT 'a'",
+	"SELECT GREATEST(1/3, 2/3), LEAST(1/3, 2/3), GREATEST(1/3, 1), GREATEST(1/3, 0.12345678901), NULLIF(1/3, 0), NULLIF(1/3, 1/3) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd', 'e', 'f'",
+	"SELECT SUM(1/3), AVG(1/3), MAX(1/3), MIN(2/3), AVG(1), AVG(1.5) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd', 'e', 'f'",
+	"SELECT SUM(x/3), AVG(x), MAX(x/7), AVG(x/3) FROM (SELECT 1 AS x UNION ALL SELECT 2) t UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd'",
+	"SELECT NULLIF(1/3, 0.3333), GREATEST(1/3, 0.3333), LEAST(1/3, 0.3333), GREATEST(0.3333, 1/3), NULLIF(1/3, 0.333333333), NULLIF(1/3, 0.33333) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd', 'e', 'f'",
+	"SELECT NULLIF(start_value/3, 0.3333), NULLIF(start_value/3, 0.333333333), NULLIF(0.3333, start_value/3) FROM s1 UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c'",
+	"SELECT NULLIF(1/3, 1/3 + 0), NULLIF(2/3, 0.6667), NULLIF(2/3, 0.6666) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c'",
+	"SELECT GREATEST(0.5, 1/2), GREATEST(1/2, 0.5), LEAST(1/3, NULL), GREATEST(NULL, 1/3) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd'",
+	"SELECT GREATEST(1/3, 2/3, 1/7), LEAST(1/3, 2/3, 1/7), GREATEST(-(1/3), 0) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c'",
+	"SELECT GREATEST(1/3, 0.1), SUM(1/3) UNION ALL SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT GREATEST(1/3, 0.1), SUM(1/3) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT IF(1, SUM(1/3), 0), IFNULL(AVG(1), 0), (SELECT AVG(1)), (SELECT MAX(2/3)), -AVG(1), AVG(1) * 2 UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd', 'e', 'f'",
+	"SELECT (SELECT SUM(1/3)), (SELECT GREATEST(1/3, 0.1)), (SELECT NULLIF(1/3, 0)), (SELECT AVG(1)), (SELECT MAX(2/3)) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd', 'e'",
+	"SELECT IF(1, AVG(1), 0), CASE WHEN 1 THEN MAX(2/3) END, COALESCE(SUM(1/3)), ABS(SUM(1/3)) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd'",
+	"SELECT AVG(x) FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 2) t UNION SELECT 'abcdefghijklmnopqrstuvwxyz'",
+	"SELECT SUM(DISTINCT x/3), AVG(DISTINCT x/3), MAX(DISTINCT x/3), AVG(DISTINCT x), MIN(DISTINCT x/7) FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 2) t UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd', 'e'",
+	"SELECT SUM(DISTINCT 1/3), AVG(DISTINCT 1), AVG(DISTINCT 1/3) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c'",
+	"SELECT 1/3, SUM(1) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT 1/3, COUNT(*) UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT 1/3, COUNT(*) FROM s1 UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT 1/3, SUM(1) FROM s1 UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT 1/3, SUM(start_value) FROM s1 UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT 1/3, MAX(x) FROM (SELECT 1 AS x UNION ALL SELECT 2) t UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT GREATEST(1/3, 0.1), COUNT(*) FROM s1 UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT 1/3, MAX(1/3) FROM (SELECT 1 AS x UNION ALL SELECT 2) t GROUP BY x UNION ALL SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT SUM(x/3), AVG(x), MIN(x/3), x/3 FROM (SELECT 1 AS x UNION ALL SELECT 2) t GROUP BY x UNION ALL SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd'",
+	"SELECT DISTINCT x/3, 1/3 FROM (SELECT 1 AS x UNION ALL SELECT 2) t UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
+	"SELECT NULLIF(1/3, 0.3333), NULLIF(2/3, 0.6667), NULLIF(start_value/3, 0.3333), NULLIF(0.3333, 1/3), NULLIF(1/3, 0.333333333), NULLIF(1/3, 0) * 3 FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -334,13 +367,14 @@ var exprWarnings = []string{
 	"SELECT CASE '2x' WHEN 1 THEN 'one' WHEN 2 THEN 'two' WHEN 'a' THEN 'a' END, CASE 1 WHEN 'a' THEN 1 WHEN '1' THEN 2 END, CASE 2.5 WHEN '2.5z' THEN 1 END, CASE 'b' WHEN 'B' THEN 1 WHEN 0 THEN 2 END, CASE 'b' WHEN NULL THEN 1 WHEN 0 THEN 2 ELSE 3 END",
 	"SELECT CASE start_value WHEN '5x' THEN 'five' ELSE 'no' END, CASE 'q' WHEN increment THEN 1 END FROM s1",
 	"SELECT CASE x WHEN 'a' THEN 1 WHEN 2 THEN 2 ELSE 0 END FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3) t",
+	"SELECT SUM(x / 0), AVG(x / 0), MAX(x / 0) FROM (SELECT 1 AS x UNION ALL SELECT 2) t UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c'",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 198
-	exprWarningsLen = 111
+	selectsLen      = 228
+	exprWarningsLen = 112
 )
 
 // selectsSetup makes the sequences selects read.
