@@ -193,12 +193,18 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		if b.collated(x.Args[0], x.Args[1]) {
 			return funcCall("seqd_mariadb_ci", []*pg.Node{nullIf(args[0], args[1])}), nil
 		}
-		if (divides(x.Args[0]) || divides(x.Args[1])) && !inexact(x.Args[0]) && !inexact(x.Args[1]) && quietTwice(x.Args[0]) {
-			// A quotient compared at the digits it shows, as MariaDB
-			// compares it (NULLIF(1/3, 0.3333) is NULL), its value kept.
-			l, r, err := b.shownPair(x.Args[0], x.Args[1])
-			if err != nil {
-				return nil, err
+		quotient := (divides(x.Args[0]) || divides(x.Args[1])) && !inexact(x.Args[0]) && !inexact(x.Args[1])
+		if (quotient || warns(x.Args[0])) && readAgain(x.Args[0]) {
+			// As MariaDB reads it: a quotient compared at the digits it
+			// shows (NULLIF(1/3, 0.3333) is NULL), its value kept; x read
+			// again to be returned, with its warnings (NULLIF(1/0, 1):
+			// two 1365).
+			l, r := args[0], args[1]
+			if quotient {
+				var err error
+				if l, r, err = b.shownPair(x.Args[0], x.Args[1]); err != nil {
+					return nil, err
+				}
 			}
 			return caseWhen(aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", l, r), nullConst(), args[0]), nil
 		}
@@ -223,6 +229,25 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		mm = funcCall("seqd_mariadb_ci", []*pg.Node{mm})
 	}
 	return caseWhen(boolExpr(pg.BoolExprType_OR_EXPR, anyNull...), nullConst(), mm), nil
+}
+
+// readAgain reports whether x may be read a second time as MariaDB reads
+// it again (NULLIF's first argument): it calls no function but those
+// whose value only their arguments make, and holds no subquery,
+// aggregate or variable (MariaDB takes a second value of NEXTVAL there,
+// which seqd does not).
+func readAgain(x ast.ExprNode) bool {
+	v := exprFinder{found: func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncCallExpr:
+			return !pureFuncs[n.FnName.L]
+		case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.AggregateFuncExpr, *ast.WindowFuncExpr, *ast.VariableExpr:
+			return true
+		}
+		return false
+	}}
+	x.Accept(&v)
+	return !v.hit
 }
 
 // shownPair is shown of x and y.

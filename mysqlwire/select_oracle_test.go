@@ -259,6 +259,8 @@ var selects = []string{
 // comparison its right side after a NULL left, a constant WHERE of one
 // predicate once a statement); a simple CASE of strings and numbers,
 // each WHEN compared as IN compares it, up to the first match (1292);
+// NULLIF's first argument read again to be returned where it is not
+// equal (1365, 1292 twice);
 // past max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
@@ -368,13 +370,22 @@ var exprWarnings = []string{
 	"SELECT CASE start_value WHEN '5x' THEN 'five' ELSE 'no' END, CASE 'q' WHEN increment THEN 1 END FROM s1",
 	"SELECT CASE x WHEN 'a' THEN 1 WHEN 2 THEN 2 ELSE 0 END FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3) t",
 	"SELECT SUM(x / 0), AVG(x / 0), MAX(x / 0) FROM (SELECT 1 AS x UNION ALL SELECT 2) t UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c'",
+	"SELECT NULLIF(1/0, 1)",
+	"SELECT NULLIF(CAST('1x' AS SIGNED), 1)",
+	"SELECT NULLIF(CAST('1x' AS SIGNED), 2)",
+	"SELECT NULLIF(x/0, 1) FROM (SELECT 1 AS x UNION ALL SELECT 2) t",
+	"SELECT NULLIF(1, 1/0)",
+	"SELECT NULLIF('1x' + 0, 1)",
+	"SELECT NULLIF('1x' + 0, 2), NULLIF(1/3, 0.3333), NULLIF(x DIV 0, 1) FROM (SELECT 1 AS x) t",
+	"SELECT NULLIF(1/0, 1) UNION SELECT 'a'",
+	"SELECT NULLIF(start_value / 0, 1), NULLIF(increment * 2, 4) FROM s1",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 228
-	exprWarningsLen = 112
+	exprWarningsLen = 121
 )
 
 // selectsSetup makes the sequences selects read.
