@@ -43,7 +43,7 @@ import (
 //  7. A string expression is a VARCHAR up to 65531 bytes, a BLOB from
 //     65532, sent as a MEDIUMBLOB past 65535 and a LONGBLOB past
 //     16 MiB - 1 (Type_handler::blob_type_handler); REPEAT is as long as
-//     an integer literal count makes it, or max_allowed_packet allows
+//     a count written as a literal makes it, or max_allowed_packet allows
 //     where the count is read with the rows. A table's BLOB column (a
 //     temporary table's too) and GROUP_CONCAT's are sent as BLOBs.
 
@@ -554,7 +554,7 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 				// as max_allowed_packet allows, a LONGBLOB (LONGTEXT).
 				return stringType(maxAllowedPacket, binary, false), ok
 			}
-			if n, lit := intLiteral(x.Args[1]); lit { // as long as count times the string
+			if n, lit := countLiteral(x.Args[1]); lit { // as long as count times the string
 				return stringType(t.chars()*int(min(max(n, 0), 1<<32)), binary, false), ok
 			}
 		}
@@ -581,9 +581,10 @@ func countWithRows(x ast.ExprNode) bool {
 	return v.hit
 }
 
-// intLiteral is x's value where x is an integer written as one (in
-// parentheses, signed).
-func intLiteral(x ast.ExprNode) (int64, bool) {
+// countLiteral is x's value as MariaDB reads a count (val_int) where x
+// is a literal (in parentheses, signed): an integer's, a decimal's
+// rounded half away from zero, a string's leading integer (0 for none).
+func countLiteral(x ast.ExprNode) (int64, bool) {
 	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
 		x = p.Expr
 	}
@@ -598,9 +599,31 @@ func intLiteral(x ast.ExprNode) (int64, bool) {
 	var n int64
 	switch v.Kind() {
 	case driver.KindInt64:
+		if _, number := numberLiteral(v); !number { // TRUE and FALSE
+			return 0, false
+		}
 		n = v.GetInt64()
 	case driver.KindUint64:
 		n = int64(min(v.GetUint64(), 1<<62))
+	case driver.KindMysqlDecimal:
+		whole, frac, _ := strings.Cut(strings.TrimPrefix(v.GetMysqlDecimal().String(), "-"), ".")
+		n = leadingInt(whole)
+		if frac != "" && frac[0] >= '5' {
+			n++
+		}
+		if strings.HasPrefix(v.GetMysqlDecimal().String(), "-") {
+			n = -n
+		}
+	case driver.KindString:
+		t := strings.TrimLeft(v.GetString(), " \t\n")
+		sign := int64(1)
+		if t != "" && (t[0] == '-' || t[0] == '+') {
+			if t[0] == '-' {
+				sign = -1
+			}
+			t = t[1:]
+		}
+		n = sign * leadingInt(t)
 	default:
 		return 0, false
 	}
@@ -608,6 +631,18 @@ func intLiteral(x ast.ExprNode) (int64, bool) {
 		n = -n
 	}
 	return n, true
+}
+
+// leadingInt is the integer s's leading digits write, up to 2^62.
+func leadingInt(s string) int64 {
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = min(n*10+int64(c-'0'), 1<<62)
+	}
+	return n
 }
 
 // round is ROUND(x[, d]) and TRUNCATE(x, d) with d written as an

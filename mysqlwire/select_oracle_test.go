@@ -27,7 +27,7 @@ import (
 // shown at their column's scale (AVG, SUM and MAX of quotients, an
 // integer in a UNION or GREATEST with DECIMALs); UPPER and LOWER of
 // binary strings, a string function's NULL, REPEAT (a BLOB, MEDIUMBLOB
-// or LONGBLOB by the length a literal count gives it, a LONGBLOB for a
+// or LONGBLOB by the length a count written as a literal gives it, a LONGBLOB for a
 // count read with the rows, passed on by the functions and aggregates
 // that take it, a BLOB where a temporary table holds it); -NULL and SUM or
 // AVG of NULL and of strings (DOUBLEs); a UNION of numbers and strings,
@@ -202,6 +202,7 @@ var selects = []string{
 	"SELECT REPEAT('a', 16382), REPEAT('a', 16383), REPEAT('a', 16384), REPEAT('a', 4194304), REPEAT(x'61', 65531), REPEAT(x'61', 65532), REPEAT(x'61', 65536), REPEAT(x'61', 16777216), REPEAT('ab', -1) LIMIT 0",
 	"SELECT CAST('a' AS CHAR(16383)), CAST('a' AS CHAR(20000)), CAST('a' AS CHAR(5000000)), LENGTH(CONCAT(REPEAT('a', 10000), REPEAT('b', 10000)))",
 	"SELECT CONCAT(REPEAT('a', 10000), REPEAT('b', 10000)) LIMIT 0",
+	"SELECT REPEAT('a', '20000'), REPEAT('a', 20000.4), REPEAT('a', 16383.5), REPEAT('a', ' 16384x'), REPEAT('a', '-5'), REPEAT('a', 'abc'), REPEAT('a', 2.5), REPEAT('a', -20000), REPEAT('a', '4194304'), REPEAT('a', -(16384)) LIMIT 0",
 	"SELECT 1 UNION ALL SELECT 2 LIMIT 1", "SELECT 1/3 UNION ALL SELECT 'a' LIMIT 2", "SELECT REPEAT('a', 16384) UNION ALL SELECT 'b' LIMIT 0",
 	"SELECT 1 UNION ALL SELECT 2.5 LIMIT 1 OFFSET 1", "SELECT start_value FROM s1 UNION ALL SELECT 2 LIMIT 1",
 	"SELECT (SELECT 1 UNION ALL SELECT 2 LIMIT 1), 3 UNION ALL SELECT 4, 5 LIMIT 1", "(SELECT 1 UNION ALL SELECT 2 LIMIT 1) UNION ALL SELECT 3",
@@ -384,7 +385,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 228
+	selectsLen      = 229
 	exprWarningsLen = 121
 )
 
