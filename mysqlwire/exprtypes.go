@@ -554,7 +554,7 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 				// as max_allowed_packet allows, a LONGBLOB (LONGTEXT).
 				return stringType(maxAllowedPacket, binary, false), ok
 			}
-			if n, lit := countLiteral(x.Args[1]); lit { // as long as count times the string
+			if n, known := constantCount(x.Args[1]); known { // as long as count times the string
 				return stringType(t.chars()*int(min(max(n, 0), 1<<32)), binary, false), ok
 			}
 		}
@@ -579,6 +579,68 @@ func countWithRows(x ast.ExprNode) bool {
 	}}
 	x.Accept(&v)
 	return v.hit
+}
+
+// constantCount is the value MariaDB reads for x, REPEAT's constant
+// count, as it types the result: a literal's (countLiteral), that of +, -
+// and * of integers written as such (10000 * 2), or of a subquery of
+// one such item and no WHERE ((SELECT 20000)); false where it is not
+// told here.
+func constantCount(x ast.ExprNode) (int64, bool) {
+	if n, ok := countLiteral(x); ok {
+		return n, true
+	}
+	switch x := x.(type) {
+	case *ast.ParenthesesExpr:
+		return constantCount(x.Expr)
+	case *ast.BinaryOperationExpr:
+		return integerArithmetic(x)
+	case *ast.SubqueryExpr:
+		item, ok := subqueryItem(x)
+		if !ok || !constantSubquery(x) || x.Query.(*ast.SelectStmt).Where != nil {
+			return 0, false
+		}
+		return constantCount(item)
+	}
+	return 0, false
+}
+
+// integerArithmetic is the value of x where it is +, - or * of integers
+// written as such, kept within 2^40 either side (a count past that
+// makes a string past any type's length anyway).
+func integerArithmetic(x ast.ExprNode) (int64, bool) {
+	const bound = 1 << 40
+	switch x := x.(type) {
+	case *ast.ParenthesesExpr:
+		return integerArithmetic(x.Expr)
+	case *ast.UnaryOperationExpr:
+		n, ok := integerArithmetic(x.V)
+		return -n, ok && x.Op == opcode.Minus
+	case *driver.ValueExpr:
+		if _, number := numberLiteral(x); !number || x.Kind() != driver.KindInt64 {
+			return 0, false
+		}
+		return min(max(x.GetInt64(), -bound), bound), true
+	case *ast.BinaryOperationExpr:
+		l, lok := integerArithmetic(x.L)
+		r, rok := integerArithmetic(x.R)
+		if !lok || !rok {
+			return 0, false
+		}
+		var n int64
+		switch x.Op {
+		case opcode.Plus:
+			n = l + r
+		case opcode.Minus:
+			n = l - r
+		case opcode.Mul:
+			n = l * r
+		default:
+			return 0, false
+		}
+		return min(max(n, -bound), bound), true
+	}
+	return 0, false
 }
 
 // countLiteral is x's value as MariaDB reads a count (val_int) where x

@@ -202,6 +202,8 @@ var selects = []string{
 	"SELECT REPEAT('a', 16382), REPEAT('a', 16383), REPEAT('a', 16384), REPEAT('a', 4194304), REPEAT(x'61', 65531), REPEAT(x'61', 65532), REPEAT(x'61', 65536), REPEAT(x'61', 16777216), REPEAT('ab', -1) LIMIT 0",
 	"SELECT CAST('a' AS CHAR(16383)), CAST('a' AS CHAR(20000)), CAST('a' AS CHAR(5000000)), LENGTH(CONCAT(REPEAT('a', 10000), REPEAT('b', 10000)))",
 	"SELECT CONCAT(REPEAT('a', 10000), REPEAT('b', 10000)) LIMIT 0",
+	"SELECT REPEAT('a', 10000 * 2), REPEAT('a', (SELECT 20000)), REPEAT('a', 16384 - 1), REPEAT('a', -(2) * -8192), REPEAT('a', (SELECT 5 * 4000)), REPEAT('a', ((SELECT '20000'))), REPEAT(x'61', 65535 + 1), REPEAT('a', 2 * 3) LIMIT 0",
+	"SELECT REPEAT('ab', 2 * 3), REPEAT('c', (SELECT 2 + 1))",
 	"SELECT REPEAT('a', '20000'), REPEAT('a', 20000.4), REPEAT('a', 16383.5), REPEAT('a', ' 16384x'), REPEAT('a', '-5'), REPEAT('a', 'abc'), REPEAT('a', 2.5), REPEAT('a', -20000), REPEAT('a', '4194304'), REPEAT('a', -(16384)) LIMIT 0",
 	"SELECT 1 UNION ALL SELECT 2 LIMIT 1", "SELECT 1/3 UNION ALL SELECT 'a' LIMIT 2", "SELECT REPEAT('a', 16384) UNION ALL SELECT 'b' LIMIT 0",
 	"SELECT 1 UNION ALL SELECT 2.5 LIMIT 1 OFFSET 1", "SELECT start_value FROM s1 UNION ALL SELECT 2 LIMIT 1",
@@ -385,7 +387,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 229
+	selectsLen      = 231
 	exprWarningsLen = 121
 )
 
