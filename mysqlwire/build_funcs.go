@@ -346,6 +346,9 @@ func (b *builder) repeat(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if isString(x.Args[1]) || mayBeString(x.Args[1]) || param || subquery { // read as CAST AS SIGNED reads it, with its 1292
 		n = funcCall("seqd_mariadb_signed", []*pg.Node{n})
 	}
+	if v, ok := count.(*driver.ValueExpr); ok && v.Type.GetFlag()&mysql.IsBooleanFlag != 0 || isTruth(count) {
+		n = typeCast(n, typeName("int4")) // a truth counts as 1 or 0
+	}
 	if typedOnce(x.Args[1]) {
 		n = funcCall("seqd_mariadb_typed", []*pg.Node{n})
 	}
