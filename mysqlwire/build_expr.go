@@ -446,8 +446,9 @@ func divides(x ast.ExprNode) bool {
 	return false
 }
 
-// branches are the values IF, IFNULL, COALESCE or CASE choose among
-// (none for another expression).
+// branches are the values IF, IFNULL, COALESCE, CASE, GREATEST or LEAST
+// choose among, or NULLIF's first argument, which it returns (none for
+// another expression).
 func branches(x ast.ExprNode) []ast.ExprNode {
 	switch x := x.(type) {
 	case *ast.FuncCallExpr:
@@ -456,8 +457,12 @@ func branches(x ast.ExprNode) []ast.ExprNode {
 			if len(x.Args) == 3 {
 				return x.Args[1:]
 			}
-		case "ifnull", "coalesce":
+		case "ifnull", "coalesce", "greatest", "least":
 			return x.Args
+		case "nullif":
+			if len(x.Args) == 2 {
+				return x.Args[:1]
+			}
 		}
 	case *ast.CaseExpr:
 		var out []ast.ExprNode

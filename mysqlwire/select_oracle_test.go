@@ -239,6 +239,8 @@ var selects = []string{
 	"SELECT SUM(x/3), AVG(x), MIN(x/3), x/3 FROM (SELECT 1 AS x UNION ALL SELECT 2) t GROUP BY x UNION ALL SELECT 'abcdefghijklmnopqrstuvwxyz', 'b', 'c', 'd'",
 	"SELECT DISTINCT x/3, 1/3 FROM (SELECT 1 AS x UNION ALL SELECT 2) t UNION SELECT 'abcdefghijklmnopqrstuvwxyz', 'b'",
 	"SELECT NULLIF(1/3, 0.3333), NULLIF(2/3, 0.6667), NULLIF(start_value/3, 0.3333), NULLIF(0.3333, 1/3), NULLIF(1/3, 0.333333333), NULLIF(1/3, 0) * 3 FROM s1",
+	"SELECT GREATEST(1/3, 0.3333) = 0.3333, LEAST(2/3, 1) = 0.6667, NULLIF(1/3, 0) = 0.3333",
+	"SELECT GREATEST(1/3, 0) * 3, NULLIF(1/3, 0) * 3, LEAST(2/3, 1) + 0, GREATEST(1/3, 0.5), CONCAT(GREATEST(1/3, 0.1)), GREATEST(1/3, 0.1) IN (0.3333)",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -388,7 +390,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 232
+	selectsLen      = 234
 	exprWarningsLen = 121
 )
 
