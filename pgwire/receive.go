@@ -53,8 +53,10 @@ type receiver struct {
 const (
 	receiveBuffer = 8 << 10 // br's size, as pgproto3's reader's
 	// maxKeptRead bounds the body buffer kept for the next message past
-	// br's buffer, as maxKeptWrite bounds the write buffer.
-	maxKeptRead = 1 << 20
+	// br's buffer: a connection that sent one large statement does not
+	// hold its size for good (a larger one is read into a buffer of its
+	// own, let go after it).
+	maxKeptRead = 64 << 10
 	// A startup packet's length bounds, as PostgreSQL's (and
 	// pgproto3's): a version or code, up to MAX_STARTUP_PACKET_LENGTH.
 	minStartupPacket, maxStartupPacket = 4, 10_000
