@@ -397,10 +397,18 @@ func (b *builder) logic(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 // computes exactly, rounded to the digits its type has (scale).
 func (b *builder) shown(x ast.ExprNode) (*pg.Node, error) {
 	n, err := b.expr(x)
-	if err != nil || !divides(x) {
-		return n, err
+	if err != nil {
+		return nil, err
 	}
-	return funcCall("round", []*pg.Node{n, intConst(int32(scale(x)))}), nil
+	return shownValue(x, n), nil
+}
+
+// shownValue is n, built of x, as MySQL shows it (shown).
+func shownValue(x ast.ExprNode, n *pg.Node) *pg.Node {
+	if !divides(x) {
+		return n
+	}
+	return funcCall("round", []*pg.Node{n, intConst(int32(scale(x)))})
 }
 
 // shownList is shown of each of xs.
@@ -767,6 +775,17 @@ func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
 			return nil, err
 		}
 	}
+	values := make([]ast.ExprNode, 0, len(x.WhenClauses)+1)
+	for _, w := range x.WhenClauses {
+		values = append(values, w.Result)
+	}
+	if x.ElseClause != nil {
+		values = append(values, x.ElseClause)
+	}
+	results, err := b.branchValues(values)
+	if err != nil {
+		return nil, err
+	}
 	for i, w := range x.WhenClauses {
 		var when *pg.Node
 		switch {
@@ -780,16 +799,10 @@ func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		then, err := b.expr(w.Result)
-		if err != nil {
-			return nil, err
-		}
-		c.Args = append(c.Args, &pg.Node{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{Expr: when, Result: then, Location: noLoc}}})
+		c.Args = append(c.Args, &pg.Node{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{Expr: when, Result: results[i], Location: noLoc}}})
 	}
 	if x.ElseClause != nil {
-		if c.Defresult, err = b.expr(x.ElseClause); err != nil {
-			return nil, err
-		}
+		c.Defresult = results[len(results)-1]
 	}
 	n := &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: c}}
 	if x.Value != nil && !mixed {

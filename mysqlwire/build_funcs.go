@@ -260,26 +260,48 @@ func (b *builder) shownPair(x, y ast.ExprNode) (*pg.Node, *pg.Node, error) {
 	return l, r, err
 }
 
-// branchValues builds the values IF, IFNULL or COALESCE choose among:
-// where a string written as one is among numbers, their common type is
-// a string, and each number is its text as MariaDB shows it
-// (IF(0, 'a', 1/3) is '0.3333').
+// branchValues builds the values IF, IFNULL, COALESCE or CASE choose
+// among: where a string is among numbers, their common type is a
+// string (MariaDB's, aggregateResult), and each number is its text as
+// MariaDB shows it (IF(0, 'a', 1/3) is '0.3333'), a truth's 1 or 0; a
+// branch's type is what exprType tells of it (a column's, a function's
+// result's), else what it is written as.
 func (b *builder) branchValues(xs []ast.ExprNode) ([]*pg.Node, error) {
-	if !slices.ContainsFunc(xs, isString) || !slices.ContainsFunc(xs, func(x ast.ExprNode) bool { return operandKind(x) == numberKind }) {
-		return b.exprs(xs)
+	out, err := b.exprs(xs) // first: a subquery's types are told as it is built
+	if err != nil {
+		return nil, err
 	}
-	out := make([]*pg.Node, len(xs))
+	str := slices.ContainsFunc(xs, b.stringValue)
+	truths := !slices.ContainsFunc(xs, func(x ast.ExprNode) bool { return !truthValue(x) && !nullLiteral(x) })
 	for i, x := range xs {
-		n, err := b.shown(x)
-		if err != nil {
-			return nil, err
+		switch {
+		case str && b.numberValue(x):
+			out[i] = typeCast(truthNumber(x, shownValue(x, out[i])), typeName("text"))
+		case !truths:
+			out[i] = truthNumber(x, out[i])
 		}
-		if operandKind(x) == numberKind {
-			n = typeCast(n, typeName("text"))
-		}
-		out[i] = n
 	}
 	return out, nil
+}
+
+// stringValue reports whether x is a string: written as one, or of a
+// string type as exprType tells it.
+func (b *builder) stringValue(x ast.ExprNode) bool {
+	if isString(x) {
+		return true
+	}
+	t, ok := exprType(x, b.scope())
+	return ok && t.kind() == kindString
+}
+
+// numberValue reports whether x is a number (a truth too): written as
+// one, or of a number type as exprType tells it.
+func (b *builder) numberValue(x ast.ExprNode) bool {
+	if operandKind(x) == numberKind || truthValue(x) {
+		return true
+	}
+	t, ok := exprType(x, b.scope())
+	return ok && (t.kind() == kindInt || t.kind() == kindDecimal || t.kind() == kindReal)
 }
 
 // readTwice reports whether n reads the same each time it is read: it

@@ -303,6 +303,27 @@ func (b *builder) cmpKind(x ast.ExprNode) string {
 	return ""
 }
 
+// truthValue reports whether x is a truth value as the evaluator holds
+// it, a boolean: TRUE or FALSE written as such, or a condition (isTruth).
+func truthValue(x ast.ExprNode) bool {
+	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
+		x = p.Expr
+	}
+	if v, ok := x.(*driver.ValueExpr); ok {
+		return v.Type.GetFlag()&mysql.IsBooleanFlag != 0
+	}
+	return isTruth(x)
+}
+
+// truthNumber is n, built of x, as a number: a truth's 1 or 0, as
+// MariaDB's truth values are integers; anything else n itself.
+func truthNumber(x ast.ExprNode, n *pg.Node) *pg.Node {
+	if truthValue(x) {
+		return typeCast(n, typeName("int4"))
+	}
+	return n
+}
+
 // isTruth reports whether x is a condition MariaDB gives a number as its
 // truth value (a comparison, IN, LIKE, AND, ...), which the evaluator
 // holds as a boolean.

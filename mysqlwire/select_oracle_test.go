@@ -45,7 +45,8 @@ import (
 // at the digits it shows; a number compared with a subquery of NULL (IN, = ANY,
 // =, <=>); a subquery that reads a table, typed over its FROM clause (in
 // a UNION with a string, IN of strings); MIN and MAX of a derived
-// table's string column.
+// table's string column; IF, IFNULL, COALESCE and CASE of a string and
+// a number of any kind (a column, a subquery, a truth: its text).
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -241,6 +242,9 @@ var selects = []string{
 	"SELECT NULLIF(1/3, 0.3333), NULLIF(2/3, 0.6667), NULLIF(start_value/3, 0.3333), NULLIF(0.3333, 1/3), NULLIF(1/3, 0.333333333), NULLIF(1/3, 0) * 3 FROM s1",
 	"SELECT GREATEST(1/3, 0.3333) = 0.3333, LEAST(2/3, 1) = 0.6667, NULLIF(1/3, 0) = 0.3333",
 	"SELECT GREATEST(1/3, 0) * 3, NULLIF(1/3, 0) * 3, LEAST(2/3, 1) + 0, GREATEST(1/3, 0.5), CONCAT(GREATEST(1/3, 0.1)), GREATEST(1/3, 0.1) IN (0.3333)",
+	"SELECT IFNULL(cache_size, 'x'), COALESCE(cache_size, 'x'), IF(1, cache_size, 'x'), CASE WHEN 1 THEN cache_size ELSE 'x' END, IFNULL(NULL, 3) + IFNULL(cache_size, 'a') FROM s2",
+	"SELECT IFNULL(start_value/3, 'x'), IF(0, start_value, 'x'), IF(1, (SELECT start_value FROM s1), 'x'), IFNULL(1 = 1, 'x'), IF(1, 1 < 2, 3), COALESCE(increment, cycle_option, 'z') FROM s1",
+	"SELECT IFNULL(table_name, 1), COALESCE(table_name, 1.5), IF(1, table_name, 2) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -385,13 +389,14 @@ var exprWarnings = []string{
 	"SELECT NULLIF('1x' + 0, 2), NULLIF(1/3, 0.3333), NULLIF(x DIV 0, 1) FROM (SELECT 1 AS x) t",
 	"SELECT NULLIF(1/0, 1) UNION SELECT 'a'",
 	"SELECT NULLIF(start_value / 0, 1), NULLIF(increment * 2, 4) FROM s1",
+	"SELECT IFNULL(NULL, 3) + IFNULL(NULLIF(cache_size, 10), 'a'), IF(0, cache_size, 'b') * 2 FROM s2",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 234
-	exprWarningsLen = 121
+	selectsLen      = 237
+	exprWarningsLen = 122
 )
 
 // selectsSetup makes the sequences selects read.
