@@ -320,7 +320,7 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	}
 	switch {
 	case arithmetic[x.Op]:
-		l, r = numberOperand(x.L, l), numberOperand(x.R, r)
+		l, r = b.numberOperand(x.L, l), b.numberOperand(x.R, r)
 	case comparisons[x.Op] || x.Op == opcode.NullEQ:
 		l, r = comparedOperand(x.L, x.R, l, r), comparedOperand(x.R, x.L, r, l)
 		if sub, ok := x.R.(*ast.SubqueryExpr); ok {
@@ -543,14 +543,14 @@ func (b *builder) unary(x *ast.UnaryOperationExpr) (*pg.Node, error) {
 	if nullLiteral(x.V) {
 		return typeCast(v, typeName("float8")), nil // MariaDB's -NULL: a DOUBLE's NULL
 	}
-	if isString(x.V) {
+	if isString(x.V) || !isValue(x.V) && b.stringValue(x.V) {
 		// A string negated is a DOUBLE, 0 for none (MariaDB shows no -0).
-		v = numberOperand(x.V, v)
+		v = b.numberOperand(x.V, v)
 		if x.Op == opcode.Minus {
 			return aexpr(pg.A_Expr_Kind_AEXPR_OP, "-", intConst(0), v), nil
 		}
-	} else if mayBeString(x.V) {
-		v = numberOperand(x.V, v)
+	} else if mayBeString(x.V) || truthValue(x.V) {
+		v = b.numberOperand(x.V, v)
 	}
 	switch x.Op {
 	case opcode.Plus:

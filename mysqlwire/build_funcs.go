@@ -330,6 +330,7 @@ func (b *builder) concat(xs []ast.ExprNode) (*pg.Node, error) {
 		if args[i], err = b.shown(x); err != nil {
 			return nil, err
 		}
+		args[i] = truthNumber(x, args[i]) // a truth's 1 or 0
 	}
 	out := typeCast(args[0], typeName("text"))
 	for _, a := range args[1:] {
@@ -510,8 +511,13 @@ func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 			if nullLiteral(a) {
 				args[i] = typeCast(args[i], typeName("float8")) // MariaDB's SUM(NULL): a DOUBLE's NULL
 			} else if operandKind(a) == stringKind {
-				args[i] = numberOperand(a, args[i])
+				args[i] = b.numberOperand(a, args[i])
 			}
+		}
+	}
+	if name != "count" {
+		for i, a := range x.Args {
+			args[i] = truthNumber(a, args[i]) // SUM(x > 1): MariaDB's truths are integers
 		}
 	}
 	n := funcCall(name, args)

@@ -27,15 +27,19 @@ var arithmetic = map[opcode.Op]bool{opcode.Plus: true, opcode.Minus: true, opcod
 // numberOperand is n, built of x, as an operand of arithmetic: a string
 // written as one is read as a DOUBLE as far as it is a number (eval's
 // seqd_mariadb_double, with MariaDB's 1292 for the rest), as MariaDB
-// reads it; a DOUBLE written as one is one.
-func numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
+// reads it; a DOUBLE written as one is one; a truth its 1 or 0. x is
+// built: a subquery's types are told.
+func (b *builder) numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
 	if isString(x) {
 		return typeCast(funcCall("seqd_mariadb_double", []*pg.Node{n}), typeName("float8"))
 	}
 	if doubleLiteral(x) {
 		return typeCast(n, typeName("float8")) // not the numeric it is built as
 	}
-	if mayBeString(x) { // a DOUBLE if the evaluator finds it a string
+	if truthValue(x) {
+		return truthNumber(x, n)
+	}
+	if mayBeString(x) || operandKind(x) == otherKind && !isValue(x) && b.stringValue(x) { // a DOUBLE if the evaluator finds it a string
 		return funcCall("seqd_mariadb_number", []*pg.Node{n})
 	}
 	return n
@@ -143,6 +147,12 @@ func operandKind(x ast.ExprNode) int {
 		}
 	}
 	return otherKind
+}
+
+// isValue reports whether x is a literal.
+func isValue(x ast.ExprNode) bool {
+	_, ok := x.(*driver.ValueExpr)
+	return ok
 }
 
 // isString reports whether x is a string written as one.

@@ -46,7 +46,8 @@ import (
 // =, <=>); a subquery that reads a table, typed over its FROM clause (in
 // a UNION with a string, IN of strings); MIN and MAX of a derived
 // table's string column; IF, IFNULL, COALESCE and CASE of a string and
-// a number of any kind (a column, a subquery, a truth: its text).
+// a number of any kind (a column, a subquery, a truth: its text); a truth
+// as a number: in arithmetic, CONCAT and aggregates (TRUE + 1 is 2).
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -245,6 +246,9 @@ var selects = []string{
 	"SELECT IFNULL(cache_size, 'x'), COALESCE(cache_size, 'x'), IF(1, cache_size, 'x'), CASE WHEN 1 THEN cache_size ELSE 'x' END, IFNULL(NULL, 3) + IFNULL(cache_size, 'a') FROM s2",
 	"SELECT IFNULL(start_value/3, 'x'), IF(0, start_value, 'x'), IF(1, (SELECT start_value FROM s1), 'x'), IFNULL(1 = 1, 'x'), IF(1, 1 < 2, 3), COALESCE(increment, cycle_option, 'z') FROM s1",
 	"SELECT IFNULL(table_name, 1), COALESCE(table_name, 1.5), IF(1, table_name, 2) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
+	"SELECT TRUE + 1, FALSE - 1, (1 = 1) + 1, TRUE * 2.5, -TRUE, -(1 < 2), TRUE / 2, TRUE DIV 1, 5 MOD TRUE, CONCAT(TRUE), CONCAT(1 = 1, 'x', FALSE)",
+	"SELECT cycle_option + TRUE, (start_value > 1) + start_value, (start_value IN (5, 6)) * 10, -(start_value IS NULL), CONCAT(start_value = 5) FROM s1",
+	"SELECT SUM(TRUE), SUM(start_value > 1), AVG(1 = 1), MAX(1 < 2), MIN(start_value IS NULL) FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -270,7 +274,8 @@ var selects = []string{
 // predicate once a statement); a simple CASE of strings and numbers,
 // each WHEN compared as IN compares it, up to the first match (1292);
 // NULLIF's first argument read again to be returned where it is not
-// equal (1365, 1292 twice);
+// equal (1365, 1292 twice); a subquery's or function's string in
+// arithmetic, negated too (1292, 0 where none);
 // past max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
@@ -390,13 +395,15 @@ var exprWarnings = []string{
 	"SELECT NULLIF(1/0, 1) UNION SELECT 'a'",
 	"SELECT NULLIF(start_value / 0, 1), NULLIF(increment * 2, 4) FROM s1",
 	"SELECT IFNULL(NULL, 3) + IFNULL(NULLIF(cache_size, 10), 'a'), IF(0, cache_size, 'b') * 2 FROM s2",
+	"SELECT REPEAT('a', (SELECT '2x' FROM s1) + 0), (SELECT '3' FROM s1) * 2, -(SELECT 'abc' FROM s1), (SELECT '6' FROM s1) / 4, TRUE + '1x'",
+	"SELECT -CONCAT('abc'), -UPPER('5x'), -CONCAT(start_value) FROM s1",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 237
-	exprWarningsLen = 122
+	selectsLen      = 240
+	exprWarningsLen = 124
 )
 
 // selectsSetup makes the sequences selects read.
