@@ -193,13 +193,15 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		if b.collated(x.Args[0], x.Args[1]) {
 			return funcCall("seqd_mariadb_ci", []*pg.Node{nullIf(args[0], args[1])}), nil
 		}
+		// As MariaDB compares them: a string with a number read as one
+		// (comparedOperand), x returned as it is.
+		l, r := comparedOperand(x.Args[0], x.Args[1], args[0], args[1]), comparedOperand(x.Args[1], x.Args[0], args[1], args[0])
 		quotient := (divides(x.Args[0]) || divides(x.Args[1])) && !inexact(x.Args[0]) && !inexact(x.Args[1])
 		if (quotient || warns(x.Args[0])) && readAgain(x.Args[0]) {
 			// As MariaDB reads it: a quotient compared at the digits it
 			// shows (NULLIF(1/3, 0.3333) is NULL), its value kept; x read
 			// again to be returned, with its warnings (NULLIF(1/0, 1):
 			// two 1365).
-			l, r := args[0], args[1]
 			if quotient {
 				var err error
 				if l, r, err = b.shownPair(x.Args[0], x.Args[1]); err != nil {
@@ -208,7 +210,10 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 			}
 			return caseWhen(aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", l, r), nullConst(), args[0]), nil
 		}
-		return nullIf(args[0], args[1]), nil
+		if l != args[0] {
+			return caseWhen(aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", l, r), nullConst(), args[0]), nil
+		}
+		return nullIf(l, r), nil
 	}
 	// MySQL's GREATEST and LEAST are NULL when an argument is; PostgreSQL's
 	// skip NULLs. The arguments are read twice: only those a second read
@@ -223,6 +228,18 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 			return nil, unsupported(x.FnName.O + "() of a function's call or a subquery")
 		}
 		anyNull = append(anyNull, &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: a, Nulltesttype: pg.NullTestType_IS_NULL, Location: noLoc}}})
+	}
+	if t, ok := exprType(x, b.scope()); ok && t.kind() == kindReal && slices.ContainsFunc(x.Args, b.stringValue) {
+		// A string among numbers: compared and returned as a DOUBLE, read
+		// as far as it is a number (1292) where the arguments are
+		// compared, not where they are tested for NULL (the same).
+		compared := slices.Clone(args)
+		for i, a := range x.Args {
+			if b.stringValue(a) {
+				compared[i] = typeCast(funcCall("seqd_mariadb_number", []*pg.Node{args[i]}), typeName("float8"))
+			}
+		}
+		args = compared
 	}
 	mm := &pg.Node{Node: &pg.Node_MinMaxExpr{MinMaxExpr: &pg.MinMaxExpr{Op: op, Args: args, Location: noLoc}}}
 	if b.stringsCollated(x.Args) {

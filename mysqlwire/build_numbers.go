@@ -39,7 +39,7 @@ func (b *builder) numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
 	if truthValue(x) {
 		return truthNumber(x, n)
 	}
-	if mayBeString(x) || operandKind(x) == otherKind && !isValue(x) && b.stringValue(x) { // a DOUBLE if the evaluator finds it a string
+	if mayBeString(x) && !b.numberValue(x) || operandKind(x) == otherKind && !isValue(x) && b.stringValue(x) { // a DOUBLE if the evaluator finds it a string
 		return funcCall("seqd_mariadb_number", []*pg.Node{n})
 	}
 	return n

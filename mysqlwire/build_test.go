@@ -68,7 +68,7 @@ var builtStatements = []struct{ q, want string }{
 			"seqd_mariadb_repeat('ab'::text, seqd_mariadb_typed(seqd_mariadb_signed('3'))::bigint, 16777216)"},
 	{"SELECT 1, 2 UNION SELECT 'a', 3", "SELECT seqd_mariadb_ci_column(1::text), 2 UNION SELECT 'a'::text, 3"},
 	{"SELECT start_value, start_value + 1 AS n, NEXTVAL(s) FROM s5 ORDER BY n DESC LIMIT 1, 2",
-		"SELECT start_value, seqd_mariadb_sent(seqd_mariadb_number(start_value) + 1) AS n, seqd_mariadb_sent(seqd_mariadb_nextval(s)) " +
+		"SELECT start_value, seqd_mariadb_sent(start_value + 1) AS n, seqd_mariadb_sent(seqd_mariadb_nextval(s)) " +
 			"FROM pg_seqd_mysql.s5 s5 ORDER BY n DESC NULLS LAST LIMIT 2 OFFSET 1"},
 	{"SELECT 1/3, 1.5/3 * 2 UNION SELECT 'a', 'b'", "SELECT seqd_mariadb_ci_column(substr(seqd_mariadb_quotient(1::numeric, 3::numeric, 9)::text, 1, 7)), " +
 		"seqd_mariadb_ci_column(substr((seqd_mariadb_quotient((1.5)::numeric, 3::numeric, 9) * 2::numeric)::text, 1, 9)) UNION SELECT 'a'::text, 'b'::text"},

@@ -47,7 +47,8 @@ import (
 // a UNION with a string, IN of strings); MIN and MAX of a derived
 // table's string column; IF, IFNULL, COALESCE and CASE of a string and
 // a number of any kind (a column, a subquery, a truth: its text); a truth
-// as a number: in arithmetic, CONCAT and aggregates (TRUE + 1 is 2).
+// as a number: in arithmetic, CONCAT and aggregates (TRUE + 1 is 2);
+// GREATEST and LEAST of arithmetic of columns.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -249,6 +250,7 @@ var selects = []string{
 	"SELECT TRUE + 1, FALSE - 1, (1 = 1) + 1, TRUE * 2.5, -TRUE, -(1 < 2), TRUE / 2, TRUE DIV 1, 5 MOD TRUE, CONCAT(TRUE), CONCAT(1 = 1, 'x', FALSE)",
 	"SELECT cycle_option + TRUE, (start_value > 1) + start_value, (start_value IN (5, 6)) * 10, -(start_value IS NULL), CONCAT(start_value = 5) FROM s1",
 	"SELECT SUM(TRUE), SUM(start_value > 1), AVG(1 = 1), MAX(1 < 2), MIN(start_value IS NULL) FROM s1",
+	"SELECT GREATEST(start_value / 3, 1), LEAST(start_value * 2, increment + 1), GREATEST(-start_value, cycle_option), LEAST(cache_size, '20') FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -275,7 +277,9 @@ var selects = []string{
 // each WHEN compared as IN compares it, up to the first match (1292);
 // NULLIF's first argument read again to be returned where it is not
 // equal (1365, 1292 twice); a subquery's or function's string in
-// arithmetic, negated too (1292, 0 where none);
+// arithmetic, negated too (1292, 0 where none); NULLIF of a string and
+// a number compared as = compares them, GREATEST and LEAST as DOUBLEs
+// (1292);
 // past max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
@@ -397,13 +401,16 @@ var exprWarnings = []string{
 	"SELECT IFNULL(NULL, 3) + IFNULL(NULLIF(cache_size, 10), 'a'), IF(0, cache_size, 'b') * 2 FROM s2",
 	"SELECT REPEAT('a', (SELECT '2x' FROM s1) + 0), (SELECT '3' FROM s1) * 2, -(SELECT 'abc' FROM s1), (SELECT '6' FROM s1) / 4, TRUE + '1x'",
 	"SELECT -CONCAT('abc'), -UPPER('5x'), -CONCAT(start_value) FROM s1",
+	"SELECT NULLIF(cache_size, 'x'), GREATEST(cache_size, 'x') FROM s2",
+	"SELECT NULLIF(start_value, '5'), NULLIF('5y', start_value), NULLIF(start_value, '6z'), GREATEST(start_value, '7y'), LEAST(start_value, 'a', 3), GREATEST(1.5, '2x') FROM s1",
+	"SELECT NULLIF('5x', 5), NULLIF(2, '2.0'), NULLIF(1.5, '1.5x'), GREATEST(1, 'x')",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 240
-	exprWarningsLen = 124
+	selectsLen      = 241
+	exprWarningsLen = 127
 )
 
 // selectsSetup makes the sequences selects read.
