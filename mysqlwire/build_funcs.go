@@ -56,6 +56,8 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return b.conditional(x)
 	case "concat":
 		return b.concat(x.Args)
+	case "concat_ws":
+		return b.concatWS(x)
 	case "trim":
 		return b.trim(x)
 	case "repeat":
@@ -354,6 +356,26 @@ func (b *builder) concat(xs []ast.ExprNode) (*pg.Node, error) {
 		out = aexpr(pg.A_Expr_Kind_AEXPR_OP, "||", out, typeCast(a, typeName("text")))
 	}
 	return out, nil
+}
+
+// concatWS is CONCAT_WS(sep, str, ...): the strings' text joined by
+// sep's, those that are NULL left out; NULL where sep is (PostgreSQL's
+// array_to_string, which is strict, of an array that holds NULLs).
+func (b *builder) concatWS(x *ast.FuncCallExpr) (*pg.Node, error) {
+	xs := x.Args
+	if len(xs) < 2 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	args := make([]*pg.Node, len(xs))
+	for i, a := range xs {
+		n, err := b.shown(a)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = typeCast(truthNumber(a, n), typeName("text")) // a truth's 1 or 0
+	}
+	array := &pg.Node{Node: &pg.Node_AArrayExpr{AArrayExpr: &pg.A_ArrayExpr{Elements: args[1:], Location: noLoc}}}
+	return funcCall("array_to_string", []*pg.Node{array, args[0]}), nil
 }
 
 // maxAllowedPacket is @@max_allowed_packet, MariaDB's default: the

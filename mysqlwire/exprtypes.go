@@ -529,6 +529,19 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 			}
 		}
 		return stringType(chars, binary || nulls == len(ts), false), true
+	case "concat_ws":
+		ts, ok := e.types(x.Args)
+		if !ok || len(ts) < 2 {
+			return colType{}, false
+		}
+		chars, binary := ts[0].chars()*(len(ts)-2), false
+		for _, t := range ts {
+			binary = binary || t.binary
+		}
+		for _, t := range ts[1:] {
+			chars += t.chars()
+		}
+		return stringType(chars, binary, false), true
 	case "convert": // CONVERT(x USING charset)
 		if len(x.Args) == 2 {
 			t, ok := exprTypeOf(x.Args[0], e)

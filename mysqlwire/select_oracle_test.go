@@ -48,7 +48,8 @@ import (
 // table's string column; IF, IFNULL, COALESCE and CASE of a string and
 // a number of any kind (a column, a subquery, a truth: its text); a truth
 // as a number: in arithmetic, CONCAT and aggregates (TRUE + 1 is 2);
-// GREATEST and LEAST of arithmetic of columns.
+// GREATEST and LEAST of arithmetic of columns; CONCAT_WS (NULLs left
+// out, NULL for a NULL separator).
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -251,6 +252,9 @@ var selects = []string{
 	"SELECT cycle_option + TRUE, (start_value > 1) + start_value, (start_value IN (5, 6)) * 10, -(start_value IS NULL), CONCAT(start_value = 5) FROM s1",
 	"SELECT SUM(TRUE), SUM(start_value > 1), AVG(1 = 1), MAX(1 < 2), MIN(start_value IS NULL) FROM s1",
 	"SELECT GREATEST(start_value / 3, 1), LEAST(start_value * 2, increment + 1), GREATEST(-start_value, cycle_option), LEAST(cache_size, '20') FROM s1",
+	"SELECT CONCAT_WS('-', 'a', cache_size, 2), CONCAT_WS(',', NULL, 'a'), CONCAT_WS('-', 1, 2), CONCAT_WS(NULL, 'a'), CONCAT_WS('', 'a', 'b'), CONCAT_WS(',', NULL, NULL) FROM s2",
+	"SELECT CONCAT_WS(',', 1/3, 1.50, 1e0, TRUE, x'41'), CONCAT_WS(1, 2, 3), CONCAT_WS(x'2c', 'a', 'b'), CONCAT_WS(',', start_value, start_value / 7, start_value > 1, NULL) FROM s1",
+	"SELECT concat_ws('a')", "SELECT CONCAT_WS(',', 'a'), CONCAT_WS(',', CONCAT_WS('-', 'a', 'b'), 'c') UNION SELECT 'x', 'y'",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -404,13 +408,14 @@ var exprWarnings = []string{
 	"SELECT NULLIF(cache_size, 'x'), GREATEST(cache_size, 'x') FROM s2",
 	"SELECT NULLIF(start_value, '5'), NULLIF('5y', start_value), NULLIF(start_value, '6z'), GREATEST(start_value, '7y'), LEAST(start_value, 'a', 3), GREATEST(1.5, '2x') FROM s1",
 	"SELECT NULLIF('5x', 5), NULLIF(2, '2.0'), NULLIF(1.5, '1.5x'), GREATEST(1, 'x')",
+	"SELECT CONCAT_WS(',', 'a', 1/0), CONCAT_WS(1/0, 'a')",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 241
-	exprWarningsLen = 127
+	selectsLen      = 245
+	exprWarningsLen = 128
 )
 
 // selectsSetup makes the sequences selects read.
