@@ -36,6 +36,26 @@ var specialCalls = map[string]bool{
 var renamedFuncs = map[string]string{"length": "octet_length", "char_length": "char_length", "character_length": "char_length",
 	"lcase": "lower", "ucase": "upper", "std": "stddev_pop", "stddev": "stddev_pop", "variance": "var_pop"}
 
+// stringArgFuncs are the functions built as PostgreSQL's of the same
+// name whose arguments are all strings (stringArgs).
+var stringArgFuncs = map[string]bool{"upper": true, "lower": true, "replace": true}
+
+// stringArgs builds the arguments of a function of strings: a number
+// is its text as MariaDB shows it, a truth's 1 or 0 (LENGTH(start_value),
+// REPLACE(123, '2', 'x')).
+func (b *builder) stringArgs(xs []ast.ExprNode) ([]*pg.Node, error) {
+	out, err := b.exprs(xs)
+	if err != nil {
+		return nil, err
+	}
+	for i, x := range xs {
+		if b.numberValue(x) {
+			out[i] = typeCast(truthNumber(x, shownValue(x, out[i])), typeName("text"))
+		}
+	}
+	return out, nil
+}
+
 // call is a function's call.
 func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 	name := x.FnName.L
@@ -81,21 +101,25 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		if len(x.Args) != 2 {
 			return nil, unsupported(x.FnName.O + "() with a position to start from")
 		}
-		args, err := b.exprs([]ast.ExprNode{x.Args[1], x.Args[0]}) // strpos(string, substring)
+		args, err := b.stringArgs([]ast.ExprNode{x.Args[1], x.Args[0]}) // strpos(string, substring)
 		if err != nil {
 			return nil, err
 		}
 		return funcCall("strpos", args), nil
 	}
 	if to, ok := renamedFuncs[name]; ok {
-		args, err := b.exprs(x.Args)
+		args, err := b.stringArgs(x.Args)
 		return funcCall(to, args), err
 	}
 	pgName, ok := funcName(x.FnName.O)
 	if !ok {
 		return nil, unsupported(x.FnName.O + "()")
 	}
-	args, err := b.exprs(x.Args)
+	build := b.exprs
+	if stringArgFuncs[name] {
+		build = b.stringArgs
+	}
+	args, err := build(x.Args)
 	if err != nil {
 		return nil, err
 	}
@@ -421,7 +445,7 @@ func (b *builder) repeat(x *ast.FuncCallExpr) (*pg.Node, error) {
 // trim is TRIM([BOTH | LEADING | TRAILING] [remstr] FROM str): TiDB's
 // arguments are str, remstr and the direction.
 func (b *builder) trim(x *ast.FuncCallExpr) (*pg.Node, error) {
-	args, err := b.exprs(x.Args[:min(len(x.Args), 2)])
+	args, err := b.stringArgs(x.Args[:min(len(x.Args), 2)])
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,8 @@ import (
 // a number of any kind (a column, a subquery, a truth: its text); a truth
 // as a number: in arithmetic, CONCAT and aggregates (TRUE + 1 is 2);
 // GREATEST and LEAST of arithmetic of columns; CONCAT_WS (NULLs left
-// out, NULL for a NULL separator).
+// out, NULL for a NULL separator); a number where a function of strings
+// takes a string (LENGTH, LOCATE, REPLACE, UPPER, TRIM: its text).
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -255,6 +256,8 @@ var selects = []string{
 	"SELECT CONCAT_WS('-', 'a', cache_size, 2), CONCAT_WS(',', NULL, 'a'), CONCAT_WS('-', 1, 2), CONCAT_WS(NULL, 'a'), CONCAT_WS('', 'a', 'b'), CONCAT_WS(',', NULL, NULL) FROM s2",
 	"SELECT CONCAT_WS(',', 1/3, 1.50, 1e0, TRUE, x'41'), CONCAT_WS(1, 2, 3), CONCAT_WS(x'2c', 'a', 'b'), CONCAT_WS(',', start_value, start_value / 7, start_value > 1, NULL) FROM s1",
 	"SELECT concat_ws('a')", "SELECT CONCAT_WS(',', 'a'), CONCAT_WS(',', CONCAT_WS('-', 'a', 'b'), 'c') UNION SELECT 'x', 'y'",
+	"SELECT REPLACE(cache_size, 0, 9), REPLACE(123, '2', 'x'), UPPER(start_value), LOWER(1.5), UPPER(1 = 1), LOWER(start_value / 3), TRIM(start_value), TRIM(1e0), UCASE(7), LCASE(cycle_option) FROM s1",
+	"SELECT LENGTH(start_value), CHAR_LENGTH(cache_size), LENGTH(1.50), LOCATE(5, start_value), LOCATE('5', 15), POSITION(1 IN 213), LENGTH(TRUE), LENGTH(1/3) FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -414,7 +417,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 245
+	selectsLen      = 247
 	exprWarningsLen = 128
 )
 
