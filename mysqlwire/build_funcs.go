@@ -78,6 +78,8 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return b.concat(x.Args)
 	case "concat_ws":
 		return b.concatWS(x)
+	case "elt":
+		return b.elt(x)
 	case "trim":
 		return b.trim(x)
 	case "repeat":
@@ -400,6 +402,29 @@ func (b *builder) concatWS(x *ast.FuncCallExpr) (*pg.Node, error) {
 	}
 	array := &pg.Node{Node: &pg.Node_AArrayExpr{AArrayExpr: &pg.A_ArrayExpr{Elements: args[1:], Location: noLoc}}}
 	return funcCall("array_to_string", []*pg.Node{array, args[0]}), nil
+}
+
+// elt is ELT(n, str, ...): the nth str's text (a number's as MariaDB
+// shows it), NULL where there is none; n read as MariaDB reads an
+// integer (a decimal rounded, a string's leading integer with 1292:
+// eval's seqd_mariadb_signed), once.
+func (b *builder) elt(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) < 2 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	n, err := b.expr(x.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	strs, err := b.stringArgs(x.Args[1:])
+	if err != nil {
+		return nil, err
+	}
+	c := &pg.CaseExpr{Arg: funcCall("seqd_mariadb_signed", []*pg.Node{n}), Location: noLoc}
+	for i, s := range strs {
+		c.Args = append(c.Args, &pg.Node{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{Expr: intConst(int32(i + 1)), Result: typeCast(s, typeName("text")), Location: noLoc}}})
+	}
+	return &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: c}}, nil
 }
 
 // maxAllowedPacket is @@max_allowed_packet, MariaDB's default: the

@@ -542,6 +542,21 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 			chars += t.chars()
 		}
 		return stringType(chars, binary, false), true
+	case "elt":
+		ts, ok := e.types(x.Args)
+		if !ok || len(ts) < 2 {
+			return colType{}, false
+		}
+		t, _ := aggregateResult(ts[1:]) // of NULLs alone: binary (concat)
+		out := stringType(t.chars(), t.binary || t.kind() == kindNull, false)
+		out.decimals = 0 // the strings' largest (Item_func_elt)
+		for _, a := range ts[1:] {
+			out.decimals = max(out.decimals, a.decimals)
+		}
+		if out.decimals >= notFixedDec {
+			out.decimals = decString
+		}
+		return out, true
 	case "convert": // CONVERT(x USING charset)
 		if len(x.Args) == 2 {
 			t, ok := exprTypeOf(x.Args[0], e)

@@ -50,7 +50,7 @@ import (
 // as a number: in arithmetic, CONCAT and aggregates (TRUE + 1 is 2);
 // GREATEST and LEAST of arithmetic of columns; CONCAT_WS (NULLs left
 // out, NULL for a NULL separator); a number where a function of strings
-// takes a string (LENGTH, LOCATE, REPLACE, UPPER, TRIM: its text).
+// takes a string (LENGTH, LOCATE, REPLACE, UPPER, TRIM: its text); ELT.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -258,6 +258,9 @@ var selects = []string{
 	"SELECT concat_ws('a')", "SELECT CONCAT_WS(',', 'a'), CONCAT_WS(',', CONCAT_WS('-', 'a', 'b'), 'c') UNION SELECT 'x', 'y'",
 	"SELECT REPLACE(cache_size, 0, 9), REPLACE(123, '2', 'x'), UPPER(start_value), LOWER(1.5), UPPER(1 = 1), LOWER(start_value / 3), TRIM(start_value), TRIM(1e0), UCASE(7), LCASE(cycle_option) FROM s1",
 	"SELECT LENGTH(start_value), CHAR_LENGTH(cache_size), LENGTH(1.50), LOCATE(5, start_value), LOCATE('5', 15), POSITION(1 IN 213), LENGTH(TRUE), LENGTH(1/3) FROM s1",
+	"SELECT ELT(1, 'a', 'b'), ELT(0, 'a'), ELT(3, 'a', 'b'), ELT(NULL, 'a'), ELT(1.5, 'a', 'b'), ELT(2, 'a', 5), ELT(1, NULL, 'b'), ELT(TRUE, 'a'), ELT(-1, 'a')",
+	"SELECT ELT(cycle_option + 1, 'a', 'b'), ELT(start_value - 3, start_value, cache_size / 3, 'z'), ELT(1, 1e0, 2), ELT(1 = 1, x'41'), ELT(2, 1, 2), ELT(1, NULL), ELT(1, NULL, 'a') FROM s1",
+	"SELECT ELT(1)",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -412,13 +415,14 @@ var exprWarnings = []string{
 	"SELECT NULLIF(start_value, '5'), NULLIF('5y', start_value), NULLIF(start_value, '6z'), GREATEST(start_value, '7y'), LEAST(start_value, 'a', 3), GREATEST(1.5, '2x') FROM s1",
 	"SELECT NULLIF('5x', 5), NULLIF(2, '2.0'), NULLIF(1.5, '1.5x'), GREATEST(1, 'x')",
 	"SELECT CONCAT_WS(',', 'a', 1/0), CONCAT_WS(1/0, 'a')",
+	"SELECT ELT('2x', 'a', 'b'), ELT(start_value, 'a', 'b', 'c', 'd', 'e'), ELT(CONCAT(start_value, 'y'), 1, 2, 3, 4, 5) FROM s1",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 247
-	exprWarningsLen = 128
+	selectsLen      = 250
+	exprWarningsLen = 129
 )
 
 // selectsSetup makes the sequences selects read.
