@@ -80,6 +80,8 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return b.concatWS(x)
 	case "elt":
 		return b.elt(x)
+	case "field":
+		return b.field(x)
 	case "trim":
 		return b.trim(x)
 	case "repeat":
@@ -425,6 +427,64 @@ func (b *builder) elt(x *ast.FuncCallExpr) (*pg.Node, error) {
 		c.Args = append(c.Args, &pg.Node{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{Expr: intConst(int32(i + 1)), Result: typeCast(s, typeName("text")), Location: noLoc}}})
 	}
 	return &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: c}}, nil
+}
+
+// field is FIELD(str, s1, ...): the position of the first si equal to
+// str, 0 for none (str NULL too), compared as MariaDB's Item_func_field
+// compares them: in their common type (strings by the collation,
+// integers, decimals, else DOUBLEs, a string read as far as it is a
+// number with 1292); str read once, each si up to the first equal (a
+// simple CASE).
+func (b *builder) field(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) < 2 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	args, err := b.exprs(x.Args)
+	if err != nil {
+		return nil, err
+	}
+	cmp := kindNull
+	for i, a := range x.Args {
+		k := kindString // NULL is compared as a string
+		if !nullLiteral(a) {
+			t, ok := exprType(a, b.scope())
+			if !ok {
+				return nil, unsupported("FIELD() of an expression whose type seqd does not tell")
+			}
+			if k = t.kind(); k == kindNull {
+				k = kindString
+			}
+		}
+		switch {
+		case i == 0 || cmp == k:
+			cmp = k
+		case (cmp == kindInt || cmp == kindDecimal) && (k == kindInt || k == kindDecimal):
+			cmp = kindDecimal
+		default:
+			cmp = kindReal
+		}
+	}
+	for i, a := range x.Args {
+		n := truthNumber(a, args[i])
+		if cmp == kindReal {
+			if b.stringValue(a) {
+				n = funcCall("seqd_mariadb_number", []*pg.Node{n})
+			}
+			n = typeCast(n, typeName("float8"))
+		}
+		args[i] = n
+	}
+	c := &pg.CaseExpr{Arg: args[0], Defresult: intConst(0), Location: noLoc}
+	for i, a := range args[1:] {
+		c.Args = append(c.Args, &pg.Node{Node: &pg.Node_CaseWhen{CaseWhen: &pg.CaseWhen{Expr: a, Result: intConst(int32(i + 1)), Location: noLoc}}})
+	}
+	n := &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: c}}
+	if cmp == kindString {
+		// By the collation, information_schema's names and hexadecimal
+		// literals too, as MariaDB's FIELD aggregates them.
+		n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
+	}
+	return n, nil
 }
 
 // maxAllowedPacket is @@max_allowed_packet, MariaDB's default: the

@@ -542,6 +542,8 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 			chars += t.chars()
 		}
 		return stringType(chars, binary, false), true
+	case "field":
+		return colType{typ: querypb.Type_INT32, length: 3, notNull: true}, true
 	case "elt":
 		ts, ok := e.types(x.Args)
 		if !ok || len(ts) < 2 {

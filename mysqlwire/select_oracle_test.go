@@ -50,7 +50,8 @@ import (
 // as a number: in arithmetic, CONCAT and aggregates (TRUE + 1 is 2);
 // GREATEST and LEAST of arithmetic of columns; CONCAT_WS (NULLs left
 // out, NULL for a NULL separator); a number where a function of strings
-// takes a string (LENGTH, LOCATE, REPLACE, UPPER, TRIM: its text); ELT.
+// takes a string (LENGTH, LOCATE, REPLACE, UPPER, TRIM: its text); ELT;
+// FIELD (strings by the collation, else numbers, else DOUBLEs).
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -261,6 +262,9 @@ var selects = []string{
 	"SELECT ELT(1, 'a', 'b'), ELT(0, 'a'), ELT(3, 'a', 'b'), ELT(NULL, 'a'), ELT(1.5, 'a', 'b'), ELT(2, 'a', 5), ELT(1, NULL, 'b'), ELT(TRUE, 'a'), ELT(-1, 'a')",
 	"SELECT ELT(cycle_option + 1, 'a', 'b'), ELT(start_value - 3, start_value, cache_size / 3, 'z'), ELT(1, 1e0, 2), ELT(1 = 1, x'41'), ELT(2, 1, 2), ELT(1, NULL), ELT(1, NULL, 'a') FROM s1",
 	"SELECT ELT(1)",
+	"SELECT FIELD('b', 'a', 'b'), FIELD(5, 1, 5), FIELD('5', 1, 5), FIELD('B', 'a', 'b'), FIELD(NULL, 'a', NULL), FIELD('x', 'y'), FIELD(1.5, '1.5', 2), FIELD(2, 1e0, 2.0), FIELD('é', 'e'), FIELD('a ', 'a')",
+	"SELECT FIELD(table_name, 'S2', 'S1'), FIELD(table_name, x'7331'), FIELD(x'7331', 'S1', table_name) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
+	"SELECT FIELD('a')",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -289,7 +293,7 @@ var selects = []string{
 // equal (1365, 1292 twice); a subquery's or function's string in
 // arithmetic, negated too (1292, 0 where none); NULLIF of a string and
 // a number compared as = compares them, GREATEST and LEAST as DOUBLEs
-// (1292);
+// (1292); ELT's count, FIELD's strings among numbers (1292);
 // past max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
@@ -416,13 +420,18 @@ var exprWarnings = []string{
 	"SELECT NULLIF('5x', 5), NULLIF(2, '2.0'), NULLIF(1.5, '1.5x'), GREATEST(1, 'x')",
 	"SELECT CONCAT_WS(',', 'a', 1/0), CONCAT_WS(1/0, 'a')",
 	"SELECT ELT('2x', 'a', 'b'), ELT(start_value, 'a', 'b', 'c', 'd', 'e'), ELT(CONCAT(start_value, 'y'), 1, 2, 3, 4, 5) FROM s1",
+	"SELECT FIELD(start_value, 1, 5), FIELD(cache_size, '1000', 2), FIELD(start_value, '5x'), FIELD('5y', 1, start_value), FIELD(start_value / 5, 1, 2), FIELD(1 = 1, 0, 1) FROM s1",
+	"SELECT FIELD(start_value, 1, 5, 7), FIELD(CONCAT(start_value, 'x'), '5X', 2), FIELD(-start_value, -5), FIELD(start_value + '1x', 6, 7) FROM s1",
+	"SELECT FIELD(x, 1, 2, 3), FIELD(x, '2x', '3y', 1) FROM (SELECT 1 AS x UNION ALL SELECT 3) t",
+	"SELECT FIELD(1, 1/0, 1), FIELD(1/0, 1), FIELD(5, 1, '5x'), FIELD(TRUE, 'x', 1)",
+	"SELECT FIELD(1, table_name, 1) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 250
-	exprWarningsLen = 129
+	selectsLen      = 253
+	exprWarningsLen = 134
 )
 
 // selectsSetup makes the sequences selects read.
