@@ -322,7 +322,7 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	case arithmetic[x.Op]:
 		l, r = b.numberOperand(x.L, l), b.numberOperand(x.R, r)
 	case comparisons[x.Op] || x.Op == opcode.NullEQ:
-		l, r = comparedOperand(x.L, x.R, l, r), comparedOperand(x.R, x.L, r, l)
+		l, r = b.comparedOperand(x.L, x.R, l, r), b.comparedOperand(x.R, x.L, r, l)
 		if sub, ok := x.R.(*ast.SubqueryExpr); ok {
 			l = nullCompared(sub, l)
 		}
@@ -403,8 +403,25 @@ func (b *builder) shown(x ast.ExprNode) (*pg.Node, error) {
 	return shownValue(x, n), nil
 }
 
-// shownValue is n, built of x, as MySQL shows it (shown).
+// shownValue is n, built of x, as MySQL shows it (shown): a truth as
+// its 1 or 0 (truthNumber).
 func shownValue(x ast.ExprNode, n *pg.Node) *pg.Node {
+	return truthNumber(x, rounded(x, n))
+}
+
+// shownItem is x built as a select list's item: shown, but a truth as
+// the boolean it is, which the wire sends as 1 or 0.
+func (b *builder) shownItem(x ast.ExprNode) (*pg.Node, error) {
+	n, err := b.expr(x)
+	if err != nil {
+		return nil, err
+	}
+	return rounded(x, n), nil
+}
+
+// rounded is n, built of x, a quotient rounded to the digits its type
+// shows.
+func rounded(x ast.ExprNode, n *pg.Node) *pg.Node {
 	if !divides(x) {
 		return n
 	}
@@ -774,6 +791,7 @@ func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
 		if c.Arg, err = b.expr(x.Value); err != nil {
 			return nil, err
 		}
+		c.Arg = truthNumber(x.Value, c.Arg) // CASE TRUE WHEN 1: compared as integers
 	}
 	values := make([]ast.ExprNode, 0, len(x.WhenClauses)+1)
 	for _, w := range x.WhenClauses {
@@ -794,7 +812,9 @@ func (b *builder) caseExpr(x *ast.CaseExpr) (*pg.Node, error) {
 		case x.Value == nil:
 			when, err = b.cond(w.Expr)
 		default:
-			when, err = b.expr(w.Expr)
+			if when, err = b.expr(w.Expr); err == nil {
+				when = truthNumber(w.Expr, when)
+			}
 		}
 		if err != nil {
 			return nil, err

@@ -36,6 +36,19 @@ var specialCalls = map[string]bool{
 var renamedFuncs = map[string]string{"length": "octet_length", "char_length": "char_length", "character_length": "char_length",
 	"lcase": "lower", "ucase": "upper", "std": "stddev_pop", "stddev": "stddev_pop", "variance": "var_pop"}
 
+// values builds xs as the values of a function's arguments: a truth as
+// its 1 or 0, MariaDB's truths being integers (ABS(TRUE) is 1).
+func (b *builder) values(xs []ast.ExprNode) ([]*pg.Node, error) {
+	out, err := b.exprs(xs)
+	if err != nil {
+		return nil, err
+	}
+	for i, x := range xs {
+		out[i] = truthNumber(x, out[i])
+	}
+	return out, nil
+}
+
 // stringArgFuncs are the functions built as PostgreSQL's of the same
 // name whose arguments are all strings (stringArgs).
 var stringArgFuncs = map[string]bool{"upper": true, "lower": true, "replace": true}
@@ -50,7 +63,7 @@ func (b *builder) stringArgs(xs []ast.ExprNode) ([]*pg.Node, error) {
 	}
 	for i, x := range xs {
 		if b.numberValue(x) {
-			out[i] = typeCast(truthNumber(x, shownValue(x, out[i])), typeName("text"))
+			out[i] = typeCast(shownValue(x, out[i]), typeName("text"))
 		}
 	}
 	return out, nil
@@ -119,7 +132,7 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if !ok {
 		return nil, unsupported(x.FnName.O + "()")
 	}
-	build := b.exprs
+	build := b.values
 	if stringArgFuncs[name] {
 		build = b.stringArgs
 	}
@@ -214,7 +227,7 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		}
 		return coalesce(args...), nil
 	}
-	args, err := b.exprs(x.Args)
+	args, err := b.values(x.Args)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +238,7 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		}
 		// As MariaDB compares them: a string with a number read as one
 		// (comparedOperand), x returned as it is.
-		l, r := comparedOperand(x.Args[0], x.Args[1], args[0], args[1]), comparedOperand(x.Args[1], x.Args[0], args[1], args[0])
+		l, r := b.comparedOperand(x.Args[0], x.Args[1], args[0], args[1]), b.comparedOperand(x.Args[1], x.Args[0], args[1], args[0])
 		quotient := (divides(x.Args[0]) || divides(x.Args[1])) && !inexact(x.Args[0]) && !inexact(x.Args[1])
 		if (quotient || warns(x.Args[0])) && readAgain(x.Args[0]) {
 			// As MariaDB reads it: a quotient compared at the digits it
@@ -323,7 +336,7 @@ func (b *builder) branchValues(xs []ast.ExprNode) ([]*pg.Node, error) {
 	for i, x := range xs {
 		switch {
 		case str && b.numberValue(x):
-			out[i] = typeCast(truthNumber(x, shownValue(x, out[i])), typeName("text"))
+			out[i] = typeCast(shownValue(x, out[i]), typeName("text"))
 		case !truths:
 			out[i] = truthNumber(x, out[i])
 		}
@@ -374,10 +387,9 @@ func (b *builder) concat(xs []ast.ExprNode) (*pg.Node, error) {
 	args := make([]*pg.Node, len(xs))
 	for i, x := range xs {
 		var err error
-		if args[i], err = b.shown(x); err != nil {
+		if args[i], err = b.shown(x); err != nil { // a truth's 1 or 0
 			return nil, err
 		}
-		args[i] = truthNumber(x, args[i]) // a truth's 1 or 0
 	}
 	out := typeCast(args[0], typeName("text"))
 	for _, a := range args[1:] {
@@ -400,7 +412,7 @@ func (b *builder) concatWS(x *ast.FuncCallExpr) (*pg.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		args[i] = typeCast(truthNumber(a, n), typeName("text")) // a truth's 1 or 0
+		args[i] = typeCast(n, typeName("text")) // a truth's 1 or 0
 	}
 	array := &pg.Node{Node: &pg.Node_AArrayExpr{AArrayExpr: &pg.A_ArrayExpr{Elements: args[1:], Location: noLoc}}}
 	return funcCall("array_to_string", []*pg.Node{array, args[0]}), nil

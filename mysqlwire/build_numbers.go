@@ -66,8 +66,8 @@ func nullLiteral(x ast.ExprNode) bool {
 // function's result's). A constant string compared with what is not
 // constant is read once for the statement, when first compared (eval's
 // seqd_mariadb_once), as MariaDB caches its value converted.
-func comparedOperand(x, other ast.ExprNode, n, o *pg.Node) *pg.Node {
-	switch kx, ko := operandKind(x), operandKind(other); {
+func (b *builder) comparedOperand(x, other ast.ExprNode, n, o *pg.Node) *pg.Node {
+	switch kx, ko := b.typedKind(x), b.typedKind(other); {
 	case kx == stringKind && (ko == numberKind || ko == unknownKind):
 		n = funcCall("seqd_mariadb_number", []*pg.Node{n, o})
 		if constant(x) && !constant(other) {
@@ -78,6 +78,28 @@ func comparedOperand(x, other ast.ExprNode, n, o *pg.Node) *pg.Node {
 		return funcCall("seqd_mariadb_number", []*pg.Node{n, o})
 	}
 	return n
+}
+
+// typedKind is operandKind refined by the types the builder tells
+// (exprType): a column's, a subquery's, a function's result's, a
+// truth's (a number); x is built, so a subquery's types are told.
+func (b *builder) typedKind(x ast.ExprNode) int {
+	if truthValue(x) {
+		return numberKind
+	}
+	k := operandKind(x)
+	if k == numberKind || k == stringKind || isValue(x) {
+		return k
+	}
+	if t, ok := exprType(x, b.scope()); ok {
+		switch t.kind() {
+		case kindInt, kindDecimal, kindReal:
+			return numberKind
+		case kindString:
+			return stringKind
+		}
+	}
+	return k
 }
 
 // mayBeString reports whether x may be a string not written as one: a
@@ -286,10 +308,13 @@ func (b *builder) comparedAll(x ast.ExprNode, xs []ast.ExprNode, n *pg.Node, ns 
 
 // cmpKind is x's type as MariaDB compares it: "int", "decimal",
 // "double" or "string"; "" where the builder does not know it or it is
-// none of them (NULL, a parameter, a binary string, a truth value).
+// none of them (NULL, a parameter, a binary string); a truth's "int".
 func (b *builder) cmpKind(x ast.ExprNode) string {
 	if k := literalKind(x); k != "" {
 		return k
+	}
+	if truthValue(x) { // built as its 1 or 0 where it is compared (shown)
+		return "int"
 	}
 	if doubleLiteral(x) {
 		return "double"

@@ -401,7 +401,7 @@ func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources 
 		}
 		outer := b.item
 		b.item = f
-		x, err := b.shown(f.Expr)
+		x, err := b.shownItem(f.Expr)
 		b.item = outer
 		if err != nil {
 			return nil, nil, err

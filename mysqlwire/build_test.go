@@ -76,9 +76,9 @@ var builtStatements = []struct{ q, want string }{
 	{"SELECT +2, -(3), -x, !1, NOT NOT 0", "SELECT + 2, -3, - seqd_mariadb_number(x), NOT 1::boolean, NOT NOT 0::boolean"},
 	{"SELECT * FROM s5", "SELECT * FROM pg_seqd_mysql.s5 s5"},
 	{"SELECT next_not_cached_value, CYCLE_OPTION AS c FROM db.s5 WHERE `Increment` = 2 ORDER BY 1, c DESC LIMIT 2, 3",
-		"SELECT next_not_cached_value, cycle_option AS c FROM db.pg_seqd_mysql.s5 s5 WHERE seqd_mariadb_number(increment, 2) = 2 ORDER BY 1 ASC NULLS FIRST, c DESC NULLS LAST LIMIT 3 OFFSET 2"},
+		"SELECT next_not_cached_value, cycle_option AS c FROM db.pg_seqd_mysql.s5 s5 WHERE increment = 2 ORDER BY 1 ASC NULLS FIRST, c DESC NULLS LAST LIMIT 3 OFFSET 2"},
 	{"SELECT t.table_name FROM information_schema.TABLES t WHERE table_schema = DATABASE() LIMIT 1 OFFSET 2",
-		"SELECT t.table_name FROM information_schema.pg_seqd_mysql.tables t WHERE table_schema = seqd_mariadb_number('db', table_schema) LIMIT 1 OFFSET 2"},
+		"SELECT t.table_name FROM information_schema.pg_seqd_mysql.tables t WHERE table_schema = 'db' LIMIT 1 OFFSET 2"},
 	{"SELECT COUNT(*), GROUP_CONCAT(table_name ORDER BY table_name DESC SEPARATOR ';'), GROUP_CONCAT(DISTINCT table_schema, '.', table_name) " +
 		"FROM information_schema.tables GROUP BY table_schema HAVING COUNT(*) > 1",
 		"SELECT count(1), string_agg(table_name::text, ';' ORDER BY seqd_mariadb_ci(table_name) DESC NULLS LAST), " +

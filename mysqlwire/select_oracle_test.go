@@ -51,7 +51,8 @@ import (
 // GREATEST and LEAST of arithmetic of columns; CONCAT_WS (NULLs left
 // out, NULL for a NULL separator); a number where a function of strings
 // takes a string (LENGTH, LOCATE, REPLACE, UPPER, TRIM: its text); ELT;
-// FIELD (strings by the collation, else numbers, else DOUBLEs).
+// FIELD (strings by the collation, else numbers, else DOUBLEs); a truth
+// compared, in IN, BETWEEN, CASE, and a function's argument as 1 or 0.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -265,6 +266,8 @@ var selects = []string{
 	"SELECT FIELD('b', 'a', 'b'), FIELD(5, 1, 5), FIELD('5', 1, 5), FIELD('B', 'a', 'b'), FIELD(NULL, 'a', NULL), FIELD('x', 'y'), FIELD(1.5, '1.5', 2), FIELD(2, 1e0, 2.0), FIELD('é', 'e'), FIELD('a ', 'a')",
 	"SELECT FIELD(table_name, 'S2', 'S1'), FIELD(table_name, x'7331'), FIELD(x'7331', 'S1', table_name) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
 	"SELECT FIELD('a')",
+	"SELECT start_value IN (TRUE, 5), TRUE IN (1, 2), (1 = 1) BETWEEN 0 AND 2, CASE TRUE WHEN 1 THEN 'y' END, CASE 1 WHEN start_value > 1 THEN 'z' END, (1 = 1) = 1, (start_value > 1) = 1, start_value = TRUE FROM s1",
+	"SELECT GREATEST(TRUE, 2), LEAST(1 = 1, 0), GREATEST(start_value > 1, 0.5), NULLIF(1 = 1, 1), ABS(TRUE), ROUND(1 = 1) FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -293,7 +296,8 @@ var selects = []string{
 // equal (1365, 1292 twice); a subquery's or function's string in
 // arithmetic, negated too (1292, 0 where none); NULLIF of a string and
 // a number compared as = compares them, GREATEST and LEAST as DOUBLEs
-// (1292); ELT's count, FIELD's strings among numbers (1292);
+// (1292); ELT's count, FIELD's strings among numbers (1292); a string
+// compared with a subquery, arithmetic, a function's number or a truth;
 // past max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
@@ -425,13 +429,15 @@ var exprWarnings = []string{
 	"SELECT FIELD(x, 1, 2, 3), FIELD(x, '2x', '3y', 1) FROM (SELECT 1 AS x UNION ALL SELECT 3) t",
 	"SELECT FIELD(1, 1/0, 1), FIELD(1/0, 1), FIELD(5, 1, '5x'), FIELD(TRUE, 'x', 1)",
 	"SELECT FIELD(1, table_name, 1) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
+	"SELECT (SELECT start_value FROM s1) = '5x', start_value + 1 = '6x', ABS(start_value) = '5', cycle_option = 'a', IFNULL(cache_size, 0) = '1000x' FROM s1",
+	"SELECT '5' = TRUE, TRUE = 'x', (1 = 1) IN ('1', 2), TRUE BETWEEN '0x' AND 1, CASE TRUE WHEN '1x' THEN 'a' END",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 253
-	exprWarningsLen = 134
+	selectsLen      = 255
+	exprWarningsLen = 136
 )
 
 // selectsSetup makes the sequences selects read.
