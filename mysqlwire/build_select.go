@@ -172,6 +172,9 @@ func (b *builder) textColumn(sel *pg.SelectStmt, i int, length uint32) {
 				t.Val = funcCall("substr", []*pg.Node{typeCast(held.n, typeName("text")), intConst(1), intConst(int32(min(length, 1<<20)))})
 				return
 			}
+			if isCondition(t.Val) { // a truth: its 1 or 0
+				t.Val = typeCast(t.Val, typeName("int4"))
+			}
 			t.Val = typeCast(t.Val, typeName("text"))
 		}
 	}

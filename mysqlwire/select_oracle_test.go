@@ -52,7 +52,8 @@ import (
 // out, NULL for a NULL separator); a number where a function of strings
 // takes a string (LENGTH, LOCATE, REPLACE, UPPER, TRIM: its text); ELT;
 // FIELD (strings by the collation, else numbers, else DOUBLEs); a truth
-// compared, in IN, BETWEEN, CASE, and a function's argument as 1 or 0.
+// compared, in IN, BETWEEN, CASE, a function's argument and a UNION's
+// string column as 1 or 0.
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -268,6 +269,8 @@ var selects = []string{
 	"SELECT FIELD('a')",
 	"SELECT start_value IN (TRUE, 5), TRUE IN (1, 2), (1 = 1) BETWEEN 0 AND 2, CASE TRUE WHEN 1 THEN 'y' END, CASE 1 WHEN start_value > 1 THEN 'z' END, (1 = 1) = 1, (start_value > 1) = 1, start_value = TRUE FROM s1",
 	"SELECT GREATEST(TRUE, 2), LEAST(1 = 1, 0), GREATEST(start_value > 1, 0.5), NULLIF(1 = 1, 1), ABS(TRUE), ROUND(1 = 1) FROM s1",
+	"SELECT 1 = 1 UNION SELECT 'x'", "SELECT 'x' UNION ALL SELECT start_value > 1 FROM s1 UNION ALL SELECT TRUE UNION ALL SELECT NOT 1",
+	"SELECT REPEAT(1 = 1, 3), REPEAT(TRUE, 2), LOWER(2 > 1) FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -436,7 +439,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 255
+	selectsLen      = 258
 	exprWarningsLen = 136
 )
 
