@@ -547,6 +547,9 @@ func TestExprWarningsParams(t *testing.T) {
 		{"SELECT CAST(? AS CHAR(2)), CONVERT(?, CHAR(1)), CAST(? AS DECIMAL(4,1))", []any{"abc", 123, "2.5x"}},
 		{"SELECT CAST(? AS DOUBLE), CAST(? AS UNSIGNED)", []any{"1.5e1x", "-5"}},
 		{"SELECT REPEAT('a', ?), REPEAT(?, CONCAT(?, 'x'))", []any{"2x", "b", "3"}},
+		{"SELECT IFNULL(?, 'x'), IF(1, ?, 'y'), CASE WHEN 1 THEN ? ELSE 'z' END", []any{5, 6.5, "a"}},
+		{"SELECT IFNULL(?, 'x'), COALESCE(?, 'q', 1), CONCAT_WS('-', ?, ?), ELT(?, 'a', 'b')", []any{nil, 7, 1, "b", 2}},
+		{"SELECT ? + TRUE, LENGTH(?)", []any{4, 123}},
 	} {
 		var got [2]string
 		for i, db := range []*sql.Conn{mc, sc} {
