@@ -140,6 +140,7 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	return funcCall(pgName, args), nil
 }
 
@@ -670,7 +671,7 @@ func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 		for i, a := range x.Args {
 			if nullLiteral(a) {
 				args[i] = typeCast(args[i], typeName("float8")) // MariaDB's SUM(NULL): a DOUBLE's NULL
-			} else if operandKind(a) == stringKind {
+			} else if !isValue(a) || isString(a) { // a string the builder types too (SUM(table_name))
 				args[i] = b.numberOperand(a, args[i])
 			}
 		}

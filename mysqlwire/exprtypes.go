@@ -958,6 +958,9 @@ func (e typeScope) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
 	}
 	stored := t.stored
 	t.notNull, t.stored = false, false
+	if t.kind() == kindString && (name == ast.AggFuncSum || name == ast.AggFuncAvg) {
+		t.decimals = notFixedDec // a string read as a DOUBLE: a table's column too
+	}
 	switch name {
 	case ast.AggFuncMax, ast.AggFuncMin:
 		// Of a table's string column (a derived table's too), a string

@@ -301,6 +301,7 @@ var selects = []string{
 // a number compared as = compares them, GREATEST and LEAST as DOUBLEs
 // (1292); ELT's count, FIELD's strings among numbers (1292); a string
 // compared with a subquery, arithmetic, a function's number or a truth;
+// SUM and AVG of a string the builder types (a column's, a subquery's);
 // past max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
@@ -434,13 +435,15 @@ var exprWarnings = []string{
 	"SELECT FIELD(1, table_name, 1) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
 	"SELECT (SELECT start_value FROM s1) = '5x', start_value + 1 = '6x', ABS(start_value) = '5', cycle_option = 'a', IFNULL(cache_size, 0) = '1000x' FROM s1",
 	"SELECT '5' = TRUE, TRUE = 'x', (1 = 1) IN ('1', 2), TRUE BETWEEN '0x' AND 1, CASE TRUE WHEN '1x' THEN 'a' END",
+	"SELECT SUM(table_name), AVG(table_name), SUM((SELECT '2x')), AVG(CONCAT(table_name, '1')) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
+	"SELECT SUM(IF(start_value > 1, 1, 'x')), AVG(IF(start_value > 1, 'y', 2)), SUM(x) FROM s1, (SELECT '3z' AS x) t",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 258
-	exprWarningsLen = 136
+	exprWarningsLen = 138
 )
 
 // selectsSetup makes the sequences selects read.
