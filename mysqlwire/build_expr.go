@@ -235,6 +235,17 @@ func (b *builder) cond(x ast.ExprNode) (*pg.Node, error) {
 	if err != nil || isCondition(n) {
 		return n, err
 	}
+	intLiteral := literalKind(x) == "int"
+	switch {
+	case b.stringValue(x) && !isValue(x) || isString(x):
+		// A string is true where it is a number other than 0, read as a
+		// DOUBLE with 1292 (IF(table_name, 1, 2) is 2).
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "<>", b.numberOperand(x, n), intConst(0)), nil
+	case b.numberValue(x) && !intLiteral && !truthValue(x):
+		// A number of any type: true where it is not 0 (a BIGINT column,
+		// a DECIMAL, which have no cast to a truth value).
+		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "<>", n, intConst(0)), nil
+	}
 	return typeCast(n, typeName("bool")), nil
 }
 

@@ -302,6 +302,9 @@ var selects = []string{
 // (1292); ELT's count, FIELD's strings among numbers (1292); a string
 // compared with a subquery, arithmetic, a function's number or a truth;
 // SUM and AVG of a string the builder types (a column's, a subquery's);
+// a number or a string as a truth value (IF, CASE WHEN, AND, OR, XOR,
+// NOT, WHERE): a BIGINT, DECIMAL or DOUBLE true where not 0, a string
+// read as a DOUBLE (1292);
 // past max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
@@ -437,13 +440,17 @@ var exprWarnings = []string{
 	"SELECT '5' = TRUE, TRUE = 'x', (1 = 1) IN ('1', 2), TRUE BETWEEN '0x' AND 1, CASE TRUE WHEN '1x' THEN 'a' END",
 	"SELECT SUM(table_name), AVG(table_name), SUM((SELECT '2x')), AVG(CONCAT(table_name, '1')) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
 	"SELECT SUM(IF(start_value > 1, 1, 'x')), AVG(IF(start_value > 1, 'y', 2)), SUM(x) FROM s1, (SELECT '3z' AS x) t",
+	"SELECT IF(0.5, 1, 2), IF(1e0, 1, 2), IF('', 1, 2), 0.0 OR 0, NOT 0.5, IF(NULL, 1, 2), CASE WHEN start_value THEN 1 END, CASE WHEN 'a' THEN 1 ELSE 2 END FROM s1",
+	"SELECT start_value AND 'x', (SELECT 'y') OR 0, CONCAT('1') XOR 1, NOT UPPER('a'), IF(start_value, 'a', 'b'), IF(start_value / 7, 'y', 'n') FROM s1",
+	"SELECT IF(table_name, 1, 2), IF('0x', 1, 2) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
+	"SELECT start_value FROM s1 WHERE start_value AND cache_size = 0 OR start_value / 7",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 258
-	exprWarningsLen = 138
+	exprWarningsLen = 142
 )
 
 // selectsSetup makes the sequences selects read.
