@@ -622,7 +622,7 @@ func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
 		if x.Not {
 			link = n.GetBoolExpr().Args[0].GetSubLink()
 		}
-		link.Testexpr = nullCompared(sub, l)
+		link.Testexpr = nullCompared(sub, b.subqueryNumbers(x.Expr, l, sub, link.Subselect))
 		if b.subqueryCollated(x.Expr, sub) {
 			if x.Not {
 				n.GetBoolExpr().Args[0] = funcCall("seqd_mariadb_ci", []*pg.Node{n.GetBoolExpr().Args[0]})
@@ -912,6 +912,59 @@ func (b *builder) caseTypes(x *ast.CaseExpr) (types string, mixed bool) {
 		out = append(out, t)
 	}
 	return string(out), strs && numbers
+}
+
+// subqueryNumbers is l, built of x, compared with sub's column (built
+// as q) where one is a string and the other a number, as MariaDB
+// compares them: the string read as a number of the pair's type (with
+// an integer as a DECIMAL, else as a DOUBLE; eval's seqd_mariadb_number,
+// told the type by a NULL of it), with 1292, both sides of that type.
+// sub's values are read so in q's select list.
+func (b *builder) subqueryNumbers(x ast.ExprNode, l *pg.Node, sub *ast.SubqueryExpr, q *pg.Node) *pg.Node {
+	ts, ok := b.scope().queryTypes(sub.Query)
+	if !ok || len(ts) != 1 || ts[0].binary || nullColumn(sub.Query) {
+		return l
+	}
+	kx := map[string]valueKind{"int": kindInt, "decimal": kindDecimal, "double": kindReal, "string": kindString}[b.cmpKind(x)]
+	kc := ts[0].kind()
+	number := kc
+	if kc == kindString {
+		number = kx
+	}
+	if !(kx == kindString) == !(kc == kindString) || number != kindInt && number != kindDecimal && number != kindReal {
+		return l
+	}
+	as, common := "float8", "float8" // read as a DOUBLE
+	if number == kindInt {
+		as, common = "int8", "numeric" // read as a DECIMAL
+	}
+	read := func(n *pg.Node) *pg.Node {
+		return typeCast(funcCall("seqd_mariadb_number", []*pg.Node{n, typeCast(nullConst(), typeName(as))}), typeName(common))
+	}
+	if kx == kindString {
+		mapColumn(q, func(n *pg.Node) *pg.Node { return typeCast(n, typeName(common)) })
+		return read(l)
+	}
+	mapColumn(q, read)
+	return typeCast(l, typeName(common))
+}
+
+// mapColumn makes q's one column f of it in each of q's selects.
+func mapColumn(q *pg.Node, f func(*pg.Node) *pg.Node) {
+	sel := q.GetSelectStmt()
+	if sel == nil {
+		return
+	}
+	if sel.Op != pg.SetOperation_SETOP_NONE {
+		mapColumn(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel.Larg}}, f)
+		mapColumn(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel.Rarg}}, f)
+		return
+	}
+	if len(sel.TargetList) == 1 {
+		if t := sel.TargetList[0].GetResTarget(); t != nil {
+			t.Val = f(t.Val)
+		}
+	}
 }
 
 // sublink is a subquery as an expression; not: NOT before it.
