@@ -1006,7 +1006,7 @@ func (b *builder) compareSubquery(x *ast.CompareSubqueryExpr) (*pg.Node, error) 
 		return nil, err
 	}
 	link := n.GetSubLink()
-	link.Testexpr, link.OperName = nullCompared(sub, l), []*pg.Node{strNode(op)}
+	link.Testexpr, link.OperName = nullCompared(sub, b.subqueryNumbers(x.L, l, sub, link.Subselect)), []*pg.Node{strNode(op)}
 	if op == "=" && !x.All && b.subqueryCollated(x.L, sub) {
 		n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
 	}

@@ -304,8 +304,8 @@ var selects = []string{
 // SUM and AVG of a string the builder types (a column's, a subquery's);
 // a number or a string as a truth value (IF, CASE WHEN, AND, OR, XOR,
 // NOT, WHERE): a BIGINT, DECIMAL or DOUBLE true where not 0, a string
-// read as a DOUBLE (1292); a number IN a subquery of a string and a
-// string IN one of a number (1292);
+// read as a DOUBLE (1292); a number IN or = ANY a subquery of a string
+// and a string IN one of a number (1292);
 // past max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
@@ -447,13 +447,14 @@ var exprWarnings = []string{
 	"SELECT start_value FROM s1 WHERE start_value AND cache_size = 0 OR start_value / 7",
 	"SELECT start_value IN (SELECT '5x') FROM s1",
 	"SELECT start_value NOT IN (SELECT '6x'), start_value / 1 IN (SELECT '5'), '5y' IN (SELECT start_value FROM s1), 1e0 IN (SELECT '1z') FROM s1",
+	"SELECT start_value = ANY (SELECT '5x'), '5z' = ANY (SELECT start_value FROM s1) FROM s1",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 258
-	exprWarningsLen = 144
+	exprWarningsLen = 145
 )
 
 // selectsSetup makes the sequences selects read.
