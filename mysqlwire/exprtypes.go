@@ -493,6 +493,11 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 			return colType{}, false
 		}
 		t, ok := aggregateResult(ts)
+		if t.kind() == kindInt && t.unsignedType() && slices.ContainsFunc(ts, func(a colType) bool { return a.kind() == kindNull }) {
+			// NULL aggregated as a signed integer with an unsigned one: a
+			// DECIMAL (Item_func_coalesce; IF and CASE take the other's).
+			t = decimalType(aggregateDecimal(ts, false).precision(), 0, false, false)
+		}
 		t.notNull = false
 		for _, a := range ts {
 			t.notNull = t.notNull || a.notNull

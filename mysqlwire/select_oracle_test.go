@@ -53,7 +53,8 @@ import (
 // takes a string (LENGTH, LOCATE, REPLACE, UPPER, TRIM: its text); ELT;
 // FIELD (strings by the collation, else numbers, else DOUBLEs); a truth
 // compared, in IN, BETWEEN, CASE, a function's argument and a UNION's
-// string column as 1 or 0.
+// string column as 1 or 0; COALESCE and IFNULL of NULL and an unsigned
+// integer (a DECIMAL).
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -271,6 +272,8 @@ var selects = []string{
 	"SELECT GREATEST(TRUE, 2), LEAST(1 = 1, 0), GREATEST(start_value > 1, 0.5), NULLIF(1 = 1, 1), ABS(TRUE), ROUND(1 = 1) FROM s1",
 	"SELECT 1 = 1 UNION SELECT 'x'", "SELECT 'x' UNION ALL SELECT start_value > 1 FROM s1 UNION ALL SELECT TRUE UNION ALL SELECT NOT 1",
 	"SELECT REPEAT(1 = 1, 3), REPEAT(TRUE, 2), LOWER(2 > 1) FROM s1",
+	"SELECT COALESCE(NULL, cache_size), IFNULL(NULL, cache_size), IF(0, NULL, cache_size), IF(1, cycle_option, NULL), COALESCE(cache_size, NULL), CASE WHEN 1 THEN cache_size END FROM s1",
+	"SELECT COALESCE(NULL, CAST(1 AS UNSIGNED)), IF(1, NULL, 18446744073709551615), COALESCE(NULL, 1), IFNULL(cycle_option, NULL) FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -453,7 +456,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 258
+	selectsLen      = 260
 	exprWarningsLen = 145
 )
 
