@@ -274,6 +274,8 @@ var selects = []string{
 	"SELECT REPEAT(1 = 1, 3), REPEAT(TRUE, 2), LOWER(2 > 1) FROM s1",
 	"SELECT COALESCE(NULL, cache_size), IFNULL(NULL, cache_size), IF(0, NULL, cache_size), IF(1, cycle_option, NULL), COALESCE(cache_size, NULL), CASE WHEN 1 THEN cache_size END FROM s1",
 	"SELECT COALESCE(NULL, CAST(1 AS UNSIGNED)), IF(1, NULL, 18446744073709551615), COALESCE(NULL, 1), IFNULL(cycle_option, NULL) FROM s1",
+	"SELECT IF(0, 'a', start_value / 3) FROM s1 UNION SELECT 'b'", "SELECT IFNULL(cache_size, 'x') AS c, COUNT(*) FROM s1 GROUP BY c ORDER BY c",
+	"SELECT DISTINCT IF(1, start_value, 'z') FROM s1", "SELECT CONCAT_WS('-', start_value / 3, 'a'), ELT(1, start_value / 3) FROM s1 UNION SELECT 'b', 'c'",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -451,13 +453,14 @@ var exprWarnings = []string{
 	"SELECT start_value IN (SELECT '5x') FROM s1",
 	"SELECT start_value NOT IN (SELECT '6x'), start_value / 1 IN (SELECT '5'), '5y' IN (SELECT start_value FROM s1), 1e0 IN (SELECT '1z') FROM s1",
 	"SELECT start_value = ANY (SELECT '5x'), '5z' = ANY (SELECT start_value FROM s1) FROM s1",
+	"SELECT GREATEST(start_value, 'x') FROM s1 UNION SELECT 'y'", "SELECT NULLIF(start_value, '5x') + 1, NULLIF(cache_size, 'q') * 2 FROM s1",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 260
-	exprWarningsLen = 145
+	selectsLen      = 264
+	exprWarningsLen = 147
 )
 
 // selectsSetup makes the sequences selects read.
