@@ -140,7 +140,6 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-
 	return funcCall(pgName, args), nil
 }
 
@@ -667,18 +666,15 @@ func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if numberAggregates[name] {
-		for i, a := range x.Args {
-			if nullLiteral(a) {
-				args[i] = typeCast(args[i], typeName("float8")) // MariaDB's SUM(NULL): a DOUBLE's NULL
-			} else if !isValue(a) || isString(a) { // a string the builder types too (SUM(table_name))
-				args[i] = b.numberOperand(a, args[i])
-			}
-		}
-	}
-	if name != "count" {
-		for i, a := range x.Args {
-			args[i] = truthNumber(a, args[i]) // SUM(x > 1): MariaDB's truths are integers
+	for i, a := range x.Args {
+		switch {
+		case name == "count":
+		case numberAggregates[name] && nullLiteral(a):
+			args[i] = typeCast(args[i], typeName("float8")) // MariaDB's SUM(NULL): a DOUBLE's NULL
+		case numberAggregates[name] && (!isValue(a) || isString(a) || truthValue(a)):
+			args[i] = b.numberOperand(a, args[i]) // a string the builder types too (SUM(table_name)), a truth
+		default:
+			args[i] = truthNumber(a, args[i]) // MAX(x > 1): MariaDB's truths are integers
 		}
 	}
 	n := funcCall(name, args)
