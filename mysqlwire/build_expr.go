@@ -931,7 +931,7 @@ func (b *builder) subqueryNumbers(x ast.ExprNode, l *pg.Node, sub *ast.SubqueryE
 	if kc == kindString {
 		number = kx
 	}
-	if !(kx == kindString) == !(kc == kindString) || number != kindInt && number != kindDecimal && number != kindReal {
+	if (kx == kindString) == (kc == kindString) || number != kindInt && number != kindDecimal && number != kindReal {
 		return l
 	}
 	as, common := "float8", "float8" // read as a DOUBLE
