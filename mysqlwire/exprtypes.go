@@ -326,7 +326,7 @@ func arithmeticType(op opcode.Op, l, r colType) colType {
 	lk, rk := l.kind(), r.kind()
 	switch {
 	case lk == kindString || rk == kindString || lk == kindNull || rk == kindNull || lk == kindReal || rk == kindReal:
-		dec := max(int(l.decimals), int(r.decimals))
+		dec := max(realDecimals(l), realDecimals(r))
 		if op == opcode.Div {
 			dec += divPrecIncr
 		}
@@ -376,7 +376,7 @@ func (e typeScope) unary(x *ast.UnaryOperationExpr) (colType, bool) {
 		out.length = t.length + 1
 		return out, true
 	}
-	return doubleType(int(t.decimals), t.notNull), true // a string's and NULL's too
+	return doubleType(realDecimals(t), t.notNull), true // a string's and NULL's too
 }
 
 // cast is CAST(x AS type) and CONVERT(x, type): the type named, SIGNED
@@ -893,12 +893,21 @@ func aggregateMinMax(ts []colType) colType {
 	case kinds[kindString] || kinds[kindReal]:
 		dec := 0
 		for _, t := range ts {
-			dec = max(dec, int(t.decimals))
+			dec = max(dec, realDecimals(t))
 		}
 		return doubleType(dec, false)
 	}
 	t, _ := aggregateResult(ts)
 	return t
+}
+
+// realDecimals are t's decimals where it is read as a DOUBLE: a
+// string's are not fixed, a table's string column's too (its own are 0).
+func realDecimals(t colType) int {
+	if t.kind() == kindString {
+		return notFixedDec
+	}
+	return int(t.decimals)
 }
 
 // intRank orders the integer types by width.
