@@ -364,8 +364,8 @@ func (b *builder) numberValue(x ast.ExprNode) bool {
 	return ok && (t.kind() == kindInt || t.kind() == kindDecimal || t.kind() == kindReal)
 }
 
-// readTwice reports whether n reads the same each time it is read: it
-// holds no call and no subquery.
+// readTwice reports whether n reads the same each time it is read,
+// without a warning: it holds no subquery, and no call but of quietFuncs.
 func readTwice(n *pg.Node) bool {
 	switch x := n.Node.(type) {
 	case *pg.Node_AConst, *pg.Node_ColumnRef, *pg.Node_ParamRef:
@@ -374,9 +374,25 @@ func readTwice(n *pg.Node) bool {
 		return (x.AExpr.Lexpr == nil || readTwice(x.AExpr.Lexpr)) && (x.AExpr.Rexpr == nil || readTwice(x.AExpr.Rexpr))
 	case *pg.Node_TypeCast:
 		return readTwice(x.TypeCast.Arg)
+	case *pg.Node_FuncCall:
+		f := x.FuncCall
+		if len(f.Funcname) != 1 || !quietFuncs[f.Funcname[0].GetString_().GetSval()] || f.AggStar || f.Over != nil {
+			return false
+		}
+		for _, a := range f.Args {
+			if !readTwice(a) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
+
+// quietFuncs are the functions the builder calls whose value only their
+// arguments make, and which raise no warning.
+var quietFuncs = map[string]bool{"abs": true, "upper": true, "lower": true, "octet_length": true, "char_length": true,
+	"strpos": true, "replace": true, "round": true, "btrim": true}
 
 // concat is CONCAT: its arguments' text, NULL when one is NULL
 // (PostgreSQL's concat skips NULLs; its || does not).

@@ -48,7 +48,8 @@ import (
 // table's string column; IF, IFNULL, COALESCE and CASE of a string and
 // a number of any kind (a column, a subquery, a truth: its text); a truth
 // as a number: in arithmetic, CONCAT and aggregates (TRUE + 1 is 2);
-// GREATEST and LEAST of arithmetic of columns; CONCAT_WS (NULLs left
+// GREATEST and LEAST of arithmetic of columns and of functions that
+// read the same again; CONCAT_WS (NULLs left
 // out, NULL for a NULL separator); a number where a function of strings
 // takes a string (LENGTH, LOCATE, REPLACE, UPPER, TRIM: its text); ELT;
 // FIELD (strings by the collation, else numbers, else DOUBLEs); a truth
@@ -276,6 +277,8 @@ var selects = []string{
 	"SELECT COALESCE(NULL, CAST(1 AS UNSIGNED)), IF(1, NULL, 18446744073709551615), COALESCE(NULL, 1), IFNULL(cycle_option, NULL) FROM s1",
 	"SELECT IF(0, 'a', start_value / 3) FROM s1 UNION SELECT 'b'", "SELECT IFNULL(cache_size, 'x') AS c, COUNT(*) FROM s1 GROUP BY c ORDER BY c",
 	"SELECT DISTINCT IF(1, start_value, 'z') FROM s1", "SELECT CONCAT_WS('-', start_value / 3, 'a'), ELT(1, start_value / 3) FROM s1 UNION SELECT 'b', 'c'",
+	"SELECT GREATEST(ABS(start_value), 1), LEAST(UPPER('a'), 'b'), GREATEST(LENGTH(start_value), 0), LEAST(ROUND(start_value / 3, 1), 2) FROM s1",
+	"SELECT GREATEST(LENGTH(table_name), 1), LEAST(LOWER(table_name), 'S2') FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -461,7 +464,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 264
+	selectsLen      = 266
 	exprWarningsLen = 149
 )
 
