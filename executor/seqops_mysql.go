@@ -174,6 +174,9 @@ func (s *Session) Definition(ctx context.Context, schema, rel string) (MariaDBDe
 		if o.Cache == 1 && !o.CacheOne {
 			d.Cache = 0
 		}
+		if d.Privileges, err = s.privilegesOn(n); err != nil {
+			return err
+		}
 		d.Comment, err = eng.Comment(n)
 		return err
 	})
@@ -185,9 +188,13 @@ func (s *Session) Definition(ctx context.Context, schema, rel string) (MariaDBDe
 // for none). Its Increment is 0 for a sequence written with MariaDB's
 // INCREMENT BY 0 (which steps by 1), and its Cache MariaDB's cache_size:
 // 0 for NOCACHE (a cache of 1 not written as MariaDB's CACHE 1).
+// Privileges are the session user's on the sequence, by which the front
+// end answers as MariaDB answers a user without them (SHOW CREATE, LOCK
+// TABLES: 1142); Definition itself needs none, as pg_sequences.
 type MariaDBDefinition struct {
 	Description
-	Comment string
+	Comment    string
+	Privileges engine.Privs
 }
 
 // DiscardWindow is what MariaDB's ALTER SEQUENCE does first to the

@@ -140,7 +140,8 @@ func TestUseSchema(t *testing.T) {
 // TestDefinition: Definition is a sequence's options to any role, as
 // pg_sequences shows them (no position, so no privilege needed), found
 // along the search path when unqualified, a temporary one first; its
-// cache MariaDB's cache_size, 0 for PostgreSQL's CACHE 1 (NOCACHE).
+// cache MariaDB's cache_size, 0 for PostgreSQL's CACHE 1 (NOCACHE);
+// its Privileges the role's own on it, none for a role without any.
 func TestDefinition(t *testing.T) {
 	root, app := mysqlSessions(t)
 	ctx := context.Background()
@@ -154,18 +155,19 @@ func TestDefinition(t *testing.T) {
 		schema, rel  string
 		start, cache int64
 		cycle        bool
+		privileged   bool
 		want         sqlerr.Kind
 	}{
-		{root, "x", "a", 5, 0, false, ""},
-		{root, "", "a", 100, 3, false, ""}, // the temporary one
-		{app, "x", "a", 5, 0, false, ""},   // no privilege on it
-		{app, "y", "c", -1, 20, true, ""},
-		{root, "x", "nope", 0, 0, false, sqlerr.UndefinedTable},
-		{root, "pg_catalog", "pg_class", 0, 0, false, sqlerr.WrongObjectType},
+		{root, "x", "a", 5, 0, false, true, ""},
+		{root, "", "a", 100, 3, false, true, ""}, // the temporary one
+		{app, "x", "a", 5, 0, false, false, ""},  // no privilege on it
+		{app, "y", "c", -1, 20, true, true, ""},
+		{root, "x", "nope", 0, 0, false, false, sqlerr.UndefinedTable},
+		{root, "pg_catalog", "pg_class", 0, 0, false, false, sqlerr.WrongObjectType},
 	} {
 		d, err := c.s.Definition(ctx, c.schema, c.rel)
 		c.s.Idle()
-		if errKind(err) != c.want || err == nil && (d.Start != c.start || d.Cache != c.cache || d.Cycle != c.cycle) {
+		if errKind(err) != c.want || err == nil && (d.Start != c.start || d.Cache != c.cache || d.Cycle != c.cycle || (d.Privileges != 0) != c.privileged) {
 			t.Errorf("%s.%s: %+v, %v", c.schema, c.rel, d, err)
 		}
 	}

@@ -1,8 +1,11 @@
 package mysqlwire
 
 import (
+	"context"
 	"fmt"
+	"strings"
 
+	"github.com/dolthub/vitess/go/sqltypes"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/seqd/seqd/internal/vitess/mysql"
@@ -74,3 +77,43 @@ func showTables(n *ast.ShowStmt, db string) (step, error) {
 	}
 	return showList(n, "tables", cols, names, aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", columnRef("table_schema"), strConst(db)))
 }
+
+// showCreateDatabase is SHOW CREATE DATABASE [IF NOT EXISTS] db, as
+// MariaDB words it, with the character set and collation
+// information_schema.SCHEMATA shows (mariadb-dump --databases writes it
+// into its dump); a database that is not there is 1049.
+func showCreateDatabase(n *ast.ShowStmt) (step, error) {
+	db := n.DBName
+	if !pgText(db) {
+		return step{}, unsupported("a name that is not valid UTF-8 or holds NUL")
+	}
+	q, _ := executor.MySQLInformationSchema("schemata")
+	cols := []string{"default_character_set_name", "default_collation_name"}
+	s := &pg.SelectStmt{FromClause: []*pg.Node{relation(q, "schemata")},
+		WhereClause: aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", columnRef("schema_name"), strConst(db))}
+	for _, c := range cols {
+		s.TargetList = append(s.TargetList, resTarget(columnRef(c), ""))
+	}
+	node := selectNode(s)
+	exists := ""
+	if n.IfNotExists {
+		exists = "/*!32312 IF NOT EXISTS*/ "
+	}
+	exec := func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error) {
+		res, err := cn.atomically(ctx, sess, &step{}, func() (*sqltypes.Result, error) { return cn.execStmt(ctx, sess, statement(node, ""), nil) })
+		if err != nil {
+			return nil, err
+		}
+		if len(res.Rows) == 0 {
+			return nil, mysql.NewSQLError(1049, "42000", "Unknown database '%s'", db)
+		}
+		text := fmt.Sprintf("CREATE DATABASE %s%s /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */", exists, quoteName(db),
+			res.Rows[0][0].ToString(), res.Rows[0][1].ToString())
+		a := &answer{cols: []string{"Database", "Create Database"}, rows: [][]any{{db, text}}, types: []colType{textExpr(64, true), textExpr(1024, true)}}
+		return a.result(), nil
+	}
+	return step{exec: exec, acts: true}, nil
+}
+
+// quoteName is name quoted as MariaDB's SHOW CREATE quotes it.
+func quoteName(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }

@@ -35,6 +35,7 @@ type conn struct {
 	parser   *parser.Parser
 	db       string
 	vars     map[string]string // the session variables SET changed
+	userVars map[string]string // the user variables SET set, by lower-case name
 	// stmts are its prepared statements, stmtBytes their memory
 	// (preparedCost).
 	stmts     map[uint32]*prepared
@@ -55,6 +56,9 @@ type conn struct {
 	// observed is OnStatement's answer for its last statement's
 	// (command, SQLSTATE) (observe.go).
 	observed observed
+	// locked: LOCK TABLES was the last of LOCK and UNLOCK TABLES, so
+	// that UNLOCK TABLES commits (locks.go).
+	locked bool
 
 	mu sync.Mutex
 	// ctx is the context statements run under, cancel its cancel: kept
@@ -189,6 +193,9 @@ func (h handler) WarningCount(c *mysql.Conn) uint16 { return h.conn(c).diag.warn
 // begins begins st's diagnostics (warnings.go); ended ends them, err
 // its failure.
 func (cn *conn) begins(st *step) {
+	if st.txControl && st.stmt != nil && st.stmt.Node.GetTransactionStmt().GetKind() == pg.TransactionStmtKind_TRANS_STMT_BEGIN {
+		cn.locked = false // MariaDB's BEGIN releases LOCK TABLES' locks (locks.go)
+	}
 	cn.diag.start(st.clears)
 	cn.notices = cn.notices[:0]
 	cn.rowWarnings.reset()
@@ -226,7 +233,8 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 		cn.sess.Close()
 		cn.sess = nil
 	}
-	cn.vars = nil
+	cn.vars, cn.userVars = nil, nil
+	cn.locked = false
 	cn.diag = diagnostics{}
 	cn.forgetAll() // prepared statements end with the session
 	cn.status(nil)
@@ -396,6 +404,9 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 		res, err = st.exec(ctx, cn, sess)
 	} else {
 		res, err = cn.atomically(ctx, sess, st, func() (*sqltypes.Result, error) { return cn.runStep(ctx, sess, st) })
+	}
+	if err == nil && st.discard {
+		res = &sqltypes.Result{}
 	}
 	return res, st.failed(st.tableErr(err))
 }

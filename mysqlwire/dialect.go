@@ -55,6 +55,8 @@ type step struct {
 	// statement does, never when it is prepared; it returns no rows.
 	answer func(c *conn) (*answer, error)
 	acts   bool
+	// discard: the statement's rows are not sent (DO: an OK packet).
+	discard bool
 	// exec, when set, runs in place of stmt once before has run: a
 	// statement MariaDB answers as several of the executor's
 	// (mariadb_ddl.go). fail, when set, words the statement's failure
@@ -200,6 +202,9 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 	case *ast.CommitStmt:
 		return step{node: transactionNode(pg.TransactionStmtKind_TRANS_STMT_COMMIT), txControl: true}, nil
 	case *ast.RollbackStmt:
+		if n.SavepointName != "" {
+			return translateSavepoint(rollbackToSavepoint, n.SavepointName), nil
+		}
 		return step{node: transactionNode(pg.TransactionStmtKind_TRANS_STMT_ROLLBACK), txControl: true}, nil
 	case *ast.SetStmt:
 		return step{answer: func(c *conn) (*answer, error) { return nil, c.set(n) }, acts: true}, nil
@@ -219,6 +224,18 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 		if len(n.Specs) == 1 && n.Specs[0].Tp == ast.AlterTableRenameTable {
 			return translateRename([]*ast.TableToTable{{OldTable: n.Table, NewTable: n.Specs[0].NewTable}}, env.db)
 		}
+	case *ast.SavepointStmt:
+		return translateSavepoint(setSavepoint, n.Name), nil
+	case *ast.ReleaseSavepointStmt:
+		return translateSavepoint(releaseSavepoint, n.Name), nil
+	case *ast.DoStmt:
+		return translateDo(n, env)
+	case *ast.LockTablesStmt:
+		return translateLockTables(n, env.db)
+	case *ast.UnlockTablesStmt:
+		return translateUnlockTables(), nil
+	case *ast.FlushStmt:
+		return translateFlush(n)
 	case *ast.KillStmt:
 		id := uint32(n.ConnectionID)
 		if uint64(id) != n.ConnectionID {
@@ -227,6 +244,20 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 		return step{answer: func(c *conn) (*answer, error) { return nil, c.srv.kill(c, id, n.Query) }, acts: true}, nil
 	}
 	return step{}, unsupported(fmt.Sprintf("this statement (%s)", strings.TrimPrefix(fmt.Sprintf("%T", st), "*ast.")))
+}
+
+// translateDo is DO expr, ...: the expressions computed as a SELECT of
+// them computes them (mariadb-dump's output sets each sequence's position
+// with DO SETVAL), their rows not sent, as MariaDB sends none.
+func translateDo(n *ast.DoStmt, env *stmtEnv) (step, error) {
+	fields := make([]*ast.SelectField, len(n.Exprs))
+	for i, x := range n.Exprs {
+		fields[i] = &ast.SelectField{Expr: x}
+	}
+	s, err := builtQuery(&ast.SelectStmt{SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true}, Kind: ast.SelectStmtKindSelect,
+		Fields: &ast.FieldList{Fields: fields}}, env)
+	s.discard = true
+	return s, err
 }
 
 // sessionFuncs are the functions of the session a select list may hold,
@@ -381,6 +412,8 @@ func translateShow(n *ast.ShowStmt, db string) (step, error) {
 		}
 		name := n.Table.Name.O
 		return step{answer: func(c *conn) (*answer, error) { return c.showCreateSequence(schema, name, tableName(named, name)) }}, nil
+	case ast.ShowCreateDatabase:
+		return showCreateDatabase(n)
 	case ast.ShowWarnings, ast.ShowErrors:
 		return translateShowWarnings(n)
 	case ast.ShowVariables:

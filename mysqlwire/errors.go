@@ -29,6 +29,7 @@ var myErrors = map[sqlerr.Kind]myError{
 	sqlerr.UndefinedTable:               {4091, "42S02"}, // ER_UNKNOWN_SEQUENCES: the relations here are sequences
 	sqlerr.UndefinedColumn:              {1054, "42S22"}, // ER_BAD_FIELD_ERROR
 	sqlerr.UndefinedFunction:            {1305, "42000"}, // ER_SP_DOES_NOT_EXIST
+	sqlerr.InvalidSavepoint:             {1305, "42000"}, // ER_SP_DOES_NOT_EXIST: "SAVEPOINT %s does not exist"
 	sqlerr.UndefinedSchema:              {1049, "42000"}, // ER_BAD_DB_ERROR
 	sqlerr.UndefinedDatabase:            {1049, "42000"},
 	sqlerr.DuplicateTable:               {1050, "42S01"}, // ER_TABLE_EXISTS_ERROR
@@ -145,8 +146,10 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1213: sqlerr.DeadlockDetected,      // ER_LOCK_DEADLOCK
 	1221: sqlerr.SyntaxError,           // ER_WRONG_USAGE: PostgreSQL's "conflicting or redundant options"
 	1225: sqlerr.SyntaxError,           // ER_DUP_ARGUMENT: the same
+	1227: sqlerr.InsufficientPrivilege, // ER_SPECIFIC_ACCESS_DENIED_ERROR
 	1248: sqlerr.SyntaxError,           // ER_DERIVED_MUST_HAVE_ALIAS
 	1292: sqlerr.InvalidDatetimeFormat, // ER_TRUNCATED_WRONG_VALUE
+	1305: sqlerr.InvalidSavepoint,      // ER_SP_DOES_NOT_EXIST: raised by number for a savepoint only
 	1461: sqlerr.ProgramLimitExceeded,  // ER_MAX_PREPARED_STMT_COUNT_REACHED
 	1582: sqlerr.UndefinedFunction,     // ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT: no function of that many arguments
 }

@@ -163,6 +163,9 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 			fields = append(fields, f)
 		}
 	}
+	if ps.st.discard {
+		fields = nil // DO: no rows
+	}
 	ps.cost = preparedCost(query, tree, len(fields))
 	if max := cn.srv.cfg.MaxPreparedMemory; max > 0 && cn.stmtBytes+ps.cost > max {
 		return nil, sqlerr.Errorf(sqlerr.OutOfMemory, "this connection's prepared statements would hold more than %d bytes; close some (COM_STMT_CLOSE) first", max)
@@ -226,5 +229,8 @@ func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData
 		}
 	}
 	res, err = cn.atomically(ctx, sess, ps.st, func() (*sqltypes.Result, error) { return cn.runPrepared(ctx, sess, ps.p, ps.st, params) })
+	if err == nil && ps.st.discard {
+		res = &sqltypes.Result{}
+	}
 	return res, ps.st.failed(ps.st.tableErr(err))
 }

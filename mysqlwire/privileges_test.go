@@ -211,3 +211,40 @@ func pgExec(t *testing.T, eng *engine.Engine, q string) {
 		s.Release(res)
 	}
 }
+
+// TestLockTablesPrivileges: LOCK TABLES ... READ needs SELECT on each
+// sequence, as MariaDB's needs SELECT (with its LOCK TABLES privilege,
+// which seqd has not): a role without gets 1142 naming the table, USAGE
+// (enough for NEXT VALUE FOR) or not; a missing sequence is 1146. FLUSH
+// TABLES needs MariaDB's RELOAD privilege, a superuser's here (1227).
+func TestLockTablesPrivileges(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	pgExec(t, eng, "CREATE SEQUENCE public.s")
+	app := open(t, addr, "app", "public")
+	app.SetMaxOpenConns(1)
+	want := "SELECT command denied to user 'app'@'127.0.0.1' for table `public`.`s`"
+	for _, when := range []string{"no privileges", "USAGE"} {
+		if when == "USAGE" {
+			pgExec(t, eng, "GRANT USAGE ON SEQUENCE public.s TO app")
+		}
+		_, err := app.Exec("LOCK TABLES s READ")
+		if number(err) != 1142 || sqlState(err) != "42000" || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: LOCK TABLES s READ: %v, want 1142 %q", when, err, want)
+		}
+	}
+	if _, err := app.Exec("LOCK TABLES nope READ"); number(err) != 1146 {
+		t.Errorf("LOCK TABLES nope READ: %v, want 1146", err)
+	}
+	if _, err := app.Exec("FLUSH TABLES"); number(err) != 1227 {
+		t.Errorf("FLUSH TABLES by a role: %v, want 1227", err)
+	}
+	pgExec(t, eng, "GRANT SELECT ON SEQUENCE public.s TO app")
+	for _, q := range []string{"LOCK TABLES s READ LOCAL", "UNLOCK TABLES"} {
+		if _, err := app.Exec(q); err != nil {
+			t.Errorf("with SELECT: %s: %v", q, err)
+		}
+	}
+	if _, err := open(t, addr, "root", "public").Exec("FLUSH TABLES"); err != nil {
+		t.Errorf("FLUSH TABLES by a superuser: %v", err)
+	}
+}

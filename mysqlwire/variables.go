@@ -37,6 +37,9 @@ var variables = map[string]string{
 	"session_track_schema": "ON", "session_track_state_change": "OFF", "session_track_transaction_info": "OFF",
 	"session_track_system_variables": "autocommit,character_set_client,character_set_connection,character_set_results,time_zone",
 	"character_set_system":           "utf8mb3", "redirect_url": "", "net_read_timeout": "30", "max_statement_time": "0",
+	// What mariadb-dump's output saves and sets around a restore; seqd
+	// has no tables for them to act on.
+	"unique_checks": "1", "foreign_key_checks": "1", "sql_notes": "1",
 }
 
 // Kinds of MariaDB's system variables by the type SELECT @@name has:
@@ -44,7 +47,8 @@ var variables = map[string]string{
 // ulong, ulonglong), any other a string.
 var (
 	booleanVariables = map[string]bool{"autocommit": true, "tx_read_only": true, "transaction_read_only": true,
-		"sql_auto_is_null": true, "performance_schema": true, "session_track_schema": true, "session_track_state_change": true}
+		"sql_auto_is_null": true, "performance_schema": true, "session_track_schema": true, "session_track_state_change": true,
+		"unique_checks": true, "foreign_key_checks": true, "sql_notes": true}
 	// tUnsignedVariable is a number variable's type (warning_count's).
 	tUnsignedVariable = colType{typ: querypb.Type_UINT64, length: 21, known: true}
 )
@@ -85,7 +89,10 @@ func (cn *conn) variable(name string) (string, bool) {
 	return v, ok
 }
 
-// set carries out SET: names, autocommit and the variables above.
+// set carries out SET: names, autocommit and the variables above, and
+// user variables (@name) to what SET may give a variable, which SET may
+// give a variable in turn (mariadb-dump's output saves variables so:
+// SET @OLD_TIME_ZONE=@@TIME_ZONE, later SET TIME_ZONE=@OLD_TIME_ZONE).
 func (cn *conn) set(n *ast.SetStmt) error {
 	for _, v := range n.Variables {
 		name := strings.ToLower(v.Name)
@@ -93,7 +100,15 @@ func (cn *conn) set(n *ast.SetStmt) error {
 		case name == strings.ToLower(ast.SetNames) || name == strings.ToLower(ast.SetCharset):
 			continue
 		case !v.IsSystem:
-			return unsupported("user variables")
+			val, err := cn.setValue(v.Value)
+			if err != nil {
+				return err
+			}
+			if cn.userVars == nil {
+				cn.userVars = map[string]string{}
+			}
+			cn.userVars[name] = val
+			continue
 		case v.IsGlobal:
 			return unsupported("SET GLOBAL")
 		}
@@ -141,7 +156,13 @@ func (cn *conn) setValue(x ast.ExprNode) (string, error) {
 	case *ast.DefaultExpr:
 		return "", nil
 	case *ast.VariableExpr:
-		if v, ok := cn.variable(x.Name); ok && x.IsSystem {
+		if !x.IsSystem {
+			if v, ok := cn.userVars[strings.ToLower(x.Name)]; ok {
+				return v, nil
+			}
+			return "", unsupported("a user variable not SET as its value")
+		}
+		if v, ok := cn.variable(x.Name); ok {
 			return v, nil
 		}
 		return "", sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", x.Name)

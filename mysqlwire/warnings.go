@@ -24,9 +24,10 @@ import (
 // them (the oracle compares SHOW WARNINGS after every statement):
 //
 //  1. A statement that uses a table (a sequence, information_schema, a
-//     derived table; every SHOW but SHOW WARNINGS and SHOW ERRORS)
-//     clears the list before it runs; one that uses none (SELECT 1,
-//     SET, USE, BEGIN, CREATE DATABASE) leaves it as it was, unless it
+//     derived table; every SHOW but SHOW WARNINGS, SHOW ERRORS and SHOW
+//     CREATE DATABASE; LOCK TABLES, FLUSH TABLES t) clears the list
+//     before it runs; one that uses none (SELECT 1, SET, USE, BEGIN,
+//     CREATE DATABASE, UNLOCK TABLES) leaves it as it was, unless it
 //     raises a condition itself: its first one clears the list.
 //  2. SHOW WARNINGS and SHOW ERRORS neither clear nor add.
 //  3. A failed statement's error is a row of level Error; where MariaDB
@@ -324,9 +325,12 @@ func missingKind(err error) bool {
 func usesTable(st ast.StmtNode) bool {
 	switch n := st.(type) {
 	case *ast.ShowStmt:
-		return n.Tp != ast.ShowWarnings && n.Tp != ast.ShowErrors
-	case *ast.CreateSequenceStmt, *ast.AlterSequenceStmt, *ast.DropSequenceStmt, *ast.RenameTableStmt, *ast.AlterTableStmt:
+		return n.Tp != ast.ShowWarnings && n.Tp != ast.ShowErrors && n.Tp != ast.ShowCreateDatabase
+	case *ast.CreateSequenceStmt, *ast.AlterSequenceStmt, *ast.DropSequenceStmt, *ast.RenameTableStmt, *ast.AlterTableStmt,
+		*ast.LockTablesStmt:
 		return true
+	case *ast.FlushStmt:
+		return len(n.Tables) > 0
 	}
 	return false
 }
