@@ -510,6 +510,8 @@ func (f *fakeSource) SequencePrivileges(n engine.Name) (engine.Privs, error) {
 	return f.acls[n].Privileges(f.user, f.Superuser()), nil
 }
 
+func (f *fakeSource) SequenceComment(n engine.Name) string { return f.seqNotes[n] }
+
 func (f *fakeSource) SequenceComments() ([]Comment, error) {
 	var out []Comment
 	for _, s := range f.seqs {

@@ -10,8 +10,8 @@ import (
 
 // MySQL's information_schema, as seqd answers it over MySQL's protocol:
 // SCHEMATA and TABLES as MariaDB 10.11 shows them (a sequence's
-// TABLE_TYPE is SEQUENCE; the sizes and times MariaDB's storage keeps are
-// 0 and NULL), and SEQUENCES as TiDB shows it (MariaDB 10.11 has no such
+// TABLE_TYPE is SEQUENCE, its TABLE_COMMENT its comment; the sizes and
+// times MariaDB's storage keeps are 0 and NULL), and SEQUENCES as TiDB shows it (MariaDB 10.11 has no such
 // table). TABLES and SEQUENCES list the sequences the role sees
 // (mysqlSees); no table shows a position: they are made of names and
 // options alone. The views have no OIDs: MySQL has none.
@@ -80,12 +80,15 @@ func mysqlViews() []*View {
 				"MAX_DATA_LENGTH", integer, "INDEX_LENGTH", integer, "DATA_FREE", integer, "AUTO_INCREMENT", text, "CREATE_TIME", text,
 				"UPDATE_TIME", text, "CHECK_TIME", text, "TABLE_COLLATION", text, "CHECKSUM", text, "CREATE_OPTIONS", text,
 				"TABLE_COMMENT", text, "MAX_INDEX_LENGTH", integer, "TEMPORARY", text),
-			PerSequence: &PerSequence{NameCol: 2, OIDCol: -1, Row: mysqlSeen(func(i Sequence) []eval.Datum {
+			PerSequence: &PerSequence{NameCol: 2, OIDCol: -1, Row: func(src Source, i Sequence) [][]eval.Datum {
+				if !mysqlSees(src, i) {
+					return nil
+				}
 				zero := eval.Int(0)
-				return []eval.Datum{eval.Text("def"), eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text("SEQUENCE"), eval.Text("InnoDB"),
+				return [][]eval.Datum{{eval.Text("def"), eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text("SEQUENCE"), eval.Text("InnoDB"),
 					eval.Int(10), eval.Text("Fixed"), eval.Int(1), zero, zero, zero, zero, zero, eval.Null, eval.Null,
-					eval.Null, eval.Null, eval.Text("utf8mb4_general_ci"), eval.Null, eval.Text(""), eval.Text(""), zero, eval.Text("N")}
-			})}},
+					eval.Null, eval.Null, eval.Text("utf8mb4_general_ci"), eval.Null, eval.Text(""), eval.Text(src.SequenceComment(i.Name)), zero, eval.Text("N")}}
+			}}},
 		{Schema: "information_schema", Name: "sequences", Kind: 'v',
 			Columns: eval.Columns("TABLE_CATALOG", text, "SEQUENCE_SCHEMA", eval.TName, "SEQUENCE_NAME", eval.TName, "CACHE", integer,
 				"CACHE_VALUE", eval.TInt8, "CYCLE", integer, "INCREMENT", eval.TInt8, "MAX_VALUE", eval.TInt8, "MIN_VALUE", eval.TInt8,

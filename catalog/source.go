@@ -64,6 +64,8 @@ type Source interface {
 	// SequenceComments are the sequences' descriptions (COMMENT ON
 	// SEQUENCE), those that have one.
 	SequenceComments() ([]Comment, error)
+	// SequenceComment is one sequence's description, "" for none.
+	SequenceComment(n engine.Name) string
 
 	// SequenceACLs are the sequences the session sees whose ACL is not
 	// their default: owned by another role than the bootstrap superuser,

@@ -102,6 +102,11 @@ func (c *catalogSource) SequenceComments() ([]catalog.Comment, error) {
 	return out, nil
 }
 
+func (c *catalogSource) SequenceComment(n engine.Name) string {
+	d, _ := c.s().engFor(n).Comment(n)
+	return d
+}
+
 // SequenceACLs are the sequences the session sees whose ACL is not their
 // default, or explicit (a GRANT or REVOKE was made), read from the
 // engines' records without describing the others.

@@ -3,6 +3,7 @@ package mysqlwire
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -10,7 +11,10 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // SHOW DATABASES and SHOW [FULL] TABLES are SELECTs of information_schema
@@ -117,3 +121,133 @@ func showCreateDatabase(n *ast.ShowStmt) (step, error) {
 
 // quoteName is name quoted as MariaDB's SHOW CREATE quotes it.
 func quoteName(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+// A sequence shown as MariaDB shows one of its tables: SHOW CREATE
+// SEQUENCE and SHOW CREATE TABLE, DESCRIBE (SHOW COLUMNS, SHOW FIELDS),
+// each of the sequence's definition as the session gives it
+// (executor.MariaDBDefinition). As MariaDB, they show it to a user
+// holding some privilege on it (1142 otherwise: SHOW for SHOW CREATE,
+// SELECT for DESCRIBE, MariaDB's words), a missing one 1146.
+
+// shownTable is the table a SHOW names, in database db.
+func shownTable(t *ast.TableName, db string) lockedTable {
+	d := t.Schema.O
+	if d == "" {
+		d = db
+	}
+	return lockedTable{t.Schema.O, t.Name.O, d}
+}
+
+// shownDefinition is t's definition for a SHOW whose privilege error
+// names command.
+func (cn *conn) shownDefinition(t lockedTable, command string) (executor.MariaDBDefinition, error) {
+	sess, err := cn.session()
+	if err != nil {
+		return executor.MariaDBDefinition{}, err
+	}
+	d, err := cn.definition(sess, t)
+	switch {
+	case missingTable(err):
+		return d, noSuchTable(tableName(t.db, t.name))
+	case frontend.KindOf(err) == sqlerr.InsufficientPrivilege, err == nil && d.Privileges == 0:
+		return d, cn.denied(command, t)
+	}
+	return d, err
+}
+
+// showCreate is SHOW CREATE SEQUENCE (asTable false) or SHOW CREATE
+// TABLE of a sequence, in MariaDB's words: CREATE SEQUENCE with its
+// options, or CREATE TABLE with the sequence's eight columns and
+// SEQUENCE=1; the comment last.
+func (cn *conn) showCreate(t lockedTable, asTable bool) (*answer, error) {
+	d, err := cn.shownDefinition(t, "SHOW")
+	if err != nil {
+		return nil, err
+	}
+	var text string
+	if asTable {
+		text = "CREATE TABLE " + quoteName(t.name) + " (\n" + sequenceTableColumns + ") ENGINE=InnoDB SEQUENCE=1"
+	} else {
+		cache := "cache " + strconv.FormatInt(d.Cache, 10)
+		if d.Cache == 0 {
+			cache = "nocache"
+		}
+		cycle := "nocycle"
+		if d.Cycle {
+			cycle = "cycle"
+		}
+		text = fmt.Sprintf("CREATE SEQUENCE %s start with %d minvalue %d maxvalue %d increment by %d %s %s ENGINE=InnoDB",
+			quoteName(t.name), d.Start, d.Min, d.Max, d.Increment, cache, cycle)
+	}
+	if d.Comment != "" {
+		text += " COMMENT='" + strings.ReplaceAll(d.Comment, "'", "''") + "'"
+	}
+	return &answer{cols: []string{"Table", "Create Table"}, rows: [][]any{{t.name, text}}, types: []colType{textExpr(64, true), textExpr(1024, true)}}, nil
+}
+
+// sequenceTableColumns are a sequence's columns as MariaDB 10.11's SHOW
+// CREATE TABLE lists them, with its comments.
+const sequenceTableColumns = "  `next_not_cached_value` bigint(21) NOT NULL,\n" +
+	"  `minimum_value` bigint(21) NOT NULL,\n" +
+	"  `maximum_value` bigint(21) NOT NULL,\n" +
+	"  `start_value` bigint(21) NOT NULL COMMENT 'start value when sequences is created or value if RESTART is used',\n" +
+	"  `increment` bigint(21) NOT NULL COMMENT 'increment value',\n" +
+	"  `cache_size` bigint(21) unsigned NOT NULL,\n" +
+	"  `cycle_option` tinyint(1) unsigned NOT NULL COMMENT '0 if no cycles are allowed, 1 if the sequence should begin a new cycle when maximum_value is passed',\n" +
+	"  `cycle_count` bigint(21) NOT NULL COMMENT 'How many cycles have been done'\n"
+
+// sequenceColumnTypeNames are the types DESCRIBE shows of a sequence's
+// columns (catalog.MariaDBSequenceColumns's order).
+var sequenceColumnTypeNames = []string{"bigint(21)", "bigint(21)", "bigint(21)", "bigint(21)", "bigint(21)", "bigint(21) unsigned",
+	"tinyint(1) unsigned", "bigint(21)"}
+
+// showColumns is DESCRIBE s, SHOW COLUMNS FROM s [FROM db] and SHOW
+// FIELDS: a sequence's eight columns, each NOT NULL, without key,
+// default or extra, as MariaDB shows them.
+func showColumns(n *ast.ShowStmt, db string) (step, error) {
+	if n.Full || n.Pattern != nil || n.Where != nil || n.Column != nil {
+		return step{}, unsupported("FULL, LIKE or WHERE in SHOW COLUMNS")
+	}
+	if n.DBName != "" {
+		n.Table.Schema = ast.NewCIStr(n.DBName)
+	}
+	t := shownTable(n.Table, db)
+	return step{answer: func(c *conn) (*answer, error) {
+		if _, err := c.shownDefinition(t, "SELECT"); err != nil {
+			return nil, err
+		}
+		a := &answer{cols: []string{"Field", "Type", "Null", "Key", "Default", "Extra"},
+			types: []colType{varchar(64, true), longtext(true), varchar(3, true), varchar(3, true), longtext(false), varchar(80, true)}}
+		for i, col := range catalog.MariaDBSequenceColumns {
+			a.rows = append(a.rows, []any{col.Name, sequenceColumnTypeNames[i], "NO", "", nil, ""})
+		}
+		return a, nil
+	}}, nil
+}
+
+// showTableStatus is SHOW TABLE STATUS [FROM db] [LIKE pattern]:
+// information_schema.TABLES' columns named as MariaDB names them here,
+// for the sequences the role sees (its sizes 0 and its times NULL, as
+// information_schema's).
+func showTableStatus(n *ast.ShowStmt, db string) (step, error) {
+	if n.DBName != "" {
+		db = n.DBName
+	}
+	if db == "" {
+		return step{}, mysql.NewSQLError(1046, "3D000", "No database selected")
+	}
+	if !pgText(db) {
+		return step{}, unsupported("a name that is not valid UTF-8 or holds NUL")
+	}
+	cols := []string{"table_name", "engine", "version", "row_format", "table_rows", "avg_row_length", "data_length", "max_data_length",
+		"index_length", "data_free", "auto_increment", "create_time", "update_time", "check_time", "table_collation", "checksum",
+		"create_options", "table_comment", "max_index_length", "temporary"}
+	names := []string{"Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length", "Max_data_length",
+		"Index_length", "Data_free", "Auto_increment", "Create_time", "Update_time", "Check_time", "Collation", "Checksum",
+		"Create_options", "Comment", "Max_index_length", "Temporary"}
+	s, err := showList(n, "tables", cols, names, aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", columnRef("table_schema"), strConst(db)))
+	if err == nil && n.Pattern != nil {
+		s.names[0] = "Name" // MariaDB names it so with LIKE too
+	}
+	return s, err
+}

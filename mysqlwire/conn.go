@@ -2,10 +2,7 @@ package mysqlwire
 
 import (
 	"context"
-	"fmt"
 	"regexp"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -452,42 +449,6 @@ func (st *step) tableErr(err error) error {
 
 // missingSchema is the executor's message for a schema that is not there.
 var missingSchema = regexp.MustCompile(`^schema "(.*)" does not exist$`)
-
-// showCreateSequence is SHOW CREATE SEQUENCE, in MariaDB's words, of the
-// sequence's definition as the session gives it (Definition); table
-// names it in the error for one that is not there.
-func (cn *conn) showCreateSequence(schema, name, table string) (*answer, error) {
-	sess, err := cn.session()
-	if err != nil {
-		return nil, err
-	}
-	var d executor.MariaDBDefinition
-	err = cn.guarded(sess, func(ctx context.Context) (err error) {
-		d, err = sess.Definition(ctx, schema, name)
-		return err
-	})
-	switch frontend.KindOf(err) {
-	case sqlerr.UndefinedTable, sqlerr.UndefinedSchema, sqlerr.WrongObjectType:
-		return nil, noSuchTable(table)
-	}
-	if err != nil {
-		return nil, err
-	}
-	cache := "cache " + strconv.FormatInt(d.Cache, 10)
-	if d.Cache == 0 {
-		cache = "nocache"
-	}
-	cycle := "nocycle"
-	if d.Cycle {
-		cycle = "cycle"
-	}
-	text := fmt.Sprintf("CREATE SEQUENCE `%s` start with %d minvalue %d maxvalue %d increment by %d %s %s ENGINE=InnoDB",
-		strings.ReplaceAll(name, "`", "``"), d.Start, d.Min, d.Max, d.Increment, cache, cycle)
-	if d.Comment != "" {
-		text += " COMMENT='" + strings.ReplaceAll(d.Comment, "'", "''") + "'"
-	}
-	return &answer{cols: []string{"Table", "Create Table"}, rows: [][]any{{name, text}}, types: []colType{textExpr(64, true), textExpr(1024, true)}}, nil
-}
 
 // guarded runs one of the session's typed operations for a statement
 // answered here: in a transaction, as atomically runs a statement, its

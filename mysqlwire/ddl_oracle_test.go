@@ -333,11 +333,31 @@ var ddlCorpus = []string{
 	"SHOW CREATE DATABASE nodb_x",
 	"DROP DATABASE {db}_c",
 	"DROP SEQUENCE k1",
+	// A sequence as MariaDB shows it as a table: SHOW CREATE TABLE,
+	// DESCRIBE, SHOW COLUMNS and SHOW FIELDS, SHOW TABLE STATUS (its
+	// columns; its sizes and times are MariaDB's storage's, below),
+	// information_schema.TABLES' comment.
+	"CREATE SEQUENCE t1 START WITH 5 CACHE 10 COMMENT='it''s'",
+	"CREATE SEQUENCE t2 INCREMENT BY -2 NOCACHE CYCLE",
+	"SHOW CREATE TABLE t1",
+	"SHOW CREATE TABLE {db}.t2",
+	"SHOW CREATE TABLE nope",
+	"SHOW CREATE TABLE nodb_x.t1",
+	"DESCRIBE t1",
+	"DESC {db}.t2",
+	"SHOW COLUMNS FROM t1",
+	"SHOW FIELDS FROM t2 FROM {db}",
+	"DESCRIBE nope",
+	"SHOW COLUMNS FROM nope",
+	"SHOW TABLE STATUS LIKE 'nope%'",
+	"SHOW TABLE STATUS FROM {db} LIKE 'zz'",
+	"SELECT table_name, table_comment, table_rows, create_options FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 't%' ORDER BY 1",
+	"DROP SEQUENCE t1, t2",
 }
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 306
+const ddlCorpusLen = 322
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

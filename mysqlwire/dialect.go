@@ -228,6 +228,10 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 		return translateSavepoint(setSavepoint, n.Name), nil
 	case *ast.ReleaseSavepointStmt:
 		return translateSavepoint(releaseSavepoint, n.Name), nil
+	case *ast.ExplainStmt:
+		if show, ok := n.Stmt.(*ast.ShowStmt); ok && show.Tp == ast.ShowColumns { // DESCRIBE s
+			return showColumns(show, env.db)
+		}
 	case *ast.DoStmt:
 		return translateDo(n, env)
 	case *ast.LockTablesStmt:
@@ -405,13 +409,13 @@ func translateShow(n *ast.ShowStmt, db string) (step, error) {
 		return showDatabases(n)
 	case ast.ShowTables:
 		return showTables(n, db)
-	case ast.ShowCreateSequence:
-		schema, named := n.Table.Schema.O, n.Table.Schema.O
-		if named == "" {
-			named = db
-		}
-		name := n.Table.Name.O
-		return step{answer: func(c *conn) (*answer, error) { return c.showCreateSequence(schema, name, tableName(named, name)) }}, nil
+	case ast.ShowCreateSequence, ast.ShowCreateTable:
+		t, asTable := shownTable(n.Table, db), n.Tp == ast.ShowCreateTable
+		return step{answer: func(c *conn) (*answer, error) { return c.showCreate(t, asTable) }}, nil
+	case ast.ShowColumns:
+		return showColumns(n, db)
+	case ast.ShowTableStatus:
+		return showTableStatus(n, db)
 	case ast.ShowCreateDatabase:
 		return showCreateDatabase(n)
 	case ast.ShowWarnings, ast.ShowErrors:

@@ -212,25 +212,45 @@ func pgExec(t *testing.T, eng *engine.Engine, q string) {
 	}
 }
 
-// TestLockTablesPrivileges: LOCK TABLES ... READ needs SELECT on each
-// sequence, as MariaDB's needs SELECT (with its LOCK TABLES privilege,
-// which seqd has not): a role without gets 1142 naming the table, USAGE
-// (enough for NEXT VALUE FOR) or not; a missing sequence is 1146. FLUSH
-// TABLES needs MariaDB's RELOAD privilege, a superuser's here (1227).
-func TestLockTablesPrivileges(t *testing.T) {
+// TestShowAndLockPrivileges: as MariaDB shows a table only to a user
+// holding some privilege on it, SHOW CREATE TABLE, SHOW CREATE SEQUENCE
+// and DESCRIBE give a role without any privilege on the sequence 1142
+// naming the table (SHOW, SELECT: MariaDB's words), not its definition;
+// with one (USAGE, enough for NEXT VALUE FOR) they show it. LOCK TABLES
+// ... READ needs SELECT, as MariaDB's needs SELECT (with its LOCK TABLES
+// privilege, which seqd has not): 1142 with USAGE alone; a missing
+// sequence is 1146. FLUSH TABLES needs MariaDB's RELOAD privilege, a
+// superuser's here (1227).
+func TestShowAndLockPrivileges(t *testing.T) {
 	addr, eng := startServer(t, Config{})
-	pgExec(t, eng, "CREATE SEQUENCE public.s")
+	pgExec(t, eng, "CREATE SEQUENCE public.s START 7")
 	app := open(t, addr, "app", "public")
 	app.SetMaxOpenConns(1)
-	want := "SELECT command denied to user 'app'@'127.0.0.1' for table `public`.`s`"
-	for _, when := range []string{"no privileges", "USAGE"} {
-		if when == "USAGE" {
-			pgExec(t, eng, "GRANT USAGE ON SEQUENCE public.s TO app")
+	denied := func(when, q, command string) {
+		t.Helper()
+		want := command + " command denied to user 'app'@'127.0.0.1' for table `public`.`s`"
+		rows, err := app.Query(q)
+		if err == nil {
+			cols, vals, _ := testenv.RowStrings(rows)
+			rows.Close()
+			t.Errorf("%s: %s gave %v %v, want 1142", when, q, cols, vals)
+			return
 		}
-		_, err := app.Exec("LOCK TABLES s READ")
 		if number(err) != 1142 || sqlState(err) != "42000" || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: LOCK TABLES s READ: %v, want 1142 %q", when, err, want)
+			t.Errorf("%s: %s: %v, want 1142 %q", when, q, err, want)
 		}
+	}
+	denied("no privileges", "SHOW CREATE TABLE s", "SHOW")
+	denied("no privileges", "SHOW CREATE SEQUENCE public.s", "SHOW")
+	denied("no privileges", "DESCRIBE s", "SELECT")
+	denied("no privileges", "LOCK TABLES s READ", "SELECT")
+	pgExec(t, eng, "GRANT USAGE ON SEQUENCE public.s TO app")
+	denied("USAGE", "LOCK TABLES s READ", "SELECT")
+	if got := table(t, app, "SHOW CREATE SEQUENCE s"); !strings.Contains(got, "start with 7") {
+		t.Errorf("USAGE: SHOW CREATE SEQUENCE s: %q", got)
+	}
+	if got := table(t, app, "SHOW CREATE TABLE s"); !strings.Contains(got, "SEQUENCE=1") {
+		t.Errorf("USAGE: SHOW CREATE TABLE s: %q", got)
 	}
 	if _, err := app.Exec("LOCK TABLES nope READ"); number(err) != 1146 {
 		t.Errorf("LOCK TABLES nope READ: %v, want 1146", err)

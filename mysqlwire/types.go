@@ -31,6 +31,12 @@ var (
 	tCount = colType{typ: querypb.Type_INT64, length: 21, notNull: true}
 )
 
+// longtext is a table's LONGTEXT column in utf8mb4 (information_schema's
+// COLUMN_TYPE, SHOW COLUMNS' Type and Default).
+func longtext(notNull bool) colType {
+	return colType{typ: querypb.Type_TEXT, length: 1<<32 - 1, notNull: notNull, stored: true, known: true}
+}
+
 // varchar is a table's VARCHAR(n) column in utf8mb4.
 func varchar(n uint32, notNull bool) colType {
 	return colType{typ: querypb.Type_VARCHAR, length: 4 * n, notNull: notNull, stored: true, known: true}
@@ -56,7 +62,7 @@ var sequenceColumnTypes = func() []colType {
 // MariaDB has not: its columns are described by their PostgreSQL types.
 var infoColumnTypes = func() map[string]map[string]colType {
 	unsigned := colType{typ: querypb.Type_UINT64, length: 21, stored: true, known: true}
-	datetime := colType{typ: querypb.Type_DATETIME, length: 19, stored: true, known: true}
+	datetime := colType{typ: querypb.Type_DATETIME, length: 19, stored: true, known: true, binary: true}
 	return map[string]map[string]colType{
 		"schemata": {"CATALOG_NAME": varchar(512, true), "SCHEMA_NAME": varchar(64, true), "DEFAULT_CHARACTER_SET_NAME": varchar(32, true),
 			"DEFAULT_COLLATION_NAME": varchar(64, true), "SQL_PATH": varchar(512, false), "SCHEMA_COMMENT": varchar(1024, true)},

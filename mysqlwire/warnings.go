@@ -25,7 +25,7 @@ import (
 //
 //  1. A statement that uses a table (a sequence, information_schema, a
 //     derived table; every SHOW but SHOW WARNINGS, SHOW ERRORS and SHOW
-//     CREATE DATABASE; LOCK TABLES, FLUSH TABLES t) clears the list
+//     CREATE DATABASE; DESCRIBE, LOCK TABLES, FLUSH TABLES t) clears the list
 //     before it runs; one that uses none (SELECT 1, SET, USE, BEGIN,
 //     CREATE DATABASE, UNLOCK TABLES) leaves it as it was, unless it
 //     raises a condition itself: its first one clears the list.
@@ -331,6 +331,8 @@ func usesTable(st ast.StmtNode) bool {
 		return true
 	case *ast.FlushStmt:
 		return len(n.Tables) > 0
+	case *ast.ExplainStmt: // DESCRIBE s
+		return true
 	}
 	return false
 }
