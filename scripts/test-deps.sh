@@ -2,7 +2,8 @@
 # Installs (if missing) and starts, idempotently, what the tests need: a
 # private PostgreSQL 15 on 127.0.0.1, trusted, in its own data directory
 # (its client tools psql and pgbench come with it), a private MariaDB
-# 10.11 on 127.0.0.1 with a user and database for the tests, and a Python
+# 10.11 on 127.0.0.1 with a user and database for the tests (its clients
+# mariadb and mariadb-dump come with it), and a Python
 # virtualenv with psycopg, and the drivers of the compatibility matrix
 # (compat/): psycopg2, asyncpg, SQLAlchemy, PyMySQL,
 # mysql-connector-python, pgcli, httpx, openapi-spec-validator and

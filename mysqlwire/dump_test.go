@@ -1,0 +1,169 @@
+package mysqlwire
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"net"
+	"os/exec"
+	"strings"
+	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// dumpScript makes the sequences the dump tests back up, on seqd and on
+// MariaDB alike: MariaDB's defaults, every option, a comment, a
+// descending one, CACHE 1, INCREMENT BY 0, a name to quote, one run
+// out; some of them moved on.
+const dumpScript = `CREATE SEQUENCE a;
+CREATE SEQUENCE b START WITH 100 INCREMENT BY 5 MINVALUE 10 MAXVALUE 10000 CACHE 20 CYCLE COMMENT='it''s';
+CREATE SEQUENCE c INCREMENT BY -1 NOCACHE;
+CREATE SEQUENCE d CACHE 1;
+CREATE SEQUENCE e START WITH 5 INCREMENT BY 0 NOCACHE;
+CREATE SEQUENCE ` + "`we``ird`" + ` START 3;
+CREATE SEQUENCE spent MAXVALUE 2 NOCACHE;
+SELECT NEXTVAL(b), NEXTVAL(b), NEXTVAL(c), NEXTVAL(e), NEXTVAL(spent), NEXTVAL(spent);
+`
+
+// mariadbClient runs the mariadb client or mariadb-dump (bin) against
+// addr with args, stdin in, and returns its output; a failure fails t.
+func mariadbClient(t *testing.T, bin, addr, user, password, in string, args ...string) string {
+	t.Helper()
+	host, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, append([]string{"-h", host, "-P", port, "-u", user, "-p" + password, "--skip-ssl"}, args...)...)
+	cmd.Stdin = strings.NewReader(in)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
+	}
+	return out.String()
+}
+
+// sequencesOf is every sequence of database db as SHOW CREATE SEQUENCE
+// and its row show it, and what NEXT VALUE FOR gives next (a value or
+// an error number) where next is set: what a restore must recreate.
+func sequencesOf(t *testing.T, pool *sql.DB, db string, next bool) string {
+	t.Helper()
+	names := table(t, pool, "SHOW FULL TABLES FROM "+quoteName(db))
+	var out []string
+	for _, line := range strings.Split(names, "\n")[1:] {
+		name, _, _ := strings.Cut(line, ",")
+		q := quoteName(db) + "." + quoteName(name)
+		var create, position string
+		if err := pool.QueryRow("SHOW CREATE SEQUENCE "+q).Scan(new(string), &create); err != nil {
+			t.Fatalf("SHOW CREATE SEQUENCE %s: %v", q, err)
+		}
+		if err := pool.QueryRow("SELECT next_not_cached_value FROM " + q).Scan(&position); err != nil {
+			t.Fatalf("%s's row: %v", q, err)
+		}
+		s := fmt.Sprintf("%s\n  next_not_cached_value %s", create, position)
+		if next {
+			var v string
+			if err := pool.QueryRow("SELECT NEXTVAL(" + q + ")").Scan(&v); err != nil {
+				v = fmt.Sprintf("ERROR %d", number(err))
+			}
+			s += "\n  NEXTVAL " + v
+		}
+		out = append(out, s)
+	}
+	if len(out) != 7 {
+		t.Fatalf("%s holds %d sequences, not 7:\n%s", db, len(out), names)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestMariaDBDump: the real mariadb-dump (MariaDB 10.11's) backs up a
+// database of sequences from seqd, with its default options,
+// --single-transaction, --no-data, --databases and --all-databases, and
+// the dump, fed to the real mariadb client, recreates every sequence in
+// another database, or another seqd: its definition as SHOW CREATE
+// SEQUENCE shows it, its position, and the value NEXT VALUE FOR gives
+// next (4084 for the one run out), which is the value the original
+// gives next.
+func TestMariaDBDump(t *testing.T) {
+	dump, cli := testenv.Command(t, "mariadb-dump"), testenv.Command(t, "mariadb")
+	addr, _ := startServer(t, Config{})
+	root := open(t, addr, "root", "")
+	if _, err := root.Exec("CREATE DATABASE src"); err != nil {
+		t.Fatal(err)
+	}
+	mariadbClient(t, cli, addr, "root", "root pw", dumpScript, "src")
+	want := sequencesOf(t, root, "src", false)
+	var restored []string // their NEXTVALs, compared with the original's at the end
+	for i, opts := range [][]string{nil, {"--single-transaction"}, {"--no-data"}} {
+		out := mariadbClient(t, dump, addr, "root", "root pw", "", append(opts, "src")...)
+		for _, s := range []string{"DROP SEQUENCE IF EXISTS `b`;", "DO SETVAL(`b`, 110, 0);", "CREATE SEQUENCE `we``ird` start with 3 "} {
+			if !strings.Contains(out, s) {
+				t.Errorf("mariadb-dump %v: no %q in\n%s", opts, s, out)
+			}
+		}
+		db := fmt.Sprintf("restored%d", i)
+		if _, err := root.Exec("CREATE DATABASE " + db); err != nil {
+			t.Fatal(err)
+		}
+		mariadbClient(t, cli, addr, "root", "root pw", out, db)
+		if got := sequencesOf(t, root, db, false); got != want {
+			t.Errorf("restored from mariadb-dump %v:\n%s\nwant\n%s", opts, got, want)
+		}
+		restored = append(restored, sequencesOf(t, root, db, true))
+	}
+	// A whole server's dump, into a seqd of its own.
+	for _, opts := range [][]string{{"--databases", "src"}, {"--all-databases"}} {
+		out := mariadbClient(t, dump, addr, "root", "root pw", "", opts...)
+		other, _ := startServer(t, Config{})
+		mariadbClient(t, cli, other, "root", "root pw", out)
+		if got := sequencesOf(t, open(t, other, "root", ""), "src", false); got != want {
+			t.Errorf("restored from mariadb-dump %v into another seqd:\n%s\nwant\n%s", opts, got, want)
+		}
+	}
+	next := sequencesOf(t, root, "src", true)
+	for i, got := range restored {
+		if got != next {
+			t.Errorf("restore %d's next values:\n%s\nthe original's:\n%s", i, got, next)
+		}
+	}
+}
+
+// TestMariaDBDumpFromMariaDB: a dump mariadb-dump writes from MariaDB
+// 10.11 itself, fed to seqd with the real mariadb client, recreates
+// every sequence as MariaDB shows it (SHOW CREATE SEQUENCE, the same
+// words) at the position the dump holds: MariaDB's next_not_cached_value,
+// the end of its cache, where seqd's NEXT VALUE FOR continues.
+func TestMariaDBDumpFromMariaDB(t *testing.T) {
+	dump, cli := testenv.Command(t, "mariadb-dump"), testenv.Command(t, "mariadb")
+	_, name := testenv.MariaDBConn(t, "seqd_dump")
+	cfg, err := gomysql.ParseDSN(testenv.MariaDBDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mariadbClient(t, cli, cfg.Addr, cfg.User, cfg.Passwd, dumpScript, name)
+	cfg.DBName = ""
+	mdb, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mdb.Close()
+	want := sequencesOf(t, mdb, name, false)
+	out := mariadbClient(t, dump, cfg.Addr, cfg.User, cfg.Passwd, "", name)
+
+	addr, _ := startServer(t, Config{})
+	root := open(t, addr, "root", "")
+	if _, err := root.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	mariadbClient(t, cli, addr, "root", "root pw", out, name)
+	if got := sequencesOf(t, root, name, false); got != want {
+		t.Errorf("MariaDB's dump restored into seqd:\n%s\nMariaDB:\n%s", got, want)
+	}
+	var b, spent string
+	if err := root.QueryRow("SELECT NEXTVAL(" + name + ".b)").Scan(&b); err != nil || b != "200" {
+		t.Errorf("NEXTVAL of b after the restore: %s, %v; want 200, MariaDB's next_not_cached_value", b, err)
+	}
+	if err := root.QueryRow("SELECT NEXTVAL(" + name + ".spent)").Scan(&spent); number(err) != 4084 {
+		t.Errorf("NEXTVAL of the sequence run out after the restore: %s, %v; want 4084", spent, err)
+	}
+}
