@@ -333,6 +333,23 @@ var ddlCorpus = []string{
 	"SHOW CREATE DATABASE nodb_x",
 	"DROP DATABASE {db}_c",
 	"DROP SEQUENCE k1",
+	"START TRANSACTION",
+	"SAVEPOINT a",
+	"FLUSH TABLES",
+	"RELEASE SAVEPOINT a",
+	"START TRANSACTION",
+	"SAVEPOINT a",
+	"FLUSH TABLES WITH READ LOCK",
+	"RELEASE SAVEPOINT a",
+	"UNLOCK TABLES",
+	"SET optimizer_switch='semijoin=off'",
+	"SELECT @@optimizer_switch",
+	"SET optimizer_switch='semijoin=default,mrr=on'",
+	"SELECT @@optimizer_switch",
+	"set optimizer_switch=default",
+	"SELECT @@optimizer_switch",
+	"SET optimizer_switch='nope=on'",
+	"SET optimizer_switch='semijoin=maybe'",
 	// A sequence as MariaDB shows it as a table: SHOW CREATE TABLE,
 	// DESCRIBE, SHOW COLUMNS and SHOW FIELDS, SHOW TABLE STATUS (its
 	// columns; its sizes and times are MariaDB's storage's, below),
@@ -357,7 +374,7 @@ var ddlCorpus = []string{
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 322
+const ddlCorpusLen = 339
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

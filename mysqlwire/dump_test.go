@@ -78,7 +78,8 @@ func sequencesOf(t *testing.T, pool *sql.DB, db string, next bool) string {
 
 // TestMariaDBDump: the real mariadb-dump (MariaDB 10.11's) backs up a
 // database of sequences from seqd, with its default options,
-// --single-transaction, --no-data, --databases and --all-databases, and
+// --single-transaction, --lock-all-tables, --no-data, --databases and
+// --all-databases, and
 // the dump, fed to the real mariadb client, recreates every sequence in
 // another database, or another seqd: its definition as SHOW CREATE
 // SEQUENCE shows it, its position, and the value NEXT VALUE FOR gives
@@ -94,7 +95,7 @@ func TestMariaDBDump(t *testing.T) {
 	mariadbClient(t, cli, addr, "root", "root pw", dumpScript, "src")
 	want := sequencesOf(t, root, "src", false)
 	var restored []string // their NEXTVALs, compared with the original's at the end
-	for i, opts := range [][]string{nil, {"--single-transaction"}, {"--no-data"}} {
+	for i, opts := range [][]string{nil, {"--single-transaction"}, {"--lock-all-tables"}, {"--no-data"}} {
 		out := mariadbClient(t, dump, addr, "root", "root pw", "", append(opts, "src")...)
 		for _, s := range []string{"DROP SEQUENCE IF EXISTS `b`;", "DO SETVAL(`b`, 110, 0);", "CREATE SEQUENCE `we``ird` start with 3 "} {
 			if !strings.Contains(out, s) {

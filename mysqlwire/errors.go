@@ -146,6 +146,7 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1213: sqlerr.DeadlockDetected,      // ER_LOCK_DEADLOCK
 	1221: sqlerr.SyntaxError,           // ER_WRONG_USAGE: PostgreSQL's "conflicting or redundant options"
 	1225: sqlerr.SyntaxError,           // ER_DUP_ARGUMENT: the same
+	1231: sqlerr.InvalidParameterValue, // ER_WRONG_VALUE_FOR_VAR
 	1227: sqlerr.InsufficientPrivilege, // ER_SPECIFIC_ACCESS_DENIED_ERROR
 	1248: sqlerr.SyntaxError,           // ER_DERIVED_MUST_HAVE_ALIAS
 	1292: sqlerr.InvalidDatetimeFormat, // ER_TRUNCATED_WRONG_VALUE

@@ -32,10 +32,12 @@ import (
 //     MariaDB's does, and otherwise does nothing (after
 //     mariadb-dump --single-transaction's START TRANSACTION it leaves the
 //     transaction open, as MariaDB's does).
-//  4. FLUSH TABLES [t, ...] does nothing: seqd has no table cache to
-//     flush. It needs MariaDB's RELOAD privilege, a superuser's here
-//     (1227 otherwise); the tables it names are not looked up, as
-//     MariaDB's are not.
+//  4. FLUSH TABLES [t, ...] commits the open transaction, as MariaDB's
+//     does, and nothing else: seqd has no table cache to flush. FLUSH
+//     TABLES WITH READ LOCK (mariadb-dump --lock-all-tables) takes no
+//     lock either, as 1. Both need MariaDB's RELOAD privilege, a
+//     superuser's here (1227 otherwise); the tables named are not
+//     looked up, as MariaDB's are not.
 
 // lockedTable is a table LOCK TABLES or FLUSH TABLES names: its schema as
 // written ("" for none) and name, and MariaDB's names of it in its
@@ -141,20 +143,30 @@ func (cn *conn) unlockTables() error {
 	return cn.commit(context.Background(), sess)
 }
 
-// translateFlush is FLUSH TABLES [t, ...] (rule 4); any other FLUSH is
-// refused.
+// translateFlush is FLUSH TABLES [t, ...] and FLUSH TABLES WITH READ
+// LOCK (rule 4); any other FLUSH is refused.
 func translateFlush(n *ast.FlushStmt) (step, error) {
-	if n.Tp != ast.FlushTables || n.ReadLock {
-		return step{}, unsupported("this FLUSH (FLUSH TABLES [t, ...] is answered: seqd has no table cache to flush)")
+	if n.Tp != ast.FlushTables || n.ReadLock && len(n.Tables) > 0 {
+		return step{}, unsupported("this FLUSH (FLUSH TABLES [t, ...] and FLUSH TABLES WITH READ LOCK are answered: seqd has no table cache to flush, nor a lock to take)")
 	}
 	return step{answer: func(c *conn) (*answer, error) { return nil, c.flushTables() }, acts: true}, nil
 }
 
+// flushTables commits the open transaction, as MariaDB's FLUSH TABLES
+// does, for a user with MariaDB's RELOAD privilege (a superuser).
 func (cn *conn) flushTables() error {
 	if !cn.superuser() {
 		return mysql.NewSQLError(1227, "42000", "Access denied; you need (at least one of) the RELOAD privilege(s) for this operation")
 	}
-	return nil
+	sess, err := cn.session()
+	if err != nil {
+		return err
+	}
+	defer cn.status(sess)
+	if sess.TxStatus() == 'I' {
+		return nil
+	}
+	return cn.commit(context.Background(), sess)
 }
 
 // superuser reports whether the connection's user is a superuser: a

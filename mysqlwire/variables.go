@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,48 @@ var variables = map[string]string{
 	// What mariadb-dump's output saves and sets around a restore; seqd
 	// has no tables for them to act on.
 	"unique_checks": "1", "foreign_key_checks": "1", "sql_notes": "1",
+	// mariadb-dump sets semijoin=off and back; seqd has no optimizer for
+	// it to steer.
+	"optimizer_switch": optimizerSwitch,
+}
+
+// optimizerSwitch is MariaDB 10.11's default @@optimizer_switch: its
+// flags in its order.
+const optimizerSwitch = "index_merge=on,index_merge_union=on,index_merge_sort_union=on,index_merge_intersection=on," +
+	"index_merge_sort_intersection=off,engine_condition_pushdown=off,index_condition_pushdown=on,derived_merge=on," +
+	"derived_with_keys=on,firstmatch=on,loosescan=on,materialization=on,in_to_exists=on,semijoin=on," +
+	"partial_match_rowid_merge=on,partial_match_table_scan=on,subquery_cache=on,mrr=off,mrr_cost_based=off," +
+	"mrr_sort_keys=off,outer_join_with_cache=on,semijoin_with_cache=on,join_cache_incremental=on,join_cache_hashed=on," +
+	"join_cache_bka=on,optimize_join_buffer_size=on,table_elimination=on,extended_keys=on,exists_to_in=on," +
+	"orderby_uses_equalities=on,condition_pushdown_for_derived=on,split_materialized=on," +
+	"condition_pushdown_for_subquery=on,rowid_filter=on,condition_pushdown_from_having=on,not_null_range_scan=off," +
+	"hash_join_cardinality=off,cset_narrowing=off"
+
+// switched is the optimizer_switch value from, changed as SET
+// optimizer_switch = set says, MariaDB's way: "default" (or DEFAULT,
+// "") is the default, else each flag=on|off|default of a comma list
+// sets that flag; false for a flag or value MariaDB does not take.
+func switched(from, set string) (string, bool) {
+	set = strings.ToLower(strings.TrimSpace(set))
+	if set == "" || set == "default" {
+		return optimizerSwitch, true
+	}
+	flags := strings.Split(from, ",")
+	defaults := strings.Split(optimizerSwitch, ",")
+	for _, item := range strings.Split(set, ",") {
+		name, value, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok || value != "on" && value != "off" && value != "default" {
+			return "", false
+		}
+		i := slices.IndexFunc(flags, func(f string) bool { return strings.HasPrefix(f, name+"=") })
+		if i < 0 {
+			return "", false
+		}
+		if flags[i] = name + "=" + value; value == "default" {
+			flags[i] = defaults[i]
+		}
+	}
+	return strings.Join(flags, ","), true
 }
 
 // Kinds of MariaDB's system variables by the type SELECT @@name has:
@@ -118,6 +161,14 @@ func (cn *conn) set(n *ast.SetStmt) error {
 		val, err := cn.setValue(v.Value)
 		if err != nil {
 			return err
+		}
+		if name == "optimizer_switch" {
+			from, _ := cn.variable(name)
+			v, ok := switched(from, val)
+			if !ok {
+				return mysql.NewSQLError(1231, "42000", "Variable 'optimizer_switch' can't be set to the value of '%s'", val)
+			}
+			val = v
 		}
 		if name == "autocommit" {
 			switch strings.ToLower(val) {
