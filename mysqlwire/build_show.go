@@ -130,17 +130,17 @@ func quoteName(name string) string { return "`" + strings.ReplaceAll(name, "`", 
 // SELECT for DESCRIBE, MariaDB's words), a missing one 1146.
 
 // shownTable is the table a SHOW names, in database db.
-func shownTable(t *ast.TableName, db string) lockedTable {
+func shownTable(t *ast.TableName, db string) tableRef {
 	d := t.Schema.O
 	if d == "" {
 		d = db
 	}
-	return lockedTable{t.Schema.O, t.Name.O, d}
+	return tableRef{t.Schema.O, t.Name.O, d}
 }
 
 // shownDefinition is t's definition for a SHOW whose privilege error
 // names command.
-func (cn *conn) shownDefinition(t lockedTable, command string) (executor.MariaDBDefinition, error) {
+func (cn *conn) shownDefinition(t tableRef, command string) (executor.MariaDBDefinition, error) {
 	sess, err := cn.session()
 	if err != nil {
 		return executor.MariaDBDefinition{}, err
@@ -159,7 +159,7 @@ func (cn *conn) shownDefinition(t lockedTable, command string) (executor.MariaDB
 // TABLE of a sequence, in MariaDB's words: CREATE SEQUENCE with its
 // options, or CREATE TABLE with the sequence's eight columns and
 // SEQUENCE=1; the comment last.
-func (cn *conn) showCreate(t lockedTable, asTable bool) (*answer, error) {
+func (cn *conn) showCreate(t tableRef, asTable bool) (*answer, error) {
 	d, err := cn.shownDefinition(t, "SHOW")
 	if err != nil {
 		return nil, err

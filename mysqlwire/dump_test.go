@@ -79,12 +79,11 @@ func sequencesOf(t *testing.T, pool *sql.DB, db string, next bool) string {
 // TestMariaDBDump: the real mariadb-dump (MariaDB 10.11's) backs up a
 // database of sequences from seqd, with its default options,
 // --single-transaction, --lock-all-tables, --no-data, --databases and
-// --all-databases, and
-// the dump, fed to the real mariadb client, recreates every sequence in
-// another database, or another seqd: its definition as SHOW CREATE
-// SEQUENCE shows it, its position, and the value NEXT VALUE FOR gives
-// next (4084 for the one run out), which is the value the original
-// gives next.
+// --all-databases, and the dump, fed to the real mariadb client,
+// recreates every sequence in another database, or another seqd: its
+// definition as SHOW CREATE SEQUENCE shows it, its position, and the
+// value NEXT VALUE FOR gives next (4084 for the one run out), which is
+// the value the original gives next.
 func TestMariaDBDump(t *testing.T) {
 	dump, cli := testenv.Command(t, "mariadb-dump"), testenv.Command(t, "mariadb")
 	addr, _ := startServer(t, Config{})

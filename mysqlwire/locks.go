@@ -39,16 +39,17 @@ import (
 //     superuser's here (1227 otherwise); the tables named are not
 //     looked up, as MariaDB's are not.
 
-// lockedTable is a table LOCK TABLES or FLUSH TABLES names: its schema as
-// written ("" for none) and name, and MariaDB's names of it in its
-// errors (tableName's for 1146; the privilege errors' quoted form).
-type lockedTable struct{ schema, name, db string }
+// tableRef is a table a statement names (LOCK TABLES, SHOW CREATE,
+// DESCRIBE): its schema as written ("" for none: found along the search
+// path) and name, and db, the database MariaDB names it in in its errors
+// (the connection's where none is written).
+type tableRef struct{ schema, name, db string }
 
-// lockedTables are the tables of a statement, in database db.
-func lockedTables(names []*ast.TableName, db string) ([]lockedTable, error) {
-	out := make([]lockedTable, len(names))
+// tableRefs are the tables a statement names, in database db.
+func tableRefs(names []*ast.TableName, db string) ([]tableRef, error) {
+	out := make([]tableRef, len(names))
 	for i, t := range names {
-		out[i] = lockedTable{t.Schema.O, t.Name.O, t.Schema.O}
+		out[i] = tableRef{t.Schema.O, t.Name.O, t.Schema.O}
 		if out[i].db == "" {
 			out[i].db = db
 		}
@@ -77,7 +78,7 @@ func translateLockTables(n *ast.LockTablesStmt, db string) (step, error) {
 		}
 		names[i] = l.Table
 	}
-	ts, err := lockedTables(names, db)
+	ts, err := tableRefs(names, db)
 	if err != nil {
 		return step{}, err
 	}
@@ -87,7 +88,7 @@ func translateLockTables(n *ast.LockTablesStmt, db string) (step, error) {
 // lockTables checks ts as MariaDB's LOCK TABLES ... READ does, after
 // committing the open transaction: every table's privilege first (SELECT:
 // 1142), then that each is there (1146).
-func (cn *conn) lockTables(ts []lockedTable) error {
+func (cn *conn) lockTables(ts []tableRef) error {
 	sess, err := cn.session()
 	if err != nil {
 		return err
@@ -180,7 +181,7 @@ func (cn *conn) superuser() bool {
 
 // definition is the sequence t's definition, with the session user's
 // privileges on it (executor.MariaDBDefinition).
-func (cn *conn) definition(sess *executor.Session, t lockedTable) (executor.MariaDBDefinition, error) {
+func (cn *conn) definition(sess *executor.Session, t tableRef) (executor.MariaDBDefinition, error) {
 	var d executor.MariaDBDefinition
 	err := cn.guarded(sess, func(ctx context.Context) (err error) {
 		d, err = sess.Definition(ctx, t.schema, t.name)
@@ -202,7 +203,7 @@ func missingTable(err error) bool {
 
 // denied is MariaDB's error for a user without the privilege command
 // needs on table t (ER_TABLEACCESS_DENIED_ERROR).
-func (cn *conn) denied(command string, t lockedTable) error {
+func (cn *conn) denied(command string, t tableRef) error {
 	return mysql.NewSQLError(1142, "42000", "%s command denied to user '%s'@'%s' for table %s", command, cn.c.User, hostOf(cn.c),
 		fmt.Sprintf("`%s`.`%s`", t.db, t.name))
 }
