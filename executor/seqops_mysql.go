@@ -174,6 +174,7 @@ func (s *Session) Definition(ctx context.Context, schema, rel string) (MariaDBDe
 		if o.Cache == 1 && !o.CacheOne {
 			d.Cache = 0
 		}
+		d.Temporary = s.isTemp(n)
 		if d.Privileges, err = s.privilegesOn(n); err != nil {
 			return err
 		}
@@ -191,10 +192,12 @@ func (s *Session) Definition(ctx context.Context, schema, rel string) (MariaDBDe
 // Privileges are the session user's on the sequence, by which the front
 // end answers as MariaDB answers a user without them (SHOW CREATE, LOCK
 // TABLES: 1142); Definition itself needs none, as pg_sequences.
+// Temporary: it is the session's temporary sequence.
 type MariaDBDefinition struct {
 	Description
 	Comment    string
 	Privileges engine.Privs
+	Temporary  bool
 }
 
 // DiscardWindow is what MariaDB's ALTER SEQUENCE does first to the

@@ -157,8 +157,8 @@ func (cn *conn) shownDefinition(t tableRef, command string) (executor.MariaDBDef
 
 // showCreate is SHOW CREATE SEQUENCE (asTable false) or SHOW CREATE
 // TABLE of a sequence, in MariaDB's words: CREATE SEQUENCE with its
-// options, or CREATE TABLE with the sequence's eight columns and
-// SEQUENCE=1; the comment last.
+// options, or CREATE [TEMPORARY] TABLE with the sequence's eight columns
+// and SEQUENCE=1; the comment last.
 func (cn *conn) showCreate(t tableRef, asTable bool) (*answer, error) {
 	d, err := cn.shownDefinition(t, "SHOW")
 	if err != nil {
@@ -166,7 +166,11 @@ func (cn *conn) showCreate(t tableRef, asTable bool) (*answer, error) {
 	}
 	var text string
 	if asTable {
-		text = "CREATE TABLE " + quoteName(t.name) + " (\n" + sequenceTableColumns + ") ENGINE=InnoDB SEQUENCE=1"
+		create := "CREATE TABLE "
+		if d.Temporary {
+			create = "CREATE TEMPORARY TABLE "
+		}
+		text = create + quoteName(t.name) + " (\n" + sequenceTableColumns + ") ENGINE=InnoDB SEQUENCE=1"
 	} else {
 		cache := "cache " + strconv.FormatInt(d.Cache, 10)
 		if d.Cache == 0 {

@@ -369,12 +369,20 @@ var ddlCorpus = []string{
 	"SHOW TABLE STATUS LIKE 'nope%'",
 	"SHOW TABLE STATUS FROM {db} LIKE 'zz'",
 	"SELECT table_name, table_comment, table_rows, create_options FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 't%' ORDER BY 1",
+	"CREATE TEMPORARY SEQUENCE tt START 4",
+	"SHOW CREATE TABLE tt",
+	"DESCRIBE tt",
+	"LOCK TABLES tt READ",
+	"UNLOCK TABLES",
+	"SHOW TABLE STATUS LIKE 'tt'",
+	"DROP TEMPORARY SEQUENCE tt",
+	"DO SETVAL(nope, 5, 0)",
 	"DROP SEQUENCE t1, t2",
 }
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 339
+const ddlCorpusLen = 347
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is
