@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/catalog"
@@ -229,11 +230,12 @@ func showColumns(n *ast.ShowStmt, db string) (step, error) {
 	}}, nil
 }
 
-// showTableStatus is SHOW TABLE STATUS [FROM db] [LIKE pattern]:
+// showTableStatus is SHOW TABLE STATUS [FROM db] [LIKE pattern | WHERE
+// cond]:
 // information_schema.TABLES' columns named as MariaDB names them here,
 // for the sequences the role sees (its sizes 0 and its times NULL, as
 // information_schema's).
-func showTableStatus(n *ast.ShowStmt, db string) (step, error) {
+func showTableStatus(n *ast.ShowStmt, db string, env *stmtEnv) (step, error) {
 	if n.DBName != "" {
 		db = n.DBName
 	}
@@ -249,9 +251,36 @@ func showTableStatus(n *ast.ShowStmt, db string) (step, error) {
 	names := []string{"Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length", "Max_data_length",
 		"Index_length", "Data_free", "Auto_increment", "Create_time", "Update_time", "Check_time", "Collation", "Checksum",
 		"Create_options", "Comment", "Max_index_length", "Temporary"}
+	if n.Where != nil {
+		return statusWhere(n.Where, cols, names, db, env)
+	}
 	s, err := showList(n, "tables", cols, names, aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", columnRef("table_schema"), strConst(db)))
 	if err == nil && n.Pattern != nil {
 		s.names[0] = "Name" // MariaDB names it so with LIKE too
 	}
 	return s, err
+}
+
+// statusWhere is SHOW TABLE STATUS ... WHERE cond, whose condition reads
+// the statement's own columns (Name, Engine, Comment, ...), as MariaDB's
+// does: the query SELECT * FROM (SELECT table_name AS Name, ... FROM
+// information_schema.TABLES WHERE table_schema = db) AS status WHERE
+// cond ORDER BY Name, built as a client's query is.
+func statusWhere(cond ast.ExprNode, cols, names []string, db string, env *stmtEnv) (step, error) {
+	column := func(name string) *ast.ColumnNameExpr {
+		return &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(name)}}
+	}
+	fields := make([]*ast.SelectField, len(cols))
+	for i, c := range cols {
+		fields[i] = &ast.SelectField{Expr: column(c), AsName: ast.NewCIStr(names[i])}
+	}
+	inner := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true}, Fields: &ast.FieldList{Fields: fields},
+		From: &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{
+			Source: &ast.TableName{Schema: ast.NewCIStr("information_schema"), Name: ast.NewCIStr("TABLES")}}}},
+		Where: &ast.BinaryOperationExpr{Op: opcode.EQ, L: column("table_schema"), R: ast.NewValueExpr(db, "", "")}}
+	outer := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true},
+		Fields: &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}},
+		From:   &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: inner, AsName: ast.NewCIStr("status")}}},
+		Where:  cond, OrderBy: &ast.OrderByClause{Items: []*ast.ByItem{{Expr: column(names[0])}}}}
+	return builtQuery(outer, env)
 }

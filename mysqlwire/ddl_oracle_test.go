@@ -368,6 +368,8 @@ var ddlCorpus = []string{
 	"SHOW COLUMNS FROM nope",
 	"SHOW TABLE STATUS LIKE 'nope%'",
 	"SHOW TABLE STATUS FROM {db} LIKE 'zz'",
+	"SHOW TABLE STATUS WHERE Name = 'nope'",
+	"SHOW TABLE STATUS FROM {db} WHERE Engine = 'InnoDB' AND name LIKE 'nope%' OR `Rows` > 5",
 	"SELECT table_name, table_comment, table_rows, create_options FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 't%' ORDER BY 1",
 	"CREATE TEMPORARY SEQUENCE tt START 4",
 	"SHOW CREATE TABLE tt",
@@ -382,7 +384,7 @@ var ddlCorpus = []string{
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 347
+const ddlCorpusLen = 349
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

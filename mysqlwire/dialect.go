@@ -217,7 +217,7 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 		}
 		return s, nil
 	case *ast.ShowStmt:
-		return translateShow(n, env.db)
+		return translateShow(n, env)
 	case *ast.RenameTableStmt:
 		return translateRename(n.TableToTables, env.db)
 	case *ast.AlterTableStmt:
@@ -403,7 +403,8 @@ func translateTemporary(st ast.StmtNode, replace bool, db string) (step, error) 
 	return step{}, unsupported("TEMPORARY here")
 }
 
-func translateShow(n *ast.ShowStmt, db string) (step, error) {
+func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
+	db := env.db
 	switch n.Tp {
 	case ast.ShowDatabases:
 		return showDatabases(n)
@@ -415,7 +416,7 @@ func translateShow(n *ast.ShowStmt, db string) (step, error) {
 	case ast.ShowColumns:
 		return showColumns(n, db)
 	case ast.ShowTableStatus:
-		return showTableStatus(n, db)
+		return showTableStatus(n, db, env)
 	case ast.ShowCreateDatabase:
 		return showCreateDatabase(n)
 	case ast.ShowWarnings, ast.ShowErrors:

@@ -167,3 +167,32 @@ func TestMariaDBDumpFromMariaDB(t *testing.T) {
 		t.Errorf("NEXTVAL of the sequence run out after the restore: %s, %v; want 4084", spent, err)
 	}
 }
+
+// TestShowTableStatus: SHOW TABLE STATUS, with LIKE or WHERE on its own
+// columns, shows each sequence the role sees with MariaDB's values where
+// seqd has them (the oracle compares its columns with MariaDB's; their
+// sizes and times are MariaDB's storage's).
+func TestShowTableStatus(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	root := open(t, addr, "root", "")
+	for _, q := range []string{"CREATE DATABASE d", "CREATE SEQUENCE d.s1 COMMENT='one'", "CREATE SEQUENCE d.s2"} {
+		if _, err := root.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db := open(t, addr, "root", "d")
+	const s1 = "s1,InnoDB,10,Fixed,1,0,0,0,0,0,NULL,NULL,NULL,NULL,utf8mb4_general_ci,NULL,,one,0,N"
+	const s2 = "s2,InnoDB,10,Fixed,1,0,0,0,0,0,NULL,NULL,NULL,NULL,utf8mb4_general_ci,NULL,,,0,N"
+	const head = "Name,Engine,Version,Row_format,Rows,Avg_row_length,Data_length,Max_data_length,Index_length,Data_free," +
+		"Auto_increment,Create_time,Update_time,Check_time,Collation,Checksum,Create_options,Comment,Max_index_length,Temporary"
+	for q, want := range map[string]string{
+		"SHOW TABLE STATUS":                                   head + "\n" + s1 + "\n" + s2,
+		"SHOW TABLE STATUS FROM d LIKE 's2'":                  head + "\n" + s2,
+		"SHOW TABLE STATUS WHERE Comment = 'one'":             head + "\n" + s1,
+		"SHOW TABLE STATUS WHERE name <> 's1' AND `Rows` = 1": head + "\n" + s2,
+	} {
+		if got := table(t, db, q); got != want {
+			t.Errorf("%s:\n%s\nwant\n%s", q, got, want)
+		}
+	}
+}
