@@ -55,7 +55,11 @@
 // SHOW TABLES and information_schema list a role the sequences it holds
 // a privilege on or owns (catalog.MySQL's views, which the executor
 // resolves for the trees built here: build_show.go), as MariaDB's list a
-// user's.
+// user's. SHOW CREATE TABLE, DESCRIBE and SHOW TABLE STATUS show a
+// sequence as MariaDB shows it as a table (build_show.go); LOCK TABLES,
+// UNLOCK TABLES, FLUSH TABLES and savepoints, which mariadb-dump sends,
+// check and commit as MariaDB's do and take no lock (locks.go): no value
+// waits on a client.
 //
 // In cluster mode only the leader serves: a standby refuses connections
 // in place of the handshake (1053, 08S01), which MySQL's drivers take
