@@ -18,26 +18,28 @@ import (
 //
 //  1. LOCK TABLES ... READ [LOCAL] checks what MariaDB checks (each table
 //     there, SELECT on it: 1146, 1142) and commits the open transaction,
-//     as MariaDB's does, but takes no lock: a sequence's values are
+//     as MariaDB's does, and takes no lock: a sequence's values are
 //     handed out to every session without waiting on any client (seqd's
-//     promise), and a read lock would only stop other sessions' NEXTVAL.
-//     A dump reads each sequence's position once; values taken after the
-//     read are after the position the dump holds, as with MariaDB's lock
-//     once released.
+//     promise). MariaDB's READ lock does not stop other sessions'
+//     NEXTVAL either; it refuses the locking session's own (1099) and
+//     its use of other tables (1100), which seqd does not. A dump reads
+//     each sequence's position once; values taken after the read are
+//     after the position the dump holds.
 //  2. LOCK TABLES ... WRITE is refused (1235): MariaDB's write lock keeps
-//     every other session away from the table, a promise seqd does not
-//     make and will not pretend to.
+//     every other session away from the table, their NEXTVAL waiting, a
+//     promise seqd does not make and will not pretend to.
 //  3. UNLOCK TABLES commits the open transaction where LOCK TABLES came
 //     before it (with no BEGIN between, which ends MariaDB's locks), as
-//     MariaDB's does, and otherwise does nothing (after
-//     mariadb-dump --single-transaction's START TRANSACTION it leaves the
-//     transaction open, as MariaDB's does).
+//     MariaDB's does, and otherwise does nothing (after mariadb-dump
+//     --single-transaction's START TRANSACTION it leaves the transaction
+//     open, as MariaDB's does).
 //  4. FLUSH TABLES [t, ...] commits the open transaction, as MariaDB's
 //     does, and nothing else: seqd has no table cache to flush. FLUSH
 //     TABLES WITH READ LOCK (mariadb-dump --lock-all-tables) takes no
-//     lock either, as 1. Both need MariaDB's RELOAD privilege, a
-//     superuser's here (1227 otherwise); the tables named are not
-//     looked up, as MariaDB's are not.
+//     lock either: MariaDB's stops every other session's NEXTVAL until
+//     UNLOCK TABLES, which seqd's promise (1) rules out. Both need
+//     MariaDB's RELOAD privilege, a superuser's here (1227 otherwise);
+//     the tables named are not looked up, as MariaDB's are not.
 
 // tableRef is a table a statement names (LOCK TABLES, SHOW CREATE,
 // DESCRIBE): its schema as written ("" for none: found along the search
