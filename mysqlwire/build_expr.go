@@ -45,6 +45,9 @@ type builder struct {
 	// with a FROM clause whose types the builder told, by the
 	// statement's own tree (typeScope).
 	subqueryTypes map[*ast.SelectStmt][]colType
+	// hexForms are the forms of the statement's hexadecimal literals
+	// (build_numbers.go), read from its text as its query is built.
+	hexForms map[string]int
 }
 
 // scope is what the expressions of the SELECT being built are typed
@@ -317,6 +320,18 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	case x.Op == opcode.LogicAnd || x.Op == opcode.LogicOr || x.Op == opcode.LogicXor:
 		return b.logic(x)
 	}
+	switch { // a hexadecimal or bit literal read as a number (build_numbers.go)
+	case arithmetic[x.Op]:
+		b.readAsNumber(&x.L)
+		b.readAsNumber(&x.R)
+	case comparisons[x.Op] || x.Op == opcode.NullEQ:
+		if hexLiteral(x.L) && !hexLiteral(x.R) && b.typedKind(x.R) == numberKind {
+			b.readAsNumber(&x.L)
+		}
+		if hexLiteral(x.R) && !hexLiteral(x.L) && b.typedKind(x.L) == numberKind {
+			b.readAsNumber(&x.R)
+		}
+	}
 	operand := b.expr
 	if comparisons[x.Op] { // MySQL compares a quotient as it shows it
 		operand = b.shown
@@ -564,6 +579,9 @@ func (b *builder) unary(x *ast.UnaryOperationExpr) (*pg.Node, error) {
 		}
 		return boolExpr(pg.BoolExprType_NOT_EXPR, v), nil
 	}
+	if x.Op == opcode.Minus || x.Op == opcode.Plus {
+		b.readAsNumber(&x.V)
+	}
 	v, err := b.expr(x.V)
 	if err != nil {
 		return nil, err
@@ -605,6 +623,9 @@ func (b *builder) unary(x *ast.UnaryOperationExpr) (*pg.Node, error) {
 }
 
 func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
+	if x.Sel == nil {
+		b.inNumbers(x) // a hexadecimal or bit literal read as a number (build_numbers.go)
+	}
 	l, err := b.shown(x.Expr)
 	if err != nil {
 		return nil, err

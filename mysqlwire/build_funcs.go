@@ -587,6 +587,12 @@ func valueText(x ast.ExprNode) string {
 // cast is CAST(x AS type), CONVERT(x, type) and BINARY x (a string that
 // compares by its bytes: seqd's strings do, but for LIKE: like).
 func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
+	switch x.Tp.GetType() {
+	case mysql.TypeLonglong, mysql.TypeNewDecimal, mysql.TypeDouble, mysql.TypeFloat:
+		if x.FunctionType != ast.CastBinaryOperator {
+			b.readAsNumber(&x.Expr) // 0x41's number, x'41''s string
+		}
+	}
 	v, err := b.expr(x.Expr)
 	if err != nil || x.FunctionType == ast.CastBinaryOperator {
 		return v, err
@@ -677,6 +683,11 @@ func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 		name = pgName
 	} else {
 		return nil, unsupported(x.F + "()")
+	}
+	if numberAggregates[name] {
+		for i := range x.Args {
+			b.readAsNumber(&x.Args[i])
+		}
 	}
 	args, err := b.exprs(x.Args)
 	if err != nil {

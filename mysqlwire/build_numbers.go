@@ -2,6 +2,7 @@ package mysqlwire
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -758,4 +759,154 @@ func quietTwice(x ast.ExprNode) bool {
 	}}
 	x.Accept(&v)
 	return !v.hit
+}
+
+// Hexadecimal and bit literals as MariaDB reads them where a number is
+// read: 0x41, b'1000001' and 0b1000001 are the unsigned integer of
+// their bytes (big-endian, the last 8 of more), x'41' is the string it
+// is elsewhere (read as a number with 1292). TiDB's parser makes 0x41
+// and x'41' one literal; the statement's text tells them apart
+// (hexForms).
+
+// Forms of a hexadecimal literal in the statement's text, by its bytes.
+const (
+	hexNumber = 1 << iota // 0x41
+	hexString             // x'41'
+)
+
+// hexForms are the forms in which text writes each hexadecimal
+// literal, by its bytes as lower-case hexadecimal digits; bad is the
+// text of a 0X41, which MariaDB reads as a column's name, if any.
+func hexForms(text string) (forms map[string]int, bad string) {
+	forms = map[string]int{}
+	ident := func(c byte) bool {
+		return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
+	hex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+	key := func(digits string) string {
+		if len(digits)%2 == 1 {
+			digits = "0" + digits
+		}
+		return strings.ToLower(digits)
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if i > 0 && ident(text[i-1]) {
+			continue
+		}
+		switch {
+		case (c == 'x' || c == 'X') && i+1 < len(text) && text[i+1] == '\'':
+			j := i + 2
+			for j < len(text) && text[j] != '\'' {
+				j++
+			}
+			forms[key(text[i+2:j])] |= hexString
+			i = j
+		case c == '0' && i+2 < len(text) && (text[i+1] == 'x' || text[i+1] == 'X') && hex(text[i+2]):
+			j := i + 2
+			for j < len(text) && hex(text[j]) {
+				j++
+			}
+			if j < len(text) && ident(text[j]) {
+				i = j
+				continue
+			}
+			if text[i+1] == 'X' && bad == "" {
+				bad = text[i:j]
+			}
+			forms[key(text[i+2:j])] |= hexNumber
+			i = j - 1
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for ; j < len(text) && text[j] != c; j++ {
+				if text[j] == '\\' && c != '`' {
+					j++
+				}
+			}
+			i = j
+		case c == '-' && strings.HasPrefix(text[i:], "-- "), c == '#':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case c == '/' && strings.HasPrefix(text[i:], "/*") && !strings.HasPrefix(text[i:], "/*!") && !strings.HasPrefix(text[i:], "/*M!"):
+			if end := strings.Index(text[i+2:], "*/"); end >= 0 {
+				i += end + 3
+			} else {
+				i = len(text)
+			}
+		}
+	}
+	return forms, bad
+}
+
+// readAsNumber replaces *x, a hexadecimal or bit literal (in
+// parentheses too) where MariaDB reads a number, by what MariaDB reads:
+// 0x41 and b'1000001' by the unsigned integer of their bytes, x'41' by
+// the string of its bytes.
+func (b *builder) readAsNumber(x *ast.ExprNode) {
+	for {
+		p, ok := (*x).(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		x = &p.Expr
+	}
+	v, ok := (*x).(*driver.ValueExpr)
+	if !ok || v.Kind() != driver.KindBinaryLiteral {
+		return
+	}
+	bytes := v.GetBytes()
+	if b.hexNumber(v) {
+		var n uint64
+		for _, c := range bytes[max(len(bytes)-8, 0):] {
+			n = n<<8 | uint64(c)
+		}
+		*x = ast.NewValueExpr(n, "", "")
+		return
+	}
+	*x = ast.NewValueExpr(string(bytes), "binary", "binary") // typed as the literal (types.go)
+}
+
+// hexNumber reports whether v, a hexadecimal or bit literal, is one
+// that MariaDB reads as a number where a number is read: a bit literal,
+// or a hexadecimal one written 0x41 (hexForms), not x'41'.
+func (b *builder) hexNumber(v *driver.ValueExpr) bool {
+	if v.Type.GetFlag()&mysql.UnsignedFlag == 0 { // TiDB's bit literal
+		return true
+	}
+	return b.hexForms[fmt.Sprintf("%x", v.GetBytes())] == hexNumber
+}
+
+// hexLiteral reports whether x is a hexadecimal or bit literal (in
+// parentheses too).
+func hexLiteral(x ast.ExprNode) bool {
+	for {
+		p, ok := x.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		x = p.Expr
+	}
+	v, ok := x.(*driver.ValueExpr)
+	return ok && v.Kind() == driver.KindBinaryLiteral
+}
+
+// inNumbers reads IN's hexadecimal and bit literals as numbers where
+// MariaDB compares them with numbers: the operand where every item of
+// the list is a number (or NULL), an item where the operand is one.
+func (b *builder) inNumbers(x *ast.PatternInExpr) {
+	if hexLiteral(x.Expr) {
+		for _, y := range x.List {
+			if !nullLiteral(y) && (hexLiteral(y) || b.typedKind(y) != numberKind) {
+				return
+			}
+		}
+		b.readAsNumber(&x.Expr)
+		return
+	}
+	if b.typedKind(x.Expr) == numberKind {
+		for i := range x.List {
+			b.readAsNumber(&x.List[i])
+		}
+	}
 }

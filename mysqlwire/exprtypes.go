@@ -902,9 +902,10 @@ func aggregateMinMax(ts []colType) colType {
 }
 
 // realDecimals are t's decimals where it is read as a DOUBLE: a
-// string's are not fixed, a table's string column's too (its own are 0).
+// string's are not fixed, a table's string column's too (its own are 0),
+// but a hexadecimal literal's, its own.
 func realDecimals(t colType) int {
-	if t.kind() == kindString {
+	if t.kind() == kindString && !hexType(t) {
 		return notFixedDec
 	}
 	return int(t.decimals)
@@ -972,7 +973,7 @@ func (e typeScope) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
 	}
 	stored := t.stored
 	t.notNull, t.stored = false, false
-	if t.kind() == kindString && (name == ast.AggFuncSum || name == ast.AggFuncAvg) {
+	if t.kind() == kindString && !hexType(t) && (name == ast.AggFuncSum || name == ast.AggFuncAvg) {
 		t.decimals = notFixedDec // a string read as a DOUBLE: a table's column too
 	}
 	switch name {
@@ -1200,4 +1201,10 @@ func mergeable(q ast.Node) bool {
 		}
 	}
 	return true
+}
+
+// hexType reports whether t is a hexadecimal literal's: a binary string,
+// UNSIGNED.
+func hexType(t colType) bool {
+	return t.kind() == kindString && t.binary && t.unsigned
 }

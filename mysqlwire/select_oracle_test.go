@@ -279,6 +279,11 @@ var selects = []string{
 	"SELECT DISTINCT IF(1, start_value, 'z') FROM s1", "SELECT CONCAT_WS('-', start_value / 3, 'a'), ELT(1, start_value / 3) FROM s1 UNION SELECT 'b', 'c'",
 	"SELECT GREATEST(ABS(start_value), 1), LEAST(UPPER('a'), 'b'), GREATEST(LENGTH(start_value), 0), LEAST(ROUND(start_value / 3, 1), 2) FROM s1",
 	"SELECT GREATEST(LENGTH(table_name), 1), LEAST(LOWER(table_name), 'S2') FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
+	// 0x41, b'1000001' and 0b1000001 read as numbers: their bytes' unsigned integer.
+	"SELECT 0x31*2, CAST(0x41 AS UNSIGNED), 0x41+0, 0x41 = 65, CONCAT(0x41), -0x41, 0x41 DIV 1, 0x41 MOD 7, 0x41/1",
+	"SELECT b'0101'+0, 0b0101*2, B'0101' = 5, CONCAT(b'01000010'), 0x4142434445464748494a+0, CAST(0x41 AS SIGNED), CAST(0x41 AS DECIMAL), CAST(0x41 AS DOUBLE)",
+	"SELECT 0x41 IN (65, 66), 65 IN (0x41, 1), 0x41 = 'A', 0x41 < 100, (0x41) + 1", "SELECT 0x41 <=> 65", "SELECT SUM(0x41), AVG(b'11')",
+	"SELECT start_value = 0x05, 0x05 + start_value, start_value IN (0x05, 7) FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -459,13 +464,14 @@ var exprWarnings = []string{
 	"SELECT GREATEST(start_value, 'x') FROM s1 UNION SELECT 'y'", "SELECT NULLIF(start_value, '5x') + 1, NULLIF(cache_size, 'q') * 2 FROM s1",
 	"SELECT IFNULL(x, 1), x + 1, x = 1, FIELD(x, 'a', 'B'), GREATEST(x, 1), -x FROM (SELECT 'b' AS x UNION ALL SELECT '2') t",
 	"SELECT table_name + 0, -table_name, GREATEST(table_name, 2), LEAST(table_name, 1.5) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
+	"SELECT x'41'+0, X'41'*2, x'41' = 65, CAST(x'41' AS UNSIGNED), -x'41', x'41' IN (65, 66), x'41' = 'A', CONCAT(x'41')", "SELECT SUM(x'41'), AVG(X'31')",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 266
-	exprWarningsLen = 149
+	selectsLen      = 272
+	exprWarningsLen = 151
 )
 
 // selectsSetup makes the sequences selects read.

@@ -162,6 +162,9 @@ func literalType(x *driver.ValueExpr) (colType, bool) {
 	case driver.KindFloat32, driver.KindFloat64:
 		return doubleType(notFixedDec, true), true
 	case driver.KindString:
+		if x.Type.GetCharset() == "binary" { // x'41' read as a string (readAsNumber)
+			return colType{typ: querypb.Type_VARCHAR, length: uint32(len(x.GetString())), notNull: true, binary: true, unsigned: true}, true
+		}
 		return textExpr(uint32(len([]rune(x.GetString()))), true), true
 	case driver.KindBinaryLiteral, driver.KindMysqlBit:
 		return colType{typ: querypb.Type_VARCHAR, length: uint32(len(x.GetBinaryLiteral())), notNull: true, binary: true, unsigned: true}, true
