@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -212,7 +213,9 @@ func (s *Session) activityBegin(text string) {
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
 			cut--
 		}
-		text = text[:cut]
+		// A copy: the cut would keep the whole statement, up to the
+		// largest message, alive for as long as the session is idle.
+		text = strings.Clone(text[:cut])
 	}
 	if !s.tracking() {
 		s.disableActivity()

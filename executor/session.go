@@ -416,6 +416,10 @@ func (s *Session) Release(res *Result) {
 	r := res.row
 	res.row = nil
 	if *r.home == nil {
+		// Parked for the statement's next execution with nothing of
+		// this one: its parameters and row would be kept by every
+		// prepared statement, counted in none of their bounds.
+		r.res, r.row = Result{}, eval.SingleRow{}
 		*r.home = r
 	}
 }

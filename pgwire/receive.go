@@ -63,6 +63,10 @@ const (
 	// maxKeptSlots bounds the Bind slices kept for the next Bind: a
 	// message with more parameters or formats has its own.
 	maxKeptSlots = 1024
+	// maxKeptName bounds the statement and portal names kept for the
+	// next message: drivers' are short (pgx's stmtcache_ and 40 hex
+	// digits), and a longer one is not held past its message.
+	maxKeptName = 256
 )
 
 // Startup packet codes (PostgreSQL's pqcomm.h).
@@ -213,10 +217,38 @@ func (r *receiver) receive() (pgproto3.FrontendMessage, error) {
 	return msg, nil
 }
 
-// release lets go of a large body buffer before the next message.
+// release lets go, before the next message, of what the last one held:
+// a large body buffer, and what its message kept of its body (a Bind's
+// values, which point into the buffer, a Query's or Parse's text, the
+// name of a Close or Describe, a name past maxKeptName), so that an
+// idle connection keeps its read buffer, at most maxKeptRead of body
+// and maxKeptSlots of Bind slices, whatever it sent last.
 func (r *receiver) release() {
 	if cap(r.big) > maxKeptRead {
 		r.big = nil
+	}
+	b := &r.bind
+	// Each Bind's values are cleared here, so those past the next
+	// one's count, in the slice it reuses, are cleared too.
+	clear(b.Parameters)
+	if cap(b.Parameters) > maxKeptSlots {
+		b.Parameters = nil
+	}
+	if cap(b.ParameterFormatCodes) > maxKeptSlots {
+		b.ParameterFormatCodes = nil
+	}
+	b.ResultFormatCodes, b.DestinationPortal, b.PreparedStatement = nil, "", ""
+	r.execute.Portal = ""
+	r.query.String = ""
+	r.parse = pgproto3.Parse{}
+	r.close.Name, r.describe.Name = "", ""
+	r.copyData.Data, r.copyFail.Message = nil, ""
+	r.function = pgproto3.FunctionCall{}
+	if len(r.stmtName) > maxKeptName {
+		r.stmtName = ""
+	}
+	if len(r.portalName) > maxKeptName {
+		r.portalName = ""
 	}
 }
 
