@@ -55,7 +55,9 @@ func (c *conn) extendedMessage(ctx context.Context, msg pgproto3.FrontendMessage
 			}
 		}
 		if named(m.Name) {
-			p.cost = statementCost(m.Query, st, p.p)
+			// Its name counts too: a name may be as long as the
+			// message that carries it.
+			p.cost = statementCost(m.Query, st, p.p) + int64(len(m.Name))
 			if err := c.roomFor(m.Name, p.cost, nil); err != nil {
 				return err
 			}
@@ -79,7 +81,7 @@ func (c *conn) extendedMessage(ctx context.Context, msg pgproto3.FrontendMessage
 		}
 		pt := portal{p: p.p, params: params, formats: m.ResultFormatCodes, text: p.text}
 		if name := m.DestinationPortal; named(name) {
-			pt.cost = portalCost(p, params, m.ResultFormatCodes)
+			pt.cost = portalCost(p, params, m.ResultFormatCodes) + int64(len(name))
 			if err := c.roomFor(name, pt.cost, c.portals[name]); err != nil {
 				return err
 			}

@@ -25,7 +25,8 @@ import (
 //     does at any error); the connection, its session and its other
 //     statements and portals go on.
 //  2. At most Config.MaxPreparedMemory bytes held by them, as estimated
-//     by statementCost and portalCost; past it, as past 1. Both are
+//     by statementCost and portalCost, plus their names' lengths; past
+//     it, as past 1. Both are
 //     54000 (program_limit_exceeded), not 53200: a bound the client's
 //     own statements met, which no retry lifts until it closes some,
 //     where class 53 says the server is short and may be retried.

@@ -462,6 +462,39 @@ func TestPreparedKeepNoValues(t *testing.T) {
 	}
 }
 
+// TestPreparedNamesCount: the names of named statements and portals
+// count in MaxPreparedMemory: a client that names them with 256 KiB
+// each meets the bound (54000) before its names hold more than it, and
+// the connection goes on. The names were not counted: 16 statements and
+// portals of 256 KiB names, 8 MiB, were kept under a bound of 4 MiB.
+func TestPreparedNamesCount(t *testing.T) {
+	const bound = 4 << 20
+	dsn, _ := startServerWith(t, Config{MaxPreparedMemory: bound})
+	c := dialRaw(t, dsn)
+	kept := 0
+	for i := range 16 {
+		name := fmt.Sprint(i) + strings.Repeat("n", 256<<10)
+		c.send(&pgproto3.Parse{Name: name, Query: "select 1"}, &pgproto3.Bind{DestinationPortal: "p" + name, PreparedStatement: name}, &pgproto3.Sync{})
+		got := strings.Join(c.until(&pgproto3.ReadyForQuery{}), " ")
+		switch got {
+		case "ParseComplete BindComplete Z I":
+			kept += 2 * len(name)
+		case "ParseComplete E 54000 Z I":
+			kept += len(name)
+		case "E 54000 Z I":
+		default:
+			t.Fatalf("statement %d: %s", i, got)
+		}
+	}
+	if kept > bound {
+		t.Fatalf("names of %d KiB kept under a bound of %d KiB", kept>>10, bound>>10)
+	}
+	c.send(&pgproto3.Query{String: "select 1"})
+	if got := strings.Join(c.until(&pgproto3.ReadyForQuery{}), " "); got != "RowDescription D 1 C SELECT 1 Z I" {
+		t.Fatalf("after: %s", got)
+	}
+}
+
 // waitIdle reads a connection's answers to req up to its last
 // ReadyForQuery, one per Query and Sync in it: the connection is then
 // idle, and still in.
