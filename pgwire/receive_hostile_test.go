@@ -8,6 +8,7 @@ package pgwire
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/binary"
 	"fmt"
@@ -20,8 +21,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/seqd/seqd/auth"
+	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/internal/selfsigned"
 )
 
@@ -493,6 +497,77 @@ func TestPreparedNamesCount(t *testing.T) {
 	if got := strings.Join(c.until(&pgproto3.ReadyForQuery{}), " "); got != "RowDescription D 1 C SELECT 1 Z I" {
 		t.Fatalf("after: %s", got)
 	}
+}
+
+// TestReceiveAuthenticatingKeepsLittle: clients still authenticating
+// that each declare a SASL message of nearly 1 MiB (under MaxMessage)
+// and send only its start hold no more than PostgreSQL's bound on one
+// (65535 bytes) each: each held 1 MiB, allocated at its header, for up
+// to AuthTimeout, before it was in. One past that bound fails the
+// authentication (28P01, as PostgreSQL's); one within it is read, and an
+// ordinary client gets in meanwhile.
+func TestReceiveAuthenticatingKeepsLittle(t *testing.T) {
+	dsn, srv := startServerWith(t, Config{Auth: AuthSCRAM, AuthTimeout: time.Minute})
+	v, err := auth.NewVerifier("right")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.cfg.Engine.PutRole(context.Background(), engine.Role{Name: "app", Login: true, Verifier: v}, true); err != nil {
+		t.Fatal(err)
+	}
+	addr := hostAddr(t, dsn)
+	// authenticating starts a connection up to the server's SASL
+	// offer, then declares a SASL message of size bytes and sends its
+	// first few.
+	authenticating := func(size int) net.Conn {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close() })
+		nc.SetDeadline(time.Now().Add(20 * time.Second))
+		fe := pgproto3.NewFrontend(nc, nc)
+		fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "app", "database": "db"}})
+		if err := fe.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := fe.Receive(); err != nil {
+			t.Fatal(err)
+		} else if _, ok := m.(*pgproto3.AuthenticationSASL); !ok {
+			t.Fatalf("the server's first answer: %T", m)
+		}
+		msg := append(binary.BigEndian.AppendUint32([]byte{'p'}, uint32(size+4)), "SCRAM-SHA-256\x00"...)
+		if _, err := nc.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		return nc
+	}
+	const conns = 16
+	before := heapInUse()
+	var ncs []net.Conn
+	for range conns {
+		ncs = append(ncs, authenticating(1<<20-64))
+	}
+	// Each is answered (28P01) or still waited for: either way, the
+	// server holds at most the bound for it.
+	if per := (heapInUse() - before) / conns; per > 256<<10 {
+		t.Fatalf("each connection authenticating holds %d KiB more", per>>10)
+	}
+	for _, nc := range ncs {
+		if got := session(t, nc); got != "FATAL 28P01" {
+			t.Fatalf("a SASL message of nearly 1 MiB: %s", got)
+		}
+	}
+	nc := authenticating(maxAuthMessage)
+	nc.(*net.TCPConn).CloseWrite()
+	if got := session(t, nc); got != "closed" {
+		t.Fatalf("a SASL message of 65535 bytes cut short: %s", got)
+	}
+	app, err := pgx.Connect(context.Background(), strings.Replace(dsn, "//u@", "//app:right@", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.Close(context.Background())
 }
 
 // waitIdle reads a connection's answers to req up to its last

@@ -6,6 +6,7 @@ package pgwire
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -169,6 +170,10 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	return c.flush() == nil
 }
 
+// maxAuthMessage bounds a SASL message's body, as PostgreSQL's
+// PG_MAX_AUTH_TOKEN_LENGTH does: a SCRAM message is some 200 bytes.
+const maxAuthMessage = 65535
+
 // authenticate runs SCRAM-SHA-256 for user. A role that does not exist,
 // cannot log in or has no password fails exactly as a wrong password does
 // (28P01), and the failure is logged with its reason.
@@ -199,9 +204,18 @@ func (c *conn) authenticate(user string) bool {
 	if err := c.flush(); err != nil {
 		return false
 	}
+	// Before a client is in, its messages are bounded as PostgreSQL
+	// bounds them, not by MaxMessage: each connection still
+	// authenticating may hold one message's body.
+	c.recv.maxBody = maxAuthMessage
+	defer func() { c.recv.maxBody = c.srv.cfg.MaxMessage }()
 	for _, step := range []uint32{pgproto3.AuthTypeSASL, pgproto3.AuthTypeSASLContinue} {
 		c.recv.authType = step
 		msg, err := c.recv.receive()
+		var tooLong *pgproto3.ExceededMaxBodyLenErr
+		if errors.As(err, &tooLong) {
+			return fail(fmt.Sprintf("SASL message of %d bytes", tooLong.ActualBodyLen))
+		}
 		if err != nil {
 			return false // the client went away
 		}
