@@ -103,6 +103,12 @@ func (c *conn) sendReady() {
 	c.wbuf = append(c.wbuf, 'Z', 0, 0, 0, 5, c.sess.TxStatus())
 }
 
+// maxPendingWrite is how much of a request's answers is held before its
+// Sync: past it, what it holds is written (a client that does not read
+// then holds the connection's write, not the server's memory), as
+// PostgreSQL writes its 8 KiB send buffer whenever it fills.
+const maxPendingWrite = 64 << 10
+
 // maxKeptWrite bounds the write buffer kept after a flush: a huge answer
 // (a long result in the simple protocol) does not pin its memory.
 const maxKeptWrite = 1 << 20
@@ -427,7 +433,11 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 				c.send(toErrorResponse(err))
 			}
 		}
-		return true
+		// The answers of a request are sent at its Sync, but not
+		// only then: a client that pipelines many messages before it
+		// (small ones with large answers, a Describe of many columns)
+		// would grow the write buffer without bound.
+		return len(c.wbuf) < maxPendingWrite || c.flush() == nil
 	default:
 		c.fatal(sqlerr.ProtocolViolation, "unsupported frontend message")
 		return false

@@ -570,6 +570,41 @@ func TestReceiveAuthenticatingKeepsLittle(t *testing.T) {
 	app.Close(context.Background())
 }
 
+// TestPipelineAnswersBeforeSync: a client that pipelines thousands of
+// small messages with large answers (Describes of a statement of 100
+// columns, 7 bytes each and 2.5 KB answered) and no Sync gets their
+// answers as they fill the write buffer, not all at the Sync: they were
+// held until it, 28 KB sent growing the server's memory by 10 MB, and a
+// client that never sent the Sync grew it without bound. All arrive, in
+// order, and the Sync ends them.
+func TestPipelineAnswersBeforeSync(t *testing.T) {
+	dsn := startSeqd(t)
+	c := dialRaw(t, dsn)
+	var cols []string
+	for i := range 100 {
+		cols = append(cols, fmt.Sprintf("1 as column_%d", i))
+	}
+	const describes = 4000
+	msgs := []pgproto3.FrontendMessage{&pgproto3.Parse{Query: "select " + strings.Join(cols, ", ")}}
+	for range describes {
+		msgs = append(msgs, &pgproto3.Describe{ObjectType: 'S'})
+	}
+	c.send(msgs...)
+	// Without the change it never came: the server waited for the
+	// Sync (no timing is asserted; the deadline only ends the wait).
+	c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	m, err := c.fe.Receive() // before any Sync
+	c.nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, ok := m.(*pgproto3.ParseComplete); !ok || err != nil {
+		t.Fatalf("the first answer, before a Sync: %T %v", m, err)
+	}
+	c.send(&pgproto3.Sync{})
+	got := c.until(&pgproto3.ReadyForQuery{})
+	if n := strings.Count(strings.Join(got, " "), "ParameterDescription RowDescription"); n != describes || len(got) != 2*describes+1 {
+		t.Fatalf("%d descriptions in %d answers", n, len(got))
+	}
+}
+
 // waitIdle reads a connection's answers to req up to its last
 // ReadyForQuery, one per Query and Sync in it: the connection is then
 // idle, and still in.
