@@ -45,6 +45,10 @@ type receiver struct {
 	copyDone  pgproto3.CopyDone
 	copyFail  pgproto3.CopyFail
 
+	// options are the protocol options (_pq_.*) of the StartupMessage,
+	// in its order, not in its Parameters.
+	options []string
+
 	// names are the statement and portal names last read, kept while a
 	// client names them again.
 	stmtName, portalName string
@@ -130,8 +134,6 @@ func (r *receiver) receiveStartup() (pgproto3.FrontendMessage, error) {
 	}
 	var msg pgproto3.FrontendMessage
 	switch code := binary.BigEndian.Uint32(body); code {
-	case pgproto3.ProtocolVersion30, pgproto3.ProtocolVersion32:
-		msg = &r.startup
 	case sslRequestCode:
 		msg = &r.ssl
 	case cancelRequestCode:
@@ -139,12 +141,65 @@ func (r *receiver) receiveStartup() (pgproto3.FrontendMessage, error) {
 	case gssEncRequestCode:
 		msg = &r.gssEnc
 	default:
-		return nil, fmt.Errorf("unknown startup message code: %d", code)
+		if code>>16 != 3 {
+			return nil, unsupportedProtocolError(code)
+		}
+		// Any 3.x: the connection speaks 3.0 and says so (accept).
+		return &r.startup, r.decodeStartup(body)
 	}
 	if err := msg.Decode(body); err != nil {
 		return nil, err
 	}
 	return msg, nil
+}
+
+// unsupportedProtocolError is a startup packet's protocol version that
+// is not 3.x, in PostgreSQL's words.
+type unsupportedProtocolError uint32
+
+func (e unsupportedProtocolError) Error() string {
+	return fmt.Sprintf("unsupported frontend protocol %d.%d: server supports 3.0 to 3.0", e>>16, e&0xffff)
+}
+
+// errStartupLayout: a StartupMessage whose parameters do not end in its
+// last byte, a NUL.
+var errStartupLayout = errors.New("invalid startup packet layout: expected terminator as last byte")
+
+// decodeStartup decodes a StartupMessage into r.startup as PostgreSQL's
+// ProcessStartupPacket reads it: after the version, names and values,
+// each ended by a NUL, up to an empty name, the packet's last byte;
+// protocol options (_pq_.*) go to r.options.
+// (pgproto3's refuses a packet of no parameters, and minor versions but
+// its own.)
+func (r *receiver) decodeStartup(body []byte) error {
+	m := &r.startup
+	m.ProtocolVersion, m.Parameters = binary.BigEndian.Uint32(body), map[string]string{}
+	r.options = nil
+	src := body[4:]
+	for {
+		name, rest, ok := cstring(src)
+		if !ok {
+			return errStartupLayout
+		}
+		src = rest
+		if len(name) == 0 {
+			break
+		}
+		value, rest, ok := cstring(src)
+		if !ok {
+			return errStartupLayout
+		}
+		if bytes.HasPrefix(name, []byte("_pq_.")) {
+			r.options = append(r.options, string(name))
+		} else {
+			m.Parameters[string(name)] = string(value)
+		}
+		src = rest
+	}
+	if len(src) != 0 {
+		return errStartupLayout
+	}
+	return nil
 }
 
 // receive reads a message after the startup packet.

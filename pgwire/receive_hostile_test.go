@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -745,6 +746,72 @@ func TestReceiveStartupPackets(t *testing.T) {
 	}
 }
 
+// TestStartupAnsweredAsPostgreSQL: startup messages PostgreSQL 15
+// answers with an error are answered with its error, where the
+// connection closed without a word: a protocol other than 3.x (0A000),
+// parameters that do not end in the packet's last byte or no parameters
+// at all (08P01), no user (28000). A later 3.x, or protocol options
+// (_pq_.*), get NegotiateProtocolVersion for 3.0 without them and then
+// the session, where 3.1 was refused and 3.2 taken for 3.0 unsaid. Each
+// answer is PostgreSQL 15's to the same packet.
+func TestStartupAnsweredAsPostgreSQL(t *testing.T) {
+	dsn := startSeqd(t)
+	addr := hostAddr(t, dsn)
+	for _, c := range []struct {
+		name   string
+		packet []byte
+		want   string
+	}{
+		{"protocol 2.0", startupPacket(0x0002_0000, startupBody("user", "u")), "E 0A000"},
+		{"protocol 4.0", startupPacket(0x0004_0000, startupBody("user", "u")), "E 0A000"},
+		{"protocol 3.1", startupPacket(0x0003_0001, startupBody("user", "u")), "NegotiateProtocolVersion 3.0 [] AuthenticationOk in"},
+		{"protocol 3.2", startupPacket(0x0003_0002, startupBody("user", "u")), "NegotiateProtocolVersion 3.0 [] AuthenticationOk in"},
+		{"protocol options", startupPacket(pgproto3.ProtocolVersion30, startupBody("user", "u", "_pq_.b", "1", "_pq_.a", "2")),
+			"NegotiateProtocolVersion 3.0 [_pq_.b _pq_.a] AuthenticationOk in"},
+		{"no terminator", startupPacket(pgproto3.ProtocolVersion30, []byte("user\x00u\x00")), "E 08P01"},
+		{"a name without a value", startupPacket(pgproto3.ProtocolVersion30, []byte("user\x00\x00")), "E 08P01"},
+		{"after the terminator", startupPacket(pgproto3.ProtocolVersion30, []byte("user\x00u\x00\x00\x00")), "E 08P01"},
+		{"the version alone", startupPacket(pgproto3.ProtocolVersion30, nil), "E 08P01"},
+		{"no parameters", startupPacket(pgproto3.ProtocolVersion30, []byte{0}), "E 28000"},
+		{"no user", startupPacket(pgproto3.ProtocolVersion30, startupBody("database", "db")), "E 28000"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(20 * time.Second))
+			if _, err := nc.Write(c.packet); err != nil {
+				t.Fatal(err)
+			}
+			fe := pgproto3.NewFrontend(nc, nc)
+			var got []string
+		read:
+			for {
+				m, err := fe.Receive()
+				if err != nil {
+					break
+				}
+				switch m := m.(type) {
+				case *pgproto3.ErrorResponse:
+					got = append(got, "E "+m.Code)
+				case *pgproto3.NegotiateProtocolVersion:
+					got = append(got, fmt.Sprintf("NegotiateProtocolVersion 3.%d %v", m.NewestMinorProtocol, m.UnrecognizedOptions))
+				case *pgproto3.AuthenticationOk:
+					got = append(got, "AuthenticationOk")
+				case *pgproto3.ReadyForQuery:
+					got = append(got, "in")
+					break read
+				}
+			}
+			if strings.Join(got, " ") != c.want {
+				t.Fatalf("%v, want %s", got, c.want)
+			}
+		})
+	}
+}
+
 // splitBytes is b a byte a packet.
 func splitBytes(b []byte) [][]byte {
 	out := make([][]byte, len(b))
@@ -836,4 +903,29 @@ func TestReceiveBeforeHandshake(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzDecodeStartup: any startup packet is read without a panic, and a
+// StartupMessage read, encoded again by pgproto3, is read the same.
+func FuzzDecodeStartup(f *testing.F) {
+	f.Add(startupPacket(pgproto3.ProtocolVersion30, startupBody("user", "u", "database", "db")))
+	f.Add(startupPacket(pgproto3.ProtocolVersion30, []byte{0}))
+	f.Add(startupPacket(0x0003_0002, startupBody("user", "u", "_pq_.x", "1")))
+	f.Add(startupPacket(pgproto3.ProtocolVersion30, []byte("user\x00u\x00")))
+	f.Fuzz(func(t *testing.T, packet []byte) {
+		r := newReceiver(bytes.NewReader(packet), 0)
+		msg, err := r.receiveStartup()
+		m, ok := msg.(*pgproto3.StartupMessage)
+		if err != nil || !ok || r.options != nil || len(m.Parameters) == 0 {
+			return
+		}
+		again, err := m.Encode(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := newReceiver(bytes.NewReader(again), 0).receiveStartup()
+		if err != nil || !reflect.DeepEqual(back, msg) {
+			t.Fatalf("%x read as %+v, encoded again as %x, read as %+v %v", packet, m, again, back, err)
+		}
+	})
 }

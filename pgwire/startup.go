@@ -30,8 +30,15 @@ func (c *conn) startup() bool {
 	defer c.nc.SetDeadline(time.Time{})
 	for {
 		msg, err := c.recv.receiveStartup()
+		var unsupported unsupportedProtocolError
+		switch {
+		case errors.As(err, &unsupported):
+			c.fatal(sqlerr.FeatureNotSupported, err.Error())
+		case errors.Is(err, errStartupLayout):
+			c.fatal(sqlerr.ProtocolViolation, err.Error())
+		}
 		if err != nil {
-			return false
+			return false // PostgreSQL does not answer a bad length either
 		}
 		switch m := msg.(type) {
 		case *pgproto3.SSLRequest:
@@ -107,6 +114,15 @@ func (c *conn) accept(m *pgproto3.StartupMessage) bool {
 	c.mu.Unlock()
 	c.srv.mu.Unlock()
 	c.user = m.Parameters["user"]
+	if c.user == "" {
+		c.fatal(sqlerr.InvalidAuthorization, "no PostgreSQL user name specified in startup packet")
+		return false
+	}
+	// A later 3.x than 3.0, or protocol options (_pq_.*), are answered
+	// as PostgreSQL answers them: the connection speaks 3.0 without them.
+	if options := c.recv.options; m.ProtocolVersion != pgproto3.ProtocolVersion30 || options != nil {
+		c.send(&pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: 0, UnrecognizedOptions: options})
+	}
 	if (c.srv.cfg.TLSRequired || c.srv.auth.Load().(string) == AuthCert) && !c.tls {
 		host, _, _ := net.SplitHostPort(c.nc.RemoteAddr().String())
 		db := m.Parameters["database"]
