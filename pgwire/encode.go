@@ -34,24 +34,21 @@ func (c *conn) decodeParams(b *pgproto3.Bind, p *executor.Prepared) ([]eval.Datu
 	if p != nil {
 		types = p.ParamTypes
 	}
+	// PostgreSQL's checks, in its order (exec_bind_message).
+	if n := len(b.ParameterFormatCodes); n > 1 && n != len(b.Parameters) {
+		return nil, sqlerr.Errorf(sqlerr.ProtocolViolation, "bind message has %d parameter formats but %d parameters", n, len(b.Parameters))
+	}
 	if len(b.Parameters) != len(types) {
 		return nil, sqlerr.Errorf(sqlerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"%s\" requires %d", len(b.Parameters), b.PreparedStatement, len(types))
 	}
 	out := make([]eval.Datum, len(types))
 	for i, raw := range b.Parameters {
+		format := formatOf(b.ParameterFormatCodes, i)
+		if format != 0 && format != 1 {
+			return nil, unsupportedFormat(format)
+		}
 		if raw == nil {
 			continue
-		}
-		format := int16(0)
-		switch len(b.ParameterFormatCodes) {
-		case 0:
-		case 1:
-			format = b.ParameterFormatCodes[0]
-		default:
-			if i >= len(b.ParameterFormatCodes) {
-				return nil, sqlerr.Errorf(sqlerr.ProtocolViolation, "bind message has %d parameter formats but %d parameters", len(b.ParameterFormatCodes), len(b.Parameters))
-			}
-			format = b.ParameterFormatCodes[i]
 		}
 		t := types[i]
 		if format == 0 {
@@ -119,6 +116,12 @@ func (c *conn) rowDescription(cols []eval.Column, formats []int16) *pgproto3.Row
 	return rd
 }
 
+// unsupportedFormat is PostgreSQL's error for a format code other than
+// text (0) and binary (1).
+func unsupportedFormat(format int16) error {
+	return sqlerr.Errorf(sqlerr.InvalidParameterValue, "unsupported format code: %d", format)
+}
+
 func formatOf(formats []int16, i int) int16 {
 	switch len(formats) {
 	case 0:
@@ -155,14 +158,18 @@ func (c *conn) appendRow(cols []eval.Column, row []eval.Datum, formats []int16) 
 		}
 		lenAt := len(buf)
 		buf = append(buf, 0, 0, 0, 0)
-		if formatOf(formats, i) == 0 {
+		switch format := formatOf(formats, i); format {
+		case 0:
 			buf = eval.AppendOutput(buf, cols[i].Type, d)
-		} else {
+		case 1:
 			var ok bool
 			if buf, ok = appendBinary(buf, cols[i].Type, d); !ok {
 				c.rows.b = buf[:start]
 				return sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd cannot send type %d in binary format", cols[i].Type.OID())
 			}
+		default: // refused at the first row, as PostgreSQL's printtup does
+			c.rows.b = buf[:start]
+			return unsupportedFormat(format)
 		}
 		binary.BigEndian.PutUint32(buf[lenAt:], uint32(len(buf)-lenAt-4))
 	}

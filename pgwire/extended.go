@@ -79,6 +79,11 @@ func (c *conn) extendedMessage(ctx context.Context, msg pgproto3.FrontendMessage
 		if err != nil {
 			return err
 		}
+		// A statement that returns no rows takes any result formats,
+		// as PostgreSQL's (PortalSetResultFormat).
+		if n := len(m.ResultFormatCodes); n > 1 && p.p != nil && p.p.Columns != nil && n != len(p.p.Columns) {
+			return sqlerr.Errorf(sqlerr.ProtocolViolation, "bind message has %d result formats but query has %d columns", n, len(p.p.Columns))
+		}
 		pt := portal{p: p.p, params: params, formats: m.ResultFormatCodes, text: p.text}
 		if name := m.DestinationPortal; named(name) {
 			pt.cost = portalCost(p, params, m.ResultFormatCodes) + int64(len(name))

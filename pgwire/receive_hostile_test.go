@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"reflect"
 	"runtime"
 	"strconv"
@@ -271,19 +272,19 @@ func TestReceiveNamesChange(t *testing.T) {
 }
 
 // TestReceivePortalFormatsKept: named portals bound with result formats
-// [1], [0], [0,1] and [1,0,1] keep them through later Binds with other
+// [1], [0], [0,1,1] and [1,0,1] keep them through later Binds with other
 // formats: each portal's rows come in its own formats, after the rest.
 func TestReceivePortalFormatsKept(t *testing.T) {
 	dsn := startSeqd(t)
 	c := dialRaw(t, dsn)
-	formats := map[string][]int16{"p1": {1}, "p0": {0}, "p01": {0, 1}, "p101": {1, 0, 1}, "pnone": nil}
-	order := []string{"p1", "p0", "p01", "p101", "pnone"}
+	formats := map[string][]int16{"p1": {1}, "p0": {0}, "p011": {0, 1, 1}, "p101": {1, 0, 1}, "pnone": nil}
+	order := []string{"p1", "p0", "p011", "p101", "pnone"}
 	msgs := []pgproto3.FrontendMessage{&pgproto3.Parse{Name: "s", Query: "select 7::int8, 8::int8, 9::int8"}}
 	for _, p := range order {
 		msgs = append(msgs, &pgproto3.Bind{DestinationPortal: p, PreparedStatement: "s", ResultFormatCodes: formats[p]})
 	}
 	// Other Binds, of every shape, into the unnamed portal.
-	for _, f := range [][]int16{{0}, {1}, {1, 1, 1}, {0, 0, 0}, {1, 0}, nil, {0}, {1}} {
+	for _, f := range [][]int16{{0}, {1}, {1, 1, 1}, {0, 0, 0}, {1, 0, 0}, nil, {0}, {1}} {
 		msgs = append(msgs, &pgproto3.Bind{PreparedStatement: "s", ResultFormatCodes: f}, &pgproto3.Execute{})
 	}
 	for _, p := range order {
@@ -372,6 +373,56 @@ func TestReceiveNullAfterValues(t *testing.T) {
 		got := c.until(&pgproto3.ReadyForQuery{})
 		if len(got) != 4 || got[1] != "D "+step.want {
 			t.Fatalf("%s %q: %v, want D %s", step.stmt, step.params, got, step.want)
+		}
+	}
+}
+
+// TestBindFormatsAsPostgreSQL: Binds whose format codes PostgreSQL 15
+// refuses are refused with its errors, where seqd bound them: a count of
+// parameter formats or result formats other than 0, 1 or the count of
+// parameters or columns (08P01, at the Bind), a parameter format other
+// than 0 or 1 (22023, where seqd read it as binary: 22P03), a result
+// format other than 0 or 1 (22023 at the first row, where seqd sent the
+// rows in binary). The answers are PostgreSQL 15's, and with
+// SEQD_TEST_PG_DSN set each is checked against it too.
+func TestBindFormatsAsPostgreSQL(t *testing.T) {
+	servers := map[string]string{"seqd": startSeqd(t)}
+	if pg := os.Getenv("SEQD_TEST_PG_DSN"); pg != "" {
+		servers["PostgreSQL"] = pg
+	}
+	one := [][]byte{[]byte("1")}
+	for _, c := range []struct {
+		name string
+		bind *pgproto3.Bind
+		want string
+	}{
+		{"2 result formats for 3 columns", &pgproto3.Bind{PreparedStatement: "three", ResultFormatCodes: []int16{0, 1}}, "E 08P01"},
+		{"4 result formats for 3 columns", &pgproto3.Bind{PreparedStatement: "three", ResultFormatCodes: []int16{0, 1, 1, 1}}, "E 08P01"},
+		{"3 result formats for 3 columns", &pgproto3.Bind{PreparedStatement: "three", ResultFormatCodes: []int16{0, 1, 0}}, "BindComplete D C SELECT 1"},
+		{"result format 2", &pgproto3.Bind{PreparedStatement: "three", ResultFormatCodes: []int16{2}}, "BindComplete E 22023"},
+		{"result format -1 of the third column", &pgproto3.Bind{PreparedStatement: "three", ResultFormatCodes: []int16{0, 1, -1}}, "BindComplete E 22023"},
+		{"2 result formats for a statement of no rows", &pgproto3.Bind{PreparedStatement: "none", ResultFormatCodes: []int16{0, 1}}, "BindComplete C SET"},
+		{"2 parameter formats for 1 parameter", &pgproto3.Bind{PreparedStatement: "one", ParameterFormatCodes: []int16{0, 0}, Parameters: one}, "E 08P01"},
+		{"parameter format 2", &pgproto3.Bind{PreparedStatement: "one", ParameterFormatCodes: []int16{2}, Parameters: one}, "E 22023"},
+		{"parameter format 2 of a NULL", &pgproto3.Bind{PreparedStatement: "one", ParameterFormatCodes: []int16{2}, Parameters: [][]byte{nil}}, "E 22023"},
+		{"2 parameters for 1", &pgproto3.Bind{PreparedStatement: "one", Parameters: [][]byte{[]byte("1"), []byte("2")}}, "E 08P01"},
+	} {
+		for server, dsn := range servers {
+			r := dialRaw(t, dsn)
+			r.send(&pgproto3.Parse{Name: "three", Query: "select 1::int8, 2::int8, 3::int8"}, &pgproto3.Parse{Name: "one", Query: "select $1::int8"},
+				&pgproto3.Parse{Name: "none", Query: "set search_path = public"}, &pgproto3.Sync{})
+			r.until(&pgproto3.ReadyForQuery{})
+			r.send(c.bind, &pgproto3.Execute{}, &pgproto3.Sync{})
+			var got []string
+			for _, m := range r.until(&pgproto3.ReadyForQuery{}) {
+				if strings.HasPrefix(m, "D ") {
+					m = "D" // its values are TestReceivePortalFormatsKept's
+				}
+				got = append(got, m)
+			}
+			if g := strings.Join(got[:len(got)-1], " "); g != c.want {
+				t.Errorf("%s, %s: %s, want %s", server, c.name, g, c.want)
+			}
 		}
 	}
 }
