@@ -622,6 +622,38 @@ func TestReceiveAuthenticatingKeepsLittle(t *testing.T) {
 	app.Close(context.Background())
 }
 
+// TestReceiveAuthenticatingSmallerMaxMessage: a MaxMessage smaller than
+// PostgreSQL's bound on a SASL message bounds it too: a SASL message of
+// 2000 bytes under a MaxMessage of 1024 fails the authentication (28P01)
+// at its header, where the bound of 65535 had the server wait for its
+// body.
+func TestReceiveAuthenticatingSmallerMaxMessage(t *testing.T) {
+	dsn, _ := startServerWith(t, Config{Auth: AuthSCRAM, MaxMessage: 1024})
+	nc, err := net.Dial("tcp", hostAddr(t, dsn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(20 * time.Second))
+	fe := pgproto3.NewFrontend(nc, nc)
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "app", "database": "db"}})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := fe.Receive(); err != nil {
+		t.Fatal(err)
+	} else if _, ok := m.(*pgproto3.AuthenticationSASL); !ok {
+		t.Fatalf("the server's first answer: %T", m)
+	}
+	if _, err := nc.Write(append(binary.BigEndian.AppendUint32([]byte{'p'}, 2004), "SCRAM-SHA-256\x00"...)); err != nil {
+		t.Fatal(err)
+	}
+	nc.(*net.TCPConn).CloseWrite()
+	if got := session(t, nc); got != "FATAL 28P01" {
+		t.Fatalf("a SASL message past MaxMessage: %s", got)
+	}
+}
+
 // TestPipelineAnswersBeforeSync: a client that pipelines thousands of
 // small messages with large answers (Describes of a statement of 100
 // columns, 7 bytes each and 2.5 KB answered) and no Sync gets their

@@ -221,9 +221,9 @@ func (c *conn) authenticate(user string) bool {
 		return false
 	}
 	// Before a client is in, its messages are bounded as PostgreSQL
-	// bounds them, not by MaxMessage: each connection still
-	// authenticating may hold one message's body.
-	c.recv.maxBody = maxAuthMessage
+	// bounds them, or by MaxMessage if it is smaller: each connection
+	// still authenticating may hold one message's body.
+	c.recv.maxBody = min(maxAuthMessage, c.srv.cfg.MaxMessage)
 	defer func() { c.recv.maxBody = c.srv.cfg.MaxMessage }()
 	for _, step := range []uint32{pgproto3.AuthTypeSASL, pgproto3.AuthTypeSASLContinue} {
 		c.recv.authType = step
