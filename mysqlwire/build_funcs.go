@@ -1,6 +1,9 @@
 package mysqlwire
 
 import (
+	"encoding/hex"
+	"fmt"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -8,6 +11,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 	"github.com/pingcap/tidb/pkg/parser/types"
 	vmysql "github.com/seqd/seqd/internal/vitess/mysql"
@@ -99,6 +103,8 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return b.trim(x)
 	case "repeat":
 		return b.repeat(x)
+	case "hex":
+		return b.hex(x)
 	case "upper", "lower", "ucase", "lcase":
 		// MariaDB's case conversions leave a binary string as it is.
 		if len(x.Args) == 1 {
@@ -743,4 +749,91 @@ func (b *builder) groupConcat(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 // of arguments (ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT).
 func wrongArgCount(fn string) error {
 	return vmysql.NewSQLError(1582, "42000", "Incorrect parameter count in the call to native function '%s'", fn)
+}
+
+// hex is HEX(x) as MariaDB's, of a literal, written out as the builder
+// builds it: of a string (a hexadecimal or bit literal too), its bytes'
+// digits; of a number, rounded half away from zero, its 64-bit two's
+// complement's; NULL's NULL. Of anything else it is refused: the
+// evaluator has no function that writes bytes as digits.
+func (b *builder) hex(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) != 1 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	a := x.Args[0]
+	for {
+		p, ok := a.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		a = p.Expr
+	}
+	negated := false
+	if u, ok := a.(*ast.UnaryOperationExpr); ok && u.Op == opcode.Minus {
+		if _, number := numberLiteral(u.V); number {
+			a, negated = u.V, true
+		}
+	}
+	if v, ok := a.(*driver.ValueExpr); ok {
+		if digits, ok := hexDigits(v, negated); ok {
+			return strConst(digits), nil
+		}
+		if v.Kind() == driver.KindNull {
+			return typeCast(nullConst(), typeName("text")), nil
+		}
+	}
+	return nil, unsupported("HEX() of what is not a literal")
+}
+
+// hexDigits are HEX(v)'s, or HEX(-v)'s where negated (v a number), for
+// a literal v: ok is false for NULL, for a number past BIGINT's range
+// (which MariaDB clamps) and for a truth.
+func hexDigits(v *driver.ValueExpr, negated bool) (string, bool) {
+	switch v.Kind() {
+	case driver.KindString, driver.KindBytes, driver.KindBinaryLiteral, driver.KindMysqlBit:
+		return strings.ToUpper(hex.EncodeToString(v.GetBytes())), !negated
+	case driver.KindInt64:
+		if v.Type.GetFlag()&mysql.IsBooleanFlag != 0 {
+			return "", false
+		}
+		n := uint64(v.GetInt64())
+		if negated {
+			n = -n
+		}
+		return fmt.Sprintf("%X", n), true
+	case driver.KindUint64:
+		n := v.GetUint64()
+		if negated {
+			if n > 1<<63 {
+				return "", false
+			}
+			n = -n
+		}
+		return fmt.Sprintf("%X", n), true
+	}
+	text := ""
+	if negated {
+		text = "-"
+	}
+	switch v.Kind() {
+	case driver.KindMysqlDecimal:
+		text += v.GetMysqlDecimal().String()
+	case driver.KindFloat64, driver.KindFloat32:
+		text += strconv.FormatFloat(v.GetFloat64(), 'g', -1, 64)
+	default:
+		return "", false
+	}
+	f, ok := new(big.Float).SetPrec(256).SetString(text)
+	if !ok {
+		return "", false
+	}
+	half := big.NewFloat(0.5)
+	if f.Sign() < 0 {
+		half.Neg(half)
+	}
+	n, _ := f.Add(f, half).Int(nil) // toward zero, after half away from it
+	if !n.IsInt64() {
+		return "", false
+	}
+	return fmt.Sprintf("%X", uint64(n.Int64())), true
 }

@@ -775,10 +775,10 @@ const (
 )
 
 // hexForms are the forms in which text writes each hexadecimal
-// literal, by its bytes as lower-case hexadecimal digits; bad is the
-// text of a 0X41, which MariaDB reads as a column's name, if any.
-func hexForms(text string) (forms map[string]int, bad string) {
-	forms = map[string]int{}
+// literal, by its bytes as lower-case hexadecimal digits. (0X41, a
+// column's name to MariaDB, TiDB's parser refuses: 1064.)
+func hexForms(text string) map[string]int {
+	forms := map[string]int{}
 	ident := func(c byte) bool {
 		return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 	}
@@ -802,7 +802,7 @@ func hexForms(text string) (forms map[string]int, bad string) {
 			}
 			forms[key(text[i+2:j])] |= hexString
 			i = j
-		case c == '0' && i+2 < len(text) && (text[i+1] == 'x' || text[i+1] == 'X') && hex(text[i+2]):
+		case c == '0' && i+2 < len(text) && text[i+1] == 'x' && hex(text[i+2]):
 			j := i + 2
 			for j < len(text) && hex(text[j]) {
 				j++
@@ -810,9 +810,6 @@ func hexForms(text string) (forms map[string]int, bad string) {
 			if j < len(text) && ident(text[j]) {
 				i = j
 				continue
-			}
-			if text[i+1] == 'X' && bad == "" {
-				bad = text[i:j]
 			}
 			forms[key(text[i+2:j])] |= hexNumber
 			i = j - 1
@@ -836,7 +833,7 @@ func hexForms(text string) (forms map[string]int, bad string) {
 			}
 		}
 	}
-	return forms, bad
+	return forms
 }
 
 // readAsNumber replaces *x, a hexadecimal or bit literal (in

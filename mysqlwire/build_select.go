@@ -12,7 +12,6 @@ import (
 
 	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/executor"
-	"github.com/seqd/seqd/sqlerr"
 )
 
 // query builds a query: a SELECT, or a UNION, EXCEPT or INTERSECT of
@@ -23,10 +22,7 @@ import (
 func (b *builder) query(q ast.Node, derived bool) (*pg.Node, []string, error) {
 	b.types = nil
 	if b.hexForms == nil {
-		forms, bad := hexForms(q.Text())
-		if bad != "" { // MariaDB reads 0X41 as a column's name
-			return nil, nil, sqlerr.Errorf(sqlerr.UndefinedColumn, "Unknown column '%s' in 'SELECT'", bad)
-		}
+		forms := hexForms(q.Text())
 		for _, f := range forms {
 			if f == hexNumber|hexString {
 				return nil, nil, unsupported("a hexadecimal literal written both 0x.. and x'..' in one statement")

@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -180,4 +181,24 @@ func shown(t *testing.T, s step) string {
 		t.Fatalf("%s: %v", s.text, err)
 	}
 	return text
+}
+
+// TestHexForms: the forms in which a statement's text writes its
+// hexadecimal literals, by their bytes; what is quoted, commented or
+// part of a name is not one.
+func TestHexForms(t *testing.T) {
+	for _, c := range []struct {
+		q     string
+		forms map[string]int
+	}{
+		{"SELECT 0x41, x'42', X'43'", map[string]int{"41": hexNumber, "42": hexString, "43": hexString}},
+		{"SELECT 0x141 + 0xAb", map[string]int{"0141": hexNumber, "ab": hexNumber}},
+		{"SELECT 0x41, x'41'", map[string]int{"41": hexNumber | hexString}},
+		{"SELECT '0x41', \"x'42'\", `0x43`, 'it''s 0x44', 'a\\' 0x45' -- 0x46\n # x'47'\n /* 0x48 */", map[string]int{}},
+		{"SELECT /*!0x49*/ a0x4A, 0x4Bz, _binary x'4C'", map[string]int{"49": hexNumber, "4c": hexString}},
+	} {
+		if forms := hexForms(c.q); fmt.Sprint(forms) != fmt.Sprint(c.forms) {
+			t.Errorf("%s: %v, want %v", c.q, forms, c.forms)
+		}
+	}
 }

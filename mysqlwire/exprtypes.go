@@ -593,7 +593,11 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 				return stringType(t.chars()*int(min(max(n, 0), 1<<32)), binary, false), ok
 			}
 		}
-		return stringType(t.chars(), binary, false), ok
+		out := stringType(t.chars(), binary, false)
+		if name == "hex" { // MariaDB's HEX() fixes its decimals, at 0
+			out.decimals = 0
+		}
+		return out, ok
 	case lengthFuncs[name]:
 		return colType{typ: querypb.Type_INT32, length: 10, notNull: e.notNull(x.Args...)}, true
 	}

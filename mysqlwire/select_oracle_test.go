@@ -284,6 +284,8 @@ var selects = []string{
 	"SELECT b'0101'+0, 0b0101*2, B'0101' = 5, CONCAT(b'01000010'), 0x4142434445464748494a+0, CAST(0x41 AS SIGNED), CAST(0x41 AS DECIMAL), CAST(0x41 AS DOUBLE)",
 	"SELECT 0x41 IN (65, 66), 65 IN (0x41, 1), 0x41 = 'A', 0x41 < 100, (0x41) + 1", "SELECT 0x41 <=> 65", "SELECT SUM(0x41), AVG(b'11')",
 	"SELECT start_value = 0x05, 0x05 + start_value, start_value IN (0x05, 7) FROM s1",
+	"SELECT HEX(0x41), HEX(x'4142'), HEX(b'01000001'), HEX(65), HEX('A'), HEX(-1), HEX(1.5), HEX(2.5e0), HEX(-1.5), HEX(NULL), HEX('é'), HEX('')",
+	"SELECT HEX(18446744073709551615), HEX(-9223372036854775808), HEX(2.4999), HEX((0x41)), HEX(0b0)", "SELECT HEX()", "SELECT HEX(1, 2)",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -470,7 +472,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 272
+	selectsLen      = 276
 	exprWarningsLen = 151
 )
 
@@ -534,6 +536,7 @@ func TestSelectsRefused(t *testing.T) {
 		{"SELECT * FROM mysql.user", "the tables of mysql"}, {"SELECT test.f(1)", "stored functions"},
 		{"SELECT BIT_OR(start_value) FROM s", "BIT_OR()"}, {"SELECT CONVERT('a' USING latin1)", "USING latin1"},
 		{"SELECT (1, 2) = (1, 2)", "row constructors"}, {"VALUES ROW(1)", "VALUES"},
+		{"SELECT HEX(start_value) FROM s", "HEX() of what is not a literal"}, {"SELECT 0x41 + 1, x'41'", "both 0x.. and x'..'"},
 	} {
 		_, err := db.Exec(c.q)
 		if number(err) != 1235 || !strings.Contains(err.Error(), c.what) {
