@@ -907,3 +907,72 @@ func (b *builder) inNumbers(x *ast.PatternInExpr) {
 		}
 	}
 }
+
+// hexPlaces checks that each of q's hexadecimal and bit literals that
+// MariaDB reads as a number where a number is read (0x41, b'1') stands
+// where the builder reads it as MariaDB does: an operand of arithmetic
+// or a comparison, negated, of IN, LIKE or a CAST, SUM's, AVG's, MAX's,
+// MIN's or COUNT's argument, CONCAT's, CONCAT_WS's or HEX()'s, or an
+// item of q's own select list. Elsewhere (a truth, GREATEST, CASE,
+// BETWEEN, a subquery's item read by arithmetic) it is refused, where
+// it would be read as a string.
+func (b *builder) hexPlaces(q ast.Node) error {
+	v := &hexPlaceVisitor{b: b, top: q}
+	q.Accept(v)
+	return v.err
+}
+
+// hexPlaceVisitor walks a statement for hexPlaces.
+type hexPlaceVisitor struct {
+	b     *builder
+	top   ast.Node
+	stack []ast.Node // the nodes entered and not left, q first
+	err   error
+}
+
+func (v *hexPlaceVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	if lit, ok := n.(*driver.ValueExpr); ok && v.err == nil && lit.Kind() == driver.KindBinaryLiteral && v.b.hexNumber(lit) &&
+		!v.readAsMariaDB() {
+		v.err = unsupported("a hexadecimal or bit literal (0x41, b'1') in this place")
+	}
+	v.stack = append(v.stack, n)
+	return n, false
+}
+
+func (v *hexPlaceVisitor) Leave(n ast.Node) (ast.Node, bool) {
+	v.stack = v.stack[:len(v.stack)-1]
+	return n, true
+}
+
+// readAsMariaDB reports whether the literal being entered stands where
+// the builder reads it as MariaDB does (hexPlaces).
+func (v *hexPlaceVisitor) readAsMariaDB() bool {
+	i := len(v.stack) - 1
+	for i >= 0 {
+		if _, ok := v.stack[i].(*ast.ParenthesesExpr); !ok {
+			break
+		}
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	switch p := v.stack[i].(type) {
+	case *ast.BinaryOperationExpr:
+		return arithmetic[p.Op] || comparisons[p.Op] || p.Op == opcode.NullEQ
+	case *ast.UnaryOperationExpr:
+		return p.Op == opcode.Minus || p.Op == opcode.Plus
+	case *ast.PatternInExpr, *ast.PatternLikeOrIlikeExpr, *ast.FuncCastExpr:
+		return true
+	case *ast.AggregateFuncExpr:
+		switch strings.ToLower(p.F) {
+		case "sum", "avg", "max", "min", "count":
+			return true
+		}
+	case *ast.FuncCallExpr:
+		return p.FnName.L == "concat" || p.FnName.L == "concat_ws" || p.FnName.L == "hex"
+	case *ast.SelectField:
+		return i >= 2 && v.stack[i-2] == v.top // q's own list: q, its FieldList, the field
+	}
+	return false
+}

@@ -29,6 +29,9 @@ func (b *builder) query(q ast.Node, derived bool) (*pg.Node, []string, error) {
 			}
 		}
 		b.hexForms = forms
+		if err := b.hexPlaces(q); err != nil {
+			return nil, nil, err
+		}
 	}
 	switch q := q.(type) {
 	case *ast.SelectStmt:

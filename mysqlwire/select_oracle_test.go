@@ -286,6 +286,7 @@ var selects = []string{
 	"SELECT start_value = 0x05, 0x05 + start_value, start_value IN (0x05, 7) FROM s1",
 	"SELECT HEX(0x41), HEX(x'4142'), HEX(b'01000001'), HEX(65), HEX('A'), HEX(-1), HEX(1.5), HEX(2.5e0), HEX(-1.5), HEX(NULL), HEX('é'), HEX('')",
 	"SELECT HEX(18446744073709551615), HEX(-9223372036854775808), HEX(2.4999), HEX((0x41)), HEX(0b0)", "SELECT HEX()", "SELECT HEX(1, 2)",
+	"SELECT MAX(0x41), MIN(b'01000010'), COUNT(0x41), 0x41 LIKE 'A', CAST(0x41 AS CHAR)", "SELECT 0x41 = start_value, 0x35 = cycle_option FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -472,7 +473,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 276
+	selectsLen      = 278
 	exprWarningsLen = 151
 )
 
@@ -536,7 +537,9 @@ func TestSelectsRefused(t *testing.T) {
 		{"SELECT * FROM mysql.user", "the tables of mysql"}, {"SELECT test.f(1)", "stored functions"},
 		{"SELECT BIT_OR(start_value) FROM s", "BIT_OR()"}, {"SELECT CONVERT('a' USING latin1)", "USING latin1"},
 		{"SELECT (1, 2) = (1, 2)", "row constructors"}, {"VALUES ROW(1)", "VALUES"},
-		{"SELECT HEX(start_value) FROM s", "HEX() of what is not a literal"}, {"SELECT 0x41 + 1, x'41'", "both 0x.. and x'..'"},
+		{"SELECT HEX(start_value) FROM s", "HEX() of what is not a literal"}, {"SELECT IF(0x30, 'y', 'n')", "hexadecimal or bit literal"},
+		{"SELECT GREATEST(0x41, 1)", "hexadecimal or bit literal"}, {"SELECT (SELECT b'1') + 0", "hexadecimal or bit literal"},
+		{"SELECT 0x41 UNION SELECT 1", "hexadecimal or bit literal"}, {"SELECT 0x41 + 1, x'41'", "both 0x.. and x'..'"},
 	} {
 		_, err := db.Exec(c.q)
 		if number(err) != 1235 || !strings.Contains(err.Error(), c.what) {
