@@ -931,6 +931,12 @@ type hexPlaceVisitor struct {
 }
 
 func (v *hexPlaceVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	if lit, ok := n.(*driver.ValueExpr); ok && v.err == nil && lit.Kind() == driver.KindBinaryLiteral &&
+		lit.Type.GetFlag()&mysql.UnsignedFlag != 0 && v.b.hexForms[fmt.Sprintf("%x", lit.GetBytes())] == 0 {
+		// Not found in the statement's text (DO's, built as a SELECT
+		// of no text): 0x41 and x'41' cannot be told apart.
+		v.err = unsupported("a hexadecimal literal here (DO)")
+	}
 	if lit, ok := n.(*driver.ValueExpr); ok && v.err == nil && lit.Kind() == driver.KindBinaryLiteral && v.b.hexNumber(lit) &&
 		!v.readAsMariaDB() {
 		v.err = unsupported("a hexadecimal or bit literal (0x41, b'1') in this place")

@@ -539,7 +539,7 @@ func TestSelectsRefused(t *testing.T) {
 		{"SELECT (1, 2) = (1, 2)", "row constructors"}, {"VALUES ROW(1)", "VALUES"},
 		{"SELECT HEX(start_value) FROM s", "HEX() of what is not a literal"}, {"SELECT IF(0x30, 'y', 'n')", "hexadecimal or bit literal"},
 		{"SELECT GREATEST(0x41, 1)", "hexadecimal or bit literal"}, {"SELECT (SELECT b'1') + 0", "hexadecimal or bit literal"},
-		{"SELECT 0x41 UNION SELECT 1", "hexadecimal or bit literal"}, {"SELECT 0x41 + 1, x'41'", "both 0x.. and x'..'"},
+		{"SELECT 0x41 UNION SELECT 1", "hexadecimal or bit literal"}, {"DO 0x41 + 0", "hexadecimal literal here"}, {"SELECT 0x41 + 1, x'41'", "both 0x.. and x'..'"},
 	} {
 		_, err := db.Exec(c.q)
 		if number(err) != 1235 || !strings.Contains(err.Error(), c.what) {
