@@ -108,10 +108,20 @@ func parseSQL(p *parser.Parser, q string) (stmts []ast.StmtNode, err error) {
 // translate parses q and translates its statements, for a connection
 // whose session functions env answers.
 func translate(p *parser.Parser, q string, env stmtEnv) ([]step, error) {
+	return translateBound(p, q, env, nil)
+}
+
+// translateBound is translate with each ? marker of q, counted from 0 in
+// the order written, replaced by bind's value for it (bound.go); with a
+// nil bind, the markers stay.
+func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) ast.ExprNode) ([]step, error) {
 	q, typed, marks := rename(q)
 	stmts, err := parseSQL(p, q)
 	if err != nil {
 		return nil, err
+	}
+	if bind != nil {
+		bindMarkers(stmts, bind)
 	}
 	out := make([]step, 0, len(stmts))
 	start := 0 // of the statement's text: the statements' texts make up q

@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 	"google.golang.org/protobuf/proto"
 
@@ -36,8 +37,12 @@ const (
 type prepared struct {
 	st     *step
 	p      *executor.Prepared // nil for a statement answered here
-	params []*eval.Type
-	cost   int64 // its estimated memory (preparedCost)
+	params []*eval.Type       // nil where typed when executed (bound)
+	cost   int64              // its estimated memory (preparedCost)
+	// query is the statement's text; bound: it is built again with the
+	// values bound at every execution (bound.go, rule 2).
+	query string
+	bound bool
 }
 
 // preparedCost estimates the memory a prepared statement holds: its text
@@ -116,52 +121,14 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 			err = toSQLError(err)
 		}
 	}()
-	steps, err := translate(cn.parser, query, cn.env())
+	ps, fields, tree, err := cn.prepareStatement(query, false)
 	if err != nil {
-		return nil, err
-	}
-	if len(steps) != 1 {
-		return nil, unsupported("preparing several statements at once")
-	}
-	ps := &prepared{st: &steps[0]}
-	if stepHook != nil {
-		stepHook(ps.st)
-	}
-	var tree *pg.Node
-	switch {
-	case ps.st.acts:
-		// Answered when executed, with no rows.
-	case ps.st.answer != nil:
-		a, err := ps.st.answer(cn)
-		if err != nil {
+		// Rule 2 of bound.go: typed at each execution.
+		later, lfields, ltree, lerr := cn.prepareStatement(query, true)
+		if lerr != nil || len(later.params) == 0 {
 			return nil, err
 		}
-		if a != nil {
-			fields = a.result().Fields
-		}
-	default:
-		sess, err := cn.session()
-		if err != nil {
-			return nil, err
-		}
-		st, n := ps.st.stmt, ps.st.params
-		tree = st.Node
-		if ps.p, err = sess.Prepare(st, nil); err != nil {
-			return nil, ps.st.failed(ps.st.tableErr(st.Locate(err)))
-		}
-		ps.params = ps.p.ParamTypes
-		if len(ps.params) != n {
-			return nil, unsupported("parameters where seqd cannot tell their type")
-		}
-		for i, col := range ps.p.Columns {
-			name := col.Name
-			if i < len(ps.st.names) && ps.st.names[i] != "" {
-				name = ps.st.names[i]
-			}
-			f := &querypb.Field{}
-			setColumn(f, name, col.Type, ps.st.types, i)
-			fields = append(fields, f)
-		}
+		ps, fields, tree = later, lfields, ltree
 	}
 	if ps.st.discard {
 		fields = nil // DO: no rows
@@ -175,6 +142,70 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 	pd.BindVars = make(map[string]*querypb.BindVariable, len(ps.params))
 	cn.keep(pd.StatementID, ps)
 	return fields, nil
+}
+
+// prepareStatement translates query and prepares it, its markers typed
+// by where they stand or, bound, read as empty strings (rule 2 of
+// bound.go): ps, its result columns and its tree.
+func (cn *conn) prepareStatement(query string, bound bool) (ps *prepared, fields []*querypb.Field, tree *pg.Node, err error) {
+	var steps []step
+	markers := 0
+	if bound {
+		steps, err = translateBound(cn.parser, query, cn.env(), func(i int) ast.ExprNode {
+			markers = max(markers, i+1)
+			return ast.NewValueExpr("", "utf8mb4", "utf8mb4_bin")
+		})
+	} else {
+		steps, err = translate(cn.parser, query, cn.env())
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(steps) != 1 {
+		return nil, nil, nil, unsupported("preparing several statements at once")
+	}
+	ps = &prepared{st: &steps[0], query: query, bound: bound}
+	if stepHook != nil {
+		stepHook(ps.st)
+	}
+	switch {
+	case ps.st.acts:
+		// Answered when executed, with no rows.
+	case ps.st.answer != nil:
+		a, err := ps.st.answer(cn)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if a != nil {
+			fields = a.result().Fields
+		}
+	default:
+		sess, err := cn.session()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		st, n := ps.st.stmt, ps.st.params
+		tree = st.Node
+		if ps.p, err = sess.Prepare(st, nil); err != nil {
+			return nil, nil, nil, ps.st.failed(ps.st.tableErr(st.Locate(err)))
+		}
+		ps.params = ps.p.ParamTypes
+		if bound {
+			ps.params = make([]*eval.Type, markers)
+		} else if len(ps.params) != n {
+			return nil, nil, nil, unsupported("parameters where seqd cannot tell their type")
+		}
+		for i, col := range ps.p.Columns {
+			name := col.Name
+			if i < len(ps.st.names) && ps.st.names[i] != "" {
+				name = ps.st.names[i]
+			}
+			f := &querypb.Field{}
+			setColumn(f, name, col.Type, ps.st.types, i)
+			fields = append(fields, f)
+		}
+	}
+	return ps, fields, tree, nil
 }
 
 func (h handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, pd *mysql.PrepareData, callback func(*sqltypes.Result) error) (err error) {
@@ -203,6 +234,9 @@ func (h handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, pd *mysql.Pr
 func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData) (res *sqltypes.Result, err error) {
 	if ps.p == nil {
 		return cn.run(ctx, ps.st)
+	}
+	if ps.bound || ps.misread(pd) {
+		return cn.executeBound(ctx, ps, pd)
 	}
 	cn.show(ps.st.text)
 	defer cn.idle()

@@ -3,6 +3,7 @@ package mysqlwire
 import (
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -574,6 +575,11 @@ func TestExprWarningsParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sc.Close()
+	for _, db := range []*sql.Conn{mc, sc} {
+		if _, err := db.ExecContext(ctx, "CREATE SEQUENCE s"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		q    string
 		args []any
@@ -587,6 +593,17 @@ func TestExprWarningsParams(t *testing.T) {
 		{"SELECT IFNULL(?, 'x'), IF(1, ?, 'y'), CASE WHEN 1 THEN ? ELSE 'z' END", []any{5, 6.5, "a"}},
 		{"SELECT IFNULL(?, 'x'), COALESCE(?, 'q', 1), CONCAT_WS('-', ?, ?), ELT(?, 'a', 'b')", []any{nil, 7, 1, "b", 2}},
 		{"SELECT ? + TRUE, LENGTH(?)", []any{4, 123}},
+		// A parameter beside a string is typed by the value bound.
+		{"SELECT ? = '7z'", []any{7}},
+		{"SELECT ? = '7z'", []any{"7"}},
+		{"SELECT '7z' < ?, ? <> 'a'", []any{8.5, 0}},
+		{"SELECT NULLIF('5y', ?), NULLIF(?, '5y')", []any{5, 5}},
+		{"SELECT GREATEST(?, 'x'), LEAST(?, 'x', '2')", []any{1, 3}},
+		{"SELECT GREATEST(?, 'x')", []any{"y"}},
+		{"SELECT IFNULL(?, 'x'), FIELD(?, 'a', '7', 'b')", []any{7, 7}},
+		{"SELECT FIELD(?, 'a', 'b'), FIELD(?, 1, 2)", []any{"b", "2"}},
+		{"SELECT IFNULL(cache_size, ?), IFNULL(?, cache_size) FROM s", []any{"z", "y"}},
+		{"SELECT IFNULL(cache_size, ?) FROM s", []any{5}},
 	} {
 		var got [2]string
 		for i, db := range []*sql.Conn{mc, sc} {
@@ -601,6 +618,61 @@ func TestExprWarningsParams(t *testing.T) {
 		}
 		if got[0] != got[1] {
 			t.Errorf("%s %v:\n  MariaDB: %s\n  seqd:    %s", c.q, c.args, got[0], got[1])
+		}
+	}
+}
+
+// TestParamsTypedByValue: one prepared statement, executed with an
+// integer, then a string, then an integer again, answers each as
+// MariaDB does: a parameter is typed by the value bound, not by the
+// first execution's nor by where it stands.
+func TestParamsTypedByValue(t *testing.T) {
+	mc, dbName := testenv.MariaDBConn(t, "seqd_paramsbyvalue")
+	addr, _ := startServer(t, Config{})
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := open(t, addr, "root", dbName).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	for _, db := range []*sql.Conn{mc, sc} {
+		if _, err := db.ExecContext(ctx, "CREATE SEQUENCE s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		q    string
+		args []any
+	}{
+		{"SELECT ? = '7z', NULLIF('5y', ?), GREATEST(?, 'x')", []any{7, "7", 7.5, "5", 1, "y", int64(7), "7z", 2}},
+		{"SELECT FIELD(?, 'a', '7', 'b')", []any{7, "b", 7, "c"}},
+		{"SELECT ?, ? + 1", []any{"abc", "2", 7, 8, "x", 1}},
+		{"SELECT IFNULL(cache_size, ?) FROM s", []any{5, "z", 5}},
+	} {
+		n := strings.Count(c.q, "?")
+		var got [2][]string
+		for i, db := range []*sql.Conn{mc, sc} {
+			st, err := db.PrepareContext(ctx, c.q)
+			if err != nil {
+				t.Fatalf("%s: %v", c.q, err)
+			}
+			for k := 0; k+n <= len(c.args); k += n {
+				args := c.args[k : k+n]
+				rows, err := st.QueryContext(ctx, args...)
+				if err != nil {
+					got[i] = append(got[i], fmt.Sprint(args, " ERROR ", errCode(err)))
+					continue
+				}
+				cols, vals, err := testenv.RowStrings(rows)
+				rows.Close()
+				got[i] = append(got[i], fmt.Sprint(args, cols, vals, err, " warnings: ", queryResult(db, "SHOW WARNINGS", false)))
+			}
+			st.Close()
+		}
+		if !slices.Equal(got[0], got[1]) {
+			t.Errorf("%s:\n  MariaDB: %q\n  seqd:    %q", c.q, got[0], got[1])
 		}
 	}
 }
