@@ -104,8 +104,21 @@ func (cn *conn) executeBound(ctx context.Context, ps *prepared, pd *mysql.Prepar
 	return cn.run(ctx, &steps[0])
 }
 
-// boundValue is the literal the value bv, bound as t, is read as.
-func boundValue(bv *querypb.BindVariable, t querypb.Type) (v ast.ExprNode, err error) {
+// boundValue is the literal the value bv, bound as t, is read as,
+// marked boundFlag.
+func boundValue(bv *querypb.BindVariable, t querypb.Type) (ast.ExprNode, error) {
+	v, err := boundLiteral(bv, t)
+	if err != nil {
+		return nil, err
+	}
+	if x, ok := v.(*driver.ValueExpr); ok {
+		x.Type.AddFlag(boundFlag)
+	}
+	return v, nil
+}
+
+// boundLiteral is boundValue's literal, unmarked.
+func boundLiteral(bv *querypb.BindVariable, t querypb.Type) (v ast.ExprNode, err error) {
 	if bv.Type == querypb.Type_NULL_TYPE {
 		return ast.NewValueExpr(nil, "", ""), nil
 	}
@@ -145,6 +158,30 @@ func boundValue(bv *querypb.BindVariable, t querypb.Type) (v ast.ExprNode, err e
 	return ast.NewValueExpr(s, "utf8mb4", "utf8mb4_bin"), nil
 }
 
+// boundFlag marks a literal that stands for a parameter's value bound
+// (boundValue), bareFlag one that is an item of the select list by
+// itself: bits TiDB's column flags leave free.
+const (
+	boundFlag uint = 1 << 30
+	bareFlag  uint = 1 << 29
+)
+
+// boundType is the type of the value bound of x, written as t, as
+// MariaDB types a parameter: an integer a BIGINT, a string a CHAR;
+// nullable within an expression (MariaDB types the expression when the
+// statement is prepared, its parameters nullable), NOT NULL as an item
+// by itself.
+func boundType(x *driver.ValueExpr, t colType) colType {
+	switch x.Kind() {
+	case driver.KindInt64, driver.KindUint64:
+		t = intType(20, x.Kind() == driver.KindUint64, false)
+	case driver.KindString:
+		t.typ = querypb.Type_CHAR
+	}
+	t.notNull = x.Type.GetFlag()&bareFlag != 0
+	return t
+}
+
 // bindMarkers replaces each ? marker of stmts, counted from 0 in the
 // order written, by bind's value for it (where not nil), and returns how
 // many markers there are.
@@ -181,12 +218,14 @@ func (f *markerFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 type markerBinder struct {
 	at   map[*driver.ParamMarkerExpr]int
 	bind func(i int) ast.ExprNode
+	bare *driver.ParamMarkerExpr // the select list's item by itself, entered last
 }
 
 func (b *markerBinder) Enter(n ast.Node) (ast.Node, bool) {
 	if f, ok := n.(*ast.SelectField); ok && f.AsName.O == "" {
-		if _, marker := f.Expr.(*driver.ParamMarkerExpr); marker {
+		if m, marker := f.Expr.(*driver.ParamMarkerExpr); marker {
 			f.AsName = ast.NewCIStr(f.Text()) // named ?, as MariaDB names it, not by its value
+			b.bare = m
 		}
 	}
 	_, marker := n.(*driver.ParamMarkerExpr)
@@ -197,6 +236,9 @@ func (b *markerBinder) Leave(n ast.Node) (ast.Node, bool) {
 	if m, ok := n.(*driver.ParamMarkerExpr); ok {
 		if i, ok := b.at[m]; ok {
 			if v := b.bind(i); v != nil {
+				if x, ok := v.(*driver.ValueExpr); ok && m == b.bare {
+					x.Type.AddFlag(bareFlag)
+				}
 				return v, true
 			}
 		}

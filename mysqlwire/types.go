@@ -140,6 +140,15 @@ func exprTypeOf(x ast.ExprNode, scope typeScope) (colType, bool) {
 // digits; a DOUBLE's, its decimals not fixed; a string's VARCHAR; a
 // hexadecimal or bit literal's binary VARCHAR, UNSIGNED; NULL's NULL.
 func literalType(x *driver.ValueExpr) (colType, bool) {
+	t, ok := writtenType(x)
+	if ok && x.Type.GetFlag()&boundFlag != 0 && x.Kind() != driver.KindNull {
+		t = boundType(x, t)
+	}
+	return t, ok
+}
+
+// writtenType is literalType of a literal written in the statement.
+func writtenType(x *driver.ValueExpr) (colType, bool) {
 	switch x.Kind() {
 	case driver.KindNull:
 		return colType{typ: querypb.Type_NULL_TYPE}, true
