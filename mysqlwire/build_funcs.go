@@ -543,10 +543,7 @@ func (b *builder) repeat(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return nil, err
 	}
 	_, param := x.Args[1].(*driver.ParamMarkerExpr)
-	count := x.Args[1]
-	for p, ok := count.(*ast.ParenthesesExpr); ok; p, ok = count.(*ast.ParenthesesExpr) {
-		count = p.Expr
-	}
+	count := unparen(x.Args[1])
 	_, subquery := count.(*ast.SubqueryExpr)
 	if isString(x.Args[1]) || mayBeString(x.Args[1]) || param || subquery { // read as CAST AS SIGNED reads it, with its 1292
 		n = funcCall("seqd_mariadb_signed", []*pg.Node{n})
@@ -760,14 +757,7 @@ func (b *builder) hex(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if len(x.Args) != 1 {
 		return nil, wrongArgCount(x.FnName.O)
 	}
-	a := x.Args[0]
-	for {
-		p, ok := a.(*ast.ParenthesesExpr)
-		if !ok {
-			break
-		}
-		a = p.Expr
-	}
+	a := unparen(x.Args[0])
 	negated := false
 	if u, ok := a.(*ast.UnaryOperationExpr); ok && u.Op == opcode.Minus {
 		if _, number := numberLiteral(u.V); number {

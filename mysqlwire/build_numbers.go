@@ -46,16 +46,21 @@ func (b *builder) numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
 	return n
 }
 
-// nullLiteral reports whether x is NULL written as one (in parentheses
-// too).
-func nullLiteral(x ast.ExprNode) bool {
+// unparen is x without the parentheses around it.
+func unparen(x ast.ExprNode) ast.ExprNode {
 	for {
 		p, ok := x.(*ast.ParenthesesExpr)
 		if !ok {
-			break
+			return x
 		}
 		x = p.Expr
 	}
+}
+
+// nullLiteral reports whether x is NULL written as one (in parentheses
+// too).
+func nullLiteral(x ast.ExprNode) bool {
+	x = unparen(x)
 	v, ok := x.(*driver.ValueExpr)
 	return ok && v.Kind() == driver.KindNull
 }
@@ -342,9 +347,7 @@ func (b *builder) cmpKind(x ast.ExprNode) string {
 // truthValue reports whether x is a truth value as the evaluator holds
 // it, a boolean: TRUE or FALSE written as such, or a condition (isTruth).
 func truthValue(x ast.ExprNode) bool {
-	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
-		x = p.Expr
-	}
+	x = unparen(x)
 	if v, ok := x.(*driver.ValueExpr); ok {
 		return v.Type.GetFlag()&mysql.IsBooleanFlag != 0
 	}
@@ -877,13 +880,7 @@ func (b *builder) hexNumber(v *driver.ValueExpr) bool {
 // hexLiteral reports whether x is a hexadecimal or bit literal (in
 // parentheses too).
 func hexLiteral(x ast.ExprNode) bool {
-	for {
-		p, ok := x.(*ast.ParenthesesExpr)
-		if !ok {
-			break
-		}
-		x = p.Expr
-	}
+	x = unparen(x)
 	v, ok := x.(*driver.ValueExpr)
 	return ok && v.Kind() == driver.KindBinaryLiteral
 }

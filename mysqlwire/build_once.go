@@ -58,13 +58,7 @@ func typedOnce(x ast.ExprNode) bool {
 // of no table (FROM dual at most), of constant items and WHERE, without
 // GROUP BY, HAVING, ORDER BY, LIMIT or a set operation.
 func constantSubquery(x ast.ExprNode) bool {
-	for {
-		p, ok := x.(*ast.ParenthesesExpr)
-		if !ok {
-			break
-		}
-		x = p.Expr
-	}
+	x = unparen(x)
 	sub, ok := x.(*ast.SubqueryExpr)
 	if !ok {
 		return false
@@ -229,13 +223,7 @@ func (b *builder) subqueryCollated(x ast.ExprNode, sub *ast.SubqueryExpr) bool {
 // binaryString reports whether x is a binary string: a hexadecimal or bit
 // literal, BINARY y, a function of one.
 func (b *builder) binaryString(x ast.ExprNode) bool {
-	for {
-		p, ok := x.(*ast.ParenthesesExpr)
-		if !ok {
-			break
-		}
-		x = p.Expr
-	}
+	x = unparen(x)
 	if v, ok := x.(*driver.ValueExpr); ok && (v.Kind() == driver.KindBinaryLiteral || v.Kind() == driver.KindMysqlBit) {
 		return true
 	}
