@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // activityRow is one session's row of pg_stat_activity, as pgx reads it
@@ -430,5 +431,38 @@ func TestStatDatabase(t *testing.T) {
 	got.sessionTime, got.activeTime = 0, 0
 	if got != want || after.sessionTime <= before.sessionTime || after.activeTime <= before.activeTime {
 		t.Errorf("pg_stat_database: %+v after %+v, want %+v and more session and active time", after, before, want)
+	}
+}
+
+// TestStatementTimeExcludesClientWait: in a pipeline one statement's end
+// is the next one's start (one clock read per statement), but never
+// across a wait for the client: a statement whose messages came after a
+// pause does not count the pause.
+func TestStatementTimeExcludesClientWait(t *testing.T) {
+	took := make(chan time.Duration, 16)
+	dsn, _ := startServerWith(t, Config{OnStatement: func(tag, code string) func(time.Duration) {
+		return func(d time.Duration) { took <- d }
+	}})
+	c := dialRaw(t, dsn)
+	c.send(&pgproto3.Query{String: "create sequence s"})
+	c.until(&pgproto3.ReadyForQuery{})
+	<-took
+	c.send(
+		&pgproto3.Parse{Name: "n", Query: "select nextval('s')"},
+		&pgproto3.Bind{PreparedStatement: "n"},
+		&pgproto3.Execute{},
+		&pgproto3.Bind{PreparedStatement: "n"},
+		&pgproto3.Execute{},
+	)
+	<-took
+	<-took
+	const pause = 500 * time.Millisecond
+	time.Sleep(pause)
+	c.send(&pgproto3.Bind{PreparedStatement: "n"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	if got := c.until(&pgproto3.ReadyForQuery{}); len(got) != 11 || got[10] != "Z I" {
+		t.Fatalf("answers: %v", got)
+	}
+	if d := <-took; d >= pause {
+		t.Fatalf("the statement sent after a pause of %v took %v: the pause was counted", pause, d)
 	}
 }

@@ -79,6 +79,10 @@ type conn struct {
 	// wallAt is the wall clock as now last read it, in this answer (zero:
 	// not yet; flush clears it).
 	wallAt time.Time
+	// endedAt is when the last Execute ended, as observe read it, and
+	// endedReads the receiver's reads then (statementStart).
+	endedAt    time.Time
+	endedReads uint64
 	// observed is OnStatement's answer for the last (tag, code).
 	observed struct {
 		tag, code string
@@ -127,9 +131,23 @@ func (c *conn) now() time.Time {
 	return c.wallAt.Add(time.Since(c.wallAt))
 }
 
+// statementStart is the time an Execute starts. The clock is read once
+// per statement, not twice: where the last Execute's end was read
+// (observe) and every message since was already buffered, in a pipeline,
+// the end of one statement is the start of the next, whose Bind it then
+// counts (as PostgreSQL's statement time starts at the Bind). A read of
+// the connection since, or a write (flush), reads the clock again, so no
+// wait for the client counts in a statement's time.
+func (c *conn) statementStart() time.Time {
+	if !c.endedAt.IsZero() && c.endedReads == c.recv.reads() {
+		return c.endedAt
+	}
+	return c.now()
+}
+
 // flush writes the messages sent so far.
 func (c *conn) flush() error {
-	c.wallAt = time.Time{}
+	c.wallAt, c.endedAt = time.Time{}, time.Time{}
 	if err := c.encodeErr; err != nil {
 		c.encodeErr = nil
 		c.wbuf = c.wbuf[:0]
@@ -405,7 +423,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		execute, isExecute := msg.(*pgproto3.Execute)
 		var err error
 		if isExecute {
-			began = c.now()
+			began = c.statementStart()
 			c.sess.StartsAt(began)
 			sctx, cancel := c.sess.StatementContext(ctx)
 			err = c.extended(sctx, msg)
@@ -499,7 +517,9 @@ func (c *conn) observe(tag string, err error, began time.Time) {
 	}
 	var d time.Duration
 	if !began.IsZero() {
-		d = time.Since(began)
+		end := c.now()
+		d = end.Sub(began)
+		c.endedAt, c.endedReads = end, c.recv.reads()
 	}
 	o.f(d)
 }

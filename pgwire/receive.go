@@ -52,6 +52,20 @@ type receiver struct {
 	// names are the statement and portal names last read, kept while a
 	// client names them again.
 	stmtName, portalName string
+
+	// src counts the reads made of the connection (reads).
+	src *countingReader
+}
+
+// countingReader counts the reads made of r.
+type countingReader struct {
+	r     io.Reader
+	reads uint64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.reads++
+	return c.r.Read(p)
 }
 
 const (
@@ -81,8 +95,14 @@ const (
 )
 
 func newReceiver(r io.Reader, maxBody int) *receiver {
-	return &receiver{br: bufio.NewReaderSize(r, receiveBuffer), maxBody: maxBody}
+	src := &countingReader{r: r}
+	return &receiver{br: bufio.NewReaderSize(src, receiveBuffer), maxBody: maxBody, src: src}
 }
+
+// reads is how many reads of the connection the receiver has made: while
+// it stays the same, every message since was already buffered, and no
+// time went waiting for the client.
+func (r *receiver) reads() uint64 { return r.src.reads }
 
 // buffered reports whether the client sent more than was read: after an
 // SSLRequest, bytes it sent in the clear before the TLS handshake.
