@@ -32,6 +32,22 @@ import (
 )
 
 // hostAddr is dsn's host:port.
+// startTLSServer starts a server that offers TLS with a self-signed
+// certificate and returns its host:port.
+func startTLSServer(t testing.TB) string {
+	t.Helper()
+	certFile, keyFile, err := selfsigned.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn, _ := startServerWith(t, Config{TLS: &tls.Config{Certificates: []tls.Certificate{cert}}})
+	return hostAddr(t, dsn)
+}
+
 func hostAddr(t testing.TB, dsn string) string {
 	t.Helper()
 	u, err := url.Parse(dsn)
@@ -911,16 +927,7 @@ func splitBytes(b []byte) [][]byte {
 // SSLRequest is answered 'N' and TLS then starts; a second SSLRequest,
 // inside TLS, is answered 'N' there.
 func TestReceiveBeforeHandshake(t *testing.T) {
-	certFile, keyFile, err := selfsigned.Write(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dsn, _ := startServerWith(t, Config{TLS: &tls.Config{Certificates: []tls.Certificate{cert}}})
-	addr := hostAddr(t, dsn)
+	addr := startTLSServer(t)
 	startup := startupPacket(pgproto3.ProtocolVersion30, startupBody("user", "u", "database", "db"))
 	ssl := startupPacket(sslRequestCode, nil)
 	gss := startupPacket(gssEncRequestCode, nil)

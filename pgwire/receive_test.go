@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-
-	"github.com/seqd/seqd/internal/selfsigned"
 )
 
 // encodeAll encodes msgs as a client sends them.
@@ -180,17 +178,7 @@ func TestReceiveFraming(t *testing.T) {
 // PostgreSQL's 08P01, not read as the start of the encrypted session
 // (CVE-2021-23214's lesson); other connections are unharmed.
 func TestUnencryptedAfterSSLRequest(t *testing.T) {
-	certFile, keyFile, err := selfsigned.Write(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dsn, _ := startServerWith(t, Config{TLS: &tls.Config{Certificates: []tls.Certificate{cert}}})
-	addr := dsn[len("postgres://u@"):]
-	addr = addr[:bytes.IndexByte([]byte(addr), '/')]
+	addr := startTLSServer(t)
 	for _, injected := range [][]byte{nil, encodeAll(t, &pgproto3.Query{String: "select 1"})} {
 		nc, err := net.Dial("tcp", addr)
 		if err != nil {
