@@ -28,9 +28,16 @@ import (
 //     it is prepared with its markers read as empty strings, for its
 //     columns, and built again at every execution (prepared.bound).
 //
+//  3. a statement whose result columns MariaDB types by the values bound
+//     (`SELECT ?, ? + 1`, `IFNULL(cache_size, ?)`): built again at every
+//     execution, so that each execution's columns are typed as MariaDB
+//     types them (columnsFollowValues).
+//
 // A marker bound to a value of the kind it was prepared for, or to NULL,
-// a date or a time, runs the plan prepared: SETVAL(s, ?) bound to an
-// integer costs no build.
+// a date or a time, runs the plan prepared where its columns do not
+// depend on it: SETVAL(s, ?) bound to an integer costs no build, nor
+// does a statement with no result columns or whose markers stand only
+// in its conditions.
 
 // Kinds of a bound value, by the MySQL type the client sent with it.
 const (
@@ -102,6 +109,41 @@ func (cn *conn) executeBound(ctx context.Context, ps *prepared, pd *mysql.Prepar
 		return nil, unsupported("preparing several statements at once")
 	}
 	return cn.run(ctx, &steps[0])
+}
+
+// columnsFollowValues reports whether the result columns of query,
+// prepared as fields, would be typed otherwise by values bound to its
+// markers (rule 3): built with its markers bound to an integer, a
+// string, and a longer string, some column's type, length, decimals or
+// flags differ from fields. A value that cannot be bound where a marker
+// stands (a string as LIMIT's count) tells nothing: an execution binding
+// a value of its kind is built again anyway (rule 1).
+func (cn *conn) columnsFollowValues(query string, fields []*querypb.Field) bool {
+	probes := []func() ast.ExprNode{
+		func() ast.ExprNode { return ast.NewValueExpr(int64(1), "", "") },
+		func() ast.ExprNode { return ast.NewValueExpr("", "utf8mb4", "utf8mb4_bin") },
+		func() ast.ExprNode { return ast.NewValueExpr("0123456789", "utf8mb4", "utf8mb4_bin") },
+	}
+	for _, probe := range probes {
+		_, got, _, err := cn.prepareBound(query, func(int) ast.ExprNode {
+			v := probe()
+			v.(*driver.ValueExpr).Type.AddFlag(boundFlag)
+			return v
+		})
+		if err != nil {
+			continue
+		}
+		if !slices.EqualFunc(got, fields, sameColumn) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameColumn reports whether two result columns are described alike.
+func sameColumn(a, b *querypb.Field) bool {
+	return a.Name == b.Name && a.Type == b.Type && a.ColumnLength == b.ColumnLength && a.Charset == b.Charset &&
+		a.Decimals == b.Decimals && a.Flags == b.Flags
 }
 
 // boundValue is the literal the value bv, bound as t, is read as,
@@ -180,6 +222,12 @@ func boundType(x *driver.ValueExpr, t colType) colType {
 	}
 	t.notNull = x.Type.GetFlag()&bareFlag != 0
 	return t
+}
+
+// boundNotNull reports whether x is a parameter's value bound, not NULL.
+func boundNotNull(x ast.ExprNode) bool {
+	v, ok := x.(*driver.ValueExpr)
+	return ok && v.Type.GetFlag()&boundFlag != 0 && v.Kind() != driver.KindNull
 }
 
 // bindMarkers replaces each ? marker of stmts, counted from 0 in the

@@ -499,8 +499,10 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 			t = decimalType(aggregateDecimal(ts, false).precision(), 0, false, false)
 		}
 		t.notNull = false
-		for _, a := range ts {
-			t.notNull = t.notNull || a.notNull
+		for i, a := range ts {
+			// A parameter bound to a value is NOT NULL here, as
+			// MariaDB reads it (nullable within IF, CASE, NULLIF).
+			t.notNull = t.notNull || a.notNull || boundNotNull(x.Args[i])
 		}
 		return t, ok
 	case "nullif":
@@ -819,11 +821,19 @@ func aggregateResult(ts []colType) (colType, bool) {
 	}
 	switch {
 	case kinds[kindString]:
-		chars := 0
+		chars, fixed := 0, true
 		for _, t := range ts {
 			chars = max(chars, t.chars())
+			fixed = fixed && (t.kind() != kindString || t.typ == querypb.Type_CHAR)
 		}
-		return stringType(chars, binary, notNull), true
+		out := stringType(chars, binary, notNull)
+		if fixed && out.typ == querypb.Type_VARCHAR {
+			// CHARs (a parameter bound to a string) with values of
+			// other kinds: a CHAR, as MariaDB's string handler
+			// aggregates them; a VARCHAR among them makes a VARCHAR.
+			out.typ = querypb.Type_CHAR
+		}
+		return out, true
 	case kinds[kindReal]:
 		dec, float := 0, true
 		for _, t := range ts {

@@ -132,6 +132,8 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 	}
 	if ps.st.discard {
 		fields = nil // DO: no rows
+	} else if !ps.bound && len(ps.params) > 0 && len(fields) > 0 && cn.columnsFollowValues(query, fields) {
+		ps.bound = true // rule 3 of bound.go
 	}
 	ps.cost = preparedCost(query, tree, len(fields))
 	if max := cn.srv.cfg.MaxPreparedMemory; max > 0 && cn.stmtBytes+ps.cost > max {
@@ -148,12 +150,23 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 // by where they stand or, bound, read as empty strings (rule 2 of
 // bound.go): ps, its result columns and its tree.
 func (cn *conn) prepareStatement(query string, bound bool) (ps *prepared, fields []*querypb.Field, tree *pg.Node, err error) {
+	if !bound {
+		return cn.prepareBound(query, nil)
+	}
+	return cn.prepareBound(query, func(int) ast.ExprNode { return ast.NewValueExpr("", "utf8mb4", "utf8mb4_bin") })
+}
+
+// prepareBound is prepareStatement with bind's value for each marker (nil
+// bind: none, the markers typed by where they stand); ps.bound is set
+// where bind is.
+func (cn *conn) prepareBound(query string, bind func(i int) ast.ExprNode) (ps *prepared, fields []*querypb.Field, tree *pg.Node, err error) {
 	var steps []step
 	markers := 0
+	bound := bind != nil
 	if bound {
 		steps, err = translateBound(cn.parser, query, cn.env(), func(i int) ast.ExprNode {
 			markers = max(markers, i+1)
-			return ast.NewValueExpr("", "utf8mb4", "utf8mb4_bin")
+			return bind(i)
 		})
 	} else {
 		steps, err = translate(cn.parser, query, cn.env())

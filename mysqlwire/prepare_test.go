@@ -3,6 +3,7 @@ package mysqlwire
 import (
 	"encoding/binary"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -79,5 +80,62 @@ func TestPreparedStatementMemory(t *testing.T) {
 	other.mustLogin("app", "app pw")
 	if p := other.tryPrepare(q); p[0] != 0 {
 		t.Fatalf("another connection: %s", describe(p))
+	}
+}
+
+// TestPreparedPlanKept: a prepared statement whose columns do not depend
+// on the values bound, executed with values of the kinds it was
+// prepared for, runs its plan (no step is built at the execution); one
+// whose columns MariaDB types by the values bound, or executed with a
+// value of another kind, is built again at each execution (bound.go).
+func TestPreparedPlanKept(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	db := open(t, addr, "root", "")
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "CREATE SEQUENCE s"); err != nil {
+		t.Fatal(err)
+	}
+	var built atomic.Int64
+	stepHook = func(*step) { built.Add(1) }
+	defer func() { stepHook = nil }()
+	for _, x := range []struct {
+		q     string
+		args  []any
+		built bool
+	}{
+		{"SELECT NEXTVAL(s)", nil, false},
+		{"SELECT SETVAL(s, ?)", []any{5000}, false},
+		{"SELECT start_value, NEXTVAL(s) FROM s WHERE increment = ?", []any{1}, false},
+		{"SELECT LENGTH(?), NEXT VALUE FOR s", []any{"abc"}, false},
+		{"SELECT ?, ? + 1", []any{"x", 1}, true},
+		{"SELECT IFNULL(cache_size, ?) FROM s", []any{5}, true},
+		{"SELECT start_value FROM s WHERE increment = ?", []any{"1x"}, true},
+	} {
+		st, err := c.PrepareContext(ctx, x.q)
+		if err != nil {
+			t.Fatalf("%s: %v", x.q, err)
+		}
+		built.Store(0)
+		const runs = 3
+		for range runs {
+			rows, err := st.QueryContext(ctx, x.args...)
+			if err != nil {
+				t.Fatalf("%s: %v", x.q, err)
+			}
+			for rows.Next() {
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatalf("%s: %v", x.q, err)
+			}
+			rows.Close()
+		}
+		st.Close()
+		if want := map[bool]int64{false: 0, true: runs}[x.built]; built.Load() != want {
+			t.Errorf("%s %v: built %d times in %d executions, want %d", x.q, x.args, built.Load(), runs, want)
+		}
 	}
 }

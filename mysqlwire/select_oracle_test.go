@@ -643,18 +643,21 @@ func TestParamsTypedByValue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// untyped: the columns' types are not compared, where an execution
-	// runs the plan prepared (docs/mysql.md, differences).
 	for _, c := range []struct {
-		q       string
-		args    []any
-		untyped bool
+		q    string
+		args []any
 	}{
-		{"SELECT ? = '7z', NULLIF('5y', ?), GREATEST(?, 'x')", []any{7, "7", 7.5, "5", 1, "y", int64(7), "7z", 2}, false},
-		{"SELECT FIELD(?, 'a', '7', 'b')", []any{7, "b", 7, "c"}, false},
-		{"SELECT ?, ? + 1", []any{"abc", "2", 7, 8, "x", 1}, true},
-		{"SELECT ?, ?, ?, ?, ? + 0, NULLIF(?, 'a'), GREATEST(?, 'a')", []any{"abc", 7, 7.5, nil, "1", "b", "c", "abc", 7, 7.5, nil, "1", 7, 7.5}, false},
-		{"SELECT IFNULL(cache_size, ?) FROM s", []any{5, "z", 5}, true},
+		{"SELECT ? = '7z', NULLIF('5y', ?), GREATEST(?, 'x')", []any{7, "7", 7.5, "5", 1, "y", int64(7), "7z", 2}},
+		{"SELECT FIELD(?, 'a', '7', 'b')", []any{7, "b", 7, "c"}},
+		{"SELECT ?, ? + 1", []any{"abc", "2", 7, 8, "x", 1}},
+		{"SELECT ?, ?, ?, ?, ? + 0, NULLIF(?, 'a'), GREATEST(?, 'a')", []any{"abc", 7, 7.5, nil, "1", "b", "c", "abc", 7, 7.5, nil, "1", 7, 7.5}},
+		{"SELECT IFNULL(cache_size, ?) FROM s", []any{5, "z", 5}},
+		{"SELECT IFNULL(?, cache_size), COALESCE(cache_size, ?) FROM s", []any{"z", "y", 7, 8}},
+		{"SELECT IFNULL(?, 5), IF(1, ?, 5), CASE WHEN 1 THEN ? ELSE 5 END", []any{"z", "y", "x", 1, 2, 3}},
+		{"SELECT IFNULL(?, 'x'), IFNULL('x', ?), CONCAT(?, 'a')", []any{"z", "y", "w", 1, 2, 3}},
+		{"SELECT IFNULL(?, ?)", []any{"z", "y", "z", 5, 5, 6, nil, "y"}},
+		{"SELECT ? FROM s UNION SELECT 'a'", []any{"z", 5}},
+		{"SELECT NEXTVAL(s), ?", []any{"a", 4}},
 	} {
 		n := strings.Count(c.q, "?")
 		var got [2][]string
@@ -673,9 +676,6 @@ func TestParamsTypedByValue(t *testing.T) {
 				var types []string
 				cts, _ := rows.ColumnTypes()
 				for _, ct := range cts {
-					if c.untyped {
-						break
-					}
 					null, _ := ct.Nullable()
 					types = append(types, fmt.Sprintf("%s null=%v", ct.DatabaseTypeName(), null))
 				}
