@@ -259,7 +259,10 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 			}
 			return caseWhen(aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", l, r), nullConst(), args[0]), nil
 		}
-		if l != args[0] {
+		if l != args[0] || takesValue(x.Args[0]) {
+			// x read again to be returned where it is not equal, as
+			// MariaDB reads it: a NEXTVAL there takes a second value
+			// (NULLIF(NEXTVAL(s), 0) on a new sequence: 2).
 			return caseWhen(aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", l, r), nullConst(), args[0]), nil
 		}
 		return nullIf(l, r), nil
@@ -300,8 +303,7 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 // readAgain reports whether x may be read a second time as MariaDB reads
 // it again (NULLIF's first argument): it calls no function but those
 // whose value only their arguments make, and holds no subquery,
-// aggregate or variable (MariaDB takes a second value of NEXTVAL there,
-// which seqd does not).
+// aggregate or variable (a NEXTVAL there: takesValue).
 func readAgain(x ast.ExprNode) bool {
 	v := exprFinder{found: func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -314,6 +316,30 @@ func readAgain(x ast.ExprNode) bool {
 	}}
 	x.Accept(&v)
 	return !v.hit
+}
+
+// takesValue reports whether x takes a sequence's value (NEXTVAL, NEXT
+// VALUE FOR), and is otherwise as readAgain reads again: NULLIF reads
+// such a first argument again to return it, taking a second value, as
+// MariaDB's does (Item_func_nullif returns a copy of its first argument,
+// evaluated again).
+func takesValue(x ast.ExprNode) bool {
+	nextval, other := false, false
+	v := exprFinder{found: func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncCallExpr:
+			if n.FnName.L == ast.NextVal {
+				nextval = true
+			} else if !pureFuncs[n.FnName.L] {
+				other = true
+			}
+		case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.AggregateFuncExpr, *ast.WindowFuncExpr, *ast.VariableExpr:
+			other = true
+		}
+		return false
+	}}
+	x.Accept(&v)
+	return nextval && !other
 }
 
 // shownPair is shown of x and y.
