@@ -466,3 +466,22 @@ func TestStatementTimeExcludesClientWait(t *testing.T) {
 		t.Fatalf("the statement sent after a pause of %v took %v: the pause was counted", pause, d)
 	}
 }
+
+// TestExecuteTagObserved: each Execute is counted under its command's
+// tag, one that drops the portals it ran from (DISCARD ALL, CLOSE ALL)
+// too.
+func TestExecuteTagObserved(t *testing.T) {
+	tags := make(chan string, 16)
+	dsn, _ := startServerWith(t, Config{OnStatement: func(tag, code string) func(time.Duration) {
+		return func(time.Duration) { tags <- tag + " " + code }
+	}})
+	c := dialRaw(t, dsn)
+	for _, q := range []string{"select 1", "discard all", "close all"} {
+		c.send(&pgproto3.Parse{Query: q}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
+		c.until(&pgproto3.ReadyForQuery{})
+		want := map[string]string{"select 1": "SELECT", "discard all": "DISCARD ALL", "close all": "CLOSE CURSOR"}[q] + " 00000"
+		if got := <-tags; got != want {
+			t.Errorf("%s: counted as %q, want %q", q, got, want)
+		}
+	}
+}

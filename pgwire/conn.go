@@ -83,6 +83,9 @@ type conn struct {
 	// endedReads the receiver's reads then (statementStart).
 	endedAt    time.Time
 	endedReads uint64
+	// executed is the portal the last Execute ran, for its command tag
+	// (nil: none, or an SQL cursor's).
+	executed *portal
 	// observed is OnStatement's answer for the last (tag, code).
 	observed struct {
 		tag, code string
@@ -420,7 +423,8 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		// bind) counts with the time of its own handling, read only then.
 		c.sess.BeginImplicit(false)
 		var began time.Time
-		execute, isExecute := msg.(*pgproto3.Execute)
+		_, isExecute := msg.(*pgproto3.Execute)
+		var executed *portal
 		var err error
 		if isExecute {
 			began = c.statementStart()
@@ -429,14 +433,15 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 			err = c.extended(sctx, msg)
 			cancel()
 			c.sess.StartsAt(time.Time{})
+			executed, c.executed = c.executed, nil // not kept past its statement
 		} else {
 			err = c.extended(ctx, msg)
 		}
 		if c.srv.cfg.OnStatement != nil {
 			if isExecute {
 				tag := ""
-				if pt := c.portals[execute.Portal]; pt != nil && pt.res != nil {
-					tag = pt.res.Tag
+				if executed != nil && executed.res != nil {
+					tag = executed.res.Tag
 				}
 				c.observe(tag, err, began)
 			} else if err != nil {

@@ -97,6 +97,7 @@ func (c *conn) extendedMessage(ctx context.Context, msg pgproto3.FrontendMessage
 		return c.describe(m)
 	case *pgproto3.Execute:
 		pt := c.portals[m.Portal]
+		c.executed = pt
 		if pt == nil {
 			pt = c.cursorPortal(m.Portal)
 		}
