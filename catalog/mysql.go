@@ -19,7 +19,7 @@ import (
 // MySQL is MySQL's information_schema, by lower-case table name.
 func MySQL() *Catalog {
 	c := &Catalog{byName: map[string]*View{}, byOID: map[uint32]*View{}}
-	for _, v := range mysqlViews() {
+	for _, v := range append(mysqlViews(), mysqlMoreViews()...) {
 		c.byName[v.Schema+"."+v.Name] = v
 		c.order = append(c.order, v)
 	}

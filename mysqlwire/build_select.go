@@ -374,6 +374,7 @@ func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt, names []string,
 			}
 			out.GroupClause = append(out.GroupClause, x)
 		}
+		b.anyOfGroup(out, s)
 	}
 	if s.Having != nil {
 		if out.HavingClause, err = b.cond(s.Having.Expr); err != nil {
@@ -391,6 +392,48 @@ func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt, names []string,
 		}
 	}
 	return b.limit(out, s.Limit)
+}
+
+// anyOfGroup makes each column of s's select list that is neither
+// grouped nor aggregated (MariaDB, ONLY_FULL_GROUP_BY being off, gives
+// any value of its group: mariadb-dump's read of information_schema.FILES
+// groups by all but EXTRA) its group's least, one of its group's values;
+// MariaDB's is the first row's, the same where the column depends on the
+// grouped ones. Its type stays the column's.
+func (b *builder) anyOfGroup(out *pg.SelectStmt, s *ast.SelectStmt) {
+	for i, f := range s.Fields.Fields {
+		c, ok := f.Expr.(*ast.ColumnNameExpr)
+		if !ok || i >= len(out.TargetList) || groupedBy(c, f, i, s.GroupBy.Items) {
+			continue
+		}
+		if t := out.TargetList[i].GetResTarget(); t != nil {
+			if _, held := b.held[t]; !held {
+				t.Val = funcCall("min", []*pg.Node{t.Val})
+			}
+		}
+	}
+}
+
+// groupedBy reports whether the column c, item i of a select list as f,
+// is one of a GROUP BY's items: by its name (its table's, where both
+// name one), its alias or its position.
+func groupedBy(c *ast.ColumnNameExpr, f *ast.SelectField, i int, items []*ast.ByItem) bool {
+	for _, it := range items {
+		switch x := it.Expr.(type) {
+		case *ast.ColumnNameExpr:
+			if x.Name.Name.L == c.Name.Name.L && (x.Name.Table.L == "" || c.Name.Table.L == "" || x.Name.Table.L == c.Name.Table.L) ||
+				x.Name.Table.L == "" && f.AsName.L != "" && x.Name.Name.L == f.AsName.L {
+				return true
+			}
+		case *ast.PositionExpr:
+			if x.N == i+1 {
+				return true
+			}
+		default:
+			return true // an expression: what it reads is not told apart here
+		}
+	}
+	return false
 }
 
 // fields builds a select list into out; names are its columns as MySQL

@@ -7,6 +7,8 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/seqd/seqd/catalog"
 )
 
 // A result column's type is told as MariaDB 10.11 tells it, from the
@@ -63,7 +65,7 @@ var sequenceColumnTypes = func() []colType {
 var infoColumnTypes = func() map[string]map[string]colType {
 	unsigned := colType{typ: querypb.Type_UINT64, length: 21, stored: true, known: true}
 	datetime := colType{typ: querypb.Type_DATETIME, length: 19, stored: true, known: true, binary: true}
-	return map[string]map[string]colType{
+	m := map[string]map[string]colType{
 		"schemata": {"CATALOG_NAME": varchar(512, true), "SCHEMA_NAME": varchar(64, true), "DEFAULT_CHARACTER_SET_NAME": varchar(32, true),
 			"DEFAULT_COLLATION_NAME": varchar(64, true), "SQL_PATH": varchar(512, false), "SCHEMA_COMMENT": varchar(1024, true)},
 		"tables": {"TABLE_CATALOG": varchar(512, true), "TABLE_SCHEMA": varchar(64, true), "TABLE_NAME": varchar(64, true),
@@ -74,7 +76,42 @@ var infoColumnTypes = func() map[string]map[string]colType {
 			"CREATE_OPTIONS": varchar(2048, false), "TABLE_COMMENT": varchar(2048, true), "MAX_INDEX_LENGTH": unsigned,
 			"TEMPORARY": varchar(1, false)},
 	}
+	for _, table := range []string{"events", "files", "parameters", "partitions", "routines", "triggers", "views"} {
+		m[table] = map[string]colType{}
+		for _, c := range catalog.MariaDBColumns(table) {
+			m[table][c.Name] = declaredType(c.Type, c.NotNull)
+		}
+	}
+	return m
 }()
+
+// declaredType is the type of a table's column MariaDB declares as decl
+// (information_schema.COLUMNS' COLUMN_TYPE: varchar(n), longtext,
+// bigint(n) [unsigned], int(n), datetime[(p)]).
+func declaredType(decl string, notNull bool) colType {
+	name, arg, _ := strings.Cut(strings.TrimSuffix(decl, " unsigned"), "(")
+	n, _ := strconv.Atoi(strings.TrimSuffix(arg, ")"))
+	t := colType{length: uint32(n), notNull: notNull, stored: true, known: true}
+	switch name {
+	case "varchar":
+		return varchar(uint32(n), notNull)
+	case "longtext":
+		return longtext(notNull)
+	case "bigint":
+		t.typ = querypb.Type_INT64
+		if strings.HasSuffix(decl, " unsigned") {
+			t.typ = querypb.Type_UINT64
+		}
+	case "int":
+		t.typ = querypb.Type_INT32
+	case "datetime":
+		t.typ, t.binary, t.decimals, t.length = querypb.Type_DATETIME, true, uint8(n), 19
+		if n > 0 {
+			t.length += 1 + uint32(n)
+		}
+	}
+	return t
+}
 
 // infoTypes are the types of table's columns, in the order cols names
 // them; nil where one is not known.

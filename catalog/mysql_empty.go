@@ -1,0 +1,129 @@
+package catalog
+
+import (
+	"strings"
+
+	"github.com/seqd/seqd/eval"
+)
+
+// information_schema's tables of what seqd does not have, as MariaDB
+// 10.11 declares them: tablespace files (FILES), stored routines and
+// their parameters (ROUTINES, PARAMETERS), events, triggers and views
+// are empty; PARTITIONS has, as MariaDB's, one row for each table that
+// is not partitioned, here each sequence the role sees, its partition
+// columns NULL (its sizes 0 and times NULL, as TABLES'). mariadb-dump
+// reads FILES and PARTITIONS for tablespaces, and SHOW FUNCTION STATUS,
+// SHOW PROCEDURE STATUS and SHOW EVENTS are ROUTINES and EVENTS under
+// other names.
+
+// MariaDBColumn is a column of one of these tables as MariaDB 10.11's
+// information_schema.COLUMNS shows it: its COLUMN_TYPE (`varchar(64)`,
+// `bigint(21) unsigned`, `datetime`) and whether it is NOT NULL.
+type MariaDBColumn struct {
+	Name, Type string
+	NotNull    bool
+}
+
+// mariadbEmptyTables are the tables' columns, in MariaDB's order, each
+// "NAME type NO|YES" (YES: nullable).
+var mariadbEmptyTables = map[string][]string{
+	"files": {"FILE_ID bigint(4) NO", "FILE_NAME varchar(512) YES", "FILE_TYPE varchar(20) NO", "TABLESPACE_NAME varchar(64) YES",
+		"TABLE_CATALOG varchar(64) NO", "TABLE_SCHEMA varchar(64) YES", "TABLE_NAME varchar(64) YES", "LOGFILE_GROUP_NAME varchar(64) YES",
+		"LOGFILE_GROUP_NUMBER bigint(4) YES", "ENGINE varchar(64) NO", "FULLTEXT_KEYS varchar(64) YES", "DELETED_ROWS bigint(4) YES",
+		"UPDATE_COUNT bigint(4) YES", "FREE_EXTENTS bigint(4) YES", "TOTAL_EXTENTS bigint(4) YES", "EXTENT_SIZE bigint(4) NO",
+		"INITIAL_SIZE bigint(21) unsigned YES", "MAXIMUM_SIZE bigint(21) unsigned YES", "AUTOEXTEND_SIZE bigint(21) unsigned YES",
+		"CREATION_TIME datetime YES", "LAST_UPDATE_TIME datetime YES", "LAST_ACCESS_TIME datetime YES", "RECOVER_TIME bigint(4) YES",
+		"TRANSACTION_COUNTER bigint(4) YES", "VERSION bigint(21) unsigned YES", "ROW_FORMAT varchar(10) YES",
+		"TABLE_ROWS bigint(21) unsigned YES", "AVG_ROW_LENGTH bigint(21) unsigned YES", "DATA_LENGTH bigint(21) unsigned YES",
+		"MAX_DATA_LENGTH bigint(21) unsigned YES", "INDEX_LENGTH bigint(21) unsigned YES", "DATA_FREE bigint(21) unsigned YES",
+		"CREATE_TIME datetime YES", "UPDATE_TIME datetime YES", "CHECK_TIME datetime YES", "CHECKSUM bigint(21) unsigned YES",
+		"STATUS varchar(20) NO", "EXTRA varchar(255) YES"},
+	"partitions": {"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO",
+		"PARTITION_NAME varchar(64) YES", "SUBPARTITION_NAME varchar(64) YES", "PARTITION_ORDINAL_POSITION bigint(21) unsigned YES",
+		"SUBPARTITION_ORDINAL_POSITION bigint(21) unsigned YES", "PARTITION_METHOD varchar(18) YES", "SUBPARTITION_METHOD varchar(12) YES",
+		"PARTITION_EXPRESSION longtext YES", "SUBPARTITION_EXPRESSION longtext YES", "PARTITION_DESCRIPTION longtext YES",
+		"TABLE_ROWS bigint(21) unsigned NO", "AVG_ROW_LENGTH bigint(21) unsigned NO", "DATA_LENGTH bigint(21) unsigned NO",
+		"MAX_DATA_LENGTH bigint(21) unsigned YES", "INDEX_LENGTH bigint(21) unsigned NO", "DATA_FREE bigint(21) unsigned NO",
+		"CREATE_TIME datetime YES", "UPDATE_TIME datetime YES", "CHECK_TIME datetime YES", "CHECKSUM bigint(21) unsigned YES",
+		"PARTITION_COMMENT varchar(80) NO", "NODEGROUP varchar(12) NO", "TABLESPACE_NAME varchar(64) YES"},
+	"routines": {"SPECIFIC_NAME varchar(64) NO", "ROUTINE_CATALOG varchar(512) NO", "ROUTINE_SCHEMA varchar(64) NO",
+		"ROUTINE_NAME varchar(64) NO", "ROUTINE_TYPE varchar(13) NO", "DATA_TYPE varchar(64) NO", "CHARACTER_MAXIMUM_LENGTH int(21) YES",
+		"CHARACTER_OCTET_LENGTH int(21) YES", "NUMERIC_PRECISION int(21) YES", "NUMERIC_SCALE int(21) YES",
+		"DATETIME_PRECISION bigint(21) unsigned YES", "CHARACTER_SET_NAME varchar(64) YES", "COLLATION_NAME varchar(64) YES",
+		"DTD_IDENTIFIER longtext YES", "ROUTINE_BODY varchar(8) NO", "ROUTINE_DEFINITION longtext YES", "EXTERNAL_NAME varchar(64) YES",
+		"EXTERNAL_LANGUAGE varchar(64) YES", "PARAMETER_STYLE varchar(8) NO", "IS_DETERMINISTIC varchar(3) NO",
+		"SQL_DATA_ACCESS varchar(64) NO", "SQL_PATH varchar(64) YES", "SECURITY_TYPE varchar(7) NO", "CREATED datetime NO",
+		"LAST_ALTERED datetime NO", "SQL_MODE varchar(8192) NO", "ROUTINE_COMMENT longtext NO", "DEFINER varchar(384) NO",
+		"CHARACTER_SET_CLIENT varchar(32) NO", "COLLATION_CONNECTION varchar(64) NO", "DATABASE_COLLATION varchar(64) NO"},
+	"parameters": {"SPECIFIC_CATALOG varchar(512) NO", "SPECIFIC_SCHEMA varchar(64) NO", "SPECIFIC_NAME varchar(64) NO",
+		"ORDINAL_POSITION int(21) NO", "PARAMETER_MODE varchar(5) YES", "PARAMETER_NAME varchar(64) YES", "DATA_TYPE varchar(64) NO",
+		"CHARACTER_MAXIMUM_LENGTH int(21) YES", "CHARACTER_OCTET_LENGTH int(21) YES", "NUMERIC_PRECISION int(21) YES",
+		"NUMERIC_SCALE int(21) YES", "DATETIME_PRECISION bigint(21) unsigned YES", "CHARACTER_SET_NAME varchar(64) YES",
+		"COLLATION_NAME varchar(64) YES", "DTD_IDENTIFIER longtext NO", "ROUTINE_TYPE varchar(9) NO"},
+	"events": {"EVENT_CATALOG varchar(64) NO", "EVENT_SCHEMA varchar(64) NO", "EVENT_NAME varchar(64) NO", "DEFINER varchar(384) NO",
+		"TIME_ZONE varchar(64) NO", "EVENT_BODY varchar(8) NO", "EVENT_DEFINITION longtext NO", "EVENT_TYPE varchar(9) NO",
+		"EXECUTE_AT datetime YES", "INTERVAL_VALUE varchar(256) YES", "INTERVAL_FIELD varchar(18) YES", "SQL_MODE varchar(8192) NO",
+		"STARTS datetime YES", "ENDS datetime YES", "STATUS varchar(18) NO", "ON_COMPLETION varchar(12) NO", "CREATED datetime NO",
+		"LAST_ALTERED datetime NO", "LAST_EXECUTED datetime YES", "EVENT_COMMENT varchar(64) NO", "ORIGINATOR bigint(10) NO",
+		"CHARACTER_SET_CLIENT varchar(32) NO", "COLLATION_CONNECTION varchar(64) NO", "DATABASE_COLLATION varchar(64) NO"},
+	"triggers": {"TRIGGER_CATALOG varchar(512) NO", "TRIGGER_SCHEMA varchar(64) NO", "TRIGGER_NAME varchar(64) NO",
+		"EVENT_MANIPULATION varchar(6) NO", "EVENT_OBJECT_CATALOG varchar(512) NO", "EVENT_OBJECT_SCHEMA varchar(64) NO",
+		"EVENT_OBJECT_TABLE varchar(64) NO", "ACTION_ORDER bigint(4) NO", "ACTION_CONDITION longtext YES", "ACTION_STATEMENT longtext YES",
+		"ACTION_ORIENTATION varchar(9) NO", "ACTION_TIMING varchar(6) NO", "ACTION_REFERENCE_OLD_TABLE varchar(64) YES",
+		"ACTION_REFERENCE_NEW_TABLE varchar(64) YES", "ACTION_REFERENCE_OLD_ROW varchar(3) NO", "ACTION_REFERENCE_NEW_ROW varchar(3) NO",
+		"CREATED datetime(2) YES", "SQL_MODE varchar(8192) NO", "DEFINER varchar(384) YES", "CHARACTER_SET_CLIENT varchar(32) NO",
+		"COLLATION_CONNECTION varchar(64) NO", "DATABASE_COLLATION varchar(64) NO"},
+	"views": {"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "VIEW_DEFINITION longtext NO",
+		"CHECK_OPTION varchar(8) NO", "IS_UPDATABLE varchar(3) NO", "DEFINER varchar(384) NO", "SECURITY_TYPE varchar(7) NO",
+		"CHARACTER_SET_CLIENT varchar(32) NO", "COLLATION_CONNECTION varchar(64) NO", "ALGORITHM varchar(10) NO"},
+}
+
+// MariaDBColumns are the columns of information_schema's table (lower
+// case) among those above, as MariaDB declares them; nil for another.
+func MariaDBColumns(table string) []MariaDBColumn {
+	specs := mariadbEmptyTables[table]
+	if specs == nil {
+		return nil
+	}
+	out := make([]MariaDBColumn, len(specs))
+	for i, s := range specs {
+		f := strings.Fields(s)
+		out[i] = MariaDBColumn{Name: f[0], Type: strings.Join(f[1:len(f)-1], " "), NotNull: f[len(f)-1] == "NO"}
+	}
+	return out
+}
+
+// mariadbColumns are table's columns with the types the executor
+// computes them in: a number's an integer, anything else text.
+func mariadbColumns(table string) []eval.RelColumn {
+	var args []any
+	for _, c := range MariaDBColumns(table) {
+		t := eval.TText
+		switch {
+		case strings.HasPrefix(c.Type, "bigint"):
+			t = eval.TInt8
+		case strings.HasPrefix(c.Type, "int"):
+			t = eval.TInt4
+		}
+		args = append(args, c.Name, t)
+	}
+	return eval.Columns(args...)
+}
+
+// mysqlMoreViews are the tables above: PARTITIONS' row of each sequence
+// the role sees, the others empty.
+func mysqlMoreViews() []*View {
+	var out []*View
+	for _, name := range []string{"events", "files", "parameters", "routines", "triggers", "views"} {
+		out = append(out, &View{Schema: "information_schema", Name: name, Kind: 'v', Columns: mariadbColumns(name),
+			Rows: func(Source) ([][]eval.Datum, error) { return nil, nil }})
+	}
+	partitions := &View{Schema: "information_schema", Name: "partitions", Kind: 'v', Columns: mariadbColumns("partitions"),
+		PerSequence: &PerSequence{NameCol: 2, OIDCol: -1, Row: mysqlSeen(func(i Sequence) []eval.Datum {
+			null, zero := eval.Null, eval.Int(0)
+			return []eval.Datum{eval.Text("def"), eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()),
+				null, null, null, null, null, null, null, null, null, // no partitions
+				eval.Int(1), zero, zero, null, zero, zero, null, null, null, null, eval.Text(""), eval.Text(""), null}
+		})}}
+	return append(out, partitions)
+}
