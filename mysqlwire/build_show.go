@@ -13,6 +13,7 @@ import (
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/catalog"
+	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sqlerr"
@@ -206,28 +207,137 @@ const sequenceTableColumns = "  `next_not_cached_value` bigint(21) NOT NULL,\n" 
 var sequenceColumnTypeNames = []string{"bigint(21)", "bigint(21)", "bigint(21)", "bigint(21)", "bigint(21)", "bigint(21) unsigned",
 	"tinyint(1) unsigned", "bigint(21)"}
 
-// showColumns is DESCRIBE s, SHOW COLUMNS FROM s [FROM db] and SHOW
-// FIELDS: a sequence's eight columns, each NOT NULL, without key,
-// default or extra, as MariaDB shows them.
-func showColumns(n *ast.ShowStmt, db string) (step, error) {
-	if n.Full || n.Pattern != nil || n.Where != nil || n.Column != nil {
-		return step{}, unsupported("FULL, LIKE or WHERE in SHOW COLUMNS")
-	}
+// showColumns is DESCRIBE s [col], SHOW [FULL] COLUMNS FROM s [FROM db]
+// [LIKE pattern | WHERE cond] and SHOW FIELDS: a sequence's eight
+// columns, each NOT NULL, without key, default or extra, as MariaDB
+// shows them; FULL adds their collation (NULL: numbers have none), the
+// user's privileges on them (columnPrivileges) and their comments.
+// LIKE filters Field, as MariaDB's does (DESCRIBE's col is such a
+// pattern), WHERE reads the result's own columns.
+func showColumns(n *ast.ShowStmt, db string, env *stmtEnv) (step, error) {
 	if n.DBName != "" {
 		n.Table.Schema = ast.NewCIStr(n.DBName)
 	}
 	t := shownTable(n.Table, db)
-	return step{answer: func(c *conn) (*answer, error) {
-		if _, err := c.shownDefinition(t, "SELECT"); err != nil {
+	cond := n.Where
+	switch {
+	case n.Pattern != nil:
+		cond = &ast.PatternLikeOrIlikeExpr{Expr: columnNamed("Field"), Pattern: n.Pattern.Pattern, Not: n.Pattern.Not,
+			Escape: n.Pattern.Escape, IsLike: true}
+	case n.Column != nil:
+		cond = &ast.PatternLikeOrIlikeExpr{Expr: columnNamed("Field"), Pattern: ast.NewValueExpr(n.Column.Name.O, "", ""),
+			Escape: '\\', IsLike: true}
+	}
+	names, types := []string{"Field", "Type", "Null", "Key", "Default", "Extra"},
+		[]colType{varchar(64, true), longtext(true), varchar(3, true), varchar(3, true), longtext(false), varchar(80, true)}
+	if n.Full {
+		names = []string{"Field", "Type", "Collation", "Null", "Key", "Default", "Extra", "Privileges", "Comment"}
+		types = []colType{varchar(64, true), longtext(true), varchar(64, false), varchar(3, true), varchar(3, true), longtext(false),
+			varchar(80, true), varchar(80, true), varchar(1024, true)}
+	}
+	rows := func(c *conn, d executor.MariaDBDefinition) [][]any {
+		privileges := columnPrivileges(d.Privileges, c.superuser() || d.Owner == c.c.User)
+		var out [][]any
+		for i, col := range catalog.MariaDBSequenceColumns {
+			if n.Full {
+				out = append(out, []any{col.Name, sequenceColumnTypeNames[i], nil, "NO", "", nil, "", privileges, sequenceColumnComments[i]})
+			} else {
+				out = append(out, []any{col.Name, sequenceColumnTypeNames[i], "NO", "", nil, ""})
+			}
+		}
+		return out
+	}
+	if cond == nil {
+		return step{answer: func(c *conn) (*answer, error) {
+			d, err := c.shownDefinition(t, "SELECT")
+			if err != nil {
+				return nil, err
+			}
+			return &answer{cols: names, types: types, rows: rows(c, d)}, nil
+		}}, nil
+	}
+	// A condition is read as a client's WHERE over a derived table of
+	// the rows, built once the user may see them.
+	e := *env
+	exec := func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error) {
+		d, err := cn.shownDefinition(t, "SELECT")
+		if err != nil {
 			return nil, err
 		}
-		a := &answer{cols: []string{"Field", "Type", "Null", "Key", "Default", "Extra"},
-			types: []colType{varchar(64, true), longtext(true), varchar(3, true), varchar(3, true), longtext(false), varchar(80, true)}}
-		for i, col := range catalog.MariaDBSequenceColumns {
-			a.rows = append(a.rows, []any{col.Name, sequenceColumnTypeNames[i], "NO", "", nil, ""})
+		s, err := builtQuery(rowsWhere(names, rows(cn, d), cond), &e)
+		if err != nil {
+			return nil, err
 		}
-		return a, nil
-	}}, nil
+		return cn.atomically(ctx, sess, &step{}, func() (*sqltypes.Result, error) {
+			st := statement(s.node, "")
+			p, err := sess.PrepareCached(st)
+			if err != nil {
+				sess.Abort()
+				return nil, st.Locate(err)
+			}
+			return cn.runPrepared(ctx, sess, p, &step{names: names, types: types}, nil)
+		})
+	}
+	return step{exec: exec, acts: true, clears: true}, nil
+}
+
+// columnPrivileges are the privileges privs on a sequence as MariaDB
+// lists a user's on a table's column (SHOW FULL COLUMNS' Privileges):
+// SELECT select; USAGE, by which seqd's NEXT VALUE FOR takes a value,
+// insert, the privilege MariaDB's takes one by; UPDATE update; its
+// owner's and a superuser's (all) every one of MariaDB's, references
+// too, as MariaDB lists ALL PRIVILEGES.
+func columnPrivileges(privs engine.Privs, all bool) string {
+	if all {
+		return "select,insert,update,references"
+	}
+	var out []string
+	for _, p := range []struct {
+		priv engine.Privs
+		name string
+	}{{engine.PrivSelect, "select"}, {engine.PrivUsage, "insert"}, {engine.PrivUpdate, "update"}} {
+		if privs&p.priv != 0 {
+			out = append(out, p.name)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// sequenceColumnComments are the comments of a sequence's columns, as
+// sequenceTableColumns gives them.
+var sequenceColumnComments = []string{"", "", "", "start value when sequences is created or value if RESTART is used", "increment value", "",
+	"0 if no cycles are allowed, 1 if the sequence should begin a new cycle when maximum_value is passed", "How many cycles have been done"}
+
+// columnNamed is a reference to the column name.
+func columnNamed(name string) *ast.ColumnNameExpr {
+	return &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(name)}}
+}
+
+// rowsWhere is SELECT * FROM (SELECT row1 UNION ALL SELECT row2 ...) AS
+// shown WHERE cond: rows (strings and NULLs) as a derived table whose
+// columns are named names, read by a client's condition.
+func rowsWhere(names []string, rows [][]any, cond ast.ExprNode) *ast.SelectStmt {
+	all := ast.UnionAll
+	selects := make([]ast.Node, len(rows))
+	for i, r := range rows {
+		fields := make([]*ast.SelectField, len(r))
+		for j, v := range r {
+			fields[j] = &ast.SelectField{Expr: ast.NewValueExpr(v, "", "")}
+			if i == 0 {
+				fields[j].AsName = ast.NewCIStr(names[j])
+			}
+		}
+		sel := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true}, Fields: &ast.FieldList{Fields: fields}}
+		if i > 0 {
+			sel.AfterSetOperator = &all
+		}
+		selects[i] = sel
+	}
+	union := &ast.SetOprStmt{SelectList: &ast.SetOprSelectList{Selects: selects}}
+	return &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true},
+		Fields: &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}},
+		From:   &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: union, AsName: ast.NewCIStr("shown")}}},
+		Where:  cond}
 }
 
 // showTableStatus is SHOW TABLE STATUS [FROM db] [LIKE pattern | WHERE
@@ -252,35 +362,14 @@ func showTableStatus(n *ast.ShowStmt, db string, env *stmtEnv) (step, error) {
 		"Index_length", "Data_free", "Auto_increment", "Create_time", "Update_time", "Check_time", "Collation", "Checksum",
 		"Create_options", "Comment", "Max_index_length", "Temporary"}
 	if n.Where != nil {
-		return statusWhere(n.Where, cols, names, db, env)
+		// The condition reads the statement's own columns (Name, Engine,
+		// Comment, ...), as MariaDB's does.
+		filter := &ast.BinaryOperationExpr{Op: opcode.EQ, L: columnNamed("table_schema"), R: ast.NewValueExpr(db, "", "")}
+		return shownQuery("TABLES", filter, cols, names, n.Where, names[:1], env)
 	}
 	s, err := showList(n, "tables", cols, names, aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", columnRef("table_schema"), strConst(db)))
 	if err == nil && n.Pattern != nil {
 		s.names[0] = "Name" // MariaDB names it so with LIKE too
 	}
 	return s, err
-}
-
-// statusWhere is SHOW TABLE STATUS ... WHERE cond, whose condition reads
-// the statement's own columns (Name, Engine, Comment, ...), as MariaDB's
-// does: the query SELECT * FROM (SELECT table_name AS Name, ... FROM
-// information_schema.TABLES WHERE table_schema = db) AS status WHERE
-// cond ORDER BY Name, built as a client's query is.
-func statusWhere(cond ast.ExprNode, cols, names []string, db string, env *stmtEnv) (step, error) {
-	column := func(name string) *ast.ColumnNameExpr {
-		return &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(name)}}
-	}
-	fields := make([]*ast.SelectField, len(cols))
-	for i, c := range cols {
-		fields[i] = &ast.SelectField{Expr: column(c), AsName: ast.NewCIStr(names[i])}
-	}
-	inner := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true}, Fields: &ast.FieldList{Fields: fields},
-		From: &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{
-			Source: &ast.TableName{Schema: ast.NewCIStr("information_schema"), Name: ast.NewCIStr("TABLES")}}}},
-		Where: &ast.BinaryOperationExpr{Op: opcode.EQ, L: column("table_schema"), R: ast.NewValueExpr(db, "", "")}}
-	outer := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true},
-		Fields: &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}},
-		From:   &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: inner, AsName: ast.NewCIStr("status")}}},
-		Where:  cond, OrderBy: &ast.OrderByClause{Items: []*ast.ByItem{{Expr: column(names[0])}}}}
-	return builtQuery(outer, env)
 }

@@ -240,7 +240,7 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 		return translateSavepoint(releaseSavepoint, n.Name), nil
 	case *ast.ExplainStmt:
 		if show, ok := n.Stmt.(*ast.ShowStmt); ok && show.Tp == ast.ShowColumns { // DESCRIBE s
-			return showColumns(show, env.db)
+			return showColumns(show, env.db, env)
 		}
 	case *ast.DoStmt:
 		return translateDo(n, env)
@@ -424,13 +424,21 @@ func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 		t, asTable := shownTable(n.Table, db), n.Tp == ast.ShowCreateTable
 		return step{answer: func(c *conn) (*answer, error) { return c.showCreate(t, asTable) }}, nil
 	case ast.ShowColumns:
-		return showColumns(n, db)
+		return showColumns(n, db, env)
 	case ast.ShowTableStatus:
 		return showTableStatus(n, db, env)
 	case ast.ShowCreateDatabase:
 		return showCreateDatabase(n)
 	case ast.ShowWarnings, ast.ShowErrors:
 		return translateShowWarnings(n)
+	case ast.ShowFunctionStatus:
+		return routineStatus(n, "FUNCTION", env)
+	case ast.ShowProcedureStatus:
+		return routineStatus(n, "PROCEDURE", env)
+	case ast.ShowEvents:
+		return showEvents(n, env)
+	case ast.ShowMasterStatus:
+		return showMasterStatus(), nil
 	case ast.ShowVariables:
 		pattern := ""
 		if n.Pattern != nil {

@@ -24,6 +24,10 @@ var (
 	previousValue = regexp.MustCompile("(?i)\\bPREVIOUS\\s+VALUE\\s+FOR\\s+((?:`[^`]+`|\\w+)(?:\\s*\\.\\s*(?:`[^`]+`|\\w+))?)")
 	setval        = regexp.MustCompile(`(?i)\bSETVAL\s*\(`)
 	ddlWords      = regexp.MustCompile(`(?i)\b(CREATE|DROP)(\s+OR\s+REPLACE)?(\s+TEMPORARY)?\s+SEQUENCE\b`)
+	// packageStatus is MariaDB's SHOW PACKAGE [BODY] STATUS, which
+	// mariadb-dump --routines sends: renamed SHOW PROCEDURE STATUS, whose
+	// answer, with no routines of any type, is the same.
+	packageStatus = regexp.MustCompile(`(?i)\b(SHOW\s+)PACKAGE(?:\s+BODY)?(\s+STATUS)\b`)
 )
 
 // marks are where in the renamed text the statements rename marked
@@ -113,6 +117,16 @@ func rename(q string) (_ string, typed map[string]string, m marks) {
 		typed[r] = m
 		return r
 	}
+	// First, before any offset is marked: it changes the text's length.
+	q = replaceCode(q, packageStatus, func(_ int, m []string) string {
+		if typed == nil {
+			typed = map[string]string{}
+		}
+		n++
+		r := fmt.Sprintf("%sPROCEDURE /*%d*/%s", m[1], n, m[2]) // the comment tells each apart, for typed
+		typed[r] = m[0]
+		return r
+	})
 	q = replaceCode(q, previousValue, func(_ int, m []string) string { return mark("LASTVAL", m[0], "("+m[1]+")") })
 	q = replaceCode(q, setval, func(_ int, m []string) string { return mark("SETVAL", m[0], "(") })
 	q = replaceCode(q, ddlWords, func(at int, g []string) string {
