@@ -3,6 +3,7 @@ package mysqlwire
 import (
 	"bytes"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"os/exec"
@@ -78,12 +79,14 @@ func sequencesOf(t *testing.T, pool *sql.DB, db string, next bool) string {
 
 // TestMariaDBDump: the real mariadb-dump (MariaDB 10.11's) backs up a
 // database of sequences from seqd, with its default options,
-// --single-transaction, --lock-all-tables, --no-data, --databases and
+// --single-transaction, --lock-all-tables, --no-data, --routines
+// --events (their sections empty: seqd has neither), --databases and
 // --all-databases, and the dump, fed to the real mariadb client,
 // recreates every sequence in another database, or another seqd: its
 // definition as SHOW CREATE SEQUENCE shows it, its position, and the
 // value NEXT VALUE FOR gives next (4084 for the one run out), which is
-// the value the original gives next.
+// the value the original gives next. --master-data fails as it does on
+// MariaDB without a binary log (binlogOff).
 func TestMariaDBDump(t *testing.T) {
 	dump, cli := testenv.Command(t, "mariadb-dump"), testenv.Command(t, "mariadb")
 	addr, _ := startServer(t, Config{})
@@ -94,11 +97,20 @@ func TestMariaDBDump(t *testing.T) {
 	mariadbClient(t, cli, addr, "root", "root pw", dumpScript, "src")
 	want := sequencesOf(t, root, "src", false)
 	var restored []string // their NEXTVALs, compared with the original's at the end
-	for i, opts := range [][]string{nil, {"--single-transaction"}, {"--lock-all-tables"}, {"--no-data"}} {
+	for i, opts := range [][]string{nil, {"--single-transaction"}, {"--lock-all-tables"}, {"--no-data"}, {"--routines", "--events"},
+		{"--single-transaction", "--routines", "--events"}} {
 		out := mariadbClient(t, dump, addr, "root", "root pw", "", append(opts, "src")...)
 		for _, s := range []string{"DROP SEQUENCE IF EXISTS `b`;", "DO SETVAL(`b`, 110, 0);", "CREATE SEQUENCE `we``ird` start with 3 "} {
 			if !strings.Contains(out, s) {
 				t.Errorf("mariadb-dump %v: no %q in\n%s", opts, s, out)
+			}
+		}
+		if len(opts) > 0 && opts[len(opts)-1] == "--events" {
+			// No routines nor events: the sections are there, empty.
+			for _, s := range []string{"-- Dumping events for database 'src'\n--\n\n--\n-- Dumping routines for database 'src'\n--\n"} {
+				if !strings.Contains(out, s) {
+					t.Errorf("mariadb-dump %v: no %q in\n%s", opts, s, out)
+				}
 			}
 		}
 		db := fmt.Sprintf("restored%d", i)
@@ -120,6 +132,9 @@ func TestMariaDBDump(t *testing.T) {
 			t.Errorf("restored from mariadb-dump %v into another seqd:\n%s\nwant\n%s", opts, got, want)
 		}
 	}
+	if code, stderr := mariadbDumpFails(t, dump, addr, "root", "root pw", "--master-data", "src"); code != 2 || stderr != binlogOff {
+		t.Errorf("mariadb-dump --master-data: exit %d, %q; want 2, %q (as on MariaDB without a binary log)", code, stderr, binlogOff)
+	}
 	next := sequencesOf(t, root, "src", true)
 	for i, got := range restored {
 		if got != next {
@@ -128,11 +143,46 @@ func TestMariaDBDump(t *testing.T) {
 	}
 }
 
+// binlogOff is what mariadb-dump --master-data says, and exits 2 with,
+// on a server whose SHOW MASTER STATUS is empty: MariaDB's without a
+// binary log, and seqd.
+const binlogOff = "mariadb-dump: Error: Binlogging on server not active\n"
+
+// mariadbDumpFails runs mariadb-dump (bin) against addr with args, where
+// it is to fail, and returns its exit code and what it wrote on stderr.
+func mariadbDumpFails(t *testing.T, bin, addr, user, password string, args ...string) (int, string) {
+	t.Helper()
+	host, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, append([]string{"-h", host, "-P", port, "-u", user, "-p" + password, "--skip-ssl"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("%s %s: %v, want it to fail", bin, strings.Join(args, " "), err)
+	}
+	return exit.ExitCode(), stderr.String()
+}
+
+// dumpText is a dump without the lines that name the server's version
+// and the time it was written.
+func dumpText(dump string) string {
+	var out []string
+	for _, line := range strings.Split(dump, "\n") {
+		if !strings.HasPrefix(line, "-- Server version") && !strings.HasPrefix(line, "-- Dump completed on") {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // TestMariaDBDumpFromMariaDB: a dump mariadb-dump writes from MariaDB
 // 10.11 itself, fed to seqd with the real mariadb client, recreates
 // every sequence as MariaDB shows it (SHOW CREATE SEQUENCE, the same
 // words) at the position the dump holds: MariaDB's next_not_cached_value,
-// the end of its cache, where seqd's NEXT VALUE FOR continues.
+// the end of its cache, where seqd's NEXT VALUE FOR continues; dumped
+// again with --routines --events, from seqd and from MariaDB, the two
+// dumps are the same, and --master-data fails the same way on both.
 func TestMariaDBDumpFromMariaDB(t *testing.T) {
 	dump, cli := testenv.Command(t, "mariadb-dump"), testenv.Command(t, "mariadb")
 	_, name := testenv.MariaDBConn(t, "seqd_dump")
@@ -158,6 +208,21 @@ func TestMariaDBDumpFromMariaDB(t *testing.T) {
 	mariadbClient(t, cli, addr, "root", "root pw", out, name)
 	if got := sequencesOf(t, root, name, false); got != want {
 		t.Errorf("MariaDB's dump restored into seqd:\n%s\nMariaDB:\n%s", got, want)
+	}
+	// mariadb-dump --routines --events writes the same dump of the
+	// restored sequences from seqd as from MariaDB (empty sections of
+	// routines and events), and --master-data fails the same way on both.
+	for _, opts := range [][]string{{"--routines", "--events"}, {"--single-transaction", "--routines", "--events"}} {
+		fromMariaDB := mariadbClient(t, dump, cfg.Addr, cfg.User, cfg.Passwd, "", append(opts, name)...)
+		fromSeqd := mariadbClient(t, dump, addr, "root", "root pw", "", append(opts, name)...)
+		if dumpText(fromSeqd) != dumpText(fromMariaDB) {
+			t.Errorf("mariadb-dump %v from seqd:\n%s\nfrom MariaDB:\n%s", opts, fromSeqd, fromMariaDB)
+		}
+	}
+	for _, server := range []struct{ addr, user, password string }{{cfg.Addr, cfg.User, cfg.Passwd}, {addr, "root", "root pw"}} {
+		if code, stderr := mariadbDumpFails(t, dump, server.addr, server.user, server.password, "--master-data", name); code != 2 || stderr != binlogOff {
+			t.Errorf("mariadb-dump --master-data on %s: exit %d, %q; want 2, %q", server.addr, code, stderr, binlogOff)
+		}
 	}
 	var b, spent string
 	if err := root.QueryRow("SELECT NEXTVAL(" + name + ".b)").Scan(&b); err != nil || b != "200" {
