@@ -181,7 +181,7 @@ n
 func infoSchemaTables(t *testing.T, db *sql.DB) string {
 	t.Helper()
 	out := ""
-	for _, name := range []string{"SCHEMATA", "TABLES", "SEQUENCES"} {
+	for _, name := range []string{"SCHEMATA", "TABLES", "SEQUENCES", "PARTITIONS", "FILES", "ROUTINES", "PARAMETERS", "EVENTS", "TRIGGERS", "VIEWS"} {
 		out += table(t, db, "SELECT * FROM information_schema."+name) + "\n"
 	}
 	return out
@@ -266,5 +266,95 @@ func TestShowAndLockPrivileges(t *testing.T) {
 	}
 	if _, err := open(t, addr, "root", "public").Exec("FLUSH TABLES"); err != nil {
 		t.Errorf("FLUSH TABLES by a superuser: %v", err)
+	}
+}
+
+// TestShowColumnsPrivileges: SHOW [FULL] COLUMNS, with LIKE or WHERE too,
+// shows a sequence's columns to a role holding some privilege on it,
+// as DESCRIBE does (1142 otherwise; 1146 for a missing one), FULL's
+// Privileges naming the role's as MariaDB 10.11 names a user's on a
+// table's columns: "select" for SELECT alone, as MariaDB shows a user
+// granted SELECT on the table, "insert" for USAGE (MariaDB's NEXT VALUE
+// FOR needs INSERT), "select,update", and MariaDB's four,
+// "select,insert,update,references", to the owner and a superuser, as
+// MariaDB shows a user with ALL on the table. information_schema's
+// PARTITIONS lists a role the sequences TABLES lists it, SHOW MASTER
+// STATUS is a superuser's (1227, MariaDB's BINLOG MONITOR).
+func TestShowColumnsPrivileges(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	for _, q := range []string{"CREATE SEQUENCE public.s", "CREATE SEQUENCE public.hidden", "CREATE SEQUENCE public.owned",
+		"ALTER SEQUENCE public.owned OWNER TO app"} {
+		pgExec(t, eng, q)
+	}
+	app := open(t, addr, "app", "public")
+	app.SetMaxOpenConns(1)
+	shows := []string{"SHOW FULL COLUMNS FROM s", "SHOW COLUMNS FROM s LIKE 'c%'", "SHOW FULL COLUMNS FROM s WHERE Field = 'increment'"}
+	for _, q := range shows {
+		_, err := app.Exec(q)
+		want := "SELECT command denied to user 'app'@'127.0.0.1' for table `public`.`s`"
+		if number(err) != 1142 || sqlState(err) != "42000" || !strings.Contains(err.Error(), want) {
+			t.Errorf("no privileges: %s: %v, want 1142 %q", q, err, want)
+		}
+		if _, err := app.Exec(strings.Replace(q, " s", " nope", 1)); number(err) != 1146 {
+			t.Errorf("%s of a missing sequence: %v, want 1146", q, err)
+		}
+	}
+	privileges := func(db *sql.DB, seq string) string {
+		t.Helper()
+		var out []string
+		for _, q := range []string{"SHOW FULL COLUMNS FROM " + seq, "SHOW FULL COLUMNS FROM " + seq + " WHERE Field LIKE 'cache%'"} {
+			rows, err := db.Query(q)
+			if err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			_, vals, err := testenv.RowStrings(rows)
+			rows.Close()
+			if err != nil || len(vals) == 0 {
+				t.Fatalf("%s: %v, %d rows", q, err, len(vals))
+			}
+			for _, r := range vals {
+				if r[7] != vals[0][7] {
+					t.Errorf("%s: Privileges %q and %q", q, r[7], vals[0][7])
+				}
+			}
+			out = append(out, vals[0][7])
+		}
+		if out[0] != out[1] {
+			t.Errorf("SHOW FULL COLUMNS FROM %s: Privileges %q, with WHERE %q", seq, out[0], out[1])
+		}
+		return out[0]
+	}
+	for _, c := range []struct{ grant, want string }{
+		{"GRANT SELECT ON SEQUENCE public.s TO app", "select"},
+		{"REVOKE SELECT ON SEQUENCE public.s FROM app; GRANT USAGE ON SEQUENCE public.s TO app", "insert"},
+		{"REVOKE USAGE ON SEQUENCE public.s FROM app; GRANT SELECT, UPDATE ON SEQUENCE public.s TO app", "select,update"},
+		{"GRANT USAGE ON SEQUENCE public.s TO app", "select,insert,update"},
+	} {
+		pgExec(t, eng, c.grant)
+		if got := privileges(app, "s"); got != c.want {
+			t.Errorf("after %s: Privileges %q, want %q", c.grant, got, c.want)
+		}
+	}
+	if got := privileges(app, "owned"); got != "select,insert,update,references" {
+		t.Errorf("the owner's Privileges: %q", got)
+	}
+	root := open(t, addr, "root", "public")
+	if got := privileges(root, "hidden"); got != "select,insert,update,references" {
+		t.Errorf("a superuser's Privileges: %q", got)
+	}
+	for _, db := range []*sql.DB{app, root} {
+		tables := table(t, db, "SELECT table_schema, table_name FROM information_schema.TABLES ORDER BY 1, 2")
+		if got := table(t, db, "SELECT table_schema, table_name FROM information_schema.PARTITIONS ORDER BY 1, 2"); got != tables {
+			t.Errorf("PARTITIONS lists\n%s\nTABLES\n%s", got, tables)
+		}
+	}
+	if strings.Contains(table(t, app, "SELECT table_name FROM information_schema.PARTITIONS"), "hidden") {
+		t.Errorf("PARTITIONS lists a role a sequence it holds no privilege on")
+	}
+	if _, err := app.Exec("SHOW MASTER STATUS"); number(err) != 1227 {
+		t.Errorf("SHOW MASTER STATUS by a role: %v, want 1227", err)
+	}
+	if got := table(t, root, "SHOW MASTER STATUS"); got != "File,Position,Binlog_Do_DB,Binlog_Ignore_DB" {
+		t.Errorf("SHOW MASTER STATUS by a superuser: %q, want no rows", got)
 	}
 }
