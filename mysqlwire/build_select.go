@@ -403,8 +403,8 @@ func (b *builder) clauses(out *pg.SelectStmt, s *ast.SelectStmt, names []string,
 func (b *builder) anyOfGroup(out *pg.SelectStmt, s *ast.SelectStmt) {
 	for i, f := range s.Fields.Fields {
 		c, ok := f.Expr.(*ast.ColumnNameExpr)
-		if !ok || i >= len(out.TargetList) || groupedBy(c, f, i, s.GroupBy.Items) {
-			continue
+		if !ok || i >= len(out.TargetList) || !fromSources(c.Name, b.sources) || groupedBy(c, f, i, s.GroupBy.Items) {
+			continue // an outer query's column is a constant here
 		}
 		if t := out.TargetList[i].GetResTarget(); t != nil {
 			if _, held := b.held[t]; !held {
@@ -412,6 +412,22 @@ func (b *builder) anyOfGroup(out *pg.SelectStmt, s *ast.SelectStmt) {
 			}
 		}
 	}
+}
+
+// fromSources reports whether sources (a FROM clause's) have the column
+// name.
+func fromSources(name *ast.ColumnName, sources []source) bool {
+	for _, s := range sources {
+		if name.Table.O != "" && !strings.EqualFold(s.name, name.Table.O) {
+			continue
+		}
+		for _, c := range s.cols {
+			if strings.EqualFold(c, name.Name.O) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // groupedBy reports whether the column c, item i of a select list as f,
