@@ -257,7 +257,13 @@ func showColumns(n *ast.ShowStmt, db string, env *stmtEnv) (step, error) {
 		}}, nil
 	}
 	// A condition is read as a client's WHERE over a derived table of
-	// the rows, built once the user may see them.
+	// the rows, built once the user may see them; a ? marker would be a
+	// parameter of that statement, not of this one.
+	var found markerFinder
+	cond.Accept(&found)
+	if len(found.markers) > 0 {
+		return step{}, unsupported("a parameter in SHOW COLUMNS' LIKE or WHERE")
+	}
 	e := *env
 	exec := func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error) {
 		d, err := cn.shownDefinition(t, "SELECT")
