@@ -88,6 +88,9 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if specialCalls[name] {
 		return nil, unsupported(x.FnName.O + "()")
 	}
+	if name == "binlog_gtid_pos" { // mariadb-dump --master-data --single-transaction (show_status.go)
+		return nil, noBinaryLog()
+	}
 	switch name {
 	case "if", "ifnull", "coalesce", "nullif", "greatest", "least":
 		return b.conditional(x)

@@ -405,6 +405,9 @@ var ddlCorpus = []string{
 	"SHOW EVENTS FROM {db} LIKE 'x%'",
 	"SHOW EVENTS WHERE Name = 'x'",
 	"SHOW MASTER STATUS",
+	"SHOW STATUS LIKE 'binlog_snapshot_%'",
+	"SHOW GLOBAL STATUS LIKE 'Binlog\\_snapshot\\_position'",
+	"SELECT BINLOG_GTID_POS('', '0')",
 	// information_schema's tables of what seqd has not: empty, but
 	// PARTITIONS' row of each table (sizes and times aside: MariaDB's
 	// storage's); the reads of FILES mariadb-dump makes.
@@ -431,7 +434,7 @@ var ddlCorpus = []string{
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 380
+const ddlCorpusLen = 383
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

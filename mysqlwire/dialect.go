@@ -439,6 +439,8 @@ func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 		return showEvents(n, env)
 	case ast.ShowMasterStatus:
 		return showMasterStatus(), nil
+	case ast.ShowStatus:
+		return showStatus(n)
 	case ast.ShowVariables:
 		pattern := ""
 		if n.Pattern != nil {

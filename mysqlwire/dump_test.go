@@ -86,7 +86,7 @@ func sequencesOf(t *testing.T, pool *sql.DB, db string, next bool) string {
 // definition as SHOW CREATE SEQUENCE shows it, its position, and the
 // value NEXT VALUE FOR gives next (4084 for the one run out), which is
 // the value the original gives next. --master-data fails as it does on
-// MariaDB without a binary log (binlogOff).
+// MariaDB without a binary log (masterData).
 func TestMariaDBDump(t *testing.T) {
 	dump, cli := testenv.Command(t, "mariadb-dump"), testenv.Command(t, "mariadb")
 	addr, _ := startServer(t, Config{})
@@ -132,8 +132,10 @@ func TestMariaDBDump(t *testing.T) {
 			t.Errorf("restored from mariadb-dump %v into another seqd:\n%s\nwant\n%s", opts, got, want)
 		}
 	}
-	if code, stderr := mariadbDumpFails(t, dump, addr, "root", "root pw", "--master-data", "src"); code != 2 || stderr != binlogOff {
-		t.Errorf("mariadb-dump --master-data: exit %d, %q; want 2, %q (as on MariaDB without a binary log)", code, stderr, binlogOff)
+	for _, m := range masterData {
+		if code, stderr := mariadbDumpFails(t, dump, addr, "root", "root pw", append(m.opts, "src")...); code != 2 || stderr != m.stderr {
+			t.Errorf("mariadb-dump %v: exit %d, %q; want 2, %q (as on MariaDB without a binary log)", m.opts, code, stderr, m.stderr)
+		}
 	}
 	next := sequencesOf(t, root, "src", true)
 	for i, got := range restored {
@@ -143,10 +145,18 @@ func TestMariaDBDump(t *testing.T) {
 	}
 }
 
-// binlogOff is what mariadb-dump --master-data says, and exits 2 with,
-// on a server whose SHOW MASTER STATUS is empty: MariaDB's without a
-// binary log, and seqd.
-const binlogOff = "mariadb-dump: Error: Binlogging on server not active\n"
+// masterData are mariadb-dump's --master-data, alone and with
+// --single-transaction, and what it says, exiting 2, on a server
+// without a binary log (MariaDB's, and seqd): SHOW MASTER STATUS is
+// empty; Binlog_snapshot_file is ”, and BINLOG_GTID_POS 1381.
+var masterData = []struct {
+	opts   []string
+	stderr string
+}{
+	{[]string{"--master-data"}, "mariadb-dump: Error: Binlogging on server not active\n"},
+	{[]string{"--single-transaction", "--master-data=2"},
+		"mariadb-dump: Couldn't execute 'SELECT BINLOG_GTID_POS('', '0')': You are not using binary logging (1381)\n"},
+}
 
 // mariadbDumpFails runs mariadb-dump (bin) against addr with args, where
 // it is to fail, and returns its exit code and what it wrote on stderr.
@@ -220,8 +230,10 @@ func TestMariaDBDumpFromMariaDB(t *testing.T) {
 		}
 	}
 	for _, server := range []struct{ addr, user, password string }{{cfg.Addr, cfg.User, cfg.Passwd}, {addr, "root", "root pw"}} {
-		if code, stderr := mariadbDumpFails(t, dump, server.addr, server.user, server.password, "--master-data", name); code != 2 || stderr != binlogOff {
-			t.Errorf("mariadb-dump --master-data on %s: exit %d, %q; want 2, %q", server.addr, code, stderr, binlogOff)
+		for _, m := range masterData {
+			if code, stderr := mariadbDumpFails(t, dump, server.addr, server.user, server.password, append(m.opts, name)...); code != 2 || stderr != m.stderr {
+				t.Errorf("mariadb-dump %v on %s: exit %d, %q; want 2, %q", m.opts, server.addr, code, stderr, m.stderr)
+			}
 		}
 	}
 	var b, spent string

@@ -153,6 +153,8 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1305: sqlerr.InvalidSavepoint,      // ER_SP_DOES_NOT_EXIST: raised by number for a savepoint only
 	1461: sqlerr.ProgramLimitExceeded,  // ER_MAX_PREPARED_STMT_COUNT_REACHED
 	1582: sqlerr.UndefinedFunction,     // ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT: no function of that many arguments
+
+	1381: sqlerr.ObjectNotInPrerequisiteState, // ER_NO_BINARY_LOGGING: seqd has no binary log
 }
 
 // numberKinds are the kinds of MariaDB's error numbers: myErrors' read

@@ -1,6 +1,8 @@
 package mysqlwire
 
 import (
+	"strings"
+
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
@@ -20,6 +22,12 @@ import (
 //     a user with MariaDB's BINLOG MONITOR privilege (a superuser here;
 //     1227 otherwise); mariadb-dump --master-data then stops with
 //     "Binlogging on server not active", as it does on MariaDB.
+//   - With --single-transaction, --master-data reads SHOW STATUS LIKE
+//     'binlog_snapshot_%' instead, MariaDB's Binlog_snapshot_file '' and
+//     Binlog_snapshot_position 0 without a binary log, then calls
+//     BINLOG_GTID_POS('', 0), which is 1381: mariadb-dump stops there,
+//     as on MariaDB. SHOW STATUS answers these two variables only (1235
+//     for a pattern that may match others).
 
 // routineStatus is SHOW FUNCTION STATUS (kind FUNCTION) or SHOW
 // PROCEDURE STATUS (PROCEDURE; rename spells SHOW PACKAGE [BODY] STATUS
@@ -101,4 +109,64 @@ func shownQuery(table string, filter ast.ExprNode, cols, names []string, cond as
 		From:   &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: inner, AsName: ast.NewCIStr("status")}}},
 		Where:  cond, OrderBy: &ast.OrderByClause{Items: by}}
 	return builtQuery(outer, env)
+}
+
+// noBinaryLog is MariaDB's error for what needs a binary log
+// (ER_NO_BINARY_LOGGING): BINLOG_GTID_POS.
+func noBinaryLog() error {
+	return mysql.NewSQLError(1381, "HY000", "You are not using binary logging")
+}
+
+// binlogSnapshot is the prefix of the status variables SHOW STATUS
+// answers, as MariaDB without a binary log shows them.
+const binlogSnapshot = "binlog_snapshot_"
+
+// showStatus is SHOW [SESSION | GLOBAL] STATUS LIKE pattern, for a
+// pattern that matches only MariaDB's Binlog_snapshot_file and
+// Binlog_snapshot_position: a literal beginning binlog_snapshot_ (case
+// aside) or one of their names; the variables the pattern matches.
+func showStatus(n *ast.ShowStmt) (step, error) {
+	pattern, ok := "", false
+	if n.Pattern != nil && !n.Pattern.Not && n.Pattern.Escape == '\\' {
+		if v, isValue := n.Pattern.Pattern.(ast.ValueExpr); isValue {
+			pattern, ok = v.GetValue().(string)
+		}
+	}
+	lower := strings.ToLower(pattern)
+	if !ok || n.Where != nil || !strings.HasPrefix(strings.ReplaceAll(lower, "\\_", "_"), binlogSnapshot) {
+		return step{}, unsupported("this SHOW STATUS (answered: LIKE 'binlog_snapshot_%', its variables without a binary log)")
+	}
+	return step{answer: func(c *conn) (*answer, error) {
+		a := &answer{cols: []string{"Variable_name", "Value"}, types: []colType{varchar(64, true), varchar(2048, true)}}
+		for _, v := range [][]any{{"Binlog_snapshot_file", ""}, {"Binlog_snapshot_position", "0"}} {
+			if likeFold(strings.ToLower(v[0].(string)), lower) {
+				a.rows = append(a.rows, v)
+			}
+		}
+		return a, nil
+	}}, nil
+}
+
+// likeFold reports whether s matches the LIKE pattern p (both in lower
+// case; % any run, _ one character, \\ escaping the next).
+func likeFold(s, p string) bool {
+	if p == "" {
+		return s == ""
+	}
+	switch p[0] {
+	case '%':
+		for i := 0; i <= len(s); i++ {
+			if likeFold(s[i:], p[1:]) {
+				return true
+			}
+		}
+		return false
+	case '_':
+		return s != "" && likeFold(s[1:], p[1:])
+	case '\\':
+		if len(p) > 1 {
+			p = p[1:]
+		}
+	}
+	return s != "" && s[0] == p[0] && likeFold(s[1:], p[1:])
 }
