@@ -276,7 +276,7 @@ func showColumns(n *ast.ShowStmt, db string, env *stmtEnv) (step, error) {
 		}
 		return cn.atomically(ctx, sess, &step{}, func() (*sqltypes.Result, error) {
 			st := statement(s.node, "")
-			p, err := sess.PrepareCached(st)
+			p, err := sess.Prepare(st, nil) // not cached: built afresh each time
 			if err != nil {
 				sess.Abort()
 				return nil, st.Locate(err)
