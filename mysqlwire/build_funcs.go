@@ -104,6 +104,18 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return b.field(x)
 	case "trim":
 		return b.trim(x)
+	case "left", "right":
+		return b.leftRight(x)
+	case "substring", "substr", "mid":
+		return b.substring(x)
+	case "lpad", "rpad":
+		return b.pad(x)
+	case "reverse", "ltrim", "rtrim":
+		return b.oneString(x)
+	case "floor", "ceil", "ceiling":
+		return b.integral(x)
+	case "round":
+		return b.round(x)
 	case "repeat":
 		return b.repeat(x)
 	case "hex":
@@ -427,7 +439,9 @@ func readTwice(n *pg.Node) bool {
 // quietFuncs are the functions the builder calls whose value only their
 // arguments make, and which raise no warning.
 var quietFuncs = map[string]bool{"abs": true, "upper": true, "lower": true, "octet_length": true, "char_length": true,
-	"strpos": true, "replace": true, "round": true, "btrim": true}
+	"strpos": true, "replace": true, "round": true, "btrim": true, "seqd_mariadb_round": true, "seqd_mariadb_floor": true,
+	"seqd_mariadb_ceil": true, "seqd_mariadb_left": true, "seqd_mariadb_right": true, "seqd_mariadb_substr": true,
+	"seqd_mariadb_reverse": true, "seqd_mariadb_trim": true}
 
 // concat is CONCAT: its arguments' text, NULL when one is NULL
 // (PostgreSQL's concat skips NULLs; its || does not).
@@ -588,22 +602,28 @@ func (b *builder) repeat(x *ast.FuncCallExpr) (*pg.Node, error) {
 }
 
 // trim is TRIM([BOTH | LEADING | TRAILING] [remstr] FROM str): TiDB's
-// arguments are str, remstr and the direction.
+// arguments are str, remstr and the direction. Without remstr, spaces
+// are taken off both ends; remstr is taken off as a string, as often as
+// it is there (eval's seqd_mariadb_trim), not as PostgreSQL's set of
+// characters.
 func (b *builder) trim(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) == 0 || len(x.Args) > 3 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
 	args, err := b.stringArgs(x.Args[:min(len(x.Args), 2)])
 	if err != nil {
 		return nil, err
 	}
-	name := "btrim"
+	if len(x.Args) == 1 {
+		return funcCall("btrim", args), nil
+	}
+	how := int32(0)
 	if len(x.Args) == 3 {
 		if d, ok := x.Args[2].(*ast.TrimDirectionExpr); ok {
-			name = map[ast.TrimDirectionType]string{ast.TrimLeading: "ltrim", ast.TrimTrailing: "rtrim"}[d.Direction]
-			if name == "" {
-				name = "btrim"
-			}
+			how = map[ast.TrimDirectionType]int32{ast.TrimLeading: 1, ast.TrimTrailing: 2}[d.Direction]
 		}
 	}
-	return funcCall(name, args), nil
+	return trimCall(typeCast(args[0], typeName("text")), args[1], how), nil
 }
 
 // valueText is a literal's text ("" for another expression).

@@ -129,7 +129,7 @@ var (
 	numberFuncs = map[string]bool{"nextval": true, "lastval": true, "setval": true, "connection_id": true, "last_insert_id": true,
 		"abs": true, "length": true, "char_length": true, "floor": true, "ceil": true, "ceiling": true, "round": true, "sign": true}
 	stringFuncs = map[string]bool{"concat": true, "concat_ws": true, "lower": true, "upper": true, "lcase": true, "ucase": true,
-		"substring": true, "substr": true, "left": true, "right": true, "trim": true, "ltrim": true, "rtrim": true, "replace": true,
+		"substring": true, "substr": true, "mid": true, "left": true, "right": true, "trim": true, "ltrim": true, "rtrim": true, "replace": true,
 		"repeat": true, "reverse": true, "lpad": true, "rpad": true, "database": true, "schema": true, "user": true,
 		"current_user": true, "version": true, "hex": true}
 )

@@ -110,7 +110,9 @@ func combined(x ast.ExprNode) bool {
 // pureFuncs are the functions whose value only their arguments make.
 var pureFuncs = map[string]bool{"if": true, "ifnull": true, "coalesce": true, "nullif": true, "concat": true,
 	"concat_ws": true, "lower": true, "upper": true, "lcase": true, "ucase": true, "abs": true, "length": true,
-	"char_length": true, "floor": true, "ceil": true, "ceiling": true, "round": true, "sign": true}
+	"char_length": true, "floor": true, "ceil": true, "ceiling": true, "round": true, "sign": true, "left": true,
+	"right": true, "substring": true, "substr": true, "mid": true, "lpad": true, "rpad": true, "reverse": true,
+	"ltrim": true, "rtrim": true, "trim": true}
 
 // warns reports whether x may raise a warning as it is read: it holds
 // arithmetic (a division by 0, a string read as a number) or a CAST or

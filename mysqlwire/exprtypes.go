@@ -444,7 +444,7 @@ func (e typeScope) cast(x *ast.FuncCastExpr) (colType, bool) {
 // result is as long as their first argument, or their arguments
 // together (concat).
 var stringResultFuncs = map[string]bool{"lower": true, "upper": true, "lcase": true, "ucase": true, "trim": true, "ltrim": true,
-	"rtrim": true, "reverse": true, "substring": true, "substr": true, "left": true, "right": true, "replace": true,
+	"rtrim": true, "reverse": true, "substring": true, "substr": true, "mid": true, "left": true, "right": true, "replace": true,
 	"lpad": true, "rpad": true, "repeat": true, "hex": true}
 
 // moreStringArgs are the arguments past the first of stringResultFuncs
@@ -574,6 +574,8 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 		return colType{}, false
 	case "round", "truncate":
 		return e.round(x)
+	case "floor", "ceil", "ceiling":
+		return e.integral(x)
 	case "abs":
 		if len(x.Args) == 1 {
 			t, ok := exprTypeOf(x.Args[0], e)
@@ -585,6 +587,16 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 	case stringResultFuncs[name] && len(x.Args) > 0:
 		t, ok := exprTypeOf(x.Args[0], e)
 		binary := name != "hex" && (t.binary || e.allNull(x.Args, moreStringArgs[name]))
+		if (name == "lpad" || name == "rpad") && len(x.Args) >= 2 {
+			// As long as the count, whatever the string's length
+			// (Item_func_pad), negative as none, past 2^31 - 1 as that.
+			if countWithRows(x.Args[1]) {
+				return stringType(maxAllowedPacket, binary, false), ok
+			}
+			if n, known := constantCount(x.Args[1]); known {
+				return stringType(int(min(max(n, 0), 1<<31-1)), binary, false), ok
+			}
+		}
 		if name == "repeat" && len(x.Args) == 2 {
 			if countWithRows(x.Args[1]) {
 				// A count MariaDB cannot read before the rows: as long
@@ -760,12 +772,31 @@ func (e typeScope) round(x *ast.FuncCallExpr) (colType, bool) {
 		return colType{}, false
 	}
 	d := 0
+	if len(x.Args) == 2 && nullLiteral(x.Args[1]) { // NULL digits: an integer's type, else a DOUBLE's
+		if t.kind() == kindInt {
+			t.notNull, t.stored = false, false
+			return t, true
+		}
+		return doubleType(notFixedDec, false), true
+	}
 	if len(x.Args) == 2 {
-		v, lit := x.Args[1].(*driver.ValueExpr)
-		if !lit || v.Kind() != driver.KindInt64 {
+		n, known := constantCount(x.Args[1]) // read as MariaDB reads it as it types the result
+		if !known && countWithRows(x.Args[1]) {
+			// Digits read with the rows: a number's own decimals, an
+			// integer's as a DECIMAL's, a DOUBLE's not fixed.
+			notNull := e.notNull(x.Args...)
+			switch t.kind() {
+			case kindDecimal, kindInt:
+				return decimalType(t.precision()+1, t.scale(), false, notNull), true
+			case kindNull:
+				return doubleType(0, false), true
+			}
+			return doubleType(notFixedDec, notNull), true
+		}
+		if !known {
 			return colType{}, false
 		}
-		d = int(max(min(v.GetInt64(), 100), -100))
+		d = int(max(min(n, 100), -100))
 	}
 	notNull := e.notNull(x.Args...)
 	switch t.kind() {
@@ -778,9 +809,60 @@ func (e typeScope) round(x *ast.FuncCallExpr) (colType, bool) {
 			out.notNull, out.stored = notNull, false
 			return out, true
 		}
-		return colType{}, false
+		// A digit more (95 to 100), a DECIMAL past 18.
+		return integralType(t.precision()+1, t.unsignedType(), notNull), true
 	}
 	return doubleType(min(max(d, 0), notFixedDec), notNull), true
+}
+
+// integral is FLOOR's and CEIL's type (Item_func_int_val): an integer's
+// own; a decimal's integer digits, one more where a fraction may carry
+// into them (CEIL, FLOOR of a signed one), as integralType; else a
+// DOUBLE of no decimals.
+func (e typeScope) integral(x *ast.FuncCallExpr) (colType, bool) {
+	if len(x.Args) != 1 {
+		return colType{}, false
+	}
+	t, ok := exprTypeOf(x.Args[0], e)
+	if !ok {
+		return colType{}, false
+	}
+	notNull := e.notNull(x.Args...)
+	switch t.kind() {
+	case kindInt:
+		out := t
+		out.notNull, out.stored = notNull, false
+		return out, true
+	case kindDecimal:
+		p := t.intPart()
+		if t.scale() > 0 && (x.FnName.L != "floor" || !t.unsignedType()) {
+			p++
+		}
+		return integralType(max(p, 1), t.unsignedType(), notNull), true
+	}
+	return doubleType(0, notNull), true
+}
+
+// integralType is an integer of prec digits as FLOOR, CEIL and ROUND type
+// it: a LONG to 9 digits, a LONGLONG to 18, a DECIMAL past them.
+func integralType(prec int, unsigned, notNull bool) colType {
+	if prec > 18 {
+		t := decimalType(prec, 0, unsigned, notNull)
+		t.unsigned = unsigned // of an unsigned integer: UNSIGNED
+		return t
+	}
+	sign := 1
+	if unsigned {
+		sign = 0
+	}
+	t := intType(prec+sign, unsigned, notNull)
+	if prec <= 9 {
+		t.typ = querypb.Type_INT32
+		if unsigned {
+			t.typ = querypb.Type_UINT32
+		}
+	}
+	return t
 }
 
 // chosen is the type IF and CASE give the values xs they choose among.

@@ -293,6 +293,28 @@ var selects = []string{
 	"SELECT HEX(0x41), HEX(x'4142'), HEX(b'01000001'), HEX(65), HEX('A'), HEX(-1), HEX(1.5), HEX(2.5e0), HEX(-1.5), HEX(NULL), HEX('é'), HEX('')",
 	"SELECT HEX(18446744073709551615), HEX(-9223372036854775808), HEX(2.4999), HEX((0x41)), HEX(0b0)", "SELECT HEX()", "SELECT HEX(1, 2)",
 	"SELECT MAX(0x41), MIN(b'01000010'), COUNT(0x41), 0x41 LIKE 'A', CAST(0x41 AS CHAR)", "SELECT 0x41 = start_value, 0x35 = cycle_option FROM s1",
+	// LEFT, RIGHT, SUBSTRING (SUBSTR, MID, FROM ... FOR), LPAD, RPAD,
+	// REVERSE, LTRIM, RTRIM, TRIM of a string, FLOOR, CEIL and ROUND of
+	// each kind of number, as MariaDB 10.11 answers them.
+	"SELECT LEFT('abc', 2), RIGHT('abc', -1), SUBSTRING('abcdef', 2), SUBSTRING('abcdef' FROM -3 FOR 2), MID('abc', 2, 1), SUBSTR('abc', 0), MID('abc', 2), SUBSTR('abc' FROM 2)",
+	"SELECT LEFT('abc', 18446744073709551615), LEFT('abc', 9223372036854775808), LEFT('abc', 1.5), LEFT('abc', 1.5e0), LEFT('abc', 2.5e0), LEFT('abc', -0.5), LEFT('abc', 1e30), LEFT('abc', -1e30)",
+	"SELECT LEFT('abc', NULL), LEFT(NULL, 1), RIGHT('abc', 0), RIGHT('abc', 5), LEFT(12345, 2), RIGHT(1.50, 2), LEFT('abc', TRUE), LEFT('abc', ' 2'), LEFT('abc', '-5'), LEFT('abc', '9223372036854775808')",
+	"SELECT SUBSTRING('abcdef', -2), SUBSTRING('abcdef', -7), SUBSTRING('abcdef', 0, 2), SUBSTRING('abcdef', 2, -1), SUBSTRING('abcdef', 2, 0), SUBSTRING('abcdef', 5, 99), SUBSTRING('abcdef', NULL), SUBSTRING('abcdef', 2, NULL)",
+	"SELECT SUBSTRING('añbc', 2, 2), SUBSTRING(12345, 2, 3), SUBSTRING('abc', 18446744073709551615), SUBSTRING('abc', 1, 18446744073709551615), SUBSTR(NULL, 1), MID('añb', -2, 1)",
+	"SELECT LPAD('abc', 5, 'xy'), LPAD('abc', 2, 'x'), LPAD('abc', 0, 'x'), LPAD('abc', -1, 'x'), LPAD('abc', 3, ''), LPAD('abc', 5, ''), LPAD('abc', NULL, 'x'), LPAD('abc', 5, NULL), LPAD(NULL, 5, 'x')",
+	"SELECT RPAD('añ', 4, 'ü'), LPAD(7, 3, 0), RPAD(1.5, 6, 0), LPAD('a', 4), RPAD('a', 3), LPAD('abc', 2), RPAD('abcdef', 3, 'x'), LPAD('a', 70000, 'x') IS NULL",
+	"SELECT REVERSE('añb'), REVERSE(123), REVERSE(NULL), LTRIM('  a '), RTRIM(' a  '), LTRIM(NULL), RTRIM(5), LTRIM(1.50)",
+	"SELECT TRIM('x' FROM 'xxaxx'), TRIM(LEADING 'xy' FROM 'xyxyaxy'), TRIM(TRAILING FROM ' a  '), TRIM(BOTH 'a' FROM 'aaba'), TRIM(LEADING 'x' FROM NULL), TRIM(NULL FROM 'a'), TRIM('' FROM 'a'), TRIM(1 FROM 1121)",
+	"SELECT LPAD(NEXT VALUE FOR s1, 8, '0'), RIGHT(start_value, 2), LPAD(start_value, 4, 0), CONCAT('INV-', LPAD(NEXTVAL(s2), 6, '0')), SUBSTRING(cache_size, 1, 1), MID(start_value, 1, 5) FROM s1",
+	"SELECT LPAD(start_value, 30, 'ab'), RPAD(NULL, 2, NULL), LPAD('a', start_value, '0'), RPAD('abc', cache_size, 'x'), SUBSTRING('abcdef', start_value - 3), LEFT('abc', (SELECT 2)) FROM s1",
+	"SELECT FLOOR(start_value), CEIL(cache_size), FLOOR(start_value / 3), CEILING(1.5), FLOOR(-1.5), FLOOR(12345678901.5), FLOOR(123456789012345678901.5), FLOOR(123456789.5), FLOOR(-12345678.5), CEIL(99999999.5) FROM s1",
+	"SELECT FLOOR(1.5e0), FLOOR(NULL), FLOOR(TRUE), FLOOR(1e20), CEIL(-0.5), FLOOR(-0.5e0), FLOOR(cache_size / 3), CEIL(cache_size + 0.5), FLOOR(cache_size * 1.5) FROM s1",
+	"SELECT ROUND(start_value, 1), ROUND(2.55, 1), ROUND(start_value / 3, 2), ROUND(2.5e0), ROUND(3.5e0), ROUND(-2.5), ROUND(-2.5e0), ROUND(2.5), ROUND(0.5e0) FROM s1",
+	"SELECT ROUND(start_value, -1), ROUND(5, -1), ROUND(cache_size, -2), ROUND(start_value, 0), ROUND(12345, -1), ROUND(1.5, -1), ROUND(NULL, 1), ROUND(1.5, NULL), ROUND(5, NULL) FROM s1",
+	"SELECT ROUND(1.55e0, 1), ROUND(5, 40), ROUND(2.5, 40), ROUND(1.5e0, 40), ROUND(5, 1.5), GREATEST(ROUND(start_value, -1), FLOOR(1.5)) FROM s1",
+	"SELECT LEFT(x'41', 1), RIGHT(x'4142', 1), REVERSE(x'4142'), LPAD(x'41', 3, x'42'), SUBSTRING(x'414243', 2), LTRIM(x'2041'), TRIM(x'41' FROM x'414241')",
+	"SELECT ROUND(1.5, start_value), ROUND(2.5e0, start_value), ROUND(start_value, cycle_option), ROUND('2.5', start_value), ROUND(1.55, cycle_option), ROUND(NULL, start_value) FROM s1",
+	"SELECT LPAD('a')", "SELECT SUBSTRING('a')", "SELECT REVERSE('a', 'b')", "SELECT FLOOR(1, 2)", "SELECT ROUND(1, 2, 3)", "SELECT LTRIM()",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -476,13 +498,21 @@ var exprWarnings = []string{
 	"SELECT IFNULL(x, 1), x + 1, x = 1, FIELD(x, 'a', 'B'), GREATEST(x, 1), -x FROM (SELECT 'b' AS x UNION ALL SELECT '2') t",
 	"SELECT table_name + 0, -table_name, GREATEST(table_name, 2), LEAST(table_name, 1.5) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
 	"SELECT x'41'+0, X'41'*2, x'41' = 65, CAST(x'41' AS UNSIGNED), -x'41', x'41' IN (65, 66), x'41' = 'A', CONCAT(x'41')", "SELECT SUM(x'41'), AVG(X'31')",
+	// A count read as MariaDB's val_int reads it (1292, 1916), once more
+	// as the statement starts where it is constant; FLOOR, CEIL and ROUND
+	// of a string (1292); LPAD and RPAD past max_allowed_packet (1301).
+	"SELECT LEFT('abc', 99999999999999999999), LEFT('abc', -99999999999999999999), RIGHT('abc', '2x'), MID('abc', '2x', 1.5), SUBSTRING('abc', -99999999999999999999)",
+	"SELECT LEFT('abc', '99999999999999999999'), LEFT('abc', 'x'), RIGHT('abc', (SELECT '1x')), LPAD('abc', '5x', '-'), ROUND(1.25, '1x')",
+	"SELECT FLOOR('2.5x'), CEIL('-2.5'), CEILING('x'), ROUND('12.5'), ROUND('2.55', 1), ROUND('x', 2), ROUND('2.567x', 1), FLOOR(CONCAT(start_value, 'y')) FROM s1",
+	"SELECT LPAD('abc', 99999999999999999999, 'x'), LPAD('abc', 16777217, 'x'), RPAD('abc', 18446744073709551615, 'x'), LPAD('a', 4194304, 'b') IS NULL, RPAD('a', 4194305, 'b') IS NULL",
+	"SELECT LEFT(start_value, CONCAT(cycle_option, 'z')), LPAD(start_value, CONCAT(start_value, 'w'), 0) FROM s1",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 281
-	exprWarningsLen = 154
+	selectsLen      = 305
+	exprWarningsLen = 159
 )
 
 // selectsSetup makes the sequences selects read.
@@ -548,6 +578,7 @@ func TestSelectsRefused(t *testing.T) {
 		{"SELECT HEX(start_value) FROM s", "HEX() of what is not a literal"}, {"SELECT IF(0x30, 'y', 'n')", "hexadecimal or bit literal"},
 		{"SELECT GREATEST(0x41, 1)", "hexadecimal or bit literal"}, {"SELECT (SELECT b'1') + 0", "hexadecimal or bit literal"},
 		{"SELECT 0x41 UNION SELECT 1", "hexadecimal or bit literal"}, {"DO 0x41 + 0", "hexadecimal literal here"}, {"SELECT 0x41 + 1, x'41'", "both 0x.. and x'..'"},
+		{"SELECT LEFT(x'C3B1', 1)", "binary string"}, {"SELECT LPAD('a', 3, x'C3B1')", "binary string"},
 	} {
 		_, err := db.Exec(c.q)
 		if number(err) != 1235 || !strings.Contains(err.Error(), c.what) {
@@ -611,6 +642,12 @@ func TestExprWarningsParams(t *testing.T) {
 		{"SELECT FIELD(?, 'a', 'b'), FIELD(?, 1, 2)", []any{"b", "2"}},
 		{"SELECT IFNULL(cache_size, ?), IFNULL(?, cache_size) FROM s", []any{"z", "y"}},
 		{"SELECT IFNULL(cache_size, ?) FROM s", []any{5}},
+		// MariaDB's string functions of a count, and FLOOR, CEIL and ROUND.
+		{"SELECT LEFT(?, ?), RIGHT(?, ?), SUBSTRING(?, ?, ?), MID(?, ?)", []any{"abc", "2x", 12345, 2.5, "abcdef", -3, "2", "abc", nil}},
+		{"SELECT LPAD(?, ?, ?), RPAD(?, ?, ?), LPAD(?, ?)", []any{7, 4, 0, "ab", "5x", "-", "a", 3}},
+		{"SELECT REVERSE(?), LTRIM(?), RTRIM(?), TRIM(? FROM ?), TRIM(LEADING ? FROM ?)", []any{"añb", "  a", 15, "x", "xxaxx", 1, 1121}},
+		{"SELECT FLOOR(?), CEIL(?), CEILING(?), ROUND(?, ?), ROUND(?, 1), ROUND(?, -1)", []any{"2.5x", 2.5, -7, "2.567x", "1x", 1.25, 15}},
+		{"SELECT LPAD(NEXTVAL(s), ?, ?), RIGHT(start_value, ?) FROM s", []any{8, "0", 1}},
 	} {
 		var got [2]string
 		for i, db := range []*sql.Conn{mc, sc} {

@@ -1,0 +1,247 @@
+package mysqlwire
+
+import (
+	"math"
+	"strconv"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// MariaDB's functions of a string and a count (LEFT, RIGHT, SUBSTRING,
+// LPAD, RPAD), of a string alone (REVERSE, LTRIM, RTRIM, TRIM of a
+// string to take off) and of a number to an integral one or to d digits
+// (FLOOR, CEIL, ROUND), built as eval's seqd_mariadb_* functions, which
+// compute them as MariaDB 10.11's Item_func_* do: a number where a
+// string is taken is its text (stringArgs), a count is read as MariaDB's
+// val_int reads it (countArg).
+
+// countArg builds x, a function's count or position, as MariaDB's
+// Item::val_int reads it (eval's seqd_mariadb_int): an integer as it is,
+// a truth its 1 or 0, an unsigned literal past BIGINT's range as BIGINT's
+// largest (MariaDB takes it as the huge count it is), anything else read
+// as an integer (a decimal rounded, with 1916 past BIGINT's range; a
+// string's integer prefix, with 1292). A constant count that may warn is
+// read once more as the statement starts, as MariaDB reads it as it
+// types the result (typedOnce).
+func (b *builder) countArg(x ast.ExprNode) (*pg.Node, error) {
+	if v, ok := unparen(x).(*driver.ValueExpr); ok && v.Kind() == driver.KindUint64 {
+		if v.GetUint64() > math.MaxInt64 {
+			return typeCast(numConst(strconv.FormatInt(math.MaxInt64, 10)), typeName("int8")), nil
+		}
+	}
+	n, err := b.expr(x)
+	if err != nil {
+		return nil, err
+	}
+	if nullLiteral(x) || truthValue(x) {
+		return typeCast(truthNumber(x, n), typeName("int8")), nil
+	}
+	if t, ok := exprType(x, b.scope()); ok && t.kind() == kindInt {
+		return typeCast(n, typeName("int8")), nil
+	}
+	if doubleLiteral(x) {
+		n = typeCast(n, typeName("float8")) // not the numeric it is built as
+	}
+	n = funcCall("seqd_mariadb_int", []*pg.Node{n})
+	if typedOnce(x) || decimalLiteral(x) && !doubleLiteral(x) {
+		n = funcCall("seqd_mariadb_typed", []*pg.Node{n})
+	}
+	return n, nil
+}
+
+// decimalLiteral reports whether x is a DECIMAL written as one, which
+// MariaDB's val_int reads with a warning past BIGINT's range.
+func decimalLiteral(x ast.ExprNode) bool {
+	x = unparen(x)
+	if u, ok := x.(*ast.UnaryOperationExpr); ok {
+		x = unparen(u.V)
+	}
+	v, ok := x.(*driver.ValueExpr)
+	return ok && v.Kind() == driver.KindMysqlDecimal
+}
+
+// bytesCounted refuses a function that counts characters of x, where
+// MariaDB counts a binary string's bytes: seqd's strings are UTF-8
+// text, and a part of one that is not is what seqd does not send. A
+// binary literal of ASCII alone, whose bytes are its characters, and
+// NULL are taken.
+func (b *builder) bytesCounted(fn string, x ast.ExprNode) error {
+	if nullLiteral(x) || !b.binaryString(x) {
+		return nil
+	}
+	if v, ok := unparen(x).(*driver.ValueExpr); ok {
+		ascii := true
+		for _, c := range v.GetBytes() {
+			ascii = ascii && c < 0x80
+		}
+		if ascii {
+			return nil
+		}
+	}
+	return unsupported(fn + "() of a binary string, whose bytes MariaDB counts")
+}
+
+// stringAndCounts builds a string function's first argument (a number's
+// text) and the counts after it.
+func (b *builder) stringAndCounts(x *ast.FuncCallExpr) ([]*pg.Node, error) {
+	if err := b.bytesCounted(x.FnName.O, x.Args[0]); err != nil {
+		return nil, err
+	}
+	s, err := b.stringArgs(x.Args[:1])
+	if err != nil {
+		return nil, err
+	}
+	out := []*pg.Node{typeCast(s[0], typeName("text"))}
+	for _, a := range x.Args[1:] {
+		n, err := b.countArg(a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// leftRight is LEFT(str, n) and RIGHT(str, n).
+func (b *builder) leftRight(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) != 2 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	args, err := b.stringAndCounts(x)
+	if err != nil {
+		return nil, err
+	}
+	return funcCall("seqd_mariadb_"+x.FnName.L, args), nil
+}
+
+// substring is SUBSTRING(str, pos [, len]), SUBSTRING(str FROM pos [FOR
+// len]), SUBSTR and MID.
+func (b *builder) substring(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) != 2 && len(x.Args) != 3 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	args, err := b.stringAndCounts(x)
+	if err != nil {
+		return nil, err
+	}
+	return funcCall("seqd_mariadb_substr", args), nil
+}
+
+// pad is LPAD(str, len [, padstr]) and RPAD: padstr a space where it is
+// not given; NULL past max_allowed_packet with MariaDB's 1301.
+func (b *builder) pad(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) != 2 && len(x.Args) != 3 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	args, err := b.stringAndCounts(&ast.FuncCallExpr{FnName: x.FnName, Args: x.Args[:2]})
+	if err != nil {
+		return nil, err
+	}
+	padding := strConst(" ")
+	if len(x.Args) == 3 {
+		if err := b.bytesCounted(x.FnName.O, x.Args[2]); err != nil {
+			return nil, err
+		}
+		p, err := b.stringArgs(x.Args[2:])
+		if err != nil {
+			return nil, err
+		}
+		padding = typeCast(p[0], typeName("text"))
+	}
+	left := "false"
+	if x.FnName.L == "lpad" {
+		left = "true"
+	}
+	return funcCall("seqd_mariadb_pad", append(args, padding, typeCast(strConst(left), typeName("bool")),
+		numConst(strconv.Itoa(maxAllowedPacket)))), nil
+}
+
+// oneString is REVERSE(str), LTRIM(str) and RTRIM(str): LTRIM and RTRIM
+// take off spaces alone, as MariaDB's.
+func (b *builder) oneString(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) != 1 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	if x.FnName.L == "reverse" {
+		if err := b.bytesCounted(x.FnName.O, x.Args[0]); err != nil {
+			return nil, err
+		}
+	}
+	args, err := b.stringArgs(x.Args)
+	if err != nil {
+		return nil, err
+	}
+	s := typeCast(args[0], typeName("text"))
+	switch x.FnName.L {
+	case "ltrim":
+		return trimCall(s, strConst(" "), 1), nil
+	case "rtrim":
+		return trimCall(s, strConst(" "), 2), nil
+	}
+	return funcCall("seqd_mariadb_reverse", []*pg.Node{s}), nil
+}
+
+// trimCall is eval's seqd_mariadb_trim of s, r taken off its start (how
+// 1), its end (2) or both (0).
+func trimCall(s, r *pg.Node, how int32) *pg.Node {
+	return funcCall("seqd_mariadb_trim", []*pg.Node{s, typeCast(r, typeName("text")), intConst(how)})
+}
+
+// integral is FLOOR(x), CEIL(x) and CEILING(x): of an integer, itself;
+// of a decimal and of a double, the integral value below or above; of a
+// string, its DOUBLE's as far as it is a number (1292 for the rest).
+func (b *builder) integral(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) != 1 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	b.readAsNumber(&x.Args[0])
+	n, err := b.numberArg(x.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	name := "seqd_mariadb_ceil"
+	if x.FnName.L == "floor" {
+		name = "seqd_mariadb_floor"
+	}
+	return funcCall(name, []*pg.Node{n}), nil
+}
+
+// numberArg builds x where MariaDB reads it as a number: a string (written
+// as one or not) as a DOUBLE as far as it is one, with 1292; NULL as a
+// DOUBLE's; a truth its 1 or 0.
+func (b *builder) numberArg(x ast.ExprNode) (*pg.Node, error) {
+	n, err := b.expr(x)
+	if err != nil {
+		return nil, err
+	}
+	if nullLiteral(x) {
+		return typeCast(n, typeName("float8")), nil
+	}
+	if !isString(x) && b.stringValue(x) {
+		return typeCast(funcCall("seqd_mariadb_double", []*pg.Node{n}), typeName("float8")), nil
+	}
+	return b.numberOperand(x, n), nil
+}
+
+// round is ROUND(x [, d]): an integer's and a decimal's half away from
+// zero, a double's (a string's as far as it is a number) as MariaDB's
+// my_double_round; d read as val_int reads it.
+func (b *builder) round(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) != 1 && len(x.Args) != 2 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	b.readAsNumber(&x.Args[0])
+	n, err := b.numberArg(x.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	d := typeCast(intConst(0), typeName("int8"))
+	if len(x.Args) == 2 {
+		if d, err = b.countArg(x.Args[1]); err != nil {
+			return nil, err
+		}
+	}
+	return funcCall("seqd_mariadb_round", []*pg.Node{n, d}), nil
+}
