@@ -314,6 +314,21 @@ var selects = []string{
 	"SELECT ROUND(1.55e0, 1), ROUND(5, 40), ROUND(2.5, 40), ROUND(1.5e0, 40), ROUND(5, 1.5), GREATEST(ROUND(start_value, -1), FLOOR(1.5)) FROM s1",
 	"SELECT LEFT(x'41', 1), RIGHT(x'4142', 1), REVERSE(x'4142'), LPAD(x'41', 3, x'42'), SUBSTRING(x'414243', 2), LTRIM(x'2041'), TRIM(x'41' FROM x'414241')",
 	"SELECT ROUND(1.5, start_value), ROUND(2.5e0, start_value), ROUND(start_value, cycle_option), ROUND('2.5', start_value), ROUND(1.55, cycle_option), ROUND(NULL, start_value) FROM s1",
+	"SELECT FLOOR(start_value) FROM s1 UNION SELECT ROUND(2.5)",
+	"SELECT FLOOR(1.5) UNION SELECT CEIL(2.5e0)",
+	"SELECT LEFT(start_value, 1) AS a, FLOOR(start_value / 2) AS b, COUNT(*) FROM s1 GROUP BY a, b",
+	"SELECT DISTINCT LPAD(start_value, 3, '0'), ROUND(start_value, -1), CEIL(start_value / 3) FROM s1",
+	"SELECT start_value FROM s1 WHERE LEFT(start_value, 1) = '5' AND ROUND(start_value / 3, 1) > 1 ORDER BY LPAD(start_value, 3, '0')",
+	"SELECT MAX(LEFT(start_value, 1)), MIN(FLOOR(start_value / 2)), SUM(ROUND(start_value, -1)), AVG(CEIL(1.5)) FROM s1",
+	"SELECT LPAD('a', (SELECT start_value FROM s1), '-'), RPAD('a', (SELECT 3), '-'), ROUND(1.234, (SELECT 2))",
+	"SELECT ROUND(start_value), ROUND(1.5), ROUND(-1.5), ROUND(1e0), ROUND(NULL), ROUND(TRUE), FLOOR(start_value > 1) FROM s1",
+	"SELECT x, LEFT(x, 2), FLOOR(y) FROM (SELECT 'abc' AS x, 2.5 AS y UNION ALL SELECT 'de', -1.5) t",
+	"SELECT LEFT(CONCAT('a', start_value), 2), SUBSTRING(CONCAT_WS('-', 'x', start_value), 3), REVERSE(LPAD(start_value, 3, 0)), FLOOR(LENGTH('abc') / 2) FROM s1",
+	"SELECT IF(1, LEFT('ab', 1), 2), COALESCE(LPAD(NULL, 2, 'x'), 'z'), IFNULL(ROUND(NULL, 1), 5), CASE WHEN 1 THEN FLOOR(2.5) ELSE 1.5 END",
+	"SELECT LEFT('abc', 2) = 'AB', LPAD('a', 3, 'x') LIKE 'xx%', FLOOR(2.5) IN (2, 3), ROUND('2.5') BETWEEN 1 AND 3",
+	"SELECT TRIM(LEADING '0' FROM LPAD(start_value, 6, '0')), RIGHT(CONCAT('000000', NEXTVAL(s2)), 6) FROM s1",
+	"SELECT SUBSTRING('abc', 1.5e0), SUBSTRING('abcdef', -9223372036854775808), SUBSTRING('abcdef', 2147483648), SUBSTRING('abcdef', -2147483648), SUBSTRING('abcdef', 1, 2147483648), SUBSTRING('abc', 2, 9223372036854775807)",
+	"SELECT FLOOR(-9223372036854775808), CEIL(18446744073709551615), FLOOR(18446744073709551615.5), ROUND(18446744073709551615, -1), FLOOR(-0.0), CEIL(1e308)",
 	"SELECT LPAD('a')", "SELECT SUBSTRING('a')", "SELECT REVERSE('a', 'b')", "SELECT FLOOR(1, 2)", "SELECT ROUND(1, 2, 3)", "SELECT LTRIM()",
 }
 
@@ -506,6 +521,10 @@ var exprWarnings = []string{
 	"SELECT FLOOR('2.5x'), CEIL('-2.5'), CEILING('x'), ROUND('12.5'), ROUND('2.55', 1), ROUND('x', 2), ROUND('2.567x', 1), FLOOR(CONCAT(start_value, 'y')) FROM s1",
 	"SELECT LPAD('abc', 99999999999999999999, 'x'), LPAD('abc', 16777217, 'x'), RPAD('abc', 18446744073709551615, 'x'), LPAD('a', 4194304, 'b') IS NULL, RPAD('a', 4194305, 'b') IS NULL",
 	"SELECT LEFT(start_value, CONCAT(cycle_option, 'z')), LPAD(start_value, CONCAT(start_value, 'w'), 0) FROM s1",
+	"SELECT LEFT('abc', table_name), LPAD('x', table_name, 'y'), ROUND(1.5, table_name) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
+	"SELECT ROUND(1.5, 99999999999999999999), ROUND(2.5e0, -400), ROUND(1.5, -100), ROUND(155, -2), ROUND(-155, -2), ROUND(9223372036854775807, -1)",
+	"SELECT RPAD('a', 3, 5), TRIM(LEADING 5 FROM 551), LPAD(1e0, 4, 0), LPAD(1/3, 8, '*'), LEFT(1/3, 4), RIGHT(TRUE, 1), LEFT(x'41' + 0, 1)",
+	"SELECT LPAD('abc', 4294967297, 'x'), RPAD('abc', -4294967297, 'x'), LEFT('abc', 4294967297), RIGHT('abc', -4294967296)",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
