@@ -56,7 +56,12 @@ import (
 // FIELD (strings by the collation, else numbers, else DOUBLEs); a truth
 // compared, in IN, BETWEEN, CASE, a function's argument and a UNION's
 // string column as 1 or 0; COALESCE and IFNULL of NULL and an unsigned
-// integer (a DECIMAL).
+// integer (a DECIMAL); LEFT, RIGHT, SUBSTRING, SUBSTR and MID, LPAD and
+// RPAD (a count negative, zero, huge, NULL, a string, a decimal, a
+// double; an empty pad; a sequence's number padded), REVERSE of
+// multi-byte text, LTRIM, RTRIM, TRIM of a string; FLOOR, CEIL and ROUND
+// of an integer, a DECIMAL, a DOUBLE and a string (their types by the
+// kind of number: LONG, LONGLONG, DECIMAL or DOUBLE).
 var selects = []string{
 	"SELECT COALESCE(NULL, 1), NULLIF(1, 1), NULLIF(1, 2)",
 	"SELECT GREATEST(1, 2), LEAST(3, 2), GREATEST(1, NULL), LEAST(NULL, 1)",
@@ -364,7 +369,10 @@ var selects = []string{
 // a number or a string as a truth value (IF, CASE WHEN, AND, OR, XOR,
 // NOT, WHERE): a BIGINT, DECIMAL or DOUBLE true where not 0, a string
 // read as a DOUBLE (1292); a number IN or = ANY a subquery of a string
-// and a string IN one of a number (1292);
+// and a string IN one of a number (1292); a count of LEFT, RIGHT,
+// SUBSTRING, LPAD and RPAD and ROUND's digits read as MariaDB's val_int
+// reads them (1292, 1916; twice where constant); FLOOR, CEIL and ROUND of
+// a string (1292); LPAD and RPAD past max_allowed_packet (1301);
 // past max_error_count (64) counted, not kept.
 var exprWarnings = []string{
 	"SELECT 1/0, 2/0",
