@@ -533,6 +533,7 @@ var exprWarnings = []string{
 	"SELECT ROUND(1.5, 99999999999999999999), ROUND(2.5e0, -400), ROUND(1.5, -100), ROUND(155, -2), ROUND(-155, -2), ROUND(9223372036854775807, -1)",
 	"SELECT RPAD('a', 3, 5), TRIM(LEADING 5 FROM 551), LPAD(1e0, 4, 0), LPAD(1/3, 8, '*'), LEFT(1/3, 4), RIGHT(TRUE, 1), LEFT(x'41' + 0, 1)",
 	"SELECT LPAD('abc', 4294967297, 'x'), RPAD('abc', -4294967297, 'x'), LEFT('abc', 4294967297), RIGHT('abc', -4294967296)",
+	"SELECT FLOOR(table_name), ROUND(table_name, 1), CEIL(CONCAT(table_name, '2')), LEFT(table_name, 1), LPAD(table_name, 4, '*'), REVERSE(table_name) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
@@ -675,6 +676,7 @@ func TestExprWarningsParams(t *testing.T) {
 		{"SELECT REVERSE(?), LTRIM(?), RTRIM(?), TRIM(? FROM ?), TRIM(LEADING ? FROM ?)", []any{"añb", "  a", 15, "x", "xxaxx", 1, 1121}},
 		{"SELECT FLOOR(?), CEIL(?), CEILING(?), ROUND(?, ?), ROUND(?, 1), ROUND(?, -1)", []any{"2.5x", 2.5, -7, "2.567x", "1x", 1.25, 15}},
 		{"SELECT LPAD(NEXTVAL(s), ?, ?), RIGHT(start_value, ?) FROM s", []any{8, "0", 1}},
+		{"SELECT ROUND(?, ?), ROUND(?, ?), FLOOR(?), LPAD(?, ?, ?)", []any{2.55, 1, "1.5", "0x", nil, "a", 5000000, "b"}},
 	} {
 		var got [2]string
 		for i, db := range []*sql.Conn{mc, sc} {
