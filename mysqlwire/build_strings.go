@@ -3,10 +3,14 @@ package mysqlwire
 import (
 	"math"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // MariaDB's functions of a string and a count (LEFT, RIGHT, SUBSTRING,
@@ -104,10 +108,11 @@ func (b *builder) stringAndCounts(x *ast.FuncCallExpr) ([]*pg.Node, error) {
 	return out, nil
 }
 
-// leftRight is LEFT(str, n) and RIGHT(str, n).
+// leftRight is LEFT(str, n) and RIGHT(str, n): of another number of
+// arguments MariaDB's grammar's 1064 (callGrammar).
 func (b *builder) leftRight(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if len(x.Args) != 2 {
-		return nil, wrongArgCount(x.FnName.O)
+		return nil, &callGrammarError{call: x, args: 2}
 	}
 	args, err := b.stringAndCounts(x)
 	if err != nil {
@@ -244,4 +249,77 @@ func (b *builder) round(x *ast.FuncCallExpr) (*pg.Node, error) {
 		}
 	}
 	return funcCall("seqd_mariadb_round", []*pg.Node{n, d}), nil
+}
+
+// callGrammarError is a call of a function MariaDB's grammar spells with
+// args arguments (LEFT, RIGHT), of another number of them: MariaDB's
+// 1064, which translateBound words from the statement's text (near).
+type callGrammarError struct {
+	call *ast.FuncCallExpr
+	args int
+}
+
+func (e *callGrammarError) Error() string {
+	return "a call of " + e.call.FnName.O + " with other than " + strconv.Itoa(e.args) + " arguments"
+}
+
+// near is where MariaDB's parser stops in q, the text the call was
+// parsed from: after the comma that ends its last argument where it has
+// more, else at the parenthesis that closes it.
+func (e *callGrammarError) near(q string) int {
+	x := e.call
+	if len(x.Args) > e.args {
+		i := x.Args[e.args].OriginTextPosition() - 1
+		for i > 0 && q[i] != ',' {
+			i--
+		}
+		return i + 1
+	}
+	from := x.OriginTextPosition()
+	if len(x.Args) > 0 {
+		from = x.Args[len(x.Args)-1].OriginTextPosition()
+	} else if open := strings.IndexByte(q[from:], '('); open >= 0 {
+		from += open + 1
+	}
+	return closingParen(q, from)
+}
+
+// closingParen is the offset of the parenthesis that closes the one open
+// at from, in q, outside strings, quoted names and comments (len(q) for
+// none).
+func closingParen(q string, from int) int {
+	spans := quotedSpans(q)
+	depth := 0
+	for i := from; i < len(q); i++ {
+		if inSpan(spans, i) {
+			continue
+		}
+		switch q[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		}
+	}
+	return len(q)
+}
+
+// syntaxErrorAt is MariaDB's 1064 for a statement q its parser stops in
+// at offset at: the text from there (80 bytes at most, the last three
+// "..." where it is cut, as MariaDB's %-.80T), and its line.
+func syntaxErrorAt(q string, at int, typed map[string]string) error {
+	at = min(max(at, 0), len(q))
+	near := asTyped(q[at:], typed)
+	if len(near) > 80 {
+		cut := 77
+		for cut > 0 && !utf8.RuneStart(near[cut]) {
+			cut--
+		}
+		near = near[:cut] + "..."
+	}
+	line := 1 + strings.Count(q[:at], "\n")
+	return sqlerr.Errorf(sqlerr.SyntaxError, "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '%s' at line %d", near, line)
 }

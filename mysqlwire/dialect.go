@@ -2,6 +2,7 @@ package mysqlwire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -133,6 +134,9 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 			s, err = translateTemporary(st, replace, env.db)
 		} else {
 			s, err = translateStmt(st, &env, replace)
+		}
+		if ge := (*callGrammarError)(nil); errors.As(err, &ge) {
+			err = syntaxErrorAt(q, ge.near(q), typed)
 		}
 		if err != nil {
 			return nil, err

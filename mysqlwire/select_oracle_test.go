@@ -334,6 +334,12 @@ var selects = []string{
 	"SELECT TRIM(LEADING '0' FROM LPAD(start_value, 6, '0')), RIGHT(CONCAT('000000', NEXTVAL(s2)), 6) FROM s1",
 	"SELECT SUBSTRING('abc', 1.5e0), SUBSTRING('abcdef', -9223372036854775808), SUBSTRING('abcdef', 2147483648), SUBSTRING('abcdef', -2147483648), SUBSTRING('abcdef', 1, 2147483648), SUBSTRING('abc', 2, 9223372036854775807)",
 	"SELECT FLOOR(-9223372036854775808), CEIL(18446744073709551615), FLOOR(18446744073709551615.5), ROUND(18446744073709551615, -1), FLOOR(-0.0), CEIL(1e308)",
+	// LEFT and RIGHT of another number of arguments: MariaDB's grammar's
+	// 1064, near the text where its parser stops.
+	"SELECT LEFT('abc')", "SELECT RIGHT('a', 1, 2, 3) FROM dual", "SELECT 1,\n LEFT('a' ) + 1", "SELECT LEFT()", "SELECT LEFT('a', (1), 'x,y')",
+	"SELECT LEFT('a)' /* ) */ ) + 1 FROM dual WHERE 1 = 1 AND 2 = 2 AND 3 = 3 AND 4 = 4 AND 5 = 5 AND 6 = 6 AND 7 = 7",
+	"SELECT RIGHT(LEFT('a'), 1)", "SELECT start_value FROM s1 WHERE RIGHT(start_value) = 1", "SELECT left ( 5 ,6,7)",
+	"SELECT NEXT VALUE FOR s1, LEFT(NEXT VALUE FOR s1)",
 	"SELECT LPAD('a')", "SELECT SUBSTRING('a')", "SELECT REVERSE('a', 'b')", "SELECT FLOOR(1, 2)", "SELECT ROUND(1, 2, 3)", "SELECT LTRIM()",
 }
 
