@@ -947,6 +947,14 @@ func (v *hexPlaceVisitor) Leave(n ast.Node) (ast.Node, bool) {
 	return n, true
 }
 
+// hexReadFuncs are the functions that read a hexadecimal or bit literal
+// as MariaDB reads it in each of their arguments: as a string where a
+// string is taken, a number where a count or a number is (countArg,
+// readAsNumber).
+var hexReadFuncs = map[string]bool{"left": true, "right": true, "substring": true, "substr": true, "mid": true,
+	"lpad": true, "rpad": true, "reverse": true, "ltrim": true, "rtrim": true, "floor": true, "ceil": true,
+	"ceiling": true, "round": true}
+
 // readAsMariaDB reports whether the literal being entered stands where
 // the builder reads it as MariaDB does (hexPlaces).
 func (v *hexPlaceVisitor) readAsMariaDB() bool {
@@ -973,7 +981,9 @@ func (v *hexPlaceVisitor) readAsMariaDB() bool {
 			return true
 		}
 	case *ast.FuncCallExpr:
-		return p.FnName.L == "concat" || p.FnName.L == "concat_ws" || p.FnName.L == "hex"
+		// Of these, a string where a string is taken, a number where a
+		// count or a number is (build_strings.go).
+		return p.FnName.L == "concat" || p.FnName.L == "concat_ws" || p.FnName.L == "hex" || hexReadFuncs[p.FnName.L]
 	case *ast.SelectField:
 		return i >= 2 && v.stack[i-2] == v.top // q's own list: q, its FieldList, the field
 	}

@@ -21,7 +21,7 @@ import (
 // string is taken is its text (stringArgs), a count is read as MariaDB's
 // val_int reads it (countArg).
 
-// countArg builds x, a function's count or position, as MariaDB's
+// countArg builds *arg, a function's count or position, as MariaDB's
 // Item::val_int reads it (eval's seqd_mariadb_int): an integer as it is,
 // a truth its 1 or 0, an unsigned literal past BIGINT's range as BIGINT's
 // largest (MariaDB takes it as the huge count it is), anything else read
@@ -29,7 +29,9 @@ import (
 // string's integer prefix, with 1292). A constant count that may warn is
 // read once more as the statement starts, as MariaDB reads it as it
 // types the result (typedOnce).
-func (b *builder) countArg(x ast.ExprNode) (*pg.Node, error) {
+func (b *builder) countArg(arg *ast.ExprNode) (*pg.Node, error) {
+	b.readAsNumber(arg) // 0x41 its number, x'41' its string
+	x := *arg
 	if v, ok := unparen(x).(*driver.ValueExpr); ok && v.Kind() == driver.KindUint64 {
 		if v.GetUint64() > math.MaxInt64 {
 			return typeCast(numConst(strconv.FormatInt(math.MaxInt64, 10)), typeName("int8")), nil
@@ -98,8 +100,8 @@ func (b *builder) stringAndCounts(x *ast.FuncCallExpr) ([]*pg.Node, error) {
 		return nil, err
 	}
 	out := []*pg.Node{typeCast(s[0], typeName("text"))}
-	for _, a := range x.Args[1:] {
-		n, err := b.countArg(a)
+	for i := range x.Args[1:] {
+		n, err := b.countArg(&x.Args[1+i])
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +246,7 @@ func (b *builder) round(x *ast.FuncCallExpr) (*pg.Node, error) {
 	}
 	d := typeCast(intConst(0), typeName("int8"))
 	if len(x.Args) == 2 {
-		if d, err = b.countArg(x.Args[1]); err != nil {
+		if d, err = b.countArg(&x.Args[1]); err != nil {
 			return nil, err
 		}
 	}

@@ -466,6 +466,20 @@ func (e typeScope) allNull(xs []ast.ExprNode, more []int) bool {
 	return true
 }
 
+// binaryAmong reports whether one of the xs at more is a binary string
+// other than NULL, which makes the result binary as MariaDB aggregates
+// the arguments' character sets (RPAD('a', 3, b'1000010')).
+func (e typeScope) binaryAmong(xs []ast.ExprNode, more []int) bool {
+	for _, i := range more {
+		if i < len(xs) && !nullLiteral(xs[i]) {
+			if t, ok := exprTypeOf(xs[i], e); ok && t.binary && t.kind() == kindString {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // lengthFuncs are MariaDB's functions of strings whose result is a LONG
 // (Item_long_func), nullable as their arguments.
 var lengthFuncs = map[string]bool{"length": true, "octet_length": true, "char_length": true, "character_length": true,
@@ -586,7 +600,7 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 	switch {
 	case stringResultFuncs[name] && len(x.Args) > 0:
 		t, ok := exprTypeOf(x.Args[0], e)
-		binary := name != "hex" && (t.binary || e.allNull(x.Args, moreStringArgs[name]))
+		binary := name != "hex" && (t.binary || e.allNull(x.Args, moreStringArgs[name]) || e.binaryAmong(x.Args, moreStringArgs[name]))
 		if (name == "lpad" || name == "rpad") && len(x.Args) >= 2 {
 			// As long as the count, whatever the string's length
 			// (Item_func_pad), negative as none, past 2^31 - 1 as that.
@@ -791,6 +805,11 @@ func (e typeScope) round(x *ast.FuncCallExpr) (colType, bool) {
 			case kindNull:
 				return doubleType(0, false), true
 			}
+			if hex := t.kind() == kindString && t.unsigned; hex { // a hexadecimal literal's decimals, 0
+				out := doubleType(0, notNull)
+				out.unsigned = true
+				return out, true
+			}
 			return doubleType(notFixedDec, notNull), true
 		}
 		if !known {
@@ -812,7 +831,9 @@ func (e typeScope) round(x *ast.FuncCallExpr) (colType, bool) {
 		// A digit more (95 to 100), a DECIMAL past 18.
 		return integralType(t.precision()+1, t.unsignedType(), notNull), true
 	}
-	return doubleType(min(max(d, 0), notFixedDec), notNull), true
+	out := doubleType(min(max(d, 0), notFixedDec), notNull)
+	out.unsigned = t.kind() == kindString && t.unsigned // of a hexadecimal literal: UNSIGNED, as MariaDB's
+	return out, true
 }
 
 // integral is FLOOR's and CEIL's type (Item_func_int_val): an integer's

@@ -334,6 +334,13 @@ var selects = []string{
 	"SELECT TRIM(LEADING '0' FROM LPAD(start_value, 6, '0')), RIGHT(CONCAT('000000', NEXTVAL(s2)), 6) FROM s1",
 	"SELECT SUBSTRING('abc', 1.5e0), SUBSTRING('abcdef', -9223372036854775808), SUBSTRING('abcdef', 2147483648), SUBSTRING('abcdef', -2147483648), SUBSTRING('abcdef', 1, 2147483648), SUBSTRING('abc', 2, 9223372036854775807)",
 	"SELECT FLOOR(-9223372036854775808), CEIL(18446744073709551615), FLOOR(18446744073709551615.5), ROUND(18446744073709551615, -1), FLOOR(-0.0), CEIL(1e308)",
+	// A hexadecimal or bit literal: 0x41 a number where a count or a
+	// number is read, a string where a string is (a binary one, whose
+	// character set the result takes).
+	"SELECT LEFT('abc', 0x2), RIGHT('abc', b'10'), SUBSTRING('abcdef', 0x2, 0x3), LPAD('a', 0x3, 'x'), ROUND(1.2345, 0x2), MID('abc', x'32')",
+	"SELECT LEFT(0x4142, 1), LPAD(0x41, 3, 0x42), REVERSE(0x4142), LTRIM(0x2041), RPAD('a', 3, b'1000010'), REPLACE('abc', 'b', x'43'), LPAD('a', 3, NULL), TRIM(x'44' FROM 'DbD')",
+	"SELECT FLOOR(0x41), CEIL(b'101'), ROUND(0x41), ROUND(0x41, 1)",
+	"SELECT ROUND(x'32'), ROUND(x'32', start_value), ROUND(b'1', 1), ROUND('2', 1), ROUND(CONCAT(x'32'), 1) FROM s1",
 	// LEFT and RIGHT of another number of arguments: MariaDB's grammar's
 	// 1064, near the text where its parser stops.
 	"SELECT LEFT('abc')", "SELECT RIGHT('a', 1, 2, 3) FROM dual", "SELECT 1,\n LEFT('a' ) + 1", "SELECT LEFT()", "SELECT LEFT('a', (1), 'x,y')",
@@ -539,6 +546,7 @@ var exprWarnings = []string{
 	"SELECT ROUND(1.5, 99999999999999999999), ROUND(2.5e0, -400), ROUND(1.5, -100), ROUND(155, -2), ROUND(-155, -2), ROUND(9223372036854775807, -1)",
 	"SELECT RPAD('a', 3, 5), TRIM(LEADING 5 FROM 551), LPAD(1e0, 4, 0), LPAD(1/3, 8, '*'), LEFT(1/3, 4), RIGHT(TRUE, 1), LEFT(x'41' + 0, 1)",
 	"SELECT LPAD('abc', 4294967297, 'x'), RPAD('abc', -4294967297, 'x'), LEFT('abc', 4294967297), RIGHT('abc', -4294967296)",
+	"SELECT CEILING(x'31'), FLOOR(x'41'), ROUND(x'32', 1)",
 	"SELECT FLOOR(table_name), ROUND(table_name, 1), CEIL(CONCAT(table_name, '2')), LEFT(table_name, 1), LPAD(table_name, 4, '*'), REVERSE(table_name) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
 }
 
