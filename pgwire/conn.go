@@ -80,7 +80,7 @@ type conn struct {
 	// not yet; flush clears it).
 	wallAt time.Time
 	// endedAt is when the last Execute ended, as observe read it, and
-	// endedReads the receiver's reads then (statementStart).
+	// endedReads the receiver's reads then (clock).
 	endedAt    time.Time
 	endedReads uint64
 	// executed is the portal the last Execute ran, for its command tag
@@ -134,14 +134,15 @@ func (c *conn) now() time.Time {
 	return c.wallAt.Add(time.Since(c.wallAt))
 }
 
-// statementStart is the time an Execute starts. The clock is read once
-// per statement, not twice: where the last Execute's end was read
-// (observe) and every message since was already buffered, in a pipeline,
-// the end of one statement is the start of the next, whose Bind it then
-// counts (as PostgreSQL's statement time starts at the Bind). A read of
+// clock is the time an Execute starts, or the session goes idle. The
+// clock is read once per statement, not twice: where the last
+// statement's end was read (observe) and every message since was already
+// buffered, in a pipeline, the end of one statement is the start of the
+// next, whose Bind it then counts (as PostgreSQL's statement time starts
+// at the Bind), and the time its Sync makes the session idle. A read of
 // the connection since, or a write (flush), reads the clock again, so no
 // wait for the client counts in a statement's time.
-func (c *conn) statementStart() time.Time {
+func (c *conn) clock() time.Time {
 	if !c.endedAt.IsZero() && c.endedReads == c.recv.reads() {
 		return c.endedAt
 	}
@@ -395,7 +396,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		if errors.Is(context.Cause(ctx), errShutdown) {
 			return true // serve ends the connection with 57P01
 		}
-		c.sess.IdleAt(c.now())
+		c.sess.IdleAt(c.clock())
 		c.sendReady()
 		return c.flush() == nil
 	case *pgproto3.Sync:
@@ -405,7 +406,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 			c.send(toErrorResponse(err))
 		}
 		c.failed = false
-		c.sess.IdleAt(c.now())
+		c.sess.IdleAt(c.clock())
 		c.sendReady()
 		return c.flush() == nil
 	case *pgproto3.Flush:
@@ -427,7 +428,7 @@ func (c *conn) handle(ctx context.Context, msg pgproto3.FrontendMessage) bool {
 		var executed *portal
 		var err error
 		if isExecute {
-			began = c.statementStart()
+			began = c.clock()
 			c.sess.StartsAt(began)
 			sctx, cancel := c.sess.StatementContext(ctx)
 			err = c.extended(sctx, msg)
