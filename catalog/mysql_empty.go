@@ -3,6 +3,7 @@ package catalog
 import (
 	"strings"
 
+	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/eval"
 )
 
@@ -73,6 +74,30 @@ var mariadbEmptyTables = map[string][]string{
 		"ACTION_REFERENCE_NEW_TABLE varchar(64) YES", "ACTION_REFERENCE_OLD_ROW varchar(3) NO", "ACTION_REFERENCE_NEW_ROW varchar(3) NO",
 		"CREATED datetime(2) YES", "SQL_MODE varchar(8192) NO", "DEFINER varchar(384) YES", "CHARACTER_SET_CLIENT varchar(32) NO",
 		"COLLATION_CONNECTION varchar(64) NO", "DATABASE_COLLATION varchar(64) NO"},
+	"columns": {"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "COLUMN_NAME varchar(64) NO",
+		"ORDINAL_POSITION bigint(21) unsigned NO", "COLUMN_DEFAULT longtext YES", "IS_NULLABLE varchar(3) NO", "DATA_TYPE varchar(64) NO",
+		"CHARACTER_MAXIMUM_LENGTH bigint(21) unsigned YES", "CHARACTER_OCTET_LENGTH bigint(21) unsigned YES",
+		"NUMERIC_PRECISION bigint(21) unsigned YES", "NUMERIC_SCALE bigint(21) unsigned YES", "DATETIME_PRECISION bigint(21) unsigned YES",
+		"CHARACTER_SET_NAME varchar(32) YES", "COLLATION_NAME varchar(64) YES", "COLUMN_TYPE longtext NO", "COLUMN_KEY varchar(3) NO",
+		"EXTRA varchar(80) NO", "PRIVILEGES varchar(80) NO", "COLUMN_COMMENT varchar(1024) NO", "IS_GENERATED varchar(6) NO",
+		"GENERATION_EXPRESSION longtext YES"},
+	"statistics": {"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "NON_UNIQUE bigint(1) NO",
+		"INDEX_SCHEMA varchar(64) NO", "INDEX_NAME varchar(64) NO", "SEQ_IN_INDEX int(2) unsigned NO", "COLUMN_NAME varchar(64) NO",
+		"COLLATION varchar(1) YES", "CARDINALITY bigint(21) YES", "SUB_PART bigint(3) YES", "PACKED varchar(10) YES",
+		"NULLABLE varchar(3) NO", "INDEX_TYPE varchar(16) NO", "COMMENT varchar(16) YES", "INDEX_COMMENT varchar(1024) NO",
+		"IGNORED varchar(3) NO"},
+	"key_column_usage": {"CONSTRAINT_CATALOG varchar(512) NO", "CONSTRAINT_SCHEMA varchar(64) NO", "CONSTRAINT_NAME varchar(64) NO",
+		"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "COLUMN_NAME varchar(64) NO",
+		"ORDINAL_POSITION bigint(10) NO", "POSITION_IN_UNIQUE_CONSTRAINT bigint(10) YES", "REFERENCED_TABLE_SCHEMA varchar(64) YES",
+		"REFERENCED_TABLE_NAME varchar(64) YES", "REFERENCED_COLUMN_NAME varchar(64) YES"},
+	"table_constraints": {"CONSTRAINT_CATALOG varchar(512) NO", "CONSTRAINT_SCHEMA varchar(64) NO", "CONSTRAINT_NAME varchar(64) NO",
+		"TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "CONSTRAINT_TYPE varchar(64) NO"},
+	"referential_constraints": {"CONSTRAINT_CATALOG varchar(512) NO", "CONSTRAINT_SCHEMA varchar(64) NO", "CONSTRAINT_NAME varchar(64) NO",
+		"UNIQUE_CONSTRAINT_CATALOG varchar(512) NO", "UNIQUE_CONSTRAINT_SCHEMA varchar(64) NO", "UNIQUE_CONSTRAINT_NAME varchar(64) YES",
+		"MATCH_OPTION varchar(64) NO", "UPDATE_RULE varchar(64) NO", "DELETE_RULE varchar(64) NO", "TABLE_NAME varchar(64) NO",
+		"REFERENCED_TABLE_NAME varchar(64) YES"},
+	"check_constraints": {"CONSTRAINT_CATALOG varchar(512) NO", "CONSTRAINT_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO",
+		"CONSTRAINT_NAME varchar(64) NO", "LEVEL varchar(6) NO", "CHECK_CLAUSE longtext NO"},
 	"views": {"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "VIEW_DEFINITION longtext NO",
 		"CHECK_OPTION varchar(8) NO", "IS_UPDATABLE varchar(3) NO", "DEFINER varchar(384) NO", "SECURITY_TYPE varchar(7) NO",
 		"CHARACTER_SET_CLIENT varchar(32) NO", "COLLATION_CONNECTION varchar(64) NO", "ALGORITHM varchar(10) NO"},
@@ -114,7 +139,8 @@ func mariadbColumns(table string) []eval.RelColumn {
 // the role sees, the others empty.
 func mysqlMoreViews() []*View {
 	var out []*View
-	for _, name := range []string{"events", "files", "parameters", "routines", "triggers", "views"} {
+	for _, name := range []string{"events", "files", "parameters", "routines", "triggers", "views",
+		"statistics", "key_column_usage", "table_constraints", "referential_constraints", "check_constraints"} {
 		out = append(out, &View{Schema: "information_schema", Name: name, Kind: 'v', Columns: mariadbColumns(name),
 			Rows: func(Source) ([][]eval.Datum, error) { return nil, nil }})
 	}
@@ -125,5 +151,76 @@ func mysqlMoreViews() []*View {
 				null, null, null, null, null, null, null, null, null, // no partitions
 				eval.Int(1), zero, zero, null, zero, zero, null, null, null, null, eval.Text(""), eval.Text(""), null}
 		})}}
-	return append(out, partitions)
+	columns := &View{Schema: "information_schema", Name: "columns", Kind: 'v', Columns: mariadbColumns("columns"),
+		PerSequence: &PerSequence{NameCol: 2, OIDCol: -1, Row: sequenceColumnRows}}
+	return append(out, partitions, columns)
+}
+
+// sequenceColumnRows are COLUMNS' rows of a sequence the role sees: its
+// eight columns as MariaDB 10.11 describes a sequence's table, each NOT
+// NULL, without default, key or extra, with the role's privileges on it
+// (MariaDBColumnPrivileges) and its comment.
+func sequenceColumnRows(src Source, i Sequence) [][]eval.Datum {
+	if !mysqlSees(src, i) {
+		return nil
+	}
+	privs, err := src.SequencePrivileges(i.Name)
+	if err != nil {
+		return nil
+	}
+	all := src.Superuser()
+	if acl, err := src.SequenceACL(i.Name); err == nil && src.Owner(acl) == src.User() {
+		all = true
+	}
+	privileges := eval.Text(MariaDBColumnPrivileges(privs, all))
+	null, zero := eval.Null, eval.Int(0)
+	out := make([][]eval.Datum, len(MariaDBSequenceColumns))
+	for k, c := range MariaDBSequenceColumns {
+		dataType, precision := "bigint", int64(19)
+		switch k {
+		case 5: // cache_size
+			precision = 20
+		case 6: // cycle_option
+			dataType, precision = "tinyint", 3
+		}
+		out[k] = []eval.Datum{eval.Text("def"), eval.Text(i.Name.Schema()), eval.Text(i.Name.Rel()), eval.Text(c.Name),
+			eval.Int(int64(k + 1)), null, eval.Text("NO"), eval.Text(dataType), null, null, eval.Int(precision), zero, null,
+			null, null, eval.Text(MariaDBSequenceColumnTypes[k]), eval.Text(""), eval.Text(""), privileges,
+			eval.Text(MariaDBSequenceColumnComments[k]), eval.Text("NEVER"), null}
+	}
+	return out
+}
+
+// MariaDBSequenceColumnTypes are the types MariaDB shows of a sequence's
+// columns (DESCRIBE's Type, COLUMNS' COLUMN_TYPE), in
+// MariaDBSequenceColumns's order; MariaDBSequenceColumnComments their
+// comments.
+var (
+	MariaDBSequenceColumnTypes = []string{"bigint(21)", "bigint(21)", "bigint(21)", "bigint(21)", "bigint(21)",
+		"bigint(21) unsigned", "tinyint(1) unsigned", "bigint(21)"}
+	MariaDBSequenceColumnComments = []string{"", "", "", "start value when sequences is created or value if RESTART is used",
+		"increment value", "", "0 if no cycles are allowed, 1 if the sequence should begin a new cycle when maximum_value is passed",
+		"How many cycles have been done"}
+)
+
+// MariaDBColumnPrivileges are the privileges privs on a sequence as
+// MariaDB lists a user's on a table's column (SHOW FULL COLUMNS'
+// Privileges, COLUMNS' PRIVILEGES): SELECT select; USAGE, by which seqd's
+// NEXT VALUE FOR takes a value, insert, the privilege MariaDB's takes one
+// by; UPDATE update; its owner's and a superuser's (all) every one of
+// MariaDB's, references too, as MariaDB lists ALL PRIVILEGES.
+func MariaDBColumnPrivileges(privs engine.Privs, all bool) string {
+	if all {
+		return "select,insert,update,references"
+	}
+	var out []string
+	for _, p := range []struct {
+		priv engine.Privs
+		name string
+	}{{engine.PrivSelect, "select"}, {engine.PrivUsage, "insert"}, {engine.PrivUpdate, "update"}} {
+		if privs&p.priv != 0 {
+			out = append(out, p.name)
+		}
+	}
+	return strings.Join(out, ",")
 }

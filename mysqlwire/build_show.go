@@ -13,7 +13,6 @@ import (
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/catalog"
-	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
 	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/sqlerr"
@@ -202,11 +201,6 @@ const sequenceTableColumns = "  `next_not_cached_value` bigint(21) NOT NULL,\n" 
 	"  `cycle_option` tinyint(1) unsigned NOT NULL COMMENT '0 if no cycles are allowed, 1 if the sequence should begin a new cycle when maximum_value is passed',\n" +
 	"  `cycle_count` bigint(21) NOT NULL COMMENT 'How many cycles have been done'\n"
 
-// sequenceColumnTypeNames are the types DESCRIBE shows of a sequence's
-// columns (catalog.MariaDBSequenceColumns's order).
-var sequenceColumnTypeNames = []string{"bigint(21)", "bigint(21)", "bigint(21)", "bigint(21)", "bigint(21)", "bigint(21) unsigned",
-	"tinyint(1) unsigned", "bigint(21)"}
-
 // showColumns is DESCRIBE s [col], SHOW [FULL] COLUMNS FROM s [FROM db]
 // [LIKE pattern | WHERE cond] and SHOW FIELDS: a sequence's eight
 // columns, each NOT NULL, without key, default or extra, as MariaDB
@@ -236,13 +230,13 @@ func showColumns(n *ast.ShowStmt, db string, env *stmtEnv) (step, error) {
 			varchar(80, true), varchar(80, true), varchar(1024, true)}
 	}
 	rows := func(c *conn, d executor.MariaDBDefinition) [][]any {
-		privileges := columnPrivileges(d.Privileges, c.superuser() || d.Owner == c.c.User)
+		privileges := catalog.MariaDBColumnPrivileges(d.Privileges, c.superuser() || d.Owner == c.c.User)
 		var out [][]any
 		for i, col := range catalog.MariaDBSequenceColumns {
 			if n.Full {
-				out = append(out, []any{col.Name, sequenceColumnTypeNames[i], nil, "NO", "", nil, "", privileges, sequenceColumnComments[i]})
+				out = append(out, []any{col.Name, catalog.MariaDBSequenceColumnTypes[i], nil, "NO", "", nil, "", privileges, catalog.MariaDBSequenceColumnComments[i]})
 			} else {
-				out = append(out, []any{col.Name, sequenceColumnTypeNames[i], "NO", "", nil, ""})
+				out = append(out, []any{col.Name, catalog.MariaDBSequenceColumnTypes[i], "NO", "", nil, ""})
 			}
 		}
 		return out
@@ -286,33 +280,6 @@ func showColumns(n *ast.ShowStmt, db string, env *stmtEnv) (step, error) {
 	}
 	return step{exec: exec, acts: true, clears: true}, nil
 }
-
-// columnPrivileges are the privileges privs on a sequence as MariaDB
-// lists a user's on a table's column (SHOW FULL COLUMNS' Privileges):
-// SELECT select; USAGE, by which seqd's NEXT VALUE FOR takes a value,
-// insert, the privilege MariaDB's takes one by; UPDATE update; its
-// owner's and a superuser's (all) every one of MariaDB's, references
-// too, as MariaDB lists ALL PRIVILEGES.
-func columnPrivileges(privs engine.Privs, all bool) string {
-	if all {
-		return "select,insert,update,references"
-	}
-	var out []string
-	for _, p := range []struct {
-		priv engine.Privs
-		name string
-	}{{engine.PrivSelect, "select"}, {engine.PrivUsage, "insert"}, {engine.PrivUpdate, "update"}} {
-		if privs&p.priv != 0 {
-			out = append(out, p.name)
-		}
-	}
-	return strings.Join(out, ",")
-}
-
-// sequenceColumnComments are the comments of a sequence's columns, as
-// sequenceTableColumns gives them.
-var sequenceColumnComments = []string{"", "", "", "start value when sequences is created or value if RESTART is used", "increment value", "",
-	"0 if no cycles are allowed, 1 if the sequence should begin a new cycle when maximum_value is passed", "How many cycles have been done"}
 
 // columnNamed is a reference to the column name.
 func columnNamed(name string) *ast.ColumnNameExpr {

@@ -429,12 +429,23 @@ var ddlCorpus = []string{
 	"SELECT DISTINCT TABLESPACE_NAME, FILE_NAME, LOGFILE_GROUP_NAME, EXTENT_SIZE, INITIAL_SIZE, ENGINE FROM INFORMATION_SCHEMA.FILES " +
 		"WHERE FILE_TYPE = 'DATAFILE' AND TABLESPACE_NAME IN (SELECT DISTINCT TABLESPACE_NAME FROM INFORMATION_SCHEMA.PARTITIONS " +
 		"WHERE TABLE_SCHEMA IN ('{db}')) ORDER BY TABLESPACE_NAME, LOGFILE_GROUP_NAME",
+	// COLUMNS: each sequence's eight columns, as ORMs and tools read a
+	// table's; a sequence has no index nor constraint.
+	"SELECT * FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION",
+	"SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT, NUMERIC_PRECISION FROM information_schema.COLUMNS " +
+		"WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't1' ORDER BY ORDINAL_POSITION",
+	"SELECT COUNT(*), MAX(ORDINAL_POSITION) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '{db}' AND COLUMN_NAME LIKE 'cycle%'",
+	"SELECT * FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE()",
+	"SELECT * FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE()",
+	"SELECT * FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = DATABASE()",
+	"SELECT * FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()",
+	"SELECT * FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()",
 	"DROP SEQUENCE t1, t2",
 }
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 383
+const ddlCorpusLen = 391
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

@@ -181,10 +181,13 @@ n
 func infoSchemaTables(t *testing.T, db *sql.DB) string {
 	t.Helper()
 	out := ""
-	for _, name := range []string{"SCHEMATA", "TABLES", "SEQUENCES", "PARTITIONS", "FILES", "ROUTINES", "PARAMETERS", "EVENTS", "TRIGGERS", "VIEWS"} {
+	for _, name := range []string{"SCHEMATA", "TABLES", "SEQUENCES", "PARTITIONS", "FILES", "ROUTINES", "PARAMETERS", "EVENTS", "TRIGGERS", "VIEWS",
+		"STATISTICS", "KEY_COLUMN_USAGE", "TABLE_CONSTRAINTS", "REFERENTIAL_CONSTRAINTS", "CHECK_CONSTRAINTS"} {
 		out += table(t, db, "SELECT * FROM information_schema."+name) + "\n"
 	}
-	return out
+	// COLUMNS but its PRIVILEGES, the reader's own (TestShowColumnsPrivileges).
+	return out + table(t, db, "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_DEFAULT, IS_NULLABLE, "+
+		"DATA_TYPE, NUMERIC_PRECISION, COLUMN_TYPE, COLUMN_COMMENT FROM information_schema.COLUMNS")
 }
 
 // pgExec runs q, PostgreSQL's text, as the superuser root on eng.
@@ -322,6 +325,11 @@ func TestShowColumnsPrivileges(t *testing.T) {
 		if out[0] != out[1] {
 			t.Errorf("SHOW FULL COLUMNS FROM %s: Privileges %q, with WHERE %q", seq, out[0], out[1])
 		}
+		// information_schema.COLUMNS shows each column's the same.
+		cols := table(t, db, "SELECT DISTINCT PRIVILEGES FROM information_schema.COLUMNS WHERE TABLE_NAME = '"+seq+"'")
+		if cols != "PRIVILEGES\n"+out[0] {
+			t.Errorf("information_schema.COLUMNS of %s: %q, SHOW FULL COLUMNS' Privileges %q", seq, cols, out[0])
+		}
 		return out[0]
 	}
 	for _, c := range []struct{ grant, want string }{
@@ -348,8 +356,10 @@ func TestShowColumnsPrivileges(t *testing.T) {
 			t.Errorf("PARTITIONS lists\n%s\nTABLES\n%s", got, tables)
 		}
 	}
-	if strings.Contains(table(t, app, "SELECT table_name FROM information_schema.PARTITIONS"), "hidden") {
-		t.Errorf("PARTITIONS lists a role a sequence it holds no privilege on")
+	for _, q := range []string{"SELECT table_name FROM information_schema.PARTITIONS", "SELECT table_name FROM information_schema.COLUMNS"} {
+		if strings.Contains(table(t, app, q), "hidden") {
+			t.Errorf("%s lists a role a sequence it holds no privilege on", q)
+		}
 	}
 	if _, err := app.Exec("SHOW MASTER STATUS"); number(err) != 1227 {
 		t.Errorf("SHOW MASTER STATUS by a role: %v, want 1227", err)

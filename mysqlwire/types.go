@@ -76,7 +76,8 @@ var infoColumnTypes = func() map[string]map[string]colType {
 			"CREATE_OPTIONS": varchar(2048, false), "TABLE_COMMENT": varchar(2048, true), "MAX_INDEX_LENGTH": unsigned,
 			"TEMPORARY": varchar(1, false)},
 	}
-	for _, table := range []string{"events", "files", "parameters", "partitions", "routines", "triggers", "views"} {
+	for _, table := range []string{"events", "files", "parameters", "partitions", "routines", "triggers", "views",
+		"columns", "statistics", "key_column_usage", "table_constraints", "referential_constraints", "check_constraints"} {
 		m[table] = map[string]colType{}
 		for _, c := range catalog.MariaDBColumns(table) {
 			m[table][c.Name] = declaredType(c.Type, c.NotNull)
@@ -104,6 +105,9 @@ func declaredType(decl string, notNull bool) colType {
 		}
 	case "int":
 		t.typ = querypb.Type_INT32
+		if strings.HasSuffix(decl, " unsigned") {
+			t.typ = querypb.Type_UINT32
+		}
 	case "datetime":
 		t.typ, t.binary, t.decimals, t.length = querypb.Type_DATETIME, true, uint8(n), 19
 		if n > 0 {
