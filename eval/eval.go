@@ -582,8 +582,15 @@ type subqueryExpr struct {
 	t      *Type
 	plan   *Query
 	exists bool
-	in     Expr // x IN (SELECT ...)
-	array  bool // ARRAY(SELECT ...)
+	in     Expr // x IN (SELECT ...), x op ANY|ALL (SELECT ...)
+	// op is in's comparison with each row (=, <>, <, <=, >, >=); all:
+	// every row must compare true (ALL), else one (ANY, IN). Three-valued:
+	// ANY is true where a row compares true, else NULL where one compared
+	// NULL, else false (no row: false); ALL false where a row compares
+	// false, else NULL where one compared NULL, else true (no row: true).
+	op    string
+	all   bool
+	array bool // ARRAY(SELECT ...)
 	// correlated: the subquery reads the row it is evaluated for.
 	correlated bool
 	// ci: in and the rows, two strings, compared by utf8mb4_general_ci
@@ -646,8 +653,14 @@ func (q *subqueryExpr) Eval(e *Env) (Datum, error) {
 		case q.in != nil:
 			if x.Kind == KNull || row[0].Kind == KNull {
 				sawNull = true
-			} else if q.ci && compareCI(x, row[0]) == 0 || !q.ci && compare(x, row[0]) == 0 {
-				return Bool(true), nil
+				continue
+			}
+			k := compare(x, row[0])
+			if q.ci {
+				k = compareCI(x, row[0])
+			}
+			if holds := comparisonHolds(q.op, k); holds != q.all {
+				return Bool(holds), nil
 			}
 		default:
 			n++
@@ -664,7 +677,25 @@ func (q *subqueryExpr) Eval(e *Env) (Datum, error) {
 		if sawNull {
 			return Null, nil
 		}
-		return Bool(false), nil
+		return Bool(q.all), nil
 	}
 	return out, nil
+}
+
+// comparisonHolds reports whether op (=, <>, <, <=, >, >=) holds of two
+// values compare or compareCI ordered as k.
+func comparisonHolds(op string, k int) bool {
+	switch op {
+	case "<>":
+		return k != 0
+	case "<":
+		return k < 0
+	case "<=":
+		return k <= 0
+	case ">":
+		return k > 0
+	case ">=":
+		return k >= 0
+	}
+	return k == 0
 }

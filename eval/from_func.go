@@ -3,6 +3,7 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -299,13 +300,26 @@ func (c *Compiler) subLink(sc *Scope, sl *pg.SubLink) (Expr, error) {
 			x.array = true
 		}
 		return x, nil
-	case pg.SubLinkType_ANY_SUBLINK:
+	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+		if len(q.Columns) != 1 {
+			return nil, c.ErrAt(sl.Location, sqlerr.SyntaxError, "subquery has too many columns")
+		}
+		x.op, x.all = "=", sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK
+		if n := len(sl.OperName); n > 0 {
+			x.op = sl.OperName[n-1].GetString_().GetSval()
+		}
+		if !slices.Contains([]string{"=", "<>", "<", "<=", ">", ">="}, x.op) {
+			return nil, c.ErrAt(sl.Location, sqlerr.FeatureNotSupported, "seqd does not support %s ANY or ALL of a subquery", x.op)
+		}
 		in, err := c.Expr(sc, sl.Testexpr)
 		if err != nil {
 			return nil, err
 		}
-		if x.in, err = c.Coerce(in, q.Columns[0].Type, Location(sl.Testexpr), "IN"); err != nil {
-			return nil, err
+		x.in = in
+		if isUnknown(in) || !isNumber(in.Type()) || !isNumber(q.Columns[0].Type) { // numbers of two types compare as they are (compare)
+			if x.in, err = c.Coerce(in, q.Columns[0].Type, Location(sl.Testexpr), "IN"); err != nil {
+				return nil, err
+			}
 		}
 		x.t = TBool
 		return x, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+	vmysql "github.com/seqd/seqd/internal/vitess/mysql"
 )
 
 // builder builds TiDB's expressions and queries into PostgreSQL's parse
@@ -1000,6 +1001,9 @@ func (b *builder) sublink(kind pg.SubLinkType, sub *ast.SubqueryExpr, not bool) 
 		}
 		b.subqueryTypes[sel] = slices.Clone(b.types)
 	}
+	if n, known := queryColumns(q); known && n != 1 && kind != pg.SubLinkType_EXISTS_SUBLINK {
+		return nil, vmysql.NewSQLError(1241, "21000", "Operand should contain 1 column(s)")
+	}
 	n := &pg.Node{Node: &pg.Node_SubLink{SubLink: &pg.SubLink{SubLinkType: kind, Subselect: q, Location: noLoc}}}
 	if not {
 		return boolExpr(pg.BoolExprType_NOT_EXPR, n), nil
@@ -1007,7 +1011,32 @@ func (b *builder) sublink(kind pg.SubLinkType, sub *ast.SubqueryExpr, not bool) 
 	return n, nil
 }
 
-// compareSubquery is x op ANY|ALL (subquery).
+// queryColumns is the number of q's columns, built; known is false
+// where a * stands among them.
+func queryColumns(q *pg.Node) (n int, known bool) {
+	sel := q.GetSelectStmt()
+	for sel != nil && sel.Op != pg.SetOperation_SETOP_NONE {
+		sel = sel.Larg
+	}
+	if sel == nil || sel.ValuesLists != nil {
+		return 0, false
+	}
+	for _, t := range sel.TargetList {
+		if ref := t.GetResTarget().GetVal().GetColumnRef(); ref != nil {
+			for _, f := range ref.Fields {
+				if f.GetAStar() != nil {
+					return 0, false
+				}
+			}
+		}
+	}
+	return len(sel.TargetList), true
+}
+
+// compareSubquery is x op ANY|ALL (subquery): eval's ANY or ALL
+// sublink, compared as MariaDB compares the pair (subqueryNumbers:
+// a string and a number as numbers, with 1292; strings by the
+// connection's collation).
 func (b *builder) compareSubquery(x *ast.CompareSubqueryExpr) (*pg.Node, error) {
 	op, ok := binaryOps[x.Op]
 	sub, isSub := x.R.(*ast.SubqueryExpr)
@@ -1028,7 +1057,7 @@ func (b *builder) compareSubquery(x *ast.CompareSubqueryExpr) (*pg.Node, error) 
 	}
 	link := n.GetSubLink()
 	link.Testexpr, link.OperName = nullCompared(sub, b.subqueryNumbers(x.L, l, sub, link.Subselect)), []*pg.Node{strNode(op)}
-	if op == "=" && !x.All && b.subqueryCollated(x.L, sub) {
+	if b.subqueryCollated(x.L, sub) {
 		n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
 	}
 	return n, nil

@@ -241,13 +241,23 @@ func (e typeScope) of(x ast.ExprNode) (colType, bool) {
 			return truthOf(ok && len(ts) == 1 && ts[0].notNull && e.notNull(x.Expr)), true
 		}
 		return truthOf(e.notNull(append([]ast.ExprNode{x.Expr}, x.List...)...)), true
-	case *ast.CompareSubqueryExpr: // as IN (subquery)
+	case *ast.CompareSubqueryExpr:
 		sub, ok := x.R.(*ast.SubqueryExpr)
 		if !ok {
 			return colType{}, false
 		}
 		ts, ok := e.queryTypes(sub.Query)
-		return truthOf(ok && len(ts) == 1 && ts[0].notNull && e.notNull(x.L)), true
+		if x.Op == opcode.EQ && !x.All { // as IN (subquery)
+			return truthOf(ok && len(ts) == 1 && ts[0].notNull && e.notNull(x.L)), true
+		}
+		// MariaDB's ALL, and ANY of another operator, is NULL only where
+		// its operand may be, or where it compares with the one item of a
+		// SELECT without FROM, which it reads as that item (1 > ALL
+		// (SELECT NULL)); over a table or a UNION it is NOT NULL, though
+		// it is NULL where a row is (2 > ALL (SELECT 1 UNION SELECT NULL)).
+		sel, single := sub.Query.(*ast.SelectStmt)
+		item := single && sel.From == nil && !(ok && len(ts) == 1 && ts[0].notNull)
+		return truthOf(e.notNull(x.L) && !item), true
 	case *ast.BetweenExpr:
 		return truthOf(e.notNull(x.Expr, x.Left, x.Right)), true
 	case *ast.ExistsSubqueryExpr:
