@@ -71,6 +71,9 @@ type heldItem struct {
 type stmtEnv struct {
 	db, user string
 	thread   uint32
+	// userVars are the connection's user variables, which a statement
+	// reads as they are when it is built (uservars.go).
+	userVars map[string]userValue
 }
 
 // fromTable is a sequence a FROM clause reads: its schema ("" for the

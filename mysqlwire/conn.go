@@ -32,7 +32,10 @@ type conn struct {
 	parser   *parser.Parser
 	db       string
 	vars     map[string]string // the session variables SET changed
-	userVars map[string]string // the user variables SET set, by lower-case name
+	// userVars are the user variables SET set, by lower-case name,
+	// userVarBytes their memory (uservars.go).
+	userVars     map[string]userValue
+	userVarBytes int64
 	// stmts are its prepared statements, stmtBytes their memory
 	// (preparedCost).
 	stmts     map[uint32]*prepared
@@ -163,16 +166,23 @@ func (h handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, call
 		if i > 0 {
 			began = cn.began()
 		}
-		cn.begins(&steps[i])
-		res, err := cn.run(ctx, &steps[i])
-		cn.ended(&steps[i], err)
+		st := &steps[i]
+		if st.reads { // built again with the user variables as they are now (uservars.go, rule 2)
+			fresh, err := translate(cn.parser, st.source, cn.env())
+			if err == nil && len(fresh) == 1 {
+				st = &fresh[0]
+			}
+		}
+		cn.begins(st)
+		res, err := cn.run(ctx, st)
+		cn.ended(st, err)
 		if err != nil {
-			cn.observe(steps[i].command, err, began)
-			h.srv.logFailure(c, err, steps[i].text)
+			cn.observe(st.command, err, began)
+			h.srv.logFailure(c, err, st.text)
 			return toSQLError(err)
 		}
 		err = callback(res, i < len(steps)-1)
-		cn.observe(steps[i].command, nil, began) // it ran, whether or not its answer reached the client
+		cn.observe(st.command, nil, began) // it ran, whether or not its answer reached the client
 		if err != nil {
 			return err
 		}
@@ -230,7 +240,7 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 		cn.sess.Close()
 		cn.sess = nil
 	}
-	cn.vars, cn.userVars = nil, nil
+	cn.vars, cn.userVars, cn.userVarBytes = nil, nil, 0
 	cn.locked = false
 	cn.diag = diagnostics{}
 	cn.forgetAll() // prepared statements end with the session
@@ -274,7 +284,7 @@ func (cn *conn) translate(query string) ([]step, error) {
 
 // env is what the connection's session functions stand for.
 func (cn *conn) env() stmtEnv {
-	return stmtEnv{db: cn.db, user: cn.c.User + "@" + hostOf(cn.c), thread: cn.c.ConnectionID}
+	return stmtEnv{db: cn.db, user: cn.c.User + "@" + hostOf(cn.c), thread: cn.c.ConnectionID, userVars: cn.userVars}
 }
 
 // cancelStatement cancels the connection's running statement, if any

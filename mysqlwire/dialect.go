@@ -73,6 +73,11 @@ type step struct {
 	// raises where the executor gave the notices ns (noticed).
 	clears bool
 	noted  func(ns []executor.Notice) []condition
+	// reads: it reads user variables, written in as they were when it
+	// was built; it is built again from source, its text as sent, each
+	// time it runs (uservars.go, rule 2).
+	reads  bool
+	source string
 }
 
 // answer is a result made here: columns with their rows, or none.
@@ -129,6 +134,7 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 	for _, st := range stmts {
 		end := start + len(st.Text())
 		temp, replace := marks.temporary.in(start, end), marks.replace.in(start, end)
+		reads := readsUserVars(st, env.userVars)
 		var s step
 		if temp {
 			s, err = translateTemporary(st, replace, env.db)
@@ -145,6 +151,9 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 			s = l.limited(s)
 		}
 		s.clears = s.clears || usesTable(st)
+		if reads {
+			s.reads, s.source = true, asTyped(st.Text(), typed)
+		}
 		s.text = asTyped(st.Text(), typed) // as sent, for logs and pg_stat_activity
 		s.command = commandOf(st)
 		if s.params > 0 {
@@ -221,7 +230,7 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 		}
 		return step{node: transactionNode(pg.TransactionStmtKind_TRANS_STMT_ROLLBACK), txControl: true}, nil
 	case *ast.SetStmt:
-		return step{answer: func(c *conn) (*answer, error) { return nil, c.set(n) }, acts: true}, nil
+		return step{answer: func(c *conn) (*answer, error) { return nil, c.set(n) }, acts: true, clears: setUsesTable(n)}, nil
 	case *ast.UseStmt:
 		return step{answer: func(c *conn) (*answer, error) { return nil, c.use(n.DBName) }, acts: true}, nil
 	case *ast.CreateDatabaseStmt:

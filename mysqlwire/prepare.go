@@ -245,6 +245,9 @@ func (h handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, pd *mysql.Pr
 
 // execute runs a prepared statement with the parameters the client bound.
 func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData) (res *sqltypes.Result, err error) {
+	if ps.st.reads && !ps.st.acts { // the user variables as they are now (uservars.go, rule 2)
+		return cn.executeBound(ctx, ps, pd)
+	}
 	if ps.p == nil {
 		return cn.run(ctx, ps.st)
 	}

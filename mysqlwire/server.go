@@ -105,6 +105,11 @@ type Config struct {
 	// columns (preparedCost): one more past it is 1041. Default 16 MiB;
 	// negative, no bound.
 	MaxPreparedMemory int64
+	// MaxUserVariableMemory bounds the memory one connection's user
+	// variables (SET @v = ...) hold, their names' and values' bytes: a
+	// SET past it is 1041 (uservars.go). Default
+	// DefaultMaxUserVariableMemory; negative, no bound.
+	MaxUserVariableMemory int64
 	// AuthTimeout bounds a connection's time from accept until its
 	// client authenticated (TLS and handshake included): the connection
 	// is closed then. 0 is frontend.DefaultAuthTimeout; negative, no
@@ -187,6 +192,9 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	}
 	if cfg.MaxPreparedMemory == 0 {
 		cfg.MaxPreparedMemory = DefaultMaxPreparedMemory
+	}
+	if cfg.MaxUserVariableMemory == 0 {
+		cfg.MaxUserVariableMemory = DefaultMaxUserVariableMemory
 	}
 	longDataStatement := cfg.MaxStatementMemory
 	switch {

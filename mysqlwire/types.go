@@ -185,6 +185,9 @@ func literalType(x *driver.ValueExpr) (colType, bool) {
 	if ok && x.Type.GetFlag()&boundFlag != 0 && x.Kind() != driver.KindNull {
 		t = boundType(x, t)
 	}
+	if x.Type.GetFlag()&userVarFlag != 0 {
+		t, ok = userVarType(x), true
+	}
 	return t, ok
 }
 

@@ -137,20 +137,19 @@ func (cn *conn) variable(name string) (string, bool) {
 // give a variable in turn (mariadb-dump's output saves variables so:
 // SET @OLD_TIME_ZONE=@@TIME_ZONE, later SET TIME_ZONE=@OLD_TIME_ZONE).
 func (cn *conn) set(n *ast.SetStmt) error {
-	for _, v := range n.Variables {
+	uservals, err := cn.userVarValues(n)
+	if err != nil {
+		return err
+	}
+	for i, v := range n.Variables {
 		name := strings.ToLower(v.Name)
 		switch {
 		case name == strings.ToLower(ast.SetNames) || name == strings.ToLower(ast.SetCharset):
 			continue
 		case !v.IsSystem:
-			val, err := cn.setValue(v.Value)
-			if err != nil {
+			if err := cn.keepUserVar(name, uservals[i]); err != nil {
 				return err
 			}
-			if cn.userVars == nil {
-				cn.userVars = map[string]string{}
-			}
-			cn.userVars[name] = val
 			continue
 		case v.IsGlobal:
 			return unsupported("SET GLOBAL")
@@ -208,8 +207,8 @@ func (cn *conn) setValue(x ast.ExprNode) (string, error) {
 		return "", nil
 	case *ast.VariableExpr:
 		if !x.IsSystem {
-			if v, ok := cn.userVars[strings.ToLower(x.Name)]; ok {
-				return v, nil
+			if v, ok := cn.userVars[strings.ToLower(x.Name)]; ok && !v.null {
+				return v.text, nil
 			}
 			return "", unsupported("a user variable not SET as its value")
 		}
@@ -275,7 +274,7 @@ func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Lim
 			case int64:
 				row[i] = v
 			case uint64:
-				row[i] = int64(v)
+				row[i] = strconv.FormatUint(v, 10)
 			case nil:
 				row[i] = nil
 			case interface{ ToString() string }: // a hexadecimal or bit literal: its bytes

@@ -1,0 +1,82 @@
+package mysqlwire
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// userVarScript is run in order on one connection to MariaDB 10.11 and
+// one to seqd, as text and prepared: user variables set by SET (= and
+// :=, several at once, each value computed before any is set), read in
+// select lists, arithmetic, comparisons and WHERE, never set (NULL),
+// of each kind (their columns' types are MariaDB's: BIGINT, DECIMAL,
+// DOUBLE, LONGBLOB), a sequence's value taken once by SET and read
+// again, and mariadb-dump's preamble.
+var userVarScript = []string{
+	"CREATE SEQUENCE s1 START WITH 5 INCREMENT BY 2 NOCACHE",
+	"SELECT @unset, @unset + 1, @unset IS NULL, CONCAT('a', @unset), COALESCE(@unset, 'x')",
+	"SET @a = 1, @b = 'abc', @c = 1.50, @d = 1e0, @e = NULL, @h = 1 = 1, @i = -5, @j = 18446744073709551615",
+	"SELECT @a", "SELECT @b", "SELECT @c", "SELECT @d", "SELECT @e", "SELECT @h", "SELECT @i", "SELECT @j",
+	"SELECT @a, @b, @c, @d, @e, @h, @i, @j, @A, @B",
+	"SELECT @a + 1, CONCAT(@b, 'x'), @A, @c * 2, @d / 3, @i - 1, -@a, @a = 1, @b = 'ABC', @b LIKE 'a%'",
+	"SET @n = NEXT VALUE FOR s1",
+	"SELECT @n, @n + 1, PREVIOUS VALUE FOR s1",
+	"SELECT @n",
+	"SELECT NEXT VALUE FOR s1, @n",
+	"SELECT start_value FROM s1 WHERE start_value < @n + 1",
+	"SELECT start_value, @n FROM s1 WHERE start_value > @n",
+	"SET @x = 'B'",
+	"SELECT 'b' = @x, @x < 'a', @x IN ('b', 'c'), @x > ALL (SELECT 'a')",
+	"SET @a = 10, @b = @a + 1",
+	"SELECT @a, @b",
+	"SET @a := 7, @s = CONCAT('a', 'b'), @u = (SELECT start_value FROM s1)",
+	"SELECT @a, @s, @u",
+	"SET @w = '12x' + 0",
+	"SELECT @w",
+	"SET @bad = (SELECT 1, 2)",
+	"SELECT @bad",
+	"SET @big = REPEAT('a', 300), @hs = x'41', @hx = 0x42 + 0",
+	"SELECT LENGTH(@big), @hs, @hx",
+	"SET @e = 3, @a = NULL",
+	"SELECT @e, @a, @e + @a",
+	"SET @new1 = NULL, @new2 = NULL + 1, @new3 = UPPER('a')", "SELECT @new1, @new2, @new3",
+	"SET @OLD_TIME_ZONE=@@TIME_ZONE", "SET TIME_ZONE='+00:00'", "SELECT @@time_zone, @OLD_TIME_ZONE",
+	"SET TIME_ZONE=@OLD_TIME_ZONE", "SELECT @@time_zone",
+	"SET @OLD_SQL_NOTES=@@SQL_NOTES, SQL_NOTES=0", "SELECT @OLD_SQL_NOTES", "SET SQL_NOTES=@OLD_SQL_NOTES",
+}
+
+// userVarScriptLen pins userVarScript's length.
+const userVarScriptLen = 43
+
+// TestUserVariablesOracle runs userVarScript on MariaDB and on seqd, as
+// text and prepared, and compares each statement's answer, diagnostics
+// and columns' types.
+func TestUserVariablesOracle(t *testing.T) {
+	if len(userVarScript) != userVarScriptLen {
+		t.Fatalf("the script has %d statements, not %d", len(userVarScript), userVarScriptLen)
+	}
+	for _, prepared := range []bool{false, true} {
+		name := "seqd_uservars"
+		if prepared {
+			name += "_prep"
+		}
+		mc, sc, _ := oracleConns(t, name)
+		var diffs []string
+		ran := 0
+		for _, q := range userVarScript {
+			ran++
+			want, got := outcome(mc, q, prepared), outcome(sc, q, prepared)
+			if want != got {
+				diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "),
+					strings.ReplaceAll(got, "\n", "\n           ")))
+			}
+		}
+		if ran != userVarScriptLen {
+			t.Errorf("ran %d statements of %d", ran, userVarScriptLen)
+		}
+		if len(diffs) > 0 {
+			t.Errorf("prepared %v: seqd differs from MariaDB 10.11 in %d statements:\n%s", prepared, len(diffs), strings.Join(diffs, "\n"))
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package mysqlwire
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestUserVariablesBounded: a connection's user variables hold at most
+// Config.MaxUserVariableMemory bytes; a SET past it is 1041 and sets
+// nothing, a variable set to NULL gives its bytes back, and another
+// connection has its own.
+func TestUserVariablesBounded(t *testing.T) {
+	addr, _ := startServer(t, Config{MaxUserVariableMemory: 64 << 10})
+	db := open(t, addr, "root", "")
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	set := 0
+	for i := 0; i < 1000; i++ { // a thousand variables of 1 KiB: only about 60 fit
+		_, err := c.ExecContext(ctx, fmt.Sprintf("SET @v%d = REPEAT('x', 1024)", i))
+		if err != nil {
+			if number(err) != 1041 || !strings.Contains(err.Error(), "65536 bytes") {
+				t.Fatalf("SET @v%d: %v, want 1041 naming the bound", i, err)
+			}
+			break
+		}
+		set++
+	}
+	if set == 0 || set >= 64 {
+		t.Fatalf("%d variables of 1 KiB were set within 64 KiB", set)
+	}
+	var v sql.NullString
+	if err := c.QueryRowContext(ctx, fmt.Sprintf("SELECT @v%d", set)).Scan(&v); err != nil || v.Valid {
+		t.Fatalf("the variable past the bound: %v, %v; want NULL, not set", v, err)
+	}
+	if _, err := c.ExecContext(ctx, "SET @v0 = NULL, @v1 = NULL"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExecContext(ctx, fmt.Sprintf("SET @v%d = REPEAT('y', 1024)", set)); err != nil {
+		t.Fatalf("a variable in the bytes two NULLs gave back: %v", err)
+	}
+	other, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.QueryRowContext(ctx, "SELECT @v2").Scan(&v); err != nil || v.Valid {
+		t.Fatalf("another connection reads @v2 as %v, %v; want NULL", v, err)
+	}
+	if _, err := other.ExecContext(ctx, "SET @v2 = REPEAT('z', 1024)"); err != nil {
+		t.Fatalf("another connection's own variables: %v", err)
+	}
+}
+
+// TestUserVariablesReset: COM_RESET_CONNECTION forgets the user
+// variables, as MariaDB's does.
+func TestUserVariablesReset(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	r := dialRaw(t, addr)
+	r.mustLogin("root", "root pw")
+	read := func() []byte {
+		t.Helper()
+		id := r.prepare("SELECT @a")
+		_, rows := r.execute(id, 0)
+		if len(rows) != 1 {
+			t.Fatalf("SELECT @a: %d rows", len(rows))
+		}
+		return rows[0]
+	}
+	if first, _ := r.execute(r.prepare("SET @a = 'kept'"), 0); first[0] != 0 {
+		t.Fatalf("SET @a: %s", describe(first))
+	}
+	if got := oneString(read()); got != "kept" {
+		t.Fatalf("SELECT @a before the reset: %q", got)
+	}
+	r.command(0x1f) // COM_RESET_CONNECTION
+	if p := r.mustRead(); p[0] != 0 {
+		t.Fatalf("COM_RESET_CONNECTION: %s", describe(p))
+	}
+	if row := read(); len(row) != 2 || row[1]&0x04 == 0 { // the header, a NULL bitmap with the first column's bit
+		t.Fatalf("SELECT @a after the reset: %x, want NULL", row)
+	}
+}
+
+// TestUserVariableTakesOneValue: SET @n = NEXT VALUE FOR s takes one
+// value, which @n then reads, a SELECT kept from before the SET too, and
+// a statement prepared before the SET reads the value set, at each
+// execution.
+func TestUserVariableTakesOneValue(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	c, err := open(t, addr, "root", "").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, q := range []string{"CREATE DATABASE d", "USE d", "CREATE SEQUENCE s"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := c.PrepareContext(ctx, "SELECT @n, ? + @n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var a, b sql.NullInt64
+	if err := c.QueryRowContext(ctx, "SELECT @n, @n + 1").Scan(&a, &b); err != nil || a.Valid || b.Valid { // kept, then run again
+		t.Fatalf("SELECT @n before the SET: %v, %v, %v; want NULL", a, b, err)
+	}
+	if _, err := c.ExecContext(ctx, "SET @n = NEXT VALUE FOR s"); err != nil {
+		t.Fatal(err)
+	}
+	var p int64
+	if err := c.QueryRowContext(ctx, "SELECT @n, @n + 1").Scan(&a, &b); err != nil || a.Int64 != 1 || b.Int64 != 2 {
+		t.Fatalf("SELECT @n, @n + 1: %v, %v, %v; want 1, 2", a, b, err)
+	}
+	if err := c.QueryRowContext(ctx, "SELECT @n, PREVIOUS VALUE FOR s").Scan(&a, &p); err != nil || a.Int64 != 1 || p != 1 {
+		t.Fatalf("SELECT @n, PREVIOUS VALUE FOR s: %v, %d, %v; want 1, 1", a, p, err)
+	}
+	var next int64
+	if err := c.QueryRowContext(ctx, "SELECT NEXT VALUE FOR s").Scan(&next); err != nil || next != 2 {
+		t.Fatalf("the next value: %d, %v; want 2 (SET took one)", next, err)
+	}
+	for _, want := range []int64{1, 5} {
+		if want == 5 {
+			if _, err := c.ExecContext(ctx, "SET @n = 5"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n, sum int64
+		if err := st.QueryRowContext(ctx, 10).Scan(&n, &sum); err != nil || n != want || sum != 10+want {
+			t.Fatalf("the statement prepared before: %d, %d, %v; want %d, %d", n, sum, err, want, 10+want)
+		}
+	}
+}
