@@ -1004,14 +1004,20 @@ func (b *builder) sublink(kind pg.SubLinkType, sub *ast.SubqueryExpr, not bool) 
 		}
 		b.subqueryTypes[sel] = slices.Clone(b.types)
 	}
-	if n, known := queryColumns(q); known && n != 1 && kind != pg.SubLinkType_EXISTS_SUBLINK {
+	n, known := queryColumns(q)
+	if !known { // a *: as many as the builder types
+		if ts, ok := b.scope().queryTypes(sub.Query); ok {
+			n, known = len(ts), true
+		}
+	}
+	if known && n != 1 && kind != pg.SubLinkType_EXISTS_SUBLINK {
 		return nil, vmysql.NewSQLError(1241, "21000", "Operand should contain 1 column(s)")
 	}
-	n := &pg.Node{Node: &pg.Node_SubLink{SubLink: &pg.SubLink{SubLinkType: kind, Subselect: q, Location: noLoc}}}
+	link := &pg.Node{Node: &pg.Node_SubLink{SubLink: &pg.SubLink{SubLinkType: kind, Subselect: q, Location: noLoc}}}
 	if not {
-		return boolExpr(pg.BoolExprType_NOT_EXPR, n), nil
+		return boolExpr(pg.BoolExprType_NOT_EXPR, link), nil
 	}
-	return n, nil
+	return link, nil
 }
 
 // queryColumns is the number of q's columns, built; known is false

@@ -367,6 +367,7 @@ var selects = []string{
 	"SELECT x > ALL (SELECT start_value FROM s1), x < ANY (SELECT start_value FROM s1 UNION SELECT 20) FROM (SELECT 1 AS x UNION ALL SELECT 10 UNION ALL SELECT NULL) t",
 	"SELECT start_value FROM s1 WHERE start_value < ALL (SELECT start_value FROM s3)",
 	"SELECT 1 > ANY (SELECT 1, 2)", "SELECT 1 IN (SELECT 1, 2)", "SELECT (SELECT 1, 2)", "SELECT 1 = ALL (SELECT start_value, increment FROM s1)",
+	"SELECT 1 IN (SELECT * FROM s1)", "SELECT 1 > ALL (SELECT * FROM s1)", "SELECT (SELECT * FROM s1)", "SELECT 1 = ANY (SELECT * FROM (SELECT 1) t)",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
