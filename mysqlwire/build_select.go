@@ -533,6 +533,12 @@ func (b *builder) byItem(it *ast.ByItem) (*pg.Node, error) {
 		}
 		return intConst(int32(min(p.N, 1<<31-1))), nil
 	}
+	if v, ok := it.Expr.(*driver.ValueExpr); ok && v.Type.GetFlag()&userVarFlag != 0 {
+		// A user variable's value, a constant to order or group by, not
+		// a column's position as the integer written in would be.
+		n, err := b.expr(it.Expr)
+		return typeCast(n, typeName("text")), err
+	}
 	return b.expr(it.Expr)
 }
 

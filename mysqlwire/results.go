@@ -71,6 +71,9 @@ type colType struct {
 	// bytes a MEDIUMBLOB, past 16 MiB - 1 a LONGBLOB; a table's column
 	// and GROUP_CONCAT's are BLOBs whatever their length.
 	sized bool
+	// asWritten: a DECIMAL's values shown as they are, not at decimals
+	// (a user variable by itself: SELECT @v, uservars.go).
+	asWritten bool
 }
 
 // decString is the decimals MariaDB gives a string expression's column
@@ -218,7 +221,7 @@ func (r *result) row() []sqltypes.Value {
 func (r *result) setColumn(i int, name string, t *eval.Type, types []colType) {
 	r.types[i] = setColumn(r.res.Fields[i], name, t, types, i)
 	r.scales[i] = -1
-	if i < len(types) && types[i].known && types[i].typ == querypb.Type_DECIMAL {
+	if i < len(types) && types[i].known && types[i].typ == querypb.Type_DECIMAL && !types[i].asWritten {
 		r.scales[i] = int(types[i].decimals)
 	}
 }

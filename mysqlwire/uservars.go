@@ -129,8 +129,10 @@ func userVarType(x *driver.ValueExpr) colType {
 	switch x.Type.GetType() {
 	case mysql.TypeLonglong:
 		return intType(21, x.Type.GetFlag()&mysql.UnsignedFlag != 0, false)
-	case mysql.TypeNewDecimal:
-		return decimalType(decimalMaxPrec, decimalMaxScale, false, false)
+	case mysql.TypeNewDecimal: // shown as set where it stands by itself (SELECT @c: 1.50)
+		t := decimalType(decimalMaxPrec, decimalMaxScale, false, false)
+		t.asWritten = x.Type.GetFlag()&bareFlag != 0
+		return t
 	case mysql.TypeDouble:
 		return doubleType(notFixedDec, false)
 	}

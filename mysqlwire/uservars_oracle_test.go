@@ -26,6 +26,9 @@ var userVarScript = []string{
 	"SELECT NEXT VALUE FOR s1, @n",
 	"SELECT start_value FROM s1 WHERE start_value < @n + 1",
 	"SELECT start_value, @n FROM s1 WHERE start_value > @n",
+	"SELECT @c, @c * 2, @c + 0, COALESCE(@c, 1)", "SELECT @c, start_value FROM s1", "SELECT @c UNION SELECT 2", "SELECT @i UNION SELECT 'a'",
+	"SELECT @i FROM s1 ORDER BY @i", "SELECT @i, COUNT(*) FROM s1 GROUP BY @i", "SELECT GREATEST(@i, 2), IFNULL(@unset, 'z'), CAST(@i AS CHAR)",
+	"SELECT MAX(@i), COUNT(@b), SUM(@c), @d, @b, @i FROM s1",
 	"SET @x = 'B'",
 	"SELECT 'b' = @x, @x < 'a', @x IN ('b', 'c'), @x > ALL (SELECT 'a')",
 	"SET @a = 10, @b = @a + 1",
@@ -47,7 +50,7 @@ var userVarScript = []string{
 }
 
 // userVarScriptLen pins userVarScript's length.
-const userVarScriptLen = 43
+const userVarScriptLen = 51
 
 // TestUserVariablesOracle runs userVarScript on MariaDB and on seqd, as
 // text and prepared, and compares each statement's answer, diagnostics
