@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/seqd/seqd/internal/testenv"
 )
 
 // TestUserVariablesBounded: a connection's user variables hold at most
@@ -135,5 +139,35 @@ func TestUserVariableTakesOneValue(t *testing.T) {
 		if err := st.QueryRowContext(ctx, 10).Scan(&n, &sum); err != nil || n != want || sum != 10+want {
 			t.Fatalf("the statement prepared before: %d, %d, %v; want %d, %d", n, sum, err, want, 10+want)
 		}
+	}
+}
+
+// TestUserVariablesMariaDBClient: the mariadb client, given a script
+// that takes a sequence's value into a variable and reads it, prints
+// the same from seqd as from MariaDB 10.11 (one value taken, then read
+// again).
+func TestUserVariablesMariaDBClient(t *testing.T) {
+	cli := testenv.Command(t, "mariadb")
+	const script = `CREATE SEQUENCE s START WITH 10;
+SET @n = NEXT VALUE FOR s;
+SELECT @n, @n + 1, PREVIOUS VALUE FOR s;
+SELECT NEXT VALUE FOR s, @n;
+SET @a = 'x', @b = @a;
+SELECT @a, @b, @unset, @n * 2;
+SET @a = NULL, @b = @a;
+SELECT @a, @b;
+`
+	_, dbName := testenv.MariaDBConn(t, "seqd_uservars_cli")
+	cfg, err := gomysql.ParseDSN(testenv.MariaDBDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mariadbClient(t, cli, cfg.Addr, cfg.User, cfg.Passwd, script, dbName)
+	addr, _ := startServer(t, Config{})
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
+		t.Fatal(err)
+	}
+	if got := mariadbClient(t, cli, addr, "root", "root pw", script, dbName); got != want {
+		t.Fatalf("the mariadb client's output from seqd:\n%s\nfrom MariaDB:\n%s", got, want)
 	}
 }
