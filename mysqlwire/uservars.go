@@ -19,9 +19,9 @@ import (
 //  1. SET @v = expr computes expr once, as SELECT expr would (SET @n =
 //     NEXT VALUE FOR s takes one value), and keeps its value with the
 //     kind of its result: an integer (signed or not), a DECIMAL, a
-//     DOUBLE, a string (binary or not) or NULL. The assignments of one
-//     SET are made in order, each reading the variables as the ones
-//     before it left them (SET @a = 1, @b = @a + 1).
+//     DOUBLE, a string (binary or not) or NULL. The values of one SET
+//     are all computed before any is set, as MariaDB computes them (SET
+//     @a = 1, @b = @a reads @a as it was before the statement).
 //  2. A statement that reads @v is built with each @v written in as a
 //     literal of its value and kind (userVarReader), marked userVarFlag
 //     so that its type is MariaDB's for a user variable; it is built
@@ -32,7 +32,7 @@ import (
 //  3. Names are compared without regard to case (@V is @v).
 //  4. The values' bytes (names and values) are bounded per connection by
 //     Config.MaxUserVariableMemory: a SET that would hold more fails
-//     with 1041 and changes nothing of that assignment.
+//     with 1041 and sets none of its variables (fitUserVars).
 //  5. COM_RESET_CONNECTION forgets them all.
 //  6. A variable set to NULL keeps its kind; one set to NULL first takes
 //     the kind of the expression (NULL written as one: a binary
@@ -289,6 +289,39 @@ func (cn *conn) userVarValue(x ast.ExprNode, text string) (userValue, error) {
 	return resultValue(res), nil
 }
 
+// fitUserVars checks that the user variables SET n sets to vals (by
+// the position of each assignment) fit, with the others, in
+// Config.MaxUserVariableMemory (rule 4).
+func (cn *conn) fitUserVars(n *ast.SetStmt, vals map[int]userValue) error {
+	max := cn.srv.cfg.MaxUserVariableMemory
+	if max <= 0 || len(vals) == 0 {
+		return nil
+	}
+	sizes := map[string]int64{}
+	for i, v := range n.Variables {
+		if val, ok := vals[i]; ok {
+			name := strings.ToLower(v.Name)
+			sizes[name] = val.size(name)
+		}
+	}
+	held := cn.userVarBytes
+	for name, size := range sizes {
+		if old, had := cn.userVars[name]; had {
+			held -= old.size(name)
+		}
+		held += size
+	}
+	if held > max {
+		return tooManyUserVarBytes(max)
+	}
+	return nil
+}
+
+// tooManyUserVarBytes is the error for user variables past max bytes.
+func tooManyUserVarBytes(max int64) error {
+	return sqlerr.Errorf(sqlerr.OutOfMemory, "this connection's user variables would hold more than %d bytes; set some to NULL or reset the connection first", max)
+}
+
 // keepUserVar sets the user variable name (lower case) to v, within
 // Config.MaxUserVariableMemory (rule 4).
 func (cn *conn) keepUserVar(name string, v userValue) error {
@@ -301,7 +334,7 @@ func (cn *conn) keepUserVar(name string, v userValue) error {
 		held -= old.size(name)
 	}
 	if max := cn.srv.cfg.MaxUserVariableMemory; max > 0 && held > max {
-		return sqlerr.Errorf(sqlerr.OutOfMemory, "this connection's user variables would hold more than %d bytes; set some to NULL or reset the connection first", max)
+		return tooManyUserVarBytes(max)
 	}
 	if cn.userVars == nil {
 		cn.userVars = map[string]userValue{}

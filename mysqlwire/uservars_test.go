@@ -41,6 +41,12 @@ func TestUserVariablesBounded(t *testing.T) {
 	if err := c.QueryRowContext(ctx, fmt.Sprintf("SELECT @v%d", set)).Scan(&v); err != nil || v.Valid {
 		t.Fatalf("the variable past the bound: %v, %v; want NULL, not set", v, err)
 	}
+	if _, err := c.ExecContext(ctx, fmt.Sprintf("SET @v0 = NULL, @v%d = REPEAT('y', 4096)", set)); number(err) != 1041 {
+		t.Fatalf("a SET past the bound: %v, want 1041", err)
+	}
+	if err := c.QueryRowContext(ctx, "SELECT @v0").Scan(&v); err != nil || len(v.String) != 1024 {
+		t.Fatalf("a SET past the bound set @v0 to %v, %v; want it as it was", v, err)
+	}
 	if _, err := c.ExecContext(ctx, "SET @v0 = NULL, @v1 = NULL"); err != nil {
 		t.Fatal(err)
 	}

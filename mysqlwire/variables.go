@@ -141,6 +141,9 @@ func (cn *conn) set(n *ast.SetStmt) error {
 	if err != nil {
 		return err
 	}
+	if err := cn.fitUserVars(n, uservals); err != nil {
+		return err
+	}
 	for i, v := range n.Variables {
 		name := strings.ToLower(v.Name)
 		switch {
