@@ -134,11 +134,15 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 	for _, st := range stmts {
 		end := start + len(st.Text())
 		temp, replace := marks.temporary.in(start, end), marks.replace.in(start, end)
-		reads := readsUserVars(st, env.userVars)
+		assigns := assignsUserVar(st)
+		reads := !assigns && readsUserVars(st, env.userVars)
 		var s step
-		if temp {
+		switch {
+		case assigns:
+			s, err = assigningStep(st, st.Text(), typed)
+		case temp:
 			s, err = translateTemporary(st, replace, env.db)
-		} else {
+		default:
 			s, err = translateStmt(st, &env, replace)
 		}
 		if ge := (*callGrammarError)(nil); errors.As(err, &ge) {

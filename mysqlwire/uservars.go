@@ -273,20 +273,33 @@ func (cn *conn) userVarValue(x ast.ExprNode, text string) (userValue, error) {
 	if n, _ := x.Accept(&userVarReader{vars: cn.userVars}); n != nil {
 		x = n.(ast.ExprNode)
 	}
+	v, _, err := cn.selectedValue(x, text)
+	return v, err
+}
+
+// selectedValue is the value of x, of the statement text, its user
+// variables written in, computed as SELECT x computes it, and the
+// column that SELECT gives it.
+func (cn *conn) selectedValue(x ast.ExprNode, text string) (userValue, *querypb.Field, error) {
 	sel := &ast.SelectStmt{SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true}, Kind: ast.SelectStmtKindSelect,
 		Fields: &ast.FieldList{Fields: []*ast.SelectField{{Expr: x}}}}
 	sel.SetText(nil, text) // the builder reads how its hexadecimal literals are written (hexForms)
 	env := cn.env()
 	s, err := builtQuery(sel, &env)
 	if err != nil {
-		return userValue{}, err
+		return userValue{}, nil, err
 	}
 	s.stmt, s.node, s.text = statement(s.node, text), nil, text
 	res, err := cn.run(context.Background(), &s)
 	if err != nil {
-		return userValue{}, err
+		return userValue{}, nil, err
 	}
-	return resultValue(res), nil
+	var field *querypb.Field
+	if len(res.Fields) > 0 {
+		f := res.Fields[0]
+		field = &querypb.Field{Name: f.Name, Type: f.Type, ColumnLength: f.ColumnLength, Charset: f.Charset, Decimals: f.Decimals, Flags: f.Flags}
+	}
+	return resultValue(res), field, nil
 }
 
 // fitUserVars checks that the user variables SET n sets to vals (by
@@ -374,3 +387,173 @@ func (f *sequenceCallFinder) Enter(n ast.Node) (ast.Node, bool) {
 }
 
 func (f *sequenceCallFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// assignsUserVar reports whether st assigns a user variable within an
+// expression (SELECT @v := expr).
+func assignsUserVar(st ast.StmtNode) bool {
+	var f assignmentFinder
+	st.Accept(&f)
+	return f.found
+}
+
+// assignmentFinder finds @v := expr within an expression.
+type assignmentFinder struct{ found bool }
+
+func (f *assignmentFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.SetStmt); ok {
+		return n, true // SET's assignments are SET's
+	}
+	if v, ok := n.(*ast.VariableExpr); ok && !v.IsSystem && v.Value != nil {
+		f.found = true
+	}
+	return n, f.found
+}
+
+func (f *assignmentFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// assigningStep is the step of a SELECT, of text, that assigns user
+// variables within its select list (SELECT @v := expr, @v + 1): answered
+// when it runs (selectAssigning); typed renames its columns' names as
+// written (rename). Only a SELECT without FROM is built, whose one row
+// computes each assignment once.
+func assigningStep(st ast.StmtNode, text string, typed map[string]string) (step, error) {
+	sel, ok := st.(*ast.SelectStmt)
+	if !ok || sel.From != nil || sel.Fields == nil || sel.Where != nil || sel.GroupBy != nil || sel.Having != nil {
+		return step{}, unsupported("assigning a user variable in this statement (only in the select list of a SELECT without FROM)")
+	}
+	var f sequenceCallFinder
+	st.Accept(&f)
+	return step{answer: func(c *conn) (*answer, error) { return c.selectAssigning(text, typed) }, acts: true,
+		clears: f.found || readsTable(st)}, nil
+}
+
+// selectAssigning runs the SELECT text, which assigns user variables in
+// its select list, as MariaDB does, which types the statement before it
+// runs it: item by item, in the order written, each assignment computed
+// once as SET computes it and set, then written in as a literal of its
+// value, its column typed as the expression assigned (selected alone);
+// a variable read is written in as it is then, typed as it was before
+// the statement (one the statement sets that was not set before: a
+// string in the connection's character set), as MariaDB types it.
+func (cn *conn) selectAssigning(text string, typed map[string]string) (*answer, error) {
+	stmts, err := parseSQL(cn.parser, text)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := stmts[0].(*ast.SelectStmt)
+	if len(stmts) != 1 || !ok {
+		return nil, unsupported("assigning a user variable in this statement")
+	}
+	before := make(map[string]userValue, len(cn.userVars))
+	for name, v := range cn.userVars {
+		before[name] = v
+	}
+	fields := map[int]*querypb.Field{}
+	for i, f := range sel.Fields.Fields {
+		if f.Expr == nil {
+			return nil, unsupported("assigning a user variable beside a *")
+		}
+		if f.AsName.O == "" {
+			f.AsName = ast.NewCIStr(asTyped(f.Text(), typed)) // named as written, not by the values written in
+		}
+		a := &userVarAssigner{cn: cn, text: text, before: before}
+		n, _ := f.Expr.Accept(a)
+		if a.err != nil {
+			return nil, a.err
+		}
+		if v, ok := f.Expr.(*ast.VariableExpr); ok && v.Value != nil && a.field != nil {
+			fields[i] = a.field
+		}
+		f.Expr = n.(ast.ExprNode)
+	}
+	sel.SetText(nil, text)
+	env := cn.env()
+	s, err := builtQuery(sel, &env)
+	if err != nil {
+		return nil, err
+	}
+	s.stmt, s.node, s.text = statement(s.node, text), nil, text
+	res, err := cn.run(context.Background(), &s)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range fields {
+		if i < len(res.Fields) {
+			f.Name = res.Fields[i].Name
+			res.Fields[i] = f
+			for _, row := range res.Rows {
+				if i < len(row) && !row[i].IsNull() {
+					row[i] = sqltypes.MakeTrusted(f.Type, row[i].Raw())
+				}
+			}
+		}
+	}
+	return &answer{typed: res}, nil
+}
+
+// userVarAssigner writes an item's user variables in: an assignment
+// computed and set (its value's literal; field its column as the
+// expression assigned gives it), a variable read as it is then, typed
+// as it was before the statement.
+type userVarAssigner struct {
+	cn     *conn
+	text   string
+	before map[string]userValue
+	field  *querypb.Field
+	err    error
+}
+
+func (a *userVarAssigner) Enter(n ast.Node) (ast.Node, bool) { return n, a.err != nil }
+
+func (a *userVarAssigner) Leave(n ast.Node) (ast.Node, bool) {
+	v, ok := n.(*ast.VariableExpr)
+	if !ok || v.IsSystem || a.err != nil {
+		return n, true
+	}
+	name := strings.ToLower(v.Name)
+	if v.Value == nil {
+		return a.read(name).literal(), true
+	}
+	x, _ := v.Value.Accept(a) // the variables it reads, as they are now
+	if a.err != nil {
+		return n, false
+	}
+	val, field, err := a.cn.selectedValue(x.(ast.ExprNode), a.text)
+	if err == nil {
+		err = a.cn.keepUserVar(name, val)
+	}
+	if err != nil {
+		a.err = err
+		return n, false
+	}
+	a.field = field
+	lit := val.literal().(*driver.ValueExpr)
+	lit.Type.SetFlag(lit.Type.GetFlag() &^ userVarFlag) // a value, not a variable
+	return lit, true
+}
+
+// read is the variable name as the statement reads it: its value now,
+// of its kind before the statement.
+func (a *userVarAssigner) read(name string) userValue {
+	val, set := a.cn.userVars[name]
+	if !set {
+		return userValue{null: true, binary: true}
+	}
+	pre, had := a.before[name]
+	if !had {
+		pre = userValue{kind: userString}
+	}
+	if pre.kind == val.kind && pre.binary == val.binary {
+		return val
+	}
+	out := userValue{kind: pre.kind, binary: pre.binary, null: val.null, text: val.text}
+	switch pre.kind {
+	case userInt, userUint, userDecimal, userReal:
+		if _, err := strconv.ParseFloat(val.text, 64); err != nil && !val.null {
+			out.text = "0"
+		} else if f, _ := strconv.ParseFloat(val.text, 64); (pre.kind == userInt || pre.kind == userUint) && !val.null {
+			out.text = strconv.FormatInt(int64(f), 10)
+		}
+	}
+	return out
+}

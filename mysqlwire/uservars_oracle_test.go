@@ -12,7 +12,8 @@ import (
 // select lists, arithmetic, comparisons and WHERE, never set (NULL),
 // of each kind (their columns' types are MariaDB's: BIGINT, DECIMAL,
 // DOUBLE, LONGBLOB), a sequence's value taken once by SET and read
-// again, and mariadb-dump's preamble.
+// again, mariadb-dump's preamble, and assignments in a select list
+// (SELECT @v := expr).
 var userVarScript = []string{
 	"CREATE SEQUENCE s1 START WITH 5 INCREMENT BY 2 NOCACHE",
 	"SELECT @unset, @unset + 1, @unset IS NULL, CONCAT('a', @unset), COALESCE(@unset, 'x')",
@@ -47,10 +48,17 @@ var userVarScript = []string{
 	"SET @OLD_TIME_ZONE=@@TIME_ZONE", "SET TIME_ZONE='+00:00'", "SELECT @@time_zone, @OLD_TIME_ZONE",
 	"SET TIME_ZONE=@OLD_TIME_ZONE", "SELECT @@time_zone",
 	"SET @OLD_SQL_NOTES=@@SQL_NOTES, SQL_NOTES=0", "SELECT @OLD_SQL_NOTES", "SET SQL_NOTES=@OLD_SQL_NOTES",
+	// Assignments in a select list: each computed once, in order, read
+	// after as set, typed as MariaDB types the statement before it runs.
+	"SELECT @p := 3", "SELECT @p",
+	"SELECT @q := 1, @q + 1, @q := @q + 10, @q", "SELECT @q, @p",
+	"SELECT @r := NEXT VALUE FOR s1, @r, PREVIOUS VALUE FOR s1", "SELECT @r",
+	"SELECT @t := 'abc', @t, @m2 := 1.5, @m2", "SELECT @t, @m2",
+	"SELECT @p := @p * 2 AS doubled, @p", "SELECT @u2 := (SELECT 1, 2)", "SELECT @u2",
 }
 
 // userVarScriptLen pins userVarScript's length.
-const userVarScriptLen = 51
+const userVarScriptLen = 62
 
 // TestUserVariablesOracle runs userVarScript on MariaDB and on seqd, as
 // text and prepared, and compares each statement's answer, diagnostics
