@@ -167,14 +167,20 @@ func (h handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, call
 			began = cn.began()
 		}
 		st := &steps[i]
+		var fresh []step
 		if st.reads { // built again with the user variables as they are now (uservars.go, rule 2)
-			fresh, err := translate(cn.parser, st.source, cn.env())
-			if err == nil && len(fresh) == 1 {
+			if fresh, err = translate(cn.parser, st.source, cn.env()); err == nil && len(fresh) != 1 {
+				err = unsupported("this statement reading user variables")
+			}
+			if err == nil {
 				st = &fresh[0]
 			}
 		}
 		cn.begins(st)
-		res, err := cn.run(ctx, st)
+		var res *sqltypes.Result
+		if err == nil {
+			res, err = cn.run(ctx, st)
+		}
 		cn.ended(st, err)
 		if err != nil {
 			cn.observe(st.command, err, began)
