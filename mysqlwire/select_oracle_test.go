@@ -641,6 +641,7 @@ func TestSelectsRefused(t *testing.T) {
 		{"SELECT GREATEST(0x41, 1)", "hexadecimal or bit literal"}, {"SELECT (SELECT b'1') + 0", "hexadecimal or bit literal"},
 		{"SELECT 0x41 UNION SELECT 1", "hexadecimal or bit literal"}, {"DO 0x41 + 0", "hexadecimal literal here"}, {"SELECT 0x41 + 1, x'41'", "both 0x.. and x'..'"},
 		{"SELECT LEFT(x'C3B1', 1)", "binary string"}, {"SELECT LPAD('a', 3, x'C3B1')", "binary string"},
+		{"SELECT @r := start_value FROM s", "assigning a user variable"}, {"DO @r := 1", "assigning a user variable"},
 	} {
 		_, err := db.Exec(c.q)
 		if number(err) != 1235 || !strings.Contains(err.Error(), c.what) {
