@@ -3,6 +3,7 @@ package mysqlwire
 import (
 	"context"
 	"regexp"
+	"slices"
 	"sync"
 
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -284,7 +285,16 @@ func (cn *conn) translate(query string) ([]step, error) {
 	if cn.plans == nil || len(cn.plans) >= maxPlans {
 		cn.plans = map[planKey][]step{}
 	}
-	cn.plans[key] = steps
+	kept := steps
+	for i, s := range steps {
+		if s.reads { // built again each time it runs: kept without the user variables' values it was built with
+			if &kept[0] == &steps[0] {
+				kept = slices.Clone(steps)
+			}
+			kept[i] = step{reads: true, source: s.source, text: s.text, command: s.command}
+		}
+	}
+	cn.plans[key] = kept
 	return steps, nil
 }
 

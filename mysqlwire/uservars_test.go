@@ -177,3 +177,24 @@ SELECT @a, @b;
 		t.Fatalf("the mariadb client's output from seqd:\n%s\nfrom MariaDB:\n%s", got, want)
 	}
 }
+
+// TestUserVariablesReadAgain: a statement sent again (its translation
+// kept, without the value it was built with) reads a user variable as
+// it is each time.
+func TestUserVariablesReadAgain(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	c, err := open(t, addr, "root", "").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i, want := range []int{1000, 2000} {
+		if _, err := c.ExecContext(ctx, fmt.Sprintf("SET @big = REPEAT('x', %d)", want)); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := c.QueryRowContext(ctx, "SELECT LENGTH(@big)").Scan(&n); err != nil || n != want {
+			t.Fatalf("run %d: LENGTH(@big) %d, %v; want %d", i, n, err, want)
+		}
+	}
+}
