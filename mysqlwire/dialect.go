@@ -234,7 +234,10 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 		}
 		return step{node: transactionNode(pg.TransactionStmtKind_TRANS_STMT_ROLLBACK), txControl: true}, nil
 	case *ast.SetStmt:
-		return step{answer: func(c *conn) (*answer, error) { return nil, c.set(n) }, acts: true, clears: setUsesTable(n)}, nil
+		var markers markerFinder // SET @v = ?, prepared
+		n.Accept(&markers)
+		return step{answer: func(c *conn) (*answer, error) { return nil, c.set(n) }, acts: true, clears: setUsesTable(n),
+			params: len(markers.markers)}, nil
 	case *ast.UseStmt:
 		return step{answer: func(c *conn) (*answer, error) { return nil, c.use(n.DBName) }, acts: true}, nil
 	case *ast.CreateDatabaseStmt:

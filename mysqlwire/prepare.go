@@ -183,7 +183,11 @@ func (cn *conn) prepareBound(query string, bind func(i int) ast.ExprNode) (ps *p
 	}
 	switch {
 	case ps.st.acts:
-		// Answered when executed, with no rows.
+		// Answered when executed, with no rows; SET @v = ? built again
+		// with the values bound (uservars.go).
+		if n := ps.st.params; n > 0 {
+			ps.params, ps.bound = make([]*eval.Type, n), true
+		}
 	case ps.st.answer != nil:
 		a, err := ps.st.answer(cn)
 		if err != nil {
@@ -245,7 +249,7 @@ func (h handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, pd *mysql.Pr
 
 // execute runs a prepared statement with the parameters the client bound.
 func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData) (res *sqltypes.Result, err error) {
-	if ps.st.reads && !ps.st.acts { // the user variables as they are now (uservars.go, rule 2)
+	if ps.st.reads && !ps.st.acts || ps.st.acts && ps.bound { // the user variables as they are now, SET @v = ? (uservars.go)
 		return cn.executeBound(ctx, ps, pd)
 	}
 	if ps.p == nil {

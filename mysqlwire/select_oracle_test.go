@@ -653,7 +653,7 @@ func TestSelectsRefused(t *testing.T) {
 			t.Errorf("%s: %v, want 1582 (a wrong number of arguments)", q, err)
 		}
 	}
-	for _, q := range []string{"SELECT ?", "SELECT NEXTVAL(s), ? FROM s"} {
+	for _, q := range []string{"SELECT ?", "SELECT NEXTVAL(s), ? FROM s", "SET @v = ?"} {
 		_, err := db.Exec(q)
 		if number(err) != 1064 || !strings.Contains(err.Error(), "near '?") {
 			t.Errorf("%s as text: %v, want 1064 near the marker", q, err)

@@ -228,6 +228,9 @@ func (cn *conn) userVarValues(n *ast.SetStmt) (map[int]userValue, error) {
 		if v.IsSystem || strings.EqualFold(v.Name, ast.SetNames) || strings.EqualFold(v.Name, ast.SetCharset) {
 			continue
 		}
+		if fresh == nil && boundValues(n) {
+			fresh = n // built for this execution with the values bound (bound.go): its own tree
+		}
 		if fresh == nil {
 			stmts, err := parseSQL(cn.parser, n.Text())
 			if err != nil {
@@ -557,3 +560,23 @@ func (a *userVarAssigner) read(name string) userValue {
 	}
 	return out
 }
+
+// boundValues reports whether n holds a prepared statement's values
+// bound in place of its markers (bindMarkers), which its text does not.
+func boundValues(n ast.Node) bool {
+	var f boundFinder
+	n.Accept(&f)
+	return f.found
+}
+
+// boundFinder finds a value bound in place of a marker.
+type boundFinder struct{ found bool }
+
+func (f *boundFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if v, ok := n.(*driver.ValueExpr); ok && v.Type.GetFlag()&boundFlag != 0 {
+		f.found = true
+	}
+	return n, f.found
+}
+
+func (f *boundFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

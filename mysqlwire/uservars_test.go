@@ -198,3 +198,37 @@ func TestUserVariablesReadAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestUserVariablesSetParams: SET @v = ? prepared takes the values bound
+// at each execution, read as MariaDB reads a parameter, on MariaDB and
+// on seqd alike.
+func TestUserVariablesSetParams(t *testing.T) {
+	mc, dbName := testenv.MariaDBConn(t, "seqd_uservars_params")
+	addr, _ := startServer(t, Config{})
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := open(t, addr, "root", dbName).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	var got [2]string
+	for i, c := range []*sql.Conn{mc, sc} {
+		st, err := c.PrepareContext(ctx, "SET @w = ? + 1, @x = CONCAT(?, 'a')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]any{{5, "b"}, {"7", 2.5}, {nil, nil}} {
+			if _, err := st.ExecContext(ctx, args...); err != nil {
+				got[i] += fmt.Sprint(args, " ERROR ", errCode(err), "; ")
+				continue
+			}
+			got[i] += fmt.Sprint(args, " ", queryResult(c, "SELECT @w, @x", false), "; ")
+		}
+		st.Close()
+	}
+	if got[0] != got[1] {
+		t.Fatalf("SET @w = ? + 1, @x = CONCAT(?, 'a'):\n  MariaDB: %s\n  seqd:    %s", got[0], got[1])
+	}
+}

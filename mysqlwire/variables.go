@@ -137,6 +137,11 @@ func (cn *conn) variable(name string) (string, bool) {
 // give a variable in turn (mariadb-dump's output saves variables so:
 // SET @OLD_TIME_ZONE=@@TIME_ZONE, later SET TIME_ZONE=@OLD_TIME_ZONE).
 func (cn *conn) set(n *ast.SetStmt) error {
+	var markers markerFinder
+	if n.Accept(&markers); len(markers.markers) > 0 { // sent as text: MariaDB's syntax error near the marker
+		text := n.Text()
+		return markerError(&step{near: strings.TrimSpace(text[max(strings.IndexByte(text, '?'), 0):])})
+	}
 	uservals, err := cn.userVarValues(n)
 	if err != nil {
 		return err
