@@ -521,7 +521,46 @@ func fieldName(f *ast.SelectField) string {
 			return x.GetString()
 		}
 	}
-	return f.Text()
+	return trailingCommentsOff(f.Text())
+}
+
+// trailingCommentsOff is an item's text without the comments and spaces
+// after its last token (`2 /* c */`, `6 # x`, `6 -- x`): its name, as
+// MariaDB names an item by the text from its first token to its last.
+func trailingCommentsOff(text string) string {
+	end := 0 // past the last token seen
+	for i := 0; i < len(text); {
+		switch c := text[i]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			i++
+		case c == '#' || strings.HasPrefix(text[i:], "--") && (i+2 == len(text) || strings.IndexByte(" \t\r\n", text[i+2]) >= 0):
+			nl := strings.IndexByte(text[i:], '\n')
+			if nl < 0 {
+				return text[:end]
+			}
+			i += nl + 1
+		case strings.HasPrefix(text[i:], "/*") && !strings.HasPrefix(text[i:], "/*!"):
+			close := strings.Index(text[i+2:], "*/")
+			if close < 0 {
+				return text[:end]
+			}
+			i += 2 + close + 2
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for j < len(text) && text[j] != c {
+				if text[j] == '\\' && c != '`' {
+					j++
+				}
+				j++
+			}
+			i = min(j+1, len(text))
+			end = i
+		default:
+			i++
+			end = i
+		}
+	}
+	return text[:end]
 }
 
 // byItem is an item of GROUP BY or ORDER BY: a column's position in

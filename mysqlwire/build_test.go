@@ -202,3 +202,24 @@ func TestHexForms(t *testing.T) {
 		}
 	}
 }
+
+func TestTrailingCommentsOff(t *testing.T) {
+	for in, want := range map[string]string{
+		"2 /* c */":           "2",
+		"6 # hash":            "6",
+		"6 -- x":              "6",
+		"6 --x":               "6 --x",
+		"1 /* c */ + 1":       "1 /* c */ + 1",
+		"'a /* b */' /* c */": "'a /* b */'",
+		"'it''s' -- x\n":      "'it''s'",
+		"`a#b` # c":           "`a#b`",
+		"'a\\' # b' # c":      "'a\\' # b'",
+		"1 /*! 2 */":          "1 /*! 2 */",
+		"3 /* open":           "3",
+		"x - -1 --":           "x - -1",
+	} {
+		if got := trailingCommentsOff(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

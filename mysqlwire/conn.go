@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -153,9 +154,28 @@ func (h handler) ComInitDB(c *mysql.Conn, db string) error {
 }
 
 func (h handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	return h.query(ctx, c, query, callback, false)
+}
+
+// ComMultiQuery answers a query of one statement or several, the client
+// having asked for several (CLIENT_MULTI_STATEMENTS): each statement's
+// result in turn, all but the last with SERVER_MORE_RESULTS_EXISTS, up to
+// the first that fails, whose error ends the query, as MariaDB answers.
+func (h handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	return "", h.query(ctx, c, query, callback, true)
+}
+
+// query runs the statements of query; several only where the client
+// asked for several (multi): otherwise a second statement is MariaDB's
+// syntax error, before any runs, as MariaDB's parser stops there (a
+// statement an injection appends to another does not run).
+func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn, multi bool) error {
 	cn := h.conn(c)
 	began := cn.began()
 	steps, err := cn.translate(query)
+	if err == nil && len(steps) > 1 && !multi {
+		err = stackedError(query, steps)
+	}
 	if err != nil {
 		cn.begins(&step{})
 		cn.ended(&step{}, err)
@@ -197,8 +217,18 @@ func (h handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, call
 	return nil
 }
 
-func (h handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
-	return "", h.ComQuery(ctx, c, query, callback)
+// stackedError is MariaDB's 1064 for query, whose statements steps are
+// more than one, sent without CLIENT_MULTI_STATEMENTS: near the second
+// statement, at its line.
+func stackedError(query string, steps []step) error {
+	at := 0
+	if i := strings.Index(query, steps[0].text); i >= 0 {
+		at = i + len(steps[0].text)
+	}
+	if i := strings.Index(query[at:], strings.TrimSpace(steps[1].text)); i >= 0 {
+		at += i
+	}
+	return syntaxErrorAt(query, at, nil)
 }
 
 // WarningCount is the conditions the statement just run raised.

@@ -120,6 +120,9 @@ func (c *Conn) sendQueryResults(qr *sqltypes.Result, more bool) error {
 		// Failsafe: Unreachable if server is well-behaved.
 		return io.EOF
 	}
+	if more {
+		return c.sendResultBeforeMore(qr, flag)
+	}
 
 	if !c.query.fieldSent {
 		c.query.fieldSent = true
@@ -145,6 +148,33 @@ func (c *Conn) sendQueryResults(qr *sqltypes.Result, more bool) error {
 	}
 
 	return c.writeRows(qr)
+}
+
+// sendResultBeforeMore sends qr whole, ended with flag's
+// SERVER_MORE_RESULTS_EXISTS, and makes the next call of the results
+// callback begin the next result (seqd: a handler answers a query of
+// several statements, CLIENT_MULTI_STATEMENTS, in one ComMultiQuery,
+// each statement's result one call with more set but the last's;
+// upstream wrote the next statement's rows into the first's result, or
+// ended the connection after an OK packet). A statement that fails
+// after one that was answered is then the query's error packet, as
+// MySQL's server ends a multi-statement query at its first error.
+func (c *Conn) sendResultBeforeMore(qr *sqltypes.Result, flag uint16) error {
+	handler := c.query.handler
+	c.query.fieldSent, c.query.sendFinished = false, false
+	if len(qr.Fields) == 0 {
+		if qr.Info != "" {
+			return c.writeOKPacketWithInfo(qr.RowsAffected, qr.InsertID, flag, handler.WarningCount(c), qr.Info)
+		}
+		return c.writeOKPacket(qr.RowsAffected, qr.InsertID, flag, handler.WarningCount(c))
+	}
+	if err := c.writeFields(qr); err != nil {
+		return err
+	}
+	if err := c.writeRows(qr); err != nil {
+		return err
+	}
+	return c.writeEndResult(true, 0, 0, handler.WarningCount(c))
 }
 
 func (c *Conn) parseComQuery(data []byte) string {
