@@ -38,6 +38,19 @@ type Compiler struct {
 	// aggClause names the clause being compiled where aggregates are not
 	// allowed ("WHERE"), for the error; "" elsewhere.
 	aggClause string
+	// clause is the clause of the query being compiled that its column
+	// references stand in, for the errors that name one (sqlerr.Error's
+	// Column and Clause).
+	clause sqlerr.Clause
+}
+
+// within compiles in clause: a column reference that names no column,
+// or several, says it stands there.
+func (c *Compiler) within(clause sqlerr.Clause, compile func() error) error {
+	saved := c.clause
+	c.clause = clause
+	defer func() { c.clause = saved }()
+	return compile()
 }
 
 // inClause compiles n as an expression of clause, where aggregates are
@@ -170,7 +183,7 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 		for i, rc := range it.cols {
 			if rc.Name == col && !(table == "" && sc.merged[it.offset+i]) {
 				if found != nil {
-					return nil, c.ErrAt(ref.Location, sqlerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", col)
+					return nil, c.ErrAt(ref.Location, sqlerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", col).InClause(strings.Join(names, "."), c.clause)
 				}
 				found = &colExpr{t: rc.Type, idx: it.offset + i}
 			}
@@ -183,7 +196,7 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 				continue
 			}
 			if found != nil {
-				return nil, c.ErrAt(ref.Location, sqlerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", col)
+				return nil, c.ErrAt(ref.Location, sqlerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", col).InClause(strings.Join(names, "."), c.clause)
 			}
 			found = &tableOIDExpr{oid: it.tableOID, from: it.offset, to: it.offset + len(it.cols)}
 		}
@@ -202,13 +215,14 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 	if x, ok, err := c.outerRef(ref, schema, table, col); ok || err != nil {
 		return x, err
 	}
+	written := strings.Join(names, ".")
 	if !tableSeen {
-		return nil, c.ErrAt(ref.Location, sqlerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", table)
+		return nil, c.ErrAt(ref.Location, sqlerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", table).InClause(written, c.clause)
 	}
 	if table != "" {
-		return nil, c.ErrAt(ref.Location, sqlerr.UndefinedColumn, "column %s.%s does not exist", table, col)
+		return nil, c.ErrAt(ref.Location, sqlerr.UndefinedColumn, "column %s.%s does not exist", table, col).InClause(written, c.clause)
 	}
-	err := c.ErrAt(ref.Location, sqlerr.UndefinedColumn, "column \"%s\" does not exist", col)
+	err := c.ErrAt(ref.Location, sqlerr.UndefinedColumn, "column \"%s\" does not exist", col).InClause(written, c.clause)
 	return nil, err
 }
 

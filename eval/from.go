@@ -71,7 +71,10 @@ func (c *Compiler) fromNode(sc *Scope, n *pg.Node) (source, error) {
 		}
 		js := &joinSource{l: l, r: r, kind: j.Jointype, total: func() int { return sc.width }, offset: sc.width - l.width() - r.width()}
 		if j.Quals != nil {
-			if err = c.inClause("JOIN conditions", func() (err error) { js.on, err = c.boolArg(sc, j.Quals, "JOIN/ON"); return err }); err != nil {
+			err = c.within(sqlerr.ClauseOn, func() error {
+				return c.inClause("JOIN conditions", func() (err error) { js.on, err = c.boolArg(sc, j.Quals, "JOIN/ON"); return err })
+			})
+			if err != nil {
 				return nil, err
 			}
 			c.lookupJoin(sc, js, j.Quals)
@@ -130,13 +133,13 @@ func (c *Compiler) using(sc *Scope, j *pg.JoinExpr, left, right []scopeItem) (Ex
 					continue
 				}
 				if found != nil {
-					return nil, c.ErrAt(-1, sqlerr.AmbiguousColumn, "common column name \"%s\" appears more than once in %s table", name, side)
+					return nil, c.ErrAt(-1, sqlerr.AmbiguousColumn, "common column name \"%s\" appears more than once in %s table", name, side).InClause(name, sqlerr.ClauseFrom)
 				}
 				found = &colExpr{t: rc.Type, idx: it.offset + i}
 			}
 		}
 		if found == nil {
-			return nil, c.ErrAt(-1, sqlerr.UndefinedColumn, "column \"%s\" specified in USING clause does not exist in %s table", name, side)
+			return nil, c.ErrAt(-1, sqlerr.UndefinedColumn, "column \"%s\" specified in USING clause does not exist in %s table", name, side).InClause(name, sqlerr.ClauseFrom)
 		}
 		return found, nil
 	}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -111,7 +112,10 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	q.width = sc.width
 	var err error
 	if st.WhereClause != nil {
-		if err = c.inClause("WHERE", func() (err error) { q.where, err = c.boolArg(sc, st.WhereClause, "WHERE"); return err }); err != nil {
+		err = c.within(sqlerr.ClauseWhere, func() error {
+			return c.inClause("WHERE", func() (err error) { q.where, err = c.boolArg(sc, st.WhereClause, "WHERE"); return err })
+		})
+		if err != nil {
 			return nil, err
 		}
 		c.pushDown(sc, st.WhereClause)
@@ -120,7 +124,9 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	for _, g := range st.GroupClause {
 		var x Expr
 		g, ci := uncollatedColumn(g)
-		err := c.inClause("GROUP BY", func() (err error) { x, err = c.groupKey(sc, st.TargetList, g); return err })
+		err := c.within(sqlerr.ClauseGroupBy, func() error {
+			return c.inClause("GROUP BY", func() (err error) { x, err = c.groupKey(sc, st.TargetList, g); return err })
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -132,18 +138,20 @@ func (c *Compiler) selectBody(st *pg.SelectStmt) (*Query, error) {
 	var aggs []*aggCall
 	c.aggs = &aggs
 	for _, t := range st.TargetList {
-		if err := c.target(sc, q, t.GetResTarget()); err != nil {
+		if err := c.within(sqlerr.ClauseSelectList, func() error { return c.target(sc, q, t.GetResTarget()) }); err != nil {
 			return nil, err
 		}
 	}
 	if st.HavingClause != nil {
-		if q.having, err = c.boolArg(sc, st.HavingClause, "HAVING"); err != nil {
+		err := c.within(sqlerr.ClauseHaving, func() (err error) { q.having, err = c.boolArg(sc, st.HavingClause, "HAVING"); return err })
+		if err != nil {
 			return nil, err
 		}
 	}
 	visible := len(q.targets)
 	for _, sb := range st.SortClause {
-		k, err := c.sortKey(sc, q, sb.GetSortBy(), visible)
+		var k sortKey
+		err := c.within(sqlerr.ClauseOrderBy, func() (err error) { k, err = c.sortKey(sc, q, sb.GetSortBy(), visible); return err })
 		if err != nil {
 			return nil, err
 		}
@@ -223,7 +231,7 @@ func (c *Compiler) groupKey(sc *Scope, targets []*pg.Node, g *pg.Node) (Expr, er
 	if a := g.GetAConst(); a != nil && a.GetIval() != nil {
 		pos := int(a.GetIval().Ival)
 		if pos < 1 || pos > len(targets) {
-			return nil, c.ErrAt(a.Location, sqlerr.InvalidColumnReference, "GROUP BY position %d is not in select list", pos)
+			return nil, c.ErrAt(a.Location, sqlerr.InvalidColumnReference, "GROUP BY position %d is not in select list", pos).InClause(strconv.Itoa(pos), sqlerr.ClauseGroupBy)
 		}
 		return item(targets[pos-1].GetResTarget(), a.Location)
 	}
@@ -468,7 +476,7 @@ func (c *Compiler) sortKey(sc *Scope, q *Query, sb *pg.SortBy, visible int) (sor
 	if a := sb.Node.GetAConst(); a != nil && a.GetIval() != nil {
 		pos := int(a.GetIval().Ival)
 		if pos < 1 || pos > visible {
-			return k, c.ErrAt(a.Location, sqlerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+			return k, c.ErrAt(a.Location, sqlerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos).InClause(strconv.Itoa(pos), sqlerr.ClauseOrderBy)
 		}
 		k.col = pos - 1
 		return k, nil

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -107,12 +108,12 @@ func (c *Compiler) setOpSortKey(q *Query, sb *pg.SortBy, name string) (sortKey, 
 				return k, nil
 			}
 		}
-		return k, c.ErrAt(ref.Location, sqlerr.UndefinedColumn, "column \"%s\" does not exist", want)
+		return k, c.ErrAt(ref.Location, sqlerr.UndefinedColumn, "column \"%s\" does not exist", want).InClause(want, sqlerr.ClauseOrderBy)
 	}
 	if ac := sb.Node.GetAConst(); ac != nil && ac.GetIval() != nil {
 		pos := int(ac.GetIval().Ival)
 		if pos < 1 || pos > len(q.Columns) {
-			return k, c.ErrAt(ac.Location, sqlerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+			return k, c.ErrAt(ac.Location, sqlerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos).InClause(strconv.Itoa(pos), sqlerr.ClauseOrderBy)
 		}
 		k.col = pos - 1
 		return k, nil

@@ -65,6 +65,52 @@ var myErrors = map[sqlerr.Kind]myError{
 	sqlerr.InvalidStatementName:         {1243, "HY000"}, // ER_UNKNOWN_STMT_HANDLER
 }
 
+// columnErrors are the codes of the kinds of a failure to resolve a
+// column reference (sqlerr.Error's Column set), where MariaDB's differ
+// from the kind's: a qualifier that names no table (PostgreSQL's
+// undefined_table) and a position past the select list are MariaDB's
+// unknown column.
+var columnErrors = map[sqlerr.Kind]myError{
+	sqlerr.UndefinedColumn:        {1054, "42S22"}, // ER_BAD_FIELD_ERROR: "Unknown column '%s' in '%s'"
+	sqlerr.UndefinedTable:         {1054, "42S22"},
+	sqlerr.InvalidColumnReference: {1054, "42S22"},
+	sqlerr.AmbiguousColumn:        {1052, "23000"}, // ER_NON_UNIQ_ERROR: "Column '%s' in %s is ambiguous"
+}
+
+// clauseNames are the words MariaDB 10.11 names a clause with in 1054
+// and 1052.
+var clauseNames = map[sqlerr.Clause]string{
+	sqlerr.ClauseSelectList: "SELECT",
+	sqlerr.ClauseFrom:       "FROM",
+	sqlerr.ClauseOn:         "ON",
+	sqlerr.ClauseWhere:      "WHERE",
+	sqlerr.ClauseGroupBy:    "GROUP BY",
+	sqlerr.ClauseHaving:     "HAVING",
+	sqlerr.ClauseOrderBy:    "ORDER BY",
+}
+
+// columnError is err in MariaDB's words where it is a column reference
+// that resolves to no column or to several (its Column set), nil
+// otherwise.
+func columnError(err error) *mysql.SQLError {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Column == "" {
+		return nil
+	}
+	e, ok := columnErrors[se.Kind]
+	if !ok {
+		return nil
+	}
+	clause := clauseNames[se.Clause]
+	if clause == "" {
+		clause = "SELECT"
+	}
+	if e.number == 1052 {
+		return mysql.NewSQLError(int(e.number), e.state, "Column '%s' in %s is ambiguous", se.Column, clause)
+	}
+	return mysql.NewSQLError(int(e.number), e.state, "Unknown column '%s' in '%s'", se.Column, clause)
+}
+
 // unknownError is ER_UNKNOWN_ERROR.
 var unknownError = myError{1105, "HY000"}
 
@@ -82,6 +128,9 @@ func toSQLError(err error) *mysql.SQLError {
 	var me *mysql.SQLError
 	if errors.As(err, &me) {
 		return me
+	}
+	if ce := columnError(err); ce != nil {
+		return ce
 	}
 	kind := frontend.KindOf(err)
 	e := codes(kind)

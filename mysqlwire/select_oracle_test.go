@@ -368,6 +368,22 @@ var selects = []string{
 	"SELECT start_value FROM s1 WHERE start_value < ALL (SELECT start_value FROM s3)",
 	"SELECT 1 > ANY (SELECT 1, 2)", "SELECT 1 IN (SELECT 1, 2)", "SELECT (SELECT 1, 2)", "SELECT 1 = ALL (SELECT start_value, increment FROM s1)",
 	"SELECT 1 IN (SELECT * FROM s1)", "SELECT 1 > ALL (SELECT * FROM s1)", "SELECT (SELECT * FROM s1)", "SELECT 1 = ANY (SELECT * FROM (SELECT 1) t)",
+	// Column references that name no column, or several: 1054 and 1052
+	// in MariaDB's words, naming the reference as written and its clause.
+	"SELECT nope FROM s1", "SELECT s.nope FROM s1 s", "SELECT nope", "SELECT COUNT(nope) FROM s1", "SELECT x.start_value FROM s1",
+	"SELECT start_value FROM s1 WHERE nope = 1", "SELECT start_value FROM s1 s WHERE s.nope = 1", "SELECT 1 WHERE nope = 1",
+	"SELECT start_value FROM s1 ORDER BY nope", "SELECT 1 ORDER BY nope", "SELECT start_value FROM s1 ORDER BY 2",
+	"SELECT start_value FROM s1 GROUP BY nope", "SELECT start_value FROM s1 GROUP BY 2",
+	"SELECT start_value FROM s1 GROUP BY start_value HAVING nope > 1",
+	"SELECT a.start_value FROM s1 a JOIN s2 b ON a.nope = b.start_value", "SELECT 1 FROM s1 a JOIN s2 b USING (start_value, nope)",
+	"SELECT (SELECT nope FROM s1)", "SELECT start_value FROM s1 WHERE start_value IN (SELECT nope FROM s2)",
+	"SELECT 1 FROM s1 WHERE EXISTS (SELECT 1 FROM s2 WHERE nope = 1)", "SELECT (SELECT 1 FROM s2 ORDER BY nope)",
+	"SELECT t.nope FROM (SELECT 1 AS x) t", "SELECT x FROM (SELECT nope FROM s1) t", "SELECT other.s1.start_value FROM s1",
+	"SELECT start_value FROM s1 UNION SELECT start_value FROM s2 ORDER BY nope", "SELECT start_value FROM s1 UNION SELECT nope FROM s2",
+	"SELECT start_value FROM s1 UNION SELECT start_value FROM s2 ORDER BY 2",
+	"SELECT start_value FROM s1, s2", "SELECT 1 FROM s1 a, s2 b WHERE start_value = 1", "SELECT 1 FROM s1 a, s2 b ORDER BY start_value",
+	"SELECT 1 FROM s1 a, s2 b GROUP BY start_value", "SELECT 1 FROM s1 a JOIN s2 b ON start_value = 1",
+	"SELECT 1 FROM s1 a JOIN s2 b ON 1 JOIN s1 c USING (start_value)", "SELECT a.start_value AS x FROM s1 a JOIN s1 b ON 1 ORDER BY start_value",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division

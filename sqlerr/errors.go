@@ -105,7 +105,30 @@ type Error struct {
 	// Pos is the 1-based character position in the query string, 0 if
 	// none.
 	Pos int
+	// Column is, for a column reference that names no column or more
+	// than one (UndefinedColumn, AmbiguousColumn, and UndefinedTable
+	// where its qualifier names no FROM item), the reference as written,
+	// qualified as it was ("s.nope"), or the position written in GROUP
+	// BY or ORDER BY ("2", InvalidColumnReference); Clause is the clause
+	// it stands in. Front ends whose words name them (MySQL's) read
+	// these, never the message.
+	Column string
+	Clause Clause
 }
+
+// Clause is the part of a query a column reference stands in.
+type Clause string
+
+// The clauses a column reference stands in.
+const (
+	ClauseSelectList Clause = "select list"
+	ClauseFrom       Clause = "FROM" // JOIN ... USING
+	ClauseOn         Clause = "ON"
+	ClauseWhere      Clause = "WHERE"
+	ClauseGroupBy    Clause = "GROUP BY"
+	ClauseHaving     Clause = "HAVING"
+	ClauseOrderBy    Clause = "ORDER BY"
+)
 
 func (e *Error) Error() string { return e.Msg }
 
@@ -126,6 +149,13 @@ func (e *Error) At(query string, loc int32) *Error {
 // WithDetail sets e's detail and returns e.
 func (e *Error) WithDetail(detail string) *Error {
 	e.Detail = detail
+	return e
+}
+
+// InClause sets the column reference e is about, as written, and the
+// clause it stands in, and returns e.
+func (e *Error) InClause(column string, clause Clause) *Error {
+	e.Column, e.Clause = column, clause
 	return e
 }
 
