@@ -422,7 +422,13 @@ func (c *Compiler) NoFunction(name string, args []Expr, loc int32) error {
 		}
 	}
 	err := c.ErrAt(loc, sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(types, ", "))
-	if _, known := builtins[name]; known {
+	defs, known := builtins[name]
+	if !known {
+		err.Function = name
+	} else if !slices.ContainsFunc(defs, func(d funcDef) bool { return len(d.args) == len(args) || d.variadic && len(args) >= len(d.args)-1 }) {
+		err.Function, err.WrongArgCount = name, true
+	}
+	if known {
 		return err.WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	return err.WithHint("seqd serves sequences: see the README for the functions it offers.")

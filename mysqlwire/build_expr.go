@@ -25,6 +25,9 @@ type builder struct {
 	markers []marker
 	tables  []fromTable
 	seqs    []seqName
+	// calls are the functions its calls name that the executor looks
+	// up, which an error names as MariaDB does (step.callErr).
+	calls []calledFunc
 	// item is the select list item being built, whose column a CAST
 	// standing for it names in its warnings (nil elsewhere).
 	item *ast.SelectField
@@ -75,6 +78,10 @@ type stmtEnv struct {
 	// reads as they are when it is built (uservars.go).
 	userVars map[string]userValue
 }
+
+// calledFunc is a function a call names: the executor's function it is
+// built as, and its name as written (ABS, Length).
+type calledFunc struct{ built, named string }
 
 // fromTable is a sequence a FROM clause reads: its schema ("" for the
 // one found along the search path) and name, and its name as MariaDB's

@@ -77,7 +77,12 @@ func (b *builder) stringArgs(xs []ast.ExprNode) ([]*pg.Node, error) {
 func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 	name := x.FnName.L
 	if x.Schema.O != "" || x.Tp == ast.FuncCallExprTypeGeneric {
-		return nil, unsupported("stored functions (" + x.Schema.O + "." + x.FnName.O + "())")
+		// A stored function: seqd has none.
+		schema := x.Schema.O
+		if schema == "" {
+			schema = b.env.db
+		}
+		return nil, noSuchFunction(schema, x.FnName.O)
 	}
 	if f, ok, err := b.sequenceCall(x); ok || err != nil {
 		return f, err
@@ -146,6 +151,7 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return funcCall("strpos", args), nil
 	}
 	if to, ok := renamedFuncs[name]; ok {
+		b.calls = append(b.calls, calledFunc{to, x.FnName.O})
 		args, err := b.stringArgs(x.Args)
 		return funcCall(to, args), err
 	}
@@ -153,6 +159,7 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if !ok {
 		return nil, unsupported(x.FnName.O + "()")
 	}
+	b.calls = append(b.calls, calledFunc{pgName, x.FnName.O})
 	build := b.values
 	if stringArgFuncs[name] {
 		build = b.stringArgs
@@ -789,6 +796,16 @@ func (b *builder) groupConcat(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 		n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
 	}
 	return n, nil
+}
+
+// noSuchFunction is MariaDB's error for a call of a function that is
+// not there (ER_SP_DOES_NOT_EXIST), named in schema (the current
+// database for an unqualified name, none without one).
+func noSuchFunction(schema, fn string) error {
+	if schema != "" {
+		fn = schema + "." + fn
+	}
+	return vmysql.NewSQLError(1305, "42000", "FUNCTION %s does not exist", fn)
 }
 
 // wrongArgCount is MariaDB's error for a call of fn with a wrong number

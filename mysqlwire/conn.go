@@ -2,6 +2,7 @@ package mysqlwire
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -461,7 +462,7 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	if err == nil && st.discard {
 		res = &sqltypes.Result{}
 	}
-	return res, st.failed(st.tableErr(err))
+	return res, st.failed(st.tableErr(st.callErr(err)))
 }
 
 // failed is err as the step's fail words it.
@@ -499,6 +500,26 @@ func (st *step) tableErr(err error) error {
 		if name := tableName(t.schema, t.name); name == missing || t.schema != "" && t.schema+"." == missing {
 			return noSuchTable(t.named)
 		}
+	}
+	return err
+}
+
+// callErr is err, but for a function a call of the statement names
+// that is not there, or not with as many arguments, MariaDB's 1305 or
+// 1582 naming it as written.
+func (st *step) callErr(err error) error {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Kind != sqlerr.UndefinedFunction || se.Function == "" {
+		return err
+	}
+	for _, c := range st.calls {
+		if c.built != se.Function {
+			continue
+		}
+		if se.WrongArgCount {
+			return wrongArgCount(c.named)
+		}
+		return noSuchFunction(st.db, c.named)
 	}
 	return err
 }

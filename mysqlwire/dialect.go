@@ -51,6 +51,11 @@ type step struct {
 	// tables are the sequences its FROM clauses read, as MariaDB names
 	// them in its error for a missing table (1146).
 	tables []fromTable
+	// calls are the functions its calls name, as MariaDB names them in
+	// its errors for one not there (1305) or called with a wrong number
+	// of arguments (1582); db the database unqualified names are in.
+	calls []calledFunc
+	db    string
 	// answer, when set, answers the statement here instead. acts: it
 	// changes something (SET, USE, KILL, RENAME), so it runs when the
 	// statement does, never when it is prepared; it returns no rows.
@@ -344,7 +349,8 @@ func builtQuery(q ast.Node, env *stmtEnv) (step, error) {
 	if err != nil {
 		return step{}, err
 	}
-	s := step{node: node, names: names, types: b.types, params: b.number(), tables: b.tables, clears: len(b.seqs) > 0 || readsTable(q)}
+	s := step{node: node, names: names, types: b.types, params: b.number(), tables: b.tables, calls: b.calls, db: env.db,
+		clears: len(b.seqs) > 0 || readsTable(q)}
 	if seqs := b.seqs; len(seqs) > 0 {
 		s.fail = func(err error) error { return callError(err, seqs) }
 	}

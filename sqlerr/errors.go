@@ -114,6 +114,12 @@ type Error struct {
 	// these, never the message.
 	Column string
 	Clause Clause
+	// Function is, for UndefinedFunction where no function of a call's
+	// name is there, or none that takes as many arguments as the call
+	// gives (WrongArgCount), that name; "" where one of that many
+	// arguments is there but their types fit none.
+	Function      string
+	WrongArgCount bool
 }
 
 // Clause is the part of a query a column reference stands in.
