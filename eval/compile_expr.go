@@ -72,6 +72,10 @@ type groupCheck struct {
 type groupRef struct {
 	idx int
 	loc int32
+	// written is the reference as written, clause the clause it stands
+	// in (sqlerr.Error's Column and Clause).
+	written string
+	clause  sqlerr.Clause
 }
 
 // maxParams is the most parameters a statement may have.
@@ -203,7 +207,7 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 	}
 	if found != nil {
 		if ce, ok := found.(*colExpr); ok && c.grouping != nil && c.grouping.sc == sc && c.inAgg == 0 {
-			c.grouping.refs = append(c.grouping.refs, groupRef{ce.idx, ref.Location})
+			c.grouping.refs = append(c.grouping.refs, groupRef{ce.idx, ref.Location, strings.Join(names, "."), c.clause})
 		}
 		return found, nil
 	}

@@ -17,7 +17,9 @@ func (c *Compiler) fromItem(sc *Scope, n *pg.Node) (source, error) {
 	for _, it := range sc.items[before:] {
 		for _, prev := range sc.items[:before] {
 			if it.alias != "" && it.alias == prev.alias && it.schema == prev.schema {
-				return nil, c.ErrAt(-1, sqlerr.DuplicateAlias, "table name \"%s\" specified more than once", it.alias)
+				err := c.ErrAt(-1, sqlerr.DuplicateAlias, "table name \"%s\" specified more than once", it.alias)
+				err.Alias = it.alias
+				return nil, err
 			}
 		}
 	}

@@ -290,7 +290,9 @@ func (c *Compiler) subLink(sc *Scope, sl *pg.SubLink) (Expr, error) {
 		return x, nil
 	case pg.SubLinkType_EXPR_SUBLINK, pg.SubLinkType_ARRAY_SUBLINK:
 		if len(q.Columns) != 1 {
-			return nil, c.ErrAt(sl.Location, sqlerr.SyntaxError, "subquery must return only one column")
+			err := c.ErrAt(sl.Location, sqlerr.SyntaxError, "subquery must return only one column")
+			err.ColumnsWanted = 1
+			return nil, err
 		}
 		x.t = q.Columns[0].Type
 		if sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
@@ -301,8 +303,14 @@ func (c *Compiler) subLink(sc *Scope, sl *pg.SubLink) (Expr, error) {
 		}
 		return x, nil
 	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
-		if len(q.Columns) != 1 {
-			return nil, c.ErrAt(sl.Location, sqlerr.SyntaxError, "subquery has too many columns")
+		if len(q.Columns) != 1 { // PostgreSQL's words for a row of one value
+			more := "many"
+			if len(q.Columns) < 1 {
+				more = "few"
+			}
+			err := c.ErrAt(sl.Location, sqlerr.SyntaxError, "subquery has too %s columns", more)
+			err.ColumnsWanted = 1
+			return nil, err
 		}
 		x.op, x.all = "=", sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK
 		if n := len(sl.OperName); n > 0 {

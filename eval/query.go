@@ -212,7 +212,8 @@ func (c *Compiler) checkGrouped(q *Query, sc *Scope) error {
 				}
 			}
 		}
-		return c.ErrAt(r.loc, sqlerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name)
+		return c.ErrAt(r.loc, sqlerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name).
+			InClause(r.written, r.clause)
 	}
 	return nil
 }

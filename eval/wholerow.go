@@ -23,7 +23,7 @@ func (c *Compiler) wholeRow(sc *Scope, ref *pg.ColumnRef, name string) (Expr, bo
 		for i, rc := range it.cols {
 			cols[i] = &colExpr{t: rc.Type, idx: it.offset + i}
 			if c.grouping != nil && c.grouping.sc == sc {
-				c.grouping.refs = append(c.grouping.refs, groupRef{it.offset + i, ref.Location})
+				c.grouping.refs = append(c.grouping.refs, groupRef{it.offset + i, ref.Location, name, c.clause})
 			}
 		}
 		return &recordExpr{cols: cols}, true, nil

@@ -63,6 +63,8 @@ var myErrors = map[sqlerr.Kind]myError{
 	sqlerr.DatetimeFieldOverflow:        {1292, "22007"},
 	sqlerr.DatatypeMismatch:             {1105, "HY000"},
 	sqlerr.InvalidStatementName:         {1243, "HY000"}, // ER_UNKNOWN_STMT_HANDLER
+	sqlerr.GroupingError:                {1111, "HY000"}, // ER_INVALID_GROUP_FUNC_USE: an aggregate where none may be (columnError: a column)
+	sqlerr.DuplicateAlias:               {1066, "42000"}, // ER_NONUNIQ_TABLE
 }
 
 // columnErrors are the codes of the kinds of a failure to resolve a
@@ -76,6 +78,10 @@ var columnErrors = map[sqlerr.Kind]myError{
 	sqlerr.InvalidColumnReference: {1054, "42S22"},
 	sqlerr.AmbiguousColumn:        {1052, "23000"}, // ER_NON_UNIQ_ERROR: "Column '%s' in %s is ambiguous"
 }
+
+// operandColumns is ER_OPERAND_COLUMNS, a subquery of more columns
+// (or fewer) than its place takes (sqlerr.Error's ColumnsWanted).
+var operandColumns = myError{1241, "21000"}
 
 // clauseNames are the words MariaDB 10.11 names a clause with in 1054
 // and 1052.
@@ -98,6 +104,11 @@ func columnError(err error) *mysql.SQLError {
 		return nil
 	}
 	e, ok := columnErrors[se.Kind]
+	if se.Kind == sqlerr.GroupingError && se.Clause == sqlerr.ClauseHaving {
+		// A column neither grouped nor in the select list is none HAVING
+		// may read, in MariaDB's words an unknown one.
+		e, ok = myError{1054, "42S22"}, true
+	}
 	if !ok {
 		return nil
 	}
@@ -135,6 +146,19 @@ func toSQLError(err error) *mysql.SQLError {
 	kind := frontend.KindOf(err)
 	e := codes(kind)
 	msg := err.Error()
+	var fe *sqlerr.Error
+	if errors.As(err, &fe) {
+		switch {
+		case fe.ColumnsWanted > 0:
+			return mysql.NewSQLError(int(operandColumns.number), operandColumns.state, "Operand should contain %d column(s)", fe.ColumnsWanted)
+		case kind == sqlerr.DuplicateAlias && fe.Alias != "":
+			return mysql.NewSQLError(int(e.number), e.state, "Not unique table/alias: '%s'", fe.Alias)
+		case kind == sqlerr.GroupingError && fe.Column == "":
+			return mysql.NewSQLError(int(e.number), e.state, "Invalid use of group function")
+		case kind == sqlerr.GroupingError: // a column not grouped, read outside HAVING: no error of MariaDB's
+			e = unknownError
+		}
+	}
 	var se *sqlerr.Error
 	if kind == sqlerr.QueryCanceled && !errors.As(err, &se) {
 		msg = "Query execution was interrupted"

@@ -390,6 +390,15 @@ var selects = []string{
 	"SELECT nofunc(1)", "SELECT NoFunc(start_value) FROM s1", "SELECT 1 FROM s1 WHERE nofunc(start_value) = 1", "SELECT nodb.nofunc(1)",
 	"SELECT test.f(1)", "SELECT pg_sleep(0)", "SELECT ABS(1, 2)", "SELECT abs(1, 2)", "SELECT LENGTH()", "SELECT Length(1, 2)", "SELECT upper()",
 	"SELECT ROUND(1, 2, 3)",
+	// An alias twice (1066), an aggregate where none may be (1111), a
+	// column HAVING may not read (1054), a subquery of two columns as a
+	// value (1241).
+	"SELECT 1 FROM s1 a, s1 a", "SELECT 1 FROM s1, s1", "SELECT 1 FROM s1 a JOIN s2 a ON 1",
+	"SELECT SUM(start_value) FROM s1 WHERE SUM(start_value) > 1", "SELECT SUM(SUM(start_value)) FROM s1",
+	"SELECT start_value FROM s1 GROUP BY SUM(start_value)", "SELECT 1 FROM s1 a JOIN s2 b ON SUM(a.start_value) = 1",
+	"SELECT COUNT(*) FROM s1 HAVING SUM(COUNT(*)) > 0", "SELECT start_value FROM s1 GROUP BY increment HAVING cache_size > 0",
+	"SELECT (SELECT 1, 2)", "SELECT 1 IN (SELECT 1, 2)", "SELECT 1 FROM s1 WHERE start_value IN (SELECT start_value, increment FROM s2)",
+	"SELECT 1 = ANY (SELECT 1, 2)", "SELECT EXISTS (SELECT 1, 2)", "SELECT (SELECT start_value FROM s2 UNION ALL SELECT start_value FROM s2)",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division

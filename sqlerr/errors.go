@@ -120,6 +120,12 @@ type Error struct {
 	// arguments is there but their types fit none.
 	Function      string
 	WrongArgCount bool
+	// Alias is, for DuplicateAlias, the name two FROM items take.
+	Alias string
+	// ColumnsWanted is, for a subquery whose place takes a value of so
+	// many columns (an expression's operand: 1), that number where it
+	// gives another.
+	ColumnsWanted int
 }
 
 // Clause is the part of a query a column reference stands in.
