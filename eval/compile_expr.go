@@ -221,7 +221,11 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 	}
 	written := strings.Join(names, ".")
 	if !tableSeen {
-		return nil, c.ErrAt(ref.Location, sqlerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", table).InClause(written, c.clause)
+		err := c.ErrAt(ref.Location, sqlerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", table).InClause(written, c.clause)
+		if len(sc.items) == 0 && c.outer == nil { // a query of no tables, nor in one
+			err.Alias = strings.Join(names[:len(names)-1], ".")
+		}
+		return nil, err
 	}
 	if table != "" {
 		return nil, c.ErrAt(ref.Location, sqlerr.UndefinedColumn, "column %s.%s does not exist", table, col).InClause(written, c.clause)

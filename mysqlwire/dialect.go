@@ -14,6 +14,7 @@ import (
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/sqlerr"
 )
@@ -250,6 +251,12 @@ func translateStmt(st ast.StmtNode, env *stmtEnv, replace bool) (step, error) {
 		if n.IfNotExists {
 			s.noted = noticed(sqlerr.DuplicateSchema, note(1007, "Can't create database '%s'; database exists", n.Name.O))
 		}
+		s.fail = func(err error) error {
+			if frontend.KindOf(err) == sqlerr.DuplicateSchema { // ER_DB_CREATE_EXISTS, in MariaDB's words
+				return mysql.NewSQLError(1007, "HY000", "Can't create database '%s'; database exists", n.Name.O)
+			}
+			return err
+		}
 		return s, nil
 	case *ast.ShowStmt:
 		return translateShow(n, env)
@@ -296,6 +303,20 @@ func translateDo(n *ast.DoStmt, env *stmtEnv) (step, error) {
 	s, err := builtQuery(&ast.SelectStmt{SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true}, Kind: ast.SelectStmtKindSelect,
 		Fields: &ast.FieldList{Fields: fields}}, env)
 	s.discard = true
+	fail := s.fail
+	s.fail = func(err error) error {
+		// Its expressions are a SELECT's list; MariaDB names DO.
+		var se *sqlerr.Error
+		if errors.As(err, &se) && se.Column != "" && se.Clause == sqlerr.ClauseSelectList {
+			done := *se
+			done.Clause = clauseDo
+			err = &done
+		}
+		if fail != nil {
+			return fail(err)
+		}
+		return err
+	}
 	return s, err
 }
 

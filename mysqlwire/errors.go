@@ -79,13 +79,22 @@ var columnErrors = map[sqlerr.Kind]myError{
 	sqlerr.AmbiguousColumn:        {1052, "23000"}, // ER_NON_UNIQ_ERROR: "Column '%s' in %s is ambiguous"
 }
 
+// unknownTable is ER_UNKNOWN_TABLE, a column reference's qualifier in
+// a query that reads no table (sqlerr.Error's Alias).
+var unknownTable = myError{1109, "42S02"}
+
 // operandColumns is ER_OPERAND_COLUMNS, a subquery of more columns
 // (or fewer) than its place takes (sqlerr.Error's ColumnsWanted).
 var operandColumns = myError{1241, "21000"}
 
+// clauseDo is DO's list of expressions, which the executor runs as a
+// select list.
+const clauseDo sqlerr.Clause = "DO"
+
 // clauseNames are the words MariaDB 10.11 names a clause with in 1054
 // and 1052.
 var clauseNames = map[sqlerr.Clause]string{
+	clauseDo:                "DO",
 	sqlerr.ClauseSelectList: "SELECT",
 	sqlerr.ClauseFrom:       "FROM",
 	sqlerr.ClauseOn:         "ON",
@@ -103,6 +112,14 @@ func columnError(err error) *mysql.SQLError {
 	if !errors.As(err, &se) || se.Column == "" {
 		return nil
 	}
+	clause := clauseNames[se.Clause]
+	if clause == "" {
+		clause = "SELECT"
+	}
+	if se.Kind == sqlerr.UndefinedTable && se.Alias != "" {
+		// A query of no tables names one: MariaDB's ER_UNKNOWN_TABLE.
+		return mysql.NewSQLError(int(unknownTable.number), unknownTable.state, "Unknown table '%s' in %s", se.Alias, clause)
+	}
 	e, ok := columnErrors[se.Kind]
 	if se.Kind == sqlerr.GroupingError && se.Clause == sqlerr.ClauseHaving {
 		// A column neither grouped nor in the select list is none HAVING
@@ -111,10 +128,6 @@ func columnError(err error) *mysql.SQLError {
 	}
 	if !ok {
 		return nil
-	}
-	clause := clauseNames[se.Clause]
-	if clause == "" {
-		clause = "SELECT"
 	}
 	if e.number == 1052 {
 		return mysql.NewSQLError(int(e.number), e.state, "Column '%s' in %s is ambiguous", se.Column, clause)
@@ -221,6 +234,7 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1225: sqlerr.SyntaxError,           // ER_DUP_ARGUMENT: the same
 	1231: sqlerr.InvalidParameterValue, // ER_WRONG_VALUE_FOR_VAR
 	1241: sqlerr.CardinalityViolation,  // ER_OPERAND_COLUMNS: PostgreSQL's "subquery has too many columns" is a syntax error, MariaDB's a cardinality one
+	1193: sqlerr.UndefinedObject,       // ER_UNKNOWN_SYSTEM_VARIABLE
 	1227: sqlerr.InsufficientPrivilege, // ER_SPECIFIC_ACCESS_DENIED_ERROR
 	1248: sqlerr.SyntaxError,           // ER_DERIVED_MUST_HAVE_ALIAS
 	1292: sqlerr.InvalidDatetimeFormat, // ER_TRUNCATED_WRONG_VALUE

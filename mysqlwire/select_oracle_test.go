@@ -399,6 +399,16 @@ var selects = []string{
 	"SELECT COUNT(*) FROM s1 HAVING SUM(COUNT(*)) > 0", "SELECT start_value FROM s1 GROUP BY increment HAVING cache_size > 0",
 	"SELECT (SELECT 1, 2)", "SELECT 1 IN (SELECT 1, 2)", "SELECT 1 FROM s1 WHERE start_value IN (SELECT start_value, increment FROM s2)",
 	"SELECT 1 = ANY (SELECT 1, 2)", "SELECT EXISTS (SELECT 1, 2)", "SELECT (SELECT start_value FROM s2 UNION ALL SELECT start_value FROM s2)",
+	// A qualifier in a query of no tables (1109), DO's list, SHOW's and
+	// information_schema's columns, a column under functions, IN,
+	// BETWEEN, DISTINCT, GROUP_CONCAT's ORDER BY.
+	"SELECT s.nope", "SELECT 1 WHERE s.nope = 1", "SELECT 1 ORDER BY s.nope", "SELECT db.s.nope", "SELECT (SELECT s.nope)",
+	"DO nope", "DO 1, s.nope", "DO NEXTVAL(s1), nope", "DO nofunc(1)",
+	"SHOW COLUMNS FROM s1 WHERE nope = 1", "SHOW TABLE STATUS WHERE nope = 1", "SHOW FUNCTION STATUS WHERE nope = 1",
+	"SELECT nope FROM information_schema.tables", "SELECT table_name FROM information_schema.tables WHERE nope = 1",
+	"SELECT start_value FROM s1 s1a WHERE s1.start_value = 1", "SELECT DISTINCT nope FROM s1", "SELECT GROUP_CONCAT(start_value ORDER BY nope) FROM s1",
+	"SELECT CAST(nope AS SIGNED) FROM s1", "SELECT start_value FROM s1 WHERE start_value IN (1, nope)", "SELECT start_value FROM s1 WHERE start_value BETWEEN nope AND 2",
+	"SELECT start_value AS x FROM s1 GROUP BY x HAVING nope2 > 0", "SELECT * FROM (SELECT 1 AS a) t JOIN s1 USING (a)", "SELECT 1 FROM s1 ORDER BY SUM(nope)",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division

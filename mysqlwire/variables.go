@@ -13,8 +13,6 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/seqd/seqd/internal/vitess/mysql"
-
-	"github.com/seqd/seqd/sqlerr"
 )
 
 // What a connection answers itself: its session variables, SET, the
@@ -163,7 +161,7 @@ func (cn *conn) set(n *ast.SetStmt) error {
 			return unsupported("SET GLOBAL")
 		}
 		if _, known := variables[name]; !known {
-			return sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", v.Name)
+			return unknownVariable(v.Name)
 		}
 		val, err := cn.setValue(v.Value)
 		if err != nil {
@@ -191,7 +189,7 @@ func (cn *conn) set(n *ast.SetStmt) error {
 			case "0", "off", "false":
 				val = "0"
 			default:
-				return sqlerr.Errorf(sqlerr.InvalidParameterValue, "Variable 'autocommit' can't be set to the value of '%s'", val)
+				return mysql.NewSQLError(1231, "42000", "Variable 'autocommit' can't be set to the value of '%s'", val)
 			}
 		}
 		if cn.vars == nil {
@@ -223,7 +221,7 @@ func (cn *conn) setValue(x ast.ExprNode) (string, error) {
 		if v, ok := cn.variable(x.Name); ok {
 			return v, nil
 		}
-		return "", sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", x.Name)
+		return "", unknownVariable(x.Name)
 	case *ast.FuncCallExpr:
 		if x.FnName.L == "concat" {
 			var b strings.Builder
@@ -250,7 +248,7 @@ func (cn *conn) evalSession(names []string, exprs []ast.ExprNode, limit *ast.Lim
 		case *ast.VariableExpr:
 			v, ok := cn.variable(x.Name)
 			if !ok {
-				return nil, sqlerr.Errorf(sqlerr.UndefinedObject, "Unknown system variable '%s'", x.Name)
+				return nil, unknownVariable(x.Name)
 			}
 			types[i] = variableType(x.Name, v)
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
@@ -383,4 +381,10 @@ func (a *answer) result() *sqltypes.Result {
 		out.Rows = append(out.Rows, vals)
 	}
 	return out
+}
+
+// unknownVariable is MariaDB's error for a system variable it does not
+// have (ER_UNKNOWN_SYSTEM_VARIABLE).
+func unknownVariable(name string) error {
+	return mysql.NewSQLError(1193, "HY000", "Unknown system variable '%s'", name)
 }

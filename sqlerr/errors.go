@@ -120,7 +120,9 @@ type Error struct {
 	// arguments is there but their types fit none.
 	Function      string
 	WrongArgCount bool
-	// Alias is, for DuplicateAlias, the name two FROM items take.
+	// Alias is, for DuplicateAlias, the name two FROM items take; for
+	// UndefinedTable of a column reference (Column) in a query that
+	// reads no table, nor stands in one that does, its qualifier.
 	Alias string
 	// ColumnsWanted is, for a subquery whose place takes a value of so
 	// many columns (an expression's operand: 1), that number where it
