@@ -441,6 +441,9 @@ var ddlCorpus = []string{
 	"SELECT * FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()",
 	"SELECT * FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()",
 	"DROP SEQUENCE t1, t2",
+	// MariaDB's numbers and words for a database there already, a
+	// system variable it does not have, a value autocommit does not take.
+	"CREATE DATABASE {db}", "SET @@nope = 1", "SET nope = 1", "SELECT @@nope", "SET autocommit = 'x'", "SELECT @@autocommit",
 }
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
