@@ -56,7 +56,9 @@ func (c *Compiler) setOperation(st *pg.SelectStmt) (*Query, error) {
 		return -1
 	}
 	if len(l.Columns) != len(r.Columns) {
-		return nil, c.ErrAt(rloc(0), sqlerr.SyntaxError, "each %s query must have the same number of columns", name)
+		err := c.ErrAt(rloc(0), sqlerr.SyntaxError, "each %s query must have the same number of columns", name)
+		err.SetOperation = name
+		return nil, err
 	}
 	so := &setOp{op: st.Op, all: st.All, l: l, r: r, lcast: make([]*Type, len(l.Columns)), rcast: make([]*Type, len(l.Columns))}
 	q := &Query{s: c.Session, setop: so}

@@ -90,6 +90,9 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if n, ok := b.sessionCall(x); ok {
 		return n, nil
 	}
+	if noArgFuncs[name] && len(x.Args) > 0 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
 	if specialCalls[name] {
 		return nil, unsupported(x.FnName.O + "()")
 	}
@@ -141,6 +144,9 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		}
 		return nil, unsupported("CONVERT(... USING " + valueText(x.Args[1]) + ")")
 	case "locate", "position":
+		if len(x.Args) < 2 || len(x.Args) > 3 {
+			return nil, wrongArgCount(x.FnName.O)
+		}
 		if len(x.Args) != 2 {
 			return nil, unsupported(x.FnName.O + "() with a position to start from")
 		}
@@ -204,6 +210,10 @@ func (b *builder) sequenceCall(x *ast.FuncCallExpr) (*pg.Node, bool, error) {
 	}
 	return funcCall(to, append([]*pg.Node{seq}, args...)), true, nil
 }
+
+// noArgFuncs are the session's functions MariaDB's grammar reads with
+// arguments, which it refuses as a call with a wrong number of them.
+var noArgFuncs = map[string]bool{"database": true, "schema": true, "connection_id": true, "version": true}
 
 // sessionCall is a session function's value: the connection's database
 // (NULL for none), user, thread ID; LAST_INSERT_ID() is 0, there being

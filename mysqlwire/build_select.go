@@ -745,6 +745,11 @@ func (b *builder) tableSource(ts *ast.TableSource) (*pg.Node, []source, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		for i, n := range names {
+			if slices.ContainsFunc(names[:i], func(m string) bool { return strings.EqualFold(m, n) }) {
+				return nil, nil, mysql.NewSQLError(1060, "42S21", "Duplicate column name '%s'", n) // ER_DUP_FIELDNAME
+			}
+		}
 		types := b.types
 		if !mergeable(src) {
 			types = storedTypes(types) // MariaDB reads a derived table's columns as a table's

@@ -408,7 +408,7 @@ func sessionExpr(x ast.ExprNode) bool {
 	case *ast.VariableExpr:
 		return x.IsSystem
 	case *ast.FuncCallExpr:
-		return sessionFuncs[x.FnName.L] && len(x.Args) <= 1
+		return sessionFuncs[x.FnName.L] && (len(x.Args) == 0 || x.FnName.L == "last_insert_id" && len(x.Args) == 1)
 	case ast.ParamMarkerExpr: // a ValueExpr too, but the client's value
 		return false
 	case ast.ValueExpr:

@@ -83,6 +83,11 @@ var columnErrors = map[sqlerr.Kind]myError{
 // a query that reads no table (sqlerr.Error's Alias).
 var unknownTable = myError{1109, "42S02"}
 
+// setOperationColumns is ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT, the sides
+// of a UNION, INTERSECT or EXCEPT of different numbers of columns
+// (sqlerr.Error's SetOperation).
+var setOperationColumns = myError{1222, "21000"}
+
 // operandColumns is ER_OPERAND_COLUMNS, a subquery of more columns
 // (or fewer) than its place takes (sqlerr.Error's ColumnsWanted).
 var operandColumns = myError{1241, "21000"}
@@ -162,6 +167,8 @@ func toSQLError(err error) *mysql.SQLError {
 	var fe *sqlerr.Error
 	if errors.As(err, &fe) {
 		switch {
+		case fe.SetOperation != "":
+			return mysql.NewSQLError(int(setOperationColumns.number), setOperationColumns.state, "The used SELECT statements have a different number of columns")
 		case fe.ColumnsWanted > 0:
 			return mysql.NewSQLError(int(operandColumns.number), operandColumns.state, "Operand should contain %d column(s)", fe.ColumnsWanted)
 		case kind == sqlerr.DuplicateAlias && fe.Alias != "":
@@ -223,6 +230,7 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1045: sqlerr.InvalidAuthorization,  // ER_ACCESS_DENIED_ERROR
 	1046: sqlerr.UndefinedSchema,       // ER_NO_DB_ERROR: PostgreSQL's "no schema has been selected"
 	1049: sqlerr.UndefinedSchema,       // ER_BAD_DB_ERROR
+	1060: sqlerr.DuplicateAlias,        // ER_DUP_FIELDNAME: PostgreSQL's duplicate_column is of tables' columns
 	1066: sqlerr.DuplicateAlias,        // ER_NONUNIQ_TABLE
 	1094: sqlerr.InvalidParameterValue, // ER_NO_SUCH_THREAD
 	1095: sqlerr.InsufficientPrivilege, // ER_KILL_DENIED_ERROR

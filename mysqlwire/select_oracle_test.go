@@ -409,6 +409,15 @@ var selects = []string{
 	"SELECT start_value FROM s1 s1a WHERE s1.start_value = 1", "SELECT DISTINCT nope FROM s1", "SELECT GROUP_CONCAT(start_value ORDER BY nope) FROM s1",
 	"SELECT CAST(nope AS SIGNED) FROM s1", "SELECT start_value FROM s1 WHERE start_value IN (1, nope)", "SELECT start_value FROM s1 WHERE start_value BETWEEN nope AND 2",
 	"SELECT start_value AS x FROM s1 GROUP BY x HAVING nope2 > 0", "SELECT * FROM (SELECT 1 AS a) t JOIN s1 USING (a)", "SELECT 1 FROM s1 ORDER BY SUM(nope)",
+	// Set operations of sides of different widths (1222), a derived
+	// table of a column name twice (1060), the session's functions and
+	// LOCATE with a wrong number of arguments (1582).
+	"SELECT 1 UNION SELECT 1, 2", "SELECT 1, 2 UNION ALL SELECT 1", "SELECT 1 INTERSECT SELECT 1, 2", "SELECT 1 EXCEPT SELECT 1, 2",
+	"SELECT (SELECT 1 UNION SELECT 1, 2)", "SELECT * FROM (SELECT 1, 1) t", "SELECT * FROM (SELECT 1 AS a, 2 AS A) t",
+	"SELECT * FROM (SELECT start_value, start_value FROM s1) t", "SELECT * FROM (SELECT 1 AS a, 1 AS a UNION SELECT 1, 1) t",
+	"SELECT * FROM (SELECT s.start_value, t.start_value FROM s1 s, s2 t) x", "SELECT * FROM (SELECT 1 AS a, 2 AS b UNION SELECT 1, 1) t",
+	"SELECT DATABASE(1)", "SELECT CONNECTION_ID(1)", "SELECT VERSION(1)", "SELECT LOCATE('a')", "SELECT LOCATE(1, 2, 3, 4)",
+	"SELECT COUNT(*) FROM s1 GROUP BY 0", "SELECT ABS()", "SELECT NULLIF(1)", "SELECT IFNULL(1, 2, 3)", "SELECT LENGTH(start_value, 1) FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division

@@ -128,6 +128,9 @@ type Error struct {
 	// many columns (an expression's operand: 1), that number where it
 	// gives another.
 	ColumnsWanted int
+	// SetOperation is, for a set operation whose sides give different
+	// numbers of columns, the operation (UNION, INTERSECT, EXCEPT).
+	SetOperation string
 }
 
 // Clause is the part of a query a column reference stands in.
