@@ -242,7 +242,11 @@ func (c *Compiler) groupKey(sc *Scope, targets []*pg.Node, g *pg.Node) (Expr, er
 		errors.As(err, &se) && se.Kind == sqlerr.UndefinedColumn {
 		for _, t := range targets {
 			if rt := t.GetResTarget(); rt.Name == ref.Fields[0].GetString_().Sval {
-				return item(rt, ref.Location)
+				x, err := item(rt, ref.Location)
+				if errors.As(err, &se) && se.Kind == sqlerr.GroupingError && se.Column == "" {
+					se.InClause(rt.Name, sqlerr.ClauseGroupBy) // grouping by an aggregate's name
+				}
+				return x, err
 			}
 		}
 	}

@@ -28,6 +28,10 @@ type builder struct {
 	// calls are the functions its calls name that the executor looks
 	// up, which an error names as MariaDB does (step.callErr).
 	calls []calledFunc
+	// columns are the column references it built whose names were
+	// written otherwise than in lower case, by the name built, for the
+	// errors that name them as written (step.columnErr).
+	columns map[string]string
 	// item is the select list item being built, whose column a CAST
 	// standing for it names in its warnings (nil elsewhere).
 	item *ast.SelectField
@@ -152,6 +156,9 @@ func (b *builder) expr(x ast.ExprNode) (*pg.Node, error) {
 		c := x.Name
 		if !pgText(c.Schema.O + c.Table.O + c.Name.O) {
 			return nil, unsupported("a name that is not valid UTF-8 or holds NUL")
+		}
+		if c.Name.O != c.Name.L {
+			b.written(c)
 		}
 		return columnRef(c.Schema.O, c.Table.O, c.Name.L), nil
 	case *ast.TableNameExpr:
@@ -1077,4 +1084,21 @@ func (b *builder) compareSubquery(x *ast.CompareSubqueryExpr) (*pg.Node, error) 
 		n = funcCall("seqd_mariadb_ci", []*pg.Node{n})
 	}
 	return n, nil
+}
+
+// written records c's name as written, by the name it is built as.
+func (b *builder) written(c *ast.ColumnName) {
+	join := func(col string) string {
+		var parts []string
+		for _, p := range []string{c.Schema.O, c.Table.O, col} {
+			if p != "" {
+				parts = append(parts, p)
+			}
+		}
+		return strings.Join(parts, ".")
+	}
+	if b.columns == nil {
+		b.columns = map[string]string{}
+	}
+	b.columns[join(c.Name.L)] = join(c.Name.O)
 }

@@ -462,7 +462,7 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	if err == nil && st.discard {
 		res = &sqltypes.Result{}
 	}
-	return res, st.failed(st.tableErr(st.callErr(err)))
+	return res, st.failed(st.tableErr(st.callErr(st.columnErr(err))))
 }
 
 // failed is err as the step's fail words it.
@@ -522,6 +522,23 @@ func (st *step) callErr(err error) error {
 		return noSuchFunction(st.db, c.named)
 	}
 	return err
+}
+
+// columnErr is err, but naming the column reference it is about
+// (sqlerr.Error's Column) as the statement wrote it, where the executor
+// knows it in lower case.
+func (st *step) columnErr(err error) error {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Column == "" {
+		return err
+	}
+	named, ok := st.columns[se.Column]
+	if !ok {
+		return err
+	}
+	written := *se
+	written.Column = named
+	return &written
 }
 
 // missingSchema is the executor's message for a schema that is not there.

@@ -57,6 +57,9 @@ type step struct {
 	// of arguments (1582); db the database unqualified names are in.
 	calls []calledFunc
 	db    string
+	// columns are its column references' names as written where not in
+	// lower case, by the name built (builder.columns).
+	columns map[string]string
 	// answer, when set, answers the statement here instead. acts: it
 	// changes something (SET, USE, KILL, RENAME), so it runs when the
 	// statement does, never when it is prepared; it returns no rows.
@@ -370,7 +373,7 @@ func builtQuery(q ast.Node, env *stmtEnv) (step, error) {
 	if err != nil {
 		return step{}, err
 	}
-	s := step{node: node, names: names, types: b.types, params: b.number(), tables: b.tables, calls: b.calls, db: env.db,
+	s := step{node: node, names: names, types: b.types, params: b.number(), tables: b.tables, calls: b.calls, columns: b.columns, db: env.db,
 		clears: len(b.seqs) > 0 || readsTable(q)}
 	if seqs := b.seqs; len(seqs) > 0 {
 		s.fail = func(err error) error { return callError(err, seqs) }

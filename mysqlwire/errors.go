@@ -79,6 +79,10 @@ var columnErrors = map[sqlerr.Kind]myError{
 	sqlerr.AmbiguousColumn:        {1052, "23000"}, // ER_NON_UNIQ_ERROR: "Column '%s' in %s is ambiguous"
 }
 
+// cantGroup is ER_WRONG_GROUP_FIELD, GROUP BY naming an aggregate of the
+// select list (a grouping error's Column, in GROUP BY).
+var cantGroup = myError{1056, "42000"}
+
 // unknownTable is ER_UNKNOWN_TABLE, a column reference's qualifier in
 // a query that reads no table (sqlerr.Error's Alias).
 var unknownTable = myError{1109, "42S02"}
@@ -126,6 +130,10 @@ func columnError(err error) *mysql.SQLError {
 		return mysql.NewSQLError(int(unknownTable.number), unknownTable.state, "Unknown table '%s' in %s", se.Alias, clause)
 	}
 	e, ok := columnErrors[se.Kind]
+	if se.Kind == sqlerr.GroupingError && se.Clause == sqlerr.ClauseGroupBy {
+		// GROUP BY names an aggregate of the select list.
+		return mysql.NewSQLError(int(cantGroup.number), cantGroup.state, "Can't group on '%s'", se.Column)
+	}
 	if se.Kind == sqlerr.GroupingError && se.Clause == sqlerr.ClauseHaving {
 		// A column neither grouped nor in the select list is none HAVING
 		// may read, in MariaDB's words an unknown one.

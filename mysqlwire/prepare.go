@@ -204,7 +204,7 @@ func (cn *conn) prepareBound(query string, bind func(i int) ast.ExprNode) (ps *p
 		st, n := ps.st.stmt, ps.st.params
 		tree = st.Node
 		if ps.p, err = sess.Prepare(st, nil); err != nil {
-			return nil, nil, nil, ps.st.failed(ps.st.tableErr(ps.st.callErr(st.Locate(err))))
+			return nil, nil, nil, ps.st.failed(ps.st.tableErr(ps.st.callErr(ps.st.columnErr(st.Locate(err)))))
 		}
 		ps.params = ps.p.ParamTypes
 		if bound {
@@ -286,5 +286,5 @@ func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData
 	if err == nil && ps.st.discard {
 		res = &sqltypes.Result{}
 	}
-	return res, ps.st.failed(ps.st.tableErr(ps.st.callErr(err)))
+	return res, ps.st.failed(ps.st.tableErr(ps.st.callErr(ps.st.columnErr(err))))
 }

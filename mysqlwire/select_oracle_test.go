@@ -418,6 +418,10 @@ var selects = []string{
 	"SELECT * FROM (SELECT s.start_value, t.start_value FROM s1 s, s2 t) x", "SELECT * FROM (SELECT 1 AS a, 2 AS b UNION SELECT 1, 1) t",
 	"SELECT DATABASE(1)", "SELECT CONNECTION_ID(1)", "SELECT VERSION(1)", "SELECT LOCATE('a')", "SELECT LOCATE(1, 2, 3, 4)",
 	"SELECT COUNT(*) FROM s1 GROUP BY 0", "SELECT ABS()", "SELECT NULLIF(1)", "SELECT IFNULL(1, 2, 3)", "SELECT LENGTH(start_value, 1) FROM s1",
+	// Names as written, in any case; GROUP BY an aggregate's name (1056).
+	"SELECT Nope FROM s1", "SELECT s1.NoPe FROM s1", "SELECT 1 FROM s1 WHERE NOPE = 1", "SELECT START_VALUE FROM s1 a, s2 b", "DO Nope",
+	"SELECT start_value FROM s1 GROUP BY increment HAVING Cache_Size > 0", "SELECT S1.start_value FROM s1",
+	"SELECT COUNT(*) AS c FROM s1 GROUP BY c", "SELECT SUM(start_value) AS X FROM s1 GROUP BY X",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division

@@ -109,7 +109,9 @@ type Error struct {
 	// than one (UndefinedColumn, AmbiguousColumn, and UndefinedTable
 	// where its qualifier names no FROM item), the reference as written,
 	// qualified as it was ("s.nope"), or the position written in GROUP
-	// BY or ORDER BY ("2", InvalidColumnReference); Clause is the clause
+	// BY or ORDER BY ("2", InvalidColumnReference), or for GroupingError
+	// the column read outside GROUP BY and aggregates (or the select
+	// list's name GROUP BY gives, of an aggregate); Clause is the clause
 	// it stands in. Front ends whose words name them (MySQL's) read
 	// these, never the message.
 	Column string
