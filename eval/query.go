@@ -392,7 +392,9 @@ func (c *Compiler) star(sc *Scope, q *Query, ref *pg.ColumnRef) error {
 		}
 	}
 	if !found {
-		return c.ErrAt(ref.Location, sqlerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", names[len(names)-1])
+		err := c.ErrAt(ref.Location, sqlerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", names[len(names)-1])
+		err.Table = strings.Join(names, ".")
+		return err
 	}
 	return nil
 }

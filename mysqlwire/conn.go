@@ -480,6 +480,16 @@ var stepHook func(st *step)
 // tableErr is err, but for a table of the statement's FROM clauses
 // that is not there (nor its database) MariaDB's 1146 naming it.
 func (st *step) tableErr(err error) error {
+	var se *sqlerr.Error
+	if errors.As(err, &se) && se.Kind == sqlerr.UndefinedTable && se.Table != "" {
+		// t.* of a table the FROM clause has not: ER_BAD_TABLE_ERROR,
+		// naming it in the current database where it is not qualified.
+		name := se.Table
+		if !strings.Contains(name, ".") && st.db != "" {
+			name = st.db + "." + name
+		}
+		return mysql.NewSQLError(1051, "42S02", "Unknown table '%s'", name)
+	}
 	if err == nil || len(st.tables) == 0 {
 		return err
 	}

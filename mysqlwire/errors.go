@@ -240,6 +240,7 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1049: sqlerr.UndefinedSchema,       // ER_BAD_DB_ERROR
 	1060: sqlerr.DuplicateAlias,        // ER_DUP_FIELDNAME: PostgreSQL's duplicate_column is of tables' columns
 	1066: sqlerr.DuplicateAlias,        // ER_NONUNIQ_TABLE
+	1051: sqlerr.UndefinedTable,        // ER_BAD_TABLE_ERROR: t.* of a table the FROM clause has not
 	1094: sqlerr.InvalidParameterValue, // ER_NO_SUCH_THREAD
 	1095: sqlerr.InsufficientPrivilege, // ER_KILL_DENIED_ERROR
 	1105: sqlerr.InternalError,         // ER_UNKNOWN_ERROR (also every kind's myErrors lacks)

@@ -422,6 +422,8 @@ var selects = []string{
 	"SELECT Nope FROM s1", "SELECT s1.NoPe FROM s1", "SELECT 1 FROM s1 WHERE NOPE = 1", "SELECT START_VALUE FROM s1 a, s2 b", "DO Nope",
 	"SELECT start_value FROM s1 GROUP BY increment HAVING Cache_Size > 0", "SELECT S1.start_value FROM s1",
 	"SELECT COUNT(*) AS c FROM s1 GROUP BY c", "SELECT SUM(start_value) AS X FROM s1 GROUP BY X",
+	// t.* of a table the FROM clause has not (1051).
+	"SELECT x.* FROM s1", "SELECT X.* FROM s1", "SELECT s1.* FROM s1 a", "SELECT q.* FROM (SELECT 1) t", "SELECT nodb.x.* FROM s1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division

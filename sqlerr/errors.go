@@ -130,6 +130,9 @@ type Error struct {
 	// many columns (an expression's operand: 1), that number where it
 	// gives another.
 	ColumnsWanted int
+	// Table is, for UndefinedTable of a t.* whose t the FROM clause has
+	// not, t as written (qualified as it was).
+	Table string
 	// SetOperation is, for a set operation whose sides give different
 	// numbers of columns, the operation (UNION, INTERSECT, EXCEPT).
 	SetOperation string
