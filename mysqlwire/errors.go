@@ -137,7 +137,7 @@ func columnError(err error) *mysql.SQLError {
 	if se.Kind == sqlerr.GroupingError && se.Clause == sqlerr.ClauseHaving {
 		// A column neither grouped nor in the select list is none HAVING
 		// may read, in MariaDB's words an unknown one.
-		e, ok = myError{1054, "42S22"}, true
+		e, ok = columnErrors[sqlerr.UndefinedColumn], true
 	}
 	if !ok {
 		return nil
@@ -238,24 +238,24 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1045: sqlerr.InvalidAuthorization,  // ER_ACCESS_DENIED_ERROR
 	1046: sqlerr.UndefinedSchema,       // ER_NO_DB_ERROR: PostgreSQL's "no schema has been selected"
 	1049: sqlerr.UndefinedSchema,       // ER_BAD_DB_ERROR
+	1051: sqlerr.UndefinedTable,        // ER_BAD_TABLE_ERROR: t.* of a table the FROM clause has not
 	1060: sqlerr.DuplicateAlias,        // ER_DUP_FIELDNAME: PostgreSQL's duplicate_column is of tables' columns
 	1066: sqlerr.DuplicateAlias,        // ER_NONUNIQ_TABLE
-	1051: sqlerr.UndefinedTable,        // ER_BAD_TABLE_ERROR: t.* of a table the FROM clause has not
 	1094: sqlerr.InvalidParameterValue, // ER_NO_SUCH_THREAD
 	1095: sqlerr.InsufficientPrivilege, // ER_KILL_DENIED_ERROR
 	1105: sqlerr.InternalError,         // ER_UNKNOWN_ERROR (also every kind's myErrors lacks)
 	1109: sqlerr.UndefinedTable,        // ER_UNKNOWN_TABLE
 	1146: sqlerr.UndefinedTable,        // ER_NO_SUCH_TABLE
+	1193: sqlerr.UndefinedObject,       // ER_UNKNOWN_SYSTEM_VARIABLE
 	1213: sqlerr.DeadlockDetected,      // ER_LOCK_DEADLOCK
 	1221: sqlerr.SyntaxError,           // ER_WRONG_USAGE: PostgreSQL's "conflicting or redundant options"
 	1225: sqlerr.SyntaxError,           // ER_DUP_ARGUMENT: the same
 	1231: sqlerr.InvalidParameterValue, // ER_WRONG_VALUE_FOR_VAR
 	1241: sqlerr.CardinalityViolation,  // ER_OPERAND_COLUMNS: PostgreSQL's "subquery has too many columns" is a syntax error, MariaDB's a cardinality one
-	1193: sqlerr.UndefinedObject,       // ER_UNKNOWN_SYSTEM_VARIABLE
 	1227: sqlerr.InsufficientPrivilege, // ER_SPECIFIC_ACCESS_DENIED_ERROR
 	1248: sqlerr.SyntaxError,           // ER_DERIVED_MUST_HAVE_ALIAS
 	1292: sqlerr.InvalidDatetimeFormat, // ER_TRUNCATED_WRONG_VALUE
-	1305: sqlerr.InvalidSavepoint,      // ER_SP_DOES_NOT_EXIST: raised by number for a savepoint only
+	1305: sqlerr.InvalidSavepoint,      // ER_SP_DOES_NOT_EXIST: raised by number for a savepoint, and for a function that is not there (counted as the savepoint's)
 	1461: sqlerr.ProgramLimitExceeded,  // ER_MAX_PREPARED_STMT_COUNT_REACHED
 	1582: sqlerr.UndefinedFunction,     // ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT: no function of that many arguments
 
