@@ -120,9 +120,15 @@ func (c *Compiler) setOpSortKey(q *Query, sb *pg.SortBy, name string) (sortKey, 
 		k.col = pos - 1
 		return k, nil
 	}
-	return k, c.ErrAt(leftmostLoc(sb.Node), sqlerr.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
+	err := c.ErrAt(leftmostLoc(sb.Node), sqlerr.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
 		WithDetail("Only result column names can be used, not expressions or functions.").
 		WithHint("Add the expression/function to every SELECT, or move the %s into a FROM clause.", name)
+	if ref := sb.Node.GetColumnRef(); ref != nil {
+		if names := NodeStrings(ref.Fields); len(names) >= 2 && len(names) == len(ref.Fields) {
+			err.Table = names[len(names)-2] // a column of one of the sides' tables
+		}
+	}
+	return k, err
 }
 
 // rows runs both sides and combines their rows.

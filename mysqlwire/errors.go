@@ -92,6 +92,10 @@ var unknownTable = myError{1109, "42S02"}
 // (sqlerr.Error's SetOperation).
 var setOperationColumns = myError{1222, "21000"}
 
+// setOperationOrder is ER_TABLENAME_NOT_ALLOWED_HERE, a set operation's
+// ORDER BY naming a column of a table (sqlerr.Error's Table).
+var setOperationOrder = myError{1250, "42000"}
+
 // operandColumns is ER_OPERAND_COLUMNS, a subquery of more columns
 // (or fewer) than its place takes (sqlerr.Error's ColumnsWanted).
 var operandColumns = myError{1241, "21000"}
@@ -179,6 +183,8 @@ func toSQLError(err error) *mysql.SQLError {
 			return mysql.NewSQLError(int(setOperationColumns.number), setOperationColumns.state, "The used SELECT statements have a different number of columns")
 		case fe.ColumnsWanted > 0:
 			return mysql.NewSQLError(int(operandColumns.number), operandColumns.state, "Operand should contain %d column(s)", fe.ColumnsWanted)
+		case kind == sqlerr.FeatureNotSupported && fe.Table != "":
+			return mysql.NewSQLError(int(setOperationOrder.number), setOperationOrder.state, "Table '%s' from one of the SELECTs cannot be used in ORDER BY", fe.Table)
 		case kind == sqlerr.DuplicateAlias && fe.Alias != "":
 			return mysql.NewSQLError(int(e.number), e.state, "Not unique table/alias: '%s'", fe.Alias)
 		case kind == sqlerr.GroupingError && fe.Column == "":

@@ -424,6 +424,9 @@ var selects = []string{
 	"SELECT COUNT(*) AS c FROM s1 GROUP BY c", "SELECT SUM(start_value) AS X FROM s1 GROUP BY X",
 	// t.* of a table the FROM clause has not (1051).
 	"SELECT x.* FROM s1", "SELECT X.* FROM s1", "SELECT s1.* FROM s1 a", "SELECT q.* FROM (SELECT 1) t", "SELECT nodb.x.* FROM s1",
+	// A set operation's ORDER BY naming a table's column (1250).
+	"SELECT start_value FROM s1 UNION SELECT start_value FROM s2 ORDER BY s1.start_value",
+	"SELECT start_value FROM s1 UNION SELECT start_value FROM s2 ORDER BY x.start_value", "SELECT 1 AS a UNION SELECT 2 ORDER BY t.a",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division

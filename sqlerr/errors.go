@@ -131,7 +131,8 @@ type Error struct {
 	// gives another.
 	ColumnsWanted int
 	// Table is, for UndefinedTable of a t.* whose t the FROM clause has
-	// not, t as written (qualified as it was).
+	// not, t as written (qualified as it was); for FeatureNotSupported of
+	// a set operation's ORDER BY naming a column t.c, t.
 	Table string
 	// SetOperation is, for a set operation whose sides give different
 	// numbers of columns, the operation (UNION, INTERSECT, EXCEPT).
