@@ -167,8 +167,16 @@ var (
 // stringInteger is MariaDB's reading of s as an integer: its prefix
 // (NumberPrefix), past BIGINT UNSIGNED's largest and BIGINT's smallest
 // the bound (clamped, Truncated).
+//
+// A prefix of more digits than BIGINT UNSIGNED has (leading zeros aside)
+// is past the bounds without being read: reading a decimal string into a
+// big.Int takes time quadratic in its length, minutes for the 16 MB a
+// statement may carry (LEFT('a', REPEAT('9', 4000000)) took 42 s).
 func stringInteger(e *Env, s string) (v *big.Int, clamped bool) {
 	prefix, kind := NumberPrefix(s, true)
+	if digits := strings.TrimLeft(strings.TrimLeft(prefix, "+-"), "0"); len(digits) > len("18446744073709551615") {
+		prefix = prefix[:len(prefix)-len(digits)] + "1" + strings.Repeat("0", len("18446744073709551615")) // past either bound
+	}
 	v, _ = new(big.Int).SetString(prefix, 10)
 	switch {
 	case v.Cmp(maxU64) > 0:

@@ -1,0 +1,42 @@
+package eval
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStringIntegerLongDigits: a count given as a string of millions of
+// digits (LEFT('a', REPEAT('9', 4000000))) is read in time linear in its
+// length, and to the same value as a short one past the same bound;
+// leading zeros are not digits that count.
+func TestStringIntegerLongDigits(t *testing.T) {
+	env := &Env{Ctx: WithMemory(context.Background(), NewMemory(0, nil)), Session: &warnings{}}
+	long := strings.Repeat("9", 2_000_000)
+	zeros := strings.Repeat("0", 2_000_000)
+	start := time.Now()
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{long, -1}, // BIGINT UNSIGNED's largest, read as a signed count
+		{"-" + long, math.MinInt64},
+		{" +" + long + "x", -1},
+		{zeros + "7", 7},
+		{"-" + zeros + "7", -7},
+		{"99999999999999999999", -1},
+		{"-99999999999999999999", math.MinInt64},
+		{"18446744073709551615", -1},
+		{"9223372036854775807", math.MaxInt64},
+	} {
+		got, err := valInt(env, []Datum{Text(c.in)})
+		if err != nil || got.I != c.want {
+			t.Errorf("valInt(%.30q...) = %v, %v, want %d", c.in, got, err, c.want)
+		}
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("reading 2,000,000 digits took %v: quadratic, where a statement may carry 16 MB of them", took)
+	}
+}
