@@ -40,3 +40,20 @@ func TestStringIntegerLongDigits(t *testing.T) {
 		t.Errorf("reading 2,000,000 digits took %v: quadratic, where a statement may carry 16 MB of them", took)
 	}
 }
+
+// TestReplaceCharged: REPLACE whose result is many times its input is
+// charged to the statement's memory before it is made: REPLACE(LPAD('a',
+// 30000, 'b'), 'b', LPAD('c', 30000, 'd')) made 900 MB under a 256 MiB
+// statement limit, and 100000 of each would have made 10 GB.
+func TestReplaceCharged(t *testing.T) {
+	replace := builtins["replace"][0].fn
+	env := &Env{Ctx: WithMemory(context.Background(), NewMemory(1<<20, nil)), Session: &warnings{}}
+	s, to := Text(strings.Repeat("b", 2000)), Text(strings.Repeat("d", 2000))
+	if got, err := replace(env, []Datum{s, Text("b"), to}); !oom(err) {
+		t.Fatalf("4 MB under a 1 MiB statement limit: %d bytes, %v, want 53200", len(got.S), err)
+	}
+	env = &Env{Ctx: WithMemory(context.Background(), NewMemory(1<<20, nil)), Session: &warnings{}}
+	if got, err := replace(env, []Datum{Text("abcb"), Text("b"), Text("xy")}); err != nil || got.S != "axycxy" {
+		t.Errorf("replace('abcb', 'b', 'xy') = %v, %v", got, err)
+	}
+}

@@ -67,11 +67,21 @@ func init() {
 	Define("length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, TText)
 	Define("octet_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len(a[0].S))), nil }, TText)
 	Define("char_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, TText)
-	Define("replace", TText, true, func(_ *Env, a []Datum) (Datum, error) {
-		if a[1].S == "" {
+	Define("replace", TText, true, func(e *Env, a []Datum) (Datum, error) {
+		s, from, to := a[0].S, a[1].S, a[2].S
+		if from == "" {
 			return a[0], nil // an empty pattern matches nowhere, as PostgreSQL's
 		}
-		return Text(strings.ReplaceAll(a[0].S, a[1].S, a[2].S)), nil
+		// A result many times its input (each of a million 'b's made a
+		// megabyte) is charged to the statement's memory before it is
+		// made, as REPEAT's and LPAD's are.
+		if len(to) > len(from) {
+			grown := int64(strings.Count(s, from)) * int64(len(to)-len(from))
+			if err := e.charge(int64(len(s)) + grown); err != nil {
+				return Null, err
+			}
+		}
+		return Text(strings.ReplaceAll(s, from, to)), nil
 	}, TText, TText, TText)
 	Define("strpos", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
 		i := strings.Index(a[0].S, a[1].S)
