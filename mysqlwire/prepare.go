@@ -146,6 +146,15 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 	return fields, nil
 }
 
+// A statement of more ? markers than the protocol numbers (its
+// parameter count is 16 bits) is refused as MariaDB refuses it, before it
+// is prepared: PostgreSQL's side answered 1105 "there is no parameter
+// $65536", after building it several times.
+const (
+	maxPlaceholders = 65535
+	erPSManyParam   = 1390 // ER_PS_MANY_PARAM
+)
+
 // prepareStatement translates query and prepares it, its markers typed
 // by where they stand or, bound, read as empty strings (rule 2 of
 // bound.go): ps, its result columns and its tree.
@@ -176,6 +185,9 @@ func (cn *conn) prepareBound(query string, bind func(i int) ast.ExprNode) (ps *p
 	}
 	if len(steps) != 1 {
 		return nil, nil, nil, unsupported("preparing several statements at once")
+	}
+	if n := max(steps[0].params, markers); n > maxPlaceholders {
+		return nil, nil, nil, mysql.NewSQLError(erPSManyParam, "HY000", "Prepared statement contains too many placeholders")
 	}
 	ps = &prepared{st: &steps[0], query: query, bound: bound}
 	if stepHook != nil {
