@@ -29,3 +29,30 @@ func TestTooManyPlaceholders(t *testing.T) {
 		t.Fatalf("COM_PING after: %s", describe(p))
 	}
 }
+
+// TestUngroupedColumnInExpression: a column neither grouped nor
+// aggregated, read in an expression of the select list (a comparison,
+// NOT, IF, IN, LIKE, COALESCE, IS NULL), is its group's least, as a bare
+// one is: MariaDB 10.11 answers these (ONLY_FULL_GROUP_BY off), where
+// PostgreSQL refused them in its words (1105 'column "s.cycle_option"
+// must appear in the GROUP BY clause or be used in an aggregate
+// function'). The answers are MariaDB's, names and values.
+func TestUngroupedColumnInExpression(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	pgExec(t, eng, "CREATE SEQUENCE public.s")
+	pgExec(t, eng, "GRANT SELECT ON SEQUENCE public.s TO app")
+	app := open(t, addr, "app", "public")
+	for _, c := range []struct{ q, want string }{
+		{"SELECT cycle_option = 0, COUNT(*) FROM s GROUP BY increment", "cycle_option = 0,COUNT(*)\n1,1"},
+		{"SELECT NOT cycle_option FROM s GROUP BY increment", "NOT cycle_option\n1"},
+		{"SELECT IF(cycle_option, 'y', 'n') FROM s GROUP BY increment", "IF(cycle_option, 'y', 'n')\nn"},
+		{"SELECT start_value IN (1, 2), start_value LIKE '1%' FROM s GROUP BY increment", "start_value IN (1, 2),start_value LIKE '1%'\n1,1"},
+		{"SELECT COALESCE(start_value, 7), cycle_option IS NULL FROM s GROUP BY increment", "COALESCE(start_value, 7),cycle_option IS NULL\n1,0"},
+		{"SELECT increment + 1, MAX(start_value) + start_value FROM s GROUP BY increment", "increment + 1,MAX(start_value) + start_value\n2,2"},
+		{"SELECT cycle_option = 0 AS b, COUNT(*) FROM s GROUP BY b", "b,COUNT(*)\n1,1"},
+	} {
+		if got := table(t, app, c.q); got != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.q, got, c.want)
+		}
+	}
+}

@@ -253,6 +253,9 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 	outer := b.sources
 	b.sources = sources
 	defer func() { b.sources = outer }()
+	if s.GroupBy != nil {
+		b.anyOfGroupInExprs(s)
+	}
 	names, types, err := b.fields(out, s.Fields.Fields, sources, derived)
 	if err != nil {
 		return nil, nil, err
@@ -412,6 +415,51 @@ func (b *builder) anyOfGroup(out *pg.SelectStmt, s *ast.SelectStmt) {
 			}
 		}
 	}
+}
+
+// anyOfGroupInExprs is anyOfGroup for a column read in an expression of
+// s's select list (cycle_option = 0, IF(cycle_option, ...), start_value
+// IN (1, 2)), outside an aggregate or a subquery: the column is read as
+// MIN of it, its group's least. Without it PostgreSQL refused the
+// statement in its words (1105 'column "s.cycle_option" must appear in
+// the GROUP BY clause ...'), where MariaDB answers it. The item's name
+// is its text, as written.
+func (b *builder) anyOfGroupInExprs(s *ast.SelectStmt) {
+	for i, f := range s.Fields.Fields {
+		if f.Expr == nil {
+			continue
+		}
+		if _, bare := f.Expr.(*ast.ColumnNameExpr); bare {
+			continue // anyOfGroup's, once built
+		}
+		f.Expr.Accept(&ungroupedColumns{b: b, s: s, f: f, i: i})
+	}
+}
+
+// ungroupedColumns replaces each column of a select list's item f (item
+// i) that no GROUP BY item names with MIN of it, outside aggregates and
+// subqueries.
+type ungroupedColumns struct {
+	b *builder
+	s *ast.SelectStmt
+	f *ast.SelectField
+	i int
+}
+
+func (v *ungroupedColumns) Enter(n ast.Node) (ast.Node, bool) {
+	switch n.(type) {
+	case *ast.AggregateFuncExpr, *ast.WindowFuncExpr, *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.ColumnNameExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (v *ungroupedColumns) Leave(n ast.Node) (ast.Node, bool) {
+	c, ok := n.(*ast.ColumnNameExpr)
+	if !ok || !fromSources(c.Name, v.b.sources) || groupedBy(c, v.f, v.i, v.s.GroupBy.Items) {
+		return n, true
+	}
+	return &ast.AggregateFuncExpr{F: ast.AggFuncMin, Args: []ast.ExprNode{c}}, true
 }
 
 // fromSources reports whether sources (a FROM clause's) have the column
