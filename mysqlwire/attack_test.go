@@ -50,9 +50,28 @@ func TestUngroupedColumnInExpression(t *testing.T) {
 		{"SELECT COALESCE(start_value, 7), cycle_option IS NULL FROM s GROUP BY increment", "COALESCE(start_value, 7),cycle_option IS NULL\n1,0"},
 		{"SELECT increment + 1, MAX(start_value) + start_value FROM s GROUP BY increment", "increment + 1,MAX(start_value) + start_value\n2,2"},
 		{"SELECT cycle_option = 0 AS b, COUNT(*) FROM s GROUP BY b", "b,COUNT(*)\n1,1"},
+		// ORDER BY and HAVING read such a column too; an aggregate
+		// without GROUP BY makes the whole one group.
+		{"SELECT COUNT(*) FROM s GROUP BY cache_size ORDER BY increment", "COUNT(*)\n1"},
+		{"SELECT increment FROM s GROUP BY cache_size ORDER BY increment", "increment\n1"},
+		{"SELECT COUNT(*) FROM s GROUP BY cache_size ORDER BY cycle_option = 0", "COUNT(*)\n1"},
+		{"SELECT increment FROM s GROUP BY cache_size HAVING increment > 0", "increment\n1"},
+		{"SELECT increment, COUNT(*) FROM s", "increment,COUNT(*)\n1,1"},
+		{"SELECT increment = 1, COUNT(*) FROM s", "increment = 1,COUNT(*)\n1,1"},
 	} {
 		if got := table(t, app, c.q); got != c.want {
 			t.Errorf("%s:\n%s\nwant\n%s", c.q, got, c.want)
+		}
+	}
+	// HAVING reads a column only where the select list holds it by
+	// itself: MariaDB's 1054.
+	for _, q := range []string{
+		"SELECT COUNT(*) FROM s GROUP BY cache_size HAVING increment > 0",
+		"SELECT COUNT(*) FROM s HAVING s.increment > 0",
+	} {
+		_, err := app.Exec(q)
+		if number(err) != 1054 || !strings.HasPrefix(err.Error(), "Error 1054 (42S22): Unknown column '") || !strings.HasSuffix(err.Error(), "increment' in 'HAVING'") {
+			t.Errorf("%s: %v, want 1054 (42S22) Unknown column '...increment' in 'HAVING'", q, err)
 		}
 	}
 }

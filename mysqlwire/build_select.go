@@ -12,6 +12,7 @@ import (
 
 	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // query builds a query: a SELECT, or a UNION, EXCEPT or INTERSECT of
@@ -253,8 +254,10 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 	outer := b.sources
 	b.sources = sources
 	defer func() { b.sources = outer }()
-	if s.GroupBy != nil {
-		b.anyOfGroupInExprs(s)
+	if s.GroupBy != nil || aggregates(s) {
+		if err := b.anyOfGroupInExprs(s); err != nil {
+			return nil, nil, err
+		}
 	}
 	names, types, err := b.fields(out, s.Fields.Fields, sources, derived)
 	if err != nil {
@@ -424,26 +427,99 @@ func (b *builder) anyOfGroup(out *pg.SelectStmt, s *ast.SelectStmt) {
 // statement in its words (1105 'column "s.cycle_option" must appear in
 // the GROUP BY clause ...'), where MariaDB answers it. The item's name
 // is its text, as written.
-func (b *builder) anyOfGroupInExprs(s *ast.SelectStmt) {
-	for i, f := range s.Fields.Fields {
-		if f.Expr == nil {
-			continue
-		}
-		if _, bare := f.Expr.(*ast.ColumnNameExpr); bare {
-			continue // anyOfGroup's, once built
-		}
-		f.Expr.Accept(&ungroupedColumns{b: b, s: s, f: f, i: i})
+//
+// So are the columns HAVING and ORDER BY read, and, where the select list,
+// HAVING or ORDER BY aggregates without GROUP BY (the whole as one group:
+// SELECT increment, COUNT(*) FROM s), every column. HAVING may read
+// such a column only where the select list holds it by itself, as
+// MariaDB's 1054 says otherwise.
+func (b *builder) anyOfGroupInExprs(s *ast.SelectStmt) error {
+	var items []*ast.ByItem
+	if s.GroupBy != nil {
+		items = s.GroupBy.Items
 	}
+	var err error
+	rewrite := func(x ast.ExprNode, f *ast.SelectField, i int, having bool) ast.ExprNode {
+		if _, bare := x.(*ast.ColumnNameExpr); bare && s.GroupBy != nil && f != nil {
+			return x // anyOfGroup's, once built
+		}
+		if c, bare := x.(*ast.ColumnNameExpr); bare && f == nil && aliased(s.Fields.Fields, c) {
+			return x // ORDER BY or HAVING an alias of the select list
+		}
+		v := &ungroupedColumns{b: b, items: items, f: f, i: i}
+		if f == nil {
+			v.f = &ast.SelectField{}
+		}
+		if having {
+			v.selected = s.Fields.Fields
+		}
+		n, _ := x.Accept(v)
+		if v.err != nil && err == nil {
+			err = v.err
+		}
+		ast.SetFlag(n.(ast.ExprNode))
+		return n.(ast.ExprNode)
+	}
+	for i, f := range s.Fields.Fields {
+		if f.Expr != nil {
+			f.Expr = rewrite(f.Expr, f, i, false)
+		}
+	}
+	if s.Having != nil {
+		s.Having.Expr = rewrite(s.Having.Expr, nil, -1, true)
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			if _, position := it.Expr.(*ast.PositionExpr); !position {
+				it.Expr = rewrite(it.Expr, nil, -1, false)
+			}
+		}
+	}
+	return err
+}
+
+// aggregates reports whether s's select list, HAVING or ORDER BY holds
+// an aggregate, outside its subqueries.
+func aggregates(s *ast.SelectStmt) bool {
+	v := aggFinder{found: func(*ast.AggregateFuncExpr) bool { return true }}
+	for _, f := range s.Fields.Fields {
+		if f.Expr != nil {
+			f.Expr.Accept(&v)
+		}
+	}
+	if s.Having != nil {
+		s.Having.Expr.Accept(&v)
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			it.Expr.Accept(&v)
+		}
+	}
+	return v.hit
+}
+
+// aliased reports whether c names an alias of fields.
+func aliased(fields []*ast.SelectField, c *ast.ColumnNameExpr) bool {
+	for _, f := range fields {
+		if c.Name.Table.L == "" && f.AsName.L != "" && f.AsName.L == c.Name.Name.L {
+			return true
+		}
+	}
+	return false
 }
 
 // ungroupedColumns replaces each column of a select list's item f (item
 // i) that no GROUP BY item names with MIN of it, outside aggregates and
 // subqueries.
 type ungroupedColumns struct {
-	b *builder
-	s *ast.SelectStmt
-	f *ast.SelectField
-	i int
+	b     *builder
+	items []*ast.ByItem
+	f     *ast.SelectField
+	i     int
+	// selected, in HAVING, is the select list: a column it does not
+	// hold by itself is MariaDB's 1054 (err).
+	selected []*ast.SelectField
+	err      error
 }
 
 func (v *ungroupedColumns) Enter(n ast.Node) (ast.Node, bool) {
@@ -456,8 +532,14 @@ func (v *ungroupedColumns) Enter(n ast.Node) (ast.Node, bool) {
 
 func (v *ungroupedColumns) Leave(n ast.Node) (ast.Node, bool) {
 	c, ok := n.(*ast.ColumnNameExpr)
-	if !ok || !fromSources(c.Name, v.b.sources) || groupedBy(c, v.f, v.i, v.s.GroupBy.Items) {
+	if !ok || !fromSources(c.Name, v.b.sources) || groupedBy(c, v.f, v.i, v.items) {
 		return n, true
+	}
+	if v.selected != nil && !slices.ContainsFunc(v.selected, func(f *ast.SelectField) bool {
+		x, ok := f.Expr.(*ast.ColumnNameExpr)
+		return ok && x.Name.Name.L == c.Name.Name.L
+	}) {
+		v.err = sqlerr.Errorf(sqlerr.UndefinedColumn, "Unknown column '%s' in 'HAVING'", c.Name.OrigColName())
 	}
 	return &ast.AggregateFuncExpr{F: ast.AggFuncMin, Args: []ast.ExprNode{c}}, true
 }
