@@ -57,3 +57,21 @@ func TestReplaceCharged(t *testing.T) {
 		t.Errorf("replace('abcb', 'b', 'xy') = %v, %v", got, err)
 	}
 }
+
+// TestDoubleRoundExtremeDigits: ROUND(1e300, -9223372036854775808) is 0,
+// as MariaDB's, where the digits' absolute value overflowed to a
+// negative and the double came back unrounded.
+func TestDoubleRoundExtremeDigits(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		d    int64
+		want float64
+	}{
+		{1e300, math.MinInt64, 0}, {1.5, math.MinInt64, 0}, {1e300, math.MaxInt64, 1e300}, {1.5, math.MaxInt64, 1.5},
+		{-7, math.MinInt64 + 1, 0},
+	} {
+		if got := doubleRound(c.x, c.d); got != c.want && !(got == 0 && c.want == 0) {
+			t.Errorf("doubleRound(%v, %d) = %v, want %v", c.x, c.d, got, c.want)
+		}
+	}
+}

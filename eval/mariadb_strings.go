@@ -265,6 +265,7 @@ func integral(d Datum, up bool) Datum {
 
 // doubleRound is MariaDB's my_double_round(x, d) (not truncating).
 func doubleRound(x float64, d int64) float64 {
+	d = min(max(d, -400), 400) // past 10^±308 alike; -d of BIGINT's least is itself
 	abs := d
 	if d < 0 {
 		abs = -d
