@@ -75,3 +75,60 @@ func TestDoubleRoundExtremeDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestDecimalCastLongDigits: CAST of a string of a million digits AS
+// DECIMAL is read in time linear in its length (it was quadratic: 7 s),
+// to the value all its digits make at the DECIMAL's scale, as reading
+// them all (slowly) does.
+func TestDecimalCastLongDigits(t *testing.T) {
+	cast := func(s string, p, scale int64) string {
+		t.Helper()
+		env := &Env{Ctx: WithMemory(context.Background(), NewMemory(0, nil)), Session: &warnings{}}
+		got, err := castDecimal(env, []Datum{Text(s), Int(p), Int(scale), Text("")})
+		if err != nil {
+			return err.Error()
+		}
+		return got.S
+	}
+	start := time.Now()
+	nines := strings.Repeat("9", 1_000_000)
+	zeros := strings.Repeat("0", 1_000_000)
+	for _, c := range []struct{ in, want string }{
+		{nines, strings.Repeat("9", 63) + ".99"},      // overflows: the bound
+		{"-" + nines + "e-999990", "-10000000000.00"}, // -9999999999.999...
+		{"0." + nines, "1.00"},
+		{"0." + zeros + "9", "0.00"},
+		{"1." + zeros + "1e1000000", strings.Repeat("9", 63) + ".99"},
+		{"0.00" + nines[:500_000] + "e3", "10.00"},
+		{"0.00" + "4" + nines[:500_000] + "e3", "5.00"}, // 4.999...
+		{"0.00" + "4" + zeros[:500_000] + "1e3", "4.00"},
+		{"1234.5649" + nines, "1234.56"},
+	} {
+		if got := cast(c.in, 65, 2); got != c.want {
+			t.Errorf("CAST(%.30q... AS DECIMAL(65, 2)) = %s, want %s", c.in, got, c.want)
+		}
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("reading a million digits took %v: quadratic", took)
+	}
+	testAllDigitsRead(t, func(s string) string { return cast(s, 65, 30) })
+}
+
+// testAllDigitsRead checks that cast reads strings of a few hundred
+// digits as reading all their digits does.
+func testAllDigitsRead(t *testing.T, cast func(string) string) {
+	t.Helper()
+	defer func() { readSignificant = significant }()
+	for _, s := range []string{
+		"12.5", "-0.000123e5", strings.Repeat("1", 130) + ".5", "0." + strings.Repeat("0", 150) + strings.Repeat("7", 150),
+		"-" + strings.Repeat("4", 60) + "." + strings.Repeat("5", 100) + "e-20", "3" + strings.Repeat("0", 200) + "e-195",
+		"0.000000000000000000000000000000000000004999" + strings.Repeat("9", 200), "-" + strings.Repeat("5", 300) + "e-290",
+	} {
+		readSignificant = significant
+		got := cast(s)
+		readSignificant = func(p string) string { return p }
+		if want := cast(s); got != want {
+			t.Errorf("%.40s...: %s, all digits read: %s", s, got, want)
+		}
+	}
+}
