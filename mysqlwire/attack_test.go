@@ -75,3 +75,39 @@ func TestUngroupedColumnInExpression(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryValueOutOfRange: a prepared statement whose integer value
+// does not fit its column's type (SELECT ? + 1 bound to BIGINT UNSIGNED's
+// largest, typed BIGINT UNSIGNED) is refused with MariaDB 10.11's 1690
+// before its rows are sent, and the connection goes on: the library could
+// not write the value in the binary protocol and ended the connection in
+// the middle of the result.
+func TestBinaryValueOutOfRange(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	db := open(t, addr, "app", "")
+	db.SetMaxOpenConns(1)
+	var id, again int64
+	if err := db.QueryRow("SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"SELECT ? + 1", "SELECT 1, ? + 1 AS s"} {
+		stmt, err := db.Prepare(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := stmt.Query(uint64(18446744073709551615))
+		if err == nil {
+			for rows.Next() {
+			}
+			err = rows.Err()
+			rows.Close()
+		}
+		if number(err) != 1690 || !strings.Contains(err.Error(), "BIGINT UNSIGNED value is out of range in '") {
+			t.Errorf("%s bound to 18446744073709551615: %v, want 1690 BIGINT UNSIGNED value is out of range", q, err)
+		}
+		stmt.Close()
+	}
+	if err := db.QueryRow("SELECT CONNECTION_ID()").Scan(&again); err != nil || again != id {
+		t.Errorf("after: connection %d, %v; want the same connection, %d", again, err, id)
+	}
+}

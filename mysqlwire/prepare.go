@@ -248,6 +248,9 @@ func (h handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, pd *mysql.Pr
 	}
 	cn.begins(ps.st)
 	res, err := cn.execute(ctx, ps, pd)
+	if err == nil && res != nil {
+		err = binaryFits(res)
+	}
 	cn.ended(ps.st, err)
 	if err != nil {
 		cn.observe(ps.st.command, err, began)
