@@ -111,3 +111,40 @@ func TestBinaryValueOutOfRange(t *testing.T) {
 		t.Errorf("after: connection %d, %v; want the same connection, %d", again, err, id)
 	}
 }
+
+// TestFractionBoundToInteger: a DOUBLE, a DECIMAL or an unsigned integer
+// past BIGINT's range bound to a marker prepared as an integer (WHERE
+// increment = ?) is compared as the number it is, as MariaDB 10.11
+// compares it (rule 1 of bound.go), where PostgreSQL's side refused it
+// with 1105 'invalid input syntax for type bigint: "1.5"' or 1264.
+func TestFractionBoundToInteger(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	pgExec(t, eng, "CREATE SEQUENCE public.s")
+	pgExec(t, eng, "GRANT SELECT ON SEQUENCE public.s TO app")
+	app := open(t, addr, "app", "public")
+	for _, c := range []struct {
+		q    string
+		arg  any
+		want int
+	}{
+		{"SELECT increment FROM s WHERE increment = ?", 1.5, 0},
+		{"SELECT increment FROM s WHERE increment = ?", 1.0, 1},
+		{"SELECT increment FROM s WHERE increment < ?", float32(1.5), 1},
+		{"SELECT increment FROM s WHERE increment IN (?, 2)", uint64(18446744073709551615), 0},
+		{"SELECT increment FROM s WHERE start_value < ?", uint64(18446744073709551615), 1},
+	} {
+		rows, err := app.Query(c.q, c.arg)
+		if err != nil {
+			t.Errorf("%s bound to %v: %v", c.q, c.arg, err)
+			continue
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		if err := rows.Err(); err != nil || n != c.want {
+			t.Errorf("%s bound to %v: %d rows, %v; want %d", c.q, c.arg, n, err, c.want)
+		}
+		rows.Close()
+	}
+}

@@ -11,6 +11,7 @@ import (
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
+	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/sqlerr"
 )
 
@@ -23,7 +24,9 @@ import (
 // answers the oracle corpus checks against MariaDB, text and prepared):
 //
 //  1. a marker prepared as a string (text) and bound to a number, or
-//     prepared as a number and bound to a string (misread);
+//     prepared as a number and bound to a string, or prepared as an
+//     integer and bound to a number that is not one (a DOUBLE, a
+//     DECIMAL, an unsigned past BIGINT's range) (misread);
 //  2. a statement that could not be typed when prepared (FIELD(?, ...)):
 //     it is prepared with its markers read as empty strings, for its
 //     columns, and built again at every execution (prepared.bound).
@@ -67,12 +70,41 @@ func (ps *prepared) misread(pd *mysql.PrepareData) bool {
 		if i >= len(pd.ParamsType) || t == nil {
 			return false
 		}
-		switch k := boundKind(querypb.Type(pd.ParamsType[i])); {
-		case k == boundNumber && t.Category() == 'S', k == boundString && t.Category() == 'N':
+		bt := querypb.Type(pd.ParamsType[i])
+		switch k := boundKind(bt); {
+		case k == boundNumber && t.Category() == 'S', k == boundString && t.Category() == 'N',
+			k == boundNumber && notInteger(bt, pd.BindVars["v"+strconv.Itoa(i+1)]) && integerType(t):
 			if bv := pd.BindVars["v"+strconv.Itoa(i+1)]; bv != nil && bv.Type != querypb.Type_NULL_TYPE {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// notInteger reports whether a number bound as t is not a BIGINT's:
+// a FLOAT, a DOUBLE or a DECIMAL (WHERE increment = ? bound to 1.5,
+// which MariaDB compares as a number with a fraction, and PostgreSQL's
+// side refused with 1105 'invalid input syntax for type bigint'), or
+// an unsigned integer past BIGINT's range.
+func notInteger(t querypb.Type, bv *querypb.BindVariable) bool {
+	switch t {
+	case sqltypes.Float32, sqltypes.Float64, sqltypes.Decimal:
+		return true
+	case sqltypes.Uint64:
+		if bv != nil {
+			_, err := strconv.ParseInt(string(bv.Value), 10, 64)
+			return err != nil
+		}
+	}
+	return false
+}
+
+// integerType reports whether a marker was prepared as an integer.
+func integerType(t *eval.Type) bool {
+	switch t.OID() {
+	case eval.OIDInt2, eval.OIDInt4, eval.OIDInt8:
+		return true
 	}
 	return false
 }
