@@ -148,3 +148,26 @@ func TestFractionBoundToInteger(t *testing.T) {
 		rows.Close()
 	}
 }
+
+// TestHavingAlias: HAVING reads an alias of the select list as its item,
+// as MariaDB 10.11 does (SELECT COUNT(*) AS c ... HAVING c > 0), where
+// PostgreSQL's side refused it in its words (1054 'column "c" does not
+// exist'); an alias that names a column too is the alias.
+func TestHavingAlias(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	pgExec(t, eng, "CREATE SEQUENCE public.s")
+	pgExec(t, eng, "GRANT SELECT ON SEQUENCE public.s TO app")
+	app := open(t, addr, "app", "public")
+	for _, c := range []struct{ q, want string }{
+		{"SELECT COUNT(*) AS c FROM s GROUP BY increment HAVING c > 0", "c\n1"},
+		{"SELECT COUNT(*) AS c FROM s GROUP BY increment HAVING c > 1", "c"},
+		{"SELECT increment AS i FROM s GROUP BY increment HAVING i > 0", "i\n1"},
+		{"SELECT increment + 1 AS i FROM s GROUP BY cache_size HAVING i > 1", "i\n2"},
+		{"SELECT COUNT(*) AS c, increment AS i FROM s GROUP BY cache_size HAVING c + i > 1 AND MAX(start_value) > 0", "c,i\n1,1"},
+		{"SELECT COUNT(*) AS increment FROM s GROUP BY cache_size HAVING increment > 1", "increment"},
+	} {
+		if got := table(t, app, c.q); got != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.q, got, c.want)
+		}
+	}
+}

@@ -466,7 +466,8 @@ func (b *builder) anyOfGroupInExprs(s *ast.SelectStmt) error {
 		}
 	}
 	if s.Having != nil {
-		s.Having.Expr = rewrite(s.Having.Expr, nil, -1, true)
+		n, _ := s.Having.Expr.Accept(&havingAliases{fields: s.Fields.Fields})
+		s.Having.Expr = rewrite(n.(ast.ExprNode), nil, -1, true)
 	}
 	if s.OrderBy != nil {
 		for _, it := range s.OrderBy.Items {
@@ -476,6 +477,49 @@ func (b *builder) anyOfGroupInExprs(s *ast.SelectStmt) error {
 		}
 	}
 	return err
+}
+
+// havingAliases replaces each alias of the select list HAVING reads
+// (SELECT COUNT(*) AS c ... HAVING c > 1, as MariaDB reads it) with its
+// item, where the item may be read again: it takes no sequence's value,
+// nor reads a subquery or a variable (PostgreSQL's side refused such a
+// HAVING in its words: 1054 'column "c" does not exist').
+type havingAliases struct{ fields []*ast.SelectField }
+
+func (v *havingAliases) Enter(n ast.Node) (ast.Node, bool) {
+	switch n.(type) {
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.AggregateFuncExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (v *havingAliases) Leave(n ast.Node) (ast.Node, bool) {
+	c, ok := n.(*ast.ColumnNameExpr)
+	if !ok || c.Name.Table.L != "" {
+		return n, true
+	}
+	for _, f := range v.fields {
+		if f.AsName.L != "" && f.AsName.L == c.Name.Name.L && f.Expr != nil && readAgainOrAggregate(f.Expr) {
+			return f.Expr, true
+		}
+	}
+	return n, true
+}
+
+// readAgainOrAggregate is readAgain, aggregates allowed.
+func readAgainOrAggregate(x ast.ExprNode) bool {
+	v := exprFinder{found: func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncCallExpr:
+			return !pureFuncs[n.FnName.L]
+		case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.WindowFuncExpr, *ast.VariableExpr:
+			return true
+		}
+		return false
+	}}
+	x.Accept(&v)
+	return !v.hit
 }
 
 // aggregates reports whether s's select list, HAVING or ORDER BY holds
