@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"encoding/binary"
 	"strings"
 	"testing"
 )
@@ -168,6 +169,28 @@ func TestHavingAlias(t *testing.T) {
 	} {
 		if got := table(t, app, c.q); got != c.want {
 			t.Errorf("%s:\n%s\nwant\n%s", c.q, got, c.want)
+		}
+	}
+}
+
+// TestHavingAliasOfMarker: an alias of an item holding a ? marker is
+// not read again in HAVING: the marker would have been counted twice,
+// and the statement prepared with a parameter more than it shows.
+func TestHavingAliasOfMarker(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	pgExec(t, eng, "CREATE SEQUENCE public.s")
+	pgExec(t, eng, "GRANT SELECT ON SEQUENCE public.s TO app")
+	c := dialRaw(t, addr)
+	c.mustLogin("app", "app pw")
+	for _, q := range []string{
+		"SELECT COUNT(*) + ? AS c FROM public.s GROUP BY increment HAVING c > ?",
+		"SELECT ? AS c, COUNT(*) FROM public.s GROUP BY increment HAVING c > ?",
+	} {
+		p := c.tryPrepare(q)
+		if p[0] == 0 {
+			if params := binary.LittleEndian.Uint16(p[7:]); params != 2 {
+				t.Errorf("prepare %s: %d parameters, want 2", q, params)
+			}
 		}
 	}
 }

@@ -507,13 +507,14 @@ func (v *havingAliases) Leave(n ast.Node) (ast.Node, bool) {
 	return n, true
 }
 
-// readAgainOrAggregate is readAgain, aggregates allowed.
+// readAgainOrAggregate is readAgain, aggregates allowed; a ? marker is
+// not read again (it would be counted as a parameter more).
 func readAgainOrAggregate(x ast.ExprNode) bool {
 	v := exprFinder{found: func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncCallExpr:
 			return !pureFuncs[n.FnName.L]
-		case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.WindowFuncExpr, *ast.VariableExpr:
+		case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.WindowFuncExpr, *ast.VariableExpr, ast.ParamMarkerExpr:
 			return true
 		}
 		return false
