@@ -87,11 +87,12 @@ func (ps *prepared) misread(pd *mysql.PrepareData) bool {
 // which MariaDB compares as a number with a fraction, and PostgreSQL's
 // side refused with 1105 'invalid input syntax for type bigint'), or
 // an unsigned integer past BIGINT's range.
+// A value of these types that is a BIGINT's (2000 bound as a DOUBLE, as
+// Node's mysql2 binds every number) is read as the prepared plan reads
+// it: SETVAL(s, ?) takes it.
 func notInteger(t querypb.Type, bv *querypb.BindVariable) bool {
 	switch t {
-	case sqltypes.Float32, sqltypes.Float64, sqltypes.Decimal:
-		return true
-	case sqltypes.Uint64:
+	case sqltypes.Float32, sqltypes.Float64, sqltypes.Decimal, sqltypes.Uint64:
 		if bv != nil {
 			_, err := strconv.ParseInt(string(bv.Value), 10, 64)
 			return err != nil
