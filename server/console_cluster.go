@@ -168,7 +168,15 @@ func askMembers(ctx context.Context, n *node) []console.Member {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			st, err := n.cli.Status(ctx, mb.ClientURLs[0])
+			// Through a client of the member's own (etcdstore's
+			// MemberClient): the node's dials it racing SetEndpoints.
+			mc, err := n.eps.MemberClient(ctx, mb.ClientURLs[0])
+			if err != nil {
+				out[i].Error = err.Error()
+				return
+			}
+			defer mc.Close()
+			st, err := mc.Status(ctx, mb.ClientURLs[0])
 			if err != nil {
 				out[i].Error = err.Error()
 				return

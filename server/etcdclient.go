@@ -46,19 +46,11 @@ const endpointsInterval = 5 * time.Second
 // answering, so that requests stop being sent to it at all (etcd refuses
 // pings more often than every 5 s).
 func etcdClient(endpoints []string, sec EtcdSecurity, lease time.Duration) (*clientv3.Client, *etcdstore.Endpoints, error) {
-	cfg := clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		Username: sec.User, Password: sec.Password, DialKeepAliveTime: 10 * time.Second, DialKeepAliveTimeout: 3 * time.Second}
-	eps := etcdstore.HardenClient(&cfg, etcdstore.AttemptTimeout(lease))
-	if sec.CA != "" || sec.Cert != "" {
-		if (sec.Cert == "") != (sec.Key == "") {
-			return nil, nil, fmt.Errorf("seqd: etcd: a client certificate needs both -etcd-cert and -etcd-key")
-		}
-		tc, err := transport.TLSInfo{CertFile: sec.Cert, KeyFile: sec.Key, TrustedCAFile: sec.CA}.ClientConfig()
-		if err != nil {
-			return nil, nil, fmt.Errorf("seqd: etcd TLS: %w", err)
-		}
-		cfg.TLS = tc
+	cfg, err := etcdConfig(endpoints, sec)
+	if err != nil {
+		return nil, nil, err
 	}
+	eps := etcdstore.HardenClient(&cfg, etcdstore.AttemptTimeout(lease))
 	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("seqd: etcd: %w", err)
@@ -66,6 +58,36 @@ func etcdClient(endpoints []string, sec EtcdSecurity, lease time.Duration) (*cli
 	eps.Bind(cli)
 	go eps.Keep(cli.Ctx(), endpointsInterval)
 	return cli, eps, nil
+}
+
+// EtcdMemberClient connects to the member at ep alone with sec, without
+// the hardening of EtcdClient, for the calls made to one named member
+// (Status, Defragment): etcd's client dials such a member reading its
+// endpoints unguarded, which a hardened client's SetEndpoints would
+// race with (etcdstore.Endpoints.MemberClient).
+func EtcdMemberClient(ep string, sec EtcdSecurity) (*clientv3.Client, error) {
+	cfg, err := etcdConfig([]string{ep}, sec)
+	if err != nil {
+		return nil, err
+	}
+	return clientv3.New(cfg)
+}
+
+// etcdConfig is the client configuration of endpoints with sec.
+func etcdConfig(endpoints []string, sec EtcdSecurity) (clientv3.Config, error) {
+	cfg := clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
+		Username: sec.User, Password: sec.Password, DialKeepAliveTime: 10 * time.Second, DialKeepAliveTimeout: 3 * time.Second}
+	if sec.CA != "" || sec.Cert != "" {
+		if (sec.Cert == "") != (sec.Key == "") {
+			return cfg, fmt.Errorf("seqd: etcd: a client certificate needs both -etcd-cert and -etcd-key")
+		}
+		tc, err := transport.TLSInfo{CertFile: sec.Cert, KeyFile: sec.Key, TrustedCAFile: sec.CA}.ClientConfig()
+		if err != nil {
+			return cfg, fmt.Errorf("seqd: etcd TLS: %w", err)
+		}
+		cfg.TLS = tc
+	}
+	return cfg, nil
 }
 
 // diagnoseEtcd says why a TLS endpoint refuses this node, which gRPC

@@ -11,6 +11,8 @@ import (
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/seqd/seqd/server"
 )
 
 // raiseNoSpace raises the NOSPACE alarm in the name of the etcd leader
@@ -38,7 +40,16 @@ func (r *clusterRun) clearNoSpace() error {
 	c := r.cfg.Nemeses
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	st, err := r.cli.Status(ctx, c.Endpoints[max(c.Leader(), 0)])
+	// Status and Defragment name a member, which the harness's hardened
+	// client dials racing its own SetEndpoints: a client of that member
+	// alone asks (server.EtcdMemberClient).
+	member := func(ep string) (*clientv3.Client, error) { return server.EtcdMemberClient(ep, r.cfg.EtcdSecurity) }
+	lc, err := member(c.Endpoints[max(c.Leader(), 0)])
+	if err != nil {
+		return err
+	}
+	st, err := lc.Status(ctx, c.Endpoints[max(c.Leader(), 0)])
+	lc.Close()
 	if err != nil {
 		return err
 	}
@@ -46,7 +57,13 @@ func (r *clusterRun) clearNoSpace() error {
 		return fmt.Errorf("compacting: %w", err)
 	}
 	for _, ep := range c.Endpoints {
-		if _, err := r.cli.Defragment(ctx, ep); err != nil {
+		mc, err := member(ep)
+		if err != nil {
+			return err
+		}
+		_, err = mc.Defragment(ctx, ep)
+		mc.Close()
+		if err != nil {
 			return fmt.Errorf("defragmenting %s: %w", ep, err)
 		}
 	}

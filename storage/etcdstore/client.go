@@ -164,6 +164,17 @@ func (e *Endpoints) setAside(addr net.Addr) {
 	go e.probe(e.cli, ep)
 }
 
+// MemberClient is a client of the member at ep alone, for the calls
+// made to one named member (Status, Defragment), which etcd's client
+// dials reading its endpoints unguarded: through the client whose
+// endpoints this follows, they would race with SetEndpoints (probe asks
+// through one too). The caller closes it.
+func (e *Endpoints) MemberClient(ctx context.Context, ep string) (*clientv3.Client, error) {
+	cfg := e.probes
+	cfg.Endpoints, cfg.Context = []string{ep}, ctx
+	return clientv3.New(cfg)
+}
+
 // probe asks ep for its status every try's length until it answers
 // within one, then gives it back (unless it left the membership
 // meanwhile, or the client closed). It asks through a client of its
