@@ -200,3 +200,33 @@ func TestHavingAliasOfMarker(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepExpression: a statement whose expression nests deeper than
+// maxTreeDepth (a chain of 1+1+...+1, as deep as a text of a few hundred
+// KB makes it) is MariaDB's 1436, and the server goes on; it once
+// overflowed the goroutine's stack, a fatal error that ended the server.
+// Nesting MariaDB reads is read.
+func TestDeepExpression(t *testing.T) {
+	addr, _ := startServer(t, Config{MaxMessage: 4 << 20})
+	db := open(t, addr, "root", "")
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{
+		"SELECT " + strings.Repeat("1+", 200000) + "1",
+		"SELECT " + strings.Repeat("(", 6000) + "1" + strings.Repeat(")", 6000),
+		"SELECT 1 IN (" + strings.Repeat("-", 100000) + "1)",
+	} {
+		_, err := db.Exec(q)
+		if number(err) != 1436 || sqlState(err) != "HY000" {
+			t.Errorf("%.40s...: %v, want 1436", q, err)
+		}
+	}
+	for q, want := range map[string]int{
+		"SELECT " + strings.Repeat("(", 4000) + "1" + strings.Repeat(")", 4000): 1,
+		"SELECT " + strings.Repeat("1+", 1000) + "1":                            1001,
+	} {
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil || n != want {
+			t.Errorf("%.40s..., nested as MariaDB reads it: %d, %v", q, n, err)
+		}
+	}
+}

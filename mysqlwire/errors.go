@@ -45,7 +45,7 @@ var myErrors = map[sqlerr.Kind]myError{
 	sqlerr.SerializationFailure:         {1213, "40001"},
 	sqlerr.OutOfMemory:                  {1041, "HY000"}, // ER_OUT_OF_RESOURCES
 	sqlerr.ProgramLimitExceeded:         {1041, "HY000"},
-	sqlerr.StatementTooComplex:          {1041, "HY000"},
+	sqlerr.StatementTooComplex:          {1436, "HY000"}, // ER_STACK_OVERRUN_NEED_MORE
 	sqlerr.TooManyConnections:           {1040, "08004"}, // ER_CON_COUNT_ERROR
 	sqlerr.AdminShutdown:                {1053, "08S01"}, // ER_SERVER_SHUTDOWN
 	sqlerr.DiskFull:                     {1021, "HY000"}, // ER_DISK_FULL
