@@ -566,7 +566,9 @@ func TestTypedRoleSettings(t *testing.T) {
 		v, st := trySQL(t, root, "select usename || '|' || state || '|' || coalesce(wait_event_type, '') || '|' || query from pg_stat_activity where usename = 'app' and state = 'active'")
 		if st == "" && v.Kind != eval.KNull {
 			row = v.S
-			break
+			if row == `app|active|Lock|select nextval('public.s')` {
+				break // active, and then waiting on the lock: polled until it waits
+			}
 		}
 	}
 	if row != `app|active|Lock|select nextval('public.s')` {
