@@ -64,17 +64,27 @@ func showDatabases(n *ast.ShowStmt) (step, error) {
 	return showList(n, "schemata", []string{"schema_name"}, []string{"Database"}, nil)
 }
 
-// showTables is SHOW [FULL] TABLES [FROM db] [LIKE pattern]: the
-// connection's database's, unless it names one.
-func showTables(n *ast.ShowStmt, db string) (step, error) {
+// shownDatabase is the database a SHOW reads: the one it names (FROM
+// db), else the connection's; 1046 for none.
+func shownDatabase(n *ast.ShowStmt, db string) (string, error) {
 	if n.DBName != "" {
 		db = n.DBName
 	}
 	if db == "" {
-		return step{}, mysql.NewSQLError(1046, "3D000", "No database selected")
+		return "", mysql.NewSQLError(1046, "3D000", "No database selected")
 	}
 	if !pgText(db) {
-		return step{}, unsupported("a name that is not valid UTF-8 or holds NUL")
+		return "", unsupported("a name that is not valid UTF-8 or holds NUL")
+	}
+	return db, nil
+}
+
+// showTables is SHOW [FULL] TABLES [FROM db] [LIKE pattern]: the
+// connection's database's, unless it names one.
+func showTables(n *ast.ShowStmt, db string) (step, error) {
+	db, err := shownDatabase(n, db)
+	if err != nil {
+		return step{}, err
 	}
 	cols, names := []string{"table_name"}, []string{"Tables_in_" + db}
 	if n.Full {
@@ -319,14 +329,9 @@ func rowsWhere(names []string, rows [][]any, cond ast.ExprNode) *ast.SelectStmt 
 // for the sequences the role sees (its sizes 0 and its times NULL, as
 // information_schema's).
 func showTableStatus(n *ast.ShowStmt, db string, env *stmtEnv) (step, error) {
-	if n.DBName != "" {
-		db = n.DBName
-	}
-	if db == "" {
-		return step{}, mysql.NewSQLError(1046, "3D000", "No database selected")
-	}
-	if !pgText(db) {
-		return step{}, unsupported("a name that is not valid UTF-8 or holds NUL")
+	db, err := shownDatabase(n, db)
+	if err != nil {
+		return step{}, err
 	}
 	cols := []string{"table_name", "engine", "version", "row_format", "table_rows", "avg_row_length", "data_length", "max_data_length",
 		"index_length", "data_free", "auto_increment", "create_time", "update_time", "check_time", "table_collation", "checksum",

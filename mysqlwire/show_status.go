@@ -45,14 +45,9 @@ func routineStatus(n *ast.ShowStmt, kind string, env *stmtEnv) (step, error) {
 // connection's database's, unless it names one (1046 for none).
 func showEvents(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 	db := env.db
-	if n.DBName != "" {
-		db = n.DBName
-	}
-	if db == "" {
-		return step{}, mysql.NewSQLError(1046, "3D000", "No database selected")
-	}
-	if !pgText(db) {
-		return step{}, unsupported("a name that is not valid UTF-8 or holds NUL")
+	db, err := shownDatabase(n, db)
+	if err != nil {
+		return step{}, err
 	}
 	cols := []string{"event_schema", "event_name", "definer", "time_zone", "event_type", "execute_at", "interval_value", "interval_field",
 		"starts", "ends", "status", "originator", "character_set_client", "collation_connection", "database_collation"}
