@@ -50,6 +50,7 @@ import (
 type Registry struct {
 	max, reserved int
 	activity      *executor.Activity
+	parse         *parseRoom // long statements' (parseroom.go)
 
 	mu        sync.Mutex
 	admitted  int               // connections accepted and not yet ended
@@ -72,7 +73,7 @@ type entry struct {
 // NewRegistry is a registry of at most max connections at once, the last
 // reserved of which only superusers may keep once authenticated.
 func NewRegistry(max, reserved int) *Registry {
-	return &Registry{max: max, reserved: reserved, byID: map[uint32]*entry{}, byName: map[string]int{}, activity: executor.NewActivity()}
+	return &Registry{max: max, reserved: reserved, byID: map[uint32]*entry{}, byName: map[string]int{}, activity: executor.NewActivity(), parse: newParseRoom(DefaultParseRoom)}
 }
 
 // Activity is the sessions of every front end, for their

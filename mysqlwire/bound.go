@@ -113,6 +113,11 @@ func integerType(t *eval.Type) bool {
 // executeBound runs ps built again with the values pd binds in place of
 // its markers.
 func (cn *conn) executeBound(ctx context.Context, ps *prepared, pd *mysql.PrepareData) (*sqltypes.Result, error) {
+	release, err := cn.parseRoom(ctx, ps.query)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	vals := make([]ast.ExprNode, len(ps.params))
 	for i := range vals {
 		bv := pd.BindVars["v"+strconv.Itoa(i+1)]

@@ -173,6 +173,15 @@ func (h handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string,
 func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn, multi bool) error {
 	cn := h.conn(c)
 	began := cn.began()
+	release, err := cn.parseRoom(ctx, query)
+	if err != nil {
+		cn.begins(&step{})
+		cn.ended(&step{}, err)
+		cn.observe("", err, began)
+		h.srv.logFailure(c, err, query)
+		return toSQLError(err)
+	}
+	defer release()
 	steps, err := cn.translate(query)
 	if err == nil && len(steps) > 1 && !multi {
 		err = stackedError(query, steps)
@@ -332,6 +341,24 @@ func (cn *conn) translate(query string) ([]step, error) {
 // env is what the connection's session functions stand for.
 func (cn *conn) env() stmtEnv {
 	return stmtEnv{db: cn.db, user: cn.c.User + "@" + hostOf(cn.c), thread: cn.c.ConnectionID, userVars: cn.userVars}
+}
+
+// parseRoom takes the room a statement of text needs from the room long
+// statements share while it is parsed and built (and run, sent to run at once)
+// (frontend.TakeParseRoom): nothing, for all but long ones. Its wait is
+// the statement's, which KILL QUERY and statement_timeout end.
+func (cn *conn) parseRoom(ctx context.Context, text string) (release func(), err error) {
+	reg := cn.srv.cfg.Registry
+	if len(text) < frontend.LongStatement {
+		return reg.TakeParseRoom(ctx, len(text))
+	}
+	sess, err := cn.session()
+	if err != nil {
+		return nil, err
+	}
+	sctx, end := cn.statement(ctx, sess)
+	defer cn.endStatement(end)
+	return reg.TakeParseRoom(sctx, len(text))
 }
 
 // cancelStatement cancels the connection's running statement, if any

@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"io"
@@ -274,5 +275,95 @@ func takeConcurrently(t *testing.T, db *sql.DB, q string, n int) {
 	}
 	if len(seen) != n || !seen[1] || !seen[int64(n)] {
 		t.Fatalf("%d distinct values, want 1 to %d", len(seen), n)
+	}
+}
+
+// TestParseRoom: a long statement (frontend.LongStatement bytes or more)
+// takes its room from the room every front end shares while it is
+// parsed, built and run; another, text or prepared, waits for room, and
+// KILL QUERY ends the wait (1317, the connection goes on); a short one
+// takes none; once room is given back, the long ones run.
+func TestParseRoom(t *testing.T) {
+	reg := frontend.NewRegistry(100, 3)
+	reg.SetParseRoom(frontend.LongStatement * frontend.ParseCostPerByte * 3 / 2) // one long statement at a time
+	addr, eng := startServer(t, Config{Registry: reg})
+	root := open(t, addr, "root", "")
+	if _, err := root.Exec("CREATE SEQUENCE s"); err != nil {
+		t.Fatal(err)
+	}
+	pad := " /*" + strings.Repeat("x", frontend.LongStatement) + "*/"
+	hold := holdS(t, eng)
+	defer hold.Rollback()
+	holder := make(chan int64, 1)
+	go func() { // takes the room, then waits for s
+		var v int64
+		if err := root.QueryRow("SELECT NEXTVAL(s)" + pad).Scan(&v); err != nil {
+			t.Errorf("the long statement that held the room: %v", err)
+		}
+		holder <- v
+	}()
+	for taken, until := false, time.Now().Add(10*time.Second); !taken; { // until the holder has the room
+		if time.Now().After(until) {
+			t.Fatal("a long statement waiting for a lock holds no room")
+		}
+		wctx, cancel := context.WithTimeout(ctx, time.Millisecond)
+		release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
+		cancel()
+		if taken = err != nil; !taken {
+			release()
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waiter, err := open(t, addr, "root", "public").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := waiter.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	for _, long := range []func() error{
+		func() error { _, err := waiter.ExecContext(ctx, "SELECT 1"+pad); return err },
+		func() error {
+			st, err := waiter.PrepareContext(ctx, "SELECT ?"+pad)
+			if err == nil {
+				st.Close()
+			}
+			return err
+		},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- long() }()
+		// KILL until the statement is cancelled: it may not be waiting
+		// yet, or the holder may not have taken the room yet.
+	kill:
+		for {
+			if _, err := root.Exec(fmt.Sprintf("KILL QUERY %d", id)); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if number(err) != 1317 {
+					t.Fatalf("a long statement waiting for room, killed: %v, want 1317", err)
+				}
+				break kill
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		var one int64
+		if err := waiter.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+			t.Fatalf("a short statement while the room is taken: %d, %v", one, err)
+		}
+	}
+	hold.Rollback()
+	if v := <-holder; v != 1 {
+		t.Fatalf("the holder's value: %d", v)
+	}
+	var two int64
+	if err := waiter.QueryRowContext(ctx, "SELECT 2"+pad).Scan(&two); err != nil || two != 2 {
+		t.Fatalf("a long statement once the room is free: %d, %v", two, err)
+	}
+	if err := waiter.QueryRowContext(ctx, "SELECT ?"+pad, 3).Scan(&two); err != nil || two != 3 {
+		t.Fatalf("a long statement prepared once the room is free: %d, %v", two, err)
 	}
 }

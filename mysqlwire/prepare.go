@@ -121,6 +121,11 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 			err = toSQLError(err)
 		}
 	}()
+	release, err := cn.parseRoom(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	ps, fields, tree, err := cn.prepareStatement(query, false)
 	if err != nil {
 		// Rule 2 of bound.go: typed at each execution.

@@ -30,46 +30,7 @@ func (c *conn) extended(ctx context.Context, msg pgproto3.FrontendMessage) (err 
 func (c *conn) extendedMessage(ctx context.Context, msg pgproto3.FrontendMessage) error {
 	switch m := msg.(type) {
 	case *pgproto3.Parse:
-		if panicHook != nil {
-			panicHook(m.Query)
-		}
-		stmts, err := c.parse(m.Query)
-		if err != nil {
-			return err
-		}
-		if len(stmts) > 1 {
-			return sqlerr.Errorf(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
-		}
-		if len(stmts) == 1 {
-			c.parseNotices(stmts[0].Notices)
-		}
-		if m.Name != "" && c.stmts[m.Name] != nil {
-			return sqlerr.Errorf(sqlerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
-		}
-		p := &prepared{text: m.Query}
-		var st *pgsql.Statement // nil for an empty query
-		if len(stmts) == 1 {
-			st = &stmts[0]
-			if p.p, err = c.sess.Prepare(st, m.ParameterOIDs); err != nil {
-				return err
-			}
-		}
-		if named(m.Name) {
-			// Its name counts too: a name may be as long as the
-			// message that carries it.
-			p.cost = statementCost(m.Query, st, p.p) + int64(len(m.Name))
-			if err := c.roomFor(m.Name, p.cost, nil); err != nil {
-				return err
-			}
-		} else {
-			// Measured only if a named portal is bound from it: the
-			// unnamed statement, replaced at every Parse of the
-			// drivers that do not prepare, counts in no bound (4).
-			p.st = st
-		}
-		c.keepStatement(m.Name, p)
-		c.sess.NameStatement(m.Name, m.Query, p.p)
-		c.send(&pgproto3.ParseComplete{})
+		return c.parseMessage(ctx, m)
 	case *pgproto3.Bind:
 		p := c.stmts[m.PreparedStatement]
 		if p == nil {
@@ -205,5 +166,55 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 	} else {
 		c.send(c.rowDescription(p.Columns, formats))
 	}
+	return nil
+}
+
+// parseMessage prepares the statement a Parse names (or the unnamed one).
+func (c *conn) parseMessage(ctx context.Context, m *pgproto3.Parse) error {
+	if panicHook != nil {
+		panicHook(m.Query)
+	}
+	release, err := c.parseRoom(ctx, m.Query)
+	if err != nil {
+		return err
+	}
+	defer release()
+	stmts, err := c.parse(m.Query)
+	if err != nil {
+		return err
+	}
+	if len(stmts) > 1 {
+		return sqlerr.Errorf(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	if len(stmts) == 1 {
+		c.parseNotices(stmts[0].Notices)
+	}
+	if m.Name != "" && c.stmts[m.Name] != nil {
+		return sqlerr.Errorf(sqlerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
+	}
+	p := &prepared{text: m.Query}
+	var st *pgsql.Statement // nil for an empty query
+	if len(stmts) == 1 {
+		st = &stmts[0]
+		if p.p, err = c.sess.Prepare(st, m.ParameterOIDs); err != nil {
+			return err
+		}
+	}
+	if named(m.Name) {
+		// Its name counts too: a name may be as long as the
+		// message that carries it.
+		p.cost = statementCost(m.Query, st, p.p) + int64(len(m.Name))
+		if err := c.roomFor(m.Name, p.cost, nil); err != nil {
+			return err
+		}
+	} else {
+		// Measured only if a named portal is bound from it: the
+		// unnamed statement, replaced at every Parse of the
+		// drivers that do not prepare, counts in no bound (4).
+		p.st = st
+	}
+	c.keepStatement(m.Name, p)
+	c.sess.NameStatement(m.Name, m.Query, p.p)
+	c.send(&pgproto3.ParseComplete{})
 	return nil
 }

@@ -288,6 +288,68 @@ func TestLockTimeout(t *testing.T) {
 	}
 }
 
+// TestParseRoom: a long statement (frontend.LongStatement bytes or more)
+// takes its room from the room every front end shares while it is
+// parsed and built, and run for a simple Query; another, simple or extended (Parse), waits for
+// room, and its statement_timeout ends the wait (57014, the session goes
+// on); a short one takes none; once room is given back, the long ones
+// run.
+func TestParseRoom(t *testing.T) {
+	reg := frontend.NewRegistry(100, 3)
+	reg.SetParseRoom(frontend.LongStatement * frontend.ParseCostPerByte * 3 / 2) // one long statement at a time
+	dsn, _ := startServerWith(t, Config{Registry: reg})
+	ctx := context.Background()
+	pad := " /*" + strings.Repeat("x", frontend.LongStatement) + "*/"
+	a := mustConnect(t, dsn, "create sequence s", "begin", "alter sequence s restart with 100")
+	b := mustConnect(t, dsn)
+	holder := make(chan int64, 1)
+	go func() { // takes the room, then waits for a's block
+		var v int64
+		// A simple query holds its room while it runs; a Parse only
+		// while it parses and plans (what a prepared statement keeps
+		// is bounded per connection).
+		if err := b.QueryRow(ctx, "select nextval('s')"+pad, pgx.QueryExecModeSimpleProtocol).Scan(&v); err != nil {
+			t.Errorf("the long statement that held the room: %v", err)
+		}
+		holder <- v
+	}()
+	for taken, until := false, time.Now().Add(10*time.Second); !taken; {
+		if time.Now().After(until) {
+			t.Fatal("a long statement waiting for a lock holds no room")
+		}
+		wctx, cancel := context.WithTimeout(ctx, time.Millisecond)
+		release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
+		cancel()
+		if taken = err != nil; !taken {
+			release()
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	c := mustConnect(t, dsn, "set statement_timeout = 200")
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement} {
+		_, err := c.Exec(ctx, "select 1"+pad, mode)
+		if code, msg := pgCode(err); code != "57014" || msg != "canceling statement due to statement timeout" {
+			t.Fatalf("a long statement waiting for room (%v): %v, want 57014", mode, err)
+		}
+		var one int
+		if err := c.QueryRow(ctx, "select 1", mode).Scan(&one); err != nil || one != 1 {
+			t.Fatalf("a short statement while the room is taken (%v): %d, %v", mode, one, err)
+		}
+	}
+	if _, err := a.Exec(ctx, "commit"); err != nil {
+		t.Fatal(err)
+	}
+	if v := <-holder; v != 100 {
+		t.Fatalf("the holder's value: %d", v)
+	}
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement} {
+		var two int
+		if err := c.QueryRow(ctx, "select 2"+pad, mode).Scan(&two); err != nil || two != 2 {
+			t.Fatalf("a long statement once the room is free (%v): %d, %v", mode, two, err)
+		}
+	}
+}
+
 // TestIdleTimeouts: idle_in_transaction_session_timeout ends a session
 // idle inside a block (25P03); idle_session_timeout one idle outside
 // (57P05); each only where it applies.

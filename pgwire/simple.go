@@ -15,6 +15,14 @@ import (
 )
 
 func (c *conn) simpleQuery(ctx context.Context, q string) {
+	release, err := c.parseRoom(ctx, q)
+	if err != nil {
+		c.sess.Abort()
+		c.logFailure(err, q)
+		c.send(toErrorResponse(err))
+		return
+	}
+	defer release()
 	stmts, err := c.parse(q)
 	if err != nil {
 		c.sess.Abort()
@@ -85,6 +93,19 @@ func (c *conn) simpleStatement(ctx context.Context, st *pgsql.Statement) (tag st
 
 // binaryFormat is every column in binary.
 var binaryFormat = []int16{1}
+
+// parseRoom takes the room a statement of text q needs from the room
+// long statements share while it is parsed and built (and run, a Query)
+// (frontend.TakeParseRoom): nothing, for all but long ones. Its wait is
+// the statement's, which a CancelRequest and statement_timeout end.
+func (c *conn) parseRoom(ctx context.Context, q string) (release func(), err error) {
+	if len(q) < frontend.LongStatement {
+		return c.srv.reg.TakeParseRoom(ctx, len(q))
+	}
+	sctx, cancel := c.sess.StatementContext(ctx)
+	defer cancel()
+	return c.srv.reg.TakeParseRoom(sctx, len(q))
+}
 
 // parse parses a query string, containing a panic as contain does.
 func (c *conn) parse(q string) (stmts []pgsql.Statement, err error) {

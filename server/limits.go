@@ -36,6 +36,7 @@ var limitRanges = map[string]string{
 	"max-bulk-rows":                  "at least 1",
 	"max-transaction-locks":          "at least 1, or negative for no limit",
 	"max-statement-memory":           "at least 1, or negative for no limit",
+	"max-parse-memory":               "at least 1, or negative for no limit",
 	"min-free-space":                 "at least 1, or negative for no reserve",
 	"exhaustion-horizon":             "positive",
 	"lease-ttl":                      "positive",

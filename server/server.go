@@ -73,6 +73,11 @@ type Config struct {
 	// MaxStatementMemory bounds the memory one statement keeps (53200
 	// past it); 0: the executor's default, negative: none.
 	MaxStatementMemory int64
+	// MaxParseMemory bounds the memory the statements of 16 KiB and
+	// more take while parsed and built (and run, sent to run at once), server-wide, counted at
+	// 1 KiB per byte of text (frontend.LongStatement); 0:
+	// frontend.DefaultParseRoom, negative: none.
+	MaxParseMemory int64
 	// ReservedConns and AuthTimeout: pgwire.Config's (superuser slots,
 	// 0 DefaultReservedConns and negative none; the bound on a
 	// connection's startup, 0 10 s), on every front end.
@@ -286,6 +291,9 @@ func (s *Server) listen(cfg Config, pc pgwire.Config) error {
 	pc.ReservedConns, pc.AuthTimeout, pc.TLSRequired = cfg.ReservedConns, cfg.AuthTimeout, cfg.TLSRequired
 	pc.Logger, pc.Auth, pc.OnStatement = cfg.Logger, cfg.Auth, s.metrics.onStatement
 	s.pg = pgwire.NewServer(pc)
+	if cfg.MaxParseMemory != 0 {
+		s.pg.Registry().SetParseRoom(cfg.MaxParseMemory)
+	}
 	if cfg.MySQLListen != "" {
 		ml, err := net.Listen("tcp", cfg.MySQLListen)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 // default. None defaults to 0, so a 0 is someone's choice, and it is
 // refused rather than served as something else.
 var zeroIsDefault = []string{"max-connections", "authentication-timeout", "max-statement-bytes", "max-bulk-rows",
-	"max-transaction-locks", "max-statement-memory", "min-free-space", "exhaustion-horizon", "lease-ttl"}
+	"max-transaction-locks", "max-statement-memory", "max-parse-memory", "min-free-space", "exhaustion-horizon", "lease-ttl"}
 
 // checkLimits refuses a limit flag outside its range with a
 // *server.LimitError (seqd exits 2, as for a flag it cannot parse), and

@@ -20,6 +20,7 @@ import (
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/executor"
+	"github.com/seqd/seqd/frontend"
 	"github.com/seqd/seqd/pgwire"
 	"github.com/seqd/seqd/server"
 	"github.com/seqd/seqd/storage/embedded"
@@ -117,6 +118,7 @@ func parseFlags() *options {
 	flag.IntVar(&o.cfg.ReservedConns, "superuser-reserved-connections", server.DefaultReservedConns, "of -max-connections, how many only superusers may use (0: none)")
 	flag.DurationVar(&o.cfg.AuthTimeout, "authentication-timeout", 10*time.Second, "how long a connection may take to start: TLS, startup message and authentication")
 	flag.Int64Var(&o.cfg.MaxStatementMemory, "max-statement-memory", 256<<20, "bytes one statement may keep (rows held for sorts, DISTINCT, joins, groups, array_agg), with what the session's open cursors and suspended portals keep; past it the statement fails with SQLSTATE 53200 (negative: no limit)")
+	flag.Int64Var(&o.cfg.MaxParseMemory, "max-parse-memory", frontend.DefaultParseRoom, "bytes the statements of 16 KiB of text and more may take at once while parsed and built (and run, sent to run at once), every connection's together, counted at 1 KiB per byte of text (a 1 MiB statement 1 GiB, run alone if more than this); one that finds no room waits for it up to 30 s, then fails with SQLSTATE 53200 (MySQL 1041) (negative: no limit)")
 	o.sessionDefaults = map[string]*string{}
 	for _, name := range []string{"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "idle_session_timeout"} {
 		o.sessionDefaults[name] = flag.String(strings.ReplaceAll(name, "_", "-"), "0", "every session's "+name+" (PostgreSQL's setting: milliseconds, or with a unit: 5s, 1min; 0: none); a session may SET its own")
