@@ -2,6 +2,9 @@ package mysqlwire
 
 import (
 	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -228,5 +231,55 @@ func TestDeepExpression(t *testing.T) {
 		if err := db.QueryRow(q).Scan(&n); err != nil || n != want {
 			t.Errorf("%.40s..., nested as MariaDB reads it: %d, %v", q, n, err)
 		}
+	}
+}
+
+// TestLongFlatLists: lists as long as a statement allows, which MariaDB
+// runs, run: a CONCAT of 300,000 arguments (built as a chain of ||, it
+// overflowed the evaluator's stack and ended the server) and chains of
+// 20,000 UNIONs (run link by link, 4,000 UNION ALLs ran out of memory
+// and 30,000 held a core for minutes); and a chain mixing UNION and
+// UNION ALL over repeated rows gives MariaDB's rows, each as often.
+func TestLongFlatLists(t *testing.T) {
+	mc, sc, _ := oracleConns(t, "seqd_flat_lists")
+	const n = 20000
+	arms := func(sep string, value func(i int) string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = "SELECT " + value(i) + " x"
+		}
+		return strings.Join(parts, sep)
+	}
+	one := func(int) string { return "1" }
+	for _, q := range []string{
+		"SELECT LENGTH(CONCAT(" + strings.Repeat("1,", 300000) + "1))",
+		"SELECT LENGTH(CONCAT(" + strings.Repeat("'ab',", 100000) + "NULL))",
+		"SELECT COUNT(*), SUM(x) FROM (" + arms(" UNION ALL ", func(i int) string { return strconv.Itoa(i) }) + ") t",
+		"SELECT COUNT(*), SUM(x) FROM (" + arms(" UNION ", func(i int) string { return strconv.Itoa(i % 7000) }) + ") t",
+		"SELECT COUNT(*) FROM (" + arms(" UNION ", one) + ") t",
+		"SELECT 1 = ANY (" + arms(" UNION ", one) + ")",
+	} {
+		want, got := outcome(mc, q, false), outcome(sc, q, false)
+		if want != got {
+			short := func(s string) string { return strings.ReplaceAll(s, q[len("SELECT "):], "...") }
+			t.Errorf("%.60s...:\n  MariaDB: %.2000s\n  seqd:    %.2000s", q, short(want), short(got))
+		}
+	}
+	// UNION and UNION ALL in turn, over few values: what each link keeps
+	// depends on the links below it.
+	rng := rand.New(rand.NewPCG(7, 49))
+	var b strings.Builder
+	b.WriteString("SELECT x FROM (SELECT 0 x")
+	for range 300 {
+		if rng.IntN(2) == 0 {
+			b.WriteString(" UNION ALL")
+		} else {
+			b.WriteString(" UNION")
+		}
+		fmt.Fprintf(&b, " SELECT %d", rng.IntN(12))
+	}
+	b.WriteString(") t ORDER BY x")
+	if want, got := outcome(mc, b.String(), false), outcome(sc, b.String(), false); want != got {
+		t.Errorf("UNION and UNION ALL in turn:\n  MariaDB: %s\n  seqd:    %s", want, got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -683,20 +684,38 @@ func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources 
 }
 
 // fieldName is a select list item's column name as MariaDB gives it:
-// its alias, a column's name, a string's value, else the item's text.
+// its alias, a column's name, a string's value, else the item's text;
+// at most maxNameBytes of it.
 func fieldName(f *ast.SelectField) string {
 	if f.AsName.O != "" {
-		return f.AsName.O
+		return boundName(f.AsName.O)
 	}
 	switch x := f.Expr.(type) {
 	case *ast.ColumnNameExpr:
-		return x.Name.Name.O
+		return boundName(x.Name.Name.O)
 	case *driver.ValueExpr:
 		if x.Kind() == driver.KindString {
-			return x.GetString()
+			return boundName(x.GetString())
 		}
 	}
-	return trailingCommentsOff(f.Text())
+	return boundName(trailingCommentsOff(f.Text()))
+}
+
+// maxNameBytes is the longest column name MariaDB gives (its
+// MAX_ALIAS_NAME less one): a longer one is cut to it, at a character's
+// start, without a warning.
+const maxNameBytes = 255
+
+// boundName is name cut to maxNameBytes.
+func boundName(name string) string {
+	if len(name) <= maxNameBytes {
+		return name
+	}
+	end := maxNameBytes
+	for end > 0 && !utf8.RuneStart(name[end]) {
+		end--
+	}
+	return name[:end]
 }
 
 // trailingCommentsOff is an item's text without the comments and spaces
