@@ -147,6 +147,18 @@ func (s *Session) UseSchema(ctx context.Context, schema string) error {
 	})
 }
 
+// SchemaExists reports whether schema is one USE would find: a schema of
+// the catalog, a built-in one, or the session's temporary one.
+func (s *Session) SchemaExists(ctx context.Context, schema string) (bool, error) {
+	var ok bool
+	err := s.typedStatement(ctx, "select * from pg_namespace", false, func(context.Context) error {
+		s.tx.queried = true
+		ok = slices.Contains(s.schemaNames(), schema)
+		return nil
+	})
+	return ok, err
+}
+
 // Definition is the sequence schema.rel's definition (an empty schema:
 // found along the search path, a temporary one first), its owner, type
 // and options, as pg_sequences shows them to any role: Describe without

@@ -81,6 +81,9 @@ type stmtEnv struct {
 	// userVars are the connection's user variables, which a statement
 	// reads as they are when it is built (uservars.go).
 	userVars map[string]userValue
+	// noBackslash: string literals have no backslash escapes (sql_mode's
+	// NO_BACKSLASH_ESCAPES), as the parser reads them.
+	noBackslash bool
 }
 
 // calledFunc is a function a call names: the executor's function it is

@@ -90,7 +90,22 @@ func showTables(n *ast.ShowStmt, db string) (step, error) {
 	if n.Full {
 		cols, names = append(cols, "table_type"), append(names, "Table_type")
 	}
-	return showList(n, "tables", cols, names, aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", columnRef("table_schema"), strConst(db)))
+	st, err := showList(n, "tables", cols, names, aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", columnRef("table_schema"), strConst(db)))
+	st.check = databaseThere(db)
+	return st, err
+}
+
+// databaseThere is a step's check that database db is there: MariaDB's
+// 1049 where it is not, as SHOW TABLES and SHOW TABLE STATUS give for a
+// database they name, or the connection's, that is not there.
+func databaseThere(db string) func(ctx context.Context, cn *conn, sess *executor.Session) error {
+	return func(ctx context.Context, cn *conn, sess *executor.Session) error {
+		ok, err := sess.SchemaExists(ctx, db)
+		if err == nil && !ok {
+			err = mysql.NewSQLError(1049, "42000", "Unknown database '%s'", db)
+		}
+		return err
+	}
 }
 
 // showCreateDatabase is SHOW CREATE DATABASE [IF NOT EXISTS] db, as
@@ -122,7 +137,7 @@ func showCreateDatabase(n *ast.ShowStmt) (step, error) {
 		if len(res.Rows) == 0 {
 			return nil, mysql.NewSQLError(1049, "42000", "Unknown database '%s'", db)
 		}
-		text := fmt.Sprintf("CREATE DATABASE %s%s /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */", exists, quoteName(db),
+		text := fmt.Sprintf("CREATE DATABASE %s%s /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */", exists, cn.modes.quote(db),
 			res.Rows[0][0].ToString(), res.Rows[0][1].ToString())
 		a := &answer{cols: []string{"Database", "Create Database"}, rows: [][]any{{db, text}}, types: []colType{textExpr(64, true), textExpr(1024, true)}}
 		return a.result(), nil
@@ -175,13 +190,27 @@ func (cn *conn) showCreate(t tableRef, asTable bool) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// sql_mode: ANSI_QUOTES quotes names with ", NO_TABLE_OPTIONS
+	// leaves out the options after the definition (the engine,
+	// SEQUENCE=1, the comment), MYSQL323 and MYSQL40 name the engine
+	// TYPE, as MariaDB's SHOW CREATE does.
+	m := cn.modes
+	engine := " ENGINE=InnoDB"
+	if m&(modeMySQL323|modeMySQL40) != 0 {
+		engine = " TYPE=InnoDB"
+	}
 	var text string
 	if asTable {
 		create := "CREATE TABLE "
 		if d.Temporary {
 			create = "CREATE TEMPORARY TABLE "
 		}
-		text = create + quoteName(t.name) + " (\n" + sequenceTableColumns + ") ENGINE=InnoDB SEQUENCE=1"
+		columns := sequenceTableColumns
+		if m&modeANSIQuotes != 0 {
+			columns = strings.ReplaceAll(columns, "`", `"`)
+		}
+		text = create + m.quote(t.name) + " (\n" + columns + ")"
+		engine += " SEQUENCE=1"
 	} else {
 		cache := "cache " + strconv.FormatInt(d.Cache, 10)
 		if d.Cache == 0 {
@@ -191,11 +220,14 @@ func (cn *conn) showCreate(t tableRef, asTable bool) (*answer, error) {
 		if d.Cycle {
 			cycle = "cycle"
 		}
-		text = fmt.Sprintf("CREATE SEQUENCE %s start with %d minvalue %d maxvalue %d increment by %d %s %s ENGINE=InnoDB",
-			quoteName(t.name), d.Start, d.Min, d.Max, d.Increment, cache, cycle)
+		text = fmt.Sprintf("CREATE SEQUENCE %s start with %d minvalue %d maxvalue %d increment by %d %s %s",
+			m.quote(t.name), d.Start, d.Min, d.Max, d.Increment, cache, cycle)
 	}
-	if d.Comment != "" {
-		text += " COMMENT='" + strings.ReplaceAll(d.Comment, "'", "''") + "'"
+	if m&modeNoTableOptions == 0 {
+		text += engine
+		if d.Comment != "" {
+			text += " COMMENT='" + strings.ReplaceAll(d.Comment, "'", "''") + "'"
+		}
 	}
 	return &answer{cols: []string{"Table", "Create Table"}, rows: [][]any{{t.name, text}}, types: []colType{textExpr(64, true), textExpr(1024, true)}}, nil
 }
@@ -343,11 +375,14 @@ func showTableStatus(n *ast.ShowStmt, db string, env *stmtEnv) (step, error) {
 		// The condition reads the statement's own columns (Name, Engine,
 		// Comment, ...), as MariaDB's does.
 		filter := &ast.BinaryOperationExpr{Op: opcode.EQ, L: columnNamed("table_schema"), R: ast.NewValueExpr(db, "", "")}
-		return shownQuery("TABLES", filter, cols, names, n.Where, names[:1], env)
+		s, err := shownQuery("TABLES", filter, cols, names, n.Where, names[:1], env)
+		s.check = databaseThere(db)
+		return s, err
 	}
 	s, err := showList(n, "tables", cols, names, aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", columnRef("table_schema"), strConst(db)))
 	if err == nil && n.Pattern != nil {
 		s.names[0] = "Name" // MariaDB names it so with LIKE too
 	}
+	s.check = databaseThere(db)
 	return s, err
 }

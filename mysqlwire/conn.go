@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser"
+	tmysql "github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
 	"github.com/seqd/seqd/engine"
@@ -33,6 +34,8 @@ type conn struct {
 	id       uint32 // thread once its session is registered (authenticated), else 0; set under srv.mu
 	sess     *executor.Session
 	parser   *parser.Parser
+	reading  tmysql.SQLMode // the modes parser reads with (readWith)
+	modes    sqlMode        // sql_mode's, as SET last set it (0 for its default)
 	db       string
 	vars     map[string]string // the session variables SET changed
 	// userVars are the user variables SET set, by lower-case name,
@@ -288,6 +291,8 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 		cn.sess = nil
 	}
 	cn.vars, cn.userVars, cn.userVarBytes = nil, nil, 0
+	cn.modes = 0
+	cn.readWith(0) // sql_mode's default reads as no mode does
 	cn.locked = false
 	cn.diag = diagnostics{}
 	cn.forgetAll() // prepared statements end with the session
@@ -300,8 +305,17 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 	return nil
 }
 
+// readWith has the connection's parser read with mode (sql_mode).
+func (cn *conn) readWith(mode tmysql.SQLMode) {
+	cn.parser.SetSQLMode(mode)
+	cn.reading = mode
+}
+
 // planKey is a kept translation's database and text.
-type planKey struct{ db, query string }
+type planKey struct {
+	db, query string
+	mode      tmysql.SQLMode // how the parser read it (sql_mode)
+}
 
 // Translations kept per connection: at most maxPlans, of texts of at most
 // maxPlanText bytes.
@@ -314,7 +328,7 @@ const (
 // database, kept for the next time the connection sends it. A kept
 // translation is only read: steps are not changed once made.
 func (cn *conn) translate(query string) ([]step, error) {
-	key := planKey{cn.db, query}
+	key := planKey{cn.db, query, cn.reading}
 	if steps, ok := cn.plans[key]; ok {
 		return steps, nil
 	}
@@ -340,7 +354,7 @@ func (cn *conn) translate(query string) ([]step, error) {
 
 // env is what the connection's session functions stand for.
 func (cn *conn) env() stmtEnv {
-	return stmtEnv{db: cn.db, user: cn.c.User + "@" + hostOf(cn.c), thread: cn.c.ConnectionID, userVars: cn.userVars}
+	return stmtEnv{db: cn.db, user: cn.c.User + "@" + hostOf(cn.c), thread: cn.c.ConnectionID, userVars: cn.userVars, noBackslash: cn.modes&modeNoBackslash != 0}
 }
 
 // parseRoom takes the room a statement of text needs from the room long
@@ -480,6 +494,11 @@ func (cn *conn) run(ctx context.Context, st *step) (res *sqltypes.Result, err er
 	defer cn.status(sess)
 	if err := cn.before(ctx, sess, st); err != nil {
 		return nil, err
+	}
+	if st.check != nil {
+		if err := st.check(ctx, cn, sess); err != nil {
+			return nil, err
+		}
 	}
 	if st.exec != nil {
 		res, err = st.exec(ctx, cn, sess)

@@ -370,6 +370,13 @@ var ddlCorpus = []string{
 	"SHOW TABLE STATUS FROM {db} LIKE 'zz'",
 	"SHOW TABLE STATUS WHERE Name = 'nope'",
 	"SHOW TABLE STATUS FROM {db} WHERE Engine = 'InnoDB' AND name LIKE 'nope%' OR `Rows` > 5",
+	// A database not there: 1049 for SHOW [FULL] TABLES and SHOW TABLE
+	// STATUS, nothing for SHOW EVENTS.
+	"SHOW TABLES FROM nodb_x",
+	"SHOW FULL TABLES FROM nodb_x LIKE 't%'",
+	"SHOW TABLE STATUS FROM nodb_x",
+	"SHOW TABLE STATUS FROM nodb_x WHERE Name = 't1'",
+	"SHOW EVENTS FROM nodb_x",
 	"SELECT table_name, table_comment, table_rows, create_options FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 't%' ORDER BY 1",
 	"CREATE TEMPORARY SEQUENCE tt START 4",
 	"SHOW CREATE TABLE tt",
@@ -448,7 +455,7 @@ var ddlCorpus = []string{
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 397
+const ddlCorpusLen = 402
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

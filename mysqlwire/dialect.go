@@ -72,7 +72,11 @@ type step struct {
 	// (mariadb_ddl.go). fail, when set, words the statement's failure
 	// as MariaDB does where PostgreSQL's words are not MariaDB's.
 	exec func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error)
-	fail func(err error) error
+	// check, when set, runs before stmt or exec, text or prepared, and
+	// its error is the statement's: what MariaDB checks first (the
+	// database a SHOW names, 1049).
+	check func(ctx context.Context, cn *conn, sess *executor.Session) error
+	fail  func(err error) error
 	// text is the statement as sent, for logs; command what it is
 	// counted as (commandOf).
 	text    string
@@ -165,7 +169,7 @@ func translate(p *parser.Parser, q string, env stmtEnv) ([]step, error) {
 // the order written, replaced by bind's value for it (bound.go); with a
 // nil bind, the markers stay.
 func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) ast.ExprNode) ([]step, error) {
-	q, typed, marks := rename(q)
+	q, typed, marks := renameIn(q, !env.noBackslash)
 	stmts, err := parseSQL(p, q)
 	if err != nil {
 		return nil, err

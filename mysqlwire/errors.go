@@ -257,6 +257,7 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1221: sqlerr.SyntaxError,           // ER_WRONG_USAGE: PostgreSQL's "conflicting or redundant options"
 	1225: sqlerr.SyntaxError,           // ER_DUP_ARGUMENT: the same
 	1231: sqlerr.InvalidParameterValue, // ER_WRONG_VALUE_FOR_VAR
+	1232: sqlerr.InvalidParameterValue, // ER_WRONG_TYPE_FOR_VAR
 	1241: sqlerr.CardinalityViolation,  // ER_OPERAND_COLUMNS: PostgreSQL's "subquery has too many columns" is a syntax error, MariaDB's a cardinality one
 	1227: sqlerr.InsufficientPrivilege, // ER_SPECIFIC_ACCESS_DENIED_ERROR
 	1248: sqlerr.SyntaxError,           // ER_DERIVED_MUST_HAVE_ALIAS

@@ -288,6 +288,11 @@ func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData
 	if err := cn.before(ctx, sess, ps.st); err != nil {
 		return nil, err
 	}
+	if ps.st.check != nil {
+		if err := ps.st.check(ctx, cn, sess); err != nil {
+			return nil, err
+		}
+	}
 	params := make([]eval.Datum, len(ps.params))
 	for i, t := range ps.params {
 		bv := pd.BindVars["v"+strconv.Itoa(i+1)]

@@ -37,12 +37,14 @@ const (
 
 // COM_ commands the raw client sends.
 const (
-	comPing         = 0x0e
-	comStmtPrepare  = 0x16
-	comStmtExecute  = 0x17
-	comStmtLongData = 0x18
-	comStmtClose    = 0x19
-	comStmtReset    = 0x1a
+	comQuery           = 0x03
+	comPing            = 0x0e
+	comResetConnection = 0x1f
+	comStmtPrepare     = 0x16
+	comStmtExecute     = 0x17
+	comStmtLongData    = 0x18
+	comStmtClose       = 0x19
+	comStmtReset       = 0x1a
 )
 
 // dialRaw connects to addr and reads the server's handshake.

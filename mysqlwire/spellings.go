@@ -106,7 +106,11 @@ func renamedSpelling(kind string) (string, bool) {
 
 // rename renames the spellings above in q; typed maps each renamed text
 // to the text as typed, and m says where the marked statements stand.
-func rename(q string) (_ string, typed map[string]string, m marks) {
+func rename(q string) (_ string, typed map[string]string, m marks) { return renameIn(q, true) }
+
+// renameIn is rename with backslash escapes in string literals
+// (sql_mode's NO_BACKSLASH_ESCAPES: not).
+func renameIn(q string, backslash bool) (_ string, typed map[string]string, m marks) {
 	n := 0
 	mark := func(kind, m, r string) string {
 		if typed == nil {
@@ -118,7 +122,7 @@ func rename(q string) (_ string, typed map[string]string, m marks) {
 		return r
 	}
 	// First, before any offset is marked: it changes the text's length.
-	q = replaceCode(q, packageStatus, func(_ int, m []string) string {
+	q = replaceCode(q, backslash, packageStatus, func(_ int, m []string) string {
 		if typed == nil {
 			typed = map[string]string{}
 		}
@@ -127,9 +131,9 @@ func rename(q string) (_ string, typed map[string]string, m marks) {
 		typed[r] = m[0]
 		return r
 	})
-	q = replaceCode(q, previousValue, func(_ int, m []string) string { return mark("LASTVAL", m[0], "("+m[1]+")") })
-	q = replaceCode(q, setval, func(_ int, m []string) string { return mark("SETVAL", m[0], "(") })
-	q = replaceCode(q, ddlWords, func(at int, g []string) string {
+	q = replaceCode(q, backslash, previousValue, func(_ int, m []string) string { return mark("LASTVAL", m[0], "("+m[1]+")") })
+	q = replaceCode(q, backslash, setval, func(_ int, m []string) string { return mark("SETVAL", m[0], "(") })
+	q = replaceCode(q, backslash, ddlWords, func(at int, g []string) string {
 		if g[2] != "" && !strings.EqualFold(g[1], "CREATE") {
 			return g[0] // DROP OR REPLACE: the parser's syntax error
 		}
@@ -142,7 +146,7 @@ func rename(q string) (_ string, typed map[string]string, m marks) {
 		return g[1] + " SEQUENCE"
 	})
 	// Blanked, not cut: the offsets marked above stay where they were.
-	q = replaceCode(q, showLimitWords, func(at int, g []string) string {
+	q = replaceCode(q, backslash, showLimitWords, func(at int, g []string) string {
 		m.limits = append(m.limits, newShowLimit(at, g))
 		return g[1] + strings.Repeat(" ", len(g[0])-len(g[1])-len(g[5])) + g[5]
 	})
@@ -153,12 +157,12 @@ func rename(q string) (_ string, typed map[string]string, m marks) {
 // literals, quoted identifiers and comments, with what with makes of the
 // match and its groups (told where the replacement begins in the
 // result); text in quotes stays as written.
-func replaceCode(q string, re *regexp.Regexp, with func(at int, m []string) string) string {
+func replaceCode(q string, backslash bool, re *regexp.Regexp, with func(at int, m []string) string) string {
 	ms := re.FindAllStringSubmatchIndex(q, -1)
 	if ms == nil {
 		return q
 	}
-	quoted := quotedSpans(q)
+	quoted := quotedSpansIn(q, backslash)
 	var b strings.Builder
 	last := 0
 	for _, m := range ms {
@@ -182,14 +186,18 @@ func replaceCode(q string, re *regexp.Regexp, with func(at int, m []string) stri
 // quotedSpans are the byte spans of q's string literals ('...', "...",
 // with backslash escapes and doubled quotes), quoted identifiers (`...`)
 // and comments (-- and # to the line's end, /* */).
-func quotedSpans(q string) [][2]int {
+func quotedSpans(q string) [][2]int { return quotedSpansIn(q, true) }
+
+// quotedSpansIn is quotedSpans with backslash escapes or without
+// (sql_mode's NO_BACKSLASH_ESCAPES).
+func quotedSpansIn(q string, backslash bool) [][2]int {
 	var out [][2]int
 	for i := 0; i < len(q); i++ {
 		start := i
 		switch ch := q[i]; {
 		case ch == '\'' || ch == '"' || ch == '`':
 			for i++; i < len(q); i++ {
-				if q[i] == '\\' && ch != '`' {
+				if q[i] == '\\' && ch != '`' && backslash {
 					i++
 				} else if q[i] == ch {
 					if i+1 < len(q) && q[i+1] == ch {

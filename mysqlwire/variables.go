@@ -163,6 +163,12 @@ func (cn *conn) set(n *ast.SetStmt) error {
 		if _, known := variables[name]; !known {
 			return unknownVariable(v.Name)
 		}
+		if name == "sql_mode" {
+			if err := cn.setSQLMode(v.Value); err != nil {
+				return err
+			}
+			continue
+		}
 		val, err := cn.setValue(v.Value)
 		if err != nil {
 			return err
@@ -197,6 +203,38 @@ func (cn *conn) set(n *ast.SetStmt) error {
 		}
 		cn.vars[name] = val
 	}
+	return nil
+}
+
+// setSQLMode carries out SET sql_mode = x (sqlmode.go): the mode shown
+// and the connection's parser's.
+func (cn *conn) setSQLMode(x ast.ExprNode) error {
+	var text string
+	switch v := x.(type) {
+	case *ast.DefaultExpr:
+		x, text = nil, defaultSQLMode
+	case ast.ValueExpr:
+		text, _ = v.GetValue().(string)
+	case *ast.UnaryOperationExpr: // -1: parseSQLMode's 1231
+	default: // a bare name, a variable, CONCAT
+		var err error
+		if text, err = cn.setValue(x); err != nil {
+			return err
+		}
+	}
+	m, err := parseSQLMode(x, text)
+	if err != nil {
+		return err
+	}
+	if err := sqlModeRefused(m); err != nil {
+		return err
+	}
+	if cn.vars == nil {
+		cn.vars = map[string]string{}
+	}
+	cn.vars["sql_mode"] = m.String()
+	cn.modes = m
+	cn.readWith(m.parser())
 	return nil
 }
 

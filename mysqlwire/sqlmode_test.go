@@ -1,0 +1,152 @@
+package mysqlwire
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestSQLModeOracle runs SET sql_mode and statements it changes the
+// reading of on MariaDB 10.11 and on seqd, one connection each, in turn:
+// the modes shown (names in any case, numbers, modes that name others,
+// DEFAULT, CONCAT), the errors for what is not a mode (1231, 1232, the
+// mode left as it was), and PIPES_AS_CONCAT, ANSI_QUOTES,
+// NO_BACKSLASH_ESCAPES, HIGH_NOT_PRECEDENCE and IGNORE_SPACE as the
+// parser reads them.
+func TestSQLModeOracle(t *testing.T) {
+	mc, sc, _ := oracleConns(t, "seqd_sqlmode")
+	var diffs []string
+	for _, q := range []string{
+		"SELECT @@sql_mode",
+		"SET sql_mode = 'ansi_quotes,,strict_trans_tables'",
+		"SELECT @@sql_mode, @@SESSION.sql_mode",
+		`SELECT "nope"`,
+		`CREATE SEQUENCE "sq" START WITH 5`,
+		`SELECT NEXTVAL("sq"), 'x' "y"`,
+		`DROP SEQUENCE "sq"`,
+		// Strict, as by default: without STRICT_TRANS_TABLES or
+		// STRICT_ALL_TABLES, MariaDB types a string function of NOT NULL
+		// arguments NOT NULL, seqd nullable (docs/mysql.md).
+		"SET sql_mode = 'PIPES_AS_CONCAT,STRICT_TRANS_TABLES'",
+		"SELECT 'a' || 'b', 1 || 0, 'a' || NULL",
+		"SELECT CONCAT('a', 'b'), 'a' || 'b' || 'c', 'a' || 1.5, CONCAT(1, 0)",
+		"SET sql_mode = ''",
+		"SELECT 'a' || 'b', 1 || 0",
+		"SELECT @@sql_mode",
+		`SELECT "x", 'it\'s'`,
+		"SET sql_mode = 'NO_BACKSLASH_ESCAPES'",
+		`SELECT 'a\nb', LENGTH('\'), 'it''s'`,
+		"CREATE SEQUENCE nb",
+		`SELECT 'x\', NEXTVAL(nb), 'y\'`,
+		`SELECT 'x\', PREVIOUS VALUE FOR nb, 'y\'`,
+		`SELECT 'x\', SETVAL(nb, 10), 'y\'`,
+		`SELECT 'x\', LASTVAL(nb), 'y\'`,
+		"DROP SEQUENCE nb",
+		"SET sql_mode = 'HIGH_NOT_PRECEDENCE'",
+		"SELECT NOT 1 BETWEEN -5 AND 5",
+		"SET sql_mode = DEFAULT",
+		"SELECT NOT 1 BETWEEN -5 AND 5",
+		"SET sql_mode = 'IGNORE_SPACE'",
+		"SELECT ABS (-2)",
+		"SET sql_mode = ANSI",
+		"SELECT @@sql_mode",
+		"SET sql_mode = TRADITIONAL",
+		"SELECT @@sql_mode",
+		"SET sql_mode = 'postgresql'",
+		"SELECT @@sql_mode",
+		"SET sql_mode = 8",
+		"SELECT @@sql_mode",
+		"SET sql_mode = 2097152",
+		"SELECT @@sql_mode",
+		"SET sql_mode = 0",
+		"SELECT @@sql_mode",
+		"SET sql_mode = 'STRICT_TRANS_TABLES'",
+		"SET sql_mode = 'NOPE'",
+		"SET sql_mode = 'ANSI,NOPE'",
+		"SET sql_mode = ' ansi_quotes'",
+		"SELECT @@sql_mode",
+		"SET sql_mode = 'ansi_quotes '",
+		"SELECT @@sql_mode",
+		"SET sql_mode = 99999999999",
+		"SET sql_mode = 34359738368",
+		"SET sql_mode = -1",
+		"SET sql_mode = 1.5",
+		"SET sql_mode = NULL",
+		"SELECT @@sql_mode",
+		"SET sql_mode = DEFAULT",
+		"SET sql_mode = CONCAT(@@sql_mode, ',STRICT_ALL_TABLES')",
+		"SELECT @@sql_mode",
+		"SET @@SESSION.sql_mode = 'ONLY_FULL_GROUP_BY,MYSQL40'",
+		"SELECT @@sql_mode",
+		// SHOW CREATE as the mode words it.
+		`CREATE SEQUENCE sc COMMENT='he"l''lo'`,
+		"SHOW CREATE SEQUENCE sc",
+		"SHOW CREATE TABLE sc",
+		"SET sql_mode = 'NO_TABLE_OPTIONS'",
+		"SHOW CREATE SEQUENCE sc",
+		"SHOW CREATE TABLE sc",
+		"SET sql_mode = 'ANSI_QUOTES'",
+		"SHOW CREATE SEQUENCE sc",
+		"SHOW CREATE TABLE sc",
+		"SET sql_mode = 'MYSQL323,ANSI_QUOTES'",
+		"SHOW CREATE SEQUENCE sc",
+		"SHOW CREATE TABLE sc",
+		"SET sql_mode = DEFAULT",
+		"SHOW CREATE SEQUENCE sc",
+		"DROP SEQUENCE sc",
+	} {
+		want, got := outcome(mc, q, false), outcome(sc, q, false)
+		if want != got {
+			diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "), strings.ReplaceAll(got, "\n", "\n           ")))
+		}
+	}
+	if len(diffs) > 0 {
+		t.Errorf("seqd differs from MariaDB 10.11 in %d statements:\n%s", len(diffs), strings.Join(diffs, "\n"))
+	}
+}
+
+// TestSQLModeRefused: ORACLE and EMPTY_STRING_IS_NULL, which change what
+// statements mean in ways seqd does not follow, are refused with 1235,
+// by name, as part of another mode, or by number, and the mode stays as
+// it was; COM_RESET_CONNECTION reads as no mode does again.
+func TestSQLModeRefused(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	db := open(t, addr, "app", "")
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("SET sql_mode = 'PIPES_AS_CONCAT'"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"SET sql_mode = 'ORACLE'", "SET sql_mode = 'ansi,oracle'", "SET sql_mode = 512", "SET sql_mode = 'EMPTY_STRING_IS_NULL'", "SET sql_mode = ~1"} {
+		if _, err := db.Exec(q); number(err) != 1235 || sqlState(err) != "42000" {
+			t.Errorf("%s: %v, want 1235", q, err)
+		}
+	}
+	var mode, ab string
+	if err := db.QueryRow("SELECT @@sql_mode").Scan(&mode); err != nil || mode != "PIPES_AS_CONCAT" {
+		t.Fatalf("the mode after the refusals: %q, %v", mode, err)
+	}
+	if err := db.QueryRow("SELECT 'a' || 'b'").Scan(&ab); err != nil || ab != "ab" {
+		t.Fatalf("|| after the refusals: %q, %v", ab, err)
+	}
+
+	c := dialRaw(t, addr)
+	c.mustLogin("app", "app pw")
+	quoted := func() []byte { // its first packet: an error, or a result's column count (the last thing read)
+		c.command(append([]byte{comQuery}, `SELECT "nope"`...)...)
+		return c.mustRead()
+	}
+	c.command(append([]byte{comQuery}, "SET sql_mode = 'ANSI_QUOTES'"...)...)
+	if p := c.mustRead(); p[0] != 0 {
+		t.Fatal(describe(p))
+	}
+	if p := quoted(); !isError(p, 1054, "42S22", "Unknown column 'nope' in 'SELECT'") {
+		t.Fatalf(`SELECT "nope" with ANSI_QUOTES: %s`, describe(p))
+	}
+	c.command(comResetConnection)
+	if p := c.mustRead(); p[0] != 0 {
+		t.Fatal(describe(p))
+	}
+	if p := quoted(); p[0] == 0xff {
+		t.Fatalf(`SELECT "nope" after COM_RESET_CONNECTION: %s`, describe(p))
+	}
+}
