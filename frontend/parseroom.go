@@ -26,9 +26,11 @@ import (
 // more, is charged ParseCostPerByte bytes per byte to one room every
 // front end's connections share (-max-parse-memory) while its statement
 // is parsed and built (PostgreSQL's Parse, MySQL's COM_STMT_PREPARE) or,
-// sent to run at once, parsed, built and run (a Query, COM_QUERY, the
-// execution of a MySQL statement built again with its values); one that
-// finds no room waits for it, while its client
+// sent to run at once, parsed, built and put under way (a Query, until
+// its last statement's rows begin) or run (COM_QUERY, the execution of a
+// MySQL statement built again with its values, whose parse trees the
+// run reads), never while a result is sent: a client that does not read
+// holds no room. One that finds no room waits for it, while its client
 // waits anyway, for up to ParseRoomWait, then fails with 53200 (MySQL's
 // 1041) and the connection goes on. A statement whose cost is more than
 // the whole room is charged the whole room: it runs alone. Shorter

@@ -196,7 +196,7 @@ func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callbac
 		h.srv.logFailure(c, err, query)
 		return toSQLError(err)
 	}
-	for i := range steps {
+	for i, n := 0, len(steps); i < n; i++ {
 		if i > 0 {
 			began = cn.began()
 		}
@@ -221,8 +221,16 @@ func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callbac
 			h.srv.logFailure(c, err, st.text)
 			return toSQLError(err)
 		}
-		err = callback(res, i < len(steps)-1)
-		cn.observe(st.command, nil, began) // it ran, whether or not its answer reached the client
+		command, more := st.command, i < n-1
+		if !more {
+			// The last result is made: what the statements were built
+			// from is not needed to send it, so a client that does not
+			// read it holds neither that nor the room it took.
+			steps, st, fresh = nil, nil, nil
+			release()
+		}
+		err = callback(res, more)
+		cn.observe(command, nil, began) // it ran, whether or not its answer reached the client
 		if err != nil {
 			return err
 		}

@@ -282,7 +282,8 @@ func takeConcurrently(t *testing.T, db *sql.DB, q string, n int) {
 // takes its room from the room every front end shares while it is
 // parsed, built and run; another, text or prepared, waits for room, and
 // KILL QUERY ends the wait (1317, the connection goes on); a short one
-// takes none; once room is given back, the long ones run.
+// takes none; once room is given back, the long ones run; and a client
+// that does not read a long statement's result holds no room.
 func TestParseRoom(t *testing.T) {
 	reg := frontend.NewRegistry(100, 3)
 	reg.SetParseRoom(frontend.LongStatement * frontend.ParseCostPerByte * 3 / 2) // one long statement at a time
@@ -365,5 +366,40 @@ func TestParseRoom(t *testing.T) {
 	}
 	if err := waiter.QueryRowContext(ctx, "SELECT ?"+pad, 3).Scan(&two); err != nil || two != 3 {
 		t.Fatalf("a long statement prepared once the room is free: %d, %v", two, err)
+	}
+
+	// A client that sends a long statement and does not read its result
+	// (20 MB, more than the sockets hold) holds no room once the result
+	// is made.
+	hold = holdS(t, eng)
+	defer hold.Rollback()
+	c := dialRaw(t, addr)
+	c.mustLogin("root", "root pw")
+	c.command(append([]byte{comQuery}, "SELECT NEXTVAL(s), "+strings.Repeat("REPEAT('x', 500000), ", 40)+"1"+pad...)...)
+	for taken, until := false, time.Now().Add(10*time.Second); !taken; { // until it has the room, waiting for s
+		if time.Now().After(until) {
+			t.Fatal("a long statement waiting for a lock holds no room")
+		}
+		wctx, cancel := context.WithTimeout(ctx, time.Millisecond)
+		release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
+		cancel()
+		if taken = err != nil; !taken {
+			release()
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	hold.Rollback()
+	for until := time.Now().Add(10 * time.Second); ; {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+		release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
+		cancel()
+		if err == nil {
+			release()
+			break
+		}
+		if time.Now().After(until) {
+			t.Fatal("a client that does not read a long statement's result holds its room")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -65,6 +65,9 @@ type conn struct {
 	preparedBytes int64
 
 	failed bool // an extended-protocol error: skip until Sync
+	// ran, while a long simple query's last statement runs, is called
+	// once it is under way, before its rows are sent (simpleQuery).
+	ran func()
 	// idleArmed: a read deadline for idleness is set; idleKind says which
 	// timeout it is (armIdle).
 	idleArmed bool

@@ -293,7 +293,8 @@ func TestLockTimeout(t *testing.T) {
 // parsed and built, and run for a simple Query; another, simple or extended (Parse), waits for
 // room, and its statement_timeout ends the wait (57014, the session goes
 // on); a short one takes none; once room is given back, the long ones
-// run.
+// run; and a client that does not read a long query's rows holds no
+// room.
 func TestParseRoom(t *testing.T) {
 	reg := frontend.NewRegistry(100, 3)
 	reg.SetParseRoom(frontend.LongStatement * frontend.ParseCostPerByte * 3 / 2) // one long statement at a time
@@ -304,27 +305,17 @@ func TestParseRoom(t *testing.T) {
 	b := mustConnect(t, dsn)
 	holder := make(chan int64, 1)
 	go func() { // takes the room, then waits for a's block
-		var v int64
-		// A simple query holds its room while it runs; a Parse only
-		// while it parses and plans (what a prepared statement keeps
-		// is bounded per connection).
-		if err := b.QueryRow(ctx, "select nextval('s')"+pad, pgx.QueryExecModeSimpleProtocol).Scan(&v); err != nil {
+		// A statement holds its room while it is parsed and planned,
+		// and a simple query's until it is under way: an ALTER waits
+		// for the block there (a nextval would wait as its row is made,
+		// the room given back).
+		_, err := b.Exec(ctx, "alter sequence s increment by 1"+pad, pgx.QueryExecModeSimpleProtocol)
+		if err != nil {
 			t.Errorf("the long statement that held the room: %v", err)
 		}
-		holder <- v
+		holder <- 100
 	}()
-	for taken, until := false, time.Now().Add(10*time.Second); !taken; {
-		if time.Now().After(until) {
-			t.Fatal("a long statement waiting for a lock holds no room")
-		}
-		wctx, cancel := context.WithTimeout(ctx, time.Millisecond)
-		release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
-		cancel()
-		if taken = err != nil; !taken {
-			release()
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	waitRoom(t, reg, true) // a long statement waiting for a lock holds it
 	c := mustConnect(t, dsn, "set statement_timeout = 200")
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement} {
 		_, err := c.Exec(ctx, "select 1"+pad, mode)
@@ -347,6 +338,55 @@ func TestParseRoom(t *testing.T) {
 		if err := c.QueryRow(ctx, "select 2"+pad, mode).Scan(&two); err != nil || two != 2 {
 			t.Fatalf("a long statement once the room is free (%v): %d, %v", mode, two, err)
 		}
+	}
+
+	// A client that sends a long query and does not read its rows (some
+	// 30 MB, more than the sockets hold) holds no room once they are
+	// under way.
+	for _, q := range []string{"begin", "alter sequence s restart with 200"} {
+		if _, err := a.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw := dialRaw(t, dsn)
+	raw.send(&pgproto3.Query{String: "select nextval('s'), g, g, g from generate_series(1, 1000000) g" + pad})
+	if _, err := a.Exec(ctx, "commit"); err != nil {
+		t.Fatal(err)
+	}
+	for until := time.Now().Add(10 * time.Second); ; { // until it sends its rows, or waits to
+		var n int
+		if err := c.QueryRow(ctx, "select count(*) from pg_stat_activity where state = 'active' and query like 'select nextval(''s''), g, g, g%'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(until) {
+			t.Fatal("the query whose rows are not read is not under way")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	waitRoom(t, reg, false)
+}
+
+// waitRoom waits, up to 10 s, until a long statement would find the room
+// long statements share taken (or not).
+func waitRoom(t *testing.T, reg *frontend.Registry, taken bool) {
+	t.Helper()
+	for until := time.Now().Add(10 * time.Second); ; {
+		wctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
+		cancel()
+		if err == nil {
+			release()
+		}
+		if (err != nil) == taken {
+			return
+		}
+		if time.Now().After(until) {
+			t.Fatalf("the room long statements share is not taken=%v after 10 s", taken)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

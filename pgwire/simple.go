@@ -40,18 +40,27 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		// PostgreSQL: an error undoes the DDL of those before it.
 		c.sess.BeginImplicit(true)
 	}
-	for i := range stmts {
+	for i, n := 0, len(stmts); i < n; i++ {
 		began := c.now()
 		c.sess.StartsAt(began)
 		sctx, cancel := c.sess.StatementContext(ctx)
-		tag, err := c.simpleStatement(sctx, &stmts[i])
+		st, text := &stmts[i], stmts[i].Text()
+		if i == n-1 && len(q) >= frontend.LongStatement {
+			// Once the last statement is built and under way, its rows
+			// need its plan, not its parse tree: a client that does not
+			// read them holds neither that nor the room it took, which
+			// bounds parsing and building, as a Parse's does.
+			c.ran = func() { stmts = nil; release() }
+		}
+		tag, err := c.simpleStatement(sctx, st)
+		c.ran = nil
 		cancel()
 		c.sess.StartsAt(time.Time{})
 		c.observe(tag, err, began)
 		if err != nil {
 			c.sess.Abort()
 			c.sess.EndImplicit(ctx, false)
-			c.logFailure(err, stmts[i].Text())
+			c.logFailure(err, text)
 			if !errors.Is(context.Cause(ctx), errShutdown) { // serve sends 57P01 instead
 				c.send(toErrorResponse(err))
 			}
@@ -75,6 +84,9 @@ func (c *conn) simpleStatement(ctx context.Context, st *pgsql.Statement) (tag st
 	res, err := c.sess.Execute(ctx, p, nil)
 	if err != nil {
 		return "", err
+	}
+	if c.ran != nil {
+		c.ran()
 	}
 	defer c.sess.Release(res)
 	if err := c.complete(res); err != nil {
