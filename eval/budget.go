@@ -44,6 +44,14 @@ type budget struct {
 	// held: this statement's result is one of them (Memory.Keep), its
 	// used counted in kept already.
 	held bool
+	// made is what the values of the row under way took as they were
+	// made (chargeMade): a long string REPEAT, LPAD or REPLACE makes.
+	// It counts against the limit with used until the next row begins
+	// (rowDone, tick), when the row has gone on: to the client, or to
+	// what keeps it, which charges it itself. A row that something
+	// reads on while it looks at others (a join's outer row) goes
+	// uncounted meanwhile: at most one row's, itself within the limit.
+	made int64
 }
 
 // Kept is what a session keeps for the results that outlive their
@@ -129,23 +137,53 @@ func (e *Env) charge(n int64) error { return e.budget().charge(n) }
 // does.
 func (m *Memory) Charge(n int64) error { return m.b.charge(n) }
 
+// outOfMemory is the error of a statement past its limit.
+func (b *budget) outOfMemory() error {
+	return sqlerr.Errorf(sqlerr.OutOfMemory, "out of memory").
+		WithDetail(fmt.Sprintf("The statement kept more than %s, the most one statement may hold (-max-statement-memory).", formatBytes(b.limit)))
+}
+
+// chargeMade counts n bytes a value of the row under way is about to
+// take, before it is made: 53200 where, with what the statement keeps
+// and what the row's other values took, they pass the limit. Unlike
+// charge, it is not kept: the next row starts from nothing (rowDone),
+// so a string made for each of a million rows is not counted a million
+// times, and many made for one row are counted together.
+func (e *Env) chargeMade(n int64) error {
+	b := e.budget()
+	b.made += n
+	return b.check()
+}
+
+// rowDone ends the row under way: what its values took is no longer
+// counted (chargeMade).
+func (e *Env) rowDone() {
+	if e.b != nil {
+		e.b.made = 0
+	}
+}
+
 // charge accounts n more bytes kept by the statement.
 func (b *budget) charge(n int64) error {
 	b.used += n
 	if b.held {
 		b.kept.used += n
 	}
+	return b.check()
+}
+
+// check is the error of a statement past its limit, nil within it.
+func (b *budget) check() error {
 	if b.limit <= 0 {
 		return nil
 	}
-	if b.used > b.limit {
-		return sqlerr.Errorf(sqlerr.OutOfMemory, "out of memory").
-			WithDetail(fmt.Sprintf("The statement kept more than %s, the most one statement may hold (-max-statement-memory).", formatBytes(b.limit)))
+	if b.used+b.made > b.limit {
+		return b.outOfMemory()
 	}
 	if b.kept == nil {
 		return nil
 	}
-	total := b.kept.used // with b.used, once held
+	total := b.kept.used + b.made // with b.used, once held
 	if !b.held {
 		total += b.used
 	}
@@ -161,6 +199,7 @@ func (b *budget) charge(n int64) error {
 // whether the statement must stop.
 func (e *Env) tick() error {
 	b := e.budget()
+	b.made = 0 // a new row: the values the one before made have gone on (chargeMade)
 	b.ticks++
 	if b.ticks%tickEvery != 0 {
 		return nil

@@ -73,11 +73,12 @@ func init() {
 			return a[0], nil // an empty pattern matches nowhere, as PostgreSQL's
 		}
 		// A result many times its input (each of a million 'b's made a
-		// megabyte) is charged to the statement's memory before it is
-		// made, as REPEAT's and LPAD's are.
+		// megabyte) is counted against the statement's memory before it
+		// is made, with the other values of its row, as REPEAT's and
+		// LPAD's are (chargeMade).
 		if len(to) > len(from) {
 			grown := int64(strings.Count(s, from)) * int64(len(to)-len(from))
-			if err := e.charge(int64(len(s)) + grown); err != nil {
+			if err := e.chargeMade(int64(len(s)) + grown); err != nil {
 				return Null, err
 			}
 		}

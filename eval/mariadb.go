@@ -144,11 +144,12 @@ func init() {
 			e.Warn(Warning{Kind: PacketOverflow, Type: "repeat", Value: strconv.FormatInt(limit, 10)})
 			return Null, nil
 		}
-		// The one function whose result is many times its input: it is
-		// charged to the statement's memory (53200 past it) before it
-		// is made, so that neither a limit given from PostgreSQL's side
-		// nor many calls in one statement can take more.
-		if err := e.charge(int64(len(s)) * n); err != nil {
+		// A result many times its input: it is counted against the
+		// statement's memory (53200 past it) before it is made, with
+		// the other values of its row (chargeMade), so that neither a
+		// limit given from PostgreSQL's side nor many calls in one row
+		// can take more.
+		if err := e.chargeMade(int64(len(s)) * n); err != nil {
 			return Null, err
 		}
 		return Text(strings.Repeat(s, int(n))), nil

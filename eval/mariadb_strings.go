@@ -33,8 +33,9 @@ import (
 //	                           n where longer), on the left where left;
 //	                           NULL for n < 0, for an empty pad that is
 //	                           needed, and past max bytes of 4 a
-//	                           character (PacketOverflow); charged to
-//	                           the statement's memory
+//	                           character (PacketOverflow); counted
+//	                           against the statement's memory with its
+//	                           row's other values
 //	seqd_mariadb_reverse(s)    s's characters in reverse order
 //	seqd_mariadb_trim(s, r, how)
 //	                           s without r repeated at its start (how 1),
@@ -217,7 +218,7 @@ func padMariaDB(e *Env, a []Datum) (Datum, error) {
 	need := n - chars
 	full := need / padChars
 	bytes := int64(len(s)) + full*int64(len(pad)) + int64(charsOffset(pad, need%padChars))
-	if err := e.charge(bytes); err != nil {
+	if err := e.chargeMade(bytes); err != nil {
 		return Null, err
 	}
 	var b strings.Builder

@@ -258,6 +258,7 @@ type filterRows struct {
 
 func (f *filterRows) Next() ([]Datum, bool, error) {
 	for {
+		f.e.rowDone() // the row before, passed on or not
 		row, ok, err := f.in.Next()
 		if err != nil || !ok {
 			return nil, ok, err
@@ -284,6 +285,7 @@ type projectRows struct {
 }
 
 func (p *projectRows) Next() ([]Datum, bool, error) {
+	p.e.rowDone() // the row before has gone on
 	row, ok, err := p.in.Next()
 	if err != nil || !ok {
 		return nil, ok, err

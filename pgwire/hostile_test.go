@@ -267,6 +267,26 @@ func TestStatementMemory(t *testing.T) {
 	if n != 1000000 || sum != 500000500000 || lo != 1 || hi != 1000000 || !all {
 		t.Fatalf("streamed aggregates: %d %d %d %d %v", n, sum, lo, hi, all)
 	}
+	// A long string made for each row (2 KB by replace, 200 MB over the
+	// rows) counts only while its row is under way: it was counted as
+	// kept, never given back, and the statement failed where PostgreSQL
+	// answers. Made for one row past the limit, it is still 53200.
+	b := strings.Repeat("b", 200)
+	var total int64
+	if err := c.QueryRow(ctx, "select sum(length(replace(g::text || '"+b+"', 'b', 'cccccccccc'))) from generate_series(1, 100000) g").Scan(&total); err != nil || total != 200488895 {
+		t.Fatalf("a long string made for each of 100,000 rows: %d, %v, want 200488895", total, err)
+	}
+	if err := c.QueryRow(ctx, "select count(*) from generate_series(1, 100000) g where length(replace(g::text || '"+b+"', 'b', 'cccccccccc')) > 0").Scan(&total); err != nil || total != 100000 {
+		t.Fatalf("the same in WHERE: %d, %v", total, err)
+	}
+	made := "replace(g::text || '" + b + "', 'b', '" + strings.Repeat("c", 50000) + "')" // 10 MB
+	if err := c.QueryRow(ctx, "select sum(length("+made+")) from generate_series(1, 3) g").Scan(&total); err != nil || total != 30000003 {
+		t.Fatalf("a 10 MB string made for each of 3 rows: %d, %v", total, err)
+	}
+	_, err := c.Exec(ctx, "select length("+made+" || "+made+") from generate_series(1, 3) g")
+	if code, msg := pgCode(err); code != "53200" || msg != "out of memory" {
+		t.Fatalf("two 10 MB strings made for one row: %v, want 53200", err)
+	}
 }
 
 // TestLockTimeout: lock_timeout ends a wait for a lock another block
