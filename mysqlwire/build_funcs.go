@@ -204,11 +204,42 @@ func (b *builder) sequenceCall(x *ast.FuncCallExpr) (*pg.Node, bool, error) {
 		seq = columnRef(t.Name.Schema.O, t.Name.Name.O)
 		b.seqs = append(b.seqs, nameOf(t.Name, b.env.db))
 	}
+	if strings.EqualFold(to, setvalSpelling) && len(x.Args) > 1 {
+		if lit := notIntegerLiteral(x.Args[1]); lit != nil {
+			return nil, false, &nearError{at: lit.OriginTextPosition()}
+		}
+	}
 	args, err := b.exprs(x.Args[1:])
 	if err != nil {
 		return nil, false, err
 	}
 	return funcCall(to, append([]*pg.Node{seq}, args...)), true, nil
+}
+
+// setvalSpelling is SETVAL's spelling for the executor.
+var setvalSpelling, _ = executor.MariaDBSpelling("setval")
+
+// notIntegerLiteral is x's literal, signed or not, where it is one
+// MariaDB's grammar refuses for SETVAL's value, which it reads as an
+// integer literal (1.5, 1e3, 0x10, b'1': 1064 near it); nil for another
+// x, which seqd takes as an expression, as TiDB does.
+func notIntegerLiteral(x ast.ExprNode) *driver.ValueExpr {
+	for {
+		u, ok := x.(*ast.UnaryOperationExpr)
+		if !ok || u.Op != opcode.Minus && u.Op != opcode.Plus {
+			break
+		}
+		x = u.V
+	}
+	v, ok := x.(*driver.ValueExpr)
+	if !ok {
+		return nil
+	}
+	switch v.Kind() {
+	case driver.KindMysqlDecimal, driver.KindFloat64, driver.KindFloat32, driver.KindBinaryLiteral, driver.KindMysqlBit:
+		return v
+	}
+	return nil
 }
 
 // noArgFuncs are the session's functions MariaDB's grammar reads with

@@ -253,6 +253,13 @@ func (b *builder) round(x *ast.FuncCallExpr) (*pg.Node, error) {
 	return funcCall("seqd_mariadb_round", []*pg.Node{n, d}), nil
 }
 
+// nearError is MariaDB's 1064 near the statement's text from byte at,
+// which translateBound words from the text (syntaxErrorAt): what its
+// grammar refuses there and TiDB's reads.
+type nearError struct{ at int }
+
+func (e *nearError) Error() string { return "a syntax error at byte " + strconv.Itoa(e.at) }
+
 // callGrammarError is a call of a function MariaDB's grammar spells with
 // args arguments (LEFT, RIGHT), of another number of them: MariaDB's
 // 1064, which translateBound words from the statement's text (near).

@@ -196,6 +196,9 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 		if ge := (*callGrammarError)(nil); errors.As(err, &ge) {
 			err = syntaxErrorAt(q, ge.near(q), typed)
 		}
+		if ne := (*nearError)(nil); errors.As(err, &ne) {
+			err = syntaxErrorAt(q, ne.at, typed)
+		}
 		if err != nil {
 			return nil, err
 		}
