@@ -98,6 +98,12 @@ var mariadbEmptyTables = map[string][]string{
 		"REFERENCED_TABLE_NAME varchar(64) YES"},
 	"check_constraints": {"CONSTRAINT_CATALOG varchar(512) NO", "CONSTRAINT_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO",
 		"CONSTRAINT_NAME varchar(64) NO", "LEVEL varchar(6) NO", "CHECK_CLAUSE longtext NO"},
+	"engines": {"ENGINE varchar(64) NO", "SUPPORT varchar(8) NO", "COMMENT varchar(160) NO", "TRANSACTIONS varchar(3) YES",
+		"XA varchar(3) YES", "SAVEPOINTS varchar(3) YES"},
+	"character_sets": {"CHARACTER_SET_NAME varchar(32) NO", "DEFAULT_COLLATE_NAME varchar(64) NO", "DESCRIPTION varchar(60) NO",
+		"MAXLEN bigint(3) NO"},
+	"collations": {"COLLATION_NAME varchar(64) NO", "CHARACTER_SET_NAME varchar(32) YES", "ID bigint(11) YES",
+		"IS_DEFAULT varchar(3) YES", "IS_COMPILED varchar(3) NO", "SORTLEN bigint(3) NO"},
 	"views": {"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "VIEW_DEFINITION longtext NO",
 		"CHECK_OPTION varchar(8) NO", "IS_UPDATABLE varchar(3) NO", "DEFINER varchar(384) NO", "SECURITY_TYPE varchar(7) NO",
 		"CHARACTER_SET_CLIENT varchar(32) NO", "COLLATION_CONNECTION varchar(64) NO", "ALGORITHM varchar(10) NO"},
@@ -135,6 +141,29 @@ func mariadbColumns(table string) []eval.RelColumn {
 	return eval.Columns(args...)
 }
 
+// mariadbServed are the rows of ENGINES, CHARACTER_SETS and COLLATIONS:
+// what seqd serves, each as MariaDB 10.11 shows it. Its tables are
+// sequences, shown as InnoDB's (SHOW CREATE, TABLES' ENGINE); it speaks
+// utf8mb4 and binary, comparing text by utf8mb4_general_ci (the
+// connections') or utf8mb4_bin. Tools read these (SHOW ENGINES, SHOW
+// COLLATION, to map a collation's ID to its character set).
+var mariadbServed = func() map[string][][]eval.Datum {
+	t, n := eval.Text, eval.Int
+	return map[string][][]eval.Datum{
+		"engines": {{t("InnoDB"), t("DEFAULT"), t("Supports transactions, row-level locking, foreign keys and encryption for tables"),
+			t("YES"), t("YES"), t("YES")}},
+		"character_sets": {
+			{t("utf8mb4"), t("utf8mb4_general_ci"), t("UTF-8 Unicode"), n(4)},
+			{t("binary"), t("binary"), t("Binary pseudo charset"), n(1)},
+		},
+		"collations": {
+			{t("utf8mb4_general_ci"), t("utf8mb4"), n(45), t("Yes"), t("Yes"), n(1)},
+			{t("utf8mb4_bin"), t("utf8mb4"), n(46), t(""), t("Yes"), n(1)},
+			{t("binary"), t("binary"), n(63), t("Yes"), t("Yes"), n(1)},
+		},
+	}
+}()
+
 // mysqlMoreViews are the tables above: PARTITIONS' row of each sequence
 // the role sees, the others empty.
 func mysqlMoreViews() []*View {
@@ -143,6 +172,11 @@ func mysqlMoreViews() []*View {
 		"statistics", "key_column_usage", "table_constraints", "referential_constraints", "check_constraints"} {
 		out = append(out, &View{Schema: "information_schema", Name: name, Kind: 'v', Columns: mariadbColumns(name),
 			Rows: func(Source) ([][]eval.Datum, error) { return nil, nil }})
+	}
+	for _, name := range []string{"engines", "character_sets", "collations"} {
+		rows := mariadbServed[name]
+		out = append(out, &View{Schema: "information_schema", Name: name, Kind: 'v', Columns: mariadbColumns(name),
+			Rows: func(Source) ([][]eval.Datum, error) { return rows, nil }})
 	}
 	partitions := &View{Schema: "information_schema", Name: "partitions", Kind: 'v', Columns: mariadbColumns("partitions"),
 		PerSequence: &PerSequence{NameCol: 2, OIDCol: -1, Row: mysqlSeen(func(i Sequence) []eval.Datum {

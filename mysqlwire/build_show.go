@@ -59,6 +59,19 @@ func showList(n *ast.ShowStmt, table string, cols, names []string, where *pg.Nod
 	return step{node: selectNode(s), names: names, types: infoTypes(table, cols)}, nil
 }
 
+// showServed is SHOW ENGINES, SHOW CHARACTER SET [LIKE pattern] and
+// SHOW COLLATION [LIKE pattern]: information_schema's table of what seqd
+// serves (catalog's mariadbServed), its columns named as MariaDB names
+// them, with LIKE too.
+func showServed(n *ast.ShowStmt, table string, cols, names []string) (step, error) {
+	first := names[0]
+	st, err := showList(n, table, cols, names, nil)
+	if err == nil {
+		st.names[0] = first // showList names it with the pattern, as SHOW TABLES does
+	}
+	return st, err
+}
+
 // showDatabases is SHOW DATABASES [LIKE pattern].
 func showDatabases(n *ast.ShowStmt) (step, error) {
 	return showList(n, "schemata", []string{"schema_name"}, []string{"Database"}, nil)

@@ -377,6 +377,16 @@ var ddlCorpus = []string{
 	"SHOW TABLE STATUS FROM nodb_x",
 	"SHOW TABLE STATUS FROM nodb_x WHERE Name = 't1'",
 	"SHOW EVENTS FROM nodb_x",
+	// What seqd serves, as MariaDB shows it (the whole lists are
+	// MariaDB's engines and character sets, not seqd's).
+	"SHOW CHARACTER SET LIKE 'utf8mb4'",
+	"SHOW CHARSET LIKE 'bin%'",
+	"SHOW COLLATION LIKE 'utf8mb4_general_ci'",
+	"SHOW COLLATION LIKE 'utf8mb4_bin'",
+	"SELECT * FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN ('utf8mb4_general_ci', 'utf8mb4_bin', 'binary') ORDER BY ID",
+	"SELECT * FROM information_schema.CHARACTER_SETS WHERE CHARACTER_SET_NAME IN ('utf8mb4', 'binary') ORDER BY 1",
+	"SELECT * FROM information_schema.ENGINES WHERE ENGINE = 'InnoDB'",
+	"SELECT c.CHARACTER_SET_NAME, s.MAXLEN FROM information_schema.COLLATIONS c JOIN information_schema.CHARACTER_SETS s USING (CHARACTER_SET_NAME) WHERE c.ID = 45",
 	"SELECT table_name, table_comment, table_rows, create_options FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 't%' ORDER BY 1",
 	"CREATE TEMPORARY SEQUENCE tt START 4",
 	"SHOW CREATE TABLE tt",
@@ -455,7 +465,7 @@ var ddlCorpus = []string{
 
 // ddlCorpusLen pins ddlCorpus's length: a statement left out is a
 // failure, not a smaller test.
-const ddlCorpusLen = 402
+const ddlCorpusLen = 410
 
 // TestMariaDBSessionAnswers: what the oracle cannot compare, the user
 // and the version being seqd's own: DROP DATABASE information_schema is

@@ -531,6 +531,15 @@ func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 		return showEvents(n, env)
 	case ast.ShowMasterStatus:
 		return showMasterStatus(), nil
+	case ast.ShowEngines:
+		return showServed(n, "engines", []string{"engine", "support", "comment", "transactions", "xa", "savepoints"},
+			[]string{"Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"})
+	case ast.ShowCharset:
+		return showServed(n, "character_sets", []string{"character_set_name", "description", "default_collate_name", "maxlen"},
+			[]string{"Charset", "Description", "Default collation", "Maxlen"})
+	case ast.ShowCollation:
+		return showServed(n, "collations", []string{"collation_name", "character_set_name", "id", "is_default", "is_compiled", "sortlen"},
+			[]string{"Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"})
 	case ast.ShowStatus:
 		return showStatus(n)
 	case ast.ShowVariables:
