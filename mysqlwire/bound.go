@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	tmysql "github.com/pingcap/tidb/pkg/parser/mysql"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
@@ -134,11 +135,13 @@ func (cn *conn) executeBound(ctx context.Context, ps *prepared, pd *mysql.Prepar
 		}
 		vals[i] = v
 	}
-	steps, err := translateBound(cn.parser, ps.query, cn.env(), func(i int) ast.ExprNode {
-		if i < len(vals) {
-			return vals[i]
-		}
-		return nil
+	steps, err := cn.readAs(ps.reading, func(env stmtEnv) ([]step, error) {
+		return translateBound(cn.parser, ps.query, env, func(i int) ast.ExprNode {
+			if i < len(vals) {
+				return vals[i]
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -147,6 +150,20 @@ func (cn *conn) executeBound(ctx context.Context, ps *prepared, pd *mysql.Prepar
 		return nil, unsupported("preparing several statements at once")
 	}
 	return cn.run(ctx, &steps[0])
+}
+
+// readAs is read with the connection's parser reading as mode does (a
+// prepared statement's sql_mode) and env's string literals as mode
+// reads them; the connection reads as it did again before the statement
+// runs, which may set sql_mode itself.
+func (cn *conn) readAs(mode tmysql.SQLMode, read func(env stmtEnv) ([]step, error)) ([]step, error) {
+	env := cn.env()
+	env.noBackslash = mode&tmysql.ModeNoBackslashEscapes != 0
+	if now := cn.reading; now != mode {
+		cn.readWith(mode)
+		defer cn.readWith(now)
+	}
+	return read(env)
 }
 
 // columnsFollowValues reports whether the result columns of query,

@@ -8,6 +8,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	tmysql "github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 	"google.golang.org/protobuf/proto"
 
@@ -43,6 +44,10 @@ type prepared struct {
 	// values bound at every execution (bound.go, rule 2).
 	query string
 	bound bool
+	// reading is how the parser read it (sql_mode): built again, it is
+	// read so again, whatever SET sql_mode says by then, as MariaDB reads
+	// a prepared statement once, with the mode of its COM_STMT_PREPARE.
+	reading tmysql.SQLMode
 }
 
 // preparedCost estimates the memory a prepared statement holds: its text
@@ -194,7 +199,7 @@ func (cn *conn) prepareBound(query string, bind func(i int) ast.ExprNode) (ps *p
 	if n := max(steps[0].params, markers); n > maxPlaceholders {
 		return nil, nil, nil, mysql.NewSQLError(erPSManyParam, "HY000", "Prepared statement contains too many placeholders")
 	}
-	ps = &prepared{st: &steps[0], query: query, bound: bound}
+	ps = &prepared{st: &steps[0], query: query, bound: bound, reading: cn.reading}
 	if stepHook != nil {
 		stepHook(ps.st)
 	}
