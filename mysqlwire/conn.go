@@ -185,6 +185,7 @@ func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callbac
 		return toSQLError(err)
 	}
 	defer release()
+	read := cn.reading
 	steps, err := cn.translate(query)
 	if err == nil && len(steps) > 1 && !multi {
 		err = stackedError(query, steps)
@@ -221,6 +222,24 @@ func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callbac
 			h.srv.logFailure(c, err, st.text)
 			return toSQLError(err)
 		}
+		var again error
+		if i < n-1 && cn.reading != read {
+			// It set how sql_mode reads (SET sql_mode): MariaDB reads each
+			// statement of several when it comes to it, so those after
+			// it are read again, from their text, as the mode now says
+			// (where each ends too: NO_BACKSLASH_ESCAPES moves the end
+			// of 'x\';).
+			var rest strings.Builder
+			for _, s := range steps[i+1:] {
+				rest.WriteString(s.text)
+			}
+			var later []step
+			later, again = translate(cn.parser, rest.String(), cn.env())
+			if again == nil {
+				steps, n = append(steps[:i+1:i+1], later...), i+1+len(later) // the kept translation unchanged
+			}
+			read = cn.reading
+		}
 		command, more := st.command, i < n-1
 		if !more {
 			// The last result is made: what the statements were built
@@ -233,6 +252,14 @@ func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callbac
 		cn.observe(command, nil, began) // it ran, whether or not its answer reached the client
 		if err != nil {
 			return err
+		}
+		if again != nil { // those after it do not read so: the query's error, as when it came
+			began = cn.began()
+			cn.begins(&step{})
+			cn.ended(&step{}, again)
+			cn.observe("", again, began)
+			h.srv.logFailure(c, again, query)
+			return toSQLError(again)
 		}
 	}
 	return nil
