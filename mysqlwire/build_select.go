@@ -706,8 +706,24 @@ func fieldName(f *ast.SelectField) string {
 // start, without a warning.
 const maxNameBytes = 255
 
-// boundName is name cut to maxNameBytes.
+// boundName is name as MariaDB gives it: cut to maxNameBytes, each
+// character outside the Basic Multilingual Plane first made a '?', as
+// MariaDB keeps names in utf8mb3, which has none (SELECT 'a😀b' is
+// named a?b, and a derived table's column so read).
 func boundName(name string) string {
+	if strings.IndexFunc(name, func(r rune) bool { return r > 0xFFFF }) >= 0 {
+		var b strings.Builder
+		for i := 0; i < len(name); {
+			r, n := utf8.DecodeRuneInString(name[i:])
+			if r > 0xFFFF {
+				b.WriteByte('?')
+			} else {
+				b.WriteString(name[i : i+n])
+			}
+			i += n
+		}
+		name = b.String()
+	}
 	if len(name) <= maxNameBytes {
 		return name
 	}
