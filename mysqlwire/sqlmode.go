@@ -8,12 +8,14 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	tmysql "github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 )
 
 // sql_mode, as MariaDB 10.11 keeps it: a set of flags, SET by their
-// names (any case, comma-separated, empty items skipped) or by the number
-// whose bits they are, shown by their names in the order of their bits.
+// names (any case, comma-separated, empty items skipped; a hexadecimal
+// or bit literal is the bytes of the names) or by the number whose bits
+// they are, shown by their names in the order of their bits.
 // A mode that names others (ANSI, TRADITIONAL, POSTGRESQL, ...) sets them
 // too. Anything else is 1231 (a name or number not a mode's, NULL) or
 // 1232 (a number not an integer), and the mode is left as it was.
@@ -173,6 +175,7 @@ func parseSQLMode(x ast.ExprNode, text string) (sqlMode, error) {
 		}
 		return 0, unsupported("an expression as a variable's value")
 	}
+	binary := false
 	if v, ok := x.(ast.ValueExpr); ok {
 		switch n := v.GetValue().(type) {
 		case nil:
@@ -185,6 +188,8 @@ func parseSQLMode(x ast.ExprNode, text string) (sqlMode, error) {
 		case uint64:
 			return 0, sqlModeError(strconv.FormatUint(n, 10))
 		case string:
+		case driver.BinaryLiteral: // 0x..., x'...', b'...': MariaDB reads their bytes as names
+			text, binary = string(n), true
 		default:
 			return 0, mysql.NewSQLError(1232, "42000", "Incorrect argument type to variable 'sql_mode'")
 		}
@@ -197,11 +202,28 @@ func parseSQLMode(x ast.ExprNode, text string) (sqlMode, error) {
 		}
 		f := mode(strings.ToUpper(item))
 		if f == 0 {
+			if binary {
+				item = escapedBytes(item)
+			}
 			return 0, sqlModeError(item)
 		}
 		m |= f
 	}
 	return m.expand(), nil
+}
+
+// escapedBytes is b as MariaDB's messages show a binary string: each
+// byte that is not printable ASCII as \xNN.
+func escapedBytes(b string) string {
+	var out strings.Builder
+	for i := 0; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c >= 0x7F {
+			fmt.Fprintf(&out, "\\x%02X", c)
+		} else {
+			out.WriteByte(c)
+		}
+	}
+	return out.String()
 }
 
 // sqlModeRefused is the error for a mode seqd does not serve (1235).

@@ -70,3 +70,37 @@ func TestSQLModePreparedReadOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLModeBinaryLiterals: SET sql_mode to a hexadecimal or bit
+// literal reads its bytes as the names, as MariaDB does (0x414E5349 is
+// ANSI), and one that names no mode is 1231 with its bytes shown; it was
+// 1232 for any of them.
+func TestSQLModeBinaryLiterals(t *testing.T) {
+	mc, sc, _ := oracleConns(t, "seqd_sqlmode_bin")
+	var diffs []string
+	for _, q := range []string{
+		"SET sql_mode = 0x414E5349",
+		"SELECT @@sql_mode",
+		"SET sql_mode = x'616E73695F71756F7465732C2C50495045535F41535F434F4E434154'",
+		"SELECT @@sql_mode",
+		"SET sql_mode = b'01000001010011100101001101001001'",
+		"SELECT @@sql_mode",
+		"SET sql_mode = X''",
+		"SELECT @@sql_mode",
+		"SET sql_mode = 0x41",
+		"SET sql_mode = 0x1",
+		"SET sql_mode = x'0041'",
+		"SET sql_mode = b'1'",
+		"SET sql_mode = 0x414E5349C3A9",
+		"SELECT @@sql_mode",
+		"SET sql_mode = DEFAULT",
+	} {
+		want, got := outcome(mc, q, false), outcome(sc, q, false)
+		if want != got {
+			diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, want, got))
+		}
+	}
+	if len(diffs) > 0 {
+		t.Errorf("seqd differs from MariaDB 10.11 in %d statements:\n%s", len(diffs), strings.Join(diffs, "\n"))
+	}
+}
