@@ -29,8 +29,13 @@ import (
 // sent to run at once, parsed, built and put under way (a Query, until
 // its last statement's rows begin) or run (COM_QUERY, the execution of a
 // MySQL statement built again with its values, whose parse trees the
-// run reads), never while a result is sent: a client that does not read
-// holds no room. One that finds no room waits for it, while its client
+// run reads), and not while its last result is sent. A query of several
+// statements holds it while the results of all but its last are sent
+// (the parse trees of those after are still needed): each write must
+// then be taken within ParseRoomWait where -idle-timeout does not bound
+// writes, or the connection ends, as a MariaDB connection does past
+// net_write_timeout, so that a client that does not read holds the room
+// no longer. One that finds no room waits for it, while its client
 // waits anyway, for up to ParseRoomWait, then fails with 53200 (MySQL's
 // 1041) and the connection goes on. A statement whose cost is more than
 // the whole room is charged the whole room: it runs alone. Shorter

@@ -184,6 +184,13 @@ func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callbac
 		h.srv.logFailure(c, err, query)
 		return toSQLError(err)
 	}
+	if len(query) >= frontend.LongStatement && cn.admitted != nil {
+		// Held while the results of all but the last statement are
+		// sent: each write must be taken within roomWriteWait.
+		cn.admitted.holding.Store(true)
+		given := release
+		release = func() { cn.admitted.holding.Store(false); given() }
+	}
 	defer release()
 	read := cn.reading
 	steps, err := cn.translate(query)

@@ -402,4 +402,42 @@ func TestParseRoom(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+
+	// A query of several statements holds the room while the results of
+	// all but its last are sent: a client that does not take them loses
+	// its connection after roomWriteWait, and the room is given back.
+	defer func(w time.Duration) { roomWriteWait = w }(roomWriteWait)
+	roomWriteWait = 300 * time.Millisecond
+	addr2, _ := startServer(t, Config{Registry: reg}) // its connections take the shortened wait
+	multi, err := sql.Open("mysql", fmt.Sprintf("root:root pw@tcp(%s)/?multiStatements=true", addr2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer multi.Close()
+	unread := make(chan struct{})
+	defer close(unread)
+	go func() {
+		rows, err := multi.Query("SELECT " + strings.Repeat("REPEAT('x', 500000), ", 40) + "1; SELECT 1" + pad)
+		if err == nil {
+			<-unread // its first result not read until the test ends
+			rows.Close()
+		}
+	}()
+	for _, taken := range []bool{true, false} {
+		for until := time.Now().Add(10 * time.Second); ; {
+			wctx, cancel := context.WithTimeout(ctx, time.Millisecond)
+			release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
+			cancel()
+			if err == nil {
+				release()
+			}
+			if (err != nil) == taken {
+				break
+			}
+			if time.Now().After(until) {
+				t.Fatalf("a query of several statements, its results not read: the room not taken=%v after 10 s", taken)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 }

@@ -57,7 +57,11 @@ func (a accepting) Accept() (net.Conn, error) {
 		// TLS's records), and for the one packet past MaxMessage the
 		// library reads and drops (at most mysql.MaxPacketSize) so that
 		// its client is told mysql.ErrPacketTooLarge.
-		return &admitted{Conn: fc, fc: fc, max: int64(a.srv.cfg.MaxMessage) + mysql.MaxPacketSize + 64<<10, log: a.srv.log}, nil
+		ad := &admitted{Conn: fc, fc: fc, max: int64(a.srv.cfg.MaxMessage) + mysql.MaxPacketSize + 64<<10, log: a.srv.log}
+		if a.srv.cfg.IdleTimeout <= 0 {
+			ad.wait = roomWriteWait
+		}
+		return ad, nil
 	}
 }
 
@@ -83,7 +87,19 @@ type admitted struct {
 	max  int64
 	log  *log.Logger
 	read atomic.Int64 // bytes read since the last write
+	// holding: its statement holds room long statements share
+	// (frontend.TakeParseRoom), so that each write must be taken within
+	// roomWriteWait, where no -idle-timeout bounds writes (wait 0).
+	holding atomic.Bool
+	wait    time.Duration
 }
+
+// roomWriteWait bounds a write a client does not take while its query
+// holds room long statements share: past it the connection ends, and
+// the room is given back, as MariaDB's does past net_write_timeout. A
+// query of several statements sends the results of all but its last
+// with the room held. Tests shorten it.
+var roomWriteWait = frontend.ParseRoomWait
 
 // errTooLarge ends a connection that sent more than MaxMessage at once.
 var errTooLarge = errors.New("seqd: a MySQL client sent more than max_allowed_packet at once")
@@ -99,6 +115,12 @@ func (a *admitted) Read(p []byte) (int, error) {
 
 func (a *admitted) Write(p []byte) (int, error) {
 	a.read.Store(0)
+	if a.wait > 0 && a.holding.Load() {
+		a.Conn.SetWriteDeadline(time.Now().Add(a.wait))
+		n, err := a.Conn.Write(p)
+		a.Conn.SetWriteDeadline(time.Time{})
+		return n, err
+	}
 	return a.Conn.Write(p)
 }
 

@@ -66,8 +66,11 @@ type conn struct {
 
 	failed bool // an extended-protocol error: skip until Sync
 	// ran, while a long simple query's last statement runs, is called
-	// once it is under way, before its rows are sent (simpleQuery).
-	ran func()
+	// once it is under way, before its rows are sent (simpleQuery);
+	// holdsRoom: the query holds room long statements share, so a write
+	// must be taken within roomWriteWait.
+	ran       func()
+	holdsRoom bool
 	// idleArmed: a read deadline for idleness is set; idleKind says which
 	// timeout it is (armIdle).
 	idleArmed bool
@@ -160,12 +163,23 @@ func (c *conn) flush() error {
 		c.wbuf = c.wbuf[:0]
 		return err
 	}
-	_, err := c.w.Write(c.wbuf)
+	err := c.write(c.wbuf)
 	if cap(c.wbuf) > maxKeptWrite {
 		c.wbuf = nil
 	} else {
 		c.wbuf = c.wbuf[:0]
 	}
+	return err
+}
+
+// write writes b to the client: within roomWriteWait while the query
+// holds room long statements share and no -idle-timeout bounds writes.
+func (c *conn) write(b []byte) error {
+	if c.holdsRoom && c.srv.cfg.IdleTimeout <= 0 {
+		c.nc.SetWriteDeadline(time.Now().Add(roomWriteWait))
+		defer c.nc.SetWriteDeadline(time.Time{})
+	}
+	_, err := c.w.Write(b)
 	return err
 }
 
@@ -329,6 +343,13 @@ func (c *conn) receiveFailed(err error) {
 		io.CopyN(io.Discard, c.nc, int64(tooLong.ActualBodyLen))
 	}
 }
+
+// roomWriteWait bounds a write a client does not take while its query
+// holds room long statements share (frontend.TakeParseRoom), when no
+// -idle-timeout bounds every write: past it the connection ends, and
+// the room is given back, as a MariaDB connection ends past
+// net_write_timeout. Tests shorten it.
+var roomWriteWait = frontend.ParseRoomWait
 
 // writeTimeout bounds each write to the client, so that a client that
 // stops reading loses its connection instead of holding it forever.

@@ -275,7 +275,7 @@ func (c *conn) writeEncoded() error {
 	if err := c.flush(); err != nil {
 		return err
 	}
-	_, err := c.w.Write(c.rows.b)
+	err := c.write(c.rows.b)
 	c.rows.b = c.rows.b[:0]
 	return err
 }

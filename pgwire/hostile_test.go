@@ -387,6 +387,16 @@ func TestParseRoom(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	waitRoom(t, reg, false)
+
+	// A query of several statements holds the room while the rows of all
+	// but its last are sent: a client that does not take them loses its
+	// connection after roomWriteWait, and the room is given back.
+	defer func(w time.Duration) { roomWriteWait = w }(roomWriteWait)
+	roomWriteWait = 300 * time.Millisecond
+	several := dialRaw(t, dsn)
+	several.send(&pgproto3.Query{String: "select g, g, g, g from generate_series(1, 1000000) g; select 1" + pad})
+	waitRoom(t, reg, true)
+	waitRoom(t, reg, false)
 }
 
 // waitRoom waits, up to 10 s, until a long statement would find the room

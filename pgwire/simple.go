@@ -22,6 +22,15 @@ func (c *conn) simpleQuery(ctx context.Context, q string) {
 		c.send(toErrorResponse(err))
 		return
 	}
+	if len(q) >= frontend.LongStatement {
+		// While it holds the room, a write the client does not take
+		// ends its connection after roomWriteWait (flush): a query of
+		// several statements sends the rows of all but its last with
+		// the room held.
+		c.holdsRoom = true
+		given := release
+		release = func() { c.holdsRoom = false; given() }
+	}
 	defer release()
 	stmts, err := c.parse(q)
 	if err != nil {
