@@ -1,7 +1,6 @@
 package mysqlwire
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/frontend/frontendtest"
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/seqmath"
 )
@@ -303,18 +303,7 @@ func TestParseRoom(t *testing.T) {
 		}
 		holder <- v
 	}()
-	for taken, until := false, time.Now().Add(10*time.Second); !taken; { // until the holder has the room
-		if time.Now().After(until) {
-			t.Fatal("a long statement waiting for a lock holds no room")
-		}
-		wctx, cancel := context.WithTimeout(ctx, time.Millisecond)
-		release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
-		cancel()
-		if taken = err != nil; !taken {
-			release()
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	frontendtest.WaitParseRoom(t, reg, true) // the holder has it
 	waiter, err := open(t, addr, "root", "public").Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -376,32 +365,9 @@ func TestParseRoom(t *testing.T) {
 	c := dialRaw(t, addr)
 	c.mustLogin("root", "root pw")
 	c.command(append([]byte{comQuery}, "SELECT NEXTVAL(s), "+strings.Repeat("REPEAT('x', 500000), ", 40)+"1"+pad...)...)
-	for taken, until := false, time.Now().Add(10*time.Second); !taken; { // until it has the room, waiting for s
-		if time.Now().After(until) {
-			t.Fatal("a long statement waiting for a lock holds no room")
-		}
-		wctx, cancel := context.WithTimeout(ctx, time.Millisecond)
-		release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
-		cancel()
-		if taken = err != nil; !taken {
-			release()
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	frontendtest.WaitParseRoom(t, reg, true) // it has the room, waiting for s
 	hold.Rollback()
-	for until := time.Now().Add(10 * time.Second); ; {
-		wctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
-		release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
-		cancel()
-		if err == nil {
-			release()
-			break
-		}
-		if time.Now().After(until) {
-			t.Fatal("a client that does not read a long statement's result holds its room")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	frontendtest.WaitParseRoom(t, reg, false) // given back, its result not read
 
 	// A query of several statements holds the room while the results of
 	// all but its last are sent: a client that does not take them loses
@@ -423,21 +389,6 @@ func TestParseRoom(t *testing.T) {
 			rows.Close()
 		}
 	}()
-	for _, taken := range []bool{true, false} {
-		for until := time.Now().Add(10 * time.Second); ; {
-			wctx, cancel := context.WithTimeout(ctx, time.Millisecond)
-			release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
-			cancel()
-			if err == nil {
-				release()
-			}
-			if (err != nil) == taken {
-				break
-			}
-			if time.Now().After(until) {
-				t.Fatalf("a query of several statements, its results not read: the room not taken=%v after 10 s", taken)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	frontendtest.WaitParseRoom(t, reg, true)
+	frontendtest.WaitParseRoom(t, reg, false) // its connection ended, the results not read
 }

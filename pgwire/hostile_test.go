@@ -21,6 +21,7 @@ import (
 	"github.com/seqd/seqd/auth"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/frontend"
+	"github.com/seqd/seqd/frontend/frontendtest"
 	"github.com/seqd/seqd/internal/testenv"
 )
 
@@ -335,7 +336,7 @@ func TestParseRoom(t *testing.T) {
 		}
 		holder <- 100
 	}()
-	waitRoom(t, reg, true) // a long statement waiting for a lock holds it
+	frontendtest.WaitParseRoom(t, reg, true) // a long statement waiting for a lock holds it
 	c := mustConnect(t, dsn, "set statement_timeout = 200")
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement} {
 		_, err := c.Exec(ctx, "select 1"+pad, mode)
@@ -386,7 +387,7 @@ func TestParseRoom(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	waitRoom(t, reg, false)
+	frontendtest.WaitParseRoom(t, reg, false)
 
 	// A query of several statements holds the room while the rows of all
 	// but its last are sent: a client that does not take them loses its
@@ -395,29 +396,8 @@ func TestParseRoom(t *testing.T) {
 	roomWriteWait = 300 * time.Millisecond
 	several := dialRaw(t, dsn)
 	several.send(&pgproto3.Query{String: "select g, g, g, g from generate_series(1, 1000000) g; select 1" + pad})
-	waitRoom(t, reg, true)
-	waitRoom(t, reg, false)
-}
-
-// waitRoom waits, up to 10 s, until a long statement would find the room
-// long statements share taken (or not).
-func waitRoom(t *testing.T, reg *frontend.Registry, taken bool) {
-	t.Helper()
-	for until := time.Now().Add(10 * time.Second); ; {
-		wctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-		release, err := reg.TakeParseRoom(wctx, frontend.LongStatement)
-		cancel()
-		if err == nil {
-			release()
-		}
-		if (err != nil) == taken {
-			return
-		}
-		if time.Now().After(until) {
-			t.Fatalf("the room long statements share is not taken=%v after 10 s", taken)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	frontendtest.WaitParseRoom(t, reg, true)
+	frontendtest.WaitParseRoom(t, reg, false)
 }
 
 // TestIdleTimeouts: idle_in_transaction_session_timeout ends a session

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/seqd/seqd/frontend"
 )
 
 // Kind is what a failure means, whatever the protocol's words for it.
@@ -648,4 +650,26 @@ func testDescriptors(t *testing.T, start Start) {
 	flood = nil
 	restore()
 	serves(t, tg)
+}
+
+// WaitParseRoom waits, up to 10 s, until a long statement would find the
+// room long statements share (frontend.TakeParseRoom) taken, or free; a
+// test's front end holds it, or gives it back, meanwhile.
+func WaitParseRoom(t testing.TB, reg *frontend.Registry, taken bool) {
+	t.Helper()
+	for until := time.Now().Add(10 * time.Second); ; {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		release, err := reg.TakeParseRoom(ctx, frontend.LongStatement)
+		cancel()
+		if err == nil {
+			release()
+		}
+		if (err != nil) == taken {
+			return
+		}
+		if time.Now().After(until) {
+			t.Fatalf("the room long statements share is not taken=%v after 10 s", taken)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
