@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dolthub/vitess/go/sqltypes"
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -178,11 +179,7 @@ func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callbac
 	began := cn.began()
 	release, err := cn.parseRoom(ctx, query)
 	if err != nil {
-		cn.begins(&step{})
-		cn.ended(&step{}, err)
-		cn.observe("", err, began)
-		h.srv.logFailure(c, err, query)
-		return toSQLError(err)
+		return h.refused(cn, c, err, query, began)
 	}
 	if len(query) >= frontend.LongStatement && cn.admitted != nil {
 		// Held while the results of all but the last statement are
@@ -198,11 +195,7 @@ func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callbac
 		err = stackedError(query, steps)
 	}
 	if err != nil {
-		cn.begins(&step{})
-		cn.ended(&step{}, err)
-		cn.observe("", err, began)
-		h.srv.logFailure(c, err, query)
-		return toSQLError(err)
+		return h.refused(cn, c, err, query, began)
 	}
 	for i, n := 0, len(steps); i < n; i++ {
 		if i > 0 {
@@ -261,15 +254,21 @@ func (h handler) query(ctx context.Context, c *mysql.Conn, query string, callbac
 			return err
 		}
 		if again != nil { // those after it do not read so: the query's error, as when it came
-			began = cn.began()
-			cn.begins(&step{})
-			cn.ended(&step{}, again)
-			cn.observe("", again, began)
-			h.srv.logFailure(c, again, query)
-			return toSQLError(again)
+			return h.refused(cn, c, again, query, cn.began())
 		}
 	}
 	return nil
+}
+
+// refused ends a query with err before (or instead of) the statement
+// err is about: the failure counted from began, logged and answered in
+// MySQL's terms.
+func (h handler) refused(cn *conn, c *mysql.Conn, err error, query string, began time.Time) error {
+	cn.begins(&step{})
+	cn.ended(&step{}, err)
+	cn.observe("", err, began)
+	h.srv.logFailure(c, err, query)
+	return toSQLError(err)
 }
 
 // stackedError is MariaDB's 1064 for query, whose statements steps are
