@@ -144,6 +144,8 @@ func TestLimitsRefused(t *testing.T) {
 		{args: []string{"-max-statement-bytes", "100"}, want: `invalid value "100" for flag -max-statement-bytes: must be at least 1024`},
 		{args: []string{"-max-bulk-rows", "-1"}, want: `invalid value "-1" for flag -max-bulk-rows: must be at least 1`},
 		{args: []string{"-max-statement-memory", "0"}, want: `invalid value "0" for flag -max-statement-memory: must be at least 1, or negative for no limit`},
+		{args: []string{"-max-parse-memory", "0"}, want: `invalid value "0" for flag -max-parse-memory: must be at least 1, or negative for no limit`},
+		{file: "max-parse-memory = 0\n", want: `invalid value "0" for flag -max-parse-memory: must be at least 1, or negative for no limit`},
 		{args: []string{"-max-transaction-locks", "0"}, want: `invalid value "0" for flag -max-transaction-locks: must be at least 1, or negative for no limit`},
 		{args: []string{"-min-free-space", "0"}, want: `invalid value "0" for flag -min-free-space: must be at least 1, or negative for no reserve`},
 		{args: []string{"-exhaustion-horizon", "0"}, want: `invalid value "0s" for flag -exhaustion-horizon: must be positive`},
