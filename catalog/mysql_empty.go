@@ -104,6 +104,14 @@ var mariadbEmptyTables = map[string][]string{
 		"MAXLEN bigint(3) NO"},
 	"collations": {"COLLATION_NAME varchar(64) NO", "CHARACTER_SET_NAME varchar(32) YES", "ID bigint(11) YES",
 		"IS_DEFAULT varchar(3) YES", "IS_COMPILED varchar(3) NO", "SORTLEN bigint(3) NO"},
+	"processlist": {"ID bigint(4) NO", "USER varchar(128) NO", "HOST varchar(64) NO", "DB varchar(64) YES", "COMMAND varchar(16) NO",
+		"TIME int(7) NO", "STATE varchar(64) YES", "INFO longtext YES", "TIME_MS decimal(22,3) NO", "STAGE tinyint(2) NO",
+		"MAX_STAGE tinyint(2) NO", "PROGRESS decimal(7,3) NO", "MEMORY_USED bigint(7) NO", "MAX_MEMORY_USED bigint(7) NO",
+		"EXAMINED_ROWS int(7) NO", "QUERY_ID bigint(4) NO", "INFO_BINARY blob YES", "TID bigint(4) NO"},
+	"plugins": {"PLUGIN_NAME varchar(64) NO", "PLUGIN_VERSION varchar(20) NO", "PLUGIN_STATUS varchar(16) NO", "PLUGIN_TYPE varchar(80) NO",
+		"PLUGIN_TYPE_VERSION varchar(20) NO", "PLUGIN_LIBRARY varchar(64) YES", "PLUGIN_LIBRARY_VERSION varchar(20) YES",
+		"PLUGIN_AUTHOR varchar(64) YES", "PLUGIN_DESCRIPTION longtext YES", "PLUGIN_LICENSE varchar(80) NO", "LOAD_OPTION varchar(64) NO",
+		"PLUGIN_MATURITY varchar(12) NO", "PLUGIN_AUTH_VERSION varchar(80) YES"},
 	"views": {"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "VIEW_DEFINITION longtext NO",
 		"CHECK_OPTION varchar(8) NO", "IS_UPDATABLE varchar(3) NO", "DEFINER varchar(384) NO", "SECURITY_TYPE varchar(7) NO",
 		"CHARACTER_SET_CLIENT varchar(32) NO", "COLLATION_CONNECTION varchar(64) NO", "ALGORITHM varchar(10) NO"},
@@ -133,8 +141,10 @@ func mariadbColumns(table string) []eval.RelColumn {
 		switch {
 		case strings.HasPrefix(c.Type, "bigint"):
 			t = eval.TInt8
-		case strings.HasPrefix(c.Type, "int"):
+		case strings.HasPrefix(c.Type, "int"), strings.HasPrefix(c.Type, "tinyint"):
 			t = eval.TInt4
+		case strings.HasPrefix(c.Type, "decimal"):
+			t = eval.TypeByOID(eval.OIDNumeric)
 		}
 		args = append(args, c.Name, t)
 	}
@@ -161,6 +171,22 @@ var mariadbServed = func() map[string][][]eval.Datum {
 			{t("utf8mb4_bin"), t("utf8mb4"), n(46), t(""), t("Yes"), n(1)},
 			{t("binary"), t("binary"), n(63), t("Yes"), t("Yes"), n(1)},
 		},
+		// The built-in plugins whose work seqd does: its two ways to
+		// authenticate (caching_sha2_password, which MariaDB 10.11 has
+		// not, as MySQL 8 shows it) and the engines of its tables, each
+		// as MariaDB shows its own, its version seqd's (10.11.99).
+		"plugins": {
+			{t("mysql_native_password"), t("1.0"), t("ACTIVE"), t("AUTHENTICATION"), t("2.2"), eval.Null, eval.Null,
+				t("R.J.Silk, Sergei Golubchik"), t("Native MySQL authentication"), t("GPL"), t("FORCE"), t("Stable"), t("1.0")},
+			{t("caching_sha2_password"), t("1.0"), t("ACTIVE"), t("AUTHENTICATION"), t("2.2"), eval.Null, eval.Null,
+				t("Oracle Corporation"), t("Caching sha2 authentication"), t("GPL"), t("FORCE"), t("Stable"), t("1.0")},
+			{t("SQL_SEQUENCE"), t("1.0"), t("ACTIVE"), t("STORAGE ENGINE"), t("101199.0"), eval.Null, eval.Null,
+				t("jianwei.zhao @ Aliyun & Monty @ MariaDB corp"), t("Sequence Storage Engine for CREATE SEQUENCE"), t("GPL"),
+				t("FORCE"), t("Stable"), t("1.0")},
+			{t("InnoDB"), t("10.11"), t("ACTIVE"), t("STORAGE ENGINE"), t("101199.0"), eval.Null, eval.Null, t("Oracle Corporation"),
+				t("Supports transactions, row-level locking, foreign keys and encryption for tables"), t("GPL"), t("ON"), t("Stable"),
+				t("10.11.99")},
+		},
 	}
 }()
 
@@ -173,7 +199,7 @@ func mysqlMoreViews() []*View {
 		out = append(out, &View{Schema: "information_schema", Name: name, Kind: 'v', Columns: mariadbColumns(name),
 			Rows: func(Source) ([][]eval.Datum, error) { return nil, nil }})
 	}
-	for _, name := range []string{"engines", "character_sets", "collations"} {
+	for _, name := range []string{"engines", "character_sets", "collations", "plugins"} {
 		rows := mariadbServed[name]
 		out = append(out, &View{Schema: "information_schema", Name: name, Kind: 'v', Columns: mariadbColumns(name),
 			Rows: func(Source) ([][]eval.Datum, error) { return rows, nil }})
@@ -187,7 +213,9 @@ func mysqlMoreViews() []*View {
 		})}}
 	columns := &View{Schema: "information_schema", Name: "columns", Kind: 'v', Columns: mariadbColumns("columns"),
 		PerSequence: &PerSequence{NameCol: 2, OIDCol: -1, Row: sequenceColumnRows}}
-	return append(out, partitions, columns)
+	processlist := &View{Schema: "information_schema", Name: "processlist", Kind: 'v', Columns: mariadbColumns("processlist"),
+		Rows: processlistRows}
+	return append(out, partitions, columns, processlist)
 }
 
 // sequenceColumnRows are COLUMNS' rows of a sequence the role sees: its

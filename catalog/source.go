@@ -169,14 +169,20 @@ type SchemaACL struct {
 // socket). Active: it runs a statement (Query, since QueryStart);
 // else it waits for its client, in transaction status Status ('I',
 // 'T' or 'E'). Disabled: track_activities is off. WaitEvent is the lock
-// it waits for, "" for none. Zero times are NULL.
+// it waits for, "" for none. Zero times are NULL. Schema is the MySQL
+// database the session uses ("" for none, and for a front end with no
+// such notion); Execute, that the statement it runs is one its client
+// prepared (MySQL's COM_STMT_EXECUTE); Self marks the reading session's
+// own entry.
 type Backend struct {
 	PID                                   uint32
 	User, Database, Application           string
+	Schema                                string
+	Self                                  bool
 	Addr                                  string
 	Port                                  int
 	TLS                                   *tls.ConnectionState
-	Active, Disabled                      bool
+	Active, Disabled, Execute             bool
 	Status                                byte
 	Query, WaitEvent                      string
 	Start, XactStart, QueryStart, Changed time.Time

@@ -58,7 +58,9 @@ type backend struct {
 	wait       engine.WaitState
 	mu         sync.Mutex
 	app        string
+	schema     string // the MySQL database the front end shows (ShowDatabase)
 	active     bool
+	execute    bool // it runs a statement the client prepared (ShowExecuting)
 	disabled   bool // track_activities is off
 	status     byte // the transaction status when it last went idle
 	query      string
@@ -193,7 +195,22 @@ func newBackend(s *Session) {
 // as its client sent it, for pg_stat_activity: a front end that
 // translates its dialect (MySQL's) into one or more statements shows
 // what it was sent.
-func (s *Session) ShowAs(text string) { s.clientText = text }
+func (s *Session) ShowAs(text string) { s.clientText, s.clientExecute = text, false }
+
+// ShowExecuting is ShowAs for a statement the client prepared and now
+// executes (MySQL's COM_STMT_EXECUTE), which MySQL's PROCESSLIST shows
+// as an Execute, not a Query.
+func (s *Session) ShowExecuting(text string) { s.clientText, s.clientExecute = text, true }
+
+// ShowDatabase names the MySQL database the session uses, "" for none,
+// as information_schema.PROCESSLIST's DB shows it: the front end's USE
+// and its DROP DATABASE of it say so.
+func (s *Session) ShowDatabase(db string) {
+	b := s.backend
+	b.mu.Lock()
+	b.schema = db
+	b.mu.Unlock()
+}
 
 // StartsAt gives the time the front end read as the next statement
 // began (for its own metrics), which pg_stat_activity's query_start then
@@ -233,7 +250,7 @@ func (s *Session) activityBegin(text string) {
 		}
 		b.activeSince = now
 	}
-	b.active, b.query, b.queryStart, b.changed, b.disabled = true, text, now, now, false
+	b.active, b.query, b.queryStart, b.changed, b.disabled, b.execute = true, text, now, now, false, s.clientExecute
 	if b.status == 'I' {
 		b.xactStart = now
 	}
@@ -274,7 +291,7 @@ func (s *Session) Idle() { s.IdleAt(time.Time{}) }
 // IdleAt is Idle at time now, a time the front end has read already
 // (zero: the session reads the clock).
 func (s *Session) IdleAt(now time.Time) {
-	s.clientText = ""
+	s.clientText, s.clientExecute = "", false
 	b := s.backend
 	if s.appVersion != s.pathVersion { // a setting changed: application_name may have
 		app, _ := s.settingValue("application_name")
@@ -331,7 +348,8 @@ func (a *Activity) backends() []catalog.Backend {
 		e := catalog.Backend{PID: b.pid, User: b.user, Database: b.db, Addr: b.addr, Port: b.port, TLS: b.tls, Start: b.start,
 			WaitEvent: b.wait.Event()}
 		b.mu.Lock()
-		e.Application, e.Active, e.Disabled, e.Status, e.Query = b.app, b.active, b.disabled, b.status, b.query
+		e.Application, e.Schema, e.Active, e.Disabled, e.Status, e.Query = b.app, b.schema, b.active, b.disabled, b.status, b.query
+		e.Execute = b.execute
 		e.QueryStart, e.Changed, e.XactStart = b.queryStart, b.changed, b.xactStart
 		b.mu.Unlock()
 		out = append(out, e)

@@ -37,9 +37,19 @@ func (c *catalogSource) ServerVersion() string            { return ServerVersion
 func (c *catalogSource) Now() time.Time                   { return time.Now() }
 func (c *catalogSource) Location() *time.Location         { return c.s().location() }
 func (c *catalogSource) Builtins() *catalog.Builtins      { return c.s().builtins() }
-func (c *catalogSource) Activity() []catalog.Backend      { return c.cfg.Activity.backends() }
 func (c *catalogSource) Cursors() []catalog.Cursor        { return c.s().declaredCursors() }
 func (c *catalogSource) Locks() []catalog.Lock            { return c.s().locks() }
+
+// Activity is every session's entry, the reader's own marked Self.
+func (c *catalogSource) Activity() []catalog.Backend {
+	out := c.cfg.Activity.backends()
+	if b := c.s().backend; b != nil {
+		for i := range out {
+			out[i].Self = out[i].PID == b.pid
+		}
+	}
+	return out
+}
 
 func (c *catalogSource) IsMemberOf(member, role string) bool { return c.s().isMemberOf(member, role) }
 

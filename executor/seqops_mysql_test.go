@@ -42,8 +42,8 @@ func mysqlSessions(t *testing.T) (root, app *Session) {
 func TestMySQLRelations(t *testing.T) {
 	root, app := mysqlSessions(t)
 	info, _ := MySQLInformationSchema("tables")
-	if _, ok := MySQLInformationSchema("processlist"); ok {
-		t.Error("information_schema.processlist is not MySQL's here")
+	if _, ok := MySQLInformationSchema("global_status"); ok {
+		t.Error("information_schema.global_status is not MySQL's here")
 	}
 	seq := MariaDBSequenceTable("x", "a")
 	infoName := info.Catalog + "." + info.Schema + "." + info.Rel
@@ -68,8 +68,8 @@ func TestMySQLRelations(t *testing.T) {
 		{app, "select next_not_cached_value from y." + mysqlSchema + ".c", "next_not_cached_value:bigint\n-1\nSELECT 1\n[I]\n"},
 		{app, "select next_not_cached_value from x." + mysqlSchema + ".a", "ERROR insufficient_privilege: permission denied for sequence a\n[I]\n"},
 		{root, "select * from x." + mysqlSchema + ".nope", "ERROR undefined_table: relation \"x.nope\" does not exist (at 15)\n[I]\n"},
-		{root, "select * from information_schema." + mysqlSchema + ".processlist",
-			"ERROR undefined_table: relation \"information_schema.processlist\" does not exist (at 15)\n[I]\n"},
+		{root, "select * from information_schema." + mysqlSchema + ".global_status",
+			"ERROR undefined_table: relation \"information_schema.global_status\" does not exist (at 15)\n[I]\n"},
 		{root, "select count(*) from pg_namespace where nspname like 'pg_seqd%'", "count:bigint\n0\nSELECT 1\n[I]\n"},
 		{root, "select count(*) from pg_class where relname = 'schemata'", "count:bigint\n1\nSELECT 1\n[I]\n"},
 	} {

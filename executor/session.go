@@ -146,10 +146,11 @@ type Session struct {
 	backend    *backend
 	appVersion uint64
 	// track caches track_activities while trackVersion is pathVersion+1.
-	track        bool
-	trackVersion uint64
-	clientText   string    // ShowAs
-	startsAt     time.Time // StartsAt
+	track         bool
+	trackVersion  uint64
+	clientText    string    // ShowAs
+	clientExecute bool      // ShowExecuting
+	startsAt      time.Time // StartsAt
 	// waitCtx is waitParent with the backend's WaitState: front ends
 	// that run statements under one long-lived context derive it once.
 	waitCtx, waitParent context.Context

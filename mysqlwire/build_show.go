@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
@@ -70,6 +71,32 @@ func showServed(n *ast.ShowStmt, table string, cols, names []string) (step, erro
 		st.names[0] = first // showList names it with the pattern, as SHOW TABLES does
 	}
 	return st, err
+}
+
+// showProcesslist is SHOW [FULL] PROCESSLIST: information_schema's
+// PROCESSLIST (catalog's processlistRows) as MariaDB's SHOW shows it, in
+// its columns and types; Info cut to its first 100 characters but with
+// FULL; the reading session's State "starting", MariaDB's SHOW filling
+// no schema table.
+func showProcesslist(n *ast.ShowStmt, env *stmtEnv) (step, error) {
+	q, _ := executor.MySQLInformationSchema("processlist")
+	self := aexpr(pg.A_Expr_Kind_AEXPR_OP, "=", columnRef("id"), numConst(strconv.FormatUint(uint64(env.thread), 10)))
+	info, infoType := columnRef("info"), colType{typ: querypb.Type_TEXT, length: 3 << 24, decimals: decString, sized: true, known: true}
+	if !n.Full {
+		info = funcCall("substring", []*pg.Node{info, intConst(1), intConst(100)})
+		infoType = textExpr(100, false)
+	}
+	s := &pg.SelectStmt{FromClause: []*pg.Node{relation(q, "processlist")}, SortClause: []*pg.Node{sortBy(intConst(1), false)}}
+	for _, x := range []*pg.Node{columnRef("id"), columnRef("user"), columnRef("host"), columnRef("db"), columnRef("command"),
+		columnRef("time"), caseWhen(self, strConst("starting"), columnRef("state")), info, columnRef("progress")} {
+		s.TargetList = append(s.TargetList, resTarget(x, ""))
+	}
+	progress := colType{typ: querypb.Type_FLOAT64, length: 7, decimals: 3, notNull: true, known: true}
+	types := []colType{{typ: querypb.Type_INT64, length: 11, notNull: true, known: true}, textExpr(128, true), textExpr(64, true),
+		textExpr(64, false), textExpr(16, true), {typ: querypb.Type_INT32, length: 7, notNull: true, known: true},
+		textExpr(30, false), infoType, progress}
+	return step{node: selectNode(s), names: []string{"Id", "User", "Host", "db", "Command", "Time", "State", "Info", "Progress"},
+		types: types}, nil
 }
 
 // showDatabases is SHOW DATABASES [LIKE pattern].

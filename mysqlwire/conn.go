@@ -47,8 +47,10 @@ type conn struct {
 	// (preparedCost).
 	stmts     map[uint32]*prepared
 	stmtBytes int64
-	// showing is the client's statement being run (show).
-	showing string
+	// showing is the client's statement being run (show); executing,
+	// that it runs as one the client prepared (COM_STMT_EXECUTE).
+	showing   string
+	executing bool
 	// plans are translations of the query strings the connection sent
 	// (most send the same few again and again), by database and text.
 	plans map[planKey][]step
@@ -471,7 +473,12 @@ func (cn *conn) endStatement(end statementEnd) {
 // result is whole, shows the session idle.
 func (cn *conn) show(text string) {
 	cn.showing = text
-	if cn.sess != nil {
+	if cn.sess == nil {
+		return
+	}
+	if cn.executing {
+		cn.sess.ShowExecuting(text)
+	} else {
 		cn.sess.ShowAs(text)
 	}
 }
@@ -509,7 +516,7 @@ func (cn *conn) session() (*executor.Session, error) {
 		return nil, err
 	}
 	cn.sess = s
-	s.ShowAs(cn.showing)
+	cn.show(cn.showing)
 	return s, nil
 }
 
@@ -853,5 +860,6 @@ func (cn *conn) use(db string) error {
 		return err
 	}
 	cn.db = db
+	sess.ShowDatabase(db)
 	return nil
 }

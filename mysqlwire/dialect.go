@@ -540,6 +540,18 @@ func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 	case ast.ShowCollation:
 		return showServed(n, "collations", []string{"collation_name", "character_set_name", "id", "is_default", "is_compiled", "sortlen"},
 			[]string{"Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"})
+	case ast.ShowPlugins:
+		if n.Pattern != nil || n.Where != nil {
+			return step{}, unsupported("this SHOW PLUGINS (a pattern or condition)")
+		}
+		st, err := showServed(n, "plugins", []string{"plugin_name", "plugin_status", "plugin_type", "plugin_library", "plugin_license"},
+			[]string{"Name", "Status", "Type", "Library", "License"})
+		if err == nil {
+			st.node.GetSelectStmt().SortClause = nil // in the order they were loaded, as MariaDB lists them
+		}
+		return st, err
+	case ast.ShowProcessList:
+		return showProcesslist(n, env)
 	case ast.ShowStatus:
 		return showStatus(n)
 	case ast.ShowVariables:

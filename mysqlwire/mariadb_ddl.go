@@ -272,6 +272,7 @@ func translateDropDatabase(n *ast.DropDatabaseStmt) (step, error) {
 		}
 		if err == nil && cn.db == name {
 			cn.db = ""
+			sess.ShowDatabase("")
 		}
 		return res, err
 	}

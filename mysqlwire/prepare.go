@@ -257,7 +257,9 @@ func (h handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, pd *mysql.Pr
 		return toSQLError(err)
 	}
 	cn.begins(ps.st)
+	cn.executing = true
 	res, err := cn.execute(ctx, ps, pd)
+	cn.executing = false
 	if err == nil && res != nil {
 		err = binaryFits(res)
 	}

@@ -77,7 +77,7 @@ var infoColumnTypes = func() map[string]map[string]colType {
 			"TEMPORARY": varchar(1, false)},
 	}
 	for _, table := range []string{"events", "files", "parameters", "partitions", "routines", "triggers", "views", "engines", "character_sets", "collations",
-		"columns", "statistics", "key_column_usage", "table_constraints", "referential_constraints", "check_constraints"} {
+		"plugins", "processlist", "columns", "statistics", "key_column_usage", "table_constraints", "referential_constraints", "check_constraints"} {
 		m[table] = map[string]colType{}
 		for _, c := range catalog.MariaDBColumns(table) {
 			m[table][c.Name] = declaredType(c.Type, c.NotNull)
@@ -108,6 +108,15 @@ func declaredType(decl string, notNull bool) colType {
 		if strings.HasSuffix(decl, " unsigned") {
 			t.typ = querypb.Type_UINT32
 		}
+	case "tinyint":
+		t.typ = querypb.Type_INT8
+	case "decimal": // decimal(p,s): p digits, s past the point, a sign and the point
+		p, sc, _ := strings.Cut(strings.TrimSuffix(arg, ")"), ",")
+		digits, _ := strconv.Atoi(p)
+		scale, _ := strconv.Atoi(sc)
+		t.typ, t.length, t.decimals = querypb.Type_DECIMAL, uint32(digits+2), uint8(scale)
+	case "blob":
+		t.typ, t.length, t.binary = querypb.Type_BLOB, 1<<16-1, true
 	case "datetime":
 		t.typ, t.binary, t.decimals, t.length = querypb.Type_DATETIME, true, uint8(n), 19
 		if n > 0 {
