@@ -49,6 +49,10 @@ type builder struct {
 	// UNION's string column takes (textColumn), or a subquery holding
 	// it passes on (heldPassed).
 	held map[*pg.ResTarget]heldItem
+	// stars are the columns each * of a select list names, where known:
+	// a set operation's column that must be cast (textColumn,
+	// castColumn) is cast in the list they make.
+	stars map[*pg.ResTarget][]*pg.Node
 	// subqueryTypes are the result columns' types of the subqueries
 	// with a FROM clause whose types the builder told, by the
 	// statement's own tree (typeScope).

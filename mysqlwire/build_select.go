@@ -119,6 +119,19 @@ func (b *builder) setList(l *ast.SetOprSelectList, derived bool) (*pg.Node, []st
 			}
 		}
 	}
+	for i, t := range types {
+		// A column NULL in some queries takes the others' number type
+		// there, as MariaDB's NULL takes any: the executor, as
+		// PostgreSQL, would type a set operation of NULLs alone as text
+		// (SELECT NULL UNION SELECT NULL UNION SELECT 1), which no
+		// number then matches.
+		name := map[valueKind]string{kindInt: "int8", kindDecimal: "numeric", kindReal: "float8"}[t.kind()]
+		for j, n := range nodes {
+			if name != "" && branches[j][i].kind() == kindNull {
+				b.castColumn(n.GetSelectStmt(), i, name)
+			}
+		}
+	}
 	if distinctSetOp(n.GetSelectStmt()) {
 		collatedColumns(n.GetSelectStmt(), types)
 	}
@@ -180,17 +193,28 @@ func (b *builder) textColumn(sel *pg.SelectStmt, i int, length uint32) {
 		b.textColumn(sel.Rarg, i, length)
 		return
 	}
-	if i < len(sel.TargetList) {
-		if t := sel.TargetList[i].GetResTarget(); t != nil {
-			if held, ok := b.held[t]; ok && length > 0 {
-				t.Val = funcCall("substr", []*pg.Node{typeCast(held.n, typeName("text")), intConst(1), intConst(int32(min(length, 1<<20)))})
-				return
-			}
-			if isCondition(t.Val) { // a truth: its 1 or 0
-				t.Val = typeCast(t.Val, typeName("int4"))
-			}
-			t.Val = typeCast(t.Val, typeName("text"))
+	if t := b.column(sel, i); t != nil {
+		if held, ok := b.held[t]; ok && length > 0 {
+			t.Val = funcCall("substr", []*pg.Node{typeCast(held.n, typeName("text")), intConst(1), intConst(int32(min(length, 1<<20)))})
+			return
 		}
+		if isCondition(t.Val) { // a truth: its 1 or 0
+			t.Val = typeCast(t.Val, typeName("int4"))
+		}
+		t.Val = typeCast(t.Val, typeName("text"))
+	}
+}
+
+// castColumn casts column i of sel (each query's, a set operation's) to
+// the type named name.
+func (b *builder) castColumn(sel *pg.SelectStmt, i int, name string) {
+	if sel.Op != pg.SetOperation_SETOP_NONE {
+		b.castColumn(sel.Larg, i, name)
+		b.castColumn(sel.Rarg, i, name)
+		return
+	}
+	if t := b.column(sel, i); t != nil {
+		t.Val = typeCast(t.Val, typeName(name))
 	}
 }
 
@@ -647,6 +671,12 @@ func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources 
 			out.TargetList = append(out.TargetList, resTarget(ref, ""))
 			cols, ts, ok := starColumns(w, sources)
 			names, types, known = append(names, cols...), append(types, ts...), known && ok
+			if ok {
+				if b.stars == nil {
+					b.stars = map[*pg.ResTarget][]*pg.Node{}
+				}
+				b.stars[out.TargetList[len(out.TargetList)-1].GetResTarget()] = starRefs(w, sources)
+			}
 			continue
 		}
 		outer := b.item
@@ -899,6 +929,42 @@ func starColumns(w *ast.WildCardField, sources []source) ([]string, []colType, b
 		}
 	}
 	return out, types, true
+}
+
+// starRefs are the columns a * names (starColumns), each a reference
+// qualified by its source.
+func starRefs(w *ast.WildCardField, sources []source) []*pg.Node {
+	var out []*pg.Node
+	for _, s := range sources {
+		if w.Table.O != "" && s.name != w.Table.O {
+			continue
+		}
+		for _, c := range s.cols {
+			out = append(out, resTarget(columnRef(s.name, strings.ToLower(c)), ""))
+		}
+	}
+	return out
+}
+
+// column is item i of sel's select list, a *'s columns written out where
+// one comes before it (nil where a * names columns not known).
+func (b *builder) column(sel *pg.SelectStmt, i int) *pg.ResTarget {
+	for k := 0; k < len(sel.TargetList) && k <= i; k++ {
+		rt := sel.TargetList[k].GetResTarget()
+		if ref := rt.GetVal().GetColumnRef(); ref == nil || ref.Fields[len(ref.Fields)-1].GetAStar() == nil {
+			continue
+		}
+		cols, ok := b.stars[rt]
+		if !ok {
+			return nil
+		}
+		sel.TargetList = slices.Concat(sel.TargetList[:k], cols, sel.TargetList[k+1:])
+		k += len(cols) - 1
+	}
+	if i < len(sel.TargetList) {
+		return sel.TargetList[i].GetResTarget()
+	}
+	return nil
 }
 
 // tableRefs is a FROM clause: a relation, or a join of them.

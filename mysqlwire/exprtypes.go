@@ -180,7 +180,7 @@ func doubleType(decimals int, notNull bool) colType {
 
 // nullString is the type MariaDB gives a NULL it cannot type otherwise
 // (a table's column of NULLs, IF's of NULLs): CHAR(0) BINARY.
-var nullString = colType{typ: querypb.Type_BINARY, binary: true, known: true}
+var nullString = colType{typ: querypb.Type_BINARY, binary: true, known: true, null: true}
 
 // stringType is a string expression of chars characters, binary or in
 // the connection's character set, its decimals MariaDB's for a string
@@ -926,18 +926,20 @@ func (e typeScope) caseExpr(x *ast.CaseExpr) (colType, bool) {
 // attributes' aggregation give it; nullable where one is.
 func aggregateResult(ts []colType) (colType, bool) {
 	var kinds [kindString + 1]bool
-	notNull, binary := true, false
+	notNull, binary, others := true, false, false
 	for _, t := range ts {
 		kinds[t.kind()] = true
 		notNull = notNull && t.notNull
-		binary = binary || t.binary && t.kind() == kindString
+		binary = binary || t.binary && t.kind() == kindString && !t.null
+		others = others || t.kind() != kindNull && !t.null
 	}
+	binary = binary || !others // NULLs alone: the CHAR(0) BINARY of one
 	switch {
 	case kinds[kindString]:
 		chars, fixed := 0, true
 		for _, t := range ts {
 			chars = max(chars, t.chars())
-			fixed = fixed && (t.kind() != kindString || t.typ == querypb.Type_CHAR)
+			fixed = fixed && (t.kind() != kindString || t.typ == querypb.Type_CHAR || t.null)
 		}
 		out := stringType(chars, binary, notNull)
 		if fixed && out.typ == querypb.Type_VARCHAR {
@@ -1208,6 +1210,11 @@ func setTypes(branches [][]colType) []colType {
 			ts = append(ts, b[i])
 		}
 		t, _ := aggregateResult(ts)
+		if t.kind() == kindInt && t.unsignedType() && slices.ContainsFunc(ts, func(a colType) bool { return a.kind() == kindNull }) {
+			// NULL joined as a signed integer with an unsigned one: a
+			// DECIMAL, as for COALESCE.
+			t = decimalType(aggregateDecimal(ts, false).precision(), 0, false, t.notNull)
+		}
 		t.known = true
 		out[i] = t
 	}

@@ -74,6 +74,10 @@ type colType struct {
 	// asWritten: a DECIMAL's values shown as they are, not at decimals
 	// (a user variable by itself: SELECT @v, uservars.go).
 	asWritten bool
+	// null: the CHAR(0) BINARY MariaDB makes of a NULL (nullString),
+	// whose character set and length give way to any other's where
+	// types are aggregated (IF(1, NULL, NULL) UNION SELECT 2: a CHAR).
+	null bool
 }
 
 // decString is the decimals MariaDB gives a string expression's column

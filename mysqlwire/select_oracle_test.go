@@ -424,6 +424,20 @@ var selects = []string{
 	"SELECT COUNT(*) AS c FROM s1 GROUP BY c", "SELECT SUM(start_value) AS X FROM s1 GROUP BY X",
 	// t.* of a table the FROM clause has not (1051).
 	"SELECT x.* FROM s1", "SELECT X.* FROM s1", "SELECT s1.* FROM s1 a", "SELECT q.* FROM (SELECT 1) t", "SELECT nodb.x.* FROM s1",
+	// NULL in some queries of a set operation takes the others' number type.
+	"SELECT NULL UNION SELECT NULL UNION SELECT 1", "SELECT NULL UNION ALL SELECT NULL UNION ALL SELECT 1.5",
+	"(SELECT NULL UNION SELECT NULL) UNION SELECT 2e0", "SELECT NULL UNION SELECT NULL UNION SELECT 'a'", "SELECT IF(1, NULL, NULL) UNION SELECT 2",
+	"SELECT a FROM (SELECT NULL a UNION SELECT NULL) t UNION SELECT 2", "SELECT IF(1, a, 2) FROM (SELECT NULL a UNION SELECT NULL) t",
+	"SELECT NULL UNION SELECT CAST(1 AS UNSIGNED)", "SELECT CAST(1 AS UNSIGNED) UNION ALL SELECT NULL",
+	// A * among a set operation's columns that must be cast.
+	"SELECT * FROM s1 UNION ALL SELECT 'a', 2, 3, 4, 5, 6, 7, 8", "SELECT 'x', s1.* FROM s1 UNION ALL SELECT 1, 'a', 2, 3, 4, 5, 6, 7, 8",
+	"SELECT * FROM s1 UNION SELECT * FROM s1 a UNION SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'z'",
+	"SELECT a.*, 'k' FROM s1 a UNION ALL SELECT 1, 2, 3, 4, 5, 6, 7, 8, 9",
+	"SELECT * FROM s1 a JOIN s1 b UNION ALL SELECT 'q', 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8",
+	"SELECT NULL x UNION SELECT NULL UNION SELECT 1 ORDER BY x DESC", "SELECT NULL UNION SELECT NULL INTERSECT SELECT 1 UNION SELECT 3",
+	"SELECT NULL UNION SELECT NULL UNION SELECT CAST(1 AS UNSIGNED)", "SELECT (SELECT NULL) UNION SELECT NULL UNION SELECT 7",
+	"SELECT NULL, 'a' UNION SELECT NULL, NULL UNION SELECT start_value, increment FROM s1",
+	"SELECT * FROM (SELECT NULL a UNION SELECT NULL UNION SELECT 4) t WHERE a IS NOT NULL",
 	// A set operation's ORDER BY naming a table's column (1250).
 	"SELECT start_value FROM s1 UNION SELECT start_value FROM s2 ORDER BY s1.start_value",
 	"SELECT start_value FROM s1 UNION SELECT start_value FROM s2 ORDER BY x.start_value", "SELECT 1 AS a UNION SELECT 2 ORDER BY t.a",
@@ -632,7 +646,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 481
+	selectsLen      = 501
 	exprWarningsLen = 165
 )
 

@@ -338,7 +338,9 @@ func usesTable(st ast.StmtNode) bool {
 }
 
 // readsTable reports whether q reads a table: a FROM clause of a
-// table, information_schema's or a derived one (FROM DUAL is none).
+// table, information_schema's or a derived one (FROM DUAL is none), or
+// a set operation in parentheses within another, which MariaDB makes a
+// derived table ((SELECT 1 UNION SELECT 2) UNION SELECT 3).
 func readsTable(q ast.Node) bool {
 	var v tableFinder
 	q.Accept(&v)
@@ -348,8 +350,15 @@ func readsTable(q ast.Node) bool {
 type tableFinder struct{ found bool }
 
 func (v *tableFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if _, ok := n.(*ast.TableSource); ok {
+	switch n := n.(type) {
+	case *ast.TableSource:
 		v.found = true
+	case *ast.SetOprSelectList:
+		for _, q := range n.Selects {
+			if l, ok := q.(*ast.SetOprSelectList); ok && len(l.Selects) > 1 {
+				v.found = true
+			}
+		}
 	}
 	return n, v.found
 }
