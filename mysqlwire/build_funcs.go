@@ -122,6 +122,8 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return b.oneString(x)
 	case "floor", "ceil", "ceiling":
 		return b.integral(x)
+	case "abs":
+		return b.abs(x)
 	case "round":
 		return b.round(x)
 	case "repeat":

@@ -215,6 +215,21 @@ func (b *builder) integral(x *ast.FuncCallExpr) (*pg.Node, error) {
 	return funcCall(name, []*pg.Node{n}), nil
 }
 
+// abs is ABS(x): of a number, its absolute value; of a string, its
+// DOUBLE's as far as it is a number (1292 for the rest), as for FLOOR.
+func (b *builder) abs(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) != 1 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	b.calls = append(b.calls, calledFunc{"abs", x.FnName.O})
+	b.readAsNumber(&x.Args[0])
+	n, err := b.numberArg(x.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	return funcCall("abs", []*pg.Node{n}), nil
+}
+
 // numberArg builds x where MariaDB reads it as a number: a string (written
 // as one or not) as a DOUBLE as far as it is one, with 1292; NULL as a
 // DOUBLE's; a truth its 1 or 0.

@@ -415,6 +415,14 @@ func builtQuery(q ast.Node, env *stmtEnv) (step, error) {
 	if err != nil {
 		return step{}, err
 	}
+	if sel := node.GetSelectStmt(); env.held && len(sel.GetTargetList()) > 0 {
+		if t := sel.TargetList[0].GetResTarget(); b.held[t].n != nil {
+			t.Val = b.held[t].n
+			if len(b.types) > 0 {
+				b.types[0].asWritten = true // all its digits, not the decimals shown
+			}
+		}
+	}
 	s := step{node: node, names: names, types: b.types, params: b.number(), tables: b.tables, calls: b.calls, columns: b.columns, db: env.db,
 		clears: len(b.seqs) > 0 || readsTable(q)}
 	if seqs := b.seqs; len(seqs) > 0 {

@@ -603,8 +603,18 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 	case "abs":
 		if len(x.Args) == 1 {
 			t, ok := exprTypeOf(x.Args[0], e)
+			switch t.kind() {
+			case kindString: // read as a DOUBLE (a hexadecimal literal's UNSIGNED kept)
+				out := doubleType(notFixedDec, e.notNull(x.Args...))
+				if t.unsigned {
+					out.unsigned, out.decimals = true, 0
+				}
+				return out, ok
+			case kindNull:
+				return doubleType(0, false), ok
+			}
 			t.stored = false
-			return t, ok && t.kind() != kindString
+			return t, ok
 		}
 	}
 	switch {

@@ -429,6 +429,8 @@ var selects = []string{
 	"(SELECT NULL UNION SELECT NULL) UNION SELECT 2e0", "SELECT NULL UNION SELECT NULL UNION SELECT 'a'", "SELECT IF(1, NULL, NULL) UNION SELECT 2",
 	"SELECT a FROM (SELECT NULL a UNION SELECT NULL) t UNION SELECT 2", "SELECT IF(1, a, 2) FROM (SELECT NULL a UNION SELECT NULL) t",
 	"SELECT NULL UNION SELECT CAST(1 AS UNSIGNED)", "SELECT CAST(1 AS UNSIGNED) UNION ALL SELECT NULL",
+	// ABS of a string reads it as a DOUBLE, as far as it is a number.
+	"SELECT ABS('12x'), ABS('-1.5'), ABS(CONCAT('1', '2x')), ABS(NULL), ABS(x'41'), ABS(1 = 1)", "SELECT ABS(start_value), ABS(-2.50), ABS(-1e0) FROM s1",
 	// A * among a set operation's columns that must be cast.
 	"SELECT * FROM s1 UNION ALL SELECT 'a', 2, 3, 4, 5, 6, 7, 8", "SELECT 'x', s1.* FROM s1 UNION ALL SELECT 1, 'a', 2, 3, 4, 5, 6, 7, 8",
 	"SELECT * FROM s1 UNION SELECT * FROM s1 a UNION SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'z'",
@@ -646,7 +648,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 501
+	selectsLen      = 503
 	exprWarningsLen = 165
 )
 

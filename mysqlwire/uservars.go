@@ -276,18 +276,20 @@ func (cn *conn) userVarValue(x ast.ExprNode, text string) (userValue, error) {
 	if n, _ := x.Accept(&userVarReader{vars: cn.userVars}); n != nil {
 		x = n.(ast.ExprNode)
 	}
-	v, _, err := cn.selectedValue(x, text)
+	v, _, err := cn.selectedValue(x, text, true)
 	return v, err
 }
 
 // selectedValue is the value of x, of the statement text, its user
 // variables written in, computed as SELECT x computes it, and the
-// column that SELECT gives it.
-func (cn *conn) selectedValue(x ast.ExprNode, text string) (userValue, *querypb.Field, error) {
+// column that SELECT gives it; held: a quotient with all the digits
+// MariaDB holds of it, as a user variable keeps it.
+func (cn *conn) selectedValue(x ast.ExprNode, text string, held bool) (userValue, *querypb.Field, error) {
 	sel := &ast.SelectStmt{SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true}, Kind: ast.SelectStmtKindSelect,
 		Fields: &ast.FieldList{Fields: []*ast.SelectField{{Expr: x}}}}
 	sel.SetText(nil, text) // the builder reads how its hexadecimal literals are written (hexForms)
 	env := cn.env()
+	env.held = held
 	s, err := builtQuery(sel, &env)
 	if err != nil {
 		return userValue{}, nil, err
@@ -521,7 +523,7 @@ func (a *userVarAssigner) Leave(n ast.Node) (ast.Node, bool) {
 	if a.err != nil {
 		return n, false
 	}
-	val, field, err := a.cn.selectedValue(x.(ast.ExprNode), a.text)
+	val, field, err := a.cn.selectedValue(x.(ast.ExprNode), a.text, true)
 	if err == nil {
 		err = a.cn.keepUserVar(name, val)
 	}

@@ -55,10 +55,15 @@ var userVarScript = []string{
 	"SELECT @r := NEXT VALUE FOR s1, @r, PREVIOUS VALUE FOR s1", "SELECT @r",
 	"SELECT @t := 'abc', @t, @m2 := 1.5, @m2", "SELECT @t, @m2",
 	"SELECT @p := @p * 2 AS doubled, @p", "SELECT @u2 := (SELECT 1, 2)", "SELECT @u2",
+	// A quotient kept with all the digits MariaDB holds of it, not the
+	// four it shows.
+	"SET @m = 1/3, @m2 = 2/3 + 1, @m3 = (SELECT 1/7), @m4 = 10/4, @m5 = -1/3 * 1/3, @m6 = IF(1, 1/3, 2), @m7 = 1/3e0",
+	"SELECT @m, @m * 3, @m2, @m3, @m4, @m5, @m6, @m7", "SELECT @q2 := 1/3, @q2, @q2 * 3",
+	"SET @m = 123456789012345678901234567890/7, @m2 = ABS(-2/3), @m3 = 7 DIV 2, @m4 = 1/0", "SELECT @m, @m2, @m3, @m4",
 }
 
 // userVarScriptLen pins userVarScript's length.
-const userVarScriptLen = 62
+const userVarScriptLen = 67
 
 // TestUserVariablesOracle runs userVarScript on MariaDB and on seqd, as
 // text and prepared, and compares each statement's answer, diagnostics
