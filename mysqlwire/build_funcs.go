@@ -746,6 +746,7 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 		if tp.GetCharset() == "binary" {
 			return nil, unsupported("CAST AS BINARY")
 		}
+		v = shownValue(x.Expr, v) // a quotient's text as MariaDB shows it (0.3333), not all its digits
 		if n := tp.GetFlen(); n >= 0 {
 			n = min(n, 1<<20)
 			cut := funcCall("seqd_mariadb_chars", []*pg.Node{typeCast(v, typeName("text")), intConst(int32(n))})

@@ -431,6 +431,9 @@ var selects = []string{
 	"SELECT NULL UNION SELECT CAST(1 AS UNSIGNED)", "SELECT CAST(1 AS UNSIGNED) UNION ALL SELECT NULL",
 	// ABS of a string reads it as a DOUBLE, as far as it is a number.
 	"SELECT ABS('12x'), ABS('-1.5'), ABS(CONCAT('1', '2x')), ABS(NULL), ABS(x'41'), ABS(1 = 1)", "SELECT ABS(start_value), ABS(-2.50), ABS(-1e0) FROM s1",
+	// A quotient as text, CAST or LIKE: the digits it shows.
+	"SELECT CAST(1/3 AS CHAR), CAST(2/3 AS CHAR(3)), CAST(1/3 AS CHAR(10)), CAST(1/3 + 1 AS CHAR), CAST(-1/3 AS CHAR), CAST(1/3*3 AS CHAR), CAST((SELECT 1/3) AS CHAR)",
+	"SELECT 1/3 LIKE '0.3333', 2/3 LIKE '%667', 10/4 LIKE '2.5000', (1=1) LIKE '1', CAST(start_value/3 AS CHAR) FROM s1",
 	// A * among a set operation's columns that must be cast.
 	"SELECT * FROM s1 UNION ALL SELECT 'a', 2, 3, 4, 5, 6, 7, 8", "SELECT 'x', s1.* FROM s1 UNION ALL SELECT 1, 'a', 2, 3, 4, 5, 6, 7, 8",
 	"SELECT * FROM s1 UNION SELECT * FROM s1 a UNION SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'z'",
@@ -648,7 +651,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 503
+	selectsLen      = 505
 	exprWarningsLen = 165
 )
 
