@@ -169,9 +169,9 @@ func (b *builder) bytewise(x ast.ExprNode) bool {
 	switch n := x.(type) {
 	case *ast.ParenthesesExpr:
 		return b.bytewise(n.Expr)
-	case *driver.ValueExpr:
+	case *driver.ValueExpr: // a binary user variable's value too (uservars.go)
 		k := n.Kind()
-		return k == driver.KindBinaryLiteral || k == driver.KindMysqlBit
+		return k == driver.KindBinaryLiteral || k == driver.KindMysqlBit || k == driver.KindString && n.Type.GetCharset() == "binary"
 	case *ast.ColumnNameExpr:
 		for _, s := range b.sources {
 			if s.infoSchema && (n.Name.Table.O == "" || strings.EqualFold(s.name, n.Name.Table.O)) {

@@ -392,8 +392,14 @@ func (e typeScope) unary(x *ast.UnaryOperationExpr) (colType, bool) {
 // cast is CAST(x AS type) and CONVERT(x, type): the type named, SIGNED
 // and UNSIGNED of the length x's value may take.
 func (e typeScope) cast(x *ast.FuncCastExpr) (colType, bool) {
-	if x.FunctionType == ast.CastBinaryOperator {
-		return colType{}, false
+	if x.FunctionType == ast.CastBinaryOperator { // BINARY 'a': its bytes, nullable as MariaDB types it
+		arg, ok := exprTypeOf(x.Expr, e)
+		if !ok || arg.kind() != kindString && arg.kind() != kindNull {
+			return colType{}, false
+		}
+		t := stringType(arg.chars(), true, false)
+		t.decimals = 0
+		return t, true
 	}
 	arg, ok := exprTypeOf(x.Expr, e)
 	if !ok {

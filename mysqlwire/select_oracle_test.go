@@ -434,6 +434,8 @@ var selects = []string{
 	// A quotient as text, CAST or LIKE: the digits it shows.
 	"SELECT CAST(1/3 AS CHAR), CAST(2/3 AS CHAR(3)), CAST(1/3 AS CHAR(10)), CAST(1/3 + 1 AS CHAR), CAST(-1/3 AS CHAR), CAST(1/3*3 AS CHAR), CAST((SELECT 1/3) AS CHAR)",
 	"SELECT 1/3 LIKE '0.3333', 2/3 LIKE '%667', 10/4 LIKE '2.5000', (1=1) LIKE '1', CAST(start_value/3 AS CHAR) FROM s1",
+	// BINARY x: a binary string, compared by its bytes.
+	"SELECT BINARY 'a', BINARY 'ab' = 'AB', BINARY CONCAT('a', 'é'), BINARY NULL, BINARY x'61'",
 	// A * among a set operation's columns that must be cast.
 	"SELECT * FROM s1 UNION ALL SELECT 'a', 2, 3, 4, 5, 6, 7, 8", "SELECT 'x', s1.* FROM s1 UNION ALL SELECT 1, 'a', 2, 3, 4, 5, 6, 7, 8",
 	"SELECT * FROM s1 UNION SELECT * FROM s1 a UNION SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'z'",
@@ -651,7 +653,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 505
+	selectsLen      = 506
 	exprWarningsLen = 165
 )
 

@@ -60,10 +60,12 @@ var userVarScript = []string{
 	"SET @m = 1/3, @m2 = 2/3 + 1, @m3 = (SELECT 1/7), @m4 = 10/4, @m5 = -1/3 * 1/3, @m6 = IF(1, 1/3, 2), @m7 = 1/3e0",
 	"SELECT @m, @m * 3, @m2, @m3, @m4, @m5, @m6, @m7", "SELECT @q2 := 1/3, @q2, @q2 * 3",
 	"SET @m = 123456789012345678901234567890/7, @m2 = ABS(-2/3), @m3 = 7 DIV 2, @m4 = 1/0", "SELECT @m, @m2, @m3, @m4",
+	// A binary string kept as one: compared by its bytes.
+	"SET @hb = x'61', @bb = BINARY 'a', @cb = CONCAT(x'61', 'b')", "SELECT @hb, @bb, @cb", "SELECT @hb = 'A', @bb = 'A', @cb = 'AB', @hb LIKE 'A', @bb < 'B'",
 }
 
 // userVarScriptLen pins userVarScript's length.
-const userVarScriptLen = 67
+const userVarScriptLen = 70
 
 // TestUserVariablesOracle runs userVarScript on MariaDB and on seqd, as
 // text and prepared, and compares each statement's answer, diagnostics
