@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"math"
 	"math/big"
 	"strconv"
@@ -25,6 +26,8 @@ import (
 //	                           only spaces follow it; "0" for none), past
 //	                           DOUBLE's range its bound (Truncated); of
 //	                           another type, the value itself
+//	seqd_mariadb_double_text(f) a double's text as MariaDB writes it
+//	                           (AppendMariaDBDouble: 1e20, not 1e+20)
 //	seqd_mariadb_decimal_cast  CAST AS DECIMAL(p,s) (mariadb_decimal.go)
 //	seqd_mariadb_signed(x)     CAST AS SIGNED: a string's integer prefix,
 //	                           past 64 bits its bound (Truncated), from
@@ -120,6 +123,9 @@ func init() {
 		}
 		return Text(prefix), nil
 	}, nil)
+	Define("seqd_mariadb_double_text", TText, true, func(e *Env, a []Datum) (Datum, error) {
+		return Text(string(AppendMariaDBDouble(nil, a[0].F))), nil
+	}, TFloat8)
 	Define("seqd_mariadb_signed", TInt8, true, castSigned, nil)
 	Define("seqd_mariadb_unsigned", tNumeric, true, castUnsigned, nil)
 	Define("seqd_mariadb_chars", TText, true, func(e *Env, a []Datum) (Datum, error) {
@@ -356,4 +362,36 @@ func NumberPrefix(s string, integer bool) (string, WarningKind) {
 		return t[:end], TruncatedSpaces
 	}
 	return t[:end], Truncated
+}
+
+// AppendMariaDBDouble appends f as MariaDB writes a DOUBLE's value (my_gcvt of
+// the shortest digits that read back as f): positional, but in exponent
+// form, without a + or leading zeros, where the point would stand more
+// than 15 places after the first digit of one without a fraction (1e15,
+// 1.5e16, 1.234567890123456e15) or 15 or more zeros would follow it
+// (1e-16); 0 never signed.
+func AppendMariaDBDouble(b []byte, f float64) []byte {
+	if f == 0 {
+		return append(b, '0')
+	}
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], math.Abs(f), 'e', -1, 64) // d[.ddd]e±XX
+	mark := bytes.IndexByte(e, 'e')
+	exp, _ := strconv.Atoi(string(e[mark+1:]))
+	digits := mark
+	if digits > 1 {
+		digits-- // the point
+	}
+	if point := exp + 1; point >= -14 && (point <= 15 || digits > point) {
+		return strconv.AppendFloat(b, f, 'f', -1, 64)
+	}
+	if f < 0 {
+		b = append(b, '-')
+	}
+	b = append(b, e[:mark]...)
+	b = append(b, 'e')
+	if exp < 0 {
+		b, exp = append(b, '-'), -exp
+	}
+	return strconv.AppendInt(b, int64(exp), 10)
 }

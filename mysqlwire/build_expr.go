@@ -812,7 +812,7 @@ func (b *builder) like(x *ast.PatternLikeOrIlikeExpr) (*pg.Node, error) {
 		// ('é' LIKE 'e', 'ß' LIKE 's').
 		fold := func(y ast.ExprNode, n *pg.Node) *pg.Node {
 			if b.cmpKind(y) != "string" {
-				n = typeCast(shownValue(y, n), typeName("text"))
+				n = b.numberText(y, n)
 			}
 			return funcCall("seqd_mariadb_ci_fold", []*pg.Node{n})
 		}

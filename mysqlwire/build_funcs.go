@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
@@ -67,10 +68,32 @@ func (b *builder) stringArgs(xs []ast.ExprNode) ([]*pg.Node, error) {
 	}
 	for i, x := range xs {
 		if b.numberValue(x) {
-			out[i] = typeCast(shownValue(x, out[i]), typeName("text"))
+			out[i] = b.numberText(x, out[i])
 		}
 	}
 	return out, nil
+}
+
+// numberText is n, built of x, a number, as its text where MariaDB reads
+// it as a string: a quotient as shown, a DOUBLE as MariaDB writes one
+// (doubleText).
+func (b *builder) numberText(x ast.ExprNode, n *pg.Node) *pg.Node {
+	if b.doubleTyped(x) {
+		return doubleText(n)
+	}
+	return typeCast(shownValue(x, n), typeName("text"))
+}
+
+// doubleTyped reports whether x is a DOUBLE, as the builder types it.
+func (b *builder) doubleTyped(x ast.ExprNode) bool {
+	t, ok := exprType(x, b.scope())
+	return ok && t.typ == querypb.Type_FLOAT64
+}
+
+// doubleText is n, a DOUBLE, as MariaDB writes one (eval's
+// seqd_mariadb_double_text: 1e20, not PostgreSQL's 1e+20).
+func doubleText(n *pg.Node) *pg.Node {
+	return funcCall("seqd_mariadb_double_text", []*pg.Node{typeCast(n, typeName("float8"))})
 }
 
 // call is a function's call.
@@ -433,7 +456,7 @@ func (b *builder) branchValues(xs []ast.ExprNode) ([]*pg.Node, error) {
 	for i, x := range xs {
 		switch {
 		case str && b.numberValue(x):
-			out[i] = typeCast(shownValue(x, out[i]), typeName("text"))
+			out[i] = b.numberText(x, out[i])
 		case !truths:
 			out[i] = truthNumber(x, out[i])
 		}
@@ -507,7 +530,11 @@ func (b *builder) concat(xs []ast.ExprNode) (*pg.Node, error) {
 		}
 	}
 	for i, a := range args {
-		args[i] = typeCast(a, typeName("text"))
+		if b.doubleTyped(xs[i]) {
+			args[i] = doubleText(a)
+		} else {
+			args[i] = typeCast(a, typeName("text"))
+		}
 	}
 	return concatTree(args), nil
 }
@@ -746,7 +773,11 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 		if tp.GetCharset() == "binary" {
 			return nil, unsupported("CAST AS BINARY")
 		}
-		v = shownValue(x.Expr, v) // a quotient's text as MariaDB shows it (0.3333), not all its digits
+		if b.doubleTyped(x.Expr) { // a DOUBLE's text as MariaDB writes one; a quotient's as it shows it (0.3333)
+			v = doubleText(v)
+		} else {
+			v = shownValue(x.Expr, v)
+		}
 		if n := tp.GetFlen(); n >= 0 {
 			n = min(n, 1<<20)
 			cut := funcCall("seqd_mariadb_chars", []*pg.Node{typeCast(v, typeName("text")), intConst(int32(n))})

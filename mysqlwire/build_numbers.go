@@ -3,7 +3,9 @@ package mysqlwire
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/seqd/seqd/eval"
 )
 
 // Numbers as MySQL reads them where the tree would read them otherwise:
@@ -31,6 +35,9 @@ var arithmetic = map[opcode.Op]bool{opcode.Plus: true, opcode.Minus: true, opcod
 // reads it; a DOUBLE written as one is one; a truth its 1 or 0. x is
 // built: a subquery's types are told.
 func (b *builder) numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
+	if p, ok := quietNumber(x); ok {
+		return typeCast(strConst(p), typeName("float8"))
+	}
 	if isString(x) {
 		return typeCast(funcCall("seqd_mariadb_double", []*pg.Node{n}), typeName("float8"))
 	}
@@ -44,6 +51,23 @@ func (b *builder) numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
 		return funcCall("seqd_mariadb_number", []*pg.Node{n})
 	}
 	return n
+}
+
+// quietNumber is x, a user variable's string value (uservars.go), as a
+// number where MariaDB reads it as one: as far as it is a number, past
+// DOUBLE's range its bound, and without the 1292 a string written as one
+// gets (a variable's value is read as a number silently: SET @b = '12x';
+// SELECT @b + 1 is 13, no warning). False for anything else.
+func quietNumber(x ast.ExprNode) (string, bool) {
+	v, ok := x.(*driver.ValueExpr)
+	if !ok || v.Kind() != driver.KindString || v.Type.GetFlag()&userVarFlag == 0 {
+		return "", false
+	}
+	p, _ := eval.NumberPrefix(v.GetString(), false)
+	if f, err := strconv.ParseFloat(p, 64); err != nil && math.IsInf(f, 0) {
+		p = strconv.FormatFloat(math.Copysign(math.MaxFloat64, f), 'g', -1, 64)
+	}
+	return p, true
 }
 
 // unparen is x without the parentheses around it.
@@ -75,6 +99,9 @@ func nullLiteral(x ast.ExprNode) bool {
 func (b *builder) comparedOperand(x, other ast.ExprNode, n, o *pg.Node) *pg.Node {
 	switch kx, ko := b.typedKind(x), b.typedKind(other); {
 	case kx == stringKind && (ko == numberKind || ko == unknownKind):
+		if p, ok := quietNumber(x); ok {
+			n = strConst(p) // its number, read as MariaDB reads a variable: without 1292
+		}
 		n = funcCall("seqd_mariadb_number", []*pg.Node{n, o})
 		if constant(x) && !constant(other) {
 			n = funcCall("seqd_mariadb_once", []*pg.Node{n})

@@ -1,6 +1,9 @@
 package mysqlwire
 
 import (
+	"math"
+	"strconv"
+
 	"github.com/cockroachdb/apd/v3"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -243,10 +246,29 @@ func (r *result) value(i int, t *eval.Type, d eval.Datum) sqltypes.Value {
 	start := len(r.text)
 	if s := r.scales[i]; s >= 0 && (d.Kind == eval.KNumeric || d.Kind == eval.KInt) {
 		r.text = appendDecimal(r.text, d, s)
+	} else if f, ok := doubleOf(typ, d); ok {
+		r.text = eval.AppendMariaDBDouble(r.text, f)
 	} else {
 		r.text = eval.AppendOutput(r.text, t, d)
 	}
 	return sqltypes.MakeTrusted(typ, r.text[start:len(r.text):len(r.text)])
+}
+
+// doubleOf is d as the double it stands for in a DOUBLE column: one the
+// executor computed as a double, or a number it kept exact (a DOUBLE
+// literal, 1e20).
+func doubleOf(typ querypb.Type, d eval.Datum) (float64, bool) {
+	if typ != querypb.Type_FLOAT64 {
+		return 0, false
+	}
+	switch d.Kind {
+	case eval.KFloat:
+		return d.F, !math.IsInf(d.F, 0) && !math.IsNaN(d.F)
+	case eval.KNumeric:
+		f, err := strconv.ParseFloat(d.S, 64)
+		return f, err == nil
+	}
+	return 0, false
 }
 
 // appendDecimal appends d, a number, at scale digits past the point,

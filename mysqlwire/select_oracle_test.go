@@ -434,6 +434,12 @@ var selects = []string{
 	// A quotient as text, CAST or LIKE: the digits it shows.
 	"SELECT CAST(1/3 AS CHAR), CAST(2/3 AS CHAR(3)), CAST(1/3 AS CHAR(10)), CAST(1/3 + 1 AS CHAR), CAST(-1/3 AS CHAR), CAST(1/3*3 AS CHAR), CAST((SELECT 1/3) AS CHAR)",
 	"SELECT 1/3 LIKE '0.3333', 2/3 LIKE '%667', 10/4 LIKE '2.5000', (1=1) LIKE '1', CAST(start_value/3 AS CHAR) FROM s1",
+	// A DOUBLE's text as MariaDB writes it: in exponent form from 1e15
+	// and past 14 zeros, without a +; 0 unsigned.
+	"SELECT 1e-5, 1e20, 1e15, 1e14, 123456789012345678e0, 0.1e0 + 0.2e0, 1/3e0, -1e-300, 2e0, 1.5e16, 1e-4, 12345678901234567e0",
+	"SELECT 1.2345678901234567e-10, 1.25e-10, 1.2345678901234567e14, 1e0/3e-300, -1.2345678901234567e-5, -0e0, -1e0 * 0, 1e-15, 1e-16, 1.5e-15, 999e12",
+	"SELECT CONCAT(1e20, ''), CAST(1e20 AS CHAR), CONCAT(1.5e16 + 0, ''), LENGTH(1e20), 1e20 LIKE '1e20', CONCAT(-1e0 * 0), CAST(1e-16 AS CHAR(5)), REPLACE(2.5e-20, 'e', 'E')",
+	"SELECT IF(1, 1e20, 'a'), COALESCE(NULL, 1.5e16, 'x'), 1e20 UNION SELECT 'a'",
 	// BINARY x: a binary string, compared by its bytes.
 	"SELECT BINARY 'a', BINARY 'ab' = 'AB', BINARY CONCAT('a', 'é'), BINARY NULL, BINARY x'61'",
 	// A * among a set operation's columns that must be cast.
@@ -653,7 +659,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 506
+	selectsLen      = 510
 	exprWarningsLen = 165
 )
 
