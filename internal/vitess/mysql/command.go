@@ -85,6 +85,8 @@ func (c *Conn) handleNextCommand(ctx context.Context, handler Handler) error {
 		return c.handleComStmtFetch(ctx, handler, data)
 	case ComResetConnection:
 		c.handleComResetConnection(handler)
+	case ComChangeUser: // seqd: changeuser.go
+		return c.handleComChangeUser(handler, data)
 	case ComRegisterReplica, ComBinlogDumpGTID:
 		return c.refuseReplication(data[0])
 	default:

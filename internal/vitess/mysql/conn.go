@@ -100,6 +100,16 @@ type Conn struct {
 	// It is set during the initial handshake.
 	UserData Getter
 
+	// scramble is the auth plugin data the server's greeting sent,
+	// which COM_CHANGE_USER's auth response answers, as the handshake
+	// response's did; clientFlags the capability flags of the client's
+	// handshake response, which say how COM_CHANGE_USER's packet is
+	// laid out; failedChangeUsers counts the COM_CHANGE_USERs that
+	// failed (seqd: changeuser.go).
+	scramble          []byte
+	clientFlags       uint32
+	failedChangeUsers int
+
 	// schemaName is the default database name to use. It is set
 	// during handshake, and by ComInitDb packets. This member is
 	// private because it's non-authoritative: the client can change

@@ -233,6 +233,9 @@ const (
 	// ComResetConnection is COM_RESET_CONNECTION
 	ComResetConnection = 0x1f
 
+	// ComChangeUser is COM_CHANGE_USER (seqd: changeuser.go).
+	ComChangeUser = 0x11
+
 	// ComBinlogDumpGTID is COM_BINLOG_DUMP_GTID (seqd: refused, as
 	// COM_REGISTER_REPLICA is: refuseReplication).
 	ComBinlogDumpGTID = 0x1e

@@ -45,6 +45,7 @@ func (l *Listener) handshake(ctx context.Context, c *Conn) bool {
 		}
 		return false
 	}
+	c.scramble = serverAuthPluginData // seqd: for COM_CHANGE_USER
 
 	user, clientAuthMethod, clientAuthResponse, ok := l.readHandshakeResponse(ctx, c)
 	if !ok {
@@ -61,8 +62,11 @@ func (l *Listener) handshake(ctx context.Context, c *Conn) bool {
 		return false
 	}
 
-	userData, ok := l.authenticate(c, user, clientAuthMethod, clientAuthResponse, serverAuthPluginData)
-	if !ok {
+	userData, failed := l.authenticate(c, user, clientAuthMethod, clientAuthResponse, serverAuthPluginData)
+	if failed != nil {
+		if failed.tell != nil {
+			c.writeErrorPacketFromError(failed.tell)
+		}
 		return false
 	}
 	c.User = user
@@ -145,10 +149,21 @@ func (l *Listener) readHandshakeResponse(ctx context.Context, c *Conn) (user str
 	return user, method, authResponse, true
 }
 
+// authFailure is why authenticate failed: tell, when set, is the error
+// the client is to be told; broken, that the connection cannot go on
+// (it failed, or the client sent what cannot be read), where a refused
+// client's could (seqd: COM_CHANGE_USER goes on after a refusal, where
+// the handshake ends the connection either way).
+type authFailure struct {
+	tell   error
+	broken bool
+}
+
 // authenticate authenticates user with the method the AuthServer wants
-// for it, switching the client to it if need be; false when the
-// connection is to end (seqd: split out of handle).
-func (l *Listener) authenticate(c *Conn, user string, clientAuthMethod AuthMethodDescription, clientAuthResponse, serverAuthPluginData []byte) (Getter, bool) {
+// for it, switching the client to it if need be; nil when it did,
+// failed being why not (seqd: split out of handle, and it returns the
+// error it wrote, for COM_CHANGE_USER).
+func (l *Listener) authenticate(c *Conn, user string, clientAuthMethod AuthMethodDescription, clientAuthResponse, serverAuthPluginData []byte) (userData Getter, failed *authFailure) {
 	// See what auth method the AuthServer wants to use for that user.
 	negotiatedAuthMethod, err := negotiateAuthMethod(c, l.authServer, user, clientAuthMethod)
 
@@ -171,8 +186,7 @@ func (l *Listener) authenticate(c *Conn, user string, clientAuthMethod AuthMetho
 		}
 		if negotiatedAuthMethod == nil {
 			l.handleConnectionError(c, "No authentication methods available for authentication.")
-			c.writeErrorPacket(CRServerHandshakeErr, SSUnknownSQLState, "No authentication methods available for authentication.")
-			return nil, false
+			return nil, &authFailure{tell: NewSQLError(CRServerHandshakeErr, SSUnknownSQLState, "No authentication methods available for authentication.")}
 		}
 
 		// seqd: upstream refused here a method that sends the password
@@ -183,19 +197,22 @@ func (l *Listener) authenticate(c *Conn, user string, clientAuthMethod AuthMetho
 		serverAuthPluginData, err = negotiatedAuthMethod.AuthPluginData()
 		if err != nil {
 			l.handleConnectionError(c, fmt.Sprintf("Error generating auth switch packet for %s: %v", c, err))
-			return nil, false
+			return nil, &authFailure{broken: true}
 		}
 
 		if err := c.writeAuthSwitchRequest(string(negotiatedAuthMethod.Name()), serverAuthPluginData); err != nil {
 			l.handleConnectionError(c, fmt.Sprintf("Error writing auth switch packet for %s: %v", c, err))
-			return nil, false
+			return nil, &authFailure{broken: true}
 		}
 
 		data, err := c.readEphemeralPacket(context.Background())
 		if err != nil {
 			l.handleConnectionError(c, fmt.Sprintf("Error reading auth switch response for %s: %v", c, err))
-			c.writeHandshakeReadError(err) // seqd: bounded reading
-			return nil, false
+			failed := &authFailure{broken: true}
+			if err == ErrPacketTooLarge { // seqd: bounded reading, as writeHandshakeReadError tells it
+				failed.tell = handshakeError(err)
+			}
+			return nil, failed
 		}
 
 		var ok bool
@@ -203,17 +220,16 @@ func (l *Listener) authenticate(c *Conn, user string, clientAuthMethod AuthMetho
 		c.recycleReadPacket()
 		if !ok {
 			l.handleConnectionError(c, fmt.Sprintf("Unable to copy client auth response for %s", c))
-			return nil, false
+			return nil, &authFailure{broken: true}
 		}
 	}
 
-	userData, err := negotiatedAuthMethod.HandleAuthPluginData(c, user, serverAuthPluginData, clientAuthResponse, c.Conn.RemoteAddr())
+	userData, err = negotiatedAuthMethod.HandleAuthPluginData(c, user, serverAuthPluginData, clientAuthResponse, c.Conn.RemoteAddr())
 	if err != nil {
 		l.handleConnectionWarning(c, fmt.Sprintf("Error authenticating user %s using: %s", user, negotiatedAuthMethod.Name()))
-		c.writeErrorPacketFromError(handshakeError(err)) // seqd: bounded before authentication
-		return nil, false
+		return nil, &authFailure{tell: handshakeError(err)} // seqd: bounded before authentication
 	}
-	return userData, true
+	return userData, nil
 }
 
 // MaxHandshakePacket bounds each packet a client sends before it is
@@ -453,6 +469,8 @@ func (l *Listener) parseClientHandshakePacket(c *Conn, firstTime bool, data []by
 		c.Capabilities |= CapabilityClientSSL
 		return "", "", nil, nil
 	}
+
+	c.clientFlags = clientFlags // seqd: for COM_CHANGE_USER
 
 	// username
 	username, pos, ok := readNullString(data, pos)

@@ -23,3 +23,16 @@ func FuzzParseClientHandshakePacket(f *testing.F) {
 		l.parseClientHandshakePacket(&Conn{}, true, data)
 	})
 }
+
+// FuzzParseComChangeUser: whatever a client sends as COM_CHANGE_USER,
+// parsing it returns an error or a request, never a panic (seqd:
+// changeuser.go).
+func FuzzParseComChangeUser(f *testing.F) {
+	f.Add(uint32(changeUserFlags), []byte("\x11app\x00\x03abcd\x00\x2d\x00caching_sha2_password\x00\x08\x03k_1\x03v_1"))
+	f.Add(uint32(CapabilityClientProtocol41), []byte("\x11app\x00pw\x00d\x00"))
+	f.Add(uint32(changeUserFlags), []byte("\x11app\x00\x30ab"))
+	f.Add(uint32(changeUserFlags), []byte("\x11app\x00\x00\x00\x21\x00\x00\xfe\xff\xff\xff\xff\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, flags uint32, data []byte) {
+		parseComChangeUser(flags, data)
+	})
+}

@@ -191,6 +191,10 @@ type Listener struct {
 	MaxLongData, MaxLongDataStatement int64
 	// longData is the long data the listener's connections hold.
 	longData atomic.Int64
+	// ChangeUserFailedDelay, when positive, is how long a refused
+	// COM_CHANGE_USER waits before its error is sent: MariaDB waits a
+	// second (seqd: changeuser.go).
+	ChangeUserFailedDelay time.Duration
 }
 
 // ListenerConfig should be used with NewListenerWithConfig to specify
