@@ -348,6 +348,56 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 	return nil
 }
 
+// ComChangeUser makes u, just authenticated, the connection's user in
+// database db (none when empty), as MariaDB's COM_CHANGE_USER (the
+// library's ChangeUserHandler; it called ComResetConnection before): a
+// session of u's, with u's privileges, which CURRENT_USER(), KILL,
+// PROCESSLIST and pg_stat_activity name. As for a new connection
+// (ConnectionAuthenticated), past the places any role may take only a
+// superuser may be had (1040); a database that is not there is 1049, one
+// u may not use 1044. Refused, the connection is left its former user's,
+// in its former database, its session started again.
+func (h handler) ComChangeUser(c *mysql.Conn, u string, data mysql.Getter, db string) error {
+	cn := h.conn(c)
+	eng, _ := h.srv.engine()
+	r, isRole := eng.Role(u)
+	if !h.srv.cfg.Registry.MayUseSlot(!isRole || r.Superuser) {
+		return tooMany
+	}
+	was, wasData, wasDB := c.User, c.UserData, cn.db
+	cn.become(u, data)
+	if db == "" {
+		return nil
+	}
+	err := cn.use(db)
+	if err == nil {
+		return nil
+	}
+	cn.become(was, wasData)
+	if wasDB != "" {
+		if err := cn.use(wasDB); err != nil {
+			frontend.Warn(h.srv.log, "mysql: connection %d: back in database %q after a refused COM_CHANGE_USER: %v", c.ConnectionID, wasDB, err)
+		}
+	}
+	return toSQLError(err)
+}
+
+// become makes u the connection's user (COM_CHANGE_USER): its session,
+// made at next use, is u's, and the translations kept, which may name
+// the user, are forgotten. The name is changed under the server's lock,
+// under which kill reads it.
+func (cn *conn) become(u string, data mysql.Getter) {
+	if cn.sess != nil {
+		cn.sess.Close()
+		cn.sess = nil
+	}
+	cn.srv.mu.Lock()
+	cn.c.User, cn.c.UserData = u, data
+	cn.srv.mu.Unlock()
+	cn.plans = nil
+	cn.db = ""
+}
+
 // readWith has the connection's parser read with mode (sql_mode).
 func (cn *conn) readWith(mode tmysql.SQLMode) {
 	cn.parser.SetSQLMode(mode)

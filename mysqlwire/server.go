@@ -236,6 +236,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 	}
 	l.RequireSecureTransport = cfg.TLSRequired
 	l.MaxPacket = cfg.MaxMessage
+	l.ChangeUserFailedDelay = time.Second // MariaDB's wait after a refused COM_CHANGE_USER
 	l.MaxLongData, l.MaxLongDataStatement = int64(cfg.MaxMessage), longDataStatement
 	s.l = l
 	return s, nil
@@ -279,11 +280,15 @@ func (s *Server) kill(by *conn, id uint32, query bool) error {
 	if target != nil && target.id == 0 {
 		target = nil
 	}
+	var owner string
+	if target != nil {
+		owner = target.c.User // under s.mu, as COM_CHANGE_USER changes it (become)
+	}
 	s.mu.Unlock()
 	if target == nil {
 		return mysql.NewSQLError(1094, "HY000", "Unknown thread id: %d", id)
 	}
-	if target.c.User != by.c.User {
+	if owner != by.c.User {
 		r, ok := s.role(by.c.User)
 		if !ok || !r.Superuser {
 			return mysql.NewSQLError(1095, "HY000", "You are not owner of thread %d", id)
