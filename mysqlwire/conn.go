@@ -354,9 +354,9 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 // session of u's, with u's privileges, which CURRENT_USER(), KILL,
 // PROCESSLIST and pg_stat_activity name. As for a new connection
 // (ConnectionAuthenticated), past the places any role may take only a
-// superuser may be had (1040); a database that is not there is 1049, one
-// u may not use 1044. Refused, the connection is left its former user's,
-// in its former database, its session started again.
+// superuser may be had (1040); a database that is not there is 1049, and
+// one u may not use the error USE gives. Refused, the connection is left
+// its former user's, in its former database, its session started again.
 func (h handler) ComChangeUser(c *mysql.Conn, u string, data mysql.Getter, db string) error {
 	cn := h.conn(c)
 	eng, _ := h.srv.engine()
