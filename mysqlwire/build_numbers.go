@@ -330,6 +330,9 @@ func (b *builder) comparedAll(x ast.ExprNode, xs []ast.ExprNode, n *pg.Node, ns 
 			return m
 		}
 		read = true
+		if p, ok := quietNumber(y); ok {
+			m = strConst(p) // a variable's value: read without 1292
+		}
 		return funcCall("seqd_mariadb_number", []*pg.Node{m, as})
 	}
 	out := make([]*pg.Node, len(ns))
