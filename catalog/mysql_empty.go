@@ -112,6 +112,11 @@ var mariadbEmptyTables = map[string][]string{
 		"PLUGIN_TYPE_VERSION varchar(20) NO", "PLUGIN_LIBRARY varchar(64) YES", "PLUGIN_LIBRARY_VERSION varchar(20) YES",
 		"PLUGIN_AUTHOR varchar(64) YES", "PLUGIN_DESCRIPTION longtext YES", "PLUGIN_LICENSE varchar(80) NO", "LOAD_OPTION varchar(64) NO",
 		"PLUGIN_MATURITY varchar(12) NO", "PLUGIN_AUTH_VERSION varchar(80) YES"},
+	"user_privileges": {"GRANTEE varchar(385) NO", "TABLE_CATALOG varchar(512) NO", "PRIVILEGE_TYPE varchar(64) NO", "IS_GRANTABLE varchar(3) NO"},
+	"schema_privileges": {"GRANTEE varchar(385) NO", "TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO",
+		"PRIVILEGE_TYPE varchar(64) NO", "IS_GRANTABLE varchar(3) NO"},
+	"table_privileges": {"GRANTEE varchar(385) NO", "TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO",
+		"TABLE_NAME varchar(64) NO", "PRIVILEGE_TYPE varchar(64) NO", "IS_GRANTABLE varchar(3) NO"},
 	"views": {"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "VIEW_DEFINITION longtext NO",
 		"CHECK_OPTION varchar(8) NO", "IS_UPDATABLE varchar(3) NO", "DEFINER varchar(384) NO", "SECURITY_TYPE varchar(7) NO",
 		"CHARACTER_SET_CLIENT varchar(32) NO", "COLLATION_CONNECTION varchar(64) NO", "ALGORITHM varchar(10) NO"},
@@ -215,6 +220,9 @@ func mysqlMoreViews() []*View {
 		PerSequence: &PerSequence{NameCol: 2, OIDCol: -1, Row: sequenceColumnRows}}
 	processlist := &View{Schema: "information_schema", Name: "processlist", Kind: 'v', Columns: mariadbColumns("processlist"),
 		Rows: processlistRows}
+	for level, name := range []string{"user_privileges", "schema_privileges", "table_privileges"} {
+		out = append(out, &View{Schema: "information_schema", Name: name, Kind: 'v', Columns: mariadbColumns(name), Rows: privilegeRows(level)})
+	}
 	return append(out, partitions, columns, processlist)
 }
 

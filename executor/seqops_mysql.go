@@ -159,6 +159,19 @@ func (s *Session) SchemaExists(ctx context.Context, schema string) (bool, error)
 	return ok, err
 }
 
+// MariaDBGrants are role's grants as MariaDB's SHOW GRANTS lists an
+// account's (catalog.MariaDBGrantLines); seen is false where the
+// session's role may not see role's (not its own, and it is no
+// superuser), found false for a role that is not there.
+func (s *Session) MariaDBGrants(ctx context.Context, role string) (lines []string, found, seen bool, err error) {
+	err = s.typedStatement(ctx, "select * from pg_roles", false, func(context.Context) error {
+		s.tx.queried = true
+		lines, found, seen = catalog.MariaDBGrantLines((*catalogSource)(s), role)
+		return nil
+	})
+	return lines, found, seen, err
+}
+
 // Definition is the sequence schema.rel's definition (an empty schema:
 // found along the search path, a temporary one first), its owner, type
 // and options, as pg_sequences shows them to any role: Describe without

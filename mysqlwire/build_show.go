@@ -99,6 +99,47 @@ func showProcesslist(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 		types: types}, nil
 }
 
+// showGrants is SHOW GRANTS [FOR user | FOR CURRENT_USER]: the role's
+// grants as MariaDB lists an account's (catalog.MariaDBGrantLines),
+// under "Grants for u@%", a role being an account of any host ('%' in
+// its errors too); MariaDB's 1044 (as for the mysql schema's tables it
+// reads) for another role's, there or not, to a role that is no
+// superuser, and 1141 for a role that is not there.
+func showGrants(n *ast.ShowStmt) (step, error) {
+	if len(n.Roles) > 0 {
+		return step{}, unsupported("SHOW GRANTS ... USING")
+	}
+	return step{answer: func(c *conn) (*answer, error) {
+		role := c.c.User
+		if n.User != nil && !n.User.CurrentUser {
+			role = n.User.Username
+		}
+		sess, err := c.session()
+		if err != nil {
+			return nil, err
+		}
+		var lines []string
+		var found, seen bool
+		err = c.guarded(sess, func(ctx context.Context) (err error) {
+			lines, found, seen, err = sess.MariaDBGrants(ctx, role)
+			return err
+		})
+		switch {
+		case err != nil:
+			return nil, err
+		case !seen: // the privilege is checked first, as MariaDB checks it
+			return nil, mysql.NewSQLError(1044, "42000", "Access denied for user '%s'@'%%' to database 'mysql'", c.c.User)
+		case !found:
+			return nil, mysql.NewSQLError(1141, "42000", "There is no such grant defined for user '%s' on host '%%'", role)
+		}
+		a := &answer{cols: []string{boundName("Grants for " + role + "@%")}, types: []colType{textExpr(1024, true)}}
+		for _, l := range lines {
+			a.rows = append(a.rows, []any{l})
+		}
+		return a, nil
+	}}, nil
+}
+
 // showDatabases is SHOW DATABASES [LIKE pattern].
 func showDatabases(n *ast.ShowStmt) (step, error) {
 	return showList(n, "schemata", []string{"schema_name"}, []string{"Database"}, nil)

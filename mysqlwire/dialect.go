@@ -558,6 +558,8 @@ func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 			st.node.GetSelectStmt().SortClause = nil // in the order they were loaded, as MariaDB lists them
 		}
 		return st, err
+	case ast.ShowGrants:
+		return showGrants(n)
 	case ast.ShowProcessList:
 		return showProcesslist(n, env)
 	case ast.ShowStatus:

@@ -251,6 +251,7 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1095: sqlerr.InsufficientPrivilege, // ER_KILL_DENIED_ERROR
 	1105: sqlerr.InternalError,         // ER_UNKNOWN_ERROR (also every kind's myErrors lacks)
 	1109: sqlerr.UndefinedTable,        // ER_UNKNOWN_TABLE
+	1141: sqlerr.UndefinedObject,       // ER_NONEXISTING_GRANT: SHOW GRANTS FOR a role not there
 	1146: sqlerr.UndefinedTable,        // ER_NO_SUCH_TABLE
 	1193: sqlerr.UndefinedObject,       // ER_UNKNOWN_SYSTEM_VARIABLE
 	1213: sqlerr.DeadlockDetected,      // ER_LOCK_DEADLOCK

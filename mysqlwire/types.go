@@ -77,7 +77,7 @@ var infoColumnTypes = func() map[string]map[string]colType {
 			"TEMPORARY": varchar(1, false)},
 	}
 	for _, table := range []string{"events", "files", "parameters", "partitions", "routines", "triggers", "views", "engines", "character_sets", "collations",
-		"plugins", "processlist", "columns", "statistics", "key_column_usage", "table_constraints", "referential_constraints", "check_constraints"} {
+		"plugins", "processlist", "user_privileges", "schema_privileges", "table_privileges", "columns", "statistics", "key_column_usage", "table_constraints", "referential_constraints", "check_constraints"} {
 		m[table] = map[string]colType{}
 		for _, c := range catalog.MariaDBColumns(table) {
 			m[table][c.Name] = declaredType(c.Type, c.NotNull)

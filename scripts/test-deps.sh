@@ -68,7 +68,7 @@ fi
 mariadb --socket="$MYSOCK" -u root -e "
   CREATE DATABASE IF NOT EXISTS seqd_test;
   CREATE USER IF NOT EXISTS 'seqd'@'127.0.0.1' IDENTIFIED BY 'seqd';
-  GRANT ALL ON *.* TO 'seqd'@'127.0.0.1';" >&2
+  GRANT ALL ON *.* TO 'seqd'@'127.0.0.1' WITH GRANT OPTION;" >&2
 
 VENV=${SEQD_TEST_VENV:-/var/tmp/seqd-test-venv}
 PSYCOPG=3.2.3
