@@ -4,6 +4,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
@@ -25,7 +26,9 @@ import (
 //     lock while it waits for a lock, Filling schema table for the
 //     reading session (which is filling this table), empty while it
 //     sleeps; INFO the statement (its first 1024 bytes, as
-//     pg_stat_activity keeps it), NULL while it sleeps.
+//     pg_stat_activity keeps it), NULL while it sleeps, without the
+//     white space before it and the white space and semicolons after it,
+//     as MariaDB keeps a statement's text (infoText).
 //   - TIME and TIME_MS are the seconds and milliseconds since the
 //     session's state changed.
 //   - STAGE, MAX_STAGE and PROGRESS are 0: seqd reports no progress of a
@@ -52,7 +55,7 @@ func processlistRows(src Source) ([][]eval.Datum, error) {
 		}
 		command, state, info := "Sleep", eval.Text(""), eval.Null
 		if b.Active && !b.Disabled {
-			command, state, info = "Query", eval.Text("Executing"), eval.Text(b.Query)
+			command, state, info = "Query", eval.Text("Executing"), eval.Text(infoText(b.Query))
 			if b.Execute {
 				command = "Execute"
 			}
@@ -73,4 +76,12 @@ func processlistRows(src Source) ([][]eval.Datum, error) {
 			zero, zero, eval.Numeric(apd.New(0, 0), 3), zero, zero, zero, zero, info, id})
 	}
 	return out, nil
+}
+
+// infoText is a statement's text as MariaDB's PROCESSLIST shows it: not
+// the white space before it, nor the white space and semicolons after it
+// (MariaDB's alloc_query strips them from the text it keeps; a
+// statement of several sent at once ends before its semicolon).
+func infoText(q string) string {
+	return strings.TrimRight(strings.TrimLeft(q, " \t\n\v\f\r"), " \t\n\v\f\r;")
 }
