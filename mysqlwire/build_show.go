@@ -140,6 +140,19 @@ func showGrants(n *ast.ShowStmt) (step, error) {
 	}}, nil
 }
 
+// clauseRefused is MariaDB's 1064 near the LIKE or WHERE of a SHOW its
+// grammar reads neither of (SHOW PLUGINS), where TiDB's reads both;
+// what unsupported words as what where the clause cannot be placed.
+func clauseRefused(n *ast.ShowStmt, what string) error {
+	switch {
+	case n.Pattern != nil && n.Pattern.Pattern != nil && n.Pattern.Pattern.OriginTextPosition() > 0:
+		return &nearError{at: n.Pattern.Pattern.OriginTextPosition(), before: "LIKE"}
+	case n.Where != nil && n.Where.OriginTextPosition() > 0:
+		return &nearError{at: n.Where.OriginTextPosition(), before: "WHERE"}
+	}
+	return unsupported(what)
+}
+
 // showDatabases is SHOW DATABASES [LIKE pattern].
 func showDatabases(n *ast.ShowStmt) (step, error) {
 	return showList(n, "schemata", []string{"schema_name"}, []string{"Database"}, nil)

@@ -271,7 +271,30 @@ func (b *builder) round(x *ast.FuncCallExpr) (*pg.Node, error) {
 // nearError is MariaDB's 1064 near the statement's text from byte at,
 // which translateBound words from the text (syntaxErrorAt): what its
 // grammar refuses there and TiDB's reads.
-type nearError struct{ at int }
+type nearError struct {
+	at int
+	// before, when not empty, is the keyword before at (white space
+	// between) that the error is near: MariaDB's grammar refuses the
+	// clause it begins (from).
+	before string
+}
+
+// from is where in q, the text the statement was parsed from, the
+// error is near: at, or the keyword before it.
+func (e *nearError) from(q string) int {
+	at := min(max(e.at, 0), len(q))
+	if e.before == "" {
+		return at
+	}
+	i := at
+	for i > 0 && strings.IndexByte(" \t\n\v\f\r", q[i-1]) >= 0 {
+		i--
+	}
+	if i >= len(e.before) && strings.EqualFold(q[i-len(e.before):i], e.before) {
+		return i - len(e.before)
+	}
+	return at
+}
 
 func (e *nearError) Error() string { return "a syntax error at byte " + strconv.Itoa(e.at) }
 

@@ -197,7 +197,7 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 			err = syntaxErrorAt(q, ge.near(q), typed)
 		}
 		if ne := (*nearError)(nil); errors.As(err, &ne) {
-			err = syntaxErrorAt(q, ne.at, typed)
+			err = syntaxErrorAt(q, ne.from(q), typed)
 		}
 		if err != nil {
 			return nil, err
@@ -550,7 +550,7 @@ func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 			[]string{"Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"})
 	case ast.ShowPlugins:
 		if n.Pattern != nil || n.Where != nil {
-			return step{}, unsupported("this SHOW PLUGINS (a pattern or condition)")
+			return step{}, clauseRefused(n, "this SHOW PLUGINS (a pattern or condition)")
 		}
 		st, err := showServed(n, "plugins", []string{"plugin_name", "plugin_status", "plugin_type", "plugin_library", "plugin_license"},
 			[]string{"Name", "Status", "Type", "Library", "License"})

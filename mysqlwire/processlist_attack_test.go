@@ -433,3 +433,31 @@ func TestProcesslistManyConnections(t *testing.T) {
 		}
 	}
 }
+
+// TestProcesslistGrammarOracle: what MariaDB's grammar refuses of SHOW
+// PROCESSLIST and SHOW PLUGINS (a LIKE, a WHERE; TiDB's reads SHOW
+// PLUGINS'), refused with MariaDB's 1064 near the clause, text and
+// prepared (SHOW PLUGINS' was 1235).
+func TestProcesslistGrammarOracle(t *testing.T) {
+	_, dbName := testenv.MariaDBConn(t, "seqd_plgrammar")
+	addr, _ := startServer(t, Config{})
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
+		t.Fatal(err)
+	}
+	mc, sc := tappedConn(t, testenv.MariaDBDSN(t), dbName), tappedConn(t, seqdDSN(addr, "root"), dbName)
+	var diffs []string
+	for _, q := range []string{
+		"SHOW PROCESSLIST LIKE 'x'", "SHOW FULL PROCESSLIST WHERE Id = 1", "SHOW PROCESSLIST FULL",
+		"SHOW PLUGINS LIKE 'Inno%'", "show plugins  like\n'x'", "SHOW PLUGINS WHERE Name = 'InnoDB'", "SHOW PLUGINS where (1)",
+		"SHOW PLUGINS WHERE -1", "SHOW PLUGINS WHERE `Name` IN ('a') AND 1", "SHOW FULL PLUGINS",
+	} {
+		for _, prepared := range []bool{false, true} {
+			if want, got := outcome(mc, q, prepared), outcome(sc, q, prepared); want != got {
+				diffs = append(diffs, fmt.Sprintf("%q (prepared %v)\n  MariaDB: %s\n  seqd:    %s", q, prepared, want, got))
+			}
+		}
+	}
+	if len(diffs) > 0 {
+		t.Errorf("seqd differs from MariaDB 10.11 in %d statements:\n%s", len(diffs), strings.Join(diffs, "\n"))
+	}
+}
