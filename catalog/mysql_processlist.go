@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,8 +17,8 @@ import (
 // user without the PROCESS privilege its own threads; in the order of
 // their IDs, which are pg_stat_activity's pids and CONNECTION_ID().
 //
-//   - HOST is the client's address and port (localhost for a Unix
-//     socket); DB the database the session uses, NULL for none (a
+//   - HOST is the client's address and port as MariaDB writes them
+//     (an IPv6 address without brackets; localhost for a Unix socket); DB the database the session uses, NULL for none (a
 //     PostgreSQL session's too: it uses no MySQL database).
 //   - COMMAND is Query while the session runs a statement (Execute, one
 //     its client prepared), Sleep while it waits for its client; STATE Executing, Waiting for table metadata
@@ -47,7 +46,7 @@ func processlistRows(src Source) ([][]eval.Datum, error) {
 		id := eval.Int(int64(b.PID))
 		host := "localhost"
 		if b.Addr != "" {
-			host = net.JoinHostPort(b.Addr, strconv.Itoa(b.Port))
+			host = b.Addr + ":" + strconv.Itoa(b.Port) // MariaDB's %s:%u: ::1:port, no brackets
 		}
 		db := eval.Null
 		if b.Schema != "" {

@@ -461,3 +461,77 @@ func TestProcesslistGrammarOracle(t *testing.T) {
 		t.Errorf("seqd differs from MariaDB 10.11 in %d statements:\n%s", len(diffs), strings.Join(diffs, "\n"))
 	}
 }
+
+// TestProcesslistKilled: a statement KILL QUERY cancels while it waits
+// for a lock leaves its connection's row asleep, its Info NULL.
+func TestProcesslistKilled(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	root, err := open(t, addr, "root", "").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, err := root.ExecContext(ctx, "CREATE SEQUENCE s"); err != nil {
+		t.Fatal(err)
+	}
+	pgExec(t, eng, "GRANT USAGE ON SEQUENCE public.s TO app")
+	app, err := open(t, addr, "app", "public").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	var id int64
+	if err := app.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	hold := holdS(t, eng)
+	defer hold.Rollback()
+	done := make(chan error, 1)
+	go func() { _, err := app.ExecContext(ctx, "SELECT NEXTVAL(s)"); done <- err }()
+	row := func() string {
+		return strings.Join(plRows(t, root, "SELECT COMMAND, STATE, COALESCE(INFO, 'NULL') FROM information_schema.PROCESSLIST WHERE ID = ?", id)[0], ",")
+	}
+	for deadline := time.Now().Add(10 * time.Second); row() != "Query,Waiting for table metadata lock,SELECT NEXTVAL(s)"; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the waiting statement shows as %s", row())
+		}
+	}
+	if _, err := root.ExecContext(ctx, fmt.Sprintf("KILL QUERY %d", id)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; number(err) != 1317 {
+		t.Fatalf("the killed statement: %v, want 1317", err)
+	}
+	if got := row(); got != "Sleep,,NULL" {
+		t.Errorf("after KILL QUERY the connection shows as %s", got)
+	}
+}
+
+// TestProcesslistIPv6: a client's IPv6 address and port, as MariaDB
+// writes its Host (%s:%u: ::1:port, without brackets).
+func TestProcesslistIPv6(t *testing.T) {
+	eng := testenv.MemEngine(t)
+	serve(t, eng, Config{}) // the roles
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skip("no IPv6 loopback:", err)
+	}
+	s, err := NewServer(Config{Engine: eng, Auth: AuthPassword, Logger: log.New(io.Discard, "", 0)}, ln)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	t.Cleanup(s.Close)
+	c, err := open(t, ln.Addr().String(), "app", "").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var host string
+	if err := c.QueryRowContext(ctx, "SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()").Scan(&host); err != nil {
+		t.Fatal(err)
+	}
+	if port, ok := strings.CutPrefix(host, "::1:"); !ok || strconv.Itoa(func() int { n, _ := strconv.Atoi(port); return n }()) != port {
+		t.Errorf("an IPv6 client's Host is %q, want ::1:<port>", host)
+	}
+}
