@@ -535,3 +535,28 @@ func TestProcesslistIPv6(t *testing.T) {
 		t.Errorf("an IPv6 client's Host is %q, want ::1:<port>", host)
 	}
 }
+
+// TestProcesslistUseRolledBack: USE is no part of a transaction, in
+// MariaDB: after BEGIN; USE d1; ROLLBACK the connection is in d1, which
+// DATABASE() and PROCESSLIST's DB say, and its names resolve there.
+func TestProcesslistUseRolledBack(t *testing.T) {
+	t.Skip("defect: USE runs SET search_path in the transaction (executor UseSchema), which ROLLBACK undoes, while DATABASE() and PROCESSLIST's DB keep d1: NEXTVAL(s1) is then 4091; the fix is in executor/seqops_mysql.go or conn.go, outside this branch's files")
+	addr, _ := startServer(t, Config{})
+	c, err := open(t, addr, "root", "").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, q := range []string{"CREATE DATABASE d1", "CREATE SEQUENCE d1.s1", "BEGIN", "USE d1", "ROLLBACK"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	got := plRows(t, c, "SELECT DATABASE(), (SELECT DB FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID())")[0]
+	if got[0] != "d1" || got[1] != "d1" {
+		t.Errorf("after BEGIN; USE d1; ROLLBACK: DATABASE() %s, DB %s", got[0], got[1])
+	}
+	if _, err := c.ExecContext(ctx, "SELECT NEXTVAL(s1)"); err != nil {
+		t.Errorf("after BEGIN; USE d1; ROLLBACK, NEXTVAL(s1): %v", err)
+	}
+}
