@@ -17,12 +17,14 @@ import (
 // user without the PROCESS privilege its own threads; in the order of
 // their IDs, which are pg_stat_activity's pids and CONNECTION_ID().
 //
-//   - HOST is the client's address and port as MariaDB writes them
-//     (an IPv6 address without brackets; localhost for a Unix socket); DB the database the session uses, NULL for none (a
-//     PostgreSQL session's too: it uses no MySQL database).
+//   - HOST is the client's address and port as MariaDB writes them (an
+//     IPv6 address without brackets; localhost for a Unix socket); DB
+//     the database the session uses, NULL for none (a PostgreSQL
+//     session's too: it uses no MySQL database).
 //   - COMMAND is Query while the session runs a statement (Execute, one
-//     its client prepared), Sleep while it waits for its client; STATE Executing, Waiting for table metadata
-//     lock while it waits for a lock, Filling schema table for the
+//     its client prepared), Sleep while it waits for its client; STATE
+//     Executing, Waiting for table metadata lock while it waits for a
+//     lock, Filling schema table for the
 //     reading session (which is filling this table), empty while it
 //     sleeps; INFO the statement (its first 1024 bytes, as
 //     pg_stat_activity keeps it), NULL while it sleeps, without the
