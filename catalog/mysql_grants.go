@@ -50,8 +50,8 @@ var (
 // schema's every table (Table ""), or on one; All: ALL PRIVILEGES, which
 // Privs lists.
 type mariadbGrant struct {
-	Schema, Table string
-	Privs         []string
+	Schema, Table  string
+	Privs          []string
 	All, Grantable bool
 }
 
