@@ -138,13 +138,29 @@ func (s *Session) RenameSequence(ctx context.Context, fromSchema, from, toSchema
 
 // UseSchema is MySQL's USE: the schema must exist (as pg_namespace lists
 // it), and becomes the search path, as SET search_path = "schema" sets it.
+// MariaDB's USE is no part of a transaction: a ROLLBACK, to its start or
+// to a savepoint, leaves the schema in use, as the front end shows it.
 func (s *Session) UseSchema(ctx context.Context, schema string) error {
-	return s.ddlStatement(ctx, "SET", func(c *planner) (*Prepared, error) {
+	err := s.ddlStatement(ctx, "SET", func(c *planner) (*Prepared, error) {
 		if !slices.Contains(s.schemaNames(), schema) {
 			return nil, sqlerr.Errorf(sqlerr.UndefinedSchema, "schema \"%s\" does not exist", schema)
 		}
 		return c.set(&pg.VariableSetStmt{Kind: pg.VariableSetKind_VAR_SET_VALUE, Name: "search_path", Args: []*pg.Node{pg.MakeAConstStrNode(schema, -1)}})
 	})
+	if err == nil && s.tx.open {
+		path := s.settings.values["search_path"]
+		keep := func(m *map[string]string) {
+			if *m == nil {
+				*m = map[string]string{}
+			}
+			(*m)["search_path"] = path
+		}
+		keep(&s.tx.saved)
+		for i := range s.tx.savepoints {
+			keep(&s.tx.savepoints[i].settings)
+		}
+	}
+	return err
 }
 
 // SchemaExists reports whether schema is one USE would find: a schema of

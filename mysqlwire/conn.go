@@ -125,6 +125,13 @@ func (h handler) ConnectionAuthenticated(c *mysql.Conn) error {
 	if !h.srv.cfg.Registry.MayUseSlot(!isRole || r.Superuser) {
 		return tooMany
 	}
+	// Its session now, not at its first statement: every connection
+	// authenticated shows in PROCESSLIST and pg_stat_activity, as in
+	// MariaDB, those that ran nothing yet (or only what the front end
+	// answers itself) too.
+	if _, err := cn.session(); err != nil {
+		return toSQLError(err)
+	}
 	return nil
 }
 
@@ -152,6 +159,7 @@ func (h handler) ComInitDB(c *mysql.Conn, db string) error {
 	began := cn.began()
 	cn.begins(&step{})
 	err := cn.use(db)
+	cn.idle() // the session waits for its client again, not in USE's SET
 	cn.ended(&step{}, err)
 	cn.observe("USE", err, began)
 	if err != nil {
@@ -340,10 +348,9 @@ func (h handler) ComResetConnection(c *mysql.Conn) error {
 	cn.diag = diagnostics{}
 	cn.forgetAll() // prepared statements end with the session
 	cn.status(nil)
-	if cn.db != "" {
-		if err := cn.use(cn.db); err != nil {
-			return toSQLError(err)
-		}
+	defer cn.idle() // waiting for its client, not in USE's SET
+	if err := cn.enter(cn.db); err != nil {
+		return toSQLError(err)
 	}
 	return nil
 }
@@ -365,21 +372,28 @@ func (h handler) ComChangeUser(c *mysql.Conn, u string, data mysql.Getter, db st
 		return tooMany
 	}
 	was, wasData, wasDB := c.User, c.UserData, cn.db
+	defer cn.idle() // waiting for its client, not in USE's SET
 	cn.become(u, data)
-	if db == "" {
-		return nil
-	}
-	err := cn.use(db)
+	err := cn.enter(db)
 	if err == nil {
 		return nil
 	}
 	cn.become(was, wasData)
-	if wasDB != "" {
-		if err := cn.use(wasDB); err != nil {
-			frontend.Warn(h.srv.log, "mysql: connection %d: back in database %q after a refused COM_CHANGE_USER: %v", c.ConnectionID, wasDB, err)
-		}
+	if err := cn.enter(wasDB); err != nil {
+		frontend.Warn(h.srv.log, "mysql: connection %d: back in database %q after a refused COM_CHANGE_USER: %v", c.ConnectionID, wasDB, err)
 	}
 	return toSQLError(err)
+}
+
+// enter makes the connection's session (shown in PROCESSLIST and
+// pg_stat_activity at once, as a new connection's), in database db (none
+// when empty).
+func (cn *conn) enter(db string) error {
+	if db != "" {
+		return cn.use(db)
+	}
+	_, err := cn.session()
+	return err
 }
 
 // become makes u the connection's user (COM_CHANGE_USER): its session,
