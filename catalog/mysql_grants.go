@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -55,45 +56,62 @@ type mariadbGrant struct {
 	All, Grantable bool
 }
 
-// mariadbGrants are role's grants (r its stored record), in the order
-// SHOW GRANTS lists them: *.*, then schemas, then sequences, each by
-// name.
-func mariadbGrants(src Source, r engine.Role) []mariadbGrant {
-	out := []mariadbGrant{{Privs: []string{"USAGE"}}}
-	if r.Superuser {
-		out[0] = mariadbGrant{Privs: mariadbGlobalPrivs, All: true, Grantable: true}
+// mariadbGrants are every role's grants, by name, each role's in the
+// order SHOW GRANTS lists them: *.*, then schemas, then sequences, each
+// by name. Made in one pass over the schemas and sequences, whatever the
+// number of roles read.
+func mariadbGrants(src Source, roles []engine.Role) map[string][]mariadbGrant {
+	out := make(map[string][]mariadbGrant, len(roles))
+	for _, r := range roles {
+		out[r.Name] = []mariadbGrant{{Privs: []string{"USAGE"}}}
+		if r.Superuser {
+			out[r.Name][0] = mariadbGrant{Privs: mariadbGlobalPrivs, All: true, Grantable: true}
+		}
+	}
+	add := func(role string, g mariadbGrant) {
+		if gs, ok := out[role]; ok {
+			out[role] = append(gs, g)
+		}
 	}
 	schemas, _ := src.SchemaACLs()
+	slices.SortFunc(schemas, func(a, b SchemaACL) int { return strings.Compare(a.Name, b.Name) })
 	for _, s := range schemas {
-		switch {
-		case s.ACL.Owner == r.Name:
-			out = append(out, mariadbGrant{Schema: s.Name, Privs: mariadbSchemaPrivs, All: true})
-		case s.ACL.Grants[r.Name]&engine.PrivCreate != 0:
-			out = append(out, mariadbGrant{Schema: s.Name, Privs: []string{"CREATE"}})
+		add(s.ACL.Owner, mariadbGrant{Schema: s.Name, Privs: mariadbSchemaPrivs, All: true})
+		for _, role := range s.ACL.Grantees() {
+			if role != s.ACL.Owner && s.ACL.Grants[role]&engine.PrivCreate != 0 {
+				add(role, mariadbGrant{Schema: s.Name, Privs: []string{"CREATE"}})
+			}
 		}
 	}
 	seqs, _ := src.SequenceACLs()
 	slices.SortFunc(seqs, func(a, b SequenceACL) int {
-		return strings.Compare(a.Name.Schema()+"."+a.Name.Rel(), b.Name.Schema()+"."+b.Name.Rel())
+		return cmp.Or(strings.Compare(a.Name.Schema(), b.Name.Schema()), strings.Compare(a.Name.Rel(), b.Name.Rel()))
 	})
 	for _, s := range seqs {
 		if !mysqlSchema(s.Name.Schema()) || src.Temporary(s.Name) {
 			continue
 		}
-		var privs engine.Privs
-		if s.ACL.Owner == r.Name {
-			privs = engine.PrivAll &^ s.ACL.OwnerRevoked
+		owner := s.ACL.Owner
+		if privs := engine.PrivAll&^s.ACL.OwnerRevoked | s.ACL.Grants[owner]; privs&engine.PrivAll == engine.PrivAll {
+			add(owner, mariadbGrant{Schema: s.Name.Schema(), Table: s.Name.Rel(), Privs: mariadbTablePrivs, All: true})
+		} else {
+			addSome(add, owner, s, privs)
 		}
-		privs |= s.ACL.Grants[r.Name]
-		switch {
-		case privs&engine.PrivAll == engine.PrivAll && s.ACL.Owner == r.Name:
-			out = append(out, mariadbGrant{Schema: s.Name.Schema(), Table: s.Name.Rel(), Privs: mariadbTablePrivs, All: true})
-		case privs != 0:
-			names := strings.Split(strings.ToUpper(MariaDBColumnPrivileges(privs, false)), ",")
-			out = append(out, mariadbGrant{Schema: s.Name.Schema(), Table: s.Name.Rel(), Privs: names})
+		for _, role := range s.ACL.Grantees() {
+			if role != owner {
+				addSome(add, role, s, s.ACL.Grants[role])
+			}
 		}
 	}
 	return out
+}
+
+// addSome adds role's grant of privs on the sequence s, as
+// MariaDBColumnPrivileges names them, if it holds any.
+func addSome(add func(string, mariadbGrant), role string, s SequenceACL, privs engine.Privs) {
+	if names := MariaDBColumnPrivileges(privs&engine.PrivAll, false); names != "" {
+		add(role, mariadbGrant{Schema: s.Name.Schema(), Table: s.Name.Rel(), Privs: strings.Split(strings.ToUpper(names), ",")})
+	}
 }
 
 // mariadbAccount is role as MariaDB names an account: 'u'@'%' in
@@ -122,9 +140,11 @@ func visibleRoles(src Source) []engine.Role {
 func privilegeRows(level int) func(Source) ([][]eval.Datum, error) {
 	return func(src Source) ([][]eval.Datum, error) {
 		var out [][]eval.Datum
-		for _, r := range visibleRoles(src) {
+		roles := visibleRoles(src)
+		grants := mariadbGrants(src, roles)
+		for _, r := range roles {
 			grantee := eval.Text(mariadbAccount(r.Name, '\''))
-			for _, g := range mariadbGrants(src, r) {
+			for _, g := range grants[r.Name] {
 				at := 0
 				if g.Schema != "" {
 					at = 1
@@ -173,7 +193,7 @@ func MariaDBGrantLines(src Source, role string) (lines []string, found, seen boo
 		for _, m := range r.MemberOf {
 			lines = append(lines, "GRANT "+mariadbQuote(m.Role)+to)
 		}
-		for _, g := range mariadbGrants(src, r) {
+		for _, g := range mariadbGrants(src, []engine.Role{r})[r.Name] {
 			privs := strings.Join(g.Privs, ", ")
 			if g.All {
 				privs = "ALL PRIVILEGES"

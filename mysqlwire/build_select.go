@@ -671,11 +671,11 @@ func (b *builder) fields(out *pg.SelectStmt, fields []*ast.SelectField, sources 
 			out.TargetList = append(out.TargetList, resTarget(ref, ""))
 			cols, ts, ok := starColumns(w, sources)
 			names, types, known = append(names, cols...), append(types, ts...), known && ok
-			if ok {
+			if refs := starRefs(w, sources); ok && refs != nil {
 				if b.stars == nil {
 					b.stars = map[*pg.ResTarget][]*pg.Node{}
 				}
-				b.stars[out.TargetList[len(out.TargetList)-1].GetResTarget()] = starRefs(w, sources)
+				b.stars[out.TargetList[len(out.TargetList)-1].GetResTarget()] = refs
 			}
 			continue
 		}
@@ -902,6 +902,9 @@ type source struct {
 	// looks up by their bytes where = compares them with a constant;
 	// the builder compares its columns so (collated).
 	infoSchema bool
+	// merged: a side of a join USING columns (or NATURAL), whose * shows
+	// them once: starRefs does not write it out.
+	merged bool
 }
 
 // starColumns are the columns a * names, as MySQL names them, and their
@@ -932,12 +935,15 @@ func starColumns(w *ast.WildCardField, sources []source) ([]string, []colType, b
 }
 
 // starRefs are the columns a * names (starColumns), each a reference
-// qualified by its source.
+// qualified by its source; nil where a join USING columns merges some.
 func starRefs(w *ast.WildCardField, sources []source) []*pg.Node {
 	var out []*pg.Node
 	for _, s := range sources {
 		if w.Table.O != "" && s.name != w.Table.O {
 			continue
+		}
+		if s.merged {
+			return nil
 		}
 		for _, c := range s.cols {
 			out = append(out, resTarget(columnRef(s.name, strings.ToLower(c)), ""))
@@ -994,7 +1000,13 @@ func (b *builder) tableRefs(j *ast.Join) (*pg.Node, []source, error) {
 			return nil, nil, err
 		}
 	}
-	return &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: join}}, append(srcs, rsrcs...), nil
+	out := append(srcs, rsrcs...)
+	if len(j.Using) > 0 || j.NaturalJoin {
+		for i := range out {
+			out[i].merged = true
+		}
+	}
+	return &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: join}}, out, nil
 }
 
 func (b *builder) resultSet(n ast.ResultSetNode) (*pg.Node, []source, error) {
