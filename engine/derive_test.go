@@ -186,6 +186,16 @@ func (r *deriveRun) deriveAndCompare(round int) {
 // changes since, promoted is what an owner reading the store afresh is.
 func (r *deriveRun) promoteAndCompare() {
 	t := r.t
+	// A sequence holding cached values no one took, whatever the rounds
+	// left: the promotion has values to count as burned.
+	const held = 60
+	if _, err := r.a.Create(ctx, r.name(held), seqmath.Spec{Cache: i64(10)}, false); err != nil {
+		t.Fatal(err)
+	}
+	r.live[held] = true
+	next(t, r.a, r.name(held))
+	quiesce(r.a)
+	r.watch()
 	if len(r.changes) > 0 {
 		d, err := r.snap.Derive(ctx, Config{Store: r.st, ReadOnly: true}, r.changes)
 		if err != nil {
@@ -224,18 +234,26 @@ func (r *deriveRun) ops() []func() {
 		r.putOrDropRole, r.createOrDropSchema, r.commentSchema, r.updateDatabaseACL}
 }
 
-// pick is one live sequence, any; false if there is none.
+// pick is one live sequence the run's generator chooses; false if there
+// is none.
 func (r *deriveRun) pick() (int, bool) {
-	for i := range r.live {
-		return i, true
+	live := r.sorted()
+	if len(live) == 0 {
+		return 0, false
 	}
-	return 0, false
+	return live[r.rng.IntN(len(live))], true
+}
+
+// sorted is the live sequences' numbers in order: a run depends on its
+// seed alone, never on a map's order.
+func (r *deriveRun) sorted() []int {
+	return slices.Sorted(maps.Keys(r.live))
 }
 
 // use takes values of every live sequence: nextval moves marks, Follow's
 // part.
 func (r *deriveRun) use() {
-	for i := range r.live {
+	for _, i := range r.sorted() {
 		for range 1 + r.rng.IntN(15) {
 			next(r.t, r.a, r.name(i))
 		}
