@@ -42,6 +42,9 @@ type Compiler struct {
 	// references stand in, for the errors that name one (sqlerr.Error's
 	// Column and Clause).
 	clause sqlerr.Clause
+	// mariadbArith is set while a * or / of mariadbOps is compiled, its
+	// operands compiled before.
+	mariadbArith bool
 }
 
 // within compiles in clause: a column reference that names no column,

@@ -13,13 +13,21 @@ import (
 	"github.com/seqd/seqd/sqlerr"
 )
 
+// mariadbOps qualifies the MySQL front end's * and / (OPERATOR(
+// seqd_mariadb.*)): as PostgreSQL's, but a DOUBLE's product or quotient
+// too small to hold is 0, as MariaDB computes it, not PostgreSQL's
+// underflow error.
+const mariadbOps = "seqd_mariadb"
+
 // aExpr compiles operators.
 func (c *Compiler) aExpr(sc *Scope, a *pg.A_Expr) (Expr, error) {
 	names := NodeStrings(a.Name)
 	op := ""
+	mariadb := false
 	if len(names) > 0 {
 		op = names[len(names)-1]
-		if len(names) == 2 && names[0] != "pg_catalog" {
+		mariadb = len(names) == 2 && names[0] == mariadbOps && (op == "*" || op == "/") && a.Kind == pg.A_Expr_Kind_AEXPR_OP && a.Lexpr != nil
+		if len(names) == 2 && names[0] != "pg_catalog" && !mariadb {
 			return nil, c.ErrAt(a.Location, sqlerr.UndefinedFunction, "operator does not exist: %s", strings.Join(names, "."))
 		}
 	}
@@ -27,6 +35,15 @@ func (c *Compiler) aExpr(sc *Scope, a *pg.A_Expr) (Expr, error) {
 	case pg.A_Expr_Kind_AEXPR_OP:
 		if a.Lexpr == nil {
 			return c.prefixOp(sc, op, a)
+		}
+		if mariadb {
+			l, r, err := c.operands(sc, a.Lexpr, a.Rexpr)
+			if err != nil {
+				return nil, err
+			}
+			c.mariadbArith = true
+			defer func() { c.mariadbArith = false }()
+			return c.binaryExprs(op, l, r, a.Lexpr, a.Rexpr, a.Location)
 		}
 		return c.binaryOp(sc, op, a.Lexpr, a.Rexpr, a.Location)
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
@@ -342,10 +359,11 @@ func (c *Compiler) binaryExprs(op string, l, r Expr, ln, rn *pg.Node, loc int32)
 		if !isNumber(lt) || !isNumber(rt) {
 			return nil, noOp()
 		}
+		underflows := c.mariadbArith
 		if lt == tFloat4 && rt == tFloat4 {
 			// real with real is real: computed in double, rounded back.
 			return &funcExpr{t: tFloat4, strict: true, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
-				d, err := floatArith(op, a[0].F, a[1].F)
+				d, err := floatArith(op, a[0].F, a[1].F, underflows)
 				if err != nil {
 					return d, err
 				}
@@ -354,7 +372,7 @@ func (c *Compiler) binaryExprs(op string, l, r Expr, ln, rn *pg.Node, loc int32)
 		}
 		if lt.class == KFloat || rt.class == KFloat {
 			return &funcExpr{t: TFloat8, strict: true, args: []Expr{l, r}, fn: func(_ *Env, a []Datum) (Datum, error) {
-				return floatArith(op, asFloat(a[0]), asFloat(a[1]))
+				return floatArith(op, asFloat(a[0]), asFloat(a[1]), underflows)
 			}}, nil
 		}
 		if lt.class == KNumeric || rt.class == KNumeric {
@@ -405,24 +423,51 @@ func intArith(t *Type, op string, x, y int64) (Datum, error) {
 	return Null, nil
 }
 
-func floatArith(op string, x, y float64) (Datum, error) {
+// floatArith is x op y of doubles, as PostgreSQL's float8 operators
+// compute it: an error where finite operands make an infinite result
+// (overflow) or nonzero ones make 0 (underflow: * and /), but where
+// underflows (MariaDB's arithmetic) 0 is the result.
+func floatArith(op string, x, y float64, underflows bool) (Datum, error) {
+	var r float64
 	switch op {
 	case "+":
-		return Float(x + y), nil
+		r = x + y
 	case "-":
-		return Float(x - y), nil
+		r = x - y
 	case "*":
-		return Float(x * y), nil
+		r = x * y
+		if r == 0 && x != 0 && y != 0 && !underflows {
+			return Null, errFloatUnderflow()
+		}
 	case "/":
 		if y == 0 {
 			return Null, sqlerr.Errorf(sqlerr.DivisionByZero, "division by zero")
 		}
-		return Float(x / y), nil
+		r = x / y
+		if r == 0 && x != 0 && !math.IsInf(y, 0) && !underflows {
+			return Null, errFloatUnderflow()
+		}
+	}
+	if op != "%" {
+		if math.IsInf(r, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
+			return Null, errFloatOverflow()
+		}
+		return Float(r), nil
 	}
 	if y == 0 {
 		return Null, sqlerr.Errorf(sqlerr.DivisionByZero, "division by zero")
 	}
 	return Float(math.Mod(x, y)), nil
+}
+
+// errFloatOverflow and errFloatUnderflow are PostgreSQL's
+// float_overflow_error and float_underflow_error.
+func errFloatOverflow() error {
+	return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value out of range: overflow")
+}
+
+func errFloatUnderflow() error {
+	return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value out of range: underflow")
 }
 
 // arrayConcat is || with an array on either side: array_cat of two arrays

@@ -13,7 +13,8 @@ import (
 const erDataOutOfRange = 1690
 
 // binaryFits checks, before a prepared statement's rows are sent in the
-// binary protocol, that each integer value fits its column's type: a
+// binary protocol, that each integer or double value fits its column's
+// type (result.value refuses a double past DOUBLE's range first): a
 // value past it (SELECT ? + 1 bound to 18446744073709551615, typed BIGINT
 // UNSIGNED as MariaDB types it, whose sum MariaDB refuses with 1690) could
 // not be written, and the library, finding so in the middle of the
@@ -33,6 +34,9 @@ func binaryFits(res *sqltypes.Result) error {
 			case sqltypes.Uint8, sqltypes.Uint16, sqltypes.Uint24, sqltypes.Uint32, sqltypes.Uint64:
 				_, err = strconv.ParseUint(v.ToString(), 10, intBits(t))
 				name = "BIGINT UNSIGNED"
+			case sqltypes.Float32, sqltypes.Float64:
+				_, err = strconv.ParseFloat(v.ToString(), 64)
+				name = "DOUBLE"
 			}
 			if err != nil {
 				return mysql.NewSQLError(erDataOutOfRange, "22003", "%s value is out of range in '%s'", name, res.Fields[i].Name)

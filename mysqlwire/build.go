@@ -107,6 +107,18 @@ func aexpr(kind pg.A_Expr_Kind, op string, l, r *pg.Node) *pg.Node {
 	return &pg.Node{Node: &pg.Node_AExpr{AExpr: &pg.A_Expr{Kind: kind, Name: []*pg.Node{strNode(op)}, Lexpr: l, Rexpr: r, Location: noLoc}}}
 }
 
+// arith is l op r: * and / as MariaDB computes them, eval's
+// OPERATOR(seqd_mariadb.*) and OPERATOR(seqd_mariadb./) (a DOUBLE too
+// small to hold is 0, not PostgreSQL's underflow error), any other
+// operator as it is.
+func arith(op string, l, r *pg.Node) *pg.Node {
+	n := aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r)
+	if op == "*" || op == "/" {
+		n.GetAExpr().Name = []*pg.Node{strNode("seqd_mariadb"), strNode(op)}
+	}
+	return n
+}
+
 func boolExpr(op pg.BoolExprType, args ...*pg.Node) *pg.Node {
 	return &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: op, Args: args, Location: noLoc}}}
 }

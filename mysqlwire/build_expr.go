@@ -401,10 +401,10 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 		// MySQL's division is exact (its value is shown to scale's
 		// digits: rounded); by zero it is NULL, with MariaDB's warning
 		// (divisor).
-		return aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient)))), nil
+		return arith("/", typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient)))), nil
 	case opcode.IntDiv:
 		// DIV: the quotient's integer part, a BIGINT; by zero NULL.
-		q := aexpr(pg.A_Expr_Kind_AEXPR_OP, "/", typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient))))
+		q := arith("/", typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient))))
 		return typeCast(funcCall("trunc", []*pg.Node{q}), typeName("int8")), nil
 	case opcode.Mod:
 		if quotient == "float8" {
@@ -419,7 +419,7 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	if comparisons[x.Op] {
 		return b.comparison(op, x.L, x.R, l, r), nil
 	}
-	return aexpr(pg.A_Expr_Kind_AEXPR_OP, op, l, r), nil
+	return arith(op, l, r), nil
 }
 
 // logic is AND, OR and XOR, of truth values (cond): a chain of ANDs

@@ -22,18 +22,18 @@ var builtStatements = []struct{ q, want string }{
 	{"SELECT 1, -5, -2147483648, 2147483648, 1.50, 1e3, 'a''b', NULL, TRUE, FALSE, x'41', 0x42",
 		"SELECT 1, -5, -2147483648, 2147483648, 1.50, 1e+03, 'a''b', NULL, true, false, 'A', 'B'"},
 	{"SELECT NEXTVAL(s) * 2 - 1 / 3 % 2",
-		"SELECT round((seqd_mariadb_nextval(s) * 2) - ((1::numeric / 3::numeric) % 2), 4)"},
+		"SELECT round((seqd_mariadb_nextval(s) OPERATOR(seqd_mariadb.*) 2) - ((1::numeric OPERATOR(seqd_mariadb./) 3::numeric) % 2), 4)"},
 	{"SELECT 1 / 0, 1 DIV NEXTVAL(s), 2 MOD '0', 3 / 0.0", // a divisor not written as a number other than 0 is read
-		"SELECT round(1::numeric / seqd_mariadb_divisor(0::numeric), 4), trunc(1::numeric / seqd_mariadb_divisor(seqd_mariadb_nextval(s)::numeric))::bigint, " +
-			"2::numeric % seqd_mariadb_divisor(seqd_mariadb_double('0')::double precision::numeric), round(3::numeric / seqd_mariadb_divisor((0.0)::numeric), 4)"},
+		"SELECT round(1::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor(0::numeric), 4), trunc(1::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor(seqd_mariadb_nextval(s)::numeric))::bigint, " +
+			"2::numeric % seqd_mariadb_divisor(seqd_mariadb_double('0')::double precision::numeric), round(3::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor((0.0)::numeric), 4)"},
 	{"SELECT 'a' + 1, -'5', 1e0 / 3, 2.5e0 * 2", // a string or a DOUBLE in arithmetic is a DOUBLE
 		"SELECT seqd_mariadb_double('a')::double precision + 1, 0 - seqd_mariadb_double('5')::double precision, " +
-			"(1e+00)::double precision::double precision / 3::double precision, (2.5e+00)::double precision * 2"},
+			"(1e+00)::double precision::double precision OPERATOR(seqd_mariadb./) 3::double precision, (2.5e+00)::double precision OPERATOR(seqd_mariadb.*) 2"},
 	{"SELECT 1.50 / 3 / 3, CONCAT(1/3), ROUND(1/3, 6)", // computed exactly, shown to 10 and 4 digits
-		"SELECT round(((1.50)::numeric / 3::numeric)::numeric / 3::numeric, 10), " +
-			"round(1::numeric / 3::numeric, 4)::text, seqd_mariadb_round(1::numeric / 3::numeric, 6::bigint)"},
+		"SELECT round(((1.50)::numeric OPERATOR(seqd_mariadb./) 3::numeric)::numeric OPERATOR(seqd_mariadb./) 3::numeric, 10), " +
+			"round(1::numeric OPERATOR(seqd_mariadb./) 3::numeric, 4)::text, seqd_mariadb_round(1::numeric OPERATOR(seqd_mariadb./) 3::numeric, 6::bigint)"},
 	{"SELECT 7 DIV 2, 7 MOD 2, 1 XOR 0, NULL <=> 1",
-		"SELECT trunc(7::numeric / 2::numeric)::bigint, 7 % 2, 1::boolean <> 0::boolean, NULL IS NOT DISTINCT FROM 1"},
+		"SELECT trunc(7::numeric OPERATOR(seqd_mariadb./) 2::numeric)::bigint, 7 % 2, 1::boolean <> 0::boolean, NULL IS NOT DISTINCT FROM 1"},
 	{"SELECT 1 = 1 AND 2 <> 3 AND 3 != 4 OR NOT 5 > 6", "SELECT (1 = 1 AND 2 <> 3 AND 3 <> 4) OR NOT 5 > 6"},
 	{"SELECT 1 AND 0, NOT 2, IF(1, 'y', 'n'), CASE WHEN 1 THEN 'x' END",
 		"SELECT 1::boolean AND 0::boolean, NOT 2::boolean, CASE WHEN 1::boolean THEN 'y' ELSE 'n' END, CASE WHEN 1::boolean THEN 'x' END"},
@@ -43,7 +43,7 @@ var builtStatements = []struct{ q, want string }{
 		"SELECT 2 BETWEEN 1 AND 3, 2 NOT BETWEEN 1 AND 3, 1 IN (1, 2), 1 <> 3"},
 	{"SELECT 'a' BETWEEN 0 AND 1, 2 IN (1, '2z'), NULL IN (1, 'a'), 1/0 NOT BETWEEN 1 AND 2",
 		"SELECT seqd_mariadb_between(seqd_mariadb_number('a', NULL::bigint), 0, 1), seqd_mariadb_in('iis', 2, 1, '2z'), NULL::boolean, " +
-			"NOT seqd_mariadb_between(round(1::numeric / seqd_mariadb_divisor(0::numeric), 4), 1, 2)"},
+			"NOT seqd_mariadb_between(round(1::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor(0::numeric), 4), 1, 2)"},
 	{"SELECT 'abc' LIKE 'a%', 'abc' NOT LIKE 'b%', BINARY 'abc' LIKE 'A%'", "SELECT seqd_mariadb_ci_fold('abc') LIKE seqd_mariadb_ci_fold('a%'), seqd_mariadb_ci_fold('abc') NOT LIKE seqd_mariadb_ci_fold('b%'), 'abc' LIKE 'A%'"},
 	{"SELECT CASE WHEN NEXTVAL(s) > 5 THEN 'big' ELSE 'small' END, CASE 1 WHEN 1 THEN 'one' END",
 		"SELECT CASE WHEN seqd_mariadb_nextval(s) > 5 THEN 'big' ELSE 'small' END, CASE 1 WHEN 1 THEN 'one' END"},
@@ -106,7 +106,7 @@ var builtStatements = []struct{ q, want string }{
 	{"CREATE TEMPORARY SEQUENCE t INCREMENT BY -1", "CREATE TEMPORARY SEQUENCE t INCREMENT -1 CACHE 1000 MINVALUE -9223372036854775807"},
 	{"BEGIN", "BEGIN"}, {"START TRANSACTION", "BEGIN"}, {"COMMIT", "COMMIT"}, {"ROLLBACK", "ROLLBACK"},
 	{"SELECT NEXTVAL(s), ?", "SELECT seqd_mariadb_nextval(s), $1"}, {"SELECT SETVAL(s, ?)", "SELECT seqd_mariadb_setval(s, $1)"},
-	{"SELECT CONCAT(?, ?, ?), ? + (? * ?)", "SELECT ($1::text || $2::text) || $3::text, $4 + ($5 * $6)"},
+	{"SELECT CONCAT(?, ?, ?), ? + (? * ?)", "SELECT ($1::text || $2::text) || $3::text, $4 + ($5 OPERATOR(seqd_mariadb.*) $6)"},
 }
 
 // TestBuild: the tree built of each statement is the one written above;

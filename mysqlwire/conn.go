@@ -890,7 +890,11 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 		}
 		vals := r.row()
 		for i, d := range row {
-			vals[i] = r.value(i, res.Columns[i].Type, d)
+			if vals[i], err = r.value(i, res.Columns[i].Type, d); err != nil {
+				sess.Abort()
+				sess.EndImplicit(ctx, false)
+				return nil, err
+			}
 		}
 		out.Rows = append(out.Rows, vals)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seqd/seqd/eval"
 	"github.com/seqd/seqd/internal/vitess/mysql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // fieldType is the MySQL column type of a PostgreSQL type: integers as
@@ -234,11 +235,11 @@ func (r *result) setColumn(i int, name string, t *eval.Type, types []colType) {
 }
 
 // value is d, the value of column i, in MySQL's text protocol, its text
-// in the result's.
-func (r *result) value(i int, t *eval.Type, d eval.Datum) sqltypes.Value {
+// in the result's; an error for a number a DOUBLE column cannot hold.
+func (r *result) value(i int, t *eval.Type, d eval.Datum) (sqltypes.Value, error) {
 	typ := r.types[i]
 	if v, ok := fixedValue(typ, t, d); ok {
-		return v
+		return v, nil
 	}
 	if cap(r.text)-len(r.text) < textInline {
 		r.text = make([]byte, 0, 1024)
@@ -246,29 +247,35 @@ func (r *result) value(i int, t *eval.Type, d eval.Datum) sqltypes.Value {
 	start := len(r.text)
 	if s := r.scales[i]; s >= 0 && (d.Kind == eval.KNumeric || d.Kind == eval.KInt) {
 		r.text = appendDecimal(r.text, d, s)
-	} else if f, ok := doubleOf(typ, d); ok {
+	} else if f, ok, err := doubleOf(typ, d); err != nil {
+		return sqltypes.Value{}, err
+	} else if ok {
 		r.text = eval.AppendMariaDBDouble(r.text, f)
 	} else {
 		r.text = eval.AppendOutput(r.text, t, d)
 	}
-	return sqltypes.MakeTrusted(typ, r.text[start:len(r.text):len(r.text)])
+	return sqltypes.MakeTrusted(typ, r.text[start:len(r.text):len(r.text)]), nil
 }
 
 // doubleOf is d as the double it stands for in a DOUBLE column: one the
 // executor computed as a double, or a number it kept exact (a DOUBLE
-// literal, 1e20).
-func doubleOf(typ querypb.Type, d eval.Datum) (float64, bool) {
+// literal, 1e20; a product of such, which MariaDB computes as a double:
+// past its range an overflow, as MariaDB's 1690, below it 0).
+func doubleOf(typ querypb.Type, d eval.Datum) (float64, bool, error) {
 	if typ != querypb.Type_FLOAT64 {
-		return 0, false
+		return 0, false, nil
 	}
 	switch d.Kind {
 	case eval.KFloat:
-		return d.F, !math.IsInf(d.F, 0) && !math.IsNaN(d.F)
+		return d.F, !math.IsInf(d.F, 0) && !math.IsNaN(d.F), nil
 	case eval.KNumeric:
 		f, err := strconv.ParseFloat(d.S, 64)
-		return f, err == nil
+		if math.IsInf(f, 0) {
+			return 0, false, sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value out of range: overflow")
+		}
+		return f, err == nil, nil
 	}
-	return 0, false
+	return 0, false, nil
 }
 
 // appendDecimal appends d, a number, at scale digits past the point,

@@ -747,6 +747,27 @@ func TestSelectsRefused(t *testing.T) {
 	}
 }
 
+// TestDoubleOverflowRefused: a DOUBLE's arithmetic past its range is an
+// error, on MariaDB (1690, which words the expression as its printer
+// writes it) and on seqd (1264, 22003: the differences table's row of a
+// result past its type's range), never Infinity.
+func TestDoubleOverflowRefused(t *testing.T) {
+	mc, sc, _ := oracleConns(t, "seqd_double_overflow")
+	for _, q := range []string{
+		"SELECT 1e308 + 1e308", "SELECT -1e308 - 1e308", "SELECT 1e308 * 10", "SELECT 1e300 / 1e-300",
+		"SELECT '1e400' * 1.5", "SELECT x * x FROM (SELECT 1e200 AS x) t",
+	} {
+		for _, prepared := range []bool{false, true} {
+			if got := statementResult(mc, q, prepared); !strings.HasPrefix(got, "ERROR 1690 22003 DOUBLE value is out of range in '") {
+				t.Errorf("%s (prepared %v) on MariaDB: %s, want 1690", q, prepared, got)
+			}
+			if got := statementResult(sc, q, prepared); got != "ERROR 1264 22003 value out of range: overflow" {
+				t.Errorf("%s (prepared %v) on seqd: %s, want 1264 value out of range: overflow", q, prepared, got)
+			}
+		}
+	}
+}
+
 // TestExprWarningsParams: the expressions that raise warnings, of
 // parameters a prepared statement is executed with (go-sql-driver sends
 // them typed: integers as BIGINT, strings as VARCHAR), on MariaDB and on

@@ -317,3 +317,23 @@ select c.relname, a.attname, a.attnum from pg_class c left join pg_attribute a o
 select v.x, a.attname from (values (null::oid), (1259::oid), (1::oid)) v(x) left join pg_attribute a on a.attrelid = v.x and a.attnum = 1 order by 1
 select v.x, a.attname from (values (null::oid), (1259::oid), (1::oid)) v(x) join pg_attribute a on v.x = a.attrelid and a.attnum = 2 order by 1
 select count(*) from pg_class c join pg_attribute a on a.attrelid = c.oid where c.relname in ('pg_class', 'pg_am') and a.attnum < 0
+-- A double's arithmetic that overflows or underflows is an error, not Infinity or 0
+select 1e308::float8 + 1e308
+select -(1e308::float8) - 1e308
+select float8 '1e308' * 10 is null
+select 1e-200::float8 * 1e-200
+select 1e-300::float8 / 1e300
+select 1e300::float8 / 1e-300
+select 1e300::numeric::float8 * 1e10
+select 3e38::float4 * 10::float4
+select 'Infinity'::float8 * 2, 'Infinity'::float8 + 1, 1::float8 / 'Infinity', 1e308::float8 * 'Infinity'
+select sum(x) from (values (1e308::float8), (1e308)) t(x)
+select sum(x) from (values (1e308::float8), (1e308), (-1e308)) t(x)
+select sum(x) from (values (3e38::float4), (3e38)) t(x)
+select avg(x) from (values (1e308::float8), (1e308)) t(x)
+select avg(x) from (values (1e200::float8), (-1e200)) t(x)
+select avg(x) from (values (3e38::float4), (3e38)) t(x)
+select sum(x), avg(x) from (values ('Infinity'::float8), (1)) t(x)
+select avg(x) from (values (1::float8), ('Infinity'), (1e308)) t(x)
+select avg(x) from (values ('NaN'::float8), (1e308), (1e308)) t(x)
+select sum(x), avg(x) from (values (1.5::float8), (2.25), (-7)) t(x)
