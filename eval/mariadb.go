@@ -83,6 +83,9 @@ const (
 	// PacketOverflow: a string function's result (Type names it) would
 	// pass Value bytes, max_allowed_packet: it was NULL.
 	PacketOverflow
+	// IllegalValue: a user variable's value no number begins was read
+	// as a number of Type (DECIMAL): it was 0.
+	IllegalValue
 )
 
 // Warner is what a session that keeps expressions' warnings offers the

@@ -15,7 +15,9 @@ import (
 //	                           compared with x in the type MariaDB
 //	                           compares the pair in, of types (a letter
 //	                           each for x, a1, ...: i an integer, d a
-//	                           DECIMAL, r a DOUBLE, s a string): two
+//	                           DECIMAL, r a DOUBLE, s a string, q a
+//	                           string read as a number without 1292, as
+//	                           MariaDB reads a user variable's): two
 //	                           integers as integers, two strings as
 //	                           strings (by utf8mb4_general_ci, as
 //	                           seqd_mariadb_ci compares them), a string and an integer as
@@ -84,16 +86,22 @@ func compileInList(c *Compiler, sc *Scope, fc *pg.FuncCall, name string) (*maria
 		}
 		xs[i] = c.settle(x)
 	}
-	in := &mariadbIn{x: xs[0], list: xs[1:], pairs: make([]byte, len(xs)-1)}
+	in := &mariadbIn{x: xs[0], list: xs[1:], pairs: make([]byte, len(xs)-1), quiet: make([]bool, len(xs))}
+	letters := []byte(types)
+	for i, t := range letters {
+		if t == 'q' {
+			letters[i], in.quiet[i] = 's', true
+		}
+	}
 	for i := range in.list {
-		in.pairs[i] = pairType(types[0], types[i+1])
+		in.pairs[i] = pairType(letters[0], letters[i+1])
 	}
 	return in, nil
 }
 
 func validCompareTypes(types string) bool {
 	for _, t := range []byte(types) {
-		if t != 'i' && t != 'd' && t != 'r' && t != 's' {
+		if t != 'i' && t != 'd' && t != 'r' && t != 's' && t != 'q' {
 			return false
 		}
 	}
@@ -119,6 +127,9 @@ type mariadbIn struct {
 	x     Expr
 	list  []Expr
 	pairs []byte // the type each of list is compared with x in
+	// quiet tells which of x and list (x first) are read as numbers
+	// without 1292.
+	quiet []bool
 }
 
 func (in *mariadbIn) Type() *Type { return TBool }
@@ -166,7 +177,7 @@ func (in *mariadbIn) match(e *Env) (i int, sawNull bool, err error) {
 			if err != nil {
 				return -1, false, err
 			}
-			slot.d, slot.done = readAs(e, d, t), true
+			slot.d, slot.done = readAs(e, d, t, in.quiet[0]), true
 		}
 		d, err := a.Eval(e)
 		if err != nil {
@@ -176,7 +187,7 @@ func (in *mariadbIn) match(e *Env) (i int, sawNull bool, err error) {
 			sawNull = true
 			continue
 		}
-		if compareCI(slot.d, readAs(e, d, t)) == 0 {
+		if compareCI(slot.d, readAs(e, d, t, in.quiet[i+1])) == 0 {
 			return i, sawNull, nil
 		}
 	}
@@ -197,15 +208,20 @@ func compareSlot(t byte) int {
 }
 
 // readAs is d as a pair of type t compares it: a string read as a
-// DECIMAL (d) or a DOUBLE (r) as far as it is a number, with 1292; any
-// other value as it is.
-func readAs(e *Env, d Datum, t byte) Datum {
+// DECIMAL (d) or a DOUBLE (r) as far as it is a number, with 1292, or
+// where quiet as seqd_mariadb_quiet reads it; any other value as it is.
+func readAs(e *Env, d Datum, t byte, quiet bool) Datum {
 	if d.Kind != KText || t != 'd' && t != 'r' {
 		return d
 	}
 	read := readDouble
-	if t == 'd' {
+	switch {
+	case t == 'd' && quiet:
+		read = readDecimalQuiet
+	case t == 'd':
 		read = readDecimal
+	case quiet:
+		read = readDoubleQuiet
 	}
 	v, err := read(e, []Datum{d})
 	if err != nil { // not for a prefix NumberPrefix gives

@@ -2,7 +2,9 @@ package eval
 
 import (
 	"strconv"
+	"strings"
 
+	"github.com/cockroachdb/apd/v3"
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -19,15 +21,29 @@ import (
 //	                           decimal or a double as a DOUBLE (1292);
 //	                           else x itself (y is compiled for its type
 //	                           only, never evaluated)
+//	seqd_mariadb_quiet(x [, y])
+//	                           seqd_mariadb_number of a user variable's
+//	                           value, read as MariaDB reads one: without
+//	                           1292; as a DECIMAL, 1918 where no number
+//	                           begins it (read as 0)
+//
+// A DECIMAL read past the digits MariaDB's decimal holds is DECIMAL(65)'s
+// bound, with 1916 (and 1292 but where quiet).
 
 func init() {
-	DefineCompiled("seqd_mariadb_number", CompiledFunc{Column: "seqd_mariadb_number", Compile: compileNumber})
+	DefineCompiled("seqd_mariadb_number", CompiledFunc{Column: "seqd_mariadb_number", Compile: func(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+		return compileNumber(c, sc, fc, "seqd_mariadb_number", readDecimal, readDouble)
+	}})
+	DefineCompiled("seqd_mariadb_quiet", CompiledFunc{Column: "seqd_mariadb_quiet", Compile: func(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+		return compileNumber(c, sc, fc, "seqd_mariadb_quiet", readDecimalQuiet, readDoubleQuiet)
+	}})
 }
 
-// compileNumber compiles seqd_mariadb_number.
-func compileNumber(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+// compileNumber compiles seqd_mariadb_number and seqd_mariadb_quiet
+// (name), which read a string by decimal or double.
+func compileNumber(c *Compiler, sc *Scope, fc *pg.FuncCall, name string, decimal, double func(*Env, []Datum) (Datum, error)) (Expr, error) {
 	if len(fc.Args) < 1 || len(fc.Args) > 2 {
-		return nil, c.NoFunction("seqd_mariadb_number", nil, fc.Location)
+		return nil, c.NoFunction(name, nil, fc.Location)
 	}
 	x, err := c.Expr(sc, fc.Args[0])
 	if err != nil {
@@ -51,9 +67,9 @@ func compileNumber(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 	}
 	x = c.settle(x)
 	if read == "DECIMAL" {
-		return &funcExpr{t: tNumeric, fn: readDecimal, args: []Expr{x}, strict: true}, nil
+		return &funcExpr{t: tNumeric, fn: decimal, args: []Expr{x}, strict: true}, nil
 	}
-	return &funcExpr{t: TFloat8, fn: readDouble, args: []Expr{x}, strict: true}, nil
+	return &funcExpr{t: TFloat8, fn: double, args: []Expr{x}, strict: true}, nil
 }
 
 // isStringTyped reports whether x is a string: of a string type, or a
@@ -67,12 +83,59 @@ func isStringTyped(x Expr) bool {
 }
 
 // readDecimal reads a string as a DECIMAL as far as it is a number.
-func readDecimal(e *Env, a []Datum) (Datum, error) {
-	prefix, kind := NumberPrefix(a[0].S, false)
-	if kind != 0 {
-		e.Warn(Warning{Kind: kind, Type: "DECIMAL", Value: a[0].S})
+func readDecimal(e *Env, a []Datum) (Datum, error) { return decimalRead(e, a[0].S, false) }
+
+// readDecimalQuiet is readDecimal of a user variable's value
+// (seqd_mariadb_quiet).
+func readDecimalQuiet(e *Env, a []Datum) (Datum, error) { return decimalRead(e, a[0].S, true) }
+
+// decimalRead reads s as a DECIMAL as far as it is a number, past the
+// digits MariaDB's decimal holds DECIMAL(65)'s bound (clampDecimal's
+// 1916): with 1292 for what was left out, but where quiet, where a
+// string no number begins is 1918.
+func decimalRead(e *Env, s string, quiet bool) (Datum, error) {
+	prefix, kind := NumberPrefix(s, false)
+	if quiet && !startsNumber(s) {
+		e.Warn(Warning{Kind: IllegalValue, Type: "DECIMAL"})
 	}
-	return numericIn(prefix)
+	var x apd.Decimal
+	if _, _, err := x.SetString(readSignificant(prefix)); err != nil {
+		return Null, err // not for a prefix NumberPrefix gives
+	}
+	if clampDecimal(e, &x) && kind == 0 {
+		kind = Truncated
+	}
+	if kind != 0 && !quiet {
+		e.Warn(Warning{Kind: kind, Type: "DECIMAL", Value: s})
+	}
+	return Numeric(&x, max(-x.Exponent, 0)), nil
+}
+
+// startsNumber reports whether a number begins s, after its leading
+// spaces: a digit, or a point and a digit, after a sign.
+func startsNumber(s string) bool {
+	t := strings.TrimLeft(s, " \t\n\r")
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		t = t[1:]
+	}
+	if t != "" && t[0] == '.' {
+		t = t[1:]
+	}
+	return t != "" && t[0] >= '0' && t[0] <= '9'
+}
+
+// readDoubleQuiet is readDouble of a user variable's value
+// (seqd_mariadb_quiet): without 1292.
+func readDoubleQuiet(_ *Env, a []Datum) (Datum, error) {
+	prefix, _ := NumberPrefix(a[0].S, false)
+	if bound, out := doubleBound(prefix); out {
+		prefix = bound
+	}
+	f, err := strconv.ParseFloat(prefix, 64)
+	if err != nil {
+		return Null, err
+	}
+	return Float(f), nil
 }
 
 // readDouble reads a string as a DOUBLE as far as it is a number, past

@@ -721,8 +721,7 @@ func (b *builder) in(x *ast.PatternInExpr) (*pg.Node, error) {
 // all are constant numbers of one type, which MariaDB compares as
 // PostgreSQL does.
 func (b *builder) inTypes(x *ast.PatternInExpr) (types string, ok bool) {
-	letters := map[string]byte{"int": 'i', "decimal": 'd', "double": 'r', "string": 's'}
-	first, known := letters[b.cmpKind(x.Expr)]
+	first, known := b.compareLetter(x.Expr)
 	if !known {
 		return "", false
 	}
@@ -733,14 +732,27 @@ func (b *builder) inTypes(x *ast.PatternInExpr) (types string, ok bool) {
 			out = append(out, first) // passed by, read in no type
 			continue
 		}
-		t, known := letters[b.cmpKind(y)]
+		t, known := b.compareLetter(y)
 		if !known {
 			return "", false
 		}
-		loop = loop || t != first || !constant(y) || t == 's' // strings compared by the collation
+		loop = loop || t != first || !constant(y) || t == 's' || t == 'q' // strings compared by the collation
 		out = append(out, t)
 	}
 	return string(out), loop
+}
+
+// compareLetter is x's type as eval's seqd_mariadb_in and
+// seqd_mariadb_case take it: i, d, r or s (cmpKind's int, decimal,
+// double, string), q for a user variable's string, which MariaDB reads
+// as a number without 1292 (userVarString); false where the builder
+// does not know it.
+func (b *builder) compareLetter(x ast.ExprNode) (byte, bool) {
+	t, known := map[string]byte{"int": 'i', "decimal": 'd', "double": 'r', "string": 's'}[b.cmpKind(x)]
+	if userVarString(x) && t == 's' {
+		t = 'q'
+	}
+	return t, known
 }
 
 // betweenOnce reports whether BETWEEN is built as MariaDB reads it
@@ -946,7 +958,6 @@ func (b *builder) caseTypes(x *ast.CaseExpr) (types string, mixed bool) {
 	if x.Value == nil {
 		return "", false
 	}
-	letters := map[string]byte{"int": 'i', "decimal": 'd', "double": 'r', "string": 's'}
 	var out []byte
 	strs, numbers := false, false
 	for i, y := range append([]ast.ExprNode{x.Value}, whens(x)...) {
@@ -954,11 +965,12 @@ func (b *builder) caseTypes(x *ast.CaseExpr) (types string, mixed bool) {
 			out = append(out, out[0]) // passed by, read in no type
 			continue
 		}
-		t, known := letters[b.cmpKind(y)]
-		if !known || t == 's' && b.bytewise(y) {
+		t, known := b.compareLetter(y)
+		str := t == 's' || t == 'q'
+		if !known || str && b.bytewise(y) {
 			return "", false
 		}
-		strs, numbers = strs || t == 's', numbers || t != 's'
+		strs, numbers = strs || str, numbers || !str
 		out = append(out, t)
 	}
 	return string(out), strs && numbers

@@ -375,10 +375,8 @@ func (b *builder) conditional(x *ast.FuncCallExpr) (*pg.Node, error) {
 		// compared, not where they are tested for NULL (the same).
 		compared := slices.Clone(args)
 		for i, a := range x.Args {
-			if p, ok := quietNumber(a); ok { // a variable's value: read without 1292
-				compared[i] = typeCast(strConst(p), typeName("float8"))
-			} else if b.stringValue(a) {
-				compared[i] = typeCast(funcCall("seqd_mariadb_number", []*pg.Node{args[i]}), typeName("float8"))
+			if b.stringValue(a) {
+				compared[i] = typeCast(funcCall(numberRead(a), []*pg.Node{args[i]}), typeName("float8"))
 			}
 		}
 		args = compared

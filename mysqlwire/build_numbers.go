@@ -3,9 +3,7 @@ package mysqlwire
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -16,8 +14,6 @@ import (
 
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
-
-	"github.com/seqd/seqd/eval"
 )
 
 // Numbers as MySQL reads them where the tree would read them otherwise:
@@ -35,8 +31,8 @@ var arithmetic = map[opcode.Op]bool{opcode.Plus: true, opcode.Minus: true, opcod
 // reads it; a DOUBLE written as one is one; a truth its 1 or 0. x is
 // built: a subquery's types are told.
 func (b *builder) numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
-	if p, ok := quietNumber(x); ok {
-		return typeCast(strConst(p), typeName("float8"))
+	if userVarString(x) {
+		return typeCast(funcCall("seqd_mariadb_quiet", []*pg.Node{n}), typeName("float8"))
 	}
 	if isString(x) {
 		return typeCast(funcCall("seqd_mariadb_double", []*pg.Node{n}), typeName("float8"))
@@ -53,21 +49,24 @@ func (b *builder) numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
 	return n
 }
 
-// quietNumber is x, a user variable's string value (uservars.go), as a
-// number where MariaDB reads it as one: as far as it is a number, past
-// DOUBLE's range its bound, and without the 1292 a string written as one
-// gets (a variable's value is read as a number silently: SET @b = '12x';
-// SELECT @b + 1 is 13, no warning). False for anything else.
-func quietNumber(x ast.ExprNode) (string, bool) {
+// userVarString reports whether x is a user variable's string value
+// (uservars.go), which MariaDB reads as a number without the 1292 a
+// string written as one gets (SET @b = '12x'; SELECT @b + 1 is 13, no
+// warning), as a DECIMAL with 1918 where no number begins it: eval's
+// seqd_mariadb_quiet (numberRead).
+func userVarString(x ast.ExprNode) bool {
 	v, ok := x.(*driver.ValueExpr)
-	if !ok || v.Kind() != driver.KindString || v.Type.GetFlag()&userVarFlag == 0 {
-		return "", false
+	return ok && v.Kind() == driver.KindString && v.Type.GetFlag()&userVarFlag != 0
+}
+
+// numberRead is eval's function that reads x, a string, as a number
+// compared with another, as MariaDB reads it: seqd_mariadb_number, or
+// seqd_mariadb_quiet for a user variable's value.
+func numberRead(x ast.ExprNode) string {
+	if userVarString(x) {
+		return "seqd_mariadb_quiet"
 	}
-	p, _ := eval.NumberPrefix(v.GetString(), false)
-	if f, err := strconv.ParseFloat(p, 64); err != nil && math.IsInf(f, 0) {
-		p = strconv.FormatFloat(math.Copysign(math.MaxFloat64, f), 'g', -1, 64)
-	}
-	return p, true
+	return "seqd_mariadb_number"
 }
 
 // unparen is x without the parentheses around it.
@@ -99,10 +98,7 @@ func nullLiteral(x ast.ExprNode) bool {
 func (b *builder) comparedOperand(x, other ast.ExprNode, n, o *pg.Node) *pg.Node {
 	switch kx, ko := b.typedKind(x), b.typedKind(other); {
 	case kx == stringKind && (ko == numberKind || ko == unknownKind):
-		if p, ok := quietNumber(x); ok {
-			n = strConst(p) // its number, read as MariaDB reads a variable: without 1292
-		}
-		n = funcCall("seqd_mariadb_number", []*pg.Node{n, o})
+		n = funcCall(numberRead(x), []*pg.Node{n, o})
 		if constant(x) && !constant(other) {
 			n = funcCall("seqd_mariadb_once", []*pg.Node{n})
 		}
@@ -330,10 +326,7 @@ func (b *builder) comparedAll(x ast.ExprNode, xs []ast.ExprNode, n *pg.Node, ns 
 			return m
 		}
 		read = true
-		if p, ok := quietNumber(y); ok {
-			m = strConst(p) // a variable's value: read without 1292
-		}
-		return funcCall("seqd_mariadb_number", []*pg.Node{m, as})
+		return funcCall(numberRead(y), []*pg.Node{m, as})
 	}
 	out := make([]*pg.Node, len(ns))
 	for i, y := range xs {

@@ -654,13 +654,17 @@ var exprWarnings = []string{
 	"SELECT LPAD('abc', 4294967297, 'x'), RPAD('abc', -4294967297, 'x'), LEFT('abc', 4294967297), RIGHT('abc', -4294967296)",
 	"SELECT CEILING(x'31'), FLOOR(x'41'), ROUND(x'32', 1)",
 	"SELECT FLOOR(table_name), ROUND(table_name, 1), CEIL(CONCAT(table_name, '2')), LEFT(table_name, 1), LPAD(table_name, 4, '*'), REVERSE(table_name) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 's1'",
+	// A string read as a DECIMAL past the digits a decimal holds: 1916,
+	// then 1292; a DOUBLE's product or quotient too small to hold: 0.
+	"SELECT '1e400' IN (" + strings.Repeat("9", 65) + ", 2), '-1e400x' IN (-" + strings.Repeat("9", 65) + ", 2), '1e81' < 5, '1e80' < 5",
+	"SELECT 1e-200 * 1e-200, 1e-300 / 1e300, -1e-200 * 1e-200, 1e-200 * -1e-200 * 5",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 510
-	exprWarningsLen = 165
+	exprWarningsLen = 167
 )
 
 // selectsSetup makes the sequences selects read.

@@ -68,10 +68,16 @@ var userVarScript = []string{
 	"SELECT @sd = 2.5, @sd BETWEEN 2 AND 3, GREATEST(@sd, 1e0), CAST(@sb AS SIGNED)",
 	"SELECT start_value FROM s1 WHERE @sb = start_value + 6",
 	"SET @hb = x'61', @bb = BINARY 'a', @cb = CONCAT(x'61', 'b')", "SELECT @hb, @bb, @cb", "SELECT @hb = 'A', @bb = 'A', @cb = 'AB', @hb LIKE 'A', @bb < 'B'",
+	// So in IN and CASE too; read as a DECIMAL, one no number begins is
+	// 1918, one past the digits a decimal holds 1916.
+	"SET @qa = 'abc', @qb = '2x', @qe = '1e400', @qn = ''",
+	"SELECT @qb IN (2, 3), 2 IN (@qb, 3), @qb IN (2.0, 'a', 3e0), @qb NOT IN (3, 4), CASE @qb WHEN 2 THEN 'y' ELSE 'n' END",
+	"SELECT @qa = 0, @qa IN (0, 1), @qn BETWEEN 0 AND 1, CASE @qa WHEN 0 THEN 1 END, @qa = 0e0, @qa + 0",
+	"SELECT @qe < 1, @qe IN (0e0, 1), -@qe", "SELECT start_value FROM s1 WHERE start_value > @qa",
 }
 
 // userVarScriptLen pins userVarScript's length.
-const userVarScriptLen = 74
+const userVarScriptLen = 79
 
 // TestUserVariablesOracle runs userVarScript on MariaDB and on seqd, as
 // text and prepared, and compares each statement's answer, diagnostics

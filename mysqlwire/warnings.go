@@ -187,6 +187,8 @@ func exprCondition(w eval.Warning, row int) condition {
 		return condition{levelNote, 1916, "Got overflow when converting '" + w.Value + "' to " + w.Type + ". Value truncated"}
 	case eval.OutOfRange:
 		return condition{levelWarning, 1264, "Out of range value for column '" + w.Value + "' at row " + strconv.Itoa(row)}
+	case eval.IllegalValue:
+		return condition{levelWarning, 1918, "Encountered illegal value '' when converting to " + w.Type}
 	case eval.PacketOverflow:
 		return condition{levelWarning, 1301, "Result of " + w.Type + "() was larger than max_allowed_packet (" + w.Value + ") - truncated"}
 	}
