@@ -159,6 +159,7 @@ func (cn *conn) executeBound(ctx context.Context, ps *prepared, pd *mysql.Prepar
 func (cn *conn) readAs(mode tmysql.SQLMode, read func(env stmtEnv) ([]step, error)) ([]step, error) {
 	env := cn.env()
 	env.noBackslash = mode&tmysql.ModeNoBackslashEscapes != 0
+	env.fullGroupBy = mode&tmysql.ModeOnlyFullGroupBy != 0
 	if now := cn.reading; now != mode {
 		cn.readWith(mode)
 		defer cn.readWith(now)

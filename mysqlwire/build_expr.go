@@ -88,6 +88,9 @@ type stmtEnv struct {
 	// noBackslash: string literals have no backslash escapes (sql_mode's
 	// NO_BACKSLASH_ESCAPES), as the parser reads them.
 	noBackslash bool
+	// fullGroupBy: sql_mode's ONLY_FULL_GROUP_BY (build_select.go's
+	// fullGroupBy).
+	fullGroupBy bool
 	// held: a query's first item that holds a quotient's digits past
 	// those it shows (heldDecimal) gives them all, as MariaDB keeps them
 	// in a user variable (SET @m = 1/3: 0.333333333).

@@ -8,6 +8,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
@@ -280,6 +281,11 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 	b.sources = sources
 	defer func() { b.sources = outer }()
 	if s.GroupBy != nil || aggregates(s) {
+		if b.env.fullGroupBy {
+			if err := b.fullGroupBy(s); err != nil {
+				return nil, nil, err
+			}
+		}
 		if err := b.anyOfGroupInExprs(s); err != nil {
 			return nil, nil, err
 		}
@@ -576,6 +582,141 @@ func aliased(fields []*ast.SelectField, c *ast.ColumnNameExpr) bool {
 		}
 	}
 	return false
+}
+
+// fullGroupBy checks s's select list and ORDER BY as MariaDB checks them
+// under ONLY_FULL_GROUP_BY: a column of the FROM clause that no GROUP BY
+// item names, read outside an aggregate and a subquery, is 1055 in the
+// select list (ORDER BY may read it), and where s aggregates without
+// GROUP BY, 1140 in either.
+func (b *builder) fullGroupBy(s *ast.SelectStmt) error {
+	var items []*ast.ByItem
+	if s.GroupBy != nil {
+		items = s.GroupBy.Items
+	}
+	mixing := func() error {
+		return mysql.NewSQLError(1140, "42000", "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns is illegal if there is no GROUP BY clause")
+	}
+	// A column is grouped by a GROUP BY item that names it, not by one
+	// of an expression, which groups an item written as it is (x + 1
+	// GROUP BY x + 1), as MariaDB reads them.
+	var named []*ast.ByItem
+	exprs := map[string]bool{}
+	for _, it := range items {
+		switch it.Expr.(type) {
+		case *ast.ColumnNameExpr, *ast.PositionExpr:
+			named = append(named, it)
+		default:
+			if t := exprText(it.Expr); t != "" {
+				exprs[t] = true
+			}
+		}
+	}
+	for i, f := range s.Fields.Fields {
+		var c *ast.ColumnName
+		switch {
+		case f.WildCard != nil:
+			c = b.ungroupedStar(f, i, named)
+		case !exprs[exprText(f.Expr)]:
+			v := &ungroupedFinder{b: b, items: named, f: f, i: i}
+			f.Expr.Accept(v)
+			c = v.found
+		}
+		switch {
+		case c == nil:
+		case s.GroupBy == nil:
+			return mixing()
+		default:
+			return b.notGrouped(c)
+		}
+	}
+	if s.GroupBy == nil && s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			if c, bare := it.Expr.(*ast.ColumnNameExpr); bare && aliased(s.Fields.Fields, c) {
+				continue
+			}
+			v := &ungroupedFinder{b: b, f: &ast.SelectField{}, i: -1}
+			it.Expr.Accept(v)
+			if v.found != nil {
+				return mixing()
+			}
+		}
+	}
+	return nil
+}
+
+// exprText is x as written, told apart from another expression as
+// MariaDB's GROUP BY tells them: by names in any case.
+func exprText(x ast.ExprNode) string {
+	var sb strings.Builder
+	if err := x.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordUppercase|format.RestoreNameLowercase|format.RestoreNameBackQuotes, &sb)); err != nil {
+		return "" // matches no GROUP BY item
+	}
+	return sb.String()
+}
+
+// ungroupedStar is the first column the * f (item i of a select list)
+// names that none of items does; nil for none.
+func (b *builder) ungroupedStar(f *ast.SelectField, i int, items []*ast.ByItem) *ast.ColumnName {
+	for _, src := range b.sources {
+		if f.WildCard.Table.O != "" && !strings.EqualFold(src.name, f.WildCard.Table.O) {
+			continue
+		}
+		for _, col := range src.cols {
+			c := &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: ast.NewCIStr(src.name), Name: ast.NewCIStr(col)}}
+			if !groupedBy(c, f, i, items) {
+				return c.Name
+			}
+		}
+	}
+	return nil
+}
+
+// notGrouped is MariaDB's 1055 for c, a column of the FROM clause, named
+// as MariaDB names it: db.table.column, the table as the FROM clause
+// names it and the column as its table does (table.column for a derived
+// table's).
+func (b *builder) notGrouped(c *ast.ColumnName) error {
+	name := c.OrigColName()
+	for _, src := range b.sources {
+		if c.Table.O != "" && !strings.EqualFold(src.name, c.Table.O) {
+			continue
+		}
+		if i := slices.IndexFunc(src.cols, func(col string) bool { return strings.EqualFold(col, c.Name.O) }); i >= 0 {
+			name = src.name + "." + src.cols[i]
+			if src.db != "" {
+				name = src.db + "." + name
+			}
+			break
+		}
+	}
+	return mysql.NewSQLError(1055, "42000", "'%s' isn't in GROUP BY", name)
+}
+
+// ungroupedFinder finds the first column of a select list's item f (item
+// i) that is of the FROM clause and that no GROUP BY item names, outside
+// aggregates and subqueries.
+type ungroupedFinder struct {
+	b     *builder
+	items []*ast.ByItem
+	f     *ast.SelectField
+	i     int
+	found *ast.ColumnName
+}
+
+func (v *ungroupedFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n.(type) {
+	case *ast.AggregateFuncExpr, *ast.WindowFuncExpr, *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+		return n, true
+	}
+	return n, v.found != nil
+}
+
+func (v *ungroupedFinder) Leave(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok && v.found == nil && fromSources(c.Name, v.b.sources) && !groupedBy(c, v.f, v.i, v.items) {
+		v.found = c.Name
+	}
+	return n, true
 }
 
 // ungroupedColumns replaces each column of a select list's item f (item
@@ -890,7 +1031,10 @@ func (b *builder) limit(out *pg.SelectStmt, l *ast.Limit) error {
 // MariaDB's (zero where unknown); nullable: an outer join may leave them
 // NULL.
 type source struct {
-	name     string
+	name string
+	// db is the database of the table it reads (MariaDB's 1055 names
+	// it), "" for a derived table.
+	db       string
 	cols     []string
 	types    []colType
 	nullable bool
@@ -1072,7 +1216,7 @@ func (b *builder) tableSource(ts *ast.TableSource) (*pg.Node, []source, error) {
 			named = b.env.db
 		}
 		b.tables = append(b.tables, fromTable{schema, src.Name.O, tableName(named, src.Name.O)})
-		return relation(executor.MariaDBSequenceTable(schema, src.Name.O), alias), []source{{name: alias, cols: mariadbSequenceColumns, types: sequenceColumnTypes}}, nil
+		return relation(executor.MariaDBSequenceTable(schema, src.Name.O), alias), []source{{name: alias, db: named, cols: mariadbSequenceColumns, types: sequenceColumnTypes}}, nil
 	}
 	return nil, nil, unsupported("this FROM")
 }
@@ -1085,7 +1229,7 @@ func (b *builder) infoTable(name ast.CIStr, alias string) (*pg.Node, []source, e
 		return nil, nil, mysql.NewSQLError(1109, "42S02", "Unknown table '%s' in information_schema", name.O)
 	}
 	cols := infoColumns()[name.L]
-	return relation(q, alias), []source{{name: alias, cols: cols, types: infoTypes(name.L, cols), manyRows: true, infoSchema: true}}, nil
+	return relation(q, alias), []source{{name: alias, db: "information_schema", cols: cols, types: infoTypes(name.L, cols), manyRows: true, infoSchema: true}}, nil
 }
 
 // nullableSources are srcs on the side of an outer join that may be

@@ -38,16 +38,18 @@ import (
 //     CREATE TABLE (NO_DIR_IN_CREATE, IGNORE_BAD_TABLE_OPTIONS,
 //     NO_ENGINE_SUBSTITUTION, REAL_AS_FLOAT, PAD_CHAR_TO_FULL_LENGTH)
 //     or accounts (NO_AUTO_CREATE_USER), or seqd answers as MariaDB does
-//     without them: ONLY_FULL_GROUP_BY (a column neither grouped nor
-//     aggregated takes its group's least value where MariaDB refuses the
-//     statement with 1055) and NO_UNSIGNED_SUBTRACTION (an unsigned
-//     subtraction below 0 is 1690, where MariaDB gives the signed
-//     result): docs/mysql.md lists these differences. Without a strict
-//     mode MariaDB types a string function of NOT NULL arguments NOT
-//     NULL; seqd types it nullable, as in the default mode (the flag
-//     only). TIME_ROUND_FRACTIONAL has no temporal values here to act on,
+//     without them: NO_UNSIGNED_SUBTRACTION (an unsigned subtraction
+//     below 0 is 1690, where MariaDB gives the signed result):
+//     docs/mysql.md lists the difference. Without a strict mode MariaDB
+//     types a string function of NOT NULL arguments NOT NULL; seqd types
+//     it nullable, as in the default mode (the flag only).
+//     TIME_ROUND_FRACTIONAL has no temporal values here to act on,
 //     NO_KEY_OPTIONS and NO_FIELD_OPTIONS nothing in a sequence's SHOW
 //     CREATE.
+//   - ONLY_FULL_GROUP_BY has the builder refuse a column of the select
+//     list neither grouped nor aggregated, as MariaDB does (1055, 1140:
+//     build_select.go's fullGroupBy); a translation is kept for it as for
+//     the modes the parser reads with.
 
 // sqlModeNames are the flags, bit i named sqlModeNames[i].
 var sqlModeNames = [...]string{
@@ -78,6 +80,7 @@ var (
 	modeIgnoreSpace     = mode("IGNORE_SPACE")
 	modeHighNot         = mode("HIGH_NOT_PRECEDENCE")
 	modeNoBackslash     = mode("NO_BACKSLASH_ESCAPES")
+	modeOnlyFullGroupBy = mode("ONLY_FULL_GROUP_BY")
 	modeNoTableOptions  = mode("NO_TABLE_OPTIONS")
 	modeMySQL323        = mode("MYSQL323")
 	modeMySQL40         = mode("MYSQL40")
@@ -131,7 +134,8 @@ func (m sqlMode) String() string {
 }
 
 // parser is the TiDB parser's mode for m: the flags that change how a
-// statement is read.
+// statement is read, and ONLY_FULL_GROUP_BY, which changes what the
+// builder refuses (a translation is kept by this mode: planKey).
 func (m sqlMode) parser() tmysql.SQLMode {
 	var p tmysql.SQLMode
 	for _, f := range []struct {
@@ -140,7 +144,7 @@ func (m sqlMode) parser() tmysql.SQLMode {
 	}{
 		{modePipesAsConcat, tmysql.ModePipesAsConcat}, {modeANSIQuotes, tmysql.ModeANSIQuotes},
 		{modeIgnoreSpace, tmysql.ModeIgnoreSpace}, {modeHighNot, tmysql.ModeHighNotPrecedence},
-		{modeNoBackslash, tmysql.ModeNoBackslashEscapes},
+		{modeNoBackslash, tmysql.ModeNoBackslashEscapes}, {modeOnlyFullGroupBy, tmysql.ModeOnlyFullGroupBy},
 	} {
 		if m&f.m != 0 {
 			p |= f.p
