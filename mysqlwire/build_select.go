@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -8,7 +9,6 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/format"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 
@@ -607,7 +607,7 @@ func (b *builder) fullGroupBy(s *ast.SelectStmt) error {
 		case *ast.ColumnNameExpr, *ast.PositionExpr:
 			named = append(named, it)
 		default:
-			if t := exprText(it.Expr); t != "" {
+			if t := exprKey(it.Expr); t != "" {
 				exprs[t] = true
 			}
 		}
@@ -617,7 +617,7 @@ func (b *builder) fullGroupBy(s *ast.SelectStmt) error {
 		switch {
 		case f.WildCard != nil:
 			c = b.ungroupedStar(f, i, named)
-		case !exprs[exprText(f.Expr)]:
+		case !exprs[exprKey(f.Expr)]:
 			v := &ungroupedFinder{b: b, items: named, f: f, i: i}
 			f.Expr.Accept(v)
 			c = v.found
@@ -645,14 +645,58 @@ func (b *builder) fullGroupBy(s *ast.SelectStmt) error {
 	return nil
 }
 
-// exprText is x as written, told apart from another expression as
-// MariaDB's GROUP BY tells them: by names in any case.
-func exprText(x ast.ExprNode) string {
-	var sb strings.Builder
-	if err := x.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordUppercase|format.RestoreNameLowercase|format.RestoreNameBackQuotes, &sb)); err != nil {
-		return "" // matches no GROUP BY item
+// exprKey is x's shape, as MariaDB tells a GROUP BY expression from
+// another: its nodes in order, each with what it holds (an operator, a
+// name in any case, a literal's value); "" where a node is not of those
+// told here, which matches no GROUP BY item.
+func exprKey(x ast.ExprNode) string {
+	v := &keyWriter{}
+	x.Accept(v)
+	if v.unknown {
+		return ""
 	}
-	return sb.String()
+	return v.b.String()
+}
+
+// keyWriter writes exprKey.
+type keyWriter struct {
+	b       strings.Builder
+	unknown bool
+}
+
+func (v *keyWriter) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.ColumnNameExpr:
+		fmt.Fprintf(&v.b, "(col %s", n.Name.Name.L)
+		return n, true // its ColumnName, written
+	case *driver.ValueExpr:
+		fmt.Fprintf(&v.b, "(val %d %v", n.Kind(), n.GetValue())
+	case *ast.BinaryOperationExpr:
+		fmt.Fprintf(&v.b, "(op %s", n.Op)
+	case *ast.UnaryOperationExpr:
+		fmt.Fprintf(&v.b, "(unary %s", n.Op)
+	case *ast.ParenthesesExpr:
+		v.b.WriteString("(")
+	case *ast.FuncCallExpr:
+		fmt.Fprintf(&v.b, "(call %s", n.FnName.L)
+	case *ast.FuncCastExpr:
+		fmt.Fprintf(&v.b, "(cast %s %d", n.Tp, n.FunctionType)
+	case *ast.AggregateFuncExpr:
+		fmt.Fprintf(&v.b, "(agg %s %v", n.F, n.Distinct)
+	case *ast.VariableExpr:
+		fmt.Fprintf(&v.b, "(var %s %v %v", strings.ToLower(n.Name), n.IsSystem, n.IsGlobal)
+	case *ast.IsNullExpr:
+		fmt.Fprintf(&v.b, "(isnull %v", n.Not)
+	default:
+		v.unknown = true
+		return n, true
+	}
+	return n, false
+}
+
+func (v *keyWriter) Leave(n ast.Node) (ast.Node, bool) {
+	v.b.WriteString(")")
+	return n, true
 }
 
 // ungroupedStar is the first column the * f (item i of a select list)

@@ -245,12 +245,14 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1046: sqlerr.UndefinedSchema,       // ER_NO_DB_ERROR: PostgreSQL's "no schema has been selected"
 	1049: sqlerr.UndefinedSchema,       // ER_BAD_DB_ERROR
 	1051: sqlerr.UndefinedTable,        // ER_BAD_TABLE_ERROR: t.* of a table the FROM clause has not
+	1055: sqlerr.GroupingError,         // ER_WRONG_FIELD_WITH_GROUP: ONLY_FULL_GROUP_BY
 	1060: sqlerr.DuplicateAlias,        // ER_DUP_FIELDNAME: PostgreSQL's duplicate_column is of tables' columns
 	1066: sqlerr.DuplicateAlias,        // ER_NONUNIQ_TABLE
 	1094: sqlerr.InvalidParameterValue, // ER_NO_SUCH_THREAD
 	1095: sqlerr.InsufficientPrivilege, // ER_KILL_DENIED_ERROR
 	1105: sqlerr.InternalError,         // ER_UNKNOWN_ERROR (also every kind's myErrors lacks)
 	1109: sqlerr.UndefinedTable,        // ER_UNKNOWN_TABLE
+	1140: sqlerr.GroupingError,         // ER_MIX_OF_GROUP_FUNC_AND_FIELDS: ONLY_FULL_GROUP_BY
 	1141: sqlerr.UndefinedObject,       // ER_NONEXISTING_GRANT: SHOW GRANTS FOR a role not there
 	1146: sqlerr.UndefinedTable,        // ER_NO_SUCH_TABLE
 	1193: sqlerr.UndefinedObject,       // ER_UNKNOWN_SYSTEM_VARIABLE
