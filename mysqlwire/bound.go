@@ -160,6 +160,7 @@ func (cn *conn) readAs(mode tmysql.SQLMode, read func(env stmtEnv) ([]step, erro
 	env := cn.env()
 	env.noBackslash = mode&tmysql.ModeNoBackslashEscapes != 0
 	env.fullGroupBy = mode&tmysql.ModeOnlyFullGroupBy != 0
+	env.signedSub = mode&tmysql.ModeNoUnsignedSubtraction != 0
 	if now := cn.reading; now != mode {
 		cn.readWith(mode)
 		defer cn.readWith(now)

@@ -65,7 +65,7 @@ type builder struct {
 // scope is what the expressions of the SELECT being built are typed
 // over: its FROM clause's sources and the subqueries typed so far.
 func (b *builder) scope() typeScope {
-	return typeScope{sources: b.sources, subqueries: b.subqueryTypes}
+	return typeScope{sources: b.sources, subqueries: b.subqueryTypes, signedSub: b.env.signedSub}
 }
 
 // heldItem is a select list item's value as MariaDB holds it (n), and
@@ -89,8 +89,9 @@ type stmtEnv struct {
 	// NO_BACKSLASH_ESCAPES), as the parser reads them.
 	noBackslash bool
 	// fullGroupBy: sql_mode's ONLY_FULL_GROUP_BY (build_select.go's
-	// fullGroupBy).
-	fullGroupBy bool
+	// fullGroupBy); signedSub: its NO_UNSIGNED_SUBTRACTION (a subtraction
+	// of an unsigned integer is signed).
+	fullGroupBy, signedSub bool
 	// held: a query's first item that holds a quotient's digits past
 	// those it shows (heldDecimal) gives them all, as MariaDB keeps them
 	// in a user variable (SET @m = 1/3: 0.333333333).
@@ -404,7 +405,11 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 		// MySQL's division is exact (its value is shown to scale's
 		// digits: rounded); by zero it is NULL, with MariaDB's warning
 		// (divisor).
-		return arith("/", typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient)))), nil
+		l, r = typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient)))
+		if kind, text, ok := b.rangedArith(x); ok && kind == "r" && quotient == "float8" {
+			return funcCall("seqd_mariadb_arith", []*pg.Node{strConst("/"), l, r, strConst(kind), strConst(text)}), nil
+		}
+		return arith("/", l, r), nil
 	case opcode.IntDiv:
 		// DIV: the quotient's integer part, a BIGINT; by zero NULL.
 		q := arith("/", typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient))))
@@ -422,7 +427,34 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	if comparisons[x.Op] {
 		return b.comparison(op, x.L, x.R, l, r), nil
 	}
+	if kind, text, ok := b.rangedArith(x); ok && arithmetic[x.Op] {
+		return funcCall("seqd_mariadb_arith", []*pg.Node{strConst(op), l, r, strConst(kind), strConst(text)}), nil
+	}
 	return arith(op, l, r), nil
+}
+
+// rangedArith tells how x, arithmetic, is built as MariaDB computes it
+// (eval's seqd_mariadb_arith): its result's kind, i for a BIGINT, u for
+// a BIGINT UNSIGNED, r for a DOUBLE, and x as MariaDB prints it, which
+// its error past the type's range names (1690). False where the builder
+// does not know x's type, or it is a DECIMAL, or it holds what is not
+// printed here: built as PostgreSQL's operators compute it.
+func (b *builder) rangedArith(x *ast.BinaryOperationExpr) (kind, text string, ok bool) {
+	t, ok := exprType(x, b.scope())
+	switch {
+	case !ok:
+		return "", "", false
+	case t.kind() == kindInt && t.unsignedType():
+		kind = "u"
+	case t.kind() == kindInt:
+		kind = "i"
+	case t.kind() == kindReal:
+		kind = "r"
+	default:
+		return "", "", false
+	}
+	text, ok = b.mariadbPrint(x)
+	return kind, text, ok
 }
 
 // logic is AND, OR and XOR, of truth values (cond): a chain of ANDs

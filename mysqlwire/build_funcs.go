@@ -514,7 +514,7 @@ func readTwice(n *pg.Node) bool {
 var quietFuncs = map[string]bool{"abs": true, "upper": true, "lower": true, "octet_length": true, "char_length": true,
 	"strpos": true, "replace": true, "round": true, "btrim": true, "seqd_mariadb_round": true, "seqd_mariadb_floor": true,
 	"seqd_mariadb_ceil": true, "seqd_mariadb_left": true, "seqd_mariadb_right": true, "seqd_mariadb_substr": true,
-	"seqd_mariadb_reverse": true, "seqd_mariadb_trim": true}
+	"seqd_mariadb_reverse": true, "seqd_mariadb_trim": true, "seqd_mariadb_arith": true}
 
 // concat is CONCAT: its arguments' text, NULL when one is NULL
 // (PostgreSQL's concat skips NULLs; its || does not).

@@ -27,7 +27,7 @@ var builtStatements = []struct{ q, want string }{
 		"SELECT round(1::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor(0::numeric), 4), trunc(1::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor(seqd_mariadb_nextval(s)::numeric))::bigint, " +
 			"2::numeric % seqd_mariadb_divisor(seqd_mariadb_double('0')::double precision::numeric), round(3::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor((0.0)::numeric), 4)"},
 	{"SELECT 'a' + 1, -'5', 1e0 / 3, 2.5e0 * 2", // a string or a DOUBLE in arithmetic is a DOUBLE
-		"SELECT seqd_mariadb_double('a')::double precision + 1, 0 - seqd_mariadb_double('5')::double precision, " +
+		"SELECT seqd_mariadb_arith('+', seqd_mariadb_double('a')::double precision, 1, 'r', '''a'' + 1'), 0 - seqd_mariadb_double('5')::double precision, " +
 			"(1e+00)::double precision::double precision OPERATOR(seqd_mariadb./) 3::double precision, (2.5e+00)::double precision OPERATOR(seqd_mariadb.*) 2"},
 	{"SELECT 1.50 / 3 / 3, CONCAT(1/3), ROUND(1/3, 6)", // computed exactly, shown to 10 and 4 digits
 		"SELECT round(((1.50)::numeric OPERATOR(seqd_mariadb./) 3::numeric)::numeric OPERATOR(seqd_mariadb./) 3::numeric, 10), " +
@@ -69,7 +69,7 @@ var builtStatements = []struct{ q, want string }{
 			"seqd_mariadb_repeat('ab'::text, seqd_mariadb_typed(seqd_mariadb_signed('3'))::bigint, 16777216)"},
 	{"SELECT 1, 2 UNION SELECT 'a', 3", "SELECT seqd_mariadb_ci_column(1::text), 2 UNION SELECT 'a'::text, 3"},
 	{"SELECT start_value, start_value + 1 AS n, NEXTVAL(s) FROM s5 ORDER BY n DESC LIMIT 1, 2",
-		"SELECT start_value, seqd_mariadb_sent(start_value + 1) AS n, seqd_mariadb_sent(seqd_mariadb_nextval(s)) " +
+		"SELECT start_value, seqd_mariadb_sent(seqd_mariadb_arith('+', start_value, 1, 'i', '`db`.`s5`.`start_value` + 1')) AS n, seqd_mariadb_sent(seqd_mariadb_nextval(s)) " +
 			"FROM pg_seqd_mysql.s5 s5 ORDER BY n DESC NULLS LAST LIMIT 2 OFFSET 1"},
 	{"SELECT 1/3, 1.5/3 * 2 UNION SELECT 'a', 'b'", "SELECT seqd_mariadb_ci_column(substr(seqd_mariadb_quotient(1::numeric, 3::numeric, 9)::text, 1, 7)), " +
 		"seqd_mariadb_ci_column(substr((seqd_mariadb_quotient((1.5)::numeric, 3::numeric, 9) * 2::numeric)::text, 1, 9)) UNION SELECT 'a'::text, 'b'::text"},
@@ -88,7 +88,7 @@ var builtStatements = []struct{ q, want string }{
 	{"SELECT a.start_value, b.start_value FROM s1 a JOIN s2 b ON a.increment = b.increment LEFT JOIN s3 c ON 1, s4 RIGHT JOIN s5 USING (cache_size)",
 		"SELECT a.start_value, b.start_value FROM pg_seqd_mysql.s1 a JOIN pg_seqd_mysql.s2 b ON a.increment = b.increment " +
 			"LEFT JOIN pg_seqd_mysql.s3 c ON 1::boolean CROSS JOIN (pg_seqd_mysql.s4 s4 RIGHT JOIN pg_seqd_mysql.s5 s5 USING (cache_size))"},
-	{"SELECT X FROM (SELECT 1 AS X, 2 + 2) AS t", "SELECT x FROM (SELECT 1 AS x, 2 + 2 AS \"2 + 2\") t"},
+	{"SELECT X FROM (SELECT 1 AS X, 2 + 2) AS t", "SELECT x FROM (SELECT 1 AS x, seqd_mariadb_arith('+', 2, 2, 'i', '2 + 2') AS \"2 + 2\") t"},
 	{"SELECT 1 UNION SELECT 2 UNION ALL SELECT 3 EXCEPT SELECT 4 INTERSECT SELECT 5 ORDER BY 1 DESC LIMIT 2",
 		"((SELECT 1 UNION SELECT 2) UNION ALL SELECT 3) EXCEPT (SELECT 4 INTERSECT SELECT 5) ORDER BY 1 DESC NULLS LAST LIMIT 2"},
 	{"SELECT SQL_NO_CACHE HIGH_PRIORITY STRAIGHT_JOIN NEXTVAL(s)", "SELECT seqd_mariadb_nextval(s)"},

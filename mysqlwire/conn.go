@@ -462,7 +462,8 @@ func (cn *conn) translate(query string) ([]step, error) {
 // env is what the connection's session functions stand for.
 func (cn *conn) env() stmtEnv {
 	return stmtEnv{db: cn.db, user: cn.c.User + "@" + hostOf(cn.c), thread: cn.c.ConnectionID, userVars: cn.userVars,
-		noBackslash: cn.reading&tmysql.ModeNoBackslashEscapes != 0, fullGroupBy: cn.reading&tmysql.ModeOnlyFullGroupBy != 0}
+		noBackslash: cn.reading&tmysql.ModeNoBackslashEscapes != 0, fullGroupBy: cn.reading&tmysql.ModeOnlyFullGroupBy != 0,
+		signedSub: cn.reading&tmysql.ModeNoUnsignedSubtraction != 0}
 }
 
 // parseRoom takes the room a statement of text needs from the room long

@@ -181,6 +181,8 @@ func toSQLError(err error) *mysql.SQLError {
 		switch {
 		case fe.SetOperation != "":
 			return mysql.NewSQLError(int(setOperationColumns.number), setOperationColumns.state, "The used SELECT statements have a different number of columns")
+		case kind == sqlerr.NumericValueOutOfRange && fe.Range != "":
+			return mysql.NewSQLError(erDataOutOfRange, "22003", "%s value is out of range in '%s'", fe.Range, fe.Expression)
 		case fe.ColumnsWanted > 0:
 			return mysql.NewSQLError(int(operandColumns.number), operandColumns.state, "Operand should contain %d column(s)", fe.ColumnsWanted)
 		case kind == sqlerr.FeatureNotSupported && fe.Table != "":

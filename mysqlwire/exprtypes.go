@@ -214,6 +214,8 @@ const varcharMaxBytes = 65532
 type typeScope struct {
 	sources    []source
 	subqueries map[*ast.SelectStmt][]colType
+	// signedSub: sql_mode's NO_UNSIGNED_SUBTRACTION (arithmeticType).
+	signedSub bool
 }
 
 // of is x's type; false where it is not told here.
@@ -322,11 +324,12 @@ func (e typeScope) binary(x *ast.BinaryOperationExpr) (colType, bool) {
 	if !lok || !rok {
 		return colType{}, false
 	}
-	return arithmeticType(x.Op, l, r), true
+	return arithmeticType(x.Op, l, r, e.signedSub), true
 }
 
-// arithmeticType is the type of l op r (rules 1 to 3).
-func arithmeticType(op opcode.Op, l, r colType) colType {
+// arithmeticType is the type of l op r (rules 1 to 3); signedSub, an
+// integer subtraction is signed (NO_UNSIGNED_SUBTRACTION).
+func arithmeticType(op opcode.Op, l, r colType, signedSub bool) colType {
 	notNull := l.notNull && r.notNull && op != opcode.Div && op != opcode.IntDiv && op != opcode.Mod
 	if op == opcode.IntDiv { // as long as the dividend's integer digits: MariaDB counts no sign here
 		t := intType(min(max(l.intPart(), 1), 20), l.unsignedType() || r.unsignedType(), false)
@@ -355,7 +358,7 @@ func arithmeticType(op opcode.Op, l, r colType) colType {
 		}
 		return decimalType(l.precision()+r.scale()+divPrecIncr, l.scale()+divPrecIncr, unsigned, notNull)
 	}
-	unsigned := l.unsignedType() || r.unsignedType()
+	unsigned := (l.unsignedType() || r.unsignedType()) && !(op == opcode.Minus && signedSub)
 	switch op {
 	case opcode.Mul:
 		return intOfPrecision(l.precision()+r.precision(), unsigned, notNull)
@@ -1180,7 +1183,7 @@ func (e typeScope) queryTypes(q ast.Node) ([]colType, bool) {
 			if f.WildCard != nil {
 				return nil, false
 			}
-			t, ok := exprType(f.Expr, typeScope{subqueries: e.subqueries})
+			t, ok := exprType(f.Expr, typeScope{subqueries: e.subqueries, signedSub: e.signedSub})
 			if !ok {
 				return nil, false
 			}

@@ -37,10 +37,7 @@ import (
 //     division by zero, NO_AUTO_VALUE_ON_ZERO, SIMULTANEOUS_ASSIGNMENT),
 //     CREATE TABLE (NO_DIR_IN_CREATE, IGNORE_BAD_TABLE_OPTIONS,
 //     NO_ENGINE_SUBSTITUTION, REAL_AS_FLOAT, PAD_CHAR_TO_FULL_LENGTH)
-//     or accounts (NO_AUTO_CREATE_USER), or seqd answers as MariaDB does
-//     without them: NO_UNSIGNED_SUBTRACTION (an unsigned subtraction
-//     below 0 is 1690, where MariaDB gives the signed result):
-//     docs/mysql.md lists the difference. Without a strict mode MariaDB
+//     or accounts (NO_AUTO_CREATE_USER). Without a strict mode MariaDB
 //     types a string function of NOT NULL arguments NOT NULL; seqd types
 //     it nullable, as in the default mode (the flag only).
 //     TIME_ROUND_FRACTIONAL has no temporal values here to act on,
@@ -48,8 +45,11 @@ import (
 //     CREATE.
 //   - ONLY_FULL_GROUP_BY has the builder refuse a column of the select
 //     list neither grouped nor aggregated, as MariaDB does (1055, 1140:
-//     build_select.go's fullGroupBy); a translation is kept for it as for
-//     the modes the parser reads with.
+//     build_select.go's fullGroupBy), and NO_UNSIGNED_SUBTRACTION types
+//     a subtraction of an unsigned integer signed (arithmeticType), which
+//     eval's seqd_mariadb_arith then refuses past BIGINT's range, not
+//     below 0; a translation is kept for them as for the modes the parser
+//     reads with.
 
 // sqlModeNames are the flags, bit i named sqlModeNames[i].
 var sqlModeNames = [...]string{
@@ -81,6 +81,7 @@ var (
 	modeHighNot         = mode("HIGH_NOT_PRECEDENCE")
 	modeNoBackslash     = mode("NO_BACKSLASH_ESCAPES")
 	modeOnlyFullGroupBy = mode("ONLY_FULL_GROUP_BY")
+	modeNoUnsignedSub   = mode("NO_UNSIGNED_SUBTRACTION")
 	modeNoTableOptions  = mode("NO_TABLE_OPTIONS")
 	modeMySQL323        = mode("MYSQL323")
 	modeMySQL40         = mode("MYSQL40")
@@ -145,6 +146,7 @@ func (m sqlMode) parser() tmysql.SQLMode {
 		{modePipesAsConcat, tmysql.ModePipesAsConcat}, {modeANSIQuotes, tmysql.ModeANSIQuotes},
 		{modeIgnoreSpace, tmysql.ModeIgnoreSpace}, {modeHighNot, tmysql.ModeHighNotPrecedence},
 		{modeNoBackslash, tmysql.ModeNoBackslashEscapes}, {modeOnlyFullGroupBy, tmysql.ModeOnlyFullGroupBy},
+		{modeNoUnsignedSub, tmysql.ModeNoUnsignedSubtraction},
 	} {
 		if m&f.m != 0 {
 			p |= f.p

@@ -195,6 +195,7 @@ func (r *userVarReader) Leave(n ast.Node) (ast.Node, bool) {
 			val = userValue{null: true, binary: true}
 		}
 		x := val.literal()
+		x.SetText(nil, "@"+quoteName(v.Name)) // as MariaDB prints it (mariadbPrint)
 		if v == r.bare {
 			x.(*driver.ValueExpr).Type.AddFlag(bareFlag)
 		}

@@ -137,6 +137,11 @@ type Error struct {
 	// SetOperation is, for a set operation whose sides give different
 	// numbers of columns, the operation (UNION, INTERSECT, EXCEPT).
 	SetOperation string
+	// Range is, for NumericValueOutOfRange of MariaDB's arithmetic
+	// (eval's seqd_mariadb_arith), the type whose range the result
+	// passed (BIGINT, BIGINT UNSIGNED, DOUBLE), and Expression the
+	// expression as MariaDB prints it.
+	Range, Expression string
 }
 
 // Clause is the part of a query a column reference stands in.

@@ -1,0 +1,166 @@
+package eval
+
+import (
+	"errors"
+
+	"github.com/cockroachdb/apd/v3"
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/sqlerr"
+)
+
+// Arithmetic as MariaDB computes it where its result's type is told:
+//
+//	seqd_mariadb_arith(op, x, y, kind, expr)
+//	    x op y (op +, -, * or /) of kind i, a BIGINT: computed exactly,
+//	    past BIGINT's range 1690 (a bigint); u, a BIGINT UNSIGNED:
+//	    computed exactly, below 0 or past 2^64 - 1 1690 (a numeric); r,
+//	    a DOUBLE: as OPERATOR(seqd_mariadb.op), past DOUBLE's range 1690
+//	    (a double precision). expr is the expression as MariaDB prints
+//	    it, which the error names (sqlerr.Error's Range, Expression)
+
+func init() {
+	DefineCompiled("seqd_mariadb_arith", CompiledFunc{Column: "seqd_mariadb_arith", Compile: compileArith})
+}
+
+// compileArith compiles seqd_mariadb_arith.
+func compileArith(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	consts := [3]string{}
+	for i, n := range []int{0, 3, 4} {
+		if len(fc.Args) != 5 || fc.Args[n].GetAConst().GetSval() == nil {
+			return nil, c.NoFunction("seqd_mariadb_arith", nil, fc.Location)
+		}
+		consts[i] = fc.Args[n].GetAConst().GetSval().GetSval()
+	}
+	op, kind, expr := consts[0], consts[1], consts[2]
+	if op != "+" && op != "-" && op != "*" && op != "/" {
+		return nil, c.NoFunction("seqd_mariadb_arith", nil, fc.Location)
+	}
+	l, r, err := c.operands(sc, fc.Args[1], fc.Args[2])
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "r":
+		// MariaDB computes a DOUBLE's operands as doubles, a number kept
+		// exact (a DOUBLE literal, 1e200) too.
+		if isNumber(l.Type()) && isNumber(r.Type()) {
+			if l, err = c.Coerce(l, TFloat8, Location(fc.Args[1]), "argument"); err != nil {
+				return nil, err
+			}
+			if r, err = c.Coerce(r, TFloat8, Location(fc.Args[2]), "argument"); err != nil {
+				return nil, err
+			}
+		}
+		c.mariadbArith = true
+		x, err := c.binaryExprs(op, l, r, fc.Args[1], fc.Args[2], fc.Location)
+		c.mariadbArith = false
+		if err != nil {
+			return nil, err
+		}
+		return &rangedExpr{x: x, rng: "DOUBLE", expr: expr}, nil
+	case "i", "u":
+		for i, x := range []*Expr{&l, &r} {
+			if isUnknown(*x) { // a parameter or a literal not yet typed: read as a number
+				if *x, err = c.Coerce(*x, tNumeric, Location(fc.Args[1+i]), "argument"); err != nil {
+					return nil, err
+				}
+			}
+			if !isNumber((*x).Type()) {
+				return nil, c.NoFunction("seqd_mariadb_arith", []Expr{l, r}, fc.Location)
+			}
+		}
+		t, rng := TInt8, "BIGINT"
+		if kind == "u" {
+			t, rng = tNumeric, "BIGINT UNSIGNED"
+		}
+		return &mariadbIntArith{op: op, l: l, r: r, t: t, rng: rng, expr: expr}, nil
+	}
+	return nil, c.NoFunction("seqd_mariadb_arith", nil, fc.Location)
+}
+
+// rangedExpr is x, whose overflow is MariaDB's 1690 of rng and expr.
+type rangedExpr struct {
+	x         Expr
+	rng, expr string
+}
+
+func (x *rangedExpr) Type() *Type { return x.x.Type() }
+func (x *rangedExpr) Eval(e *Env) (Datum, error) {
+	d, err := x.x.Eval(e)
+	if se := (*sqlerr.Error)(nil); errors.As(err, &se) && se.Kind == sqlerr.NumericValueOutOfRange && se.Range == "" {
+		return Null, outOfRangeOf(x.rng, x.expr)
+	}
+	return d, err
+}
+
+// mariadbIntArith is seqd_mariadb_arith of an integer kind: exact, then in the
+// range of t (BIGINT's, or for numeric BIGINT UNSIGNED's).
+type mariadbIntArith struct {
+	op        string
+	l, r      Expr
+	t         *Type
+	rng, expr string
+}
+
+// The bounds of BIGINT and BIGINT UNSIGNED.
+var (
+	bigintMin   = apd.New(-1<<63, 0)
+	bigintMax   = apd.New(1<<63-1, 0)
+	unsignedMax = new(apd.Decimal).SetFinite(0, 0)
+)
+
+func init() {
+	if _, _, err := unsignedMax.SetString("18446744073709551615"); err != nil {
+		panic(err)
+	}
+}
+
+func (x *mariadbIntArith) Type() *Type { return x.t }
+func (x *mariadbIntArith) Eval(e *Env) (Datum, error) {
+	a, err := x.l.Eval(e)
+	if err != nil || a.Kind == KNull {
+		return Null, err
+	}
+	b, err := x.r.Eval(e)
+	if err != nil || b.Kind == KNull {
+		return Null, err
+	}
+	p, _ := decimal(a)
+	q, _ := decimal(b)
+	var v apd.Decimal
+	switch x.op {
+	case "+":
+		_, err = exact.Add(&v, p, q)
+	case "-":
+		_, err = exact.Sub(&v, p, q)
+	case "*":
+		_, err = exact.Mul(&v, p, q)
+	default:
+		return Null, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd_mariadb_arith of %s and an integer kind", x.op)
+	}
+	if err != nil {
+		return Null, err
+	}
+	lo, hi := bigintMin, bigintMax
+	if x.t == tNumeric {
+		lo, hi = new(apd.Decimal), unsignedMax
+	}
+	if v.Form != apd.Finite || v.Cmp(lo) < 0 || v.Cmp(hi) > 0 {
+		return Null, outOfRangeOf(x.rng, x.expr)
+	}
+	if x.t == tNumeric {
+		return Numeric(&v, 0), nil
+	}
+	i, err := v.Int64()
+	if err != nil {
+		return Null, outOfRangeOf(x.rng, x.expr)
+	}
+	return Int(i), nil
+}
+
+// outOfRangeOf is MariaDB's 1690 for a result of expr past rng's range,
+// in PostgreSQL's words to a front end that has not MariaDB's.
+func outOfRangeOf(rng, expr string) error {
+	return &sqlerr.Error{Kind: sqlerr.NumericValueOutOfRange, Msg: "value out of range: overflow", Range: rng, Expression: expr}
+}
