@@ -57,6 +57,9 @@ type builder struct {
 	// with a FROM clause whose types the builder told, by the
 	// statement's own tree (typeScope).
 	subqueryTypes map[*ast.SelectStmt][]colType
+	// filtered are the derived tables havingAlone makes, whose columns
+	// are the select list's as MariaDB types it, not a table's.
+	filtered map[ast.ResultSetNode]bool
 	// hexForms are the forms of the statement's hexadecimal literals
 	// (build_numbers.go), read from its text as its query is built.
 	hexForms map[string]int

@@ -3,6 +3,7 @@ package mysqlwire
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -263,6 +264,16 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 		return nil, nil, unsupported("SELECT ... FOR UPDATE and LOCK IN SHARE MODE")
 	case s.SelectStmtOpts != nil && s.SelectStmtOpts.CalcFoundRows:
 		return nil, nil, unsupported("SQL_CALC_FOUND_ROWS")
+	case s.Having != nil && s.GroupBy == nil && !aggregates(s):
+		filtered, err := havingAlone(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		if b.filtered == nil {
+			b.filtered = map[ast.ResultSetNode]bool{}
+		}
+		b.filtered[filtered.From.TableRefs.Left.(*ast.TableSource).Source] = true
+		return b.selectStmt(filtered, derived)
 	}
 	out := &pg.SelectStmt{}
 	if s.Distinct {
@@ -280,6 +291,16 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 	outer := b.sources
 	b.sources = sources
 	defer func() { b.sources = outer }()
+	if s.GroupBy != nil {
+		if err := b.ambiguousBy(s.GroupBy.Items, s.Fields.Fields, "GROUP BY"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.OrderBy != nil {
+		if err := b.ambiguousBy(s.OrderBy.Items, s.Fields.Fields, "ORDER BY"); err != nil {
+			return nil, nil, err
+		}
+	}
 	if s.GroupBy != nil || aggregates(s) {
 		if b.env.fullGroupBy {
 			if err := b.fullGroupBy(s); err != nil {
@@ -697,6 +718,185 @@ func (v *keyWriter) Enter(n ast.Node) (ast.Node, bool) {
 func (v *keyWriter) Leave(n ast.Node) (ast.Node, bool) {
 	v.b.WriteString(")")
 	return n, true
+}
+
+// havingAlone is s, a SELECT with HAVING but neither GROUP BY nor an
+// aggregate, as MariaDB reads it: HAVING filters the rows the select
+// list makes, reading them by the names it gives them (SELECT x + 1 AS
+// n FROM t HAVING n > 2). It is s without HAVING, ORDER BY and LIMIT as
+// a derived table, whose columns a SELECT of them reads, HAVING its
+// WHERE, with s's ORDER BY and LIMIT. As with GROUP BY, a HAVING reading
+// a column the select list does not name is MariaDB's 1054, and one two
+// of its columns name 1052; a select list of * is refused.
+func havingAlone(s *ast.SelectStmt) (*ast.SelectStmt, error) {
+	inner := *s
+	inner.Having, inner.OrderBy, inner.Limit = nil, nil, nil
+	inner.Fields = &ast.FieldList{}
+	v := &havingNames{names: map[string]int{}, tables: fromNames(s.From)}
+	names := make([]string, len(s.Fields.Fields))
+	for i, f := range s.Fields.Fields {
+		if f.WildCard != nil {
+			return nil, unsupported("HAVING without GROUP BY or an aggregate over *")
+		}
+		names[i] = fieldName(f)
+		key := strings.ToLower(names[i])
+		if j, ok := v.names[key]; ok && (j < 0 || !sameField(s.Fields.Fields[j], f)) {
+			v.names[key] = -1 // two columns' name
+		} else if !ok {
+			v.names[key] = i
+		}
+	}
+	dup := len(v.names) < len(names)
+	outer := make([]*ast.SelectField, len(names))
+	for i, f := range s.Fields.Fields {
+		in := *f
+		col := names[i]
+		if dup { // the derived table's columns named apart, the result's as the select list names them
+			col = "seqd_having_" + strconv.Itoa(i+1)
+			in.AsName = ast.NewCIStr(col)
+		}
+		inner.Fields.Fields = append(inner.Fields.Fields, &in)
+		outer[i] = &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(col)}}}
+		if dup {
+			outer[i].AsName = ast.NewCIStr(names[i])
+		}
+	}
+	v.cols = func(i int) string { return inner.Fields.Fields[i].AsName.O }
+	if !dup {
+		v.cols = func(i int) string { return names[i] }
+	}
+	s.Having.Expr.Accept(v)
+	switch {
+	case v.unknown != nil:
+		return nil, sqlerr.Errorf(sqlerr.UndefinedColumn, "Unknown column '%s' in 'HAVING'", v.unknown.OrigColName())
+	case v.ambiguous != nil:
+		return nil, mysql.NewSQLError(1052, "23000", "Column '%s' in HAVING is ambiguous", v.ambiguous.OrigColName())
+	}
+	const alias = "seqd_having"
+	return &ast.SelectStmt{
+		SelectStmtOpts: s.SelectStmtOpts,
+		Kind:           ast.SelectStmtKindSelect,
+		Fields:         &ast.FieldList{Fields: outer},
+		From:           &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &inner, AsName: ast.NewCIStr(alias)}}},
+		Where:          s.Having.Expr,
+		OrderBy:        s.OrderBy,
+		Limit:          s.Limit,
+	}, nil
+}
+
+// sameField reports whether f and g are one column of the FROM clause,
+// written alike.
+func sameField(f, g *ast.SelectField) bool {
+	x, ok := f.Expr.(*ast.ColumnNameExpr)
+	y, ok2 := g.Expr.(*ast.ColumnNameExpr)
+	return ok && ok2 && x.Name.Name.L == y.Name.Name.L && x.Name.Table.L == y.Name.Table.L
+}
+
+// fromNames are the names, in lower case, the FROM clause from gives
+// its tables: an alias, else the table's name.
+func fromNames(from *ast.TableRefsClause) map[string]bool {
+	out := map[string]bool{}
+	var walk func(n ast.ResultSetNode)
+	walk = func(n ast.ResultSetNode) {
+		switch n := n.(type) {
+		case *ast.Join:
+			walk(n.Left)
+			if n.Right != nil {
+				walk(n.Right)
+			}
+		case *ast.TableSource:
+			if n.AsName.L != "" {
+				out[n.AsName.L] = true
+			} else if t, ok := n.Source.(*ast.TableName); ok {
+				out[t.Name.L] = true
+			}
+		}
+	}
+	if from != nil {
+		walk(from.TableRefs)
+	}
+	return out
+}
+
+// havingNames reads HAVING's column references, out of its subqueries,
+// as the select list's columns (names, by lower-case name: the item's
+// index, -1 for two items' name): each is made a reference to the
+// derived table's column (cols), its qualifier (a table of the FROM
+// clause, tables) taken off; unknown is the first naming none of them,
+// ambiguous the first naming two.
+type havingNames struct {
+	names              map[string]int
+	tables             map[string]bool
+	cols               func(i int) string
+	unknown, ambiguous *ast.ColumnName
+}
+
+func (v *havingNames) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr: // its names are its own
+		return n, true
+	case *ast.ColumnNameExpr:
+		i, ok := v.names[n.Name.Name.L]
+		switch {
+		case v.unknown != nil || v.ambiguous != nil:
+		case !ok || n.Name.Table.L != "" && !v.tables[n.Name.Table.L]:
+			v.unknown = n.Name
+		case i < 0:
+			v.ambiguous = n.Name
+		default:
+			n.Name = &ast.ColumnName{Name: ast.NewCIStr(v.cols(i))}
+		}
+		return n, true
+	}
+	return n, false
+}
+
+func (v *havingNames) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// ambiguousBy is MariaDB's 1052 for an item of GROUP BY or ORDER BY
+// (clause) that is a bare name two columns of the select list take,
+// by their names or aliases, that are not one column (a.x and b.x; x AS
+// y and z AS y): MariaDB reads such a name in the select list first.
+func (b *builder) ambiguousBy(items []*ast.ByItem, fields []*ast.SelectField, clause string) error {
+	for _, it := range items {
+		c, ok := it.Expr.(*ast.ColumnNameExpr)
+		if !ok || c.Name.Table.L != "" {
+			continue
+		}
+		var first *ast.ColumnName
+		for _, f := range fields {
+			col, isCol := f.Expr.(*ast.ColumnNameExpr)
+			if !isCol {
+				continue
+			}
+			name := col.Name.Name.L
+			if f.AsName.L != "" {
+				name = f.AsName.L
+			}
+			switch {
+			case name != c.Name.Name.L:
+			case first == nil:
+				first = col.Name
+			case b.sourceOf(first) != b.sourceOf(col.Name) || first.Name.L != col.Name.Name.L:
+				return mysql.NewSQLError(1052, "23000", "Column '%s' in %s is ambiguous", c.Name.OrigColName(), clause)
+			}
+		}
+	}
+	return nil
+}
+
+// sourceOf is the index in the FROM clause's sources of the one the
+// column name reads (the first that has it, unqualified); -1 for none.
+func (b *builder) sourceOf(name *ast.ColumnName) int {
+	for i, src := range b.sources {
+		if name.Table.O != "" && !strings.EqualFold(src.name, name.Table.O) {
+			continue
+		}
+		if slices.ContainsFunc(src.cols, func(col string) bool { return strings.EqualFold(col, name.Name.O) }) {
+			return i
+		}
+	}
+	return -1
 }
 
 // ungroupedStar is the first column the * f (item i of a select list)
@@ -1227,7 +1427,7 @@ func (b *builder) tableSource(ts *ast.TableSource) (*pg.Node, []source, error) {
 			}
 		}
 		types := b.types
-		if !mergeable(src) {
+		if !mergeable(src) && !b.filtered[src] {
 			types = storedTypes(types) // MariaDB reads a derived table's columns as a table's
 		}
 		_, union := src.(*ast.SetOprStmt)

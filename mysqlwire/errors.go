@@ -247,6 +247,7 @@ var nativeKinds = map[uint16]sqlerr.Kind{
 	1046: sqlerr.UndefinedSchema,       // ER_NO_DB_ERROR: PostgreSQL's "no schema has been selected"
 	1049: sqlerr.UndefinedSchema,       // ER_BAD_DB_ERROR
 	1051: sqlerr.UndefinedTable,        // ER_BAD_TABLE_ERROR: t.* of a table the FROM clause has not
+	1052: sqlerr.AmbiguousColumn,       // ER_NON_UNIQ_ERROR: GROUP BY, ORDER BY or HAVING naming two columns of the select list
 	1055: sqlerr.GroupingError,         // ER_WRONG_FIELD_WITH_GROUP: ONLY_FULL_GROUP_BY
 	1060: sqlerr.DuplicateAlias,        // ER_DUP_FIELDNAME: PostgreSQL's duplicate_column is of tables' columns
 	1066: sqlerr.DuplicateAlias,        // ER_NONUNIQ_TABLE

@@ -454,6 +454,19 @@ var selects = []string{
 	// A set operation's ORDER BY naming a table's column (1250).
 	"SELECT start_value FROM s1 UNION SELECT start_value FROM s2 ORDER BY s1.start_value",
 	"SELECT start_value FROM s1 UNION SELECT start_value FROM s2 ORDER BY x.start_value", "SELECT 1 AS a UNION SELECT 2 ORDER BY t.a",
+	// HAVING without GROUP BY or an aggregate filters the rows by the
+	// select list's names; GROUP BY, ORDER BY and HAVING naming two of its
+	// columns are 1052.
+	"SELECT start_value FROM s1 HAVING start_value > 0", "SELECT start_value + 1 AS n FROM s1 HAVING n > 0 ORDER BY n DESC",
+	"SELECT start_value FROM s1 HAVING s1.start_value > 0", "SELECT start_value FROM s1 HAVING nope.start_value > 0", "SELECT 1 FROM s1 HAVING start_value > 0",
+	"SELECT start_value AS x, increment AS x FROM s1 HAVING x > 0", "SELECT start_value AS x, increment AS x FROM s1 HAVING 1 = 1",
+	"SELECT start_value, start_value FROM s1 HAVING start_value > 0", "SELECT 1 AS one HAVING one = 1",
+	"SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() HAVING table_name LIKE 's_' ORDER BY table_name",
+	"SELECT start_value, increment FROM s1 HAVING start_value > 0 AND increment = 2 ORDER BY increment LIMIT 1",
+	"SELECT start_value FROM s1 HAVING start_value IN (SELECT start_value FROM s1)",
+	"SELECT start_value AS x, increment AS X FROM s1 ORDER BY x", "SELECT start_value AS increment, increment FROM s1 GROUP BY increment",
+	"SELECT a.start_value, b.start_value FROM s1 a, s1 b ORDER BY start_value", "SELECT start_value, s1.start_value FROM s1 ORDER BY start_value",
+	"SELECT a.start_value, b.start_value FROM s1 a JOIN s1 b USING (start_value) GROUP BY start_value", "SELECT start_value, 1 AS start_value FROM s1 ORDER BY start_value",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -663,7 +676,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 510
+	selectsLen      = 528
 	exprWarningsLen = 167
 )
 
