@@ -725,7 +725,8 @@ func (v *keyWriter) Leave(n ast.Node) (ast.Node, bool) {
 // list makes, reading them by the names it gives them (SELECT x + 1 AS
 // n FROM t HAVING n > 2). It is s without HAVING, ORDER BY and LIMIT as
 // a derived table, whose columns a SELECT of them reads, HAVING its
-// WHERE, with s's ORDER BY and LIMIT. As with GROUP BY, a HAVING reading
+// WHERE, with s's ORDER BY (a column it reads the select list does not
+// name taken into the derived table) and LIMIT. As with GROUP BY, a HAVING reading
 // a column the select list does not name is MariaDB's 1054, and one two
 // of its columns name 1052; a select list of * is refused.
 func havingAlone(s *ast.SelectStmt) (*ast.SelectStmt, error) {
@@ -765,6 +766,29 @@ func havingAlone(s *ast.SelectStmt) (*ast.SelectStmt, error) {
 	if !dup {
 		v.cols = func(i int) string { return names[i] }
 	}
+	order := s.OrderBy
+	if order != nil {
+		// ORDER BY a name of the select list: the derived table's column;
+		// a column of the FROM clause it does not name: a column of the
+		// derived table the result does not show.
+		order = &ast.OrderByClause{Items: slices.Clone(order.Items)}
+		for i, it := range order.Items {
+			c, ok := it.Expr.(*ast.ColumnNameExpr)
+			if !ok || c.Name.Table.L != "" && !v.tables[c.Name.Table.L] {
+				continue
+			}
+			col := ""
+			if j, named := v.names[c.Name.Name.L]; named && j >= 0 {
+				col = v.cols(j)
+			} else if !named && fromHas(s.From, c.Name) {
+				col = "seqd_order_" + strconv.Itoa(i+1)
+				inner.Fields.Fields = append(inner.Fields.Fields, &ast.SelectField{Expr: c, AsName: ast.NewCIStr(col)})
+			}
+			if col != "" {
+				order.Items[i] = &ast.ByItem{Expr: columnNamed(col), Desc: it.Desc, NullOrder: it.NullOrder}
+			}
+		}
+	}
 	s.Having.Expr.Accept(v)
 	switch {
 	case v.unknown != nil:
@@ -779,7 +803,7 @@ func havingAlone(s *ast.SelectStmt) (*ast.SelectStmt, error) {
 		Fields:         &ast.FieldList{Fields: outer},
 		From:           &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &inner, AsName: ast.NewCIStr(alias)}}},
 		Where:          s.Having.Expr,
-		OrderBy:        s.OrderBy,
+		OrderBy:        order,
 		Limit:          s.Limit,
 	}, nil
 }
@@ -790,6 +814,49 @@ func sameField(f, g *ast.SelectField) bool {
 	x, ok := f.Expr.(*ast.ColumnNameExpr)
 	y, ok2 := g.Expr.(*ast.ColumnNameExpr)
 	return ok && ok2 && x.Name.Name.L == y.Name.Name.L && x.Name.Table.L == y.Name.Table.L
+}
+
+// fromHas reports whether a table the FROM clause from reads (a
+// sequence, one of information_schema's, a derived table) has the
+// column name, of the table it names if qualified.
+func fromHas(from *ast.TableRefsClause, name *ast.ColumnName) bool {
+	found := false
+	var walk func(n ast.ResultSetNode)
+	walk = func(n ast.ResultSetNode) {
+		switch n := n.(type) {
+		case *ast.Join:
+			walk(n.Left)
+			if n.Right != nil {
+				walk(n.Right)
+			}
+		case *ast.TableSource:
+			var cols []string
+			table := n.AsName.L
+			switch src := n.Source.(type) {
+			case *ast.TableName:
+				if table == "" {
+					table = src.Name.L
+				}
+				cols = mariadbSequenceColumns
+				if src.Schema.L == "information_schema" {
+					cols = infoColumns()[src.Name.L]
+				}
+			case *ast.SelectStmt:
+				for _, f := range src.Fields.Fields {
+					if f.WildCard == nil {
+						cols = append(cols, fieldName(f))
+					}
+				}
+			}
+			if name.Table.L == "" || name.Table.L == table {
+				found = found || slices.ContainsFunc(cols, func(c string) bool { return strings.EqualFold(c, name.Name.O) })
+			}
+		}
+	}
+	if from != nil {
+		walk(from.TableRefs)
+	}
+	return found
 }
 
 // fromNames are the names, in lower case, the FROM clause from gives

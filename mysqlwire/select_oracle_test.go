@@ -464,6 +464,9 @@ var selects = []string{
 	"SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() HAVING table_name LIKE 's_' ORDER BY table_name",
 	"SELECT start_value, increment FROM s1 HAVING start_value > 0 AND increment = 2 ORDER BY increment LIMIT 1",
 	"SELECT start_value FROM s1 HAVING start_value IN (SELECT start_value FROM s1)",
+	"SELECT increment FROM s1 HAVING increment > 0 ORDER BY start_value", "SELECT increment FROM s1 HAVING increment > 0 ORDER BY s1.start_value DESC, increment",
+	"SELECT increment FROM s1 HAVING increment > 0 ORDER BY nope", "SELECT start_value FROM s1 HAVING start_value > 0 ORDER BY s1.start_value",
+	"SELECT start_value AS x, increment AS x FROM s1 HAVING 1 = 1 ORDER BY x", "SELECT x FROM s1, (SELECT 3 AS x) t HAVING x > 0 ORDER BY t.x, s1.increment",
 	"SELECT start_value AS x, increment AS X FROM s1 ORDER BY x", "SELECT start_value AS increment, increment FROM s1 GROUP BY increment",
 	"SELECT a.start_value, b.start_value FROM s1 a, s1 b ORDER BY start_value", "SELECT start_value, s1.start_value FROM s1 ORDER BY start_value",
 	"SELECT a.start_value, b.start_value FROM s1 a JOIN s1 b USING (start_value) GROUP BY start_value", "SELECT start_value, 1 AS start_value FROM s1 ORDER BY start_value",
@@ -676,7 +679,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 528
+	selectsLen      = 534
 	exprWarningsLen = 167
 )
 
