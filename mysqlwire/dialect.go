@@ -525,6 +525,8 @@ func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 		return step{answer: func(c *conn) (*answer, error) { return c.showCreate(t, asTable) }}, nil
 	case ast.ShowColumns:
 		return showColumns(n, db, env)
+	case ast.ShowIndex:
+		return showIndex(n, db, env)
 	case ast.ShowTableStatus:
 		return showTableStatus(n, db, env)
 	case ast.ShowCreateDatabase:
