@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/seqd/seqd/engine"
@@ -9,8 +10,8 @@ import (
 
 // information_schema's tables of what seqd does not have, as MariaDB
 // 10.11 declares them: tablespace files (FILES), stored routines and
-// their parameters (ROUTINES, PARAMETERS), events, triggers and views
-// are empty; PARTITIONS has, as MariaDB's, one row for each table that
+// their parameters (ROUTINES, PARAMETERS), events, triggers, views and
+// grants on columns (COLUMN_PRIVILEGES) are empty; PARTITIONS has, as MariaDB's, one row for each table that
 // is not partitioned, here each sequence the role sees, its partition
 // columns NULL (its sizes 0 and times NULL, as TABLES'). mariadb-dump
 // reads FILES and PARTITIONS for tablespaces, and SHOW FUNCTION STATUS,
@@ -108,18 +109,39 @@ var mariadbEmptyTables = map[string][]string{
 		"TIME int(7) NO", "STATE varchar(64) YES", "INFO longtext YES", "TIME_MS decimal(22,3) NO", "STAGE tinyint(2) NO",
 		"MAX_STAGE tinyint(2) NO", "PROGRESS decimal(7,3) NO", "MEMORY_USED bigint(7) NO", "MAX_MEMORY_USED bigint(7) NO",
 		"EXAMINED_ROWS int(7) NO", "QUERY_ID bigint(4) NO", "INFO_BINARY blob YES", "TID bigint(4) NO"},
-	"plugins": {"PLUGIN_NAME varchar(64) NO", "PLUGIN_VERSION varchar(20) NO", "PLUGIN_STATUS varchar(16) NO", "PLUGIN_TYPE varchar(80) NO",
-		"PLUGIN_TYPE_VERSION varchar(20) NO", "PLUGIN_LIBRARY varchar(64) YES", "PLUGIN_LIBRARY_VERSION varchar(20) YES",
-		"PLUGIN_AUTHOR varchar(64) YES", "PLUGIN_DESCRIPTION longtext YES", "PLUGIN_LICENSE varchar(80) NO", "LOAD_OPTION varchar(64) NO",
-		"PLUGIN_MATURITY varchar(12) NO", "PLUGIN_AUTH_VERSION varchar(80) YES"},
+	"plugins":         pluginColumns,
+	"all_plugins":     pluginColumns,
 	"user_privileges": {"GRANTEE varchar(385) NO", "TABLE_CATALOG varchar(512) NO", "PRIVILEGE_TYPE varchar(64) NO", "IS_GRANTABLE varchar(3) NO"},
 	"schema_privileges": {"GRANTEE varchar(385) NO", "TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO",
 		"PRIVILEGE_TYPE varchar(64) NO", "IS_GRANTABLE varchar(3) NO"},
 	"table_privileges": {"GRANTEE varchar(385) NO", "TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO",
 		"TABLE_NAME varchar(64) NO", "PRIVILEGE_TYPE varchar(64) NO", "IS_GRANTABLE varchar(3) NO"},
+	"column_privileges": {"GRANTEE varchar(385) NO", "TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO",
+		"TABLE_NAME varchar(64) NO", "COLUMN_NAME varchar(64) NO", "PRIVILEGE_TYPE varchar(64) NO", "IS_GRANTABLE varchar(3) NO"},
+	"applicable_roles": {"GRANTEE varchar(385) NO", "ROLE_NAME varchar(128) NO", "IS_GRANTABLE varchar(3) NO",
+		"IS_DEFAULT varchar(3) YES"},
+	"enabled_roles": {"ROLE_NAME varchar(128) YES"},
 	"views": {"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "VIEW_DEFINITION longtext NO",
 		"CHECK_OPTION varchar(8) NO", "IS_UPDATABLE varchar(3) NO", "DEFINER varchar(384) NO", "SECURITY_TYPE varchar(7) NO",
 		"CHARACTER_SET_CLIENT varchar(32) NO", "COLLATION_CONNECTION varchar(64) NO", "ALGORITHM varchar(10) NO"},
+}
+
+// pluginColumns are PLUGINS' columns, and ALL_PLUGINS', which MariaDB
+// declares alike.
+var pluginColumns = []string{"PLUGIN_NAME varchar(64) NO", "PLUGIN_VERSION varchar(20) NO", "PLUGIN_STATUS varchar(16) NO",
+	"PLUGIN_TYPE varchar(80) NO", "PLUGIN_TYPE_VERSION varchar(20) NO", "PLUGIN_LIBRARY varchar(64) YES",
+	"PLUGIN_LIBRARY_VERSION varchar(20) YES", "PLUGIN_AUTHOR varchar(64) YES", "PLUGIN_DESCRIPTION longtext YES",
+	"PLUGIN_LICENSE varchar(80) NO", "LOAD_OPTION varchar(64) NO", "PLUGIN_MATURITY varchar(12) NO", "PLUGIN_AUTH_VERSION varchar(80) YES"}
+
+// MariaDBTables are the tables (lower case) whose columns MariaDBColumns
+// gives, by name.
+func MariaDBTables() []string {
+	out := make([]string, 0, len(mariadbEmptyTables))
+	for name := range mariadbEmptyTables {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // MariaDBColumns are the columns of information_schema's table (lower
@@ -199,13 +221,16 @@ var mariadbServed = func() map[string][][]eval.Datum {
 // the role sees, the others empty.
 func mysqlMoreViews() []*View {
 	var out []*View
-	for _, name := range []string{"events", "files", "parameters", "routines", "triggers", "views",
+	for _, name := range []string{"events", "files", "parameters", "routines", "triggers", "views", "column_privileges",
 		"statistics", "key_column_usage", "table_constraints", "referential_constraints", "check_constraints"} {
 		out = append(out, &View{Schema: "information_schema", Name: name, Kind: 'v', Columns: mariadbColumns(name),
 			Rows: func(Source) ([][]eval.Datum, error) { return nil, nil }})
 	}
-	for _, name := range []string{"engines", "character_sets", "collations", "plugins"} {
+	for _, name := range []string{"engines", "character_sets", "collations", "plugins", "all_plugins"} {
 		rows := mariadbServed[name]
+		if name == "all_plugins" { // the plugins of the libraries in plugin_dir too: seqd loads none
+			rows = mariadbServed["plugins"]
+		}
 		out = append(out, &View{Schema: "information_schema", Name: name, Kind: 'v', Columns: mariadbColumns(name),
 			Rows: func(Source) ([][]eval.Datum, error) { return rows, nil }})
 	}
@@ -223,6 +248,9 @@ func mysqlMoreViews() []*View {
 	for level, name := range []string{"user_privileges", "schema_privileges", "table_privileges"} {
 		out = append(out, &View{Schema: "information_schema", Name: name, Kind: 'v', Columns: mariadbColumns(name), Rows: privilegeRows(level)})
 	}
+	out = append(out, &View{Schema: "information_schema", Name: "applicable_roles", Kind: 'v', Columns: mariadbColumns("applicable_roles"),
+		Rows: applicableRoleRows}, &View{Schema: "information_schema", Name: "enabled_roles", Kind: 'v',
+		Columns: mariadbColumns("enabled_roles"), Rows: enabledRoleRows})
 	return append(out, partitions, columns, processlist)
 }
 

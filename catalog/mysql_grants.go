@@ -218,3 +218,47 @@ func MariaDBGrantLines(src Source, role string) (lines []string, found, seen boo
 
 // mariadbQuote is name quoted with backticks, as SHOW GRANTS quotes it.
 func mariadbQuote(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+// The roles granted to the current role, as MariaDB 10.11's
+// APPLICABLE_ROLES and ENABLED_ROLES show an account's. A role granted
+// to the login role is MariaDB's role granted to the account (GRANTEE
+// u@%, as MariaDB writes it there, unquoted), one granted to such a
+// role its grant to a role (GRANTEE r); IS_GRANTABLE is WITH ADMIN
+// OPTION. As SHOW GRANTS shows them, the account has no default role,
+// and a MySQL session sets none (seqd has no SET ROLE there): so no
+// role is its default (IS_DEFAULT NO) and none is enabled (ENABLED_ROLES'
+// one NULL row), as MariaDB shows an account granted roles it has not
+// set. Their privileges are in effect all the same, as PostgreSQL's
+// INHERIT has them, where a MariaDB account's take SET ROLE. A
+// superuser's are its own, as MariaDB's root sees its own.
+
+// applicableRoleRows are APPLICABLE_ROLES' rows: the current role's
+// grants, then, depth first, those of each role granted, in the order
+// granted, each role's once, as MariaDB walks an account's.
+func applicableRoleRows(src Source) ([][]eval.Datum, error) {
+	byName := map[string]engine.Role{}
+	for _, r := range src.Roles() {
+		byName[r.Name] = r.Role
+	}
+	user, ok := byName[src.User()]
+	if !ok {
+		return nil, nil
+	}
+	var out [][]eval.Datum
+	seen := map[string]bool{user.Name: true}
+	var walk func(r engine.Role, grantee, isDefault eval.Datum)
+	walk = func(r engine.Role, grantee, isDefault eval.Datum) {
+		for _, m := range r.MemberOf {
+			out = append(out, []eval.Datum{grantee, eval.Text(m.Role), YesNo(m.Admin), isDefault})
+			if held, ok := byName[m.Role]; ok && !seen[m.Role] {
+				seen[m.Role] = true
+				walk(held, eval.Text(held.Name), eval.Null)
+			}
+		}
+	}
+	walk(user, eval.Text(user.Name+"@%"), YesNo(false))
+	return out, nil
+}
+
+// enabledRoleRows are ENABLED_ROLES' rows: one NULL, no role being set.
+func enabledRoleRows(Source) ([][]eval.Datum, error) { return [][]eval.Datum{{eval.Null}}, nil }

@@ -2,6 +2,7 @@ package mysqlwire
 
 import (
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"regexp"
@@ -96,4 +97,105 @@ func TestGrantsOracle(t *testing.T) {
 	if len(diffs) > 0 {
 		t.Errorf("seqd differs from MariaDB 10.11 in %d statements:\n%s", len(diffs), strings.Join(diffs, "\n"))
 	}
+}
+
+// TestGrantsOracleRoles compares information_schema's APPLICABLE_ROLES,
+// ENABLED_ROLES and COLUMN_PRIVILEGES with MariaDB 10.11's, read by an
+// account granted a role (WITH ADMIN OPTION) that holds another (WITH
+// ADMIN OPTION) that holds a third, and by one granted none: their rows,
+// and their columns' definitions, lengths in characters too. The
+// MariaDB account has no default role and sets none, as SHOW GRANTS
+// shows a seqd role's.
+func TestGrantsOracleRoles(t *testing.T) {
+	n := os.Getpid()
+	u, none, r1, r2, r3 := fmt.Sprintf("ru_%d", n), fmt.Sprintf("rn_%d", n), fmt.Sprintf("r1_%d", n), fmt.Sprintf("r2_%d", n), fmt.Sprintf("r3_%d", n)
+	admin, err := sql.Open("mysql", testenv.MariaDBDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	drop := func() {
+		for _, q := range []string{"DROP USER IF EXISTS " + u, "DROP USER IF EXISTS " + none, "DROP ROLE IF EXISTS " + r1,
+			"DROP ROLE IF EXISTS " + r2, "DROP ROLE IF EXISTS " + r3} {
+			admin.Exec(q)
+		}
+	}
+	drop()
+	defer drop()
+	for _, q := range []string{"CREATE USER " + u + "@'%' IDENTIFIED BY 'u pw'", "CREATE USER " + none + "@'%' IDENTIFIED BY 'n pw'",
+		"CREATE ROLE " + r1, "CREATE ROLE " + r2, "CREATE ROLE " + r3, "GRANT " + r3 + " TO " + r2,
+		"GRANT " + r2 + " TO " + r1 + " WITH ADMIN OPTION", "GRANT " + r1 + " TO " + u + "@'%' WITH ADMIN OPTION"} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatalf("MariaDB: %s: %v", q, err)
+		}
+	}
+	addr, eng := startServer(t, Config{})
+	for _, q := range []string{"CREATE ROLE " + u + " LOGIN PASSWORD 'u pw'", "CREATE ROLE " + none + " LOGIN PASSWORD 'n pw'",
+		"CREATE ROLE " + r1, "CREATE ROLE " + r2, "CREATE ROLE " + r3, "GRANT " + r3 + " TO " + r2,
+		"GRANT " + r2 + " TO " + r1 + " WITH ADMIN OPTION", "GRANT " + r1 + " TO " + u + " WITH ADMIN OPTION"} {
+		pgExec(t, eng, q)
+	}
+	mdsn := func(user, pw string) string {
+		return strings.Replace(testenv.MariaDBDSN(t), "seqd:seqd@", user+":"+pw+"@", 1)
+	}
+	var diffs []string
+	for _, c := range []struct{ user, pw string }{{u, "u pw"}, {none, "n pw"}} {
+		mc, sc := tappedConn(t, mdsn(c.user, c.pw), ""), tappedConn(t, fmt.Sprintf("%s:%s@tcp(%s)/", c.user, c.pw, addr), "")
+		for _, q := range []string{"SELECT * FROM information_schema.APPLICABLE_ROLES ORDER BY GRANTEE, ROLE_NAME",
+			"SELECT * FROM information_schema.ENABLED_ROLES ORDER BY ROLE_NAME",
+			"SELECT ROLE_NAME, IS_DEFAULT FROM information_schema.applicable_roles WHERE GRANTEE = '" + c.user + "@%'",
+			"SELECT COUNT(*) FROM information_schema.ENABLED_ROLES WHERE ROLE_NAME IS NULL",
+			"SELECT * FROM information_schema.COLUMN_PRIVILEGES", "SELECT COUNT(*) FROM information_schema.column_privileges"} {
+			for _, prepared := range []bool{false, true} {
+				want, got := statementResult(mc, q, prepared), statementResult(sc, q, prepared)
+				if !prepared {
+					want += "\n lengths: " + characterLengths(mc.wire.take())
+					got += "\n lengths: " + characterLengths(sc.wire.take())
+				}
+				if want != got {
+					diffs = append(diffs, fmt.Sprintf("%s as %s (prepared %v)\n  MariaDB: %s\n  seqd:    %s", q, c.user, prepared, want, got))
+				}
+			}
+		}
+	}
+	if len(diffs) > 0 {
+		t.Errorf("seqd differs from MariaDB 10.11 in %d statements:\n%s", len(diffs), strings.Join(diffs, "\n"))
+	}
+}
+
+// characterLengths are the lengths in characters of the columns of a
+// text query's result in stream (what the server sent for it): each
+// column definition's length over its character set's bytes for a
+// character (MariaDB's information_schema is utf8mb3, seqd's utf8mb4).
+func characterLengths(stream []byte) string {
+	var packets [][]byte
+	for len(stream) >= 4 {
+		n := int(stream[0]) | int(stream[1])<<8 | int(stream[2])<<16
+		if len(stream) < 4+n {
+			break
+		}
+		packets, stream = append(packets, stream[4:4+n]), stream[4+n:]
+	}
+	if len(packets) == 0 || len(packets[0]) == 0 || packets[0][0] == 0 || packets[0][0] == 0xff {
+		return "" // no result set
+	}
+	count, _ := lenEnc(packets[0])
+	var out []string
+	for _, p := range packets[1:min(len(packets), 1+int(count))] {
+		var name string
+		for i := range 6 { // catalog, schema, table, org_table, name, org_name
+			l, size := lenEnc(p)
+			if i == 4 {
+				name = string(p[size : size+int(l)])
+			}
+			p = p[size+int(l):]
+		}
+		charset, length := binary.LittleEndian.Uint16(p[1:]), binary.LittleEndian.Uint32(p[3:])
+		if perChar := map[uint16]uint32{33: 3, 45: 4, 63: 1}[charset]; perChar > 0 {
+			out = append(out, fmt.Sprintf("%s %d", name, length/perChar))
+		} else {
+			out = append(out, fmt.Sprintf("%s %d bytes of charset %d", name, length, charset))
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -46,6 +46,14 @@ func TestProcesslistOracle(t *testing.T) {
 			"IF(PLUGIN_NAME = 'InnoDB', PLUGIN_AUTH_VERSION LIKE '10.11.%', PLUGIN_AUTH_VERSION) FROM information_schema.plugins " +
 			"WHERE plugin_name IN ('mysql_native_password', 'SQL_SEQUENCE', 'InnoDB') ORDER BY PLUGIN_NAME",
 		"SELECT * FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'nope'",
+		// ALL_PLUGINS: PLUGINS' rows, and those of the libraries in
+		// plugin_dir, which seqd has none of.
+		"SELECT PLUGIN_NAME, PLUGIN_VERSION, PLUGIN_STATUS, PLUGIN_TYPE, PLUGIN_LIBRARY, PLUGIN_LIBRARY_VERSION, PLUGIN_AUTHOR, PLUGIN_DESCRIPTION, " +
+			"PLUGIN_LICENSE, LOAD_OPTION, PLUGIN_MATURITY, PLUGIN_TYPE_VERSION LIKE '1011%' FROM information_schema.ALL_PLUGINS " +
+			"WHERE PLUGIN_NAME IN ('mysql_native_password', 'SQL_SEQUENCE', 'InnoDB') ORDER BY PLUGIN_NAME",
+		"SELECT * FROM information_schema.all_plugins WHERE PLUGIN_NAME = 'nope'",
+		"SELECT COUNT(*) FROM information_schema.ALL_PLUGINS a JOIN information_schema.PLUGINS p USING (PLUGIN_NAME, PLUGIN_TYPE) " +
+			"WHERE p.PLUGIN_NAME IN ('mysql_native_password', 'SQL_SEQUENCE', 'InnoDB')",
 	}
 	var diffs []string
 	for _, q := range statements {

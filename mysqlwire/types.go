@@ -76,8 +76,7 @@ var infoColumnTypes = func() map[string]map[string]colType {
 			"CREATE_OPTIONS": varchar(2048, false), "TABLE_COMMENT": varchar(2048, true), "MAX_INDEX_LENGTH": unsigned,
 			"TEMPORARY": varchar(1, false)},
 	}
-	for _, table := range []string{"events", "files", "parameters", "partitions", "routines", "triggers", "views", "engines", "character_sets", "collations",
-		"plugins", "processlist", "user_privileges", "schema_privileges", "table_privileges", "columns", "statistics", "key_column_usage", "table_constraints", "referential_constraints", "check_constraints"} {
+	for _, table := range catalog.MariaDBTables() {
 		m[table] = map[string]colType{}
 		for _, c := range catalog.MariaDBColumns(table) {
 			m[table][c.Name] = declaredType(c.Type, c.NotNull)
