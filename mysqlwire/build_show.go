@@ -140,6 +140,51 @@ func showGrants(n *ast.ShowStmt) (step, error) {
 	}}, nil
 }
 
+// showPluginsSoname is SHOW PLUGINS SONAME ['lib' | LIKE 'pattern' |
+// WHERE cond], which rename marked (m): information_schema.ALL_PLUGINS
+// as SHOW PLUGINS shows PLUGINS, in the order loaded. With a library's
+// name (compared as MariaDB compares it, whole) or a pattern, the
+// plugins of the libraries in plugin_dir it names: none, seqd's plugins
+// all being built in (Library NULL), which MariaDB lists for neither.
+// WHERE reads the SHOW's columns (Name, Status, Type, Library, License).
+func showPluginsSoname(n *ast.ShowStmt, m soname, env *stmtEnv) (step, error) {
+	if m.refused >= 0 {
+		return step{}, &nearError{at: m.refused}
+	}
+	cols := []string{"plugin_name", "plugin_status", "plugin_type", "plugin_library", "plugin_license"}
+	names := []string{"Name", "Status", "Type", "Library", "License"}
+	var where *pg.Node
+	switch {
+	case m.form == sonameWhere && n.Where != nil:
+		return shownQuery("ALL_PLUGINS", nil, cols, names, n.Where, nil, env)
+	case (m.form == sonameLibrary || m.form == sonameLike) && n.Pattern != nil && n.Pattern.Pattern != nil:
+		v, ok := n.Pattern.Pattern.(ast.ValueExpr)
+		name, isText := "", false
+		if ok {
+			name, isText = v.GetValue().(string)
+		}
+		switch {
+		case !isText: // "lib" where ANSI_QUOTES makes it a name
+			return step{}, &nearError{at: n.Pattern.Pattern.OriginTextPosition()}
+		case !pgText(name):
+			return step{}, unsupported("a library's name or pattern that is not valid UTF-8 or holds NUL")
+		}
+		kind, op := pg.A_Expr_Kind_AEXPR_OP, "="
+		if m.form == sonameLike {
+			kind, op = pg.A_Expr_Kind_AEXPR_LIKE, "~~"
+		}
+		where = aexpr(kind, op, columnRef("plugin_library"), strConst(name))
+	case m.form != sonameAll || n.Pattern != nil || n.Where != nil:
+		return step{}, unsupported("this SHOW PLUGINS SONAME")
+	}
+	q, _ := executor.MySQLInformationSchema("all_plugins")
+	s := &pg.SelectStmt{FromClause: []*pg.Node{relation(q, "all_plugins")}, WhereClause: where}
+	for _, c := range cols {
+		s.TargetList = append(s.TargetList, resTarget(columnRef(c), ""))
+	}
+	return step{node: selectNode(s), names: names, types: infoTypes("all_plugins", cols)}, nil
+}
+
 // clauseRefused is MariaDB's 1064 near the LIKE or WHERE of a SHOW its
 // grammar reads neither of (SHOW PLUGINS), where TiDB's reads both;
 // what unsupported words as what where the clause cannot be placed.

@@ -182,6 +182,8 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 	for _, st := range stmts {
 		end := start + len(st.Text())
 		temp, replace := marks.temporary.in(start, end), marks.replace.in(start, end)
+		soname, isSoname := marks.sonameOf(start, end)
+		plugins, _ := st.(*ast.ShowStmt)
 		assigns := assignsUserVar(st)
 		reads := !assigns && readsUserVars(st, env.userVars)
 		var s step
@@ -190,6 +192,8 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 			s, err = assigningStep(st, st.Text(), typed)
 		case temp:
 			s, err = translateTemporary(st, replace, env.db)
+		case isSoname && plugins != nil && plugins.Tp == ast.ShowPlugins:
+			s, err = showPluginsSoname(plugins, soname, &env)
 		default:
 			s, err = translateStmt(st, &env, replace)
 		}

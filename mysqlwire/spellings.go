@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,10 +33,126 @@ var (
 
 // marks are where in the renamed text the statements rename marked
 // begin: offsets of their first word; limits SHOW WARNINGS's and SHOW
-// ERRORS's LIMIT, by where the statement begins.
+// ERRORS's LIMIT, sonames SHOW PLUGINS SONAME's forms, by where the
+// statement begins.
 type marks struct {
 	temporary, replace offsets
 	limits             []showLimit
+	sonames            []soname
+}
+
+// soname is a SHOW PLUGINS SONAME at at, which TiDB's grammar does not
+// take: rename blanks SONAME out (makes it LIKE before a library's name,
+// for the parser to read the string), and the step is built from form.
+// refused, when not -1, is where MariaDB's grammar stops reading the
+// statement (1064 near there) though TiDB's may read on: it takes one
+// string, and nothing after it, after SONAME and after LIKE.
+type soname struct {
+	at, refused int
+	form        sonameForm
+}
+
+// sonameForm is what follows SONAME: nothing (every plugin), a library's
+// name ('lib.so'), LIKE 'pattern' or WHERE cond.
+type sonameForm int
+
+const (
+	sonameAll sonameForm = iota
+	sonameLibrary
+	sonameLike
+	sonameWhere
+)
+
+// sonameWords are SHOW PLUGINS SONAME's.
+var sonameWords = regexp.MustCompile(`(?i)\bSHOW\s+PLUGINS\s+SONAME\b`)
+
+// sonameOf is the SHOW PLUGINS SONAME marked on the statement in
+// [start, end).
+func (m marks) sonameOf(start, end int) (soname, bool) {
+	for _, s := range m.sonames {
+		if s.at >= start && s.at < end {
+			return s, true
+		}
+	}
+	return soname{}, false
+}
+
+// newSoname reads what follows SONAME, which ends at after in q (quoted
+// its spans), and is the mark of the statement at at with the text
+// SONAME becomes.
+func newSoname(q string, quoted [][2]int, at, after int) (soname, string) {
+	s, blank := soname{at: at, refused: -1}, "      "
+	// ends reports whether the statement ends at i, else refuses it there.
+	ends := func(i int) {
+		if i < len(q) && q[i] != ';' {
+			s.refused = i
+		}
+	}
+	// literal is the end of the string at i, -1 for none there.
+	literal := func(i int) int {
+		if i < len(q) && (q[i] == '\'' || q[i] == '"') {
+			return spanFrom(quoted, i)
+		}
+		return -1
+	}
+	i := nextToken(q, quoted, after)
+	word := q[i:min(i+len("WHERE")+1, len(q))]
+	switch {
+	case i == len(q) || q[i] == ';':
+	case literal(i) >= 0:
+		s.form, blank = sonameLibrary, "LIKE  "
+		ends(nextToken(q, quoted, literal(i)))
+	case isWord(word, "LIKE"):
+		s.form = sonameLike
+		j := nextToken(q, quoted, i+len("LIKE"))
+		if end := literal(j); end >= 0 {
+			ends(nextToken(q, quoted, end))
+		} else if j < len(q) {
+			s.refused = j
+		}
+	case isWord(word, "WHERE"):
+		s.form = sonameWhere
+	default:
+		s.refused = i
+	}
+	return s, blank
+}
+
+// isWord reports whether text begins with the keyword w, whole.
+func isWord(text, w string) bool {
+	return len(text) >= len(w) && strings.EqualFold(text[:len(w)], w) &&
+		(len(text) == len(w) || !isWordByte(text[len(w)]))
+}
+
+// isWordByte reports whether b may be part of an unquoted name.
+func isWordByte(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b|0x20 >= 'a' && b|0x20 <= 'z' || b >= 0x80
+}
+
+// spanFrom is the end of the span of spans (in order) that begins at i,
+// -1 for none.
+func spanFrom(spans [][2]int, i int) int {
+	if k, found := slices.BinarySearchFunc(spans, i, func(sp [2]int, i int) int { return sp[0] - i }); found {
+		return spans[k][1]
+	}
+	return -1
+}
+
+// nextToken is where the first token at or after i in q begins, past
+// white space and comments (of quoted, q's spans); len(q) for none.
+func nextToken(q string, quoted [][2]int, i int) int {
+	for i < len(q) {
+		if strings.IndexByte(" \t\n\v\f\r", q[i]) >= 0 {
+			i++
+			continue
+		}
+		end := spanFrom(quoted, i)
+		if end < 0 || strings.IndexByte("'\"`", q[i]) >= 0 { // a token, or a string or quoted name
+			return i
+		}
+		i = end // a comment
+	}
+	return len(q)
 }
 
 // showLimit is SHOW WARNINGS's or SHOW ERRORS's LIMIT [offset,] count
@@ -149,6 +266,13 @@ func renameIn(q string, backslash bool) (_ string, typed map[string]string, m ma
 	q = replaceCode(q, backslash, showLimitWords, func(at int, g []string) string {
 		m.limits = append(m.limits, newShowLimit(at, g))
 		return g[1] + strings.Repeat(" ", len(g[0])-len(g[1])-len(g[5])) + g[5]
+	})
+	// Blanked too, after every change of the text's length.
+	quoted := quotedSpansIn(q, backslash)
+	q = replaceCode(q, backslash, sonameWords, func(at int, g []string) string {
+		s, blank := newSoname(q, quoted, at, at+len(g[0]))
+		m.sonames = append(m.sonames, s)
+		return g[0][:len(g[0])-len("SONAME")] + blank
 	})
 	return q, typed, m
 }
