@@ -3,6 +3,8 @@ package mysqlwire
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,9 +106,13 @@ func showProcesslist(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 // under "Grants for u@%", a role being an account of any host ('%' in
 // its errors too); MariaDB's 1044 (as for the mysql schema's tables it
 // reads) for another role's, there or not, to a role that is no
-// superuser, and 1141 for a role that is not there.
-func showGrants(n *ast.ShowStmt) (step, error) {
+// superuser, and 1141 for a role that is not there. USING roles, which
+// MySQL's grammar has and MariaDB's has not, is MariaDB's 1064 near it.
+func showGrants(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 	if len(n.Roles) > 0 {
+		if at := usingIn(n.Text(), !env.noBackslash); at >= 0 {
+			return step{}, &stmtNearError{at: at}
+		}
 		return step{}, unsupported("SHOW GRANTS ... USING")
 	}
 	return step{answer: func(c *conn) (*answer, error) {
@@ -148,8 +154,8 @@ func showGrants(n *ast.ShowStmt) (step, error) {
 // all being built in (Library NULL), which MariaDB lists for neither.
 // WHERE reads the SHOW's columns (Name, Status, Type, Library, License).
 func showPluginsSoname(n *ast.ShowStmt, m soname, env *stmtEnv) (step, error) {
-	if m.refused >= 0 {
-		return step{}, &nearError{at: m.refused}
+	if m.refused >= 0 { // from the SHOW, the statement's first word
+		return step{}, &stmtNearError{at: nextToken(n.Text(), quotedSpansIn(n.Text(), !env.noBackslash), 0) + m.refused}
 	}
 	cols := []string{"plugin_name", "plugin_status", "plugin_type", "plugin_library", "plugin_license"}
 	names := []string{"Name", "Status", "Type", "Library", "License"}
@@ -183,6 +189,40 @@ func showPluginsSoname(n *ast.ShowStmt, m soname, env *stmtEnv) (step, error) {
 		s.TargetList = append(s.TargetList, resTarget(columnRef(c), ""))
 	}
 	return step{node: selectNode(s), names: names, types: infoTypes("all_plugins", cols)}, nil
+}
+
+// usingWord is the keyword USING.
+var usingWord = regexp.MustCompile(`(?i)\bUSING\b`)
+
+// usingIn is where the keyword USING first stands in text, a statement's
+// (with backslash escapes in its strings or not), outside strings,
+// quoted names and comments but those MariaDB reads (/*! */, /*M! */);
+// -1 for nowhere.
+func usingIn(text string, backslash bool) int {
+	quoted := quotedSpansIn(text, backslash)
+	for _, m := range usingWord.FindAllStringIndex(text, -1) {
+		k, found := slices.BinarySearchFunc(quoted, m[0], func(sp [2]int, at int) int {
+			switch {
+			case at < sp[0]:
+				return 1
+			case at >= sp[1]:
+				return -1
+			}
+			return 0
+		})
+		if !found || strings.HasPrefix(text[quoted[k][0]:], "/*!") || strings.HasPrefix(text[quoted[k][0]:], "/*M!") {
+			return m[0]
+		}
+	}
+	return -1
+}
+
+// stmtNearError is MariaDB's 1064 near byte at of the statement's own
+// text, which translateBound words from where the statement begins.
+type stmtNearError struct{ at int }
+
+func (e *stmtNearError) Error() string {
+	return "a syntax error at byte " + strconv.Itoa(e.at) + " of the statement"
 }
 
 // clauseRefused is MariaDB's 1064 near the LIKE or WHERE of a SHOW its

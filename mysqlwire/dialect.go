@@ -178,8 +178,11 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 		bindMarkers(stmts, bind)
 	}
 	out := make([]step, 0, len(stmts))
-	start := 0 // of the statement's text: the statements' texts make up q
+	start := 0 // where the statement's text begins in q
 	for _, st := range stmts {
+		if at := strings.Index(q[start:], st.Text()); at > 0 {
+			start += at // past white space the parser left out of both texts (a line's end after a ;)
+		}
 		end := start + len(st.Text())
 		temp, replace := marks.temporary.in(start, end), marks.replace.in(start, end)
 		soname, isSoname := marks.sonameOf(start, end)
@@ -202,6 +205,14 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 		}
 		if ne := (*nearError)(nil); errors.As(err, &ne) {
 			err = syntaxErrorAt(q, ne.from(q), typed)
+		}
+		if se := (*stmtNearError)(nil); errors.As(err, &se) {
+			// Its line counted from the statement's start, and the query
+			// without the white space and semicolons after it, as MariaDB
+			// reads each of several.
+			text := strings.TrimRight(q[start:], " \t\n\v\f\r;")
+			lead := len(text) - len(strings.TrimLeft(text, " \t\n\v\f\r"))
+			err = syntaxErrorAt(text[lead:], se.at-lead, typed)
 		}
 		if err != nil {
 			return nil, err
@@ -565,7 +576,7 @@ func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 		}
 		return st, err
 	case ast.ShowGrants:
-		return showGrants(n)
+		return showGrants(n, env)
 	case ast.ShowProcessList:
 		return showProcesslist(n, env)
 	case ast.ShowStatus:

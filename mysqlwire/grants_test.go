@@ -88,7 +88,12 @@ func TestGrantsOracle(t *testing.T) {
 		"SELECT * FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = "+grantee,
 		"SELECT * FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = "+grantee+" ORDER BY TABLE_SCHEMA, PRIVILEGE_TYPE",
 		"SELECT * FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = "+grantee+" ORDER BY PRIVILEGE_TYPE",
-		"SELECT COUNT(*) FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = "+grantee+" AND TABLE_SCHEMA = '"+a+"'")
+		"SELECT COUNT(*) FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = "+grantee+" AND TABLE_SCHEMA = '"+a+"'",
+		// MariaDB's grammar has no USING here (MySQL's has): 1064 near it.
+		"SHOW GRANTS FOR "+gu+" USING "+gr, "show grants for '"+gu+"'@'%' using '"+gr+"', nope_grants",
+		"SHOW GRANTS FOR CURRENT_USER USING "+gr, "SHOW GRANTS FOR CURRENT_USER() USING "+gr, "SHOW GRANTS FOR `using` USING "+gr,
+		"SHOW GRANTS FOR 'using'@'using' USING "+gr, "SHOW GRANTS FOR "+gu+" /* USING x */ USING "+gr+" -- USING\n",
+		"SHOW GRANTS FOR "+gu+"\n  USING "+gr+" /* end */;\n", "SHOW GRANTS FOR "+gu+" /*!USING "+gr+"*/", "SHOW GRANTS USING "+gr, "SHOW GRANTS FOR "+gu+" # USING\nUSING "+gr+", "+gu)
 	mdsn := strings.Replace(testenv.MariaDBDSN(t), "seqd:seqd@", gp+":gp pw@", 1)
 	compare(tappedConn(t, mdsn, ""), tappedConn(t, fmt.Sprintf("%s:gp pw@tcp(%s)/", gp, addr), ""),
 		"SHOW GRANTS", "SHOW GRANTS FOR CURRENT_USER", "SHOW GRANTS FOR "+gu, "SHOW GRANTS FOR nope_grants",
@@ -198,4 +203,30 @@ func characterLengths(stream []byte) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// TestShowGrantsUsingNear: SHOW GRANTS ... USING's 1064 is near the
+// USING of its own statement among several, at its line counted from
+// the statement's first word, whatever the strings, names and comments
+// before it hold, as MariaDB 10.11 words it (SHOW PLUGINS SONAME's
+// too).
+func TestShowGrantsUsingNear(t *testing.T) {
+	for _, c := range []struct {
+		q, near string
+		line    int
+	}{
+		{"SELECT 'USING'; SHOW GRANTS FOR u USING r", "USING r", 1},
+		{"SHOW GRANTS FOR u; SHOW GRANTS FOR `using` USING r; SELECT 1", "USING r; SELECT 1", 1},
+		{"SELECT 1 /* USING */;\nSHOW GRANTS FOR 'a\\'USING' using r", "using r", 1},
+		{"SHOW GRANTS FOR \"using\"@'%' /* using */ -- using\n  USING r1, r2", "USING r1, r2", 2},
+		{"SELECT 1;\n\n  SHOW\nGRANTS FOR zu USING r;\n", "USING r", 2},
+		{"SELECT 1;\nSHOW PLUGINS SONAME 'a'\n 'b' ;  ", "'b'", 2},
+		{"SHOW GRANTS FOR u USING r; SELECT 1;", "USING r; SELECT 1", 1},
+	} {
+		_, err := translate(newParser(), c.q, stmtEnv{})
+		want := fmt.Sprintf("near '%s' at line %d", c.near, c.line)
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%q: %v, want an error %s", c.q, err, want)
+		}
+	}
 }

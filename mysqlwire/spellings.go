@@ -45,8 +45,9 @@ type marks struct {
 // take: rename blanks SONAME out (makes it LIKE before a library's name,
 // for the parser to read the string), and the step is built from form.
 // refused, when not -1, is where MariaDB's grammar stops reading the
-// statement (1064 near there) though TiDB's may read on: it takes one
-// string, and nothing after it, after SONAME and after LIKE.
+// statement (1064 near there), counted from its SHOW, though TiDB's may
+// read on: it takes one string, and nothing after it, after SONAME and
+// after LIKE.
 type soname struct {
 	at, refused int
 	form        sonameForm
@@ -85,7 +86,7 @@ func newSoname(q string, quoted [][2]int, at, after int) (soname, string) {
 	// ends reports whether the statement ends at i, else refuses it there.
 	ends := func(i int) {
 		if i < len(q) && q[i] != ';' {
-			s.refused = i
+			s.refused = i - at
 		}
 	}
 	// literal is the end of the string at i, -1 for none there.
@@ -108,12 +109,12 @@ func newSoname(q string, quoted [][2]int, at, after int) (soname, string) {
 		if end := literal(j); end >= 0 {
 			ends(nextToken(q, quoted, end))
 		} else if j < len(q) {
-			s.refused = j
+			s.refused = j - at
 		}
 	case isWord(word, "WHERE"):
 		s.form = sonameWhere
 	default:
-		s.refused = i
+		s.refused = i - at
 	}
 	return s, blank
 }
