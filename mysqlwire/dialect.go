@@ -171,6 +171,11 @@ func translate(p *parser.Parser, q string, env stmtEnv) ([]step, error) {
 func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) ast.ExprNode) ([]step, error) {
 	q, typed, marks := renameIn(q, !env.noBackslash)
 	stmts, err := parseSQL(p, q)
+	if se := (*sqlerr.Error)(nil); errors.As(err, &se) && len(typed) > 0 {
+		typedErr := *se // near the text as typed, not as renamed
+		typedErr.Msg = asTyped(se.Msg, typed)
+		err = &typedErr
+	}
 	if err != nil {
 		return nil, err
 	}

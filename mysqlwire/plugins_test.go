@@ -61,7 +61,8 @@ func TestPluginsSonameOracle(t *testing.T) {
 		"SHOW PLUGINS SONAME LIKE CONCAT('a', 'b')", "SHOW PLUGINS SONAME LIKE NULL", "SHOW PLUGINS SONAME LIKE",
 		"show plugins soname 1", "SHOW PLUGINS SONAME nope", "SHOW PLUGINS SONAME N'x'", "SHOW PLUGINS SONAME _utf8mb4'x'",
 		"SHOW PLUGINS SONAME WHERE", "SHOW PLUGINS SONAME WHERE Name = 'x' LIMIT 1", "SHOW PLUGINS SONAME FROM x",
-		"SHOW PLUGINS SONAME 'x' /* c */ 'y'",
+		"SHOW PLUGINS SONAME 'x' /* c */ 'y'", "EXPLAIN SHOW PLUGINS SONAME", "SET @a = 1 SHOW PLUGINS SONAME 'x'", "SHOW PLUGINS SONAME 'a\\' 'b'",
+
 		"SHOW PLUGINS LIKE 'InnoDB'", "SHOW PLUGINS WHERE Name = 'InnoDB'",
 	} {
 		for _, prepared := range []bool{false, true} {

@@ -273,7 +273,12 @@ func renameIn(q string, backslash bool) (_ string, typed map[string]string, m ma
 	q = replaceCode(q, backslash, sonameWords, func(at int, g []string) string {
 		s, blank := newSoname(q, quoted, at, at+len(g[0]))
 		m.sonames = append(m.sonames, s)
-		return g[0][:len(g[0])-len("SONAME")] + blank
+		r := g[0][:len(g[0])-len("SONAME")] + blank
+		if typed == nil {
+			typed = map[string]string{}
+		}
+		typed[r] = g[0] // the same for every SONAME written alike
+		return r
 	})
 	return q, typed, m
 }
