@@ -2,11 +2,14 @@ package mysqlwire
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/seqd/seqd/internal/testenv"
+	"github.com/seqd/seqd/internal/vitess/mysql"
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // TestPluginsSonameOracle compares SHOW PLUGINS SONAME with MariaDB
@@ -134,4 +137,34 @@ func TestRenameSoname(t *testing.T) {
 			t.Errorf("%q: marked %v %+v, want form %d refused at %d", c.q, ok, s, c.form, c.refused)
 		}
 	}
+}
+
+// FuzzShowSoname runs texts about SHOW PLUGINS SONAME and SHOW GRANTS
+// ... USING through rename and translate: rename keeps the text's length
+// and marks SONAME inside it, and nothing panics or fails without a
+// MySQL error's kind.
+func FuzzShowSoname(f *testing.F) {
+	for _, q := range []string{"SHOW PLUGINS SONAME", "SHOW PLUGINS SONAME 'a' 'b'", "SHOW PLUGINS SONAME LIKE 'x%' -- c\n;",
+		"SHOW PLUGINS SONAME WHERE Name = 'InnoDB'; SHOW PLUGINS SONAME /* x", "SELECT 1;\nSHOW GRANTS FOR `using` USING r, s",
+		"SHOW GRANTS FOR 'u'@'%' /*!USING r*/", "SHOW PLUGINS SONAME \"x\" 'y", "show plugins soname like"} {
+		f.Add(q)
+	}
+	p := newParser()
+	f.Fuzz(func(t *testing.T, q string) {
+		for _, backslash := range []bool{true, false} {
+			renamed, _, m := renameIn(q, backslash)
+			for _, s := range m.sonames {
+				if s.at < 0 || s.at >= len(renamed) || s.refused >= len(renamed)-s.at {
+					t.Fatalf("%q: a mark %+v outside the renamed text of %d bytes", q, s, len(renamed))
+				}
+			}
+		}
+		if _, err := translate(p, q, stmtEnv{db: "db", user: "u@h"}); err != nil {
+			var se *sqlerr.Error
+			var me *mysql.SQLError
+			if !errors.As(err, &se) && !errors.As(err, &me) {
+				t.Fatalf("%q: an error without a kind: %v", q, err)
+			}
+		}
+	})
 }
