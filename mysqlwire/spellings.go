@@ -83,7 +83,7 @@ func (m marks) sonameOf(start, end int) (soname, bool) {
 // SONAME becomes.
 func newSoname(q string, quoted [][2]int, at, after int) (soname, string) {
 	s, blank := soname{at: at, refused: -1}, "      "
-	// ends reports whether the statement ends at i, else refuses it there.
+	// ends refuses the statement at i unless it ends there.
 	ends := func(i int) {
 		if i < len(q) && q[i] != ';' {
 			s.refused = i - at
@@ -269,8 +269,12 @@ func renameIn(q string, backslash bool) (_ string, typed map[string]string, m ma
 		return g[1] + strings.Repeat(" ", len(g[0])-len(g[1])-len(g[5])) + g[5]
 	})
 	// Blanked too, after every change of the text's length.
-	quoted := quotedSpansIn(q, backslash)
+	var quoted [][2]int
+	read := false
 	q = replaceCode(q, backslash, sonameWords, func(at int, g []string) string {
+		if !read { // only where SONAME is written
+			quoted, read = quotedSpansIn(q, backslash), true
+		}
 		s, blank := newSoname(q, quoted, at, at+len(g[0]))
 		m.sonames = append(m.sonames, s)
 		r := g[0][:len(g[0])-len("SONAME")] + blank
