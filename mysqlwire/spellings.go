@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -360,12 +361,10 @@ func quotedSpansIn(q string, backslash bool) [][2]int {
 	return out
 }
 
-// inSpan reports whether offset i lies in one of spans.
+// inSpan reports whether offset i lies in one of spans (in order, apart,
+// as quotedSpansIn makes them): found by halves, as a query of many
+// strings may hold many renamed spellings.
 func inSpan(spans [][2]int, i int) bool {
-	for _, s := range spans {
-		if i >= s[0] && i < s[1] {
-			return true
-		}
-	}
-	return false
+	k := sort.Search(len(spans), func(k int) bool { return spans[k][1] > i })
+	return k < len(spans) && spans[k][0] <= i
 }
