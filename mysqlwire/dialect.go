@@ -191,6 +191,7 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 		end := start + len(st.Text())
 		temp, replace := marks.temporary.in(start, end), marks.replace.in(start, end)
 		soname, isSoname := marks.sonameOf(start, end)
+		using, isUsing := marks.usingAt(start, end)
 		plugins, _ := st.(*ast.ShowStmt)
 		assigns := assignsUserVar(st)
 		reads := !assigns && readsUserVars(st, env.userVars)
@@ -200,6 +201,8 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 			s, err = assigningStep(st, st.Text(), typed)
 		case temp:
 			s, err = translateTemporary(st, replace, env.db)
+		case isUsing:
+			err = &stmtNearError{at: using - start} // SHOW GRANTS ... USING
 		case isSoname && plugins != nil && plugins.Tp == ast.ShowPlugins:
 			s, err = showPluginsSoname(plugins, soname, &env)
 		default:

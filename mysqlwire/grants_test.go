@@ -93,7 +93,12 @@ func TestGrantsOracle(t *testing.T) {
 		"SHOW GRANTS FOR "+gu+" USING "+gr, "show grants for '"+gu+"'@'%' using '"+gr+"', nope_grants",
 		"SHOW GRANTS FOR CURRENT_USER USING "+gr, "SHOW GRANTS FOR CURRENT_USER() USING "+gr, "SHOW GRANTS FOR `using` USING "+gr,
 		"SHOW GRANTS FOR 'using'@'using' USING "+gr, "SHOW GRANTS FOR "+gu+" /* USING x */ USING "+gr+" -- USING\n",
-		"SHOW GRANTS FOR "+gu+"\n  USING "+gr+" /* end */;\n", "SHOW GRANTS FOR "+gu+" /*!USING "+gr+"*/", "SHOW GRANTS USING "+gr, "SHOW GRANTS FOR "+gu+" # USING\nUSING "+gr+", "+gu)
+		"SHOW GRANTS FOR "+gu+"\n  USING "+gr+" /* end */;\n", "SHOW GRANTS FOR "+gu+" /*!USING "+gr+"*/", "SHOW GRANTS USING "+gr, "SHOW GRANTS FOR "+gu+" # USING\nUSING "+gr+", "+gu,
+		// What follows USING is never read, nor what the parser would
+		// refuse there; what precedes it is.
+		"SHOW GRANTS FOR "+gu+" USING", "SHOW GRANTS FOR CURRENT_USER USING;", "SHOW GRANTS FOR "+gu+" USING "+gr+", "+gu+", USING",
+		"SHOW GRANTS FOR "+gu+" USING 1", "SHOW GRANTS FOR "+gu+" USING "+gr+" /* end", "SHOW GRANTS FOR 1 USING "+gr,
+		"SHOW GRANTS FOR "+gu+" USING "+gr+" 'x", "SHOW GRANTS FOR "+gu+" USING "+gr+" ; SHOW GRANTS FOR "+gu+" USING "+gr)
 	mdsn := strings.Replace(testenv.MariaDBDSN(t), "seqd:seqd@", gp+":gp pw@", 1)
 	compare(tappedConn(t, mdsn, ""), tappedConn(t, fmt.Sprintf("%s:gp pw@tcp(%s)/", gp, addr), ""),
 		"SHOW GRANTS", "SHOW GRANTS FOR CURRENT_USER", "SHOW GRANTS FOR "+gu, "SHOW GRANTS FOR nope_grants",
@@ -222,6 +227,9 @@ func TestShowGrantsUsingNear(t *testing.T) {
 		{"SELECT 1;\n\n  SHOW\nGRANTS FOR zu USING r;\n", "USING r", 2},
 		{"SELECT 1;\nSHOW PLUGINS SONAME 'a'\n 'b' ;  ", "'b'", 2},
 		{"SHOW GRANTS FOR u USING r; SELECT 1;", "USING r; SELECT 1", 1},
+		{"SELECT 1;\nSHOW GRANTS FOR u USING;", "USING", 1},
+		{"SELECT 1; SHOW GRANTS FOR u USING r; SHOW GRANTS FOR v USING s, USING", "USING r; SHOW GRANTS FOR v USING s, USING", 1},
+		{"SHOW GRANTS FOR u; SHOW GRANTS FOR v USING r, USING", "USING r, USING", 1},
 	} {
 		_, err := translate(newParser(), c.q, stmtEnv{})
 		want := fmt.Sprintf("near '%s' at line %d", c.near, c.line)

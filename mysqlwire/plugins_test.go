@@ -140,9 +140,9 @@ func TestRenameSoname(t *testing.T) {
 }
 
 // FuzzShowSoname runs texts about SHOW PLUGINS SONAME and SHOW GRANTS
-// ... USING through rename and translate: rename keeps the text's length
-// and marks SONAME inside it, and nothing panics or fails without a
-// MySQL error's kind.
+// ... USING through rename and translate: rename marks SONAME inside the
+// renamed text and USING where it made it a comment, and nothing panics
+// or fails without a MySQL error's kind.
 func FuzzShowSoname(f *testing.F) {
 	for _, q := range []string{"SHOW PLUGINS SONAME", "SHOW PLUGINS SONAME 'a' 'b'", "SHOW PLUGINS SONAME LIKE 'x%' -- c\n;",
 		"SHOW PLUGINS SONAME WHERE Name = 'InnoDB'; SHOW PLUGINS SONAME /* x", "SELECT 1;\nSHOW GRANTS FOR `using` USING r, s",
@@ -156,6 +156,11 @@ func FuzzShowSoname(f *testing.F) {
 			for _, s := range m.sonames {
 				if s.at < 0 || s.at >= len(renamed) || s.refused >= len(renamed)-s.at {
 					t.Fatalf("%q: a mark %+v outside the renamed text of %d bytes", q, s, len(renamed))
+				}
+			}
+			for _, at := range m.usings {
+				if at < 0 || !strings.HasPrefix(renamed[at:], "/*") {
+					t.Fatalf("%q: a USING marked at %d of %q", q, at, renamed)
 				}
 			}
 		}

@@ -40,6 +40,8 @@ type marks struct {
 	temporary, replace offsets
 	limits             []showLimit
 	sonames            []soname
+	// usings are where SHOW GRANTS' USING stands (usingOut).
+	usings offsets
 }
 
 // soname is a SHOW PLUGINS SONAME at at, which TiDB's grammar does not
@@ -67,6 +69,17 @@ const (
 
 // sonameWords are SHOW PLUGINS SONAME's.
 var sonameWords = regexp.MustCompile(`(?i)\bSHOW\s+PLUGINS\s+SONAME\b`)
+
+// usingAt is where the USING marked on the statement in [start, end)
+// stands.
+func (m marks) usingAt(start, end int) (int, bool) {
+	for _, at := range m.usings {
+		if at >= start && at < end {
+			return at, true
+		}
+	}
+	return 0, false
+}
 
 // sonameOf is the SHOW PLUGINS SONAME marked on the statement in
 // [start, end).
@@ -285,7 +298,69 @@ func renameIn(q string, backslash bool) (_ string, typed map[string]string, m ma
 		typed[r] = g[0] // the same for every SONAME written alike
 		return r
 	})
+	q = usingOut(q, backslash, func(at int, as, typedAs string) { // after every change of the text's length
+		m.usings = append(m.usings, at)
+		if typed == nil {
+			typed = map[string]string{}
+		}
+		typed[as] = typedAs
+	})
 	return q, typed, m
+}
+
+// grantsWords begin SHOW GRANTS.
+var grantsWords = regexp.MustCompile(`(?i)\bSHOW\s+GRANTS\b`)
+
+// usingOut makes the USING of each SHOW GRANTS in q, which MySQL's
+// grammar has and MariaDB's has not, and all after it to the statement's
+// end, a comment of the same length, for the parser to read the rest,
+// the statement's error being MariaDB's 1064 near the USING. It tells
+// mark where USING stands, the comment and the text it stands for. A
+// USING in a /*! */ comment stays (showGrants finds it).
+func usingOut(q string, backslash bool, mark func(at int, as, typedAs string)) string {
+	starts := grantsWords.FindAllStringIndex(q, -1)
+	if starts == nil {
+		return q
+	}
+	quoted := quotedSpansIn(q, backslash)
+	b, n, read := []byte(q), 0, 0
+	for _, g := range starts {
+		if g[0] < read || inSpan(quoted, g[0]) { // in a statement read already, or quoted
+			continue
+		}
+		at := -1
+		i := nextToken(q, quoted, g[1])
+		for ; i < len(q) && q[i] != ';'; i = nextToken(q, quoted, i) {
+			switch {
+			case at < 0 && isWord(q[i:min(i+len("USING")+1, len(q))], "USING"):
+				at = i
+				i += len("USING")
+			case spanFrom(quoted, i) >= 0:
+				i = spanFrom(quoted, i)
+			case isWordByte(q[i]):
+				for i < len(q) && isWordByte(q[i]) {
+					i++
+				}
+			default:
+				i++
+			}
+		}
+		read = i
+		for i > at && strings.IndexByte(" \t\n\v\f\r", q[i-1]) >= 0 {
+			i-- // the white space before the statement's end stays
+		}
+		if at >= 0 {
+			n++
+			tag := strconv.Itoa(n) // tells each apart, for typed, where it fits
+			if len(tag) > i-at-4 {
+				tag = ""
+			}
+			as := "/*" + tag + strings.Repeat("-", i-at-4-len(tag)) + "*/"
+			copy(b[at:i], as)
+			mark(at, as, q[at:i])
+		}
+	}
+	return string(b)
 }
 
 // replaceCode replaces the matches of re in q that start outside string
