@@ -230,6 +230,7 @@ func TestShowGrantsUsingNear(t *testing.T) {
 		{"SELECT 1;\nSHOW GRANTS FOR u USING;", "USING", 1},
 		{"SELECT 1; SHOW GRANTS FOR u USING r; SHOW GRANTS FOR v USING s, USING", "USING r; SHOW GRANTS FOR v USING s, USING", 1},
 		{"SHOW GRANTS FOR u; SHOW GRANTS FOR v USING r, USING", "USING r, USING", 1},
+		{"SELECT t.show grants FROM t JOIN u USING (x) WHERE", "", 1}, // a column show, and the parser's error at the end
 	} {
 		_, err := translate(newParser(), c.q, stmtEnv{})
 		want := fmt.Sprintf("near '%s' at line %d", c.near, c.line)

@@ -56,7 +56,7 @@ func TestPluginsSonameOracle(t *testing.T) {
 		"SHOW PLUGINS SONAME WHERE Library IS NULL AND Name = 'InnoDB' AND Status = 'ACTIVE' AND Type = 'STORAGE ENGINE' AND License = 'GPL'",
 		"SHOW PLUGINS SONAME WHERE Name = 'nope'", "SHOW PLUGINS SONAME WHERE Library LIKE 'nope%'",
 		"SHOW PLUGINS SONAME WHERE nope = 1",
-		"SELECT 'SHOW PLUGINS SONAME' AS a", "SELECT 1 AS a -- SHOW PLUGINS SONAME",
+		"SELECT 'SHOW PLUGINS SONAME' AS a", "SELECT 1 AS a -- SHOW PLUGINS SONAME", "SELECT s.show plugins soname FROM s",
 		// MariaDB's grammar takes one string after SONAME and LIKE, and
 		// nothing after it.
 		"SHOW PLUGINS SONAME 'a' 'b'", "SHOW PLUGINS SONAME 'x' WHERE 1", "SHOW PLUGINS SONAME 'x' LIKE 'y'",

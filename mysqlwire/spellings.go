@@ -286,6 +286,9 @@ func renameIn(q string, backslash bool) (_ string, typed map[string]string, m ma
 	var quoted [][2]int
 	read := false
 	q = replaceCode(q, backslash, sonameWords, func(at int, g []string) string {
+		if strings.HasSuffix(strings.TrimRight(q[:at], " \t\n\v\f\r"), ".") {
+			return g[0] // a column t.show: the parser's error
+		}
 		if !read { // only where SONAME is written
 			quoted, read = quotedSpansIn(q, backslash), true
 		}
@@ -325,8 +328,8 @@ func usingOut(q string, backslash bool, mark func(at int, as, typedAs string)) s
 	quoted := quotedSpansIn(q, backslash)
 	b, n, read := []byte(q), 0, 0
 	for _, g := range starts {
-		if g[0] < read || inSpan(quoted, g[0]) { // in a statement read already, or quoted
-			continue
+		if g[0] < read || inSpan(quoted, g[0]) || strings.HasSuffix(strings.TrimRight(q[:g[0]], " \t\n\v\f\r"), ".") {
+			continue // in a statement read already, quoted, or a column t.show
 		}
 		at := -1
 		i := nextToken(q, quoted, g[1])
