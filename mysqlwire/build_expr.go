@@ -68,7 +68,7 @@ type builder struct {
 // scope is what the expressions of the SELECT being built are typed
 // over: its FROM clause's sources and the subqueries typed so far.
 func (b *builder) scope() typeScope {
-	return typeScope{sources: b.sources, subqueries: b.subqueryTypes, signedSub: b.env.signedSub}
+	return typeScope{sources: b.sources, subqueries: b.subqueryTypes, signedSub: b.env.signedSub, lenient: b.env.lenient}
 }
 
 // heldItem is a select list item's value as MariaDB holds it (n), and
@@ -95,6 +95,9 @@ type stmtEnv struct {
 	// fullGroupBy); signedSub: its NO_UNSIGNED_SUBTRACTION (a subtraction
 	// of an unsigned integer is signed).
 	fullGroupBy, signedSub bool
+	// lenient: sql_mode has neither STRICT_TRANS_TABLES nor
+	// STRICT_ALL_TABLES (typeScope's).
+	lenient bool
 	// held: a query's first item that holds a quotient's digits past
 	// those it shows (heldDecimal) gives them all, as MariaDB keeps them
 	// in a user variable (SET @m = 1/3: 0.333333333).

@@ -422,6 +422,7 @@ func (cn *conn) readWith(mode tmysql.SQLMode) {
 type planKey struct {
 	db, query string
 	mode      tmysql.SQLMode // how the parser read it (sql_mode)
+	lenient   bool           // stmtEnv's
 }
 
 // Translations kept per connection: at most maxPlans, of texts of at most
@@ -435,7 +436,7 @@ const (
 // database, kept for the next time the connection sends it. A kept
 // translation is only read: steps are not changed once made.
 func (cn *conn) translate(query string) ([]step, error) {
-	key := planKey{cn.db, query, cn.reading}
+	key := planKey{cn.db, query, cn.reading, cn.lenient()}
 	if steps, ok := cn.plans[key]; ok {
 		return steps, nil
 	}
@@ -463,7 +464,14 @@ func (cn *conn) translate(query string) ([]step, error) {
 func (cn *conn) env() stmtEnv {
 	return stmtEnv{db: cn.db, user: cn.c.User + "@" + hostOf(cn.c), thread: cn.c.ConnectionID, userVars: cn.userVars,
 		noBackslash: cn.reading&tmysql.ModeNoBackslashEscapes != 0, fullGroupBy: cn.reading&tmysql.ModeOnlyFullGroupBy != 0,
-		signedSub: cn.reading&tmysql.ModeNoUnsignedSubtraction != 0}
+		signedSub: cn.reading&tmysql.ModeNoUnsignedSubtraction != 0, lenient: cn.lenient()}
+}
+
+// lenient reports whether the connection's sql_mode has neither
+// STRICT_TRANS_TABLES nor STRICT_ALL_TABLES, which its default has.
+func (cn *conn) lenient() bool {
+	_, set := cn.vars["sql_mode"]
+	return set && cn.modes&(modeStrictTrans|modeStrictAll) == 0
 }
 
 // parseRoom takes the room a statement of text needs from the room long

@@ -216,6 +216,11 @@ type typeScope struct {
 	subqueries map[*ast.SelectStmt][]colType
 	// signedSub: sql_mode's NO_UNSIGNED_SUBTRACTION (arithmeticType).
 	signedSub bool
+	// lenient: sql_mode is not strict, where MariaDB types a string
+	// function of NOT NULL arguments NOT NULL (a strict mode makes one
+	// past max_allowed_packet NULL, and so nullable; not strict, MariaDB
+	// cuts it, in its types' reading, but returns NULL as in strict).
+	lenient bool
 }
 
 // of is x's type; false where it is not told here.
@@ -228,7 +233,11 @@ func (e typeScope) of(x ast.ExprNode) (colType, bool) {
 	case *ast.FuncCastExpr:
 		return e.cast(x)
 	case *ast.FuncCallExpr:
-		return e.call(x)
+		t, ok := e.call(x)
+		if name := x.FnName.L; ok && e.lenient && (stringResultFuncs[name] || name == "concat" || name == "concat_ws") {
+			t.notNull = e.notNull(x.Args...)
+		}
+		return t, ok
 	case *ast.CaseExpr:
 		return e.caseExpr(x)
 	case *ast.AggregateFuncExpr:
@@ -452,7 +461,7 @@ func (e typeScope) cast(x *ast.FuncCastExpr) (colType, bool) {
 		if n < 0 {
 			n = arg.chars()
 		}
-		t := stringType(n, false, false)
+		t := stringType(n, false, e.lenient && arg.notNull)
 		t.decimals = 0
 		return t, true
 	}
@@ -1183,7 +1192,7 @@ func (e typeScope) queryTypes(q ast.Node) ([]colType, bool) {
 			if f.WildCard != nil {
 				return nil, false
 			}
-			t, ok := exprType(f.Expr, typeScope{subqueries: e.subqueries, signedSub: e.signedSub})
+			t, ok := exprType(f.Expr, typeScope{subqueries: e.subqueries, signedSub: e.signedSub, lenient: e.lenient})
 			if !ok {
 				return nil, false
 			}

@@ -38,8 +38,9 @@ import (
 //     CREATE TABLE (NO_DIR_IN_CREATE, IGNORE_BAD_TABLE_OPTIONS,
 //     NO_ENGINE_SUBSTITUTION, REAL_AS_FLOAT, PAD_CHAR_TO_FULL_LENGTH)
 //     or accounts (NO_AUTO_CREATE_USER). Without a strict mode MariaDB
-//     types a string function of NOT NULL arguments NOT NULL; seqd types
-//     it nullable, as in the default mode (the flag only).
+//     types a string function of NOT NULL arguments NOT NULL (its value
+//     past max_allowed_packet is NULL still), and so does seqd
+//     (stmtEnv's lenient).
 //     TIME_ROUND_FRACTIONAL has no temporal values here to act on,
 //     NO_KEY_OPTIONS and NO_FIELD_OPTIONS nothing in a sequence's SHOW
 //     CREATE.
@@ -82,6 +83,8 @@ var (
 	modeNoBackslash     = mode("NO_BACKSLASH_ESCAPES")
 	modeOnlyFullGroupBy = mode("ONLY_FULL_GROUP_BY")
 	modeNoUnsignedSub   = mode("NO_UNSIGNED_SUBTRACTION")
+	modeStrictTrans     = mode("STRICT_TRANS_TABLES")
+	modeStrictAll       = mode("STRICT_ALL_TABLES")
 	modeNoTableOptions  = mode("NO_TABLE_OPTIONS")
 	modeMySQL323        = mode("MYSQL323")
 	modeMySQL40         = mode("MYSQL40")

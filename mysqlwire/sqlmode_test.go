@@ -24,14 +24,21 @@ func TestSQLModeOracle(t *testing.T) {
 		`CREATE SEQUENCE "sq" START WITH 5`,
 		`SELECT NEXTVAL("sq"), 'x' "y"`,
 		`DROP SEQUENCE "sq"`,
-		// Strict, as by default: without STRICT_TRANS_TABLES or
-		// STRICT_ALL_TABLES, MariaDB types a string function of NOT NULL
-		// arguments NOT NULL, seqd nullable (docs/mysql.md).
 		"SET sql_mode = 'PIPES_AS_CONCAT,STRICT_TRANS_TABLES'",
 		"SELECT 'a' || 'b', 1 || 0, 'a' || NULL",
 		"SELECT CONCAT('a', 'b'), 'a' || 'b' || 'c', 'a' || 1.5, CONCAT(1, 0)",
 		"SET sql_mode = ''",
 		"SELECT 'a' || 'b', 1 || 0",
+		// Without STRICT_TRANS_TABLES or STRICT_ALL_TABLES, a string
+		// function of NOT NULL arguments is NOT NULL (the flag only).
+		"CREATE SEQUENCE ns",
+		"SELECT CONCAT('a', 'b'), UPPER('a'), LOWER('A'), REPEAT('a', 3), LPAD('a', 3, 'b'), RPAD('a', 3, 'b'), SUBSTRING('abc', 1, 2), LEFT('abc', 1), RIGHT('abc', 1)",
+		"SELECT REPLACE('a', 'a', 'b'), TRIM(' a '), REVERSE('ab'), CONCAT_WS(',', 'a', 'b'), MID('abc', 2, 1), CONCAT(start_value, 'x'), HEX('a'), CAST(1 AS CHAR), ELT(1, 'a') FROM ns",
+		"SELECT CONCAT(NULL, 'a'), CONCAT_WS(',', NULL, 'a'), UPPER(NULL), REPEAT('a', NULL), CAST(NULL AS CHAR)",
+		"SET sql_mode = 'STRICT_ALL_TABLES'",
+		"SELECT CONCAT('a', 'b'), UPPER('a'), LOWER('A'), REPEAT('a', 3), LPAD('a', 3, 'b'), RPAD('a', 3, 'b'), SUBSTRING('abc', 1, 2), LEFT('abc', 1), RIGHT('abc', 1)",
+		"DROP SEQUENCE ns",
+		"SET sql_mode = ''",
 		"SELECT @@sql_mode",
 		`SELECT "x", 'it\'s'`,
 		"SET sql_mode = 'NO_BACKSLASH_ESCAPES'",
