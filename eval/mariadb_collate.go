@@ -68,16 +68,7 @@ func generalCIWeight(r rune) rune {
 // that is not UTF-8 weighs as itself above the plane, after every
 // character.
 func compareGeneralCI(a, b string) int {
-	next := func(s string) (rune, string) {
-		r, n := utf8.DecodeRuneInString(s)
-		if r == utf8.RuneError && n <= 1 {
-			return 0x10000 + rune(s[0]), s[1:]
-		}
-		if r > 0xFFFF {
-			return 0xFFFD, s[n:]
-		}
-		return generalCIWeight(r), s[n:]
-	}
+	next := generalCINext
 	for a != "" && b != "" {
 		var x, y rune
 		x, a = next(a)
@@ -104,6 +95,19 @@ func compareGeneralCI(a, b string) int {
 		}
 	}
 	return 0
+}
+
+// generalCINext is the weight of s's first character and the rest of
+// s: a byte that is not UTF-8 weighs as itself above the plane.
+func generalCINext(s string) (rune, string) {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && n <= 1 {
+		return 0x10000 + rune(s[0]), s[1:]
+	}
+	if r > 0xFFFF {
+		return 0xFFFD, s[n:]
+	}
+	return generalCIWeight(r), s[n:]
 }
 
 // compareCI is compare, two texts ordered by utf8mb4_general_ci.

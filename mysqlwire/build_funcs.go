@@ -168,18 +168,8 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 			return b.expr(x.Args[0])
 		}
 		return nil, unsupported("CONVERT(... USING " + valueText(x.Args[1]) + ")")
-	case "locate", "position":
-		if len(x.Args) < 2 || len(x.Args) > 3 {
-			return nil, wrongArgCount(x.FnName.O)
-		}
-		if len(x.Args) != 2 {
-			return nil, unsupported(x.FnName.O + "() with a position to start from")
-		}
-		args, err := b.stringArgs([]ast.ExprNode{x.Args[1], x.Args[0]}) // strpos(string, substring)
-		if err != nil {
-			return nil, err
-		}
-		return funcCall("strpos", args), nil
+	case "locate", "position", "instr":
+		return b.locate(x)
 	}
 	if to, ok := renamedFuncs[name]; ok {
 		b.calls = append(b.calls, calledFunc{to, x.FnName.O})
@@ -507,6 +497,38 @@ func readTwice(n *pg.Node) bool {
 		return true
 	}
 	return false
+}
+
+// locate is LOCATE(sub, s [, start]), POSITION(sub IN s) and INSTR(s,
+// sub): eval's seqd_mariadb_locate, sub found in s by the connection's
+// collation, utf8mb4_general_ci ('B' in 'abc' is 2), or by its bytes
+// where either is a binary string; start read as MariaDB's val_int
+// reads a count.
+func (b *builder) locate(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) < 2 || len(x.Args) > 3 || x.FnName.L == "instr" && len(x.Args) != 2 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	sub, s := x.Args[0], x.Args[1]
+	if x.FnName.L == "instr" {
+		sub, s = s, sub
+	}
+	args, err := b.stringArgs([]ast.ExprNode{sub, s})
+	if err != nil {
+		return nil, err
+	}
+	start := typeCast(intConst(1), typeName("int8"))
+	if len(x.Args) == 3 {
+		if start, err = b.count(&x.Args[2], false); err != nil {
+			return nil, err
+		}
+	}
+	ci := "true"
+	for _, a := range []ast.ExprNode{sub, s} {
+		if t, ok := exprType(a, b.scope()); ok && t.binary && t.kind() == kindString {
+			ci = "false"
+		}
+	}
+	return funcCall("seqd_mariadb_locate", append(args, start, typeCast(strConst(ci), typeName("bool")))), nil
 }
 
 // quietFuncs are the functions the builder calls whose value only their

@@ -29,7 +29,11 @@ import (
 // string's integer prefix, with 1292). A constant count that may warn is
 // read once more as the statement starts, as MariaDB reads it as it
 // types the result (typedOnce).
-func (b *builder) countArg(arg *ast.ExprNode) (*pg.Node, error) {
+func (b *builder) countArg(arg *ast.ExprNode) (*pg.Node, error) { return b.count(arg, true) }
+
+// count is countArg, a constant count read once more as the statement
+// starts where typed (MariaDB reads LOCATE's start only with the rows).
+func (b *builder) count(arg *ast.ExprNode, typed bool) (*pg.Node, error) {
 	b.readAsNumber(arg) // 0x41 its number, x'41' its string
 	x := *arg
 	if v, ok := unparen(x).(*driver.ValueExpr); ok && v.Kind() == driver.KindUint64 {
@@ -51,7 +55,7 @@ func (b *builder) countArg(arg *ast.ExprNode) (*pg.Node, error) {
 		n = typeCast(n, typeName("float8")) // not the numeric it is built as
 	}
 	n = funcCall("seqd_mariadb_int", []*pg.Node{n})
-	if typedOnce(x) || decimalLiteral(x) && !doubleLiteral(x) {
+	if typed && (typedOnce(x) || decimalLiteral(x) && !doubleLiteral(x)) {
 		n = funcCall("seqd_mariadb_typed", []*pg.Node{n})
 	}
 	return n, nil

@@ -63,7 +63,7 @@ var builtStatements = []struct{ q, want string }{
 	{"SELECT DATABASE(), SCHEMA(), CURRENT_USER, USER(), CONNECTION_ID(), CONCAT(DATABASE(), '.x')",
 		"SELECT 'db', 'db', 'app@host', 'app@host', 7, 'db'::text || '.x'::text"},
 	{"SELECT TRIM(' a '), TRIM(LEADING 'x' FROM 'xa'), POSITION('b' IN 'abc'), CONVERT('x' USING utf8mb4)",
-		"SELECT btrim(' a '), seqd_mariadb_trim('xa'::text, 'x'::text, 1), strpos('abc', 'b'), 'x'"},
+		"SELECT btrim(' a '), seqd_mariadb_trim('xa'::text, 'x'::text, 1), seqd_mariadb_locate('b', 'abc', 1::bigint, 'true'::boolean), 'x'"},
 	{"SELECT UPPER(x'61'), LOWER('A'), -NULL, SUM(NULL), AVG('2'), REPEAT('ab', '3')",
 		"SELECT 'a', lower('A'), NULL::double precision, sum(NULL::double precision), avg(seqd_mariadb_double('2')::double precision), " +
 			"seqd_mariadb_repeat('ab'::text, seqd_mariadb_typed(seqd_mariadb_signed('3'))::bigint, 16777216)"},

@@ -1,0 +1,60 @@
+package eval
+
+import "unicode/utf8"
+
+// LOCATE as MariaDB's my_instr_mb finds a string in another:
+//
+//	seqd_mariadb_locate(sub, s, start, ci)
+//	    the position in characters of sub's first occurrence in s at or
+//	    after character start (1: the first), 0 for none. Each window of
+//	    s as many bytes long as sub, from a character's start, is
+//	    compared with sub by utf8mb4_general_ci's weights (ci; no
+//	    padding: 'É' finds 'é', 'E' not 'é') or by its bytes. A start
+//	    below 1 or past s's bytes is 0, as is a window past s's end; an
+//	    empty sub is found where the search starts.
+
+func init() {
+	Define("seqd_mariadb_locate", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
+		return Int(mariadbLocate(a[0].S, a[1].S, a[2].I, a[3].I != 0)), nil
+	}, TText, TText, TInt8, TBool)
+}
+
+// mariadbLocate is seqd_mariadb_locate.
+func mariadbLocate(sub, s string, start int64, ci bool) int64 {
+	if start < 1 || start > int64(len(s)) && start > 1 {
+		return 0
+	}
+	off, chars := 0, start-1
+	for i := int64(0); i < chars && off < len(s); i++ {
+		_, n := utf8.DecodeRuneInString(s[off:])
+		off += n
+	}
+	if off+len(sub) > len(s) {
+		return 0
+	}
+	if sub == "" {
+		return int64(off) + 1
+	}
+	for ; off+len(sub) <= len(s); chars++ {
+		if w := s[off : off+len(sub)]; w == sub || ci && sameGeneralCI(w, sub) {
+			return chars + 1
+		}
+		_, n := utf8.DecodeRuneInString(s[off:])
+		off += n
+	}
+	return 0
+}
+
+// sameGeneralCI reports whether a and b weigh alike, character by
+// character, in utf8mb4_general_ci, without padding the shorter.
+func sameGeneralCI(a, b string) bool {
+	for a != "" && b != "" {
+		var x, y rune
+		x, a = generalCINext(a)
+		y, b = generalCINext(b)
+		if x != y {
+			return false
+		}
+	}
+	return a == "" && b == ""
+}

@@ -1,0 +1,46 @@
+package mysqlwire
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestLocateOracle: LOCATE, POSITION and INSTR find a string by the
+// connection's collation ('B' in 'abc'), by its bytes where one is a
+// binary string, from a start read as MariaDB's val_int reads it (once),
+// on MariaDB 10.11 and on seqd, as text and prepared.
+func TestLocateOracle(t *testing.T) {
+	script := []string{
+		"SELECT LOCATE('B', 'abc'), POSITION('B' IN 'abc'), INSTR('abc', 'C'), LOCATE('b', x'616263'), LOCATE(1, 123), LOCATE('B', x'616263'), LOCATE(x'42', 'abc'), LOCATE('', 'abc', 3), LOCATE('', 'ébc', 3), LOCATE('c', 'ébc', 3)",
+		"SELECT LOCATE('ss', 'aß'), LOCATE('ß', 'ass'), LOCATE('E', 'éa'), LOCATE('é', 'Éa'), LOCATE('ab ', 'ab'), LOCATE('a', 'A'), LOCATE('Ä', 'xä'), LOCATE(' ', 'a b'), LOCATE('b', NULL), POSITION('' IN 'x')",
+		"SELECT LOCATE('', 'abc', 4), LOCATE('', 'abc', 5), LOCATE('', 'abc', 0), LOCATE('b', 'abcb', 0), LOCATE('b', 'abcb', -1), LOCATE('b', 'abcb', 5), LOCATE('B', 'abcb', 3), LOCATE('b', 'abcb', NULL), LOCATE('b', 'abcb', 2.6), LOCATE('', ''), LOCATE('a', ''), INSTR('', ''), LOCATE('b', 'ébcb', 2)",
+		"SELECT LOCATE('b', 'abcb', '2x'), LOCATE('b', 'abcb', 99999999999999999999), LOCATE('b', 'abcb', 2.5e0)",
+		"SELECT LOCATE('S', table_name), INSTR(table_name, '1'), LOCATE('s', table_name, 2) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'ls1'",
+		"SELECT LOCATE(x, 'aXb'), INSTR('aXb', x) FROM (SELECT 'x' AS x UNION ALL SELECT 'B' UNION ALL SELECT NULL) t",
+		"SELECT INSTR('a'), LOCATE('a'), LOCATE('a', 'b', 1, 2)",
+	}
+	for _, prepared := range []bool{false, true} {
+		name := "seqd_locate"
+		if prepared {
+			name += "_prep"
+		}
+		mc, sc, _ := oracleConns(t, name)
+		for _, c := range []*oracleConn{mc, sc} {
+			if _, err := c.ExecContext(ctx, "CREATE SEQUENCE ls1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var diffs []string
+		for _, q := range script {
+			want, got := outcome(mc, q, prepared), outcome(sc, q, prepared)
+			if want != got {
+				diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "),
+					strings.ReplaceAll(got, "\n", "\n           ")))
+			}
+		}
+		if len(diffs) > 0 {
+			t.Errorf("prepared %v: seqd differs from MariaDB 10.11 in %d statements:\n%s", prepared, len(diffs), strings.Join(diffs, "\n"))
+		}
+	}
+}
