@@ -170,6 +170,8 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return nil, unsupported("CONVERT(... USING " + valueText(x.Args[1]) + ")")
 	case "locate", "position", "instr":
 		return b.locate(x)
+	case "isnull": // of one argument, x IS NULL (isnullCalls)
+		return nil, wrongArgCount(x.FnName.O)
 	}
 	if to, ok := renamedFuncs[name]; ok {
 		b.calls = append(b.calls, calledFunc{to, x.FnName.O})
@@ -497,6 +499,19 @@ func readTwice(n *pg.Node) bool {
 		return true
 	}
 	return false
+}
+
+// isnullCalls makes each ISNULL(x) of a statement the x IS NULL it is
+// in MariaDB (one Item_func_isnull).
+type isnullCalls struct{}
+
+func (isnullCalls) Enter(n ast.Node) (ast.Node, bool) { return n, false }
+
+func (isnullCalls) Leave(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.FuncCallExpr); ok && c.FnName.L == "isnull" && c.Schema.O == "" && len(c.Args) == 1 {
+		return &ast.IsNullExpr{Expr: c.Args[0]}, true
+	}
+	return n, true
 }
 
 // locate is LOCATE(sub, s [, start]), POSITION(sub IN s) and INSTR(s,

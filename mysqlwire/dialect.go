@@ -182,6 +182,11 @@ func translateBound(p *parser.Parser, q string, env stmtEnv, bind func(i int) as
 	if bind != nil {
 		bindMarkers(stmts, bind)
 	}
+	for _, st := range stmts {
+		if n, _ := st.Accept(isnullCalls{}); n != nil {
+			ast.SetFlag(n)
+		}
+	}
 	out := make([]step, 0, len(stmts))
 	start := 0 // where the statement's text begins in q
 	for _, st := range stmts {

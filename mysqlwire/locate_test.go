@@ -8,8 +8,9 @@ import (
 
 // TestLocateOracle: LOCATE, POSITION and INSTR find a string by the
 // connection's collation ('B' in 'abc'), by its bytes where one is a
-// binary string, from a start read as MariaDB's val_int reads it (once),
-// on MariaDB 10.11 and on seqd, as text and prepared.
+// binary string, from a start read as MariaDB's val_int reads it (once);
+// ISNULL(x) is x IS NULL: on MariaDB 10.11 and on seqd, as text and
+// prepared.
 func TestLocateOracle(t *testing.T) {
 	script := []string{
 		"SELECT LOCATE('B', 'abc'), POSITION('B' IN 'abc'), INSTR('abc', 'C'), LOCATE('b', x'616263'), LOCATE(1, 123), LOCATE('B', x'616263'), LOCATE(x'42', 'abc'), LOCATE('', 'abc', 3), LOCATE('', 'ébc', 3), LOCATE('c', 'ébc', 3)",
@@ -19,6 +20,8 @@ func TestLocateOracle(t *testing.T) {
 		"SELECT LOCATE('S', table_name), INSTR(table_name, '1'), LOCATE('s', table_name, 2) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'ls1'",
 		"SELECT LOCATE(x, 'aXb'), INSTR('aXb', x) FROM (SELECT 'x' AS x UNION ALL SELECT 'B' UNION ALL SELECT NULL) t",
 		"SELECT INSTR('a'), LOCATE('a'), LOCATE('a', 'b', 1, 2)",
+		"SELECT ISNULL(NULL), ISNULL(1), ISNULL(1/0), isnull(start_value) FROM ls1", "SELECT 1 FROM ls1 WHERE ISNULL(NULL)",
+		"SELECT ISNULL(1, 2)", "SELECT COUNT(*) FROM ls1 GROUP BY ISNULL(increment)", "SELECT NOT ISNULL(NULL), ISNULL(NULL) + 1",
 	}
 	for _, prepared := range []bool{false, true} {
 		name := "seqd_locate"
