@@ -182,7 +182,11 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if !ok {
 		return nil, unsupported(x.FnName.O + "()")
 	}
-	b.calls = append(b.calls, calledFunc{pgName, x.FnName.O})
+	named := x.FnName.O
+	if n, ok := parserNames[name]; ok {
+		named = n
+	}
+	b.calls = append(b.calls, calledFunc{pgName, named})
 	build := b.values
 	if stringArgFuncs[name] {
 		build = b.stringArgs
@@ -500,6 +504,10 @@ func readTwice(n *pg.Node) bool {
 	}
 	return false
 }
+
+// parserNames are the names MariaDB's errors give the functions TiDB's
+// parser names otherwise (CHAR(65) is its char_func).
+var parserNames = map[string]string{ast.CharFunc: "CHAR", ast.InsertFunc: "INSERT"}
 
 // isnullCalls makes each ISNULL(x) of a statement the x IS NULL it is
 // in MariaDB (one Item_func_isnull).

@@ -47,3 +47,25 @@ func TestLocateOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestParserNamedFunctions: a function TiDB's parser names otherwise
+// (CHAR is its char_func, INSERT its insert_func), which seqd does not
+// offer, is named as written in MariaDB's words in 1305, not by the
+// parser's name.
+func TestParserNamedFunctions(t *testing.T) {
+	addr, _ := startServer(t, Config{})
+	db := open(t, addr, "root", "")
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("CREATE DATABASE d"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("USE d"); err != nil {
+		t.Fatal(err)
+	}
+	for q, name := range map[string]string{"SELECT CHAR(65)": "CHAR", "SELECT INSERT('abc', 2, 1, 'x')": "INSERT"} {
+		_, err := db.Exec(q)
+		if number(err) != 1305 || !strings.Contains(err.Error(), "FUNCTION d."+name+" does not exist") {
+			t.Errorf("%s: %v, want 1305 naming %s", q, err, name)
+		}
+	}
+}
