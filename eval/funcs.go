@@ -66,6 +66,7 @@ func init() {
 	Define("btrim", TText, true, textFn(func(s string) string { return strings.Trim(s, " ") }), TText)
 	Define("length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, TText)
 	Define("octet_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len(a[0].S))), nil }, TText)
+	Define("bit_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(8 * int64(len(a[0].S))), nil }, TText)
 	Define("char_length", TInt4, true, func(_ *Env, a []Datum) (Datum, error) { return Int(int64(len([]rune(a[0].S)))), nil }, TText)
 	Define("replace", TText, true, func(e *Env, a []Datum) (Datum, error) {
 		s, from, to := a[0].S, a[1].S, a[2].S

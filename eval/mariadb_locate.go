@@ -58,3 +58,31 @@ func sameGeneralCI(a, b string) bool {
 	}
 	return a == "" && b == ""
 }
+
+// ASCII and ORD as MariaDB computes them, of a string's bytes:
+//
+//	seqd_mariadb_ascii(s)  s's first byte, 0 for an empty s
+//	seqd_mariadb_ord(s)    s's first character's bytes as a number in base
+//	                       256 (ORD('é') is 0xC3A9), a byte that begins
+//	                       no UTF-8 character by itself; 0 for an empty s
+
+func init() {
+	Define("seqd_mariadb_ascii", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
+		if a[0].S == "" {
+			return Int(0), nil
+		}
+		return Int(int64(a[0].S[0])), nil
+	}, TText)
+	Define("seqd_mariadb_ord", TInt8, true, func(_ *Env, a []Datum) (Datum, error) {
+		s := a[0].S
+		if s == "" {
+			return Int(0), nil
+		}
+		_, n := utf8.DecodeRuneInString(s)
+		var v int64
+		for i := range n {
+			v = v<<8 | int64(s[i])
+		}
+		return Int(v), nil
+	}, TText)
+}

@@ -39,7 +39,8 @@ var specialCalls = map[string]bool{
 // renamedFuncs are MySQL's functions built as PostgreSQL's of another
 // name: LENGTH counts bytes, CHAR_LENGTH characters.
 var renamedFuncs = map[string]string{"length": "octet_length", "char_length": "char_length", "character_length": "char_length",
-	"lcase": "lower", "ucase": "upper", "std": "stddev_pop", "stddev": "stddev_pop", "variance": "var_pop"}
+	"lcase": "lower", "ucase": "upper", "std": "stddev_pop", "stddev": "stddev_pop", "variance": "var_pop",
+	"ascii": "seqd_mariadb_ascii", "ord": "seqd_mariadb_ord", "bit_length": "bit_length"}
 
 // values builds xs as the values of a function's arguments: a truth as
 // its 1 or 0, MariaDB's truths being integers (ABS(TRUE) is 1).

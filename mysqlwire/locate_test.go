@@ -9,8 +9,8 @@ import (
 // TestLocateOracle: LOCATE, POSITION and INSTR find a string by the
 // connection's collation ('B' in 'abc'), by its bytes where one is a
 // binary string, from a start read as MariaDB's val_int reads it (once);
-// ISNULL(x) is x IS NULL: on MariaDB 10.11 and on seqd, as text and
-// prepared.
+// ISNULL(x) is x IS NULL; ASCII, ORD and BIT_LENGTH of a string's bytes:
+// on MariaDB 10.11 and on seqd, as text and prepared.
 func TestLocateOracle(t *testing.T) {
 	script := []string{
 		"SELECT LOCATE('B', 'abc'), POSITION('B' IN 'abc'), INSTR('abc', 'C'), LOCATE('b', x'616263'), LOCATE(1, 123), LOCATE('B', x'616263'), LOCATE(x'42', 'abc'), LOCATE('', 'abc', 3), LOCATE('', 'ébc', 3), LOCATE('c', 'ébc', 3)",
@@ -22,6 +22,7 @@ func TestLocateOracle(t *testing.T) {
 		"SELECT INSTR('a'), LOCATE('a'), LOCATE('a', 'b', 1, 2)",
 		"SELECT ISNULL(NULL), ISNULL(1), ISNULL(1/0), isnull(start_value) FROM ls1", "SELECT 1 FROM ls1 WHERE ISNULL(NULL)",
 		"SELECT ISNULL(1, 2)", "SELECT COUNT(*) FROM ls1 GROUP BY ISNULL(increment)", "SELECT NOT ISNULL(NULL), ISNULL(NULL) + 1",
+		"SELECT ASCII('é'), ASCII(''), ASCII(NULL), ASCII(12), ORD('é'), ORD('a'), ORD(''), ORD('€x'), ORD(NULL), BIT_LENGTH('é'), BIT_LENGTH(12), ASCII(x'41'), ORD(x'43'), ASCII(start_value), ORD(1.5), ASCII(1e0) FROM ls1",
 	}
 	for _, prepared := range []bool{false, true} {
 		name := "seqd_locate"
