@@ -1,6 +1,9 @@
 package eval
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // LOCATE as MariaDB's my_instr_mb finds a string in another:
 //
@@ -85,4 +88,68 @@ func init() {
 		}
 		return Int(v), nil
 	}, TText)
+}
+
+// SUBSTRING_INDEX as MariaDB's Item_func_substr_index computes it:
+//
+//	seqd_mariadb_substring_index(s, delim, count, mb)
+//	    s up to its count-th delim from the left (count > 0), or after
+//	    its -count-th from the right (count < 0), delim matched by its
+//	    bytes; s where there are not so many; empty for an empty s or
+//	    delim or a count of 0. count is read as an INT (MariaDB's int32
+//	    of the BIGINT). Occurrences do not overlap, counted from the left
+//	    for text (mb: MariaDB's multi-byte path, so 'a' after the last
+//	    'aa' of 'aaa'), from the right for a binary string.
+
+func init() {
+	Define("seqd_mariadb_substring_index", TText, true, func(_ *Env, a []Datum) (Datum, error) {
+		return Text(substringIndex(a[0].S, a[1].S, int32(a[2].I), a[3].I != 0)), nil
+	}, TText, TText, TInt8, TBool)
+}
+
+// substringIndex is seqd_mariadb_substring_index.
+func substringIndex(s, delim string, count int32, mb bool) string {
+	if s == "" || delim == "" || count == 0 {
+		return ""
+	}
+	// The starts of delim's occurrences in s, not overlapping, from the
+	// left.
+	var at []int
+	for i := 0; i+len(delim) <= len(s); {
+		if s[i:i+len(delim)] == delim {
+			at = append(at, i)
+			i += len(delim)
+			continue
+		}
+		if _, n := utf8.DecodeRuneInString(s[i:]); mb && n > 1 {
+			i += n
+		} else {
+			i++
+		}
+	}
+	switch {
+	case count > 0:
+		if int(count) > len(at) {
+			return s
+		}
+		return s[:at[count-1]]
+	case mb:
+		c := int(count) + len(at) + 1 // the occurrence from the left
+		if c <= 0 {
+			return s
+		}
+		return s[at[c-1]+len(delim):]
+	}
+	// A binary string's from the right, not overlapping.
+	end := len(s)
+	for n := int(-count); ; n-- {
+		i := strings.LastIndex(s[:end], delim)
+		if i < 0 {
+			return s
+		}
+		if n == 1 {
+			return s[i+len(delim):]
+		}
+		end = i
+	}
 }

@@ -171,6 +171,8 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return nil, unsupported("CONVERT(... USING " + valueText(x.Args[1]) + ")")
 	case "locate", "position", "instr":
 		return b.locate(x)
+	case "substring_index":
+		return b.substringIndex(x)
 	case "isnull": // of one argument, x IS NULL (isnullCalls)
 		return nil, wrongArgCount(x.FnName.O)
 	}
@@ -521,6 +523,29 @@ func (isnullCalls) Leave(n ast.Node) (ast.Node, bool) {
 		return &ast.IsNullExpr{Expr: c.Args[0]}, true
 	}
 	return n, true
+}
+
+// substringIndex is SUBSTRING_INDEX(s, delim, count): eval's
+// seqd_mariadb_substring_index, count read as MariaDB's val_int reads it
+// (once, with the rows), a binary string's occurrences counted as
+// MariaDB counts a single-byte string's.
+func (b *builder) substringIndex(x *ast.FuncCallExpr) (*pg.Node, error) {
+	if len(x.Args) != 3 {
+		return nil, wrongArgCount(x.FnName.O)
+	}
+	args, err := b.stringArgs(x.Args[:2])
+	if err != nil {
+		return nil, err
+	}
+	count, err := b.count(&x.Args[2], false)
+	if err != nil {
+		return nil, err
+	}
+	mb := "true"
+	if t, ok := exprType(x.Args[0], b.scope()); ok && t.binary && t.kind() == kindString {
+		mb = "false"
+	}
+	return funcCall("seqd_mariadb_substring_index", append(args, count, typeCast(strConst(mb), typeName("bool")))), nil
 }
 
 // locate is LOCATE(sub, s [, start]), POSITION(sub IN s) and INSTR(s,

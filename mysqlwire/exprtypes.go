@@ -473,12 +473,12 @@ func (e typeScope) cast(x *ast.FuncCastExpr) (colType, bool) {
 // together (concat).
 var stringResultFuncs = map[string]bool{"lower": true, "upper": true, "lcase": true, "ucase": true, "trim": true, "ltrim": true,
 	"rtrim": true, "reverse": true, "substring": true, "substr": true, "mid": true, "left": true, "right": true, "replace": true,
-	"lpad": true, "rpad": true, "repeat": true, "hex": true}
+	"lpad": true, "rpad": true, "repeat": true, "hex": true, "substring_index": true}
 
 // moreStringArgs are the arguments past the first of stringResultFuncs
 // that are strings, whose character sets MariaDB aggregates with the
 // first's: NULL is binary, but yields to any other.
-var moreStringArgs = map[string][]int{"replace": {1, 2}, "lpad": {2}, "rpad": {2}, "trim": {1}}
+var moreStringArgs = map[string][]int{"replace": {1, 2}, "lpad": {2}, "rpad": {2}, "trim": {1}, "substring_index": {1}}
 
 // allNull reports whether xs[0] and the xs at more are NULL written as
 // one.

@@ -9,7 +9,9 @@ import (
 // TestLocateOracle: LOCATE, POSITION and INSTR find a string by the
 // connection's collation ('B' in 'abc'), by its bytes where one is a
 // binary string, from a start read as MariaDB's val_int reads it (once);
-// ISNULL(x) is x IS NULL; ASCII, ORD and BIT_LENGTH of a string's bytes:
+// ISNULL(x) is x IS NULL; ASCII, ORD and BIT_LENGTH of a string's bytes;
+// SUBSTRING_INDEX, its occurrences counted as MariaDB's multi-byte path
+// counts them (a binary string's as its single-byte one):
 // on MariaDB 10.11 and on seqd, as text and prepared.
 func TestLocateOracle(t *testing.T) {
 	script := []string{
@@ -22,6 +24,10 @@ func TestLocateOracle(t *testing.T) {
 		"SELECT INSTR('a'), LOCATE('a'), LOCATE('a', 'b', 1, 2)",
 		"SELECT ISNULL(NULL), ISNULL(1), ISNULL(1/0), isnull(start_value) FROM ls1", "SELECT 1 FROM ls1 WHERE ISNULL(NULL)",
 		"SELECT ISNULL(1, 2)", "SELECT COUNT(*) FROM ls1 GROUP BY ISNULL(increment)", "SELECT NOT ISNULL(NULL), ISNULL(NULL) + 1",
+		"SELECT SUBSTRING_INDEX('a.b.c', '.', 2), SUBSTRING_INDEX('a.b.c', '.', -2), SUBSTRING_INDEX('a.b.c', '.', 0), SUBSTRING_INDEX('a.b.c', '.', 5), SUBSTRING_INDEX('a.b.c', '.', -5), SUBSTRING_INDEX('a.b.c', '', 1), SUBSTRING_INDEX('aaa', 'aa', 1), SUBSTRING_INDEX('aaa', 'aa', -1), SUBSTRING_INDEX('aaaa', 'aa', 2), SUBSTRING_INDEX('aaaa', 'aa', -2), SUBSTRING_INDEX('A.b', 'a', 1)",
+		"SELECT SUBSTRING_INDEX('x', '.', '1x'), SUBSTRING_INDEX(NULL, '.', 1), SUBSTRING_INDEX('a.b', NULL, 1), SUBSTRING_INDEX('a.b', '.', NULL), SUBSTRING_INDEX('é.ü.x', '.', -1), SUBSTRING_INDEX(12.34, '.', 1), SUBSTRING_INDEX('a.b.c', '.', 18446744073709551615), SUBSTRING_INDEX('a.b.c', '.', -9223372036854775808)",
+		"SELECT SUBSTRING_INDEX(x'612e622e63', '.', -1), SUBSTRING_INDEX(x'616161', 'aa', -1), SUBSTRING_INDEX('a.b.c', '.', 4294967297), SUBSTRING_INDEX('a.b', '.', 1.5), SUBSTRING_INDEX(table_name, '1', 1) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'ls1'",
+		"SELECT SUBSTRING_INDEX('a.b')",
 		"SELECT ASCII('é'), ASCII(''), ASCII(NULL), ASCII(12), ORD('é'), ORD('a'), ORD(''), ORD('€x'), ORD(NULL), BIT_LENGTH('é'), BIT_LENGTH(12), ASCII(x'41'), ORD(x'43'), ASCII(start_value), ORD(1.5), ASCII(1e0) FROM ls1",
 	}
 	for _, prepared := range []bool{false, true} {
