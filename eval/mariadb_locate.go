@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -152,4 +153,47 @@ func substringIndex(s, delim string, count int32, mb bool) string {
 		}
 		end = i
 	}
+}
+
+// FIND_IN_SET, STRCMP and SPACE as MariaDB computes them:
+//
+//	seqd_mariadb_find_in_set(s, list)
+//	    the position of s among list's comma-separated items, compared
+//	    by utf8mb4_general_ci's weights without padding; 0 where s holds
+//	    a comma, list is empty or none matches
+//	seqd_mariadb_strcmp(a, b)  -1, 0 or 1: a and b ordered by
+//	                           utf8mb4_general_ci (PAD SPACE)
+//	seqd_mariadb_space(n, max) n spaces; NULL past max bytes, with
+//	                           MariaDB's 1301
+
+func init() {
+	Define("seqd_mariadb_find_in_set", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
+		s, list := a[0].S, a[1].S
+		if list == "" || strings.Contains(s, ",") {
+			return Int(0), nil
+		}
+		for i, item := range strings.Split(list, ",") {
+			if sameGeneralCI(item, s) {
+				return Int(int64(i) + 1), nil
+			}
+		}
+		return Int(0), nil
+	}, TText, TText)
+	Define("seqd_mariadb_strcmp", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
+		return Int(int64(compareGeneralCI(a[0].S, a[1].S))), nil
+	}, TText, TText)
+	Define("seqd_mariadb_space", TText, true, func(e *Env, a []Datum) (Datum, error) {
+		n, limit := a[0].I, a[1].I
+		if n < 1 {
+			return Text(""), nil
+		}
+		if n > limit {
+			e.Warn(Warning{Kind: PacketOverflow, Type: "space", Value: strconv.FormatInt(limit, 10)})
+			return Null, nil
+		}
+		if err := e.chargeMade(n); err != nil {
+			return Null, err
+		}
+		return Text(strings.Repeat(" ", int(n))), nil
+	}, TInt8, TInt8)
 }

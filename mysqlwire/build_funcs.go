@@ -173,6 +173,24 @@ func (b *builder) call(x *ast.FuncCallExpr) (*pg.Node, error) {
 		return b.locate(x)
 	case "substring_index":
 		return b.substringIndex(x)
+	case "find_in_set", "strcmp":
+		if len(x.Args) != 2 {
+			return nil, wrongArgCount(x.FnName.O)
+		}
+		args, err := b.stringArgs(x.Args)
+		if err != nil {
+			return nil, err
+		}
+		return funcCall("seqd_mariadb_"+name, args), nil
+	case "space":
+		if len(x.Args) != 1 {
+			return nil, wrongArgCount(x.FnName.O)
+		}
+		n, err := b.countArg(&x.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		return funcCall("seqd_mariadb_space", []*pg.Node{n, numConst(strconv.Itoa(maxAllowedPacket))}), nil
 	case "isnull": // of one argument, x IS NULL (isnullCalls)
 		return nil, wrongArgCount(x.FnName.O)
 	}

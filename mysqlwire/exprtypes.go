@@ -511,7 +511,7 @@ func (e typeScope) binaryAmong(xs []ast.ExprNode, more []int) bool {
 // lengthFuncs are MariaDB's functions of strings whose result is a LONG
 // (Item_long_func), nullable as their arguments.
 var lengthFuncs = map[string]bool{"length": true, "octet_length": true, "char_length": true, "character_length": true,
-	"locate": true, "position": true, "instr": true, "ascii": true, "ord": true}
+	"locate": true, "position": true, "instr": true, "ascii": true, "ord": true, "find_in_set": true, "strcmp": true}
 
 func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 	name := x.FnName.L
@@ -666,6 +666,16 @@ func (e typeScope) call(x *ast.FuncCallExpr) (colType, bool) {
 		return out, ok
 	case lengthFuncs[name]:
 		return colType{typ: querypb.Type_INT32, length: 10, notNull: e.notNull(x.Args...)}, true
+	case name == "space" && len(x.Args) == 1: // as long as its count, as REPEAT's
+		if countWithRows(x.Args[0]) {
+			return stringType(maxAllowedPacket, false, false), true
+		}
+		if n, known := constantCount(x.Args[0]); known {
+			return stringType(int(min(max(n, 0), 1<<32)), false, false), true
+		}
+		if nullLiteral(x.Args[0]) {
+			return stringType(0, false, false), true
+		}
 	case name == "bit_length": // a BIGINT (Item_longlong_func)
 		return colType{typ: querypb.Type_INT64, length: 11, notNull: e.notNull(x.Args...)}, true
 	}

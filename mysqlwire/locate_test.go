@@ -11,7 +11,8 @@ import (
 // binary string, from a start read as MariaDB's val_int reads it (once);
 // ISNULL(x) is x IS NULL; ASCII, ORD and BIT_LENGTH of a string's bytes;
 // SUBSTRING_INDEX, its occurrences counted as MariaDB's multi-byte path
-// counts them (a binary string's as its single-byte one):
+// counts them (a binary string's as its single-byte one); FIND_IN_SET and
+// STRCMP by the collation; SPACE, NULL past max_allowed_packet:
 // on MariaDB 10.11 and on seqd, as text and prepared.
 func TestLocateOracle(t *testing.T) {
 	script := []string{
@@ -28,6 +29,9 @@ func TestLocateOracle(t *testing.T) {
 		"SELECT SUBSTRING_INDEX('x', '.', '1x'), SUBSTRING_INDEX(NULL, '.', 1), SUBSTRING_INDEX('a.b', NULL, 1), SUBSTRING_INDEX('a.b', '.', NULL), SUBSTRING_INDEX('é.ü.x', '.', -1), SUBSTRING_INDEX(12.34, '.', 1), SUBSTRING_INDEX('a.b.c', '.', 18446744073709551615), SUBSTRING_INDEX('a.b.c', '.', -9223372036854775808)",
 		"SELECT SUBSTRING_INDEX(x'612e622e63', '.', -1), SUBSTRING_INDEX(x'616161', 'aa', -1), SUBSTRING_INDEX('a.b.c', '.', 4294967297), SUBSTRING_INDEX('a.b', '.', 1.5), SUBSTRING_INDEX(table_name, '1', 1) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'ls1'",
 		"SELECT SUBSTRING_INDEX('a.b')",
+		"SELECT FIND_IN_SET('B', 'a,b,c'), FIND_IN_SET('b,', 'a,b,c'), FIND_IN_SET('', 'a,,c'), FIND_IN_SET('', ''), FIND_IN_SET('a', ''), FIND_IN_SET(NULL, 'a'), FIND_IN_SET('é', 'e,é'), FIND_IN_SET('c ', 'a,c'), FIND_IN_SET(2, '1,2')",
+		"SELECT STRCMP('a', 'B'), STRCMP('b', 'A'), STRCMP('a', 'A'), STRCMP('a ', 'a'), STRCMP(NULL, 'a'), STRCMP('é', 'e'), STRCMP(2, 10), STRCMP('', 'a')",
+		"SELECT SPACE(3), SPACE(0), SPACE(-1), SPACE(NULL), SPACE('2x'), LENGTH(SPACE(20000000)), CONCAT('[', SPACE(start_value), ']') FROM ls1",
 		"SELECT ASCII('é'), ASCII(''), ASCII(NULL), ASCII(12), ORD('é'), ORD('a'), ORD(''), ORD('€x'), ORD(NULL), BIT_LENGTH('é'), BIT_LENGTH(12), ASCII(x'41'), ORD(x'43'), ASCII(start_value), ORD(1.5), ASCII(1e0) FROM ls1",
 	}
 	for _, prepared := range []bool{false, true} {
