@@ -87,11 +87,35 @@ type rangedExpr struct {
 
 func (x *rangedExpr) Type() *Type { return x.x.Type() }
 func (x *rangedExpr) Eval(e *Env) (Datum, error) {
-	d, err := x.x.Eval(e)
+	d, err := evalOperands(x.x, e)
 	if se := (*sqlerr.Error)(nil); errors.As(err, &se) && se.Kind == sqlerr.NumericValueOutOfRange && se.Range == "" {
 		return Null, outOfRangeOf(x.rng, x.expr)
 	}
 	return d, err
+}
+
+// evalOperands is x's value, where x is an operator as MariaDB computes
+// it: each operand read before a NULL one makes the result NULL (NULL *
+// NEXTVAL(s) takes a value; NULL + 1e308 * 10 is 1690), not PostgreSQL's
+// strict call, which stops at the first NULL.
+func evalOperands(x Expr, e *Env) (Datum, error) {
+	f, ok := x.(*funcExpr)
+	if !ok || !f.strict {
+		return x.Eval(e)
+	}
+	args := make([]Datum, len(f.args))
+	null := false
+	for i, a := range f.args {
+		d, err := a.Eval(e)
+		if err != nil {
+			return Null, err
+		}
+		args[i], null = d, null || d.Kind == KNull
+	}
+	if null {
+		return Null, nil
+	}
+	return f.fn(e, args)
 }
 
 // mariadbIntArith is seqd_mariadb_arith of an integer kind: exact, then in the
@@ -118,12 +142,12 @@ func init() {
 
 func (x *mariadbIntArith) Type() *Type { return x.t }
 func (x *mariadbIntArith) Eval(e *Env) (Datum, error) {
-	a, err := x.l.Eval(e)
-	if err != nil || a.Kind == KNull {
+	a, err := x.l.Eval(e) // both read before a NULL is the result, as evalOperands
+	if err != nil {
 		return Null, err
 	}
 	b, err := x.r.Eval(e)
-	if err != nil || b.Kind == KNull {
+	if err != nil || a.Kind == KNull || b.Kind == KNull {
 		return Null, err
 	}
 	p, _ := decimal(a)

@@ -789,6 +789,9 @@ func TestOutOfRangeOracle(t *testing.T) {
 		"SELECT CAST(18446744073709551615 AS UNSIGNED) - 1", "SELECT CAST(0 AS UNSIGNED) + -1", "SELECT 18446744073709551615 - 1",
 		"SELECT @u - 5", "SELECT x - 10 FROM (SELECT CAST(7 AS UNSIGNED) x) t",
 		"SET sql_mode = DEFAULT", "SELECT CAST(0 AS UNSIGNED) - 1",
+		// Both operands are read before a NULL one makes the result NULL.
+		"SELECT NULL + 9223372036854775807 * 2", "SELECT @nope * (18446744073709551615 + 1)", "SELECT NULL + '1e400' * 1.5",
+		"SELECT x + y * 2 FROM (SELECT NULL x, 9223372036854775807 y UNION ALL SELECT NULL, 1) t",
 	}
 	for _, prepared := range []bool{false, true} {
 		name := "seqd_out_of_range"
