@@ -17,7 +17,8 @@ import (
 //	    computed exactly, below 0 or past 2^64 - 1 1690 (a numeric); r,
 //	    a DOUBLE: as OPERATOR(seqd_mariadb.op), past DOUBLE's range 1690
 //	    (a double precision). expr is the expression as MariaDB prints
-//	    it, which the error names (sqlerr.Error's Range, Expression)
+//	    it, which the error names (sqlerr.Error's Range, Expression);
+//	    "" where it is not printed, the error then not MariaDB's 1690
 
 func init() {
 	DefineCompiled("seqd_mariadb_arith", CompiledFunc{Column: "seqd_mariadb_arith", Compile: compileArith})
@@ -184,7 +185,17 @@ func (x *mariadbIntArith) Eval(e *Env) (Datum, error) {
 }
 
 // outOfRangeOf is MariaDB's 1690 for a result of expr past rng's range,
-// in PostgreSQL's words to a front end that has not MariaDB's.
+// in PostgreSQL's words to a front end that has not MariaDB's; where
+// expr is "" (what the builder does not print as MariaDB does) the
+// words alone, which no front end words as MariaDB's.
 func outOfRangeOf(rng, expr string) error {
+	switch {
+	case expr == "" && rng == "BIGINT":
+		return outOfRange(TInt8)
+	case expr == "" && rng == "DOUBLE":
+		return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "value out of range: overflow")
+	case expr == "":
+		return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "bigint unsigned out of range")
+	}
 	return &sqlerr.Error{Kind: sqlerr.NumericValueOutOfRange, Msg: "value out of range: overflow", Range: rng, Expression: expr}
 }

@@ -442,9 +442,11 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 // rangedArith tells how x, arithmetic, is built as MariaDB computes it
 // (eval's seqd_mariadb_arith): its result's kind, i for a BIGINT, u for
 // a BIGINT UNSIGNED, r for a DOUBLE, and x as MariaDB prints it, which
-// its error past the type's range names (1690). False where the builder
-// does not know x's type, or it is a DECIMAL, or it holds what is not
-// printed here: built as PostgreSQL's operators compute it.
+// its error past the type's range names (1690); text is "" where x holds
+// what is not printed here, its range kept all the same (COUNT(*) -
+// CAST(5 AS UNSIGNED) is refused, not -4). False where the builder does
+// not know x's type, or it is a DECIMAL: built as PostgreSQL's operators
+// compute it.
 func (b *builder) rangedArith(x *ast.BinaryOperationExpr) (kind, text string, ok bool) {
 	t, ok := exprType(x, b.scope())
 	switch {
@@ -459,8 +461,10 @@ func (b *builder) rangedArith(x *ast.BinaryOperationExpr) (kind, text string, ok
 	default:
 		return "", "", false
 	}
-	text, ok = b.mariadbPrint(x)
-	return kind, text, ok
+	if text, ok = b.mariadbPrint(x); !ok {
+		text = ""
+	}
+	return kind, text, true
 }
 
 // logic is AND, OR and XOR, of truth values (cond): a chain of ANDs

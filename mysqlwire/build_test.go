@@ -18,17 +18,17 @@ var builtStatements = []struct{ q, want string }{
 	{"SELECT NEXT VALUE FOR db.s", "SELECT seqd_mariadb_nextval(db.s)"},
 	{"SELECT nextval(`S`) AS n, LASTVAL(s)", "SELECT seqd_mariadb_nextval(\"S\") AS n, seqd_mariadb_lastval(s)"},
 	{"SELECT SETVAL(s, 5, 0, 1)", "SELECT seqd_mariadb_setval(s, 5, 0, 1)"},
-	{"SELECT PREVIOUS VALUE FOR s, NEXTVAL(s) + 1", "SELECT seqd_mariadb_lastval(s), seqd_mariadb_nextval(s) + 1"},
+	{"SELECT PREVIOUS VALUE FOR s, NEXTVAL(s) + 1", "SELECT seqd_mariadb_lastval(s), seqd_mariadb_arith('+', seqd_mariadb_nextval(s), 1, 'i', '')"},
 	{"SELECT 1, -5, -2147483648, 2147483648, 1.50, 1e3, 'a''b', NULL, TRUE, FALSE, x'41', 0x42",
 		"SELECT 1, -5, -2147483648, 2147483648, 1.50, 1e+03, 'a''b', NULL, true, false, 'A', 'B'"},
 	{"SELECT NEXTVAL(s) * 2 - 1 / 3 % 2",
-		"SELECT round((seqd_mariadb_nextval(s) OPERATOR(seqd_mariadb.*) 2) - ((1::numeric OPERATOR(seqd_mariadb./) 3::numeric) % 2), 4)"},
+		"SELECT round(seqd_mariadb_arith('*', seqd_mariadb_nextval(s), 2, 'i', '') - ((1::numeric OPERATOR(seqd_mariadb./) 3::numeric) % 2), 4)"},
 	{"SELECT 1 / 0, 1 DIV NEXTVAL(s), 2 MOD '0', 3 / 0.0", // a divisor not written as a number other than 0 is read
 		"SELECT round(1::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor(0::numeric), 4), trunc(1::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor(seqd_mariadb_nextval(s)::numeric))::bigint, " +
 			"2::numeric % seqd_mariadb_divisor(seqd_mariadb_double('0')::double precision::numeric), round(3::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor((0.0)::numeric), 4)"},
 	{"SELECT 'a' + 1, -'5', 1e0 / 3, 2.5e0 * 2", // a string or a DOUBLE in arithmetic is a DOUBLE
 		"SELECT seqd_mariadb_arith('+', seqd_mariadb_double('a')::double precision, 1, 'r', '''a'' + 1'), 0 - seqd_mariadb_double('5')::double precision, " +
-			"(1e+00)::double precision::double precision OPERATOR(seqd_mariadb./) 3::double precision, (2.5e+00)::double precision OPERATOR(seqd_mariadb.*) 2"},
+			"seqd_mariadb_arith('/', (1e+00)::double precision::double precision, 3::double precision, 'r', ''), seqd_mariadb_arith('*', (2.5e+00)::double precision, 2, 'r', '')"},
 	{"SELECT 1.50 / 3 / 3, CONCAT(1/3), ROUND(1/3, 6)", // computed exactly, shown to 10 and 4 digits
 		"SELECT round(((1.50)::numeric OPERATOR(seqd_mariadb./) 3::numeric)::numeric OPERATOR(seqd_mariadb./) 3::numeric, 10), " +
 			"round(1::numeric OPERATOR(seqd_mariadb./) 3::numeric, 4)::text, seqd_mariadb_round(1::numeric OPERATOR(seqd_mariadb./) 3::numeric, 6::bigint)"},

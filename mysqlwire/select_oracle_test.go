@@ -792,6 +792,7 @@ func TestOutOfRangeOracle(t *testing.T) {
 		// Both operands are read before a NULL one makes the result NULL.
 		"SELECT NULL + 9223372036854775807 * 2", "SELECT @nope * (18446744073709551615 + 1)", "SELECT NULL + '1e400' * 1.5",
 		"SELECT x + y * 2 FROM (SELECT NULL x, 9223372036854775807 y UNION ALL SELECT NULL, 1) t",
+		"CREATE SEQUENCE s2", "SELECT NULL + NEXTVAL(s2)", "SELECT NULL * NEXTVAL(s2) + 1e0", "SELECT NEXTVAL(s2)",
 	}
 	for _, prepared := range []bool{false, true} {
 		name := "seqd_out_of_range"
