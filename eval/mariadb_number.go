@@ -67,7 +67,14 @@ func compileNumber(c *Compiler, sc *Scope, fc *pg.FuncCall, name string, decimal
 	}
 	x = c.settle(x)
 	if read == "DECIMAL" {
-		return &funcExpr{t: tNumeric, fn: decimal, args: []Expr{x}, strict: true}, nil
+		compared := func(e *Env, a []Datum) (Datum, error) {
+			d, err := decimal(e, a)
+			if err != nil || d.Kind != KNumeric {
+				return d, err
+			}
+			return roundedCompared(d), nil
+		}
+		return &funcExpr{t: tNumeric, fn: compared, args: []Expr{x}, strict: true}, nil
 	}
 	return &funcExpr{t: TFloat8, fn: double, args: []Expr{x}, strict: true}, nil
 }
@@ -105,10 +112,45 @@ func decimalRead(e *Env, s string, quiet bool) (Datum, error) {
 	if clampDecimal(e, &x) && kind == 0 {
 		kind = Truncated
 	}
+	decimalHeld(&x)
 	if kind != 0 && !quiet {
 		e.Warn(Warning{Kind: kind, Type: "DECIMAL", Value: s})
 	}
 	return Numeric(&x, max(-x.Exponent, 0)), nil
+}
+
+// decimalWords is how many words of nine digits MariaDB's decimal holds
+// of a string it reads (DECIMAL_BUFF_LENGTH): its integer digits' words
+// first, the rest for the digits past the point.
+const decimalWords = 9
+
+// decimalHeld cuts x to the digits past its point MariaDB's decimal holds
+// of a string read (decimalWords): '1e-82' and '5e-82' are 0, '1e-81' is
+// not.
+func decimalHeld(x *apd.Decimal) {
+	intg := max(int64(x.NumDigits())+int64(x.Exponent), 0)
+	frac := int64(decimalWords-(intg+8)/9) * 9
+	if x.Form != apd.Finite || -int64(x.Exponent) <= frac {
+		return
+	}
+	ctx := exact
+	ctx.Rounding = apd.RoundDown
+	ctx.Precision = uint32(max(int64(x.NumDigits())+int64(x.Exponent)+frac+2, 1))
+	_, _ = ctx.Quantize(x, x, int32(-frac))
+}
+
+// comparedScale is the digits past its point of a string read as a
+// DECIMAL and compared (=, <, <=>, IN of one value): MariaDB's comparison
+// holds it rounded to NOT_FIXED_DEC's 39 ('1e-40' = 0 is true, '5e-40' = 0
+// false), where IN of more values and CASE hold decimalHeld's digits.
+const comparedScale = 39
+
+// roundedCompared is d, a string's DECIMAL, rounded to comparedScale.
+func roundedCompared(d Datum) Datum {
+	if x, scale := decimal(d); x.Form == apd.Finite && scale > comparedScale {
+		return Numeric(x, comparedScale) // rounded half up
+	}
+	return d
 }
 
 // startsNumber reports whether a number begins s, after its leading

@@ -674,13 +674,19 @@ var exprWarnings = []string{
 	// then 1292; a DOUBLE's product or quotient too small to hold: 0.
 	"SELECT '1e400' IN (" + strings.Repeat("9", 65) + ", 2), '-1e400x' IN (-" + strings.Repeat("9", 65) + ", 2), '1e81' < 5, '1e80' < 5",
 	"SELECT 1e-200 * 1e-200, 1e-300 / 1e300, -1e-200 * 1e-200, 1e-200 * -1e-200 * 5",
+	// A string read as a DECIMAL holds 81 digits past its point (IN of
+	// two values, CASE), compared 39 (=, <, IN of one value).
+	"SELECT '1e-40' = 0, '5e-40' = 0, '-4.9e-40' = 0, '-5e-40' < 0, '1e-40' IN (0), '1e-400' <=> 0, '1e-40' > 0",
+	"SELECT '1e-40' IN (0, 2), '1e-81' IN (0, 2), '5e-82' IN (0, 2), '1e-400' IN (0, 1), CASE '1e-82' WHEN 0 THEN 'z' END, CASE '1e-40' WHEN 0 THEN 'z' END",
+	"SET @q1 = '1e-40', @q2 = '5e-82', @q3 = '1e-400'",
+	"SELECT @q1 = 0, @q1 IN (0), @q1 IN (0, 1), @q2 IN (0, 1), @q3 IN (0, 1), @q3 = 0, CASE @q2 WHEN 0 THEN 'z' END, @q1 > 0",
 }
 
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
 	selectsLen      = 534
-	exprWarningsLen = 167
+	exprWarningsLen = 171
 )
 
 // selectsSetup makes the sequences selects read.
