@@ -107,7 +107,9 @@ func decimalRead(e *Env, s string, quiet bool) (Datum, error) {
 	}
 	var x apd.Decimal
 	if _, _, err := x.SetString(readSignificant(prefix)); err != nil {
-		return Null, err // not for a prefix NumberPrefix gives
+		if !outOfExponent(&x, prefix) {
+			return Null, err // not for a prefix NumberPrefix gives
+		}
 	}
 	if clampDecimal(e, &x) && kind == 0 {
 		kind = Truncated
@@ -117,6 +119,38 @@ func decimalRead(e *Env, s string, quiet bool) (Datum, error) {
 		e.Warn(Warning{Kind: kind, Type: "DECIMAL", Value: s})
 	}
 	return Numeric(&x, max(-x.Exponent, 0)), nil
+}
+
+// outOfExponent sets x to prefix's value (NumberPrefix's) where apd
+// refuses its exponent ('1e-99999999999999999999', a point and 200000
+// zeros before a digit): 0 where its digits all lie past the point's
+// 81, past DECIMAL's digits where they all lie before it (clampDecimal
+// then reads it as its bound); false for another.
+func outOfExponent(x *apd.Decimal, prefix string) bool {
+	neg := strings.HasPrefix(prefix, "-")
+	mantissa, exp, _ := strings.Cut(strings.ToLower(strings.TrimLeft(prefix, "+-")), "e")
+	whole, frac, _ := strings.Cut(mantissa, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	e, err := strconv.ParseInt(exp, 10, 64)
+	switch {
+	case exp == "":
+		e = 0
+	case err != nil && strings.HasPrefix(exp, "-"):
+		e = -1 << 40
+	case err != nil:
+		e = 1 << 40
+	}
+	e = max(min(e, 1<<40), -1<<40)
+	switch magnitude := int64(len(digits)) - int64(len(frac)) + e; { // the value is 0.digits × 10^magnitude
+	case digits == "" || magnitude < -maxDecimalDigits:
+		x.SetInt64(0)
+	case magnitude > maxDecimalDigits:
+		x.SetFinite(1, maxDecimalDigits+1)
+		x.Negative = neg
+	default:
+		return false
+	}
+	return true
 }
 
 // decimalWords is how many words of nine digits MariaDB's decimal holds
