@@ -735,15 +735,26 @@ func havingAlone(s *ast.SelectStmt) (*ast.SelectStmt, error) {
 	inner.Fields = &ast.FieldList{}
 	v := &havingNames{names: map[string]int{}, tables: fromNames(s.From)}
 	names := make([]string, len(s.Fields.Fields))
+	// A name is read as MariaDB's find_item_in_list reads it: the items in
+	// order, two columns of it ambiguous, the first item of it that is not
+	// a column the end of the search (SELECT 1 x, 2 x ... HAVING x reads
+	// 1; SELECT a x, 2 x, 2; SELECT a x, b x, 1052).
+	taken := map[string]bool{}
 	for i, f := range s.Fields.Fields {
 		if f.WildCard != nil {
 			return nil, unsupported("HAVING without GROUP BY or an aggregate over *")
 		}
 		names[i] = fieldName(f)
 		key := strings.ToLower(names[i])
-		if j, ok := v.names[key]; ok && (j < 0 || !sameField(s.Fields.Fields[j], f)) {
+		_, isColumn := f.Expr.(*ast.ColumnNameExpr)
+		j, ok := v.names[key]
+		switch {
+		case taken[key] || ok && j < 0: // the search ended before f
+		case !isColumn:
+			v.names[key], taken[key] = i, true
+		case ok && !sameField(s.Fields.Fields[j], f):
 			v.names[key] = -1 // two columns' name
-		} else if !ok {
+		case !ok:
 			v.names[key] = i
 		}
 	}

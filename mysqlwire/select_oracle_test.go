@@ -470,6 +470,10 @@ var selects = []string{
 	"SELECT start_value AS x, increment AS X FROM s1 ORDER BY x", "SELECT start_value AS increment, increment FROM s1 GROUP BY increment",
 	"SELECT a.start_value, b.start_value FROM s1 a, s1 b ORDER BY start_value", "SELECT start_value, s1.start_value FROM s1 ORDER BY start_value",
 	"SELECT a.start_value, b.start_value FROM s1 a JOIN s1 b USING (start_value) GROUP BY start_value", "SELECT start_value, 1 AS start_value FROM s1 ORDER BY start_value",
+	// HAVING's name two items take: the first that is not a column.
+	"SELECT 1 AS x, 2 AS x HAVING x = 1", "SELECT start_value AS x, 2 AS x FROM s1 HAVING x = 2 ORDER BY x",
+	"SELECT 1 AS x, increment AS x FROM s1 HAVING x > 0", "SELECT start_value AS x, 1 AS x, increment AS x FROM s1 HAVING x = 1",
+	"SELECT start_value AS x, increment AS x, 1 AS x FROM s1 HAVING x > 0", "SELECT MAX(start_value) AS x, MIN(increment) AS x FROM s1 HAVING x > 1",
 }
 
 // exprWarnings are expressions that raise MariaDB's warnings: a division
@@ -689,7 +693,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 534
+	selectsLen      = 540
 	exprWarningsLen = 174
 )
 
