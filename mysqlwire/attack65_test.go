@@ -28,3 +28,25 @@ func TestUnprintedRangeRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestHavingAloneNextvalRefused: HAVING without GROUP BY or an aggregate
+// that reads an item taking a sequence's value is refused (1235) and
+// takes none; MariaDB computes the item again for HAVING's reference and
+// for the row (SELECT NEXTVAL(s) v HAVING v > 0 is 2 on a new sequence),
+// which the derived table HAVING is built over does not.
+func TestHavingAloneNextvalRefused(t *testing.T) {
+	_, sc, _ := oracleConns(t, "seqd_having_nextval")
+	if got := statementResult(sc, "CREATE SEQUENCE sh", false); strings.HasPrefix(got, "ERROR") {
+		t.Fatal(got)
+	}
+	for _, q := range []string{"SELECT NEXTVAL(sh) v HAVING v > 0", "SELECT NEXTVAL(sh) + 1 AS v FROM (SELECT 1 UNION ALL SELECT 2) t HAVING v > 0"} {
+		for _, prepared := range []bool{false, true} {
+			if got := statementResult(sc, q, prepared); !strings.HasPrefix(got, "ERROR 1235 42000 ") {
+				t.Errorf("%s (prepared %v): %s, want 1235", q, prepared, got)
+			}
+		}
+	}
+	if got := statementResult(sc, "SELECT NEXTVAL(sh), NEXTVAL(sh) v HAVING 1 = 1", false); !strings.Contains(got, "1 | 2") {
+		t.Errorf("a HAVING reading no such item: %q, want 1 | 2", got)
+	}
+}

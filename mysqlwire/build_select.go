@@ -807,6 +807,13 @@ func havingAlone(s *ast.SelectStmt) (*ast.SelectStmt, error) {
 	case v.ambiguous != nil:
 		return nil, mysql.NewSQLError(1052, "23000", "Column '%s' in HAVING is ambiguous", v.ambiguous.OrigColName())
 	}
+	for _, i := range v.read {
+		if callsNextval(s.Fields.Fields[i].Expr) {
+			// MariaDB computes the item again for each reference HAVING
+			// makes, and again for the row: a value more each time.
+			return nil, unsupported("HAVING without GROUP BY or an aggregate reading an item that takes a sequence's value")
+		}
+	}
 	const alias = "seqd_having"
 	return &ast.SelectStmt{
 		SelectStmtOpts: s.SelectStmtOpts,
@@ -907,6 +914,18 @@ type havingNames struct {
 	tables             map[string]bool
 	cols               func(i int) string
 	unknown, ambiguous *ast.ColumnName
+	read               []int // the items read
+}
+
+// callsNextval reports whether x takes a sequence's value (NEXTVAL, NEXT
+// VALUE FOR).
+func callsNextval(x ast.ExprNode) bool {
+	v := exprFinder{found: func(n ast.Node) bool {
+		f, ok := n.(*ast.FuncCallExpr)
+		return ok && f.FnName.L == ast.NextVal
+	}}
+	x.Accept(&v)
+	return v.hit
 }
 
 func (v *havingNames) Enter(n ast.Node) (ast.Node, bool) {
@@ -923,6 +942,7 @@ func (v *havingNames) Enter(n ast.Node) (ast.Node, bool) {
 			v.ambiguous = n.Name
 		default:
 			n.Name = &ast.ColumnName{Name: ast.NewCIStr(v.cols(i))}
+			v.read = append(v.read, i)
 		}
 		return n, true
 	}
