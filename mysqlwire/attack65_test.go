@@ -1,8 +1,12 @@
 package mysqlwire
 
 import (
+	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/seqd/seqd/internal/testenv"
 )
 
 // TestUnprintedRangeRefused: arithmetic whose type the builder knows but
@@ -48,5 +52,46 @@ func TestHavingAloneNextvalRefused(t *testing.T) {
 	}
 	if got := statementResult(sc, "SELECT NEXTVAL(sh), NEXTVAL(sh) v HAVING 1 = 1", false); !strings.Contains(got, "1 | 2") {
 		t.Errorf("a HAVING reading no such item: %q, want 1 | 2", got)
+	}
+}
+
+// TestBoundDoublePrinted: a parameter bound to a DOUBLE (go-sql-driver
+// sends a float64 as one) is printed in 1690's words as MariaDB writes
+// its value, not refused as a DOUBLE literal's text is (1264).
+func TestBoundDoublePrinted(t *testing.T) {
+	mc, dbName := testenv.MariaDBConn(t, "seqd_bound_double")
+	addr, _ := startServer(t, Config{})
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := open(t, addr, "root", dbName).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	for _, c := range []struct {
+		q    string
+		args []any
+	}{
+		{"SELECT ? * ?", []any{1e308, 10.0}},
+		{"SELECT ? * ?", []any{1.5e300, 1e10}},
+		{"SELECT ? * ?", []any{1e300, 123456789012345678.0}},
+		{"SELECT ? / ?", []any{-1e308, 1e-308}},
+		{"SELECT ? * ? * 1", []any{1e200, 1e200}},
+	} {
+		var got [2]string
+		for i, db := range []*sql.Conn{mc, sc} {
+			rows, err := db.QueryContext(ctx, c.q, c.args...)
+			if err == nil {
+				for rows.Next() {
+				}
+				err = rows.Err()
+				rows.Close()
+			}
+			got[i] = fmt.Sprint(err)
+		}
+		if want := "Error 1690 (22003): DOUBLE value is out of range in '"; !strings.HasPrefix(got[0], want) || got[0] != got[1] {
+			t.Errorf("%s %v:\n  MariaDB: %s\n  seqd:    %s", c.q, c.args, got[0], got[1])
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	tmysql "github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/seqd/seqd/eval"
 )
 
 // An expression as MariaDB's Item::print writes it in an error's words
@@ -179,7 +181,8 @@ func (p *printer) column(name *ast.ColumnName) {
 // value writes a literal as MariaDB prints it: a number as written (its
 // value's text, for an integer or a decimal; a DOUBLE's is not), a
 // string in quotes, TRUE and FALSE as 1 and 0, NULL; a parameter's value
-// bound as such; a user variable as its name.
+// bound as such (a DOUBLE's as MariaDB writes its value); a user
+// variable as its name.
 func (p *printer) value(v *driver.ValueExpr) {
 	if v.Type.GetFlag()&userVarFlag != 0 {
 		p.sb.WriteString(v.Text()) // @`name`, as userVarReader writes it
@@ -193,6 +196,12 @@ func (p *printer) value(v *driver.ValueExpr) {
 		p.sb.WriteString(strconv.FormatUint(v.GetUint64(), 10))
 	case driver.KindMysqlDecimal:
 		p.sb.WriteString(v.GetMysqlDecimal().String())
+	case driver.KindFloat64:
+		if v.Type.GetFlag()&boundFlag == 0 { // a DOUBLE literal, printed as written: its text is not kept
+			p.ok = false
+			return
+		}
+		p.sb.Write(eval.AppendMariaDBDouble(nil, v.GetFloat64())) // a parameter's DOUBLE, as MariaDB writes its value
 	case driver.KindNull:
 		p.sb.WriteString("NULL")
 	case driver.KindString:
