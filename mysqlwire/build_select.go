@@ -301,6 +301,14 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 			return nil, nil, err
 		}
 	}
+	if s.Having != nil && (s.GroupBy != nil || aggregates(s)) {
+		// HAVING's names, in its aggregates too, as GROUP BY's.
+		v := &columnRefs{}
+		s.Having.Expr.Accept(v)
+		if err := b.ambiguousBy(v.items, s.Fields.Fields, "HAVING"); err != nil {
+			return nil, nil, err
+		}
+	}
 	if s.GroupBy != nil || aggregates(s) {
 		if b.env.fullGroupBy {
 			if err := b.fullGroupBy(s); err != nil {
@@ -982,6 +990,23 @@ func (b *builder) ambiguousBy(items []*ast.ByItem, fields []*ast.SelectField, cl
 	}
 	return nil
 }
+
+// columnRefs collects an expression's column references, out of its
+// subqueries, as the items of a GROUP BY would hold them.
+type columnRefs struct{ items []*ast.ByItem }
+
+func (v *columnRefs) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+		return n, true
+	case *ast.ColumnNameExpr:
+		v.items = append(v.items, &ast.ByItem{Expr: n})
+		return n, true
+	}
+	return n, false
+}
+
+func (v *columnRefs) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // sourceOf is the index in the FROM clause's sources of the one the
 // column name reads (the first that has it, unqualified); -1 for none.

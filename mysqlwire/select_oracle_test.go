@@ -467,6 +467,8 @@ var selects = []string{
 	"SELECT increment FROM s1 HAVING increment > 0 ORDER BY start_value", "SELECT increment FROM s1 HAVING increment > 0 ORDER BY s1.start_value DESC, increment",
 	"SELECT increment FROM s1 HAVING increment > 0 ORDER BY nope", "SELECT start_value FROM s1 HAVING start_value > 0 ORDER BY s1.start_value",
 	"SELECT start_value AS x, increment AS x FROM s1 HAVING 1 = 1 ORDER BY x", "SELECT x FROM s1, (SELECT 3 AS x) t HAVING x > 0 ORDER BY t.x, s1.increment",
+	"SELECT start_value x, increment x FROM s1 GROUP BY start_value HAVING x > 0", "SELECT start_value x, increment x FROM s1 GROUP BY start_value HAVING COUNT(x) > 0",
+	"SELECT 1 x, 2 x FROM s1 GROUP BY start_value HAVING x > 0", "SELECT start_value x, increment x FROM s1 GROUP BY start_value HAVING start_value > 0",
 	"SELECT start_value AS x, increment AS X FROM s1 ORDER BY x", "SELECT start_value AS increment, increment FROM s1 GROUP BY increment",
 	"SELECT a.start_value, b.start_value FROM s1 a, s1 b ORDER BY start_value", "SELECT start_value, s1.start_value FROM s1 ORDER BY start_value",
 	"SELECT a.start_value, b.start_value FROM s1 a JOIN s1 b USING (start_value) GROUP BY start_value", "SELECT start_value, 1 AS start_value FROM s1 ORDER BY start_value",
@@ -693,7 +695,7 @@ var exprWarnings = []string{
 // selectsLen and exprWarningsLen pin the lists' lengths: a statement
 // left out is a failure, not a smaller test.
 const (
-	selectsLen      = 540
+	selectsLen      = 544
 	exprWarningsLen = 174
 )
 
