@@ -367,6 +367,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			return fmt.Errorf("seqd: corrupt sequence key %q", kv.Key)
 		}
 		s := &seq{key: kv.Key, id: rec.id, opts: internOptions(rec.opts), cur: rec.state, rev: kv.Rev, unlogged: rec.unlogged, epoch: rec.epoch}
+		if !e.readOnly {
+			s.cur = ownerStart(s.opts, s.cur)
+		}
 		e.seqs.set(kv.Key, s)
 		if rec.hasKnown && !rec.unlogged {
 			known[s] = rec.known
@@ -384,6 +387,22 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// ownerStart is where a new owner of a sequence resumes from its record's
+// position st: st itself, but for a Snowflake sequence the end of st's
+// time unit. Every owner's ids then begin on a time unit of its own
+// (snowflake.go's third point), and keep their order even when the
+// node parts differ: the record may hold an exact position inside a unit
+// (a clean shutdown's, setval's, an ALTER's) whose later counters, with
+// a lower node part, would sort below the ids handed out before. The
+// record is left as it is: the owner's first extension writes past it.
+func ownerStart(o *seqmath.Options, st seqmath.State) seqmath.State {
+	if o.Shape.Kind != seqmath.Snowflake || !st.Called {
+		return st
+	}
+	st.Last = max(min(o.Shape.LastOf(o.Shape.UnitOf(st.Last)), o.Max), st.Last)
+	return st
 }
 
 // newEngine is an engine of cfg with nothing loaded.

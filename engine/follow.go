@@ -55,7 +55,7 @@ func Promote(ctx context.Context, cfg Config, snap *Engine, current func(context
 
 // copyInto gives e a copy of everything Open loaded into the read-only
 // engine o, as Follow has kept it: sequences (new ones, at o's positions
-// and revisions), schemas, comments, privileges, roles and the catalog's
+// and revisions; where an owner resumes, ownerStart, when e writes), schemas, comments, privileges, roles and the catalog's
 // markers. It returns the positions handed out below marks, by e's
 // sequences.
 func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
@@ -71,6 +71,9 @@ func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
 		i++
 		os.mu.Lock()
 		s.key, s.id, s.opts, s.cur, s.rev, s.unlogged, s.epoch = os.key, os.id, os.opts, os.cur, os.rev, os.unlogged, os.epoch
+		if !e.readOnly {
+			s.cur = ownerStart(s.opts, s.cur)
+		}
 		s.logCnt, s.logBlock = os.logCnt, os.logBlock
 		os.mu.Unlock()
 		return s

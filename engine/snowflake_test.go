@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/seqd/seqd/seqmath"
 	"github.com/seqd/seqd/storage/embedded"
+	"github.com/seqd/seqd/storage/memstore"
 	"github.com/seqd/seqd/timeid"
 )
 
@@ -58,7 +61,8 @@ func openWall(t testing.TB, fs *vfs.MemFS, wall *fakeWall, node int64) *Engine {
 
 // TestSnowflakeLives drives a Snowflake sequence through lives on a
 // clock that steps back and forth, each life ended by a crash that loses
-// a random part of the unsynced writes, and checks every id: above all
+// a random part of the unsynced writes or by a clean shutdown, each on
+// another node, and checks every id: above all
 // before it (across lives too), with this life's node, never behind the
 // clock, at most MaxBehind ahead of it; a refusal only when the clock is
 // more than MaxBehind behind the last id (after a crash: behind the mark
@@ -75,7 +79,7 @@ func TestSnowflakeLives(t *testing.T) {
 	step := func(d time.Duration) { wall.add(d - offset); offset = d }
 	// mattered counts lives that began on a clock behind the ids before
 	// them: only the durable mark kept their ids above.
-	refused, mattered := 0, 0
+	refused, mattered, cleanly := 0, 0, 0
 	// slack: after a crash ids resume above the mark, which ran up to a
 	// Window (and a unit) ahead of the last id.
 	slack := int64(0)
@@ -120,9 +124,18 @@ func TestSnowflakeLives(t *testing.T) {
 			}
 			slack = 0
 		}
-		clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: rng.IntN(101), RNG: rand.New(rand.NewPCG(uint64(life), 5))})
-		e.Close()
-		fs = clone
+		if rng.IntN(3) == 0 {
+			// A clean shutdown writes the exact position: the next life,
+			// of another node, must still start on a unit of its own.
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			cleanly++
+		} else {
+			clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: rng.IntN(101), RNG: rand.New(rand.NewPCG(uint64(life), 5))})
+			e.Close()
+			fs = clone
+		}
 		if rng.IntN(2) == 0 {
 			step(-time.Duration(rng.Int64N(int64(12 * time.Second)))) // a restart into a clock that went back
 		}
@@ -133,8 +146,8 @@ func TestSnowflakeLives(t *testing.T) {
 		slack = int64(timeid.DefaultWindow/l.Unit) + 1
 	}
 	e.Close()
-	if refused == 0 || mattered < 5 {
-		t.Fatalf("%d refused, %d lives began behind the ids: the steps back did not test the bound or the mark", refused, mattered)
+	if refused == 0 || mattered < 5 || cleanly < 5 {
+		t.Fatalf("%d refused, %d lives began behind the ids, %d after a clean shutdown: the steps back did not test the bound or the mark", refused, mattered, cleanly)
 	}
 }
 
@@ -283,5 +296,56 @@ func TestSnowflakeClockBehindSaid(t *testing.T) {
 	}
 	if b := e.ClockBehind(); b < 2900*time.Millisecond {
 		t.Errorf("ClockBehind %v, want about 3s", b)
+	}
+}
+
+// TestSnowflakePromoteOrder: a leader of another node id that takes over
+// a Snowflake sequence from a follower's snapshot starts on a time unit
+// of its own, above every id the last leader handed out, whether the
+// last leader closed cleanly (its record then holds the exact position,
+// inside a unit) or died.
+func TestSnowflakePromoteOrder(t *testing.T) {
+	for _, clean := range []bool{false, true} {
+		t.Run(fmt.Sprintf("clean=%v", clean), func(t *testing.T) {
+			wall := newWall()
+			st := memstore.New()
+			lead := func() bool { return true }
+			a, err := Open(ctx, Config{Store: st, Leadership: lead, WallClock: wall.now, NodeID: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := createSnowflake(t, a)
+			quiesce(a)
+			revs := storeRevs(t, st)
+			snap, err := Open(ctx, Config{Store: st, ReadOnly: true, WallClock: wall.now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer snap.Close()
+			wall.add(5 * time.Second) // past the mark Create wrote: the owner moves it
+			var last int64
+			for range 10 {
+				last = next(t, a, n)
+			}
+			quiesce(a)
+			if clean {
+				if err := a.Close(); err != nil {
+					t.Fatal(err)
+				}
+				st.Reopen()
+			}
+			followStore(t, st, snap, revs)
+			p, err := Promote(ctx, Config{Store: st, Leadership: lead, WallClock: wall.now, NodeID: 0}, snap, func(context.Context) bool { return true })
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if v := next(t, p, n); v <= last {
+				t.Fatalf("the last leader (node 1) handed out %d; the new one (node 0) %d", last, v)
+			}
+			if !clean {
+				a.Close()
+			}
+		})
 	}
 }
