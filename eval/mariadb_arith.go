@@ -18,7 +18,18 @@ import (
 //	    a DOUBLE: as OPERATOR(seqd_mariadb.op), past DOUBLE's range 1690
 //	    (a double precision). expr is the expression as MariaDB prints
 //	    it, which the error names (sqlerr.Error's Range, Expression);
-//	    "" where it is not printed, the error then not MariaDB's 1690
+//	    "" where it is not printed, the error then not MariaDB's 1690.
+//	    op div, of kind i or u: DIV of two integers, their quotient
+//	    truncated toward 0, NULL where y is 0 (1365; not where either is
+//	    NULL); divd, DIV of numbers not both
+//	    integers, computed as MariaDB computes it through DECIMALs:
+//	    past the range with 1916 before 1690, naming the quotient (1e18
+//	    DIV 0.1: '10000000000000000000' to INT), an operand past a
+//	    DECIMAL's 81 digits taken to DECIMAL(65)'s bound with 1916 ('' to
+//	    DECIMAL: 1e300 DIV 1).
+//	seqd_mariadb_arith(abs, x, kind, expr)
+//	    ABS(x) of an integer, of kind i or u: -9223372036854775808's is
+//	    1690.
 
 func init() {
 	DefineCompiled("seqd_mariadb_arith", CompiledFunc{Column: "seqd_mariadb_arith", Compile: compileArith})
@@ -26,6 +37,9 @@ func init() {
 
 // compileArith compiles seqd_mariadb_arith.
 func compileArith(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	if len(fc.Args) == 4 {
+		return compileArithUnary(c, sc, fc)
+	}
 	consts := [3]string{}
 	for i, n := range []int{0, 3, 4} {
 		if len(fc.Args) != 5 || fc.Args[n].GetAConst().GetSval() == nil {
@@ -34,7 +48,7 @@ func compileArith(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 		consts[i] = fc.Args[n].GetAConst().GetSval().GetSval()
 	}
 	op, kind, expr := consts[0], consts[1], consts[2]
-	if op != "+" && op != "-" && op != "*" && op != "/" {
+	if op != "+" && op != "-" && op != "*" && op != "/" && (op != "div" && op != "divd" || kind == "r") {
 		return nil, c.NoFunction("seqd_mariadb_arith", nil, fc.Location)
 	}
 	l, r, err := c.operands(sc, fc.Args[1], fc.Args[2])
@@ -80,6 +94,38 @@ func compileArith(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 	return nil, c.NoFunction("seqd_mariadb_arith", nil, fc.Location)
 }
 
+// compileArithUnary compiles seqd_mariadb_arith('abs', x, kind, expr).
+func compileArithUnary(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
+	consts := [3]string{}
+	for i, n := range []int{0, 2, 3} {
+		if fc.Args[n].GetAConst().GetSval() == nil {
+			return nil, c.NoFunction("seqd_mariadb_arith", nil, fc.Location)
+		}
+		consts[i] = fc.Args[n].GetAConst().GetSval().GetSval()
+	}
+	op, kind, expr := consts[0], consts[1], consts[2]
+	if op != "abs" || kind != "i" && kind != "u" {
+		return nil, c.NoFunction("seqd_mariadb_arith", nil, fc.Location)
+	}
+	x, err := c.Expr(sc, fc.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	if isUnknown(x) {
+		if x, err = c.Coerce(x, tNumeric, Location(fc.Args[1]), "argument"); err != nil {
+			return nil, err
+		}
+	}
+	if !isNumber(x.Type()) {
+		return nil, c.NoFunction("seqd_mariadb_arith", []Expr{x}, fc.Location)
+	}
+	t, rng := TInt8, "BIGINT"
+	if kind == "u" {
+		t, rng = tNumeric, "BIGINT UNSIGNED"
+	}
+	return &mariadbIntArith{op: op, l: x, t: t, rng: rng, expr: expr}, nil
+}
+
 // rangedExpr is x, whose overflow is MariaDB's 1690 of rng and expr.
 type rangedExpr struct {
 	x         Expr
@@ -123,10 +169,14 @@ func evalOperands(x Expr, e *Env) (Datum, error) {
 // range of t (BIGINT's, or for numeric BIGINT UNSIGNED's).
 type mariadbIntArith struct {
 	op        string
-	l, r      Expr
+	l, r      Expr // r nil: a function of one (abs)
 	t         *Type
 	rng, expr string
 }
+
+// quotients computes DIV's integer quotients: any of two DOUBLEs' (617
+// digits at most) exactly.
+var quotients = apd.Context{Precision: 700, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent}
 
 // The bounds of BIGINT and BIGINT UNSIGNED.
 var (
@@ -147,9 +197,17 @@ func (x *mariadbIntArith) Eval(e *Env) (Datum, error) {
 	if err != nil {
 		return Null, err
 	}
-	b, err := x.r.Eval(e)
-	if err != nil || a.Kind == KNull || b.Kind == KNull {
-		return Null, err
+	b := Int(0)
+	if x.op == "divd" && a.Kind == KNull {
+		return Null, nil // MariaDB's DECIMAL division reads y only after a value of x
+	}
+	if x.r != nil {
+		if b, err = x.r.Eval(e); err != nil {
+			return Null, err
+		}
+	}
+	if a.Kind == KNull || b.Kind == KNull {
+		return Null, nil
 	}
 	p, _ := decimal(a)
 	q, _ := decimal(b)
@@ -161,17 +219,34 @@ func (x *mariadbIntArith) Eval(e *Env) (Datum, error) {
 		_, err = exact.Sub(&v, p, q)
 	case "*":
 		_, err = exact.Mul(&v, p, q)
+	case "abs":
+		v.Abs(p)
+	case "div", "divd":
+		if q.IsZero() {
+			e.Warn(Warning{Kind: DivisionByZero})
+			return Null, nil
+		}
+		if x.op == "divd" {
+			clampDecimal(e, p) // to DECIMAL(65)'s bound, as MariaDB reads a DOUBLE past it
+			clampDecimal(e, q)
+		}
+		if _, err = quotients.QuoInteger(&v, p, q); err != nil {
+			return Null, outOfRangeOf(x.rng, x.expr) // more digits than any range holds
+		}
+		if x.op == "divd" && !x.inRange(&v) {
+			typ := "INT"
+			if x.t == tNumeric {
+				typ = "UNSIGNED INT"
+			}
+			e.Warn(Warning{Kind: Overflow, Type: typ, Value: v.Text('f')})
+		}
 	default:
 		return Null, sqlerr.Errorf(sqlerr.FeatureNotSupported, "seqd_mariadb_arith of %s and an integer kind", x.op)
 	}
 	if err != nil {
 		return Null, err
 	}
-	lo, hi := bigintMin, bigintMax
-	if x.t == tNumeric {
-		lo, hi = new(apd.Decimal), unsignedMax
-	}
-	if v.Form != apd.Finite || v.Cmp(lo) < 0 || v.Cmp(hi) > 0 {
+	if !x.inRange(&v) {
 		return Null, outOfRangeOf(x.rng, x.expr)
 	}
 	if x.t == tNumeric {
@@ -182,6 +257,15 @@ func (x *mariadbIntArith) Eval(e *Env) (Datum, error) {
 		return Null, outOfRangeOf(x.rng, x.expr)
 	}
 	return Int(i), nil
+}
+
+// inRange reports whether v lies in x's type's range.
+func (x *mariadbIntArith) inRange(v *apd.Decimal) bool {
+	lo, hi := bigintMin, bigintMax
+	if x.t == tNumeric {
+		lo, hi = new(apd.Decimal), unsignedMax
+	}
+	return v.Form == apd.Finite && v.Cmp(lo) >= 0 && v.Cmp(hi) <= 0
 }
 
 // outOfRangeOf is MariaDB's 1690 for a result of expr past rng's range,

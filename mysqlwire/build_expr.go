@@ -63,6 +63,9 @@ type builder struct {
 	// hexForms are the forms of the statement's hexadecimal literals
 	// (build_numbers.go), read from its text as its query is built.
 	hexForms map[string]int
+	// floatForms are its DOUBLE literals as it writes them, by their
+	// values (literalForms).
+	floatForms map[float64]string
 }
 
 // scope is what the expressions of the SELECT being built are typed
@@ -417,7 +420,17 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 		}
 		return arith("/", l, r), nil
 	case opcode.IntDiv:
-		// DIV: the quotient's integer part, a BIGINT; by zero NULL.
+		// DIV: the quotient's integer part, a BIGINT (UNSIGNED where an
+		// operand is), exact, past its range 1690; by zero NULL.
+		if kind, text, ok := b.rangedArith(x); ok && kind != "r" {
+			op := "div" // of integers; of other numbers through DECIMALs, as MariaDB
+			if lt, _ := exprType(x.L, b.scope()); lt.kind() != kindInt {
+				op = "divd"
+			} else if rt, _ := exprType(x.R, b.scope()); rt.kind() != kindInt {
+				op = "divd"
+			}
+			return funcCall("seqd_mariadb_arith", []*pg.Node{strConst(op), l, r, strConst(kind), strConst(text)}), nil
+		}
 		q := arith("/", typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient))))
 		return typeCast(funcCall("trunc", []*pg.Node{q}), typeName("int8")), nil
 	case opcode.Mod:

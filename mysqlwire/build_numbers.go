@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -800,11 +801,16 @@ const (
 	hexString             // x'41'
 )
 
-// hexForms are the forms in which text writes each hexadecimal
-// literal, by its bytes as lower-case hexadecimal digits. (0X41, a
-// column's name to MariaDB, TiDB's parser refuses: 1064.)
-func hexForms(text string) map[string]int {
+// literalForms reads text's literals as it writes them: hex, the forms
+// in which it writes each hexadecimal literal, by its bytes as
+// lower-case hexadecimal digits (0X41, a column's name to MariaDB,
+// TiDB's parser refuses: 1064); floats, each DOUBLE literal's text
+// (1e19, 1.5E-3) by its value, which MariaDB prints as written (print.go),
+// "" where two texts write one value.
+func literalForms(text string) (map[string]int, map[float64]string) {
 	forms := map[string]int{}
+	floats := map[float64]string{}
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
 	ident := func(c byte) bool {
 		return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 	}
@@ -839,6 +845,29 @@ func hexForms(text string) map[string]int {
 			}
 			forms[key(text[i+2:j])] |= hexNumber
 			i = j - 1
+		case digit(c) || c == '.' && i+1 < len(text) && digit(text[i+1]):
+			j := i
+			for j < len(text) && (digit(text[j]) || text[j] == '.') {
+				j++
+			}
+			if j+1 < len(text) && (text[j] == 'e' || text[j] == 'E') {
+				k := j + 1
+				if text[k] == '+' || text[k] == '-' {
+					k++
+				}
+				if k < len(text) && digit(text[k]) {
+					for j = k; j < len(text) && digit(text[j]); j++ {
+					}
+					if v, err := strconv.ParseFloat(text[i:j], 64); err == nil && (j == len(text) || !ident(text[j])) {
+						if t, seen := floats[v]; seen && t != text[i:j] {
+							floats[v] = ""
+						} else {
+							floats[v] = text[i:j]
+						}
+					}
+				}
+			}
+			i = j - 1
 		case c == '\'' || c == '"' || c == '`':
 			j := i + 1
 			for ; j < len(text) && text[j] != c; j++ {
@@ -859,7 +888,7 @@ func hexForms(text string) map[string]int {
 			}
 		}
 	}
-	return forms
+	return forms, floats
 }
 
 // readAsNumber replaces *x, a hexadecimal or bit literal (in

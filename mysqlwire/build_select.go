@@ -26,13 +26,13 @@ import (
 func (b *builder) query(q ast.Node, derived bool) (*pg.Node, []string, error) {
 	b.types = nil
 	if b.hexForms == nil {
-		forms := hexForms(q.Text())
+		forms, floats := literalForms(q.Text())
 		for _, f := range forms {
 			if f == hexNumber|hexString {
 				return nil, nil, unsupported("a hexadecimal literal written both 0x.. and x'..' in one statement")
 			}
 		}
-		b.hexForms = forms
+		b.hexForms, b.floatForms = forms, floats
 		if err := b.hexPlaces(q); err != nil {
 			return nil, nil, err
 		}

@@ -231,6 +231,17 @@ func (b *builder) abs(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t, ok := exprType(x, b.scope()); ok && t.kind() == kindInt {
+		// An integer's: -9223372036854775808's is MariaDB's 1690.
+		kind, text := "i", ""
+		if t.unsignedType() {
+			kind = "u"
+		}
+		if s, ok := b.mariadbPrint(x); ok {
+			text = s
+		}
+		return funcCall("seqd_mariadb_arith", []*pg.Node{strConst("abs"), n, strConst(kind), strConst(text)}), nil
+	}
 	return funcCall("abs", []*pg.Node{n}), nil
 }
 

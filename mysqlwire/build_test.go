@@ -24,16 +24,16 @@ var builtStatements = []struct{ q, want string }{
 	{"SELECT NEXTVAL(s) * 2 - 1 / 3 % 2",
 		"SELECT round(seqd_mariadb_arith('*', seqd_mariadb_nextval(s), 2, 'i', '') - ((1::numeric OPERATOR(seqd_mariadb./) 3::numeric) % 2), 4)"},
 	{"SELECT 1 / 0, 1 DIV NEXTVAL(s), 2 MOD '0', 3 / 0.0", // a divisor not written as a number other than 0 is read
-		"SELECT round(1::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor(0::numeric), 4), trunc(1::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor(seqd_mariadb_nextval(s)::numeric))::bigint, " +
+		"SELECT round(1::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor(0::numeric), 4), seqd_mariadb_arith('div', 1, seqd_mariadb_nextval(s), 'i', ''), " +
 			"2::numeric % seqd_mariadb_divisor(seqd_mariadb_double('0')::double precision::numeric), round(3::numeric OPERATOR(seqd_mariadb./) seqd_mariadb_divisor((0.0)::numeric), 4)"},
 	{"SELECT 'a' + 1, -'5', 1e0 / 3, 2.5e0 * 2", // a string or a DOUBLE in arithmetic is a DOUBLE
 		"SELECT seqd_mariadb_arith('+', seqd_mariadb_double('a')::double precision, 1, 'r', '''a'' + 1'), 0 - seqd_mariadb_double('5')::double precision, " +
-			"seqd_mariadb_arith('/', (1e+00)::double precision::double precision, 3::double precision, 'r', ''), seqd_mariadb_arith('*', (2.5e+00)::double precision, 2, 'r', '')"},
+			"seqd_mariadb_arith('/', (1e+00)::double precision::double precision, 3::double precision, 'r', '1e0 / 3'), seqd_mariadb_arith('*', (2.5e+00)::double precision, 2, 'r', '2.5e0 * 2')"},
 	{"SELECT 1.50 / 3 / 3, CONCAT(1/3), ROUND(1/3, 6)", // computed exactly, shown to 10 and 4 digits
 		"SELECT round(((1.50)::numeric OPERATOR(seqd_mariadb./) 3::numeric)::numeric OPERATOR(seqd_mariadb./) 3::numeric, 10), " +
 			"round(1::numeric OPERATOR(seqd_mariadb./) 3::numeric, 4)::text, seqd_mariadb_round(1::numeric OPERATOR(seqd_mariadb./) 3::numeric, 6::bigint)"},
 	{"SELECT 7 DIV 2, 7 MOD 2, 1 XOR 0, NULL <=> 1",
-		"SELECT trunc(7::numeric OPERATOR(seqd_mariadb./) 2::numeric)::bigint, 7 % 2, 1::boolean <> 0::boolean, NULL IS NOT DISTINCT FROM 1"},
+		"SELECT seqd_mariadb_arith('div', 7, 2, 'i', '7 DIV 2'), 7 % 2, 1::boolean <> 0::boolean, NULL IS NOT DISTINCT FROM 1"},
 	{"SELECT 1 = 1 AND 2 <> 3 AND 3 != 4 OR NOT 5 > 6", "SELECT (1 = 1 AND 2 <> 3 AND 3 <> 4) OR NOT 5 > 6"},
 	{"SELECT 1 AND 0, NOT 2, IF(1, 'y', 'n'), CASE WHEN 1 THEN 'x' END",
 		"SELECT 1::boolean AND 0::boolean, NOT 2::boolean, CASE WHEN 1::boolean THEN 'y' ELSE 'n' END, CASE WHEN 1::boolean THEN 'x' END"},
@@ -50,7 +50,7 @@ var builtStatements = []struct{ q, want string }{
 	{"SELECT (SELECT 1), EXISTS (SELECT 1), 1 IN (SELECT 1), 2 NOT IN (SELECT 1), 1 = ANY (SELECT 1), 1 > ALL (SELECT 0)",
 		"SELECT (SELECT 1), EXISTS (SELECT 1), 1 IN (SELECT 1), NOT 2 IN (SELECT 1), 1 = ANY (SELECT 1), 1 > ALL (SELECT 0)"},
 	{"SELECT CONCAT('a', 'b', 1), ABS(-1), LENGTH('x'), CHAR_LENGTH('y'), UPPER('y')",
-		"SELECT ('a'::text || 'b'::text) || 1::text, abs(-1), octet_length('x'), char_length('y'), upper('y')"},
+		"SELECT ('a'::text || 'b'::text) || 1::text, seqd_mariadb_arith('abs', -1, 'i', 'abs(-1)'), octet_length('x'), char_length('y'), upper('y')"},
 	{"SELECT IFNULL(NULL, 1), COALESCE(NULL, 2, 3), NULLIF(1, 1), GREATEST(1, 2), LEAST(1, NULL)",
 		"SELECT COALESCE(NULL, 1), COALESCE(NULL, 2, 3), NULLIF(1, 1), CASE WHEN 1 IS NULL OR 2 IS NULL THEN NULL ELSE GREATEST(1, 2) END, " +
 			"CASE WHEN 1 IS NULL OR NULL IS NULL THEN NULL ELSE LEAST(1, NULL) END"},
@@ -197,8 +197,26 @@ func TestHexForms(t *testing.T) {
 		{"SELECT '0x41', \"x'42'\", `0x43`, 'it''s 0x44', 'a\\' 0x45' -- 0x46\n # x'47'\n /* 0x48 */", map[string]int{}},
 		{"SELECT /*!0x49*/ a0x4A, 0x4Bz, _binary x'4C'", map[string]int{"49": hexNumber, "4c": hexString}},
 	} {
-		if forms := hexForms(c.q); fmt.Sprint(forms) != fmt.Sprint(c.forms) {
+		if forms, _ := literalForms(c.q); fmt.Sprint(forms) != fmt.Sprint(c.forms) {
 			t.Errorf("%s: %v, want %v", c.q, forms, c.forms)
+		}
+	}
+}
+
+// TestFloatForms: a statement's DOUBLE literals as it writes them, by
+// their values; two texts of one value are neither.
+func TestFloatForms(t *testing.T) {
+	for _, c := range []struct {
+		q      string
+		floats map[float64]string
+	}{
+		{"SELECT 1e19 DIV 1, -1.5E-3, .5e2, 2.e1", map[float64]string{1e19: "1e19", 1.5e-3: "1.5E-3", 50: ".5e2", 20: "2.e1"}},
+		{"SELECT 1e19, 10e18, 1e19", map[float64]string{1e19: ""}},
+		{"SELECT 1.5, 15, 0x1e2, '1e3', `1e4`, a1e5, 1e6x -- 1e7\n", map[float64]string{}},
+		{"SELECT 1e, 1e+", map[float64]string{}},
+	} {
+		if _, floats := literalForms(c.q); fmt.Sprint(floats) != fmt.Sprint(c.floats) {
+			t.Errorf("%s: %v, want %v", c.q, floats, c.floats)
 		}
 	}
 }

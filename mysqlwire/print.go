@@ -54,6 +54,9 @@ func (b *builder) mariadbPrint(x ast.ExprNode) (string, bool) {
 	}
 	p := &printer{b: b, ok: true}
 	p.expr(x, 0)
+	if p.sb.Len() > maxPrinted { // a long string literal, written whole
+		return "", false
+	}
 	return p.sb.String(), p.ok
 }
 
@@ -179,7 +182,8 @@ func (p *printer) column(name *ast.ColumnName) {
 }
 
 // value writes a literal as MariaDB prints it: a number as written (its
-// value's text, for an integer or a decimal; a DOUBLE's is not), a
+// value's text, for an integer or a decimal; a DOUBLE's as the
+// statement writes it, builder.floatForms), a
 // string in quotes, TRUE and FALSE as 1 and 0, NULL; a parameter's value
 // bound as such (a DOUBLE's as MariaDB writes its value); a user
 // variable as its name.
@@ -197,8 +201,10 @@ func (p *printer) value(v *driver.ValueExpr) {
 	case driver.KindMysqlDecimal:
 		p.sb.WriteString(v.GetMysqlDecimal().String())
 	case driver.KindFloat64:
-		if v.Type.GetFlag()&boundFlag == 0 { // a DOUBLE literal, printed as written: its text is not kept
-			p.ok = false
+		if v.Type.GetFlag()&boundFlag == 0 { // a DOUBLE literal, printed as written
+			text := p.b.floatForms[v.GetFloat64()]
+			p.sb.WriteString(text)
+			p.ok = p.ok && text != ""
 			return
 		}
 		p.sb.Write(eval.AppendMariaDBDouble(nil, v.GetFloat64())) // a parameter's DOUBLE, as MariaDB writes its value
