@@ -196,6 +196,32 @@ func oracleConns(t *testing.T, name string) (mc, sc *oracleConn, dbName string) 
 	return mc, tappedConn(t, seqdDSN(addr, "root"), dbName), dbName
 }
 
+// oracleScript runs script on MariaDB and on seqd, each in a new
+// database of name, as text and then prepared, and fails with every
+// statement whose answer, diagnostics or columns' types differ. %db in
+// a statement stands for the database.
+func oracleScript(t *testing.T, name string, script []string) {
+	t.Helper()
+	for _, prepared := range []bool{false, true} {
+		n := name
+		if prepared {
+			n += "_prep"
+		}
+		mc, sc, db := oracleConns(t, n)
+		var diffs []string
+		for _, q := range script {
+			q = strings.ReplaceAll(q, "%db", db)
+			if want, got := outcome(mc, q, prepared), outcome(sc, q, prepared); want != got {
+				diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "),
+					strings.ReplaceAll(got, "\n", "\n           ")))
+			}
+		}
+		if len(diffs) > 0 {
+			t.Errorf("prepared %v: seqd differs from MariaDB 10.11 in %d statements:\n%s", prepared, len(diffs), strings.Join(diffs, "\n"))
+		}
+	}
+}
+
 // errCode is a MySQL error's number, SQLSTATE and message.
 func errCode(err error) string {
 	var me *gomysql.MySQLError

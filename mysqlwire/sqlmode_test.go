@@ -139,23 +139,7 @@ func TestOnlyFullGroupByOracle(t *testing.T) {
 		"SET sql_mode = DEFAULT",
 		"SELECT start_value, COUNT(*) FROM s1 GROUP BY increment", "SELECT start_value + 1, COUNT(*) FROM s1",
 	}
-	for _, prepared := range []bool{false, true} {
-		name := "seqd_fullgroupby"
-		if prepared {
-			name += "_prep"
-		}
-		mc, sc, _ := oracleConns(t, name)
-		var diffs []string
-		for _, q := range script {
-			want, got := outcome(mc, q, prepared), outcome(sc, q, prepared)
-			if want != got {
-				diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "), strings.ReplaceAll(got, "\n", "\n           ")))
-			}
-		}
-		if len(diffs) > 0 {
-			t.Errorf("prepared %v: seqd differs from MariaDB 10.11 in %d statements:\n%s", prepared, len(diffs), strings.Join(diffs, "\n"))
-		}
-	}
+	oracleScript(t, "seqd_fullgroupby", script)
 }
 
 // TestSQLModeRefused: ORACLE and EMPTY_STRING_IS_NULL, which change what
