@@ -44,6 +44,9 @@ type builder struct {
 	// sources are the relations the FROM clause of the SELECT being
 	// built reads, which its expressions' types are told over.
 	sources []source
+	// outerSources are those of the queries around it, the nearest
+	// first, whose columns its subqueries may read.
+	outerSources [][]source
 	// held are the select list items whose value MariaDB holds with
 	// more digits than it shows (a quotient's: heldDecimal), which a
 	// UNION's string column takes (textColumn), or a subquery holding
@@ -71,7 +74,7 @@ type builder struct {
 // scope is what the expressions of the SELECT being built are typed
 // over: its FROM clause's sources and the subqueries typed so far.
 func (b *builder) scope() typeScope {
-	return typeScope{sources: b.sources, subqueries: b.subqueryTypes, signedSub: b.env.signedSub, lenient: b.env.lenient}
+	return typeScope{sources: b.sources, outer: b.outerSources, subqueries: b.subqueryTypes, signedSub: b.env.signedSub, lenient: b.env.lenient}
 }
 
 // heldItem is a select list item's value as MariaDB holds it (n), and

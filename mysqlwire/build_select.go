@@ -288,9 +288,9 @@ func (b *builder) selectStmt(s *ast.SelectStmt, derived bool) (*pg.Node, []strin
 		out.FromClause, sources = []*pg.Node{from}, srcs
 	}
 	b.manyRows = slices.ContainsFunc(sources, func(s source) bool { return s.manyRows })
-	outer := b.sources
-	b.sources = sources
-	defer func() { b.sources = outer }()
+	outer, outers := b.sources, b.outerSources
+	b.sources, b.outerSources = sources, append([][]source{outer}, outers...)
+	defer func() { b.sources, b.outerSources = outer, outers }()
 	if s.GroupBy != nil {
 		if err := b.ambiguousBy(s.GroupBy.Items, s.Fields.Fields, "GROUP BY"); err != nil {
 			return nil, nil, err

@@ -212,7 +212,10 @@ const varcharMaxBytes = 65532
 // expression that reads no relation. Not safe for concurrent use with
 // the builder that owns its subqueries.
 type typeScope struct {
-	sources    []source
+	sources []source
+	// outer are the sources of the queries around, the nearest first:
+	// a column no source has is theirs (a correlated subquery's).
+	outer      [][]source
 	subqueries map[*ast.SelectStmt][]colType
 	// signedSub: sql_mode's NO_UNSIGNED_SUBTRACTION (arithmeticType).
 	signedSub bool
@@ -275,7 +278,10 @@ func (e typeScope) of(x ast.ExprNode) (colType, bool) {
 		return truthOf(true), true
 	case *ast.SubqueryExpr:
 		ts, ok := e.queryTypes(x.Query)
-		if !ok || len(ts) != 1 {
+		if !ok || len(ts) != 1 || !ts[0].known {
+			// Not told: a column of a query around it (SELECT (SELECT
+			// a.x FROM t b) FROM u a) is typed by its executor, not as
+			// NULL's type, which would send NULL.
 			return colType{}, false
 		}
 		t := ts[0]
@@ -1204,7 +1210,7 @@ func (e typeScope) queryTypes(q ast.Node) ([]colType, bool) {
 			if f.WildCard != nil {
 				return nil, false
 			}
-			t, ok := exprType(f.Expr, typeScope{subqueries: e.subqueries, signedSub: e.signedSub, lenient: e.lenient})
+			t, ok := exprType(f.Expr, typeScope{outer: append([][]source{e.sources}, e.outer...), subqueries: e.subqueries, signedSub: e.signedSub, lenient: e.lenient})
 			if !ok {
 				return nil, false
 			}

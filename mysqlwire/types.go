@@ -155,7 +155,7 @@ func exprTypeOf(x ast.ExprNode, scope typeScope) (colType, bool) {
 	case *ast.ParenthesesExpr:
 		return exprTypeOf(x.Expr, scope)
 	case *ast.ColumnNameExpr:
-		return columnType(x.Name, scope.sources)
+		return scope.column(x.Name)
 	case *ast.FuncCallExpr:
 		switch x.FnName.L {
 		case ast.NextVal, ast.LastVal, ast.SetVal:
@@ -236,7 +236,28 @@ func writtenType(x *driver.ValueExpr) (colType, bool) {
 // columnType is the type of the column name in sources: a table's
 // column as declared (nullable when an outer join may leave it NULL).
 func columnType(name *ast.ColumnName, sources []source) (colType, bool) {
-	var found colType
+	t, _, ok := columnIn(name, sources)
+	return t, ok
+}
+
+// column is the type of the column name of the nearest query in scope
+// whose sources have it: its own FROM clause's, else that of a query
+// around it (a correlated subquery's reference).
+func (e typeScope) column(name *ast.ColumnName) (colType, bool) {
+	if t, found, ok := columnIn(name, e.sources); found {
+		return t, ok
+	}
+	for _, sources := range e.outer {
+		if t, found, ok := columnIn(name, sources); found {
+			return t, ok
+		}
+	}
+	return colType{}, false
+}
+
+// columnIn is columnType; found reports whether any of sources has the
+// column, told or not.
+func columnIn(name *ast.ColumnName, sources []source) (t colType, found, ok bool) {
 	n := 0
 	for _, s := range sources {
 		if name.Table.O != "" && !strings.EqualFold(s.name, name.Table.O) {
@@ -245,14 +266,14 @@ func columnType(name *ast.ColumnName, sources []source) (colType, bool) {
 		for i, c := range s.cols {
 			if strings.EqualFold(c, name.Name.O) {
 				if i >= len(s.types) || !s.types[i].known {
-					return colType{}, false
+					return colType{}, true, false
 				}
-				found, n = s.types[i], n+1
+				t, n = s.types[i], n+1
 				if s.nullable {
-					found.notNull = false
+					t.notNull = false
 				}
 			}
 		}
 	}
-	return found, n == 1
+	return t, n > 0, n == 1
 }
