@@ -4,6 +4,8 @@ import (
 	"context"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/seqd/seqd/sqlerr"
 )
 
 // Correlated subqueries: a subquery (SubLink) is compiled with the scope
@@ -77,17 +79,23 @@ type outerColExpr struct {
 func (x *outerColExpr) Type() *Type { return x.t }
 func (x *outerColExpr) Eval(e *Env) (Datum, error) {
 	if e.Ctx == nil {
-		return Null, nil
+		return Null, noOuterRow()
 	}
 	o, _ := e.Ctx.Value(outerRowKey{}).(*outerRow)
 	for i := 0; i < x.level && o != nil; i++ {
 		o = o.up
 	}
 	if o == nil {
-		return Null, nil
+		return Null, noOuterRow()
 	}
 	if x.tableOID != nil {
 		return x.tableOID.Eval(&Env{row: o.row})
 	}
 	return o.row[x.idx], nil
+}
+
+// noOuterRow is the error of a correlated reference evaluated without
+// the row it reads: never a NULL it would stand for.
+func noOuterRow() error {
+	return sqlerr.Errorf(sqlerr.InternalError, "a correlated column reference was evaluated without the row of the query around it")
 }
