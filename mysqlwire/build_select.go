@@ -615,9 +615,9 @@ func aliased(fields []*ast.SelectField, c *ast.ColumnNameExpr) bool {
 
 // fullGroupBy checks s's select list and ORDER BY as MariaDB checks them
 // under ONLY_FULL_GROUP_BY: a column of the FROM clause that no GROUP BY
-// item names, read outside an aggregate and a subquery, is 1055 in the
-// select list (ORDER BY may read it), and where s aggregates without
-// GROUP BY, 1140 in either.
+// item names, read outside an aggregate (in a subquery too, which reads
+// it as a correlated reference), is 1055 in the select list (ORDER BY
+// may read it), and where s aggregates without GROUP BY, 1140 in either.
 func (b *builder) fullGroupBy(s *ast.SelectStmt) error {
 	var items []*ast.ByItem
 	if s.GroupBy != nil {
@@ -1069,21 +1069,39 @@ type ungroupedFinder struct {
 	f     *ast.SelectField
 	i     int
 	found *ast.ColumnName
+	// inner are the FROM clauses of the subqueries being read, the
+	// innermost last: a column one of them has is the subquery's, any
+	// other the query's (a correlated reference), checked as its own.
+	inner []*ast.TableRefsClause
 }
 
 func (v *ungroupedFinder) Enter(n ast.Node) (ast.Node, bool) {
-	switch n.(type) {
-	case *ast.AggregateFuncExpr, *ast.WindowFuncExpr, *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+	switch n := n.(type) {
+	case *ast.AggregateFuncExpr, *ast.WindowFuncExpr, *ast.TableRefsClause:
+		// An aggregate of the query's columns in a subquery is the
+		// query's; a derived table reads none of its columns.
 		return n, true
+	case *ast.SelectStmt:
+		v.inner = append(v.inner, n.From)
 	}
 	return n, v.found != nil
 }
 
 func (v *ungroupedFinder) Leave(n ast.Node) (ast.Node, bool) {
-	if c, ok := n.(*ast.ColumnNameExpr); ok && v.found == nil && fromSources(c.Name, v.b.sources) && !groupedBy(c, v.f, v.i, v.items) {
-		v.found = c.Name
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		v.inner = v.inner[:len(v.inner)-1]
+	case *ast.ColumnNameExpr:
+		if v.found == nil && !v.innerHas(n.Name) && fromSources(n.Name, v.b.sources) && !groupedBy(n, v.f, v.i, v.items) {
+			v.found = n.Name
+		}
 	}
 	return n, true
+}
+
+// innerHas reports whether a subquery being read has the column name.
+func (v *ungroupedFinder) innerHas(name *ast.ColumnName) bool {
+	return slices.ContainsFunc(v.inner, func(from *ast.TableRefsClause) bool { return from != nil && fromHas(from, name) })
 }
 
 // ungroupedColumns replaces each column of a select list's item f (item

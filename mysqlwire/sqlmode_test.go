@@ -116,7 +116,7 @@ func TestSQLModeOracle(t *testing.T) {
 // grouped nor aggregated is MariaDB's 1055 in the select list, named as
 // MariaDB names it, and 1140 where a query aggregates without GROUP BY;
 // ORDER BY may read one; an item written as a GROUP BY expression is
-// grouped. Run on MariaDB 10.11 and on seqd, as text and prepared, the
+// grouped; a subquery's reference to such a column is one. Run on MariaDB 10.11 and on seqd, as text and prepared, the
 // same statements answered otherwise once the mode is gone.
 func TestOnlyFullGroupByOracle(t *testing.T) {
 	script := []string{
@@ -124,6 +124,19 @@ func TestOnlyFullGroupByOracle(t *testing.T) {
 		"SET sql_mode = CONCAT(@@sql_mode, ',ONLY_FULL_GROUP_BY')",
 		"SELECT start_value, COUNT(*) FROM s1 GROUP BY increment", "SELECT start_value + 1, COUNT(*) FROM s1 GROUP BY increment",
 		"SELECT start_value, COUNT(*) FROM s1", "SELECT COUNT(*) FROM s1 GROUP BY increment ORDER BY start_value",
+		// A subquery's correlated reference is the query's column.
+		"SELECT (SELECT start_value) FROM s1 GROUP BY increment", "SELECT (SELECT start_value FROM s1 b LIMIT 1) FROM s1 GROUP BY increment",
+		"SELECT (SELECT s1.start_value FROM s1 b LIMIT 1) FROM s1 GROUP BY increment",
+		"SELECT (SELECT b.start_value + s1.increment FROM s1 b LIMIT 1) FROM s1 GROUP BY increment",
+		"SELECT (SELECT MAX(s1.start_value) FROM s1 b) FROM s1 GROUP BY increment", "SELECT (SELECT start_value) FROM s1",
+		"SELECT COUNT(*), (SELECT start_value) FROM s1", "SELECT increment FROM s1 GROUP BY increment ORDER BY (SELECT start_value)",
+		"SELECT EXISTS (SELECT start_value) FROM s1 GROUP BY increment", "SELECT start_value IN (SELECT 1) FROM s1 GROUP BY increment",
+		"SELECT COUNT(*) FROM s1 ORDER BY (SELECT start_value)",
+		"SELECT (SELECT 1 FROM s1 b WHERE b.start_value = s1.start_value) FROM s1 GROUP BY increment",
+		"SELECT (SELECT MAX(b.start_value) + s1.start_value FROM s1 b) FROM s1 GROUP BY increment",
+		"SELECT (SELECT COUNT(*) FROM s1 b GROUP BY b.start_value HAVING b.start_value > s1.increment) FROM s1 GROUP BY increment",
+		"SELECT (SELECT (SELECT start_value)) FROM s1 GROUP BY increment", "SELECT (SELECT (SELECT start_value) FROM s1 c) FROM s1 GROUP BY increment",
+		"SELECT (SELECT increment) FROM s1 GROUP BY increment",
 		"SELECT COUNT(*) FROM s1 GROUP BY increment HAVING start_value > 0", "SELECT increment, COUNT(*) FROM s1 GROUP BY increment HAVING increment > 0",
 		"SELECT a.start_value FROM s1 a GROUP BY a.increment", "SELECT x FROM (SELECT 1 x, 2 y) t GROUP BY y",
 		"SELECT x FROM (SELECT 1 x, 2 y) t GROUP BY x+0", "SELECT X + 0, (x+0)*2 FROM (SELECT 1 x, 2 y) t GROUP BY x+0",
