@@ -64,6 +64,16 @@ func boundKind(t querypb.Type) int {
 	return boundOther
 }
 
+// executionModes are the sql_mode's modes MariaDB reads as it executes a
+// prepared statement, not as it prepared it: a statement prepared before
+// SET sql_mode = 'ONLY_FULL_GROUP_BY' is refused by it when executed
+// after.
+const executionModes = tmysql.ModeOnlyFullGroupBy | tmysql.ModeNoUnsignedSubtraction
+
+// modesMoved reports whether the connection's executionModes are no
+// longer those ps was prepared under: it is built again.
+func (ps *prepared) modesMoved(cn *conn) bool { return (cn.reading^ps.reading)&executionModes != 0 }
+
 // misread reports whether one of ps's parameters, bound as pd binds
 // them, was prepared as another kind than the value bound (rule 1).
 func (ps *prepared) misread(pd *mysql.PrepareData) bool {
@@ -155,12 +165,12 @@ func (cn *conn) executeBound(ctx context.Context, ps *prepared, pd *mysql.Prepar
 // readAs is read with the connection's parser reading as mode does (a
 // prepared statement's sql_mode) and env's string literals as mode
 // reads them; the connection reads as it did again before the statement
-// runs, which may set sql_mode itself.
+// runs, which may set sql_mode itself. The modes MariaDB reads as it
+// executes (executionModes) are the connection's now, as cn.env has
+// them.
 func (cn *conn) readAs(mode tmysql.SQLMode, read func(env stmtEnv) ([]step, error)) ([]step, error) {
 	env := cn.env()
 	env.noBackslash = mode&tmysql.ModeNoBackslashEscapes != 0
-	env.fullGroupBy = mode&tmysql.ModeOnlyFullGroupBy != 0
-	env.signedSub = mode&tmysql.ModeNoUnsignedSubtraction != 0
 	if now := cn.reading; now != mode {
 		cn.readWith(mode)
 		defer cn.readWith(now)

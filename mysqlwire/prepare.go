@@ -282,7 +282,7 @@ func (cn *conn) execute(ctx context.Context, ps *prepared, pd *mysql.PrepareData
 	if ps.p == nil {
 		return cn.run(ctx, ps.st)
 	}
-	if ps.bound || ps.misread(pd) {
+	if ps.bound || ps.misread(pd) || ps.modesMoved(cn) {
 		return cn.executeBound(ctx, ps, pd)
 	}
 	cn.show(ps.st.text)

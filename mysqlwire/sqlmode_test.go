@@ -1,9 +1,12 @@
 package mysqlwire
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/seqd/seqd/internal/testenv"
 )
 
 // TestSQLModeOracle runs SET sql_mode and statements it changes the
@@ -198,5 +201,63 @@ func TestSQLModeRefused(t *testing.T) {
 	}
 	if p := quoted(); p[0] == 0xff {
 		t.Fatalf(`SELECT "nope" after COM_RESET_CONNECTION: %s`, describe(p))
+	}
+}
+
+// TestPreparedModesAtExecute: a statement prepared under one sql_mode
+// and executed under another follows ONLY_FULL_GROUP_BY and
+// NO_UNSIGNED_SUBTRACTION as they are when it is executed, as MariaDB's
+// does: on MariaDB 10.11 and on seqd, each prepared once and executed
+// after each SET.
+func TestPreparedModesAtExecute(t *testing.T) {
+	mc, sc, _ := oracleConns(t, "seqd_prepared_modes")
+	queries := []string{"SELECT CAST(0 AS UNSIGNED) - 1", "SELECT start_value FROM pm GROUP BY increment",
+		"SELECT CAST(1 AS UNSIGNED) - ?, CAST(? AS UNSIGNED) - 1"}
+	modes := []string{"DEFAULT", "'NO_UNSIGNED_SUBTRACTION,ONLY_FULL_GROUP_BY'", "DEFAULT", "'NO_UNSIGNED_SUBTRACTION'"}
+	results := func(c *oracleConn) []string {
+		if _, err := c.ExecContext(ctx, "CREATE SEQUENCE pm"); err != nil {
+			t.Fatal(err)
+		}
+		var stmts []*sql.Stmt
+		for _, q := range queries {
+			st, err := c.PrepareContext(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			defer st.Close()
+			stmts = append(stmts, st)
+		}
+		var out []string
+		for _, m := range modes {
+			if _, err := c.ExecContext(ctx, "SET sql_mode = "+m); err != nil {
+				t.Fatal(err)
+			}
+			for i, st := range stmts {
+				var args []any
+				if strings.Count(queries[i], "?") == 2 {
+					args = []any{5, 0}
+				}
+				rows, err := st.QueryContext(ctx, args...)
+				if err != nil {
+					out = append(out, m+" "+queries[i]+": ERROR "+errCode(err))
+					continue
+				}
+				_, vals, err := testenv.RowStrings(rows)
+				rows.Close()
+				if err != nil { // MariaDB's error may follow the columns
+					out = append(out, m+" "+queries[i]+": ERROR "+errCode(err))
+					continue
+				}
+				out = append(out, fmt.Sprintf("%s %s: %v", m, queries[i], vals))
+			}
+		}
+		return out
+	}
+	want, got := results(mc), results(sc)
+	if strings.Join(want, "\n") != strings.Join(got, "\n") {
+		t.Errorf("MariaDB:\n%s\nseqd:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+	if !strings.Contains(strings.Join(want, "\n"), "1055") || !strings.Contains(strings.Join(want, "\n"), "1690") {
+		t.Errorf("the modes did not show: %s", strings.Join(want, "\n"))
 	}
 }
