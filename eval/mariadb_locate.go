@@ -165,6 +165,12 @@ func substringIndex(s, delim string, count int32, mb bool) string {
 //	                           utf8mb4_general_ci (PAD SPACE)
 //	seqd_mariadb_space(n, max) n spaces; NULL past max bytes, with
 //	                           MariaDB's 1301
+//	seqd_mariadb_find_in_set_bytes(s, list), seqd_mariadb_strcmp_bytes(a, b)
+//	    the same of binary strings: items equal byte for byte; a and b
+//	    ordered by their bytes, no padding
+//	seqd_mariadb_bytes(s)      s with each byte made the character of
+//	                           its value, for LIKE of binary strings to
+//	                           read a byte where it reads a character
 
 func init() {
 	Define("seqd_mariadb_find_in_set", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
@@ -182,6 +188,32 @@ func init() {
 	Define("seqd_mariadb_strcmp", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
 		return Int(int64(compareGeneralCI(a[0].S, a[1].S))), nil
 	}, TText, TText)
+	Define("seqd_mariadb_find_in_set_bytes", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
+		s, list := a[0].S, a[1].S
+		if list == "" || strings.Contains(s, ",") {
+			return Int(0), nil
+		}
+		for i, item := range strings.Split(list, ",") {
+			if item == s {
+				return Int(int64(i) + 1), nil
+			}
+		}
+		return Int(0), nil
+	}, TText, TText)
+	Define("seqd_mariadb_strcmp_bytes", TInt4, true, func(_ *Env, a []Datum) (Datum, error) {
+		return Int(int64(strings.Compare(a[0].S, a[1].S))), nil
+	}, TText, TText)
+	Define("seqd_mariadb_bytes", TText, true, func(e *Env, a []Datum) (Datum, error) {
+		s := a[0].S
+		if err := e.chargeMade(int64(2 * len(s))); err != nil {
+			return Null, err
+		}
+		out := make([]rune, len(s))
+		for i := 0; i < len(s); i++ {
+			out[i] = rune(s[i])
+		}
+		return Text(string(out)), nil
+	}, TText)
 	Define("seqd_mariadb_space", TText, true, func(e *Env, a []Datum) (Datum, error) {
 		n, limit := a[0].I, a[1].I
 		if n < 1 {

@@ -876,7 +876,16 @@ func (b *builder) like(x *ast.PatternLikeOrIlikeExpr) (*pg.Node, error) {
 	}
 	kind, op := pg.A_Expr_Kind_AEXPR_ILIKE, "~~*"
 	switch {
-	case x.IsLike && (b.binaryString(x.Expr) || b.binaryString(x.Pattern)):
+	case x.IsLike && b.bytesCompared(x.Expr, x.Pattern):
+		// Byte by byte ('_' one byte): each side's bytes made one
+		// character each (eval's seqd_mariadb_bytes).
+		bytes := func(y ast.ExprNode, n *pg.Node) *pg.Node {
+			if b.cmpKind(y) != "string" {
+				n = b.numberText(y, n)
+			}
+			return funcCall("seqd_mariadb_bytes", []*pg.Node{n})
+		}
+		l, r = bytes(x.Expr, l), bytes(x.Pattern, r)
 		kind, op = pg.A_Expr_Kind_AEXPR_LIKE, "~~"
 	case x.IsLike && b.cmpKind(x.Expr) != "" && b.cmpKind(x.Pattern) != "":
 		// Strings (a number as its text), each character folded to its

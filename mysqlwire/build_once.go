@@ -222,6 +222,37 @@ func (b *builder) subqueryCollated(x ast.ExprNode, sub *ast.SubqueryExpr) bool {
 	return ok && len(ts) == 1 && ts[0].kind() == kindString && !ts[0].binary
 }
 
+// bytesCompared reports whether MariaDB compares the strings xs by
+// their bytes, aggregating their collations: a binary string's wins
+// over utf8mb4_general_ci's where its coercibility is as strong or
+// stronger: BINARY y or a binary column (implicit) over a literal
+// (coercible), a literal (x'61', _binary'a') over another literal
+// (STRCMP(x'61', 'A') is 1), not over a column or a user variable
+// (implicit: FIELD(table_name, x'..') compares by the collation).
+func (b *builder) bytesCompared(xs ...ast.ExprNode) bool {
+	const implicit, coercible = 2, 4
+	binLevel, strLevel := 99, 99
+	for _, x := range xs {
+		x = unparen(x)
+		level := coercible
+		switch v := x.(type) {
+		case *ast.ColumnNameExpr, *ast.FuncCastExpr:
+			level = implicit
+		case *driver.ValueExpr:
+			if v.Type.GetFlag()&userVarFlag != 0 {
+				level = implicit
+			}
+		}
+		switch {
+		case b.binaryString(x):
+			binLevel = min(binLevel, level)
+		case b.cmpKind(x) == "string":
+			strLevel = min(strLevel, level)
+		}
+	}
+	return binLevel <= strLevel
+}
+
 // binaryString reports whether x is a binary string: a hexadecimal or bit
 // literal, BINARY y, a function of one.
 func (b *builder) binaryString(x ast.ExprNode) bool {

@@ -58,3 +58,28 @@ func TestParserNamedFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryComparedOracle: a binary string's characters are its bytes
+// (CHAR_LENGTH), and STRCMP, FIELD, FIND_IN_SET and LIKE compare by the
+// bytes where MariaDB's collation aggregation makes a binary string's
+// win (a literal over a literal, BINARY y or a user variable over a
+// literal), not where a column's or a variable's wins over a literal's;
+// they answered by utf8mb4_general_ci (STRCMP(BINARY 'a', 'A') was 0,
+// BINARY 'ñ' LIKE '_' was 1).
+func TestBinaryComparedOracle(t *testing.T) {
+	oracleScript(t, "seqd_binary_compared", []string{
+		"CREATE SEQUENCE g1",
+		"SELECT CHAR_LENGTH(x'C3B1'), CHARACTER_LENGTH(x'C3B1'), CHAR_LENGTH(_binary'ab'), CHAR_LENGTH(BINARY 'ñ'), CHAR_LENGTH('ñ')",
+		"SELECT STRCMP(x'61', 'A'), FIELD(x'61', 'A', 'a'), FIND_IN_SET(x'61', 'A,a'), x'61' LIKE 'A', _binary'a' LIKE 'A', BINARY 'a' LIKE 'A'",
+		"SELECT STRCMP(_binary'a', 'A'), FIELD(_binary'a', 'A', 'a'), FIND_IN_SET(_binary'a', 'A,a')",
+		"SELECT STRCMP(BINARY 'a', 'A'), FIELD(BINARY 'a', 'A', 'a'), FIND_IN_SET(BINARY 'a', 'A,a')",
+		"SELECT BINARY 'ñ' LIKE '_', x'C3B1' LIKE '_', _binary'ñ' LIKE '__', BINARY 'ab' LIKE 'a_', BINARY 'añ' LIKE 'a%', BINARY 'a%' LIKE 'a\\%'",
+		"SELECT 'ñ' LIKE BINARY '_', 'a' LIKE BINARY 'A', 'ñ' NOT LIKE BINARY '__', 12 LIKE BINARY '1_'",
+		"SELECT STRCMP(BINARY 'a', 'a '), STRCMP('a', 'a '), STRCMP(BINARY 'b', 'a'), STRCMP(BINARY 'a', NULL)",
+		"SELECT FIELD(table_name, x'4142') FROM information_schema.tables WHERE table_schema = DATABASE() LIMIT 1",
+		"SELECT STRCMP(table_name, BINARY 'X'), table_name LIKE BINARY 'G%', FIND_IN_SET(table_name, x'4731') FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'g1'",
+		"SET @b = BINARY 'A'",
+		"SELECT STRCMP(@b, 'a'), FIELD(@b, 'a'), @b LIKE 'a', STRCMP(@b, x'61')",
+		"SELECT 7 DIV 0 + 1, CHAR_LENGTH(BINARY 'ab') + (5 DIV 0)",
+	})
+}
