@@ -153,6 +153,29 @@ var comparisons = map[opcode.Op]bool{opcode.GE: true, opcode.LE: true, opcode.EQ
 var bitOps = map[opcode.Op]bool{opcode.And: true, opcode.Or: true, opcode.Xor: true, opcode.LeftShift: true, opcode.RightShift: true,
 	opcode.BitNeg: true}
 
+// bitFuncs are eval's functions of the bit operators.
+var bitFuncs = map[opcode.Op]string{opcode.And: "seqd_mariadb_bit_and", opcode.Or: "seqd_mariadb_bit_or", opcode.Xor: "seqd_mariadb_bit_xor",
+	opcode.LeftShift: "seqd_mariadb_bit_shl", opcode.RightShift: "seqd_mariadb_bit_shr", opcode.BitNeg: "seqd_mariadb_bit_not"}
+
+// bits is a bit operator of l and r (r nil: ~l) as MariaDB computes it
+// (eval's seqd_mariadb_bit_*): of unsigned 64-bit integers, each operand
+// read as a number (a string as a DECIMAL, with 1292).
+func (b *builder) bits(op opcode.Op, l, r ast.ExprNode) (*pg.Node, error) {
+	args := make([]*pg.Node, 0, 2)
+	for _, x := range []*ast.ExprNode{&l, &r} {
+		if *x == nil {
+			continue
+		}
+		b.readAsNumber(x)
+		n, err := b.expr(*x)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, b.decimalOperand(*x, n))
+	}
+	return funcCall(bitFuncs[op], args), nil
+}
+
 // exprs builds a list of expressions.
 func (b *builder) exprs(xs []ast.ExprNode) ([]*pg.Node, error) {
 	out := make([]*pg.Node, len(xs))
@@ -361,7 +384,7 @@ func value(v *driver.ValueExpr) (*pg.Node, error) {
 func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	switch {
 	case bitOps[x.Op]:
-		return nil, unsupported("the bit operator " + x.Op.String())
+		return b.bits(x.Op, x.L, x.R)
 	case x.Op == opcode.LogicAnd || x.Op == opcode.LogicOr || x.Op == opcode.LogicXor:
 		return b.logic(x)
 	}
@@ -660,7 +683,7 @@ func scale(x ast.ExprNode) int {
 
 func (b *builder) unary(x *ast.UnaryOperationExpr) (*pg.Node, error) {
 	if bitOps[x.Op] {
-		return nil, unsupported("the bit operator " + x.Op.String())
+		return b.bits(x.Op, x.V, nil)
 	}
 	if x.Op == opcode.Not || x.Op == opcode.Not2 {
 		v, err := b.cond(x.V)

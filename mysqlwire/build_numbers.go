@@ -50,6 +50,35 @@ func (b *builder) numberOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
 	return n
 }
 
+// decimalOperand is n, built of x, where MariaDB reads x as a DECIMAL
+// (a bit operator's operand): a string as far as it is a number, with
+// 1292 (a user variable's without it, 1918 where no number begins it);
+// a truth its 1 or 0; a DOUBLE literal a double; a number as it is.
+func (b *builder) decimalOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
+	switch y := unparen(x).(type) { // a bit operator's value is a number: no type to tell
+	case *ast.BinaryOperationExpr:
+		if bitOps[y.Op] {
+			return n
+		}
+	case *ast.UnaryOperationExpr:
+		if bitOps[y.Op] {
+			return n
+		}
+	}
+	asDecimal := typeCast(nullConst(), typeName("int8")) // eval's seqd_mariadb_number reads as a DECIMAL for an integer
+	switch {
+	case userVarString(x):
+		return funcCall("seqd_mariadb_quiet", []*pg.Node{n, asDecimal})
+	case isString(x), mayBeString(x) && !b.numberValue(x), operandKind(x) == otherKind && !isValue(x) && b.stringValue(x):
+		return funcCall("seqd_mariadb_number", []*pg.Node{n, asDecimal})
+	case doubleLiteral(x):
+		return typeCast(n, typeName("float8"))
+	case truthValue(x):
+		return truthNumber(x, n)
+	}
+	return n
+}
+
 // userVarString reports whether x is a user variable's string value
 // (uservars.go), which MariaDB reads as a number without the 1292 a
 // string written as one gets (SET @b = '12x'; SELECT @b + 1 is 13, no
@@ -1022,9 +1051,9 @@ func (v *hexPlaceVisitor) readAsMariaDB() bool {
 	}
 	switch p := v.stack[i].(type) {
 	case *ast.BinaryOperationExpr:
-		return arithmetic[p.Op] || comparisons[p.Op] || p.Op == opcode.NullEQ
+		return arithmetic[p.Op] || comparisons[p.Op] || p.Op == opcode.NullEQ || bitOps[p.Op]
 	case *ast.UnaryOperationExpr:
-		return p.Op == opcode.Minus || p.Op == opcode.Plus
+		return p.Op == opcode.Minus || p.Op == opcode.Plus || p.Op == opcode.BitNeg
 	case *ast.PatternInExpr, *ast.PatternLikeOrIlikeExpr, *ast.FuncCastExpr:
 		return true
 	case *ast.AggregateFuncExpr:

@@ -145,6 +145,10 @@ func intType(length int, unsigned, notNull bool) colType {
 	return t
 }
 
+// bitType is a bit operator's: a BIGINT UNSIGNED of 21 characters
+// (Item_func_bit's).
+func bitType(notNull bool) colType { return intType(21, true, notNull) }
+
 // intOfPrecision is an integer expression of prec digits.
 func intOfPrecision(prec int, unsigned, notNull bool) colType {
 	prec = min(max(prec, 1), decimalMaxPrec)
@@ -331,6 +335,8 @@ func (e typeScope) binary(x *ast.BinaryOperationExpr) (colType, bool) {
 	case opcode.NullEQ:
 		return truthOf(true), true
 	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
+	case opcode.And, opcode.Or, opcode.Xor, opcode.LeftShift, opcode.RightShift:
+		return bitType(e.notNull(x.L, x.R)), true
 	default:
 		return colType{}, false
 	}
@@ -386,6 +392,9 @@ func arithmeticType(op opcode.Op, l, r colType, signedSub bool) colType {
 func (e typeScope) unary(x *ast.UnaryOperationExpr) (colType, bool) {
 	if x.Op == opcode.Not || x.Op == opcode.Not2 {
 		return truthOf(e.notNull(x.V)), true
+	}
+	if x.Op == opcode.BitNeg {
+		return bitType(e.notNull(x.V)), true
 	}
 	if x.Op != opcode.Minus && x.Op != opcode.Plus {
 		return colType{}, false

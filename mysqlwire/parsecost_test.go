@@ -37,6 +37,7 @@ func TestParseCostBound(t *testing.T) {
 		"statements": strings.Repeat("SELECT 1;", n),
 		"sums":       "SELECT " + strings.Repeat("1+", 4000) + "1",
 		"unary":      "SELECT " + strings.Repeat("~", 4000) + "1",
+		"bits":       "SELECT " + strings.Repeat("1&", 4000) + "1",
 		"nots":       "SELECT " + strings.Repeat("!", 4000) + "1",
 		"tests":      "SELECT " + list("1 IS NULL"),
 		"variables":  "SET " + list("@a=1"),
