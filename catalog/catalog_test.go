@@ -118,6 +118,7 @@ type fakeSource struct {
 	operators    []string
 	seqFuncs     []SequenceFunction
 	builtins     *Builtins
+	variables    []SystemVariable
 }
 
 func newFakeSource(c *Catalog) *fakeSource {

@@ -41,6 +41,10 @@ import (
 //	                       those operands' types)
 //	seqfunc NAME args=T,U min=N result=T
 //	                       adds a sequence function's descriptor
+//	variable NAME session=V global=V default=V
+//	                       adds a system variable of the front end's
+//	                       (global: the session's value if left out,
+//	                       default: the global one)
 
 // command runs one of the commands above; false for another.
 func (f *fakeSource) command(t *testing.T, d *datadriven.TestData) bool {
@@ -88,6 +92,14 @@ func (f *fakeSource) command(t *testing.T, d *datadriven.TestData) bool {
 		fn.Result = typeNamed(t, result)
 		f.seqFuncs = append(f.seqFuncs, fn)
 		f.builtins = nil
+	case "variable":
+		v := SystemVariable{Name: d.CmdArgs[0].Key}
+		d.ScanArgs(t, "session", &v.Session)
+		v.Global = v.Session
+		d.MaybeScanArgs(t, "global", &v.Global)
+		v.Default = v.Global
+		d.MaybeScanArgs(t, "default", &v.Default)
+		f.variables = append(f.variables, v)
 	default:
 		return false
 	}
@@ -220,6 +232,7 @@ func (f *fakeSource) DatabaseStats() DatabaseStats            { return f.stats }
 func (f *fakeSource) PreparedStatements() []PreparedStatement { return f.prepared }
 func (f *fakeSource) Cursors() []Cursor                       { return f.cursors }
 func (f *fakeSource) Locks() []Lock                           { return f.locks }
+func (f *fakeSource) SystemVariables() []SystemVariable       { return f.variables }
 
 // IsMemberOf: member is a superuser, role, or a direct member of it.
 func (f *fakeSource) IsMemberOf(member, role string) bool {

@@ -120,11 +120,25 @@ var mariadbEmptyTables = map[string][]string{
 		"TABLE_NAME varchar(64) NO", "COLUMN_NAME varchar(64) NO", "PRIVILEGE_TYPE varchar(64) NO", "IS_GRANTABLE varchar(3) NO"},
 	"applicable_roles": {"GRANTEE varchar(385) NO", "ROLE_NAME varchar(128) NO", "IS_GRANTABLE varchar(3) NO",
 		"IS_DEFAULT varchar(3) YES"},
-	"enabled_roles": {"ROLE_NAME varchar(128) YES"},
+	"enabled_roles":     {"ROLE_NAME varchar(128) YES"},
+	"global_variables":  variableColumns,
+	"session_variables": variableColumns,
+	"global_status":     variableColumns,
+	"session_status":    variableColumns,
+	"system_variables": {"VARIABLE_NAME varchar(64) NO", "SESSION_VALUE varchar(2048) YES", "GLOBAL_VALUE varchar(2048) YES",
+		"GLOBAL_VALUE_ORIGIN varchar(64) NO", "DEFAULT_VALUE varchar(2048) YES", "VARIABLE_SCOPE varchar(64) NO",
+		"VARIABLE_TYPE varchar(64) NO", "VARIABLE_COMMENT varchar(2048) NO", "NUMERIC_MIN_VALUE varchar(21) YES",
+		"NUMERIC_MAX_VALUE varchar(21) YES", "NUMERIC_BLOCK_SIZE varchar(21) YES", "ENUM_VALUE_LIST longtext YES",
+		"READ_ONLY varchar(3) NO", "COMMAND_LINE_ARGUMENT varchar(64) YES", "GLOBAL_VALUE_PATH varchar(2048) YES"},
 	"views": {"TABLE_CATALOG varchar(512) NO", "TABLE_SCHEMA varchar(64) NO", "TABLE_NAME varchar(64) NO", "VIEW_DEFINITION longtext NO",
 		"CHECK_OPTION varchar(8) NO", "IS_UPDATABLE varchar(3) NO", "DEFINER varchar(384) NO", "SECURITY_TYPE varchar(7) NO",
 		"CHARACTER_SET_CLIENT varchar(32) NO", "COLLATION_CONNECTION varchar(64) NO", "ALGORITHM varchar(10) NO"},
 }
+
+// variableColumns are GLOBAL_VARIABLES', SESSION_VARIABLES',
+// GLOBAL_STATUS' and SESSION_STATUS' columns, which MariaDB declares
+// alike.
+var variableColumns = []string{"VARIABLE_NAME varchar(64) NO", "VARIABLE_VALUE varchar(4096) NO"}
 
 // pluginColumns are PLUGINS' columns, and ALL_PLUGINS', which MariaDB
 // declares alike.
@@ -251,7 +265,7 @@ func mysqlMoreViews() []*View {
 	out = append(out, &View{Schema: "information_schema", Name: "applicable_roles", Kind: 'v', Columns: mariadbColumns("applicable_roles"),
 		Rows: applicableRoleRows}, &View{Schema: "information_schema", Name: "enabled_roles", Kind: 'v',
 		Columns: mariadbColumns("enabled_roles"), Rows: enabledRoleRows})
-	return append(out, partitions, columns, processlist)
+	return append(append(out, partitions, columns, processlist), variableViews()...)
 }
 
 // sequenceColumnRows are COLUMNS' rows of a sequence the role sees: its

@@ -84,6 +84,11 @@ type Source interface {
 	Settings() []Setting
 	Location() *time.Location
 
+	// SystemVariables are the system variables of the session's front
+	// end (MySQL's @@variables), the session's own values, in the order
+	// SHOW VARIABLES lists them; none for a front end without them.
+	SystemVariables() []SystemVariable
+
 	// Activity is every session of the server, the reading one included,
 	// as pg_stat_activity shows them; DatabaseStats the counters of
 	// pg_stat_database.

@@ -51,6 +51,14 @@ func (c *catalogSource) Activity() []catalog.Backend {
 	return out
 }
 
+// SystemVariables are the front end's (ShowVariables), none without.
+func (c *catalogSource) SystemVariables() []catalog.SystemVariable {
+	if c.variables == nil {
+		return nil
+	}
+	return c.variables()
+}
+
 func (c *catalogSource) IsMemberOf(member, role string) bool { return c.s().isMemberOf(member, role) }
 
 func (c *catalogSource) DatabaseStats() catalog.DatabaseStats {

@@ -85,6 +85,13 @@ func registerMySQL() {
 	}
 }
 
+// ShowVariables gives the front end's system variables (MySQL's
+// @@variables), which information_schema's GLOBAL_VARIABLES,
+// SESSION_VARIABLES and SYSTEM_VARIABLES show (catalog.SystemVariable):
+// vars is called on the session's goroutine, as a statement reads them,
+// and gives the session's own values as they are then.
+func (s *Session) ShowVariables(vars func() []catalog.SystemVariable) { s.variables = vars }
+
 // mysqlRelation resolves a name of mysqlSchema; ok is false for any other
 // name, which the caller resolves.
 func (s *Session) mysqlRelation(q pgsql.QName) (rel *relation, ok bool, err error) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/internal/testenv"
 	"github.com/seqd/seqd/sqlerr"
 )
@@ -41,9 +42,12 @@ func mysqlSessions(t *testing.T) (root, app *Session) {
 // pg_class list neither.
 func TestMySQLRelations(t *testing.T) {
 	root, app := mysqlSessions(t)
+	app.ShowVariables(func() []catalog.SystemVariable {
+		return []catalog.SystemVariable{{Name: "autocommit", Session: "0", Global: "1", Default: "1"}}
+	})
 	info, _ := MySQLInformationSchema("tables")
-	if _, ok := MySQLInformationSchema("global_status"); ok {
-		t.Error("information_schema.global_status is not MySQL's here")
+	if _, ok := MySQLInformationSchema("innodb_metrics"); ok {
+		t.Error("information_schema.innodb_metrics is not MySQL's here")
 	}
 	seq := MariaDBSequenceTable("x", "a")
 	infoName := info.Catalog + "." + info.Schema + "." + info.Rel
@@ -68,8 +72,13 @@ func TestMySQLRelations(t *testing.T) {
 		{app, "select next_not_cached_value from y." + mysqlSchema + ".c", "next_not_cached_value:bigint\n-1\nSELECT 1\n[I]\n"},
 		{app, "select next_not_cached_value from x." + mysqlSchema + ".a", "ERROR insufficient_privilege: permission denied for sequence a\n[I]\n"},
 		{root, "select * from x." + mysqlSchema + ".nope", "ERROR undefined_table: relation \"x.nope\" does not exist (at 15)\n[I]\n"},
-		{root, "select * from information_schema." + mysqlSchema + ".global_status",
-			"ERROR undefined_table: relation \"information_schema.global_status\" does not exist (at 15)\n[I]\n"},
+		{root, "select * from information_schema." + mysqlSchema + ".innodb_metrics",
+			"ERROR undefined_table: relation \"information_schema.innodb_metrics\" does not exist (at 15)\n[I]\n"},
+		// A session without a front end's variables (ShowVariables) has
+		// none to list; app's front end gives its own.
+		{root, "select count(*) from information_schema." + mysqlSchema + ".session_variables", "count:bigint\n0\nSELECT 1\n[I]\n"},
+		{app, "select * from information_schema." + mysqlSchema + ".session_variables",
+			"variable_name:text variable_value:text\nAUTOCOMMIT OFF\nSELECT 1\n[I]\n"},
 		{root, "select count(*) from pg_namespace where nspname like 'pg_seqd%'", "count:bigint\n0\nSELECT 1\n[I]\n"},
 		{root, "select count(*) from pg_class where relname = 'schemata'", "count:bigint\n1\nSELECT 1\n[I]\n"},
 	} {

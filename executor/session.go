@@ -13,6 +13,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/engine"
 	"github.com/seqd/seqd/pgsql"
 	"github.com/seqd/seqd/sqlerr"
@@ -151,6 +152,8 @@ type Session struct {
 	clientText    string    // ShowAs
 	clientExecute bool      // ShowExecuting
 	startsAt      time.Time // StartsAt
+	// variables are the front end's system variables (ShowVariables).
+	variables func() []catalog.SystemVariable
 	// waitCtx is waitParent with the backend's WaitState: front ends
 	// that run statements under one long-lived context derive it once.
 	waitCtx, waitParent context.Context

@@ -590,6 +590,7 @@ func (cn *conn) session() (*executor.Session, error) {
 		return nil, err
 	}
 	cn.sess = s
+	s.ShowVariables(cn.systemVariables)
 	cn.show(cn.showing)
 	return s, nil
 }

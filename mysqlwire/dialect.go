@@ -601,7 +601,8 @@ func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 				pattern = fmt.Sprint(v.GetValue())
 			}
 		}
-		return step{answer: func(c *conn) (*answer, error) { return c.showVariables(pattern), nil }}, nil
+		global := n.GlobalScope
+		return step{answer: func(c *conn) (*answer, error) { return c.showVariables(pattern, global), nil }}, nil
 	}
 	return step{}, unsupported("this SHOW")
 }

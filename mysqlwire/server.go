@@ -35,6 +35,9 @@ const (
 	AuthPassword = "password"
 )
 
+// defaultMaxMessage is Config.MaxMessage's default, 1 MiB.
+const defaultMaxMessage = 1 << 20
+
 // Config configures a Server.
 type Config struct {
 	// Engine serves the connections; Node, when set, is asked at each
@@ -94,7 +97,7 @@ type Config struct {
 	// parameter's long data (COM_STMT_SEND_LONG_DATA) too, whatever the
 	// client sends in between: past it the statement's EXECUTE fails
 	// (1105, MariaDB's words) and the data is dropped. Default 1 MiB, as
-	// pgwire's.
+	// pgwire's (defaultMaxMessage).
 	MaxMessage int
 	// MaxPreparedStatements is MariaDB's max_prepared_stmt_count: the
 	// prepared statements of all connections at once; one more is 1461.
@@ -182,7 +185,7 @@ func NewServer(cfg Config, ln net.Listener) (*Server, error) {
 		cfg.Database = "seqd"
 	}
 	if cfg.MaxMessage <= 0 {
-		cfg.MaxMessage = 1 << 20
+		cfg.MaxMessage = defaultMaxMessage
 	}
 	if cfg.AuthTimeout == 0 {
 		cfg.AuthTimeout = frontend.DefaultAuthTimeout

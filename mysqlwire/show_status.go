@@ -6,6 +6,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 )
 
@@ -133,9 +134,9 @@ func showStatus(n *ast.ShowStmt) (step, error) {
 	}
 	return step{answer: func(c *conn) (*answer, error) {
 		a := &answer{cols: []string{"Variable_name", "Value"}, types: []colType{varchar(64, true), varchar(2048, true)}}
-		for _, v := range [][]any{{"Binlog_snapshot_file", ""}, {"Binlog_snapshot_position", "0"}} {
-			if likeFold(strings.ToLower(v[0].(string)), lower) {
-				a.rows = append(a.rows, v)
+		for _, v := range catalog.MariaDBStatus {
+			if likeFold(strings.ToLower(v[0]), lower) {
+				a.rows = append(a.rows, []any{v[0], v[1]})
 			}
 		}
 		return a, nil

@@ -96,7 +96,12 @@ func declaredType(decl string, notNull bool) colType {
 	case "varchar":
 		return varchar(uint32(n), notNull)
 	case "longtext":
-		return longtext(notNull)
+		// information_schema's LONGTEXT is MariaDB's Longtext(65535):
+		// described as 196605 characters (its wire's 589815 bytes of
+		// utf8mb3), not LONGTEXT's 4 GiB.
+		t := longtext(notNull)
+		t.length = 4 * 196605
+		return t
 	case "bigint":
 		t.typ = querypb.Type_INT64
 		if strings.HasSuffix(decl, " unsigned") {

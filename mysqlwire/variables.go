@@ -3,7 +3,6 @@ package mysqlwire
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/internal/vitess/mysql"
 )
 
@@ -117,17 +117,67 @@ func (cn *conn) variable(name string) (string, bool) {
 	if v, ok := cn.diag.countVariable(name); ok {
 		return v, true
 	}
+	return cn.srv.globalVariable(name)
+}
+
+// globalVariable is a variable's server value, which a session's SET
+// does not change: its configuration's where it has one
+// (max_allowed_packet, max_prepared_stmt_count), else MariaDB 10.11's.
+func (srv *Server) globalVariable(name string) (string, bool) {
 	switch name {
 	case "max_allowed_packet":
-		return strconv.Itoa(cn.srv.cfg.MaxMessage), true
+		return strconv.Itoa(srv.cfg.MaxMessage), true
 	case "max_prepared_stmt_count":
-		if n := cn.srv.cfg.MaxPreparedStatements; n > 0 {
-			return strconv.Itoa(n), true
-		}
-		return "4294967295", true // no bound: MariaDB's largest
+		return preparedCount(srv.cfg.MaxPreparedStatements), true
 	}
 	v, ok := variables[name]
 	return v, ok
+}
+
+// defaultVariable is a variable's server value without configuration.
+func defaultVariable(name string) string {
+	switch name {
+	case "max_allowed_packet":
+		return strconv.Itoa(defaultMaxMessage)
+	case "max_prepared_stmt_count":
+		return preparedCount(DefaultMaxPreparedStatements)
+	}
+	return variables[name]
+}
+
+// preparedCount is max_prepared_stmt_count for Config.MaxPreparedStatements
+// n.
+func preparedCount(n int) string {
+	if n > 0 {
+		return strconv.Itoa(n)
+	}
+	return "4294967295" // no bound: MariaDB's largest
+}
+
+// variableNames are the variables SHOW VARIABLES lists, in its order:
+// those above, max_prepared_stmt_count, and warning_count and error_count
+// (the diagnostics').
+var variableNames = func() []string {
+	out := []string{"max_prepared_stmt_count", "warning_count", "error_count"}
+	for n := range variables {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}()
+
+// systemVariables are the connection's variables as information_schema
+// shows them (the session's ShowVariables): its own values, the
+// server's and their defaults, in SHOW VARIABLES' order. They are read
+// on the connection's goroutine, as its statement runs.
+func (cn *conn) systemVariables() []catalog.SystemVariable {
+	out := make([]catalog.SystemVariable, len(variableNames))
+	for i, n := range variableNames {
+		session, _ := cn.variable(n)
+		global, _ := cn.srv.globalVariable(n)
+		out[i] = catalog.SystemVariable{Name: n, Session: session, Global: global, Default: defaultVariable(n)}
+	}
+	return out
 }
 
 // set carries out SET: names, autocommit and the variables above, and
@@ -346,36 +396,26 @@ func hostOf(c *mysql.Conn) string {
 	return host
 }
 
-// showVariables is SHOW VARIABLES [LIKE pattern].
-func (cn *conn) showVariables(pattern string) *answer {
-	var re *regexp.Regexp
-	if pattern != "" {
-		var b strings.Builder
-		b.WriteString("(?i)^")
-		for _, r := range pattern {
-			switch r {
-			case '%':
-				b.WriteString(".*")
-			case '_':
-				b.WriteString(".")
-			default:
-				b.WriteString(regexp.QuoteMeta(string(r)))
+// showVariables is SHOW [GLOBAL | SESSION] VARIABLES [LIKE pattern]: the
+// session's values, or the server's (GLOBAL, which lists no SESSION ONLY
+// variable), as information_schema's SESSION_VARIABLES and
+// GLOBAL_VARIABLES show them, their names in lower case; LIKE's pattern
+// read as SHOW STATUS reads it (likeFold).
+func (cn *conn) showVariables(pattern string, global bool) *answer {
+	pattern = strings.ToLower(pattern)
+	a := &answer{cols: []string{"Variable_name", "Value"}, types: []colType{varchar(64, true), varchar(4096, true)}}
+	for _, v := range cn.systemVariables() {
+		if pattern != "" && !likeFold(v.Name, pattern) {
+			continue
+		}
+		value := v.Session
+		if global {
+			if catalog.MariaDBVariableScope(v.Name) == "SESSION ONLY" {
+				continue
 			}
+			value = v.Global
 		}
-		b.WriteString("$")
-		re = regexp.MustCompile(b.String())
-	}
-	names := make([]string, 0, len(variables))
-	for n := range variables {
-		if re == nil || re.MatchString(n) {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	a := &answer{cols: []string{"Variable_name", "Value"}}
-	for _, n := range names {
-		v, _ := cn.variable(n)
-		a.rows = append(a.rows, []any{n, v})
+		a.rows = append(a.rows, []any{v.Name, catalog.MariaDBShownValue(v.Name, value)})
 	}
 	return a
 }

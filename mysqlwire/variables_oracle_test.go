@@ -1,0 +1,174 @@
+package mysqlwire
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
+
+// variablesScript is run statement by statement on one connection to
+// MariaDB 10.11 and one to seqd (TestVariablesOracle): information_schema's
+// GLOBAL_VARIABLES, SESSION_VARIABLES, SYSTEM_VARIABLES, GLOBAL_STATUS and
+// SESSION_STATUS, and SHOW [GLOBAL | SESSION] VARIABLES, before and after
+// the session's SETs, read with WHERE, LIKE and ORDER BY. The variables
+// read are those whose values seqd shares with MariaDB (not its version,
+// character sets, query cache or compile-time OS); {described} is
+// replaced by every variable seqd's SYSTEM_VARIABLES describes.
+var variablesScript = []string{
+	"SELECT * FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE') ORDER BY VARIABLE_NAME",
+	"SELECT * FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE', 'AUTO_INCREMENT_INCREMENT') ORDER BY 1",
+	"SELECT VARIABLE_VALUE FROM information_schema.session_variables WHERE VARIABLE_NAME = 'MAX_STATEMENT_TIME'",
+	"SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME LIKE 'SESSION\\_TRACK%' ORDER BY VARIABLE_NAME DESC",
+	"SELECT COUNT(*) FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN ('WARNING_COUNT', 'ERROR_COUNT')",
+	"SELECT VARIABLE_NAME, LENGTH(VARIABLE_VALUE) > 0 FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME IN ('VERSION', 'LICENSE', 'WARNING_COUNT') ORDER BY 1",
+	// GLOBAL_STATUS and SESSION_STATUS: the variables seqd keeps, without
+	// a binary log; its type read where seqd has no row (Uptime).
+	"SELECT * FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME LIKE 'BINLOG_SNAPSHOT%' ORDER BY VARIABLE_NAME",
+	"SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME IN ('BINLOG_SNAPSHOT_FILE', 'BINLOG_SNAPSHOT_POSITION') ORDER BY 1",
+	"SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'UPTIME' AND VARIABLE_VALUE < 0",
+	// SYSTEM_VARIABLES: the descriptions of every variable seqd has that
+	// MariaDB 10.11 has, and the values of those it shares.
+	"SELECT VARIABLE_NAME, VARIABLE_SCOPE, VARIABLE_TYPE, VARIABLE_COMMENT, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, NUMERIC_BLOCK_SIZE, " +
+		"ENUM_VALUE_LIST, READ_ONLY, COMMAND_LINE_ARGUMENT FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME IN ({described}) ORDER BY VARIABLE_NAME",
+	"SELECT * FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE', 'WAIT_TIMEOUT', 'OPTIMIZER_SWITCH', " +
+		"'WARNING_COUNT', 'SYSTEM_TIME_ZONE', 'TX_ISOLATION', 'SQL_SELECT_LIMIT', 'MAX_STATEMENT_TIME', 'LOWER_CASE_TABLE_NAMES', 'FOREIGN_KEY_CHECKS') ORDER BY 1",
+	"SHOW VARIABLES LIKE 'autocommit'",
+	"SHOW GLOBAL VARIABLES LIKE 'sql\\_mode'",
+	"SHOW SESSION VARIABLES LIKE 'auto_increment%'",
+	"SHOW VARIABLES LIKE 'max_statement_time'",
+	// The session's SETs: its own rows change, the server's do not.
+	"SET autocommit = 0, sql_mode = 'ANSI_QUOTES,ONLY_FULL_GROUP_BY', wait_timeout = 100, optimizer_switch = 'semijoin=off'",
+	"SELECT * FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE', 'WAIT_TIMEOUT') ORDER BY VARIABLE_NAME",
+	"SELECT * FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE', 'WAIT_TIMEOUT') ORDER BY VARIABLE_NAME",
+	"SELECT VARIABLE_NAME, SESSION_VALUE, GLOBAL_VALUE, DEFAULT_VALUE FROM information_schema.SYSTEM_VARIABLES " +
+		"WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE', 'WAIT_TIMEOUT', 'OPTIMIZER_SWITCH') ORDER BY VARIABLE_NAME",
+	"SELECT s.VARIABLE_NAME, s.VARIABLE_VALUE, g.VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES s " +
+		"JOIN information_schema.GLOBAL_VARIABLES g ON g.VARIABLE_NAME = s.VARIABLE_NAME WHERE s.VARIABLE_NAME IN ('AUTOCOMMIT', 'WAIT_TIMEOUT') ORDER BY 1",
+	"SHOW VARIABLES LIKE 'autocommit'",
+	"SHOW GLOBAL VARIABLES LIKE 'autocommit'",
+	"SHOW SESSION VARIABLES LIKE 'sql\\_mode'",
+	"COMMIT",
+	"SET autocommit = 1, sql_mode = DEFAULT",
+	"SELECT * FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE') ORDER BY VARIABLE_NAME",
+	"SELECT * FROM information_schema.NOPE_VARIABLES",
+}
+
+// variablesScriptLen pins variablesScript's length, so that a statement
+// left out fails.
+const variablesScriptLen = 27
+
+// TestVariablesOracle runs variablesScript on MariaDB 10.11 and on seqd,
+// as text and prepared: the rows, column names, types and lengths in
+// characters (as text) must be the same.
+func TestVariablesOracle(t *testing.T) {
+	if len(variablesScript) != variablesScriptLen {
+		t.Fatalf("the script has %d statements, not %d", len(variablesScript), variablesScriptLen)
+	}
+	for _, prepared := range []bool{false, true} {
+		name := "seqd_variables"
+		if prepared {
+			name += "_prep"
+		}
+		mc, sc, _ := oracleConns(t, name)
+		described := describedVariables(t, sc)
+		var diffs []string
+		ran := 0
+		for _, q := range variablesScript {
+			q = strings.ReplaceAll(q, "{described}", described)
+			ran++
+			want, got := variablesOutcome(mc, q, prepared), variablesOutcome(sc, q, prepared)
+			if want != got {
+				diffs = append(diffs, fmt.Sprintf("%s\n  MariaDB: %s\n  seqd:    %s", q, strings.ReplaceAll(want, "\n", "\n           "),
+					strings.ReplaceAll(got, "\n", "\n           ")))
+			}
+		}
+		if ran != variablesScriptLen {
+			t.Errorf("ran %d statements of %d", ran, variablesScriptLen)
+		}
+		if len(diffs) > 0 {
+			t.Errorf("prepared %v: seqd differs from MariaDB 10.11 in %d of %d statements:\n%s", prepared, len(diffs), ran, strings.Join(diffs, "\n"))
+		}
+	}
+}
+
+// variablesOutcome is a statement's result with its columns' lengths in
+// characters (as text) and the warnings it left.
+func variablesOutcome(c *oracleConn, q string, prepared bool) string {
+	out := statementResult(c, q, prepared)
+	if !prepared {
+		out += "\n lengths: " + characterLengths(c.wire.take())
+	}
+	return out + "\n " + statementResult(c, "SHOW WARNINGS", prepared)
+}
+
+// describedVariables are the names of the variables seqd's
+// SYSTEM_VARIABLES describes, quoted and joined by commas; at least the
+// variables connectors read.
+func describedVariables(t *testing.T, sc *oracleConn) string {
+	t.Helper()
+	rows, err := sc.QueryContext(ctx, "SELECT VARIABLE_NAME FROM information_schema.SYSTEM_VARIABLES ORDER BY VARIABLE_NAME")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, vals, err := testenv.RowStrings(rows)
+	rows.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range vals {
+		names = append(names, "'"+r[0]+"'")
+	}
+	if len(names) < 40 {
+		t.Fatalf("SYSTEM_VARIABLES describes %d variables: %v", len(names), names)
+	}
+	return strings.Join(names, ", ")
+}
+
+// TestVariablesSessionOwn: a session's information_schema.SESSION_VARIABLES
+// and SYSTEM_VARIABLES show its own values, never another connection's:
+// a second connection's SETs are not seen by the first, nor by
+// GLOBAL_VARIABLES, on seqd (read by a role holding no privilege, as
+// MariaDB shows these tables to every user) as on MariaDB 10.11.
+func TestVariablesSessionOwn(t *testing.T) {
+	addr, eng := startServer(t, Config{})
+	pgExec(t, eng, "CREATE ROLE plain LOGIN PASSWORD 'plain pw'")
+	servers := []struct {
+		name string
+		dsn  string
+	}{{"MariaDB", testenv.MariaDBDSN(t)}, {"seqd", seqdDSN(addr, "plain")}}
+	const read = "SELECT s.VARIABLE_NAME, s.VARIABLE_VALUE, y.SESSION_VALUE, g.VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES s " +
+		"JOIN information_schema.SYSTEM_VARIABLES y ON y.VARIABLE_NAME = s.VARIABLE_NAME " +
+		"JOIN information_schema.GLOBAL_VARIABLES g ON g.VARIABLE_NAME = s.VARIABLE_NAME " +
+		"WHERE s.VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE', 'WAIT_TIMEOUT') ORDER BY 1"
+	const defaults = "VARIABLE_NAME | VARIABLE_VALUE | SESSION_VALUE | VARIABLE_VALUE\n" +
+		" AUTOCOMMIT | ON | ON | ON\n" +
+		" SQL_MODE | STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION | " +
+		"STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION | " +
+		"STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION\n" +
+		" WAIT_TIMEOUT | 28800 | 28800 | 28800"
+	const changed = "VARIABLE_NAME | VARIABLE_VALUE | SESSION_VALUE | VARIABLE_VALUE\n" +
+		" AUTOCOMMIT | OFF | OFF | ON\n" +
+		" SQL_MODE | ANSI_QUOTES | ANSI_QUOTES | STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION\n" +
+		" WAIT_TIMEOUT | 7 | 7 | 28800"
+	for _, s := range servers {
+		first, second := tappedConn(t, s.dsn, ""), tappedConn(t, s.dsn, "")
+		if got := queryResult(first.Conn, read, false); got != defaults {
+			t.Fatalf("%s: the first connection reads\n%s\nwant\n%s", s.name, got, defaults)
+		}
+		if _, err := second.ExecContext(ctx, "SET autocommit = 0, sql_mode = 'ANSI_QUOTES', wait_timeout = 7"); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		for _, prepared := range []bool{false, true} {
+			if got := queryResult(first.Conn, read, prepared); got != defaults {
+				t.Errorf("%s: after the second connection's SET, the first reads (prepared %v)\n%s\nwant\n%s", s.name, prepared, got, defaults)
+			}
+			if got := queryResult(second.Conn, read, prepared); got != changed {
+				t.Errorf("%s: the second connection reads its own SET as (prepared %v)\n%s\nwant\n%s", s.name, prepared, got, changed)
+			}
+		}
+		second.ExecContext(ctx, "ROLLBACK")
+	}
+}
