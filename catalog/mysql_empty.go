@@ -121,6 +121,7 @@ var mariadbEmptyTables = map[string][]string{
 	"applicable_roles": {"GRANTEE varchar(385) NO", "ROLE_NAME varchar(128) NO", "IS_GRANTABLE varchar(3) NO",
 		"IS_DEFAULT varchar(3) YES"},
 	"enabled_roles":     {"ROLE_NAME varchar(128) YES"},
+	"keywords":          {"WORD varchar(64) YES"},
 	"global_variables":  variableColumns,
 	"session_variables": variableColumns,
 	"global_status":     variableColumns,
@@ -265,7 +266,7 @@ func mysqlMoreViews() []*View {
 	out = append(out, &View{Schema: "information_schema", Name: "applicable_roles", Kind: 'v', Columns: mariadbColumns("applicable_roles"),
 		Rows: applicableRoleRows}, &View{Schema: "information_schema", Name: "enabled_roles", Kind: 'v',
 		Columns: mariadbColumns("enabled_roles"), Rows: enabledRoleRows})
-	return append(append(out, partitions, columns, processlist), variableViews()...)
+	return append(append(out, partitions, columns, processlist), append(variableViews(), keywordViews()...)...)
 }
 
 // sequenceColumnRows are COLUMNS' rows of a sequence the role sees: its

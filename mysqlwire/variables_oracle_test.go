@@ -10,12 +10,13 @@ import (
 
 // variablesScript is run statement by statement on one connection to
 // MariaDB 10.11 and one to seqd (TestVariablesOracle): information_schema's
-// GLOBAL_VARIABLES, SESSION_VARIABLES, SYSTEM_VARIABLES, GLOBAL_STATUS and
-// SESSION_STATUS, and SHOW [GLOBAL | SESSION] VARIABLES, before and after
-// the session's SETs, read with WHERE, LIKE and ORDER BY. The variables
-// read are those whose values seqd shares with MariaDB (not its version,
-// character sets, query cache or compile-time OS); {described} is
-// replaced by every variable seqd's SYSTEM_VARIABLES describes.
+// GLOBAL_VARIABLES, SESSION_VARIABLES, SYSTEM_VARIABLES, GLOBAL_STATUS,
+// SESSION_STATUS and KEYWORDS, and SHOW [GLOBAL | SESSION] VARIABLES,
+// before and after the session's SETs, read with WHERE, LIKE and ORDER
+// BY. The variables read are those whose values seqd shares with MariaDB
+// (not its version, character sets, query cache or compile-time OS);
+// {described} is replaced by every variable seqd's SYSTEM_VARIABLES
+// describes.
 var variablesScript = []string{
 	"SELECT * FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE') ORDER BY VARIABLE_NAME",
 	"SELECT * FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE', 'AUTO_INCREMENT_INCREMENT') ORDER BY 1",
@@ -53,11 +54,17 @@ var variablesScript = []string{
 	"SET autocommit = 1, sql_mode = DEFAULT",
 	"SELECT * FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE') ORDER BY VARIABLE_NAME",
 	"SELECT * FROM information_schema.NOPE_VARIABLES",
+	// KEYWORDS: the words of a sequence's statements, which both parsers
+	// have.
+	"SELECT WORD FROM information_schema.KEYWORDS WHERE WORD IN ('SELECT', 'SEQUENCE', 'NEXTVAL', 'LASTVAL', 'SETVAL', 'CACHE', 'NOCACHE', " +
+		"'CYCLE', 'NOCYCLE', 'INCREMENT', 'MINVALUE', 'MAXVALUE', 'RESTART', 'START', 'NEXT', 'VALUE', 'FOR') ORDER BY WORD",
+	"SELECT * FROM information_schema.keywords WHERE WORD LIKE 'NEXTV%'",
+	"SELECT COUNT(*) FROM information_schema.KEYWORDS WHERE WORD = 'NOPE'",
 }
 
 // variablesScriptLen pins variablesScript's length, so that a statement
 // left out fails.
-const variablesScriptLen = 27
+const variablesScriptLen = 30
 
 // TestVariablesOracle runs variablesScript on MariaDB 10.11 and on seqd,
 // as text and prepared: the rows, column names, types and lengths in
