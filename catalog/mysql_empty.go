@@ -122,6 +122,7 @@ var mariadbEmptyTables = map[string][]string{
 		"IS_DEFAULT varchar(3) YES"},
 	"enabled_roles":     {"ROLE_NAME varchar(128) YES"},
 	"keywords":          {"WORD varchar(64) YES"},
+	"sql_functions":     {"FUNCTION varchar(64) YES"},
 	"global_variables":  variableColumns,
 	"session_variables": variableColumns,
 	"global_status":     variableColumns,
@@ -266,7 +267,7 @@ func mysqlMoreViews() []*View {
 	out = append(out, &View{Schema: "information_schema", Name: "applicable_roles", Kind: 'v', Columns: mariadbColumns("applicable_roles"),
 		Rows: applicableRoleRows}, &View{Schema: "information_schema", Name: "enabled_roles", Kind: 'v',
 		Columns: mariadbColumns("enabled_roles"), Rows: enabledRoleRows})
-	return append(append(out, partitions, columns, processlist), append(variableViews(), keywordViews()...)...)
+	return append(append(out, partitions, columns, processlist), append(variableViews(), wordViews()...)...)
 }
 
 // sequenceColumnRows are COLUMNS' rows of a sequence the role sees: its

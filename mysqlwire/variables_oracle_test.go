@@ -5,18 +5,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seqd/seqd/catalog"
 	"github.com/seqd/seqd/internal/testenv"
 )
 
 // variablesScript is run statement by statement on one connection to
 // MariaDB 10.11 and one to seqd (TestVariablesOracle): information_schema's
 // GLOBAL_VARIABLES, SESSION_VARIABLES, SYSTEM_VARIABLES, GLOBAL_STATUS,
-// SESSION_STATUS and KEYWORDS, and SHOW [GLOBAL | SESSION] VARIABLES,
+// SESSION_STATUS, KEYWORDS and SQL_FUNCTIONS, and SHOW [GLOBAL | SESSION] VARIABLES,
 // before and after the session's SETs, read with WHERE, LIKE and ORDER
 // BY. The variables read are those whose values seqd shares with MariaDB
 // (not its version, character sets, query cache or compile-time OS);
 // {described} is replaced by every variable seqd's SYSTEM_VARIABLES
-// describes.
+// describes, {functions} by every function its SQL_FUNCTIONS lists.
 var variablesScript = []string{
 	"SELECT * FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE') ORDER BY VARIABLE_NAME",
 	"SELECT * FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE', 'AUTO_INCREMENT_INCREMENT') ORDER BY 1",
@@ -60,11 +61,14 @@ var variablesScript = []string{
 		"'CYCLE', 'NOCYCLE', 'INCREMENT', 'MINVALUE', 'MAXVALUE', 'RESTART', 'START', 'NEXT', 'VALUE', 'FOR') ORDER BY WORD",
 	"SELECT * FROM information_schema.keywords WHERE WORD LIKE 'NEXTV%'",
 	"SELECT COUNT(*) FROM information_schema.KEYWORDS WHERE WORD = 'NOPE'",
+	// SQL_FUNCTIONS: those seqd answers are MariaDB's (catalog.MySQLFunctions).
+	"SELECT FUNCTION FROM information_schema.SQL_FUNCTIONS WHERE FUNCTION IN ({functions}) ORDER BY FUNCTION",
+	"SELECT * FROM information_schema.sql_functions WHERE FUNCTION LIKE 'SUBSTRING%' ORDER BY 1",
 }
 
 // variablesScriptLen pins variablesScript's length, so that a statement
 // left out fails.
-const variablesScriptLen = 30
+const variablesScriptLen = 32
 
 // TestVariablesOracle runs variablesScript on MariaDB 10.11 and on seqd,
 // as text and prepared: the rows, column names, types and lengths in
@@ -80,10 +84,11 @@ func TestVariablesOracle(t *testing.T) {
 		}
 		mc, sc, _ := oracleConns(t, name)
 		described := describedVariables(t, sc)
+		functions := "'" + strings.Join(catalog.MySQLFunctions, "', '") + "'"
 		var diffs []string
 		ran := 0
 		for _, q := range variablesScript {
-			q = strings.ReplaceAll(q, "{described}", described)
+			q = strings.ReplaceAll(strings.ReplaceAll(q, "{described}", described), "{functions}", functions)
 			ran++
 			want, got := variablesOutcome(mc, q, prepared), variablesOutcome(sc, q, prepared)
 			if want != got {
