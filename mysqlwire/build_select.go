@@ -1614,8 +1614,16 @@ func (b *builder) infoTable(name ast.CIStr, alias string) (*pg.Node, []source, e
 		return nil, nil, mysql.NewSQLError(1109, "42S02", "Unknown table '%s' in information_schema", name.O)
 	}
 	cols := infoColumns()[name.L]
-	return relation(q, alias), []source{{name: alias, db: "information_schema", cols: cols, types: infoTypes(name.L, cols), manyRows: true, infoSchema: true}}, nil
+	return relation(q, alias), []source{{name: alias, db: "information_schema", cols: cols, types: infoTypes(name.L, cols), manyRows: true,
+		infoSchema: !infoCollated[name.L]}}, nil
 }
+
+// infoCollated are the tables of information_schema whose columns
+// MariaDB compares by the connection's collation, as any table's, having
+// no lookup of schemas' and tables' names (VARIABLE_NAME = 'autocommit'
+// finds AUTOCOMMIT).
+var infoCollated = map[string]bool{"global_variables": true, "session_variables": true, "system_variables": true,
+	"global_status": true, "session_status": true, "keywords": true, "sql_functions": true}
 
 // nullableSources are srcs on the side of an outer join that may be
 // NULL.
