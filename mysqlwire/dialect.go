@@ -595,14 +595,7 @@ func translateShow(n *ast.ShowStmt, env *stmtEnv) (step, error) {
 	case ast.ShowStatus:
 		return showStatus(n)
 	case ast.ShowVariables:
-		pattern := ""
-		if n.Pattern != nil {
-			if v, ok := n.Pattern.Pattern.(ast.ValueExpr); ok {
-				pattern = fmt.Sprint(v.GetValue())
-			}
-		}
-		global := n.GlobalScope
-		return step{answer: func(c *conn) (*answer, error) { return c.showVariables(pattern, global), nil }}, nil
+		return showVariables(n, env)
 	}
 	return step{}, unsupported("this SHOW")
 }

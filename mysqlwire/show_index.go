@@ -54,21 +54,33 @@ func showIndex(n *ast.ShowStmt, db string, env *stmtEnv) (step, error) {
 			return &answer{cols: names, types: types}, nil
 		}}, nil
 	}
+	return rowsWhereStep(env, names, types, n.Where, func(cn *conn) ([][]any, error) { return nil, check(cn) })
+}
+
+// rowsWhereStep is a SHOW whose rows are made as it runs (rows: nil for
+// none) and kept where cond, a condition over the result's own columns
+// (names, typed as types), holds: the rows made a derived table cond is
+// built over (rowsWhere), an unknown column 1054 as MariaDB's. With no
+// rows, cond is still read, over a row of its columns that no row
+// passes: for its columns, never for a value.
+func rowsWhereStep(env *stmtEnv, names []string, types []colType, cond ast.ExprNode, rows func(cn *conn) ([][]any, error)) (step, error) {
 	var found markerFinder
-	n.Where.Accept(&found)
+	cond.Accept(&found)
 	if len(found.markers) > 0 {
-		return step{}, unsupported("a parameter in SHOW INDEX's WHERE")
+		return step{}, unsupported("a parameter in SHOW's WHERE")
 	}
-	// The condition is read over a row of the result's columns that no
-	// row passes: read for its columns, never for a value.
-	none := make([]any, len(names))
-	cond := &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: ast.NewValueExpr(0, "", ""), R: n.Where}
 	e := *env
 	exec := func(ctx context.Context, cn *conn, sess *executor.Session) (*sqltypes.Result, error) {
-		if err := check(cn); err != nil {
+		rs, err := rows(cn)
+		if err != nil {
 			return nil, err
 		}
-		s, err := builtQuery(rowsWhere(names, [][]any{none}, cond), &e)
+		where := cond
+		if len(rs) == 0 {
+			rs = [][]any{make([]any, len(names))}
+			where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: ast.NewValueExpr(0, "", ""), R: cond}
+		}
+		s, err := builtQuery(rowsWhere(names, rs, where), &e)
 		if err != nil {
 			return nil, err
 		}

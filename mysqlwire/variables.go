@@ -396,14 +396,42 @@ func hostOf(c *mysql.Conn) string {
 	return host
 }
 
-// showVariables is SHOW [GLOBAL | SESSION] VARIABLES [LIKE pattern]: the
-// session's values, or the server's (GLOBAL, which lists no SESSION ONLY
-// variable), as information_schema's SESSION_VARIABLES and
+// showVariables is SHOW [GLOBAL | SESSION] VARIABLES [LIKE pattern |
+// WHERE cond]: a pattern written as a string is matched here (what
+// connectors send at connect); NOT LIKE, another pattern and WHERE read
+// the rows as a table does (rowsWhereStep), Variable_name and Value.
+func showVariables(n *ast.ShowStmt, env *stmtEnv) (step, error) {
+	global := n.GlobalScope
+	cond := n.Where
+	if p := n.Pattern; p != nil {
+		if v, ok := p.Pattern.(ast.ValueExpr); ok && !p.Not && p.Escape == '\\' {
+			if pattern, isText := v.GetValue().(string); isText {
+				return step{answer: func(c *conn) (*answer, error) { return c.showVariables(pattern, global), nil }}, nil
+			}
+		}
+		cond = &ast.PatternLikeOrIlikeExpr{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr("Variable_name")}},
+			Pattern: p.Pattern, Not: p.Not, Escape: p.Escape, IsLike: true}
+	}
+	if cond == nil {
+		return step{answer: func(c *conn) (*answer, error) { return c.showVariables("", global), nil }}, nil
+	}
+	a := variablesAnswer()
+	return rowsWhereStep(env, a.cols, a.types, cond, func(c *conn) ([][]any, error) { return c.showVariables("", global).rows, nil })
+}
+
+// variablesAnswer is SHOW VARIABLES' answer, of no rows yet.
+func variablesAnswer() *answer {
+	return &answer{cols: []string{"Variable_name", "Value"}, types: []colType{varchar(64, true), varchar(4096, true)}}
+}
+
+// showVariables is the rows of SHOW [GLOBAL | SESSION] VARIABLES [LIKE
+// pattern]: the session's values, or the server's (GLOBAL, which lists no
+// SESSION ONLY variable), as information_schema's SESSION_VARIABLES and
 // GLOBAL_VARIABLES show them, their names in lower case; LIKE's pattern
 // read as SHOW STATUS reads it (likeFold).
 func (cn *conn) showVariables(pattern string, global bool) *answer {
 	pattern = strings.ToLower(pattern)
-	a := &answer{cols: []string{"Variable_name", "Value"}, types: []colType{varchar(64, true), varchar(4096, true)}}
+	a := variablesAnswer()
 	for _, v := range cn.systemVariables() {
 		if pattern != "" && !likeFold(v.Name, pattern) {
 			continue

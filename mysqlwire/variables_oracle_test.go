@@ -185,3 +185,17 @@ func TestVariablesSessionOwn(t *testing.T) {
 		second.ExecContext(ctx, "ROLLBACK")
 	}
 }
+
+// TestShowVariablesWhereOracle: SHOW VARIABLES WHERE keeps the rows its
+// condition holds for, over Variable_name and Value (it listed every
+// variable, the condition unread); an unknown column is 1054.
+func TestShowVariablesWhereOracle(t *testing.T) {
+	oracleScript(t, "seqd_show_variables_where", []string{
+		"SHOW VARIABLES WHERE Variable_name = 'autocommit'", "SHOW VARIABLES WHERE Variable_name = 'AUTOCOMMIT'",
+		"SHOW SESSION VARIABLES WHERE Value = 'ON' AND Variable_name LIKE 'autoc%'", "SHOW VARIABLES WHERE nope = 1",
+		"SHOW VARIABLES WHERE Variable_name IN ('wait_timeout', 'autocommit', 'nope')",
+		"SHOW GLOBAL VARIABLES WHERE Variable_name = 'autocommit'", "SHOW VARIABLES WHERE 1 = 0",
+		"SET autocommit = 0", "SHOW VARIABLES WHERE Variable_name = 'autocommit' AND Value <> 'ON'",
+		"SHOW VARIABLES WHERE Variable_name = 'wait_timeout' AND Value + 0 > 100", "SHOW VARIABLES NOT LIKE '%a%'",
+	})
+}
