@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -120,6 +121,15 @@ func (c *Compiler) aggArgs(sc *Scope, a *aggCall, fc *pg.FuncCall) error {
 		default:
 			a.t = tNumeric
 		}
+	case "seqd_mariadb_var_pop", "seqd_mariadb_var_samp", "seqd_mariadb_stddev_pop", "seqd_mariadb_stddev_samp":
+		if !isNumber(at) && !isUnknown(args[0]) {
+			return c.NoFunction(a.name, []Expr{a.arg}, fc.Location)
+		}
+		x, err := c.Coerce(args[0], TFloat8, Location(fc.Args[0]), "argument")
+		if err != nil {
+			return err
+		}
+		a.arg, a.t = x, TFloat8
 	case "bool_and", "bool_or":
 		x, err := c.Coerce(args[0], TBool, Location(fc.Args[0]), "argument")
 		if err != nil {
@@ -253,12 +263,15 @@ func (q *Query) group(e *Env, in Rows) (Rows, error) {
 // string_agg and DISTINCT keep what they must, charged to the statement's
 // budget.
 type aggState struct {
-	a    *aggCall
-	n    int64 // values counted
-	acc  Datum // sum, min, max, bool_and/or so far (KNull: none yet)
-	sum  sumState
-	vals []Datum
-	seen map[string]bool
+	a   *aggCall
+	n   int64 // values counted
+	acc Datum // sum, min, max, bool_and/or so far (KNull: none yet)
+	sum sumState
+	// mean and m2: MariaDB's variances' running mean and sum of squared
+	// differences from it (Welford's recurrence, as its Stddev class).
+	mean, m2 float64
+	vals     []Datum
+	seen     map[string]bool
 	// sorted: each value of vals after its ORDER BY keys, for the
 	// ordered aggregates.
 	sorted [][]Datum
@@ -326,6 +339,15 @@ func (st *aggState) add(e *Env, row []Datum) error {
 		}
 		if st.n == 1 || c < 0 && a.name == "min" || c > 0 && a.name == "max" {
 			st.acc = d
+		}
+	case "seqd_mariadb_var_pop", "seqd_mariadb_var_samp", "seqd_mariadb_stddev_pop", "seqd_mariadb_stddev_samp":
+		if st.n == 1 {
+			st.mean = d.F
+		} else {
+			prev := st.mean
+			diff := d.F - prev
+			st.mean = prev + diff/float64(st.n)
+			st.m2 += diff * (d.F - st.mean)
 		}
 	case "bool_and", "bool_or":
 		if st.n == 1 {
@@ -407,5 +429,39 @@ func (st *aggState) result() (Datum, error) {
 	if st.a.name == "sum" || st.a.name == "avg" {
 		return st.sumResult()
 	}
+	if v, ok := st.variance(); ok {
+		return v, nil
+	}
 	return st.acc, nil
+}
+
+// variance is MariaDB's VAR_POP, VAR_SAMP, STDDEV_POP or STDDEV_SAMP
+// (seqd_mariadb_*) of the values fed (at least one): NULL for a sample
+// of one; ok false for another aggregate.
+func (st *aggState) variance() (Datum, bool) {
+	name, ok := strings.CutPrefix(st.a.name, "seqd_mariadb_")
+	if !ok {
+		return Null, false
+	}
+	sample := strings.HasSuffix(name, "_samp")
+	var v float64
+	switch {
+	case sample && st.n == 1:
+		return Null, true
+	case st.n == 1:
+	case sample:
+		v = st.m2 / float64(st.n-1)
+	default:
+		v = st.m2 / float64(st.n)
+	}
+	if strings.HasPrefix(name, "stddev") {
+		switch {
+		case math.IsNaN(v): // the recurrence overflowed
+			return Null, true
+		case math.IsInf(v, 0):
+			return Float(math.MaxFloat64), true
+		}
+		v = math.Sqrt(v)
+	}
+	return Float(v), true
 }

@@ -39,7 +39,9 @@ var specialCalls = map[string]bool{
 // renamedFuncs are MySQL's functions built as PostgreSQL's of another
 // name: LENGTH counts bytes, CHAR_LENGTH characters.
 var renamedFuncs = map[string]string{"length": "octet_length", "char_length": "char_length", "character_length": "char_length",
-	"lcase": "lower", "ucase": "upper", "std": "stddev_pop", "stddev": "stddev_pop", "variance": "var_pop",
+	"lcase": "lower", "ucase": "upper", "std": "seqd_mariadb_stddev_pop", "stddev": "seqd_mariadb_stddev_pop",
+	"stddev_pop": "seqd_mariadb_stddev_pop", "stddev_samp": "seqd_mariadb_stddev_samp", "variance": "seqd_mariadb_var_pop",
+	"var_pop": "seqd_mariadb_var_pop", "var_samp": "seqd_mariadb_var_samp",
 	"ascii": "seqd_mariadb_ascii", "ord": "seqd_mariadb_ord", "bit_length": "bit_length"}
 
 // values builds xs as the values of a function's arguments: a truth as
@@ -912,8 +914,8 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 // numberAggregates are the aggregates (by the name they are built as)
 // whose argument MariaDB reads as a number: a string as a DOUBLE as far
 // as it is one (with 1292 for the rest), NULL as a DOUBLE's.
-var numberAggregates = map[string]bool{"sum": true, "avg": true, "stddev_pop": true, "var_pop": true, "stddev_samp": true,
-	"var_samp": true}
+var numberAggregates = map[string]bool{"sum": true, "avg": true, "seqd_mariadb_stddev_pop": true, "seqd_mariadb_var_pop": true,
+	"seqd_mariadb_stddev_samp": true, "seqd_mariadb_var_samp": true}
 
 // aggregate is an aggregate's call: GROUP_CONCAT as string_agg, of its
 // arguments' text (concat), its separator last in TiDB's arguments; the
@@ -928,6 +930,9 @@ func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 	}
 	if to, ok := renamedFuncs[name]; ok {
 		name = to
+		if x.Distinct && strings.HasPrefix(to, "seqd_mariadb_") {
+			return nil, unsupported(x.F + "(DISTINCT ...)") // MariaDB's grammar has none
+		}
 	} else if pgName, ok := funcName(x.F); ok {
 		name = pgName
 	} else {

@@ -875,6 +875,7 @@ func (cn *conn) runPrepared(ctx context.Context, sess *executor.Session, p *exec
 		return &sqltypes.Result{}, nil
 	}
 	r := newResult(len(res.Columns))
+	r.binaryRows = cn.executing
 	out := &r.res
 	for i, col := range res.Columns {
 		name := col.Name

@@ -1181,6 +1181,16 @@ func (e typeScope) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
 			return decimalType(t.precision()+divPrecIncr, t.scale()+divPrecIncr, false, false), true
 		}
 		return doubleType(int(t.decimals)+divPrecIncr, false), true
+	case ast.AggFuncVarPop, ast.AggFuncVarSamp, ast.AggFuncStddevPop, ast.AggFuncStddevSamp:
+		// A DOUBLE; of an exact number, at its decimals and 4 more
+		// (Item_sum_variance's).
+		switch {
+		case t.kind() == kindInt, t.kind() == kindDecimal:
+			return doubleType(min(t.scale()+divPrecIncr, notFixedDec-1), false), true
+		case t.kind() == kindNull, t.null:
+			return doubleType(divPrecIncr, false), true
+		}
+		return doubleType(realDecimals(t)+divPrecIncr, false), true
 	}
 	return colType{}, false
 }
@@ -1323,14 +1333,22 @@ func groupedTypes(s *ast.SelectStmt, sources []source, types []colType) []colTyp
 	return out
 }
 
-// isAvg reports whether x is AVG(y), which MariaDB computes from its
-// temporary table's sum and count, not reads from a column of it.
+// isAvg reports whether x is AVG(y), or a variance, which MariaDB
+// computes from its temporary table's sum and count (its recurrence's
+// state), not reads from a column of it.
 func isAvg(x ast.ExprNode) bool {
 	for p, ok := x.(*ast.ParenthesesExpr); ok; p, ok = x.(*ast.ParenthesesExpr) {
 		x = p.Expr
 	}
 	a, ok := x.(*ast.AggregateFuncExpr)
-	return ok && strings.EqualFold(a.F, ast.AggFuncAvg)
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(a.F) {
+	case ast.AggFuncAvg, ast.AggFuncVarPop, ast.AggFuncVarSamp, ast.AggFuncStddevPop, ast.AggFuncStddevSamp:
+		return true
+	}
+	return false
 }
 
 // constantItem reports whether x reads no column, aggregate or sequence,

@@ -176,6 +176,9 @@ type result struct {
 	scales []int
 	vals   []sqltypes.Value // values rows have not taken yet
 	text   []byte           // the values' text, appended
+	// binaryRows: the rows go out in the binary protocol, where a
+	// DOUBLE is its 8 bytes, never shown at its decimals.
+	binaryRows bool
 
 	// The parts of a one-column result.
 	ptr   [1]*querypb.Field
@@ -232,6 +235,9 @@ func (r *result) setColumn(i int, name string, t *eval.Type, types []colType) {
 	if i < len(types) && types[i].known && types[i].typ == querypb.Type_DECIMAL && !types[i].asWritten {
 		r.scales[i] = int(types[i].decimals)
 	}
+	if i < len(types) && types[i].known && types[i].typ == querypb.Type_FLOAT64 && types[i].decimals < notFixedDec && !r.binaryRows {
+		r.scales[i] = int(types[i].decimals) // a DOUBLE of fixed decimals, as MariaDB shows it (String::set_real)
+	}
 }
 
 // value is d, the value of column i, in MySQL's text protocol, its text
@@ -249,6 +255,8 @@ func (r *result) value(i int, t *eval.Type, d eval.Datum) (sqltypes.Value, error
 		r.text = appendDecimal(r.text, d, s)
 	} else if f, ok, err := doubleOf(typ, d); err != nil {
 		return sqltypes.Value{}, err
+	} else if ok && r.scales[i] >= 0 {
+		r.text = strconv.AppendFloat(r.text, f, 'f', r.scales[i], 64)
 	} else if ok {
 		r.text = eval.AppendMariaDBDouble(r.text, f)
 	} else {

@@ -1028,3 +1028,23 @@ func TestBitOperatorsOracle(t *testing.T) {
 		"SELECT ~x'41', x'41' & 1",
 	})
 }
+
+// TestVarianceOracle: STD, STDDEV, STDDEV_POP, STDDEV_SAMP, VARIANCE,
+// VAR_POP and VAR_SAMP as MariaDB computes them (eval's
+// seqd_mariadb_stddev_pop and the others: Welford's recurrence in
+// doubles), a DOUBLE shown at an exact argument's decimals and 4 more;
+// they were 1305 in PostgreSQL's words.
+func TestVarianceOracle(t *testing.T) {
+	oracleScript(t, "seqd_variance", []string{
+		"CREATE SEQUENCE v1 START WITH 3",
+		"SELECT STD(x), STDDEV(x), STDDEV_POP(x), STDDEV_SAMP(x), VARIANCE(x), VAR_POP(x), VAR_SAMP(x) FROM (SELECT 1 x UNION ALL SELECT 2 UNION ALL SELECT 4) t",
+		"SELECT STD(x), VAR_SAMP(x), STDDEV_SAMP(x) FROM (SELECT 1.5 x) t",
+		"SELECT STD(x), VARIANCE(x) FROM (SELECT 1.25e0 x UNION ALL SELECT 2.5e0) t",
+		"SELECT STD(x), VAR_SAMP(x) FROM (SELECT NULL x) t",
+		"SELECT STD(start_value), VARIANCE(increment) FROM v1",
+		"SELECT STD(x) FROM (SELECT 'a' x UNION ALL SELECT '3') t",
+		"SELECT g, STDDEV(x) FROM (SELECT 1 g, 10 x UNION ALL SELECT 1, 20 UNION ALL SELECT 2, 5) t GROUP BY g",
+		"SELECT STDDEV(x) + 1, ROUND(VARIANCE(x), 2) FROM (SELECT 1 x UNION ALL SELECT 2) t",
+		"SELECT STD(x), STDDEV_SAMP(x) FROM (SELECT 1e300 x UNION ALL SELECT -1e300) t",
+	})
+}
