@@ -27,7 +27,7 @@ var keywordRows = func() [][]eval.Datum {
 // TestSQLFunctionsOffered calls each of MariaDB's functions on seqd: a
 // function here is answered, any other refused.
 var MySQLFunctions = []string{
-	"CAST", "COUNT", "GROUP_CONCAT", "MAX", "MID", "MIN", "POSITION", "SESSION_USER", "STD", "STDDEV", "STDDEV_POP",
+	"BIT_AND", "BIT_OR", "BIT_XOR", "CAST", "COUNT", "GROUP_CONCAT", "MAX", "MID", "MIN", "POSITION", "SESSION_USER", "STD", "STDDEV", "STDDEV_POP",
 	"STDDEV_SAMP", "SUBSTR", "SUBSTRING", "SUM", "SYSTEM_USER", "TRIM", "VARIANCE", "VAR_POP", "VAR_SAMP", "ABS", "BINLOG_GTID_POS", "BIT_LENGTH", "CEIL", "CEILING", "CHARACTER_LENGTH", "CHAR_LENGTH",
 	"COALESCE", "CONCAT", "CONCAT_WS", "CONNECTION_ID", "DATABASE", "ELT", "FIELD", "FIND_IN_SET", "FLOOR", "GREATEST",
 	"HEX", "IFNULL", "INSTR", "ISNULL", "LAST_INSERT_ID", "LCASE", "LEAST", "LENGTH", "LOCATE", "LOWER", "LPAD",

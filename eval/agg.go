@@ -130,6 +130,23 @@ func (c *Compiler) aggArgs(sc *Scope, a *aggCall, fc *pg.FuncCall) error {
 			return err
 		}
 		a.arg, a.t = x, TFloat8
+	case "seqd_mariadb_agg_bit_and", "seqd_mariadb_agg_bit_or", "seqd_mariadb_agg_bit_xor":
+		// MariaDB's BIT_AND, BIT_OR and BIT_XOR of integers (a BIGINT
+		// UNSIGNED's numeric too), each as its 64 bits: a BIGINT
+		// UNSIGNED, and a value for no row (BIT_AND's all ones, the
+		// others' 0).
+		switch at {
+		case TInt2, TInt4:
+			x, err := c.Coerce(a.arg, TInt8, Location(fc.Args[0]), "argument")
+			if err != nil {
+				return err
+			}
+			a.arg = x
+		case TInt8, tNumeric:
+		default:
+			return c.NoFunction(a.name, []Expr{a.arg}, fc.Location)
+		}
+		a.t = tNumeric
 	case "bool_and", "bool_or":
 		x, err := c.Coerce(args[0], TBool, Location(fc.Args[0]), "argument")
 		if err != nil {
@@ -270,6 +287,7 @@ type aggState struct {
 	// mean and m2: MariaDB's variances' running mean and sum of squared
 	// differences from it (Welford's recurrence, as its Stddev class).
 	mean, m2 float64
+	bits     uint64 // MariaDB's BIT_AND, BIT_OR, BIT_XOR so far
 	vals     []Datum
 	seen     map[string]bool
 	// sorted: each value of vals after its ORDER BY keys, for the
@@ -339,6 +357,18 @@ func (st *aggState) add(e *Env, row []Datum) error {
 		}
 		if st.n == 1 || c < 0 && a.name == "min" || c > 0 && a.name == "max" {
 			st.acc = d
+		}
+	case "seqd_mariadb_agg_bit_and", "seqd_mariadb_agg_bit_or", "seqd_mariadb_agg_bit_xor":
+		x, _ := bitOperand(e, d)
+		switch {
+		case st.n == 1:
+			st.bits = x
+		case a.name == "seqd_mariadb_agg_bit_and":
+			st.bits &= x
+		case a.name == "seqd_mariadb_agg_bit_or":
+			st.bits |= x
+		default:
+			st.bits ^= x
 		}
 	case "seqd_mariadb_var_pop", "seqd_mariadb_var_samp", "seqd_mariadb_stddev_pop", "seqd_mariadb_stddev_samp":
 		if st.n == 1 {
@@ -422,6 +452,15 @@ func (st *aggState) result() (Datum, error) {
 			b.WriteString(v.S)
 		}
 		return Text(b.String()), nil
+	}
+	switch st.a.name {
+	case "seqd_mariadb_agg_bit_and":
+		if st.n == 0 {
+			return unsignedDatum(math.MaxUint64), nil
+		}
+		return unsignedDatum(st.bits), nil
+	case "seqd_mariadb_agg_bit_or", "seqd_mariadb_agg_bit_xor":
+		return unsignedDatum(st.bits), nil
 	}
 	if st.n == 0 {
 		return Null, nil

@@ -251,7 +251,8 @@ func formatType(_ *Env, a []Datum) (Datum, error) {
 }
 
 var aggregates = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "avg": true, "bool_and": true, "bool_or": true, "array_agg": true, "string_agg": true,
-	"seqd_mariadb_var_pop": true, "seqd_mariadb_var_samp": true, "seqd_mariadb_stddev_pop": true, "seqd_mariadb_stddev_samp": true}
+	"seqd_mariadb_var_pop": true, "seqd_mariadb_var_samp": true, "seqd_mariadb_stddev_pop": true, "seqd_mariadb_stddev_samp": true,
+	"seqd_mariadb_agg_bit_and": true, "seqd_mariadb_agg_bit_or": true, "seqd_mariadb_agg_bit_xor": true}
 
 var setReturning = map[string]bool{"generate_series": true, "unnest": true, "pg_options_to_table": true}
 

@@ -911,6 +911,31 @@ func (b *builder) cast(x *ast.FuncCastExpr) (*pg.Node, error) {
 	return nil, unsupported("CAST AS " + strings.ToUpper(types.TypeStr(tp.GetType())))
 }
 
+// bitAggregate is BIT_AND, BIT_OR or BIT_XOR (name) as MariaDB computes
+// them (eval's seqd_mariadb_agg_bit_*): of each value as MariaDB's
+// val_int reads it (an integer as its 64 bits, a BIGINT UNSIGNED's too;
+// anything else read as an integer, eval's seqd_mariadb_int: a decimal
+// rounded, held to BIGINT's range with 1916, a string's integer prefix
+// with 1292).
+func (b *builder) bitAggregate(x *ast.AggregateFuncExpr, name string) (*pg.Node, error) {
+	if len(x.Args) != 1 || x.Distinct {
+		return nil, unsupported(x.F + "() of other than one argument")
+	}
+	b.readAsNumber(&x.Args[0])
+	arg := x.Args[0]
+	n, err := b.expr(arg)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := exprType(arg, b.scope()); !ok || t.kind() != kindInt || truthValue(arg) {
+		if doubleLiteral(arg) || ok && t.kind() == kindReal {
+			n = typeCast(n, typeName("float8")) // a DOUBLE read as one, not the numeric a literal is kept as
+		}
+		n = funcCall("seqd_mariadb_int", []*pg.Node{truthNumber(arg, n)})
+	}
+	return funcCall("seqd_mariadb_agg_"+name, []*pg.Node{n}), nil
+}
+
 // numberAggregates are the aggregates (by the name they are built as)
 // whose argument MariaDB reads as a number: a string as a DOUBLE as far
 // as it is one (with 1292 for the rest), NULL as a DOUBLE's.
@@ -926,7 +951,7 @@ func (b *builder) aggregate(x *ast.AggregateFuncExpr) (*pg.Node, error) {
 		return b.groupConcat(x)
 	}
 	if strings.HasPrefix(name, "bit_") {
-		return nil, unsupported(x.F + "(), of unsigned integers")
+		return b.bitAggregate(x, name)
 	}
 	if to, ok := renamedFuncs[name]; ok {
 		name = to

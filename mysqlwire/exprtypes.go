@@ -1181,6 +1181,8 @@ func (e typeScope) aggregate(x *ast.AggregateFuncExpr) (colType, bool) {
 			return decimalType(t.precision()+divPrecIncr, t.scale()+divPrecIncr, false, false), true
 		}
 		return doubleType(int(t.decimals)+divPrecIncr, false), true
+	case ast.AggFuncBitAnd, ast.AggFuncBitOr, ast.AggFuncBitXor:
+		return bitType(true), true
 	case ast.AggFuncVarPop, ast.AggFuncVarSamp, ast.AggFuncStddevPop, ast.AggFuncStddevSamp:
 		// A DOUBLE; of an exact number, at its decimals and 4 more
 		// (Item_sum_variance's).
