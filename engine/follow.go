@@ -55,7 +55,8 @@ func Promote(ctx context.Context, cfg Config, snap *Engine, current func(context
 
 // copyInto gives e a copy of everything Open loaded into the read-only
 // engine o, as Follow has kept it: sequences (new ones, at o's positions
-// and revisions; where an owner resumes, ownerStart, when e writes), schemas, comments, privileges, roles and the catalog's
+// and revisions, or where an owner resumes from them, ownerStart, when e
+// writes), schemas, comments, privileges, roles and the catalog's
 // markers. It returns the positions handed out below marks, by e's
 // sequences.
 func (o *Engine) copyInto(e *Engine) map[*seq]seqmath.State {
