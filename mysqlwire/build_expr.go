@@ -74,7 +74,7 @@ type builder struct {
 // scope is what the expressions of the SELECT being built are typed
 // over: its FROM clause's sources and the subqueries typed so far.
 func (b *builder) scope() typeScope {
-	return typeScope{sources: b.sources, outer: b.outerSources, subqueries: b.subqueryTypes, signedSub: b.env.signedSub, lenient: b.env.lenient}
+	return typeScope{sources: b.sources, outer: b.outerSources, subqueries: b.subqueryTypes, signedSub: b.env.signedSub, lenient: b.env.lenient, floats: b.floatForms}
 }
 
 // heldItem is a select list item's value as MariaDB holds it (n), and

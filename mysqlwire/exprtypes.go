@@ -2,6 +2,7 @@ package mysqlwire
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -221,6 +222,9 @@ type typeScope struct {
 	// a column no source has is theirs (a correlated subquery's).
 	outer      [][]source
 	subqueries map[*ast.SelectStmt][]colType
+	// floats are the statement's DOUBLE literals as it writes them
+	// (builder.floatForms), whose lengths MariaDB types DIV by.
+	floats map[float64]string
 	// signedSub: sql_mode's NO_UNSIGNED_SUBTRACTION (arithmeticType).
 	signedSub bool
 	// lenient: sql_mode is not strict, where MariaDB types a string
@@ -345,7 +349,42 @@ func (e typeScope) binary(x *ast.BinaryOperationExpr) (colType, bool) {
 	if !lok || !rok {
 		return colType{}, false
 	}
+	if x.Op == opcode.IntDiv && l.kind() == kindReal {
+		// As long as a DOUBLE dividend's characters, its fraction's
+		// too: a DOUBLE's 22 (LONGLONG), a DOUBLE literal's as written.
+		t := intType(min(e.doubleChars(x.L, l), 20), l.unsignedType() || r.unsignedType(), false)
+		t.prec = uint8(t.length)
+		return t, true
+	}
 	return arithmeticType(x.Op, l, r, e.signedSub), true
+}
+
+// doubleChars is the length MariaDB gives x, a DOUBLE of type t: a
+// literal's that of its text (1e10's 4), a negation's one more than its
+// operand's, another's t's.
+func (e typeScope) doubleChars(x ast.ExprNode, t colType) int {
+	for {
+		p, ok := x.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		x = p.Expr
+	}
+	if u, ok := x.(*ast.UnaryOperationExpr); ok && u.Op == opcode.Minus {
+		// A sign more than its operand's: -'5.5' is 4 (LONG).
+		if it, ok := exprTypeOf(u.V, e); ok && it.kind() == kindReal {
+			return 1 + e.doubleChars(u.V, it)
+		} else if ok && it.kind() == kindString {
+			return 1 + it.chars()
+		}
+	}
+	if v, ok := x.(*driver.ValueExpr); ok && v.Kind() == driver.KindFloat64 && v.Type.GetFlag()&boundFlag == 0 {
+		if text := e.floats[v.GetFloat64()]; text != "" {
+			return len(text)
+		}
+		return len(strconv.FormatFloat(v.GetFloat64(), 'g', -1, 64))
+	}
+	return int(t.length)
 }
 
 // arithmeticType is the type of l op r (rules 1 to 3); signedSub, an
@@ -1231,7 +1270,7 @@ func (e typeScope) queryTypes(q ast.Node) ([]colType, bool) {
 			if f.WildCard != nil {
 				return nil, false
 			}
-			t, ok := exprType(f.Expr, typeScope{outer: append([][]source{e.sources}, e.outer...), subqueries: e.subqueries, signedSub: e.signedSub, lenient: e.lenient})
+			t, ok := exprType(f.Expr, typeScope{outer: append([][]source{e.sources}, e.outer...), subqueries: e.subqueries, signedSub: e.signedSub, lenient: e.lenient, floats: e.floats})
 			if !ok {
 				return nil, false
 			}
