@@ -2,6 +2,8 @@ package eval
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/cockroachdb/apd/v3"
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -81,7 +83,7 @@ func compileArith(c *Compiler, sc *Scope, fc *pg.FuncCall) (Expr, error) {
 					return nil, err
 				}
 			}
-			if !isNumber((*x).Type()) {
+			if !isNumber((*x).Type()) && (op != "divd" || !isString((*x).Type())) { // divd reads a string itself
 				return nil, c.NoFunction("seqd_mariadb_arith", []Expr{l, r}, fc.Location)
 			}
 		}
@@ -209,8 +211,13 @@ func (x *mariadbIntArith) Eval(e *Env) (Datum, error) {
 	if a.Kind == KNull || b.Kind == KNull {
 		return Null, nil
 	}
-	p, _ := decimal(a)
-	q, _ := decimal(b)
+	var p, q *apd.Decimal
+	if x.op == "divd" {
+		p, q = divdOperand(e, a), divdOperand(e, b)
+	} else {
+		p, _ = decimal(a)
+		q, _ = decimal(b)
+	}
 	var v apd.Decimal
 	switch x.op {
 	case "+":
@@ -225,10 +232,6 @@ func (x *mariadbIntArith) Eval(e *Env) (Datum, error) {
 		if q.IsZero() {
 			e.Warn(Warning{Kind: DivisionByZero})
 			return Null, nil
-		}
-		if x.op == "divd" {
-			clampDecimal(e, p) // to DECIMAL(65)'s bound, as MariaDB reads a DOUBLE past it
-			clampDecimal(e, q)
 		}
 		if _, err = quotients.QuoInteger(&v, p, q); err != nil {
 			return Null, outOfRangeOf(x.rng, x.expr) // more digits than any range holds
@@ -282,4 +285,84 @@ func outOfRangeOf(rng, expr string) error {
 		return sqlerr.Errorf(sqlerr.NumericValueOutOfRange, "bigint unsigned out of range")
 	}
 	return &sqlerr.Error{Kind: sqlerr.NumericValueOutOfRange, Msg: "value out of range: overflow", Range: rng, Expression: expr}
+}
+
+// divdOperand is d as MariaDB's DIV of numbers not both integers reads
+// it, a DECIMAL: a DOUBLE by its shortest text (my_gcvt's, not
+// PostgreSQL's 15 digits: 12345678901234567e0 DIV 1 is
+// 12345678901234568), a string as far as it is a number (1292
+// Truncated incorrect DECIMAL value), each as MariaDB's decimal of 81
+// digits holds it (heldAsRead).
+func divdOperand(e *Env, d Datum) *apd.Decimal {
+	x := new(apd.Decimal)
+	switch d.Kind {
+	case KFloat:
+		if _, _, err := x.SetString(strconv.FormatFloat(d.F, 'e', -1, 64)); err != nil {
+			x.SetInt64(0)
+		}
+		heldAsRead(e, x, -1)
+		return x
+	case KText:
+		prefix, kind := NumberPrefix(d.S, false)
+		if _, _, err := x.SetString(readSignificant(prefix)); err != nil && !outOfExponent(x, prefix) {
+			x.SetInt64(0)
+		}
+		written := -1 // an exponent's: the digits are shifted
+		if !strings.ContainsAny(prefix, "eE") {
+			whole, _, _ := strings.Cut(strings.TrimLeft(prefix, "+-"), ".")
+			written = len(whole)
+		}
+		if heldAsRead(e, x, written) && kind == 0 {
+			kind = Truncated
+		}
+		if kind != 0 {
+			e.Warn(Warning{Kind: kind, Type: "DECIMAL", Value: d.S})
+		}
+		return x
+	}
+	x, _ = decimal(d)
+	clampDecimal(e, x)
+	return x
+}
+
+// heldAsRead makes x what MariaDB's decimal of nine 9-digit words holds
+// of it, read from a text with written integer digits (-1: with an
+// exponent), reporting whether its integer part overflowed
+// (clampDecimal). The words of the integer digits as written (of the
+// value's, where an exponent shifts them: decimal_shift) leave the rest
+// to the fraction, whose further digits are cut, rounded half up where
+// shifted; a shifted value none of whose digits is left there is 0, even
+// where rounding would carry into the last digit kept (decimal_shift
+// drops the digits before it rounds): 1e-70 DIV 1.5e-81 is 5e10,
+// 1e-70 DIV 9e-82 and 1e-70 DIV '0.<79 zeros>1' divisions by 0.
+func heldAsRead(e *Env, x *apd.Decimal, written int) bool {
+	if clampDecimal(e, x) {
+		return true
+	}
+	if x.Form != apd.Finite || x.IsZero() || x.Exponent >= 0 {
+		return false
+	}
+	x.Reduce(x)
+	words := func(digits int64) int64 { return (max(digits, 0) + 8) / 9 }
+	intDigits := int64(x.NumDigits()) + int64(x.Exponent)
+	fracDigits := -int64(x.Exponent)
+	intWords := words(intDigits)
+	if written >= 0 {
+		intWords = words(int64(written))
+	}
+	if intWords+words(fracDigits) <= decimalWords {
+		return false
+	}
+	kept := (decimalWords - intWords) * 9  // the fraction's digits held
+	if written < 0 && intDigits <= -kept { // every digit is past them
+		x.SetInt64(0)
+		return false
+	}
+	ctx := apd.BaseContext.WithPrecision(uint32(max(intDigits, 0) + kept + 1))
+	ctx.Rounding = apd.RoundDown
+	if written < 0 {
+		ctx.Rounding = apd.RoundHalfUp
+	}
+	_, _ = ctx.Quantize(x, x, int32(-kept))
+	return false
 }

@@ -14,3 +14,29 @@ func TestDivOfDoubleTyped(t *testing.T) {
 		"SELECT -'5.5' DIV 2, (1e0/3) DIV 1e-10, 1e1 DIV 3, -1.5e0 DIV 1, 123456789e0 DIV 1, 1234567890e0 DIV 1",
 	})
 }
+
+// TestDivDecimalOracle: DIV of numbers not both integers reads its
+// operands as MariaDB's DECIMAL holds them: a DOUBLE by its shortest
+// text, not PostgreSQL's 15 digits (12345678901234567e0 DIV 1 answered
+// 12345678901234600), a string with its digits, not through a DOUBLE
+// ('123456789012345678' DIV 1 answered 123456789012346000), and a
+// fraction past the decimal's 81 digits cut as MariaDB cuts it (0 DIV
+// 1e-82 answered 0, 1 DIV 1e-300 1690, where MariaDB divides by 0).
+func TestDivDecimalOracle(t *testing.T) {
+	oracleScript(t, "seqd_a67_div", []string{
+		"SELECT 12345678901234567e0 DIV 1, 1.2345678901234567e0 DIV 1e-16, 9007199254740993e0 DIV 1, (1e0/3) DIV 1e-16, 0.1e0 DIV 1e-8",
+		"SELECT '9007199254740993' DIV 1, '9007199254740993.7' DIV 1, '123456789012345678' DIV 1, -'5.5' DIV 2, '-5.5' DIV 2",
+		"SELECT ' 12' DIV 5, '1e3' DIV 7, '0x10' DIV 1, '12abc' DIV 5.0",
+		"SELECT 'abc' DIV 1, 1 DIV 'abc'", "SELECT '1e300' DIV '1e-300'", "SELECT '18446744073709551616' DIV 1",
+		"SELECT 0 DIV 1e-82", "SELECT 1 DIV 1e-300", "SELECT 1e308 DIV 1e-308", "SELECT 1.7976931348623157e308 DIV 1e-308",
+		// Quotients within LONG's range: MariaDB's binary protocol sends
+		// a LONG column's value past it cut to 32 bits.
+		"SELECT 1e-75 DIV 1.5e-81, 1e-75 DIV 9e-82, 1e-75 DIV 9.6e-81, 1e-72 DIV 1.2345e-78, 1e-75 DIV 1e-81",
+		"SELECT 1e-75 DIV '1.5e-81', 1e-75 DIV '9e-82', '1e-90' DIV 1, 1 DIV '1e-90'",
+		"SELECT 1e-70 DIV '0.0000000000000000000000000000000000000000000000000000000000000000000000000000001'",
+		"SELECT 1e-66 DIV '0.000000000000000000000000000000000000000000000000000000000000000000000001'",
+		"SELECT 1e-66 DIV '0.000000000000000000000000000000000000000000000000000000000000000000000019'",
+		"CREATE SEQUENCE d1 START WITH 5", "SELECT start_value DIV '2.5', '123456789012345678' DIV start_value FROM d1",
+		"SELECT NEXTVAL(d1) DIV 1e-300, NEXTVAL(d1) DIV '1e-90'", "SELECT LASTVAL(d1)",
+	})
+}

@@ -455,6 +455,9 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 			} else if rt, _ := exprType(x.R, b.scope()); rt.kind() != kindInt {
 				op = "divd"
 			}
+			if op == "divd" { // a string written as one is read as a DECIMAL, not a DOUBLE
+				l, r = divOperand(x.L, l), divOperand(x.R, r)
+			}
 			return funcCall("seqd_mariadb_arith", []*pg.Node{strConst(op), l, r, strConst(kind), strConst(text)}), nil
 		}
 		q := arith("/", typeCast(l, typeName(quotient)), divisor(x.R, typeCast(r, typeName(quotient))))

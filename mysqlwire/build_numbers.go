@@ -79,6 +79,20 @@ func (b *builder) decimalOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
 	return n
 }
 
+// divOperand is n, x's numberOperand, as an operand MariaDB reads
+// as a DECIMAL (DIV of numbers not both integers): a string written as
+// one is left a string, which eval's seqd_mariadb_arith('divd') reads
+// with its digits, not a DOUBLE's ('123456789012345678' DIV 1).
+func divOperand(x ast.ExprNode, n *pg.Node) *pg.Node {
+	if !isString(x) || userVarString(x) {
+		return n
+	}
+	if f := n.GetTypeCast().GetArg().GetFuncCall(); f != nil && len(f.Args) == 1 && f.Funcname[len(f.Funcname)-1].GetString_().GetSval() == "seqd_mariadb_double" {
+		return typeCast(f.Args[0], typeName("text"))
+	}
+	return n
+}
+
 // userVarString reports whether x is a user variable's string value
 // (uservars.go), which MariaDB reads as a number without the 1292 a
 // string written as one gets (SET @b = '12x'; SELECT @b + 1 is 13, no
