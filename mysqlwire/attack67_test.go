@@ -1,6 +1,14 @@
 package mysqlwire
 
-import "testing"
+import (
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/seqd/seqd/internal/testenv"
+)
 
 // TestDivOfDoubleTyped: DIV of a DOUBLE is as long as the DOUBLE's
 // characters, as MariaDB types it: a product's 22, LONGLONG, where it
@@ -38,5 +46,82 @@ func TestDivDecimalOracle(t *testing.T) {
 		"SELECT 1e-66 DIV '0.000000000000000000000000000000000000000000000000000000000000000000000019'",
 		"CREATE SEQUENCE d1 START WITH 5", "SELECT start_value DIV '2.5', '123456789012345678' DIV start_value FROM d1",
 		"SELECT NEXTVAL(d1) DIV 1e-300, NEXTVAL(d1) DIV '1e-90'", "SELECT LASTVAL(d1)",
+	})
+}
+
+// boundOracle runs each statement prepared once on MariaDB and on seqd
+// and executed with each group of its arguments, comparing rows, column
+// types, errors and warnings.
+func boundOracle(t *testing.T, name string, cases []boundCase) {
+	t.Helper()
+	mc, dbName := testenv.MariaDBConn(t, name)
+	addr, _ := startServer(t, Config{})
+	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := open(t, addr, "root", dbName).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	for _, c := range cases {
+		n := strings.Count(c.q, "?")
+		var got [2][]string
+		for i, db := range []*sql.Conn{mc, sc} {
+			st, err := db.PrepareContext(ctx, c.q)
+			if err != nil {
+				got[i] = append(got[i], "PREPARE ERROR "+errCode(err))
+				continue
+			}
+			for k := 0; k+n <= len(c.args); k += n {
+				args := c.args[k : k+n]
+				rows, err := st.QueryContext(ctx, args...)
+				if err != nil {
+					got[i] = append(got[i], fmt.Sprint(args, " ERROR ", errCode(err), " warnings: ", queryResult(db, "SHOW WARNINGS", false)))
+					continue
+				}
+				var types []string
+				cts, _ := rows.ColumnTypes()
+				for _, ct := range cts {
+					types = append(types, ct.DatabaseTypeName())
+				}
+				cols, vals, err := testenv.RowStrings(rows)
+				rows.Close()
+				if err != nil { // MariaDB's error may follow the columns
+					got[i] = append(got[i], fmt.Sprint(args, " ERROR ", errCode(err), " warnings: ", queryResult(db, "SHOW WARNINGS", false)))
+					continue
+				}
+				got[i] = append(got[i], fmt.Sprint(args, cols, types, vals, " warnings: ", queryResult(db, "SHOW WARNINGS", false)))
+			}
+			st.Close()
+		}
+		if !slices.Equal(got[0], got[1]) {
+			t.Errorf("%s:\n  MariaDB: %q\n  seqd:    %q", c.q, got[0], got[1])
+		}
+	}
+}
+
+type boundCase struct {
+	q    string
+	args []any
+}
+
+// TestDivAbsBound: DIV and ABS of ? markers follow the values bound, as
+// the same statement written with them does: the plan prepared computed
+// DIV as PostgreSQL's numeric quotient cast to bigint (CAST(5 AS
+// UNSIGNED) DIV -1's -5 where MariaDB refuses, 1.5 DIV 1e-16 1690 where
+// MariaDB answers 15000000000000000, DOUBLEs read to 15 digits).
+func TestDivAbsBound(t *testing.T) {
+	boundOracle(t, "seqd_a67_bound", []boundCase{
+		{"SELECT ? DIV ?", []any{uint64(5), -1, uint64(18446744073709551615), 1, int64(-9223372036854775808), int64(-1),
+			1.5, 1e-16, 1.2345678901234567, 1e-16, 7, 2, "7.5", "0.5", "123456789012345678", 1, nil, 2, 5, 0, 7.5, 0.5, "1e300", "1e-300"}},
+		{"SELECT ? DIV 2, 7 DIV ?", []any{uint64(18446744073709551615), uint64(1), 1e300, 1e-300, "x", "y"}},
+		{"SELECT ABS(?)", []any{int64(-9223372036854775808), -7, -7.5, "-3", nil, uint64(18446744073709551615)}},
+		{"SELECT (? + 1) DIV 2", []any{int64(9223372036854775807)}},
+		{"SELECT ? DIV nope", []any{1}},
+		// Where DIV's type is not a column's: the plan prepared ran.
+		{"SELECT 1 FROM DUAL WHERE ? DIV ? = -5", []any{uint64(5), -1, 5, -1, "123456789012345678", 1, 1.2345678901234567e16, 1}},
+		{"SELECT (? DIV ?) IS NOT NULL, ABS(?) > 0", []any{uint64(5), -1, int64(-9223372036854775808), 1.5, 1e-300, 1}},
+		{"SELECT 1 FROM DUAL WHERE ? DIV ? = 123456789012345678", []any{"123456789012345678", 1, 1.2345678901234567e17, 1}},
 	})
 }

@@ -2,6 +2,7 @@ package mysqlwire
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 
@@ -314,6 +315,22 @@ func bindMarkers(stmts []ast.StmtNode, bind func(i int) ast.ExprNode) int {
 		n += len(found.markers)
 	}
 	return n
+}
+
+// errBuiltWithValues refuses to build a ? marker whose operation MariaDB
+// computes by the kind of the value bound (DIV and ABS: of integers
+// exactly, BIGINT UNSIGNED where one is; of others through DECIMALs),
+// which a plan prepared before the values are bound cannot: the
+// statement is prepared by rule 2, built again at every execution with
+// the values bound. It is never a client's error (prepare answers the
+// one of rule 2's build where that fails too).
+var errBuiltWithValues = errors.New("seqd: an operation typed by the values bound to its ? markers")
+
+// holdsMarker reports whether x holds a ? marker not bound.
+func holdsMarker(x ast.Node) bool {
+	var found markerFinder
+	x.Accept(&found)
+	return len(found.markers) > 0
 }
 
 // markerFinder collects the ? markers of a tree.

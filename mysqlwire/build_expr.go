@@ -448,6 +448,9 @@ func (b *builder) binary(x *ast.BinaryOperationExpr) (*pg.Node, error) {
 	case opcode.IntDiv:
 		// DIV: the quotient's integer part, a BIGINT (UNSIGNED where an
 		// operand is), exact, past its range 1690; by zero NULL.
+		if holdsMarker(x) {
+			return nil, errBuiltWithValues
+		}
 		if kind, text, ok := b.rangedArith(x); ok && kind != "r" {
 			op := "div" // of integers; of other numbers through DECIMALs, as MariaDB
 			if lt, _ := exprType(x.L, b.scope()); lt.kind() != kindInt {

@@ -225,6 +225,9 @@ func (b *builder) abs(x *ast.FuncCallExpr) (*pg.Node, error) {
 	if len(x.Args) != 1 {
 		return nil, wrongArgCount(x.FnName.O)
 	}
+	if holdsMarker(x) {
+		return nil, errBuiltWithValues
+	}
 	b.calls = append(b.calls, calledFunc{"abs", x.FnName.O})
 	b.readAsNumber(&x.Args[0])
 	n, err := b.numberArg(x.Args[0])

@@ -2,6 +2,7 @@ package mysqlwire
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -135,6 +136,9 @@ func (h handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, pd
 	if err != nil {
 		// Rule 2 of bound.go: typed at each execution.
 		later, lfields, ltree, lerr := cn.prepareStatement(query, true)
+		if lerr != nil && errors.Is(err, errBuiltWithValues) {
+			return nil, lerr
+		}
 		if lerr != nil || len(later.params) == 0 {
 			return nil, err
 		}
