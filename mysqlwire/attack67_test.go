@@ -125,3 +125,19 @@ func TestDivAbsBound(t *testing.T) {
 		{"SELECT 1 FROM DUAL WHERE ? DIV ? = 123456789012345678", []any{"123456789012345678", 1, 1.2345678901234567e17, 1}},
 	})
 }
+
+// TestFloatFormsNoBackslashEscapes: under NO_BACKSLASH_ESCAPES a
+// backslash ends no string early nor late when the statement's DOUBLE
+// literals are read as written: 'a\' ends at its second quote, and the
+// 1690 names the literal the statement computes with, not one in a
+// string ('1.0e308 * 10' where MariaDB's is '1e308 * 10').
+func TestFloatFormsNoBackslashEscapes(t *testing.T) {
+	if _, floats := literalForms(`SELECT 'a\', 1e308 * 10, ' 1.0e308 '`, false); fmt.Sprint(floats) != "map[1e+308:1e308]" {
+		t.Errorf("NO_BACKSLASH_ESCAPES: %v", floats)
+	}
+	oracleScript(t, "seqd_a67_nobackslash", []string{
+		"SET sql_mode = 'NO_BACKSLASH_ESCAPES'",
+		`SELECT 'a\', 1e308 * 10, ' 1.0e308 '`, `SELECT 'b\', 2.5e307 * 10.0e1, '2.5E307'`,
+		"SET sql_mode = DEFAULT", `SELECT 'a\', 1e308 * 10, ' 1.0e308 '`,
+	})
+}

@@ -849,8 +849,10 @@ const (
 // lower-case hexadecimal digits (0X41, a column's name to MariaDB,
 // TiDB's parser refuses: 1064); floats, each DOUBLE literal's text
 // (1e19, 1.5E-3) by its value, which MariaDB prints as written (print.go),
-// "" where two texts write one value.
-func literalForms(text string) (map[string]int, map[float64]string) {
+// "" where two texts write one value. escapes: a backslash escapes the
+// character after it in a string (not under NO_BACKSLASH_ESCAPES, where
+// 'a\' ends at its second quote).
+func literalForms(text string, escapes bool) (map[string]int, map[float64]string) {
 	forms := map[string]int{}
 	floats := map[float64]string{}
 	digit := func(c byte) bool { return c >= '0' && c <= '9' }
@@ -914,7 +916,7 @@ func literalForms(text string) (map[string]int, map[float64]string) {
 		case c == '\'' || c == '"' || c == '`':
 			j := i + 1
 			for ; j < len(text) && text[j] != c; j++ {
-				if text[j] == '\\' && c != '`' {
+				if text[j] == '\\' && c != '`' && escapes {
 					j++
 				}
 			}

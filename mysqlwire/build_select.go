@@ -26,7 +26,7 @@ import (
 func (b *builder) query(q ast.Node, derived bool) (*pg.Node, []string, error) {
 	b.types = nil
 	if b.hexForms == nil {
-		forms, floats := literalForms(q.Text())
+		forms, floats := literalForms(q.Text(), !b.env.noBackslash)
 		for _, f := range forms {
 			if f == hexNumber|hexString {
 				return nil, nil, unsupported("a hexadecimal literal written both 0x.. and x'..' in one statement")

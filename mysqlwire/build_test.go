@@ -197,7 +197,7 @@ func TestHexForms(t *testing.T) {
 		{"SELECT '0x41', \"x'42'\", `0x43`, 'it''s 0x44', 'a\\' 0x45' -- 0x46\n # x'47'\n /* 0x48 */", map[string]int{}},
 		{"SELECT /*!0x49*/ a0x4A, 0x4Bz, _binary x'4C'", map[string]int{"49": hexNumber, "4c": hexString}},
 	} {
-		if forms, _ := literalForms(c.q); fmt.Sprint(forms) != fmt.Sprint(c.forms) {
+		if forms, _ := literalForms(c.q, true); fmt.Sprint(forms) != fmt.Sprint(c.forms) {
 			t.Errorf("%s: %v, want %v", c.q, forms, c.forms)
 		}
 	}
@@ -215,7 +215,7 @@ func TestFloatForms(t *testing.T) {
 		{"SELECT 1.5, 15, 0x1e2, '1e3', `1e4`, a1e5, 1e6x -- 1e7\n", map[float64]string{}},
 		{"SELECT 1e, 1e+", map[float64]string{}},
 	} {
-		if _, floats := literalForms(c.q); fmt.Sprint(floats) != fmt.Sprint(c.floats) {
+		if _, floats := literalForms(c.q, true); fmt.Sprint(floats) != fmt.Sprint(c.floats) {
 			t.Errorf("%s: %v, want %v", c.q, floats, c.floats)
 		}
 	}
