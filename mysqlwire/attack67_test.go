@@ -141,3 +141,29 @@ func TestFloatFormsNoBackslashEscapes(t *testing.T) {
 		"SET sql_mode = DEFAULT", `SELECT 'a\', 1e308 * 10, ' 1.0e308 '`,
 	})
 }
+
+// TestOnlyFullGroupBySubqueryJoinsAndAggregates: under
+// ONLY_FULL_GROUP_BY a subquery's reference to a column neither grouped
+// nor aggregated is MariaDB's 1055 in its join's ON too, and inside an
+// aggregate of the subquery's own columns (SUM(b.start_value +
+// s1.start_value)), which both answered a value; a derived table's
+// select list stays unread, an aggregate of the query's columns alone
+// is the query's.
+func TestOnlyFullGroupBySubqueryJoinsAndAggregates(t *testing.T) {
+	oracleScript(t, "seqd_a67_fullgroupby", []string{
+		"CREATE SEQUENCE s1 START WITH 5", "CREATE SEQUENCE q2 START WITH 7",
+		"SET sql_mode = CONCAT(@@sql_mode, ',ONLY_FULL_GROUP_BY')",
+		"SELECT (SELECT 1 FROM q2 b JOIN q2 c ON c.start_value = s1.start_value) FROM s1 GROUP BY increment",
+		"SELECT (SELECT 1 FROM q2 b JOIN q2 c ON c.start_value = s1.increment + 6) FROM s1 GROUP BY increment",
+		"SELECT (SELECT 1 FROM q2 b LEFT JOIN q2 c ON c.start_value = b.start_value) FROM s1 GROUP BY increment",
+		"SELECT (SELECT SUM(b.start_value + s1.start_value) FROM q2 b) FROM s1 GROUP BY increment",
+		"SELECT (SELECT SUM(b.start_value + s1.increment) FROM q2 b) FROM s1 GROUP BY increment",
+		"SELECT (SELECT MAX(s1.start_value) FROM q2 b) FROM s1 GROUP BY increment",
+		"SELECT (SELECT (SELECT COUNT(c.start_value + s1.start_value) FROM q2 c) FROM q2 b) FROM s1 GROUP BY increment",
+		"SELECT (SELECT x FROM (SELECT 1 x) d WHERE x = s1.start_value) FROM s1 GROUP BY increment",
+		"SELECT (SELECT x FROM (SELECT 1 x) d WHERE x = s1.increment) FROM s1 GROUP BY increment",
+		"SET sql_mode = DEFAULT",
+		"SELECT (SELECT 1 FROM q2 b JOIN q2 c ON c.start_value = s1.start_value + 2) FROM s1 GROUP BY increment",
+		"SELECT (SELECT SUM(b.start_value + s1.start_value) FROM q2 b) FROM s1 GROUP BY increment",
+	})
+}

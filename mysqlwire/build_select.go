@@ -1077,9 +1077,15 @@ type ungroupedFinder struct {
 
 func (v *ungroupedFinder) Enter(n ast.Node) (ast.Node, bool) {
 	switch n := n.(type) {
-	case *ast.AggregateFuncExpr, *ast.WindowFuncExpr, *ast.TableRefsClause:
+	case *ast.AggregateFuncExpr:
 		// An aggregate of the query's columns in a subquery is the
-		// query's; a derived table reads none of its columns.
+		// query's; one of a subquery's columns the subquery's, whose
+		// references to the query's columns are read as any other
+		// (SUM(b.x + s.y)).
+		return n, len(v.inner) == 0 || !v.readsInner(n)
+	case *ast.WindowFuncExpr, *ast.TableSource:
+		// A derived table reads none of the query's columns; a join's
+		// ON, which is not a TableSource, may.
 		return n, true
 	case *ast.SelectStmt:
 		v.inner = append(v.inner, n.From)
@@ -1098,6 +1104,29 @@ func (v *ungroupedFinder) Leave(n ast.Node) (ast.Node, bool) {
 	}
 	return n, true
 }
+
+// readsInner reports whether x reads a column of a subquery being read.
+func (v *ungroupedFinder) readsInner(x ast.Node) bool {
+	var found columnFinder
+	found.match = func(c *ast.ColumnNameExpr) bool { return v.innerHas(c.Name) }
+	x.Accept(&found)
+	return found.found
+}
+
+// columnFinder finds a column name that match accepts.
+type columnFinder struct {
+	match func(*ast.ColumnNameExpr) bool
+	found bool
+}
+
+func (f *columnFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok && f.match(c) {
+		f.found = true
+	}
+	return n, f.found
+}
+
+func (f *columnFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // innerHas reports whether a subquery being read has the column name.
 func (v *ungroupedFinder) innerHas(name *ast.ColumnName) bool {
