@@ -44,6 +44,15 @@ func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, err
 	c.aggs = nil // no aggregates inside aggregates
 	c.inAgg++
 	defer func() { c.aggs = saved; c.inAgg-- }()
+	before := c.refs
+	c.refs = refCount{}
+	defer func() {
+		read := c.refs
+		c.refs = refCount{local: before.local + read.local, subLinks: before.subLinks + read.subLinks, outerLevel: before.outerLevel}
+		if read.outerLevel > 0 && (c.refs.outerLevel == 0 || read.outerLevel < c.refs.outerLevel) {
+			c.refs.outerLevel = read.outerLevel
+		}
+	}()
 	if fc.AggFilter != nil {
 		f, err := c.boolArg(sc, fc.AggFilter, "FILTER")
 		if err != nil {
@@ -72,6 +81,9 @@ func (c *Compiler) aggregate(sc *Scope, name string, fc *pg.FuncCall) (Expr, err
 		a.t = TInt8
 	} else if err := c.aggArgs(sc, a, fc); err != nil {
 		return nil, err
+	}
+	if x, ok, err := c.outerAggregate(name, fc, c.refs); ok || err != nil {
+		return x, err
 	}
 	*saved = append(*saved, a)
 	return &aggRef{t: a.t, idx: len(*saved) - 1}, nil

@@ -45,6 +45,17 @@ type Compiler struct {
 	// mariadbArith is set while a * or / of mariadbOps is compiled, its
 	// operands compiled before.
 	mariadbArith bool
+	// refs counts what the expressions compiled so far read, for an
+	// aggregate's arguments (outerAggregate).
+	refs refCount
+}
+
+// refCount counts a compiler's column references: local, those its own
+// scope resolves; outerLevel, the nearest level out (1 the query
+// around) of those an enclosing scope does, 0 for none; subLinks, the
+// subqueries compiled (whose references are their compilers').
+type refCount struct {
+	local, outerLevel, subLinks int
 }
 
 // within compiles in clause: a column reference that names no column,
@@ -209,6 +220,7 @@ func (c *Compiler) columnRef(sc *Scope, ref *pg.ColumnRef) (Expr, error) {
 		}
 	}
 	if found != nil {
+		c.refs.local++
 		if ce, ok := found.(*colExpr); ok && c.grouping != nil && c.grouping.sc == sc && c.inAgg == 0 {
 			c.grouping.refs = append(c.grouping.refs, groupRef{ce.idx, ref.Location, strings.Join(names, "."), c.clause})
 		}

@@ -602,7 +602,7 @@ func (q *subqueryExpr) Type() *Type { return q.t }
 func (q *subqueryExpr) Eval(e *Env) (Datum, error) {
 	ctx := e.Ctx
 	if q.correlated {
-		ctx = withOuterRow(ctx, e.row)
+		ctx = withOuterRow(ctx, e.row, e.aggs)
 	}
 	rows, err := q.plan.Open(ctx, e.params, nil)
 	if err != nil {

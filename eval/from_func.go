@@ -276,7 +276,8 @@ func (r *seriesRows) Next() ([]Datum, bool, error) {
 // subLink compiles EXISTS, IN, ARRAY and scalar subqueries, correlated
 // or not (subquery.go).
 func (c *Compiler) subLink(sc *Scope, sl *pg.SubLink) (Expr, error) {
-	outer := &outerScope{sc: sc, up: c.outer}
+	c.refs.subLinks++
+	outer := &outerScope{sc: sc, up: c.outer, comp: c}
 	sub := &Compiler{Session: c.Session, SQL: c.SQL, params: c.params, ctes: c.ctes, outer: outer}
 	q, err := sub.Select(sl.Subselect.GetSelectStmt())
 	c.params = sub.params

@@ -167,3 +167,22 @@ func TestOnlyFullGroupBySubqueryJoinsAndAggregates(t *testing.T) {
 		"SELECT (SELECT SUM(b.start_value + s1.start_value) FROM q2 b) FROM s1 GROUP BY increment",
 	})
 }
+
+// TestOuterAggregateOracle: an aggregate in a subquery of the query
+// around's columns alone is that query's, as MariaDB reads it: SELECT
+// (SELECT SUM(x)) FROM t is t's sum, one row, where it answered each
+// row's x (a sum over the subquery's one row); per group where the
+// query is grouped. In WHERE, where the query takes no aggregate, it is
+// the subquery's, as MariaDB's.
+func TestOuterAggregateOracle(t *testing.T) {
+	oracleScript(t, "seqd_a67_outer_agg", []string{
+		"CREATE SEQUENCE q1 START WITH 5",
+		"SELECT (SELECT SUM(x)) FROM (SELECT 1 x UNION ALL SELECT 2) t",
+		"SELECT (SELECT SUM(t.x) FROM q1 b) FROM (SELECT 1 x UNION ALL SELECT 2) t",
+		"SELECT (SELECT COUNT(t.x) + b.start_value FROM q1 b) FROM (SELECT 1 x UNION ALL SELECT 2) t",
+		"SELECT g, (SELECT MAX(t.x) FROM q1 b) FROM (SELECT 1 x, 1 g UNION ALL SELECT 2, 1 UNION ALL SELECT 7, 2) t GROUP BY g",
+		"SELECT (SELECT (SELECT SUM(x))) FROM (SELECT 1 x UNION ALL SELECT 2) t",
+		"SELECT (SELECT SUM(x + b.start_value) FROM q1 b) FROM (SELECT 1 x UNION ALL SELECT 2) t",
+		"SELECT x FROM (SELECT 1 x UNION ALL SELECT 2) t WHERE (SELECT SUM(x)) > 0",
+	})
+}
