@@ -304,15 +304,7 @@ func divdOperand(e *Env, d Datum) *apd.Decimal {
 		return x
 	case KText:
 		prefix, kind := NumberPrefix(d.S, false)
-		if _, _, err := x.SetString(readSignificant(prefix)); err != nil && !outOfExponent(x, prefix) {
-			x.SetInt64(0)
-		}
-		written := -1 // an exponent's: the digits are shifted
-		if !strings.ContainsAny(prefix, "eE") {
-			whole, _, _ := strings.Cut(strings.TrimLeft(prefix, "+-"), ".")
-			written = len(whole)
-		}
-		if heldAsRead(e, x, written) && kind == 0 {
+		if decimalOfText(e, x, prefix) && kind == 0 {
 			kind = Truncated
 		}
 		if kind != 0 {
@@ -323,6 +315,41 @@ func divdOperand(e *Env, d Datum) *apd.Decimal {
 	x, _ = decimal(d)
 	clampDecimal(e, x)
 	return x
+}
+
+// decimalOfText sets x to prefix, a number's text (NumberPrefix's), as
+// MariaDB's string2decimal reads it, reporting whether it overflowed:
+// its digits as written held (heldAsRead), then, where it has an
+// exponent and did not overflow, shifted by it and held again ('<100
+// nines>e-90' overflows, '0.<90 zeros>5e100' is 0).
+func decimalOfText(e *Env, x *apd.Decimal, prefix string) bool {
+	mantissa, exp, shifted := prefix, "", false
+	if i := strings.IndexAny(prefix, "eE"); i >= 0 {
+		mantissa, exp, shifted = prefix[:i], prefix[i+1:], true
+	}
+	if _, _, err := x.SetString(readSignificant(mantissa)); err != nil {
+		x.SetInt64(0)
+	}
+	whole, _, _ := strings.Cut(strings.TrimLeft(mantissa, "+-"), ".")
+	if heldAsRead(e, x, len(whole)) {
+		return true
+	}
+	if !shifted || x.IsZero() || x.Form != apd.Finite {
+		return false
+	}
+	n, err := strconv.ParseInt(exp, 10, 32)
+	switch {
+	case err != nil && strings.HasPrefix(exp, "-"), err == nil && n < -1000:
+		x.SetInt64(0) // every digit shifted past the fraction's
+		return false
+	case err != nil, n > 1000:
+		neg := x.Negative
+		x.SetFinite(1, maxDecimalDigits+1) // past the integer digits: clamped
+		x.Negative = neg
+	default:
+		x.Exponent += int32(n)
+	}
+	return heldAsRead(e, x, -1)
 }
 
 // heldAsRead makes x what MariaDB's decimal of nine 9-digit words holds
