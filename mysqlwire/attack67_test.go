@@ -166,6 +166,9 @@ func TestOnlyFullGroupBySubqueryJoinsAndAggregates(t *testing.T) {
 		"SELECT (SELECT (SELECT COUNT(c.start_value + s1.start_value) FROM q2 c) FROM q2 b) FROM s1 GROUP BY increment",
 		"SELECT (SELECT x FROM (SELECT 1 x) d WHERE x = s1.start_value) FROM s1 GROUP BY increment",
 		"SELECT (SELECT x FROM (SELECT 1 x) d WHERE x = s1.increment) FROM s1 GROUP BY increment",
+		// A UNION's columns are its first SELECT's.
+		"SELECT (SELECT start_value FROM (SELECT 1 start_value UNION SELECT 2) d LIMIT 1) FROM s1 GROUP BY increment",
+		"SELECT (SELECT d.start_value FROM (SELECT 1 start_value UNION SELECT 2) d LIMIT 1) FROM s1 GROUP BY increment",
 		"SET sql_mode = DEFAULT",
 		"SELECT (SELECT 1 FROM q2 b JOIN q2 c ON c.start_value = s1.start_value + 2) FROM s1 GROUP BY increment",
 		"SELECT (SELECT SUM(b.start_value + s1.start_value) FROM q2 b) FROM s1 GROUP BY increment",
@@ -188,5 +191,10 @@ func TestOuterAggregateOracle(t *testing.T) {
 		"SELECT (SELECT (SELECT SUM(x))) FROM (SELECT 1 x UNION ALL SELECT 2) t",
 		"SELECT (SELECT SUM(x + b.start_value) FROM q1 b) FROM (SELECT 1 x UNION ALL SELECT 2) t",
 		"SELECT x FROM (SELECT 1 x UNION ALL SELECT 2) t WHERE (SELECT SUM(x)) > 0",
+		// The query aggregates: a column neither grouped nor aggregated is
+		// one value of its rows.
+		"SELECT COUNT(*), (SELECT SUM(x)) FROM (SELECT 1 x UNION ALL SELECT 2) t",
+		"SELECT (SELECT SUM(x)) s FROM (SELECT 1 x UNION ALL SELECT 2) t ORDER BY x",
+		"SELECT x + 1, (SELECT COUNT(t.x) FROM q1 b) FROM (SELECT 1 x UNION ALL SELECT 2) t HAVING x > 0",
 	})
 }

@@ -584,23 +584,70 @@ func readAgainOrAggregate(x ast.ExprNode) bool {
 }
 
 // aggregates reports whether s's select list, HAVING or ORDER BY holds
-// an aggregate, outside its subqueries.
+// an aggregate, outside its subqueries or in one of them of s's
+// columns alone (SELECT (SELECT SUM(x)) FROM t aggregates t's rows, as
+// MariaDB and the executor read it: outerAggFinder).
 func aggregates(s *ast.SelectStmt) bool {
 	v := aggFinder{found: func(*ast.AggregateFuncExpr) bool { return true }}
-	for _, f := range s.Fields.Fields {
-		if f.Expr != nil {
-			f.Expr.Accept(&v)
+	o := outerAggFinder{from: s.From}
+	for _, visit := range []ast.Visitor{&v, &o} {
+		for _, f := range s.Fields.Fields {
+			if f.Expr != nil {
+				f.Expr.Accept(visit)
+			}
+		}
+		if s.Having != nil {
+			s.Having.Expr.Accept(visit)
+		}
+		if s.OrderBy != nil {
+			for _, it := range s.OrderBy.Items {
+				it.Expr.Accept(visit)
+			}
 		}
 	}
-	if s.Having != nil {
-		s.Having.Expr.Accept(&v)
-	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			it.Expr.Accept(&v)
+	return v.hit || o.hit
+}
+
+// outerAggFinder finds an aggregate in a subquery whose arguments read
+// columns of from (the query's FROM clause) and none of the subqueries'
+// around it: the query's aggregate.
+type outerAggFinder struct {
+	from  *ast.TableRefsClause
+	inner []*ast.TableRefsClause
+	hit   bool
+}
+
+func (v *outerAggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		v.inner = append(v.inner, n.From)
+	case *ast.TableSource:
+		return n, true
+	case *ast.AggregateFuncExpr:
+		if len(v.inner) > 0 && v.from != nil {
+			outer, inner := false, false
+			var cols columnFinder
+			cols.match = func(c *ast.ColumnNameExpr) bool {
+				if slices.ContainsFunc(v.inner, func(f *ast.TableRefsClause) bool { return f != nil && fromHas(f, c.Name) }) {
+					inner = true
+				} else if fromHas(v.from, c.Name) {
+					outer = true
+				}
+				return false
+			}
+			n.Accept(&cols)
+			v.hit = v.hit || outer && !inner
 		}
+		return n, true
 	}
-	return v.hit
+	return n, v.hit
+}
+
+func (v *outerAggFinder) Leave(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.SelectStmt); ok {
+		v.inner = v.inner[:len(v.inner)-1]
+	}
+	return n, true
 }
 
 // aliased reports whether c names an alias of fields.
@@ -842,6 +889,24 @@ func sameField(f, g *ast.SelectField) bool {
 	return ok && ok2 && x.Name.Name.L == y.Name.Name.L && x.Name.Table.L == y.Name.Table.L
 }
 
+// firstSelect is the SELECT that names a query's columns: the query's,
+// or a UNION's first.
+func firstSelect(n ast.Node) *ast.SelectStmt {
+	for {
+		switch q := n.(type) {
+		case *ast.SelectStmt:
+			return q
+		case *ast.SetOprStmt:
+			if q.SelectList == nil || len(q.SelectList.Selects) == 0 {
+				return nil
+			}
+			n = q.SelectList.Selects[0]
+		default:
+			return nil
+		}
+	}
+}
+
 // fromHas reports whether a table the FROM clause from reads (a
 // sequence, one of information_schema's, a derived table) has the
 // column name, of the table it names if qualified.
@@ -867,10 +932,12 @@ func fromHas(from *ast.TableRefsClause, name *ast.ColumnName) bool {
 				if src.Schema.L == "information_schema" {
 					cols = infoColumns()[src.Name.L]
 				}
-			case *ast.SelectStmt:
-				for _, f := range src.Fields.Fields {
-					if f.WildCard == nil {
-						cols = append(cols, fieldName(f))
+			case *ast.SelectStmt, *ast.SetOprStmt: // a UNION's columns are its first SELECT's
+				if first := firstSelect(src); first != nil {
+					for _, f := range first.Fields.Fields {
+						if f.WildCard == nil {
+							cols = append(cols, fieldName(f))
+						}
 					}
 				}
 			}
