@@ -397,11 +397,21 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // (a clean shutdown's, setval's, an ALTER's) whose later counters, with
 // a lower node part, would sort below the ids handed out before. The
 // record is left as it is: the owner's first extension writes past it.
+// A unit's first counter not yet called stays: no id of that unit came
+// before it.
 func ownerStart(o *seqmath.Options, st seqmath.State) seqmath.State {
-	if o.Shape.Kind != seqmath.Snowflake || !st.Called {
+	if o.Shape.Kind != seqmath.Snowflake {
 		return st
 	}
-	st.Last = max(min(o.Shape.LastOf(o.Shape.UnitOf(st.Last)), o.Max), st.Last)
+	end := min(o.Shape.LastOf(o.Shape.UnitOf(st.Last)), o.Max)
+	switch {
+	case st.Called:
+		st.Last = max(end, st.Last)
+	case st.Last > o.Shape.FirstOf(o.Shape.UnitOf(st.Last)) && end < o.Max:
+		// The next value (setval's, not yet called) inside a unit the
+		// last owner may have handed ids out in: the next unit's first.
+		st.Last, st.Called = end, true
+	}
 	return st
 }
 

@@ -349,3 +349,30 @@ func TestSnowflakePromoteOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestSnowflakeSetvalOwner: after setval(s, v, false) to a value inside
+// the time unit the last owner handed ids out in, an owner of a lower
+// node id starts on a unit of its own, above them all, as after any
+// record inside a unit.
+func TestSnowflakeSetvalOwner(t *testing.T) {
+	wall := newWall()
+	fs := vfs.NewCrashableMem()
+	e := openWall(t, fs, wall, 1)
+	n, _ := createSnowflake(t, e)
+	var last int64
+	for range 10 {
+		last = next(t, e, n)
+	}
+	if _, err := e.Setval(ctx, n, last+5, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wall.add(-time.Second) // the new owner's clock behind: only the record places it
+	e = openWall(t, fs, wall, 0)
+	defer e.Close()
+	if v := next(t, e, n); v <= last {
+		t.Fatalf("node 1 handed out %d; after setval(%d, false), node 0 %d", last, last+5, v)
+	}
+}
