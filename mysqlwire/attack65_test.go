@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/seqd/seqd/internal/testenv"
 )
 
 // TestUnprintedRangeRefused: arithmetic whose type the builder knows but
@@ -59,16 +57,7 @@ func TestHavingAloneNextvalRefused(t *testing.T) {
 // sends a float64 as one) is printed in 1690's words as MariaDB writes
 // its value, not refused as a DOUBLE literal's text is (1264).
 func TestBoundDoublePrinted(t *testing.T) {
-	mc, dbName := testenv.MariaDBConn(t, "seqd_bound_double")
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := open(t, addr, "root", dbName).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Close()
+	mc, sc := pairedConns(t, "seqd_bound_double")
 	for _, c := range []struct {
 		q    string
 		args []any

@@ -58,16 +58,7 @@ func TestDivDecimalOracle(t *testing.T) {
 // types, errors and warnings.
 func boundOracle(t *testing.T, name string, cases []boundCase) {
 	t.Helper()
-	mc, dbName := testenv.MariaDBConn(t, name)
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := open(t, addr, "root", dbName).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Close()
+	mc, sc := pairedConns(t, name)
 	for _, c := range cases {
 		n := strings.Count(c.q, "?")
 		var got [2][]string

@@ -15,11 +15,7 @@ import (
 // query came: SET sql_mode = 'PIPES_AS_CONCAT'; SELECT 'a' || 'b'
 // answered 0 for MariaDB's 'ab'.
 func TestMultiStatementsSQLMode(t *testing.T) {
-	_, dbName := testenv.MariaDBConn(t, "seqd_multi_mode")
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
+	_, dbName, addr := sameDatabases(t, "seqd_multi_mode")
 	mariadb := strings.TrimSuffix(testenv.MariaDBDSN(t), "/seqd_test") + "/" + dbName
 	seqd := seqdDSN(addr, "root") + dbName
 	queries := []string{

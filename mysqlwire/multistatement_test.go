@@ -17,11 +17,7 @@ import (
 // whose error ends the query; the connection goes on either way. An
 // item's name leaves out the comments after it.
 func TestMultiStatementsOracle(t *testing.T) {
-	_, dbName := testenv.MariaDBConn(t, "seqd_multi")
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
+	_, dbName, addr := sameDatabases(t, "seqd_multi")
 	mariadb := strings.TrimSuffix(testenv.MariaDBDSN(t), "/seqd_test") + "/" + dbName
 	seqd := seqdDSN(addr, "root") + dbName
 	queries := []string{

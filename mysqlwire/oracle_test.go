@@ -187,13 +187,33 @@ func queryResult(db *sql.Conn, q string, prepared bool) string {
 // new database dbName, their wires kept.
 func oracleConns(t *testing.T, name string) (mc, sc *oracleConn, dbName string) {
 	t.Helper()
-	_, dbName = testenv.MariaDBConn(t, name)
-	mc = tappedConn(t, testenv.MariaDBDSN(t), dbName)
-	addr, _ := startServer(t, Config{})
+	_, dbName, addr := sameDatabases(t, name)
+	return tappedConn(t, testenv.MariaDBDSN(t), dbName), tappedConn(t, seqdDSN(addr, "root"), dbName), dbName
+}
+
+// sameDatabases makes a new database, dbName, on MariaDB (mc, a
+// connection to it) and on a seqd started for the test (addr).
+func sameDatabases(t *testing.T, name string) (mc *sql.Conn, dbName, addr string) {
+	t.Helper()
+	mc, dbName = testenv.MariaDBConn(t, name)
+	addr, _ = startServer(t, Config{})
 	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
 		t.Fatal(err)
 	}
-	return mc, tappedConn(t, seqdDSN(addr, "root"), dbName), dbName
+	return mc, dbName, addr
+}
+
+// pairedConns are a connection to MariaDB and one to seqd, each in a new
+// database of name (sameDatabases), not tapped.
+func pairedConns(t *testing.T, name string) (mc, sc *sql.Conn) {
+	t.Helper()
+	mc, dbName, addr := sameDatabases(t, name)
+	sc, err := open(t, addr, "root", dbName).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sc.Close() })
+	return mc, sc
 }
 
 // oracleScript runs script on MariaDB and on seqd, each in a new

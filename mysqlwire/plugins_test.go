@@ -20,11 +20,7 @@ import (
 // 1064 for what its grammar does not take after SONAME, near the same
 // text. SHOW PLUGINS LIKE and WHERE stay 1064.
 func TestPluginsSonameOracle(t *testing.T) {
-	_, dbName := testenv.MariaDBConn(t, "seqd_soname")
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
+	_, dbName, addr := sameDatabases(t, "seqd_soname")
 	mc, sc := tappedConn(t, testenv.MariaDBDSN(t), dbName), tappedConn(t, seqdDSN(addr, "root"), dbName)
 	shared := func(l string) bool {
 		name, _, _ := strings.Cut(strings.TrimPrefix(l, " "), " | ")

@@ -437,11 +437,7 @@ func TestProcesslistManyConnections(t *testing.T) {
 // PLUGINS'), refused with MariaDB's 1064 near the clause, text and
 // prepared (SHOW PLUGINS' was 1235).
 func TestProcesslistGrammarOracle(t *testing.T) {
-	_, dbName := testenv.MariaDBConn(t, "seqd_plgrammar")
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
+	_, dbName, addr := sameDatabases(t, "seqd_plgrammar")
 	mc, sc := tappedConn(t, testenv.MariaDBDSN(t), dbName), tappedConn(t, seqdDSN(addr, "root"), dbName)
 	var diffs []string
 	for _, q := range []string{

@@ -17,11 +17,7 @@ import (
 // one, in what does not depend on the server (IDs, ports and users
 // differ: the oracle's users are not the same).
 func TestProcesslistOracle(t *testing.T) {
-	_, dbName := testenv.MariaDBConn(t, "seqd_processlist")
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
+	_, dbName, addr := sameDatabases(t, "seqd_processlist")
 	mc, sc := tappedConn(t, testenv.MariaDBDSN(t), dbName), tappedConn(t, seqdDSN(addr, "root"), dbName)
 	idle := map[*oracleConn]int64{}
 	for c, dsn := range map[*oracleConn]string{mc: testenv.MariaDBDSN(t), sc: seqdDSN(addr, "root")} {

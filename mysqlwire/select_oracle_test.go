@@ -852,16 +852,7 @@ func TestDoubleOverflowRefused(t *testing.T) {
 // them typed: integers as BIGINT, strings as VARCHAR), on MariaDB and on
 // seqd: the same rows and SHOW WARNINGS.
 func TestExprWarningsParams(t *testing.T) {
-	mc, dbName := testenv.MariaDBConn(t, "seqd_exprparams")
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := open(t, addr, "root", dbName).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Close()
+	mc, sc := pairedConns(t, "seqd_exprparams")
 	for _, db := range []*sql.Conn{mc, sc} {
 		if _, err := db.ExecContext(ctx, "CREATE SEQUENCE s"); err != nil {
 			t.Fatal(err)
@@ -922,16 +913,7 @@ func TestExprWarningsParams(t *testing.T) {
 // typed by the value bound, not by the first execution's nor by where
 // it stands.
 func TestParamsTypedByValue(t *testing.T) {
-	mc, dbName := testenv.MariaDBConn(t, "seqd_paramsbyvalue")
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := open(t, addr, "root", dbName).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Close()
+	mc, sc := pairedConns(t, "seqd_paramsbyvalue")
 	for _, db := range []*sql.Conn{mc, sc} {
 		if _, err := db.ExecContext(ctx, "CREATE SEQUENCE s"); err != nil {
 			t.Fatal(err)

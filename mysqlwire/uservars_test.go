@@ -203,16 +203,7 @@ func TestUserVariablesReadAgain(t *testing.T) {
 // at each execution, read as MariaDB reads a parameter, on MariaDB and
 // on seqd alike.
 func TestUserVariablesSetParams(t *testing.T) {
-	mc, dbName := testenv.MariaDBConn(t, "seqd_uservars_params")
-	addr, _ := startServer(t, Config{})
-	if _, err := open(t, addr, "root", "").Exec("CREATE DATABASE " + dbName); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := open(t, addr, "root", dbName).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Close()
+	mc, sc := pairedConns(t, "seqd_uservars_params")
 	var got [2]string
 	for i, c := range []*sql.Conn{mc, sc} {
 		st, err := c.PrepareContext(ctx, "SET @w = ? + 1, @x = CONCAT(?, 'a')")
